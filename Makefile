@@ -1,0 +1,40 @@
+# The README's two commands, and the build steps under them.
+#   make demo   install what is missing, build, run the main job
+#   make test   install what is missing, build, run the whole test suite
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure build test demo install test-asan clean
+
+all: build
+
+deps:
+	@bash tools/install-deps
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+configure: $(BUILD)/CMakeCache.txt
+
+build: deps configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+demo: build
+	$(BUILD)/bin/fdx laplacian
+
+install: build
+	cmake --install $(BUILD)
+
+# The CPU tests under AddressSanitizer and UBSan (CUDA off: the sanitizers
+# and the CUDA runtime do not mix).
+test-asan: deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DFDX_SANITIZE=ON -DFDX_CUDA=OFF
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) build-asan

@@ -1,0 +1,11 @@
+/* libfdx: finite-difference stencil computations on structured grids, on CPUs
+   and GPUs.  Include this one header. */
+#ifndef FDX_H
+#define FDX_H
+
+#include "fdx/core.h"
+#include "fdx/array.h"
+#include "fdx/metrics.h"
+#include "fdx/laplacian.h"
+
+#endif

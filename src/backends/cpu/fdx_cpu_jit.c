@@ -1,0 +1,165 @@
+/* fdx_cpu_jit: compiles generated C with the system compiler into a shared
+   object kept in the cache directory, keyed by the source, the flags and the
+   compiler's version, then loads it with dlopen. */
+#include "backends/cpu/fdx_cpu_jit.h"
+#include "core/fdx_cache.h"
+#include "core/fdx_log.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+typedef void (*cpu_entry)(void **args);
+
+struct fdx_kernel {
+    void *handle;
+    cpu_entry fn;
+};
+
+static const char *compiler(void)
+{
+    const char *cc = getenv("CC");
+    return cc && *cc ? cc : "cc";
+}
+
+#define CPU_FLAGS "-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=gnu11", "-w"
+static const char *flags_text = "-O3 -march=native -fopenmp -shared -fPIC -std=gnu11 -w";
+
+fdx_status fdx_run_program(char *const argv[], const char *log_path, int *code)
+{
+    *code = -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        return fdx_fail(FDX_ERR_COMPILE, "cannot run '%s': %s", argv[0], strerror(rc));
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return fdx_fail(FDX_ERR_COMPILE, "waiting for '%s': %s", argv[0], strerror(errno));
+    *code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return FDX_OK;
+}
+
+/* The compiler's first version line, read once: part of every cache key so a
+   compiler upgrade never loads stale objects. */
+static char cc_version[256];
+static pthread_once_t version_once = PTHREAD_ONCE_INIT;
+
+static void read_version(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --version 2>/dev/null", compiler());
+    FILE *p = popen(cmd, "r");
+    if (!p) return;
+    if (!fgets(cc_version, sizeof cc_version, p)) cc_version[0] = '\0';
+    pclose(p);
+    cc_version[strcspn(cc_version, "\n")] = '\0';
+}
+
+/* First `max` bytes of the compiler log, for the error message. */
+static void log_excerpt(const char *path, char *buf, size_t max)
+{
+    void *data = NULL;
+    size_t n = 0;
+    buf[0] = '\0';
+    if (fdx_read_file(path, &data, &n) == FDX_OK) {
+        snprintf(buf, max, "%s", (char *)data);
+        free(data);
+    }
+}
+
+static fdx_status compile(const char *src_path, const char *so_path, const char *log_path,
+                          const char *what)
+{
+    char tmp_so[4200];
+    snprintf(tmp_so, sizeof tmp_so, "%s.tmp.%ld", so_path, (long)getpid());
+    char *argv[] = {(char *)compiler(), CPU_FLAGS, "-o", tmp_so, (char *)src_path, "-lm", NULL};
+    int code;
+    FDX_TRY(fdx_run_program(argv, log_path, &code));
+    if (code != 0) {
+        char excerpt[1500];
+        log_excerpt(log_path, excerpt, sizeof excerpt);
+        unlink(tmp_so);
+        return fdx_fail(FDX_ERR_COMPILE, "compiling %s with '%s' failed (exit %d; source %s):\n%s", what,
+                        compiler(), code, src_path, excerpt);
+    }
+    if (rename(tmp_so, so_path) != 0) {
+        int e = errno;
+        unlink(tmp_so);
+        return fdx_fail(FDX_ERR_IO, "cannot rename '%s': %s", tmp_so, strerror(e));
+    }
+    return FDX_OK;
+}
+
+fdx_status fdx_cpu_jit_load(const fdx_device_info *dev, const char *source, const char *entry,
+                            const char *what, fdx_kernel **out)
+{
+    (void)dev;
+    *out = NULL;
+    pthread_once(&version_once, read_version);
+    fdx_hash h;
+    fdx_hash_init(&h);
+    fdx_hash_add_str(&h, "cpu");
+    fdx_hash_add_str(&h, source);
+    fdx_hash_add_str(&h, flags_text);
+    fdx_hash_add_str(&h, compiler());
+    fdx_hash_add_str(&h, cc_version);
+    char key[33], so_path[4096], src_path[4096], log_path[4096];
+    fdx_hash_hex(&h, key);
+    FDX_TRY(fdx_cache_path(key, ".so", so_path, sizeof so_path));
+    FDX_TRY(fdx_cache_path(key, ".c", src_path, sizeof src_path));
+    FDX_TRY(fdx_cache_path(key, ".log", log_path, sizeof log_path));
+
+    if (!fdx_file_exists(so_path)) {
+        FDX_INFO("compiling %s for the CPU (%s)", what, key);
+        FDX_TRY(fdx_write_atomic(src_path, source, strlen(source)));
+        FDX_TRY(compile(src_path, so_path, log_path, what));
+    } else {
+        FDX_DEBUG("%s: CPU kernel cache hit %s", what, key);
+    }
+    void *handle = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
+    FDX_CHECK(handle, FDX_ERR_COMPILE, "cannot load compiled %s from '%s': %s", what, so_path, dlerror());
+    cpu_entry fn = (cpu_entry)dlsym(handle, entry);
+    if (!fn) {
+        dlclose(handle);
+        return fdx_fail(FDX_ERR_COMPILE, "compiled %s has no function '%s' (%s)", what, entry, so_path);
+    }
+    fdx_kernel *k = malloc(sizeof *k);
+    if (!k) {
+        dlclose(handle);
+        return fdx_fail(FDX_ERR_NOMEM, "out of memory loading %s", what);
+    }
+    k->handle = handle;
+    k->fn = fn;
+    *out = k;
+    return FDX_OK;
+}
+
+void fdx_cpu_kernel_release(fdx_kernel *k)
+{
+    if (!k) return;
+    dlclose(k->handle);
+    free(k);
+}
+
+fdx_status fdx_cpu_launch(fdx_kernel *k, const fdx_launch_dims *dims, void **args, void *stream)
+{
+    (void)dims;
+    (void)stream;
+    FDX_CHECK(k, FDX_ERR_INVALID, "launch of a NULL CPU kernel");
+    k->fn(args);
+    return FDX_OK;
+}

@@ -1,0 +1,36 @@
+/* fdx_cuda: checking CUDA runtime calls, shared by the CUDA backend and the
+   host launchers of ahead-of-time kernels (.cu files). */
+#ifndef FDX_CUDA_H
+#define FDX_CUDA_H
+
+#include "backends/fdx_backend.h"
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Turns a cudaError_t into an fdx_status with the call's text and the error. */
+FDX_HIDDEN fdx_status fdx_cuda_fail(cudaError_t err, const char *call, const char *file, int line);
+
+#define FDX_CUDA_TRY(call)                                                     \
+    do {                                                                       \
+        cudaError_t fdx_cuda_err_ = (call);                                    \
+        if (fdx_cuda_err_ != cudaSuccess)                                      \
+            return fdx_cuda_fail(fdx_cuda_err_, #call, __FILE__, __LINE__);    \
+    } while (0)
+
+/* After a <<<>>> launch: the launch error, if any. */
+#define FDX_CUDA_CHECK_LAUNCH(name) FDX_CUDA_TRY(cudaPeekAtLastError())
+
+/* Compiles CUDA C to a cubin for sm_<arch> with NVRTC (loaded on first use
+   with dlopen, so fdx starts without it).  *cubin is malloc'ed. */
+FDX_HIDDEN fdx_status fdx_nvrtc_compile(const char *source, int arch, const char *what,
+                                        void **cubin, size_t *size);
+FDX_HIDDEN fdx_status fdx_nvrtc_version(int *major, int *minor);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,244 @@
+/* fdx_cuda_backend: the CUDA runtime (linked statically, so no libcudart and
+   no libcuda at load time: a machine without a driver just has no device),
+   and kernels compiled by NVRTC, cached as cubins, loaded with
+   cudaLibraryLoadData. */
+#include "backends/cuda/fdx_cuda.h"
+#include "core/fdx_cache.h"
+#include "core/fdx_log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+fdx_status fdx_cuda_fail(cudaError_t err, const char *call, const char *file, int line)
+{
+    return fdx_fail(FDX_ERR_CUDA, "%s failed: %s (%s) [%s:%d]", call, cudaGetErrorName(err),
+                    cudaGetErrorString(err), file, line);
+}
+
+static int cuda_device_count(void)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        fdx_fail(FDX_ERR_NO_DEVICE, "%s", cudaGetErrorString(e));
+        cudaGetLastError(); /* the error is not sticky: clear it */
+        return 0;
+    }
+    return n;
+}
+
+static fdx_status cuda_device_info(int ordinal, fdx_device_info *info)
+{
+    struct cudaDeviceProp p;
+    FDX_CUDA_TRY(cudaGetDeviceProperties(&p, ordinal));
+    memset(info, 0, sizeof *info);
+    snprintf(info->name, sizeof info->name, "%s", p.name);
+    info->ordinal = ordinal;
+    info->mem_total = p.totalGlobalMem;
+    info->sm_count = p.multiProcessorCount;
+    info->cc_major = p.major;
+    info->cc_minor = p.minor;
+    info->l2_bytes = (size_t)p.l2CacheSize;
+    info->smem_per_block = p.sharedMemPerBlock;
+    info->smem_per_block_optin = p.sharedMemPerBlockOptin;
+    info->max_threads_per_block = p.maxThreadsPerBlock;
+    return FDX_OK;
+}
+
+static fdx_status cuda_set_device(int ordinal)
+{
+    FDX_CUDA_TRY(cudaSetDevice(ordinal));
+    return FDX_OK;
+}
+
+static fdx_status cuda_alloc(size_t bytes, void **ptr)
+{
+    cudaError_t e = cudaMalloc(ptr, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        size_t free_b = 0, total_b = 0;
+        cudaMemGetInfo(&free_b, &total_b);
+        return fdx_fail(e == cudaErrorMemoryAllocation ? FDX_ERR_NOMEM : FDX_ERR_CUDA,
+                        "cudaMalloc of %zu bytes failed: %s (%zu of %zu bytes free)", bytes,
+                        cudaGetErrorString(e), free_b, total_b);
+    }
+    return FDX_OK;
+}
+
+static void cuda_free(void *ptr)
+{
+    if (ptr) cudaFree(ptr);
+}
+
+static const enum cudaMemcpyKind kinds[] = {
+    [FDX_COPY_H2D] = cudaMemcpyHostToDevice,
+    [FDX_COPY_D2H] = cudaMemcpyDeviceToHost,
+    [FDX_COPY_D2D] = cudaMemcpyDeviceToDevice,
+    [FDX_COPY_H2H] = cudaMemcpyHostToHost,
+};
+
+static fdx_status cuda_copy(void *dst, const void *src, size_t bytes, fdx_copy_dir dir, void *stream)
+{
+    FDX_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, kinds[dir], (cudaStream_t)stream));
+    return FDX_OK;
+}
+
+static fdx_status cuda_copy_probe(void *dst, const void *src, size_t bytes, void *stream)
+{
+    return cuda_copy(dst, src, bytes, FDX_COPY_D2D, stream);
+}
+
+static fdx_status cuda_memset(void *ptr, int byte, size_t bytes, void *stream)
+{
+    FDX_CUDA_TRY(cudaMemsetAsync(ptr, byte, bytes, (cudaStream_t)stream));
+    return FDX_OK;
+}
+
+static fdx_status cuda_stream_create(void **stream)
+{
+    FDX_CUDA_TRY(cudaStreamCreateWithFlags((cudaStream_t *)stream, cudaStreamNonBlocking));
+    return FDX_OK;
+}
+static void cuda_stream_destroy(void *stream)
+{
+    if (stream) cudaStreamDestroy((cudaStream_t)stream);
+}
+static fdx_status cuda_stream_sync(void *stream)
+{
+    FDX_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)stream));
+    return FDX_OK;
+}
+static fdx_status cuda_device_sync(void)
+{
+    FDX_CUDA_TRY(cudaDeviceSynchronize());
+    return FDX_OK;
+}
+
+static fdx_status cuda_event_create(void **event)
+{
+    FDX_CUDA_TRY(cudaEventCreate((cudaEvent_t *)event));
+    return FDX_OK;
+}
+static void cuda_event_destroy(void *event)
+{
+    if (event) cudaEventDestroy((cudaEvent_t)event);
+}
+static fdx_status cuda_event_record(void *event, void *stream)
+{
+    FDX_CUDA_TRY(cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream));
+    return FDX_OK;
+}
+static fdx_status cuda_event_elapsed_ms(void *start, void *stop, double *ms)
+{
+    float f = 0;
+    FDX_CUDA_TRY(cudaEventSynchronize((cudaEvent_t)stop));
+    FDX_CUDA_TRY(cudaEventElapsedTime(&f, (cudaEvent_t)start, (cudaEvent_t)stop));
+    *ms = f;
+    return FDX_OK;
+}
+
+struct fdx_kernel {
+    cudaLibrary_t lib;
+    cudaKernel_t fn;
+};
+
+static fdx_status cuda_jit_load(const fdx_device_info *dev, const char *source, const char *entry,
+                                const char *what, fdx_kernel **out)
+{
+    *out = NULL;
+    int arch = dev->cc_major * 10 + dev->cc_minor, vmaj = 0, vmin = 0;
+    FDX_TRY(fdx_nvrtc_version(&vmaj, &vmin));
+    char ver[64];
+    snprintf(ver, sizeof ver, "nvrtc %d.%d sm_%d", vmaj, vmin, arch);
+    fdx_hash h;
+    fdx_hash_init(&h);
+    fdx_hash_add_str(&h, "cuda");
+    fdx_hash_add_str(&h, source);
+    fdx_hash_add_str(&h, ver);
+    char key[33], path[4096];
+    fdx_hash_hex(&h, key);
+    FDX_TRY(fdx_cache_path(key, ".cubin", path, sizeof path));
+
+    void *cubin = NULL;
+    size_t size = 0;
+    if (fdx_file_exists(path) && fdx_read_file(path, &cubin, &size) == FDX_OK && size > 0) {
+        FDX_DEBUG("%s: CUDA kernel cache hit %s", what, key);
+    } else {
+        free(cubin);
+        FDX_INFO("compiling %s with NVRTC for sm_%d (%s)", what, arch, key);
+        FDX_TRY(fdx_nvrtc_compile(source, arch, what, &cubin, &size));
+        fdx_status st = fdx_write_atomic(path, cubin, size);
+        if (st != FDX_OK) FDX_WARN("not caching %s: %s", what, fdx_last_error());
+    }
+    fdx_kernel *k = calloc(1, sizeof *k);
+    if (!k) {
+        free(cubin);
+        return fdx_fail(FDX_ERR_NOMEM, "out of memory loading %s", what);
+    }
+    cudaError_t e = cudaLibraryLoadData(&k->lib, cubin, NULL, NULL, 0, NULL, NULL, 0);
+    free(cubin);
+    if (e != cudaSuccess) {
+        free(k);
+        return fdx_fail(FDX_ERR_CUDA, "cudaLibraryLoadData(%s) failed: %s", what, cudaGetErrorString(e));
+    }
+    e = cudaLibraryGetKernel(&k->fn, k->lib, entry);
+    if (e != cudaSuccess) {
+        cudaLibraryUnload(k->lib);
+        free(k);
+        return fdx_fail(FDX_ERR_CUDA, "kernel '%s' not found in %s: %s", entry, what, cudaGetErrorString(e));
+    }
+    *out = k;
+    return FDX_OK;
+}
+
+static void cuda_kernel_release(fdx_kernel *k)
+{
+    if (!k) return;
+    cudaLibraryUnload(k->lib);
+    free(k);
+}
+
+static fdx_status cuda_launch(fdx_kernel *k, const fdx_launch_dims *d, void **args, void *stream)
+{
+    FDX_CHECK(k, FDX_ERR_INVALID, "launch of a NULL CUDA kernel");
+    dim3 grid = {d->grid[0], d->grid[1], d->grid[2]};
+    dim3 block = {d->block[0], d->block[1], d->block[2]};
+    if (d->shmem > 48 * 1024) {
+        int dev = 0;
+        FDX_CUDA_TRY(cudaGetDevice(&dev));
+        FDX_CUDA_TRY(cudaKernelSetAttributeForDevice(k->fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                     (int)d->shmem, dev));
+    }
+    cudaError_t e = cudaLaunchKernel((const void *)k->fn, grid, block, args, d->shmem, (cudaStream_t)stream);
+    if (e != cudaSuccess)
+        return fdx_fail(FDX_ERR_CUDA, "kernel launch (grid %ux%ux%u, block %ux%ux%u, %zu bytes shared) failed: %s",
+                        grid.x, grid.y, grid.z, block.x, block.y, block.z, d->shmem, cudaGetErrorString(e));
+    return FDX_OK;
+}
+
+static const fdx_backend cuda_backend = {
+    .name = "cuda",
+    .kind = FDX_BACKEND_CUDA,
+    .device_count = cuda_device_count,
+    .device_info = cuda_device_info,
+    .set_device = cuda_set_device,
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .copy = cuda_copy,
+    .memset = cuda_memset,
+    .stream_create = cuda_stream_create,
+    .stream_destroy = cuda_stream_destroy,
+    .stream_sync = cuda_stream_sync,
+    .device_sync = cuda_device_sync,
+    .event_create = cuda_event_create,
+    .event_destroy = cuda_event_destroy,
+    .event_record = cuda_event_record,
+    .event_elapsed_ms = cuda_event_elapsed_ms,
+    .jit_load = cuda_jit_load,
+    .kernel_release = cuda_kernel_release,
+    .launch = cuda_launch,
+    .copy_probe = cuda_copy_probe,
+};
+
+const fdx_backend *fdx_backend_cuda(void) { return &cuda_backend; }

@@ -1,0 +1,88 @@
+/* fdx_backend: the small table of functions every backend provides, so the
+   layers above never ask "is this CUDA?".  Pointers returned by alloc live in
+   the backend's memory space (device memory on CUDA, host memory on the CPU);
+   streams and events are opaque handles (NULL is the default stream). */
+#ifndef FDX_BACKEND_H
+#define FDX_BACKEND_H
+
+#include "core/fdx_error.h"
+
+#define FDX_MAX_DEVICES 16
+
+typedef struct fdx_device_info {
+    char name[256];
+    int ordinal;            /* device number within the backend */
+    size_t mem_total;       /* bytes of device memory (host RAM for the CPU) */
+    int sm_count;           /* multiprocessors (CPU: usable threads) */
+    int cc_major, cc_minor; /* compute capability (CPU: 0.0) */
+    size_t l2_bytes;
+    size_t smem_per_block;        /* default shared memory per block */
+    size_t smem_per_block_optin;  /* after raising the dynamic limit */
+    int max_threads_per_block;
+} fdx_device_info;
+
+typedef enum fdx_copy_dir {
+    FDX_COPY_H2D,
+    FDX_COPY_D2H,
+    FDX_COPY_D2D,
+    FDX_COPY_H2H
+} fdx_copy_dir;
+
+/* A kernel loaded from run-time compiled source. */
+typedef struct fdx_kernel fdx_kernel;
+
+typedef struct fdx_launch_dims {
+    unsigned grid[3];
+    unsigned block[3];
+    size_t shmem;           /* dynamic shared memory in bytes */
+} fdx_launch_dims;
+
+typedef struct fdx_backend {
+    const char *name;
+    fdx_backend_kind kind;
+
+    /* Number of devices (0 if none); fills info for device `ordinal`. */
+    int (*device_count)(void);
+    fdx_status (*device_info)(int ordinal, fdx_device_info *info);
+    /* Makes `ordinal` current for this thread's later calls. */
+    fdx_status (*set_device)(int ordinal);
+
+    fdx_status (*alloc)(size_t bytes, void **ptr);
+    void (*free)(void *ptr);
+    fdx_status (*copy)(void *dst, const void *src, size_t bytes, fdx_copy_dir dir,
+                       void *stream);
+    fdx_status (*memset)(void *ptr, int byte, size_t bytes, void *stream);
+
+    fdx_status (*stream_create)(void **stream);
+    void (*stream_destroy)(void *stream);
+    fdx_status (*stream_sync)(void *stream);
+    fdx_status (*device_sync)(void);
+
+    fdx_status (*event_create)(void **event);
+    void (*event_destroy)(void *event);
+    fdx_status (*event_record)(void *event, void *stream);
+    fdx_status (*event_elapsed_ms)(void *start, void *stop, double *ms);
+
+    /* Compiles (or takes from the cache) `source` and loads function `entry`.
+       CPU sources define `void entry(void **args)`; CUDA sources define an
+       extern "C" __global__ function.  `what` names the kernel in messages. */
+    fdx_status (*jit_load)(const fdx_device_info *dev, const char *source,
+                           const char *entry, const char *what, fdx_kernel **out);
+    void (*kernel_release)(fdx_kernel *k);
+    /* Runs a loaded kernel: args is an array of pointers to the arguments, as
+       for cudaLaunchKernel.  The CPU backend ignores dims and runs it now. */
+    fdx_status (*launch)(fdx_kernel *k, const fdx_launch_dims *dims, void **args,
+                         void *stream);
+    /* Parallel copy used by the copy-bandwidth probe (dst, src in its space). */
+    fdx_status (*copy_probe)(void *dst, const void *src, size_t bytes, void *stream);
+} fdx_backend;
+
+FDX_HIDDEN const fdx_backend *fdx_backend_cpu(void);
+/* NULL when fdx was built without CUDA. */
+FDX_HIDDEN const fdx_backend *fdx_backend_cuda(void);
+
+/* The context's backend and device, for the layers above. */
+FDX_HIDDEN const fdx_backend *fdx_ctx_ops(const fdx_ctx *ctx);
+FDX_HIDDEN const fdx_device_info *fdx_ctx_device(const fdx_ctx *ctx);
+
+#endif

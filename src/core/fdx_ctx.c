@@ -1,0 +1,107 @@
+/* fdx_ctx: the context picks a backend and a device from the options and
+   carries them to every object created under it. */
+#include "backends/fdx_backend.h"
+#include "core/fdx_cache.h"
+#include "core/fdx_log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+struct fdx_ctx {
+    fdx_options *opts;
+    const fdx_backend *ops;
+    fdx_device_info dev;
+};
+
+int fdx_cuda_device_count(void)
+{
+    const fdx_backend *cuda = fdx_backend_cuda();
+    return cuda ? cuda->device_count() : 0;
+}
+
+int fdx_built_with_cuda(void) { return fdx_backend_cuda() != NULL; }
+
+static fdx_status copy_options(const fdx_options *src, fdx_options **dst)
+{
+    FDX_TRY(fdx_options_create(dst));
+    if (!src) return FDX_OK;
+    for (int i = 0; i < fdx_options_count(); i++) {
+        const char *name, *env, *def, *help;
+        fdx_options_describe(i, &name, &env, &def, &help);
+        fdx_status st = fdx_options_set(*dst, name, fdx_options_get(src, name));
+        if (st != FDX_OK) {
+            fdx_options_destroy(dst);
+            return st;
+        }
+    }
+    return FDX_OK;
+}
+
+static fdx_status pick_backend(fdx_ctx *c)
+{
+    fdx_backend_kind want;
+    FDX_TRY(fdx_backend_kind_parse(fdx_options_get(c->opts, "backend"), &want));
+    int ordinal = atoi(fdx_options_get(c->opts, "device"));
+    const fdx_backend *cuda = fdx_backend_cuda();
+    int ndev = cuda ? cuda->device_count() : 0;
+
+    if (want == FDX_BACKEND_CUDA || (want == FDX_BACKEND_AUTO && ndev > 0)) {
+        FDX_CHECK(cuda, FDX_ERR_NO_DEVICE, "backend cuda requested but fdx was built without CUDA");
+        FDX_CHECK(ndev > 0, FDX_ERR_NO_DEVICE, "backend cuda requested but no CUDA device was found (%s)",
+                  fdx_last_error()[0] ? fdx_last_error() : "no driver or no device");
+        FDX_CHECK(ordinal < ndev, FDX_ERR_NO_DEVICE, "CUDA device %d requested but only %d found",
+                  ordinal, ndev);
+        c->ops = cuda;
+    } else {
+        c->ops = fdx_backend_cpu();
+        ordinal = 0;
+    }
+    FDX_TRY(c->ops->device_info(ordinal, &c->dev));
+    FDX_TRY(c->ops->set_device(ordinal));
+    FDX_INFO("backend %s, device %d: %s", c->ops->name, ordinal, c->dev.name);
+    return FDX_OK;
+}
+
+fdx_status fdx_ctx_create(const fdx_options *opts, fdx_ctx **out)
+{
+    FDX_CHECK(out, FDX_ERR_INVALID, "fdx_ctx_create: out is NULL");
+    *out = NULL;
+    fdx_ctx *c = calloc(1, sizeof *c);
+    FDX_CHECK(c, FDX_ERR_NOMEM, "out of memory creating a context");
+    fdx_status st;
+    FDX_TRY_GOTO(st, copy_options(opts, &c->opts), fail);
+
+    fdx_log_level level;
+    FDX_TRY_GOTO(st, fdx_log_level_parse(fdx_options_get(c->opts, "log"), &level), fail);
+    fdx_log_set_level(level);
+    FDX_TRY_GOTO(st, fdx_cache_set_dir(fdx_options_get(c->opts, "cache-dir")), fail);
+#ifdef _OPENMP
+    int threads = atoi(fdx_options_get(c->opts, "threads"));
+    if (threads > 0) omp_set_num_threads(threads);
+#endif
+    FDX_TRY_GOTO(st, pick_backend(c), fail);
+    *out = c;
+    return FDX_OK;
+fail:
+    fdx_ctx_destroy(&c);
+    return st;
+}
+
+void fdx_ctx_destroy(fdx_ctx **ctx)
+{
+    if (!ctx || !*ctx) return;
+    fdx_options_destroy(&(*ctx)->opts);
+    free(*ctx);
+    *ctx = NULL;
+}
+
+fdx_backend_kind fdx_ctx_backend(const fdx_ctx *ctx) { return ctx->ops->kind; }
+const char *fdx_ctx_device_name(const fdx_ctx *ctx) { return ctx->dev.name; }
+const fdx_options *fdx_ctx_options(const fdx_ctx *ctx) { return ctx->opts; }
+size_t fdx_ctx_memory(const fdx_ctx *ctx) { return ctx->dev.mem_total; }
+const fdx_backend *fdx_ctx_ops(const fdx_ctx *ctx) { return ctx->ops; }
+const fdx_device_info *fdx_ctx_device(const fdx_ctx *ctx) { return &ctx->dev; }

@@ -1,0 +1,116 @@
+/* fdx_json: append-only JSON text with comma bookkeeping. */
+#include "fdx_json.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void fdx_json_init(fdx_json *j) { memset(j, 0, sizeof *j); }
+void fdx_json_free(fdx_json *j)
+{
+    free(j->buf);
+    memset(j, 0, sizeof *j);
+}
+
+static void put(fdx_json *j, const char *fmt, ...) FDX_PRINTF(2, 3);
+static void put(fdx_json *j, const char *fmt, ...)
+{
+    if (j->failed) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = j->cap - j->len;
+        int n = vsnprintf(j->buf ? j->buf + j->len : NULL, j->buf ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            j->failed = 1;
+            return;
+        }
+        if (j->buf && (size_t)n < room) {
+            j->len += (size_t)n;
+            return;
+        }
+        size_t cap = (j->cap ? j->cap * 2 : 256) + (size_t)n;
+        char *b = realloc(j->buf, cap);
+        if (!b) {
+            j->failed = 1;
+            return;
+        }
+        j->buf = b;
+        j->cap = cap;
+    }
+}
+
+static void put_string(fdx_json *j, const char *s)
+{
+    put(j, "\"");
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\') put(j, "\\%c", *p);
+        else if (*p < 0x20) put(j, "\\u%04x", *p);
+        else put(j, "%c", *p);
+    }
+    put(j, "\"");
+}
+
+static void key(fdx_json *j, const char *k)
+{
+    if (j->need_comma) put(j, ", ");
+    if (k) {
+        put_string(j, k);
+        put(j, ": ");
+    }
+    j->need_comma = 1;
+}
+
+void fdx_json_begin(fdx_json *j, const char *k)
+{
+    key(j, k);
+    put(j, "{");
+    j->need_comma = 0;
+}
+void fdx_json_end(fdx_json *j)
+{
+    put(j, "}");
+    j->need_comma = 1;
+}
+void fdx_json_begin_array(fdx_json *j, const char *k)
+{
+    key(j, k);
+    put(j, "[");
+    j->need_comma = 0;
+}
+void fdx_json_end_array(fdx_json *j)
+{
+    put(j, "]");
+    j->need_comma = 1;
+}
+void fdx_json_str(fdx_json *j, const char *k, const char *v)
+{
+    key(j, k);
+    put_string(j, v);
+}
+void fdx_json_num(fdx_json *j, const char *k, double v)
+{
+    key(j, k);
+    if (isfinite(v)) put(j, "%.10g", v);
+    else put(j, "null");
+}
+void fdx_json_int(fdx_json *j, const char *k, int64_t v)
+{
+    key(j, k);
+    put(j, "%lld", (long long)v);
+}
+void fdx_json_bool(fdx_json *j, const char *k, int v)
+{
+    key(j, k);
+    put(j, v ? "true" : "false");
+}
+
+fdx_status fdx_json_print(fdx_json *j, FILE *f)
+{
+    FDX_CHECK(!j->failed, FDX_ERR_NOMEM, "out of memory writing a JSON record");
+    if (fprintf(f, "%.*s\n", (int)j->len, j->buf ? j->buf : "") < 0 || fflush(f) != 0)
+        return fdx_fail(FDX_ERR_IO, "cannot write the JSON record");
+    return FDX_OK;
+}

@@ -1,0 +1,30 @@
+/* fdx_json: a small writer for benchmark records (one JSON object per line). */
+#ifndef FDX_JSON_H
+#define FDX_JSON_H
+
+#include "fdx_error.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct fdx_json {
+    char *buf;
+    size_t len, cap;
+    int need_comma;
+    int failed; /* out of memory at some point: the text is incomplete */
+} fdx_json;
+
+FDX_HIDDEN void fdx_json_init(fdx_json *j);
+FDX_HIDDEN void fdx_json_free(fdx_json *j);
+FDX_HIDDEN void fdx_json_begin(fdx_json *j, const char *key);       /* key NULL at top level or in arrays */
+FDX_HIDDEN void fdx_json_end(fdx_json *j);
+FDX_HIDDEN void fdx_json_begin_array(fdx_json *j, const char *key);
+FDX_HIDDEN void fdx_json_end_array(fdx_json *j);
+FDX_HIDDEN void fdx_json_str(fdx_json *j, const char *key, const char *value);
+FDX_HIDDEN void fdx_json_num(fdx_json *j, const char *key, double value);   /* NaN/inf -> null */
+FDX_HIDDEN void fdx_json_int(fdx_json *j, const char *key, int64_t value);
+FDX_HIDDEN void fdx_json_bool(fdx_json *j, const char *key, int value);
+/* Writes the text and a newline; FDX_ERR_NOMEM if the writer ran out. */
+FDX_HIDDEN fdx_status fdx_json_print(fdx_json *j, FILE *f);
+
+#endif

@@ -1,0 +1,56 @@
+/* fdx_laplacian: argument checks and dispatch of the second-order Laplacian;
+   the seed's theoretical traffic for star stencils. */
+#include "arrays/fdx_array_impl.h"
+#include "fdx/laplacian.h"
+#include "stencil/fdx_laplacian.h"
+
+fdx_status fdx_laplacian_apply(fdx_array *out, fdx_array *in, const double *h, void *stream)
+{
+    FDX_CHECK(out && in && h, FDX_ERR_INVALID, "fdx_laplacian_apply: NULL argument");
+    FDX_CHECK(in->rank == 2 || in->rank == 3, FDX_ERR_INVALID, "Laplacian needs rank 2 or 3, input has rank %d",
+              in->rank);
+    FDX_CHECK(out->rank == in->rank, FDX_ERR_INVALID, "output rank %d differs from input rank %d", out->rank,
+              in->rank);
+    FDX_CHECK(in->dtype == FDX_FLOAT32 || in->dtype == FDX_FLOAT64, FDX_ERR_INVALID,
+              "Laplacian needs float or double, input is %s", fdx_dtype_name(in->dtype));
+    FDX_CHECK(out->dtype == in->dtype, FDX_ERR_INVALID, "output type %s differs from input type %s",
+              fdx_dtype_name(out->dtype), fdx_dtype_name(in->dtype));
+    FDX_CHECK(out != in, FDX_ERR_INVALID, "Laplacian output and input must be distinct arrays");
+    fdx_lap_args a = {{1, 1, 1}, {0, 0, 0}, in->rank};
+    for (int d = 0; d < in->rank; d++) {
+        FDX_CHECK(in->shape[d] >= 3, FDX_ERR_INVALID, "Laplacian needs at least 3 points on axis %d, got %lld", d,
+                  (long long)in->shape[d]);
+        FDX_CHECK(out->shape[d] == in->shape[d], FDX_ERR_INVALID, "output extent %lld differs from input %lld on axis %d",
+                  (long long)out->shape[d], (long long)in->shape[d], d);
+        FDX_CHECK(h[d] > 0, FDX_ERR_INVALID, "grid spacing h[%d] = %g must be positive", d, h[d]);
+        a.n[d] = in->shape[d];
+        a.inv_h2[d] = 1.0 / (h[d] * h[d]);
+    }
+    int is_double = in->dtype == FDX_FLOAT64;
+    if (fdx_ctx_backend(in->ctx) == FDX_BACKEND_CUDA) {
+        FDX_CHECK(in->device && out->device, FDX_ERR_INVALID,
+                  "CUDA Laplacian needs device copies of both arrays (call fdx_array_to_device)");
+        return fdx_laplacian_cuda(is_double, out->device, in->device, &a, stream);
+    }
+    FDX_CHECK(in->host && out->host, FDX_ERR_INVALID, "CPU Laplacian needs host storage for both arrays");
+    return fdx_laplacian_cpu(is_double, out->host, in->host, &a);
+}
+
+/* Counts the points with at most one coordinate in the boundary band: those
+   are exactly the points some interior output reads through a star stencil. */
+void fdx_star_traffic(int rank, const int64_t *shape, int radius, size_t elem_size, double *fetch_bytes,
+                      double *write_bytes)
+{
+    double interior = 1;
+    for (int d = 0; d < rank; d++) interior *= (double)(shape[d] > 2 * radius ? shape[d] - 2 * radius : 0);
+    double fetch = interior;
+    for (int d = 0; d < rank; d++) {
+        double others = 1;
+        for (int e = 0; e < rank; e++)
+            if (e != d) others *= (double)(shape[e] > 2 * radius ? shape[e] - 2 * radius : 0);
+        double band = (double)(shape[d] < 2 * radius ? shape[d] : 2 * radius);
+        fetch += band * others;
+    }
+    *fetch_bytes = fetch * (double)elem_size;
+    *write_bytes = interior * (double)elem_size;
+}

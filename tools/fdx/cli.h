@@ -1,0 +1,52 @@
+/* cli: what every fdx subcommand shares: declarative flags, the global
+   options of the options table, exit statuses and error lines. */
+#ifndef FDX_CLI_H
+#define FDX_CLI_H
+
+#include "core/fdx_error.h"
+#include "fdx.h"
+
+#include <stdint.h>
+
+/* Exit statuses of the fdx tool (documented in --help and the README). */
+enum {
+    CLI_OK = 0,
+    CLI_VERIFY_FAILED = 1, /* ran, but the result did not verify */
+    CLI_USAGE = 2,         /* bad command line: nothing was run or written */
+    CLI_RUNTIME = 3        /* a run-time failure (device, compiler, I/O) */
+};
+
+typedef struct cli_flag {
+    const char *name;    /* without the leading "--" */
+    const char *metavar; /* NULL for a switch */
+    const char *help;
+    const char **value;  /* where the value goes ("1" for a switch) */
+} cli_flag;
+
+typedef struct cli_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+} cli_command;
+
+/* Parses argv[1..] (argv[0] is the command name) into flags and the global
+   options.  Returns -1 to go on, or an exit status (0 after --help). */
+int cli_parse(int argc, char **argv, const char *cmd, const char *usage, const cli_flag *flags,
+              fdx_options *opts);
+
+/* Prints "fdx CMD: error: ..." on stderr and returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "fdx CMD: <message of st>" and returns the exit status for st. */
+int cli_fail(const char *cmd, fdx_status st);
+
+/* "NXxNY[xNZ]": 2 or 3 integers >= min_extent. */
+fdx_status cli_parse_shape(const char *s, int min_rank, int max_rank, int64_t min_extent, int *rank,
+                           int64_t *shape);
+fdx_status cli_parse_int(const char *flag, const char *s, long lo, long hi, long *out);
+
+/* The commands (commands.def lists them once). */
+#define CLI_COMMAND(name, fn, summary) int fn(int argc, char **argv);
+#include "commands.def"
+#undef CLI_COMMAND
+
+#endif

@@ -1,0 +1,73 @@
+/* fdx info: the backends this build has, the devices found and their copy
+   bandwidth. */
+#include "cli.h"
+#include "core/fdx_json.h"
+
+#include <stdio.h>
+
+static const char *CMD = "info";
+
+static int describe(fdx_options *opts, const char *backend, int device, int json, int quick)
+{
+    char dev[16];
+    snprintf(dev, sizeof dev, "%d", device);
+    fdx_ctx *ctx = NULL;
+    fdx_status st;
+    if ((st = fdx_options_set(opts, "backend", backend)) != FDX_OK ||
+        (st = fdx_options_set(opts, "device", dev)) != FDX_OK || (st = fdx_ctx_create(opts, &ctx)) != FDX_OK)
+        return cli_fail(CMD, st);
+    double gbps = 0;
+    if (!quick && (st = fdx_copy_bandwidth(ctx, 0, 10, NULL, &gbps)) != FDX_OK) {
+        fdx_ctx_destroy(&ctx);
+        return cli_fail(CMD, st);
+    }
+    if (json) {
+        fdx_json j;
+        fdx_json_init(&j);
+        fdx_json_begin(&j, NULL);
+        fdx_json_str(&j, "backend", backend);
+        fdx_json_int(&j, "device", device);
+        fdx_json_str(&j, "name", fdx_ctx_device_name(ctx));
+        fdx_json_num(&j, "memory_bytes", (double)fdx_ctx_memory(ctx));
+        if (!quick) fdx_json_num(&j, "copy_gbps", gbps);
+        fdx_json_end(&j);
+        st = fdx_json_print(&j, stdout);
+        fdx_json_free(&j);
+    } else {
+        printf("  %-5s %d  %-40s %8.1f GiB", backend, device, fdx_ctx_device_name(ctx),
+               (double)fdx_ctx_memory(ctx) / (1 << 30));
+        if (!quick) printf("  copy %.1f GB/s", gbps);
+        printf("\n");
+    }
+    fdx_ctx_destroy(&ctx);
+    return st == FDX_OK ? CLI_OK : cli_fail(CMD, st);
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *json = NULL, *quick = NULL;
+    const cli_flag flags[] = {
+        {"json", NULL, "one JSON record per device", &json},
+        {"quick", NULL, "skip the copy-bandwidth probes", &quick},
+        {NULL, NULL, NULL, NULL},
+    };
+    fdx_options *opts = NULL;
+    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
+    int rc = cli_parse(argc, argv, CMD, "[--json] [--quick]", flags, opts);
+    if (rc >= 0) goto done;
+    int ncuda = fdx_cuda_device_count();
+    if (!json) {
+        printf("fdx %s\nbackends: cpu%s\n", FDX_VERSION_STRING,
+               fdx_built_with_cuda() ? ", cuda" : " (built without CUDA)");
+        printf("devices:\n");
+    }
+    rc = describe(opts, "cpu", 0, json != NULL, quick != NULL);
+    for (int d = 0; d < ncuda && rc == CLI_OK; d++) rc = describe(opts, "cuda", d, json != NULL, quick != NULL);
+    if (!json && ncuda == 0) {
+        const char *why = fdx_last_error();
+        printf("  cuda: no device (%s)\n", why[0] ? why : "none found");
+    }
+done:
+    fdx_options_destroy(&opts);
+    return rc;
+}

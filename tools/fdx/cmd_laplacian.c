@@ -1,0 +1,212 @@
+/* fdx laplacian: the seed's 7-point (3D) or 5-point (2D) Laplacian on a
+   quadratic whose discrete Laplacian is exact; verifies, times and reports
+   effective bandwidth against the device copy bandwidth. */
+#include "cli.h"
+#include "core/fdx_json.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *CMD = "laplacian";
+
+typedef struct run {
+    fdx_array *in, *out;
+    double h[3];
+} run;
+
+static fdx_status apply_once(void *arg, void *stream)
+{
+    run *r = arg;
+    return fdx_laplacian_apply(r->out, r->in, r->h, stream);
+}
+
+/* u = x^2 + 2y^2 + 3z^2 + xy + yz on [0,1]^d: second differences of a
+   quadratic are exact, so L u = 2 + 4 (+ 6) up to rounding. */
+static double quadratic(double x, double y, double z) { return x * x + 2 * y * y + 3 * z * z + x * y + y * z; }
+
+static void fill_input(fdx_array *a, const int64_t *n, const double *h, int rank)
+{
+    void *p = fdx_array_host(a);
+    int is_double = fdx_array_dtype(a) == FDX_FLOAT64;
+    int64_t nz = rank == 3 ? n[2] : 1;
+#pragma omp parallel for collapse(2)
+    for (int64_t k = 0; k < nz; k++)
+        for (int64_t j = 0; j < n[1]; j++)
+            for (int64_t i = 0; i < n[0]; i++) {
+                double v = quadratic(i * h[0], j * h[1], rank == 3 ? k * h[2] : 0.0);
+                int64_t q = i + n[0] * (j + n[1] * k);
+                if (is_double) ((double *)p)[q] = v;
+                else ((float *)p)[q] = (float)v;
+            }
+}
+
+/* Max |f - exact| over interior points; boundary points must still hold the
+   NaN poison (nothing may write them). */
+static double check_output(fdx_array *a, const int64_t *n, int rank, int64_t *unwritten, int64_t *clobbered)
+{
+    const void *p = fdx_array_host(a);
+    int is_double = fdx_array_dtype(a) == FDX_FLOAT64;
+    double exact = rank == 3 ? 12.0 : 6.0, err = 0;
+    int64_t nz = rank == 3 ? n[2] : 1, bad_in = 0, bad_edge = 0;
+#pragma omp parallel for collapse(2) reduction(max : err) reduction(+ : bad_in, bad_edge)
+    for (int64_t k = 0; k < nz; k++)
+        for (int64_t j = 0; j < n[1]; j++)
+            for (int64_t i = 0; i < n[0]; i++) {
+                int64_t q = i + n[0] * (j + n[1] * k);
+                double v = is_double ? ((const double *)p)[q] : (double)((const float *)p)[q];
+                int interior = i > 0 && i < n[0] - 1 && j > 0 && j < n[1] - 1 && (rank == 2 || (k > 0 && k < nz - 1));
+                if (interior) {
+                    if (isnan(v)) bad_in++;
+                    else if (fabs(v - exact) > err) err = fabs(v - exact);
+                } else if (!isnan(v)) {
+                    bad_edge++;
+                }
+            }
+    *unwritten = bad_in;
+    *clobbered = bad_edge;
+    return err;
+}
+
+int cmd_laplacian(int argc, char **argv)
+{
+    const char *size = NULL, *precision = "double", *reps_s = "20", *json = NULL;
+    const cli_flag flags[] = {
+        {"size", "NXxNYxNZ", "grid points per axis, 2D (NXxNY) or 3D [256x256x256]", &size},
+        {"precision", "P", "float or double [double]", &precision},
+        {"reps", "N", "timed repetitions, median reported [20]", &reps_s},
+        {"json", NULL, "print one JSON record instead of the table", &json},
+        {NULL, NULL, NULL, NULL},
+    };
+    fdx_options *opts = NULL;
+    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
+    int rc = cli_parse(argc, argv, CMD, "[--size NXxNYxNZ|NXxNY] [--precision float|double] [--reps N] [--json]",
+                       flags, opts);
+    fdx_ctx *ctx = NULL;
+    run r = {0};
+    if (rc >= 0) goto done;
+
+    int rank = 3;
+    int64_t n[3] = {256, 256, 256};
+    fdx_dtype dt;
+    long reps;
+    fdx_status st;
+    if ((size && (st = cli_parse_shape(size, 2, 3, 3, &rank, n)) != FDX_OK) ||
+        (st = fdx_dtype_parse(precision, &dt)) != FDX_OK || (dt != FDX_FLOAT32 && dt != FDX_FLOAT64 &&
+                                                             (st = fdx_fail(FDX_ERR_INVALID, "--precision must be float or double, not '%s'", precision))) ||
+        (st = cli_parse_int("--reps", reps_s, 1, 100000, &reps)) != FDX_OK ||
+        (st = fdx_shape_check(rank, n, 3, fdx_dtype_size(dt))) != FDX_OK) {
+        rc = cli_usage_error(CMD, "%s", fdx_last_error());
+        goto done;
+    }
+    if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) {
+        rc = cli_fail(CMD, st);
+        goto done;
+    }
+    /* Two arrays on the device and two host copies at most. */
+    size_t elem = fdx_dtype_size(dt), bytes = elem;
+    for (int d = 0; d < rank; d++) bytes *= (size_t)n[d];
+    size_t have = fdx_ctx_memory(ctx);
+    if (bytes > SIZE_MAX / 4 || 2 * bytes > have * 9 / 10) {
+        rc = cli_usage_error(CMD, "--size %s needs %.2f GiB for two arrays, more than the %.2f GiB of %s", size ? size : "256x256x256",
+                             2.0 * (double)bytes / (1 << 30), (double)have / (1 << 30), fdx_ctx_device_name(ctx));
+        goto done;
+    }
+    for (int d = 0; d < rank; d++) r.h[d] = 1.0 / (double)(n[d] - 1);
+
+    FDX_TRY_GOTO(st, fdx_array_create(ctx, dt, rank, n, FDX_ON_HOST | FDX_ON_DEVICE, &r.in), fail);
+    FDX_TRY_GOTO(st, fdx_array_create(ctx, dt, rank, n, FDX_ON_HOST | FDX_ON_DEVICE, &r.out), fail);
+    fill_input(r.in, n, r.h, rank);
+    FDX_TRY_GOTO(st, fdx_array_fill_host(r.out, NAN), fail);
+    FDX_TRY_GOTO(st, fdx_array_to_device(r.in), fail);
+    FDX_TRY_GOTO(st, fdx_array_to_device(r.out), fail);
+
+    /* Verify one run on poisoned output, then time. */
+    FDX_TRY_GOTO(st, apply_once(&r, NULL), fail);
+    FDX_TRY_GOTO(st, fdx_array_to_host(r.out), fail);
+    int64_t unwritten, clobbered;
+    double err = check_output(r.out, n, rank, &unwritten, &clobbered);
+    double eps = dt == FDX_FLOAT64 ? DBL_EPSILON : FLT_EPSILON, scale = 0;
+    for (int d = 0; d < rank; d++) scale += 4.0 / (r.h[d] * r.h[d]);
+    double tol = 8.0 * eps * 10.0 * scale; /* |u| <= 8 on the unit cube */
+    int verified = unwritten == 0 && clobbered == 0 && err <= tol;
+
+    fdx_time_stats t, tc;
+    double copy_gbps, fetch, write;
+    FDX_TRY_GOTO(st, fdx_time_run(ctx, apply_once, &r, 3, (int)reps, &t), fail);
+    size_t probe = bytes < (256u << 20) ? (256u << 20) : bytes > (1u << 30) ? (1u << 30) : bytes;
+    FDX_TRY_GOTO(st, fdx_copy_bandwidth(ctx, probe, 20, &tc, &copy_gbps), fail);
+    fdx_star_traffic(rank, n, 1, elem, &fetch, &write);
+    double eff = fdx_effective_gbps(fetch, write, t.median_ms);
+    const char *backend = fdx_backend_kind_name(fdx_ctx_backend(ctx));
+
+    if (json) {
+        fdx_json j;
+        fdx_json_init(&j);
+        fdx_json_begin(&j, NULL);
+        fdx_json_str(&j, "fdx_version", FDX_VERSION_STRING);
+        fdx_json_str(&j, "case", "laplacian");
+        fdx_json_str(&j, "backend", backend);
+        fdx_json_str(&j, "device", fdx_ctx_device_name(ctx));
+        fdx_json_str(&j, "precision", fdx_dtype_name(dt));
+        fdx_json_begin_array(&j, "shape");
+        for (int d = 0; d < rank; d++) fdx_json_int(&j, NULL, n[d]);
+        fdx_json_end_array(&j);
+        fdx_json_int(&j, "order", 2);
+        fdx_json_begin(&j, "time_ms");
+        fdx_json_num(&j, "median", t.median_ms);
+        fdx_json_num(&j, "min", t.min_ms);
+        fdx_json_num(&j, "max", t.max_ms);
+        fdx_json_int(&j, "reps", t.reps);
+        fdx_json_end(&j);
+        fdx_json_begin(&j, "bytes");
+        fdx_json_num(&j, "fetch", fetch);
+        fdx_json_num(&j, "write", write);
+        fdx_json_end(&j);
+        fdx_json_num(&j, "effective_gbps", eff);
+        fdx_json_num(&j, "copy_gbps", copy_gbps);
+        fdx_json_num(&j, "ratio_to_copy", eff / copy_gbps);
+        fdx_json_bool(&j, "verified", verified);
+        fdx_json_num(&j, "max_abs_error", err);
+        fdx_json_num(&j, "tolerance", tol);
+        fdx_json_end(&j);
+        st = fdx_json_print(&j, stdout);
+        fdx_json_free(&j);
+        if (st != FDX_OK) goto fail;
+    } else {
+        char shape[96];
+        if (rank == 3) snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)n[0], (long long)n[1], (long long)n[2]);
+        else snprintf(shape, sizeof shape, "%lldx%lld", (long long)n[0], (long long)n[1]);
+        printf("fdx laplacian: %s %s on %s (%s)\n", shape, fdx_dtype_name(dt), backend, fdx_ctx_device_name(ctx));
+        printf("  verified       %s (max abs error %.3g, tolerance %.3g", verified ? "yes" : "NO", err, tol);
+        if (unwritten || clobbered)
+            printf("; %lld interior points unwritten, %lld boundary points written", (long long)unwritten,
+                   (long long)clobbered);
+        printf(")\n");
+        printf("  kernel time    %.4f ms median (min %.4f, max %.4f, %d reps)\n", t.median_ms, t.min_ms, t.max_ms,
+               t.reps);
+        printf("  traffic        fetch %.4g GB, write %.4g GB (seed's theoretical sizes)\n", fetch / 1e9, write / 1e9);
+        printf("  effective      %.1f GB/s\n", eff);
+        printf("  copy           %.1f GB/s (%s)\n", copy_gbps,
+               fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA ? "cudaMemcpy device to device" : "parallel memcpy");
+        printf("  ratio to copy  %.3f\n", eff / copy_gbps);
+    }
+    if (!verified) {
+        fprintf(stderr, "fdx laplacian: error: result failed verification (max abs error %.3g > tolerance %.3g, %lld unwritten, %lld clobbered)\n",
+                err, tol, (long long)unwritten, (long long)clobbered);
+        rc = CLI_VERIFY_FAILED;
+    } else {
+        rc = CLI_OK;
+    }
+    goto done;
+fail:
+    rc = cli_fail(CMD, st);
+done:
+    fdx_array_destroy(&r.in);
+    fdx_array_destroy(&r.out);
+    fdx_ctx_destroy(&ctx);
+    fdx_options_destroy(&opts);
+    return rc;
+}
