@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Bad command lines: exit status 2, exactly one line on stderr naming the
+# problem, nothing on stdout, no files written.
+fdx=$(realpath "$1")
+fails=0; checks=0
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+expect_usage() {  # expect_usage WORD-IN-MESSAGE ARGS...
+  local want=$1; shift
+  checks=$((checks + 1))
+  "$fdx" "$@" >out.txt 2>err.txt; local rc=$?
+  local lines; lines=$(wc -l <err.txt)
+  if [ $rc -ne 2 ] || [ "$lines" -ne 1 ] || [ -s out.txt ] || ! grep -qi -- "$want" err.txt; then
+    echo "FAIL: fdx $* -> exit $rc, $lines stderr lines, stdout $(wc -c <out.txt) bytes:"; cat err.txt
+    fails=$((fails + 1))
+  fi
+  rm -f out.txt err.txt
+}
+
+expect_usage "minimum is 3"      laplacian --size 2x10x10
+expect_usage "minimum is 3"      laplacian --size 0x10x10
+expect_usage "positive integer"  laplacian --size -5x10x10
+expect_usage "positive integer"  laplacian --size abcx10
+expect_usage "unexpected"        laplacian --size 10x10y
+expect_usage "at least 2"        laplacian --size 100
+expect_usage "more than 3"       laplacian --size 3x3x3x3
+expect_usage "too large"         laplacian --size 99999999999999999999x3x3
+expect_usage "overflow"          laplacian --size 1000000000x1000000000x1000000
+expect_usage "GiB"               laplacian --size 100000x100000x100 --backend cpu
+expect_usage "precision"         laplacian --precision quad
+expect_usage "precision"         laplacian --precision int32
+expect_usage "backend"           laplacian --backend opencl
+expect_usage "unknown flag"      laplacian --frobnicate
+expect_usage "needs a value"     laplacian --size
+expect_usage "reps"              laplacian --reps 0
+expect_usage "reps"              laplacian --reps many
+expect_usage "takes no value"    laplacian --json=yes
+expect_usage "unknown command"   frobnicate
+expect_usage "log level"         info --log shouty
+expect_usage "unexpected argument" info extra
+
+left=$(ls -A | wc -l)
+checks=$((checks + 1))
+[ "$left" -eq 0 ] || { echo "FAIL: files left behind: $(ls -A)"; fails=$((fails + 1)); }
+echo "cli_errors: $((checks - fails)) passed, $fails failed"
+[ $fails -eq 0 ]
