@@ -127,6 +127,9 @@ static void test_hash_and_files(void)
     CHECK(strstr(fdx_last_error(), "missing") != NULL, "message names the file: %s", fdx_last_error());
     snprintf(path, sizeof path, "%s/sub/dir/file.bin/x", dir);
     CHECK_FAILS(fdx_mkdir_p(path), FDX_ERR_IO);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0, "clean up %s", dir);
 }
 
 int main(void)
