@@ -4,6 +4,8 @@
 fdx=$(realpath "$1")
 build=$(dirname "$(dirname "$fdx")")
 src=$(cd "$(dirname "$0")/.." && pwd)
+# A sanitized build installs objects only sanitized programs can link.
+grep -q '^FDX_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" && { echo "cli_install: skipped (sanitizer build)"; exit 77; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 fails=0
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" 2>&1 || { cat "$work/install.log"; echo "FAIL: install"; exit 1; }
