@@ -7,5 +7,6 @@
 #include "fdx/array.h"
 #include "fdx/metrics.h"
 #include "fdx/laplacian.h"
+#include "fdx/layout.h"
 
 #endif

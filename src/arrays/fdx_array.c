@@ -67,7 +67,9 @@ fdx_status fdx_array_create(fdx_ctx *ctx, fdx_dtype type, int rank, const int64_
     for (int i = 0; i < rank; i++) {
         a->shape[i] = shape[i];
         a->count *= shape[i];
+        a->layout.perm[i] = i; /* the identity layout */
     }
+    a->layout.rank = rank;
     fdx_status st = FDX_OK;
     if (places & FDX_ON_DEVICE) FDX_TRY_GOTO(st, ensure_device(a), fail);
     if (places & FDX_ON_HOST) FDX_TRY_GOTO(st, ensure_host(a), fail);

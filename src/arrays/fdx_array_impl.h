@@ -4,6 +4,7 @@
 
 #include "backends/fdx_backend.h"
 #include "fdx/array.h"
+#include "fdx/layout.h"
 
 struct fdx_array {
     fdx_ctx *ctx;
@@ -14,6 +15,7 @@ struct fdx_array {
     int64_t count;
     void *host;    /* NULL until host storage exists */
     void *device;  /* backend memory; on the CPU backend also host memory */
+    fdx_layout layout; /* how both storages hold the elements (src/layout) */
 };
 
 #endif

@@ -1,0 +1,201 @@
+/* fdx_layout_plan: the transform planner: merges axes that stay together,
+   widens the moved word over kept rows, picks the kernel kind and tile. */
+#include "layout/fdx_layout_plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+fdx_fastdiv fdx_fastdiv_make(uint32_t d)
+{
+    fdx_fastdiv f = {d, 0, 0};
+    while (f.shift < 32 && ((uint64_t)1 << f.shift) < d) f.shift++;
+    /* mul = floor(2^32 (2^shift - d) / d) + 1 fits in 32 bits for d >= 1. */
+    f.mul = (uint32_t)((((uint64_t)1 << 32) * (((uint64_t)1 << f.shift) - d)) / d + 1);
+    return f;
+}
+
+/* Words per tile: 2048 keeps 8 words per thread of a 256-thread block in
+   flight and the padded buffer under 48 KB for 16-byte words. */
+enum { TILE_WORDS = 2048, MIN_ROW_WORDS = 64, SHORT_ROW_BYTES = 128 };
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Largest power of two <= 16 dividing both x and align. */
+static int widest_word(uint64_t x, uint64_t align)
+{
+    int w = 16;
+    while (w > 1 && (x % (uint64_t)w || align % (uint64_t)w)) w /= 2;
+    return w;
+}
+
+/* Drops extent-1 axes and merges runs of src axes that are consecutive in
+   both src and dst: afterwards no dst neighbours p, p+1 have s[p+1] = s[p]+1. */
+static void merge_axes(int rank, const int64_t *shape, const int *perm, int *mrank, int64_t *n, int *s)
+{
+    int keep[FDX_MAX_RANK], newid[FDX_MAX_RANK], k = 0;
+    for (int a = 0; a < rank; a++) newid[a] = shape[a] > 1 ? k++ : -1, keep[a] = shape[a] > 1;
+    /* dst order over kept axes, in new src numbering */
+    int dst[FDX_MAX_RANK], nd = 0;
+    for (int p = 0; p < rank; p++)
+        if (keep[perm[p]]) dst[nd++] = newid[perm[p]];
+    int64_t ext[FDX_MAX_RANK];
+    for (int a = 0, j = 0; a < rank; a++)
+        if (keep[a]) ext[j++] = shape[a];
+    /* group heads: a dst position starts a group unless it continues the previous src axis */
+    int head[FDX_MAX_RANK]; /* for each src axis: 1 if it starts a group */
+    for (int a = 0; a < nd; a++) head[a] = 1;
+    for (int p = 1; p < nd; p++)
+        if (dst[p] == dst[p - 1] + 1) head[dst[p]] = 0;
+    int gid[FDX_MAX_RANK], g = 0;
+    for (int a = 0; a < nd; a++) {
+        if (head[a]) n[g++] = 1;
+        gid[a] = g - 1;
+        n[g - 1] *= ext[a];
+    }
+    int m = 0;
+    for (int p = 0; p < nd; p++)
+        if (head[dst[p]]) s[m++] = gid[dst[p]];
+    *mrank = g;
+}
+
+static void strides(const fdx_perm_plan *p, int64_t *ss, int64_t *ds)
+{
+    int64_t acc = 1;
+    for (int a = 0; a < p->rank; a++) ss[a] = acc, acc *= p->n[a];
+    acc = 1;
+    for (int q = 0; q < p->rank; q++) ds[p->s[q]] = acc, acc *= p->n[p->s[q]];
+}
+
+/* Tile extents: rows of at least MIN_ROW_WORDS words on both sides where the
+   extents allow, then as much of the other axis as fills TILE_WORDS; a short
+   axis (AoS records of 5) is taken whole and the other grows to match. */
+static void choose_tile(fdx_perm_plan *p)
+{
+    if (p->kind == FDX_PLAN_ROWS) {
+        p->TA = (int)min64(p->nA, TILE_WORDS);
+        p->TB = (int)min64(p->nK, TILE_WORDS / p->TA);
+        return;
+    }
+    if (p->kind == FDX_PLAN_SQUARE) {
+        p->TA = p->TB = 32;
+        return;
+    }
+    int64_t minrow = (MIN_ROW_WORDS + p->R - 1) / p->R;
+    int64_t ta = min64(p->nA, minrow);
+    int64_t tb = min64(p->nK, TILE_WORDS / (p->R * ta));
+    if (tb < 1) tb = 1;
+    if (tb == p->nK) ta = min64(p->nA, TILE_WORDS / (p->R * tb));
+    if (ta < 1) ta = 1;
+    /* FDX_LAYOUT_TILE=TAxTB overrides the choice for tiling experiments. */
+    const char *env = getenv("FDX_LAYOUT_TILE");
+    long ea, eb;
+    if (env && sscanf(env, "%ldx%ld", &ea, &eb) == 2 && ea >= 1 && eb >= 1 && p->R * ea * eb <= TILE_WORDS) {
+        ta = min64(p->nA, ea);
+        tb = min64(p->nK, eb);
+    }
+    p->TA = (int)ta;
+    p->TB = (int)tb;
+}
+
+int fdx_perm_plan_square(fdx_perm_plan *p)
+{
+    int square = p->rank >= 2 && p->s[0] == 1 && p->s[1] == 0 && p->n[0] == p->n[1] &&
+                 (p->rank == 2 || (p->rank == 3 && p->s[2] == 2));
+    if (square) p->kind = FDX_PLAN_SQUARE;
+    return square;
+}
+
+fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const int *perm, size_t align,
+                              int in_place, fdx_perm_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    int64_t count = 1;
+    for (int a = 0; a < rank; a++) count *= shape[a];
+    merge_axes(rank, shape, perm, &p->rank, p->n, p->s);
+    p->word = (int)elem;
+    /* Widen the word over kept rows: the bytes of a kept fastest axis move
+       together, so move them 16 at a time where sizes and alignment allow. */
+    if (p->rank >= 1 && p->s[0] == 0) {
+        uint64_t row = (uint64_t)p->n[0] * elem;
+        int w = widest_word(row, align);
+        if (w > (int)elem) {
+            p->word = w;
+            p->n[0] = (int64_t)(row / (uint64_t)w);
+            if (p->n[0] == 1 && p->rank > 1) { /* the row is one word: drop the axis */
+                for (int a = 0; a + 1 < p->rank; a++) p->n[a] = p->n[a + 1];
+                for (int q = 0; q + 1 < p->rank; q++) p->s[q] = p->s[q + 1] - 1;
+                p->rank--;
+            }
+        }
+    }
+    p->count = count * (int64_t)elem / p->word;
+    if (p->rank <= 1) {
+        p->kind = FDX_PLAN_COPY;
+        return FDX_OK;
+    }
+    int64_t ss[FDX_MAX_RANK], ds[FDX_MAX_RANK];
+    strides(p, ss, ds);
+    int A, K;
+    if (p->s[0] == 0) {
+        p->R = 1;
+        A = 0;
+        K = 1;
+        p->kind = FDX_PLAN_ROWS;
+        if (p->n[0] * p->word < SHORT_ROW_BYTES) { /* short rows: tile them as units */
+            p->kind = FDX_PLAN_TILED;
+            p->R = p->n[0];
+            A = 1;
+            K = p->s[1];
+        }
+    } else {
+        p->kind = FDX_PLAN_TILED;
+        p->R = 1;
+        A = 0;
+        K = p->s[0];
+    }
+    if (in_place)
+        FDX_CHECK(fdx_perm_plan_square(p), FDX_ERR_INVALID,
+                  "in-place permutation needs a batch of square 2D transposes (swap of two equal extents, "
+                  "nothing else moving); use distinct buffers");
+    p->nA = p->n[A];
+    p->nK = p->n[K];
+    p->sA = ss[A];
+    p->sK = ss[K];
+    p->dA = ds[A];
+    p->dK = ds[K];
+    for (int a = 0; a < p->rank; a++) {
+        if (a == A || a == K || (p->R > 1 && a == 0)) continue;
+        p->bn[p->nb] = p->n[a];
+        p->bs[p->nb] = ss[a];
+        p->bd[p->nb] = ds[a];
+        p->nb++;
+    }
+    choose_tile(p);
+    int64_t blocks = (p->nA + p->TA - 1) / p->TA * ((p->nK + p->TB - 1) / p->TB);
+    for (int b = 0; b < p->nb; b++) blocks *= p->bn[b];
+    FDX_CHECK(blocks < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",
+              (long long)blocks);
+    return FDX_OK;
+}
+
+void fdx_index_map_make(const fdx_layout *l, const int64_t *shape, fdx_index_map *m)
+{
+    memset(m, 0, sizeof *m);
+    m->rank = l->rank;
+    m->diag = l->diag;
+    int64_t acc = 1;
+    int p0 = 0;
+    if (l->diag != FDX_DIAG_NONE) {
+        m->ax = l->perm[0];
+        m->ay = l->perm[1];
+        m->rx = shape[m->ax];
+        m->ry = shape[m->ay];
+        acc = m->rx * m->ry;
+        p0 = 2;
+    }
+    for (int p = p0; p < l->rank; p++) {
+        m->stride[l->perm[p]] = acc;
+        acc *= shape[l->perm[p]];
+    }
+}

@@ -1,0 +1,102 @@
+/* fdx_layout_plan: what a transform does, decided once on the host and
+   carried out by the CPU loops (fdx_layout_cpu.c) or the CUDA kernels
+   (fdx_layout_cuda.cu): merged axes, the kernel kind, tile shapes. */
+#ifndef FDX_LAYOUT_PLAN_H
+#define FDX_LAYOUT_PLAN_H
+
+#include "core/fdx_error.h"
+#include "fdx/layout.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Division by a run-time constant d >= 1 of numerators n < 2^31 with one
+   multiply-high, an add and a shift (Granlund-Montgomery): q = (mulhi(n, mul)
+   + n) >> shift.  Kernels decompose block and thread indices with these. */
+typedef struct fdx_fastdiv {
+    uint32_t d, mul, shift;
+} fdx_fastdiv;
+FDX_HIDDEN fdx_fastdiv fdx_fastdiv_make(uint32_t d);
+
+typedef enum fdx_plan_kind {
+    FDX_PLAN_COPY,   /* nothing moves relative to anything else: one flat copy */
+    FDX_PLAN_ROWS,   /* the fastest axis stays: copy contiguous rows of nA words */
+    FDX_PLAN_TILED,  /* the fastest axis moves: tiles through a padded buffer */
+    FDX_PLAN_SQUARE  /* in place: swap the two fastest axes of square slices */
+} fdx_plan_kind;
+
+/* A permutation after merging axes that stay together and dropping axes of
+   extent 1, in words of `word` bytes (whole kept rows widen the word up to 16
+   bytes).  The kernels see a 2D tile problem: a unit of R contiguous words
+   (R > 1 only when the fastest axis stays but its rows are short), axis A
+   (the src axis after the unit, contiguous in src) and axis K (the src axis
+   that becomes contiguous in dst), tiles of TA x TB along A and K, and up to
+   FDX_MAX_RANK batch axes.  All strides are in words. */
+typedef struct fdx_perm_plan {
+    fdx_plan_kind kind;
+    int word;                          /* bytes moved per word: 1, 2, 4, 8, 16 */
+    int64_t count;                     /* words in the array */
+    int rank;                          /* merged rank */
+    int64_t n[FDX_MAX_RANK];           /* merged src extents */
+    int s[FDX_MAX_RANK];               /* dst axis p is src axis s[p] */
+    int64_t R, nA, nK, sA, sK, dA, dK; /* unit, extents and strides of A and K */
+    int TA, TB;                        /* tile extents along A and K */
+    int nb;                            /* batch axes: extent, src and dst stride */
+    int64_t bn[FDX_MAX_RANK], bs[FDX_MAX_RANK], bd[FDX_MAX_RANK];
+} fdx_perm_plan;
+
+/* Plans dst[axis p] = src[axis perm[p]] for src extents shape.  align is the
+   common alignment in bytes of both buffers (limits word widening); in_place
+   asks for FDX_PLAN_SQUARE and fails with a message when it is not possible. */
+FDX_HIDDEN fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const int *perm,
+                                         size_t align, int in_place, fdx_perm_plan *p);
+
+/* Turns a plan into FDX_PLAN_SQUARE (returns 1) when it is a batch of square
+   2D transposes that can run in place; returns 0 and leaves it otherwise. */
+FDX_HIDDEN int fdx_perm_plan_square(fdx_perm_plan *p);
+
+/* Batches of Rx x Ry planes moved to (undiag = 0) or from (undiag = 1) the
+   diagonal arrangement `diag` (main or anti). */
+typedef struct fdx_diag_plan {
+    int word;
+    int64_t rx, ry, planes;
+    fdx_diag diag;
+    int undiag;
+} fdx_diag_plan;
+
+/* The index function in the form kernels evaluate: offset = sum over logical
+   axes a of idx[a] * stride[a], plus, with a diagonal state, the diagonal
+   offset of (idx[ax], idx[ay]) in the Rx x Ry plane (ay reflected for main). */
+typedef struct fdx_index_map {
+    int rank;
+    int64_t stride[FDX_MAX_RANK]; /* 0 for the two diagonal axes */
+    fdx_diag diag;
+    int ax, ay;
+    int64_t rx, ry;
+} fdx_index_map;
+FDX_HIDDEN void fdx_index_map_make(const fdx_layout *l, const int64_t *shape, fdx_index_map *m);
+
+/* A box of the logical array copied to or from a dense buffer. */
+typedef struct fdx_box_plan {
+    int word;
+    int64_t count;               /* elements in the box */
+    fdx_index_map map;
+    int64_t lo[FDX_MAX_RANK], box[FDX_MAX_RANK];
+    int put;                     /* 1: plain -> array, 0: array -> plain */
+} fdx_box_plan;
+
+/* Backends: CPU loops and CUDA kernels, same plans, identical results. */
+FDX_HIDDEN fdx_status fdx_layout_cpu_perm(void *dst, const void *src, const fdx_perm_plan *p);
+FDX_HIDDEN fdx_status fdx_layout_cpu_diag(void *dst, const void *src, const fdx_diag_plan *p);
+FDX_HIDDEN fdx_status fdx_layout_cpu_box(void *array, void *plain, const fdx_box_plan *p);
+FDX_HIDDEN fdx_status fdx_layout_cuda_perm(void *dst, const void *src, const fdx_perm_plan *p, void *stream);
+FDX_HIDDEN fdx_status fdx_layout_cuda_diag(void *dst, const void *src, const fdx_diag_plan *p, void *stream);
+FDX_HIDDEN fdx_status fdx_layout_cuda_box(void *array, void *plain, const fdx_box_plan *p, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

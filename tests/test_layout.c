@@ -1,0 +1,317 @@
+/* The layout engine on the CPU: descriptor checks, the diagonal index against
+   enumeration, emitted index expressions compiled and run, permutations and
+   diagonal layouts against reference loops with bit-identical round trips
+   (every rank and element size, shapes with 1, 2, 3 and primes, Rx != Ry),
+   in-place square transposes, boxes, fdx_array_set_layout, and errors that
+   leave the data untouched. */
+#include "layout_ref.h"
+
+static void test_descriptor(void)
+{
+    fdx_layout l;
+    int dup[3] = {0, 1, 1}, out[3] = {0, 3, 1}, neg[3] = {-1, 0, 1}, ok[3] = {2, 0, 1};
+    CHECK_FAILS(fdx_layout_make(3, dup, FDX_DIAG_NONE, &l), FDX_ERR_INVALID);
+    CHECK(strstr(fdx_last_error(), "twice") != NULL, "duplicate named: %s", fdx_last_error());
+    CHECK_FAILS(fdx_layout_make(3, out, FDX_DIAG_NONE, &l), FDX_ERR_INVALID);
+    CHECK(strstr(fdx_last_error(), "axis 3") != NULL, "bad axis named: %s", fdx_last_error());
+    CHECK_FAILS(fdx_layout_make(3, neg, FDX_DIAG_NONE, &l), FDX_ERR_INVALID);
+    CHECK_FAILS(fdx_layout_make(7, NULL, FDX_DIAG_NONE, &l), FDX_ERR_INVALID);
+    CHECK_FAILS(fdx_layout_make(1, NULL, FDX_DIAG_MAIN, &l), FDX_ERR_INVALID);
+    CHECK_OK(fdx_layout_make(3, ok, FDX_DIAG_ANTI, &l));
+    CHECK_FAILS(fdx_layout_check(&l, 4), FDX_ERR_INVALID);
+    CHECK(strstr(fdx_last_error(), "rank") != NULL, "rank mismatch named: %s", fdx_last_error());
+    int rank, perm[FDX_MAX_RANK];
+    CHECK_OK(fdx_perm_parse("3,0,1,2", &rank, perm));
+    CHECK(rank == 4 && perm[0] == 3 && perm[3] == 2, "parsed rank %d", rank);
+    CHECK_FAILS(fdx_perm_parse("3,,1", &rank, perm), FDX_ERR_INVALID);
+    CHECK_FAILS(fdx_perm_parse("0,1,", &rank, perm), FDX_ERR_INVALID);
+    CHECK_FAILS(fdx_perm_parse("0,1,2,3,4,5,6", &rank, perm), FDX_ERR_INVALID);
+    fdx_diag d;
+    CHECK_OK(fdx_diag_parse("main", &d));
+    CHECK(d == FDX_DIAG_MAIN, "main parsed");
+    CHECK_FAILS(fdx_diag_parse("sideways", &d), FDX_ERR_INVALID);
+}
+
+/* Enumerating lines d = 0, 1, ... and x ascending inside each gives offsets
+   0, 1, 2, ...: the closed form must agree for Rx = Ry, Rx < Ry, Rx > Ry. */
+static void test_diag_index(void)
+{
+    static const int64_t ext[] = {1, 2, 3, 5, 8, 13};
+    for (int u = 0; u < 6; u++)
+        for (int v = 0; v < 6; v++) {
+            int64_t rx = ext[u], ry = ext[v], shape[2] = {rx, ry}, want = 0;
+            for (int main_ = 0; main_ < 2; main_++) {
+                fdx_layout l;
+                fdx_layout_make(2, NULL, main_ ? FDX_DIAG_MAIN : FDX_DIAG_ANTI, &l);
+                int bad = 0;
+                want = 0;
+                for (int64_t d = 0; d < rx + ry - 1; d++)
+                    for (int64_t x = 0; x < rx; x++) {
+                        int64_t y = d - x;
+                        if (y < 0 || y >= ry) continue;
+                        int64_t idx[2] = {x, main_ ? ry - 1 - y : y};
+                        bad += fdx_layout_offset(&l, shape, idx) != want++;
+                    }
+                CHECK(bad == 0 && want == rx * ry, "%s diagonal %lldx%lld: %d offsets wrong", main_ ? "main" : "anti",
+                      (long long)rx, (long long)ry, bad);
+            }
+        }
+}
+
+/* The emitted expression, compiled by the CPU JIT, gives fdx_layout_offset. */
+static void test_emit(fdx_ctx *ctx)
+{
+    const int64_t shape[3] = {5, 3, 4};
+    int perm[3] = {1, 0, 2};
+    fdx_layout l;
+    fdx_layout_make(3, perm, FDX_DIAG_MAIN, &l);
+    const char *names[3] = {"i", "j", "k"};
+    char expr[512], src[4096];
+    CHECK_OK(fdx_layout_emit_index(&l, shape, names, expr, sizeof expr));
+    char tiny[8];
+    CHECK_FAILS(fdx_layout_emit_index(&l, shape, names, tiny, sizeof tiny), FDX_ERR_INVALID);
+    snprintf(src, sizeof src,
+             "%s\nvoid offsets(void **args) {\n  long long *o = *(long long **)args[0];\n"
+             "  for (int k = 0; k < 4; k++) for (int j = 0; j < 3; j++) for (int i = 0; i < 5; i++)\n"
+             "    o[i + 5 * (j + 3 * k)] = %s;\n}\n",
+             fdx_layout_emit_helpers(), expr);
+    const fdx_backend *be = fdx_ctx_ops(ctx);
+    fdx_kernel *k = NULL;
+    CHECK_OK(be->jit_load(fdx_ctx_device(ctx), src, "offsets", "layout index test", &k));
+    if (!k) return;
+    long long o[60], *op = o;
+    void *args[] = {&op};
+    fdx_launch_dims dims = {{1, 1, 1}, {1, 1, 1}, 0};
+    CHECK_OK(be->launch(k, &dims, args, NULL));
+    int bad = 0;
+    for (int64_t q = 0; q < 60; q++) {
+        int64_t c[3];
+        lt_coords(q, 3, shape, c);
+        bad += o[q] != fdx_layout_offset(&l, shape, c);
+    }
+    CHECK(bad == 0, "emitted index differs at %d points: %s", bad, expr);
+    be->kernel_release(k);
+}
+
+static void test_permutations(fdx_ctx *ctx, uint64_t seed)
+{
+    for (int rank = 1; rank <= FDX_MAX_RANK; rank++)
+        for (int e = 0; e < 5; e++)
+            for (int rep = 0; rep < 4; rep++) {
+                int64_t shape[FDX_MAX_RANK];
+                int perm[FDX_MAX_RANK];
+                lt_shape(rank, shape, 60000, &seed);
+                lt_perm(rank, perm, &seed);
+                free(lt_permute_case(ctx, lt_elems[e], rank, shape, perm, seed++));
+            }
+    /* the five benchmark shapes, small */
+    const int64_t aos[4] = {5, 9, 10, 11}, cube[3] = {33, 34, 35}, mat[2] = {129, 65};
+    const int p_aos[4] = {1, 2, 3, 0}, p_rev[3] = {2, 1, 0}, p_fast[3] = {1, 0, 2}, p_slow[3] = {0, 2, 1}, p_t[2] = {1, 0};
+    for (int e = 0; e < 5; e++) {
+        free(lt_permute_case(ctx, lt_elems[e], 4, aos, p_aos, seed++));
+        free(lt_permute_case(ctx, lt_elems[e], 3, cube, p_rev, seed++));
+        free(lt_permute_case(ctx, lt_elems[e], 3, cube, p_fast, seed++));
+        free(lt_permute_case(ctx, lt_elems[e], 3, cube, p_slow, seed++));
+        free(lt_permute_case(ctx, lt_elems[e], 2, mat, p_t, seed++));
+    }
+}
+
+static void test_layouts(fdx_ctx *ctx, uint64_t seed)
+{
+    for (int rank = 2; rank <= FDX_MAX_RANK; rank++)
+        for (int e = 0; e < 5; e++)
+            for (int rep = 0; rep < 4; rep++) {
+                int64_t shape[FDX_MAX_RANK];
+                int perm[FDX_MAX_RANK];
+                lt_shape(rank, shape, 40000, &seed);
+                lt_perm(rank, perm, &seed);
+                fdx_layout l;
+                fdx_layout_make(rank, perm, (fdx_diag)(rep % 3), &l);
+                free(lt_layout_case(ctx, lt_elems[e], rank, shape, &l, seed++));
+            }
+    /* Rx = Ry, Rx < Ry, Rx > Ry, both diagonals, sizes around the GPU tiles */
+    static const int64_t planes[][3] = {{64, 64, 2}, {37, 131, 3}, {131, 37, 3}, {1, 7, 2}, {7, 1, 2}, {200, 65, 1}};
+    for (size_t s = 0; s < sizeof planes / sizeof planes[0]; s++)
+        for (int d = 1; d <= 2; d++) {
+            fdx_layout l;
+            fdx_layout_make(3, NULL, (fdx_diag)d, &l);
+            free(lt_layout_case(ctx, 8, 3, planes[s], &l, seed++));
+        }
+}
+
+/* Diagonal to diagonal conversions, through every planner path. */
+static void test_conversions(fdx_ctx *ctx, uint64_t seed)
+{
+    const int64_t shape[4] = {13, 7, 5, 3};
+    static const int perms[][4] = {{0, 1, 2, 3}, {0, 1, 3, 2}, {1, 0, 2, 3}, {3, 2, 1, 0}};
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            for (int da = 0; da < 3; da++)
+                for (int db = 0; db < 3; db++) {
+                    fdx_layout la, lb;
+                    fdx_layout_make(4, perms[a], (fdx_diag)da, &la);
+                    fdx_layout_make(4, perms[b], (fdx_diag)db, &lb);
+                    size_t bytes = 13 * 7 * 5 * 3 * 4;
+                    unsigned char *in = malloc(bytes), *x = malloc(bytes), *y = malloc(bytes), *r = malloc(bytes);
+                    lt_fill(in, bytes, &seed);
+                    lt_ref_layout(x, in, &la, 4, 4, shape, 1365);
+                    lt_ref_layout(r, in, &lb, 4, 4, shape, 1365);
+                    memset(y, 0xFF, bytes);
+                    CHECK_OK(fdx_layout_convert(ctx, y, &lb, x, &la, 4, 4, shape, NULL));
+                    CHECK(memcmp(y, r, bytes) == 0, "convert perm %d diag %d -> perm %d diag %d wrong", a, da, b, db);
+                    free(in), free(x), free(y), free(r);
+                }
+}
+
+static void test_inplace(fdx_ctx *ctx, uint64_t seed)
+{
+    const int64_t sq[3] = {67, 67, 3}, rect[2] = {6, 4};
+    const int swap[3] = {1, 0, 2};
+    for (int e = 0; e < 5; e++) {
+        size_t elem = lt_elems[e], bytes = 67 * 67 * 3 * elem;
+        unsigned char *in = malloc(bytes), *buf = malloc(bytes), *ref = malloc(bytes);
+        lt_fill(in, bytes, &seed);
+        memcpy(buf, in, bytes);
+        fdx_layout l;
+        fdx_layout_make(3, swap, FDX_DIAG_NONE, &l);
+        lt_ref_layout(ref, in, &l, elem, 3, sq, 67 * 67 * 3);
+        CHECK_OK(fdx_permute(ctx, buf, buf, elem, 3, sq, swap, NULL));
+        CHECK(memcmp(buf, ref, bytes) == 0, "in-place square transpose elem %zu wrong", elem);
+        CHECK_FAILS(fdx_permute(ctx, buf, buf, elem, 2, rect, swap, NULL), FDX_ERR_INVALID);
+        CHECK(memcmp(buf, ref, bytes) == 0, "failed in-place call changed the buffer");
+        free(in), free(buf), free(ref);
+    }
+}
+
+static void test_boxes(fdx_ctx *ctx, uint64_t seed)
+{
+    const int64_t shape[3] = {19, 23, 6}, lo[3] = {3, 0, 2}, box[3] = {11, 23, 1};
+    static const int perms[][3] = {{0, 1, 2}, {2, 0, 1}, {1, 2, 0}};
+    for (int p = 0; p < 3; p++)
+        for (int d = 0; d < 3; d++) {
+            fdx_layout l;
+            fdx_layout_make(3, perms[p], (fdx_diag)d, &l);
+            size_t n = 19 * 23 * 6, nb = 11 * 23;
+            double *in = malloc(n * 8), *arr = malloc(n * 8), *plain = malloc(nb * 8), *put = malloc(nb * 8);
+            lt_fill((unsigned char *)in, n * 8, &seed);
+            lt_fill((unsigned char *)put, nb * 8, &seed);
+            lt_ref_layout((unsigned char *)arr, (unsigned char *)in, &l, 8, 3, shape, (int64_t)n);
+            memset(plain, 0xFF, nb * 8);
+            CHECK_OK(fdx_layout_box_get(ctx, plain, arr, &l, 8, 3, shape, lo, box, NULL));
+            int bad = 0;
+            for (int64_t q = 0; q < (int64_t)nb; q++) {
+                int64_t c[3];
+                lt_coords(q, 3, box, c);
+                int64_t g = (lo[0] + c[0]) + 19 * ((lo[1] + c[1]) + 23 * (lo[2] + c[2]));
+                bad += memcmp(&plain[q], &in[g], 8) != 0;
+            }
+            CHECK(bad == 0, "box get perm %d diag %d: %d wrong", p, d, bad);
+            CHECK_OK(fdx_layout_box_put(ctx, arr, put, &l, 8, 3, shape, lo, box, NULL));
+            bad = 0;
+            for (int64_t q = 0; q < (int64_t)n; q++) {
+                int64_t c[3];
+                lt_coords(q, 3, shape, c);
+                int inside = c[0] >= lo[0] && c[0] < lo[0] + box[0] && c[2] >= lo[2] && c[2] < lo[2] + box[2];
+                int64_t bq = (c[0] - lo[0]) + box[0] * (c[1] + box[1] * (c[2] - lo[2]));
+                const double *want = inside ? &put[bq] : &in[q];
+                bad += memcmp(&arr[fdx_layout_offset(&l, shape, c)], want, 8) != 0;
+            }
+            CHECK(bad == 0, "box put perm %d diag %d: %d wrong", p, d, bad);
+            int64_t far[3] = {9, 0, 2};
+            CHECK_FAILS(fdx_layout_box_get(ctx, plain, arr, &l, 8, 3, shape, far, box, NULL), FDX_ERR_INVALID);
+            free(in), free(arr), free(plain), free(put);
+        }
+}
+
+static void test_array(fdx_ctx *ctx, uint64_t seed)
+{
+    const int64_t shape[4] = {5, 12, 7, 3};
+    fdx_array *a = NULL;
+    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, 4, shape, FDX_ON_HOST | FDX_ON_DEVICE, &a));
+    if (!a) return;
+    size_t bytes = fdx_array_bytes(a);
+    unsigned char *in = malloc(bytes), *ref = malloc(bytes);
+    lt_fill(in, bytes, &seed);
+    memcpy(fdx_array_host(a), in, bytes);
+    fdx_layout l, got;
+    const int perm[4] = {3, 0, 1, 2};
+    fdx_layout_make(4, perm, FDX_DIAG_ANTI, &l);
+    CHECK_OK(fdx_array_set_layout(a, &l));
+    CHECK_OK(fdx_array_layout(a, &got));
+    CHECK(memcmp(&got, &l, sizeof l) == 0, "layout recorded");
+    lt_ref_layout(ref, in, &l, 8, 4, shape, 1260);
+    CHECK(memcmp(fdx_array_host(a), ref, bytes) == 0, "set_layout data wrong");
+    /* errors leave data and layout alone */
+    fdx_layout bad = l;
+    bad.perm[1] = 3;
+    CHECK_FAILS(fdx_array_set_layout(a, &bad), FDX_ERR_INVALID);
+    bad = l;
+    bad.perm[2] = 9;
+    CHECK_FAILS(fdx_array_set_layout(a, &bad), FDX_ERR_INVALID);
+    fdx_layout r3;
+    fdx_layout_identity(3, &r3);
+    CHECK_FAILS(fdx_array_set_layout(a, &r3), FDX_ERR_INVALID);
+    CHECK_OK(fdx_array_layout(a, &got));
+    CHECK(memcmp(&got, &l, sizeof l) == 0 && memcmp(fdx_array_host(a), ref, bytes) == 0,
+          "failed set_layout changed the array");
+    fdx_layout id;
+    fdx_layout_identity(4, &id);
+    CHECK_OK(fdx_array_set_layout(a, &id));
+    CHECK(memcmp(fdx_array_host(a), in, bytes) == 0, "set_layout round trip not bit-identical");
+    fdx_array_destroy(&a);
+    /* in place, square */
+    const int64_t sq[2] = {40, 40};
+    const int sw[2] = {1, 0};
+    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT32, 2, sq, FDX_ON_HOST, &a));
+    if (!a) goto out;
+    lt_fill(fdx_array_host(a), 6400, &seed);
+    memcpy(in, fdx_array_host(a), 6400);
+    fdx_layout_make(2, sw, FDX_DIAG_NONE, &l);
+    CHECK_OK(fdx_array_set_layout(a, &l));
+    lt_ref_layout(ref, in, &l, 4, 2, sq, 1600);
+    CHECK(memcmp(fdx_array_host(a), ref, 6400) == 0, "square set_layout wrong");
+    fdx_array_destroy(&a);
+out:
+    free(in);
+    free(ref);
+}
+
+static void test_errors(fdx_ctx *ctx)
+{
+    const int64_t shape[3] = {4, 5, 6};
+    unsigned char src[4 * 5 * 6 * 16], dst[sizeof src], keep[sizeof src];
+    memset(src, 1, sizeof src);
+    memset(dst, 0xAB, sizeof dst);
+    memcpy(keep, dst, sizeof dst);
+    const int dup[3] = {0, 0, 1}, out[3] = {0, 1, 3}, ok[3] = {2, 1, 0};
+    CHECK_FAILS(fdx_permute(ctx, dst, src, 8, 3, shape, dup, NULL), FDX_ERR_INVALID);
+    CHECK_FAILS(fdx_permute(ctx, dst, src, 8, 3, shape, out, NULL), FDX_ERR_INVALID);
+    CHECK_FAILS(fdx_permute(ctx, dst, src, 3, 3, shape, ok, NULL), FDX_ERR_INVALID);
+    CHECK(strstr(fdx_last_error(), "element size 3") != NULL, "element size named: %s", fdx_last_error());
+    CHECK_FAILS(fdx_permute(ctx, dst, src, 32, 3, shape, ok, NULL), FDX_ERR_INVALID);
+    CHECK_FAILS(fdx_permute(ctx, dst + 1, src, 8, 3, shape, ok, NULL), FDX_ERR_INVALID);
+    fdx_layout l2, l3;
+    fdx_layout_identity(2, &l2);
+    fdx_layout_identity(3, &l3);
+    CHECK_FAILS(fdx_layout_convert(ctx, dst, &l2, src, &l3, 8, 3, shape, NULL), FDX_ERR_INVALID);
+    CHECK(memcmp(dst, keep, sizeof dst) == 0, "failed calls wrote the destination");
+}
+
+int main(void)
+{
+    fdx_ctx *ctx = fdx_test_ctx("cpu");
+    CHECK(ctx != NULL, "cpu context: %s", fdx_last_error());
+    if (!ctx) return fdx_test_finish("test_layout");
+    test_descriptor();
+    test_diag_index();
+    test_emit(ctx);
+    test_permutations(ctx, 11);
+    test_layouts(ctx, 12);
+    test_conversions(ctx, 13);
+    test_inplace(ctx, 14);
+    test_boxes(ctx, 15);
+    test_array(ctx, 16);
+    test_errors(ctx);
+    fdx_ctx_destroy(&ctx);
+    return fdx_test_finish("test_layout");
+}
