@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# fdx transform and fdx bench transform: bad command lines give exit 2 and one
+# stderr line naming the problem with nothing on stdout; a small run on the
+# CPU verifies and prints a JSON record with the schema's fields.
+fdx=$(realpath "$1")
+fails=0; checks=0
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+expect_usage() {  # expect_usage WORD-IN-MESSAGE ARGS...
+  local want=$1; shift
+  checks=$((checks + 1))
+  "$fdx" "$@" >out.txt 2>err.txt; local rc=$?
+  local lines; lines=$(wc -l <err.txt)
+  if [ $rc -ne 2 ] || [ "$lines" -ne 1 ] || [ -s out.txt ] || ! grep -qi -- "$want" err.txt; then
+    echo "FAIL: fdx $* -> exit $rc, $lines stderr lines, stdout $(wc -c <out.txt) bytes:"; cat err.txt
+    fails=$((fails + 1))
+  fi
+  rm -f out.txt err.txt
+}
+
+expect_usage "required"          transform --perm 1,0
+expect_usage "twice"             transform --shape 4x5x6 --perm 0,0,1
+expect_usage "out of range"      transform --shape 4x5x6 --perm 0,1,3
+expect_usage "has 2 axes"        transform --shape 4x5x6 --perm 1,0
+expect_usage "element size\|--elem" transform --shape 4x5 --elem 3
+expect_usage "--elem"            transform --shape 4x5 --elem 32
+expect_usage "diagonal"          transform --shape 4x5 --diag sideways
+expect_usage "rank >= 2"         transform --shape 40 --diag main
+expect_usage "--shape"           transform --shape 4x0x5
+expect_usage "more than 6"       transform --shape 2x2x2x2x2x2x2
+expect_usage "expected ','"      transform --shape 4x5 --perm 1:0
+expect_usage "undiag"            transform --shape 4x5 --undiag
+expect_usage "unknown flag"      transform --shape 4x5 --frob
+expect_usage "count"             bench transform --count -1
+expect_usage "unknown flag"      bench transform --frob
+
+checks=$((checks + 1))
+if ! "$fdx" transform --backend cpu --shape 5x31x17x3 --perm 1,2,3,0 --reps 3 --json >rec.json 2>err.txt ||
+   ! grep -q '"verified": true' rec.json || ! grep -q '"ratio_to_copy"' rec.json || ! grep -q '"copy_gbps"' rec.json; then
+  echo "FAIL: small CPU transform:"; cat rec.json err.txt; fails=$((fails + 1))
+fi
+checks=$((checks + 1))
+if ! "$fdx" transform --backend cpu --shape 37x23x4 --diag anti --undiag --elem 16 --reps 3 >table.txt 2>err.txt ||
+   ! grep -q "yes" table.txt; then
+  echo "FAIL: small CPU undiag:"; cat table.txt err.txt; fails=$((fails + 1))
+fi
+rm -f rec.json err.txt table.txt
+
+left=$(ls -A | wc -l)
+checks=$((checks + 1))
+[ "$left" -eq 0 ] || { echo "FAIL: files left behind: $(ls -A)"; fails=$((fails + 1)); }
+echo "cli_transform: $((checks - fails)) passed, $fails failed"
+[ $fails -eq 0 ]

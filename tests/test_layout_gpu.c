@@ -1,0 +1,189 @@
+/* The layout engine on CUDA: every transform bit-identical to the CPU's
+   (permutations of every rank and element size, diagonal layouts in all six
+   variants, in-place square transposes, boxes, fdx_array_set_layout on device
+   and host storage) and round trips bit-identical to the input.  Small sizes:
+   this test also runs under compute-sanitizer.  Skipped without a device. */
+#include "layout_ref.h"
+
+static fdx_ctx *cpu, *gpu;
+
+static void same(unsigned char *a, unsigned char *b, size_t bytes, const char *what, int rank, size_t elem)
+{
+    CHECK(memcmp(a, b, bytes) == 0, "%s rank %d elem %zu: CUDA differs from CPU", what, rank, elem);
+    free(a);
+    free(b);
+}
+
+static size_t count_bytes(int rank, const int64_t *shape, size_t elem)
+{
+    size_t n = elem;
+    for (int a = 0; a < rank; a++) n *= (size_t)shape[a];
+    return n;
+}
+
+static void permutations(uint64_t seed)
+{
+    for (int rank = 1; rank <= FDX_MAX_RANK; rank++)
+        for (int e = 0; e < 5; e++)
+            for (int rep = 0; rep < 2; rep++) {
+                int64_t shape[FDX_MAX_RANK];
+                int perm[FDX_MAX_RANK];
+                lt_shape(rank, shape, 20000, &seed);
+                lt_perm(rank, perm, &seed);
+                size_t b = count_bytes(rank, shape, lt_elems[e]);
+                same(lt_permute_case(cpu, lt_elems[e], rank, shape, perm, seed),
+                     lt_permute_case(gpu, lt_elems[e], rank, shape, perm, seed), b, "permute", rank, lt_elems[e]);
+                seed++;
+            }
+    const int64_t aos[4] = {5, 9, 10, 11}, soa[4] = {9, 10, 11, 5}, cube[3] = {33, 70, 35}, mat[2] = {129, 65};
+    const int p_aos[4] = {1, 2, 3, 0}, p_soa[4] = {3, 0, 1, 2}, p_rev[3] = {2, 1, 0}, p_fast[3] = {1, 0, 2},
+              p_slow[3] = {0, 2, 1}, p_t[2] = {1, 0}, p_keep[4] = {0, 3, 2, 1};
+    for (int e = 0; e < 5; e++) {
+        size_t el = lt_elems[e];
+        same(lt_permute_case(cpu, el, 4, aos, p_aos, seed), lt_permute_case(gpu, el, 4, aos, p_aos, seed),
+             count_bytes(4, aos, el), "aos-to-soa", 4, el);
+        same(lt_permute_case(cpu, el, 4, soa, p_soa, seed), lt_permute_case(gpu, el, 4, soa, p_soa, seed),
+             count_bytes(4, soa, el), "soa-to-aos", 4, el);
+        same(lt_permute_case(cpu, el, 4, aos, p_keep, seed), lt_permute_case(gpu, el, 4, aos, p_keep, seed),
+             count_bytes(4, aos, el), "short kept rows", 4, el);
+        same(lt_permute_case(cpu, el, 3, cube, p_rev, seed), lt_permute_case(gpu, el, 3, cube, p_rev, seed),
+             count_bytes(3, cube, el), "3d-reverse", 3, el);
+        same(lt_permute_case(cpu, el, 3, cube, p_fast, seed), lt_permute_case(gpu, el, 3, cube, p_fast, seed),
+             count_bytes(3, cube, el), "swap-fastest", 3, el);
+        same(lt_permute_case(cpu, el, 3, cube, p_slow, seed), lt_permute_case(gpu, el, 3, cube, p_slow, seed),
+             count_bytes(3, cube, el), "swap-slowest", 3, el);
+        same(lt_permute_case(cpu, el, 2, mat, p_t, seed), lt_permute_case(gpu, el, 2, mat, p_t, seed),
+             count_bytes(2, mat, el), "2d-transpose", 2, el);
+        seed++;
+    }
+}
+
+static void layouts(uint64_t seed)
+{
+    for (int rank = 2; rank <= 5; rank++)
+        for (int e = 0; e < 5; e++)
+            for (int rep = 0; rep < 3; rep++) {
+                int64_t shape[FDX_MAX_RANK];
+                int perm[FDX_MAX_RANK];
+                lt_shape(rank, shape, 20000, &seed);
+                lt_perm(rank, perm, &seed);
+                fdx_layout l;
+                fdx_layout_make(rank, perm, (fdx_diag)rep, &l);
+                same(lt_layout_case(cpu, lt_elems[e], rank, shape, &l, seed),
+                     lt_layout_case(gpu, lt_elems[e], rank, shape, &l, seed), count_bytes(rank, shape, lt_elems[e]),
+                     "layout", rank, lt_elems[e]);
+                seed++;
+            }
+    /* six variants: main/anti x (Rx = Ry, Rx < Ry, Rx > Ry), around the tile sizes */
+    static const int64_t planes[][3] = {{64, 64, 2}, {37, 131, 1}, {131, 37, 2}, {1, 7, 2}, {7, 1, 2}, {65, 33, 1}};
+    for (size_t s = 0; s < sizeof planes / sizeof planes[0]; s++)
+        for (int d = 1; d <= 2; d++)
+            for (int e = 0; e < 5; e += 2) {
+                fdx_layout l;
+                fdx_layout_make(3, NULL, (fdx_diag)d, &l);
+                same(lt_layout_case(cpu, lt_elems[e], 3, planes[s], &l, seed),
+                     lt_layout_case(gpu, lt_elems[e], 3, planes[s], &l, seed), count_bytes(3, planes[s], lt_elems[e]),
+                     "diagonal", 3, lt_elems[e]);
+                seed++;
+            }
+}
+
+static void inplace(uint64_t seed)
+{
+    const int64_t sq[3] = {67, 67, 2};
+    const int swap[3] = {1, 0, 2};
+    for (int e = 0; e < 5; e++) {
+        size_t bytes = count_bytes(3, sq, lt_elems[e]);
+        unsigned char *in = malloc(bytes), *c = malloc(bytes), *g = malloc(bytes);
+        lt_fill(in, bytes, &seed);
+        memcpy(c, in, bytes);
+        CHECK_OK(fdx_permute(cpu, c, c, lt_elems[e], 3, sq, swap, NULL));
+        void *d = lt_alloc(gpu, bytes);
+        lt_put(gpu, d, in, bytes);
+        CHECK_OK(fdx_permute(gpu, d, d, lt_elems[e], 3, sq, swap, NULL));
+        lt_get(gpu, g, d, bytes);
+        CHECK(memcmp(c, g, bytes) == 0, "in-place square elem %zu: CUDA differs from CPU", lt_elems[e]);
+        fdx_ctx_ops(gpu)->free(d);
+        free(in), free(c), free(g);
+    }
+}
+
+static void boxes(uint64_t seed)
+{
+    const int64_t shape[3] = {19, 23, 6}, lo[3] = {3, 5, 2}, box[3] = {11, 1, 3};
+    const int perm[3] = {1, 0, 2};
+    for (int d = 0; d < 3; d++) {
+        fdx_layout l;
+        fdx_layout_make(3, perm, (fdx_diag)d, &l);
+        size_t n = 19 * 23 * 6 * 8, nb = 11 * 3 * 8;
+        unsigned char *arr = malloc(n), *pc = malloc(nb), *pg = malloc(nb), *put = malloc(nb), *ac = malloc(n),
+                      *ag = malloc(n);
+        lt_fill(arr, n, &seed);
+        lt_fill(put, nb, &seed);
+        void *da = lt_alloc(gpu, n), *dp = lt_alloc(gpu, nb);
+        lt_put(gpu, da, arr, n);
+        lt_poison(gpu, dp, nb);
+        CHECK_OK(fdx_layout_box_get(cpu, pc, arr, &l, 8, 3, shape, lo, box, NULL));
+        CHECK_OK(fdx_layout_box_get(gpu, dp, da, &l, 8, 3, shape, lo, box, NULL));
+        lt_get(gpu, pg, dp, nb);
+        CHECK(memcmp(pc, pg, nb) == 0, "box get diag %d: CUDA differs from CPU", d);
+        memcpy(ac, arr, n);
+        lt_put(gpu, dp, put, nb);
+        CHECK_OK(fdx_layout_box_put(cpu, ac, put, &l, 8, 3, shape, lo, box, NULL));
+        CHECK_OK(fdx_layout_box_put(gpu, da, dp, &l, 8, 3, shape, lo, box, NULL));
+        lt_get(gpu, ag, da, n);
+        CHECK(memcmp(ac, ag, n) == 0, "box put diag %d: CUDA differs from CPU", d);
+        fdx_ctx_ops(gpu)->free(da);
+        fdx_ctx_ops(gpu)->free(dp);
+        free(arr), free(pc), free(pg), free(put), free(ac), free(ag);
+    }
+}
+
+static void arrays(uint64_t seed)
+{
+    const int64_t shape[4] = {5, 12, 7, 3};
+    const int perm[4] = {3, 0, 1, 2};
+    fdx_array *a = NULL;
+    CHECK_OK(fdx_array_create(gpu, FDX_FLOAT64, 4, shape, FDX_ON_HOST | FDX_ON_DEVICE, &a));
+    if (!a) return;
+    size_t bytes = fdx_array_bytes(a);
+    unsigned char *in = malloc(bytes), *ref = malloc(bytes);
+    lt_fill(in, bytes, &seed);
+    memcpy(fdx_array_host(a), in, bytes);
+    CHECK_OK(fdx_array_to_device(a));
+    fdx_layout l, r3;
+    fdx_layout_make(4, perm, FDX_DIAG_MAIN, &l);
+    lt_ref_layout(ref, in, &l, 8, 4, shape, 1260);
+    fdx_layout_identity(3, &r3);
+    CHECK_FAILS(fdx_array_set_layout(a, &r3), FDX_ERR_INVALID);
+    CHECK_OK(fdx_array_set_layout(a, &l));
+    CHECK(memcmp(fdx_array_host(a), ref, bytes) == 0, "host storage converted");
+    memset(fdx_array_host(a), 0xFF, bytes);
+    CHECK_OK(fdx_array_to_host(a));
+    CHECK(memcmp(fdx_array_host(a), ref, bytes) == 0, "device storage converted");
+    fdx_layout id;
+    fdx_layout_identity(4, &id);
+    CHECK_OK(fdx_array_set_layout(a, &id));
+    CHECK_OK(fdx_array_to_host(a));
+    CHECK(memcmp(fdx_array_host(a), in, bytes) == 0, "device round trip bit-identical");
+    fdx_array_destroy(&a);
+    free(in), free(ref);
+}
+
+int main(void)
+{
+    if (fdx_cuda_device_count() == 0) return fdx_test_skip("test_layout_gpu", "no CUDA device");
+    cpu = fdx_test_ctx("cpu");
+    gpu = fdx_test_ctx("cuda");
+    CHECK(cpu && gpu, "contexts: %s", fdx_last_error());
+    if (cpu && gpu) {
+        permutations(21);
+        layouts(22);
+        inplace(23);
+        boxes(24);
+        arrays(25);
+    }
+    fdx_ctx_destroy(&cpu);
+    fdx_ctx_destroy(&gpu);
+    return fdx_test_finish("test_layout_gpu");
+}

@@ -1,0 +1,148 @@
+/* fdx bench transform: the layout engine's suite: five named permutations of
+   float64 arrays >= 1 GiB, diagonalization both ways for Rx = Ry, Rx < Ry and
+   Rx > Ry, and a seeded random suite of ranks 2..5 (extents with 1s and
+   primes, arrays of about --mib MiB); every record carries the copy bandwidth
+   measured in this process. */
+#include "transform_case.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *CMD = "bench transform";
+
+static uint64_t next(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1DULL;
+}
+
+/* A random rank-2..5 case of about `bytes`: all extents but one from a list
+   with 1s and primes, the remaining one (random position) sized to fit, then
+   a random permutation that is not the identity. */
+static fdx_status random_case(transform_case *c, int i, size_t elem, size_t bytes, uint64_t *s)
+{
+    static const int64_t pick[] = {1, 2, 3, 5, 7, 11, 13, 17, 31, 37, 64, 97, 101, 127, 128, 251, 256, 509, 512};
+    int rank = 2 + (int)(next(s) % 4), big = (int)(next(s) % (uint64_t)rank), perm[FDX_MAX_RANK];
+    int64_t shape[FDX_MAX_RANK], rest = 1;
+    for (int a = 0; a < rank; a++) {
+        shape[a] = a == big ? 1 : pick[next(s) % (sizeof pick / sizeof pick[0])];
+        rest *= shape[a];
+    }
+    int64_t want = (int64_t)(bytes / elem) / rest;
+    shape[big] = want < 1 ? 1 : want | 1; /* odd: never a power of two */
+    int id;
+    do {
+        id = 1;
+        for (int a = 0; a < rank; a++) perm[a] = a;
+        for (int a = rank - 1; a > 0; a--) {
+            int b = (int)(next(s) % (uint64_t)(a + 1)), t = perm[a];
+            perm[a] = perm[b], perm[b] = t;
+        }
+        for (int a = 0; a < rank; a++) id &= perm[a] == a;
+    } while (id);
+    char name[32];
+    snprintf(name, sizeof name, "random-%02d", i);
+    return transform_case_make(c, name, elem, rank, shape, perm, FDX_DIAG_NONE, 0);
+}
+
+static int wanted(const char *only, const char *name)
+{
+    if (!only) return 1;
+    size_t n = strlen(only);
+    return strncmp(only, name, n) == 0; /* a prefix: "random" selects the suite */
+}
+
+int bench_transform(int argc, char **argv)
+{
+    const char *json = NULL, *reps_s = "20", *seed_s = "1", *count_s = "20", *mib_s = "512", *only = NULL,
+               *elem_s = "8";
+    const cli_flag flags[] = {
+        {"reps", "N", "timed repetitions per case, median reported [20]", &reps_s},
+        {"seed", "N", "seed of the random suite [1]", &seed_s},
+        {"count", "N", "cases in the random suite [20]", &count_s},
+        {"mib", "N", "size of each random case in MiB [512]", &mib_s},
+        {"elem", "BYTES", "element size of the random suite: 1, 2, 4, 8, 16 [8]", &elem_s},
+        {"only", "PREFIX", "run only the cases whose name starts with PREFIX", &only},
+        {"json", NULL, "one JSON record per case (JSON Lines)", &json},
+        {NULL, NULL, NULL, NULL},
+    };
+    fdx_options *opts = NULL;
+    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
+    int rc = cli_parse(argc, argv, CMD, "[--reps N] [--seed N] [--count N] [--mib N] [--elem B] [--only PREFIX] [--json]",
+                       flags, opts);
+    fdx_ctx *ctx = NULL, *cpu = NULL;
+    if (rc >= 0) goto done;
+    long reps, seed, count, mib, elem;
+    fdx_status st;
+    if ((st = cli_parse_int("--reps", reps_s, 1, 100000, &reps)) != FDX_OK ||
+        (st = cli_parse_int("--seed", seed_s, 0, 1L << 30, &seed)) != FDX_OK ||
+        (st = cli_parse_int("--count", count_s, 0, 1000, &count)) != FDX_OK ||
+        (st = cli_parse_int("--mib", mib_s, 1, 1 << 16, &mib)) != FDX_OK ||
+        (st = cli_parse_int("--elem", elem_s, 1, 16, &elem)) != FDX_OK) {
+        rc = cli_usage_error(CMD, "%s", fdx_last_error());
+        goto done;
+    }
+    /* every case, named and random, built (and checked) before anything runs */
+    enum { MAXC = 1040 };
+    static transform_case cases[MAXC];
+    int n = 0;
+    const int64_t aos[4] = {5, 304, 304, 304}, cube[3] = {512, 512, 512}, mat[2] = {16384, 8192};
+    const int p_aos[4] = {1, 2, 3, 0}, p_rev[3] = {2, 1, 0}, p_fast[3] = {1, 0, 2}, p_slow[3] = {0, 2, 1},
+              p_t[2] = {1, 0};
+    transform_case_make(&cases[n++], "aos-to-soa", 8, 4, aos, p_aos, FDX_DIAG_NONE, 0);
+    transform_case_make(&cases[n++], "3d-reverse", 8, 3, cube, p_rev, FDX_DIAG_NONE, 0);
+    transform_case_make(&cases[n++], "swap-fastest", 8, 3, cube, p_fast, FDX_DIAG_NONE, 0);
+    transform_case_make(&cases[n++], "swap-slowest", 8, 3, cube, p_slow, FDX_DIAG_NONE, 0);
+    transform_case_make(&cases[n++], "2d-transpose", 8, 2, mat, p_t, FDX_DIAG_NONE, 0);
+    static const int64_t planes[3][3] = {{512, 512, 512}, {256, 1024, 512}, {1024, 256, 512}};
+    static const char *aspect[3] = {"eq", "lt", "gt"}; /* Rx = Ry, Rx < Ry, Rx > Ry */
+    for (int undiag = 0; undiag < 2; undiag++)
+        for (int d = FDX_DIAG_MAIN; d <= FDX_DIAG_ANTI; d++)
+            for (int a = 0; a < 3; a++) {
+                char name[40];
+                snprintf(name, sizeof name, "%s-%s-%s", undiag ? "undiag" : "diag", fdx_diag_name((fdx_diag)d), aspect[a]);
+                transform_case_make(&cases[n++], name, 8, 3, planes[a], NULL, (fdx_diag)d, undiag);
+            }
+    uint64_t s = 0x9E3779B97F4A7C15ULL ^ (uint64_t)seed;
+    for (int i = 0; i < count; i++)
+        if ((st = random_case(&cases[n++], i, (size_t)elem, (size_t)mib << 20, &s)) != FDX_OK) {
+            rc = cli_usage_error(CMD, "%s", fdx_last_error());
+            goto done;
+        }
+    if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK || (st = transform_cpu_ctx(&cpu)) != FDX_OK) {
+        rc = cli_fail(CMD, st);
+        goto done;
+    }
+    double copy_gbps;
+    if ((st = fdx_copy_bandwidth(ctx, (size_t)1 << 30, 20, NULL, &copy_gbps)) != FDX_OK) {
+        rc = cli_fail(CMD, st);
+        goto done;
+    }
+    if (!json) {
+        printf("fdx bench transform on %s (%s): copy %.1f GB/s\n", fdx_ctx_device_name(ctx),
+               fdx_backend_kind_name(fdx_ctx_backend(ctx)), copy_gbps);
+        transform_table_header();
+    }
+    rc = CLI_OK;
+    for (int i = 0; i < n; i++) {
+        if (!wanted(only, cases[i].name)) continue;
+        int verified;
+        if (transform_case_bytes(&cases[i]) > fdx_ctx_memory(ctx) / 3) continue; /* the CPU: smaller machine */
+        if ((st = transform_case_run(ctx, cpu, &cases[i], (int)reps, copy_gbps, json != NULL, &verified)) != FDX_OK) {
+            rc = cli_fail(CMD, st);
+            goto done;
+        }
+        fflush(stdout);
+        if (!verified) {
+            fprintf(stderr, "fdx bench transform: error: case %s failed verification\n", cases[i].name);
+            rc = CLI_VERIFY_FAILED;
+        }
+    }
+done:
+    fdx_ctx_destroy(&ctx);
+    fdx_ctx_destroy(&cpu);
+    fdx_options_destroy(&opts);
+    return rc;
+}

@@ -1,0 +1,321 @@
+/* fdx transform: one layout transform (a permutation of the axes, optionally
+   into or out of a diagonal arrangement), verified and timed against the
+   device copy bandwidth; also the case runner that `fdx bench transform` uses. */
+#include "backends/fdx_backend.h"
+#include "core/fdx_json.h"
+#include "transform_case.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *CMD = "transform";
+
+fdx_status transform_case_make(transform_case *c, const char *name, size_t elem, int rank, const int64_t *shape,
+                               const int *perm, fdx_diag diag, int undiag)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    FDX_CHECK(elem == 1 || elem == 2 || elem == 4 || elem == 8 || elem == 16, FDX_ERR_INVALID,
+              "--elem %zu is not 1, 2, 4, 8 or 16", elem);
+    FDX_TRY(fdx_shape_check(rank, shape, 1, elem));
+    c->elem = elem;
+    c->rank = rank;
+    memcpy(c->shape, shape, sizeof(int64_t) * (size_t)rank);
+    fdx_layout l, id;
+    FDX_TRY(fdx_layout_make(rank, perm, diag, &l));
+    FDX_TRY(fdx_layout_identity(rank, &id));
+    c->from = undiag ? l : id;
+    c->to = undiag ? id : l;
+    return FDX_OK;
+}
+
+size_t transform_case_bytes(const transform_case *c)
+{
+    size_t n = c->elem;
+    for (int a = 0; a < c->rank; a++) n *= (size_t)c->shape[a];
+    return n;
+}
+
+fdx_status transform_cpu_ctx(fdx_ctx **out)
+{
+    fdx_options *o = NULL;
+    FDX_TRY(fdx_options_create(&o));
+    fdx_status st = fdx_options_set(o, "backend", "cpu");
+    if (st == FDX_OK) st = fdx_ctx_create(o, out);
+    fdx_options_destroy(&o);
+    return st;
+}
+
+typedef struct timed {
+    fdx_ctx *ctx;
+    void *dst;
+    const void *src;
+    const transform_case *c;
+} timed;
+
+static fdx_status convert_once(void *arg, void *stream)
+{
+    timed *t = arg;
+    return fdx_layout_convert(t->ctx, t->dst, &t->c->to, t->src, &t->c->from, t->c->elem, t->c->rank, t->c->shape,
+                              stream);
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+}
+
+/* Random bytes, in parallel, reproducible: word i is mix(seed + i). */
+static void fill_random(unsigned char *p, size_t bytes, uint64_t seed)
+{
+    int64_t words = (int64_t)(bytes / 8);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < words; i++) {
+        uint64_t v = mix(seed + (uint64_t)i);
+        memcpy(p + (size_t)i * 8, &v, 8);
+    }
+    for (size_t i = (size_t)words * 8; i < bytes; i++) p[i] = (unsigned char)mix(seed ^ i);
+}
+
+static int64_t count_diff(const unsigned char *a, const unsigned char *b, size_t bytes, size_t elem)
+{
+    int64_t bad = 0, n = (int64_t)(bytes / elem);
+#pragma omp parallel for reduction(+ : bad)
+    for (int64_t i = 0; i < n; i++) bad += memcmp(a + (size_t)i * elem, b + (size_t)i * elem, elem) != 0;
+    return bad;
+}
+
+/* Independent of every kernel: sampled points through the index function. */
+static int64_t sample_check(const unsigned char *out, const unsigned char *plain, const transform_case *c)
+{
+    int64_t count = (int64_t)(transform_case_bytes(c) / c->elem), bad = 0;
+    for (int s = 0; s < 100000; s++) {
+        int64_t q = (int64_t)(mix(0x5eed + (uint64_t)s) % (uint64_t)count), r = q, idx[FDX_MAX_RANK];
+        for (int a = 0; a < c->rank; a++) idx[a] = r % c->shape[a], r /= c->shape[a];
+        int64_t o = fdx_layout_offset(&c->to, c->shape, idx);
+        bad += memcmp(out + (size_t)o * c->elem, plain + (size_t)q * c->elem, c->elem) != 0;
+    }
+    return bad;
+}
+
+static const char *kind_of(const transform_case *c)
+{
+    if (c->from.diag != FDX_DIAG_NONE) return c->to.diag != FDX_DIAG_NONE ? "diag-diag" : "undiag";
+    if (c->to.diag != FDX_DIAG_NONE) return "diag";
+    return "permute";
+}
+
+static void fmt_shape(char *buf, size_t cap, const transform_case *c)
+{
+    int o = 0;
+    for (int a = 0; a < c->rank; a++) o += snprintf(buf + o, cap - (size_t)o, "%s%lld", a ? "x" : "", (long long)c->shape[a]);
+}
+
+static void fmt_perm(char *buf, size_t cap, const fdx_layout *l)
+{
+    int o = 0;
+    for (int a = 0; a < l->rank; a++) o += snprintf(buf + o, cap - (size_t)o, "%s%d", a ? "," : "", l->perm[a]);
+}
+
+static const char *precision_of(size_t elem)
+{
+    switch (elem) {
+    case 1: return "uint8";
+    case 2: return "uint16";
+    case 4: return "float";
+    case 8: return "double";
+    default: return "bytes16";
+    }
+}
+
+void transform_table_header(void)
+{
+    printf("%-22s %-20s %-12s %-5s %-4s %10s %9s %7s %s\n", "case", "shape", "perm", "diag", "elem", "time ms", "GB/s",
+           "ratio", "verified");
+}
+
+static void report(const transform_case *c, fdx_ctx *ctx, const fdx_time_stats *t, double copy_gbps, int verified,
+                   int64_t bad, int json, fdx_status *st)
+{
+    double bytes = (double)transform_case_bytes(c), eff = fdx_effective_gbps(bytes, bytes, t->median_ms);
+    const fdx_layout *l = c->to.diag != FDX_DIAG_NONE || c->from.diag == FDX_DIAG_NONE ? &c->to : &c->from;
+    char shape[96], perm[32];
+    fmt_shape(shape, sizeof shape, c);
+    fmt_perm(perm, sizeof perm, l);
+    if (!json) {
+        printf("%-22s %-20s %-12s %-5s %-4zu %10.4f %9.1f %7.3f %s\n", c->name, shape, perm, fdx_diag_name(l->diag),
+               c->elem, t->median_ms, eff, eff / copy_gbps, verified ? "yes" : "NO");
+        return;
+    }
+    fdx_json j;
+    fdx_json_init(&j);
+    fdx_json_begin(&j, NULL);
+    fdx_json_str(&j, "fdx_version", FDX_VERSION_STRING);
+    fdx_json_str(&j, "case", c->name);
+    fdx_json_str(&j, "backend", fdx_backend_kind_name(fdx_ctx_backend(ctx)));
+    fdx_json_str(&j, "device", fdx_ctx_device_name(ctx));
+    fdx_json_str(&j, "precision", precision_of(c->elem));
+    fdx_json_int(&j, "elem_bytes", (int64_t)c->elem);
+    fdx_json_begin_array(&j, "shape");
+    for (int a = 0; a < c->rank; a++) fdx_json_int(&j, NULL, c->shape[a]);
+    fdx_json_end_array(&j);
+    fdx_json_begin_array(&j, "perm");
+    for (int a = 0; a < c->rank; a++) fdx_json_int(&j, NULL, l->perm[a]);
+    fdx_json_end_array(&j);
+    fdx_json_str(&j, "diag", fdx_diag_name(l->diag));
+    fdx_json_str(&j, "transform", kind_of(c));
+    fdx_json_begin(&j, "time_ms");
+    fdx_json_num(&j, "median", t->median_ms);
+    fdx_json_num(&j, "min", t->min_ms);
+    fdx_json_num(&j, "max", t->max_ms);
+    fdx_json_int(&j, "reps", t->reps);
+    fdx_json_end(&j);
+    fdx_json_begin(&j, "bytes");
+    fdx_json_num(&j, "fetch", bytes);
+    fdx_json_num(&j, "write", bytes);
+    fdx_json_end(&j);
+    fdx_json_num(&j, "effective_gbps", eff);
+    fdx_json_num(&j, "copy_gbps", copy_gbps);
+    fdx_json_num(&j, "ratio_to_copy", eff / copy_gbps);
+    fdx_json_bool(&j, "verified", verified);
+    fdx_json_num(&j, "max_abs_error", verified ? 0.0 : (double)NAN);
+    fdx_json_int(&j, "mismatches", bad);
+    fdx_json_end(&j);
+    *st = fdx_json_print(&j, stdout);
+    fdx_json_free(&j);
+}
+
+fdx_status transform_case_run(fdx_ctx *ctx, fdx_ctx *cpu, const transform_case *c, int reps, double copy_gbps,
+                              int json, int *verified)
+{
+    const fdx_backend *be = fdx_ctx_ops(ctx);
+    size_t bytes = transform_case_bytes(c);
+    unsigned char *plain = NULL, *out = NULL, *ref = NULL, *hsrc = NULL;
+    void *dsrc = NULL, *ddst = NULL;
+    fdx_layout id;
+    fdx_layout_identity(c->rank, &id);
+    int from_id = fdx_layout_is_identity(&c->from);
+    fdx_status st;
+    *verified = 0;
+    plain = malloc(bytes), out = malloc(bytes), ref = malloc(bytes);
+    FDX_TRY_GOTO(st, plain && out && ref ? FDX_OK : fdx_fail(FDX_ERR_NOMEM, "no host memory for 3 x %zu bytes", bytes),
+                 done);
+    fill_random(plain, bytes, 0x1234 + bytes);
+    /* the source: plain data in layout `from`, made on the CPU */
+    if (!from_id) {
+        hsrc = malloc(bytes);
+        FDX_TRY_GOTO(st, hsrc ? FDX_OK : fdx_fail(FDX_ERR_NOMEM, "no host memory for %zu bytes", bytes), done);
+        FDX_TRY_GOTO(st, fdx_layout_convert(cpu, hsrc, &c->from, plain, &id, c->elem, c->rank, c->shape, NULL), done);
+    }
+    FDX_TRY_GOTO(st, fdx_layout_convert(cpu, ref, &c->to, plain, &id, c->elem, c->rank, c->shape, NULL), done);
+    FDX_TRY_GOTO(st, be->alloc(bytes, &dsrc), done);
+    FDX_TRY_GOTO(st, be->alloc(bytes, &ddst), done);
+    FDX_TRY_GOTO(st, be->copy(dsrc, from_id ? plain : hsrc, bytes, FDX_COPY_H2D, NULL), done);
+    FDX_TRY_GOTO(st, be->memset(ddst, 0xFF, bytes, NULL), done);
+    FDX_TRY_GOTO(st, be->stream_sync(NULL), done);
+    timed t = {ctx, ddst, dsrc, c};
+    FDX_TRY_GOTO(st, convert_once(&t, NULL), done);
+    FDX_TRY_GOTO(st, be->stream_sync(NULL), done);
+    FDX_TRY_GOTO(st, be->copy(out, ddst, bytes, FDX_COPY_D2H, NULL), done);
+    FDX_TRY_GOTO(st, be->stream_sync(NULL), done);
+    int64_t bad = count_diff(out, ref, bytes, c->elem) + sample_check(out, plain, c);
+    *verified = bad == 0;
+    fdx_time_stats ts;
+    FDX_TRY_GOTO(st, fdx_time_run(ctx, convert_once, &t, 3, reps, &ts), done);
+    report(c, ctx, &ts, copy_gbps, *verified, bad, json, &st);
+done:
+    be->free(dsrc);
+    be->free(ddst);
+    free(plain), free(out), free(ref), free(hsrc);
+    return st;
+}
+
+int cmd_transform(int argc, char **argv)
+{
+    const char *shape_s = NULL, *perm_s = NULL, *elem_s = "8", *diag_s = "none", *undiag = NULL, *reps_s = "20",
+               *json = NULL;
+    const cli_flag flags[] = {
+        {"shape", "N0xN1x...", "logical extents, first fastest, rank 1..6 (required)", &shape_s},
+        {"perm", "P0,P1,...", "stored axis order of the result, fastest first [identity]", &perm_s},
+        {"elem", "BYTES", "element size: 1, 2, 4, 8 or 16 [8]", &elem_s},
+        {"diag", "D", "diagonal arrangement of the two fastest stored axes: none, main, anti [none]", &diag_s},
+        {"undiag", NULL, "time the way back: from (perm, diag) to the plain layout", &undiag},
+        {"reps", "N", "timed repetitions, median reported [20]", &reps_s},
+        {"json", NULL, "print one JSON record instead of the table", &json},
+        {NULL, NULL, NULL, NULL},
+    };
+    fdx_options *opts = NULL;
+    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
+    int rc = cli_parse(argc, argv, CMD,
+                       "--shape N0xN1x... [--perm P0,P1,...] [--elem 1|2|4|8|16] [--diag none|main|anti] [--undiag] "
+                       "[--reps N] [--json]",
+                       flags, opts);
+    fdx_ctx *ctx = NULL, *cpu = NULL;
+    if (rc >= 0) goto done;
+    int rank = 0, prank = 0, perm[FDX_MAX_RANK];
+    int64_t shape[FDX_MAX_RANK];
+    long elem, reps;
+    fdx_diag diag;
+    transform_case c;
+    fdx_status st;
+    if (!shape_s) {
+        rc = cli_usage_error(CMD, "--shape is required");
+        goto done;
+    }
+    if ((st = cli_parse_shape(shape_s, 1, FDX_MAX_RANK, 1, &rank, shape)) != FDX_OK ||
+        (perm_s && (st = fdx_perm_parse(perm_s, &prank, perm)) != FDX_OK) ||
+        (perm_s && prank != rank &&
+         (st = fdx_fail(FDX_ERR_INVALID, "--perm has %d axes but --shape has rank %d", prank, rank)) != FDX_OK) ||
+        (st = cli_parse_int("--elem", elem_s, 1, 16, &elem)) != FDX_OK ||
+        (st = fdx_diag_parse(diag_s, &diag)) != FDX_OK || (st = cli_parse_int("--reps", reps_s, 1, 100000, &reps)) != FDX_OK ||
+        (st = transform_case_make(&c, "transform", (size_t)elem, rank, shape, perm_s ? perm : NULL, diag, undiag != NULL)) !=
+            FDX_OK) {
+        /* cli_parse_shape speaks of --size; this command's flag is --shape */
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", fdx_last_error());
+        char *p = strstr(msg, "--size");
+        if (p) memcpy(p, "--shap", 6), memmove(p + 7, p + 6, strlen(p + 6) + 1), p[6] = 'e';
+        rc = cli_usage_error(CMD, "%s", msg);
+        goto done;
+    }
+    if (undiag && diag == FDX_DIAG_NONE && !perm_s) {
+        rc = cli_usage_error(CMD, "--undiag needs --diag main|anti or --perm");
+        goto done;
+    }
+    if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK || (st = transform_cpu_ctx(&cpu)) != FDX_OK) {
+        rc = cli_fail(CMD, st);
+        goto done;
+    }
+    size_t bytes = transform_case_bytes(&c);
+    if (bytes > fdx_ctx_memory(ctx) / 3 || bytes > fdx_ctx_memory(cpu) / 6) {
+        rc = cli_usage_error(CMD, "--shape %s needs %.2f GiB per buffer, too much for %s", shape_s,
+                             (double)bytes / (1 << 30), fdx_ctx_device_name(ctx));
+        goto done;
+    }
+    double copy_gbps;
+    size_t probe = bytes < (256u << 20) ? (256u << 20) : bytes > (1u << 30) ? (1u << 30) : bytes;
+    int verified = 0;
+    if ((st = fdx_copy_bandwidth(ctx, probe, 20, NULL, &copy_gbps)) != FDX_OK) {
+        rc = cli_fail(CMD, st);
+        goto done;
+    }
+    if (!json) transform_table_header();
+    if ((st = transform_case_run(ctx, cpu, &c, (int)reps, copy_gbps, json != NULL, &verified)) != FDX_OK) {
+        rc = cli_fail(CMD, st);
+        goto done;
+    }
+    if (!json) printf("copy bandwidth %.1f GB/s (%s)\n", copy_gbps, fdx_backend_kind_name(fdx_ctx_backend(ctx)));
+    rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
+    if (!verified) fprintf(stderr, "fdx transform: error: result failed verification\n");
+done:
+    fdx_ctx_destroy(&ctx);
+    fdx_ctx_destroy(&cpu);
+    fdx_options_destroy(&opts);
+    return rc;
+}
