@@ -1,0 +1,118 @@
+/* fdx dist: arrays block-distributed over a grid of units (MPI ranks x GPUs
+   per rank, or CPU units), local blocks with shadows, split-phase shadow
+   exchange (peer copies inside a process, MPI between processes), and the
+   stencil engine's time steps run distributed, optionally overlapped. */
+#ifndef FDX_DIST_H
+#define FDX_DIST_H
+
+#include "stencil.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FDX_DIST_MAX_RANK 3
+
+/* How a global grid is split.  Unit u (0 .. units-1) of the whole job is
+   local unit u % units_per_proc of MPI rank u / units_per_proc; its grid
+   coordinates run first axis fastest.  An axis with grid[a] == 1 is not
+   split.  Remainders go one point each to the first parts. */
+typedef struct fdx_dist_desc {
+    int rank;                          /* 1, 2 or 3 */
+    int64_t shape[FDX_DIST_MAX_RANK];  /* global extents */
+    int grid[FDX_DIST_MAX_RANK];       /* units per axis; all 0: split the slowest axis */
+    int shadow[FDX_DIST_MAX_RANK];     /* shadow width per axis on each side that has a neighbour */
+    int corners;                       /* 1: exchange edge and corner shadows too */
+    int units_per_proc;                /* GPUs (or CPU units) per process, >= 1 */
+} fdx_dist_desc;
+
+typedef struct fdx_dist fdx_dist;
+
+/* Joins MPI when the process was started by mpirun (initializing it if
+   nobody has) and builds one context per local unit from opts (on CUDA, unit
+   i of a process uses device node_rank * units_per_proc + i modulo the
+   device count).  Without MPI or mpirun the job is this one process. */
+FDX_API fdx_status fdx_dist_create(const fdx_options *opts, const fdx_dist_desc *d, fdx_dist **out);
+FDX_API void fdx_dist_destroy(fdx_dist **d);
+/* Finalizes MPI if fdx_dist_create initialized it (call once at exit). */
+FDX_API void fdx_dist_finalize(void);
+
+FDX_API int fdx_dist_units(const fdx_dist *d);          /* units of the whole job */
+FDX_API int fdx_dist_local_units(const fdx_dist *d);    /* units of this process */
+FDX_API int fdx_dist_procs(const fdx_dist *d);          /* MPI ranks (1 without MPI) */
+FDX_API int fdx_dist_proc(const fdx_dist *d);           /* this process's rank */
+FDX_API fdx_ctx *fdx_dist_ctx(const fdx_dist *d, int local_unit);
+FDX_API const fdx_dist_desc *fdx_dist_get_desc(const fdx_dist *d);
+/* Global index range [lo, hi) that unit `unit` owns on each axis. */
+FDX_API void fdx_dist_owned(const fdx_dist *d, int unit, int64_t *lo, int64_t *hi);
+/* Whether MPI passes device buffers directly ("cuda-aware") or they are
+   staged through pinned host memory ("staged"), or "none" (one process). */
+FDX_API const char *fdx_dist_transport(const fdx_dist *d);
+
+/* ---- distributed arrays ---------------------------------------------------
+   Each local unit holds one fdx_array of its owned range widened by the
+   shadow width on every side that has a neighbour, in the unit's device
+   memory (host memory on the CPU). */
+typedef struct fdx_darray fdx_darray;
+
+FDX_API fdx_status fdx_darray_create(fdx_dist *d, fdx_dtype type, fdx_darray **out);
+FDX_API void fdx_darray_destroy(fdx_darray **a);
+FDX_API fdx_array *fdx_darray_local(fdx_darray *a, int local_unit);
+/* Where the local array starts in global coordinates (owned lo - shadow). */
+FDX_API void fdx_darray_local_origin(const fdx_darray *a, int local_unit, int64_t *origin);
+
+/* Fills every local array, shadows included, with f(global index) computed
+   on the host, then copies it to the device. */
+typedef double (*fdx_dist_init_fn)(const int64_t *gidx, void *arg);
+FDX_API fdx_status fdx_darray_fill(fdx_darray *a, fdx_dist_init_fn f, void *arg);
+/* Copies the owned points of this process's units into `global` (a host
+   buffer of the global shape and the array's type); points of other
+   processes are left alone.  With gather_all, every process receives the
+   whole field (MPI). */
+FDX_API fdx_status fdx_darray_gather(fdx_darray *a, void *global, int gather_all);
+
+/* Global reductions over owned points: sum, L2 norm, and a digest that is
+   bit-exact and independent of the decomposition (a sum modulo 2^64 of a
+   hash of each point's global index and bits). */
+typedef struct fdx_dist_checksum {
+    double sum, l2;
+    uint64_t digest;
+} fdx_dist_checksum;
+FDX_API fdx_status fdx_darray_checksum(fdx_darray *a, fdx_dist_checksum *out);
+
+/* ---- shadow renewal -------------------------------------------------------
+   Split phase: begin packs the faces and starts the transfers after the work
+   already queued on each unit's compute stream; end completes them and makes
+   each unit's compute stream wait for its shadows.  Nothing else may write
+   the array between begin and end.  FDX_TEST_SKIP_EXCHANGE=1 (tests only)
+   turns both into no-ops so that tests can prove they depend on them. */
+FDX_API fdx_status fdx_darray_exchange_begin(fdx_darray *a);
+FDX_API fdx_status fdx_darray_exchange_end(fdx_darray *a);
+FDX_API fdx_status fdx_darray_exchange(fdx_darray *a);
+/* The compute stream of a local unit (NULL on the CPU). */
+FDX_API void *fdx_dist_stream(const fdx_dist *d, int local_unit);
+/* Waits for all queued work of all local units. */
+FDX_API fdx_status fdx_dist_sync(fdx_dist *d);
+
+/* ---- distributed stencil steps -------------------------------------------- */
+typedef struct fdx_dstencil fdx_dstencil;
+
+/* One stencil per local unit; the shadow width of every split axis must be
+   at least the stencil's radius. */
+FDX_API fdx_status fdx_dstencil_create(fdx_dist *d, const fdx_stencil_desc *desc, fdx_dtype type,
+                                       fdx_dstencil **out);
+FDX_API void fdx_dstencil_destroy(fdx_dstencil **s);
+
+/* out = update(u, u_prev, coef) at every global point at least `radius` from
+   the global faces, then out's shadows renewed: the same result as one
+   fdx_stencil_apply on the whole grid.  overlap = 1 computes the slabs next
+   to split faces first, exchanges their shadows while the interior runs on
+   the compute stream (only when the split axes are the slowest axis;
+   otherwise it computes, then exchanges). */
+FDX_API fdx_status fdx_dstencil_step(fdx_dstencil *s, fdx_darray *out, fdx_darray *u, fdx_darray *u_prev,
+                                     fdx_darray *coef, int overlap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

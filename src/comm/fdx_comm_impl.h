@@ -1,0 +1,67 @@
+/* fdx_comm (internal): the distribution, distributed arrays and their face
+   plans as the comm modules share them. */
+#ifndef FDX_COMM_IMPL_H
+#define FDX_COMM_IMPL_H
+
+#include "arrays/fdx_array_impl.h"
+#include "backends/fdx_backend.h"
+#include "comm/fdx_comm_dev.h"
+#include "comm/fdx_comm_mpi.h"
+#include "fdx/dist.h"
+
+#define FDX_DIST_MAX_LOCAL FDX_MAX_DEVICES
+
+struct fdx_dist {
+    fdx_dist_desc desc;
+    int units, procs, proc, node_rank;
+    int nlocal;                        /* units of this process */
+    int cuda_aware;                    /* MPI takes device pointers */
+    fdx_ctx *ctx[FDX_DIST_MAX_LOCAL];
+    const fdx_backend *be;             /* all local units share one backend */
+    int ordinal[FDX_DIST_MAX_LOCAL];   /* device of each local unit */
+    void *compute[FDX_DIST_MAX_LOCAL]; /* compute stream per unit (NULL on the CPU) */
+    void *comm[FDX_DIST_MAX_LOCAL];    /* stream for packing and copies */
+};
+
+/* One face of a local block: what it sends to a neighbour and where the
+   neighbour's matching face lands.  Boxes are in local coordinates, padded
+   to rank 3 with extent 1. */
+typedef struct fdx_face {
+    int axis, side;          /* side 0: lower neighbour, 1: upper */
+    int peer;                /* global unit id of the neighbour */
+    int64_t send_lo[3], recv_lo[3], box[3];
+    size_t bytes;
+    int64_t send_off, recv_off; /* element offsets when the box is contiguous, else -1 */
+    void *send_buf, *recv_buf;  /* device packing buffers (NULL when contiguous) */
+    void *host_send, *host_recv; /* pinned staging for MPI without CUDA support */
+} fdx_face;
+
+#define FDX_MAX_FACES (2 * FDX_DIST_MAX_RANK)
+
+typedef struct fdx_unit_plan {
+    fdx_array *local;
+    int64_t origin[3];       /* global index of local (0,0,0) */
+    int64_t n3[3];           /* local extents padded to rank 3 */
+    int nfaces;
+    fdx_face faces[FDX_MAX_FACES];
+    void *ready, *packed, *done; /* events (CUDA only) */
+} fdx_unit_plan;
+
+struct fdx_darray {
+    fdx_dist *dist;
+    fdx_dtype type;
+    size_t elem;
+    fdx_unit_plan unit[FDX_DIST_MAX_LOCAL];
+    fdx_mpi_reqs *reqs;      /* outstanding MPI transfers between begin and end */
+    int in_flight;
+};
+
+/* Grid coordinates of a unit, and the unit at given coordinates. */
+FDX_HIDDEN void fdx_dist_coords(const fdx_dist *d, int unit, int *c);
+FDX_HIDDEN int fdx_dist_unit_at(const fdx_dist *d, const int *c);
+/* Shadow width of unit `unit` below (side 0) or above (side 1) on axis a. */
+FDX_HIDDEN int fdx_dist_shadow(const fdx_dist *d, int unit, int axis, int side);
+/* Makes the device of local unit i current. */
+FDX_HIDDEN fdx_status fdx_dist_use(const fdx_dist *d, int i);
+
+#endif

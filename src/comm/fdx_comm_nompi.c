@@ -1,0 +1,71 @@
+/* fdx_comm_nompi: the job is one process in a build without MPI. */
+#include "comm/fdx_comm_mpi.h"
+
+#include <stdlib.h>
+
+fdx_status fdx_mpi_join(int *procs, int *proc, int *node_rank)
+{
+    *procs = 1, *proc = 0, *node_rank = 0;
+    /* Several copies of fdx started by mpirun would each compute the whole
+       problem: say so instead. */
+    if (getenv("OMPI_COMM_WORLD_SIZE") && atoi(getenv("OMPI_COMM_WORLD_SIZE")) > 1)
+        return fdx_fail(FDX_ERR_UNSUPPORTED, "started by mpirun with %s processes, but fdx was built without MPI",
+                        getenv("OMPI_COMM_WORLD_SIZE"));
+    return FDX_OK;
+}
+
+void fdx_mpi_finalize(void) {}
+int fdx_mpi_cuda_aware(void) { return 0; }
+
+struct fdx_mpi_reqs {
+    int unused;
+};
+
+fdx_status fdx_mpi_reqs_create(int cap, fdx_mpi_reqs **out)
+{
+    (void)cap;
+    *out = calloc(1, sizeof **out);
+    FDX_CHECK(*out, FDX_ERR_NOMEM, "out of memory");
+    return FDX_OK;
+}
+
+void fdx_mpi_reqs_destroy(fdx_mpi_reqs **r)
+{
+    if (!r || !*r) return;
+    free(*r);
+    *r = NULL;
+}
+
+#define NO_MPI fdx_fail(FDX_ERR_UNSUPPORTED, "fdx was built without MPI")
+
+fdx_status fdx_mpi_isend(fdx_mpi_reqs *r, const void *buf, size_t bytes, int dest, int tag)
+{
+    (void)r, (void)buf, (void)bytes, (void)dest, (void)tag;
+    return NO_MPI;
+}
+fdx_status fdx_mpi_irecv(fdx_mpi_reqs *r, void *buf, size_t bytes, int src, int tag)
+{
+    (void)r, (void)buf, (void)bytes, (void)src, (void)tag;
+    return NO_MPI;
+}
+fdx_status fdx_mpi_waitall(fdx_mpi_reqs *r)
+{
+    (void)r;
+    return FDX_OK;
+}
+fdx_status fdx_mpi_sum_double(double *v, int n)
+{
+    (void)v, (void)n;
+    return FDX_OK;
+}
+fdx_status fdx_mpi_sum_u64(uint64_t *v, int n)
+{
+    (void)v, (void)n;
+    return FDX_OK;
+}
+fdx_status fdx_mpi_xor_bytes(void *buf, size_t bytes)
+{
+    (void)buf, (void)bytes;
+    return FDX_OK;
+}
+fdx_status fdx_mpi_barrier(void) { return FDX_OK; }

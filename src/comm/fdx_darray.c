@@ -1,0 +1,252 @@
+/* fdx_darray: distributed arrays: local blocks with shadows, their face
+   plans, filling from a function of the global index, gathering, and global
+   checksums. */
+#include "comm/fdx_comm_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t lin3(const int64_t *n, const int64_t *i) { return i[0] + n[0] * (i[1] + n[1] * i[2]); }
+
+/* A box is one contiguous run of the array when it spans the whole array on
+   every axis below its highest axis of extent > 1. */
+static int box_contiguous(const int64_t *n, const int64_t *box)
+{
+    int m = 2;
+    while (m > 0 && box[m] == 1) m--;
+    for (int b = 0; b < m; b++)
+        if (box[b] != n[b]) return 0;
+    return 1;
+}
+
+/* The faces of local unit i: for every split axis and side with a
+   neighbour, the owned slab next to that side (sent) and the shadow slab
+   (received), as wide as the shadow.  Without corners the slabs cover the
+   owned range of the other axes; with them the whole local extent, which is
+   why corner exchanges go axis after axis. */
+static fdx_status plan_faces(fdx_darray *a, int i)
+{
+    fdx_dist *d = a->dist;
+    fdx_unit_plan *p = &a->unit[i];
+    int unit = d->proc * d->nlocal + i, c[3];
+    fdx_dist_coords(d, unit, c);
+    int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1}, sl[3], sh[3];
+    fdx_dist_owned(d, unit, lo, hi);
+    for (int ax = 0; ax < 3; ax++) {
+        sl[ax] = ax < d->desc.rank ? fdx_dist_shadow(d, unit, ax, 0) : 0;
+        sh[ax] = ax < d->desc.rank ? fdx_dist_shadow(d, unit, ax, 1) : 0;
+        p->n3[ax] = hi[ax] - lo[ax] + sl[ax] + sh[ax];
+        p->origin[ax] = lo[ax] - sl[ax];
+    }
+    p->nfaces = 0;
+    for (int ax = 0; ax < d->desc.rank; ax++)
+        for (int side = 0; side < 2; side++) {
+            int w = side ? (int)sh[ax] : (int)sl[ax];
+            if (w == 0) continue;
+            fdx_face *f = &p->faces[p->nfaces++];
+            memset(f, 0, sizeof *f);
+            f->axis = ax, f->side = side;
+            int nc[3] = {c[0], c[1], c[2]};
+            nc[ax] += side ? 1 : -1;
+            f->peer = fdx_dist_unit_at(d, nc);
+            for (int b = 0; b < 3; b++) {
+                int full = d->desc.corners || b >= d->desc.rank;
+                f->box[b] = full ? p->n3[b] : hi[b] - lo[b];
+                f->send_lo[b] = f->recv_lo[b] = full ? 0 : sl[b];
+            }
+            f->box[ax] = w;
+            f->send_lo[ax] = side ? p->n3[ax] - sh[ax] - w : sl[ax];
+            f->recv_lo[ax] = side ? p->n3[ax] - w : 0;
+            f->bytes = (size_t)(f->box[0] * f->box[1] * f->box[2]) * a->elem;
+            int contig = box_contiguous(p->n3, f->box);
+            f->send_off = contig ? lin3(p->n3, f->send_lo) : -1;
+            f->recv_off = contig ? lin3(p->n3, f->recv_lo) : -1;
+            const fdx_backend *be = d->be;
+            if (!contig) {
+                FDX_TRY(be->alloc(f->bytes, &f->send_buf));
+                FDX_TRY(be->alloc(f->bytes, &f->recv_buf));
+            }
+            int remote = f->peer / d->nlocal != d->proc;
+            if (remote && be->kind == FDX_BACKEND_CUDA && !d->cuda_aware) {
+                FDX_TRY(fdx_comm_host_alloc(be, f->bytes, &f->host_send));
+                FDX_TRY(fdx_comm_host_alloc(be, f->bytes, &f->host_recv));
+            }
+        }
+    return FDX_OK;
+}
+
+fdx_status fdx_darray_create(fdx_dist *d, fdx_dtype type, fdx_darray **out)
+{
+    FDX_CHECK(d && out, FDX_ERR_INVALID, "fdx_darray_create: NULL argument");
+    FDX_CHECK(type == FDX_FLOAT32 || type == FDX_FLOAT64, FDX_ERR_INVALID,
+              "distributed arrays hold float or double, not %s", fdx_dtype_name(type));
+    *out = NULL;
+    fdx_darray *a = calloc(1, sizeof *a);
+    FDX_CHECK(a, FDX_ERR_NOMEM, "out of memory for a distributed array");
+    a->dist = d, a->type = type, a->elem = fdx_dtype_size(type);
+    fdx_status st;
+    FDX_TRY_GOTO(st, fdx_mpi_reqs_create(4 * FDX_MAX_FACES * d->nlocal, &a->reqs), fail);
+    int cuda = d->be->kind == FDX_BACKEND_CUDA;
+    for (int i = 0; i < d->nlocal; i++) {
+        fdx_unit_plan *p = &a->unit[i];
+        FDX_TRY_GOTO(st, fdx_dist_use(d, i), fail);
+        FDX_TRY_GOTO(st, plan_faces(a, i), fail);
+        /* The CPU stencil reads host storage, which is the device buffer. */
+        FDX_TRY_GOTO(st, fdx_array_create(d->ctx[i], type, d->desc.rank, p->n3, cuda ? FDX_ON_DEVICE : FDX_ON_HOST | FDX_ON_DEVICE,
+                                          &p->local), fail);
+        if (cuda) {
+            FDX_TRY_GOTO(st, d->be->event_create(&p->ready), fail);
+            FDX_TRY_GOTO(st, d->be->event_create(&p->packed), fail);
+            FDX_TRY_GOTO(st, d->be->event_create(&p->done), fail);
+        }
+    }
+    *out = a;
+    return FDX_OK;
+fail:
+    fdx_darray_destroy(&a);
+    return st;
+}
+
+void fdx_darray_destroy(fdx_darray **pa)
+{
+    if (!pa || !*pa) return;
+    fdx_darray *a = *pa;
+    fdx_dist *d = a->dist;
+    for (int i = 0; i < d->nlocal; i++) {
+        fdx_unit_plan *p = &a->unit[i];
+        fdx_dist_use(d, i);
+        for (int f = 0; f < p->nfaces; f++) {
+            if (p->faces[f].send_buf) d->be->free(p->faces[f].send_buf);
+            if (p->faces[f].recv_buf) d->be->free(p->faces[f].recv_buf);
+            fdx_comm_host_free(d->be, p->faces[f].host_send);
+            fdx_comm_host_free(d->be, p->faces[f].host_recv);
+        }
+        if (p->ready) d->be->event_destroy(p->ready);
+        if (p->packed) d->be->event_destroy(p->packed);
+        if (p->done) d->be->event_destroy(p->done);
+        fdx_array_destroy(&p->local);
+    }
+    fdx_mpi_reqs_destroy(&a->reqs);
+    free(a);
+    *pa = NULL;
+}
+
+fdx_array *fdx_darray_local(fdx_darray *a, int i)
+{
+    return a && i >= 0 && i < a->dist->nlocal ? a->unit[i].local : NULL;
+}
+
+void fdx_darray_local_origin(const fdx_darray *a, int i, int64_t *origin)
+{
+    for (int ax = 0; ax < a->dist->desc.rank; ax++) origin[ax] = a->unit[i].origin[ax];
+}
+
+static double get(const void *p, int is_double, int64_t q)
+{
+    return is_double ? ((const double *)p)[q] : (double)((const float *)p)[q];
+}
+
+fdx_status fdx_darray_fill(fdx_darray *a, fdx_dist_init_fn fn, void *arg)
+{
+    FDX_CHECK(a && fn, FDX_ERR_INVALID, "fdx_darray_fill: NULL argument");
+    fdx_dist *d = a->dist;
+    FDX_TRY(fdx_dist_sync(d));
+    int is_double = a->type == FDX_FLOAT64;
+    for (int i = 0; i < d->nlocal; i++) {
+        fdx_unit_plan *p = &a->unit[i];
+        FDX_TRY(fdx_dist_use(d, i));
+        FDX_TRY(fdx_array_fill_host(p->local, 0.0)); /* makes the host copy */
+        void *h = fdx_array_host(p->local);
+        for (int64_t k = 0; k < p->n3[2]; k++)
+            for (int64_t j = 0; j < p->n3[1]; j++)
+                for (int64_t x = 0; x < p->n3[0]; x++) {
+                    int64_t g[3] = {p->origin[0] + x, p->origin[1] + j, p->origin[2] + k};
+                    double v = fn(g, arg);
+                    int64_t q = x + p->n3[0] * (j + p->n3[1] * k);
+                    if (is_double) ((double *)h)[q] = v;
+                    else ((float *)h)[q] = (float)v;
+                }
+        FDX_TRY(fdx_array_to_device(p->local));
+        /* The copy ran on the legacy stream; the units' streams do not wait
+           for it by themselves. */
+        FDX_TRY(d->be->device_sync());
+    }
+    return FDX_OK;
+}
+
+fdx_status fdx_darray_gather(fdx_darray *a, void *global, int gather_all)
+{
+    FDX_CHECK(a && global, FDX_ERR_INVALID, "fdx_darray_gather: NULL argument");
+    fdx_dist *d = a->dist;
+    const int64_t *gn = d->desc.shape;
+    FDX_TRY(fdx_dist_sync(d));
+    if (gather_all && d->procs > 1) memset(global, 0, (size_t)(gn[0] * gn[1] * gn[2]) * a->elem);
+    for (int i = 0; i < d->nlocal; i++) {
+        fdx_unit_plan *p = &a->unit[i];
+        FDX_TRY(fdx_dist_use(d, i));
+        FDX_TRY(fdx_array_to_host(p->local));
+        const char *h = fdx_array_host(p->local);
+        int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+        fdx_dist_owned(d, d->proc * d->nlocal + i, lo, hi);
+        size_t row = (size_t)(hi[0] - lo[0]) * a->elem;
+        for (int64_t k = lo[2]; k < hi[2]; k++)
+            for (int64_t j = lo[1]; j < hi[1]; j++) {
+                int64_t gi[3] = {lo[0], j, k}, li[3] = {lo[0] - p->origin[0], j - p->origin[1], k - p->origin[2]};
+                memcpy((char *)global + (size_t)lin3(gn, gi) * a->elem, h + (size_t)lin3(p->n3, li) * a->elem, row);
+            }
+    }
+    if (gather_all && d->procs > 1) FDX_TRY(fdx_mpi_xor_bytes(global, (size_t)(gn[0] * gn[1] * gn[2]) * a->elem));
+    return FDX_OK;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+fdx_status fdx_darray_checksum(fdx_darray *a, fdx_dist_checksum *out)
+{
+    FDX_CHECK(a && out, FDX_ERR_INVALID, "fdx_darray_checksum: NULL argument");
+    fdx_dist *d = a->dist;
+    const int64_t *gn = d->desc.shape;
+    int is_double = a->type == FDX_FLOAT64;
+    double s[2] = {0, 0};
+    uint64_t digest = 0;
+    FDX_TRY(fdx_dist_sync(d));
+    for (int i = 0; i < d->nlocal; i++) {
+        fdx_unit_plan *p = &a->unit[i];
+        FDX_TRY(fdx_dist_use(d, i));
+        FDX_TRY(fdx_array_to_host(p->local));
+        const void *h = fdx_array_host(p->local);
+        int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+        fdx_dist_owned(d, d->proc * d->nlocal + i, lo, hi);
+        double sum = 0, l2 = 0;
+        uint64_t dg = 0;
+#pragma omp parallel for collapse(2) reduction(+ : sum, l2, dg)
+        for (int64_t k = lo[2]; k < hi[2]; k++)
+            for (int64_t j = lo[1]; j < hi[1]; j++)
+                for (int64_t x = lo[0]; x < hi[0]; x++) {
+                    int64_t gi[3] = {x, j, k}, li[3] = {x - p->origin[0], j - p->origin[1], k - p->origin[2]};
+                    int64_t q = lin3(p->n3, li);
+                    double v = get(h, is_double, q);
+                    uint64_t bits = 0;
+                    if (is_double) memcpy(&bits, (const double *)h + q, 8);
+                    else memcpy(&bits, (const float *)h + q, 4);
+                    sum += v;
+                    l2 += v * v;
+                    /* Addition modulo 2^64 commutes: any split gives one digest. */
+                    dg += mix64((uint64_t)lin3(gn, gi) * 0x100000001B3ULL ^ mix64(bits));
+                }
+        s[0] += sum, s[1] += l2, digest += dg;
+    }
+    FDX_TRY(fdx_mpi_sum_double(s, 2));
+    FDX_TRY(fdx_mpi_sum_u64(&digest, 1));
+    out->sum = s[0];
+    out->l2 = sqrt(s[1]);
+    out->digest = digest;
+    return FDX_OK;
+}
