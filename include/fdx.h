@@ -8,5 +8,6 @@
 #include "fdx/metrics.h"
 #include "fdx/laplacian.h"
 #include "fdx/layout.h"
+#include "fdx/dist.h"
 
 #endif
