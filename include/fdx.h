@@ -8,6 +8,7 @@
 #include "fdx/metrics.h"
 #include "fdx/laplacian.h"
 #include "fdx/layout.h"
+#include "fdx/stencil.h"
 #include "fdx/dist.h"
 
 #endif

@@ -1,8 +1,9 @@
-/* fdx_laplacian: argument checks and dispatch of the second-order Laplacian;
-   the seed's theoretical traffic for star stencils. */
+/* fdx_laplacian: the foundation's second-order Laplacian, served by the
+   stencil engine (order 2, d2 = 1 on every axis); the seed's theoretical
+   traffic for star stencils. */
 #include "arrays/fdx_array_impl.h"
 #include "fdx/laplacian.h"
-#include "stencil/fdx_laplacian.h"
+#include "fdx/stencil.h"
 
 fdx_status fdx_laplacian_apply(fdx_array *out, fdx_array *in, const double *h, void *stream)
 {
@@ -16,24 +17,23 @@ fdx_status fdx_laplacian_apply(fdx_array *out, fdx_array *in, const double *h, v
     FDX_CHECK(out->dtype == in->dtype, FDX_ERR_INVALID, "output type %s differs from input type %s",
               fdx_dtype_name(out->dtype), fdx_dtype_name(in->dtype));
     FDX_CHECK(out != in, FDX_ERR_INVALID, "Laplacian output and input must be distinct arrays");
-    fdx_lap_args a = {{1, 1, 1}, {0, 0, 0}, in->rank};
     for (int d = 0; d < in->rank; d++) {
         FDX_CHECK(in->shape[d] >= 3, FDX_ERR_INVALID, "Laplacian needs at least 3 points on axis %d, got %lld", d,
                   (long long)in->shape[d]);
-        FDX_CHECK(out->shape[d] == in->shape[d], FDX_ERR_INVALID, "output extent %lld differs from input %lld on axis %d",
-                  (long long)out->shape[d], (long long)in->shape[d], d);
+        FDX_CHECK(out->shape[d] == in->shape[d], FDX_ERR_INVALID,
+                  "output extent %lld differs from input %lld on axis %d", (long long)out->shape[d],
+                  (long long)in->shape[d], d);
         FDX_CHECK(h[d] > 0, FDX_ERR_INVALID, "grid spacing h[%d] = %g must be positive", d, h[d]);
-        a.n[d] = in->shape[d];
-        a.inv_h2[d] = 1.0 / (h[d] * h[d]);
     }
-    int is_double = in->dtype == FDX_FLOAT64;
-    if (fdx_ctx_backend(in->ctx) == FDX_BACKEND_CUDA) {
-        FDX_CHECK(in->device && out->device, FDX_ERR_INVALID,
-                  "CUDA Laplacian needs device copies of both arrays (call fdx_array_to_device)");
-        return fdx_laplacian_cuda(is_double, out->device, in->device, &a, stream);
-    }
-    FDX_CHECK(in->host && out->host, FDX_ERR_INVALID, "CPU Laplacian needs host storage for both arrays");
-    return fdx_laplacian_cpu(is_double, out->host, in->host, &a);
+    /* A stencil object is cheap (weights only): its kernel and tuning come
+       from the engine's process-wide caches. */
+    fdx_stencil_desc desc;
+    fdx_stencil_desc_laplacian(&desc, in->rank, 2, h);
+    fdx_stencil *s = NULL;
+    FDX_TRY(fdx_stencil_create(in->ctx, &desc, in->dtype, &s));
+    fdx_status st = fdx_stencil_apply(s, out, in, NULL, NULL, stream);
+    fdx_stencil_destroy(&s);
+    return st;
 }
 
 /* Counts the points with at most one coordinate in the boundary band: those

@@ -1,0 +1,88 @@
+/* fdx_stencil (internal): what a generated kernel depends on, its tunable
+   configuration, and the parameter block shared by the host and the
+   generated code. */
+#ifndef FDX_STENCIL_IMPL_H
+#define FDX_STENCIL_IMPL_H
+
+#include "backends/fdx_backend.h"
+#include "fdx/stencil.h"
+
+#define FDX_STENCIL_MAX_RADIUS (FDX_STENCIL_MAX_ORDER / 2)
+
+/* Everything the kernel source depends on besides its configuration.  The
+   weights and the shape are run-time parameters, so one kernel serves every
+   grid spacing and every shape. */
+typedef struct fdx_stencil_kspec {
+    int is_double;
+    int rank;
+    int radius;
+    int update;  /* fdx_stencil_update */
+    int coef;    /* pointwise coefficient array */
+    int d1;      /* first-derivative (antisymmetric) terms present */
+} fdx_stencil_kspec;
+
+/* GPU strategies.  Both march along the slowest axis keeping the column of
+   2r+1 values in registers; they differ in where the in-plane neighbours come
+   from. */
+typedef enum fdx_stencil_variant {
+    FDX_SV_SMEM = 0,   /* plane tile with halo in shared memory */
+    FDX_SV_DIRECT = 1  /* in-plane neighbours read through L1 / read-only cache */
+} fdx_stencil_variant;
+
+/* A kernel configuration.  variant, tx, ty and vec are baked into the source;
+   chunk (planes per block along the marching axis) and by (CPU rows per
+   task) are run-time parameters, so tuning them compiles nothing. */
+typedef struct fdx_stencil_cfg {
+    int variant;
+    int tx, ty;  /* threads per block in x and y (CUDA) */
+    int vec;     /* consecutive x points per thread: 1, 2 or 4 */
+    int chunk;   /* planes per block (CUDA) or per task (CPU) */
+    int by;      /* CPU: rows per task */
+} fdx_stencil_cfg;
+
+/* The generated code sees every problem as (nx, ny, nm): x fastest, y the
+   second in-plane axis (1 unless rank 3), m the marching axis (the slowest;
+   1 for rank 1).  Weights: ws (symmetric part) and wa (antisymmetric part)
+   for offsets o = 1..r, per axis x, y, m at [axis * r + o - 1]; c0 is the
+   centre weight.  The host writes this block in the kernel's precision. */
+typedef struct fdx_stencil_params {
+    unsigned char bytes[64 + 8 * (2 + 6 * FDX_STENCIL_MAX_RADIUS)];
+    size_t size;
+} fdx_stencil_params;
+
+/* Maps a shape of the stencil's rank to (nx, ny, nm). */
+FDX_HIDDEN void fdx_stencil_shape3(int rank, const int64_t *shape, int64_t n3[3]);
+
+/* Builds the parameter block: n3, the configuration's chunk and by, and
+   weights (already scaled by alpha and 1/h^m) in [axis][o] order. */
+FDX_HIDDEN void fdx_stencil_params_build(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg,
+                                         const int64_t n3[3], double c0, const double *ws,
+                                         const double *wa, fdx_stencil_params *p);
+
+/* Generated source of the kernel (malloc'ed, NUL-terminated), for the CPU
+   (C, entry void fdx_stencil_kernel(void **args)) or CUDA (extern "C"
+   __global__ fdx_stencil_kernel(out, u, u_prev, coef, params)). */
+FDX_HIDDEN fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda,
+                                           char **source);
+#define FDX_STENCIL_ENTRY "fdx_stencil_kernel"
+
+/* CUDA launch geometry for a configuration and shape; fails when a grid
+   dimension would exceed the hardware's limit. */
+FDX_HIDDEN fdx_status fdx_stencil_launch_dims(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg,
+                                              const int64_t n3[3], fdx_launch_dims *dims);
+
+/* Whether a configuration can run this shape (vector width divides nx, the
+   halo fits the block). */
+FDX_HIDDEN int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3]);
+
+/* Text such as "smem 32x8 vec2 chunk 64" (buf of at least 64 bytes). */
+FDX_HIDDEN void fdx_stencil_cfg_text(const fdx_stencil_cfg *cfg, int cuda, char *buf, size_t n);
+
+/* A short text key of the kernel spec, e.g. "d3r1u0c0a0". */
+FDX_HIDDEN void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n);
+
+/* Tests: makes every later plan of `s` use `cfg` where it fits the shape
+   (NULL: back to tuning).  Existing plans are dropped. */
+FDX_HIDDEN void fdx_stencil_force_cfg(fdx_stencil *s, const fdx_stencil_cfg *cfg);
+
+#endif

@@ -1,0 +1,82 @@
+/* fdx_stencil_params: the parameter block in the kernel's precision, the
+   CUDA launch geometry, and the texts that name specs and configurations. */
+#include "stencil/fdx_stencil_impl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void fdx_stencil_shape3(int rank, const int64_t *shape, int64_t n3[3])
+{
+    n3[0] = shape[0];
+    n3[1] = rank == 3 ? shape[1] : 1;
+    n3[2] = rank == 3 ? shape[2] : rank == 2 ? shape[1] : 1;
+}
+
+static void put_real(unsigned char *at, int is_double, double v)
+{
+    if (is_double) {
+        memcpy(at, &v, sizeof v);
+    } else {
+        float f = (float)v;
+        memcpy(at, &f, sizeof f);
+    }
+}
+
+/* Mirrors struct fdx_p of the generated code: long long n[3], chunk, by,
+   then real c0, ws[3r], wa[3r]; the struct is padded to 8 bytes. */
+void fdx_stencil_params_build(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3],
+                              double c0, const double *ws, const double *wa, fdx_stencil_params *p)
+{
+    memset(p, 0, sizeof *p);
+    size_t e = ks->is_double ? 8 : 4, nw = 3 * (size_t)ks->radius, at = 0;
+    for (int i = 0; i < 3; i++, at += 8) memcpy(p->bytes + at, &(long long){n3[i]}, 8);
+    memcpy(p->bytes + at, &(long long){cfg->chunk}, 8), at += 8;
+    memcpy(p->bytes + at, &(long long){cfg->by}, 8), at += 8;
+    put_real(p->bytes + at, ks->is_double, c0), at += e;
+    for (size_t i = 0; i < nw; i++, at += e) put_real(p->bytes + at, ks->is_double, ws[i]);
+    for (size_t i = 0; i < nw; i++, at += e) put_real(p->bytes + at, ks->is_double, wa[i]);
+    p->size = (at + 7) & ~(size_t)7;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+fdx_status fdx_stencil_launch_dims(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3],
+                                   fdx_launch_dims *d)
+{
+    int rm = ks->rank >= 2 ? ks->radius : 0;
+    int64_t gx = ceil_div(n3[0], (int64_t)cfg->tx * cfg->vec), gy = ceil_div(n3[1], cfg->ty);
+    int64_t gz = ceil_div(n3[2] - 2 * rm, cfg->chunk);
+    FDX_CHECK(gx <= 0x7fffffff && gy <= 65535 && gz <= 65535, FDX_ERR_UNSUPPORTED,
+              "shape %lldx%lldx%lld needs a grid of %lldx%lldx%lld blocks, over CUDA's limits",
+              (long long)n3[0], (long long)n3[1], (long long)n3[2], (long long)gx, (long long)gy, (long long)gz);
+    memset(d, 0, sizeof *d);
+    d->grid[0] = (unsigned)gx, d->grid[1] = (unsigned)gy, d->grid[2] = (unsigned)gz;
+    d->block[0] = (unsigned)cfg->tx, d->block[1] = (unsigned)cfg->ty, d->block[2] = 1;
+    return FDX_OK;
+}
+
+int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3])
+{
+    if (n3[0] % cfg->vec) return 0;
+    if (cfg->vec == 4 && ks->is_double) return 0;
+    if (ks->rank < 3 && cfg->ty != 1) return 0;
+    if (cfg->variant == FDX_SV_SMEM && (cfg->tx < ks->radius || (ks->rank == 3 && cfg->ty < ks->radius))) return 0;
+    int rm = ks->rank >= 2 ? ks->radius : 0;
+    int64_t gy = ceil_div(n3[1], cfg->ty), gz = ceil_div(n3[2] - 2 * rm, cfg->chunk);
+    return cfg->chunk >= 1 && gy <= 65535 && gz <= 65535;
+}
+
+void fdx_stencil_cfg_text(const fdx_stencil_cfg *cfg, int cuda, char *buf, size_t n)
+{
+    if (cuda)
+        snprintf(buf, n, "%s %dx%d vec%d chunk %d", cfg->variant == FDX_SV_SMEM ? "smem" : "direct", cfg->tx,
+                 cfg->ty, cfg->vec, cfg->chunk);
+    else
+        snprintf(buf, n, "cpu rows %d chunk %d", cfg->by, cfg->chunk);
+}
+
+void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n)
+{
+    snprintf(buf, n, "%c%dr%du%dc%da%d", ks->is_double ? 'd' : 'f', ks->rank, ks->radius, ks->update, ks->coef,
+             ks->d1);
+}

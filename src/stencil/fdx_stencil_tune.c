@@ -1,0 +1,176 @@
+/* fdx_stencil_tune: picks a configuration by measuring a few candidates on
+   the caller's arrays; the result is cached per device, spec and shape class. */
+#include "stencil/fdx_stencil_tune.h"
+#include "core/fdx_cache.h"
+#include "core/fdx_log.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static int max_vec(const fdx_stencil_kspec *ks, int64_t nx)
+{
+    int widest = ks->is_double ? 2 : 4;
+    for (int v = widest; v > 1; v /= 2)
+        if (nx % v == 0) return v;
+    return 1;
+}
+
+/* Chunk so that the grid has about four waves of blocks: enough to balance
+   the multiprocessors, few enough that each block marches a long column (the
+   2r planes a block reads above and below its chunk are extra traffic). */
+static int default_chunk(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda, const int64_t n3[3],
+                         const fdx_stencil_cfg *c)
+{
+    int rm = ks->rank >= 2 ? ks->radius : 0;
+    int64_t planes = n3[2] - 2 * rm, target, per_plane;
+    if (cuda) {
+        int per_sm = 2048 / (c->tx * c->ty);
+        target = 4LL * (dev->sm_count > 0 ? dev->sm_count : 1) * (per_sm > 0 ? per_sm : 1);
+        per_plane = ceil_div(n3[0], (int64_t)c->tx * c->vec) * ceil_div(n3[1], c->ty);
+    } else {
+        int ry = ks->rank == 3 ? ks->radius : 0;
+        target = 2LL * (dev->sm_count > 0 ? dev->sm_count : 1);
+        per_plane = ceil_div(n3[1] - 2 * ry > 0 ? n3[1] - 2 * ry : 1, c->by);
+    }
+    int64_t splits = ceil_div(target, per_plane > 0 ? per_plane : 1);
+    int64_t chunk = ceil_div(planes, splits > 0 ? splits : 1);
+    if (cuda && chunk < 8) chunk = planes < 8 ? planes : 8;
+    if (chunk < 1) chunk = 1;
+    return chunk > 1 << 30 ? 1 << 30 : (int)chunk;
+}
+
+void fdx_stencil_default_cfg(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda, const int64_t n3[3],
+                             fdx_stencil_cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->variant = FDX_SV_SMEM;
+    c->vec = cuda ? max_vec(ks, n3[0]) : 1;
+    if (ks->rank == 3) {
+        c->tx = 32, c->ty = 8;
+    } else {
+        c->tx = 128, c->ty = 1;
+    }
+    c->by = ks->rank == 3 ? 16 : 1;
+    c->chunk = default_chunk(ks, dev, cuda, n3, c);
+}
+
+typedef struct search {
+    const fdx_stencil_kspec *ks;
+    const int64_t *n3;
+    int cuda;
+    fdx_stencil_trial_fn trial;
+    void *arg;
+    fdx_stencil_cfg best;
+    double best_ms;
+    fdx_stencil_cfg tried[64];
+    int ntried;
+} search;
+
+static void try_cfg(search *s, fdx_stencil_cfg c)
+{
+    if (s->cuda && !fdx_stencil_cfg_fits(s->ks, &c, s->n3)) return;
+    for (int i = 0; i < s->ntried; i++)
+        if (memcmp(&c, &s->tried[i], sizeof c) == 0) return;
+    if (s->ntried < 64) s->tried[s->ntried++] = c;
+    double ms = INFINITY;
+    char text[96];
+    fdx_stencil_cfg_text(&c, s->cuda, text, sizeof text);
+    if (s->trial(s->arg, &c, &ms) != FDX_OK) {
+        FDX_DEBUG("tuning: %s cannot run: %s", text, fdx_last_error());
+        fdx_clear_error();
+        return;
+    }
+    FDX_INFO("tuning: %-32s %.4f ms", text, ms);
+    if (ms < s->best_ms) s->best = c, s->best_ms = ms;
+}
+
+fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda, const int64_t n3[3],
+                            fdx_stencil_trial_fn trial, void *arg, fdx_stencil_cfg *best)
+{
+    search s = {ks, n3, cuda, trial, arg, {0}, INFINITY, {{0}}, 0};
+    fdx_stencil_cfg d;
+    fdx_stencil_default_cfg(ks, dev, cuda, n3, &d);
+    /* The default runs twice: the first run pays for first touches, thread
+       start-up and clocks ramping, which would handicap it against later
+       candidates. */
+    FDX_TRY(trial(arg, &d, &s.best_ms));
+    s.best_ms = INFINITY;
+    try_cfg(&s, d);
+    FDX_CHECK(s.best_ms < INFINITY, FDX_ERR_INTERNAL, "tuning: the default configuration failed on its second run");
+    int rm = ks->rank >= 2 ? ks->radius : 0;
+    int planes = (int)(n3[2] - 2 * rm > 1 << 30 ? 1 << 30 : n3[2] - 2 * rm);
+    if (cuda) {
+        /* Stage 1: strategy x vector width. */
+        int vmax = max_vec(ks, n3[0]);
+        for (int variant = 0; variant < 2; variant++)
+            for (int v = vmax; v >= 1; v /= 2) {
+                fdx_stencil_cfg c = d;
+                c.variant = variant, c.vec = v;
+                try_cfg(&s, c);
+            }
+        /* Stage 2: block shape (threads); the chunk follows the shape. */
+        static const int shapes3[][2] = {{32, 4}, {64, 4}, {32, 8}, {64, 8}, {32, 16}, {128, 2}};
+        static const int shapes2[][2] = {{64, 1}, {128, 1}, {256, 1}, {512, 1}};
+        fdx_stencil_cfg base = s.best;
+        int nshapes = ks->rank == 3 ? 6 : 4;
+        for (int i = 0; i < nshapes; i++) {
+            fdx_stencil_cfg c = base;
+            c.tx = ks->rank == 3 ? shapes3[i][0] : shapes2[i][0];
+            c.ty = ks->rank == 3 ? shapes3[i][1] : shapes2[i][1];
+            c.chunk = default_chunk(ks, dev, cuda, n3, &c);
+            try_cfg(&s, c);
+        }
+    } else {
+        fdx_stencil_cfg base = s.best;
+        static const int rows[] = {4, 8, 32, 64};
+        for (int i = 0; ks->rank == 3 && i < 4; i++) {
+            fdx_stencil_cfg c = base;
+            c.by = rows[i];
+            c.chunk = default_chunk(ks, dev, cuda, n3, &c);
+            try_cfg(&s, c);
+        }
+    }
+    /* Stage 3: planes per block (run-time only: compiles nothing). */
+    if (ks->rank >= 2) {
+        fdx_stencil_cfg base = s.best;
+        static const double factor[] = {0.25, 0.5, 2, 4};
+        for (int i = 0; i < 4; i++) {
+            fdx_stencil_cfg c = base;
+            double ch = base.chunk * factor[i];
+            c.chunk = ch < 1 ? 1 : ch > planes ? planes : (int)ch;
+            try_cfg(&s, c);
+        }
+        fdx_stencil_cfg c = base;
+        c.chunk = planes;
+        try_cfg(&s, c);
+    }
+    *best = s.best;
+    return FDX_OK;
+}
+
+static int log2_bucket(int64_t n)
+{
+    int b = 0;
+    while (n > 1) n >>= 1, b++;
+    return b;
+}
+
+void fdx_stencil_tune_key(const char *backend, const fdx_device_info *dev, const fdx_stencil_kspec *ks,
+                          const int64_t n3[3], char key[33])
+{
+    char spec[32];
+    fdx_stencil_kspec_text(ks, spec, sizeof spec);
+    fdx_hash h;
+    fdx_hash_init(&h);
+    fdx_hash_add_str(&h, "stencil-tune-v1");
+    fdx_hash_add_str(&h, backend);
+    fdx_hash_add_str(&h, dev->name);
+    fdx_hash_add(&h, &dev->sm_count, sizeof dev->sm_count);
+    fdx_hash_add_str(&h, spec);
+    int cls[4] = {log2_bucket(n3[0]), log2_bucket(n3[1]), log2_bucket(n3[2]), max_vec(ks, n3[0])};
+    fdx_hash_add(&h, cls, sizeof cls);
+    fdx_hash_hex(&h, key);
+}

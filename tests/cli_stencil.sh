@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# fdx stencil and fdx bench stencil on the CPU backend: verified JSON records
+# with the schema's fields, a table, and usage errors (exit 2, one line on
+# stderr, nothing on stdout).
+set -u
+FDX=$1
+fail=0
+err() { echo "FAIL: $*"; fail=1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+rec=$("$FDX" stencil --backend cpu --dims 3 --order 4 --size 40x31x23 --precision float --reps 3 --json) || err "stencil --json exited $?"
+for f in '"case": "stencil"' '"order": 4' '"op": "laplacian"' '"verified": true' '"ratio_to_copy"' '"copy_gbps"' \
+         '"effective_gbps"' '"max_abs_error"' '"time_ms": {"median"' '"bytes": {"fetch"' '"shape": [40, 31, 23]'; do
+  grep -qF "$f" <<<"$rec" || err "record lacks $f: $rec"
+done
+"$FDX" stencil --backend cpu --op wave --order 8 --size 300x50 --reps 2 >"$tmp/table" || err "wave table exited $?"
+grep -q "wave" "$tmp/table" && grep -q " yes$" "$tmp/table" || err "wave table: $(cat "$tmp/table")"
+"$FDX" stencil --backend cpu --op heat --coef --order 12 --size 2001 --reps 2 --json | grep -q '"verified": true' || err "1D heat"
+
+n=$("$FDX" bench stencil --backend cpu --quick --json --reps 2 | grep -c '"verified": true')
+[ "$n" = 4 ] || err "bench stencil --quick: $n verified records, expected 4"
+
+usage() { # args...: must exit 2 with one "fdx stencil: error:" line and no stdout
+  "$FDX" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  [ $rc = 2 ] || err "$* exited $rc, expected 2"
+  [ ! -s "$tmp/out" ] || err "$* wrote to stdout"
+  [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "^fdx .*: error: " "$tmp/err" || err "$*: stderr $(cat "$tmp/err")"
+}
+usage stencil --order 3
+usage stencil --order 14
+usage stencil --op diffuse
+usage stencil --dims 2 --size 10x10x10
+usage stencil --size 8x8x8 --order 8
+usage stencil --precision int32
+usage stencil --size 0x4
+usage bench stencil --cases nosuchcase --backend cpu
+exit $fail

@@ -1,0 +1,61 @@
+/* The stencil engine on CUDA equals the reference loop on random inputs with
+   poisoned outputs: every order in 1-3D and both precisions, both strategies,
+   every vector width and some block shapes, on shapes that are not block
+   multiples.  Small, so it runs under compute-sanitizer.  Skipped without a
+   device. */
+#include "stencil/fdx_stencil_impl.h"
+#include "test_stencil_check.h"
+
+static void force(fdx_stencil *s, const void *cfg) { fdx_stencil_force_cfg(s, (const fdx_stencil_cfg *)cfg); }
+
+int main(void)
+{
+    if (fdx_cuda_device_count() == 0) return fdx_test_skip("test_stencil_gpu", "no CUDA device");
+    fdx_options *o = NULL;
+    fdx_ctx *ctx = NULL;
+    CHECK_OK(fdx_options_create(&o));
+    CHECK_OK(fdx_options_set(o, "backend", "cuda"));
+    CHECK_OK(fdx_options_set(o, "tune", "off"));
+    CHECK_OK(fdx_ctx_create(o, &ctx));
+    fdx_options_destroy(&o);
+    if (!ctx) return fdx_test_finish("test_stencil_gpu");
+    uint64_t seed = 0x69e;
+    int combo = 0;
+    /* Every order, rank and precision with the default configuration. */
+    for (int p = 0; p < 2; p++)
+        for (int rank = 1; rank <= 3; rank++)
+            for (int order = 2; order <= 12; order += 2) {
+                int r = order / 2;
+                fdx_stencil_desc d;
+                sc_desc(&d, rank, order, combo % 3, (combo / 3) % 2, (combo / 2) % 2);
+                combo++;
+                int64_t small[3] = {2 * r + 1, 2 * r + 2, 2 * r + 3};
+                int64_t odd[3] = {rank == 1 ? 3001 : 67 + 2 * r, rank == 2 ? 53 : 19 + r, 13 + 2 * r};
+                int64_t even[3] = {rank == 1 ? 4000 : 136, rank == 2 ? 40 : 2 * r + 12, 2 * r + 6};
+                fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
+                sc_case(ctx, &d, dt, small, &seed, NULL, NULL);
+                sc_case(ctx, &d, dt, odd, &seed, NULL, NULL);
+                sc_case(ctx, &d, dt, even, &seed, NULL, NULL);
+            }
+    /* Forced configurations: both strategies, every vector width, block
+       shapes, chunks that split the marching axis unevenly. */
+    static const int blocks3[][2] = {{32, 8}, {64, 4}, {32, 16}, {128, 2}};
+    for (int p = 0; p < 2; p++)
+        for (int variant = 0; variant < 2; variant++)
+            for (int vec = 1; vec <= (p ? 4 : 2); vec *= 2)
+                for (int order = 2; order <= 8; order += 6) {
+                    fdx_stencil_desc d;
+                    int bi = (vec + variant + order) % 4;
+                    fdx_stencil_cfg c3 = {variant, blocks3[bi][0], blocks3[bi][1], vec, 3 + vec, 1};
+                    fdx_stencil_cfg c2 = {variant, 64 << (vec / 2), 1, vec, 5 + order, 1};
+                    fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
+                    int r = order / 2;
+                    int64_t s3[3] = {132, 11 + 2 * r, 29}, s2[2] = {1036, 45};
+                    sc_desc(&d, 3, order, (vec + variant) % 3, vec == 2, variant);
+                    sc_case(ctx, &d, dt, s3, &seed, force, &c3);
+                    sc_desc(&d, 2, order, FDX_UPDATE_WAVE, variant, 0);
+                    sc_case(ctx, &d, dt, s2, &seed, force, &c2);
+                }
+    fdx_ctx_destroy(&ctx);
+    return fdx_test_finish("test_stencil_gpu");
+}

@@ -1,0 +1,78 @@
+/* Every CUDA kernel the stencil engine can generate compiles with NVRTC for
+   sm_90 (no GPU needed): all ranks, orders and precisions, each update with
+   and without a coefficient and first-derivative terms, both strategies and
+   every vector width and block shape the tuner may pick.  Skipped without
+   CUDA or NVRTC. */
+#include "fdx_test.h"
+#include "stencil/fdx_stencil_impl.h"
+
+#include <string.h>
+
+#ifdef FDX_HAVE_CUDA
+#include "backends/cuda/fdx_cuda.h"
+
+static int compiled;
+
+static void compile_one(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg)
+{
+    char *src = NULL, spec[32], what[128];
+    fdx_stencil_kspec_text(ks, spec, sizeof spec);
+    snprintf(what, sizeof what, "stencil_%s_%s_%dx%d_v%d.cu", spec, cfg->variant == FDX_SV_SMEM ? "smem" : "direct",
+             cfg->tx, cfg->ty, cfg->vec);
+    CHECK_OK(fdx_stencil_generate(ks, cfg, 1, &src));
+    if (!src) return;
+    void *cubin = NULL;
+    size_t size = 0;
+    fdx_status st = fdx_nvrtc_compile(src, 90, what, &cubin, &size);
+    CHECK(st == FDX_OK && size > 0, "%s: %s", what, fdx_last_error());
+    if (st != FDX_OK) fprintf(stderr, "source of %s:\n%s\n", what, src);
+    compiled++;
+    free(cubin);
+    free(src);
+}
+#endif
+
+int main(void)
+{
+#ifndef FDX_HAVE_CUDA
+    return fdx_test_skip("test_stencil_nvrtc", "built without CUDA");
+#else
+    int major = 0, minor = 0;
+    if (fdx_nvrtc_version(&major, &minor) != FDX_OK) return fdx_test_skip("test_stencil_nvrtc", fdx_last_error());
+    int combo = 0;
+    for (int prec = 0; prec < 2; prec++)
+        for (int rank = 1; rank <= 3; rank++)
+            for (int order = 2; order <= 12; order += 2) {
+                /* The update, coefficient and d1 flags rotate through their
+                   combinations across the orders, so each appears with every
+                   rank and precision without compiling the full product. */
+                fdx_stencil_kspec ks = {prec, rank, order / 2, combo % 3, (combo / 3) % 2, (combo / 2) % 2};
+                combo++;
+                for (int variant = 0; variant < 2; variant++) {
+                    int vmax = prec ? 2 : 4;
+                    for (int vec = 1; vec <= vmax; vec *= 2) {
+                        fdx_stencil_cfg cfg = {variant, rank == 3 ? 32 : 128, rank == 3 ? 8 : 1, vec, 16, 1};
+                        compile_one(&ks, &cfg);
+                    }
+                }
+            }
+    /* The tuner's block shapes, for the two headline stencils. */
+    static const int shapes[][2] = {{32, 4}, {64, 4}, {64, 8}, {32, 16}, {128, 2}};
+    for (int i = 0; i < 5; i++) {
+        fdx_stencil_kspec ks = {1, 3, 1, 0, 0, 0};
+        fdx_stencil_cfg cfg = {FDX_SV_SMEM, shapes[i][0], shapes[i][1], 2, 16, 1};
+        compile_one(&ks, &cfg);
+        ks.radius = 4;
+        cfg.variant = FDX_SV_DIRECT;
+        compile_one(&ks, &cfg);
+    }
+    static const int widths[] = {64, 256, 512};
+    for (int i = 0; i < 3; i++) {
+        fdx_stencil_kspec ks = {0, 2, 4, FDX_UPDATE_WAVE, 0, 0};
+        fdx_stencil_cfg cfg = {FDX_SV_SMEM, widths[i], 1, 4, 16, 1};
+        compile_one(&ks, &cfg);
+    }
+    printf("compiled %d generated kernels with NVRTC %d.%d\n", compiled, major, minor);
+    return fdx_test_finish("test_stencil_nvrtc");
+#endif
+}

@@ -1,0 +1,27 @@
+# Stencil engine (issue 3): the GPU tests, the benchmark records (GPU with
+# tuning forced, then the CPU), and the hardware counters of the headline
+# kernels.  Few files come back from $OUT: everything but the records goes
+# into stencil.log.
+set -u
+log=$OUT/stencil.log
+gpu=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_stencil.jsonl
+cpu=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}-host_stencil_cpu.jsonl
+bin=$(dirname "$FDX_BIN")
+rm -f "$OUT/build.log" # the build succeeded to get here
+{
+  echo "== test_stencil_gpu"; "$bin/test_stencil_gpu" 2>&1 | tail -20
+  echo "== test_laplacian_gpu"; "$bin/test_laplacian_gpu" 2>&1 | tail -5
+} >>"$log" 2>&1
+tail -8 "$log"
+echo "== bench stencil (cuda, tune ${STENCIL_TUNE:-force})" | tee -a "$log"
+FDX_LOG=info "$FDX_BIN" bench stencil --backend cuda --tune "${STENCIL_TUNE:-force}" --json ${STENCIL_CASES:+--cases $STENCIL_CASES} \
+  2>>"$log" | tee -a "$gpu" | cut -c1-400
+echo "== bench stencil (cpu)" | tee -a "$log"
+"$FDX_BIN" bench stencil --backend cpu --json 2>>"$log" | tee -a "$cpu" | cut -c1-300
+if [ "${STENCIL_COUNTERS:-1}" = 1 ] && command -v ncu >/dev/null; then
+  echo "== counters" | tee -a "$log"
+  for args in "--size 512x512x512 --order 2" "--size 1024x1024x1024 --order 2 --precision float" \
+              "--size 512x512x512 --order 8" "--dims 2 --op wave --order 8 --size 16384x16384 --precision float"; do
+    tools/profile-counters "$FDX_BIN" stencil --backend cuda $args 2>&1 | tee -a "$log"
+  done
+fi
