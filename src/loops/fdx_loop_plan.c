@@ -1,0 +1,181 @@
+/* fdx_loop_plan: the autotfm planner.  It picks the loop index for the
+   fastest thread dimension, the hyperplane geometry of ACROSS loops, and for
+   each array the layout under which neighbouring threads touch neighbouring
+   elements: the thread index's axis stored fastest (a permutation), or for
+   hyperplanes the anti-diagonal of the two fastest stored axes.  Layouts move
+   on demand: an array stays as the last loop left it. */
+#include "loops/fdx_loop_impl.h"
+#include "core/fdx_log.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+/* Below this many iterations a transform costs more than strided access. */
+#define PLAN_MIN_POINTS 32768
+
+/* The loop index that already walks the fastest stored axis of the most
+   array uses; index 0 when none does (as DVMH maps the innermost loop). */
+static int pick_fast(const fdx_loop *l)
+{
+    int score[FDX_LOOP_MAX_RANK] = {0}, best = 0;
+    for (int a = 0; a < l->nargs; a++) {
+        int d = l->arg[a].drive[l->arg[a].array->layout.perm[0]];
+        if (d >= 0) score[d] += l->arg[a].uses;
+    }
+    for (int d = 1; d < l->rank; d++)
+        if (score[d] > score[best]) best = d;
+    return best;
+}
+
+static void geometry(const fdx_loop *l, fdx_backend_kind target, loop_geom *g)
+{
+    memset(g, 0, sizeof *g);
+    g->rank = l->rank;
+    for (int d = 0; d < l->rank; d++) {
+        g->lo[d] = l->lo[d];
+        g->n[d] = l->hi[d] - l->lo[d];
+    }
+    g->fast = pick_fast(l);
+    g->solved = g->seq = -1;
+    g->dist = 1;
+    if (!l->across) return;
+    g->across = 1;
+    int wmax = 0;
+    for (int d = 0; d < l->rank; d++) wmax = l->width[d] > wmax ? l->width[d] : wmax;
+    g->dist = wmax + 1;
+    /* The CPU walks the fast index sequentially inside each point of the
+       plane (contiguous lines); the GPU puts every dependent index in t. */
+    if (target == FDX_BACKEND_CPU && l->width[g->fast] > 0) g->seq = g->fast;
+    for (int d = 0; d < l->rank; d++) {
+        g->plane[d] = l->width[d] > 0 && d != g->seq;
+        if (g->plane[d]) g->tmax += g->n[d] - 1;
+    }
+    for (int d = 0; d < l->rank && g->solved < 0; d++)
+        if (g->plane[d] && d != g->fast) g->solved = d;
+    if (g->solved < 0 && g->plane[g->fast]) g->solved = g->fast;
+}
+
+static int axis_driven_by(const loop_arg *a, int d)
+{
+    for (int x = 0; x < a->array->rank; x++)
+        if (a->drive[x] == d) return x;
+    return -1;
+}
+
+static int64_t stored_stride(const fdx_array *a, int axis)
+{
+    int64_t s = 1;
+    for (int p = 0; p < a->rank && a->layout.perm[p] != axis; p++) s *= a->shape[a->layout.perm[p]];
+    return s;
+}
+
+static void want_layout(const fdx_loop *l, const loop_geom *g, const loop_arg *a, fdx_layout *to, char *why,
+                        size_t cap)
+{
+    const fdx_layout *from = &a->array->layout;
+    *to = *from;
+    int af = axis_driven_by(a, g->fast);
+    if (af < 0) {
+        snprintf(why, cap, "no axis of %s follows thread index %s", a->name, l->index[g->fast]);
+        return;
+    }
+    int as = -1;
+    if (g->across && g->plane[g->fast] && g->solved != g->fast && a->array->rank >= 2)
+        as = axis_driven_by(a, g->solved);
+    int first[2] = {af, as}, nfirst = as >= 0 ? 2 : 1, p = 0;
+    for (int k = 0; k < nfirst; k++) to->perm[p++] = first[k];
+    for (int q = 0; q < from->rank; q++)
+        if (from->perm[q] != af && from->perm[q] != as) to->perm[p++] = from->perm[q];
+    to->diag = as >= 0 ? FDX_DIAG_ANTI : FDX_DIAG_NONE;
+    if (as >= 0)
+        snprintf(why, cap, "hyperplanes: thread index %s walks the anti-diagonal of axes %d,%d of %s", l->index[g->fast],
+                 af, as, a->name);
+    else if (from->diag == FDX_DIAG_NONE && from->perm[0] == af) *to = *from;
+    else
+        snprintf(why, cap, "thread index %s drives axis %d of %s, stride %lld elements%s", l->index[g->fast], af,
+                 a->name, (long long)stored_stride(a->array, af), from->diag ? " on a diagonal" : "");
+    if (memcmp(to->perm, from->perm, sizeof(int) * (size_t)from->rank) == 0 && to->diag == from->diag)
+        snprintf(why, cap, "%s is already laid out for thread index %s", a->name, l->index[g->fast]);
+}
+
+fdx_status fdx_loop_decide(fdx_loop *l, fdx_backend_kind target, fdx_loop_decision *d, loop_geom *g)
+{
+    FDX_CHECK(l->have_range, FDX_ERR_INVALID, "loop '%s' has no range: call fdx_loop_range or fdx_loop_on", l->name);
+    if (!l->analyzed) FDX_TRY(fdx_loop_analyze(l));
+    if (target == FDX_BACKEND_AUTO) target = l->plan_target;
+    if (target == FDX_BACKEND_AUTO) target = fdx_ctx_backend(l->ctx);
+    /* Layouts follow the plan target; the geometry, the backend that runs. */
+    loop_geom gp;
+    geometry(l, target, &gp);
+    geometry(l, fdx_ctx_backend(l->ctx), g);
+    memset(d, 0, sizeof *d);
+    d->thread_index = g->fast;
+    d->across = g->across;
+    d->narrays = l->nargs;
+    int64_t points = 1;
+    for (int k = 0; k < l->rank; k++) points *= g->n[k];
+    for (int a = 0; a < l->nargs; a++) {
+        const loop_arg *arg = &l->arg[a];
+        d->array[a].from = d->array[a].to = arg->array->layout;
+        char *why = d->array[a].why;
+        size_t cap = sizeof d->array[a].why;
+        if (target != FDX_BACKEND_CUDA) {
+            snprintf(why, cap, "CPU: the inner loop follows the layout, nothing moves");
+        } else if (!l->autotfm) {
+            snprintf(why, cap, "autotfm off");
+        } else if (points < PLAN_MIN_POINTS && l->autotfm != 2) {
+            snprintf(why, cap, "loop of %lld points is too small to repay moving %s", (long long)points, arg->name);
+        } else {
+            want_layout(l, &gp, arg, &d->array[a].to, why, cap);
+            d->array[a].moved = memcmp(&d->array[a].to, &d->array[a].from, sizeof(fdx_layout)) != 0;
+        }
+    }
+    return FDX_OK;
+}
+
+fdx_status fdx_loop_plan(fdx_loop *l, fdx_backend_kind target, fdx_loop_decision *out)
+{
+    FDX_CHECK(l && out, FDX_ERR_INVALID, "fdx_loop_plan: NULL argument");
+    loop_geom g;
+    return fdx_loop_decide(l, target, out, &g);
+}
+
+static void layout_text(const fdx_layout *l, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "(");
+    for (int p = 0; p < l->rank && n > 0 && (size_t)n < cap; p++)
+        n += snprintf(buf + n, cap - (size_t)n, "%s%d", p ? "," : "", l->perm[p]);
+    if (n > 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, ")%s%s", l->diag ? " diag " : "", l->diag ? fdx_diag_name(l->diag) : "");
+}
+
+fdx_status fdx_loop_apply(fdx_loop *l, const fdx_loop_decision *d)
+{
+    for (int a = 0; a < d->narrays; a++) {
+        fdx_array *arr = l->arg[a].array;
+        char from[64], to[64];
+        layout_text(&d->array[a].from, from, sizeof from);
+        if (!d->array[a].moved) {
+            FDX_DEBUG("loop '%s': %s stays %s: %s", l->name, l->arg[a].name, from, d->array[a].why);
+            continue;
+        }
+        layout_text(&d->array[a].to, to, sizeof to);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        FDX_TRY(fdx_array_set_layout(arr, &d->array[a].to));
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+        FDX_INFO("loop '%s': autotfm moved %s %s -> %s (%s); %.1f MB in %.3f ms", l->name, l->arg[a].name, from, to,
+                 d->array[a].why, (double)fdx_array_bytes(arr) / 1e6, ms);
+    }
+    return FDX_OK;
+}
+
+fdx_status fdx_loop_source(fdx_loop *l, fdx_backend_kind target, char **out)
+{
+    FDX_CHECK(l && out, FDX_ERR_INVALID, "fdx_loop_source: NULL argument");
+    if (!l->analyzed) FDX_TRY(fdx_loop_analyze(l));
+    loop_geom g;
+    geometry(l, target, &g);
+    return target == FDX_BACKEND_CUDA ? fdx_loop_gen_cuda(l, &g, out) : fdx_loop_gen_cpu(l, &g, out);
+}

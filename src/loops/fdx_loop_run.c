@@ -1,0 +1,225 @@
+/* fdx_loop_run: one launch of a loop: actuality, the planner's transforms,
+   code generation for the layouts now current, the kernel cache, the steps
+   of the launch geometry, and the reductions' final fold on the host. */
+#include "loops/fdx_loop_impl.h"
+#include "core/fdx_log.h"
+
+#include <float.h>
+#include <stdio.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK 256
+
+static fdx_status kernel_for(fdx_loop *l, const char *src, const char *entry, fdx_kernel **out)
+{
+    const fdx_backend *be = fdx_ctx_ops(l->ctx);
+    int hit = -1;
+    for (int i = 0; i < LOOP_KCACHE && hit < 0; i++)
+        if (l->kcache[i].source && strcmp(l->kcache[i].source, src) == 0) hit = i;
+    if (hit < 0) {
+        char what[96];
+        snprintf(what, sizeof what, "loop '%s'", l->name);
+        fdx_kernel *k = NULL;
+        FDX_TRY(be->jit_load(fdx_ctx_device(l->ctx), src, entry, what, &k));
+        char *copy = strdup(src);
+        if (!copy) {
+            be->kernel_release(k);
+            return fdx_fail(FDX_ERR_NOMEM, "out of memory caching loop '%s'", l->name);
+        }
+        hit = LOOP_KCACHE - 1;
+        if (l->kcache[hit].kernel) be->kernel_release(l->kcache[hit].kernel);
+        free(l->kcache[hit].source);
+        l->kcache[hit].source = copy;
+        l->kcache[hit].kernel = k;
+    }
+    /* most recent first */
+    loop_kentry e = l->kcache[hit];
+    memmove(&l->kcache[1], &l->kcache[0], sizeof l->kcache[0] * (size_t)hit);
+    l->kcache[0] = e;
+    *out = e.kernel;
+    return FDX_OK;
+}
+
+static double identity(fdx_reduce op)
+{
+    return op == FDX_REDUCE_SUM ? 0.0 : op == FDX_REDUCE_MAX || op == FDX_REDUCE_MAXLOC ? -DBL_MAX : DBL_MAX;
+}
+
+static void fold(fdx_reduce op, double v, int64_t lin, double *bv, int64_t *bl)
+{
+    if (op == FDX_REDUCE_SUM) {
+        *bv += v;
+        return;
+    }
+    int max = op == FDX_REDUCE_MAX || op == FDX_REDUCE_MAXLOC;
+    if ((max ? v > *bv : v < *bv) || (v == *bv && lin < *bl)) {
+        *bv = v;
+        *bl = lin;
+    }
+}
+
+/* Partials: [sweep][block][reduction], values and linear iterations. */
+typedef struct partials {
+    double *v;
+    long long *l;
+    size_t count;
+} partials;
+
+static fdx_status partials_init(fdx_loop *l, size_t slots, partials *h)
+{
+    h->count = slots * (size_t)l->nreds;
+    h->v = malloc(sizeof(double) * (h->count + 1));
+    h->l = malloc(sizeof(long long) * (h->count + 1));
+    if (!h->v || !h->l) {
+        free(h->v);
+        free(h->l);
+        return fdx_fail(FDX_ERR_NOMEM, "out of memory for %zu reduction partials of loop '%s'", h->count, l->name);
+    }
+    for (size_t q = 0; q < h->count; q++) {
+        h->v[q] = identity(l->red[q % (size_t)l->nreds].op);
+        h->l[q] = LLONG_MAX;
+    }
+    return FDX_OK;
+}
+
+/* Results of the last sweep from its `blocks` partial slots. */
+static void partials_fold(fdx_loop *l, const partials *h, size_t first_slot, size_t blocks)
+{
+    for (int r = 0; r < l->nreds; r++) {
+        double v = identity(l->red[r].op);
+        int64_t lin = INT64_MAX;
+        for (size_t b = 0; b < blocks; b++) {
+            size_t q = (first_slot + b) * (size_t)l->nreds + (size_t)r;
+            fold(l->red[r].op, h->v[q], h->l[q], &v, &lin);
+        }
+        l->red[r].value = v;
+        l->red[r].lin = lin;
+    }
+}
+
+static fdx_status run_cpu(fdx_loop *l, const loop_geom *g, int times)
+{
+    char *src = NULL;
+    FDX_TRY(fdx_loop_gen_cpu(l, g, &src));
+    fdx_kernel *k = NULL;
+    fdx_status st = kernel_for(l, src, "fdx_loop_entry", &k);
+    free(src);
+    FDX_TRY(st);
+    partials h = {0};
+    if (l->nreds) FDX_TRY(partials_init(l, (size_t)times, &h));
+    void *ptr[FDX_LOOP_MAX_ARGS], *args[FDX_LOOP_MAX_ARGS + 4];
+    int n = 0;
+    for (int a = 0; a < l->nargs; a++) {
+        ptr[a] = l->arg[a].array->device;
+        args[n++] = &ptr[a];
+    }
+    double *sc = l->scalar;
+    args[n++] = &sc;
+    args[n++] = &times;
+    long long dummy_l = 0;
+    double dummy_v = 0;
+    double *rv = l->nreds ? h.v : &dummy_v;
+    long long *rl = l->nreds ? h.l : &dummy_l;
+    args[n++] = &rv;
+    args[n++] = &rl;
+    fdx_launch_dims dims = {{1, 1, 1}, {1, 1, 1}, 0};
+    st = fdx_ctx_ops(l->ctx)->launch(k, &dims, args, NULL);
+    if (st == FDX_OK && rl[0] == -2) st = fdx_fail(FDX_ERR_NOMEM, "loop '%s': out of memory for reduction accumulators", l->name);
+    if (st == FDX_OK && l->nreds) partials_fold(l, &h, (size_t)(times - 1), 1);
+    free(h.v);
+    free(h.l);
+    return st;
+}
+
+static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *stream)
+{
+    const fdx_backend *be = fdx_ctx_ops(l->ctx);
+    char *src = NULL;
+    FDX_TRY(fdx_loop_gen_cuda(l, g, &src));
+    fdx_kernel *k = NULL;
+    fdx_status st = kernel_for(l, src, "fdx_loop_kernel", &k);
+    free(src);
+    FDX_TRY(st);
+    int64_t e = 1;
+    for (int d = 0; d < g->rank; d++)
+        if (d != g->solved && d != g->seq) e *= g->n[d];
+    int64_t cap = (int64_t)fdx_ctx_device(l->ctx)->sm_count * 8;
+    int64_t nblk = (e + BLOCK - 1) / BLOCK;
+    if (nblk > cap) nblk = cap;
+    if (nblk < 1) nblk = 1;
+
+    partials h = {0};
+    void *pv = NULL, *pl = NULL;
+    if (l->nreds) {
+        FDX_TRY(partials_init(l, (size_t)times * (size_t)nblk, &h));
+        size_t need = h.count * (sizeof(double) + sizeof(long long));
+        if (need > l->partials_bytes) {
+            if (l->partials) be->free(l->partials);
+            l->partials = NULL;
+            l->partials_bytes = 0;
+            FDX_TRY_GOTO(st, be->alloc(need, &l->partials), done);
+            l->partials_bytes = need;
+        }
+        pv = l->partials;
+        pl = (char *)l->partials + h.count * sizeof(double);
+        FDX_TRY_GOTO(st, be->copy(pv, h.v, h.count * sizeof(double), FDX_COPY_H2D, stream), done);
+        FDX_TRY_GOTO(st, be->copy(pl, h.l, h.count * sizeof(long long), FDX_COPY_H2D, stream), done);
+    }
+    struct {
+        double v[LOOP_MAX_SCALARS];
+    } sc;
+    memcpy(sc.v, l->scalar, sizeof sc.v);
+    void *ptr[FDX_LOOP_MAX_ARGS], *args[FDX_LOOP_MAX_ARGS + 5];
+    int n = 0;
+    for (int a = 0; a < l->nargs; a++) {
+        ptr[a] = l->arg[a].array->device;
+        args[n++] = &ptr[a];
+    }
+    long long T = 0, s0 = 0;
+    args[n++] = &sc;
+    args[n++] = &T;
+    args[n++] = &s0;
+    args[n++] = &pv;
+    args[n++] = &pl;
+    long long steps = g->tmax + g->dist * (times - 1);
+    for (T = 0; T <= steps; T++) {
+        long long slo = T > g->tmax ? (T - g->tmax + g->dist - 1) / g->dist : 0;
+        long long shi = T / g->dist;
+        if (shi > times - 1) shi = times - 1;
+        if (slo > shi) continue;
+        s0 = slo;
+        fdx_launch_dims dims = {{(unsigned)nblk, (unsigned)(shi - slo + 1), 1}, {BLOCK, 1, 1}, 0};
+        FDX_TRY_GOTO(st, be->launch(k, &dims, args, stream), done);
+    }
+    if (l->nreds) {
+        FDX_TRY_GOTO(st, be->copy(h.v, pv, h.count * sizeof(double), FDX_COPY_D2H, stream), done);
+        FDX_TRY_GOTO(st, be->copy(h.l, pl, h.count * sizeof(long long), FDX_COPY_D2H, stream), done);
+        FDX_TRY_GOTO(st, be->stream_sync(stream), done);
+        partials_fold(l, &h, (size_t)(times - 1) * (size_t)nblk, (size_t)nblk);
+    }
+done:
+    free(h.v);
+    free(h.l);
+    return st;
+}
+
+fdx_status fdx_loop_run_repeated(fdx_loop *l, int times, void *stream)
+{
+    FDX_CHECK(l, FDX_ERR_INVALID, "fdx_loop_run: loop is NULL");
+    FDX_CHECK(times >= 1, FDX_ERR_INVALID, "loop '%s': repetition count %d is below 1", l->name, times);
+    FDX_CHECK(l->body, FDX_ERR_INVALID, "loop '%s' has no body (fdx_loop_body)", l->name);
+    fdx_loop_decision d;
+    loop_geom g;
+    FDX_TRY(fdx_loop_decide(l, FDX_BACKEND_AUTO, &d, &g));
+    for (int a = 0; a < l->nargs; a++) FDX_TRY(fdx_loop_actual_before(l->arg[a].array));
+    FDX_TRY(fdx_loop_apply(l, &d));
+    fdx_status st = fdx_ctx_backend(l->ctx) == FDX_BACKEND_CUDA ? run_cuda(l, &g, times, stream) : run_cpu(l, &g, times);
+    FDX_TRY(st);
+    for (int a = 0; a < l->nargs; a++)
+        if (l->arg[a].access & FDX_WRITE) fdx_loop_actual_written(l->arg[a].array);
+    return FDX_OK;
+}
+
+fdx_status fdx_loop_run(fdx_loop *l, void *stream) { return fdx_loop_run_repeated(l, 1, stream); }

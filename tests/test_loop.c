@@ -1,0 +1,303 @@
+/* Loops on the CPU backend: every result against the same body run as a
+   sequential nest here; reductions; ACROSS loops under every layout and with
+   pipelined sweeps; the planner's decisions for the seeds' two loops; body
+   compile errors with the body's line numbers. */
+#include "fdx_test.h"
+#include "loops/fdx_loop_impl.h"
+#ifdef FDX_HAVE_CUDA
+#include "backends/cuda/fdx_cuda.h"
+#endif
+
+#include <string.h>
+
+#define NX 13
+#define NY 11
+#define NZ 9
+#define AT(i, j, k) ((i) + NX * ((j) + NY * (k)))
+
+static fdx_ctx *ctx;
+static uint64_t seed = 12345;
+
+static fdx_array *make(int rank, const int64_t *shape, double *init)
+{
+    fdx_array *a = NULL;
+    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, rank, shape, FDX_ON_HOST | FDX_ON_DEVICE, &a));
+    if (a && init) CHECK_OK(fdx_array_put(a, init));
+    return a;
+}
+
+static double max_rel(const double *x, const double *y, size_t n)
+{
+    double e = 0;
+    for (size_t q = 0; q < n; q++) {
+        double d = fabs(x[q] - y[q]) / (fabs(y[q]) > 1 ? fabs(y[q]) : 1);
+        if (!(d <= e)) e = d; /* NaN counts */
+    }
+    return e;
+}
+
+static void nvrtc_check(fdx_loop *l);
+
+static void test_parallel_and_reductions(void)
+{
+    const int64_t n[3] = {NX, NY, NZ};
+    size_t cnt = NX * NY * NZ;
+    double *a = malloc(cnt * 8), *b = malloc(cnt * 8), *ref = malloc(cnt * 8), *got = malloc(cnt * 8);
+    for (size_t q = 0; q < cnt; q++) {
+        a[q] = fdx_test_rand(&seed);
+        b[q] = NAN; /* poison */
+    }
+    fdx_array *A = make(3, n, a), *B = make(3, n, b);
+    fdx_loop *l = NULL;
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k", &l));
+    int64_t lo[3] = {1, 1, 1}, hi[3] = {NX - 1, NY - 1, NZ - 1};
+    CHECK_OK(fdx_loop_range(l, lo, hi));
+    CHECK_OK(fdx_loop_array(l, "A", A, FDX_READ));
+    CHECK_OK(fdx_loop_array(l, "B", B, FDX_WRITE));
+    CHECK_OK(fdx_loop_scalar(l, "alpha", 0.25));
+    CHECK_OK(fdx_loop_reduction(l, "s", FDX_REDUCE_SUM));
+    CHECK_OK(fdx_loop_reduction(l, "mx", FDX_REDUCE_MAXLOC));
+    CHECK_OK(fdx_loop_reduction(l, "mn", FDX_REDUCE_MINLOC));
+    CHECK_OK(fdx_loop_reduction(l, "m", FDX_REDUCE_MAX));
+    CHECK_OK(fdx_loop_body(l, "double v = A(i,j,k) + alpha * (A(i-1,j,k) + A(i+1,j,k) - A(i,j-1,k) * A(i,j,k+1));\n"
+                              "B(i,j,k) = v;\n s += v; mx = v; mn = v; m = fabs(v);"));
+    CHECK_OK(fdx_loop_run(l, NULL));
+    nvrtc_check(l);
+    double s = 0, mx = -1e300, mn = 1e300, m = 0;
+    int64_t lmx[3] = {0}, lmn[3] = {0};
+    for (size_t q = 0; q < cnt; q++) ref[q] = NAN;
+    for (int k = 1; k < NZ - 1; k++)
+        for (int j = 1; j < NY - 1; j++)
+            for (int i = 1; i < NX - 1; i++) {
+                double v = a[AT(i, j, k)] + 0.25 * (a[AT(i - 1, j, k)] + a[AT(i + 1, j, k)] - a[AT(i, j - 1, k)] * a[AT(i, j, k + 1)]);
+                ref[AT(i, j, k)] = v;
+                s += v;
+                if (v > mx) mx = v, lmx[0] = i, lmx[1] = j, lmx[2] = k;
+                if (v < mn) mn = v, lmn[0] = i, lmn[1] = j, lmn[2] = k;
+                if (fabs(v) > m) m = fabs(v);
+            }
+    CHECK_OK(fdx_array_get(B, got));
+    int same = 1;
+    for (size_t q = 0; q < cnt; q++) same &= isnan(ref[q]) ? isnan(got[q]) : fabs(got[q] - ref[q]) <= 1e-12 * fabs(ref[q]) + 1e-300;
+    CHECK(same, "parallel loop differs from the sequential nest (or wrote outside its range)");
+    double v;
+    int64_t loc[3];
+    CHECK_OK(fdx_loop_result(l, "s", &v, NULL));
+    CHECK(fabs(v - s) <= 1e-12 * fabs(s) * cnt, "sum %.17g vs %.17g", v, s);
+    CHECK_OK(fdx_loop_result(l, "mx", &v, loc));
+    CHECK(v == mx && loc[0] == lmx[0] && loc[1] == lmx[1] && loc[2] == lmx[2], "maxloc %g at %lld,%lld,%lld vs %g", v,
+          (long long)loc[0], (long long)loc[1], (long long)loc[2], mx);
+    CHECK_OK(fdx_loop_result(l, "mn", &v, loc));
+    CHECK(v == mn && loc[0] == lmn[0] && loc[1] == lmn[1] && loc[2] == lmn[2], "minloc %g vs %g", v, mn);
+    CHECK_OK(fdx_loop_result(l, "m", &v, NULL));
+    CHECK(v == m, "max %g vs %g", v, m);
+    CHECK_FAILS(fdx_loop_result(l, "nosuch", &v, NULL), FDX_ERR_INVALID);
+    /* a scalar changes without a new body */
+    CHECK_OK(fdx_loop_scalar(l, "alpha", 0.0));
+    CHECK_OK(fdx_loop_run(l, NULL));
+    CHECK_OK(fdx_array_get(B, got));
+    CHECK(got[AT(3, 4, 5)] == a[AT(3, 4, 5)], "alpha = 0 gives A: %g vs %g", got[AT(3, 4, 5)], a[AT(3, 4, 5)]);
+    fdx_loop_destroy(&l);
+    fdx_loop_destroy(&l); /* NULL is fine */
+    fdx_array_destroy(&A);
+    fdx_array_destroy(&B);
+    free(a), free(b), free(ref), free(got);
+}
+
+/* The seed's SOR sweep, in place, lexicographic, sequential. */
+static void sor_ref(double *u, const double *f, double w, int sweeps)
+{
+    for (int s = 0; s < sweeps; s++)
+        for (int k = 1; k < NZ - 1; k++)
+            for (int j = 1; j < NY - 1; j++)
+                for (int i = 1; i < NX - 1; i++) {
+                    double gs = (u[AT(i - 1, j, k)] + u[AT(i + 1, j, k)] + u[AT(i, j - 1, k)] + u[AT(i, j + 1, k)] +
+                                 u[AT(i, j, k - 1)] + u[AT(i, j, k + 1)] - f[AT(i, j, k)]) / 6.0;
+                    u[AT(i, j, k)] += w * (gs - u[AT(i, j, k)]);
+                }
+}
+
+static const char *sor_body = "double gs = (U(i-1,j,k) + U(i+1,j,k) + U(i,j-1,k) + U(i,j+1,k)\n"
+                              "             + U(i,j,k-1) + U(i,j,k+1) - F(i,j,k)) / 6.0;\n"
+                              "double d = w * (gs - U(i,j,k));\nU(i,j,k) += d;\nch = fabs(d);\n";
+
+/* The CUDA text of a loop compiles with NVRTC (no GPU needed). */
+static void nvrtc_check(fdx_loop *l)
+{
+#ifdef FDX_HAVE_CUDA
+    char *src = NULL;
+    CHECK_OK(fdx_loop_source(l, FDX_BACKEND_CUDA, &src));
+    void *cubin = NULL;
+    size_t size = 0;
+    if (src) CHECK_OK(fdx_nvrtc_compile(src, 90, "loop test", &cubin, &size));
+    free(cubin);
+    free(src);
+#else
+    (void)l;
+#endif
+}
+
+static void test_across(void)
+{
+    const int64_t n[3] = {NX, NY, NZ};
+    size_t cnt = NX * NY * NZ;
+    double *u0 = malloc(cnt * 8), *f = malloc(cnt * 8), *ref = malloc(cnt * 8), *got = malloc(cnt * 8);
+    for (size_t q = 0; q < cnt; q++) u0[q] = fdx_test_rand(&seed), f[q] = fdx_test_rand(&seed);
+    const int perms[4][3] = {{0, 1, 2}, {1, 0, 2}, {2, 0, 1}, {0, 1, 2}};
+    const fdx_diag diags[4] = {FDX_DIAG_NONE, FDX_DIAG_ANTI, FDX_DIAG_MAIN, FDX_DIAG_NONE};
+    for (int sweeps = 1; sweeps <= 3; sweeps += 2)
+        for (int v = 0; v < 5; v++) {
+            memcpy(ref, u0, cnt * 8);
+            sor_ref(ref, f, 1.3, sweeps);
+            fdx_array *U = make(3, n, u0), *F = make(3, n, f);
+            fdx_layout lay;
+            if (v < 4) {
+                CHECK_OK(fdx_layout_make(3, perms[v], diags[v], &lay));
+                CHECK_OK(fdx_array_set_layout(U, &lay));
+            }
+            fdx_loop *l = NULL;
+            CHECK_OK(fdx_loop_create(ctx, "i,j,k", &l));
+            int64_t lo[3] = {1, 1, 1}, hi[3] = {NX - 1, NY - 1, NZ - 1};
+            int width[3] = {1, 1, 1};
+            CHECK_OK(fdx_loop_range(l, lo, hi));
+            CHECK_OK(fdx_loop_array(l, "U", U, FDX_READ_WRITE));
+            CHECK_OK(fdx_loop_array(l, "F", F, FDX_READ));
+            CHECK_OK(fdx_loop_scalar(l, "w", 1.3));
+            CHECK_OK(fdx_loop_reduction(l, "ch", FDX_REDUCE_MAX));
+            CHECK_OK(fdx_loop_across(l, width));
+            CHECK_OK(fdx_loop_body(l, sor_body));
+            if (v == 3) CHECK_OK(fdx_loop_set_autotfm(l, 2));
+            if (v >= 3) CHECK_OK(fdx_loop_plan_for(l, FDX_BACKEND_CUDA)); /* GPU layouts, CPU code */
+            CHECK_OK(fdx_loop_run_repeated(l, sweeps, NULL));
+            nvrtc_check(l);
+            CHECK_OK(fdx_array_get(U, got));
+            double e = max_rel(got, ref, cnt);
+            CHECK(e <= 1e-12, "ACROSS sweeps %d, layout variant %d: max relative difference %.3g", sweeps, v, e);
+            /* the last sweep's change */
+            double ch, want = 0;
+            memcpy(got, u0, cnt * 8);
+            sor_ref(got, f, 1.3, sweeps - 1);
+            memcpy(ref, got, cnt * 8);
+            sor_ref(ref, f, 1.3, 1);
+            for (size_t q = 0; q < cnt; q++) want = fabs(ref[q] - got[q]) > want ? fabs(ref[q] - got[q]) : want;
+            CHECK_OK(fdx_loop_result(l, "ch", &ch, NULL));
+            CHECK(fabs(ch - want) <= 1e-12 * want, "last sweep's change %.17g vs %.17g", ch, want);
+            if (v == 3) {
+                fdx_layout now;
+                CHECK_OK(fdx_array_layout(U, &now));
+                CHECK(now.diag == FDX_DIAG_ANTI && now.perm[0] == 0 && now.perm[1] == 1, "autotfm diagonalized U");
+            }
+            fdx_loop_destroy(&l);
+            fdx_array_destroy(&U);
+            fdx_array_destroy(&F);
+        }
+    free(u0), free(f), free(ref), free(got);
+}
+
+static void test_planner_seeds(void)
+{
+    /* The seed's ARRAY[Z][Y][X][5]: component fastest, no loop over it. */
+    const int64_t s4[4] = {5, 40, 36, 34};
+    fdx_array *A = make(4, s4, NULL);
+    fdx_loop *l = NULL;
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k", &l));
+    int axes[3] = {1, 2, 3};
+    CHECK_OK(fdx_loop_on(l, A, axes));
+    CHECK_OK(fdx_loop_array(l, "A", A, FDX_READ_WRITE));
+    CHECK_OK(fdx_loop_body(l, "A(3,i,j,k) = A(1,i,j,k) * 0.5 + A(4,i,j,k);"));
+    fdx_loop_decision d;
+    CHECK_OK(fdx_loop_plan(l, FDX_BACKEND_CUDA, &d));
+    CHECK(d.thread_index == 0 && !d.across, "AOS: thread index %d", d.thread_index);
+    CHECK(d.array[0].moved && d.array[0].to.perm[0] == 1 && d.array[0].to.perm[1] == 0 && d.array[0].to.perm[2] == 2 &&
+              d.array[0].to.perm[3] == 3 && d.array[0].to.diag == FDX_DIAG_NONE,
+          "AOS: swap the two fastest axes (%s)", d.array[0].why);
+    CHECK_OK(fdx_loop_set_autotfm(l, 0));
+    CHECK_OK(fdx_loop_plan(l, FDX_BACKEND_CUDA, &d));
+    CHECK(!d.array[0].moved, "AOS with autotfm off moves nothing");
+    CHECK_OK(fdx_loop_set_autotfm(l, 1));
+    CHECK_OK(fdx_loop_plan(l, FDX_BACKEND_CPU, &d));
+    CHECK(!d.array[0].moved, "CPU plan moves nothing");
+    /* run it with the GPU's layout on the CPU and compare in the plain layout */
+    size_t cnt = 5 * 40 * 36 * 34;
+    double *a = malloc(cnt * 8), *got = malloc(cnt * 8);
+    for (size_t q = 0; q < cnt; q++) a[q] = fdx_test_rand(&seed);
+    CHECK_OK(fdx_array_put(A, a));
+    CHECK_OK(fdx_loop_plan_for(l, FDX_BACKEND_CUDA));
+    CHECK_OK(fdx_loop_run(l, NULL));
+    fdx_layout now;
+    CHECK_OK(fdx_array_layout(A, &now));
+    CHECK(now.perm[0] == 1 && now.perm[1] == 0, "AOS array transformed");
+    CHECK_OK(fdx_loop_plan(l, FDX_BACKEND_CUDA, &d));
+    CHECK(!d.array[0].moved, "second run: the layout stays");
+    CHECK_OK(fdx_array_get(A, got));
+    for (size_t q = 3; q < cnt; q += 5) a[q] = a[q - 2] * 0.5 + a[q + 1];
+    CHECK(memcmp(a, got, cnt * 8) == 0, "AOS loop under the swapped layout");
+    /* too small to repay */
+    const int64_t tiny[4] = {5, 4, 4, 4};
+    fdx_array *S = make(4, tiny, NULL);
+    fdx_loop *ls = NULL;
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k", &ls));
+    CHECK_OK(fdx_loop_on(ls, S, axes));
+    CHECK_OK(fdx_loop_array(ls, "A", S, FDX_READ_WRITE));
+    CHECK_OK(fdx_loop_body(ls, "A(3,i,j,k) = A(1,i,j,k);"));
+    CHECK_OK(fdx_loop_plan(ls, FDX_BACKEND_CUDA, &d));
+    CHECK(!d.array[0].moved && strstr(d.array[0].why, "too small"), "small loop: %s", d.array[0].why);
+    fdx_loop_destroy(&ls);
+    fdx_array_destroy(&S);
+
+    /* The seed's ACROSS loop: diagonalize the two fastest axes. */
+    const int64_t s3[3] = {40, 40, 40};
+    fdx_array *U = make(3, s3, NULL);
+    fdx_loop *la = NULL;
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k", &la));
+    CHECK_OK(fdx_loop_on(la, U, NULL));
+    CHECK_OK(fdx_loop_array(la, "A", U, FDX_READ_WRITE));
+    int w[3] = {1, 1, 1};
+    CHECK_OK(fdx_loop_across(la, w));
+    CHECK_OK(fdx_loop_body(la, "if (i > 0 && j > 0 && k > 0 && i < 39 && j < 39 && k < 39)\n"
+                               "  A(i,j,k) = A(i+1,j,k) + A(i,j+1,k) + A(i,j,k+1) + A(i-1,j,k) + A(i,j-1,k) + A(i,j,k-1);"));
+    CHECK_OK(fdx_loop_plan(la, FDX_BACKEND_CUDA, &d));
+    CHECK(d.across && d.thread_index == 0 && d.array[0].moved && d.array[0].to.diag == FDX_DIAG_ANTI &&
+              d.array[0].to.perm[0] == 0 && d.array[0].to.perm[1] == 1,
+          "SOR: anti-diagonal of axes 0,1 (%s)", d.array[0].why);
+    fdx_loop_destroy(&la);
+    fdx_array_destroy(&U);
+    fdx_loop_destroy(&l);
+    fdx_array_destroy(&A);
+    free(a), free(got);
+}
+
+static void test_errors(void)
+{
+    const int64_t n[3] = {8, 8, 8};
+    fdx_array *A = make(3, n, NULL);
+    fdx_loop *l = NULL;
+    CHECK_FAILS(fdx_loop_create(ctx, "i,j,k,l,m", &l), FDX_ERR_INVALID);
+    CHECK_FAILS(fdx_loop_create(ctx, "i,2j", &l), FDX_ERR_INVALID);
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k", &l));
+    CHECK_FAILS(fdx_loop_array(l, "i", A, FDX_READ), FDX_ERR_INVALID);
+    CHECK_FAILS(fdx_loop_run(l, NULL), FDX_ERR_INVALID); /* no body */
+    CHECK_OK(fdx_loop_on(l, A, NULL));
+    CHECK_OK(fdx_loop_array(l, "A", A, FDX_WRITE));
+    CHECK_OK(fdx_loop_name(l, "broken"));
+    CHECK_OK(fdx_loop_body(l, "double x = 1;\nA(i,j,k) = x +;\n"));
+    CHECK_FAILS(fdx_loop_run(l, NULL), FDX_ERR_COMPILE);
+    CHECK(strstr(fdx_last_error(), "broken body:2"), "compiler message with the body's line: %s", fdx_last_error());
+    CHECK_OK(fdx_loop_body(l, "A(i,j) = 1;"));
+    CHECK_FAILS(fdx_loop_run(l, NULL), FDX_ERR_INVALID);
+    CHECK(strstr(fdx_last_error(), "rank 3"), "rank mismatch named: %s", fdx_last_error());
+    fdx_loop_destroy(&l);
+    fdx_array_destroy(&A);
+}
+
+int main(void)
+{
+    ctx = fdx_test_ctx("cpu");
+    if (!ctx) return fdx_test_skip("test_loop", "no CPU context");
+    test_parallel_and_reductions();
+    test_across();
+    test_planner_seeds();
+    test_errors();
+    fdx_ctx_destroy(&ctx);
+    return fdx_test_finish("test_loop");
+}
