@@ -16,6 +16,7 @@ struct fdx_array {
     void *host;    /* NULL until host storage exists */
     void *device;  /* backend memory; on the CPU backend also host memory */
     fdx_layout layout; /* how both storages hold the elements (src/layout) */
+    unsigned valid;    /* fdx_place mask of the current copies; 0: not tracked (src/loops) */
 };
 
 #endif
