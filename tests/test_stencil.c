@@ -110,7 +110,7 @@ static void test_convergence(void)
 {
     for (int m = 1; m <= 2; m++)
         for (int order = 2; order <= 8; order += 2) {
-            int n = order <= 4 ? 32 : 24;
+            int n = order <= 4 ? 32 : m == 1 ? 24 : 16; /* d2 at 48 points is rounding-limited */
             double e1 = derivative_error(m, order, n), e2 = derivative_error(m, order, 2 * n);
             double ratio = e1 / e2, want = pow(2, order);
             printf("convergence d%d order %2d: errors %.3g %.3g, ratio %.1f (2^%d = %.0f)\n", m, order, e1, e2, ratio,
