@@ -6,6 +6,7 @@
 #include "layout_ref.h"
 
 static fdx_ctx *cpu, *gpu;
+static int reps = 2; /* FDX_TEST_QUICK=1 (under compute-sanitizer): 1 */
 
 static void same(unsigned char *a, unsigned char *b, size_t bytes, const char *what, int rank, size_t elem)
 {
@@ -25,7 +26,7 @@ static void permutations(uint64_t seed)
 {
     for (int rank = 1; rank <= FDX_MAX_RANK; rank++)
         for (int e = 0; e < 5; e++)
-            for (int rep = 0; rep < 2; rep++) {
+            for (int rep = 0; rep < reps; rep++) {
                 int64_t shape[FDX_MAX_RANK];
                 int perm[FDX_MAX_RANK];
                 lt_shape(rank, shape, 20000, &seed);
@@ -62,7 +63,7 @@ static void layouts(uint64_t seed)
 {
     for (int rank = 2; rank <= 5; rank++)
         for (int e = 0; e < 5; e++)
-            for (int rep = 0; rep < 3; rep++) {
+            for (int rep = 0; rep < reps + 1; rep++) {
                 int64_t shape[FDX_MAX_RANK];
                 int perm[FDX_MAX_RANK];
                 lt_shape(rank, shape, 20000, &seed);
@@ -173,6 +174,7 @@ static void arrays(uint64_t seed)
 int main(void)
 {
     if (fdx_cuda_device_count() == 0) return fdx_test_skip("test_layout_gpu", "no CUDA device");
+    if (getenv("FDX_TEST_QUICK")) reps = 1;
     cpu = fdx_test_ctx("cpu");
     gpu = fdx_test_ctx("cuda");
     CHECK(cpu && gpu, "contexts: %s", fdx_last_error());

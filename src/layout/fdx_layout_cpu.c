@@ -60,16 +60,22 @@ static void copy_rows(char *dst, const char *src, const fdx_perm_plan *p)
 }
 
 /* One TA x TB tile of R-word units: reads run along A (contiguous in src),
-   writes along K (contiguous in dst); the tile fits in L1 so both sides hit. */
-INLINE void move_tile(char *dst, const char *src, const fdx_perm_plan *p, int64_t a0, int64_t b0, int64_t ta,
-                      int64_t tb, const size_t w)
+   writes along K (contiguous in dst); the tile fits in L1 so both sides hit.
+   Strides are copied to locals: stores through char pointers may alias the
+   plan, which would make the compiler reload it on every word. */
+INLINE void move_tile(char *restrict dst, const char *restrict src, const fdx_perm_plan *p, int64_t a0, int64_t b0,
+                      int64_t ta, int64_t tb, const size_t w)
 {
+    const int64_t sA = p->sA, sK = p->sK, dA = p->dA, dK = p->dK, R = p->R;
+    if (R == 1) {
+        for (int64_t a = a0; a < a0 + ta; a++)
+            for (int64_t b = b0; b < b0 + tb; b++)
+                memcpy(dst + (size_t)(a * dA + b * dK) * w, src + (size_t)(a * sA + b * sK) * w, w);
+        return;
+    }
     for (int64_t a = a0; a < a0 + ta; a++)
-        for (int64_t b = b0; b < b0 + tb; b++) {
-            const char *s = src + (size_t)(a * p->sA + b * p->sK) * w;
-            char *d = dst + (size_t)(a * p->dA + b * p->dK) * w;
-            for (int64_t r = 0; r < p->R; r++) memcpy(d + (size_t)r * w, s + (size_t)r * w, w);
-        }
+        for (int64_t b = b0; b < b0 + tb; b++)
+            memcpy(dst + (size_t)(a * dA + b * dK) * w, src + (size_t)(a * sA + b * sK) * w, (size_t)R * w);
 }
 
 static void copy_tiled(char *dst, const char *src, const fdx_perm_plan *p)

@@ -152,13 +152,13 @@ struct DiagArgs {
     int main_diag;
 };
 
-/* Parallelogram tiles: DW consecutive x on DT consecutive lines d.  On the
-   plain side lane i takes line j = (c + i) mod DT, so the 32 lanes of a warp
-   share one row y = d - x (two runs where j wraps): coalesced row reads.  On
-   the diagonal side lane i takes a fixed line: one contiguous run.  The
-   buffer row is DW words, unpadded: (c + i) * DW + i spreads lanes over
-   banks because DW + 1 is odd. */
-template <typename T, bool UNDIAG>
+/* Diagonalize with parallelogram tiles: DW consecutive x on DT consecutive
+   lines d.  On the plain side lane i takes line j = (c + i) mod DT, so the 32
+   lanes of a warp share one row y = d - x (two runs where j wraps):
+   coalesced row reads.  On the diagonal side lane i takes a fixed line: one
+   contiguous run of writes.  Buffer rows of DW words: lane i lands in bank i
+   on both sides. */
+template <typename T>
 __global__ void __launch_bounds__(THREADS) diag_kernel(T *__restrict__ dst, const T *__restrict__ src, DiagArgs a)
 {
     __shared__ T tile[DT * DW];
@@ -173,41 +173,56 @@ __global__ void __launch_bounds__(THREADS) diag_kernel(T *__restrict__ dst, cons
     constexpr int ROUNDS = DT * DW / THREADS;
     const int64_t x = x0 + i;
     T v[ROUNDS];
-    if (!UNDIAG) {
 #pragma unroll
-        for (int k = 0; k < ROUNDS; k++) {
-            int j = (c0 + k * (THREADS / DW) + i) % DT;
-            int64_t y = d0 + j - x, yp = a.main_diag ? ry - 1 - y : y;
-            if (x < rx && y >= 0 && y < ry) v[k] = in[x + rx * yp];
-        }
+    for (int k = 0; k < ROUNDS; k++) {
+        int j = (c0 + k * (THREADS / DW) + i) % DT;
+        int64_t y = d0 + j - x, yp = a.main_diag ? ry - 1 - y : y;
+        if (x < rx && y >= 0 && y < ry) v[k] = in[x + rx * yp];
+    }
 #pragma unroll
-        for (int k = 0; k < ROUNDS; k++) {
-            int j = (c0 + k * (THREADS / DW) + i) % DT;
-            tile[j * DW + i] = v[k];
-        }
-        __syncthreads();
+    for (int k = 0; k < ROUNDS; k++) tile[((c0 + k * (THREADS / DW) + i) % DT) * DW + i] = v[k];
+    __syncthreads();
 #pragma unroll
-        for (int k = 0; k < ROUNDS; k++) {
-            int j = c0 + k * (THREADS / DW);
-            int64_t y = d0 + j - x;
-            if (x < rx && y >= 0 && y < ry) out[fdx_diag_index(x, y, rx, ry)] = tile[j * DW + i];
-        }
-    } else {
+    for (int k = 0; k < ROUNDS; k++) {
+        int j = c0 + k * (THREADS / DW);
+        int64_t y = d0 + j - x;
+        if (x < rx && y >= 0 && y < ry) out[fdx_diag_index(x, y, rx, ry)] = tile[j * DW + i];
+    }
+}
+
+/* Undiagonalize with rectangular tiles of the plain plane (DW x DT), so the
+   writes are whole aligned row segments (partial-sector writes cost more than
+   partial reads).  On the diagonal side lane i takes row j = (c -/+ i) mod DT
+   so the warp's lanes share one line d (two runs where j wraps). */
+template <typename T>
+__global__ void __launch_bounds__(THREADS) undiag_kernel(T *__restrict__ dst, const T *__restrict__ src, DiagArgs a)
+{
+    __shared__ T tile[DT * DW];
+    uint32_t bid = blockIdx.x, z = qdiv(bid, a.tilesXD), rest = bid - z * a.tilesXD.d, iy = qdiv(rest, a.tilesX),
+             ix = rest - iy * a.tilesX.d;
+    const int64_t x0 = (int64_t)ix * DW, y0 = (int64_t)iy * DT, rx = a.rx, ry = a.ry, plane = (int64_t)z * rx * ry;
+    const T *in = src + plane;
+    T *out = dst + plane;
+    const int i = threadIdx.x % DW, c0 = threadIdx.x / DW;
+    constexpr int ROUNDS = DT * DW / THREADS;
+    const int64_t x = x0 + i;
+    T v[ROUNDS];
 #pragma unroll
-        for (int k = 0; k < ROUNDS; k++) {
-            int j = c0 + k * (THREADS / DW);
-            int64_t y = d0 + j - x;
-            if (x < rx && y >= 0 && y < ry) v[k] = in[fdx_diag_index(x, y, rx, ry)];
-        }
+    for (int k = 0; k < ROUNDS; k++) {
+        int c = c0 + k * (THREADS / DW), j = a.main_diag ? (c + i) % DT : (c - i + 2 * DW) % DT;
+        int64_t yp = y0 + j, y = a.main_diag ? ry - 1 - yp : yp;
+        if (x < rx && yp < ry) v[k] = in[fdx_diag_index(x, y, rx, ry)];
+    }
 #pragma unroll
-        for (int k = 0; k < ROUNDS; k++) tile[(c0 + k * (THREADS / DW)) * DW + i] = v[k];
-        __syncthreads();
+    for (int k = 0; k < ROUNDS; k++) {
+        int c = c0 + k * (THREADS / DW), j = a.main_diag ? (c + i) % DT : (c - i + 2 * DW) % DT;
+        tile[j * DW + i] = v[k];
+    }
+    __syncthreads();
 #pragma unroll
-        for (int k = 0; k < ROUNDS; k++) {
-            int j = (c0 + k * (THREADS / DW) + i) % DT;
-            int64_t y = d0 + j - x, yp = a.main_diag ? ry - 1 - y : y;
-            if (x < rx && y >= 0 && y < ry) out[x + rx * yp] = tile[j * DW + i];
-        }
+    for (int k = 0; k < ROUNDS; k++) {
+        int64_t yp = y0 + c0 + k * (THREADS / DW);
+        if (x < rx && yp < ry) out[x + rx * yp] = tile[(c0 + k * (THREADS / DW)) * DW + i];
     }
 }
 
@@ -293,12 +308,14 @@ template <int W>
 fdx_status launch_diag(void *dst, const void *src, const fdx_diag_plan *p, cudaStream_t st)
 {
     typedef typename Word<W>::type T;
-    int64_t tx = blocks_of(p->rx, DW), td = blocks_of(p->rx + p->ry - 1, DT), blocks = tx * td * p->planes;
+    /* diagonalize: tiles over (x, line d); undiagonalize: tiles over (x, y) */
+    int64_t tx = blocks_of(p->rx, DW), td = p->undiag ? blocks_of(p->ry, DT) : blocks_of(p->rx + p->ry - 1, DT);
+    int64_t blocks = tx * td * p->planes;
     FDX_CHECK(blocks < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "diagonal transform needs %lld tiles, more than 2^31",
               (long long)blocks);
     DiagArgs a{p->rx, p->ry, fd(tx), fd(tx * td), p->diag == FDX_DIAG_MAIN};
-    if (p->undiag) diag_kernel<T, true><<<(unsigned)blocks, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
-    else diag_kernel<T, false><<<(unsigned)blocks, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
+    if (p->undiag) undiag_kernel<T><<<(unsigned)blocks, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
+    else diag_kernel<T><<<(unsigned)blocks, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
     FDX_CUDA_CHECK_LAUNCH("diag_kernel");
     return FDX_OK;
 }

@@ -17,7 +17,7 @@ fdx_fastdiv fdx_fastdiv_make(uint32_t d)
 
 /* Words per tile: 2048 keeps 8 words per thread of a 256-thread block in
    flight and the padded buffer under 48 KB for 16-byte words. */
-enum { TILE_WORDS = 2048, MIN_ROW_WORDS = 64, SHORT_ROW_BYTES = 128 };
+enum { TILE_WORDS = 2048, MIN_ROW_WORDS = 64, SHORT_ROW_BYTES = 128, WHOLE_AXIS_WORDS = 128 };
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
@@ -81,12 +81,22 @@ static void choose_tile(fdx_perm_plan *p)
         p->TA = p->TB = 32;
         return;
     }
-    int64_t minrow = (MIN_ROW_WORDS + p->R - 1) / p->R;
-    int64_t ta = min64(p->nA, minrow);
-    int64_t tb = min64(p->nK, TILE_WORDS / (p->R * ta));
-    if (tb < 1) tb = 1;
-    if (tb == p->nK) ta = min64(p->nA, TILE_WORDS / (p->R * tb));
+    int64_t minrow = (MIN_ROW_WORDS + p->R - 1) / p->R, ta, tb;
+    if (p->R * p->nK <= WHOLE_AXIS_WORDS) { /* whole dst rows: each tile writes one contiguous run */
+        tb = p->nK;
+        ta = min64(p->nA, TILE_WORDS / (p->R * tb));
+    } else if (p->R * p->nA <= WHOLE_AXIS_WORDS) { /* whole src rows: contiguous reads */
+        ta = p->nA;
+        tb = min64(p->nK, TILE_WORDS / (p->R * ta));
+    } else {
+        ta = min64(p->nA, minrow);
+        tb = min64(p->nK, TILE_WORDS / (p->R * ta));
+    }
+    /* long partial rows end on 32-word boundaries: whole sectors, no partial writes */
+    if (tb > 32 && tb < p->nK) tb -= tb % 32;
+    if (ta > 32 && ta < p->nA) ta -= ta % 32;
     if (ta < 1) ta = 1;
+    if (tb < 1) tb = 1;
     /* FDX_LAYOUT_TILE=TAxTB overrides the choice for tiling experiments. */
     const char *env = getenv("FDX_LAYOUT_TILE");
     long ea, eb;

@@ -10,7 +10,7 @@ base=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}
 bash tests/cli_transform.sh "$FDX_BIN" | tail -3
 if [ "${LAYOUT_SANITIZE:-1}" = 1 ]; then
   for tool in memcheck racecheck; do
-    if compute-sanitizer --tool $tool --error-exitcode 99 "$bin/test_layout_gpu" >"$OUT/layout-sanitizer.log" 2>&1; then
+    if FDX_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 99 "$bin/test_layout_gpu" >"$OUT/layout-sanitizer.log" 2>&1; then
       echo "layout sanitizer $tool: clean"
     else
       echo "layout sanitizer $tool: FAILED"; tail -30 "$OUT/layout-sanitizer.log"
@@ -33,8 +33,13 @@ for t in ${LAYOUT_TILES:-}; do
       python3 -c "import json,sys; r=json.loads(sys.stdin.readline()); print('tile $t', r['case'], round(r['ratio_to_copy'],3))"
   done
 done
-"$FDX_BIN" bench transform --backend cpu --json --count 5 --mib 256 ${LAYOUT_CPU_ARGS:-} > "$base"_transform-cpu.jsonl
+# CPU: the named permutations, one diagonal each way, a short random suite
+cpu=$base"_transform-cpu.jsonl"; : > "$cpu"
+for c in aos-to-soa 3d-reverse swap-fastest swap-slowest 2d-transpose diag-main-eq undiag-anti-eq; do
+  "$FDX_BIN" bench transform --backend cpu --json --count 0 --only $c >> "$cpu"
+done
+"$FDX_BIN" bench transform --backend cpu --json --count 5 --mib 256 --only random >> "$cpu"
 python3 -c "
 import json,sys
-for l in open('$base'+'_transform-cpu.jsonl'):
+for l in open('$cpu'):
     r=json.loads(l); print('cpu', r['case'], round(r['ratio_to_copy'],3), 'ok' if r['verified'] else 'BAD')"
