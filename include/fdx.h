@@ -11,5 +11,7 @@
 #include "fdx/stencil.h"
 #include "fdx/loop.h"
 #include "fdx/dist.h"
+#include "fdx/io.h"
+#include "fdx/solvers.h"
 
 #endif

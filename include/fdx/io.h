@@ -1,0 +1,142 @@
+/* fdx io: pictures (colour maps, PNG, animated GIF, a bitmap font), field
+   files (HDF5 + an XDMF time-series index), atomic checkpoints, INI config
+   files and progress lines: what a simulation needs to be seen and resumed. */
+#ifndef FDX_IO_H
+#define FDX_IO_H
+
+#include "core.h"
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- colour maps and images ---------------------------------------------- */
+typedef enum fdx_cmap {
+    FDX_CMAP_SEQUENTIAL = 0, /* perceptual, luminance rises monotonically (cubehelix) */
+    FDX_CMAP_DIVERGING       /* blue - white - red, symmetric about the middle */
+} fdx_cmap;
+
+/* Colour of t in [0, 1] (clamped; NaN maps to 0). */
+FDX_API void fdx_cmap_rgb(fdx_cmap map, double t, unsigned char rgb[3]);
+/* The map sampled at 256 levels: palette[3*i .. 3*i+2]. */
+FDX_API void fdx_cmap_palette(fdx_cmap map, unsigned char palette[768]);
+
+/* An 8-bit image: either RGB (channels 3) or palette indices (channels 1). */
+typedef struct fdx_image {
+    int width, height, channels;
+    unsigned char *pixels; /* width * height * channels bytes, row 0 at the top */
+} fdx_image;
+
+FDX_API fdx_status fdx_image_create(int width, int height, int channels, fdx_image *out);
+FDX_API void fdx_image_free(fdx_image *img);
+
+/* Maps a 2D field (v[i + nx*j], i along x to the right, j upward) onto an
+   indexed image of scale x scale pixels per cell, values lo..hi to levels
+   0..255.  The image's row 0 is the field's last j (y points up). */
+FDX_API fdx_status fdx_image_from_field(const double *v, int nx, int ny, double lo, double hi, int scale,
+                                        fdx_image *out);
+/* Expands an indexed image to RGB through a 256-entry palette. */
+FDX_API fdx_status fdx_image_to_rgb(const fdx_image *indexed, const unsigned char palette[768], fdx_image *out);
+
+/* PNG through libpng (FDX_ERR_UNSUPPORTED without it).  The write is atomic:
+   a temporary file, fsync, rename. */
+FDX_API fdx_status fdx_png_write(const char *path, const fdx_image *rgb);
+/* Reads an 8-bit RGB/RGBA/grey PNG as RGB. */
+FDX_API fdx_status fdx_png_read(const char *path, fdx_image *out);
+
+/* Animated GIF (own encoder: LZW, one global 256-colour palette, a looping
+   NETSCAPE2.0 extension).  The file appears under its name at close. */
+typedef struct fdx_gif fdx_gif;
+FDX_API fdx_status fdx_gif_open(const char *path, int width, int height, const unsigned char palette[768],
+                                int delay_cs, fdx_gif **out);
+FDX_API fdx_status fdx_gif_add(fdx_gif *g, const fdx_image *indexed);
+FDX_API fdx_status fdx_gif_close(fdx_gif **g);   /* finishes and publishes the file */
+FDX_API void fdx_gif_abort(fdx_gif **g);         /* removes the partial file */
+/* Decodes a GIF in memory (for tests and checks): frame count, size, and the
+   pixels of the last frame as indices (may be NULL). */
+FDX_API fdx_status fdx_gif_decode(const unsigned char *data, size_t size, int *width, int *height, int *frames,
+                                  fdx_image *last);
+
+/* Draws text with the built-in 5x7 bitmap font into a byte mask of
+   width x height (1 inside a letter), each font pixel `scale` cells wide,
+   centred.  Fails if the text does not fit. */
+FDX_API fdx_status fdx_font_render(const char *text, int scale, unsigned char *mask, int width, int height);
+FDX_API int fdx_font_text_width(const char *text, int scale);
+FDX_API int fdx_font_height(int scale);
+
+/* ---- field files ------------------------------------------------------------
+   HDF5 datasets are written in C order, so the dataset's dimensions are the
+   shape reversed (nz, ny, nx).  XDMF is the index ParaView and VisIt open. */
+FDX_API fdx_status fdx_h5_write_field(const char *path, const char *name, const void *data, fdx_dtype type,
+                                      int rank, const int64_t *shape, double time, int64_t step);
+/* Reads dataset `name` (NULL: the only or first dataset) as doubles into a
+   new buffer (free with free()); shape in fdx order (x first). */
+FDX_API fdx_status fdx_h5_read_field(const char *path, const char *name, double **data, int *rank,
+                                     int64_t *shape);
+
+typedef struct fdx_xdmf_entry {
+    double time;
+    char file[256];    /* HDF5 file name relative to the XDMF file */
+    char dataset[64];
+} fdx_xdmf_entry;
+/* Writes (atomically) the time series of fields on a uniform grid. */
+FDX_API fdx_status fdx_xdmf_write(const char *path, const char *field, fdx_dtype type, int rank,
+                                  const int64_t *shape, const double *h, const fdx_xdmf_entry *entries, int n);
+
+/* ---- files written whole or not at all ------------------------------------- */
+/* Writes bytes to path through path.tmp.PID, fsync, rename, fsync of the directory. */
+FDX_API fdx_status fdx_file_write_atomic(const char *path, const void *data, size_t size);
+/* Reads a whole file (at most max_bytes) into a new buffer, NUL-terminated. */
+FDX_API fdx_status fdx_file_read(const char *path, size_t max_bytes, char **data, size_t *size);
+/* Creates a directory (and parents) and checks that it can be written to. */
+FDX_API fdx_status fdx_dir_prepare(const char *path);
+
+/* ---- checkpoints ------------------------------------------------------------
+   One file: a header (magic, step, time, element type, shape, the run's
+   config text), named fields, and a checksum over all of it. */
+typedef struct fdx_ckpt_field {
+    const char *name;
+    const void *data;
+} fdx_ckpt_field;
+
+typedef struct fdx_ckpt_info {
+    int64_t step;
+    double time;
+    fdx_dtype type;
+    int rank;
+    int64_t shape[3];
+    const char *config; /* key = value lines */
+} fdx_ckpt_info;
+
+FDX_API fdx_status fdx_ckpt_write(const char *path, const fdx_ckpt_info *info, const fdx_ckpt_field *fields,
+                                  int nfields);
+/* Opens and verifies a checkpoint (magic, sizes, checksum).  *blob owns all
+   memory; info->config and field pointers point into it. */
+typedef struct fdx_ckpt fdx_ckpt;
+FDX_API fdx_status fdx_ckpt_read(const char *path, fdx_ckpt **out);
+FDX_API fdx_status fdx_ckpt_parse(const void *data, size_t size, fdx_ckpt **out);
+FDX_API const fdx_ckpt_info *fdx_ckpt_get_info(const fdx_ckpt *c);
+/* The field `name` (count * element size bytes), or NULL. */
+FDX_API const void *fdx_ckpt_get_field(const fdx_ckpt *c, const char *name);
+FDX_API void fdx_ckpt_free(fdx_ckpt **c);
+
+/* ---- INI config files -------------------------------------------------------
+   "key = value" lines, '#' or ';' comments, optional [section] headers.  The
+   callback sees each pair with its line number; a non-OK status stops. */
+typedef fdx_status (*fdx_ini_fn)(void *user, const char *section, const char *key, const char *value, int line);
+FDX_API fdx_status fdx_ini_parse(const char *text, size_t size, const char *what, fdx_ini_fn fn, void *user);
+
+/* ---- progress -----------------------------------------------------------------
+   A bar with step, rate and ETA on a terminal, plain log lines otherwise. */
+typedef struct fdx_progress fdx_progress;
+FDX_API fdx_status fdx_progress_create(FILE *out, const char *what, int64_t total, fdx_progress **p);
+FDX_API void fdx_progress_update(fdx_progress *p, int64_t done);
+FDX_API void fdx_progress_finish(fdx_progress *p, int64_t done);
+FDX_API void fdx_progress_destroy(fdx_progress **p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,108 @@
+/* fdx solvers: heat, wave and Poisson time loops built on the stencil engine,
+   configured by key = value pairs (the same keys as the fdx heat / wave /
+   poisson flags), with pictures, HDF5/XDMF fields, receivers, checkpoints and
+   restart.  One call advances one step, so other drivers (several GPUs) can
+   run the same physics. */
+#ifndef FDX_SOLVERS_H
+#define FDX_SOLVERS_H
+
+#include "array.h"
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fdx_sim_kind {
+    FDX_SIM_HEAT = 0, /* u_t = kappa lap u, explicit Euler */
+    FDX_SIM_WAVE,     /* u_tt = c(x)^2 lap u + source, leapfrog */
+    FDX_SIM_POISSON   /* -lap u = f with Dirichlet data, Jacobi/Richardson sweeps */
+} fdx_sim_kind;
+
+FDX_API const char *fdx_sim_kind_name(fdx_sim_kind k);
+
+/* ---- configuration ------------------------------------------------------- */
+typedef struct fdx_sim_config fdx_sim_config;
+
+FDX_API fdx_status fdx_sim_config_create(fdx_sim_kind kind, fdx_sim_config **out);
+FDX_API void fdx_sim_config_destroy(fdx_sim_config **c);
+/* Sets a key (dashes or underscores) after checking its value; the message
+   names the key and the value.  FDX_ERR_INVALID for unknown keys. */
+FDX_API fdx_status fdx_sim_config_set(fdx_sim_config *c, const char *key, const char *value);
+FDX_API const char *fdx_sim_config_get(const fdx_sim_config *c, const char *key);
+/* Reads an INI file of the same keys ([heat]/[wave]/[poisson] sections are
+   allowed; other sections are errors).  Messages carry file:line. */
+FDX_API fdx_status fdx_sim_config_load(fdx_sim_config *c, const char *path);
+FDX_API fdx_status fdx_sim_config_parse(fdx_sim_config *c, const char *text, size_t size, const char *what);
+/* The keys that differ from their defaults as "key = value" lines (malloc). */
+FDX_API char *fdx_sim_config_text(const fdx_sim_config *c);
+/* The keys of a kind, for --help: i = 0, 1, ... until it returns 0. */
+FDX_API int fdx_sim_config_key(fdx_sim_kind kind, int i, const char **name, const char **metavar,
+                               const char **def, const char **help);
+
+/* ---- a simulation ---------------------------------------------------------- */
+typedef struct fdx_sim fdx_sim;
+
+/* Validates everything (shape, memory, input files) before anything is
+   written; nothing is created on disk here. */
+FDX_API fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out);
+FDX_API void fdx_sim_destroy(fdx_sim **s);
+
+/* Advances one step on the simulation's own arrays and stream. */
+FDX_API fdx_status fdx_sim_step(fdx_sim *s);
+/* The same physics on caller-owned arrays (for distributed drivers): heat
+   and Poisson write next from cur; wave also reads prev.  step numbers the
+   step being taken (it fixes the source time). */
+FDX_API fdx_status fdx_sim_step_arrays(fdx_sim *s, fdx_array *next, fdx_array *cur, fdx_array *prev,
+                                       int64_t step, void *stream);
+
+FDX_API int64_t fdx_sim_steps_done(const fdx_sim *s);
+FDX_API double fdx_sim_time(const fdx_sim *s);
+FDX_API double fdx_sim_dt(const fdx_sim *s);
+FDX_API int fdx_sim_rank(const fdx_sim *s);
+FDX_API const int64_t *fdx_sim_shape(const fdx_sim *s);
+/* The current field copied to the host as doubles (n = product of shape). */
+FDX_API fdx_status fdx_sim_get_field(fdx_sim *s, double *out);
+/* Replaces the current (and, for wave, previous) field. */
+FDX_API fdx_status fdx_sim_set_field(fdx_sim *s, const double *cur, const double *prev);
+
+/* Diagnostics: heat and Poisson: integral (sum * cell volume) and max |u|;
+   wave: the discrete energy that leapfrog conserves; Poisson: max change of
+   the last sweep. */
+typedef struct fdx_sim_diag {
+    double integral, max_abs, energy, change;
+} fdx_sim_diag;
+FDX_API fdx_status fdx_sim_diagnose(fdx_sim *s, fdx_sim_diag *d);
+
+/* Receivers (wave): trace values at each step run so far, receiver-major
+   count x steps; *count receivers. */
+FDX_API fdx_status fdx_sim_receivers(fdx_sim *s, int *count, int64_t *steps, const double **traces);
+
+/* ---- the whole run ----------------------------------------------------------
+   Runs to the configured number of steps (or Poisson's tolerance) writing the
+   configured outputs; with `restart` set, first loads DIR/checkpoint.fdx.
+   progress: where progress goes (NULL: none).  Stops early, after writing a
+   checkpoint, when fdx_sim_interrupt() was called (signal-safe). */
+typedef struct fdx_sim_result {
+    int64_t steps;          /* steps done in total (restart included) */
+    int64_t steps_this_run; /* steps done by this call */
+    int interrupted;        /* 1: stopped by fdx_sim_interrupt */
+    double wall_s, step_s, output_wait_s;
+    double mcells_per_s, effective_gbps;
+    fdx_sim_diag diag;
+    char summary[4096];     /* the JSON summary (also DIR/summary.json) */
+} fdx_sim_result;
+
+FDX_API fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *res);
+/* Loads a checkpoint's config and state: cfg is filled from the checkpoint
+   first, then `overrides` (may be NULL) is applied on top. */
+FDX_API fdx_status fdx_sim_config_from_checkpoint(fdx_sim_config *cfg, const char *dir);
+FDX_API void fdx_sim_interrupt(void);
+/* Installs a SIGINT/SIGTERM handler that calls fdx_sim_interrupt (for tools). */
+FDX_API fdx_status fdx_sim_install_signals(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,140 @@
+/* fdx_io_hdf5: fields as HDF5 datasets (serial HDF5 C API), written under a
+   temporary name and renamed; reads checked for type, rank and size. */
+#include "core/fdx_error.h"
+#include "fdx/array.h"
+#include "fdx/io.h"
+#include "io/fdx_afile.h"
+
+#include <hdf5.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* HDF5 prints its error stack by default; fdx reports its own line instead. */
+static void quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+
+static fdx_status attr_write(hid_t obj, const char *name, hid_t type, const void *v)
+{
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t at = sp < 0 ? -1 : H5Acreate2(obj, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t e = at < 0 ? -1 : H5Awrite(at, type, v);
+    if (at >= 0) H5Aclose(at);
+    if (sp >= 0) H5Sclose(sp);
+    return e < 0 ? fdx_fail(FDX_ERR_IO, "cannot write HDF5 attribute '%s'", name) : FDX_OK;
+}
+
+fdx_status fdx_h5_write_field(const char *path, const char *name, const void *data, fdx_dtype type, int rank,
+                              const int64_t *shape, double time, int64_t step)
+{
+    FDX_CHECK(type == FDX_FLOAT32 || type == FDX_FLOAT64, FDX_ERR_INVALID, "HDF5 fields are float or double, not %s",
+              fdx_dtype_name(type));
+    FDX_CHECK(rank >= 1 && rank <= 3, FDX_ERR_INVALID, "HDF5 field rank %d must be 1..3", rank);
+    quiet();
+    char tmp[4200];
+    fdx_afile_tmpname(path, tmp, sizeof tmp);
+    hsize_t dims[3];
+    for (int d = 0; d < rank; d++) dims[d] = (hsize_t)shape[rank - 1 - d];
+    hid_t mt = type == FDX_FLOAT64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+    hid_t ft = type == FDX_FLOAT64 ? H5T_IEEE_F64LE : H5T_IEEE_F32LE;
+    fdx_status st = FDX_OK;
+    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0) return fdx_fail(FDX_ERR_IO, "cannot create HDF5 file '%s'", tmp);
+    hid_t sp = H5Screate_simple(rank, dims, NULL);
+    hid_t ds = sp < 0 ? -1 : H5Dcreate2(f, name, ft, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (ds < 0 || H5Dwrite(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+        st = fdx_fail(FDX_ERR_IO, "cannot write dataset '%s' to '%s'", name, path);
+    long long s = (long long)step;
+    if (st == FDX_OK) st = attr_write(ds, "time", H5T_NATIVE_DOUBLE, &time);
+    if (st == FDX_OK) st = attr_write(ds, "step", H5T_NATIVE_LLONG, &s);
+    if (ds >= 0) H5Dclose(ds);
+    if (sp >= 0) H5Sclose(sp);
+    if (H5Fclose(f) < 0 && st == FDX_OK) st = fdx_fail(FDX_ERR_IO, "cannot close HDF5 file '%s'", tmp);
+    if (st != FDX_OK) {
+        unlink(tmp);
+        return st;
+    }
+    return fdx_afile_publish(tmp, path);
+}
+
+typedef struct first_name {
+    char name[256];
+    int found;
+} first_name;
+
+static herr_t find_dataset(hid_t g, const char *name, const H5L_info_t *info, void *op)
+{
+    (void)info;
+    first_name *fn = op;
+    H5O_info_t oi;
+    if (H5Oget_info_by_name(g, name, &oi, H5P_DEFAULT) >= 0 && oi.type == H5O_TYPE_DATASET) {
+        snprintf(fn->name, sizeof fn->name, "%s", name);
+        fn->found = 1;
+        return 1;
+    }
+    return 0;
+}
+
+fdx_status fdx_h5_read_field(const char *path, const char *name, double **data, int *rank, int64_t *shape)
+{
+    *data = NULL;
+    quiet();
+    FDX_CHECK(access(path, R_OK) == 0, FDX_ERR_IO, "cannot read '%s'", path);
+    FDX_CHECK(H5Fis_hdf5(path) > 0, FDX_ERR_IO, "'%s' is not an HDF5 file (or is damaged)", path);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    FDX_CHECK(f >= 0, FDX_ERR_IO, "cannot open HDF5 file '%s' (damaged or truncated?)", path);
+    first_name fn = {{0}, 0};
+    if (name) {
+        snprintf(fn.name, sizeof fn.name, "%s", name);
+        fn.found = H5Lexists(f, name, H5P_DEFAULT) > 0;
+    } else {
+        hsize_t idx = 0;
+        H5Literate(f, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, find_dataset, &fn);
+    }
+    fdx_status st = FDX_OK;
+    hid_t ds = -1, sp = -1, ty = -1;
+    if (!fn.found) {
+        st = fdx_fail(FDX_ERR_INVALID, "'%s' has no dataset%s%s", path, name ? " named " : "", name ? name : "");
+        goto done;
+    }
+    ds = H5Dopen2(f, fn.name, H5P_DEFAULT);
+    sp = ds < 0 ? -1 : H5Dget_space(ds);
+    ty = ds < 0 ? -1 : H5Dget_type(ds);
+    if (sp < 0 || ty < 0) {
+        st = fdx_fail(FDX_ERR_IO, "cannot open dataset '%s' in '%s'", fn.name, path);
+        goto done;
+    }
+    H5T_class_t cl = H5Tget_class(ty);
+    int r = H5Sget_simple_extent_ndims(sp);
+    if (cl != H5T_FLOAT && cl != H5T_INTEGER) {
+        st = fdx_fail(FDX_ERR_INVALID, "dataset '%s' in '%s' is not numeric", fn.name, path);
+        goto done;
+    }
+    if (r < 1 || r > 3) {
+        st = fdx_fail(FDX_ERR_INVALID, "dataset '%s' in '%s' has rank %d, not 1..3", fn.name, path, r);
+        goto done;
+    }
+    hsize_t dims[3];
+    H5Sget_simple_extent_dims(sp, dims, NULL);
+    for (int d = 0; d < r; d++) shape[d] = (int64_t)dims[r - 1 - d];
+    if ((st = fdx_shape_check(r, shape, 1, sizeof(double))) != FDX_OK) goto done;
+    size_t n = 1;
+    for (int d = 0; d < r; d++) n *= (size_t)shape[d];
+    double *buf = malloc(n * sizeof(double));
+    if (!buf) {
+        st = fdx_fail(FDX_ERR_NOMEM, "no memory for dataset '%s' (%zu values)", fn.name, n);
+        goto done;
+    }
+    if (H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+        free(buf);
+        st = fdx_fail(FDX_ERR_IO, "cannot read dataset '%s' of '%s' (truncated file?)", fn.name, path);
+        goto done;
+    }
+    *data = buf;
+    *rank = r;
+done:
+    if (ty >= 0) H5Tclose(ty);
+    if (sp >= 0) H5Sclose(sp);
+    if (ds >= 0) H5Dclose(ds);
+    H5Fclose(f);
+    return st;
+}

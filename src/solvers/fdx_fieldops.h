@@ -1,0 +1,43 @@
+/* fdx_fieldops: the small pointwise kernels the solvers need around the
+   stencil (boundary ghosts, sponge, sources, receivers, axpy), on the
+   context's backend: OpenMP loops on the CPU, ahead-of-time kernels on CUDA. */
+#ifndef FDX_FIELDOPS_H
+#define FDX_FIELDOPS_H
+
+#include "core/fdx_error.h"
+#include "fdx/array.h"
+
+/* Mirrors the r layers next to each face into the r ghost layers outside
+   them (u[r-1-m] = u[r+m]): zero normal flux, the insulated wall. */
+FDX_HIDDEN fdx_status fdx_fieldops_mirror(fdx_array *u, int r, void *stream);
+/* Multiplies u (and v if not NULL) by exp(-(strength (w-d)/w)^2) at points at
+   distance d < w from a face (a Cerjan sponge). */
+FDX_HIDDEN fdx_status fdx_fieldops_sponge(fdx_array *u, fdx_array *v, int w, double strength, void *stream);
+/* u[index] += value. */
+FDX_HIDDEN fdx_status fdx_fieldops_add_point(fdx_array *u, int64_t index, double value, void *stream);
+/* out[i] = u[idx[i]] for n points; idx and out are device buffers (out of
+   u's element type). */
+FDX_HIDDEN fdx_status fdx_fieldops_gather(fdx_array *u, const int64_t *idx, int n, void *out, void *stream);
+/* y += a x over all points. */
+FDX_HIDDEN fdx_status fdx_fieldops_axpy(fdx_array *y, double a, fdx_array *x, void *stream);
+
+/* CUDA launchers (fdx_fieldops_cuda.cu); double if is_double else float. */
+#ifdef FDX_HAVE_CUDA
+#ifdef __cplusplus
+extern "C" {
+#endif
+FDX_HIDDEN int fdx_fieldops_cuda_mirror(void *u, int is_double, const int64_t *n3, int rank, int r, void *stream);
+FDX_HIDDEN int fdx_fieldops_cuda_sponge_box(void *u, void *v, int is_double, const int64_t *n3, int rank,
+                                            const int64_t *lo, const int64_t *hi, int w, double strength,
+                                            void *stream);
+FDX_HIDDEN int fdx_fieldops_cuda_add_point(void *u, int is_double, int64_t index, double value, void *stream);
+FDX_HIDDEN int fdx_fieldops_cuda_gather(const void *u, int is_double, const int64_t *idx, int n, void *out,
+                                        void *stream);
+FDX_HIDDEN int fdx_fieldops_cuda_axpy(void *y, const void *x, int is_double, int64_t n, double a, void *stream);
+FDX_HIDDEN const char *fdx_fieldops_cuda_error(int code);
+#ifdef __cplusplus
+}
+#endif
+#endif
+
+#endif

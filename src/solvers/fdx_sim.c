@@ -1,0 +1,352 @@
+/* fdx_sim: a heat, wave or Poisson simulation: its arrays, stencil, time step
+   and the step itself (stencil update, then boundary ghosts, source, sponge). */
+#include "core/fdx_error.h"
+#include "solvers/fdx_fieldops.h"
+#include "solvers/fdx_sim_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t ival(const fdx_sim *s, const char *key) { return atoll(fdx_sim_config_get(s->cfg, key)); }
+static double dval(const fdx_sim *s, const char *key) { return atof(fdx_sim_config_get(s->cfg, key)); }
+
+/* Largest eigenvalue of -L on the grid: the 1D second-derivative weights of
+   the order alternate in sign, so the symbol peaks at sum |w| per axis. */
+static fdx_status lambda_max(const fdx_sim *s, double *lam)
+{
+    double w[FDX_STENCIL_MAX_ORDER + 1], sum = 0;
+    FDX_TRY(fdx_fd_weights(2, s->order, w));
+    for (int i = 0; i <= s->order; i++) sum += fabs(w[i]);
+    *lam = s->rank * sum / (s->h * s->h);
+    return FDX_OK;
+}
+
+static fdx_status make_array(fdx_sim *s, fdx_array **a)
+{
+    /* The stencil reads host storage on the CPU (one buffer with the device's). */
+    unsigned places = fdx_ctx_backend(s->ctx) == FDX_BACKEND_CPU ? FDX_ON_HOST | FDX_ON_DEVICE : FDX_ON_DEVICE;
+    FDX_TRY(fdx_array_create(s->ctx, s->type, s->rank, s->n, places, a));
+    return s->be->memset(fdx_array_device(*a), 0, fdx_array_bytes(*a), NULL);
+}
+
+fdx_status fdx_sim_upload(fdx_sim *s, fdx_array *a, const double *v)
+{
+    size_t bytes = fdx_array_bytes(a);
+    void *tmp = malloc(bytes);
+    FDX_CHECK(tmp, FDX_ERR_NOMEM, "no memory for a %zu-byte host copy", bytes);
+    for (int64_t i = 0; i < s->count; i++) {
+        if (s->type == FDX_FLOAT64) ((double *)tmp)[i] = v[i];
+        else ((float *)tmp)[i] = (float)v[i];
+    }
+    fdx_status st = fdx_sim_upload_raw(s, a, tmp);
+    free(tmp);
+    return st;
+}
+
+fdx_status fdx_sim_download(fdx_sim *s, fdx_array *a, double *v)
+{
+    size_t bytes = fdx_array_bytes(a);
+    void *tmp = malloc(bytes);
+    FDX_CHECK(tmp, FDX_ERR_NOMEM, "no memory for a %zu-byte host copy", bytes);
+    fdx_status st = fdx_sim_download_raw(s, a, tmp);
+    if (st == FDX_OK)
+        for (int64_t i = 0; i < s->count; i++)
+            v[i] = s->type == FDX_FLOAT64 ? ((double *)tmp)[i] : (double)((float *)tmp)[i];
+    free(tmp);
+    return st;
+}
+
+fdx_status fdx_sim_upload_raw(fdx_sim *s, fdx_array *a, const void *bytes)
+{
+    FDX_TRY(s->be->stream_sync(s->stream));
+    FDX_TRY(s->be->copy(fdx_array_device(a), bytes, fdx_array_bytes(a), FDX_COPY_H2D, s->stream));
+    return s->be->stream_sync(s->stream);
+}
+
+fdx_status fdx_sim_download_raw(fdx_sim *s, fdx_array *a, void *bytes)
+{
+    FDX_TRY(s->be->copy(bytes, fdx_array_device(a), fdx_array_bytes(a), FDX_COPY_D2H, s->stream));
+    return s->be->stream_sync(s->stream);
+}
+
+static fdx_status setup_wave(fdx_sim *s, double *c)
+{
+    FDX_TRY(fdx_sim_velocity(s, c));
+    s->cmin = INFINITY;
+    s->cmax = 0;
+    for (int64_t i = 0; i < s->count; i++) {
+        if (c[i] < s->cmin) s->cmin = c[i];
+        if (c[i] > s->cmax) s->cmax = c[i];
+    }
+    double lam;
+    FDX_TRY(lambda_max(s, &lam));
+    s->dt = dval(s, "cfl") * 2.0 / (s->cmax * sqrt(lam));
+    s->alpha = s->dt * s->dt;
+    s->f0 = dval(s, "f0");
+    if (s->f0 == 0) s->f0 = s->cmin / (12 * s->h);
+    s->t0 = 1.2 / s->f0;
+    s->sponge = (int)ival(s, "sponge");
+    for (int d = 0; d < s->rank; d++)
+        FDX_CHECK(2 * s->sponge < s->n[d], FDX_ERR_INVALID, "sponge: %d cells on both sides leave nothing of axis %d (%lld points)",
+                  s->sponge, d, (long long)s->n[d]);
+    for (int64_t i = 0; i < s->count; i++) c[i] *= c[i];
+    FDX_TRY(make_array(s, &s->coef));
+    FDX_TRY(fdx_sim_upload(s, s->coef, c));
+
+    /* Source and receivers: grid points away from the untouched outer layers. */
+    int64_t pts[FDX_SIM_MAX_REC][3];
+    int np = 0, dims = s->rank;
+    FDX_TRY(fdx_sim_parse_points("source", fdx_sim_config_get(s->cfg, "source"), 1, &np, pts, &dims));
+    if (np == 0) {
+        for (int d = 0; d < 3; d++) pts[0][d] = d < s->rank ? s->n[d] / 2 : 0;
+        dims = s->rank;
+    }
+    FDX_CHECK(dims == s->rank, FDX_ERR_INVALID, "source: %d coordinates for a %dD grid", dims, s->rank);
+    int64_t src[3];
+    memcpy(src, pts[0], sizeof src);
+    for (int d = 0; d < s->rank; d++)
+        FDX_CHECK(pts[0][d] >= s->r && pts[0][d] < s->n[d] - s->r, FDX_ERR_INVALID,
+                  "source: coordinate %d = %lld is outside %d..%lld", d, (long long)pts[0][d], s->r,
+                  (long long)(s->n[d] - s->r - 1));
+    s->src = src[0] + s->n[0] * (src[1] + s->n[1] * (s->rank == 3 ? src[2] : 0));
+    FDX_TRY(fdx_sim_parse_points("receivers", fdx_sim_config_get(s->cfg, "receivers"), FDX_SIM_MAX_REC, &np, pts, &dims));
+    if (np == 0) {
+        /* A line of receivers along x, a quarter of the grid above the source. */
+        np = 32;
+        int64_t lo = s->sponge + s->r, hi = s->n[0] - 1 - lo;
+        if (hi < lo) hi = lo = s->n[0] / 2;
+        for (int i = 0; i < np; i++) {
+            pts[i][0] = lo + (hi - lo) * i / (np - 1);
+            pts[i][1] = src[1] + (s->n[1] - 1 - src[1]) / 2;
+            pts[i][2] = src[2];
+        }
+        dims = s->rank;
+    }
+    FDX_CHECK(dims == s->rank, FDX_ERR_INVALID, "receivers: %d coordinates for a %dD grid", dims, s->rank);
+    s->nrec = np;
+    for (int i = 0; i < np; i++) {
+        for (int d = 0; d < s->rank; d++)
+            FDX_CHECK(pts[i][d] < s->n[d], FDX_ERR_INVALID, "receivers: point %d coordinate %d = %lld is outside the grid",
+                      i, d, (long long)pts[i][d]);
+        s->rec[i] = pts[i][0] + s->n[0] * (pts[i][1] + s->n[1] * (s->rank == 3 ? pts[i][2] : 0));
+    }
+    size_t es = fdx_dtype_size(s->type);
+    FDX_TRY(s->be->alloc(sizeof(int64_t) * (size_t)np, &s->rec_idx_dev));
+    FDX_TRY(s->be->alloc(es * (size_t)np * (size_t)(s->steps + 1), &s->rec_buf_dev));
+    FDX_TRY(s->be->copy(s->rec_idx_dev, s->rec, sizeof(int64_t) * (size_t)np, FDX_COPY_H2D, NULL));
+    return s->be->memset(s->rec_buf_dev, 0, es * (size_t)np * (size_t)(s->steps + 1), NULL);
+}
+
+fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out)
+{
+    *out = NULL;
+    fdx_sim *s = calloc(1, sizeof *s);
+    FDX_CHECK(s, FDX_ERR_NOMEM, "no memory for a simulation");
+    fdx_status st;
+    double *u = NULL, *aux = NULL;
+    s->ctx = ctx;
+    s->be = fdx_ctx_ops(ctx);
+    FDX_TRY_GOTO(st, fdx_sim_config_copy(cfg, &s->cfg), fail);
+    s->kind = fdx_sim_config_kind(cfg);
+    FDX_TRY_GOTO(st, fdx_sim_parse_shape("size", fdx_sim_config_get(cfg, "size"), &s->rank, s->n), fail);
+    if (s->rank == 2) s->n[2] = 1;
+    s->order = (int)ival(s, "order");
+    s->r = s->order / 2;
+    s->type = strcmp(fdx_sim_config_get(cfg, "precision"), "double") == 0 ? FDX_FLOAT64 : FDX_FLOAT32;
+    s->steps = ival(s, "steps");
+    s->snapshot_every = ival(s, "snapshot-every");
+    s->field_every = ival(s, "field-every");
+    s->checkpoint_every = ival(s, "checkpoint-every");
+    snprintf(s->output, sizeof s->output, "%s", fdx_sim_config_get(cfg, "output"));
+    for (int d = 0; d < s->rank; d++)
+        if (s->n[d] < 4 * s->r + 2) {
+            st = fdx_fail(FDX_ERR_INVALID, "size: axis %d has %lld points; order %d needs at least %d", d,
+                          (long long)s->n[d], s->order, 4 * s->r + 2);
+            goto fail;
+        }
+    FDX_TRY_GOTO(st, fdx_shape_check(s->rank, s->n, 1, fdx_dtype_size(s->type)), fail);
+    s->count = s->n[0] * s->n[1] * s->n[2];
+    s->h = dval(s, "length") / (double)(s->n[0] - 1);
+
+    /* Memory: three fields plus the coefficient or right-hand side. */
+    double need = 4.0 * (double)s->count * (double)fdx_dtype_size(s->type);
+    double have = (double)fdx_ctx_memory(ctx);
+    if (need > 0.9 * have) {
+        st = fdx_fail(FDX_ERR_INVALID, "size: %s %s needs %.2f GiB, more than the %.2f GiB of %s",
+                      fdx_sim_config_get(cfg, "size"), fdx_dtype_name(s->type), need / (1 << 30), have / (1 << 30),
+                      fdx_ctx_device_name(ctx));
+        goto fail;
+    }
+    if (fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA) FDX_TRY_GOTO(st, s->be->stream_create(&s->stream), fail);
+
+    u = malloc((size_t)s->count * sizeof(double));
+    aux = malloc((size_t)s->count * sizeof(double));
+    if (!u || !aux) {
+        st = fdx_fail(FDX_ERR_NOMEM, "no memory for host copies of a %lld-point grid", (long long)s->count);
+        goto fail;
+    }
+    FDX_TRY_GOTO(st, make_array(s, &s->cur), fail);
+    FDX_TRY_GOTO(st, make_array(s, &s->next), fail);
+    fdx_stencil_desc desc;
+    double hh[3] = {s->h, s->h, s->h}, lam;
+    fdx_stencil_desc_laplacian(&desc, s->rank, s->order, hh);
+    FDX_TRY_GOTO(st, lambda_max(s, &lam), fail);
+    if (s->kind == FDX_SIM_HEAT) {
+        double kappa = dval(s, "kappa");
+        s->dt = dval(s, "cfl") * 2.0 / (kappa * lam);
+        s->alpha = kappa * s->dt;
+        s->insulated = strcmp(fdx_sim_config_get(cfg, "boundary"), "insulated") == 0;
+        FDX_TRY_GOTO(st, fdx_sim_init_heat(s, u), fail);
+        s->range[0] = INFINITY;
+        s->range[1] = -INFINITY;
+        for (int64_t i = 0; i < s->count; i++) {
+            if (u[i] < s->range[0]) s->range[0] = u[i];
+            if (u[i] > s->range[1]) s->range[1] = u[i];
+        }
+        desc.update = FDX_UPDATE_HEAT;
+    } else if (s->kind == FDX_SIM_WAVE) {
+        FDX_TRY_GOTO(st, make_array(s, &s->prev), fail);
+        FDX_TRY_GOTO(st, setup_wave(s, aux), fail);
+        memset(u, 0, (size_t)s->count * sizeof(double));
+        desc.update = FDX_UPDATE_WAVE;
+        desc.coef = 1;
+    } else {
+        s->alpha = dval(s, "cfl") * 2.0 / lam;
+        s->dt = 1;
+        s->tol = dval(s, "tol");
+        s->change = INFINITY;
+        FDX_TRY_GOTO(st, fdx_sim_init_poisson(s, u, aux), fail);
+        FDX_TRY_GOTO(st, make_array(s, &s->rhs), fail);
+        FDX_TRY_GOTO(st, fdx_sim_upload(s, s->rhs, aux), fail);
+        desc.update = FDX_UPDATE_HEAT;
+    }
+    desc.alpha = s->alpha;
+    FDX_TRY_GOTO(st, fdx_stencil_create(ctx, &desc, s->type, &s->stencil), fail);
+    FDX_TRY_GOTO(st, fdx_sim_set_field(s, u, s->kind == FDX_SIM_WAVE ? u : NULL), fail);
+    free(u);
+    free(aux);
+    *out = s;
+    return FDX_OK;
+fail:
+    free(u);
+    free(aux);
+    fdx_sim_destroy(&s);
+    return st;
+}
+
+void fdx_sim_destroy(fdx_sim **ps)
+{
+    fdx_sim *s = ps ? *ps : NULL;
+    if (!s) return;
+    if (s->stream) s->be->stream_sync(s->stream);
+    fdx_stencil_destroy(&s->stencil);
+    fdx_array_destroy(&s->cur);
+    fdx_array_destroy(&s->prev);
+    fdx_array_destroy(&s->next);
+    fdx_array_destroy(&s->coef);
+    fdx_array_destroy(&s->rhs);
+    if (s->rec_idx_dev) s->be->free(s->rec_idx_dev);
+    if (s->rec_buf_dev) s->be->free(s->rec_buf_dev);
+    if (s->stream) s->be->stream_destroy(s->stream);
+    free(s->traces);
+    fdx_sim_config_destroy(&s->cfg);
+    free(s);
+    *ps = NULL;
+}
+
+fdx_status fdx_sim_set_field(fdx_sim *s, const double *cur, const double *prev)
+{
+    FDX_TRY(fdx_sim_upload(s, s->cur, cur));
+    /* Fixed walls and Poisson's Dirichlet layers live in both buffers: the
+       stencil never writes them. */
+    FDX_TRY(fdx_sim_upload(s, s->next, cur));
+    if (s->prev) FDX_TRY(fdx_sim_upload(s, s->prev, prev ? prev : cur));
+    if (s->kind == FDX_SIM_HEAT && s->insulated) FDX_TRY(fdx_fieldops_mirror(s->cur, s->r, s->stream));
+    return s->be->stream_sync(s->stream);
+}
+
+fdx_status fdx_sim_get_field(fdx_sim *s, double *out) { return fdx_sim_download(s, s->cur, out); }
+
+fdx_status fdx_sim_step_arrays(fdx_sim *s, fdx_array *next, fdx_array *cur, fdx_array *prev, int64_t step,
+                               void *stream)
+{
+    switch (s->kind) {
+    case FDX_SIM_HEAT:
+        FDX_TRY(fdx_stencil_apply(s->stencil, next, cur, NULL, NULL, stream));
+        if (s->insulated) FDX_TRY(fdx_fieldops_mirror(next, s->r, stream));
+        return FDX_OK;
+    case FDX_SIM_POISSON:
+        FDX_TRY(fdx_stencil_apply(s->stencil, next, cur, NULL, NULL, stream));
+        return fdx_fieldops_axpy(next, s->alpha, s->rhs, stream);
+    case FDX_SIM_WAVE: {
+        FDX_TRY(fdx_stencil_apply(s->stencil, next, cur, prev, s->coef, stream));
+        /* A point force f(t) delta(x): dt^2 f / h^d at one grid point. */
+        double f = fdx_sim_ricker((double)step * s->dt, s->f0, s->t0) * s->dt * s->dt / pow(s->h, s->rank);
+        FDX_TRY(fdx_fieldops_add_point(next, s->src, f, stream));
+        if (s->sponge > 0) FDX_TRY(fdx_fieldops_sponge(next, cur, s->sponge, 0.3, stream));
+        return FDX_OK;
+    }
+    }
+    return fdx_fail(FDX_ERR_INTERNAL, "unknown simulation kind");
+}
+
+fdx_status fdx_sim_step(fdx_sim *s)
+{
+    FDX_TRY(fdx_sim_step_arrays(s, s->next, s->cur, s->prev, s->step, s->stream));
+    fdx_array *old = s->cur;
+    s->cur = s->next;
+    if (s->prev) {
+        s->next = s->prev;
+        s->prev = old;
+    } else {
+        s->next = old;
+    }
+    s->step++;
+    if (s->nrec > 0 && s->step <= s->steps) {
+        void *dst = (char *)s->rec_buf_dev + fdx_dtype_size(s->type) * (size_t)s->nrec * (size_t)s->step;
+        FDX_TRY(fdx_fieldops_gather(s->cur, s->rec_idx_dev, s->nrec, dst, s->stream));
+    }
+    return FDX_OK;
+}
+
+void fdx_sim_set_step(fdx_sim *s, int64_t step)
+{
+    s->step = step;
+    s->rec_first = step;
+}
+
+int64_t fdx_sim_steps_done(const fdx_sim *s) { return s->step; }
+double fdx_sim_time(const fdx_sim *s) { return (double)s->step * s->dt; }
+double fdx_sim_dt(const fdx_sim *s) { return s->dt; }
+int fdx_sim_rank(const fdx_sim *s) { return s->rank; }
+const int64_t *fdx_sim_shape(const fdx_sim *s) { return s->n; }
+
+fdx_status fdx_sim_receivers(fdx_sim *s, int *count, int64_t *steps, const double **traces)
+{
+    *count = s->nrec;
+    *steps = s->step - s->rec_first;
+    *traces = NULL;
+    if (s->nrec == 0) return FDX_OK;
+    size_t es = fdx_dtype_size(s->type), n = (size_t)s->nrec * (size_t)(s->steps + 1);
+    void *raw = malloc(n * es);
+    double *t = realloc(s->traces, n * sizeof(double));
+    if (!raw || !t) {
+        free(raw);
+        if (t) s->traces = t;
+        return fdx_fail(FDX_ERR_NOMEM, "no memory for receiver traces");
+    }
+    s->traces = t;
+    FDX_TRY(s->be->stream_sync(s->stream));
+    fdx_status st = s->be->copy(raw, s->rec_buf_dev, n * es, FDX_COPY_D2H, s->stream);
+    if (st == FDX_OK) st = s->be->stream_sync(s->stream);
+    /* Device layout is step-major; traces are receiver-major from rec_first + 1. */
+    for (int64_t k = 0; st == FDX_OK && k < *steps; k++)
+        for (int i = 0; i < s->nrec; i++) {
+            size_t q = (size_t)(s->rec_first + 1 + k) * (size_t)s->nrec + (size_t)i;
+            t[(size_t)i * (size_t)*steps + (size_t)k] = es == 8 ? ((double *)raw)[q] : ((float *)raw)[q];
+        }
+    free(raw);
+    *traces = t;
+    return st;
+}

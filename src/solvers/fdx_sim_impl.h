@@ -1,0 +1,63 @@
+/* fdx_sim_impl: the simulation object shared by the solver files. */
+#ifndef FDX_SIM_IMPL_H
+#define FDX_SIM_IMPL_H
+
+#include "backends/fdx_backend.h"
+#include "fdx/solvers.h"
+#include "fdx/stencil.h"
+
+#define FDX_SIM_MAX_REC 64
+
+struct fdx_sim {
+    fdx_ctx *ctx;
+    const fdx_backend *be;
+    fdx_sim_config *cfg;
+    fdx_sim_kind kind;
+    int rank, order, r;
+    int64_t n[3], count;
+    fdx_dtype type;
+    double h, dt, alpha;
+    int64_t steps, step, snapshot_every, field_every, checkpoint_every;
+    char output[512];
+    fdx_stencil *stencil;
+    fdx_array *cur, *prev, *next; /* rotated each step */
+    fdx_array *coef;              /* wave: c^2 */
+    fdx_array *rhs;               /* Poisson: f */
+    void *stream;
+    int insulated;                /* heat */
+    double cmin, cmax, f0, t0;    /* wave */
+    int64_t src;
+    int sponge;
+    int nrec;
+    int64_t rec[FDX_SIM_MAX_REC];
+    void *rec_idx_dev, *rec_buf_dev; /* device: indices, nrec x (steps + 1) values */
+    double *traces;                  /* host copy, receiver-major */
+    int64_t rec_first;               /* first step recorded by this process */
+    double tol, change;              /* Poisson */
+    double range[2];                 /* colour range of heat pictures */
+};
+
+/* Parsing helpers shared with the config table. */
+FDX_HIDDEN fdx_status fdx_sim_parse_shape(const char *key, const char *s, int *rank, int64_t *shape);
+FDX_HIDDEN fdx_status fdx_sim_parse_points(const char *key, const char *s, int max, int *n, int64_t (*pts)[3],
+                                           int *dims);
+FDX_HIDDEN fdx_sim_kind fdx_sim_config_kind(const fdx_sim_config *c);
+FDX_HIDDEN fdx_status fdx_sim_config_copy(const fdx_sim_config *c, fdx_sim_config **out);
+
+/* Initial fields and models (fdx_sim_init.c), written into host doubles. */
+FDX_HIDDEN fdx_status fdx_sim_init_heat(const fdx_sim *s, double *u);
+FDX_HIDDEN fdx_status fdx_sim_init_poisson(const fdx_sim *s, double *u, double *f);
+FDX_HIDDEN fdx_status fdx_sim_velocity(const fdx_sim *s, double *c);
+/* Ricker wavelet of peak frequency f0 delayed by t0. */
+FDX_HIDDEN double fdx_sim_ricker(double t, double f0, double t0);
+
+/* Host <-> array transfers through doubles. */
+FDX_HIDDEN fdx_status fdx_sim_upload(fdx_sim *s, fdx_array *a, const double *v);
+FDX_HIDDEN fdx_status fdx_sim_download(fdx_sim *s, fdx_array *a, double *v);
+/* Copies of the state for checkpoints (raw element bytes). */
+FDX_HIDDEN fdx_status fdx_sim_download_raw(fdx_sim *s, fdx_array *a, void *bytes);
+FDX_HIDDEN fdx_status fdx_sim_upload_raw(fdx_sim *s, fdx_array *a, const void *bytes);
+/* Sets the step counter (restart). */
+FDX_HIDDEN void fdx_sim_set_step(fdx_sim *s, int64_t step);
+
+#endif

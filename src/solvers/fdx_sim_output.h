@@ -1,0 +1,29 @@
+/* fdx_sim_output: what a run writes while it computes: PNG frames and the GIF
+   (a 2D slice), HDF5 fields with their XDMF index, receiver CSV and
+   seismogram.  A worker thread encodes and writes so the device never waits
+   for the disk; fields leave the device through a spare device buffer and a
+   pinned host buffer on the worker's own stream. */
+#ifndef FDX_SIM_OUTPUT_H
+#define FDX_SIM_OUTPUT_H
+
+#include "solvers/fdx_sim_impl.h"
+
+typedef struct fdx_sim_output fdx_sim_output;
+
+/* dir must exist.  first_step: the step the run starts from (restart), to
+   rebuild the XDMF list from the fields already there. */
+FDX_HIDDEN fdx_status fdx_sim_output_create(fdx_sim *s, const char *dir, int64_t first_step, fdx_sim_output **out);
+/* Queues a picture of the current field (waits if the worker is behind). */
+FDX_HIDDEN fdx_status fdx_sim_output_snapshot(fdx_sim_output *o);
+/* Queues the current field for HDF5 + XDMF. */
+FDX_HIDDEN fdx_status fdx_sim_output_field(fdx_sim_output *o);
+/* Waits for the worker, closes the GIF (abort: removes it), writes receivers. */
+FDX_HIDDEN fdx_status fdx_sim_output_finish(fdx_sim_output *o, int abort);
+FDX_HIDDEN double fdx_sim_output_wait_s(const fdx_sim_output *o);
+FDX_HIDDEN void fdx_sim_output_destroy(fdx_sim_output **o);
+
+/* The slice drawn for pictures: the whole 2D field, the middle (or source)
+   z-plane of a 3D one. */
+FDX_HIDDEN int64_t fdx_sim_slice_k(const fdx_sim *s);
+
+#endif

@@ -1,0 +1,242 @@
+/* fdx_sim_run: the whole run: restart from a checkpoint, the step loop with
+   progress, pictures, fields and checkpoints on their schedules, the stop
+   request of a signal, and the JSON summary. */
+#include "core/fdx_json.h"
+#include "fdx/io.h"
+#include "fdx/metrics.h"
+#include "solvers/fdx_sim_output.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static volatile sig_atomic_t interrupted;
+
+void fdx_sim_interrupt(void) { interrupted = 1; }
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+fdx_status fdx_sim_install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    FDX_CHECK(sigaction(SIGINT, &sa, NULL) == 0 && sigaction(SIGTERM, &sa, NULL) == 0, FDX_ERR_INTERNAL,
+              "cannot install the signal handlers");
+    return FDX_OK;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void ckpt_path(const char *dir, char *path, size_t cap) { snprintf(path, cap, "%s/checkpoint.fdx", dir); }
+
+fdx_status fdx_sim_config_from_checkpoint(fdx_sim_config *cfg, const char *dir)
+{
+    char path[700];
+    ckpt_path(dir, path, sizeof path);
+    fdx_ckpt *c;
+    FDX_TRY(fdx_ckpt_read(path, &c));
+    const char *text = fdx_ckpt_get_info(c)->config;
+    fdx_status st = fdx_sim_config_parse(cfg, text, strlen(text), path);
+    if (st == FDX_OK) st = fdx_sim_config_set(cfg, "restart", dir);
+    if (st == FDX_OK) st = fdx_sim_config_set(cfg, "output", dir);
+    fdx_ckpt_free(&c);
+    return st;
+}
+
+/* The fields that make the state: the current field, and the previous one
+   for the two-level wave scheme. */
+static fdx_status write_checkpoint(fdx_sim *s, const char *dir)
+{
+    size_t bytes = (size_t)s->count * fdx_dtype_size(s->type);
+    void *a = malloc(bytes), *b = s->prev ? malloc(bytes) : NULL;
+    char *text = fdx_sim_config_text(s->cfg);
+    fdx_status st = a && (b || !s->prev) && text ? FDX_OK : fdx_fail(FDX_ERR_NOMEM, "no memory for a checkpoint");
+    if (st == FDX_OK) st = s->be->stream_sync(s->stream);
+    if (st == FDX_OK) st = fdx_sim_download_raw(s, s->cur, a);
+    if (st == FDX_OK && b) st = fdx_sim_download_raw(s, s->prev, b);
+    if (st == FDX_OK) {
+        fdx_ckpt_info info = {s->step, fdx_sim_time(s), s->type, s->rank, {s->n[0], s->n[1], s->n[2]}, text};
+        fdx_ckpt_field f[2] = {{"u", a}, {"u_prev", b}};
+        char path[700];
+        ckpt_path(dir, path, sizeof path);
+        st = fdx_ckpt_write(path, &info, f, b ? 2 : 1);
+    }
+    free(a);
+    free(b);
+    free(text);
+    return st;
+}
+
+static fdx_status load_checkpoint(fdx_sim *s, const char *dir)
+{
+    char path[700];
+    ckpt_path(dir, path, sizeof path);
+    fdx_ckpt *c;
+    FDX_TRY(fdx_ckpt_read(path, &c));
+    const fdx_ckpt_info *in = fdx_ckpt_get_info(c);
+    fdx_status st = FDX_OK;
+    int same = in->rank == s->rank && in->type == s->type;
+    for (int d = 0; same && d < s->rank; d++) same = in->shape[d] == s->n[d];
+    const void *u = fdx_ckpt_get_field(c, "u"), *up = fdx_ckpt_get_field(c, "u_prev");
+    if (!same) st = fdx_fail(FDX_ERR_INVALID, "restart: '%s' holds another grid or element type than the run", path);
+    else if (!u || (s->prev && !up)) st = fdx_fail(FDX_ERR_INVALID, "restart: '%s' lacks the fields of a %s run", path,
+                                                   fdx_sim_kind_name(s->kind));
+    else if (in->step < 0 || in->step > s->steps)
+        st = fdx_fail(FDX_ERR_INVALID, "restart: checkpoint step %lld is beyond steps = %lld", (long long)in->step,
+                      (long long)s->steps);
+    if (st == FDX_OK) st = fdx_sim_upload_raw(s, s->cur, u);
+    /* Fixed walls: the next buffer carries the same boundary values. */
+    if (st == FDX_OK) st = fdx_sim_upload_raw(s, s->next, u);
+    if (st == FDX_OK && s->prev) st = fdx_sim_upload_raw(s, s->prev, up);
+    if (st == FDX_OK) fdx_sim_set_step(s, in->step);
+    fdx_ckpt_free(&c);
+    return st;
+}
+
+/* Poisson's stopping test: one sweep more, and the largest change it made
+   relative to the largest value. */
+static fdx_status poisson_change(fdx_sim *s)
+{
+    double *a = malloc((size_t)s->count * sizeof(double)), *b = malloc((size_t)s->count * sizeof(double));
+    fdx_status st = a && b ? FDX_OK : fdx_fail(FDX_ERR_NOMEM, "no memory for the convergence test");
+    if (st == FDX_OK) st = fdx_sim_download(s, s->cur, a);
+    if (st == FDX_OK) st = fdx_sim_step(s);
+    if (st == FDX_OK) st = fdx_sim_download(s, s->cur, b);
+    if (st == FDX_OK) {
+        double dmax = 0, umax = 1e-300;
+        for (int64_t i = 0; i < s->count; i++) {
+            dmax = fmax(dmax, fabs(b[i] - a[i]));
+            umax = fmax(umax, fabs(b[i]));
+        }
+        s->change = dmax / umax;
+    }
+    free(a);
+    free(b);
+    return st;
+}
+
+static int due(int64_t step, int64_t every) { return every > 0 && step % every == 0; }
+
+static fdx_status summarize(fdx_sim *s, fdx_sim_result *r, const char *dir)
+{
+    fdx_json j;
+    fdx_json_init(&j);
+    fdx_json_begin(&j, NULL);
+    fdx_json_str(&j, "fdx_version", FDX_VERSION_STRING);
+    fdx_json_str(&j, "case", fdx_sim_kind_name(s->kind));
+    fdx_json_str(&j, "backend", fdx_backend_kind_name(fdx_ctx_backend(s->ctx)));
+    fdx_json_str(&j, "device", fdx_ctx_device_name(s->ctx));
+    fdx_json_str(&j, "precision", fdx_dtype_name(s->type));
+    fdx_json_begin_array(&j, "shape");
+    for (int d = 0; d < s->rank; d++) fdx_json_int(&j, NULL, s->n[d]);
+    fdx_json_end_array(&j);
+    fdx_json_int(&j, "order", s->order);
+    fdx_json_int(&j, "steps", r->steps);
+    fdx_json_int(&j, "steps_this_run", r->steps_this_run);
+    fdx_json_bool(&j, "interrupted", r->interrupted);
+    fdx_json_num(&j, "dt", s->dt);
+    fdx_json_num(&j, "h", s->h);
+    fdx_json_begin(&j, "time_s");
+    fdx_json_num(&j, "wall", r->wall_s);
+    fdx_json_num(&j, "per_step", r->step_s);
+    fdx_json_num(&j, "output_wait", r->output_wait_s);
+    fdx_json_end(&j);
+    fdx_json_num(&j, "mcells_per_s", r->mcells_per_s);
+    fdx_json_num(&j, "effective_gbps", r->effective_gbps);
+    fdx_json_begin(&j, "diagnostics");
+    fdx_json_num(&j, "integral", r->diag.integral);
+    fdx_json_num(&j, "max_abs", r->diag.max_abs);
+    if (s->kind == FDX_SIM_WAVE) fdx_json_num(&j, "energy", r->diag.energy);
+    if (s->kind == FDX_SIM_POISSON) fdx_json_num(&j, "change", r->diag.change);
+    fdx_json_end(&j);
+    fdx_json_end(&j);
+    fdx_status st = j.failed ? fdx_fail(FDX_ERR_NOMEM, "no memory for the summary") : FDX_OK;
+    if (st == FDX_OK) snprintf(r->summary, sizeof r->summary, "%.*s", (int)j.len, j.buf);
+    if (st == FDX_OK && dir[0]) {
+        char path[700];
+        snprintf(path, sizeof path, "%s/summary.json", dir);
+        char text[sizeof r->summary + 2];
+        int n = snprintf(text, sizeof text, "%s\n", r->summary);
+        st = fdx_file_write_atomic(path, text, (size_t)n);
+    }
+    fdx_json_free(&j);
+    return st;
+}
+
+fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
+{
+    memset(r, 0, sizeof *r);
+    const char *dir = s->output, *restart = fdx_sim_config_get(s->cfg, "restart");
+    FDX_CHECK(dir[0] || (s->snapshot_every == 0 && s->field_every == 0 && s->checkpoint_every == 0), FDX_ERR_INVALID,
+              "snapshot-every, field-every and checkpoint-every need output = DIR");
+    interrupted = 0;
+    if (restart[0]) FDX_TRY(load_checkpoint(s, restart));
+    int64_t first = s->step;
+    fdx_sim_output *out = NULL;
+    if (dir[0]) {
+        FDX_TRY(fdx_dir_prepare(dir));
+        FDX_TRY(fdx_sim_output_create(s, dir, first, &out));
+    }
+    const char *mode = fdx_sim_config_get(s->cfg, "progress");
+    fdx_progress *bar = NULL;
+    fdx_status st = FDX_OK;
+    if (progress && strcmp(mode, "off") != 0) {
+        char what[64];
+        snprintf(what, sizeof what, "fdx %s", fdx_sim_kind_name(s->kind));
+        if (strcmp(mode, "lines") == 0) setenv("FDX_NO_TTY", "1", 1);
+        st = fdx_progress_create(progress, what, s->steps, &bar);
+    }
+    if (st == FDX_OK && out && first == 0 && s->snapshot_every > 0) st = fdx_sim_output_snapshot(out);
+    double t0 = now_s();
+    while (st == FDX_OK && s->step < s->steps) {
+        if ((st = fdx_sim_step(s)) != FDX_OK) break;
+        if (out && due(s->step, s->snapshot_every)) st = fdx_sim_output_snapshot(out);
+        if (st == FDX_OK && out && due(s->step, s->field_every) && s->step < s->steps) st = fdx_sim_output_field(out);
+        if (st == FDX_OK && out && due(s->step, s->checkpoint_every)) st = write_checkpoint(s, dir);
+        if (st == FDX_OK && s->kind == FDX_SIM_POISSON && s->step % 100 == 0 && s->step < s->steps) {
+            if ((st = poisson_change(s)) != FDX_OK) break;
+            if (s->change < s->tol) break;
+        }
+        fdx_progress_update(bar, s->step);
+        if (interrupted) {
+            r->interrupted = 1;
+            break;
+        }
+    }
+    if (st == FDX_OK) st = s->be->stream_sync(s->stream);
+    double t1 = now_s();
+    fdx_progress_finish(st == FDX_OK ? bar : NULL, s->step);
+    fdx_progress_destroy(&bar);
+    if (st == FDX_OK && out && (r->interrupted || s->checkpoint_every > 0)) st = write_checkpoint(s, dir);
+    if (st == FDX_OK && out && !r->interrupted) st = fdx_sim_output_field(out);
+    if (out) {
+        fdx_status fst = fdx_sim_output_finish(out, st != FDX_OK);
+        if (st == FDX_OK) st = fst;
+        r->output_wait_s = fdx_sim_output_wait_s(out);
+        fdx_sim_output_destroy(&out);
+    }
+    if (st != FDX_OK) return st;
+    r->steps = s->step;
+    r->steps_this_run = s->step - first;
+    r->wall_s = t1 - t0;
+    r->step_s = r->steps_this_run > 0 ? r->wall_s / (double)r->steps_this_run : 0;
+    r->mcells_per_s = r->step_s > 0 ? (double)s->count / r->step_s / 1e6 : 0;
+    double fetch = 0, write = 0;
+    fdx_stencil_traffic(s->stencil, s->n, &fetch, &write);
+    r->effective_gbps = r->step_s > 0 ? (fetch + write) / r->step_s / 1e9 : 0;
+    FDX_TRY(fdx_sim_diagnose(s, &r->diag));
+    return summarize(s, r, dir);
+}

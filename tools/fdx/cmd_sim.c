@@ -1,0 +1,105 @@
+/* cmd_sim: fdx heat / wave / poisson: flags or a config file with the same
+   keys, the run with progress, and a summary (table or JSON). */
+#include "cli.h"
+#include "cmd_sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FLAGS 48
+
+int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
+{
+    const char *cmd = fdx_sim_kind_name(kind);
+    cli_flag flags[MAX_FLAGS + 1];
+    const char *values[MAX_FLAGS] = {0};
+    char helps[MAX_FLAGS][160];
+    int nf = 0;
+    const char *config = NULL, *json = NULL;
+    flags[nf++] = (cli_flag){"config", "FILE", "read key = value lines (the keys below) first", &config};
+    flags[nf++] = (cli_flag){"json", NULL, "print the JSON summary instead of the table", &json};
+    int first_key = nf;
+    const char *name, *metavar, *def, *help;
+    for (int i = 0; nf < MAX_FLAGS && fdx_sim_config_key(kind, i, &name, &metavar, &def, &help); i++) {
+        snprintf(helps[nf], sizeof helps[nf], "%s%s%s%s", help, def[0] ? " [" : "", def, def[0] ? "]" : "");
+        flags[nf] = (cli_flag){name, metavar, helps[nf], &values[nf]};
+        nf++;
+    }
+    flags[nf] = (cli_flag){NULL, NULL, NULL, NULL};
+
+    fdx_options *opts = NULL;
+    fdx_sim_config *cfg = NULL;
+    fdx_ctx *ctx = NULL;
+    fdx_sim *sim = NULL;
+    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(cmd, "%s", fdx_last_error());
+    char usage[96];
+    snprintf(usage, sizeof usage, "[--config FILE] [--KEY VALUE ...] [--json]");
+    int rc = cli_parse(argc, argv, cmd, usage, flags, opts);
+    if (rc >= 0) goto done;
+    fdx_status st = fdx_sim_config_create(kind, &cfg);
+    /* Order: a checkpoint's config, then the config file, then the flags. */
+    int restart_flag = -1;
+    for (int i = first_key; i < nf; i++)
+        if (strcmp(flags[i].name, "restart") == 0) restart_flag = i;
+    if (st == FDX_OK && restart_flag >= 0 && values[restart_flag])
+        st = fdx_sim_config_from_checkpoint(cfg, values[restart_flag]);
+    if (st == FDX_OK && config) st = fdx_sim_config_load(cfg, config);
+    for (int i = first_key; st == FDX_OK && i < nf; i++) {
+        if (!values[i]) continue;
+        st = fdx_sim_config_set(cfg, flags[i].name, values[i]);
+        if (st != FDX_OK) {
+            char why[600];
+            snprintf(why, sizeof why, "%s", fdx_last_error());
+            st = fdx_fail(st, "--%s", why);
+        }
+    }
+    if (st != FDX_OK) {
+        rc = cli_fail(cmd, st);
+        goto done;
+    }
+    if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK || (st = fdx_sim_create(ctx, cfg, &sim)) != FDX_OK) {
+        rc = cli_fail(cmd, st);
+        goto done;
+    }
+    fdx_sim_install_signals();
+    fdx_sim_result res;
+    if ((st = fdx_sim_run(sim, json ? NULL : stderr, &res)) != FDX_OK) {
+        rc = cli_fail(cmd, st);
+        goto done;
+    }
+    const char *out = fdx_sim_config_get(cfg, "output");
+    if (json) {
+        printf("%s\n", res.summary);
+    } else {
+        const int64_t *n = fdx_sim_shape(sim);
+        char shape[64];
+        if (fdx_sim_rank(sim) == 3)
+            snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)n[0], (long long)n[1], (long long)n[2]);
+        else snprintf(shape, sizeof shape, "%lldx%lld", (long long)n[0], (long long)n[1]);
+        printf("fdx %s: %lld steps on %s %s (%s, %s)\n", cmd, (long long)res.steps, shape,
+               fdx_sim_config_get(cfg, "precision"), fdx_backend_kind_name(fdx_ctx_backend(ctx)),
+               fdx_ctx_device_name(ctx));
+        printf("  time          %.3f s, %.4g ms a step, %.1f Mcells/s, %.1f GB/s effective\n", res.wall_s,
+               1e3 * res.step_s, res.mcells_per_s, res.effective_gbps);
+        printf("  output wait   %.3f s\n", res.output_wait_s);
+        printf("  diagnostics   integral %.6g, max |u| %.6g", res.diag.integral, res.diag.max_abs);
+        if (kind == FDX_SIM_WAVE) printf(", energy %.6g", res.diag.energy);
+        if (kind == FDX_SIM_POISSON) printf(", last relative change %.3g", res.diag.change);
+        printf("\n");
+        if (out[0]) printf("  output        %s (summary.json%s)\n", out,
+                           atoll(fdx_sim_config_get(cfg, "snapshot-every")) > 0 ? ", animation.gif, frames/" : "");
+    }
+    rc = CLI_OK;
+    if (res.interrupted) {
+        fprintf(stderr, "fdx %s: interrupted at step %lld; %s\n", cmd, (long long)res.steps,
+                out[0] ? "checkpoint written: resume with --restart DIR" : "no --output, so no checkpoint");
+        rc = 130;
+    }
+done:
+    fdx_sim_destroy(&sim);
+    fdx_ctx_destroy(&ctx);
+    fdx_sim_config_destroy(&cfg);
+    fdx_options_destroy(&opts);
+    return rc;
+}
