@@ -62,7 +62,8 @@ FDX_API fdx_array *fdx_darray_local(fdx_darray *a, int local_unit);
 FDX_API void fdx_darray_local_origin(const fdx_darray *a, int local_unit, int64_t *origin);
 
 /* Fills every local array, shadows included, with f(global index) computed
-   on the host, then copies it to the device. */
+   on the host (in parallel threads: f must be a pure function), then
+   copies it to the device. */
 typedef double (*fdx_dist_init_fn)(const int64_t *gidx, void *arg);
 FDX_API fdx_status fdx_darray_fill(fdx_darray *a, fdx_dist_init_fn f, void *arg);
 /* Copies the owned points of this process's units into `global` (a host

@@ -158,6 +158,8 @@ fdx_status fdx_darray_fill(fdx_darray *a, fdx_dist_init_fn fn, void *arg)
         FDX_TRY(fdx_dist_use(d, i));
         FDX_TRY(fdx_array_fill_host(p->local, 0.0)); /* makes the host copy */
         void *h = fdx_array_host(p->local);
+        /* fn is a pure function of the global index (documented). */
+#pragma omp parallel for collapse(2)
         for (int64_t k = 0; k < p->n3[2]; k++)
             for (int64_t j = 0; j < p->n3[1]; j++)
                 for (int64_t x = 0; x < p->n3[0]; x++) {

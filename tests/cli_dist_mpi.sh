@@ -1,0 +1,44 @@
+#!/bin/bash
+# cli_dist_mpi: fdx dist under mpirun -np 2 and -np 4 (CPU backend, one and
+# two units per rank) gives the same digest of the final field as one
+# process on one unit, for wave and heat, 2D and 3D, uneven splits.
+# Skipped (77) without mpirun or in a build without MPI.
+set -u
+FDX=$1
+command -v mpirun >/dev/null || { echo "cli_dist_mpi: skipped: no mpirun"; exit 77; }
+"$FDX" info 2>/dev/null | grep -qi "mpi.*no" && { echo "cli_dist_mpi: skipped: built without MPI"; exit 77; }
+export OMP_NUM_THREADS=1 FDX_BACKEND=cpu FDX_TUNE=off
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe)
+fail=0
+digest() { grep -o '"digest": "[0-9a-f]*"' | head -1; }
+
+check() { # "np:gpus ..." model args...
+    local want got combo np gpus combos=$1
+    shift
+    want=$("$FDX" dist "$@" --gpus 1 --reps 1 --json | digest)
+    [ -n "$want" ] || { echo "FAIL: no digest from one process: dist $*"; fail=1; return; }
+    for combo in $combos; do
+        np=${combo%:*} gpus=${combo#*:}
+        got=$("${MPIRUN[@]}" -np $np "$FDX" dist "$@" --gpus $gpus --reps 1 --json 2>&1 | digest)
+        if [ "$got" != "$want" ]; then
+            echo "FAIL: -np $np --gpus $gpus dist $*: $got, one unit $want"
+            fail=1
+        fi
+    done
+}
+
+# Skipping the exchange must change the digest (the test depends on it).
+hook() {
+    local want got
+    want=$("$FDX" dist heat --size 37x41 --steps 6 --reps 1 --json | digest)
+    got=$(FDX_TEST_SKIP_EXCHANGE=1 "${MPIRUN[@]}" -x FDX_TEST_SKIP_EXCHANGE -np 2 "$FDX" dist heat --size 37x41 --steps 6 --reps 1 --json 2>&1 | digest)
+    if [ "$got" = "$want" ]; then echo "FAIL: skipping the exchange left the digest unchanged"; fail=1; fi
+}
+
+check "2:1 4:1 2:2" heat --size 37x41 --steps 6
+check "2:1" wave --size 33x45 --steps 5 --order 4
+check "4:1" wave --dims 3 --size 13x11x29 --steps 4 --order 2 --overlap off
+check "2:2" heat --dims 3 --size 12x10x27 --steps 4 --order 6 --precision float
+hook
+[ $fail = 0 ] && echo "cli_dist_mpi: ok"
+exit $fail
