@@ -73,8 +73,8 @@ FDX_API fdx_status fdx_loop_name(fdx_loop *loop, const char *name);
    loops too small to repay it).  Default: the context's option "autotfm". */
 FDX_API fdx_status fdx_loop_set_autotfm(fdx_loop *loop, int mode);
 
-/* Runs the loop once; `stream` as in fdx_time_run (NULL: default).  Waits for
-   the device when the loop has reductions. */
+/* Runs the loop once; `stream` as in fdx_time_run.  Waits for the device
+   when the loop has reductions or stream is NULL (the default stream). */
 FDX_API fdx_status fdx_loop_run(fdx_loop *loop, void *stream);
 /* Runs the loop `times` times in a row with the same scalars (the sweeps of
    an iterative method).  ACROSS loops pipeline the sweeps: sweep s runs its

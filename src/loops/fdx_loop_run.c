@@ -198,6 +198,8 @@ static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *str
         FDX_TRY_GOTO(st, be->copy(h.l, pl, h.count * sizeof(long long), FDX_COPY_D2H, stream), done);
         FDX_TRY_GOTO(st, be->stream_sync(stream), done);
         partials_fold(l, &h, (size_t)(times - 1) * (size_t)nblk, (size_t)nblk);
+    } else if (!stream) {
+        FDX_TRY_GOTO(st, be->stream_sync(NULL), done);
     }
 done:
     free(h.v);
