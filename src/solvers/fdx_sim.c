@@ -86,6 +86,7 @@ static fdx_status setup_wave(fdx_sim *s, double *c)
     s->f0 = dval(s, "f0");
     if (s->f0 == 0) s->f0 = s->cmin / (12 * s->h);
     s->t0 = 1.2 / s->f0;
+    s->amp = dval(s, "amplitude");
     s->sponge = (int)ival(s, "sponge");
     for (int d = 0; d < s->rank; d++)
         FDX_CHECK(2 * s->sponge < s->n[d], FDX_ERR_INVALID, "sponge: %d cells on both sides leave nothing of axis %d (%lld points)",
@@ -282,8 +283,8 @@ fdx_status fdx_sim_step_arrays(fdx_sim *s, fdx_array *next, fdx_array *cur, fdx_
     case FDX_SIM_WAVE: {
         FDX_TRY(fdx_stencil_apply(s->stencil, next, cur, prev, s->coef, stream));
         /* A point force f(t) delta(x): dt^2 f / h^d at one grid point. */
-        double f = fdx_sim_ricker((double)step * s->dt, s->f0, s->t0) * s->dt * s->dt / pow(s->h, s->rank);
-        FDX_TRY(fdx_fieldops_add_point(next, s->src, f, stream));
+        double f = s->amp * fdx_sim_ricker((double)step * s->dt, s->f0, s->t0) * s->dt * s->dt / pow(s->h, s->rank);
+        if (f != 0) FDX_TRY(fdx_fieldops_add_point(next, s->src, f, stream));
         if (s->sponge > 0) FDX_TRY(fdx_fieldops_sponge(next, cur, s->sponge, 0.3, stream));
         return FDX_OK;
     }
@@ -325,7 +326,8 @@ const int64_t *fdx_sim_shape(const fdx_sim *s) { return s->n; }
 fdx_status fdx_sim_receivers(fdx_sim *s, int *count, int64_t *steps, const double **traces)
 {
     *count = s->nrec;
-    *steps = s->step - s->rec_first;
+    *steps = (s->step < s->steps ? s->step : s->steps) - s->rec_first;
+    if (*steps < 0) *steps = 0;
     *traces = NULL;
     if (s->nrec == 0) return FDX_OK;
     size_t es = fdx_dtype_size(s->type), n = (size_t)s->nrec * (size_t)(s->steps + 1);

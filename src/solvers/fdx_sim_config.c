@@ -53,6 +53,7 @@ static const key_def KEYS[] = {
     {"model-file", W, K_STR, "FILE", {"", "", ""}, 0, 0, NULL, "velocity model: HDF5, or raw float32 with --model-shape"},
     {"model-shape", W, K_SHAPE, "NXxNY[xNZ]", {"", "", ""}, 0, 0, NULL, "shape of a raw model file"},
     {"f0", W, K_REAL, "HZ", {"", "0", ""}, -1, 1e30, NULL, "Ricker source peak frequency (0: 12 points a wavelength)"},
+    {"amplitude", W, K_REAL, "A", {"", "1", ""}, -1, 1e30, NULL, "source amplitude (0: no source)"},
     {"source", W, K_POINTS, "I,J[,K]", {"", "", ""}, 0, 0, NULL, "source grid point (default: centre)"},
     {"receivers", W, K_POINTS, "I,J[,K];...", {"", "", ""}, 0, 0, NULL, "receiver grid points (default: a line)"},
     {"sponge", W, K_INT, "N", {"", "20", ""}, 0, 1e6, NULL, "absorbing layer width in cells (0: rigid walls)"},

@@ -25,7 +25,7 @@ struct fdx_sim {
     fdx_array *rhs;               /* Poisson: f */
     void *stream;
     int insulated;                /* heat */
-    double cmin, cmax, f0, t0;    /* wave */
+    double cmin, cmax, f0, t0, amp; /* wave */
     int64_t src;
     int sponge;
     int nrec;
