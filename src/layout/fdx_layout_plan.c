@@ -85,7 +85,7 @@ static void choose_tile(fdx_perm_plan *p)
     if (p->R * p->nK <= WHOLE_AXIS_WORDS) { /* whole dst rows: each tile writes one contiguous run */
         tb = p->nK;
         ta = min64(p->nA, TILE_WORDS / (p->R * tb));
-    } else if (p->R * p->nA <= WHOLE_AXIS_WORDS) { /* whole src rows: contiguous reads */
+    } else if (p->R * p->nA <= WHOLE_AXIS_WORDS / 2) { /* whole src rows, still >= 32-word writes */
         ta = p->nA;
         tb = min64(p->nK, TILE_WORDS / (p->R * ta));
     } else {
