@@ -40,6 +40,12 @@ fdx_status fdx_comm_stream_wait(const fdx_backend *be, void *stream, void *event
     return is_cuda(be) && event ? fdx_comm_cuda_stream_wait(stream, event) : FDX_OK;
 }
 
+fdx_status fdx_comm_event_create(const fdx_backend *be, void **event)
+{
+    *event = NULL;
+    return is_cuda(be) ? fdx_comm_cuda_event_create(event) : FDX_OK;
+}
+
 fdx_status fdx_comm_host_alloc(const fdx_backend *be, size_t bytes, void **p)
 {
     if (is_cuda(be)) return fdx_comm_cuda_host_alloc(bytes, p);

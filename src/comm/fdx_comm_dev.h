@@ -34,6 +34,8 @@ FDX_HIDDEN fdx_status fdx_comm_peer_copy(const fdx_backend *be, void *dst, int d
 FDX_HIDDEN fdx_status fdx_comm_enable_peer(const fdx_backend *be, int a, int b);
 /* Work queued on `stream` after this waits for `event` (no-op on the CPU). */
 FDX_HIDDEN fdx_status fdx_comm_stream_wait(const fdx_backend *be, void *stream, void *event);
+/* An event for ordering streams only (no timing); NULL on the CPU. */
+FDX_HIDDEN fdx_status fdx_comm_event_create(const fdx_backend *be, void **event);
 /* Page-locked host memory on CUDA (so copies run asynchronously), malloc on
    the CPU. */
 FDX_HIDDEN fdx_status fdx_comm_host_alloc(const fdx_backend *be, size_t bytes, void **p);
@@ -45,6 +47,7 @@ FDX_HIDDEN fdx_status fdx_comm_cuda_peer_copy(void *dst, int dst_dev, const void
 FDX_HIDDEN fdx_status fdx_comm_cuda_enable_peer(int a, int b);
 FDX_HIDDEN fdx_status fdx_comm_cuda_stream_wait(void *stream, void *event);
 FDX_HIDDEN fdx_status fdx_comm_cuda_host_alloc(size_t bytes, void **p);
+FDX_HIDDEN fdx_status fdx_comm_cuda_event_create(void **event);
 FDX_HIDDEN void fdx_comm_cuda_host_free(void *p);
 
 #ifdef __cplusplus

@@ -15,6 +15,13 @@ fdx_status fdx_comm_cuda_peer_copy(void *dst, int dst_dev, const void *src, int 
 
 fdx_status fdx_comm_cuda_enable_peer(int a, int b)
 {
+    /* Enabled once per process and pair: enabling again is an error that
+       compute-sanitizer reports. */
+    static unsigned char enabled[FDX_MAX_DEVICES][FDX_MAX_DEVICES];
+    if (a >= 0 && b >= 0 && a < FDX_MAX_DEVICES && b < FDX_MAX_DEVICES) {
+        if (enabled[a][b]) return FDX_OK;
+        enabled[a][b] = 1;
+    }
     int can = 0;
     FDX_CUDA_TRY(cudaDeviceCanAccessPeer(&can, a, b));
     /* Without peer access cudaMemcpyPeerAsync still works, staged by the
@@ -43,3 +50,10 @@ fdx_status fdx_comm_cuda_host_alloc(size_t bytes, void **p)
 }
 
 void fdx_comm_cuda_host_free(void *p) { cudaFreeHost(p); }
+
+fdx_status fdx_comm_cuda_event_create(void **event)
+{
+    /* Ordering only: events without timing are cheaper to record and wait on. */
+    FDX_CUDA_TRY(cudaEventCreateWithFlags((cudaEvent_t *)event, cudaEventDisableTiming));
+    return FDX_OK;
+}

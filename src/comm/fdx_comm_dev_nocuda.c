@@ -31,3 +31,8 @@ fdx_status fdx_comm_cuda_host_alloc(size_t bytes, void **p)
     return NO_CUDA;
 }
 void fdx_comm_cuda_host_free(void *p) { (void)p; }
+fdx_status fdx_comm_cuda_event_create(void **event)
+{
+    (void)event;
+    return NO_CUDA;
+}

@@ -96,9 +96,9 @@ fdx_status fdx_darray_create(fdx_dist *d, fdx_dtype type, fdx_darray **out)
         FDX_TRY_GOTO(st, fdx_array_create(d->ctx[i], type, d->desc.rank, p->n3, cuda ? FDX_ON_DEVICE : FDX_ON_HOST | FDX_ON_DEVICE,
                                           &p->local), fail);
         if (cuda) {
-            FDX_TRY_GOTO(st, d->be->event_create(&p->ready), fail);
-            FDX_TRY_GOTO(st, d->be->event_create(&p->packed), fail);
-            FDX_TRY_GOTO(st, d->be->event_create(&p->done), fail);
+            FDX_TRY_GOTO(st, fdx_comm_event_create(d->be, &p->ready), fail);
+            FDX_TRY_GOTO(st, fdx_comm_event_create(d->be, &p->packed), fail);
+            FDX_TRY_GOTO(st, fdx_comm_event_create(d->be, &p->done), fail);
         }
     }
     *out = a;

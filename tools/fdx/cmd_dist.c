@@ -148,7 +148,7 @@ static fdx_status sim_run(sim *s, long steps, long reps, fdx_dist_checksum *cs, 
     for (long i = 0; i < steps; i++) FDX_TRY(sim_step(s));
     FDX_TRY(fdx_darray_checksum(sim_field(s), cs));
     if (field) FDX_TRY(fdx_darray_gather(sim_field(s), field, 0));
-    s->batch = 10;
+    s->batch = 50;
     FDX_TRY(fdx_time_run(fdx_dist_ctx(s->d, 0), timed_batch, s, 1, (int)reps, t));
     t->median_ms /= s->batch, t->min_ms /= s->batch, t->max_ms /= s->batch, t->mean_ms /= s->batch;
     return FDX_OK;
@@ -247,7 +247,7 @@ int cmd_dist(int argc, char **argv)
         {"gpus", "K", "units per process: GPUs, or CPU units with --backend cpu [1]", &gpus_s},
         {"overlap", "on|off", "exchange shadows while the interior is computed [on]", &overlap_s},
         {"precision", "P", "float or double [wave float, heat double]", &precision},
-        {"reps", "N", "timed batches of 10 steps, median reported [20]", &reps_s},
+        {"reps", "N", "timed batches of 50 steps, median reported [20]", &reps_s},
         {"baseline", "on|off", "also run on one unit for the scaling efficiency and the check [on]", &baseline_s},
         {"json", NULL, "print one JSON record instead of the table", &json},
         {NULL, NULL, NULL, NULL},
@@ -350,7 +350,7 @@ int cmd_dist(int argc, char **argv)
             printf(", %ld steps on %d units (%d ranks x %d) of %s, overlap %s, transport %s\n", steps, units, procs,
                    rep.local_units, rep.device, overlap_s, rep.transport);
             printf("  checksum       sum %.12g  l2 %.12g  digest %016" PRIx64 "\n", cs.sum, cs.l2, cs.digest);
-            printf("  step time      %.4f ms median (min %.4f, max %.4f, %d batches of 10)\n", t.median_ms, t.min_ms,
+            printf("  step time      %.4f ms median (min %.4f, max %.4f, %d batches of 50)\n", t.median_ms, t.min_ms,
                    t.max_ms, t.reps);
             printf("  throughput     %.3f Gcells/s, %.1f GB/s effective, copy %.1f GB/s per unit\n",
                    (double)cells / (t.median_ms * 1e6), fdx_effective_gbps(fetch, write, t.median_ms), copy_gbps);

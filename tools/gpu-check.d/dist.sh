@@ -7,7 +7,7 @@ tests=build-gpu/bin
 log=$OUT/dist.log
 "$tests/test_dist_gpu" 2>&1 | tail -3 | tee -a "$log"
 if [ "${DIST_SANITIZE:-1}" = 1 ]; then
-  timeout 90 compute-sanitizer --tool memcheck --error-exitcode 99 "$tests/test_dist_gpu" 2>&1 | tail -3 | tee -a "$log"
+  timeout 90 compute-sanitizer --tool memcheck --print-limit 5 --error-exitcode 99 "$tests/test_dist_gpu" 2>&1 | grep -v "^=========     Host Frame" | head -60 | tee -a "$log"
 fi
 nvidia-smi topo -m 2>&1 | head -5 | tee -a "$log"
 wave=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_dist_wave.jsonl
