@@ -226,23 +226,37 @@ fdx_status fdx_loop_gen_cuda(const fdx_loop *l, const loop_geom *g, char **out)
     T(&t, "const long long fdx_t = fdx_T - %lldLL * fdx_s; (void)fdx_t;\n", (long long)g->dist);
     for (int r = 0; r < l->nreds; r++)
         T(&t, "double fdx_acc%d = %s; long long fdx_accl%d = 9223372036854775807LL;\n", r, identity(l->red[r].op), r);
-    /* Enumerated points, the fast axis first so a warp walks it. */
+    /* Enumerated points, the fast axis first so a warp walks it; 32-bit
+       arithmetic for the decomposition when the count allows (64-bit
+       division costs tens of instructions on the GPU). */
     int64_t e = 1;
     for (int d = 0; d < g->rank; d++)
         if (enumerated(g, d)) e *= g->n[d];
-    T(&t, "for (long long fdx_g = blockIdx.x * (long long)blockDim.x + threadIdx.x; fdx_g < %lldLL;"
-          " fdx_g += (long long)gridDim.x * blockDim.x) {\n", (long long)e);
-    T(&t, "long long fdx_q = fdx_g;\n");
+    const char *it = e < ((int64_t)1 << 31) - (int64_t)BLOCK * 65536 ? "unsigned" : "unsigned long long";
+    T(&t, "for (%s fdx_g = blockIdx.x * (%s)blockDim.x + threadIdx.x; fdx_g < %lldu;"
+          " fdx_g += (%s)gridDim.x * blockDim.x) {\n", it, it, (long long)e, it);
+    T(&t, "%s fdx_q = fdx_g;\n", it);
+    /* On a hyperplane the fast index starts where the line of the plane
+       enters the box, so the valid points of a line are contiguous threads. */
+    int shift = g->solved >= 0 && g->plane[g->fast] && g->solved != g->fast;
     int order[FDX_LOOP_MAX_RANK], no = 0;
     if (enumerated(g, g->fast)) order[no++] = g->fast;
     for (int d = 0; d < g->rank; d++)
         if (enumerated(g, d) && d != g->fast) order[no++] = d;
     for (int q = 0; q < no; q++) {
         int d = order[q];
-        if (q == no - 1) T(&t, "const long long fdx_x%d = fdx_q;\n", d);
-        else T(&t, "const long long fdx_x%d = fdx_q %% %lldLL; fdx_q /= %lldLL;\n", d, (long long)g->n[d], (long long)g->n[d]);
+        const char *name = shift && d == g->fast ? "fdx_r" : "fdx_x";
+        if (q == no - 1) T(&t, "const long long %s%d = (long long)fdx_q;\n", name, d);
+        else T(&t, "const long long %s%d = (long long)(fdx_q %% %lldu); fdx_q /= %lldu;\n", name, d, (long long)g->n[d], (long long)g->n[d]);
     }
     if (!no) T(&t, "(void)fdx_q;\n");
+    if (shift) {
+        T(&t, "long long fdx_x%d = fdx_t - %lldLL", g->fast, (long long)(g->n[g->solved] - 1));
+        for (int d = 0; d < g->rank; d++)
+            if (g->plane[d] && d != g->solved && d != g->fast) T(&t, " - fdx_x%d", d);
+        T(&t, ";\nfdx_x%d = (fdx_x%d > 0 ? fdx_x%d : 0) + fdx_r%d;\n", g->fast, g->fast, g->fast, g->fast);
+        T(&t, "if (fdx_x%d >= %lldLL) continue;\n", g->fast, (long long)g->n[g->fast]);
+    }
     solve(&t, g);
     point(&t, l, g, "fdx_acc%d", "fdx_accl%d");
     T(&t, "}\n");

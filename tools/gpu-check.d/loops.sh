@@ -9,10 +9,11 @@ for tool in memcheck racecheck; do
   echo "sanitizer $tool test_loop_gpu: exit $?"
 done
 tail -4 "$OUT/loops_sanitizer.log"
+bash tests/cli_loop.sh "$FDX_BIN" | tail -3
 aos=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_aos.jsonl
 sor=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_sor.jsonl
-FDX_LOG=info "$FDX_BIN" aos --backend cuda --size 256x256x256 --iters 100 --json 2>/tmp/loops_aos.log | tee -a "$aos"
+FDX_LOG=info "$FDX_BIN" aos --backend cuda --size 256x256x256 --iters 100 --reps 20 --json 2>/tmp/loops_aos.log | tee -a "$aos"
 grep -v compiling /tmp/loops_aos.log | sort | uniq -c | head
-"$FDX_BIN" sor --backend cuda --size 256 --sweeps 100 --compare-cpu --json | tee -a "$sor"
+"$FDX_BIN" sor --backend cuda --size 256 --sweeps 100 --reps 20 --compare-cpu --json | tee -a "$sor"
 "$FDX_BIN" sor --backend cuda --size 64 --sweeps 400 --json | tee -a "$sor"
 FDX_LOG=info "$FDX_BIN" sor --backend cuda --size 128 --sweeps 50 --reps 3 2>&1 | grep -v compiling | sort | uniq -c
