@@ -1,7 +1,9 @@
-# Stencil engine (issue 3): the GPU tests, the benchmark records (GPU with
-# tuning forced, then the CPU), and the hardware counters of the headline
-# kernels.  Few files come back from $OUT: everything but the records goes
-# into stencil.log.
+# Stencil engine (issue 3), in priority order so a run cut short keeps the
+# most important results: the GPU tests, the GPU benchmark records (tuning
+# forced, its log kept), the CPU records, the GPU test under compute-sanitizer
+# (memcheck, racecheck), and the hardware counters of the headline kernels.
+# Few files may come back from $OUT: everything but the records goes into
+# stencil.log.
 set -u
 log=$OUT/stencil.log
 gpu=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_stencil.jsonl
@@ -15,13 +17,25 @@ rm -f "$OUT/build.log" # the build succeeded to get here
 tail -8 "$log"
 echo "== bench stencil (cuda, tune ${STENCIL_TUNE:-force})" | tee -a "$log"
 FDX_LOG=info "$FDX_BIN" bench stencil --backend cuda --tune "${STENCIL_TUNE:-force}" --json ${STENCIL_CASES:+--cases $STENCIL_CASES} \
-  2>>"$log" | tee -a "$gpu" | cut -c1-400
+  2>>"$log" | tee -a "$gpu" | cut -c1-330
 echo "== bench stencil (cpu)" | tee -a "$log"
 "$FDX_BIN" bench stencil --backend cpu --json 2>>"$log" | tee -a "$cpu" | cut -c1-300
+if [ "${STENCIL_SANITIZER:-1}" = 1 ]; then
+  for tool in memcheck racecheck; do
+    if timeout "${STENCIL_SANITIZER_S:-150}" compute-sanitizer --tool $tool --error-exitcode 99 "$bin/test_stencil_gpu" >"$OUT/san.tmp" 2>&1; then
+      echo "sanitizer $tool test_stencil_gpu: clean" | tee -a "$log"
+    else
+      echo "sanitizer $tool test_stencil_gpu: FAILED or timed out (exit $?)" | tee -a "$log"
+    fi
+    tail -25 "$OUT/san.tmp" >>"$log"
+  done
+  rm -f "$OUT/san.tmp"
+fi
 if [ "${STENCIL_COUNTERS:-1}" = 1 ] && command -v ncu >/dev/null; then
   echo "== counters" | tee -a "$log"
-  for args in "--size 512x512x512 --order 2" "--size 1024x1024x1024 --order 2 --precision float" \
-              "--size 512x512x512 --order 8" "--dims 2 --op wave --order 8 --size 16384x16384 --precision float"; do
-    tools/profile-counters "$FDX_BIN" stencil --backend cuda $args 2>&1 | tee -a "$log"
+  for args in "--size 512x512x512 --order 2" "--size 512x512x512 --order 8" \
+              "--dims 2 --op wave --order 8 --size 16384x16384 --precision float" \
+              "--size 1024x1024x1024 --order 2 --precision float"; do
+    timeout 120 tools/profile-counters "$FDX_BIN" stencil --backend cuda $args 2>&1 | tee -a "$log"
   done
 fi
