@@ -2,8 +2,7 @@
    fastest) that computes one component from two others, with no loop over
    the components: timed with autotfm (the runtime swaps the two fastest
    axes, transform included) and without. */
-#include "cli.h"
-#include "core/fdx_json.h"
+#include "cmd_loops.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,8 +11,6 @@
 
 static const char *CMD = "aos";
 
-typedef fdx_status (*cli_step)(void *arg);
-fdx_status cli_time_case(cli_step reset, cli_step run, void *arg, int warmup, int reps, fdx_time_stats *out);
 
 typedef struct aos {
     fdx_array *a;
@@ -122,36 +119,15 @@ int cmd_aos(int argc, char **argv)
     const char *backend = fdx_backend_kind_name(fdx_ctx_backend(ctx));
     char lay_s[64];
     snprintf(lay_s, sizeof lay_s, "%d,%d,%d,%d %s", lay.perm[0], lay.perm[1], lay.perm[2], lay.perm[3], fdx_diag_name(lay.diag));
-    fdx_time_stats tc;
-    double copy_gbps = 0;
-    FDX_TRY_GOTO(st, fdx_copy_bandwidth(ctx, (size_t)256 << 20, 20, &tc, &copy_gbps), fail);
     if (json) {
         fdx_json j;
         fdx_json_init(&j);
-        fdx_json_begin(&j, NULL);
-        fdx_json_str(&j, "fdx_version", FDX_VERSION_STRING);
-        fdx_json_str(&j, "case", "aos");
-        fdx_json_str(&j, "backend", backend);
-        fdx_json_str(&j, "device", fdx_ctx_device_name(ctx));
-        fdx_json_str(&j, "precision", "double");
-        fdx_json_begin_array(&j, "shape");
-        for (int d = 0; d < 4; d++) fdx_json_int(&j, NULL, shape[d]);
-        fdx_json_end_array(&j);
+        if ((st = cli_loop_record(&j, "aos", ctx, 4, shape, &t_on, &t_off, bytes)) != FDX_OK) {
+            fdx_json_free(&j);
+            goto fail;
+        }
         fdx_json_int(&j, "iters", iters);
-        fdx_json_begin(&j, "time_ms");
-        fdx_json_num(&j, "median", t_on.median_ms);
-        fdx_json_num(&j, "min", t_on.min_ms);
-        fdx_json_num(&j, "max", t_on.max_ms);
-        fdx_json_int(&j, "reps", t_on.reps);
-        fdx_json_end(&j);
-        fdx_json_num(&j, "time_autotfm_ms", t_on.median_ms);
-        fdx_json_num(&j, "time_no_autotfm_ms", t_off.median_ms);
-        fdx_json_num(&j, "speedup_autotfm", t_off.median_ms / t_on.median_ms);
         fdx_json_str(&j, "layout_autotfm", lay_s);
-        fdx_json_num(&j, "effective_gbps", bytes / (t_on.median_ms * 1e6));
-        fdx_json_num(&j, "copy_gbps", copy_gbps);
-        fdx_json_num(&j, "ratio_to_copy", bytes / (t_on.median_ms * 1e6) / copy_gbps);
-        fdx_json_num(&j, "effective_gbps_no_autotfm", bytes / (t_off.median_ms * 1e6));
         fdx_json_bool(&j, "verified", verified);
         fdx_json_num(&j, "max_abs_error", err);
         fdx_json_end(&j);

@@ -2,8 +2,7 @@
    in lexicographic order (an ACROSS loop run as hyperplanes), with the
    max-norm change as a reduction; timed with and without autotfm (the
    diagonalization), optionally against the CPU backend. */
-#include "cli.h"
-#include "core/fdx_json.h"
+#include "cmd_loops.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -29,11 +28,6 @@ static double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
-/* A timed case: before each repetition `reset` (untimed), then `run`.  The
-   wall clock brackets the whole call (every launch and transform), with the
-   device idle at both ends; median of reps. */
-typedef fdx_status (*cli_step)(void *arg);
-fdx_status cli_time_case(cli_step reset, cli_step run, void *arg, int warmup, int reps, fdx_time_stats *out);
 fdx_status cli_time_case(cli_step reset, cli_step run, void *arg, int warmup, int reps, fdx_time_stats *out)
 {
     double t[64];
@@ -56,6 +50,37 @@ fdx_status cli_time_case(cli_step reset, cli_step run, void *arg, int warmup, in
     out->median_ms = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
     out->mean_ms = 0;
     for (int r = 0; r < reps; r++) out->mean_ms += t[r] / reps;
+    return FDX_OK;
+}
+
+fdx_status cli_loop_record(fdx_json *j, const char *case_name, fdx_ctx *ctx, int rank, const int64_t *shape,
+                           const fdx_time_stats *on, const fdx_time_stats *off, double bytes)
+{
+    fdx_time_stats tc;
+    double copy_gbps = 0, eff = bytes / (on->median_ms * 1e6);
+    FDX_TRY(fdx_copy_bandwidth(ctx, (size_t)256 << 20, 20, &tc, &copy_gbps));
+    fdx_json_begin(j, NULL);
+    fdx_json_str(j, "fdx_version", FDX_VERSION_STRING);
+    fdx_json_str(j, "case", case_name);
+    fdx_json_str(j, "backend", fdx_backend_kind_name(fdx_ctx_backend(ctx)));
+    fdx_json_str(j, "device", fdx_ctx_device_name(ctx));
+    fdx_json_str(j, "precision", "double");
+    fdx_json_begin_array(j, "shape");
+    for (int d = 0; d < rank; d++) fdx_json_int(j, NULL, shape[d]);
+    fdx_json_end_array(j);
+    fdx_json_begin(j, "time_ms");
+    fdx_json_num(j, "median", on->median_ms);
+    fdx_json_num(j, "min", on->min_ms);
+    fdx_json_num(j, "max", on->max_ms);
+    fdx_json_int(j, "reps", on->reps);
+    fdx_json_end(j);
+    fdx_json_num(j, "time_autotfm_ms", on->median_ms);
+    fdx_json_num(j, "time_no_autotfm_ms", off->median_ms);
+    fdx_json_num(j, "speedup_autotfm", off->median_ms / on->median_ms);
+    fdx_json_num(j, "effective_gbps", eff);
+    fdx_json_num(j, "effective_gbps_no_autotfm", bytes / (off->median_ms * 1e6));
+    fdx_json_num(j, "copy_gbps", copy_gbps);
+    fdx_json_num(j, "ratio_to_copy", eff / copy_gbps);
     return FDX_OK;
 }
 
@@ -211,43 +236,24 @@ int cmd_sor(int argc, char **argv)
     /* |u| <= 7: the variants agree to rounding (CPU code may contract to FMA) */
     int verified = diff_off <= 7e-12 && diff_cpu <= 7e-10 && fabs(on.change - off.change) <= 1e-12 * fabs(on.change) + 1e-300;
     const char *backend = fdx_backend_kind_name(fdx_ctx_backend(ctx));
-    fdx_time_stats tc;
-    double copy_gbps = 0;
-    FDX_TRY_GOTO(st, fdx_copy_bandwidth(ctx, (size_t)256 << 20, 20, &tc, &copy_gbps), fail);
     if (json) {
         fdx_json j;
         fdx_json_init(&j);
-        fdx_json_begin(&j, NULL);
-        fdx_json_str(&j, "fdx_version", FDX_VERSION_STRING);
-        fdx_json_str(&j, "case", "sor");
-        fdx_json_str(&j, "backend", backend);
-        fdx_json_str(&j, "device", fdx_ctx_device_name(ctx));
-        fdx_json_str(&j, "precision", "double");
-        fdx_json_begin_array(&j, "shape");
-        for (int d = 0; d < 3; d++) fdx_json_int(&j, NULL, n);
-        fdx_json_end_array(&j);
+        int64_t shape[3] = {n, n, n};
+        /* bytes: each sweep reads and writes the grid once at best */
+        double bytes = 2.0 * (double)cnt * 8.0 * (double)sweeps;
+        if ((st = cli_loop_record(&j, "sor", ctx, 3, shape, &t_on, &t_off, bytes)) != FDX_OK) {
+            fdx_json_free(&j);
+            goto fail;
+        }
         fdx_json_int(&j, "sweeps", sweeps);
         fdx_json_num(&j, "omega", omega);
-        fdx_json_begin(&j, "time_ms");
-        fdx_json_num(&j, "median", t_on.median_ms);
-        fdx_json_num(&j, "min", t_on.min_ms);
-        fdx_json_num(&j, "max", t_on.max_ms);
-        fdx_json_int(&j, "reps", t_on.reps);
-        fdx_json_end(&j);
-        fdx_json_num(&j, "time_autotfm_ms", t_on.median_ms);
-        fdx_json_num(&j, "time_no_autotfm_ms", t_off.median_ms);
-        fdx_json_num(&j, "speedup_autotfm", t_off.median_ms / t_on.median_ms);
         if (cpu) {
             fdx_json_num(&j, "time_cpu_ms", t_cpu.median_ms);
             fdx_json_str(&j, "cpu_device", fdx_ctx_device_name(cctx));
             fdx_json_num(&j, "speedup_vs_cpu", t_cpu.median_ms / t_on.median_ms);
             fdx_json_num(&j, "max_diff_cpu", diff_cpu);
         }
-        /* bytes: each sweep reads and writes the grid once at best */
-        double bytes = 2.0 * (double)cnt * 8.0 * (double)sweeps;
-        fdx_json_num(&j, "effective_gbps", bytes / (t_on.median_ms * 1e6));
-        fdx_json_num(&j, "copy_gbps", copy_gbps);
-        fdx_json_num(&j, "ratio_to_copy", bytes / (t_on.median_ms * 1e6) / copy_gbps);
         fdx_json_num(&j, "last_change", on.change);
         fdx_json_num(&j, "max_error_vs_exact", err);
         fdx_json_num(&j, "max_diff_no_autotfm", diff_off);
