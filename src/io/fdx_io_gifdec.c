@@ -167,6 +167,13 @@ fdx_status fdx_gif_decode(const unsigned char *data, size_t size, int *width, in
         unsigned char *lzw = NULL;
         size_t nl;
         if ((st = sub_blocks(&r, &lzw, &nl)) != FDX_OK) break;
+        /* Each code yields at most 4096 pixels: refuse frames the data
+           cannot fill before allocating them. */
+        if ((double)fw * fh > ((double)nl * 8 / 9 + 1) * 4096) {
+            free(lzw);
+            st = fdx_fail(FDX_ERR_INVALID, "GIF frame %d (%dx%d) has only %zu bytes of image data", *frames, fw, fh, nl);
+            break;
+        }
         free(px);
         px = malloc((size_t)fw * fh);
         if (!px) {

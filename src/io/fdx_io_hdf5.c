@@ -119,6 +119,17 @@ fdx_status fdx_h5_read_field(const char *path, const char *name, double **data, 
     if ((st = fdx_shape_check(r, shape, 1, sizeof(double))) != FDX_OK) goto done;
     size_t n = 1;
     for (int d = 0; d < r; d++) n *= (size_t)shape[d];
+    /* A contiguous dataset must hold all its values: a truncated or garbled
+       file is refused before anything is allocated for it. */
+    hid_t dcpl = H5Dget_create_plist(ds);
+    int contiguous = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CONTIGUOUS;
+    if (dcpl >= 0) H5Pclose(dcpl);
+    size_t esize = H5Tget_size(ty);
+    if (contiguous && (double)H5Dget_storage_size(ds) < (double)n * (double)esize) {
+        st = fdx_fail(FDX_ERR_INVALID, "dataset '%s' in '%s' declares %zu values but stores %llu bytes (truncated?)",
+                      fn.name, path, n, (unsigned long long)H5Dget_storage_size(ds));
+        goto done;
+    }
     double *buf = malloc(n * sizeof(double));
     if (!buf) {
         st = fdx_fail(FDX_ERR_NOMEM, "no memory for dataset '%s' (%zu values)", fn.name, n);
