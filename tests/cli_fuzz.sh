@@ -58,7 +58,6 @@ for name in ini ckpt gif h5; do
   tail -n 2 "$tmp/log_$name"
   if [ $rc -ne 0 ]; then
     echo "fuzz_$name failed (exit $rc):"; tail -n 40 "$tmp/log_$name"
-    mkdir -p "$root/fuzz/crashes" && cp "$tmp"/crash_$name-* "$root/fuzz/crashes/" 2> /dev/null
     fail=1
   fi
 done
