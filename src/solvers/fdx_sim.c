@@ -27,7 +27,10 @@ static fdx_status make_array(fdx_sim *s, fdx_array **a)
     /* The stencil reads host storage on the CPU (one buffer with the device's). */
     unsigned places = fdx_ctx_backend(s->ctx) == FDX_BACKEND_CPU ? FDX_ON_HOST | FDX_ON_DEVICE : FDX_ON_DEVICE;
     FDX_TRY(fdx_array_create(s->ctx, s->type, s->rank, s->n, places, a));
-    return s->be->memset(fdx_array_device(*a), 0, fdx_array_bytes(*a), NULL);
+    /* On the run's stream: a non-blocking stream does not wait for the
+       legacy default one. */
+    FDX_TRY(s->be->memset(fdx_array_device(*a), 0, fdx_array_bytes(*a), s->stream));
+    return s->be->stream_sync(s->stream);
 }
 
 fdx_status fdx_sim_upload(fdx_sim *s, fdx_array *a, const double *v)
@@ -135,8 +138,9 @@ static fdx_status setup_wave(fdx_sim *s, double *c)
     size_t es = fdx_dtype_size(s->type);
     FDX_TRY(s->be->alloc(sizeof(int64_t) * (size_t)np, &s->rec_idx_dev));
     FDX_TRY(s->be->alloc(es * (size_t)np * (size_t)(s->steps + 1), &s->rec_buf_dev));
-    FDX_TRY(s->be->copy(s->rec_idx_dev, s->rec, sizeof(int64_t) * (size_t)np, FDX_COPY_H2D, NULL));
-    return s->be->memset(s->rec_buf_dev, 0, es * (size_t)np * (size_t)(s->steps + 1), NULL);
+    FDX_TRY(s->be->copy(s->rec_idx_dev, s->rec, sizeof(int64_t) * (size_t)np, FDX_COPY_H2D, s->stream));
+    FDX_TRY(s->be->memset(s->rec_buf_dev, 0, es * (size_t)np * (size_t)(s->steps + 1), s->stream));
+    return s->be->stream_sync(s->stream);
 }
 
 fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out)
