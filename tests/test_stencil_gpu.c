@@ -46,8 +46,8 @@ int main(void)
                 for (int order = 2; order <= 8; order += 6) {
                     fdx_stencil_desc d;
                     int bi = (vec + variant + order) % 4;
-                    fdx_stencil_cfg c3 = {variant, blocks3[bi][0], blocks3[bi][1], vec, 3 + vec, 1};
-                    fdx_stencil_cfg c2 = {variant, 64 << (vec / 2), 1, vec, 5 + order, 1};
+                    fdx_stencil_cfg c3 = {variant, blocks3[bi][0], blocks3[bi][1], vec, 3 + vec, 1, 1 + (order == 8)};
+                    fdx_stencil_cfg c2 = {variant, 64 << (vec / 2), 1, vec, 5 + order, 1, 1 + (order == 2)};
                     fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
                     int r = order / 2;
                     int64_t s3[3] = {132, 11 + 2 * r, 29}, s2[2] = {1036, 45};

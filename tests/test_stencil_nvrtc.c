@@ -51,7 +51,8 @@ int main(void)
                 for (int variant = 0; variant < 2; variant++) {
                     int vmax = prec ? 2 : 4;
                     for (int vec = 1; vec <= vmax; vec *= 2) {
-                        fdx_stencil_cfg cfg = {variant, rank == 3 ? 32 : 128, rank == 3 ? 8 : 1, vec, 16, 1};
+                        fdx_stencil_cfg cfg = {variant, rank == 3 ? 32 : 128, rank == 3 ? 8 : 1, vec, 16, 1,
+                                              1 + (order / 2 + vec + variant) % 2};
                         compile_one(&ks, &cfg);
                     }
                 }
@@ -60,7 +61,7 @@ int main(void)
     static const int shapes[][2] = {{32, 4}, {64, 4}, {64, 8}, {32, 16}, {128, 2}};
     for (int i = 0; i < 5; i++) {
         fdx_stencil_kspec ks = {1, 3, 1, 0, 0, 0};
-        fdx_stencil_cfg cfg = {FDX_SV_SMEM, shapes[i][0], shapes[i][1], 2, 16, 1};
+        fdx_stencil_cfg cfg = {FDX_SV_SMEM, shapes[i][0], shapes[i][1], 2, 16, 1, 1 + i % 2};
         compile_one(&ks, &cfg);
         ks.radius = 4;
         cfg.variant = FDX_SV_DIRECT;
@@ -69,7 +70,7 @@ int main(void)
     static const int widths[] = {64, 256, 512};
     for (int i = 0; i < 3; i++) {
         fdx_stencil_kspec ks = {0, 2, 4, FDX_UPDATE_WAVE, 0, 0};
-        fdx_stencil_cfg cfg = {FDX_SV_SMEM, widths[i], 1, 4, 16, 1};
+        fdx_stencil_cfg cfg = {FDX_SV_SMEM, widths[i], 1, 4, 16, 1, 2};
         compile_one(&ks, &cfg);
     }
     printf("compiled %d generated kernels with NVRTC %d.%d\n", compiled, major, minor);

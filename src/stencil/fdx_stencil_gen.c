@@ -227,6 +227,83 @@ static void emit_lanes(sb *b, const gen *g, const char *name)
     put(b, ";\n");
 }
 
+/* One plane of the march at plane `kv`: take the column's new top from
+   buffer `buf` (loaded `dist` planes ago), fill the tile, issue the loads
+   for later planes, compute and store, shift the column. */
+static void emit_step(sb *b, const gen *g, const char *kv, const char *buf, int dist)
+{
+    const fdx_stencil_cfg *c = g->cfg;
+    const int txv = c->tx * g->vec, smem = c->variant == FDX_SV_SMEM, wave = g->ks->update == FDX_UPDATE_WAVE;
+    const int coef = g->ks->coef;
+    char idx[96];
+    for (int v = 0; v < g->vec; v++) {
+        put(b, "        q%d_%d = %s%d;", v, 2 * g->rm, buf, v);
+        if (wave) put(b, " pu%d = pun%d;", v, v);
+        if (coef) put(b, " pc%d = pcn%d;", v, v);
+        put(b, "\n");
+    }
+    if (smem) {
+        put(b, "        __syncthreads(); /* the previous plane's readers are done */\n");
+        for (int v = 0; v < g->vec; v++)
+            put(b, "        tile[ty + %d][tx * %d + %d] = q%d_%d;\n", g->ry, g->vec, g->r + v, v, g->rm);
+        put(b, "        if (tx < %d) { tile[ty + %d][tx] = hl; tile[ty + %d][%d + tx] = hr; }\n", g->r, g->ry, g->ry,
+            g->r + txv);
+        if (g->ry) {
+            put(b, "        if (ty < %d) {\n", g->r);
+            for (int v = 0; v < g->vec; v++)
+                put(b, "            tile[ty][tx * %d + %d] = yl%d; tile[ty + %d][tx * %d + %d] = yh%d;\n", g->vec,
+                    g->r + v, v, c->ty + g->r, g->vec, g->r + v, v);
+            put(b, "        }\n");
+        }
+        put(b, "        __syncthreads();\n");
+    }
+    /* Later planes' loads go out now and land while this plane computes. */
+    put(b, "        if (col && %s + %d < k1) ", kv, dist);
+    snprintf(idx, sizeof idx, "base + (%s + %d) * sm", kv, g->rm + dist);
+    emit_vload(b, g, buf, "", "u", idx, "__ldg"), put(b, "\n");
+    put(b, "        if (%s + 1 < k1) {\n            const long long o1 = (%s + 1) * sm;\n            (void)o1;\n", kv, kv);
+    if (wave) put(b, "            if (col) "), emit_vload(b, g, "pun", "", "up", "base + o1", "__ldcs"), put(b, "\n");
+    if (coef) put(b, "            if (col) "), emit_vload(b, g, "pcn", "", "cf", "base + o1", "__ldcs"), put(b, "\n");
+    if (smem) {
+        put(b, "            if (hasl) hl = __ldg(u + il + o1);\n            if (hasr) hr = __ldg(u + ir + o1);\n");
+        if (g->ry) {
+            put(b, "            if (hasyl) "), emit_vload(b, g, "yl", "", "u", "iyl + o1", "__ldg"), put(b, "\n");
+            put(b, "            if (hasyh) "), emit_vload(b, g, "yh", "", "u", "iyh + o1", "__ldg"), put(b, "\n");
+        }
+    }
+    put(b, "        }\n");
+    /* Compute and store the interior lanes of this plane. */
+    put(b, "        if (rowin) {\n            const long long q = base + %s * sm;\n            (void)q;\n", kv);
+    char centre[16], prev[16], cf[16], res[16];
+    for (int v = 0; v < g->vec; v++) {
+        snprintf(centre, sizeof centre, "q%d_%d", v, g->rm);
+        snprintf(prev, sizeof prev, "pu%d", v);
+        snprintf(cf, sizeof cf, "pc%d", v);
+        snprintf(res, sizeof res, "r%d", v);
+        put(b, "            ");
+        emit_point(b, g, cuda_neighbour, "p.", v, centre, prev, cf, res);
+    }
+    if (g->vec == 1) {
+        put(b, "            if (x >= %d && x < nx - %d) __stcs(out + q, r0);\n", g->r, g->r);
+    } else {
+        static const char comp[4] = {'x', 'y', 'z', 'w'};
+        put(b, "            if (x >= %d && x + %d <= nx - %d) {\n                realv o_;", g->r, g->vec, g->r);
+        for (int v = 0; v < g->vec; v++) put(b, " o_.%c = r%d;", comp[v], v);
+        put(b, "\n                __stcs((realv *)(out + q), o_);\n            } else {\n");
+        for (int v = 0; v < g->vec; v++)
+            put(b, "                if (x + %d >= %d && x + %d < nx - %d) __stcs(out + q + %d, r%d);\n", v, g->r, v,
+                g->r, v, v);
+        put(b, "            }\n");
+    }
+    put(b, "        }\n");
+    /* Shift the column: registers, no memory traffic. */
+    for (int v = 0; v < g->vec; v++) {
+        put(b, "       ");
+        for (int t = 0; t < 2 * g->rm; t++) put(b, " q%d_%d = q%d_%d;", v, t, v, t + 1);
+        put(b, "\n");
+    }
+}
+
 static void emit_cuda(sb *b, const gen *g)
 {
     const fdx_stencil_cfg *c = g->cfg;
@@ -253,6 +330,7 @@ static void emit_cuda(sb *b, const gen *g)
         put(b, ";\n");
     }
     emit_lanes(b, g, "n");
+    if (c->pd == 2) emit_lanes(b, g, "m");
     if (wave) emit_lanes(b, g, "pu"), emit_lanes(b, g, "pun");
     if (coef) emit_lanes(b, g, "pc"), emit_lanes(b, g, "pcn");
     if (smem) {
@@ -292,74 +370,21 @@ static void emit_cuda(sb *b, const gen *g)
         }
     }
 
-    put(b, "    for (long long k = k0; k < k1; k++) {\n");
-    for (int v = 0; v < g->vec; v++) {
-        put(b, "        q%d_%d = n%d;", v, 2 * g->rm, v);
-        if (wave) put(b, " pu%d = pun%d;", v, v);
-        if (coef) put(b, " pc%d = pcn%d;", v, v);
-        put(b, "\n");
-    }
-    if (smem) {
-        put(b, "        __syncthreads(); /* the previous plane's readers are done */\n");
-        for (int v = 0; v < g->vec; v++)
-            put(b, "        tile[ty + %d][tx * %d + %d] = q%d_%d;\n", g->ry, g->vec, g->r + v, v, g->rm);
-        put(b, "        if (tx < %d) { tile[ty + %d][tx] = hl; tile[ty + %d][%d + tx] = hr; }\n", g->r, g->ry, g->ry,
-            g->r + txv);
-        if (g->ry) {
-            put(b, "        if (ty < %d) {\n", g->r);
-            for (int v = 0; v < g->vec; v++)
-                put(b, "            tile[ty][tx * %d + %d] = yl%d; tile[ty + %d][tx * %d + %d] = yh%d;\n", g->vec,
-                    g->r + v, v, c->ty + g->r, g->vec, g->r + v, v);
-            put(b, "        }\n");
-        }
-        put(b, "        __syncthreads();\n");
-    }
-    /* Next plane's loads go out now and land while this plane computes. */
-    put(b, "        if (k + 1 < k1) {\n            const long long o1 = (k + 1) * sm;\n            if (col) {\n");
-    snprintf(idx, sizeof idx, "base + o1 + %d * sm", g->rm);
-    put(b, "                "), emit_vload(b, g, "n", "", "u", idx, "__ldg"), put(b, "\n");
-    if (wave) put(b, "                "), emit_vload(b, g, "pun", "", "up", "base + o1", "__ldcs"), put(b, "\n");
-    if (coef) put(b, "                "), emit_vload(b, g, "pcn", "", "cf", "base + o1", "__ldcs"), put(b, "\n");
-    put(b, "            }\n");
-    if (smem) {
-        put(b, "            if (hasl) hl = __ldg(u + il + o1);\n            if (hasr) hr = __ldg(u + ir + o1);\n");
-        if (g->ry) {
-            put(b, "            if (hasyl) "), emit_vload(b, g, "yl", "", "u", "iyl + o1", "__ldg"), put(b, "\n");
-            put(b, "            if (hasyh) "), emit_vload(b, g, "yh", "", "u", "iyh + o1", "__ldg"), put(b, "\n");
-        }
-    }
-    put(b, "        }\n");
-    /* Compute and store the interior lanes of this plane. */
-    put(b, "        if (rowin) {\n            const long long q = base + k * sm;\n            (void)q;\n");
-    char centre[16], prev[16], cf[16], res[16];
-    for (int v = 0; v < g->vec; v++) {
-        snprintf(centre, sizeof centre, "q%d_%d", v, g->rm);
-        snprintf(prev, sizeof prev, "pu%d", v);
-        snprintf(cf, sizeof cf, "pc%d", v);
-        snprintf(res, sizeof res, "r%d", v);
-        put(b, "            ");
-        emit_point(b, g, cuda_neighbour, "p.", v, centre, prev, cf, res);
-    }
-    if (g->vec == 1) {
-        put(b, "            if (x >= %d && x < nx - %d) __stcs(out + q, r0);\n", g->r, g->r);
+    if (c->pd == 2) {
+        /* Two planes in flight per thread: the loop is unrolled by two with
+           alternating buffers, so no register move waits on a pending load. */
+        snprintf(idx, sizeof idx, "base + (k0 + %d) * sm", g->rm + 1);
+        put(b, "    if (col && k0 + 1 < k1) "), emit_vload(b, g, "m", "", "u", idx, "__ldg"), put(b, "\n");
+        put(b, "    for (long long k = k0; k < k1; k += 2) {\n");
+        emit_step(b, g, "k", "n", 2);
+        put(b, "        if (k + 1 < k1) {\n        const long long k2 = k + 1;\n");
+        emit_step(b, g, "k2", "m", 2);
+        put(b, "        }\n    }\n}\n");
     } else {
-        static const char comp[4] = {'x', 'y', 'z', 'w'};
-        put(b, "            if (x >= %d && x + %d <= nx - %d) {\n                realv o_;", g->r, g->vec, g->r);
-        for (int v = 0; v < g->vec; v++) put(b, " o_.%c = r%d;", comp[v], v);
-        put(b, "\n                __stcs((realv *)(out + q), o_);\n            } else {\n");
-        for (int v = 0; v < g->vec; v++)
-            put(b, "                if (x + %d >= %d && x + %d < nx - %d) __stcs(out + q + %d, r%d);\n", v, g->r, v,
-                g->r, v, v);
-        put(b, "            }\n");
+        put(b, "    for (long long k = k0; k < k1; k++) {\n");
+        emit_step(b, g, "k", "n", 1);
+        put(b, "    }\n}\n");
     }
-    put(b, "        }\n");
-    /* Shift the column: registers, no memory traffic. */
-    for (int v = 0; v < g->vec; v++) {
-        put(b, "       ");
-        for (int t = 0; t < 2 * g->rm; t++) put(b, " q%d_%d = q%d_%d;", v, t, v, t + 1);
-        put(b, "\n");
-    }
-    put(b, "    }\n}\n");
 }
 
 fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda, char **source)
@@ -377,6 +402,7 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
                   cfg->tx, cfg->ty);
         FDX_CHECK(cfg->variant != FDX_SV_SMEM || (cfg->tx >= g.r && (g.ry == 0 || cfg->ty >= g.r)),
                   FDX_ERR_INTERNAL, "block %dx%d too small for the halo of radius %d", cfg->tx, cfg->ty, g.r);
+        FDX_CHECK(cfg->pd == 1 || cfg->pd == 2, FDX_ERR_INTERNAL, "prefetch distance %d", cfg->pd);
         FDX_CHECK(ks->rank == 3 || cfg->ty == 1, FDX_ERR_INTERNAL, "rank %d needs ty 1, got %d", ks->rank, cfg->ty);
     }
     sb b = {0};

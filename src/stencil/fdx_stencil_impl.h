@@ -29,7 +29,7 @@ typedef enum fdx_stencil_variant {
     FDX_SV_DIRECT = 1  /* in-plane neighbours read through L1 / read-only cache */
 } fdx_stencil_variant;
 
-/* A kernel configuration.  variant, tx, ty and vec are baked into the source;
+/* A kernel configuration.  variant, tx, ty, vec and pd are baked into the source;
    chunk (planes per block along the marching axis) and by (CPU rows per
    task) are run-time parameters, so tuning them compiles nothing. */
 typedef struct fdx_stencil_cfg {
@@ -38,6 +38,7 @@ typedef struct fdx_stencil_cfg {
     int vec;     /* consecutive x points per thread: 1, 2 or 4 */
     int chunk;   /* planes per block (CUDA) or per task (CPU) */
     int by;      /* CPU: rows per task */
+    int pd;      /* CUDA: planes of the column in flight per thread, 1 or 2 */
 } fdx_stencil_cfg;
 
 /* The generated code sees every problem as (nx, ny, nm): x fastest, y the

@@ -69,8 +69,8 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
 void fdx_stencil_cfg_text(const fdx_stencil_cfg *cfg, int cuda, char *buf, size_t n)
 {
     if (cuda)
-        snprintf(buf, n, "%s %dx%d vec%d chunk %d", cfg->variant == FDX_SV_SMEM ? "smem" : "direct", cfg->tx,
-                 cfg->ty, cfg->vec, cfg->chunk);
+        snprintf(buf, n, "%s %dx%d vec%d pd%d chunk %d", cfg->variant == FDX_SV_SMEM ? "smem" : "direct", cfg->tx,
+                 cfg->ty, cfg->vec, cfg->pd, cfg->chunk);
     else
         snprintf(buf, n, "cpu rows %d chunk %d", cfg->by, cfg->chunk);
 }

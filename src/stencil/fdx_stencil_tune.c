@@ -54,6 +54,7 @@ void fdx_stencil_default_cfg(const fdx_stencil_kspec *ks, const fdx_device_info 
         c->tx = 128, c->ty = 1;
     }
     c->by = ks->rank == 3 ? 16 : 1;
+    c->pd = 2;
     c->chunk = default_chunk(ks, dev, cuda, n3, c);
 }
 
@@ -103,14 +104,15 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
     int rm = ks->rank >= 2 ? ks->radius : 0;
     int planes = (int)(n3[2] - 2 * rm > 1 << 30 ? 1 << 30 : n3[2] - 2 * rm);
     if (cuda) {
-        /* Stage 1: strategy x vector width. */
+        /* Stage 1: strategy x vector width x planes in flight. */
         int vmax = max_vec(ks, n3[0]);
         for (int variant = 0; variant < 2; variant++)
-            for (int v = vmax; v >= 1; v /= 2) {
-                fdx_stencil_cfg c = d;
-                c.variant = variant, c.vec = v;
-                try_cfg(&s, c);
-            }
+            for (int v = vmax; v >= 1; v /= 2)
+                for (int pd = 2; pd >= 1; pd--) {
+                    fdx_stencil_cfg c = d;
+                    c.variant = variant, c.vec = v, c.pd = pd;
+                    try_cfg(&s, c);
+                }
         /* Stage 2: block shape (threads); the chunk follows the shape. */
         static const int shapes3[][2] = {{32, 4}, {64, 4}, {32, 8}, {64, 8}, {32, 16}, {128, 2}};
         static const int shapes2[][2] = {{64, 1}, {128, 1}, {256, 1}, {512, 1}};
@@ -125,8 +127,8 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
         }
     } else {
         fdx_stencil_cfg base = s.best;
-        static const int rows[] = {4, 8, 32, 64};
-        for (int i = 0; ks->rank == 3 && i < 4; i++) {
+        static const int rows[] = {2, 4, 8, 32, 64, 128};
+        for (int i = 0; ks->rank == 3 && i < 6; i++) {
             fdx_stencil_cfg c = base;
             c.by = rows[i];
             c.chunk = default_chunk(ks, dev, cuda, n3, &c);
