@@ -26,13 +26,15 @@ run() { # label, extra flags
   sed -e "s/^{/{\"label\": \"$label\", /" $w/run.json | tee -a "$rec" "$log"
 }
 run "no output, sponge 0" --sponge 0
+run "snapshots every 100, sponge 0" --sponge 0 --output $w/snap0 --snapshot-every 100
 run "no output, sponge 20"
 run "snapshots every 100" --output $w/snap --snapshot-every 100
-run "snapshots every 100 + HDF5 every 250" --output $w/field --snapshot-every 100 --field-every 250
+run "snapshots every 100 + HDF5 every 500" --output $w/field --snapshot-every 100 --field-every 500
 ls -la $w/snap $w/field $w/field/fields | tee -a "$log"
 cp $w/snap/frames/frame_00000500.png "$OUT/wave512_frame500.png" 2> /dev/null
 cp $w/snap/seismogram.png "$OUT/wave512_seismogram.png" 2> /dev/null
 rm -rf $w
+[ "${APPS_BENCH_ONLY:-0}" = 1 ] && exit 0
 
 say "== apps tests on the GPU machine"
 (cd "$bin/.." && timeout 200 ctest -R 'test_io|test_solvers|cli_demo|cli_sim' --output-on-failure) 2>&1 | tail -n 30 | tee -a "$log"
