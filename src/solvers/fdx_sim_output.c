@@ -109,6 +109,24 @@ static fdx_status write_picture(fdx_sim_output *o, const job *j)
     return st;
 }
 
+/* One more field file in the XDMF time series. */
+static fdx_status add_entry(fdx_sim_output *o, double time, const char *file)
+{
+    if (o->nentries == o->capentries) {
+        int cap = o->capentries ? 2 * o->capentries : 16;
+        fdx_xdmf_entry *e = realloc(o->entries, (size_t)cap * sizeof *e);
+        FDX_CHECK(e, FDX_ERR_NOMEM, "no memory for the XDMF index");
+        o->entries = e;
+        o->capentries = cap;
+    }
+    fdx_xdmf_entry *e = &o->entries[o->nentries++];
+    memset(e, 0, sizeof *e);
+    e->time = time;
+    snprintf(e->file, sizeof e->file, "%s", file);
+    snprintf(e->dataset, sizeof e->dataset, "u");
+    return FDX_OK;
+}
+
 static fdx_status write_field(fdx_sim_output *o, const job *j)
 {
     fdx_sim *s = o->s;
@@ -123,18 +141,7 @@ static fdx_status write_field(fdx_sim_output *o, const job *j)
     snprintf(name, sizeof name, "fields/u_%08lld.h5", (long long)j->step);
     snprintf(path, sizeof path, "%s/%s", o->dir, name);
     FDX_TRY(fdx_h5_write_field(path, "u", o->host, s->type, s->rank, s->n, j->time, j->step));
-    if (o->nentries == o->capentries) {
-        int cap = o->capentries ? 2 * o->capentries : 16;
-        fdx_xdmf_entry *e = realloc(o->entries, (size_t)cap * sizeof *e);
-        FDX_CHECK(e, FDX_ERR_NOMEM, "no memory for the XDMF index");
-        o->entries = e;
-        o->capentries = cap;
-    }
-    fdx_xdmf_entry *e = &o->entries[o->nentries++];
-    memset(e, 0, sizeof *e);
-    e->time = j->time;
-    snprintf(e->file, sizeof e->file, "%s", name);
-    snprintf(e->dataset, sizeof e->dataset, "u");
+    FDX_TRY(add_entry(o, j->time, name));
     double h[3] = {s->h, s->h, s->h};
     snprintf(path, sizeof path, "%s/fields.xdmf", o->dir);
     return fdx_xdmf_write(path, "u", s->type, s->rank, s->n, h, o->entries, o->nentries);
@@ -184,6 +191,20 @@ static fdx_status submit(fdx_sim_output *o, job *j)
     return st == FDX_OK ? FDX_OK : fdx_fail(st, "%s", msg);
 }
 
+/* The spare device buffer, the pinned host buffer and the worker's stream:
+   pinning half a gigabyte takes a tenth of a second, so runs that write
+   fields during the loop get them before it starts. */
+static fdx_status field_buffers(fdx_sim_output *o)
+{
+    fdx_sim *s = o->s;
+    if (o->spare) return FDX_OK;
+    size_t bytes = (size_t)s->count * fdx_dtype_size(s->type);
+    FDX_TRY(s->be->alloc(bytes, &o->spare));
+    FDX_TRY(fdx_pinned_alloc(s->ctx, bytes, &o->host));
+    if (s->stream) FDX_TRY(s->be->stream_create(&o->wstream));
+    return FDX_OK;
+}
+
 fdx_status fdx_sim_output_create(fdx_sim *s, const char *dir, int64_t first_step, fdx_sim_output **out)
 {
     *out = NULL;
@@ -215,23 +236,9 @@ fdx_status fdx_sim_output_create(fdx_sim *s, const char *dir, int64_t first_step
         char name[64], path[700];
         snprintf(name, sizeof name, "fields/u_%08lld.h5", (long long)k);
         snprintf(path, sizeof path, "%s/%s", dir, name);
-        if (access(path, R_OK) != 0) continue;
-        if (o->nentries == o->capentries) {
-            int cap = o->capentries ? 2 * o->capentries : 16;
-            fdx_xdmf_entry *e = realloc(o->entries, (size_t)cap * sizeof *e);
-            if (!e) {
-                st = fdx_fail(FDX_ERR_NOMEM, "no memory for the XDMF index");
-                break;
-            }
-            o->entries = e;
-            o->capentries = cap;
-        }
-        fdx_xdmf_entry *e = &o->entries[o->nentries++];
-        memset(e, 0, sizeof *e);
-        e->time = (double)k * s->dt;
-        snprintf(e->file, sizeof e->file, "%s", name);
-        snprintf(e->dataset, sizeof e->dataset, "u");
+        if (access(path, R_OK) == 0) st = add_entry(o, (double)k * s->dt, name);
     }
+    if (st == FDX_OK && s->field_every > 0 && s->field_every < s->steps) st = field_buffers(o);
     if (st == FDX_OK && pthread_create(&o->thread, NULL, worker, o) != 0)
         st = fdx_fail(FDX_ERR_INTERNAL, "cannot start the output thread");
     if (st != FDX_OK) {
@@ -278,11 +285,7 @@ fdx_status fdx_sim_output_field(fdx_sim_output *o)
     pthread_mutex_unlock(&o->mu);
     o->wait_s += now_s() - t0;
     size_t bytes = (size_t)s->count * fdx_dtype_size(s->type);
-    if (!o->spare) {
-        FDX_TRY(s->be->alloc(bytes, &o->spare));
-        FDX_TRY(fdx_pinned_alloc(s->ctx, bytes, &o->host));
-        if (s->stream) FDX_TRY(s->be->stream_create(&o->wstream));
-    }
+    FDX_TRY(field_buffers(o));
     FDX_TRY(s->be->copy(o->spare, fdx_array_device(s->cur), bytes, FDX_COPY_D2D, s->stream));
     FDX_TRY(s->be->stream_sync(s->stream));
     job j = {2, s->step, fdx_sim_time(s), NULL};
