@@ -44,23 +44,20 @@ static void test_weights(void)
     CHECK_FAILS(fdx_fornberg_weights(1, 0.0, 2, same, w), FDX_ERR_INVALID);
 }
 
+/* The smallest legal shape and an odd, unequal one. */
+static void reference_case(const fdx_stencil_desc *d, fdx_dtype dt, void *seed)
+{
+    int r = d->order / 2;
+    int64_t small[3] = {2 * r + 1, 2 * r + 2, 2 * r + 3};
+    int64_t odd[3] = {d->rank == 1 ? 1001 : 37 + r, 23 + r, 17 + 2 * r};
+    sc_case(ctx, d, dt, small, seed, NULL, NULL);
+    sc_case(ctx, d, dt, odd, seed, NULL, NULL);
+}
+
 static void test_reference(void)
 {
     uint64_t seed = 0x57e9c11;
-    int combo = 0;
-    for (int p = 0; p < 2; p++)
-        for (int rank = 1; rank <= 3; rank++)
-            for (int order = 2; order <= 12; order += 2) {
-                int r = order / 2;
-                fdx_stencil_desc d;
-                sc_desc(&d, rank, order, combo % 3, (combo / 3) % 2, (combo / 2) % 2);
-                combo++;
-                /* The smallest legal shape and an odd, unequal one. */
-                int64_t small[3] = {2 * r + 1, 2 * r + 2, 2 * r + 3};
-                int64_t odd[3] = {rank == 1 ? 1001 : 37 + r, 23 - (rank == 3 ? 0 : 0) + r, 17 + 2 * r};
-                sc_case(ctx, &d, p ? FDX_FLOAT32 : FDX_FLOAT64, small, &seed, NULL, NULL);
-                sc_case(ctx, &d, p ? FDX_FLOAT32 : FDX_FLOAT64, odd, &seed, NULL, NULL);
-            }
+    sc_each_desc(reference_case, &seed);
     /* The three updates with and without a coefficient, on one stencil. */
     for (int update = 0; update < 3; update++)
         for (int coef = 0; coef < 2; coef++) {

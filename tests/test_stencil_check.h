@@ -129,4 +129,32 @@ static void sc_desc(fdx_stencil_desc *d, int rank, int order, int update, int co
     d->alpha = update == FDX_UPDATE_APPLY ? 1.0 : 0.01;
 }
 
+/* Calls fn for every precision x rank x order (2..12), with the update, the
+   coefficient and the first-derivative terms rotating through their
+   combinations, so each appears with every rank and precision. */
+static inline void sc_each_desc(void (*fn)(const fdx_stencil_desc *d, fdx_dtype dt, void *arg), void *arg)
+{
+    int combo = 0;
+    for (int p = 0; p < 2; p++)
+        for (int rank = 1; rank <= 3; rank++)
+            for (int order = 2; order <= 12; order += 2) {
+                fdx_stencil_desc d;
+                sc_desc(&d, rank, order, combo % 3, (combo / 3) % 2, (combo / 2) % 2);
+                combo++;
+                fn(&d, p ? FDX_FLOAT32 : FDX_FLOAT64, arg);
+            }
+}
+
+/* A context on `backend` with the given tuning mode (NULL on failure). */
+static inline fdx_ctx *sc_ctx(const char *backend, const char *tune)
+{
+    fdx_options *o = NULL;
+    fdx_ctx *ctx = NULL;
+    CHECK_OK(fdx_options_create(&o));
+    if (o && fdx_options_set(o, "backend", backend) == FDX_OK && fdx_options_set(o, "tune", tune) == FDX_OK)
+        CHECK_OK(fdx_ctx_create(o, &ctx));
+    fdx_options_destroy(&o);
+    return ctx;
+}
+
 #endif

@@ -8,35 +8,28 @@
 
 static void force(fdx_stencil *s, const void *cfg) { fdx_stencil_force_cfg(s, (const fdx_stencil_cfg *)cfg); }
 
+static fdx_ctx *ctx;
+
+/* Small, odd and even shapes (even widths allow every vector width). */
+static void default_case(const fdx_stencil_desc *d, fdx_dtype dt, void *seed)
+{
+    int r = d->order / 2, rank = d->rank;
+    int64_t small[3] = {2 * r + 1, 2 * r + 2, 2 * r + 3};
+    int64_t odd[3] = {rank == 1 ? 3001 : 67 + 2 * r, rank == 2 ? 53 : 19 + r, 13 + 2 * r};
+    int64_t even[3] = {rank == 1 ? 4000 : 136, rank == 2 ? 40 : 2 * r + 12, 2 * r + 6};
+    sc_case(ctx, d, dt, small, seed, NULL, NULL);
+    sc_case(ctx, d, dt, odd, seed, NULL, NULL);
+    sc_case(ctx, d, dt, even, seed, NULL, NULL);
+}
+
 int main(void)
 {
     if (fdx_cuda_device_count() == 0) return fdx_test_skip("test_stencil_gpu", "no CUDA device");
-    fdx_options *o = NULL;
-    fdx_ctx *ctx = NULL;
-    CHECK_OK(fdx_options_create(&o));
-    CHECK_OK(fdx_options_set(o, "backend", "cuda"));
-    CHECK_OK(fdx_options_set(o, "tune", "off"));
-    CHECK_OK(fdx_ctx_create(o, &ctx));
-    fdx_options_destroy(&o);
+    ctx = sc_ctx("cuda", "off");
     if (!ctx) return fdx_test_finish("test_stencil_gpu");
     uint64_t seed = 0x69e;
-    int combo = 0;
     /* Every order, rank and precision with the default configuration. */
-    for (int p = 0; p < 2; p++)
-        for (int rank = 1; rank <= 3; rank++)
-            for (int order = 2; order <= 12; order += 2) {
-                int r = order / 2;
-                fdx_stencil_desc d;
-                sc_desc(&d, rank, order, combo % 3, (combo / 3) % 2, (combo / 2) % 2);
-                combo++;
-                int64_t small[3] = {2 * r + 1, 2 * r + 2, 2 * r + 3};
-                int64_t odd[3] = {rank == 1 ? 3001 : 67 + 2 * r, rank == 2 ? 53 : 19 + r, 13 + 2 * r};
-                int64_t even[3] = {rank == 1 ? 4000 : 136, rank == 2 ? 40 : 2 * r + 12, 2 * r + 6};
-                fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
-                sc_case(ctx, &d, dt, small, &seed, NULL, NULL);
-                sc_case(ctx, &d, dt, odd, &seed, NULL, NULL);
-                sc_case(ctx, &d, dt, even, &seed, NULL, NULL);
-            }
+    sc_each_desc(default_case, &seed);
     /* Forced configurations: both strategies, every vector width, block
        shapes, chunks that split the marching axis unevenly. */
     static const int blocks3[][2] = {{32, 8}, {64, 4}, {32, 16}, {128, 2}};

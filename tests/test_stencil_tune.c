@@ -24,13 +24,7 @@ int main(void)
     char dir[256];
     snprintf(dir, sizeof dir, "/tmp/fdx-test-tune-%ld", (long)getpid());
     setenv("FDX_CACHE_DIR", dir, 1);
-    fdx_options *o = NULL;
-    fdx_ctx *ctx = NULL;
-    CHECK_OK(fdx_options_create(&o));
-    CHECK_OK(fdx_options_set(o, "backend", "cpu"));
-    CHECK_OK(fdx_options_set(o, "tune", "force"));
-    CHECK_OK(fdx_ctx_create(o, &ctx));
-    fdx_options_destroy(&o);
+    fdx_ctx *ctx = sc_ctx("cpu", "force");
     if (!ctx) return fdx_test_finish("test_stencil_tune");
     uint64_t seed = 7;
     fdx_stencil_desc d;
