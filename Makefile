@@ -24,7 +24,7 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 demo: build
-	$(BUILD)/bin/fdx demo --output fdx-demo && echo "pictures: fdx-demo/demo.gif and fdx-demo/demo.png"
+	$(BUILD)/bin/fdx demo --output fdx-demo
 
 install: build
 	cmake --install $(BUILD)

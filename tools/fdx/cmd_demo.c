@@ -31,11 +31,11 @@ static fdx_status frame(fdx_sim *sim, double *u, int scale, fdx_image *img)
 
 int cmd_demo(int argc, char **argv)
 {
-    const char *text = "fdx", *outdir = "fdx-demo", *steps_s = "1500", *frames_s = "60", *size = "400x160";
+    const char *text = "fdx", *outdir = "fdx-demo", *steps_s = "500", *frames_s = "60", *size = "400x160";
     const cli_flag flags[] = {
         {"text", "STRING", "the raised letters [fdx]", &text},
         {"output", "DIR", "where the pictures go [./fdx-demo]", &outdir},
-        {"steps", "N", "time steps [1500]", &steps_s},
+        {"steps", "N", "time steps [500]", &steps_s},
         {"frames", "N", "GIF frames [60]", &frames_s},
         {"size", "NXxNY", "grid [400x160]", &size},
         {NULL, NULL, NULL, NULL},
