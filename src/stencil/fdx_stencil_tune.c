@@ -54,9 +54,8 @@ void fdx_stencil_default_cfg(const fdx_stencil_kspec *ks, const fdx_device_info 
         c->tx = 128, c->ty = 1;
     }
     c->by = ks->rank == 3 ? 16 : 1;
-    /* Two planes in flight (pd 2) is generated, compiled in CI and covered by
-       test_stencil_gpu's forced configurations, but has not yet been measured
-       on a GPU: it joins the default and the search once it has. */
+    /* Two planes in flight (pd 2) is in the search below; the default stays
+       at one until measurements show pd 2 wins across shapes. */
     c->pd = 1;
     c->chunk = default_chunk(ks, dev, cuda, n3, c);
 }
@@ -111,7 +110,7 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
         int vmax = max_vec(ks, n3[0]);
         for (int variant = 0; variant < 2; variant++)
             for (int v = vmax; v >= 1; v /= 2)
-                for (int pd = 1; pd >= 1; pd--) {
+                for (int pd = 2; pd >= 1; pd--) {
                     fdx_stencil_cfg c = d;
                     c.variant = variant, c.vec = v, c.pd = pd;
                     try_cfg(&s, c);
