@@ -66,7 +66,7 @@ static fdx_status prelude(loop_text *t, const fdx_loop *l, int cuda)
     T(t, "%s", h);
     for (int a = 0; a < l->nargs; a++) {
         const fdx_array *arr = l->arg[a].array;
-        char names[FDX_MAX_RANK][16], expr[1024];
+        char names[FDX_MAX_RANK][24], expr[1024];
         const char *np[FDX_MAX_RANK];
         T(t, "#define %s(", l->arg[a].name);
         for (int x = 0; x < arr->rank; x++) {
