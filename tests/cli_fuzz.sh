@@ -9,6 +9,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 lib=$(cd "$(dirname "$fdx")/../lib" && pwd)
 secs=${FDX_FUZZ_SECONDS:-60}
 command -v clang > /dev/null || { echo "clang not found: fuzzing skipped"; exit 77; }
+# A gcc-sanitized libfdx.so and clang's own sanitizer runtime do not mix.
+grep -q '^FDX_SANITIZE:BOOL=ON' "$lib/../CMakeCache.txt" 2> /dev/null && { echo "cli_fuzz: skipped (sanitizer build)"; exit 77; }
 [ -e "$lib/libfdx.so" ] || { echo "no $lib/libfdx.so: fuzzing skipped"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
