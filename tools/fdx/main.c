@@ -24,7 +24,8 @@ static void print_help(void)
         printf("  --%-12s %-14s %-14s %s\n", name, env, def, help);
     }
     printf("\nexit status: 0 success, 1 result failed verification, 2 usage error (nothing run),\n"
-           "             3 run-time failure (device, compiler, I/O)\n");
+           "             3 run-time failure (device, compiler, I/O), 130 interrupted (SIGINT;\n"
+           "             simulations write a checkpoint first)\n");
 }
 
 int main(int argc, char **argv)
