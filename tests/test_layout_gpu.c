@@ -171,6 +171,48 @@ static void arrays(uint64_t seed)
     free(in), free(ref);
 }
 
+/* The emitted helpers and index expression compile under NVRTC (device
+   code: no plain "static inline") and agree with fdx_layout_offset. */
+static void emit_nvrtc(void)
+{
+    const int64_t shape[3] = {5, 3, 4};
+    const int perm[3] = {1, 0, 2};
+    const char *names[3] = {"i", "j", "k"};
+    char expr[512], src[4096];
+    for (int dg = FDX_DIAG_NONE; dg <= FDX_DIAG_ANTI; dg++) {
+        fdx_layout l;
+        CHECK_OK(fdx_layout_make(3, perm, (fdx_diag)dg, &l));
+        CHECK_OK(fdx_layout_emit_index(&l, shape, names, expr, sizeof expr));
+        snprintf(src, sizeof src,
+                 "%s\nextern \"C\" __global__ void offsets(long long *o) {\n  int q = threadIdx.x;\n"
+                 "  int i = q %% 5, j = q / 5 %% 3, k = q / 15;\n  if (q < 60) o[q] = %s;\n}\n",
+                 fdx_layout_emit_helpers(), expr);
+        const fdx_backend *be = fdx_ctx_ops(gpu);
+        fdx_kernel *k = NULL;
+        CHECK_OK(be->jit_load(fdx_ctx_device(gpu), src, "offsets", "layout index test (NVRTC)", &k));
+        if (!k) return;
+        void *d = NULL;
+        long long o[60];
+        memset(o, 0xFF, sizeof o);
+        CHECK_OK(be->alloc(sizeof o, &d));
+        CHECK_OK(be->memset(d, 0xFF, sizeof o, NULL));
+        void *args[] = {&d};
+        fdx_launch_dims dims = {{1, 1, 1}, {64, 1, 1}, 0};
+        CHECK_OK(be->launch(k, &dims, args, NULL));
+        CHECK_OK(be->copy(o, d, sizeof o, FDX_COPY_D2H, NULL));
+        CHECK_OK(be->stream_sync(NULL));
+        int bad = 0;
+        for (int64_t q = 0; q < 60; q++) {
+            int64_t c[3];
+            lt_coords(q, 3, shape, c);
+            bad += o[q] != fdx_layout_offset(&l, shape, c);
+        }
+        CHECK(bad == 0, "NVRTC emitted index (diag %s) differs at %d points: %s", fdx_diag_name((fdx_diag)dg), bad, expr);
+        be->free(d);
+        be->kernel_release(k);
+    }
+}
+
 int main(void)
 {
     if (fdx_cuda_device_count() == 0) return fdx_test_skip("test_layout_gpu", "no CUDA device");
@@ -179,6 +221,7 @@ int main(void)
     gpu = fdx_test_ctx("cuda");
     CHECK(cpu && gpu, "contexts: %s", fdx_last_error());
     if (cpu && gpu) {
+        emit_nvrtc();
         permutations(21);
         layouts(22);
         inplace(23);

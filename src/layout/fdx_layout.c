@@ -101,11 +101,16 @@ int64_t fdx_layout_offset(const fdx_layout *l, const int64_t *shape, const int64
 }
 
 /* The helper text is the same macro the library compiles, stringified, so
-   generated kernels and the library cannot disagree. */
+   generated kernels and the library cannot disagree.  The qualifier is the
+   token FDX_LAYOUT_EMIT_QUAL, which no header defines: it must reach the text
+   unexpanded (the library's own qualifier would expand to "static inline",
+   which NVRTC rejects in device code) and be chosen where the text compiles. */
 static const char helpers_text[] =
     "#ifndef FDX_LAYOUT_HELPERS\n#define FDX_LAYOUT_HELPERS\n"
-    "#ifdef __CUDACC__\n#define FDX_LAYOUT_QUAL static __host__ __device__ __forceinline__\n"
-    "#else\n#define FDX_LAYOUT_QUAL static inline\n#endif\n" FDX_LAYOUT_STR(FDX_DIAG_INDEX_DEFINE(FDX_LAYOUT_QUAL)) "\n"
+    "#if defined(__CUDACC_RTC__)\n#define FDX_LAYOUT_EMIT_QUAL static __device__ __forceinline__\n"
+    "#elif defined(__CUDACC__)\n#define FDX_LAYOUT_EMIT_QUAL static __host__ __device__ __forceinline__\n"
+    "#else\n#define FDX_LAYOUT_EMIT_QUAL static inline\n#endif\n" FDX_LAYOUT_STR(
+        FDX_DIAG_INDEX_DEFINE(FDX_LAYOUT_EMIT_QUAL)) "\n"
     "#endif\n";
 
 const char *fdx_layout_emit_helpers(void) { return helpers_text; }
