@@ -27,5 +27,44 @@ usage wave --dims 4
 usage heat --size 10x10x10
 usage wave --gpus 0
 usage wave --precision int32
+
+# fdx heat / wave --gpus K: the final field's checksum (sum and L2, 17
+# digits) and the receivers are those of the one-array run for K = 1..4.
+sum_of() { grep "checksum" | sed 's/^ *//'; }
+sim_same() { # kind args...
+    local want got k kind=$1
+    shift
+    want=$("$FDX" $kind "$@" --progress off | sum_of)
+    [ -n "$want" ] || { echo "FAIL: fdx $kind $*: no checksum"; fail=1; return; }
+    for k in 1 2 3 4; do
+        got=$("$FDX" $kind "$@" --progress off --gpus $k | sum_of)
+        [ "$got" = "$want" ] || { echo "FAIL: fdx $kind $* --gpus $k: '$got', one array '$want'"; fail=1; }
+    done
+}
+sim_same heat --size 41x37 --steps 30 --init random
+sim_same heat --size 41x37 --steps 30 --init gaussian --boundary fixed --order 4 --overlap off
+sim_same heat --size 17x15x29 --steps 10 --init random --precision double
+sim_same wave --size 45x43 --steps 40 --order 8 --sponge 6
+sim_same wave --size 21x19x33 --steps 20 --order 4 --sponge 4 --precision double --overlap off
+out=$("$FDX" wave --size 45x43 --steps 10 --order 8 --sponge 6 --gpus 2 --json) || { echo "FAIL: fdx wave --gpus 2 exit $?"; fail=1; }
+for key in '"gpus": 2' '"ranks": 1' '"checksum": {"sum"' '"l2"' '"overlap": true'; do
+    grep -q "$key" <<<"$out" || { echo "FAIL: no $key in: $out"; fail=1; }
+done
+# Outputs and restart: receivers identical, a run resumed on 3 units from a
+# checkpoint written on 2 ends where the straight one-array run ends.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+args=(--size 45x43 --order 8 --sponge 6 --progress off)
+"$FDX" wave "${args[@]}" --steps 40 --output "$tmp/one" >/dev/null || { echo "FAIL: wave to $tmp/one"; fail=1; }
+"$FDX" wave "${args[@]}" --steps 20 --gpus 2 --checkpoint-every 20 --snapshot-every 10 --output "$tmp/two" >/dev/null ||
+    { echo "FAIL: wave --gpus 2 with outputs"; fail=1; }
+[ -s "$tmp/two/animation.gif" ] || { echo "FAIL: no animation from a distributed run"; fail=1; }
+want=$(sum_of <<<"$("$FDX" wave "${args[@]}" --steps 40)")
+got=$(sum_of <<<"$("$FDX" wave --restart "$tmp/two" --steps 40 --gpus 3 --progress off)")
+[ "$got" = "$want" ] || { echo "FAIL: restart on 3 units: '$got', straight '$want'"; fail=1; }
+"$FDX" wave "${args[@]}" --steps 40 --gpus 4 --output "$tmp/four" >/dev/null
+cmp -s "$tmp/one/receivers.csv" "$tmp/four/receivers.csv" || { echo "FAIL: receivers differ on 4 units"; fail=1; }
+err=$("$FDX" wave --size 45x20 --order 8 --sponge 2 --steps 2 --gpus 4 2>&1 >/dev/null); rc=$?
+[ $rc = 2 ] && grep -q "^fdx wave: error: gpus:" <<<"$err" || { echo "FAIL: parts thinner than 2r: exit $rc, $err"; fail=1; }
 [ $fail = 0 ] && echo "cli_dist: ok"
 exit $fail

@@ -40,5 +40,25 @@ check "2:1" wave --size 33x45 --steps 5 --order 4
 check "4:1" wave --dims 3 --size 13x11x29 --steps 4 --order 2 --overlap off
 check "2:2" heat --dims 3 --size 12x10x27 --steps 4 --order 6 --precision float
 hook
+
+# fdx heat / wave --gpus K under mpirun: the checksum of the one-array run
+# in one process, and only rank 0 reports.
+sim_check() { # "np:gpus ..." kind args...
+    local want got combo np gpus combos=$1 kind=$2
+    shift 2
+    want=$("$FDX" $kind "$@" --progress off | grep checksum)
+    for combo in $combos; do
+        np=${combo%:*} gpus=${combo#*:}
+        got=$("${MPIRUN[@]}" -np $np "$FDX" $kind "$@" --progress off --gpus $gpus 2>&1 | grep checksum)
+        if [ -z "$want" ] || [ "$got" != "$want" ]; then
+            echo "FAIL: -np $np $kind $* --gpus $gpus: '$got', one array '$want'"
+            fail=1
+        fi
+    done
+}
+sim_check "2:1 4:1 2:2" heat --size 37x41 --steps 20 --init random
+sim_check "2:1 4:1" wave --size 33x45 --steps 20 --order 4 --sponge 4
+sim_check "2:2" wave --size 15x13x35 --steps 10 --order 2 --sponge 2 --overlap off
+hook
 [ $fail = 0 ] && echo "cli_dist_mpi: ok"
 exit $fail

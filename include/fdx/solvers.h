@@ -72,6 +72,10 @@ FDX_API fdx_status fdx_sim_set_field(fdx_sim *s, const double *cur, const double
    the last sweep. */
 typedef struct fdx_sim_diag {
     double integral, max_abs, energy, change;
+    /* Checksum of the final field: the sum and L2 norm of all its points,
+       summed in index order, so runs on any decomposition compare bit for
+       bit. */
+    double sum, l2;
 } fdx_sim_diag;
 FDX_API fdx_status fdx_sim_diagnose(fdx_sim *s, fdx_sim_diag *d);
 
@@ -91,10 +95,21 @@ typedef struct fdx_sim_result {
     double wall_s, step_s, output_wait_s;
     double mcells_per_s, effective_gbps;
     fdx_sim_diag diag;
+    int units, procs, proc; /* distributed: units of the job, MPI ranks, this rank */
     char summary[4096];     /* the JSON summary (also DIR/summary.json) */
 } fdx_sim_result;
 
 FDX_API fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *res);
+/* The same run distributed: the grid split along its slowest axis over
+   `units` local units per process, built from opts (GPUs, or CPU units with
+   backend cpu), and over all MPI ranks when started by mpirun; each step is
+   fdx_dstencil_step (overlap as there) plus the boundary, source, sponge and
+   receivers on each block.  s must live on a CPU context: it keeps the
+   global fields, gathered for pictures, fields, checkpoints and diagnostics.
+   Results are bit-identical for any number of units; only rank 0 writes
+   output and progress. */
+FDX_API fdx_status fdx_sim_run_dist(fdx_sim *s, const fdx_options *opts, int units, int overlap, FILE *progress,
+                                    fdx_sim_result *res);
 /* Loads a checkpoint's config and state: cfg is filled from the checkpoint
    first, then `overrides` (may be NULL) is applied on top. */
 FDX_API fdx_status fdx_sim_config_from_checkpoint(fdx_sim_config *cfg, const char *dir);

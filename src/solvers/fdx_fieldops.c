@@ -24,7 +24,7 @@ static void shape3(const fdx_array *a, int64_t n[3])
 
 /* The CPU loops, once per element type. */
 #define DEFINE_CPU_OPS(T)                                                                                          \
-    static void mirror_##T(T *u, const int64_t *n, int rank, int r)                                                \
+    static void mirror_##T(T *u, const int64_t *n, int rank, int r, unsigned sides)                                \
     {                                                                                                              \
         int64_t s[3] = {1, n[0], n[0] * n[1]};                                                                     \
         for (int axis = 0; axis < rank; axis++) {                                                                  \
@@ -34,28 +34,32 @@ static void shape3(const fdx_array *a, int64_t n[3])
             {                                                                                                      \
                 int64_t base = ib * s[b] + ic * s[c];                                                              \
                 for (int m = 0; m < r; m++) {                                                                      \
-                    u[base + (r - 1 - m) * s[axis]] = u[base + (r + m) * s[axis]];                                 \
-                    u[base + (n[axis] - r + m) * s[axis]] = u[base + (n[axis] - r - 1 - m) * s[axis]];             \
+                    if (sides >> (2 * axis) & 1) u[base + (r - 1 - m) * s[axis]] = u[base + (r + m) * s[axis]];     \
+                    if (sides >> (2 * axis + 1) & 1)                                                               \
+                        u[base + (n[axis] - r + m) * s[axis]] = u[base + (n[axis] - r - 1 - m) * s[axis]];         \
                 }                                                                                                  \
             }                                                                                                      \
         }                                                                                                          \
     }                                                                                                              \
-    static void sponge_##T(T *u, T *v, const int64_t *n, int rank, int w, double strength)                         \
+    static void sponge_##T(T *u, T *v, const int64_t *n, int rank, int w, double strength, const int64_t *o,      \
+                           const int64_t *N)                                                                       \
     {                                                                                                              \
         _Pragma("omp parallel for collapse(2)") for (int64_t k = 0; k < n[2]; k++) for (int64_t j = 0; j < n[1];   \
                                                                                           j++)                     \
         {                                                                                                          \
-            int64_t dyz = j < n[1] - 1 - j ? j : n[1] - 1 - j;                                                     \
+            int64_t gj = j + o[1], gk = k + o[2];                                                                  \
+            int64_t dyz = gj < N[1] - 1 - gj ? gj : N[1] - 1 - gj;                                                 \
             if (rank == 3) {                                                                                       \
-                int64_t dk = k < n[2] - 1 - k ? k : n[2] - 1 - k;                                                  \
+                int64_t dk = gk < N[2] - 1 - gk ? gk : N[2] - 1 - gk;                                              \
                 if (dk < dyz) dyz = dk;                                                                            \
             }                                                                                                      \
             for (int64_t i = 0; i < n[0]; i++) {                                                                   \
-                int64_t d = i < n[0] - 1 - i ? i : n[0] - 1 - i;                                                   \
+                int64_t gi = i + o[0], d = gi < N[0] - 1 - gi ? gi : N[0] - 1 - gi;                                \
                 if (dyz < d) d = dyz;                                                                              \
                 if (d >= w) {                                                                                      \
-                    i = n[0] - 1 - w; /* skip the interior of the row */                                           \
-                    if (i < 0) break;                                                                              \
+                    /* skip the interior of the row */                                                             \
+                    int64_t next = N[0] - 1 - w - o[0];                                                            \
+                    if (next > i) i = next;                                                                        \
                     continue;                                                                                      \
                 }                                                                                                  \
                 double x = strength * (double)(w - d) / (double)w;                                                 \
@@ -76,38 +80,58 @@ DEFINE_CPU_OPS(double)
 
 static int is_double(const fdx_array *a) { return fdx_array_dtype(a) == FDX_FLOAT64; }
 
-fdx_status fdx_fieldops_mirror(fdx_array *u, int r, void *stream)
+fdx_status fdx_fieldops_mirror(fdx_array *u, int r, void *stream) { return fdx_fieldops_mirror_sides(u, r, 0x3f, stream); }
+
+fdx_status fdx_fieldops_mirror_sides(fdx_array *u, int r, unsigned sides, void *stream)
 {
     int64_t n[3];
     shape3(u, n);
     void *p = fdx_array_device(u);
     FDX_CHECK(p, FDX_ERR_INVALID, "mirror: array has no device storage");
-    if (on_cuda(u)) CUDA_RUN(fdx_fieldops_cuda_mirror(p, is_double(u), n, fdx_array_rank(u), r, stream));
-    if (is_double(u)) mirror_double(p, n, fdx_array_rank(u), r);
-    else mirror_float(p, n, fdx_array_rank(u), r);
+    if (on_cuda(u)) CUDA_RUN(fdx_fieldops_cuda_mirror(p, is_double(u), n, fdx_array_rank(u), r, sides, stream));
+    if (is_double(u)) mirror_double(p, n, fdx_array_rank(u), r, sides);
+    else mirror_float(p, n, fdx_array_rank(u), r, sides);
     return FDX_OK;
 }
 
 fdx_status fdx_fieldops_sponge(fdx_array *u, fdx_array *v, int w, double strength, void *stream)
 {
-    int64_t n[3];
+    int64_t n[3], o[3] = {0, 0, 0};
+    shape3(u, n);
+    return fdx_fieldops_sponge_at(u, v, w, strength, o, n, stream);
+}
+
+fdx_status fdx_fieldops_sponge_at(fdx_array *u, fdx_array *v, int w, double strength, const int64_t *origin,
+                                  const int64_t *global, void *stream)
+{
+    int64_t n[3], N[3];
     shape3(u, n);
     int rank = fdx_array_rank(u);
+    for (int d = 0; d < 3; d++) N[d] = d < rank ? global[d] : 1;
     void *pu = fdx_array_device(u), *pv = v ? fdx_array_device(v) : NULL;
     if (on_cuda(u)) {
 #ifdef FDX_HAVE_CUDA
-        /* Six slabs (four in 2D) cover the layer without visiting the interior. */
+        /* Six slabs (four in 2D) of the global grid cover the layer without
+           visiting the interior; each is clipped to this block. */
         for (int axis = 0; axis < rank; axis++)
             for (int side = 0; side < 2; side++) {
-                int64_t lo[3] = {0, 0, 0}, hi[3] = {n[0], n[1], n[2]};
+                int64_t lo[3] = {0, 0, 0}, hi[3] = {N[0], N[1], N[2]};
                 for (int b = 0; b < axis; b++) {
-                    lo[b] = w < n[b] ? w : n[b];
-                    hi[b] = n[b] - w > lo[b] ? n[b] - w : lo[b];
+                    lo[b] = w < N[b] ? w : N[b];
+                    hi[b] = N[b] - w > lo[b] ? N[b] - w : lo[b];
                 }
-                int64_t ww = w < n[axis] / 2 ? w : n[axis] / 2;
+                int64_t ww = w < N[axis] / 2 ? w : N[axis] / 2;
                 if (side == 0) hi[axis] = ww;
-                else lo[axis] = n[axis] - ww;
-                int e = fdx_fieldops_cuda_sponge_box(pu, pv, is_double(u), n, rank, lo, hi, w, strength, stream);
+                else lo[axis] = N[axis] - ww;
+                int empty = 0;
+                for (int d = 0; d < 3; d++) {
+                    lo[d] = lo[d] - origin[d] > 0 ? lo[d] - origin[d] : 0;
+                    hi[d] = hi[d] - origin[d] < n[d] ? hi[d] - origin[d] : n[d];
+                    empty |= hi[d] <= lo[d];
+                }
+                if (empty) continue;
+                int e = fdx_fieldops_cuda_sponge_box(pu, pv, is_double(u), n, rank, lo, hi, origin, N, w, strength,
+                                                     stream);
                 if (e) return fdx_fail(FDX_ERR_CUDA, "sponge kernel: %s", fdx_fieldops_cuda_error(e));
             }
         return FDX_OK;
@@ -115,8 +139,8 @@ fdx_status fdx_fieldops_sponge(fdx_array *u, fdx_array *v, int w, double strengt
         CUDA_RUN(0);
 #endif
     }
-    if (is_double(u)) sponge_double(pu, pv, n, rank, w, strength);
-    else sponge_float(pu, pv, n, rank, w, strength);
+    if (is_double(u)) sponge_double(pu, pv, n, rank, w, strength, origin, N);
+    else sponge_float(pu, pv, n, rank, w, strength, origin, N);
     return FDX_OK;
 }
 

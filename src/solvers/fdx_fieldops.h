@@ -10,9 +10,18 @@
 /* Mirrors the r layers next to each face into the r ghost layers outside
    them (u[r-1-m] = u[r+m]): zero normal flux, the insulated wall. */
 FDX_HIDDEN fdx_status fdx_fieldops_mirror(fdx_array *u, int r, void *stream);
+/* The same on the faces in `sides` only: bit 2a the lower face of axis a,
+   bit 2a+1 the upper one (a block of a distributed grid mirrors only the
+   faces it shares with the whole grid). */
+FDX_HIDDEN fdx_status fdx_fieldops_mirror_sides(fdx_array *u, int r, unsigned sides, void *stream);
 /* Multiplies u (and v if not NULL) by exp(-(strength (w-d)/w)^2) at points at
    distance d < w from a face (a Cerjan sponge). */
 FDX_HIDDEN fdx_status fdx_fieldops_sponge(fdx_array *u, fdx_array *v, int w, double strength, void *stream);
+/* The same on a block of a global grid of extents `global` whose element 0
+   is at global index `origin`: distances are measured to the global faces,
+   so blocks (shadows included) damp exactly as the whole grid does. */
+FDX_HIDDEN fdx_status fdx_fieldops_sponge_at(fdx_array *u, fdx_array *v, int w, double strength, const int64_t *origin,
+                                             const int64_t *global, void *stream);
 /* u[index] += value. */
 FDX_HIDDEN fdx_status fdx_fieldops_add_point(fdx_array *u, int64_t index, double value, void *stream);
 /* out[i] = u[idx[i]] for n points; idx and out are device buffers (out of
@@ -26,10 +35,12 @@ FDX_HIDDEN fdx_status fdx_fieldops_axpy(fdx_array *y, double a, fdx_array *x, vo
 #ifdef __cplusplus
 extern "C" {
 #endif
-FDX_HIDDEN int fdx_fieldops_cuda_mirror(void *u, int is_double, const int64_t *n3, int rank, int r, void *stream);
+FDX_HIDDEN int fdx_fieldops_cuda_mirror(void *u, int is_double, const int64_t *n3, int rank, int r, unsigned sides,
+                                        void *stream);
+/* lo/hi: the box in local indices; origin/N place the block in the grid. */
 FDX_HIDDEN int fdx_fieldops_cuda_sponge_box(void *u, void *v, int is_double, const int64_t *n3, int rank,
-                                            const int64_t *lo, const int64_t *hi, int w, double strength,
-                                            void *stream);
+                                            const int64_t *lo, const int64_t *hi, const int64_t *origin,
+                                            const int64_t *N, int w, double strength, void *stream);
 FDX_HIDDEN int fdx_fieldops_cuda_add_point(void *u, int is_double, int64_t index, double value, void *stream);
 FDX_HIDDEN int fdx_fieldops_cuda_gather(const void *u, int is_double, const int64_t *idx, int n, void *out,
                                         void *stream);

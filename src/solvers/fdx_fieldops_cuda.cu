@@ -10,13 +10,14 @@ static unsigned blocks_for(long long n, int t) { return (unsigned)((n + t - 1) /
 
 /* One thread per ghost point of the faces of `axis`: both sides, r layers. */
 template <typename T>
-__global__ void mirror_kernel(T *u, long long nx, long long ny, long long nz, int axis, int r)
+__global__ void mirror_kernel(T *u, long long nx, long long ny, long long nz, int axis, int r, unsigned sides)
 {
     long long n[3] = {nx, ny, nz};
     long long a = n[axis], b = n[(axis + 1) % 3], c = n[(axis + 2) % 3];
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= 2LL * r * b * c) return;
     long long m = t % r, q = t / r, side = q % 2, bc = q / 2, ib = bc % b, ic = bc / b;
+    if (!(sides >> (2 * axis + side) & 1)) return;
     long long s[3] = {1, nx, nx * ny};
     long long g = side ? a - r + m : r - 1 - m;      /* ghost layer */
     long long src = side ? a - r - 1 - m : r + m;   /* its mirror inside */
@@ -26,17 +27,19 @@ __global__ void mirror_kernel(T *u, long long nx, long long ny, long long nz, in
 
 template <typename T>
 __global__ void sponge_kernel(T *u, T *v, long long nx, long long ny, long long nz, int rank, long long x0,
-                              long long y0, long long z0, long long bx, long long by, long long bz, int w,
+                              long long y0, long long z0, long long bx, long long by, long long bz, long long ox,
+                              long long oy, long long oz, long long NX, long long NY, long long NZ, int w,
                               double strength)
 {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= bx * by * bz) return;
     long long i = x0 + t % bx, j = y0 + (t / bx) % by, k = z0 + t / (bx * by);
-    long long d = i < nx - 1 - i ? i : nx - 1 - i;
-    long long dj = j < ny - 1 - j ? j : ny - 1 - j;
+    long long gi = i + ox, gj = j + oy, gk = k + oz; /* distances to the global faces */
+    long long d = gi < NX - 1 - gi ? gi : NX - 1 - gi;
+    long long dj = gj < NY - 1 - gj ? gj : NY - 1 - gj;
     if (dj < d) d = dj;
     if (rank == 3) {
-        long long dk = k < nz - 1 - k ? k : nz - 1 - k;
+        long long dk = gk < NZ - 1 - gk ? gk : NZ - 1 - gk;
         if (dk < d) d = dk;
     }
     if (d >= w) return;
@@ -63,14 +66,14 @@ template <typename T> __global__ void axpy_kernel(T *y, const T *x, long long n,
 
 extern "C" {
 
-int fdx_fieldops_cuda_mirror(void *u, int is_double, const int64_t *n3, int rank, int r, void *stream)
+int fdx_fieldops_cuda_mirror(void *u, int is_double, const int64_t *n3, int rank, int r, unsigned sides, void *stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
     for (int axis = 0; axis < rank; axis++) {
         long long n[3] = {(long long)n3[0], (long long)n3[1], (long long)n3[2]};
         long long pts = 2LL * r * n[(axis + 1) % 3] * n[(axis + 2) % 3];
-        if (is_double) mirror_kernel<double><<<blocks_for(pts, 256), 256, 0, s>>>((double *)u, n[0], n[1], n[2], axis, r);
-        else mirror_kernel<float><<<blocks_for(pts, 256), 256, 0, s>>>((float *)u, n[0], n[1], n[2], axis, r);
+        if (is_double) mirror_kernel<double><<<blocks_for(pts, 256), 256, 0, s>>>((double *)u, n[0], n[1], n[2], axis, r, sides);
+        else mirror_kernel<float><<<blocks_for(pts, 256), 256, 0, s>>>((float *)u, n[0], n[1], n[2], axis, r, sides);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return (int)e;
     }
@@ -78,17 +81,20 @@ int fdx_fieldops_cuda_mirror(void *u, int is_double, const int64_t *n3, int rank
 }
 
 int fdx_fieldops_cuda_sponge_box(void *u, void *v, int is_double, const int64_t *n3, int rank, const int64_t *lo,
-                                 const int64_t *hi, int w, double strength, void *stream)
+                                 const int64_t *hi, const int64_t *o, const int64_t *N, int w, double strength,
+                                 void *stream)
 {
     long long bx = hi[0] - lo[0], by = hi[1] - lo[1], bz = hi[2] - lo[2], pts = bx * by * bz;
     if (pts <= 0) return 0;
     cudaStream_t s = (cudaStream_t)stream;
     if (is_double)
         sponge_kernel<double><<<blocks_for(pts, 256), 256, 0, s>>>((double *)u, (double *)v, n3[0], n3[1], n3[2], rank,
-                                                                    lo[0], lo[1], lo[2], bx, by, bz, w, strength);
+                                                                    lo[0], lo[1], lo[2], bx, by, bz, o[0], o[1], o[2], N[0], N[1],
+                                                                    N[2], w, strength);
     else
         sponge_kernel<float><<<blocks_for(pts, 256), 256, 0, s>>>((float *)u, (float *)v, n3[0], n3[1], n3[2], rank,
-                                                                  lo[0], lo[1], lo[2], bx, by, bz, w, strength);
+                                                                  lo[0], lo[1], lo[2], bx, by, bz, o[0], o[1], o[2], N[0], N[1],
+                                                                    N[2], w, strength);
     return (int)cudaGetLastError();
 }
 

@@ -227,6 +227,7 @@ fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out
         desc.update = FDX_UPDATE_HEAT;
     }
     desc.alpha = s->alpha;
+    s->desc = desc;
     FDX_TRY_GOTO(st, fdx_stencil_create(ctx, &desc, s->type, &s->stencil), fail);
     FDX_TRY_GOTO(st, fdx_sim_set_field(s, u, s->kind == FDX_SIM_WAVE ? u : NULL), fail);
     free(u);
@@ -271,7 +272,19 @@ fdx_status fdx_sim_set_field(fdx_sim *s, const double *cur, const double *prev)
     return s->be->stream_sync(s->stream);
 }
 
-fdx_status fdx_sim_get_field(fdx_sim *s, double *out) { return fdx_sim_download(s, s->cur, out); }
+fdx_status fdx_sim_get_field(fdx_sim *s, double *out)
+{
+    FDX_TRY(fdx_sim_pull(s));
+    return fdx_sim_download(s, s->cur, out);
+}
+
+fdx_status fdx_sim_pull(fdx_sim *s)
+{
+    if (!s->drv || s->drv->pulled == s->step) return FDX_OK;
+    FDX_TRY(s->drv->pull(s));
+    s->drv->pulled = s->step;
+    return FDX_OK;
+}
 
 fdx_status fdx_sim_step_arrays(fdx_sim *s, fdx_array *next, fdx_array *cur, fdx_array *prev, int64_t step,
                                void *stream)
@@ -286,8 +299,7 @@ fdx_status fdx_sim_step_arrays(fdx_sim *s, fdx_array *next, fdx_array *cur, fdx_
         return fdx_fieldops_axpy(next, s->alpha, s->rhs, stream);
     case FDX_SIM_WAVE: {
         FDX_TRY(fdx_stencil_apply(s->stencil, next, cur, prev, s->coef, stream));
-        /* A point force f(t) delta(x): dt^2 f / h^d at one grid point. */
-        double f = s->amp * fdx_sim_ricker((double)step * s->dt, s->f0, s->t0) * s->dt * s->dt / pow(s->h, s->rank);
+        double f = fdx_sim_source_value(s, step);
         if (f != 0) FDX_TRY(fdx_fieldops_add_point(next, s->src, f, stream));
         /* Cerjan's sponge damps both time levels: damping only the new one
            leaves the two inconsistent and about half the energy stays. */
@@ -298,8 +310,15 @@ fdx_status fdx_sim_step_arrays(fdx_sim *s, fdx_array *next, fdx_array *cur, fdx_
     return fdx_fail(FDX_ERR_INTERNAL, "unknown simulation kind");
 }
 
+double fdx_sim_source_value(const fdx_sim *s, int64_t step)
+{
+    /* A point force f(t) delta(x): dt^2 f / h^d at one grid point. */
+    return s->amp * fdx_sim_ricker((double)step * s->dt, s->f0, s->t0) * s->dt * s->dt / pow(s->h, s->rank);
+}
+
 fdx_status fdx_sim_step(fdx_sim *s)
 {
+    FDX_CHECK(!s->drv, FDX_ERR_INVALID, "fdx_sim_step: the simulation is driven by the distributed driver");
     FDX_TRY(fdx_sim_step_arrays(s, s->next, s->cur, s->prev, s->step, s->stream));
     fdx_array *old = s->cur;
     s->cur = s->next;
@@ -331,6 +350,7 @@ const int64_t *fdx_sim_shape(const fdx_sim *s) { return s->n; }
 
 fdx_status fdx_sim_receivers(fdx_sim *s, int *count, int64_t *steps, const double **traces)
 {
+    FDX_TRY(fdx_sim_pull(s));
     *count = s->nrec;
     *steps = (s->step < s->steps ? s->step : s->steps) - s->rec_first;
     if (*steps < 0) *steps = 0;

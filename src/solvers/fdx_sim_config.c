@@ -57,6 +57,10 @@ static const key_def KEYS[] = {
     {"source", W, K_POINTS, "I,J[,K]", {"", "", ""}, 0, 0, NULL, "source grid point (default: centre)"},
     {"receivers", W, K_POINTS, "I,J[,K];...", {"", "", ""}, 0, 0, NULL, "receiver grid points (default: a line)"},
     {"sponge", W, K_INT, "N", {"", "20", ""}, 0, 1e6, NULL, "absorbing layer width in cells (0: rigid walls)"},
+    {"gpus", H | W, K_INT, "K", {"0", "0", ""}, 0, 16, NULL,
+     "run distributed over K units per process (GPUs; CPU units with --backend cpu), 0: one array"},
+    {"overlap", H | W, K_ENUM, "on|off", {"on", "on", ""}, 0, 0, "on|off",
+     "with gpus: exchange shadows while the interior is computed"},
     {"tol", P, K_REAL, "T", {"", "", "1e-10"}, -1, 1, NULL, "stop when a sweep changes u by less (relative)"},
 };
 #define NKEYS ((int)(sizeof KEYS / sizeof KEYS[0]))

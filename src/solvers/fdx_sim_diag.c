@@ -31,6 +31,7 @@ static double minus_a_lap_b(const fdx_sim *s, const double *a, const double *b, 
 fdx_status fdx_sim_diagnose(fdx_sim *s, fdx_sim_diag *d)
 {
     memset(d, 0, sizeof *d);
+    FDX_TRY(fdx_sim_pull(s));
     double *u = malloc((size_t)s->count * sizeof(double));
     FDX_CHECK(u, FDX_ERR_NOMEM, "no memory for diagnostics");
     fdx_status st = fdx_sim_download(s, s->cur, u);
@@ -49,6 +50,15 @@ fdx_status fdx_sim_diagnose(fdx_sim *s, fdx_sim_diag *d)
                 sum += v;
                 if (fabs(v) > mx) mx = fabs(v);
             }
+    /* The checksum in index order, one thread: the same bits for any run
+       that computed the same field. */
+    double all = 0, sq = 0;
+    for (int64_t q = 0; q < s->count; q++) {
+        all += u[q];
+        sq += u[q] * u[q];
+    }
+    d->sum = all;
+    d->l2 = sqrt(sq);
     d->integral = sum * pow(s->h, rank);
     d->max_abs = mx;
     d->change = s->change;

@@ -8,6 +8,20 @@
 
 #define FDX_SIM_MAX_REC 64
 
+/* Another owner of the state (the distributed driver, fdx_sim_dist.c): the
+   run steps through it, and pulls the fields into cur/prev (and the traces
+   into rec_buf_dev) before anything reads them. */
+typedef struct fdx_sim_driver {
+    fdx_status (*push)(fdx_sim *s); /* cur/prev -> the driver's fields (start, restart) */
+    fdx_status (*step)(fdx_sim *s); /* one step; advances s->step */
+    fdx_status (*pull)(fdx_sim *s); /* the driver's fields -> cur/prev, traces */
+    fdx_status (*sync)(fdx_sim *s); /* waits for all queued work */
+    void *arg;
+    fdx_ctx *ctx;                   /* what the summary names (backend, device) */
+    int units, procs, quiet;        /* quiet: another MPI rank writes the output */
+    int64_t pulled;                 /* the step cur/prev hold (-1: stale) */
+} fdx_sim_driver;
+
 struct fdx_sim {
     fdx_ctx *ctx;
     const fdx_backend *be;
@@ -20,6 +34,7 @@ struct fdx_sim {
     int64_t steps, step, snapshot_every, field_every, checkpoint_every;
     char output[512];
     fdx_stencil *stencil;
+    fdx_stencil_desc desc;        /* the stencil's, for the distributed driver */
     fdx_array *cur, *prev, *next; /* rotated each step */
     fdx_array *coef;              /* wave: c^2 */
     fdx_array *rhs;               /* Poisson: f */
@@ -35,7 +50,13 @@ struct fdx_sim {
     int64_t rec_first;               /* first step recorded by this process */
     double tol, change;              /* Poisson */
     double range[2];                 /* colour range of heat pictures */
+    fdx_sim_driver *drv;             /* NULL: the step runs here on cur/prev/next */
 };
+
+/* Brings cur/prev up to date when a driver owns the state. */
+FDX_HIDDEN fdx_status fdx_sim_pull(fdx_sim *s);
+/* Source term added at grid point src by the step numbered `step`. */
+FDX_HIDDEN double fdx_sim_source_value(const fdx_sim *s, int64_t step);
 
 /* Parsing helpers shared with the config table. */
 FDX_HIDDEN fdx_status fdx_sim_parse_shape(const char *key, const char *s, int *rank, int64_t *shape);

@@ -64,6 +64,7 @@ static fdx_status write_checkpoint(fdx_sim *s, const char *dir)
     void *a = malloc(bytes), *b = s->prev ? malloc(bytes) : NULL;
     char *text = fdx_sim_config_text(s->cfg);
     fdx_status st = a && (b || !s->prev) && text ? FDX_OK : fdx_fail(FDX_ERR_NOMEM, "no memory for a checkpoint");
+    if (st == FDX_OK) st = fdx_sim_pull(s);
     if (st == FDX_OK) st = s->be->stream_sync(s->stream);
     if (st == FDX_OK) st = fdx_sim_download_raw(s, s->cur, a);
     if (st == FDX_OK && b) st = fdx_sim_download_raw(s, s->prev, b);
@@ -128,6 +129,8 @@ static fdx_status poisson_change(fdx_sim *s)
     return st;
 }
 
+static fdx_status sync_all(fdx_sim *s) { return s->drv ? s->drv->sync(s) : s->be->stream_sync(s->stream); }
+
 static int due(int64_t step, int64_t every) { return every > 0 && step % every == 0; }
 
 static fdx_status summarize(fdx_sim *s, fdx_sim_result *r, const char *dir)
@@ -137,8 +140,12 @@ static fdx_status summarize(fdx_sim *s, fdx_sim_result *r, const char *dir)
     fdx_json_begin(&j, NULL);
     fdx_json_str(&j, "fdx_version", FDX_VERSION_STRING);
     fdx_json_str(&j, "case", fdx_sim_kind_name(s->kind));
-    fdx_json_str(&j, "backend", fdx_backend_kind_name(fdx_ctx_backend(s->ctx)));
-    fdx_json_str(&j, "device", fdx_ctx_device_name(s->ctx));
+    fdx_ctx *ctx = s->drv ? s->drv->ctx : s->ctx;
+    fdx_json_str(&j, "backend", fdx_backend_kind_name(fdx_ctx_backend(ctx)));
+    fdx_json_str(&j, "device", fdx_ctx_device_name(ctx));
+    fdx_json_int(&j, "gpus", s->drv ? s->drv->units : 1);
+    fdx_json_int(&j, "ranks", s->drv ? s->drv->procs : 1);
+    if (s->drv) fdx_json_bool(&j, "overlap", strcmp(fdx_sim_config_get(s->cfg, "overlap"), "on") == 0);
     fdx_json_str(&j, "precision", fdx_dtype_name(s->type));
     fdx_json_begin_array(&j, "shape");
     for (int d = 0; d < s->rank; d++) fdx_json_int(&j, NULL, s->n[d]);
@@ -162,10 +169,14 @@ static fdx_status summarize(fdx_sim *s, fdx_sim_result *r, const char *dir)
     if (s->kind == FDX_SIM_WAVE) fdx_json_num(&j, "energy", r->diag.energy);
     if (s->kind == FDX_SIM_POISSON) fdx_json_num(&j, "change", r->diag.change);
     fdx_json_end(&j);
+    fdx_json_begin(&j, "checksum");
+    fdx_json_num(&j, "sum", r->diag.sum);
+    fdx_json_num(&j, "l2", r->diag.l2);
+    fdx_json_end(&j);
     fdx_json_end(&j);
     fdx_status st = j.failed ? fdx_fail(FDX_ERR_NOMEM, "no memory for the summary") : FDX_OK;
     if (st == FDX_OK) snprintf(r->summary, sizeof r->summary, "%.*s", (int)j.len, j.buf);
-    if (st == FDX_OK && dir[0]) {
+    if (st == FDX_OK && dir[0] && !(s->drv && s->drv->quiet)) {
         char path[700];
         snprintf(path, sizeof path, "%s/summary.json", dir);
         char text[sizeof r->summary + 2];
@@ -184,9 +195,14 @@ fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
               "snapshot-every, field-every and checkpoint-every need output = DIR");
     interrupted = 0;
     if (restart[0]) FDX_TRY(load_checkpoint(s, restart));
+    if (s->drv) {
+        FDX_TRY(s->drv->push(s));
+        s->drv->pulled = s->step;
+    }
+    int quiet = s->drv && s->drv->quiet;
     int64_t first = s->step;
     fdx_sim_output *out = NULL;
-    if (dir[0]) {
+    if (dir[0] && !quiet) {
         FDX_TRY(fdx_dir_prepare(dir));
         FDX_TRY(fdx_sim_output_create(s, dir, first, &out));
     }
@@ -205,14 +221,19 @@ fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
     double t0 = now_s();
     int64_t timed_from = s->step + 1;
     while (st == FDX_OK && s->step < s->steps) {
-        if ((st = fdx_sim_step(s)) != FDX_OK) break;
+        if ((st = s->drv ? s->drv->step(s) : fdx_sim_step(s)) != FDX_OK) break;
         if (s->step == timed_from) {
-            if ((st = s->be->stream_sync(s->stream)) != FDX_OK) break;
+            if ((st = sync_all(s)) != FDX_OK) break;
             t0 = now_s();
         }
-        if (out && due(s->step, s->snapshot_every)) st = fdx_sim_output_snapshot(out);
-        if (st == FDX_OK && out && due(s->step, s->field_every) && s->step < s->steps) st = fdx_sim_output_field(out);
-        if (st == FDX_OK && out && due(s->step, s->checkpoint_every)) st = write_checkpoint(s, dir);
+        /* Every rank of a distributed run pulls at the same steps (the
+           gather is collective); only the one with `out` writes. */
+        int snap = due(s->step, s->snapshot_every), field = due(s->step, s->field_every) && s->step < s->steps;
+        int ckpt = due(s->step, s->checkpoint_every);
+        if (dir[0] && (snap || field || ckpt)) st = fdx_sim_pull(s);
+        if (st == FDX_OK && out && snap) st = fdx_sim_output_snapshot(out);
+        if (st == FDX_OK && out && field) st = fdx_sim_output_field(out);
+        if (st == FDX_OK && out && ckpt) st = write_checkpoint(s, dir);
         if (st == FDX_OK && s->kind == FDX_SIM_POISSON && s->step % 100 == 0 && s->step < s->steps) {
             if ((st = poisson_change(s)) != FDX_OK) break;
             if (s->change < s->tol) break;
@@ -223,8 +244,9 @@ fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
             break;
         }
     }
-    if (st == FDX_OK) st = s->be->stream_sync(s->stream);
+    if (st == FDX_OK) st = sync_all(s);
     double t1 = now_s();
+    if (st == FDX_OK) st = fdx_sim_pull(s);
     fdx_progress_finish(st == FDX_OK ? bar : NULL, s->step);
     fdx_progress_destroy(&bar);
     if (st == FDX_OK && out && (r->interrupted || s->checkpoint_every > 0)) st = write_checkpoint(s, dir);

@@ -28,7 +28,7 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
     }
     flags[nf] = (cli_flag){NULL, NULL, NULL, NULL};
 
-    fdx_options *opts = NULL;
+    fdx_options *opts = NULL, *host_opts = NULL;
     fdx_sim_config *cfg = NULL;
     fdx_ctx *ctx = NULL;
     fdx_sim *sim = NULL;
@@ -58,14 +58,27 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
         rc = cli_fail(cmd, st);
         goto done;
     }
-    if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK || (st = fdx_sim_create(ctx, cfg, &sim)) != FDX_OK) {
+    /* Distributed (--gpus K): the simulation object keeps the global fields
+       on the host; the units come from the user's options. */
+    int gpus = kind == FDX_SIM_POISSON ? 0 : atoi(fdx_sim_config_get(cfg, "gpus"));
+    if (gpus > 0 && (st = fdx_options_create(&host_opts)) == FDX_OK) st = fdx_options_set(host_opts, "backend", "cpu");
+    if (st != FDX_OK || (st = fdx_ctx_create(gpus > 0 ? host_opts : opts, &ctx)) != FDX_OK ||
+        (st = fdx_sim_create(ctx, cfg, &sim)) != FDX_OK) {
         rc = cli_fail(cmd, st);
         goto done;
     }
     fdx_sim_install_signals();
     fdx_sim_result res;
-    if ((st = fdx_sim_run(sim, json ? NULL : stderr, &res)) != FDX_OK) {
+    if (gpus > 0)
+        st = fdx_sim_run_dist(sim, opts, gpus, strcmp(fdx_sim_config_get(cfg, "overlap"), "on") == 0,
+                              json ? NULL : stderr, &res);
+    else st = fdx_sim_run(sim, json ? NULL : stderr, &res);
+    if (st != FDX_OK) {
         rc = cli_fail(cmd, st);
+        goto done;
+    }
+    if (res.proc != 0) {
+        rc = res.interrupted ? 130 : CLI_OK; /* rank 0 reports */
         goto done;
     }
     const char *out = fdx_sim_config_get(cfg, "output");
@@ -80,6 +93,8 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
         printf("fdx %s: %lld steps on %s %s (%s, %s)\n", cmd, (long long)res.steps, shape,
                fdx_sim_config_get(cfg, "precision"), fdx_backend_kind_name(fdx_ctx_backend(ctx)),
                fdx_ctx_device_name(ctx));
+        if (gpus > 0) printf("  units         %d (%d ranks), overlap %s\n", res.units, res.procs,
+                             fdx_sim_config_get(cfg, "overlap"));
         printf("  time          %.3f s, %.4g ms a step, %.1f Mcells/s, %.1f GB/s effective\n", res.wall_s,
                1e3 * res.step_s, res.mcells_per_s, res.effective_gbps);
         printf("  output wait   %.3f s\n", res.output_wait_s);
@@ -87,6 +102,7 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
         if (kind == FDX_SIM_WAVE) printf(", energy %.6g", res.diag.energy);
         if (kind == FDX_SIM_POISSON) printf(", last relative change %.3g", res.diag.change);
         printf("\n");
+        printf("  checksum      sum %.17g, L2 %.17g\n", res.diag.sum, res.diag.l2);
         if (out[0]) printf("  output        %s (summary.json%s)\n", out,
                            atoll(fdx_sim_config_get(cfg, "snapshot-every")) > 0 ? ", animation.gif, frames/" : "");
     }
@@ -101,5 +117,7 @@ done:
     fdx_ctx_destroy(&ctx);
     fdx_sim_config_destroy(&cfg);
     fdx_options_destroy(&opts);
+    fdx_options_destroy(&host_opts);
+    fdx_dist_finalize();
     return rc;
 }
