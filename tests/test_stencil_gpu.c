@@ -1,5 +1,5 @@
 /* The stencil engine on CUDA equals the reference loop on random inputs with
-   poisoned outputs: every order in 1-3D and both precisions, both strategies,
+   poisoned outputs: every order in 1-3D and both precisions, all strategies,
    every vector width and some block shapes, on shapes that are not block
    multiples.  Small, so it runs under compute-sanitizer.  Skipped without a
    device. */
@@ -30,23 +30,25 @@ int main(void)
     uint64_t seed = 0x69e;
     /* Every order, rank and precision with the default configuration. */
     sc_each_desc(default_case, &seed);
-    /* Forced configurations: both strategies, every vector width, block
-       shapes, chunks that split the marching axis unevenly. */
+    /* Forced configurations: every strategy, every vector width, block
+       shapes, chunks (unrolled columns) that split the marching axis
+       unevenly, both block orders of the unrolled column. */
     static const int blocks3[][2] = {{32, 8}, {64, 4}, {32, 16}, {128, 2}};
     for (int p = 0; p < 2; p++)
-        for (int variant = 0; variant < 2; variant++)
+        for (int variant = 0; variant < 3; variant++)
             for (int vec = 1; vec <= (p ? 4 : 2); vec *= 2)
                 for (int order = 2; order <= 8; order += 6) {
                     fdx_stencil_desc d;
                     int bi = (vec + variant + order) % 4;
-                    fdx_stencil_cfg c3 = {variant, blocks3[bi][0], blocks3[bi][1], vec, 3 + vec, 1, 1 + (order == 8)};
-                    fdx_stencil_cfg c2 = {variant, 64 << (vec / 2), 1, vec, 5 + order, 1, 1 + (order == 2)};
+                    int zf = variant == FDX_SV_UNROLL && order == 2;
+                    fdx_stencil_cfg c3 = {variant, blocks3[bi][0], blocks3[bi][1], vec, 3 + vec, 1, 1 + (order == 8), zf};
+                    fdx_stencil_cfg c2 = {variant, 64 << (vec / 2), 1, vec, 5 + order, 1, 1 + (order == 2), !zf};
                     fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
                     int r = order / 2;
                     int64_t s3[3] = {132, 11 + 2 * r, 29}, s2[2] = {1036, 45};
-                    sc_desc(&d, 3, order, (vec + variant) % 3, vec == 2, variant);
+                    sc_desc(&d, 3, order, (vec + variant) % 3, vec == 2, variant & 1);
                     sc_case(ctx, &d, dt, s3, &seed, force, &c3);
-                    sc_desc(&d, 2, order, FDX_UPDATE_WAVE, variant, 0);
+                    sc_desc(&d, 2, order, FDX_UPDATE_WAVE, variant & 1, variant == FDX_SV_UNROLL);
                     sc_case(ctx, &d, dt, s2, &seed, force, &c2);
                 }
     fdx_ctx_destroy(&ctx);

@@ -1,6 +1,6 @@
 /* Every CUDA kernel the stencil engine can generate compiles with NVRTC for
    sm_90 (no GPU needed): all ranks, orders and precisions, each update with
-   and without a coefficient and first-derivative terms, both strategies and
+   and without a coefficient and first-derivative terms, all strategies and
    every vector width and block shape the tuner may pick.  Skipped without
    CUDA or NVRTC. */
 #include "fdx_test.h"
@@ -17,8 +17,9 @@ static void compile_one(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg)
 {
     char *src = NULL, spec[32], what[128];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
-    snprintf(what, sizeof what, "stencil_%s_%s_%dx%d_v%d.cu", spec, cfg->variant == FDX_SV_SMEM ? "smem" : "direct",
-             cfg->tx, cfg->ty, cfg->vec);
+    static const char *name[] = {"smem", "direct", "unroll"};
+    snprintf(what, sizeof what, "stencil_%s_%s_%dx%d_v%d_c%d.cu", spec, name[cfg->variant], cfg->tx, cfg->ty,
+             cfg->vec, cfg->chunk);
     CHECK_OK(fdx_stencil_generate(ks, cfg, 1, &src));
     if (!src) return;
     void *cubin = NULL;
@@ -48,11 +49,14 @@ int main(void)
                    rank and precision without compiling the full product. */
                 fdx_stencil_kspec ks = {prec, rank, order / 2, combo % 3, (combo / 3) % 2, (combo / 2) % 2};
                 combo++;
-                for (int variant = 0; variant < 2; variant++) {
+                for (int variant = 0; variant < 3; variant++) {
                     int vmax = prec ? 2 : 4;
-                    for (int vec = 1; vec <= vmax; vec *= 2) {
-                        fdx_stencil_cfg cfg = {variant, rank == 3 ? 32 : 128, rank == 3 ? 8 : 1, vec, 16, 1,
-                                              1 + (order / 2 + vec + variant) % 2};
+                    for (int vec = 1; vec <= vmax && (variant < 2 || rank > 1); vec *= 2) {
+                        /* The unrolled column's length (chunk) is compiled in: the
+                           tuner's 4, 8 and the longest. */
+                        int chunk = variant < 2 ? 16 : vec == 1 ? 4 : vec == 2 ? 8 : FDX_STENCIL_MAX_UNROLL;
+                        fdx_stencil_cfg cfg = {variant, rank == 3 ? 32 : 128, rank == 3 ? 8 : 1, vec, chunk, 1,
+                                              1 + (order / 2 + vec + variant) % 2, variant == 2 && vec == 2};
                         compile_one(&ks, &cfg);
                     }
                 }
@@ -61,7 +65,7 @@ int main(void)
     static const int shapes[][2] = {{32, 4}, {64, 4}, {64, 8}, {32, 16}, {128, 2}};
     for (int i = 0; i < 5; i++) {
         fdx_stencil_kspec ks = {1, 3, 1, 0, 0, 0};
-        fdx_stencil_cfg cfg = {FDX_SV_SMEM, shapes[i][0], shapes[i][1], 2, 16, 1, 1 + i % 2};
+        fdx_stencil_cfg cfg = {FDX_SV_SMEM, shapes[i][0], shapes[i][1], 2, 16, 1, 1 + i % 2, 0};
         compile_one(&ks, &cfg);
         ks.radius = 4;
         cfg.variant = FDX_SV_DIRECT;
@@ -70,7 +74,7 @@ int main(void)
     static const int widths[] = {64, 256, 512};
     for (int i = 0; i < 3; i++) {
         fdx_stencil_kspec ks = {0, 2, 4, FDX_UPDATE_WAVE, 0, 0};
-        fdx_stencil_cfg cfg = {FDX_SV_SMEM, widths[i], 1, 4, 16, 1, 2};
+        fdx_stencil_cfg cfg = {FDX_SV_SMEM, widths[i], 1, 4, 16, 1, 2, 0};
         compile_one(&ks, &cfg);
     }
     printf("compiled %d generated kernels with NVRTC %d.%d\n", compiled, major, minor);

@@ -45,8 +45,11 @@ fdx_status fdx_stencil_kernel_get(const fdx_backend *be, const fdx_device_info *
     char spec[32], key[160];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     /* The CPU kernel does not depend on the configuration (all run-time). */
-    snprintf(key, sizeof key, "%s/%d/%.60s/%s/%d.%d.%d.%d.%d", be->name, dev->ordinal, dev->name, spec,
-             cuda ? cfg->variant : 0, cuda ? cfg->tx : 0, cuda ? cfg->ty : 0, cuda ? cfg->vec : 0, cuda ? cfg->pd : 0);
+    /* The unrolled kernel bakes its column length (chunk) and block order in. */
+    int unroll = cuda && cfg->variant == FDX_SV_UNROLL;
+    snprintf(key, sizeof key, "%s/%d/%.60s/%s/%d.%d.%d.%d.%d.%d.%d", be->name, dev->ordinal, dev->name, spec,
+             cuda ? cfg->variant : 0, cuda ? cfg->tx : 0, cuda ? cfg->ty : 0, cuda ? cfg->vec : 0, cuda ? cfg->pd : 0,
+             unroll ? cfg->chunk : 0, unroll ? cfg->zfast : 0);
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < nkernels; i++)
         if (strcmp(kernels[i].key, key) == 0) {
@@ -101,12 +104,13 @@ int fdx_stencil_tuned_find(const char *key, int memory_only, fdx_stencil_cfg *cf
         return 0;
     }
     fdx_stencil_cfg c;
-    /* One line: "fdx-tune 2 variant tx ty vec chunk by pd"; anything else is
-       ignored, so a damaged file only costs a re-tune. */
-    if (sscanf((const char *)data, "fdx-tune 2 %d %d %d %d %d %d %d", &c.variant, &c.tx, &c.ty, &c.vec, &c.chunk,
-               &c.by, &c.pd) == 7 &&
-        (c.variant == FDX_SV_SMEM || c.variant == FDX_SV_DIRECT) && c.tx >= 1 && c.ty >= 1 && c.tx * c.ty <= 1024 &&
-        (c.vec == 1 || c.vec == 2 || c.vec == 4) && c.chunk >= 1 && c.by >= 1 && (c.pd == 1 || c.pd == 2)) {
+    /* One line: "fdx-tune 3 variant tx ty vec chunk by pd zfast"; anything
+       else is ignored, so a damaged or older file only costs a re-tune. */
+    if (sscanf((const char *)data, "fdx-tune 3 %d %d %d %d %d %d %d %d", &c.variant, &c.tx, &c.ty, &c.vec, &c.chunk,
+               &c.by, &c.pd, &c.zfast) == 8 &&
+        c.variant >= FDX_SV_SMEM && c.variant <= FDX_SV_UNROLL && c.tx >= 1 && c.ty >= 1 && c.tx * c.ty <= 1024 &&
+        (c.vec == 1 || c.vec == 2 || c.vec == 4) && c.chunk >= 1 && c.by >= 1 && (c.pd == 1 || c.pd == 2) &&
+        (c.zfast == 0 || c.zfast == 1) && (c.variant != FDX_SV_UNROLL || c.chunk <= FDX_STENCIL_MAX_UNROLL)) {
         *cfg = c;
         found = 1;
         pthread_mutex_lock(&lock);
@@ -126,8 +130,8 @@ void fdx_stencil_tuned_store(const char *key, const fdx_stencil_cfg *cfg)
     remember(key, cfg);
     pthread_mutex_unlock(&lock);
     char path[4096], text[128];
-    int n = snprintf(text, sizeof text, "fdx-tune 2 %d %d %d %d %d %d %d\n", cfg->variant, cfg->tx, cfg->ty, cfg->vec,
-                     cfg->chunk, cfg->by, cfg->pd);
+    int n = snprintf(text, sizeof text, "fdx-tune 3 %d %d %d %d %d %d %d %d\n", cfg->variant, cfg->tx, cfg->ty,
+                     cfg->vec, cfg->chunk, cfg->by, cfg->pd, cfg->zfast);
     if (fdx_cache_path(key, ".tune", path, sizeof path) != FDX_OK ||
         fdx_write_atomic(path, text, (size_t)n) != FDX_OK) {
         FDX_WARN("not saving stencil tuning: %s", fdx_last_error());

@@ -53,6 +53,7 @@ typedef struct gen {
     const fdx_stencil_cfg *cfg;
     int cuda, r, rm, ry, vec;
     const char *real;
+    int plane; /* unroll: the column plane being computed */
 } gen;
 
 static void emit_prelude(sb *b, const gen *g)
@@ -203,8 +204,25 @@ static void emit_vload(sb *b, const gen *g, const char *pre, const char *suf, co
     put(b, " }");
 }
 
+/* Unrolled column: c<lane>_<t> holds plane t of the column (plane k0 - rm + t),
+   pl<t> points at this thread's first lane in that plane. */
+static void unroll_neighbour(sb *b, const gen *g, int a, int off, int v)
+{
+    static const char comp[4] = {'x', 'y', 'z', 'w'};
+    int t = g->plane + g->rm;
+    if (a == 2) put(b, "c%d_%d", v, t + off);
+    else if (a == 0 && v + off >= 0 && v + off < g->vec) put(b, "c%d_%d", v + off, t);
+    else if (a == 0) put(b, "__ldg(pl%d + %d)", t, v + off);
+    else if (g->vec > 1) put(b, "y%c%d_%d.%c", off < 0 ? 'm' : 'p', off < 0 ? -off : off, g->plane, comp[v]);
+    else put(b, "__ldg(pl%d + %d * sy)", t, off);
+}
+
 static void cuda_neighbour(sb *b, const gen *g, int a, int off, int v)
 {
+    if (g->cfg->variant == FDX_SV_UNROLL) {
+        unroll_neighbour(b, g, a, off, v);
+        return;
+    }
     if (a == 2) {
         put(b, "q%d_%d", v, g->rm + off);
     } else if (g->cfg->variant == FDX_SV_SMEM) {
@@ -225,6 +243,24 @@ static void emit_lanes(sb *b, const gen *g, const char *name)
     put(b, "    real");
     for (int v = 0; v < g->vec; v++) put(b, "%s %s%d = 0", v ? "," : "", name, v);
     put(b, ";\n");
+}
+
+/* Streaming stores of the lanes r0.. at `dst` (x the thread's first point),
+   whole vectors where every lane is interior. */
+static void emit_store(sb *b, const gen *g, const char *dst)
+{
+    if (g->vec == 1) {
+        put(b, "            if (x >= %d && x < nx - %d) __stcs(%s, r0);\n", g->r, g->r, dst);
+        return;
+    }
+    static const char comp[4] = {'x', 'y', 'z', 'w'};
+    put(b, "            if (x >= %d && x + %d <= nx - %d) {\n                realv o_;", g->r, g->vec, g->r);
+    for (int v = 0; v < g->vec; v++) put(b, " o_.%c = r%d;", comp[v], v);
+    put(b, "\n                __stcs((realv *)(%s), o_);\n            } else {\n", dst);
+    for (int v = 0; v < g->vec; v++)
+        put(b, "                if (x + %d >= %d && x + %d < nx - %d) __stcs(%s + %d, r%d);\n", v, g->r, v, g->r,
+            dst, v, v);
+    put(b, "            }\n");
 }
 
 /* One plane of the march at plane `kv`: take the column's new top from
@@ -283,18 +319,7 @@ static void emit_step(sb *b, const gen *g, const char *kv, const char *buf, int 
         put(b, "            ");
         emit_point(b, g, cuda_neighbour, "p.", v, centre, prev, cf, res);
     }
-    if (g->vec == 1) {
-        put(b, "            if (x >= %d && x < nx - %d) __stcs(out + q, r0);\n", g->r, g->r);
-    } else {
-        static const char comp[4] = {'x', 'y', 'z', 'w'};
-        put(b, "            if (x >= %d && x + %d <= nx - %d) {\n                realv o_;", g->r, g->vec, g->r);
-        for (int v = 0; v < g->vec; v++) put(b, " o_.%c = r%d;", comp[v], v);
-        put(b, "\n                __stcs((realv *)(out + q), o_);\n            } else {\n");
-        for (int v = 0; v < g->vec; v++)
-            put(b, "                if (x + %d >= %d && x + %d < nx - %d) __stcs(out + q + %d, r%d);\n", v, g->r, v,
-                g->r, v, v);
-        put(b, "            }\n");
-    }
+    emit_store(b, g, "out + q");
     put(b, "        }\n");
     /* Shift the column: registers, no memory traffic. */
     for (int v = 0; v < g->vec; v++) {
@@ -302,6 +327,92 @@ static void emit_step(sb *b, const gen *g, const char *kv, const char *buf, int 
         for (int t = 0; t < 2 * g->rm; t++) put(b, " q%d_%d = q%d_%d;", v, t, v, t + 1);
         put(b, "\n");
     }
+}
+
+/* The unrolled column: each thread owns planes k0 .. k0+U-1 of its (x, y)
+   column (U = chunk, a constant here).  Every column value, u_prev and coef
+   load is issued before the first point is computed: U + 2 rm independent
+   (vector) loads per thread in flight, where the march has one or two.  The
+   in-plane neighbours come through L1 like the direct strategy.  No shared
+   memory and no barriers, so threads outside the grid leave at once.
+   In-plane offsets are 32-bit; only the per-thread base pointer is 64-bit. */
+static void emit_cuda_unroll(sb *b, gen *g)
+{
+    const fdx_stencil_cfg *c = g->cfg;
+    const int U = c->chunk, T = U + 2 * g->rm, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef;
+    put(b, "extern \"C\" __global__ void __launch_bounds__(%d) " FDX_STENCIL_ENTRY
+           "(real *__restrict__ out, const real *__restrict__ u, const real *__restrict__ up,\n"
+           "    const real *__restrict__ cf, const struct fdx_p p)\n{\n",
+        c->tx * c->ty);
+    put(b, "    const int nx = (int)p.n[0], ny = (int)p.n[1], sy = nx;\n"
+           "    const long long nm = p.n[2], sm = p.n[0] * p.n[1];\n");
+    if (c->zfast)
+        put(b, "    const int bx = blockIdx.y, by = blockIdx.z, bz = blockIdx.x;\n");
+    else
+        put(b, "    const int bx = blockIdx.x, by = blockIdx.y, bz = blockIdx.z;\n");
+    put(b, "    const int x = bx * %d + (int)threadIdx.x * %d, y = by * %d + (int)threadIdx.y;\n", c->tx * g->vec,
+        g->vec, c->ty);
+    put(b, "    if (x >= nx || y < %d || y >= ny - %d) return;\n", g->ry, g->ry);
+    put(b, "    const long long k0 = %d + (long long)bz * %d;\n", g->rm, U);
+    put(b, "    const int nk = nm - %d - k0 < %d ? (int)(nm - %d - k0) : %d; /* planes to write */\n", g->rm, U,
+        g->rm, U);
+    put(b, "    const long long base = x + (long long)y * sy + (k0 - %d) * sm;\n", g->rm);
+    put(b, "    (void)up, (void)cf, (void)sy;\n");
+    /* Column planes t = 0..T-1.  The last block may have fewer than U planes
+       to write: its missing planes' pointers are clamped to the last plane
+       that exists, so every load is unconditional (the compiler may issue them
+       all at once) and only the stores are guarded. */
+    put(b, "    const int tl = nk + %d; /* the last plane that exists */\n", 2 * g->rm - 1);
+    for (int t = 0; t < T; t++) put(b, "    const real *pl%d = u + base + (%d < tl ? %d : tl) * sm;\n", t, t, t);
+    for (int v = 0; v < g->vec; v++) {
+        put(b, "    real");
+        for (int t = 0; t < T; t++) put(b, "%s c%d_%d = 0", t ? "," : "", v, t);
+        put(b, ";\n");
+    }
+    char suf[32], ptr[16], idx[96];
+    for (int t = 0; t < T; t++) {
+        snprintf(suf, sizeof suf, "_%d", t);
+        snprintf(ptr, sizeof ptr, "pl%d", t);
+        put(b, "    "), emit_vload(b, g, "c", suf, ptr, "0", "__ldg"), put(b, "\n");
+    }
+    /* u_prev and coef at the column's own planes, streamed (read once). */
+    const char *pw[2] = {wave ? "pu" : NULL, coef ? "pc" : NULL}, *src[2] = {"up", "cf"};
+    for (int i = 0; i < 2; i++) {
+        if (!pw[i]) continue;
+        for (int v = 0; v < g->vec; v++) {
+            put(b, "    real");
+            for (int j = 0; j < U; j++) put(b, "%s %s%d_%d = 0", j ? "," : "", pw[i], v, j);
+            put(b, ";\n");
+        }
+        for (int j = 0; j < U; j++) {
+            snprintf(suf, sizeof suf, "_%d", j);
+            snprintf(idx, sizeof idx, "base + (%d < nk ? %d : nk - 1) * sm + %d * sm", j, j, g->rm);
+            put(b, "    "), emit_vload(b, g, pw[i], suf, src[i], idx, "__ldcs"), put(b, "\n");
+        }
+    }
+    char centre[16], prev[16], cfv[16], res[16];
+    for (int j = 0; j < U; j++) {
+        g->plane = j;
+        /* y neighbours as whole vectors (aligned: vec divides nx). */
+        for (int o = -g->ry; o <= g->ry && g->vec > 1; o++) {
+            if (!o) continue;
+            snprintf(suf, sizeof suf, "y%c%d_%d", o < 0 ? 'm' : 'p', o < 0 ? -o : o, j);
+            put(b, "    const realv %s = __ldg((const realv *)(pl%d + (%d) * sy));\n", suf, j + g->rm, o);
+        }
+        put(b, "    if (%d < nk) {\n", j);
+        for (int v = 0; v < g->vec; v++) {
+            snprintf(centre, sizeof centre, "c%d_%d", v, j + g->rm);
+            snprintf(prev, sizeof prev, "pu%d_%d", v, j);
+            snprintf(cfv, sizeof cfv, "pc%d_%d", v, j);
+            snprintf(res, sizeof res, "r%d", v);
+            put(b, "            ");
+            emit_point(b, g, cuda_neighbour, "p.", v, centre, prev, cfv, res);
+        }
+        snprintf(idx, sizeof idx, "out + base + %d * sm", j + g->rm);
+        emit_store(b, g, idx);
+        put(b, "    }\n");
+    }
+    put(b, "}\n");
 }
 
 static void emit_cuda(sb *b, const gen *g)
@@ -394,7 +505,7 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
               ks->radius);
     FDX_CHECK(ks->rank >= 1 && ks->rank <= 3, FDX_ERR_INTERNAL, "stencil rank %d", ks->rank);
     gen g = {ks, cfg, cuda, ks->radius, ks->rank >= 2 ? ks->radius : 0, ks->rank == 3 ? ks->radius : 0,
-             cuda ? cfg->vec : 1, ks->is_double ? "double" : "float"};
+             cuda ? cfg->vec : 1, ks->is_double ? "double" : "float", 0};
     if (cuda) {
         FDX_CHECK(cfg->vec == 1 || cfg->vec == 2 || (cfg->vec == 4 && !ks->is_double), FDX_ERR_INTERNAL,
                   "vector width %d for %s", cfg->vec, g.real);
@@ -404,10 +515,15 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
                   FDX_ERR_INTERNAL, "block %dx%d too small for the halo of radius %d", cfg->tx, cfg->ty, g.r);
         FDX_CHECK(cfg->pd == 1 || cfg->pd == 2, FDX_ERR_INTERNAL, "prefetch distance %d", cfg->pd);
         FDX_CHECK(ks->rank == 3 || cfg->ty == 1, FDX_ERR_INTERNAL, "rank %d needs ty 1, got %d", ks->rank, cfg->ty);
+        FDX_CHECK(cfg->variant != FDX_SV_UNROLL || (ks->rank >= 2 && cfg->chunk >= 1 &&
+                                                    cfg->chunk <= FDX_STENCIL_MAX_UNROLL),
+                  FDX_ERR_INTERNAL, "unrolled column of %d planes in rank %d", cfg->chunk, ks->rank);
     }
     sb b = {0};
     emit_prelude(&b, &g);
-    if (cuda) {
+    if (cuda && cfg->variant == FDX_SV_UNROLL) {
+        emit_cuda_unroll(&b, &g);
+    } else if (cuda) {
         emit_cuda(&b, &g);
     } else {
         emit_cpu_stream(&b, &g);

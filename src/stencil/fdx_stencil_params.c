@@ -40,17 +40,27 @@ void fdx_stencil_params_build(const fdx_stencil_kspec *ks, const fdx_stencil_cfg
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-fdx_status fdx_stencil_launch_dims(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3],
-                                   fdx_launch_dims *d)
+/* Blocks along each grid dimension; 1 when they are within CUDA's limits.
+   zfast: the chunk index is the grid's fastest dimension. */
+static int grid3(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3], int64_t g[3])
 {
     int rm = ks->rank >= 2 ? ks->radius : 0;
     int64_t gx = ceil_div(n3[0], (int64_t)cfg->tx * cfg->vec), gy = ceil_div(n3[1], cfg->ty);
     int64_t gz = ceil_div(n3[2] - 2 * rm, cfg->chunk);
-    FDX_CHECK(gx <= 0x7fffffff && gy <= 65535 && gz <= 65535, FDX_ERR_UNSUPPORTED,
+    g[0] = gx, g[1] = gy, g[2] = gz;
+    if (cfg->zfast) g[0] = gz, g[1] = gx, g[2] = gy;
+    return g[0] <= 0x7fffffff && g[1] <= 65535 && g[2] <= 65535;
+}
+
+fdx_status fdx_stencil_launch_dims(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3],
+                                   fdx_launch_dims *d)
+{
+    int64_t g[3];
+    FDX_CHECK(grid3(ks, cfg, n3, g), FDX_ERR_UNSUPPORTED,
               "shape %lldx%lldx%lld needs a grid of %lldx%lldx%lld blocks, over CUDA's limits",
-              (long long)n3[0], (long long)n3[1], (long long)n3[2], (long long)gx, (long long)gy, (long long)gz);
+              (long long)n3[0], (long long)n3[1], (long long)n3[2], (long long)g[0], (long long)g[1], (long long)g[2]);
     memset(d, 0, sizeof *d);
-    d->grid[0] = (unsigned)gx, d->grid[1] = (unsigned)gy, d->grid[2] = (unsigned)gz;
+    d->grid[0] = (unsigned)g[0], d->grid[1] = (unsigned)g[1], d->grid[2] = (unsigned)g[2];
     d->block[0] = (unsigned)cfg->tx, d->block[1] = (unsigned)cfg->ty, d->block[2] = 1;
     return FDX_OK;
 }
@@ -61,16 +71,23 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
     if (cfg->vec == 4 && ks->is_double) return 0;
     if (ks->rank < 3 && cfg->ty != 1) return 0;
     if (cfg->variant == FDX_SV_SMEM && (cfg->tx < ks->radius || (ks->rank == 3 && cfg->ty < ks->radius))) return 0;
-    int rm = ks->rank >= 2 ? ks->radius : 0;
-    int64_t gy = ceil_div(n3[1], cfg->ty), gz = ceil_div(n3[2] - 2 * rm, cfg->chunk);
-    return cfg->chunk >= 1 && gy <= 65535 && gz <= 65535;
+    /* The unrolled column needs a marching axis and a register budget; only
+       it can reorder its blocks. */
+    if (cfg->variant == FDX_SV_UNROLL && (ks->rank < 2 || cfg->chunk > FDX_STENCIL_MAX_UNROLL)) return 0;
+    if (cfg->zfast && cfg->variant != FDX_SV_UNROLL) return 0;
+    int64_t g[3];
+    return cfg->chunk >= 1 && grid3(ks, cfg, n3, g);
 }
 
 void fdx_stencil_cfg_text(const fdx_stencil_cfg *cfg, int cuda, char *buf, size_t n)
 {
-    if (cuda)
-        snprintf(buf, n, "%s %dx%d vec%d pd%d chunk %d", cfg->variant == FDX_SV_SMEM ? "smem" : "direct", cfg->tx,
-                 cfg->ty, cfg->vec, cfg->pd, cfg->chunk);
+    static const char *name[] = {"smem", "direct", "unroll"};
+    if (cuda && cfg->variant == FDX_SV_UNROLL)
+        snprintf(buf, n, "unroll %dx%d vec%d planes %d%s", cfg->tx, cfg->ty, cfg->vec, cfg->chunk,
+                 cfg->zfast ? " zfast" : "");
+    else if (cuda)
+        snprintf(buf, n, "%s %dx%d vec%d pd%d chunk %d", name[cfg->variant], cfg->tx, cfg->ty, cfg->vec, cfg->pd,
+                 cfg->chunk);
     else
         snprintf(buf, n, "cpu rows %d chunk %d", cfg->by, cfg->chunk);
 }

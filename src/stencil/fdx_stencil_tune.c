@@ -68,7 +68,7 @@ typedef struct search {
     void *arg;
     fdx_stencil_cfg best;
     double best_ms;
-    fdx_stencil_cfg tried[64];
+    fdx_stencil_cfg tried[96];
     int ntried;
 } search;
 
@@ -77,7 +77,7 @@ static void try_cfg(search *s, fdx_stencil_cfg c)
     if (s->cuda && !fdx_stencil_cfg_fits(s->ks, &c, s->n3)) return;
     for (int i = 0; i < s->ntried; i++)
         if (memcmp(&c, &s->tried[i], sizeof c) == 0) return;
-    if (s->ntried < 64) s->tried[s->ntried++] = c;
+    if (s->ntried < 96) s->tried[s->ntried++] = c;
     double ms = INFINITY;
     char text[96];
     fdx_stencil_cfg_text(&c, s->cuda, text, sizeof text);
@@ -115,7 +115,18 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
                     c.variant = variant, c.vec = v, c.pd = pd;
                     try_cfg(&s, c);
                 }
-        /* Stage 2: block shape (threads); the chunk follows the shape. */
+        /* The unrolled column: its length, widest vectors and half that,
+           both block orders (stage 3 tries other lengths). */
+        if (ks->rank >= 2)
+            for (int u = 4; u <= 8; u *= 2)
+                for (int v = vmax; v >= 1 && v * 2 >= vmax; v /= 2)
+                    for (int z = 0; z < 2; z++) {
+                        fdx_stencil_cfg c = d;
+                        c.variant = FDX_SV_UNROLL, c.vec = v, c.chunk = u, c.zfast = z, c.pd = 1;
+                        try_cfg(&s, c);
+                    }
+        /* Stage 2: block shape (threads); the chunk follows the shape, except
+           the unrolled column's, which is its length. */
         static const int shapes3[][2] = {{32, 4}, {64, 4}, {32, 8}, {64, 8}, {32, 16}, {128, 2}};
         static const int shapes2[][2] = {{64, 1}, {128, 1}, {256, 1}, {512, 1}};
         fdx_stencil_cfg base = s.best;
@@ -124,7 +135,7 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
             fdx_stencil_cfg c = base;
             c.tx = ks->rank == 3 ? shapes3[i][0] : shapes2[i][0];
             c.ty = ks->rank == 3 ? shapes3[i][1] : shapes2[i][1];
-            c.chunk = default_chunk(ks, dev, cuda, n3, &c);
+            if (c.variant != FDX_SV_UNROLL) c.chunk = default_chunk(ks, dev, cuda, n3, &c);
             try_cfg(&s, c);
         }
     } else {
@@ -169,7 +180,7 @@ void fdx_stencil_tune_key(const char *backend, const fdx_device_info *dev, const
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     fdx_hash h;
     fdx_hash_init(&h);
-    fdx_hash_add_str(&h, "stencil-tune-v1");
+    fdx_hash_add_str(&h, "stencil-tune-v2");
     fdx_hash_add_str(&h, backend);
     fdx_hash_add_str(&h, dev->name);
     fdx_hash_add(&h, &dev->sm_count, sizeof dev->sm_count);

@@ -1,7 +1,9 @@
 # Stencil engine (issue 3), in priority order so a run cut short keeps the
 # most important results: the GPU tests, the GPU benchmark records (tuning
-# forced, its log kept), the CPU records, the GPU test under compute-sanitizer
-# (memcheck, racecheck), and the hardware counters of the headline kernels.
+# forced, its log kept, every timed candidate in stencil-tuning.txt), the CPU
+# records (STENCIL_CPU=0: none), the GPU test under compute-sanitizer
+# (STENCIL_SAN_TOOLS, default memcheck and racecheck), and the hardware
+# counters of the headline kernels (STENCIL_COUNTERS=0: none).
 # Few files may come back from $OUT: everything but the records goes into
 # stencil.log.
 set -u
@@ -18,10 +20,14 @@ tail -8 "$log"
 echo "== bench stencil (cuda, tune ${STENCIL_TUNE:-force})" | tee -a "$log"
 FDX_LOG=info "$FDX_BIN" bench stencil --backend cuda --tune "${STENCIL_TUNE:-force}" --json ${STENCIL_CASES:+--cases $STENCIL_CASES} \
   2>>"$log" | tee -a "$gpu" | cut -c1-330
-echo "== bench stencil (cpu)" | tee -a "$log"
-"$FDX_BIN" bench stencil --backend cpu --json 2>>"$log" | tee -a "$cpu" | cut -c1-300
+# Every candidate the tuner timed, per case, for the notes.
+grep -E "tuning:|tuned for" "$log" | sed 's/^.*\(tuning:\|stencil tuned\)/\1/' >"$OUT/stencil-tuning.txt"
+if [ "${STENCIL_CPU:-1}" = 1 ]; then
+  echo "== bench stencil (cpu)" | tee -a "$log"
+  "$FDX_BIN" bench stencil --backend cpu --json 2>>"$log" | tee -a "$cpu" | cut -c1-300
+fi
 if [ "${STENCIL_SANITIZER:-1}" = 1 ]; then
-  for tool in memcheck racecheck; do
+  for tool in ${STENCIL_SAN_TOOLS:-memcheck racecheck}; do
     if timeout "${STENCIL_SANITIZER_S:-150}" compute-sanitizer --tool $tool --error-exitcode 99 "$bin/test_stencil_gpu" >"$OUT/san.tmp" 2>&1; then
       echo "sanitizer $tool test_stencil_gpu: clean" | tee -a "$log"
     else
