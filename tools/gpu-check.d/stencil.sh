@@ -15,6 +15,7 @@ rm -f "$OUT/build.log" # the build succeeded to get here
 {
   echo "== test_stencil_gpu"; "$bin/test_stencil_gpu" 2>&1 | tail -20
   echo "== test_laplacian_gpu"; "$bin/test_laplacian_gpu" 2>&1 | tail -5
+  echo "== test_stencil_tune"; "$bin/test_stencil_tune" 2>&1 | tail -5
 } >>"$log" 2>&1
 tail -8 "$log"
 echo "== bench stencil (cuda, tune ${STENCIL_TUNE:-force})" | tee -a "$log"
