@@ -7,6 +7,8 @@
 #include "layout/fdx_layout_plan.h"
 
 #include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
 
 namespace {
 
@@ -115,6 +117,141 @@ __global__ void __launch_bounds__(THREADS) rows_kernel(T *__restrict__ dst, cons
     for (int k = 0; k < EPT; k++) {
         uint32_t t = threadIdx.x + k * THREADS, kb = qdiv(t, a.divTA), ka = t - kb * a.TA;
         if (t < n && ka < va && kb < vb) d[ka + kb * a.dK] = v[k];
+    }
+}
+
+/* Packed tiles: tile axes in src order (read side) and dst order (write
+   side), precomputed on the host so the kernel indexes them statically. */
+struct PackArgs {
+    int rank;
+    uint32_t ntiles, W;
+    FastDiv pad;                                     /* one padding word per pad.d buffer words */
+    FastDiv tiles[FDX_MAX_RANK];                     /* tiles along each src axis */
+    uint32_t te[FDX_MAX_RANK];                       /* tile extents, src order */
+    int64_t n[FDX_MAX_RANK], ss[FDX_MAX_RANK], ds[FDX_MAX_RANK];
+    FastDiv rte[FDX_MAX_RANK];                       /* read order: tile extents (src axes) */
+    FastDiv wte[FDX_MAX_RANK];                       /* write order: tile extents (dst axes) */
+    int64_t wds[FDX_MAX_RANK];                       /* write order: dst strides */
+    uint32_t wlin[FDX_MAX_RANK];                     /* write order: src-linear in-tile strides */
+    int rcut[2], wcut[2];                            /* positions of cut[0], cut[1] in each order (-1: none) */
+};
+
+/* One tile slot t (0 <= t < THREADS * EPT) of a packed tile, decomposed in
+   src order (the read side) and in dst order (the write side); slots past
+   the tile's W words get coordinates that never pass the bounds check. */
+struct PackSlot {
+    int32_t so, dof;     /* in-tile src and dst offsets */
+    uint32_t smw, smr;   /* buffer positions written (src order) and read (dst order) */
+    uint32_t rc, wc;     /* coordinates along cut[0] | cut[1] << 16, read and write order */
+};
+
+__host__ __device__ __forceinline__ uint32_t hqdiv(uint32_t n, const FastDiv &f)
+{
+#ifdef __CUDA_ARCH__
+    return qdiv(n, f);
+#else
+    return (uint32_t)(((uint64_t)n * f.mul >> 32) + n) >> f.shift;
+#endif
+}
+
+__host__ __device__ __forceinline__ PackSlot pack_slot(const PackArgs &a, uint32_t t)
+{
+    PackSlot r;
+    uint32_t rest = t, c0 = 0, c1 = 0, lin = 0;
+    int64_t off = 0;
+#pragma unroll
+    for (int q = 0; q < FDX_MAX_RANK; q++) {
+        if (q >= a.rank) break;
+        uint32_t d = hqdiv(rest, a.rte[q]), c = rest - d * a.rte[q].d;
+        rest = d;
+        off += (int64_t)c * a.ss[q];
+        if (q == a.rcut[0]) c0 = c;
+        if (q == a.rcut[1]) c1 = c;
+    }
+    r.so = (int32_t)off;
+    r.smw = t + hqdiv(t, a.pad);
+    r.rc = t < a.W ? c0 | c1 << 16 : 0xFFFFFFFFu;
+    rest = t, c0 = 0, c1 = 0, off = 0;
+#pragma unroll
+    for (int q = 0; q < FDX_MAX_RANK; q++) {
+        if (q >= a.rank) break;
+        uint32_t d = hqdiv(rest, a.wte[q]), c = rest - d * a.wte[q].d;
+        rest = d;
+        off += (int64_t)c * a.wds[q];
+        lin += c * a.wlin[q];
+        if (q == a.wcut[0]) c0 = c;
+        if (q == a.wcut[1]) c1 = c;
+    }
+    r.dof = (int32_t)off;
+    r.smr = lin + hqdiv(lin, a.pad);
+    r.wc = t < a.W ? c0 | c1 << 16 : 0xFFFFFFFFu;
+    return r;
+}
+
+/* Tile tl: src and dst offsets of its origin, valid extents along the cut axes. */
+__host__ __device__ __forceinline__ void pack_tile(const PackArgs &a, uint32_t tl, int64_t &sb, int64_t &db,
+                                                   uint32_t &v0, uint32_t &v1)
+{
+    uint32_t rest = tl;
+    sb = 0, db = 0, v0 = 1, v1 = 1;
+#pragma unroll
+    for (int q = 0; q < FDX_MAX_RANK; q++) {
+        if (q >= a.rank) break;
+        uint32_t d = hqdiv(rest, a.tiles[q]), c = rest - d * a.tiles[q].d;
+        rest = d;
+        int64_t o = (int64_t)c * a.te[q];
+        sb += o * a.ss[q];
+        db += o * a.ds[q];
+        uint32_t v = (uint32_t)(a.n[q] - o < (int64_t)a.te[q] ? a.n[q] - o : (int64_t)a.te[q]);
+        if (q == a.rcut[0]) v0 = v;
+        if (q == a.rcut[1]) v1 = v;
+    }
+}
+
+__host__ __device__ __forceinline__ bool pack_ok(uint32_t c, uint32_t v0, uint32_t v1)
+{
+    return (c & 0xFFFFu) < v0 && (c >> 16) < v1;
+}
+
+/* Persistent blocks: each thread decomposes its EPT tile slots once, then
+   walks tiles blockIdx.x, +gridDim.x, ... paying only the tile origin and
+   one compare per word.  The buffer holds the tile in src order with one
+   padding word per pad.d words (pad.d = the src-linear stride of the
+   dst-fastest axis when even), so the write side reads it without bank
+   conflicts. */
+template <typename T, int MINB>
+__global__ void __launch_bounds__(THREADS, MINB) packed_kernel(T *__restrict__ dst, const T *__restrict__ src, PackArgs a)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *tile = reinterpret_cast<T *>(smem_raw);
+    int32_t so[EPT], dof[EPT];
+    uint32_t smr[EPT], rc[EPT], wc[EPT];
+#pragma unroll
+    for (int k = 0; k < EPT; k++) {
+        PackSlot sl = pack_slot(a, threadIdx.x + k * THREADS);
+        so[k] = sl.so, dof[k] = sl.dof, smr[k] = sl.smr, rc[k] = sl.rc, wc[k] = sl.wc;
+    }
+    for (uint32_t tl = blockIdx.x; tl < a.ntiles; tl += gridDim.x) {
+        int64_t sb, db;
+        uint32_t v0, v1;
+        pack_tile(a, tl, sb, db, v0, v1);
+        const T *sp = src + sb;
+        T *dp = dst + db;
+        T v[EPT];
+#pragma unroll
+        for (int k = 0; k < EPT; k++)
+            if (pack_ok(rc[k], v0, v1)) v[k] = sp[so[k]];
+#pragma unroll
+        for (int k = 0; k < EPT; k++)
+            if (pack_ok(rc[k], v0, v1)) { /* the write position is cheap to recompute: saves registers */
+                const uint32_t t = threadIdx.x + k * THREADS;
+                tile[t + qdiv(t, a.pad)] = v[k];
+            }
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < EPT; k++)
+            if (pack_ok(wc[k], v0, v1)) dp[dof[k]] = tile[smr[k]];
+        __syncthreads();
     }
 }
 
@@ -267,6 +404,73 @@ template <> struct Word<16> { typedef uint4 type; };
 
 unsigned blocks_of(int64_t n, int64_t per) { return (unsigned)((n + per - 1) / per); }
 
+/* FDX_LAYOUT_KERNEL=tiled (the 2D tile kernel) and FDX_LAYOUT_PERSIST=0 (one
+   tile per block) are for measurements only, like FDX_LAYOUT_TILE. */
+bool env_is(const char *name, const char *value)
+{
+    const char *e = getenv(name);
+    return e && strcmp(e, value) == 0;
+}
+
+/* The kernel's view of a packed plan; the tile count in *ntiles. */
+PackArgs pack_args(const fdx_perm_plan *p, int64_t *ntiles_out, int64_t *words)
+{
+    PackArgs a;
+    memset(&a, 0, sizeof a);
+    a.rank = p->rank;
+    int64_t tst[FDX_MAX_RANK + 1], ntiles = 1;
+    tst[0] = 1;
+    for (int q = 0; q < p->rank; q++) {
+        int64_t tiles = blocks_of(p->n[q], p->te[q]);
+        a.tiles[q] = fd(tiles), a.te[q] = (uint32_t)p->te[q], a.rte[q] = fd(p->te[q]);
+        a.n[q] = p->n[q], a.ss[q] = p->ss[q], a.ds[q] = p->ds[q];
+        tst[q + 1] = tst[q] * p->te[q];
+        ntiles *= tiles;
+    }
+    for (int q = 0; q < p->rank; q++) {
+        int ax = p->s[q];
+        a.wte[q] = fd(p->te[ax]), a.wds[q] = p->ds[ax], a.wlin[q] = (uint32_t)tst[ax];
+    }
+    for (int i = 0; i < 2; i++) {
+        a.rcut[i] = p->cut[i], a.wcut[i] = -1;
+        for (int q = 0; q < p->rank; q++)
+            if (p->cut[i] >= 0 && p->s[q] == p->cut[i]) a.wcut[i] = q;
+    }
+    a.ntiles = (uint32_t)ntiles, a.W = (uint32_t)tst[p->rank];
+    /* pad when the dst-fastest axis walks the buffer with an even stride >= 4 */
+    int64_t P = tst[p->s[0]];
+    a.pad = fd(P >= 4 && P % 2 == 0 ? P : (int64_t)1 << 30);
+    *ntiles_out = ntiles;
+    *words = tst[p->rank];
+    return a;
+}
+
+template <typename T>
+fdx_status launch_packed(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st)
+{
+    int64_t ntiles, words;
+    PackArgs a = pack_args(p, &ntiles, &words);
+    FDX_CHECK(ntiles < ((int64_t)1 << 31) && words <= THREADS * EPT, FDX_ERR_INTERNAL,
+              "packed plan of %lld tiles of %lld words", (long long)ntiles, (long long)words);
+    size_t smem = (size_t)(a.W + (a.W - 1) / a.pad.d + 1) * sizeof(T);
+    FDX_CHECK(smem <= 48 * 1024, FDX_ERR_INTERNAL, "tile of %zu bytes exceeds 48 KiB", smem);
+    /* 2 blocks per SM hold the precomputed slots in registers; 3 (measured
+       with FDX_LAYOUT_BLOCKS=3) spill some of them to local memory. */
+    void (*kernel)(T *, const T *, PackArgs) = env_is("FDX_LAYOUT_BLOCKS", "3") ? packed_kernel<T, 3> : packed_kernel<T, 2>;
+    int64_t grid = ntiles;
+    if (!env_is("FDX_LAYOUT_PERSIST", "0")) {
+        int dev = 0, sms = 0, per = 0;
+        FDX_CUDA_TRY(cudaGetDevice(&dev));
+        FDX_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        FDX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, THREADS, smem));
+        if (per < 1) per = 1;
+        if (grid > (int64_t)per * sms) grid = (int64_t)per * sms;
+    }
+    kernel<<<(unsigned)grid, THREADS, smem, st>>>((T *)dst, (const T *)src, a);
+    FDX_CUDA_CHECK_LAUNCH("packed_kernel");
+    return FDX_OK;
+}
+
 template <int W>
 fdx_status launch_perm(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st)
 {
@@ -292,6 +496,8 @@ fdx_status launch_perm(void *dst, const void *src, const fdx_perm_plan *p, cudaS
         a.bd[b] = b < p->nb ? p->bd[b] : 0;
         if (b < p->nb) blocks *= p->bn[b];
     }
+    if (p->kind == FDX_PLAN_TILED && p->packed && !env_is("FDX_LAYOUT_KERNEL", "tiled"))
+        return launch_packed<T>(dst, src, p, st);
     if (p->kind == FDX_PLAN_ROWS) {
         rows_kernel<T><<<(unsigned)blocks, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
         FDX_CUDA_CHECK_LAUNCH("rows_kernel");

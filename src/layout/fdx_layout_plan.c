@@ -108,6 +108,62 @@ static void choose_tile(fdx_perm_plan *p)
     p->TB = (int)tb;
 }
 
+/* Contiguous run, in words, of a tile with extents te along src (dst = 0)
+   or dst (dst = 1) order: the fastest axes taken whole, times the first one
+   that is not; *frontier is that axis (-1: the tile holds every axis whole). */
+static int64_t tile_run(const fdx_perm_plan *p, const int64_t *te, int dst, int *frontier)
+{
+    int64_t run = 1;
+    *frontier = -1;
+    for (int q = 0; q < p->rank; q++) {
+        int a = dst ? p->s[q] : q;
+        run *= te[a];
+        if (te[a] < p->n[a]) {
+            *frontier = a;
+            break;
+        }
+    }
+    return run;
+}
+
+/* Packed tile: doubles the frontier axis of the side whose run is shorter
+   (dst on ties: partial-sector writes cost more than partial reads) while
+   the tile stays within TILE_WORDS, then lets the cut axes fill the rest,
+   in equal chunks when there are few, else ending on 32- (or 8-) word
+   multiples.  A short fastest axis (runs of 5
+   or 7 words) is thus extended by the next axes of its side. */
+static void choose_packed(fdx_perm_plan *p)
+{
+    int64_t words = 1;
+    for (int a = 0; a < p->rank; a++) p->te[a] = 1;
+    for (;;) {
+        int fs, fd, grown = 0;
+        int64_t rs = tile_run(p, p->te, 0, &fs), rd = tile_run(p, p->te, 1, &fd);
+        const int order[2] = {rs < rd ? fs : fd, rs < rd ? fd : fs};
+        for (int i = 0; i < 2 && !grown; i++) {
+            int a = order[i];
+            if (a < 0) continue;
+            int64_t t = min64(p->n[a], p->te[a] * 2);
+            if (words / p->te[a] * t <= TILE_WORDS) words = words / p->te[a] * t, p->te[a] = t, grown = 1;
+        }
+        if (!grown) break;
+    }
+    int nc = 0;
+    p->cut[0] = p->cut[1] = -1;
+    for (int a = 0; a < p->rank; a++) {
+        if (p->te[a] <= 1 || p->te[a] >= p->n[a]) continue;
+        int64_t rest = words / p->te[a], t = min64(p->n[a], TILE_WORDS / rest), chunks = (p->n[a] + t - 1) / t;
+        if (chunks <= 4) t = (p->n[a] + chunks - 1) / chunks; /* few chunks: equal ones (13 = 7 + 6, not 12 + 1) */
+        else t -= t >= 64 ? t % 32 : t >= 16 ? t % 8 : 0;
+        if (t > p->te[a]) words = rest * t, p->te[a] = t;
+        if (nc < 2) p->cut[nc++] = a;
+    }
+    /* in-tile offsets are 32-bit in the kernel */
+    int64_t smax = 0, dmax = 0;
+    for (int a = 0; a < p->rank; a++) smax += (p->te[a] - 1) * p->ss[a], dmax += (p->te[a] - 1) * p->ds[a];
+    p->packed = nc <= 2 && smax < ((int64_t)1 << 31) && dmax < ((int64_t)1 << 31);
+}
+
 int fdx_perm_plan_square(fdx_perm_plan *p)
 {
     int square = p->rank >= 2 && p->s[0] == 1 && p->s[1] == 0 && p->n[0] == p->n[1] &&
@@ -144,7 +200,7 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         p->kind = FDX_PLAN_COPY;
         return FDX_OK;
     }
-    int64_t ss[FDX_MAX_RANK], ds[FDX_MAX_RANK];
+    int64_t *ss = p->ss, *ds = p->ds;
     strides(p, ss, ds);
     int A, K;
     if (p->s[0] == 0) {
@@ -182,6 +238,7 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         p->nb++;
     }
     choose_tile(p);
+    if (p->kind == FDX_PLAN_TILED) choose_packed(p);
     int64_t blocks = (p->nA + p->TA - 1) / p->TA * ((p->nK + p->TB - 1) / p->TB);
     for (int b = 0; b < p->nb; b++) blocks *= p->bn[b];
     FDX_CHECK(blocks < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",

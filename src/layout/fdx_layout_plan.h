@@ -46,6 +46,16 @@ typedef struct fdx_perm_plan {
     int TA, TB;                        /* tile extents along A and K */
     int nb;                            /* batch axes: extent, src and dst stride */
     int64_t bn[FDX_MAX_RANK], bs[FDX_MAX_RANK], bd[FDX_MAX_RANK];
+    /* Packed tile (TILED plans on CUDA, after cuTT's packed plans): a tile is
+       te[a] indices of every merged src axis a (1 off the tile), grown from
+       the fastest src axes and the fastest dst axes until both contiguous
+       runs are long; at most two axes are cut (1 < te < n), one per side.
+       packed = 0 when the in-tile offsets do not fit in 32 bits: the 2D tile
+       (R, A, K) above is used then. */
+    int packed;
+    int64_t te[FDX_MAX_RANK];
+    int64_t ss[FDX_MAX_RANK], ds[FDX_MAX_RANK]; /* strides of the merged src axes in src and dst */
+    int cut[2];                                 /* the cut axes, -1 where none */
 } fdx_perm_plan;
 
 /* Plans dst[axis p] = src[axis perm[p]] for src extents shape.  align is the
