@@ -95,6 +95,7 @@ static void test_parallel_and_reductions(void)
     CHECK_OK(fdx_loop_result(l, "mn", &v, loc));
     CHECK(v == mn && loc[0] == lmn[0] && loc[1] == lmn[1] && loc[2] == lmn[2], "minloc %g vs %g", v, mn);
     CHECK_OK(fdx_loop_result(l, "m", &v, NULL));
+    CHECK_FAILS(fdx_loop_result(l, "m", &v, loc), FDX_ERR_INVALID); /* max keeps no location */
     CHECK(v == m, "max %g vs %g", v, m);
     CHECK_FAILS(fdx_loop_result(l, "nosuch", &v, NULL), FDX_ERR_INVALID);
     /* a scalar changes without a new body */
@@ -197,6 +198,51 @@ static void test_across(void)
             fdx_array_destroy(&U);
             fdx_array_destroy(&F);
         }
+    free(u0), free(f), free(ref), free(got);
+}
+
+/* ACROSS in i,j only (k independent): on the GPU the lines of a plane are
+   the k values, a box with no range from t; under the identity and an
+   anti-diagonal layout, 2 sweeps, against the sequential nest. */
+static void test_across_2d(void)
+{
+    const int64_t n[3] = {NX, NY, NZ};
+    size_t cnt = NX * NY * NZ;
+    double *u0 = malloc(cnt * 8), *f = malloc(cnt * 8), *ref = malloc(cnt * 8), *got = malloc(cnt * 8);
+    for (size_t q = 0; q < cnt; q++) u0[q] = fdx_test_rand(&seed), f[q] = fdx_test_rand(&seed);
+    memcpy(ref, u0, cnt * 8);
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < NZ; k++)
+            for (int j = 1; j < NY - 1; j++)
+                for (int i = 1; i < NX - 1; i++)
+                    ref[AT(i, j, k)] = 0.25 * (ref[AT(i - 1, j, k)] + ref[AT(i + 1, j, k)] + ref[AT(i, j - 1, k)] +
+                                               ref[AT(i, j + 1, k)]) + 0.5 * f[AT(i, j, k)];
+    for (int v = 0; v < 2; v++) {
+        fdx_array *U = make(3, n, u0), *F = make(3, n, f);
+        for (size_t q = 0; q < cnt; q++) got[q] = NAN;
+        fdx_layout lay;
+        CHECK_OK(fdx_layout_make(3, NULL, v ? FDX_DIAG_ANTI : FDX_DIAG_NONE, &lay));
+        CHECK_OK(fdx_array_set_layout(U, &lay));
+        fdx_loop *l = NULL;
+        CHECK_OK(fdx_loop_create(ctx, "i,j,k", &l));
+        int64_t lo[3] = {1, 1, 0}, hi[3] = {NX - 1, NY - 1, NZ};
+        int width[3] = {1, 1, 0};
+        CHECK_OK(fdx_loop_range(l, lo, hi));
+        CHECK_OK(fdx_loop_array(l, "U", U, FDX_READ_WRITE));
+        CHECK_OK(fdx_loop_array(l, "F", F, FDX_READ));
+        CHECK_OK(fdx_loop_across(l, width));
+        CHECK_OK(fdx_loop_set_autotfm(l, 0));
+        CHECK_OK(fdx_loop_body(l, "U(i,j,k) = 0.25 * (U(i-1,j,k) + U(i+1,j,k) + U(i,j-1,k) + U(i,j+1,k))"
+                                  " + 0.5 * F(i,j,k);"));
+        CHECK_OK(fdx_loop_run_repeated(l, 2, NULL));
+        nvrtc_check(l);
+        CHECK_OK(fdx_array_get(U, got));
+        double e = max_rel(got, ref, cnt);
+        CHECK(e <= 1e-12, "ACROSS i,j only, layout %d: max relative difference %.3g", v, e);
+        fdx_loop_destroy(&l);
+        fdx_array_destroy(&U);
+        fdx_array_destroy(&F);
+    }
     free(u0), free(f), free(ref), free(got);
 }
 
@@ -308,6 +354,7 @@ int main(void)
     if (!ctx) return fdx_test_skip(LOOP_TEST_NAME, "no context on this backend");
     test_parallel_and_reductions();
     test_across();
+    test_across_2d();
     test_planner_seeds();
     test_errors();
 #ifdef LOOP_TEST_EXTRA

@@ -81,7 +81,8 @@ FDX_API fdx_status fdx_loop_run(fdx_loop *loop, void *stream);
    plane t while sweep s-1 runs plane t + width + 1, with the result of
    `times` sequential nests.  Reductions report the last sweep. */
 FDX_API fdx_status fdx_loop_run_repeated(fdx_loop *loop, int times, void *stream);
-/* Result of a reduction after the last run; loc (rank entries) may be NULL. */
+/* Result of a reduction after the last run; loc (rank entries) may be NULL,
+   and must be for reductions other than MAXLOC and MINLOC. */
 FDX_API fdx_status fdx_loop_result(const fdx_loop *loop, const char *name, double *value, int64_t *loc);
 
 /* ---- the planner ------------------------------------------------------------ */

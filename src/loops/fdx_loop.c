@@ -226,6 +226,8 @@ fdx_status fdx_loop_result(const fdx_loop *l, const char *name, double *value, i
     for (int r = 0; r < l->nreds; r++) {
         if (strcmp(l->red[r].name, name) != 0) continue;
         *value = l->red[r].value;
+        FDX_CHECK(!loc || l->red[r].op == FDX_REDUCE_MAXLOC || l->red[r].op == FDX_REDUCE_MINLOC, FDX_ERR_INVALID,
+                  "loop '%s': reduction '%s' has no location (only maxloc and minloc keep one)", l->name, name);
         if (loc) {
             /* linear iteration -> indices, index 0 fastest */
             int64_t q = l->red[r].lin;

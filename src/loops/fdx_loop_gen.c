@@ -33,23 +33,68 @@ static const char *identity(fdx_reduce op)
     }
 }
 
-/* C condition: (v, l) is better than (bv, bl) for op. */
-static void better(loop_text *t, fdx_reduce op, const char *v, const char *l, const char *bv, const char *bl)
-{
-    const char *cmp = op == FDX_REDUCE_MAX || op == FDX_REDUCE_MAXLOC ? ">" : "<";
-    T(t, "(%s %s %s || (%s == %s && %s < %s))", v, cmp, bv, v, bv, l, bl);
-}
+static int is_loc(fdx_reduce op) { return op == FDX_REDUCE_MAXLOC || op == FDX_REDUCE_MINLOC; }
 
-/* Folds (v, l) into (bv, bl). */
+/* Folds (v, l) into (bv, bl); only the _LOC variants carry the location
+   (first in sequential order on ties), the others compare values alone. */
 static void combine(loop_text *t, fdx_reduce op, const char *v, const char *l, const char *bv, const char *bl)
 {
     if (op == FDX_REDUCE_SUM) {
         T(t, "%s += %s;\n", bv, v);
         return;
     }
-    T(t, "if (");
-    better(t, op, v, l, bv, bl);
-    T(t, ") { %s = %s; %s = %s; }\n", bv, v, bl, l);
+    const char *cmp = op == FDX_REDUCE_MAX || op == FDX_REDUCE_MAXLOC ? ">" : "<";
+    if (!is_loc(op)) {
+        T(t, "if (%s %s %s) %s = %s;\n", v, cmp, bv, bv, v);
+        return;
+    }
+    T(t, "if (%s %s %s || (%s == %s && %s < %s)) { %s = %s; %s = %s; }\n", v, cmp, bv, v, bv, l, bl, bv, v, bl, l);
+}
+
+/* The index of an array on a diagonal layout, as a table lookup: entry d is
+   the offset of diagonal d's first point minus that point's x (from the
+   layout engine's fdx_layout_offset; inside a diagonal x ascends), so an
+   access is table[x + y] + x + the other axes' strides.  Branch-free, and
+   when x + y is the same for a whole line (hyperplanes) the compiler loads
+   the entry once per line.  32-bit arithmetic when the array allows. */
+static const char *diag_type(const fdx_array *arr)
+{
+    return fdx_array_count(arr) < ((int64_t)1 << 31) ? "int" : "long long";
+}
+
+static void diag_table(loop_text *t, const fdx_array *arr, const char *name, int cuda)
+{
+    const fdx_layout *lay = &arr->layout;
+    int ax = lay->perm[0], ay = lay->perm[1];
+    int64_t rx = arr->shape[ax], ry = arr->shape[ay], idx[FDX_MAX_RANK] = {0};
+    T(t, "%sconst %s fdx_dg_%s[%lld] = {", cuda ? "static __device__ " : "static ", diag_type(arr), name,
+      (long long)(rx + ry - 1));
+    for (int64_t d = 0; d < rx + ry - 1; d++) {
+        int64_t x = d > ry - 1 ? d - (ry - 1) : 0, y = d - x;
+        idx[ax] = x;
+        idx[ay] = lay->diag == FDX_DIAG_MAIN ? ry - 1 - y : y;
+        T(t, "%s%lld", d ? "," : "", (long long)(fdx_layout_offset(lay, arr->shape, idx) - x));
+    }
+    T(t, "};\n");
+}
+
+static void diag_index(loop_text *t, const fdx_array *arr, const char *name)
+{
+    const fdx_layout *lay = &arr->layout;
+    int ax = lay->perm[0], ay = lay->perm[1];
+    int64_t ry = arr->shape[ay], idx[FDX_MAX_RANK] = {0};
+    const char *it = diag_type(arr);
+    int64_t o0 = fdx_layout_offset(lay, arr->shape, idx);
+    T(t, "(fdx_dg_%s[(%s)(fdx_x%d) + ", name, it, ax);
+    if (lay->diag == FDX_DIAG_MAIN) T(t, "%lld - (%s)(fdx_x%d)] + (%s)(fdx_x%d)", (long long)(ry - 1), it, ay, it, ax);
+    else T(t, "(%s)(fdx_x%d)] + (%s)(fdx_x%d)", it, ay, it, ax);
+    for (int x = 0; x < arr->rank; x++) {
+        if (x == ax || x == ay || arr->shape[x] == 1) continue;
+        idx[x] = 1;
+        T(t, " + (%s)(fdx_x%d) * %lld", it, x, (long long)(fdx_layout_offset(lay, arr->shape, idx) - o0));
+        idx[x] = 0;
+    }
+    T(t, ")");
 }
 
 static fdx_status prelude(loop_text *t, const fdx_loop *l, int cuda)
@@ -61,11 +106,18 @@ static fdx_status prelude(loop_text *t, const fdx_loop *l, int cuda)
         const fdx_array *arr = l->arg[a].array;
         char names[FDX_MAX_RANK][24], expr[1024];
         const char *np[FDX_MAX_RANK];
+        if (arr->layout.diag != FDX_DIAG_NONE) diag_table(t, arr, l->arg[a].name, cuda);
         T(t, "#define %s(", l->arg[a].name);
         for (int x = 0; x < arr->rank; x++) {
             snprintf(names[x], sizeof names[x], "(fdx_x%d)", x);
             np[x] = names[x];
             T(t, "%sfdx_x%d", x ? ", " : "", x);
+        }
+        if (arr->layout.diag != FDX_DIAG_NONE) {
+            T(t, ") (fdx_p_%s[", l->arg[a].name);
+            diag_index(t, arr, l->arg[a].name);
+            T(t, "])\n");
+            continue;
         }
         FDX_TRY(fdx_layout_emit_index(&arr->layout, arr->shape, np, expr, sizeof expr));
         T(t, ") (fdx_p_%s[%s])\n", l->arg[a].name, expr);
@@ -88,7 +140,9 @@ static void point(loop_text *t, const fdx_loop *l, const loop_geom *g, const cha
     T(t, "{\n");
     for (int d = 0; d < l->rank; d++)
         T(t, "const long long %s = %lldLL + fdx_x%d; (void)%s;\n", l->index[d], (long long)g->lo[d], d, l->index[d]);
-    if (l->nreds) {
+    int loc = 0;
+    for (int r = 0; r < l->nreds; r++) loc |= is_loc(l->red[r].op);
+    if (loc) {
         T(t, "const long long fdx_lin = ");
         int64_t stride = 1;
         for (int d = 0; d < l->rank; d++) {
@@ -201,6 +255,90 @@ fdx_status fdx_loop_gen_cpu(const fdx_loop *l, const loop_geom *g, char **out)
     return FDX_OK;
 }
 
+/* Every enumerated point on its own thread (grid-stride), the fast axis
+   first so a warp walks it. */
+static void flat_cuda(loop_text *t, const fdx_loop *l, const loop_geom *g)
+{
+    /* 32-bit arithmetic for the decomposition when the count allows (64-bit
+       division costs tens of instructions on the GPU). */
+    int64_t e = 1;
+    for (int d = 0; d < g->rank; d++)
+        if (enumerated(g, d)) e *= g->n[d];
+    const char *it = e < ((int64_t)1 << 31) - (int64_t)BLOCK * 65536 ? "unsigned" : "unsigned long long";
+    T(t, "for (%s fdx_g = blockIdx.x * (%s)blockDim.x + threadIdx.x; fdx_g < %lldu;"
+          " fdx_g += (%s)gridDim.x * blockDim.x) {\n", it, it, (long long)e, it);
+    T(t, "%s fdx_q = fdx_g;\n", it);
+    /* On a hyperplane the fast index starts where the line of the plane
+       enters the box, so the valid points of a line are contiguous threads. */
+    int shift = g->solved >= 0 && g->plane[g->fast] && g->solved != g->fast;
+    int order[FDX_LOOP_MAX_RANK], no = 0;
+    if (enumerated(g, g->fast)) order[no++] = g->fast;
+    for (int d = 0; d < g->rank; d++)
+        if (enumerated(g, d) && d != g->fast) order[no++] = d;
+    for (int q = 0; q < no; q++) {
+        int d = order[q];
+        const char *name = shift && d == g->fast ? "fdx_r" : "fdx_x";
+        if (q == no - 1) T(t, "const long long %s%d = (long long)fdx_q;\n", name, d);
+        else T(t, "const long long %s%d = (long long)(fdx_q %% %lldu); fdx_q /= %lldu;\n", name, d, (long long)g->n[d], (long long)g->n[d]);
+    }
+    if (!no) T(t, "(void)fdx_q;\n");
+    if (shift) {
+        T(t, "long long fdx_x%d = fdx_t - %lldLL", g->fast, (long long)(g->n[g->solved] - 1));
+        for (int d = 0; d < g->rank; d++)
+            if (g->plane[d] && d != g->solved && d != g->fast) T(t, " - fdx_x%d", d);
+        T(t, ";\nfdx_x%d = (fdx_x%d > 0 ? fdx_x%d : 0) + fdx_r%d;\n", g->fast, g->fast, g->fast, g->fast);
+        T(t, "if (fdx_x%d >= %lldLL) continue;\n", g->fast, (long long)g->n[g->fast]);
+    }
+    solve(t, g);
+    point(t, l, g, "fdx_acc%d", "fdx_accl%d");
+    T(t, "}\n");
+}
+
+/* Hyperplane lines: warp w of the grid takes line w of the plane (the fast
+   index runs along it, the solved index follows), lanes step along the line.
+   The solved index is t minus the others, so an accessor's diagonal
+   (fast + solved +- a constant) is the same for the whole line and the
+   compiler computes each diagonal's start once per line, not per point. */
+static void lines_cuda(loop_text *t, const fdx_loop *l, const loop_geom *g)
+{
+    int f = g->fast, s = g->solved, c = g->clip;
+    long long nf = (long long)g->n[f], ns = (long long)g->n[s];
+    int order[FDX_LOOP_MAX_RANK], no = 0;
+    if (c >= 0) order[no++] = c; /* neighbouring warps on neighbouring lines */
+    for (int d = 0; d < g->rank; d++)
+        if (d != f && d != s && d != c) order[no++] = d;
+    long long others = 1;
+    for (int q = c >= 0 ? 1 : 0; q < no; q++) others *= (long long)g->n[order[q]];
+    if (c >= 0) {
+        T(t, "const long long fdx_c0 = fdx_t - %lldLL > 0 ? fdx_t - %lldLL : 0;\n", nf + ns - 2, nf + ns - 2);
+        T(t, "const long long fdx_c1 = fdx_t < %lldLL ? fdx_t : %lldLL;\n", (long long)g->n[c] - 1,
+          (long long)g->n[c] - 1);
+        T(t, "const unsigned fdx_nc = fdx_c1 >= fdx_c0 ? (unsigned)(fdx_c1 - fdx_c0 + 1) : 0u;\n");
+    } else {
+        T(t, "const unsigned fdx_nc = 1u; const long long fdx_c0 = 0; (void)fdx_c0;\n");
+    }
+    T(t, "const unsigned fdx_lane = threadIdx.x & 31u;\n");
+    T(t, "for (unsigned fdx_w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; fdx_w < fdx_nc * %lluu;"
+         " fdx_w += (gridDim.x * blockDim.x) >> 5) {\n", (unsigned long long)others);
+    T(t, "unsigned fdx_q = fdx_w;\n");
+    for (int q = 0; q < no; q++) {
+        int d = order[q];
+        if (d == c) T(t, "const long long fdx_x%d = fdx_c0 + (long long)(fdx_q %% fdx_nc); fdx_q /= fdx_nc;\n", d);
+        else if (q == no - 1) T(t, "const long long fdx_x%d = (long long)fdx_q;\n", d);
+        else T(t, "const long long fdx_x%d = (long long)(fdx_q %% %lldu); fdx_q /= %lldu;\n", d, (long long)g->n[d],
+                 (long long)g->n[d]);
+    }
+    T(t, "(void)fdx_q;\nconst long long fdx_tk = fdx_t");
+    for (int d = 0; d < g->rank; d++)
+        if (g->plane[d] && d != f && d != s) T(t, " - fdx_x%d", d);
+    T(t, ";\nconst long long fdx_f0 = fdx_tk > %lldLL ? fdx_tk - %lldLL : 0;\n", ns - 1, ns - 1);
+    T(t, "const long long fdx_f1 = fdx_tk < %lldLL ? fdx_tk : %lldLL;\n", nf - 1, nf - 1);
+    T(t, "for (long long fdx_x%d = fdx_f0 + fdx_lane; fdx_x%d <= fdx_f1; fdx_x%d += 32) {\n", f, f, f);
+    T(t, "const long long fdx_x%d = fdx_tk - fdx_x%d;\n", s, f);
+    point(t, l, g, "fdx_acc%d", "fdx_accl%d");
+    T(t, "}\n}\n");
+}
+
 /* Scalars travel by value in one struct (no recompilation when they change). */
 fdx_status fdx_loop_gen_cuda(const fdx_loop *l, const loop_geom *g, char **out)
 {
@@ -219,40 +357,8 @@ fdx_status fdx_loop_gen_cuda(const fdx_loop *l, const loop_geom *g, char **out)
     T(&t, "const long long fdx_t = fdx_T - %lldLL * fdx_s; (void)fdx_t;\n", (long long)g->dist);
     for (int r = 0; r < l->nreds; r++)
         T(&t, "double fdx_acc%d = %s; long long fdx_accl%d = 9223372036854775807LL;\n", r, identity(l->red[r].op), r);
-    /* Enumerated points, the fast axis first so a warp walks it; 32-bit
-       arithmetic for the decomposition when the count allows (64-bit
-       division costs tens of instructions on the GPU). */
-    int64_t e = 1;
-    for (int d = 0; d < g->rank; d++)
-        if (enumerated(g, d)) e *= g->n[d];
-    const char *it = e < ((int64_t)1 << 31) - (int64_t)BLOCK * 65536 ? "unsigned" : "unsigned long long";
-    T(&t, "for (%s fdx_g = blockIdx.x * (%s)blockDim.x + threadIdx.x; fdx_g < %lldu;"
-          " fdx_g += (%s)gridDim.x * blockDim.x) {\n", it, it, (long long)e, it);
-    T(&t, "%s fdx_q = fdx_g;\n", it);
-    /* On a hyperplane the fast index starts where the line of the plane
-       enters the box, so the valid points of a line are contiguous threads. */
-    int shift = g->solved >= 0 && g->plane[g->fast] && g->solved != g->fast;
-    int order[FDX_LOOP_MAX_RANK], no = 0;
-    if (enumerated(g, g->fast)) order[no++] = g->fast;
-    for (int d = 0; d < g->rank; d++)
-        if (enumerated(g, d) && d != g->fast) order[no++] = d;
-    for (int q = 0; q < no; q++) {
-        int d = order[q];
-        const char *name = shift && d == g->fast ? "fdx_r" : "fdx_x";
-        if (q == no - 1) T(&t, "const long long %s%d = (long long)fdx_q;\n", name, d);
-        else T(&t, "const long long %s%d = (long long)(fdx_q %% %lldu); fdx_q /= %lldu;\n", name, d, (long long)g->n[d], (long long)g->n[d]);
-    }
-    if (!no) T(&t, "(void)fdx_q;\n");
-    if (shift) {
-        T(&t, "long long fdx_x%d = fdx_t - %lldLL", g->fast, (long long)(g->n[g->solved] - 1));
-        for (int d = 0; d < g->rank; d++)
-            if (g->plane[d] && d != g->solved && d != g->fast) T(&t, " - fdx_x%d", d);
-        T(&t, ";\nfdx_x%d = (fdx_x%d > 0 ? fdx_x%d : 0) + fdx_r%d;\n", g->fast, g->fast, g->fast, g->fast);
-        T(&t, "if (fdx_x%d >= %lldLL) continue;\n", g->fast, (long long)g->n[g->fast]);
-    }
-    solve(&t, g);
-    point(&t, l, g, "fdx_acc%d", "fdx_accl%d");
-    T(&t, "}\n");
+    if (g->lines) lines_cuda(&t, l, g);
+    else flat_cuda(&t, l, g);
     if (l->nreds) {
         /* Block reduction in shared memory; block (x, sweep) owns its partial
            slot, so launches of later steps fold into it without atomics. */

@@ -38,6 +38,10 @@ typedef struct loop_geom {
     int plane[FDX_LOOP_MAX_RANK]; /* 1: axis in t */
     int solved, seq, fast;        /* fast: loop index on thread x / inner loop */
     int64_t tmax, dist;
+    /* CUDA hyperplanes: one warp per line of the fast axis, its bounds from
+       t in closed form (no thread off the plane); 0: flat enumeration. */
+    int lines;
+    int clip; /* the one plane axis among the line axes, its range from t (-1 none) */
 } loop_geom;
 
 typedef struct loop_kentry {

@@ -8,6 +8,7 @@
 #include "core/fdx_log.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -28,6 +29,27 @@ static int pick_fast(const fdx_loop *l)
     return best;
 }
 
+/* Lines of the fast axis on warps when the fast and solved axes both lie in
+   the plane: a line is fixed values of the other enumerated axes, and on it
+   the fast index runs where the solved index stays in its box.  When exactly
+   one line axis is in the plane, its range follows from t too.
+   FDX_LOOP_LINES=0 keeps the flat enumeration (for comparisons). */
+static void lines(loop_geom *g)
+{
+    const char *env = getenv("FDX_LOOP_LINES");
+    if (!g->across || g->solved < 0 || g->solved == g->fast || !g->plane[g->fast] || (env && strcmp(env, "0") == 0))
+        return;
+    int64_t count = 1;
+    int inplane = 0;
+    for (int d = 0; d < g->rank; d++) {
+        if (d == g->fast || d == g->solved || d == g->seq) continue;
+        count *= g->n[d];
+        if (g->plane[d] && inplane++ == 0) g->clip = d;
+    }
+    if (inplane > 1) g->clip = -1; /* a box of line axes; empty lines skipped */
+    g->lines = count < ((int64_t)1 << 26); /* line x 32 lanes in 32 bits */
+}
+
 static void geometry(const fdx_loop *l, fdx_backend_kind target, loop_geom *g)
 {
     memset(g, 0, sizeof *g);
@@ -37,7 +59,7 @@ static void geometry(const fdx_loop *l, fdx_backend_kind target, loop_geom *g)
         g->n[d] = l->hi[d] - l->lo[d];
     }
     g->fast = pick_fast(l);
-    g->solved = g->seq = -1;
+    g->solved = g->seq = g->clip = -1;
     g->dist = 1;
     if (!l->across) return;
     g->across = 1;
@@ -54,6 +76,7 @@ static void geometry(const fdx_loop *l, fdx_backend_kind target, loop_geom *g)
     for (int d = 0; d < l->rank && g->solved < 0; d++)
         if (g->plane[d] && d != g->fast) g->solved = d;
     if (g->solved < 0 && g->plane[g->fast]) g->solved = g->fast;
+    lines(g);
 }
 
 static int axis_driven_by(const loop_arg *a, int d)

@@ -142,9 +142,11 @@ static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *str
     fdx_status st = kernel_for(l, src, "fdx_loop_kernel", &k);
     free(src);
     FDX_TRY(st);
+    /* threads wanted: one per enumerated point, or a warp per line */
     int64_t e = 1;
     for (int d = 0; d < g->rank; d++)
-        if (d != g->solved && d != g->seq) e *= g->n[d];
+        if (d != g->solved && d != g->seq && !(g->lines && d == g->fast)) e *= g->n[d];
+    if (g->lines) e *= 32;
     int64_t cap = (int64_t)fdx_ctx_device(l->ctx)->sm_count * 8;
     int64_t nblk = (e + BLOCK - 1) / BLOCK;
     if (nblk > cap) nblk = cap;
