@@ -23,6 +23,7 @@ usage
 usage fire
 usage wave --order 7
 usage wave --overlap maybe
+usage wave --graph maybe
 usage wave --dims 4
 usage heat --size 10x10x10
 usage wave --gpus 0

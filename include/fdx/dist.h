@@ -5,6 +5,7 @@
 #ifndef FDX_DIST_H
 #define FDX_DIST_H
 
+#include "loop.h"
 #include "stencil.h"
 
 #ifdef __cplusplus
@@ -112,6 +113,46 @@ FDX_API void fdx_dstencil_destroy(fdx_dstencil **s);
    otherwise it computes, then exchanges). */
 FDX_API fdx_status fdx_dstencil_step(fdx_dstencil *s, fdx_darray *out, fdx_darray *u, fdx_darray *u_prev,
                                      fdx_darray *coef, int overlap);
+
+/* `steps` steps on a ring of fields: b[nf-2] is the current field, b[nf-1]
+   the one written, b[0] the previous one (wave, nf = 3; heat, nf = 2);
+   after each step the ring turns left by one, so that on return b[nf-2]
+   holds the newest field.  graph = 1 (CUDA, one process): batches of 24
+   steps of all units are captured once into a CUDA graph and replayed,
+   which removes the host's per-step launch overhead (the first run for a
+   given ring does nf plain steps first so kernels are compiled and tuned).
+   Where capture fails the run goes on with plain steps. */
+FDX_API fdx_status fdx_dstencil_run(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray *coef, int64_t steps,
+                                    int overlap, int graph);
+/* 1 when the last fdx_dstencil_run replayed a CUDA graph. */
+FDX_API int fdx_dstencil_graph_used(const fdx_dstencil *s);
+
+/* ---- distributed loops ---------------------------------------------------
+   A loop of the loop runtime (include/fdx/loop.h) run on every unit's block:
+   the range is given in global indices and each unit runs the part it owns,
+   with the body's indices local to its block (global = local + the block's
+   origin, fdx_darray_local_origin); neighbours at +-w of owned points are
+   in the shadows when w <= the shadow width.  Before a run, arrays the loop
+   reads are renewed when a distributed loop wrote them since their last
+   renewal; arrays it writes are marked for renewal.  Reductions (sum, max,
+   min) are global over all units and ranks; sums depend on the
+   decomposition in their last bits.  The blocks keep the plain layout
+   (no automatic reorganization).  ACROSS loops are not distributed. */
+typedef struct fdx_dloop fdx_dloop;
+
+FDX_API fdx_status fdx_dloop_create(fdx_dist *d, const char *indices, fdx_dloop **out);
+FDX_API void fdx_dloop_destroy(fdx_dloop **l);
+FDX_API fdx_status fdx_dloop_range(fdx_dloop *l, const int64_t *lo, const int64_t *hi);
+FDX_API fdx_status fdx_dloop_array(fdx_dloop *l, const char *name, fdx_darray *a, fdx_access access);
+FDX_API fdx_status fdx_dloop_scalar(fdx_dloop *l, const char *name, double value);
+FDX_API fdx_status fdx_dloop_reduction(fdx_dloop *l, const char *name, fdx_reduce op);
+FDX_API fdx_status fdx_dloop_body(fdx_dloop *l, const char *body);
+/* Renews stale shadows of read arrays, runs every unit's part (on its
+   compute stream), and combines the reductions; waits when there are any. */
+FDX_API fdx_status fdx_dloop_run(fdx_dloop *l);
+FDX_API fdx_status fdx_dloop_result(const fdx_dloop *l, const char *name, double *value);
+/* Shadow renewals the loop has made (tests). */
+FDX_API int fdx_dloop_exchanges(const fdx_dloop *l);
 
 #ifdef __cplusplus
 }

@@ -49,6 +49,16 @@ FDX_HIDDEN fdx_status fdx_comm_cuda_stream_wait(void *stream, void *event);
 FDX_HIDDEN fdx_status fdx_comm_cuda_host_alloc(size_t bytes, void **p);
 FDX_HIDDEN fdx_status fdx_comm_cuda_event_create(void **event);
 FDX_HIDDEN void fdx_comm_cuda_host_free(void *p);
+/* CUDA graphs of work spread over several streams (and devices): begin
+   starts capturing on origin and forks the other streams into the capture
+   (fork: an event of origin's device); end joins them back (join[i]: an
+   event of streams[i]'s device), ends the capture and instantiates it.  On
+   failure the capture is ended and discarded, and *exec stays NULL. */
+FDX_HIDDEN fdx_status fdx_comm_cuda_capture_begin(void *origin, void *fork, void *const *streams, int n);
+FDX_HIDDEN fdx_status fdx_comm_cuda_capture_end(void *origin, void *const *streams, void *const *join, int n,
+                                                int ok, void **exec);
+FDX_HIDDEN fdx_status fdx_comm_cuda_graph_launch(void *exec, void *stream);
+FDX_HIDDEN void fdx_comm_cuda_graph_destroy(void *exec);
 
 #ifdef __cplusplus
 }

@@ -57,3 +57,46 @@ fdx_status fdx_comm_cuda_event_create(void **event)
     FDX_CUDA_TRY(cudaEventCreateWithFlags((cudaEvent_t *)event, cudaEventDisableTiming));
     return FDX_OK;
 }
+
+fdx_status fdx_comm_cuda_capture_begin(void *origin, void *fork, void *const *streams, int n)
+{
+    /* Relaxed: the launches being captured may query or set the device. */
+    FDX_CUDA_TRY(cudaStreamBeginCapture((cudaStream_t)origin, cudaStreamCaptureModeRelaxed));
+    FDX_CUDA_TRY(cudaEventRecord((cudaEvent_t)fork, (cudaStream_t)origin));
+    /* A stream that waits on a captured event joins the capture. */
+    for (int i = 0; i < n; i++) FDX_CUDA_TRY(cudaStreamWaitEvent((cudaStream_t)streams[i], (cudaEvent_t)fork, 0));
+    return FDX_OK;
+}
+
+fdx_status fdx_comm_cuda_capture_end(void *origin, void *const *streams, void *const *join, int n, int ok,
+                                     void **exec)
+{
+    *exec = NULL;
+    cudaError_t e = cudaSuccess;
+    for (int i = 0; ok && e == cudaSuccess && i < n; i++) {
+        e = cudaEventRecord((cudaEvent_t)join[i], (cudaStream_t)streams[i]);
+        if (e == cudaSuccess) e = cudaStreamWaitEvent((cudaStream_t)origin, (cudaEvent_t)join[i], 0);
+    }
+    cudaGraph_t g = NULL;
+    cudaError_t ee = cudaStreamEndCapture((cudaStream_t)origin, &g);
+    if (e == cudaSuccess) e = ee;
+    cudaGraphExec_t x = NULL;
+    if (e == cudaSuccess && ok) e = cudaGraphInstantiateWithFlags(&x, g, 0);
+    if (g) cudaGraphDestroy(g);
+    (void)cudaGetLastError(); /* a failed capture leaves a sticky-free error behind */
+    if (!ok) return FDX_OK;
+    if (e != cudaSuccess) return fdx_cuda_fail(e, "capturing a batch of steps into a CUDA graph", __FILE__, __LINE__);
+    *exec = x;
+    return FDX_OK;
+}
+
+fdx_status fdx_comm_cuda_graph_launch(void *exec, void *stream)
+{
+    FDX_CUDA_TRY(cudaGraphLaunch((cudaGraphExec_t)exec, (cudaStream_t)stream));
+    return FDX_OK;
+}
+
+void fdx_comm_cuda_graph_destroy(void *exec)
+{
+    if (exec) cudaGraphExecDestroy((cudaGraphExec_t)exec);
+}

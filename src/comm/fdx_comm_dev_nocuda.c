@@ -36,3 +36,20 @@ fdx_status fdx_comm_cuda_event_create(void **event)
     (void)event;
     return NO_CUDA;
 }
+fdx_status fdx_comm_cuda_capture_begin(void *origin, void *fork, void *const *streams, int n)
+{
+    (void)origin, (void)fork, (void)streams, (void)n;
+    return NO_CUDA;
+}
+fdx_status fdx_comm_cuda_capture_end(void *origin, void *const *streams, void *const *join, int n, int ok,
+                                     void **exec)
+{
+    (void)origin, (void)streams, (void)join, (void)n, (void)ok, (void)exec;
+    return NO_CUDA;
+}
+fdx_status fdx_comm_cuda_graph_launch(void *exec, void *stream)
+{
+    (void)exec, (void)stream;
+    return NO_CUDA;
+}
+void fdx_comm_cuda_graph_destroy(void *exec) { (void)exec; }

@@ -54,6 +54,7 @@ struct fdx_darray {
     fdx_unit_plan unit[FDX_DIST_MAX_LOCAL];
     fdx_mpi_reqs *reqs;      /* outstanding MPI transfers between begin and end */
     int in_flight;
+    int stale;               /* 1: written by a loop since its shadows were last renewed */
 };
 
 /* Grid coordinates of a unit, and the unit at given coordinates. */

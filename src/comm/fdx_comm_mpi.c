@@ -138,6 +138,12 @@ fdx_status fdx_mpi_sum_double(double *v, int n)
     return FDX_OK;
 }
 
+fdx_status fdx_mpi_extreme_double(double *v, int n, int max)
+{
+    if (active()) MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, max ? MPI_MAX : MPI_MIN, MPI_COMM_WORLD));
+    return FDX_OK;
+}
+
 fdx_status fdx_mpi_sum_u64(uint64_t *v, int n)
 {
     if (active()) MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD));

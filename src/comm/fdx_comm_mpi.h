@@ -29,6 +29,8 @@ FDX_HIDDEN fdx_status fdx_mpi_waitall(fdx_mpi_reqs *r);
 /* In-place global sums over all processes (no-ops with one process). */
 FDX_HIDDEN fdx_status fdx_mpi_sum_double(double *v, int n);
 FDX_HIDDEN fdx_status fdx_mpi_sum_u64(uint64_t *v, int n);
+/* In-place global maximum (max = 1) or minimum. */
+FDX_HIDDEN fdx_status fdx_mpi_extreme_double(double *v, int n, int max);
 /* In-place bitwise xor of a byte buffer over all processes: each process
    writes its own part of a zeroed buffer, all receive the whole. */
 FDX_HIDDEN fdx_status fdx_mpi_xor_bytes(void *buf, size_t bytes);

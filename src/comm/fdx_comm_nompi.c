@@ -58,6 +58,11 @@ fdx_status fdx_mpi_sum_double(double *v, int n)
     (void)v, (void)n;
     return FDX_OK;
 }
+fdx_status fdx_mpi_extreme_double(double *v, int n, int max)
+{
+    (void)v, (void)n, (void)max;
+    return FDX_OK;
+}
 fdx_status fdx_mpi_sum_u64(uint64_t *v, int n)
 {
     (void)v, (void)n;

@@ -4,12 +4,28 @@
    faces go first and their exchange runs while the interior is computed. */
 #include "comm/fdx_comm_impl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* Steps per CUDA graph: a multiple of 2 and 3, so that the ring of fields
+   (heat 2, wave 3) is back in its place after one graph. */
+#define GRAPH_STEPS 24
+
+/* One captured batch of steps and the arguments it was captured for. */
+typedef struct dgraph {
+    void *exec;
+    fdx_darray *b[3], *coef;
+    int nf, overlap;
+    void *fork, *join[2 * FDX_DIST_MAX_LOCAL];
+} dgraph;
 
 struct fdx_dstencil {
     fdx_dist *dist;
     int radius;
     fdx_stencil *s[FDX_DIST_MAX_LOCAL];
+    dgraph g;
+    int graph_failed, graph_used;
 };
 
 fdx_status fdx_dstencil_create(fdx_dist *d, const fdx_stencil_desc *desc, fdx_dtype type, fdx_dstencil **out)
@@ -43,7 +59,16 @@ fail:
 void fdx_dstencil_destroy(fdx_dstencil **ps)
 {
     if (!ps || !*ps) return;
-    for (int i = 0; i < (*ps)->dist->nlocal; i++) fdx_stencil_destroy(&(*ps)->s[i]);
+    fdx_dstencil *s = *ps;
+    fdx_dist *d = s->dist;
+    if (s->g.exec) fdx_comm_cuda_graph_destroy(s->g.exec);
+    for (int i = 0; i < d->nlocal; i++) {
+        fdx_dist_use(d, i);
+        if (s->g.join[2 * i]) d->be->event_destroy(s->g.join[2 * i]);
+        if (s->g.join[2 * i + 1]) d->be->event_destroy(s->g.join[2 * i + 1]);
+        if (i == 0 && s->g.fork) d->be->event_destroy(s->g.fork);
+        fdx_stencil_destroy(&s->s[i]);
+    }
     free(*ps);
     *ps = NULL;
 }
@@ -100,6 +125,8 @@ fdx_status fdx_dstencil_step(fdx_dstencil *s, fdx_darray *out, fdx_darray *u, fd
     FDX_CHECK(s, FDX_ERR_INVALID, "fdx_dstencil_step: NULL stencil");
     step_args a = {s, out, u, u_prev, coef};
     FDX_TRY(check_arrays(&a));
+    /* A distributed loop wrote u since its shadows were renewed. */
+    if (u->stale) FDX_TRY(fdx_darray_exchange(u));
     fdx_dist *d = s->dist;
     int rank = d->desc.rank, S = rank - 1, r = s->radius, w = d->desc.shadow[S];
     /* Overlap needs the faces to be contiguous slabs: only the slowest axis split. */
@@ -133,3 +160,99 @@ fdx_status fdx_dstencil_step(fdx_dstencil *s, fdx_darray *out, fdx_darray *u, fd
     }
     return fdx_darray_exchange_end(out);
 }
+
+/* One step on the ring: b[nf-2] current, b[nf-1] written, b[0] previous
+   (wave); then the ring turns left. */
+static fdx_status ring_step(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray *coef, int overlap)
+{
+    FDX_TRY(fdx_dstencil_step(s, b[nf - 1], b[nf - 2], nf == 3 ? b[0] : NULL, coef, overlap));
+    fdx_darray *t = b[0];
+    for (int k = 0; k < nf - 1; k++) b[k] = b[k + 1];
+    b[nf - 1] = t;
+    return FDX_OK;
+}
+
+static int graph_matches(const dgraph *g, fdx_darray **b, int nf, fdx_darray *coef, int overlap)
+{
+    if (!g->exec || g->nf != nf || g->coef != coef || g->overlap != overlap) return 0;
+    for (int k = 0; k < nf; k++)
+        if (g->b[k] != b[k]) return 0;
+    return 1;
+}
+
+/* Captures GRAPH_STEPS steps of every unit's compute and comm streams into
+   one graph, forked from and joined to unit 0's compute stream. */
+static fdx_status capture(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray *coef, int overlap)
+{
+    fdx_dist *d = s->dist;
+    dgraph *g = &s->g;
+    if (g->exec) fdx_comm_cuda_graph_destroy(g->exec);
+    g->exec = NULL;
+    void *streams[2 * FDX_DIST_MAX_LOCAL];
+    int n = 0;
+    for (int i = 0; i < d->nlocal; i++) {
+        FDX_TRY(fdx_dist_use(d, i));
+        if (i == 0 && !g->fork) FDX_TRY(fdx_comm_event_create(d->be, &g->fork));
+        for (int k = 0; k < 2; k++)
+            if (!g->join[2 * i + k]) FDX_TRY(fdx_comm_event_create(d->be, &g->join[2 * i + k]));
+        if (i > 0) streams[n++] = d->compute[i];
+        streams[n++] = d->comm[i];
+    }
+    void *join[2 * FDX_DIST_MAX_LOCAL];
+    for (int i = 0, k = 0; i < d->nlocal; i++) {
+        if (i > 0) join[k++] = g->join[2 * i];
+        join[k++] = g->join[2 * i + 1];
+    }
+    FDX_TRY(fdx_dist_use(d, 0));
+    fdx_darray *saved[3];
+    memcpy(saved, b, sizeof(fdx_darray *) * (size_t)nf);
+    fdx_status st = fdx_comm_cuda_capture_begin(d->compute[0], g->fork, streams, n);
+    for (int t = 0; st == FDX_OK && t < GRAPH_STEPS; t++) st = ring_step(s, b, nf, coef, overlap);
+    /* Whatever happened, the ring is where it started: nothing ran. */
+    memcpy(b, saved, sizeof(fdx_darray *) * (size_t)nf);
+    char why[512] = "";
+    if (st != FDX_OK) snprintf(why, sizeof why, "%s", fdx_last_error());
+    FDX_TRY(fdx_dist_use(d, 0));
+    fdx_status est = fdx_comm_cuda_capture_end(d->compute[0], streams, join, n, st == FDX_OK, &g->exec);
+    if (st != FDX_OK) return fdx_fail(st, "capturing steps into a CUDA graph: %s", why);
+    FDX_TRY(est);
+    memcpy(g->b, b, sizeof(fdx_darray *) * (size_t)nf);
+    g->coef = coef, g->nf = nf, g->overlap = overlap;
+    return FDX_OK;
+}
+
+fdx_status fdx_dstencil_run(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray *coef, int64_t steps, int overlap,
+                            int graph)
+{
+    FDX_CHECK(s && b, FDX_ERR_INVALID, "fdx_dstencil_run: NULL argument");
+    FDX_CHECK(nf == 2 || nf == 3, FDX_ERR_INVALID, "fdx_dstencil_run: %d fields on the ring; 2 (heat) or 3 (wave)", nf);
+    fdx_dist *d = s->dist;
+    const char *skip = getenv("FDX_TEST_SKIP_EXCHANGE");
+    /* Graphs need every transfer on a stream: one process, CUDA. */
+    int use = graph && !s->graph_failed && d->procs == 1 && fdx_ctx_backend(d->ctx[0]) == FDX_BACKEND_CUDA &&
+              !(skip && strcmp(skip, "1") == 0);
+    s->graph_used = 0;
+    int64_t done = 0;
+    if (use && steps >= GRAPH_STEPS + nf && !graph_matches(&s->g, b, nf, coef, overlap)) {
+        /* A full turn of the ring first: kernels compile and tune on first
+           use, which a capture cannot do. */
+        for (; done < nf; done++) FDX_TRY(ring_step(s, b, nf, coef, overlap));
+        FDX_TRY(fdx_dist_sync(d));
+        if (capture(s, b, nf, coef, overlap) != FDX_OK) {
+            /* Plain steps from now on; the reason stays in fdx_last_error. */
+            s->graph_failed = 1;
+            use = 0;
+        }
+    }
+    if (use && graph_matches(&s->g, b, nf, coef, overlap)) {
+        FDX_TRY(fdx_dist_use(d, 0));
+        for (; steps - done >= GRAPH_STEPS; done += GRAPH_STEPS) {
+            FDX_TRY(fdx_comm_cuda_graph_launch(s->g.exec, d->compute[0]));
+            s->graph_used = 1;
+        }
+    }
+    for (; done < steps; done++) FDX_TRY(ring_step(s, b, nf, coef, overlap));
+    return FDX_OK;
+}
+
+int fdx_dstencil_graph_used(const fdx_dstencil *s) { return s && s->graph_used; }

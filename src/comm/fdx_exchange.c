@@ -200,5 +200,7 @@ fdx_status fdx_darray_exchange_end(fdx_darray *a)
 fdx_status fdx_darray_exchange(fdx_darray *a)
 {
     FDX_TRY(fdx_darray_exchange_begin(a));
-    return fdx_darray_exchange_end(a);
+    FDX_TRY(fdx_darray_exchange_end(a));
+    a->stale = 0;
+    return FDX_OK;
 }

@@ -68,7 +68,7 @@ typedef struct sim {
     fdx_dist *d;
     fdx_dstencil *s;
     fdx_darray *b[3], *coef; /* wave: b[0] prev, b[1] current, b[2] next; heat: b[0], b[1] */
-    int overlap, batch;
+    int overlap, batch, graph;
 } sim;
 
 static void sim_free(sim *s)
@@ -115,18 +115,11 @@ static fdx_status sim_setup(sim *s, const model *m, const fdx_options *opts, int
     return FDX_OK;
 }
 
-static fdx_status sim_step(sim *s)
+/* Steps on the ring b (fdx_dstencil_run's order: wave b[0] prev, b[1]
+   current, b[2] written; heat b[0] current, b[1] written). */
+static fdx_status sim_steps(sim *s, long n)
 {
-    if (s->coef) {
-        FDX_TRY(fdx_dstencil_step(s->s, s->b[2], s->b[1], s->b[0], s->coef, s->overlap));
-        fdx_darray *t = s->b[0];
-        s->b[0] = s->b[1], s->b[1] = s->b[2], s->b[2] = t;
-    } else {
-        FDX_TRY(fdx_dstencil_step(s->s, s->b[1], s->b[0], NULL, NULL, s->overlap));
-        fdx_darray *t = s->b[0];
-        s->b[0] = s->b[1], s->b[1] = t;
-    }
-    return FDX_OK;
+    return fdx_dstencil_run(s->s, s->b, s->coef ? 3 : 2, s->coef, n, s->overlap, s->graph);
 }
 
 static fdx_darray *sim_field(sim *s) { return s->coef ? s->b[1] : s->b[0]; }
@@ -137,7 +130,7 @@ static fdx_status timed_batch(void *arg, void *stream)
 {
     (void)stream;
     sim *s = arg;
-    for (int i = 0; i < s->batch; i++) FDX_TRY(sim_step(s));
+    FDX_TRY(sim_steps(s, s->batch));
     return fdx_dist_sync(s->d);
 }
 
@@ -145,10 +138,11 @@ static fdx_status timed_batch(void *arg, void *stream)
    times batches of steps (which move the field on). */
 static fdx_status sim_run(sim *s, long steps, long reps, fdx_dist_checksum *cs, void *field, fdx_time_stats *t)
 {
-    for (long i = 0; i < steps; i++) FDX_TRY(sim_step(s));
+    FDX_TRY(sim_steps(s, steps));
     FDX_TRY(fdx_darray_checksum(sim_field(s), cs));
     if (field) FDX_TRY(fdx_darray_gather(sim_field(s), field, 0));
-    s->batch = 50;
+    /* Two CUDA graphs of 24 steps when graphs are on. */
+    s->batch = 48;
     FDX_TRY(fdx_time_run(fdx_dist_ctx(s->d, 0), timed_batch, s, 1, (int)reps, t));
     t->median_ms /= s->batch, t->min_ms /= s->batch, t->max_ms /= s->batch, t->mean_ms /= s->batch;
     return FDX_OK;
@@ -156,7 +150,7 @@ static fdx_status sim_run(sim *s, long steps, long reps, fdx_dist_checksum *cs, 
 
 /* What the report needs from a run whose distribution is gone. */
 typedef struct report {
-    int units, procs, local_units, overlap;
+    int units, procs, local_units, overlap, graph;
     char backend[16], device[300], transport[32];
 } report;
 
@@ -186,6 +180,8 @@ static void print_json(const model *m, const report *r, const fdx_time_stats *t,
     fdx_json_int(&j, "units_per_rank", r->local_units);
     fdx_json_int(&j, "gpus", cuda ? r->units : 0);
     fdx_json_bool(&j, "overlap", r->overlap);
+    fdx_json_bool(&j, "graph", r->graph);
+    fdx_json_int(&j, "batch", 48);
     fdx_json_str(&j, "transport", r->transport);
     fdx_json_begin(&j, "time_ms");
     fdx_json_num(&j, "median", t->median_ms);
@@ -237,7 +233,7 @@ int cmd_dist(int argc, char **argv)
 {
     const char *which = NULL;
     if (argc >= 2 && strncmp(argv[1], "--", 2) != 0) which = argv[1], argc--, argv++;
-    const char *dims_s = "2", *order_s = NULL, *size = NULL, *steps_s = "100", *gpus_s = "1", *overlap_s = "on";
+    const char *dims_s = "2", *order_s = NULL, *size = NULL, *steps_s = "100", *gpus_s = "1", *overlap_s = "on", *graph_s = "on";
     const char *json = NULL, *precision = NULL, *reps_s = "20", *baseline_s = "on";
     const cli_flag flags[] = {
         {"dims", "2|3", "dimensions [2]", &dims_s},
@@ -247,7 +243,8 @@ int cmd_dist(int argc, char **argv)
         {"gpus", "K", "units per process: GPUs, or CPU units with --backend cpu [1]", &gpus_s},
         {"overlap", "on|off", "exchange shadows while the interior is computed [on]", &overlap_s},
         {"precision", "P", "float or double [wave float, heat double]", &precision},
-        {"reps", "N", "timed batches of 50 steps, median reported [20]", &reps_s},
+        {"reps", "N", "timed batches of 48 steps, median reported [20]", &reps_s},
+        {"graph", "on|off", "replay batches of 24 steps as CUDA graphs (CUDA, one process) [on]", &graph_s},
         {"baseline", "on|off", "also run on one unit for the scaling efficiency and the check [on]", &baseline_s},
         {"json", NULL, "print one JSON record instead of the table", &json},
         {NULL, NULL, NULL, NULL},
@@ -279,6 +276,8 @@ int cmd_dist(int argc, char **argv)
          (st = fdx_fail(FDX_ERR_INVALID, "--precision must be float or double, not '%s'", precision))) ||
         (strcmp(overlap_s, "on") && strcmp(overlap_s, "off") &&
          (st = fdx_fail(FDX_ERR_INVALID, "--overlap must be on or off, not '%s'", overlap_s))) ||
+        (strcmp(graph_s, "on") && strcmp(graph_s, "off") &&
+         (st = fdx_fail(FDX_ERR_INVALID, "--graph must be on or off, not '%s'", graph_s))) ||
         (strcmp(baseline_s, "on") && strcmp(baseline_s, "off") &&
          (st = fdx_fail(FDX_ERR_INVALID, "--baseline must be on or off, not '%s'", baseline_s)))) {
         rc = cli_usage_error(CMD, "%s", fdx_last_error());
@@ -299,6 +298,7 @@ int cmd_dist(int argc, char **argv)
     fdx_time_stats t = {0}, t1 = {0}, tc;
     double copy_gbps = 0, fetch = 0, write = 0, err = 0;
     if ((st = sim_setup(&s, &m, opts, (int)gpus, strcmp(overlap_s, "on") == 0)) != FDX_OK) goto fail;
+    s.graph = strcmp(graph_s, "on") == 0;
     fdx_ctx *ctx0 = fdx_dist_ctx(s.d, 0);
     /* Whole-grid traffic of one step, from a stencil like the units' own. */
     {
@@ -312,7 +312,7 @@ int cmd_dist(int argc, char **argv)
         fdx_stencil_traffic(probe, m.n, &fetch, &write);
         fdx_stencil_destroy(&probe);
     }
-    report rep = {fdx_dist_units(s.d), fdx_dist_procs(s.d), fdx_dist_local_units(s.d), s.overlap, "", "", ""};
+    report rep = {fdx_dist_units(s.d), fdx_dist_procs(s.d), fdx_dist_local_units(s.d), s.overlap, 0, "", "", ""};
     int units = rep.units, procs = rep.procs, proc = fdx_dist_proc(s.d);
     snprintf(rep.backend, sizeof rep.backend, "%s", fdx_backend_kind_name(fdx_ctx_backend(ctx0)));
     snprintf(rep.device, sizeof rep.device, "%s", fdx_ctx_device_name(ctx0));
@@ -330,12 +330,16 @@ int cmd_dist(int argc, char **argv)
     }
     if ((st = fdx_copy_bandwidth(ctx0, 256u << 20, 20, &tc, &copy_gbps)) != FDX_OK) goto fail;
     if ((st = sim_run(&s, steps, reps, &cs, field, &t)) != FDX_OK) goto fail;
+    rep.graph = fdx_dstencil_graph_used(s.s);
+    if (s.graph && !rep.graph && fdx_ctx_backend(ctx0) == FDX_BACKEND_CUDA && procs == 1 && proc == 0)
+        fprintf(stderr, "fdx dist: note: no CUDA graph (%s)\n", fdx_last_error());
     sim_free(&s);
     int verified = isfinite(cs.sum) && isfinite(cs.l2);
     if (baseline) {
         /* The same run on one unit, in this process: its time per step and
            its field, which must be bit-identical. */
         if ((st = sim_setup(&s1, &m, opts, 1, 0)) != FDX_OK) goto fail;
+        s1.graph = s.graph;
         if ((st = sim_run(&s1, steps, reps, &cs1, field1, &t1)) != FDX_OK) goto fail;
         sim_free(&s1);
         err = max_diff(field, field1, cells, m.type);
@@ -350,8 +354,8 @@ int cmd_dist(int argc, char **argv)
             printf(", %ld steps on %d units (%d ranks x %d) of %s, overlap %s, transport %s\n", steps, units, procs,
                    rep.local_units, rep.device, overlap_s, rep.transport);
             printf("  checksum       sum %.12g  l2 %.12g  digest %016" PRIx64 "\n", cs.sum, cs.l2, cs.digest);
-            printf("  step time      %.4f ms median (min %.4f, max %.4f, %d batches of 50)\n", t.median_ms, t.min_ms,
-                   t.max_ms, t.reps);
+            printf("  step time      %.4f ms median (min %.4f, max %.4f, %d batches of 48%s)\n", t.median_ms, t.min_ms,
+                   t.max_ms, t.reps, rep.graph ? ", CUDA graphs" : "");
             printf("  throughput     %.3f Gcells/s, %.1f GB/s effective, copy %.1f GB/s per unit\n",
                    (double)cells / (t.median_ms * 1e6), fdx_effective_gbps(fetch, write, t.median_ms), copy_gbps);
             if (baseline) {
