@@ -214,6 +214,24 @@ static fdx_status capture(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray *c
     if (st != FDX_OK) snprintf(why, sizeof why, "%s", fdx_last_error());
     FDX_TRY(fdx_dist_use(d, 0));
     fdx_status est = fdx_comm_cuda_capture_end(d->compute[0], streams, join, n, st == FDX_OK, &g->exec);
+    if (st != FDX_OK || est != FDX_OK) {
+        /* Nothing of the capture ran: no exchange is under way, and the
+           arrays' events get a real (eager) record again, since waiting on
+           an event last recorded inside a dead capture is an error. */
+        fdx_darray *all[4] = {b[0], b[1], nf == 3 ? b[2] : NULL, coef};
+        for (int k = 0; k < 4; k++) {
+            if (!all[k]) continue;
+            all[k]->in_flight = 0;
+            for (int i = 0; i < d->nlocal; i++) {
+                fdx_unit_plan *p = &all[k]->unit[i];
+                void *ev[3] = {p->ready, p->packed, p->done};
+                fdx_dist_use(d, i);
+                for (int e = 0; e < 3; e++)
+                    if (ev[e]) d->be->event_record(ev[e], d->compute[i]);
+            }
+        }
+        fdx_dist_sync(d);
+    }
     if (st != FDX_OK) return fdx_fail(st, "capturing steps into a CUDA graph: %s", why);
     FDX_TRY(est);
     memcpy(g->b, b, sizeof(fdx_darray *) * (size_t)nf);
