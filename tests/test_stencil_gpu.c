@@ -40,9 +40,13 @@ int main(void)
                 for (int order = 2; order <= 8; order += 6) {
                     fdx_stencil_desc d;
                     int bi = (vec + variant + order) % 4;
-                    int zf = variant == FDX_SV_UNROLL && order == 2;
-                    fdx_stencil_cfg c3 = {variant, blocks3[bi][0], blocks3[bi][1], vec, 3 + vec, 1, 1 + (order == 8), zf};
-                    fdx_stencil_cfg c2 = {variant, 64 << (vec / 2), 1, vec, 5 + order, 1, 1 + (order == 2), !zf};
+                    int unroll = variant == FDX_SV_UNROLL, zf = unroll && order == 2;
+                    /* Unrolled groups: a single group per block (vec 1), and
+                       marches of groups whose last group is partial. */
+                    int pd3 = unroll ? (vec == 1 ? 3 + vec : 2 + (order == 2)) : 1 + (order == 8);
+                    int pd2 = unroll ? (order == 2 ? 4 : 8) : 1 + (order == 2);
+                    fdx_stencil_cfg c3 = {variant, blocks3[bi][0], blocks3[bi][1], vec, 3 + vec, 1, pd3, zf};
+                    fdx_stencil_cfg c2 = {variant, 64 << (vec / 2), 1, vec, 5 + order, 1, pd2, !zf};
                     fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
                     int r = order / 2;
                     int64_t s3[3] = {132, 11 + 2 * r, 29}, s2[2] = {1036, 45};

@@ -18,8 +18,8 @@ static void compile_one(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg)
     char *src = NULL, spec[32], what[128];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     static const char *name[] = {"smem", "direct", "unroll"};
-    snprintf(what, sizeof what, "stencil_%s_%s_%dx%d_v%d_c%d.cu", spec, name[cfg->variant], cfg->tx, cfg->ty,
-             cfg->vec, cfg->chunk);
+    snprintf(what, sizeof what, "stencil_%s_%s_%dx%d_v%d_pd%d.cu", spec, name[cfg->variant], cfg->tx, cfg->ty,
+             cfg->vec, cfg->pd);
     CHECK_OK(fdx_stencil_generate(ks, cfg, 1, &src));
     if (!src) return;
     void *cubin = NULL;
@@ -52,11 +52,12 @@ int main(void)
                 for (int variant = 0; variant < 3; variant++) {
                     int vmax = prec ? 2 : 4;
                     for (int vec = 1; vec <= vmax && (variant < 2 || rank > 1); vec *= 2) {
-                        /* The unrolled column's length (chunk) is compiled in: the
-                           tuner's 4, 8 and the longest. */
-                        int chunk = variant < 2 ? 16 : vec == 1 ? 4 : vec == 2 ? 8 : FDX_STENCIL_MAX_UNROLL;
-                        fdx_stencil_cfg cfg = {variant, rank == 3 ? 32 : 128, rank == 3 ? 8 : 1, vec, chunk, 1,
-                                              1 + (order / 2 + vec + variant) % 2, variant == 2 && vec == 2};
+                        /* The unrolled group's length is compiled in: the tuner's
+                           4, 8 and the longest. */
+                        int pd = variant < 2 ? 1 + (order / 2 + vec + variant) % 2
+                                 : vec == 1 ? 4 : vec == 2 ? 8 : FDX_STENCIL_MAX_UNROLL;
+                        fdx_stencil_cfg cfg = {variant, rank == 3 ? 32 : 128, rank == 3 ? 8 : 1, vec, 16, 1, pd,
+                                              variant == 2 && vec == 2};
                         compile_one(&ks, &cfg);
                     }
                 }

@@ -45,11 +45,9 @@ fdx_status fdx_stencil_kernel_get(const fdx_backend *be, const fdx_device_info *
     char spec[32], key[160];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     /* The CPU kernel does not depend on the configuration (all run-time). */
-    /* The unrolled kernel bakes its column length (chunk) and block order in. */
-    int unroll = cuda && cfg->variant == FDX_SV_UNROLL;
-    snprintf(key, sizeof key, "%s/%d/%.60s/%s/%d.%d.%d.%d.%d.%d.%d", be->name, dev->ordinal, dev->name, spec,
+    snprintf(key, sizeof key, "%s/%d/%.60s/%s/%d.%d.%d.%d.%d.%d", be->name, dev->ordinal, dev->name, spec,
              cuda ? cfg->variant : 0, cuda ? cfg->tx : 0, cuda ? cfg->ty : 0, cuda ? cfg->vec : 0, cuda ? cfg->pd : 0,
-             unroll ? cfg->chunk : 0, unroll ? cfg->zfast : 0);
+             cuda ? cfg->zfast : 0);
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < nkernels; i++)
         if (strcmp(kernels[i].key, key) == 0) {
@@ -109,8 +107,8 @@ int fdx_stencil_tuned_find(const char *key, int memory_only, fdx_stencil_cfg *cf
     if (sscanf((const char *)data, "fdx-tune 3 %d %d %d %d %d %d %d %d", &c.variant, &c.tx, &c.ty, &c.vec, &c.chunk,
                &c.by, &c.pd, &c.zfast) == 8 &&
         c.variant >= FDX_SV_SMEM && c.variant <= FDX_SV_UNROLL && c.tx >= 1 && c.ty >= 1 && c.tx * c.ty <= 1024 &&
-        (c.vec == 1 || c.vec == 2 || c.vec == 4) && c.chunk >= 1 && c.by >= 1 && (c.pd == 1 || c.pd == 2) &&
-        (c.zfast == 0 || c.zfast == 1) && (c.variant != FDX_SV_UNROLL || c.chunk <= FDX_STENCIL_MAX_UNROLL)) {
+        (c.vec == 1 || c.vec == 2 || c.vec == 4) && c.chunk >= 1 && c.by >= 1 && c.pd >= 1 &&
+        c.pd <= (c.variant == FDX_SV_UNROLL ? FDX_STENCIL_MAX_UNROLL : 2) && (c.zfast == 0 || c.zfast == 1)) {
         *cfg = c;
         found = 1;
         pthread_mutex_lock(&lock);

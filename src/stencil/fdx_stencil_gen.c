@@ -329,17 +329,20 @@ static void emit_step(sb *b, const gen *g, const char *kv, const char *buf, int 
     }
 }
 
-/* The unrolled column: each thread owns planes k0 .. k0+U-1 of its (x, y)
-   column (U = chunk, a constant here).  Every column value, u_prev and coef
-   load is issued before the first point is computed: U + 2 rm independent
-   (vector) loads per thread in flight, where the march has one or two.  The
-   in-plane neighbours come through L1 like the direct strategy.  No shared
-   memory and no barriers, so threads outside the grid leave at once.
-   In-plane offsets are 32-bit; only the per-thread base pointer is 64-bit. */
+/* The unrolled column: each thread marches its (x, y) column through the
+   block's chunk of planes in groups of U = pd planes (a constant here).  At
+   the start of a group every load of it (U column planes, u_prev, coef) is
+   issued before the first point is computed: U independent vector loads in
+   flight per thread, where the plain march has one or two.  The 2 rm planes
+   the next group shares stay in registers, so a chunk of many groups reads
+   each plane once.  In-plane neighbours come through L1 like the direct
+   strategy.  No shared memory and no barriers, so threads outside the grid
+   leave at once.  In-plane offsets are 32-bit; only the per-thread base
+   pointer is 64-bit. */
 static void emit_cuda_unroll(sb *b, gen *g)
 {
     const fdx_stencil_cfg *c = g->cfg;
-    const int U = c->chunk, T = U + 2 * g->rm, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef;
+    const int U = c->pd, R = 2 * g->rm, T = U + R, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef;
     put(b, "extern \"C\" __global__ void __launch_bounds__(%d) " FDX_STENCIL_ENTRY
            "(real *__restrict__ out, const real *__restrict__ u, const real *__restrict__ up,\n"
            "    const real *__restrict__ cf, const struct fdx_p p)\n{\n",
@@ -353,53 +356,62 @@ static void emit_cuda_unroll(sb *b, gen *g)
     put(b, "    const int x = bx * %d + (int)threadIdx.x * %d, y = by * %d + (int)threadIdx.y;\n", c->tx * g->vec,
         g->vec, c->ty);
     put(b, "    if (x >= nx || y < %d || y >= ny - %d) return;\n", g->ry, g->ry);
-    put(b, "    const long long k0 = %d + (long long)bz * %d;\n", g->rm, U);
-    put(b, "    const int nk = nm - %d - k0 < %d ? (int)(nm - %d - k0) : %d; /* planes to write */\n", g->rm, U,
-        g->rm, U);
-    put(b, "    const long long base = x + (long long)y * sy + (k0 - %d) * sm;\n", g->rm);
+    put(b, "    const long long k0 = %d + (long long)bz * p.chunk;\n", g->rm);
+    put(b, "    const long long k1 = k0 + p.chunk < nm - %d ? k0 + p.chunk : nm - %d;\n", g->rm, g->rm);
+    put(b, "    const long long base = x + (long long)y * sy;\n");
     put(b, "    (void)up, (void)cf, (void)sy;\n");
-    /* Column planes t = 0..T-1.  The last block may have fewer than U planes
-       to write: its missing planes' pointers are clamped to the last plane
-       that exists, so every load is unconditional (the compiler may issue them
-       all at once) and only the stores are guarded. */
-    put(b, "    const int tl = nk + %d; /* the last plane that exists */\n", 2 * g->rm - 1);
-    for (int t = 0; t < T; t++) put(b, "    const real *pl%d = u + base + (%d < tl ? %d : tl) * sm;\n", t, t, t);
+    /* c<lane>_<t>: plane kg - rm + t of the column, t < T. */
     for (int v = 0; v < g->vec; v++) {
         put(b, "    real");
         for (int t = 0; t < T; t++) put(b, "%s c%d_%d = 0", t ? "," : "", v, t);
         put(b, ";\n");
     }
     char suf[32], ptr[16], idx[96];
-    for (int t = 0; t < T; t++) {
+    /* The 2 rm planes below the first group (they exist: k0 >= rm). */
+    for (int t = 0; t < R; t++) {
+        snprintf(suf, sizeof suf, "_%d", t);
+        snprintf(idx, sizeof idx, "base + (k0 - %d) * sm", g->rm - t);
+        put(b, "    "), emit_vload(b, g, "c", suf, "u", idx, "__ldg"), put(b, "\n");
+    }
+    put(b, "#pragma unroll 1\n    for (long long kg = k0; kg < k1; kg += %d) {\n", U);
+    put(b, "        const int nk = k1 - kg < %d ? (int)(k1 - kg) : %d; /* planes to write */\n", U, U);
+    /* The last group may have fewer than U planes: its missing planes'
+       pointers are clamped to its last one, so every load is unconditional
+       (the compiler may issue them all at once) and only stores are guarded. */
+    put(b, "        const long long o = base + (kg - %d) * sm;\n", g->rm);
+    put(b, "        const int tl = nk + %d; /* the group's last plane */\n", R - 1);
+    for (int t = R; t < T; t++) {
+        put(b, "        const real *pl%d = u + o + (%d < tl ? %d : tl) * sm;\n", t, t, t);
         snprintf(suf, sizeof suf, "_%d", t);
         snprintf(ptr, sizeof ptr, "pl%d", t);
-        put(b, "    "), emit_vload(b, g, "c", suf, ptr, "0", "__ldg"), put(b, "\n");
+        put(b, "        "), emit_vload(b, g, "c", suf, ptr, "0", "__ldg"), put(b, "\n");
     }
-    /* u_prev and coef at the column's own planes, streamed (read once). */
+    for (int t = g->rm; t < R; t++) put(b, "        const real *pl%d = u + o + %d * sm;\n", t, t);
+    /* u_prev and coef at the group's own planes, streamed (read once). */
     const char *pw[2] = {wave ? "pu" : NULL, coef ? "pc" : NULL}, *src[2] = {"up", "cf"};
     for (int i = 0; i < 2; i++) {
         if (!pw[i]) continue;
         for (int v = 0; v < g->vec; v++) {
-            put(b, "    real");
-            for (int j = 0; j < U; j++) put(b, "%s %s%d_%d = 0", j ? "," : "", pw[i], v, j);
+            put(b, "        real");
+            for (int j = 0; j < U; j++) put(b, "%s %s%d_%d", j ? "," : "", pw[i], v, j);
             put(b, ";\n");
         }
         for (int j = 0; j < U; j++) {
             snprintf(suf, sizeof suf, "_%d", j);
-            snprintf(idx, sizeof idx, "base + (%d < nk ? %d : nk - 1) * sm + %d * sm", j, j, g->rm);
-            put(b, "    "), emit_vload(b, g, pw[i], suf, src[i], idx, "__ldcs"), put(b, "\n");
+            snprintf(idx, sizeof idx, "o + (%d < nk ? %d : nk - 1) * sm + %d * sm", j, j, g->rm);
+            put(b, "        "), emit_vload(b, g, pw[i], suf, src[i], idx, "__ldcs"), put(b, "\n");
         }
     }
-    char centre[16], prev[16], cfv[16], res[16];
+    char centre[32], prev[32], cfv[32], res[32];
     for (int j = 0; j < U; j++) {
         g->plane = j;
         /* y neighbours as whole vectors (aligned: vec divides nx). */
-        for (int o = -g->ry; o <= g->ry && g->vec > 1; o++) {
-            if (!o) continue;
-            snprintf(suf, sizeof suf, "y%c%d_%d", o < 0 ? 'm' : 'p', o < 0 ? -o : o, j);
-            put(b, "    const realv %s = __ldg((const realv *)(pl%d + (%d) * sy));\n", suf, j + g->rm, o);
+        for (int oy = -g->ry; oy <= g->ry && g->vec > 1; oy++) {
+            if (!oy) continue;
+            snprintf(suf, sizeof suf, "y%c%d_%d", oy < 0 ? 'm' : 'p', oy < 0 ? -oy : oy, j);
+            put(b, "        const realv %s = __ldg((const realv *)(pl%d + (%d) * sy));\n", suf, j + g->rm, oy);
         }
-        put(b, "    if (%d < nk) {\n", j);
+        put(b, "        if (%d < nk) {\n", j);
         for (int v = 0; v < g->vec; v++) {
             snprintf(centre, sizeof centre, "c%d_%d", v, j + g->rm);
             snprintf(prev, sizeof prev, "pu%d_%d", v, j);
@@ -408,11 +420,18 @@ static void emit_cuda_unroll(sb *b, gen *g)
             put(b, "            ");
             emit_point(b, g, cuda_neighbour, "p.", v, centre, prev, cfv, res);
         }
-        snprintf(idx, sizeof idx, "out + base + %d * sm", j + g->rm);
+        snprintf(idx, sizeof idx, "out + o + %d * sm", j + g->rm);
         emit_store(b, g, idx);
-        put(b, "    }\n");
+        put(b, "        }\n");
     }
-    put(b, "}\n");
+    /* The next group's lower planes: registers, no memory traffic (only the
+       last group can be partial, and nothing follows it). */
+    for (int v = 0; v < g->vec; v++) {
+        put(b, "       ");
+        for (int t = 0; t < R; t++) put(b, " c%d_%d = c%d_%d;", v, t, v, t + U);
+        put(b, "\n");
+    }
+    put(b, "    }\n}\n");
 }
 
 static void emit_cuda(sb *b, const gen *g)
@@ -513,11 +532,12 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
                   cfg->tx, cfg->ty);
         FDX_CHECK(cfg->variant != FDX_SV_SMEM || (cfg->tx >= g.r && (g.ry == 0 || cfg->ty >= g.r)),
                   FDX_ERR_INTERNAL, "block %dx%d too small for the halo of radius %d", cfg->tx, cfg->ty, g.r);
-        FDX_CHECK(cfg->pd == 1 || cfg->pd == 2, FDX_ERR_INTERNAL, "prefetch distance %d", cfg->pd);
+        FDX_CHECK(cfg->pd == 1 || cfg->pd == 2 || (cfg->variant == FDX_SV_UNROLL && cfg->pd >= 1 &&
+                                                    cfg->pd <= FDX_STENCIL_MAX_UNROLL),
+                  FDX_ERR_INTERNAL, "planes in flight %d", cfg->pd);
         FDX_CHECK(ks->rank == 3 || cfg->ty == 1, FDX_ERR_INTERNAL, "rank %d needs ty 1, got %d", ks->rank, cfg->ty);
-        FDX_CHECK(cfg->variant != FDX_SV_UNROLL || (ks->rank >= 2 && cfg->chunk >= 1 &&
-                                                    cfg->chunk <= FDX_STENCIL_MAX_UNROLL),
-                  FDX_ERR_INTERNAL, "unrolled column of %d planes in rank %d", cfg->chunk, ks->rank);
+        FDX_CHECK(cfg->variant != FDX_SV_UNROLL || ks->rank >= 2, FDX_ERR_INTERNAL,
+                  "unrolled column in rank %d", ks->rank);
     }
     sb b = {0};
     emit_prelude(&b, &g);

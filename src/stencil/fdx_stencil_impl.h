@@ -21,31 +21,31 @@ typedef struct fdx_stencil_kspec {
     int d1;      /* first-derivative (antisymmetric) terms present */
 } fdx_stencil_kspec;
 
-/* GPU strategies.  The first two march along the slowest axis keeping the
-   column of 2r+1 values in registers; they differ in where the in-plane
-   neighbours come from.  The third does not march: each thread owns a short
-   column of `chunk` planes (a compile-time constant) and issues every load of
-   it before the first use, so many independent loads are in flight. */
+/* GPU strategies.  All march along the slowest axis keeping the column of
+   values in registers.  The first two hold 2r+1 planes and differ in where
+   the in-plane neighbours come from; the third advances `pd` planes at a
+   time (a compile-time constant) and issues every load of a group before its
+   first use, so many independent loads are in flight. */
 typedef enum fdx_stencil_variant {
     FDX_SV_SMEM = 0,   /* plane tile with halo in shared memory */
     FDX_SV_DIRECT = 1, /* in-plane neighbours read through L1 / read-only cache */
-    FDX_SV_UNROLL = 2  /* fixed column per thread, all loads issued up front */
+    FDX_SV_UNROLL = 2  /* groups of pd planes, all their loads issued up front */
 } fdx_stencil_variant;
 
-/* The most planes an unrolled column may hold (registers). */
+/* The most planes an unrolled group may hold (registers). */
 #define FDX_STENCIL_MAX_UNROLL 16
 
 /* A kernel configuration.  variant, tx, ty, vec, pd and zfast are baked into
    the source; chunk (planes per block along the marching axis) and by (CPU
-   rows per task) are run-time parameters, so tuning them compiles nothing,
-   except for FDX_SV_UNROLL, where chunk is the unrolled column's length. */
+   rows per task) are run-time parameters, so tuning them compiles nothing. */
 typedef struct fdx_stencil_cfg {
     int variant;
     int tx, ty;  /* threads per block in x and y (CUDA) */
     int vec;     /* consecutive x points per thread: 1, 2 or 4 */
     int chunk;   /* planes per block (CUDA) or per task (CPU) */
     int by;      /* CPU: rows per task */
-    int pd;      /* CUDA: planes of the column in flight per thread, 1 or 2 */
+    int pd;      /* CUDA: planes of the column in flight per thread, 1 or 2;
+                    unroll: the group, 1..FDX_STENCIL_MAX_UNROLL */
     int zfast;   /* CUDA, unroll only: consecutive blocks step along the marching
                     axis (their shared halo planes meet in L2) */
 } fdx_stencil_cfg;

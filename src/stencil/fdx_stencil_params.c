@@ -71,9 +71,10 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
     if (cfg->vec == 4 && ks->is_double) return 0;
     if (ks->rank < 3 && cfg->ty != 1) return 0;
     if (cfg->variant == FDX_SV_SMEM && (cfg->tx < ks->radius || (ks->rank == 3 && cfg->ty < ks->radius))) return 0;
-    /* The unrolled column needs a marching axis and a register budget; only
+    /* The unrolled group needs a marching axis and a register budget; only
        it can reorder its blocks. */
-    if (cfg->variant == FDX_SV_UNROLL && (ks->rank < 2 || cfg->chunk > FDX_STENCIL_MAX_UNROLL)) return 0;
+    if (cfg->variant == FDX_SV_UNROLL && (ks->rank < 2 || cfg->pd < 1 || cfg->pd > FDX_STENCIL_MAX_UNROLL)) return 0;
+    if (cfg->variant != FDX_SV_UNROLL && (cfg->pd < 1 || cfg->pd > 2)) return 0;
     if (cfg->zfast && cfg->variant != FDX_SV_UNROLL) return 0;
     int64_t g[3];
     return cfg->chunk >= 1 && grid3(ks, cfg, n3, g);
@@ -82,12 +83,9 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
 void fdx_stencil_cfg_text(const fdx_stencil_cfg *cfg, int cuda, char *buf, size_t n)
 {
     static const char *name[] = {"smem", "direct", "unroll"};
-    if (cuda && cfg->variant == FDX_SV_UNROLL)
-        snprintf(buf, n, "unroll %dx%d vec%d planes %d%s", cfg->tx, cfg->ty, cfg->vec, cfg->chunk,
-                 cfg->zfast ? " zfast" : "");
-    else if (cuda)
-        snprintf(buf, n, "%s %dx%d vec%d pd%d chunk %d", name[cfg->variant], cfg->tx, cfg->ty, cfg->vec, cfg->pd,
-                 cfg->chunk);
+    if (cuda)
+        snprintf(buf, n, "%s %dx%d vec%d pd%d chunk %d%s", name[cfg->variant], cfg->tx, cfg->ty, cfg->vec, cfg->pd,
+                 cfg->chunk, cfg->zfast ? " zfast" : "");
     else
         snprintf(buf, n, "cpu rows %d chunk %d", cfg->by, cfg->chunk);
 }
