@@ -4,6 +4,7 @@
 #include "layout/fdx_layout_index.h"
 #include "layout/fdx_layout_plan.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define INLINE static inline __attribute__((always_inline))
@@ -59,40 +60,92 @@ static void copy_rows(char *dst, const char *src, const fdx_perm_plan *p)
     }
 }
 
-/* One TA x TB tile of R-word units: reads run along A (contiguous in src),
-   writes along K (contiguous in dst); the tile fits in L1 so both sides hit.
-   Strides are copied to locals: stores through char pointers may alias the
-   plan, which would make the compiler reload it on every word. */
-INLINE void move_tile(char *restrict dst, const char *restrict src, const fdx_perm_plan *p, int64_t a0, int64_t b0,
-                      int64_t ta, int64_t tb, const size_t w)
+/* Stores of whole dst rows bypass the caches where the CPU can (x86-64
+   movnti): the row is written in full, so reading it first (the
+   write-allocate a plain store costs) is a third of the traffic wasted.
+   nt_fence() orders them before the transform returns. */
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#define HAVE_NT 1
+INLINE void nt_store(char *d, const char *s, const size_t w)
 {
-    const int64_t sA = p->sA, sK = p->sK, dA = p->dA, dK = p->dK, R = p->R;
-    if (R == 1) {
-        for (int64_t a = a0; a < a0 + ta; a++)
-            for (int64_t b = b0; b < b0 + tb; b++)
-                memcpy(dst + (size_t)(a * dA + b * dK) * w, src + (size_t)(a * sA + b * sK) * w, w);
-        return;
+    if (w == 8) {
+        long long v;
+        memcpy(&v, s, 8);
+        _mm_stream_si64((long long *)(void *)d, v);
+    } else if (w == 4) {
+        int v;
+        memcpy(&v, s, 4);
+        _mm_stream_si32((int *)(void *)d, v);
+    } else {
+        memcpy(d, s, w);
     }
-    for (int64_t a = a0; a < a0 + ta; a++)
-        for (int64_t b = b0; b < b0 + tb; b++)
-            memcpy(dst + (size_t)(a * dA + b * dK) * w, src + (size_t)(a * sA + b * sK) * w, (size_t)R * w);
 }
+static void nt_fence(void) { _mm_sfence(); }
+#else
+#define HAVE_NT 0
+INLINE void nt_store(char *d, const char *s, const size_t w) { memcpy(d, s, w); }
+static void nt_fence(void) {}
+#endif
+
+/* Tile buffer: fits the L1 data cache with room for the rows in flight. */
+enum { CPU_TILE_BYTES = 32 << 10 };
+
+/* One tile of ta x tb units of R words: the tb src rows (ta units each,
+   contiguous) are copied into a dense buffer, then each of the ta dst rows
+   (tb units, contiguous) is gathered from it.  Only the buffer is walked
+   with a stride; global memory sees whole rows, read and written once, so
+   rows megabytes apart (which share cache sets and TLB entries) never
+   compete.  Strides are copied to locals: stores through char pointers may
+   alias the plan, which would make the compiler reload it on every word. */
+INLINE void move_tile(char *restrict dst, const char *restrict src, char *restrict buf, const fdx_perm_plan *p,
+                      int64_t a0, int64_t b0, int64_t ta, int64_t tb, const size_t w, int nt)
+{
+    const int64_t sA = p->sA, sK = p->sK, dA = p->dA, dK = p->dK;
+    const size_t u = (size_t)p->R * w, row = (size_t)ta * u;
+    for (int64_t b = 0; b < tb; b++) memcpy(buf + (size_t)b * row, src + (size_t)(a0 * sA + (b0 + b) * sK) * w, row);
+    for (int64_t a = 0; a < ta; a++) {
+        char *d = dst + (size_t)((a0 + a) * dA + b0 * dK) * w;
+        const char *s = buf + (size_t)a * u;
+        if (u == w && nt)
+            for (int64_t b = 0; b < tb; b++) nt_store(d + (size_t)b * w, s + (size_t)b * row, w);
+        else if (u == w)
+            for (int64_t b = 0; b < tb; b++) memcpy(d + (size_t)b * w, s + (size_t)b * row, w);
+        else
+            for (int64_t b = 0; b < tb; b++) memcpy(d + (size_t)b * u, s + (size_t)b * row, u);
+    }
+}
+
+static int64_t round8(int64_t x) { return x >= 16 ? x - x % 8 : x; }
 
 static void copy_tiled(char *dst, const char *src, const fdx_perm_plan *p)
 {
-    const int64_t ta = p->R >= CPU_TILE ? 1 : CPU_TILE / p->R, tb = CPU_TILE;
+    /* square-ish tiles of the buffer's size, a short side taken whole and the other grown to fill */
+    const size_t w = (size_t)p->word, u = (size_t)p->R * w;
+    const int64_t units = (int64_t)(CPU_TILE_BYTES / u) > 1 ? (int64_t)(CPU_TILE_BYTES / u) : 1;
+    int64_t side = 1;
+    while ((side * 2) * (side * 2) <= units) side *= 2;
+    int64_t ta = p->nA < side ? p->nA : side, tb = p->nK < units / ta ? p->nK : round8(units / ta);
+    if (tb < 1) tb = 1;
+    if (ta < p->nA) ta = p->nA < units / tb ? p->nA : round8(units / tb);
     const int64_t tiles_a = (p->nA + ta - 1) / ta, tiles_k = (p->nK + tb - 1) / tb;
     const int64_t tasks = tiles_a * tiles_k * (p->count / (p->R * p->nA * p->nK));
-    const size_t w = (size_t)p->word;
-#pragma omp parallel for schedule(static)
-    for (int64_t t = 0; t < tasks; t++) {
-        int64_t ia = t % tiles_a, ik = t / tiles_a % tiles_k, so, dof;
-        batch_offsets(p, t / tiles_a / tiles_k, &so, &dof);
-        int64_t a0 = ia * ta, b0 = ik * tb;
-        int64_t na = p->nA - a0 < ta ? p->nA - a0 : ta, nk = p->nK - b0 < tb ? p->nK - b0 : tb;
-#define TILE(W) move_tile(dst + (size_t)dof * w, src + (size_t)so * w, p, a0, b0, na, nk, W)
-        BY_WORD(p->word, TILE);
+    /* whole dst rows of at least a cache line go around the cache */
+    const int nt = HAVE_NT && (w == 4 || w == 8) && p->R == 1 && (size_t)tb * w >= 64 && !getenv("FDX_LAYOUT_NO_NT");
+#pragma omp parallel
+    {
+        _Alignas(64) char buf[CPU_TILE_BYTES]; /* ta * tb * u <= CPU_TILE_BYTES */
+#pragma omp for schedule(static)
+        for (int64_t t = 0; t < tasks; t++) {
+            int64_t ia = t % tiles_a, ik = t / tiles_a % tiles_k, so, dof;
+            batch_offsets(p, t / tiles_a / tiles_k, &so, &dof);
+            int64_t a0 = ia * ta, b0 = ik * tb;
+            int64_t na = p->nA - a0 < ta ? p->nA - a0 : ta, nk = p->nK - b0 < tb ? p->nK - b0 : tb;
+#define TILE(W) move_tile(dst + (size_t)dof * w, src + (size_t)so * w, buf, p, a0, b0, na, nk, W, nt)
+            BY_WORD(p->word, TILE);
 #undef TILE
+        }
+        if (nt) nt_fence();
     }
 }
 
@@ -140,40 +193,68 @@ fdx_status fdx_layout_cpu_perm(void *dst, const void *src, const fdx_perm_plan *
     return FDX_OK;
 }
 
-/* Diagonal arrangement: tiles of CPU_TILE lines by CPU_TILE points along x
-   (parallelograms of the plain plane), so the plain rows a tile touches stay
-   in cache while the diagonal side is written (or read) contiguously. */
-INLINE void diag_tile(char *dg, char *pl, const fdx_diag_plan *p, int64_t x0, int64_t d0, const size_t w)
+/* Diagonal arrangement: tiles of DTD lines by DTX points along x
+   (parallelograms of the plain plane), staged through a dense buffer of
+   the plain rows they cross (row y - y0, column x - x0): the plain side
+   moves whole row segments, the diagonal side whole line segments, and
+   only the L1-resident buffer is walked along the diagonal.  Plain rows
+   4 KiB apart share cache sets; walking them directly thrashed L1. */
+enum { DTX = 32, DTD = 64, DROWS = DTX + DTD - 1 };
+
+INLINE void diag_tile(char *restrict dg, char *restrict pl, char *restrict buf, const fdx_diag_plan *p, int64_t x0,
+                      int64_t d0, const size_t w)
 {
-    const int64_t rx = p->rx, ry = p->ry, dend = d0 + CPU_TILE < rx + ry - 1 ? d0 + CPU_TILE : rx + ry - 1;
-    for (int64_t d = d0; d < dend; d++) {
-        int64_t xlo = d - (ry - 1) > x0 ? d - (ry - 1) : x0;
-        int64_t xhi = x0 + CPU_TILE < rx ? x0 + CPU_TILE : rx;
-        if (xhi > d + 1) xhi = d + 1;
-        if (xlo >= xhi) continue;
-        int64_t q = fdx_diag_index(xlo, d - xlo, rx, ry);
-        for (int64_t x = xlo; x < xhi; x++, q++) {
-            int64_t y = d - x, yp = p->diag == FDX_DIAG_MAIN ? ry - 1 - y : y;
-            char *a = pl + (size_t)(x + rx * yp) * w, *b = dg + (size_t)q * w;
-            if (p->undiag) memcpy(a, b, w);
-            else memcpy(b, a, w);
+    const int64_t rx = p->rx, ry = p->ry, dend = d0 + DTD < rx + ry - 1 ? d0 + DTD : rx + ry - 1;
+    const int64_t x1 = x0 + DTX < rx ? x0 + DTX : rx;
+    const int64_t y0 = d0 - (x1 - 1) > 0 ? d0 - (x1 - 1) : 0, y1 = dend - x0 < ry ? dend - x0 : ry;
+    const int main_ = p->diag == FDX_DIAG_MAIN, undiag = p->undiag;
+    if (y0 >= y1) return;
+    /* the x range of row y inside the tile: x0 <= x < x1 and d0 <= x + y < dend */
+#define ROW_RANGE(y, lo, hi)                                                                                   \
+    int64_t lo = d0 - (y) > x0 ? d0 - (y) : x0, hi = dend - (y) < x1 ? dend - (y) : x1
+    if (!undiag)
+        for (int64_t y = y0; y < y1; y++) {
+            ROW_RANGE(y, lo, hi);
+            int64_t yp = main_ ? ry - 1 - y : y;
+            if (lo < hi) memcpy(buf + (size_t)((y - y0) * DTX + lo - x0) * w, pl + (size_t)(lo + rx * yp) * w, (size_t)(hi - lo) * w);
         }
+    for (int64_t d = d0; d < dend; d++) {
+        int64_t xlo = d - (ry - 1) > x0 ? d - (ry - 1) : x0, xhi = x1 < d + 1 ? x1 : d + 1;
+        if (xlo >= xhi) continue;
+        char *q = dg + (size_t)fdx_diag_index(xlo, d - xlo, rx, ry) * w;
+        char *b = buf + (size_t)((d - xlo - y0) * DTX + xlo - x0) * w;
+        const size_t step = (size_t)(DTX - 1) * w; /* x + 1, y - 1 */
+        if (undiag)
+            for (int64_t x = xlo; x < xhi; x++, q += w, b -= step) memcpy(b, q, w);
+        else
+            for (int64_t x = xlo; x < xhi; x++, q += w, b -= step) memcpy(q, b, w);
     }
+    if (undiag)
+        for (int64_t y = y0; y < y1; y++) {
+            ROW_RANGE(y, lo, hi);
+            int64_t yp = main_ ? ry - 1 - y : y;
+            if (lo < hi) memcpy(pl + (size_t)(lo + rx * yp) * w, buf + (size_t)((y - y0) * DTX + lo - x0) * w, (size_t)(hi - lo) * w);
+        }
+#undef ROW_RANGE
 }
 
 fdx_status fdx_layout_cpu_diag(void *dst, const void *src, const fdx_diag_plan *p)
 {
-    const int64_t tx = (p->rx + CPU_TILE - 1) / CPU_TILE, td = (p->rx + p->ry - 1 + CPU_TILE - 1) / CPU_TILE;
+    const int64_t tx = (p->rx + DTX - 1) / DTX, td = (p->rx + p->ry - 1 + DTD - 1) / DTD;
     const size_t w = (size_t)p->word, plane = (size_t)(p->rx * p->ry) * w;
     char *dg = p->undiag ? (char *)src : dst, *pl = p->undiag ? dst : (char *)src;
-#pragma omp parallel for collapse(3) schedule(static)
-    for (int64_t z = 0; z < p->planes; z++)
-        for (int64_t id = 0; id < td; id++)
-            for (int64_t ix = 0; ix < tx; ix++) {
-#define DTILE(W) diag_tile(dg + (size_t)z * plane, pl + (size_t)z * plane, p, ix * CPU_TILE, id * CPU_TILE, W)
-                BY_WORD(p->word, DTILE);
+#pragma omp parallel
+    {
+        _Alignas(64) char buf[DROWS * DTX * 16];
+#pragma omp for collapse(3) schedule(static)
+        for (int64_t z = 0; z < p->planes; z++)
+            for (int64_t id = 0; id < td; id++)
+                for (int64_t ix = 0; ix < tx; ix++) {
+#define DTILE(W) diag_tile(dg + (size_t)z * plane, pl + (size_t)z * plane, buf, p, ix * DTX, id * DTD, W)
+                    BY_WORD(p->word, DTILE);
 #undef DTILE
-            }
+                }
+    }
     return FDX_OK;
 }
 
