@@ -57,6 +57,15 @@ static void permutations(uint64_t seed)
              count_bytes(2, mat, el), "2d-transpose", 2, el);
         seed++;
     }
+    /* packed tiles: short fastest axes on one side extended by the next axes,
+       cut axes with partial tiles, and more tiles than resident blocks (each
+       persistent block walks several) */
+    static const int64_t pk[][5] = {{67, 7, 5, 7, 30}, {5, 13, 50, 29, 1}, {127, 5000, 1, 1, 1}, {7, 17, 40, 11, 5}};
+    static const int pkp[][5] = {{3, 1, 0, 4, 2}, {3, 1, 0, 2, 4}, {1, 0, 2, 3, 4}, {2, 3, 1, 4, 0}};
+    for (int c = 0; c < 4; c++)
+        for (int e = 0; e < 5; e += (reps == 1 ? 2 : 1))
+            same(lt_permute_case(cpu, lt_elems[e], 5, pk[c], pkp[c], seed), lt_permute_case(gpu, lt_elems[e], 5, pk[c], pkp[c], seed),
+                 count_bytes(5, pk[c], lt_elems[e]), "packed tile", 5, lt_elems[e]);
 }
 
 static void layouts(uint64_t seed)

@@ -1,45 +1,82 @@
-# Layout engine (issue 4): its tests (GPU ones under compute-sanitizer unless
-# LAYOUT_SANITIZE=0), then `fdx bench transform` records on CUDA and the CPU;
-# LAYOUT_TILES="32x64 64x64 ..." also times the named permutations with other
-# tile shapes (FDX_LAYOUT_TILE) for tuning.
+# Layout engine (issue 4): its tests (the GPU one under compute-sanitizer
+# unless LAYOUT_SANITIZE=0), `fdx bench transform` records on CUDA (named
+# permutations + random suite; LAYOUT_DIAG=1 adds the diagonal cases) and on
+# the CPU, then, while LAYOUT_BUDGET_S (seconds since the section started)
+# allows, the measurement-only variants: FDX_LAYOUT_BLOCKS=3 (packed kernel,
+# 3 blocks per SM), FDX_LAYOUT_KERNEL=tiled (the 2D tile kernel),
+# FDX_LAYOUT_PERSIST=0 (one tile per block), FDX_LAYOUT_NO_NT=1 (CPU: cached
+# stores), each record tagged with "variant".
 set -u
 bin=$(dirname "$FDX_BIN")
 base=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}
+budget=${LAYOUT_BUDGET_S:-200}
+start=$SECONDS
+named="aos-to-soa 3d-reverse swap-fastest swap-slowest 2d-transpose"
+moved="aos-to-soa 3d-reverse swap-fastest 2d-transpose" # the fastest axis moves: tiled kernels
+bench() { # bench BACKEND ARGS...: JSON records on stdout, errors on stderr
+  local be=$1; shift
+  timeout 120 "$FDX_BIN" bench transform --backend "$be" --json "$@"
+}
+summary() {
+  python3 - "$@" <<'PY'
+import json, sys, statistics
+for f in sys.argv[1:]:
+    rows = [json.loads(l) for l in open(f) if l.strip()]
+    groups = {}
+    for r in rows: groups.setdefault((r.get('variant', 'default'), r['backend']), []).append(r)
+    for (v, be), rs in groups.items():
+        for r in rs:
+            print(f"{be:4s} {v:22s} {r['case']:16s} {'x'.join(map(str, r['shape'])):22s} {','.join(map(str, r['perm'])):10s} "
+                  f"{r['time_ms']['median']:8.3f} ms {r['effective_gbps']:7.0f} GB/s ratio {r['ratio_to_copy']:.3f} {'ok' if r['verified'] else 'BAD'}")
+        rnd = [r['ratio_to_copy'] for r in rs if r['case'].startswith('random')]
+        if rnd: print(f"{be} {v}: random median {statistics.median(rnd):.3f} min {min(rnd):.3f} over {len(rnd)}")
+PY
+}
+tag() { python3 -c "
+import json, sys
+for l in sys.stdin:
+    r = json.loads(l); r['variant'] = sys.argv[1]; print(json.dumps(r))" "$1"; }
+
 "$bin/test_layout" | tail -1
 "$bin/test_layout_gpu" | tail -3
-bash tests/cli_transform.sh "$FDX_BIN" | tail -3
+"$bin/test_loop_gpu" | tail -1 # generated kernels include the emitted layout helpers (NVRTC)
+bash tests/cli_transform.sh "$FDX_BIN" | tail -1
+echo "layout tests done at $((SECONDS - start)) s"
+
+gpu=${base}_transform.jsonl cpu=${base}_transform-cpu.jsonl var=${base}_transform-variants.jsonl
+: >"$gpu"; : >"$cpu"; : >"$var"
+for c in $named; do bench cuda --count 0 --only $c >>"$gpu"; done
+bench cuda --only random >>"$gpu"
+[ "${LAYOUT_DIAG:-0}" = 1 ] && { bench cuda --count 0 --only diag >>"$gpu"; bench cuda --count 0 --only undiag >>"$gpu"; }
+summary "$gpu"
+echo "gpu bench done at $((SECONDS - start)) s"
+
+for c in $named diag-main-eq diag-anti-lt undiag-main-gt undiag-anti-eq; do bench cpu --count 0 --only $c >>"$cpu"; done
+bench cpu --count 5 --mib 256 --only random >>"$cpu"
+summary "$cpu"
+echo "cpu bench done at $((SECONDS - start)) s"
+
 if [ "${LAYOUT_SANITIZE:-1}" = 1 ]; then
   for tool in memcheck racecheck; do
-    if FDX_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 99 "$bin/test_layout_gpu" >"$OUT/layout-sanitizer.log" 2>&1; then
+    if FDX_TEST_QUICK=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 99 "$bin/test_layout_gpu" >"$OUT/layout-sanitizer.log" 2>&1; then
       echo "layout sanitizer $tool: clean"
     else
       echo "layout sanitizer $tool: FAILED"; tail -30 "$OUT/layout-sanitizer.log"
     fi
   done
+  echo "sanitizer done at $((SECONDS - start)) s"
 fi
-"$FDX_BIN" bench transform --backend cuda --json ${LAYOUT_BENCH_ARGS:-} > "$base"_transform.jsonl
-python3 - "$base"_transform.jsonl <<'PY'
-import json, sys, statistics
-rows = [json.loads(l) for l in open(sys.argv[1])]
-for r in rows:
-    print(f"{r['case']:18s} {'x'.join(map(str, r['shape'])):22s} {','.join(map(str, r['perm'])):10s} {r['diag']:5s} "
-          f"{r['time_ms']['median']:8.3f} ms {r['effective_gbps']:7.0f} GB/s ratio {r['ratio_to_copy']:.3f} {'ok' if r['verified'] else 'BAD'}")
-rnd = [r['ratio_to_copy'] for r in rows if r['case'].startswith('random')]
-if rnd: print(f"random suite: median {statistics.median(rnd):.3f} min {min(rnd):.3f} over {len(rnd)}")
-PY
-for t in ${LAYOUT_TILES:-}; do
-  for c in aos-to-soa 3d-reverse swap-fastest 2d-transpose; do
-    FDX_LAYOUT_TILE=$t "$FDX_BIN" bench transform --backend cuda --only $c --count 0 --json |
-      python3 -c "import json,sys; r=json.loads(sys.stdin.readline()); print('tile $t', r['case'], round(r['ratio_to_copy'],3))"
-  done
-done
-# CPU: the named permutations, one diagonal each way, a short random suite
-cpu=$base"_transform-cpu.jsonl"; : > "$cpu"
-for c in aos-to-soa 3d-reverse swap-fastest swap-slowest 2d-transpose diag-main-eq undiag-anti-eq; do
-  "$FDX_BIN" bench transform --backend cpu --json --count 0 --only $c >> "$cpu"
-done
-"$FDX_BIN" bench transform --backend cpu --json --count 5 --mib 256 --only random >> "$cpu"
-python3 -c "
-import json,sys
-for l in open('$cpu'):
-    r=json.loads(l); print('cpu', r['case'], round(r['ratio_to_copy'],3), 'ok' if r['verified'] else 'BAD')"
+
+variant() { # variant ENV BACKEND ARGS...: tagged records, skipped past the budget
+  local env=$1 be=$2; shift 2
+  if [ $((SECONDS - start)) -ge "$budget" ]; then echo "skipped (budget): $env $*"; return; fi
+  env "$env" timeout 120 "$FDX_BIN" bench transform --backend "$be" --json --reps 10 "$@" | tag "$env" >>"$var"
+}
+for c in $moved; do variant FDX_LAYOUT_BLOCKS=3 cuda --count 0 --only $c; done
+variant FDX_LAYOUT_BLOCKS=3 cuda --only random
+for c in $moved; do variant FDX_LAYOUT_KERNEL=tiled cuda --count 0 --only $c; done
+for c in 3d-reverse swap-fastest 2d-transpose; do variant FDX_LAYOUT_NO_NT=1 cpu --count 0 --only $c; done
+for c in $moved; do variant FDX_LAYOUT_PERSIST=0 cuda --count 0 --only $c; done
+variant FDX_LAYOUT_KERNEL=tiled cuda --only random
+summary "$var"
+echo "layout section done at $((SECONDS - start)) s"
