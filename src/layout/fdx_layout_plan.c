@@ -136,9 +136,19 @@ static void choose_packed(fdx_perm_plan *p)
 {
     int64_t words = 1;
     for (int a = 0; a < p->rank; a++) p->te[a] = 1;
+    /* Experiment (FDX_LAYOUT_FAR=1, measurement only): rows of one side
+       >= 1 MiB apart put each row of a tile on its own page; that side's
+       run is then grown 4x longer than the other, so a tile touches fewer
+       pages (TLB reach) at the cost of shorter runs on the near side. */
+    int64_t bs = 1, bd = 1;
+    if (getenv("FDX_LAYOUT_FAR") && strcmp(getenv("FDX_LAYOUT_FAR"), "1") == 0) {
+        int far_s = p->s[0] != 0 && p->ss[p->s[0]] * p->word >= (1 << 20), far_d = p->ds[0] * p->word >= (1 << 20);
+        if (far_s && !far_d) bd = 4;
+        if (far_d && !far_s) bs = 4;
+    }
     for (;;) {
         int fs, fd, grown = 0;
-        int64_t rs = tile_run(p, p->te, 0, &fs), rd = tile_run(p, p->te, 1, &fd);
+        int64_t rs = tile_run(p, p->te, 0, &fs) * bs, rd = tile_run(p, p->te, 1, &fd) * bd;
         const int order[2] = {rs < rd ? fs : fd, rs < rd ? fd : fs};
         for (int i = 0; i < 2 && !grown; i++) {
             int a = order[i];

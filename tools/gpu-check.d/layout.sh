@@ -2,14 +2,15 @@
 # unless LAYOUT_SANITIZE=0), `fdx bench transform` records on CUDA (named
 # permutations + random suite; LAYOUT_DIAG=1 adds the diagonal cases) and on
 # the CPU, then, while LAYOUT_BUDGET_S (seconds since the section started)
-# allows, the measurement-only variants: FDX_LAYOUT_BLOCKS=3 (packed kernel,
+# allows, the measurement-only variants: FDX_LAYOUT_FAR=1 (packed tiles with
+# longer runs on a side whose rows are pages apart), FDX_LAYOUT_BLOCKS=3 (packed kernel,
 # 3 blocks per SM), FDX_LAYOUT_KERNEL=tiled (the 2D tile kernel),
 # FDX_LAYOUT_PERSIST=0 (one tile per block), FDX_LAYOUT_NO_NT=1 (CPU: cached
 # stores), each record tagged with "variant".
 set -u
 bin=$(dirname "$FDX_BIN")
 base=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}
-budget=${LAYOUT_BUDGET_S:-200}
+budget=${LAYOUT_BUDGET_S:-160}
 start=$SECONDS
 named="aos-to-soa 3d-reverse swap-fastest swap-slowest 2d-transpose"
 moved="aos-to-soa 3d-reverse swap-fastest 2d-transpose" # the fastest axis moves: tiled kernels
@@ -72,6 +73,7 @@ variant() { # variant ENV BACKEND ARGS...: tagged records, skipped past the budg
   if [ $((SECONDS - start)) -ge "$budget" ]; then echo "skipped (budget): $env $*"; return; fi
   env "$env" timeout 120 "$FDX_BIN" bench transform --backend "$be" --json --reps 10 "$@" | tag "$env" >>"$var"
 }
+variant FDX_LAYOUT_FAR=1 cuda --only random
 for c in $moved; do variant FDX_LAYOUT_BLOCKS=3 cuda --count 0 --only $c; done
 variant FDX_LAYOUT_BLOCKS=3 cuda --only random
 for c in $moved; do variant FDX_LAYOUT_KERNEL=tiled cuda --count 0 --only $c; done
