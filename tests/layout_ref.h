@@ -52,6 +52,19 @@ static void lt_coords(int64_t q, int rank, const int64_t *shape, int64_t *c)
     for (int a = 0; a < rank; a++) c[a] = q % shape[a], q /= shape[a];
 }
 
+/* Points q = 0..n-1 (first index fastest) whose offset o[q] differs from
+   fdx_layout_offset: checks an emitted index expression. */
+static int lt_offsets_wrong(const fdx_layout *l, int rank, const int64_t *shape, const long long *o, int64_t n)
+{
+    int bad = 0;
+    for (int64_t q = 0; q < n; q++) {
+        int64_t c[FDX_MAX_RANK];
+        lt_coords(q, rank, shape, c);
+        bad += o[q] != fdx_layout_offset(l, shape, c);
+    }
+    return bad;
+}
+
 /* dst (layout l) from plain src, through fdx_layout_offset. */
 static void lt_ref_layout(unsigned char *dst, const unsigned char *src, const fdx_layout *l, size_t elem, int rank,
                           const int64_t *shape, int64_t count)

@@ -210,12 +210,7 @@ static void emit_nvrtc(void)
         CHECK_OK(be->launch(k, &dims, args, NULL));
         CHECK_OK(be->copy(o, d, sizeof o, FDX_COPY_D2H, NULL));
         CHECK_OK(be->stream_sync(NULL));
-        int bad = 0;
-        for (int64_t q = 0; q < 60; q++) {
-            int64_t c[3];
-            lt_coords(q, 3, shape, c);
-            bad += o[q] != fdx_layout_offset(&l, shape, c);
-        }
+        int bad = lt_offsets_wrong(&l, 3, shape, o, 60);
         CHECK(bad == 0, "NVRTC emitted index (diag %s) differs at %d points: %s", fdx_diag_name((fdx_diag)dg), bad, expr);
         be->free(d);
         be->kernel_release(k);

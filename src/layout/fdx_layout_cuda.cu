@@ -130,6 +130,7 @@ struct PackArgs {
     uint32_t te[FDX_MAX_RANK];                       /* tile extents, src order */
     int64_t n[FDX_MAX_RANK], ss[FDX_MAX_RANK], ds[FDX_MAX_RANK];
     FastDiv rte[FDX_MAX_RANK];                       /* read order: tile extents (src axes) */
+    uint32_t rlin[FDX_MAX_RANK];                     /* read order: src-linear in-tile strides */
     FastDiv wte[FDX_MAX_RANK];                       /* write order: tile extents (dst axes) */
     int64_t wds[FDX_MAX_RANK];                       /* write order: dst strides */
     uint32_t wlin[FDX_MAX_RANK];                     /* write order: src-linear in-tile strides */
@@ -154,37 +155,38 @@ __host__ __device__ __forceinline__ uint32_t hqdiv(uint32_t n, const FastDiv &f)
 #endif
 }
 
+/* Slot t in one order: its in-tile offset, src-linear position (the
+   buffer's order) and cut-axis coordinates (c0 | c1 << 16; never in
+   bounds past the tile's W words). */
+__host__ __device__ __forceinline__ void pack_decompose(const PackArgs &a, uint32_t t, const FastDiv *te,
+                                                        const int64_t *stride, const uint32_t *lin_stride,
+                                                        const int *cut, int32_t &off, uint32_t &lin, uint32_t &cuts)
+{
+    uint32_t rest = t, c0 = 0, c1 = 0;
+    int64_t o = 0;
+    lin = 0;
+#pragma unroll
+    for (int q = 0; q < FDX_MAX_RANK; q++) {
+        if (q >= a.rank) break;
+        uint32_t d = hqdiv(rest, te[q]), c = rest - d * te[q].d;
+        rest = d;
+        o += (int64_t)c * stride[q];
+        lin += c * lin_stride[q];
+        if (q == cut[0]) c0 = c;
+        if (q == cut[1]) c1 = c;
+    }
+    off = (int32_t)o;
+    cuts = t < a.W ? c0 | c1 << 16 : 0xFFFFFFFFu;
+}
+
 __host__ __device__ __forceinline__ PackSlot pack_slot(const PackArgs &a, uint32_t t)
 {
     PackSlot r;
-    uint32_t rest = t, c0 = 0, c1 = 0, lin = 0;
-    int64_t off = 0;
-#pragma unroll
-    for (int q = 0; q < FDX_MAX_RANK; q++) {
-        if (q >= a.rank) break;
-        uint32_t d = hqdiv(rest, a.rte[q]), c = rest - d * a.rte[q].d;
-        rest = d;
-        off += (int64_t)c * a.ss[q];
-        if (q == a.rcut[0]) c0 = c;
-        if (q == a.rcut[1]) c1 = c;
-    }
-    r.so = (int32_t)off;
-    r.smw = t + hqdiv(t, a.pad);
-    r.rc = t < a.W ? c0 | c1 << 16 : 0xFFFFFFFFu;
-    rest = t, c0 = 0, c1 = 0, off = 0;
-#pragma unroll
-    for (int q = 0; q < FDX_MAX_RANK; q++) {
-        if (q >= a.rank) break;
-        uint32_t d = hqdiv(rest, a.wte[q]), c = rest - d * a.wte[q].d;
-        rest = d;
-        off += (int64_t)c * a.wds[q];
-        lin += c * a.wlin[q];
-        if (q == a.wcut[0]) c0 = c;
-        if (q == a.wcut[1]) c1 = c;
-    }
-    r.dof = (int32_t)off;
+    uint32_t lin;
+    pack_decompose(a, t, a.rte, a.ss, a.rlin, a.rcut, r.so, lin, r.rc);
+    r.smw = lin + hqdiv(lin, a.pad);
+    pack_decompose(a, t, a.wte, a.wds, a.wlin, a.wcut, r.dof, lin, r.wc);
     r.smr = lin + hqdiv(lin, a.pad);
-    r.wc = t < a.W ? c0 | c1 << 16 : 0xFFFFFFFFu;
     return r;
 }
 
@@ -424,6 +426,7 @@ PackArgs pack_args(const fdx_perm_plan *p, int64_t *ntiles_out, int64_t *words)
         int64_t tiles = blocks_of(p->n[q], p->te[q]);
         a.tiles[q] = fd(tiles), a.te[q] = (uint32_t)p->te[q], a.rte[q] = fd(p->te[q]);
         a.n[q] = p->n[q], a.ss[q] = p->ss[q], a.ds[q] = p->ds[q];
+        a.rlin[q] = (uint32_t)tst[q];
         tst[q + 1] = tst[q] * p->te[q];
         ntiles *= tiles;
     }
