@@ -132,6 +132,17 @@ static void test_errors(void)
     CHECK(strstr(fdx_last_error(), "h[1]") != NULL, "names the spacing: %s", fdx_last_error());
     fdx_stencil_desc_laplacian(&d, 2, 2, NULL);
     CHECK_FAILS(fdx_stencil_create(ctx, &d, FDX_INT32, &s), FDX_ERR_INVALID);
+    /* The fused sponge: WAVE in 2D/3D only, a bounded width, a sane strength. */
+    d.sponge = 4, d.sponge_strength = 0.3;
+    CHECK_FAILS(fdx_stencil_create(ctx, &d, FDX_FLOAT64, &s), FDX_ERR_INVALID);
+    CHECK(strstr(fdx_last_error(), "WAVE") != NULL, "names the update: %s", fdx_last_error());
+    d.update = FDX_UPDATE_WAVE, d.sponge = FDX_STENCIL_MAX_SPONGE + 1;
+    CHECK_FAILS(fdx_stencil_create(ctx, &d, FDX_FLOAT64, &s), FDX_ERR_INVALID);
+    d.sponge = 4, d.sponge_strength = -1;
+    CHECK_FAILS(fdx_stencil_create(ctx, &d, FDX_FLOAT64, &s), FDX_ERR_INVALID);
+    fdx_stencil_desc_laplacian(&d, 1, 2, NULL);
+    d.update = FDX_UPDATE_WAVE, d.sponge = 2, d.sponge_strength = 0.3;
+    CHECK_FAILS(fdx_stencil_create(ctx, &d, FDX_FLOAT64, &s), FDX_ERR_INVALID);
 
     fdx_stencil_desc_laplacian(&d, 2, 8, NULL);
     d.update = FDX_UPDATE_WAVE;

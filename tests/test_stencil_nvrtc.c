@@ -47,7 +47,9 @@ int main(void)
                 /* The update, coefficient and d1 flags rotate through their
                    combinations across the orders, so each appears with every
                    rank and precision without compiling the full product. */
-                fdx_stencil_kspec ks = {prec, rank, order / 2, combo % 3, (combo / 3) % 2, (combo / 2) % 2};
+                /* Half the wave kernels in 2D and 3D with the fused sponge. */
+                int sponge = combo % 3 == FDX_UPDATE_WAVE && rank >= 2 && (order / 2) % 2;
+                fdx_stencil_kspec ks = {prec, rank, order / 2, combo % 3, (combo / 3) % 2, (combo / 2) % 2, sponge};
                 combo++;
                 for (int variant = 0; variant < 3; variant++) {
                     int vmax = prec ? 2 : 4;
@@ -65,7 +67,7 @@ int main(void)
     /* The tuner's block shapes, for the two headline stencils. */
     static const int shapes[][2] = {{32, 4}, {64, 4}, {64, 8}, {32, 16}, {128, 2}};
     for (int i = 0; i < 5; i++) {
-        fdx_stencil_kspec ks = {1, 3, 1, 0, 0, 0};
+        fdx_stencil_kspec ks = {1, 3, 1, 0, 0, 0, 0};
         fdx_stencil_cfg cfg = {FDX_SV_SMEM, shapes[i][0], shapes[i][1], 2, 16, 1, 1 + i % 2, 0};
         compile_one(&ks, &cfg);
         ks.radius = 4;
@@ -74,7 +76,7 @@ int main(void)
     }
     static const int widths[] = {64, 256, 512};
     for (int i = 0; i < 3; i++) {
-        fdx_stencil_kspec ks = {0, 2, 4, FDX_UPDATE_WAVE, 0, 0};
+        fdx_stencil_kspec ks = {0, 2, 4, FDX_UPDATE_WAVE, 0, 0, i == 1};
         fdx_stencil_cfg cfg = {FDX_SV_SMEM, widths[i], 1, 4, 16, 1, 2, 0};
         compile_one(&ks, &cfg);
     }

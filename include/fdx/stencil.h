@@ -11,6 +11,7 @@ extern "C" {
 #endif
 
 #define FDX_STENCIL_MAX_ORDER 12
+#define FDX_STENCIL_MAX_SPONGE 64 /* widest fused sponge, in cells */
 
 /* What is written at each interior point (L is the stencil operator):
      APPLY: out = alpha [c] L u
@@ -36,6 +37,16 @@ typedef struct fdx_stencil_desc {
     fdx_stencil_update update;
     double alpha;   /* scale of L u in the update */
     int coef;       /* 1: a pointwise coefficient array multiplies L u */
+    /* Optional absorbing layer fused into the WAVE update (rank 2 or 3):
+       at a point whose distance d (in cells) to the nearest face is below
+       `sponge`, with g = exp(-(sponge_strength (sponge - d) / sponge)^2)
+       rounded to the element type,
+         out = g (2 u - g u_prev + alpha [c] L u).
+       This is Cerjan's sponge damping both time levels (the next one and,
+       as it is read, the current one), with no extra memory traffic.  0: off;
+       at most FDX_STENCIL_MAX_SPONGE. */
+    int sponge;
+    double sponge_strength;
 } fdx_stencil_desc;
 
 typedef struct fdx_stencil fdx_stencil;

@@ -227,7 +227,10 @@ fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out
         desc.update = FDX_UPDATE_HEAT;
     }
     desc.alpha = s->alpha;
-    s->desc = desc;
+    s->desc = desc; /* the distributed driver damps in separate passes, in global coordinates */
+    /* One array: the sponge rides in the wave update, no passes of its own. */
+    s->sponge_fused = s->kind == FDX_SIM_WAVE && s->sponge > 0 && s->sponge <= FDX_STENCIL_MAX_SPONGE && s->rank >= 2;
+    if (s->sponge_fused) desc.sponge = s->sponge, desc.sponge_strength = 0.3;
     FDX_TRY_GOTO(st, fdx_stencil_create(ctx, &desc, s->type, &s->stencil), fail);
     FDX_TRY_GOTO(st, fdx_sim_set_field(s, u, s->kind == FDX_SIM_WAVE ? u : NULL), fail);
     free(u);
@@ -302,8 +305,9 @@ fdx_status fdx_sim_step_arrays(fdx_sim *s, fdx_array *next, fdx_array *cur, fdx_
         double f = fdx_sim_source_value(s, step);
         if (f != 0) FDX_TRY(fdx_fieldops_add_point(next, s->src, f, stream));
         /* Cerjan's sponge damps both time levels: damping only the new one
-           leaves the two inconsistent and about half the energy stays. */
-        if (s->sponge > 0) FDX_TRY(fdx_fieldops_sponge(next, cur, s->sponge, 0.3, stream));
+           leaves the two inconsistent and about half the energy stays.  The
+           fused sponge damps cur as the next step reads it (as u_prev). */
+        if (s->sponge > 0 && !s->sponge_fused) FDX_TRY(fdx_fieldops_sponge(next, cur, s->sponge, 0.3, stream));
         return FDX_OK;
     }
     }

@@ -43,6 +43,7 @@ struct fdx_sim {
     double cmin, cmax, f0, t0, amp; /* wave */
     int64_t src;
     int sponge;
+    int sponge_fused;               /* the sponge is in the stencil's wave update */
     int nrec;
     int64_t rec[FDX_SIM_MAX_REC];
     void *rec_idx_dev, *rec_buf_dev; /* device: indices, nrec x (steps + 1) values */

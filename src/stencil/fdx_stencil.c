@@ -29,6 +29,7 @@ struct fdx_stencil {
     fdx_dtype type;
     double c0;
     double ws[3 * FDX_STENCIL_MAX_RADIUS], wa[3 * FDX_STENCIL_MAX_RADIUS];
+    double damp[FDX_STENCIL_MAX_SPONGE]; /* sponge factor per distance, in the element type */
     plan plans[MAX_PLANS];
     int nplans, next_victim;
     int forced;
@@ -58,6 +59,12 @@ static fdx_status check_desc(const fdx_stencil_desc *d)
     FDX_CHECK(d->coef == 0 || d->coef == 1, FDX_ERR_INVALID, "stencil coef flag %d must be 0 or 1", d->coef);
     FDX_CHECK(isfinite(d->alpha) && isfinite(d->d0), FDX_ERR_INVALID, "stencil alpha %g / d0 %g must be finite",
               d->alpha, d->d0);
+    FDX_CHECK(d->sponge >= 0 && d->sponge <= FDX_STENCIL_MAX_SPONGE, FDX_ERR_INVALID,
+              "stencil sponge width %d must be 0..%d cells", d->sponge, FDX_STENCIL_MAX_SPONGE);
+    FDX_CHECK(d->sponge == 0 || (d->update == FDX_UPDATE_WAVE && d->rank >= 2), FDX_ERR_INVALID,
+              "a sponge (width %d) needs the WAVE update in rank 2 or 3", d->sponge);
+    FDX_CHECK(d->sponge == 0 || (isfinite(d->sponge_strength) && d->sponge_strength >= 0), FDX_ERR_INVALID,
+              "stencil sponge strength %g must be finite and >= 0", d->sponge_strength);
     for (int a = 0; a < d->rank; a++) {
         FDX_CHECK(d->h[a] > 0 && isfinite(d->h[a]), FDX_ERR_INVALID, "grid spacing h[%d] = %g must be positive", a,
                   d->h[a]);
@@ -106,7 +113,13 @@ fdx_status fdx_stencil_create(fdx_ctx *ctx, const fdx_stencil_desc *d, fdx_dtype
     s->ctx = ctx;
     s->desc = *d;
     s->type = type;
-    s->ks = (fdx_stencil_kspec){type == FDX_FLOAT64, d->rank, d->order / 2, (int)d->update, d->coef, 0};
+    s->ks = (fdx_stencil_kspec){type == FDX_FLOAT64, d->rank, d->order / 2, (int)d->update, d->coef, 0, d->sponge > 0};
+    /* Computed and rounded exactly as a separate sponge pass would (double
+       exp, then the element type), so fused and separate damping agree. */
+    for (int i = 0; i < d->sponge; i++) {
+        double x = d->sponge_strength * (double)(d->sponge - i) / (double)d->sponge, g = exp(-x * x);
+        s->damp[i] = type == FDX_FLOAT64 ? g : (double)(float)g;
+    }
     fdx_status st = build_weights(s);
     if (st != FDX_OK) {
         free(s);
@@ -149,7 +162,7 @@ typedef struct call {
 static fdx_status launch(call *c, fdx_kernel *k, const fdx_stencil_cfg *cfg, void *stream)
 {
     fdx_stencil_params p;
-    fdx_stencil_params_build(&c->s->ks, cfg, c->n3, c->s->c0, c->s->ws, c->s->wa, &p);
+    fdx_stencil_params_build(&c->s->ks, cfg, c->n3, c->s->c0, c->s->ws, c->s->wa, c->s->desc.sponge, c->s->damp, &p);
     fdx_launch_dims dims = {{1, 1, 1}, {1, 1, 1}, 0};
     if (c->be->kind == FDX_BACKEND_CUDA) FDX_TRY(fdx_stencil_launch_dims(&c->s->ks, cfg, c->n3, &dims));
     void *args[5] = {&c->ptr[0], &c->ptr[1], &c->ptr[2], &c->ptr[3], p.bytes};

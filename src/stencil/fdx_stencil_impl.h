@@ -19,6 +19,7 @@ typedef struct fdx_stencil_kspec {
     int update;  /* fdx_stencil_update */
     int coef;    /* pointwise coefficient array */
     int d1;      /* first-derivative (antisymmetric) terms present */
+    int sponge;  /* fused sponge (WAVE): damping factors in the parameters */
 } fdx_stencil_kspec;
 
 /* GPU strategies.  All march along the slowest axis keeping the column of
@@ -56,18 +57,20 @@ typedef struct fdx_stencil_cfg {
    for offsets o = 1..r, per axis x, y, m at [axis * r + o - 1]; c0 is the
    centre weight.  The host writes this block in the kernel's precision. */
 typedef struct fdx_stencil_params {
-    unsigned char bytes[64 + 8 * (2 + 6 * FDX_STENCIL_MAX_RADIUS)];
+    unsigned char bytes[64 + 8 * (2 + 6 * FDX_STENCIL_MAX_RADIUS + FDX_STENCIL_MAX_SPONGE)];
     size_t size;
 } fdx_stencil_params;
 
 /* Maps a shape of the stencil's rank to (nx, ny, nm). */
 FDX_HIDDEN void fdx_stencil_shape3(int rank, const int64_t *shape, int64_t n3[3]);
 
-/* Builds the parameter block: n3, the configuration's chunk and by, and
-   weights (already scaled by alpha and 1/h^m) in [axis][o] order. */
+/* Builds the parameter block: n3, the configuration's chunk and by, the
+   sponge width, weights (already scaled by alpha and 1/h^m) in [axis][o]
+   order, and with ks->sponge the damping factor per distance 0..sw-1. */
 FDX_HIDDEN void fdx_stencil_params_build(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg,
                                          const int64_t n3[3], double c0, const double *ws,
-                                         const double *wa, fdx_stencil_params *p);
+                                         const double *wa, int sw, const double *damp,
+                                         fdx_stencil_params *p);
 
 /* Generated source of the kernel (malloc'ed, NUL-terminated), for the CPU
    (C, entry void fdx_stencil_kernel(void **args)) or CUDA (extern "C"

@@ -22,19 +22,24 @@ static void put_real(unsigned char *at, int is_double, double v)
     }
 }
 
-/* Mirrors struct fdx_p of the generated code: long long n[3], chunk, by,
-   then real c0, ws[3r], wa[3r]; the struct is padded to 8 bytes. */
+/* Mirrors struct fdx_p of the generated code: long long n[3], chunk, by, sw,
+   then real c0, ws[3r], wa[3r] (and damp[FDX_STENCIL_MAX_SPONGE] with a
+   sponge); the struct is padded to 8 bytes. */
 void fdx_stencil_params_build(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3],
-                              double c0, const double *ws, const double *wa, fdx_stencil_params *p)
+                              double c0, const double *ws, const double *wa, int sw, const double *damp,
+                              fdx_stencil_params *p)
 {
     memset(p, 0, sizeof *p);
     size_t e = ks->is_double ? 8 : 4, nw = 3 * (size_t)ks->radius, at = 0;
     for (int i = 0; i < 3; i++, at += 8) memcpy(p->bytes + at, &(long long){n3[i]}, 8);
     memcpy(p->bytes + at, &(long long){cfg->chunk}, 8), at += 8;
     memcpy(p->bytes + at, &(long long){cfg->by}, 8), at += 8;
+    memcpy(p->bytes + at, &(long long){ks->sponge ? sw : 0}, 8), at += 8;
     put_real(p->bytes + at, ks->is_double, c0), at += e;
     for (size_t i = 0; i < nw; i++, at += e) put_real(p->bytes + at, ks->is_double, ws[i]);
     for (size_t i = 0; i < nw; i++, at += e) put_real(p->bytes + at, ks->is_double, wa[i]);
+    for (int i = 0; ks->sponge && i < FDX_STENCIL_MAX_SPONGE; i++, at += e)
+        put_real(p->bytes + at, ks->is_double, i < sw ? damp[i] : 1.0);
     p->size = (at + 7) & ~(size_t)7;
 }
 
@@ -92,6 +97,6 @@ void fdx_stencil_cfg_text(const fdx_stencil_cfg *cfg, int cuda, char *buf, size_
 
 void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n)
 {
-    snprintf(buf, n, "%c%dr%du%dc%da%d", ks->is_double ? 'd' : 'f', ks->rank, ks->radius, ks->update, ks->coef,
-             ks->d1);
+    snprintf(buf, n, "%c%dr%du%dc%da%ds%d", ks->is_double ? 'd' : 'f', ks->rank, ks->radius, ks->update, ks->coef,
+             ks->d1, ks->sponge);
 }

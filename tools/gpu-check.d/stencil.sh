@@ -16,11 +16,25 @@ rm -f "$OUT/build.log" # the build succeeded to get here
   echo "== test_stencil_gpu"; "$bin/test_stencil_gpu" 2>&1 | tail -20
   echo "== test_laplacian_gpu"; "$bin/test_laplacian_gpu" 2>&1 | tail -5
   echo "== test_stencil_tune"; "$bin/test_stencil_tune" 2>&1 | tail -5
+  echo "== test_solvers_gpu (the wave solver's fused sponge)"; "$bin/test_solvers_gpu" 2>&1 | tail -5
 } >>"$log" 2>&1
 tail -8 "$log"
 echo "== bench stencil (cuda, tune ${STENCIL_TUNE:-force})" | tee -a "$log"
 FDX_LOG=info "$FDX_BIN" bench stencil --backend cuda --tune "${STENCIL_TUNE:-force}" --json ${STENCIL_CASES:+--cases $STENCIL_CASES} \
   2>>"$log" | tee -a "$gpu" | cut -c1-330
+# The fused sponge in the wave solver: 512^3 float order 8 with c^2, the
+# kernel alone, then runs without and with the default 20-cell sponge.
+if [ "${STENCIL_WAVE:-1}" = 1 ]; then
+  wave=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_stencil-sponge.jsonl
+  echo "== wave 512^3: kernel, runs with sponge 0 and 20" | tee -a "$log"
+  timeout 100 "$FDX_BIN" stencil --backend cuda --op wave --order 8 --coef --size 512x512x512 --precision float \
+    --json 2>>"$log" | tee -a "$wave" | cut -c1-300
+  for sp in 0 20; do
+    timeout 100 "$FDX_BIN" wave --backend cuda --size 512x512x512 --steps ${STENCIL_WAVE_STEPS:-300} --order 8 \
+      --precision float --json --progress off --sponge $sp 2>>"$log" | sed -e "s/^{/{\"sponge\": $sp, /" |
+      tee -a "$wave" | cut -c1-400
+  done
+fi
 # Every candidate the tuner timed, per case, for the notes.
 grep -E "tuning:|tuned for" "$log" | sed 's/^.*\(tuning:\|stencil tuned\)/\1/' >"$OUT/stencil-tuning.txt"
 if [ "${STENCIL_CPU:-1}" = 1 ]; then
