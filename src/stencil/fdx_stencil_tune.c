@@ -109,11 +109,14 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
     if (cuda) {
         /* Stage 1: strategy x vector width x planes in flight. */
         int vmax = max_vec(ks, n3[0]);
+        /* Marches take the default chunk of their shape, not the default
+           configuration's (one unrolled group of 4 planes). */
         for (int variant = 0; variant < 2; variant++)
             for (int v = vmax; v >= 1; v /= 2)
                 for (int pd = 2; pd >= 1; pd--) {
                     fdx_stencil_cfg c = d;
                     c.variant = variant, c.vec = v, c.pd = pd;
+                    c.chunk = default_chunk(ks, dev, cuda, n3, &c);
                     try_cfg(&s, c);
                 }
         /* Unrolled groups, widest vectors and half that: one group per
@@ -125,7 +128,7 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
             for (int v = vmax; v >= 1 && v * 2 >= vmax; v /= 2) {
                 fdx_stencil_cfg c = d;
                 c.variant = FDX_SV_UNROLL, c.vec = v, c.pd = groups[i][0];
-                c.chunk = groups[i][1] ? c.pd : d.chunk;
+                c.chunk = groups[i][1] ? c.pd : default_chunk(ks, dev, cuda, n3, &c);
                 try_cfg(&s, c);
             }
         /* Stage 2: block shape (threads); the chunk follows the shape, except
