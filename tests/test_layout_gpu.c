@@ -62,10 +62,15 @@ static void permutations(uint64_t seed)
        persistent block walks several) */
     static const int64_t pk[][5] = {{67, 7, 5, 7, 30}, {5, 13, 50, 29, 1}, {127, 5000, 1, 1, 1}, {7, 17, 40, 11, 5}};
     static const int pkp[][5] = {{3, 1, 0, 4, 2}, {3, 1, 0, 2, 4}, {1, 0, 2, 3, 4}, {2, 3, 1, 4, 0}};
-    for (int c = 0; c < 4; c++)
-        for (int e = 0; e < 5; e += (reps == 1 ? 2 : 1))
-            same(lt_permute_case(cpu, lt_elems[e], 5, pk[c], pkp[c], seed), lt_permute_case(gpu, lt_elems[e], 5, pk[c], pkp[c], seed),
-                 count_bytes(5, pk[c], lt_elems[e]), "packed tile", 5, lt_elems[e]);
+    for (int forced = 0; forced < 2; forced++) { /* the planner's choice, then the packed kernel everywhere */
+        if (forced) setenv("FDX_LAYOUT_KERNEL", "packed", 1);
+        for (int c = 0; c < 4; c++)
+            for (int e = 0; e < 5; e += (reps == 1 ? 2 : 1))
+                same(lt_permute_case(cpu, lt_elems[e], 5, pk[c], pkp[c], seed),
+                     lt_permute_case(gpu, lt_elems[e], 5, pk[c], pkp[c], seed), count_bytes(5, pk[c], lt_elems[e]),
+                     forced ? "packed tile (forced)" : "packed tile", 5, lt_elems[e]);
+    }
+    unsetenv("FDX_LAYOUT_KERNEL");
 }
 
 static void layouts(uint64_t seed)

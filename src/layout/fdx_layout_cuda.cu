@@ -146,6 +146,15 @@ struct PackSlot {
     uint32_t rc, wc;     /* coordinates along cut[0] | cut[1] << 16, read and write order */
 };
 
+/* The host pass of nvcc compiles the __host__ __device__ helpers below too
+   (they can be checked on a machine without a GPU), and the host compiler
+   warns about #pragma unroll. */
+#ifdef __CUDA_ARCH__
+#define DEVICE_UNROLL _Pragma("unroll")
+#else
+#define DEVICE_UNROLL
+#endif
+
 __host__ __device__ __forceinline__ uint32_t hqdiv(uint32_t n, const FastDiv &f)
 {
 #ifdef __CUDA_ARCH__
@@ -165,7 +174,7 @@ __host__ __device__ __forceinline__ void pack_decompose(const PackArgs &a, uint3
     uint32_t rest = t, c0 = 0, c1 = 0;
     int64_t o = 0;
     lin = 0;
-#pragma unroll
+    DEVICE_UNROLL
     for (int q = 0; q < FDX_MAX_RANK; q++) {
         if (q >= a.rank) break;
         uint32_t d = hqdiv(rest, te[q]), c = rest - d * te[q].d;
@@ -196,7 +205,7 @@ __host__ __device__ __forceinline__ void pack_tile(const PackArgs &a, uint32_t t
 {
     uint32_t rest = tl;
     sb = 0, db = 0, v0 = 1, v1 = 1;
-#pragma unroll
+    DEVICE_UNROLL
     for (int q = 0; q < FDX_MAX_RANK; q++) {
         if (q >= a.rank) break;
         uint32_t d = hqdiv(rest, a.tiles[q]), c = rest - d * a.tiles[q].d;
@@ -406,8 +415,8 @@ template <> struct Word<16> { typedef uint4 type; };
 
 unsigned blocks_of(int64_t n, int64_t per) { return (unsigned)((n + per - 1) / per); }
 
-/* FDX_LAYOUT_KERNEL=tiled (the 2D tile kernel) and FDX_LAYOUT_PERSIST=0 (one
-   tile per block) are for measurements only, like FDX_LAYOUT_TILE. */
+/* FDX_LAYOUT_PERSIST=0 (one tile per block) and FDX_LAYOUT_BLOCKS=3 are for
+   measurements only, like FDX_LAYOUT_TILE and FDX_LAYOUT_KERNEL. */
 bool env_is(const char *name, const char *value)
 {
     const char *e = getenv(name);
@@ -499,8 +508,7 @@ fdx_status launch_perm(void *dst, const void *src, const fdx_perm_plan *p, cudaS
         a.bd[b] = b < p->nb ? p->bd[b] : 0;
         if (b < p->nb) blocks *= p->bn[b];
     }
-    if (p->kind == FDX_PLAN_TILED && p->packed && !env_is("FDX_LAYOUT_KERNEL", "tiled"))
-        return launch_packed<T>(dst, src, p, st);
+    if (p->kind == FDX_PLAN_TILED && p->packed) return launch_packed<T>(dst, src, p, st);
     if (p->kind == FDX_PLAN_ROWS) {
         rows_kernel<T><<<(unsigned)blocks, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
         FDX_CUDA_CHECK_LAUNCH("rows_kernel");

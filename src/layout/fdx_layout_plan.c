@@ -136,19 +136,9 @@ static void choose_packed(fdx_perm_plan *p)
 {
     int64_t words = 1;
     for (int a = 0; a < p->rank; a++) p->te[a] = 1;
-    /* Experiment (FDX_LAYOUT_FAR=1, measurement only): rows of one side
-       >= 1 MiB apart put each row of a tile on its own page; that side's
-       run is then grown 4x longer than the other, so a tile touches fewer
-       pages (TLB reach) at the cost of shorter runs on the near side. */
-    int64_t bs = 1, bd = 1;
-    if (getenv("FDX_LAYOUT_FAR") && strcmp(getenv("FDX_LAYOUT_FAR"), "1") == 0) {
-        int far_s = p->s[0] != 0 && p->ss[p->s[0]] * p->word >= (1 << 20), far_d = p->ds[0] * p->word >= (1 << 20);
-        if (far_s && !far_d) bd = 4;
-        if (far_d && !far_s) bs = 4;
-    }
     for (;;) {
         int fs, fd, grown = 0;
-        int64_t rs = tile_run(p, p->te, 0, &fs) * bs, rd = tile_run(p, p->te, 1, &fd) * bd;
+        int64_t rs = tile_run(p, p->te, 0, &fs), rd = tile_run(p, p->te, 1, &fd);
         const int order[2] = {rs < rd ? fs : fd, rs < rd ? fd : fs};
         for (int i = 0; i < 2 && !grown; i++) {
             int a = order[i];
@@ -171,7 +161,15 @@ static void choose_packed(fdx_perm_plan *p)
     /* in-tile offsets are 32-bit in the kernel */
     int64_t smax = 0, dmax = 0;
     for (int a = 0; a < p->rank; a++) smax += (p->te[a] - 1) * p->ss[a], dmax += (p->te[a] - 1) * p->ds[a];
-    p->packed = nc <= 2 && smax < ((int64_t)1 << 31) && dmax < ((int64_t)1 << 31);
+    int fits = nc <= 2 && smax < ((int64_t)1 << 31) && dmax < ((int64_t)1 << 31);
+    /* H100, 2026-11-22: the packed kernel holds 2 blocks per SM (its slots
+       live in registers) and tops out near 0.70-0.80 of copy where the 2D
+       tile kernel reaches 0.89-0.91; it wins only where the 2D tile writes
+       runs shorter than a 128-byte line (random-03: 7-word runs, 0.46 ->
+       0.71).  FDX_LAYOUT_KERNEL=packed|tiled forces either (measurements). */
+    const char *k = getenv("FDX_LAYOUT_KERNEL");
+    int short_writes = p->R * p->TB * p->word < 128;
+    p->packed = fits && (k && strcmp(k, "packed") == 0 ? 1 : k && strcmp(k, "tiled") == 0 ? 0 : short_writes);
 }
 
 int fdx_perm_plan_square(fdx_perm_plan *p)

@@ -50,8 +50,8 @@ typedef struct fdx_perm_plan {
        te[a] indices of every merged src axis a (1 off the tile), grown from
        the fastest src axes and the fastest dst axes until both contiguous
        runs are long; at most two axes are cut (1 < te < n), one per side.
-       packed = 0 when the in-tile offsets do not fit in 32 bits: the 2D tile
-       (R, A, K) above is used then. */
+       packed = 1 when CUDA runs this tile (see choose_packed for when);
+       otherwise the 2D tile (R, A, K) above. */
     int packed;
     int64_t te[FDX_MAX_RANK];
     int64_t ss[FDX_MAX_RANK], ds[FDX_MAX_RANK]; /* strides of the merged src axes in src and dst */

@@ -2,11 +2,10 @@
 # unless LAYOUT_SANITIZE=0), `fdx bench transform` records on CUDA (named
 # permutations + random suite; LAYOUT_DIAG=1 adds the diagonal cases) and on
 # the CPU, then, while LAYOUT_BUDGET_S (seconds since the section started)
-# allows, the measurement-only variants: FDX_LAYOUT_FAR=1 (packed tiles with
-# longer runs on a side whose rows are pages apart), FDX_LAYOUT_BLOCKS=3 (packed kernel,
-# 3 blocks per SM), FDX_LAYOUT_KERNEL=tiled (the 2D tile kernel),
-# FDX_LAYOUT_PERSIST=0 (one tile per block), FDX_LAYOUT_NO_NT=1 (CPU: cached
-# stores), each record tagged with "variant".
+# allows, the measurement-only variants: FDX_LAYOUT_KERNEL=packed (packed
+# tiles for every tiled plan), FDX_LAYOUT_PERSIST=0 (packed, one tile per
+# block), FDX_LAYOUT_NO_NT=1 (CPU: cached stores), FDX_LAYOUT_UNDIAG_STAGED=1
+# (CPU: buffered undiagonalize), each record tagged with "variant".
 set -u
 bin=$(dirname "$FDX_BIN")
 base=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}
@@ -68,17 +67,15 @@ if [ "${LAYOUT_SANITIZE:-1}" = 1 ]; then
   echo "sanitizer done at $((SECONDS - start)) s"
 fi
 
-variant() { # variant ENV BACKEND ARGS...: tagged records, skipped past the budget
+variant() { # variant "VAR=VALUE ..." BACKEND ARGS...: tagged records, skipped past the budget
   local env=$1 be=$2; shift 2
   if [ $((SECONDS - start)) -ge "$budget" ]; then echo "skipped (budget): $env $*"; return; fi
-  env "$env" timeout 120 "$FDX_BIN" bench transform --backend "$be" --json --reps 10 "$@" | tag "$env" >>"$var"
+  env $env timeout 120 "$FDX_BIN" bench transform --backend "$be" --json --reps 10 "$@" | tag "$env" >>"$var"
 }
-variant FDX_LAYOUT_FAR=1 cuda --only random
-for c in $moved; do variant FDX_LAYOUT_BLOCKS=3 cuda --count 0 --only $c; done
-variant FDX_LAYOUT_BLOCKS=3 cuda --only random
-for c in $moved; do variant FDX_LAYOUT_KERNEL=tiled cuda --count 0 --only $c; done
+for c in $moved; do variant FDX_LAYOUT_KERNEL=packed cuda --count 0 --only $c; done
 for c in 3d-reverse swap-fastest 2d-transpose; do variant FDX_LAYOUT_NO_NT=1 cpu --count 0 --only $c; done
-for c in $moved; do variant FDX_LAYOUT_PERSIST=0 cuda --count 0 --only $c; done
-variant FDX_LAYOUT_KERNEL=tiled cuda --only random
+for c in undiag-main-gt undiag-anti-eq; do variant FDX_LAYOUT_UNDIAG_STAGED=1 cpu --count 0 --only $c; done
+for c in $moved; do variant "FDX_LAYOUT_KERNEL=packed FDX_LAYOUT_PERSIST=0" cuda --count 0 --only $c; done
+variant FDX_LAYOUT_KERNEL=packed cuda --only random
 summary "$var"
 echo "layout section done at $((SECONDS - start)) s"
