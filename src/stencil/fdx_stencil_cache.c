@@ -45,9 +45,11 @@ fdx_status fdx_stencil_kernel_get(const fdx_backend *be, const fdx_device_info *
     char spec[32], key[160];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     /* The CPU kernel does not depend on the configuration (all run-time). */
-    snprintf(key, sizeof key, "%s/%d/%.60s/%s/%d.%d.%d.%d.%d.%d", be->name, dev->ordinal, dev->name, spec,
+    /* An unrolled kernel with one group per block (chunk == pd) has no loop. */
+    int single = cuda && cfg->variant == FDX_SV_UNROLL && cfg->chunk == cfg->pd;
+    snprintf(key, sizeof key, "%s/%d/%.60s/%s/%d.%d.%d.%d.%d.%d.%d", be->name, dev->ordinal, dev->name, spec,
              cuda ? cfg->variant : 0, cuda ? cfg->tx : 0, cuda ? cfg->ty : 0, cuda ? cfg->vec : 0, cuda ? cfg->pd : 0,
-             cuda ? cfg->zfast : 0);
+             cuda ? cfg->zfast : 0, single);
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < nkernels; i++)
         if (strcmp(kernels[i].key, key) == 0) {
