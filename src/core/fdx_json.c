@@ -107,6 +107,30 @@ void fdx_json_bool(fdx_json *j, const char *k, int v)
     put(j, v ? "true" : "false");
 }
 
+void fdx_json_record_head(fdx_json *j, const char *case_name, const char *backend, const char *device,
+                          const char *precision, int rank, const int64_t *shape)
+{
+    fdx_json_begin(j, NULL);
+    fdx_json_str(j, "fdx_version", FDX_VERSION_STRING);
+    fdx_json_str(j, "case", case_name);
+    fdx_json_str(j, "backend", backend);
+    fdx_json_str(j, "device", device);
+    fdx_json_str(j, "precision", precision);
+    fdx_json_begin_array(j, "shape");
+    for (int a = 0; a < rank; a++) fdx_json_int(j, NULL, shape[a]);
+    fdx_json_end_array(j);
+}
+
+void fdx_json_time_ms(fdx_json *j, const fdx_time_stats *t)
+{
+    fdx_json_begin(j, "time_ms");
+    fdx_json_num(j, "median", t->median_ms);
+    fdx_json_num(j, "min", t->min_ms);
+    fdx_json_num(j, "max", t->max_ms);
+    fdx_json_int(j, "reps", t->reps);
+    fdx_json_end(j);
+}
+
 fdx_status fdx_json_print(fdx_json *j, FILE *f)
 {
     FDX_CHECK(!j->failed, FDX_ERR_NOMEM, "out of memory writing a JSON record");

@@ -3,6 +3,7 @@
 #define FDX_JSON_H
 
 #include "fdx_error.h"
+#include "fdx/metrics.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +25,13 @@ FDX_HIDDEN void fdx_json_str(fdx_json *j, const char *key, const char *value);
 FDX_HIDDEN void fdx_json_num(fdx_json *j, const char *key, double value);   /* NaN/inf -> null */
 FDX_HIDDEN void fdx_json_int(fdx_json *j, const char *key, int64_t value);
 FDX_HIDDEN void fdx_json_bool(fdx_json *j, const char *key, int value);
+/* The head of every benchmark record (../shared/DESIGN.md): opens the object
+   and writes fdx_version, case, backend, device, precision and shape. */
+FDX_HIDDEN void fdx_json_record_head(fdx_json *j, const char *case_name, const char *backend,
+                                     const char *device, const char *precision, int rank,
+                                     const int64_t *shape);
+/* "time_ms": {"median", "min", "max", "reps"}. */
+FDX_HIDDEN void fdx_json_time_ms(fdx_json *j, const fdx_time_stats *t);
 /* Writes the text and a newline; FDX_ERR_NOMEM if the writer ran out. */
 FDX_HIDDEN fdx_status fdx_json_print(fdx_json *j, FILE *f);
 

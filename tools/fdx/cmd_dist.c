@@ -164,15 +164,8 @@ static void print_json(const model *m, const report *r, const fdx_time_stats *t,
     for (int a = 0; a < m->dims; a++) cells *= (double)m->n[a];
     fdx_json j;
     fdx_json_init(&j);
-    fdx_json_begin(&j, NULL);
-    fdx_json_str(&j, "fdx_version", FDX_VERSION_STRING);
-    fdx_json_str(&j, "case", m->wave ? "dist_wave" : "dist_heat");
-    fdx_json_str(&j, "backend", r->backend);
-    fdx_json_str(&j, "device", r->device);
-    fdx_json_str(&j, "precision", fdx_dtype_name(m->type));
-    fdx_json_begin_array(&j, "shape");
-    for (int a = 0; a < m->dims; a++) fdx_json_int(&j, NULL, m->n[a]);
-    fdx_json_end_array(&j);
+    fdx_json_record_head(&j, m->wave ? "dist_wave" : "dist_heat", r->backend,
+                         r->device, fdx_dtype_name(m->type), m->dims, m->n);
     fdx_json_int(&j, "order", m->order);
     fdx_json_int(&j, "steps", steps);
     fdx_json_int(&j, "units", r->units);

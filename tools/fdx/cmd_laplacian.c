@@ -145,22 +145,9 @@ int cmd_laplacian(int argc, char **argv)
     if (json) {
         fdx_json j;
         fdx_json_init(&j);
-        fdx_json_begin(&j, NULL);
-        fdx_json_str(&j, "fdx_version", FDX_VERSION_STRING);
-        fdx_json_str(&j, "case", "laplacian");
-        fdx_json_str(&j, "backend", backend);
-        fdx_json_str(&j, "device", fdx_ctx_device_name(ctx));
-        fdx_json_str(&j, "precision", fdx_dtype_name(dt));
-        fdx_json_begin_array(&j, "shape");
-        for (int d = 0; d < rank; d++) fdx_json_int(&j, NULL, n[d]);
-        fdx_json_end_array(&j);
+        fdx_json_record_head(&j, "laplacian", backend, fdx_ctx_device_name(ctx), fdx_dtype_name(dt), rank, n);
         fdx_json_int(&j, "order", 2);
-        fdx_json_begin(&j, "time_ms");
-        fdx_json_num(&j, "median", t.median_ms);
-        fdx_json_num(&j, "min", t.min_ms);
-        fdx_json_num(&j, "max", t.max_ms);
-        fdx_json_int(&j, "reps", t.reps);
-        fdx_json_end(&j);
+        fdx_json_time_ms(&j, &t);
         fdx_json_begin(&j, "bytes");
         fdx_json_num(&j, "fetch", fetch);
         fdx_json_num(&j, "write", write);

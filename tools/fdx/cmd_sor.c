@@ -59,21 +59,9 @@ fdx_status cli_loop_record(fdx_json *j, const char *case_name, fdx_ctx *ctx, int
     fdx_time_stats tc;
     double copy_gbps = 0, eff = bytes / (on->median_ms * 1e6);
     FDX_TRY(fdx_copy_bandwidth(ctx, (size_t)256 << 20, 20, &tc, &copy_gbps));
-    fdx_json_begin(j, NULL);
-    fdx_json_str(j, "fdx_version", FDX_VERSION_STRING);
-    fdx_json_str(j, "case", case_name);
-    fdx_json_str(j, "backend", fdx_backend_kind_name(fdx_ctx_backend(ctx)));
-    fdx_json_str(j, "device", fdx_ctx_device_name(ctx));
-    fdx_json_str(j, "precision", "double");
-    fdx_json_begin_array(j, "shape");
-    for (int d = 0; d < rank; d++) fdx_json_int(j, NULL, shape[d]);
-    fdx_json_end_array(j);
-    fdx_json_begin(j, "time_ms");
-    fdx_json_num(j, "median", on->median_ms);
-    fdx_json_num(j, "min", on->min_ms);
-    fdx_json_num(j, "max", on->max_ms);
-    fdx_json_int(j, "reps", on->reps);
-    fdx_json_end(j);
+    fdx_json_record_head(j, case_name, fdx_backend_kind_name(fdx_ctx_backend(ctx)),
+                         fdx_ctx_device_name(ctx), "double", rank, shape);
+    fdx_json_time_ms(j, on);
     fdx_json_num(j, "time_autotfm_ms", on->median_ms);
     fdx_json_num(j, "time_no_autotfm_ms", off->median_ms);
     fdx_json_num(j, "speedup_autotfm", off->median_ms / on->median_ms);

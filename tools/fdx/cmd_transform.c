@@ -155,27 +155,15 @@ static void report(const transform_case *c, fdx_ctx *ctx, const fdx_time_stats *
     }
     fdx_json j;
     fdx_json_init(&j);
-    fdx_json_begin(&j, NULL);
-    fdx_json_str(&j, "fdx_version", FDX_VERSION_STRING);
-    fdx_json_str(&j, "case", c->name);
-    fdx_json_str(&j, "backend", fdx_backend_kind_name(fdx_ctx_backend(ctx)));
-    fdx_json_str(&j, "device", fdx_ctx_device_name(ctx));
-    fdx_json_str(&j, "precision", precision_of(c->elem));
+    fdx_json_record_head(&j, c->name, fdx_backend_kind_name(fdx_ctx_backend(ctx)),
+                         fdx_ctx_device_name(ctx), precision_of(c->elem), c->rank, c->shape);
     fdx_json_int(&j, "elem_bytes", (int64_t)c->elem);
-    fdx_json_begin_array(&j, "shape");
-    for (int a = 0; a < c->rank; a++) fdx_json_int(&j, NULL, c->shape[a]);
-    fdx_json_end_array(&j);
     fdx_json_begin_array(&j, "perm");
     for (int a = 0; a < c->rank; a++) fdx_json_int(&j, NULL, l->perm[a]);
     fdx_json_end_array(&j);
     fdx_json_str(&j, "diag", fdx_diag_name(l->diag));
     fdx_json_str(&j, "transform", kind_of(c));
-    fdx_json_begin(&j, "time_ms");
-    fdx_json_num(&j, "median", t->median_ms);
-    fdx_json_num(&j, "min", t->min_ms);
-    fdx_json_num(&j, "max", t->max_ms);
-    fdx_json_int(&j, "reps", t->reps);
-    fdx_json_end(&j);
+    fdx_json_time_ms(&j, t);
     fdx_json_begin(&j, "bytes");
     fdx_json_num(&j, "fetch", bytes);
     fdx_json_num(&j, "write", bytes);
