@@ -1,22 +1,7 @@
 #!/usr/bin/env bash
 # Bad command lines: exit status 2, exactly one line on stderr naming the
 # problem, nothing on stdout, no files written.
-fdx=$(realpath "$1")
-fails=0; checks=0
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-
-expect_usage() {  # expect_usage WORD-IN-MESSAGE ARGS...
-  local want=$1; shift
-  checks=$((checks + 1))
-  "$fdx" "$@" >out.txt 2>err.txt; local rc=$?
-  local lines; lines=$(wc -l <err.txt)
-  if [ $rc -ne 2 ] || [ "$lines" -ne 1 ] || [ -s out.txt ] || ! grep -qi -- "$want" err.txt; then
-    echo "FAIL: fdx $* -> exit $rc, $lines stderr lines, stdout $(wc -c <out.txt) bytes:"; cat err.txt
-    fails=$((fails + 1))
-  fi
-  rm -f out.txt err.txt
-}
+. "$(dirname "$0")/lib_cli.sh" "$1"
 
 expect_usage "minimum is 3"      laplacian --size 2x10x10
 expect_usage "minimum is 3"      laplacian --size 0x10x10

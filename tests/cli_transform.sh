@@ -2,22 +2,7 @@
 # fdx transform and fdx bench transform: bad command lines give exit 2 and one
 # stderr line naming the problem with nothing on stdout; a small run on the
 # CPU verifies and prints a JSON record with the schema's fields.
-fdx=$(realpath "$1")
-fails=0; checks=0
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-
-expect_usage() {  # expect_usage WORD-IN-MESSAGE ARGS...
-  local want=$1; shift
-  checks=$((checks + 1))
-  "$fdx" "$@" >out.txt 2>err.txt; local rc=$?
-  local lines; lines=$(wc -l <err.txt)
-  if [ $rc -ne 2 ] || [ "$lines" -ne 1 ] || [ -s out.txt ] || ! grep -qi -- "$want" err.txt; then
-    echo "FAIL: fdx $* -> exit $rc, $lines stderr lines, stdout $(wc -c <out.txt) bytes:"; cat err.txt
-    fails=$((fails + 1))
-  fi
-  rm -f out.txt err.txt
-}
+. "$(dirname "$0")/lib_cli.sh" "$1"
 
 expect_usage "required"          transform --perm 1,0
 expect_usage "twice"             transform --shape 4x5x6 --perm 0,0,1
