@@ -132,9 +132,14 @@ static void check_exchange(int rank, const int64_t *shape, const int *grid, int 
     fdx_dist_destroy(&d);
 }
 
-/* Three wave steps (variable coefficient) on the distribution; the final
+/* How run_wave takes its steps: one fdx_dstencil_step at a time, or
+   fdx_dstencil_run without or with CUDA graphs. */
+enum { BY_STEP, BY_RUN, BY_GRAPH };
+
+/* `steps` wave steps (variable coefficient) on the distribution; the final
    field, gathered. */
-static void *run_wave(int rank, const int64_t *shape, const int *grid, int order, int overlap, fdx_dtype t)
+static void *run_wave(int rank, const int64_t *shape, const int *grid, int order, int overlap, fdx_dtype t,
+                      int steps, int how)
 {
     int units = 1;
     for (int a = 0; a < rank; a++) units *= grid[a];
@@ -160,11 +165,15 @@ static void *run_wave(int rank, const int64_t *shape, const int *grid, int order
     memset(out, 0xFF, bytes); /* poison */
     if (s && b[0] && b[1] && b[2] && c) {
         /* b[2] = next, b[1] = current, b[0] = previous; rotate. */
-        for (int step = 0; step < 3; step++) {
+        if (how != BY_STEP) CHECK_OK(fdx_dstencil_run(s, b, 3, c, steps, overlap, how == BY_GRAPH));
+        for (int step = 0; how == BY_STEP && step < steps; step++) {
             CHECK_OK(fdx_dstencil_step(s, b[2], b[1], b[0], c, overlap));
             fdx_darray *tmp = b[0];
             b[0] = b[1], b[1] = b[2], b[2] = tmp;
         }
+        /* On CUDA the graph must really have been replayed. */
+        if (how == BY_GRAPH && strcmp(DIST_BACKEND, "cuda") == 0)
+            CHECK(fdx_dstencil_graph_used(s), "no CUDA graph was replayed: %s", fdx_last_error());
         CHECK_OK(fdx_darray_gather(b[1], out, 0));
     }
     fdx_dstencil_destroy(&s);
@@ -174,8 +183,8 @@ static void *run_wave(int rank, const int64_t *shape, const int *grid, int order
     return out;
 }
 
-/* The same three steps with the stencil engine on whole arrays. */
-static void *run_reference(int rank, const int64_t *shape, int order, fdx_dtype t)
+/* The same steps with the stencil engine on whole arrays. */
+static void *run_reference(int rank, const int64_t *shape, int order, fdx_dtype t, int steps)
 {
     fdx_options *o = test_options();
     fdx_ctx *ctx = NULL;
@@ -204,7 +213,7 @@ static void *run_reference(int rank, const int64_t *shape, int order, fdx_dtype 
                 }
         CHECK_OK(fdx_array_to_device(a[k]));
     }
-    for (int step = 0; step < 3; step++) {
+    for (int step = 0; step < steps; step++) {
         CHECK_OK(fdx_stencil_apply(s, a[2], a[1], a[0], a[3], NULL));
         fdx_array *tmp = a[0];
         a[0] = a[1], a[1] = a[2], a[2] = tmp;
@@ -219,19 +228,38 @@ static void *run_reference(int rank, const int64_t *shape, int order, fdx_dtype 
     return out;
 }
 
-static void check_wave(int rank, const int64_t *shape, const int *grid, int order, fdx_dtype t, const void *ref)
+static void check_wave(int rank, const int64_t *shape, const int *grid, int order, fdx_dtype t, const void *ref,
+                       int steps, int how)
 {
+    static const char *hows[] = {"step by step", "in a run", "in a run with CUDA graphs"};
     size_t bytes = fdx_dtype_size(t);
     for (int a = 0; a < rank; a++) bytes *= (size_t)shape[a];
     for (int overlap = 0; overlap < 2; overlap++) {
-        void *got = run_wave(rank, shape, grid, order, overlap, t);
+        void *got = run_wave(rank, shape, grid, order, overlap, t, steps, how);
         if (!got) continue;
         int same = ref && memcmp(got, ref, bytes) == 0;
-        CHECK(same, "%dD wave order %d %s on grid %dx%dx%d, overlap %d differs from one whole array", rank, order,
-              fdx_dtype_name(t), grid[0], rank > 1 ? grid[1] : 1, rank > 2 ? grid[2] : 1, overlap);
+        CHECK(same, "%dD wave order %d %s on grid %dx%dx%d, overlap %d, %d steps %s differs from one whole array",
+              rank, order, fdx_dtype_name(t), grid[0], rank > 1 ? grid[1] : 1, rank > 2 ? grid[2] : 1, overlap,
+              steps, hows[how]);
         mismatches += !same;
         free(got);
     }
+}
+
+/* Long runs (two graphs of 24 steps, the ring's first turn and a
+   remainder) through fdx_dstencil_run, with and without graphs. */
+static void check_runs(void)
+{
+    int64_t s2[2] = {41, 33}, s3[3] = {13, 11, 17};
+    const int g2[][2] = {{1, 1}, {1, 2}, {1, 4}}, g3[][3] = {{1, 1, 3}, {1, 2, 2}};
+    const int steps = 3 + 2 * 24 + 2;
+    void *ref2 = run_reference(2, s2, 8, FDX_FLOAT32, steps), *ref3 = run_reference(3, s3, 2, FDX_FLOAT64, steps);
+    for (int how = BY_RUN; how <= BY_GRAPH; how++) {
+        for (size_t g = 0; g < sizeof g2 / sizeof g2[0]; g++) check_wave(2, s2, g2[g], 8, FDX_FLOAT32, ref2, steps, how);
+        for (size_t g = 0; g < sizeof g3 / sizeof g3[0]; g++) check_wave(3, s3, g3[g], 2, FDX_FLOAT64, ref3, steps, how);
+    }
+    free(ref2);
+    free(ref3);
 }
 
 static void test_errors(void)
@@ -279,15 +307,16 @@ int main(void)
         }
     for (int order = 2; order <= 8; order += gpu ? 6 : 2) {
         fdx_dtype t = order % 4 ? FDX_FLOAT32 : FDX_FLOAT64;
-        void *ref2 = run_reference(2, s2, order, t), *ref3 = run_reference(3, s3, order, t);
+        void *ref2 = run_reference(2, s2, order, t, 3), *ref3 = run_reference(3, s3, order, t, 3);
         const int one[3] = {1, 1, 1};
-        check_wave(2, s2, one, order, t, ref2);
-        for (size_t g = 0; g < sizeof g2 / sizeof g2[0]; g++) check_wave(2, s2, g2[g], order, t, ref2);
-        check_wave(3, s3, one, order, t, ref3);
-        for (size_t g = 0; g < sizeof g3 / sizeof g3[0]; g++) check_wave(3, s3, g3[g], order, t, ref3);
+        check_wave(2, s2, one, order, t, ref2, 3, BY_STEP);
+        for (size_t g = 0; g < sizeof g2 / sizeof g2[0]; g++) check_wave(2, s2, g2[g], order, t, ref2, 3, BY_STEP);
+        check_wave(3, s3, one, order, t, ref3, 3, BY_STEP);
+        for (size_t g = 0; g < sizeof g3 / sizeof g3[0]; g++) check_wave(3, s3, g3[g], order, t, ref3, 3, BY_STEP);
         free(ref2);
         free(ref3);
     }
+    check_runs();
 #ifdef DIST_EXPECT_FAILURE
     /* Every case with a split must have caught the missing exchange. */
     int caught = mismatches;

@@ -57,7 +57,10 @@ FDX_HIDDEN void fdx_comm_cuda_host_free(void *p);
 FDX_HIDDEN fdx_status fdx_comm_cuda_capture_begin(void *origin, void *fork, void *const *streams, int n);
 FDX_HIDDEN fdx_status fdx_comm_cuda_capture_end(void *origin, void *const *streams, void *const *join, int n,
                                                 int ok, void **exec);
-FDX_HIDDEN fdx_status fdx_comm_cuda_graph_launch(void *exec, void *stream);
+/* Launches a graph captured as above on origin, ordered after the earlier
+   work of every stream and before their later work. */
+FDX_HIDDEN fdx_status fdx_comm_cuda_graph_launch(void *exec, void *origin, void *fork, void *const *streams,
+                                                 void *const *join, int n);
 FDX_HIDDEN void fdx_comm_cuda_graph_destroy(void *exec);
 
 #ifdef __cplusplus

@@ -6,10 +6,11 @@
 fdx_status fdx_comm_cuda_peer_copy(void *dst, int dst_dev, const void *src, int src_dev, size_t bytes,
                                    void *stream)
 {
-    if (dst_dev == src_dev)
-        FDX_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream));
-    else
-        FDX_CUDA_TRY(cudaMemcpyPeerAsync(dst, dst_dev, src, src_dev, bytes, (cudaStream_t)stream));
+    /* With unified addressing a plain copy reaches any device (directly over
+       the link when peer access is on), and, unlike cudaMemcpyPeerAsync, it
+       can be captured into a graph. */
+    (void)dst_dev, (void)src_dev;
+    FDX_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, (cudaStream_t)stream));
     return FDX_OK;
 }
 
@@ -90,9 +91,18 @@ fdx_status fdx_comm_cuda_capture_end(void *origin, void *const *streams, void *c
     return FDX_OK;
 }
 
-fdx_status fdx_comm_cuda_graph_launch(void *exec, void *stream)
+fdx_status fdx_comm_cuda_graph_launch(void *exec, void *origin, void *fork, void *const *streams,
+                                      void *const *join, int n)
 {
-    FDX_CUDA_TRY(cudaGraphLaunch((cudaGraphExec_t)exec, (cudaStream_t)stream));
+    /* The graph hangs off origin alone: the other streams' earlier work must
+       finish before it starts, and their later work must wait for it. */
+    for (int i = 0; i < n; i++) {
+        FDX_CUDA_TRY(cudaEventRecord((cudaEvent_t)join[i], (cudaStream_t)streams[i]));
+        FDX_CUDA_TRY(cudaStreamWaitEvent((cudaStream_t)origin, (cudaEvent_t)join[i], 0));
+    }
+    FDX_CUDA_TRY(cudaGraphLaunch((cudaGraphExec_t)exec, (cudaStream_t)origin));
+    FDX_CUDA_TRY(cudaEventRecord((cudaEvent_t)fork, (cudaStream_t)origin));
+    for (int i = 0; i < n; i++) FDX_CUDA_TRY(cudaStreamWaitEvent((cudaStream_t)streams[i], (cudaEvent_t)fork, 0));
     return FDX_OK;
 }
 

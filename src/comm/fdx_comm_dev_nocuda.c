@@ -47,9 +47,10 @@ fdx_status fdx_comm_cuda_capture_end(void *origin, void *const *streams, void *c
     (void)origin, (void)streams, (void)join, (void)n, (void)ok, (void)exec;
     return NO_CUDA;
 }
-fdx_status fdx_comm_cuda_graph_launch(void *exec, void *stream)
+fdx_status fdx_comm_cuda_graph_launch(void *exec, void *origin, void *fork, void *const *streams,
+                                      void *const *join, int n)
 {
-    (void)exec, (void)stream;
+    (void)exec, (void)origin, (void)fork, (void)streams, (void)join, (void)n;
     return NO_CUDA;
 }
 void fdx_comm_cuda_graph_destroy(void *exec) { (void)exec; }

@@ -180,6 +180,26 @@ static int graph_matches(const dgraph *g, fdx_darray **b, int nf, fdx_darray *co
     return 1;
 }
 
+/* Every stream but unit 0's compute stream (the graph's origin), with the
+   event that joins each back to the origin; the events are created once. */
+static fdx_status side_streams(fdx_dstencil *s, void **streams, void **join, int *n)
+{
+    fdx_dist *d = s->dist;
+    dgraph *g = &s->g;
+    *n = 0;
+    for (int i = 0; i < d->nlocal; i++) {
+        FDX_TRY(fdx_dist_use(d, i));
+        if (i == 0 && !g->fork) FDX_TRY(fdx_comm_event_create(d->be, &g->fork));
+        for (int k = 0; k < 2; k++) {
+            if (!g->join[2 * i + k]) FDX_TRY(fdx_comm_event_create(d->be, &g->join[2 * i + k]));
+            if (i == 0 && k == 0) continue;
+            streams[*n] = k ? d->comm[i] : d->compute[i];
+            join[(*n)++] = g->join[2 * i + k];
+        }
+    }
+    return FDX_OK;
+}
+
 /* Captures GRAPH_STEPS steps of every unit's compute and comm streams into
    one graph, forked from and joined to unit 0's compute stream. */
 static fdx_status capture(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray *coef, int overlap)
@@ -188,21 +208,9 @@ static fdx_status capture(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray *c
     dgraph *g = &s->g;
     if (g->exec) fdx_comm_cuda_graph_destroy(g->exec);
     g->exec = NULL;
-    void *streams[2 * FDX_DIST_MAX_LOCAL];
-    int n = 0;
-    for (int i = 0; i < d->nlocal; i++) {
-        FDX_TRY(fdx_dist_use(d, i));
-        if (i == 0 && !g->fork) FDX_TRY(fdx_comm_event_create(d->be, &g->fork));
-        for (int k = 0; k < 2; k++)
-            if (!g->join[2 * i + k]) FDX_TRY(fdx_comm_event_create(d->be, &g->join[2 * i + k]));
-        if (i > 0) streams[n++] = d->compute[i];
-        streams[n++] = d->comm[i];
-    }
-    void *join[2 * FDX_DIST_MAX_LOCAL];
-    for (int i = 0, k = 0; i < d->nlocal; i++) {
-        if (i > 0) join[k++] = g->join[2 * i];
-        join[k++] = g->join[2 * i + 1];
-    }
+    void *streams[2 * FDX_DIST_MAX_LOCAL], *join[2 * FDX_DIST_MAX_LOCAL];
+    int n;
+    FDX_TRY(side_streams(s, streams, join, &n));
     FDX_TRY(fdx_dist_use(d, 0));
     fdx_darray *saved[3];
     memcpy(saved, b, sizeof(fdx_darray *) * (size_t)nf);
@@ -263,9 +271,12 @@ fdx_status fdx_dstencil_run(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray 
         }
     }
     if (use && graph_matches(&s->g, b, nf, coef, overlap)) {
+        void *streams[2 * FDX_DIST_MAX_LOCAL], *join[2 * FDX_DIST_MAX_LOCAL];
+        int n;
+        FDX_TRY(side_streams(s, streams, join, &n));
         FDX_TRY(fdx_dist_use(d, 0));
         for (; steps - done >= GRAPH_STEPS; done += GRAPH_STEPS) {
-            FDX_TRY(fdx_comm_cuda_graph_launch(s->g.exec, d->compute[0]));
+            FDX_TRY(fdx_comm_cuda_graph_launch(s->g.exec, d->compute[0], s->g.fork, streams, join, n));
             s->graph_used = 1;
         }
     }
