@@ -46,6 +46,11 @@ fdx_status fdx_comm_event_create(const fdx_backend *be, void **event)
     return is_cuda(be) ? fdx_comm_cuda_event_create(event) : FDX_OK;
 }
 
+fdx_status fdx_comm_stream_create_urgent(const fdx_backend *be, void **stream)
+{
+    return is_cuda(be) ? fdx_comm_cuda_stream_create_urgent(stream) : be->stream_create(stream);
+}
+
 fdx_status fdx_comm_host_alloc(const fdx_backend *be, size_t bytes, void **p)
 {
     if (is_cuda(be)) return fdx_comm_cuda_host_alloc(bytes, p);

@@ -36,6 +36,10 @@ FDX_HIDDEN fdx_status fdx_comm_enable_peer(const fdx_backend *be, int a, int b);
 FDX_HIDDEN fdx_status fdx_comm_stream_wait(const fdx_backend *be, void *stream, void *event);
 /* An event for ordering streams only (no timing); NULL on the CPU. */
 FDX_HIDDEN fdx_status fdx_comm_event_create(const fdx_backend *be, void **event);
+/* A stream whose blocks the GPU schedules ahead of other streams' (the
+   highest priority on CUDA): for the short boundary work that gates an
+   exchange. */
+FDX_HIDDEN fdx_status fdx_comm_stream_create_urgent(const fdx_backend *be, void **stream);
 /* Page-locked host memory on CUDA (so copies run asynchronously), malloc on
    the CPU. */
 FDX_HIDDEN fdx_status fdx_comm_host_alloc(const fdx_backend *be, size_t bytes, void **p);
@@ -48,6 +52,7 @@ FDX_HIDDEN fdx_status fdx_comm_cuda_enable_peer(int a, int b);
 FDX_HIDDEN fdx_status fdx_comm_cuda_stream_wait(void *stream, void *event);
 FDX_HIDDEN fdx_status fdx_comm_cuda_host_alloc(size_t bytes, void **p);
 FDX_HIDDEN fdx_status fdx_comm_cuda_event_create(void **event);
+FDX_HIDDEN fdx_status fdx_comm_cuda_stream_create_urgent(void **stream);
 FDX_HIDDEN void fdx_comm_cuda_host_free(void *p);
 /* CUDA graphs of work spread over several streams (and devices): begin
    starts capturing on origin and forks the other streams into the capture

@@ -59,6 +59,14 @@ fdx_status fdx_comm_cuda_event_create(void **event)
     return FDX_OK;
 }
 
+fdx_status fdx_comm_cuda_stream_create_urgent(void **stream)
+{
+    int least, greatest;
+    FDX_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    FDX_CUDA_TRY(cudaStreamCreateWithPriority((cudaStream_t *)stream, cudaStreamNonBlocking, greatest));
+    return FDX_OK;
+}
+
 fdx_status fdx_comm_cuda_capture_begin(void *origin, void *fork, void *const *streams, int n)
 {
     /* Relaxed: the launches being captured may query or set the device. */

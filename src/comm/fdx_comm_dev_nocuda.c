@@ -15,6 +15,11 @@ fdx_status fdx_comm_cuda_peer_copy(void *dst, int dst_dev, const void *src, int 
     (void)dst, (void)dst_dev, (void)src, (void)src_dev, (void)bytes, (void)stream;
     return NO_CUDA;
 }
+fdx_status fdx_comm_cuda_stream_create_urgent(void **stream)
+{
+    (void)stream;
+    return NO_CUDA;
+}
 fdx_status fdx_comm_cuda_enable_peer(int a, int b)
 {
     (void)a, (void)b;

@@ -113,7 +113,7 @@ fdx_status fdx_dist_create(const fdx_options *opts, const fdx_dist_desc *desc, f
     for (int i = 0; i < d->nlocal; i++) {
         FDX_TRY_GOTO(st, fdx_dist_use(d, i), fail);
         FDX_TRY_GOTO(st, d->be->stream_create(&d->compute[i]), fail);
-        FDX_TRY_GOTO(st, d->be->stream_create(&d->comm[i]), fail);
+        FDX_TRY_GOTO(st, fdx_comm_stream_create_urgent(d->be, &d->comm[i]), fail);
         for (int j = 0; j < d->nlocal; j++)
             FDX_TRY_GOTO(st, fdx_comm_enable_peer(d->be, d->ordinal[i], d->ordinal[j]), fail);
     }

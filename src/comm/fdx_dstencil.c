@@ -93,20 +93,21 @@ typedef struct step_args {
     fdx_darray *out, *u, *u_prev, *coef;
 } step_args;
 
-/* Applies unit i's stencil to write output rows [lo, hi) of the slowest
-   axis (the whole block when lo < 0). */
-static fdx_status apply_rows(const step_args *a, int i, int64_t lo, int64_t hi)
+/* Applies unit i's stencil on `stream` to write output rows [lo, hi) of
+   the slowest axis (the whole block when lo < 0). */
+static fdx_status apply_rows(const step_args *a, int i, int64_t lo, int64_t hi, void *stream)
 {
     fdx_dist *d = a->s->dist;
     fdx_array *o = a->out->unit[i].local, *u = a->u->unit[i].local;
     fdx_array *p = a->u_prev ? a->u_prev->unit[i].local : NULL, *c = a->coef ? a->coef->unit[i].local : NULL;
-    if (lo < 0) return fdx_stencil_apply(a->s->s[i], o, u, p, c, d->compute[i]);
+    if (lo < 0) return fdx_stencil_apply(a->s->s[i], o, u, p, c, stream);
     if (hi <= lo) return FDX_OK;
     int r = a->s->radius;
     fdx_array vo = view_rows(o, lo - r, hi + r), vu = view_rows(u, lo - r, hi + r), vp, vc;
     if (p) vp = view_rows(p, lo - r, hi + r);
     if (c) vc = view_rows(c, lo - r, hi + r);
-    return fdx_stencil_apply(a->s->s[i], &vo, &vu, p ? &vp : NULL, c ? &vc : NULL, d->compute[i]);
+    (void)d;
+    return fdx_stencil_apply(a->s->s[i], &vo, &vu, p ? &vp : NULL, c ? &vc : NULL, stream);
 }
 
 static fdx_status check_arrays(const step_args *a)
@@ -144,19 +145,29 @@ fdx_status fdx_dstencil_step(fdx_dstencil *s, fdx_darray *out, fdx_darray *u, fd
         int64_t b_hi = lower ? (2 * w < L - r ? 2 * w : L - r) : r;
         int64_t t_lo = upper ? (L - 2 * w > r ? L - 2 * w : r) : L - r;
         if (!overlap || b_hi > t_lo) {
-            FDX_TRY(apply_rows(&a, i, -1, -1));
+            FDX_TRY(apply_rows(&a, i, -1, -1, d->compute[i]));
             ilo[i] = ihi[i] = 0;
             continue;
         }
-        if (lower) FDX_TRY(apply_rows(&a, i, w, b_hi));
-        if (upper) FDX_TRY(apply_rows(&a, i, t_lo, L - w));
+        /* The boundary slabs run on the comm stream, ahead of their own
+           exchange and beside the interior rather than before it: the
+           interior does not wait for the slabs' small, poorly occupied
+           launches.  They read what the previous step left on the compute
+           stream. */
+        void *ready = out->unit[i].ready;
+        if (ready) {
+            FDX_TRY(d->be->event_record(ready, d->compute[i]));
+            FDX_TRY(fdx_comm_stream_wait(d->be, d->comm[i], ready));
+        }
+        if (lower) FDX_TRY(apply_rows(&a, i, w, b_hi, d->comm[i]));
+        if (upper) FDX_TRY(apply_rows(&a, i, t_lo, L - w, d->comm[i]));
         ilo[i] = b_hi, ihi[i] = t_lo;
     }
     FDX_TRY(fdx_darray_exchange_begin(out));
     for (int i = 0; i < d->nlocal; i++) {
         if (ihi[i] <= ilo[i]) continue;
         FDX_TRY(fdx_dist_use(d, i));
-        FDX_TRY(apply_rows(&a, i, ilo[i], ihi[i]));
+        FDX_TRY(apply_rows(&a, i, ilo[i], ihi[i], d->compute[i]));
     }
     return fdx_darray_exchange_end(out);
 }
