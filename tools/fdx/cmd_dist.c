@@ -226,7 +226,7 @@ int cmd_dist(int argc, char **argv)
 {
     const char *which = NULL;
     if (argc >= 2 && strncmp(argv[1], "--", 2) != 0) which = argv[1], argc--, argv++;
-    const char *dims_s = "2", *order_s = NULL, *size = NULL, *steps_s = "100", *gpus_s = "1", *overlap_s = "on", *graph_s = "off";
+    const char *dims_s = "2", *order_s = NULL, *size = NULL, *steps_s = "100", *gpus_s = "1", *overlap_s = "on", *graph_s = "on";
     const char *json = NULL, *precision = NULL, *reps_s = "20", *baseline_s = "on";
     const cli_flag flags[] = {
         {"dims", "2|3", "dimensions [2]", &dims_s},
@@ -237,7 +237,7 @@ int cmd_dist(int argc, char **argv)
         {"overlap", "on|off", "exchange shadows while the interior is computed [on]", &overlap_s},
         {"precision", "P", "float or double [wave float, heat double]", &precision},
         {"reps", "N", "timed batches of 48 steps, median reported [20]", &reps_s},
-        {"graph", "on|off", "replay batches of 24 steps as CUDA graphs (CUDA, one process; experimental) [off]", &graph_s},
+        {"graph", "on|off", "replay batches of 24 steps as CUDA graphs (CUDA, one process) [on]", &graph_s},
         {"baseline", "on|off", "also run on one unit for the scaling efficiency and the check [on]", &baseline_s},
         {"json", NULL, "print one JSON record instead of the table", &json},
         {NULL, NULL, NULL, NULL},
