@@ -5,7 +5,8 @@
 # 16384^2 cells of wave per GPU.  Each run is one JSON record; the 1-GPU runs
 # are the baselines (tools/scaling-table computes the efficiencies), so no
 # run repeats the baseline itself.  SCALING_PART=wave|heat|all picks a half,
-# so the matrix fits in two calls of the device tool.
+# so the matrix fits in two calls of the device tool; SCALING_PART=quick runs
+# a few cases on every GPU count (graphs and overlap on) after a change.
 set -u
 ngpu=$(nvidia-smi -L | wc -l)
 part=${SCALING_PART:-all}
@@ -19,6 +20,15 @@ run() {
 }
 counts=1
 for g in 2 4 8; do [ "$g" -le "$ngpu" ] && counts="$counts $g"; done
+
+if [ "$part" = quick ]; then
+  for g in $counts; do
+    run wave --dims 2 --order 8 --size 4096x4096 --gpus $g --reps 10
+    run wave --dims 2 --order 8 --size 16384x16384 --gpus $g --reps 10
+    run heat --dims 3 --order 2 --size 768x768x768 --gpus $g --reps 10
+  done
+  exit 0
+fi
 
 if [ "$part" != heat ]; then
   # Small grid first: does the graph capture work on this machine?  (The
