@@ -1,8 +1,9 @@
 /* The stencil engine on CUDA equals the reference loop on random inputs with
    poisoned outputs: every order in 1-3D and both precisions, all strategies,
    every vector width and some block shapes, on shapes that are not block
-   multiples.  Small, so it runs under compute-sanitizer.  Skipped without a
-   device. */
+   multiples; pipelined marches, unaligned rows, x vectors, register caps,
+   bands of block rows.
+   Small, so it runs under compute-sanitizer.  Skipped without a device. */
 #include "stencil/fdx_stencil_impl.h"
 #include "test_stencil_check.h"
 
@@ -45,8 +46,10 @@ int main(void)
                        marches of groups whose last group is partial. */
                     int pd3 = unroll ? (vec == 1 ? 3 + vec : 2 + (order == 2)) : 1 + (order == 8);
                     int pd2 = unroll ? (order == 2 ? 4 : 8) : 1 + (order == 2);
-                    fdx_stencil_cfg c3 = {variant, blocks3[bi][0], blocks3[bi][1], vec, 3 + vec, 1, pd3, zf};
-                    fdx_stencil_cfg c2 = {variant, 64 << (vec / 2), 1, vec, 5 + order, 1, pd2, !zf};
+                    fdx_stencil_cfg c3 = {.variant = variant, .tx = blocks3[bi][0], .ty = blocks3[bi][1], .vec = vec,
+                                          .chunk = 3 + vec, .by = 1, .pd = pd3, .zfast = zf};
+                    fdx_stencil_cfg c2 = {.variant = variant, .tx = 64 << (vec / 2), .ty = 1, .vec = vec,
+                                          .chunk = 5 + order, .by = 1, .pd = pd2, .zfast = !zf};
                     fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
                     int r = order / 2;
                     int64_t s3[3] = {132, 11 + 2 * r, 29}, s2[2] = {1036, 45};
@@ -55,6 +58,41 @@ int main(void)
                     sc_desc(&d, 2, order, FDX_UPDATE_WAVE, variant & 1, variant == FDX_SV_UNROLL);
                     sc_case(ctx, &d, dt, s2, &seed, force, &c2);
                 }
+    /* Pipelined marches (partial last groups), unaligned rows cut from two
+       aligned vectors (odd widths of every residue, the narrowest allowed),
+       x neighbours as vectors, register caps; 3D, and 2D where windows do
+       not apply. */
+    static const struct {
+        int vec, chunk, pd, pipe, win, minb, xv, order, nx, band;
+    } extra[] = {
+        {0, 10, 4, 1, 0, 0, 1, 8, 136, 0}, {0, 7, 2, 1, 0, 2, 0, 2, 136, 2}, {1, 9, 3, 1, 0, 0, 0, 4, 133, 0},
+        {0, 4, 4, 0, 1, 0, 0, 2, 133, 3},  {0, 9, 3, 1, 1, 0, 0, 8, 134, 0}, {2, 5, 2, 0, 1, 3, 0, 4, 135, 0},
+        {0, 8, 8, 0, 1, 0, 0, 2, 7, 0},    {0, 6, 3, 0, 0, 4, 1, 6, 140, 0}, {0, 2, 2, 0, 0, 0, 1, 4, 136, 3},
+    };
+    for (size_t i = 0; i < sizeof extra / sizeof *extra; i++)
+        for (int p = 0; p < 2; p++) {
+            fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
+            int widest = p ? 4 : 2, vec = extra[i].vec ? extra[i].vec : widest, r = extra[i].order / 2;
+            fdx_stencil_cfg c = {.variant = FDX_SV_UNROLL, .tx = 32, .ty = 4, .vec = vec > widest ? widest : vec,
+                                 .chunk = extra[i].chunk, .by = 1, .pd = extra[i].pd, .pipe = extra[i].pipe,
+                                 .win = extra[i].win, .minb = extra[i].minb, .xv = extra[i].xv,
+                                 .band = extra[i].band};
+            fdx_stencil_desc d;
+            int64_t s3[3] = {extra[i].nx < 2 * r + 1 ? 2 * r + 1 : extra[i].nx, 11 + 2 * r, 23 + (int)i};
+            sc_desc(&d, 3, extra[i].order, (int)(i + p) % 3, (int)i % 2, p);
+            /* A forced configuration that does not fit would silently run
+               the default. */
+            fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
+            CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "extra case %zu does not fit", i);
+            sc_case(ctx, &d, dt, s3, &seed, force, &c);
+            if (c.win) continue;
+            int64_t s2[2] = {extra[i].nx * 4, 41 + (int)i};
+            c.tx = 128, c.ty = 1;
+            sc_desc(&d, 2, extra[i].order, FDX_UPDATE_WAVE, p, (int)i % 2);
+            ks = (fdx_stencil_kspec){!p, 2, r, FDX_UPDATE_WAVE, p, (int)i % 2, d.sponge > 0};
+            CHECK(fdx_stencil_cfg_fits(&ks, &c, (int64_t[3]){s2[0], 1, s2[1]}), "extra 2D case %zu does not fit", i);
+            sc_case(ctx, &d, dt, s2, &seed, force, &c);
+        }
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_stencil_gpu");
 }

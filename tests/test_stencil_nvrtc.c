@@ -1,8 +1,9 @@
 /* Every CUDA kernel the stencil engine can generate compiles with NVRTC for
    sm_90 (no GPU needed): all ranks, orders and precisions, each update with
    and without a coefficient and first-derivative terms, all strategies and
-   every vector width and block shape the tuner may pick.  Skipped without
-   CUDA or NVRTC. */
+   every vector width and block shape the tuner may pick, the unrolled
+   column's pipelined marches, windows, x vectors, register caps and bands.
+   Skipped without CUDA or NVRTC. */
 #include "fdx_test.h"
 #include "stencil/fdx_stencil_impl.h"
 
@@ -18,8 +19,8 @@ static void compile_one(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg)
     char *src = NULL, spec[32], what[128];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     static const char *name[] = {"smem", "direct", "unroll"};
-    snprintf(what, sizeof what, "stencil_%s_%s_%dx%d_v%d_pd%d.cu", spec, name[cfg->variant], cfg->tx, cfg->ty,
-             cfg->vec, cfg->pd);
+    snprintf(what, sizeof what, "stencil_%s_%s_%dx%d_v%d_pd%d_p%dw%dx%dlb%d.cu", spec, name[cfg->variant], cfg->tx,
+             cfg->ty, cfg->vec, cfg->pd, cfg->pipe, cfg->win, cfg->xv, cfg->minb);
     CHECK_OK(fdx_stencil_generate(ks, cfg, 1, &src));
     if (!src) return;
     void *cubin = NULL;
@@ -58,8 +59,16 @@ int main(void)
                            4, 8 and the longest. */
                         int pd = variant < 2 ? 1 + (order / 2 + vec + variant) % 2
                                  : vec == 1 ? 4 : vec == 2 ? 8 : FDX_STENCIL_MAX_UNROLL;
-                        fdx_stencil_cfg cfg = {variant, rank == 3 ? 32 : 128, rank == 3 ? 8 : 1, vec, 16, 1, pd,
-                                              variant == 2 && vec == 2};
+                        /* Unrolled: pipelined marches, unaligned rows
+                           (windows), x vectors and register caps rotate
+                           across the orders. */
+                        int unroll = variant == 2, win = unroll && rank == 3 && vec > 1 && order % 4 == 0;
+                        fdx_stencil_cfg cfg = {.variant = variant, .tx = rank == 3 ? 32 : 128,
+                                               .ty = rank == 3 ? 8 : 1, .vec = vec, .chunk = 16, .by = 1, .pd = pd,
+                                               .zfast = unroll && vec == 2, .pipe = unroll && order % 4 == 2,
+                                               .win = win, .minb = order == 6 ? 2 : 0,
+                                               .xv = unroll && vec > 1 && !win && order >= 4,
+                                               .band = unroll && order == 10 && vec != 2 ? 4 : 0};
                         compile_one(&ks, &cfg);
                     }
                 }
@@ -68,7 +77,8 @@ int main(void)
     static const int shapes[][2] = {{32, 4}, {64, 4}, {64, 8}, {32, 16}, {128, 2}};
     for (int i = 0; i < 5; i++) {
         fdx_stencil_kspec ks = {1, 3, 1, 0, 0, 0, 0};
-        fdx_stencil_cfg cfg = {FDX_SV_SMEM, shapes[i][0], shapes[i][1], 2, 16, 1, 1 + i % 2, 0};
+        fdx_stencil_cfg cfg = {.variant = FDX_SV_SMEM, .tx = shapes[i][0], .ty = shapes[i][1], .vec = 2, .chunk = 16,
+                               .by = 1, .pd = 1 + i % 2};
         compile_one(&ks, &cfg);
         ks.radius = 4;
         cfg.variant = FDX_SV_DIRECT;
@@ -77,7 +87,8 @@ int main(void)
     static const int widths[] = {64, 256, 512};
     for (int i = 0; i < 3; i++) {
         fdx_stencil_kspec ks = {0, 2, 4, FDX_UPDATE_WAVE, 0, 0, i == 1};
-        fdx_stencil_cfg cfg = {FDX_SV_SMEM, widths[i], 1, 4, 16, 1, 2, 0};
+        fdx_stencil_cfg cfg = {
+            .variant = FDX_SV_SMEM, .tx = widths[i], .ty = 1, .vec = 4, .chunk = 16, .by = 1, .pd = 2};
         compile_one(&ks, &cfg);
     }
     printf("compiled %d generated kernels with NVRTC %d.%d\n", compiled, major, minor);

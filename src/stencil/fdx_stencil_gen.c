@@ -54,7 +54,34 @@ typedef struct gen {
     int cuda, r, rm, ry, vec;
     const char *real;
     int plane; /* unroll: the column plane being computed */
+    int win;   /* vectors cut from two aligned ones (cfg->win) */
+    int xv;    /* unroll: x neighbours beyond the lanes as aligned vectors */
 } gen;
+
+/* The window helpers: vec consecutive values at p, wherever p lies, from the
+   two aligned vectors around it.  The shift is p's misalignment, the same
+   along a row (so for a warp that covers one row); two selects per lane at
+   vec 4 (shift by 2, then by 1).  Both aligned loads stay inside the array
+   when the rows read lie at least 2 vec - 1 values before its end (checked
+   by fdx_stencil_cfg_fits). */
+static void emit_window(sb *b, const gen *g, const char *name, const char *how)
+{
+    put(b, "__device__ __forceinline__ realv %s(const real *p)\n{\n"
+           "    const unsigned long long a = (unsigned long long)p;\n"
+           "    const int s = (int)(a / sizeof(real)) & %d;\n"
+           "    const realv *v = (const realv *)(a - s * sizeof(real));\n"
+           "    const realv A = %s(v), B = %s(v + 1);\n    realv o;\n",
+        name, g->vec - 1, how, how);
+    if (g->vec == 2) {
+        put(b, "    o.x = s ? A.y : A.x; o.y = s ? B.x : A.y;\n");
+    } else {
+        put(b, "    const bool s2 = s & 2, s1 = s & 1;\n"
+               "    const real w0 = s2 ? A.z : A.x, w1 = s2 ? A.w : A.y, w2 = s2 ? B.x : A.z, w3 = s2 ? B.y : A.w,\n"
+               "               w4 = s2 ? B.z : B.x;\n"
+               "    o.x = s1 ? w1 : w0; o.y = s1 ? w2 : w1; o.z = s1 ? w3 : w2; o.w = s1 ? w4 : w3;\n");
+    }
+    put(b, "    return o;\n}\n");
+}
 
 static void emit_prelude(sb *b, const gen *g)
 {
@@ -66,6 +93,7 @@ static void emit_prelude(sb *b, const gen *g)
         3 * g->r, 3 * g->r);
     if (g->ks->sponge) put(b, " real damp[%d];", FDX_STENCIL_MAX_SPONGE);
     put(b, " };\n");
+    if (g->win) emit_window(b, g, "fdx_win_ldg", "__ldg"), emit_window(b, g, "fdx_win_ldcs", "__ldcs");
     if (!g->cuda || !g->ks->sponge) return;
     /* The sponge factor at a point: the table entry of its distance to the
        nearest face (x, the marching axis and, in 3D, y), 1 beyond the layer.
@@ -248,7 +276,8 @@ static void emit_vload(sb *b, const gen *g, const char *pre, const char *suf, co
         put(b, "%s0%s = %s(%s + %s);", pre, suf, how, ptr, idx);
         return;
     }
-    put(b, "{ const realv t_ = %s((const realv *)(%s + %s));", how, ptr, idx);
+    if (g->win) put(b, "{ const realv t_ = fdx_win%s(%s + %s);", how + 1, ptr, idx);
+    else put(b, "{ const realv t_ = %s((const realv *)(%s + %s));", how, ptr, idx);
     for (int v = 0; v < g->vec; v++) put(b, " %s%d%s = t_.%c;", pre, v, suf, comp[v]);
     put(b, " }");
 }
@@ -258,10 +287,11 @@ static void emit_vload(sb *b, const gen *g, const char *pre, const char *suf, co
 static void unroll_neighbour(sb *b, const gen *g, int a, int off, int v)
 {
     static const char comp[4] = {'x', 'y', 'z', 'w'};
-    int t = g->plane + g->rm;
+    int t = g->plane + g->rm, d = v + off, m = d < 0 ? -((-d + g->vec - 1) / g->vec) : d / g->vec;
     if (a == 2) put(b, "c%d_%d", v, t + off);
-    else if (a == 0 && v + off >= 0 && v + off < g->vec) put(b, "c%d_%d", v + off, t);
-    else if (a == 0) put(b, "__ldg(pl%d + %d)", t, v + off);
+    else if (a == 0 && d >= 0 && d < g->vec) put(b, "c%d_%d", d, t);
+    else if (a == 0 && g->xv) put(b, "x%c%d_%d.%c", m < 0 ? 'm' : 'p', m < 0 ? -m : m, g->plane, comp[d - m * g->vec]);
+    else if (a == 0) put(b, "__ldg(pl%d + %d)", t, d);
     else if (g->vec > 1) put(b, "y%c%d_%d.%c", off < 0 ? 'm' : 'p', off < 0 ? -off : off, g->plane, comp[v]);
     else put(b, "__ldg(pl%d + %d * sy)", t, off);
 }
@@ -298,6 +328,12 @@ static void emit_lanes(sb *b, const gen *g, const char *name)
    whole vectors where every lane is interior. */
 static void emit_store(sb *b, const gen *g, const char *dst)
 {
+    if (g->win) { /* unaligned rows: lane by lane */
+        for (int v = 0; v < g->vec; v++)
+            put(b, "            if (x + %d >= %d && x + %d < nx - %d) __stcs(%s + %d, r%d);\n", v, g->r, v, g->r,
+                dst, v, v);
+        return;
+    }
     if (g->vec == 1) {
         put(b, "            if (x >= %d && x < nx - %d) __stcs(%s, r0);\n", g->r, g->r, dst);
         return;
@@ -384,93 +420,154 @@ static void emit_step(sb *b, const gen *g, const char *kv, const char *buf, int 
     }
 }
 
+/* The kernel's signature; __launch_bounds__ names the block's threads and,
+   with cfg->minb, the blocks per multiprocessor the compiler must allow for
+   (a register cap). */
+static void emit_head(sb *b, const gen *g)
+{
+    const fdx_stencil_cfg *c = g->cfg;
+    put(b, "extern \"C\" __global__ void __launch_bounds__(%d", c->tx * c->ty);
+    if (c->minb > 0) put(b, ", %d", c->minb);
+    put(b, ") " FDX_STENCIL_ENTRY "(real *__restrict__ out, const real *__restrict__ u, const real *__restrict__ up,\n"
+           "    const real *__restrict__ cf, const struct fdx_p p)\n{\n");
+}
+
+/* Loads of one group of the unrolled column, the group starting at plane
+   `kg` (an expression): its U new column planes kg + rm .. kg + rm + U - 1
+   into <col><lane>_<first + j>, clamped to the block's last plane kl; u_prev
+   and coef at its own planes, clamped to k1 - 1, into pu/pc<lane>_<j> (with
+   `next`: pun/pcn).  Clamped loads repeat a valid plane, so every load is
+   unconditional and the compiler may issue them all at once. */
+static void emit_group_loads(sb *b, const gen *g, const char *kg, const char *col, int first, int next)
+{
+    const int U = g->cfg->pd, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef;
+    char suf[32], idx[128];
+    for (int j = 0; j < U; j++) {
+        snprintf(suf, sizeof suf, "_%d", first + j);
+        snprintf(idx, sizeof idx, "base + ((%s) + %d < kl ? (%s) + %d : kl) * sm", kg, g->rm + j, kg, g->rm + j);
+        put(b, "        "), emit_vload(b, g, col, suf, "u", idx, "__ldg"), put(b, "\n");
+    }
+    const char *pw[2] = {wave ? (next ? "pun" : "pu") : NULL, coef ? (next ? "pcn" : "pc") : NULL};
+    const char *src[2] = {"up", "cf"};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; pw[i] && j < U; j++) {
+            snprintf(suf, sizeof suf, "_%d", j);
+            snprintf(idx, sizeof idx, "base + ((%s) + %d < k1 ? (%s) + %d : k1 - 1) * sm", kg, j, kg, j);
+            put(b, "        "), emit_vload(b, g, pw[i], suf, src[i], idx, "__ldcs"), put(b, "\n");
+        }
+}
+
+/* Declares <pre><lane>_<i> = 0 for every lane and i < n. */
+static void emit_lane_array(sb *b, const gen *g, const char *pre, int n)
+{
+    for (int v = 0; v < g->vec; v++) {
+        put(b, "    real");
+        for (int i = 0; i < n; i++) put(b, "%s %s%d_%d = 0", i ? "," : "", pre, v, i);
+        put(b, ";\n");
+    }
+}
+
 /* The unrolled column: each thread marches its (x, y) column through the
    block's chunk of planes in groups of U = pd planes (a constant here).  At
    the start of a group every load of it (U column planes, u_prev, coef) is
    issued before the first point is computed: U independent vector loads in
    flight per thread, where the plain march has one or two.  The 2 rm planes
    the next group shares stay in registers, so a chunk of many groups reads
-   each plane once.  In-plane neighbours come through L1 like the direct
-   strategy.  No shared memory and no barriers, so threads outside the grid
-   leave at once.  In-plane offsets are 32-bit; only the per-thread base
-   pointer is 64-bit. */
+   each plane once.  With cfg->pipe a march issues the next group's loads
+   before computing the current one (U more registers per lane), so a
+   thread's loads stay in flight while it computes.  In-plane neighbours come
+   through L1 like the direct strategy (with g->xv the x neighbours beyond
+   the thread's lanes as aligned vectors: one load per vec values).  No
+   shared memory and no barriers, so threads outside the grid leave at once.
+   In-plane offsets are 32-bit; only the per-thread base pointer is 64-bit. */
 static void emit_cuda_unroll(sb *b, gen *g)
 {
     const fdx_stencil_cfg *c = g->cfg;
     const int U = c->pd, R = 2 * g->rm, T = U + R, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef;
-    put(b, "extern \"C\" __global__ void __launch_bounds__(%d) " FDX_STENCIL_ENTRY
-           "(real *__restrict__ out, const real *__restrict__ u, const real *__restrict__ up,\n"
-           "    const real *__restrict__ cf, const struct fdx_p p)\n{\n",
-        c->tx * c->ty);
+    /* One group per block (chunk == pd, part of the kernel's key) needs no
+       loop: straight-line code kept ~12 registers fewer at pd 8, and 11%
+       faster at 1024^3 on the H100, than the same group inside the loop. */
+    const int single = c->chunk == U, pipe = c->pipe && !single;
+    emit_head(b, g);
     put(b, "    const int nx = (int)p.n[0], ny = (int)p.n[1], sy = nx;\n"
            "    const long long nm = p.n[2], sm = p.n[0] * p.n[1];\n");
-    if (c->zfast)
+    if (c->zfast) {
         put(b, "    const int bx = blockIdx.y, by = blockIdx.z, bz = blockIdx.x;\n");
-    else
+    } else if (c->band) {
+        /* Blocks after x in launch order: L; band of B block rows, the last
+           one h <= B high, walked row-fastest then chunk. */
+        put(b, "    const unsigned gy = gridDim.y, gz = gridDim.z, L = blockIdx.y + gy * blockIdx.z;\n"
+               "    const unsigned band = L / (%du * gz);\n"
+               "    const unsigned h = gy - band * %du < %du ? gy - band * %du : %du, rem = L - band * %du * gz;\n"
+               "    const int bx = blockIdx.x, by = (int)(band * %du + rem %% h), bz = (int)(rem / h);\n",
+            c->band, c->band, c->band, c->band, c->band, c->band, c->band);
+    } else
         put(b, "    const int bx = blockIdx.x, by = blockIdx.y, bz = blockIdx.z;\n");
-    put(b, "    const int x = bx * %d + (int)threadIdx.x * %d, y = by * %d + (int)threadIdx.y;\n", c->tx * g->vec,
-        g->vec, c->ty);
-    put(b, "    if (x >= nx || y < %d || y >= ny - %d) return;\n", g->ry, g->ry);
+    /* Unaligned rows gain nothing from an aligned x origin: the blocks
+       start at the first interior point and cover only interior points
+       (513 wide at 128 points a block: 4 blocks, not a fifth for one
+       column, whose warps would wait as long as full ones). */
+    put(b, "    const int x = %d + bx * %d + (int)threadIdx.x * %d, y = by * %d + (int)threadIdx.y;\n",
+        g->win ? g->r : 0, c->tx * g->vec, g->vec, c->ty);
+    put(b, "    if (x >= nx - %d || y < %d || y >= ny - %d) return;\n", g->win ? g->r : 0, g->ry, g->ry);
     put(b, "    const long long k0 = %d + (long long)bz * p.chunk;\n", g->rm);
     put(b, "    const long long k1 = k0 + p.chunk < nm - %d ? k0 + p.chunk : nm - %d;\n", g->rm, g->rm);
+    put(b, "    const long long kl = k1 + %d; /* the last plane the block reads */\n", g->rm - 1);
     put(b, "    const long long base = x + (long long)y * sy;\n");
-    put(b, "    (void)up, (void)cf, (void)sy;\n");
+    put(b, "    (void)up, (void)cf, (void)sy, (void)kl;\n");
     /* c<lane>_<t>: plane kg - rm + t of the column, t < T. */
-    for (int v = 0; v < g->vec; v++) {
-        put(b, "    real");
-        for (int t = 0; t < T; t++) put(b, "%s c%d_%d = 0", t ? "," : "", v, t);
-        put(b, ";\n");
+    emit_lane_array(b, g, "c", T);
+    if (wave) emit_lane_array(b, g, "pu", U);
+    if (coef) emit_lane_array(b, g, "pc", U);
+    if (pipe) {
+        emit_lane_array(b, g, "n", U);
+        if (wave) emit_lane_array(b, g, "pun", U);
+        if (coef) emit_lane_array(b, g, "pcn", U);
     }
-    char suf[32], ptr[16], idx[96];
+    char suf[32], idx[96];
     /* The 2 rm planes below the first group (they exist: k0 >= rm). */
     for (int t = 0; t < R; t++) {
         snprintf(suf, sizeof suf, "_%d", t);
         snprintf(idx, sizeof idx, "base + (k0 - %d) * sm", g->rm - t);
         put(b, "    "), emit_vload(b, g, "c", suf, "u", idx, "__ldg"), put(b, "\n");
     }
-    /* One group per block (chunk == pd, part of the kernel's key) needs no
-       loop: straight-line code kept ~12 registers fewer at pd 8, and 11%
-       faster at 1024^3 on the H100, than the same group inside the loop. */
-    const int single = c->chunk == U;
+    if (pipe) emit_group_loads(b, g, "k0", "c", R, 0);
     if (single) put(b, "    {\n        const long long kg = k0;\n");
     else put(b, "#pragma unroll 1\n    for (long long kg = k0; kg < k1; kg += %d) {\n", U);
     put(b, "        const int nk = k1 - kg < %d ? (int)(k1 - kg) : %d; /* planes to write */\n", U, U);
-    /* The last group may have fewer than U planes: its missing planes'
-       pointers are clamped to its last one, so every load is unconditional
-       (the compiler may issue them all at once) and only stores are guarded. */
-    put(b, "        const long long o = base + (kg - %d) * sm;\n", g->rm);
-    put(b, "        const int tl = nk + %d; /* the group's last plane */\n", R - 1);
-    for (int t = R; t < T; t++) {
-        put(b, "        const real *pl%d = u + o + (%d < tl ? %d : tl) * sm;\n", t, t, t);
-        snprintf(suf, sizeof suf, "_%d", t);
-        snprintf(ptr, sizeof ptr, "pl%d", t);
-        put(b, "        "), emit_vload(b, g, "c", suf, ptr, "0", "__ldg"), put(b, "\n");
+    if (!pipe) emit_group_loads(b, g, "kg", "c", R, 0);
+    /* The next group's loads; a block-uniform branch (the last group has
+       none). */
+    if (pipe) {
+        put(b, "        if (kg + %d < k1) {\n", U);
+        snprintf(idx, sizeof idx, "kg + %d", U);
+        emit_group_loads(b, g, idx, "n", 0, 1);
+        put(b, "        }\n");
     }
-    for (int t = g->rm; t < R; t++) put(b, "        const real *pl%d = u + o + %d * sm;\n", t, t);
-    /* u_prev and coef at the group's own planes, streamed (read once). */
-    const char *pw[2] = {wave ? "pu" : NULL, coef ? "pc" : NULL}, *src[2] = {"up", "cf"};
-    for (int i = 0; i < 2; i++) {
-        if (!pw[i]) continue;
-        for (int v = 0; v < g->vec; v++) {
-            put(b, "        real");
-            for (int j = 0; j < U; j++) put(b, "%s %s%d_%d", j ? "," : "", pw[i], v, j);
-            put(b, ";\n");
-        }
-        for (int j = 0; j < U; j++) {
-            snprintf(suf, sizeof suf, "_%d", j);
-            snprintf(idx, sizeof idx, "o + (%d < nk ? %d : nk - 1) * sm + %d * sm", j, j, g->rm);
-            put(b, "        "), emit_vload(b, g, pw[i], suf, src[i], idx, "__ldcs"), put(b, "\n");
-        }
-    }
+    /* pl<t>: this thread's first lane in the group's plane t, for the
+       in-plane neighbours; planes past the last written one (only in a
+       partial last group, whose results are dropped) are clamped to it, so
+       even windows stay inside the array. */
+    for (int j = 0; j < U; j++)
+        put(b, "        const real *pl%d = u + base + (kg + %d < k1 ? kg + %d : k1 - 1) * sm;\n", j + g->rm, j, j);
     char centre[32], prev[32], cfv[32], res[32];
+    const int mx = (g->r + g->vec - 1) / g->vec; /* x vectors per side */
     for (int j = 0; j < U; j++) {
         g->plane = j;
-        /* y neighbours as whole vectors (aligned: vec divides nx). */
+        /* y neighbours as whole vectors (aligned: vec divides nx, or cut
+           from two aligned ones). */
         for (int oy = -g->ry; oy <= g->ry && g->vec > 1; oy++) {
             if (!oy) continue;
             snprintf(suf, sizeof suf, "y%c%d_%d", oy < 0 ? 'm' : 'p', oy < 0 ? -oy : oy, j);
-            put(b, "        const realv %s = __ldg((const realv *)(pl%d + (%d) * sy));\n", suf, j + g->rm, oy);
+            if (g->win)
+                put(b, "        const realv %s = fdx_win_ldg(pl%d + (%d) * sy);\n", suf, j + g->rm, oy);
+            else
+                put(b, "        const realv %s = __ldg((const realv *)(pl%d + (%d) * sy));\n", suf, j + g->rm, oy);
         }
+        for (int m = -mx; m <= mx && g->xv; m++)
+            if (m)
+                put(b, "        const realv x%c%d_%d = __ldg((const realv *)(pl%d) + (%d));\n", m < 0 ? 'm' : 'p',
+                    m < 0 ? -m : m, j, j + g->rm, m);
         put(b, "        if (%d < nk) {\n", j);
         for (int v = 0; v < g->vec; v++) {
             snprintf(centre, sizeof centre, "c%d_%d", v, j + g->rm);
@@ -487,15 +584,21 @@ static void emit_cuda_unroll(sb *b, gen *g)
             put(b, "            ");
             emit_point(b, g, cuda_neighbour, "p.", v, centre, prev, cfv, damp[0] ? damp : NULL, res);
         }
-        snprintf(idx, sizeof idx, "out + o + %d * sm", j + g->rm);
+        snprintf(idx, sizeof idx, "out + base + (kg + %d) * sm", j);
         emit_store(b, g, idx);
         put(b, "        }\n");
     }
     /* The next group's lower planes: registers, no memory traffic (only the
-       last group can be partial, and nothing follows it). */
+       last group can be partial, and nothing follows it); with pipe its new
+       planes too. */
     for (int v = 0; v < g->vec && !single; v++) {
         put(b, "       ");
         for (int t = 0; t < R; t++) put(b, " c%d_%d = c%d_%d;", v, t, v, t + U);
+        for (int j = 0; pipe && j < U; j++) {
+            put(b, " c%d_%d = n%d_%d;", v, R + j, v, j);
+            if (wave) put(b, " pu%d_%d = pun%d_%d;", v, j, v, j);
+            if (coef) put(b, " pc%d_%d = pcn%d_%d;", v, j, v, j);
+        }
         put(b, "\n");
     }
     put(b, "    }\n}\n");
@@ -506,10 +609,7 @@ static void emit_cuda(sb *b, const gen *g)
     const fdx_stencil_cfg *c = g->cfg;
     const int txv = c->tx * g->vec, smem = c->variant == FDX_SV_SMEM, wave = g->ks->update == FDX_UPDATE_WAVE;
     const int coef = g->ks->coef;
-    put(b, "extern \"C\" __global__ void __launch_bounds__(%d) " FDX_STENCIL_ENTRY
-           "(real *__restrict__ out, const real *__restrict__ u, const real *__restrict__ up,\n"
-           "    const real *__restrict__ cf, const struct fdx_p p)\n{\n",
-        c->tx * c->ty);
+    emit_head(b, g);
     if (smem) put(b, "    __shared__ real tile[%d][%d];\n", c->ty + 2 * g->ry, txv + 2 * g->r);
     put(b, "    const long long nx = p.n[0], ny = p.n[1], nm = p.n[2], sy = nx, sm = nx * ny;\n"
            "    const int tx = threadIdx.x, ty = threadIdx.y;\n");
@@ -591,8 +691,14 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
               ks->radius);
     FDX_CHECK(ks->rank >= 1 && ks->rank <= 3, FDX_ERR_INTERNAL, "stencil rank %d", ks->rank);
     gen g = {ks, cfg, cuda, ks->radius, ks->rank >= 2 ? ks->radius : 0, ks->rank == 3 ? ks->radius : 0,
-             cuda ? cfg->vec : 1, ks->is_double ? "double" : "float", 0};
+             cuda ? cfg->vec : 1, ks->is_double ? "double" : "float", 0, 0, 0};
     if (cuda) {
+        int unroll = cfg->variant == FDX_SV_UNROLL;
+        g.win = unroll && cfg->win && cfg->vec > 1;
+        g.xv = unroll && cfg->xv && cfg->vec > 1 && !g.win;
+        FDX_CHECK(!cfg->win || (unroll && ks->rank == 3), FDX_ERR_INTERNAL,
+                  "unaligned rows (win) need the unrolled column in rank 3");
+        FDX_CHECK(cfg->minb >= 0 && cfg->minb <= 32, FDX_ERR_INTERNAL, "blocks per multiprocessor %d", cfg->minb);
         FDX_CHECK(cfg->vec == 1 || cfg->vec == 2 || (cfg->vec == 4 && !ks->is_double), FDX_ERR_INTERNAL,
                   "vector width %d for %s", cfg->vec, g.real);
         FDX_CHECK(cfg->tx >= 1 && cfg->ty >= 1 && cfg->tx * cfg->ty <= 1024, FDX_ERR_INTERNAL, "block %dx%d",

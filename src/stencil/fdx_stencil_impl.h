@@ -49,6 +49,19 @@ typedef struct fdx_stencil_cfg {
                     unroll: the group, 1..FDX_STENCIL_MAX_UNROLL */
     int zfast;   /* CUDA, unroll only: consecutive blocks step along the marching
                     axis (their shared halo planes meet in L2) */
+    int pipe;    /* CUDA, unroll march: the next group's loads are issued before
+                    the current group is computed (software pipelining) */
+    int win;     /* CUDA, unroll, rank 3: rows need not be 16-byte aligned (vec
+                    need not divide nx); each vector is cut from the two aligned
+                    vectors around it */
+    int minb;    /* CUDA: blocks per multiprocessor promised to the compiler
+                    (__launch_bounds__), capping registers; 0: none */
+    int xv;      /* CUDA, unroll, vec > 1, not win: the x neighbours beyond a
+                    thread's lanes as aligned vectors (one load per vec values) */
+    int band;    /* CUDA, unroll, not zfast: blocks run in bands of `band` block
+                    rows (y), each band through all its chunks before the next,
+                    so that the planes neighbouring chunks share meet in L2
+                    while few rows are in flight; 0: all rows, then chunks */
 } fdx_stencil_cfg;
 
 /* The generated code sees every problem as (nx, ny, nm): x fastest, y the
@@ -88,7 +101,7 @@ FDX_HIDDEN fdx_status fdx_stencil_launch_dims(const fdx_stencil_kspec *ks, const
    halo fits the block). */
 FDX_HIDDEN int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3]);
 
-/* Text such as "smem 32x8 vec2 chunk 64" (buf of at least 64 bytes). */
+/* Text such as "unroll 32x8 vec2 pd4 chunk 64 pipe" (buf of at least 96 bytes). */
 FDX_HIDDEN void fdx_stencil_cfg_text(const fdx_stencil_cfg *cfg, int cuda, char *buf, size_t n);
 
 /* A short text key of the kernel spec, e.g. "d3r1u0c0a0". */

@@ -50,7 +50,9 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int grid3(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3], int64_t g[3])
 {
     int rm = ks->rank >= 2 ? ks->radius : 0;
-    int64_t gx = ceil_div(n3[0], (int64_t)cfg->tx * cfg->vec), gy = ceil_div(n3[1], cfg->ty);
+    /* Windows (unaligned rows) cover the interior points of x only. */
+    int64_t gx = ceil_div(n3[0] - (cfg->win ? 2 * ks->radius : 0), (int64_t)cfg->tx * cfg->vec);
+    int64_t gy = ceil_div(n3[1], cfg->ty);
     int64_t gz = ceil_div(n3[2] - 2 * rm, cfg->chunk);
     g[0] = gx, g[1] = gy, g[2] = gz;
     if (cfg->zfast) g[0] = gz, g[1] = gx, g[2] = gy;
@@ -72,7 +74,7 @@ fdx_status fdx_stencil_launch_dims(const fdx_stencil_kspec *ks, const fdx_stenci
 
 int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3])
 {
-    if (n3[0] % cfg->vec) return 0;
+    if (n3[0] % cfg->vec && !cfg->win) return 0;
     if (cfg->vec == 4 && ks->is_double) return 0;
     if (ks->rank < 3 && cfg->ty != 1) return 0;
     if (cfg->variant == FDX_SV_SMEM && (cfg->tx < ks->radius || (ks->rank == 3 && cfg->ty < ks->radius))) return 0;
@@ -80,7 +82,18 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
        it can reorder its blocks. */
     if (cfg->variant == FDX_SV_UNROLL && (ks->rank < 2 || cfg->pd < 1 || cfg->pd > FDX_STENCIL_MAX_UNROLL)) return 0;
     if (cfg->variant != FDX_SV_UNROLL && (cfg->pd < 1 || cfg->pd > 2)) return 0;
-    if (cfg->zfast && cfg->variant != FDX_SV_UNROLL) return 0;
+    if ((cfg->zfast || cfg->pipe || cfg->band) && cfg->variant != FDX_SV_UNROLL) return 0;
+    if (cfg->band < 0 || (cfg->band && cfg->zfast)) return 0;
+    /* Windows: each thread's two aligned loads reach up to 2 vec - 1 values
+       past its first lane; the rows of the last plane it reads end at least
+       radius rows before the array does (rank 3). */
+    if (cfg->win && (cfg->variant != FDX_SV_UNROLL || ks->rank != 3 || cfg->vec < 2 ||
+                     n3[0] * ks->radius < 2 * cfg->vec - 1))
+        return 0;
+    /* Settings that would not change the kernel are refused, so the tuner
+       never times one kernel twice. */
+    if (cfg->xv && (cfg->variant != FDX_SV_UNROLL || cfg->vec < 2 || cfg->win)) return 0;
+    if (cfg->minb < 0 || cfg->minb * cfg->tx * cfg->ty > 2048) return 0;
     int64_t g[3];
     return cfg->chunk >= 1 && grid3(ks, cfg, n3, g);
 }
@@ -89,10 +102,15 @@ void fdx_stencil_cfg_text(const fdx_stencil_cfg *cfg, int cuda, char *buf, size_
 {
     static const char *name[] = {"smem", "direct", "unroll"};
     if (cuda)
-        snprintf(buf, n, "%s %dx%d vec%d pd%d chunk %d%s", name[cfg->variant], cfg->tx, cfg->ty, cfg->vec, cfg->pd,
-                 cfg->chunk, cfg->zfast ? " zfast" : "");
+        snprintf(buf, n, "%s %dx%d vec%d pd%d chunk %d%s%s%s%s", name[cfg->variant], cfg->tx, cfg->ty, cfg->vec,
+                 cfg->pd, cfg->chunk, cfg->zfast ? " zfast" : "", cfg->pipe && cfg->chunk != cfg->pd ? " pipe" : "",
+                 cfg->win ? " win" : "", cfg->xv ? " xv" : "");
     else
         snprintf(buf, n, "cpu rows %d chunk %d", cfg->by, cfg->chunk);
+    size_t len = strlen(buf);
+    if (cuda && cfg->minb > 0) snprintf(buf + len, n > len ? n - len : 0, " lb%d", cfg->minb);
+    len = strlen(buf);
+    if (cuda && cfg->band > 0) snprintf(buf + len, n > len ? n - len : 0, " band%d", cfg->band);
 }
 
 void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n)

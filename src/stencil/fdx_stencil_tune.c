@@ -71,16 +71,19 @@ typedef struct search {
     void *arg;
     fdx_stencil_cfg best, march; /* march: the best that is not a single unrolled group */
     double best_ms, march_ms;
-    fdx_stencil_cfg tried[96];
+    fdx_stencil_cfg unrolled; /* the best unrolled column */
+    double unrolled_ms;
+    fdx_stencil_cfg tried[128];
     int ntried;
 } search;
 
 static void try_cfg(search *s, fdx_stencil_cfg c)
 {
+    if (single_group(&c)) c.pipe = 0; /* nothing follows a single group */
     if (s->cuda && !fdx_stencil_cfg_fits(s->ks, &c, s->n3)) return;
     for (int i = 0; i < s->ntried; i++)
         if (memcmp(&c, &s->tried[i], sizeof c) == 0) return;
-    if (s->ntried < 96) s->tried[s->ntried++] = c;
+    if (s->ntried < 128) s->tried[s->ntried++] = c;
     double ms = INFINITY;
     char text[96];
     fdx_stencil_cfg_text(&c, s->cuda, text, sizeof text);
@@ -92,6 +95,7 @@ static void try_cfg(search *s, fdx_stencil_cfg c)
     FDX_INFO("tuning: %-32s %.4f ms", text, ms);
     if (ms < s->best_ms) s->best = c, s->best_ms = ms;
     if (ms < s->march_ms && !single_group(&c)) s->march = c, s->march_ms = ms;
+    if (ms < s->unrolled_ms && c.variant == FDX_SV_UNROLL) s->unrolled = c, s->unrolled_ms = ms;
 }
 
 /* Planes per block around `base` (run-time only: compiles nothing), then,
@@ -112,10 +116,23 @@ static void chunk_stage(search *s, fdx_stencil_cfg base, int planes)
     }
 }
 
+/* An unrolled column of pd-plane groups with `vec` lanes: one group per
+   block, or a march of groups through the shape's default chunk (pipelined
+   or not); x neighbours as vectors where that saves loads (radius >= 2). */
+static fdx_stencil_cfg unrolled(const search *s, const fdx_device_info *dev, fdx_stencil_cfg c, int vec, int pd,
+                                int march, int pipe, int win)
+{
+    c.variant = FDX_SV_UNROLL, c.vec = vec, c.pd = pd, c.win = win, c.zfast = 0;
+    c.pipe = march && pipe;
+    c.xv = vec > 1 && !win && s->ks->radius >= 2;
+    c.chunk = march ? default_chunk(s->ks, dev, 1, s->n3, &c) : pd;
+    return c;
+}
+
 fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda, const int64_t n3[3],
                             fdx_stencil_trial_fn trial, void *arg, fdx_stencil_cfg *best)
 {
-    search s = {ks, n3, cuda, trial, arg, {0}, {0}, INFINITY, INFINITY, {{0}}, 0};
+    search s = {ks, n3, cuda, trial, arg, {0}, {0}, INFINITY, INFINITY, {0}, INFINITY, {{0}}, 0};
     fdx_stencil_cfg d;
     fdx_stencil_default_cfg(ks, dev, cuda, n3, &d);
     /* The default runs twice: the first run pays for first touches, thread
@@ -128,30 +145,37 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
     int rm = ks->rank >= 2 ? ks->radius : 0;
     int planes = (int)(n3[2] - 2 * rm > 1 << 30 ? 1 << 30 : n3[2] - 2 * rm);
     if (cuda) {
-        /* Stage 1: strategy x vector width x planes in flight. */
-        int vmax = max_vec(ks, n3[0]);
-        /* Marches take the default chunk of their shape, not the default
-           configuration's (one unrolled group of 4 planes). */
+        /* Stage 1: strategy x vector width x planes in flight.  The plain
+           marches (one plane in flight; two lost everywhere on the H100) take
+           the default chunk of their shape. */
+        int vmax = max_vec(ks, n3[0]), widest = ks->is_double ? 2 : 4;
         for (int variant = 0; variant < 2; variant++)
-            for (int v = vmax; v >= 1; v /= 2)
-                for (int pd = 2; pd >= 1; pd--) {
-                    fdx_stencil_cfg c = d;
-                    c.variant = variant, c.vec = v, c.pd = pd;
-                    c.chunk = default_chunk(ks, dev, cuda, n3, &c);
-                    try_cfg(&s, c);
-                }
-        /* Unrolled groups, widest vectors and half that: one group per
-           block (short columns, many blocks) or a march of groups through
-           the default chunk (each plane read once).  The z-fast block order
-           lost by 10-30% everywhere on the H100 and is not searched. */
-        static const int groups[][2] = {{2, 1}, {4, 1}, {8, 1}, {4, 0}, {8, 0}};
-        for (int i = 0; ks->rank >= 2 && i < 5; i++)
-            for (int v = vmax; v >= 1 && v * 2 >= vmax; v /= 2) {
+            for (int v = vmax; v >= 1; v /= 2) {
                 fdx_stencil_cfg c = d;
-                c.variant = FDX_SV_UNROLL, c.vec = v, c.pd = groups[i][0];
-                c.chunk = groups[i][1] ? c.pd : default_chunk(ks, dev, cuda, n3, &c);
+                c.variant = variant, c.vec = v, c.pd = 1, c.xv = 0;
+                c.chunk = default_chunk(ks, dev, cuda, n3, &c);
                 try_cfg(&s, c);
             }
+        /* Unrolled groups, widest vectors and half that, one group per block
+           (short columns, many blocks); marches of groups (each plane read
+           once), plain and pipelined, at the widest vectors.  The z-fast
+           block order lost by 10-30% everywhere on the H100 and is not
+           searched. */
+        static const int singles[] = {2, 4, 8}, marches[][2] = {{4, 0}, {8, 0}, {2, 1}, {4, 1}, {8, 1}};
+        for (int i = 0; ks->rank >= 2 && i < 3; i++)
+            for (int v = vmax; v >= 1 && v * 2 >= vmax; v /= 2)
+                try_cfg(&s, unrolled(&s, dev, d, v, singles[i], 0, 0, 0));
+        for (int i = 0; ks->rank >= 2 && i < 5; i++)
+            try_cfg(&s, unrolled(&s, dev, d, vmax, marches[i][0], 1, marches[i][1], 0));
+        /* Narrower lanes hold fewer registers (the 25-point march: 64 at
+           vec 1 against 150 at vec 2). */
+        if (ks->rank >= 2 && vmax > 1) try_cfg(&s, unrolled(&s, dev, d, vmax / 2, 4, 1, 1, 0));
+        /* Rows not aligned to the widest vector (rank 3): vectors cut from
+           two aligned loads, one group per block and a pipelined march. */
+        for (int v = widest; ks->rank == 3 && v > vmax; v /= 2) {
+            for (int i = 0; i < 3; i++) try_cfg(&s, unrolled(&s, dev, d, v, singles[i], 0, 0, 1));
+            try_cfg(&s, unrolled(&s, dev, d, v, 4, 1, 1, 1));
+        }
         /* Stage 2: block shape (threads); the chunk follows the shape, except
            a single unrolled group's. */
         static const int shapes3[][2] = {{32, 4}, {64, 4}, {32, 8}, {64, 8}, {32, 16}, {128, 2}};
@@ -162,7 +186,7 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
             fdx_stencil_cfg c = base;
             c.tx = ks->rank == 3 ? shapes3[i][0] : shapes2[i][0];
             c.ty = ks->rank == 3 ? shapes3[i][1] : shapes2[i][1];
-            if (!(c.variant == FDX_SV_UNROLL && c.chunk == c.pd)) c.chunk = default_chunk(ks, dev, cuda, n3, &c);
+            if (!single_group(&c)) c.chunk = default_chunk(ks, dev, cuda, n3, &c);
             try_cfg(&s, c);
         }
     } else {
@@ -188,6 +212,44 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
         }
     }
     if (ks->rank >= 2 && s.march_ms < INFINITY) chunk_stage(&s, s.march, planes);
+    /* Stage 4: on the best unrolled column (the best overall or not),
+       blocks in bands of 4, 16 or 64 block rows: at 1024^3 f64 a z-layer of
+       blocks outgrows what is resident, and the halo planes it shares with
+       the next layer left L2 before that layer ran (bands: 0.827 -> 0.911
+       of copy on the H100; elsewhere they lost).  Then, for a banded single
+       group, its length again. */
+    if (cuda && s.unrolled_ms < INFINITY && !s.unrolled.zfast) {
+        fdx_stencil_cfg base = s.unrolled;
+        int64_t gy = (n3[1] + base.ty - 1) / base.ty;
+        for (int b = 4; b <= 64; b *= 4) {
+            fdx_stencil_cfg c = base;
+            c.band = b;
+            if (b < gy) try_cfg(&s, c);
+        }
+        if (s.unrolled.band && single_group(&s.unrolled)) {
+            base = s.unrolled;
+            for (int pd = 1; pd <= 8; pd *= 2) {
+                fdx_stencil_cfg c = base;
+                c.pd = c.chunk = pd;
+                try_cfg(&s, c);
+            }
+        }
+    }
+    /* Then x neighbours the other way, and a register cap (__launch_bounds__)
+       for 512, 768 and 1024 resident threads per multiprocessor: more
+       threads, fewer registers each. */
+    if (cuda) {
+        fdx_stencil_cfg base = s.best, c = base;
+        c.xv = !c.xv;
+        try_cfg(&s, c);
+        static const int resident[] = {512, 768, 1024};
+        base = s.best;
+        for (int i = 0; i < 3; i++) {
+            c = base;
+            c.minb = resident[i] / (c.tx * c.ty);
+            if (c.minb * c.tx * c.ty == resident[i] && c.minb != base.minb) try_cfg(&s, c);
+        }
+    }
     *best = s.best;
     return FDX_OK;
 }
@@ -206,7 +268,7 @@ void fdx_stencil_tune_key(const char *backend, const fdx_device_info *dev, const
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     fdx_hash h;
     fdx_hash_init(&h);
-    fdx_hash_add_str(&h, "stencil-tune-v2");
+    fdx_hash_add_str(&h, "stencil-tune-v3");
     fdx_hash_add_str(&h, backend);
     fdx_hash_add_str(&h, dev->name);
     fdx_hash_add(&h, &dev->sm_count, sizeof dev->sm_count);

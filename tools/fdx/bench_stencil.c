@@ -20,6 +20,9 @@ static const stencil_case gpu_cases[] = {
     {"lap7_f32_1024", 3, {1024, 1024, 1024}, 2, APPLY, 0, F32, 20},
     {"lap7_f64_1000x600x300", 3, {1000, 600, 300}, 2, APPLY, 0, F64, 20},
     {"lap7_f32_513x257x255", 3, {513, 257, 255}, 2, APPLY, 0, F32, 20},
+    /* Its aligned twin: the same size with rows of whole vectors, to tell
+       the cost of odd widths from that of a small problem. */
+    {"lap7_f32_512x256x256", 3, {512, 256, 256}, 2, APPLY, 0, F32, 20},
     {"star25_f64_512", 3, {512, 512, 512}, 8, APPLY, 0, F64, 20},
     {"wave2d_o8_f32_16384", 2, {16384, 16384}, 8, WAVE, 0, F32, 20},
     {"wave2d_o8_f32_12000x9000", 2, {12000, 9000}, 8, WAVE, 0, F32, 20},

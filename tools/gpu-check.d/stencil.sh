@@ -3,7 +3,8 @@
 # forced, its log kept, every timed candidate in stencil-tuning.txt), the CPU
 # records (STENCIL_CPU=0: none), the GPU test under compute-sanitizer
 # (STENCIL_SAN_TOOLS, default memcheck and racecheck), and the hardware
-# counters of the headline kernels (STENCIL_COUNTERS=0: none).
+# counters of the headline kernels (STENCIL_COUNTERS=0: none; the cases:
+# STENCIL_COUNTER_CASES).
 # Few files may come back from $OUT: everything but the records goes into
 # stencil.log.
 set -u
@@ -54,9 +55,10 @@ if [ "${STENCIL_SANITIZER:-1}" = 1 ]; then
 fi
 if [ "${STENCIL_COUNTERS:-1}" = 1 ] && command -v ncu >/dev/null; then
   echo "== counters" | tee -a "$log"
-  for args in "--size 512x512x512 --order 2" "--size 512x512x512 --order 8" \
-              "--dims 2 --op wave --order 8 --size 16384x16384 --precision float" \
-              "--size 1024x1024x1024 --order 2 --precision float"; do
+  # STENCIL_COUNTER_CASES: the commands' arguments, separated by ';'.
+  IFS=';' read -ra cases <<<"${STENCIL_COUNTER_CASES:-"--size 512x512x512 --order 2;--size 512x512x512 --order 8;\
+--dims 2 --op wave --order 8 --size 16384x16384 --precision float;--size 1024x1024x1024 --order 2 --precision float"}"
+  for args in "${cases[@]}"; do
     timeout 120 tools/profile-counters "$FDX_BIN" stencil --backend cuda $args 2>&1 | tee -a "$log"
   done
 fi

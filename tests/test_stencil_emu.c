@@ -1,0 +1,253 @@
+/* The generated CUDA kernels of the unrolled column, run on the CPU: each is
+   compiled as C++ with stand-ins for the CUDA built-ins it uses (vector
+   types, __ldg/__ldcs/__stcs that abort on a misaligned access, block and
+   thread indices), under AddressSanitizer where the compiler has it, and its
+   grid is run one thread at a time.  The unrolled kernels use no shared
+   memory and no barriers, so that order is one a GPU may choose.  Each run
+   is compared with a plain loop on random inputs and random weights, with a
+   NaN-poisoned output.  This is how CI, which has no GPU, executes them:
+   single groups, marches with a partial last group (plain and pipelined),
+   unaligned rows (windows), x neighbours as vectors, both block orders,
+   every update, the fused sponge.  Skipped without a C++ compiler. */
+#include "backends/cpu/fdx_cpu_jit.h"
+#include "core/fdx_cache.h"
+#include "fdx_test.h"
+#include "stencil/fdx_stencil_impl.h"
+
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* CUDA built-ins for a sequential run.  Vector types carry CUDA's alignment;
+   loads and stores check it, as the GPU faults on a misaligned access. */
+static const char shim[] =
+    "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
+    "struct fdx_idx { unsigned x, y, z; };\n"
+    "static fdx_idx threadIdx, blockIdx, gridDim;\n"
+    "#define __global__\n#define __device__\n#define __forceinline__ inline\n"
+    "#define __launch_bounds__(...)\n#define __restrict__ __restrict\n"
+    "struct alignas(8) float2 { float x, y; };\n"
+    "struct alignas(16) float4 { float x, y, z, w; };\n"
+    "struct alignas(16) double2 { double x, y; };\n"
+    "template <class T> static const T *fdx_aligned(const T *p)\n"
+    "{ if ((uintptr_t)p % sizeof(T)) { fprintf(stderr, \"misaligned %zu-byte access\\n\", sizeof(T)); abort(); }\n"
+    "  return p; }\n"
+    "template <class T> static T __ldg(const T *p) { return *fdx_aligned(p); }\n"
+    "template <class T> static T __ldcs(const T *p) { return *fdx_aligned(p); }\n"
+    "template <class T> static void __stcs(T *p, T v) { *(T *)fdx_aligned(p) = v; }\n"
+    "static float __fmul_rn(float a, float b) { return a * b; }\n"
+    "static double __dmul_rn(double a, double b) { return a * b; }\n";
+
+/* The run and the reference; the macros come first (see write_program). */
+static const char driver[] =
+    "static double rnd(unsigned long long *s)\n"
+    "{ *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;\n"
+    "  return (double)((*s * 0x2545F4914F6CDD1DULL) >> 11) * (2.0 / 9007199254740992.0) - 1.0; }\n"
+    "static real *make(long long n)\n"
+    "{ void *p = nullptr; if (posix_memalign(&p, 64, (size_t)n * sizeof(real))) abort(); return (real *)p; }\n"
+    "int main()\n{\n"
+    "    const long long n = (long long)NX * NY * NM, st[3] = {1, NX, (long long)NX * NY};\n"
+    "    const long long ext[3] = {NX, NY, NM};\n"
+    "    unsigned long long seed = SEED;\n"
+    "    real *u = make(n), *up = make(n), *cf = make(n), *out = make(n);\n"
+    "    for (long long q = 0; q < n; q++) u[q] = rnd(&seed), up[q] = rnd(&seed), cf[q] = rnd(&seed), out[q] = NAN;\n"
+    "    fdx_p p; memset(&p, 0, sizeof p);\n"
+    "    p.n[0] = NX, p.n[1] = NY, p.n[2] = NM, p.chunk = CHUNK, p.by = 1, p.sw = SW;\n"
+    "    p.c0 = rnd(&seed);\n"
+    "    for (int i = 0; i < 3 * R; i++) p.ws[i] = rnd(&seed), p.wa[i] = D1 ? rnd(&seed) : 0;\n"
+    "    double damp[64];\n"
+    "    for (int i = 0; i < 64; i++) damp[i] = i < SW ? 0.5 + 0.4 * rnd(&seed) : 1;\n"
+    "#if SW\n"
+    "    for (int i = 0; i < (int)(sizeof p.damp / sizeof p.damp[0]); i++) p.damp[i] = damp[i], damp[i] = p.damp[i];\n"
+    "#endif\n"
+    "    gridDim = fdx_idx{GX, GY, GZ};\n"
+    "    for (unsigned bz = 0; bz < GZ; bz++) for (unsigned by = 0; by < GY; by++)\n"
+    "    for (unsigned bx = 0; bx < GX; bx++)\n"
+    "    for (unsigned ty = 0; ty < TY; ty++) for (unsigned tx = 0; tx < TX; tx++) {\n"
+    "        blockIdx = fdx_idx{bx, by, bz};\n"
+    "        threadIdx = fdx_idx{tx, ty, 0};\n"
+    "        fdx_stencil_kernel(out, u, UPD == 1 ? up : nullptr, COEF ? cf : nullptr, p);\n"
+    "    }\n"
+    "    long long unwritten = 0, clobbered = 0, wrong = 0, checked = 0;\n"
+    "    const double eps = sizeof(real) == 8 ? 2.2e-16 : 1.2e-7;\n"
+    "    for (long long k = 0; k < NM; k++) for (long long j = 0; j < NY; j++) for (long long i = 0; i < NX; i++) {\n"
+    "        const long long q = i + NX * (j + NY * k), idx[3] = {i, j, k};\n"
+    "        bool in = true;\n"
+    "        long long d = 1LL << 40;\n"
+    "        for (int a = 0; a < 3; a++) {\n"
+    "            if (a == 1 && RANK < 3) continue;\n"
+    "            in = in && idx[a] >= R && idx[a] < ext[a] - R;\n"
+    "            long long e = idx[a] < ext[a] - 1 - idx[a] ? idx[a] : ext[a] - 1 - idx[a];\n"
+    "            d = e < d ? e : d;\n"
+    "        }\n"
+    "        if (!in) { clobbered += !std::isnan(out[q]); continue; }\n"
+    "        double s = (double)p.c0 * u[q], mag = std::fabs(s);\n"
+    "        for (int a = 0; a < 3; a++) for (int o = 1; o <= R && (a != 1 || RANK == 3); o++) {\n"
+    "            const double w = p.ws[a * R + o - 1], v = p.wa[a * R + o - 1];\n"
+    "            const double hi = u[q + o * st[a]], lo = u[q - o * st[a]];\n"
+    "            s += w * (hi + lo) + v * (hi - lo);\n"
+    "            mag += (std::fabs(w) + std::fabs(v)) * (std::fabs(hi) + std::fabs(lo));\n"
+    "        }\n"
+    "        if (COEF) s *= cf[q], mag *= std::fabs(cf[q]);\n"
+    "        const double g = d < SW ? damp[d] : 1, c = u[q];\n"
+    "        double ref = s;\n"
+    "        if (UPD == 1) ref = g * (2 * c - g * up[q] + s), mag = mag + 2 * std::fabs(c) + std::fabs(up[q]);\n"
+    "        if (UPD == 2) ref = c + s, mag += std::fabs(c);\n"
+    "        checked++;\n"
+    "        if (std::isnan(out[q])) { unwritten++; continue; }\n"
+    "        if (!(std::fabs(out[q] - ref) <= 16 * (4 * R + 4) * eps * mag + 1e-300)) wrong++;\n"
+    "    }\n"
+    "    printf(\"checked %lld: %lld unwritten, %lld boundary points written, %lld wrong\\n\", checked, unwritten,\n"
+    "           clobbered, wrong);\n"
+    "    free(u), free(up), free(cf), free(out);\n"
+    "    return unwritten || clobbered || wrong || !checked;\n"
+    "}\n";
+
+static char dir[256];
+static const char *sanitize = "-fsanitize=address";
+
+static fdx_status compile(const char *src, const char *exe, const char *log, int *code)
+{
+    char *argv[] = {"c++", "-std=c++14", "-O1", "-g", "-w", "-ffp-contract=off", (char *)sanitize,
+                    "-fno-omit-frame-pointer", "-o", (char *)exe, (char *)src, NULL};
+    if (!sanitize[0]) argv[6] = "-DFDX_NO_SANITIZER", argv[7] = "-DFDX_NO_SANITIZER";
+    return fdx_run_program(argv, log, code);
+}
+
+/* Whether a trivial program compiles (and with AddressSanitizer). */
+static int probe(void)
+{
+    char src[300], exe[300], log[300];
+    snprintf(src, sizeof src, "%s/probe.cpp", dir);
+    snprintf(exe, sizeof exe, "%s/probe", dir);
+    snprintf(log, sizeof log, "%s/probe.log", dir);
+    FILE *f = fopen(src, "w");
+    if (!f) return 0;
+    fputs("int main() { return 0; }\n", f);
+    fclose(f);
+    int code = -1;
+    if (compile(src, exe, log, &code) == FDX_OK && code == 0) return 1;
+    fdx_clear_error();
+    sanitize = "";
+    return compile(src, exe, log, &code) == FDX_OK && code == 0;
+}
+
+static int runs;
+
+static void run_case(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3], uint64_t seed)
+{
+    char what[256], text[96], spec[32];
+    fdx_stencil_cfg_text(cfg, 1, text, sizeof text);
+    fdx_stencil_kspec_text(ks, spec, sizeof spec);
+    snprintf(what, sizeof what, "%s %s on %lldx%lldx%lld", spec, text, (long long)n3[0], (long long)n3[1],
+             (long long)n3[2]);
+    CHECK(fdx_stencil_cfg_fits(ks, cfg, n3), "%s: the configuration does not fit", what);
+    fdx_launch_dims dims;
+    char *kernel = NULL;
+    CHECK_OK(fdx_stencil_launch_dims(ks, cfg, n3, &dims));
+    CHECK_OK(fdx_stencil_generate(ks, cfg, 1, &kernel));
+    if (!kernel) return;
+    char src[300], exe[300], log[300];
+    snprintf(src, sizeof src, "%s/k%d.cpp", dir, runs);
+    snprintf(exe, sizeof exe, "%s/k%d", dir, runs);
+    snprintf(log, sizeof log, "%s/k%d.log", dir, runs);
+    runs++;
+    FILE *f = fopen(src, "w");
+    CHECK(f != NULL, "cannot write %s", src);
+    if (!f) {
+        free(kernel);
+        return;
+    }
+    /* The launch grid; the kernel maps it to its blocks (zfast, bands). */
+    unsigned g[3] = {dims.grid[0], dims.grid[1], dims.grid[2]};
+    fprintf(f, "%s%s\n", shim, kernel);
+    fprintf(f, "#define NX %lldLL\n#define NY %lldLL\n#define NM %lldLL\n#define R %d\n#define RANK %d\n",
+            (long long)n3[0], (long long)n3[1], (long long)n3[2], ks->radius, ks->rank);
+    fprintf(f, "#define UPD %d\n#define COEF %d\n#define D1 %d\n#define SW %d\n#define CHUNK %d\n", ks->update,
+            ks->coef, ks->d1, ks->sponge ? ks->radius + 3 : 0, cfg->chunk);
+    fprintf(f, "#define GX %uu\n#define GY %uu\n#define GZ %uu\n#define TX %du\n#define TY %du\n", g[0], g[1], g[2],
+            cfg->tx, cfg->ty);
+    fprintf(f, "#define SEED %lluULL\n%s", (unsigned long long)seed, driver);
+    fclose(f);
+    free(kernel);
+    int code = -1;
+    CHECK_OK(compile(src, exe, log, &code));
+    CHECK(code == 0, "%s: the C++ compiler failed (exit %d), see %s", what, code, log);
+    if (code != 0) return;
+    char *argv[] = {exe, NULL};
+    CHECK_OK(fdx_run_program(argv, log, &code));
+    void *out = NULL;
+    size_t n = 0;
+    if (fdx_read_file(log, &out, &n) != FDX_OK) fdx_clear_error();
+    CHECK(code == 0, "%s: %s", what, out ? (char *)out : "(no output)");
+    free(out);
+    unlink(src), unlink(exe), unlink(log);
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/fdx-test-emu-%ld", (long)getpid());
+    if (mkdir(dir, 0700) != 0) return fdx_test_skip("test_stencil_emu", "cannot make a work directory");
+    setenv("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0", 1);
+    if (!probe()) {
+        rmdir(dir);
+        return fdx_test_skip("test_stencil_emu", "no working C++ compiler (c++)");
+    }
+    printf("test_stencil_emu: compiling with c++ %s\n", sanitize[0] ? sanitize : "(no sanitizer)");
+    /* {double, rank, radius, update, coef, d1, sponge}: the 7-point
+       operator, the 25-point one, odd radius 3 with every term, radius 2
+       with a coefficient, the 2D wave with a sponge. */
+    static const fdx_stencil_kspec specs[] = {
+        {1, 3, 1, FDX_UPDATE_APPLY, 0, 0, 0}, {0, 3, 1, FDX_UPDATE_APPLY, 0, 0, 0},
+        {1, 3, 4, FDX_UPDATE_APPLY, 0, 0, 0}, {1, 3, 3, FDX_UPDATE_WAVE, 1, 1, 1},
+        {0, 3, 2, FDX_UPDATE_HEAT, 1, 1, 0},  {0, 2, 4, FDX_UPDATE_WAVE, 0, 0, 1},
+    };
+    /* Unrolled configurations (vec 0: the widest the precision allows);
+       chunks that leave a partial last group. */
+    typedef struct {
+        int tx, ty, vec, chunk, pd, zfast, pipe, win, minb, xv, band;
+    } ucfg;
+    static const ucfg cfgs[] = {
+        {32, 4, 0, 4, 4, 0, 0, 0, 0, 0, 0},  /* one group per block */
+        {16, 2, 0, 3, 3, 1, 0, 0, 0, 1, 0},  /* odd group, z-fast order, x vectors */
+        {8, 4, 0, 10, 4, 0, 0, 0, 0, 1, 0},  /* march, partial last group */
+        {8, 4, 0, 10, 4, 0, 1, 0, 2, 1, 0},  /* pipelined march, register cap */
+        {16, 2, 2, 7, 2, 1, 1, 0, 0, 0, 0},  /* pipelined, two-plane groups */
+        {8, 2, 1, 100, 3, 0, 1, 0, 0, 0, 0}, /* one block per column */
+        {8, 4, 0, 4, 4, 0, 0, 1, 0, 0, 0},   /* unaligned rows, one group */
+        {16, 2, 0, 9, 3, 0, 1, 1, 0, 0, 0},  /* unaligned rows, pipelined march */
+        {8, 2, 2, 5, 2, 0, 0, 1, 0, 0, 0},   /* unaligned rows, vec 2 */
+        {8, 2, 0, 2, 2, 0, 0, 0, 0, 1, 2},   /* bands of block rows, the last partial */
+        {16, 1, 0, 9, 3, 0, 1, 1, 0, 0, 3},  /* bands, unaligned rows, pipelined march */
+    };
+    const int nspecs = sizeof specs / sizeof *specs, ncfgs = sizeof cfgs / sizeof *cfgs;
+    uint64_t seed = 0x5eed;
+    int per_cfg[16] = {0};
+    for (int ci = 0; ci < ncfgs; ci++)
+        for (int si = 0; si < nspecs; si++) {
+            /* Each configuration with three of the six specs, rotating. */
+            if ((si + ci) % 2) continue;
+            const fdx_stencil_kspec *ks = &specs[si];
+            const ucfg *u = &cfgs[ci];
+            fdx_stencil_cfg c = {0};
+            int widest = ks->is_double ? 2 : 4;
+            c.variant = FDX_SV_UNROLL, c.tx = u->tx, c.ty = ks->rank == 3 ? u->ty : 1, c.by = 1;
+            c.vec = u->vec ? u->vec : widest, c.chunk = u->chunk, c.pd = u->pd, c.zfast = u->zfast;
+            c.pipe = u->pipe, c.win = u->win && ks->rank == 3, c.minb = u->minb, c.xv = u->xv, c.band = u->band;
+            if (c.vec > widest) c.vec = widest;
+            int r = ks->radius;
+            /* Windows get widths of every residue and the narrowest they
+               allow; other rows are a multiple of the vector. */
+            int64_t nx = c.win ? (ci == 6 ? (r == 1 ? 7 : 2 * r + 1) : 4 * c.vec * 3 + 1 + si % 3)
+                               : 2 * c.vec * (3 + si % 2);
+            if (nx < 2 * r + 1) nx += 2 * c.vec * ((2 * r + 1 - nx) / (2 * c.vec) + 1);
+            int64_t n3[3] = {nx, ks->rank == 3 ? 2 * r + 3 + si % 3 : 1, 2 * r + 9 + ci % 4};
+            if (!fdx_stencil_cfg_fits(ks, &c, n3)) continue;
+            run_case(ks, &c, n3, seed++);
+            per_cfg[ci]++;
+        }
+    for (int ci = 0; ci < ncfgs; ci++) CHECK(per_cfg[ci] >= 2, "configuration %d ran %d times", ci, per_cfg[ci]);
+    rmdir(dir);
+    printf("test_stencil_emu: %d kernels run\n", runs);
+    return fdx_test_finish("test_stencil_emu");
+}
