@@ -132,6 +132,16 @@ static void test_layouts(fdx_ctx *ctx, uint64_t seed)
             fdx_layout_make(3, NULL, (fdx_diag)d, &l);
             free(lt_layout_case(ctx, 8, 3, planes[s], &l, seed++));
         }
+    /* the CPU's sheared tiles (64 lines x 128 rows diagonalizing 8-byte
+       words, 128 x 64 back): several of each along both axes, clipped at
+       every edge, for the 2 x 2 register path (8 bytes) and the plain one */
+    const int64_t big[3] = {300, 263, 2};
+    for (int e = 2; e < 5; e++)
+        for (int d = 1; d <= 2; d++) {
+            fdx_layout l;
+            fdx_layout_make(3, NULL, (fdx_diag)d, &l);
+            free(lt_layout_case(ctx, lt_elems[e], 3, big, &l, seed++));
+        }
 }
 
 /* Diagonal to diagonal conversions, through every planner path. */

@@ -3,6 +3,7 @@
    variants, in-place square transposes, boxes, fdx_array_set_layout on device
    and host storage) and round trips bit-identical to the input.  Small sizes:
    this test also runs under compute-sanitizer.  Skipped without a device. */
+#include "arrays/fdx_array_impl.h"
 #include "layout_ref.h"
 
 static fdx_ctx *cpu, *gpu;
@@ -57,20 +58,39 @@ static void permutations(uint64_t seed)
              count_bytes(2, mat, el), "2d-transpose", 2, el);
         seed++;
     }
-    /* packed tiles: short fastest axes on one side extended by the next axes,
-       cut axes with partial tiles, and more tiles than resident blocks (each
-       persistent block walks several) */
-    static const int64_t pk[][5] = {{67, 7, 5, 7, 30}, {5, 13, 50, 29, 1}, {127, 5000, 1, 1, 1}, {7, 17, 40, 11, 5}};
-    static const int pkp[][5] = {{3, 1, 0, 4, 2}, {3, 1, 0, 2, 4}, {1, 0, 2, 3, 4}, {2, 3, 1, 4, 0}};
-    for (int forced = 0; forced < 2; forced++) { /* the planner's choice, then the packed kernel everywhere */
-        if (forced) setenv("FDX_LAYOUT_KERNEL", "packed", 1);
-        for (int c = 0; c < 4; c++)
-            for (int e = 0; e < 5; e += (reps == 1 ? 2 : 1))
+    /* The tile kernel's variants (the measurement switches too), each on
+       packed tiles (short fastest axes extended by the next axes, cut axes
+       with partial tiles), kept rows and a large odd transpose (partial tiles along both axes, thousands of blocks). */
+    static const int64_t pk[][5] = {{67, 7, 5, 7, 30}, {5, 13, 50, 29, 1}, {127, 5000, 1, 1, 1}, {7, 17, 40, 11, 5},
+                                    {64, 30, 20, 3, 1},  {1601, 1699, 1, 1, 1}};
+    static const int pkp[][5] = {{3, 1, 0, 4, 2}, {3, 1, 0, 2, 4}, {1, 0, 2, 3, 4}, {2, 3, 1, 4, 0},
+                                 {0, 2, 1, 3, 4}, {1, 0, 2, 3, 4}};
+    static const char *variants[][2] = {{NULL, NULL},
+                                        {"FDX_LAYOUT_KERNEL", "packed"},
+                                        {"FDX_LAYOUT_KERNEL", "2d"},
+                                        {"FDX_LAYOUT_ASYNC", "0"},
+                                        {"FDX_LAYOUT_TILE", "64x64"}};
+    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+        if (variants[v][0]) setenv(variants[v][0], variants[v][1], 1);
+        char what[64];
+        snprintf(what, sizeof what, "tile kernel %s=%s", variants[v][0] ? variants[v][0] : "default",
+                 variants[v][1] ? variants[v][1] : "");
+        for (int c = 0; c < 6; c++) {
+            const int large = c == 5;
+            /* under compute-sanitizer the large one runs with the default and the register path */
+            if (large && reps == 1 && v != 0 && !(variants[v][0] && strcmp(variants[v][0], "FDX_LAYOUT_ASYNC") == 0))
+                continue;
+            for (int e = large; e < 5; e += large || reps == 1 ? 2 : 1) {
+                if (large && e > 3) break; /* the large one: 2 bytes (register path) and 8 (cp.async) */
+                /* the 64x64 override needs the cp.async path (4-, 8-, 16-byte words) */
+                if (variants[v][1] && strcmp(variants[v][1], "64x64") == 0 && lt_elems[e] < 4) continue;
                 same(lt_permute_case(cpu, lt_elems[e], 5, pk[c], pkp[c], seed),
                      lt_permute_case(gpu, lt_elems[e], 5, pk[c], pkp[c], seed), count_bytes(5, pk[c], lt_elems[e]),
-                     forced ? "packed tile (forced)" : "packed tile", 5, lt_elems[e]);
+                     what, 5, lt_elems[e]);
+            }
+        }
+        if (variants[v][0]) unsetenv(variants[v][0]);
     }
-    unsetenv("FDX_LAYOUT_KERNEL");
 }
 
 static void layouts(uint64_t seed)
@@ -185,6 +205,55 @@ static void arrays(uint64_t seed)
     free(in), free(ref);
 }
 
+/* Only the current copies convert: a stale host copy (after fdx_array_put
+   the device holds the values) keeps its bytes and stays stale, and so does
+   a stale device copy; fdx_array_get reads the values back in either case. */
+static void stale_copies(uint64_t seed)
+{
+    const int64_t shape[3] = {6, 11, 4};
+    const int perm[3] = {2, 0, 1};
+    for (int side = 0; side < 2; side++) { /* 0: the device is current, 1: the host is */
+        fdx_array *a = NULL;
+        CHECK_OK(fdx_array_create(gpu, FDX_FLOAT64, 3, shape, FDX_ON_HOST | FDX_ON_DEVICE, &a));
+        if (!a) return;
+        size_t bytes = fdx_array_bytes(a);
+        unsigned char *in = malloc(bytes), *stale = malloc(bytes), *back = malloc(bytes);
+        lt_fill(in, bytes, &seed);
+        lt_fill(stale, bytes, &seed);
+        CHECK_OK(fdx_array_put(a, in));
+        if (side == 1) { /* the host copy current, the device one stale */
+            memcpy(fdx_array_host(a), in, bytes);
+            CHECK_OK(fdx_array_fill_device_bytes(a, 0x5A));
+            a->valid = FDX_ON_HOST;
+        } else {
+            CHECK(fdx_array_valid(a) == FDX_ON_DEVICE, "fdx_array_put leaves the device copy current, not %u",
+                  fdx_array_valid(a));
+            memcpy(fdx_array_host(a), stale, bytes);
+        }
+        void *host_before = fdx_array_host(a), *dev_before = fdx_array_device(a);
+        unsigned valid = fdx_array_valid(a);
+        fdx_layout l;
+        fdx_layout_make(3, perm, FDX_DIAG_NONE, &l);
+        CHECK_OK(fdx_array_set_layout(a, &l));
+        CHECK(fdx_array_valid(a) == valid, "set_layout changed the valid mask %u to %u", valid, fdx_array_valid(a));
+        if (side == 0) {
+            CHECK(fdx_array_host(a) == host_before && memcmp(fdx_array_host(a), stale, bytes) == 0,
+                  "set_layout converted the stale host copy");
+        } else {
+            CHECK(fdx_array_device(a) == dev_before, "set_layout replaced the stale device copy");
+            lt_get(gpu, back, fdx_array_device(a), bytes);
+            int untouched = 1;
+            for (size_t i = 0; i < bytes; i++) untouched &= back[i] == 0x5A;
+            CHECK(untouched, "set_layout converted the stale device copy");
+        }
+        memset(back, 0xFF, bytes);
+        CHECK_OK(fdx_array_get(a, back));
+        CHECK(memcmp(back, in, bytes) == 0, "values after set_layout with a stale %s copy", side ? "device" : "host");
+        fdx_array_destroy(&a);
+        free(in), free(stale), free(back);
+    }
+}
+
 /* The emitted helpers and index expression compile under NVRTC (device
    code: no plain "static inline") and agree with fdx_layout_offset. */
 static void emit_nvrtc(void)
@@ -236,6 +305,7 @@ int main(void)
         inplace(23);
         boxes(24);
         arrays(25);
+        stale_copies(26);
     }
     fdx_ctx_destroy(&cpu);
     fdx_ctx_destroy(&gpu);

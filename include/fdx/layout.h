@@ -86,9 +86,10 @@ FDX_API fdx_status fdx_layout_box_put(fdx_ctx *ctx, void *array, const void *pla
                                       const int64_t *lo, const int64_t *box, void *stream);
 
 /* ---- arrays ------------------------------------------------------------------
-   Reorganizes the array's storage (device and host copies, whichever exist)
-   into layout l; logical indices keep their meaning.  Synchronous.  On error
-   the array and its layout are untouched. */
+   Reorganizes the array's storage into layout l; logical indices keep their
+   meaning.  Converts the current copies (fdx_array_valid; both when not
+   tracked) and leaves a stale copy as it is, still stale.  Synchronous.  On
+   error the array and its layout are untouched. */
 FDX_API fdx_status fdx_array_set_layout(fdx_array *a, const fdx_layout *l);
 FDX_API fdx_status fdx_array_layout(const fdx_array *a, fdx_layout *out);
 

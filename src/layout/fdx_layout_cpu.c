@@ -204,96 +204,211 @@ fdx_status fdx_layout_cpu_perm(void *dst, const void *src, const fdx_perm_plan *
     return FDX_OK;
 }
 
-/* Diagonal arrangement: tiles of DTD lines by DTX points along x
-   (parallelograms of the plain plane), staged through a dense buffer of
-   the plain rows they cross (row y - y0, column x - x0): the plain side
-   moves whole row segments, the diagonal side whole line segments, and
-   only the L1-resident buffer is walked along the diagonal.  Plain rows
-   4 KiB apart share cache sets; walking them directly thrashed L1. */
-enum { DTX = 32, DTD = 64, DROWS = DTX + DTD - 1 };
-
-INLINE void diag_tile(char *restrict dg, char *restrict pl, char *restrict buf, const fdx_diag_plan *p, int64_t x0,
-                      int64_t d0, const size_t w)
+/* A run of `bytes` to dst: with nt, the whole 64-byte lines inside it
+   around the caches (16-byte movntdq), the partial lines at its ends plain
+   (a neighbouring run writes their other part). */
+INLINE void put_run(char *restrict d, const char *restrict s, size_t bytes, int nt)
 {
-    const int64_t rx = p->rx, ry = p->ry, dend = d0 + DTD < rx + ry - 1 ? d0 + DTD : rx + ry - 1;
-    const int64_t x1 = x0 + DTX < rx ? x0 + DTX : rx;
-    const int64_t y0 = d0 - (x1 - 1) > 0 ? d0 - (x1 - 1) : 0, y1 = dend - x0 < ry ? dend - x0 : ry;
-    const int main_ = p->diag == FDX_DIAG_MAIN, undiag = p->undiag;
-    if (y0 >= y1) return;
-    /* the x range of row y inside the tile: x0 <= x < x1 and d0 <= x + y < dend */
-#define ROW_RANGE(y, lo, hi)                                                                                   \
-    int64_t lo = d0 - (y) > x0 ? d0 - (y) : x0, hi = dend - (y) < x1 ? dend - (y) : x1
-    if (!undiag)
-        for (int64_t y = y0; y < y1; y++) {
-            ROW_RANGE(y, lo, hi);
-            int64_t yp = main_ ? ry - 1 - y : y;
-            if (lo < hi) memcpy(buf + (size_t)((y - y0) * DTX + lo - x0) * w, pl + (size_t)(lo + rx * yp) * w, (size_t)(hi - lo) * w);
-        }
-    for (int64_t d = d0; d < dend; d++) {
-        int64_t xlo = d - (ry - 1) > x0 ? d - (ry - 1) : x0, xhi = x1 < d + 1 ? x1 : d + 1;
-        if (xlo >= xhi) continue;
-        char *q = dg + (size_t)fdx_diag_index(xlo, d - xlo, rx, ry) * w;
-        char *b = buf + (size_t)((d - xlo - y0) * DTX + xlo - x0) * w;
-        const size_t step = (size_t)(DTX - 1) * w; /* x + 1, y - 1 */
-        if (undiag)
-            for (int64_t x = xlo; x < xhi; x++, q += w, b -= step) memcpy(b, q, w);
-        else
-            for (int64_t x = xlo; x < xhi; x++, q += w, b -= step) memcpy(q, b, w);
+#if HAVE_NT
+    if (nt && bytes >= 128) {
+        size_t head = (size_t)(-(uintptr_t)d & 63), body = (bytes - head) & ~(size_t)63;
+        memcpy(d, s, head);
+        for (size_t o = head; o < head + body; o += 16)
+            _mm_stream_si128((__m128i *)(void *)(d + o), _mm_loadu_si128((const __m128i *)(const void *)(s + o)));
+        memcpy(d + head + body, s + head + body, bytes - head - body);
+        return;
     }
-    if (undiag)
-        for (int64_t y = y0; y < y1; y++) {
-            ROW_RANGE(y, lo, hi);
-            int64_t yp = main_ ? ry - 1 - y : y;
-            if (lo < hi) memcpy(pl + (size_t)(lo + rx * yp) * w, buf + (size_t)((y - y0) * DTX + lo - x0) * w, (size_t)(hi - lo) * w);
-        }
-#undef ROW_RANGE
+#endif
+    (void)nt;
+    memcpy(d, s, bytes);
 }
 
-/* Undiagonalize: the same parallelograms (CPU_TILE lines by CPU_TILE
-   points) moved directly, each line read as a run and written across the
-   plain rows.  On the H100 host (16-core Xeon, 2026-11-22) this measured
-   0.29 of copy against 0.22 for the buffered tile read backwards and
-   written by rows (FDX_LAYOUT_UNDIAG_STAGED=1); both are far from the
-   diagonalize direction, see docs/notes/layout.md. */
-INLINE void undiag_direct(const char *restrict dg, char *restrict pl, const fdx_diag_plan *p, int64_t x0, int64_t d0,
-                          const size_t w)
+/* Diagonal arrangement: tiles of L lines d (d0 <= d < d0 + L) by H rows y
+   (y0 <= y < y0 + H) of the plane, holding the points x = d - y inside it.
+   In a tile, row y holds a run of consecutive x (line j at x = d0 + j - y)
+   and line d a run of consecutive x too (x = d - y, descending as y
+   ascends), so the tile goes through a buffer b[j][i], i = y0 + H - 1 - y
+   (i ascends with x): each plain row segment is read (or written) as one
+   run across the buffer (two rows at a time for 8-byte words, 2 x 2 blocks
+   transposed in registers), and each line segment written (or read) as one
+   run along it.  Diagonalize writes the lines (runs of up to H words, H
+   long), undiagonalize the rows (runs of up to L words, L long); the read
+   runs are short and far apart, so they are prefetched PF rows or lines
+   ahead.  Plain rows 4 KiB apart share cache sets, so walking the plane
+   along a line directly thrashed L1 (round 1: 0.20 of copy). */
+enum { DPAD = 8, PF = 12 };
+
+/* Asks for the lines of a run that is read a few rows later: the runs are
+   short and far apart, so the hardware prefetchers do not see them coming. */
+INLINE void prefetch_run(const char *s, size_t bytes)
 {
-    const int64_t rx = p->rx, ry = p->ry, dend = d0 + CPU_TILE < rx + ry - 1 ? d0 + CPU_TILE : rx + ry - 1;
-    for (int64_t d = d0; d < dend; d++) {
-        int64_t xlo = d - (ry - 1) > x0 ? d - (ry - 1) : x0, xhi = x0 + CPU_TILE < rx ? x0 + CPU_TILE : rx;
-        if (xhi > d + 1) xhi = d + 1;
-        if (xlo >= xhi) continue;
-        const char *q = dg + (size_t)fdx_diag_index(xlo, d - xlo, rx, ry) * w;
-        for (int64_t x = xlo; x < xhi; x++, q += w) {
-            int64_t y = d - x, yp = p->diag == FDX_DIAG_MAIN ? ry - 1 - y : y;
-            memcpy(pl + (size_t)(x + rx * yp) * w, q, w);
+    for (size_t o = 0; o < bytes + 63; o += 64) __builtin_prefetch(s + o);
+}
+
+/* One tile's geometry: row y's segment is j in [jlo, jhi), its first word
+   at row(y) + jlo (in words, from the plane), its buffer column col(y). */
+typedef struct dtile {
+    int64_t rx, ry, d0, y0, y1, nl, P, H;
+    int main_;
+} dtile;
+
+INLINE int64_t dt_row(const dtile *t, int64_t y) { return t->d0 - y + t->rx * (t->main_ ? t->ry - 1 - y : y); }
+INLINE int64_t dt_col(const dtile *t, int64_t y) { return t->y0 + t->H - 1 - y; }
+INLINE void dt_range(const dtile *t, int64_t y, int64_t *jlo, int64_t *jhi)
+{
+    *jlo = y - t->d0 > 0 ? y - t->d0 : 0;
+    *jhi = y - t->d0 + t->rx < t->nl ? y - t->d0 + t->rx : t->nl;
+}
+
+/* Row y's words j in [a, b) to (in = 1) or from the buffer. */
+INLINE void row_words(const dtile *t, char *pl, char *buf, int64_t y, int64_t a, int64_t b, int in, const size_t w)
+{
+    char *r = pl + (size_t)(dt_row(t, y) + a) * w, *q = buf + (size_t)(a * t->P + dt_col(t, y)) * w;
+    const size_t step = (size_t)t->P * w;
+    if (in)
+        for (int64_t j = a; j < b; j++, q += step, r += w) memcpy(q, r, w);
+    else
+        for (int64_t j = a; j < b; j++, q += step, r += w) memcpy(r, q, w);
+}
+
+#if defined(__x86_64__) && defined(__SSE2__)
+/* Rows y and y + 1, words j in [a, b) (b - a even), 8-byte words: 2 x 2
+   blocks transposed in registers, so the buffer moves 16 bytes at a time.
+   Row y + 1's buffer column is row y's minus one: (y + 1, j), (y, j) are
+   one 16-byte pair of buffer row j. */
+INLINE void row_pairs8(const dtile *t, char *pl, char *buf, int64_t y, int64_t a, int64_t b, int in)
+{
+    double *r0 = (double *)(void *)pl + dt_row(t, y), *r1 = (double *)(void *)pl + dt_row(t, y + 1);
+    double *q = (double *)(void *)buf + dt_col(t, y + 1);
+    const int64_t P = t->P;
+    for (int64_t j = a; j < b; j += 2) {
+        double *q0 = q + j * P, *q1 = q0 + P;
+        if (in) {
+            __m128d u = _mm_loadu_pd(r0 + j), v = _mm_loadu_pd(r1 + j);
+            _mm_storeu_pd(q0, _mm_unpacklo_pd(v, u));
+            _mm_storeu_pd(q1, _mm_unpackhi_pd(v, u));
+        } else {
+            __m128d u = _mm_loadu_pd(q0), v = _mm_loadu_pd(q1);
+            _mm_storeu_pd(r0 + j, _mm_unpackhi_pd(u, v));
+            _mm_storeu_pd(r1 + j, _mm_unpacklo_pd(u, v));
         }
+    }
+}
+#define HAVE_PAIRS8 1
+#else
+#define HAVE_PAIRS8 0
+#endif
+
+/* Rows [ya, yb) of a tile (ya - y0 even) to (in = 1) or from the buffer,
+   two at a time where the words are 8 bytes and both rows cover a common
+   range.  Reading rows, the rows PF ahead are fetched early. */
+INLINE void tile_rows(const dtile *t, char *pl, char *buf, int in, const size_t w, int64_t ya, int64_t yb)
+{
+    for (int64_t y = ya; y < yb; y += 2) {
+        const int two = y + 1 < yb;
+        int64_t a0, b0, a1 = 0, b1 = 0;
+        dt_range(t, y, &a0, &b0);
+        if (two) dt_range(t, y + 1, &a1, &b1);
+        if (in)
+            for (int64_t k = 0; k < 2; k++) {
+                int64_t yp = y + PF + k, pa, pb; /* in this tile or the next one down */
+                if (yp >= t->ry) break;
+                dt_range(t, yp, &pa, &pb);
+                if (pa < pb) prefetch_run(pl + (size_t)(dt_row(t, yp) + pa) * w, (size_t)(pb - pa) * w);
+            }
+        int64_t ca = two && a1 > a0 ? a1 : a0, cb = two && b1 < b0 ? b1 : b0;
+        if (!two || !HAVE_PAIRS8 || w != 8 || cb - ca < 2) ca = cb = a0; /* no common range: one row at a time */
+        cb = ca + (cb - ca) / 2 * 2;
+        if (a0 < b0) {
+            row_words(t, pl, buf, y, a0, ca > a0 ? (ca < b0 ? ca : b0) : a0, in, w);
+            row_words(t, pl, buf, y, cb > a0 ? cb : a0, b0, in, w);
+        }
+        if (two && a1 < b1) {
+            row_words(t, pl, buf, y + 1, a1, ca > a1 ? (ca < b1 ? ca : b1) : a1, in, w);
+            row_words(t, pl, buf, y + 1, cb > a1 ? cb : a1, b1, in, w);
+        }
+#if HAVE_PAIRS8
+        if (cb > ca) row_pairs8(t, pl, buf, y, ca, cb, in);
+#endif
+    }
+}
+
+/* Lines [ja, jb) of a tile (y in [d - rx + 1, d], x = d - y) to (in = 1)
+   or from the buffer, each segment one run; reading, the line PF ahead is
+   fetched early. */
+INLINE void tile_lines(const dtile *t, char *dg, char *buf, int in, const size_t w, int64_t ja, int64_t jb, int nt)
+{
+    const int64_t rx = t->rx, ry = t->ry;
+    for (int64_t j = ja; j < jb; j++) {
+        const int64_t d = t->d0 + j, ya = d - rx + 1 > t->y0 ? d - rx + 1 : t->y0, yb = d < t->y1 - 1 ? d : t->y1 - 1;
+        if (in && j + PF < t->nl) {
+            const int64_t e = d + PF, ea = e - rx + 1 > t->y0 ? e - rx + 1 : t->y0, eb = e < t->y1 - 1 ? e : t->y1 - 1;
+            if (ea <= eb) prefetch_run(dg + (size_t)fdx_diag_index(e - eb, eb, rx, ry) * w, (size_t)(eb - ea + 1) * w);
+        }
+        if (ya > yb) continue;
+        char *q = dg + (size_t)fdx_diag_index(d - yb, yb, rx, ry) * w, *b = buf + (size_t)(j * t->P + dt_col(t, yb)) * w;
+        const size_t n = (size_t)(yb - ya + 1) * w;
+        if (in) memcpy(b, q, n);
+        else put_run(q, b, n, nt);
+    }
+}
+
+/* One tile: its read side into the buffer, then its write side out of it.
+   Diagonalize reads rows and writes lines, undiagonalize the other way
+   round. */
+INLINE void diag_tile(char *restrict dg, char *restrict pl, char *restrict buf, const fdx_diag_plan *p, int64_t d0,
+                      int64_t y0, int64_t L, int64_t H, const size_t w, int nt)
+{
+    const int64_t rx = p->rx, ry = p->ry;
+    const dtile t = {rx, ry, d0, y0, y0 + H < ry ? y0 + H : ry, d0 + L < rx + ry - 1 ? L : rx + ry - 1 - d0, H + DPAD,
+                     H, p->diag == FDX_DIAG_MAIN};
+    if (p->undiag) {
+        tile_lines(&t, dg, buf, 1, w, 0, t.nl, nt);
+        tile_rows(&t, pl, buf, 0, w, t.y0, t.y1);
+    } else {
+        tile_rows(&t, pl, buf, 1, w, t.y0, t.y1);
+        tile_lines(&t, dg, buf, 0, w, 0, t.nl, nt);
     }
 }
 
 fdx_status fdx_layout_cpu_diag(void *dst, const void *src, const fdx_diag_plan *p)
 {
-    const int direct = p->undiag && !getenv("FDX_LAYOUT_UNDIAG_STAGED"); /* staged: measurement only */
-    const int64_t sx = direct ? CPU_TILE : DTX, sd = direct ? CPU_TILE : DTD;
-    const int64_t tx = (p->rx + sx - 1) / sx, td = (p->rx + p->ry - 1 + sd - 1) / sd;
+    /* The written side's runs are long (H words along lines, L along rows:
+       1 KiB), the read side's 64 words; a thread's buffer, L x (H + DPAD)
+       words, about 70 KiB, stays in L2.  Measured on a 2-core AMD EPYC
+       (one thread, 2026-11-22): 64 x 128 tiles 0.50 of copy diagonalizing,
+       32 x 256 0.46, 32 x 128 0.42; reading the next tile while writing
+       one (two buffers) or fetching it ahead did not help. */
     const size_t w = (size_t)p->word, plane = (size_t)(p->rx * p->ry) * w;
+    const int64_t lng = (int64_t)(1024 / w) > 64 ? (int64_t)(1024 / w) : 64, shrt = 64;
+    const int64_t L = p->undiag ? lng : shrt, H = p->undiag ? shrt : lng;
+    const int64_t td = (p->rx + p->ry - 1 + L - 1) / L, ty = (p->ry + H - 1) / H;
+    const int64_t outer = p->undiag ? ty : td, inner = p->undiag ? td : ty;
+    const int nt = HAVE_NT && !getenv("FDX_LAYOUT_NO_NT");
     char *dg = p->undiag ? (char *)src : dst, *pl = p->undiag ? dst : (char *)src;
+    const size_t bytes = (size_t)(L * (H + DPAD)) * w;
+    fdx_status st = FDX_OK;
 #pragma omp parallel
     {
-        _Alignas(64) char buf[DROWS * DTX * 16];
-#pragma omp for collapse(3) schedule(static)
+        char *buf = aligned_alloc(64, bytes);
+        if (!buf) {
+#pragma omp atomic write
+            st = FDX_ERR_NOMEM;
+        }
+        /* tiles along the written runs follow each other (their partial end lines stay cached) */
+#pragma omp for collapse(2) schedule(static)
         for (int64_t z = 0; z < p->planes; z++)
-            for (int64_t id = 0; id < td; id++)
-                for (int64_t ix = 0; ix < tx; ix++) {
-#define STAGED(W) diag_tile(dg + (size_t)z * plane, pl + (size_t)z * plane, buf, p, ix * DTX, id * DTD, W)
-#define DIRECT(W) undiag_direct(dg + (size_t)z * plane, pl + (size_t)z * plane, p, ix * CPU_TILE, id * CPU_TILE, W)
-                    if (direct) BY_WORD(p->word, DIRECT);
-                    else BY_WORD(p->word, STAGED);
-#undef STAGED
-#undef DIRECT
+            for (int64_t o = 0; o < outer; o++)
+                for (int64_t k = 0; k < inner && buf; k++) {
+                    const int64_t d0 = (p->undiag ? k : o) * L, y0 = (p->undiag ? o : k) * H;
+#define TILE(W) diag_tile(dg + (size_t)z * plane, pl + (size_t)z * plane, buf, p, d0, y0, L, H, W, nt)
+                    BY_WORD(p->word, TILE);
+#undef TILE
                 }
+        if (nt) nt_fence();
+        free(buf);
     }
-    return FDX_OK;
+    return st == FDX_OK ? FDX_OK : fdx_fail(st, "no memory for the diagonal transform's tile buffers");
 }
 
 fdx_status fdx_layout_cpu_box(void *array, void *plain, const fdx_box_plan *p)

@@ -1,7 +1,8 @@
 /* fdx_layout_cuda: the transform kernels on CUDA, one template per kernel over
-   the moved word type (1, 2, 4, 8, 16 bytes): tiled transposes through shared
-   memory, row copies, in-place square transposes, parallelogram-tiled
-   diagonalization, and box gathers/scatters through the index function. */
+   the moved word type (1, 2, 4, 8, 16 bytes): tiles through shared memory
+   (transposes and kept-row copies), in-place square transposes,
+   parallelogram-tiled diagonalization, and box gathers/scatters through the
+   index function. */
 #include "backends/cuda/fdx_cuda.h"
 #include "layout/fdx_layout_index.h"
 #include "layout/fdx_layout_plan.h"
@@ -29,126 +30,32 @@ FastDiv fd(int64_t d)
 
 __device__ __forceinline__ uint32_t qdiv(uint32_t n, const FastDiv &f) { return (__umulhi(n, f.mul) + n) >> f.shift; }
 
-struct TileArgs {
-    int64_t nA, nK, sA, sK, dA, dK;
-    uint32_t R, TA, TB;
-    FastDiv divR, divTA, divTB, tilesA, tilesK;
-    int nb;
-    FastDiv bn[FDX_MAX_RANK];
-    int64_t bs[FDX_MAX_RANK], bd[FDX_MAX_RANK];
-};
-
-/* Block -> tile origin and the src/dst offsets of its batch coordinates. */
-__device__ __forceinline__ void tile_origin(const TileArgs &a, int64_t &so, int64_t &dof, uint32_t &ia, uint32_t &ik)
-{
-    uint32_t bid = blockIdx.x, q = qdiv(bid, a.tilesA);
-    ia = bid - q * a.tilesA.d;
-    uint32_t q2 = qdiv(q, a.tilesK);
-    ik = q - q2 * a.tilesK.d;
-    so = 0;
-    dof = 0;
-#pragma unroll
-    for (int b = 0; b < FDX_MAX_RANK; b++) {
-        if (b >= a.nb) break;
-        uint32_t q3 = qdiv(q2, a.bn[b]), c = q2 - q3 * a.bn[b].d;
-        so += (int64_t)c * a.bs[b];
-        dof += (int64_t)c * a.bd[b];
-        q2 = q3;
-    }
-}
-
-/* Reads the tile in src order (unit r fastest, then A, then K) into a buffer
-   padded by one word per K-row, then writes it in dst order (r, K, A): both
-   global sides move whole rows of R*TA and R*TB words. */
-template <typename T>
-__global__ void __launch_bounds__(THREADS) tiled_kernel(T *__restrict__ dst, const T *__restrict__ src, TileArgs a)
-{
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    T *tile = reinterpret_cast<T *>(smem_raw);
-    int64_t so, dof;
-    uint32_t ia, ik;
-    tile_origin(a, so, dof, ia, ik);
-    const int64_t a0 = (int64_t)ia * a.TA, b0 = (int64_t)ik * a.TB;
-    const uint32_t va = (uint32_t)min((int64_t)a.TA, a.nA - a0), vb = (uint32_t)min((int64_t)a.TB, a.nK - b0);
-    const uint32_t n = a.R * a.TA * a.TB, row = a.R * a.TA + 1;
-    const T *s = src + so + a0 * a.sA + b0 * a.sK;
-    T *d = dst + dof + a0 * a.dA + b0 * a.dK;
-    T v[EPT];
-#pragma unroll
-    for (int k = 0; k < EPT; k++) {
-        uint32_t t = threadIdx.x + k * THREADS, q = qdiv(t, a.divR), r = t - q * a.R, kb = qdiv(q, a.divTA),
-                 ka = q - kb * a.TA;
-        if (t < n && ka < va && kb < vb) v[k] = s[r + ka * a.sA + kb * a.sK];
-    }
-#pragma unroll
-    for (int k = 0; k < EPT; k++) {
-        uint32_t t = threadIdx.x + k * THREADS, q = qdiv(t, a.divR), r = t - q * a.R, kb = qdiv(q, a.divTA),
-                 ka = q - kb * a.TA;
-        if (t < n && ka < va && kb < vb) tile[r + a.R * ka + kb * row] = v[k];
-    }
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < EPT; k++) {
-        uint32_t t = threadIdx.x + k * THREADS, q = qdiv(t, a.divR), r = t - q * a.R, ka = qdiv(q, a.divTB),
-                 kb = q - ka * a.TB;
-        if (t < n && ka < va && kb < vb) d[r + ka * a.dA + kb * a.dK] = tile[r + a.R * ka + kb * row];
-    }
-}
-
-/* The fastest axis stays: each thread copies words of TB rows of TA words. */
-template <typename T>
-__global__ void __launch_bounds__(THREADS) rows_kernel(T *__restrict__ dst, const T *__restrict__ src, TileArgs a)
-{
-    int64_t so, dof;
-    uint32_t ia, ik;
-    tile_origin(a, so, dof, ia, ik);
-    const int64_t a0 = (int64_t)ia * a.TA, b0 = (int64_t)ik * a.TB;
-    const uint32_t va = (uint32_t)min((int64_t)a.TA, a.nA - a0), vb = (uint32_t)min((int64_t)a.TB, a.nK - b0);
-    const uint32_t n = a.TA * a.TB;
-    const T *s = src + so + a0 + b0 * a.sK;
-    T *d = dst + dof + a0 + b0 * a.dK;
-    T v[EPT];
-#pragma unroll
-    for (int k = 0; k < EPT; k++) {
-        uint32_t t = threadIdx.x + k * THREADS, kb = qdiv(t, a.divTA), ka = t - kb * a.TA;
-        if (t < n && ka < va && kb < vb) v[k] = s[ka + kb * a.sK];
-    }
-#pragma unroll
-    for (int k = 0; k < EPT; k++) {
-        uint32_t t = threadIdx.x + k * THREADS, kb = qdiv(t, a.divTA), ka = t - kb * a.TA;
-        if (t < n && ka < va && kb < vb) d[ka + kb * a.dK] = v[k];
-    }
-}
-
-/* Packed tiles: tile axes in src order (read side) and dst order (write
-   side), precomputed on the host so the kernel indexes them statically. */
-struct PackArgs {
-    int rank;
-    uint32_t ntiles, W;
-    FastDiv pad;                                     /* one padding word per pad.d buffer words */
-    FastDiv tiles[FDX_MAX_RANK];                     /* tiles along each src axis */
-    uint32_t te[FDX_MAX_RANK];                       /* tile extents, src order */
+/* The tile kernel (TILED and ROWS plans): a tile is te[a] indices of every
+   merged src axis a (the 2D tile R x TA x TB, or a packed tile over several
+   axes, see fdx_perm_plan), described here by its tile axes (te > 1) in src order
+   (the read side) and in dst order (the write side), plus every merged axis
+   for the tile origins.  At most two axes are cut (partial tiles at their
+   ends); rc/wc give their positions in each order. */
+struct TileSpec {
+    uint32_t W, words;               /* words per tile, buffer words (with the padding) */
+    FastDiv pad;                     /* one padding word per pad.d buffer words */
+    int nt;                          /* tile axes */
+    FastDiv rte[FDX_MAX_RANK];       /* read order: extents */
+    int64_t rss[FDX_MAX_RANK];       /* read order: src strides */
+    FastDiv wte[FDX_MAX_RANK];       /* write order: extents */
+    int64_t wds[FDX_MAX_RANK];       /* write order: dst strides */
+    uint32_t wlin[FDX_MAX_RANK];     /* write order: buffer (src-linear) strides */
+    int rc[2], wc[2];                /* cut axes' positions in each order, -1: none */
+    int rank;                        /* every merged axis, for the tile origins: */
+    FastDiv tiles[FDX_MAX_RANK];     /*   tiles along the axis */
+    uint32_t te[FDX_MAX_RANK];       /*   tile extent */
     int64_t n[FDX_MAX_RANK], ss[FDX_MAX_RANK], ds[FDX_MAX_RANK];
-    FastDiv rte[FDX_MAX_RANK];                       /* read order: tile extents (src axes) */
-    uint32_t rlin[FDX_MAX_RANK];                     /* read order: src-linear in-tile strides */
-    FastDiv wte[FDX_MAX_RANK];                       /* write order: tile extents (dst axes) */
-    int64_t wds[FDX_MAX_RANK];                       /* write order: dst strides */
-    uint32_t wlin[FDX_MAX_RANK];                     /* write order: src-linear in-tile strides */
-    int rcut[2], wcut[2];                            /* positions of cut[0], cut[1] in each order (-1: none) */
-};
-
-/* One tile slot t (0 <= t < THREADS * EPT) of a packed tile, decomposed in
-   src order (the read side) and in dst order (the write side); slots past
-   the tile's W words get coordinates that never pass the bounds check. */
-struct PackSlot {
-    int32_t so, dof;     /* in-tile src and dst offsets */
-    uint32_t smw, smr;   /* buffer positions written (src order) and read (dst order) */
-    uint32_t rc, wc;     /* coordinates along cut[0] | cut[1] << 16, read and write order */
+    int oc[2];                       /*   the cut axes, -1: none */
 };
 
 /* The host pass of nvcc compiles the __host__ __device__ helpers below too
-   (they can be checked on a machine without a GPU), and the host compiler
-   warns about #pragma unroll. */
+   (the index math can be emulated on a machine without a GPU), and the host
+   compiler warns about #pragma unroll. */
 #ifdef __CUDA_ARCH__
 #define DEVICE_UNROLL _Pragma("unroll")
 #else
@@ -164,44 +71,33 @@ __host__ __device__ __forceinline__ uint32_t hqdiv(uint32_t n, const FastDiv &f)
 #endif
 }
 
-/* Slot t in one order: its in-tile offset, src-linear position (the
-   buffer's order) and cut-axis coordinates (c0 | c1 << 16; never in
-   bounds past the tile's W words). */
-__host__ __device__ __forceinline__ void pack_decompose(const PackArgs &a, uint32_t t, const FastDiv *te,
-                                                        const int64_t *stride, const uint32_t *lin_stride,
-                                                        const int *cut, int32_t &off, uint32_t &lin, uint32_t &cuts)
+/* Slot t of a tile in one order: its offset along that side, its
+   src-linear position (the buffer's order; lin = NULL: t itself, the read
+   order) and whether it lies inside the tile's valid extents v0, v1 along
+   the cut axes. */
+__host__ __device__ __forceinline__ bool tile_slot(uint32_t t, int nt, const FastDiv *te, const int64_t *stride,
+                                                   const uint32_t *lin_stride, const int *cut, uint32_t v0,
+                                                   uint32_t v1, int64_t &off, uint32_t &lin)
 {
     uint32_t rest = t, c0 = 0, c1 = 0;
-    int64_t o = 0;
-    lin = 0;
+    off = 0;
+    lin = lin_stride ? 0 : t;
     DEVICE_UNROLL
     for (int q = 0; q < FDX_MAX_RANK; q++) {
-        if (q >= a.rank) break;
+        if (q >= nt) break;
         uint32_t d = hqdiv(rest, te[q]), c = rest - d * te[q].d;
         rest = d;
-        o += (int64_t)c * stride[q];
-        lin += c * lin_stride[q];
+        off += (int64_t)c * stride[q];
+        if (lin_stride) lin += c * lin_stride[q];
         if (q == cut[0]) c0 = c;
         if (q == cut[1]) c1 = c;
     }
-    off = (int32_t)o;
-    cuts = t < a.W ? c0 | c1 << 16 : 0xFFFFFFFFu;
-}
-
-__host__ __device__ __forceinline__ PackSlot pack_slot(const PackArgs &a, uint32_t t)
-{
-    PackSlot r;
-    uint32_t lin;
-    pack_decompose(a, t, a.rte, a.ss, a.rlin, a.rcut, r.so, lin, r.rc);
-    r.smw = lin + hqdiv(lin, a.pad);
-    pack_decompose(a, t, a.wte, a.wds, a.wlin, a.wcut, r.dof, lin, r.wc);
-    r.smr = lin + hqdiv(lin, a.pad);
-    return r;
+    return c0 < v0 && c1 < v1;
 }
 
 /* Tile tl: src and dst offsets of its origin, valid extents along the cut axes. */
-__host__ __device__ __forceinline__ void pack_tile(const PackArgs &a, uint32_t tl, int64_t &sb, int64_t &db,
-                                                   uint32_t &v0, uint32_t &v1)
+__host__ __device__ __forceinline__ void tile_origin(const TileSpec &a, uint32_t tl, int64_t &sb, int64_t &db,
+                                                     uint32_t &v0, uint32_t &v1)
 {
     uint32_t rest = tl;
     sb = 0, db = 0, v0 = 1, v1 = 1;
@@ -214,56 +110,70 @@ __host__ __device__ __forceinline__ void pack_tile(const PackArgs &a, uint32_t t
         sb += o * a.ss[q];
         db += o * a.ds[q];
         uint32_t v = (uint32_t)(a.n[q] - o < (int64_t)a.te[q] ? a.n[q] - o : (int64_t)a.te[q]);
-        if (q == a.rcut[0]) v0 = v;
-        if (q == a.rcut[1]) v1 = v;
+        if (q == a.oc[0]) v0 = v;
+        if (q == a.oc[1]) v1 = v;
     }
 }
 
-__host__ __device__ __forceinline__ bool pack_ok(uint32_t c, uint32_t v0, uint32_t v1)
-{
-    return (c & 0xFFFFu) < v0 && (c >> 16) < v1;
-}
+__host__ __device__ __forceinline__ uint32_t padded(uint32_t lin, const TileSpec &a) { return lin + hqdiv(lin, a.pad); }
 
-/* Persistent blocks: each thread decomposes its EPT tile slots once, then
-   walks tiles blockIdx.x, +gridDim.x, ... paying only the tile origin and
-   one compare per word.  The buffer holds the tile in src order with one
-   padding word per pad.d words (pad.d = the src-linear stride of the
-   dst-fastest axis when even), so the write side reads it without bank
-   conflicts. */
-template <typename T, int MINB>
-__global__ void __launch_bounds__(THREADS, MINB) packed_kernel(T *__restrict__ dst, const T *__restrict__ src, PackArgs a)
+/* cp.async (sm_80+): global -> shared without registers; 4 and 8 bytes
+   through L1 (.ca), 16 bytes around it (.cg). */
+template <typename T>
+__device__ __forceinline__ void cp_async(T *smem, const T *gmem)
+{
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    if constexpr (sizeof(T) < 4) *smem = *gmem; /* no such cp.async: the host takes the register path */
+    else if constexpr (sizeof(T) == 16) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+    else asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"((int)sizeof(T)) : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+/* One tile per block: its words read into a buffer in src order (with one
+   padding word per pad.d words, pad.d = the src-linear stride of the
+   dst-fastest tile axis when even, so the write side reads it without bank
+   conflicts), then written in dst order.  ASYNC (4-, 8- and 16-byte words):
+   the reads go to shared memory by cp.async, without registers, so a
+   thread has all its words in flight; otherwise through registers (EPT a
+   thread).  H100, 2026-11-22, named transposes: cp.async 0.94-0.99 of
+   copy, registers (FDX_LAYOUT_ASYNC=0) 0.94-0.96, the round-2 2D kernel
+   0.88-0.90; persistent blocks that read the next tile while writing one
+   measured 0.89 (random suite 0.47-0.99, median 0.70: the tiles in flight
+   drift apart), so each block moves one tile. */
+template <typename T, bool ASYNC>
+__global__ void __launch_bounds__(THREADS) tile_kernel(T *__restrict__ dst, const T *__restrict__ src, TileSpec a)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    T *tile = reinterpret_cast<T *>(smem_raw);
-    int32_t so[EPT], dof[EPT];
-    uint32_t smr[EPT], rc[EPT], wc[EPT];
-#pragma unroll
-    for (int k = 0; k < EPT; k++) {
-        PackSlot sl = pack_slot(a, threadIdx.x + k * THREADS);
-        so[k] = sl.so, dof[k] = sl.dof, smr[k] = sl.smr, rc[k] = sl.rc, wc[k] = sl.wc;
-    }
-    for (uint32_t tl = blockIdx.x; tl < a.ntiles; tl += gridDim.x) {
-        int64_t sb, db;
-        uint32_t v0, v1;
-        pack_tile(a, tl, sb, db, v0, v1);
-        const T *sp = src + sb;
-        T *dp = dst + db;
+    T *buf = reinterpret_cast<T *>(smem_raw);
+    int64_t sb, db, off;
+    uint32_t v0, v1, lin;
+    tile_origin(a, blockIdx.x, sb, db, v0, v1);
+    const T *s = src + sb;
+    if (ASYNC) {
+#pragma unroll 4
+        for (uint32_t t = threadIdx.x; t < a.W; t += THREADS)
+            if (tile_slot(t, a.nt, a.rte, a.rss, nullptr, a.rc, v0, v1, off, lin)) cp_async(buf + padded(t, a), s + off);
+        cp_async_wait_all();
+    } else {
         T v[EPT];
+        uint32_t mask = 0;
 #pragma unroll
-        for (int k = 0; k < EPT; k++)
-            if (pack_ok(rc[k], v0, v1)) v[k] = sp[so[k]];
-#pragma unroll
-        for (int k = 0; k < EPT; k++)
-            if (pack_ok(rc[k], v0, v1)) { /* the write position is cheap to recompute: saves registers */
-                const uint32_t t = threadIdx.x + k * THREADS;
-                tile[t + qdiv(t, a.pad)] = v[k];
+        for (int k = 0; k < EPT; k++) {
+            const uint32_t t = threadIdx.x + k * THREADS;
+            if (t < a.W && tile_slot(t, a.nt, a.rte, a.rss, nullptr, a.rc, v0, v1, off, lin)) {
+                v[k] = s[off];
+                mask |= 1u << k;
             }
-        __syncthreads();
+        }
 #pragma unroll
         for (int k = 0; k < EPT; k++)
-            if (pack_ok(wc[k], v0, v1)) dp[dof[k]] = tile[smr[k]];
-        __syncthreads();
+            if (mask >> k & 1) buf[padded(threadIdx.x + k * THREADS, a)] = v[k];
     }
+    __syncthreads();
+    T *d = dst + db;
+#pragma unroll 4
+    for (uint32_t t = threadIdx.x; t < a.W; t += THREADS)
+        if (tile_slot(t, a.nt, a.wte, a.wds, a.wlin, a.wc, v0, v1, off, lin)) d[off] = buf[padded(lin, a)];
 }
 
 struct SquareArgs {
@@ -415,7 +325,7 @@ template <> struct Word<16> { typedef uint4 type; };
 
 unsigned blocks_of(int64_t n, int64_t per) { return (unsigned)((n + per - 1) / per); }
 
-/* FDX_LAYOUT_PERSIST=0 (one tile per block) and FDX_LAYOUT_BLOCKS=3 are for
+/* FDX_LAYOUT_ASYNC=0 (the register path for every word size) is for
    measurements only, like FDX_LAYOUT_TILE and FDX_LAYOUT_KERNEL. */
 bool env_is(const char *name, const char *value)
 {
@@ -423,63 +333,61 @@ bool env_is(const char *name, const char *value)
     return e && strcmp(e, value) == 0;
 }
 
-/* The kernel's view of a packed plan; the tile count in *ntiles. */
-PackArgs pack_args(const fdx_perm_plan *p, int64_t *ntiles_out, int64_t *words)
+/* The largest tile the tile kernel takes (words); the register path holds EPT a thread. */
+constexpr uint32_t MAX_TILE = 4096;
+
+/* The kernel's view of a plan's tile; the tile count in *ntiles. */
+TileSpec tile_spec(const fdx_perm_plan *p, int64_t *ntiles)
 {
-    PackArgs a;
+    TileSpec a;
     memset(&a, 0, sizeof a);
     a.rank = p->rank;
-    int64_t tst[FDX_MAX_RANK + 1], ntiles = 1;
-    tst[0] = 1;
+    int64_t lin[FDX_MAX_RANK], acc = 1, tiles_all = 1;
+    int rpos[FDX_MAX_RANK], wpos[FDX_MAX_RANK];
     for (int q = 0; q < p->rank; q++) {
         int64_t tiles = blocks_of(p->n[q], p->te[q]);
-        a.tiles[q] = fd(tiles), a.te[q] = (uint32_t)p->te[q], a.rte[q] = fd(p->te[q]);
-        a.n[q] = p->n[q], a.ss[q] = p->ss[q], a.ds[q] = p->ds[q];
-        a.rlin[q] = (uint32_t)tst[q];
-        tst[q + 1] = tst[q] * p->te[q];
-        ntiles *= tiles;
+        a.tiles[q] = fd(tiles), a.te[q] = (uint32_t)p->te[q], a.n[q] = p->n[q], a.ss[q] = p->ss[q], a.ds[q] = p->ds[q];
+        tiles_all *= tiles;
+        lin[q] = acc;
+        acc *= p->te[q];
+        rpos[q] = -1;
+        if (p->te[q] > 1) a.rte[a.nt] = fd(p->te[q]), a.rss[a.nt] = p->ss[q], rpos[q] = a.nt++;
     }
+    int nw = 0;
     for (int q = 0; q < p->rank; q++) {
         int ax = p->s[q];
-        a.wte[q] = fd(p->te[ax]), a.wds[q] = p->ds[ax], a.wlin[q] = (uint32_t)tst[ax];
+        wpos[ax] = -1;
+        if (p->te[ax] > 1) a.wte[nw] = fd(p->te[ax]), a.wds[nw] = p->ds[ax], a.wlin[nw] = (uint32_t)lin[ax], wpos[ax] = nw++;
     }
     for (int i = 0; i < 2; i++) {
-        a.rcut[i] = p->cut[i], a.wcut[i] = -1;
-        for (int q = 0; q < p->rank; q++)
-            if (p->cut[i] >= 0 && p->s[q] == p->cut[i]) a.wcut[i] = q;
+        int c = p->cut[i];
+        a.oc[i] = c, a.rc[i] = c >= 0 ? rpos[c] : -1, a.wc[i] = c >= 0 ? wpos[c] : -1;
     }
-    a.ntiles = (uint32_t)ntiles, a.W = (uint32_t)tst[p->rank];
-    /* pad when the dst-fastest axis walks the buffer with an even stride >= 4 */
-    int64_t P = tst[p->s[0]];
+    a.W = (uint32_t)acc;
+    /* pad when the dst-fastest tile axis walks the buffer with an even stride >= 4 */
+    int64_t P = nw > 0 ? a.wlin[0] : 1;
     a.pad = fd(P >= 4 && P % 2 == 0 ? P : (int64_t)1 << 30);
-    *ntiles_out = ntiles;
-    *words = tst[p->rank];
+    a.words = a.W + (a.W - 1) / a.pad.d + 1;
+    *ntiles = tiles_all;
     return a;
 }
 
 template <typename T>
-fdx_status launch_packed(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st)
+fdx_status launch_tiles(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st)
 {
-    int64_t ntiles, words;
-    PackArgs a = pack_args(p, &ntiles, &words);
-    FDX_CHECK(ntiles < ((int64_t)1 << 31) && words <= THREADS * EPT, FDX_ERR_INTERNAL,
-              "packed plan of %lld tiles of %lld words", (long long)ntiles, (long long)words);
-    size_t smem = (size_t)(a.W + (a.W - 1) / a.pad.d + 1) * sizeof(T);
-    FDX_CHECK(smem <= 48 * 1024, FDX_ERR_INTERNAL, "tile of %zu bytes exceeds 48 KiB", smem);
-    /* 2 blocks per SM hold the precomputed slots in registers; 3 (measured
-       with FDX_LAYOUT_BLOCKS=3) spill some of them to local memory. */
-    void (*kernel)(T *, const T *, PackArgs) = env_is("FDX_LAYOUT_BLOCKS", "3") ? packed_kernel<T, 3> : packed_kernel<T, 2>;
-    int64_t grid = ntiles;
-    if (!env_is("FDX_LAYOUT_PERSIST", "0")) {
-        int dev = 0, sms = 0, per = 0;
-        FDX_CUDA_TRY(cudaGetDevice(&dev));
-        FDX_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        FDX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, THREADS, smem));
-        if (per < 1) per = 1;
-        if (grid > (int64_t)per * sms) grid = (int64_t)per * sms;
-    }
-    kernel<<<(unsigned)grid, THREADS, smem, st>>>((T *)dst, (const T *)src, a);
-    FDX_CUDA_CHECK_LAUNCH("packed_kernel");
+    int64_t ntiles;
+    TileSpec a = tile_spec(p, &ntiles);
+    const bool async = sizeof(T) >= 4 && !env_is("FDX_LAYOUT_ASYNC", "0");
+    FDX_CHECK(ntiles < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",
+              (long long)ntiles);
+    FDX_CHECK(a.W <= (async ? MAX_TILE : (uint32_t)(THREADS * EPT)), FDX_ERR_INTERNAL,
+              "tile of %u words exceeds the kernel's %u", a.W, async ? MAX_TILE : (uint32_t)(THREADS * EPT));
+    const size_t smem = (size_t)a.words * sizeof(T);
+    void (*kernel)(T *, const T *, TileSpec) = async ? tile_kernel<T, true> : tile_kernel<T, false>;
+    if (smem > 48 * 1024) /* 16-byte words, tiles over 3000 words (FDX_LAYOUT_TILE, _TILE_WORDS) */
+        FDX_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    kernel<<<(unsigned)ntiles, THREADS, smem, st>>>((T *)dst, (const T *)src, a);
+    FDX_CUDA_CHECK_LAUNCH("tile_kernel");
     return FDX_OK;
 }
 
@@ -495,30 +403,7 @@ fdx_status launch_perm(void *dst, const void *src, const fdx_perm_plan *p, cudaS
         FDX_CUDA_CHECK_LAUNCH("square_kernel");
         return FDX_OK;
     }
-    TileArgs a;
-    a.nA = p->nA, a.nK = p->nK, a.sA = p->sA, a.sK = p->sK, a.dA = p->dA, a.dK = p->dK;
-    a.R = (uint32_t)p->R, a.TA = (uint32_t)p->TA, a.TB = (uint32_t)p->TB;
-    a.divR = fd(p->R), a.divTA = fd(p->TA), a.divTB = fd(p->TB);
-    int64_t ta = blocks_of(p->nA, p->TA), tk = blocks_of(p->nK, p->TB), blocks = ta * tk;
-    a.tilesA = fd(ta), a.tilesK = fd(tk);
-    a.nb = p->nb;
-    for (int b = 0; b < FDX_MAX_RANK; b++) {
-        a.bn[b] = fd(b < p->nb ? p->bn[b] : 1);
-        a.bs[b] = b < p->nb ? p->bs[b] : 0;
-        a.bd[b] = b < p->nb ? p->bd[b] : 0;
-        if (b < p->nb) blocks *= p->bn[b];
-    }
-    if (p->kind == FDX_PLAN_TILED && p->packed) return launch_packed<T>(dst, src, p, st);
-    if (p->kind == FDX_PLAN_ROWS) {
-        rows_kernel<T><<<(unsigned)blocks, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
-        FDX_CUDA_CHECK_LAUNCH("rows_kernel");
-    } else {
-        size_t smem = (size_t)(p->R * p->TA + 1) * (size_t)p->TB * sizeof(T);
-        FDX_CHECK(smem <= 48 * 1024, FDX_ERR_INTERNAL, "tile of %zu bytes exceeds 48 KiB", smem);
-        tiled_kernel<T><<<(unsigned)blocks, THREADS, smem, st>>>((T *)dst, (const T *)src, a);
-        FDX_CUDA_CHECK_LAUNCH("tiled_kernel");
-    }
-    return FDX_OK;
+    return launch_tiles<T>(dst, src, p, st);
 }
 
 template <int W>

@@ -254,16 +254,23 @@ fdx_status fdx_array_set_layout(fdx_array *a, const fdx_layout *l)
         return FDX_OK;
     }
     size_t bytes = fdx_array_bytes(a);
-    int shared = a->device == a->host, two = a->device && a->host && !shared;
+    /* Only current copies are converted (valid 0: not tracked, both are
+       taken as current).  A stale copy keeps its old bytes: nothing reads it
+       before the current copy is copied over it, in the new layout. */
+    int shared = a->device == a->host;
+    int dev_now = a->device && (!a->valid || (a->valid & FDX_ON_DEVICE) || shared);
+    int host_now = a->host && !shared && (!a->valid || (a->valid & FDX_ON_HOST));
+    if (!dev_now && !host_now) /* the mask names no storage the array has: as if not tracked */
+        dev_now = a->device != NULL, host_now = a->host && !shared;
     /* A square swap of the two fastest axes runs in place, without scratch,
-       when there is one storage: with two, a failure on the second could not
+       when one storage converts: with two, a failure on the second could not
        be undone on the first. */
-    if (!two && n == 1 && !steps[0].is_diag) fdx_perm_plan_square(&steps[0].perm);
+    if (!(dev_now && host_now) && n == 1 && !steps[0].is_diag) fdx_perm_plan_square(&steps[0].perm);
     void *fresh_dev = NULL, *fresh_host = NULL;
     space dev = ctx_space(a->ctx), host = host_space();
     fdx_status st = FDX_OK;
-    if (a->device) st = convert_storage(dev, a->device, &fresh_dev, steps, n, bytes);
-    if (st == FDX_OK && a->host && !shared) st = convert_storage(host, a->host, &fresh_host, steps, n, bytes);
+    if (dev_now) st = convert_storage(dev, a->device, &fresh_dev, steps, n, bytes);
+    if (st == FDX_OK && host_now) st = convert_storage(host, a->host, &fresh_host, steps, n, bytes);
     if (st != FDX_OK) {
         if (fresh_dev) dev.be->free(fresh_dev);
         return st;

@@ -17,7 +17,17 @@ fdx_fastdiv fdx_fastdiv_make(uint32_t d)
 
 /* Words per tile: 2048 keeps 8 words per thread of a 256-thread block in
    flight and the padded buffer under 48 KB for 16-byte words. */
-enum { TILE_WORDS = 2048, MIN_ROW_WORDS = 64, SHORT_ROW_BYTES = 128, WHOLE_AXIS_WORDS = 128 };
+enum { TILE_WORDS = 2048, SRC_RUN_WORDS = 32, SHORT_ROW_BYTES = 128, WHOLE_AXIS_WORDS = 128 };
+/* The largest tile FDX_LAYOUT_TILE may ask for (the CUDA tile kernel's limit). */
+enum { MAX_TILE_WORDS = 4096 };
+
+/* FDX_LAYOUT_KERNEL (measurements only): packed = packed tiles for every
+   TILED plan, 2d = 2D tiles for every TILED plan. */
+static int kernel_is(const char *name)
+{
+    const char *k = getenv("FDX_LAYOUT_KERNEL");
+    return k && strcmp(k, name) == 0;
+}
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
@@ -67,9 +77,32 @@ static void strides(const fdx_perm_plan *p, int64_t *ss, int64_t *ds)
     for (int q = 0; q < p->rank; q++) ds[p->s[q]] = acc, acc *= p->n[p->s[q]];
 }
 
-/* Tile extents: rows of at least MIN_ROW_WORDS words on both sides where the
-   extents allow, then as much of the other axis as fills TILE_WORDS; a short
-   axis (AoS records of 5) is taken whole and the other grows to match. */
+/* Words per TILED tile: TILE_WORDS, or FDX_LAYOUT_TILE_WORDS (measurements
+   only; up to MAX_TILE_WORDS for words of 4 bytes or more, the kernel's
+   cp.async path). */
+static int64_t tile_words(const fdx_perm_plan *p)
+{
+    const char *e = getenv("FDX_LAYOUT_TILE_WORDS");
+    long v = e ? strtol(e, NULL, 10) : 0;
+    return v >= 64 && v <= (p->word >= 4 ? MAX_TILE_WORDS : TILE_WORDS) ? v : TILE_WORDS;
+}
+
+/* The extent of tiles of at most t along an axis of n: equal tiles when
+   there are at most 4, else t rounded down to 32 when above 32. */
+static int64_t cut_even(int64_t n, int64_t t)
+{
+    if (t >= n || t < 1) return t;
+    int64_t chunks = (n + t - 1) / t;
+    if (chunks <= 4) return (n + chunks - 1) / chunks;
+    return t > 32 ? t - t % 32 : t;
+}
+
+/* Tile extents: src runs of SRC_RUN_WORDS words, then as much of the dst
+   axis as fills TILE_WORDS (the longer runs go to the writes: H100,
+   2026-11-22, 32 x 64 tiles of 8-byte words measured 0.83-0.89 of copy on
+   the odd-extent 2D transposes of the random suite where 64 x 32 measured
+   0.72-0.79, and the same within 1% on the named ones); a short axis (AoS
+   records of 5) is taken whole and the other grows to match. */
 static void choose_tile(fdx_perm_plan *p)
 {
     if (p->kind == FDX_PLAN_ROWS) {
@@ -81,26 +114,29 @@ static void choose_tile(fdx_perm_plan *p)
         p->TA = p->TB = 32;
         return;
     }
-    int64_t minrow = (MIN_ROW_WORDS + p->R - 1) / p->R, ta, tb;
+    const int64_t minrow = (SRC_RUN_WORDS + p->R - 1) / p->R, tw = tile_words(p);
+    int64_t ta, tb;
     if (p->R * p->nK <= WHOLE_AXIS_WORDS) { /* whole dst rows: each tile writes one contiguous run */
         tb = p->nK;
-        ta = min64(p->nA, TILE_WORDS / (p->R * tb));
+        ta = min64(p->nA, tw / (p->R * tb));
     } else if (p->R * p->nA <= WHOLE_AXIS_WORDS / 2) { /* whole src rows, still >= 32-word writes */
         ta = p->nA;
-        tb = min64(p->nK, TILE_WORDS / (p->R * ta));
+        tb = min64(p->nK, tw / (p->R * ta));
     } else {
         ta = min64(p->nA, minrow);
-        tb = min64(p->nK, TILE_WORDS / (p->R * ta));
+        tb = min64(p->nK, tw / (p->R * ta));
     }
-    /* long partial rows end on 32-word boundaries: whole sectors, no partial writes */
-    if (tb > 32 && tb < p->nK) tb -= tb % 32;
-    if (ta > 32 && ta < p->nA) ta -= ta % 32;
+    /* an axis cut into a few tiles: equal ones (509 = 255 + 254, not
+       384 + 125, which leaves two thirds of the second tile's threads idle);
+       long partial rows otherwise end on 32-word boundaries: whole sectors */
+    tb = cut_even(p->nK, tb);
+    ta = cut_even(p->nA, ta);
     if (ta < 1) ta = 1;
     if (tb < 1) tb = 1;
     /* FDX_LAYOUT_TILE=TAxTB overrides the choice for tiling experiments. */
     const char *env = getenv("FDX_LAYOUT_TILE");
     long ea, eb;
-    if (env && sscanf(env, "%ldx%ld", &ea, &eb) == 2 && ea >= 1 && eb >= 1 && p->R * ea * eb <= TILE_WORDS) {
+    if (env && sscanf(env, "%ldx%ld", &ea, &eb) == 2 && ea >= 1 && eb >= 1 && p->R * ea * eb <= MAX_TILE_WORDS) {
         ta = min64(p->nA, ea);
         tb = min64(p->nK, eb);
     }
@@ -128,12 +164,14 @@ static int64_t tile_run(const fdx_perm_plan *p, const int64_t *te, int dst, int 
 
 /* Packed tile: doubles the frontier axis of the side whose run is shorter
    (dst on ties: partial-sector writes cost more than partial reads) while
-   the tile stays within TILE_WORDS, then lets the cut axes fill the rest,
+   the tile stays within tile_words, then lets the cut axes fill the rest,
    in equal chunks when there are few, else ending on 32- (or 8-) word
-   multiples.  A short fastest axis (runs of 5
-   or 7 words) is thus extended by the next axes of its side. */
-static void choose_packed(fdx_perm_plan *p)
+   multiples.  A short fastest axis (runs of 5 or 7 words) is thus
+   extended by the next axes of its side.  Returns 0 when more than two
+   axes would be cut (the kernel checks two). */
+static int choose_packed(fdx_perm_plan *p)
 {
+    const int64_t tw = tile_words(p);
     int64_t words = 1;
     for (int a = 0; a < p->rank; a++) p->te[a] = 1;
     for (;;) {
@@ -144,7 +182,7 @@ static void choose_packed(fdx_perm_plan *p)
             int a = order[i];
             if (a < 0) continue;
             int64_t t = min64(p->n[a], p->te[a] * 2);
-            if (words / p->te[a] * t <= TILE_WORDS) words = words / p->te[a] * t, p->te[a] = t, grown = 1;
+            if (words / p->te[a] * t <= tw) words = words / p->te[a] * t, p->te[a] = t, grown = 1;
         }
         if (!grown) break;
     }
@@ -152,24 +190,44 @@ static void choose_packed(fdx_perm_plan *p)
     p->cut[0] = p->cut[1] = -1;
     for (int a = 0; a < p->rank; a++) {
         if (p->te[a] <= 1 || p->te[a] >= p->n[a]) continue;
-        int64_t rest = words / p->te[a], t = min64(p->n[a], TILE_WORDS / rest), chunks = (p->n[a] + t - 1) / t;
+        int64_t rest = words / p->te[a], t = min64(p->n[a], tw / rest), chunks = (p->n[a] + t - 1) / t;
         if (chunks <= 4) t = (p->n[a] + chunks - 1) / chunks; /* few chunks: equal ones (13 = 7 + 6, not 12 + 1) */
         else t -= t >= 64 ? t % 32 : t >= 16 ? t % 8 : 0;
         if (t > p->te[a]) words = rest * t, p->te[a] = t;
-        if (nc < 2) p->cut[nc++] = a;
+        if (nc < 2) p->cut[nc] = a;
+        nc++; /* only the two frontiers grow partly: never more than 2 */
     }
-    /* in-tile offsets are 32-bit in the kernel */
-    int64_t smax = 0, dmax = 0;
-    for (int a = 0; a < p->rank; a++) smax += (p->te[a] - 1) * p->ss[a], dmax += (p->te[a] - 1) * p->ds[a];
-    int fits = nc <= 2 && smax < ((int64_t)1 << 31) && dmax < ((int64_t)1 << 31);
-    /* H100, 2026-11-22: the packed kernel holds 2 blocks per SM (its slots
-       live in registers) and tops out near 0.70-0.80 of copy where the 2D
-       tile kernel reaches 0.89-0.91; it wins only where the 2D tile writes
-       runs shorter than a 128-byte line (random-03: 7-word runs, 0.46 ->
-       0.71).  FDX_LAYOUT_KERNEL=packed|tiled forces either (measurements). */
-    const char *k = getenv("FDX_LAYOUT_KERNEL");
+    return nc <= 2;
+}
+
+/* The 2D tile (R, TA, TB) as a tile over the merged axes: the unit axis
+   whole, TA along A, TB along K; A and K are the cut axes. */
+static void tile_2d(fdx_perm_plan *p, int A, int K)
+{
+    for (int a = 0; a < p->rank; a++) p->te[a] = 1;
+    if (p->R > 1) p->te[0] = p->R;
+    p->te[A] = p->TA;
+    p->te[K] = p->TB;
+    p->cut[0] = p->TA < p->nA ? A : -1;
+    p->cut[1] = p->TB < p->nK ? K : -1;
+    p->packed = 0;
+}
+
+/* Which tile the CUDA tile kernel moves.  H100, 2026-11-22 (round 2): the
+   2D tile wins except where it writes runs shorter than a 128-byte line
+   (random-03: 7-word runs, 0.46 -> 0.71 with the packed tile). */
+static void choose_kernel_tile(fdx_perm_plan *p, int A, int K)
+{
     int short_writes = p->R * p->TB * p->word < 128;
-    p->packed = fits && (k && strcmp(k, "packed") == 0 ? 1 : k && strcmp(k, "tiled") == 0 ? 0 : short_writes);
+    if (kernel_is("packed") || (short_writes && !kernel_is("2d"))) {
+        fdx_perm_plan q = *p;
+        if (choose_packed(&q)) {
+            *p = q;
+            p->packed = 1;
+            return;
+        }
+    }
+    tile_2d(p, A, K);
 }
 
 int fdx_perm_plan_square(fdx_perm_plan *p)
@@ -246,7 +304,8 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         p->nb++;
     }
     choose_tile(p);
-    if (p->kind == FDX_PLAN_TILED) choose_packed(p);
+    if (p->kind == FDX_PLAN_TILED) choose_kernel_tile(p, A, K);
+    if (p->kind == FDX_PLAN_ROWS) tile_2d(p, A, K); /* kept rows go through the tile kernel too */
     int64_t blocks = (p->nA + p->TA - 1) / p->TA * ((p->nK + p->TB - 1) / p->TB);
     for (int b = 0; b < p->nb; b++) blocks *= p->bn[b];
     FDX_CHECK(blocks < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",

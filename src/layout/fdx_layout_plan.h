@@ -46,12 +46,13 @@ typedef struct fdx_perm_plan {
     int TA, TB;                        /* tile extents along A and K */
     int nb;                            /* batch axes: extent, src and dst stride */
     int64_t bn[FDX_MAX_RANK], bs[FDX_MAX_RANK], bd[FDX_MAX_RANK];
-    /* Packed tile (TILED plans on CUDA, after cuTT's packed plans): a tile is
-       te[a] indices of every merged src axis a (1 off the tile), grown from
-       the fastest src axes and the fastest dst axes until both contiguous
-       runs are long; at most two axes are cut (1 < te < n), one per side.
-       packed = 1 when CUDA runs this tile (see choose_packed for when);
-       otherwise the 2D tile (R, A, K) above. */
+    /* The tile the CUDA tile kernel moves (TILED and ROWS plans): te[a] indices of
+       every merged src axis a (1 off the tile), at most two axes cut
+       (1 < te < n), one per side.  Either the 2D tile above written this way
+       (te = R, TA, TB on axes 0, A, K) or, packed = 1, a tile grown from the
+       fastest src axes and the fastest dst axes until both contiguous runs
+       are long (choose_packed: a short fastest axis extended by the next
+       axes of its side). */
     int packed;
     int64_t te[FDX_MAX_RANK];
     int64_t ss[FDX_MAX_RANK], ds[FDX_MAX_RANK]; /* strides of the merged src axes in src and dst */

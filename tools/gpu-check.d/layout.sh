@@ -1,11 +1,12 @@
 # Layout engine (issue 4): its tests (the GPU one under compute-sanitizer
 # unless LAYOUT_SANITIZE=0), `fdx bench transform` records on CUDA (named
-# permutations + random suite; LAYOUT_DIAG=1 adds the diagonal cases) and on
-# the CPU, then, while LAYOUT_BUDGET_S (seconds since the section started)
-# allows, the measurement-only variants: FDX_LAYOUT_KERNEL=packed (packed
-# tiles for every tiled plan), FDX_LAYOUT_PERSIST=0 (packed, one tile per
-# block), FDX_LAYOUT_NO_NT=1 (CPU: cached stores), FDX_LAYOUT_UNDIAG_STAGED=1
-# (CPU: buffered undiagonalize), each record tagged with "variant".
+# permutations + random suite; LAYOUT_DIAG=1 adds the diagonal cases,
+# LAYOUT_CPU=1 the CPU records), then, while LAYOUT_BUDGET_S (seconds since
+# the section started) allows, the measurement-only variants, each record
+# tagged with "variant": FDX_LAYOUT_KERNEL=packed (packed tiles for every
+# tiled plan), =2d (2D tiles for every tiled plan), FDX_LAYOUT_ASYNC=0
+# (registers instead of cp.async), FDX_LAYOUT_TILE=64x64 and 64x32 (tile
+# shapes), FDX_LAYOUT_TILE_WORDS=4096 (tiles of 4096 words).
 set -u
 bin=$(dirname "$FDX_BIN")
 base=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}
@@ -44,27 +45,18 @@ bash tests/cli_transform.sh "$FDX_BIN" | tail -1
 echo "layout tests done at $((SECONDS - start)) s"
 
 gpu=${base}_transform.jsonl cpu=${base}_transform-cpu.jsonl var=${base}_transform-variants.jsonl
-: >"$gpu"; : >"$cpu"; : >"$var"
+: >"$gpu"; : >"$var"
 for c in $named; do bench cuda --count 0 --only $c >>"$gpu"; done
 bench cuda --only random >>"$gpu"
 [ "${LAYOUT_DIAG:-0}" = 1 ] && { bench cuda --count 0 --only diag >>"$gpu"; bench cuda --count 0 --only undiag >>"$gpu"; }
 summary "$gpu"
 echo "gpu bench done at $((SECONDS - start)) s"
 
-for c in $named diag-main-eq diag-anti-lt undiag-main-gt undiag-anti-eq; do bench cpu --count 0 --only $c >>"$cpu"; done
-bench cpu --count 5 --mib 256 --only random >>"$cpu"
-summary "$cpu"
-echo "cpu bench done at $((SECONDS - start)) s"
-
-if [ "${LAYOUT_SANITIZE:-1}" = 1 ]; then
-  for tool in memcheck racecheck; do
-    if FDX_TEST_QUICK=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 99 "$bin/test_layout_gpu" >"$OUT/layout-sanitizer.log" 2>&1; then
-      echo "layout sanitizer $tool: clean"
-    else
-      echo "layout sanitizer $tool: FAILED"; tail -30 "$OUT/layout-sanitizer.log"
-    fi
-  done
-  echo "sanitizer done at $((SECONDS - start)) s"
+if [ "${LAYOUT_CPU:-0}" = 1 ]; then
+  : >"$cpu"
+  for c in $named diag-main-eq diag-anti-lt undiag-main-gt undiag-anti-eq; do bench cpu --count 0 --reps 5 --only $c >>"$cpu"; done
+  summary "$cpu"
+  echo "cpu bench done at $((SECONDS - start)) s"
 fi
 
 variant() { # variant "VAR=VALUE ..." BACKEND ARGS...: tagged records, skipped past the budget
@@ -72,10 +64,30 @@ variant() { # variant "VAR=VALUE ..." BACKEND ARGS...: tagged records, skipped p
   if [ $((SECONDS - start)) -ge "$budget" ]; then echo "skipped (budget): $env $*"; return; fi
   env $env timeout 120 "$FDX_BIN" bench transform --backend "$be" --json --reps 10 "$@" | tag "$env" >>"$var"
 }
-for c in $moved; do variant FDX_LAYOUT_KERNEL=packed cuda --count 0 --only $c; done
-for c in 3d-reverse swap-fastest 2d-transpose; do variant FDX_LAYOUT_NO_NT=1 cpu --count 0 --only $c; done
-for c in undiag-main-gt undiag-anti-eq; do variant FDX_LAYOUT_UNDIAG_STAGED=1 cpu --count 0 --only $c; done
-for c in $moved; do variant "FDX_LAYOUT_KERNEL=packed FDX_LAYOUT_PERSIST=0" cuda --count 0 --only $c; done
-variant FDX_LAYOUT_KERNEL=packed cuda --only random
+for c in $moved; do variant FDX_LAYOUT_TILE_WORDS=4096 cuda --count 0 --only $c; done
+[ "${LAYOUT_MORE:-0}" = 1 ] && {
+  for c in $moved; do variant FDX_LAYOUT_ASYNC=0 cuda --count 0 --only $c; done
+  for v in FDX_LAYOUT_TILE=64x64 FDX_LAYOUT_TILE=64x32; do
+    for c in 3d-reverse swap-fastest 2d-transpose; do variant $v cuda --count 0 --only $c; done
+  done
+}
+echo "named variants done at $((SECONDS - start)) s"
+
+if [ "${LAYOUT_SANITIZE:-1}" = 1 ]; then
+  for tool in memcheck racecheck; do
+    echo "== $tool" >>"$OUT/layout-sanitizer.log"
+    if FDX_TEST_QUICK=1 timeout 200 compute-sanitizer --tool $tool --error-exitcode 99 "$bin/test_layout_gpu" >"$OUT/san.tmp" 2>&1; then
+      echo "layout sanitizer $tool: clean ($(tail -1 "$OUT/san.tmp"))"
+    else
+      echo "layout sanitizer $tool: FAILED"; tail -30 "$OUT/san.tmp"
+    fi
+    cat "$OUT/san.tmp" >>"$OUT/layout-sanitizer.log"; rm -f "$OUT/san.tmp"
+  done
+  echo "sanitizer done at $((SECONDS - start)) s"
+fi
+
+
+variant FDX_LAYOUT_TILE_WORDS=4096 cuda --only random
+[ "${LAYOUT_MORE:-0}" = 1 ] && { variant FDX_LAYOUT_KERNEL=packed cuda --only random; variant FDX_LAYOUT_KERNEL=2d cuda --only random; }
 summary "$var"
 echo "layout section done at $((SECONDS - start)) s"
