@@ -90,7 +90,10 @@ fdx_status fdx_comm_cuda_capture_end(void *origin, void *const *streams, void *c
     cudaError_t ee = cudaStreamEndCapture((cudaStream_t)origin, &g);
     if (e == cudaSuccess) e = ee;
     cudaGraphExec_t x = NULL;
-    if (e == cudaSuccess && ok) e = cudaGraphInstantiateWithFlags(&x, g, 0);
+    /* Kernel nodes keep the priority of the stream they were captured from,
+       but a graph runs at its launch stream's priority unless told to use
+       them: the boundary slabs on the urgent comm stream need theirs. */
+    if (e == cudaSuccess && ok) e = cudaGraphInstantiateWithFlags(&x, g, cudaGraphInstantiateFlagUseNodePriority);
     if (g) cudaGraphDestroy(g);
     (void)cudaGetLastError(); /* a failed capture leaves a sticky-free error behind */
     if (!ok) return FDX_OK;

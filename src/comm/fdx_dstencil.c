@@ -110,6 +110,12 @@ static fdx_status apply_rows(const step_args *a, int i, int64_t lo, int64_t hi, 
     return fdx_stencil_apply(a->s->s[i], &vo, &vu, p ? &vp : NULL, c ? &vc : NULL, stream);
 }
 
+static int slabs_on_compute(void)
+{
+    const char *v = getenv("FDX_TEST_SLABS_ON_COMPUTE");
+    return v && strcmp(v, "1") == 0;
+}
+
 static fdx_status check_arrays(const step_args *a)
 {
     fdx_darray *all[4] = {a->out, a->u, a->u_prev, a->coef};
@@ -153,14 +159,15 @@ fdx_status fdx_dstencil_step(fdx_dstencil *s, fdx_darray *out, fdx_darray *u, fd
            exchange and beside the interior rather than before it: the
            interior does not wait for the slabs' small, poorly occupied
            launches.  They read what the previous step left on the compute
-           stream. */
-        void *ready = out->unit[i].ready;
-        if (ready) {
+           stream.  (FDX_TEST_SLABS_ON_COMPUTE=1 puts them back ahead of the
+           interior on the compute stream, to measure the difference.) */
+        void *ready = out->unit[i].ready, *slabs = slabs_on_compute() ? d->compute[i] : d->comm[i];
+        if (ready && slabs != d->compute[i]) {
             FDX_TRY(d->be->event_record(ready, d->compute[i]));
             FDX_TRY(fdx_comm_stream_wait(d->be, d->comm[i], ready));
         }
-        if (lower) FDX_TRY(apply_rows(&a, i, w, b_hi, d->comm[i]));
-        if (upper) FDX_TRY(apply_rows(&a, i, t_lo, L - w, d->comm[i]));
+        if (lower) FDX_TRY(apply_rows(&a, i, w, b_hi, slabs));
+        if (upper) FDX_TRY(apply_rows(&a, i, t_lo, L - w, slabs));
         ilo[i] = b_hi, ihi[i] = t_lo;
     }
     FDX_TRY(fdx_darray_exchange_begin(out));
