@@ -93,6 +93,21 @@ int main(void)
             CHECK(fdx_stencil_cfg_fits(&ks, &c, (int64_t[3]){s2[0], 1, s2[1]}), "extra 2D case %zu does not fit", i);
             sc_case(ctx, &d, dt, s2, &seed, force, &c);
         }
+    /* Blocks 16 threads wide and 16 or 32 rows tall (forced only: round 4's
+       tuner tried them on the 25-point and they lost), partial in x and y,
+       one banded. */
+    for (int p = 0; p < 2; p++)
+        for (int t = 0; t < 2; t++) {
+            fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
+            fdx_stencil_cfg c = {.variant = FDX_SV_UNROLL, .tx = 16, .ty = 16 << t, .vec = p ? 4 : 2, .chunk = 4,
+                                 .by = 1, .pd = 4, .xv = 1, .band = t ? 2 : 0};
+            fdx_stencil_desc d;
+            int64_t s3[3] = {136, 83, 19};
+            sc_desc(&d, 3, 8, t + p, p, 0);
+            fdx_stencil_kspec ks = {!p, 3, 4, (int)d.update, d.coef, 0, d.sponge > 0};
+            CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "tall case %d/%d does not fit", p, t);
+            sc_case(ctx, &d, dt, s3, &seed, force, &c);
+        }
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_stencil_gpu");
 }

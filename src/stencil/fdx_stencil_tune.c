@@ -116,6 +116,24 @@ static void chunk_stage(search *s, fdx_stencil_cfg base, int planes)
     }
 }
 
+/* Block shapes (threads) around `base`; the chunk follows the shape, except
+   a single unrolled group's.  (Round 4 also tried 16x16 and 16x32 on the
+   25-point's unrolled column, for fewer y-halo rows per row computed: 6%
+   and 17% slower than 32x4 on the H100, so not searched.) */
+static void shape_stage(search *s, const fdx_device_info *dev, fdx_stencil_cfg base)
+{
+    static const int shapes3[][2] = {{32, 4}, {64, 4}, {32, 8}, {64, 8}, {32, 16}, {128, 2}};
+    static const int shapes2[][2] = {{64, 1}, {128, 1}, {256, 1}, {512, 1}};
+    int rank3 = s->ks->rank == 3, nshapes = rank3 ? 6 : 4;
+    for (int i = 0; i < nshapes; i++) {
+        fdx_stencil_cfg c = base;
+        c.tx = rank3 ? shapes3[i][0] : shapes2[i][0];
+        c.ty = rank3 ? shapes3[i][1] : shapes2[i][1];
+        if (!single_group(&c)) c.chunk = default_chunk(s->ks, dev, s->cuda, s->n3, &c);
+        try_cfg(s, c);
+    }
+}
+
 /* An unrolled column of pd-plane groups with `vec` lanes: one group per
    block, or a march of groups through the shape's default chunk (pipelined
    or not); x neighbours as vectors where that saves loads (radius >= 2). */
@@ -176,19 +194,8 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
             for (int i = 0; i < 3; i++) try_cfg(&s, unrolled(&s, dev, d, v, singles[i], 0, 0, 1));
             try_cfg(&s, unrolled(&s, dev, d, v, 4, 1, 1, 1));
         }
-        /* Stage 2: block shape (threads); the chunk follows the shape, except
-           a single unrolled group's. */
-        static const int shapes3[][2] = {{32, 4}, {64, 4}, {32, 8}, {64, 8}, {32, 16}, {128, 2}};
-        static const int shapes2[][2] = {{64, 1}, {128, 1}, {256, 1}, {512, 1}};
-        fdx_stencil_cfg base = s.best;
-        int nshapes = ks->rank == 3 ? 6 : 4;
-        for (int i = 0; i < nshapes; i++) {
-            fdx_stencil_cfg c = base;
-            c.tx = ks->rank == 3 ? shapes3[i][0] : shapes2[i][0];
-            c.ty = ks->rank == 3 ? shapes3[i][1] : shapes2[i][1];
-            if (!single_group(&c)) c.chunk = default_chunk(ks, dev, cuda, n3, &c);
-            try_cfg(&s, c);
-        }
+        /* Stage 2: block shape (threads) of the best. */
+        shape_stage(&s, dev, s.best);
     } else {
         fdx_stencil_cfg base = s.best;
         static const int rows[] = {2, 4, 8, 32, 64, 128};
@@ -219,6 +226,11 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
        of copy on the H100; elsewhere they lost).  Then, for a banded single
        group, its length again. */
     if (cuda && s.unrolled_ms < INFINITY && !s.unrolled.zfast) {
+        /* Stage 2 shaped only the best; where that is not unrolled (the
+           25-point: a shared-memory march), shape the best unrolled column
+           here before its bands (25-point: 32x8 1.025 -> 32x4 0.974 ms,
+           then band 64 0.906 on the H100). */
+        if (s.best.variant != FDX_SV_UNROLL) shape_stage(&s, dev, s.unrolled);
         fdx_stencil_cfg base = s.unrolled;
         int64_t gy = (n3[1] + base.ty - 1) / base.ty;
         for (int b = 4; b <= 64; b *= 4) {
@@ -268,7 +280,7 @@ void fdx_stencil_tune_key(const char *backend, const fdx_device_info *dev, const
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     fdx_hash h;
     fdx_hash_init(&h);
-    fdx_hash_add_str(&h, "stencil-tune-v3");
+    fdx_hash_add_str(&h, "stencil-tune-v4"); /* v4: round 4 shapes the unrolled column */
     fdx_hash_add_str(&h, backend);
     fdx_hash_add_str(&h, dev->name);
     fdx_hash_add(&h, &dev->sm_count, sizeof dev->sm_count);
