@@ -108,6 +108,34 @@ int main(void)
             CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "tall case %d/%d does not fit", p, t);
             sc_case(ctx, &d, dt, s3, &seed, force, &c);
         }
+    /* Several rows a thread (2, 3, 4; every vector width, x vectors,
+       bands, a pipelined march), the y extent's interior no
+       multiple of a block's rows, so the last block row is partial and its
+       rows past the array are clamped: the 25-point tuner candidates and
+       the 7-point and order-4 ones. */
+    static const struct {
+        int vec, ry, pd, chunk, pipe, win, xv, band, order, nx, ny;
+    } rows[] = {
+        {0, 2, 4, 4, 0, 0, 1, 2, 8, 136, 8 + 13}, {1, 2, 4, 4, 0, 0, 0, 0, 8, 133, 8 + 9},
+        {1, 4, 2, 2, 0, 0, 0, 3, 8, 136, 8 + 23}, {0, 2, 2, 2, 0, 0, 1, 0, 8, 136, 8 + 7},
+        {0, 3, 2, 9, 1, 0, 0, 0, 2, 136, 2 + 26}, {0, 4, 4, 4, 0, 0, 0, 0, 2, 136, 2 + 35},
+        {2, 2, 3, 10, 0, 0, 1, 2, 4, 140, 4 + 15},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        for (int p = 0; p < 2; p++) {
+            fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
+            int widest = p ? 4 : 2, vec = rows[i].vec ? rows[i].vec : widest, r = rows[i].order / 2;
+            fdx_stencil_cfg c = {.variant = FDX_SV_UNROLL, .tx = 32, .ty = 4, .vec = vec > widest ? widest : vec,
+                                 .chunk = rows[i].chunk, .by = 1, .pd = rows[i].pd, .pipe = rows[i].pipe,
+                                 .win = rows[i].win, .xv = rows[i].xv, .band = rows[i].band, .ry = rows[i].ry};
+            fdx_stencil_desc d;
+            int64_t s3[3] = {rows[i].nx, rows[i].ny, 17 + (int)i};
+            sc_desc(&d, 3, rows[i].order, (int)(i + p) % 3, (int)i % 2, p);
+            fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
+            CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "rows case %zu does not fit", i);
+            CHECK((s3[1] - 2 * r) % (c.ty * c.ry) != 0, "rows case %zu: the last block row is not partial", i);
+            sc_case(ctx, &d, dt, s3, &seed, force, &c);
+        }
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_stencil_gpu");
 }

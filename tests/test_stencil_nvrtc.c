@@ -91,6 +91,24 @@ int main(void)
             .variant = FDX_SV_SMEM, .tx = widths[i], .ty = 1, .vec = 4, .chunk = 16, .by = 1, .pd = 2};
         compile_one(&ks, &cfg);
     }
+    /* Several rows a thread: the 25-point tuner candidates (vec 2 x vectors
+       with two rows, vec 1 with two and four, banded), order 4 f32 heat
+       with a coefficient at vec 4, a pipelined march, the 3D wave with a sponge. */
+    static const struct {
+        int dbl, radius, update, coef, sponge, vec, ry, pd, chunk, pipe, win, xv, band;
+    } rows[] = {
+        {1, 4, 0, 0, 0, 2, 2, 4, 4, 0, 0, 1, 64}, {1, 4, 0, 0, 0, 2, 2, 2, 2, 0, 0, 1, 32},
+        {1, 4, 0, 0, 0, 1, 2, 4, 4, 0, 0, 0, 64}, {1, 4, 0, 0, 0, 1, 4, 4, 4, 0, 0, 0, 16},
+        {1, 4, 0, 0, 0, 1, 4, 2, 2, 0, 0, 0, 0},  {0, 2, 2, 1, 0, 4, 2, 2, 2, 0, 0, 1, 0},
+        {0, 1, 0, 0, 0, 4, 3, 2, 10, 1, 0, 0, 0}, {1, 3, 1, 1, 1, 2, 2, 4, 12, 0, 0, 1, 4},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        fdx_stencil_kspec ks = {rows[i].dbl, 3, rows[i].radius, rows[i].update, rows[i].coef, 0, rows[i].sponge};
+        fdx_stencil_cfg cfg = {.variant = FDX_SV_UNROLL, .tx = 32, .ty = 4, .vec = rows[i].vec, .chunk = rows[i].chunk,
+                               .by = 1, .pd = rows[i].pd, .pipe = rows[i].pipe, .win = rows[i].win, .xv = rows[i].xv,
+                               .band = rows[i].band, .ry = rows[i].ry};
+        compile_one(&ks, &cfg);
+    }
     printf("compiled %d generated kernels with NVRTC %d.%d\n", compiled, major, minor);
     return fdx_test_finish("test_stencil_nvrtc");
 #endif

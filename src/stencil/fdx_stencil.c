@@ -202,6 +202,18 @@ static fdx_status choose(call *c, void *stream, fdx_stencil_cfg *cfg)
         if (!cuda || fdx_stencil_cfg_fits(&c->s->ks, &f, c->n3)) *cfg = f;
         return FDX_OK;
     }
+    /* FDX_STENCIL_CFG (profiling one configuration, experiments): the
+       tuning file's fields after its version, used where they fit; a value
+       that does not parse or fit is reported and ignored. */
+    const char *env = getenv("FDX_STENCIL_CFG");
+    if (env && env[0]) {
+        fdx_stencil_cfg f;
+        if (fdx_stencil_cfg_parse(env, &f) && (!cuda || fdx_stencil_cfg_fits(&c->s->ks, &f, c->n3))) {
+            *cfg = f;
+            return FDX_OK;
+        }
+        FDX_WARN("FDX_STENCIL_CFG='%s' does not parse or fit this stencil; ignored", env);
+    }
     if (off || points < FDX_STENCIL_TUNE_MIN_POINTS) return FDX_OK;
     char key[33];
     fdx_stencil_tune_key(c->be->name, c->dev, &c->s->ks, c->n3, key);

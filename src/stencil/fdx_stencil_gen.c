@@ -56,6 +56,8 @@ typedef struct gen {
     int plane; /* unroll: the column plane being computed */
     int win;   /* vectors cut from two aligned ones (cfg->win) */
     int xv;    /* unroll: x neighbours beyond the lanes as aligned vectors */
+    int nr;    /* unroll: rows per thread (cfg->ry) */
+    int row;   /* unroll: the thread's row being computed, 0..nr-1 */
 } gen;
 
 /* The window helpers: vec consecutive values at p, wherever p lies, from the
@@ -109,9 +111,9 @@ static void emit_prelude(sb *b, const gen *g)
 
 /* CUDA, fused sponge: the factor f<v> of lane v at (x + v, y, k) and the
    damped u_prev g<v>. */
-static void emit_cuda_damp(sb *b, int v, const char *k, const char *prev)
+static void emit_cuda_damp(sb *b, int v, const char *y, const char *k, const char *prev)
 {
-    put(b, "            const real f%d = fdx_damp(p, x + %d, y, %s), g%d = fdx_mul(f%d, %s);\n", v, v, k, v, v, prev);
+    put(b, "            const real f%d = fdx_damp(p, x + %d, %s, %s), g%d = fdx_mul(f%d, %s);\n", v, v, y, k, v, v, prev);
 }
 
 /* Prints the neighbour of the current point at `off` along axis a (0 x, 1 y,
@@ -282,17 +284,45 @@ static void emit_vload(sb *b, const gen *g, const char *pre, const char *suf, co
     put(b, " }");
 }
 
-/* Unrolled column: c<lane>_<t> holds plane t of the column (plane k0 - rm + t),
-   pl<t> points at this thread's first lane in that plane. */
+/* Register names of the unrolled column's row `i`: "<pre>" with one row a
+   thread, "<pre><i>_" with several (c1_0_3: row 1, lane 0, plane 3). */
+static const char *rowpre(const gen *g, char *buf, size_t n, const char *pre, int i)
+{
+    if (g->nr > 1) snprintf(buf, n, "%s%d_", pre, i);
+    else snprintf(buf, n, "%s", pre);
+    return buf;
+}
+
+/* The in-plane offset of the row d rows after the thread's first (d may be
+   negative): with several rows a thread, rows past the array's last are
+   clamped to it (oy<d>, declared per thread), so the rows of a partial last
+   block stay inside the array; their results are not stored. */
+static const char *rowoff(const gen *g, char *buf, size_t n, int d)
+{
+    if (d > 0 && g->nr > 1) snprintf(buf, n, "oy%d", d);
+    else snprintf(buf, n, "(%d) * sy", d);
+    return buf;
+}
+
+/* Unrolled column: c<lane>_<t> (c<row>_<lane>_<t> with several rows a
+   thread) holds plane t of the column (plane k0 - rm + t), pl<t> points at
+   this thread's first lane in that plane of its first row. */
 static void unroll_neighbour(sb *b, const gen *g, int a, int off, int v)
 {
     static const char comp[4] = {'x', 'y', 'z', 'w'};
     int t = g->plane + g->rm, d = v + off, m = d < 0 ? -((-d + g->vec - 1) / g->vec) : d / g->vec;
-    if (a == 2) put(b, "c%d_%d", v, t + off);
-    else if (a == 0 && d >= 0 && d < g->vec) put(b, "c%d_%d", d, t);
-    else if (a == 0 && g->xv) put(b, "x%c%d_%d.%c", m < 0 ? 'm' : 'p', m < 0 ? -m : m, g->plane, comp[d - m * g->vec]);
+    int dy = g->row + off; /* the y neighbour's row, relative to the thread's first */
+    char c[16], o[16];
+    rowpre(g, c, sizeof c, "c", g->row);
+    if (a == 2) put(b, "%s%d_%d", c, v, t + off);
+    else if (a == 0 && d >= 0 && d < g->vec) put(b, "%s%d_%d", c, d, t);
+    else if (a == 0 && g->xv) put(b, "x%s%c%d_%d.%c", rowpre(g, o, sizeof o, "", g->row), m < 0 ? 'm' : 'p',
+                                  m < 0 ? -m : m, g->plane, comp[d - m * g->vec]);
+    else if (a == 0 && g->row) put(b, "__ldg(pl%d + oy%d + %d)", t, g->row, d);
     else if (a == 0) put(b, "__ldg(pl%d + %d)", t, d);
-    else if (g->vec > 1) put(b, "y%c%d_%d.%c", off < 0 ? 'm' : 'p', off < 0 ? -off : off, g->plane, comp[v]);
+    else if (dy >= 0 && dy < g->nr) put(b, "%s%d_%d", rowpre(g, o, sizeof o, "c", dy), v, t); /* another row's centre */
+    else if (g->vec > 1) put(b, "y%c%d_%d.%c", dy < 0 ? 'm' : 'p', dy < 0 ? -dy : dy, g->plane, comp[v]);
+    else if (g->nr > 1) put(b, "y%c%d_%d", dy < 0 ? 'm' : 'p', dy < 0 ? -dy : dy, g->plane);
     else put(b, "__ldg(pl%d + %d * sy)", t, off);
 }
 
@@ -403,7 +433,7 @@ static void emit_step(sb *b, const gen *g, const char *kv, const char *buf, int 
         snprintf(res, sizeof res, "r%d", v);
         char damp[16] = "";
         if (g->ks->sponge) {
-            emit_cuda_damp(b, v, kv, prev);
+            emit_cuda_damp(b, v, "y", kv, prev);
             snprintf(prev, sizeof prev, "g%d", v);
             snprintf(damp, sizeof damp, "f%d", v);
         }
@@ -433,28 +463,36 @@ static void emit_head(sb *b, const gen *g)
 }
 
 /* Loads of one group of the unrolled column, the group starting at plane
-   `kg` (an expression): its U new column planes kg + rm .. kg + rm + U - 1
-   into <col><lane>_<first + j>, clamped to the block's last plane kl; u_prev
-   and coef at its own planes, clamped to k1 - 1, into pu/pc<lane>_<j> (with
-   `next`: pun/pcn).  Clamped loads repeat a valid plane, so every load is
-   unconditional and the compiler may issue them all at once. */
+   `kg` (an expression): for each of the thread's rows, its U new column
+   planes kg + rm .. kg + rm + U - 1 into <col><lane>_<first + j>, clamped to
+   the block's last plane kl; u_prev and coef at its own planes, clamped to
+   k1 - 1, into pu/pc<lane>_<j> (with `next`: pun/pcn).  Clamped loads repeat
+   a valid plane, so every load is unconditional and the compiler may issue
+   them all at once. */
 static void emit_group_loads(sb *b, const gen *g, const char *kg, const char *col, int first, int next)
 {
     const int U = g->cfg->pd, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef;
-    char suf[32], idx[128];
-    for (int j = 0; j < U; j++) {
-        snprintf(suf, sizeof suf, "_%d", first + j);
-        snprintf(idx, sizeof idx, "base + ((%s) + %d < kl ? (%s) + %d : kl) * sm", kg, g->rm + j, kg, g->rm + j);
-        put(b, "        "), emit_vload(b, g, col, suf, "u", idx, "__ldg"), put(b, "\n");
-    }
-    const char *pw[2] = {wave ? (next ? "pun" : "pu") : NULL, coef ? (next ? "pcn" : "pc") : NULL};
-    const char *src[2] = {"up", "cf"};
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; pw[i] && j < U; j++) {
-            snprintf(suf, sizeof suf, "_%d", j);
-            snprintf(idx, sizeof idx, "base + ((%s) + %d < k1 ? (%s) + %d : k1 - 1) * sm", kg, j, kg, j);
-            put(b, "        "), emit_vload(b, g, pw[i], suf, src[i], idx, "__ldcs"), put(b, "\n");
+    char suf[32], idx[512], pre[16], ro[24];
+    for (int i = 0; i < g->nr; i++) {
+        /* Row i's base: the first row's plus its in-plane offset. */
+        char rb[32];
+        snprintf(rb, sizeof rb, "base%s%s", i ? " + " : "", i ? rowoff(g, ro, sizeof ro, i) : "");
+        for (int j = 0; j < U; j++) {
+            snprintf(suf, sizeof suf, "_%d", first + j);
+            snprintf(idx, sizeof idx, "%s + ((%s) + %d < kl ? (%s) + %d : kl) * sm", rb, kg, g->rm + j, kg, g->rm + j);
+            put(b, "        "), emit_vload(b, g, rowpre(g, pre, sizeof pre, col, i), suf, "u", idx, "__ldg"),
+                put(b, "\n");
         }
+        const char *pw[2] = {wave ? (next ? "pun" : "pu") : NULL, coef ? (next ? "pcn" : "pc") : NULL};
+        const char *src[2] = {"up", "cf"};
+        for (int w = 0; w < 2; w++)
+            for (int j = 0; pw[w] && j < U; j++) {
+                snprintf(suf, sizeof suf, "_%d", j);
+                snprintf(idx, sizeof idx, "%s + ((%s) + %d < k1 ? (%s) + %d : k1 - 1) * sm", rb, kg, j, kg, j);
+                put(b, "        "), emit_vload(b, g, rowpre(g, pre, sizeof pre, pw[w], i), suf, src[w], idx, "__ldcs"),
+                    put(b, "\n");
+            }
+    }
 }
 
 /* Declares <pre><lane>_<i> = 0 for every lane and i < n. */
@@ -479,7 +517,11 @@ static void emit_lane_array(sb *b, const gen *g, const char *pre, int n)
    through L1 like the direct strategy (with g->xv the x neighbours beyond
    the thread's lanes as aligned vectors: one load per vec values).  No
    shared memory and no barriers, so threads outside the grid leave at once.
-   In-plane offsets are 32-bit; only the per-thread base pointer is 64-bit. */
+   In-plane offsets are 32-bit; only the per-thread base pointer is 64-bit.
+   With cfg->ry > 1 (rank 3) a thread computes ry consecutive rows, each with
+   its own column: the rows' centres are each other's y neighbours, so a
+   plane costs ry + 2r row loads for ry points instead of ry (2r + 1) (the
+   25-point kernel is bound by those loads through L1, not by DRAM). */
 static void emit_cuda_unroll(sb *b, gen *g)
 {
     const fdx_stencil_cfg *c = g->cfg;
@@ -507,30 +549,43 @@ static void emit_cuda_unroll(sb *b, gen *g)
        start at the first interior point and cover only interior points
        (513 wide at 128 points a block: 4 blocks, not a fifth for one
        column, whose warps would wait as long as full ones). */
-    put(b, "    const int x = %d + bx * %d + (int)threadIdx.x * %d, y = by * %d + (int)threadIdx.y;\n",
-        g->win ? g->r : 0, c->tx * g->vec, g->vec, c->ty);
-    put(b, "    if (x >= nx - %d || y < %d || y >= ny - %d) return;\n", g->win ? g->r : 0, g->ry, g->ry);
+    put(b, "    const int x = %d + bx * %d + (int)threadIdx.x * %d", g->win ? g->r : 0, c->tx * g->vec, g->vec);
+    if (g->nr == 1) {
+        put(b, ", y = by * %d + (int)threadIdx.y;\n", c->ty);
+        put(b, "    if (x >= nx - %d || y < %d || y >= ny - %d) return;\n", g->win ? g->r : 0, g->ry, g->ry);
+    } else {
+        /* Several rows a thread: the rows start at the first interior one
+           (a block covers ty * nr rows; the grid covers ny - 2r). */
+        put(b, ", y = %d + (by * %d + (int)threadIdx.y) * %d;\n", g->ry, c->ty, g->nr);
+        put(b, "    if (x >= nx - %d || y >= ny - %d) return;\n", g->win ? g->r : 0, g->ry);
+        for (int d = 1; d < g->nr + g->ry; d++)
+            put(b, "    const int oy%d = (y + %d < ny ? %d : ny - 1 - y) * sy;\n", d, d, d);
+    }
     put(b, "    const long long k0 = %d + (long long)bz * p.chunk;\n", g->rm);
     put(b, "    const long long k1 = k0 + p.chunk < nm - %d ? k0 + p.chunk : nm - %d;\n", g->rm, g->rm);
     put(b, "    const long long kl = k1 + %d; /* the last plane the block reads */\n", g->rm - 1);
     put(b, "    const long long base = x + (long long)y * sy;\n");
     put(b, "    (void)up, (void)cf, (void)sy, (void)kl;\n");
-    /* c<lane>_<t>: plane kg - rm + t of the column, t < T. */
-    emit_lane_array(b, g, "c", T);
-    if (wave) emit_lane_array(b, g, "pu", U);
-    if (coef) emit_lane_array(b, g, "pc", U);
-    if (pipe) {
-        emit_lane_array(b, g, "n", U);
-        if (wave) emit_lane_array(b, g, "pun", U);
-        if (coef) emit_lane_array(b, g, "pcn", U);
+    /* c<lane>_<t>: plane kg - rm + t of the column, t < T (per row). */
+    char suf[32], idx[128], pre[16], ro[24];
+    for (int i = 0; i < g->nr; i++) {
+        emit_lane_array(b, g, rowpre(g, pre, sizeof pre, "c", i), T);
+        if (wave) emit_lane_array(b, g, rowpre(g, pre, sizeof pre, "pu", i), U);
+        if (coef) emit_lane_array(b, g, rowpre(g, pre, sizeof pre, "pc", i), U);
+        if (pipe) {
+            emit_lane_array(b, g, rowpre(g, pre, sizeof pre, "n", i), U);
+            if (wave) emit_lane_array(b, g, rowpre(g, pre, sizeof pre, "pun", i), U);
+            if (coef) emit_lane_array(b, g, rowpre(g, pre, sizeof pre, "pcn", i), U);
+        }
     }
-    char suf[32], idx[96];
     /* The 2 rm planes below the first group (they exist: k0 >= rm). */
-    for (int t = 0; t < R; t++) {
-        snprintf(suf, sizeof suf, "_%d", t);
-        snprintf(idx, sizeof idx, "base + (k0 - %d) * sm", g->rm - t);
-        put(b, "    "), emit_vload(b, g, "c", suf, "u", idx, "__ldg"), put(b, "\n");
-    }
+    for (int i = 0; i < g->nr; i++)
+        for (int t = 0; t < R; t++) {
+            snprintf(suf, sizeof suf, "_%d", t);
+            snprintf(idx, sizeof idx, "base%s%s + (k0 - %d) * sm", i ? " + " : "", i ? rowoff(g, ro, sizeof ro, i) : "",
+                     g->rm - t);
+            put(b, "    "), emit_vload(b, g, rowpre(g, pre, sizeof pre, "c", i), suf, "u", idx, "__ldg"), put(b, "\n");
+        }
     if (pipe) emit_group_loads(b, g, "k0", "c", R, 0);
     if (single) put(b, "    {\n        const long long kg = k0;\n");
     else put(b, "#pragma unroll 1\n    for (long long kg = k0; kg < k1; kg += %d) {\n", U);
@@ -550,57 +605,78 @@ static void emit_cuda_unroll(sb *b, gen *g)
        even windows stay inside the array. */
     for (int j = 0; j < U; j++)
         put(b, "        const real *pl%d = u + base + (kg + %d < k1 ? kg + %d : k1 - 1) * sm;\n", j + g->rm, j, j);
-    char centre[32], prev[32], cfv[32], res[32];
+    char centre[48], prev[48], cfv[48], res[32];
     const int mx = (g->r + g->vec - 1) / g->vec; /* x vectors per side */
     for (int j = 0; j < U; j++) {
         g->plane = j;
         /* y neighbours as whole vectors (aligned: vec divides nx, or cut
-           from two aligned ones). */
-        for (int oy = -g->ry; oy <= g->ry && g->vec > 1; oy++) {
-            if (!oy) continue;
+           from two aligned ones); with several rows, only the 2r rows
+           around the thread's rows (the rows between are its centres), as
+           named scalars at vec 1 too. */
+        for (int oy = -g->ry; oy < g->nr + g->ry && (g->vec > 1 || g->nr > 1); oy++) {
+            if (oy >= 0 && oy < g->nr) continue;
             snprintf(suf, sizeof suf, "y%c%d_%d", oy < 0 ? 'm' : 'p', oy < 0 ? -oy : oy, j);
-            if (g->win)
-                put(b, "        const realv %s = fdx_win_ldg(pl%d + (%d) * sy);\n", suf, j + g->rm, oy);
+            rowoff(g, ro, sizeof ro, oy);
+            if (g->vec == 1)
+                put(b, "        const real %s = __ldg(pl%d + %s);\n", suf, j + g->rm, ro);
+            else if (g->win)
+                put(b, "        const realv %s = fdx_win_ldg(pl%d + %s);\n", suf, j + g->rm, ro);
             else
-                put(b, "        const realv %s = __ldg((const realv *)(pl%d + (%d) * sy));\n", suf, j + g->rm, oy);
+                put(b, "        const realv %s = __ldg((const realv *)(pl%d + %s));\n", suf, j + g->rm, ro);
         }
-        for (int m = -mx; m <= mx && g->xv; m++)
-            if (m)
-                put(b, "        const realv x%c%d_%d = __ldg((const realv *)(pl%d) + (%d));\n", m < 0 ? 'm' : 'p',
-                    m < 0 ? -m : m, j, j + g->rm, m);
-        put(b, "        if (%d < nk) {\n", j);
-        for (int v = 0; v < g->vec; v++) {
-            snprintf(centre, sizeof centre, "c%d_%d", v, j + g->rm);
-            snprintf(prev, sizeof prev, "pu%d_%d", v, j);
-            snprintf(cfv, sizeof cfv, "pc%d_%d", v, j);
-            snprintf(res, sizeof res, "r%d", v);
-            char damp[16] = "", kj[16];
-            if (g->ks->sponge) {
-                snprintf(kj, sizeof kj, "kg + %d", j);
-                emit_cuda_damp(b, v, kj, prev);
-                snprintf(prev, sizeof prev, "g%d", v);
-                snprintf(damp, sizeof damp, "f%d", v);
+        for (int i = 0; i < g->nr; i++) {
+            g->row = i;
+            char rp[16], pl[32];
+            rowpre(g, rp, sizeof rp, "", i);
+            if (i) snprintf(pl, sizeof pl, "pl%d + oy%d", j + g->rm, i);
+            else snprintf(pl, sizeof pl, "pl%d", j + g->rm);
+            for (int m = -mx; m <= mx && g->xv; m++)
+                if (m)
+                    put(b, "        const realv x%s%c%d_%d = __ldg((const realv *)(%s) + (%d));\n", rp,
+                        m < 0 ? 'm' : 'p', m < 0 ? -m : m, j, pl, m);
+            if (g->nr == 1) put(b, "        if (%d < nk) {\n", j);
+            else put(b, "        if (%d < nk && y + %d < ny - %d) {\n", j, i, g->ry);
+            for (int v = 0; v < g->vec; v++) {
+                snprintf(centre, sizeof centre, "%s%d_%d", rowpre(g, pre, sizeof pre, "c", i), v, j + g->rm);
+                snprintf(prev, sizeof prev, "%s%d_%d", rowpre(g, pre, sizeof pre, "pu", i), v, j);
+                snprintf(cfv, sizeof cfv, "%s%d_%d", rowpre(g, pre, sizeof pre, "pc", i), v, j);
+                snprintf(res, sizeof res, "r%d", v);
+                char damp[16] = "", kj[16], yi[16];
+                if (g->ks->sponge) {
+                    snprintf(kj, sizeof kj, "kg + %d", j);
+                    snprintf(yi, sizeof yi, i ? "y + %d" : "y", i);
+                    emit_cuda_damp(b, v, yi, kj, prev);
+                    snprintf(prev, sizeof prev, "g%d", v);
+                    snprintf(damp, sizeof damp, "f%d", v);
+                }
+                put(b, "            ");
+                emit_point(b, g, cuda_neighbour, "p.", v, centre, prev, cfv, damp[0] ? damp : NULL, res);
             }
-            put(b, "            ");
-            emit_point(b, g, cuda_neighbour, "p.", v, centre, prev, cfv, damp[0] ? damp : NULL, res);
+            if (i) snprintf(idx, sizeof idx, "out + base + oy%d + (kg + %d) * sm", i, j);
+            else snprintf(idx, sizeof idx, "out + base + (kg + %d) * sm", j);
+            emit_store(b, g, idx);
+            put(b, "        }\n");
         }
-        snprintf(idx, sizeof idx, "out + base + (kg + %d) * sm", j);
-        emit_store(b, g, idx);
-        put(b, "        }\n");
+        g->row = 0;
     }
     /* The next group's lower planes: registers, no memory traffic (only the
        last group can be partial, and nothing follows it); with pipe its new
        planes too. */
-    for (int v = 0; v < g->vec && !single; v++) {
-        put(b, "       ");
-        for (int t = 0; t < R; t++) put(b, " c%d_%d = c%d_%d;", v, t, v, t + U);
-        for (int j = 0; pipe && j < U; j++) {
-            put(b, " c%d_%d = n%d_%d;", v, R + j, v, j);
-            if (wave) put(b, " pu%d_%d = pun%d_%d;", v, j, v, j);
-            if (coef) put(b, " pc%d_%d = pcn%d_%d;", v, j, v, j);
+    for (int i = 0; i < g->nr && !single; i++)
+        for (int v = 0; v < g->vec; v++) {
+            char cp[16], np[16], up[16], unp[16], fp[16], fnp[16];
+            rowpre(g, cp, sizeof cp, "c", i), rowpre(g, np, sizeof np, "n", i);
+            rowpre(g, up, sizeof up, "pu", i), rowpre(g, unp, sizeof unp, "pun", i);
+            rowpre(g, fp, sizeof fp, "pc", i), rowpre(g, fnp, sizeof fnp, "pcn", i);
+            put(b, "       ");
+            for (int t = 0; t < R; t++) put(b, " %s%d_%d = %s%d_%d;", cp, v, t, cp, v, t + U);
+            for (int j = 0; pipe && j < U; j++) {
+                put(b, " %s%d_%d = %s%d_%d;", cp, v, R + j, np, v, j);
+                if (wave) put(b, " %s%d_%d = %s%d_%d;", up, v, j, unp, v, j);
+                if (coef) put(b, " %s%d_%d = %s%d_%d;", fp, v, j, fnp, v, j);
+            }
+            put(b, "\n");
         }
-        put(b, "\n");
-    }
     put(b, "    }\n}\n");
 }
 
@@ -691,7 +767,7 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
               ks->radius);
     FDX_CHECK(ks->rank >= 1 && ks->rank <= 3, FDX_ERR_INTERNAL, "stencil rank %d", ks->rank);
     gen g = {ks, cfg, cuda, ks->radius, ks->rank >= 2 ? ks->radius : 0, ks->rank == 3 ? ks->radius : 0,
-             cuda ? cfg->vec : 1, ks->is_double ? "double" : "float", 0, 0, 0};
+             cuda ? cfg->vec : 1, ks->is_double ? "double" : "float", 0, 0, 0, 1, 0};
     if (cuda) {
         int unroll = cfg->variant == FDX_SV_UNROLL;
         g.win = unroll && cfg->win && cfg->vec > 1;
@@ -711,6 +787,9 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
         FDX_CHECK(ks->rank == 3 || cfg->ty == 1, FDX_ERR_INTERNAL, "rank %d needs ty 1, got %d", ks->rank, cfg->ty);
         FDX_CHECK(cfg->variant != FDX_SV_UNROLL || ks->rank >= 2, FDX_ERR_INTERNAL,
                   "unrolled column in rank %d", ks->rank);
+        g.nr = fdx_stencil_rows(cfg);
+        FDX_CHECK(g.nr <= 4 && (g.nr == 1 || (unroll && ks->rank == 3 && !g.win)), FDX_ERR_INTERNAL,
+                  "%d rows a thread (the unrolled column in rank 3, without windows, takes 1..4)", cfg->ry);
     }
     sb b = {0};
     emit_prelude(&b, &g);

@@ -62,7 +62,13 @@ typedef struct fdx_stencil_cfg {
                     rows (y), each band through all its chunks before the next,
                     so that the planes neighbouring chunks share meet in L2
                     while few rows are in flight; 0: all rows, then chunks */
+    int ry;      /* CUDA, unroll, rank 3: consecutive rows (y) per thread, 1..4
+                    (0 reads as 1); the rows share their y-neighbour loads:
+                    ry + 2r row loads a plane for ry points, not ry (2r + 1) */
 } fdx_stencil_cfg;
+
+/* Rows per thread of a configuration (cfg->ry, 0 read as 1). */
+static inline int fdx_stencil_rows(const fdx_stencil_cfg *c) { return c->ry > 1 ? c->ry : 1; }
 
 /* The generated code sees every problem as (nx, ny, nm): x fastest, y the
    second in-plane axis (1 unless rank 3), m the marching axis (the slowest;

@@ -52,7 +52,9 @@ static int grid3(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const 
     int rm = ks->rank >= 2 ? ks->radius : 0;
     /* Windows (unaligned rows) cover the interior points of x only. */
     int64_t gx = ceil_div(n3[0] - (cfg->win ? 2 * ks->radius : 0), (int64_t)cfg->tx * cfg->vec);
-    int64_t gy = ceil_div(n3[1], cfg->ty);
+    /* Several rows a thread start at the first interior row. */
+    int nr = fdx_stencil_rows(cfg);
+    int64_t gy = nr > 1 ? ceil_div(n3[1] - 2 * ks->radius, (int64_t)cfg->ty * nr) : ceil_div(n3[1], cfg->ty);
     int64_t gz = ceil_div(n3[2] - 2 * rm, cfg->chunk);
     g[0] = gx, g[1] = gy, g[2] = gz;
     if (cfg->zfast) g[0] = gz, g[1] = gx, g[2] = gy;
@@ -93,6 +95,11 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
     /* Settings that would not change the kernel are refused, so the tuner
        never times one kernel twice. */
     if (cfg->xv && (cfg->variant != FDX_SV_UNROLL || cfg->vec < 2 || cfg->win)) return 0;
+    /* Several rows a thread: not with windows, whose loads reach past a
+       row's end (a partial block's rows clamp to the array's last row,
+       whose window in the last plane would leave the array). */
+    if (cfg->ry < 0 || cfg->ry > 4 || (cfg->ry > 1 && (cfg->variant != FDX_SV_UNROLL || ks->rank != 3 || cfg->win)))
+        return 0;
     if (cfg->minb < 0 || cfg->minb * cfg->tx * cfg->ty > 2048) return 0;
     int64_t g[3];
     return cfg->chunk >= 1 && grid3(ks, cfg, n3, g);
@@ -111,6 +118,8 @@ void fdx_stencil_cfg_text(const fdx_stencil_cfg *cfg, int cuda, char *buf, size_
     if (cuda && cfg->minb > 0) snprintf(buf + len, n > len ? n - len : 0, " lb%d", cfg->minb);
     len = strlen(buf);
     if (cuda && cfg->band > 0) snprintf(buf + len, n > len ? n - len : 0, " band%d", cfg->band);
+    len = strlen(buf);
+    if (cuda && cfg->ry > 1) snprintf(buf + len, n > len ? n - len : 0, " ry%d", cfg->ry);
 }
 
 void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n)

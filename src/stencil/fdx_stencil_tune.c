@@ -29,7 +29,7 @@ static int default_chunk(const fdx_stencil_kspec *ks, const fdx_device_info *dev
     if (cuda) {
         int per_sm = 2048 / (c->tx * c->ty);
         target = 4LL * (dev->sm_count > 0 ? dev->sm_count : 1) * (per_sm > 0 ? per_sm : 1);
-        per_plane = ceil_div(n3[0], (int64_t)c->tx * c->vec) * ceil_div(n3[1], c->ty);
+        per_plane = ceil_div(n3[0], (int64_t)c->tx * c->vec) * ceil_div(n3[1], (int64_t)c->ty * fdx_stencil_rows(c));
     } else {
         int ry = ks->rank == 3 ? ks->radius : 0;
         target = 2LL * (dev->sm_count > 0 ? dev->sm_count : 1);
@@ -77,12 +77,14 @@ typedef struct search {
     int ntried;
 } search;
 
-static void try_cfg(search *s, fdx_stencil_cfg c)
+/* Times `c` unless it does not fit or was timed before; returns its time
+   (INFINITY when not timed). */
+static double try_cfg(search *s, fdx_stencil_cfg c)
 {
     if (single_group(&c)) c.pipe = 0; /* nothing follows a single group */
-    if (s->cuda && !fdx_stencil_cfg_fits(s->ks, &c, s->n3)) return;
+    if (s->cuda && !fdx_stencil_cfg_fits(s->ks, &c, s->n3)) return INFINITY;
     for (int i = 0; i < s->ntried; i++)
-        if (memcmp(&c, &s->tried[i], sizeof c) == 0) return;
+        if (memcmp(&c, &s->tried[i], sizeof c) == 0) return INFINITY;
     if (s->ntried < 128) s->tried[s->ntried++] = c;
     double ms = INFINITY;
     char text[96];
@@ -90,12 +92,13 @@ static void try_cfg(search *s, fdx_stencil_cfg c)
     if (s->trial(s->arg, &c, &ms) != FDX_OK) {
         FDX_DEBUG("tuning: %s cannot run: %s", text, fdx_last_error());
         fdx_clear_error();
-        return;
+        return INFINITY;
     }
     FDX_INFO("tuning: %-32s %.4f ms", text, ms);
     if (ms < s->best_ms) s->best = c, s->best_ms = ms;
     if (ms < s->march_ms && !single_group(&c)) s->march = c, s->march_ms = ms;
     if (ms < s->unrolled_ms && c.variant == FDX_SV_UNROLL) s->unrolled = c, s->unrolled_ms = ms;
+    return ms;
 }
 
 /* Planes per block around `base` (run-time only: compiles nothing), then,
@@ -233,11 +236,16 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
         if (s.best.variant != FDX_SV_UNROLL) shape_stage(&s, dev, s.unrolled);
         fdx_stencil_cfg base = s.unrolled;
         int64_t gy = (n3[1] + base.ty - 1) / base.ty;
-        for (int b = 4; b <= 64; b *= 4) {
+        static const int bands[] = {4, 16, 32, 64, 128};
+        for (int i = 0; i < 5; i++) {
             fdx_stencil_cfg c = base;
-            c.band = b;
-            if (b < gy) try_cfg(&s, c);
+            c.band = bands[i];
+            if (c.band < gy) try_cfg(&s, c);
         }
+        /* A banded column's shape and group length again: the best shape
+           was found without bands (round 5: 1024^3 f64 took bands of 16 at
+           64x4 from a search that never banded 32x8). */
+        if (s.unrolled.band) shape_stage(&s, dev, s.unrolled);
         if (s.unrolled.band && single_group(&s.unrolled)) {
             base = s.unrolled;
             for (int pd = 1; pd <= 8; pd *= 2) {
@@ -245,6 +253,49 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
                 c.pd = c.chunk = pd;
                 try_cfg(&s, c);
             }
+        }
+    }
+    /* Stage 5 (rank 3): several rows a thread on the best unrolled column,
+       at its vector width (2 and 4 rows; its group length and half) and at
+       vec 1 (fewer registers a row), its bands as they are and shortened
+       to the same rows.  The rows share their y-neighbour loads and their
+       blocks' y halo.  H100, round 5 (first run): 1024^3 f64 6.33 -> 6.18
+       ms with two rows; the 25-point lost (204 registers, 2 blocks of 128
+       a multiprocessor: 0.90 -> 1.10 ms).  Then the best of them, when
+       within 10% of the best, shaped, banded and register-capped. */
+    if (cuda && ks->rank == 3 && s.unrolled_ms < INFINITY && !s.unrolled.zfast) {
+        const fdx_stencil_cfg base = s.unrolled;
+        static const int cand[][3] = {{0, 2, 0}, {0, 2, 1}, {0, 4, 1}, {1, 2, 0}, {1, 4, 0}, {1, 4, 1}};
+        fdx_stencil_cfg rows = base;
+        double rows_ms = INFINITY;
+        for (int i = 0; i < 6; i++)
+            for (int b = 0; b < 2; b++) {
+                fdx_stencil_cfg c = base;
+                if (cand[i][0]) c.vec = 1, c.xv = 0;
+                c.ry = cand[i][1];
+                if (cand[i][2]) c.pd = c.pd > 1 ? c.pd / 2 : 1;
+                if (single_group(&base)) c.chunk = c.pd;
+                else c.chunk = default_chunk(ks, dev, 1, n3, &c);
+                if (b) c.band = c.band / c.ry;
+                if (b && c.band < 1) continue;
+                double ms = try_cfg(&s, c);
+                if (ms < rows_ms) rows = c, rows_ms = ms;
+            }
+        if (rows_ms < 1.1 * s.best_ms) {
+            shape_stage(&s, dev, rows);
+            /* Bands half and twice as high, on the rows' column and on its
+               shaped best when that leads (1024^3 f64, second run: 64x4
+               band16 6.17, 32x8 band16 6.07, 64x4 band32 6.05 ms). */
+            fdx_stencil_cfg around[2] = {rows, s.best};
+            for (int k = 0; k < 1 + (s.best.ry > 1); k++)
+                for (int f = 0; f < 2 && around[k].band; f++) {
+                    fdx_stencil_cfg c = around[k];
+                    c.band = f ? c.band * 2 : c.band / 2;
+                    if (c.band >= 1) try_cfg(&s, c);
+                }
+            fdx_stencil_cfg c = rows;
+            c.minb = 384 / (c.tx * c.ty);
+            if (c.minb * c.tx * c.ty == 384) try_cfg(&s, c);
         }
     }
     /* Then x neighbours the other way, and a register cap (__launch_bounds__)
@@ -280,7 +331,7 @@ void fdx_stencil_tune_key(const char *backend, const fdx_device_info *dev, const
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     fdx_hash h;
     fdx_hash_init(&h);
-    fdx_hash_add_str(&h, "stencil-tune-v4"); /* v4: round 4 shapes the unrolled column */
+    fdx_hash_add_str(&h, "stencil-tune-v5"); /* v5: round 5 adds rows a thread (ry) */
     fdx_hash_add_str(&h, backend);
     fdx_hash_add_str(&h, dev->name);
     fdx_hash_add(&h, &dev->sm_count, sizeof dev->sm_count);

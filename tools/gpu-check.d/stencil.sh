@@ -53,6 +53,24 @@ if [ "${STENCIL_SANITIZER:-1}" = 1 ]; then
   done
   rm -f "$OUT/san.tmp"
 fi
+# STENCIL_SOL: configurations of the 25-point 512^3 f64 kernel (the tuning
+# file's fields, as FDX_STENCIL_CFG takes them; ';' between them), each
+# profiled once (a warm launch) with ncu's speed-of-light, memory-workload,
+# occupancy and launch sections: is it bound by L1 or by DRAM?  Full
+# reports in stencil-sol.txt, the headline lines in the log.
+if [ -n "${STENCIL_SOL:-}" ] && command -v ncu >/dev/null; then
+  IFS=';' read -ra sols <<<"$STENCIL_SOL"
+  for cfg in "${sols[@]}"; do
+    echo "== ncu 25-point 512^3 f64, FDX_STENCIL_CFG='$cfg'" | tee -a "$log" "$OUT/stencil-sol.txt"
+    FDX_STENCIL_CFG="$cfg" timeout 150 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
+      --section Occupancy --section LaunchStats --kernel-name regex:fdx_ --launch-skip 1 --launch-count 1 \
+      "$FDX_BIN" stencil --backend cuda --order 8 --size 512x512x512 --reps 1 >"$OUT/sol.tmp" 2>&1
+    cat "$OUT/sol.tmp" >>"$OUT/stencil-sol.txt"
+    grep -E "Duration|Throughput|Busy|Max Bandwidth|Hit Rate|Registers Per|Achieved Occupancy|Theoretical Occ|fdx_stencil|unroll" \
+      "$OUT/sol.tmp" | tee -a "$log"
+  done
+  rm -f "$OUT/sol.tmp"
+fi
 if [ "${STENCIL_COUNTERS:-1}" = 1 ] && command -v ncu >/dev/null; then
   echo "== counters" | tee -a "$log"
   # STENCIL_COUNTER_CASES: the commands' arguments, separated by ';'.
