@@ -136,6 +136,42 @@ int main(void)
             CHECK((s3[1] - 2 * r) % (c.ty * c.ry) != 0, "rows case %zu: the last block row is not partial", i);
             sc_case(ctx, &d, dt, s3, &seed, force, &c);
         }
+    /* The asynchronous march: every order, precision and vector width;
+       copies of 4/8 bytes where rows are not 16-byte multiples (odd widths
+       at vec 1, f32 vec 2 at 134), 1..3 planes ahead, chunks shorter than
+       the planes ahead and longer than the column, tiles partial in x and
+       y, the updates, coefficient, d1 and sponge rotating, one register cap. */
+    static const int ashape[][2] = {{32, 8}, {16, 16}, {16, 8}, {32, 16}};
+    static const int achunk[] = {3, 7, 16, 1, 40};
+    int arot = 0;
+    for (int order = 2; order <= 12; order += 2)
+        for (int p = 0; p < 2; p++)
+            for (int vec = 1; vec <= (p ? 4 : 2); vec *= 2, arot++) {
+                fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
+                int r = order / 2;
+                fdx_stencil_cfg c = {.variant = FDX_SV_ASYNC, .tx = ashape[arot % 4][0], .ty = ashape[arot % 4][1],
+                                     .vec = vec, .chunk = achunk[arot % 5], .by = 1, .pd = 1 + arot % 3,
+                                     .minb = arot % 7 == 5 ? 2 : 0};
+                int64_t s3[3] = {vec == 1 ? 133 : vec == 2 ? 134 : 136, 11 + 2 * r + arot % 5, 19 + arot % 6};
+                s3[1] += s3[1] % c.ty == 0; /* a partial last block row */
+                fdx_stencil_desc d;
+                sc_desc(&d, 3, order, arot % 3, (arot / 3) % 2, p);
+                fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
+                CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "async case %d does not fit", arot);
+                CHECK(s3[0] % (c.tx * vec) && s3[1] % c.ty, "async case %d: the tile is not partial", arot);
+                sc_case(ctx, &d, dt, s3, &seed, force, &c);
+            }
+    /* The 25-point tuner's large async tiles (64x16 and 128x8 points). */
+    for (int t = 0; t < 2; t++) {
+        fdx_stencil_cfg c = {.variant = FDX_SV_ASYNC, .tx = t ? 64 : 32, .ty = t ? 8 : 16, .vec = 2, .chunk = 9,
+                             .by = 1, .pd = 1 + t};
+        int64_t s3[3] = {200, 45, 30};
+        fdx_stencil_desc d;
+        sc_desc(&d, 3, 8, t, 0, 0);
+        fdx_stencil_kspec ks = {1, 3, 4, (int)d.update, d.coef, 0, d.sponge > 0};
+        CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "large async tile %d does not fit", t);
+        sc_case(ctx, &d, FDX_FLOAT64, s3, &seed, force, &c);
+    }
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_stencil_gpu");
 }

@@ -18,7 +18,7 @@ static void compile_one(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg)
 {
     char *src = NULL, spec[32], what[128];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
-    static const char *name[] = {"smem", "direct", "unroll"};
+    static const char *name[] = {"smem", "direct", "unroll", "async"};
     snprintf(what, sizeof what, "stencil_%s_%s_%dx%d_v%d_pd%d_p%dw%dx%dlb%d.cu", spec, name[cfg->variant], cfg->tx,
              cfg->ty, cfg->vec, cfg->pd, cfg->pipe, cfg->win, cfg->xv, cfg->minb);
     CHECK_OK(fdx_stencil_generate(ks, cfg, 1, &src));
@@ -109,6 +109,22 @@ int main(void)
                                .band = rows[i].band, .ry = rows[i].ry};
         compile_one(&ks, &cfg);
     }
+    /* The asynchronous march (rank 3): every order, precision and vector
+       width (copies of 4, 8 and 16 bytes), the updates, coefficient, d1 and
+       sponge rotating, 1..3 planes ahead, the tuner's tile shapes. */
+    static const int ashapes[][2] = {{32, 8}, {16, 16}, {32, 16}, {16, 8}, {64, 8}};
+    int arot = 0;
+    for (int prec = 0; prec < 2; prec++)
+        for (int order = 2; order <= 12; order += 2)
+            for (int vec = 1; vec <= (prec ? 2 : 4); vec *= 2, arot++) {
+                int upd = arot % 3;
+                fdx_stencil_kspec ks = {prec, 3, order / 2, upd, arot % 2, (arot / 2) % 2,
+                                        upd == FDX_UPDATE_WAVE && order % 4 == 0};
+                fdx_stencil_cfg cfg = {.variant = FDX_SV_ASYNC, .tx = ashapes[arot % 5][0], .ty = ashapes[arot % 5][1],
+                                       .vec = vec, .chunk = 16, .by = 1, .pd = 1 + arot % 3,
+                                       .minb = arot % 7 == 3 ? 2 : 0};
+                compile_one(&ks, &cfg);
+            }
     printf("compiled %d generated kernels with NVRTC %d.%d\n", compiled, major, minor);
     return fdx_test_finish("test_stencil_nvrtc");
 #endif

@@ -128,9 +128,12 @@ int fdx_stencil_cfg_parse(const char *text, fdx_stencil_cfg *cfg)
     memset(&c, 0, sizeof c);
     if (sscanf(text, "%d %d %d %d %d %d %d %d %d %d %d %d %d %d", &c.variant, &c.tx, &c.ty, &c.vec, &c.chunk, &c.by,
                &c.pd, &c.zfast, &c.pipe, &c.win, &c.minb, &c.xv, &c.band, &c.ry) == 14 &&
-        c.variant >= FDX_SV_SMEM && c.variant <= FDX_SV_UNROLL && c.tx >= 1 && c.ty >= 1 && c.tx * c.ty <= 1024 &&
+        c.variant >= FDX_SV_SMEM && c.variant <= FDX_SV_ASYNC && c.tx >= 1 && c.ty >= 1 && c.tx * c.ty <= 1024 &&
         (c.vec == 1 || c.vec == 2 || c.vec == 4) && c.chunk >= 1 && c.by >= 1 && c.pd >= 1 &&
-        c.pd <= (c.variant == FDX_SV_UNROLL ? FDX_STENCIL_MAX_UNROLL : 2) && (c.zfast == 0 || c.zfast == 1) &&
+        c.pd <= (c.variant == FDX_SV_UNROLL   ? FDX_STENCIL_MAX_UNROLL
+                 : c.variant == FDX_SV_ASYNC ? FDX_STENCIL_MAX_ASYNC_AHEAD
+                                             : 2) &&
+        (c.zfast == 0 || c.zfast == 1) &&
         (c.pipe == 0 || c.pipe == 1) && (c.win == 0 || c.win == 1) && c.minb >= 0 && c.minb <= 32 &&
         (c.xv == 0 || c.xv == 1) && c.band >= 0 && c.band <= 65535 && c.ry >= 0 && c.ry <= 4) {
         *cfg = c;

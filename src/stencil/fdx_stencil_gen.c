@@ -58,6 +58,7 @@ typedef struct gen {
     int xv;    /* unroll: x neighbours beyond the lanes as aligned vectors */
     int nr;    /* unroll: rows per thread (cfg->ry) */
     int row;   /* unroll: the thread's row being computed, 0..nr-1 */
+    int aw;    /* async: a stage row's length (values) */
 } gen;
 
 /* The window helpers: vec consecutive values at p, wherever p lies, from the
@@ -326,8 +327,27 @@ static void unroll_neighbour(sb *b, const gen *g, int a, int off, int v)
     else put(b, "__ldg(pl%d + %d * sy)", t, off);
 }
 
+/* Asynchronous march: the plane's tile through T (the thread's first lane in
+   the stage); with vectors, x neighbours beyond the thread's lanes and y
+   neighbours were read into x<m|p><i> / y<m|p><o> (whole vectors). */
+static void async_neighbour(sb *b, const gen *g, int a, int off, int v)
+{
+    static const char comp[4] = {'x', 'y', 'z', 'w'};
+    int d = v + off, m = d < 0 ? -((-d + g->vec - 1) / g->vec) : d / g->vec;
+    if (a == 2) put(b, "q%d_%d", v, g->rm + off);
+    else if (a == 0 && d >= 0 && d < g->vec) put(b, "q%d_%d", d, g->rm); /* a lane of this thread */
+    else if (a == 0 && g->vec == 1) put(b, "T[%d]", d);
+    else if (a == 0) put(b, "x%c%d.%c", m < 0 ? 'm' : 'p', m < 0 ? -m : m, comp[d - m * g->vec]);
+    else if (g->vec == 1) put(b, "T[%d]", off * g->aw);
+    else put(b, "y%c%d.%c", off < 0 ? 'm' : 'p', off < 0 ? -off : off, comp[v]);
+}
+
 static void cuda_neighbour(sb *b, const gen *g, int a, int off, int v)
 {
+    if (g->cfg->variant == FDX_SV_ASYNC) {
+        async_neighbour(b, g, a, off, v);
+        return;
+    }
     if (g->cfg->variant == FDX_SV_UNROLL) {
         unroll_neighbour(b, g, a, off, v);
         return;
@@ -378,6 +398,35 @@ static void emit_store(sb *b, const gen *g, const char *dst)
     put(b, "            }\n");
 }
 
+/* The end of a march's plane at `kv`, inside "if (rowin) {": every lane's
+   point from the column q and the neighbour function, the stores, the
+   brace, then the column shifted (registers, no memory traffic). */
+static void emit_points_store_shift(sb *b, const gen *g, const char *kv)
+{
+    char centre[16], prev[16], cf[16], res[16];
+    for (int v = 0; v < g->vec; v++) {
+        snprintf(centre, sizeof centre, "q%d_%d", v, g->rm);
+        snprintf(prev, sizeof prev, "pu%d", v);
+        snprintf(cf, sizeof cf, "pc%d", v);
+        snprintf(res, sizeof res, "r%d", v);
+        char damp[16] = "";
+        if (g->ks->sponge) {
+            emit_cuda_damp(b, v, "y", kv, prev);
+            snprintf(prev, sizeof prev, "g%d", v);
+            snprintf(damp, sizeof damp, "f%d", v);
+        }
+        put(b, "            ");
+        emit_point(b, g, cuda_neighbour, "p.", v, centre, prev, cf, damp[0] ? damp : NULL, res);
+    }
+    emit_store(b, g, "out + q");
+    put(b, "        }\n");
+    for (int v = 0; v < g->vec; v++) {
+        put(b, "       ");
+        for (int t = 0; t < 2 * g->rm; t++) put(b, " q%d_%d = q%d_%d;", v, t, v, t + 1);
+        put(b, "\n");
+    }
+}
+
 /* One plane of the march at plane `kv`: take the column's new top from
    buffer `buf` (loaded `dist` planes ago), fill the tile, issue the loads
    for later planes, compute and store, shift the column. */
@@ -425,29 +474,7 @@ static void emit_step(sb *b, const gen *g, const char *kv, const char *buf, int 
     put(b, "        }\n");
     /* Compute and store the interior lanes of this plane. */
     put(b, "        if (rowin) {\n            const long long q = base + %s * sm;\n            (void)q;\n", kv);
-    char centre[16], prev[16], cf[16], res[16];
-    for (int v = 0; v < g->vec; v++) {
-        snprintf(centre, sizeof centre, "q%d_%d", v, g->rm);
-        snprintf(prev, sizeof prev, "pu%d", v);
-        snprintf(cf, sizeof cf, "pc%d", v);
-        snprintf(res, sizeof res, "r%d", v);
-        char damp[16] = "";
-        if (g->ks->sponge) {
-            emit_cuda_damp(b, v, "y", kv, prev);
-            snprintf(prev, sizeof prev, "g%d", v);
-            snprintf(damp, sizeof damp, "f%d", v);
-        }
-        put(b, "            ");
-        emit_point(b, g, cuda_neighbour, "p.", v, centre, prev, cf, damp[0] ? damp : NULL, res);
-    }
-    emit_store(b, g, "out + q");
-    put(b, "        }\n");
-    /* Shift the column: registers, no memory traffic. */
-    for (int v = 0; v < g->vec; v++) {
-        put(b, "       ");
-        for (int t = 0; t < 2 * g->rm; t++) put(b, " q%d_%d = q%d_%d;", v, t, v, t + 1);
-        put(b, "\n");
-    }
+    emit_points_store_shift(b, g, kv);
 }
 
 /* The kernel's signature; __launch_bounds__ names the block's threads and,
@@ -760,6 +787,141 @@ static void emit_cuda(sb *b, const gen *g)
     }
 }
 
+/* ---- CUDA: the asynchronous march (FDX_SV_ASYNC) ----------------------------- */
+
+/* Copies plane `plane` of the block's tile into stage `stage`: each thread
+   its slots (go<j> < 0: outside the array, never copied; only points whose
+   whole star lies inside are stored, so those cells are never used). */
+static void emit_async_issue(sb *b, const gen *g, const fdx_stencil_async_geom *a, const char *plane,
+                             const char *stage)
+{
+    const int bytes = g->vec * (g->ks->is_double ? 8 : 4);
+    put(b, "        {\n            const real *up_ = u + (%s) * sm;\n"
+           "            const unsigned st_ = sbase + (unsigned)(%s) * %zuu;\n",
+        plane, stage, a->stage_elems * (g->ks->is_double ? 8 : 4));
+    /* 16-byte copies bypass L1 (.cg); smaller ones must go through it (.ca). */
+    for (int j = 0; j < a->per_thread; j++)
+        put(b, "            if (go%d >= 0) asm volatile(\"cp.async.%s.shared.global [%%0], [%%1], %d;\" :: "
+               "\"r\"(st_ + so%d), \"l\"(up_ + go%d) : \"memory\");\n",
+            j, bytes == 16 ? "cg" : "ca", bytes, j, j);
+    put(b, "        }\n");
+}
+
+/* Every plane of the block's tile is read once, by cp.async, into a ring of
+   stages in shared memory; planes k .. k + r stay resident (plane k's tile
+   gives the in-plane neighbours, plane k + r the column's newest value) and
+   pd more are in flight without holding registers.  The column of 2r + 1
+   values stays in registers as in the other marches.  One barrier a plane:
+   after waiting for plane k + r's copies, it makes them visible, and since
+   every thread has then left plane k - 1, that plane's stage (the one the
+   next copies overwrite: stages = r + 1 + pd) is free. */
+static void emit_cuda_async(sb *b, gen *g)
+{
+    const fdx_stencil_cfg *c = g->cfg;
+    const int r = g->r, V = g->vec, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef;
+    fdx_stencil_async_geom a;
+    fdx_stencil_async_geom_of(g->ks, c, &a);
+    const int gw = a.width / V, nt = c->tx * c->ty, P = c->pd, S = a.stages;
+    g->aw = a.width;
+    emit_head(b, g);
+    put(b, "    extern __shared__ __align__(16) unsigned char fdx_smem_[];\n"
+           "    const real *tile = (const real *)fdx_smem_;\n"
+           "    const unsigned sbase = (unsigned)__cvta_generic_to_shared(fdx_smem_);\n");
+    put(b, "    const long long nx = p.n[0], ny = p.n[1], nm = p.n[2], sy = nx, sm = nx * ny;\n"
+           "    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * %d + tx;\n", c->tx);
+    put(b, "    const long long x0 = (long long)blockIdx.x * %d, y0 = (long long)blockIdx.y * %d;\n", c->tx * V, c->ty);
+    put(b, "    const long long x = x0 + tx * %d, y = y0 + ty;\n", V);
+    put(b, "    const long long k0 = %d + (long long)blockIdx.z * p.chunk;\n", r);
+    put(b, "    const long long k1 = k0 + p.chunk < nm - %d ? k0 + p.chunk : nm - %d;\n", r, r);
+    put(b, "    const bool col = x < nx && y < ny;\n");
+    put(b, "    const bool rowin = col && y >= %d && y < ny - %d;\n", r, r);
+    put(b, "    const long long base = x + y * sy;\n    (void)up, (void)cf;\n");
+    /* Copy slots: slot i < ty * gw is a centre row's copy (x halo included),
+       the rest the r rows above and below, centre part only. */
+    for (int j = 0; j < a.per_thread; j++) {
+        put(b, "    long long go%d = -1;\n    unsigned so%d = 0;\n", j, j);
+        put(b, "    {\n        const int i_ = tid + %d;\n        if (i_ < %d) {\n            int row_, xo_;\n", j * nt,
+            a.slots);
+        put(b, "            if (i_ < %d) row_ = %d + i_ / %d, xo_ = (i_ %% %d) * %d - %d;\n", c->ty * gw, r, gw, gw, V,
+            a.rx);
+        put(b, "            else {\n                const int h_ = (i_ - %d) / %d;\n"
+               "                row_ = h_ < %d ? h_ : %d + h_;\n                xo_ = ((i_ - %d) %% %d) * %d;\n"
+               "            }\n",
+            c->ty * gw, c->tx, r, c->ty, c->ty * gw, c->tx, V);
+        put(b, "            const long long gx_ = x0 + xo_, gy_ = y0 + row_ - %d;\n", r);
+        put(b, "            so%d = (unsigned)((row_ * %d + xo_ + %d) * sizeof(real));\n", j, a.width, a.rx);
+        put(b, "            if (gx_ >= 0 && gx_ < nx && gy_ >= 0 && gy_ < ny) go%d = gx_ + gy_ * sy;\n", j);
+        put(b, "        }\n    }\n");
+    }
+    for (int v = 0; v < V; v++) {
+        put(b, "    real");
+        for (int t = 0; t <= 2 * r; t++) put(b, "%s q%d_%d = 0", t ? "," : "", v, t);
+        put(b, ";\n");
+    }
+    if (wave) emit_lanes(b, g, "pu"), emit_lanes(b, g, "pun");
+    if (coef) emit_lanes(b, g, "pc"), emit_lanes(b, g, "pcn");
+    /* The column's first 2r planes straight from global memory. */
+    char suf[16], idx[96];
+    put(b, "    if (col) {\n");
+    for (int t = 0; t < 2 * r; t++) {
+        snprintf(suf, sizeof suf, "_%d", t);
+        snprintf(idx, sizeof idx, "base + (k0 - %d) * sm", r - t);
+        put(b, "        "), emit_vload(b, g, "q", suf, "u", idx, "__ldg"), put(b, "\n");
+    }
+    if (wave) put(b, "        "), emit_vload(b, g, "pun", "", "up", "base + k0 * sm", "__ldcs"), put(b, "\n");
+    if (coef) put(b, "        "), emit_vload(b, g, "pcn", "", "cf", "base + k0 * sm", "__ldcs"), put(b, "\n");
+    put(b, "    }\n");
+    /* Planes k0 .. k0 + r + pd - 1 in flight, one commit group each (empty
+       past the last plane, so that the count of groups stays uniform). */
+    put(b, "    for (int i = 0; i < %d; i++) {\n        if (k0 + i < k1 + %d)\n", r + P, r);
+    emit_async_issue(b, g, &a, "k0 + i", "i");
+    put(b, "        asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n    }\n");
+    put(b, "    const int tc = (ty + %d) * %d + %d + tx * %d;\n", r, a.width, a.rx, V);
+    put(b, "    for (long long k = k0; k < k1; k++) {\n        const int t = (int)(k - k0);\n");
+    put(b, "        asm volatile(\"cp.async.wait_group %d;\" ::: \"memory\"); /* plane k + r has landed */\n", P - 1);
+    put(b, "        __syncthreads(); /* ... for every thread; plane k - 1's stage is free */\n");
+    put(b, "        if (k + %d < k1 + %d)\n", r + P, r);
+    char st[48];
+    snprintf(st, sizeof st, "(t + %d) %% %d", r + P, S);
+    snprintf(idx, sizeof idx, "k + %d", r + P);
+    emit_async_issue(b, g, &a, idx, st);
+    put(b, "        asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n");
+    put(b, "        const real *T = tile + (t %% %d) * %zu + tc;\n", S, a.stage_elems);
+    put(b, "        const real *Tn = tile + ((t + %d) %% %d) * %zu + tc;\n        (void)T;\n", r, S, a.stage_elems);
+    snprintf(suf, sizeof suf, "_%d", 2 * r);
+    if (V == 1) put(b, "        q0_%d = Tn[0];\n", 2 * r);
+    else {
+        static const char comp[4] = {'x', 'y', 'z', 'w'};
+        put(b, "        { const realv t_ = *(const realv *)Tn;");
+        for (int v = 0; v < V; v++) put(b, " q%d_%d = t_.%c;", v, 2 * r, comp[v]);
+        put(b, " }\n");
+    }
+    for (int v = 0; v < V; v++) {
+        if (wave) put(b, "        pu%d = pun%d;\n", v, v);
+        if (coef) put(b, "        pc%d = pcn%d;\n", v, v);
+    }
+    if (wave || coef) {
+        put(b, "        if (col && k + 1 < k1) {\n");
+        if (wave) put(b, "            "), emit_vload(b, g, "pun", "", "up", "base + (k + 1) * sm", "__ldcs"), put(b, "\n");
+        if (coef) put(b, "            "), emit_vload(b, g, "pcn", "", "cf", "base + (k + 1) * sm", "__ldcs"), put(b, "\n");
+        put(b, "        }\n");
+    }
+    put(b, "        if (rowin) {\n            const long long q = base + k * sm;\n");
+    if (V > 1) {
+        /* Whole vectors from the tile: the x neighbours beyond the thread's
+           lanes, then the y neighbours. */
+        int mlo = -((r + V - 1) / V), mhi = (V - 1 + r) / V;
+        for (int m = mlo; m <= mhi; m++)
+            if (m) put(b, "            const realv x%c%d = *(const realv *)(T + %d);\n", m < 0 ? 'm' : 'p', m < 0 ? -m : m,
+                       m * V);
+        for (int o = 1; o <= r; o++)
+            put(b, "            const realv ym%d = *(const realv *)(T - %d), yp%d = *(const realv *)(T + %d);\n", o,
+                o * a.width, o, o * a.width);
+    }
+    emit_points_store_shift(b, g, "k");
+    put(b, "    }\n    asm volatile(\"cp.async.wait_all;\" ::: \"memory\");\n}\n");
+}
+
 fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda, char **source)
 {
     *source = NULL;
@@ -767,7 +929,7 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
               ks->radius);
     FDX_CHECK(ks->rank >= 1 && ks->rank <= 3, FDX_ERR_INTERNAL, "stencil rank %d", ks->rank);
     gen g = {ks, cfg, cuda, ks->radius, ks->rank >= 2 ? ks->radius : 0, ks->rank == 3 ? ks->radius : 0,
-             cuda ? cfg->vec : 1, ks->is_double ? "double" : "float", 0, 0, 0, 1, 0};
+             cuda ? cfg->vec : 1, ks->is_double ? "double" : "float", 0, 0, 0, 1, 0, 0};
     if (cuda) {
         int unroll = cfg->variant == FDX_SV_UNROLL;
         g.win = unroll && cfg->win && cfg->vec > 1;
@@ -781,9 +943,12 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
                   cfg->tx, cfg->ty);
         FDX_CHECK(cfg->variant != FDX_SV_SMEM || (cfg->tx >= g.r && (g.ry == 0 || cfg->ty >= g.r)),
                   FDX_ERR_INTERNAL, "block %dx%d too small for the halo of radius %d", cfg->tx, cfg->ty, g.r);
-        FDX_CHECK(cfg->pd == 1 || cfg->pd == 2 || (cfg->variant == FDX_SV_UNROLL && cfg->pd >= 1 &&
-                                                    cfg->pd <= FDX_STENCIL_MAX_UNROLL),
+        FDX_CHECK(cfg->pd == 1 || cfg->pd == 2 ||
+                      (cfg->variant == FDX_SV_UNROLL && cfg->pd >= 1 && cfg->pd <= FDX_STENCIL_MAX_UNROLL) ||
+                      (cfg->variant == FDX_SV_ASYNC && cfg->pd >= 1 && cfg->pd <= FDX_STENCIL_MAX_ASYNC_AHEAD),
                   FDX_ERR_INTERNAL, "planes in flight %d", cfg->pd);
+        FDX_CHECK(cfg->variant != FDX_SV_ASYNC || ks->rank == 3, FDX_ERR_INTERNAL,
+                  "the asynchronous march needs rank 3, got %d", ks->rank);
         FDX_CHECK(ks->rank == 3 || cfg->ty == 1, FDX_ERR_INTERNAL, "rank %d needs ty 1, got %d", ks->rank, cfg->ty);
         FDX_CHECK(cfg->variant != FDX_SV_UNROLL || ks->rank >= 2, FDX_ERR_INTERNAL,
                   "unrolled column in rank %d", ks->rank);
@@ -795,6 +960,8 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
     emit_prelude(&b, &g);
     if (cuda && cfg->variant == FDX_SV_UNROLL) {
         emit_cuda_unroll(&b, &g);
+    } else if (cuda && cfg->variant == FDX_SV_ASYNC) {
+        emit_cuda_async(&b, &g);
     } else if (cuda) {
         emit_cuda(&b, &g);
     } else {

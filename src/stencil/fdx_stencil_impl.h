@@ -30,8 +30,19 @@ typedef struct fdx_stencil_kspec {
 typedef enum fdx_stencil_variant {
     FDX_SV_SMEM = 0,   /* plane tile with halo in shared memory */
     FDX_SV_DIRECT = 1, /* in-plane neighbours read through L1 / read-only cache */
-    FDX_SV_UNROLL = 2  /* groups of pd planes, all their loads issued up front */
+    FDX_SV_UNROLL = 2, /* groups of pd planes, all their loads issued up front */
+    FDX_SV_ASYNC = 3   /* rank 3: every plane once into a ring of shared-memory
+                          stages through cp.async, pd planes ahead in flight */
 } fdx_stencil_variant;
+
+/* The most planes an asynchronous march keeps in flight beyond the newest
+   plane of its column (cfg->pd), and the most copy slots a thread issues per
+   plane (bounds the registers that hold their offsets). */
+#define FDX_STENCIL_MAX_ASYNC_AHEAD 3
+#define FDX_STENCIL_MAX_ASYNC_SLOTS 8
+/* Dynamic shared memory an asynchronous march may ask for: what sm_80 (A100)
+   allows a block after opting in, so a tuned choice also runs there. */
+#define FDX_STENCIL_MAX_ASYNC_SMEM (160 * 1024)
 
 /* The most planes an unrolled group may hold (registers). */
 #define FDX_STENCIL_MAX_UNROLL 16
@@ -46,7 +57,8 @@ typedef struct fdx_stencil_cfg {
     int chunk;   /* planes per block (CUDA) or per task (CPU) */
     int by;      /* CPU: rows per task */
     int pd;      /* CUDA: planes of the column in flight per thread, 1 or 2;
-                    unroll: the group, 1..FDX_STENCIL_MAX_UNROLL */
+                    unroll: the group, 1..FDX_STENCIL_MAX_UNROLL; async: planes
+                    in flight ahead of the column, 1..FDX_STENCIL_MAX_ASYNC_AHEAD */
     int zfast;   /* CUDA, unroll only: consecutive blocks step along the marching
                     axis (their shared halo planes meet in L2) */
     int pipe;    /* CUDA, unroll march: the next group's loads are issued before
@@ -66,6 +78,22 @@ typedef struct fdx_stencil_cfg {
                     (0 reads as 1); the rows share their y-neighbour loads:
                     ry + 2r row loads a plane for ry points, not ry (2r + 1) */
 } fdx_stencil_cfg;
+
+/* Shape of an asynchronous march's shared memory (FDX_SV_ASYNC).  A stage
+   holds one plane of the block's tile: ty rows of tx * vec points with x halo
+   rx (the radius rounded up to whole copies of vec values, so every copy is
+   aligned) and r halo rows above and below (their centre part only: a star
+   never reads corners).  Planes k .. k + r of the march are resident and pd
+   more in flight: stages = r + 1 + pd.  A copy moves vec values (4, 8 or 16
+   bytes); slots is the number of copies a plane needs, per_thread each
+   thread's share. */
+typedef struct fdx_stencil_async_geom {
+    int rx, width, height, stages, slots, per_thread;
+    size_t stage_elems, bytes;
+} fdx_stencil_async_geom;
+
+FDX_HIDDEN void fdx_stencil_async_geom_of(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg,
+                                          fdx_stencil_async_geom *a);
 
 /* Rows per thread of a configuration (cfg->ry, 0 read as 1). */
 static inline int fdx_stencil_rows(const fdx_stencil_cfg *c) { return c->ry > 1 ? c->ry : 1; }

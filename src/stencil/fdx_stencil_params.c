@@ -61,6 +61,19 @@ static int grid3(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const 
     return g[0] <= 0x7fffffff && g[1] <= 65535 && g[2] <= 65535;
 }
 
+void fdx_stencil_async_geom_of(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, fdx_stencil_async_geom *a)
+{
+    int r = ks->radius, v = cfg->vec > 0 ? cfg->vec : 1, tw = cfg->tx * v, nt = cfg->tx * cfg->ty;
+    a->rx = (r + v - 1) / v * v;
+    a->width = tw + 2 * a->rx;
+    a->height = cfg->ty + 2 * r;
+    a->stages = r + 1 + cfg->pd;
+    a->slots = cfg->ty * (a->width / v) + 2 * r * cfg->tx;
+    a->per_thread = (a->slots + nt - 1) / nt;
+    a->stage_elems = (size_t)a->height * a->width;
+    a->bytes = (size_t)a->stages * a->stage_elems * (ks->is_double ? 8 : 4);
+}
+
 fdx_status fdx_stencil_launch_dims(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3],
                                    fdx_launch_dims *d)
 {
@@ -71,6 +84,11 @@ fdx_status fdx_stencil_launch_dims(const fdx_stencil_kspec *ks, const fdx_stenci
     memset(d, 0, sizeof *d);
     d->grid[0] = (unsigned)g[0], d->grid[1] = (unsigned)g[1], d->grid[2] = (unsigned)g[2];
     d->block[0] = (unsigned)cfg->tx, d->block[1] = (unsigned)cfg->ty, d->block[2] = 1;
+    if (cfg->variant == FDX_SV_ASYNC) {
+        fdx_stencil_async_geom a;
+        fdx_stencil_async_geom_of(ks, cfg, &a);
+        d->shmem = a.bytes;
+    }
     return FDX_OK;
 }
 
@@ -83,7 +101,16 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
     /* The unrolled group needs a marching axis and a register budget; only
        it can reorder its blocks. */
     if (cfg->variant == FDX_SV_UNROLL && (ks->rank < 2 || cfg->pd < 1 || cfg->pd > FDX_STENCIL_MAX_UNROLL)) return 0;
-    if (cfg->variant != FDX_SV_UNROLL && (cfg->pd < 1 || cfg->pd > 2)) return 0;
+    if (cfg->variant == FDX_SV_ASYNC) {
+        /* The asynchronous march: rank 3, its stages within the shared
+           memory it may ask for, a bounded number of copies a thread. */
+        fdx_stencil_async_geom a;
+        if (ks->rank != 3 || cfg->pd < 1 || cfg->pd > FDX_STENCIL_MAX_ASYNC_AHEAD) return 0;
+        fdx_stencil_async_geom_of(ks, cfg, &a);
+        if (a.bytes > FDX_STENCIL_MAX_ASYNC_SMEM || a.per_thread > FDX_STENCIL_MAX_ASYNC_SLOTS) return 0;
+    } else if (cfg->variant != FDX_SV_UNROLL && (cfg->pd < 1 || cfg->pd > 2)) {
+        return 0;
+    }
     if ((cfg->zfast || cfg->pipe || cfg->band) && cfg->variant != FDX_SV_UNROLL) return 0;
     if (cfg->band < 0 || (cfg->band && cfg->zfast)) return 0;
     /* Windows: each thread's two aligned loads reach up to 2 vec - 1 values
@@ -107,7 +134,7 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
 
 void fdx_stencil_cfg_text(const fdx_stencil_cfg *cfg, int cuda, char *buf, size_t n)
 {
-    static const char *name[] = {"smem", "direct", "unroll"};
+    static const char *name[] = {"smem", "direct", "unroll", "async"};
     if (cuda)
         snprintf(buf, n, "%s %dx%d vec%d pd%d chunk %d%s%s%s%s", name[cfg->variant], cfg->tx, cfg->ty, cfg->vec,
                  cfg->pd, cfg->chunk, cfg->zfast ? " zfast" : "", cfg->pipe && cfg->chunk != cfg->pd ? " pipe" : "",

@@ -20,9 +20,24 @@ for t in test_stencil_gpu test_laplacian_gpu test_stencil_tune test_solvers_gpu;
   if [ -x "$bin/$t" ]; then "$bin/$t" 2>&1 | tail -20; else echo "$t: not built"; fi
 done >>"$log" 2>&1
 tail -8 "$log"
-echo "== bench stencil (cuda, tune ${STENCIL_TUNE:-force})" | tee -a "$log"
-FDX_LOG=info "$FDX_BIN" bench stencil --backend cuda --tune "${STENCIL_TUNE:-force}" --json ${STENCIL_CASES:+--cases $STENCIL_CASES} \
-  2>>"$log" | tee -a "$gpu" | cut -c1-330
+# STENCIL_CFGS: forced configurations timed one by one, 'ARGS|CFG' with
+# ';' between them (ARGS: fdx stencil's arguments; CFG: FDX_STENCIL_CFG's
+# fields), one record each (with "forced") in *_stencil-forced.jsonl.
+if [ -n "${STENCIL_CFGS:-}" ]; then
+  echo "== forced configurations" | tee -a "$log"
+  IFS=';' read -ra runs <<<"$STENCIL_CFGS"
+  for item in "${runs[@]}"; do
+    FDX_STENCIL_CFG="${item#*|}" timeout 90 "$FDX_BIN" stencil --backend cuda ${item%%|*} --json 2>>"$log" |
+      sed -e "s/^{/{\"forced\": \"${item#*|}\", /" | tee -a "$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_stencil-forced.jsonl" |
+      grep -oE '"(forced|config)": "[^"]*"|"(median|ratio_to_copy)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
+    echo
+  done
+fi
+if [ "${STENCIL_BENCH:-1}" = 1 ]; then
+  echo "== bench stencil (cuda, tune ${STENCIL_TUNE:-force})" | tee -a "$log"
+  FDX_LOG=info "$FDX_BIN" bench stencil --backend cuda --tune "${STENCIL_TUNE:-force}" --json ${STENCIL_CASES:+--cases $STENCIL_CASES} \
+    2>>"$log" | tee -a "$gpu" | cut -c1-330
+fi
 # The fused sponge in the wave solver: 512^3 float order 8 with c^2, the
 # kernel alone, then runs without and with the default 20-cell sponge.
 if [ "${STENCIL_WAVE:-1}" = 1 ]; then
