@@ -4,7 +4,10 @@
    (every rank and element size, shapes with 1, 2, 3 and primes, Rx != Ry),
    in-place square transposes, boxes, fdx_array_set_layout, and errors that
    leave the data untouched. */
+#include "layout/fdx_layout_plan.h"
 #include "layout_ref.h"
+
+#include <stdint.h>
 
 static void test_descriptor(void)
 {
@@ -281,6 +284,91 @@ out:
     free(ref);
 }
 
+/* Largest power of two <= 16 dividing both addresses (what fdx_permute gives the planner). */
+static size_t common_align_of(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)a | (uintptr_t)b;
+    size_t al = 16;
+    while (al > 1 && x % al) al /= 2;
+    return al;
+}
+
+/* One permutation through the CUDA tile kernel's index math run on the host
+   (fdx_layout_cuda_emulate), dst `shift` words past a 64-byte boundary,
+   against the CPU transform; returns the plan's skew (-1: emulation not in
+   this build). */
+static int emulate_case(fdx_ctx *ctx, size_t elem, int rank, const int64_t *shape, const int *perm, int shift,
+                        uint64_t seed)
+{
+    int64_t count = 1;
+    for (int a = 0; a < rank; a++) count *= shape[a];
+    size_t bytes = (size_t)count * elem, pad = 64;
+    unsigned char *in = malloc(bytes), *ref = malloc(bytes), *raw = aligned_alloc(64, bytes + pad);
+    unsigned char *out = raw + (size_t)shift * elem;
+    lt_fill(in, bytes, &seed);
+    memset(ref, 0xA5, bytes);
+    memset(raw, 0x5A, bytes + pad);
+    CHECK_OK(fdx_permute(ctx, ref, in, elem, rank, shape, perm, NULL));
+    fdx_perm_plan p;
+    CHECK_OK(fdx_perm_plan_make(elem, rank, shape, perm, common_align_of(out, in), 0, &p));
+    int skew = p.skew;
+    if (p.kind == FDX_PLAN_TILED || p.kind == FDX_PLAN_ROWS) {
+        fdx_status st = fdx_layout_cuda_emulate(out, in, &p);
+        if (st == FDX_ERR_UNSUPPORTED) skew = -1;
+        else {
+            CHECK(st == FDX_OK, "emulated tile kernel: %s", fdx_last_error());
+            CHECK(memcmp(out, ref, bytes) == 0,
+                  "emulated tile kernel elem %zu rank %d (%lld x %lld ..) perm %d,%d.. shift %d skew %d: differs from CPU",
+                  elem, rank, (long long)shape[0], (long long)shape[1], perm[0], perm[1], shift, p.skew);
+        }
+    }
+    free(in);
+    free(ref);
+    free(raw);
+    return skew;
+}
+
+/* The CUDA tile kernel's slots, on any machine with nvcc: random
+   permutations (plain, packed and kept-row tiles), and the sector-skewed
+   2D tiles: dst row strides of every residue mod the sector's words (8, 4, 2
+   for 4-, 8- and 16-byte words), A cut (100 -> 4 x 25) or whole (37), a
+   batch axis, dst base shifted by every residue; each also with
+   FDX_LAYOUT_SKEW=0 (the plain tile). */
+static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
+{
+    int skewed = 0, plain = 0;
+    for (int rank = 2; rank <= 5; rank++)
+        for (int e = 0; e < 5; e++) {
+            int64_t shape[FDX_MAX_RANK];
+            int perm[FDX_MAX_RANK];
+            lt_shape(rank, shape, 20000, &seed);
+            lt_perm(rank, perm, &seed);
+            if (emulate_case(ctx, lt_elems[e], rank, shape, perm, (int)(seed % 4), seed) < 0) {
+                printf("test_layout: tile kernel emulation skipped (built without CUDA)\n");
+                return;
+            }
+            seed++;
+        }
+    for (int off = 0; off < 2; off++) {
+        if (off) setenv("FDX_LAYOUT_SKEW", "0", 1);
+        for (int e = 2; e < 5; e++)
+            for (int r = 0; r < 8; r++)
+                for (int c = 0; c < 3; c++) {
+                    const int64_t nK = 300 + r, nA = c == 1 ? 37 : 100;
+                    const int64_t s2[2] = {nA, nK}, s3[3] = {nA, 3, nK};
+                    const int p2[2] = {1, 0}, p3[3] = {2, 1, 0};
+                    const int shift = (r + c) % (int)(32 / lt_elems[e]);
+                    int k = c == 2 ? emulate_case(ctx, lt_elems[e], 3, s3, p3, shift, seed++)
+                                   : emulate_case(ctx, lt_elems[e], 2, s2, p2, shift, seed++);
+                    skewed += k > 0, plain += k == 0;
+                }
+        unsetenv("FDX_LAYOUT_SKEW");
+    }
+    /* 3 word sizes x 8 residues x 3 shapes: skewed unless the dst row stride is sector-aligned */
+    CHECK(skewed == 3 * 3 * 8 - 3 * (1 + 2 + 4), "skewed plans: %d", skewed);
+    CHECK(plain == 3 * 3 * 8 + 3 * (1 + 2 + 4), "plain plans: %d", plain);
+}
+
 static void test_errors(fdx_ctx *ctx)
 {
     const int64_t shape[3] = {4, 5, 6};
@@ -316,6 +404,7 @@ int main(void)
     test_inplace(ctx, 14);
     test_boxes(ctx, 15);
     test_array(ctx, 16);
+    test_tile_emulation(ctx, 17);
     test_errors(ctx);
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_layout");

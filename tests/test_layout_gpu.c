@@ -61,21 +61,25 @@ static void permutations(uint64_t seed)
     /* The tile kernel's variants (the measurement switches too), each on
        packed tiles (short fastest axes extended by the next axes, cut axes
        with partial tiles), kept rows and a large odd transpose (partial tiles along both axes, thousands of blocks). */
+    /* the last two: sector-skewed 2D tiles (dst row strides 1929 and 1027,
+       off the sectors for 4-, 8- and 16-byte words; A cut and whole; a batch axis) */
     static const int64_t pk[][5] = {{67, 7, 5, 7, 30}, {5, 13, 50, 29, 1}, {127, 5000, 1, 1, 1}, {7, 17, 40, 11, 5},
-                                    {64, 30, 20, 3, 1},  {1601, 1699, 1, 1, 1}};
+                                    {64, 30, 20, 3, 1},  {1601, 1699, 1, 1, 1}, {100, 3, 643, 1, 1},
+                                    {37, 1027, 1, 1, 1}};
     static const int pkp[][5] = {{3, 1, 0, 4, 2}, {3, 1, 0, 2, 4}, {1, 0, 2, 3, 4}, {2, 3, 1, 4, 0},
-                                 {0, 2, 1, 3, 4}, {1, 0, 2, 3, 4}};
+                                 {0, 2, 1, 3, 4}, {1, 0, 2, 3, 4}, {2, 1, 0, 3, 4}, {1, 0, 2, 3, 4}};
     static const char *variants[][2] = {{NULL, NULL},
                                         {"FDX_LAYOUT_KERNEL", "packed"},
                                         {"FDX_LAYOUT_KERNEL", "2d"},
                                         {"FDX_LAYOUT_ASYNC", "0"},
-                                        {"FDX_LAYOUT_TILE", "64x64"}};
+                                        {"FDX_LAYOUT_TILE", "64x64"},
+                                        {"FDX_LAYOUT_SKEW", "0"}};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         if (variants[v][0]) setenv(variants[v][0], variants[v][1], 1);
         char what[64];
         snprintf(what, sizeof what, "tile kernel %s=%s", variants[v][0] ? variants[v][0] : "default",
                  variants[v][1] ? variants[v][1] : "");
-        for (int c = 0; c < 6; c++) {
+        for (int c = 0; c < (int)(sizeof pk / sizeof pk[0]); c++) {
             const int large = c == 5;
             /* under compute-sanitizer the large one runs with the default and the register path */
             if (large && reps == 1 && v != 0 && !(variants[v][0] && strcmp(variants[v][0], "FDX_LAYOUT_ASYNC") == 0))

@@ -51,6 +51,19 @@ struct TileSpec {
     uint32_t te[FDX_MAX_RANK];       /*   tile extent */
     int64_t n[FDX_MAX_RANK], ss[FDX_MAX_RANK], ds[FDX_MAX_RANK];
     int oc[2];                       /*   the cut axes, -1: none */
+    /* Sector-skewed 2D tile (plan->skew, see skew_read / skew_write): */
+    uint32_t sw;                     /*   words per 32-byte sector, 0: no skew */
+    uint32_t rw;                     /*   read slots TA * (TB + sw - 1) (W without skew) */
+    int kq;                          /*   the merged axis K (dst-contiguous), -1: none */
+};
+
+/* A tile's origin: src and dst offsets, valid extents along the cut axes,
+   and for a skewed tile K's origin k0 and the dst word address of the
+   origin (its residue mod sw is all that is used). */
+struct Origin {
+    int64_t sb, db, k0;
+    uint32_t v0, v1;
+    uint64_t dword;
 };
 
 /* The host pass of nvcc compiles the __host__ __device__ helpers below too
@@ -95,27 +108,99 @@ __host__ __device__ __forceinline__ bool tile_slot(uint32_t t, int nt, const Fas
     return c0 < v0 && c1 < v1;
 }
 
-/* Tile tl: src and dst offsets of its origin, valid extents along the cut axes. */
-__host__ __device__ __forceinline__ void tile_origin(const TileSpec &a, uint32_t tl, int64_t &sb, int64_t &db,
-                                                     uint32_t &v0, uint32_t &v1)
+/* Tile tl's origin (k0 and dword only for skewed tiles: the plain path's
+   code stays as it was measured). */
+template <bool SKEW>
+__host__ __device__ __forceinline__ Origin tile_origin(const TileSpec &a, uint32_t tl, uint64_t dst_word)
 {
     uint32_t rest = tl;
-    sb = 0, db = 0, v0 = 1, v1 = 1;
+    Origin o = {0, 0, 0, 1, 1, 0};
     DEVICE_UNROLL
     for (int q = 0; q < FDX_MAX_RANK; q++) {
         if (q >= a.rank) break;
         uint32_t d = hqdiv(rest, a.tiles[q]), c = rest - d * a.tiles[q].d;
         rest = d;
-        int64_t o = (int64_t)c * a.te[q];
-        sb += o * a.ss[q];
-        db += o * a.ds[q];
-        uint32_t v = (uint32_t)(a.n[q] - o < (int64_t)a.te[q] ? a.n[q] - o : (int64_t)a.te[q]);
-        if (q == a.oc[0]) v0 = v;
-        if (q == a.oc[1]) v1 = v;
+        int64_t k = (int64_t)c * a.te[q];
+        o.sb += k * a.ss[q];
+        o.db += k * a.ds[q];
+        /* n - k < 0 only on a skewed K's extra tile, which ignores v */
+        uint32_t v = (uint32_t)(a.n[q] - k < (int64_t)a.te[q] ? a.n[q] - k : (int64_t)a.te[q]);
+        if (q == a.oc[0]) o.v0 = v;
+        if (q == a.oc[1]) o.v1 = v;
+        if (SKEW && q == a.kq) o.k0 = k;
     }
+    if (SKEW) o.dword = dst_word + (uint64_t)o.db;
+    return o;
 }
 
 __host__ __device__ __forceinline__ uint32_t padded(uint32_t lin, const TileSpec &a) { return lin + hqdiv(lin, a.pad); }
+
+/* Sector-skewed 2D tiles (plan->skew = sw).  The 2D transposes whose dst
+   rows start off the 32-byte sectors (random-01/04/05/10/11/14) wrote every
+   64-word run as two partial sectors shared with the neighbouring tile:
+   0.83-0.88 of copy, skewed 0.917-0.922 (H100, f64, 2026-11-22, round 4).
+   Row cA of a skewed tile holds k in [k0 - s, k0 - s + TB), s = the
+   misalignment (in words, mod sw) of that row's dst address at k0, so every row run
+   starts on a sector; TB is a multiple of sw, so neighbouring tiles of a row
+   meet exactly, and one extra tile along K takes the rows' last words.  The
+   planner asks for it only with R = 1, tile axes A (src stride 1) and K
+   (dst stride 1), K cut: read order (A, K), write order (K, A), buffer
+   position cA + c * TA (c = k - k0 + s).  The read side walks the window
+   k in [k0 - sw + 1, k0 + TB) and keeps the words of each row's range. */
+__host__ __device__ __forceinline__ uint32_t skew_of(const TileSpec &a, const Origin &o, uint32_t cA)
+{
+    return (uint32_t)((o.dword + (uint64_t)((int64_t)cA * a.wds[1])) & (a.sw - 1)); /* wds[1]: A's dst stride */
+}
+
+/* In the skewed path the cut axes are A (oc[0], when cut) and K (oc[1]). */
+__host__ __device__ __forceinline__ uint32_t skew_rows(const TileSpec &a, const Origin &o)
+{
+    return a.oc[0] >= 0 ? o.v0 : a.rte[0].d;
+}
+
+/* Read slot t of a skewed tile: its src offset (from sb) and buffer position. */
+__host__ __device__ __forceinline__ bool skew_read(const TileSpec &a, const Origin &o, uint32_t t, int64_t &off,
+                                                   uint32_t &pos)
+{
+    const uint32_t TA = a.rte[0].d, TB = a.wte[0].d, w = hqdiv(t, a.rte[0]), cA = t - w * TA;
+    const int64_t dk = (int64_t)w - (int64_t)(a.sw - 1); /* k - k0 */
+    const int64_t c = dk + skew_of(a, o, cA), k = o.k0 + dk;
+    off = (int64_t)cA + dk * a.rss[1];
+    pos = cA + (uint32_t)c * TA;
+    return cA < skew_rows(a, o) && c >= 0 && c < (int64_t)TB && k >= 0 && k < a.n[a.kq];
+}
+
+/* Write slot t of a skewed tile: its dst offset (from db) and buffer position. */
+__host__ __device__ __forceinline__ bool skew_write(const TileSpec &a, const Origin &o, uint32_t t, int64_t &off,
+                                                    uint32_t &pos)
+{
+    const uint32_t TB = a.wte[0].d, cA = hqdiv(t, a.wte[0]), c = t - cA * TB;
+    const int64_t dk = (int64_t)c - skew_of(a, o, cA), k = o.k0 + dk; /* dk = k - k0 */
+    off = (int64_t)cA * a.wds[1] + dk;
+    pos = cA + c * a.rte[0].d;
+    return cA < skew_rows(a, o) && k >= 0 && k < a.n[a.kq];
+}
+
+/* Slot t of a tile on the read (src) or write (dst) side: the offset from
+   the origin's sb or db, and the slot's position in the padded buffer. */
+template <bool SKEW>
+__host__ __device__ __forceinline__ bool read_slot(const TileSpec &a, const Origin &o, uint32_t t, int64_t &off,
+                                                   uint32_t &pos)
+{
+    uint32_t lin;
+    bool in = SKEW ? skew_read(a, o, t, off, lin) : tile_slot(t, a.nt, a.rte, a.rss, nullptr, a.rc, o.v0, o.v1, off, lin);
+    if (in) pos = padded(lin, a); /* only then, as the plain kernel always did */
+    return in;
+}
+template <bool SKEW>
+__host__ __device__ __forceinline__ bool write_slot(const TileSpec &a, const Origin &o, uint32_t t, int64_t &off,
+                                                    uint32_t &pos)
+{
+    uint32_t lin;
+    bool in = SKEW ? skew_write(a, o, t, off, lin) : tile_slot(t, a.nt, a.wte, a.wds, a.wlin, a.wc, o.v0, o.v1, off, lin);
+    if (in) pos = padded(lin, a); /* only then, as the plain kernel always did */
+    return in;
+}
 
 /* cp.async (sm_80+): global -> shared without registers; 4 and 8 bytes
    through L1 (.ca), 16 bytes around it (.cg). */
@@ -140,27 +225,27 @@ __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wai
    0.88-0.90; persistent blocks that read the next tile while writing one
    measured 0.89 (random suite 0.47-0.99, median 0.70: the tiles in flight
    drift apart), so each block moves one tile. */
-template <typename T, bool ASYNC>
+template <typename T, bool ASYNC, bool SKEW>
 __global__ void __launch_bounds__(THREADS) tile_kernel(T *__restrict__ dst, const T *__restrict__ src, TileSpec a)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *buf = reinterpret_cast<T *>(smem_raw);
-    int64_t sb, db, off;
-    uint32_t v0, v1, lin;
-    tile_origin(a, blockIdx.x, sb, db, v0, v1);
-    const T *s = src + sb;
+    int64_t off;
+    uint32_t pos;
+    const Origin o = tile_origin<SKEW>(a, blockIdx.x, (uint64_t)(uintptr_t)dst / sizeof(T));
+    const T *s = src + o.sb;
     if (ASYNC) {
 #pragma unroll 4
-        for (uint32_t t = threadIdx.x; t < a.W; t += THREADS)
-            if (tile_slot(t, a.nt, a.rte, a.rss, nullptr, a.rc, v0, v1, off, lin)) cp_async(buf + padded(t, a), s + off);
+        for (uint32_t t = threadIdx.x; t < a.rw; t += THREADS)
+            if (read_slot<SKEW>(a, o, t, off, pos)) cp_async(buf + pos, s + off);
         cp_async_wait_all();
-    } else {
+    } else { /* never skewed (the host's choice): rw = W <= THREADS * EPT, pos = padded(t) */
         T v[EPT];
         uint32_t mask = 0;
 #pragma unroll
         for (int k = 0; k < EPT; k++) {
             const uint32_t t = threadIdx.x + k * THREADS;
-            if (t < a.W && tile_slot(t, a.nt, a.rte, a.rss, nullptr, a.rc, v0, v1, off, lin)) {
+            if (t < a.rw && read_slot<false>(a, o, t, off, pos)) {
                 v[k] = s[off];
                 mask |= 1u << k;
             }
@@ -170,10 +255,10 @@ __global__ void __launch_bounds__(THREADS) tile_kernel(T *__restrict__ dst, cons
             if (mask >> k & 1) buf[padded(threadIdx.x + k * THREADS, a)] = v[k];
     }
     __syncthreads();
-    T *d = dst + db;
+    T *d = dst + o.db;
 #pragma unroll 4
     for (uint32_t t = threadIdx.x; t < a.W; t += THREADS)
-        if (tile_slot(t, a.nt, a.wte, a.wds, a.wlin, a.wc, v0, v1, off, lin)) d[off] = buf[padded(lin, a)];
+        if (write_slot<SKEW>(a, o, t, off, pos)) d[off] = buf[pos];
 }
 
 struct SquareArgs {
@@ -336,16 +421,21 @@ bool env_is(const char *name, const char *value)
 /* The largest tile the tile kernel takes (words); the register path holds EPT a thread. */
 constexpr uint32_t MAX_TILE = 4096;
 
-/* The kernel's view of a plan's tile; the tile count in *ntiles. */
-TileSpec tile_spec(const fdx_perm_plan *p, int64_t *ntiles)
+/* The kernel's view of a plan's tile and the tile count; skew_ok: the
+   kernel path takes skewed tiles (cp.async; the register path holds
+   THREADS * EPT read slots, not the skewed window). */
+fdx_status tile_spec(const fdx_perm_plan *p, bool skew_ok, TileSpec *out, int64_t *ntiles)
 {
     TileSpec a;
     memset(&a, 0, sizeof a);
     a.rank = p->rank;
+    a.kq = -1;
     int64_t lin[FDX_MAX_RANK], acc = 1, tiles_all = 1;
     int rpos[FDX_MAX_RANK], wpos[FDX_MAX_RANK];
+    const int skew = skew_ok && p->skew > 1, K = p->s[0];
     for (int q = 0; q < p->rank; q++) {
-        int64_t tiles = blocks_of(p->n[q], p->te[q]);
+        /* a skewed K: one more tile for the rows' last words (shifted by up to sw - 1) */
+        int64_t tiles = blocks_of(p->n[q] + (skew && q == K ? p->skew - 1 : 0), p->te[q]);
         a.tiles[q] = fd(tiles), a.te[q] = (uint32_t)p->te[q], a.n[q] = p->n[q], a.ss[q] = p->ss[q], a.ds[q] = p->ds[q];
         tiles_all *= tiles;
         lin[q] = acc;
@@ -363,32 +453,101 @@ TileSpec tile_spec(const fdx_perm_plan *p, int64_t *ntiles)
         int c = p->cut[i];
         a.oc[i] = c, a.rc[i] = c >= 0 ? rpos[c] : -1, a.wc[i] = c >= 0 ? wpos[c] : -1;
     }
-    a.W = (uint32_t)acc;
+    a.W = a.rw = (uint32_t)acc;
+    if (skew) { /* the layout skew_read / skew_write assume (the planner's rule) */
+        FDX_CHECK(a.nt == 2 && rpos[0] == 0 && rpos[K] == 1 && wpos[K] == 0 && a.rss[0] == 1 && a.wds[0] == 1 &&
+                      a.oc[1] == K && (a.oc[0] == -1 || a.oc[0] == 0) && (p->skew & (p->skew - 1)) == 0 &&
+                      p->te[K] % p->skew == 0,
+                  FDX_ERR_INTERNAL, "skewed tile: plan of rank %d, %d tile axes, K = %d, TB = %lld, skew %d does not fit",
+                  p->rank, a.nt, K, (long long)p->te[K], p->skew);
+        a.sw = (uint32_t)p->skew;
+        a.kq = K;
+        a.rw = (uint32_t)(p->te[0] * (p->te[K] + p->skew - 1));
+    }
     /* pad when the dst-fastest tile axis walks the buffer with an even stride >= 4 */
     int64_t P = nw > 0 ? a.wlin[0] : 1;
     a.pad = fd(P >= 4 && P % 2 == 0 ? P : (int64_t)1 << 30);
     a.words = a.W + (a.W - 1) / a.pad.d + 1;
+    FDX_CHECK(tiles_all < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",
+              (long long)tiles_all);
     *ntiles = tiles_all;
-    return a;
+    *out = a;
+    return FDX_OK;
 }
+
+/* The tile kernel's path for words of T: cp.async for 4 bytes and more
+   (unless FDX_LAYOUT_ASYNC=0), registers otherwise. */
+template <typename T> bool async_path() { return sizeof(T) >= 4 && !env_is("FDX_LAYOUT_ASYNC", "0"); }
 
 template <typename T>
 fdx_status launch_tiles(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st)
 {
     int64_t ntiles;
-    TileSpec a = tile_spec(p, &ntiles);
-    const bool async = sizeof(T) >= 4 && !env_is("FDX_LAYOUT_ASYNC", "0");
-    FDX_CHECK(ntiles < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",
-              (long long)ntiles);
+    TileSpec a;
+    const bool async = async_path<T>();
+    FDX_TRY(tile_spec(p, async, &a, &ntiles));
     FDX_CHECK(a.W <= (async ? MAX_TILE : (uint32_t)(THREADS * EPT)), FDX_ERR_INTERNAL,
               "tile of %u words exceeds the kernel's %u", a.W, async ? MAX_TILE : (uint32_t)(THREADS * EPT));
     const size_t smem = (size_t)a.words * sizeof(T);
-    void (*kernel)(T *, const T *, TileSpec) = async ? tile_kernel<T, true> : tile_kernel<T, false>;
+    void (*kernel)(T *, const T *, TileSpec) =
+        !async ? tile_kernel<T, false, false> : a.sw ? tile_kernel<T, true, true> : tile_kernel<T, true, false>;
     if (smem > 48 * 1024) /* 16-byte words, tiles over 3000 words (FDX_LAYOUT_TILE, _TILE_WORDS) */
         FDX_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     kernel<<<(unsigned)ntiles, THREADS, smem, st>>>((T *)dst, (const T *)src, a);
     FDX_CUDA_CHECK_LAUNCH("tile_kernel");
     return FDX_OK;
+}
+
+/* The tile kernel run on the host, block after block, through the same
+   slot functions (tests on machines without a GPU): every buffer slot read
+   once before the write side takes it, every word through dst. */
+template <typename T, bool SKEW>
+fdx_status emulate_path(T *dst, const T *src, const TileSpec &a, int64_t ntiles)
+{
+    T *buf = (T *)malloc((size_t)a.words * sizeof(T));
+    unsigned char *got = (unsigned char *)malloc(a.words);
+    if (!buf || !got) {
+        free(buf);
+        free(got);
+        return fdx_fail(FDX_ERR_NOMEM, "emulated tile of %u words", a.words);
+    }
+    fdx_status st = FDX_OK;
+    for (int64_t tl = 0; tl < ntiles && st == FDX_OK; tl++) {
+        const Origin o = tile_origin<SKEW>(a, (uint32_t)tl, (uint64_t)(uintptr_t)dst / sizeof(T));
+        int64_t off;
+        uint32_t pos;
+        memset(got, 0, a.words);
+        for (uint32_t t = 0; t < a.rw && st == FDX_OK; t++) {
+            if (!read_slot<SKEW>(a, o, t, off, pos)) continue;
+            if (pos >= a.words || got[pos])
+                st = fdx_fail(FDX_ERR_INTERNAL, "tile %lld: read slot %u lands on buffer word %u twice or out of %u",
+                              (long long)tl, t, pos, a.words);
+            else buf[pos] = src[o.sb + off], got[pos] = 1;
+        }
+        for (uint32_t t = 0; t < a.W && st == FDX_OK; t++) {
+            if (!write_slot<SKEW>(a, o, t, off, pos)) continue;
+            if (pos >= a.words || !got[pos])
+                st = fdx_fail(FDX_ERR_INTERNAL, "tile %lld: write slot %u takes buffer word %u, never read",
+                              (long long)tl, t, pos);
+            else dst[o.db + off] = buf[pos];
+        }
+    }
+    free(buf);
+    free(got);
+    return st;
+}
+
+template <int W>
+fdx_status emulate_tiles(void *dst, const void *src, const fdx_perm_plan *p)
+{
+    typedef typename Word<W>::type T;
+    FDX_CHECK(p->kind == FDX_PLAN_TILED || p->kind == FDX_PLAN_ROWS, FDX_ERR_INVALID,
+              "emulation covers the tile kernel (TILED and ROWS plans), not plan kind %d", (int)p->kind);
+    int64_t ntiles;
+    TileSpec a;
+    FDX_TRY(tile_spec(p, async_path<T>(), &a, &ntiles));
+    return a.sw ? emulate_path<T, true>((T *)dst, (const T *)src, a, ntiles)
+                : emulate_path<T, false>((T *)dst, (const T *)src, a, ntiles);
 }
 
 template <int W>
@@ -465,6 +624,11 @@ extern "C" fdx_status fdx_layout_cuda_perm(void *dst, const void *src, const fdx
         return FDX_OK;
     }
     BY_WORD(p->word, launch_perm, dst, src, p, st)
+}
+
+extern "C" fdx_status fdx_layout_cuda_emulate(void *dst, const void *src, const fdx_perm_plan *p)
+{
+    BY_WORD(p->word, emulate_tiles, dst, src, p)
 }
 
 extern "C" fdx_status fdx_layout_cuda_diag(void *dst, const void *src, const fdx_diag_plan *p, void *stream)

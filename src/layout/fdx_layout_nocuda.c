@@ -21,3 +21,9 @@ fdx_status fdx_layout_cuda_box(void *array, void *plain, const fdx_box_plan *p, 
     (void)array, (void)plain, (void)p, (void)stream;
     return no_cuda();
 }
+
+fdx_status fdx_layout_cuda_emulate(void *dst, const void *src, const fdx_perm_plan *p)
+{
+    (void)dst, (void)src, (void)p;
+    return no_cuda();
+}

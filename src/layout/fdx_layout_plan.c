@@ -230,6 +230,22 @@ static void choose_kernel_tile(fdx_perm_plan *p, int A, int K)
     tile_2d(p, A, K);
 }
 
+/* Sector-skewed rows for the 2D tile (CUDA, cp.async words of 4, 8, 16
+   bytes) when the dst rows start off the 32-byte sectors: dst stride of A
+   not a multiple of the sector's words, K cut into tiles of whole sectors,
+   one word per unit.  Aligned transposes keep the plain tile.  H100 f64
+   (2026-11-22): the random suite's off-sector 2D transposes 0.82-0.89 ->
+   0.92-0.935 of copy.  FDX_LAYOUT_SKEW=0 turns it off (measurements only). */
+static void choose_skew(fdx_perm_plan *p)
+{
+    const char *e = getenv("FDX_LAYOUT_SKEW");
+    const int sw = 32 / p->word;
+    p->skew = 0;
+    if ((e && strcmp(e, "0") == 0) || p->kind != FDX_PLAN_TILED || p->packed || p->R != 1 || p->word < 4)
+        return;
+    if (p->TB < p->nK && p->TB % sw == 0 && p->dA % sw != 0) p->skew = sw;
+}
+
 int fdx_perm_plan_square(fdx_perm_plan *p)
 {
     int square = p->rank >= 2 && p->s[0] == 1 && p->s[1] == 0 && p->n[0] == p->n[1] &&
@@ -304,7 +320,10 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         p->nb++;
     }
     choose_tile(p);
-    if (p->kind == FDX_PLAN_TILED) choose_kernel_tile(p, A, K);
+    if (p->kind == FDX_PLAN_TILED) {
+        choose_kernel_tile(p, A, K);
+        choose_skew(p);
+    }
     if (p->kind == FDX_PLAN_ROWS) tile_2d(p, A, K); /* kept rows go through the tile kernel too */
     int64_t blocks = (p->nA + p->TA - 1) / p->TA * ((p->nK + p->TB - 1) / p->TB);
     for (int b = 0; b < p->nb; b++) blocks *= p->bn[b];

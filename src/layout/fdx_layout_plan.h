@@ -57,6 +57,9 @@ typedef struct fdx_perm_plan {
     int64_t te[FDX_MAX_RANK];
     int64_t ss[FDX_MAX_RANK], ds[FDX_MAX_RANK]; /* strides of the merged src axes in src and dst */
     int cut[2];                                 /* the cut axes, -1 where none */
+    /* CUDA tile kernel: sector-skewed 2D tile rows (see choose_skew), the
+       sector in words (32 bytes / word), 0: none. */
+    int skew;
 } fdx_perm_plan;
 
 /* Plans dst[axis p] = src[axis perm[p]] for src extents shape.  align is the
@@ -106,6 +109,9 @@ FDX_HIDDEN fdx_status fdx_layout_cpu_box(void *array, void *plain, const fdx_box
 FDX_HIDDEN fdx_status fdx_layout_cuda_perm(void *dst, const void *src, const fdx_perm_plan *p, void *stream);
 FDX_HIDDEN fdx_status fdx_layout_cuda_diag(void *dst, const void *src, const fdx_diag_plan *p, void *stream);
 FDX_HIDDEN fdx_status fdx_layout_cuda_box(void *array, void *plain, const fdx_box_plan *p, void *stream);
+/* The CUDA tile kernel's index math run on the host (TILED and ROWS plans,
+   host buffers): tests check it without a GPU. */
+FDX_HIDDEN fdx_status fdx_layout_cuda_emulate(void *dst, const void *src, const fdx_perm_plan *p);
 
 #ifdef __cplusplus
 }

@@ -1,12 +1,12 @@
 # Layout engine (issue 4): its tests (the GPU one under compute-sanitizer
 # unless LAYOUT_SANITIZE=0), `fdx bench transform` records on CUDA (named
 # permutations + random suite; LAYOUT_DIAG=1 adds the diagonal cases,
-# LAYOUT_CPU=1 the CPU records), then, while LAYOUT_BUDGET_S (seconds since
-# the section started) allows, the measurement-only variants, each record
-# tagged with "variant": FDX_LAYOUT_KERNEL=packed (packed tiles for every
-# tiled plan), =2d (2D tiles for every tiled plan), FDX_LAYOUT_ASYNC=0
-# (registers instead of cp.async), FDX_LAYOUT_TILE=64x64 and 64x32 (tile
-# shapes), FDX_LAYOUT_TILE_WORDS=4096 (tiles of 4096 words).
+# LAYOUT_CPU=1 the CPU records on the host), then, while LAYOUT_BUDGET_S
+# (seconds since the section started) allows, the measurement-only variants,
+# each record tagged with "variant": FDX_LAYOUT_SKEW=0 (plain tiles where the
+# planner skews rows onto sectors: the A/B of round 4; on the named cases,
+# never skewed, a repeat); LAYOUT_MORE=1 adds FDX_LAYOUT_TILE_WORDS=4096,
+# FDX_LAYOUT_KERNEL=packed|2d, FDX_LAYOUT_ASYNC=0 and FDX_LAYOUT_TILE=64x64|64x32.
 set -u
 bin=$(dirname "$FDX_BIN")
 base=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}
@@ -64,14 +64,17 @@ variant() { # variant "VAR=VALUE ..." BACKEND ARGS...: tagged records, skipped p
   if [ $((SECONDS - start)) -ge "$budget" ]; then echo "skipped (budget): $env $*"; return; fi
   env $env timeout 120 "$FDX_BIN" bench transform --backend "$be" --json --reps 10 "$@" | tag "$env" >>"$var"
 }
-for c in $moved; do variant FDX_LAYOUT_TILE_WORDS=4096 cuda --count 0 --only $c; done
+# the A/B: the random suite without skew; the named cases (never skewed) again, a repeat
+variant FDX_LAYOUT_SKEW=0 cuda --only random
+for c in $named; do variant FDX_LAYOUT_SKEW=0 cuda --count 0 --only $c; done
 [ "${LAYOUT_MORE:-0}" = 1 ] && {
+  for c in $moved; do variant FDX_LAYOUT_TILE_WORDS=4096 cuda --count 0 --only $c; done
   for c in $moved; do variant FDX_LAYOUT_ASYNC=0 cuda --count 0 --only $c; done
   for v in FDX_LAYOUT_TILE=64x64 FDX_LAYOUT_TILE=64x32; do
     for c in 3d-reverse swap-fastest 2d-transpose; do variant $v cuda --count 0 --only $c; done
   done
 }
-echo "named variants done at $((SECONDS - start)) s"
+echo "skew A/B done at $((SECONDS - start)) s"
 
 if [ "${LAYOUT_SANITIZE:-1}" = 1 ]; then
   for tool in memcheck racecheck; do
@@ -87,7 +90,6 @@ if [ "${LAYOUT_SANITIZE:-1}" = 1 ]; then
 fi
 
 
-variant FDX_LAYOUT_TILE_WORDS=4096 cuda --only random
-[ "${LAYOUT_MORE:-0}" = 1 ] && { variant FDX_LAYOUT_KERNEL=packed cuda --only random; variant FDX_LAYOUT_KERNEL=2d cuda --only random; }
+[ "${LAYOUT_MORE:-0}" = 1 ] && { variant FDX_LAYOUT_TILE_WORDS=4096 cuda --only random; variant FDX_LAYOUT_KERNEL=packed cuda --only random; variant FDX_LAYOUT_KERNEL=2d cuda --only random; }
 summary "$var"
 echo "layout section done at $((SECONDS - start)) s"
