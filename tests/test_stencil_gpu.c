@@ -161,10 +161,37 @@ int main(void)
                 CHECK(s3[0] % (c.tx * vec) && s3[1] % c.ty, "async case %d: the tile is not partial", arot);
                 sc_case(ctx, &d, dt, s3, &seed, force, &c);
             }
-    /* The 25-point tuner's large async tiles (64x16 and 128x8 points). */
-    for (int t = 0; t < 2; t++) {
+    /* Round 7: the asynchronous march with 2..4 rows a thread: every order
+       and precision, vector widths rotating (odd widths at vec 1: 4-byte
+       copies), 1..3 planes ahead, chunks shorter than the planes ahead and
+       longer than the column, tiles partial in x and y (the last block's
+       rows past the array), updates / coefficient / d1 / sponge rotating,
+       register caps (the tuner's lb2 / lb4). */
+    static const int rshape[][2] = {{16, 8}, {32, 4}, {32, 8}};
+    static const int rchunk[] = {7, 1, 40, 3};
+    int rrot = 0;
+    for (int order = 2; order <= 12; order += 2)
+        for (int p = 0; p < 2; p++, rrot++) {
+            fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
+            int r = order / 2, vec = rrot % 3 == 2 ? 1 : p && rrot % 2 ? 4 : 2;
+            fdx_stencil_cfg c = {.variant = FDX_SV_ASYNC, .tx = rshape[rrot % 3][0], .ty = rshape[rrot % 3][1],
+                                 .vec = vec, .chunk = rchunk[rrot % 4], .by = 1, .pd = 1 + rrot % 3,
+                                 .ry = 2 + rrot % 3, .minb = rrot % 4 == 1 ? 2 : rrot % 4 == 3 ? 4 : 0};
+            int64_t s3[3] = {vec == 1 ? 133 : vec == 2 ? 134 : 136, 13 + 2 * r + rrot % 7, 18 + rrot % 5};
+            s3[1] += s3[1] % (c.ty * c.ry) == 0; /* a partial last block row */
+            fdx_stencil_desc d;
+            sc_desc(&d, 3, order, rrot % 3, (rrot / 3) % 2, p);
+            fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
+            CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "async rows case %d does not fit", rrot);
+            CHECK(s3[0] % (c.tx * vec) && s3[1] % (c.ty * c.ry), "async rows case %d: the tile is not partial", rrot);
+            sc_case(ctx, &d, dt, s3, &seed, force, &c);
+        }
+    /* The 25-point tuner's large async tiles (64x16 and 128x8 points; round
+       7: 64x16 from 32x8 threads of two rows, capped at two blocks). */
+    for (int t = 0; t < 3; t++) {
         fdx_stencil_cfg c = {.variant = FDX_SV_ASYNC, .tx = t ? 64 : 32, .ty = t ? 8 : 16, .vec = 2, .chunk = 9,
-                             .by = 1, .pd = 1 + t};
+                             .by = 1, .pd = 1 + t % 2};
+        if (t == 2) c.tx = 32, c.ry = 2, c.minb = 2;
         int64_t s3[3] = {200, 45, 30};
         fdx_stencil_desc d;
         sc_desc(&d, 3, 8, t, 0, 0);

@@ -125,6 +125,20 @@ int main(void)
                                        .minb = arot % 7 == 3 ? 2 : 0};
                 compile_one(&ks, &cfg);
             }
+    /* Round 7: the asynchronous march with 2..4 rows a thread, every order
+       and precision, the tuner's tiles and register caps. */
+    static const int rshapes[][3] = {{32, 8, 2}, {16, 8, 4}, {32, 4, 0}};
+    int rrot = 0;
+    for (int prec = 0; prec < 2; prec++)
+        for (int order = 2; order <= 12; order += 2, rrot++) {
+            int upd = rrot % 3, vec = rrot % 4 == 3 ? 1 : prec && rrot % 2 ? 2 : prec ? 1 : 4;
+            fdx_stencil_kspec ks = {prec, 3, order / 2, upd, (rrot / 2) % 2, rrot % 2,
+                                    upd == FDX_UPDATE_WAVE && order % 4 == 0};
+            fdx_stencil_cfg cfg = {.variant = FDX_SV_ASYNC, .tx = rshapes[rrot % 3][0], .ty = rshapes[rrot % 3][1],
+                                   .vec = vec, .chunk = 16, .by = 1, .pd = 1 + rrot % 3, .ry = 2 + rrot % 3,
+                                   .minb = rshapes[rrot % 3][2]};
+            compile_one(&ks, &cfg);
+        }
     printf("compiled %d generated kernels with NVRTC %d.%d\n", compiled, major, minor);
     return fdx_test_finish("test_stencil_nvrtc");
 #endif

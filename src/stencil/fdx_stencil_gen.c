@@ -807,6 +807,30 @@ static void emit_async_issue(sb *b, const gen *g, const fdx_stencil_async_geom *
     put(b, "        }\n");
 }
 
+/* Asynchronous march, several rows a thread (cfg->ry): opens the scope of
+   the thread's row i (of g->nr).  The row's own names (its point y, base,
+   col, rowin, its tile pointers T / Tn, and with several rows its column
+   c<i>_<lane>_<t> and u_prev / coef registers bound by reference to the
+   names q<lane>_<t>, pu, pc... that the shared point code uses) shadow the
+   thread's, so one body serves every row; references to locals cost no
+   registers of their own.  With one row the names are the thread's. */
+static void emit_async_row_open(sb *b, const gen *g, const fdx_stencil_async_geom *a, int i, int tiles)
+{
+    const int r = g->r, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef;
+    put(b, "    { /* row %d */\n", i);
+    put(b, "    const long long y = y_ + %d, base = base_ + %d * sy;\n", i, i);
+    put(b, "    const bool col = xin_ && y < ny, rowin = col && y >= %d && y < ny - %d;\n    (void)rowin;\n", r, r);
+    if (tiles) put(b, "    const real *T = T_ + %d, *Tn = Tn_ + %d;\n    (void)T;\n", i * a->width, i * a->width);
+    if (g->nr == 1) return;
+    for (int v = 0; v < g->vec; v++) {
+        put(b, "    real");
+        for (int t = 0; t <= 2 * r; t++) put(b, "%s &q%d_%d = c%d_%d_%d", t ? "," : "", v, t, i, v, t);
+        put(b, ";\n");
+        if (wave) put(b, "    real &pu%d = pu%d_%d, &pun%d = pun%d_%d;\n", v, i, v, v, i, v);
+        if (coef) put(b, "    real &pc%d = pc%d_%d, &pcn%d = pcn%d_%d;\n", v, i, v, v, i, v);
+    }
+}
+
 /* Every plane of the block's tile is read once, by cp.async, into a ring of
    stages in shared memory; planes k .. k + r stay resident (plane k's tile
    gives the in-plane neighbours, plane k + r the column's newest value) and
@@ -814,14 +838,16 @@ static void emit_async_issue(sb *b, const gen *g, const fdx_stencil_async_geom *
    values stays in registers as in the other marches.  One barrier a plane:
    after waiting for plane k + r's copies, it makes them visible, and since
    every thread has then left plane k - 1, that plane's stage (the one the
-   next copies overwrite: stages = r + 1 + pd) is free. */
+   next copies overwrite: stages = r + 1 + pd) is free.  With cfg->ry rows a
+   thread (consecutive rows, each with its own column) the tile is ry times
+   taller for the same threads: its y halo is shared by more points. */
 static void emit_cuda_async(sb *b, gen *g)
 {
     const fdx_stencil_cfg *c = g->cfg;
-    const int r = g->r, V = g->vec, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef;
+    const int r = g->r, V = g->vec, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef, nr = g->nr;
     fdx_stencil_async_geom a;
     fdx_stencil_async_geom_of(g->ks, c, &a);
-    const int gw = a.width / V, nt = c->tx * c->ty, P = c->pd, S = a.stages;
+    const int gw = a.width / V, nt = c->tx * c->ty, P = c->pd, S = a.stages, rows = c->ty * nr;
     g->aw = a.width;
     emit_head(b, g);
     put(b, "    extern __shared__ __align__(16) unsigned char fdx_smem_[];\n"
@@ -829,54 +855,72 @@ static void emit_cuda_async(sb *b, gen *g)
            "    const unsigned sbase = (unsigned)__cvta_generic_to_shared(fdx_smem_);\n");
     put(b, "    const long long nx = p.n[0], ny = p.n[1], nm = p.n[2], sy = nx, sm = nx * ny;\n"
            "    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * %d + tx;\n", c->tx);
-    put(b, "    const long long x0 = (long long)blockIdx.x * %d, y0 = (long long)blockIdx.y * %d;\n", c->tx * V, c->ty);
-    put(b, "    const long long x = x0 + tx * %d, y = y0 + ty;\n", V);
+    put(b, "    const long long x0 = (long long)blockIdx.x * %d, y0 = (long long)blockIdx.y * %d;\n", c->tx * V, rows);
+    put(b, "    const long long x = x0 + tx * %d, y_ = y0 + ty * %d;\n", V, nr);
     put(b, "    const long long k0 = %d + (long long)blockIdx.z * p.chunk;\n", r);
     put(b, "    const long long k1 = k0 + p.chunk < nm - %d ? k0 + p.chunk : nm - %d;\n", r, r);
-    put(b, "    const bool col = x < nx && y < ny;\n");
-    put(b, "    const bool rowin = col && y >= %d && y < ny - %d;\n", r, r);
-    put(b, "    const long long base = x + y * sy;\n    (void)up, (void)cf;\n");
-    /* Copy slots: slot i < ty * gw is a centre row's copy (x halo included),
+    put(b, "    const bool xin_ = x < nx;\n");
+    put(b, "    const long long base_ = x + y_ * sy;\n    (void)up, (void)cf;\n");
+    /* Copy slots: slot i < rows * gw is a centre row's copy (x halo included),
        the rest the r rows above and below, centre part only. */
     for (int j = 0; j < a.per_thread; j++) {
         put(b, "    long long go%d = -1;\n    unsigned so%d = 0;\n", j, j);
         put(b, "    {\n        const int i_ = tid + %d;\n        if (i_ < %d) {\n            int row_, xo_;\n", j * nt,
             a.slots);
-        put(b, "            if (i_ < %d) row_ = %d + i_ / %d, xo_ = (i_ %% %d) * %d - %d;\n", c->ty * gw, r, gw, gw, V,
+        put(b, "            if (i_ < %d) row_ = %d + i_ / %d, xo_ = (i_ %% %d) * %d - %d;\n", rows * gw, r, gw, gw, V,
             a.rx);
         put(b, "            else {\n                const int h_ = (i_ - %d) / %d;\n"
                "                row_ = h_ < %d ? h_ : %d + h_;\n                xo_ = ((i_ - %d) %% %d) * %d;\n"
                "            }\n",
-            c->ty * gw, c->tx, r, c->ty, c->ty * gw, c->tx, V);
+            rows * gw, c->tx, r, rows, rows * gw, c->tx, V);
         put(b, "            const long long gx_ = x0 + xo_, gy_ = y0 + row_ - %d;\n", r);
         put(b, "            so%d = (unsigned)((row_ * %d + xo_ + %d) * sizeof(real));\n", j, a.width, a.rx);
         put(b, "            if (gx_ >= 0 && gx_ < nx && gy_ >= 0 && gy_ < ny) go%d = gx_ + gy_ * sy;\n", j);
         put(b, "        }\n    }\n");
     }
-    for (int v = 0; v < V; v++) {
-        put(b, "    real");
-        for (int t = 0; t <= 2 * r; t++) put(b, "%s q%d_%d = 0", t ? "," : "", v, t);
-        put(b, ";\n");
+    /* Each row's column (q<lane>_<t>, with several rows c<row>_<lane>_<t>)
+       and u_prev / coef registers. */
+    for (int i = 0; i < nr; i++) {
+        char pre[16];
+        if (nr > 1) snprintf(pre, sizeof pre, "c%d_", i);
+        else snprintf(pre, sizeof pre, "q");
+        for (int v = 0; v < V; v++) {
+            put(b, "    real");
+            for (int t = 0; t <= 2 * r; t++) put(b, "%s %s%d_%d = 0", t ? "," : "", pre, v, t);
+            put(b, ";\n");
+        }
+        const char *names[4] = {wave ? "pu" : NULL, wave ? "pun" : NULL, coef ? "pc" : NULL, coef ? "pcn" : NULL};
+        for (int n = 0; n < 4; n++) {
+            if (!names[n]) continue;
+            if (nr == 1) {
+                emit_lanes(b, g, names[n]);
+                continue;
+            }
+            char nm[16];
+            snprintf(nm, sizeof nm, "%s%d_", names[n], i);
+            emit_lanes(b, g, nm);
+        }
     }
-    if (wave) emit_lanes(b, g, "pu"), emit_lanes(b, g, "pun");
-    if (coef) emit_lanes(b, g, "pc"), emit_lanes(b, g, "pcn");
     /* The column's first 2r planes straight from global memory. */
     char suf[16], idx[96];
-    put(b, "    if (col) {\n");
-    for (int t = 0; t < 2 * r; t++) {
-        snprintf(suf, sizeof suf, "_%d", t);
-        snprintf(idx, sizeof idx, "base + (k0 - %d) * sm", r - t);
-        put(b, "        "), emit_vload(b, g, "q", suf, "u", idx, "__ldg"), put(b, "\n");
+    for (int i = 0; i < nr; i++) {
+        emit_async_row_open(b, g, &a, i, 0);
+        put(b, "    if (col) {\n");
+        for (int t = 0; t < 2 * r; t++) {
+            snprintf(suf, sizeof suf, "_%d", t);
+            snprintf(idx, sizeof idx, "base + (k0 - %d) * sm", r - t);
+            put(b, "        "), emit_vload(b, g, "q", suf, "u", idx, "__ldg"), put(b, "\n");
+        }
+        if (wave) put(b, "        "), emit_vload(b, g, "pun", "", "up", "base + k0 * sm", "__ldcs"), put(b, "\n");
+        if (coef) put(b, "        "), emit_vload(b, g, "pcn", "", "cf", "base + k0 * sm", "__ldcs"), put(b, "\n");
+        put(b, "    }\n    }\n");
     }
-    if (wave) put(b, "        "), emit_vload(b, g, "pun", "", "up", "base + k0 * sm", "__ldcs"), put(b, "\n");
-    if (coef) put(b, "        "), emit_vload(b, g, "pcn", "", "cf", "base + k0 * sm", "__ldcs"), put(b, "\n");
-    put(b, "    }\n");
     /* Planes k0 .. k0 + r + pd - 1 in flight, one commit group each (empty
        past the last plane, so that the count of groups stays uniform). */
     put(b, "    for (int i = 0; i < %d; i++) {\n        if (k0 + i < k1 + %d)\n", r + P, r);
     emit_async_issue(b, g, &a, "k0 + i", "i");
     put(b, "        asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n    }\n");
-    put(b, "    const int tc = (ty + %d) * %d + %d + tx * %d;\n", r, a.width, a.rx, V);
+    put(b, "    const int tc = (ty * %d + %d) * %d + %d + tx * %d;\n", nr, r, a.width, a.rx, V);
     put(b, "    for (long long k = k0; k < k1; k++) {\n        const int t = (int)(k - k0);\n");
     put(b, "        asm volatile(\"cp.async.wait_group %d;\" ::: \"memory\"); /* plane k + r has landed */\n", P - 1);
     put(b, "        __syncthreads(); /* ... for every thread; plane k - 1's stage is free */\n");
@@ -886,39 +930,43 @@ static void emit_cuda_async(sb *b, gen *g)
     snprintf(idx, sizeof idx, "k + %d", r + P);
     emit_async_issue(b, g, &a, idx, st);
     put(b, "        asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n");
-    put(b, "        const real *T = tile + (t %% %d) * %zu + tc;\n", S, a.stage_elems);
-    put(b, "        const real *Tn = tile + ((t + %d) %% %d) * %zu + tc;\n        (void)T;\n", r, S, a.stage_elems);
-    snprintf(suf, sizeof suf, "_%d", 2 * r);
-    if (V == 1) put(b, "        q0_%d = Tn[0];\n", 2 * r);
-    else {
-        static const char comp[4] = {'x', 'y', 'z', 'w'};
-        put(b, "        { const realv t_ = *(const realv *)Tn;");
-        for (int v = 0; v < V; v++) put(b, " q%d_%d = t_.%c;", v, 2 * r, comp[v]);
-        put(b, " }\n");
+    put(b, "        const real *T_ = tile + (t %% %d) * %zu + tc;\n", S, a.stage_elems);
+    put(b, "        const real *Tn_ = tile + ((t + %d) %% %d) * %zu + tc;\n", r, S, a.stage_elems);
+    for (int i = 0; i < nr; i++) {
+        emit_async_row_open(b, g, &a, i, 1);
+        if (V == 1) put(b, "        q0_%d = Tn[0];\n", 2 * r);
+        else {
+            static const char comp[4] = {'x', 'y', 'z', 'w'};
+            put(b, "        { const realv t_ = *(const realv *)Tn;");
+            for (int v = 0; v < V; v++) put(b, " q%d_%d = t_.%c;", v, 2 * r, comp[v]);
+            put(b, " }\n");
+        }
+        for (int v = 0; v < V; v++) {
+            if (wave) put(b, "        pu%d = pun%d;\n", v, v);
+            if (coef) put(b, "        pc%d = pcn%d;\n", v, v);
+        }
+        if (wave || coef) {
+            put(b, "        if (col && k + 1 < k1) {\n");
+            if (wave) put(b, "            "), emit_vload(b, g, "pun", "", "up", "base + (k + 1) * sm", "__ldcs"), put(b, "\n");
+            if (coef) put(b, "            "), emit_vload(b, g, "pcn", "", "cf", "base + (k + 1) * sm", "__ldcs"), put(b, "\n");
+            put(b, "        }\n");
+        }
+        put(b, "        if (rowin) {\n            const long long q = base + k * sm;\n");
+        if (V > 1) {
+            /* Whole vectors from the tile: the x neighbours beyond the thread's
+               lanes, then the y neighbours. */
+            int mlo = -((r + V - 1) / V), mhi = (V - 1 + r) / V;
+            for (int m = mlo; m <= mhi; m++)
+                if (m)
+                    put(b, "            const realv x%c%d = *(const realv *)(T + %d);\n", m < 0 ? 'm' : 'p',
+                        m < 0 ? -m : m, m * V);
+            for (int o = 1; o <= r; o++)
+                put(b, "            const realv ym%d = *(const realv *)(T - %d), yp%d = *(const realv *)(T + %d);\n", o,
+                    o * a.width, o, o * a.width);
+        }
+        emit_points_store_shift(b, g, "k");
+        put(b, "    }\n");
     }
-    for (int v = 0; v < V; v++) {
-        if (wave) put(b, "        pu%d = pun%d;\n", v, v);
-        if (coef) put(b, "        pc%d = pcn%d;\n", v, v);
-    }
-    if (wave || coef) {
-        put(b, "        if (col && k + 1 < k1) {\n");
-        if (wave) put(b, "            "), emit_vload(b, g, "pun", "", "up", "base + (k + 1) * sm", "__ldcs"), put(b, "\n");
-        if (coef) put(b, "            "), emit_vload(b, g, "pcn", "", "cf", "base + (k + 1) * sm", "__ldcs"), put(b, "\n");
-        put(b, "        }\n");
-    }
-    put(b, "        if (rowin) {\n            const long long q = base + k * sm;\n");
-    if (V > 1) {
-        /* Whole vectors from the tile: the x neighbours beyond the thread's
-           lanes, then the y neighbours. */
-        int mlo = -((r + V - 1) / V), mhi = (V - 1 + r) / V;
-        for (int m = mlo; m <= mhi; m++)
-            if (m) put(b, "            const realv x%c%d = *(const realv *)(T + %d);\n", m < 0 ? 'm' : 'p', m < 0 ? -m : m,
-                       m * V);
-        for (int o = 1; o <= r; o++)
-            put(b, "            const realv ym%d = *(const realv *)(T - %d), yp%d = *(const realv *)(T + %d);\n", o,
-                o * a.width, o, o * a.width);
-    }
-    emit_points_store_shift(b, g, "k");
     put(b, "    }\n    asm volatile(\"cp.async.wait_all;\" ::: \"memory\");\n}\n");
 }
 
@@ -953,8 +1001,10 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
         FDX_CHECK(cfg->variant != FDX_SV_UNROLL || ks->rank >= 2, FDX_ERR_INTERNAL,
                   "unrolled column in rank %d", ks->rank);
         g.nr = fdx_stencil_rows(cfg);
-        FDX_CHECK(g.nr <= 4 && (g.nr == 1 || (unroll && ks->rank == 3 && !g.win)), FDX_ERR_INTERNAL,
-                  "%d rows a thread (the unrolled column in rank 3, without windows, takes 1..4)", cfg->ry);
+        FDX_CHECK(g.nr <= 4 && (g.nr == 1 || (unroll && ks->rank == 3 && !g.win) || cfg->variant == FDX_SV_ASYNC),
+                  FDX_ERR_INTERNAL,
+                  "%d rows a thread (the unrolled column in rank 3 without windows, or the asynchronous march, take "
+                  "1..4)", cfg->ry);
     }
     sb b = {0};
     emit_prelude(&b, &g);

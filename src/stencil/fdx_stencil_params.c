@@ -52,9 +52,11 @@ static int grid3(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const 
     int rm = ks->rank >= 2 ? ks->radius : 0;
     /* Windows (unaligned rows) cover the interior points of x only. */
     int64_t gx = ceil_div(n3[0] - (cfg->win ? 2 * ks->radius : 0), (int64_t)cfg->tx * cfg->vec);
-    /* Several rows a thread start at the first interior row. */
+    /* Several rows a thread of the unrolled column start at the first
+       interior row; the asynchronous march's tiles at row 0. */
     int nr = fdx_stencil_rows(cfg);
-    int64_t gy = nr > 1 ? ceil_div(n3[1] - 2 * ks->radius, (int64_t)cfg->ty * nr) : ceil_div(n3[1], cfg->ty);
+    int64_t gy = nr > 1 && cfg->variant == FDX_SV_UNROLL ? ceil_div(n3[1] - 2 * ks->radius, (int64_t)cfg->ty * nr)
+                                                         : ceil_div(n3[1], (int64_t)cfg->ty * nr);
     int64_t gz = ceil_div(n3[2] - 2 * rm, cfg->chunk);
     g[0] = gx, g[1] = gy, g[2] = gz;
     if (cfg->zfast) g[0] = gz, g[1] = gx, g[2] = gy;
@@ -66,9 +68,9 @@ void fdx_stencil_async_geom_of(const fdx_stencil_kspec *ks, const fdx_stencil_cf
     int r = ks->radius, v = cfg->vec > 0 ? cfg->vec : 1, tw = cfg->tx * v, nt = cfg->tx * cfg->ty;
     a->rx = (r + v - 1) / v * v;
     a->width = tw + 2 * a->rx;
-    a->height = cfg->ty + 2 * r;
+    a->height = cfg->ty * fdx_stencil_rows(cfg) + 2 * r;
     a->stages = r + 1 + cfg->pd;
-    a->slots = cfg->ty * (a->width / v) + 2 * r * cfg->tx;
+    a->slots = (a->height - 2 * r) * (a->width / v) + 2 * r * cfg->tx;
     a->per_thread = (a->slots + nt - 1) / nt;
     a->stage_elems = (size_t)a->height * a->width;
     a->bytes = (size_t)a->stages * a->stage_elems * (ks->is_double ? 8 : 4);
@@ -122,10 +124,12 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
     /* Settings that would not change the kernel are refused, so the tuner
        never times one kernel twice. */
     if (cfg->xv && (cfg->variant != FDX_SV_UNROLL || cfg->vec < 2 || cfg->win)) return 0;
-    /* Several rows a thread: not with windows, whose loads reach past a
-       row's end (a partial block's rows clamp to the array's last row,
-       whose window in the last plane would leave the array). */
-    if (cfg->ry < 0 || cfg->ry > 4 || (cfg->ry > 1 && (cfg->variant != FDX_SV_UNROLL || ks->rank != 3 || cfg->win)))
+    /* Several rows a thread: the unrolled column, not with windows, whose
+       loads reach past a row's end (a partial block's rows clamp to the
+       array's last row, whose window in the last plane would leave the
+       array); or the asynchronous march (its rows read the tile). */
+    if (cfg->ry < 0 || cfg->ry > 4 ||
+        (cfg->ry > 1 && cfg->variant != FDX_SV_ASYNC && (cfg->variant != FDX_SV_UNROLL || ks->rank != 3 || cfg->win)))
         return 0;
     if (cfg->minb < 0 || cfg->minb * cfg->tx * cfg->ty > 2048) return 0;
     int64_t g[3];

@@ -150,25 +150,85 @@ static fdx_stencil_cfg unrolled(const search *s, const fdx_device_info *dev, fdx
     return c;
 }
 
+/* Blocks of an asynchronous march a multiprocessor holds, as far as the
+   host can tell without the kernel's register count: threads, shared memory
+   (a multiprocessor has about the opt-in per-block limit plus 1 KB, which
+   each block also reserves) and the register cap it promises. */
+static int async_resident(const fdx_stencil_kspec *ks, const fdx_device_info *dev, const fdx_stencil_cfg *c)
+{
+    fdx_stencil_async_geom a;
+    fdx_stencil_async_geom_of(ks, c, &a);
+    int n = 2048 / (c->tx * c->ty);
+    size_t per_sm = dev->smem_per_block_optin + 1024;
+    int by_smem = (int)(per_sm / (a.bytes + 1024));
+    if (by_smem < n) n = by_smem;
+    if (c->minb > 0 && c->minb < n) n = c->minb;
+    if (n > 32) n = 32;
+    return n > 0 ? n : 1;
+}
+
+/* Chunks by waves: the run ends with its last wave of resident blocks, so a
+   block count just under a whole number of waves wastes least; longer
+   chunks re-read fewer of the 2r halo planes each chunk reads past its
+   ends.  Model: cost ~ ceil(W) / W * (chunk + 2r) / chunk, W the waves
+   (blocks of a partial last chunk counted by their share).  The `n`
+   cheapest chunks of at least 8 planes that differ from `skip` go to out.
+   H100, 25-point 512^3 at 3 x 132 resident blocks of 64x8 points: chunk
+   112 (5.8 waves) 0.826 ms, 126 (5.2 waves) 0.879, 63 (10.3) 0.848; round
+   7, one run: 168 (3.9 waves, the model's first) 0.818, 112 0.831, 84 0.842. */
+static int wave_chunks(const search *s, const fdx_device_info *dev, const fdx_stencil_cfg *c, int planes,
+                       int skip, int *out, int n)
+{
+    int64_t gx = ceil_div(s->n3[0], (int64_t)c->tx * c->vec);
+    int64_t gy = ceil_div(s->n3[1], (int64_t)c->ty * fdx_stencil_rows(c));
+    double resident = (double)async_resident(s->ks, dev, c) * (dev->sm_count > 0 ? dev->sm_count : 1);
+    double cost[4];
+    int got = 0;
+    n = n < 4 ? n : 4;
+    for (int nz = 1; nz <= planes; nz++) {
+        int ch = (int)ceil_div(planes, nz);
+        if (ch < 8 || ch == skip || ceil_div(planes, ch) != nz) continue;
+        double w = (double)(gx * gy) * planes / ch / resident;
+        double k = ceil(w) / w * (ch + 2.0 * s->ks->radius) / ch;
+        if (got == n && k >= cost[n - 1]) continue;
+        int at = got < n ? got++ : n - 1; /* insertion into the n cheapest, cheapest first */
+        for (; at > 0 && cost[at - 1] > k; at--) cost[at] = cost[at - 1], out[at] = out[at - 1];
+        cost[at] = k, out[at] = ch;
+    }
+    return got;
+}
+
 /* The asynchronous march (each plane read once, into shared memory, pd
    planes in flight without registers): tiles of 64x8, 64x16, 32x16, 32x8 and
    128x8 points at the widest vectors and 32x8 at vec 1 (fewer registers), two
-   planes ahead; then on the best of them one and three planes ahead, half and
-   twice its planes per block, and register caps for 2 and 3 blocks a
-   multiprocessor.  H100, 25-point 512^3 f64, first run: one plane ahead
-   1.08-1.15 ms, two 0.85-0.95, three 0.87 (32x8 threads vec 2; the unrolled
-   column 0.916); chunk 63 0.848, 126 0.879. */
+   planes ahead; round 7, taller tiles without more threads (two rows a
+   thread: 64x16 points from 32x8 threads, 32x16 at vec 1; three at vec 1,
+   32x12 points from 32x4 threads: 94 registers, 5 blocks); then on the best
+   of them one and three planes ahead, half and twice its planes per block
+   and the two chunks the wave model prefers, and register caps for 2 and 3
+   blocks a multiprocessor.  H100, 25-point 512^3 f64, round 6: one plane
+   ahead 1.08-1.15 ms, two 0.85-0.95, three 0.87 (32x8 threads vec 2; the
+   unrolled column 0.916); chunk 63 0.848, 126 0.879.  Round 7: chunk 168
+   (the wave model's first) 0.818 against 112's 0.831; two rows a thread
+   lose: 64x16 points 0.988 ms (146 registers, one block a multiprocessor),
+   capped at two blocks (128 registers) 1.04-1.17, 32x16 at vec 1 0.893 (72
+   registers, three blocks; one row at vec 1 0.949). */
 static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil_cfg d, int planes)
 {
-    static const int tiles[][3] = {{64, 8, 0}, {64, 16, 0}, {32, 16, 0}, {32, 8, 0}, {128, 8, 0}, {32, 8, 1}};
+    /* points in x (at the widest vectors, or vec 1) and y, rows a thread */
+    static const int tiles[][4] = {{64, 8, 0, 1},  {64, 16, 0, 1}, {32, 16, 0, 1}, {32, 8, 0, 1},
+                                   {128, 8, 0, 1}, {32, 8, 1, 1},  {64, 16, 0, 2}, {32, 16, 1, 2},
+                                   {32, 12, 1, 3}};
+    const int ntiles = (int)(sizeof tiles / sizeof *tiles);
     int vmax = max_vec(s->ks, s->n3[0]);
     fdx_stencil_cfg best = d;
     double best_ms = INFINITY;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < ntiles; i++) {
         fdx_stencil_cfg c = d;
         c.variant = FDX_SV_ASYNC, c.vec = tiles[i][2] ? 1 : vmax, c.pd = 2;
-        c.tx = tiles[i][0] / c.vec, c.ty = tiles[i][1];
-        c.zfast = c.pipe = c.win = c.xv = c.band = c.ry = c.minb = 0;
+        c.ry = tiles[i][3] > 1 ? tiles[i][3] : 0;
+        c.tx = tiles[i][0] / c.vec, c.ty = tiles[i][1] / tiles[i][3];
+        c.zfast = c.pipe = c.win = c.xv = c.band = c.minb = 0;
         c.chunk = default_chunk(s->ks, dev, 1, s->n3, &c);
         double ms = try_cfg(s, c);
         if (ms < best_ms) best = c, best_ms = ms;
@@ -181,13 +241,19 @@ static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil
         double ms = try_cfg(s, c);
         if (ms < best_ms) best = c, best_ms = ms;
     }
-    /* Chunks: a block reads 3r planes beyond its own, fewer blocks wait longer. */
+    /* Chunks: a block reads 2r planes beyond its own, fewer blocks wait
+       longer, and the last wave of blocks may be nearly empty. */
     static const double factor[] = {0.5, 2};
     const fdx_stencil_cfg paced = best;
+    int chunks[4] = {0}, nch = 2;
     for (int i = 0; i < 2; i++) {
-        fdx_stencil_cfg c = paced;
         double ch = paced.chunk * factor[i];
-        c.chunk = ch < 1 ? 1 : ch > planes ? planes : (int)ch;
+        chunks[i] = ch < 1 ? 1 : ch > planes ? planes : (int)ch;
+    }
+    nch += wave_chunks(s, dev, &paced, planes, paced.chunk, chunks + 2, 2);
+    for (int i = 0; i < nch; i++) {
+        fdx_stencil_cfg c = paced;
+        c.chunk = chunks[i];
         double ms = try_cfg(s, c);
         if (ms < best_ms) best = c, best_ms = ms;
     }
@@ -381,7 +447,7 @@ void fdx_stencil_tune_key(const char *backend, const fdx_device_info *dev, const
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     fdx_hash h;
     fdx_hash_init(&h);
-    fdx_hash_add_str(&h, "stencil-tune-v6"); /* v6: round 6 adds the asynchronous march */
+    fdx_hash_add_str(&h, "stencil-tune-v7"); /* v6: the asynchronous march; v7: its taller tiles, chunks by waves */
     fdx_hash_add_str(&h, backend);
     fdx_hash_add_str(&h, dev->name);
     fdx_hash_add(&h, &dev->sm_count, sizeof dev->sm_count);
