@@ -147,6 +147,31 @@ static void test_layouts(fdx_ctx *ctx, uint64_t seed)
         }
 }
 
+/* Undiagonalize through the CPU's rectangles (L = 1 KiB of words, at least
+   64, wide x 64 rows; whole lines of the rows out by movnti for 4- and
+   8-byte words): x extents just under, at and past L, prime and odd ones
+   (rows off the 64-byte lines: partial lines by plain stores at both ends),
+   rows across several bands, every element size and both diagonals; each
+   also through the sheared tiles and without movnti (the measurement
+   switches). */
+static void test_undiag_rects(fdx_ctx *ctx, uint64_t seed)
+{
+    static const char *sw[3] = {NULL, "FDX_LAYOUT_UNDIAG_SHEARED", "FDX_LAYOUT_NO_NT"};
+    for (int e = 0; e < 5; e++) {
+        const int64_t L = 1024 / (int64_t)lt_elems[e] > 64 ? 1024 / (int64_t)lt_elems[e] : 64;
+        const int64_t shapes[5][3] = {{L - 1, 65, 2}, {L, 64, 2}, {2 * L + 3, 131, 1}, {61, 257, 2}, {L + 1, 1, 2}};
+        for (int k = 0; k < 5; k++)
+            for (int d = 1; d <= 2; d++)
+                for (int v = 0; v < 3; v++) {
+                    if (sw[v]) setenv(sw[v], "1", 1);
+                    fdx_layout l;
+                    fdx_layout_make(3, NULL, (fdx_diag)d, &l);
+                    free(lt_layout_case(ctx, lt_elems[e], 3, shapes[k], &l, seed++));
+                    if (sw[v]) unsetenv(sw[v]);
+                }
+    }
+}
+
 /* Diagonal to diagonal conversions, through every planner path. */
 static void test_conversions(fdx_ctx *ctx, uint64_t seed)
 {
@@ -400,6 +425,7 @@ int main(void)
     test_emit(ctx);
     test_permutations(ctx, 11);
     test_layouts(ctx, 12);
+    test_undiag_rects(ctx, 18);
     test_conversions(ctx, 13);
     test_inplace(ctx, 14);
     test_boxes(ctx, 15);

@@ -245,10 +245,13 @@ INLINE void prefetch_run(const char *s, size_t bytes)
     for (size_t o = 0; o < bytes + 63; o += 64) __builtin_prefetch(s + o);
 }
 
-/* One tile's geometry: row y's segment is j in [jlo, jhi), its first word
-   at row(y) + jlo (in words, from the plane), its buffer column col(y). */
+/* One tile's geometry: lines d0 + j (0 <= j < nl), rows [y0, y1), points
+   x in [xlo, xhi) (diagonalizing the whole row, 0..rx: a sheared tile;
+   undiagonalizing a band L wide: a rectangle of the plain plane).
+   Row y's segment is j in [jlo, jhi), its first word at row(y) + jlo (in
+   words, from the plane), its buffer column col(y). */
 typedef struct dtile {
-    int64_t rx, ry, d0, y0, y1, nl, P, H;
+    int64_t rx, ry, d0, y0, y1, nl, P, H, xlo, xhi;
     int main_;
 } dtile;
 
@@ -256,8 +259,8 @@ INLINE int64_t dt_row(const dtile *t, int64_t y) { return t->d0 - y + t->rx * (t
 INLINE int64_t dt_col(const dtile *t, int64_t y) { return t->y0 + t->H - 1 - y; }
 INLINE void dt_range(const dtile *t, int64_t y, int64_t *jlo, int64_t *jhi)
 {
-    *jlo = y - t->d0 > 0 ? y - t->d0 : 0;
-    *jhi = y - t->d0 + t->rx < t->nl ? y - t->d0 + t->rx : t->nl;
+    *jlo = y - t->d0 + t->xlo > 0 ? y - t->d0 + t->xlo : 0;
+    *jhi = y - t->d0 + t->xhi < t->nl ? y - t->d0 + t->xhi : t->nl;
 }
 
 /* Row y's words j in [a, b) to (in = 1) or from the buffer. */
@@ -338,11 +341,13 @@ INLINE void tile_rows(const dtile *t, char *pl, char *buf, int in, const size_t 
    fetched early. */
 INLINE void tile_lines(const dtile *t, char *dg, char *buf, int in, const size_t w, int64_t ja, int64_t jb, int nt)
 {
-    const int64_t rx = t->rx, ry = t->ry;
-    for (int64_t j = ja; j < jb; j++) {
-        const int64_t d = t->d0 + j, ya = d - rx + 1 > t->y0 ? d - rx + 1 : t->y0, yb = d < t->y1 - 1 ? d : t->y1 - 1;
+    const int64_t rx = t->rx, ry = t->ry, xlo = t->xlo, xhi = t->xhi;
+    for (int64_t j = ja; j < jb; j++) { /* line d's points in the tile: x = d - y in [xlo, xhi) */
+        const int64_t d = t->d0 + j, ya = d - xhi + 1 > t->y0 ? d - xhi + 1 : t->y0;
+        const int64_t yb = d - xlo < t->y1 - 1 ? d - xlo : t->y1 - 1;
         if (in && j + PF < t->nl) {
-            const int64_t e = d + PF, ea = e - rx + 1 > t->y0 ? e - rx + 1 : t->y0, eb = e < t->y1 - 1 ? e : t->y1 - 1;
+            const int64_t e = d + PF, ea = e - xhi + 1 > t->y0 ? e - xhi + 1 : t->y0;
+            const int64_t eb = e - xlo < t->y1 - 1 ? e - xlo : t->y1 - 1;
             if (ea <= eb) prefetch_run(dg + (size_t)fdx_diag_index(e - eb, eb, rx, ry) * w, (size_t)(eb - ea + 1) * w);
         }
         if (ya > yb) continue;
@@ -353,22 +358,64 @@ INLINE void tile_lines(const dtile *t, char *dg, char *buf, int in, const size_t
     }
 }
 
+/* Undiagonalizing a rectangle, row y's segment from its buffer column
+   (stride P words) to the plain row: whole 64-byte lines by movnti, so the
+   written lines are never read first (the read for ownership that plain
+   stores pay: a third of the traffic); the partial lines at the ends by
+   plain stores.  Every row of a rectangle starts at the same x, so with
+   line-aligned rows (Rx * w a multiple of 64; L is 1 KiB of words) no row
+   has a partial line. */
+INLINE void row_out_nt(const dtile *t, char *pl, const char *buf, int64_t y, const size_t w)
+{
+    int64_t a, b;
+    dt_range(t, y, &a, &b);
+    char *r = pl + (size_t)(dt_row(t, y) + a) * w;
+    const char *q = buf + (size_t)(a * t->P + dt_col(t, y)) * w;
+    const size_t step = (size_t)t->P * w;
+    const int64_t n = b - a;
+    int64_t head = n, body = 0; /* words before the first whole line, words in whole lines */
+    if ((uintptr_t)r % w == 0 && n * (int64_t)w >= 128) {
+        head = (int64_t)((-(uintptr_t)r & 63) / w);
+        body = (n - head) * (int64_t)w / 64 * 64 / (int64_t)w;
+    }
+    int64_t i = 0;
+    for (; i < head; i++, q += step) memcpy(r + (size_t)i * w, q, w);
+    for (; i < head + body; i++, q += step) nt_store(r + (size_t)i * w, q, w);
+    for (; i < n; i++, q += step) memcpy(r + (size_t)i * w, q, w);
+}
+
 /* One tile: its read side into the buffer, then its write side out of it.
    Diagonalize reads rows and writes lines, undiagonalize the other way
-   round. */
-INLINE void diag_tile(char *restrict dg, char *restrict pl, char *restrict buf, const fdx_diag_plan *p, int64_t d0,
-                      int64_t y0, int64_t L, int64_t H, const size_t w, int nt)
+   round (rectangles: rows out by row_out_nt where it applies). */
+INLINE void diag_tile(char *restrict dg, char *restrict pl, char *restrict buf, const dtile *t, int undiag,
+                      int rect, const size_t w, int nt)
 {
-    const int64_t rx = p->rx, ry = p->ry;
-    const dtile t = {rx, ry, d0, y0, y0 + H < ry ? y0 + H : ry, d0 + L < rx + ry - 1 ? L : rx + ry - 1 - d0, H + DPAD,
-                     H, p->diag == FDX_DIAG_MAIN};
-    if (p->undiag) {
-        tile_lines(&t, dg, buf, 1, w, 0, t.nl, nt);
-        tile_rows(&t, pl, buf, 0, w, t.y0, t.y1);
+    if (undiag) {
+        tile_lines(t, dg, buf, 1, w, 0, t->nl, nt);
+        if (rect && nt && (w == 4 || w == 8))
+            for (int64_t y = t->y0; y < t->y1; y++) row_out_nt(t, pl, buf, y, w);
+        else
+            tile_rows(t, pl, buf, 0, w, t->y0, t->y1);
     } else {
-        tile_rows(&t, pl, buf, 1, w, t.y0, t.y1);
-        tile_lines(&t, dg, buf, 0, w, 0, t.nl, nt);
+        tile_rows(t, pl, buf, 1, w, t->y0, t->y1);
+        tile_lines(t, dg, buf, 0, w, 0, t->nl, nt);
     }
+}
+
+/* Tile k of row band o: sheared (lines [k L, k L + L) x rows [o H, o H + H))
+   or, rect, the rectangle x in [k L, k L + L) x the same rows, whose lines
+   are d0 = k L + o H onwards. */
+INLINE dtile dt_make(const fdx_diag_plan *p, int64_t o, int64_t k, int64_t L, int64_t H, int rect)
+{
+    const int64_t rx = p->rx, ry = p->ry, y0 = o * H, y1 = y0 + H < ry ? y0 + H : ry;
+    dtile t = {rx, ry, k * L, y0, y1, 0, H + DPAD, H, 0, rx, p->diag == FDX_DIAG_MAIN};
+    if (rect) {
+        t.xlo = k * L, t.xhi = t.xlo + L < rx ? t.xlo + L : rx;
+        t.d0 = t.xlo + y0, t.nl = t.xhi - t.xlo + y1 - y0 - 1;
+    } else {
+        t.nl = t.d0 + L < rx + ry - 1 ? L : rx + ry - 1 - t.d0;
+    }
+    return t;
 }
 
 fdx_status fdx_layout_cpu_diag(void *dst, const void *src, const fdx_diag_plan *p)
@@ -378,15 +425,21 @@ fdx_status fdx_layout_cpu_diag(void *dst, const void *src, const fdx_diag_plan *
        words, about 70 KiB, stays in L2.  Measured on a 2-core AMD EPYC
        (one thread, 2026-11-22): 64 x 128 tiles 0.50 of copy diagonalizing,
        32 x 256 0.46, 32 x 128 0.42; reading the next tile while writing
-       one (two buffers) or fetching it ahead did not help. */
+       one (two buffers) or fetching it ahead did not help.  Undiagonalize
+       takes rectangles L wide (its buffer L + H - 1 lines, the touched part
+       as large): sheared tiles start each row's run on another x, so its
+       lines are split between two tiles and written by plain stores; the
+       rectangle's rows go out by movnti (FDX_LAYOUT_UNDIAG_SHEARED=1: the
+       sheared tiles, for measurements). */
     const size_t w = (size_t)p->word, plane = (size_t)(p->rx * p->ry) * w;
     const int64_t lng = (int64_t)(1024 / w) > 64 ? (int64_t)(1024 / w) : 64, shrt = 64;
     const int64_t L = p->undiag ? lng : shrt, H = p->undiag ? shrt : lng;
-    const int64_t td = (p->rx + p->ry - 1 + L - 1) / L, ty = (p->ry + H - 1) / H;
+    const int rect = p->undiag && !getenv("FDX_LAYOUT_UNDIAG_SHEARED");
+    const int64_t td = rect ? (p->rx + L - 1) / L : (p->rx + p->ry - 1 + L - 1) / L, ty = (p->ry + H - 1) / H;
     const int64_t outer = p->undiag ? ty : td, inner = p->undiag ? td : ty;
     const int nt = HAVE_NT && !getenv("FDX_LAYOUT_NO_NT");
     char *dg = p->undiag ? (char *)src : dst, *pl = p->undiag ? dst : (char *)src;
-    const size_t bytes = (size_t)(L * (H + DPAD)) * w;
+    const size_t bytes = (size_t)((L + (rect ? H - 1 : 0)) * (H + DPAD)) * w;
     fdx_status st = FDX_OK;
 #pragma omp parallel
     {
@@ -400,8 +453,8 @@ fdx_status fdx_layout_cpu_diag(void *dst, const void *src, const fdx_diag_plan *
         for (int64_t z = 0; z < p->planes; z++)
             for (int64_t o = 0; o < outer; o++)
                 for (int64_t k = 0; k < inner && buf; k++) {
-                    const int64_t d0 = (p->undiag ? k : o) * L, y0 = (p->undiag ? o : k) * H;
-#define TILE(W) diag_tile(dg + (size_t)z * plane, pl + (size_t)z * plane, buf, p, d0, y0, L, H, W, nt)
+                    const dtile t = dt_make(p, p->undiag ? o : k, p->undiag ? k : o, L, H, rect);
+#define TILE(W) diag_tile(dg + (size_t)z * plane, pl + (size_t)z * plane, buf, &t, p->undiag, rect, W, nt)
                     BY_WORD(p->word, TILE);
 #undef TILE
                 }

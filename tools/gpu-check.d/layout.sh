@@ -7,6 +7,7 @@
 # planner skews rows onto sectors: the A/B of round 4; on the named cases,
 # never skewed, a repeat); LAYOUT_MORE=1 adds FDX_LAYOUT_TILE_WORDS=4096,
 # FDX_LAYOUT_KERNEL=packed|2d, FDX_LAYOUT_ASYNC=0 and FDX_LAYOUT_TILE=64x64|64x32.
+# LAYOUT_CPU_ONLY=1: test_layout and the CPU records alone (round 5, below).
 set -u
 bin=$(dirname "$FDX_BIN")
 base=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}
@@ -39,6 +40,38 @@ for l in sys.stdin:
     r = json.loads(l); r['variant'] = sys.argv[1]; print(json.dumps(r))" "$1"; }
 
 "$bin/test_layout" | tail -1
+if [ "${LAYOUT_CPU_ONLY:-0}" = 1 ]; then
+  # Round 5: CPU records only (a build of fdx and test_layout suffices): the
+  # (un)diagonalize cases in LAYOUT_PROCS processes each, every record with
+  # the copy probed right before it; undiagonalize alternates with the
+  # sheared tiles (FDX_LAYOUT_UNDIAG_SHEARED=1, the round-4 code path) in
+  # neighbouring processes; the named cases once; stops past LAYOUT_BUDGET_S.
+  cpu=${base}_transform-r5-cpu.jsonl; : >"$cpu"
+  left() { [ $((SECONDS - start)) -lt "$budget" ] || { echo "skipped (budget): $*"; return 1; }; }
+  procs=$(seq "${LAYOUT_PROCS:-3}")
+  for p in $procs; do # most wanted first: the A/B of the changed code
+    left "undiag $p" && bench cpu --count 0 --reps 5 --only undiag >>"$cpu"
+    left "sheared $p" && FDX_LAYOUT_UNDIAG_SHEARED=1 bench cpu --count 0 --reps 5 --only undiag | tag "FDX_LAYOUT_UNDIAG_SHEARED=1" >>"$cpu"
+    echo "cpu undiag process $p done at $((SECONDS - start)) s"
+  done
+  for p in $procs; do left "diag $p" && bench cpu --count 0 --reps 5 --only diag >>"$cpu"; done
+  echo "cpu diag done at $((SECONDS - start)) s"
+  for c in $named; do left "$c" && bench cpu --count 0 --reps 5 --only $c >>"$cpu"; done
+  python3 - "$cpu" <<'PY'
+import json, sys, statistics
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+groups = {}
+for r in rows: groups.setdefault((r['case'], r.get('variant', 'default')), []).append(r)
+for (c, v), rs in groups.items():
+    q = [r['ratio_to_copy'] for r in rs]
+    ms = ' '.join('%.1f' % r['time_ms']['median'] for r in rs)
+    cp = ' '.join('%.0f' % r['copy_gbps'] for r in rs)
+    ok = 'ok' if all(r['verified'] for r in rs) else 'BAD'
+    print('%-16s %-28s ratio median %.3f of %s  ms %s  copy %s %s' % (c, v, statistics.median(q), ' '.join('%.3f' % x for x in q), ms, cp, ok))
+PY
+  echo "layout cpu section done at $((SECONDS - start)) s"
+  exit 0
+fi
 "$bin/test_layout_gpu" | tail -3
 "$bin/test_loop_gpu" | tail -1 # generated kernels include the emitted layout helpers (NVRTC)
 bash tests/cli_transform.sh "$FDX_BIN" | tail -1
