@@ -6,7 +6,10 @@
 # are the baselines (tools/scaling-table computes the efficiencies), so no
 # run repeats the baseline itself.  SCALING_PART=wave|heat|all picks a half,
 # so the matrix fits in two calls of the device tool; SCALING_PART=quick runs
-# a few cases on every GPU count (graphs and overlap on) after a change.
+# a few cases on every GPU count (graphs and overlap on) after a change;
+# SCALING_PART=target runs only what the two 8-GPU targets need,
+# for a short lease (32768^2 wave strong and weak scaling, 1 to max GPUs,
+# plus 16384^2 and heat 768^3 on 1 and max GPUs).
 set -u
 ngpu=$(nvidia-smi -L | wc -l)
 part=${SCALING_PART:-all}
@@ -27,6 +30,20 @@ if [ "$part" = quick ]; then
     run wave --dims 2 --order 8 --size 16384x16384 --gpus $g --reps 10
     run heat --dims 3 --order 2 --size 768x768x768 --gpus $g --reps 10
   done
+  exit 0
+fi
+
+if [ "$part" = target ]; then
+  top=${counts##* }
+  for g in $counts; do run wave --dims 2 --order 8 --size 32768x32768 --gpus $g --overlap on --graph on --reps 5; done
+  # overlap off runs without graphs: its baseline is the 1-GPU run without them
+  run wave --dims 2 --order 8 --size 32768x32768 --gpus 1 --overlap on --graph off --reps 5
+  run wave --dims 2 --order 8 --size 32768x32768 --gpus $top --overlap off --graph off --reps 5
+  for g in $counts; do
+    run wave --dims 2 --order 8 --size 16384x$((16384 * g)) --gpus $g --overlap on --graph on --reps 10
+  done
+  run heat --dims 3 --order 2 --size 768x768x768 --gpus 1 --overlap on --graph on --reps 10
+  run heat --dims 3 --order 2 --size 768x768x768 --gpus $top --overlap on --graph on --reps 10
   exit 0
 fi
 
