@@ -327,8 +327,9 @@ static int emulate_case(fdx_ctx *ctx, size_t elem, int rank, const int64_t *shap
 {
     int64_t count = 1;
     for (int a = 0; a < rank; a++) count *= shape[a];
-    size_t bytes = (size_t)count * elem, pad = 64;
-    unsigned char *in = malloc(bytes), *ref = malloc(bytes), *raw = aligned_alloc(64, bytes + pad);
+    size_t bytes = (size_t)count * elem, pad = 64, rawbytes = (bytes + pad + 63) & ~(size_t)63;
+    /* aligned_alloc's size must be a multiple of the alignment (ASan checks) */
+    unsigned char *in = malloc(bytes), *ref = malloc(bytes), *raw = aligned_alloc(64, rawbytes);
     unsigned char *out = raw + (size_t)shift * elem;
     lt_fill(in, bytes, &seed);
     memset(ref, 0xA5, bytes);

@@ -439,7 +439,9 @@ fdx_status fdx_layout_cpu_diag(void *dst, const void *src, const fdx_diag_plan *
     const int64_t outer = p->undiag ? ty : td, inner = p->undiag ? td : ty;
     const int nt = HAVE_NT && !getenv("FDX_LAYOUT_NO_NT");
     char *dg = p->undiag ? (char *)src : dst, *pl = p->undiag ? dst : (char *)src;
-    const size_t bytes = (size_t)((L + (rect ? H - 1 : 0)) * (H + DPAD)) * w;
+    /* aligned_alloc wants a size that is a multiple of the alignment (glibc
+       does not check; sanitizers and other C libraries return NULL). */
+    const size_t bytes = ((size_t)((L + (rect ? H - 1 : 0)) * (H + DPAD)) * w + 63) & ~(size_t)63;
     fdx_status st = FDX_OK;
 #pragma omp parallel
     {
@@ -461,7 +463,8 @@ fdx_status fdx_layout_cpu_diag(void *dst, const void *src, const fdx_diag_plan *
         if (nt) nt_fence();
         free(buf);
     }
-    return st == FDX_OK ? FDX_OK : fdx_fail(st, "no memory for the diagonal transform's tile buffers");
+    return st == FDX_OK ? FDX_OK
+                        : fdx_fail(st, "no memory for the diagonal transform's tile buffers (%zu bytes a thread)", bytes);
 }
 
 fdx_status fdx_layout_cpu_box(void *array, void *plain, const fdx_box_plan *p)
