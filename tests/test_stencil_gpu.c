@@ -199,6 +199,53 @@ int main(void)
         CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "large async tile %d does not fit", t);
         sc_case(ctx, &d, FDX_FLOAT64, s3, &seed, force, &c);
     }
+    /* Round 8: the column from the stages (zs): every order, precision and
+       vector width (odd widths at vec 1), 1..3 rows a thread, 1..2 planes
+       ahead, chunks shorter than the 2r + 1 + pd stages and longer than the
+       column, tiles partial in x and y, updates / coefficient / d1 / sponge
+       rotating, one register cap.  Rows, then planes ahead, shrink where the
+       stages would not fit the shared memory (radius 6 f64). */
+    static const int zshape[][2] = {{16, 8}, {16, 4}, {32, 4}, {32, 8}};
+    static const int zchunk[] = {3, 1, 40, 7, 2};
+    int zrot = 0;
+    for (int order = 2; order <= 12; order += 2)
+        for (int p = 0; p < 2; p++)
+            for (int vec = 1; vec <= (p ? 4 : 2); vec *= 2, zrot++) {
+                fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
+                int r = order / 2;
+                fdx_stencil_cfg c = {.variant = FDX_SV_ASYNC, .tx = zshape[zrot % 4][0], .ty = zshape[zrot % 4][1],
+                                     .vec = vec, .chunk = zchunk[zrot % 5], .by = 1, .pd = 1 + zrot % 2,
+                                     .ry = 1 + zrot % 3, .minb = zrot % 7 == 4 ? 2 : 0, .zs = 1};
+                fdx_stencil_desc d;
+                sc_desc(&d, 3, order, zrot % 3, (zrot / 3) % 2, p);
+                fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
+                int64_t s3[3] = {vec == 1 ? 133 : vec == 2 ? 134 : 136, 12 + 2 * r + zrot % 7, 17 + zrot % 6};
+                for (;;) {
+                    fdx_stencil_async_geom g;
+                    fdx_stencil_async_geom_of(&ks, &c, &g);
+                    if (g.bytes <= FDX_STENCIL_MAX_ASYNC_SMEM && g.per_thread <= FDX_STENCIL_MAX_ASYNC_SLOTS) break;
+                    if (c.ry > 1) c.ry--;
+                    else if (c.pd > 1) c.pd--;
+                    else break;
+                }
+                s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
+                CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "zs case %d does not fit", zrot);
+                CHECK(s3[0] % (c.tx * vec) && s3[1] % (c.ty * fdx_stencil_rows(&c)),
+                      "zs case %d: the tile is not partial", zrot);
+                sc_case(ctx, &d, dt, s3, &seed, force, &c);
+            }
+    /* The 25-point tuner's zs tiles: 64x16 points (32x8 threads, two rows),
+       32x16 (vec 1, two rows), 64x8 (one row), chunks 9 and 2. */
+    for (int t = 0; t < 3; t++) {
+        fdx_stencil_cfg c = {.variant = FDX_SV_ASYNC, .tx = 32, .ty = 8, .vec = t == 1 ? 1 : 2, .chunk = t ? 9 : 2,
+                             .by = 1, .pd = 2, .ry = t == 2 ? 0 : 2, .zs = 1};
+        int64_t s3[3] = {200, 45, 30};
+        fdx_stencil_desc d;
+        sc_desc(&d, 3, 8, t, t == 1, 0);
+        fdx_stencil_kspec ks = {1, 3, 4, (int)d.update, d.coef, 0, d.sponge > 0};
+        CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "zs tile %d does not fit", t);
+        sc_case(ctx, &d, FDX_FLOAT64, s3, &seed, force, &c);
+    }
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_stencil_gpu");
 }

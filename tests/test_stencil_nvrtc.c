@@ -139,6 +139,21 @@ int main(void)
                                    .minb = rshapes[rrot % 3][2]};
             compile_one(&ks, &cfg);
         }
+    /* Round 8: the column from the stages (zs), every order, precision and
+       vector width, 1..3 rows a thread, the updates, coefficient, d1 and
+       sponge rotating. */
+    int zrot = 0;
+    for (int prec = 0; prec < 2; prec++)
+        for (int order = 2; order <= 12; order += 2)
+            for (int vec = 1; vec <= (prec ? 2 : 4); vec *= 2, zrot++) {
+                int upd = zrot % 3;
+                fdx_stencil_kspec ks = {prec, 3, order / 2, upd, (zrot / 3) % 2, zrot % 2,
+                                        upd == FDX_UPDATE_WAVE && order % 4 != 0};
+                fdx_stencil_cfg cfg = {.variant = FDX_SV_ASYNC, .tx = 32, .ty = zrot % 2 ? 8 : 4, .vec = vec,
+                                       .chunk = 16, .by = 1, .pd = 1 + zrot % 2, .ry = 1 + zrot % 3,
+                                       .minb = zrot % 4 == 1 ? 2 : 0, .zs = 1};
+                compile_one(&ks, &cfg);
+            }
     printf("compiled %d generated kernels with NVRTC %d.%d\n", compiled, major, minor);
     return fdx_test_finish("test_stencil_nvrtc");
 #endif

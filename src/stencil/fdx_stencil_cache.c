@@ -126,8 +126,11 @@ int fdx_stencil_cfg_parse(const char *text, fdx_stencil_cfg *cfg)
 {
     fdx_stencil_cfg c;
     memset(&c, 0, sizeof c);
-    if (sscanf(text, "%d %d %d %d %d %d %d %d %d %d %d %d %d %d", &c.variant, &c.tx, &c.ty, &c.vec, &c.chunk, &c.by,
-               &c.pd, &c.zfast, &c.pipe, &c.win, &c.minb, &c.xv, &c.band, &c.ry) == 14 &&
+    /* The 15th field (zs) is optional: configurations written before it
+       existed read as zs 0. */
+    int got = sscanf(text, "%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d", &c.variant, &c.tx, &c.ty, &c.vec, &c.chunk,
+                     &c.by, &c.pd, &c.zfast, &c.pipe, &c.win, &c.minb, &c.xv, &c.band, &c.ry, &c.zs);
+    if ((got == 14 || got == 15) &&
         c.variant >= FDX_SV_SMEM && c.variant <= FDX_SV_ASYNC && c.tx >= 1 && c.ty >= 1 && c.tx * c.ty <= 1024 &&
         (c.vec == 1 || c.vec == 2 || c.vec == 4) && c.chunk >= 1 && c.by >= 1 && c.pd >= 1 &&
         c.pd <= (c.variant == FDX_SV_UNROLL   ? FDX_STENCIL_MAX_UNROLL
@@ -135,7 +138,8 @@ int fdx_stencil_cfg_parse(const char *text, fdx_stencil_cfg *cfg)
                                              : 2) &&
         (c.zfast == 0 || c.zfast == 1) &&
         (c.pipe == 0 || c.pipe == 1) && (c.win == 0 || c.win == 1) && c.minb >= 0 && c.minb <= 32 &&
-        (c.xv == 0 || c.xv == 1) && c.band >= 0 && c.band <= 65535 && c.ry >= 0 && c.ry <= 4) {
+        (c.xv == 0 || c.xv == 1) && c.band >= 0 && c.band <= 65535 && c.ry >= 0 && c.ry <= 4 &&
+        (c.zs == 0 || (c.zs == 1 && c.variant == FDX_SV_ASYNC))) {
         *cfg = c;
         return 1;
     }
@@ -148,9 +152,9 @@ void fdx_stencil_tuned_store(const char *key, const fdx_stencil_cfg *cfg)
     remember(key, cfg);
     pthread_mutex_unlock(&lock);
     char path[4096], text[192];
-    int n = snprintf(text, sizeof text, "fdx-tune 5 %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n", cfg->variant,
+    int n = snprintf(text, sizeof text, "fdx-tune 5 %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n", cfg->variant,
                      cfg->tx, cfg->ty, cfg->vec, cfg->chunk, cfg->by, cfg->pd, cfg->zfast, cfg->pipe, cfg->win,
-                     cfg->minb, cfg->xv, cfg->band, cfg->ry);
+                     cfg->minb, cfg->xv, cfg->band, cfg->ry, cfg->zs);
     if (fdx_cache_path(key, ".tune", path, sizeof path) != FDX_OK ||
         fdx_write_atomic(path, text, (size_t)n) != FDX_OK) {
         FDX_WARN("not saving stencil tuning: %s", fdx_last_error());

@@ -59,6 +59,7 @@ typedef struct gen {
     int nr;    /* unroll: rows per thread (cfg->ry) */
     int row;   /* unroll: the thread's row being computed, 0..nr-1 */
     int aw;    /* async: a stage row's length (values) */
+    int zs;    /* async: the column read from the stages (cfg->zs), not carried */
 } gen;
 
 /* The window helpers: vec consecutive values at p, wherever p lies, from the
@@ -420,7 +421,7 @@ static void emit_points_store_shift(sb *b, const gen *g, const char *kv)
     }
     emit_store(b, g, "out + q");
     put(b, "        }\n");
-    for (int v = 0; v < g->vec; v++) {
+    for (int v = 0; v < g->vec && !g->zs; v++) {
         put(b, "       ");
         for (int t = 0; t < 2 * g->rm; t++) put(b, " q%d_%d = q%d_%d;", v, t, v, t + 1);
         put(b, "\n");
@@ -820,12 +821,15 @@ static void emit_async_row_open(sb *b, const gen *g, const fdx_stencil_async_geo
     put(b, "    { /* row %d */\n", i);
     put(b, "    const long long y = y_ + %d, base = base_ + %d * sy;\n", i, i);
     put(b, "    const bool col = xin_ && y < ny, rowin = col && y >= %d && y < ny - %d;\n    (void)rowin;\n", r, r);
-    if (tiles) put(b, "    const real *T = T_ + %d, *Tn = Tn_ + %d;\n    (void)T;\n", i * a->width, i * a->width);
+    if (tiles && g->zs) put(b, "    const real *T = T_ + %d;\n", i * a->width);
+    else if (tiles) put(b, "    const real *T = T_ + %d, *Tn = Tn_ + %d;\n    (void)T;\n", i * a->width, i * a->width);
     if (g->nr == 1) return;
     for (int v = 0; v < g->vec; v++) {
-        put(b, "    real");
-        for (int t = 0; t <= 2 * r; t++) put(b, "%s &q%d_%d = c%d_%d_%d", t ? "," : "", v, t, i, v, t);
-        put(b, ";\n");
+        if (!g->zs) {
+            put(b, "    real");
+            for (int t = 0; t <= 2 * r; t++) put(b, "%s &q%d_%d = c%d_%d_%d", t ? "," : "", v, t, i, v, t);
+            put(b, ";\n");
+        }
         if (wave) put(b, "    real &pu%d = pu%d_%d, &pun%d = pun%d_%d;\n", v, i, v, v, i, v);
         if (coef) put(b, "    real &pc%d = pc%d_%d, &pcn%d = pcn%d_%d;\n", v, i, v, v, i, v);
     }
@@ -840,11 +844,16 @@ static void emit_async_row_open(sb *b, const gen *g, const fdx_stencil_async_geo
    every thread has then left plane k - 1, that plane's stage (the one the
    next copies overwrite: stages = r + 1 + pd) is free.  With cfg->ry rows a
    thread (consecutive rows, each with its own column) the tile is ry times
-   taller for the same threads: its y halo is shared by more points. */
+   taller for the same threads: its y halo is shared by more points.  With
+   cfg->zs the column is not carried: planes k - r .. k + r stay resident
+   (r more stages, the march's planes counted from k0 - lo, lo = r) and the
+   2r + 1 values are shared-memory loads at the point's tile position in
+   those stages, so registers no longer grow with the rows a thread. */
 static void emit_cuda_async(sb *b, gen *g)
 {
     const fdx_stencil_cfg *c = g->cfg;
     const int r = g->r, V = g->vec, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef, nr = g->nr;
+    const int zs = g->zs, lo = zs ? r : 0;
     fdx_stencil_async_geom a;
     fdx_stencil_async_geom_of(g->ks, c, &a);
     const int gw = a.width / V, nt = c->tx * c->ty, P = c->pd, S = a.stages, rows = c->ty * nr;
@@ -884,7 +893,7 @@ static void emit_cuda_async(sb *b, gen *g)
         char pre[16];
         if (nr > 1) snprintf(pre, sizeof pre, "c%d_", i);
         else snprintf(pre, sizeof pre, "q");
-        for (int v = 0; v < V; v++) {
+        for (int v = 0; v < V && !zs; v++) {
             put(b, "    real");
             for (int t = 0; t <= 2 * r; t++) put(b, "%s %s%d_%d = 0", t ? "," : "", pre, v, t);
             put(b, ";\n");
@@ -906,7 +915,7 @@ static void emit_cuda_async(sb *b, gen *g)
     for (int i = 0; i < nr; i++) {
         emit_async_row_open(b, g, &a, i, 0);
         put(b, "    if (col) {\n");
-        for (int t = 0; t < 2 * r; t++) {
+        for (int t = 0; t < 2 * r && !zs; t++) {
             snprintf(suf, sizeof suf, "_%d", t);
             snprintf(idx, sizeof idx, "base + (k0 - %d) * sm", r - t);
             put(b, "        "), emit_vload(b, g, "q", suf, "u", idx, "__ldg"), put(b, "\n");
@@ -915,27 +924,35 @@ static void emit_cuda_async(sb *b, gen *g)
         if (coef) put(b, "        "), emit_vload(b, g, "pcn", "", "cf", "base + k0 * sm", "__ldcs"), put(b, "\n");
         put(b, "    }\n    }\n");
     }
-    /* Planes k0 .. k0 + r + pd - 1 in flight, one commit group each (empty
-       past the last plane, so that the count of groups stays uniform). */
-    put(b, "    for (int i = 0; i < %d; i++) {\n        if (k0 + i < k1 + %d)\n", r + P, r);
-    emit_async_issue(b, g, &a, "k0 + i", "i");
+    /* Planes k0 - lo .. k0 + r + pd - 1 in flight, one commit group each
+       (empty past the last plane, so that the count of groups stays
+       uniform); plane k0 - lo + j goes to stage j mod S. */
+    put(b, "    for (int i = 0; i < %d; i++) {\n        if (k0 - %d + i < k1 + %d)\n", lo + r + P, lo, r);
+    snprintf(idx, sizeof idx, "k0 - %d + i", lo);
+    emit_async_issue(b, g, &a, idx, "i");
     put(b, "        asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n    }\n");
     put(b, "    const int tc = (ty * %d + %d) * %d + %d + tx * %d;\n", nr, r, a.width, a.rx, V);
     put(b, "    for (long long k = k0; k < k1; k++) {\n        const int t = (int)(k - k0);\n");
     put(b, "        asm volatile(\"cp.async.wait_group %d;\" ::: \"memory\"); /* plane k + r has landed */\n", P - 1);
-    put(b, "        __syncthreads(); /* ... for every thread; plane k - 1's stage is free */\n");
+    put(b, "        __syncthreads(); /* ... for every thread; plane k - %d's stage is free */\n", lo + 1);
     put(b, "        if (k + %d < k1 + %d)\n", r + P, r);
     char st[48];
-    snprintf(st, sizeof st, "(t + %d) %% %d", r + P, S);
+    snprintf(st, sizeof st, "(t + %d) %% %d", lo + r + P, S);
     snprintf(idx, sizeof idx, "k + %d", r + P);
     emit_async_issue(b, g, &a, idx, st);
     put(b, "        asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n");
-    put(b, "        const real *T_ = tile + (t %% %d) * %zu + tc;\n", S, a.stage_elems);
-    put(b, "        const real *Tn_ = tile + ((t + %d) %% %d) * %zu + tc;\n", r, S, a.stage_elems);
+    put(b, "        const int sc_ = (t + %d) %% %d; /* plane k's stage */\n", lo, S);
+    put(b, "        const real *T_ = tile + sc_ * %zu + tc;\n", a.stage_elems);
+    if (zs) /* the stages of planes k - o and k + o, as offsets from T_ */
+        for (int o = 1; o <= r; o++)
+            put(b, "        const int zm%d_ = (sc_ >= %d ? -%d : %d) * %zu, zp%d_ = (sc_ + %d < %d ? %d : %d) * %zu;\n", o,
+                o, o, S - o, a.stage_elems, o, o, S, o, o - S, a.stage_elems);
+    else
+        put(b, "        const real *Tn_ = tile + ((t + %d) %% %d) * %zu + tc;\n", r, S, a.stage_elems);
     for (int i = 0; i < nr; i++) {
         emit_async_row_open(b, g, &a, i, 1);
-        if (V == 1) put(b, "        q0_%d = Tn[0];\n", 2 * r);
-        else {
+        if (!zs && V == 1) put(b, "        q0_%d = Tn[0];\n", 2 * r);
+        else if (!zs) {
             static const char comp[4] = {'x', 'y', 'z', 'w'};
             put(b, "        { const realv t_ = *(const realv *)Tn;");
             for (int v = 0; v < V; v++) put(b, " q%d_%d = t_.%c;", v, 2 * r, comp[v]);
@@ -952,6 +969,19 @@ static void emit_cuda_async(sb *b, gen *g)
             put(b, "        }\n");
         }
         put(b, "        if (rowin) {\n            const long long q = base + k * sm;\n");
+        for (int t = 0; t <= 2 * r && zs; t++) { /* the column from the stages */
+            char at[32];
+            if (t == r) snprintf(at, sizeof at, "T");
+            else snprintf(at, sizeof at, "(T + z%c%d_)", t < r ? 'm' : 'p', t < r ? r - t : t - r);
+            if (V == 1) {
+                put(b, "            const real q0_%d = *%s;\n", t, at);
+                continue;
+            }
+            static const char comp[4] = {'x', 'y', 'z', 'w'};
+            put(b, "            const realv z%d_ = *(const realv *)%s;\n            const real", t, at);
+            for (int v = 0; v < V; v++) put(b, "%s q%d_%d = z%d_.%c", v ? "," : "", v, t, t, comp[v]);
+            put(b, ";\n");
+        }
         if (V > 1) {
             /* Whole vectors from the tile: the x neighbours beyond the thread's
                lanes, then the y neighbours. */
@@ -977,7 +1007,7 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
               ks->radius);
     FDX_CHECK(ks->rank >= 1 && ks->rank <= 3, FDX_ERR_INTERNAL, "stencil rank %d", ks->rank);
     gen g = {ks, cfg, cuda, ks->radius, ks->rank >= 2 ? ks->radius : 0, ks->rank == 3 ? ks->radius : 0,
-             cuda ? cfg->vec : 1, ks->is_double ? "double" : "float", 0, 0, 0, 1, 0, 0};
+             cuda ? cfg->vec : 1, ks->is_double ? "double" : "float", 0, 0, 0, 1, 0, 0, 0};
     if (cuda) {
         int unroll = cfg->variant == FDX_SV_UNROLL;
         g.win = unroll && cfg->win && cfg->vec > 1;
@@ -1001,6 +1031,9 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
         FDX_CHECK(cfg->variant != FDX_SV_UNROLL || ks->rank >= 2, FDX_ERR_INTERNAL,
                   "unrolled column in rank %d", ks->rank);
         g.nr = fdx_stencil_rows(cfg);
+        g.zs = cfg->zs;
+        FDX_CHECK(!cfg->zs || (cfg->zs == 1 && cfg->variant == FDX_SV_ASYNC), FDX_ERR_INTERNAL,
+                  "the column from the stages (zs %d) needs the asynchronous march", cfg->zs);
         FDX_CHECK(g.nr <= 4 && (g.nr == 1 || (unroll && ks->rank == 3 && !g.win) || cfg->variant == FDX_SV_ASYNC),
                   FDX_ERR_INTERNAL,
                   "%d rows a thread (the unrolled column in rank 3 without windows, or the asynchronous march, take "

@@ -77,6 +77,9 @@ typedef struct fdx_stencil_cfg {
     int ry;      /* CUDA, unroll, rank 3: consecutive rows (y) per thread, 1..4
                     (0 reads as 1); the rows share their y-neighbour loads:
                     ry + 2r row loads a plane for ry points, not ry (2r + 1) */
+    int zs;      /* CUDA, async: the column's 2r + 1 values are read from the
+                    resident stages (r more of them) instead of being carried
+                    in registers, so registers do not grow with ry */
 } fdx_stencil_cfg;
 
 /* Shape of an asynchronous march's shared memory (FDX_SV_ASYNC).  A stage
@@ -84,7 +87,8 @@ typedef struct fdx_stencil_cfg {
    rx (the radius rounded up to whole copies of vec values, so every copy is
    aligned) and r halo rows above and below (their centre part only: a star
    never reads corners).  Planes k .. k + r of the march are resident and pd
-   more in flight: stages = r + 1 + pd.  A copy moves vec values (4, 8 or 16
+   more in flight: stages = r + 1 + pd (with cfg->zs planes k - r .. k + r:
+   2r + 1 + pd).  A copy moves vec values (4, 8 or 16
    bytes); slots is the number of copies a plane needs, per_thread each
    thread's share. */
 typedef struct fdx_stencil_async_geom {

@@ -69,7 +69,7 @@ void fdx_stencil_async_geom_of(const fdx_stencil_kspec *ks, const fdx_stencil_cf
     a->rx = (r + v - 1) / v * v;
     a->width = tw + 2 * a->rx;
     a->height = cfg->ty * fdx_stencil_rows(cfg) + 2 * r;
-    a->stages = r + 1 + cfg->pd;
+    a->stages = r + 1 + cfg->pd + (cfg->zs ? r : 0);
     a->slots = (a->height - 2 * r) * (a->width / v) + 2 * r * cfg->tx;
     a->per_thread = (a->slots + nt - 1) / nt;
     a->stage_elems = (size_t)a->height * a->width;
@@ -132,6 +132,7 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
         (cfg->ry > 1 && cfg->variant != FDX_SV_ASYNC && (cfg->variant != FDX_SV_UNROLL || ks->rank != 3 || cfg->win)))
         return 0;
     if (cfg->minb < 0 || cfg->minb * cfg->tx * cfg->ty > 2048) return 0;
+    if (cfg->zs && (cfg->zs != 1 || cfg->variant != FDX_SV_ASYNC)) return 0;
     int64_t g[3];
     return cfg->chunk >= 1 && grid3(ks, cfg, n3, g);
 }
@@ -151,6 +152,8 @@ void fdx_stencil_cfg_text(const fdx_stencil_cfg *cfg, int cuda, char *buf, size_
     if (cuda && cfg->band > 0) snprintf(buf + len, n > len ? n - len : 0, " band%d", cfg->band);
     len = strlen(buf);
     if (cuda && cfg->ry > 1) snprintf(buf + len, n > len ? n - len : 0, " ry%d", cfg->ry);
+    len = strlen(buf);
+    if (cuda && cfg->zs) snprintf(buf + len, n > len ? n - len : 0, " zs");
 }
 
 void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n)

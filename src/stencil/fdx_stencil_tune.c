@@ -212,7 +212,10 @@ static int wave_chunks(const search *s, const fdx_device_info *dev, const fdx_st
    (the wave model's first) 0.818 against 112's 0.831; two rows a thread
    lose: 64x16 points 0.988 ms (146 registers, one block a multiprocessor),
    capped at two blocks (128 registers) 1.04-1.17, 32x16 at vec 1 0.893 (72
-   registers, three blocks; one row at vec 1 0.949). */
+   registers, three blocks; one row at vec 1 0.949).  Round 8: the column
+   from the stages (cfg->zs) is not searched: 2r more stages of shared memory
+   halve the blocks a multiprocessor holds, and it lost at every tile (64x8
+   points 0.940 ms at chunk 168, 64x16 1.006, 32x16 at vec 1 1.144). */
 static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil_cfg d, int planes)
 {
     /* points in x (at the widest vectors, or vec 1) and y, rows a thread */
