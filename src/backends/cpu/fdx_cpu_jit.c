@@ -24,6 +24,7 @@ typedef void (*cpu_entry)(void **args);
 struct fdx_kernel {
     void *handle;
     cpu_entry fn;
+    int fd; /* the memfd it was loaded from (-1: none), open while loaded */
 };
 
 static const char *compiler(void)
@@ -111,11 +112,17 @@ static fdx_status compile(const char *key, const char *source, const char *what,
 
 /* dlopen of exactly these bytes: copied into an anonymous memory file
    (memfd) and opened as /proc/self/fd/N, so nothing on disk can change them
-   between the check and the load.  Without memfd or /proc: a private 0600
-   temporary in the checked cache directory, removed once loaded. */
-static fdx_status load_bytes(const char *key, const void *so, size_t size, const char *what, void **handle)
+   between the check and the load.  dlopen matches names before files, so
+   the memfd stays open while the kernel is loaded (*keep_fd), which keeps
+   its name unique; when a library of that name is still loaded anyway (one
+   that could not be unloaded), or without memfd or /proc, the bytes go to a
+   0600 temporary with a name never used before in the checked cache
+   directory, removed once loaded. */
+static fdx_status load_bytes(const char *key, const void *so, size_t size, const char *what, void **handle,
+                             int *keep_fd)
 {
     *handle = NULL;
+    *keep_fd = -1;
     char path[4200];
     int fd = memfd_create("fdx-kernel", MFD_CLOEXEC);
     if (fd >= 0) {
@@ -129,10 +136,16 @@ static fdx_status load_bytes(const char *key, const void *so, size_t size, const
             left -= (size_t)w;
         }
         snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-        if (left == 0) *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        void *taken = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+        if (taken) dlclose(taken);
+        else if (left == 0) *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (*handle) {
+            *keep_fd = fd;
+            return FDX_OK;
+        }
         close(fd);
-        if (*handle) return FDX_OK;
     }
+    FDX_DEBUG("%s: loading %s from a temporary file", what, key);
     char final[4096];
     FDX_TRY(fdx_cache_path(key, ".so", final, sizeof final));
     fdx_atomic a;
@@ -178,21 +191,21 @@ fdx_status fdx_cpu_jit_load(const fdx_device_info *dev, const char *source, cons
         }
     }
     void *handle = NULL;
-    fdx_status st = load_bytes(key, so, size, what, &handle);
+    int fd = -1;
+    fdx_status st = load_bytes(key, so, size, what, &handle, &fd);
     free(so);
     FDX_TRY(st);
     cpu_entry fn = (cpu_entry)dlsym(handle, entry);
-    if (!fn) {
-        dlclose(handle);
-        return fdx_fail(FDX_ERR_COMPILE, "compiled %s has no function '%s' (%s)", what, entry, key);
-    }
-    fdx_kernel *k = malloc(sizeof *k);
+    fdx_kernel *k = fn ? malloc(sizeof *k) : NULL;
     if (!k) {
         dlclose(handle);
-        return fdx_fail(FDX_ERR_NOMEM, "out of memory loading %s", what);
+        if (fd >= 0) close(fd);
+        return fn ? fdx_fail(FDX_ERR_NOMEM, "out of memory loading %s", what)
+                  : fdx_fail(FDX_ERR_COMPILE, "compiled %s has no function '%s' (%s)", what, entry, key);
     }
     k->handle = handle;
     k->fn = fn;
+    k->fd = fd;
     *out = k;
     return FDX_OK;
 }
@@ -201,6 +214,7 @@ void fdx_cpu_kernel_release(fdx_kernel *k)
 {
     if (!k) return;
     dlclose(k->handle);
+    if (k->fd >= 0) close(k->fd);
     free(k);
 }
 
