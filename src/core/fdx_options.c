@@ -73,7 +73,7 @@ static const struct option_def {
     {"backend", "FDX_BACKEND", "auto", "compute backend: auto, cpu or cuda", check_backend},
     {"device", "FDX_DEVICE", "0", "CUDA device number", check_nonneg_int},
     {"log", "FDX_LOG", "warn", "log level: debug, info, warn, error or off", check_log},
-    {"cache-dir", "FDX_CACHE_DIR", "~/.cache/fdx", "directory of compiled-kernel and tuning caches", check_any},
+    {"cache-dir", "FDX_CACHE_DIR", "~/.cache/fdx", "compiled-kernel and tuning cache (yours, not group/other-writable)", check_any},
     {"threads", "FDX_THREADS", "0", "CPU threads (0: OpenMP's default; at most 4 per core)", check_threads},
     {"tune", "FDX_TUNE", "on", "kernel autotuning: on (use cache), off, force (re-tune)", check_onoff},
     {"autotfm", "FDX_AUTOTFM", "on", "automatic array reorganization before loops: on or off", check_onoff},
