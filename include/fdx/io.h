@@ -86,9 +86,11 @@ FDX_API fdx_status fdx_xdmf_write(const char *path, const char *field, fdx_dtype
                                   const int64_t *shape, const double *h, const fdx_xdmf_entry *entries, int n);
 
 /* ---- files written whole or not at all ------------------------------------- */
-/* Writes bytes to path through path.tmp.PID, fsync, rename, fsync of the directory. */
+/* Writes bytes to path through a temporary path.tmp.PID.N in the same directory
+   (O_EXCL, no symlink followed), fsync, rename, fsync of the directory. */
 FDX_API fdx_status fdx_file_write_atomic(const char *path, const void *data, size_t size);
-/* Reads a whole file (at most max_bytes) into a new buffer, NUL-terminated. */
+/* Reads a whole regular file (at most max_bytes) into a new buffer, NUL-terminated.
+   FIFOs, devices and directories are refused (FDX_ERR_INVALID) without blocking. */
 FDX_API fdx_status fdx_file_read(const char *path, size_t max_bytes, char **data, size_t *size);
 /* Creates a directory (and parents) and checks that it can be written to. */
 FDX_API fdx_status fdx_dir_prepare(const char *path);
@@ -113,7 +115,8 @@ typedef struct fdx_ckpt_info {
 FDX_API fdx_status fdx_ckpt_write(const char *path, const fdx_ckpt_info *info, const fdx_ckpt_field *fields,
                                   int nfields);
 /* Opens and verifies a checkpoint (magic, sizes, checksum).  *blob owns all
-   memory; info->config and field pointers point into it. */
+   memory; info->config and field pointers point into it.  NULL or out-of-range
+   arguments (and a NULL field name or data) give FDX_ERR_INVALID. */
 typedef struct fdx_ckpt fdx_ckpt;
 FDX_API fdx_status fdx_ckpt_read(const char *path, fdx_ckpt **out);
 FDX_API fdx_status fdx_ckpt_parse(const void *data, size_t size, fdx_ckpt **out);
@@ -123,8 +126,10 @@ FDX_API const void *fdx_ckpt_get_field(const fdx_ckpt *c, const char *name);
 FDX_API void fdx_ckpt_free(fdx_ckpt **c);
 
 /* ---- INI config files -------------------------------------------------------
-   "key = value" lines, '#' or ';' comments, optional [section] headers.  The
-   callback sees each pair with its line number; a non-OK status stops. */
+   "key = value" lines, '#' or ';' comments, optional [section] headers, values
+   optionally quoted ("..." or '...'; an unbalanced quote is an error naming
+   the line).  The callback sees each pair with its line number; a non-OK
+   status stops. */
 typedef fdx_status (*fdx_ini_fn)(void *user, const char *section, const char *key, const char *value, int line);
 FDX_API fdx_status fdx_ini_parse(const char *text, size_t size, const char *what, fdx_ini_fn fn, void *user);
 

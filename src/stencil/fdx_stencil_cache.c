@@ -96,11 +96,9 @@ int fdx_stencil_tuned_find(const char *key, int memory_only, fdx_stencil_cfg *cf
         if (strcmp(tuned[i].key, key) == 0) *cfg = tuned[i].cfg, found = 1;
     pthread_mutex_unlock(&lock);
     if (found || memory_only) return found;
-    char path[4096];
     void *data = NULL;
     size_t n = 0;
-    if (fdx_cache_path(key, ".tune", path, sizeof path) != FDX_OK || !fdx_file_exists(path) ||
-        fdx_read_file(path, &data, &n) != FDX_OK) {
+    if (fdx_cache_load(key, ".tune", &data, &n) != FDX_OK) { /* verified: fdx_cache.h */
         fdx_clear_error();
         return 0;
     }
@@ -116,7 +114,7 @@ int fdx_stencil_tuned_find(const char *key, int memory_only, fdx_stencil_cfg *cf
         pthread_mutex_unlock(&lock);
         FDX_DEBUG("stencil tuning cache hit %s", key);
     } else {
-        FDX_WARN("ignoring malformed tuning file %s", path);
+        FDX_WARN("ignoring malformed tuning file %s.tune", key);
     }
     free(data);
     return found;
@@ -151,12 +149,11 @@ void fdx_stencil_tuned_store(const char *key, const fdx_stencil_cfg *cfg)
     pthread_mutex_lock(&lock);
     remember(key, cfg);
     pthread_mutex_unlock(&lock);
-    char path[4096], text[192];
+    char text[192];
     int n = snprintf(text, sizeof text, "fdx-tune 5 %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n", cfg->variant,
                      cfg->tx, cfg->ty, cfg->vec, cfg->chunk, cfg->by, cfg->pd, cfg->zfast, cfg->pipe, cfg->win,
                      cfg->minb, cfg->xv, cfg->band, cfg->ry, cfg->zs);
-    if (fdx_cache_path(key, ".tune", path, sizeof path) != FDX_OK ||
-        fdx_write_atomic(path, text, (size_t)n) != FDX_OK) {
+    if (fdx_cache_store(key, ".tune", text, (size_t)n) != FDX_OK) {
         FDX_WARN("not saving stencil tuning: %s", fdx_last_error());
         fdx_clear_error();
     }
