@@ -32,9 +32,6 @@ fdx_status fdx_sim_check_numbers(const fdx_sim *s)
               "length: a spacing of %g gives 1/h^2 = %g in the Laplacian, which %s cannot hold with room to spare; "
               "rescale the units or use precision double",
               s->h, ih2, prec);
-    FDX_CHECK(isfinite(s->dt) && s->dt > 0 && fits(s, s->alpha), FDX_ERR_INVALID,
-              "the stable time step dt = %g (update factor %g) is outside the range of %s; rescale the units", s->dt,
-              s->alpha, prec);
     if (s->kind == FDX_SIM_WAVE) {
         FDX_CHECK(fits(s, s->cmax * s->cmax) && fits(s, s->cmin * s->cmin), FDX_ERR_INVALID,
                   "velocity: c between %g and %g gives c^2 between %g and %g, which %s cannot hold with room to "
@@ -42,6 +39,11 @@ fdx_status fdx_sim_check_numbers(const fdx_sim *s)
                   "rescale the units or use precision double",
                   s->cmin, s->cmax, s->cmin * s->cmin, s->cmax * s->cmax, prec,
                   s->cmax * s->cmax > 1 ? "Inf/NaN" : "frozen");
+        FDX_CHECK(fits(s, s->alpha), FDX_ERR_INVALID,
+                  "velocity: c up to %g makes the stable time step dt = %g (cfl %s), and dt^2 = %g is outside the "
+                  "range of %s: the run would be %s from its first step; rescale the units or use precision double",
+                  s->cmax, s->dt, fdx_sim_config_get(s->cfg, "cfl"), s->alpha, prec,
+                  s->alpha < 1 ? "Inf/NaN" : "frozen");
         /* Stability: c_max^2 dt^2 lambda_max <= 4 is how dt was chosen;
            the source must also be resolved in time, or it is aliased. */
         FDX_CHECK(s->f0 * s->dt <= 0.5, FDX_ERR_INVALID,
@@ -51,6 +53,9 @@ fdx_status fdx_sim_check_numbers(const fdx_sim *s)
         FDX_CHECK(s->amp == 0 || fits(s, fabs(s->amp)), FDX_ERR_INVALID,
                   "amplitude: %g is outside the range %s can hold with room to spare", s->amp, prec);
     }
+    FDX_CHECK(isfinite(s->dt) && s->dt > 0 && fits(s, s->alpha), FDX_ERR_INVALID,
+              "the stable time step dt = %g (update factor %g) is outside the range of %s; rescale the units", s->dt,
+              s->alpha, prec);
     return FDX_OK;
 }
 

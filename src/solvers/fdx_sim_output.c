@@ -145,7 +145,9 @@ static fdx_status write_field(fdx_sim_output *o, const job *j)
     char name[64], path[700];
     snprintf(name, sizeof name, "fields/u_%08lld.h5", (long long)j->step);
     snprintf(path, sizeof path, "%s/%s", o->dir, name);
-    FDX_TRY(fdx_h5_write_field(path, "u", o->host, s->type, s->rank, s->n, j->time, j->step));
+    /* Always 3D (a 2D field is 1 x NY x NX): the layout the XDMF index
+       needs for ParaView to show a 2D field in the XY plane. */
+    FDX_TRY(fdx_h5_write_field(path, "u", o->host, s->type, 3, s->n, j->time, j->step));
     FDX_TRY(add_entry(o, j->time, name));
     double h[3] = {s->h, s->h, s->h};
     snprintf(path, sizeof path, "%s/fields.xdmf", o->dir);
