@@ -409,9 +409,9 @@ fdx_status fdx_sim_check_finite(fdx_sim *s, fdx_array *a, const char *what)
     char at[64];
     point_name(s, first, at, sizeof at);
     return fdx_fail(FDX_ERR_VERIFY,
-                    "%s: %s is not finite (NaN or Inf) at step %lld, first at point %s: the run blew up; nothing after "
-                    "the last checkpoint was kept (lower cfl, or check the inputs)",
-                    fdx_sim_kind_name(s->kind), what, (long long)s->step, at);
+                    "%s is not finite (NaN or Inf) at step %lld, first at point %s: the run blew up (lower cfl, or "
+                    "check the inputs); no checkpoint was written from it",
+                    what, (long long)s->step, at);
 }
 
 fdx_status fdx_sim_receivers(fdx_sim *s, int *count, int64_t *steps, const double **traces)

@@ -111,7 +111,7 @@ fdx_status fdx_sim_check_memory(const fdx_sim *s, int nrec, int distributed)
        initialization, diagnostics or Poisson's test (two, three for the wave
        energy) with one element-type copy; the receivers as raw values,
        doubles and CSV text. */
-    double host = output * n * es + ((s->kind == FDX_SIM_WAVE ? 3 : 2) * 8.0 + es) * n +
+    double host = 2.0 * output * n * es /* pinned copy, HDF5 image */ + ((s->kind == FDX_SIM_WAVE ? 3 : 2) * 8.0 + es) * n +
                   traces * (es + 8 + 16.0 * (output ? 2 : 0));
     int on_cpu = fdx_ctx_backend(s->ctx) != FDX_BACKEND_CUDA;
     if (on_cpu) host += dev; /* the CPU backend's device memory is the host's */
