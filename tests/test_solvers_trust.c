@@ -267,8 +267,27 @@ static void restart_mismatch(void)
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
-int main(void)
+/* `test_solvers_trust gif-frames FILE` prints the frame count of a GIF
+   (for cli_sim_trust.sh), after a strict decode. */
+static int gif_frames(const char *path)
 {
+    char *data = NULL;
+    size_t n = 0;
+    int w, h, frames = -1;
+    if (fdx_file_read(path, (size_t)1 << 30, &data, &n) != FDX_OK ||
+        fdx_gif_decode((unsigned char *)data, n, &w, &h, &frames, NULL) != FDX_OK) {
+        fprintf(stderr, "%s\n", fdx_last_error());
+        free(data);
+        return 1;
+    }
+    printf("%d\n", frames);
+    free(data);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "gif-frames") == 0) return gif_frames(argv[2]);
     ctx = fdx_test_ctx("cpu");
     if (!ctx) return fdx_test_skip("test_solvers_trust", "no CPU context");
     null_table();

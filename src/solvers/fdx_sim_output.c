@@ -270,6 +270,7 @@ static fdx_status each_entry(const char *dir, const char *sub, fdx_status (*fn)(
 typedef struct claim_scan {
     const series *se; /* NULL: DIR itself */
     int64_t after;    /* remove: series steps above this (-1: all run files) */
+    int64_t field_every;
     int remove, found;
     char first[256];
 } claim_scan;
@@ -284,6 +285,12 @@ static fdx_status on_entry(const char *path, const char *name, void *arg)
     } else if (!mine) {
         for (int i = 0; RUN_FILES[i]; i++) run |= c->after < 0 && strcmp(name, RUN_FILES[i]) == 0;
     }
+    /* Restart: a field off the schedule at or before the checkpoint is the
+       final field of an earlier, shorter run; the continued run ends later. */
+    if (!mine && c->se == &SERIES[0] && c->after >= 0) {
+        int64_t k = series_step(c->se, name);
+        run |= k > 0 && (c->field_every == 0 || k % c->field_every != 0);
+    }
     if (run && !c->found++) snprintf(c->first, sizeof c->first, "%s%s%s", c->se ? c->se->sub : "", c->se ? "/" : "", name);
     if ((run || mine) && c->remove)
         FDX_CHECK(unlink(path) == 0 || errno == ENOENT, FDX_ERR_IO, "cannot remove '%s': %s", path, strerror(errno));
@@ -291,12 +298,14 @@ static fdx_status on_entry(const char *path, const char *name, void *arg)
 }
 
 /* Finds (remove = 0) or removes the run files of dir; series files only
-   above step `after` (-1: all). */
-static fdx_status scan_run_files(const char *dir, int64_t after, int remove, claim_scan *c)
+   above step `after` (-1: all), and earlier final fields off the schedule of
+   field_every. */
+static fdx_status scan_run_files(const char *dir, int64_t after, int64_t field_every, int remove, claim_scan *c)
 {
     memset(c, 0, sizeof *c);
     c->remove = remove;
     c->after = after;
+    c->field_every = field_every;
     FDX_TRY(each_entry(dir, "", on_entry, c));
     for (size_t i = 0; i < sizeof SERIES / sizeof SERIES[0]; i++) {
         c->se = &SERIES[i];
@@ -317,13 +326,13 @@ fdx_status fdx_sim_output_claim(const char *dir, const char *restart, int overwr
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return FDX_OK; /* new, or fdx_dir_prepare says why not */
     claim_scan c;
-    FDX_TRY(scan_run_files(dir, -1, 0, &c));
+    FDX_TRY(scan_run_files(dir, -1, 0, 0, &c));
     if (c.found == 0 || same_dir(dir, restart)) return FDX_OK;
     FDX_CHECK(overwrite, FDX_ERR_INVALID,
               "output: '%s' holds the files of another run (%s%s); pass --overwrite to replace them, --restart %s to "
               "continue that run, or choose another directory",
               dir, c.first, c.found > 1 ? " and more" : "", dir);
-    return scan_run_files(dir, -1, 1, &c);
+    return scan_run_files(dir, -1, 0, 1, &c);
 }
 
 /* ---- continuing a run's outputs after a restart ---------------------------- */
@@ -512,7 +521,7 @@ fdx_status fdx_sim_output_create(fdx_sim *s, const char *dir, const char *restar
     }
     if (st == FDX_OK && first_step > 0 && same_dir(dir, restart)) {
         claim_scan c;
-        st = scan_run_files(dir, first_step, 1, &c);
+        st = scan_run_files(dir, first_step, s->field_every, 1, &c);
         if (st == FDX_OK) st = index_kept_fields(o, first_step);
         if (st == FDX_OK && s->snapshot_every > 0) st = gif_kept_frames(o, first_step);
         if (st == FDX_OK) st = receivers_kept_rows(o, first_step);
