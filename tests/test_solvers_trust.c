@@ -6,8 +6,7 @@
    precision, meaningless parameters, runs that do not fit in memory, and a
    restart whose config differs from its checkpoint's. */
 #include "fdx_test.h"
-#include "backends/fdx_backend.h"
-#include "solvers/fdx_fieldops.h"
+#include "solvers_trust_check.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -111,45 +110,6 @@ static void null_table(void)
     CHECK(fdx_sim_steps_done(s) == 1, "steps_done %lld", (long long)fdx_sim_steps_done(s));
     fdx_sim_config_destroy(&c);
     fdx_sim_destroy(&s);
-}
-
-/* The finiteness reduction finds the first NaN/Inf of random fields with
-   0..3 poisoned points, float and double (the reference is a plain loop). */
-static void first_nonfinite(fdx_ctx *on, const char *name)
-{
-    uint64_t seed = 0x5eed;
-    const double poison[3] = {NAN, INFINITY, -INFINITY};
-    for (int t = 0; t < 24; t++) {
-        fdx_dtype type = t % 2 ? FDX_FLOAT64 : FDX_FLOAT32;
-        int64_t shape[3] = {37 + t, 11 + t % 5, 1 + t % 3};
-        int rank = t % 3 == 0 ? 2 : 3;
-        fdx_array *a = NULL;
-        CHECK_OK(fdx_array_create(on, type, rank, shape, FDX_ON_HOST | FDX_ON_DEVICE, &a));
-        if (!a) return;
-        int64_t n = fdx_array_count(a), want = INT64_MAX;
-        void *h = fdx_array_host(a);
-        for (int64_t i = 0; i < n; i++) {
-            double v = 1e3 * fdx_test_rand(&seed);
-            if (type == FDX_FLOAT64) ((double *)h)[i] = v;
-            else ((float *)h)[i] = (float)v;
-        }
-        for (int k = 0; k < t % 4; k++) {
-            int64_t i = (int64_t)((fdx_test_rand(&seed) + 1) * 0.5 * (double)n) % n;
-            if (type == FDX_FLOAT64) ((double *)h)[i] = poison[k % 3];
-            else ((float *)h)[i] = (float)poison[k % 3];
-            if (i < want) want = i;
-        }
-        CHECK_OK(fdx_array_to_device(a));
-        void *scratch = NULL;
-        const fdx_backend *be = fdx_ctx_ops(on);
-        CHECK_OK(be->alloc(8, &scratch));
-        int64_t got = -7;
-        CHECK_OK(fdx_fieldops_first_nonfinite(a, scratch, &got, NULL));
-        CHECK(got == want, "%s: first non-finite %lld, expected %lld (case %d)", name, (long long)got,
-              (long long)want, t);
-        be->free(scratch);
-        fdx_array_destroy(&a);
-    }
 }
 
 /* A field of +-FLT_MAX stripes: finite as float, but the Laplacian of the
