@@ -340,9 +340,9 @@ fdx_status fdx_sim_output_claim(const char *dir, const char *restart, int overwr
 typedef struct index_scan {
     fdx_sim_output *o;
     int64_t upto;
-    int64_t *steps;
-    int n, cap;
 } index_scan;
+
+static fdx_status add_entry(fdx_sim_output *o, double time, const char *file);
 
 static fdx_status on_field(const char *path, const char *name, void *arg)
 {
@@ -350,38 +350,24 @@ static fdx_status on_field(const char *path, const char *name, void *arg)
     index_scan *x = arg;
     int64_t k = series_step(&SERIES[0], name);
     if (k < 0 || k > x->upto) return FDX_OK;
-    if (x->n == x->cap) {
-        int cap = x->cap ? 2 * x->cap : 64;
-        int64_t *p = realloc(x->steps, (size_t)cap * sizeof *p);
-        FDX_CHECK(p, FDX_ERR_NOMEM, "no memory for the XDMF index");
-        x->steps = p;
-        x->cap = cap;
-    }
-    x->steps[x->n++] = k;
-    return FDX_OK;
+    char file[300];
+    snprintf(file, sizeof file, "fields/%s", name);
+    return add_entry(x->o, (double)k * x->o->s->dt, file);
 }
 
-static int cmp_step(const void *a, const void *b)
+static int by_time(const void *a, const void *b)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    double x = ((const fdx_xdmf_entry *)a)->time, y = ((const fdx_xdmf_entry *)b)->time;
     return x < y ? -1 : x > y;
 }
-
-static fdx_status add_entry(fdx_sim_output *o, double time, const char *file);
 
 /* The fields already written up to `upto` stay in the XDMF index, in step order. */
 static fdx_status index_kept_fields(fdx_sim_output *o, int64_t upto)
 {
-    index_scan x = {o, upto, NULL, 0, 0};
-    fdx_status st = each_entry(o->dir, "fields", on_field, &x);
-    if (x.n) qsort(x.steps, (size_t)x.n, sizeof *x.steps, cmp_step);
-    for (int i = 0; st == FDX_OK && i < x.n; i++) {
-        char name[64];
-        snprintf(name, sizeof name, "fields/u_%08lld.h5", (long long)x.steps[i]);
-        st = add_entry(o, (double)x.steps[i] * o->s->dt, name);
-    }
-    free(x.steps);
-    return st;
+    index_scan x = {o, upto};
+    FDX_TRY(each_entry(o->dir, "fields", on_field, &x));
+    if (o->nentries > 1) qsort(o->entries, (size_t)o->nentries, sizeof *o->entries, by_time);
+    return FDX_OK;
 }
 
 /* The animation restarts with the frames kept as PNGs (steps 0, E, 2E, ...
