@@ -392,6 +392,7 @@ void fdx_sim_set_step(fdx_sim *s, int64_t step)
 {
     s->step = step;
     s->rec_first = step;
+    s->rec_kept = step;
 }
 
 /* Getters: a NULL simulation reads as empty (-1 steps, NaN times, rank 0). */

@@ -49,6 +49,7 @@ struct fdx_sim {
     void *rec_idx_dev, *rec_buf_dev; /* device: indices, nrec x (steps + 1) values */
     double *traces;                  /* host copy, receiver-major */
     int64_t rec_first;               /* first step recorded by this process */
+    int64_t rec_kept;                /* restart step: trace steps up to it are not this process's */
     double tol, change;              /* Poisson */
     double range[2];                 /* colour range of heat pictures */
     fdx_sim_driver *drv;             /* NULL: the step runs here on cur/prev/next */
