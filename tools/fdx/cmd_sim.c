@@ -22,9 +22,11 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
     int first_key = nf;
     const char *name, *metavar, *def, *help;
     for (int i = 0; nf < MAX_FLAGS && fdx_sim_config_key(kind, i, &name, &metavar, &def, &help); i++) {
-        snprintf(helps[nf], sizeof helps[nf], "%s%s%s%s", help, def[0] ? " [" : "", def, def[0] ? "]" : "");
         /* --overwrite is a switch; config files say overwrite = yes. */
-        flags[nf] = (cli_flag){name, strcmp(name, "overwrite") == 0 ? NULL : metavar, helps[nf], &values[nf]};
+        int is_switch = strcmp(name, "overwrite") == 0;
+        if (is_switch) def = "";
+        snprintf(helps[nf], sizeof helps[nf], "%s%s%s%s", help, def[0] ? " [" : "", def, def[0] ? "]" : "");
+        flags[nf] = (cli_flag){name, is_switch ? NULL : metavar, helps[nf], &values[nf]};
         nf++;
     }
     flags[nf] = (cli_flag){NULL, NULL, NULL, NULL};
