@@ -81,7 +81,10 @@ typedef struct fdx_xdmf_entry {
     char file[256];    /* HDF5 file name relative to the XDMF file */
     char dataset[64];
 } fdx_xdmf_entry;
-/* Writes (atomically) the time series of fields on a uniform grid. */
+/* Writes (atomically) the time series of fields on a uniform grid, always as
+   a 3DCoRectMesh: a 2D field (rank 2) is one point thick in z and its
+   dataset must be 1 x NY x NX (fdx_h5_write_field with rank 3 and shape
+   NX, NY, 1), the layout ParaView needs to show it in the XY plane. */
 FDX_API fdx_status fdx_xdmf_write(const char *path, const char *field, fdx_dtype type, int rank,
                                   const int64_t *shape, const double *h, const fdx_xdmf_entry *entries, int n);
 

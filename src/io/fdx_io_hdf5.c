@@ -1,5 +1,5 @@
-/* fdx_io_hdf5: fields as HDF5 datasets (serial HDF5 C API), written under a
-   temporary name and renamed; reads checked for type, rank and size. */
+/* fdx_io_hdf5: fields as HDF5 datasets (serial HDF5 C API), built in memory
+   and written atomically; reads checked for type, rank and size. */
 #include "core/fdx_error.h"
 #include "fdx/array.h"
 #include "fdx/io.h"
@@ -30,17 +30,34 @@ fdx_status fdx_h5_write_field(const char *path, const char *name, const void *da
               fdx_dtype_name(type));
     FDX_CHECK(rank >= 1 && rank <= 3, FDX_ERR_INVALID, "HDF5 field rank %d must be 1..3", rank);
     quiet();
-    char tmp[4200];
-    fdx_afile_tmpname(path, tmp, sizeof tmp);
     hsize_t dims[3];
-    for (int d = 0; d < rank; d++) dims[d] = (hsize_t)shape[rank - 1 - d];
+    size_t bytes = type == FDX_FLOAT64 ? 8 : 4;
+    for (int d = 0; d < rank; d++) {
+        dims[d] = (hsize_t)shape[rank - 1 - d];
+        bytes *= (size_t)shape[d];
+    }
     hid_t mt = type == FDX_FLOAT64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
     hid_t ft = type == FDX_FLOAT64 ? H5T_IEEE_F64LE : H5T_IEEE_F32LE;
     fdx_status st = FDX_OK;
-    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (f < 0) return fdx_fail(FDX_ERR_IO, "cannot create HDF5 file '%s'", tmp);
+    /* The file is built in memory (the core driver, no backing store) and
+       written by fdx's atomic writer: libhdf5 never touches the disk, so a
+       full disk or a file-size limit is one clean I/O error with the
+       temporary removed (libhdf5 1.10 crashes at exit after a failed close). */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_fapl_core(fapl, bytes + 65536, 0) < 0) {
+        if (fapl >= 0) H5Pclose(fapl);
+        return fdx_fail(FDX_ERR_IO, "cannot set up an in-memory HDF5 file for '%s'", path);
+    }
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    if (f < 0) return fdx_fail(FDX_ERR_IO, "cannot create HDF5 file '%s' in memory", path);
     hid_t sp = H5Screate_simple(rank, dims, NULL);
-    hid_t ds = sp < 0 ? -1 : H5Dcreate2(f, name, ft, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    /* No modification times in the object header: the same field gives the
+       same bytes, so runs (and restarts) compare file for file. */
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (dcpl >= 0) H5Pset_obj_track_times(dcpl, 0);
+    hid_t ds = sp < 0 ? -1 : H5Dcreate2(f, name, ft, sp, H5P_DEFAULT, dcpl >= 0 ? dcpl : H5P_DEFAULT, H5P_DEFAULT);
+    if (dcpl >= 0) H5Pclose(dcpl);
     if (ds < 0 || H5Dwrite(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
         st = fdx_fail(FDX_ERR_IO, "cannot write dataset '%s' to '%s'", name, path);
     long long s = (long long)step;
@@ -48,12 +65,19 @@ fdx_status fdx_h5_write_field(const char *path, const char *name, const void *da
     if (st == FDX_OK) st = attr_write(ds, "step", H5T_NATIVE_LLONG, &s);
     if (ds >= 0) H5Dclose(ds);
     if (sp >= 0) H5Sclose(sp);
-    if (H5Fclose(f) < 0 && st == FDX_OK) st = fdx_fail(FDX_ERR_IO, "cannot close HDF5 file '%s'", tmp);
-    if (st != FDX_OK) {
-        unlink(tmp);
-        return st;
-    }
-    return fdx_afile_publish(tmp, path);
+    void *image = NULL;
+    ssize_t size = 0;
+    if (st == FDX_OK && H5Fflush(f, H5F_SCOPE_GLOBAL) < 0) st = fdx_fail(FDX_ERR_IO, "cannot finish HDF5 file '%s'", path);
+    if (st == FDX_OK && (size = H5Fget_file_image(f, NULL, 0)) <= 0)
+        st = fdx_fail(FDX_ERR_IO, "cannot get the image of HDF5 file '%s'", path);
+    if (st == FDX_OK && !(image = malloc((size_t)size)))
+        st = fdx_fail(FDX_ERR_NOMEM, "no memory for HDF5 file '%s' (%zd bytes)", path, size);
+    if (st == FDX_OK && H5Fget_file_image(f, image, (size_t)size) != size)
+        st = fdx_fail(FDX_ERR_IO, "cannot get the image of HDF5 file '%s'", path);
+    if (H5Fclose(f) < 0 && st == FDX_OK) st = fdx_fail(FDX_ERR_IO, "cannot close HDF5 file '%s'", path);
+    if (st == FDX_OK) st = fdx_file_write_atomic(path, image, (size_t)size);
+    free(image);
+    return st;
 }
 
 typedef struct first_name {
