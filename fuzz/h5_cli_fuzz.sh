@@ -24,6 +24,10 @@ for d in s1 s2 s3; do
   f=$(ls $d/fields/*.h5 2> /dev/null | tail -1)
   [ -n "$f" ] && cp "$f" "seed_$d.h5" && seeds+=("seed_$d.h5")
 done
+# A file that crashes libhdf5 1.10.8 itself (found by fuzz_h5): its
+# mutations keep the crash path of the child-process reader exercised.
+crash=$(dirname "$(realpath "$0")")/../tests/hostile/hdf5_crash.h5
+[ ${#seeds[@]} -gt 0 ] && [ -r "$crash" ] && cp "$crash" seed_crash.h5 && seeds+=(seed_crash.h5)
 [ ${#seeds[@]} -gt 0 ] || { echo "h5_cli_fuzz: skipped: fdx wrote no HDF5 field (built without HDF5?)"; exit 0; }
 
 rnd() { echo $(((RANDOM << 15 | RANDOM) % $1)); }

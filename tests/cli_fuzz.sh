@@ -53,6 +53,7 @@ printf '\000steps = 10\ntext = "fdx"\nboundary = fixed\n' > "$tmp/seed_ini/b"
 FDX_THREADS=1 "$fdx" heat --size 12x10 --init gaussian --steps 3 --checkpoint-every 3 --output "$tmp/run" --progress off > /dev/null || fail=1
 cp "$tmp/run/checkpoint.fdx" "$tmp/seed_ckpt/" 2> /dev/null
 cp "$tmp/run/fields/u_00000003.h5" "$tmp/seed_h5/" 2> /dev/null
+cp "$root/tests/hostile/hdf5_crash.h5" "$tmp/seed_h5/" 2> /dev/null # crashes libhdf5 1.10.8
 FDX_THREADS=1 "$fdx" heat --size 24x20 --init gaussian --steps 2 --snapshot-every 1 --scale 1 --output "$tmp/small" \
   --progress off > /dev/null || fail=1
 cp "$tmp/small/animation.gif" "$tmp/seed_gif/" 2> /dev/null

@@ -36,6 +36,7 @@ cp $ck ckpt_flip/checkpoint.fdx && printf '\125' | dd of=ckpt_flip/checkpoint.fd
 : > ckpt_empty/checkpoint.fdx
 head -c 4096 /dev/urandom > ckpt_garbage/checkpoint.fdx
 mkfifo fifo
+cp "$(dirname "$table")/hdf5_crash.h5" . 2> /dev/null || cp good.h5 hdf5_crash.h5
 mkdir -p dir
 printf 'size = 16x16\n' > unreadable.ini && chmod 000 unreadable.ini
 cp good.h5 unreadable.h5 && chmod 000 unreadable.h5
@@ -70,56 +71,74 @@ run_fdx() { timeout -k 2 "$limit" $as_user_now "$fdx" "$@"; }
 fdx() { run_fdx "$@"; }
 
 # ---- the cases ------------------------------------------------------------------
-declare -A tried clean
+# FDX_HOSTILE_JOBS shards (2) run side by side, each in its own directory; a
+# shard writes "id category ok|known|FAIL" lines and its messages.
 expect_fail=" $(sed -n 's/^# EXPECT-FAIL: *//p' "$table" | tr '\n' ' ') "
+jobs=${FDX_HOSTILE_JOBS:-2}
+run_shard() { # run_shard K: the cases whose index is K modulo $jobs
+  local k=$1 i=0 line id cat want setup cmd c=$work/case.$k rc why lines t0 ms before
+  local out=$work/out.$k err=$work/err.$k res=$work/res.$k log=$work/log.$k
+  : > "$res"; : > "$log"
+  while IFS= read -r line <&3; do
+    case $line in '#'* | '') continue ;; esac
+    i=$((i + 1))
+    [ $((i % jobs)) -eq "$k" ] || continue
+    read -r id cat want setup cmd <<< "$line"
+    as_user_now=""
+    rm -rf "$c" && mkdir -p "$c"
+    case $setup in
+      -) ;;
+      nonroot) if [ "$as_user" = none ]; then echo "$id $cat skip" >> "$res"; continue; fi
+        as_user_now=$as_user; chmod 777 "$c" ;;
+      foreign) cp -r "$F/foreign" "$c/out" ;;
+      run) cp -r "$F/run" "$c/run" ;;
+      rodir) if [ "$as_user" = none ]; then echo "$id $cat skip" >> "$res"; continue; fi
+        as_user_now=$as_user; mkdir "$c/ro"; chmod 555 "$c/ro"; chmod 777 "$c" ;;
+      *) echo "cli_hostile: unknown setup '$setup' in case $id" >> "$log"; echo "$id $cat FAIL" >> "$res"; continue ;;
+    esac
+    before=$(snapshot "$c")
+    t0=${EPOCHREALTIME/./}
+    (cd "$c" && eval "$cmd") 3<&- < /dev/null > "$out" 2> "$err"
+    rc=$?
+    ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
+    [ -n "${FDX_HOSTILE_SLOW:-}" ] && [ $ms -gt "$FDX_HOSTILE_SLOW" ] && echo "slow   $id ${ms} ms: $cmd" >> "$log"
+    why=""
+    mapfile -t lines < "$err"
+    [ "$rc" -eq "$want" ] || why="exit $rc, want $want"
+    { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && why="hung (killed after ${limit}s)"
+    [ -z "$why" ] && [ ${#lines[@]} -ne 1 ] && why="${#lines[@]} stderr lines"
+    [ -z "$why" ] && [ -n "$(tail -c 1 "$err")" ] && why="stderr does not end in a newline"
+    [ -z "$why" ] && [ "$want" -ne 0 ] && [ -s "$out" ] && why="$(wc -c < "$out") bytes on stdout"
+    [ -z "$why" ] && [ "$(snapshot "$c")" != "$before" ] && why="the case's directory changed"
+    # Only a case that names the fixtures can change them.
+    case $cmd in *'$F'*) [ -z "$why" ] && [ "$(snapshot "$F")" != "$fixtures" ] && why="the fixtures changed" ;; esac
+    if [ -z "$why" ]; then
+      echo "$id $cat ok" >> "$res"
+      continue
+    fi
+    case $expect_fail in
+      *" $id "*) echo "$id $cat known" >> "$res"; echo "known  $id [$cat]: $why: $cmd" >> "$log" ;;
+      *) echo "$id $cat FAIL" >> "$res"; echo "FAIL   $id [$cat]: $why: $cmd" >> "$log" ;;
+    esac
+    head -c 300 "$err" | head -n 3 | awk '{print "         stderr: " $0}' >> "$log"
+  done 3< "$table"
+}
+for ((k = 0; k < jobs; k++)); do run_shard $k & done
+wait
+cat "$work"/log.*
+declare -A tried clean
 n=0 bad=0 known=0 skipped=0 newly=""
-while IFS= read -r line <&3; do
-  case $line in '#'* | '') continue ;; esac
-  read -r id cat want setup cmd <<< "$line"
+while read -r id cat r; do
   n=$((n + 1))
-  as_user_now=""
-  c=$work/case
-  rm -rf "$c" && mkdir -p "$c"
-  case $setup in
-    -) ;;
-    nonroot) if [ "$as_user" = none ]; then skipped=$((skipped + 1)); continue; fi
-      as_user_now=$as_user; chmod 777 "$c" ;;
-    foreign) cp -r "$F/foreign" "$c/out" ;;
-    run) cp -r "$F/run" "$c/run" ;;
-    rodir) if [ "$as_user" = none ]; then skipped=$((skipped + 1)); continue; fi
-      as_user_now=$as_user; mkdir "$c/ro"; chmod 555 "$c/ro"; chmod 777 "$c" ;;
-    *) echo "cli_hostile: unknown setup '$setup' in case $id"; exit 1 ;;
-  esac
-  before=$(snapshot "$c")
-  t0=$(date +%s%N)
-  (cd "$c" && eval "$cmd") < /dev/null > "$work/out.txt" 2> "$work/err.txt"
-  rc=$?
-  ms=$((($(date +%s%N) - t0) / 1000000))
-  [ -n "${FDX_HOSTILE_SLOW:-}" ] && [ $ms -gt "$FDX_HOSTILE_SLOW" ] && echo "slow   $id ${ms} ms: $cmd"
-  why=""
-  lines=$(wc -l < "$work/err.txt")
-  [ "$rc" -eq "$want" ] || why="exit $rc, want $want"
-  [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && why="hung (killed after ${limit}s)"
-  [ -z "$why" ] && [ "$lines" -ne 1 ] && why="$lines stderr lines"
-  [ -z "$why" ] && [ "$(tail -c 1 "$work/err.txt" | od -An -c | tr -d ' ')" != '\n' ] && why="stderr does not end in a newline"
-  [ -z "$why" ] && [ "$want" -ne 0 ] && [ -s "$work/out.txt" ] && why="$(wc -c < "$work/out.txt") bytes on stdout"
-  [ -z "$why" ] && [ "$(snapshot "$c")" != "$before" ] && why="the case's directory changed"
-  # Only a case that names the fixtures can change them.
-  case $cmd in *'$F'*) [ -z "$why" ] && [ "$(snapshot "$F")" != "$fixtures" ] && why="the fixtures changed" ;; esac
+  case $r in skip) skipped=$((skipped + 1)); continue ;; esac
   tried[$cat]=$((${tried[$cat]:-0} + 1))
-  if [ -z "$why" ]; then
-    clean[$cat]=$((${clean[$cat]:-0} + 1))
-    case $expect_fail in *" $id "*) newly="$newly $id" ;; esac
-    continue
-  fi
-  case $expect_fail in
-    *" $id "*) known=$((known + 1)); echo "known  $id [$cat]: $why: $cmd" ;;
-    *) bad=$((bad + 1)); echo "FAIL   $id [$cat]: $why: $cmd" ;;
+  case $r in
+    ok) clean[$cat]=$((${clean[$cat]:-0} + 1))
+      case $expect_fail in *" $id "*) newly="$newly $id" ;; esac ;;
+    known) known=$((known + 1)) ;;
+    *) bad=$((bad + 1)) ;;
   esac
-  head -c 300 "$work/err.txt" | head -n 3 | sed 's/^/         stderr: /'
-  # The fixtures must be whole for the next case.
-  case $cmd in *'$F'*) [ "$(snapshot "$F")" != "$fixtures" ] && { echo "cli_hostile: a case changed the fixtures; stopping"; exit 1; } ;; esac
-done 3< "$table"
+done < <(cat "$work"/res.* | sort)
 
 echo
 printf '%-14s %6s %6s\n' category tried clean
