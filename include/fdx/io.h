@@ -72,9 +72,17 @@ FDX_API int fdx_font_height(int scale);
 FDX_API fdx_status fdx_h5_write_field(const char *path, const char *name, const void *data, fdx_dtype type,
                                       int rank, const int64_t *shape, double time, int64_t step);
 /* Reads dataset `name` (NULL: the only or first dataset) as doubles into a
-   new buffer (free with free()); shape in fdx order (x first). */
+   new buffer (free with free()); shape in fdx order (x first).  The file is
+   untrusted: libhdf5 reads it in a child process, the extents are checked
+   (and a field over half the machine's memory refused) before any data is
+   read, a damaged file is FDX_ERR_INVALID and a reader that crashes or hangs
+   FDX_ERR_IO. */
 FDX_API fdx_status fdx_h5_read_field(const char *path, const char *name, double **data, int *rank,
                                      int64_t *shape);
+/* The same for a field that must have this rank and shape: any other is
+   refused (FDX_ERR_INVALID, naming both) before its data is read. */
+FDX_API fdx_status fdx_h5_read_field_shaped(const char *path, const char *name, int rank, const int64_t *shape,
+                                            double **data);
 
 typedef struct fdx_xdmf_entry {
     double time;
