@@ -16,6 +16,7 @@ struct fdx_dist {
     int units, procs, proc, node_rank;
     int nlocal;                        /* units of this process */
     int cuda_aware;                    /* MPI takes device pointers */
+    fdx_mpi_comm *comm_mpi;            /* fdx's duplicate of the job's communicator (NULL: one process) */
     fdx_ctx *ctx[FDX_DIST_MAX_LOCAL];
     const fdx_backend *be;             /* all local units share one backend */
     int ordinal[FDX_DIST_MAX_LOCAL];   /* device of each local unit */

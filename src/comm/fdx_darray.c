@@ -86,7 +86,7 @@ fdx_status fdx_darray_create(fdx_dist *d, fdx_dtype type, fdx_darray **out)
     FDX_CHECK(a, FDX_ERR_NOMEM, "out of memory for a distributed array");
     a->dist = d, a->type = type, a->elem = fdx_dtype_size(type);
     fdx_status st;
-    FDX_TRY_GOTO(st, fdx_mpi_reqs_create(4 * FDX_MAX_FACES * d->nlocal, &a->reqs), fail);
+    FDX_TRY_GOTO(st, fdx_mpi_reqs_create(d->comm_mpi, 4 * FDX_MAX_FACES * d->nlocal, &a->reqs), fail);
     int cuda = d->be->kind == FDX_BACKEND_CUDA;
     for (int i = 0; i < d->nlocal; i++) {
         fdx_unit_plan *p = &a->unit[i];
@@ -198,7 +198,7 @@ fdx_status fdx_darray_gather(fdx_darray *a, void *global, int gather_all)
                 memcpy((char *)global + (size_t)lin3(gn, gi) * a->elem, h + (size_t)lin3(p->n3, li) * a->elem, row);
             }
     }
-    if (gather_all && d->procs > 1) FDX_TRY(fdx_mpi_xor_bytes(global, (size_t)(gn[0] * gn[1] * gn[2]) * a->elem));
+    if (gather_all && d->procs > 1) FDX_TRY(fdx_mpi_xor(d->comm_mpi, global, (size_t)(gn[0] * gn[1] * gn[2]) * a->elem));
     return FDX_OK;
 }
 
@@ -245,8 +245,8 @@ fdx_status fdx_darray_checksum(fdx_darray *a, fdx_dist_checksum *out)
                 }
         s[0] += sum, s[1] += l2, digest += dg;
     }
-    FDX_TRY(fdx_mpi_sum_double(s, 2));
-    FDX_TRY(fdx_mpi_sum_u64(&digest, 1));
+    FDX_TRY(fdx_mpi_sum_double(d->comm_mpi, s, 2));
+    FDX_TRY(fdx_mpi_sum_u64(d->comm_mpi, &digest, 1));
     out->sum = s[0];
     out->l2 = sqrt(s[1]);
     out->digest = digest;
