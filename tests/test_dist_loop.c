@@ -1,5 +1,6 @@
 /* test_dist_loop: loops of the loop runtime on distributed arrays (CPU
-   units, several per process).  Against one unit and a plain nest here:
+   units, several per process; test_dist_loop_gpu.c: the same with the
+   units on the GPUs, several a GPU when there are fewer).  Against one unit and a plain nest here:
    - global indices: bodies that use the coordinates (v = i + 1000 j, sines
      of the coordinates) on 1x2, 2x1, 2x2 and 2x2x2 grids, bit for bit;
    - a 5-point Laplacian, then a loop reading its output at +-1 across the
@@ -17,6 +18,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef DIST_LOOP_BACKEND
+#define DIST_LOOP_BACKEND "cpu"
+#define DIST_LOOP_NAME "test_dist_loop"
+#endif
 
 enum { NX = 23, NY = 19, MX = 13, MY = 11, MZ = 9 };
 
@@ -37,7 +43,7 @@ static fdx_dist *make_dist(int rank, const int64_t *shape, const int *grid, int 
 {
     fdx_options *o = NULL;
     CHECK_OK(fdx_options_create(&o));
-    fdx_options_set(o, "backend", "cpu");
+    fdx_options_set(o, "backend", DIST_LOOP_BACKEND);
     fdx_dist_desc dd = {0};
     dd.rank = rank;
     dd.units_per_proc = 1;
@@ -436,9 +442,11 @@ static void test_errors(void)
 
 int main(void)
 {
+    if (strcmp(DIST_LOOP_BACKEND, "cuda") == 0 && fdx_cuda_device_count() == 0)
+        return fdx_test_skip(DIST_LOOP_NAME, "no CUDA device");
     test_global_indices();
     test_renewal_and_reductions();
     test_across();
     test_errors();
-    return fdx_test_finish("test_dist_loop");
+    return fdx_test_finish(DIST_LOOP_NAME);
 }

@@ -19,4 +19,8 @@ fdx_status cli_time_case(cli_step reset, cli_step run, void *arg, int warmup, in
 fdx_status cli_loop_record(fdx_json *j, const char *case_name, fdx_ctx *ctx, int rank, const int64_t *shape,
                            const fdx_time_stats *on, const fdx_time_stats *off, double bytes);
 
+/* 1 when a launcher (mpirun) started this process as one of several: a
+   command that is not distributed would then run once per process. */
+int cli_under_mpirun(void);
+
 #endif
