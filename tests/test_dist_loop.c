@@ -403,6 +403,181 @@ static void test_across(void)
     }
 }
 
+/* ---- ALIGN: components, per-array shadows and corners ---------------------- */
+
+enum { NC = 5 };
+
+static double comp_init(const int64_t *g, void *arg)
+{
+    (void)arg;
+    uint64_t s = (uint64_t)(g[0] * 7919 + g[1] * 104729 + g[2] * 15485863 + g[3] * 31 + 5);
+    return fdx_test_rand(&s);
+}
+
+/* u(5,MX,MY,MZ): a parallel loop over the points touching components (the
+   seed's AOS loop, reading neighbours), then NAS LU's lower and upper
+   sweeps as distributed ACROSS loops; the gathered field. */
+static void comp_run(const int *grid, double *out)
+{
+    const int64_t shape[3] = {MX, MY, MZ};
+    fdx_dist *d = make_dist(3, shape, grid, 1);
+    if (!d) return;
+    fdx_darray_desc ad = {0};
+    ad.type = FDX_FLOAT64, ad.ncomp = NC;
+    fdx_darray *u = NULL;
+    CHECK_OK(fdx_darray_create_desc(d, &ad, &u));
+    CHECK(u && fdx_array_rank(fdx_darray_local(u, 0)) == 4, "a component array's blocks have rank 4");
+    CHECK_OK(fdx_darray_fill(u, comp_init, NULL));
+    fdx_dloop *aos = NULL, *lower = NULL, *upper = NULL;
+    int64_t lo[3] = {1, 1, 1}, hi[3] = {MX - 1, MY - 1, MZ - 1};
+    int one[3] = {1, 1, 1}, zero[3] = {0, 0, 0}, down[3] = {-1, -1, -1};
+    CHECK_OK(fdx_dloop_create(d, "i,j,k", &aos));
+    CHECK_OK(fdx_dloop_range(aos, lo, hi));
+    CHECK_OK(fdx_dloop_array(aos, "u", u, FDX_READ_WRITE));
+    CHECK_OK(fdx_dloop_body(aos, "u(3,i,j,k) = u(1,i,j,k) * u(4,i,j,k) + 0.5 * u(1,i-1,j,k) + 0.25 * u(0,i,j+1,k)"
+                                 " + u(2,i,j,k-1) + 1e-3 * (i + 100 * j + 10000 * k);"));
+    CHECK_OK(fdx_dloop_run(aos));
+    CHECK_OK(fdx_dloop_create(d, "i,j,k", &lower));
+    CHECK_OK(fdx_dloop_range(lower, lo, hi));
+    CHECK_OK(fdx_dloop_array(lower, "u", u, FDX_READ_WRITE));
+    CHECK_OK(fdx_dloop_across(lower, one, zero));
+    CHECK_OK(fdx_dloop_body(lower, "for (int m = 0; m < 5; m++)\n"
+                                   "  u(m,i,j,k) = 0.3 * u(m,i,j,k) + 0.2 * u(m,i-1,j,k) + 0.25 * u(m,i,j-1,k)\n"
+                                   "             + 0.25 * u((m+1)%5,i,j,k-1);\n"));
+    CHECK_OK(fdx_dloop_run(lower));
+    CHECK_OK(fdx_dloop_create(d, "i,j,k", &upper));
+    CHECK_OK(fdx_dloop_range(upper, lo, hi));
+    CHECK_OK(fdx_dloop_array(upper, "u", u, FDX_READ_WRITE));
+    CHECK_OK(fdx_dloop_across(upper, zero, one));
+    CHECK_OK(fdx_dloop_order(upper, down));
+    CHECK_OK(fdx_dloop_body(upper, "for (int m = 0; m < 5; m++)\n"
+                                   "  u(m,i,j,k) = 0.3 * u(m,i,j,k) + 0.2 * u(m,i+1,j,k) + 0.25 * u(m,i,j+1,k)\n"
+                                   "             + 0.25 * u((m+1)%5,i,j,k+1);\n"));
+    CHECK_OK(fdx_dloop_run_repeated(upper, 2));
+    CHECK_OK(fdx_darray_gather(u, out, 0));
+    fdx_dloop_destroy(&aos);
+    fdx_dloop_destroy(&lower);
+    fdx_dloop_destroy(&upper);
+    fdx_darray_destroy(&u);
+    fdx_dist_destroy(&d);
+}
+
+/* The same three loops as nests on the host. */
+static void comp_reference(double *u)
+{
+#define U5(m, i, j, k) u[(m) + NC * ((i) + MX * ((j) + MY * (k)))]
+    for (int k = 0; k < MZ; k++)
+        for (int j = 0; j < MY; j++)
+            for (int i = 0; i < MX; i++)
+                for (int m = 0; m < NC; m++) {
+                    int64_t g[4] = {i, j, k, m};
+                    U5(m, i, j, k) = comp_init(g, NULL);
+                }
+    for (int k = 1; k < MZ - 1; k++)
+        for (int j = 1; j < MY - 1; j++)
+            for (int i = 1; i < MX - 1; i++)
+                U5(3, i, j, k) = U5(1, i, j, k) * U5(4, i, j, k) + 0.5 * U5(1, i - 1, j, k) + 0.25 * U5(0, i, j + 1, k) +
+                                 U5(2, i, j, k - 1) + 1e-3 * (i + 100 * j + 10000 * k);
+    for (int k = 1; k < MZ - 1; k++)
+        for (int j = 1; j < MY - 1; j++)
+            for (int i = 1; i < MX - 1; i++)
+                for (int m = 0; m < NC; m++)
+                    U5(m, i, j, k) = 0.3 * U5(m, i, j, k) + 0.2 * U5(m, i - 1, j, k) + 0.25 * U5(m, i, j - 1, k) +
+                                     0.25 * U5((m + 1) % NC, i, j, k - 1);
+    for (int s = 0; s < 2; s++)
+        for (int k = MZ - 2; k >= 1; k--)
+            for (int j = MY - 2; j >= 1; j--)
+                for (int i = MX - 2; i >= 1; i--)
+                    for (int m = 0; m < NC; m++)
+                        U5(m, i, j, k) = 0.3 * U5(m, i, j, k) + 0.2 * U5(m, i + 1, j, k) + 0.25 * U5(m, i, j + 1, k) +
+                                         0.25 * U5((m + 1) % NC, i, j, k + 1);
+#undef U5
+}
+
+static void test_components(void)
+{
+    static double ref[NC * MX * MY * MZ], one[NC * MX * MY * MZ], got[NC * MX * MY * MZ];
+    comp_reference(ref);
+    const int g1[3] = {1, 1, 1}, grids[3][3] = {{2, 2, 2}, {1, 2, 2}, {3, 1, 1}};
+    comp_run(g1, one);
+    double e = 0;
+    for (int q = 0; q < NC * MX * MY * MZ; q++) e = fmax(e, fabs(one[q] - ref[q]));
+    CHECK(e <= 1e-12, "components on one unit: max diff %.3g from the nests", e);
+    for (int g = 0; g < 3; g++) {
+        memset(got, 0, sizeof got);
+        comp_run(grids[g], got);
+        CHECK(memcmp(got, one, sizeof got) == 0, "components (AOS loop, LU lower and upper sweeps) on %dx%dx%d: not bit for bit one unit's",
+              grids[g][0], grids[g][1], grids[g][2]);
+    }
+}
+
+/* Per-array shadows: v written by a loop (NaN-poisoned before), then read
+   at j-2 and j-1 (shadow 2:0), w at i+1, j+1 diagonally (shadow 0:1 with
+   corners); the distribution itself has no shadows at all. */
+static void shadows_run(const int *grid, double *out)
+{
+    const int64_t shape[2] = {NX, NY};
+    fdx_dist *d = make_dist(2, shape, grid, 0);
+    if (!d) return;
+    fdx_darray_desc dv = {0}, dw = {0};
+    dv.type = dw.type = FDX_FLOAT64;
+    dv.own_shadow = dw.own_shadow = 1;
+    dv.shadow_lo[1] = 2, dv.shadow_lo[0] = 0;
+    dw.shadow_hi[0] = dw.shadow_hi[1] = 1, dw.corners = 1;
+    fdx_darray *v = NULL, *w = NULL, *r = NULL;
+    CHECK_OK(fdx_darray_create_desc(d, &dv, &v));
+    CHECK_OK(fdx_darray_create_desc(d, &dw, &w));
+    CHECK_OK(fdx_darray_create(d, FDX_FLOAT64, &r));
+    CHECK_OK(fdx_darray_fill(v, nan_init, NULL));
+    CHECK_OK(fdx_darray_fill(w, nan_init, NULL));
+    CHECK_OK(fdx_darray_fill(r, nan_init, NULL));
+    fdx_dloop *set = NULL, *use = NULL;
+    CHECK_OK(fdx_dloop_create(d, "i,j", &set));
+    CHECK_OK(fdx_dloop_array(set, "v", v, FDX_WRITE));
+    CHECK_OK(fdx_dloop_array(set, "w", w, FDX_WRITE));
+    CHECK_OK(fdx_dloop_body(set, "v(i,j) = sin(0.3 * i) + j; w(i,j) = cos(0.2 * j) * i;"));
+    CHECK_OK(fdx_dloop_run(set));
+    int64_t lo[2] = {0, 2}, hi[2] = {NX - 1, NY - 1};
+    CHECK_OK(fdx_dloop_create(d, "i,j", &use));
+    CHECK_OK(fdx_dloop_range(use, lo, hi));
+    CHECK_OK(fdx_dloop_array(use, "v", v, FDX_READ));
+    CHECK_OK(fdx_dloop_array(use, "w", w, FDX_READ));
+    CHECK_OK(fdx_dloop_array(use, "r", r, FDX_WRITE));
+    CHECK_OK(fdx_dloop_body(use, "r(i,j) = v(i,j-2) - 2 * v(i,j-1) + w(i+1,j+1) * w(i,j+1) - w(i+1,j);"));
+    CHECK_OK(fdx_dloop_run(use));
+    CHECK_OK(fdx_darray_gather(r, out, 0));
+    fdx_dloop_destroy(&set);
+    fdx_dloop_destroy(&use);
+    fdx_darray_destroy(&v);
+    fdx_darray_destroy(&w);
+    fdx_darray_destroy(&r);
+    fdx_dist_destroy(&d);
+}
+
+static void test_array_shadows(void)
+{
+    static double one[NX * NY], got[NX * NY];
+    const int g1[2] = {1, 1}, grids[3][2] = {{2, 2}, {1, 3}, {3, 2}};
+    shadows_run(g1, one);
+    int bad = 0;
+    for (int j = 2; j < NY - 1; j++)
+        for (int i = 0; i < NX - 1; i++) {
+            double v2 = sin(0.3 * i) + (j - 2), v1 = sin(0.3 * i) + (j - 1);
+            double w11 = cos(0.2 * (j + 1)) * (i + 1), w01 = cos(0.2 * (j + 1)) * i, w10 = cos(0.2 * j) * (i + 1);
+            bad += fabs(one[i + NX * j] - (v2 - 2 * v1 + w11 * w01 - w10)) > 1e-12;
+        }
+    CHECK(bad == 0, "per-array shadows, one unit: %d points differ from the formula", bad);
+    for (int g = 0; g < 3; g++) {
+        for (int q = 0; q < NX * NY; q++) got[q] = 0;
+        shadows_run(grids[g], got);
+        int diff = 0;
+        for (int j = 2; j < NY - 1; j++)
+            for (int i = 0; i < NX - 1; i++) diff += memcmp(&got[i + NX * j], &one[i + NX * j], sizeof(double)) != 0;
+        CHECK(diff == 0, "per-array shadows 2:0 and 0:1 with corners on %dx%d: %d points differ from one unit", grids[g][0],
+              grids[g][1], diff);
+    }
+}
+
 /* ---- errors ------------------------------------------------------------------ */
 
 static void test_errors(void)
@@ -447,6 +622,8 @@ int main(void)
     test_global_indices();
     test_renewal_and_reductions();
     test_across();
+    test_components();
+    test_array_shadows();
     test_errors();
     return fdx_test_finish(DIST_LOOP_NAME);
 }

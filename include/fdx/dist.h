@@ -64,6 +64,23 @@ FDX_API const char *fdx_dist_transport(const fdx_dist *d);
 typedef struct fdx_darray fdx_darray;
 
 FDX_API fdx_status fdx_darray_create(fdx_dist *d, fdx_dtype type, fdx_darray **out);
+
+/* ALIGN and richer arrays.  ncomp > 1: ncomp values a grid point, a leading
+   undistributed axis ('*'): the local array has rank + 1 axes, shape
+   (ncomp, local extents), and loops index it A(c, i, j, k) (the seed's
+   ARRAY[Z][Y][X][5], DVMH's [block][block][block][*] in C order).
+   own_shadow = 1: this array's shadow widths low:high per axis and its own
+   corner flag instead of the distribution's (each part must own at least
+   the widest).  Stencil steps (fdx_dstencil_*) take only the distribution's
+   plain arrays. */
+typedef struct fdx_darray_desc {
+    fdx_dtype type;
+    int ncomp;
+    int own_shadow;
+    int shadow_lo[FDX_DIST_MAX_RANK], shadow_hi[FDX_DIST_MAX_RANK];
+    int corners;
+} fdx_darray_desc;
+FDX_API fdx_status fdx_darray_create_desc(fdx_dist *d, const fdx_darray_desc *desc, fdx_darray **out);
 FDX_API void fdx_darray_destroy(fdx_darray **a);
 FDX_API fdx_array *fdx_darray_local(fdx_darray *a, int local_unit);
 /* Where the local array starts in global coordinates (owned lo - shadow). */
@@ -71,11 +88,13 @@ FDX_API void fdx_darray_local_origin(const fdx_darray *a, int local_unit, int64_
 
 /* Fills every local array, shadows included, with f(global index) computed
    on the host (in parallel threads: f must be a pure function), then
-   copies it to the device. */
+   copies it to the device.  gidx has 4 entries: the grid index padded to
+   rank 3, then the component (0 without components). */
 typedef double (*fdx_dist_init_fn)(const int64_t *gidx, void *arg);
 FDX_API fdx_status fdx_darray_fill(fdx_darray *a, fdx_dist_init_fn f, void *arg);
 /* Copies the owned points of this process's units into `global` (a host
-   buffer of the global shape and the array's type); points of other
+   buffer of the global shape, times ncomp values a point first, and the
+   array's type); points of other
    processes are left alone.  With gather_all, every process receives the
    whole field (MPI). */
 FDX_API fdx_status fdx_darray_gather(fdx_darray *a, void *global, int gather_all);

@@ -30,8 +30,10 @@ struct fdx_dist {
 typedef struct fdx_face {
     int axis, side;          /* side 0: lower neighbour, 1: upper */
     int peer;                /* global unit id of the neighbour */
-    int64_t send_lo[3], recv_lo[3], box[3];
-    size_t bytes;
+    /* A face sends as many planes as the neighbour's shadow on its side
+       holds and receives as many as its own: widths low:high may differ. */
+    int64_t send_lo[3], recv_lo[3], sbox[3], rbox[3];
+    size_t sbytes, rbytes;
     int64_t send_off, recv_off; /* element offsets when the box is contiguous, else -1 */
     void *send_buf, *recv_buf;  /* device packing buffers (NULL when contiguous) */
     void *host_send, *host_recv; /* pinned staging for MPI without CUDA support */
@@ -51,7 +53,10 @@ typedef struct fdx_unit_plan {
 struct fdx_darray {
     fdx_dist *dist;
     fdx_dtype type;
-    size_t elem;
+    int ncomp;               /* values a point: a leading undistributed axis ('*') when > 1 */
+    size_t elem;             /* bytes a point (ncomp values): the unit of packing */
+    int shadow_lo[3], shadow_hi[3], corners; /* this array's shadows */
+    int own_shadow;          /* 1: widths other than the distribution's */
     fdx_unit_plan unit[FDX_DIST_MAX_LOCAL];
     fdx_mpi_reqs *reqs;      /* outstanding MPI transfers between begin and end */
     int in_flight;

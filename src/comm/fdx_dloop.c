@@ -76,8 +76,12 @@ fdx_status fdx_dloop_array(fdx_dloop *l, const char *name, fdx_darray *a, fdx_ac
               FDX_LOOP_MAX_ARGS);
     for (int i = 0; i < l->dist->nlocal; i++) {
         FDX_TRY(fdx_loop_array(l->loop[i], name, a->unit[i].local, access));
-        /* global indices in the body: the block starts at its origin */
-        FDX_TRY(fdx_loop_array_origin(l->loop[i], name, a->unit[i].origin));
+        /* global indices in the body: the block starts at its origin (the
+           component axis, first when there is one, is not distributed) */
+        int with = a->ncomp > 1;
+        int64_t origin[FDX_DIST_MAX_RANK + 1] = {0};
+        for (int ax = 0; ax < l->dist->desc.rank; ax++) origin[ax + with] = a->unit[i].origin[ax];
+        FDX_TRY(fdx_loop_array_origin(l->loop[i], name, origin));
     }
     l->arr[l->narr] = a;
     l->acc[l->narr++] = access;
@@ -263,15 +267,18 @@ static void owned_box(const fdx_dloop *l, int i, int64_t *lo, int64_t *hi)
     }
 }
 
+/* Every array's shadows hold what the widths read across split axes. */
 static fdx_status check_across(const fdx_dloop *l)
 {
     const fdx_dist_desc *dd = &l->dist->desc;
-    for (int a = 0; a < l->nidx; a++) {
-        int w = l->wlo[a] > l->whi[a] ? l->wlo[a] : l->whi[a];
-        FDX_CHECK(dd->grid[a] == 1 || w <= dd->shadow[a], FDX_ERR_INVALID,
-                  "distributed ACROSS loop: widths %d:%d on split axis %d exceed its shadow width %d", l->wlo[a],
-                  l->whi[a], a, dd->shadow[a]);
-    }
+    for (int k = 0; k < l->narr; k++)
+        for (int a = 0; a < l->nidx; a++) {
+            const fdx_darray *x = l->arr[k];
+            FDX_CHECK(dd->grid[a] == 1 || (l->wlo[a] <= x->shadow_lo[a] && l->whi[a] <= x->shadow_hi[a]),
+                      FDX_ERR_INVALID,
+                      "distributed ACROSS loop: widths %d:%d on split axis %d exceed the shadow widths %d:%d of array %d",
+                      l->wlo[a], l->whi[a], a, x->shadow_lo[a], x->shadow_hi[a], k);
+        }
     return FDX_OK;
 }
 
