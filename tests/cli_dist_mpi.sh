@@ -74,6 +74,13 @@ sor_check() { # "np:gpus ..."
     done
 }
 sor_check "2:1 2:2"
+# fdx aos --gpus K under mpirun: verified, the digest of one process.
+aos_want=$("$FDX" aos --size 9x7x8 --iters 2 --reps 1 --gpus 1 --json | digest)
+aos_out=$("${MPIRUN[@]}" -np 2 "$FDX" aos --size 9x7x8 --iters 2 --reps 1 --gpus 2 --json 2>&1)
+if [ -z "$aos_want" ] || [ "$(digest <<<"$aos_out")" != "$aos_want" ] || ! grep -q '"verified": true' <<<"$aos_out"; then
+    echo "FAIL: -np 2 aos --gpus 2: $aos_out (one unit $aos_want)"
+    fail=1
+fi
 # fdx inside a program's own MPI: a split communicator (test_dist_comm).
 COMM_TEST=$(dirname "$FDX")/test_dist_comm
 if [ -x "$COMM_TEST" ]; then

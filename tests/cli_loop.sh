@@ -39,6 +39,20 @@ check 'grep -q "max diff vs one unit 0" <<<"$out"' "sor --gpus table: $out"
 err=$(OMPI_COMM_WORLD_SIZE=2 "$fdx" sor --backend cpu --size 18 2>&1 >/dev/null); rc=$?
 check '[ $rc -eq 2 ] && grep -q -- "--gpus" <<<"$err"' "sor under mpirun without --gpus exits 2: $rc $err"
 
+# fdx aos --gpus K: the AOS loop on a distributed (5,X,Y,Z) array, verified
+# point by point, the same digest for every K.
+adig=
+for k in 1 2 3; do
+  json=$("$fdx" aos --backend cpu --size 12x10x8 --iters 3 --reps 1 --gpus $k --json); rc=$?
+  check '[ $rc -eq 0 ]' "aos --gpus $k exit $rc: $json"
+  for field in '"case": "aos_dist"' '"shape": \[5, 12, 10, 8\]' "\"units\": $k" '"ranks": 1' '"checksum"' '"verified": true'; do
+    check 'grep -q "$field" <<<"$json"' "aos --gpus $k record has $field: $json"
+  done
+  d=$(grep -o '"digest": "[0-9a-f]*"' <<<"$json")
+  [ -z "$adig" ] && adig=$d
+  check '[ "$d" = "$adig" ]' "aos --gpus $k digest $d, one unit $adig"
+done
+
 # The example of docs/LOOPS.md (examples/loops/dvmh_sor.c): the same numbers
 # and digest on 1 and 3 units.
 ex=$(dirname "$fdx")/dvmh_sor

@@ -17,9 +17,11 @@ rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_sor_dist.jsonl
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 "$FDX_BIN" sor --backend cuda --size 256 --sweeps 100 --reps 5 --gpus 1 --json | tee -a "$rec"
 "$FDX_BIN" sor --backend cuda --size 512 --sweeps 100 --reps 3 --gpus 1 --json | tee -a "$rec"
+"$FDX_BIN" aos --backend cuda --size 256x256x256 --iters 100 --reps 5 --gpus 1 --json | tee -a "$rec"
 for k in 2 4; do
   [ "$ngpu" -ge $k ] || continue
   "$FDX_BIN" sor --backend cuda --size 512 --sweeps 100 --reps 3 --gpus $k --json | tee -a "$rec"
+  "$FDX_BIN" aos --backend cuda --size 256x256x256 --iters 100 --reps 5 --gpus $k --json | tee -a "$rec"
   for p in ${DLOOP_PORTIONS:-}; do
     FDX_DLOOP_PORTIONS=$p "$FDX_BIN" sor --backend cuda --size 512 --sweeps 100 --reps 3 --gpus $k --json | tee -a "$rec"
   done
