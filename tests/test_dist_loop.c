@@ -578,6 +578,74 @@ static void test_array_shadows(void)
     }
 }
 
+/* ---- REMOTE_ACCESS ------------------------------------------------------------ */
+
+/* u written by a loop (so the values come from the units, not the fill),
+   then v(i,j) = u(i,j) + a line u(5, j) (column 5, a box 1 wide), a point
+   u(NX-1, 0), a plane of a component array (c(1, i, 3), the row j = 3) and
+   a list of three points, read wherever they live. */
+static void remote_run(const int *grid, double *out)
+{
+    const int64_t shape[2] = {NX, NY};
+    fdx_dist *d = make_dist(2, shape, grid, 1);
+    if (!d) return;
+    fdx_darray *u = NULL, *v = NULL, *c = NULL;
+    fdx_darray_desc cd = {0};
+    cd.type = FDX_FLOAT64, cd.ncomp = 2;
+    CHECK_OK(fdx_darray_create(d, FDX_FLOAT64, &u));
+    CHECK_OK(fdx_darray_create(d, FDX_FLOAT64, &v));
+    CHECK_OK(fdx_darray_create_desc(d, &cd, &c));
+    CHECK_OK(fdx_darray_fill(u, nan_init, NULL));
+    CHECK_OK(fdx_darray_fill(v, nan_init, NULL));
+    CHECK_OK(fdx_darray_fill(c, nan_init, NULL));
+    fdx_dloop *set = NULL, *use = NULL;
+    CHECK_OK(fdx_dloop_create(d, "i,j", &set));
+    CHECK_OK(fdx_dloop_array(set, "u", u, FDX_WRITE));
+    CHECK_OK(fdx_dloop_array(set, "c", c, FDX_WRITE));
+    CHECK_OK(fdx_dloop_body(set, "u(i,j) = i + 100.0 * j + sin(1.0 * i * j); c(0,i,j) = -1.0 * i; c(1,i,j) = 0.5 * j + i;"));
+    CHECK_OK(fdx_dloop_run(set));
+    CHECK_OK(fdx_dloop_create(d, "i,j", &use));
+    int64_t llo[2] = {5, 0}, lhi[2] = {6, NY}, plo[2] = {NX - 1, 0}, phi[2] = {NX, 1}, rlo[2] = {0, 3}, rhi[2] = {NX, 4};
+    int64_t pts[6] = {NX - 1, NY - 1, 0, NY - 1, 11, 3};
+    CHECK_OK(fdx_dloop_array(use, "u", u, FDX_READ));
+    CHECK_OK(fdx_dloop_array(use, "v", v, FDX_WRITE));
+    CHECK_OK(fdx_dloop_remote_box(use, "col", u, llo, lhi));
+    CHECK_OK(fdx_dloop_remote_box(use, "pt", u, plo, phi));
+    CHECK_OK(fdx_dloop_remote_box(use, "row", c, rlo, rhi));
+    CHECK_OK(fdx_dloop_remote_points(use, "L", u, 3, pts));
+    int64_t bad_lo[2] = {0, 0}, bad_hi[2] = {NX + 1, 1};
+    CHECK_FAILS(fdx_dloop_remote_box(use, "bad", u, bad_lo, bad_hi), FDX_ERR_INVALID);
+    CHECK_OK(fdx_dloop_body(use, "v(i,j) = u(i,j) + col(5,j) + 2 * pt(22,0) + 3 * row(1,i,3) + L(0) - L(1) + 0.5 * L(2);"));
+    CHECK_OK(fdx_dloop_run(use));
+    CHECK_OK(fdx_darray_gather(v, out, 0));
+    fdx_dloop_destroy(&set);
+    fdx_dloop_destroy(&use);
+    fdx_darray_destroy(&u);
+    fdx_darray_destroy(&v);
+    fdx_darray_destroy(&c);
+    fdx_dist_destroy(&d);
+}
+
+static void test_remote(void)
+{
+    static double got[NX * NY];
+#define UF(i, j) ((i) + 100.0 * (j) + sin(1.0 * (i) * (j)))
+    const int grids[4][2] = {{1, 1}, {2, 2}, {3, 1}, {1, 4}};
+    for (int g = 0; g < 4; g++) {
+        for (int q = 0; q < NX * NY; q++) got[q] = NAN;
+        remote_run(grids[g], got);
+        int bad = 0;
+        for (int j = 0; j < NY; j++)
+            for (int i = 0; i < NX; i++) {
+                double want = UF(i, j) + UF(5, j) + 2 * UF(22, 0) + 3 * (0.5 * 3 + i) + UF(NX - 1, NY - 1) - UF(0, NY - 1) +
+                              0.5 * UF(11, 3);
+                bad += fabs(got[i + NX * j] - want) > 1e-9 * fabs(want);
+            }
+        CHECK(bad == 0, "remote access on %dx%d: %d points differ", grids[g][0], grids[g][1], bad);
+    }
+#undef UF
+}
+
 /* ---- errors ------------------------------------------------------------------ */
 
 static void test_errors(void)
@@ -624,6 +692,7 @@ int main(void)
     test_across();
     test_components();
     test_array_shadows();
+    test_remote();
     test_errors();
     return fdx_test_finish(DIST_LOOP_NAME);
 }

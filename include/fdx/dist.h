@@ -194,6 +194,19 @@ FDX_API fdx_status fdx_dloop_order(fdx_dloop *l, const int *dir);
    FDX_DLOOP_PORTIONS overrides the model). */
 FDX_API fdx_status fdx_dloop_set_portions(fdx_dloop *l, int portions);
 FDX_API fdx_status fdx_dloop_body(fdx_dloop *l, const char *body);
+/* REMOTE_ACCESS: the body reads elements of `a` that other units own.
+   Before every run (every sweep) the runtime fetches them, from every unit
+   and rank, into a buffer each unit holds, and `name` in the body reads the
+   buffer:
+   - a box [lo, hi) in global indices (a point, a line, a plane, or more):
+     `name(x0, ...)` takes global indices (component first when `a` has
+     components);
+   - a list of n points (idx: n x rank global indices): `name(q)` is point
+     q (`name(c, q)` with components).
+   At most 4 patterns a loop. */
+FDX_API fdx_status fdx_dloop_remote_box(fdx_dloop *l, const char *name, fdx_darray *a, const int64_t *lo,
+                                        const int64_t *hi);
+FDX_API fdx_status fdx_dloop_remote_points(fdx_dloop *l, const char *name, fdx_darray *a, int n, const int64_t *idx);
 /* Renews stale shadows of read arrays, runs every unit's part (on its
    compute stream), and combines the reductions; waits when there are any. */
 FDX_API fdx_status fdx_dloop_run(fdx_dloop *l);

@@ -68,6 +68,13 @@ FDX_HIDDEN void fdx_dist_coords(const fdx_dist *d, int unit, int *c);
 FDX_HIDDEN int fdx_dist_unit_at(const fdx_dist *d, const int *c);
 /* Shadow width of unit `unit` below (side 0) or above (side 1) on axis a. */
 FDX_HIDDEN int fdx_dist_shadow(const fdx_dist *d, int unit, int axis, int side);
+/* The box [lo, hi) (global indices, padded to rank 3) of a into `out`
+   (dense, box-shaped, ncomp values a point first); owned points of this
+   process's units only, or of every process with gather_all. */
+FDX_HIDDEN fdx_status fdx_darray_gather_box(fdx_darray *a, const int64_t *lo, const int64_t *hi, void *out, int gather_all);
+/* The n points idx[q * rank ...] (global indices) of a into out[q], on every
+   process. */
+FDX_HIDDEN fdx_status fdx_darray_gather_points(fdx_darray *a, int n, const int64_t *idx, void *out);
 /* Makes the device of local unit i current. */
 FDX_HIDDEN fdx_status fdx_dist_use(const fdx_dist *d, int i);
 

@@ -217,28 +217,76 @@ fdx_status fdx_darray_fill(fdx_darray *a, fdx_dist_init_fn fn, void *arg)
     return FDX_OK;
 }
 
-fdx_status fdx_darray_gather(fdx_darray *a, void *global, int gather_all)
+fdx_status fdx_darray_gather_box(fdx_darray *a, const int64_t *blo, const int64_t *bhi, void *out, int gather_all)
 {
-    FDX_CHECK(a && global, FDX_ERR_INVALID, "fdx_darray_gather: NULL argument");
     fdx_dist *d = a->dist;
-    const int64_t *gn = d->desc.shape;
+    int64_t bn[3];
+    for (int ax = 0; ax < 3; ax++) bn[ax] = bhi[ax] - blo[ax];
+    size_t bytes = (size_t)(bn[0] * bn[1] * bn[2]) * a->elem;
     FDX_TRY(fdx_dist_sync(d));
-    if (gather_all && d->procs > 1) memset(global, 0, (size_t)(gn[0] * gn[1] * gn[2]) * a->elem);
+    if (gather_all && d->procs > 1) memset(out, 0, bytes);
     for (int i = 0; i < d->nlocal; i++) {
         fdx_unit_plan *p = &a->unit[i];
+        int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+        fdx_dist_owned(d, d->proc * d->nlocal + i, lo, hi);
+        int empty = 0;
+        for (int ax = 0; ax < 3; ax++) {
+            lo[ax] = lo[ax] > blo[ax] ? lo[ax] : blo[ax];
+            hi[ax] = hi[ax] < bhi[ax] ? hi[ax] : bhi[ax];
+            empty |= hi[ax] <= lo[ax];
+        }
+        if (empty) continue;
         FDX_TRY(fdx_dist_use(d, i));
         FDX_TRY(fdx_array_to_host(p->local));
         const char *h = fdx_array_host(p->local);
-        int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
-        fdx_dist_owned(d, d->proc * d->nlocal + i, lo, hi);
         size_t row = (size_t)(hi[0] - lo[0]) * a->elem;
         for (int64_t k = lo[2]; k < hi[2]; k++)
             for (int64_t j = lo[1]; j < hi[1]; j++) {
-                int64_t gi[3] = {lo[0], j, k}, li[3] = {lo[0] - p->origin[0], j - p->origin[1], k - p->origin[2]};
-                memcpy((char *)global + (size_t)lin3(gn, gi) * a->elem, h + (size_t)lin3(p->n3, li) * a->elem, row);
+                int64_t bi[3] = {lo[0] - blo[0], j - blo[1], k - blo[2]};
+                int64_t li[3] = {lo[0] - p->origin[0], j - p->origin[1], k - p->origin[2]};
+                memcpy((char *)out + (size_t)lin3(bn, bi) * a->elem, h + (size_t)lin3(p->n3, li) * a->elem, row);
             }
     }
-    if (gather_all && d->procs > 1) FDX_TRY(fdx_mpi_xor(d->comm_mpi, global, (size_t)(gn[0] * gn[1] * gn[2]) * a->elem));
+    if (gather_all && d->procs > 1) FDX_TRY(fdx_mpi_xor(d->comm_mpi, out, bytes));
+    return FDX_OK;
+}
+
+fdx_status fdx_darray_gather(fdx_darray *a, void *global, int gather_all)
+{
+    FDX_CHECK(a && global, FDX_ERR_INVALID, "fdx_darray_gather: NULL argument");
+    int64_t lo[3] = {0, 0, 0};
+    return fdx_darray_gather_box(a, lo, a->dist->desc.shape, global, gather_all);
+}
+
+fdx_status fdx_darray_gather_points(fdx_darray *a, int n, const int64_t *idx, void *out)
+{
+    fdx_dist *d = a->dist;
+    int rank = d->desc.rank;
+    FDX_TRY(fdx_dist_sync(d));
+    memset(out, 0, (size_t)n * a->elem);
+    for (int i = 0; i < d->nlocal; i++) {
+        fdx_unit_plan *p = &a->unit[i];
+        int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+        fdx_dist_owned(d, d->proc * d->nlocal + i, lo, hi);
+        int fetched = 0;
+        for (int q = 0; q < n; q++) {
+            int64_t li[3] = {0, 0, 0};
+            int mine = 1;
+            for (int ax = 0; ax < rank; ax++) {
+                int64_t g = idx[q * rank + ax];
+                mine &= g >= lo[ax] && g < hi[ax];
+                li[ax] = g - p->origin[ax];
+            }
+            if (!mine) continue;
+            if (!fetched++) {
+                FDX_TRY(fdx_dist_use(d, i));
+                FDX_TRY(fdx_array_to_host(p->local));
+            }
+            memcpy((char *)out + (size_t)q * a->elem, (const char *)fdx_array_host(p->local) + (size_t)lin3(p->n3, li) * a->elem,
+                   a->elem);
+        }
+    }
+    if (d->procs > 1) FDX_TRY(fdx_mpi_xor(d->comm_mpi, out, (size_t)n * a->elem));
     return FDX_OK;
 }
 

@@ -41,6 +41,7 @@ void fdx_dloop_destroy(fdx_dloop **pl)
 {
     if (!pl || !*pl) return;
     fdx_dacross_free(*pl);
+    fdx_dremote_free(*pl);
     for (int i = 0; i < (*pl)->dist->nlocal; i++) fdx_loop_destroy(&(*pl)->loop[i]);
     free(*pl);
     *pl = NULL;
@@ -300,7 +301,12 @@ fdx_status fdx_dloop_run_repeated(fdx_dloop *l, int times)
     FDX_CHECK(times >= 1, FDX_ERR_INVALID, "distributed loop: repetition count %d is below 1", times);
     fdx_dist *d = l->dist;
     if (l->across) FDX_TRY(check_across(l));
-    if (times > 1 && sweeps_together(l)) {
+    /* remote values change only when the loop writes their array */
+    int refetch = 0;
+    for (int r = 0; r < l->nremote; r++)
+        for (int k = 0; k < l->narr; k++) refetch |= l->arr[k] == l->remote[r].src && (l->acc[k] & FDX_WRITE);
+    if (times > 1 && sweeps_together(l) && !refetch) {
+        FDX_TRY(fdx_dremote_fetch(l));
         FDX_TRY(fdx_dloop_renew(l));
         fdx_dloop_red_start(l);
         l->portions_used = 1;
@@ -318,6 +324,7 @@ fdx_status fdx_dloop_run_repeated(fdx_dloop *l, int times)
         return fdx_dloop_red_finish(l);
     }
     for (int s = 0; s < times; s++) {
+        FDX_TRY(fdx_dremote_fetch(l));
         FDX_TRY(fdx_dloop_renew(l));
         fdx_dloop_red_start(l);
         if (l->across) {

@@ -17,6 +17,20 @@ typedef struct dacross_buf {
     void *event;        /* after a portion is packed (CUDA) */
 } dacross_buf;
 
+/* REMOTE_ACCESS: elements of another array the body reads wherever they
+   live, fetched before every run into one buffer array a unit. */
+#define DLOOP_MAX_REMOTE 4
+typedef struct dloop_remote {
+    char name[LOOP_NAME_MAX];
+    fdx_darray *src;
+    int npoints;          /* 0: the box lo..hi; else a list of points */
+    int64_t lo[3], hi[3];
+    int64_t *idx;         /* npoints x rank global indices */
+    void *host;           /* the fetched values */
+    size_t bytes;
+    fdx_array *buf[FDX_DIST_MAX_LOCAL];
+} dloop_remote;
+
 struct fdx_dloop {
     fdx_dist *dist;
     fdx_loop *loop[FDX_DIST_MAX_LOCAL];
@@ -30,6 +44,8 @@ struct fdx_dloop {
     int across, wlo[FDX_DIST_MAX_RANK], whi[FDX_DIST_MAX_RANK], dir[FDX_DIST_MAX_RANK];
     int portions_set, portions_used;
     int exchanges;
+    int nremote;
+    dloop_remote remote[DLOOP_MAX_REMOTE];
     /* [array][local unit][axis][0 send downstream, 1 receive from upstream] */
     dacross_buf buf[FDX_LOOP_MAX_ARGS][FDX_DIST_MAX_LOCAL][FDX_DIST_MAX_RANK][2];
 };
@@ -45,6 +61,9 @@ FDX_HIDDEN fdx_status fdx_dloop_red_fold_unit(fdx_dloop *l, int i);
 FDX_HIDDEN fdx_status fdx_dloop_red_finish(fdx_dloop *l);
 /* Runs unit i's loop over the global box [lo, hi) (empty: nothing). */
 FDX_HIDDEN fdx_status fdx_dloop_run_box(fdx_dloop *l, int i, const int64_t *lo, const int64_t *hi);
+/* REMOTE_ACCESS (fdx_dremote.c): fetch every declared pattern; free. */
+FDX_HIDDEN fdx_status fdx_dremote_fetch(fdx_dloop *l);
+FDX_HIDDEN void fdx_dremote_free(fdx_dloop *l);
 /* One sweep of a distributed ACROSS loop (fdx_dacross.c). */
 FDX_HIDDEN fdx_status fdx_dacross_sweep(fdx_dloop *l);
 FDX_HIDDEN void fdx_dacross_free(fdx_dloop *l);
