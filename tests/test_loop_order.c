@@ -6,11 +6,7 @@
    index +- constant), typed reductions (int, int64, float; sum, product,
    max, min, and, or, maxloc), and arrays aligned with a shift; every
    result against the sequential nest written here. */
-#include "fdx_test.h"
-#include "loops/fdx_loop_impl.h"
-#ifdef FDX_HAVE_CUDA
-#include "backends/cuda/fdx_cuda.h"
-#endif
+#include "loop_test.h"
 
 #include <string.h>
 
@@ -26,42 +22,7 @@
 #define AT(i, j, k) ((i) + NX * ((j) + NY * (k)))
 #define AT4(m, i, j, k) ((m) + NC * AT(i, j, k))
 
-static fdx_ctx *ctx;
 static uint64_t seed = 777;
-
-static fdx_array *make(int rank, const int64_t *shape, const double *init)
-{
-    fdx_array *a = NULL;
-    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, rank, shape, FDX_ON_HOST | FDX_ON_DEVICE, &a));
-    if (a && init) CHECK_OK(fdx_array_put(a, init));
-    return a;
-}
-
-static double max_rel(const double *x, const double *y, size_t n)
-{
-    double e = 0;
-    for (size_t q = 0; q < n; q++) {
-        double d = fabs(x[q] - y[q]) / (fabs(y[q]) > 1 ? fabs(y[q]) : 1);
-        if (!(d <= e)) e = d; /* NaN counts */
-    }
-    return e;
-}
-
-/* The CUDA text of a loop compiles with NVRTC (no GPU needed). */
-static void nvrtc_check(fdx_loop *l)
-{
-#ifdef FDX_HAVE_CUDA
-    char *src = NULL;
-    CHECK_OK(fdx_loop_source(l, FDX_BACKEND_CUDA, &src));
-    void *cubin = NULL;
-    size_t size = 0;
-    if (src) CHECK_OK(fdx_nvrtc_compile(src, 90, "loop test", &cubin, &size));
-    free(cubin);
-    free(src);
-#else
-    (void)l;
-#endif
-}
 
 /* NAS LU's shape of work: u(5,nx,ny,nz), a lower sweep (ascending, reads
    i-1, j-1, k-1 of every component: widths 1:0) and an upper sweep

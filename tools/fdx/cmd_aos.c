@@ -92,17 +92,17 @@ int cmd_aos(int argc, char **argv)
         goto done;
     }
     size_t cnt = (size_t)(5 * g[0] * g[1] * g[2]);
+    init = malloc(cnt * 8);
+    if (!init) {
+        st = fdx_fail(FDX_ERR_NOMEM, "out of host memory for %zu doubles", cnt);
+        goto fail;
+    }
+    uint64_t s = 88172645463325252ULL;
+    for (size_t q = 0; q < cnt; q++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        init[q] = (double)(s >> 11) / 9007199254740992.0;
+    }
     if (gpus) {
-        init = malloc(cnt * 8);
-        if (!init) {
-            st = fdx_fail(FDX_ERR_NOMEM, "out of host memory for %zu doubles", cnt);
-            goto fail;
-        }
-        uint64_t s = 88172645463325252ULL;
-        for (size_t q = 0; q < cnt; q++) {
-            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-            init[q] = (double)(s >> 11) / 9007199254740992.0;
-        }
         rc = cli_aos_dist(CMD, opts, g, init, (int)iters, (int)reps, (int)gpus, json != NULL);
         goto done;
     }
@@ -112,17 +112,11 @@ int cmd_aos(int argc, char **argv)
         rc = cli_usage_error(CMD, "--size %s needs %.2f GiB, more than %s has", size_s, 3.0 * cnt * 8 / (1 << 30), fdx_ctx_device_name(ctx));
         goto done;
     }
-    init = malloc(cnt * 8);
     got_on = malloc(cnt * 8);
     got_off = malloc(cnt * 8);
-    if (!init || !got_on || !got_off) {
+    if (!got_on || !got_off) {
         st = fdx_fail(FDX_ERR_NOMEM, "out of host memory for %zu doubles", cnt);
         goto fail;
-    }
-    uint64_t s = 88172645463325252ULL;
-    for (size_t q = 0; q < cnt; q++) {
-        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-        init[q] = (double)(s >> 11) / 9007199254740992.0;
     }
     fdx_time_stats t_on, t_off;
     FDX_TRY_GOTO(st, make(ctx, shape, init, (int)iters, 1, &on), fail);
