@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *CMD = "lu";
@@ -104,6 +105,11 @@ int cmd_lu(int argc, char **argv)
         rc = cli_usage_error(CMD, "--gpus %ld: LU's sweeps are ACROSS loops, which the distributed loop runtime does not run yet; use --gpus 1", gpus);
         goto done;
     }
+    /* The sweeps' bodies are long (Jacobians and a 5x5 solve per point): on
+       a GPU one thread per point of a hyperplane beats the runtime's default
+       of one warp per line of it (a class C plane has <= 160 lines, i.e.
+       20 blocks).  The runtime's switch; a value set by the user wins. */
+    setenv("FDX_LOOP_LINES", "0", 0);
     fdx_status st;
     if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) goto fail;
     lu_result on, off;
@@ -128,6 +134,7 @@ int cmd_lu(int argc, char **argv)
         fdx_json_num(&j, "time_s", on.seconds);
         fdx_json_num(&j, "mops", mops);
         fdx_json_str(&j, "autotfm", fdx_options_get(opts, "autotfm"));
+        fdx_json_str(&j, "hyperplanes", strcmp(getenv("FDX_LOOP_LINES"), "0") ? "warp per line" : "thread per point");
         if (compare) {
             fdx_json_num(&j, "time_no_autotfm_s", off.seconds);
             fdx_json_num(&j, "speedup_autotfm", off.seconds / on.seconds);
