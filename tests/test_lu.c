@@ -433,6 +433,30 @@ static void test_norms(void)
     free(u), free(v);
 }
 
+/* Class S end to end, verified against NPB's reference values as fdx lu
+   does, here with the layouts a GPU run would move the arrays through. */
+static void test_class_s(void)
+{
+    const lu_class *c = lu_class_find('S');
+    lu *s = NULL;
+    CHECK_OK(lu_create(ctx, c->n, c->n, c->n, c->dt, 1.2, 2, &s));
+    if (!s) return;
+    fdx_loop *loops[LU_NLOOPS];
+    int n = lu_loops(s, loops, NULL);
+    for (int q = 0; q < n; q++) CHECK_OK(fdx_loop_plan_for(loops[q], FDX_BACKEND_CUDA));
+    double xcr[5], xce[5], xci = 0;
+    CHECK_OK(lu_benchmark(s, c->itmax, xcr, xce, &xci, NULL));
+    for (int m = 0; m < 5; m++) {
+        CHECK(fabs(xcr[m] - c->xcr[m]) <= 1e-8 * c->xcr[m], "class S xcr %d: %.17g vs %.17g", m, xcr[m], c->xcr[m]);
+        CHECK(fabs(xce[m] - c->xce[m]) <= 1e-8 * c->xce[m], "class S xce %d: %.17g vs %.17g", m, xce[m], c->xce[m]);
+    }
+    CHECK(fabs(xci - c->xci) <= 1e-8 * c->xci, "class S xci: %.17g vs %.17g", xci, c->xci);
+    fdx_layout l;
+    CHECK_OK(fdx_array_layout(s->u, &l));
+    CHECK(l.perm[0] == 1, "u is not i-fastest after a GPU-planned run");
+    lu_destroy(&s);
+}
+
 /* Every loop's CUDA kernel (under the layouts now current) compiles with
    NVRTC: no GPU needed. */
 static void nvrtc_check(void)
@@ -487,6 +511,7 @@ int main(void)
     if (!ctx) return fdx_test_finish("test_lu");
     run_all(0);
     run_all(1);
+    test_class_s();
     CHECK_FAILS(lu_create(ctx, 5, 8, 8, 0.5, 1.2, -1, &p), FDX_ERR_INVALID);
     lu_destroy(&p);
     fdx_ctx_destroy(&ctx);

@@ -35,16 +35,9 @@ static void layout_text(fdx_array *a, char *buf, size_t cap)
 static fdx_status run(fdx_ctx *ctx, const lu_class *c, int itmax, int autotfm, lu_result *r)
 {
     lu *p = NULL;
-    double rsdnm[5];
     fdx_status st;
     FDX_TRY(lu_create(ctx, c->n, c->n, c->n, c->dt, 1.2, autotfm, &p));
-    FDX_TRY_GOTO(st, lu_setiv(p), done);
-    FDX_TRY_GOTO(st, lu_erhs(p), done);
-    FDX_TRY_GOTO(st, lu_ssor(p, 1, rsdnm, NULL), done);
-    FDX_TRY_GOTO(st, lu_setiv(p), done);
-    FDX_TRY_GOTO(st, lu_ssor(p, itmax, r->xcr, &r->seconds), done);
-    FDX_TRY_GOTO(st, lu_error(p, r->xce), done);
-    FDX_TRY_GOTO(st, lu_pintgr(p, &r->xci), done);
+    FDX_TRY_GOTO(st, lu_benchmark(p, itmax, r->xcr, r->xce, &r->xci, &r->seconds), done);
     fdx_array *arrs[5] = {p->u, p->rsd, p->frct, p->rho_i, p->qs};
     for (int a = 0; a < 5; a++) layout_text(arrs[a], r->layouts[a], sizeof r->layouts[a]);
 done:
@@ -75,24 +68,30 @@ static int verify(const lu_class *c, const lu_result *r, int print)
 
 int cmd_lu(int argc, char **argv)
 {
-    const char *class_s = "S", *json = NULL, *gpus_s = "1", *compare = NULL, *iters_s = NULL;
+    const char *class_s = "S", *json = NULL, *gpus_s = "1", *compare = NULL, *iters_s = NULL, *scope_s = "all";
     const cli_flag flags[] = {
         {"class", "S|W|A|B|C", "NPB problem class [S]", &class_s},
         {"gpus", "K", "GPUs (only 1: the loop runtime does not distribute ACROSS loops yet) [1]", &gpus_s},
         {"iterations", "N", "SSOR iterations instead of the class's (verification then fails, as in NPB)", &iters_s},
+        {"autotfm-scope", "all|sweeps", "loops that may reorganize arrays: all, or only blts and buts [all]", &scope_s},
         {"compare-autotfm", NULL, "also run with autotfm off and report speedup_autotfm", &compare},
         {"json", NULL, "print one JSON record instead of NPB's report", &json},
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--compare-autotfm] [--iterations N] [--json]",
+    int rc = cli_parse(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--autotfm-scope all|sweeps] [--compare-autotfm] [--iterations N] [--json]",
                        flags, opts);
     fdx_ctx *ctx = NULL;
     if (rc >= 0) goto done;
     const lu_class *c = strlen(class_s) == 1 ? lu_class_find(class_s[0]) : NULL;
     if (!c) {
         rc = cli_usage_error(CMD, "--class %s is not one of S, W, A, B, C", class_s);
+        goto done;
+    }
+    int sweeps_only = strcmp(scope_s, "sweeps") == 0;
+    if (!sweeps_only && strcmp(scope_s, "all") != 0) {
+        rc = cli_usage_error(CMD, "--autotfm-scope %s is not all or sweeps", scope_s);
         goto done;
     }
     long gpus, itmax = c->itmax;
@@ -115,7 +114,7 @@ int cmd_lu(int argc, char **argv)
     lu_result on, off;
     memset(&on, 0, sizeof on);
     memset(&off, 0, sizeof off);
-    if ((st = run(ctx, c, (int)itmax, -1, &on)) != FDX_OK) goto fail;
+    if ((st = run(ctx, c, (int)itmax, sweeps_only ? LU_AUTOTFM_SWEEPS : -1, &on)) != FDX_OK) goto fail;
     if (compare && (st = run(ctx, c, (int)itmax, 0, &off)) != FDX_OK) goto fail;
     /* NPB verifies only the class's own iteration count */
     int verified = verify(c, &on, !json) && itmax == c->itmax;
@@ -134,6 +133,7 @@ int cmd_lu(int argc, char **argv)
         fdx_json_num(&j, "time_s", on.seconds);
         fdx_json_num(&j, "mops", mops);
         fdx_json_str(&j, "autotfm", fdx_options_get(opts, "autotfm"));
+        fdx_json_str(&j, "autotfm_scope", scope_s);
         fdx_json_str(&j, "hyperplanes", strcmp(getenv("FDX_LOOP_LINES"), "0") ? "warp per line" : "thread per point");
         if (compare) {
             fdx_json_num(&j, "time_no_autotfm_s", off.seconds);

@@ -42,7 +42,9 @@ typedef struct lu {
 } lu;
 
 /* Arrays (plain layout, on the context's side) and loops for an nx x ny x nz
-   grid (each >= 6); autotfm 1 on, 0 off, -1 the context's default. */
+   grid (each >= 6); autotfm 1 on, 0 off, 2 force, -1 the context's default,
+   LU_AUTOTFM_SWEEPS on for blts and buts only. */
+#define LU_AUTOTFM_SWEEPS 3
 fdx_status lu_create(fdx_ctx *ctx, int nx, int ny, int nz, double dt, double omega, int autotfm, lu **out);
 void lu_destroy(lu **p);
 
@@ -61,6 +63,10 @@ fdx_status lu_pintgr(lu *p, double *frc);    /* surface integral of the pressure
    rhs, with the norms of the correction and of the residual at the end
    (inorm = itmax as in NPB's classes).  *seconds: the timed section. */
 fdx_status lu_ssor(lu *p, int niter, double rsdnm[5], double *seconds);
+
+/* NPB's main program: setiv, erhs, ssor(1), setiv, ssor(itmax) (timed),
+   error, pintgr: the values NPB verifies. */
+fdx_status lu_benchmark(lu *p, int itmax, double xcr[5], double xce[5], double *xci, double *seconds);
 
 /* The loops in a fixed order with their names, for reports (planner). */
 int lu_loops(lu *p, fdx_loop **loops, const char **names);

@@ -129,8 +129,11 @@ static fdx_status face_loop(lu *p, int which, int autotfm, fdx_loop **out)
     return set_body(p, *out, extra, lu_body_pintgr);
 }
 
-static fdx_status build(lu *p, int autotfm)
+static fdx_status build(lu *p, int mode)
 {
+    /* LU_AUTOTFM_SWEEPS: only the sweeps reorganize; the parallel loops run
+       under whatever layout the sweeps left */
+    int autotfm = mode == LU_AUTOTFM_SWEEPS ? 0 : mode, sweeps = mode == LU_AUTOTFM_SWEEPS ? 1 : mode;
     FDX_TRY(array(p, 5, &p->u));
     FDX_TRY(array(p, 5, &p->rsd));
     FDX_TRY(array(p, 5, &p->frct));
@@ -157,12 +160,12 @@ static fdx_status build(lu *p, int autotfm)
     const int width[3] = {1, 1, 1};
     fdx_array *ba[4] = {p->u, p->rho_i, p->qs, p->rsd};
     fdx_access bm[4] = {R, R, R, RW};
-    FDX_TRY(grid_loop(p, "blts", 1, autotfm, &p->blts));
+    FDX_TRY(grid_loop(p, "blts", 1, sweeps, &p->blts));
     FDX_TRY(arrays(p->blts, "U,R,Q,V", ba, bm));
     FDX_TRY(fdx_loop_across(p->blts, width));
     FDX_TRY(set_body(p, p->blts, "", lu_body_blts));
 
-    FDX_TRY(grid_loop(p, "buts", 1, autotfm, &p->buts));
+    FDX_TRY(grid_loop(p, "buts", 1, sweeps, &p->buts));
     FDX_TRY(arrays(p->buts, "U,R,Q,V", ba, bm));
     FDX_TRY(fdx_loop_across(p->buts, width));
     FDX_TRY(set_body(p, p->buts, "", lu_body_buts));
@@ -338,4 +341,16 @@ fdx_status lu_ssor(lu *p, int niter, double rsdnm[5], double *seconds)
     }
     if (seconds) *seconds = seconds_now() - t0;
     return FDX_OK;
+}
+
+fdx_status lu_benchmark(lu *p, int itmax, double xcr[5], double xce[5], double *xci, double *seconds)
+{
+    double rsdnm[5];
+    FDX_TRY(lu_setiv(p));
+    FDX_TRY(lu_erhs(p));
+    FDX_TRY(lu_ssor(p, 1, rsdnm, NULL)); /* touches the data, compiles every kernel */
+    FDX_TRY(lu_setiv(p));
+    FDX_TRY(lu_ssor(p, itmax, xcr, seconds));
+    FDX_TRY(lu_error(p, xce));
+    return lu_pintgr(p, xci);
 }
