@@ -15,7 +15,7 @@
 static const char *CMD = "lu";
 
 typedef struct lu_result {
-    double xcr[5], xce[5], xci, seconds;
+    double xcr[5], xce[5], xci, seconds, section[LU_NSECTIONS];
     char layouts[5][48];      /* u, rsd, frct, rho_i, qs after the run */
 } lu_result;
 
@@ -38,6 +38,7 @@ static fdx_status run(fdx_ctx *ctx, const lu_class *c, int itmax, int autotfm, l
     fdx_status st;
     FDX_TRY(lu_create(ctx, c->n, c->n, c->n, c->dt, 1.2, autotfm, &p));
     FDX_TRY_GOTO(st, lu_benchmark(p, itmax, r->xcr, r->xce, &r->xci, &r->seconds), done);
+    memcpy(r->section, p->section, sizeof r->section);
     fdx_array *arrs[5] = {p->u, p->rsd, p->frct, p->rho_i, p->qs};
     for (int a = 0; a < 5; a++) layout_text(arrs[a], r->layouts[a], sizeof r->layouts[a]);
 done:
@@ -139,6 +140,10 @@ int cmd_lu(int argc, char **argv)
             fdx_json_num(&j, "time_no_autotfm_s", off.seconds);
             fdx_json_num(&j, "speedup_autotfm", off.seconds / on.seconds);
         }
+        fdx_json_begin(&j, "sections_s");
+        const char *sn[LU_NSECTIONS] = {"rhs", "blts", "buts", "add", "l2norm"};
+        for (int q = 0; q < LU_NSECTIONS; q++) fdx_json_num(&j, sn[q], on.section[q]);
+        fdx_json_end(&j);
         fdx_json_begin(&j, "layouts");
         const char *an[5] = {"u", "rsd", "frct", "rho_i", "qs"};
         for (int a = 0; a < 5; a++) fdx_json_str(&j, an[a], on.layouts[a]);
@@ -159,6 +164,8 @@ int cmd_lu(int argc, char **argv)
         printf(" Backend         = %24s\n", backend);
         printf(" Device          = %s\n", fdx_ctx_device_name(ctx));
         printf(" Layouts         = u %s, rsd %s, rho_i %s\n", on.layouts[0], on.layouts[1], on.layouts[3]);
+        printf(" Sections (s)    = rhs %.3f, blts %.3f, buts %.3f, add %.3f, l2norm %.3f\n", on.section[LU_T_RHS],
+               on.section[LU_T_BLTS], on.section[LU_T_BUTS], on.section[LU_T_ADD], on.section[LU_T_L2NORM]);
         if (compare)
             printf(" autotfm off     = %24.2f s (speedup %.2fx)\n", off.seconds, off.seconds / on.seconds);
         printf(" Verification    = %24s\n", verified ? "SUCCESSFUL" : "UNSUCCESSFUL");

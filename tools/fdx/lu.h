@@ -29,6 +29,9 @@ double lu_mops(int n, int itmax, double seconds);
 
 #define LU_NLOOPS 11
 
+/* NPB's timers: the timed SSOR's seconds per routine. */
+enum { LU_T_RHS, LU_T_BLTS, LU_T_BUTS, LU_T_ADD, LU_T_L2NORM, LU_NSECTIONS };
+
 /* The arrays and loops of one problem.  Index 0 of u, rsd, frct is the
    component; axes 1..3 are x, y, z (0-based: boundary points 0 and n-1). */
 typedef struct lu {
@@ -39,6 +42,8 @@ typedef struct lu {
     double dxi, deta, dzeta, tx1, tx2, tx3, ty1, ty2, ty3, tz1, tz2, tz3, dssp;
     fdx_array *u, *rsd, *frct, *rho_i, *qs;
     fdx_loop *setiv, *prim, *rhs, *blts, *buts, *add, *l2norm, *error, *pint[3];
+    double rsdnm[5], delunm[5];
+    double section[LU_NSECTIONS]; /* seconds of the last lu_ssor per LU_T_* */
 } lu;
 
 /* Arrays (plain layout, on the context's side) and loops for an nx x ny x nz
