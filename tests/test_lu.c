@@ -435,15 +435,15 @@ static void test_norms(void)
 
 /* Class S end to end, verified against NPB's reference values as fdx lu
    does, here with the layouts a GPU run would move the arrays through. */
-static void test_class_s(void)
+static void plan_as_gpu(lu *l, int mode);
+
+static void test_class_s(int mode)
 {
     const lu_class *c = lu_class_find('S');
     lu *s = NULL;
-    CHECK_OK(lu_create(ctx, c->n, c->n, c->n, c->dt, 1.2, 2, &s));
+    CHECK_OK(lu_create(ctx, c->n, c->n, c->n, c->dt, 1.2, mode, &s));
     if (!s) return;
-    fdx_loop *loops[LU_NLOOPS];
-    int n = lu_loops(s, loops, NULL);
-    for (int q = 0; q < n; q++) CHECK_OK(fdx_loop_plan_for(loops[q], FDX_BACKEND_CUDA));
+    plan_as_gpu(s, mode);
     double xcr[5], xce[5], xci = 0;
     CHECK_OK(lu_benchmark(s, c->itmax, xcr, xce, &xci, NULL));
     for (int m = 0; m < 5; m++) {
@@ -453,7 +453,8 @@ static void test_class_s(void)
     CHECK(fabs(xci - c->xci) <= 1e-8 * c->xci, "class S xci: %.17g vs %.17g", xci, c->xci);
     fdx_layout l;
     CHECK_OK(fdx_array_layout(s->u, &l));
-    CHECK(l.perm[0] == 1, "u is not i-fastest after a GPU-planned run");
+    CHECK(l.perm[0] == 1 && (mode != LU_AUTOTFM_DIAGONAL || l.diag == FDX_DIAG_ANTI),
+          "u is not i-fastest (anti-diagonal) after a GPU-planned run");
     lu_destroy(&s);
 }
 
@@ -477,18 +478,28 @@ static void nvrtc_check(void)
 #endif
 }
 
-/* gpu_layouts: the loops plan as for a GPU (autotfm forced, so the small
-   grid moves too): the arrays change layout between loops as on a GPU and
+/* Plans as for a GPU: autotfm forced where it is on (so small grids move
+   too), the arrays change layout between loops as they would on a GPU and
    the CPU code runs under those layouts. */
-static void run_all(int gpu_layouts)
+static void plan_as_gpu(lu *l, int mode)
 {
-    CHECK_OK(lu_create(ctx, NX, NY, NZ, 0.5, 1.2, gpu_layouts ? 2 : -1, &p));
-    if (!p) return;
-    if (gpu_layouts) {
-        fdx_loop *loops[LU_NLOOPS];
-        int n = lu_loops(p, loops, NULL);
-        for (int q = 0; q < n; q++) CHECK_OK(fdx_loop_plan_for(loops[q], FDX_BACKEND_CUDA));
+    fdx_loop *loops[LU_NLOOPS];
+    int n = lu_loops(l, loops, NULL);
+    for (int q = 0; q < n; q++) CHECK_OK(fdx_loop_plan_for(loops[q], FDX_BACKEND_CUDA));
+    if (mode == LU_AUTOTFM_DIAGONAL) {
+        CHECK_OK(fdx_loop_set_autotfm(l->blts, 2));
+        CHECK_OK(fdx_loop_set_autotfm(l->buts, 2));
     }
+}
+
+/* mode 0: plain layouts; 2: GPU planning, every loop; LU_AUTOTFM_DIAGONAL:
+   GPU planning of the sweeps, prim/rhs/add over anti-diagonals. */
+static void run_all(int mode)
+{
+    CHECK_OK(lu_create(ctx, NX, NY, NZ, 0.5, 1.2, mode ? mode : -1, &p));
+    if (!p) return;
+    int gpu_layouts = mode != 0;
+    if (gpu_layouts) plan_as_gpu(p, mode);
     test_setiv();
     test_rhs();
     test_sweeps();
@@ -510,8 +521,10 @@ int main(void)
     CHECK_OK(fdx_ctx_create(o, &ctx));
     if (!ctx) return fdx_test_finish("test_lu");
     run_all(0);
-    run_all(1);
-    test_class_s();
+    run_all(2);
+    run_all(LU_AUTOTFM_DIAGONAL);
+    test_class_s(2);
+    test_class_s(LU_AUTOTFM_DIAGONAL);
     CHECK_FAILS(lu_create(ctx, 5, 8, 8, 0.5, 1.2, -1, &p), FDX_ERR_INVALID);
     lu_destroy(&p);
     fdx_ctx_destroy(&ctx);

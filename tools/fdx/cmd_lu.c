@@ -74,14 +74,17 @@ int cmd_lu(int argc, char **argv)
         {"class", "S|W|A|B|C", "NPB problem class [S]", &class_s},
         {"gpus", "K", "GPUs (only 1: the loop runtime does not distribute ACROSS loops yet) [1]", &gpus_s},
         {"iterations", "N", "SSOR iterations instead of the class's (verification then fails, as in NPB)", &iters_s},
-        {"autotfm-scope", "all|sweeps", "loops that may reorganize arrays: all, or only blts and buts [all]", &scope_s},
+        {"autotfm-scope", "all|sweeps|diagonal",
+         "loops that may reorganize arrays: all; only blts and buts; or those, with prim, rhs and add walking "
+         "the anti-diagonals the sweeps' layout stores together [all]",
+         &scope_s},
         {"compare-autotfm", NULL, "also run with autotfm off and report speedup_autotfm", &compare},
         {"json", NULL, "print one JSON record instead of NPB's report", &json},
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--autotfm-scope all|sweeps] [--compare-autotfm] [--iterations N] [--json]",
+    int rc = cli_parse(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--autotfm-scope all|sweeps|diagonal] [--compare-autotfm] [--iterations N] [--json]",
                        flags, opts);
     fdx_ctx *ctx = NULL;
     if (rc >= 0) goto done;
@@ -90,9 +93,9 @@ int cmd_lu(int argc, char **argv)
         rc = cli_usage_error(CMD, "--class %s is not one of S, W, A, B, C", class_s);
         goto done;
     }
-    int sweeps_only = strcmp(scope_s, "sweeps") == 0;
-    if (!sweeps_only && strcmp(scope_s, "all") != 0) {
-        rc = cli_usage_error(CMD, "--autotfm-scope %s is not all or sweeps", scope_s);
+    int scope = strcmp(scope_s, "sweeps") == 0 ? LU_AUTOTFM_SWEEPS : strcmp(scope_s, "diagonal") == 0 ? LU_AUTOTFM_DIAGONAL : -1;
+    if (scope < 0 && strcmp(scope_s, "all") != 0) {
+        rc = cli_usage_error(CMD, "--autotfm-scope %s is not all, sweeps or diagonal", scope_s);
         goto done;
     }
     long gpus, itmax = c->itmax;
@@ -115,7 +118,7 @@ int cmd_lu(int argc, char **argv)
     lu_result on, off;
     memset(&on, 0, sizeof on);
     memset(&off, 0, sizeof off);
-    if ((st = run(ctx, c, (int)itmax, sweeps_only ? LU_AUTOTFM_SWEEPS : -1, &on)) != FDX_OK) goto fail;
+    if ((st = run(ctx, c, (int)itmax, scope, &on)) != FDX_OK) goto fail;
     if (compare && (st = run(ctx, c, (int)itmax, 0, &off)) != FDX_OK) goto fail;
     /* NPB verifies only the class's own iteration count */
     int verified = verify(c, &on, !json) && itmax == c->itmax;

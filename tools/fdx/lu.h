@@ -48,8 +48,11 @@ typedef struct lu {
 
 /* Arrays (plain layout, on the context's side) and loops for an nx x ny x nz
    grid (each >= 6); autotfm 1 on, 0 off, 2 force, -1 the context's default,
-   LU_AUTOTFM_SWEEPS on for blts and buts only. */
+   LU_AUTOTFM_SWEEPS on for blts and buts only, LU_AUTOTFM_DIAGONAL that and
+   the parallel loops of the iteration (prim, rhs, add) written over the
+   anti-diagonals of (i, j), where the sweeps' layout puts neighbours. */
 #define LU_AUTOTFM_SWEEPS 3
+#define LU_AUTOTFM_DIAGONAL 4
 fdx_status lu_create(fdx_ctx *ctx, int nx, int ny, int nz, double dt, double omega, int autotfm, lu **out);
 void lu_destroy(lu **p);
 

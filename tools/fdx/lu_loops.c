@@ -64,18 +64,48 @@ static fdx_status coefficients(const lu *p, fdx_loop *l)
     return FDX_OK;
 }
 
-/* A loop "i,j,k" on the grid axes of u, over [lo, hi) (NULL: every point). */
-static fdx_status grid_loop(lu *p, const char *name, int interior, int autotfm, fdx_loop **out)
+/* A loop "i,j,k" on the grid axes of u, over the interior or every point.
+   diag: the loop in the frame of the anti-diagonals of (i, j) instead:
+   indices q0, q1, k with i = q0, j = q1 - q0 (frame_body), so that thread
+   index q0 walks an anti-diagonal; points off the grid are skipped. */
+static fdx_status grid_loop_in(lu *p, const char *name, int interior, int autotfm, int diag, fdx_loop **out)
 {
-    FDX_TRY(fdx_loop_create(p->ctx, "i,j,k", out));
+    FDX_TRY(fdx_loop_create(p->ctx, diag ? "q0,q1,k" : "i,j,k", out));
     FDX_TRY(fdx_loop_name(*out, name));
-    if (interior) {
-        int64_t lo[3] = {1, 1, 1}, hi[3] = {p->nx - 1, p->ny - 1, p->nz - 1};
+    int b = interior ? 1 : 0;
+    if (diag) {
+        int64_t lo[3] = {b, 2 * b, b}, hi[3] = {p->nx - b, p->nx + p->ny - 1 - 2 * b, p->nz - b};
         FDX_TRY(fdx_loop_range(*out, lo, hi));
+    } else {
+        if (interior) {
+            int64_t lo[3] = {1, 1, 1}, hi[3] = {p->nx - 1, p->ny - 1, p->nz - 1};
+            FDX_TRY(fdx_loop_range(*out, lo, hi));
+        }
+        FDX_TRY(fdx_loop_on(*out, p->u, GRID_AXES));
     }
-    FDX_TRY(fdx_loop_on(*out, p->u, GRID_AXES));
     if (autotfm >= 0) FDX_TRY(fdx_loop_set_autotfm(*out, autotfm));
     return coefficients(p, *out);
+}
+
+static fdx_status grid_loop(lu *p, const char *name, int interior, int autotfm, fdx_loop **out)
+{
+    return grid_loop_in(p, name, interior, autotfm, 0, out);
+}
+
+/* The body in the loop's frame (grid_loop_in). */
+static fdx_status frame_body(lu *p, fdx_loop *l, const char *extra, const char *body, int diag, int interior)
+{
+    if (!diag) return set_body(p, l, extra, body);
+    char pre[512];
+    snprintf(pre, sizeof pre, "%sconst long long i = q0, j = q1 - q0;\nif (j >= %d && j < %d) {\n", extra, interior,
+             interior ? p->ny - 1 : p->ny);
+    size_t len = strlen(body) + 4;
+    char *b = malloc(len);
+    if (!b) return fdx_fail(FDX_ERR_NOMEM, "out of memory for an LU loop body");
+    snprintf(b, len, "%s}\n", body);
+    fdx_status st = set_body(p, l, pre, b);
+    free(b);
+    return st;
 }
 
 static fdx_status array(lu *p, int comps, fdx_array **out)
@@ -132,8 +162,10 @@ static fdx_status face_loop(lu *p, int which, int autotfm, fdx_loop **out)
 static fdx_status build(lu *p, int mode)
 {
     /* LU_AUTOTFM_SWEEPS: only the sweeps reorganize; the parallel loops run
-       under whatever layout the sweeps left */
-    int autotfm = mode == LU_AUTOTFM_SWEEPS ? 0 : mode, sweeps = mode == LU_AUTOTFM_SWEEPS ? 1 : mode;
+       under whatever layout the sweeps left.  LU_AUTOTFM_DIAGONAL: the same,
+       and the parallel loops of the iteration walk anti-diagonals. */
+    int only = mode == LU_AUTOTFM_SWEEPS || mode == LU_AUTOTFM_DIAGONAL, dg = mode == LU_AUTOTFM_DIAGONAL;
+    int autotfm = only ? 0 : mode, sweeps = only ? 1 : mode;
     FDX_TRY(array(p, 5, &p->u));
     FDX_TRY(array(p, 5, &p->rsd));
     FDX_TRY(array(p, 5, &p->frct));
@@ -147,15 +179,15 @@ static fdx_status build(lu *p, int mode)
 
     fdx_array *pa[4] = {p->u, p->rho_i, p->qs};
     fdx_access pm[3] = {R, W, W};
-    FDX_TRY(grid_loop(p, "prim", 0, autotfm, &p->prim));
+    FDX_TRY(grid_loop_in(p, "prim", 0, autotfm, dg, &p->prim));
     FDX_TRY(arrays(p->prim, "U,R,Q", pa, pm));
-    FDX_TRY(set_body(p, p->prim, "", lu_body_prim));
+    FDX_TRY(frame_body(p, p->prim, "", lu_body_prim, dg, 0));
 
     fdx_array *ra[5] = {p->u, p->rho_i, p->qs, p->frct, p->rsd};
     fdx_access rm[5] = {R, R, R, R, W};
-    FDX_TRY(grid_loop(p, "rhs", 1, autotfm, &p->rhs));
+    FDX_TRY(grid_loop_in(p, "rhs", 1, autotfm, dg, &p->rhs));
     FDX_TRY(arrays(p->rhs, "U,R,Q,F,O", ra, rm));
-    FDX_TRY(set_body(p, p->rhs, "#define LU_START(m) (-F(m,i,j,k))\n", lu_body_rhs));
+    FDX_TRY(frame_body(p, p->rhs, "#define LU_START(m) (-F(m,i,j,k))\n", lu_body_rhs, dg, 1));
 
     const int width[3] = {1, 1, 1};
     fdx_array *ba[4] = {p->u, p->rho_i, p->qs, p->rsd};
@@ -172,10 +204,10 @@ static fdx_status build(lu *p, int mode)
 
     fdx_array *aa[2] = {p->u, p->rsd};
     fdx_access am[2] = {RW, R};
-    FDX_TRY(grid_loop(p, "add", 1, autotfm, &p->add));
+    FDX_TRY(grid_loop_in(p, "add", 1, autotfm, dg, &p->add));
     FDX_TRY(arrays(p->add, "U,V", aa, am));
     FDX_TRY(fdx_loop_scalar(p->add, "tmp", 1.0 / (p->omega * (2.0 - p->omega))));
-    FDX_TRY(set_body(p, p->add, "", lu_body_add));
+    FDX_TRY(frame_body(p, p->add, "", lu_body_add, dg, 1));
 
     FDX_TRY(grid_loop(p, "l2norm", 1, autotfm, &p->l2norm));
     FDX_TRY(fdx_loop_array(p->l2norm, "V", p->rsd, R));

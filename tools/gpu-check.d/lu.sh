@@ -12,9 +12,12 @@ for c in S W A B C; do
   echo "fdx lu class $c exit ${PIPESTATUS[0]}"
 done
 # autotfm for the sweeps only (the parallel loops run under the sweeps'
-# anti-diagonal layouts: no moves after the first iteration)
-for c in B C; do
-  timeout 200 "$FDX_BIN" lu --class $c --backend cuda --json --autotfm-scope sweeps | sed 's/"case": "lu"/"case": "lu_sweeps_tfm"/' | tee -a "$rec"
+# anti-diagonal layouts: no moves after the first iteration), and the same
+# with prim/rhs/add walking the anti-diagonals (coalesced on that layout)
+for scope in sweeps diagonal; do
+  for c in B C; do
+    timeout 200 "$FDX_BIN" lu --class $c --backend cuda --json --autotfm-scope $scope | sed "s/\"case\": \"lu\"/\"case\": \"lu_$scope\"/" | tee -a "$rec"
+  done
 done
 # the runtime's default hyperplane geometry (one warp per line) instead of
 # fdx lu's thread per point, for comparison
