@@ -38,6 +38,7 @@ typedef struct lu {
     fdx_ctx *ctx;
     int nx, ny, nz;
     double dt, omega;
+    int autotfm; /* of the loops other than the sweeps (-1: the context's) */
     /* setcoeff: 1/h^2, 1/(2h), 1/h per axis, the dissipation weight */
     double dxi, deta, dzeta, tx1, tx2, tx3, ty1, ty2, ty3, tz1, tz2, tz3, dssp;
     fdx_array *u, *rsd, *frct, *rho_i, *qs;

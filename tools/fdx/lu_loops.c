@@ -7,7 +7,6 @@
 #include "core/fdx_error.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,7 +125,9 @@ static fdx_status arrays(fdx_loop *l, const char *names, fdx_array **a, const fd
     char buf[64];
     snprintf(buf, sizeof buf, "%s", names);
     int q = 0;
-    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ","), q++) FDX_TRY(fdx_loop_array(l, t, a[q], acc[q]));
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save), q++)
+        FDX_TRY(fdx_loop_array(l, t, a[q], acc[q]));
     return FDX_OK;
 }
 
@@ -166,18 +167,27 @@ static fdx_status build(lu *p, int mode)
        and the parallel loops of the iteration walk anti-diagonals. */
     int only = mode == LU_AUTOTFM_SWEEPS || mode == LU_AUTOTFM_DIAGONAL, dg = mode == LU_AUTOTFM_DIAGONAL;
     int autotfm = only ? 0 : mode, sweeps = only ? 1 : mode;
+    p->autotfm = autotfm;
     FDX_TRY(array(p, 5, &p->u));
     FDX_TRY(array(p, 5, &p->rsd));
     FDX_TRY(array(p, 5, &p->frct));
     FDX_TRY(array(p, 1, &p->rho_i));
     FDX_TRY(array(p, 1, &p->qs));
+    if (dg) {
+        /* frct is read only by rhs: give it the layout the sweeps' planner
+           gives u and rsd (anti-diagonal of i, j; then the component) */
+        const int perm[4] = {1, 2, 0, 3};
+        fdx_layout l;
+        FDX_TRY(fdx_layout_make(4, perm, FDX_DIAG_ANTI, &l));
+        FDX_TRY(fdx_array_set_layout(p->frct, &l));
+    }
     const fdx_access W = FDX_WRITE, R = FDX_READ, RW = FDX_READ_WRITE;
 
     FDX_TRY(grid_loop(p, "setiv", 0, autotfm, &p->setiv));
     FDX_TRY(fdx_loop_array(p->setiv, "U", p->u, W));
     FDX_TRY(set_body(p, p->setiv, "", lu_body_setiv));
 
-    fdx_array *pa[4] = {p->u, p->rho_i, p->qs};
+    fdx_array *pa[3] = {p->u, p->rho_i, p->qs};
     fdx_access pm[3] = {R, W, W};
     FDX_TRY(grid_loop_in(p, "prim", 0, autotfm, dg, &p->prim));
     FDX_TRY(arrays(p->prim, "U,R,Q", pa, pm));
@@ -238,7 +248,7 @@ fdx_status lu_create(fdx_ctx *ctx, int nx, int ny, int nz, double dt, double ome
     p->tx1 = 1.0 / (p->dxi * p->dxi), p->tx2 = 1.0 / (2.0 * p->dxi), p->tx3 = 1.0 / p->dxi;
     p->ty1 = 1.0 / (p->deta * p->deta), p->ty2 = 1.0 / (2.0 * p->deta), p->ty3 = 1.0 / p->deta;
     p->tz1 = 1.0 / (p->dzeta * p->dzeta), p->tz2 = 1.0 / (2.0 * p->dzeta), p->tz3 = 1.0 / p->dzeta;
-    p->dssp = fmax(fmax(0.75, 0.75), 1.0) / 4.0; /* max(dx1, dy1, dz1) / 4 */
+    p->dssp = 1.0 / 4.0; /* max(dx1, dy1, dz1) / 4 with dx1 = dy1 = 0.75, dz1 = 1 */
     fdx_status st = build(p, autotfm);
     if (st != FDX_OK) {
         lu_destroy(&p);
@@ -289,19 +299,19 @@ fdx_status lu_erhs(lu *p)
     fdx_status st;
     const fdx_access W = FDX_WRITE, R = FDX_READ;
     FDX_TRY_GOTO(st, array(p, 5, &ue), done);
-    FDX_TRY_GOTO(st, grid_loop(p, "erhs_exact", 0, -1, &ex), done);
+    FDX_TRY_GOTO(st, grid_loop(p, "erhs_exact", 0, p->autotfm, &ex), done);
     FDX_TRY_GOTO(st, fdx_loop_array(ex, "E", ue, W), done);
     FDX_TRY_GOTO(st, set_body(p, ex, "", lu_body_exact), done);
     FDX_TRY_GOTO(st, fdx_loop_run(ex, NULL), done);
     fdx_array *pa[3] = {ue, p->rho_i, p->qs};
     fdx_access pm[3] = {R, W, W};
-    FDX_TRY_GOTO(st, grid_loop(p, "erhs_prim", 0, -1, &pr), done);
+    FDX_TRY_GOTO(st, grid_loop(p, "erhs_prim", 0, p->autotfm, &pr), done);
     FDX_TRY_GOTO(st, arrays(pr, "U,R,Q", pa, pm), done);
     FDX_TRY_GOTO(st, set_body(p, pr, "", lu_body_prim), done);
     FDX_TRY_GOTO(st, fdx_loop_run(pr, NULL), done);
     fdx_array *ra[4] = {ue, p->rho_i, p->qs, p->frct};
     fdx_access rm[4] = {R, R, R, W};
-    FDX_TRY_GOTO(st, grid_loop(p, "erhs", 1, -1, &op), done);
+    FDX_TRY_GOTO(st, grid_loop(p, "erhs", 1, p->autotfm, &op), done);
     FDX_TRY_GOTO(st, arrays(op, "U,R,Q,O", ra, rm), done);
     FDX_TRY_GOTO(st, set_body(p, op, "#define LU_START(m) 0.0\n", lu_body_rhs), done);
     FDX_TRY_GOTO(st, fdx_loop_run(op, NULL), done);
