@@ -17,6 +17,13 @@ struct fdx_array {
     void *device;  /* backend memory; on the CPU backend also host memory */
     fdx_layout layout; /* how both storages hold the elements (src/layout) */
     unsigned valid;    /* fdx_place mask of the current copies; 0: not tracked (src/loops) */
+    unsigned borrowed; /* fdx_place mask of storage the caller owns (fdx_array_wrap):
+                          never freed, moved or reallocated by fdx */
 };
+
+/* Allocates the missing host / device storage (on the CPU backend both names
+   share one buffer).  The new storage belongs to the array. */
+FDX_HIDDEN fdx_status fdx_array_ensure_host(fdx_array *a);
+FDX_HIDDEN fdx_status fdx_array_ensure_device(fdx_array *a);
 
 #endif
