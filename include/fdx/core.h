@@ -118,6 +118,9 @@ FDX_API size_t fdx_ctx_memory(const fdx_ctx *ctx);
    Synchronous calls wait for it before they return. */
 FDX_API fdx_status fdx_ctx_set_stream(fdx_ctx *ctx, void *stream);
 FDX_API void *fdx_ctx_get_stream(const fdx_ctx *ctx);
+/* Waits until the work queued on the context's stream has finished (for
+   handing results to another library that knows nothing of the stream). */
+FDX_API fdx_status fdx_ctx_sync(fdx_ctx *ctx);
 
 /* Devices visible to a backend (0 for CUDA without a driver or device). */
 FDX_API int fdx_cuda_device_count(void);

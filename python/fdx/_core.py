@@ -100,7 +100,7 @@ class Context:
     def copy_bandwidth(self, nbytes=64 << 20, reps=10):
         """Copy bandwidth of the device in GB/s (bytes read plus written)."""
         gbps = ctypes.c_double()
-        check(lib.fdx_copy_bandwidth(self._h, nbytes, reps, ctypes.byref(gbps)))
+        check(lib.fdx_copy_bandwidth(self._h, nbytes, reps, None, ctypes.byref(gbps)))
         return gbps.value
 
     def info(self):

@@ -92,7 +92,7 @@ _fn("fdx_ctx_get_stream", _P, _P)
 _fn("fdx_ctx_sync", _S, _P)
 _fn("fdx_cuda_device_count", ctypes.c_int)
 _fn("fdx_built_with_cuda", ctypes.c_int)
-_fn("fdx_copy_bandwidth", _S, _P, ctypes.c_size_t, ctypes.c_int, ctypes.POINTER(ctypes.c_double))
+_fn("fdx_copy_bandwidth", _S, _P, ctypes.c_size_t, ctypes.c_int, _P, ctypes.POINTER(ctypes.c_double))
 # arrays
 _fn("fdx_array_create", _S, _P, ctypes.c_int, ctypes.c_int, _I64P, ctypes.c_uint, ctypes.POINTER(_P))
 _fn("fdx_array_wrap", _S, _P, ctypes.c_int, ctypes.c_int, _I64P, _I64P, _P, _P, ctypes.c_uint, ctypes.POINTER(_P))

@@ -117,3 +117,8 @@ fdx_status fdx_ctx_set_stream(fdx_ctx *ctx, void *stream)
 }
 void *fdx_ctx_get_stream(const fdx_ctx *ctx) { return ctx ? ctx->stream : NULL; }
 void *fdx_ctx_stream(const fdx_ctx *ctx, void *stream) { return stream ? stream : ctx->stream; }
+fdx_status fdx_ctx_sync(fdx_ctx *ctx)
+{
+    FDX_CHECK(ctx, FDX_ERR_INVALID, "fdx_ctx_sync: context is NULL");
+    return ctx->ops->stream_sync(ctx->stream);
+}
