@@ -383,3 +383,19 @@ def test_pip_install_offline(tmp_path):
     out = subprocess.run([str(venv / "bin" / "python"), "-c", "import fdx; print(fdx.__file__, fdx.version_string())"],
                          check=True, env=env, cwd=tmp_path, capture_output=True, text=True).stdout
     assert str(venv) in out and fdx.version_string() in out
+
+
+def test_wave2d_example_headless(tmp_path):
+    """examples/python/wave2d.py runs without a display and writes its plots."""
+    pytest.importorskip("matplotlib")
+    import sys
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    env = dict(os.environ, MPLBACKEND="Agg", WAVE2D_SIZE="96", WAVE2D_STEPS="120")
+    env.pop("DISPLAY", None)
+    r = subprocess.run([sys.executable, os.path.join(root, "examples", "python", "wave2d.py"), str(tmp_path)],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    for name in ("wave2d_snapshots.png", "wave2d_seismogram.png"):
+        with open(tmp_path / name, "rb") as fh:
+            assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert "4 snapshots" in r.stdout
