@@ -52,30 +52,23 @@ static void caller_free(void *p)
     free((char *)p - 8);
 }
 
-/* Copies in the caller's order: on its stream, then waits for that stream only. */
-static void caller_put(void *dst, const void *src, size_t bytes)
+/* Copies in the caller's order: on its stream, then waits for that stream
+   only (to_caller: host to the caller's memory, else back). */
+static void caller_copy(void *dst, const void *src, size_t bytes, int to_caller)
 {
 #if defined(FDX_HAVE_CUDA)
     if (ON_CUDA) {
-        CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)caller_stream) == cudaSuccess, "H2D");
+        CHECK(cudaMemcpyAsync(dst, src, bytes, to_caller ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+                              (cudaStream_t)caller_stream) == cudaSuccess, "copy");
         CHECK(cudaStreamSynchronize((cudaStream_t)caller_stream) == cudaSuccess, "sync");
         return;
     }
 #endif
+    (void)to_caller;
     memcpy(dst, src, bytes);
 }
-
-static void caller_get(void *dst, const void *src, size_t bytes)
-{
-#if defined(FDX_HAVE_CUDA)
-    if (ON_CUDA) {
-        CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)caller_stream) == cudaSuccess, "D2H");
-        CHECK(cudaStreamSynchronize((cudaStream_t)caller_stream) == cudaSuccess, "sync");
-        return;
-    }
-#endif
-    memcpy(dst, src, bytes);
-}
+#define caller_put(dst, src, bytes) caller_copy(dst, src, bytes, 1)
+#define caller_get(dst, src, bytes) caller_copy(dst, src, bytes, 0)
 
 /* Wraps caller memory as the backend's working copy. */
 static fdx_array *wrap(fdx_dtype t, int rank, const int64_t *n, const int64_t *strides, void *p)

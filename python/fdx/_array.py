@@ -192,6 +192,17 @@ def _from_dlpack(obj, ctx):
     return Array(ctx, t.ptr, t.shape, strides, dt, where, (obj, t), dev_id)
 
 
+def _has_cai(obj):
+    """True when obj offers __cuda_array_interface__ (a CPU torch tensor's
+    raises AttributeError, one that needs grad RuntimeError: DLPack then)."""
+    if isinstance(obj, np.ndarray):
+        return False
+    try:
+        return isinstance(obj.__cuda_array_interface__, dict)
+    except Exception:
+        return False
+
+
 def asarray(obj, ctx=None):
     """An fdx.Array viewing obj without a copy: an fdx.Array, a NumPy array
     (host), or a CUDA array with __cuda_array_interface__ or DLPack (CuPy,
@@ -200,11 +211,8 @@ def asarray(obj, ctx=None):
     ctx = ctx or context()
     if isinstance(obj, Array):
         a = obj
-    elif hasattr(obj, "__cuda_array_interface__") and not isinstance(obj, np.ndarray):
-        try:
-            a = _from_cai(obj, ctx)
-        except (AttributeError, TypeError, RuntimeError):  # e.g. a CPU torch tensor
-            a = _from_dlpack(obj, ctx)
+    elif _has_cai(obj):
+        a = _from_cai(obj, ctx)
     elif hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
         a = _from_dlpack(obj, ctx)
     elif isinstance(obj, np.ndarray):

@@ -46,19 +46,17 @@ fdx_status fdx_array_ensure_device(fdx_array *a)
     return fdx_ctx_ops(a->ctx)->alloc(fdx_array_bytes(a), &a->device);
 }
 
-fdx_status fdx_array_create(fdx_ctx *ctx, fdx_dtype type, int rank, const int64_t *shape, unsigned places,
-                            fdx_array **out)
+fdx_status fdx_array_new(fdx_ctx *ctx, fdx_dtype type, int rank, const int64_t *shape, const char *what,
+                         fdx_array **out)
 {
-    FDX_CHECK(out, FDX_ERR_INVALID, "fdx_array_create: out is NULL");
+    FDX_CHECK(out, FDX_ERR_INVALID, "%s: out is NULL", what);
     *out = NULL;
-    FDX_CHECK(ctx, FDX_ERR_INVALID, "fdx_array_create: context is NULL");
+    FDX_CHECK(ctx, FDX_ERR_INVALID, "%s: context is NULL", what);
     size_t es = fdx_dtype_size(type);
     FDX_CHECK(es > 0, FDX_ERR_INVALID, "unknown element type %d", (int)type);
-    FDX_CHECK(places && !(places & ~(unsigned)(FDX_ON_HOST | FDX_ON_DEVICE)), FDX_ERR_INVALID,
-              "storage mask %u is not a combination of FDX_ON_HOST and FDX_ON_DEVICE", places);
     FDX_TRY(fdx_shape_check(rank, shape, 1, es));
     fdx_array *a = calloc(1, sizeof *a);
-    FDX_CHECK(a, FDX_ERR_NOMEM, "out of memory creating an array");
+    FDX_CHECK(a, FDX_ERR_NOMEM, "out of memory in %s", what);
     a->ctx = ctx;
     a->dtype = type;
     a->elem_size = es;
@@ -70,6 +68,18 @@ fdx_status fdx_array_create(fdx_ctx *ctx, fdx_dtype type, int rank, const int64_
         a->layout.perm[i] = i; /* the identity layout */
     }
     a->layout.rank = rank;
+    *out = a;
+    return FDX_OK;
+}
+
+fdx_status fdx_array_create(fdx_ctx *ctx, fdx_dtype type, int rank, const int64_t *shape, unsigned places,
+                            fdx_array **out)
+{
+    FDX_CHECK(!out || (places && !(places & ~(unsigned)(FDX_ON_HOST | FDX_ON_DEVICE))), FDX_ERR_INVALID,
+              "storage mask %u is not a combination of FDX_ON_HOST and FDX_ON_DEVICE", places);
+    if (out) *out = NULL;
+    fdx_array *a;
+    FDX_TRY(fdx_array_new(ctx, type, rank, shape, "fdx_array_create", &a));
     fdx_status st = FDX_OK;
     if (places & FDX_ON_DEVICE) FDX_TRY_GOTO(st, fdx_array_ensure_device(a), fail);
     if (places & FDX_ON_HOST) FDX_TRY_GOTO(st, fdx_array_ensure_host(a), fail);

@@ -21,6 +21,10 @@ struct fdx_array {
                           never freed, moved or reallocated by fdx */
 };
 
+/* A new array object of a checked type and shape in the plain layout, with
+   no storage yet (`what` names the caller in messages). */
+FDX_HIDDEN fdx_status fdx_array_new(fdx_ctx *ctx, fdx_dtype type, int rank, const int64_t *shape, const char *what,
+                                    fdx_array **out);
 /* Allocates the missing host / device storage (on the CPU backend both names
    share one buffer).  The new storage belongs to the array. */
 FDX_HIDDEN fdx_status fdx_array_ensure_host(fdx_array *a);

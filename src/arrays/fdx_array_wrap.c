@@ -50,7 +50,6 @@ fdx_status fdx_array_wrap(fdx_ctx *ctx, fdx_dtype type, int rank, const int64_t 
     FDX_CHECK(ctx, FDX_ERR_INVALID, "fdx_array_wrap: context is NULL");
     size_t es = fdx_dtype_size(type);
     FDX_CHECK(es > 0, FDX_ERR_INVALID, "unknown element type %d", (int)type);
-    FDX_TRY(fdx_shape_check(rank, shape, 1, es));
     FDX_CHECK(host || device, FDX_ERR_INVALID, "fdx_array_wrap: neither a host nor a device pointer given");
     unsigned given = (host ? FDX_ON_HOST : 0u) | (device ? FDX_ON_DEVICE : 0u);
     FDX_CHECK(!(flags & ~(unsigned)(FDX_ON_HOST | FDX_ON_DEVICE)), FDX_ERR_INVALID,
@@ -72,19 +71,13 @@ fdx_status fdx_array_wrap(fdx_ctx *ctx, fdx_dtype type, int rank, const int64_t 
         const fdx_backend *be = fdx_ctx_ops(ctx);
         if (be->check_device_pointer) FDX_TRY(be->check_device_pointer(device, fdx_ctx_device(ctx)->ordinal, "device pointer"));
     }
+    FDX_TRY(fdx_shape_check(rank, shape, 1, es));
     int perm[FDX_MAX_RANK];
     for (int a = 0; a < rank; a++) perm[a] = a;
     if (strides) FDX_TRY(dense_order(rank, shape, strides, perm));
-
-    fdx_array *a = calloc(1, sizeof *a);
-    FDX_CHECK(a, FDX_ERR_NOMEM, "out of memory wrapping an array");
-    a->ctx = ctx;
-    a->dtype = type;
-    a->elem_size = es;
-    a->rank = rank;
-    a->count = 1;
-    for (int i = 0; i < rank; i++) a->shape[i] = shape[i], a->count *= shape[i], a->layout.perm[i] = perm[i];
-    a->layout.rank = rank; /* diagonal: none */
+    fdx_array *a;
+    FDX_TRY(fdx_array_new(ctx, type, rank, shape, "fdx_array_wrap", &a));
+    for (int i = 0; i < rank; i++) a->layout.perm[i] = perm[i]; /* the caller's axis order */
     if (cpu) {
         a->host = a->device = host ? host : device;
         a->borrowed = FDX_ON_HOST | FDX_ON_DEVICE;
