@@ -7,6 +7,7 @@ import goes through fdx_array_wrap; the caller's object stays alive as long
 as the fdx.Array that views it.
 """
 import ctypes
+import weakref
 
 import numpy as np
 
@@ -83,12 +84,13 @@ class Array:
             self._wraps[order] = h
         return h
 
-    def __del__(self):
+    def __del__(self, _destroy=lib.fdx_array_destroy, _ref=ctypes.byref):
+        # (what it calls is bound at definition: module globals may be gone at exit)
         for h in getattr(self, "_wraps", {}).values():
-            lib.fdx_array_destroy(ctypes.byref(h))
+            _destroy(_ref(h))
         own = getattr(self, "_own", None)
         if own:
-            lib.fdx_array_destroy(ctypes.byref(own))
+            _destroy(_ref(own))
 
     @property
     def ndim(self):
@@ -228,6 +230,48 @@ def asarray(obj, ctx=None):
     if a.ctx is not ctx:
         a = Array(ctx, a.ptr, a.shape, a.strides, a.dtype, a.where, a, a.device_id)
     return a
+
+
+def _signature(obj):
+    """What identifies the memory view of a NumPy / CuPy / torch array
+    cheaply (pointer, shape, strides, type), or None for other kinds."""
+    if isinstance(obj, np.ndarray):
+        ai = obj.__array_interface__
+        return (ai["data"][0], ai["shape"], ai["strides"], ai["typestr"])
+    mod = type(obj).__module__
+    if mod.startswith("cupy"):
+        return (obj.data.ptr, obj.shape, obj.strides, obj.dtype.str)
+    if mod.startswith("torch"):
+        return (obj.data_ptr(), tuple(obj.shape), obj.stride(), str(obj.dtype), str(obj.device))
+    return None
+
+
+def view(obj, ctx):
+    """fdx.asarray for the length of one call, cached per context while obj
+    lives and still has the same pointer, shape, strides and type: repeated
+    calls on the same arrays then cost a lookup, not a wrap.  The cached
+    array does not keep obj alive (a weak reference drops the entry)."""
+    if isinstance(obj, Array):
+        return obj if obj.ctx is ctx else asarray(obj, ctx)
+    views = ctx._views
+    key = id(obj)
+    entry = views.get(key)
+    if entry is not None and entry[0]() is obj:
+        sig = _signature(obj)
+        if sig == entry[1]:
+            return entry[2]
+    else:
+        sig = _signature(obj)
+    a = asarray(obj, ctx)
+    if sig is None or isinstance(a._owner, tuple):  # not cacheable, or a DLPack import that owns a capsule
+        return a
+    try:
+        ref = weakref.ref(obj, lambda _r, k=key, d=views: d.pop(k, None))
+    except TypeError:
+        return a
+    weak = Array(ctx, a.ptr, a.shape, a.strides, a.dtype, a.where, None, a.device_id)
+    views[key] = (ref, sig, weak)
+    return weak
 
 
 def empty(shape, dtype="float64", ctx=None):

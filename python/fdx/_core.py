@@ -54,10 +54,11 @@ class Context:
         finally:
             lib.fdx_options_destroy(ctypes.byref(o))
         self._stream_owner = None
+        self._views = {}  # fdx._array.view's cache: id(array) -> (weakref, signature, fdx.Array)
 
-    def __del__(self):
+    def __del__(self, _destroy=lib.fdx_ctx_destroy, _ref=ctypes.byref):
         if getattr(self, "_h", None):
-            lib.fdx_ctx_destroy(ctypes.byref(self._h))
+            _destroy(_ref(self._h))
 
     @property
     def handle(self):

@@ -63,9 +63,9 @@ class Loop:
             check(lib.fdx_loop_set_autotfm(self._h, {"off": 0, "on": 1, "force": 2}.get(autotfm, autotfm)))
         check(lib.fdx_loop_body(self._h, body.encode()))
 
-    def __del__(self):
+    def __del__(self, _destroy=lib.fdx_loop_destroy, _ref=ctypes.byref):
         if getattr(self, "_h", None):
-            lib.fdx_loop_destroy(ctypes.byref(self._h))
+            _destroy(_ref(self._h))
 
     def set(self, name, value):
         check(lib.fdx_loop_scalar(self._h, name.encode(), float(value)))

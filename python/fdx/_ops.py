@@ -7,7 +7,7 @@ import ctypes
 
 import numpy as np
 
-from ._array import asarray, DTYPES, _i64
+from ._array import asarray, view, DTYPES, _i64
 from ._core import context, stream_pointer
 from ._lib import lib, check
 
@@ -90,9 +90,9 @@ class Stencil:
         self._h = ctypes.c_void_p()
         check(lib.fdx_stencil_create(self.ctx.handle, ctypes.byref(d), DTYPES.get(self.dtype, -1), ctypes.byref(self._h)))
 
-    def __del__(self):
+    def __del__(self, _destroy=lib.fdx_stencil_destroy, _ref=ctypes.byref):
         if getattr(self, "_h", None):
-            lib.fdx_stencil_destroy(ctypes.byref(self._h))
+            _destroy(_ref(self._h))
 
     @property
     def radius(self):
@@ -102,15 +102,15 @@ class Stencil:
         """The kernel configuration chosen for this NumPy shape ("" before the first apply)."""
         return lib.fdx_stencil_config(self._h, _i64(tuple(shape)[::-1])).decode()
 
-    def _args(self, out, u, u_prev, coef):
-        arrays = [asarray(x, self.ctx) if x is not None else None for x in (out, u, u_prev, coef)]
+    def _args(self, out, u, u_prev, coef, convert=asarray):
+        arrays = [convert(x, self.ctx) if x is not None else None for x in (out, u, u_prev, coef)]
         return arrays, [a.handle("plain") if a is not None else None for a in arrays]
 
     def __call__(self, u, out=None, u_prev=None, coef=None, stream=None):
         """Applies the update: out (made when None) at interior points.  Returns out."""
         if out is None:
             out = _zeros_like(u)
-        _, h = self._args(out, u, u_prev, coef)
+        _, h = self._args(out, u, u_prev, coef, view)
         check(lib.fdx_stencil_apply(self._h, h[0], h[1], h[2], h[3], ctypes.c_void_p(stream_pointer(stream))))
         return out
 
@@ -140,10 +140,10 @@ def laplacian(u, h=None, out=None, stream=None, ctx=None):
     """The second-order Laplacian of u (rank 2 or 3, float32/float64) at
     interior points (fdx_laplacian_apply).  h: spacing per NumPy axis."""
     ctx = ctx or context()
-    a = asarray(u, ctx)
+    a = view(u, ctx)
     if out is None:
         out = _zeros_like(u)
-    o = asarray(out, ctx)
+    o = view(out, ctx)
     hv = (ctypes.c_double * 3)(*_per_axis(h, a.ndim, 1.0, "h")) if a.ndim <= 3 else (ctypes.c_double * 3)()
     check(lib.fdx_laplacian_apply(o.handle("plain"), a.handle("plain"), hv, ctypes.c_void_p(stream_pointer(stream))))
     return out

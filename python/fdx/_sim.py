@@ -40,11 +40,11 @@ class Simulation:
             check(lib.fdx_sim_config_set(self._cfg, k.replace("_", "-").encode(), str(v).encode()))
         check(lib.fdx_sim_create(self.ctx.handle, self._cfg, ctypes.byref(self._h)))
 
-    def __del__(self):
+    def __del__(self, _destroy=lib.fdx_sim_destroy, _destroy_cfg=lib.fdx_sim_config_destroy, _ref=ctypes.byref):
         if getattr(self, "_h", None):
-            lib.fdx_sim_destroy(ctypes.byref(self._h))
+            _destroy(_ref(self._h))
         if getattr(self, "_cfg", None):
-            lib.fdx_sim_config_destroy(ctypes.byref(self._cfg))
+            _destroy_cfg(_ref(self._cfg))
 
     def config(self, key):
         v = lib.fdx_sim_config_get(self._cfg, key.replace("_", "-").encode())

@@ -399,3 +399,24 @@ def test_wave2d_example_headless(tmp_path):
         with open(tmp_path / name, "rb") as fh:
             assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
     assert "4 snapshots" in r.stdout
+
+
+def test_call_cache_follows_the_arrays(rng):
+    """Repeated calls reuse one wrap per live array; an array whose shape
+    changes in place is wrapped again; a dead array's entry goes."""
+    c = fdx.Context(backend="cpu")
+    x = rng.random((6, 8))
+    o = np.full(x.shape, np.nan)
+    fdx.laplacian(x, out=o, ctx=c)
+    n = len(c._views)
+    fdx.laplacian(x, out=o, ctx=c)
+    assert len(c._views) == n == 2
+    check_against(o, lap_ref(x, (1, 1)), 1e-13)
+    x.shape = (8, 6)  # the same memory seen as another shape
+    o2 = np.full(x.shape, np.nan)
+    fdx.laplacian(x, out=o2, ctx=c)
+    check_against(o2, lap_ref(x, (1, 1)), 1e-13)
+    del x, o, o2
+    import gc
+    gc.collect()
+    assert len(c._views) == 0
