@@ -15,6 +15,7 @@ struct fdx_ctx {
     fdx_options *opts;
     const fdx_backend *ops;
     fdx_device_info dev;
+    void *stream; /* the caller's stream for calls given none (NULL: default) */
 };
 
 int fdx_cuda_device_count(void)
@@ -110,3 +111,19 @@ const fdx_options *fdx_ctx_options(const fdx_ctx *ctx) { return ctx ? ctx->opts 
 size_t fdx_ctx_memory(const fdx_ctx *ctx) { return ctx ? ctx->dev.mem_total : 0; }
 const fdx_backend *fdx_ctx_ops(const fdx_ctx *ctx) { return ctx->ops; }
 const fdx_device_info *fdx_ctx_device(const fdx_ctx *ctx) { return &ctx->dev; }
+
+/* A caller's CUDA stream (cudaStream_t) for every operation given a NULL
+   stream; the CPU backend keeps it but runs synchronously. */
+fdx_status fdx_ctx_set_stream(fdx_ctx *ctx, void *stream)
+{
+    FDX_CHECK(ctx, FDX_ERR_INVALID, "fdx_ctx_set_stream: context is NULL");
+    ctx->stream = stream;
+    return FDX_OK;
+}
+void *fdx_ctx_get_stream(const fdx_ctx *ctx) { return ctx ? ctx->stream : NULL; }
+void *fdx_ctx_stream(const fdx_ctx *ctx, void *stream) { return stream ? stream : ctx->stream; }
+fdx_status fdx_ctx_sync(fdx_ctx *ctx)
+{
+    FDX_CHECK(ctx, FDX_ERR_INVALID, "fdx_ctx_sync: context is NULL");
+    return ctx->ops->stream_sync(ctx->stream);
+}

@@ -148,6 +148,8 @@ fdx_status fdx_loop_decide(fdx_loop *l, fdx_backend_kind target, fdx_loop_decisi
             snprintf(why, cap, "CPU: the inner loop follows the layout, nothing moves");
         } else if (!l->autotfm) {
             snprintf(why, cap, "autotfm off");
+        } else if (arg->array->borrowed) {
+            snprintf(why, cap, "%s wraps the caller's memory: its layout stays the caller's", arg->name);
         } else if (points < PLAN_MIN_POINTS && l->autotfm != 2) {
             snprintf(why, cap, "loop of %lld points is too small to repay moving %s", (long long)points, arg->name);
         } else {

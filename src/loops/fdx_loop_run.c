@@ -134,8 +134,9 @@ static fdx_status run_cpu(fdx_loop *l, const loop_geom *g, int times)
     return st;
 }
 
-static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *stream)
+static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *user_stream)
 {
+    void *stream = fdx_ctx_stream(l->ctx, user_stream);
     const fdx_backend *be = fdx_ctx_ops(l->ctx);
     char *src = NULL;
     FDX_TRY(fdx_loop_gen_cuda(l, g, &src));
@@ -206,8 +207,8 @@ static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *str
         FDX_TRY_GOTO(st, be->copy(h.l, pl, h.count * sizeof(long long), FDX_COPY_D2H, stream), done);
         FDX_TRY_GOTO(st, be->stream_sync(stream), done);
         partials_fold(l, &h, (size_t)(times - 1) * (size_t)nblk, (size_t)nblk);
-    } else if (!stream) {
-        FDX_TRY_GOTO(st, be->stream_sync(NULL), done);
+    } else if (!user_stream) {
+        FDX_TRY_GOTO(st, be->stream_sync(stream), done);
     }
 done:
     free(h.v);

@@ -252,6 +252,23 @@ static fdx_status cuda_launch(fdx_kernel *k, const fdx_launch_dims *d, void **ar
     return FDX_OK;
 }
 
+static fdx_status cuda_check_device_pointer(const void *ptr, int ordinal, const char *what)
+{
+    struct cudaPointerAttributes at;
+    cudaError_t e = cudaPointerGetAttributes(&at, ptr);
+    if (e != cudaSuccess) {
+        cudaGetLastError(); /* not sticky */
+        return fdx_fail(FDX_ERR_INVALID, "%s %p is not CUDA memory (cudaPointerGetAttributes: %s)", what, ptr,
+                        cudaGetErrorString(e));
+    }
+    FDX_CHECK(at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged, FDX_ERR_INVALID,
+              "%s %p is %s memory, not device memory: pass it as the host pointer", what, ptr,
+              at.type == cudaMemoryTypeHost ? "pinned host" : "unregistered host");
+    FDX_CHECK(at.device == ordinal, FDX_ERR_INVALID, "%s %p lives on CUDA device %d, the context uses device %d", what,
+              ptr, at.device, ordinal);
+    return FDX_OK;
+}
+
 static const fdx_backend cuda_backend = {
     .name = "cuda",
     .kind = FDX_BACKEND_CUDA,
@@ -274,6 +291,7 @@ static const fdx_backend cuda_backend = {
     .kernel_release = cuda_kernel_release,
     .launch = cuda_launch,
     .copy_probe = cuda_copy_probe,
+    .check_device_pointer = cuda_check_device_pointer,
 };
 
 const fdx_backend *fdx_backend_cuda(void) { return &cuda_backend; }
