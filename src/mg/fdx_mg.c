@@ -142,6 +142,9 @@ fdx_status fdx_solver_setup(fdx_solver *s)
     s->omega = s->rank == 3 ? 6.0 / 7.0 : 4.0 / 5.0;
     s->cheb_hi = 2.0;
     s->cheb_lo = s->rank == 3 ? 0.3 : 0.4;
+    s->fused_gs = s->rank == 3;
+    for (int a = 0; a < s->rank; a++)
+        if (s->bc[a] != FDX_BC_DIRICHLET) s->fused_gs = 0;
     fdx_status st = mg_build_levels(s);
     if (st == FDX_OK && s->coarse == FDX_COARSE_DIRECT) st = mg_coarse_factor(s);
     if (st != FDX_OK) {

@@ -28,11 +28,16 @@ static void smooth(fdx_solver *s, int l, int nu, int backward)
         }
         break;
     case FDX_SMOOTH_RBGS:
-        for (int it = 0; it < nu; it++)
+        for (int it = 0; it < nu; it++) {
+            if (s->fused_gs) {
+                mg_gs_sweep(L, L->u, L->f, backward);
+                continue;
+            }
             for (int c = 0; c < 2; c++) {
                 mg_ghosts(s, L, L->u);
                 mg_gs_color(L, L->u, L->f, backward ? 1 - c : c);
             }
+        }
         break;
     case FDX_SMOOTH_CHEBY: {
         /* The Chebyshev iteration for [lo, hi] (Saad, Alg. 12.1), the same

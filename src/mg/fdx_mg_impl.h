@@ -57,6 +57,7 @@ struct fdx_solver {
     int max_cycles;
 
     int ready, singular, nlev;
+    int fused_gs;            /* red-black in one pass (3D, every axis Dirichlet) */
     mg_level lev[MG_MAX_LEVELS];
     double *rowbuf;          /* per-thread rows for the restriction */
     int64_t rowbuf_stride;
@@ -84,6 +85,9 @@ FDX_HIDDEN double mg_apply(const mg_level *L, const double *p, double *q);
 FDX_HIDDEN void mg_jacobi(const mg_level *L, const double *u, const double *f, double *out, double omega);
 /* Gauss-Seidel on the points of one colour ((i+j+k) % 2 == color), in place. */
 FDX_HIDDEN void mg_gs_color(const mg_level *L, double *u, const double *f, int color);
+/* Both colours, `first` first, in one pass over memory (3D, no ghosts:
+   every axis Dirichlet). */
+FDX_HIDDEN void mg_gs_sweep(const mg_level *L, double *u, const double *f, int first);
 /* d = alpha d + beta D^-1 (f - A u); out = u + d (alpha 0: d's old value unused). */
 FDX_HIDDEN void mg_cheby(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
                          double beta);

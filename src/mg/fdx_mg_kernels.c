@@ -109,19 +109,62 @@ void mg_jacobi(const mg_level *L, const double *u, const double *f, double *out,
         }
 }
 
-void mg_gs_color(const mg_level *L, double *u, const double *f, int color)
+/* Gauss-Seidel on the points of one colour of one row (row: offset of
+   (0, j, k); parity: (j + k + color) & 1).  Every point of the row is
+   computed and the other colour's keep their value (a blend), so the loop
+   is a plain simd loop: the other colour's points, the only neighbours
+   along the row, do not change in this pass. */
+static inline void gs_row(const mg_level *L, double *u, const double *f, int64_t row, int parity)
 {
     MG_CONSTS(L);
+    (void)j0, (void)j1, (void)k0, (void)k1;
     const double inv = 1.0 / diag;
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp simd
+    for (int64_t i = i0; i < i1; i++) {
+        const int64_t p = row + i;
+        const double g = (f[p] + c0 * (u[p - 1] + u[p + 1]) + c1 * (u[p - sy] + u[p + sy]) +
+                          c2 * (u[p - sz] + u[p + sz])) * inv;
+        u[p] = ((i + parity) & 1) ? u[p] : g;
+    }
+}
+
+void mg_gs_color(const mg_level *L, double *u, const double *f, int color)
+{
+    const int64_t j0 = L->lo[1], j1 = L->hi[1], k0 = L->lo[2], k1 = L->hi[2];
+#pragma omp parallel for collapse(2) schedule(static) if (L->count > 32768)
     for (int64_t k = k0; k < k1; k++)
-        for (int64_t j = j0; j < j1; j++) {
-            const int64_t row = j * sy + k * sz;
-            const int64_t first = i0 + ((i0 + j + k + color) & 1);
-            for (int64_t i = row + first; i < row + i1; i += 2)
-                u[i] = (f[i] + c0 * (u[i - 1] + u[i + 1]) + c1 * (u[i - sy] + u[i + sy]) +
-                        c2 * (u[i - sz] + u[i + sz])) * inv;
+        for (int64_t j = j0; j < j1; j++) gs_row(L, u, f, j * L->sy + k * L->sz, (int)((j + k + color) & 1));
+}
+
+static void gs_plane(const mg_level *L, double *u, const double *f, int64_t k, int color)
+{
+    for (int64_t j = L->lo[1]; j < L->hi[1]; j++) gs_row(L, u, f, j * L->sy + k * L->sz, (int)((j + k + color) & 1));
+}
+
+/* One red-black sweep (colour `first`, then the other) in one pass over
+   memory: each thread runs the first colour on plane k and the second on
+   plane k-1 right behind it, inside its own chunk of planes; the two edge
+   planes of every chunk get their second colour after a barrier, when the
+   neighbouring chunks' first colour is done.  The result is that of the
+   two separate passes, bit for bit (points of one colour do not depend on
+   each other). */
+void mg_gs_sweep(const mg_level *L, double *u, const double *f, int first)
+{
+    const int64_t k0 = L->lo[2], k1 = L->hi[2];
+    const int second = 1 - first;
+#pragma omp parallel if (L->count > 32768)
+    {
+        const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+        const int64_t nk = k1 - k0;
+        const int64_t ka = k0 + nk * t / nt, kb = k0 + nk * (t + 1) / nt;
+        for (int64_t k = ka; k < kb; k++) {
+            gs_plane(L, u, f, k, first);
+            if (k - 1 > ka) gs_plane(L, u, f, k - 1, second);
         }
+#pragma omp barrier
+        if (kb > ka) gs_plane(L, u, f, ka, second);
+        if (kb - 1 > ka) gs_plane(L, u, f, kb - 1, second);
+    }
 }
 
 void mg_cheby(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha, double beta)
