@@ -349,7 +349,7 @@ static void test_transfers(void)
             for (int64_t q = 0; q < C->count; q++) C->f[q] = 1e300; /* poison */
             mg_ghosts(s, C, C->u);
             mg_zero(F, F->f);
-            mg_prolong_add(F, C, C->u, F->f);
+            mg_prolong(F, C, C->u, F->f, 1);
             mg_restrict(s, F, C, F->t, C->f);
             double scale = 1;
             for (int a = 0; a < 3; a++) scale *= F->h[a] / C->h[a];
@@ -362,7 +362,7 @@ static void test_transfers(void)
                ghosts of other kinds. */
             for (int64_t q = 0; q < C->count; q++) C->u[q] = 1;
             mg_ghosts(s, C, C->u);
-            mg_prolong_set(F, C, C->u, F->f);
+            mg_prolong(F, C, C->u, F->f, 0);
             int bad = 0;
             for (int64_t k = F->lo[2]; k < F->hi[2]; k++)
                 for (int64_t j = F->lo[1]; j < F->hi[1]; j++)

@@ -16,11 +16,14 @@ fdx_status fdx_solver_create(fdx_ctx *ctx, int rank, const int64_t *shape, fdx_s
     for (int a = 0; a < rank; a++)
         FDX_CHECK(shape[a] <= INT32_MAX / 4, FDX_ERR_INVALID, "multigrid: extent %lld of axis %d is too large",
                   (long long)shape[a], a);
-    FDX_CHECK(fdx_ctx_backend(ctx) == FDX_BACKEND_CPU, FDX_ERR_UNSUPPORTED,
-              "multigrid runs on the cpu backend only in this build (the context's backend is %s)",
+    const int gpu = fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA;
+    const mg_ops *ops = gpu ? mg_cuda_ops() : mg_cpu_ops();
+    FDX_CHECK(ops, FDX_ERR_UNSUPPORTED, "multigrid on the %s backend: this build has no CUDA kernels",
               fdx_backend_kind_name(fdx_ctx_backend(ctx)));
     fdx_solver *s = calloc(1, sizeof *s);
     FDX_CHECK(s, FDX_ERR_NOMEM, "out of host memory for a solver");
+    s->ops = ops;
+    s->gpu = gpu;
     s->ctx = ctx;
     s->rank = rank;
     for (int a = 0; a < 3; a++) s->shape[a] = a < rank ? shape[a] : 1;
@@ -155,43 +158,6 @@ fdx_status fdx_solver_setup(fdx_solver *s)
     return FDX_OK;
 }
 
-/* Caller's grid <-> level 0's stored arrays (stored = caller + 1 on an axis
-   with ghosts).  Only the unknowns move in; boundary points too when
-   `whole` (the initial guess with its Dirichlet values). */
-static void copy_in(const fdx_solver *s, const double *src, double *dst, int whole)
-{
-    const mg_level *L = &s->lev[0];
-    int64_t off[3], lo[3], hi[3];
-    for (int a = 0; a < 3; a++) {
-        off[a] = L->m[a] - L->n[a] == 2 ? 1 : 0;
-        lo[a] = whole ? 0 : L->lo[a] - off[a];
-        hi[a] = whole ? L->n[a] : L->hi[a] - off[a];
-    }
-    const int64_t nx = s->shape[0], ny = s->shape[1];
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int64_t k = lo[2]; k < hi[2]; k++)
-        for (int64_t j = lo[1]; j < hi[1]; j++) {
-            const double *a = src + nx * (j + ny * k);
-            double *b = dst + (j + off[1]) * L->sy + (k + off[2]) * L->sz + off[0];
-            for (int64_t i = lo[0]; i < hi[0]; i++) b[i] = a[i];
-        }
-}
-
-static void copy_out(const fdx_solver *s, const double *src, double *dst)
-{
-    const mg_level *L = &s->lev[0];
-    int64_t off[3];
-    for (int a = 0; a < 3; a++) off[a] = L->m[a] - L->n[a] == 2 ? 1 : 0;
-    const int64_t nx = s->shape[0], ny = s->shape[1];
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int64_t k = L->lo[2] - off[2]; k < L->hi[2] - off[2]; k++)
-        for (int64_t j = L->lo[1] - off[1]; j < L->hi[1] - off[1]; j++) {
-            double *a = dst + nx * (j + ny * k);
-            const double *b = src + (j + off[1]) * L->sy + (k + off[2]) * L->sz + off[0];
-            for (int64_t i = L->lo[0] - off[0]; i < L->hi[0] - off[0]; i++) a[i] = b[i];
-        }
-}
-
 static fdx_status check_array(const fdx_solver *s, fdx_array *a, const char *what)
 {
     FDX_CHECK(a, FDX_ERR_INVALID, "multigrid: %s is NULL", what);
@@ -203,8 +169,18 @@ static fdx_status check_array(const fdx_solver *s, fdx_array *a, const char *wha
         FDX_CHECK(fdx_array_extent(a, d) == s->shape[d], FDX_ERR_INVALID,
                   "multigrid: %s has extent %lld on axis %d, the solver %lld", what, (long long)fdx_array_extent(a, d),
                   d, (long long)s->shape[d]);
-    FDX_CHECK(fdx_array_host(a), FDX_ERR_INVALID, "multigrid: %s has no host storage", what);
+    FDX_CHECK(s->gpu ? fdx_array_device(a) != NULL : fdx_array_host(a) != NULL, FDX_ERR_INVALID,
+              "multigrid: %s has no %s storage", what, s->gpu ? "device" : "host");
+    FDX_CHECK(fdx_array_ctx(a) == s->ctx, FDX_ERR_INVALID, "multigrid: %s belongs to another context", what);
     return FDX_OK;
+}
+
+/* The copy of an array a solve reads and writes: the device's on CUDA (the
+   caller moves the values there: fdx_array_to_device), the host's on the
+   CPU. */
+static double *user_data(const fdx_solver *s, fdx_array *a)
+{
+    return s->gpu ? fdx_array_device(a) : fdx_array_host(a);
 }
 
 /* Singular problems: f must have mean zero up to rounding; the rounding is
@@ -212,20 +188,20 @@ static fdx_status check_array(const fdx_solver *s, fdx_array *a, const char *wha
 static fdx_status make_compatible(fdx_solver *s)
 {
     mg_level *L = &s->lev[0];
-    const double sum = mg_sum(L, L->f), sq = mg_dot(L, L->f, L->f);
+    const double sum = s->ops->dot(L, L->f, NULL), sq = s->ops->dot(L, L->f, L->f);
     const double mean = sum / (double)L->unknowns, rms = sqrt(sq / (double)L->unknowns);
     FDX_CHECK(fabs(mean) <= 1e-8 * rms, FDX_ERR_INVALID,
               "multigrid: with no Dirichlet axis the right-hand side must have mean 0 (compatibility), its mean is "
               "%.3g (rms %.3g)",
               mean, rms);
-    mg_shift(L, L->f, -mean);
+    s->ops->shift(L, L->f, -mean);
     return FDX_OK;
 }
 
 static void remove_mean(fdx_solver *s, double *a)
 {
     const mg_level *L = &s->lev[0];
-    mg_shift(L, a, -mg_sum(L, a) / (double)L->unknowns);
+    s->ops->shift(L, a, -s->ops->dot(L, a, NULL) / (double)L->unknowns);
 }
 
 static void solve_mg(fdx_solver *s, double r0)
@@ -237,8 +213,8 @@ static void solve_mg(fdx_solver *s, double r0)
         } else {
             mg_cycle(s, 0, s->cycle == FDX_CYCLE_FMG ? FDX_CYCLE_V : s->cycle);
         }
-        mg_ghosts(s, L, L->u);
-        const double r = sqrt(mg_residual(L, L->u, L->f, NULL));
+        s->ops->ghosts(s, L, L->u);
+        const double r = sqrt(s->ops->resnorm2(L, L->u, L->f));
         s->work += 1;
         s->hist[it] = r / r0;
         s->iters = it;
@@ -254,7 +230,7 @@ static void solve_mg(fdx_solver *s, double r0)
 static double *precondition(fdx_solver *s)
 {
     mg_level *L = &s->lev[0];
-    mg_zero(L, L->u);
+    s->ops->zero(L, L->u);
     mg_cycle(s, 0, s->cycle == FDX_CYCLE_FMG ? FDX_CYCLE_V : s->cycle);
     if (s->singular) remove_mean(s, L->u);
     return L->u;
@@ -266,17 +242,17 @@ static void solve_cg(fdx_solver *s, double r0)
 {
     mg_level *L = &s->lev[0];
     double *r = L->f;
-    mg_zero(L, L->u);
-    mg_zero(L, L->t);
-    mg_zero(L, s->p);
+    s->ops->zero(L, L->u);
+    s->ops->zero(L, L->t);
+    s->ops->zero(L, s->p);
     double *z = precondition(s);
-    memcpy(s->p, z, (size_t)L->count * sizeof(double));
-    double rz = mg_dot(L, r, z);
+    s->ops->copy(L, s->p, z);
+    double rz = s->ops->dot(L, r, z);
     for (int it = 1; it <= s->max_cycles; it++) {
-        mg_ghosts(s, L, s->p);
-        const double pq = mg_apply(L, s->p, s->q);
+        s->ops->ghosts(s, L, s->p);
+        const double pq = s->ops->apply(L, s->p, s->q);
         const double alpha = rz / pq;
-        const double rr = mg_cg_update(L, s->x, s->p, r, s->q, alpha);
+        const double rr = s->ops->cg_update(L, s->x, s->p, r, s->q, alpha);
         s->work += 1;
         s->hist[it] = sqrt(rr) / r0;
         s->iters = it;
@@ -285,8 +261,8 @@ static void solve_cg(fdx_solver *s, double r0)
             break;
         }
         z = precondition(s);
-        const double rz_new = mg_dot(L, r, z);
-        mg_cg_direction(L, s->p, z, rz_new / rz);
+        const double rz_new = s->ops->dot(L, r, z);
+        s->ops->cg_direction(L, s->p, z, rz_new / rz);
         rz = rz_new;
     }
 }
@@ -302,18 +278,24 @@ fdx_status fdx_solver_solve(fdx_solver *s, fdx_array *f, fdx_array *u)
     s->converged = 0;
     s->work = 0;
     s->hist[0] = 1;
-    mg_zero(L, L->f);
-    copy_in(s, fdx_array_host(f), L->f, 0);
+    s->ops->zero(L, L->f);
+    s->ops->copy_user(s, user_data(s, f), L->f, 0, 0);
     if (s->singular) FDX_TRY(make_compatible(s));
     double *x = s->method == FDX_SOLVER_CG_MG ? s->x : L->u;
-    mg_zero(L, x);
-    copy_in(s, fdx_array_host(u), x, 1);
+    s->ops->zero(L, x);
+    s->ops->copy_user(s, user_data(s, u), x, 0, 1);
     /* Jacobi and Chebyshev write level 0's t and then swap it in: it needs
        the same boundary values. */
     if (s->method == FDX_SOLVER_MG && s->smoother != FDX_SMOOTH_RBGS)
-        memcpy(L->t, L->u, (size_t)L->count * sizeof(double));
-    mg_ghosts(s, L, x);
-    const double r0 = sqrt(mg_residual(L, x, L->f, s->method == FDX_SOLVER_CG_MG ? L->f : NULL));
+        s->ops->copy(L, L->t, L->u);
+    s->ops->ghosts(s, L, x);
+    double r0;
+    if (s->method == FDX_SOLVER_CG_MG) {
+        s->ops->residual(L, x, L->f, L->f);
+        r0 = sqrt(s->ops->dot(L, L->f, L->f));
+    } else {
+        r0 = sqrt(s->ops->resnorm2(L, x, L->f));
+    }
     s->work += 1;
     if (!(r0 > 0)) {
         s->converged = isfinite(r0);
@@ -324,7 +306,8 @@ fdx_status fdx_solver_solve(fdx_solver *s, fdx_array *f, fdx_array *u)
     }
     x = s->method == FDX_SOLVER_CG_MG ? s->x : L->u;
     if (s->singular) remove_mean(s, x);
-    copy_out(s, x, fdx_array_host(u));
+    s->ops->copy_user(s, x, user_data(s, u), 1, 0);
+    FDX_TRY(s->ops->status());
     s->nhist = s->iters + 1;
     FDX_CHECK(isfinite(s->hist[s->iters]), FDX_ERR_VERIFY, "multigrid: the residual is not finite after %d cycles",
               s->iters);

@@ -2,8 +2,6 @@
    full multigrid, recursively over the levels. */
 #include "mg/fdx_mg_impl.h"
 
-#include <math.h>
-#include <string.h>
 
 static void swap(double **a, double **b)
 {
@@ -22,20 +20,20 @@ static void smooth(fdx_solver *s, int l, int nu, int backward)
     switch (s->smoother) {
     case FDX_SMOOTH_JACOBI:
         for (int it = 0; it < nu; it++) {
-            mg_ghosts(s, L, L->u);
-            mg_jacobi(L, L->u, L->f, L->t, s->omega);
+            s->ops->ghosts(s, L, L->u);
+            s->ops->jacobi(L, L->u, L->f, L->t, s->omega);
             swap(&L->u, &L->t);
         }
         break;
     case FDX_SMOOTH_RBGS:
         for (int it = 0; it < nu; it++) {
             if (s->fused_gs) {
-                mg_gs_sweep(L, L->u, L->f, backward);
+                s->ops->gs_sweep(L, L->u, L->f, backward);
                 continue;
             }
             for (int c = 0; c < 2; c++) {
-                mg_ghosts(s, L, L->u);
-                mg_gs_color(L, L->u, L->f, backward ? 1 - c : c);
+                s->ops->ghosts(s, L, L->u);
+                s->ops->gs_color(L, L->u, L->f, backward ? 1 - c : c);
             }
         }
         break;
@@ -46,12 +44,12 @@ static void smooth(fdx_solver *s, int l, int nu, int backward)
         const double sigma = theta / delta;
         double rho = 1.0 / sigma;
         for (int it = 0; it < nu; it++) {
-            mg_ghosts(s, L, L->u);
+            s->ops->ghosts(s, L, L->u);
             if (it == 0) {
-                mg_cheby(L, L->u, L->f, L->d, L->t, 0.0, 1.0 / theta);
+                s->ops->cheby(L, L->u, L->f, L->d, L->t, 0.0, 1.0 / theta);
             } else {
                 double rho_new = 1.0 / (2.0 * sigma - rho);
-                mg_cheby(L, L->u, L->f, L->d, L->t, rho_new * rho, 2.0 * rho_new / delta);
+                s->ops->cheby(L, L->u, L->f, L->d, L->t, rho_new * rho, 2.0 * rho_new / delta);
                 rho = rho_new;
             }
             swap(&L->u, &L->t);
@@ -72,22 +70,9 @@ void mg_coarse_solve(fdx_solver *s)
         smooth(s, l, s->coarse_sweeps, 0);
         return;
     }
-    const int64_t nu = s->chol_n;
-    const double *A = s->chol;
-    double *x = s->chol_vec;
-    mg_ghosts(s, L, L->u);
-    mg_residual(L, L->u, L->f, L->t);
-    for (int64_t i = 0; i < nu; i++) {
-        double v = L->t[s->chol_map[i]];
-        for (int64_t k = 0; k < i; k++) v -= A[i * nu + k] * x[k];
-        x[i] = v / A[i * nu + i];
-    }
-    for (int64_t i = nu - 1; i >= 0; i--) {
-        double v = x[i];
-        for (int64_t k = i + 1; k < nu; k++) v -= A[k * nu + i] * x[k];
-        x[i] = v / A[i * nu + i];
-    }
-    for (int64_t i = 0; i < nu; i++) L->u[s->chol_map[i]] += x[i];
+    s->ops->ghosts(s, L, L->u);
+    s->ops->residual(L, L->u, L->f, L->t);
+    s->ops->coarse(s, L);
     s->work += 2 * L->work;
 }
 
@@ -96,18 +81,18 @@ void mg_coarse_solve(fdx_solver *s)
 static void descend(fdx_solver *s, int l)
 {
     mg_level *L = &s->lev[l], *C = &s->lev[l + 1];
-    mg_ghosts(s, L, L->u);
-    mg_residual(L, L->u, L->f, L->t);
-    mg_restrict(s, L, C, L->t, C->f);
-    mg_zero(C, C->u);
+    s->ops->ghosts(s, L, L->u);
+    s->ops->residual(L, L->u, L->f, L->t);
+    s->ops->restrict_(s, L, C, L->t, C->f);
+    s->ops->zero(C, C->u);
     s->work += L->work;
 }
 
 static void ascend(fdx_solver *s, int l)
 {
     mg_level *L = &s->lev[l], *C = &s->lev[l + 1];
-    mg_ghosts(s, C, C->u);
-    mg_prolong_add(L, C, C->u, L->u);
+    s->ops->ghosts(s, C, C->u);
+    s->ops->prolong(L, C, C->u, L->u, 1);
 }
 
 void mg_cycle(fdx_solver *s, int l, fdx_solver_cycle c)
@@ -150,21 +135,21 @@ void mg_fmg(fdx_solver *s)
     const int pingpong = s->smoother != FDX_SMOOTH_RBGS;
     for (int l = 0; l < last; l++) {
         mg_level *F = &s->lev[l], *C = &s->lev[l + 1];
-        mg_restrict(s, F, C, F->f, C->f);
-        mg_zero(C, C->u);
-        mg_inject_boundary(s, F, C, F->u, C->u);
-        if (pingpong) memcpy(C->t, C->u, (size_t)C->count * sizeof(double));
+        s->ops->restrict_(s, F, C, F->f, C->f);
+        s->ops->zero(C, C->u);
+        s->ops->inject(s, F, C, F->u, C->u);
+        if (pingpong) s->ops->copy(C, C->t, C->u);
     }
     mg_coarse_solve(s);
     for (int l = last - 1; l >= 0; l--) {
         mg_level *L = &s->lev[l], *C = &s->lev[l + 1];
-        mg_ghosts(s, C, C->u);
-        mg_prolong_set(L, C, C->u, L->u);
+        s->ops->ghosts(s, C, C->u);
+        s->ops->prolong(L, C, C->u, L->u, 0);
         mg_cycle(s, l, FDX_CYCLE_V);
     }
     /* Corrections on the coarse levels have zero boundary values again. */
     for (int l = 1; l <= last; l++) {
-        mg_zero(&s->lev[l], s->lev[l].u);
-        mg_zero(&s->lev[l], s->lev[l].t);
+        s->ops->zero(&s->lev[l], s->lev[l].u);
+        s->ops->zero(&s->lev[l], s->lev[l].t);
     }
 }

@@ -36,11 +36,46 @@ typedef struct mg_level {
     double h[3], c[3];     /* spacing, 1/h^2 (0 for a missing axis) */
     double diag;           /* 2 * sum c */
     double *u, *f, *t, *d; /* solution, right-hand side, scratch / residual, Chebyshev direction */
+    double *dsum;          /* CUDA: the device double reductions add into */
     mg_transfer tr[3];     /* to this level from the next coarser one */
+    mg_transfer dtr[3];    /* the same tables in device memory (CUDA) */
     double work;           /* unknowns / finest unknowns */
 } mg_level;
 
+/* The kernels a solve runs, on one backend: the cycles and the Krylov loop
+   call only these.  Reductions return their value on the host (one double
+   leaves the device; fields never do). */
+typedef struct mg_ops {
+    void (*ghosts)(const fdx_solver *s, const mg_level *L, double *a);
+    void (*residual)(const mg_level *L, const double *u, const double *f, double *r);
+    double (*resnorm2)(const mg_level *L, const double *u, const double *f);
+    double (*apply)(const mg_level *L, const double *p, double *q);
+    void (*jacobi)(const mg_level *L, const double *u, const double *f, double *out, double omega);
+    void (*gs_color)(const mg_level *L, double *u, const double *f, int color);
+    void (*gs_sweep)(const mg_level *L, double *u, const double *f, int first);
+    void (*cheby)(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
+                  double beta);
+    void (*restrict_)(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *rf, double *fc);
+    void (*prolong)(const mg_level *F, const mg_level *C, const double *uc, double *uf, int add);
+    void (*inject)(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *uf, double *uc);
+    void (*zero)(const mg_level *L, double *a);
+    void (*copy)(const mg_level *L, double *dst, const double *src);
+    double (*dot)(const mg_level *L, const double *a, const double *b);
+    void (*shift)(const mg_level *L, double *a, double v);
+    double (*cg_update)(const mg_level *L, double *x, const double *p, double *r, const double *q, double alpha);
+    void (*cg_direction)(const mg_level *L, double *p, const double *z, double beta);
+    /* Coarsest level: u += A^-1 t (t: the residual) with the Cholesky factor. */
+    void (*coarse)(fdx_solver *s, mg_level *L);
+    /* The caller's grid to level 0's stored layout (to_user 0; only the
+       unknowns unless whole) or back (to_user 1: the unknowns). */
+    void (*copy_user)(const fdx_solver *s, const double *src, double *dst, int to_user, int whole);
+    /* The first error since the last call (launches, reductions); FDX_OK. */
+    fdx_status (*status)(void);
+} mg_ops;
+
 struct fdx_solver {
+    const mg_ops *ops;
+    int gpu;                 /* levels live in device memory */
     fdx_ctx *ctx;
     int rank;
     int64_t shape[3];
@@ -63,6 +98,8 @@ struct fdx_solver {
     int64_t rowbuf_stride;
     double *chol;            /* coarsest level: Cholesky factor (nu x nu) */
     int64_t *chol_map;       /* stored index of each coarse unknown */
+    double *d_chol;          /* their device copies (CUDA) */
+    int64_t *d_chol_map;
     double *chol_vec;
     int64_t chol_n;
     double *x, *p, *q;       /* CG: iterate, direction, A p (finest stored size) */
@@ -93,10 +130,8 @@ FDX_HIDDEN void mg_cheby(const mg_level *L, const double *u, const double *f, do
                          double beta);
 /* fc = R rf (coarse unknowns). */
 FDX_HIDDEN void mg_restrict(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *rf, double *fc);
-/* uf += P uc (uc's ghosts filled). */
-FDX_HIDDEN void mg_prolong_add(const mg_level *F, const mg_level *C, const double *uc, double *uf);
-/* uf = P uc. */
-FDX_HIDDEN void mg_prolong_set(const mg_level *F, const mg_level *C, const double *uc, double *uf);
+/* uf += P uc (add) or uf = P uc (uc's ghosts filled). */
+FDX_HIDDEN void mg_prolong(const mg_level *F, const mg_level *C, const double *uc, double *uf, int add);
 /* uc = fine data interpolated at the coarse points on Dirichlet faces (the
    boundary values of a coarse problem, for FMG). */
 FDX_HIDDEN void mg_inject_boundary(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *uf,
@@ -112,6 +147,19 @@ FDX_HIDDEN void mg_shift(const mg_level *L, double *a, double v);
 FDX_HIDDEN double mg_cg_update(const mg_level *L, double *x, const double *p, double *r, const double *q, double alpha);
 /* p = z + beta p. */
 FDX_HIDDEN void mg_cg_direction(const mg_level *L, double *p, const double *z, double beta);
+
+/* The CPU's table (fdx_mg_kernels.c) and CUDA's (fdx_mg_cuda.c; NULL
+   without CUDA). */
+FDX_HIDDEN const mg_ops *mg_cpu_ops(void);
+FDX_HIDDEN const mg_ops *mg_cuda_ops(void);
+/* Device memory for the CUDA levels (zeroed), its release, and the upload
+   of a transfer's tables (m fine, M coarse stored points) and of the
+   coarse factor (fdx_mg_cuda.c; FDX_ERR_UNSUPPORTED without CUDA). */
+FDX_HIDDEN fdx_status mg_cuda_alloc(size_t bytes, void **out);
+FDX_HIDDEN void mg_cuda_free(void *p);
+FDX_HIDDEN fdx_status mg_cuda_upload(void *dst, const void *src, size_t bytes);
+FDX_HIDDEN fdx_status mg_cuda_upload_transfer(const mg_transfer *h, mg_transfer *d, int64_t m, int64_t M);
+FDX_HIDDEN void mg_cuda_free_transfer(mg_transfer *d);
 
 /* ---- setup (fdx_mg_setup.c) ---- */
 FDX_HIDDEN fdx_status mg_build_levels(fdx_solver *s);

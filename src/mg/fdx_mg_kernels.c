@@ -228,7 +228,7 @@ void mg_restrict(const fdx_solver *s, const mg_level *F, const mg_level *C, cons
 }
 
 /* uf (+)= P uc over the fine unknowns. */
-static void prolong(const mg_level *F, const mg_level *C, const double *uc, double *uf, int add)
+void mg_prolong(const mg_level *F, const mg_level *C, const double *uc, double *uf, int add)
 {
     const mg_transfer *tx = &F->tr[0], *ty = &F->tr[1], *tz = &F->tr[2];
     const int64_t sy = F->sy, sz = F->sz, csy = C->sy, csz = C->sz;
@@ -255,8 +255,6 @@ static void prolong(const mg_level *F, const mg_level *C, const double *uc, doub
         }
 }
 
-void mg_prolong_add(const mg_level *F, const mg_level *C, const double *uc, double *uf) { prolong(F, C, uc, uf, 1); }
-void mg_prolong_set(const mg_level *F, const mg_level *C, const double *uc, double *uf) { prolong(F, C, uc, uf, 0); }
 
 void mg_zero(const mg_level *L, double *a)
 {
@@ -355,3 +353,78 @@ void mg_inject_boundary(const fdx_solver *s, const mg_level *F, const mg_level *
                 uc[I + J * C->sy + K * C->sz] = v;
             }
 }
+
+static void residual_only(const mg_level *L, const double *u, const double *f, double *r) { (void)mg_residual(L, u, f, r); }
+static double resnorm2(const mg_level *L, const double *u, const double *f) { return mg_residual(L, u, f, NULL); }
+
+static void copy(const mg_level *L, double *dst, const double *src)
+{
+    memcpy(dst, src, (size_t)L->count * sizeof(double));
+}
+
+static void coarse(fdx_solver *s, mg_level *L)
+{
+    const int64_t nu = s->chol_n;
+    const double *A = s->chol;
+    double *x = s->chol_vec;
+    for (int64_t i = 0; i < nu; i++) {
+        double v = L->t[s->chol_map[i]];
+        for (int64_t k = 0; k < i; k++) v -= A[i * nu + k] * x[k];
+        x[i] = v / A[i * nu + i];
+    }
+    for (int64_t i = nu - 1; i >= 0; i--) {
+        double v = x[i];
+        for (int64_t k = i + 1; k < nu; k++) v -= A[k * nu + i] * x[k];
+        x[i] = v / A[i * nu + i];
+    }
+    for (int64_t i = 0; i < nu; i++) L->u[s->chol_map[i]] += x[i];
+}
+
+/* Stored = caller + 1 on an axis with ghosts. */
+static void copy_user(const fdx_solver *s, const double *src, double *dst, int to_user, int whole)
+{
+    const mg_level *L = &s->lev[0];
+    int64_t off[3], lo[3], hi[3];
+    for (int a = 0; a < 3; a++) {
+        off[a] = L->m[a] - L->n[a] == 2 ? 1 : 0;
+        lo[a] = whole ? 0 : L->lo[a] - off[a];
+        hi[a] = whole ? L->n[a] : L->hi[a] - off[a];
+    }
+    const int64_t nx = s->shape[0], ny = s->shape[1];
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t k = lo[2]; k < hi[2]; k++)
+        for (int64_t j = lo[1]; j < hi[1]; j++) {
+            const int64_t user = nx * (j + ny * k), stored = (j + off[1]) * L->sy + (k + off[2]) * L->sz + off[0];
+            if (to_user)
+                for (int64_t i = lo[0]; i < hi[0]; i++) dst[user + i] = src[stored + i];
+            else
+                for (int64_t i = lo[0]; i < hi[0]; i++) dst[stored + i] = src[user + i];
+        }
+}
+
+static fdx_status ok(void) { return FDX_OK; }
+
+static const mg_ops CPU_OPS = {
+    .ghosts = mg_ghosts,
+    .residual = residual_only,
+    .resnorm2 = resnorm2,
+    .apply = mg_apply,
+    .jacobi = mg_jacobi,
+    .gs_color = mg_gs_color,
+    .gs_sweep = mg_gs_sweep,
+    .cheby = mg_cheby,
+    .restrict_ = mg_restrict,
+    .prolong = mg_prolong,
+    .inject = mg_inject_boundary,
+    .zero = mg_zero,
+    .copy = copy,
+    .dot = mg_dot,
+    .shift = mg_shift,
+    .cg_update = mg_cg_update,
+    .cg_direction = mg_cg_direction,
+    .coarse = coarse,
+    .copy_user = copy_user,
+    .status = ok,
+};
+
+const mg_ops *mg_cpu_ops(void) { return &CPU_OPS; }

@@ -16,6 +16,32 @@ static int64_t bc_span(fdx_solver_bc bc, int64_t n) { return bc == FDX_BC_DIRICH
    (Dirichlet: 3 points) and a periodic one at least 3 points. */
 static int can_coarsen(fdx_solver_bc bc, int64_t n) { return bc == FDX_BC_NEUMANN ? n >= 2 : n >= 5; }
 
+/* A zeroed field of a level: device memory on CUDA, host memory else. */
+static double *alloc_field(const fdx_solver *s, int64_t count, fdx_status *st)
+{
+    if (s->gpu) {
+        void *p = NULL;
+        *st = mg_cuda_alloc((size_t)count * sizeof(double), &p);
+        return *st == FDX_OK ? p : NULL;
+    }
+    void *p = NULL;
+    size_t bytes = (size_t)count * sizeof(double);
+    if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0) {
+        *st = fdx_fail(FDX_ERR_NOMEM, "multigrid: out of host memory for %lld points", (long long)count);
+        return NULL;
+    }
+    memset(p, 0, bytes);
+    return p;
+}
+
+static void free_field(const fdx_solver *s, double *p)
+{
+    if (s->gpu)
+        mg_cuda_free(p);
+    else
+        free(p);
+}
+
 static double *alloc_zero(int64_t count, fdx_status *st)
 {
     void *p = NULL;
@@ -53,10 +79,11 @@ static fdx_status level_init(fdx_solver *s, mg_level *L, const int64_t *n, const
     L->sy = L->m[0];
     L->sz = s->rank == 3 ? L->m[0] * L->m[1] : 0;
     L->count = L->m[0] * L->m[1] * L->m[2];
-    if (!(L->u = alloc_zero(L->count, &st)) || !(L->f = alloc_zero(L->count, &st)) ||
-        !(L->t = alloc_zero(L->count, &st)))
+    if (!(L->u = alloc_field(s, L->count, &st)) || !(L->f = alloc_field(s, L->count, &st)) ||
+        !(L->t = alloc_field(s, L->count, &st)))
         return st;
-    if (s->smoother == FDX_SMOOTH_CHEBY && !(L->d = alloc_zero(L->count, &st))) return st;
+    if (s->smoother == FDX_SMOOTH_CHEBY && !(L->d = alloc_field(s, L->count, &st))) return st;
+    if (s->gpu && !(L->dsum = alloc_field(s, 1, &st))) return st;
     return FDX_OK;
 }
 
@@ -157,20 +184,30 @@ void mg_free_levels(fdx_solver *s)
 {
     for (int l = 0; l < MG_MAX_LEVELS; l++) {
         mg_level *L = &s->lev[l];
-        free(L->u);
-        free(L->f);
-        free(L->t);
-        free(L->d);
-        for (int a = 0; a < 3; a++) transfer_free(&L->tr[a]);
+        free_field(s, L->u);
+        free_field(s, L->f);
+        free_field(s, L->t);
+        free_field(s, L->d);
+        free_field(s, L->dsum);
+        for (int a = 0; a < 3; a++) {
+            transfer_free(&L->tr[a]);
+            if (s->gpu) mg_cuda_free_transfer(&L->dtr[a]);
+        }
         memset(L, 0, sizeof *L);
     }
     free(s->rowbuf);
     free(s->chol);
     free(s->chol_map);
     free(s->chol_vec);
-    free(s->x);
-    free(s->p);
-    free(s->q);
+    free_field(s, s->x);
+    free_field(s, s->p);
+    free_field(s, s->q);
+    if (s->gpu) {
+        mg_cuda_free(s->d_chol);
+        mg_cuda_free(s->d_chol_map);
+    }
+    s->d_chol = NULL;
+    s->d_chol_map = NULL;
     free(s->hist);
     s->rowbuf = s->chol = s->chol_vec = s->x = s->p = s->q = s->hist = NULL;
     s->chol_map = NULL;
@@ -209,15 +246,21 @@ fdx_status mg_build_levels(fdx_solver *s)
         if (!any) break;
     }
     for (int l = 0; l + 1 < s->nlev; l++)
-        for (int a = 0; a < 3; a++) FDX_TRY(transfer_init(s, a, &s->lev[l], &s->lev[l + 1], &s->lev[l].tr[a]));
+        for (int a = 0; a < 3; a++) {
+            FDX_TRY(transfer_init(s, a, &s->lev[l], &s->lev[l + 1], &s->lev[l].tr[a]));
+            if (s->gpu)
+                FDX_TRY(mg_cuda_upload_transfer(&s->lev[l].tr[a], &s->lev[l].dtr[a], s->lev[l].m[a],
+                                                s->lev[l + 1].m[a]));
+        }
     int threads = omp_get_max_threads();
     s->rowbuf_stride = (s->lev[0].m[0] + 7) / 8 * 8;
     fdx_status st = FDX_OK;
-    if (!(s->rowbuf = alloc_zero(s->rowbuf_stride * threads, &st))) return st;
+    if (!s->gpu && !(s->rowbuf = alloc_zero(s->rowbuf_stride * threads, &st))) return st;
     if (!(s->hist = alloc_zero(s->max_cycles + 1, &st))) return st;
     if (s->method == FDX_SOLVER_CG_MG) {
         const int64_t c = s->lev[0].count;
-        if (!(s->x = alloc_zero(c, &st)) || !(s->p = alloc_zero(c, &st)) || !(s->q = alloc_zero(c, &st))) return st;
+        if (!(s->x = alloc_field(s, c, &st)) || !(s->p = alloc_field(s, c, &st)) || !(s->q = alloc_field(s, c, &st)))
+            return st;
     }
     return FDX_OK;
 }
@@ -242,15 +285,22 @@ fdx_status mg_coarse_factor(fdx_solver *s)
         for (int64_t j = L->lo[1]; j < L->hi[1]; j++)
             for (int64_t i = L->lo[0]; i < L->hi[0]; i++) s->chol_map[q++] = i + j * L->sy + k * L->sz;
     double *A = s->chol;
-    for (int64_t c = 0; c < nu; c++) {
-        mg_zero(L, L->t);
-        L->t[s->chol_map[c]] = 1;
-        mg_ghosts(s, L, L->t);
-        mg_apply(L, L->t, L->u);
-        for (int64_t r = 0; r < nu; r++) A[r * nu + c] = L->u[s->chol_map[r]];
+    /* Host scratch (the level's own fields may live on the device). */
+    fdx_status st = FDX_OK;
+    double *e = alloc_zero(L->count, &st), *ae = e ? alloc_zero(L->count, &st) : NULL;
+    if (!ae) {
+        free(e);
+        return st;
     }
-    mg_zero(L, L->t);
-    mg_zero(L, L->u);
+    for (int64_t c = 0; c < nu; c++) {
+        memset(e, 0, (size_t)L->count * sizeof(double));
+        e[s->chol_map[c]] = 1;
+        mg_ghosts(s, L, e);
+        mg_apply(L, e, ae);
+        for (int64_t r = 0; r < nu; r++) A[r * nu + c] = ae[s->chol_map[r]];
+    }
+    free(e);
+    free(ae);
     if (s->singular)
         for (int64_t r = 0; r < nu * nu; r++) A[r] += L->diag / (double)nu;
     for (int64_t j = 0; j < nu; j++) {
@@ -266,6 +316,12 @@ fdx_status mg_coarse_factor(fdx_solver *s)
             for (int64_t k = 0; k < j; k++) v -= A[i * nu + k] * A[j * nu + k];
             A[i * nu + j] = v / d;
         }
+    }
+    if (s->gpu) {
+        FDX_TRY(mg_cuda_alloc((size_t)(nu * nu) * sizeof(double), (void **)&s->d_chol));
+        FDX_TRY(mg_cuda_alloc((size_t)nu * sizeof(int64_t), (void **)&s->d_chol_map));
+        FDX_TRY(mg_cuda_upload(s->d_chol, A, (size_t)(nu * nu) * sizeof(double)));
+        FDX_TRY(mg_cuda_upload(s->d_chol_map, s->chol_map, (size_t)nu * sizeof(int64_t)));
     }
     return FDX_OK;
 }
