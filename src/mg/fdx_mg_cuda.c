@@ -22,8 +22,11 @@ static void note(int err, const char *call)
 
 #define LAUNCH(call) note((call), #call)
 
+/* Waits for the default stream (so a solve's time includes its kernels,
+   and a fault in one surfaces here), then reports the first error. */
 static fdx_status status(void)
 {
+    note(cudaStreamSynchronize(0), "cudaStreamSynchronize");
     if (first_error == cudaSuccess) return FDX_OK;
     cudaError_t e = first_error;
     first_error = cudaSuccess;

@@ -7,6 +7,10 @@
 #include <omp.h>
 #include <string.h>
 
+/* Levels smaller than this run on one thread: a parallel region costs more
+   than their work (and much more when the cores are shared). */
+#define MG_PAR_MIN 32768
+
 /* -lap u at point p (2D: sz == 0 and c2 == 0, the z terms vanish). */
 #define MG_AU(u, p)                                                                                         \
     (diag * (u)[p] - c0 * ((u)[(p) - 1] + (u)[(p) + 1]) - c1 * ((u)[(p) - sy] + (u)[(p) + sy]) -           \
@@ -29,7 +33,7 @@ static void copy_plane(const mg_level *L, double *a, int axis, int64_t dst, int6
     const int64_t nb = L->m[b], nc = L->m[c], sb = st[b], sc = st[c];
     double *d = a + dst * st[axis];
     const double *s = a + src * st[axis];
-#pragma omp parallel for schedule(static) if (nb * nc > 16384)
+#pragma omp parallel for schedule(static) if (nb * nc > MG_PAR_MIN)
     for (int64_t y = 0; y < nc; y++)
         for (int64_t x = 0; x < nb; x++) d[x * sb + y * sc] = s[x * sb + y * sc];
 }
@@ -52,7 +56,7 @@ double mg_residual(const mg_level *L, const double *u, const double *f, double *
 {
     MG_CONSTS(L);
     double sum = 0;
-#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum)
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum) if (L->count > MG_PAR_MIN)
     for (int64_t k = k0; k < k1; k++)
         for (int64_t j = j0; j < j1; j++) {
             const int64_t row = j * sy + k * sz;
@@ -80,7 +84,7 @@ double mg_apply(const mg_level *L, const double *p, double *q)
 {
     MG_CONSTS(L);
     double sum = 0;
-#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum)
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum) if (L->count > MG_PAR_MIN)
     for (int64_t k = k0; k < k1; k++)
         for (int64_t j = j0; j < j1; j++) {
             const int64_t row = j * sy + k * sz;
@@ -100,7 +104,7 @@ void mg_jacobi(const mg_level *L, const double *u, const double *f, double *out,
 {
     MG_CONSTS(L);
     const double w = omega / diag;
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
     for (int64_t k = k0; k < k1; k++)
         for (int64_t j = j0; j < j1; j++) {
             const int64_t row = j * sy + k * sz;
@@ -131,7 +135,7 @@ static inline void gs_row(const mg_level *L, double *u, const double *f, int64_t
 void mg_gs_color(const mg_level *L, double *u, const double *f, int color)
 {
     const int64_t j0 = L->lo[1], j1 = L->hi[1], k0 = L->lo[2], k1 = L->hi[2];
-#pragma omp parallel for collapse(2) schedule(static) if (L->count > 32768)
+#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
     for (int64_t k = k0; k < k1; k++)
         for (int64_t j = j0; j < j1; j++) gs_row(L, u, f, j * L->sy + k * L->sz, (int)((j + k + color) & 1));
 }
@@ -152,7 +156,7 @@ void mg_gs_sweep(const mg_level *L, double *u, const double *f, int first)
 {
     const int64_t k0 = L->lo[2], k1 = L->hi[2];
     const int second = 1 - first;
-#pragma omp parallel if (L->count > 32768)
+#pragma omp parallel if (L->count > MG_PAR_MIN)
     {
         const int nt = omp_get_num_threads(), t = omp_get_thread_num();
         const int64_t nk = k1 - k0;
@@ -171,7 +175,7 @@ void mg_cheby(const mg_level *L, const double *u, const double *f, double *d, do
 {
     MG_CONSTS(L);
     const double b = beta / diag;
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
     for (int64_t k = k0; k < k1; k++)
         for (int64_t j = j0; j < j1; j++) {
             const int64_t row = j * sy + k * sz;
@@ -197,7 +201,7 @@ void mg_restrict(const fdx_solver *s, const mg_level *F, const mg_level *C, cons
 {
     const mg_transfer *tx = &F->tr[0], *ty = &F->tr[1], *tz = &F->tr[2];
     const int64_t fi0 = F->lo[0], fi1 = F->hi[0];
-#pragma omp parallel
+#pragma omp parallel if (F->count > MG_PAR_MIN)
     {
         double *row = s->rowbuf + (int64_t)omp_get_thread_num() * s->rowbuf_stride;
 #pragma omp for collapse(2) schedule(static)
@@ -235,7 +239,7 @@ void mg_prolong(const mg_level *F, const mg_level *C, const double *uc, double *
     const int64_t i0 = F->lo[0], i1 = F->hi[0];
     const int32_t *xa = tx->i0, *xb = tx->i1;
     const double *wa = tx->w0, *wb = tx->w1;
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if (F->count > MG_PAR_MIN)
     for (int64_t k = F->lo[2]; k < F->hi[2]; k++)
         for (int64_t j = F->lo[1]; j < F->hi[1]; j++) {
             const double v00 = tz->w0[k] * ty->w0[j], v01 = tz->w0[k] * ty->w1[j];
@@ -259,7 +263,7 @@ void mg_prolong(const mg_level *F, const mg_level *C, const double *uc, double *
 void mg_zero(const mg_level *L, double *a)
 {
     const int64_t n = L->count;
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > MG_PAR_MIN)
     for (int64_t i = 0; i < n; i++) a[i] = 0;
 }
 
@@ -267,7 +271,7 @@ double mg_dot(const mg_level *L, const double *a, const double *b)
 {
     MG_CONSTS(L);
     double sum = 0;
-#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum)
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum) if (L->count > MG_PAR_MIN)
     for (int64_t k = k0; k < k1; k++)
         for (int64_t j = j0; j < j1; j++) {
             const int64_t row = j * sy + k * sz;
@@ -284,7 +288,7 @@ double mg_sum(const mg_level *L, const double *a) { return mg_dot(L, a, NULL); }
 void mg_shift(const mg_level *L, double *a, double v)
 {
     MG_CONSTS(L);
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
     for (int64_t k = k0; k < k1; k++)
         for (int64_t j = j0; j < j1; j++) {
             const int64_t row = j * sy + k * sz;
@@ -297,7 +301,7 @@ double mg_cg_update(const mg_level *L, double *x, const double *p, double *r, co
 {
     MG_CONSTS(L);
     double sum = 0;
-#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum)
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum) if (L->count > MG_PAR_MIN)
     for (int64_t k = k0; k < k1; k++)
         for (int64_t j = j0; j < j1; j++) {
             const int64_t row = j * sy + k * sz;
@@ -317,7 +321,7 @@ double mg_cg_update(const mg_level *L, double *x, const double *p, double *r, co
 void mg_cg_direction(const mg_level *L, double *p, const double *z, double beta)
 {
     MG_CONSTS(L);
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
     for (int64_t k = k0; k < k1; k++)
         for (int64_t j = j0; j < j1; j++) {
             const int64_t row = j * sy + k * sz;
@@ -391,7 +395,7 @@ static void copy_user(const fdx_solver *s, const double *src, double *dst, int t
         hi[a] = whole ? L->n[a] : L->hi[a] - off[a];
     }
     const int64_t nx = s->shape[0], ny = s->shape[1];
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
     for (int64_t k = lo[2]; k < hi[2]; k++)
         for (int64_t j = lo[1]; j < hi[1]; j++) {
             const int64_t user = nx * (j + ny * k), stored = (j + off[1]) * L->sy + (k + off[2]) * L->sz + off[0];

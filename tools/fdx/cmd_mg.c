@@ -160,8 +160,8 @@ int cmd_mg(int argc, char **argv)
     if (m.rank == 2) m.n[2] = 1;
     if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) goto fail;
     FDX_TRY_GOTO(st, fdx_solver_create(ctx, m.rank, m.n, &s), fail);
-    FDX_TRY_GOTO(st, fdx_array_create(ctx, FDX_FLOAT64, m.rank, m.n, FDX_ON_HOST, &f), fail);
-    FDX_TRY_GOTO(st, fdx_array_create(ctx, FDX_FLOAT64, m.rank, m.n, FDX_ON_HOST, &u), fail);
+    FDX_TRY_GOTO(st, fdx_array_create(ctx, FDX_FLOAT64, m.rank, m.n, FDX_ON_HOST | FDX_ON_DEVICE, &f), fail);
+    FDX_TRY_GOTO(st, fdx_array_create(ctx, FDX_FLOAT64, m.rank, m.n, FDX_ON_HOST | FDX_ON_DEVICE, &u), fail);
     const int64_t count = fdx_array_count(u);
     if (!(exact = malloc((size_t)count * sizeof(double)))) {
         st = fdx_fail(FDX_ERR_NOMEM, "out of host memory for the exact solution (%lld points)", (long long)count);
@@ -177,11 +177,14 @@ int cmd_mg(int argc, char **argv)
     FDX_TRY_GOTO(st, fdx_solver_set_coarse(s, csweeps ? FDX_COARSE_SWEEPS : FDX_COARSE_DIRECT, (int)csweeps), fail);
     FDX_TRY_GOTO(st, fdx_solver_set_tolerance(s, tol), fail);
     FDX_TRY_GOTO(st, fdx_solver_set_max_cycles(s, (int)maxc), fail);
+    FDX_TRY_GOTO(st, fdx_array_to_device(f), fail);
+    FDX_TRY_GOTO(st, fdx_array_to_device(u), fail);
     double t0 = now_s();
     FDX_TRY_GOTO(st, fdx_solver_setup(s), fail);
     double t1 = now_s();
     FDX_TRY_GOTO(st, fdx_solver_solve(s, f, u), fail);
     double t2 = now_s();
+    FDX_TRY_GOTO(st, fdx_array_to_host(u), fail);
     const double setup_s = t1 - t0, solve_s = t2 - t1;
     const int cycles = fdx_solver_iterations(s), converged = fdx_solver_converged(s);
     const double *hist = NULL;
