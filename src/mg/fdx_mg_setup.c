@@ -16,32 +16,6 @@ static int64_t bc_span(fdx_solver_bc bc, int64_t n) { return bc == FDX_BC_DIRICH
    (Dirichlet: 3 points) and a periodic one at least 3 points. */
 static int can_coarsen(fdx_solver_bc bc, int64_t n) { return bc == FDX_BC_NEUMANN ? n >= 2 : n >= 5; }
 
-/* A zeroed field of a level: device memory on CUDA, host memory else. */
-static double *alloc_field(const fdx_solver *s, int64_t count, fdx_status *st)
-{
-    if (s->gpu) {
-        void *p = NULL;
-        *st = mg_cuda_alloc((size_t)count * sizeof(double), &p);
-        return *st == FDX_OK ? p : NULL;
-    }
-    void *p = NULL;
-    size_t bytes = (size_t)count * sizeof(double);
-    if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0) {
-        *st = fdx_fail(FDX_ERR_NOMEM, "multigrid: out of host memory for %lld points", (long long)count);
-        return NULL;
-    }
-    memset(p, 0, bytes);
-    return p;
-}
-
-static void free_field(const fdx_solver *s, double *p)
-{
-    if (s->gpu)
-        mg_cuda_free(p);
-    else
-        free(p);
-}
-
 static double *alloc_zero(int64_t count, fdx_status *st)
 {
     void *p = NULL;
@@ -52,6 +26,23 @@ static double *alloc_zero(int64_t count, fdx_status *st)
     }
     memset(p, 0, bytes);
     return p;
+}
+
+/* A zeroed field of a level: device memory on CUDA, host memory else. */
+static double *alloc_field(const fdx_solver *s, int64_t count, fdx_status *st)
+{
+    if (!s->gpu) return alloc_zero(count, st);
+    void *p = NULL;
+    *st = mg_cuda_alloc((size_t)count * sizeof(double), &p);
+    return *st == FDX_OK ? p : NULL;
+}
+
+static void free_field(const fdx_solver *s, double *p)
+{
+    if (s->gpu)
+        mg_cuda_free(p);
+    else
+        free(p);
 }
 
 static fdx_status level_init(fdx_solver *s, mg_level *L, const int64_t *n, const double *h)
