@@ -126,10 +126,11 @@ FDX_API const void *fdx_ckpt_get_field(const fdx_ckpt *c, const char *name);
 FDX_API void fdx_ckpt_free(fdx_ckpt **c);
 
 /* ---- INI config files -------------------------------------------------------
-   "key = value" lines, '#' or ';' comments, optional [section] headers, values
-   optionally quoted ("..." or '...'; an unbalanced quote is an error naming
-   the line).  The callback sees each pair with its line number; a non-OK
-   status stops. */
+   "key = value" lines, '#' or ';' comments (at the start or after a blank),
+   optional [section] headers, values optionally quoted ("..." or '...'; a
+   value that opens a quote must close it, else an error naming file:line;
+   quotes inside a value are literal).  The callback sees each pair with its
+   line number; a non-OK status stops. */
 typedef fdx_status (*fdx_ini_fn)(void *user, const char *section, const char *key, const char *value, int line);
 FDX_API fdx_status fdx_ini_parse(const char *text, size_t size, const char *what, fdx_ini_fn fn, void *user);
 
