@@ -673,7 +673,10 @@ static void test_inputs(void)
     CHECK(data && n == 6, "read through symlink");
     free(data);
     CHECK_FAILS(fdx_file_read(real, 3, &data, &n), FDX_ERR_INVALID);
-    CHECK_FAILS(fdx_file_read("/nonexistent/x.ini", 10, &data, &n), FDX_ERR_IO);
+    CHECK_FAILS(fdx_file_read("/nonexistent/x.ini", 10, &data, &n), FDX_ERR_INVALID);
+    CHECK(strstr(fdx_last_error(), "/nonexistent/x.ini") && strstr(fdx_last_error(), "No such file"), "%s",
+          fdx_last_error());
+    CHECK_FAILS(fdx_file_read("/proc/self/mem", 10, &data, &n), FDX_ERR_INVALID); /* regular, but reads fail */
     CHECK(count_tmp(base) == 0, "no temporaries left in %s", base);
 }
 

@@ -90,7 +90,9 @@ FDX_API fdx_status fdx_xdmf_write(const char *path, const char *field, fdx_dtype
    (O_EXCL, no symlink followed), fsync, rename, fsync of the directory. */
 FDX_API fdx_status fdx_file_write_atomic(const char *path, const void *data, size_t size);
 /* Reads a whole regular file (at most max_bytes) into a new buffer, NUL-terminated.
-   FIFOs, devices and directories are refused (FDX_ERR_INVALID) without blocking. */
+   FIFOs, devices and directories are refused without blocking; these, and a
+   file that is missing, unreadable or fails to read, are FDX_ERR_INVALID
+   (bad input: exit 2). */
 FDX_API fdx_status fdx_file_read(const char *path, size_t max_bytes, char **data, size_t *size);
 /* Creates a directory (and parents) and checks that it can be written to. */
 FDX_API fdx_status fdx_dir_prepare(const char *path);
