@@ -160,6 +160,7 @@ static fdx_status receive(fdx_dloop *l, const plan *p, int i, int m)
     fdx_dist *d = l->dist;
     const fdx_backend *be = d->be;
     int unit = d->proc * d->nlocal + i;
+    FDX_TRY(fdx_dist_use(d, i)); /* buffers, copies and events on unit i's device */
     for (int a = 0; a < 3; a++) {
         if (!p->chain[a]) continue;
         int up = neighbour(d, unit, a, -l->dir[a]);
@@ -202,6 +203,7 @@ static fdx_status send(fdx_dloop *l, const plan *p, int i, int m)
     fdx_dist *d = l->dist;
     const fdx_backend *be = d->be;
     int unit = d->proc * d->nlocal + i;
+    FDX_TRY(fdx_dist_use(d, i));
     for (int a = 0; a < 3; a++) {
         if (!p->chain[a]) continue;
         int down = neighbour(d, unit, a, l->dir[a]);
