@@ -257,9 +257,10 @@ fdx_status fdx_dacross_sweep(fdx_dloop *l)
             int64_t lo[3], hi[3];
             task_box(l, &p, d->proc * d->nlocal + i, m, lo, hi);
             FDX_TRY(receive(l, &p, i, m));
-            FDX_TRY(fdx_dloop_run_box(l, i, lo, hi));
+            FDX_TRY(fdx_dloop_run_box(l, i, lo, hi, 1));
             FDX_TRY(send(l, &p, i, m));
         }
+    FDX_TRY(fdx_dloop_finish_all(l));
     /* Sends complete and every unit done before the next renewal reuses the
        buffers and shadows. */
     for (int k = 0; k < l->narr; k++)
