@@ -71,6 +71,12 @@ void fdx_dloop_global_range(const fdx_dloop *l, int64_t *lo, int64_t *hi)
 
 fdx_status fdx_dloop_array(fdx_dloop *l, const char *name, fdx_darray *a, fdx_access access)
 {
+    return fdx_dloop_array_aligned(l, name, a, access, NULL);
+}
+
+fdx_status fdx_dloop_array_aligned(fdx_dloop *l, const char *name, fdx_darray *a, fdx_access access,
+                                   const int64_t *shift)
+{
     FDX_CHECK(l && name && a, FDX_ERR_INVALID, "fdx_dloop_array: NULL argument");
     FDX_CHECK(a->dist == l->dist, FDX_ERR_INVALID, "array '%s' belongs to another distribution", name);
     FDX_CHECK(l->narr < FDX_LOOP_MAX_ARGS, FDX_ERR_INVALID, "more than %d arrays in a distributed loop",
@@ -81,7 +87,7 @@ fdx_status fdx_dloop_array(fdx_dloop *l, const char *name, fdx_darray *a, fdx_ac
            component axis, first when there is one, is not distributed) */
         int with = a->ncomp > 1;
         int64_t origin[FDX_DIST_MAX_RANK + 1] = {0};
-        for (int ax = 0; ax < l->dist->desc.rank; ax++) origin[ax + with] = a->unit[i].origin[ax];
+        for (int ax = 0; ax < l->dist->desc.rank; ax++) origin[ax + with] = a->unit[i].origin[ax] - (shift ? shift[ax] : 0);
         FDX_TRY(fdx_loop_array_origin(l->loop[i], name, origin));
     }
     l->arr[l->narr] = a;
