@@ -4,7 +4,8 @@
 # (FDX_LOG=info: count and MB per iteration), the CPU backend on class B for
 # the 16-core comparison, and, when NPB_GPU_DIR points at a GMAP/NPB-GPU
 # checkout (not part of fdx), its CUDA LU for B and C built with sm_90 in
-# the same device call.  test_lu (CPU, with NVRTC compiles) runs in ctest.
+# the same device call.  test_lu_gpu (every routine vs NPB transcribed, class S
+# verified under the GPU layouts) runs in gpu-check's ctest and sanitizer steps.
 set -u
 rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_lu.jsonl
 for c in S W A B C; do
