@@ -7,6 +7,7 @@
 #include "core/fdx_json.h"
 #include "lu.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,7 +89,7 @@ int cmd_lu(int argc, char **argv)
                        flags, opts);
     fdx_ctx *ctx = NULL;
     if (rc >= 0) goto done;
-    const lu_class *c = strlen(class_s) == 1 ? lu_class_find(class_s[0]) : NULL;
+    const lu_class *c = strlen(class_s) == 1 ? lu_class_find((char)toupper((unsigned char)class_s[0])) : NULL;
     if (!c) {
         rc = cli_usage_error(CMD, "--class %s is not one of S, W, A, B, C", class_s);
         goto done;
