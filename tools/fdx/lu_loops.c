@@ -1,7 +1,8 @@
 /* lu_loops: the arrays and loops of NPB LU on the fdx loop API, and the
    routines and SSOR driver built from them.  Loops over the grid are
    aligned with axes 1..3 of u(5,nx,ny,nz) (fdx_loop_on); the two triangular
-   sweeps are ACROSS loops with width 1 in every direction. */
+   sweeps are ACROSS loops with width 1 in every direction, the upper one
+   (buts) in descending order (fdx_loop_order). */
 #include "lu.h"
 #include "lu_bodies.h"
 #include "core/fdx_error.h"
@@ -199,17 +200,18 @@ static fdx_status build(lu *p, int mode)
     FDX_TRY(arrays(p->rhs, "U,R,Q,F,O", ra, rm));
     FDX_TRY(frame_body(p, p->rhs, "#define LU_START(m) (-F(m,i,j,k))\n", lu_body_rhs, dg, 1));
 
-    const int width[3] = {1, 1, 1};
+    const int width[3] = {1, 1, 1}, none[3] = {0, 0, 0}, down[3] = {-1, -1, -1};
     fdx_array *ba[4] = {p->u, p->rho_i, p->qs, p->rsd};
     fdx_access bm[4] = {R, R, R, RW};
     FDX_TRY(grid_loop(p, "blts", 1, sweeps, &p->blts));
     FDX_TRY(arrays(p->blts, "U,R,Q,V", ba, bm));
-    FDX_TRY(fdx_loop_across(p->blts, width));
+    FDX_TRY(fdx_loop_across_widths(p->blts, width, none)); /* reads i-1, j-1, k-1 */
     FDX_TRY(set_body(p, p->blts, "", lu_body_blts));
 
     FDX_TRY(grid_loop(p, "buts", 1, sweeps, &p->buts));
     FDX_TRY(arrays(p->buts, "U,R,Q,V", ba, bm));
-    FDX_TRY(fdx_loop_across(p->buts, width));
+    FDX_TRY(fdx_loop_across_widths(p->buts, none, width)); /* reads i+1, j+1, k+1 */
+    FDX_TRY(fdx_loop_order(p->buts, down));
     FDX_TRY(set_body(p, p->buts, "", lu_body_buts));
 
     fdx_array *aa[2] = {p->u, p->rsd};
