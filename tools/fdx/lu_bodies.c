@@ -240,3 +240,14 @@ const char *const lu_body_pintgr =
     "                                     + U(3,pi,pj,pk) * U(3,pi,pj,pk)) / U(0,pi,pj,pk));\n"
     "  }\n"
     "s = sum;\n";
+
+/* pintgr on one face (distributed runs): phi at the four corners of the
+   cell at (i, j, k); LU_DI/LU_DJ/LU_DK(c) give corner c's offsets. */
+const char *const lu_body_pint_face =
+    "double sum = 0.0;\n"
+    "LU_UNROLL for (int c = 0; c < 4; c++) {\n"
+    "  const long long pi = i + LU_DI(c), pj = j + LU_DJ(c), pk = k + LU_DK(c);\n"
+    "  sum += C2 * (U(4,pi,pj,pk) - 0.5 * (U(1,pi,pj,pk) * U(1,pi,pj,pk) + U(2,pi,pj,pk) * U(2,pi,pj,pk)\n"
+    "                                   + U(3,pi,pj,pk) * U(3,pi,pj,pk)) / U(0,pi,pj,pk));\n"
+    "}\n"
+    "s = sum;\n";

@@ -17,7 +17,7 @@ static const int GRID_AXES[3] = {1, 2, 3};
 
 /* What every body sees before its own text: the grid, NPB's constants, an
    unroll hint for both compilers and the exact solution. */
-static char *body_text(const lu *p, const char *extra, const char *body)
+char *lu_body_text(const lu *p, const char *extra, const char *body)
 {
     char head[4096];
     int n = snprintf(head, sizeof head,
@@ -48,19 +48,28 @@ static char *body_text(const lu *p, const char *extra, const char *body)
 
 static fdx_status set_body(lu *p, fdx_loop *l, const char *extra, const char *body)
 {
-    char *s = body_text(p, extra, body);
+    char *s = lu_body_text(p, extra, body);
     if (!s) return fdx_fail(FDX_ERR_NOMEM, "out of memory for an LU loop body");
     fdx_status st = fdx_loop_body(l, s);
     free(s);
     return st;
 }
 
+int lu_coefficients(const lu *p, const char **names, double *values)
+{
+    static const char *const n[12] = {"tx1", "tx2", "tx3", "ty1", "ty2", "ty3", "tz1", "tz2", "tz3", "dssp", "dt", "omega"};
+    const double v[12] = {p->tx1, p->tx2, p->tx3, p->ty1, p->ty2, p->ty3, p->tz1, p->tz2, p->tz3, p->dssp, p->dt, p->omega};
+    for (int q = 0; q < 12; q++) names[q] = n[q], values[q] = v[q];
+    return 12;
+}
+
 /* The coefficients every body may use, as scalars. */
 static fdx_status coefficients(const lu *p, fdx_loop *l)
 {
-    const char *names[] = {"tx1", "tx2", "tx3", "ty1", "ty2", "ty3", "tz1", "tz2", "tz3", "dssp", "dt", "omega"};
-    const double v[] = {p->tx1, p->tx2, p->tx3, p->ty1, p->ty2, p->ty3, p->tz1, p->tz2, p->tz3, p->dssp, p->dt, p->omega};
-    for (int q = 0; q < 12; q++) FDX_TRY(fdx_loop_scalar(l, names[q], v[q]));
+    const char *names[16];
+    double v[16];
+    int n = lu_coefficients(p, names, v);
+    for (int q = 0; q < n; q++) FDX_TRY(fdx_loop_scalar(l, names[q], v[q]));
     return FDX_OK;
 }
 
@@ -235,6 +244,17 @@ static fdx_status build(lu *p, int mode)
     return FDX_OK;
 }
 
+void lu_setcoeff(lu *p, int nx, int ny, int nz, double dt, double omega)
+{
+    p->nx = nx, p->ny = ny, p->nz = nz;
+    p->dt = dt, p->omega = omega;
+    p->dxi = 1.0 / (nx - 1), p->deta = 1.0 / (ny - 1), p->dzeta = 1.0 / (nz - 1);
+    p->tx1 = 1.0 / (p->dxi * p->dxi), p->tx2 = 1.0 / (2.0 * p->dxi), p->tx3 = 1.0 / p->dxi;
+    p->ty1 = 1.0 / (p->deta * p->deta), p->ty2 = 1.0 / (2.0 * p->deta), p->ty3 = 1.0 / p->deta;
+    p->tz1 = 1.0 / (p->dzeta * p->dzeta), p->tz2 = 1.0 / (2.0 * p->dzeta), p->tz3 = 1.0 / p->dzeta;
+    p->dssp = 1.0 / 4.0; /* max(dx1, dy1, dz1) / 4 with dx1 = dy1 = 0.75, dz1 = 1 */
+}
+
 fdx_status lu_create(fdx_ctx *ctx, int nx, int ny, int nz, double dt, double omega, int autotfm, lu **out)
 {
     FDX_CHECK(ctx && out, FDX_ERR_INVALID, "lu_create: NULL argument");
@@ -243,14 +263,7 @@ fdx_status lu_create(fdx_ctx *ctx, int nx, int ny, int nz, double dt, double ome
     lu *p = calloc(1, sizeof *p);
     if (!p) return fdx_fail(FDX_ERR_NOMEM, "out of memory");
     p->ctx = ctx;
-    p->nx = nx, p->ny = ny, p->nz = nz;
-    p->dt = dt, p->omega = omega;
-    /* setcoeff */
-    p->dxi = 1.0 / (nx - 1), p->deta = 1.0 / (ny - 1), p->dzeta = 1.0 / (nz - 1);
-    p->tx1 = 1.0 / (p->dxi * p->dxi), p->tx2 = 1.0 / (2.0 * p->dxi), p->tx3 = 1.0 / p->dxi;
-    p->ty1 = 1.0 / (p->deta * p->deta), p->ty2 = 1.0 / (2.0 * p->deta), p->ty3 = 1.0 / p->deta;
-    p->tz1 = 1.0 / (p->dzeta * p->dzeta), p->tz2 = 1.0 / (2.0 * p->dzeta), p->tz3 = 1.0 / p->dzeta;
-    p->dssp = 1.0 / 4.0; /* max(dx1, dy1, dz1) / 4 with dx1 = dy1 = 0.75, dz1 = 1 */
+    lu_setcoeff(p, nx, ny, nz, dt, omega);
     fdx_status st = build(p, autotfm);
     if (st != FDX_OK) {
         lu_destroy(&p);
