@@ -25,6 +25,11 @@ done
 for c in B C; do
   FDX_LOOP_LINES=1 timeout 200 "$FDX_BIN" lu --class $c --backend cuda --json | sed 's/"case": "lu"/"case": "lu_lines"/' | tee -a "$rec"
 done
+# distributed loops: 2 units (2 GPUs where the host has them, else both on
+# one GPU: then only the verification counts)
+for c in S B; do
+  timeout 200 "$FDX_BIN" lu --class $c --backend cuda --gpus 2 --json | sed 's/"case": "lu"/"case": "lu_dist"/' | tee -a "$rec"
+done
 # where the time goes: layout moves per run (blts wants anti-diagonals, the
 # parallel loops i-fastest permutations)
 FDX_LOG=info timeout 200 "$FDX_BIN" lu --class B --backend cuda 2>"$OUT/lu_moves.log" | grep -E "Time|Verification"
