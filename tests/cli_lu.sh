@@ -28,8 +28,11 @@ check 'grep -q "^fdx lu: error: VERIFICATION UNSUCCESSFUL" err.txt' "one error l
 json=$("$fdx" lu --class S --backend cpu --gpus 3 --json); rc=$?
 check '[ $rc -eq 0 ]' "class S on 3 CPU units: exit $rc: $json"
 check 'grep -q "\"units\": 3" <<<"$json" && grep -q "\"verified\": true" <<<"$json"' "3 units verified: $json"
-if command -v mpirun >/dev/null; then
-  json=$(timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 -x OMP_WAIT_POLICY=passive "$fdx" lu --class S --backend cpu --json); rc=$?
+if command -v mpirun >/dev/null && ! "$fdx" info 2>/dev/null | grep -qi "mpi.*no"; then
+  # libmpi's own allocations show up as leaks in sanitizer builds: not ours
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+  json=$(timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 -x OMP_WAIT_POLICY -x ASAN_OPTIONS \
+         "$fdx" lu --class S --backend cpu --json); rc=$?
   check '[ $rc -eq 0 ] && grep -q "\"verified\": true" <<<"$json"' "class S under mpirun -np 2: exit $rc: $json"
 fi
 

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct lu_dist {
     lu c; /* grid and coefficients only */
@@ -161,13 +160,6 @@ void lu_dist_destroy(lu_dist **pp)
     *pp = NULL;
 }
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static fdx_status rms(lu_dist *p, fdx_dloop *l, double nrm[5])
 {
     FDX_TRY(fdx_dloop_run(l));
@@ -183,10 +175,10 @@ static fdx_status rms(lu_dist *p, fdx_dloop *l, double nrm[5])
 /* One routine, its wall time (after the units finish) into *acc. */
 static fdx_status timed(lu_dist *p, fdx_dloop *l, double *acc)
 {
-    double t0 = now_s();
+    double t0 = lu_seconds();
     FDX_TRY(fdx_dloop_run(l));
     FDX_TRY(fdx_dist_sync(p->d));
-    if (acc) *acc += now_s() - t0;
+    if (acc) *acc += lu_seconds() - t0;
     return FDX_OK;
 }
 
@@ -198,7 +190,7 @@ static fdx_status ssor(lu_dist *p, int niter, double rsdnm[5], double *seconds, 
     FDX_TRY(fdx_dloop_run(p->rhs));
     FDX_TRY(rms(p, p->l2norm, rsdnm));
     for (int s = 0; s < LU_NSECTIONS; s++) sec[s] = 0;
-    double t0 = now_s();
+    double t0 = lu_seconds();
     for (int istep = 1; istep <= niter; istep++) {
         FDX_TRY(timed(p, p->blts, &sec[LU_T_BLTS]));
         FDX_TRY(timed(p, p->buts, &sec[LU_T_BUTS]));
@@ -208,7 +200,7 @@ static fdx_status ssor(lu_dist *p, int niter, double rsdnm[5], double *seconds, 
         FDX_TRY(timed(p, p->rhs, &sec[LU_T_RHS]));
         if (istep == niter) FDX_TRY(rms(p, p->l2norm, rsdnm));
     }
-    if (seconds) *seconds = now_s() - t0;
+    if (seconds) *seconds = lu_seconds() - t0;
     return FDX_OK;
 }
 

@@ -375,7 +375,7 @@ fdx_status lu_pintgr(lu *p, double *frc)
     return FDX_OK;
 }
 
-static double seconds_now(void)
+double lu_seconds(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -386,9 +386,9 @@ static double seconds_now(void)
    without a stream waits for the device, so the wall time is the routine's). */
 static fdx_status timed(lu *p, int sec, fdx_status (*f)(lu *))
 {
-    double t0 = seconds_now();
+    double t0 = lu_seconds();
     fdx_status st = f(p);
-    p->section[sec] += seconds_now() - t0;
+    p->section[sec] += lu_seconds() - t0;
     return st;
 }
 
@@ -400,7 +400,7 @@ fdx_status lu_ssor(lu *p, int niter, double rsdnm[5], double *seconds)
     FDX_TRY(lu_rhs(p));
     FDX_TRY(lu_l2norm(p, p->rsdnm));
     for (int s = 0; s < LU_NSECTIONS; s++) p->section[s] = 0;
-    double t0 = seconds_now();
+    double t0 = lu_seconds();
     for (int istep = 1; istep <= niter; istep++) {
         FDX_TRY(timed(p, LU_T_BLTS, lu_blts));
         FDX_TRY(timed(p, LU_T_BUTS, lu_buts));
@@ -409,7 +409,7 @@ fdx_status lu_ssor(lu *p, int niter, double rsdnm[5], double *seconds)
         FDX_TRY(timed(p, LU_T_RHS, lu_rhs));
         if (istep == niter) FDX_TRY(timed(p, LU_T_L2NORM, norm_rsd));
     }
-    if (seconds) *seconds = seconds_now() - t0;
+    if (seconds) *seconds = lu_seconds() - t0;
     memcpy(rsdnm, p->rsdnm, sizeof p->rsdnm);
     return FDX_OK;
 }
