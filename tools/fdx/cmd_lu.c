@@ -101,7 +101,7 @@ int cmd_lu(int argc, char **argv)
     };
     fdx_options *opts = NULL;
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--autotfm-scope all|sweeps|diagonal] [--compare-autotfm] [--iterations N] [--json]",
+    int rc = cli_parse(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--gpus K] [--autotfm-scope all|sweeps|diagonal] [--compare-autotfm] [--iterations N] [--json]",
                        flags, opts);
     fdx_ctx *ctx = NULL;
     if (rc >= 0) goto done;
@@ -121,8 +121,9 @@ int cmd_lu(int argc, char **argv)
         rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
-    if (gpus > 1 && compare) {
-        rc = cli_usage_error(CMD, "--compare-autotfm needs --gpus 1: distributed blocks keep the plain layout");
+    int dist = gpus > 1 || getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK");
+    if (dist && compare) {
+        rc = cli_usage_error(CMD, "--compare-autotfm needs one unit (--gpus 1, no mpirun): distributed blocks keep the plain layout");
         goto done;
     }
     if (gpus > c->n - 2) {
@@ -139,7 +140,7 @@ int cmd_lu(int argc, char **argv)
     lu_result on, off;
     memset(&on, 0, sizeof on);
     memset(&off, 0, sizeof off);
-    int proc = 0, units = 1, dist = gpus > 1 || getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK");
+    int proc = 0, units = 1;
     if (dist) {
         if ((st = run_dist(opts, c, (int)itmax, (int)gpus, &on, &proc, &units)) != FDX_OK) goto fail;
     } else if ((st = run(ctx, c, (int)itmax, scope, &on)) != FDX_OK) {
