@@ -204,6 +204,13 @@ static void remove_mean(fdx_solver *s, double *a)
     s->ops->shift(L, a, -s->ops->dot(L, a, NULL) / (double)L->unknowns);
 }
 
+/* One cycle on level 0: a replayed CUDA graph where the backend has one. */
+static void run_cycle(fdx_solver *s, fdx_solver_cycle c)
+{
+    if (s->ops->graph_cycle && s->ops->graph_cycle(s, c)) return;
+    mg_cycle(s, 0, c);
+}
+
 static void solve_mg(fdx_solver *s, double r0)
 {
     mg_level *L = &s->lev[0];
@@ -211,7 +218,7 @@ static void solve_mg(fdx_solver *s, double r0)
         if (it == 1 && s->cycle == FDX_CYCLE_FMG) {
             mg_fmg(s);
         } else {
-            mg_cycle(s, 0, s->cycle == FDX_CYCLE_FMG ? FDX_CYCLE_V : s->cycle);
+            run_cycle(s, s->cycle == FDX_CYCLE_FMG ? FDX_CYCLE_V : s->cycle);
         }
         s->ops->ghosts(s, L, L->u);
         const double r = sqrt(s->ops->resnorm2(L, L->u, L->f));
@@ -231,7 +238,7 @@ static double *precondition(fdx_solver *s)
 {
     mg_level *L = &s->lev[0];
     s->ops->zero(L, L->u);
-    mg_cycle(s, 0, s->cycle == FDX_CYCLE_FMG ? FDX_CYCLE_V : s->cycle);
+    run_cycle(s, s->cycle == FDX_CYCLE_FMG ? FDX_CYCLE_V : s->cycle);
     if (s->singular) remove_mean(s, L->u);
     return L->u;
 }

@@ -1,6 +1,6 @@
 /* fdx_mg_gpu: the CUDA kernels of the multigrid solver (fdx_mg_gpu.cu,
    compiled ahead of time) as C launchers.  Each returns a cudaError_t as
-   int (the launch's own error); all run on the default stream. */
+   int (the launch's own error); all run on mg_gpu_stream(). */
 #ifndef FDX_MG_GPU_H
 #define FDX_MG_GPU_H
 
@@ -21,6 +21,10 @@ typedef struct mg_gpu_tr {
     const int32_t *i0, *i1, *ptr, *idx, *b0;
     const double *w0, *w1, *w, *bw;
 } mg_gpu_tr;
+
+/* The stream every launcher uses on this thread (0: the default stream). */
+void *mg_gpu_stream(void);
+void mg_gpu_set_stream(void *stream);
 
 /* sum (device scalar, NULL: none) += the reduction of each kernel. */
 int mg_gpu_residual(mg_geom g, const double *u, const double *f, double *r, double *sum);

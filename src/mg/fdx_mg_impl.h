@@ -71,6 +71,11 @@ typedef struct mg_ops {
     void (*copy_user)(const fdx_solver *s, const double *src, double *dst, int to_user, int whole);
     /* The first error since the last call (launches, reductions); FDX_OK. */
     fdx_status (*status)(void);
+    /* Runs one cycle on level 0 as a replayed CUDA graph; 0: not done
+       (the caller runs mg_cycle).  NULL on the CPU. */
+    int (*graph_cycle)(fdx_solver *s, fdx_solver_cycle c);
+    /* Releases what graph_cycle kept. */
+    void (*graph_free)(fdx_solver *s);
 } mg_ops;
 
 struct fdx_solver {
@@ -105,6 +110,10 @@ struct fdx_solver {
     double *x, *p, *q;       /* CG: iterate, direction, A p (finest stored size) */
     double cheb_lo, cheb_hi; /* Chebyshev interval of D^-1 A */
     double omega;            /* Jacobi weight */
+
+    void *graph;             /* CUDA: the instantiated graph of one cycle */
+    fdx_solver_cycle graph_kind;
+    double graph_work;       /* work units one replay adds */
 
     double *hist;
     int nhist, iters, converged;

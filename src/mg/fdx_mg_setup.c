@@ -173,6 +173,8 @@ static void transfer_free(mg_transfer *t)
 
 void mg_free_levels(fdx_solver *s)
 {
+    if (s->ops && s->ops->graph_free) s->ops->graph_free(s);
+    s->graph_kind = FDX_CYCLE_V;
     for (int l = 0; l < MG_MAX_LEVELS; l++) {
         mg_level *L = &s->lev[l];
         free_field(s, L->u);
