@@ -69,6 +69,8 @@ typedef struct mg_ops {
     /* The caller's grid to level 0's stored layout (to_user 0; only the
        unknowns unless whole) or back (to_user 1: the unknowns). */
     void (*copy_user)(const fdx_solver *s, const double *src, double *dst, int to_user, int whole);
+    /* mg_residual4 (NULL: the backend has no fourth-order operator). */
+    double (*residual4)(const mg_level *L, const double *u, const double *f, double *r);
     /* The first error since the last call (launches, reductions); FDX_OK. */
     fdx_status (*status)(void);
     /* Runs one cycle on level 0 as a replayed CUDA graph; 0: not done
@@ -95,6 +97,7 @@ struct fdx_solver {
     int coarse_sweeps;
     double tol;
     int max_cycles;
+    int order;               /* of the finest operator: 2 or 4 */
 
     int ready, singular, nlev;
     int fused_gs;            /* red-black in one pass (3D, every axis Dirichlet) */
@@ -125,6 +128,9 @@ struct fdx_solver {
 FDX_HIDDEN void mg_ghosts(const fdx_solver *s, const mg_level *L, double *a);
 /* r = f - A u; returns sum r^2.  r NULL: only the sum. */
 FDX_HIDDEN double mg_residual(const mg_level *L, const double *u, const double *f, double *r);
+/* r = f - A4 u (fourth order; second order next to the boundary, where
+   the wide stencil would leave the grid); returns sum r^2. */
+FDX_HIDDEN double mg_residual4(const mg_level *L, const double *u, const double *f, double *r);
 /* q = A p; returns sum p*q. */
 FDX_HIDDEN double mg_apply(const mg_level *L, const double *p, double *q);
 /* out = u + omega D^-1 (f - A u). */
