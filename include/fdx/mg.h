@@ -84,7 +84,7 @@ FDX_API fdx_status fdx_solver_set_bc(fdx_solver *s, int axis, fdx_solver_bc bc);
 FDX_API fdx_status fdx_solver_set_spacing(fdx_solver *s, const double *h);
 
 /* Order of the finest operator: 2 (default) or 4.  Order 4 (every axis
-   Dirichlet, CPU backend): the 9/13-point star (-u[-2] + 16 u[-1] - 30 u +
+   Dirichlet, MG method): the 9/13-point star (-u[-2] + 16 u[-1] - 30 u +
    16 u[+1] - u[+2]) / 12h^2 per axis, second order at points next to the
    boundary (the error stays O(h^4)), solved by defect correction: each
    cycle solves the second-order problem for the fourth-order residual

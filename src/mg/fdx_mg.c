@@ -156,7 +156,7 @@ fdx_status fdx_solver_setup(fdx_solver *s)
     s->cheb_hi = 2.0;
     s->cheb_lo = s->rank == 3 ? 0.3 : 0.4;
     if (s->order == 4) {
-        FDX_CHECK(s->ops->residual4, FDX_ERR_UNSUPPORTED, "multigrid: order 4 runs on the cpu backend only");
+        FDX_CHECK(s->ops->residual4, FDX_ERR_UNSUPPORTED, "multigrid: this backend has no order 4");
         FDX_CHECK(s->method == FDX_SOLVER_MG, FDX_ERR_UNSUPPORTED,
                   "multigrid: order 4 is solved by defect correction with MG cycles, not with CG");
         for (int a = 0; a < s->rank; a++)

@@ -88,6 +88,12 @@ static double resnorm2(const mg_level *L, const double *u, const double *f)
     return sum_end(L);
 }
 
+static double residual4(const mg_level *L, const double *u, const double *f, double *r)
+{
+    LAUNCH(mg_gpu_residual4(geom(L), u, f, r, sum_begin(L)));
+    return sum_end(L);
+}
+
 static double apply(const mg_level *L, const double *p, double *q)
 {
     LAUNCH(mg_gpu_apply(geom(L), p, q, sum_begin(L)));
@@ -249,6 +255,7 @@ static const mg_ops CUDA_OPS = {
     .coarse = coarse,
     .copy_user = copy_user,
     .status = status,
+    .residual4 = residual4,
     .graph_cycle = graph_cycle,
     .graph_free = graph_free,
 };

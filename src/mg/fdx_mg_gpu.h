@@ -28,6 +28,8 @@ void mg_gpu_set_stream(void *stream);
 
 /* sum (device scalar, NULL: none) += the reduction of each kernel. */
 int mg_gpu_residual(mg_geom g, const double *u, const double *f, double *r, double *sum);
+/* r = f - A4 u (fourth order, second next to the boundary); sum += r^2. */
+int mg_gpu_residual4(mg_geom g, const double *u, const double *f, double *r, double *sum);
 int mg_gpu_apply(mg_geom g, const double *p, double *q, double *sum);
 int mg_gpu_jacobi(mg_geom g, const double *u, const double *f, double *out, double omega);
 int mg_gpu_gs_color(mg_geom g, double *u, const double *f, int color);

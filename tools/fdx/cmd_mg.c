@@ -115,7 +115,7 @@ int cmd_mg(int argc, char **argv)
         {"solver", "mg|cg", "multigrid cycles, or CG preconditioned by one cycle [mg]", &solver_s},
         {"bc", "dirichlet|neumann|periodic", "boundary kind of every axis [dirichlet]", &bc_s},
         {"coarse", "direct|N", "coarsest level: Cholesky, or N smoothing sweeps [direct]", &coarse_s},
-        {"order", "2|4", "order of the operator (4: Dirichlet, cpu, defect correction) [2]", &order_s},
+        {"order", "2|4", "order of the operator (4: Dirichlet, defect correction) [2]", &order_s},
         {"plot", "FILE.png", "write the residual history as a PNG plot", &plot},
         {"json", NULL, "print one JSON record instead of the table", &json},
         {NULL, NULL, NULL, NULL},
