@@ -133,9 +133,12 @@ static void child_end(pid_t pid, int kill_it, char *why, size_t cap)
 static fdx_status check_input(const char *path)
 {
     FDX_CHECK(path && path[0], FDX_ERR_INVALID, "the HDF5 file name is empty");
+    struct stat sb;
+    /* The kind first: opening /dev/tty without a terminal fails, but it is
+       still the wrong kind of file. */
+    FDX_CHECK(stat(path, &sb) != 0 || S_ISREG(sb.st_mode), FDX_ERR_INVALID, "'%s' is not a regular file", path);
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     FDX_CHECK(fd >= 0, FDX_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-    struct stat sb;
     int ok = fstat(fd, &sb) == 0;
     close(fd);
     FDX_CHECK(ok && S_ISREG(sb.st_mode), FDX_ERR_INVALID, "'%s' is not a regular file", path);
