@@ -75,7 +75,8 @@ FDX_API fdx_status fdx_h5_write_field(const char *path, const char *name, const 
    new buffer (free with free()); shape in fdx order (x first).  The file is
    untrusted: libhdf5 reads it in a child process, the extents are checked
    (and a field over half the machine's memory refused) before any data is
-   read, a damaged file is FDX_ERR_INVALID and a reader that crashes or hangs
+   read.  A FIFO, device or directory, a bad rank or type: FDX_ERR_INVALID;
+   a missing, unreadable or damaged file, or a reader that crashes or hangs:
    FDX_ERR_IO. */
 FDX_API fdx_status fdx_h5_read_field(const char *path, const char *name, double **data, int *rank,
                                      int64_t *shape);
