@@ -67,7 +67,17 @@ if [ "$(id -u)" -eq 0 ]; then
   if command -v setpriv > /dev/null; then as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
   else as_user=none; fi
 fi
-run_fdx() { timeout -k 2 "$limit" $as_user_now "$fdx" "$@"; }
+# That user gets a cache directory of its own (the ctest one is root's, and a
+# cache it does not own is refused with a warning line).
+nr_cache=""
+if [ -n "$as_user" ] && [ "$as_user" != none ]; then
+  nr_cache=$(mktemp -d /tmp/fdx-hostile-cache.XXXXXX) && chown 65534:65534 "$nr_cache" && chmod 700 "$nr_cache"
+  trap 'rm -rf "$work" "$nr_cache"' EXIT
+fi
+run_fdx() {
+  if [ -n "$as_user_now" ]; then timeout -k 2 "$limit" env FDX_CACHE_DIR="$nr_cache" $as_user_now "$fdx" "$@"
+  else timeout -k 2 "$limit" "$fdx" "$@"; fi
+}
 fdx() { run_fdx "$@"; }
 
 # ---- the cases ------------------------------------------------------------------

@@ -107,13 +107,13 @@ static void test_not_files(void)
     CHECK(seconds() - t0 < 5, "a FIFO blocked the reader for %.1f s", seconds() - t0);
     CHECK_FAILS(fdx_h5_read_field(dir, NULL, &v, &rank, got), FDX_ERR_INVALID);
     CHECK_FAILS(fdx_h5_read_field("/dev/zero", NULL, &v, &rank, got), FDX_ERR_INVALID);
-    CHECK_FAILS(fdx_h5_read_field(path_of("missing.h5"), NULL, &v, &rank, got), FDX_ERR_IO);
+    CHECK_FAILS(fdx_h5_read_field(path_of("missing.h5"), NULL, &v, &rank, got), FDX_ERR_INVALID);
     CHECK_FAILS(fdx_h5_read_field("", NULL, &v, &rank, got), FDX_ERR_INVALID);
     CHECK_FAILS(fdx_h5_read_field(NULL, NULL, &v, &rank, got), FDX_ERR_INVALID);
     CHECK_FAILS(fdx_h5_read_field(path_of("good.h5"), NULL, NULL, &rank, got), FDX_ERR_INVALID);
     FILE *f = fopen(path_of("empty.h5"), "w");
     if (f) fclose(f);
-    CHECK_FAILS(fdx_h5_read_field(path_of("empty.h5"), NULL, &v, &rank, got), FDX_ERR_IO);
+    CHECK_FAILS(fdx_h5_read_field(path_of("empty.h5"), NULL, &v, &rank, got), FDX_ERR_INVALID);
     CHECK(v == NULL, "data returned for a refused file");
 }
 
@@ -145,7 +145,7 @@ static void test_damage(void)
     double *v = NULL;
     int rank;
     int64_t got[3];
-    CHECK_FAILS(fdx_h5_read_field(path_of("garbage.h5"), NULL, &v, &rank, got), FDX_ERR_IO);
+    CHECK_FAILS(fdx_h5_read_field(path_of("garbage.h5"), NULL, &v, &rank, got), FDX_ERR_INVALID);
     free(bytes);
 }
 

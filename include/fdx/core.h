@@ -111,6 +111,9 @@ FDX_API const char *fdx_ctx_device_name(const fdx_ctx *ctx);
 FDX_API const fdx_options *fdx_ctx_options(const fdx_ctx *ctx);
 /* Bytes of memory of the context's device (host RAM on the CPU backend). */
 FDX_API size_t fdx_ctx_memory(const fdx_ctx *ctx);
+/* Bytes of host memory this process can still take (MemAvailable, lowered to
+   a cgroup's limit); *what, if not NULL, names the source for messages. */
+FDX_API double fdx_host_memory_available(const char **what);
 /* The stream (a cudaStream_t on CUDA, possibly another library's) that every
    operation given a NULL stream runs on: stencil and Laplacian applies,
    loops, transforms, array copies.  NULL (the default) is CUDA's default

@@ -114,9 +114,9 @@ fdx_status fdx_h5_read_local(const char *path, const char *name, const fdx_h5_wa
     quiet();
     /* A file libhdf5 cannot read is an I/O failure (exit 3); a readable
        dataset of the wrong kind or size is bad input (exit 2). */
-    FDX_CHECK(H5Fis_hdf5(path) > 0, FDX_ERR_IO, "'%s' is not an HDF5 file (or is damaged)", path);
+    FDX_CHECK(H5Fis_hdf5(path) > 0, FDX_ERR_INVALID, "'%s' is not an HDF5 file (or is damaged)", path);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    FDX_CHECK(f >= 0, FDX_ERR_IO, "cannot open HDF5 file '%s' (damaged or truncated?)", path);
+    FDX_CHECK(f >= 0, FDX_ERR_INVALID, "cannot open HDF5 file '%s' (damaged or truncated?)", path);
     first_name fn = {{0}, 0};
     if (name) {
         snprintf(fn.name, sizeof fn.name, "%s", name);

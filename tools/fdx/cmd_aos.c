@@ -92,6 +92,14 @@ int cmd_aos(int argc, char **argv)
         goto done;
     }
     size_t cnt = (size_t)(5 * g[0] * g[1] * g[2]);
+    /* the initial field, two results, and a run's two arrays and scratch */
+    const char *what;
+    double need = 6.0 * (double)cnt * 8, avail = fdx_host_memory_available(&what);
+    if (need > avail) {
+        rc = cli_usage_error(CMD, "--size %s needs %.2f GiB of host memory, more than %s (%.2f GiB)", size_s,
+                             need / (1 << 30), what, avail / (1 << 30));
+        goto done;
+    }
     init = malloc(cnt * 8);
     if (!init) {
         st = fdx_fail(FDX_ERR_NOMEM, "out of host memory for %zu doubles", cnt);
