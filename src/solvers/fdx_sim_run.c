@@ -124,11 +124,11 @@ static fdx_status load_checkpoint(fdx_sim *s, const char *dir)
     int same = in->rank == s->rank && in->type == s->type;
     for (int d = 0; same && d < s->rank; d++) same = in->shape[d] == s->n[d];
     const void *u = fdx_ckpt_get_field(c, "u"), *up = fdx_ckpt_get_field(c, "u_prev");
-    if (st != FDX_OK) {
-    } else if (!same) st = fdx_fail(FDX_ERR_INVALID, "restart: '%s' holds another grid or element type than the run", path);
-    else if (!u || (s->prev && !up)) st = fdx_fail(FDX_ERR_INVALID, "restart: '%s' lacks the fields of a %s run", path,
-                                                   fdx_sim_kind_name(s->kind));
-    else if (in->step < 0 || in->step > s->steps)
+    if (st == FDX_OK && !same)
+        st = fdx_fail(FDX_ERR_INVALID, "restart: '%s' holds another grid or element type than the run", path);
+    else if (st == FDX_OK && (!u || (s->prev && !up)))
+        st = fdx_fail(FDX_ERR_INVALID, "restart: '%s' lacks the fields of a %s run", path, fdx_sim_kind_name(s->kind));
+    else if (st == FDX_OK && (in->step < 0 || in->step > s->steps))
         st = fdx_fail(FDX_ERR_INVALID, "restart: checkpoint step %lld is beyond steps = %lld", (long long)in->step,
                       (long long)s->steps);
     if (st == FDX_OK) st = fdx_sim_upload_raw(s, s->cur, u);
@@ -277,15 +277,15 @@ fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
         return summarize(s, r, "");
     }
     FDX_TRY(st);
+    /* From here a signal asks for a checkpoint and a clean stop. */
+    writing = 1;
     fdx_sim_output *out = NULL;
     if (dir[0] && !quiet) {
         int overwrite = strcmp(fdx_sim_config_get(s->cfg, "overwrite"), "yes") == 0;
         FDX_TRY(fdx_sim_output_claim(dir, restart, overwrite));
-        writing = 1;
         FDX_TRY(fdx_dir_prepare(dir));
         FDX_TRY(fdx_sim_output_create(s, dir, restart[0] ? restart : NULL, first, &out));
     }
-    writing = 1;
     const char *mode = fdx_sim_config_get(s->cfg, "progress");
     fdx_progress *bar = NULL;
     if (progress && strcmp(mode, "off") != 0) {
