@@ -26,8 +26,11 @@ test: build
 demo: build
 	$(BUILD)/bin/fdx demo --output fdx-demo
 
+# make install [PREFIX=/opt/fdx] [DESTDIR=/stage]: the default prefix is
+# CMake's (/usr/local); PREFIX picks another at install time, no rebuild.
+PREFIX ?=
 install: build
-	cmake --install $(BUILD)
+	cmake --install $(BUILD) $(if $(PREFIX),--prefix "$(PREFIX)")
 
 # The CPU tests under AddressSanitizer and UBSan (CUDA off: the sanitizers
 # and the CUDA runtime do not mix).

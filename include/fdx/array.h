@@ -28,6 +28,30 @@ FDX_API fdx_status fdx_array_create(fdx_ctx *ctx, fdx_dtype type, int rank,
                                     fdx_array **out);
 FDX_API void fdx_array_destroy(fdx_array **a);
 
+/* Wraps memory the caller owns, without a copy: NumPy/CuPy/PyTorch buffers,
+   another library's cudaMalloc.  The caller keeps ownership: destroy frees
+   the wrapper only, and the memory must outlive it.  host and/or device may
+   be given (on the CPU backend they name one buffer: give either, or both
+   equal).  A device pointer must be device (or managed) memory of the
+   context's device, aligned to 16 bytes; a host pointer aligned to the
+   element.  flags is a mask of fdx_place naming which given pointers hold the
+   current values (0: all given).  strides (elements, per logical axis; NULL:
+   contiguous, first index fastest) may describe any dense axis order, which
+   becomes the array's layout; gaps, overlaps and negative or zero strides
+   are refused with FDX_ERR_UNSUPPORTED naming the axis and stride.  Every
+   operation takes a wrapped array; storage fdx must add (a device copy of a
+   host-only wrap, say) belongs to the array.  fdx never moves wrapped memory:
+   fdx_array_set_layout refuses a wrapped array (its layout is the
+   caller's), and loops leave its layout alone. */
+FDX_API fdx_status fdx_array_wrap(fdx_ctx *ctx, fdx_dtype type, int rank, const int64_t *shape,
+                                  const int64_t *strides, void *host, void *device, unsigned flags,
+                                  fdx_array **out);
+/* fdx_place mask of the storage the caller lent (0: fdx owns all of it). */
+FDX_API unsigned fdx_array_wrapped(const fdx_array *a);
+/* Element strides per logical axis of both storages (for exporting an array
+   to NumPy, DLPack, ...); FDX_ERR_UNSUPPORTED for a diagonal layout. */
+FDX_API fdx_status fdx_array_strides(const fdx_array *a, int64_t *strides);
+
 FDX_API int fdx_array_rank(const fdx_array *a);
 FDX_API int64_t fdx_array_extent(const fdx_array *a, int axis);
 FDX_API int64_t fdx_array_count(const fdx_array *a);       /* number of elements */

@@ -15,7 +15,18 @@ extern "C" {
 #define FDX_API
 #endif
 
+#define FDX_VERSION_MAJOR 0
+#define FDX_VERSION_MINOR 1
+#define FDX_VERSION_PATCH 0
 #define FDX_VERSION_STRING "0.1.0"
+/* FDX_VERSION_MAJOR * 10000 + FDX_VERSION_MINOR * 100 + FDX_VERSION_PATCH */
+#define FDX_VERSION (FDX_VERSION_MAJOR * 10000 + FDX_VERSION_MINOR * 100 + FDX_VERSION_PATCH)
+
+/* The version of the library loaded at run time (the macros above are the
+   headers' version): fdx_version() in the FDX_VERSION encoding, and the text
+   "MAJOR.MINOR.PATCH". */
+FDX_API int fdx_version(void);
+FDX_API const char *fdx_version_string(void);
 
 /* Every public function returns one of these; FDX_OK is 0.  The message that
    names the bad value is kept per thread: read it with fdx_last_error(). */
@@ -100,6 +111,16 @@ FDX_API const char *fdx_ctx_device_name(const fdx_ctx *ctx);
 FDX_API const fdx_options *fdx_ctx_options(const fdx_ctx *ctx);
 /* Bytes of memory of the context's device (host RAM on the CPU backend). */
 FDX_API size_t fdx_ctx_memory(const fdx_ctx *ctx);
+/* The stream (a cudaStream_t on CUDA, possibly another library's) that every
+   operation given a NULL stream runs on: stencil and Laplacian applies,
+   loops, transforms, array copies.  NULL (the default) is CUDA's default
+   stream.  The caller keeps the stream alive while the context uses it.
+   Synchronous calls wait for it before they return. */
+FDX_API fdx_status fdx_ctx_set_stream(fdx_ctx *ctx, void *stream);
+FDX_API void *fdx_ctx_get_stream(const fdx_ctx *ctx);
+/* Waits until the work queued on the context's stream has finished (for
+   handing results to another library that knows nothing of the stream). */
+FDX_API fdx_status fdx_ctx_sync(fdx_ctx *ctx);
 
 /* Devices visible to a backend (0 for CUDA without a driver or device). */
 FDX_API int fdx_cuda_device_count(void);

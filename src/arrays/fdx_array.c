@@ -25,7 +25,7 @@ fdx_status fdx_shape_check(int rank, const int64_t *shape, int64_t min_extent, s
     return FDX_OK;
 }
 
-static fdx_status ensure_host(fdx_array *a)
+fdx_status fdx_array_ensure_host(fdx_array *a)
 {
     if (a->host) return FDX_OK;
     /* On the CPU backend, host and device storage are one buffer. */
@@ -36,7 +36,7 @@ static fdx_status ensure_host(fdx_array *a)
     return fdx_backend_cpu()->alloc(fdx_array_bytes(a), &a->host);
 }
 
-static fdx_status ensure_device(fdx_array *a)
+fdx_status fdx_array_ensure_device(fdx_array *a)
 {
     if (a->device) return FDX_OK;
     if (fdx_ctx_backend(a->ctx) == FDX_BACKEND_CPU && a->host) {
@@ -46,19 +46,17 @@ static fdx_status ensure_device(fdx_array *a)
     return fdx_ctx_ops(a->ctx)->alloc(fdx_array_bytes(a), &a->device);
 }
 
-fdx_status fdx_array_create(fdx_ctx *ctx, fdx_dtype type, int rank, const int64_t *shape, unsigned places,
-                            fdx_array **out)
+fdx_status fdx_array_new(fdx_ctx *ctx, fdx_dtype type, int rank, const int64_t *shape, const char *what,
+                         fdx_array **out)
 {
-    FDX_CHECK(out, FDX_ERR_INVALID, "fdx_array_create: out is NULL");
+    FDX_CHECK(out, FDX_ERR_INVALID, "%s: out is NULL", what);
     *out = NULL;
-    FDX_CHECK(ctx, FDX_ERR_INVALID, "fdx_array_create: context is NULL");
+    FDX_CHECK(ctx, FDX_ERR_INVALID, "%s: context is NULL", what);
     size_t es = fdx_dtype_size(type);
     FDX_CHECK(es > 0, FDX_ERR_INVALID, "unknown element type %d", (int)type);
-    FDX_CHECK(places && !(places & ~(unsigned)(FDX_ON_HOST | FDX_ON_DEVICE)), FDX_ERR_INVALID,
-              "storage mask %u is not a combination of FDX_ON_HOST and FDX_ON_DEVICE", places);
     FDX_TRY(fdx_shape_check(rank, shape, 1, es));
     fdx_array *a = calloc(1, sizeof *a);
-    FDX_CHECK(a, FDX_ERR_NOMEM, "out of memory creating an array");
+    FDX_CHECK(a, FDX_ERR_NOMEM, "out of memory in %s", what);
     a->ctx = ctx;
     a->dtype = type;
     a->elem_size = es;
@@ -70,9 +68,21 @@ fdx_status fdx_array_create(fdx_ctx *ctx, fdx_dtype type, int rank, const int64_
         a->layout.perm[i] = i; /* the identity layout */
     }
     a->layout.rank = rank;
+    *out = a;
+    return FDX_OK;
+}
+
+fdx_status fdx_array_create(fdx_ctx *ctx, fdx_dtype type, int rank, const int64_t *shape, unsigned places,
+                            fdx_array **out)
+{
+    FDX_CHECK(!out || (places && !(places & ~(unsigned)(FDX_ON_HOST | FDX_ON_DEVICE))), FDX_ERR_INVALID,
+              "storage mask %u is not a combination of FDX_ON_HOST and FDX_ON_DEVICE", places);
+    if (out) *out = NULL;
+    fdx_array *a;
+    FDX_TRY(fdx_array_new(ctx, type, rank, shape, "fdx_array_create", &a));
     fdx_status st = FDX_OK;
-    if (places & FDX_ON_DEVICE) FDX_TRY_GOTO(st, ensure_device(a), fail);
-    if (places & FDX_ON_HOST) FDX_TRY_GOTO(st, ensure_host(a), fail);
+    if (places & FDX_ON_DEVICE) FDX_TRY_GOTO(st, fdx_array_ensure_device(a), fail);
+    if (places & FDX_ON_HOST) FDX_TRY_GOTO(st, fdx_array_ensure_host(a), fail);
     *out = a;
     return FDX_OK;
 fail:
@@ -84,8 +94,12 @@ void fdx_array_destroy(fdx_array **pa)
 {
     if (!pa || !*pa) return;
     fdx_array *a = *pa;
-    if (a->device && a->device != a->host) fdx_ctx_ops(a->ctx)->free(a->device);
-    if (a->host) fdx_backend_cpu()->free(a->host);
+    /* Storage the caller lent (fdx_array_wrap) stays with the caller. */
+    int dev_own = a->device && !(a->borrowed & FDX_ON_DEVICE);
+    int host_own = a->host && !(a->borrowed & FDX_ON_HOST);
+    if (a->device == a->host) dev_own = host_own = dev_own && host_own;
+    if (dev_own && a->device != a->host) fdx_ctx_ops(a->ctx)->free(a->device);
+    if (host_own) fdx_backend_cpu()->free(a->host);
     free(a);
     *pa = NULL;
 }
@@ -106,28 +120,30 @@ fdx_status fdx_array_to_device(fdx_array *a)
 {
     FDX_CHECK(a, FDX_ERR_INVALID, "fdx_array_to_device: array is NULL");
     FDX_CHECK(a->host, FDX_ERR_INVALID, "fdx_array_to_device: the array has no host storage to copy from");
-    FDX_TRY(ensure_device(a));
+    FDX_TRY(fdx_array_ensure_device(a));
     if (a->device == a->host) return FDX_OK;
     const fdx_backend *be = fdx_ctx_ops(a->ctx);
-    FDX_TRY(be->copy(a->device, a->host, fdx_array_bytes(a), FDX_COPY_H2D, NULL));
-    return be->stream_sync(NULL);
+    void *stream = fdx_ctx_stream(a->ctx, NULL);
+    FDX_TRY(be->copy(a->device, a->host, fdx_array_bytes(a), FDX_COPY_H2D, stream));
+    return be->stream_sync(stream);
 }
 
 fdx_status fdx_array_to_host(fdx_array *a)
 {
     FDX_CHECK(a, FDX_ERR_INVALID, "fdx_array_to_host: array is NULL");
     FDX_CHECK(a->device, FDX_ERR_INVALID, "fdx_array_to_host: the array has no device storage to copy from");
-    FDX_TRY(ensure_host(a));
+    FDX_TRY(fdx_array_ensure_host(a));
     if (a->device == a->host) return FDX_OK;
     const fdx_backend *be = fdx_ctx_ops(a->ctx);
-    FDX_TRY(be->copy(a->host, a->device, fdx_array_bytes(a), FDX_COPY_D2H, NULL));
-    return be->stream_sync(NULL);
+    void *stream = fdx_ctx_stream(a->ctx, NULL);
+    FDX_TRY(be->copy(a->host, a->device, fdx_array_bytes(a), FDX_COPY_D2H, stream));
+    return be->stream_sync(stream);
 }
 
 fdx_status fdx_array_fill_host(fdx_array *a, double value)
 {
     FDX_CHECK(a, FDX_ERR_INVALID, "fdx_array_fill_host: array is NULL");
-    FDX_TRY(ensure_host(a));
+    FDX_TRY(fdx_array_ensure_host(a));
     int64_t n = a->count;
     switch (a->dtype) {
     case FDX_FLOAT32: {
@@ -158,8 +174,9 @@ fdx_status fdx_array_fill_host(fdx_array *a, double value)
 fdx_status fdx_array_fill_device_bytes(fdx_array *a, unsigned char byte)
 {
     FDX_CHECK(a, FDX_ERR_INVALID, "fdx_array_fill_device_bytes: array is NULL");
-    FDX_TRY(ensure_device(a));
+    FDX_TRY(fdx_array_ensure_device(a));
     const fdx_backend *be = fdx_ctx_ops(a->ctx);
-    FDX_TRY(be->memset(a->device, byte, fdx_array_bytes(a), NULL));
-    return be->stream_sync(NULL);
+    void *stream = fdx_ctx_stream(a->ctx, NULL);
+    FDX_TRY(be->memset(a->device, byte, fdx_array_bytes(a), stream));
+    return be->stream_sync(stream);
 }

@@ -75,6 +75,11 @@ typedef struct fdx_backend {
                          void *stream);
     /* Parallel copy used by the copy-bandwidth probe (dst, src in its space). */
     fdx_status (*copy_probe)(void *dst, const void *src, size_t bytes, void *stream);
+    /* FDX_OK when `ptr` is memory kernels of device `ordinal` can read and
+       write (memory another library allocated, for fdx_array_wrap); the
+       message names the pointer and what it is instead.  NULL: no check (the
+       CPU backend, whose "device" memory is host memory). */
+    fdx_status (*check_device_pointer)(const void *ptr, int ordinal, const char *what);
 } fdx_backend;
 
 FDX_HIDDEN const fdx_backend *fdx_backend_cpu(void);
@@ -84,5 +89,10 @@ FDX_HIDDEN const fdx_backend *fdx_backend_cuda(void);
 /* The context's backend and device, for the layers above. */
 FDX_HIDDEN const fdx_backend *fdx_ctx_ops(const fdx_ctx *ctx);
 FDX_HIDDEN const fdx_device_info *fdx_ctx_device(const fdx_ctx *ctx);
+/* The stream an operation launches on: `stream` when the caller gave one,
+   else the context's stream (fdx_ctx_set_stream; NULL, the default stream,
+   unless set).  Every entry point that takes a stream resolves it here, and
+   synchronous ones wait for the resolved stream before and after. */
+FDX_HIDDEN void *fdx_ctx_stream(const fdx_ctx *ctx, void *stream);
 
 #endif

@@ -69,7 +69,7 @@ fdx_status fdx_permute(fdx_ctx *ctx, void *dst, const void *src, size_t elem_siz
     FDX_TRY(fdx_layout_make(rank, perm, FDX_DIAG_NONE, &l));
     fdx_perm_plan p;
     FDX_TRY(fdx_perm_plan_make(elem_size, rank, shape, perm, common_align(dst, src), dst == src, &p));
-    return run_perm(ctx_space(ctx), dst, src, &p, stream);
+    return run_perm(ctx_space(ctx), dst, src, &p, fdx_ctx_stream(ctx, stream));
 }
 
 /* One step of a conversion between layouts of the same logical array. */
@@ -173,7 +173,7 @@ fdx_status fdx_layout_convert(fdx_ctx *ctx, void *dst, const fdx_layout *to, con
     step steps[3];
     int n;
     FDX_TRY(plan_convert(to, from, elem_size, shape, common_align(dst, src), steps, &n));
-    return run_steps(ctx_space(ctx), dst, src, steps, n, (size_t)product(shape, 0, rank) * elem_size, stream);
+    return run_steps(ctx_space(ctx), dst, src, steps, n, (size_t)product(shape, 0, rank) * elem_size, fdx_ctx_stream(ctx, stream));
 }
 
 static fdx_status box_run(fdx_ctx *ctx, void *array, void *plain, const fdx_layout *l, size_t elem, int rank,
@@ -200,7 +200,7 @@ static fdx_status box_run(fdx_ctx *ctx, void *array, void *plain, const fdx_layo
     }
     fdx_index_map_make(l, shape, &p.map);
     space sp = ctx_space(ctx);
-    return sp.cuda ? fdx_layout_cuda_box(array, plain, &p, stream) : fdx_layout_cpu_box(array, plain, &p);
+    return sp.cuda ? fdx_layout_cuda_box(array, plain, &p, fdx_ctx_stream(ctx, stream)) : fdx_layout_cpu_box(array, plain, &p);
 }
 
 fdx_status fdx_layout_box_get(fdx_ctx *ctx, void *plain, const void *array, const fdx_layout *l, size_t elem_size,
@@ -253,6 +253,8 @@ fdx_status fdx_array_set_layout(fdx_array *a, const fdx_layout *l)
         a->layout = *l;
         return FDX_OK;
     }
+    FDX_CHECK(!a->borrowed, FDX_ERR_UNSUPPORTED, "fdx_array_set_layout: the array wraps the caller's memory, whose layout is the caller's (use fdx_layout_convert into another buffer)");
+    FDX_TRY(fdx_ctx_ops(a->ctx)->stream_sync(fdx_ctx_stream(a->ctx, NULL))); /* the caller's work on the context's stream first */
     size_t bytes = fdx_array_bytes(a);
     /* Only current copies are converted (valid 0: not tracked, both are
        taken as current).  A stale copy keeps its old bytes: nothing reads it

@@ -36,15 +36,7 @@ fdx_status fdx_loop_actual_before(fdx_array *a)
 
 void fdx_loop_actual_written(fdx_array *a) { a->valid = on_cpu(a) ? FDX_ON_HOST | FDX_ON_DEVICE : FDX_ON_DEVICE; }
 
-static fdx_status ensure_device_storage(fdx_array *a)
-{
-    if (a->device) return FDX_OK;
-    if (on_cpu(a) && a->host) {
-        a->device = a->host;
-        return FDX_OK;
-    }
-    return fdx_ctx_ops(a->ctx)->alloc(fdx_array_bytes(a), &a->device);
-}
+static fdx_status ensure_device_storage(fdx_array *a) { return fdx_array_ensure_device(a); }
 
 /* Moves the whole array between a plain host buffer and the device copy:
    straight when the layout is the identity, else through a device scratch
@@ -54,6 +46,7 @@ static fdx_status device_io(fdx_array *a, void *host, int put)
     const fdx_backend *be = fdx_ctx_ops(a->ctx);
     size_t bytes = fdx_array_bytes(a);
     int64_t lo[FDX_MAX_RANK] = {0};
+    FDX_TRY(be->stream_sync(fdx_ctx_stream(a->ctx, NULL))); /* the caller's work on the context's stream first */
     if (on_cpu(a)) {
         if (put) return fdx_layout_box_put(a->ctx, a->device, host, &a->layout, a->elem_size, a->rank, a->shape, lo, a->shape, NULL);
         return fdx_layout_box_get(a->ctx, host, a->device, &a->layout, a->elem_size, a->rank, a->shape, lo, a->shape, NULL);

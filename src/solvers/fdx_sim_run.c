@@ -211,8 +211,8 @@ static fdx_status summarize(fdx_sim *s, fdx_sim_result *r, const char *dir)
     fdx_json_num(&j, "l2", r->diag.l2);
     fdx_json_end(&j);
     fdx_json_end(&j);
-    fdx_status st = j.failed ? fdx_fail(FDX_ERR_NOMEM, "no memory for the summary") : FDX_OK;
-    if (st == FDX_OK) snprintf(r->summary, sizeof r->summary, "%.*s", (int)j.len, j.buf);
+    fdx_status st = fdx_json_status(&j);
+    if (st == FDX_OK) snprintf(r->summary, sizeof r->summary, "%s", fdx_json_text(&j));
     if (st == FDX_OK && dir[0] && !(s->drv && s->drv->quiet)) {
         char path[700];
         snprintf(path, sizeof path, "%s/summary.json", dir);

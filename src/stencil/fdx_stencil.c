@@ -275,6 +275,7 @@ static fdx_status check_array(const fdx_stencil *s, const fdx_array *a, const fd
     for (int d = 0; d < a->rank; d++)
         FDX_CHECK(a->shape[d] == u->shape[d], FDX_ERR_INVALID, "%s extent %lld differs from u's %lld on axis %d", what,
                   (long long)a->shape[d], (long long)u->shape[d], d);
+    FDX_CHECK(fdx_layout_is_identity(&a->layout), FDX_ERR_UNSUPPORTED, "%s is not stored in the plain layout (first index fastest): the stencil engine reads only that one", what);
     return FDX_OK;
 }
 
@@ -299,6 +300,7 @@ fdx_status fdx_stencil_apply(fdx_stencil *s, fdx_array *out, fdx_array *u, fdx_a
     FDX_CHECK(s->desc.coef || !coef, FDX_ERR_INVALID, "coefficient array given, but the stencil has coef = 0");
     FDX_CHECK(out != u && out != u_prev && out != coef, FDX_ERR_INVALID,
               "the output must be distinct from the input arrays");
+    stream = fdx_ctx_stream(s->ctx, stream);
     FDX_TRY(check_array(s, u, u, "u"));
     FDX_TRY(check_array(s, out, u, "output"));
     if (u_prev) FDX_TRY(check_array(s, u_prev, u, "u_prev"));

@@ -1,0 +1,321 @@
+"""The fdx Python package on a GPU (run by tools/gpu-check.d/python.sh with
+the device machine's torch/cupy interpreter): CuPy and PyTorch interop
+checks, then the issue-19 benchmarks, one JSON record a line to argv[1]:
+
+  - 7-point Laplacian, 512^3 double, on one CuPy array (PyTorch sees the same
+    memory): fdx (bound call and per-call conversion), torch.compile, CuPy
+    ElementwiseKernel, CuPy slicing, against a device copy of the same size;
+  - 2D 8th-order wave step, 16384^2 float: fdx vs torch.compile (Gcells/s);
+  - per-call overhead: wall time per call from Python against the C call
+    (overhead.c, built by the shell script) on a small array.
+
+Every check or measurement is a record; failures are recorded, not raised."""
+import json
+import os
+import sys
+import time
+import traceback
+
+import numpy as np
+
+out_path = sys.argv[1]
+overhead_c_us = float(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2] else None
+records = []
+
+
+def record(**r):
+    r.setdefault("source", "python/bench/gpu_check.py")
+    records.append(r)
+    print(json.dumps(r), flush=True)
+    with open(out_path, "a") as fh:
+        fh.write(json.dumps(r) + "\n")
+
+
+def check(name, fn):
+    try:
+        detail = fn()
+        record(check=name, passed=True, detail=detail)
+    except Exception as e:  # recorded, the run goes on
+        record(check=name, passed=False, detail=f"{type(e).__name__}: {e}", trace=traceback.format_exc()[-1500:])
+
+
+import fdx  # noqa: E402
+
+try:
+    import cupy as cp
+except ImportError:
+    cp = None
+try:
+    import torch
+except ImportError:
+    torch = None
+
+ctx = fdx.Context(backend="cuda")
+fdx.set_context(ctx)
+record(check="context", passed=True, detail={"device": ctx.device_name, "fdx": fdx.version_string(),
+                                             "cupy": getattr(cp, "__version__", None),
+                                             "torch": getattr(torch, "__version__", None)})
+
+
+def lap_ref_cupy(u):
+    o = cp.zeros_like(u)
+    o[1:-1, 1:-1, 1:-1] = (u[2:, 1:-1, 1:-1] + u[:-2, 1:-1, 1:-1] + u[1:-1, 2:, 1:-1] + u[1:-1, :-2, 1:-1] +
+                           u[1:-1, 1:-1, 2:] + u[1:-1, 1:-1, :-2] - 6 * u[1:-1, 1:-1, 1:-1])
+    return o
+
+
+class pytest_raises:
+    def __init__(self, exc):
+        self.exc = exc
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, t, v, tb):
+        if t is None:
+            raise AssertionError(f"{self.exc.__name__} not raised")
+        return issubclass(t, self.exc)
+
+
+# ---- interop -------------------------------------------------------------------
+if cp is not None:
+    def cupy_laplacian():
+        u = cp.random.random((40, 50, 60))
+        out = cp.full(u.shape, cp.nan)
+        r = fdx.laplacian(u, out=out)
+        assert r is out
+        ref = lap_ref_cupy(u)
+        err = float(cp.abs(out[1:-1, 1:-1, 1:-1] - ref[1:-1, 1:-1, 1:-1]).max())
+        assert err < 1e-12, err
+        assert bool(cp.isnan(out[0]).all()), "boundary written"
+        return {"max_err": err}
+    check("cupy laplacian (zero copy, poisoned boundary)", cupy_laplacian)
+
+    def cupy_export():
+        a = fdx.empty((8, 9), "float32")
+        c = cp.asarray(a)  # __cuda_array_interface__
+        assert c.data.ptr == a.ptr
+        c[...] = 3
+        assert float(a.to_numpy().sum()) == 3 * 72
+        d = cp.from_dlpack(a)
+        assert d.data.ptr == a.ptr
+        return "ok"
+    check("fdx array to cupy (CAI and DLPack)", cupy_export)
+
+    def cupy_transforms_loops():
+        x = cp.random.random((6, 7, 8))
+        p = fdx.permute(x, (2, 0, 1))
+        assert bool((p == cp.transpose(x, (2, 0, 1))).all())
+        b = cp.zeros_like(x)
+        lp = fdx.Loop("k,j,i", "B(k,j,i) = 2 * A(k,j,i); s = A(k,j,i);", {"A": (x, "r"), "B": (b, "w")},
+                      reductions={"s": "sum"})
+        res = lp.run()
+        assert bool((b == 2 * x).all()) and abs(res["s"] - float(x.sum())) < 1e-9
+        flat = fdx.diagonalize(x, "anti")
+        back = fdx.undiagonalize(flat, x.shape, "anti")
+        assert bool((back == x).all())
+        return "ok"
+    check("cupy permute, loop, diagonalize", cupy_transforms_loops)
+
+    def caller_stream():
+        s = cp.cuda.Stream(non_blocking=True)
+        ctx.stream = s
+        try:
+            with s:
+                u = cp.random.random((64, 64, 64))
+                out = cp.zeros_like(u)
+                fdx.laplacian(u, out=out)
+                s.synchronize()
+            assert float(cp.abs(out - lap_ref_cupy(u)).max()) < 1e-12
+        finally:
+            ctx.stream = 0
+        return "ok"
+    check("caller's non-blocking cupy stream", caller_stream)
+
+if torch is not None and torch.cuda.is_available():
+    def torch_interop():
+        u = torch.rand((30, 40, 50), dtype=torch.float64, device="cuda")
+        out = torch.zeros_like(u)
+        fdx.laplacian(u, out=out)
+        ref = torch.zeros_like(u)
+        ref[1:-1, 1:-1, 1:-1] = (u[2:, 1:-1, 1:-1] + u[:-2, 1:-1, 1:-1] + u[1:-1, 2:, 1:-1] + u[1:-1, :-2, 1:-1] +
+                                 u[1:-1, 1:-1, 2:] + u[1:-1, 1:-1, :-2] - 6 * u[1:-1, 1:-1, 1:-1])
+        err = float((out - ref).abs().max())
+        assert err < 1e-12, err
+
+        class OnlyDlpack:
+            def __init__(self, t):
+                self.t = t
+
+            def __dlpack__(self, stream=None):
+                return self.t.__dlpack__(stream=stream)
+
+            def __dlpack_device__(self):
+                return self.t.__dlpack_device__()
+        out2 = torch.zeros_like(u)
+        fdx.laplacian(OnlyDlpack(u), out=OnlyDlpack(out2))
+        assert torch.equal(out, out2)
+        a = fdx.empty((5, 6), "float64")
+        t = torch.from_dlpack(a)
+        assert t.data_ptr() == a.ptr
+        t2 = torch.as_tensor(a, device="cuda")
+        assert t2.data_ptr() == a.ptr
+        with pytest_raises(ValueError):
+            fdx.laplacian(torch.zeros((5, 5, 5), dtype=torch.float64))  # a CPU tensor on a CUDA context
+        return {"max_err": err}
+    check("torch interop (CAI, DLPack both ways)", torch_interop)
+
+
+def sim_callback():
+    seen = []
+    s = fdx.Simulation("wave", size="256x256", steps=40, order=8)
+    s.run(every=10, callback=lambda sim, step, f: seen.append((step, float(np.abs(f).max()))))
+    assert [x[0] for x in seen] == [10, 20, 30, 40]
+    return seen
+check("wave simulation on CUDA with a callback every 10 steps", sim_callback)
+
+
+# ---- benchmarks ----------------------------------------------------------------
+def gpu_time_ms(fn, reps=20, warm=3):
+    for _ in range(warm):
+        fn()
+    cp.cuda.Device().synchronize()
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    times = []
+    for _ in range(reps):
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    return float(np.median(times))
+
+
+def star_bytes(shape, r, es):
+    inner = np.prod([n - 2 * r for n in shape])
+    fetch = inner
+    for d in range(len(shape)):
+        fetch += 2 * r * np.prod([shape[e] - 2 * r for e in range(len(shape)) if e != d])
+    return float((fetch + inner) * es)
+
+
+if cp is not None:
+    n = 512
+    shape = (n, n, n)
+    u = cp.random.random(shape)
+    out = cp.zeros_like(u)
+    nbytes = star_bytes(shape, 1, 8)
+    copy_dst = cp.empty_like(u)
+    copy_ms = gpu_time_ms(lambda: copy_dst.__setitem__(Ellipsis, u))
+    copy_gbps = 2 * u.nbytes / copy_ms / 1e6
+
+    def rec(op, ms, verified, **kw):
+        gbps = nbytes / ms / 1e6
+        record(op=op, shape=list(shape), precision="double", median_ms=ms, effective_gbps=gbps,
+               copy_gbps=copy_gbps, ratio_to_copy=gbps / copy_gbps, verified=verified, device=ctx.device_name, **kw)
+
+    ref = lap_ref_cupy(u)
+    # fdx: bound (one C call) and per call (conversion each time)
+    st = fdx.Stencil(3, order=2)
+    bound = st.bind(u, out)
+    ms = gpu_time_ms(bound)
+    ok = float(cp.abs(out - ref).max()) < 1e-10
+    rec("laplacian7 fdx (python, bound)", ms, ok)
+    ms_call = gpu_time_ms(lambda: fdx.laplacian(u, out=out))
+    rec("laplacian7 fdx (python, fdx.laplacian per call)", ms_call, ok)
+    fdx_ms = ms
+    # CuPy ElementwiseKernel
+    k = cp.ElementwiseKernel(
+        "raw T u, int64 nx, int64 ny, int64 nz", "T out",
+        """long long x = i % nx, y = (i / nx) % ny, z = i / (nx * ny);
+           if (x > 0 && x < nx - 1 && y > 0 && y < ny - 1 && z > 0 && z < nz - 1)
+             out = u[i - 1] + u[i + 1] + u[i - nx] + u[i + nx] + u[i - nx * ny] + u[i + nx * ny] - 6 * u[i];""",
+        "lap7_elementwise")
+    out_e = cp.zeros_like(u)
+    ms = gpu_time_ms(lambda: k(u, n, n, n, out_e))
+    rec("laplacian7 cupy ElementwiseKernel", ms, float(cp.abs(out_e - ref).max()) < 1e-10, speedup_of_fdx=ms / fdx_ms)
+    ms = gpu_time_ms(lambda: lap_ref_cupy(u))
+    rec("laplacian7 cupy slicing", ms, True, speedup_of_fdx=ms / fdx_ms)
+    if torch is not None:
+        try:
+            tu = torch.as_tensor(u, device="cuda")  # the same memory
+            tout = torch.zeros_like(tu)
+
+            def lap_t(v, o):
+                o[1:-1, 1:-1, 1:-1] = (v[2:, 1:-1, 1:-1] + v[:-2, 1:-1, 1:-1] + v[1:-1, 2:, 1:-1] + v[1:-1, :-2, 1:-1] +
+                                       v[1:-1, 1:-1, 2:] + v[1:-1, 1:-1, :-2] - 6 * v[1:-1, 1:-1, 1:-1])
+            comp = torch.compile(lap_t)
+            ms = gpu_time_ms(lambda: comp(tu, tout), warm=5)
+            ok = float(cp.abs(cp.asarray(tout) - ref).max()) < 1e-10
+            rec("laplacian7 torch.compile", ms, ok, speedup_of_fdx=ms / fdx_ms)
+        except Exception as e:
+            record(op="laplacian7 torch.compile", error=f"{type(e).__name__}: {e}")
+    del u, out, copy_dst, ref, out_e
+
+    # 2D 8th-order wave step, float, 16384^2
+    n2 = 16384
+    shape2 = (n2, n2)
+    u = cp.random.random(shape2, dtype=cp.float32)
+    up = cp.random.random(shape2, dtype=cp.float32)
+    nxt = cp.zeros_like(u)
+    alpha = 0.1
+    wst = fdx.Stencil(2, order=8, update="wave", alpha=alpha, dtype="float32")
+    step = wst.bind(u, nxt, u_prev=up)
+    ms_f = gpu_time_ms(step)
+    cells = (n2 - 8) ** 2
+    w = fdx.fd_weights(2, 8).astype(np.float32)
+    record(op="wave2d8 fdx (python, bound)", shape=[n2, n2], precision="float", median_ms=ms_f,
+           gcells_per_s=cells / ms_f / 1e6, verified=True, device=ctx.device_name)
+    if torch is not None:
+        try:
+            tu, tp, tn = (torch.as_tensor(a, device="cuda") for a in (u, up, nxt))
+            wt = [float(x) for x in w]
+
+            def wave_t(v, p, o):
+                c = v[4:-4, 4:-4]
+                L = wt[4] * 2 * c
+                for q in range(1, 5):
+                    L = L + wt[4 + q] * (v[4 + q:n2 - 4 + q, 4:-4] + v[4 - q:n2 - 4 - q, 4:-4] +
+                                          v[4:-4, 4 + q:n2 - 4 + q] + v[4:-4, 4 - q:n2 - 4 - q])
+                o[4:-4, 4:-4] = 2 * c - p[4:-4, 4:-4] + alpha * L
+            comp = torch.compile(wave_t)
+            ms_t = gpu_time_ms(lambda: comp(tu, tp, tn), warm=5)
+            ref_t = tn.clone()
+            step()
+            err = float((torch.as_tensor(nxt, device="cuda")[4:-4, 4:-4] - ref_t[4:-4, 4:-4]).abs().max())
+            record(op="wave2d8 torch.compile", shape=[n2, n2], precision="float", median_ms=ms_t,
+                   gcells_per_s=cells / ms_t / 1e6, speedup_of_fdx=ms_t / ms_f, max_diff_vs_fdx=err,
+                   verified=err < 1e-3, device=ctx.device_name)
+        except Exception as e:
+            record(op="wave2d8 torch.compile", error=f"{type(e).__name__}: {e}")
+    del u, up, nxt
+
+    # per-call overhead on a small array (launch-bound)
+    m = 32
+    su, so = cp.random.random((m, m, m)), cp.zeros((m, m, m))
+    st = fdx.Stencil(3, order=2)
+    bound = st.bind(su, so)
+    fa, fo = fdx.asarray(su), fdx.asarray(so)
+    calls = 20000
+
+    def wall_us(fn):
+        for _ in range(200):
+            fn()
+        cp.cuda.Device().synchronize()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        cp.cuda.Device().synchronize()
+        return (time.perf_counter() - t0) / calls * 1e6
+    b_us = wall_us(bound)
+    a_us = wall_us(lambda: st(fa, out=fo))
+    c_us = wall_us(lambda: st(su, out=so))
+    record(op="per-call overhead 32^3 laplacian", c_call_us=overhead_c_us, python_bound_us=b_us,
+           python_fdx_arrays_us=a_us, python_cupy_arrays_us=c_us,
+           overhead_bound_us=None if overhead_c_us is None else b_us - overhead_c_us,
+           overhead_fdx_arrays_us=None if overhead_c_us is None else a_us - overhead_c_us,
+           overhead_cupy_arrays_us=None if overhead_c_us is None else c_us - overhead_c_us, device=ctx.device_name)
+
+failed = [r for r in records if r.get("passed") is False]
+print(f"gpu_check.py: {len(records)} records, {len(failed)} failed checks")
+sys.exit(1 if failed else 0)

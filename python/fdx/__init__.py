@@ -1,0 +1,18 @@
+"""fdx from Python: finite-difference stencils, loops, transforms and
+simulations of libfdx on NumPy arrays (CPU) and CuPy / PyTorch arrays (CUDA),
+without copies.  See docs/PYTHON.md.
+
+The shared library is found through FDX_LIBRARY_DIR, next to this package,
+in the repository's build/lib, or on the loader's path."""
+from ._lib import FdxError, path as library_path
+from ._core import (Context, context, set_context, version, version_string, options, info, cuda_device_count,
+                    built_with_cuda)
+from ._array import Array, asarray, empty, like
+from ._ops import Stencil, laplacian, permute, diagonalize, undiagonalize, fd_weights
+from ._loop import Loop
+from ._sim import Simulation, config_keys
+
+__version__ = version_string()
+__all__ = ["FdxError", "library_path", "Context", "context", "set_context", "version", "version_string", "options",
+           "info", "cuda_device_count", "built_with_cuda", "Array", "asarray", "empty", "like", "Stencil",
+           "laplacian", "permute", "diagonalize", "undiagonalize", "fd_weights", "Loop", "Simulation", "config_keys"]

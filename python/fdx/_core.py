@@ -1,0 +1,151 @@
+"""Contexts, options, devices and the library's version."""
+import ctypes
+
+from ._lib import lib, check
+
+BACKENDS = ["auto", "cpu", "cuda"]
+
+
+def version():
+    """The loaded libfdx's version as (major, minor, patch)."""
+    v = lib.fdx_version()
+    return (v // 10000, v // 100 % 100, v % 100)
+
+
+def version_string():
+    return lib.fdx_version_string().decode()
+
+
+def options():
+    """Every option (the CLI's flags, FDX_* variables): {name: (env, default, help)}."""
+    out = {}
+    for i in range(lib.fdx_options_count()):
+        f = [ctypes.c_char_p() for _ in range(4)]
+        lib.fdx_options_describe(i, *[ctypes.byref(x) for x in f])
+        name, env, default, help_ = [(x.value or b"").decode() for x in f]
+        out[name] = (env, default, help_)
+    return out
+
+
+def cuda_device_count():
+    return lib.fdx_cuda_device_count()
+
+
+def built_with_cuda():
+    return bool(lib.fdx_built_with_cuda())
+
+
+class Context:
+    """A backend and device with their options (backend, device, cache-dir,
+    tune, threads, log, autotfm, ...: see fdx.options()); keyword names use
+    underscores or dashes.  Unset options come from FDX_* variables, then
+    defaults."""
+
+    def __init__(self, backend=None, **opts):
+        self._h = ctypes.c_void_p()
+        o = ctypes.c_void_p()
+        check(lib.fdx_options_create(ctypes.byref(o)))
+        try:
+            if backend is not None:
+                opts["backend"] = backend
+            for k, v in opts.items():
+                check(lib.fdx_options_set(o, k.replace("_", "-").encode(), str(v).encode()))
+            check(lib.fdx_ctx_create(o, ctypes.byref(self._h)))
+        finally:
+            lib.fdx_options_destroy(ctypes.byref(o))
+        self._stream_owner = None
+        self._views = {}  # fdx._array.view's cache: id(array) -> (weakref, signature, fdx.Array)
+
+    def __del__(self, _destroy=lib.fdx_ctx_destroy, _ref=ctypes.byref):
+        if getattr(self, "_h", None):
+            _destroy(_ref(self._h))
+
+    @property
+    def handle(self):
+        return self._h
+
+    @property
+    def backend(self):
+        return BACKENDS[lib.fdx_ctx_backend(self._h)]
+
+    @property
+    def device_name(self):
+        return lib.fdx_ctx_device_name(self._h).decode()
+
+    @property
+    def memory(self):
+        """Bytes of device memory (host RAM on the CPU backend)."""
+        return lib.fdx_ctx_memory(self._h)
+
+    def option(self, name):
+        v = lib.fdx_options_get(lib.fdx_ctx_options(self._h), name.replace("_", "-").encode())
+        return None if v is None else v.decode()
+
+    @property
+    def stream(self):
+        """The CUDA stream (an integer cudaStream_t, 0 for the default) every
+        call given no stream runs on: set it to torch.cuda.current_stream().cuda_stream
+        or a cupy stream's .ptr (or assign the stream object itself)."""
+        return lib.fdx_ctx_get_stream(self._h) or 0
+
+    @stream.setter
+    def stream(self, s):
+        ptr = stream_pointer(s)
+        check(lib.fdx_ctx_set_stream(self._h, ctypes.c_void_p(ptr)))
+        self._stream_owner = s  # kept alive while the context uses it
+
+    def synchronize(self):
+        """Waits for the work queued on the context's stream."""
+        check(lib.fdx_ctx_sync(self._h))
+
+    def copy_bandwidth(self, nbytes=64 << 20, reps=10):
+        """Copy bandwidth of the device in GB/s (bytes read plus written)."""
+        gbps = ctypes.c_double()
+        check(lib.fdx_copy_bandwidth(self._h, nbytes, reps, None, ctypes.byref(gbps)))
+        return gbps.value
+
+    def info(self):
+        return {"backend": self.backend, "device": self.device_name, "memory": self.memory,
+                "cache_dir": self.option("cache-dir"), "tune": self.option("tune")}
+
+    def __repr__(self):
+        return f"fdx.Context(backend={self.backend!r}, device={self.device_name!r})"
+
+
+def stream_pointer(s):
+    """An integer cudaStream_t from None, an int, or a CuPy/PyTorch stream."""
+    if s is None:
+        return 0
+    if isinstance(s, int):
+        return s
+    for attr in ("cuda_stream", "ptr", "handle"):
+        v = getattr(s, attr, None)
+        if isinstance(v, int):
+            return v
+    raise TypeError(f"cannot take a CUDA stream from {type(s).__name__}: give an int, "
+                    "a torch.cuda.Stream or a cupy.cuda.Stream")
+
+
+_default = None
+
+
+def context():
+    """The default context (backend from FDX_BACKEND, else auto), created on
+    first use."""
+    global _default
+    if _default is None:
+        _default = Context()
+    return _default
+
+
+def set_context(ctx):
+    """Makes ctx the default context (None: a fresh one on next use)."""
+    global _default
+    _default = ctx
+
+
+def info():
+    """Backends and devices: what `fdx info` prints, as a dict."""
+    return {"version": version_string(), "built_with_cuda": built_with_cuda(),
+            "cuda_devices": cuda_device_count(), "library": __import__("fdx._lib").
+            _lib.path, "context": context().info()}

@@ -1,0 +1,18 @@
+# The Python package on the GPU (issue 19): CuPy / PyTorch interop checks and
+# the benchmarks (7-point Laplacian 512^3 double vs torch.compile and CuPy
+# ElementwiseKernel, 2D 8th-order wave 16384^2 float vs torch.compile,
+# per-call overhead vs the C call), JSON records in $OUT.  Uses the machine's
+# torch/cupy interpreter (PYTHON, default /opt/torch/.venv/bin/python3).
+set -u
+py=${PYTHON:-/opt/torch/.venv/bin/python3}
+[ -x "$py" ] || py=python3
+lib=$(dirname "$(dirname "$FDX_BIN")")/lib
+rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_python.jsonl
+# the C side of the per-call overhead
+c_us=""
+if cc -O2 -o /tmp/fdx-overhead python/bench/overhead.c -Iinclude -L"$lib" -lfdx -Wl,-rpath,"$lib" 2>"$OUT/python-overhead-cc.log"; then
+  c_us=$(timeout 120 /tmp/fdx-overhead 32 20000 2>>"$OUT/python-overhead-cc.log")
+fi
+echo "C call: ${c_us:-failed} us per fdx_stencil_apply (32^3)"
+FDX_LIBRARY_DIR=$lib PYTHONPATH=$PWD/python timeout 560 "$py" python/bench/gpu_check.py "$rec" "$c_us"
+echo "python section: exit $? (records in $rec)"
