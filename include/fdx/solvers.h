@@ -127,6 +127,11 @@ FDX_API fdx_status fdx_sim_run_dist(fdx_sim *s, const fdx_options *opts, int uni
 /* Loads a checkpoint's config and state: cfg is filled from the checkpoint
    first, then `overrides` (may be NULL) is applied on top. */
 FDX_API fdx_status fdx_sim_config_from_checkpoint(fdx_sim_config *cfg, const char *dir);
+/* Refuses (FDX_ERR_INVALID) an output directory that cannot be one (empty
+   or over-long name, an existing file, FIFO or device, no writable parent)
+   or that holds another run's files, unless it is the restart's own
+   directory (restart may be NULL) or overwrite is set.  Writes nothing. */
+FDX_API fdx_status fdx_sim_check_output(const char *dir, const char *restart, int overwrite);
 FDX_API void fdx_sim_interrupt(void);
 /* Installs a SIGINT/SIGTERM handler (for tools): before a run has written
    anything (config, device start, the first kernel compile and tuning) it

@@ -239,14 +239,22 @@ static int64_t series_step(const series *se, const char *name)
     return v;
 }
 
-/* A temporary of fdx_afile ("NAME.tmp.PID") whose process is gone. */
+/* A temporary of the atomic writer ("NAME.tmp.PID" or "NAME.tmp.PID.N")
+   whose process is gone. */
 static int stale_tmp(const char *name)
 {
     const char *t = strstr(name, ".tmp.");
     if (!t || !t[5]) return 0;
     char *end;
     long pid = strtol(t + 5, &end, 10);
-    if (*end || pid <= 0) return 0;
+    if (end == t + 5 || pid <= 0) return 0;
+    if (*end == '.') {
+        char *end2;
+        strtoul(end + 1, &end2, 10);
+        if (end2 == end + 1) return 0;
+        end = end2;
+    }
+    if (*end) return 0;
     return pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
@@ -325,17 +333,52 @@ static int same_dir(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
+fdx_status fdx_sim_check_output(const char *dir, const char *restart, int overwrite)
+{
+    FDX_CHECK(dir && dir[0], FDX_ERR_INVALID, "output: the directory name is empty");
+    size_t n = strlen(dir);
+    FDX_CHECK(n < 480, FDX_ERR_INVALID, "output: the directory name is too long (%zu characters)", n);
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        FDX_CHECK(S_ISDIR(st.st_mode), FDX_ERR_INVALID, "output: '%s' exists and is not a directory", dir);
+        FDX_CHECK(access(dir, W_OK | X_OK) == 0, FDX_ERR_INVALID, "output: directory '%s' is not writable: %s", dir,
+                  strerror(errno));
+        claim_scan c;
+        FDX_TRY(scan_run_files(dir, -1, 0, 0, &c));
+        FDX_CHECK(c.found == 0 || overwrite || same_dir(dir, restart), FDX_ERR_INVALID,
+                  "output: '%s' holds the files of another run (%s%s); pass --overwrite to replace them, --restart "
+                  "%s to continue that run, or choose another directory",
+                  dir, c.first, c.found > 1 ? " and more" : "", dir);
+        return FDX_OK;
+    }
+    /* A new directory: its nearest existing ancestor must be a writable one. */
+    char up[512];
+    snprintf(up, sizeof up, "%s", dir);
+    for (;;) {
+        char *slash = strrchr(up, '/');
+        if (!slash) {
+            snprintf(up, sizeof up, ".");
+            break;
+        }
+        if (slash == up) {
+            up[1] = '\0';
+            break;
+        }
+        *slash = '\0';
+        if (stat(up, &st) == 0) break;
+    }
+    FDX_CHECK(stat(up, &st) == 0 && S_ISDIR(st.st_mode), FDX_ERR_INVALID,
+              "output: cannot create '%s': '%s' is not a directory", dir, up);
+    FDX_CHECK(access(up, W_OK | X_OK) == 0, FDX_ERR_INVALID, "output: cannot create '%s' in '%s': %s", dir, up,
+              strerror(errno));
+    return FDX_OK;
+}
+
 fdx_status fdx_sim_output_claim(const char *dir, const char *restart, int overwrite)
 {
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return FDX_OK; /* new, or fdx_dir_prepare says why not */
+    FDX_TRY(fdx_sim_check_output(dir, restart, overwrite));
+    if (!overwrite || same_dir(dir, restart)) return FDX_OK;
     claim_scan c;
-    FDX_TRY(scan_run_files(dir, -1, 0, 0, &c));
-    if (c.found == 0 || same_dir(dir, restart)) return FDX_OK;
-    FDX_CHECK(overwrite, FDX_ERR_INVALID,
-              "output: '%s' holds the files of another run (%s%s); pass --overwrite to replace them, --restart %s to "
-              "continue that run, or choose another directory",
-              dir, c.first, c.found > 1 ? " and more" : "", dir);
     return scan_run_files(dir, -1, 0, 1, &c);
 }
 

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t interrupted;
@@ -58,9 +60,15 @@ fdx_status fdx_sim_config_from_checkpoint(fdx_sim_config *cfg, const char *dir)
 {
     FDX_CHECK(cfg && dir, FDX_ERR_INVALID, "fdx_sim_config_from_checkpoint: %s is NULL", cfg ? "dir" : "the config");
     FDX_CHECK(dir[0], FDX_ERR_INVALID, "restart: the directory name is empty (write --restart DIR)");
-    FDX_CHECK(strlen(dir) < 600, FDX_ERR_INVALID, "restart: the directory name is too long");
+    FDX_CHECK(strlen(dir) < 480, FDX_ERR_INVALID, "restart: the directory name is too long");
     char path[700];
     ckpt_path(dir, path, sizeof path);
+    struct stat sb;
+    errno = 0;
+    FDX_CHECK(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode), FDX_ERR_INVALID, "restart: '%s' is not a directory%s", dir,
+              errno == ENOENT ? " (it does not exist)" : "");
+    FDX_CHECK(stat(path, &sb) == 0 && S_ISREG(sb.st_mode), FDX_ERR_INVALID,
+              "restart: '%s' holds no checkpoint.fdx file to resume from", dir);
     fdx_ckpt *c;
     FDX_TRY(fdx_ckpt_read(path, &c));
     const char *text = fdx_ckpt_get_info(c)->config;
@@ -283,7 +291,13 @@ fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
     if (dir[0] && !quiet) {
         int overwrite = strcmp(fdx_sim_config_get(s->cfg, "overwrite"), "yes") == 0;
         FDX_TRY(fdx_sim_output_claim(dir, restart, overwrite));
-        FDX_TRY(fdx_dir_prepare(dir));
+        /* Nothing of the run is on disk yet: a directory that cannot be made
+           (a read-only or pseudo file system) is a bad --output. */
+        if (fdx_dir_prepare(dir) != FDX_OK) {
+            char why[600];
+            snprintf(why, sizeof why, "%s", fdx_last_error());
+            return fdx_fail(FDX_ERR_INVALID, "output: %s", why);
+        }
         FDX_TRY(fdx_sim_output_create(s, dir, restart[0] ? restart : NULL, first, &out));
     }
     const char *mode = fdx_sim_config_get(s->cfg, "progress");

@@ -54,6 +54,10 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
     for (int i = first_key; st == FDX_OK && i < nf; i++) {
         if (!values[i]) continue;
         int is_switch = !flags[i].metavar;
+        if (!values[i][0] && (strcmp(flags[i].name, "output") == 0 || strcmp(flags[i].name, "restart") == 0)) {
+            st = fdx_fail(FDX_ERR_INVALID, "--%s: the directory name is empty", flags[i].name);
+            break;
+        }
         st = fdx_sim_config_set(cfg, flags[i].name, is_switch ? "yes" : values[i]);
         if (st != FDX_OK) {
             char why[600];
