@@ -48,8 +48,10 @@ typedef struct fdx_sim fdx_sim;
    disk here): the shape; every host and device buffer the run will hold
    against MemAvailable / cudaMemGetInfo (FDX_ERR_INVALID giving the need and
    the limit); numbers the run's precision cannot hold (1/h^2, c^2, dt^2, an
-   aliased source); input fields and models, finite after conversion to the
-   run's precision. */
+   aliased source, a stable dt outside 1e-30..1e30); input fields and
+   models, finite after conversion to the run's precision; keys the chosen
+   mode never reads (text without init = letters, ...); the output directory
+   (fdx_sim_check_output). */
 FDX_API fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out);
 FDX_API void fdx_sim_destroy(fdx_sim **s);
 
