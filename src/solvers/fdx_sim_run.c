@@ -22,13 +22,25 @@ static volatile sig_atomic_t writing;
 
 void fdx_sim_interrupt(void) { interrupted = 1; }
 
+/* Before any output exists (config, allocation, the first kernel compile
+   and tuning, which can take many seconds) there is nothing to save: the
+   run stops at once when the compile ends (the compiler, in the same process
+   group, got the signal too and its temporaries are cleaned up); if it has
+   not within 2 s (a long in-process compile or tuning), or at a second
+   signal, the process ends with the status of an interrupt. */
+static void on_alarm(int sig)
+{
+    (void)sig;
+    _exit(130);
+}
+
 static void on_signal(int sig)
 {
     (void)sig;
-    /* Before any output exists (config, allocation, the first kernel compile
-       and tuning, which can take many seconds) there is nothing to save or
-       clean up: end now with the status of an interrupt. */
-    if (!writing) _exit(130);
+    if (!writing) {
+        if (interrupted) _exit(130);
+        alarm(2);
+    }
     interrupted = 1;
 }
 
@@ -38,8 +50,11 @@ fdx_status fdx_sim_install_signals(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    FDX_CHECK(sigaction(SIGINT, &sa, NULL) == 0 && sigaction(SIGTERM, &sa, NULL) == 0, FDX_ERR_INTERNAL,
-              "cannot install the signal handlers");
+    struct sigaction al = sa;
+    al.sa_handler = on_alarm;
+    FDX_CHECK(sigaction(SIGINT, &sa, NULL) == 0 && sigaction(SIGTERM, &sa, NULL) == 0 &&
+                  sigaction(SIGALRM, &al, NULL) == 0,
+              FDX_ERR_INTERNAL, "cannot install the signal handlers");
     /* A file-size limit (ulimit -f) makes write() fail with EFBIG, reported
        as an I/O error with the temporary file removed, instead of killing
        the process with SIGXFSZ and leaving it behind. */
@@ -261,14 +276,24 @@ static fdx_status warm_up(fdx_sim *s)
     return s->be->stream_sync(s->stream);
 }
 
+static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r);
+
 fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
 {
     FDX_CHECK(s && r, FDX_ERR_INVALID, "fdx_sim_run: %s is NULL", s ? "the result" : "the simulation");
     memset(r, 0, sizeof *r);
-    const char *dir = s->output, *restart = fdx_sim_config_get(s->cfg, "restart");
-    FDX_CHECK(dir[0] || (s->snapshot_every == 0 && s->field_every == 0 && s->checkpoint_every == 0), FDX_ERR_INVALID,
+    FDX_CHECK(s->output[0] || (s->snapshot_every == 0 && s->field_every == 0 && s->checkpoint_every == 0), FDX_ERR_INVALID,
               "snapshot-every, field-every and checkpoint-every need output = DIR");
+    /* An interrupt that came before this call (during fdx_sim_create, say)
+       counts; the flag is cleared when the run ends. */
+    fdx_status rs = run(s, progress, r);
     interrupted = 0;
+    return rs;
+}
+
+static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
+{
+    const char *dir = s->output, *restart = fdx_sim_config_get(s->cfg, "restart");
     if (restart[0]) FDX_TRY(load_checkpoint(s, restart));
     if (s->drv) {
         FDX_TRY(s->drv->push(s));
@@ -277,9 +302,11 @@ fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
     FDX_TRY(check_state(s));
     int quiet = s->drv && s->drv->quiet;
     int64_t first = s->step;
-    /* The first kernel compile and tuning: before any output exists. */
-    fdx_status st = warm_up(s);
-    if (interrupted && st == FDX_OK) {
+    /* The first kernel compile and tuning: before any output exists.  An
+       interrupt here (the compile may fail with its compiler killed) ends
+       the run with nothing written. */
+    fdx_status st = interrupted ? FDX_OK : warm_up(s);
+    if (interrupted) {
         r->interrupted = 1;
         r->steps = s->step;
         return summarize(s, r, "");
@@ -287,6 +314,7 @@ fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
     FDX_TRY(st);
     /* From here a signal asks for a checkpoint and a clean stop. */
     writing = 1;
+    alarm(0);
     fdx_sim_output *out = NULL;
     if (dir[0] && !quiet) {
         int overwrite = strcmp(fdx_sim_config_get(s->cfg, "overwrite"), "yes") == 0;

@@ -87,6 +87,11 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
         rc = cli_fail(cmd, st);
         goto done;
     }
+    if (res.interrupted && res.steps_this_run == 0 && res.wall_s == 0) {
+        fprintf(stderr, "fdx %s: interrupted before the run began; nothing was written\n", cmd);
+        rc = 130;
+        goto done;
+    }
     if (res.proc != 0) {
         rc = res.interrupted ? 130 : CLI_OK; /* rank 0 reports */
         goto done;
