@@ -35,7 +35,8 @@ sum_of() { grep "checksum" | sed 's/^ *//'; }
 sim_same() { # kind args...
     local want got k kind=$1
     shift
-    want=$("$FDX" $kind "$@" --progress off | sum_of)
+    # The one-array run takes no --overlap (a flag with no effect is an error).
+    want=$("$FDX" $kind $(echo "$*" | sed 's/--overlap [a-z]*//') --progress off | sum_of)
     [ -n "$want" ] || { echo "FAIL: fdx $kind $*: no checksum"; fail=1; return; }
     for k in 1 2 3 4; do
         got=$("$FDX" $kind "$@" --progress off --gpus $k | sum_of)

@@ -46,7 +46,8 @@ hook
 sim_check() { # "np:gpus ..." kind args...
     local want got combo np gpus combos=$1 kind=$2
     shift 2
-    want=$("$FDX" $kind "$@" --progress off | grep checksum)
+    # The one-array run takes no --overlap (a flag with no effect is an error).
+    want=$("$FDX" $kind $(echo "$*" | sed 's/--overlap [a-z]*//') --progress off | grep checksum)
     for combo in $combos; do
         np=${combo%:*} gpus=${combo#*:}
         got=$("${MPIRUN[@]}" -np $np "$FDX" $kind "$@" --progress off --gpus $gpus 2>&1 | grep checksum)

@@ -119,12 +119,18 @@ bad 2 wave --receivers "5,5;x"
 bad 2 wave --sponge 500
 bad 2 wave --model file --model-file "$tmp/missing.h5"
 bad 2 wave --model file --model-file "$tmp/raw.bin" --model-shape 64x64 --size 64x64
-bad 2 heat --restart "$tmp/nothing-here"  # bad input (issue 13 hostile table h1198)
+bad 2 heat --restart "$tmp/nothing-here"
+bad 2 heat --text "$(printf 'a\nb')"
+bad 2 heat --text abc --init gaussian
+bad 2 heat --overlap off
+bad 2 wave --model-file "$tmp/raw.bin"
+bad 2 heat --kappa 1e30
+bad 2 heat --size 2000000000x2000000000x2000000000
 mkdir -p "$tmp/badck"
 printf 'garbage' > "$tmp/badck/checkpoint.fdx"
 bad 2 heat --restart "$tmp/badck"
 bad 2 poisson --tol x
-# An output directory that cannot be created: run time, exit 3.
+# An output directory that cannot be created: a bad --output, exit 2.
 "$fdx" heat --steps 5 --output /proc/fdx-no --progress off > /dev/null 2> "$tmp/e"
-[ $? -eq 3 ] || err "unwritable output: $(cat "$tmp/e")"
+[ $? -eq 2 ] || err "unwritable output: $(cat "$tmp/e")"
 exit $fail

@@ -163,7 +163,7 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 [ $rc -eq 130 ] || err "SIGINT during the first compile: exit $rc: $(cat e)"
 [ $ms -lt 3000 ] || err "SIGINT took $ms ms to end the run"
 [ -e cold ] && [ ! -s cold/checkpoint.fdx ] && err "SIGINT: an output directory without a checkpoint"
-no_tmp . "SIGINT during compile"
+no_tmp . "SIGINT during compile (output and kernel cache)"
 
 # ---- memory: refused with the need and the limit --------------------------
 "$fdx" heat --size 4000x4000x4000 --progress off > /dev/null 2> e

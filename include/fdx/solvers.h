@@ -48,8 +48,10 @@ typedef struct fdx_sim fdx_sim;
    disk here): the shape; every host and device buffer the run will hold
    against MemAvailable / cudaMemGetInfo (FDX_ERR_INVALID giving the need and
    the limit); numbers the run's precision cannot hold (1/h^2, c^2, dt^2, an
-   aliased source); input fields and models, finite after conversion to the
-   run's precision. */
+   aliased source, a stable dt outside 1e-30..1e30); input fields and
+   models, finite after conversion to the run's precision; keys the chosen
+   mode never reads (text without init = letters, ...); the output directory
+   (fdx_sim_check_output). */
 FDX_API fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out);
 FDX_API void fdx_sim_destroy(fdx_sim **s);
 
@@ -127,6 +129,11 @@ FDX_API fdx_status fdx_sim_run_dist(fdx_sim *s, const fdx_options *opts, int uni
 /* Loads a checkpoint's config and state: cfg is filled from the checkpoint
    first, then `overrides` (may be NULL) is applied on top. */
 FDX_API fdx_status fdx_sim_config_from_checkpoint(fdx_sim_config *cfg, const char *dir);
+/* Refuses (FDX_ERR_INVALID) an output directory that cannot be one (empty
+   or over-long name, an existing file, FIFO or device, no writable parent)
+   or that holds another run's files, unless it is the restart's own
+   directory (restart may be NULL) or overwrite is set.  Writes nothing. */
+FDX_API fdx_status fdx_sim_check_output(const char *dir, const char *restart, int overwrite);
 FDX_API void fdx_sim_interrupt(void);
 /* Installs a SIGINT/SIGTERM handler (for tools): before a run has written
    anything (config, device start, the first kernel compile and tuning) the

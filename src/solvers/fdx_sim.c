@@ -166,6 +166,32 @@ static fdx_status setup_wave(fdx_sim *s, double *c)
     return s->be->stream_sync(s->stream);
 }
 
+/* A key given a value that the chosen mode never reads is a mistake the
+   user should hear about, not a silent no-op. */
+static fdx_status no_idle_keys(const fdx_sim *s)
+{
+    static const char *const rules[][3] = {
+        /* key, the key it depends on, the value that uses it ("" : any but the default) */
+        {"text", "init", "letters"},     {"input", "init", "file"}, {"model-file", "model", "file"},
+        {"model-shape", "model", "file"}, {"overlap", "gpus", ""},
+    };
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        const char *name, *metavar, *def, *help, *v = fdx_sim_config_get(s->cfg, rules[i][0]);
+        const char *dep = fdx_sim_config_get(s->cfg, rules[i][1]);
+        if (!v || !dep) continue;
+        const char *vdef = NULL, *ddef = NULL;
+        for (int k = 0; fdx_sim_config_key(s->kind, k, &name, &metavar, &def, &help); k++) {
+            if (strcmp(name, rules[i][0]) == 0) vdef = def;
+            if (strcmp(name, rules[i][1]) == 0) ddef = def;
+        }
+        if (!vdef || !ddef || strcmp(v, vdef) == 0) continue;
+        int used = rules[i][2][0] ? strcmp(dep, rules[i][2]) == 0 : strcmp(dep, ddef) != 0 && strcmp(dep, "0") != 0;
+        FDX_CHECK(used, FDX_ERR_INVALID, "%s: has no effect unless %s%s%s (it is %s)", rules[i][0], rules[i][1],
+                  rules[i][2][0] ? " = " : " is set", rules[i][2], dep[0] ? dep : "not set");
+    }
+    return FDX_OK;
+}
+
 /* Receivers a wave run will record (for the memory estimate). */
 static int receiver_count(const fdx_sim *s)
 {
@@ -207,7 +233,18 @@ fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out
                           (long long)s->n[d], s->order, 4 * s->r + 2);
             goto fail;
         }
-    FDX_TRY_GOTO(st, fdx_shape_check(s->rank, s->n, 1, fdx_dtype_size(s->type)), fail);
+    if (fdx_shape_check(s->rank, s->n, 1, fdx_dtype_size(s->type)) != FDX_OK) {
+        char why[600];
+        snprintf(why, sizeof why, "%s", fdx_last_error());
+        st = fdx_fail(FDX_ERR_INVALID, "size: %s", why);
+        goto fail;
+    }
+    FDX_TRY_GOTO(st, no_idle_keys(s), fail);
+    if (s->output[0]) {
+        const char *ow = fdx_sim_config_get(cfg, "overwrite");
+        FDX_TRY_GOTO(st, fdx_sim_check_output(s->output, fdx_sim_config_get(cfg, "restart"), ow && strcmp(ow, "yes") == 0),
+                     fail);
+    }
     s->count = s->n[0] * s->n[1] * s->n[2];
     s->h = dval(s, "length") / (double)(s->n[0] - 1);
 

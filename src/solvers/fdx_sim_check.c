@@ -32,6 +32,12 @@ fdx_status fdx_sim_check_numbers(const fdx_sim *s)
               "length: a spacing of %g gives 1/h^2 = %g in the Laplacian, which %s cannot hold with room to spare; "
               "rescale the units or use precision double",
               s->h, ih2, prec);
+    /* The time scale: far outside this range the times the run reports and
+       stamps on its outputs, and the source's timing, stop meaning anything
+       (kappa 1e30 gives dt ~ 1e-34 s). */
+    FDX_CHECK(s->kind == FDX_SIM_POISSON || (s->dt >= 1e-30 && s->dt <= 1e30), FDX_ERR_INVALID,
+              "%s: the stable time step dt = %g is outside 1e-30..1e30; rescale the units (kappa, velocity, length)",
+              s->kind == FDX_SIM_HEAT ? "kappa" : "velocity", s->dt);
     if (s->kind == FDX_SIM_WAVE) {
         FDX_CHECK(fits(s, s->cmax * s->cmax) && fits(s, s->cmin * s->cmin), FDX_ERR_INVALID,
                   "velocity: c between %g and %g gives c^2 between %g and %g, which %s cannot hold with room to "

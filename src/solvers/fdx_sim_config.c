@@ -214,6 +214,11 @@ static fdx_status check_value(const key_def *k, const char *v)
         return fdx_sim_parse_points(flag, v, 64, &n, pts, &d);
     }
     case K_STR:
+        /* Names and text are one line: a control character is a mistake
+           (and would split the one-line error messages that quote it). */
+        for (const char *p = v; *p; p++)
+            FDX_CHECK((unsigned char)*p >= 32 && *p != 127, FDX_ERR_INVALID,
+                      "%s: control character 0x%02x in the value", flag, (unsigned)(unsigned char)*p);
         return FDX_OK;
     }
     return FDX_OK;

@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -41,6 +42,9 @@ struct fdx_sim_output {
     unsigned char palette[768];
     int scale;
     int gif_frames;
+    /* receivers.csv: started by this process, and the last step on disk. */
+    int csv_started;
+    int64_t csv_step;
     /* Fields: spare device copy, pinned host copy, the worker's stream. */
     void *spare, *host, *wstream;
     fdx_xdmf_entry *entries;
@@ -235,14 +239,22 @@ static int64_t series_step(const series *se, const char *name)
     return v;
 }
 
-/* A temporary of fdx_afile ("NAME.tmp.PID") whose process is gone. */
+/* A temporary of the atomic writer ("NAME.tmp.PID" or "NAME.tmp.PID.N")
+   whose process is gone. */
 static int stale_tmp(const char *name)
 {
     const char *t = strstr(name, ".tmp.");
     if (!t || !t[5]) return 0;
     char *end;
     long pid = strtol(t + 5, &end, 10);
-    if (*end || pid <= 0) return 0;
+    if (end == t + 5 || pid <= 0) return 0;
+    if (*end == '.') {
+        char *end2;
+        strtoul(end + 1, &end2, 10);
+        if (end2 == end + 1) return 0;
+        end = end2;
+    }
+    if (*end) return 0;
     return pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
@@ -321,17 +333,52 @@ static int same_dir(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
+fdx_status fdx_sim_check_output(const char *dir, const char *restart, int overwrite)
+{
+    FDX_CHECK(dir && dir[0], FDX_ERR_INVALID, "output: the directory name is empty");
+    size_t n = strlen(dir);
+    FDX_CHECK(n < 480, FDX_ERR_INVALID, "output: the directory name is too long (%zu characters)", n);
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        FDX_CHECK(S_ISDIR(st.st_mode), FDX_ERR_INVALID, "output: '%s' exists and is not a directory", dir);
+        FDX_CHECK(access(dir, W_OK | X_OK) == 0, FDX_ERR_INVALID, "output: directory '%s' is not writable: %s", dir,
+                  strerror(errno));
+        claim_scan c;
+        FDX_TRY(scan_run_files(dir, -1, 0, 0, &c));
+        FDX_CHECK(c.found == 0 || overwrite || same_dir(dir, restart), FDX_ERR_INVALID,
+                  "output: '%s' holds the files of another run (%s%s); pass --overwrite to replace them, --restart "
+                  "%s to continue that run, or choose another directory",
+                  dir, c.first, c.found > 1 ? " and more" : "", dir);
+        return FDX_OK;
+    }
+    /* A new directory: its nearest existing ancestor must be a writable one. */
+    char up[512];
+    snprintf(up, sizeof up, "%s", dir);
+    for (;;) {
+        char *slash = strrchr(up, '/');
+        if (!slash) {
+            snprintf(up, sizeof up, ".");
+            break;
+        }
+        if (slash == up) {
+            up[1] = '\0';
+            break;
+        }
+        *slash = '\0';
+        if (stat(up, &st) == 0) break;
+    }
+    FDX_CHECK(stat(up, &st) == 0 && S_ISDIR(st.st_mode), FDX_ERR_INVALID,
+              "output: cannot create '%s': '%s' is not a directory", dir, up);
+    FDX_CHECK(access(up, W_OK | X_OK) == 0, FDX_ERR_INVALID, "output: cannot create '%s' in '%s': %s", dir, up,
+              strerror(errno));
+    return FDX_OK;
+}
+
 fdx_status fdx_sim_output_claim(const char *dir, const char *restart, int overwrite)
 {
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return FDX_OK; /* new, or fdx_dir_prepare says why not */
+    FDX_TRY(fdx_sim_check_output(dir, restart, overwrite));
+    if (!overwrite || same_dir(dir, restart)) return FDX_OK;
     claim_scan c;
-    FDX_TRY(scan_run_files(dir, -1, 0, 0, &c));
-    if (c.found == 0 || same_dir(dir, restart)) return FDX_OK;
-    FDX_CHECK(overwrite, FDX_ERR_INVALID,
-              "output: '%s' holds the files of another run (%s%s); pass --overwrite to replace them, --restart %s to "
-              "continue that run, or choose another directory",
-              dir, c.first, c.found > 1 ? " and more" : "", dir);
     return scan_run_files(dir, -1, 0, 1, &c);
 }
 
@@ -566,38 +613,91 @@ fdx_status fdx_sim_output_field(fdx_sim_output *o)
     return submit(o, &j);
 }
 
-/* receivers.csv, and with `picture` the seismogram drawn from it. */
-static fdx_status write_receivers(fdx_sim_output *o, int picture)
+/* Appends to an existing file, then flushes it to the disk. */
+static fdx_status append_synced(const char *path, const char *data, size_t size)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    FDX_CHECK(fd >= 0, FDX_ERR_IO, "cannot open '%s' to append: %s", path, strerror(errno));
+    while (size > 0) {
+        ssize_t n = write(fd, data, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            int e = n < 0 ? errno : EIO;
+            close(fd);
+            return fdx_fail(FDX_ERR_IO, "cannot append to '%s': %s", path, strerror(e));
+        }
+        data += n;
+        size -= (size_t)n;
+    }
+    int ok = fsync(fd) == 0, e = errno;
+    close(fd);
+    FDX_CHECK(ok, FDX_ERR_IO, "cannot flush '%s' to the disk: %s", path, strerror(e));
+    return FDX_OK;
+}
+
+/* receivers.csv grows with the run: before each checkpoint and at the end
+   the rows not on disk yet are appended (and fsynced), so the cost is the
+   new rows only.  A process's first write (a new file, or the rows read
+   back after a restart) replaces the file atomically; a row cut short by a
+   crash is dropped when the next restart reads the file back. */
+static fdx_status csv_update(fdx_sim_output *o)
 {
     fdx_sim *s = o->s;
-    int nrec;
-    int64_t nsteps;
-    const double *t;
-    FDX_TRY(fdx_sim_receivers(s, &nrec, &nsteps, &t));
-    if (nrec == 0 || nsteps == 0) return FDX_OK;
-    size_t cap = 64 + (size_t)nsteps * (size_t)(nrec + 1) * 26, k = 0;
-    char *csv = malloc(cap);
-    FDX_CHECK(csv, FDX_ERR_NOMEM, "no memory for receivers.csv");
-    k += (size_t)snprintf(csv + k, cap - k, "step,time");
-    for (int i = 0; i < nrec; i++) k += (size_t)snprintf(csv + k, cap - k, ",r%d", i);
-    k += (size_t)snprintf(csv + k, cap - k, "\n");
-    double m = 1e-30;
-    for (int64_t n = 0; n < nsteps; n++) {
-        int64_t step = s->rec_first + 1 + n;
+    int64_t to = s->step < s->steps ? s->step : s->steps, from = o->csv_started ? o->csv_step : s->rec_first;
+    if (s->nrec == 0 || to <= from) return FDX_OK;
+    FDX_TRY(fdx_sim_pull(s));
+    size_t es = fdx_dtype_size(s->type), nrec = (size_t)s->nrec, rows = (size_t)(to - from);
+    size_t cap = 64 + nrec * 12 + rows * (nrec + 1) * 26, k = 0;
+    char *raw = malloc(rows * nrec * es), *csv = malloc(cap);
+    fdx_status st = raw && csv ? FDX_OK : fdx_fail(FDX_ERR_NOMEM, "no memory for receivers.csv");
+    /* Device layout: step-major, step k at k * nrec. */
+    if (st == FDX_OK)
+        st = s->be->copy(raw, (char *)s->rec_buf_dev + (size_t)(from + 1) * nrec * es, rows * nrec * es, FDX_COPY_D2H,
+                         s->stream);
+    if (st == FDX_OK) st = s->be->stream_sync(s->stream);
+    if (st == FDX_OK && !o->csv_started) {
+        k += (size_t)snprintf(csv + k, cap - k, "step,time");
+        for (int i = 0; i < s->nrec; i++) k += (size_t)snprintf(csv + k, cap - k, ",r%d", i);
+        k += (size_t)snprintf(csv + k, cap - k, "\n");
+    }
+    for (size_t r = 0; st == FDX_OK && r < rows; r++) {
+        int64_t step = from + 1 + (int64_t)r;
         k += (size_t)snprintf(csv + k, cap - k, "%lld,%.9g", (long long)step, (double)step * s->dt);
-        for (int i = 0; i < nrec; i++) {
-            double v = t[(size_t)i * (size_t)nsteps + (size_t)n];
-            k += (size_t)snprintf(csv + k, cap - k, ",%.9g", v);
-            if (fabs(v) > m) m = fabs(v); /* false for NaN: rows lost before a restart */
+        for (size_t i = 0; i < nrec; i++) {
+            size_t q = r * nrec + i;
+            k += (size_t)snprintf(csv + k, cap - k, ",%.9g", es == 8 ? ((double *)raw)[q] : (double)((float *)raw)[q]);
         }
         k += (size_t)snprintf(csv + k, cap - k, "\n");
     }
     char path[700];
     snprintf(path, sizeof path, "%s/receivers.csv", o->dir);
-    fdx_status st = fdx_file_write_atomic(path, csv, k);
+    if (st == FDX_OK) st = o->csv_started ? append_synced(path, csv, k) : fdx_file_write_atomic(path, csv, k);
+    if (st == FDX_OK) {
+        o->csv_started = 1;
+        o->csv_step = to;
+    }
+    free(raw);
     free(csv);
-    FDX_TRY(st);
+    return st;
+}
+
+/* receivers.csv up to the current step, and with `picture` the seismogram
+   drawn from all the traces. */
+static fdx_status write_receivers(fdx_sim_output *o, int picture)
+{
+    fdx_sim *s = o->s;
+    FDX_TRY(csv_update(o));
     if (!picture) return FDX_OK;
+    int nrec;
+    int64_t nsteps;
+    const double *t;
+    FDX_TRY(fdx_sim_receivers(s, &nrec, &nsteps, &t));
+    if (nrec == 0 || nsteps == 0) return FDX_OK;
+    double m = 1e-30;
+    for (size_t q = 0; q < (size_t)nrec * (size_t)nsteps; q++)
+        if (fabs(t[q]) > m) m = fabs(t[q]); /* false for NaN: rows lost before a restart */
+    char path[700];
+    fdx_status st;
     /* Seismogram: receivers across, time downward, diverging map; clipped
        at a third of the peak so late, weaker arrivals show. */
     int w = nrec * 8, h = nsteps > 1024 ? 1024 : (int)nsteps;

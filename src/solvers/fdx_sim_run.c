@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t interrupted;
@@ -20,13 +22,25 @@ static volatile sig_atomic_t writing;
 
 void fdx_sim_interrupt(void) { interrupted = 1; }
 
+/* Before any output exists (config, allocation, the first kernel compile
+   and tuning, which can take many seconds) there is nothing to save: the
+   run stops at once when the compile ends (the compiler, in the same process
+   group, got the signal too and its temporaries are cleaned up); if it has
+   not within 2 s (a long in-process compile or tuning), or at a second
+   signal, the process ends with the status of an interrupt. */
+static void on_alarm(int sig)
+{
+    (void)sig;
+    _exit(130);
+}
+
 static void on_signal(int sig)
 {
     (void)sig;
-    /* Before any output exists (config, allocation, the first kernel compile
-       and tuning, which can take many seconds) there is nothing to save or
-       clean up: end now with the status of an interrupt. */
-    if (!writing) _exit(130);
+    if (!writing) {
+        if (interrupted) _exit(130);
+        alarm(2);
+    }
     interrupted = 1;
 }
 
@@ -36,8 +50,11 @@ fdx_status fdx_sim_install_signals(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    FDX_CHECK(sigaction(SIGINT, &sa, NULL) == 0 && sigaction(SIGTERM, &sa, NULL) == 0, FDX_ERR_INTERNAL,
-              "cannot install the signal handlers");
+    struct sigaction al = sa;
+    al.sa_handler = on_alarm;
+    FDX_CHECK(sigaction(SIGINT, &sa, NULL) == 0 && sigaction(SIGTERM, &sa, NULL) == 0 &&
+                  sigaction(SIGALRM, &al, NULL) == 0,
+              FDX_ERR_INTERNAL, "cannot install the signal handlers");
     /* A file-size limit (ulimit -f) makes write() fail with EFBIG, reported
        as an I/O error with the temporary file removed, instead of killing
        the process with SIGXFSZ and leaving it behind. */
@@ -58,9 +75,15 @@ fdx_status fdx_sim_config_from_checkpoint(fdx_sim_config *cfg, const char *dir)
 {
     FDX_CHECK(cfg && dir, FDX_ERR_INVALID, "fdx_sim_config_from_checkpoint: %s is NULL", cfg ? "dir" : "the config");
     FDX_CHECK(dir[0], FDX_ERR_INVALID, "restart: the directory name is empty (write --restart DIR)");
-    FDX_CHECK(strlen(dir) < 600, FDX_ERR_INVALID, "restart: the directory name is too long");
+    FDX_CHECK(strlen(dir) < 480, FDX_ERR_INVALID, "restart: the directory name is too long");
     char path[700];
     ckpt_path(dir, path, sizeof path);
+    struct stat sb;
+    errno = 0;
+    FDX_CHECK(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode), FDX_ERR_INVALID, "restart: '%s' is not a directory%s", dir,
+              errno == ENOENT ? " (it does not exist)" : "");
+    FDX_CHECK(stat(path, &sb) == 0 && S_ISREG(sb.st_mode), FDX_ERR_INVALID,
+              "restart: '%s' holds no checkpoint.fdx file to resume from", dir);
     fdx_ckpt *c;
     FDX_TRY(fdx_ckpt_read(path, &c));
     const char *text = fdx_ckpt_get_info(c)->config;
@@ -124,11 +147,11 @@ static fdx_status load_checkpoint(fdx_sim *s, const char *dir)
     int same = in->rank == s->rank && in->type == s->type;
     for (int d = 0; same && d < s->rank; d++) same = in->shape[d] == s->n[d];
     const void *u = fdx_ckpt_get_field(c, "u"), *up = fdx_ckpt_get_field(c, "u_prev");
-    if (st != FDX_OK) {
-    } else if (!same) st = fdx_fail(FDX_ERR_INVALID, "restart: '%s' holds another grid or element type than the run", path);
-    else if (!u || (s->prev && !up)) st = fdx_fail(FDX_ERR_INVALID, "restart: '%s' lacks the fields of a %s run", path,
-                                                   fdx_sim_kind_name(s->kind));
-    else if (in->step < 0 || in->step > s->steps)
+    if (st == FDX_OK && !same)
+        st = fdx_fail(FDX_ERR_INVALID, "restart: '%s' holds another grid or element type than the run", path);
+    else if (st == FDX_OK && (!u || (s->prev && !up)))
+        st = fdx_fail(FDX_ERR_INVALID, "restart: '%s' lacks the fields of a %s run", path, fdx_sim_kind_name(s->kind));
+    else if (st == FDX_OK && (in->step < 0 || in->step > s->steps))
         st = fdx_fail(FDX_ERR_INVALID, "restart: checkpoint step %lld is beyond steps = %lld", (long long)in->step,
                       (long long)s->steps);
     if (st == FDX_OK) st = fdx_sim_upload_raw(s, s->cur, u);
@@ -253,14 +276,24 @@ static fdx_status warm_up(fdx_sim *s)
     return s->be->stream_sync(s->stream);
 }
 
+static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r);
+
 fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
 {
     FDX_CHECK(s && r, FDX_ERR_INVALID, "fdx_sim_run: %s is NULL", s ? "the result" : "the simulation");
     memset(r, 0, sizeof *r);
-    const char *dir = s->output, *restart = fdx_sim_config_get(s->cfg, "restart");
-    FDX_CHECK(dir[0] || (s->snapshot_every == 0 && s->field_every == 0 && s->checkpoint_every == 0), FDX_ERR_INVALID,
+    FDX_CHECK(s->output[0] || (s->snapshot_every == 0 && s->field_every == 0 && s->checkpoint_every == 0), FDX_ERR_INVALID,
               "snapshot-every, field-every and checkpoint-every need output = DIR");
+    /* An interrupt that came before this call (during fdx_sim_create, say)
+       counts; the flag is cleared when the run ends. */
+    fdx_status rs = run(s, progress, r);
     interrupted = 0;
+    return rs;
+}
+
+static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
+{
+    const char *dir = s->output, *restart = fdx_sim_config_get(s->cfg, "restart");
     if (restart[0]) FDX_TRY(load_checkpoint(s, restart));
     if (s->drv) {
         FDX_TRY(s->drv->push(s));
@@ -269,23 +302,32 @@ fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
     FDX_TRY(check_state(s));
     int quiet = s->drv && s->drv->quiet;
     int64_t first = s->step;
-    /* The first kernel compile and tuning: before any output exists. */
-    fdx_status st = warm_up(s);
-    if (interrupted && st == FDX_OK) {
+    /* The first kernel compile and tuning: before any output exists.  An
+       interrupt here (the compile may fail with its compiler killed) ends
+       the run with nothing written. */
+    fdx_status st = interrupted ? FDX_OK : warm_up(s);
+    if (interrupted) {
         r->interrupted = 1;
         r->steps = s->step;
         return summarize(s, r, "");
     }
     FDX_TRY(st);
+    /* From here a signal asks for a checkpoint and a clean stop. */
+    writing = 1;
+    alarm(0);
     fdx_sim_output *out = NULL;
     if (dir[0] && !quiet) {
         int overwrite = strcmp(fdx_sim_config_get(s->cfg, "overwrite"), "yes") == 0;
         FDX_TRY(fdx_sim_output_claim(dir, restart, overwrite));
-        writing = 1;
-        FDX_TRY(fdx_dir_prepare(dir));
+        /* Nothing of the run is on disk yet: a directory that cannot be made
+           (a read-only or pseudo file system) is a bad --output. */
+        if (fdx_dir_prepare(dir) != FDX_OK) {
+            char why[600];
+            snprintf(why, sizeof why, "%s", fdx_last_error());
+            return fdx_fail(FDX_ERR_INVALID, "output: %s", why);
+        }
         FDX_TRY(fdx_sim_output_create(s, dir, restart[0] ? restart : NULL, first, &out));
     }
-    writing = 1;
     const char *mode = fdx_sim_config_get(s->cfg, "progress");
     fdx_progress *bar = NULL;
     if (progress && strcmp(mode, "off") != 0) {

@@ -69,6 +69,13 @@ int cmd_demo(int argc, char **argv)
        meeting at a barrier every step (unless --threads says otherwise). */
     const char *threads = fdx_options_get(opts, "threads");
     if (threads && strcmp(threads, "0") == 0) fdx_options_set(opts, "threads", "1");
+    /* The output directory is checked before anything runs: not a file, a
+       FIFO or a device, creatable, and not another run's (the demo's own
+       demo.gif / demo.png are replaced). */
+    if ((st = fdx_sim_check_output(outdir, NULL, 0)) != FDX_OK) {
+        rc = cli_fail(CMD, st);
+        goto done;
+    }
     if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK || (st = fdx_sim_create(ctx, cfg, &sim)) != FDX_OK) {
         rc = cli_fail(CMD, st);
         goto done;
@@ -89,11 +96,14 @@ int cmd_demo(int argc, char **argv)
         rc = cli_fail(CMD, fdx_fail(FDX_ERR_NOMEM, "no memory for the field"));
         goto done;
     }
+    if (fdx_dir_prepare(outdir) != FDX_OK) {
+        rc = cli_usage_error(CMD, "--output: %s", fdx_last_error());
+        goto done;
+    }
     printf("fdx demo: \"%s\" cooling on a %lldx%lld grid, %ld steps, %s (%s)\n", text, (long long)n[0],
            (long long)n[1], steps, fdx_backend_kind_name(fdx_ctx_backend(ctx)), fdx_ctx_device_name(ctx));
     fflush(stdout);
     double t0 = now_s(), compute = 0;
-    FDX_TRY_GOTO(st, fdx_dir_prepare(outdir), fail);
     FDX_TRY_GOTO(st, frame(sim, u, scale, &img), fail);
     FDX_TRY_GOTO(st, fdx_gif_open(gif_path, img.width, img.height, pal, 6, &gif), fail);
     /* Hold the letters a moment before they melt. */

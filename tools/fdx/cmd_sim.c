@@ -54,6 +54,10 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
     for (int i = first_key; st == FDX_OK && i < nf; i++) {
         if (!values[i]) continue;
         int is_switch = !flags[i].metavar;
+        if (!values[i][0] && (strcmp(flags[i].name, "output") == 0 || strcmp(flags[i].name, "restart") == 0)) {
+            st = fdx_fail(FDX_ERR_INVALID, "--%s: the directory name is empty", flags[i].name);
+            break;
+        }
         st = fdx_sim_config_set(cfg, flags[i].name, is_switch ? "yes" : values[i]);
         if (st != FDX_OK) {
             char why[600];
@@ -81,6 +85,11 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
     else st = fdx_sim_run(sim, json ? NULL : stderr, &res);
     if (st != FDX_OK) {
         rc = cli_fail(cmd, st);
+        goto done;
+    }
+    if (res.interrupted && res.steps_this_run == 0 && res.wall_s == 0) {
+        fprintf(stderr, "fdx %s: interrupted before the run began; nothing was written\n", cmd);
+        rc = 130;
         goto done;
     }
     if (res.proc != 0) {
