@@ -73,6 +73,10 @@ def test_errors_carry_status_and_message():
     with pytest.raises(fdx.FdxError) as e:
         fdx.Simulation("heat", size="8x8", colour="purple")
     assert "colour" in e.value.message
+    if fdx.cuda_device_count() == 0:
+        with pytest.raises(fdx.FdxError) as e:
+            fdx.Context(backend="cuda")
+        assert e.value.status == "FDX_ERR_NO_DEVICE" and "cuda" in e.value.message
     u = np.zeros((4, 5))
     with pytest.raises(fdx.FdxError) as e:
         fdx.Loop("j,i", "B(j,i) = undefined_thing;", {"B": (u, "w")}).run()
