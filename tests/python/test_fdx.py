@@ -451,3 +451,21 @@ def test_distributed_stencil_matches_one_grid(rng, units, grid):
     assert abs(cs["sum"] - u.sum()) < 1e-9 and cs["digest"] == d.array(value=u).checksum()["digest"]
     with pytest.raises(TypeError, match="mpi4py"):
         fdx.Dist(shape, comm=object())
+
+
+def test_mpi4py_split_communicator(tmp_path):
+    """fdx inside a program's own MPI code: the world split in two parts,
+    each running a distributed step on its mpi4py communicator."""
+    import shutil
+    import sys
+    pytest.importorskip("mpi4py")
+    if not shutil.which("mpirun"):
+        pytest.skip("no mpirun")
+    script = os.path.join(os.path.dirname(__file__), "mpi_split.py")
+    r = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3", sys.executable, script],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    if "built without MPI" in r.stderr or "without MPI" in r.stdout + r.stderr:
+        pytest.skip("libfdx built without MPI")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert sorted(line for line in r.stdout.splitlines() if line.startswith("rank")) == [
+        "rank 0 of part 0 (2 procs): ok", "rank 1 of part 0 (2 procs): ok", "rank 2 of part 1 (1 procs): ok"]
