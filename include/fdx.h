@@ -13,5 +13,6 @@
 #include "fdx/dist.h"
 #include "fdx/io.h"
 #include "fdx/solvers.h"
+#include "fdx/mg.h"
 
 #endif

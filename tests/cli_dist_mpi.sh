@@ -56,6 +56,37 @@ sim_check() { # "np:gpus ..." kind args...
         fi
     done
 }
+# fdx sor --gpus K under mpirun: the distributed ACROSS loop over ranks x
+# units is bit for bit the one-unit loop (every rank checks; max_diff 0)
+# and has the digest of one process.
+sor_check() { # "np:gpus ..."
+    local want got combo np gpus out
+    want=$("$FDX" sor --size 17 --sweeps 3 --reps 1 --gpus 1 --json | digest)
+    for combo in $1; do
+        np=${combo%:*} gpus=${combo#*:}
+        out=$("${MPIRUN[@]}" -np $np "$FDX" sor --size 17 --sweeps 3 --reps 1 --gpus $gpus --json 2>&1)
+        got=$(digest <<<"$out")
+        if [ -z "$want" ] || [ "$got" != "$want" ] || ! grep -q '"max_diff_one_unit": 0' <<<"$out" ||
+           ! grep -q "\"ranks\": $np" <<<"$out"; then
+            echo "FAIL: -np $np sor --gpus $gpus: $out (one unit $want)"
+            fail=1
+        fi
+    done
+}
+sor_check "2:1 2:2"
+# fdx aos --gpus K under mpirun: verified, the digest of one process.
+aos_want=$("$FDX" aos --size 9x7x8 --iters 2 --reps 1 --gpus 1 --json | digest)
+aos_out=$("${MPIRUN[@]}" -np 2 "$FDX" aos --size 9x7x8 --iters 2 --reps 1 --gpus 2 --json 2>&1)
+if [ -z "$aos_want" ] || [ "$(digest <<<"$aos_out")" != "$aos_want" ] || ! grep -q '"verified": true' <<<"$aos_out"; then
+    echo "FAIL: -np 2 aos --gpus 2: $aos_out (one unit $aos_want)"
+    fail=1
+fi
+# fdx inside a program's own MPI: a split communicator (test_dist_comm).
+COMM_TEST=$(dirname "$FDX")/test_dist_comm
+if [ -x "$COMM_TEST" ]; then
+    out=$("${MPIRUN[@]}" -np 4 "$COMM_TEST" 2>&1) || { echo "FAIL: test_dist_comm under mpirun -np 4: $out"; fail=1; }
+fi
+
 sim_check "2:1 4:1 2:2" heat --size 37x41 --steps 20 --init random
 sim_check "2:1 4:1" wave --size 33x45 --steps 20 --order 4 --sponge 4
 sim_check "2:2" wave --size 15x13x35 --steps 10 --order 2 --sponge 2 --overlap off

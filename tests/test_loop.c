@@ -2,11 +2,7 @@
    sequential nest here; reductions; ACROSS loops under every layout and with
    pipelined sweeps; the planner's decisions for the seeds' two loops; body
    compile errors with the body's line numbers. */
-#include "fdx_test.h"
-#include "loops/fdx_loop_impl.h"
-#ifdef FDX_HAVE_CUDA
-#include "backends/cuda/fdx_cuda.h"
-#endif
+#include "loop_test.h"
 
 #include <string.h>
 
@@ -20,28 +16,7 @@
 #define NZ 9
 #define AT(i, j, k) ((i) + NX * ((j) + NY * (k)))
 
-static fdx_ctx *ctx;
 static uint64_t seed = 12345;
-
-static fdx_array *make(int rank, const int64_t *shape, double *init)
-{
-    fdx_array *a = NULL;
-    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, rank, shape, FDX_ON_HOST | FDX_ON_DEVICE, &a));
-    if (a && init) CHECK_OK(fdx_array_put(a, init));
-    return a;
-}
-
-static double max_rel(const double *x, const double *y, size_t n)
-{
-    double e = 0;
-    for (size_t q = 0; q < n; q++) {
-        double d = fabs(x[q] - y[q]) / (fabs(y[q]) > 1 ? fabs(y[q]) : 1);
-        if (!(d <= e)) e = d; /* NaN counts */
-    }
-    return e;
-}
-
-static void nvrtc_check(fdx_loop *l);
 
 static void test_parallel_and_reductions(void)
 {
@@ -126,22 +101,6 @@ static void sor_ref(double *u, const double *f, double w, int sweeps)
 static const char *sor_body = "double gs = (U(i-1,j,k) + U(i+1,j,k) + U(i,j-1,k) + U(i,j+1,k)\n"
                               "             + U(i,j,k-1) + U(i,j,k+1) - F(i,j,k)) / 6.0;\n"
                               "double d = w * (gs - U(i,j,k));\nU(i,j,k) += d;\nch = fabs(d);\n";
-
-/* The CUDA text of a loop compiles with NVRTC (no GPU needed). */
-static void nvrtc_check(fdx_loop *l)
-{
-#ifdef FDX_HAVE_CUDA
-    char *src = NULL;
-    CHECK_OK(fdx_loop_source(l, FDX_BACKEND_CUDA, &src));
-    void *cubin = NULL;
-    size_t size = 0;
-    if (src) CHECK_OK(fdx_nvrtc_compile(src, 90, "loop test", &cubin, &size));
-    free(cubin);
-    free(src);
-#else
-    (void)l;
-#endif
-}
 
 static void test_across(void)
 {

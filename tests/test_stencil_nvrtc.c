@@ -5,7 +5,7 @@
    column's pipelined marches, windows, x vectors, register caps and bands.
    Skipped without CUDA or NVRTC. */
 #include "fdx_test.h"
-#include "stencil/fdx_stencil_impl.h"
+#include "stencil_corpus.h"
 
 #include <string.h>
 
@@ -32,6 +32,12 @@ static void compile_one(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg)
     free(cubin);
     free(src);
 }
+
+static void compile_each(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, void *arg)
+{
+    (void)arg;
+    compile_one(ks, cfg);
+}
 #endif
 
 int main(void)
@@ -41,119 +47,7 @@ int main(void)
 #else
     int major = 0, minor = 0;
     if (fdx_nvrtc_version(&major, &minor) != FDX_OK) return fdx_test_skip("test_stencil_nvrtc", fdx_last_error());
-    int combo = 0;
-    for (int prec = 0; prec < 2; prec++)
-        for (int rank = 1; rank <= 3; rank++)
-            for (int order = 2; order <= 12; order += 2) {
-                /* The update, coefficient and d1 flags rotate through their
-                   combinations across the orders, so each appears with every
-                   rank and precision without compiling the full product. */
-                /* Half the wave kernels in 2D and 3D with the fused sponge. */
-                int sponge = combo % 3 == FDX_UPDATE_WAVE && rank >= 2 && (order / 2) % 2;
-                fdx_stencil_kspec ks = {prec, rank, order / 2, combo % 3, (combo / 3) % 2, (combo / 2) % 2, sponge};
-                combo++;
-                for (int variant = 0; variant < 3; variant++) {
-                    int vmax = prec ? 2 : 4;
-                    for (int vec = 1; vec <= vmax && (variant < 2 || rank > 1); vec *= 2) {
-                        /* The unrolled group's length is compiled in: the tuner's
-                           4, 8 and the longest. */
-                        int pd = variant < 2 ? 1 + (order / 2 + vec + variant) % 2
-                                 : vec == 1 ? 4 : vec == 2 ? 8 : FDX_STENCIL_MAX_UNROLL;
-                        /* Unrolled: pipelined marches, unaligned rows
-                           (windows), x vectors and register caps rotate
-                           across the orders. */
-                        int unroll = variant == 2, win = unroll && rank == 3 && vec > 1 && order % 4 == 0;
-                        fdx_stencil_cfg cfg = {.variant = variant, .tx = rank == 3 ? 32 : 128,
-                                               .ty = rank == 3 ? 8 : 1, .vec = vec, .chunk = 16, .by = 1, .pd = pd,
-                                               .zfast = unroll && vec == 2, .pipe = unroll && order % 4 == 2,
-                                               .win = win, .minb = order == 6 ? 2 : 0,
-                                               .xv = unroll && vec > 1 && !win && order >= 4,
-                                               .band = unroll && order == 10 && vec != 2 ? 4 : 0};
-                        compile_one(&ks, &cfg);
-                    }
-                }
-            }
-    /* The tuner's block shapes, for the two headline stencils. */
-    static const int shapes[][2] = {{32, 4}, {64, 4}, {64, 8}, {32, 16}, {128, 2}};
-    for (int i = 0; i < 5; i++) {
-        fdx_stencil_kspec ks = {1, 3, 1, 0, 0, 0, 0};
-        fdx_stencil_cfg cfg = {.variant = FDX_SV_SMEM, .tx = shapes[i][0], .ty = shapes[i][1], .vec = 2, .chunk = 16,
-                               .by = 1, .pd = 1 + i % 2};
-        compile_one(&ks, &cfg);
-        ks.radius = 4;
-        cfg.variant = FDX_SV_DIRECT;
-        compile_one(&ks, &cfg);
-    }
-    static const int widths[] = {64, 256, 512};
-    for (int i = 0; i < 3; i++) {
-        fdx_stencil_kspec ks = {0, 2, 4, FDX_UPDATE_WAVE, 0, 0, i == 1};
-        fdx_stencil_cfg cfg = {
-            .variant = FDX_SV_SMEM, .tx = widths[i], .ty = 1, .vec = 4, .chunk = 16, .by = 1, .pd = 2};
-        compile_one(&ks, &cfg);
-    }
-    /* Several rows a thread: the 25-point tuner candidates (vec 2 x vectors
-       with two rows, vec 1 with two and four, banded), order 4 f32 heat
-       with a coefficient at vec 4, a pipelined march, the 3D wave with a sponge. */
-    static const struct {
-        int dbl, radius, update, coef, sponge, vec, ry, pd, chunk, pipe, win, xv, band;
-    } rows[] = {
-        {1, 4, 0, 0, 0, 2, 2, 4, 4, 0, 0, 1, 64}, {1, 4, 0, 0, 0, 2, 2, 2, 2, 0, 0, 1, 32},
-        {1, 4, 0, 0, 0, 1, 2, 4, 4, 0, 0, 0, 64}, {1, 4, 0, 0, 0, 1, 4, 4, 4, 0, 0, 0, 16},
-        {1, 4, 0, 0, 0, 1, 4, 2, 2, 0, 0, 0, 0},  {0, 2, 2, 1, 0, 4, 2, 2, 2, 0, 0, 1, 0},
-        {0, 1, 0, 0, 0, 4, 3, 2, 10, 1, 0, 0, 0}, {1, 3, 1, 1, 1, 2, 2, 4, 12, 0, 0, 1, 4},
-    };
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-        fdx_stencil_kspec ks = {rows[i].dbl, 3, rows[i].radius, rows[i].update, rows[i].coef, 0, rows[i].sponge};
-        fdx_stencil_cfg cfg = {.variant = FDX_SV_UNROLL, .tx = 32, .ty = 4, .vec = rows[i].vec, .chunk = rows[i].chunk,
-                               .by = 1, .pd = rows[i].pd, .pipe = rows[i].pipe, .win = rows[i].win, .xv = rows[i].xv,
-                               .band = rows[i].band, .ry = rows[i].ry};
-        compile_one(&ks, &cfg);
-    }
-    /* The asynchronous march (rank 3): every order, precision and vector
-       width (copies of 4, 8 and 16 bytes), the updates, coefficient, d1 and
-       sponge rotating, 1..3 planes ahead, the tuner's tile shapes. */
-    static const int ashapes[][2] = {{32, 8}, {16, 16}, {32, 16}, {16, 8}, {64, 8}};
-    int arot = 0;
-    for (int prec = 0; prec < 2; prec++)
-        for (int order = 2; order <= 12; order += 2)
-            for (int vec = 1; vec <= (prec ? 2 : 4); vec *= 2, arot++) {
-                int upd = arot % 3;
-                fdx_stencil_kspec ks = {prec, 3, order / 2, upd, arot % 2, (arot / 2) % 2,
-                                        upd == FDX_UPDATE_WAVE && order % 4 == 0};
-                fdx_stencil_cfg cfg = {.variant = FDX_SV_ASYNC, .tx = ashapes[arot % 5][0], .ty = ashapes[arot % 5][1],
-                                       .vec = vec, .chunk = 16, .by = 1, .pd = 1 + arot % 3,
-                                       .minb = arot % 7 == 3 ? 2 : 0};
-                compile_one(&ks, &cfg);
-            }
-    /* Round 7: the asynchronous march with 2..4 rows a thread, every order
-       and precision, the tuner's tiles and register caps. */
-    static const int rshapes[][3] = {{32, 8, 2}, {16, 8, 4}, {32, 4, 0}};
-    int rrot = 0;
-    for (int prec = 0; prec < 2; prec++)
-        for (int order = 2; order <= 12; order += 2, rrot++) {
-            int upd = rrot % 3, vec = rrot % 4 == 3 ? 1 : prec && rrot % 2 ? 2 : prec ? 1 : 4;
-            fdx_stencil_kspec ks = {prec, 3, order / 2, upd, (rrot / 2) % 2, rrot % 2,
-                                    upd == FDX_UPDATE_WAVE && order % 4 == 0};
-            fdx_stencil_cfg cfg = {.variant = FDX_SV_ASYNC, .tx = rshapes[rrot % 3][0], .ty = rshapes[rrot % 3][1],
-                                   .vec = vec, .chunk = 16, .by = 1, .pd = 1 + rrot % 3, .ry = 2 + rrot % 3,
-                                   .minb = rshapes[rrot % 3][2]};
-            compile_one(&ks, &cfg);
-        }
-    /* Round 8: the column from the stages (zs), every order, precision and
-       vector width, 1..3 rows a thread, the updates, coefficient, d1 and
-       sponge rotating. */
-    int zrot = 0;
-    for (int prec = 0; prec < 2; prec++)
-        for (int order = 2; order <= 12; order += 2)
-            for (int vec = 1; vec <= (prec ? 2 : 4); vec *= 2, zrot++) {
-                int upd = zrot % 3;
-                fdx_stencil_kspec ks = {prec, 3, order / 2, upd, (zrot / 3) % 2, zrot % 2,
-                                        upd == FDX_UPDATE_WAVE && order % 4 != 0};
-                fdx_stencil_cfg cfg = {.variant = FDX_SV_ASYNC, .tx = 32, .ty = zrot % 2 ? 8 : 4, .vec = vec,
-                                       .chunk = 16, .by = 1, .pd = 1 + zrot % 2, .ry = 1 + zrot % 3,
-                                       .minb = zrot % 4 == 1 ? 2 : 0, .zs = 1};
-                compile_one(&ks, &cfg);
-            }
+    stencil_corpus_nvrtc(compile_each, NULL);
     printf("compiled %d generated kernels with NVRTC %d.%d\n", compiled, major, minor);
     return fdx_test_finish("test_stencil_nvrtc");
 #endif

@@ -25,6 +25,12 @@ typedef struct fdx_dist_desc {
     int shadow[FDX_DIST_MAX_RANK];     /* shadow width per axis on each side that has a neighbour */
     int corners;                       /* 1: exchange edge and corner shadows too */
     int units_per_proc;                /* GPUs (or CPU units) per process, >= 1 */
+    /* The caller's communicator: the address of an MPI_Comm (so that this
+       header needs no mpi.h), e.g. `MPI_Comm c; ... desc.mpi_comm = &c;`.
+       fdx duplicates it (fdx_dist_create is collective on it) and never
+       initializes or finalizes MPI for it.  NULL: the whole job (the world),
+       MPI initialized by fdx only under mpirun and when nobody has. */
+    const void *mpi_comm;
 } fdx_dist_desc;
 
 typedef struct fdx_dist fdx_dist;
@@ -35,7 +41,8 @@ typedef struct fdx_dist fdx_dist;
    device count).  Without MPI or mpirun the job is this one process. */
 FDX_API fdx_status fdx_dist_create(const fdx_options *opts, const fdx_dist_desc *d, fdx_dist **out);
 FDX_API void fdx_dist_destroy(fdx_dist **d);
-/* Finalizes MPI if fdx_dist_create initialized it (call once at exit). */
+/* Finalizes MPI if fdx_dist_create initialized it (call once at exit);
+   MPI that the caller initialized is left alone. */
 FDX_API void fdx_dist_finalize(void);
 
 FDX_API int fdx_dist_units(const fdx_dist *d);          /* units of the whole job */
@@ -57,6 +64,23 @@ FDX_API const char *fdx_dist_transport(const fdx_dist *d);
 typedef struct fdx_darray fdx_darray;
 
 FDX_API fdx_status fdx_darray_create(fdx_dist *d, fdx_dtype type, fdx_darray **out);
+
+/* ALIGN and richer arrays.  ncomp > 1: ncomp values a grid point, a leading
+   undistributed axis ('*'): the local array has rank + 1 axes, shape
+   (ncomp, local extents), and loops index it A(c, i, j, k) (the seed's
+   ARRAY[Z][Y][X][5], DVMH's [block][block][block][*] in C order).
+   own_shadow = 1: this array's shadow widths low:high per axis and its own
+   corner flag instead of the distribution's (each part must own at least
+   the widest).  Stencil steps (fdx_dstencil_*) take only the distribution's
+   plain arrays. */
+typedef struct fdx_darray_desc {
+    fdx_dtype type;
+    int ncomp;
+    int own_shadow;
+    int shadow_lo[FDX_DIST_MAX_RANK], shadow_hi[FDX_DIST_MAX_RANK];
+    int corners;
+} fdx_darray_desc;
+FDX_API fdx_status fdx_darray_create_desc(fdx_dist *d, const fdx_darray_desc *desc, fdx_darray **out);
 FDX_API void fdx_darray_destroy(fdx_darray **a);
 FDX_API fdx_array *fdx_darray_local(fdx_darray *a, int local_unit);
 /* Where the local array starts in global coordinates (owned lo - shadow). */
@@ -64,11 +88,13 @@ FDX_API void fdx_darray_local_origin(const fdx_darray *a, int local_unit, int64_
 
 /* Fills every local array, shadows included, with f(global index) computed
    on the host (in parallel threads: f must be a pure function), then
-   copies it to the device. */
+   copies it to the device.  gidx has 4 entries: the grid index padded to
+   rank 3, then the component (0 without components). */
 typedef double (*fdx_dist_init_fn)(const int64_t *gidx, void *arg);
 FDX_API fdx_status fdx_darray_fill(fdx_darray *a, fdx_dist_init_fn f, void *arg);
 /* Copies the owned points of this process's units into `global` (a host
-   buffer of the global shape and the array's type); points of other
+   buffer of the global shape, times ncomp values a point first, and the
+   array's type); points of other
    processes are left alone.  With gather_all, every process receives the
    whole field (MPI). */
 FDX_API fdx_status fdx_darray_gather(fdx_darray *a, void *global, int gather_all);
@@ -128,16 +154,26 @@ FDX_API fdx_status fdx_dstencil_run(fdx_dstencil *s, fdx_darray **b, int nf, fdx
 FDX_API int fdx_dstencil_graph_used(const fdx_dstencil *s);
 
 /* ---- distributed loops ---------------------------------------------------
-   A loop of the loop runtime (include/fdx/loop.h) run on every unit's block:
-   the range is given in global indices and each unit runs the part it owns,
-   with the body's indices local to its block (global = local + the block's
-   origin, fdx_darray_local_origin); neighbours at +-w of owned points are
-   in the shadows when w <= the shadow width.  Before a run, arrays the loop
-   reads are renewed when a distributed loop wrote them since their last
-   renewal; arrays it writes are marked for renewal.  Reductions (sum, max,
-   min) are global over all units and ranks; sums depend on the
-   decomposition in their last bits.  The blocks keep the plain layout
-   (no automatic reorganization).  ACROSS loops are not distributed. */
+   A loop of the loop runtime (include/fdx/loop.h) run on every unit's block,
+   with DVMH's meaning: the range is given in global indices, each unit runs
+   the part it owns, and the body sees global indices (the same i, j, k as
+   on one unit: the accessors subtract the block's origin).  Neighbours at
+   +-w of owned points are in the shadows when w <= the shadow width.
+   Before a run, arrays the loop reads are renewed when a distributed loop
+   wrote them since their last renewal; arrays it writes are marked for
+   renewal.  Reductions are global over all units and ranks, the same on
+   every unit; exact operations (max, min, loc, and, or, integer sums and
+   products) do not depend on the decomposition, floating sums do in their
+   last bits.  The blocks keep the plain layout (no automatic
+   reorganization).
+
+   ACROSS loops (fdx_dloop_across) run as DVMH runs them: before each sweep
+   the shadows hold the old values; every unit waits for its upstream
+   neighbours' new boundary planes, computes its block in portions along an
+   axis that is not split, and hands each portion's downstream face on, so
+   units pipeline; inside a block the hyperplanes of the loop runtime run.
+   The result is the sequential nest's, bit for bit the same on any grid of
+   units.  Accesses are checked as for fdx_loop_across_widths. */
 typedef struct fdx_dloop fdx_dloop;
 
 FDX_API fdx_status fdx_dloop_create(fdx_dist *d, const char *indices, fdx_dloop **out);
@@ -146,13 +182,44 @@ FDX_API fdx_status fdx_dloop_range(fdx_dloop *l, const int64_t *lo, const int64_
 FDX_API fdx_status fdx_dloop_array(fdx_dloop *l, const char *name, fdx_darray *a, fdx_access access);
 FDX_API fdx_status fdx_dloop_scalar(fdx_dloop *l, const char *name, double value);
 FDX_API fdx_status fdx_dloop_reduction(fdx_dloop *l, const char *name, fdx_reduce op);
+/* A reduction of type FDX_FLOAT32, FDX_FLOAT64, FDX_INT32 or FDX_INT64. */
+FDX_API fdx_status fdx_dloop_reduction_typed(fdx_dloop *l, const char *name, fdx_reduce op, fdx_dtype type);
+/* ACROSS widths low:high per index (fdx_loop_across_widths); the shadow
+   width of every split axis must cover them. */
+FDX_API fdx_status fdx_dloop_across(fdx_dloop *l, const int *low, const int *high);
+/* Order per index, +1 ascending or -1 descending (fdx_loop_order). */
+FDX_API fdx_status fdx_dloop_order(fdx_dloop *l, const int *dir);
+/* Portions per block of a distributed ACROSS loop (0: the model, 4 per
+   unit on the longest chain of dependent units, at most the axis extent;
+   FDX_DLOOP_PORTIONS overrides the model). */
+FDX_API fdx_status fdx_dloop_set_portions(fdx_dloop *l, int portions);
 FDX_API fdx_status fdx_dloop_body(fdx_dloop *l, const char *body);
+/* REMOTE_ACCESS: the body reads elements of `a` that other units own.
+   Before every run (every sweep) the runtime fetches them, from every unit
+   and rank, into a buffer each unit holds, and `name` in the body reads the
+   buffer:
+   - a box [lo, hi) in global indices (a point, a line, a plane, or more):
+     `name(x0, ...)` takes global indices (component first when `a` has
+     components);
+   - a list of n points (idx: n x rank global indices): `name(q)` is point
+     q (`name(c, q)` with components).
+   At most 4 patterns a loop. */
+FDX_API fdx_status fdx_dloop_remote_box(fdx_dloop *l, const char *name, fdx_darray *a, const int64_t *lo,
+                                        const int64_t *hi);
+FDX_API fdx_status fdx_dloop_remote_points(fdx_dloop *l, const char *name, fdx_darray *a, int n, const int64_t *idx);
 /* Renews stale shadows of read arrays, runs every unit's part (on its
    compute stream), and combines the reductions; waits when there are any. */
 FDX_API fdx_status fdx_dloop_run(fdx_dloop *l);
+/* `times` runs in a row (sweeps); reductions report the last one. */
+FDX_API fdx_status fdx_dloop_run_repeated(fdx_dloop *l, int times);
 FDX_API fdx_status fdx_dloop_result(const fdx_dloop *l, const char *name, double *value);
-/* Shadow renewals the loop has made (tests). */
+/* With the location (global indices) of MAXLOC/MINLOC, the first in the
+   loop's sequential order on ties; loc may be NULL. */
+FDX_API fdx_status fdx_dloop_result_loc(const fdx_dloop *l, const char *name, double *value, int64_t *loc);
+FDX_API fdx_status fdx_dloop_result_int(const fdx_dloop *l, const char *name, int64_t *value, int64_t *loc);
+/* Shadow renewals the loop has made (tests); portions of the last ACROSS run. */
 FDX_API int fdx_dloop_exchanges(const fdx_dloop *l);
+FDX_API int fdx_dloop_portions(const fdx_dloop *l);
 
 #ifdef __cplusplus
 }

@@ -72,23 +72,36 @@ FDX_API int fdx_font_height(int scale);
 FDX_API fdx_status fdx_h5_write_field(const char *path, const char *name, const void *data, fdx_dtype type,
                                       int rank, const int64_t *shape, double time, int64_t step);
 /* Reads dataset `name` (NULL: the only or first dataset) as doubles into a
-   new buffer (free with free()); shape in fdx order (x first). */
+   new buffer (free with free()); shape in fdx order (x first).  The file is
+   untrusted: libhdf5 reads it in a child process, the extents are checked
+   (and a field over half the machine's memory refused) before any data is
+   read, a damaged file is FDX_ERR_INVALID and a reader that crashes or hangs
+   FDX_ERR_IO. */
 FDX_API fdx_status fdx_h5_read_field(const char *path, const char *name, double **data, int *rank,
                                      int64_t *shape);
+/* The same for a field that must have this rank and shape: any other is
+   refused (FDX_ERR_INVALID, naming both) before its data is read. */
+FDX_API fdx_status fdx_h5_read_field_shaped(const char *path, const char *name, int rank, const int64_t *shape,
+                                            double **data);
 
 typedef struct fdx_xdmf_entry {
     double time;
     char file[256];    /* HDF5 file name relative to the XDMF file */
     char dataset[64];
 } fdx_xdmf_entry;
-/* Writes (atomically) the time series of fields on a uniform grid. */
+/* Writes (atomically) the time series of fields on a uniform grid, always as
+   a 3DCoRectMesh: a 2D field (rank 2) is one point thick in z and its
+   dataset must be 1 x NY x NX (fdx_h5_write_field with rank 3 and shape
+   NX, NY, 1), the layout ParaView needs to show it in the XY plane. */
 FDX_API fdx_status fdx_xdmf_write(const char *path, const char *field, fdx_dtype type, int rank,
                                   const int64_t *shape, const double *h, const fdx_xdmf_entry *entries, int n);
 
 /* ---- files written whole or not at all ------------------------------------- */
-/* Writes bytes to path through path.tmp.PID, fsync, rename, fsync of the directory. */
+/* Writes bytes to path through a temporary path.tmp.PID.N in the same directory
+   (O_EXCL, no symlink followed), fsync, rename, fsync of the directory. */
 FDX_API fdx_status fdx_file_write_atomic(const char *path, const void *data, size_t size);
-/* Reads a whole file (at most max_bytes) into a new buffer, NUL-terminated. */
+/* Reads a whole regular file (at most max_bytes) into a new buffer, NUL-terminated.
+   FIFOs, devices and directories are refused (FDX_ERR_INVALID) without blocking. */
 FDX_API fdx_status fdx_file_read(const char *path, size_t max_bytes, char **data, size_t *size);
 /* Creates a directory (and parents) and checks that it can be written to. */
 FDX_API fdx_status fdx_dir_prepare(const char *path);
@@ -113,7 +126,8 @@ typedef struct fdx_ckpt_info {
 FDX_API fdx_status fdx_ckpt_write(const char *path, const fdx_ckpt_info *info, const fdx_ckpt_field *fields,
                                   int nfields);
 /* Opens and verifies a checkpoint (magic, sizes, checksum).  *blob owns all
-   memory; info->config and field pointers point into it. */
+   memory; info->config and field pointers point into it.  NULL or out-of-range
+   arguments (and a NULL field name or data) give FDX_ERR_INVALID. */
 typedef struct fdx_ckpt fdx_ckpt;
 FDX_API fdx_status fdx_ckpt_read(const char *path, fdx_ckpt **out);
 FDX_API fdx_status fdx_ckpt_parse(const void *data, size_t size, fdx_ckpt **out);
@@ -123,8 +137,10 @@ FDX_API const void *fdx_ckpt_get_field(const fdx_ckpt *c, const char *name);
 FDX_API void fdx_ckpt_free(fdx_ckpt **c);
 
 /* ---- INI config files -------------------------------------------------------
-   "key = value" lines, '#' or ';' comments, optional [section] headers.  The
-   callback sees each pair with its line number; a non-OK status stops. */
+   "key = value" lines, '#' or ';' comments, optional [section] headers, values
+   optionally quoted ("..." or '...'; an unbalanced quote is an error naming
+   the line).  The callback sees each pair with its line number; a non-OK
+   status stops. */
 typedef fdx_status (*fdx_ini_fn)(void *user, const char *section, const char *key, const char *value, int line);
 FDX_API fdx_status fdx_ini_parse(const char *text, size_t size, const char *what, fdx_ini_fn fn, void *user);
 

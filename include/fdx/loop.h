@@ -29,13 +29,17 @@ typedef enum fdx_access {
    the operation's identity; whatever the body leaves in it is combined:
    `s = x;` or `s += x;` for a sum, `m = fabs(d);` for a max.  The _LOC
    variants also return the loop indices of the extreme value (the first one
-   in sequential order on ties). */
+   in sequential order on ties).  AND and OR are bitwise, on integer
+   reductions only. */
 typedef enum fdx_reduce {
     FDX_REDUCE_SUM = 0,
     FDX_REDUCE_MAX,
     FDX_REDUCE_MIN,
     FDX_REDUCE_MAXLOC,
-    FDX_REDUCE_MINLOC
+    FDX_REDUCE_MINLOC,
+    FDX_REDUCE_PROD,
+    FDX_REDUCE_AND,
+    FDX_REDUCE_OR
 } fdx_reduce;
 
 /* A loop over loop indices named in `indices` ("i,j,k": index 0 first; the
@@ -54,15 +58,40 @@ FDX_API fdx_status fdx_loop_on(fdx_loop *loop, fdx_array *a, const int *axes);
 /* Names an array for the body: `name(x0, x1, ...)` in the body is the
    element at those logical indices, an lvalue of the array's element type. */
 FDX_API fdx_status fdx_loop_array(fdx_loop *loop, const char *name, fdx_array *a, fdx_access access);
+/* ALIGN with a shift: element 0 of array `name` sits at loop-space index
+   origin[x] on each axis x, so `name(x0, ...)` in the body addresses element
+   (x0 - origin[0], ...).  The origin is a run-time value (changing it does
+   not recompile).  Distributed loops use it to let bodies see global
+   indices on every unit's block. */
+FDX_API fdx_status fdx_loop_array_origin(fdx_loop *loop, const char *name, const int64_t *origin);
 /* A double scalar `name` in the body; set again to change its value for the
    next run (no recompilation). */
 FDX_API fdx_status fdx_loop_scalar(fdx_loop *loop, const char *name, double value);
+/* A double reduction variable `name`. */
 FDX_API fdx_status fdx_loop_reduction(fdx_loop *loop, const char *name, fdx_reduce op);
+/* A reduction variable of type FDX_FLOAT32, FDX_FLOAT64, FDX_INT32 or
+   FDX_INT64 (float, double, int, long long in the body).  Integer sums,
+   products, max, min, and, or are exact (64-bit accumulators); float
+   reductions accumulate in double. */
+FDX_API fdx_status fdx_loop_reduction_typed(fdx_loop *loop, const char *name, fdx_reduce op, fdx_dtype type);
 /* Declares the loop ACROSS: iteration idx reads elements written by the
    iterations idx +- e_d * w with 0 < w <= width[d] (one index offset at a
    time, as in the seeds' SOR), and writes only its own point.  The result
    is that of the sequential nest; the runtime runs hyperplanes. */
 FDX_API fdx_status fdx_loop_across(fdx_loop *loop, const int *width);
+/* ACROSS with per-index widths low:high (as DVMH's across(A(low:high))):
+   iteration idx reads elements written by iterations idx - w e_d
+   (0 < w <= low[d]) and idx + w e_d (0 < w <= high[d]).  Accesses to
+   written arrays are checked when the loop runs: an offset in more than one
+   index at once (a box-shaped dependence such as U(i,j+1,k-1)), an offset
+   beyond the declared width, or an index expression that is not
+   `index +- constant` is refused with FDX_ERR_INVALID naming the access. */
+FDX_API fdx_status fdx_loop_across_widths(fdx_loop *loop, const int *low, const int *high);
+/* Iteration order of each index: +1 ascending (the default), -1 descending
+   (the sequential nest runs index d from hi-1 down to lo, as the upper
+   sweep of NAS LU).  ACROSS loops give the result of that nest; _LOC ties
+   go to the first iteration in that order. */
+FDX_API fdx_status fdx_loop_order(fdx_loop *loop, const int *dir);
 /* The body: C statements (C99 for the CPU, the C subset of CUDA C for
    NVRTC).  Compilation errors name the body's own line numbers. */
 FDX_API fdx_status fdx_loop_body(fdx_loop *loop, const char *body);
@@ -84,6 +113,8 @@ FDX_API fdx_status fdx_loop_run_repeated(fdx_loop *loop, int times, void *stream
 /* Result of a reduction after the last run; loc (rank entries) may be NULL,
    and must be for reductions other than MAXLOC and MINLOC. */
 FDX_API fdx_status fdx_loop_result(const fdx_loop *loop, const char *name, double *value, int64_t *loc);
+/* The same for integer reductions, exactly (no trip through double). */
+FDX_API fdx_status fdx_loop_result_int(const fdx_loop *loop, const char *name, int64_t *value, int64_t *loc);
 
 /* ---- the planner ------------------------------------------------------------ */
 typedef struct fdx_loop_decision {

@@ -44,8 +44,12 @@ FDX_API int fdx_sim_config_key(fdx_sim_kind kind, int i, const char **name, cons
 /* ---- a simulation ---------------------------------------------------------- */
 typedef struct fdx_sim fdx_sim;
 
-/* Validates everything (shape, memory, input files) before anything is
-   written; nothing is created on disk here. */
+/* Validates everything before anything is written (nothing is created on
+   disk here): the shape; every host and device buffer the run will hold
+   against MemAvailable / cudaMemGetInfo (FDX_ERR_INVALID giving the need and
+   the limit); numbers the run's precision cannot hold (1/h^2, c^2, dt^2, an
+   aliased source); input fields and models, finite after conversion to the
+   run's precision. */
 FDX_API fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out);
 FDX_API void fdx_sim_destroy(fdx_sim **s);
 
@@ -57,6 +61,8 @@ FDX_API fdx_status fdx_sim_step(fdx_sim *s);
 FDX_API fdx_status fdx_sim_step_arrays(fdx_sim *s, fdx_array *next, fdx_array *cur, fdx_array *prev,
                                        int64_t step, void *stream);
 
+/* Every status-returning function here answers FDX_ERR_INVALID to NULL or
+   out-of-range arguments; the getters give -1, NaN, 0 or NULL for NULL. */
 FDX_API int64_t fdx_sim_steps_done(const fdx_sim *s);
 FDX_API double fdx_sim_time(const fdx_sim *s);
 FDX_API double fdx_sim_dt(const fdx_sim *s);
@@ -85,7 +91,15 @@ FDX_API fdx_status fdx_sim_receivers(fdx_sim *s, int *count, int64_t *steps, con
 
 /* ---- the whole run ----------------------------------------------------------
    Runs to the configured number of steps (or Poisson's tolerance) writing the
-   configured outputs; with `restart` set, first loads DIR/checkpoint.fdx.
+   configured outputs; with `restart` set, first loads DIR/checkpoint.fdx
+   (refused, naming the key, when the run's config differs from the
+   checkpoint's in anything but steps, output, progress, checkpoint-every,
+   gpus, overlap, tol) and, into its own directory, continues its outputs:
+   receivers.csv, the seismogram, the GIF and the field series.  An output
+   directory holding another run's files is refused unless overwrite = yes.
+   The field is checked for NaN/Inf where it lives at every tenth of the run
+   (at most 1000 steps apart) and before every output: FDX_ERR_VERIFY naming
+   the step, no checkpoint written from it.
    progress: where progress goes (NULL: none).  Stops early, after writing a
    checkpoint, when fdx_sim_interrupt() was called (signal-safe). */
 typedef struct fdx_sim_result {
@@ -114,7 +128,11 @@ FDX_API fdx_status fdx_sim_run_dist(fdx_sim *s, const fdx_options *opts, int uni
    first, then `overrides` (may be NULL) is applied on top. */
 FDX_API fdx_status fdx_sim_config_from_checkpoint(fdx_sim_config *cfg, const char *dir);
 FDX_API void fdx_sim_interrupt(void);
-/* Installs a SIGINT/SIGTERM handler that calls fdx_sim_interrupt (for tools). */
+/* Installs a SIGINT/SIGTERM handler (for tools): before a run has written
+   anything (config, device start, the first kernel compile and tuning) it
+   ends the process at once with status 130; afterwards it calls
+   fdx_sim_interrupt.  Also ignores SIGXFSZ, so a file-size limit is an I/O
+   error (exit 3) with the temporary file removed. */
 FDX_API fdx_status fdx_sim_install_signals(void);
 
 #ifdef __cplusplus

@@ -16,6 +16,7 @@ struct fdx_dist {
     int units, procs, proc, node_rank;
     int nlocal;                        /* units of this process */
     int cuda_aware;                    /* MPI takes device pointers */
+    fdx_mpi_comm *comm_mpi;            /* fdx's duplicate of the job's communicator (NULL: one process) */
     fdx_ctx *ctx[FDX_DIST_MAX_LOCAL];
     const fdx_backend *be;             /* all local units share one backend */
     int ordinal[FDX_DIST_MAX_LOCAL];   /* device of each local unit */
@@ -29,8 +30,10 @@ struct fdx_dist {
 typedef struct fdx_face {
     int axis, side;          /* side 0: lower neighbour, 1: upper */
     int peer;                /* global unit id of the neighbour */
-    int64_t send_lo[3], recv_lo[3], box[3];
-    size_t bytes;
+    /* A face sends as many planes as the neighbour's shadow on its side
+       holds and receives as many as its own: widths low:high may differ. */
+    int64_t send_lo[3], recv_lo[3], sbox[3], rbox[3];
+    size_t sbytes, rbytes;
     int64_t send_off, recv_off; /* element offsets when the box is contiguous, else -1 */
     void *send_buf, *recv_buf;  /* device packing buffers (NULL when contiguous) */
     void *host_send, *host_recv; /* pinned staging for MPI without CUDA support */
@@ -50,7 +53,10 @@ typedef struct fdx_unit_plan {
 struct fdx_darray {
     fdx_dist *dist;
     fdx_dtype type;
-    size_t elem;
+    int ncomp;               /* values a point: a leading undistributed axis ('*') when > 1 */
+    size_t elem;             /* bytes a point (ncomp values): the unit of packing */
+    int shadow_lo[3], shadow_hi[3], corners; /* this array's shadows */
+    int own_shadow;          /* 1: widths other than the distribution's */
     fdx_unit_plan unit[FDX_DIST_MAX_LOCAL];
     fdx_mpi_reqs *reqs;      /* outstanding MPI transfers between begin and end */
     int in_flight;
@@ -62,6 +68,13 @@ FDX_HIDDEN void fdx_dist_coords(const fdx_dist *d, int unit, int *c);
 FDX_HIDDEN int fdx_dist_unit_at(const fdx_dist *d, const int *c);
 /* Shadow width of unit `unit` below (side 0) or above (side 1) on axis a. */
 FDX_HIDDEN int fdx_dist_shadow(const fdx_dist *d, int unit, int axis, int side);
+/* The box [lo, hi) (global indices, padded to rank 3) of a into `out`
+   (dense, box-shaped, ncomp values a point first); owned points of this
+   process's units only, or of every process with gather_all. */
+FDX_HIDDEN fdx_status fdx_darray_gather_box(fdx_darray *a, const int64_t *lo, const int64_t *hi, void *out, int gather_all);
+/* The n points idx[q * rank ...] (global indices) of a into out[q], on every
+   process. */
+FDX_HIDDEN fdx_status fdx_darray_gather_points(fdx_darray *a, int n, const int64_t *idx, void *out);
 /* Makes the device of local unit i current. */
 FDX_HIDDEN fdx_status fdx_dist_use(const fdx_dist *d, int i);
 

@@ -21,8 +21,9 @@ static int box_contiguous(const int64_t *n, const int64_t *box)
 }
 
 /* The faces of local unit i: for every split axis and side with a
-   neighbour, the owned slab next to that side (sent) and the shadow slab
-   (received), as wide as the shadow.  Without corners the slabs cover the
+   neighbour, the owned slab next to that side (sent, as wide as the
+   neighbour's shadow facing it) and the shadow slab (received, as wide as
+   this array's shadow on that side).  Without corners the slabs cover the
    owned range of the other axes; with them the whole local extent, which is
    why corner exchanges go axis after axis. */
 static fdx_status plan_faces(fdx_darray *a, int i)
@@ -34,16 +35,20 @@ static fdx_status plan_faces(fdx_darray *a, int i)
     int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1}, sl[3], sh[3];
     fdx_dist_owned(d, unit, lo, hi);
     for (int ax = 0; ax < 3; ax++) {
-        sl[ax] = ax < d->desc.rank ? fdx_dist_shadow(d, unit, ax, 0) : 0;
-        sh[ax] = ax < d->desc.rank ? fdx_dist_shadow(d, unit, ax, 1) : 0;
+        int split = ax < d->desc.rank && d->desc.grid[ax] > 1;
+        sl[ax] = split && c[ax] > 0 ? a->shadow_lo[ax] : 0;
+        sh[ax] = split && c[ax] < d->desc.grid[ax] - 1 ? a->shadow_hi[ax] : 0;
         p->n3[ax] = hi[ax] - lo[ax] + sl[ax] + sh[ax];
         p->origin[ax] = lo[ax] - sl[ax];
     }
     p->nfaces = 0;
     for (int ax = 0; ax < d->desc.rank; ax++)
         for (int side = 0; side < 2; side++) {
-            int w = side ? (int)sh[ax] : (int)sl[ax];
-            if (w == 0) continue;
+            /* receive what my shadow on this side holds, send what the
+               neighbour's shadow on the facing side holds */
+            int has = side ? c[ax] < d->desc.grid[ax] - 1 : c[ax] > 0;
+            int rw = side ? (int)sh[ax] : (int)sl[ax], sw = side ? a->shadow_lo[ax] : a->shadow_hi[ax];
+            if (!has || (rw == 0 && sw == 0)) continue;
             fdx_face *f = &p->faces[p->nfaces++];
             memset(f, 0, sizeof *f);
             f->axis = ax, f->side = side;
@@ -51,50 +56,84 @@ static fdx_status plan_faces(fdx_darray *a, int i)
             nc[ax] += side ? 1 : -1;
             f->peer = fdx_dist_unit_at(d, nc);
             for (int b = 0; b < 3; b++) {
-                int full = d->desc.corners || b >= d->desc.rank;
-                f->box[b] = full ? p->n3[b] : hi[b] - lo[b];
+                int full = a->corners || b >= d->desc.rank;
+                f->sbox[b] = f->rbox[b] = full ? p->n3[b] : hi[b] - lo[b];
                 f->send_lo[b] = f->recv_lo[b] = full ? 0 : sl[b];
             }
-            f->box[ax] = w;
-            f->send_lo[ax] = side ? p->n3[ax] - sh[ax] - w : sl[ax];
-            f->recv_lo[ax] = side ? p->n3[ax] - w : 0;
-            f->bytes = (size_t)(f->box[0] * f->box[1] * f->box[2]) * a->elem;
-            int contig = box_contiguous(p->n3, f->box);
-            f->send_off = contig ? lin3(p->n3, f->send_lo) : -1;
-            f->recv_off = contig ? lin3(p->n3, f->recv_lo) : -1;
+            f->sbox[ax] = sw, f->rbox[ax] = rw;
+            f->send_lo[ax] = side ? p->n3[ax] - sh[ax] - sw : sl[ax];
+            f->recv_lo[ax] = side ? p->n3[ax] - rw : 0;
+            f->sbytes = (size_t)(f->sbox[0] * f->sbox[1] * f->sbox[2]) * a->elem;
+            f->rbytes = (size_t)(f->rbox[0] * f->rbox[1] * f->rbox[2]) * a->elem;
+            int scontig = box_contiguous(p->n3, f->sbox), rcontig = box_contiguous(p->n3, f->rbox);
+            f->send_off = scontig ? lin3(p->n3, f->send_lo) : -1;
+            f->recv_off = rcontig ? lin3(p->n3, f->recv_lo) : -1;
             const fdx_backend *be = d->be;
-            if (!contig) {
-                FDX_TRY(be->alloc(f->bytes, &f->send_buf));
-                FDX_TRY(be->alloc(f->bytes, &f->recv_buf));
-            }
+            if (!scontig && f->sbytes) FDX_TRY(be->alloc(f->sbytes, &f->send_buf));
+            if (!rcontig && f->rbytes) FDX_TRY(be->alloc(f->rbytes, &f->recv_buf));
             int remote = f->peer / d->nlocal != d->proc;
             if (remote && be->kind == FDX_BACKEND_CUDA && !d->cuda_aware) {
-                FDX_TRY(fdx_comm_host_alloc(be, f->bytes, &f->host_send));
-                FDX_TRY(fdx_comm_host_alloc(be, f->bytes, &f->host_recv));
+                if (f->sbytes) FDX_TRY(fdx_comm_host_alloc(be, f->sbytes, &f->host_send));
+                if (f->rbytes) FDX_TRY(fdx_comm_host_alloc(be, f->rbytes, &f->host_recv));
             }
         }
     return FDX_OK;
 }
 
+static fdx_status check_desc(const fdx_dist *d, const fdx_darray_desc *dd)
+{
+    FDX_CHECK(dd->type == FDX_FLOAT32 || dd->type == FDX_FLOAT64, FDX_ERR_INVALID,
+              "distributed arrays hold float or double, not %s", fdx_dtype_name(dd->type));
+    FDX_CHECK(dd->ncomp >= 0 && dd->ncomp <= 64, FDX_ERR_INVALID, "%d values a point: 1 to 64", dd->ncomp);
+    if (!dd->own_shadow) return FDX_OK;
+    for (int ax = 0; ax < d->desc.rank; ax++) {
+        FDX_CHECK(dd->shadow_lo[ax] >= 0 && dd->shadow_hi[ax] >= 0, FDX_ERR_INVALID,
+                  "array shadow widths %d:%d on axis %d are negative", dd->shadow_lo[ax], dd->shadow_hi[ax], ax);
+        /* each part sends at most what it owns */
+        int64_t part = d->desc.shape[ax] / d->desc.grid[ax];
+        int w = dd->shadow_lo[ax] > dd->shadow_hi[ax] ? dd->shadow_lo[ax] : dd->shadow_hi[ax];
+        FDX_CHECK(d->desc.grid[ax] == 1 || part >= w, FDX_ERR_INVALID,
+                  "axis %d: parts of %lld points are thinner than the array's shadow width %d", ax, (long long)part, w);
+    }
+    return FDX_OK;
+}
+
 fdx_status fdx_darray_create(fdx_dist *d, fdx_dtype type, fdx_darray **out)
 {
-    FDX_CHECK(d && out, FDX_ERR_INVALID, "fdx_darray_create: NULL argument");
-    FDX_CHECK(type == FDX_FLOAT32 || type == FDX_FLOAT64, FDX_ERR_INVALID,
-              "distributed arrays hold float or double, not %s", fdx_dtype_name(type));
+    fdx_darray_desc dd = {0};
+    dd.type = type;
+    return fdx_darray_create_desc(d, &dd, out);
+}
+
+fdx_status fdx_darray_create_desc(fdx_dist *d, const fdx_darray_desc *dd, fdx_darray **out)
+{
+    FDX_CHECK(d && dd && out, FDX_ERR_INVALID, "fdx_darray_create: NULL argument");
     *out = NULL;
+    FDX_TRY(check_desc(d, dd));
     fdx_darray *a = calloc(1, sizeof *a);
     FDX_CHECK(a, FDX_ERR_NOMEM, "out of memory for a distributed array");
-    a->dist = d, a->type = type, a->elem = fdx_dtype_size(type);
+    a->dist = d, a->type = dd->type, a->ncomp = dd->ncomp > 1 ? dd->ncomp : 1;
+    a->elem = fdx_dtype_size(dd->type) * (size_t)a->ncomp;
+    a->own_shadow = dd->own_shadow;
+    a->corners = dd->own_shadow ? dd->corners : d->desc.corners;
+    for (int ax = 0; ax < 3; ax++) {
+        a->shadow_lo[ax] = ax >= d->desc.rank ? 0 : dd->own_shadow ? dd->shadow_lo[ax] : d->desc.shadow[ax];
+        a->shadow_hi[ax] = ax >= d->desc.rank ? 0 : dd->own_shadow ? dd->shadow_hi[ax] : d->desc.shadow[ax];
+    }
+    fdx_dtype type = dd->type;
     fdx_status st;
-    FDX_TRY_GOTO(st, fdx_mpi_reqs_create(4 * FDX_MAX_FACES * d->nlocal, &a->reqs), fail);
+    FDX_TRY_GOTO(st, fdx_mpi_reqs_create(d->comm_mpi, 4 * FDX_MAX_FACES * d->nlocal, &a->reqs), fail);
     int cuda = d->be->kind == FDX_BACKEND_CUDA;
     for (int i = 0; i < d->nlocal; i++) {
         fdx_unit_plan *p = &a->unit[i];
         FDX_TRY_GOTO(st, fdx_dist_use(d, i), fail);
         FDX_TRY_GOTO(st, plan_faces(a, i), fail);
         /* The CPU stencil reads host storage, which is the device buffer. */
-        FDX_TRY_GOTO(st, fdx_array_create(d->ctx[i], type, d->desc.rank, p->n3, cuda ? FDX_ON_DEVICE : FDX_ON_HOST | FDX_ON_DEVICE,
-                                          &p->local), fail);
+        /* with components: (ncomp, local extents), the component axis first */
+        int64_t shape[FDX_DIST_MAX_RANK + 1] = {a->ncomp, p->n3[0], p->n3[1], p->n3[2]};
+        int with = a->ncomp > 1;
+        FDX_TRY_GOTO(st, fdx_array_create(d->ctx[i], type, d->desc.rank + with, with ? shape : p->n3,
+                                          cuda ? FDX_ON_DEVICE : FDX_ON_HOST | FDX_ON_DEVICE, &p->local), fail);
         if (cuda) {
             FDX_TRY_GOTO(st, fdx_comm_event_create(d->be, &p->ready), fail);
             FDX_TRY_GOTO(st, fdx_comm_event_create(d->be, &p->packed), fail);
@@ -162,13 +201,14 @@ fdx_status fdx_darray_fill(fdx_darray *a, fdx_dist_init_fn fn, void *arg)
 #pragma omp parallel for collapse(2)
         for (int64_t k = 0; k < p->n3[2]; k++)
             for (int64_t j = 0; j < p->n3[1]; j++)
-                for (int64_t x = 0; x < p->n3[0]; x++) {
-                    int64_t g[3] = {p->origin[0] + x, p->origin[1] + j, p->origin[2] + k};
-                    double v = fn(g, arg);
-                    int64_t q = x + p->n3[0] * (j + p->n3[1] * k);
-                    if (is_double) ((double *)h)[q] = v;
-                    else ((float *)h)[q] = (float)v;
-                }
+                for (int64_t x = 0; x < p->n3[0]; x++)
+                    for (int c = 0; c < a->ncomp; c++) {
+                        int64_t g[4] = {p->origin[0] + x, p->origin[1] + j, p->origin[2] + k, c};
+                        double v = fn(g, arg);
+                        int64_t q = c + a->ncomp * (x + p->n3[0] * (j + p->n3[1] * k));
+                        if (is_double) ((double *)h)[q] = v;
+                        else ((float *)h)[q] = (float)v;
+                    }
         FDX_TRY(fdx_array_to_device(p->local));
         /* The copy ran on the legacy stream; the units' streams do not wait
            for it by themselves. */
@@ -177,28 +217,76 @@ fdx_status fdx_darray_fill(fdx_darray *a, fdx_dist_init_fn fn, void *arg)
     return FDX_OK;
 }
 
-fdx_status fdx_darray_gather(fdx_darray *a, void *global, int gather_all)
+fdx_status fdx_darray_gather_box(fdx_darray *a, const int64_t *blo, const int64_t *bhi, void *out, int gather_all)
 {
-    FDX_CHECK(a && global, FDX_ERR_INVALID, "fdx_darray_gather: NULL argument");
     fdx_dist *d = a->dist;
-    const int64_t *gn = d->desc.shape;
+    int64_t bn[3];
+    for (int ax = 0; ax < 3; ax++) bn[ax] = bhi[ax] - blo[ax];
+    size_t bytes = (size_t)(bn[0] * bn[1] * bn[2]) * a->elem;
     FDX_TRY(fdx_dist_sync(d));
-    if (gather_all && d->procs > 1) memset(global, 0, (size_t)(gn[0] * gn[1] * gn[2]) * a->elem);
+    if (gather_all && d->procs > 1) memset(out, 0, bytes);
     for (int i = 0; i < d->nlocal; i++) {
         fdx_unit_plan *p = &a->unit[i];
+        int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+        fdx_dist_owned(d, d->proc * d->nlocal + i, lo, hi);
+        int empty = 0;
+        for (int ax = 0; ax < 3; ax++) {
+            lo[ax] = lo[ax] > blo[ax] ? lo[ax] : blo[ax];
+            hi[ax] = hi[ax] < bhi[ax] ? hi[ax] : bhi[ax];
+            empty |= hi[ax] <= lo[ax];
+        }
+        if (empty) continue;
         FDX_TRY(fdx_dist_use(d, i));
         FDX_TRY(fdx_array_to_host(p->local));
         const char *h = fdx_array_host(p->local);
-        int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
-        fdx_dist_owned(d, d->proc * d->nlocal + i, lo, hi);
         size_t row = (size_t)(hi[0] - lo[0]) * a->elem;
         for (int64_t k = lo[2]; k < hi[2]; k++)
             for (int64_t j = lo[1]; j < hi[1]; j++) {
-                int64_t gi[3] = {lo[0], j, k}, li[3] = {lo[0] - p->origin[0], j - p->origin[1], k - p->origin[2]};
-                memcpy((char *)global + (size_t)lin3(gn, gi) * a->elem, h + (size_t)lin3(p->n3, li) * a->elem, row);
+                int64_t bi[3] = {lo[0] - blo[0], j - blo[1], k - blo[2]};
+                int64_t li[3] = {lo[0] - p->origin[0], j - p->origin[1], k - p->origin[2]};
+                memcpy((char *)out + (size_t)lin3(bn, bi) * a->elem, h + (size_t)lin3(p->n3, li) * a->elem, row);
             }
     }
-    if (gather_all && d->procs > 1) FDX_TRY(fdx_mpi_xor_bytes(global, (size_t)(gn[0] * gn[1] * gn[2]) * a->elem));
+    if (gather_all && d->procs > 1) FDX_TRY(fdx_mpi_xor(d->comm_mpi, out, bytes));
+    return FDX_OK;
+}
+
+fdx_status fdx_darray_gather(fdx_darray *a, void *global, int gather_all)
+{
+    FDX_CHECK(a && global, FDX_ERR_INVALID, "fdx_darray_gather: NULL argument");
+    int64_t lo[3] = {0, 0, 0};
+    return fdx_darray_gather_box(a, lo, a->dist->desc.shape, global, gather_all);
+}
+
+fdx_status fdx_darray_gather_points(fdx_darray *a, int n, const int64_t *idx, void *out)
+{
+    fdx_dist *d = a->dist;
+    int rank = d->desc.rank;
+    FDX_TRY(fdx_dist_sync(d));
+    memset(out, 0, (size_t)n * a->elem);
+    for (int i = 0; i < d->nlocal; i++) {
+        fdx_unit_plan *p = &a->unit[i];
+        int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+        fdx_dist_owned(d, d->proc * d->nlocal + i, lo, hi);
+        int fetched = 0;
+        for (int q = 0; q < n; q++) {
+            int64_t li[3] = {0, 0, 0};
+            int mine = 1;
+            for (int ax = 0; ax < rank; ax++) {
+                int64_t g = idx[q * rank + ax];
+                mine &= g >= lo[ax] && g < hi[ax];
+                li[ax] = g - p->origin[ax];
+            }
+            if (!mine) continue;
+            if (!fetched++) {
+                FDX_TRY(fdx_dist_use(d, i));
+                FDX_TRY(fdx_array_to_host(p->local));
+            }
+            memcpy((char *)out + (size_t)q * a->elem, (const char *)fdx_array_host(p->local) + (size_t)lin3(p->n3, li) * a->elem,
+                   a->elem);
+        }
+    }
+    if (d->procs > 1) FDX_TRY(fdx_mpi_xor(d->comm_mpi, out, (size_t)n * a->elem));
     return FDX_OK;
 }
 
@@ -231,9 +319,10 @@ fdx_status fdx_darray_checksum(fdx_darray *a, fdx_dist_checksum *out)
 #pragma omp parallel for collapse(2) reduction(+ : sum, l2, dg)
         for (int64_t k = lo[2]; k < hi[2]; k++)
             for (int64_t j = lo[1]; j < hi[1]; j++)
-                for (int64_t x = lo[0]; x < hi[0]; x++) {
+                for (int64_t xc = lo[0] * a->ncomp; xc < hi[0] * a->ncomp; xc++) {
+                    int64_t x = xc / a->ncomp, c = xc % a->ncomp;
                     int64_t gi[3] = {x, j, k}, li[3] = {x - p->origin[0], j - p->origin[1], k - p->origin[2]};
-                    int64_t q = lin3(p->n3, li);
+                    int64_t q = lin3(p->n3, li) * a->ncomp + c;
                     double v = get(h, is_double, q);
                     uint64_t bits = 0;
                     if (is_double) memcpy(&bits, (const double *)h + q, 8);
@@ -241,12 +330,12 @@ fdx_status fdx_darray_checksum(fdx_darray *a, fdx_dist_checksum *out)
                     sum += v;
                     l2 += v * v;
                     /* Addition modulo 2^64 commutes: any split gives one digest. */
-                    dg += mix64((uint64_t)lin3(gn, gi) * 0x100000001B3ULL ^ mix64(bits));
+                    dg += mix64((uint64_t)(lin3(gn, gi) * a->ncomp + c) * 0x100000001B3ULL ^ mix64(bits));
                 }
         s[0] += sum, s[1] += l2, digest += dg;
     }
-    FDX_TRY(fdx_mpi_sum_double(s, 2));
-    FDX_TRY(fdx_mpi_sum_u64(&digest, 1));
+    FDX_TRY(fdx_mpi_sum_double(d->comm_mpi, s, 2));
+    FDX_TRY(fdx_mpi_sum_u64(d->comm_mpi, &digest, 1));
     out->sum = s[0];
     out->l2 = sqrt(s[1]);
     out->digest = digest;

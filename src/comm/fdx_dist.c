@@ -86,7 +86,7 @@ fdx_status fdx_dist_create(const fdx_options *opts, const fdx_dist_desc *desc, f
     d->desc = *desc;
     fdx_options *o = NULL;
     fdx_status st;
-    FDX_TRY_GOTO(st, fdx_mpi_join(&d->procs, &d->proc, &d->node_rank), fail);
+    FDX_TRY_GOTO(st, fdx_mpi_join(desc->mpi_comm, &d->comm_mpi, &d->procs, &d->proc, &d->node_rank), fail);
     d->nlocal = desc->units_per_proc;
     d->units = d->procs * d->nlocal;
     FDX_TRY_GOTO(st, check_desc(&d->desc, d->units), fail);
@@ -138,6 +138,7 @@ void fdx_dist_destroy(fdx_dist **pd)
         }
         fdx_ctx_destroy(&d->ctx[i]);
     }
+    fdx_mpi_comm_free(&d->comm_mpi);
     free(d);
     *pd = NULL;
 }

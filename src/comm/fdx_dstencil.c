@@ -123,6 +123,9 @@ static fdx_status check_arrays(const step_args *a)
         FDX_CHECK(!all[k] || all[k]->dist == a->s->dist, FDX_ERR_INVALID,
                   "fdx_dstencil_step: array %d belongs to another distribution", k);
     FDX_CHECK(a->out && a->u, FDX_ERR_INVALID, "fdx_dstencil_step: NULL output or input");
+    for (int k = 0; k < 4; k++)
+        FDX_CHECK(!all[k] || (all[k]->ncomp == 1 && !all[k]->own_shadow), FDX_ERR_UNSUPPORTED,
+                  "fdx_dstencil_step: array %d has components or its own shadow widths (stencils take the distribution's arrays)", k);
     return FDX_OK;
 }
 

@@ -32,9 +32,9 @@ static fdx_box_copy face_copy(fdx_darray *a, int i, fdx_face *f, int pack)
     fdx_box_copy c = {0};
     c.elem = a->elem;
     for (int b = 0; b < 3; b++) {
-        c.box[b] = f->box[b];
-        if (pack) c.sn[b] = p->n3[b], c.slo[b] = f->send_lo[b], c.dn[b] = f->box[b];
-        else c.dn[b] = p->n3[b], c.dlo[b] = f->recv_lo[b], c.sn[b] = f->box[b];
+        c.box[b] = pack ? f->sbox[b] : f->rbox[b];
+        if (pack) c.sn[b] = p->n3[b], c.slo[b] = f->send_lo[b], c.dn[b] = f->sbox[b];
+        else c.dn[b] = p->n3[b], c.dlo[b] = f->recv_lo[b], c.sn[b] = f->rbox[b];
     }
     if (pack) c.src = fdx_array_device(p->local), c.dst = f->send_buf;
     else c.src = f->recv_buf, c.dst = fdx_array_device(p->local);
@@ -69,12 +69,12 @@ static fdx_status begin_axes(fdx_darray *a, unsigned mask)
         for (int k = 0; k < p->nfaces; k++) {
             fdx_face *f = &p->faces[k];
             if (!(mask >> f->axis & 1)) continue;
-            if (f->send_off < 0) {
+            if (f->send_off < 0 && f->sbytes) {
                 fdx_box_copy c = face_copy(a, i, f, 1);
                 FDX_TRY(fdx_comm_box_copy(be, &c, d->comm[i]));
             }
             if (is_remote(d, f) && staged(d))
-                FDX_TRY(be->copy(f->host_send, send_src(a, i, f), f->bytes, FDX_COPY_D2H, d->comm[i]));
+                FDX_TRY(be->copy(f->host_send, send_src(a, i, f), f->sbytes, FDX_COPY_D2H, d->comm[i]));
         }
         if (p->packed) FDX_TRY(be->event_record(p->packed, d->comm[i]));
     }
@@ -84,7 +84,7 @@ static fdx_status begin_axes(fdx_darray *a, unsigned mask)
         for (int k = 0; k < p->nfaces; k++) {
             fdx_face *f = &p->faces[k];
             if (!(mask >> f->axis & 1) || !is_remote(d, f)) continue;
-            FDX_TRY(fdx_mpi_irecv(a->reqs, staged(d) ? f->host_recv : recv_dst(a, i, f), f->bytes,
+            FDX_TRY(fdx_mpi_irecv(a->reqs, staged(d) ? f->host_recv : recv_dst(a, i, f), f->rbytes,
                                   f->peer / d->nlocal, tag_of(i, f->axis, f->side)));
         }
     }
@@ -98,7 +98,7 @@ static fdx_status begin_axes(fdx_darray *a, unsigned mask)
         for (int k = 0; k < p->nfaces; k++) {
             fdx_face *f = &p->faces[k];
             if (!(mask >> f->axis & 1) || !is_remote(d, f)) continue;
-            FDX_TRY(fdx_mpi_isend(a->reqs, staged(d) ? f->host_send : send_src(a, i, f), f->bytes,
+            FDX_TRY(fdx_mpi_isend(a->reqs, staged(d) ? f->host_send : send_src(a, i, f), f->sbytes,
                                   f->peer / d->nlocal, tag_of(f->peer % d->nlocal, f->axis, 1 - f->side)));
         }
     }
@@ -111,12 +111,12 @@ static fdx_status begin_axes(fdx_darray *a, unsigned mask)
             if (!(mask >> f->axis & 1) || is_remote(d, f)) continue;
             int j = f->peer % d->nlocal;
             fdx_face *g = facing(a, j, f->axis, d->proc * d->nlocal + i);
-            FDX_CHECK(g && g->bytes == f->bytes, FDX_ERR_INTERNAL, "faces of units %d and %d do not match on axis %d",
+            FDX_CHECK(g && g->sbytes == f->rbytes, FDX_ERR_INTERNAL, "faces of units %d and %d do not match on axis %d",
                       d->proc * d->nlocal + i, f->peer, f->axis);
             FDX_TRY(fdx_comm_stream_wait(be, d->comm[i], a->unit[j].packed));
-            FDX_TRY(fdx_comm_peer_copy(be, recv_dst(a, i, f), d->ordinal[i], send_src(a, j, g), d->ordinal[j], f->bytes,
+            FDX_TRY(fdx_comm_peer_copy(be, recv_dst(a, i, f), d->ordinal[i], send_src(a, j, g), d->ordinal[j], f->rbytes,
                                        d->comm[i]));
-            if (f->recv_off < 0) {
+            if (f->recv_off < 0 && f->rbytes) {
                 fdx_box_copy c = face_copy(a, i, f, 0);
                 FDX_TRY(fdx_comm_box_copy(be, &c, d->comm[i]));
             }
@@ -136,8 +136,8 @@ static fdx_status end_axes(fdx_darray *a, unsigned mask)
         for (int k = 0; k < p->nfaces; k++) {
             fdx_face *f = &p->faces[k];
             if (!(mask >> f->axis & 1) || !is_remote(d, f)) continue;
-            if (staged(d)) FDX_TRY(be->copy(recv_dst(a, i, f), f->host_recv, f->bytes, FDX_COPY_H2D, d->comm[i]));
-            if (f->recv_off < 0) {
+            if (staged(d) && f->rbytes) FDX_TRY(be->copy(recv_dst(a, i, f), f->host_recv, f->rbytes, FDX_COPY_H2D, d->comm[i]));
+            if (f->recv_off < 0 && f->rbytes) {
                 fdx_box_copy c = face_copy(a, i, f, 0);
                 FDX_TRY(fdx_comm_box_copy(be, &c, d->comm[i]));
             }
@@ -157,11 +157,12 @@ static fdx_status end_axes(fdx_darray *a, unsigned mask)
     return FDX_OK;
 }
 
-static unsigned split_axes(const fdx_dist *d)
+static unsigned split_axes(const fdx_darray *a)
 {
+    const fdx_dist *d = a->dist;
     unsigned m = 0;
     for (int ax = 0; ax < d->desc.rank; ax++)
-        if (d->desc.grid[ax] > 1 && d->desc.shadow[ax] > 0) m |= 1u << ax;
+        if (d->desc.grid[ax] > 1 && (a->shadow_lo[ax] > 0 || a->shadow_hi[ax] > 0)) m |= 1u << ax;
     return m;
 }
 
@@ -170,10 +171,10 @@ fdx_status fdx_darray_exchange_begin(fdx_darray *a)
     FDX_CHECK(a, FDX_ERR_INVALID, "fdx_darray_exchange_begin: NULL array");
     FDX_CHECK(!a->in_flight, FDX_ERR_INVALID, "fdx_darray_exchange_begin: an exchange of this array is already under way");
     if (skip_exchange()) return FDX_OK;
-    unsigned m = split_axes(a->dist), last = 0;
+    unsigned m = split_axes(a), last = 0;
     for (int ax = 0; ax < 3; ax++)
         if (m >> ax & 1) last = 1u << ax;
-    if (a->dist->desc.corners) {
+    if (a->corners) {
         /* Each axis sends slabs that include the shadows filled by the axes
            before it, which carries edges and corners along. */
         for (int ax = 0; ax < 3; ax++)

@@ -48,14 +48,18 @@ static fdx_status pick_backend(fdx_ctx *c)
     FDX_TRY(fdx_backend_kind_parse(fdx_options_get(c->opts, "backend"), &want));
     int ordinal = atoi(fdx_options_get(c->opts, "device"));
     const fdx_backend *cuda = fdx_backend_cuda();
+    fdx_clear_error(); /* device_count records why there is no device */
     int ndev = cuda ? cuda->device_count() : 0;
 
     if (want == FDX_BACKEND_CUDA || (want == FDX_BACKEND_AUTO && ndev > 0)) {
-        FDX_CHECK(cuda, FDX_ERR_NO_DEVICE, "backend cuda requested but fdx was built without CUDA");
-        FDX_CHECK(ndev > 0, FDX_ERR_NO_DEVICE, "backend cuda requested but no CUDA device was found (%s)",
-                  fdx_last_error()[0] ? fdx_last_error() : "no driver or no device");
-        FDX_CHECK(ordinal < ndev, FDX_ERR_NO_DEVICE, "CUDA device %d requested but only %d found",
-                  ordinal, ndev);
+        FDX_CHECK(cuda, FDX_ERR_NO_DEVICE,
+                  "backend cuda requested but this fdx was built without CUDA: rebuild with the CUDA toolkit, or use "
+                  "--backend cpu");
+        /* fdx_fail formats before it stores, so quoting the last error is safe. */
+        FDX_CHECK(ndev > 0, FDX_ERR_NO_DEVICE, "backend cuda requested, but %s",
+                  fdx_last_error()[0] ? fdx_last_error() : "no CUDA device was found");
+        FDX_CHECK(ordinal < ndev, FDX_ERR_NO_DEVICE, "CUDA device %d requested but only %d found (0..%d)", ordinal,
+                  ndev, ndev - 1);
         c->ops = cuda;
     } else {
         c->ops = fdx_backend_cpu();
@@ -100,10 +104,11 @@ void fdx_ctx_destroy(fdx_ctx **ctx)
     *ctx = NULL;
 }
 
-fdx_backend_kind fdx_ctx_backend(const fdx_ctx *ctx) { return ctx->ops->kind; }
-const char *fdx_ctx_device_name(const fdx_ctx *ctx) { return ctx->dev.name; }
-const fdx_options *fdx_ctx_options(const fdx_ctx *ctx) { return ctx->opts; }
-size_t fdx_ctx_memory(const fdx_ctx *ctx) { return ctx->dev.mem_total; }
+/* The public getters answer "nothing" for a NULL context instead of crashing. */
+fdx_backend_kind fdx_ctx_backend(const fdx_ctx *ctx) { return ctx ? ctx->ops->kind : FDX_BACKEND_AUTO; }
+const char *fdx_ctx_device_name(const fdx_ctx *ctx) { return ctx ? ctx->dev.name : ""; }
+const fdx_options *fdx_ctx_options(const fdx_ctx *ctx) { return ctx ? ctx->opts : NULL; }
+size_t fdx_ctx_memory(const fdx_ctx *ctx) { return ctx ? ctx->dev.mem_total : 0; }
 const fdx_backend *fdx_ctx_ops(const fdx_ctx *ctx) { return ctx->ops; }
 const fdx_device_info *fdx_ctx_device(const fdx_ctx *ctx) { return &ctx->dev; }
 

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static _Thread_local char last_message[1024];
 
@@ -28,11 +29,16 @@ const char *fdx_last_error(void) { return last_message; }
 
 void fdx_clear_error(void) { last_message[0] = '\0'; }
 
+/* Formatted into a scratch buffer first: a message may quote the previous
+   one (fdx_fail(st, "reading x: %s", fdx_last_error())), and formatting into
+   the buffer being read would garble it. */
 fdx_status fdx_fail(fdx_status status, const char *fmt, ...)
 {
+    char msg[sizeof last_message];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_message, sizeof last_message, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt ? fmt : "(no message)", ap);
     va_end(ap);
+    memcpy(last_message, msg, sizeof msg);
     return status;
 }

@@ -2,45 +2,17 @@
 #include "fdx_json.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 void fdx_json_init(fdx_json *j) { memset(j, 0, sizeof *j); }
 void fdx_json_free(fdx_json *j)
 {
-    free(j->buf);
+    fdx_sb_free(&j->text);
     memset(j, 0, sizeof *j);
 }
 
-static void put(fdx_json *j, const char *fmt, ...) FDX_PRINTF(2, 3);
-static void put(fdx_json *j, const char *fmt, ...)
-{
-    if (j->failed) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = j->cap - j->len;
-        int n = vsnprintf(j->buf ? j->buf + j->len : NULL, j->buf ? room : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            j->failed = 1;
-            return;
-        }
-        if (j->buf && (size_t)n < room) {
-            j->len += (size_t)n;
-            return;
-        }
-        size_t cap = (j->cap ? j->cap * 2 : 256) + (size_t)n;
-        char *b = realloc(j->buf, cap);
-        if (!b) {
-            j->failed = 1;
-            return;
-        }
-        j->buf = b;
-        j->cap = cap;
-    }
-}
+#define put(j, ...) fdx_sb_printf(&(j)->text, __VA_ARGS__)
 
 static void put_string(fdx_json *j, const char *s)
 {
@@ -93,8 +65,9 @@ void fdx_json_str(fdx_json *j, const char *k, const char *v)
 void fdx_json_num(fdx_json *j, const char *k, double v)
 {
     key(j, k);
-    if (isfinite(v)) put(j, "%.10g", v);
-    else put(j, "null");
+    if (!isfinite(v)) put(j, "null");
+    else if (v == trunc(v) && fabs(v) < 9007199254740992.0) put(j, "%.0f", v);
+    else put(j, "%.17g", v);
 }
 void fdx_json_int(fdx_json *j, const char *k, int64_t v)
 {
@@ -131,10 +104,13 @@ void fdx_json_time_ms(fdx_json *j, const fdx_time_stats *t)
     fdx_json_end(j);
 }
 
+const char *fdx_json_text(const fdx_json *j) { return fdx_sb_str(&j->text); }
+fdx_status fdx_json_status(const fdx_json *j) { return fdx_sb_status(&j->text, "a JSON record"); }
+
 fdx_status fdx_json_print(fdx_json *j, FILE *f)
 {
-    FDX_CHECK(!j->failed, FDX_ERR_NOMEM, "out of memory writing a JSON record");
-    if (fprintf(f, "%.*s\n", (int)j->len, j->buf ? j->buf : "") < 0 || fflush(f) != 0)
+    FDX_TRY(fdx_json_status(j));
+    if (fprintf(f, "%s\n", fdx_json_text(j)) < 0 || fflush(f) != 0)
         return fdx_fail(FDX_ERR_IO, "cannot write the JSON record");
     return FDX_OK;
 }

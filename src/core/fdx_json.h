@@ -3,16 +3,15 @@
 #define FDX_JSON_H
 
 #include "fdx_error.h"
+#include "fdx_sb.h"
 #include "fdx/metrics.h"
 
 #include <stdint.h>
 #include <stdio.h>
 
 typedef struct fdx_json {
-    char *buf;
-    size_t len, cap;
+    fdx_sb text; /* text.failed: out of memory at some point, incomplete */
     int need_comma;
-    int failed; /* out of memory at some point: the text is incomplete */
 } fdx_json;
 
 FDX_HIDDEN void fdx_json_init(fdx_json *j);
@@ -22,7 +21,9 @@ FDX_HIDDEN void fdx_json_end(fdx_json *j);
 FDX_HIDDEN void fdx_json_begin_array(fdx_json *j, const char *key);
 FDX_HIDDEN void fdx_json_end_array(fdx_json *j);
 FDX_HIDDEN void fdx_json_str(fdx_json *j, const char *key, const char *value);
-FDX_HIDDEN void fdx_json_num(fdx_json *j, const char *key, double value);   /* NaN/inf -> null */
+/* Full precision: integral values below 2^53 as integers, others with 17
+   significant digits (they read back as the same double); NaN/inf -> null. */
+FDX_HIDDEN void fdx_json_num(fdx_json *j, const char *key, double value);
 FDX_HIDDEN void fdx_json_int(fdx_json *j, const char *key, int64_t value);
 FDX_HIDDEN void fdx_json_bool(fdx_json *j, const char *key, int value);
 /* The head of every benchmark record (../shared/DESIGN.md): opens the object
@@ -32,6 +33,10 @@ FDX_HIDDEN void fdx_json_record_head(fdx_json *j, const char *case_name, const c
                                      const int64_t *shape);
 /* "time_ms": {"median", "min", "max", "reps"}. */
 FDX_HIDDEN void fdx_json_time_ms(fdx_json *j, const fdx_time_stats *t);
+/* The text so far ("" when empty); FDX_ERR_NOMEM from fdx_json_status if
+   the writer ran out of memory. */
+FDX_HIDDEN const char *fdx_json_text(const fdx_json *j);
+FDX_HIDDEN fdx_status fdx_json_status(const fdx_json *j);
 /* Writes the text and a newline; FDX_ERR_NOMEM if the writer ran out. */
 FDX_HIDDEN fdx_status fdx_json_print(fdx_json *j, FILE *f);
 

@@ -13,6 +13,7 @@ static int current_level = -1; /* -1: not yet read from the environment */
 fdx_status fdx_log_level_parse(const char *s, fdx_log_level *out)
 {
     static const char *names[] = {"debug", "info", "warn", "error", "off"};
+    FDX_CHECK(out, FDX_ERR_INVALID, "fdx_log_level_parse: out is NULL");
     for (int i = 0; i < 5; i++)
         if (s && strcasecmp(s, names[i]) == 0) {
             *out = (fdx_log_level)i;
@@ -36,12 +37,15 @@ fdx_log_level fdx_log_get_level(void)
     return (fdx_log_level)current_level;
 }
 
-void fdx_log_set_level(fdx_log_level level) { current_level = (int)level; }
+void fdx_log_set_level(fdx_log_level level)
+{
+    if ((int)level >= FDX_LOG_DEBUG && level <= FDX_LOG_OFF) current_level = (int)level;
+}
 
 void fdx_log(fdx_log_level level, const char *fmt, ...)
 {
     static const char *tags[] = {"debug", "info", "warning", "error"};
-    if (level < fdx_log_get_level() || level >= FDX_LOG_OFF) return;
+    if (level < fdx_log_get_level() || level >= FDX_LOG_OFF || (int)level < 0 || !fmt) return;
     char line[2048];
     va_list ap;
     va_start(ap, fmt);

@@ -28,6 +28,7 @@ const char *fdx_dtype_name(fdx_dtype t)
 
 fdx_status fdx_dtype_parse(const char *s, fdx_dtype *out)
 {
+    FDX_CHECK(out, FDX_ERR_INVALID, "fdx_dtype_parse: out is NULL");
     for (int i = 0; s && i < NDTYPES; i++)
         if (strcasecmp(s, dtypes[i].name) == 0 || strcasecmp(s, dtypes[i].alias) == 0) {
             *out = (fdx_dtype)i;
@@ -46,6 +47,7 @@ const char *fdx_backend_kind_name(fdx_backend_kind k)
 
 fdx_status fdx_backend_kind_parse(const char *s, fdx_backend_kind *out)
 {
+    FDX_CHECK(out, FDX_ERR_INVALID, "fdx_backend_kind_parse: out is NULL");
     for (int i = 0; s && i < 3; i++)
         if (strcasecmp(s, backend_names[i]) == 0) {
             *out = (fdx_backend_kind)i;

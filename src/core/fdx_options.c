@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef fdx_status (*option_check)(const char *name, const char *value);
 
@@ -33,6 +34,24 @@ static fdx_status check_nonneg_int(const char *name, const char *v)
     return FDX_OK;
 }
 
+/* More threads than this only oversubscribes: 4 per core, at most 4096. */
+static long max_threads(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1) cores = 1;
+    return cores > 1024 ? 4096 : 4 * cores;
+}
+
+static fdx_status check_threads(const char *name, const char *v)
+{
+    FDX_TRY(check_nonneg_int(name, v));
+    long x = strtol(v, NULL, 10), most = max_threads();
+    if (x > most)
+        return fdx_fail(FDX_ERR_INVALID, "option %s: %ld is more than 4 per CPU core (at most %ld here; 0 means "
+                                         "OpenMP's default)", name, x, most);
+    return FDX_OK;
+}
+
 static fdx_status check_onoff(const char *name, const char *v)
 {
     static const char *ok[] = {"on", "off", "1", "0", "force"};
@@ -54,8 +73,8 @@ static const struct option_def {
     {"backend", "FDX_BACKEND", "auto", "compute backend: auto, cpu or cuda", check_backend},
     {"device", "FDX_DEVICE", "0", "CUDA device number", check_nonneg_int},
     {"log", "FDX_LOG", "warn", "log level: debug, info, warn, error or off", check_log},
-    {"cache-dir", "FDX_CACHE_DIR", "~/.cache/fdx", "directory of compiled-kernel and tuning caches", check_any},
-    {"threads", "FDX_THREADS", "0", "CPU threads (0: OpenMP's default)", check_nonneg_int},
+    {"cache-dir", "FDX_CACHE_DIR", "~/.cache/fdx", "compiled-kernel and tuning cache (yours, not group/other-writable)", check_any},
+    {"threads", "FDX_THREADS", "0", "CPU threads (0: OpenMP's default; at most 4 per core)", check_threads},
     {"tune", "FDX_TUNE", "on", "kernel autotuning: on (use cache), off, force (re-tune)", check_onoff},
     {"autotfm", "FDX_AUTOTFM", "on", "automatic array reorganization before loops: on or off", check_onoff},
 };
@@ -70,14 +89,11 @@ int fdx_options_count(void) { return NOPTIONS; }
 void fdx_options_describe(int i, const char **name, const char **env, const char **def,
                           const char **help)
 {
-    if (i < 0 || i >= NOPTIONS) {
-        *name = *env = *def = *help = NULL;
-        return;
-    }
-    *name = table[i].name;
-    *env = table[i].env;
-    *def = table[i].def;
-    *help = table[i].help;
+    int ok = i >= 0 && i < NOPTIONS;
+    if (name) *name = ok ? table[i].name : NULL;
+    if (env) *env = ok ? table[i].env : NULL;
+    if (def) *def = ok ? table[i].def : NULL;
+    if (help) *help = ok ? table[i].help : NULL;
 }
 
 static int find(const char *name)

@@ -1,27 +1,31 @@
-/* fdx_afile: a file written under a temporary name and published by rename
-   only when complete, so readers never see half a file. */
+/* fdx_afile: io's name for the one atomic-file writer (src/core/fdx_file.h):
+   a file written under a temporary name and published by rename only when
+   complete, so readers never see half a file. */
 #ifndef FDX_AFILE_H
 #define FDX_AFILE_H
 
-#include "core/fdx_error.h"
+#include "core/fdx_file.h"
 
-#include <stdio.h>
+#include <fcntl.h>
 
-typedef struct fdx_afile {
-    FILE *f;
-    char path[4096], tmp[4200];
-    int failed, err;
-} fdx_afile;
+typedef fdx_atomic fdx_afile;
 
-FDX_HIDDEN fdx_status fdx_afile_open(fdx_afile *a, const char *path);
+/* User files: mode 0666 before the umask, like fopen. */
+static inline fdx_status fdx_afile_open(fdx_afile *a, const char *path)
+{
+    return fdx_atomic_open(a, AT_FDCWD, path, 0666);
+}
 /* Errors are remembered and reported by commit. */
-FDX_HIDDEN void fdx_afile_write(fdx_afile *a, const void *data, size_t size);
+static inline void fdx_afile_write(fdx_afile *a, const void *data, size_t size) { fdx_atomic_write(a, data, size); }
 /* fflush, fsync, rename, fsync of the directory; removes the temporary on failure. */
-FDX_HIDDEN fdx_status fdx_afile_commit(fdx_afile *a);
-FDX_HIDDEN void fdx_afile_abort(fdx_afile *a);
+static inline fdx_status fdx_afile_commit(fdx_afile *a) { return fdx_atomic_commit(a); }
+static inline void fdx_afile_abort(fdx_afile *a) { fdx_atomic_abort(a); }
 /* For files written by a library that wants a name (HDF5): the temporary
    name for path, and publishing it (fsync, rename, fsync of the directory). */
-FDX_HIDDEN void fdx_afile_tmpname(const char *path, char *tmp, size_t cap);
-FDX_HIDDEN fdx_status fdx_afile_publish(const char *tmp, const char *path);
+static inline void fdx_afile_tmpname(const char *path, char *tmp, size_t cap) { fdx_atomic_tmpname(path, tmp, cap); }
+static inline fdx_status fdx_afile_publish(const char *tmp, const char *path)
+{
+    return fdx_atomic_publish(AT_FDCWD, tmp, path);
+}
 
 #endif

@@ -49,6 +49,7 @@ static size_t field_bytes(const header *h)
 
 fdx_status fdx_ckpt_write(const char *path, const fdx_ckpt_info *info, const fdx_ckpt_field *fields, int nfields)
 {
+    FDX_CHECK(path && path[0] && info && fields, FDX_ERR_INVALID, "fdx_ckpt_write: NULL or empty argument");
     FDX_CHECK(nfields >= 1 && nfields <= MAX_FIELDS, FDX_ERR_INVALID, "checkpoint has %d fields (1..%d)", nfields,
               MAX_FIELDS);
     FDX_CHECK(info->rank >= 1 && info->rank <= 3, FDX_ERR_INVALID, "checkpoint rank %d must be 1..3", info->rank);
@@ -66,6 +67,12 @@ fdx_status fdx_ckpt_write(const char *path, const fdx_ckpt_info *info, const fdx
     FDX_CHECK(clen < MAX_CONFIG, FDX_ERR_INVALID, "checkpoint config text is too long");
     h.config_len = (int32_t)clen;
     size_t bytes = field_bytes(&h);
+    for (int i = 0; i < nfields; i++) {
+        FDX_CHECK(fields[i].name && fields[i].name[0], FDX_ERR_INVALID, "checkpoint field %d has no name", i);
+        FDX_CHECK(strlen(fields[i].name) < NAME_LEN, FDX_ERR_INVALID, "checkpoint field name '%s' is longer than %d",
+                  fields[i].name, NAME_LEN - 1);
+        FDX_CHECK(fields[i].data, FDX_ERR_INVALID, "checkpoint field '%s' has no data", fields[i].name);
+    }
 
     fdx_afile a;
     FDX_TRY(fdx_afile_open(&a, path));
@@ -100,8 +107,8 @@ static fdx_status adopt(char *data, size_t size, fdx_ckpt **out)
     FDX_CHECK(h.nfields >= 1 && h.nfields <= MAX_FIELDS, FDX_ERR_INVALID, "checkpoint has %d fields", (int)h.nfields);
     FDX_CHECK(h.config_len >= 0 && h.config_len < MAX_CONFIG, FDX_ERR_INVALID, "checkpoint config length %d is bad",
               (int)h.config_len);
-    FDX_CHECK(fdx_shape_check(h.rank, h.shape, 1, fdx_dtype_size((fdx_dtype)h.type)) == FDX_OK, FDX_ERR_INVALID,
-              "checkpoint shape is bad: %s", fdx_last_error());
+    fdx_status shape_ok = fdx_shape_check(h.rank, h.shape, 1, fdx_dtype_size((fdx_dtype)h.type));
+    if (shape_ok != FDX_OK) return fdx_fail(FDX_ERR_INVALID, "checkpoint shape is bad: %s", fdx_last_error());
     size_t bytes = field_bytes(&h);
     size_t per = NAME_LEN + bytes;
     size_t rest = size - sizeof h - 8 - (size_t)h.config_len;
@@ -143,7 +150,9 @@ static fdx_status adopt(char *data, size_t size, fdx_ckpt **out)
 
 fdx_status fdx_ckpt_parse(const void *data, size_t size, fdx_ckpt **out)
 {
+    FDX_CHECK(out, FDX_ERR_INVALID, "fdx_ckpt_parse: out is NULL");
     *out = NULL;
+    FDX_CHECK(data || size == 0, FDX_ERR_INVALID, "fdx_ckpt_parse: data is NULL");
     char *copy = malloc(size ? size : 1);
     FDX_CHECK(copy, FDX_ERR_NOMEM, "no memory for a checkpoint of %zu bytes", size);
     memcpy(copy, data, size);
@@ -156,22 +165,23 @@ fdx_status fdx_ckpt_read(const char *path, fdx_ckpt **out)
 {
     char *data;
     size_t size;
+    FDX_CHECK(out, FDX_ERR_INVALID, "fdx_ckpt_read: out is NULL");
     *out = NULL;
+    FDX_CHECK(path && path[0], FDX_ERR_INVALID, "fdx_ckpt_read: empty path");
     FDX_TRY(fdx_file_read(path, (size_t)1 << 40, &data, &size));
     fdx_status st = adopt(data, size, out);
     if (st != FDX_OK) {
-        char why[512];
-        snprintf(why, sizeof why, "%s", fdx_last_error());
         free(data);
-        return fdx_fail(st, "checkpoint '%s': %s", path, why);
+        return fdx_fail(st, "checkpoint '%s': %s", path, fdx_last_error()); /* fdx_fail copies first */
     }
     return FDX_OK;
 }
 
-const fdx_ckpt_info *fdx_ckpt_get_info(const fdx_ckpt *c) { return &c->info; }
+const fdx_ckpt_info *fdx_ckpt_get_info(const fdx_ckpt *c) { return c ? &c->info : NULL; }
 
 const void *fdx_ckpt_get_field(const fdx_ckpt *c, const char *name)
 {
+    if (!c || !name) return NULL;
     for (int i = 0; i < c->nfields; i++)
         if (strcmp(c->names[i], name) == 0) return c->data[i];
     return NULL;

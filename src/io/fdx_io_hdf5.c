@@ -1,9 +1,11 @@
-/* fdx_io_hdf5: fields as HDF5 datasets (serial HDF5 C API), written under a
-   temporary name and renamed; reads checked for type, rank and size. */
+/* fdx_io_hdf5: fields as HDF5 datasets (serial HDF5 C API), built in memory
+   and written atomically; reads checked for type, rank and extents before
+   any data is read (run in a child process: fdx_io_h5child_hdf5.c). */
 #include "core/fdx_error.h"
 #include "fdx/array.h"
 #include "fdx/io.h"
 #include "io/fdx_afile.h"
+#include "io/fdx_h5read.h"
 
 #include <hdf5.h>
 #include <stdlib.h>
@@ -30,17 +32,34 @@ fdx_status fdx_h5_write_field(const char *path, const char *name, const void *da
               fdx_dtype_name(type));
     FDX_CHECK(rank >= 1 && rank <= 3, FDX_ERR_INVALID, "HDF5 field rank %d must be 1..3", rank);
     quiet();
-    char tmp[4200];
-    fdx_afile_tmpname(path, tmp, sizeof tmp);
     hsize_t dims[3];
-    for (int d = 0; d < rank; d++) dims[d] = (hsize_t)shape[rank - 1 - d];
+    size_t bytes = type == FDX_FLOAT64 ? 8 : 4;
+    for (int d = 0; d < rank; d++) {
+        dims[d] = (hsize_t)shape[rank - 1 - d];
+        bytes *= (size_t)shape[d];
+    }
     hid_t mt = type == FDX_FLOAT64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
     hid_t ft = type == FDX_FLOAT64 ? H5T_IEEE_F64LE : H5T_IEEE_F32LE;
     fdx_status st = FDX_OK;
-    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (f < 0) return fdx_fail(FDX_ERR_IO, "cannot create HDF5 file '%s'", tmp);
+    /* The file is built in memory (the core driver, no backing store) and
+       written by fdx's atomic writer: libhdf5 never touches the disk, so a
+       full disk or a file-size limit is one clean I/O error with the
+       temporary removed (libhdf5 1.10 crashes at exit after a failed close). */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_fapl_core(fapl, bytes + 65536, 0) < 0) {
+        if (fapl >= 0) H5Pclose(fapl);
+        return fdx_fail(FDX_ERR_IO, "cannot set up an in-memory HDF5 file for '%s'", path);
+    }
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    if (f < 0) return fdx_fail(FDX_ERR_IO, "cannot create HDF5 file '%s' in memory", path);
     hid_t sp = H5Screate_simple(rank, dims, NULL);
-    hid_t ds = sp < 0 ? -1 : H5Dcreate2(f, name, ft, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    /* No modification times in the object header: the same field gives the
+       same bytes, so runs (and restarts) compare file for file. */
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (dcpl >= 0) H5Pset_obj_track_times(dcpl, 0);
+    hid_t ds = sp < 0 ? -1 : H5Dcreate2(f, name, ft, sp, H5P_DEFAULT, dcpl >= 0 ? dcpl : H5P_DEFAULT, H5P_DEFAULT);
+    if (dcpl >= 0) H5Pclose(dcpl);
     if (ds < 0 || H5Dwrite(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
         st = fdx_fail(FDX_ERR_IO, "cannot write dataset '%s' to '%s'", name, path);
     long long s = (long long)step;
@@ -48,12 +67,19 @@ fdx_status fdx_h5_write_field(const char *path, const char *name, const void *da
     if (st == FDX_OK) st = attr_write(ds, "step", H5T_NATIVE_LLONG, &s);
     if (ds >= 0) H5Dclose(ds);
     if (sp >= 0) H5Sclose(sp);
-    if (H5Fclose(f) < 0 && st == FDX_OK) st = fdx_fail(FDX_ERR_IO, "cannot close HDF5 file '%s'", tmp);
-    if (st != FDX_OK) {
-        unlink(tmp);
-        return st;
-    }
-    return fdx_afile_publish(tmp, path);
+    void *image = NULL;
+    ssize_t size = 0;
+    if (st == FDX_OK && H5Fflush(f, H5F_SCOPE_GLOBAL) < 0) st = fdx_fail(FDX_ERR_IO, "cannot finish HDF5 file '%s'", path);
+    if (st == FDX_OK && (size = H5Fget_file_image(f, NULL, 0)) <= 0)
+        st = fdx_fail(FDX_ERR_IO, "cannot get the image of HDF5 file '%s'", path);
+    if (st == FDX_OK && !(image = malloc((size_t)size)))
+        st = fdx_fail(FDX_ERR_NOMEM, "no memory for HDF5 file '%s' (%zd bytes)", path, size);
+    if (st == FDX_OK && H5Fget_file_image(f, image, (size_t)size) != size)
+        st = fdx_fail(FDX_ERR_IO, "cannot get the image of HDF5 file '%s'", path);
+    if (H5Fclose(f) < 0 && st == FDX_OK) st = fdx_fail(FDX_ERR_IO, "cannot close HDF5 file '%s'", path);
+    if (st == FDX_OK) st = fdx_file_write_atomic(path, image, (size_t)size);
+    free(image);
+    return st;
 }
 
 typedef struct first_name {
@@ -74,14 +100,23 @@ static herr_t find_dataset(hid_t g, const char *name, const H5L_info_t *info, vo
     return 0;
 }
 
-fdx_status fdx_h5_read_field(const char *path, const char *name, double **data, int *rank, int64_t *shape)
+static void shape_text(int rank, const int64_t *shape, char *buf, size_t cap)
+{
+    int k = snprintf(buf, cap, "%lld", (long long)shape[0]);
+    for (int d = 1; d < rank && k > 0 && (size_t)k < cap; d++)
+        k += snprintf(buf + k, cap - (size_t)k, "x%lld", (long long)shape[d]);
+}
+
+fdx_status fdx_h5_read_local(const char *path, const char *name, const fdx_h5_want *want, double **data, int *rank,
+                             int64_t *shape)
 {
     *data = NULL;
     quiet();
-    FDX_CHECK(access(path, R_OK) == 0, FDX_ERR_IO, "cannot read '%s'", path);
-    FDX_CHECK(H5Fis_hdf5(path) > 0, FDX_ERR_IO, "'%s' is not an HDF5 file (or is damaged)", path);
+    /* The file was named by the user: damage is bad input (exit 2), not a
+       run-time failure. */
+    FDX_CHECK(H5Fis_hdf5(path) > 0, FDX_ERR_INVALID, "'%s' is not an HDF5 file (or is damaged)", path);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    FDX_CHECK(f >= 0, FDX_ERR_IO, "cannot open HDF5 file '%s' (damaged or truncated?)", path);
+    FDX_CHECK(f >= 0, FDX_ERR_INVALID, "cannot open HDF5 file '%s' (damaged or truncated?)", path);
     first_name fn = {{0}, 0};
     if (name) {
         snprintf(fn.name, sizeof fn.name, "%s", name);
@@ -100,7 +135,7 @@ fdx_status fdx_h5_read_field(const char *path, const char *name, double **data, 
     sp = ds < 0 ? -1 : H5Dget_space(ds);
     ty = ds < 0 ? -1 : H5Dget_type(ds);
     if (sp < 0 || ty < 0) {
-        st = fdx_fail(FDX_ERR_IO, "cannot open dataset '%s' in '%s'", fn.name, path);
+        st = fdx_fail(FDX_ERR_INVALID, "cannot open dataset '%s' in '%s' (damaged?)", fn.name, path);
         goto done;
     }
     H5T_class_t cl = H5Tget_class(ty);
@@ -114,11 +149,40 @@ fdx_status fdx_h5_read_field(const char *path, const char *name, double **data, 
         goto done;
     }
     hsize_t dims[3];
-    H5Sget_simple_extent_dims(sp, dims, NULL);
-    for (int d = 0; d < r; d++) shape[d] = (int64_t)dims[r - 1 - d];
+    if (H5Sget_simple_extent_dims(sp, dims, NULL) != r) {
+        st = fdx_fail(FDX_ERR_INVALID, "cannot read the extents of dataset '%s' in '%s' (damaged?)", fn.name, path);
+        goto done;
+    }
+    /* Extents first: an oversized or mismatched field is refused before
+       anything is allocated or read. */
+    uint64_t n = 1;
+    for (int d = 0; d < r; d++) {
+        hsize_t e = dims[r - 1 - d];
+        if (e < 1 || e > ((uint64_t)1 << 40) || n > ((uint64_t)1 << 60) / e) {
+            st = fdx_fail(FDX_ERR_INVALID, "dataset '%s' in '%s' has extent %llu on axis %d: out of range", fn.name,
+                          path, (unsigned long long)e, d);
+            goto done;
+        }
+        shape[d] = (int64_t)e;
+        n *= e;
+    }
+    char got[96], need[96];
+    shape_text(r, shape, got, sizeof got);
+    if (want && want->rank) {
+        int same = r == want->rank;
+        for (int d = 0; same && d < r; d++) same = shape[d] == want->shape[d];
+        if (!same) {
+            shape_text(want->rank, want->shape, need, sizeof need);
+            st = fdx_fail(FDX_ERR_INVALID, "'%s' holds a %s grid, the run's size is %s", path, got, need);
+            goto done;
+        }
+    }
+    if (want && want->max_bytes && n * sizeof(double) > want->max_bytes) {
+        st = fdx_fail(FDX_ERR_INVALID, "dataset '%s' in '%s' is a %s grid: %.2f GiB as doubles, more than the %.2f GiB allowed",
+                      fn.name, path, got, (double)n * sizeof(double) / (1 << 30), (double)want->max_bytes / (1 << 30));
+        goto done;
+    }
     if ((st = fdx_shape_check(r, shape, 1, sizeof(double))) != FDX_OK) goto done;
-    size_t n = 1;
-    for (int d = 0; d < r; d++) n *= (size_t)shape[d];
     /* A contiguous dataset must hold all its values: a truncated or garbled
        file is refused before anything is allocated for it. */
     hid_t dcpl = H5Dget_create_plist(ds);
@@ -126,18 +190,18 @@ fdx_status fdx_h5_read_field(const char *path, const char *name, double **data, 
     if (dcpl >= 0) H5Pclose(dcpl);
     size_t esize = H5Tget_size(ty);
     if (contiguous && (double)H5Dget_storage_size(ds) < (double)n * (double)esize) {
-        st = fdx_fail(FDX_ERR_INVALID, "dataset '%s' in '%s' declares %zu values but stores %llu bytes (truncated?)",
-                      fn.name, path, n, (unsigned long long)H5Dget_storage_size(ds));
+        st = fdx_fail(FDX_ERR_INVALID, "dataset '%s' in '%s' declares %llu values but stores %llu bytes (truncated?)",
+                      fn.name, path, (unsigned long long)n, (unsigned long long)H5Dget_storage_size(ds));
         goto done;
     }
-    double *buf = malloc(n * sizeof(double));
+    double *buf = malloc((size_t)n * sizeof(double));
     if (!buf) {
-        st = fdx_fail(FDX_ERR_NOMEM, "no memory for dataset '%s' (%zu values)", fn.name, n);
+        st = fdx_fail(FDX_ERR_NOMEM, "no memory for dataset '%s' (%llu values)", fn.name, (unsigned long long)n);
         goto done;
     }
     if (H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
         free(buf);
-        st = fdx_fail(FDX_ERR_IO, "cannot read dataset '%s' of '%s' (truncated file?)", fn.name, path);
+        st = fdx_fail(FDX_ERR_INVALID, "cannot read dataset '%s' of '%s' (truncated or damaged file?)", fn.name, path);
         goto done;
     }
     *data = buf;

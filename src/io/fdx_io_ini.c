@@ -17,6 +17,8 @@ static char *trim(char *s)
 
 fdx_status fdx_ini_parse(const char *text, size_t size, const char *what, fdx_ini_fn fn, void *user)
 {
+    FDX_CHECK(fn && (text || size == 0), FDX_ERR_INVALID, "fdx_ini_parse: NULL argument");
+    if (!what) what = "config";
     char section[64] = "", line[LINE_MAX_LEN + 1];
     size_t at = 0;
     for (int lineno = 1; at < size; lineno++) {
@@ -44,6 +46,8 @@ fdx_status fdx_ini_parse(const char *text, size_t size, const char *what, fdx_in
                 break;
             }
         }
+        FDX_CHECK(!quote, FDX_ERR_INVALID, "%s:%d: unbalanced quote (%c): close it, or quote the value with the other "
+                  "quote character", what, lineno, quote);
         char *s = trim(line);
         if (!*s) continue;
         if (*s == '[') {

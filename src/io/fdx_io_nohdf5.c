@@ -15,3 +15,11 @@ fdx_status fdx_h5_read_field(const char *path, const char *name, double **data, 
     *data = NULL;
     return fdx_fail(FDX_ERR_UNSUPPORTED, "cannot read '%s': fdx was built without HDF5", path);
 }
+
+fdx_status fdx_h5_read_field_shaped(const char *path, const char *name, int rank, const int64_t *shape,
+                                    double **data)
+{
+    (void)name, (void)rank, (void)shape;
+    if (data) *data = NULL;
+    return fdx_fail(FDX_ERR_UNSUPPORTED, "cannot read '%s': fdx was built without HDF5", path);
+}

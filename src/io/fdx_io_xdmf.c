@@ -1,6 +1,6 @@
 /* fdx_io_xdmf: the XDMF index over HDF5 field files: one temporal collection
-   of uniform grids (3DCoRectMesh / 2DCoRectMesh), which ParaView and VisIt
-   open as a time series. */
+   of uniform grids (3DCoRectMesh; 2D fields one point thick in z), which
+   ParaView and VisIt open as a time series. */
 #include "core/fdx_error.h"
 #include "fdx/io.h"
 
@@ -16,19 +16,18 @@ fdx_status fdx_xdmf_write(const char *path, const char *field, fdx_dtype type, i
     FDX_CHECK(buf, FDX_ERR_NOMEM, "no memory for '%s'", path);
     size_t k = 0;
 #define OUT(...) k += (size_t)snprintf(buf + k, cap - k, __VA_ARGS__)
-    /* XDMF lists dimensions slowest first (z y x), as HDF5 stores them. */
-    char dims[96], origin[96], spacing[96];
-    if (rank == 3) {
-        snprintf(dims, sizeof dims, "%lld %lld %lld", (long long)shape[2], (long long)shape[1], (long long)shape[0]);
-        snprintf(origin, sizeof origin, "0 0 0");
-        snprintf(spacing, sizeof spacing, "%.17g %.17g %.17g", h[2], h[1], h[0]);
-    } else {
-        snprintf(dims, sizeof dims, "%lld %lld", (long long)shape[1], (long long)shape[0]);
-        snprintf(origin, sizeof origin, "0 0");
-        snprintf(spacing, sizeof spacing, "%.17g %.17g", h[1], h[0]);
-    }
-    const char *topo = rank == 3 ? "3DCoRectMesh" : "2DCoRectMesh";
-    const char *geo = rank == 3 ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY";
+    /* XDMF lists dimensions slowest first (z y x), as HDF5 stores them.  A
+       2D field is a 3D mesh one point thick in z, its dataset 1 x NY x NX:
+       ParaView's XDMF readers map a 2DCoRectMesh's two dimensions to VTK's
+       k and j axes (the YZ plane), and select the attribute's hyperslab with
+       the topology's rank, so "1 NY NX" in both puts the field in the XY
+       plane with x along the fastest index. */
+    char dims[96], spacing[96];
+    int64_t nz = rank == 3 ? shape[2] : 1;
+    double hz = rank == 3 ? h[2] : h[0];
+    snprintf(dims, sizeof dims, "%lld %lld %lld", (long long)nz, (long long)shape[1], (long long)shape[0]);
+    snprintf(spacing, sizeof spacing, "%.17g %.17g %.17g", hz, h[1], h[0]);
+    const char *origin = "0 0 0", *topo = "3DCoRectMesh", *geo = "ORIGIN_DXDYDZ";
     int prec = type == FDX_FLOAT64 ? 8 : 4;
     OUT("<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n");
     OUT("  <Grid Name=\"%s\" GridType=\"Collection\" CollectionType=\"Temporal\">\n", field);
@@ -37,8 +36,8 @@ fdx_status fdx_xdmf_write(const char *path, const char *field, fdx_dtype type, i
         OUT("    <Time Value=\"%.17g\"/>\n", e[i].time);
         OUT("    <Topology TopologyType=\"%s\" Dimensions=\"%s\"/>\n", topo, dims);
         OUT("    <Geometry GeometryType=\"%s\">\n", geo);
-        OUT("     <DataItem Dimensions=\"%d\" Format=\"XML\">%s</DataItem>\n", rank, origin);
-        OUT("     <DataItem Dimensions=\"%d\" Format=\"XML\">%s</DataItem>\n", rank, spacing);
+        OUT("     <DataItem Dimensions=\"3\" Format=\"XML\">%s</DataItem>\n", origin);
+        OUT("     <DataItem Dimensions=\"3\" Format=\"XML\">%s</DataItem>\n", spacing);
         OUT("    </Geometry>\n");
         OUT("    <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Node\">\n", field);
         OUT("     <DataItem Dimensions=\"%s\" NumberType=\"Float\" Precision=\"%d\" Format=\"HDF\">%s:/%s</DataItem>\n",

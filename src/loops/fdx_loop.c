@@ -4,6 +4,8 @@
 #include "core/fdx_log.h"
 
 #include <ctype.h>
+#include <float.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +58,7 @@ fdx_status fdx_loop_create(fdx_ctx *ctx, const char *indices, fdx_loop **out)
     snprintf(l->name, sizeof l->name, "loop");
     l->autotfm = autotfm_mode(fdx_options_get(fdx_ctx_options(ctx), "autotfm"));
     l->plan_target = FDX_BACKEND_AUTO;
+    for (int d = 0; d < FDX_LOOP_MAX_RANK; d++) l->dir[d] = 1;
     char buf[256];
     snprintf(buf, sizeof buf, "%s", indices);
     fdx_status st = FDX_OK;
@@ -164,32 +167,133 @@ fdx_status fdx_loop_scalar(fdx_loop *l, const char *name, double value)
     return FDX_OK;
 }
 
-fdx_status fdx_loop_reduction(fdx_loop *l, const char *name, fdx_reduce op)
+fdx_status fdx_loop_reduction_typed(fdx_loop *l, const char *name, fdx_reduce op, fdx_dtype type)
 {
     FDX_CHECK(l, FDX_ERR_INVALID, "fdx_loop_reduction: loop is NULL");
     FDX_TRY(check_name(l, name, "reduction"));
-    FDX_CHECK(op >= FDX_REDUCE_SUM && op <= FDX_REDUCE_MINLOC, FDX_ERR_INVALID, "reduction %s: unknown operation %d",
+    FDX_CHECK(op >= FDX_REDUCE_SUM && op <= FDX_REDUCE_OR, FDX_ERR_INVALID, "reduction %s: unknown operation %d",
               name, (int)op);
+    FDX_CHECK(type == FDX_FLOAT32 || type == FDX_FLOAT64 || type == FDX_INT32 || type == FDX_INT64, FDX_ERR_INVALID,
+              "reduction %s: type %d is not float, double, int32 or int64", name, (int)type);
+    FDX_CHECK(!(op == FDX_REDUCE_AND || op == FDX_REDUCE_OR) || type == FDX_INT32 || type == FDX_INT64,
+              FDX_ERR_INVALID, "reduction %s: and/or are bitwise, on integer reductions only", name);
     FDX_CHECK(l->nreds < LOOP_MAX_REDS, FDX_ERR_INVALID, "loop '%s': more than %d reductions", l->name, LOOP_MAX_REDS);
     loop_red *r = &l->red[l->nreds++];
     memset(r, 0, sizeof *r);
     snprintf(r->name, sizeof r->name, "%s", name);
     r->op = op;
+    r->type = type;
+    r->value = fdx_loop_red_identity(op);
+    r->ivalue = fdx_loop_red_identity_int(r);
     return FDX_OK;
 }
 
-fdx_status fdx_loop_across(fdx_loop *l, const int *width)
+fdx_status fdx_loop_reduction(fdx_loop *l, const char *name, fdx_reduce op)
 {
-    FDX_CHECK(l && width, FDX_ERR_INVALID, "fdx_loop_across: NULL argument");
+    return fdx_loop_reduction_typed(l, name, op, FDX_FLOAT64);
+}
+
+int fdx_loop_red_is_loc(fdx_reduce op) { return op == FDX_REDUCE_MAXLOC || op == FDX_REDUCE_MINLOC; }
+int fdx_loop_red_is_int(const loop_red *r)
+{
+    return (r->type == FDX_INT32 || r->type == FDX_INT64) && !fdx_loop_red_is_loc(r->op);
+}
+
+double fdx_loop_red_identity(fdx_reduce op)
+{
+    switch (op) {
+    case FDX_REDUCE_MAX:
+    case FDX_REDUCE_MAXLOC: return -DBL_MAX;
+    case FDX_REDUCE_MIN:
+    case FDX_REDUCE_MINLOC: return DBL_MAX;
+    case FDX_REDUCE_PROD: return 1.0;
+    default: return 0.0;
+    }
+}
+
+int64_t fdx_loop_red_identity_int(const loop_red *r)
+{
+    if (!fdx_loop_red_is_int(r)) return INT64_MAX; /* the location slot: no iteration yet */
+    switch (r->op) {
+    case FDX_REDUCE_MAX: return INT64_MIN;
+    case FDX_REDUCE_MIN: return INT64_MAX;
+    case FDX_REDUCE_PROD: return 1;
+    case FDX_REDUCE_AND: return -1;
+    default: return 0;
+    }
+}
+
+void fdx_loop_red_fold(const loop_red *r, double v, int64_t l, double *bv, int64_t *bl)
+{
+    if (fdx_loop_red_is_int(r)) {
+        switch (r->op) {
+        case FDX_REDUCE_SUM: *bl = (int64_t)((uint64_t)*bl + (uint64_t)l); break;
+        case FDX_REDUCE_PROD: *bl = (int64_t)((uint64_t)*bl * (uint64_t)l); break;
+        case FDX_REDUCE_MAX: *bl = l > *bl ? l : *bl; break;
+        case FDX_REDUCE_MIN: *bl = l < *bl ? l : *bl; break;
+        case FDX_REDUCE_AND: *bl &= l; break;
+        default: *bl |= l; break;
+        }
+        return;
+    }
+    switch (r->op) {
+    case FDX_REDUCE_SUM: *bv += v; return;
+    case FDX_REDUCE_PROD: *bv *= v; return;
+    case FDX_REDUCE_MAX: *bv = v > *bv ? v : *bv; return;
+    case FDX_REDUCE_MIN: *bv = v < *bv ? v : *bv; return;
+    default: break;
+    }
+    int max = r->op == FDX_REDUCE_MAXLOC;
+    if ((max ? v > *bv : v < *bv) || (v == *bv && l < *bl)) {
+        *bv = v;
+        *bl = l;
+    }
+}
+
+fdx_status fdx_loop_across_widths(fdx_loop *l, const int *low, const int *high)
+{
+    FDX_CHECK(l && low && high, FDX_ERR_INVALID, "fdx_loop_across: NULL argument");
     int any = 0;
     for (int d = 0; d < l->rank; d++) {
-        FDX_CHECK(width[d] >= 0 && width[d] <= 16, FDX_ERR_INVALID, "loop '%s': dependence width %d of index %s out of range 0..16",
-                  l->name, width[d], l->index[d]);
-        any |= width[d] > 0;
+        FDX_CHECK(low[d] >= 0 && low[d] <= 16 && high[d] >= 0 && high[d] <= 16, FDX_ERR_INVALID,
+                  "loop '%s': dependence widths %d:%d of index %s out of range 0..16", l->name, low[d], high[d],
+                  l->index[d]);
+        any |= low[d] > 0 || high[d] > 0;
     }
-    for (int d = 0; d < l->rank; d++) l->width[d] = width[d];
+    for (int d = 0; d < l->rank; d++) {
+        l->wlo[d] = low[d], l->whi[d] = high[d];
+        l->width[d] = low[d] > high[d] ? low[d] : high[d];
+    }
     l->across = any;
+    l->analyzed = 0;
     return FDX_OK;
+}
+
+fdx_status fdx_loop_across(fdx_loop *l, const int *width) { return fdx_loop_across_widths(l, width, width); }
+
+fdx_status fdx_loop_order(fdx_loop *l, const int *dir)
+{
+    FDX_CHECK(l && dir, FDX_ERR_INVALID, "fdx_loop_order: NULL argument");
+    for (int d = 0; d < l->rank; d++)
+        FDX_CHECK(dir[d] == 1 || dir[d] == -1, FDX_ERR_INVALID,
+                  "loop '%s': order %d of index %s is not +1 (ascending) or -1 (descending)", l->name, dir[d],
+                  l->index[d]);
+    for (int d = 0; d < l->rank; d++) l->dir[d] = dir[d];
+    return FDX_OK;
+}
+
+int64_t fdx_loop_index_at(const fdx_loop *l, int d, int64_t x) { return l->dir[d] > 0 ? l->lo[d] + x : l->hi[d] - 1 - x; }
+
+fdx_status fdx_loop_array_origin(fdx_loop *l, const char *name, const int64_t *origin)
+{
+    FDX_CHECK(l && name && origin, FDX_ERR_INVALID, "fdx_loop_array_origin: NULL argument");
+    for (int a = 0; a < l->nargs; a++) {
+        if (strcmp(l->arg[a].name, name) != 0) continue;
+        for (int x = 0; x < l->arg[a].array->rank; x++) l->arg[a].origin[x] = origin[x];
+        l->arg[a].shifted = 1;
+        return FDX_OK;
+    }
+    return fdx_fail(FDX_ERR_INVALID, "loop '%s' has no array named '%s'", l->name, name);
 }
 
 fdx_status fdx_loop_body(fdx_loop *l, const char *body)
@@ -220,26 +324,45 @@ fdx_status fdx_loop_plan_for(fdx_loop *l, fdx_backend_kind target)
     return FDX_OK;
 }
 
-fdx_status fdx_loop_result(const fdx_loop *l, const char *name, double *value, int64_t *loc)
+static fdx_status find_result(const fdx_loop *l, const char *name, int64_t *loc, const loop_red **out)
 {
-    FDX_CHECK(l && name && value, FDX_ERR_INVALID, "fdx_loop_result: NULL argument");
     for (int r = 0; r < l->nreds; r++) {
         if (strcmp(l->red[r].name, name) != 0) continue;
-        *value = l->red[r].value;
-        FDX_CHECK(!loc || l->red[r].op == FDX_REDUCE_MAXLOC || l->red[r].op == FDX_REDUCE_MINLOC, FDX_ERR_INVALID,
+        FDX_CHECK(!loc || fdx_loop_red_is_loc(l->red[r].op), FDX_ERR_INVALID,
                   "loop '%s': reduction '%s' has no location (only maxloc and minloc keep one)", l->name, name);
         if (loc) {
-            /* linear iteration -> indices, index 0 fastest */
+            /* linear iteration (iteration order, index 0 fastest) -> indices */
             int64_t q = l->red[r].lin;
             for (int d = 0; d < l->rank; d++) {
                 int64_t n = l->hi[d] - l->lo[d];
-                loc[d] = l->lo[d] + q % n;
+                loc[d] = fdx_loop_index_at(l, d, q % n);
                 q /= n;
             }
         }
+        *out = &l->red[r];
         return FDX_OK;
     }
     return fdx_fail(FDX_ERR_INVALID, "loop '%s' has no reduction named '%s'", l->name, name);
+}
+
+fdx_status fdx_loop_result(const fdx_loop *l, const char *name, double *value, int64_t *loc)
+{
+    FDX_CHECK(l && name && value, FDX_ERR_INVALID, "fdx_loop_result: NULL argument");
+    const loop_red *r = NULL;
+    FDX_TRY(find_result(l, name, loc, &r));
+    *value = fdx_loop_red_is_int(r) ? (double)r->ivalue : r->value;
+    return FDX_OK;
+}
+
+fdx_status fdx_loop_result_int(const fdx_loop *l, const char *name, int64_t *value, int64_t *loc)
+{
+    FDX_CHECK(l && name && value, FDX_ERR_INVALID, "fdx_loop_result_int: NULL argument");
+    const loop_red *r = NULL;
+    FDX_TRY(find_result(l, name, loc, &r));
+    FDX_CHECK(r->type == FDX_INT32 || r->type == FDX_INT64, FDX_ERR_INVALID,
+              "loop '%s': reduction '%s' is not an integer reduction", l->name, name);
+    *value = fdx_loop_red_is_int(r) ? r->ivalue : (int64_t)r->value;
+    return FDX_OK;
 }
 
 void fdx_loop_text(loop_text *t, const char *fmt, ...)

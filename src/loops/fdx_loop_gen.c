@@ -5,6 +5,7 @@
    so one body runs unchanged under every layout. */
 #include "loops/fdx_loop_impl.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,32 +24,66 @@ static const char *ctype(fdx_dtype t)
     }
 }
 
-static const char *identity(fdx_reduce op)
+static const char *red_ctype(fdx_dtype t)
 {
-    switch (op) {
-    case FDX_REDUCE_SUM: return "0.0";
-    case FDX_REDUCE_MAX:
-    case FDX_REDUCE_MAXLOC: return "(-1.7976931348623157e308)";
-    default: return "1.7976931348623157e308";
+    return t == FDX_INT32 ? "int" : t == FDX_INT64 ? "long long" : t == FDX_FLOAT32 ? "float" : "double";
+}
+
+static void int_literal(char *buf, size_t cap, int64_t v)
+{
+    if (v == INT64_MIN) snprintf(buf, cap, "(-9223372036854775807LL - 1)");
+    else snprintf(buf, cap, "(%lldLL)", (long long)v);
+}
+
+/* The reduction variable's starting value in the body, in its own type. */
+static void body_identity(const loop_red *r, char *buf, size_t cap)
+{
+    int is_int = r->type == FDX_INT32 || r->type == FDX_INT64;
+    int max = r->op == FDX_REDUCE_MAX || r->op == FDX_REDUCE_MAXLOC, min = r->op == FDX_REDUCE_MIN || r->op == FDX_REDUCE_MINLOC;
+    if (is_int && (max || min)) {
+        if (r->type == FDX_INT32) snprintf(buf, cap, "%s", max ? "(-2147483647 - 1)" : "2147483647");
+        else snprintf(buf, cap, "%s", max ? "(-9223372036854775807LL - 1)" : "9223372036854775807LL");
+    } else if (is_int) {
+        int_literal(buf, cap, r->op == FDX_REDUCE_PROD ? 1 : r->op == FDX_REDUCE_AND ? -1 : 0);
+    } else {
+        snprintf(buf, cap, "(%s)(%.17g)", red_ctype(r->type), fdx_loop_red_identity(r->op));
     }
 }
 
-static int is_loc(fdx_reduce op) { return op == FDX_REDUCE_MAXLOC || op == FDX_REDUCE_MINLOC; }
-
-/* Folds (v, l) into (bv, bl); only the _LOC variants carry the location
-   (first in sequential order on ties), the others compare values alone. */
-static void combine(loop_text *t, fdx_reduce op, const char *v, const char *l, const char *bv, const char *bl)
+/* Initial values of the double and 64-bit accumulator slots. */
+static void slot_identities(const loop_red *r, char *v, char *l, size_t cap)
 {
-    if (op == FDX_REDUCE_SUM) {
-        T(t, "%s += %s;\n", bv, v);
+    snprintf(v, cap, "(%.17g)", fdx_loop_red_identity(r->op));
+    int_literal(l, cap, fdx_loop_red_identity_int(r));
+}
+
+/* Folds source (sv, sl) into destination (dv, dl), as fdx_loop_red_fold:
+   integer reductions other than _LOC in the 64-bit slot (wrapping
+   arithmetic, no undefined overflow), _LOC variants keep the first
+   location in sequential order on ties, the others compare values alone. */
+static void combine(loop_text *t, const loop_red *r, const char *sv, const char *sl, const char *dv, const char *dl)
+{
+    fdx_reduce op = r->op;
+    if (fdx_loop_red_is_int(r)) {
+        switch (op) {
+        case FDX_REDUCE_SUM: T(t, "%s = (long long)((unsigned long long)%s + (unsigned long long)(%s));\n", dl, dl, sl); break;
+        case FDX_REDUCE_PROD: T(t, "%s = (long long)((unsigned long long)%s * (unsigned long long)(%s));\n", dl, dl, sl); break;
+        case FDX_REDUCE_MAX: T(t, "if ((%s) > %s) %s = (%s);\n", sl, dl, dl, sl); break;
+        case FDX_REDUCE_MIN: T(t, "if ((%s) < %s) %s = (%s);\n", sl, dl, dl, sl); break;
+        case FDX_REDUCE_AND: T(t, "%s &= (%s);\n", dl, sl); break;
+        default: T(t, "%s |= (%s);\n", dl, sl); break;
+        }
         return;
     }
-    const char *cmp = op == FDX_REDUCE_MAX || op == FDX_REDUCE_MAXLOC ? ">" : "<";
-    if (!is_loc(op)) {
-        T(t, "if (%s %s %s) %s = %s;\n", v, cmp, bv, bv, v);
-        return;
+    switch (op) {
+    case FDX_REDUCE_SUM: T(t, "%s += %s;\n", dv, sv); return;
+    case FDX_REDUCE_PROD: T(t, "%s *= %s;\n", dv, sv); return;
+    case FDX_REDUCE_MAX: T(t, "if (%s > %s) %s = %s;\n", sv, dv, dv, sv); return;
+    case FDX_REDUCE_MIN: T(t, "if (%s < %s) %s = %s;\n", sv, dv, dv, sv); return;
+    default: break;
     }
-    T(t, "if (%s %s %s || (%s == %s && %s < %s)) { %s = %s; %s = %s; }\n", v, cmp, bv, v, bv, l, bl, bv, v, bl, l);
+    const char *cmp = op == FDX_REDUCE_MAXLOC ? ">" : "<";
+    T(t, "if (%s %s %s || (%s == %s && %s < %s)) { %s = %s; %s = %s; }\n", sv, cmp, dv, sv, dv, sl, dl, dv, sv, dl, sl);
 }
 
 /* The index of an array on a diagonal layout, as a table lookup: entry d is
@@ -78,20 +113,20 @@ static void diag_table(loop_text *t, const fdx_array *arr, const char *name, int
     T(t, "};\n");
 }
 
-static void diag_index(loop_text *t, const fdx_array *arr, const char *name)
+static void diag_index(loop_text *t, const fdx_array *arr, const char *name, const char *const *nm)
 {
     const fdx_layout *lay = &arr->layout;
     int ax = lay->perm[0], ay = lay->perm[1];
     int64_t ry = arr->shape[ay], idx[FDX_MAX_RANK] = {0};
     const char *it = diag_type(arr);
     int64_t o0 = fdx_layout_offset(lay, arr->shape, idx);
-    T(t, "(fdx_dg_%s[(%s)(fdx_x%d) + ", name, it, ax);
-    if (lay->diag == FDX_DIAG_MAIN) T(t, "%lld - (%s)(fdx_x%d)] + (%s)(fdx_x%d)", (long long)(ry - 1), it, ay, it, ax);
-    else T(t, "(%s)(fdx_x%d)] + (%s)(fdx_x%d)", it, ay, it, ax);
+    T(t, "(fdx_dg_%s[(%s)%s + ", name, it, nm[ax]);
+    if (lay->diag == FDX_DIAG_MAIN) T(t, "%lld - (%s)%s] + (%s)%s", (long long)(ry - 1), it, nm[ay], it, nm[ax]);
+    else T(t, "(%s)%s] + (%s)%s", it, nm[ay], it, nm[ax]);
     for (int x = 0; x < arr->rank; x++) {
         if (x == ax || x == ay || arr->shape[x] == 1) continue;
         idx[x] = 1;
-        T(t, " + (%s)(fdx_x%d) * %lld", it, x, (long long)(fdx_layout_offset(lay, arr->shape, idx) - o0));
+        T(t, " + (%s)%s * %lld", it, nm[x], (long long)(fdx_layout_offset(lay, arr->shape, idx) - o0));
         idx[x] = 0;
     }
     T(t, ")");
@@ -104,18 +139,20 @@ static fdx_status prelude(loop_text *t, const fdx_loop *l, int cuda)
     T(t, "%s", fdx_layout_emit_helpers());
     for (int a = 0; a < l->nargs; a++) {
         const fdx_array *arr = l->arg[a].array;
-        char names[FDX_MAX_RANK][24], expr[1024];
+        char names[FDX_MAX_RANK][LOOP_NAME_MAX + 32], expr[2048];
         const char *np[FDX_MAX_RANK];
         if (arr->layout.diag != FDX_DIAG_NONE) diag_table(t, arr, l->arg[a].name, cuda);
         T(t, "#define %s(", l->arg[a].name);
         for (int x = 0; x < arr->rank; x++) {
-            snprintf(names[x], sizeof names[x], "(fdx_x%d)", x);
+            /* ALIGN shift: the body's index minus the array's origin */
+            if (l->arg[a].shifted) snprintf(names[x], sizeof names[x], "((fdx_x%d) - fdx_o_%s_%d)", x, l->arg[a].name, x);
+            else snprintf(names[x], sizeof names[x], "(fdx_x%d)", x);
             np[x] = names[x];
             T(t, "%sfdx_x%d", x ? ", " : "", x);
         }
         if (arr->layout.diag != FDX_DIAG_NONE) {
             T(t, ") (fdx_p_%s[", l->arg[a].name);
-            diag_index(t, arr, l->arg[a].name);
+            diag_index(t, arr, l->arg[a].name, np);
             T(t, "])\n");
             continue;
         }
@@ -138,10 +175,13 @@ static void params(loop_text *t, const fdx_loop *l, int cuda)
 static void point(loop_text *t, const fdx_loop *l, const loop_geom *g, const char *acc, const char *accl)
 {
     T(t, "{\n");
-    for (int d = 0; d < l->rank; d++)
-        T(t, "const long long %s = %lldLL + fdx_x%d; (void)%s;\n", l->index[d], (long long)g->lo[d], d, l->index[d]);
+    for (int d = 0; d < l->rank; d++) {
+        if (l->dir[d] > 0) T(t, "const long long %s = fdx_lo%d + fdx_x%d; (void)%s;\n", l->index[d], d, d, l->index[d]);
+        else T(t, "const long long %s = fdx_lo%d + (%lldLL - fdx_x%d); (void)%s;\n", l->index[d], d,
+                 (long long)g->n[d] - 1, d, l->index[d]);
+    }
     int loc = 0;
-    for (int r = 0; r < l->nreds; r++) loc |= is_loc(l->red[r].op);
+    for (int r = 0; r < l->nreds; r++) loc |= fdx_loop_red_is_loc(l->red[r].op);
     if (loc) {
         T(t, "const long long fdx_lin = ");
         int64_t stride = 1;
@@ -151,14 +191,20 @@ static void point(loop_text *t, const fdx_loop *l, const loop_geom *g, const cha
         }
         T(t, ";\n");
     }
-    for (int r = 0; r < l->nreds; r++) T(t, "double %s = %s;\n", l->red[r].name, identity(l->red[r].op));
+    for (int r = 0; r < l->nreds; r++) {
+        char id[64];
+        body_identity(&l->red[r], id, sizeof id);
+        T(t, "%s %s = %s;\n", red_ctype(l->red[r].type), l->red[r].name, id);
+    }
     T(t, "{\n#line 1 \"%s body\"\n%s\n", l->name, l->body);
     T(t, "#line 1 \"%s generated\"\n}\n", l->name);
     for (int r = 0; r < l->nreds; r++) {
-        char a[96], al[96];
+        char a[96], al[96], sv[64], sl[64];
         snprintf(a, sizeof a, acc, r);
         snprintf(al, sizeof al, accl, r);
-        combine(t, l->red[r].op, l->red[r].name, "fdx_lin", a, al);
+        snprintf(sv, sizeof sv, "(double)%s", l->red[r].name);
+        snprintf(sl, sizeof sl, "%s", fdx_loop_red_is_loc(l->red[r].op) ? "fdx_lin" : l->red[r].name);
+        combine(t, &l->red[r], sv, sl, a, al);
     }
     T(t, "}\n");
 }
@@ -174,6 +220,17 @@ static void solve(loop_text *t, const loop_geom *g)
 }
 
 static int enumerated(const loop_geom *g, int d) { return d != g->solved && d != g->seq; }
+
+/* The range's lower bounds and the shifted arrays' origins from the
+   run-time integers `ri` (an array or a struct's member). */
+static void runtime_ints(loop_text *t, const fdx_loop *l, const char *ri)
+{
+    for (int d = 0; d < l->rank; d++) T(t, "const long long fdx_lo%d = %s[%d];\n", d, ri, d);
+    for (int a = 0; a < l->nargs; a++)
+        if (l->arg[a].shifted)
+            for (int x = 0; x < l->arg[a].array->rank; x++)
+                T(t, "const long long fdx_o_%s_%d = %s[%d];\n", l->arg[a].name, x, ri, LOOP_RI_ORIGIN + a * FDX_MAX_RANK + x);
+}
 
 /* Thread-private accumulators per sweep live in one block allocated before
    the parallel region and are folded in thread order afterwards, so the
@@ -197,16 +254,22 @@ fdx_status fdx_loop_gen_cpu(const fdx_loop *l, const loop_geom *g, char **out)
     T(&t, "const int fdx_sweeps = *(const int *)fdx_args[%d];\n", k++);
     T(&t, "double *fdx_rv = *(double **)fdx_args[%d];\n", k++);
     T(&t, "long long *fdx_rl = *(long long **)fdx_args[%d];\n", k++);
-    T(&t, "(void)fdx_sc; (void)fdx_rv; (void)fdx_rl;\n");
+    T(&t, "const long long *fdx_ri = *(const long long **)fdx_args[%d];\n", k++);
+    T(&t, "(void)fdx_sc; (void)fdx_rv; (void)fdx_rl; (void)fdx_ri;\n");
+    runtime_ints(&t, l, "fdx_ri");
     for (int s = 0; s < l->nscalars; s++) T(&t, "const double %s = fdx_sc[%d];\n", l->scalar_name[s], s);
     T(&t, "const long long fdx_steps = %lldLL + %lldLL * (fdx_sweeps - 1);\n", (long long)g->tmax, (long long)g->dist);
     T(&t, "const int fdx_nth = omp_get_max_threads();\n");
     T(&t, "const size_t fdx_per = (size_t)fdx_sweeps * %d;\n", nr);
     T(&t, "double *fdx_av = malloc(sizeof(double) * (fdx_per * fdx_nth + 1));\n");
     T(&t, "long long *fdx_al = malloc(sizeof(long long) * (fdx_per * fdx_nth + 1));\n");
-    T(&t, "if (!fdx_av || !fdx_al) { free(fdx_av); free(fdx_al); fdx_rl[0] = -2; return; }\n");
+    T(&t, "if (!fdx_av || !fdx_al) { free(fdx_av); free(fdx_al); fdx_rl[fdx_per] = -2; return; }\n");
     T(&t, "for (size_t q = 0; q < fdx_per * fdx_nth; q++) { fdx_al[q] = LLONG_MAX; switch (q %% %d) {\n", nr ? nr : 1);
-    for (int r = 0; r < nr; r++) T(&t, "case %d: fdx_av[q] = %s; break;\n", r, identity(l->red[r].op));
+    for (int r = 0; r < nr; r++) {
+        char iv[64], il[64];
+        slot_identities(&l->red[r], iv, il, sizeof iv);
+        T(&t, "case %d: fdx_av[q] = %s; fdx_al[q] = %s; break;\n", r, iv, il);
+    }
     T(&t, "default: fdx_av[q] = 0; } }\n");
     T(&t, "#pragma omp parallel num_threads(fdx_nth)\n{\n");
     T(&t, "double *fdx_mv = fdx_av + fdx_per * omp_get_thread_num(); (void)fdx_mv;\n");
@@ -244,7 +307,7 @@ fdx_status fdx_loop_gen_cpu(const fdx_loop *l, const loop_geom *g, char **out)
         snprintf(bl, sizeof bl, "fdx_rl[fdx_s * %d + %d]", nr, r);
         snprintf(v, sizeof v, "fdx_av[fdx_per * fdx_h + fdx_s * %d + %d]", nr, r);
         snprintf(lv, sizeof lv, "fdx_al[fdx_per * fdx_h + fdx_s * %d + %d]", nr, r);
-        combine(&t, l->red[r].op, v, lv, bv, bl);
+        combine(&t, &l->red[r], v, lv, bv, bl);
     }
     T(&t, "}\nfree(fdx_av); free(fdx_al);\n}\n");
     if (t.failed) {
@@ -349,14 +412,19 @@ fdx_status fdx_loop_gen_cuda(const fdx_loop *l, const loop_geom *g, char **out)
         return st;
     }
     T(&t, "struct fdx_scalars { double v[%d]; };\n", LOOP_MAX_SCALARS);
+    T(&t, "struct fdx_ints { long long v[%d]; };\n", LOOP_RI_COUNT);
     T(&t, "extern \"C\" __global__ void __launch_bounds__(%d) fdx_loop_kernel(", BLOCK);
     params(&t, l, 1);
-    T(&t, "fdx_scalars fdx_sc, long long fdx_T, long long fdx_s0, double *fdx_pv, long long *fdx_pl)\n{\n");
+    T(&t, "fdx_scalars fdx_sc, fdx_ints fdx_ri, long long fdx_T, long long fdx_s0, double *fdx_pv, long long *fdx_pl)\n{\n");
+    runtime_ints(&t, l, "fdx_ri.v");
     for (int s = 0; s < l->nscalars; s++) T(&t, "const double %s = fdx_sc.v[%d];\n", l->scalar_name[s], s);
     T(&t, "const long long fdx_s = fdx_s0 + blockIdx.y;\n");
     T(&t, "const long long fdx_t = fdx_T - %lldLL * fdx_s; (void)fdx_t;\n", (long long)g->dist);
-    for (int r = 0; r < l->nreds; r++)
-        T(&t, "double fdx_acc%d = %s; long long fdx_accl%d = 9223372036854775807LL;\n", r, identity(l->red[r].op), r);
+    for (int r = 0; r < l->nreds; r++) {
+        char iv[64], il[64];
+        slot_identities(&l->red[r], iv, il, sizeof iv);
+        T(&t, "double fdx_acc%d = %s; long long fdx_accl%d = %s;\n", r, iv, r, il);
+    }
     if (g->lines) lines_cuda(&t, l, g);
     else flat_cuda(&t, l, g);
     if (l->nreds) {
@@ -370,13 +438,13 @@ fdx_status fdx_loop_gen_cuda(const fdx_loop *l, const loop_geom *g, char **out)
             T(&t, "for (unsigned fdx_h = %d; fdx_h > 0; fdx_h >>= 1) {\n", BLOCK / 2);
             T(&t, "if (fdx_tid < fdx_h) {\n");
             T(&t, "double fdx_v = fdx_sv[fdx_tid + fdx_h]; long long fdx_l = fdx_sl[fdx_tid + fdx_h];\n");
-            combine(&t, l->red[r].op, "fdx_v", "fdx_l", "fdx_sv[fdx_tid]", "fdx_sl[fdx_tid]");
+            combine(&t, &l->red[r], "fdx_v", "fdx_l", "fdx_sv[fdx_tid]", "fdx_sl[fdx_tid]");
             T(&t, "}\n__syncthreads();\n}\n");
             T(&t, "if (fdx_tid == 0) {\n");
             char bv[64], bl[64];
             snprintf(bv, sizeof bv, "fdx_pv[fdx_slot + %d]", r);
             snprintf(bl, sizeof bl, "fdx_pl[fdx_slot + %d]", r);
-            combine(&t, l->red[r].op, "fdx_sv[0]", "fdx_sl[0]", bv, bl);
+            combine(&t, &l->red[r], "fdx_sv[0]", "fdx_sl[0]", bv, bl);
             T(&t, "}\n__syncthreads();\n");
         }
     } else {

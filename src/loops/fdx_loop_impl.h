@@ -7,7 +7,7 @@
 
 #define LOOP_NAME_MAX 32
 #define LOOP_MAX_SCALARS 16
-#define LOOP_MAX_REDS 8
+#define LOOP_MAX_REDS 16
 #define LOOP_KCACHE 4
 
 typedef struct loop_arg {
@@ -17,14 +17,34 @@ typedef struct loop_arg {
     /* From the body: loop index driving each array axis (-1 none, -2 mixed). */
     int drive[FDX_MAX_RANK];
     int uses;
+    /* ALIGN shift: element 0 at loop-space index origin (run-time values) */
+    int shifted;
+    int64_t origin[FDX_MAX_RANK];
 } loop_arg;
 
 typedef struct loop_red {
     char name[LOOP_NAME_MAX];
     fdx_reduce op;
+    fdx_dtype type;
     double value;
-    int64_t lin; /* linear iteration of the extreme (LOC variants) */
+    int64_t ivalue; /* integer reductions other than _LOC: the exact value */
+    int64_t lin;    /* linear iteration of the extreme (LOC variants) */
 } loop_red;
+
+/* Integer reductions other than _LOC keep their value in the 64-bit slot
+   of the accumulators (exact); the others in the double slot. */
+FDX_HIDDEN int fdx_loop_red_is_loc(fdx_reduce op);
+FDX_HIDDEN int fdx_loop_red_is_int(const loop_red *r);
+/* Identities for the double and the 64-bit slot. */
+FDX_HIDDEN double fdx_loop_red_identity(fdx_reduce op);
+FDX_HIDDEN int64_t fdx_loop_red_identity_int(const loop_red *r);
+/* Folds (v, l) into (*bv, *bl) as the generated code does. */
+FDX_HIDDEN void fdx_loop_red_fold(const loop_red *r, double v, int64_t l, double *bv, int64_t *bl);
+
+/* Run-time integers of a launch: the range's lower bounds, then the
+   origins of shifted arrays (slot LOOP_RI_ORIGIN + a * FDX_MAX_RANK + x). */
+#define LOOP_RI_ORIGIN FDX_LOOP_MAX_RANK
+#define LOOP_RI_COUNT (FDX_LOOP_MAX_RANK + FDX_LOOP_MAX_ARGS * FDX_MAX_RANK)
 
 /* The launch geometry both code generators share.  PARALLEL: every point
    at once.  ACROSS: t = sum over the plane axes of (idx - lo) runs 0..tmax;
@@ -56,7 +76,9 @@ struct fdx_loop {
     char index[FDX_LOOP_MAX_RANK][LOOP_NAME_MAX];
     int64_t lo[FDX_LOOP_MAX_RANK], hi[FDX_LOOP_MAX_RANK];
     int have_range;
-    int width[FDX_LOOP_MAX_RANK];
+    int width[FDX_LOOP_MAX_RANK];       /* max(low, high) per index */
+    int wlo[FDX_LOOP_MAX_RANK], whi[FDX_LOOP_MAX_RANK];
+    int dir[FDX_LOOP_MAX_RANK];         /* +1 ascending, -1 descending */
     int across;
     int autotfm; /* 0 off, 1 on, 2 force */
     fdx_backend_kind plan_target;
@@ -74,8 +96,12 @@ struct fdx_loop {
     size_t partials_bytes;
 };
 
-/* Body analysis: fills arg[].drive from the accessor calls in the body. */
+/* Body analysis: fills arg[].drive from the accessor calls in the body;
+   for ACROSS loops checks the accesses to written arrays (star-shaped,
+   within the widths). */
 FDX_HIDDEN fdx_status fdx_loop_analyze(fdx_loop *l);
+/* Loop index d's value at iteration-space offset x (order applied). */
+FDX_HIDDEN int64_t fdx_loop_index_at(const fdx_loop *l, int d, int64_t x);
 FDX_HIDDEN int fdx_loop_is_ident(const char *s);
 
 /* Planner: layouts wanted and geometry for `target`. */

@@ -110,10 +110,11 @@ static void want_layout(const fdx_loop *l, const loop_geom *g, const loop_arg *a
     for (int k = 0; k < nfirst; k++) to->perm[p++] = first[k];
     for (int q = 0; q < from->rank; q++)
         if (from->perm[q] != af && from->perm[q] != as) to->perm[p++] = from->perm[q];
-    to->diag = as >= 0 ? FDX_DIAG_ANTI : FDX_DIAG_NONE;
+    /* Opposite orders on the two plane axes walk x - y = const: the main diagonal. */
+    to->diag = as < 0 ? FDX_DIAG_NONE : l->dir[g->fast] != l->dir[g->solved] ? FDX_DIAG_MAIN : FDX_DIAG_ANTI;
     if (as >= 0)
-        snprintf(why, cap, "hyperplanes: thread index %s walks the anti-diagonal of axes %d,%d of %s", l->index[g->fast],
-                 af, as, a->name);
+        snprintf(why, cap, "hyperplanes: thread index %s walks the %s diagonal of axes %d,%d of %s", l->index[g->fast],
+                 to->diag == FDX_DIAG_MAIN ? "main" : "anti", af, as, a->name);
     else if (from->diag == FDX_DIAG_NONE && from->perm[0] == af) *to = *from;
     else
         snprintf(why, cap, "thread index %s drives axis %d of %s, stride %lld elements%s", l->index[g->fast], af,

@@ -42,24 +42,6 @@ static fdx_status kernel_for(fdx_loop *l, const char *src, const char *entry, fd
     return FDX_OK;
 }
 
-static double identity(fdx_reduce op)
-{
-    return op == FDX_REDUCE_SUM ? 0.0 : op == FDX_REDUCE_MAX || op == FDX_REDUCE_MAXLOC ? -DBL_MAX : DBL_MAX;
-}
-
-static void fold(fdx_reduce op, double v, int64_t lin, double *bv, int64_t *bl)
-{
-    if (op == FDX_REDUCE_SUM) {
-        *bv += v;
-        return;
-    }
-    int max = op == FDX_REDUCE_MAX || op == FDX_REDUCE_MAXLOC;
-    if ((max ? v > *bv : v < *bv) || (v == *bv && lin < *bl)) {
-        *bv = v;
-        *bl = lin;
-    }
-}
-
 /* Partials: [sweep][block][reduction], values and linear iterations. */
 typedef struct partials {
     double *v;
@@ -78,9 +60,12 @@ static fdx_status partials_init(fdx_loop *l, size_t slots, partials *h)
         return fdx_fail(FDX_ERR_NOMEM, "out of memory for %zu reduction partials of loop '%s'", h->count, l->name);
     }
     for (size_t q = 0; q < h->count; q++) {
-        h->v[q] = identity(l->red[q % (size_t)l->nreds].op);
-        h->l[q] = LLONG_MAX;
+        const loop_red *r = &l->red[q % (size_t)l->nreds];
+        h->v[q] = fdx_loop_red_identity(r->op);
+        h->l[q] = fdx_loop_red_identity_int(r);
     }
+    h->v[h->count] = 0;
+    h->l[h->count] = 0;
     return FDX_OK;
 }
 
@@ -88,15 +73,26 @@ static fdx_status partials_init(fdx_loop *l, size_t slots, partials *h)
 static void partials_fold(fdx_loop *l, const partials *h, size_t first_slot, size_t blocks)
 {
     for (int r = 0; r < l->nreds; r++) {
-        double v = identity(l->red[r].op);
-        int64_t lin = INT64_MAX;
+        loop_red *red = &l->red[r];
+        double v = fdx_loop_red_identity(red->op);
+        int64_t lin = fdx_loop_red_identity_int(red);
         for (size_t b = 0; b < blocks; b++) {
             size_t q = (first_slot + b) * (size_t)l->nreds + (size_t)r;
-            fold(l->red[r].op, h->v[q], h->l[q], &v, &lin);
+            fdx_loop_red_fold(red, h->v[q], h->l[q], &v, &lin);
         }
-        l->red[r].value = v;
-        l->red[r].lin = lin;
+        red->value = v;
+        red->ivalue = fdx_loop_red_is_int(red) ? lin : 0;
+        red->lin = fdx_loop_red_is_loc(red->op) ? lin : 0;
     }
+}
+
+/* The launch's run-time integers: lower bounds and shifted arrays' origins. */
+static void runtime_ints(const fdx_loop *l, long long *ri)
+{
+    memset(ri, 0, sizeof(long long) * LOOP_RI_COUNT);
+    for (int d = 0; d < l->rank; d++) ri[d] = l->lo[d];
+    for (int a = 0; a < l->nargs; a++)
+        for (int x = 0; x < l->arg[a].array->rank; x++) ri[LOOP_RI_ORIGIN + a * FDX_MAX_RANK + x] = l->arg[a].origin[x];
 }
 
 static fdx_status run_cpu(fdx_loop *l, const loop_geom *g, int times)
@@ -109,7 +105,10 @@ static fdx_status run_cpu(fdx_loop *l, const loop_geom *g, int times)
     FDX_TRY(st);
     partials h = {0};
     if (l->nreds) FDX_TRY(partials_init(l, (size_t)times, &h));
-    void *ptr[FDX_LOOP_MAX_ARGS], *args[FDX_LOOP_MAX_ARGS + 4];
+    void *ptr[FDX_LOOP_MAX_ARGS], *args[FDX_LOOP_MAX_ARGS + 5];
+    long long ri[LOOP_RI_COUNT];
+    long long *rip = ri;
+    runtime_ints(l, ri);
     int n = 0;
     for (int a = 0; a < l->nargs; a++) {
         ptr[a] = l->arg[a].array->device;
@@ -124,9 +123,11 @@ static fdx_status run_cpu(fdx_loop *l, const loop_geom *g, int times)
     long long *rl = l->nreds ? h.l : &dummy_l;
     args[n++] = &rv;
     args[n++] = &rl;
+    args[n++] = &rip;
     fdx_launch_dims dims = {{1, 1, 1}, {1, 1, 1}, 0};
     st = fdx_ctx_ops(l->ctx)->launch(k, &dims, args, NULL);
-    if (st == FDX_OK && rl[0] == -2) st = fdx_fail(FDX_ERR_NOMEM, "loop '%s': out of memory for reduction accumulators", l->name);
+    /* the slot after the partials flags the accumulators' allocation failure */
+    if (st == FDX_OK && rl[l->nreds ? h.count : 0] == -2) st = fdx_fail(FDX_ERR_NOMEM, "loop '%s': out of memory for reduction accumulators", l->name);
     if (st == FDX_OK && l->nreds) partials_fold(l, &h, (size_t)(times - 1), 1);
     free(h.v);
     free(h.l);
@@ -174,7 +175,11 @@ static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *use
         double v[LOOP_MAX_SCALARS];
     } sc;
     memcpy(sc.v, l->scalar, sizeof sc.v);
-    void *ptr[FDX_LOOP_MAX_ARGS], *args[FDX_LOOP_MAX_ARGS + 5];
+    struct {
+        long long v[LOOP_RI_COUNT];
+    } ri;
+    runtime_ints(l, ri.v);
+    void *ptr[FDX_LOOP_MAX_ARGS], *args[FDX_LOOP_MAX_ARGS + 6];
     int n = 0;
     for (int a = 0; a < l->nargs; a++) {
         ptr[a] = l->arg[a].array->device;
@@ -182,6 +187,7 @@ static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *use
     }
     long long T = 0, s0 = 0;
     args[n++] = &sc;
+    args[n++] = &ri;
     args[n++] = &T;
     args[n++] = &s0;
     args[n++] = &pv;

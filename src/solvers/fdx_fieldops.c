@@ -2,7 +2,10 @@
    backend, dispatch to fdx_fieldops_cuda.cu for CUDA. */
 #include "solvers/fdx_fieldops.h"
 
+#include "backends/fdx_backend.h"
+
 #include <math.h>
+#include <stdint.h>
 
 static int on_cuda(const fdx_array *a) { return fdx_ctx_backend(fdx_array_ctx(a)) == FDX_BACKEND_CUDA; }
 
@@ -69,6 +72,13 @@ static void shape3(const fdx_array *a, int64_t n[3])
                 if (v) v[q] *= f;                                                                                  \
             }                                                                                                      \
         }                                                                                                          \
+    }                                                                                                              \
+    static int64_t first_nonfinite_##T(const T *u, int64_t n)                                                     \
+    {                                                                                                              \
+        int64_t first = INT64_MAX;                                                                                 \
+        _Pragma("omp parallel for reduction(min : first)") for (int64_t i = 0; i < n; i++) if (!isfinite(u[i]) && \
+                                                                                                i < first) first = i; \
+        return first;                                                                                              \
     }                                                                                                              \
     static void axpy_##T(T *y, const T *x, int64_t n, double a)                                                    \
     {                                                                                                              \
@@ -171,5 +181,43 @@ fdx_status fdx_fieldops_axpy(fdx_array *y, double a, fdx_array *x, void *stream)
     if (on_cuda(y)) CUDA_RUN(fdx_fieldops_cuda_axpy(py, px, is_double(y), n, a, stream));
     if (is_double(y)) axpy_double(py, px, n, a);
     else axpy_float(py, px, n, a);
+    return FDX_OK;
+}
+
+fdx_status fdx_fieldops_first_nonfinite(fdx_array *u, void *scratch, int64_t *first, void *stream)
+{
+    const void *p = fdx_array_device(u);
+    int64_t n = fdx_array_count(u);
+    FDX_CHECK(p, FDX_ERR_INVALID, "finiteness check: array has no device storage");
+    if (on_cuda(u)) {
+#ifdef FDX_HAVE_CUDA
+        const fdx_backend *be = fdx_ctx_ops(fdx_array_ctx(u));
+        uint64_t found = UINT64_MAX;
+        FDX_TRY(be->memset(scratch, 0xff, sizeof found, stream));
+        int e = fdx_fieldops_cuda_first_nonfinite(p, is_double(u), n, scratch, stream);
+        if (e != 0) return fdx_fail(FDX_ERR_CUDA, "finiteness check: %s", fdx_fieldops_cuda_error(e));
+        FDX_TRY(be->copy(&found, scratch, sizeof found, FDX_COPY_D2H, stream));
+        FDX_TRY(be->stream_sync(stream));
+        *first = found == UINT64_MAX ? INT64_MAX : (int64_t)found;
+        return FDX_OK;
+#else
+        (void)scratch;
+        (void)stream;
+        return fdx_fail(FDX_ERR_UNSUPPORTED, "fdx was built without CUDA");
+#endif
+    }
+    (void)scratch;
+    *first = is_double(u) ? first_nonfinite_double(p, n) : first_nonfinite_float(p, n);
+    return FDX_OK;
+}
+
+fdx_status fdx_fieldops_device_memory(fdx_ctx *ctx, size_t *free_bytes, size_t *total_bytes)
+{
+    *free_bytes = *total_bytes = 0;
+    if (fdx_ctx_backend(ctx) != FDX_BACKEND_CUDA) return FDX_OK;
+#ifdef FDX_HAVE_CUDA
+    int e = fdx_fieldops_cuda_mem_info(free_bytes, total_bytes);
+    if (e != 0) return fdx_fail(FDX_ERR_CUDA, "cudaMemGetInfo: %s", fdx_fieldops_cuda_error(e));
+#endif
     return FDX_OK;
 }

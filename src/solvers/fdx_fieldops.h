@@ -30,6 +30,13 @@ FDX_HIDDEN fdx_status fdx_fieldops_gather(fdx_array *u, const int64_t *idx, int 
 /* y += a x over all points. */
 FDX_HIDDEN fdx_status fdx_fieldops_axpy(fdx_array *y, double a, fdx_array *x, void *stream);
 
+/* The smallest index of a NaN or Inf in u (INT64_MAX when all values are
+   finite), reduced where u lives; scratch is 8 bytes of device memory (unused
+   on the CPU).  Only 8 bytes come back to the host. */
+FDX_HIDDEN fdx_status fdx_fieldops_first_nonfinite(fdx_array *u, void *scratch, int64_t *first, void *stream);
+/* Free and total device memory (CUDA; 0 and 0 on the CPU). */
+FDX_HIDDEN fdx_status fdx_fieldops_device_memory(fdx_ctx *ctx, size_t *free_bytes, size_t *total_bytes);
+
 /* CUDA launchers (fdx_fieldops_cuda.cu); double if is_double else float. */
 #ifdef FDX_HAVE_CUDA
 #ifdef __cplusplus
@@ -45,6 +52,11 @@ FDX_HIDDEN int fdx_fieldops_cuda_add_point(void *u, int is_double, int64_t index
 FDX_HIDDEN int fdx_fieldops_cuda_gather(const void *u, int is_double, const int64_t *idx, int n, void *out,
                                         void *stream);
 FDX_HIDDEN int fdx_fieldops_cuda_axpy(void *y, const void *x, int is_double, int64_t n, double a, void *stream);
+/* Writes the smallest index of a non-finite value into *first_dev (which the
+   caller set to all ones bytes, read as unsigned). */
+FDX_HIDDEN int fdx_fieldops_cuda_first_nonfinite(const void *u, int is_double, int64_t n, void *first_dev,
+                                                 void *stream);
+FDX_HIDDEN int fdx_fieldops_cuda_mem_info(size_t *free_bytes, size_t *total_bytes);
 FDX_HIDDEN const char *fdx_fieldops_cuda_error(int code);
 #ifdef __cplusplus
 }

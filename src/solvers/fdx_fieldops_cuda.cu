@@ -64,6 +64,20 @@ template <typename T> __global__ void axpy_kernel(T *y, const T *x, long long n,
     if (t < n) y[t] += (T)a * x[t];
 }
 
+/* Grid-stride scan; each thread keeps its smallest bad index and one
+   atomicMin per thread that found one (blow-ups are rare, so the atomics are). */
+template <typename T>
+__global__ void first_nonfinite_kernel(const T *u, long long n, unsigned long long *first)
+{
+    unsigned long long mine = ~0ULL;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        if (!isfinite(u[i])) {
+            mine = (unsigned long long)i;
+            break;
+        }
+    if (mine != ~0ULL) atomicMin(first, mine);
+}
+
 extern "C" {
 
 int fdx_fieldops_cuda_mirror(void *u, int is_double, const int64_t *n3, int rank, int r, unsigned sides, void *stream)
@@ -121,6 +135,22 @@ int fdx_fieldops_cuda_axpy(void *y, const void *x, int is_double, int64_t n, dou
     if (is_double) axpy_kernel<double><<<blocks_for(n, 256), 256, 0, s>>>((double *)y, (const double *)x, n, a);
     else axpy_kernel<float><<<blocks_for(n, 256), 256, 0, s>>>((float *)y, (const float *)x, n, a);
     return (int)cudaGetLastError();
+}
+
+int fdx_fieldops_cuda_first_nonfinite(const void *u, int is_double, int64_t n, void *first_dev, void *stream)
+{
+    if (n <= 0) return 0;
+    cudaStream_t s = (cudaStream_t)stream;
+    unsigned blocks = blocks_for(n, 256);
+    if (blocks > 4096) blocks = 4096;
+    if (is_double) first_nonfinite_kernel<double><<<blocks, 256, 0, s>>>((const double *)u, n, (unsigned long long *)first_dev);
+    else first_nonfinite_kernel<float><<<blocks, 256, 0, s>>>((const float *)u, n, (unsigned long long *)first_dev);
+    return (int)cudaGetLastError();
+}
+
+int fdx_fieldops_cuda_mem_info(size_t *free_bytes, size_t *total_bytes)
+{
+    return (int)cudaMemGetInfo(free_bytes, total_bytes);
 }
 
 const char *fdx_fieldops_cuda_error(int code) { return cudaGetErrorString((cudaError_t)code); }

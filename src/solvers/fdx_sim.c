@@ -33,16 +33,36 @@ static fdx_status make_array(fdx_sim *s, fdx_array **a)
     return s->be->stream_sync(s->stream);
 }
 
-fdx_status fdx_sim_upload(fdx_sim *s, fdx_array *a, const double *v)
+/* Names grid point q as "i,j[,k]" for messages. */
+static void point_name(const fdx_sim *s, int64_t q, char *buf, size_t cap)
+{
+    int64_t i = q % s->n[0], j = q / s->n[0] % s->n[1], k = q / (s->n[0] * s->n[1]);
+    if (s->rank == 3) snprintf(buf, cap, "%lld,%lld,%lld", (long long)i, (long long)j, (long long)k);
+    else snprintf(buf, cap, "%lld,%lld", (long long)i, (long long)j);
+}
+
+fdx_status fdx_sim_upload(fdx_sim *s, fdx_array *a, const double *v, const char *what)
 {
     size_t bytes = fdx_array_bytes(a);
     void *tmp = malloc(bytes);
     FDX_CHECK(tmp, FDX_ERR_NOMEM, "no memory for a %zu-byte host copy", bytes);
+    /* Checked after the conversion: 1e39 is finite as a double, Inf as a float. */
+    int64_t bad = -1;
     for (int64_t i = 0; i < s->count; i++) {
-        if (s->type == FDX_FLOAT64) ((double *)tmp)[i] = v[i];
-        else ((float *)tmp)[i] = (float)v[i];
+        double x;
+        if (s->type == FDX_FLOAT64) x = ((double *)tmp)[i] = v[i];
+        else x = ((float *)tmp)[i] = (float)v[i];
+        if (!isfinite(x) && bad < 0) bad = i;
     }
-    fdx_status st = fdx_sim_upload_raw(s, a, tmp);
+    fdx_status st;
+    if (bad >= 0) {
+        char at[64];
+        point_name(s, bad, at, sizeof at);
+        st = fdx_fail(FDX_ERR_INVALID, "%s: the value %g at point %s is not finite as %s", what, v[bad], at,
+                      fdx_dtype_name(s->type));
+    } else {
+        st = fdx_sim_upload_raw(s, a, tmp);
+    }
     free(tmp);
     return st;
 }
@@ -73,6 +93,8 @@ fdx_status fdx_sim_download_raw(fdx_sim *s, fdx_array *a, void *bytes)
     return s->be->stream_sync(s->stream);
 }
 
+static fdx_status set_fields(fdx_sim *s, const double *cur, const double *prev, const char *what);
+
 static fdx_status setup_wave(fdx_sim *s, double *c)
 {
     FDX_TRY(fdx_sim_velocity(s, c));
@@ -90,13 +112,14 @@ static fdx_status setup_wave(fdx_sim *s, double *c)
     if (s->f0 == 0) s->f0 = s->cmin / (12 * s->h);
     s->t0 = 1.2 / s->f0;
     s->amp = dval(s, "amplitude");
+    FDX_TRY(fdx_sim_check_numbers(s));
     s->sponge = (int)ival(s, "sponge");
     for (int d = 0; d < s->rank; d++)
         FDX_CHECK(2 * s->sponge < s->n[d], FDX_ERR_INVALID, "sponge: %d cells on both sides leave nothing of axis %d (%lld points)",
                   s->sponge, d, (long long)s->n[d]);
     for (int64_t i = 0; i < s->count; i++) c[i] *= c[i];
     FDX_TRY(make_array(s, &s->coef));
-    FDX_TRY(fdx_sim_upload(s, s->coef, c));
+    FDX_TRY(fdx_sim_upload(s, s->coef, c, "velocity model (c^2)"));
 
     /* Source and receivers: grid points away from the untouched outer layers. */
     int64_t pts[FDX_SIM_MAX_REC][3];
@@ -143,9 +166,23 @@ static fdx_status setup_wave(fdx_sim *s, double *c)
     return s->be->stream_sync(s->stream);
 }
 
+/* Receivers a wave run will record (for the memory estimate). */
+static int receiver_count(const fdx_sim *s)
+{
+    int64_t pts[FDX_SIM_MAX_REC][3];
+    int np = 0, dims = s->rank;
+    if (s->kind != FDX_SIM_WAVE) return 0;
+    if (fdx_sim_parse_points("receivers", fdx_sim_config_get(s->cfg, "receivers"), FDX_SIM_MAX_REC, &np, pts, &dims) !=
+        FDX_OK)
+        return FDX_SIM_MAX_REC;
+    return np ? np : 32;
+}
+
 fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out)
 {
+    FDX_CHECK(out, FDX_ERR_INVALID, "fdx_sim_create: out is NULL");
     *out = NULL;
+    FDX_CHECK(ctx && cfg, FDX_ERR_INVALID, "fdx_sim_create: %s is NULL", ctx ? "the config" : "the context");
     fdx_sim *s = calloc(1, sizeof *s);
     FDX_CHECK(s, FDX_ERR_NOMEM, "no memory for a simulation");
     fdx_status st;
@@ -174,16 +211,12 @@ fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out
     s->count = s->n[0] * s->n[1] * s->n[2];
     s->h = dval(s, "length") / (double)(s->n[0] - 1);
 
-    /* Memory: three fields plus the coefficient or right-hand side. */
-    double need = 4.0 * (double)s->count * (double)fdx_dtype_size(s->type);
-    double have = (double)fdx_ctx_memory(ctx);
-    if (need > 0.9 * have) {
-        st = fdx_fail(FDX_ERR_INVALID, "size: %s %s needs %.2f GiB, more than the %.2f GiB of %s",
-                      fdx_sim_config_get(cfg, "size"), fdx_dtype_name(s->type), need / (1 << 30), have / (1 << 30),
-                      fdx_ctx_device_name(ctx));
-        goto fail;
-    }
+    /* Every buffer the run will hold, on the host and the device, before any
+       of them is allocated. */
+    FDX_TRY_GOTO(st, fdx_sim_check_memory(s, receiver_count(s), s->kind != FDX_SIM_POISSON && ival(s, "gpus") > 0),
+                 fail);
     if (fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA) FDX_TRY_GOTO(st, s->be->stream_create(&s->stream), fail);
+    FDX_TRY_GOTO(st, s->be->alloc(sizeof(int64_t), &s->check_dev), fail);
 
     u = malloc((size_t)s->count * sizeof(double));
     aux = malloc((size_t)s->count * sizeof(double));
@@ -201,6 +234,7 @@ fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out
         double kappa = dval(s, "kappa");
         s->dt = dval(s, "cfl") * 2.0 / (kappa * lam);
         s->alpha = kappa * s->dt;
+        FDX_TRY_GOTO(st, fdx_sim_check_numbers(s), fail);
         s->insulated = strcmp(fdx_sim_config_get(cfg, "boundary"), "insulated") == 0;
         FDX_TRY_GOTO(st, fdx_sim_init_heat(s, u), fail);
         s->range[0] = INFINITY;
@@ -221,9 +255,10 @@ fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out
         s->dt = 1;
         s->tol = dval(s, "tol");
         s->change = INFINITY;
+        FDX_TRY_GOTO(st, fdx_sim_check_numbers(s), fail);
         FDX_TRY_GOTO(st, fdx_sim_init_poisson(s, u, aux), fail);
         FDX_TRY_GOTO(st, make_array(s, &s->rhs), fail);
-        FDX_TRY_GOTO(st, fdx_sim_upload(s, s->rhs, aux), fail);
+        FDX_TRY_GOTO(st, fdx_sim_upload(s, s->rhs, aux, "right-hand side"), fail);
         desc.update = FDX_UPDATE_HEAT;
     }
     desc.alpha = s->alpha;
@@ -232,7 +267,7 @@ fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out
     s->sponge_fused = s->kind == FDX_SIM_WAVE && s->sponge > 0 && s->sponge <= FDX_STENCIL_MAX_SPONGE && s->rank >= 2;
     if (s->sponge_fused) desc.sponge = s->sponge, desc.sponge_strength = 0.3;
     FDX_TRY_GOTO(st, fdx_stencil_create(ctx, &desc, s->type, &s->stencil), fail);
-    FDX_TRY_GOTO(st, fdx_sim_set_field(s, u, s->kind == FDX_SIM_WAVE ? u : NULL), fail);
+    FDX_TRY_GOTO(st, set_fields(s, u, s->kind == FDX_SIM_WAVE ? u : NULL, "initial field"), fail);
     free(u);
     free(aux);
     *out = s;
@@ -257,6 +292,7 @@ void fdx_sim_destroy(fdx_sim **ps)
     fdx_array_destroy(&s->rhs);
     if (s->rec_idx_dev) s->be->free(s->rec_idx_dev);
     if (s->rec_buf_dev) s->be->free(s->rec_buf_dev);
+    if (s->check_dev) s->be->free(s->check_dev);
     if (s->stream) s->be->stream_destroy(s->stream);
     free(s->traces);
     fdx_sim_config_destroy(&s->cfg);
@@ -264,19 +300,27 @@ void fdx_sim_destroy(fdx_sim **ps)
     *ps = NULL;
 }
 
-fdx_status fdx_sim_set_field(fdx_sim *s, const double *cur, const double *prev)
+static fdx_status set_fields(fdx_sim *s, const double *cur, const double *prev, const char *what)
 {
-    FDX_TRY(fdx_sim_upload(s, s->cur, cur));
+    FDX_TRY(fdx_sim_upload(s, s->cur, cur, what));
     /* Fixed walls and Poisson's Dirichlet layers live in both buffers: the
        stencil never writes them. */
-    FDX_TRY(fdx_sim_upload(s, s->next, cur));
-    if (s->prev) FDX_TRY(fdx_sim_upload(s, s->prev, prev ? prev : cur));
+    FDX_TRY(fdx_sim_upload(s, s->next, cur, what));
+    if (s->prev) FDX_TRY(fdx_sim_upload(s, s->prev, prev ? prev : cur, what));
     if (s->kind == FDX_SIM_HEAT && s->insulated) FDX_TRY(fdx_fieldops_mirror(s->cur, s->r, s->stream));
     return s->be->stream_sync(s->stream);
 }
 
+fdx_status fdx_sim_set_field(fdx_sim *s, const double *cur, const double *prev)
+{
+    FDX_CHECK(s && cur, FDX_ERR_INVALID, "fdx_sim_set_field: %s is NULL", s ? "the field" : "the simulation");
+    FDX_CHECK(!s->drv, FDX_ERR_INVALID, "fdx_sim_set_field: the simulation is driven by the distributed driver");
+    return set_fields(s, cur, prev, "fdx_sim_set_field");
+}
+
 fdx_status fdx_sim_get_field(fdx_sim *s, double *out)
 {
+    FDX_CHECK(s && out, FDX_ERR_INVALID, "fdx_sim_get_field: %s is NULL", s ? "out" : "the simulation");
     FDX_TRY(fdx_sim_pull(s));
     return fdx_sim_download(s, s->cur, out);
 }
@@ -292,6 +336,9 @@ fdx_status fdx_sim_pull(fdx_sim *s)
 fdx_status fdx_sim_step_arrays(fdx_sim *s, fdx_array *next, fdx_array *cur, fdx_array *prev, int64_t step,
                                void *stream)
 {
+    FDX_CHECK(s && next && cur && (prev || !s->prev), FDX_ERR_INVALID, "fdx_sim_step_arrays: %s is NULL",
+              !s ? "the simulation" : !next ? "next" : !cur ? "cur" : "prev (a wave step needs it)");
+    FDX_CHECK(step >= 0, FDX_ERR_INVALID, "fdx_sim_step_arrays: step %lld is negative", (long long)step);
     switch (s->kind) {
     case FDX_SIM_HEAT:
         FDX_TRY(fdx_stencil_apply(s->stencil, next, cur, NULL, NULL, stream));
@@ -322,6 +369,7 @@ double fdx_sim_source_value(const fdx_sim *s, int64_t step)
 
 fdx_status fdx_sim_step(fdx_sim *s)
 {
+    FDX_CHECK(s, FDX_ERR_INVALID, "fdx_sim_step: the simulation is NULL");
     FDX_CHECK(!s->drv, FDX_ERR_INVALID, "fdx_sim_step: the simulation is driven by the distributed driver");
     FDX_TRY(fdx_sim_step_arrays(s, s->next, s->cur, s->prev, s->step, s->stream));
     fdx_array *old = s->cur;
@@ -344,16 +392,32 @@ void fdx_sim_set_step(fdx_sim *s, int64_t step)
 {
     s->step = step;
     s->rec_first = step;
+    s->rec_kept = step;
 }
 
-int64_t fdx_sim_steps_done(const fdx_sim *s) { return s->step; }
-double fdx_sim_time(const fdx_sim *s) { return (double)s->step * s->dt; }
-double fdx_sim_dt(const fdx_sim *s) { return s->dt; }
-int fdx_sim_rank(const fdx_sim *s) { return s->rank; }
-const int64_t *fdx_sim_shape(const fdx_sim *s) { return s->n; }
+/* Getters: a NULL simulation reads as empty (-1 steps, NaN times, rank 0). */
+int64_t fdx_sim_steps_done(const fdx_sim *s) { return s ? s->step : -1; }
+double fdx_sim_time(const fdx_sim *s) { return s ? (double)s->step * s->dt : NAN; }
+double fdx_sim_dt(const fdx_sim *s) { return s ? s->dt : NAN; }
+int fdx_sim_rank(const fdx_sim *s) { return s ? s->rank : 0; }
+const int64_t *fdx_sim_shape(const fdx_sim *s) { return s ? s->n : NULL; }
+
+fdx_status fdx_sim_check_finite(fdx_sim *s, fdx_array *a, const char *what)
+{
+    int64_t first;
+    FDX_TRY(fdx_fieldops_first_nonfinite(a, s->check_dev, &first, s->stream));
+    if (first == INT64_MAX) return FDX_OK;
+    char at[64];
+    point_name(s, first, at, sizeof at);
+    return fdx_fail(FDX_ERR_VERIFY,
+                    "%s is not finite (NaN or Inf) at step %lld, first at point %s: the run blew up (lower cfl, or "
+                    "check the inputs); no checkpoint was written from it",
+                    what, (long long)s->step, at);
+}
 
 fdx_status fdx_sim_receivers(fdx_sim *s, int *count, int64_t *steps, const double **traces)
 {
+    FDX_CHECK(s && count && steps && traces, FDX_ERR_INVALID, "fdx_sim_receivers: an argument is NULL");
     FDX_TRY(fdx_sim_pull(s));
     *count = s->nrec;
     *steps = (s->step < s->steps ? s->step : s->steps) - s->rec_first;

@@ -41,6 +41,8 @@ static const key_def KEYS[] = {
     {"field-every", ALL, K_INT, "N", {"0", "0", "0"}, 0, 1e9, NULL, "HDF5 field every N steps (+ XDMF); 0: final only"},
     {"checkpoint-every", ALL, K_INT, "N", {"0", "0", "0"}, 0, 1e9, NULL, "atomic checkpoint every N steps"},
     {"restart", ALL, K_STR, "DIR", {"", "", ""}, 0, 0, NULL, "resume from DIR/checkpoint.fdx"},
+    {"overwrite", ALL, K_ENUM, "no|yes", {"no", "no", "no"}, 0, 0, "no|yes",
+     "replace the files of another run in the output directory (default: refuse)"},
     {"progress", ALL, K_ENUM, "MODE", {"auto", "auto", "auto"}, 0, 0, "auto|bar|lines|off", "progress display"},
     {"scale", ALL, K_INT, "N", {"0", "0", "0"}, 0, 16, NULL, "image pixels per cell (0: auto)"},
     {"kappa", H, K_REAL, "K", {"1", "", ""}, 0, 1e30, NULL, "diffusivity"},
@@ -88,6 +90,8 @@ const char *fdx_sim_kind_name(fdx_sim_kind k)
 
 fdx_status fdx_sim_config_create(fdx_sim_kind kind, fdx_sim_config **out)
 {
+    FDX_CHECK(out, FDX_ERR_INVALID, "fdx_sim_config_create: out is NULL");
+    *out = NULL;
     FDX_CHECK(kind >= FDX_SIM_HEAT && kind <= FDX_SIM_POISSON, FDX_ERR_INVALID, "simulation kind %d is unknown",
               (int)kind);
     fdx_sim_config *c = calloc(1, sizeof *c);
@@ -217,6 +221,7 @@ static fdx_status check_value(const key_def *k, const char *v)
 
 fdx_status fdx_sim_config_set(fdx_sim_config *c, const char *key, const char *value)
 {
+    FDX_CHECK(c && key, FDX_ERR_INVALID, "fdx_sim_config_set: %s is NULL", c ? "the key" : "the config");
     int i = find_key(c, key);
     FDX_CHECK(i >= 0, FDX_ERR_INVALID, "unknown key '%s' for %s", key, fdx_sim_kind_name(c->kind));
     FDX_CHECK(value && strlen(value) < sizeof c->value[i], FDX_ERR_INVALID, "%s: value is missing or too long", key);
@@ -227,6 +232,7 @@ fdx_status fdx_sim_config_set(fdx_sim_config *c, const char *key, const char *va
 
 const char *fdx_sim_config_get(const fdx_sim_config *c, const char *key)
 {
+    if (!c || !key) return NULL;
     int i = find_key(c, key);
     return i >= 0 ? c->value[i] : NULL;
 }
@@ -252,12 +258,17 @@ static fdx_status on_pair(void *user, const char *section, const char *key, cons
 
 fdx_status fdx_sim_config_parse(fdx_sim_config *c, const char *text, size_t size, const char *what)
 {
+    FDX_CHECK(c && (text || size == 0), FDX_ERR_INVALID, "fdx_sim_config_parse: %s is NULL",
+              c ? "the text" : "the config");
+    if (!what) what = "config";
+    if (!text) text = "";
     ini_ctx x = {c, what};
     return fdx_ini_parse(text, size, what, on_pair, &x);
 }
 
 fdx_status fdx_sim_config_load(fdx_sim_config *c, const char *path)
 {
+    FDX_CHECK(c && path, FDX_ERR_INVALID, "fdx_sim_config_load: %s is NULL", c ? "the path" : "the config");
     char *text;
     size_t size;
     FDX_TRY(fdx_file_read(path, 1 << 20, &text, &size));
@@ -268,13 +279,14 @@ fdx_status fdx_sim_config_load(fdx_sim_config *c, const char *path)
 
 char *fdx_sim_config_text(const fdx_sim_config *c)
 {
+    if (!c) return NULL;
     size_t cap = 64 + (size_t)NKEYS * 600, k = 0;
     char *t = malloc(cap);
     if (!t) return NULL;
     k += (size_t)snprintf(t, cap, "[%s]\n", fdx_sim_kind_name(c->kind));
     for (int i = 0; i < NKEYS; i++) {
         if (!(KEYS[i].kinds & (1u << c->kind)) || strcmp(c->value[i], KEYS[i].def[c->kind]) == 0) continue;
-        if (strcmp(KEYS[i].name, "restart") == 0) continue;
+        if (strcmp(KEYS[i].name, "restart") == 0 || strcmp(KEYS[i].name, "overwrite") == 0) continue;
         k += (size_t)snprintf(t + k, cap - k, "%s = \"%s\"\n", KEYS[i].name, c->value[i]);
     }
     return t;
@@ -283,6 +295,7 @@ char *fdx_sim_config_text(const fdx_sim_config *c)
 int fdx_sim_config_key(fdx_sim_kind kind, int i, const char **name, const char **metavar, const char **def,
                        const char **help)
 {
+    if (!name || !metavar || !def || !help || i < 0 || kind < FDX_SIM_HEAT || kind > FDX_SIM_POISSON) return 0;
     for (int j = 0, seen = 0; j < NKEYS; j++) {
         if (!(KEYS[j].kinds & (1u << kind))) continue;
         if (seen++ < i) continue;
@@ -303,4 +316,43 @@ fdx_status fdx_sim_config_copy(const fdx_sim_config *c, fdx_sim_config **out)
     FDX_CHECK(*out, FDX_ERR_NOMEM, "no memory for a config");
     memcpy(*out, c, sizeof *c);
     return FDX_OK;
+}
+
+/* Keys a restart may change: how long to run and where progress, output and
+   checkpoints go.  Every other key (grid, order, precision, physics, model,
+   source, pictures and field schedule) must equal the checkpoint's, or the
+   continued run would mix two different runs. */
+static int restart_may_change(const char *name)
+{
+    static const char *const free_keys[] = {"steps",    "output", "restart", "overwrite", "progress",
+                                             "checkpoint-every", "gpus", "overlap", "tol", NULL};
+    for (int i = 0; free_keys[i]; i++)
+        if (strcmp(free_keys[i], name) == 0) return 1;
+    return 0;
+}
+
+/* Numbers compare by value ("0.5" equals "0.50"), the rest as text. */
+static int same_value(const key_def *k, const char *a, const char *b)
+{
+    if (k->type == K_INT || k->type == K_REAL) return strtod(a, NULL) == strtod(b, NULL);
+    return strcmp(a, b) == 0;
+}
+
+const char *fdx_sim_config_restart_diff(const fdx_sim_config *run, const fdx_sim_config *ckpt, const char **run_value,
+                                        const char **ckpt_value)
+{
+    if (run->kind != ckpt->kind) {
+        *run_value = fdx_sim_kind_name(run->kind);
+        *ckpt_value = fdx_sim_kind_name(ckpt->kind);
+        return "kind";
+    }
+    for (int i = 0; i < NKEYS; i++) {
+        if (!(KEYS[i].kinds & (1u << run->kind)) || restart_may_change(KEYS[i].name)) continue;
+        if (!same_value(&KEYS[i], run->value[i], ckpt->value[i])) {
+            *run_value = run->value[i];
+            *ckpt_value = ckpt->value[i];
+            return KEYS[i].name;
+        }
+    }
+    return NULL;
 }

@@ -30,6 +30,7 @@ static double minus_a_lap_b(const fdx_sim *s, const double *a, const double *b, 
 
 fdx_status fdx_sim_diagnose(fdx_sim *s, fdx_sim_diag *d)
 {
+    FDX_CHECK(s && d, FDX_ERR_INVALID, "fdx_sim_diagnose: %s is NULL", s ? "the result" : "the simulation");
     memset(d, 0, sizeof *d);
     FDX_TRY(fdx_sim_pull(s));
     double *u = malloc((size_t)s->count * sizeof(double));

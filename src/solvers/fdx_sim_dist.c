@@ -103,8 +103,11 @@ static fdx_status step(fdx_sim *s)
 static fdx_status pull_traces(fdx_sim *s, dsim *m)
 {
     size_t es = fdx_dtype_size(s->type), per = (size_t)s->nrec * (size_t)(s->steps + 1);
+    /* The steps up to a restart's checkpoint are not the units' (receivers.csv
+       gave them back to the writing rank): only the later ones are joined. */
+    size_t kept = (size_t)s->nrec * (size_t)(s->rec_kept + 1) * es;
     /* Each rank writes its receivers into a zeroed buffer; xor joins them. */
-    memset(s->rec_buf_dev, 0, per * es);
+    memset((char *)s->rec_buf_dev + kept, 0, per * es - kept);
     void *tmp = NULL;
     fdx_status st = FDX_OK;
     for (int i = 0; st == FDX_OK && i < m->nlocal; i++) {
@@ -119,13 +122,13 @@ static fdx_status pull_traces(fdx_sim *s, dsim *m)
         tmp = t;
         st = m->be->copy(tmp, x->rec_buf, bytes, FDX_COPY_D2H, fdx_dist_stream(m->d, i));
         if (st == FDX_OK) st = m->be->stream_sync(fdx_dist_stream(m->d, i));
-        for (int64_t k = 0; st == FDX_OK && k <= s->steps; k++)
+        for (int64_t k = s->rec_kept + 1; st == FDX_OK && k <= s->steps; k++)
             for (int r = 0; r < x->nrec; r++)
                 memcpy((char *)s->rec_buf_dev + ((size_t)k * (size_t)s->nrec + (size_t)x->rec[r]) * es,
                        (char *)tmp + ((size_t)k * (size_t)x->nrec + (size_t)r) * es, es);
     }
     free(tmp);
-    if (st == FDX_OK) st = fdx_mpi_xor_bytes(s->rec_buf_dev, per * es);
+    if (st == FDX_OK) st = fdx_mpi_xor_bytes((char *)s->rec_buf_dev + kept, per * es - kept);
     return st;
 }
 

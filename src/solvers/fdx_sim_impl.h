@@ -49,9 +49,11 @@ struct fdx_sim {
     void *rec_idx_dev, *rec_buf_dev; /* device: indices, nrec x (steps + 1) values */
     double *traces;                  /* host copy, receiver-major */
     int64_t rec_first;               /* first step recorded by this process */
+    int64_t rec_kept;                /* restart step: trace steps up to it are not this process's */
     double tol, change;              /* Poisson */
     double range[2];                 /* colour range of heat pictures */
     fdx_sim_driver *drv;             /* NULL: the step runs here on cur/prev/next */
+    void *check_dev;                 /* 8 bytes: the finiteness check's result */
 };
 
 /* Brings cur/prev up to date when a driver owns the state. */
@@ -65,6 +67,10 @@ FDX_HIDDEN fdx_status fdx_sim_parse_points(const char *key, const char *s, int m
                                            int *dims);
 FDX_HIDDEN fdx_sim_kind fdx_sim_config_kind(const fdx_sim_config *c);
 FDX_HIDDEN fdx_status fdx_sim_config_copy(const fdx_sim_config *c, fdx_sim_config **out);
+/* The first key a restart may not change whose value differs between the
+   run's config and the checkpoint's (NULL: none), with both values. */
+FDX_HIDDEN const char *fdx_sim_config_restart_diff(const fdx_sim_config *run, const fdx_sim_config *ckpt,
+                                                   const char **run_value, const char **ckpt_value);
 
 /* Initial fields and models (fdx_sim_init.c), written into host doubles. */
 FDX_HIDDEN fdx_status fdx_sim_init_heat(const fdx_sim *s, double *u);
@@ -74,11 +80,20 @@ FDX_HIDDEN fdx_status fdx_sim_velocity(const fdx_sim *s, double *c);
 FDX_HIDDEN double fdx_sim_ricker(double t, double f0, double t0);
 
 /* Host <-> array transfers through doubles. */
-FDX_HIDDEN fdx_status fdx_sim_upload(fdx_sim *s, fdx_array *a, const double *v);
+/* Converts to the run's precision and refuses values that are not finite
+   there; `what` names the input in the message. */
+FDX_HIDDEN fdx_status fdx_sim_upload(fdx_sim *s, fdx_array *a, const double *v, const char *what);
 FDX_HIDDEN fdx_status fdx_sim_download(fdx_sim *s, fdx_array *a, double *v);
 /* Copies of the state for checkpoints (raw element bytes). */
 FDX_HIDDEN fdx_status fdx_sim_download_raw(fdx_sim *s, fdx_array *a, void *bytes);
 FDX_HIDDEN fdx_status fdx_sim_upload_raw(fdx_sim *s, fdx_array *a, const void *bytes);
+/* FDX_ERR_VERIFY naming the step and the first bad point when `a` holds a
+   NaN or Inf (checked where the array lives; 8 bytes come back). */
+FDX_HIDDEN fdx_status fdx_sim_check_finite(fdx_sim *s, fdx_array *a, const char *what);
+/* Refuses numbers the run's precision cannot hold (spacing, dt, c^2, f0). */
+FDX_HIDDEN fdx_status fdx_sim_check_numbers(const fdx_sim *s);
+/* Refuses a run whose buffers do not fit the host or the device. */
+FDX_HIDDEN fdx_status fdx_sim_check_memory(const fdx_sim *s, int nrec, int distributed);
 /* Sets the step counter (restart). */
 FDX_HIDDEN void fdx_sim_set_step(fdx_sim *s, int64_t step);
 

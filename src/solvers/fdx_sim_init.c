@@ -53,6 +53,8 @@ static fdx_status read_matching(const fdx_sim *s, const char *key, const char *p
             return fdx_fail(st, "%s: %s", key, why);
         }
     }
+    /* A 2D run also takes a 1-point-thick 3D field (fdx writes 2D fields so). */
+    if (rank == 3 && s->rank == 2 && shape[2] == 1) rank = 2;
     int same = rank == s->rank;
     for (int d = 0; same && d < rank; d++) same = shape[d] == s->n[d];
     if (!same) {

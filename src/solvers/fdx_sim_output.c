@@ -4,10 +4,14 @@
 #include "fdx/io.h"
 #include "solvers/fdx_pinned.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +40,7 @@ struct fdx_sim_output {
     fdx_gif *gif;
     unsigned char palette[768];
     int scale;
+    int gif_frames;
     /* Fields: spare device copy, pinned host copy, the worker's stream. */
     void *spare, *host, *wstream;
     fdx_xdmf_entry *entries;
@@ -140,7 +145,9 @@ static fdx_status write_field(fdx_sim_output *o, const job *j)
     char name[64], path[700];
     snprintf(name, sizeof name, "fields/u_%08lld.h5", (long long)j->step);
     snprintf(path, sizeof path, "%s/%s", o->dir, name);
-    FDX_TRY(fdx_h5_write_field(path, "u", o->host, s->type, s->rank, s->n, j->time, j->step));
+    /* Always 3D (a 2D field is 1 x NY x NX): the layout the XDMF index
+       needs for ParaView to show a 2D field in the XY plane. */
+    FDX_TRY(fdx_h5_write_field(path, "u", o->host, s->type, 3, s->n, j->time, j->step));
     FDX_TRY(add_entry(o, j->time, name));
     double h[3] = {s->h, s->h, s->h};
     snprintf(path, sizeof path, "%s/fields.xdmf", o->dir);
@@ -205,7 +212,274 @@ static fdx_status field_buffers(fdx_sim_output *o)
     return FDX_OK;
 }
 
-fdx_status fdx_sim_output_create(fdx_sim *s, const char *dir, int64_t first_step, fdx_sim_output **out)
+/* ---- the files of a run in its directory --------------------------------- */
+
+/* The single files a run writes in DIR, and its numbered series. */
+static const char *const RUN_FILES[] = {"checkpoint.fdx", "summary.json", "animation.gif", "seismogram.png",
+                                        "receivers.csv", "fields.xdmf", NULL};
+typedef struct series {
+    const char *sub, *prefix, *suffix;
+} series;
+static const series SERIES[] = {{"fields", "u_", ".h5"}, {"frames", "frame_", ".png"}};
+
+/* The step of a series file name (prefix, digits, suffix), or -1. */
+static int64_t series_step(const series *se, const char *name)
+{
+    size_t lp = strlen(se->prefix), ls = strlen(se->suffix), n = strlen(name);
+    if (n <= lp + ls || strncmp(name, se->prefix, lp) != 0 || strcmp(name + n - ls, se->suffix) != 0) return -1;
+    int64_t v = 0;
+    for (size_t i = lp; i < n - ls; i++) {
+        if (name[i] < '0' || name[i] > '9' || v > INT64_MAX / 10 - 10) return -1;
+        v = 10 * v + (name[i] - '0');
+    }
+    return v;
+}
+
+/* A temporary of fdx_afile ("NAME.tmp.PID") whose process is gone. */
+static int stale_tmp(const char *name)
+{
+    const char *t = strstr(name, ".tmp.");
+    if (!t || !t[5]) return 0;
+    char *end;
+    long pid = strtol(t + 5, &end, 10);
+    if (*end || pid <= 0) return 0;
+    return pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Calls fn for each entry of dir/sub (sub may be ""); stops at an error. */
+static fdx_status each_entry(const char *dir, const char *sub, fdx_status (*fn)(const char *path, const char *name,
+                                                                                 void *arg),
+                             void *arg)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s%s%s", dir, sub[0] ? "/" : "", sub);
+    DIR *d = opendir(path);
+    if (!d) return FDX_OK;
+    fdx_status st = FDX_OK;
+    struct dirent *e;
+    while (st == FDX_OK && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char file[1500];
+        snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+        st = fn(file, e->d_name, arg);
+    }
+    closedir(d);
+    return st;
+}
+
+typedef struct claim_scan {
+    const series *se; /* NULL: DIR itself */
+    int64_t after;    /* remove: series steps above this (-1: all run files) */
+    int64_t field_every;
+    int remove, found;
+    char first[256];
+} claim_scan;
+
+static fdx_status on_entry(const char *path, const char *name, void *arg)
+{
+    claim_scan *c = arg;
+    int mine = stale_tmp(name), run = 0;
+    if (!mine && c->se) {
+        int64_t k = series_step(c->se, name);
+        run = k >= 0 && k > c->after;
+    } else if (!mine) {
+        for (int i = 0; RUN_FILES[i]; i++) run |= c->after < 0 && strcmp(name, RUN_FILES[i]) == 0;
+    }
+    /* Restart: a field off the schedule at or before the checkpoint is the
+       final field of an earlier, shorter run; the continued run ends later. */
+    if (!mine && c->se == &SERIES[0] && c->after >= 0) {
+        int64_t k = series_step(c->se, name);
+        run |= k > 0 && (c->field_every == 0 || k % c->field_every != 0);
+    }
+    if (run && !c->found++) snprintf(c->first, sizeof c->first, "%s%s%s", c->se ? c->se->sub : "", c->se ? "/" : "", name);
+    if ((run || mine) && c->remove)
+        FDX_CHECK(unlink(path) == 0 || errno == ENOENT, FDX_ERR_IO, "cannot remove '%s': %s", path, strerror(errno));
+    return FDX_OK;
+}
+
+/* Finds (remove = 0) or removes the run files of dir; series files only
+   above step `after` (-1: all), and earlier final fields off the schedule of
+   field_every. */
+static fdx_status scan_run_files(const char *dir, int64_t after, int64_t field_every, int remove, claim_scan *c)
+{
+    memset(c, 0, sizeof *c);
+    c->remove = remove;
+    c->after = after;
+    c->field_every = field_every;
+    FDX_TRY(each_entry(dir, "", on_entry, c));
+    for (size_t i = 0; i < sizeof SERIES / sizeof SERIES[0]; i++) {
+        c->se = &SERIES[i];
+        FDX_TRY(each_entry(dir, SERIES[i].sub, on_entry, c));
+    }
+    return FDX_OK;
+}
+
+static int same_dir(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && a[0] && b[0] && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+fdx_status fdx_sim_output_claim(const char *dir, const char *restart, int overwrite)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return FDX_OK; /* new, or fdx_dir_prepare says why not */
+    claim_scan c;
+    FDX_TRY(scan_run_files(dir, -1, 0, 0, &c));
+    if (c.found == 0 || same_dir(dir, restart)) return FDX_OK;
+    FDX_CHECK(overwrite, FDX_ERR_INVALID,
+              "output: '%s' holds the files of another run (%s%s); pass --overwrite to replace them, --restart %s to "
+              "continue that run, or choose another directory",
+              dir, c.first, c.found > 1 ? " and more" : "", dir);
+    return scan_run_files(dir, -1, 0, 1, &c);
+}
+
+/* ---- continuing a run's outputs after a restart ---------------------------- */
+
+typedef struct index_scan {
+    fdx_sim_output *o;
+    int64_t upto;
+} index_scan;
+
+static fdx_status add_entry(fdx_sim_output *o, double time, const char *file);
+
+static fdx_status on_field(const char *path, const char *name, void *arg)
+{
+    (void)path;
+    index_scan *x = arg;
+    int64_t k = series_step(&SERIES[0], name);
+    if (k < 0 || k > x->upto) return FDX_OK;
+    char file[300];
+    snprintf(file, sizeof file, "fields/%s", name);
+    return add_entry(x->o, (double)k * x->o->s->dt, file);
+}
+
+static int by_time(const void *a, const void *b)
+{
+    double x = ((const fdx_xdmf_entry *)a)->time, y = ((const fdx_xdmf_entry *)b)->time;
+    return x < y ? -1 : x > y;
+}
+
+/* The fields already written up to `upto` stay in the XDMF index, in step order. */
+static fdx_status index_kept_fields(fdx_sim_output *o, int64_t upto)
+{
+    index_scan x = {o, upto};
+    FDX_TRY(each_entry(o->dir, "fields", on_field, &x));
+    if (o->nentries > 1) qsort(o->entries, (size_t)o->nentries, sizeof *o->entries, by_time);
+    return FDX_OK;
+}
+
+/* The animation restarts with the frames kept as PNGs (steps 0, E, 2E, ...
+   up to `upto`), mapped back to the palette's indices. */
+static fdx_status gif_kept_frames(fdx_sim_output *o, int64_t upto)
+{
+    fdx_sim *s = o->s;
+    /* Colour -> index: an open-addressed table of the 256 palette colours. */
+    int32_t key[1024];
+    unsigned char val[1024];
+    memset(key, 0xff, sizeof key);
+    for (int i = 255; i >= 0; i--) {
+        int32_t c = o->palette[3 * i] << 16 | o->palette[3 * i + 1] << 8 | o->palette[3 * i + 2];
+        unsigned h = ((uint32_t)c * 2654435761u) >> 22;
+        while (key[h] != -1 && key[h] != c) h = (h + 1) & 1023;
+        key[h] = c;
+        val[h] = (unsigned char)i;
+    }
+    fdx_status st = FDX_OK;
+    for (int64_t k = 0; st == FDX_OK && k <= upto; k += s->snapshot_every) {
+        char path[700];
+        snprintf(path, sizeof path, "%s/frames/frame_%08lld.png", o->dir, (long long)k);
+        if (access(path, R_OK) != 0) continue; /* removed by the user: nothing to continue from */
+        fdx_image rgb, idx;
+        FDX_TRY(fdx_png_read(path, &rgb));
+        st = fdx_image_create(rgb.width, rgb.height, 1, &idx);
+        for (size_t p = 0; st == FDX_OK && p < (size_t)rgb.width * (size_t)rgb.height; p++) {
+            const unsigned char *q = rgb.pixels + 3 * p;
+            int32_t c = q[0] << 16 | q[1] << 8 | q[2];
+            unsigned h = ((uint32_t)c * 2654435761u) >> 22;
+            while (key[h] != -1 && key[h] != c) h = (h + 1) & 1023;
+            if (key[h] != c) st = fdx_fail(FDX_ERR_INVALID, "restart: '%s' has colours that are not the run's palette", path);
+            else idx.pixels[p] = val[h];
+        }
+        if (st == FDX_OK && !o->gif) {
+            char gif[700];
+            snprintf(gif, sizeof gif, "%s/animation.gif", o->dir);
+            st = fdx_gif_open(gif, idx.width, idx.height, o->palette, 8, &o->gif);
+        }
+        if (st == FDX_OK) st = fdx_gif_add(o->gif, &idx);
+        if (st == FDX_OK) o->gif_frames++;
+        fdx_image_free(&idx);
+        fdx_image_free(&rgb);
+    }
+    return st;
+}
+
+/* The receivers' rows 1..upto come back from receivers.csv into the device
+   buffer (the same text is written again: %.9g reads back to a value that
+   prints the same); steps missing from the file are NaN. */
+static fdx_status receivers_kept_rows(fdx_sim_output *o, int64_t upto)
+{
+    fdx_sim *s = o->s;
+    if (s->nrec == 0 || upto == 0) return FDX_OK;
+    char path[700], *text;
+    size_t size;
+    snprintf(path, sizeof path, "%s/receivers.csv", o->dir);
+    if (access(path, F_OK) != 0) return FDX_OK; /* this run's rows start after the checkpoint */
+    FDX_TRY(fdx_file_read(path, (size_t)1 << 40, &text, &size));
+    size_t es = fdx_dtype_size(s->type), rows = (size_t)upto, nrec = (size_t)s->nrec;
+    char *vals = malloc(rows * nrec * es);
+    fdx_status st = vals ? FDX_OK : fdx_fail(FDX_ERR_NOMEM, "no memory for the receivers' rows");
+    for (size_t q = 0; st == FDX_OK && q < rows * nrec; q++) {
+        if (es == 8) ((double *)vals)[q] = NAN;
+        else ((float *)vals)[q] = NAN;
+    }
+    char *line = text, *next;
+    int header = 1;
+    for (; st == FDX_OK && line < text + size && *line; line = next) {
+        next = strchr(line, '\n');
+        if (!next) break; /* a last line without its newline was cut short */
+        *next++ = '\0';
+        if (header) {
+            int cols = 1;
+            for (char *c = line; *c; c++) cols += *c == ',';
+            if (strncmp(line, "step,time", 9) != 0 || cols != s->nrec + 2)
+                st = fdx_fail(FDX_ERR_INVALID, "restart: '%s' has %d columns, not step, time and %d receivers", path,
+                              cols, s->nrec);
+            header = 0;
+            continue;
+        }
+        char *p = line, *end;
+        long long step = strtoll(p, &end, 10);
+        if (end == p || *end != ',' || step < 1 || step > (long long)upto) continue;
+        p = strchr(end + 1, ',');
+        double row[FDX_SIM_MAX_REC];
+        int i = 0;
+        while (p && i < s->nrec) {
+            row[i] = strtod(p + 1, &end);
+            if (end == p + 1) break;
+            i++;
+            p = *end == ',' ? end : NULL;
+        }
+        if (i != s->nrec) continue; /* a damaged row stays unknown (NaN) */
+        for (i = 0; i < s->nrec; i++) {
+            size_t q = (size_t)(step - 1) * nrec + (size_t)i;
+            if (es == 8) ((double *)vals)[q] = row[i];
+            else ((float *)vals)[q] = (float)row[i];
+        }
+    }
+    free(text);
+    /* Device layout: step-major, step k at k * nrec. */
+    if (st == FDX_OK)
+        st = s->be->copy((char *)s->rec_buf_dev + nrec * es, vals, rows * nrec * es, FDX_COPY_H2D, s->stream);
+    if (st == FDX_OK) st = s->be->stream_sync(s->stream);
+    if (st == FDX_OK) s->rec_first = 0;
+    free(vals);
+    return st;
+}
+
+fdx_status fdx_sim_output_create(fdx_sim *s, const char *dir, const char *restart, int64_t first_step,
+                                 fdx_sim_output **out)
 {
     *out = NULL;
     fdx_sim_output *o = calloc(1, sizeof *o);
@@ -231,12 +505,12 @@ fdx_status fdx_sim_output_create(fdx_sim *s, const char *dir, int64_t first_step
         snprintf(sub, sizeof sub, "%s/fields", dir);
         st = fdx_dir_prepare(sub);
     }
-    /* Fields already written before a restart stay in the index. */
-    for (int64_t k = s->field_every; st == FDX_OK && s->field_every > 0 && k <= first_step; k += s->field_every) {
-        char name[64], path[700];
-        snprintf(name, sizeof name, "fields/u_%08lld.h5", (long long)k);
-        snprintf(path, sizeof path, "%s/%s", dir, name);
-        if (access(path, R_OK) == 0) st = add_entry(o, (double)k * s->dt, name);
+    if (st == FDX_OK && first_step > 0 && same_dir(dir, restart)) {
+        claim_scan c;
+        st = scan_run_files(dir, first_step, s->field_every, 1, &c);
+        if (st == FDX_OK) st = index_kept_fields(o, first_step);
+        if (st == FDX_OK && s->snapshot_every > 0) st = gif_kept_frames(o, first_step);
+        if (st == FDX_OK) st = receivers_kept_rows(o, first_step);
     }
     if (st == FDX_OK && s->field_every > 0 && s->field_every < s->steps) st = field_buffers(o);
     if (st == FDX_OK && pthread_create(&o->thread, NULL, worker, o) != 0)
@@ -292,7 +566,8 @@ fdx_status fdx_sim_output_field(fdx_sim_output *o)
     return submit(o, &j);
 }
 
-static fdx_status write_receivers(fdx_sim_output *o)
+/* receivers.csv, and with `picture` the seismogram drawn from it. */
+static fdx_status write_receivers(fdx_sim_output *o, int picture)
 {
     fdx_sim *s = o->s;
     int nrec;
@@ -313,7 +588,7 @@ static fdx_status write_receivers(fdx_sim_output *o)
         for (int i = 0; i < nrec; i++) {
             double v = t[(size_t)i * (size_t)nsteps + (size_t)n];
             k += (size_t)snprintf(csv + k, cap - k, ",%.9g", v);
-            if (fabs(v) > m) m = fabs(v);
+            if (fabs(v) > m) m = fabs(v); /* false for NaN: rows lost before a restart */
         }
         k += (size_t)snprintf(csv + k, cap - k, "\n");
     }
@@ -322,6 +597,7 @@ static fdx_status write_receivers(fdx_sim_output *o)
     fdx_status st = fdx_file_write_atomic(path, csv, k);
     free(csv);
     FDX_TRY(st);
+    if (!picture) return FDX_OK;
     /* Seismogram: receivers across, time downward, diverging map; clipped
        at a third of the peak so late, weaker arrivals show. */
     int w = nrec * 8, h = nsteps > 1024 ? 1024 : (int)nsteps;
@@ -330,7 +606,8 @@ static fdx_status write_receivers(fdx_sim_output *o)
     for (int y = 0; y < h; y++)
         for (int i = 0; i < nrec; i++) {
             int64_t n = (int64_t)y * nsteps / h;
-            img[i + (size_t)nrec * (size_t)(h - 1 - y)] = t[(size_t)i * (size_t)nsteps + (size_t)n];
+            double v = t[(size_t)i * (size_t)nsteps + (size_t)n];
+            img[i + (size_t)nrec * (size_t)(h - 1 - y)] = isfinite(v) ? v : 0;
         }
     fdx_image idx, rgb;
     unsigned char pal[768];
@@ -371,7 +648,22 @@ fdx_status fdx_sim_output_finish(fdx_sim_output *o, int abort)
         return FDX_OK;
     }
     FDX_TRY(fdx_gif_close(&o->gif));
-    return write_receivers(o);
+    return write_receivers(o, 1);
+}
+
+fdx_status fdx_sim_output_sync(fdx_sim_output *o)
+{
+    if (!o) return FDX_OK;
+    double t0 = now_s();
+    pthread_mutex_lock(&o->mu);
+    while (o->count > 0) pthread_cond_wait(&o->cv, &o->mu);
+    fdx_status st = o->error_status;
+    char msg[600];
+    snprintf(msg, sizeof msg, "%s", o->error);
+    pthread_mutex_unlock(&o->mu);
+    o->wait_s += now_s() - t0;
+    if (st != FDX_OK) return fdx_fail(st, "%s", msg);
+    return write_receivers(o, 0);
 }
 
 double fdx_sim_output_wait_s(const fdx_sim_output *o) { return o->wait_s; }

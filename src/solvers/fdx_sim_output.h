@@ -10,13 +10,26 @@
 
 typedef struct fdx_sim_output fdx_sim_output;
 
-/* dir must exist.  first_step: the step the run starts from (restart), to
-   rebuild the XDMF list from the fields already there. */
-FDX_HIDDEN fdx_status fdx_sim_output_create(fdx_sim *s, const char *dir, int64_t first_step, fdx_sim_output **out);
+/* Before anything is written to dir: a directory holding another run's
+   files is refused (FDX_ERR_INVALID) unless it is the restart's own
+   directory (restart may be NULL or "") or overwrite is set, which removes
+   those files first.  Temporary files of processes that no longer run are
+   removed too. */
+FDX_HIDDEN fdx_status fdx_sim_output_claim(const char *dir, const char *restart, int overwrite);
+/* dir must exist.  first_step: the step the run starts from.  When restart
+   is dir itself the outputs continue: the receivers' rows up to first_step
+   are read back, the GIF starts with the frames kept as PNGs, the XDMF index
+   with the fields kept, and files of steps after first_step (left by a run
+   killed after its checkpoint) are removed, to be computed again. */
+FDX_HIDDEN fdx_status fdx_sim_output_create(fdx_sim *s, const char *dir, const char *restart, int64_t first_step,
+                                            fdx_sim_output **out);
 /* Queues a picture of the current field (waits if the worker is behind). */
 FDX_HIDDEN fdx_status fdx_sim_output_snapshot(fdx_sim_output *o);
 /* Queues the current field for HDF5 + XDMF. */
 FDX_HIDDEN fdx_status fdx_sim_output_field(fdx_sim_output *o);
+/* Waits until everything queued is on disk and writes receivers.csv up to
+   the current step (before a checkpoint). */
+FDX_HIDDEN fdx_status fdx_sim_output_sync(fdx_sim_output *o);
 /* Waits for the worker, closes the GIF (abort: removes it), writes receivers. */
 FDX_HIDDEN fdx_status fdx_sim_output_finish(fdx_sim_output *o, int abort);
 FDX_HIDDEN double fdx_sim_output_wait_s(const fdx_sim_output *o);

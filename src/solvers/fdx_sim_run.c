@@ -11,14 +11,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t interrupted;
+/* Set once a run has begun writing: from then on a signal asks for a
+   checkpoint and a clean stop; before it there is nothing to save. */
+static volatile sig_atomic_t writing;
 
 void fdx_sim_interrupt(void) { interrupted = 1; }
 
 static void on_signal(int sig)
 {
     (void)sig;
+    /* Before any output exists (config, allocation, the first kernel compile
+       and tuning, which can take many seconds) there is nothing to save or
+       clean up: end now with the status of an interrupt. */
+    if (!writing) _exit(130);
     interrupted = 1;
 }
 
@@ -30,6 +38,10 @@ fdx_status fdx_sim_install_signals(void)
     sigemptyset(&sa.sa_mask);
     FDX_CHECK(sigaction(SIGINT, &sa, NULL) == 0 && sigaction(SIGTERM, &sa, NULL) == 0, FDX_ERR_INTERNAL,
               "cannot install the signal handlers");
+    /* A file-size limit (ulimit -f) makes write() fail with EFBIG, reported
+       as an I/O error with the temporary file removed, instead of killing
+       the process with SIGXFSZ and leaving it behind. */
+    signal(SIGXFSZ, SIG_IGN);
     return FDX_OK;
 }
 
@@ -44,6 +56,9 @@ static void ckpt_path(const char *dir, char *path, size_t cap) { snprintf(path, 
 
 fdx_status fdx_sim_config_from_checkpoint(fdx_sim_config *cfg, const char *dir)
 {
+    FDX_CHECK(cfg && dir, FDX_ERR_INVALID, "fdx_sim_config_from_checkpoint: %s is NULL", cfg ? "dir" : "the config");
+    FDX_CHECK(dir[0], FDX_ERR_INVALID, "restart: the directory name is empty (write --restart DIR)");
+    FDX_CHECK(strlen(dir) < 600, FDX_ERR_INVALID, "restart: the directory name is too long");
     char path[700];
     ckpt_path(dir, path, sizeof path);
     fdx_ckpt *c;
@@ -81,6 +96,23 @@ static fdx_status write_checkpoint(fdx_sim *s, const char *dir)
     return st;
 }
 
+/* A restart continues the checkpoint's run: every key but the run length and
+   the places things go must be the checkpoint's. */
+static fdx_status restart_same_config(const fdx_sim *s, const char *text, const char *path)
+{
+    fdx_sim_config *old;
+    FDX_TRY(fdx_sim_config_create(s->kind, &old));
+    fdx_status st = fdx_sim_config_parse(old, text, strlen(text), path);
+    const char *now = NULL, *then = NULL, *key = st == FDX_OK ? fdx_sim_config_restart_diff(s->cfg, old, &now, &then) : NULL;
+    if (key)
+        st = fdx_fail(FDX_ERR_INVALID,
+                      "restart: %s = '%s' differs from the checkpoint's %s = '%s' in '%s'; a restart continues the same "
+                      "run (start a new run in another directory to change it)",
+                      key, now, key, then, path);
+    fdx_sim_config_destroy(&old);
+    return st;
+}
+
 static fdx_status load_checkpoint(fdx_sim *s, const char *dir)
 {
     char path[700];
@@ -88,11 +120,12 @@ static fdx_status load_checkpoint(fdx_sim *s, const char *dir)
     fdx_ckpt *c;
     FDX_TRY(fdx_ckpt_read(path, &c));
     const fdx_ckpt_info *in = fdx_ckpt_get_info(c);
-    fdx_status st = FDX_OK;
+    fdx_status st = restart_same_config(s, in->config, path);
     int same = in->rank == s->rank && in->type == s->type;
     for (int d = 0; same && d < s->rank; d++) same = in->shape[d] == s->n[d];
     const void *u = fdx_ckpt_get_field(c, "u"), *up = fdx_ckpt_get_field(c, "u_prev");
-    if (!same) st = fdx_fail(FDX_ERR_INVALID, "restart: '%s' holds another grid or element type than the run", path);
+    if (st != FDX_OK) {
+    } else if (!same) st = fdx_fail(FDX_ERR_INVALID, "restart: '%s' holds another grid or element type than the run", path);
     else if (!u || (s->prev && !up)) st = fdx_fail(FDX_ERR_INVALID, "restart: '%s' lacks the fields of a %s run", path,
                                                    fdx_sim_kind_name(s->kind));
     else if (in->step < 0 || in->step > s->steps)
@@ -117,12 +150,16 @@ static fdx_status poisson_change(fdx_sim *s)
     if (st == FDX_OK) st = fdx_sim_step(s);
     if (st == FDX_OK) st = fdx_sim_download(s, s->cur, b);
     if (st == FDX_OK) {
+        /* fmax drops NaN: a NaN field must never read as "no change". */
         double dmax = 0, umax = 1e-300;
+        int finite = 1;
         for (int64_t i = 0; i < s->count; i++) {
+            finite &= isfinite(b[i]) != 0;
             dmax = fmax(dmax, fabs(b[i] - a[i]));
             umax = fmax(umax, fabs(b[i]));
         }
-        s->change = dmax / umax;
+        s->change = finite ? dmax / umax : NAN;
+        if (!finite) st = fdx_sim_check_finite(s, s->cur, "the solution");
     }
     free(a);
     free(b);
@@ -174,8 +211,8 @@ static fdx_status summarize(fdx_sim *s, fdx_sim_result *r, const char *dir)
     fdx_json_num(&j, "l2", r->diag.l2);
     fdx_json_end(&j);
     fdx_json_end(&j);
-    fdx_status st = j.failed ? fdx_fail(FDX_ERR_NOMEM, "no memory for the summary") : FDX_OK;
-    if (st == FDX_OK) snprintf(r->summary, sizeof r->summary, "%.*s", (int)j.len, j.buf);
+    fdx_status st = fdx_json_status(&j);
+    if (st == FDX_OK) snprintf(r->summary, sizeof r->summary, "%s", fdx_json_text(&j));
     if (st == FDX_OK && dir[0] && !(s->drv && s->drv->quiet)) {
         char path[700];
         snprintf(path, sizeof path, "%s/summary.json", dir);
@@ -187,8 +224,38 @@ static fdx_status summarize(fdx_sim *s, fdx_sim_result *r, const char *dir)
     return st;
 }
 
+/* The field (and the wave's previous one) is finite, checked where it lives. */
+static fdx_status check_state(fdx_sim *s)
+{
+    FDX_TRY(fdx_sim_pull(s));
+    FDX_TRY(fdx_sim_check_finite(s, s->cur, "the field"));
+    return s->prev ? fdx_sim_check_finite(s, s->prev, "the previous field") : FDX_OK;
+}
+
+/* The outputs up to this step are on disk, then the checkpoint: a restart
+   from it finds every row, frame and field it needs. */
+static fdx_status checkpoint_now(fdx_sim *s, fdx_sim_output *out, const char *dir)
+{
+    FDX_TRY(check_state(s));
+    FDX_TRY(fdx_sim_output_sync(out));
+    return write_checkpoint(s, dir);
+}
+
+/* Compiles (or loads) and tunes the kernel before anything is written, by a
+   step into the spare buffer that the first real step overwrites: an
+   interrupt here leaves nothing behind. */
+static fdx_status warm_up(fdx_sim *s)
+{
+    if (s->drv) return FDX_OK;
+    fdx_array *next = s->next;
+    int wave = s->kind == FDX_SIM_WAVE;
+    FDX_TRY(fdx_stencil_apply(s->stencil, next, s->cur, wave ? s->prev : NULL, wave ? s->coef : NULL, s->stream));
+    return s->be->stream_sync(s->stream);
+}
+
 fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
 {
+    FDX_CHECK(s && r, FDX_ERR_INVALID, "fdx_sim_run: %s is NULL", s ? "the result" : "the simulation");
     memset(r, 0, sizeof *r);
     const char *dir = s->output, *restart = fdx_sim_config_get(s->cfg, "restart");
     FDX_CHECK(dir[0] || (s->snapshot_every == 0 && s->field_every == 0 && s->checkpoint_every == 0), FDX_ERR_INVALID,
@@ -199,25 +266,41 @@ fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
         FDX_TRY(s->drv->push(s));
         s->drv->pulled = s->step;
     }
+    FDX_TRY(check_state(s));
     int quiet = s->drv && s->drv->quiet;
     int64_t first = s->step;
+    /* The first kernel compile and tuning: before any output exists. */
+    fdx_status st = warm_up(s);
+    if (interrupted && st == FDX_OK) {
+        r->interrupted = 1;
+        r->steps = s->step;
+        return summarize(s, r, "");
+    }
+    FDX_TRY(st);
     fdx_sim_output *out = NULL;
     if (dir[0] && !quiet) {
+        int overwrite = strcmp(fdx_sim_config_get(s->cfg, "overwrite"), "yes") == 0;
+        FDX_TRY(fdx_sim_output_claim(dir, restart, overwrite));
+        writing = 1;
         FDX_TRY(fdx_dir_prepare(dir));
-        FDX_TRY(fdx_sim_output_create(s, dir, first, &out));
+        FDX_TRY(fdx_sim_output_create(s, dir, restart[0] ? restart : NULL, first, &out));
     }
+    writing = 1;
     const char *mode = fdx_sim_config_get(s->cfg, "progress");
     fdx_progress *bar = NULL;
-    fdx_status st = FDX_OK;
     if (progress && strcmp(mode, "off") != 0) {
         char what[64];
         snprintf(what, sizeof what, "fdx %s", fdx_sim_kind_name(s->kind));
         if (strcmp(mode, "lines") == 0) setenv("FDX_NO_TTY", "1", 1);
         st = fdx_progress_create(progress, what, s->steps, &bar);
     }
+    /* Step 0: the first picture and, when fields are asked for, the first field. */
     if (st == FDX_OK && out && first == 0 && s->snapshot_every > 0) st = fdx_sim_output_snapshot(out);
-    /* The clock starts after the first step of this call: that one
-       compiles or loads and tunes the kernel. */
+    if (st == FDX_OK && out && first == 0 && s->field_every > 0) st = fdx_sim_output_field(out);
+    /* The finiteness check at every progress point: a tenth of the run, at
+       most 1000 steps apart, and before every output. */
+    int64_t check_every = s->steps / 10 < 1 ? 1 : s->steps / 10 > 1000 ? 1000 : s->steps / 10;
+    /* The clock starts after the first step of this call. */
     double t0 = now_s();
     int64_t timed_from = s->step + 1;
     while (st == FDX_OK && s->step < s->steps) {
@@ -231,9 +314,12 @@ fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
         int snap = due(s->step, s->snapshot_every), field = due(s->step, s->field_every) && s->step < s->steps;
         int ckpt = due(s->step, s->checkpoint_every);
         if (dir[0] && (snap || field || ckpt)) st = fdx_sim_pull(s);
+        /* Distributed runs hold the global field only when pulled. */
+        if (st == FDX_OK && ((!s->drv && s->step % check_every == 0) || (dir[0] && (snap || field || ckpt))))
+            st = check_state(s);
         if (st == FDX_OK && out && snap) st = fdx_sim_output_snapshot(out);
         if (st == FDX_OK && out && field) st = fdx_sim_output_field(out);
-        if (st == FDX_OK && out && ckpt) st = write_checkpoint(s, dir);
+        if (st == FDX_OK && out && ckpt) st = checkpoint_now(s, out, dir);
         if (st == FDX_OK && s->kind == FDX_SIM_POISSON && s->step % 100 == 0 && s->step < s->steps) {
             if ((st = poisson_change(s)) != FDX_OK) break;
             if (s->change < s->tol) break;
@@ -246,17 +332,23 @@ fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
     }
     if (st == FDX_OK) st = sync_all(s);
     double t1 = now_s();
-    if (st == FDX_OK) st = fdx_sim_pull(s);
+    if (st == FDX_OK) st = check_state(s);
     fdx_progress_finish(st == FDX_OK ? bar : NULL, s->step);
     fdx_progress_destroy(&bar);
-    if (st == FDX_OK && out && (r->interrupted || s->checkpoint_every > 0)) st = write_checkpoint(s, dir);
     if (st == FDX_OK && out && !r->interrupted) st = fdx_sim_output_field(out);
+    /* A blown-up run keeps what it wrote up to the last good check (frames,
+       the GIF, receivers); the last checkpoint stays the last good state. */
+    int blew_up = st == FDX_ERR_VERIFY;
+    char why[700];
+    snprintf(why, sizeof why, "%s", st != FDX_OK ? fdx_last_error() : "");
     if (out) {
-        fdx_status fst = fdx_sim_output_finish(out, st != FDX_OK);
+        fdx_status fst = fdx_sim_output_finish(out, st != FDX_OK && !blew_up);
         if (st == FDX_OK) st = fst;
         r->output_wait_s = fdx_sim_output_wait_s(out);
-        fdx_sim_output_destroy(&out);
     }
+    if (st == FDX_OK && out && (r->interrupted || s->checkpoint_every > 0)) st = write_checkpoint(s, dir);
+    fdx_sim_output_destroy(&out);
+    if (blew_up) return fdx_fail(FDX_ERR_VERIFY, "%s", why);
     if (st != FDX_OK) return st;
     r->steps = s->step;
     r->steps_this_run = s->step - first;

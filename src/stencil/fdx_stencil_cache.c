@@ -11,7 +11,7 @@
 #include <string.h>
 
 typedef struct kentry {
-    char key[160];
+    char key[256];
     fdx_kernel *k;
 } kentry;
 
@@ -42,15 +42,10 @@ fdx_status fdx_stencil_kernel_get(const fdx_backend *be, const fdx_device_info *
                                   const fdx_stencil_cfg *cfg, fdx_kernel **out)
 {
     int cuda = be->kind == FDX_BACKEND_CUDA;
-    char spec[32], key[160];
+    char spec[32], ckey[128], key[sizeof kernels->key];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
-    /* The CPU kernel does not depend on the configuration (all run-time). */
-    /* An unrolled kernel with one group per block (chunk == pd) has no loop. */
-    int single = cuda && cfg->variant == FDX_SV_UNROLL && cfg->chunk == cfg->pd;
-    snprintf(key, sizeof key, "%s/%d/%.60s/%s/%d.%d.%d.%d.%d.%d.%d.%d.%d.%d.%d.%d.%d", be->name, dev->ordinal,
-             dev->name, spec, cuda ? cfg->variant : 0, cuda ? cfg->tx : 0, cuda ? cfg->ty : 0, cuda ? cfg->vec : 0,
-             cuda ? cfg->pd : 0, cuda ? cfg->zfast : 0, single, cuda && !single ? cfg->pipe : 0, cuda ? cfg->win : 0,
-             cuda ? cfg->minb : 0, cuda ? cfg->xv : 0, cuda ? cfg->band : 0, cuda ? fdx_stencil_rows(cfg) : 1);
+    fdx_stencil_cfg_key(cfg, cuda, ckey, sizeof ckey);
+    snprintf(key, sizeof key, "%s/%d/%.60s/%s/%s", be->name, dev->ordinal, dev->name, spec, ckey);
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < nkernels; i++)
         if (strcmp(kernels[i].key, key) == 0) {
@@ -96,11 +91,9 @@ int fdx_stencil_tuned_find(const char *key, int memory_only, fdx_stencil_cfg *cf
         if (strcmp(tuned[i].key, key) == 0) *cfg = tuned[i].cfg, found = 1;
     pthread_mutex_unlock(&lock);
     if (found || memory_only) return found;
-    char path[4096];
     void *data = NULL;
     size_t n = 0;
-    if (fdx_cache_path(key, ".tune", path, sizeof path) != FDX_OK || !fdx_file_exists(path) ||
-        fdx_read_file(path, &data, &n) != FDX_OK) {
+    if (fdx_cache_load(key, ".tune", &data, &n) != FDX_OK) { /* verified: fdx_cache.h */
         fdx_clear_error();
         return 0;
     }
@@ -116,34 +109,10 @@ int fdx_stencil_tuned_find(const char *key, int memory_only, fdx_stencil_cfg *cf
         pthread_mutex_unlock(&lock);
         FDX_DEBUG("stencil tuning cache hit %s", key);
     } else {
-        FDX_WARN("ignoring malformed tuning file %s", path);
+        FDX_WARN("ignoring malformed tuning file %s.tune", key);
     }
     free(data);
     return found;
-}
-
-int fdx_stencil_cfg_parse(const char *text, fdx_stencil_cfg *cfg)
-{
-    fdx_stencil_cfg c;
-    memset(&c, 0, sizeof c);
-    /* The 15th field (zs) is optional: configurations written before it
-       existed read as zs 0. */
-    int got = sscanf(text, "%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d", &c.variant, &c.tx, &c.ty, &c.vec, &c.chunk,
-                     &c.by, &c.pd, &c.zfast, &c.pipe, &c.win, &c.minb, &c.xv, &c.band, &c.ry, &c.zs);
-    if ((got == 14 || got == 15) &&
-        c.variant >= FDX_SV_SMEM && c.variant <= FDX_SV_ASYNC && c.tx >= 1 && c.ty >= 1 && c.tx * c.ty <= 1024 &&
-        (c.vec == 1 || c.vec == 2 || c.vec == 4) && c.chunk >= 1 && c.by >= 1 && c.pd >= 1 &&
-        c.pd <= (c.variant == FDX_SV_UNROLL   ? FDX_STENCIL_MAX_UNROLL
-                 : c.variant == FDX_SV_ASYNC ? FDX_STENCIL_MAX_ASYNC_AHEAD
-                                             : 2) &&
-        (c.zfast == 0 || c.zfast == 1) &&
-        (c.pipe == 0 || c.pipe == 1) && (c.win == 0 || c.win == 1) && c.minb >= 0 && c.minb <= 32 &&
-        (c.xv == 0 || c.xv == 1) && c.band >= 0 && c.band <= 65535 && c.ry >= 0 && c.ry <= 4 &&
-        (c.zs == 0 || (c.zs == 1 && c.variant == FDX_SV_ASYNC))) {
-        *cfg = c;
-        return 1;
-    }
-    return 0;
 }
 
 void fdx_stencil_tuned_store(const char *key, const fdx_stencil_cfg *cfg)
@@ -151,12 +120,10 @@ void fdx_stencil_tuned_store(const char *key, const fdx_stencil_cfg *cfg)
     pthread_mutex_lock(&lock);
     remember(key, cfg);
     pthread_mutex_unlock(&lock);
-    char path[4096], text[192];
-    int n = snprintf(text, sizeof text, "fdx-tune 5 %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n", cfg->variant,
-                     cfg->tx, cfg->ty, cfg->vec, cfg->chunk, cfg->by, cfg->pd, cfg->zfast, cfg->pipe, cfg->win,
-                     cfg->minb, cfg->xv, cfg->band, cfg->ry, cfg->zs);
-    if (fdx_cache_path(key, ".tune", path, sizeof path) != FDX_OK ||
-        fdx_write_atomic(path, text, (size_t)n) != FDX_OK) {
+    char fields[160], text[192];
+    fdx_stencil_cfg_format(cfg, fields, sizeof fields);
+    int n = snprintf(text, sizeof text, "fdx-tune 5 %s\n", fields);
+    if (fdx_cache_store(key, ".tune", text, (size_t)n) != FDX_OK) {
         FDX_WARN("not saving stencil tuning: %s", fdx_last_error());
         fdx_clear_error();
     }

@@ -15,10 +15,6 @@ FDX_HIDDEN fdx_status fdx_stencil_kernel_get(const fdx_backend *be, const fdx_de
 /* Tuned configuration under `key` (32 hex digits): from memory, or unless
    `memory_only` from the file <cache>/<key>.tune.  Returns 1 when found. */
 FDX_HIDDEN int fdx_stencil_tuned_find(const char *key, int memory_only, fdx_stencil_cfg *cfg);
-/* Parses a configuration in the tuning file's format after its version:
-   "variant tx ty vec chunk by pd zfast pipe win minb xv band ry".  Returns 1
-   when every field is there and in range. */
-FDX_HIDDEN int fdx_stencil_cfg_parse(const char *text, fdx_stencil_cfg *cfg);
 /* Remembers a tuned configuration in memory and writes its file (a failure
    to write is logged, not fatal: the cache is an optimisation). */
 FDX_HIDDEN void fdx_stencil_tuned_store(const char *key, const fdx_stencil_cfg *cfg);

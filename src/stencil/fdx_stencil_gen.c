@@ -1,66 +1,31 @@
 /* fdx_stencil_gen: one generator, two targets.  From a kernel spec and a
-   configuration it writes C with OpenMP for the CPU, or CUDA C for NVRTC
-   (no headers: only built-in types and intrinsics). */
-#include "stencil/fdx_stencil_impl.h"
+   configuration it builds the kernel as fdx_cg IR (src/codegen) and prints
+   it: C with OpenMP for the CPU, or CUDA C for NVRTC (no headers: only
+   built-in types and intrinsics).  The CPU kernel and the CUDA marches live
+   in this file; the unrolled column and the asynchronous march, the two
+   largest strategies, in fdx_stencil_gen_unroll.c and
+   fdx_stencil_gen_async.c.  Names in the generated code follow the stencil:
+   q<lane>_<t> / c<lane>_<t> the column's plane t, s<lane> the weighted sum,
+   r<lane> the result, pu / pc u_prev and the coefficient. */
+#include "stencil/fdx_stencil_gen.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a growing string ----------------------------------------------------- */
+const char fdx_stencil_comp[4] = {'x', 'y', 'z', 'w'};
 
-typedef struct sb {
-    char *s;
-    size_t len, cap;
-    int oom;
-} sb;
-
-static void put(sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(sb *b, const char *fmt, ...)
+fdx_cg_lanes fdx_stencil_lanes(const gen *g, const char *pre, const char *suf)
 {
-    if (b->oom) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->oom = 1;
-            return;
-        }
-        if (b->s && b->len + (size_t)n < b->cap) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = (b->cap ? b->cap * 2 : 8192) + (size_t)n;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->oom = 1;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
+    fdx_cg_lanes l = {pre, suf, g->vec, 0};
+    return l;
 }
 
-/* ---- what both targets share ------------------------------------------------ */
-
-/* The shape of the generated code: r the radius, rm / ry the reach along the
-   marching axis and the second in-plane axis (0 where the axis is absent). */
-typedef struct gen {
-    const fdx_stencil_kspec *ks;
-    const fdx_stencil_cfg *cfg;
-    int cuda, r, rm, ry, vec;
-    const char *real;
-    int plane; /* unroll: the column plane being computed */
-    int win;   /* vectors cut from two aligned ones (cfg->win) */
-    int xv;    /* unroll: x neighbours beyond the lanes as aligned vectors */
-    int nr;    /* unroll: rows per thread (cfg->ry) */
-    int row;   /* unroll: the thread's row being computed, 0..nr-1 */
-    int aw;    /* async: a stage row's length (values) */
-    int zs;    /* async: the column read from the stages (cfg->zs), not carried */
-} gen;
+void fdx_stencil_vload(fdx_cg_node *at, const gen *g, const char *pre, const char *suf, const char *ptr,
+                       const char *idx, fdx_cg_hint hint)
+{
+    fdx_cg_load(at, fdx_stencil_lanes(g, pre, suf), "realv", ptr, idx, hint, g->win);
+}
 
 /* The window helpers: vec consecutive values at p, wherever p lies, from the
    two aligned vectors around it.  The shift is p's misalignment, the same
@@ -68,936 +33,416 @@ typedef struct gen {
    vec 4 (shift by 2, then by 1).  Both aligned loads stay inside the array
    when the rows read lie at least 2 vec - 1 values before its end (checked
    by fdx_stencil_cfg_fits). */
-static void emit_window(sb *b, const gen *g, const char *name, const char *how)
+static void emit_window(fdx_cg_node *at, const gen *g, const char *name, const char *how)
 {
-    put(b, "__device__ __forceinline__ realv %s(const real *p)\n{\n"
-           "    const unsigned long long a = (unsigned long long)p;\n"
-           "    const int s = (int)(a / sizeof(real)) & %d;\n"
-           "    const realv *v = (const realv *)(a - s * sizeof(real));\n"
-           "    const realv A = %s(v), B = %s(v + 1);\n    realv o;\n",
-        name, g->vec - 1, how, how);
+    fdx_cg_node *f = fdx_cg_helper(at, "realv", name, "const real *p");
+    fdx_cg_stmt(f, "const unsigned long long a = (unsigned long long)p");
+    fdx_cg_stmt(f, "const int s = (int)(a / sizeof(real)) & %d", g->vec - 1);
+    fdx_cg_stmt(f, "const realv *v = (const realv *)(a - s * sizeof(real))");
+    fdx_cg_stmt(f, "const realv A = %s(v), B = %s(v + 1)", how, how);
+    fdx_cg_stmt(f, "realv o");
     if (g->vec == 2) {
-        put(b, "    o.x = s ? A.y : A.x; o.y = s ? B.x : A.y;\n");
+        fdx_cg_stmt(f, "o.x = s ? A.y : A.x");
+        fdx_cg_stmt(f, "o.y = s ? B.x : A.y");
     } else {
-        put(b, "    const bool s2 = s & 2, s1 = s & 1;\n"
-               "    const real w0 = s2 ? A.z : A.x, w1 = s2 ? A.w : A.y, w2 = s2 ? B.x : A.z, w3 = s2 ? B.y : A.w,\n"
-               "               w4 = s2 ? B.z : B.x;\n"
-               "    o.x = s1 ? w1 : w0; o.y = s1 ? w2 : w1; o.z = s1 ? w3 : w2; o.w = s1 ? w4 : w3;\n");
+        fdx_cg_stmt(f, "const bool s2 = s & 2, s1 = s & 1");
+        fdx_cg_stmt(f, "const real w0 = s2 ? A.z : A.x, w1 = s2 ? A.w : A.y, w2 = s2 ? B.x : A.z, w3 = s2 ? B.y : A.w, "
+                       "w4 = s2 ? B.z : B.x");
+        fdx_cg_stmt(f, "o.x = s1 ? w1 : w0");
+        fdx_cg_stmt(f, "o.y = s1 ? w2 : w1");
+        fdx_cg_stmt(f, "o.z = s1 ? w3 : w2");
+        fdx_cg_stmt(f, "o.w = s1 ? w4 : w3");
     }
-    put(b, "    return o;\n}\n");
+    fdx_cg_stmt(f, "return o");
 }
 
-static void emit_prelude(sb *b, const gen *g)
+static void emit_prelude(fdx_cg_node *at, const gen *g)
 {
-    put(b, "/* generated by fdx: star stencil, rank %d, radius %d, %s */\n", g->ks->rank, g->r, g->real);
-    put(b, "typedef %s real;\n", g->real);
-    if (g->cuda && g->vec > 1) put(b, "typedef %s%d realv;\n", g->real, g->vec);
-    put(b, "struct fdx_p { long long n[3]; long long chunk; long long by; long long sw; real c0; real ws[%d]; "
-           "real wa[%d];",
-        3 * g->r, 3 * g->r);
-    if (g->ks->sponge) put(b, " real damp[%d];", FDX_STENCIL_MAX_SPONGE);
-    put(b, " };\n");
-    if (g->win) emit_window(b, g, "fdx_win_ldg", "__ldg"), emit_window(b, g, "fdx_win_ldcs", "__ldcs");
+    fdx_cg_comment(at, "generated by fdx: star stencil, rank %d, radius %d, %s", g->ks->rank, g->r, g->real);
+    fdx_cg_line(at, "typedef %s real;", g->real);
+    if (g->cuda && g->vec > 1) fdx_cg_line(at, "typedef %s%d realv;", g->real, g->vec);
+    fdx_cg_line(at, "struct fdx_p { long long n[3]; long long chunk; long long by; long long sw; real c0; real ws[%d]; "
+                    "real wa[%d];%s };",
+                3 * g->r, 3 * g->r, g->ks->sponge ? fdx_cg_fmt(g->cg, " real damp[%d];", FDX_STENCIL_MAX_SPONGE) : "");
+    if (g->win) emit_window(at, g, "fdx_win_ldg", "__ldg"), emit_window(at, g, "fdx_win_ldcs", "__ldcs");
     if (!g->cuda || !g->ks->sponge) return;
     /* The sponge factor at a point: the table entry of its distance to the
        nearest face (x, the marching axis and, in 3D, y), 1 beyond the layer.
        Products with it are rounded on their own (no FMA contraction), as a
        separate damping pass would round them. */
-    put(b, "#define fdx_mul %s\n", g->ks->is_double ? "__dmul_rn" : "__fmul_rn");
-    put(b, "__device__ __forceinline__ real fdx_damp(const struct fdx_p &p, long long x, long long y, long long k)\n"
-           "{\n    long long d = x < p.n[0] - 1 - x ? x : p.n[0] - 1 - x, e = k < p.n[2] - 1 - k ? k : p.n[2] - 1 - k;\n"
-           "    d = e < d ? e : d;\n");
-    if (g->ry) put(b, "    e = y < p.n[1] - 1 - y ? y : p.n[1] - 1 - y;\n    d = e < d ? e : d;\n");
-    put(b, "    (void)y;\n    return d < p.sw ? p.damp[d] : (real)1;\n}\n");
+    fdx_cg_line(at, "#define fdx_mul %s", g->ks->is_double ? "__dmul_rn" : "__fmul_rn");
+    fdx_cg_node *f = fdx_cg_helper(at, "real", "fdx_damp", "const struct fdx_p &p, long long x, long long y, long long k");
+    fdx_cg_stmt(f, "long long d = x < p.n[0] - 1 - x ? x : p.n[0] - 1 - x, e = k < p.n[2] - 1 - k ? k : p.n[2] - 1 - k");
+    fdx_cg_stmt(f, "d = e < d ? e : d");
+    if (g->ry) {
+        fdx_cg_stmt(f, "e = y < p.n[1] - 1 - y ? y : p.n[1] - 1 - y");
+        fdx_cg_stmt(f, "d = e < d ? e : d");
+    }
+    fdx_cg_stmt(f, "(void)y");
+    fdx_cg_stmt(f, "return d < p.sw ? p.damp[d] : (real)1");
 }
 
-/* CUDA, fused sponge: the factor f<v> of lane v at (x + v, y, k) and the
-   damped u_prev g<v>. */
-static void emit_cuda_damp(sb *b, int v, const char *y, const char *k, const char *prev)
+void fdx_stencil_emit_damp(fdx_cg_node *at, int v, const char *y, const char *k, const char *prev)
 {
-    put(b, "            const real f%d = fdx_damp(p, x + %d, %s, %s), g%d = fdx_mul(f%d, %s);\n", v, v, y, k, v, v, prev);
+    fdx_cg_stmt(at, "const real f%d = fdx_damp(p, x + %d, %s, %s), g%d = fdx_mul(f%d, %s)", v, v, y, k, v, v, prev);
 }
 
-/* Prints the neighbour of the current point at `off` along axis a (0 x, 1 y,
-   2 marching) for lane v. */
-typedef void (*neighbour_fn)(sb *b, const gen *g, int a, int off, int v);
-
-/* s = c0 u + sum_a sum_o ws (u+ + u-) [+ wa (u+ - u-)], then the update.
-   With a sponge, `prev` is the damped u_prev and `damp` the factor. */
-static void emit_point(sb *b, const gen *g, neighbour_fn nb, const char *w, int v, const char *centre,
-                       const char *prev, const char *coef, const char *damp, const char *result)
+void fdx_stencil_emit_point(fdx_cg_node *at, const gen *g, fdx_stencil_neighbour_fn nb, const char *w, int v,
+                            const char *centre, const char *prev, const char *coef, const char *damp,
+                            const char *result)
 {
-    put(b, "real s%d = %sc0 * %s", v, w, centre);
+    /* s = c0 u + sum_a sum_o ws (u+ + u-) [+ wa (u+ - u-)] */
+    fdx_sb e = FDX_SB_INIT;
+    fdx_sb_printf(&e, "real s%d = %sc0 * %s", v, w, centre);
     int has[3] = {1, g->ry > 0, g->rm > 0};
     for (int a = 0; a < 3; a++) {
         if (!has[a]) continue;
         for (int o = 1; o <= g->r; o++) {
             int i = a * g->r + o - 1;
-            put(b, "\n        + %sws[%d] * (", w, i);
-            nb(b, g, a, o, v);
-            put(b, " + ");
-            nb(b, g, a, -o, v);
-            put(b, ")");
+            fdx_sb_printf(&e, "\n+ %sws[%d] * (", w, i);
+            nb(&e, g, a, o, v);
+            fdx_sb_puts(&e, " + ");
+            nb(&e, g, a, -o, v);
+            fdx_sb_puts(&e, ")");
             if (g->ks->d1) {
-                put(b, " + %swa[%d] * (", w, i);
-                nb(b, g, a, o, v);
-                put(b, " - ");
-                nb(b, g, a, -o, v);
-                put(b, ")");
+                fdx_sb_printf(&e, " + %swa[%d] * (", w, i);
+                nb(&e, g, a, o, v);
+                fdx_sb_puts(&e, " - ");
+                nb(&e, g, a, -o, v);
+                fdx_sb_puts(&e, ")");
             }
         }
     }
-    put(b, ";\n");
-    const char *lu = "s";
-    char scaled[64];
-    if (g->ks->coef) {
-        snprintf(scaled, sizeof scaled, "%s * s%d", coef, v);
-        lu = scaled;
-    } else {
-        snprintf(scaled, sizeof scaled, "s%d", v);
-        lu = scaled;
-    }
+    fdx_cg_stmt(at, "%s", fdx_cg_text(g->cg, &e));
+    const char *lu = g->ks->coef ? fdx_cg_fmt(g->cg, "%s * s%d", coef, v) : fdx_cg_fmt(g->cg, "s%d", v);
     switch (g->ks->update) {
     case FDX_UPDATE_WAVE:
         if (damp && g->cuda)
-            put(b, "const real %s = fdx_mul(%s, (real)2 * %s - %s + %s);\n", result, damp, centre, prev, lu);
+            fdx_cg_stmt(at, "const real %s = fdx_mul(%s, (real)2 * %s - %s + %s)", result, damp, centre, prev, lu);
         else if (damp)
-            put(b, "const real %s = %s * ((real)2 * %s - %s + %s);\n", result, damp, centre, prev, lu);
+            fdx_cg_stmt(at, "const real %s = %s * ((real)2 * %s - %s + %s)", result, damp, centre, prev, lu);
         else
-            put(b, "const real %s = (real)2 * %s - %s + %s;\n", result, centre, prev, lu);
+            fdx_cg_stmt(at, "const real %s = (real)2 * %s - %s + %s", result, centre, prev, lu);
         break;
-    case FDX_UPDATE_HEAT: put(b, "const real %s = %s + %s;\n", result, centre, lu); break;
-    default: put(b, "const real %s = %s;\n", result, lu); break;
+    case FDX_UPDATE_HEAT: fdx_cg_stmt(at, "const real %s = %s + %s", result, centre, lu); break;
+    default: fdx_cg_stmt(at, "const real %s = %s", result, lu); break;
     }
 }
 
 /* ---- CPU: OpenMP over (plane chunk, row block) tasks, SIMD along x -------- */
 
-static void cpu_neighbour(sb *b, const gen *g, int a, int off, int v)
+static void cpu_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 {
     (void)g, (void)v;
     static const char *stride[3] = {"", "sy", "sm"};
-    if (a == 0) put(b, "u[q %c %d]", off < 0 ? '-' : '+', off < 0 ? -off : off);
-    else put(b, "u[q %c %d * %s]", off < 0 ? '-' : '+', off < 0 ? -off : off, stride[a]);
+    if (a == 0) fdx_sb_printf(b, "u[q %c %d]", off < 0 ? '-' : '+', off < 0 ? -off : off);
+    else fdx_sb_printf(b, "u[q %c %d * %s]", off < 0 ? '-' : '+', off < 0 ? -off : off, stride[a]);
 }
 
 /* Streaming stores of n values from an aligned buffer: scalar until dst is
    32-byte aligned, then AVX non-temporal stores, then the tail. */
-static void emit_cpu_stream(sb *b, const gen *g)
+static void emit_cpu_stream(fdx_cg_node *at, const gen *g)
 {
-    int dbl = g->ks->is_double;
-    put(b, "#define FDX_BL 256\n"
-           "#ifdef __AVX__\n#include <immintrin.h>\n"
-           "static inline void fdx_stream(real *restrict dst, const real *restrict src, long long n)\n{\n"
-           "    long long i = 0;\n"
-           "    while (i < n && ((unsigned long long)(dst + i) & 31)) { dst[i] = src[i]; i++; }\n"
-           "    for (; i + %d <= n; i += %d) _mm256_stream_%s(dst + i, _mm256_loadu_%s(src + i));\n"
-           "    for (; i < n; i++) dst[i] = src[i];\n}\n"
-           "static inline void fdx_stream_fence(void) { _mm_sfence(); }\n"
-           "#else\n"
-           "static inline void fdx_stream(real *restrict dst, const real *restrict src, long long n)\n"
-           "{ for (long long i = 0; i < n; i++) dst[i] = src[i]; }\n"
-           "static inline void fdx_stream_fence(void) {}\n#endif\n",
-        dbl ? 4 : 8, dbl ? 4 : 8, dbl ? "pd" : "ps", dbl ? "pd" : "ps");
+    const char *sfx = g->ks->is_double ? "pd" : "ps", *args = "real *restrict dst, const real *restrict src, long long n";
+    const int step = g->ks->is_double ? 4 : 8;
+    fdx_cg_line(at, "#define FDX_BL 256");
+    fdx_cg_line(at, "#ifdef __AVX__");
+    fdx_cg_line(at, "#include <immintrin.h>");
+    fdx_cg_node *f = fdx_cg_helper(at, "void", "fdx_stream", args);
+    fdx_cg_stmt(f, "long long i = 0");
+    fdx_cg_stmt(fdx_cg_for(f, FDX_CG_LOOP, "; i < n && ((unsigned long long)(dst + i) & 31); i++"), "dst[i] = src[i]");
+    fdx_cg_stmt(fdx_cg_for(f, FDX_CG_LOOP, "; i + %d <= n; i += %d", step, step),
+                "_mm256_stream_%s(dst + i, _mm256_loadu_%s(src + i))", sfx, sfx);
+    fdx_cg_stmt(fdx_cg_for(f, FDX_CG_LOOP, "; i < n; i++"), "dst[i] = src[i]");
+    fdx_cg_stmt(fdx_cg_helper(at, "void", "fdx_stream_fence", "void"), "_mm_sfence()");
+    fdx_cg_line(at, "#else");
+    f = fdx_cg_helper(at, "void", "fdx_stream", args);
+    fdx_cg_stmt(fdx_cg_for(f, FDX_CG_LOOP, "long long i = 0; i < n; i++"), "dst[i] = src[i]");
+    fdx_cg_helper(at, "void", "fdx_stream_fence", "void");
+    fdx_cg_line(at, "#endif");
 }
 
-static void emit_cpu(sb *b, const gen *g)
+/* The kernel's parameters (both targets): out, u, u_prev, coef, the
+   parameter block by value (named P on the CPU, p on CUDA). */
+fdx_cg_node *fdx_stencil_emit_kernel(fdx_cg_node *at, const gen *g)
 {
-    put(b, "void " FDX_STENCIL_ENTRY "(void **a)\n{\n");
-    put(b, "    real *restrict out = (real *)a[0];\n"
-           "    const real *restrict u = (const real *)a[1];\n"
-           "    const real *restrict up = (const real *)a[2];\n"
-           "    const real *restrict cf = (const real *)a[3];\n"
-           "    const struct fdx_p *pp = (const struct fdx_p *)a[4];\n"
-           "    const struct fdx_p P = *pp;\n"
-           "    (void)up, (void)cf;\n"
-           "    const long long nx = P.n[0], ny = P.n[1], nm = P.n[2], sy = nx, sm = nx * ny;\n"
-           "    (void)sm;\n");
+    const fdx_cg_param params[] = {
+        {"real", "out", 1},       {"const real", "u", 1}, {"const real", "up", 1}, {"const real", "cf", 1},
+        {"const struct fdx_p", g->cuda ? "p" : "P", 0},
+    };
+    const fdx_stencil_cfg *c = g->cfg;
+    return fdx_cg_kernel(at, FDX_STENCIL_ENTRY, params, 5, g->cuda ? c->tx * c->ty : 0, g->cuda ? c->minb : 0);
+}
+
+static void emit_cpu(fdx_cg_node *at, const gen *g)
+{
+    fdx_cg_node *k = fdx_stencil_emit_kernel(at, g);
+    fdx_cg_stmt(k, "const long long nx = P.n[0], ny = P.n[1], nm = P.n[2], sy = nx, sm = nx * ny");
+    fdx_cg_stmt(k, "(void)sm");
+    const int r = g->r, sponge = g->ks->sponge;
     if (g->ks->rank == 1) {
         /* One line: the threads split it. */
-        put(b, "#pragma omp parallel for simd schedule(static)\n");
-        put(b, "    for (long long x = %d; x < nx - %d; x++) {\n        const long long q = x;\n", g->r, g->r);
-        emit_point(b, g, cpu_neighbour, "P.", 0, "u[q]", "up[q]", "cf[q]", NULL, "r0");
-        put(b, "        out[q] = r0;\n    }\n}\n");
+        fdx_cg_node *x = fdx_cg_for(k, FDX_CG_LOOP_PARALLEL_SIMD, "long long x = %d; x < nx - %d; x++", r, r);
+        fdx_cg_stmt(x, "const long long q = x");
+        fdx_stencil_emit_point(x, g, cpu_neighbour, "P.", 0, "u[q]", "up[q]", "cf[q]", NULL, "r0");
+        fdx_cg_stmt(x, "out[q] = r0");
         return;
     }
-    put(b, "    const long long ylo = %d, yhi = ny - %d, klo = %d, khi = nm - %d;\n", g->ry, g->ry, g->rm, g->rm);
-    put(b, "    const long long chunk = P.chunk, by = P.by;\n"
-           "    const long long nkb = (khi - klo + chunk - 1) / chunk, nyb = (yhi - ylo + by - 1) / by;\n");
-    put(b, "#pragma omp parallel for collapse(2) schedule(static)\n"
-           "    for (long long kb = 0; kb < nkb; kb++)\n"
-           "    for (long long yb = 0; yb < nyb; yb++) {\n"
-           "        const long long k0 = klo + kb * chunk, k1 = k0 + chunk < khi ? k0 + chunk : khi;\n"
-           "        const long long y0 = ylo + yb * by, y1 = y0 + by < yhi ? y0 + by : yhi;\n"
-           "        real t[FDX_BL] __attribute__((aligned(64)));\n"
-           "        for (long long k = k0; k < k1; k++)\n"
-           "        for (long long y = y0; y < y1; y++) {\n"
-           "            const long long row = y * sy + k * sm;\n");
-    if (g->ks->sponge) {
+    fdx_cg_stmt(k, "const long long ylo = %d, yhi = ny - %d, klo = %d, khi = nm - %d", g->ry, g->ry, g->rm, g->rm);
+    fdx_cg_stmt(k, "const long long chunk = P.chunk, by = P.by");
+    fdx_cg_stmt(k, "const long long nkb = (khi - klo + chunk - 1) / chunk, nyb = (yhi - ylo + by - 1) / by");
+    fdx_cg_node *task = fdx_cg_for(fdx_cg_for(k, FDX_CG_LOOP_PARALLEL, "long long kb = 0; kb < nkb; kb++"),
+                                   FDX_CG_LOOP, "long long yb = 0; yb < nyb; yb++");
+    fdx_cg_stmt(task, "const long long k0 = klo + kb * chunk, k1 = k0 + chunk < khi ? k0 + chunk : khi");
+    fdx_cg_stmt(task, "const long long y0 = ylo + yb * by, y1 = y0 + by < yhi ? y0 + by : yhi");
+    fdx_cg_stmt(task, "real t[FDX_BL] __attribute__((aligned(64)))");
+    fdx_cg_node *row = fdx_cg_for(fdx_cg_for(task, FDX_CG_LOOP, "long long k = k0; k < k1; k++"), FDX_CG_LOOP,
+                                  "long long y = y0; y < y1; y++");
+    fdx_cg_stmt(task, "fdx_stream_fence()");
+    fdx_cg_stmt(row, "const long long row = y * sy + k * sm");
+    if (sponge) {
         /* Distance of the row to the nearest face other than x's. */
-        put(b, "            real fb[FDX_BL] __attribute__((aligned(64))), gb[FDX_BL] __attribute__((aligned(64)));\n"
-               "            long long dyz = k < nm - 1 - k ? k : nm - 1 - k;\n");
-        if (g->ry) put(b, "            if (y < dyz) dyz = y;\n            if (ny - 1 - y < dyz) dyz = ny - 1 - y;\n");
+        fdx_cg_stmt(row, "real fb[FDX_BL] __attribute__((aligned(64))), gb[FDX_BL] __attribute__((aligned(64)))");
+        fdx_cg_stmt(row, "long long dyz = k < nm - 1 - k ? k : nm - 1 - k");
+        if (g->ry) {
+            fdx_cg_stmt(fdx_cg_if(row, "y < dyz"), "dyz = y");
+            fdx_cg_stmt(fdx_cg_if(row, "ny - 1 - y < dyz"), "dyz = ny - 1 - y");
+        }
     }
     /* Blocks of a row go through an aligned buffer to streaming stores:
        plain stores would read each output line first (write-allocate), a
        third stream a copy does not pay. */
-    put(b, "            for (long long xb = %d; xb < nx - %d; xb += FDX_BL) {\n", g->r, g->r);
-    put(b, "                const long long xe = xb + FDX_BL < nx - %d ? xb + FDX_BL : nx - %d;\n", g->r, g->r);
-    const int sponge = g->ks->sponge;
+    fdx_cg_node *xb = fdx_cg_for(row, FDX_CG_LOOP, "long long xb = %d; xb < nx - %d; xb += FDX_BL", r, r);
+    fdx_cg_stmt(xb, "const long long xe = xb + FDX_BL < nx - %d ? xb + FDX_BL : nx - %d", r, r);
     if (sponge) {
         /* The sponge factors and the damped u_prev go through buffers: their
            products are rounded on their own, as a separate damping pass
            would round them (no FMA contraction into the update). */
-        put(b, "#pragma omp simd\n"
-               "                for (long long x = xb; x < xe; x++) {\n"
-               "                    long long d = x < nx - 1 - x ? x : nx - 1 - x;\n"
-               "                    d = d < dyz ? d : dyz;\n"
-               "                    const real f = d < P.sw ? P.damp[d] : (real)1;\n"
-               "                    fb[x - xb] = f;\n                    gb[x - xb] = f * up[row + x];\n"
-               "                }\n");
+        fdx_cg_node *x = fdx_cg_for(xb, FDX_CG_LOOP_SIMD, "long long x = xb; x < xe; x++");
+        fdx_cg_stmt(x, "long long d = x < nx - 1 - x ? x : nx - 1 - x");
+        fdx_cg_stmt(x, "d = d < dyz ? d : dyz");
+        fdx_cg_stmt(x, "const real f = d < P.sw ? P.damp[d] : (real)1");
+        fdx_cg_stmt(x, "fb[x - xb] = f");
+        fdx_cg_stmt(x, "gb[x - xb] = f * up[row + x]");
     }
-    put(b, "#pragma omp simd\n"
-           "                for (long long x = xb; x < xe; x++) {\n"
-           "                    const long long q = row + x;\n");
-    emit_point(b, g, cpu_neighbour, "P.", 0, "u[q]", sponge ? "gb[x - xb]" : "up[q]", "cf[q]",
-               sponge ? "fb[x - xb]" : NULL, "r0");
-    put(b, "                    t[x - xb] = r0;\n                }\n"
-           "                fdx_stream(out + row + xb, t, xe - xb);\n            }\n        }\n"
-           "        fdx_stream_fence();\n    }\n}\n");
+    fdx_cg_node *x = fdx_cg_for(xb, FDX_CG_LOOP_SIMD, "long long x = xb; x < xe; x++");
+    fdx_cg_stmt(x, "const long long q = row + x");
+    fdx_stencil_emit_point(x, g, cpu_neighbour, "P.", 0, "u[q]", sponge ? "gb[x - xb]" : "up[q]", "cf[q]",
+                           sponge ? "fb[x - xb]" : NULL, "r0");
+    fdx_cg_stmt(x, "t[x - xb] = r0");
+    fdx_cg_stmt(xb, "fdx_stream(out + row + xb, t, xe - xb)");
 }
 
-/* ---- CUDA: blocks march along the slowest axis ------------------------------ */
+/* ---- CUDA: what the marches share ------------------------------------------------- */
 
-/* Loads `vec` consecutive values at ptr + idx into the lanes <pre>0<suf>,
-<pre>1<suf>, ... (one 16-byte access when vec > 1: the host only picks vec
-when it divides nx, so the access is aligned). */
-static void emit_vload(sb *b, const gen *g, const char *pre, const char *suf, const char *ptr, const char *idx,
-                       const char *how)
+void fdx_stencil_emit_lanes(fdx_cg_node *at, const gen *g, const char *name)
 {
-    static const char comp[4] = {'x', 'y', 'z', 'w'};
-    if (g->vec == 1) {
-        put(b, "%s0%s = %s(%s + %s);", pre, suf, how, ptr, idx);
+    fdx_sb d = FDX_SB_INIT;
+    fdx_sb_puts(&d, "real");
+    for (int v = 0; v < g->vec; v++) fdx_sb_printf(&d, "%s %s%d = 0", v ? "," : "", name, v);
+    fdx_cg_stmt(at, "%s", fdx_cg_text(g->cg, &d));
+}
+
+void fdx_stencil_emit_store(fdx_cg_node *at, const gen *g, const char *dst)
+{
+    const int r = g->r;
+    if (g->win) { /* unaligned rows: lane by lane */
+        for (int v = 0; v < g->vec; v++) {
+            fdx_cg_node *in = fdx_cg_if(at, "x + %d >= %d && x + %d < nx - %d", v, r, v, r);
+            fdx_cg_store(in, (fdx_cg_lanes){"r", "", 1, v}, NULL, fdx_cg_fmt(g->cg, "%s + %d", dst, v), FDX_CG_STREAM);
+        }
         return;
     }
-    if (g->win) put(b, "{ const realv t_ = fdx_win%s(%s + %s);", how + 1, ptr, idx);
-    else put(b, "{ const realv t_ = %s((const realv *)(%s + %s));", how, ptr, idx);
-    for (int v = 0; v < g->vec; v++) put(b, " %s%d%s = t_.%c;", pre, v, suf, comp[v]);
-    put(b, " }");
+    if (g->vec == 1) {
+        fdx_cg_store(fdx_cg_if(at, "x >= %d && x < nx - %d", r, r), (fdx_cg_lanes){"r", "", 1, 0}, NULL, dst,
+                     FDX_CG_STREAM);
+        return;
+    }
+    fdx_cg_node *whole = fdx_cg_if(at, "x >= %d && x + %d <= nx - %d", r, g->vec, r);
+    fdx_cg_store(whole, fdx_stencil_lanes(g, "r", ""), "realv", dst, FDX_CG_STREAM);
+    fdx_cg_node *part = fdx_cg_else(whole);
+    for (int v = 0; v < g->vec; v++) {
+        fdx_cg_node *in = fdx_cg_if(part, "x + %d >= %d && x + %d < nx - %d", v, r, v, r);
+        fdx_cg_store(in, (fdx_cg_lanes){"r", "", 1, v}, NULL, fdx_cg_fmt(g->cg, "%s + %d", dst, v), FDX_CG_STREAM);
+    }
 }
 
-/* Register names of the unrolled column's row `i`: "<pre>" with one row a
-   thread, "<pre><i>_" with several (c1_0_3: row 1, lane 0, plane 3). */
-static const char *rowpre(const gen *g, char *buf, size_t n, const char *pre, int i)
+void fdx_stencil_emit_points_store_shift(fdx_cg_node *at, fdx_cg_node *rowin, const gen *g, const char *kv)
 {
-    if (g->nr > 1) snprintf(buf, n, "%s%d_", pre, i);
-    else snprintf(buf, n, "%s", pre);
-    return buf;
+    for (int v = 0; v < g->vec; v++) {
+        const char *centre = fdx_cg_fmt(g->cg, "q%d_%d", v, g->rm), *prev = fdx_cg_fmt(g->cg, "pu%d", v);
+        const char *damp = NULL;
+        if (g->ks->sponge) {
+            fdx_stencil_emit_damp(rowin, v, "y", kv, prev);
+            prev = fdx_cg_fmt(g->cg, "g%d", v);
+            damp = fdx_cg_fmt(g->cg, "f%d", v);
+        }
+        fdx_stencil_emit_point(rowin, g, fdx_stencil_cuda_neighbour, "p.", v, centre, prev,
+                               fdx_cg_fmt(g->cg, "pc%d", v), damp, fdx_cg_fmt(g->cg, "r%d", v));
+    }
+    fdx_stencil_emit_store(rowin, g, "out + q");
+    /* The column shifts down a plane: registers, no memory traffic. */
+    for (int v = 0; v < g->vec && !g->zs && g->rm; v++) {
+        fdx_sb s = FDX_SB_INIT;
+        for (int t = 0; t < 2 * g->rm; t++) fdx_sb_printf(&s, "%sq%d_%d = q%d_%d;", t ? " " : "", v, t, v, t + 1);
+        fdx_cg_line(at, "%s", fdx_cg_text(g->cg, &s));
+    }
 }
 
-/* The in-plane offset of the row d rows after the thread's first (d may be
-   negative): with several rows a thread, rows past the array's last are
-   clamped to it (oy<d>, declared per thread), so the rows of a partial last
-   block stay inside the array; their results are not stored. */
-static const char *rowoff(const gen *g, char *buf, size_t n, int d)
-{
-    if (d > 0 && g->nr > 1) snprintf(buf, n, "oy%d", d);
-    else snprintf(buf, n, "(%d) * sy", d);
-    return buf;
-}
-
-/* Unrolled column: c<lane>_<t> (c<row>_<lane>_<t> with several rows a
-   thread) holds plane t of the column (plane k0 - rm + t), pl<t> points at
-   this thread's first lane in that plane of its first row. */
-static void unroll_neighbour(sb *b, const gen *g, int a, int off, int v)
-{
-    static const char comp[4] = {'x', 'y', 'z', 'w'};
-    int t = g->plane + g->rm, d = v + off, m = d < 0 ? -((-d + g->vec - 1) / g->vec) : d / g->vec;
-    int dy = g->row + off; /* the y neighbour's row, relative to the thread's first */
-    char c[16], o[16];
-    rowpre(g, c, sizeof c, "c", g->row);
-    if (a == 2) put(b, "%s%d_%d", c, v, t + off);
-    else if (a == 0 && d >= 0 && d < g->vec) put(b, "%s%d_%d", c, d, t);
-    else if (a == 0 && g->xv) put(b, "x%s%c%d_%d.%c", rowpre(g, o, sizeof o, "", g->row), m < 0 ? 'm' : 'p',
-                                  m < 0 ? -m : m, g->plane, comp[d - m * g->vec]);
-    else if (a == 0 && g->row) put(b, "__ldg(pl%d + oy%d + %d)", t, g->row, d);
-    else if (a == 0) put(b, "__ldg(pl%d + %d)", t, d);
-    else if (dy >= 0 && dy < g->nr) put(b, "%s%d_%d", rowpre(g, o, sizeof o, "c", dy), v, t); /* another row's centre */
-    else if (g->vec > 1) put(b, "y%c%d_%d.%c", dy < 0 ? 'm' : 'p', dy < 0 ? -dy : dy, g->plane, comp[v]);
-    else if (g->nr > 1) put(b, "y%c%d_%d", dy < 0 ? 'm' : 'p', dy < 0 ? -dy : dy, g->plane);
-    else put(b, "__ldg(pl%d + %d * sy)", t, off);
-}
-
-/* Asynchronous march: the plane's tile through T (the thread's first lane in
-   the stage); with vectors, x neighbours beyond the thread's lanes and y
-   neighbours were read into x<m|p><i> / y<m|p><o> (whole vectors). */
-static void async_neighbour(sb *b, const gen *g, int a, int off, int v)
-{
-    static const char comp[4] = {'x', 'y', 'z', 'w'};
-    int d = v + off, m = d < 0 ? -((-d + g->vec - 1) / g->vec) : d / g->vec;
-    if (a == 2) put(b, "q%d_%d", v, g->rm + off);
-    else if (a == 0 && d >= 0 && d < g->vec) put(b, "q%d_%d", d, g->rm); /* a lane of this thread */
-    else if (a == 0 && g->vec == 1) put(b, "T[%d]", d);
-    else if (a == 0) put(b, "x%c%d.%c", m < 0 ? 'm' : 'p', m < 0 ? -m : m, comp[d - m * g->vec]);
-    else if (g->vec == 1) put(b, "T[%d]", off * g->aw);
-    else put(b, "y%c%d.%c", off < 0 ? 'm' : 'p', off < 0 ? -off : off, comp[v]);
-}
-
-static void cuda_neighbour(sb *b, const gen *g, int a, int off, int v)
+void fdx_stencil_cuda_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 {
     if (g->cfg->variant == FDX_SV_ASYNC) {
-        async_neighbour(b, g, a, off, v);
+        fdx_stencil_async_neighbour(b, g, a, off, v);
         return;
     }
     if (g->cfg->variant == FDX_SV_UNROLL) {
-        unroll_neighbour(b, g, a, off, v);
+        fdx_stencil_unroll_neighbour(b, g, a, off, v);
         return;
     }
     if (a == 2) {
-        put(b, "q%d_%d", v, g->rm + off);
+        fdx_sb_printf(b, "q%d_%d", v, g->rm + off);
     } else if (g->cfg->variant == FDX_SV_SMEM) {
-        if (a == 0) put(b, "tile[ty + %d][tx * %d + %d]", g->ry, g->vec, g->r + v + off);
-        else put(b, "tile[ty + %d][tx * %d + %d]", g->ry + off, g->vec, g->r + v);
+        if (a == 0) fdx_sb_printf(b, "tile[ty + %d][tx * %d + %d]", g->ry, g->vec, g->r + v + off);
+        else fdx_sb_printf(b, "tile[ty + %d][tx * %d + %d]", g->ry + off, g->vec, g->r + v);
     } else if (a == 0 && v + off >= 0 && v + off < g->vec) {
-        put(b, "q%d_%d", v + off, g->rm); /* another lane of this thread */
+        fdx_sb_printf(b, "q%d_%d", v + off, g->rm); /* another lane of this thread */
     } else if (a == 0) {
-        put(b, "__ldg(u + q + %d)", v + off);
+        fdx_sb_puts(b, fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "u + q + %d", v + off)));
     } else {
-        put(b, "__ldg(u + q + %d + (%d) * sy)", v, off);
+        fdx_sb_puts(b, fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "u + q + %d + (%d) * sy", v, off)));
     }
 }
 
-/* Declares name0..name{vec-1} = 0. */
-static void emit_lanes(sb *b, const gen *g, const char *name)
-{
-    put(b, "    real");
-    for (int v = 0; v < g->vec; v++) put(b, "%s %s%d = 0", v ? "," : "", name, v);
-    put(b, ";\n");
-}
-
-/* Streaming stores of the lanes r0.. at `dst` (x the thread's first point),
-   whole vectors where every lane is interior. */
-static void emit_store(sb *b, const gen *g, const char *dst)
-{
-    if (g->win) { /* unaligned rows: lane by lane */
-        for (int v = 0; v < g->vec; v++)
-            put(b, "            if (x + %d >= %d && x + %d < nx - %d) __stcs(%s + %d, r%d);\n", v, g->r, v, g->r,
-                dst, v, v);
-        return;
-    }
-    if (g->vec == 1) {
-        put(b, "            if (x >= %d && x < nx - %d) __stcs(%s, r0);\n", g->r, g->r, dst);
-        return;
-    }
-    static const char comp[4] = {'x', 'y', 'z', 'w'};
-    put(b, "            if (x >= %d && x + %d <= nx - %d) {\n                realv o_;", g->r, g->vec, g->r);
-    for (int v = 0; v < g->vec; v++) put(b, " o_.%c = r%d;", comp[v], v);
-    put(b, "\n                __stcs((realv *)(%s), o_);\n            } else {\n", dst);
-    for (int v = 0; v < g->vec; v++)
-        put(b, "                if (x + %d >= %d && x + %d < nx - %d) __stcs(%s + %d, r%d);\n", v, g->r, v, g->r,
-            dst, v, v);
-    put(b, "            }\n");
-}
-
-/* The end of a march's plane at `kv`, inside "if (rowin) {": every lane's
-   point from the column q and the neighbour function, the stores, the
-   brace, then the column shifted (registers, no memory traffic). */
-static void emit_points_store_shift(sb *b, const gen *g, const char *kv)
-{
-    char centre[16], prev[16], cf[16], res[16];
-    for (int v = 0; v < g->vec; v++) {
-        snprintf(centre, sizeof centre, "q%d_%d", v, g->rm);
-        snprintf(prev, sizeof prev, "pu%d", v);
-        snprintf(cf, sizeof cf, "pc%d", v);
-        snprintf(res, sizeof res, "r%d", v);
-        char damp[16] = "";
-        if (g->ks->sponge) {
-            emit_cuda_damp(b, v, "y", kv, prev);
-            snprintf(prev, sizeof prev, "g%d", v);
-            snprintf(damp, sizeof damp, "f%d", v);
-        }
-        put(b, "            ");
-        emit_point(b, g, cuda_neighbour, "p.", v, centre, prev, cf, damp[0] ? damp : NULL, res);
-    }
-    emit_store(b, g, "out + q");
-    put(b, "        }\n");
-    for (int v = 0; v < g->vec && !g->zs; v++) {
-        put(b, "       ");
-        for (int t = 0; t < 2 * g->rm; t++) put(b, " q%d_%d = q%d_%d;", v, t, v, t + 1);
-        put(b, "\n");
-    }
-}
+/* ---- CUDA: the smem and direct marches ------------------------------------------- */
 
 /* One plane of the march at plane `kv`: take the column's new top from
    buffer `buf` (loaded `dist` planes ago), fill the tile, issue the loads
    for later planes, compute and store, shift the column. */
-static void emit_step(sb *b, const gen *g, const char *kv, const char *buf, int dist)
+static void emit_step(fdx_cg_node *at, const gen *g, const char *kv, const char *buf, int dist)
 {
     const fdx_stencil_cfg *c = g->cfg;
     const int txv = c->tx * g->vec, smem = c->variant == FDX_SV_SMEM, wave = g->ks->update == FDX_UPDATE_WAVE;
-    const int coef = g->ks->coef;
-    char idx[96];
-    for (int v = 0; v < g->vec; v++) {
-        put(b, "        q%d_%d = %s%d;", v, 2 * g->rm, buf, v);
-        if (wave) put(b, " pu%d = pun%d;", v, v);
-        if (coef) put(b, " pc%d = pcn%d;", v, v);
-        put(b, "\n");
-    }
+    const int coef = g->ks->coef, r = g->r;
+    for (int v = 0; v < g->vec; v++)
+        fdx_cg_line(at, "q%d_%d = %s%d;%s%s", v, 2 * g->rm, buf, v, wave ? fdx_cg_fmt(g->cg, " pu%d = pun%d;", v, v) : "",
+                    coef ? fdx_cg_fmt(g->cg, " pc%d = pcn%d;", v, v) : "");
     if (smem) {
-        put(b, "        __syncthreads(); /* the previous plane's readers are done */\n");
+        fdx_cg_barrier(at, "the previous plane's readers are done");
         for (int v = 0; v < g->vec; v++)
-            put(b, "        tile[ty + %d][tx * %d + %d] = q%d_%d;\n", g->ry, g->vec, g->r + v, v, g->rm);
-        put(b, "        if (tx < %d) { tile[ty + %d][tx] = hl; tile[ty + %d][%d + tx] = hr; }\n", g->r, g->ry, g->ry,
-            g->r + txv);
+            fdx_cg_stmt(at, "tile[ty + %d][tx * %d + %d] = q%d_%d", g->ry, g->vec, r + v, v, g->rm);
+        fdx_cg_node *h = fdx_cg_if(at, "tx < %d", r);
+        fdx_cg_stmt(h, "tile[ty + %d][tx] = hl", g->ry);
+        fdx_cg_stmt(h, "tile[ty + %d][%d + tx] = hr", g->ry, r + txv);
         if (g->ry) {
-            put(b, "        if (ty < %d) {\n", g->r);
-            for (int v = 0; v < g->vec; v++)
-                put(b, "            tile[ty][tx * %d + %d] = yl%d; tile[ty + %d][tx * %d + %d] = yh%d;\n", g->vec,
-                    g->r + v, v, c->ty + g->r, g->vec, g->r + v, v);
-            put(b, "        }\n");
+            fdx_cg_node *y = fdx_cg_if(at, "ty < %d", r);
+            for (int v = 0; v < g->vec; v++) {
+                fdx_cg_stmt(y, "tile[ty][tx * %d + %d] = yl%d", g->vec, r + v, v);
+                fdx_cg_stmt(y, "tile[ty + %d][tx * %d + %d] = yh%d", c->ty + r, g->vec, r + v, v);
+            }
         }
-        put(b, "        __syncthreads();\n");
+        fdx_cg_barrier(at, NULL);
     }
     /* Later planes' loads go out now and land while this plane computes. */
-    put(b, "        if (col && %s + %d < k1) ", kv, dist);
-    snprintf(idx, sizeof idx, "base + (%s + %d) * sm", kv, g->rm + dist);
-    emit_vload(b, g, buf, "", "u", idx, "__ldg"), put(b, "\n");
-    put(b, "        if (%s + 1 < k1) {\n            const long long o1 = (%s + 1) * sm;\n            (void)o1;\n", kv, kv);
-    if (wave) put(b, "            if (col) "), emit_vload(b, g, "pun", "", "up", "base + o1", "__ldcs"), put(b, "\n");
-    if (coef) put(b, "            if (col) "), emit_vload(b, g, "pcn", "", "cf", "base + o1", "__ldcs"), put(b, "\n");
+    fdx_stencil_vload(fdx_cg_if(at, "col && %s + %d < k1", kv, dist), g, buf, "", "u",
+                      fdx_cg_fmt(g->cg, "base + (%s + %d) * sm", kv, g->rm + dist), FDX_CG_LDG);
+    fdx_cg_node *next = fdx_cg_if(at, "%s + 1 < k1", kv);
+    fdx_cg_stmt(next, "const long long o1 = (%s + 1) * sm", kv);
+    fdx_cg_stmt(next, "(void)o1");
+    if (wave) fdx_stencil_vload(fdx_cg_if(next, "col"), g, "pun", "", "up", "base + o1", FDX_CG_STREAM);
+    if (coef) fdx_stencil_vload(fdx_cg_if(next, "col"), g, "pcn", "", "cf", "base + o1", FDX_CG_STREAM);
     if (smem) {
-        put(b, "            if (hasl) hl = __ldg(u + il + o1);\n            if (hasr) hr = __ldg(u + ir + o1);\n");
+        fdx_cg_stmt(fdx_cg_if(next, "hasl"), "hl = %s", fdx_cg_ld(g->cg, FDX_CG_LDG, "u + il + o1"));
+        fdx_cg_stmt(fdx_cg_if(next, "hasr"), "hr = %s", fdx_cg_ld(g->cg, FDX_CG_LDG, "u + ir + o1"));
         if (g->ry) {
-            put(b, "            if (hasyl) "), emit_vload(b, g, "yl", "", "u", "iyl + o1", "__ldg"), put(b, "\n");
-            put(b, "            if (hasyh) "), emit_vload(b, g, "yh", "", "u", "iyh + o1", "__ldg"), put(b, "\n");
+            fdx_stencil_vload(fdx_cg_if(next, "hasyl"), g, "yl", "", "u", "iyl + o1", FDX_CG_LDG);
+            fdx_stencil_vload(fdx_cg_if(next, "hasyh"), g, "yh", "", "u", "iyh + o1", FDX_CG_LDG);
         }
     }
-    put(b, "        }\n");
     /* Compute and store the interior lanes of this plane. */
-    put(b, "        if (rowin) {\n            const long long q = base + %s * sm;\n            (void)q;\n", kv);
-    emit_points_store_shift(b, g, kv);
+    fdx_cg_node *rowin = fdx_cg_if(at, "rowin");
+    fdx_cg_stmt(rowin, "const long long q = base + %s * sm", kv);
+    fdx_cg_stmt(rowin, "(void)q");
+    fdx_stencil_emit_points_store_shift(at, rowin, g, kv);
 }
 
-/* The kernel's signature; __launch_bounds__ names the block's threads and,
-   with cfg->minb, the blocks per multiprocessor the compiler must allow for
-   (a register cap). */
-static void emit_head(sb *b, const gen *g)
-{
-    const fdx_stencil_cfg *c = g->cfg;
-    put(b, "extern \"C\" __global__ void __launch_bounds__(%d", c->tx * c->ty);
-    if (c->minb > 0) put(b, ", %d", c->minb);
-    put(b, ") " FDX_STENCIL_ENTRY "(real *__restrict__ out, const real *__restrict__ u, const real *__restrict__ up,\n"
-           "    const real *__restrict__ cf, const struct fdx_p p)\n{\n");
-}
-
-/* Loads of one group of the unrolled column, the group starting at plane
-   `kg` (an expression): for each of the thread's rows, its U new column
-   planes kg + rm .. kg + rm + U - 1 into <col><lane>_<first + j>, clamped to
-   the block's last plane kl; u_prev and coef at its own planes, clamped to
-   k1 - 1, into pu/pc<lane>_<j> (with `next`: pun/pcn).  Clamped loads repeat
-   a valid plane, so every load is unconditional and the compiler may issue
-   them all at once. */
-static void emit_group_loads(sb *b, const gen *g, const char *kg, const char *col, int first, int next)
-{
-    const int U = g->cfg->pd, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef;
-    char suf[32], idx[512], pre[16], ro[24];
-    for (int i = 0; i < g->nr; i++) {
-        /* Row i's base: the first row's plus its in-plane offset. */
-        char rb[32];
-        snprintf(rb, sizeof rb, "base%s%s", i ? " + " : "", i ? rowoff(g, ro, sizeof ro, i) : "");
-        for (int j = 0; j < U; j++) {
-            snprintf(suf, sizeof suf, "_%d", first + j);
-            snprintf(idx, sizeof idx, "%s + ((%s) + %d < kl ? (%s) + %d : kl) * sm", rb, kg, g->rm + j, kg, g->rm + j);
-            put(b, "        "), emit_vload(b, g, rowpre(g, pre, sizeof pre, col, i), suf, "u", idx, "__ldg"),
-                put(b, "\n");
-        }
-        const char *pw[2] = {wave ? (next ? "pun" : "pu") : NULL, coef ? (next ? "pcn" : "pc") : NULL};
-        const char *src[2] = {"up", "cf"};
-        for (int w = 0; w < 2; w++)
-            for (int j = 0; pw[w] && j < U; j++) {
-                snprintf(suf, sizeof suf, "_%d", j);
-                snprintf(idx, sizeof idx, "%s + ((%s) + %d < k1 ? (%s) + %d : k1 - 1) * sm", rb, kg, j, kg, j);
-                put(b, "        "), emit_vload(b, g, rowpre(g, pre, sizeof pre, pw[w], i), suf, src[w], idx, "__ldcs"),
-                    put(b, "\n");
-            }
-    }
-}
-
-/* Declares <pre><lane>_<i> = 0 for every lane and i < n. */
-static void emit_lane_array(sb *b, const gen *g, const char *pre, int n)
-{
-    for (int v = 0; v < g->vec; v++) {
-        put(b, "    real");
-        for (int i = 0; i < n; i++) put(b, "%s %s%d_%d = 0", i ? "," : "", pre, v, i);
-        put(b, ";\n");
-    }
-}
-
-/* The unrolled column: each thread marches its (x, y) column through the
-   block's chunk of planes in groups of U = pd planes (a constant here).  At
-   the start of a group every load of it (U column planes, u_prev, coef) is
-   issued before the first point is computed: U independent vector loads in
-   flight per thread, where the plain march has one or two.  The 2 rm planes
-   the next group shares stay in registers, so a chunk of many groups reads
-   each plane once.  With cfg->pipe a march issues the next group's loads
-   before computing the current one (U more registers per lane), so a
-   thread's loads stay in flight while it computes.  In-plane neighbours come
-   through L1 like the direct strategy (with g->xv the x neighbours beyond
-   the thread's lanes as aligned vectors: one load per vec values).  No
-   shared memory and no barriers, so threads outside the grid leave at once.
-   In-plane offsets are 32-bit; only the per-thread base pointer is 64-bit.
-   With cfg->ry > 1 (rank 3) a thread computes ry consecutive rows, each with
-   its own column: the rows' centres are each other's y neighbours, so a
-   plane costs ry + 2r row loads for ry points instead of ry (2r + 1) (the
-   25-point kernel is bound by those loads through L1, not by DRAM). */
-static void emit_cuda_unroll(sb *b, gen *g)
-{
-    const fdx_stencil_cfg *c = g->cfg;
-    const int U = c->pd, R = 2 * g->rm, T = U + R, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef;
-    /* One group per block (chunk == pd, part of the kernel's key) needs no
-       loop: straight-line code kept ~12 registers fewer at pd 8, and 11%
-       faster at 1024^3 on the H100, than the same group inside the loop. */
-    const int single = c->chunk == U, pipe = c->pipe && !single;
-    emit_head(b, g);
-    put(b, "    const int nx = (int)p.n[0], ny = (int)p.n[1], sy = nx;\n"
-           "    const long long nm = p.n[2], sm = p.n[0] * p.n[1];\n");
-    if (c->zfast) {
-        put(b, "    const int bx = blockIdx.y, by = blockIdx.z, bz = blockIdx.x;\n");
-    } else if (c->band) {
-        /* Blocks after x in launch order: L; band of B block rows, the last
-           one h <= B high, walked row-fastest then chunk. */
-        put(b, "    const unsigned gy = gridDim.y, gz = gridDim.z, L = blockIdx.y + gy * blockIdx.z;\n"
-               "    const unsigned band = L / (%du * gz);\n"
-               "    const unsigned h = gy - band * %du < %du ? gy - band * %du : %du, rem = L - band * %du * gz;\n"
-               "    const int bx = blockIdx.x, by = (int)(band * %du + rem %% h), bz = (int)(rem / h);\n",
-            c->band, c->band, c->band, c->band, c->band, c->band, c->band);
-    } else
-        put(b, "    const int bx = blockIdx.x, by = blockIdx.y, bz = blockIdx.z;\n");
-    /* Unaligned rows gain nothing from an aligned x origin: the blocks
-       start at the first interior point and cover only interior points
-       (513 wide at 128 points a block: 4 blocks, not a fifth for one
-       column, whose warps would wait as long as full ones). */
-    put(b, "    const int x = %d + bx * %d + (int)threadIdx.x * %d", g->win ? g->r : 0, c->tx * g->vec, g->vec);
-    if (g->nr == 1) {
-        put(b, ", y = by * %d + (int)threadIdx.y;\n", c->ty);
-        put(b, "    if (x >= nx - %d || y < %d || y >= ny - %d) return;\n", g->win ? g->r : 0, g->ry, g->ry);
-    } else {
-        /* Several rows a thread: the rows start at the first interior one
-           (a block covers ty * nr rows; the grid covers ny - 2r). */
-        put(b, ", y = %d + (by * %d + (int)threadIdx.y) * %d;\n", g->ry, c->ty, g->nr);
-        put(b, "    if (x >= nx - %d || y >= ny - %d) return;\n", g->win ? g->r : 0, g->ry);
-        for (int d = 1; d < g->nr + g->ry; d++)
-            put(b, "    const int oy%d = (y + %d < ny ? %d : ny - 1 - y) * sy;\n", d, d, d);
-    }
-    put(b, "    const long long k0 = %d + (long long)bz * p.chunk;\n", g->rm);
-    put(b, "    const long long k1 = k0 + p.chunk < nm - %d ? k0 + p.chunk : nm - %d;\n", g->rm, g->rm);
-    put(b, "    const long long kl = k1 + %d; /* the last plane the block reads */\n", g->rm - 1);
-    put(b, "    const long long base = x + (long long)y * sy;\n");
-    put(b, "    (void)up, (void)cf, (void)sy, (void)kl;\n");
-    /* c<lane>_<t>: plane kg - rm + t of the column, t < T (per row). */
-    char suf[32], idx[128], pre[16], ro[24];
-    for (int i = 0; i < g->nr; i++) {
-        emit_lane_array(b, g, rowpre(g, pre, sizeof pre, "c", i), T);
-        if (wave) emit_lane_array(b, g, rowpre(g, pre, sizeof pre, "pu", i), U);
-        if (coef) emit_lane_array(b, g, rowpre(g, pre, sizeof pre, "pc", i), U);
-        if (pipe) {
-            emit_lane_array(b, g, rowpre(g, pre, sizeof pre, "n", i), U);
-            if (wave) emit_lane_array(b, g, rowpre(g, pre, sizeof pre, "pun", i), U);
-            if (coef) emit_lane_array(b, g, rowpre(g, pre, sizeof pre, "pcn", i), U);
-        }
-    }
-    /* The 2 rm planes below the first group (they exist: k0 >= rm). */
-    for (int i = 0; i < g->nr; i++)
-        for (int t = 0; t < R; t++) {
-            snprintf(suf, sizeof suf, "_%d", t);
-            snprintf(idx, sizeof idx, "base%s%s + (k0 - %d) * sm", i ? " + " : "", i ? rowoff(g, ro, sizeof ro, i) : "",
-                     g->rm - t);
-            put(b, "    "), emit_vload(b, g, rowpre(g, pre, sizeof pre, "c", i), suf, "u", idx, "__ldg"), put(b, "\n");
-        }
-    if (pipe) emit_group_loads(b, g, "k0", "c", R, 0);
-    if (single) put(b, "    {\n        const long long kg = k0;\n");
-    else put(b, "#pragma unroll 1\n    for (long long kg = k0; kg < k1; kg += %d) {\n", U);
-    put(b, "        const int nk = k1 - kg < %d ? (int)(k1 - kg) : %d; /* planes to write */\n", U, U);
-    if (!pipe) emit_group_loads(b, g, "kg", "c", R, 0);
-    /* The next group's loads; a block-uniform branch (the last group has
-       none). */
-    if (pipe) {
-        put(b, "        if (kg + %d < k1) {\n", U);
-        snprintf(idx, sizeof idx, "kg + %d", U);
-        emit_group_loads(b, g, idx, "n", 0, 1);
-        put(b, "        }\n");
-    }
-    /* pl<t>: this thread's first lane in the group's plane t, for the
-       in-plane neighbours; planes past the last written one (only in a
-       partial last group, whose results are dropped) are clamped to it, so
-       even windows stay inside the array. */
-    for (int j = 0; j < U; j++)
-        put(b, "        const real *pl%d = u + base + (kg + %d < k1 ? kg + %d : k1 - 1) * sm;\n", j + g->rm, j, j);
-    char centre[48], prev[48], cfv[48], res[32];
-    const int mx = (g->r + g->vec - 1) / g->vec; /* x vectors per side */
-    for (int j = 0; j < U; j++) {
-        g->plane = j;
-        /* y neighbours as whole vectors (aligned: vec divides nx, or cut
-           from two aligned ones); with several rows, only the 2r rows
-           around the thread's rows (the rows between are its centres), as
-           named scalars at vec 1 too. */
-        for (int oy = -g->ry; oy < g->nr + g->ry && (g->vec > 1 || g->nr > 1); oy++) {
-            if (oy >= 0 && oy < g->nr) continue;
-            snprintf(suf, sizeof suf, "y%c%d_%d", oy < 0 ? 'm' : 'p', oy < 0 ? -oy : oy, j);
-            rowoff(g, ro, sizeof ro, oy);
-            if (g->vec == 1)
-                put(b, "        const real %s = __ldg(pl%d + %s);\n", suf, j + g->rm, ro);
-            else if (g->win)
-                put(b, "        const realv %s = fdx_win_ldg(pl%d + %s);\n", suf, j + g->rm, ro);
-            else
-                put(b, "        const realv %s = __ldg((const realv *)(pl%d + %s));\n", suf, j + g->rm, ro);
-        }
-        for (int i = 0; i < g->nr; i++) {
-            g->row = i;
-            char rp[16], pl[32];
-            rowpre(g, rp, sizeof rp, "", i);
-            if (i) snprintf(pl, sizeof pl, "pl%d + oy%d", j + g->rm, i);
-            else snprintf(pl, sizeof pl, "pl%d", j + g->rm);
-            for (int m = -mx; m <= mx && g->xv; m++)
-                if (m)
-                    put(b, "        const realv x%s%c%d_%d = __ldg((const realv *)(%s) + (%d));\n", rp,
-                        m < 0 ? 'm' : 'p', m < 0 ? -m : m, j, pl, m);
-            if (g->nr == 1) put(b, "        if (%d < nk) {\n", j);
-            else put(b, "        if (%d < nk && y + %d < ny - %d) {\n", j, i, g->ry);
-            for (int v = 0; v < g->vec; v++) {
-                snprintf(centre, sizeof centre, "%s%d_%d", rowpre(g, pre, sizeof pre, "c", i), v, j + g->rm);
-                snprintf(prev, sizeof prev, "%s%d_%d", rowpre(g, pre, sizeof pre, "pu", i), v, j);
-                snprintf(cfv, sizeof cfv, "%s%d_%d", rowpre(g, pre, sizeof pre, "pc", i), v, j);
-                snprintf(res, sizeof res, "r%d", v);
-                char damp[16] = "", kj[16], yi[16];
-                if (g->ks->sponge) {
-                    snprintf(kj, sizeof kj, "kg + %d", j);
-                    snprintf(yi, sizeof yi, i ? "y + %d" : "y", i);
-                    emit_cuda_damp(b, v, yi, kj, prev);
-                    snprintf(prev, sizeof prev, "g%d", v);
-                    snprintf(damp, sizeof damp, "f%d", v);
-                }
-                put(b, "            ");
-                emit_point(b, g, cuda_neighbour, "p.", v, centre, prev, cfv, damp[0] ? damp : NULL, res);
-            }
-            if (i) snprintf(idx, sizeof idx, "out + base + oy%d + (kg + %d) * sm", i, j);
-            else snprintf(idx, sizeof idx, "out + base + (kg + %d) * sm", j);
-            emit_store(b, g, idx);
-            put(b, "        }\n");
-        }
-        g->row = 0;
-    }
-    /* The next group's lower planes: registers, no memory traffic (only the
-       last group can be partial, and nothing follows it); with pipe its new
-       planes too. */
-    for (int i = 0; i < g->nr && !single; i++)
-        for (int v = 0; v < g->vec; v++) {
-            char cp[16], np[16], up[16], unp[16], fp[16], fnp[16];
-            rowpre(g, cp, sizeof cp, "c", i), rowpre(g, np, sizeof np, "n", i);
-            rowpre(g, up, sizeof up, "pu", i), rowpre(g, unp, sizeof unp, "pun", i);
-            rowpre(g, fp, sizeof fp, "pc", i), rowpre(g, fnp, sizeof fnp, "pcn", i);
-            put(b, "       ");
-            for (int t = 0; t < R; t++) put(b, " %s%d_%d = %s%d_%d;", cp, v, t, cp, v, t + U);
-            for (int j = 0; pipe && j < U; j++) {
-                put(b, " %s%d_%d = %s%d_%d;", cp, v, R + j, np, v, j);
-                if (wave) put(b, " %s%d_%d = %s%d_%d;", up, v, j, unp, v, j);
-                if (coef) put(b, " %s%d_%d = %s%d_%d;", fp, v, j, fnp, v, j);
-            }
-            put(b, "\n");
-        }
-    put(b, "    }\n}\n");
-}
-
-static void emit_cuda(sb *b, const gen *g)
+static void emit_cuda(fdx_cg_node *at, const gen *g)
 {
     const fdx_stencil_cfg *c = g->cfg;
     const int txv = c->tx * g->vec, smem = c->variant == FDX_SV_SMEM, wave = g->ks->update == FDX_UPDATE_WAVE;
-    const int coef = g->ks->coef;
-    emit_head(b, g);
-    if (smem) put(b, "    __shared__ real tile[%d][%d];\n", c->ty + 2 * g->ry, txv + 2 * g->r);
-    put(b, "    const long long nx = p.n[0], ny = p.n[1], nm = p.n[2], sy = nx, sm = nx * ny;\n"
-           "    const int tx = threadIdx.x, ty = threadIdx.y;\n");
-    put(b, "    const long long x0 = (long long)blockIdx.x * %d, y0 = (long long)blockIdx.y * %d;\n", txv, c->ty);
-    put(b, "    const long long x = x0 + tx * %d, y = y0 + ty;\n", g->vec);
-    put(b, "    const long long k0 = %d + (long long)blockIdx.z * p.chunk;\n", g->rm);
-    put(b, "    const long long k1 = k0 + p.chunk < nm - %d ? k0 + p.chunk : nm - %d;\n", g->rm, g->rm);
-    put(b, "    const bool col = x < nx && y < ny;\n");
-    put(b, "    const bool rowin = col && y >= %d && y < ny - %d;\n", g->ry, g->ry);
-    put(b, "    const long long base = x + y * sy;\n    (void)sy, (void)y0, (void)up, (void)cf;\n");
+    const int coef = g->ks->coef, r = g->r, rm = g->rm;
+    fdx_cg_node *k = fdx_stencil_emit_kernel(at, g);
+    if (smem) fdx_cg_shared(k, "real", "tile", fdx_cg_fmt(g->cg, "[%d][%d]", c->ty + 2 * g->ry, txv + 2 * r));
+    fdx_cg_stmt(k, "const long long nx = p.n[0], ny = p.n[1], nm = p.n[2], sy = nx, sm = nx * ny");
+    fdx_cg_stmt(k, "const int tx = threadIdx.x, ty = threadIdx.y");
+    fdx_cg_stmt(k, "const long long x0 = (long long)blockIdx.x * %d, y0 = (long long)blockIdx.y * %d", txv, c->ty);
+    fdx_cg_stmt(k, "const long long x = x0 + tx * %d, y = y0 + ty", g->vec);
+    fdx_cg_stmt(k, "const long long k0 = %d + (long long)blockIdx.z * p.chunk", rm);
+    fdx_cg_stmt(k, "const long long k1 = k0 + p.chunk < nm - %d ? k0 + p.chunk : nm - %d", rm, rm);
+    fdx_cg_stmt(k, "const bool col = x < nx && y < ny");
+    fdx_cg_stmt(k, "const bool rowin = col && y >= %d && y < ny - %d", g->ry, g->ry);
+    fdx_cg_stmt(k, "const long long base = x + y * sy");
+    fdx_cg_stmt(k, "(void)sy, (void)y0, (void)up, (void)cf");
     /* The register column: q<lane>_<t> holds plane k - rm + t. */
-    for (int v = 0; v < g->vec; v++) {
-        put(b, "    real");
-        for (int t = 0; t <= 2 * g->rm; t++) put(b, "%s q%d_%d = 0", t ? "," : "", v, t);
-        put(b, ";\n");
-    }
-    emit_lanes(b, g, "n");
-    if (c->pd == 2) emit_lanes(b, g, "m");
-    if (wave) emit_lanes(b, g, "pu"), emit_lanes(b, g, "pun");
-    if (coef) emit_lanes(b, g, "pc"), emit_lanes(b, g, "pcn");
+    fdx_stencil_emit_lane_array(k, g, "q", 2 * rm + 1);
+    fdx_stencil_emit_lanes(k, g, "n");
+    if (c->pd == 2) fdx_stencil_emit_lanes(k, g, "m");
+    if (wave) fdx_stencil_emit_lanes(k, g, "pu"), fdx_stencil_emit_lanes(k, g, "pun");
+    if (coef) fdx_stencil_emit_lanes(k, g, "pc"), fdx_stencil_emit_lanes(k, g, "pcn");
     if (smem) {
         /* Halo loaders: threads tx < r fetch r points left and right of the
            tile row; threads ty < r fetch r rows below and above (no corners:
            a star never reads them). */
-        put(b, "    const bool hasl = tx < %d && y < ny && x0 - %d + tx >= 0;\n", g->r, g->r);
-        put(b, "    const bool hasr = tx < %d && y < ny && x0 + %d + tx < nx;\n", g->r, txv);
-        put(b, "    const long long il = x0 - %d + tx + y * sy, ir = x0 + %d + tx + y * sy;\n", g->r, txv);
-        put(b, "    real hl = 0, hr = 0;\n");
+        fdx_cg_stmt(k, "const bool hasl = tx < %d && y < ny && x0 - %d + tx >= 0", r, r);
+        fdx_cg_stmt(k, "const bool hasr = tx < %d && y < ny && x0 + %d + tx < nx", r, txv);
+        fdx_cg_stmt(k, "const long long il = x0 - %d + tx + y * sy, ir = x0 + %d + tx + y * sy", r, txv);
+        fdx_cg_stmt(k, "real hl = 0, hr = 0");
         if (g->ry) {
-            put(b, "    const bool hasyl = ty < %d && x < nx && y0 - %d + ty >= 0;\n", g->r, g->r);
-            put(b, "    const bool hasyh = ty < %d && x < nx && y0 + %d + ty < ny;\n", g->r, c->ty);
-            put(b, "    const long long iyl = x + (y0 - %d + ty) * sy, iyh = x + (y0 + %d + ty) * sy;\n", g->r, c->ty);
-            emit_lanes(b, g, "yl");
-            emit_lanes(b, g, "yh");
+            fdx_cg_stmt(k, "const bool hasyl = ty < %d && x < nx && y0 - %d + ty >= 0", r, r);
+            fdx_cg_stmt(k, "const bool hasyh = ty < %d && x < nx && y0 + %d + ty < ny", r, c->ty);
+            fdx_cg_stmt(k, "const long long iyl = x + (y0 - %d + ty) * sy, iyh = x + (y0 + %d + ty) * sy", r, c->ty);
+            fdx_stencil_emit_lanes(k, g, "yl");
+            fdx_stencil_emit_lanes(k, g, "yh");
         }
     }
     /* Prologue: planes k0-rm .. k0+rm-1 into the column, k0+rm in flight. */
-    put(b, "    if (col) {\n");
-    char suf[16], idx[96];
-    for (int t = 0; t < 2 * g->rm; t++) {
-        snprintf(suf, sizeof suf, "_%d", t);
-        snprintf(idx, sizeof idx, "base + (k0 - %d) * sm", g->rm - t);
-        put(b, "        "), emit_vload(b, g, "q", suf, "u", idx, "__ldg"), put(b, "\n");
-    }
-    snprintf(idx, sizeof idx, "base + (k0 + %d) * sm", g->rm);
-    put(b, "        "), emit_vload(b, g, "n", "", "u", idx, "__ldg"), put(b, "\n");
-    if (wave) put(b, "        "), emit_vload(b, g, "pun", "", "up", "base + k0 * sm", "__ldcs"), put(b, "\n");
-    if (coef) put(b, "        "), emit_vload(b, g, "pcn", "", "cf", "base + k0 * sm", "__ldcs"), put(b, "\n");
-    put(b, "    }\n");
+    fdx_cg_node *col = fdx_cg_if(k, "col");
+    for (int t = 0; t < 2 * rm; t++)
+        fdx_stencil_vload(col, g, "q", fdx_cg_fmt(g->cg, "_%d", t), "u", fdx_cg_fmt(g->cg, "base + (k0 - %d) * sm", rm - t),
+                          FDX_CG_LDG);
+    fdx_stencil_vload(col, g, "n", "", "u", fdx_cg_fmt(g->cg, "base + (k0 + %d) * sm", rm), FDX_CG_LDG);
+    if (wave) fdx_stencil_vload(col, g, "pun", "", "up", "base + k0 * sm", FDX_CG_STREAM);
+    if (coef) fdx_stencil_vload(col, g, "pcn", "", "cf", "base + k0 * sm", FDX_CG_STREAM);
     if (smem) {
-        put(b, "    if (hasl) hl = __ldg(u + il + k0 * sm);\n    if (hasr) hr = __ldg(u + ir + k0 * sm);\n");
+        fdx_cg_stmt(fdx_cg_if(k, "hasl"), "hl = %s", fdx_cg_ld(g->cg, FDX_CG_LDG, "u + il + k0 * sm"));
+        fdx_cg_stmt(fdx_cg_if(k, "hasr"), "hr = %s", fdx_cg_ld(g->cg, FDX_CG_LDG, "u + ir + k0 * sm"));
         if (g->ry) {
-            put(b, "    if (hasyl) "), emit_vload(b, g, "yl", "", "u", "iyl + k0 * sm", "__ldg"), put(b, "\n");
-            put(b, "    if (hasyh) "), emit_vload(b, g, "yh", "", "u", "iyh + k0 * sm", "__ldg"), put(b, "\n");
+            fdx_stencil_vload(fdx_cg_if(k, "hasyl"), g, "yl", "", "u", "iyl + k0 * sm", FDX_CG_LDG);
+            fdx_stencil_vload(fdx_cg_if(k, "hasyh"), g, "yh", "", "u", "iyh + k0 * sm", FDX_CG_LDG);
         }
     }
-
     if (c->pd == 2) {
         /* Two planes in flight per thread: the loop is unrolled by two with
            alternating buffers, so no register move waits on a pending load. */
-        snprintf(idx, sizeof idx, "base + (k0 + %d) * sm", g->rm + 1);
-        put(b, "    if (col && k0 + 1 < k1) "), emit_vload(b, g, "m", "", "u", idx, "__ldg"), put(b, "\n");
-        put(b, "    for (long long k = k0; k < k1; k += 2) {\n");
-        emit_step(b, g, "k", "n", 2);
-        put(b, "        if (k + 1 < k1) {\n        const long long k2 = k + 1;\n");
-        emit_step(b, g, "k2", "m", 2);
-        put(b, "        }\n    }\n}\n");
+        fdx_stencil_vload(fdx_cg_if(k, "col && k0 + 1 < k1"), g, "m", "", "u",
+                          fdx_cg_fmt(g->cg, "base + (k0 + %d) * sm", rm + 1), FDX_CG_LDG);
+        fdx_cg_node *loop = fdx_cg_for(k, FDX_CG_LOOP, "long long k = k0; k < k1; k += 2");
+        emit_step(loop, g, "k", "n", 2);
+        fdx_cg_node *second = fdx_cg_if(loop, "k + 1 < k1");
+        fdx_cg_stmt(second, "const long long k2 = k + 1");
+        emit_step(second, g, "k2", "m", 2);
     } else {
-        put(b, "    for (long long k = k0; k < k1; k++) {\n");
-        emit_step(b, g, "k", "n", 1);
-        put(b, "    }\n}\n");
+        emit_step(fdx_cg_for(k, FDX_CG_LOOP, "long long k = k0; k < k1; k++"), g, "k", "n", 1);
     }
 }
 
-/* ---- CUDA: the asynchronous march (FDX_SV_ASYNC) ----------------------------- */
-
-/* Copies plane `plane` of the block's tile into stage `stage`: each thread
-   its slots (go<j> < 0: outside the array, never copied; only points whose
-   whole star lies inside are stored, so those cells are never used). */
-static void emit_async_issue(sb *b, const gen *g, const fdx_stencil_async_geom *a, const char *plane,
-                             const char *stage)
+void fdx_stencil_emit_lane_array(fdx_cg_node *at, const gen *g, const char *pre, int n)
 {
-    const int bytes = g->vec * (g->ks->is_double ? 8 : 4);
-    put(b, "        {\n            const real *up_ = u + (%s) * sm;\n"
-           "            const unsigned st_ = sbase + (unsigned)(%s) * %zuu;\n",
-        plane, stage, a->stage_elems * (g->ks->is_double ? 8 : 4));
-    /* 16-byte copies bypass L1 (.cg); smaller ones must go through it (.ca). */
-    for (int j = 0; j < a->per_thread; j++)
-        put(b, "            if (go%d >= 0) asm volatile(\"cp.async.%s.shared.global [%%0], [%%1], %d;\" :: "
-               "\"r\"(st_ + so%d), \"l\"(up_ + go%d) : \"memory\");\n",
-            j, bytes == 16 ? "cg" : "ca", bytes, j, j);
-    put(b, "        }\n");
-}
-
-/* Asynchronous march, several rows a thread (cfg->ry): opens the scope of
-   the thread's row i (of g->nr).  The row's own names (its point y, base,
-   col, rowin, its tile pointers T / Tn, and with several rows its column
-   c<i>_<lane>_<t> and u_prev / coef registers bound by reference to the
-   names q<lane>_<t>, pu, pc... that the shared point code uses) shadow the
-   thread's, so one body serves every row; references to locals cost no
-   registers of their own.  With one row the names are the thread's. */
-static void emit_async_row_open(sb *b, const gen *g, const fdx_stencil_async_geom *a, int i, int tiles)
-{
-    const int r = g->r, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef;
-    put(b, "    { /* row %d */\n", i);
-    put(b, "    const long long y = y_ + %d, base = base_ + %d * sy;\n", i, i);
-    put(b, "    const bool col = xin_ && y < ny, rowin = col && y >= %d && y < ny - %d;\n    (void)rowin;\n", r, r);
-    if (tiles && g->zs) put(b, "    const real *T = T_ + %d;\n", i * a->width);
-    else if (tiles) put(b, "    const real *T = T_ + %d, *Tn = Tn_ + %d;\n    (void)T;\n", i * a->width, i * a->width);
-    if (g->nr == 1) return;
     for (int v = 0; v < g->vec; v++) {
-        if (!g->zs) {
-            put(b, "    real");
-            for (int t = 0; t <= 2 * r; t++) put(b, "%s &q%d_%d = c%d_%d_%d", t ? "," : "", v, t, i, v, t);
-            put(b, ";\n");
-        }
-        if (wave) put(b, "    real &pu%d = pu%d_%d, &pun%d = pun%d_%d;\n", v, i, v, v, i, v);
-        if (coef) put(b, "    real &pc%d = pc%d_%d, &pcn%d = pcn%d_%d;\n", v, i, v, v, i, v);
+        fdx_sb d = FDX_SB_INIT;
+        fdx_sb_puts(&d, "real");
+        for (int i = 0; i < n; i++) fdx_sb_printf(&d, "%s %s%d_%d = 0", i ? "," : "", pre, v, i);
+        fdx_cg_stmt(at, "%s", fdx_cg_text(g->cg, &d));
     }
-}
-
-/* Every plane of the block's tile is read once, by cp.async, into a ring of
-   stages in shared memory; planes k .. k + r stay resident (plane k's tile
-   gives the in-plane neighbours, plane k + r the column's newest value) and
-   pd more are in flight without holding registers.  The column of 2r + 1
-   values stays in registers as in the other marches.  One barrier a plane:
-   after waiting for plane k + r's copies, it makes them visible, and since
-   every thread has then left plane k - 1, that plane's stage (the one the
-   next copies overwrite: stages = r + 1 + pd) is free.  With cfg->ry rows a
-   thread (consecutive rows, each with its own column) the tile is ry times
-   taller for the same threads: its y halo is shared by more points.  With
-   cfg->zs the column is not carried: planes k - r .. k + r stay resident
-   (r more stages, the march's planes counted from k0 - lo, lo = r) and the
-   2r + 1 values are shared-memory loads at the point's tile position in
-   those stages, so registers no longer grow with the rows a thread. */
-static void emit_cuda_async(sb *b, gen *g)
-{
-    const fdx_stencil_cfg *c = g->cfg;
-    const int r = g->r, V = g->vec, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef, nr = g->nr;
-    const int zs = g->zs, lo = zs ? r : 0;
-    fdx_stencil_async_geom a;
-    fdx_stencil_async_geom_of(g->ks, c, &a);
-    const int gw = a.width / V, nt = c->tx * c->ty, P = c->pd, S = a.stages, rows = c->ty * nr;
-    g->aw = a.width;
-    emit_head(b, g);
-    put(b, "    extern __shared__ __align__(16) unsigned char fdx_smem_[];\n"
-           "    const real *tile = (const real *)fdx_smem_;\n"
-           "    const unsigned sbase = (unsigned)__cvta_generic_to_shared(fdx_smem_);\n");
-    put(b, "    const long long nx = p.n[0], ny = p.n[1], nm = p.n[2], sy = nx, sm = nx * ny;\n"
-           "    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * %d + tx;\n", c->tx);
-    put(b, "    const long long x0 = (long long)blockIdx.x * %d, y0 = (long long)blockIdx.y * %d;\n", c->tx * V, rows);
-    put(b, "    const long long x = x0 + tx * %d, y_ = y0 + ty * %d;\n", V, nr);
-    put(b, "    const long long k0 = %d + (long long)blockIdx.z * p.chunk;\n", r);
-    put(b, "    const long long k1 = k0 + p.chunk < nm - %d ? k0 + p.chunk : nm - %d;\n", r, r);
-    put(b, "    const bool xin_ = x < nx;\n");
-    put(b, "    const long long base_ = x + y_ * sy;\n    (void)up, (void)cf;\n");
-    /* Copy slots: slot i < rows * gw is a centre row's copy (x halo included),
-       the rest the r rows above and below, centre part only. */
-    for (int j = 0; j < a.per_thread; j++) {
-        put(b, "    long long go%d = -1;\n    unsigned so%d = 0;\n", j, j);
-        put(b, "    {\n        const int i_ = tid + %d;\n        if (i_ < %d) {\n            int row_, xo_;\n", j * nt,
-            a.slots);
-        put(b, "            if (i_ < %d) row_ = %d + i_ / %d, xo_ = (i_ %% %d) * %d - %d;\n", rows * gw, r, gw, gw, V,
-            a.rx);
-        put(b, "            else {\n                const int h_ = (i_ - %d) / %d;\n"
-               "                row_ = h_ < %d ? h_ : %d + h_;\n                xo_ = ((i_ - %d) %% %d) * %d;\n"
-               "            }\n",
-            rows * gw, c->tx, r, rows, rows * gw, c->tx, V);
-        put(b, "            const long long gx_ = x0 + xo_, gy_ = y0 + row_ - %d;\n", r);
-        put(b, "            so%d = (unsigned)((row_ * %d + xo_ + %d) * sizeof(real));\n", j, a.width, a.rx);
-        put(b, "            if (gx_ >= 0 && gx_ < nx && gy_ >= 0 && gy_ < ny) go%d = gx_ + gy_ * sy;\n", j);
-        put(b, "        }\n    }\n");
-    }
-    /* Each row's column (q<lane>_<t>, with several rows c<row>_<lane>_<t>)
-       and u_prev / coef registers. */
-    for (int i = 0; i < nr; i++) {
-        char pre[16];
-        if (nr > 1) snprintf(pre, sizeof pre, "c%d_", i);
-        else snprintf(pre, sizeof pre, "q");
-        for (int v = 0; v < V && !zs; v++) {
-            put(b, "    real");
-            for (int t = 0; t <= 2 * r; t++) put(b, "%s %s%d_%d = 0", t ? "," : "", pre, v, t);
-            put(b, ";\n");
-        }
-        const char *names[4] = {wave ? "pu" : NULL, wave ? "pun" : NULL, coef ? "pc" : NULL, coef ? "pcn" : NULL};
-        for (int n = 0; n < 4; n++) {
-            if (!names[n]) continue;
-            if (nr == 1) {
-                emit_lanes(b, g, names[n]);
-                continue;
-            }
-            char nm[16];
-            snprintf(nm, sizeof nm, "%s%d_", names[n], i);
-            emit_lanes(b, g, nm);
-        }
-    }
-    /* The column's first 2r planes straight from global memory. */
-    char suf[16], idx[96];
-    for (int i = 0; i < nr; i++) {
-        emit_async_row_open(b, g, &a, i, 0);
-        put(b, "    if (col) {\n");
-        for (int t = 0; t < 2 * r && !zs; t++) {
-            snprintf(suf, sizeof suf, "_%d", t);
-            snprintf(idx, sizeof idx, "base + (k0 - %d) * sm", r - t);
-            put(b, "        "), emit_vload(b, g, "q", suf, "u", idx, "__ldg"), put(b, "\n");
-        }
-        if (wave) put(b, "        "), emit_vload(b, g, "pun", "", "up", "base + k0 * sm", "__ldcs"), put(b, "\n");
-        if (coef) put(b, "        "), emit_vload(b, g, "pcn", "", "cf", "base + k0 * sm", "__ldcs"), put(b, "\n");
-        put(b, "    }\n    }\n");
-    }
-    /* Planes k0 - lo .. k0 + r + pd - 1 in flight, one commit group each
-       (empty past the last plane, so that the count of groups stays
-       uniform); plane k0 - lo + j goes to stage j mod S. */
-    put(b, "    for (int i = 0; i < %d; i++) {\n        if (k0 - %d + i < k1 + %d)\n", lo + r + P, lo, r);
-    snprintf(idx, sizeof idx, "k0 - %d + i", lo);
-    emit_async_issue(b, g, &a, idx, "i");
-    put(b, "        asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n    }\n");
-    put(b, "    const int tc = (ty * %d + %d) * %d + %d + tx * %d;\n", nr, r, a.width, a.rx, V);
-    put(b, "    for (long long k = k0; k < k1; k++) {\n        const int t = (int)(k - k0);\n");
-    put(b, "        asm volatile(\"cp.async.wait_group %d;\" ::: \"memory\"); /* plane k + r has landed */\n", P - 1);
-    put(b, "        __syncthreads(); /* ... for every thread; plane k - %d's stage is free */\n", lo + 1);
-    put(b, "        if (k + %d < k1 + %d)\n", r + P, r);
-    char st[48];
-    snprintf(st, sizeof st, "(t + %d) %% %d", lo + r + P, S);
-    snprintf(idx, sizeof idx, "k + %d", r + P);
-    emit_async_issue(b, g, &a, idx, st);
-    put(b, "        asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n");
-    put(b, "        const int sc_ = (t + %d) %% %d; /* plane k's stage */\n", lo, S);
-    put(b, "        const real *T_ = tile + sc_ * %zu + tc;\n", a.stage_elems);
-    if (zs) /* the stages of planes k - o and k + o, as offsets from T_ */
-        for (int o = 1; o <= r; o++)
-            put(b, "        const int zm%d_ = (sc_ >= %d ? -%d : %d) * %zu, zp%d_ = (sc_ + %d < %d ? %d : %d) * %zu;\n", o,
-                o, o, S - o, a.stage_elems, o, o, S, o, o - S, a.stage_elems);
-    else
-        put(b, "        const real *Tn_ = tile + ((t + %d) %% %d) * %zu + tc;\n", r, S, a.stage_elems);
-    for (int i = 0; i < nr; i++) {
-        emit_async_row_open(b, g, &a, i, 1);
-        if (!zs && V == 1) put(b, "        q0_%d = Tn[0];\n", 2 * r);
-        else if (!zs) {
-            static const char comp[4] = {'x', 'y', 'z', 'w'};
-            put(b, "        { const realv t_ = *(const realv *)Tn;");
-            for (int v = 0; v < V; v++) put(b, " q%d_%d = t_.%c;", v, 2 * r, comp[v]);
-            put(b, " }\n");
-        }
-        for (int v = 0; v < V; v++) {
-            if (wave) put(b, "        pu%d = pun%d;\n", v, v);
-            if (coef) put(b, "        pc%d = pcn%d;\n", v, v);
-        }
-        if (wave || coef) {
-            put(b, "        if (col && k + 1 < k1) {\n");
-            if (wave) put(b, "            "), emit_vload(b, g, "pun", "", "up", "base + (k + 1) * sm", "__ldcs"), put(b, "\n");
-            if (coef) put(b, "            "), emit_vload(b, g, "pcn", "", "cf", "base + (k + 1) * sm", "__ldcs"), put(b, "\n");
-            put(b, "        }\n");
-        }
-        put(b, "        if (rowin) {\n            const long long q = base + k * sm;\n");
-        for (int t = 0; t <= 2 * r && zs; t++) { /* the column from the stages */
-            char at[32];
-            if (t == r) snprintf(at, sizeof at, "T");
-            else snprintf(at, sizeof at, "(T + z%c%d_)", t < r ? 'm' : 'p', t < r ? r - t : t - r);
-            if (V == 1) {
-                put(b, "            const real q0_%d = *%s;\n", t, at);
-                continue;
-            }
-            static const char comp[4] = {'x', 'y', 'z', 'w'};
-            put(b, "            const realv z%d_ = *(const realv *)%s;\n            const real", t, at);
-            for (int v = 0; v < V; v++) put(b, "%s q%d_%d = z%d_.%c", v ? "," : "", v, t, t, comp[v]);
-            put(b, ";\n");
-        }
-        if (V > 1) {
-            /* Whole vectors from the tile: the x neighbours beyond the thread's
-               lanes, then the y neighbours. */
-            int mlo = -((r + V - 1) / V), mhi = (V - 1 + r) / V;
-            for (int m = mlo; m <= mhi; m++)
-                if (m)
-                    put(b, "            const realv x%c%d = *(const realv *)(T + %d);\n", m < 0 ? 'm' : 'p',
-                        m < 0 ? -m : m, m * V);
-            for (int o = 1; o <= r; o++)
-                put(b, "            const realv ym%d = *(const realv *)(T - %d), yp%d = *(const realv *)(T + %d);\n", o,
-                    o * a.width, o, o * a.width);
-        }
-        emit_points_store_shift(b, g, "k");
-        put(b, "    }\n");
-    }
-    put(b, "    }\n    asm volatile(\"cp.async.wait_all;\" ::: \"memory\");\n}\n");
 }
 
 fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda, char **source)
@@ -1006,7 +451,7 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
     FDX_CHECK(ks->radius >= 1 && ks->radius <= FDX_STENCIL_MAX_RADIUS, FDX_ERR_INTERNAL, "stencil radius %d",
               ks->radius);
     FDX_CHECK(ks->rank >= 1 && ks->rank <= 3, FDX_ERR_INTERNAL, "stencil rank %d", ks->rank);
-    gen g = {ks, cfg, cuda, ks->radius, ks->rank >= 2 ? ks->radius : 0, ks->rank == 3 ? ks->radius : 0,
+    gen g = {ks, cfg, NULL, cuda, ks->radius, ks->rank >= 2 ? ks->radius : 0, ks->rank == 3 ? ks->radius : 0,
              cuda ? cfg->vec : 1, ks->is_double ? "double" : "float", 0, 0, 0, 1, 0, 0, 0};
     if (cuda) {
         int unroll = cfg->variant == FDX_SV_UNROLL;
@@ -1039,22 +484,24 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
                   "%d rows a thread (the unrolled column in rank 3 without windows, or the asynchronous march, take "
                   "1..4)", cfg->ry);
     }
-    sb b = {0};
-    emit_prelude(&b, &g);
+    g.cg = fdx_cg_create(cuda ? FDX_CG_CUDA : FDX_CG_C);
+    FDX_CHECK(g.cg, FDX_ERR_NOMEM, "out of memory generating a stencil kernel");
+    fdx_cg_node *top = fdx_cg_root(g.cg);
+    emit_prelude(top, &g);
     if (cuda && cfg->variant == FDX_SV_UNROLL) {
-        emit_cuda_unroll(&b, &g);
+        fdx_stencil_emit_unroll(top, &g);
     } else if (cuda && cfg->variant == FDX_SV_ASYNC) {
-        emit_cuda_async(&b, &g);
+        fdx_stencil_emit_async(top, &g);
     } else if (cuda) {
-        emit_cuda(&b, &g);
+        emit_cuda(top, &g);
     } else {
-        emit_cpu_stream(&b, &g);
-        emit_cpu(&b, &g);
+        emit_cpu_stream(top, &g);
+        emit_cpu(top, &g);
     }
-    if (b.oom) {
-        free(b.s);
-        return fdx_fail(FDX_ERR_NOMEM, "out of memory generating a stencil kernel");
-    }
-    *source = b.s;
-    return FDX_OK;
+    fdx_sb out = FDX_SB_INIT;
+    fdx_status st = fdx_cg_print(g.cg, &out);
+    fdx_cg_destroy(g.cg);
+    if (st == FDX_OK) st = fdx_sb_take(&out, "a stencil kernel", source);
+    fdx_sb_free(&out);
+    return st;
 }

@@ -47,39 +47,12 @@ typedef enum fdx_stencil_variant {
 /* The most planes an unrolled group may hold (registers). */
 #define FDX_STENCIL_MAX_UNROLL 16
 
-/* A kernel configuration.  variant, tx, ty, vec, pd and zfast are baked into
-   the source; chunk (planes per block along the marching axis) and by (CPU
-   rows per task) are run-time parameters, so tuning them compiles nothing. */
+/* A kernel configuration: the fields of fdx_stencil_cfg.def, in its order
+   (that file says what each means). */
 typedef struct fdx_stencil_cfg {
-    int variant;
-    int tx, ty;  /* threads per block in x and y (CUDA) */
-    int vec;     /* consecutive x points per thread: 1, 2 or 4 */
-    int chunk;   /* planes per block (CUDA) or per task (CPU) */
-    int by;      /* CPU: rows per task */
-    int pd;      /* CUDA: planes of the column in flight per thread, 1 or 2;
-                    unroll: the group, 1..FDX_STENCIL_MAX_UNROLL; async: planes
-                    in flight ahead of the column, 1..FDX_STENCIL_MAX_ASYNC_AHEAD */
-    int zfast;   /* CUDA, unroll only: consecutive blocks step along the marching
-                    axis (their shared halo planes meet in L2) */
-    int pipe;    /* CUDA, unroll march: the next group's loads are issued before
-                    the current group is computed (software pipelining) */
-    int win;     /* CUDA, unroll, rank 3: rows need not be 16-byte aligned (vec
-                    need not divide nx); each vector is cut from the two aligned
-                    vectors around it */
-    int minb;    /* CUDA: blocks per multiprocessor promised to the compiler
-                    (__launch_bounds__), capping registers; 0: none */
-    int xv;      /* CUDA, unroll, vec > 1, not win: the x neighbours beyond a
-                    thread's lanes as aligned vectors (one load per vec values) */
-    int band;    /* CUDA, unroll, not zfast: blocks run in bands of `band` block
-                    rows (y), each band through all its chunks before the next,
-                    so that the planes neighbouring chunks share meet in L2
-                    while few rows are in flight; 0: all rows, then chunks */
-    int ry;      /* CUDA, unroll, rank 3: consecutive rows (y) per thread, 1..4
-                    (0 reads as 1); the rows share their y-neighbour loads:
-                    ry + 2r row loads a plane for ry points, not ry (2r + 1) */
-    int zs;      /* CUDA, async: the column's 2r + 1 values are read from the
-                    resident stages (r more of them) instead of being carried
-                    in registers, so registers do not grow with ry */
+#define FDX_STENCIL_CFG_FIELD(name, def, lo, hi, kernel, shown, text) int name;
+#include "stencil/fdx_stencil_cfg.def"
+#undef FDX_STENCIL_CFG_FIELD
 } fdx_stencil_cfg;
 
 /* Shape of an asynchronous march's shared memory (FDX_SV_ASYNC).  A stage
@@ -139,8 +112,24 @@ FDX_HIDDEN fdx_status fdx_stencil_launch_dims(const fdx_stencil_kspec *ks, const
    halo fits the block). */
 FDX_HIDDEN int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3]);
 
-/* Text such as "unroll 32x8 vec2 pd4 chunk 64 pipe" (buf of at least 96 bytes). */
+/* Text such as "unroll 32x8 vec2 chunk 64 pd4 pipe" (buf of at least 96 bytes). */
 FDX_HIDDEN void fdx_stencil_cfg_text(const fdx_stencil_cfg *cfg, int cuda, char *buf, size_t n);
+
+/* The tuning file's text of a configuration: every field in the table's
+   order as integers, e.g. "3 64 8 2 112 3 2 0 0 0 3 0 0 2 1". */
+FDX_HIDDEN void fdx_stencil_cfg_format(const fdx_stencil_cfg *cfg, char *buf, size_t n);
+/* Parses that text (FDX_STENCIL_CFG takes it too).  Returns 1 when every
+   field is there (the last may be missing: files written before it existed)
+   and the configuration is valid (fdx_stencil_cfg_valid). */
+FDX_HIDDEN int fdx_stencil_cfg_parse(const char *text, fdx_stencil_cfg *cfg);
+/* Each field within its range and the fields consistent with each other
+   (whatever the spec and shape; fdx_stencil_cfg_fits adds those). */
+FDX_HIDDEN int fdx_stencil_cfg_valid(const fdx_stencil_cfg *cfg);
+/* The part of a kernel's key the configuration gives: every field the
+   generator builds into the source (run-time fields left out; none for the
+   CPU, whose kernel depends on the spec only), normalized so that two
+   configurations with one source share one key. */
+FDX_HIDDEN void fdx_stencil_cfg_key(const fdx_stencil_cfg *cfg, int cuda, char *buf, size_t n);
 
 /* A short text key of the kernel spec, e.g. "d3r1u0c0a0". */
 FDX_HIDDEN void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n);

@@ -137,25 +137,6 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
     return cfg->chunk >= 1 && grid3(ks, cfg, n3, g);
 }
 
-void fdx_stencil_cfg_text(const fdx_stencil_cfg *cfg, int cuda, char *buf, size_t n)
-{
-    static const char *name[] = {"smem", "direct", "unroll", "async"};
-    if (cuda)
-        snprintf(buf, n, "%s %dx%d vec%d pd%d chunk %d%s%s%s%s", name[cfg->variant], cfg->tx, cfg->ty, cfg->vec,
-                 cfg->pd, cfg->chunk, cfg->zfast ? " zfast" : "", cfg->pipe && cfg->chunk != cfg->pd ? " pipe" : "",
-                 cfg->win ? " win" : "", cfg->xv ? " xv" : "");
-    else
-        snprintf(buf, n, "cpu rows %d chunk %d", cfg->by, cfg->chunk);
-    size_t len = strlen(buf);
-    if (cuda && cfg->minb > 0) snprintf(buf + len, n > len ? n - len : 0, " lb%d", cfg->minb);
-    len = strlen(buf);
-    if (cuda && cfg->band > 0) snprintf(buf + len, n > len ? n - len : 0, " band%d", cfg->band);
-    len = strlen(buf);
-    if (cuda && cfg->ry > 1) snprintf(buf + len, n > len ? n - len : 0, " ry%d", cfg->ry);
-    len = strlen(buf);
-    if (cuda && cfg->zs) snprintf(buf + len, n > len ? n - len : 0, " zs");
-}
-
 void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n)
 {
     snprintf(buf, n, "%c%dr%du%dc%da%ds%d", ks->is_double ? 'd' : 'f', ks->rank, ks->radius, ks->update, ks->coef,

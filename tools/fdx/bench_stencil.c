@@ -81,6 +81,11 @@ int bench_stencil(int argc, char **argv)
         rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
+    if (list && (cases || reps_s || json)) {
+        rc = cli_usage_error(CMD, "--list prints the case names only: --%s has no effect with it",
+                             cases ? "cases" : reps_s ? "reps" : "json");
+        goto done;
+    }
     if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) {
         rc = cli_fail(CMD, st);
         goto done;

@@ -115,6 +115,15 @@ int bench_transform(int argc, char **argv)
             rc = cli_usage_error(CMD, "%s", fdx_last_error());
             goto done;
         }
+    int selected = 0;
+    for (int i = 0; i < n; i++) selected += wanted(only, cases[i].name);
+    if (only && (!only[0] || !selected)) {
+        char clip[64];
+        rc = cli_usage_error(CMD, "--only '%s' selects no case (names: aos-to-soa, 3d-reverse, swap-fastest, "
+                                  "swap-slowest, 2d-transpose, diag-*, undiag-*, random-*)",
+                             cli_clip(only, clip, sizeof clip));
+        goto done;
+    }
     if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK || (st = transform_cpu_ctx(&cpu)) != FDX_OK) {
         rc = cli_fail(CMD, st);
         goto done;

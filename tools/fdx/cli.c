@@ -7,22 +7,51 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every error of the tool is one line: messages quote what the user typed,
+   so control characters (a newline in an argument) are shown as '?' and a
+   message that quotes a 10,000-character argument is cut short. */
+void cli_error_line(const char *cmd, const char *msg, const char *hint)
+{
+    char line[CLI_MAX_MESSAGE + 4];
+    size_t n = 0;
+    for (const char *p = msg; *p && n < CLI_MAX_MESSAGE; p++, n++)
+        line[n] = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
+    if (msg[n]) memcpy(line + n, "...", 3), n += 3;
+    line[n] = '\0';
+    fprintf(stderr, "fdx%s%s: error: %s%s\n", cmd ? " " : "", cmd ? cmd : "", line, hint ? hint : "");
+    fflush(stderr);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+    char msg[CLI_MAX_MESSAGE + 1];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "fdx %s: error: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see 'fdx %s --help')\n", cmd);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    char hint[64];
+    snprintf(hint, sizeof hint, " (see 'fdx %s --help')", cmd ? cmd : "");
+    cli_error_line(cmd, msg, cmd ? hint : " (see 'fdx --help')");
     return CLI_USAGE;
 }
 
 int cli_fail(const char *cmd, fdx_status st)
 {
     const char *msg = fdx_last_error();
-    fprintf(stderr, "fdx %s: error: %s\n", cmd, msg[0] ? msg : fdx_strerror(st));
+    cli_error_line(cmd, msg[0] ? msg : fdx_strerror(st), NULL);
     return st == FDX_ERR_INVALID ? CLI_USAGE : st == FDX_ERR_VERIFY ? CLI_VERIFY_FAILED : CLI_RUNTIME;
+}
+
+const char *cli_clip(const char *s, char *buf, size_t cap)
+{
+    size_t n = strlen(s);
+    if (n < cap) return s;
+    char tail[32];
+    int t = snprintf(tail, sizeof tail, "...(%zu characters)", n);
+    size_t keep = cap > (size_t)t + 8 ? cap - 1 - (size_t)t : 0;
+    memcpy(buf, s, keep);
+    snprintf(buf + keep, cap - keep, "%s", tail);
+    return buf;
 }
 
 static void print_help(const char *cmd, const char *usage, const cli_flag *flags)
@@ -54,23 +83,41 @@ static int is_global(const char *name)
     return 0;
 }
 
+/* A flag given twice is refused: the later value silently winning hides a
+   mistake in a script.  `seen` holds the names given so far. */
+static int seen_before(const char **seen, int n, const char *name)
+{
+    for (int k = 0; k < n; k++)
+        if (strcmp(seen[k], name) == 0) return 1;
+    return 0;
+}
+
 int cli_parse(int argc, char **argv, const char *cmd, const char *usage, const cli_flag *flags,
               fdx_options *opts)
 {
+    const char *seen[CLI_MAX_FLAGS_GIVEN];
+    char names[CLI_MAX_FLAGS_GIVEN][64];
+    int nseen = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             print_help(cmd, usage, flags);
             return CLI_OK;
         }
+        char clip[80];
         if (strncmp(arg, "--", 2) != 0 || !arg[2])
-            return cli_usage_error(cmd, "unexpected argument '%s'", arg);
+            return cli_usage_error(cmd, "unexpected argument '%s'", cli_clip(arg, clip, sizeof clip));
         char name[64];
         const char *eq = strchr(arg + 2, '=');
         size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-        if (len >= sizeof name) return cli_usage_error(cmd, "unknown flag '%s'", arg);
+        if (len >= sizeof name) return cli_usage_error(cmd, "unknown flag '%s'", cli_clip(arg, clip, sizeof clip));
         memcpy(name, arg + 2, len);
         name[len] = '\0';
+        if (seen_before(seen, nseen, name)) return cli_usage_error(cmd, "flag '--%s' is given twice", name);
+        if (nseen == CLI_MAX_FLAGS_GIVEN) return cli_usage_error(cmd, "more than %d flags", CLI_MAX_FLAGS_GIVEN);
+        memcpy(names[nseen], name, len + 1);
+        seen[nseen] = names[nseen];
+        nseen++;
 
         const cli_flag *f = flags;
         while (f && f->name && strcmp(f->name, name) != 0) f++;
@@ -97,11 +144,12 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *usage, const c
 
 fdx_status cli_parse_int(const char *flag, const char *s, long lo, long hi, long *out)
 {
-    char *end = NULL;
+    char *end = NULL, clip[48];
     errno = 0;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || errno == ERANGE)
-        return fdx_fail(FDX_ERR_INVALID, "%s: '%s' is not an integer", flag, s);
+    /* strtol would take leading blanks and a '+': a value is digits only. */
+    long v = (*s == '-' && s[1] >= '0' && s[1] <= '9') || (*s >= '0' && *s <= '9') ? strtol(s, &end, 10) : 0;
+    if (!end || *end || errno == ERANGE)
+        return fdx_fail(FDX_ERR_INVALID, "%s: '%s' is not an integer", flag, cli_clip(s, clip, sizeof clip));
     if (v < lo || v > hi)
         return fdx_fail(FDX_ERR_INVALID, "%s: %ld is out of range %ld..%ld", flag, v, lo, hi);
     *out = v;
@@ -111,32 +159,44 @@ fdx_status cli_parse_int(const char *flag, const char *s, long lo, long hi, long
 fdx_status cli_parse_shape(const char *s, int min_rank, int max_rank, int64_t min_extent, int *rank,
                            int64_t *shape)
 {
+    return cli_parse_shape_flag("--size", s, min_rank, max_rank, min_extent, rank, shape);
+}
+
+fdx_status cli_parse_shape_flag(const char *flag, const char *text, int min_rank, int max_rank, int64_t min_extent,
+                                int *rank, int64_t *shape)
+{
+    char clip[64];
+    const char *s = cli_clip(text, clip, sizeof clip), *p = text;
     int r = 0;
-    const char *p = s;
+    int64_t cells = 1;
     while (*p) {
         if (r == max_rank)
-            return fdx_fail(FDX_ERR_INVALID, "--size '%s' has more than %d extents", s, max_rank);
+            return fdx_fail(FDX_ERR_INVALID, "%s '%s' has more than %d extents", flag, s, max_rank);
         char *end = NULL;
         errno = 0;
         if (*p < '0' || *p > '9')
-            return fdx_fail(FDX_ERR_INVALID, "--size '%s': extent %d is not a positive integer", s, r);
+            return fdx_fail(FDX_ERR_INVALID, "%s '%s': extent %d is not a positive integer", flag, s, r);
         long long v = strtoll(p, &end, 10);
         if (errno == ERANGE || v > (long long)1 << 40)
-            return fdx_fail(FDX_ERR_INVALID, "--size '%s': extent %d is too large", s, r);
+            return fdx_fail(FDX_ERR_INVALID, "%s '%s': extent %d is too large", flag, s, r);
         if (v < min_extent)
-            return fdx_fail(FDX_ERR_INVALID, "--size '%s': extent %d is %lld, the minimum is %lld", s, r, v,
+            return fdx_fail(FDX_ERR_INVALID, "%s '%s': extent %d is %lld, the minimum is %lld", flag, s, r, v,
                             (long long)min_extent);
+        /* The product must stay a 64-bit byte count even at 16-byte elements. */
+        if (r > 0 && (uint64_t)v > ((uint64_t)INT64_MAX / 16) / (uint64_t)cells)
+            return fdx_fail(FDX_ERR_INVALID, "%s '%s': the product of the extents overflows 64-bit sizes", flag, s);
+        cells *= v;
         shape[r++] = v;
         p = end;
         if (*p == 'x' || *p == 'X') {
             p++;
-            if (!*p) return fdx_fail(FDX_ERR_INVALID, "--size '%s' ends with 'x'", s);
+            if (!*p) return fdx_fail(FDX_ERR_INVALID, "%s '%s' ends with 'x'", flag, s);
         } else if (*p) {
-            return fdx_fail(FDX_ERR_INVALID, "--size '%s': unexpected '%c' (write NXxNYxNZ)", s, *p);
+            return fdx_fail(FDX_ERR_INVALID, "%s '%s': unexpected '%c' (write NXxNYxNZ)", flag, s, *p);
         }
     }
     if (r < min_rank)
-        return fdx_fail(FDX_ERR_INVALID, "--size '%s' needs at least %d extents (write NXxNY or NXxNYxNZ)", s,
+        return fdx_fail(FDX_ERR_INVALID, "%s '%s' needs at least %d extents (write NXxNY or NXxNYxNZ)", flag, s,
                         min_rank);
     *rank = r;
     return FDX_OK;

@@ -6,6 +6,7 @@
 #include "core/fdx_error.h"
 #include "fdx.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Exit statuses of the fdx tool (documented in --help and the README). */
@@ -34,6 +35,17 @@ typedef struct cli_command {
 int cli_parse(int argc, char **argv, const char *cmd, const char *usage, const cli_flag *flags,
               fdx_options *opts);
 
+/* Error lines are cut to this many characters of message. */
+#define CLI_MAX_MESSAGE 600
+/* The most flags one command line may give. */
+#define CLI_MAX_FLAGS_GIVEN 64
+
+/* Prints "fdx CMD: error: MSG HINT" as one line (control characters as '?',
+   cut at CLI_MAX_MESSAGE); cmd NULL: "fdx: error: ...". */
+void cli_error_line(const char *cmd, const char *msg, const char *hint);
+/* s itself if shorter than cap, else its start and its length written into buf:
+   for messages that quote what the user typed. */
+const char *cli_clip(const char *s, char *buf, size_t cap);
 /* Prints "fdx CMD: error: ..." on stderr and returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "fdx CMD: <message of st>" and returns the exit status for st. */
@@ -42,6 +54,9 @@ int cli_fail(const char *cmd, fdx_status st);
 /* "NXxNY[xNZ]": 2 or 3 integers >= min_extent. */
 fdx_status cli_parse_shape(const char *s, int min_rank, int max_rank, int64_t min_extent, int *rank,
                            int64_t *shape);
+/* The same, for a flag of another name (--shape): messages name `flag`. */
+fdx_status cli_parse_shape_flag(const char *flag, const char *s, int min_rank, int max_rank, int64_t min_extent,
+                                int *rank, int64_t *shape);
 fdx_status cli_parse_int(const char *flag, const char *s, long lo, long hi, long *out);
 
 /* The commands (commands.def lists them once). */

@@ -51,17 +51,18 @@ static fdx_status make(fdx_ctx *ctx, const int64_t *shape, const double *init, i
 
 int cmd_aos(int argc, char **argv)
 {
-    const char *size_s = NULL, *iters_s = "100", *reps_s = "5", *json = NULL;
+    const char *size_s = NULL, *iters_s = "100", *reps_s = "5", *json = NULL, *gpus_s = NULL;
     const cli_flag flags[] = {
         {"size", "XxYxZ", "grid points per axis; each point holds 5 doubles [256x256x256]", &size_s},
         {"iters", "N", "loop executions per timed run [100]", &iters_s},
         {"reps", "N", "timed repetitions, median reported [5]", &reps_s},
+        {"gpus", "K", "distributed over K units a process (GPUs, or CPU units with --backend cpu) and every rank under mpirun", &gpus_s},
         {"json", NULL, "print one JSON record instead of the table", &json},
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--size XxYxZ] [--iters N] [--reps N] [--json]", flags, opts);
+    int rc = cli_parse(argc, argv, CMD, "[--size XxYxZ] [--iters N] [--reps N] [--gpus K] [--json]", flags, opts);
     fdx_ctx *ctx = NULL;
     aos on = {0}, off = {0};
     double *init = NULL, *got_on = NULL, *got_off = NULL;
@@ -81,17 +82,18 @@ int cmd_aos(int argc, char **argv)
         rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
-    if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) goto fail;
-    size_t cnt = (size_t)(5 * g[0] * g[1] * g[2]);
-    /* two arrays (on, off) plus a transform's scratch copy */
-    if (3 * cnt * 8 > fdx_ctx_memory(ctx) / 10 * 9) {
-        rc = cli_usage_error(CMD, "--size %s needs %.2f GiB, more than %s has", size_s, 3.0 * cnt * 8 / (1 << 30), fdx_ctx_device_name(ctx));
+    long gpus = 0;
+    if (gpus_s && (st = cli_parse_int("--gpus", gpus_s, 1, 16, &gpus)) != FDX_OK) {
+        rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
+    if (!gpus && cli_under_mpirun()) {
+        rc = cli_usage_error(CMD, "started by mpirun with several processes: give --gpus K to distribute the run");
+        goto done;
+    }
+    size_t cnt = (size_t)(5 * g[0] * g[1] * g[2]);
     init = malloc(cnt * 8);
-    got_on = malloc(cnt * 8);
-    got_off = malloc(cnt * 8);
-    if (!init || !got_on || !got_off) {
+    if (!init) {
         st = fdx_fail(FDX_ERR_NOMEM, "out of host memory for %zu doubles", cnt);
         goto fail;
     }
@@ -99,6 +101,22 @@ int cmd_aos(int argc, char **argv)
     for (size_t q = 0; q < cnt; q++) {
         s ^= s << 13, s ^= s >> 7, s ^= s << 17;
         init[q] = (double)(s >> 11) / 9007199254740992.0;
+    }
+    if (gpus) {
+        rc = cli_aos_dist(CMD, opts, g, init, (int)iters, (int)reps, (int)gpus, json != NULL);
+        goto done;
+    }
+    if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) goto fail;
+    /* two arrays (on, off) plus a transform's scratch copy */
+    if (3 * cnt * 8 > fdx_ctx_memory(ctx) / 10 * 9) {
+        rc = cli_usage_error(CMD, "--size %s needs %.2f GiB, more than %s has", size_s, 3.0 * cnt * 8 / (1 << 30), fdx_ctx_device_name(ctx));
+        goto done;
+    }
+    got_on = malloc(cnt * 8);
+    got_off = malloc(cnt * 8);
+    if (!got_on || !got_off) {
+        st = fdx_fail(FDX_ERR_NOMEM, "out of host memory for %zu doubles", cnt);
+        goto fail;
     }
     fdx_time_stats t_on, t_off;
     FDX_TRY_GOTO(st, make(ctx, shape, init, (int)iters, 1, &on), fail);

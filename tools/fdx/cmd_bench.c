@@ -21,12 +21,14 @@ static const struct {
 
 int cmd_bench(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    if (argc < 2) return cli_usage_error("bench", "no suite given");
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         printf("usage: fdx bench SUITE [flags]   (fdx bench SUITE --help for its flags)\n\nsuites:\n");
         for (int i = 0; suites[i].name; i++) printf("  %-12s %s\n", suites[i].name, suites[i].summary);
-        return argc < 2 ? CLI_USAGE : CLI_OK;
+        return CLI_OK;
     }
     for (int i = 0; suites[i].name; i++)
         if (strcmp(argv[1], suites[i].name) == 0) return suites[i].run(argc - 1, argv + 1);
-    return cli_usage_error("bench", "unknown suite '%s'", argv[1]);
+    char clip[64];
+    return cli_usage_error("bench", "unknown suite '%s'", cli_clip(argv[1], clip, sizeof clip));
 }

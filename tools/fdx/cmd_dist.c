@@ -89,6 +89,20 @@ static fdx_status sim_setup(sim *s, const model *m, const fdx_options *opts, int
     for (int a = 0; a < m->dims; a++) dd.shape[a] = m->n[a];
     dd.shadow[m->dims - 1] = m->order / 2; /* split along the slowest axis, as the seed */
     FDX_TRY(fdx_dist_create(opts, &dd, &s->d));
+    /* Every unit holds its slab of each array (plus shadows): refuse a grid
+       that cannot fit before anything is allocated. */
+    int arrays = m->wave ? 4 : 2, units = fdx_dist_units(s->d);
+    double cells = 1;
+    for (int a = 0; a < m->dims; a++) cells *= (double)m->n[a];
+    double slab = cells / (double)m->n[m->dims - 1] * (double)(m->n[m->dims - 1] / units + 1 + m->order);
+    double need = arrays * slab * (double)fdx_dtype_size(m->type);
+    double have = (double)fdx_ctx_memory(fdx_dist_ctx(s->d, 0));
+    if (need > 0.9 * have) {
+        fdx_status st = fdx_fail(FDX_ERR_INVALID, "--size needs %.2f GiB a unit for %d arrays, more than the %.2f GiB of %s",
+                                 need / (1 << 30), arrays, have / (1 << 30), fdx_ctx_device_name(fdx_dist_ctx(s->d, 0)));
+        fdx_dist_destroy(&s->d);
+        return st;
+    }
     fdx_stencil_desc sd;
     double h[3] = {m->h, m->h, m->h};
     fdx_stencil_desc_laplacian(&sd, m->dims, m->order, h);
@@ -226,7 +240,7 @@ int cmd_dist(int argc, char **argv)
 {
     const char *which = NULL;
     if (argc >= 2 && strncmp(argv[1], "--", 2) != 0) which = argv[1], argc--, argv++;
-    const char *dims_s = "2", *order_s = NULL, *size = NULL, *steps_s = "100", *gpus_s = "1", *overlap_s = "on", *graph_s = "on";
+    const char *dims_s = "2", *order_s = NULL, *size = NULL, *steps_s = "100", *gpus_s = "1", *overlap_s = "on", *graph_s = NULL;
     const char *json = NULL, *precision = NULL, *reps_s = "20", *baseline_s = "on";
     const cli_flag flags[] = {
         {"dims", "2|3", "dimensions [2]", &dims_s},
@@ -269,7 +283,7 @@ int cmd_dist(int argc, char **argv)
          (st = fdx_fail(FDX_ERR_INVALID, "--precision must be float or double, not '%s'", precision))) ||
         (strcmp(overlap_s, "on") && strcmp(overlap_s, "off") &&
          (st = fdx_fail(FDX_ERR_INVALID, "--overlap must be on or off, not '%s'", overlap_s))) ||
-        (strcmp(graph_s, "on") && strcmp(graph_s, "off") &&
+        (graph_s && strcmp(graph_s, "on") && strcmp(graph_s, "off") &&
          (st = fdx_fail(FDX_ERR_INVALID, "--graph must be on or off, not '%s'", graph_s))) ||
         (strcmp(baseline_s, "on") && strcmp(baseline_s, "off") &&
          (st = fdx_fail(FDX_ERR_INVALID, "--baseline must be on or off, not '%s'", baseline_s)))) {
@@ -291,7 +305,12 @@ int cmd_dist(int argc, char **argv)
     fdx_time_stats t = {0}, t1 = {0}, tc;
     double copy_gbps = 0, fetch = 0, write = 0, err = 0;
     if ((st = sim_setup(&s, &m, opts, (int)gpus, strcmp(overlap_s, "on") == 0)) != FDX_OK) goto fail;
-    s.graph = strcmp(graph_s, "on") == 0;
+    s.graph = !graph_s || strcmp(graph_s, "on") == 0;
+    if (graph_s && fdx_ctx_backend(fdx_dist_ctx(s.d, 0)) != FDX_BACKEND_CUDA) {
+        rc = cli_usage_error(CMD, "--graph applies to the CUDA backend only (this run is on %s)",
+                             fdx_backend_kind_name(fdx_ctx_backend(fdx_dist_ctx(s.d, 0))));
+        goto done;
+    }
     fdx_ctx *ctx0 = fdx_dist_ctx(s.d, 0);
     /* Whole-grid traffic of one step, from a stencil like the units' own. */
     {

@@ -4,6 +4,7 @@
 #include "core/fdx_json.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const char *CMD = "info";
 
@@ -55,6 +56,13 @@ int cmd_info(int argc, char **argv)
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
     int rc = cli_parse(argc, argv, CMD, "[--json] [--quick]", flags, opts);
     if (rc >= 0) goto done;
+    /* info describes every backend and device itself. */
+    for (int i = 1; i < argc; i++)
+        if (strncmp(argv[i], "--backend", 9) == 0 || strncmp(argv[i], "--device", 8) == 0) {
+            rc = cli_usage_error(CMD, "%.9s has no effect: info lists every backend and device",
+                                 argv[i][2] == 'b' ? "--backend" : "--device");
+            goto done;
+        }
     int ncuda = fdx_cuda_device_count();
     if (!json) {
         printf("fdx %s\nbackends: cpu%s\n", FDX_VERSION_STRING,

@@ -22,12 +22,18 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
     int first_key = nf;
     const char *name, *metavar, *def, *help;
     for (int i = 0; nf < MAX_FLAGS && fdx_sim_config_key(kind, i, &name, &metavar, &def, &help); i++) {
+        /* --overwrite is a switch; config files say overwrite = yes. */
+        int is_switch = strcmp(name, "overwrite") == 0;
+        if (is_switch) def = "";
         snprintf(helps[nf], sizeof helps[nf], "%s%s%s%s", help, def[0] ? " [" : "", def, def[0] ? "]" : "");
-        flags[nf] = (cli_flag){name, metavar, helps[nf], &values[nf]};
+        flags[nf] = (cli_flag){name, is_switch ? NULL : metavar, helps[nf], &values[nf]};
         nf++;
     }
     flags[nf] = (cli_flag){NULL, NULL, NULL, NULL};
 
+    /* First: an interrupt before the run writes anything (config, device
+       start, the first kernel compile) ends at once with 130. */
+    fdx_sim_install_signals();
     fdx_options *opts = NULL, *host_opts = NULL;
     fdx_sim_config *cfg = NULL;
     fdx_ctx *ctx = NULL;
@@ -47,7 +53,8 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
     if (st == FDX_OK && config) st = fdx_sim_config_load(cfg, config);
     for (int i = first_key; st == FDX_OK && i < nf; i++) {
         if (!values[i]) continue;
-        st = fdx_sim_config_set(cfg, flags[i].name, values[i]);
+        int is_switch = !flags[i].metavar;
+        st = fdx_sim_config_set(cfg, flags[i].name, is_switch ? "yes" : values[i]);
         if (st != FDX_OK) {
             char why[600];
             snprintf(why, sizeof why, "%s", fdx_last_error());
@@ -67,7 +74,6 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
         rc = cli_fail(cmd, st);
         goto done;
     }
-    fdx_sim_install_signals();
     fdx_sim_result res;
     if (gpus > 0)
         st = fdx_sim_run_dist(sim, opts, gpus, strcmp(fdx_sim_config_get(cfg, "overlap"), "on") == 0,

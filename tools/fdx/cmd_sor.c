@@ -3,6 +3,7 @@
    max-norm change as a reduction; timed with and without autotfm (the
    diagonalization), optionally against the CPU backend. */
 #include "cmd_loops.h"
+#include "cmd_sor.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,11 +16,6 @@ static const char *CMD = "sor";
 /* u* = x^2 + 2y^2 + 3z^2 + xy: second differences are exact, so the discrete
    solution of -Lu = -12 with u = u* on the boundary is u* itself. */
 static double exact(double x, double y, double z) { return x * x + 2 * y * y + 3 * z * z + x * y; }
-
-typedef struct sor {
-    int64_t n;
-    double *u0;     /* boundary = u*, interior 0 */
-} sor;
 
 static double now_ms(void)
 {
@@ -53,6 +49,14 @@ fdx_status cli_time_case(cli_step reset, cli_step run, void *arg, int warmup, in
     return FDX_OK;
 }
 
+int cli_under_mpirun(void)
+{
+    static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (getenv(vars[i]) && atoi(getenv(vars[i])) > 1) return 1;
+    return 0;
+}
+
 fdx_status cli_loop_record(fdx_json *j, const char *case_name, fdx_ctx *ctx, int rank, const int64_t *shape,
                            const fdx_time_stats *on, const fdx_time_stats *off, double bytes)
 {
@@ -72,32 +76,23 @@ fdx_status cli_loop_record(fdx_json *j, const char *case_name, fdx_ctx *ctx, int
     return FDX_OK;
 }
 
-typedef struct variant {
-    fdx_ctx *ctx;
-    fdx_array *u;
-    fdx_loop *loop;
-    const sor *p;
-    int sweeps;
-    double change;
-} variant;
-
-static fdx_status reset(void *arg)
+fdx_status sor_reset(void *arg)
 {
-    variant *v = arg;
+    sor_variant *v = arg;
     fdx_layout id;
     FDX_TRY(fdx_layout_identity(3, &id));
     FDX_TRY(fdx_array_set_layout(v->u, &id));
     return fdx_array_put(v->u, v->p->u0);
 }
 
-static fdx_status run(void *arg)
+fdx_status sor_run(void *arg)
 {
-    variant *v = arg;
+    sor_variant *v = arg;
     FDX_TRY(fdx_loop_run_repeated(v->loop, v->sweeps, NULL));
     return fdx_loop_result(v->loop, "ch", &v->change, NULL);
 }
 
-static fdx_status variant_make(fdx_ctx *ctx, const sor *p, int sweeps, double omega, int autotfm, variant *v)
+fdx_status sor_variant_make(fdx_ctx *ctx, const sor *p, int sweeps, double omega, int autotfm, sor_variant *v)
 {
     memset(v, 0, sizeof *v);
     v->ctx = ctx;
@@ -116,14 +111,10 @@ static fdx_status variant_make(fdx_ctx *ctx, const sor *p, int sweeps, double om
     FDX_TRY(fdx_loop_reduction(v->loop, "ch", FDX_REDUCE_MAX));
     FDX_TRY(fdx_loop_across(v->loop, width));
     FDX_TRY(fdx_loop_set_autotfm(v->loop, autotfm));
-    return fdx_loop_body(v->loop, "double gs = (U(i-1,j,k) + U(i+1,j,k) + U(i,j-1,k) + U(i,j+1,k)\n"
-                                  "           + U(i,j,k-1) + U(i,j,k+1) - h2lap) / 6.0;\n"
-                                  "double d = w * (gs - U(i,j,k));\n"
-                                  "U(i,j,k) += d;\n"
-                                  "ch = fabs(d);\n");
+    return fdx_loop_body(v->loop, SOR_BODY);
 }
 
-static void variant_free(variant *v)
+void sor_variant_free(sor_variant *v)
 {
     fdx_loop_destroy(&v->loop);
     fdx_array_destroy(&v->u);
@@ -147,21 +138,22 @@ static double error_of(const sor *p, const double *u, const double *other, doubl
 
 int cmd_sor(int argc, char **argv)
 {
-    const char *size_s = "128", *sweeps_s = "100", *omega_s = NULL, *reps_s = "5", *json = NULL, *cpu = NULL;
+    const char *size_s = "128", *sweeps_s = "100", *omega_s = NULL, *reps_s = "5", *json = NULL, *cpu = NULL, *gpus_s = NULL;
     const cli_flag flags[] = {
         {"size", "N", "grid points per axis (N^3 grid, boundary included) [128]", &size_s},
         {"sweeps", "S", "SOR sweeps per timed run [100]", &sweeps_s},
         {"omega", "W", "relaxation factor in (0,2) [2/(1+sin(pi h))]", &omega_s},
         {"reps", "N", "timed repetitions, median reported [5]", &reps_s},
         {"compare-cpu", NULL, "also time the CPU backend in this process", &cpu},
+        {"gpus", "K", "distributed ACROSS over K units a process (GPUs, or CPU units with --backend cpu) and every rank under mpirun, checked bit for bit against one unit", &gpus_s},
         {"json", NULL, "print one JSON record instead of the table", &json},
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--size N] [--sweeps S] [--omega W] [--reps N] [--compare-cpu] [--json]", flags, opts);
+    int rc = cli_parse(argc, argv, CMD, "[--size N] [--sweeps S] [--omega W] [--reps N] [--compare-cpu | --gpus K] [--json]", flags, opts);
     fdx_ctx *ctx = NULL, *cctx = NULL;
-    variant on = {0}, off = {0}, vc = {0};
+    sor_variant on = {0}, off = {0}, vc = {0};
     sor p = {0};
     double *res_on = NULL, *res_off = NULL, *res_cpu = NULL;
     if (rc >= 0) goto done;
@@ -180,13 +172,27 @@ int cmd_sor(int argc, char **argv)
         rc = cli_usage_error(CMD, "--omega %s is not in (0, 2)", omega_s);
         goto done;
     }
-    if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) goto fail;
+    long gpus = 0;
+    if (gpus_s && ((st = cli_parse_int("--gpus", gpus_s, 1, 16, &gpus)) != FDX_OK)) {
+        rc = cli_usage_error(CMD, "%s", fdx_last_error());
+        goto done;
+    }
+    if (gpus && cpu) {
+        rc = cli_usage_error(CMD, "--gpus and --compare-cpu do not go together");
+        goto done;
+    }
+    if (!gpus && cli_under_mpirun()) {
+        rc = cli_usage_error(CMD, "started by mpirun with several processes: give --gpus K to distribute the run");
+        goto done;
+    }
     p.n = n;
     size_t cnt = (size_t)n * (size_t)n * (size_t)n;
     p.u0 = malloc(cnt * sizeof(double));
-    res_on = malloc(cnt * sizeof(double));
-    res_off = malloc(cnt * sizeof(double));
-    if (!p.u0 || !res_on || !res_off) {
+    if (!gpus) {
+        res_on = malloc(cnt * sizeof(double));
+        res_off = malloc(cnt * sizeof(double));
+    }
+    if (!p.u0 || (!gpus && (!res_on || !res_off))) {
         st = fdx_fail(FDX_ERR_NOMEM, "out of host memory for a %ld^3 grid", n);
         goto fail;
     }
@@ -196,12 +202,17 @@ int cmd_sor(int argc, char **argv)
                 int edge = i == 0 || j == 0 || k == 0 || i == n - 1 || j == n - 1 || k == n - 1;
                 p.u0[i + n * (j + n * k)] = edge ? exact(i * h, j * h, k * h) : 0.0;
             }
+    if (gpus) {
+        rc = cli_sor_dist(CMD, opts, &p, (int)sweeps, (int)reps, omega, (int)gpus, json != NULL);
+        goto done;
+    }
+    if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) goto fail;
     fdx_time_stats t_on, t_off, t_cpu = {0};
-    FDX_TRY_GOTO(st, variant_make(ctx, &p, (int)sweeps, omega, 1, &on), fail);
-    FDX_TRY_GOTO(st, variant_make(ctx, &p, (int)sweeps, omega, 0, &off), fail);
-    FDX_TRY_GOTO(st, cli_time_case(reset, run, &on, 1, (int)reps, &t_on), fail);
+    FDX_TRY_GOTO(st, sor_variant_make(ctx, &p, (int)sweeps, omega, 1, &on), fail);
+    FDX_TRY_GOTO(st, sor_variant_make(ctx, &p, (int)sweeps, omega, 0, &off), fail);
+    FDX_TRY_GOTO(st, cli_time_case(sor_reset, sor_run, &on, 1, (int)reps, &t_on), fail);
     FDX_TRY_GOTO(st, fdx_array_get(on.u, res_on), fail);
-    FDX_TRY_GOTO(st, cli_time_case(reset, run, &off, 1, (int)reps, &t_off), fail);
+    FDX_TRY_GOTO(st, cli_time_case(sor_reset, sor_run, &off, 1, (int)reps, &t_off), fail);
     FDX_TRY_GOTO(st, fdx_array_get(off.u, res_off), fail);
     double diff_off, diff_cpu = 0, err = error_of(&p, res_on, res_off, &diff_off);
     if (cpu) {
@@ -216,8 +227,8 @@ int cmd_sor(int argc, char **argv)
             st = fdx_fail(FDX_ERR_NOMEM, "out of host memory");
             goto fail;
         }
-        FDX_TRY_GOTO(st, variant_make(cctx, &p, (int)sweeps, omega, 1, &vc), fail);
-        FDX_TRY_GOTO(st, cli_time_case(reset, run, &vc, 1, reps > 3 ? 3 : (int)reps, &t_cpu), fail);
+        FDX_TRY_GOTO(st, sor_variant_make(cctx, &p, (int)sweeps, omega, 1, &vc), fail);
+        FDX_TRY_GOTO(st, cli_time_case(sor_reset, sor_run, &vc, 1, reps > 3 ? 3 : (int)reps, &t_cpu), fail);
         FDX_TRY_GOTO(st, fdx_array_get(vc.u, res_cpu), fail);
         error_of(&p, res_on, res_cpu, &diff_cpu);
     }
@@ -272,9 +283,9 @@ int cmd_sor(int argc, char **argv)
 fail:
     rc = cli_fail(CMD, st);
 done:
-    variant_free(&on);
-    variant_free(&off);
-    variant_free(&vc);
+    sor_variant_free(&on);
+    sor_variant_free(&off);
+    sor_variant_free(&vc);
     free(p.u0);
     free(res_on);
     free(res_off);

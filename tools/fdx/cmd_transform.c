@@ -256,7 +256,7 @@ int cmd_transform(int argc, char **argv)
         rc = cli_usage_error(CMD, "--shape is required");
         goto done;
     }
-    if ((st = cli_parse_shape(shape_s, 1, FDX_MAX_RANK, 1, &rank, shape)) != FDX_OK ||
+    if ((st = cli_parse_shape_flag("--shape", shape_s, 1, FDX_MAX_RANK, 1, &rank, shape)) != FDX_OK ||
         (perm_s && (st = fdx_perm_parse(perm_s, &prank, perm)) != FDX_OK) ||
         (perm_s && prank != rank &&
          (st = fdx_fail(FDX_ERR_INVALID, "--perm has %d axes but --shape has rank %d", prank, rank)) != FDX_OK) ||
@@ -264,12 +264,7 @@ int cmd_transform(int argc, char **argv)
         (st = fdx_diag_parse(diag_s, &diag)) != FDX_OK || (st = cli_parse_int("--reps", reps_s, 1, 100000, &reps)) != FDX_OK ||
         (st = transform_case_make(&c, "transform", (size_t)elem, rank, shape, perm_s ? perm : NULL, diag, undiag != NULL)) !=
             FDX_OK) {
-        /* cli_parse_shape speaks of --size; this command's flag is --shape */
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", fdx_last_error());
-        char *p = strstr(msg, "--size");
-        if (p) memcpy(p, "--shap", 6), memmove(p + 7, p + 6, strlen(p + 6) + 1), p[6] = 'e';
-        rc = cli_usage_error(CMD, "%s", msg);
+        rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
     if (undiag && diag == FDX_DIAG_NONE && !perm_s) {
@@ -282,7 +277,8 @@ int cmd_transform(int argc, char **argv)
     }
     size_t bytes = transform_case_bytes(&c);
     if (bytes > fdx_ctx_memory(ctx) / 3 || bytes > fdx_ctx_memory(cpu) / 6) {
-        rc = cli_usage_error(CMD, "--shape %s needs %.2f GiB per buffer, too much for %s", shape_s,
+        char clip[64];
+        rc = cli_usage_error(CMD, "--shape %s needs %.2f GiB per buffer, too much for %s", cli_clip(shape_s, clip, sizeof clip),
                              (double)bytes / (1 << 30), fdx_ctx_device_name(ctx));
         goto done;
     }

@@ -31,7 +31,7 @@ static void print_help(void)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        print_help();
+        cli_error_line(NULL, "no command given", " (see 'fdx --help')");
         return CLI_USAGE;
     }
     const char *cmd = argv[1];
@@ -45,6 +45,8 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (strcmp(cmd, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "fdx: error: unknown command '%s' (see 'fdx --help')\n", cmd);
+    char clip[80], msg[128];
+    snprintf(msg, sizeof msg, "unknown command '%s'", cli_clip(cmd, clip, sizeof clip));
+    cli_error_line(NULL, msg, " (see 'fdx --help')");
     return CLI_USAGE;
 }

@@ -1,6 +1,6 @@
 /* fdx_cpu_jit: compiles generated C with the system compiler into a shared
-   object kept in the cache directory, keyed by the source, the flags and the
-   compiler's version, then loads it with dlopen. */
+   object kept (signed) in the cache directory, keyed by the source, the flags
+   and the compiler's version, then loads the verified bytes with dlopen. */
 #include "backends/cpu/fdx_cpu_jit.h"
 #include "core/fdx_cache.h"
 #include "core/fdx_log.h"
@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -23,6 +24,7 @@ typedef void (*cpu_entry)(void **args);
 struct fdx_kernel {
     void *handle;
     cpu_entry fn;
+    int fd; /* the memfd it was loaded from (-1: none), open while loaded */
 };
 
 static const char *compiler(void)
@@ -39,7 +41,8 @@ fdx_status fdx_run_program(char *const argv[], const char *log_path, int *code)
     *code = -1;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    /* No symlink is followed: the log lives in the cache directory. */
+    posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
     pid_t pid;
     int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
@@ -75,18 +78,22 @@ static void log_excerpt(const char *path, char *buf, size_t max)
     void *data = NULL;
     size_t n = 0;
     buf[0] = '\0';
-    if (fdx_read_file(path, &data, &n) == FDX_OK) {
+    if (fdx_read_file_at(AT_FDCWD, path, FDX_OPEN_NOFOLLOW, 1 << 20, &data, &n) == FDX_OK) {
         snprintf(buf, max, "%s", (char *)data);
         free(data);
     }
+    fdx_clear_error();
 }
 
-static fdx_status compile(const char *src_path, const char *so_path, const char *log_path,
-                          const char *what)
+/* Compiles the source into a shared object and returns its bytes. */
+static fdx_status compile(const char *key, const char *source, const char *what, void **so, size_t *size)
 {
-    char tmp_so[4200];
-    snprintf(tmp_so, sizeof tmp_so, "%s.tmp.%ld", so_path, (long)getpid());
-    char *argv[] = {(char *)compiler(), CPU_FLAGS, "-o", tmp_so, (char *)src_path, "-lm", NULL};
+    char src_path[4096], tmp_so[4200], log_path[4096];
+    FDX_TRY(fdx_cache_path(key, ".c", src_path, sizeof src_path));
+    FDX_TRY(fdx_cache_path(key, ".log", log_path, sizeof log_path));
+    FDX_TRY(fdx_cache_tmp_path(key, ".so", tmp_so, sizeof tmp_so));
+    FDX_TRY(fdx_write_atomic(src_path, source, strlen(source)));
+    char *argv[] = {(char *)compiler(), CPU_FLAGS, "-o", tmp_so, src_path, "-lm", NULL};
     int code;
     FDX_TRY(fdx_run_program(argv, log_path, &code));
     if (code != 0) {
@@ -96,11 +103,59 @@ static fdx_status compile(const char *src_path, const char *so_path, const char 
         return fdx_fail(FDX_ERR_COMPILE, "compiling %s with '%s' failed (exit %d; source %s):\n%s", what,
                         compiler(), code, src_path, excerpt);
     }
-    if (rename(tmp_so, so_path) != 0) {
-        int e = errno;
-        unlink(tmp_so);
-        return fdx_fail(FDX_ERR_IO, "cannot rename '%s': %s", tmp_so, strerror(e));
+    /* The compiler's output is read back (no symlink) and removed; what gets
+       signed, cached and loaded is these bytes. */
+    fdx_status st = fdx_cache_take(tmp_so, so, size);
+    if (st != FDX_OK) return fdx_fail(st, "compiled %s: %s", what, fdx_last_error());
+    return FDX_OK;
+}
+
+/* dlopen of exactly these bytes: copied into an anonymous memory file
+   (memfd) and opened as /proc/self/fd/N, so nothing on disk can change them
+   between the check and the load.  dlopen matches names before files, so
+   the memfd stays open while the kernel is loaded (*keep_fd), which keeps
+   its name unique; when a library of that name is still loaded anyway (one
+   that could not be unloaded), or without memfd or /proc, the bytes go to a
+   0600 temporary with a name never used before in the checked cache
+   directory, removed once loaded. */
+static fdx_status load_bytes(const char *key, const void *so, size_t size, const char *what, void **handle,
+                             int *keep_fd)
+{
+    *handle = NULL;
+    *keep_fd = -1;
+    char path[4200];
+    int fd = memfd_create("fdx-kernel", MFD_CLOEXEC);
+    if (fd >= 0) {
+        const char *p = so;
+        size_t left = size;
+        while (left > 0) {
+            ssize_t w = write(fd, p, left);
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) break;
+            p += w;
+            left -= (size_t)w;
+        }
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        void *taken = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+        if (taken) dlclose(taken);
+        else if (left == 0) *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (*handle) {
+            *keep_fd = fd;
+            return FDX_OK;
+        }
+        close(fd);
     }
+    FDX_DEBUG("%s: loading %s from a temporary file", what, key);
+    char final[4096];
+    FDX_TRY(fdx_cache_path(key, ".so", final, sizeof final));
+    fdx_atomic a;
+    FDX_TRY(fdx_atomic_open(&a, AT_FDCWD, final, 0600));
+    fdx_atomic_write(&a, so, size);
+    if (!a.failed && (fflush(a.f) != 0 || ferror(a.f))) a.failed = 1, a.err = errno;
+    if (!a.failed) *handle = dlopen(a.tmp, RTLD_NOW | RTLD_LOCAL);
+    const char *err = *handle ? NULL : a.failed ? strerror(a.err) : dlerror();
+    fdx_atomic_abort(&a); /* the temporary is never published */
+    FDX_CHECK(*handle, FDX_ERR_COMPILE, "cannot load compiled %s (%s): %s", what, key, err ? err : "unknown error");
     return FDX_OK;
 }
 
@@ -108,6 +163,8 @@ fdx_status fdx_cpu_jit_load(const fdx_device_info *dev, const char *source, cons
                             const char *what, fdx_kernel **out)
 {
     (void)dev;
+    FDX_CHECK(out && source && entry, FDX_ERR_INVALID, "fdx_cpu_jit_load: NULL argument");
+    if (!what) what = "a kernel";
     *out = NULL;
     pthread_once(&version_once, read_version);
     fdx_hash h;
@@ -117,33 +174,38 @@ fdx_status fdx_cpu_jit_load(const fdx_device_info *dev, const char *source, cons
     fdx_hash_add_str(&h, flags_text);
     fdx_hash_add_str(&h, compiler());
     fdx_hash_add_str(&h, cc_version);
-    char key[33], so_path[4096], src_path[4096], log_path[4096];
+    char key[33];
     fdx_hash_hex(&h, key);
-    FDX_TRY(fdx_cache_path(key, ".so", so_path, sizeof so_path));
-    FDX_TRY(fdx_cache_path(key, ".c", src_path, sizeof src_path));
-    FDX_TRY(fdx_cache_path(key, ".log", log_path, sizeof log_path));
 
-    if (!fdx_file_exists(so_path)) {
-        FDX_INFO("compiling %s for the CPU (%s)", what, key);
-        FDX_TRY(fdx_write_atomic(src_path, source, strlen(source)));
-        FDX_TRY(compile(src_path, so_path, log_path, what));
-    } else {
+    void *so = NULL;
+    size_t size = 0;
+    if (fdx_cache_load(key, ".so", &so, &size) == FDX_OK) {
         FDX_DEBUG("%s: CPU kernel cache hit %s", what, key);
+    } else {
+        fdx_clear_error();
+        FDX_INFO("compiling %s for the CPU (%s)", what, key);
+        FDX_TRY(compile(key, source, what, &so, &size));
+        if (fdx_cache_store(key, ".so", so, size) != FDX_OK) {
+            FDX_WARN("not caching %s: %s", what, fdx_last_error());
+            fdx_clear_error();
+        }
     }
-    void *handle = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
-    FDX_CHECK(handle, FDX_ERR_COMPILE, "cannot load compiled %s from '%s': %s", what, so_path, dlerror());
+    void *handle = NULL;
+    int fd = -1;
+    fdx_status st = load_bytes(key, so, size, what, &handle, &fd);
+    free(so);
+    FDX_TRY(st);
     cpu_entry fn = (cpu_entry)dlsym(handle, entry);
-    if (!fn) {
-        dlclose(handle);
-        return fdx_fail(FDX_ERR_COMPILE, "compiled %s has no function '%s' (%s)", what, entry, so_path);
-    }
-    fdx_kernel *k = malloc(sizeof *k);
+    fdx_kernel *k = fn ? malloc(sizeof *k) : NULL;
     if (!k) {
         dlclose(handle);
-        return fdx_fail(FDX_ERR_NOMEM, "out of memory loading %s", what);
+        if (fd >= 0) close(fd);
+        return fn ? fdx_fail(FDX_ERR_NOMEM, "out of memory loading %s", what)
+                  : fdx_fail(FDX_ERR_COMPILE, "compiled %s has no function '%s' (%s)", what, entry, key);
     }
     k->handle = handle;
     k->fn = fn;
+    k->fd = fd;
     *out = k;
     return FDX_OK;
 }
@@ -152,6 +214,7 @@ void fdx_cpu_kernel_release(fdx_kernel *k)
 {
     if (!k) return;
     dlclose(k->handle);
+    if (k->fd >= 0) close(k->fd);
     free(k);
 }
 

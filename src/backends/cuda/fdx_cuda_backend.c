@@ -1,7 +1,7 @@
 /* fdx_cuda_backend: the CUDA runtime (linked statically, so no libcudart and
    no libcuda at load time: a machine without a driver just has no device),
-   and kernels compiled by NVRTC, cached as cubins, loaded with
-   cudaLibraryLoadData. */
+   and kernels compiled by NVRTC, cached as signed cubins (fdx_cache), loaded
+   from verified memory with cudaLibraryLoadData. */
 #include "backends/cuda/fdx_cuda.h"
 #include "core/fdx_cache.h"
 #include "core/fdx_log.h"
@@ -16,13 +16,44 @@ fdx_status fdx_cuda_fail(cudaError_t err, const char *call, const char *file, in
                     cudaGetErrorString(err), file, line);
 }
 
+/* Why there is no device, and what to do about it. */
+static void explain_no_device(cudaError_t e)
+{
+    int drv = 0, rt = 0;
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    if (e == cudaErrorInsufficientDriver && drv == 0)
+        fdx_fail(FDX_ERR_NO_DEVICE, "no NVIDIA driver is installed (libcuda.so.1 was not found): install the NVIDIA "
+                                    "driver, or run with --backend cpu");
+    else if (e == cudaErrorInsufficientDriver)
+        fdx_fail(FDX_ERR_NO_DEVICE, "the NVIDIA driver supports CUDA %d.%d but fdx was built with CUDA %d.%d: update "
+                                    "the driver, or run with --backend cpu",
+                 drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+    else if (e == cudaErrorNoDevice && vis)
+        fdx_fail(FDX_ERR_NO_DEVICE, "the NVIDIA driver sees no CUDA device with CUDA_VISIBLE_DEVICES='%s': unset or "
+                                    "fix it, or run with --backend cpu", vis);
+    else if (e == cudaErrorNoDevice)
+        fdx_fail(FDX_ERR_NO_DEVICE, "the NVIDIA driver is installed but sees no CUDA device (check nvidia-smi), or run "
+                                    "with --backend cpu");
+    else if (e == cudaErrorSystemDriverMismatch)
+        fdx_fail(FDX_ERR_NO_DEVICE, "the NVIDIA kernel module and driver library versions differ: reboot or "
+                                    "reinstall the driver, or run with --backend cpu");
+    else if (e == cudaErrorDevicesUnavailable)
+        fdx_fail(FDX_ERR_NO_DEVICE, "every CUDA device is busy or unavailable (exclusive-process mode?): wait, or run "
+                                    "with --backend cpu");
+    else
+        fdx_fail(FDX_ERR_NO_DEVICE, "CUDA could not start (%s: %s): check the driver with nvidia-smi, or run with "
+                                    "--backend cpu", cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
 static int cuda_device_count(void)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess) {
-        fdx_fail(FDX_ERR_NO_DEVICE, "%s", cudaGetErrorString(e));
+    if (e != cudaSuccess || n <= 0) {
         cudaGetLastError(); /* the error is not sticky: clear it */
+        explain_no_device(e == cudaSuccess ? cudaErrorNoDevice : e);
         return 0;
     }
     return n;
@@ -156,20 +187,24 @@ static fdx_status cuda_jit_load(const fdx_device_info *dev, const char *source, 
     fdx_hash_add_str(&h, "cuda");
     fdx_hash_add_str(&h, source);
     fdx_hash_add_str(&h, ver);
-    char key[33], path[4096];
+    char key[33];
     fdx_hash_hex(&h, key);
-    FDX_TRY(fdx_cache_path(key, ".cubin", path, sizeof path));
 
+    /* Read into memory and verified there (fdx_cache_load), then loaded
+       from that same memory: nothing on disk is trusted after the check. */
     void *cubin = NULL;
     size_t size = 0;
-    if (fdx_file_exists(path) && fdx_read_file(path, &cubin, &size) == FDX_OK && size > 0) {
+    if (fdx_cache_load(key, ".cubin", &cubin, &size) == FDX_OK && size > 0) {
         FDX_DEBUG("%s: CUDA kernel cache hit %s", what, key);
     } else {
         free(cubin);
+        fdx_clear_error();
         FDX_INFO("compiling %s with NVRTC for sm_%d (%s)", what, arch, key);
         FDX_TRY(fdx_nvrtc_compile(source, arch, what, &cubin, &size));
-        fdx_status st = fdx_write_atomic(path, cubin, size);
-        if (st != FDX_OK) FDX_WARN("not caching %s: %s", what, fdx_last_error());
+        if (fdx_cache_store(key, ".cubin", cubin, size) != FDX_OK) {
+            FDX_WARN("not caching %s: %s", what, fdx_last_error());
+            fdx_clear_error();
+        }
     }
     fdx_kernel *k = calloc(1, sizeof *k);
     if (!k) {

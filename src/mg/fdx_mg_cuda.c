@@ -1,0 +1,263 @@
+/* fdx_mg_cuda: the multigrid solver's kernels table on CUDA: the launchers
+   of fdx_mg_gpu.cu, each launch checked (the first error is kept and
+   reported by status()), reductions through one device double per level
+   whose value is the only thing copied back. */
+#include "backends/cuda/fdx_cuda.h"
+#include "mg/fdx_mg_gpu.h"
+#include "mg/fdx_mg_impl.h"
+
+#include <cuda_runtime_api.h>
+#include <string.h>
+
+static __thread cudaError_t first_error = cudaSuccess;
+static __thread const char *first_call = NULL;
+
+static void note(int err, const char *call)
+{
+    if (err != cudaSuccess && first_error == cudaSuccess) {
+        first_error = (cudaError_t)err;
+        first_call = call;
+    }
+}
+
+#define LAUNCH(call) note((call), #call)
+
+/* Waits for the default stream (so a solve's time includes its kernels,
+   and a fault in one surfaces here), then reports the first error. */
+static fdx_status status(void)
+{
+    note(cudaStreamSynchronize(0), "cudaStreamSynchronize");
+    if (first_error == cudaSuccess) return FDX_OK;
+    cudaError_t e = first_error;
+    first_error = cudaSuccess;
+    return fdx_fail(FDX_ERR_CUDA, "multigrid: %s: %s", first_call, cudaGetErrorString(e));
+}
+
+static mg_geom geom(const mg_level *L)
+{
+    mg_geom g;
+    for (int a = 0; a < 3; a++) {
+        g.lo[a] = L->lo[a];
+        g.hi[a] = L->hi[a];
+        g.m[a] = L->m[a];
+        g.c[a] = L->c[a];
+    }
+    g.sy = L->sy;
+    g.sz = L->sz;
+    g.count = L->count;
+    g.diag = L->diag;
+    return g;
+}
+
+static mg_gpu_tr tr(const mg_transfer *t)
+{
+    mg_gpu_tr d = {t->i0, t->i1, t->ptr, t->idx, t->b0, t->w0, t->w1, t->w, t->bw};
+    return d;
+}
+
+/* The level's reduction scalar, zeroed; read back after the kernel. */
+static double *sum_begin(const mg_level *L)
+{
+    note(cudaMemsetAsync(L->dsum, 0, sizeof(double), 0), "cudaMemsetAsync(sum)");
+    return L->dsum;
+}
+
+static double sum_end(const mg_level *L)
+{
+    double v = 0;
+    note(cudaMemcpy(&v, L->dsum, sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy(sum)");
+    return v;
+}
+
+static void ghosts(const fdx_solver *s, const mg_level *L, double *a)
+{
+    for (int ax = 0; ax < s->rank; ax++)
+        if (s->bc[ax] != FDX_BC_DIRICHLET)
+            LAUNCH(mg_gpu_ghosts(geom(L), a, ax, s->bc[ax] == FDX_BC_NEUMANN ? 1 : 2));
+}
+
+static void residual(const mg_level *L, const double *u, const double *f, double *r)
+{
+    LAUNCH(mg_gpu_residual(geom(L), u, f, r, NULL));
+}
+
+static double resnorm2(const mg_level *L, const double *u, const double *f)
+{
+    LAUNCH(mg_gpu_residual(geom(L), u, f, NULL, sum_begin(L)));
+    return sum_end(L);
+}
+
+static double apply(const mg_level *L, const double *p, double *q)
+{
+    LAUNCH(mg_gpu_apply(geom(L), p, q, sum_begin(L)));
+    return sum_end(L);
+}
+
+static void jacobi(const mg_level *L, const double *u, const double *f, double *out, double omega)
+{
+    LAUNCH(mg_gpu_jacobi(geom(L), u, f, out, omega));
+}
+
+static void gs_color(const mg_level *L, double *u, const double *f, int color)
+{
+    LAUNCH(mg_gpu_gs_color(geom(L), u, f, color));
+}
+
+static void gs_sweep(const mg_level *L, double *u, const double *f, int first)
+{
+    gs_color(L, u, f, first);
+    gs_color(L, u, f, 1 - first);
+}
+
+static void cheby(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
+                  double beta)
+{
+    LAUNCH(mg_gpu_cheby(geom(L), u, f, d, out, alpha, beta));
+}
+
+static void restrict_(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *rf, double *fc)
+{
+    (void)s;
+    LAUNCH(mg_gpu_restrict(geom(F), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]), tr(&F->dtr[2]), rf, fc));
+}
+
+static void prolong(const mg_level *F, const mg_level *C, const double *uc, double *uf, int add)
+{
+    LAUNCH(mg_gpu_prolong(geom(F), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]), tr(&F->dtr[2]), uc, uf, add));
+}
+
+static void inject(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *uf, double *uc)
+{
+    unsigned dirichlet = 0;
+    for (int a = 0; a < s->rank; a++)
+        if (s->bc[a] == FDX_BC_DIRICHLET) dirichlet |= 1u << a;
+    LAUNCH(mg_gpu_inject(geom(F), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]), tr(&F->dtr[2]), dirichlet, uf, uc));
+}
+
+static void zero(const mg_level *L, double *a) { LAUNCH(mg_gpu_fill(L->count, a, 0.0)); }
+
+static void copy(const mg_level *L, double *dst, const double *src)
+{
+    note(cudaMemcpyAsync(dst, src, (size_t)L->count * sizeof(double), cudaMemcpyDeviceToDevice, 0),
+         "cudaMemcpyAsync(level)");
+}
+
+static double dot(const mg_level *L, const double *a, const double *b)
+{
+    LAUNCH(mg_gpu_dot(geom(L), a, b, sum_begin(L)));
+    return sum_end(L);
+}
+
+static void shift(const mg_level *L, double *a, double v) { LAUNCH(mg_gpu_shift(geom(L), a, v)); }
+
+static double cg_update(const mg_level *L, double *x, const double *p, double *r, const double *q, double alpha)
+{
+    LAUNCH(mg_gpu_cg_update(geom(L), x, p, r, q, alpha, sum_begin(L)));
+    return sum_end(L);
+}
+
+static void cg_direction(const mg_level *L, double *p, const double *z, double beta)
+{
+    LAUNCH(mg_gpu_cg_direction(geom(L), p, z, beta));
+}
+
+static void coarse(fdx_solver *s, mg_level *L)
+{
+    LAUNCH(mg_gpu_coarse((int)s->chol_n, s->d_chol, s->d_chol_map, L->t, L->u));
+}
+
+static void copy_user(const fdx_solver *s, const double *src, double *dst, int to_user, int whole)
+{
+    const mg_level *L = &s->lev[0];
+    long long off[3], lo[3], hi[3];
+    for (int a = 0; a < 3; a++) {
+        off[a] = L->m[a] - L->n[a] == 2 ? 1 : 0;
+        lo[a] = whole ? 0 : L->lo[a] - off[a];
+        hi[a] = whole ? L->n[a] : L->hi[a] - off[a];
+    }
+    LAUNCH(mg_gpu_copy_user(geom(L), off, lo, hi, s->shape[0], s->shape[1], src, dst, to_user));
+}
+
+static const mg_ops CUDA_OPS = {
+    .ghosts = ghosts,
+    .residual = residual,
+    .resnorm2 = resnorm2,
+    .apply = apply,
+    .jacobi = jacobi,
+    .gs_color = gs_color,
+    .gs_sweep = gs_sweep,
+    .cheby = cheby,
+    .restrict_ = restrict_,
+    .prolong = prolong,
+    .inject = inject,
+    .zero = zero,
+    .copy = copy,
+    .dot = dot,
+    .shift = shift,
+    .cg_update = cg_update,
+    .cg_direction = cg_direction,
+    .coarse = coarse,
+    .copy_user = copy_user,
+    .status = status,
+};
+
+const mg_ops *mg_cuda_ops(void) { return &CUDA_OPS; }
+
+fdx_status mg_cuda_alloc(size_t bytes, void **out)
+{
+    *out = NULL;
+    cudaError_t e = cudaMalloc(out, bytes ? bytes : 8);
+    if (e != cudaSuccess)
+        return fdx_fail(e == cudaErrorMemoryAllocation ? FDX_ERR_NOMEM : FDX_ERR_CUDA,
+                        "multigrid: cudaMalloc(%zu bytes): %s", bytes, cudaGetErrorString(e));
+    FDX_CUDA_TRY(cudaMemset(*out, 0, bytes ? bytes : 8));
+    return FDX_OK;
+}
+
+void mg_cuda_free(void *p)
+{
+    if (p) cudaFree(p);
+}
+
+fdx_status mg_cuda_upload(void *dst, const void *src, size_t bytes)
+{
+    FDX_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    return FDX_OK;
+}
+
+/* One table: allocate and copy. */
+static fdx_status up(void **dst, const void *src, size_t bytes)
+{
+    FDX_TRY(mg_cuda_alloc(bytes, dst));
+    return mg_cuda_upload(*dst, src, bytes);
+}
+
+fdx_status mg_cuda_upload_transfer(const mg_transfer *h, mg_transfer *d, int64_t m, int64_t M)
+{
+    const size_t nnz = (size_t)h->ptr[M];
+    FDX_TRY(up((void **)&d->i0, h->i0, (size_t)m * sizeof(int32_t)));
+    FDX_TRY(up((void **)&d->i1, h->i1, (size_t)m * sizeof(int32_t)));
+    FDX_TRY(up((void **)&d->w0, h->w0, (size_t)m * sizeof(double)));
+    FDX_TRY(up((void **)&d->w1, h->w1, (size_t)m * sizeof(double)));
+    FDX_TRY(up((void **)&d->ptr, h->ptr, (size_t)(M + 1) * sizeof(int32_t)));
+    FDX_TRY(up((void **)&d->idx, h->idx, (nnz ? nnz : 1) * sizeof(int32_t)));
+    FDX_TRY(up((void **)&d->w, h->w, (nnz ? nnz : 1) * sizeof(double)));
+    FDX_TRY(up((void **)&d->b0, h->b0, (size_t)M * sizeof(int32_t)));
+    FDX_TRY(up((void **)&d->bw, h->bw, (size_t)M * sizeof(double)));
+    d->span = h->span;
+    return FDX_OK;
+}
+
+void mg_cuda_free_transfer(mg_transfer *d)
+{
+    mg_cuda_free(d->i0);
+    mg_cuda_free(d->i1);
+    mg_cuda_free(d->w0);
+    mg_cuda_free(d->w1);
+    mg_cuda_free(d->ptr);
+    mg_cuda_free(d->idx);
+    mg_cuda_free(d->w);
+    mg_cuda_free(d->b0);
+    mg_cuda_free(d->bw);
+    memset(d, 0, sizeof *d);
+}

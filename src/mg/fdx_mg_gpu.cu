@@ -1,0 +1,352 @@
+/* fdx_mg_gpu: the multigrid kernels on CUDA: one thread a point (a colour
+   point for Gauss-Seidel, a coarse point for restriction and injection),
+   rows x blocks along x, grid.y rows, grid.z planes; reductions by block
+   then atomicAdd into one device double. */
+#include "mg/fdx_mg_gpu.h"
+
+#include <cuda_runtime.h>
+
+#define MG_T 128
+
+/* -lap u at p. */
+__device__ __forceinline__ double au(const mg_geom &g, const double *u, long long p)
+{
+    return g.diag * u[p] - g.c[0] * (u[p - 1] + u[p + 1]) - g.c[1] * (u[p - g.sy] + u[p + g.sy]) -
+           g.c[2] * (u[p - g.sz] + u[p + g.sz]);
+}
+
+static dim3 grid_of(const mg_geom &g, long long nx)
+{
+    return dim3((unsigned)((nx + MG_T - 1) / MG_T), (unsigned)(g.hi[1] - g.lo[1]), (unsigned)(g.hi[2] - g.lo[2]));
+}
+
+/* Block sum of v into *sum (every thread of the block calls it). */
+__device__ void block_add(double v, double *sum)
+{
+    __shared__ double part[MG_T / 32];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double s = 0;
+        for (int w = 0; w < MG_T / 32; w++) s += part[w];
+        atomicAdd(sum, s);
+    }
+}
+
+/* The point of this thread; 0 when outside the unknowns. */
+__device__ __forceinline__ bool point(const mg_geom &g, long long *p)
+{
+    long long i = g.lo[0] + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long j = g.lo[1] + blockIdx.y, k = g.lo[2] + blockIdx.z;
+    *p = i + j * g.sy + k * g.sz;
+    return i < g.hi[0];
+}
+
+__global__ void residual_kernel(mg_geom g, const double *u, const double *f, double *r, double *sum)
+{
+    long long p;
+    double v = 0;
+    if (point(g, &p)) {
+        v = f[p] - au(g, u, p);
+        if (r) r[p] = v;
+    }
+    if (sum) block_add(v * v, sum);
+}
+
+__global__ void apply_kernel(mg_geom g, const double *x, double *q, double *sum)
+{
+    long long p;
+    double v = 0;
+    if (point(g, &p)) {
+        double a = au(g, x, p);
+        q[p] = a;
+        v = a * x[p];
+    }
+    if (sum) block_add(v, sum);
+}
+
+__global__ void jacobi_kernel(mg_geom g, const double *u, const double *f, double *out, double w)
+{
+    long long p;
+    if (point(g, &p)) out[p] = u[p] + w * (f[p] - au(g, u, p));
+}
+
+__global__ void gs_kernel(mg_geom g, double *u, const double *f, int color)
+{
+    long long j = g.lo[1] + blockIdx.y, k = g.lo[2] + blockIdx.z;
+    long long i = g.lo[0] + ((g.lo[0] + j + k + color) & 1) + 2 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
+    if (i >= g.hi[0]) return;
+    long long p = i + j * g.sy + k * g.sz;
+    u[p] = (f[p] + g.c[0] * (u[p - 1] + u[p + 1]) + g.c[1] * (u[p - g.sy] + u[p + g.sy]) +
+            g.c[2] * (u[p - g.sz] + u[p + g.sz])) / g.diag;
+}
+
+__global__ void cheby_kernel(mg_geom g, const double *u, const double *f, double *d, double *out, double alpha,
+                             double beta)
+{
+    long long p;
+    if (!point(g, &p)) return;
+    double dn = beta / g.diag * (f[p] - au(g, u, p));
+    if (alpha != 0) dn += alpha * d[p];
+    d[p] = dn;
+    out[p] = u[p] + dn;
+}
+
+__global__ void restrict_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *rf,
+                                double *fc)
+{
+    long long I = C.lo[0] + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long J = C.lo[1] + blockIdx.y, K = C.lo[2] + blockIdx.z;
+    if (I >= C.hi[0]) return;
+    double acc = 0;
+    for (int pz = tz.ptr[K]; pz < tz.ptr[K + 1]; pz++)
+        for (int py = ty.ptr[J]; py < ty.ptr[J + 1]; py++) {
+            const double w = tz.w[pz] * ty.w[py];
+            const double *row = rf + ty.idx[py] * F.sy + tz.idx[pz] * F.sz;
+            double s = 0;
+            for (int px = tx.ptr[I]; px < tx.ptr[I + 1]; px++) s += tx.w[px] * row[tx.idx[px]];
+            acc += w * s;
+        }
+    fc[I + J * C.sy + K * C.sz] = acc;
+}
+
+__global__ void prolong_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc,
+                               double *uf, int add)
+{
+    long long p;
+    if (!point(F, &p)) return;
+    long long i = F.lo[0] + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long j = F.lo[1] + blockIdx.y, k = F.lo[2] + blockIdx.z;
+    const int ia[2] = {tx.i0[i], tx.i1[i]}, ja[2] = {ty.i0[j], ty.i1[j]}, ka[2] = {tz.i0[k], tz.i1[k]};
+    const double wi[2] = {tx.w0[i], tx.w1[i]}, wj[2] = {ty.w0[j], ty.w1[j]}, wk[2] = {tz.w0[k], tz.w1[k]};
+    double v = 0;
+    for (int c = 0; c < 8; c++) {
+        const int a = c & 1, b = (c >> 1) & 1, e = c >> 2;
+        const double w = wi[a] * wj[b] * wk[e];
+        if (w != 0) v += w * uc[ia[a] + ja[b] * C.sy + ka[e] * C.sz];
+    }
+    uf[p] = add ? uf[p] + v : v;
+}
+
+__global__ void inject_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, unsigned dirichlet,
+                              const double *uf, double *uc)
+{
+    long long I = (long long)blockIdx.x * blockDim.x + threadIdx.x, J = blockIdx.y, K = blockIdx.z;
+    if (I >= C.m[0]) return;
+    const long long S[3] = {I, J, K};
+    bool face = false;
+    for (int a = 0; a < 3; a++)
+        if ((dirichlet >> a & 1) && (S[a] == 0 || S[a] == C.m[a] - 1)) face = true;
+    if (!face) return;
+    const mg_gpu_tr *t[3] = {&tx, &ty, &tz};
+    const long long st[3] = {1, F.sy, F.sz};
+    double v = 0;
+    for (int corner = 0; corner < 8; corner++) {
+        double w = 1;
+        long long q = 0;
+        for (int a = 0; a < 3; a++) {
+            const int hi = (corner >> a) & 1;
+            const double wa = t[a]->bw[S[a]];
+            w *= hi ? 1 - wa : wa;
+            q += (t[a]->b0[S[a]] + hi) * st[a];
+        }
+        if (w != 0) v += w * uf[q];
+    }
+    uc[I + J * C.sy + K * C.sz] = v;
+}
+
+__global__ void ghosts_kernel(mg_geom g, double *a, int axis, int kind)
+{
+    const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
+    const long long st[3] = {1, g.sy, g.sz};
+    long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+    if (x >= g.m[b]) return;
+    const long long base = x * st[b] + y * st[c], m = g.m[axis], s = st[axis];
+    if (kind == 1) {
+        a[base] = a[base + s];
+        a[base + (m - 1) * s] = a[base + (m - 2) * s];
+    } else {
+        a[base] = a[base + (m - 2) * s];
+        a[base + (m - 1) * s] = a[base + s];
+    }
+}
+
+__global__ void fill_kernel(long long n, double *a, double v)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i] = v;
+}
+
+__global__ void dot_kernel(mg_geom g, const double *a, const double *b, double *sum)
+{
+    long long p;
+    double v = 0;
+    if (point(g, &p)) v = a[p] * (b ? b[p] : 1.0);
+    block_add(v, sum);
+}
+
+__global__ void shift_kernel(mg_geom g, double *a, double v)
+{
+    long long p;
+    if (point(g, &p)) a[p] += v;
+}
+
+__global__ void cg_update_kernel(mg_geom g, double *x, const double *p, double *r, const double *q, double alpha,
+                                 double *sum)
+{
+    long long i;
+    double v = 0;
+    if (point(g, &i)) {
+        x[i] += alpha * p[i];
+        v = r[i] - alpha * q[i];
+        r[i] = v;
+    }
+    block_add(v * v, sum);
+}
+
+__global__ void cg_direction_kernel(mg_geom g, double *p, const double *z, double beta)
+{
+    long long i;
+    if (point(g, &i)) p[i] = z[i] + beta * p[i];
+}
+
+__global__ void coarse_kernel(int nu, const double *A, const int64_t *map, const double *t, double *u)
+{
+    double x[64];
+    for (int i = 0; i < nu; i++) {
+        double v = t[map[i]];
+        for (int k = 0; k < i; k++) v -= A[i * nu + k] * x[k];
+        x[i] = v / A[i * nu + i];
+    }
+    for (int i = nu - 1; i >= 0; i--) {
+        double v = x[i];
+        for (int k = i + 1; k < nu; k++) v -= A[k * nu + i] * x[k];
+        x[i] = v / A[i * nu + i];
+    }
+    for (int i = 0; i < nu; i++) u[map[i]] += x[i];
+}
+
+__global__ void copy_user_kernel(mg_geom g, long long ox, long long oy, long long oz, long long x0, long long y0,
+                                 long long z0, long long bx, long long nx, long long ny, const double *src,
+                                 double *dst, int to_user)
+{
+    long long i = x0 + (long long)blockIdx.x * blockDim.x + threadIdx.x, j = y0 + blockIdx.y, k = z0 + blockIdx.z;
+    if (i >= x0 + bx) return;
+    long long user = i + nx * (j + ny * k), stored = (i + ox) + (j + oy) * g.sy + (k + oz) * g.sz;
+    if (to_user)
+        dst[user] = src[stored];
+    else
+        dst[stored] = src[user];
+}
+
+static int done(void) { return (int)cudaPeekAtLastError(); }
+
+extern "C" {
+
+int mg_gpu_residual(mg_geom g, const double *u, const double *f, double *r, double *sum)
+{
+    residual_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T>>>(g, u, f, r, sum);
+    return done();
+}
+
+int mg_gpu_apply(mg_geom g, const double *p, double *q, double *sum)
+{
+    apply_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T>>>(g, p, q, sum);
+    return done();
+}
+
+int mg_gpu_jacobi(mg_geom g, const double *u, const double *f, double *out, double omega)
+{
+    jacobi_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T>>>(g, u, f, out, omega / g.diag);
+    return done();
+}
+
+int mg_gpu_gs_color(mg_geom g, double *u, const double *f, int color)
+{
+    gs_kernel<<<grid_of(g, (g.hi[0] - g.lo[0] + 1) / 2), MG_T>>>(g, u, f, color);
+    return done();
+}
+
+int mg_gpu_cheby(mg_geom g, const double *u, const double *f, double *d, double *out, double alpha, double beta)
+{
+    cheby_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T>>>(g, u, f, d, out, alpha, beta);
+    return done();
+}
+
+int mg_gpu_restrict(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *rf, double *fc)
+{
+    restrict_kernel<<<grid_of(C, C.hi[0] - C.lo[0]), MG_T>>>(F, C, tx, ty, tz, rf, fc);
+    return done();
+}
+
+int mg_gpu_prolong(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *uf,
+                   int add)
+{
+    prolong_kernel<<<grid_of(F, F.hi[0] - F.lo[0]), MG_T>>>(F, C, tx, ty, tz, uc, uf, add);
+    return done();
+}
+
+int mg_gpu_inject(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, unsigned dirichlet,
+                  const double *uf, double *uc)
+{
+    dim3 grid((unsigned)((C.m[0] + MG_T - 1) / MG_T), (unsigned)C.m[1], (unsigned)C.m[2]);
+    inject_kernel<<<grid, MG_T>>>(F, C, tx, ty, tz, dirichlet, uf, uc);
+    return done();
+}
+
+int mg_gpu_ghosts(mg_geom g, double *a, int axis, int kind)
+{
+    const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
+    dim3 grid((unsigned)((g.m[b] + MG_T - 1) / MG_T), (unsigned)g.m[c]);
+    ghosts_kernel<<<grid, MG_T>>>(g, a, axis, kind);
+    return done();
+}
+
+int mg_gpu_fill(long long n, double *a, double v)
+{
+    fill_kernel<<<(unsigned)((n + 255) / 256), 256>>>(n, a, v);
+    return done();
+}
+
+int mg_gpu_dot(mg_geom g, const double *a, const double *b, double *sum)
+{
+    dot_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T>>>(g, a, b, sum);
+    return done();
+}
+
+int mg_gpu_shift(mg_geom g, double *a, double v)
+{
+    shift_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T>>>(g, a, v);
+    return done();
+}
+
+int mg_gpu_cg_update(mg_geom g, double *x, const double *p, double *r, const double *q, double alpha, double *sum)
+{
+    cg_update_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T>>>(g, x, p, r, q, alpha, sum);
+    return done();
+}
+
+int mg_gpu_cg_direction(mg_geom g, double *p, const double *z, double beta)
+{
+    cg_direction_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T>>>(g, p, z, beta);
+    return done();
+}
+
+int mg_gpu_coarse(int nu, const double *chol, const int64_t *map, const double *t, double *u)
+{
+    if (nu > 64) return (int)cudaErrorInvalidValue;
+    coarse_kernel<<<1, 1>>>(nu, chol, map, t, u);
+    return done();
+}
+
+int mg_gpu_copy_user(mg_geom g, const long long *off, const long long *lo, const long long *hi, long long nx,
+                     long long ny, const double *src, double *dst, int to_user)
+{
+    const long long bx = hi[0] - lo[0];
+    dim3 grid((unsigned)((bx + MG_T - 1) / MG_T), (unsigned)(hi[1] - lo[1]), (unsigned)(hi[2] - lo[2]));
+    copy_user_kernel<<<grid, MG_T>>>(g, off[0], off[1], off[2], lo[0], lo[1], lo[2], bx, nx, ny, src, dst, to_user);
+    return done();
+}
+
+} /* extern "C" */

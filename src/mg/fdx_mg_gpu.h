@@ -1,0 +1,53 @@
+/* fdx_mg_gpu: the CUDA kernels of the multigrid solver (fdx_mg_gpu.cu,
+   compiled ahead of time) as C launchers.  Each returns a cudaError_t as
+   int (the launch's own error); all run on the default stream. */
+#ifndef FDX_MG_GPU_H
+#define FDX_MG_GPU_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One level's shape: unknowns lo <= index < hi, strides, operator. */
+typedef struct mg_geom {
+    long long lo[3], hi[3], m[3], sy, sz, count;
+    double c[3], diag;
+} mg_geom;
+
+/* One axis's transfer tables in device memory (see mg_transfer). */
+typedef struct mg_gpu_tr {
+    const int32_t *i0, *i1, *ptr, *idx, *b0;
+    const double *w0, *w1, *w, *bw;
+} mg_gpu_tr;
+
+/* sum (device scalar, NULL: none) += the reduction of each kernel. */
+int mg_gpu_residual(mg_geom g, const double *u, const double *f, double *r, double *sum);
+int mg_gpu_apply(mg_geom g, const double *p, double *q, double *sum);
+int mg_gpu_jacobi(mg_geom g, const double *u, const double *f, double *out, double omega);
+int mg_gpu_gs_color(mg_geom g, double *u, const double *f, int color);
+int mg_gpu_cheby(mg_geom g, const double *u, const double *f, double *d, double *out, double alpha, double beta);
+int mg_gpu_restrict(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *rf, double *fc);
+int mg_gpu_prolong(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *uf,
+                   int add);
+/* dirichlet: bit a set when axis a is Dirichlet (its faces are injected). */
+int mg_gpu_inject(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, unsigned dirichlet,
+                  const double *uf, double *uc);
+/* kind 1: mirror (Neumann), 2: wrap (periodic) the two ghost planes of axis. */
+int mg_gpu_ghosts(mg_geom g, double *a, int axis, int kind);
+int mg_gpu_fill(long long n, double *a, double v);
+int mg_gpu_dot(mg_geom g, const double *a, const double *b, double *sum);
+int mg_gpu_shift(mg_geom g, double *a, double v);
+int mg_gpu_cg_update(mg_geom g, double *x, const double *p, double *r, const double *q, double alpha, double *sum);
+int mg_gpu_cg_direction(mg_geom g, double *p, const double *z, double beta);
+/* u[map[i]] += (L L^T)^-1 t[map] (nu <= 64: one thread). */
+int mg_gpu_coarse(int nu, const double *chol, const int64_t *map, const double *t, double *u);
+/* Caller's grid (nx, ny) <-> stored: stored = user + off, over the box lo..hi of user indices. */
+int mg_gpu_copy_user(mg_geom g, const long long *off, const long long *lo, const long long *hi, long long nx,
+                     long long ny, const double *src, double *dst, int to_user);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,177 @@
+/* fdx_mg_impl: the multigrid solver's levels, transfers and CPU kernels. */
+#ifndef FDX_MG_IMPL_H
+#define FDX_MG_IMPL_H
+
+#include "core/fdx_error.h"
+#include "fdx/mg.h"
+
+#include <stdint.h>
+
+#define MG_MAX_LEVELS 32
+#define MG_COARSE_MAX 64 /* coarsening stops at this many unknowns */
+
+/* Linear interpolation along one axis from a coarse level (stored extent M)
+   to a fine one (stored extent m), and its transpose.  Prolongation: fine
+   stored index s takes w0[s]*c[i0[s]] + w1[s]*c[i1[s]] (coarse ghosts
+   included).  Restriction: coarse unknown S gathers fine unknowns
+   idx[ptr[S]..ptr[S+1]) with weights w (ghost entries folded onto the
+   unknowns they mirror, scaled by h/H). */
+typedef struct mg_transfer {
+    int32_t *i0, *i1;
+    double *w0, *w1;
+    int32_t *ptr, *idx;
+    double *w;
+    int32_t span; /* the widest restriction row */
+    int32_t *b0;  /* injection: coarse stored index S sits between fine b0[S] and b0[S]+1 */
+    double *bw;   /* weight of b0[S] */
+} mg_transfer;
+
+typedef struct mg_level {
+    int64_t n[3];          /* points per axis as the caller sees them (1 for a missing z) */
+    int64_t m[3];          /* stored extent: n, or n + 2 with ghosts (Neumann, periodic) */
+    int64_t lo[3], hi[3];  /* unknowns: lo <= stored index < hi */
+    int64_t sy, sz;        /* strides (sz 0 in 2D: the z neighbours are the point itself) */
+    int64_t count;         /* stored points */
+    int64_t unknowns;
+    double h[3], c[3];     /* spacing, 1/h^2 (0 for a missing axis) */
+    double diag;           /* 2 * sum c */
+    double *u, *f, *t, *d; /* solution, right-hand side, scratch / residual, Chebyshev direction */
+    double *dsum;          /* CUDA: the device double reductions add into */
+    mg_transfer tr[3];     /* to this level from the next coarser one */
+    mg_transfer dtr[3];    /* the same tables in device memory (CUDA) */
+    double work;           /* unknowns / finest unknowns */
+} mg_level;
+
+/* The kernels a solve runs, on one backend: the cycles and the Krylov loop
+   call only these.  Reductions return their value on the host (one double
+   leaves the device; fields never do). */
+typedef struct mg_ops {
+    void (*ghosts)(const fdx_solver *s, const mg_level *L, double *a);
+    void (*residual)(const mg_level *L, const double *u, const double *f, double *r);
+    double (*resnorm2)(const mg_level *L, const double *u, const double *f);
+    double (*apply)(const mg_level *L, const double *p, double *q);
+    void (*jacobi)(const mg_level *L, const double *u, const double *f, double *out, double omega);
+    void (*gs_color)(const mg_level *L, double *u, const double *f, int color);
+    void (*gs_sweep)(const mg_level *L, double *u, const double *f, int first);
+    void (*cheby)(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
+                  double beta);
+    void (*restrict_)(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *rf, double *fc);
+    void (*prolong)(const mg_level *F, const mg_level *C, const double *uc, double *uf, int add);
+    void (*inject)(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *uf, double *uc);
+    void (*zero)(const mg_level *L, double *a);
+    void (*copy)(const mg_level *L, double *dst, const double *src);
+    double (*dot)(const mg_level *L, const double *a, const double *b);
+    void (*shift)(const mg_level *L, double *a, double v);
+    double (*cg_update)(const mg_level *L, double *x, const double *p, double *r, const double *q, double alpha);
+    void (*cg_direction)(const mg_level *L, double *p, const double *z, double beta);
+    /* Coarsest level: u += A^-1 t (t: the residual) with the Cholesky factor. */
+    void (*coarse)(fdx_solver *s, mg_level *L);
+    /* The caller's grid to level 0's stored layout (to_user 0; only the
+       unknowns unless whole) or back (to_user 1: the unknowns). */
+    void (*copy_user)(const fdx_solver *s, const double *src, double *dst, int to_user, int whole);
+    /* The first error since the last call (launches, reductions); FDX_OK. */
+    fdx_status (*status)(void);
+} mg_ops;
+
+struct fdx_solver {
+    const mg_ops *ops;
+    int gpu;                 /* levels live in device memory */
+    fdx_ctx *ctx;
+    int rank;
+    int64_t shape[3];
+    fdx_solver_bc bc[3];
+    double h[3];
+    int h_set;
+    fdx_solver_method method;
+    fdx_solver_cycle cycle;
+    fdx_solver_smoother smoother;
+    int pre, post;
+    fdx_solver_coarse coarse;
+    int coarse_sweeps;
+    double tol;
+    int max_cycles;
+
+    int ready, singular, nlev;
+    int fused_gs;            /* red-black in one pass (3D, every axis Dirichlet) */
+    mg_level lev[MG_MAX_LEVELS];
+    double *rowbuf;          /* per-thread rows for the restriction */
+    int64_t rowbuf_stride;
+    double *chol;            /* coarsest level: Cholesky factor (nu x nu) */
+    int64_t *chol_map;       /* stored index of each coarse unknown */
+    double *d_chol;          /* their device copies (CUDA) */
+    int64_t *d_chol_map;
+    double *chol_vec;
+    int64_t chol_n;
+    double *x, *p, *q;       /* CG: iterate, direction, A p (finest stored size) */
+    double cheb_lo, cheb_hi; /* Chebyshev interval of D^-1 A */
+    double omega;            /* Jacobi weight */
+
+    double *hist;
+    int nhist, iters, converged;
+    double work;
+};
+
+/* ---- kernels (fdx_mg_kernels.c): unknowns only unless said ---- */
+/* Fills the ghosts of Neumann (mirror) and periodic (wrap) axes. */
+FDX_HIDDEN void mg_ghosts(const fdx_solver *s, const mg_level *L, double *a);
+/* r = f - A u; returns sum r^2.  r NULL: only the sum. */
+FDX_HIDDEN double mg_residual(const mg_level *L, const double *u, const double *f, double *r);
+/* q = A p; returns sum p*q. */
+FDX_HIDDEN double mg_apply(const mg_level *L, const double *p, double *q);
+/* out = u + omega D^-1 (f - A u). */
+FDX_HIDDEN void mg_jacobi(const mg_level *L, const double *u, const double *f, double *out, double omega);
+/* Gauss-Seidel on the points of one colour ((i+j+k) % 2 == color), in place. */
+FDX_HIDDEN void mg_gs_color(const mg_level *L, double *u, const double *f, int color);
+/* Both colours, `first` first, in one pass over memory (3D, no ghosts:
+   every axis Dirichlet). */
+FDX_HIDDEN void mg_gs_sweep(const mg_level *L, double *u, const double *f, int first);
+/* d = alpha d + beta D^-1 (f - A u); out = u + d (alpha 0: d's old value unused). */
+FDX_HIDDEN void mg_cheby(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
+                         double beta);
+/* fc = R rf (coarse unknowns). */
+FDX_HIDDEN void mg_restrict(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *rf, double *fc);
+/* uf += P uc (add) or uf = P uc (uc's ghosts filled). */
+FDX_HIDDEN void mg_prolong(const mg_level *F, const mg_level *C, const double *uc, double *uf, int add);
+/* uc = fine data interpolated at the coarse points on Dirichlet faces (the
+   boundary values of a coarse problem, for FMG). */
+FDX_HIDDEN void mg_inject_boundary(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *uf,
+                                   double *uc);
+/* Whole stored array: a = 0. */
+FDX_HIDDEN void mg_zero(const mg_level *L, double *a);
+/* Sums over unknowns. */
+FDX_HIDDEN double mg_sum(const mg_level *L, const double *a);
+FDX_HIDDEN double mg_dot(const mg_level *L, const double *a, const double *b);
+/* a[unknowns] += v. */
+FDX_HIDDEN void mg_shift(const mg_level *L, double *a, double v);
+/* x += alpha p; r -= alpha q; returns sum r^2. */
+FDX_HIDDEN double mg_cg_update(const mg_level *L, double *x, const double *p, double *r, const double *q, double alpha);
+/* p = z + beta p. */
+FDX_HIDDEN void mg_cg_direction(const mg_level *L, double *p, const double *z, double beta);
+
+/* The CPU's table (fdx_mg_kernels.c) and CUDA's (fdx_mg_cuda.c; NULL
+   without CUDA). */
+FDX_HIDDEN const mg_ops *mg_cpu_ops(void);
+FDX_HIDDEN const mg_ops *mg_cuda_ops(void);
+/* Device memory for the CUDA levels (zeroed), its release, and the upload
+   of a transfer's tables (m fine, M coarse stored points) and of the
+   coarse factor (fdx_mg_cuda.c; FDX_ERR_UNSUPPORTED without CUDA). */
+FDX_HIDDEN fdx_status mg_cuda_alloc(size_t bytes, void **out);
+FDX_HIDDEN void mg_cuda_free(void *p);
+FDX_HIDDEN fdx_status mg_cuda_upload(void *dst, const void *src, size_t bytes);
+FDX_HIDDEN fdx_status mg_cuda_upload_transfer(const mg_transfer *h, mg_transfer *d, int64_t m, int64_t M);
+FDX_HIDDEN void mg_cuda_free_transfer(mg_transfer *d);
+
+/* ---- setup (fdx_mg_setup.c) ---- */
+FDX_HIDDEN fdx_status mg_build_levels(fdx_solver *s);
+FDX_HIDDEN void mg_free_levels(fdx_solver *s);
+FDX_HIDDEN fdx_status mg_coarse_factor(fdx_solver *s);
+
+/* ---- cycles (fdx_mg_cycle.c) ---- */
+/* One cycle of kind c on level l (f and u of l in place). */
+FDX_HIDDEN void mg_cycle(fdx_solver *s, int l, fdx_solver_cycle c);
+/* Full multigrid: level 0's u (its boundary values; the interior is
+   replaced) from level 0's f, one V-cycle per level. */
+FDX_HIDDEN void mg_fmg(fdx_solver *s);
+FDX_HIDDEN void mg_coarse_solve(fdx_solver *s);
+
+#endif

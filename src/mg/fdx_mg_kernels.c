@@ -1,0 +1,434 @@
+/* fdx_mg_kernels: the CPU (OpenMP) kernels of the multigrid solver.  Every
+   kernel loops over the unknowns of one level, rows (j,k) in parallel and
+   points along a row as a simd loop; the 5/7-point operator reads ghost or
+   boundary points that the caller filled (mg_ghosts) before. */
+#include "mg/fdx_mg_impl.h"
+
+#include <omp.h>
+#include <string.h>
+
+/* Levels smaller than this run on one thread: a parallel region costs more
+   than their work (and much more when the cores are shared). */
+#define MG_PAR_MIN 32768
+
+/* -lap u at point p (2D: sz == 0 and c2 == 0, the z terms vanish). */
+#define MG_AU(u, p)                                                                                         \
+    (diag * (u)[p] - c0 * ((u)[(p) - 1] + (u)[(p) + 1]) - c1 * ((u)[(p) - sy] + (u)[(p) + sy]) -           \
+     c2 * ((u)[(p) - sz] + (u)[(p) + sz]))
+
+#define MG_CONSTS(L)                                                                                        \
+    const double diag = (L)->diag, c0 = (L)->c[0], c1 = (L)->c[1], c2 = (L)->c[2];                          \
+    const int64_t sy = (L)->sy, sz = (L)->sz;                                                               \
+    const int64_t i0 = (L)->lo[0], i1 = (L)->hi[0], j0 = (L)->lo[1], j1 = (L)->hi[1], k0 = (L)->lo[2],       \
+                  k1 = (L)->hi[2];                                                                          \
+    (void)diag, (void)c0, (void)c1, (void)c2, (void)i0, (void)i1
+
+/* Copies the plane at index src of `axis` onto the plane at dst, over the
+   full stored extents of the other axes (ghosts included, so filling axis
+   by axis also fills edges and corners). */
+static void copy_plane(const mg_level *L, double *a, int axis, int64_t dst, int64_t src)
+{
+    const int64_t st[3] = {1, L->sy, L->sz};
+    const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
+    const int64_t nb = L->m[b], nc = L->m[c], sb = st[b], sc = st[c];
+    double *d = a + dst * st[axis];
+    const double *s = a + src * st[axis];
+#pragma omp parallel for schedule(static) if (nb * nc > MG_PAR_MIN)
+    for (int64_t y = 0; y < nc; y++)
+        for (int64_t x = 0; x < nb; x++) d[x * sb + y * sc] = s[x * sb + y * sc];
+}
+
+void mg_ghosts(const fdx_solver *s, const mg_level *L, double *a)
+{
+    for (int ax = 0; ax < s->rank; ax++) {
+        const int64_t m = L->m[ax];
+        if (s->bc[ax] == FDX_BC_NEUMANN) {
+            copy_plane(L, a, ax, 0, 1);
+            copy_plane(L, a, ax, m - 1, m - 2);
+        } else if (s->bc[ax] == FDX_BC_PERIODIC) {
+            copy_plane(L, a, ax, 0, m - 2);
+            copy_plane(L, a, ax, m - 1, 1);
+        }
+    }
+}
+
+double mg_residual(const mg_level *L, const double *u, const double *f, double *r)
+{
+    MG_CONSTS(L);
+    double sum = 0;
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum) if (L->count > MG_PAR_MIN)
+    for (int64_t k = k0; k < k1; k++)
+        for (int64_t j = j0; j < j1; j++) {
+            const int64_t row = j * sy + k * sz;
+            double acc = 0;
+            if (r) {
+#pragma omp simd reduction(+ : acc)
+                for (int64_t i = row + i0; i < row + i1; i++) {
+                    double v = f[i] - MG_AU(u, i);
+                    r[i] = v;
+                    acc += v * v;
+                }
+            } else {
+#pragma omp simd reduction(+ : acc)
+                for (int64_t i = row + i0; i < row + i1; i++) {
+                    double v = f[i] - MG_AU(u, i);
+                    acc += v * v;
+                }
+            }
+            sum += acc;
+        }
+    return sum;
+}
+
+double mg_apply(const mg_level *L, const double *p, double *q)
+{
+    MG_CONSTS(L);
+    double sum = 0;
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum) if (L->count > MG_PAR_MIN)
+    for (int64_t k = k0; k < k1; k++)
+        for (int64_t j = j0; j < j1; j++) {
+            const int64_t row = j * sy + k * sz;
+            double acc = 0;
+#pragma omp simd reduction(+ : acc)
+            for (int64_t i = row + i0; i < row + i1; i++) {
+                double v = MG_AU(p, i);
+                q[i] = v;
+                acc += v * p[i];
+            }
+            sum += acc;
+        }
+    return sum;
+}
+
+void mg_jacobi(const mg_level *L, const double *u, const double *f, double *out, double omega)
+{
+    MG_CONSTS(L);
+    const double w = omega / diag;
+#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
+    for (int64_t k = k0; k < k1; k++)
+        for (int64_t j = j0; j < j1; j++) {
+            const int64_t row = j * sy + k * sz;
+#pragma omp simd
+            for (int64_t i = row + i0; i < row + i1; i++) out[i] = u[i] + w * (f[i] - MG_AU(u, i));
+        }
+}
+
+/* Gauss-Seidel on the points of one colour of one row (row: offset of
+   (0, j, k); parity: (j + k + color) & 1).  Every point of the row is
+   computed and the other colour's keep their value (a blend), so the loop
+   is a plain simd loop: the other colour's points, the only neighbours
+   along the row, do not change in this pass. */
+static inline void gs_row(const mg_level *L, double *u, const double *f, int64_t row, int parity)
+{
+    MG_CONSTS(L);
+    (void)j0, (void)j1, (void)k0, (void)k1;
+    const double inv = 1.0 / diag;
+#pragma omp simd
+    for (int64_t i = i0; i < i1; i++) {
+        const int64_t p = row + i;
+        const double g = (f[p] + c0 * (u[p - 1] + u[p + 1]) + c1 * (u[p - sy] + u[p + sy]) +
+                          c2 * (u[p - sz] + u[p + sz])) * inv;
+        u[p] = ((i + parity) & 1) ? u[p] : g;
+    }
+}
+
+void mg_gs_color(const mg_level *L, double *u, const double *f, int color)
+{
+    const int64_t j0 = L->lo[1], j1 = L->hi[1], k0 = L->lo[2], k1 = L->hi[2];
+#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
+    for (int64_t k = k0; k < k1; k++)
+        for (int64_t j = j0; j < j1; j++) gs_row(L, u, f, j * L->sy + k * L->sz, (int)((j + k + color) & 1));
+}
+
+static void gs_plane(const mg_level *L, double *u, const double *f, int64_t k, int color)
+{
+    for (int64_t j = L->lo[1]; j < L->hi[1]; j++) gs_row(L, u, f, j * L->sy + k * L->sz, (int)((j + k + color) & 1));
+}
+
+/* One red-black sweep (colour `first`, then the other) in one pass over
+   memory: each thread runs the first colour on plane k and the second on
+   plane k-1 right behind it, inside its own chunk of planes; the two edge
+   planes of every chunk get their second colour after a barrier, when the
+   neighbouring chunks' first colour is done.  The result is that of the
+   two separate passes, bit for bit (points of one colour do not depend on
+   each other). */
+void mg_gs_sweep(const mg_level *L, double *u, const double *f, int first)
+{
+    const int64_t k0 = L->lo[2], k1 = L->hi[2];
+    const int second = 1 - first;
+#pragma omp parallel if (L->count > MG_PAR_MIN)
+    {
+        const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+        const int64_t nk = k1 - k0;
+        const int64_t ka = k0 + nk * t / nt, kb = k0 + nk * (t + 1) / nt;
+        for (int64_t k = ka; k < kb; k++) {
+            gs_plane(L, u, f, k, first);
+            if (k - 1 > ka) gs_plane(L, u, f, k - 1, second);
+        }
+#pragma omp barrier
+        if (kb > ka) gs_plane(L, u, f, ka, second);
+        if (kb - 1 > ka) gs_plane(L, u, f, kb - 1, second);
+    }
+}
+
+void mg_cheby(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha, double beta)
+{
+    MG_CONSTS(L);
+    const double b = beta / diag;
+#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
+    for (int64_t k = k0; k < k1; k++)
+        for (int64_t j = j0; j < j1; j++) {
+            const int64_t row = j * sy + k * sz;
+            if (alpha == 0) {
+#pragma omp simd
+                for (int64_t i = row + i0; i < row + i1; i++) {
+                    double dn = b * (f[i] - MG_AU(u, i));
+                    d[i] = dn;
+                    out[i] = u[i] + dn;
+                }
+            } else {
+#pragma omp simd
+                for (int64_t i = row + i0; i < row + i1; i++) {
+                    double dn = alpha * d[i] + b * (f[i] - MG_AU(u, i));
+                    d[i] = dn;
+                    out[i] = u[i] + dn;
+                }
+            }
+        }
+}
+
+void mg_restrict(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *rf, double *fc)
+{
+    const mg_transfer *tx = &F->tr[0], *ty = &F->tr[1], *tz = &F->tr[2];
+    const int64_t fi0 = F->lo[0], fi1 = F->hi[0];
+#pragma omp parallel if (F->count > MG_PAR_MIN)
+    {
+        double *row = s->rowbuf + (int64_t)omp_get_thread_num() * s->rowbuf_stride;
+#pragma omp for collapse(2) schedule(static)
+        for (int64_t K = C->lo[2]; K < C->hi[2]; K++)
+            for (int64_t J = C->lo[1]; J < C->hi[1]; J++) {
+                int first = 1;
+                for (int32_t pz = tz->ptr[K]; pz < tz->ptr[K + 1]; pz++)
+                    for (int32_t py = ty->ptr[J]; py < ty->ptr[J + 1]; py++) {
+                        const double w = tz->w[pz] * ty->w[py];
+                        const double *src = rf + ty->idx[py] * F->sy + tz->idx[pz] * F->sz;
+                        if (first) {
+#pragma omp simd
+                            for (int64_t i = fi0; i < fi1; i++) row[i] = w * src[i];
+                        } else {
+#pragma omp simd
+                            for (int64_t i = fi0; i < fi1; i++) row[i] += w * src[i];
+                        }
+                        first = 0;
+                    }
+                double *dst = fc + J * C->sy + K * C->sz;
+                for (int64_t I = C->lo[0]; I < C->hi[0]; I++) {
+                    double acc = 0;
+                    for (int32_t px = tx->ptr[I]; px < tx->ptr[I + 1]; px++) acc += tx->w[px] * row[tx->idx[px]];
+                    dst[I] = acc;
+                }
+            }
+    }
+}
+
+/* uf (+)= P uc over the fine unknowns. */
+void mg_prolong(const mg_level *F, const mg_level *C, const double *uc, double *uf, int add)
+{
+    const mg_transfer *tx = &F->tr[0], *ty = &F->tr[1], *tz = &F->tr[2];
+    const int64_t sy = F->sy, sz = F->sz, csy = C->sy, csz = C->sz;
+    const int64_t i0 = F->lo[0], i1 = F->hi[0];
+    const int32_t *xa = tx->i0, *xb = tx->i1;
+    const double *wa = tx->w0, *wb = tx->w1;
+#pragma omp parallel for collapse(2) schedule(static) if (F->count > MG_PAR_MIN)
+    for (int64_t k = F->lo[2]; k < F->hi[2]; k++)
+        for (int64_t j = F->lo[1]; j < F->hi[1]; j++) {
+            const double v00 = tz->w0[k] * ty->w0[j], v01 = tz->w0[k] * ty->w1[j];
+            const double v10 = tz->w1[k] * ty->w0[j], v11 = tz->w1[k] * ty->w1[j];
+            const double *c00 = uc + ty->i0[j] * csy + tz->i0[k] * csz;
+            const double *c01 = uc + ty->i1[j] * csy + tz->i0[k] * csz;
+            const double *c10 = uc + ty->i0[j] * csy + tz->i1[k] * csz;
+            const double *c11 = uc + ty->i1[j] * csy + tz->i1[k] * csz;
+            double *dst = uf + j * sy + k * sz;
+#pragma omp simd
+            for (int64_t i = i0; i < i1; i++) {
+                const int32_t a = xa[i], b = xb[i];
+                const double v = wa[i] * (v00 * c00[a] + v01 * c01[a] + v10 * c10[a] + v11 * c11[a]) +
+                                 wb[i] * (v00 * c00[b] + v01 * c01[b] + v10 * c10[b] + v11 * c11[b]);
+                dst[i] = add ? dst[i] + v : v;
+            }
+        }
+}
+
+
+void mg_zero(const mg_level *L, double *a)
+{
+    const int64_t n = L->count;
+#pragma omp parallel for schedule(static) if (n > MG_PAR_MIN)
+    for (int64_t i = 0; i < n; i++) a[i] = 0;
+}
+
+double mg_dot(const mg_level *L, const double *a, const double *b)
+{
+    MG_CONSTS(L);
+    double sum = 0;
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum) if (L->count > MG_PAR_MIN)
+    for (int64_t k = k0; k < k1; k++)
+        for (int64_t j = j0; j < j1; j++) {
+            const int64_t row = j * sy + k * sz;
+            double acc = 0;
+#pragma omp simd reduction(+ : acc)
+            for (int64_t i = row + i0; i < row + i1; i++) acc += a[i] * (b ? b[i] : 1.0);
+            sum += acc;
+        }
+    return sum;
+}
+
+double mg_sum(const mg_level *L, const double *a) { return mg_dot(L, a, NULL); }
+
+void mg_shift(const mg_level *L, double *a, double v)
+{
+    MG_CONSTS(L);
+#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
+    for (int64_t k = k0; k < k1; k++)
+        for (int64_t j = j0; j < j1; j++) {
+            const int64_t row = j * sy + k * sz;
+#pragma omp simd
+            for (int64_t i = row + i0; i < row + i1; i++) a[i] += v;
+        }
+}
+
+double mg_cg_update(const mg_level *L, double *x, const double *p, double *r, const double *q, double alpha)
+{
+    MG_CONSTS(L);
+    double sum = 0;
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum) if (L->count > MG_PAR_MIN)
+    for (int64_t k = k0; k < k1; k++)
+        for (int64_t j = j0; j < j1; j++) {
+            const int64_t row = j * sy + k * sz;
+            double acc = 0;
+#pragma omp simd reduction(+ : acc)
+            for (int64_t i = row + i0; i < row + i1; i++) {
+                x[i] += alpha * p[i];
+                double v = r[i] - alpha * q[i];
+                r[i] = v;
+                acc += v * v;
+            }
+            sum += acc;
+        }
+    return sum;
+}
+
+void mg_cg_direction(const mg_level *L, double *p, const double *z, double beta)
+{
+    MG_CONSTS(L);
+#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
+    for (int64_t k = k0; k < k1; k++)
+        for (int64_t j = j0; j < j1; j++) {
+            const int64_t row = j * sy + k * sz;
+#pragma omp simd
+            for (int64_t i = row + i0; i < row + i1; i++) p[i] = z[i] + beta * p[i];
+        }
+}
+
+void mg_inject_boundary(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *uf, double *uc)
+{
+    const mg_transfer *t[3] = {&F->tr[0], &F->tr[1], &F->tr[2]};
+    for (int64_t K = 0; K < C->m[2]; K++)
+        for (int64_t J = 0; J < C->m[1]; J++)
+            for (int64_t I = 0; I < C->m[0]; I++) {
+                const int64_t S[3] = {I, J, K};
+                int face = 0;
+                for (int a = 0; a < s->rank; a++)
+                    if (s->bc[a] == FDX_BC_DIRICHLET && (S[a] == 0 || S[a] == C->m[a] - 1)) face = 1;
+                if (!face) continue;
+                double v = 0;
+                for (int corner = 0; corner < 8; corner++) {
+                    double w = 1;
+                    int64_t q = 0;
+                    const int64_t st[3] = {1, F->sy, F->sz};
+                    for (int a = 0; a < 3; a++) {
+                        const int hi = (corner >> a) & 1;
+                        const double wa = hi ? 1 - t[a]->bw[S[a]] : t[a]->bw[S[a]];
+                        w *= wa;
+                        q += (t[a]->b0[S[a]] + hi) * st[a];
+                    }
+                    if (w != 0) v += w * uf[q];
+                }
+                uc[I + J * C->sy + K * C->sz] = v;
+            }
+}
+
+static void residual_only(const mg_level *L, const double *u, const double *f, double *r) { (void)mg_residual(L, u, f, r); }
+static double resnorm2(const mg_level *L, const double *u, const double *f) { return mg_residual(L, u, f, NULL); }
+
+static void copy(const mg_level *L, double *dst, const double *src)
+{
+    memcpy(dst, src, (size_t)L->count * sizeof(double));
+}
+
+static void coarse(fdx_solver *s, mg_level *L)
+{
+    const int64_t nu = s->chol_n;
+    const double *A = s->chol;
+    double *x = s->chol_vec;
+    for (int64_t i = 0; i < nu; i++) {
+        double v = L->t[s->chol_map[i]];
+        for (int64_t k = 0; k < i; k++) v -= A[i * nu + k] * x[k];
+        x[i] = v / A[i * nu + i];
+    }
+    for (int64_t i = nu - 1; i >= 0; i--) {
+        double v = x[i];
+        for (int64_t k = i + 1; k < nu; k++) v -= A[k * nu + i] * x[k];
+        x[i] = v / A[i * nu + i];
+    }
+    for (int64_t i = 0; i < nu; i++) L->u[s->chol_map[i]] += x[i];
+}
+
+/* Stored = caller + 1 on an axis with ghosts. */
+static void copy_user(const fdx_solver *s, const double *src, double *dst, int to_user, int whole)
+{
+    const mg_level *L = &s->lev[0];
+    int64_t off[3], lo[3], hi[3];
+    for (int a = 0; a < 3; a++) {
+        off[a] = L->m[a] - L->n[a] == 2 ? 1 : 0;
+        lo[a] = whole ? 0 : L->lo[a] - off[a];
+        hi[a] = whole ? L->n[a] : L->hi[a] - off[a];
+    }
+    const int64_t nx = s->shape[0], ny = s->shape[1];
+#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
+    for (int64_t k = lo[2]; k < hi[2]; k++)
+        for (int64_t j = lo[1]; j < hi[1]; j++) {
+            const int64_t user = nx * (j + ny * k), stored = (j + off[1]) * L->sy + (k + off[2]) * L->sz + off[0];
+            if (to_user)
+                for (int64_t i = lo[0]; i < hi[0]; i++) dst[user + i] = src[stored + i];
+            else
+                for (int64_t i = lo[0]; i < hi[0]; i++) dst[stored + i] = src[user + i];
+        }
+}
+
+static fdx_status ok(void) { return FDX_OK; }
+
+static const mg_ops CPU_OPS = {
+    .ghosts = mg_ghosts,
+    .residual = residual_only,
+    .resnorm2 = resnorm2,
+    .apply = mg_apply,
+    .jacobi = mg_jacobi,
+    .gs_color = mg_gs_color,
+    .gs_sweep = mg_gs_sweep,
+    .cheby = mg_cheby,
+    .restrict_ = mg_restrict,
+    .prolong = mg_prolong,
+    .inject = mg_inject_boundary,
+    .zero = mg_zero,
+    .copy = copy,
+    .dot = mg_dot,
+    .shift = mg_shift,
+    .cg_update = mg_cg_update,
+    .cg_direction = mg_cg_direction,
+    .coarse = coarse,
+    .copy_user = copy_user,
+    .status = ok,
+};
+
+const mg_ops *mg_cpu_ops(void) { return &CPU_OPS; }

@@ -1,0 +1,28 @@
+/* fdx_mg_nocuda: stand-ins for the CUDA kernels table in a build without
+   CUDA (the solver then refuses CUDA contexts with FDX_ERR_UNSUPPORTED). */
+#include "mg/fdx_mg_impl.h"
+
+const mg_ops *mg_cuda_ops(void) { return NULL; }
+
+fdx_status mg_cuda_alloc(size_t bytes, void **out)
+{
+    (void)bytes;
+    *out = NULL;
+    return fdx_fail(FDX_ERR_UNSUPPORTED, "multigrid: this build has no CUDA");
+}
+
+void mg_cuda_free(void *p) { (void)p; }
+
+fdx_status mg_cuda_upload(void *dst, const void *src, size_t bytes)
+{
+    (void)dst, (void)src, (void)bytes;
+    return fdx_fail(FDX_ERR_UNSUPPORTED, "multigrid: this build has no CUDA");
+}
+
+fdx_status mg_cuda_upload_transfer(const mg_transfer *h, mg_transfer *d, int64_t m, int64_t M)
+{
+    (void)h, (void)d, (void)m, (void)M;
+    return fdx_fail(FDX_ERR_UNSUPPORTED, "multigrid: this build has no CUDA");
+}
+
+void mg_cuda_free_transfer(mg_transfer *d) { (void)d; }

@@ -1,0 +1,70 @@
+/* fdx_stencil_gen (internal to the generator's files): the generator's
+   state and the pieces the strategies share. */
+#ifndef FDX_STENCIL_GEN_H
+#define FDX_STENCIL_GEN_H
+
+#include "codegen/fdx_cg.h"
+#include "stencil/fdx_stencil_impl.h"
+
+/* The shape of the generated code: r the radius, rm / ry the reach along the
+   marching axis and the second in-plane axis (0 where the axis is absent). */
+typedef struct gen {
+    const fdx_stencil_kspec *ks;
+    const fdx_stencil_cfg *cfg;
+    fdx_cg *cg;
+    int cuda, r, rm, ry, vec;
+    const char *real;
+    int plane; /* unroll: the column plane being computed */
+    int win;   /* vectors cut from two aligned ones (cfg->win) */
+    int xv;    /* unroll: x neighbours beyond the lanes as aligned vectors */
+    int nr;    /* rows per thread (cfg->ry) */
+    int row;   /* unroll: the thread's row being computed, 0..nr-1 */
+    int aw;    /* async: a stage row's length (values) */
+    int zs;    /* async: the column read from the stages (cfg->zs), not carried */
+} gen;
+
+/* Vector components by lane. */
+FDX_HIDDEN extern const char fdx_stencil_comp[4];
+
+/* Appends the neighbour of the current point at `off` along axis a (0 x,
+   1 y, 2 marching) for lane v, as an expression. */
+typedef void (*fdx_stencil_neighbour_fn)(fdx_sb *b, const gen *g, int a, int off, int v);
+
+/* The lanes <pre>0<suf> .. <pre>{vec-1}<suf>. */
+FDX_HIDDEN fdx_cg_lanes fdx_stencil_lanes(const gen *g, const char *pre, const char *suf);
+/* Loads vec consecutive values at ptr + idx into those lanes (one vector
+   access; with windows from any alignment). */
+FDX_HIDDEN void fdx_stencil_vload(fdx_cg_node *at, const gen *g, const char *pre, const char *suf, const char *ptr,
+                                  const char *idx, fdx_cg_hint hint);
+/* The kernel and its parameters (out, u, up, cf, p); returns the body. */
+FDX_HIDDEN fdx_cg_node *fdx_stencil_emit_kernel(fdx_cg_node *at, const gen *g);
+/* s<v> = the weighted sum, then the update into `result` (with a sponge,
+   `prev` is the damped u_prev and `damp` the factor). */
+FDX_HIDDEN void fdx_stencil_emit_point(fdx_cg_node *at, const gen *g, fdx_stencil_neighbour_fn nb, const char *w,
+                                       int v, const char *centre, const char *prev, const char *coef,
+                                       const char *damp, const char *result);
+/* CUDA, fused sponge: the factor f<v> of lane v at (x + v, y, k) and the
+   damped u_prev g<v>. */
+FDX_HIDDEN void fdx_stencil_emit_damp(fdx_cg_node *at, int v, const char *y, const char *k, const char *prev);
+/* Declares name0..name{vec-1} = 0. */
+FDX_HIDDEN void fdx_stencil_emit_lanes(fdx_cg_node *at, const gen *g, const char *name);
+/* Declares <pre><lane>_<i> = 0 for every lane and i < n. */
+FDX_HIDDEN void fdx_stencil_emit_lane_array(fdx_cg_node *at, const gen *g, const char *pre, int n);
+/* Streaming stores of the lanes r0.. at `dst` (x the thread's first point),
+   whole vectors where every lane is interior. */
+FDX_HIDDEN void fdx_stencil_emit_store(fdx_cg_node *at, const gen *g, const char *dst);
+/* The end of a march's plane at `kv`: into `rowin` (the body of "if
+   (rowin)") every lane's point from the column q and the stores; then into
+   `at` the column shifted down a plane (registers, no memory traffic). */
+FDX_HIDDEN void fdx_stencil_emit_points_store_shift(fdx_cg_node *at, fdx_cg_node *rowin, const gen *g,
+                                                    const char *kv);
+/* The neighbour expression of every CUDA strategy. */
+FDX_HIDDEN void fdx_stencil_cuda_neighbour(fdx_sb *b, const gen *g, int a, int off, int v);
+FDX_HIDDEN void fdx_stencil_unroll_neighbour(fdx_sb *b, const gen *g, int a, int off, int v);
+FDX_HIDDEN void fdx_stencil_async_neighbour(fdx_sb *b, const gen *g, int a, int off, int v);
+
+/* The strategies in files of their own. */
+FDX_HIDDEN void fdx_stencil_emit_unroll(fdx_cg_node *at, gen *g);
+FDX_HIDDEN void fdx_stencil_emit_async(fdx_cg_node *at, gen *g);
+
+#endif

@@ -1,0 +1,223 @@
+/* fdx_stencil_gen_async: the asynchronous march (FDX_SV_ASYNC) as fdx_cg IR.
+
+   Every plane of the block's tile is read once, by cp.async, into a ring of
+   stages in shared memory; planes k .. k + r stay resident (plane k's tile
+   gives the in-plane neighbours, plane k + r the column's newest value) and
+   pd more are in flight without holding registers.  The column of 2r + 1
+   values stays in registers as in the other marches.  One barrier a plane:
+   after waiting for plane k + r's copies, it makes them visible, and since
+   every thread has then left plane k - 1, that plane's stage (the one the
+   next copies overwrite: stages = r + 1 + pd) is free.  With cfg->ry rows a
+   thread (consecutive rows, each with its own column) the tile is ry times
+   taller for the same threads: its y halo is shared by more points.  With
+   cfg->zs the column is not carried: planes k - r .. k + r stay resident
+   (r more stages, the march's planes counted from k0 - lo, lo = r) and the
+   2r + 1 values are shared-memory loads at the point's tile position in
+   those stages, so registers no longer grow with the rows a thread.
+
+   Names: go<j> / so<j> a thread's copy slots (global offset, stage
+   offset), T_ / Tn_ the thread's first lane in plane k's / k + r's stage, T
+   / Tn the same for one of its rows, q<lane>_<t> the column, x<m|p><i> and
+   y<m|p><o> the neighbours read from the tile as whole vectors. */
+#include "stencil/fdx_stencil_gen.h"
+
+#include <stdio.h>
+
+void fdx_stencil_async_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
+{
+    const char *comp = fdx_stencil_comp;
+    int d = v + off, m = d < 0 ? -((-d + g->vec - 1) / g->vec) : d / g->vec;
+    if (a == 2) fdx_sb_printf(b, "q%d_%d", v, g->rm + off);
+    else if (a == 0 && d >= 0 && d < g->vec) fdx_sb_printf(b, "q%d_%d", d, g->rm); /* a lane of this thread */
+    else if (a == 0 && g->vec == 1) fdx_sb_printf(b, "T[%d]", d);
+    else if (a == 0) fdx_sb_printf(b, "x%c%d.%c", m < 0 ? 'm' : 'p', m < 0 ? -m : m, comp[d - m * g->vec]);
+    else if (g->vec == 1) fdx_sb_printf(b, "T[%d]", off * g->aw);
+    else fdx_sb_printf(b, "y%c%d.%c", off < 0 ? 'm' : 'p', off < 0 ? -off : off, comp[v]);
+}
+
+/* Copies plane `plane` of the block's tile into stage `stage`: each thread
+   its slots (go<j> < 0: outside the array, never copied; only points whose
+   whole star lies inside are stored, so those cells are never used). */
+static void emit_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a, const char *plane,
+                       const char *stage)
+{
+    const int bytes = g->vec * (g->ks->is_double ? 8 : 4);
+    fdx_cg_stmt(at, "const real *up_ = u + (%s) * sm", plane);
+    fdx_cg_stmt(at, "const unsigned st_ = sbase + (unsigned)(%s) * %zuu", stage,
+                a->stage_elems * (g->ks->is_double ? 8 : 4));
+    for (int j = 0; j < a->per_thread; j++)
+        fdx_cg_async_copy(at, fdx_cg_fmt(g->cg, "go%d >= 0", j), fdx_cg_fmt(g->cg, "st_ + so%d", j),
+                          fdx_cg_fmt(g->cg, "up_ + go%d", j), bytes);
+}
+
+/* The copy slots of a thread: slot i < rows * gw is a centre row's copy (x
+   halo included), the rest the r rows above and below, centre part only. */
+static void emit_slots(fdx_cg_node *k, const gen *g, const fdx_stencil_async_geom *a)
+{
+    const int r = g->r, V = g->vec, gw = a->width / V, nt = g->cfg->tx * g->cfg->ty, rows = g->cfg->ty * g->nr;
+    const int tx = g->cfg->tx;
+    for (int j = 0; j < a->per_thread; j++) {
+        fdx_cg_stmt(k, "long long go%d = -1", j);
+        fdx_cg_stmt(k, "unsigned so%d = 0", j);
+        fdx_cg_node *s = fdx_cg_scope(k);
+        fdx_cg_stmt(s, "const int i_ = tid + %d", j * nt);
+        fdx_cg_node *in = fdx_cg_if(s, "i_ < %d", a->slots);
+        fdx_cg_stmt(in, "int row_, xo_");
+        fdx_cg_node *centre = fdx_cg_if(in, "i_ < %d", rows * gw);
+        fdx_cg_stmt(centre, "row_ = %d + i_ / %d, xo_ = (i_ %% %d) * %d - %d", r, gw, gw, V, a->rx);
+        fdx_cg_node *halo = fdx_cg_else(centre);
+        fdx_cg_stmt(halo, "const int h_ = (i_ - %d) / %d", rows * gw, tx);
+        fdx_cg_stmt(halo, "row_ = h_ < %d ? h_ : %d + h_", r, rows);
+        fdx_cg_stmt(halo, "xo_ = ((i_ - %d) %% %d) * %d", rows * gw, tx, V);
+        fdx_cg_stmt(in, "const long long gx_ = x0 + xo_, gy_ = y0 + row_ - %d", r);
+        fdx_cg_stmt(in, "so%d = (unsigned)((row_ * %d + xo_ + %d) * sizeof(real))", j, a->width, a->rx);
+        fdx_cg_stmt(fdx_cg_if(in, "gx_ >= 0 && gx_ < nx && gy_ >= 0 && gy_ < ny"), "go%d = gx_ + gy_ * sy", j);
+    }
+}
+
+/* Several rows a thread (cfg->ry): the scope of the thread's row i (of
+   g->nr).  The row's own names (its point y, base, col, rowin, its tile
+   pointers T / Tn, and with several rows its column c<i>_<lane>_<t> and
+   u_prev / coef registers bound by reference to the names q<lane>_<t>, pu,
+   pc... that the shared point code uses) shadow the thread's, so one body
+   serves every row; references to locals cost no registers of their own.
+   With one row the names are the thread's. */
+static fdx_cg_node *emit_row_open(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a, int i, int tiles)
+{
+    const int r = g->r, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef;
+    fdx_cg_node *s = fdx_cg_scope(at);
+    fdx_cg_comment(s, "row %d", i);
+    fdx_cg_stmt(s, "const long long y = y_ + %d, base = base_ + %d * sy", i, i);
+    fdx_cg_stmt(s, "const bool col = xin_ && y < ny, rowin = col && y >= %d && y < ny - %d", r, r);
+    fdx_cg_stmt(s, "(void)rowin");
+    if (tiles && g->zs) {
+        fdx_cg_stmt(s, "const real *T = T_ + %d", i * a->width);
+    } else if (tiles) {
+        fdx_cg_stmt(s, "const real *T = T_ + %d, *Tn = Tn_ + %d", i * a->width, i * a->width);
+        fdx_cg_stmt(s, "(void)T");
+    }
+    if (g->nr == 1) return s;
+    for (int v = 0; v < g->vec; v++) {
+        if (!g->zs) {
+            fdx_sb d = FDX_SB_INIT;
+            fdx_sb_puts(&d, "real");
+            for (int t = 0; t <= 2 * r; t++) fdx_sb_printf(&d, "%s &q%d_%d = c%d_%d_%d", t ? "," : "", v, t, i, v, t);
+            fdx_cg_stmt(s, "%s", fdx_cg_text(g->cg, &d));
+        }
+        if (wave) fdx_cg_stmt(s, "real &pu%d = pu%d_%d, &pun%d = pun%d_%d", v, i, v, v, i, v);
+        if (coef) fdx_cg_stmt(s, "real &pc%d = pc%d_%d, &pcn%d = pcn%d_%d", v, i, v, v, i, v);
+    }
+    return s;
+}
+
+/* Plane k of a row: the column's newest value from its stage (or, with zs,
+   the whole column from the stages), u_prev / coef, the x and y vectors,
+   the points, the stores, the column's shift. */
+static void emit_row_plane(fdx_cg_node *rs, const gen *g, const fdx_stencil_async_geom *a)
+{
+    const int r = g->r, V = g->vec, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef, zs = g->zs;
+    const char *comp = fdx_stencil_comp;
+    if (!zs) fdx_cg_load(rs, (fdx_cg_lanes){"q", fdx_cg_fmt(g->cg, "_%d", 2 * r), V, 0}, "realv", "Tn", "0", FDX_CG_PLAIN, 0);
+    for (int v = 0; v < V; v++) {
+        if (wave) fdx_cg_stmt(rs, "pu%d = pun%d", v, v);
+        if (coef) fdx_cg_stmt(rs, "pc%d = pcn%d", v, v);
+    }
+    if (wave || coef) {
+        fdx_cg_node *next = fdx_cg_if(rs, "col && k + 1 < k1");
+        if (wave) fdx_stencil_vload(next, g, "pun", "", "up", "base + (k + 1) * sm", FDX_CG_STREAM);
+        if (coef) fdx_stencil_vload(next, g, "pcn", "", "cf", "base + (k + 1) * sm", FDX_CG_STREAM);
+    }
+    fdx_cg_node *rowin = fdx_cg_if(rs, "rowin");
+    fdx_cg_stmt(rowin, "const long long q = base + k * sm");
+    for (int t = 0; t <= 2 * r && zs; t++) { /* the column from the stages */
+        const char *at = t == r ? "T" : fdx_cg_fmt(g->cg, "(T + z%c%d_)", t < r ? 'm' : 'p', t < r ? r - t : t - r);
+        if (V == 1) {
+            fdx_cg_stmt(rowin, "const real q0_%d = *%s", t, at);
+            continue;
+        }
+        fdx_cg_stmt(rowin, "const realv z%d_ = *(const realv *)%s", t, at);
+        fdx_sb d = FDX_SB_INIT;
+        fdx_sb_puts(&d, "const real");
+        for (int v = 0; v < V; v++) fdx_sb_printf(&d, "%s q%d_%d = z%d_.%c", v ? "," : "", v, t, t, comp[v]);
+        fdx_cg_stmt(rowin, "%s", fdx_cg_text(g->cg, &d));
+    }
+    if (V > 1) {
+        /* Whole vectors from the tile: the x neighbours beyond the thread's
+           lanes, then the y neighbours. */
+        int mlo = -((r + V - 1) / V), mhi = (V - 1 + r) / V;
+        for (int m = mlo; m <= mhi; m++)
+            if (m)
+                fdx_cg_stmt(rowin, "const realv x%c%d = *(const realv *)(T + %d)", m < 0 ? 'm' : 'p', m < 0 ? -m : m,
+                            m * V);
+        for (int o = 1; o <= r; o++)
+            fdx_cg_stmt(rowin, "const realv ym%d = *(const realv *)(T - %d), yp%d = *(const realv *)(T + %d)", o,
+                        o * a->width, o, o * a->width);
+    }
+    fdx_stencil_emit_points_store_shift(rs, rowin, g, "k");
+}
+
+void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
+{
+    const fdx_stencil_cfg *c = g->cfg;
+    const int r = g->r, V = g->vec, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef, nr = g->nr;
+    const int zs = g->zs, lo = zs ? r : 0;
+    fdx_stencil_async_geom a;
+    fdx_stencil_async_geom_of(g->ks, c, &a);
+    const int P = c->pd, S = a.stages, rows = c->ty * nr;
+    g->aw = a.width;
+    fdx_cg_node *k = fdx_stencil_emit_kernel(at, g);
+    fdx_cg_shared(k, "unsigned char", "fdx_smem_", NULL);
+    fdx_cg_stmt(k, "const real *tile = (const real *)fdx_smem_");
+    fdx_cg_stmt(k, "const unsigned sbase = (unsigned)__cvta_generic_to_shared(fdx_smem_)");
+    fdx_cg_stmt(k, "const long long nx = p.n[0], ny = p.n[1], nm = p.n[2], sy = nx, sm = nx * ny");
+    fdx_cg_stmt(k, "const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * %d + tx", c->tx);
+    fdx_cg_stmt(k, "const long long x0 = (long long)blockIdx.x * %d, y0 = (long long)blockIdx.y * %d", c->tx * V, rows);
+    fdx_cg_stmt(k, "const long long x = x0 + tx * %d, y_ = y0 + ty * %d", V, nr);
+    fdx_cg_stmt(k, "const long long k0 = %d + (long long)blockIdx.z * p.chunk", r);
+    fdx_cg_stmt(k, "const long long k1 = k0 + p.chunk < nm - %d ? k0 + p.chunk : nm - %d", r, r);
+    fdx_cg_stmt(k, "const bool xin_ = x < nx");
+    fdx_cg_stmt(k, "const long long base_ = x + y_ * sy");
+    fdx_cg_stmt(k, "(void)up, (void)cf");
+    emit_slots(k, g, &a);
+    /* Each row's column (q<lane>_<t>, with several rows c<row>_<lane>_<t>)
+       and u_prev / coef registers. */
+    for (int i = 0; i < nr; i++) {
+        if (!zs) fdx_stencil_emit_lane_array(k, g, nr > 1 ? fdx_cg_fmt(g->cg, "c%d_", i) : "q", 2 * r + 1);
+        const char *names[4] = {wave ? "pu" : NULL, wave ? "pun" : NULL, coef ? "pc" : NULL, coef ? "pcn" : NULL};
+        for (int n = 0; n < 4; n++)
+            if (names[n]) fdx_stencil_emit_lanes(k, g, nr == 1 ? names[n] : fdx_cg_fmt(g->cg, "%s%d_", names[n], i));
+    }
+    /* The column's first 2r planes straight from global memory. */
+    for (int i = 0; i < nr; i++) {
+        fdx_cg_node *col = fdx_cg_if(emit_row_open(k, g, &a, i, 0), "col");
+        for (int t = 0; t < 2 * r && !zs; t++)
+            fdx_stencil_vload(col, g, "q", fdx_cg_fmt(g->cg, "_%d", t), "u",
+                              fdx_cg_fmt(g->cg, "base + (k0 - %d) * sm", r - t), FDX_CG_LDG);
+        if (wave) fdx_stencil_vload(col, g, "pun", "", "up", "base + k0 * sm", FDX_CG_STREAM);
+        if (coef) fdx_stencil_vload(col, g, "pcn", "", "cf", "base + k0 * sm", FDX_CG_STREAM);
+    }
+    /* Planes k0 - lo .. k0 + r + pd - 1 in flight, one commit group each
+       (empty past the last plane, so that the count of groups stays
+       uniform); plane k0 - lo + j goes to stage j mod S. */
+    fdx_cg_node *pro = fdx_cg_for(k, FDX_CG_LOOP, "int i = 0; i < %d; i++", lo + r + P);
+    emit_issue(fdx_cg_if(pro, "k0 - %d + i < k1 + %d", lo, r), g, &a, fdx_cg_fmt(g->cg, "k0 - %d + i", lo), "i");
+    fdx_cg_async_commit(pro);
+    fdx_cg_stmt(k, "const int tc = (ty * %d + %d) * %d + %d + tx * %d", nr, r, a.width, a.rx, V);
+    fdx_cg_node *m = fdx_cg_for(k, FDX_CG_LOOP, "long long k = k0; k < k1; k++");
+    fdx_cg_stmt(m, "const int t = (int)(k - k0)");
+    fdx_cg_async_wait(m, P - 1, "plane k + r has landed");
+    fdx_cg_barrier(m, fdx_cg_fmt(g->cg, "... for every thread; plane k - %d's stage is free", lo + 1));
+    emit_issue(fdx_cg_if(m, "k + %d < k1 + %d", r + P, r), g, &a, fdx_cg_fmt(g->cg, "k + %d", r + P),
+               fdx_cg_fmt(g->cg, "(t + %d) %% %d", lo + r + P, S));
+    fdx_cg_async_commit(m);
+    fdx_cg_line(m, "const int sc_ = (t + %d) %% %d; /* plane k's stage */", lo, S);
+    fdx_cg_stmt(m, "const real *T_ = tile + sc_ * %zu + tc", a.stage_elems);
+    if (zs) /* the stages of planes k - o and k + o, as offsets from T_ */
+        for (int o = 1; o <= r; o++)
+            fdx_cg_stmt(m, "const int zm%d_ = (sc_ >= %d ? -%d : %d) * %zu, zp%d_ = (sc_ + %d < %d ? %d : %d) * %zu", o,
+                        o, o, S - o, a.stage_elems, o, o, S, o, o - S, a.stage_elems);
+    else
+        fdx_cg_stmt(m, "const real *Tn_ = tile + ((t + %d) %% %d) * %zu + tc", r, S, a.stage_elems);
+    for (int i = 0; i < nr; i++) emit_row_plane(emit_row_open(m, g, &a, i, 1), g, &a);
+    fdx_cg_async_wait(k, -1, NULL);
+}

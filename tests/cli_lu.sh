@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# fdx lu end to end on the CPU: class S verifies against NPB's reference
+# values (exit 0, VERIFICATION SUCCESSFUL, the record's fields), a run of
+# the wrong length fails verification (exit 1), bad input exits 2.
+source "$(dirname "$0")/lib_cli.sh"
+export OMP_WAIT_POLICY=passive  # busy-waiting threads on a loaded machine cost seconds
+check() { checks=$((checks + 1)); if ! eval "$1"; then echo "FAIL: $2"; fails=$((fails + 1)); fi; }
+
+out=$("$fdx" lu --class S --backend cpu); rc=$?
+check '[ $rc -eq 0 ]' "class S exit $rc: $out"
+check 'grep -q "Verification    = *SUCCESSFUL" <<<"$out"' "class S report says SUCCESSFUL: $out"
+check 'grep -q "Mop/s total" <<<"$out"' "report has Mop/s: $out"
+
+json=$("$fdx" lu --class S --backend cpu --json --compare-autotfm); rc=$?
+check '[ $rc -eq 0 ]' "class S --json exit $rc: $json"
+for field in '"case": "lu"' '"class": "S"' '"backend": "cpu"' '"gpus": 0' '"time_s"' '"mops"' '"speedup_autotfm"' '"layouts"' '"verified": true'; do
+  check 'grep -q "$field" <<<"$json"' "record has $field: $json"
+done
+check 'python3 -c "import json,sys; r=json.loads(sys.argv[1]); assert r[\"time_s\"] > 0 and r[\"mops\"] > 0, r" "$json"' "record parses, positive time: $json"
+
+out=$("$fdx" lu --class S --backend cpu --iterations 3 2>err.txt); rc=$?
+check '[ $rc -eq 1 ]' "3 iterations of class S must fail verification, exit $rc"
+check 'grep -q "UNSUCCESSFUL" <<<"$out"' "report says UNSUCCESSFUL: $out"
+check 'grep -q "^fdx lu: error: VERIFICATION UNSUCCESSFUL" err.txt' "one error line: $(cat err.txt)"
+
+expect_usage "class" lu --class D
+expect_usage "class" lu --class SS
+expect_usage "gpus" lu --class S --gpus 2
+expect_usage "iterations" lu --iterations 0
+expect_usage "unknown" lu --bogus
+echo "cli_lu: $((checks - fails)) passed, $fails failed"
+[ $fails -eq 0 ]

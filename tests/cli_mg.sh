@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# fdx mg end to end on the CPU: every boundary kind, solver and cycle
+# verifies (exit 0) with a JSON record of the schema's fields; a plot is a
+# PNG; unreachable tolerances exit 1; bad flags exit 2 with one line.
+source "$(dirname "$0")/lib_cli.sh"
+check() { checks=$((checks + 1)); if ! eval "$1"; then echo "FAIL: $2"; fails=$((fails + 1)); fi; }
+
+json=$("$fdx" mg --backend cpu --size 33x33x33 --json); rc=$?
+check '[ $rc -eq 0 ]' "json run exit $rc: $json"
+check '[ $(wc -l <<<"$json") -eq 1 ]' "one record"
+for field in '"case": "poisson"' '"backend": "cpu"' '"device"' '"shape": \[33, 33, 33\]' '"cycles"' '"tol": 1e-10' \
+             '"final_residual"' '"solve"' '"residual_history"' '"verified": true' '"error_max"'; do
+  check 'grep -q "$field" <<<"$json"' "record has $field: $json"
+done
+if command -v python3 >/dev/null; then
+  check 'python3 -c "
+import json,sys
+r = json.loads(sys.argv[1])
+assert r[\"final_residual\"] <= 1e-10, r
+assert len(r[\"residual_history\"]) == r[\"cycles\"] + 1
+assert r[\"cycles\"] <= 10
+" "$json"' "record parses, residual below tol, <= 10 cycles: $json"
+fi
+
+for args in "--size 40x41 --bc neumann" "--size 24x30x20 --bc periodic" "--size 65x33 --solver cg --smoother cheby" \
+            "--size 31x31x31 --cycle w --smoother jacobi" "--size 31x31x31 --cycle f" "--size 129x129 --cycle fmg --coarse 40" \
+            "--size 20x20x20 --solver cg --bc neumann --cycle v"; do
+  out=$("$fdx" mg --backend cpu $args 2>&1); rc=$?
+  check '[ $rc -eq 0 ]' "fdx mg $args: exit $rc: $out"
+  check 'grep -q "at the discretization level" <<<"$out"' "fdx mg $args: error not at the discretization level"
+done
+
+"$fdx" mg --backend cpu --size 65x65 --plot res.png >/dev/null; rc=$?
+check '[ $rc -eq 0 ] && [ "$(head -c 8 res.png | od -An -tx1 | tr -d " ")" = "89504e470d0a1a0a" ]' "plot is a PNG (exit $rc)"
+
+"$fdx" mg --backend cpu --size 33x33x33 --max-cycles 2 >out.txt 2>err.txt; rc=$?
+check '[ $rc -eq 1 ]' "2 cycles cannot reach 1e-10: exit $rc"
+check 'grep -q "not reached" err.txt' "says the tolerance was not reached: $(cat err.txt)"
+
+expect_usage "cycle" mg --cycle x
+expect_usage "smoother" mg --smoother sor
+expect_usage "size" mg --size 2x9
+expect_usage "tol" mg --tol 2
+expect_usage "max-cycles" mg --max-cycles 0
+expect_usage "boundary" mg --bc robin
+expect_usage "both 0" mg --pre 0 --post 0
+"$fdx" --help | grep -q " mg "; check '[ $? -eq 0 ]' "--help lists mg"
+echo "cli_mg: $((checks - fails)) of $checks passed"
+[ $fails -eq 0 ]

@@ -1,0 +1,52 @@
+/* loop_test.h: what the loop tests (test_loop.c, test_loop_order.c and
+   their GPU twins) share: the context, arrays made from host data, the
+   relative difference, and the NVRTC compile check of generated CUDA. */
+#ifndef FDX_LOOP_TEST_H
+#define FDX_LOOP_TEST_H
+
+#include "fdx_test.h"
+#include "loops/fdx_loop_impl.h"
+#ifdef FDX_HAVE_CUDA
+#include "backends/cuda/fdx_cuda.h"
+#endif
+
+#include <stdlib.h>
+
+static fdx_ctx *ctx;
+
+static fdx_array *make(int rank, const int64_t *shape, const double *init)
+{
+    fdx_array *a = NULL;
+    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, rank, shape, FDX_ON_HOST | FDX_ON_DEVICE, &a));
+    if (a && init) CHECK_OK(fdx_array_put(a, init));
+    return a;
+}
+
+/* Largest |x - y| / max(|y|, 1); NaN counts as a difference. */
+static double max_rel(const double *x, const double *y, size_t n)
+{
+    double e = 0;
+    for (size_t q = 0; q < n; q++) {
+        double d = fabs(x[q] - y[q]) / (fabs(y[q]) > 1 ? fabs(y[q]) : 1);
+        if (!(d <= e)) e = d;
+    }
+    return e;
+}
+
+/* The CUDA text of a loop compiles with NVRTC (no GPU needed). */
+static void nvrtc_check(fdx_loop *l)
+{
+#ifdef FDX_HAVE_CUDA
+    char *src = NULL;
+    CHECK_OK(fdx_loop_source(l, FDX_BACKEND_CUDA, &src));
+    void *cubin = NULL;
+    size_t size = 0;
+    if (src) CHECK_OK(fdx_nvrtc_compile(src, 90, "loop test", &cubin, &size));
+    free(cubin);
+    free(src);
+#else
+    (void)l;
+#endif
+}
+
+#endif

@@ -1,0 +1,106 @@
+/* The stencil configuration's one table (src/stencil/fdx_stencil_cfg.def):
+   every knob the generator builds into a kernel gives a kernel of its own in
+   the process's kernel table (the key once left out zs, so two
+   configurations differing only in zs shared one kernel), run-time knobs
+   share one; the tuning file's text reads back as the same configuration,
+   older files without the last field read it as its default, and values out
+   of range are refused.  Uses a stand-in CUDA backend whose JIT counts its
+   loads, so no GPU is needed. */
+#include "fdx_test.h"
+#include "stencil/fdx_stencil_cache.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static int loads;
+
+static fdx_status fake_jit(const fdx_device_info *dev, const char *source, const char *entry, const char *what,
+                           fdx_kernel **out)
+{
+    (void)dev, (void)entry, (void)what;
+    CHECK(source && strstr(source, "__global__"), "CUDA source handed to the JIT");
+    *out = (fdx_kernel *)(uintptr_t)(0x1000 + 16 * ++loads); /* never dereferenced */
+    return FDX_OK;
+}
+
+static fdx_kernel *get(const fdx_backend *be, const fdx_device_info *dev, const fdx_stencil_kspec *ks,
+                       const fdx_stencil_cfg *cfg, const char *what)
+{
+    fdx_kernel *k = NULL;
+    fdx_status st = fdx_stencil_kernel_get(be, dev, ks, cfg, &k);
+    CHECK(st == FDX_OK, "%s: %s", what, fdx_last_error());
+    return k;
+}
+
+static void test_kernel_key(void)
+{
+    fdx_backend be;
+    memset(&be, 0, sizeof be);
+    be.name = "fake-cuda";
+    be.kind = FDX_BACKEND_CUDA;
+    be.jit_load = fake_jit;
+    fdx_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    snprintf(dev.name, sizeof dev.name, "fake device");
+    fdx_stencil_kspec ks = {1, 3, 2, FDX_UPDATE_WAVE, 0, 0, 0};
+    /* The asynchronous march with and without the column from the stages. */
+    fdx_stencil_cfg a = {.variant = FDX_SV_ASYNC, .tx = 32, .ty = 8, .vec = 2, .chunk = 16, .by = 1, .pd = 2};
+    fdx_stencil_cfg z = a;
+    z.zs = 1;
+    int before = loads;
+    fdx_kernel *ka = get(&be, &dev, &ks, &a, "async"), *kz = get(&be, &dev, &ks, &z, "async zs");
+    CHECK(ka && kz && ka != kz, "configurations differing only in zs share one kernel");
+    CHECK(loads == before + 2, "zs: %d loads, want 2", loads - before);
+    CHECK(get(&be, &dev, &ks, &z, "async zs again") == kz, "the same configuration loads once");
+    /* Every knob baked into an unrolled kernel: a kernel of its own. */
+    fdx_stencil_cfg u = {.variant = FDX_SV_UNROLL, .tx = 32, .ty = 4, .vec = 2, .chunk = 8, .by = 1, .pd = 4};
+    fdx_kernel *ku = get(&be, &dev, &ks, &u, "unroll");
+    static const char *name[] = {"tx", "ty", "vec", "pd", "zfast", "pipe", "win", "minb", "xv", "band", "ry"};
+    for (int i = 0; i < 11; i++) {
+        fdx_stencil_cfg c = u;
+        int *f[] = {&c.tx, &c.ty, &c.vec, &c.pd, &c.zfast, &c.pipe, &c.win, &c.minb, &c.xv, &c.band, &c.ry};
+        static const int value[] = {64, 8, 1, 2, 1, 1, 1, 2, 1, 4, 2};
+        *f[i] = value[i];
+        before = loads;
+        fdx_kernel *k = get(&be, &dev, &ks, &c, name[i]);
+        CHECK(k && k != ku && loads == before + 1, "unroll with another %s shares a kernel", name[i]);
+    }
+    /* Run-time knobs: the same kernel (chunk stays a march of groups). */
+    fdx_stencil_cfg r = u;
+    r.chunk = 24, r.by = 7;
+    before = loads;
+    CHECK(get(&be, &dev, &ks, &r, "chunk") == ku && loads == before, "another chunk compiled another kernel");
+    /* One group per block (chunk == pd) is straight-line code: its own. */
+    r.chunk = r.pd;
+    CHECK(get(&be, &dev, &ks, &r, "single group") != ku, "a single group shares the march's kernel");
+}
+
+static void test_file_text(void)
+{
+    fdx_stencil_cfg c = {.variant = FDX_SV_ASYNC, .tx = 64, .ty = 8, .vec = 2, .chunk = 112, .by = 3, .pd = 2,
+                         .minb = 3, .ry = 2, .zs = 1};
+    char text[256];
+    fdx_stencil_cfg_format(&c, text, sizeof text);
+    CHECK(strcmp(text, "3 64 8 2 112 3 2 0 0 0 3 0 0 2 1") == 0, "file text: %s", text);
+    fdx_stencil_cfg back;
+    CHECK(fdx_stencil_cfg_parse(text, &back) && memcmp(&back, &c, sizeof c) == 0, "file text reads back");
+    /* A file from before zs existed (14 fields) reads zs as 0. */
+    CHECK(fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0 2", &back) && back.zs == 0 && back.ry == 2,
+          "14-field file");
+    CHECK(!fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0", &back), "13 fields accepted");
+    CHECK(!fdx_stencil_cfg_parse("3 64 8 3 112 3 2 0 0 0 3 0 0 2 1", &back), "vec 3 accepted");
+    CHECK(!fdx_stencil_cfg_parse("2 64 8 2 112 3 2 0 0 0 3 0 0 2 1", &back), "zs without async accepted");
+    CHECK(!fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 33 0 0 2 1", &back), "minb 33 accepted");
+    CHECK(!fdx_stencil_cfg_parse("3 64 32 2 112 3 2 0 0 0 3 0 0 2 1", &back), "2048 threads accepted");
+    fdx_stencil_cfg_text(&c, 1, text, sizeof text);
+    CHECK(strcmp(text, "async 64x8 vec2 chunk 112 pd2 lb3 ry2 zs") == 0, "readable text: %s", text);
+    fdx_stencil_cfg_text(&c, 0, text, sizeof text);
+    CHECK(strcmp(text, "cpu rows 3 chunk 112") == 0, "CPU text: %s", text);
+}
+
+int main(void)
+{
+    test_kernel_key();
+    test_file_text();
+    return fdx_test_finish("test_stencil_cfg");
+}

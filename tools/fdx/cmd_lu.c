@@ -1,0 +1,185 @@
+/* fdx lu: the NAS Parallel Benchmarks' LU on the fdx loop runtime
+   (lu_loops.c), run as NPB runs it: setbv/setiv, erhs, one SSOR iteration to
+   touch everything (here: also compiles every kernel), setbv/setiv again,
+   the timed SSOR iterations, then error and pintgr; verified against NPB's
+   reference norms within 1e-8 relative; NPB's report or one JSON record. */
+#include "cli.h"
+#include "core/fdx_json.h"
+#include "lu.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *CMD = "lu";
+
+typedef struct lu_result {
+    double xcr[5], xce[5], xci, seconds, section[LU_NSECTIONS];
+    char layouts[5][48];      /* u, rsd, frct, rho_i, qs after the run */
+} lu_result;
+
+static void layout_text(fdx_array *a, char *buf, size_t cap)
+{
+    fdx_layout l;
+    if (fdx_array_layout(a, &l) != FDX_OK) {
+        snprintf(buf, cap, "?");
+        return;
+    }
+    int n = snprintf(buf, cap, "(");
+    for (int q = 0; q < l.rank && n > 0 && (size_t)n < cap; q++) n += snprintf(buf + n, cap - (size_t)n, "%s%d", q ? "," : "", l.perm[q]);
+    if (n > 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, ")%s%s", l.diag ? " " : "", l.diag ? fdx_diag_name(l.diag) : "");
+}
+
+/* One benchmark run, NPB's main program. */
+static fdx_status run(fdx_ctx *ctx, const lu_class *c, int itmax, int autotfm, lu_result *r)
+{
+    lu *p = NULL;
+    fdx_status st;
+    FDX_TRY(lu_create(ctx, c->n, c->n, c->n, c->dt, 1.2, autotfm, &p));
+    FDX_TRY_GOTO(st, lu_benchmark(p, itmax, r->xcr, r->xce, &r->xci, &r->seconds), done);
+    memcpy(r->section, p->section, sizeof r->section);
+    fdx_array *arrs[5] = {p->u, p->rsd, p->frct, p->rho_i, p->qs};
+    for (int a = 0; a < 5; a++) layout_text(arrs[a], r->layouts[a], sizeof r->layouts[a]);
+done:
+    lu_destroy(&p);
+    return st;
+}
+
+/* NPB's verify: every value within 1e-8 relative of the reference. */
+static int verify(const lu_class *c, const lu_result *r, int print)
+{
+    const double eps = 1.0e-8;
+    int ok = 1;
+    const char *what[3] = {"residual norms (xcr)", "error norms (xce)", "surface integral (xci)"};
+    for (int g = 0; g < 3; g++) {
+        int n = g < 2 ? 5 : 1;
+        const double *got = g == 0 ? r->xcr : g == 1 ? r->xce : &r->xci;
+        const double *ref = g == 0 ? c->xcr : g == 1 ? c->xce : &c->xci;
+        if (print) printf(" Comparison of %s\n", what[g]);
+        for (int m = 0; m < n; m++) {
+            double dif = fabs((got[m] - ref[m]) / ref[m]);
+            int good = dif <= eps; /* NaN fails */
+            ok &= good;
+            if (print) printf("  %2d %20.13E %20.13E %20.13E%s\n", m + 1, got[m], ref[m], dif, good ? "" : "  FAILURE");
+        }
+    }
+    return ok;
+}
+
+int cmd_lu(int argc, char **argv)
+{
+    const char *class_s = "S", *json = NULL, *gpus_s = "1", *compare = NULL, *iters_s = NULL, *scope_s = "all";
+    const cli_flag flags[] = {
+        {"class", "S|W|A|B|C", "NPB problem class [S]", &class_s},
+        {"gpus", "K", "GPUs (only 1: the loop runtime does not distribute ACROSS loops yet) [1]", &gpus_s},
+        {"iterations", "N", "SSOR iterations instead of the class's (verification then fails, as in NPB)", &iters_s},
+        {"autotfm-scope", "all|sweeps|diagonal",
+         "loops that may reorganize arrays: all; only blts and buts; or those, with prim, rhs and add walking "
+         "the anti-diagonals the sweeps' layout stores together [all]",
+         &scope_s},
+        {"compare-autotfm", NULL, "also run with autotfm off and report speedup_autotfm", &compare},
+        {"json", NULL, "print one JSON record instead of NPB's report", &json},
+        {NULL, NULL, NULL, NULL},
+    };
+    fdx_options *opts = NULL;
+    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
+    int rc = cli_parse(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--autotfm-scope all|sweeps|diagonal] [--compare-autotfm] [--iterations N] [--json]",
+                       flags, opts);
+    fdx_ctx *ctx = NULL;
+    if (rc >= 0) goto done;
+    const lu_class *c = strlen(class_s) == 1 ? lu_class_find(class_s[0]) : NULL;
+    if (!c) {
+        rc = cli_usage_error(CMD, "--class %s is not one of S, W, A, B, C", class_s);
+        goto done;
+    }
+    int scope = strcmp(scope_s, "sweeps") == 0 ? LU_AUTOTFM_SWEEPS : strcmp(scope_s, "diagonal") == 0 ? LU_AUTOTFM_DIAGONAL : -1;
+    if (scope < 0 && strcmp(scope_s, "all") != 0) {
+        rc = cli_usage_error(CMD, "--autotfm-scope %s is not all, sweeps or diagonal", scope_s);
+        goto done;
+    }
+    long gpus, itmax = c->itmax;
+    if (cli_parse_int("--gpus", gpus_s, 1, 1024, &gpus) != FDX_OK ||
+        (iters_s && cli_parse_int("--iterations", iters_s, 1, 100000, &itmax) != FDX_OK)) {
+        rc = cli_usage_error(CMD, "%s", fdx_last_error());
+        goto done;
+    }
+    if (gpus > 1) {
+        rc = cli_usage_error(CMD, "--gpus %ld: LU's sweeps are ACROSS loops, which the distributed loop runtime does not run yet; use --gpus 1", gpus);
+        goto done;
+    }
+    /* The sweeps' bodies are long (Jacobians and a 5x5 solve per point): on
+       a GPU one thread per point of a hyperplane beats the runtime's default
+       of one warp per line of it (a class C plane has <= 160 lines, i.e.
+       20 blocks).  The runtime's switch; a value set by the user wins. */
+    setenv("FDX_LOOP_LINES", "0", 0);
+    fdx_status st;
+    if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) goto fail;
+    lu_result on, off;
+    memset(&on, 0, sizeof on);
+    memset(&off, 0, sizeof off);
+    if ((st = run(ctx, c, (int)itmax, scope, &on)) != FDX_OK) goto fail;
+    if (compare && (st = run(ctx, c, (int)itmax, 0, &off)) != FDX_OK) goto fail;
+    /* NPB verifies only the class's own iteration count */
+    int verified = verify(c, &on, !json) && itmax == c->itmax;
+    if (compare) verified &= verify(c, &off, 0);
+    double mops = lu_mops(c->n, (int)itmax, on.seconds);
+    const char *backend = fdx_backend_kind_name(fdx_ctx_backend(ctx));
+    if (json) {
+        fdx_json j;
+        fdx_json_init(&j);
+        int64_t shape[3] = {c->n, c->n, c->n};
+        fdx_json_record_head(&j, "lu", backend, fdx_ctx_device_name(ctx), "double", 3, shape);
+        char cls[2] = {c->name, 0};
+        fdx_json_str(&j, "class", cls);
+        fdx_json_int(&j, "gpus", fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA ? 1 : 0);
+        fdx_json_int(&j, "iterations", itmax);
+        fdx_json_num(&j, "time_s", on.seconds);
+        fdx_json_num(&j, "mops", mops);
+        fdx_json_str(&j, "autotfm", fdx_options_get(opts, "autotfm"));
+        fdx_json_str(&j, "autotfm_scope", scope_s);
+        fdx_json_str(&j, "hyperplanes", strcmp(getenv("FDX_LOOP_LINES"), "0") ? "warp per line" : "thread per point");
+        if (compare) {
+            fdx_json_num(&j, "time_no_autotfm_s", off.seconds);
+            fdx_json_num(&j, "speedup_autotfm", off.seconds / on.seconds);
+        }
+        fdx_json_begin(&j, "sections_s");
+        const char *sn[LU_NSECTIONS] = {"rhs", "blts", "buts", "add", "l2norm"};
+        for (int q = 0; q < LU_NSECTIONS; q++) fdx_json_num(&j, sn[q], on.section[q]);
+        fdx_json_end(&j);
+        fdx_json_begin(&j, "layouts");
+        const char *an[5] = {"u", "rsd", "frct", "rho_i", "qs"};
+        for (int a = 0; a < 5; a++) fdx_json_str(&j, an[a], on.layouts[a]);
+        fdx_json_end(&j);
+        fdx_json_bool(&j, "verified", verified);
+        fdx_json_end(&j);
+        st = fdx_json_print(&j, stdout);
+        fdx_json_free(&j);
+        if (st != FDX_OK) goto fail;
+    } else {
+        printf("\n LU Benchmark Completed.\n");
+        printf(" Class           = %24c\n", c->name);
+        printf(" Size            = %14dx%4dx%4d\n", c->n, c->n, c->n);
+        printf(" Iterations      = %24ld\n", itmax);
+        printf(" Time in seconds = %24.2f\n", on.seconds);
+        printf(" Mop/s total     = %24.2f\n", mops);
+        printf(" Operation type  = %24s\n", "floating point");
+        printf(" Backend         = %24s\n", backend);
+        printf(" Device          = %s\n", fdx_ctx_device_name(ctx));
+        printf(" Layouts         = u %s, rsd %s, rho_i %s\n", on.layouts[0], on.layouts[1], on.layouts[3]);
+        printf(" Sections (s)    = rhs %.3f, blts %.3f, buts %.3f, add %.3f, l2norm %.3f\n", on.section[LU_T_RHS],
+               on.section[LU_T_BLTS], on.section[LU_T_BUTS], on.section[LU_T_ADD], on.section[LU_T_L2NORM]);
+        if (compare)
+            printf(" autotfm off     = %24.2f s (speedup %.2fx)\n", off.seconds, off.seconds / on.seconds);
+        printf(" Verification    = %24s\n", verified ? "SUCCESSFUL" : "UNSUCCESSFUL");
+    }
+    if (!verified) fprintf(stderr, "fdx lu: error: VERIFICATION UNSUCCESSFUL for class %c\n", c->name);
+    rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
+    goto done;
+fail:
+    rc = cli_fail(CMD, st);
+done:
+    fdx_ctx_destroy(&ctx);
+    fdx_options_destroy(&opts);
+    return rc;
+}

@@ -1,0 +1,262 @@
+/* fdx mg: -lap u = f by geometric multigrid (or CG preconditioned by it) on
+   a manufactured solution: cycles, residual history (table, JSON, PNG), the
+   error against the exact discrete solution, time per cycle.  Exit 1 when
+   the tolerance is not reached or the error is not at the discretization
+   level. */
+#include "cmd_mg.h"
+#include "core/fdx_json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *CMD = "mg";
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The manufactured solution on a grid of one spacing h for every axis (the
+   box is span_a * h long): u* = prod phi_a(x_a / L_a) (+ x y z when every
+   axis is Dirichlet), phi = sin(pi s) (Dirichlet), cos(pi s) (Neumann),
+   sin(2 pi s) + cos(2 pi s) (periodic).  Each phi is an eigenvector of the
+   discrete operator too, so the discrete solution is known exactly and its
+   error against u* is disc_error. */
+typedef struct manufactured {
+    int rank;
+    int64_t n[3];
+    fdx_solver_bc bc;
+    double h, len[3], k[3];
+    double disc_error, amplitude;
+} manufactured;
+
+static double pos(const manufactured *m, int64_t i)
+{
+    return m->bc == FDX_BC_NEUMANN ? ((double)i + 0.5) * m->h : (double)i * m->h;
+}
+
+static double phi(fdx_solver_bc bc, double s)
+{
+    return bc == FDX_BC_DIRICHLET ? sin(M_PI * s) : bc == FDX_BC_NEUMANN ? cos(M_PI * s)
+                                                                          : sin(2 * M_PI * s) + cos(2 * M_PI * s);
+}
+
+static void manufacture(manufactured *m, double *f, double *u, double *exact)
+{
+    int64_t span = 0;
+    for (int a = 0; a < m->rank; a++) {
+        int64_t sp = m->bc == FDX_BC_DIRICHLET ? m->n[a] - 1 : m->n[a];
+        if (sp > span) span = sp;
+    }
+    m->h = 1.0 / (double)span;
+    double lam = 0, lam_h = 0;
+    for (int a = 0; a < 3; a++) {
+        m->len[a] = a < m->rank ? (double)(m->bc == FDX_BC_DIRICHLET ? m->n[a] - 1 : m->n[a]) * m->h : 1;
+        m->k[a] = a < m->rank ? (m->bc == FDX_BC_PERIODIC ? 2 * M_PI : M_PI) / m->len[a] : 0;
+        double sn = sin(0.5 * m->k[a] * m->h);
+        lam += m->k[a] * m->k[a];
+        lam_h += 4.0 / (m->h * m->h) * sn * sn;
+    }
+    m->amplitude = m->bc == FDX_BC_PERIODIC ? pow(sqrt(2.0), m->rank) : 1.0;
+    m->disc_error = m->amplitude * fabs(lam / lam_h - 1);
+    const int64_t *n = m->n;
+    const int harmonic = m->bc == FDX_BC_DIRICHLET;
+    for (int64_t k = 0; k < n[2]; k++)
+        for (int64_t j = 0; j < n[1]; j++)
+            for (int64_t i = 0; i < n[0]; i++) {
+                const int64_t q = i + n[0] * (j + n[1] * k);
+                const double x = pos(m, i), y = pos(m, j), z = m->rank == 3 ? pos(m, k) : 0;
+                const double p = phi(m->bc, x / m->len[0]) * phi(m->bc, y / m->len[1]) *
+                                 (m->rank == 3 ? phi(m->bc, z / m->len[2]) : 1.0);
+                const double e = p + (harmonic ? x * y * (m->rank == 3 ? z : 1.0) : 0.0);
+                exact[q] = e;
+                f[q] = lam * p;
+                const int boundary = harmonic && (i == 0 || j == 0 || i == n[0] - 1 || j == n[1] - 1 ||
+                                                  (m->rank == 3 && (k == 0 || k == n[2] - 1)));
+                u[q] = boundary ? e : 0.0;
+            }
+}
+
+static double max_error(const manufactured *m, const double *u, const double *exact, int64_t count)
+{
+    double mu = 0, me = 0;
+    if (m->bc != FDX_BC_DIRICHLET) {
+        for (int64_t q = 0; q < count; q++) mu += u[q], me += exact[q];
+        mu /= (double)count;
+        me /= (double)count;
+    }
+    double e = 0;
+    for (int64_t q = 0; q < count; q++) e = fmax(e, fabs((u[q] - mu) - (exact[q] - me)));
+    return e;
+}
+
+int cmd_mg(int argc, char **argv)
+{
+    const char *size_s = "129x129x129", *tol_s = "1e-10", *cycle_s = "v", *sm_s = "rbgs", *pre_s = "2",
+               *post_s = "2", *maxc_s = "50", *solver_s = "mg", *bc_s = "dirichlet", *coarse_s = "direct",
+               *plot = NULL, *json = NULL;
+    const cli_flag flags[] = {
+        {"size", "NXxNY[xNZ]", "grid points per axis (Dirichlet: boundary included) [129x129x129]", &size_s},
+        {"tol", "R", "relative residual to reach [1e-10]", &tol_s},
+        {"cycle", "v|w|f|fmg", "multigrid cycle (fmg: full multigrid, then V-cycles) [v]", &cycle_s},
+        {"smoother", "jacobi|cheby|rbgs", "smoother [rbgs]", &sm_s},
+        {"pre", "N", "smoothing sweeps before the coarse correction [2]", &pre_s},
+        {"post", "N", "smoothing sweeps after it [2]", &post_s},
+        {"max-cycles", "N", "cycles (or CG iterations) at most [50]", &maxc_s},
+        {"solver", "mg|cg", "multigrid cycles, or CG preconditioned by one cycle [mg]", &solver_s},
+        {"bc", "dirichlet|neumann|periodic", "boundary kind of every axis [dirichlet]", &bc_s},
+        {"coarse", "direct|N", "coarsest level: Cholesky, or N smoothing sweeps [direct]", &coarse_s},
+        {"plot", "FILE.png", "write the residual history as a PNG plot", &plot},
+        {"json", NULL, "print one JSON record instead of the table", &json},
+        {NULL, NULL, NULL, NULL},
+    };
+    fdx_options *opts = NULL;
+    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
+    int rc = cli_parse(argc, argv, CMD,
+                       "[--size NXxNY[xNZ]] [--tol R] [--cycle v|w|f|fmg] [--smoother jacobi|cheby|rbgs] "
+                       "[--solver mg|cg] [--bc KIND] [--plot FILE.png] [--json]",
+                       flags, opts);
+    fdx_ctx *ctx = NULL;
+    fdx_solver *s = NULL;
+    fdx_array *f = NULL, *u = NULL;
+    double *exact = NULL;
+    fdx_json j;
+    fdx_json_init(&j);
+    if (rc >= 0) goto done;
+
+    manufactured m = {0};
+    long pre, post, maxc, csweeps = 0;
+    fdx_solver_cycle cycle;
+    fdx_solver_smoother sm;
+    fdx_solver_method method;
+    fdx_status st;
+    char *end = NULL;
+    const double tol = strtod(tol_s, &end);
+    if ((st = cli_parse_shape(size_s, 2, 3, 3, &m.rank, m.n)) != FDX_OK ||
+        (st = cli_parse_int("--pre", pre_s, 0, 16, &pre)) != FDX_OK ||
+        (st = cli_parse_int("--post", post_s, 0, 16, &post)) != FDX_OK ||
+        (st = cli_parse_int("--max-cycles", maxc_s, 1, 100000, &maxc)) != FDX_OK ||
+        (st = fdx_solver_cycle_parse(cycle_s, &cycle)) != FDX_OK ||
+        (st = fdx_solver_smoother_parse(sm_s, &sm)) != FDX_OK ||
+        (st = fdx_solver_method_parse(solver_s, &method)) != FDX_OK ||
+        (st = fdx_solver_bc_parse(bc_s, &m.bc)) != FDX_OK ||
+        (strcmp(coarse_s, "direct") != 0 && (st = cli_parse_int("--coarse", coarse_s, 1, 100000, &csweeps)) != FDX_OK)) {
+        rc = cli_usage_error(CMD, "%s", fdx_last_error());
+        goto done;
+    }
+    if (!*tol_s || *end || !(tol > 0 && tol < 1)) {
+        rc = cli_usage_error(CMD, "--tol '%s' is not a number in (0, 1)", tol_s);
+        goto done;
+    }
+    if (pre + post == 0) {
+        rc = cli_usage_error(CMD, "--pre and --post are both 0: the cycle would not smooth");
+        goto done;
+    }
+    if (m.rank == 2) m.n[2] = 1;
+    if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) goto fail;
+    FDX_TRY_GOTO(st, fdx_solver_create(ctx, m.rank, m.n, &s), fail);
+    FDX_TRY_GOTO(st, fdx_array_create(ctx, FDX_FLOAT64, m.rank, m.n, FDX_ON_HOST | FDX_ON_DEVICE, &f), fail);
+    FDX_TRY_GOTO(st, fdx_array_create(ctx, FDX_FLOAT64, m.rank, m.n, FDX_ON_HOST | FDX_ON_DEVICE, &u), fail);
+    const int64_t count = fdx_array_count(u);
+    if (!(exact = malloc((size_t)count * sizeof(double)))) {
+        st = fdx_fail(FDX_ERR_NOMEM, "out of host memory for the exact solution (%lld points)", (long long)count);
+        goto fail;
+    }
+    manufacture(&m, fdx_array_host(f), fdx_array_host(u), exact);
+    const double hh[3] = {m.h, m.h, m.h};
+    FDX_TRY_GOTO(st, fdx_solver_set_bc(s, -1, m.bc), fail);
+    FDX_TRY_GOTO(st, fdx_solver_set_spacing(s, hh), fail);
+    FDX_TRY_GOTO(st, fdx_solver_set_method(s, method), fail);
+    FDX_TRY_GOTO(st, fdx_solver_set_cycle(s, cycle), fail);
+    FDX_TRY_GOTO(st, fdx_solver_set_smoother(s, sm, (int)pre, (int)post), fail);
+    FDX_TRY_GOTO(st, fdx_solver_set_coarse(s, csweeps ? FDX_COARSE_SWEEPS : FDX_COARSE_DIRECT, (int)csweeps), fail);
+    FDX_TRY_GOTO(st, fdx_solver_set_tolerance(s, tol), fail);
+    FDX_TRY_GOTO(st, fdx_solver_set_max_cycles(s, (int)maxc), fail);
+    FDX_TRY_GOTO(st, fdx_array_to_device(f), fail);
+    FDX_TRY_GOTO(st, fdx_array_to_device(u), fail);
+    double t0 = now_s();
+    FDX_TRY_GOTO(st, fdx_solver_setup(s), fail);
+    double t1 = now_s();
+    FDX_TRY_GOTO(st, fdx_solver_solve(s, f, u), fail);
+    double t2 = now_s();
+    FDX_TRY_GOTO(st, fdx_array_to_host(u), fail);
+    const double setup_s = t1 - t0, solve_s = t2 - t1;
+    const int cycles = fdx_solver_iterations(s), converged = fdx_solver_converged(s);
+    const double *hist = NULL;
+    int nh = 0;
+    FDX_TRY_GOTO(st, fdx_solver_residual_history(s, &hist, &nh), fail);
+    const double err = max_error(&m, fdx_array_host(u), exact, count);
+    /* At the discretization level: the exact discrete solution's error, plus
+       a quarter for what the tolerance leaves. */
+    const int err_ok = err <= 1.25 * m.disc_error + 1e-12;
+    const int verified = converged && err_ok;
+    if (plot) {
+        char title[64];
+        snprintf(title, sizeof title, "RESIDUAL PER CYCLE");
+        FDX_TRY_GOTO(st, cmd_mg_plot(plot, hist, nh, title), fail);
+    }
+    const char *backend = fdx_backend_kind_name(fdx_ctx_backend(ctx)), *device = fdx_ctx_device_name(ctx);
+    if (json) {
+        fdx_json_record_head(&j, "poisson", backend, device, "double", m.rank, m.n);
+        fdx_json_str(&j, "solver", fdx_solver_method_name(method));
+        fdx_json_str(&j, "cycle", fdx_solver_cycle_name(cycle));
+        fdx_json_str(&j, "smoother", fdx_solver_smoother_name(sm));
+        fdx_json_int(&j, "pre", pre);
+        fdx_json_int(&j, "post", post);
+        fdx_json_str(&j, "bc", fdx_solver_bc_name(m.bc));
+        fdx_json_int(&j, "levels", fdx_solver_levels(s));
+        fdx_json_int(&j, "cycles", cycles);
+        fdx_json_num(&j, "tol", tol);
+        fdx_json_num(&j, "final_residual", hist[nh - 1]);
+        fdx_json_begin_array(&j, "residual_history");
+        for (int i = 0; i < nh; i++) fdx_json_num(&j, NULL, hist[i]);
+        fdx_json_end_array(&j);
+        fdx_json_begin(&j, "time_s");
+        fdx_json_num(&j, "setup", setup_s);
+        fdx_json_num(&j, "solve", solve_s);
+        fdx_json_num(&j, "per_cycle", cycles ? solve_s / cycles : 0);
+        fdx_json_end(&j);
+        fdx_json_num(&j, "work_units", fdx_solver_work_units(s));
+        fdx_json_num(&j, "error_max", err);
+        fdx_json_num(&j, "discretization_error", m.disc_error);
+        fdx_json_bool(&j, "converged", converged);
+        fdx_json_bool(&j, "verified", verified);
+        fdx_json_end(&j);
+        FDX_TRY_GOTO(st, fdx_json_print(&j, stdout), fail);
+    } else {
+        printf("fdx mg: %s, %s-cycle, %s (%ld,%ld), %s boundaries, %d levels, %s on %s\n",
+               fdx_solver_method_name(method), fdx_solver_cycle_name(cycle), fdx_solver_smoother_name(sm), pre, post,
+               fdx_solver_bc_name(m.bc), fdx_solver_levels(s), backend, device);
+        printf("%6s  %-12s %s\n", "cycle", "residual", "reduction");
+        for (int i = 0; i < nh; i++)
+            printf("%6d  %-12.3e %.4f\n", i, hist[i], i ? hist[i] / hist[i - 1] : 1.0);
+        printf("cycles %d (%s tol %.1e), work %.1f units\n", cycles, converged ? "reached" : "did NOT reach", tol,
+               fdx_solver_work_units(s));
+        printf("time: setup %.4f s, solve %.4f s, %.4f s a cycle\n", setup_s, solve_s, cycles ? solve_s / cycles : 0);
+        printf("error max |u - u*| %.3e, discretization error %.3e: %s\n", err, m.disc_error,
+               err_ok ? "at the discretization level" : "ABOVE the discretization level");
+        if (plot) printf("plot: %s\n", plot);
+    }
+    rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
+    if (!verified)
+        fprintf(stderr, "fdx mg: %s\n",
+                !converged ? "the tolerance was not reached within --max-cycles"
+                           : "the error is above the discretization level");
+    goto done;
+fail:
+    rc = cli_fail(CMD, st);
+done:
+    fdx_json_free(&j);
+    free(exact);
+    fdx_array_destroy(&f);
+    fdx_array_destroy(&u);
+    fdx_solver_destroy(&s);
+    fdx_ctx_destroy(&ctx);
+    fdx_options_destroy(&opts);
+    return rc;
+}

@@ -1,0 +1,31 @@
+# Distributed loops (issue 14): the loop and dist-loop tests on the GPU
+# (test_loop_order_gpu, test_dist_loop_gpu: units on the GPUs), then fdx sor --gpus K
+# as a distributed ACROSS loop, records to $OUT:
+#   - --gpus 1 on every machine: the distributed layer's cost over the plain
+#     path (time_ms vs time_one_unit_ms in the same record; the plain path
+#     runs autotfm's diagonal layout, the distributed blocks the plain one);
+#   - --gpus 2 / 4 where the machine has them: issue 14's targets (512^3,
+#     100 sweeps: 2 GPUs >= 1.6x one GPU, 4 GPUs >= 2.8x), max_diff 0;
+#   - DLOOP_PORTIONS="2 4 8 16" (optional): the portion count swept by hand.
+# Then compute-sanitizer memcheck on test_loop_order_gpu.
+set -u
+bin=$(dirname "$FDX_BIN")
+"$bin/test_loop_order_gpu" | tail -2; echo "test_loop_order_gpu exit ${PIPESTATUS[0]}"
+"$bin/test_loop_gpu" | tail -1
+"$bin/test_dist_loop_gpu" | tail -2; echo "test_dist_loop_gpu exit ${PIPESTATUS[0]}"
+rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_sor_dist.jsonl
+ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+"$FDX_BIN" sor --backend cuda --size 256 --sweeps 100 --reps 5 --gpus 1 --json | tee -a "$rec"
+"$FDX_BIN" sor --backend cuda --size 512 --sweeps 100 --reps 3 --gpus 1 --json | tee -a "$rec"
+"$FDX_BIN" aos --backend cuda --size 256x256x256 --iters 100 --reps 5 --gpus 1 --json | tee -a "$rec"
+for k in 2 4; do
+  [ "$ngpu" -ge $k ] || continue
+  "$FDX_BIN" sor --backend cuda --size 512 --sweeps 100 --reps 3 --gpus $k --json | tee -a "$rec"
+  "$FDX_BIN" aos --backend cuda --size 256x256x256 --iters 100 --reps 5 --gpus $k --json | tee -a "$rec"
+  for p in ${DLOOP_PORTIONS:-}; do
+    FDX_DLOOP_PORTIONS=$p "$FDX_BIN" sor --backend cuda --size 512 --sweeps 100 --reps 3 --gpus $k --json | tee -a "$rec"
+  done
+done
+timeout 300 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/test_loop_order_gpu" >>"$OUT/dloop_sanitizer.log" 2>&1
+echo "sanitizer memcheck test_loop_order_gpu: exit $?"
+tail -2 "$OUT/dloop_sanitizer.log"

@@ -1,0 +1,43 @@
+# NPB LU (issue 15): fdx lu --backend cuda for classes S..C, one JSON record
+# each to $OUT (autotfm on, and with --compare-autotfm the same run with
+# autotfm off: speedup_autotfm), the layout moves of one class-B run
+# (FDX_LOG=info: count and MB per iteration), the CPU backend on class B for
+# the 16-core comparison, and, when NPB_GPU_DIR points at a GMAP/NPB-GPU
+# checkout (not part of fdx), its CUDA LU for B and C built with sm_90 in
+# the same device call.  test_lu (CPU, with NVRTC compiles) runs in ctest.
+set -u
+rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_lu.jsonl
+for c in S W A B C; do
+  timeout 280 "$FDX_BIN" lu --class $c --backend cuda --json --compare-autotfm | tee -a "$rec"
+  echo "fdx lu class $c exit ${PIPESTATUS[0]}"
+done
+# autotfm for the sweeps only (the parallel loops run under the sweeps'
+# anti-diagonal layouts: no moves after the first iteration), and the same
+# with prim/rhs/add walking the anti-diagonals (coalesced on that layout)
+for scope in sweeps diagonal; do
+  for c in B C; do
+    timeout 200 "$FDX_BIN" lu --class $c --backend cuda --json --autotfm-scope $scope | sed "s/\"case\": \"lu\"/\"case\": \"lu_$scope\"/" | tee -a "$rec"
+  done
+done
+# the runtime's default hyperplane geometry (one warp per line) instead of
+# fdx lu's thread per point, for comparison
+for c in B C; do
+  FDX_LOOP_LINES=1 timeout 200 "$FDX_BIN" lu --class $c --backend cuda --json | sed 's/"case": "lu"/"case": "lu_lines"/' | tee -a "$rec"
+done
+# where the time goes: layout moves per run (blts wants anti-diagonals, the
+# parallel loops i-fastest permutations)
+FDX_LOG=info timeout 200 "$FDX_BIN" lu --class B --backend cuda 2>"$OUT/lu_moves.log" | grep -E "Time|Verification"
+grep -c "autotfm moved" "$OUT/lu_moves.log" | sed 's/^/layout moves in a class B run (251 SSOR iterations + setup): /'
+grep "autotfm moved" "$OUT/lu_moves.log" | sed "s/.*loop '\([a-z_]*\)': autotfm moved \([A-Z]\) .*; \([0-9.]*\) MB in \([0-9.]*\) ms/\1 \2 \3 \4/" |
+  awk '{n[$1" "$2]++; mb[$1" "$2]+=$3; ms[$1" "$2]+=$4} END {for (k in n) printf "  %-12s %5d moves %10.0f MB %9.1f ms\n", k, n[k], mb[k], ms[k]}'
+# the CPU backend on the host's cores (NPB's OpenMP reference: compare by hand)
+OMP_WAIT_POLICY=passive timeout 400 "$FDX_BIN" lu --class B --backend cpu --json | tee -a "$rec"
+# the peer: NPB-GPU's CUDA LU, same device, same call
+if [ -n "${NPB_GPU_DIR:-}" ] && [ -d "$NPB_GPU_DIR/CUDA" ]; then
+  for c in B C; do
+    make -C "$NPB_GPU_DIR/CUDA" lu CLASS=$c COMPUTE_CAPABILITY="-gencode arch=compute_90,code=sm_90" >"$OUT/npb_gpu_build_$c.log" 2>&1 &&
+      (cd "$NPB_GPU_DIR/CUDA/bin" && timeout 120 ./lu.$c) | grep -E "Class|Time in seconds|Mop/s total|Verification" | tee -a "$OUT/npb_gpu_lu.txt"
+  done
+else
+  echo "NPB_GPU_DIR not set: the NPB-GPU peer was not run"
+fi
