@@ -462,8 +462,11 @@ def test_mpi4py_split_communicator(tmp_path):
     if not shutil.which("mpirun"):
         pytest.skip("no mpirun")
     script = os.path.join(os.path.dirname(__file__), "mpi_split.py")
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(fdx.__file__)))
+    env = dict(os.environ, FDX_LIBRARY_DIR=os.path.dirname(os.path.abspath(fdx.library_path)),
+               PYTHONPATH=pkg + os.pathsep + os.environ.get("PYTHONPATH", ""))
     r = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3", sys.executable, script],
-                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
     if "built without MPI" in r.stderr or "without MPI" in r.stdout + r.stderr:
         pytest.skip("libfdx built without MPI")
     assert r.returncode == 0, r.stdout + r.stderr
