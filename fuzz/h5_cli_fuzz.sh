@@ -8,6 +8,7 @@
 # Usage: h5_cli_fuzz.sh FDX SECONDS [KEEP_DIR]   (inputs that fail go to KEEP_DIR)
 set -u
 fdx=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
 secs=${2:-60}
 keep=${3:-}
 tmp=$(mktemp -d)
@@ -26,7 +27,7 @@ for d in s1 s2 s3; do
 done
 # A file that crashes libhdf5 1.10.8 itself (found by fuzz_h5): its
 # mutations keep the crash path of the child-process reader exercised.
-crash=$(dirname "$(realpath "$0")")/../tests/hostile/hdf5_crash.h5
+crash=$here/../tests/hostile/hdf5_crash.h5
 [ ${#seeds[@]} -gt 0 ] && [ -r "$crash" ] && cp "$crash" seed_crash.h5 && seeds+=(seed_crash.h5)
 [ ${#seeds[@]} -gt 0 ] || { echo "h5_cli_fuzz: skipped: fdx wrote no HDF5 field (built without HDF5?)"; exit 0; }
 

@@ -24,6 +24,22 @@ expect_usage "takes no value"    laplacian --json=yes
 expect_usage "unknown command"   frobnicate
 expect_usage "log level"         info --log shouty
 expect_usage "unexpected argument" info extra
+# One line whatever the user typed; duplicates and junk refused.
+expect_usage "no command"        
+expect_usage "no suite"          bench
+expect_usage "given twice"       laplacian --size 8x8 --size 9x9
+expect_usage "given twice"       info --quick --quick
+expect_usage "not an integer"    laplacian --reps ' 5'
+expect_usage "not an integer"    stencil --order +4
+expect_usage "overflows"         transform --shape 4294967296x4294967296
+expect_usage "10001 characters"  transform --shape "$(printf '3x%.0s' $(seq 5000))3"
+expect_usage "unknown flag"      heat $'--a\nb'
+expect_usage "unknown command"   $'heat\n'
+expect_usage "selects no case"   bench transform --only ''
+expect_usage "no effect"         info --backend cpu
+expect_usage "no effect"         bench stencil --list --cases x
+expect_usage "CUDA backend only" dist heat --graph on --backend cpu --size 16x16 --steps 1 --reps 1
+expect_usage "GiB"               dist heat --size 100000x100000 --backend cpu
 
 left=$(ls -A | wc -l)
 checks=$((checks + 1))

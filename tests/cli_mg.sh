@@ -24,7 +24,7 @@ fi
 
 for args in "--size 40x41 --bc neumann" "--size 24x30x20 --bc periodic" "--size 65x33 --solver cg --smoother cheby" \
             "--size 31x31x31 --cycle w --smoother jacobi" "--size 31x31x31 --cycle f" "--size 129x129 --cycle fmg --coarse 40" \
-            "--size 20x20x20 --solver cg --bc neumann --cycle v"; do
+            "--size 20x20x20 --solver cg --bc neumann --cycle v" "--size 33x33x33 --order 4" "--size 100x64 --order 4 --smoother cheby"; do
   out=$("$fdx" mg --backend cpu $args 2>&1); rc=$?
   check '[ $rc -eq 0 ]' "fdx mg $args: exit $rc: $out"
   check 'grep -q "at the discretization level" <<<"$out"' "fdx mg $args: error not at the discretization level"
@@ -44,6 +44,8 @@ expect_usage "tol" mg --tol 2
 expect_usage "max-cycles" mg --max-cycles 0
 expect_usage "boundary" mg --bc robin
 expect_usage "both 0" mg --pre 0 --post 0
+expect_usage "order" mg --order 3
+expect_usage "order 4" mg --order 4 --bc periodic
 "$fdx" --help | grep -q " mg "; check '[ $? -eq 0 ]' "--help lists mg"
 echo "cli_mg: $((checks - fails)) of $checks passed"
 [ $fails -eq 0 ]

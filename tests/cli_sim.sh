@@ -109,17 +109,17 @@ bad 2 heat --config "$tmp/bad1.ini"
 bad 2 heat --config "$tmp/bad2.ini"
 bad 2 heat --config "$tmp/bad3.ini"
 bad 2 heat --config "$tmp/bad4.ini"
-bad 3 heat --config "$tmp/missing.ini"
+bad 2 heat --config "$tmp/missing.ini"  # bad input (issue 13 hostile table h1084)
 bad 2 heat --init file
-bad 3 heat --init file --input "$tmp/trunc.h5" --size 96x48
+bad 2 heat --init file --input "$tmp/trunc.h5" --size 96x48
 bad 2 heat --init file --input "$tmp/h/fields/u_00000050.h5" --size 64x64
 bad 2 heat --size 100000x100000x100000
 bad 2 wave --source 1,2,3
 bad 2 wave --receivers "5,5;x"
 bad 2 wave --sponge 500
-bad 3 wave --model file --model-file "$tmp/missing.h5"
+bad 2 wave --model file --model-file "$tmp/missing.h5"
 bad 2 wave --model file --model-file "$tmp/raw.bin" --model-shape 64x64 --size 64x64
-bad 3 heat --restart "$tmp/nothing-here"
+bad 2 heat --restart "$tmp/nothing-here"  # bad input (issue 13 hostile table h1198)
 mkdir -p "$tmp/badck"
 printf 'garbage' > "$tmp/badck/checkpoint.fdx"
 bad 2 heat --restart "$tmp/badck"

@@ -385,6 +385,22 @@ static void test_planted_and_truncated(void)
         printf("test_cache_trust: foreign-owned artifact case skipped (needs root to chown)\n");
     }
     CHECK(stat(so, &st) == 0 && (st.st_mode & 0777) == 0600, "artifact mode %03o", (unsigned)(st.st_mode & 0777));
+    /* A planted symlink at the compiler log's name is replaced, not written
+       through (the victim keeps its contents). */
+    char log_path[600], victim[600];
+    snprintf(log_path, sizeof log_path, "%.*s.log", (int)(strlen(so) - 3), so);
+    snprintf(victim, sizeof victim, "%s/victim.txt", base);
+    CHECK_OK(fdx_file_write_atomic(victim, "precious\n", 9));
+    unlink(log_path);
+    CHECK(symlink(victim, log_path) == 0, "plant log symlink");
+    unlink(so);
+    CHECK(load_and_run(), "recompiled with a planted log symlink");
+    CHECK(lstat(log_path, &st) == 0 && S_ISREG(st.st_mode), "log is a regular file");
+    void *vd = NULL;
+    size_t vn = 0;
+    CHECK_OK(fdx_read_file(victim, &vd, &vn));
+    CHECK(vd && vn == 9 && memcmp(vd, "precious\n", 9) == 0, "victim file changed through the log symlink");
+    free(vd);
     CHECK(count_tmp(dir) == 0, "no temporaries left in %s", dir);
 }
 
@@ -657,7 +673,10 @@ static void test_inputs(void)
     CHECK(data && n == 6, "read through symlink");
     free(data);
     CHECK_FAILS(fdx_file_read(real, 3, &data, &n), FDX_ERR_INVALID);
-    CHECK_FAILS(fdx_file_read("/nonexistent/x.ini", 10, &data, &n), FDX_ERR_IO);
+    CHECK_FAILS(fdx_file_read("/nonexistent/x.ini", 10, &data, &n), FDX_ERR_INVALID);
+    CHECK(strstr(fdx_last_error(), "/nonexistent/x.ini") && strstr(fdx_last_error(), "No such file"), "%s",
+          fdx_last_error());
+    CHECK_FAILS(fdx_file_read("/proc/self/mem", 10, &data, &n), FDX_ERR_INVALID); /* regular, but reads fail */
     CHECK(count_tmp(base) == 0, "no temporaries left in %s", base);
 }
 
@@ -674,7 +693,8 @@ static fdx_status ini_count(void *user, const char *section, const char *key, co
 static void test_ini_quotes(void)
 {
     int n = 0;
-    const char *bad[] = {"a = \"abc\n", "a = 'abc\n", "a = 1\nb = 2\nc = \"x'\n", "t = Bob's run\n", "a = \"x\" \"y\n"};
+    const char *bad[] = {"a = \"abc\n", "a = 'abc\n", "a = 1\nb = 2\nc = \"x'\n", "a = \"abc # not a comment\n",
+                         "a = \"x\" \"y\n"};
     const int line[] = {1, 1, 3, 1, 1};
     for (int i = 0; i < 5; i++) {
         CHECK_FAILS(fdx_ini_parse(bad[i], strlen(bad[i]), "cfg.ini", ini_count, &n), FDX_ERR_INVALID);
@@ -682,10 +702,11 @@ static void test_ini_quotes(void)
         snprintf(want, sizeof want, "cfg.ini:%d:", line[i]);
         CHECK(strstr(fdx_last_error(), want) && strstr(fdx_last_error(), "quote"), "case %d: %s", i, fdx_last_error());
     }
-    const char *good = "a = \"1;2\"\nb = 'x \"y\" z'\nc = 3 # it's a comment\n; don't\n";
+    const char *good = "a = \"1;2\"\nb = 'x \"y\" z'\nc = 3 # it's a comment\n; don't\nt = Bob's run\n"
+                       "u = \"\xe9\"fd'\"\"\n";
     n = 0;
     CHECK_OK(fdx_ini_parse(good, strlen(good), "good.ini", ini_count, &n));
-    CHECK(n == 3, "%d pairs", n);
+    CHECK(n == 5, "%d pairs", n);
     /* A very long value is an error with the line, not an overflow. */
     size_t big = 100000;
     char *huge = malloc(big + 8);

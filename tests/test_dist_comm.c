@@ -4,7 +4,9 @@
    ACROSS loop (SOR) on each half's communicator at the same time, each half
    its own problem: the gathered field is bit for bit the one-unit loop's,
    the reduction (maxloc) is the same on every rank of the half, and fdx
-   leaves MPI initialized (the program finalizes it). */
+   leaves MPI initialized (the program finalizes it).  Then the whole world
+   (no communicator given) on a 1x2x4 (or 1x2x2) grid of 2 units a rank:
+   SOR descending with a remote point, against a nest. */
 #include "fdx.h"
 #include "fdx_test.h"
 
@@ -56,14 +58,14 @@ int main(int argc, char **argv)
     fdx_darray *U = NULL;
     fdx_dloop *l = NULL;
     static double got[N * N * N], want[N * N * N];
+    int64_t lo[3] = {1, 1, 1}, hi[3] = {N - 1, N - 1, N - 1};
+    int one[3] = {1, 1, 1};
     double ch = 0;
     int64_t loc[3] = {0, 0, 0};
     if (d) {
         CHECK_OK(fdx_darray_create(d, FDX_FLOAT64, &U));
         CHECK_OK(fdx_darray_fill(U, init, &color));
         CHECK_OK(fdx_dloop_create(d, "i,j,k", &l));
-        int64_t lo[3] = {1, 1, 1}, hi[3] = {N - 1, N - 1, N - 1};
-        int one[3] = {1, 1, 1};
         CHECK_OK(fdx_dloop_range(l, lo, hi));
         CHECK_OK(fdx_dloop_array(l, "U", U, FDX_READ_WRITE));
         CHECK_OK(fdx_dloop_across(l, one, one));
@@ -89,8 +91,6 @@ int main(int argc, char **argv)
     CHECK_OK(fdx_array_put(A, want));
     fdx_loop *pl = NULL;
     CHECK_OK(fdx_loop_create(ctx, "i,j,k", &pl));
-    int64_t lo[3] = {1, 1, 1}, hi[3] = {N - 1, N - 1, N - 1};
-    int one[3] = {1, 1, 1};
     CHECK_OK(fdx_loop_range(pl, lo, hi));
     CHECK_OK(fdx_loop_array(pl, "U", A, FDX_READ_WRITE));
     CHECK_OK(fdx_loop_across(pl, one));
@@ -112,12 +112,78 @@ int main(int argc, char **argv)
     MPI_Allreduce(MPI_IN_PLACE, &mn, 1, MPI_DOUBLE, MPI_MIN, half);
     MPI_Allreduce(MPI_IN_PLACE, &mx, 1, MPI_DOUBLE, MPI_MAX, half);
     CHECK(mn == mx, "rank %d: reduction differs between ranks of its half (%.17g..%.17g)", rank, mn, mx);
-    fdx_loop_destroy(&pl);
-    fdx_array_destroy(&A);
-    fdx_ctx_destroy(&ctx);
     fdx_dloop_destroy(&l);
     fdx_darray_destroy(&U);
     fdx_dist_destroy(&d);
+
+    /* The whole world (no communicator given: MPI already initialized by
+       the program) split in two axes, 2 units a rank: the same SOR
+       descending, with a remote point, against the one-unit loop. */
+    if (size == 2 || size == 4) {
+        dd.mpi_comm = NULL;
+        dd.units_per_proc = 2;
+        dd.grid[0] = 1, dd.grid[1] = size == 4 ? 2 : 1, dd.grid[2] = size == 4 ? 4 : 4;
+        if (size == 2) dd.grid[1] = 2, dd.grid[2] = 2;
+        CHECK_OK(fdx_dist_create(o, &dd, &d));
+        int down[3] = {-1, -1, -1};
+        int64_t pt_lo[3] = {N - 2, 1, N - 2}, pt_hi[3] = {N - 1, 2, N - 1};
+        static const char *body2 = "double gs = (U(i-1,j,k) + U(i+1,j,k) + U(i,j-1,k) + U(i,j+1,k) + U(i,j,k-1) + U(i,j,k+1)) / 6.0;\n"
+                                   "double d = w * (gs - U(i,j,k)) + 1e-3 * P(12,1,12);\nU(i,j,k) += d;\nch = fabs(d);\n";
+        if (d) {
+            int c0 = 0;
+            CHECK_OK(fdx_darray_create(d, FDX_FLOAT64, &U));
+            CHECK_OK(fdx_darray_fill(U, init, &c0));
+            CHECK_OK(fdx_dloop_create(d, "i,j,k", &l));
+            CHECK_OK(fdx_dloop_range(l, lo, hi));
+            CHECK_OK(fdx_dloop_array(l, "U", U, FDX_READ_WRITE));
+            CHECK_OK(fdx_dloop_remote_box(l, "P", U, pt_lo, pt_hi));
+            CHECK_OK(fdx_dloop_across(l, one, one));
+            CHECK_OK(fdx_dloop_order(l, down));
+            CHECK_OK(fdx_dloop_scalar(l, "w", 1.4));
+            CHECK_OK(fdx_dloop_reduction(l, "ch", FDX_REDUCE_MAXLOC));
+            CHECK_OK(fdx_dloop_body(l, body2));
+            CHECK_OK(fdx_dloop_run_repeated(l, 2));
+            CHECK_OK(fdx_dloop_result_loc(l, "ch", &ch, loc));
+            CHECK_OK(fdx_darray_gather(U, got, 1));
+        }
+        /* one unit: two single sweeps (the remote point is read as it was
+           before each sweep, as the distributed loop fetches it) */
+        int c0 = 0;
+        for (int k = 0; k < N; k++)
+            for (int j = 0; j < N; j++)
+                for (int i = 0; i < N; i++) {
+                    int64_t g[3] = {i, j, k};
+                    want[i + N * (j + N * k)] = init(g, &c0);
+                }
+        for (int s = 0; s < 2; s++) {
+            double p = want[12 + N * (1 + N * 12)];
+            ch1 = -1;
+            for (int k = N - 2; k >= 1; k--)
+                for (int j = N - 2; j >= 1; j--)
+                    for (int i = N - 2; i >= 1; i--) {
+                        double *u = want;
+#define W(a, b, c) u[(a) + N * ((b) + N * (c))]
+                        double gs = (W(i - 1, j, k) + W(i + 1, j, k) + W(i, j - 1, k) + W(i, j + 1, k) + W(i, j, k - 1) +
+                                     W(i, j, k + 1)) / 6.0;
+                        double dd2 = 1.4 * (gs - W(i, j, k)) + 1e-3 * p;
+                        W(i, j, k) += dd2;
+                        if (fabs(dd2) > ch1) ch1 = fabs(dd2), loc1[0] = i, loc1[1] = j, loc1[2] = k;
+#undef W
+                    }
+        }
+        double e = 0;
+        for (int q = 0; q < N * N * N; q++) e = fmax(e, fabs(got[q] - want[q]));
+        CHECK(e <= 1e-12, "rank %d, world on a 1x%dx%d grid: max diff %.3g from the nest", rank, dd.grid[1], dd.grid[2], e);
+        CHECK(fabs(ch - ch1) <= 1e-12 && loc[0] == loc1[0] && loc[1] == loc1[1] && loc[2] == loc1[2],
+              "rank %d, world: maxloc %.17g at %lld,%lld,%lld, nest %.17g at %lld,%lld,%lld", rank, ch, (long long)loc[0],
+              (long long)loc[1], (long long)loc[2], ch1, (long long)loc1[0], (long long)loc1[1], (long long)loc1[2]);
+        fdx_dloop_destroy(&l);
+        fdx_darray_destroy(&U);
+        fdx_dist_destroy(&d);
+    }
+    fdx_loop_destroy(&pl);
+    fdx_array_destroy(&A);
+    fdx_ctx_destroy(&ctx);
     fdx_options_destroy(&o);
     fdx_dist_finalize(); /* must not finalize the program's MPI */
     int fin = 1;

@@ -578,6 +578,54 @@ static void test_array_shadows(void)
     }
 }
 
+/* ---- ALIGN with a shift ---------------------------------------------------------
+   X aligned with shift (1, -2): the body writes X(i-1, j+2), the element at
+   grid index (i, j), and reads it back at the same place in a second loop;
+   without the shift the writes would land one column and two rows off. */
+static void shift_run(const int *grid, double *out)
+{
+    const int64_t shape[2] = {NX, NY}, sh[2] = {1, -2};
+    fdx_dist *d = make_dist(2, shape, grid, 1);
+    if (!d) return;
+    fdx_darray *x = NULL, *y = NULL;
+    CHECK_OK(fdx_darray_create(d, FDX_FLOAT64, &x));
+    CHECK_OK(fdx_darray_create(d, FDX_FLOAT64, &y));
+    CHECK_OK(fdx_darray_fill(x, nan_init, NULL));
+    CHECK_OK(fdx_darray_fill(y, nan_init, NULL));
+    fdx_dloop *set = NULL, *use = NULL;
+    CHECK_OK(fdx_dloop_create(d, "i,j", &set));
+    CHECK_OK(fdx_dloop_array_aligned(set, "X", x, FDX_WRITE, sh));
+    CHECK_OK(fdx_dloop_body(set, "X(i-1,j+2) = 1000.0 * i + j;"));
+    CHECK_OK(fdx_dloop_run(set));
+    int64_t lo[2] = {1, 0}, hi[2] = {NX, NY};
+    CHECK_OK(fdx_dloop_create(d, "i,j", &use));
+    CHECK_OK(fdx_dloop_range(use, lo, hi));
+    CHECK_OK(fdx_dloop_array_aligned(use, "X", x, FDX_READ, sh));
+    CHECK_OK(fdx_dloop_array(use, "Y", y, FDX_WRITE));
+    CHECK_OK(fdx_dloop_body(use, "Y(i,j) = X(i-1,j+2) - X(i-2,j+2);"));
+    CHECK_OK(fdx_dloop_run(use));
+    CHECK_OK(fdx_darray_gather(y, out, 0));
+    fdx_dloop_destroy(&set);
+    fdx_dloop_destroy(&use);
+    fdx_darray_destroy(&x);
+    fdx_darray_destroy(&y);
+    fdx_dist_destroy(&d);
+}
+
+static void test_shift(void)
+{
+    static double got[NX * NY];
+    const int grids[3][2] = {{1, 1}, {2, 2}, {3, 1}};
+    for (int g = 0; g < 3; g++) {
+        for (int q = 0; q < NX * NY; q++) got[q] = NAN;
+        shift_run(grids[g], got);
+        int bad = 0;
+        for (int j = 0; j < NY; j++)
+            for (int i = 1; i < NX; i++) bad += got[i + NX * j] != 1000.0;
+        CHECK(bad == 0, "ALIGN with a shift on %dx%d: %d points differ", grids[g][0], grids[g][1], bad);
+    }
+}
+
 /* ---- REMOTE_ACCESS ------------------------------------------------------------ */
 
 /* u written by a loop (so the values come from the units, not the fill),
@@ -693,6 +741,7 @@ int main(void)
     test_components();
     test_array_shadows();
     test_remote();
+    test_shift();
     test_errors();
     return fdx_test_finish(DIST_LOOP_NAME);
 }

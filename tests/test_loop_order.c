@@ -220,7 +220,7 @@ static void test_typed_reductions(void)
     CHECK_OK(fdx_loop_order(l, (int[]){-1, 1, -1}));
     CHECK_OK(fdx_loop_body(l, "int v = (int)A(i,j,k);\n"
                               "isum = v; lsum = v * 1000000000LL; iprod = (i == 3 && k == 2) ? v + 3 : 1;\n"
-                              "imax = v * (int)j; imin = v - (long long)i; band = ~(1 << ((v + 2) & 7)); bor = 1LL << (v + 2);\n"
+                              "imax = v * (int)j; imin = v - (long long)i; band = ~(1 << ((v + 2) & 7)); bor = 1LL << ((v + 10) & 31);\n"
                               "fsum = 0.5f; dprod = (i == 1 && j == 1) ? 1.5 : 1.0; mxl = v; mnl = A(i,j,k);\n"));
     CHECK_OK(fdx_loop_run(l, NULL));
     nvrtc_check(l);
@@ -236,7 +236,7 @@ static void test_typed_reductions(void)
                 imax = v * j > imax ? v * j : imax;
                 imin = v - i < imin ? v - i : imin;
                 band &= ~(1 << ((v + 2) & 7));
-                bor |= 1LL << (v + 2);
+                bor |= 1LL << ((v + 10) & 31);
                 dprod *= (i == 1 && j == 1) ? 1.5 : 1.0;
                 if (v > mx) mx = v, lmx[0] = i, lmx[1] = j, lmx[2] = k;
                 if (a[AT(i, j, k)] < mn) mn = a[AT(i, j, k)], lmn[0] = i, lmn[1] = j, lmn[2] = k;

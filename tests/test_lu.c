@@ -13,6 +13,11 @@
 
 #include <string.h>
 
+#ifndef LU_TEST_BACKEND
+#define LU_TEST_BACKEND "cpu"
+#define LU_TEST_NAME "test_lu"
+#endif
+
 #define NX 8
 #define NY 7
 #define NZ 9
@@ -515,19 +520,20 @@ static void run_all(int mode)
 
 int main(void)
 {
-    fdx_options *o = NULL;
-    CHECK_OK(fdx_options_create(&o));
-    CHECK_OK(fdx_options_set(o, "backend", "cpu"));
-    CHECK_OK(fdx_ctx_create(o, &ctx));
-    if (!ctx) return fdx_test_finish("test_lu");
+    if (strcmp(LU_TEST_BACKEND, "cuda") == 0 && fdx_cuda_device_count() == 0)
+        return fdx_test_skip(LU_TEST_NAME, "no CUDA device");
+    ctx = fdx_test_ctx(LU_TEST_BACKEND);
+    if (!ctx) return fdx_test_skip(LU_TEST_NAME, "no context on this backend");
     run_all(0);
     run_all(2);
+    /* the rest with a thread per hyperplane point, as fdx lu runs the sweeps
+       (the runs above used the runtime's default geometry) */
+    setenv("FDX_LOOP_LINES", "0", 1);
     run_all(LU_AUTOTFM_DIAGONAL);
     test_class_s(2);
     test_class_s(LU_AUTOTFM_DIAGONAL);
     CHECK_FAILS(lu_create(ctx, 5, 8, 8, 0.5, 1.2, -1, &p), FDX_ERR_INVALID);
     lu_destroy(&p);
     fdx_ctx_destroy(&ctx);
-    fdx_options_destroy(&o);
-    return fdx_test_finish("test_lu");
+    return fdx_test_finish(LU_TEST_NAME);
 }

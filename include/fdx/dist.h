@@ -180,6 +180,12 @@ FDX_API fdx_status fdx_dloop_create(fdx_dist *d, const char *indices, fdx_dloop 
 FDX_API void fdx_dloop_destroy(fdx_dloop **l);
 FDX_API fdx_status fdx_dloop_range(fdx_dloop *l, const int64_t *lo, const int64_t *hi);
 FDX_API fdx_status fdx_dloop_array(fdx_dloop *l, const char *name, fdx_darray *a, fdx_access access);
+/* ALIGN with a shift (DVMH's align(B[i] with T[i + s])): the body's
+   `name(x)` is the element stored at grid index x + shift (per grid axis),
+   so B(x) lives where the loop's index x + shift does; fill, gather and
+   checksum stay in grid indices. */
+FDX_API fdx_status fdx_dloop_array_aligned(fdx_dloop *l, const char *name, fdx_darray *a, fdx_access access,
+                                           const int64_t *shift);
 FDX_API fdx_status fdx_dloop_scalar(fdx_dloop *l, const char *name, double value);
 FDX_API fdx_status fdx_dloop_reduction(fdx_dloop *l, const char *name, fdx_reduce op);
 /* A reduction of type FDX_FLOAT32, FDX_FLOAT64, FDX_INT32 or FDX_INT64. */

@@ -75,7 +75,8 @@ FDX_API fdx_status fdx_h5_write_field(const char *path, const char *name, const 
    new buffer (free with free()); shape in fdx order (x first).  The file is
    untrusted: libhdf5 reads it in a child process, the extents are checked
    (and a field over half the machine's memory refused) before any data is
-   read, a damaged file is FDX_ERR_INVALID and a reader that crashes or hangs
+   read.  A FIFO, device or directory, a bad rank or type: FDX_ERR_INVALID;
+   a missing, unreadable or damaged file, or a reader that crashes or hangs:
    FDX_ERR_IO. */
 FDX_API fdx_status fdx_h5_read_field(const char *path, const char *name, double **data, int *rank,
                                      int64_t *shape);
@@ -101,7 +102,9 @@ FDX_API fdx_status fdx_xdmf_write(const char *path, const char *field, fdx_dtype
    (O_EXCL, no symlink followed), fsync, rename, fsync of the directory. */
 FDX_API fdx_status fdx_file_write_atomic(const char *path, const void *data, size_t size);
 /* Reads a whole regular file (at most max_bytes) into a new buffer, NUL-terminated.
-   FIFOs, devices and directories are refused (FDX_ERR_INVALID) without blocking. */
+   FIFOs, devices and directories are refused without blocking; these, and a
+   file that is missing, unreadable or fails to read, are FDX_ERR_INVALID
+   (bad input: exit 2). */
 FDX_API fdx_status fdx_file_read(const char *path, size_t max_bytes, char **data, size_t *size);
 /* Creates a directory (and parents) and checks that it can be written to. */
 FDX_API fdx_status fdx_dir_prepare(const char *path);
@@ -137,10 +140,11 @@ FDX_API const void *fdx_ckpt_get_field(const fdx_ckpt *c, const char *name);
 FDX_API void fdx_ckpt_free(fdx_ckpt **c);
 
 /* ---- INI config files -------------------------------------------------------
-   "key = value" lines, '#' or ';' comments, optional [section] headers, values
-   optionally quoted ("..." or '...'; an unbalanced quote is an error naming
-   the line).  The callback sees each pair with its line number; a non-OK
-   status stops. */
+   "key = value" lines, '#' or ';' comments (at the start or after a blank),
+   optional [section] headers, values optionally quoted ("..." or '...'; a
+   value that opens a quote must close it, else an error naming file:line;
+   quotes inside a value are literal).  The callback sees each pair with its
+   line number; a non-OK status stops. */
 typedef fdx_status (*fdx_ini_fn)(void *user, const char *section, const char *key, const char *value, int line);
 FDX_API fdx_status fdx_ini_parse(const char *text, size_t size, const char *what, fdx_ini_fn fn, void *user);
 

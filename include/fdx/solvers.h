@@ -129,9 +129,10 @@ FDX_API fdx_status fdx_sim_run_dist(fdx_sim *s, const fdx_options *opts, int uni
 FDX_API fdx_status fdx_sim_config_from_checkpoint(fdx_sim_config *cfg, const char *dir);
 FDX_API void fdx_sim_interrupt(void);
 /* Installs a SIGINT/SIGTERM handler (for tools): before a run has written
-   anything (config, device start, the first kernel compile and tuning) it
-   ends the process at once with status 130; afterwards it calls
-   fdx_sim_interrupt.  Also ignores SIGXFSZ, so a file-size limit is an I/O
+   anything (config, device start, the first kernel compile and tuning) the
+   run stops, with nothing written, as soon as that compile returns, and the
+   process ends with status 130 (_exit) if it has not within 2 s or at a
+   second signal; afterwards the handler calls fdx_sim_interrupt.  Also ignores SIGXFSZ, so a file-size limit is an I/O
    error (exit 3) with the temporary file removed. */
 FDX_API fdx_status fdx_sim_install_signals(void);
 

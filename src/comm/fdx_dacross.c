@@ -160,6 +160,7 @@ static fdx_status receive(fdx_dloop *l, const plan *p, int i, int m)
     fdx_dist *d = l->dist;
     const fdx_backend *be = d->be;
     int unit = d->proc * d->nlocal + i;
+    FDX_TRY(fdx_dist_use(d, i)); /* buffers, copies and events on unit i's device */
     for (int a = 0; a < 3; a++) {
         if (!p->chain[a]) continue;
         int up = neighbour(d, unit, a, -l->dir[a]);
@@ -202,6 +203,7 @@ static fdx_status send(fdx_dloop *l, const plan *p, int i, int m)
     fdx_dist *d = l->dist;
     const fdx_backend *be = d->be;
     int unit = d->proc * d->nlocal + i;
+    FDX_TRY(fdx_dist_use(d, i));
     for (int a = 0; a < 3; a++) {
         if (!p->chain[a]) continue;
         int down = neighbour(d, unit, a, l->dir[a]);
@@ -255,9 +257,10 @@ fdx_status fdx_dacross_sweep(fdx_dloop *l)
             int64_t lo[3], hi[3];
             task_box(l, &p, d->proc * d->nlocal + i, m, lo, hi);
             FDX_TRY(receive(l, &p, i, m));
-            FDX_TRY(fdx_dloop_run_box(l, i, lo, hi));
+            FDX_TRY(fdx_dloop_run_box(l, i, lo, hi, 1));
             FDX_TRY(send(l, &p, i, m));
         }
+    FDX_TRY(fdx_dloop_finish_all(l));
     /* Sends complete and every unit done before the next renewal reuses the
        buffers and shadows. */
     for (int k = 0; k < l->narr; k++)

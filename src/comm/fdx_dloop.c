@@ -71,6 +71,12 @@ void fdx_dloop_global_range(const fdx_dloop *l, int64_t *lo, int64_t *hi)
 
 fdx_status fdx_dloop_array(fdx_dloop *l, const char *name, fdx_darray *a, fdx_access access)
 {
+    return fdx_dloop_array_aligned(l, name, a, access, NULL);
+}
+
+fdx_status fdx_dloop_array_aligned(fdx_dloop *l, const char *name, fdx_darray *a, fdx_access access,
+                                   const int64_t *shift)
+{
     FDX_CHECK(l && name && a, FDX_ERR_INVALID, "fdx_dloop_array: NULL argument");
     FDX_CHECK(a->dist == l->dist, FDX_ERR_INVALID, "array '%s' belongs to another distribution", name);
     FDX_CHECK(l->narr < FDX_LOOP_MAX_ARGS, FDX_ERR_INVALID, "more than %d arrays in a distributed loop",
@@ -81,7 +87,7 @@ fdx_status fdx_dloop_array(fdx_dloop *l, const char *name, fdx_darray *a, fdx_ac
            component axis, first when there is one, is not distributed) */
         int with = a->ncomp > 1;
         int64_t origin[FDX_DIST_MAX_RANK + 1] = {0};
-        for (int ax = 0; ax < l->dist->desc.rank; ax++) origin[ax + with] = a->unit[i].origin[ax];
+        for (int ax = 0; ax < l->dist->desc.rank; ax++) origin[ax + with] = a->unit[i].origin[ax] - (shift ? shift[ax] : 0);
         FDX_TRY(fdx_loop_array_origin(l->loop[i], name, origin));
     }
     l->arr[l->narr] = a;
@@ -244,15 +250,34 @@ fdx_status fdx_dloop_red_finish(fdx_dloop *l)
 
 /* ---- runs --------------------------------------------------------------------- */
 
-fdx_status fdx_dloop_run_box(fdx_dloop *l, int i, const int64_t *lo, const int64_t *hi)
+/* Unit i's last run's reductions, waited for and folded (its range is
+   still the run's, which the loc conversion needs). */
+fdx_status fdx_dloop_finish_unit(fdx_dloop *l, int i)
+{
+    if (!fdx_loop_pending(l->loop[i])) return FDX_OK;
+    FDX_TRY(fdx_dist_use(l->dist, i));
+    FDX_TRY(fdx_loop_finish(l->loop[i]));
+    return fdx_dloop_red_fold_unit(l, i);
+}
+
+fdx_status fdx_dloop_finish_all(fdx_dloop *l)
+{
+    for (int i = 0; i < l->dist->nlocal; i++) FDX_TRY(fdx_dloop_finish_unit(l, i));
+    return FDX_OK;
+}
+
+/* Runs are deferred: with reductions the host goes on queueing other
+   units' work and waits for a unit's results only before its next run or
+   at the end, so units overlap on their devices. */
+fdx_status fdx_dloop_run_box(fdx_dloop *l, int i, const int64_t *lo, const int64_t *hi, int times)
 {
     fdx_dist *d = l->dist;
     for (int a = 0; a < l->nidx; a++)
         if (hi[a] <= lo[a]) return FDX_OK;
+    FDX_TRY(fdx_dloop_finish_unit(l, i));
     FDX_TRY(fdx_dist_use(d, i));
     FDX_TRY(fdx_loop_range(l->loop[i], lo, hi));
-    FDX_TRY(fdx_loop_run(l->loop[i], d->compute[i]));
-    return fdx_dloop_red_fold_unit(l, i);
+    return fdx_loop_run_deferred(l->loop[i], times, d->compute[i]);
 }
 
 /* Unit i's owned part of the global range. */
@@ -311,15 +336,11 @@ fdx_status fdx_dloop_run_repeated(fdx_dloop *l, int times)
         fdx_dloop_red_start(l);
         l->portions_used = 1;
         for (int i = 0; i < d->nlocal; i++) {
-            int64_t lo[3], hi[3], empty = 0;
+            int64_t lo[3], hi[3];
             owned_box(l, i, lo, hi);
-            for (int a = 0; a < l->nidx; a++) empty |= hi[a] <= lo[a];
-            if (empty) continue;
-            FDX_TRY(fdx_dist_use(d, i));
-            FDX_TRY(fdx_loop_range(l->loop[i], lo, hi));
-            FDX_TRY(fdx_loop_run_repeated(l->loop[i], times, d->compute[i]));
-            FDX_TRY(fdx_dloop_red_fold_unit(l, i));
+            FDX_TRY(fdx_dloop_run_box(l, i, lo, hi, times));
         }
+        FDX_TRY(fdx_dloop_finish_all(l));
         fdx_dloop_mark_written(l);
         return fdx_dloop_red_finish(l);
     }
@@ -333,9 +354,10 @@ fdx_status fdx_dloop_run_repeated(fdx_dloop *l, int times)
             for (int i = 0; i < d->nlocal; i++) {
                 int64_t lo[3], hi[3];
                 owned_box(l, i, lo, hi);
-                FDX_TRY(fdx_dloop_run_box(l, i, lo, hi));
+                FDX_TRY(fdx_dloop_run_box(l, i, lo, hi, 1));
             }
         }
+        FDX_TRY(fdx_dloop_finish_all(l));
         fdx_dloop_mark_written(l);
     }
     return fdx_dloop_red_finish(l);

@@ -59,8 +59,13 @@ FDX_HIDDEN void fdx_dloop_mark_written(fdx_dloop *l);
 FDX_HIDDEN void fdx_dloop_red_start(fdx_dloop *l);
 FDX_HIDDEN fdx_status fdx_dloop_red_fold_unit(fdx_dloop *l, int i);
 FDX_HIDDEN fdx_status fdx_dloop_red_finish(fdx_dloop *l);
-/* Runs unit i's loop over the global box [lo, hi) (empty: nothing). */
-FDX_HIDDEN fdx_status fdx_dloop_run_box(fdx_dloop *l, int i, const int64_t *lo, const int64_t *hi);
+/* Runs `times` sweeps of unit i's loop over the global box [lo, hi)
+   (empty: nothing) without waiting for its reductions; finish_unit waits
+   for them and folds them (before the unit's next run), finish_all for
+   every unit. */
+FDX_HIDDEN fdx_status fdx_dloop_run_box(fdx_dloop *l, int i, const int64_t *lo, const int64_t *hi, int times);
+FDX_HIDDEN fdx_status fdx_dloop_finish_unit(fdx_dloop *l, int i);
+FDX_HIDDEN fdx_status fdx_dloop_finish_all(fdx_dloop *l);
 /* REMOTE_ACCESS (fdx_dremote.c): fetch every declared pattern; free. */
 FDX_HIDDEN fdx_status fdx_dremote_fetch(fdx_dloop *l);
 FDX_HIDDEN void fdx_dremote_free(fdx_dloop *l);

@@ -304,8 +304,12 @@ static fdx_status open_cache(void)
             fd = run_dir_fd;
             snprintf(dir_in_use, sizeof dir_in_use, "%s", run_dir);
         }
-        FDX_WARN("cache directory '%s' is not safe to load code from (%s): using '%s'%s", wanted, why, dir_in_use,
-                 fd == run_dir_fd ? " for this run" : "");
+        /* Say what to do when the fix is the user's (a directory of theirs
+           made group-writable by a umask of 002, for instance). */
+        FDX_WARN("cache directory '%s' is not safe to load code from (%s): using '%s'%s%s%s%s", wanted, why,
+                 dir_in_use, fd == run_dir_fd ? " for this run" : "",
+                 strstr(why, "writable by") ? " (run chmod go-w '" : "", strstr(why, "writable by") ? wanted : "",
+                 strstr(why, "writable by") ? "' to use it)" : "");
     }
     dir_fd = fd;
     fdx_status st = load_key();

@@ -21,8 +21,13 @@ fdx_status fdx_file_read(const char *path, size_t max_bytes, char **data, size_t
     *data = NULL;
     *size = 0;
     FDX_CHECK(path && path[0], FDX_ERR_INVALID, "fdx_file_read: empty file name");
-    /* Regular files only, refused before any blocking open (FIFOs, devices). */
-    return fdx_read_file_at(AT_FDCWD, path, 0, max_bytes, (void **)data, size);
+    /* Regular files only, refused before any blocking open (FIFOs, devices).
+       The file is the user's input (config, model, checkpoint): one that is
+       missing, unreadable or fails to read is bad input, not a run-time
+       failure (exit 2, not 3). */
+    fdx_status st = fdx_read_file_at(AT_FDCWD, path, 0, max_bytes, (void **)data, size);
+    if (st == FDX_ERR_IO) return fdx_fail(FDX_ERR_INVALID, "%s", fdx_last_error());
+    return st;
 }
 
 fdx_status fdx_dir_prepare(const char *path)

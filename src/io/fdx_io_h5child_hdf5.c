@@ -5,7 +5,8 @@
    parent checks the header (status, rank, extents, count against the memory
    bound and the grid wanted) before it allocates, and a child that crashes,
    is killed or hangs becomes FDX_ERR_IO with a message, never a crash of the
-   caller. */
+   caller.  A file libhdf5 cannot read is FDX_ERR_IO (as before); a readable
+   dataset of the wrong rank, type or size, FDX_ERR_INVALID. */
 #include "core/fdx_error.h"
 #include "fdx/io.h"
 #include "io/fdx_h5read.h"
@@ -126,17 +127,22 @@ static void child_end(pid_t pid, int kill_it, char *why, size_t cap)
 }
 
 /* Only a regular, readable, non-empty file is handed to libhdf5: a FIFO
-   would block, a device never ends. */
+   would block, a device never ends.  Naming the wrong kind of thing is bad
+   input (exit 2); a file that cannot be opened or is empty, an I/O failure
+   (exit 3), as for every other file fdx reads. */
 static fdx_status check_input(const char *path)
 {
     FDX_CHECK(path && path[0], FDX_ERR_INVALID, "the HDF5 file name is empty");
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    FDX_CHECK(fd >= 0, FDX_ERR_INVALID, "cannot open '%s': %s", path, strerror(errno));
     struct stat sb;
+    /* The kind first: opening /dev/tty without a terminal fails, but it is
+       still the wrong kind of file. */
+    FDX_CHECK(stat(path, &sb) != 0 || S_ISREG(sb.st_mode), FDX_ERR_INVALID, "'%s' is not a regular file", path);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    FDX_CHECK(fd >= 0, FDX_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     int ok = fstat(fd, &sb) == 0;
     close(fd);
     FDX_CHECK(ok && S_ISREG(sb.st_mode), FDX_ERR_INVALID, "'%s' is not a regular file", path);
-    FDX_CHECK(sb.st_size > 0, FDX_ERR_INVALID, "'%s' is empty", path);
+    FDX_CHECK(sb.st_size > 0, FDX_ERR_IO, "'%s' is empty (truncated?)", path);
     return FDX_OK;
 }
 

@@ -112,11 +112,11 @@ fdx_status fdx_h5_read_local(const char *path, const char *name, const fdx_h5_wa
 {
     *data = NULL;
     quiet();
-    /* The file was named by the user: damage is bad input (exit 2), not a
-       run-time failure. */
-    FDX_CHECK(H5Fis_hdf5(path) > 0, FDX_ERR_INVALID, "'%s' is not an HDF5 file (or is damaged)", path);
+    /* A file libhdf5 cannot read is an I/O failure (exit 3); a readable
+       dataset of the wrong kind or size is bad input (exit 2). */
+    FDX_CHECK(H5Fis_hdf5(path) > 0, FDX_ERR_IO, "'%s' is not an HDF5 file (or is damaged)", path);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    FDX_CHECK(f >= 0, FDX_ERR_INVALID, "cannot open HDF5 file '%s' (damaged or truncated?)", path);
+    FDX_CHECK(f >= 0, FDX_ERR_IO, "cannot open HDF5 file '%s' (damaged or truncated?)", path);
     first_name fn = {{0}, 0};
     if (name) {
         snprintf(fn.name, sizeof fn.name, "%s", name);
@@ -135,7 +135,7 @@ fdx_status fdx_h5_read_local(const char *path, const char *name, const fdx_h5_wa
     sp = ds < 0 ? -1 : H5Dget_space(ds);
     ty = ds < 0 ? -1 : H5Dget_type(ds);
     if (sp < 0 || ty < 0) {
-        st = fdx_fail(FDX_ERR_INVALID, "cannot open dataset '%s' in '%s' (damaged?)", fn.name, path);
+        st = fdx_fail(FDX_ERR_IO, "cannot open dataset '%s' in '%s' (damaged?)", fn.name, path);
         goto done;
     }
     H5T_class_t cl = H5Tget_class(ty);
@@ -150,7 +150,7 @@ fdx_status fdx_h5_read_local(const char *path, const char *name, const fdx_h5_wa
     }
     hsize_t dims[3];
     if (H5Sget_simple_extent_dims(sp, dims, NULL) != r) {
-        st = fdx_fail(FDX_ERR_INVALID, "cannot read the extents of dataset '%s' in '%s' (damaged?)", fn.name, path);
+        st = fdx_fail(FDX_ERR_IO, "cannot read the extents of dataset '%s' in '%s' (damaged?)", fn.name, path);
         goto done;
     }
     /* Extents first: an oversized or mismatched field is refused before
@@ -190,7 +190,7 @@ fdx_status fdx_h5_read_local(const char *path, const char *name, const fdx_h5_wa
     if (dcpl >= 0) H5Pclose(dcpl);
     size_t esize = H5Tget_size(ty);
     if (contiguous && (double)H5Dget_storage_size(ds) < (double)n * (double)esize) {
-        st = fdx_fail(FDX_ERR_INVALID, "dataset '%s' in '%s' declares %llu values but stores %llu bytes (truncated?)",
+        st = fdx_fail(FDX_ERR_IO, "dataset '%s' in '%s' declares %llu values but stores %llu bytes (truncated?)",
                       fn.name, path, (unsigned long long)n, (unsigned long long)H5Dget_storage_size(ds));
         goto done;
     }
@@ -201,7 +201,7 @@ fdx_status fdx_h5_read_local(const char *path, const char *name, const fdx_h5_wa
     }
     if (H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
         free(buf);
-        st = fdx_fail(FDX_ERR_INVALID, "cannot read dataset '%s' of '%s' (truncated or damaged file?)", fn.name, path);
+        st = fdx_fail(FDX_ERR_IO, "cannot read dataset '%s' of '%s' (truncated or damaged file?)", fn.name, path);
         goto done;
     }
     *data = buf;

@@ -7,6 +7,26 @@
 
 #define LINE_MAX_LEN 1024
 
+static int blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/* Ends s at a comment: '#' or ';' that starts it or follows a blank. */
+static void cut_comment(char *s)
+{
+    for (char *p = s; *p; p++)
+        if ((*p == '#' || *p == ';') && (p == s || blank(p[-1]))) {
+            *p = '\0';
+            return;
+        }
+}
+
+/* What may follow a closing quote: blanks, then the end or a comment. */
+static int tail_ok(const char *p)
+{
+    const char *q = p;
+    while (blank(*q)) q++;
+    return !*q || ((*q == '#' || *q == ';') && q > p);
+}
+
 static char *trim(char *s)
 {
     while (*s == ' ' || *s == '\t') s++;
@@ -32,25 +52,11 @@ fdx_status fdx_ini_parse(const char *text, size_t size, const char *what, fdx_in
         }
         at++; /* the newline */
         line[len] = '\0';
-        /* A comment runs from '#' or ';' to the end of the line, when the
-           mark starts the line or follows a blank and is not inside quotes
-           (so "1,2;3,4" stays one value). */
-        char quote = 0;
-        for (char *p = line; *p; p++) {
-            if (quote) {
-                if (*p == quote) quote = 0;
-            } else if (*p == '"' || *p == '\'') {
-                quote = *p;
-            } else if ((*p == '#' || *p == ';') && (p == line || p[-1] == ' ' || p[-1] == '\t')) {
-                *p = '\0';
-                break;
-            }
-        }
-        FDX_CHECK(!quote, FDX_ERR_INVALID, "%s:%d: unbalanced quote (%c): close it, or quote the value with the other "
-                  "quote character", what, lineno, quote);
         char *s = trim(line);
-        if (!*s) continue;
+        if (!*s || *s == '#' || *s == ';') continue;
         if (*s == '[') {
+            cut_comment(s);
+            s = trim(s);
             char *close = strchr(s, ']');
             FDX_CHECK(close && !*trim(close + 1), FDX_ERR_INVALID, "%s:%d: section header '%s' lacks its ']'", what,
                       lineno, s);
@@ -61,19 +67,37 @@ fdx_status fdx_ini_parse(const char *text, size_t size, const char *what, fdx_in
             strcpy(section, name);
             continue;
         }
+        /* A comment before the '=' leaves a key without a value. */
         char *eq = strchr(s, '=');
-        FDX_CHECK(eq, FDX_ERR_INVALID, "%s:%d: expected 'key = value', found '%s'", what, lineno, s);
+        for (char *p = s + 1; eq && p < eq; p++)
+            if ((*p == '#' || *p == ';') && blank(p[-1])) *p = '\0', eq = NULL;
+        FDX_CHECK(eq, FDX_ERR_INVALID, "%s:%d: expected 'key = value', found '%s'", what, lineno, trim(s));
         *eq = '\0';
-        char *key = trim(s), *value = trim(eq + 1);
+        char *key = trim(s), *value = eq + 1;
         FDX_CHECK(*key, FDX_ERR_INVALID, "%s:%d: a value without a key", what, lineno);
         for (char *p = key; *p; p++)
             FDX_CHECK(isalnum((unsigned char)*p) || *p == '-' || *p == '_' || *p == '.', FDX_ERR_INVALID,
                       "%s:%d: key '%s' has a character that keys cannot have", what, lineno, key);
-        /* Quotes around a value are allowed and dropped. */
-        size_t vl = strlen(value);
-        if (vl >= 2 && (value[0] == '"' || value[0] == '\'') && value[vl - 1] == value[0]) {
-            value[vl - 1] = '\0';
+        while (blank(*value)) value++;
+        if (*value == '"' || *value == '\'') {
+            /* A quoted value ends at its first matching quote that only a
+               comment or blanks follow ("1;2" # note), else at the last one
+               ("a"b" as fdx writes the value a"b): quotes inside are its
+               own, so what fdx writes back as "value" reads the same. */
+            char q = *value, *close = strchr(value + 1, q);
+            if (!close || !tail_ok(close + 1)) {
+                close = NULL;
+                for (char *p = value + strlen(value) - 1; p > value && !close; p--)
+                    if (*p == q && tail_ok(p + 1)) close = p;
+            }
+            FDX_CHECK(close, FDX_ERR_INVALID, "%s:%d: unbalanced quote: the value of '%s' opens with %c but does not close it",
+                      what, lineno, key, q);
+            *close = '\0';
             value++;
+        } else {
+            /* Unquoted: a comment starts at '#' or ';' after a blank. */
+            cut_comment(value);
+            value = trim(value);
         }
         FDX_TRY(fn(user, section, key, value, lineno));
     }

@@ -89,6 +89,8 @@ void fdx_loop_destroy(fdx_loop **pl)
         free(l->kcache[i].source);
     }
     if (l->partials) be->free(l->partials);
+    free(l->pend_v);
+    free(l->pend_l);
     free(l->body);
     free(l);
     *pl = NULL;

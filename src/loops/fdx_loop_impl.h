@@ -94,7 +94,22 @@ struct fdx_loop {
     /* device scratch for reduction partials */
     void *partials;
     size_t partials_bytes;
+    /* deferred reductions: the last run's partials wait for fdx_loop_finish */
+    int defer, pending;
+    void *pend_stream;
+    size_t pend_count, pend_first, pend_blocks;
+    double *pend_v;
+    long long *pend_l;
 };
+
+/* Runs `times` sweeps like fdx_loop_run_repeated but returns without
+   waiting for the reductions (CUDA: the partials stay on the device);
+   fdx_loop_finish completes them (the results then read as usual).  Lets
+   distributed loops queue work on several devices before waiting. */
+FDX_HIDDEN fdx_status fdx_loop_run_deferred(fdx_loop *l, int times, void *stream);
+FDX_HIDDEN fdx_status fdx_loop_finish(fdx_loop *l);
+/* 1 while a deferred run's results are not finished. */
+FDX_HIDDEN int fdx_loop_pending(const fdx_loop *l);
 
 /* Body analysis: fills arg[].drive from the accessor calls in the body;
    for ACROSS loops checks the accesses to written arrays (star-shaped,

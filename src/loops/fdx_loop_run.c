@@ -128,6 +128,11 @@ static fdx_status run_cpu(fdx_loop *l, const loop_geom *g, int times)
     st = fdx_ctx_ops(l->ctx)->launch(k, &dims, args, NULL);
     /* the slot after the partials flags the accumulators' allocation failure */
     if (st == FDX_OK && rl[l->nreds ? h.count : 0] == -2) st = fdx_fail(FDX_ERR_NOMEM, "loop '%s': out of memory for reduction accumulators", l->name);
+    if (st == FDX_OK && l->nreds && l->defer) {
+        /* done already on the CPU; folded when finished, as on the GPU */
+        l->pending = 1, l->pend_v = h.v, l->pend_l = h.l, l->pend_first = (size_t)(times - 1), l->pend_blocks = 1;
+        return FDX_OK;
+    }
     if (st == FDX_OK && l->nreds) partials_fold(l, &h, (size_t)(times - 1), 1);
     free(h.v);
     free(h.l);
@@ -202,6 +207,13 @@ static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *use
         fdx_launch_dims dims = {{(unsigned)nblk, (unsigned)(shi - slo + 1), 1}, {BLOCK, 1, 1}, 0};
         FDX_TRY_GOTO(st, be->launch(k, &dims, args, stream), done);
     }
+    if (l->nreds && l->defer) {
+        /* the partials stay in l->partials until fdx_loop_finish */
+        l->pending = 1, l->pend_stream = stream, l->pend_count = h.count;
+        l->pend_first = (size_t)(times - 1) * (size_t)nblk, l->pend_blocks = (size_t)nblk;
+        l->pend_v = h.v, l->pend_l = h.l;
+        return FDX_OK;
+    }
     if (l->nreds) {
         FDX_TRY_GOTO(st, be->copy(h.v, pv, h.count * sizeof(double), FDX_COPY_D2H, stream), done);
         FDX_TRY_GOTO(st, be->copy(h.l, pl, h.count * sizeof(long long), FDX_COPY_D2H, stream), done);
@@ -216,9 +228,44 @@ done:
     return st;
 }
 
+int fdx_loop_pending(const fdx_loop *l) { return l->pending; }
+
+fdx_status fdx_loop_finish(fdx_loop *l)
+{
+    if (!l->pending) return FDX_OK;
+    l->pending = 0;
+    fdx_status st = FDX_OK;
+    if (fdx_ctx_backend(l->ctx) == FDX_BACKEND_CUDA) {
+        const fdx_backend *be = fdx_ctx_ops(l->ctx);
+        void *pv = l->partials, *pl = (char *)l->partials + l->pend_count * sizeof(double);
+        st = be->copy(l->pend_v, pv, l->pend_count * sizeof(double), FDX_COPY_D2H, l->pend_stream);
+        if (st == FDX_OK) st = be->copy(l->pend_l, pl, l->pend_count * sizeof(long long), FDX_COPY_D2H, l->pend_stream);
+        if (st == FDX_OK) st = be->stream_sync(l->pend_stream);
+    }
+    if (st == FDX_OK) {
+        partials h = {l->pend_v, l->pend_l, l->pend_count};
+        partials_fold(l, &h, l->pend_first, l->pend_blocks);
+    }
+    free(l->pend_v);
+    free(l->pend_l);
+    l->pend_v = NULL, l->pend_l = NULL;
+    return st;
+}
+
+fdx_status fdx_loop_run_deferred(fdx_loop *l, int times, void *stream)
+{
+    FDX_CHECK(l, FDX_ERR_INVALID, "fdx_loop_run_deferred: loop is NULL");
+    l->defer = 1;
+    fdx_status st = fdx_loop_run_repeated(l, times, stream);
+    l->defer = 0;
+    return st;
+}
+
 fdx_status fdx_loop_run_repeated(fdx_loop *l, int times, void *stream)
 {
     FDX_CHECK(l, FDX_ERR_INVALID, "fdx_loop_run: loop is NULL");
+    /* a deferred run's results first: its partials share the scratch */
+    if (l->pending) FDX_TRY(fdx_loop_finish(l));
     FDX_CHECK(times >= 1, FDX_ERR_INVALID, "loop '%s': repetition count %d is below 1", l->name, times);
     FDX_CHECK(l->body, FDX_ERR_INVALID, "loop '%s' has no body (fdx_loop_body)", l->name);
     fdx_loop_decision d;

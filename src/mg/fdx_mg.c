@@ -35,6 +35,7 @@ fdx_status fdx_solver_create(fdx_ctx *ctx, int rank, const int64_t *shape, fdx_s
     s->coarse_sweeps = 50;
     s->tol = 1e-10;
     s->max_cycles = 50;
+    s->order = 2;
     *out = s;
     return FDX_OK;
 }
@@ -54,6 +55,15 @@ fdx_status fdx_solver_set_method(fdx_solver *s, fdx_solver_method m)
     SETTER_CHECK(s);
     FDX_CHECK(m == FDX_SOLVER_MG || m == FDX_SOLVER_CG_MG, FDX_ERR_INVALID, "solver method %d is unknown", (int)m);
     s->method = m;
+    s->ready = 0;
+    return FDX_OK;
+}
+
+fdx_status fdx_solver_set_order(fdx_solver *s, int order)
+{
+    SETTER_CHECK(s);
+    FDX_CHECK(order == 2 || order == 4, FDX_ERR_INVALID, "operator order %d (2 or 4)", order);
+    s->order = order;
     s->ready = 0;
     return FDX_OK;
 }
@@ -145,6 +155,14 @@ fdx_status fdx_solver_setup(fdx_solver *s)
     s->omega = s->rank == 3 ? 6.0 / 7.0 : 4.0 / 5.0;
     s->cheb_hi = 2.0;
     s->cheb_lo = s->rank == 3 ? 0.3 : 0.4;
+    if (s->order == 4) {
+        FDX_CHECK(s->ops->residual4, FDX_ERR_UNSUPPORTED, "multigrid: this backend has no order 4");
+        FDX_CHECK(s->method == FDX_SOLVER_MG, FDX_ERR_UNSUPPORTED,
+                  "multigrid: order 4 is solved by defect correction with MG cycles, not with CG");
+        for (int a = 0; a < s->rank; a++)
+            FDX_CHECK(s->bc[a] == FDX_BC_DIRICHLET, FDX_ERR_UNSUPPORTED,
+                      "multigrid: order 4 needs Dirichlet boundaries (axis %d is %s)", a, fdx_solver_bc_name(s->bc[a]));
+    }
     s->fused_gs = s->rank == 3;
     for (int a = 0; a < s->rank; a++)
         if (s->bc[a] != FDX_BC_DIRICHLET) s->fused_gs = 0;
@@ -204,6 +222,13 @@ static void remove_mean(fdx_solver *s, double *a)
     s->ops->shift(L, a, -s->ops->dot(L, a, NULL) / (double)L->unknowns);
 }
 
+/* One cycle on level 0: a replayed CUDA graph where the backend has one. */
+static void run_cycle(fdx_solver *s, fdx_solver_cycle c)
+{
+    if (s->ops->graph_cycle && s->ops->graph_cycle(s, c)) return;
+    mg_cycle(s, 0, c);
+}
+
 static void solve_mg(fdx_solver *s, double r0)
 {
     mg_level *L = &s->lev[0];
@@ -211,11 +236,34 @@ static void solve_mg(fdx_solver *s, double r0)
         if (it == 1 && s->cycle == FDX_CYCLE_FMG) {
             mg_fmg(s);
         } else {
-            mg_cycle(s, 0, s->cycle == FDX_CYCLE_FMG ? FDX_CYCLE_V : s->cycle);
+            run_cycle(s, s->cycle == FDX_CYCLE_FMG ? FDX_CYCLE_V : s->cycle);
         }
         s->ops->ghosts(s, L, L->u);
         const double r = sqrt(s->ops->resnorm2(L, L->u, L->f));
         s->work += 1;
+        s->hist[it] = r / r0;
+        s->iters = it;
+        if (r <= s->tol * r0) {
+            s->converged = 1;
+            break;
+        }
+    }
+}
+
+/* Fourth order by defect correction: x holds the iterate (with its
+   boundary values), p the right-hand side; each cycle solves the
+   second-order problem for the fourth-order residual (in level 0's f) from
+   zero and adds the correction. */
+static void solve_order4(fdx_solver *s, double r0)
+{
+    mg_level *L = &s->lev[0];
+    for (int it = 1; it <= s->max_cycles; it++) {
+        s->ops->zero(L, L->u);
+        run_cycle(s, s->cycle == FDX_CYCLE_FMG ? FDX_CYCLE_V : s->cycle);
+        s->ops->cg_direction(L, s->x, L->u, 1.0); /* x = u + 1 x */
+        s->ops->ghosts(s, L, s->x);
+        const double r = sqrt(s->ops->residual4(L, s->x, s->p, L->f));
+        s->work += 2;
         s->hist[it] = r / r0;
         s->iters = it;
         if (r <= s->tol * r0) {
@@ -231,7 +279,7 @@ static double *precondition(fdx_solver *s)
 {
     mg_level *L = &s->lev[0];
     s->ops->zero(L, L->u);
-    mg_cycle(s, 0, s->cycle == FDX_CYCLE_FMG ? FDX_CYCLE_V : s->cycle);
+    run_cycle(s, s->cycle == FDX_CYCLE_FMG ? FDX_CYCLE_V : s->cycle);
     if (s->singular) remove_mean(s, L->u);
     return L->u;
 }
@@ -281,7 +329,8 @@ fdx_status fdx_solver_solve(fdx_solver *s, fdx_array *f, fdx_array *u)
     s->ops->zero(L, L->f);
     s->ops->copy_user(s, user_data(s, f), L->f, 0, 0);
     if (s->singular) FDX_TRY(make_compatible(s));
-    double *x = s->method == FDX_SOLVER_CG_MG ? s->x : L->u;
+    const int separate = s->method == FDX_SOLVER_CG_MG || s->order == 4; /* iterate apart from level 0 */
+    double *x = separate ? s->x : L->u;
     s->ops->zero(L, x);
     s->ops->copy_user(s, user_data(s, u), x, 0, 1);
     /* Jacobi and Chebyshev write level 0's t and then swap it in: it needs
@@ -290,7 +339,12 @@ fdx_status fdx_solver_solve(fdx_solver *s, fdx_array *f, fdx_array *u)
         s->ops->copy(L, L->t, L->u);
     s->ops->ghosts(s, L, x);
     double r0;
-    if (s->method == FDX_SOLVER_CG_MG) {
+    if (s->order == 4) {
+        s->ops->copy(L, s->p, L->f);
+        s->ops->zero(L, L->u);
+        s->ops->zero(L, L->t);
+        r0 = sqrt(s->ops->residual4(L, x, s->p, L->f));
+    } else if (s->method == FDX_SOLVER_CG_MG) {
         s->ops->residual(L, x, L->f, L->f);
         r0 = sqrt(s->ops->dot(L, L->f, L->f));
     } else {
@@ -299,12 +353,14 @@ fdx_status fdx_solver_solve(fdx_solver *s, fdx_array *f, fdx_array *u)
     s->work += 1;
     if (!(r0 > 0)) {
         s->converged = isfinite(r0);
+    } else if (s->order == 4) {
+        solve_order4(s, r0);
     } else if (s->method == FDX_SOLVER_CG_MG) {
         solve_cg(s, r0);
     } else {
         solve_mg(s, r0);
     }
-    x = s->method == FDX_SOLVER_CG_MG ? s->x : L->u;
+    x = separate ? s->x : L->u;
     if (s->singular) remove_mean(s, x);
     s->ops->copy_user(s, x, user_data(s, u), 1, 0);
     FDX_TRY(s->ops->status());

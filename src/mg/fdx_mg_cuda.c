@@ -7,6 +7,7 @@
 #include "mg/fdx_mg_impl.h"
 
 #include <cuda_runtime_api.h>
+#include <stdlib.h>
 #include <string.h>
 
 static __thread cudaError_t first_error = cudaSuccess;
@@ -22,11 +23,11 @@ static void note(int err, const char *call)
 
 #define LAUNCH(call) note((call), #call)
 
-/* Waits for the default stream (so a solve's time includes its kernels,
+/* Waits for the launch stream (so a solve's time includes its kernels,
    and a fault in one surfaces here), then reports the first error. */
 static fdx_status status(void)
 {
-    note(cudaStreamSynchronize(0), "cudaStreamSynchronize");
+    note(cudaStreamSynchronize((cudaStream_t)mg_gpu_stream()), "cudaStreamSynchronize");
     if (first_error == cudaSuccess) return FDX_OK;
     cudaError_t e = first_error;
     first_error = cudaSuccess;
@@ -58,7 +59,7 @@ static mg_gpu_tr tr(const mg_transfer *t)
 /* The level's reduction scalar, zeroed; read back after the kernel. */
 static double *sum_begin(const mg_level *L)
 {
-    note(cudaMemsetAsync(L->dsum, 0, sizeof(double), 0), "cudaMemsetAsync(sum)");
+    note(cudaMemsetAsync(L->dsum, 0, sizeof(double), (cudaStream_t)mg_gpu_stream()), "cudaMemsetAsync(sum)");
     return L->dsum;
 }
 
@@ -84,6 +85,12 @@ static void residual(const mg_level *L, const double *u, const double *f, double
 static double resnorm2(const mg_level *L, const double *u, const double *f)
 {
     LAUNCH(mg_gpu_residual(geom(L), u, f, NULL, sum_begin(L)));
+    return sum_end(L);
+}
+
+static double residual4(const mg_level *L, const double *u, const double *f, double *r)
+{
+    LAUNCH(mg_gpu_residual4(geom(L), u, f, r, sum_begin(L)));
     return sum_end(L);
 }
 
@@ -138,7 +145,8 @@ static void zero(const mg_level *L, double *a) { LAUNCH(mg_gpu_fill(L->count, a,
 
 static void copy(const mg_level *L, double *dst, const double *src)
 {
-    note(cudaMemcpyAsync(dst, src, (size_t)L->count * sizeof(double), cudaMemcpyDeviceToDevice, 0),
+    note(cudaMemcpyAsync(dst, src, (size_t)L->count * sizeof(double), cudaMemcpyDeviceToDevice,
+                         (cudaStream_t)mg_gpu_stream()),
          "cudaMemcpyAsync(level)");
 }
 
@@ -178,6 +186,54 @@ static void copy_user(const fdx_solver *s, const double *src, double *dst, int t
     LAUNCH(mg_gpu_copy_user(geom(L), off, lo, hi, s->shape[0], s->shape[1], src, dst, to_user));
 }
 
+static void graph_free(fdx_solver *s)
+{
+    if (s->graph) cudaGraphExecDestroy((cudaGraphExec_t)s->graph);
+    s->graph = NULL;
+}
+
+/* One cycle on level 0 as a CUDA graph: captured on first use (per cycle
+   kind) and replayed, so the coarse levels' dozens of small launches cost
+   one launch.  Red-black GS only (Jacobi and Chebyshev swap buffers, so a
+   replay would start from the other buffer).  FDX_MG_GRAPH=0 turns it off;
+   any capture error falls back to plain launches for this solver. */
+static int graph_cycle(fdx_solver *s, fdx_solver_cycle c)
+{
+    const char *env = getenv("FDX_MG_GRAPH");
+    if (s->smoother != FDX_SMOOTH_RBGS || (env && strcmp(env, "0") == 0) || s->graph_kind == (fdx_solver_cycle)-1)
+        return 0;
+    if (!mg_gpu_stream()) {
+        cudaStream_t st = NULL;
+        if (cudaStreamCreate(&st) != cudaSuccess) return 0;
+        mg_gpu_set_stream(st); /* kept for the thread's life: one per thread */
+    }
+    cudaStream_t st = (cudaStream_t)mg_gpu_stream();
+    if (!s->graph || s->graph_kind != c) {
+        graph_free(s);
+        note(cudaStreamSynchronize(st), "cudaStreamSynchronize");
+        cudaGraph_t g = NULL;
+        cudaGraphExec_t exec = NULL;
+        const double work0 = s->work;
+        if (cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal) != cudaSuccess) return 0;
+        mg_cycle(s, 0, c);
+        cudaError_t e = cudaStreamEndCapture(st, &g);
+        if (e == cudaSuccess) e = cudaGraphInstantiate(&exec, g, 0);
+        if (g) cudaGraphDestroy(g);
+        s->graph_work = s->work - work0; /* the capture ran nothing */
+        s->work = work0;
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            s->graph_kind = (fdx_solver_cycle)-1; /* plain launches from now on */
+            return 0;
+        }
+        s->graph = exec;
+        s->graph_kind = c;
+    }
+    note(cudaGraphLaunch((cudaGraphExec_t)s->graph, st), "cudaGraphLaunch(cycle)");
+    s->work += s->graph_work;
+    return 1;
+}
+
 static const mg_ops CUDA_OPS = {
     .ghosts = ghosts,
     .residual = residual,
@@ -199,6 +255,9 @@ static const mg_ops CUDA_OPS = {
     .coarse = coarse,
     .copy_user = copy_user,
     .status = status,
+    .residual4 = residual4,
+    .graph_cycle = graph_cycle,
+    .graph_free = graph_free,
 };
 
 const mg_ops *mg_cuda_ops(void) { return &CUDA_OPS; }

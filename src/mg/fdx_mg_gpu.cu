@@ -8,6 +8,10 @@
 
 #define MG_T 128
 
+/* Every launch goes to this stream (a blocking stream, so the legacy
+   default stream's copies order with it; capturable into a graph). */
+static __thread cudaStream_t mg_stream = 0;
+
 /* -lap u at p. */
 __device__ __forceinline__ double au(const mg_geom &g, const double *u, long long p)
 {
@@ -50,6 +54,29 @@ __global__ void residual_kernel(mg_geom g, const double *u, const double *f, dou
     if (point(g, &p)) {
         v = f[p] - au(g, u, p);
         if (r) r[p] = v;
+    }
+    if (sum) block_add(v * v, sum);
+}
+
+/* Second difference along one axis: fourth order where the point is at
+   least 2 from both ends of the stored axis (wide), second order else. */
+__device__ __forceinline__ double d2(const double *u, long long p, long long s, bool wide)
+{
+    return wide ? ((u[p - 2 * s] + u[p + 2 * s]) - 16.0 * (u[p - s] + u[p + s]) + 30.0 * u[p]) * (1.0 / 12.0)
+                : 2.0 * u[p] - u[p - s] - u[p + s];
+}
+
+__global__ void residual4_kernel(mg_geom g, const double *u, const double *f, double *r, double *sum)
+{
+    long long p;
+    double v = 0;
+    if (point(g, &p)) {
+        const long long i = g.lo[0] + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+        const long long j = g.lo[1] + blockIdx.y, k = g.lo[2] + blockIdx.z;
+        const bool wx = i >= 2 && i + 2 <= g.m[0] - 1, wy = j >= 2 && j + 2 <= g.m[1] - 1;
+        const bool wz = g.sz && k >= 2 && k + 2 <= g.m[2] - 1;
+        v = f[p] - (g.c[0] * d2(u, p, 1, wx) + g.c[1] * d2(u, p, g.sy, wy) + (g.sz ? g.c[2] * d2(u, p, g.sz, wz) : 0.0));
+        r[p] = v;
     }
     if (sum) block_add(v * v, sum);
 }
@@ -244,46 +271,55 @@ static int done(void) { return (int)cudaPeekAtLastError(); }
 
 extern "C" {
 
+void *mg_gpu_stream(void) { return (void *)mg_stream; }
+void mg_gpu_set_stream(void *stream) { mg_stream = (cudaStream_t)stream; }
+
 int mg_gpu_residual(mg_geom g, const double *u, const double *f, double *r, double *sum)
 {
-    residual_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T>>>(g, u, f, r, sum);
+    residual_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, u, f, r, sum);
+    return done();
+}
+
+int mg_gpu_residual4(mg_geom g, const double *u, const double *f, double *r, double *sum)
+{
+    residual4_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, u, f, r, sum);
     return done();
 }
 
 int mg_gpu_apply(mg_geom g, const double *p, double *q, double *sum)
 {
-    apply_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T>>>(g, p, q, sum);
+    apply_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, p, q, sum);
     return done();
 }
 
 int mg_gpu_jacobi(mg_geom g, const double *u, const double *f, double *out, double omega)
 {
-    jacobi_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T>>>(g, u, f, out, omega / g.diag);
+    jacobi_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, u, f, out, omega / g.diag);
     return done();
 }
 
 int mg_gpu_gs_color(mg_geom g, double *u, const double *f, int color)
 {
-    gs_kernel<<<grid_of(g, (g.hi[0] - g.lo[0] + 1) / 2), MG_T>>>(g, u, f, color);
+    gs_kernel<<<grid_of(g, (g.hi[0] - g.lo[0] + 1) / 2), MG_T, 0, mg_stream>>>(g, u, f, color);
     return done();
 }
 
 int mg_gpu_cheby(mg_geom g, const double *u, const double *f, double *d, double *out, double alpha, double beta)
 {
-    cheby_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T>>>(g, u, f, d, out, alpha, beta);
+    cheby_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, u, f, d, out, alpha, beta);
     return done();
 }
 
 int mg_gpu_restrict(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *rf, double *fc)
 {
-    restrict_kernel<<<grid_of(C, C.hi[0] - C.lo[0]), MG_T>>>(F, C, tx, ty, tz, rf, fc);
+    restrict_kernel<<<grid_of(C, C.hi[0] - C.lo[0]), MG_T, 0, mg_stream>>>(F, C, tx, ty, tz, rf, fc);
     return done();
 }
 
 int mg_gpu_prolong(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *uf,
                    int add)
 {
-    prolong_kernel<<<grid_of(F, F.hi[0] - F.lo[0]), MG_T>>>(F, C, tx, ty, tz, uc, uf, add);
+    prolong_kernel<<<grid_of(F, F.hi[0] - F.lo[0]), MG_T, 0, mg_stream>>>(F, C, tx, ty, tz, uc, uf, add);
     return done();
 }
 
@@ -291,7 +327,7 @@ int mg_gpu_inject(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz
                   const double *uf, double *uc)
 {
     dim3 grid((unsigned)((C.m[0] + MG_T - 1) / MG_T), (unsigned)C.m[1], (unsigned)C.m[2]);
-    inject_kernel<<<grid, MG_T>>>(F, C, tx, ty, tz, dirichlet, uf, uc);
+    inject_kernel<<<grid, MG_T, 0, mg_stream>>>(F, C, tx, ty, tz, dirichlet, uf, uc);
     return done();
 }
 
@@ -299,44 +335,44 @@ int mg_gpu_ghosts(mg_geom g, double *a, int axis, int kind)
 {
     const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
     dim3 grid((unsigned)((g.m[b] + MG_T - 1) / MG_T), (unsigned)g.m[c]);
-    ghosts_kernel<<<grid, MG_T>>>(g, a, axis, kind);
+    ghosts_kernel<<<grid, MG_T, 0, mg_stream>>>(g, a, axis, kind);
     return done();
 }
 
 int mg_gpu_fill(long long n, double *a, double v)
 {
-    fill_kernel<<<(unsigned)((n + 255) / 256), 256>>>(n, a, v);
+    fill_kernel<<<(unsigned)((n + 255) / 256), 256, 0, mg_stream>>>(n, a, v);
     return done();
 }
 
 int mg_gpu_dot(mg_geom g, const double *a, const double *b, double *sum)
 {
-    dot_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T>>>(g, a, b, sum);
+    dot_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, a, b, sum);
     return done();
 }
 
 int mg_gpu_shift(mg_geom g, double *a, double v)
 {
-    shift_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T>>>(g, a, v);
+    shift_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, a, v);
     return done();
 }
 
 int mg_gpu_cg_update(mg_geom g, double *x, const double *p, double *r, const double *q, double alpha, double *sum)
 {
-    cg_update_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T>>>(g, x, p, r, q, alpha, sum);
+    cg_update_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, x, p, r, q, alpha, sum);
     return done();
 }
 
 int mg_gpu_cg_direction(mg_geom g, double *p, const double *z, double beta)
 {
-    cg_direction_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T>>>(g, p, z, beta);
+    cg_direction_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, p, z, beta);
     return done();
 }
 
 int mg_gpu_coarse(int nu, const double *chol, const int64_t *map, const double *t, double *u)
 {
     if (nu > 64) return (int)cudaErrorInvalidValue;
-    coarse_kernel<<<1, 1>>>(nu, chol, map, t, u);
+    coarse_kernel<<<1, 1, 0, mg_stream>>>(nu, chol, map, t, u);
     return done();
 }
 
@@ -345,7 +381,7 @@ int mg_gpu_copy_user(mg_geom g, const long long *off, const long long *lo, const
 {
     const long long bx = hi[0] - lo[0];
     dim3 grid((unsigned)((bx + MG_T - 1) / MG_T), (unsigned)(hi[1] - lo[1]), (unsigned)(hi[2] - lo[2]));
-    copy_user_kernel<<<grid, MG_T>>>(g, off[0], off[1], off[2], lo[0], lo[1], lo[2], bx, nx, ny, src, dst, to_user);
+    copy_user_kernel<<<grid, MG_T, 0, mg_stream>>>(g, off[0], off[1], off[2], lo[0], lo[1], lo[2], bx, nx, ny, src, dst, to_user);
     return done();
 }
 

@@ -1,6 +1,6 @@
 /* fdx_mg_gpu: the CUDA kernels of the multigrid solver (fdx_mg_gpu.cu,
    compiled ahead of time) as C launchers.  Each returns a cudaError_t as
-   int (the launch's own error); all run on the default stream. */
+   int (the launch's own error); all run on mg_gpu_stream(). */
 #ifndef FDX_MG_GPU_H
 #define FDX_MG_GPU_H
 
@@ -22,8 +22,14 @@ typedef struct mg_gpu_tr {
     const double *w0, *w1, *w, *bw;
 } mg_gpu_tr;
 
+/* The stream every launcher uses on this thread (0: the default stream). */
+void *mg_gpu_stream(void);
+void mg_gpu_set_stream(void *stream);
+
 /* sum (device scalar, NULL: none) += the reduction of each kernel. */
 int mg_gpu_residual(mg_geom g, const double *u, const double *f, double *r, double *sum);
+/* r = f - A4 u (fourth order, second next to the boundary); sum += r^2. */
+int mg_gpu_residual4(mg_geom g, const double *u, const double *f, double *r, double *sum);
 int mg_gpu_apply(mg_geom g, const double *p, double *q, double *sum);
 int mg_gpu_jacobi(mg_geom g, const double *u, const double *f, double *out, double omega);
 int mg_gpu_gs_color(mg_geom g, double *u, const double *f, int color);

@@ -69,8 +69,15 @@ typedef struct mg_ops {
     /* The caller's grid to level 0's stored layout (to_user 0; only the
        unknowns unless whole) or back (to_user 1: the unknowns). */
     void (*copy_user)(const fdx_solver *s, const double *src, double *dst, int to_user, int whole);
+    /* mg_residual4 (NULL: the backend has no fourth-order operator). */
+    double (*residual4)(const mg_level *L, const double *u, const double *f, double *r);
     /* The first error since the last call (launches, reductions); FDX_OK. */
     fdx_status (*status)(void);
+    /* Runs one cycle on level 0 as a replayed CUDA graph; 0: not done
+       (the caller runs mg_cycle).  NULL on the CPU. */
+    int (*graph_cycle)(fdx_solver *s, fdx_solver_cycle c);
+    /* Releases what graph_cycle kept. */
+    void (*graph_free)(fdx_solver *s);
 } mg_ops;
 
 struct fdx_solver {
@@ -90,6 +97,7 @@ struct fdx_solver {
     int coarse_sweeps;
     double tol;
     int max_cycles;
+    int order;               /* of the finest operator: 2 or 4 */
 
     int ready, singular, nlev;
     int fused_gs;            /* red-black in one pass (3D, every axis Dirichlet) */
@@ -106,6 +114,10 @@ struct fdx_solver {
     double cheb_lo, cheb_hi; /* Chebyshev interval of D^-1 A */
     double omega;            /* Jacobi weight */
 
+    void *graph;             /* CUDA: the instantiated graph of one cycle */
+    fdx_solver_cycle graph_kind;
+    double graph_work;       /* work units one replay adds */
+
     double *hist;
     int nhist, iters, converged;
     double work;
@@ -116,6 +128,9 @@ struct fdx_solver {
 FDX_HIDDEN void mg_ghosts(const fdx_solver *s, const mg_level *L, double *a);
 /* r = f - A u; returns sum r^2.  r NULL: only the sum. */
 FDX_HIDDEN double mg_residual(const mg_level *L, const double *u, const double *f, double *r);
+/* r = f - A4 u (fourth order; second order next to the boundary, where
+   the wide stencil would leave the grid); returns sum r^2. */
+FDX_HIDDEN double mg_residual4(const mg_level *L, const double *u, const double *f, double *r);
 /* q = A p; returns sum p*q. */
 FDX_HIDDEN double mg_apply(const mg_level *L, const double *p, double *q);
 /* out = u + omega D^-1 (f - A u). */

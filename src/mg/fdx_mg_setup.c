@@ -173,6 +173,8 @@ static void transfer_free(mg_transfer *t)
 
 void mg_free_levels(fdx_solver *s)
 {
+    if (s->ops && s->ops->graph_free) s->ops->graph_free(s);
+    s->graph_kind = FDX_CYCLE_V;
     for (int l = 0; l < MG_MAX_LEVELS; l++) {
         mg_level *L = &s->lev[l];
         free_field(s, L->u);
@@ -248,7 +250,7 @@ fdx_status mg_build_levels(fdx_solver *s)
     fdx_status st = FDX_OK;
     if (!s->gpu && !(s->rowbuf = alloc_zero(s->rowbuf_stride * threads, &st))) return st;
     if (!(s->hist = alloc_zero(s->max_cycles + 1, &st))) return st;
-    if (s->method == FDX_SOLVER_CG_MG) {
+    if (s->method == FDX_SOLVER_CG_MG || s->order == 4) {
         const int64_t c = s->lev[0].count;
         if (!(s->x = alloc_field(s, c, &st)) || !(s->p = alloc_field(s, c, &st)) || !(s->q = alloc_field(s, c, &st)))
             return st;

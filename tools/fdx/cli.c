@@ -24,7 +24,7 @@ void cli_error_line(const char *cmd, const char *msg, const char *hint)
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
-    char msg[CLI_MAX_MESSAGE + 1];
+    char msg[CLI_MAX_MESSAGE + 2]; /* one more than is shown: a cut is marked "..." */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);

@@ -7,6 +7,7 @@
 #include "core/fdx_json.h"
 #include "lu.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,21 @@ done:
     return st;
 }
 
+/* The same on distributed loops: `units` per process, MPI ranks when
+   started by mpirun.  *proc: this process's rank (only rank 0 reports). */
+static fdx_status run_dist(const fdx_options *opts, const lu_class *c, int itmax, int units, lu_result *r, int *proc,
+                           int *total)
+{
+    lu_dist *p = NULL;
+    FDX_TRY(lu_dist_create(opts, units, c->n, c->n, c->n, c->dt, 1.2, &p));
+    fdx_status st = lu_dist_benchmark(p, itmax, r->xcr, r->xce, &r->xci, &r->seconds, r->section);
+    for (int a = 0; a < 5; a++) snprintf(r->layouts[a], sizeof r->layouts[a], "plain (distributed blocks)");
+    *proc = lu_dist_proc(p);
+    *total = lu_dist_units(p);
+    lu_dist_destroy(&p);
+    return st;
+}
+
 /* NPB's verify: every value within 1e-8 relative of the reference. */
 static int verify(const lu_class *c, const lu_result *r, int print)
 {
@@ -72,7 +88,8 @@ int cmd_lu(int argc, char **argv)
     const char *class_s = "S", *json = NULL, *gpus_s = "1", *compare = NULL, *iters_s = NULL, *scope_s = "all";
     const cli_flag flags[] = {
         {"class", "S|W|A|B|C", "NPB problem class [S]", &class_s},
-        {"gpus", "K", "GPUs (only 1: the loop runtime does not distribute ACROSS loops yet) [1]", &gpus_s},
+        {"gpus", "K", "GPUs per process (CPU units with --backend cpu); K > 1 or mpirun: the grid split along z, "
+                      "distributed loops [1]", &gpus_s},
         {"iterations", "N", "SSOR iterations instead of the class's (verification then fails, as in NPB)", &iters_s},
         {"autotfm-scope", "all|sweeps|diagonal",
          "loops that may reorganize arrays: all; only blts and buts; or those, with prim, rhs and add walking "
@@ -84,11 +101,11 @@ int cmd_lu(int argc, char **argv)
     };
     fdx_options *opts = NULL;
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--autotfm-scope all|sweeps|diagonal] [--compare-autotfm] [--iterations N] [--json]",
+    int rc = cli_parse(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--gpus K] [--autotfm-scope all|sweeps|diagonal] [--compare-autotfm] [--iterations N] [--json]",
                        flags, opts);
     fdx_ctx *ctx = NULL;
     if (rc >= 0) goto done;
-    const lu_class *c = strlen(class_s) == 1 ? lu_class_find(class_s[0]) : NULL;
+    const lu_class *c = strlen(class_s) == 1 ? lu_class_find((char)toupper((unsigned char)class_s[0])) : NULL;
     if (!c) {
         rc = cli_usage_error(CMD, "--class %s is not one of S, W, A, B, C", class_s);
         goto done;
@@ -104,8 +121,13 @@ int cmd_lu(int argc, char **argv)
         rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
-    if (gpus > 1) {
-        rc = cli_usage_error(CMD, "--gpus %ld: LU's sweeps are ACROSS loops, which the distributed loop runtime does not run yet; use --gpus 1", gpus);
+    int dist = gpus > 1 || getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK");
+    if (dist && compare) {
+        rc = cli_usage_error(CMD, "--compare-autotfm needs one unit (--gpus 1, no mpirun): distributed blocks keep the plain layout");
+        goto done;
+    }
+    if (gpus > c->n - 2) {
+        rc = cli_usage_error(CMD, "--gpus %ld: class %c has only %d interior planes to split", gpus, c->name, c->n - 2);
         goto done;
     }
     /* The sweeps' bodies are long (Jacobians and a 5x5 solve per point): on
@@ -118,7 +140,16 @@ int cmd_lu(int argc, char **argv)
     lu_result on, off;
     memset(&on, 0, sizeof on);
     memset(&off, 0, sizeof off);
-    if ((st = run(ctx, c, (int)itmax, scope, &on)) != FDX_OK) goto fail;
+    int proc = 0, units = 1;
+    if (dist) {
+        if ((st = run_dist(opts, c, (int)itmax, (int)gpus, &on, &proc, &units)) != FDX_OK) goto fail;
+    } else if ((st = run(ctx, c, (int)itmax, scope, &on)) != FDX_OK) {
+        goto fail;
+    }
+    if (proc != 0) { /* rank 0 reports and verifies for the job */
+        rc = CLI_OK;
+        goto done;
+    }
     if (compare && (st = run(ctx, c, (int)itmax, 0, &off)) != FDX_OK) goto fail;
     /* NPB verifies only the class's own iteration count */
     int verified = verify(c, &on, !json) && itmax == c->itmax;
@@ -132,7 +163,8 @@ int cmd_lu(int argc, char **argv)
         fdx_json_record_head(&j, "lu", backend, fdx_ctx_device_name(ctx), "double", 3, shape);
         char cls[2] = {c->name, 0};
         fdx_json_str(&j, "class", cls);
-        fdx_json_int(&j, "gpus", fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA ? 1 : 0);
+        fdx_json_int(&j, "gpus", fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA ? units : 0);
+        fdx_json_int(&j, "units", units);
         fdx_json_int(&j, "iterations", itmax);
         fdx_json_num(&j, "time_s", on.seconds);
         fdx_json_num(&j, "mops", mops);
@@ -181,5 +213,6 @@ fail:
 done:
     fdx_ctx_destroy(&ctx);
     fdx_options_destroy(&opts);
+    fdx_dist_finalize();
     return rc;
 }

@@ -23,16 +23,18 @@ static void line(fdx_image *img, int x0, int y0, int x1, int y1, const unsigned 
     }
 }
 
-static fdx_status text(fdx_image *img, const char *s, int x, int y, const unsigned char *rgb)
+/* Text centred at cx with its top at y.  The font's mask has y upward
+   (row 0 at the bottom, as the fields it raises letters from), so rows are
+   read bottom-up. */
+static fdx_status text(fdx_image *img, const char *s, int cx, int y, const unsigned char *rgb)
 {
     enum { W = 160, H = 9 };
     unsigned char mask[W * H];
-    int w = fdx_font_text_width(s, 1);
-    if (w > W) return FDX_OK;
+    if (fdx_font_text_width(s, 1) > W) return FDX_OK;
     FDX_TRY(fdx_font_render(s, 1, mask, W, H));
     for (int j = 0; j < H; j++)
         for (int i = 0; i < W; i++)
-            if (mask[j * W + i]) put(img, x + i - (W - w) / 2, y + j, rgb);
+            if (mask[(H - 1 - j) * W + i]) put(img, cx - W / 2 + i, y + j, rgb);
     return FDX_OK;
 }
 
@@ -56,7 +58,7 @@ fdx_status cmd_mg_plot(const char *path, const double *hist, int n, const char *
         line(&img, L, y, L + pw, y, grey);
         char lab[16];
         snprintf(lab, sizeof lab, "1E-%d", d);
-        st = text(&img, d ? lab : "1", L - 40, y - 4, black);
+        st = text(&img, d ? lab : "1", L - 30, y - 4, black);
     }
     line(&img, L, T, L, T + ph, black);
     line(&img, L, T + ph, L + pw, T + ph, black);
@@ -66,7 +68,7 @@ fdx_status cmd_mg_plot(const char *path, const double *hist, int n, const char *
         char lab[16];
         snprintf(lab, sizeof lab, "%d", i);
         if (n <= 30 || i % 5 == 0)
-            if (st == FDX_OK) st = text(&img, lab, x - 80 + 2, T + ph + 8, black);
+            if (st == FDX_OK) st = text(&img, lab, x, T + ph + 8, black);
     }
     for (int i = 0; i < n; i++) {
         double v = hist[i] > 0 ? log10(hist[i]) : -decades;
@@ -78,7 +80,7 @@ fdx_status cmd_mg_plot(const char *path, const double *hist, int n, const char *
             line(&img, L + pw * (i - 1) / span, T + (int)(ph * (-pv) / decades), x, y, blue);
         }
     }
-    if (st == FDX_OK) st = text(&img, title, W / 2 - 80, 10, black);
+    if (st == FDX_OK) st = text(&img, title, W / 2, 10, black);
     if (st == FDX_OK) st = fdx_png_write(path, &img);
     fdx_image_free(&img);
     return st;

@@ -77,6 +77,26 @@ fdx_status lu_ssor(lu *p, int niter, double rsdnm[5], double *seconds);
    error, pintgr: the values NPB verifies. */
 fdx_status lu_benchmark(lu *p, int itmax, double xcr[5], double xce[5], double *xci, double *seconds);
 
+/* setcoeff: grid, time step, relaxation and the coefficients into p. */
+void lu_setcoeff(lu *p, int nx, int ny, int nz, double dt, double omega);
+/* The scalars every body may use (names and values; returns the count, 12). */
+int lu_coefficients(const lu *p, const char **names, double *values);
+/* The monotonic clock in seconds (NPB's timers). */
+double lu_seconds(void);
+/* A body with the head every LU body expects (lu_bodies.c); malloc'ed. */
+char *lu_body_text(const lu *p, const char *extra, const char *body);
+
+/* ---- distributed (lu_dist.c): the same bodies on fdx_dloop, the grid split
+   along z over `units` GPUs (or CPU units), MPI ranks included ---------- */
+typedef struct lu_dist lu_dist;
+fdx_status lu_dist_create(const fdx_options *opts, int units, int nx, int ny, int nz, double dt, double omega,
+                          lu_dist **out);
+void lu_dist_destroy(lu_dist **p);
+int lu_dist_proc(const lu_dist *p);  /* this process's MPI rank (0 without MPI) */
+int lu_dist_units(const lu_dist *p); /* units of the whole job */
+fdx_status lu_dist_benchmark(lu_dist *p, int itmax, double xcr[5], double xce[5], double *xci, double *seconds,
+                             double section[LU_NSECTIONS]);
+
 /* The loops in a fixed order with their names, for reports (planner). */
 int lu_loops(lu *p, fdx_loop **loops, const char **names);
 

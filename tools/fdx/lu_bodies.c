@@ -160,22 +160,26 @@ const char *const lu_body_rhs =
     "  LU_UNROLL for (int m = 0; m < 5; m++) x[m] = tv[m] / D[m][m];\n"                                           \
     "}\n"
 
-/* Per direction: its coefficients, the neighbour's state, 1/rho, q and
-   solved values (at P = the neighbour's indices), then its block. */
-#define LU_NEIGHBOURS(P, SIGN)                                                                                    \
+/* Per direction: its coefficients, the neighbour's state, 1/rho and q (at
+   P = the neighbour's indices), then its block; the neighbours' solved
+   values (offset OFF in one index: the form ACROSS accesses must have). */
+#define LU_NEIGHBOURS(P, SIGN, OFF)                                                                               \
     "double A[3][5][5], vn[3][5];\n"                                                                              \
     "LU_UNROLL for (int d = 0; d < 3; d++) {\n"                                                                   \
     "  const int ex = d == 0, ey = d == 1, ez = d == 2, n = d + 1;\n"                                             \
     "  const double s = " SIGN ", t1 = d == 0 ? tx1 : d == 1 ? ty1 : tz1, t2 = d == 0 ? tx2 : d == 1 ? ty2 : tz2;\n" \
     "  const double dd = d == 0 ? DX : d == 1 ? DY : DZ;\n"                                                        \
     "  double w[5];\n"                                                                                            \
-    "  LU_UNROLL for (int c = 0; c < 5; c++) { w[c] = U(c, " P "); vn[d][c] = V(c, " P "); }\n"                    \
-    "  const double tmp1 = R(" P "), q = Q(" P ");\n" LU_JACOBIAN "}\n"
+    "  LU_UNROLL for (int c = 0; c < 5; c++) w[c] = U(c, " P ");\n"                                               \
+    "  const double tmp1 = R(" P "), q = Q(" P ");\n" LU_JACOBIAN "}\n"                                             \
+    "LU_UNROLL for (int c = 0; c < 5; c++) {\n"                                                                   \
+    "  vn[0][c] = V(c, i " OFF ", j, k); vn[1][c] = V(c, i, j " OFF ", k); vn[2][c] = V(c, i, j, k " OFF ");\n"    \
+    "}\n"
 
 /* jacld + blts at one point: rsd is scaled by dt here (NPB's ssor does it
    in a loop before blts; the neighbours read here are already solved). */
 const char *const lu_body_blts =
-    LU_NEIGHBOURS("i - ex, j - ey, k - ez", "-1.0")
+    LU_NEIGHBOURS("i - ex, j - ey, k - ez", "-1.0", "- 1")
     "double w0[5];\n"
     "LU_UNROLL for (int c = 0; c < 5; c++) w0[c] = U(c,i,j,k);\n"
     "const double r0 = R(i,j,k);\n" LU_DIAGONAL
@@ -190,14 +194,13 @@ const char *const lu_body_blts =
     "                           + A[0][m][4] * vn[0][4]);\n" LU_SOLVE
     "LU_UNROLL for (int m = 0; m < 5; m++) V(m,i,j,k) = x[m];\n";
 
-/* jacu + buts at one point, in descending order: the loop runs ascending
-   indices i,j,k and the body addresses point (NX-1-i, NY-1-j, NZ-1-k),
-   so the sequential nest of the ACROSS loop is NPB's descending one. */
+/* jacu + buts at one point; the loop runs every index in descending order
+   (fdx_loop_order), as NPB's buts. */
 const char *const lu_body_buts =
-    LU_NEIGHBOURS("NX - 1 - i + ex, NY - 1 - j + ey, NZ - 1 - k + ez", "1.0")
+    LU_NEIGHBOURS("i + ex, j + ey, k + ez", "1.0", "+ 1")
     "double w0[5];\n"
-    "LU_UNROLL for (int c = 0; c < 5; c++) w0[c] = U(c, NX - 1 - i, NY - 1 - j, NZ - 1 - k);\n"
-    "const double r0 = R(NX - 1 - i, NY - 1 - j, NZ - 1 - k);\n" LU_DIAGONAL
+    "LU_UNROLL for (int c = 0; c < 5; c++) w0[c] = U(c,i,j,k);\n"
+    "const double r0 = R(i,j,k);\n" LU_DIAGONAL
     "double tv[5];\n"
     "LU_UNROLL for (int m = 0; m < 5; m++)\n"
     "  tv[m] = omega * (A[2][m][0] * vn[2][0] + A[2][m][1] * vn[2][1] + A[2][m][2] * vn[2][2]\n"
@@ -207,7 +210,7 @@ const char *const lu_body_buts =
     "                           + A[0][m][1] * vn[0][1] + A[1][m][2] * vn[1][2] + A[0][m][2] * vn[0][2]\n"
     "                           + A[1][m][3] * vn[1][3] + A[0][m][3] * vn[0][3] + A[1][m][4] * vn[1][4]\n"
     "                           + A[0][m][4] * vn[0][4]);\n" LU_SOLVE
-    "LU_UNROLL for (int m = 0; m < 5; m++) V(m, NX - 1 - i, NY - 1 - j, NZ - 1 - k) -= x[m];\n";
+    "LU_UNROLL for (int m = 0; m < 5; m++) V(m,i,j,k) -= x[m];\n";
 
 /* ssor's update. */
 const char *const lu_body_add = "LU_UNROLL for (int m = 0; m < 5; m++) U(m,i,j,k) += tmp * V(m,i,j,k);\n";
@@ -236,4 +239,15 @@ const char *const lu_body_pintgr =
     "    sum += C2 * (U(4,pi,pj,pk) - 0.5 * (U(1,pi,pj,pk) * U(1,pi,pj,pk) + U(2,pi,pj,pk) * U(2,pi,pj,pk)\n"
     "                                     + U(3,pi,pj,pk) * U(3,pi,pj,pk)) / U(0,pi,pj,pk));\n"
     "  }\n"
+    "s = sum;\n";
+
+/* pintgr on one face (distributed runs): phi at the four corners of the
+   cell at (i, j, k); LU_DI/LU_DJ/LU_DK(c) give corner c's offsets. */
+const char *const lu_body_pint_face =
+    "double sum = 0.0;\n"
+    "LU_UNROLL for (int c = 0; c < 4; c++) {\n"
+    "  const long long pi = i + LU_DI(c), pj = j + LU_DJ(c), pk = k + LU_DK(c);\n"
+    "  sum += C2 * (U(4,pi,pj,pk) - 0.5 * (U(1,pi,pj,pk) * U(1,pi,pj,pk) + U(2,pi,pj,pk) * U(2,pi,pj,pk)\n"
+    "                                   + U(3,pi,pj,pk) * U(3,pi,pj,pk)) / U(0,pi,pj,pk));\n"
+    "}\n"
     "s = sum;\n";

@@ -1,7 +1,8 @@
 /* lu_loops: the arrays and loops of NPB LU on the fdx loop API, and the
    routines and SSOR driver built from them.  Loops over the grid are
    aligned with axes 1..3 of u(5,nx,ny,nz) (fdx_loop_on); the two triangular
-   sweeps are ACROSS loops with width 1 in every direction. */
+   sweeps are ACROSS loops with width 1 in every direction, the upper one
+   (buts) in descending order (fdx_loop_order). */
 #include "lu.h"
 #include "lu_bodies.h"
 #include "core/fdx_error.h"
@@ -16,7 +17,7 @@ static const int GRID_AXES[3] = {1, 2, 3};
 
 /* What every body sees before its own text: the grid, NPB's constants, an
    unroll hint for both compilers and the exact solution. */
-static char *body_text(const lu *p, const char *extra, const char *body)
+char *lu_body_text(const lu *p, const char *extra, const char *body)
 {
     char head[4096];
     int n = snprintf(head, sizeof head,
@@ -47,19 +48,28 @@ static char *body_text(const lu *p, const char *extra, const char *body)
 
 static fdx_status set_body(lu *p, fdx_loop *l, const char *extra, const char *body)
 {
-    char *s = body_text(p, extra, body);
+    char *s = lu_body_text(p, extra, body);
     if (!s) return fdx_fail(FDX_ERR_NOMEM, "out of memory for an LU loop body");
     fdx_status st = fdx_loop_body(l, s);
     free(s);
     return st;
 }
 
+int lu_coefficients(const lu *p, const char **names, double *values)
+{
+    static const char *const n[12] = {"tx1", "tx2", "tx3", "ty1", "ty2", "ty3", "tz1", "tz2", "tz3", "dssp", "dt", "omega"};
+    const double v[12] = {p->tx1, p->tx2, p->tx3, p->ty1, p->ty2, p->ty3, p->tz1, p->tz2, p->tz3, p->dssp, p->dt, p->omega};
+    for (int q = 0; q < 12; q++) names[q] = n[q], values[q] = v[q];
+    return 12;
+}
+
 /* The coefficients every body may use, as scalars. */
 static fdx_status coefficients(const lu *p, fdx_loop *l)
 {
-    const char *names[] = {"tx1", "tx2", "tx3", "ty1", "ty2", "ty3", "tz1", "tz2", "tz3", "dssp", "dt", "omega"};
-    const double v[] = {p->tx1, p->tx2, p->tx3, p->ty1, p->ty2, p->ty3, p->tz1, p->tz2, p->tz3, p->dssp, p->dt, p->omega};
-    for (int q = 0; q < 12; q++) FDX_TRY(fdx_loop_scalar(l, names[q], v[q]));
+    const char *names[16];
+    double v[16];
+    int n = lu_coefficients(p, names, v);
+    for (int q = 0; q < n; q++) FDX_TRY(fdx_loop_scalar(l, names[q], v[q]));
     return FDX_OK;
 }
 
@@ -199,17 +209,18 @@ static fdx_status build(lu *p, int mode)
     FDX_TRY(arrays(p->rhs, "U,R,Q,F,O", ra, rm));
     FDX_TRY(frame_body(p, p->rhs, "#define LU_START(m) (-F(m,i,j,k))\n", lu_body_rhs, dg, 1));
 
-    const int width[3] = {1, 1, 1};
+    const int width[3] = {1, 1, 1}, none[3] = {0, 0, 0}, down[3] = {-1, -1, -1};
     fdx_array *ba[4] = {p->u, p->rho_i, p->qs, p->rsd};
     fdx_access bm[4] = {R, R, R, RW};
     FDX_TRY(grid_loop(p, "blts", 1, sweeps, &p->blts));
     FDX_TRY(arrays(p->blts, "U,R,Q,V", ba, bm));
-    FDX_TRY(fdx_loop_across(p->blts, width));
+    FDX_TRY(fdx_loop_across_widths(p->blts, width, none)); /* reads i-1, j-1, k-1 */
     FDX_TRY(set_body(p, p->blts, "", lu_body_blts));
 
     FDX_TRY(grid_loop(p, "buts", 1, sweeps, &p->buts));
     FDX_TRY(arrays(p->buts, "U,R,Q,V", ba, bm));
-    FDX_TRY(fdx_loop_across(p->buts, width));
+    FDX_TRY(fdx_loop_across_widths(p->buts, none, width)); /* reads i+1, j+1, k+1 */
+    FDX_TRY(fdx_loop_order(p->buts, down));
     FDX_TRY(set_body(p, p->buts, "", lu_body_buts));
 
     fdx_array *aa[2] = {p->u, p->rsd};
@@ -233,6 +244,17 @@ static fdx_status build(lu *p, int mode)
     return FDX_OK;
 }
 
+void lu_setcoeff(lu *p, int nx, int ny, int nz, double dt, double omega)
+{
+    p->nx = nx, p->ny = ny, p->nz = nz;
+    p->dt = dt, p->omega = omega;
+    p->dxi = 1.0 / (nx - 1), p->deta = 1.0 / (ny - 1), p->dzeta = 1.0 / (nz - 1);
+    p->tx1 = 1.0 / (p->dxi * p->dxi), p->tx2 = 1.0 / (2.0 * p->dxi), p->tx3 = 1.0 / p->dxi;
+    p->ty1 = 1.0 / (p->deta * p->deta), p->ty2 = 1.0 / (2.0 * p->deta), p->ty3 = 1.0 / p->deta;
+    p->tz1 = 1.0 / (p->dzeta * p->dzeta), p->tz2 = 1.0 / (2.0 * p->dzeta), p->tz3 = 1.0 / p->dzeta;
+    p->dssp = 1.0 / 4.0; /* max(dx1, dy1, dz1) / 4 with dx1 = dy1 = 0.75, dz1 = 1 */
+}
+
 fdx_status lu_create(fdx_ctx *ctx, int nx, int ny, int nz, double dt, double omega, int autotfm, lu **out)
 {
     FDX_CHECK(ctx && out, FDX_ERR_INVALID, "lu_create: NULL argument");
@@ -241,14 +263,7 @@ fdx_status lu_create(fdx_ctx *ctx, int nx, int ny, int nz, double dt, double ome
     lu *p = calloc(1, sizeof *p);
     if (!p) return fdx_fail(FDX_ERR_NOMEM, "out of memory");
     p->ctx = ctx;
-    p->nx = nx, p->ny = ny, p->nz = nz;
-    p->dt = dt, p->omega = omega;
-    /* setcoeff */
-    p->dxi = 1.0 / (nx - 1), p->deta = 1.0 / (ny - 1), p->dzeta = 1.0 / (nz - 1);
-    p->tx1 = 1.0 / (p->dxi * p->dxi), p->tx2 = 1.0 / (2.0 * p->dxi), p->tx3 = 1.0 / p->dxi;
-    p->ty1 = 1.0 / (p->deta * p->deta), p->ty2 = 1.0 / (2.0 * p->deta), p->ty3 = 1.0 / p->deta;
-    p->tz1 = 1.0 / (p->dzeta * p->dzeta), p->tz2 = 1.0 / (2.0 * p->dzeta), p->tz3 = 1.0 / p->dzeta;
-    p->dssp = 1.0 / 4.0; /* max(dx1, dy1, dz1) / 4 with dx1 = dy1 = 0.75, dz1 = 1 */
+    lu_setcoeff(p, nx, ny, nz, dt, omega);
     fdx_status st = build(p, autotfm);
     if (st != FDX_OK) {
         lu_destroy(&p);
@@ -360,7 +375,7 @@ fdx_status lu_pintgr(lu *p, double *frc)
     return FDX_OK;
 }
 
-static double seconds_now(void)
+double lu_seconds(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -371,9 +386,9 @@ static double seconds_now(void)
    without a stream waits for the device, so the wall time is the routine's). */
 static fdx_status timed(lu *p, int sec, fdx_status (*f)(lu *))
 {
-    double t0 = seconds_now();
+    double t0 = lu_seconds();
     fdx_status st = f(p);
-    p->section[sec] += seconds_now() - t0;
+    p->section[sec] += lu_seconds() - t0;
     return st;
 }
 
@@ -385,7 +400,7 @@ fdx_status lu_ssor(lu *p, int niter, double rsdnm[5], double *seconds)
     FDX_TRY(lu_rhs(p));
     FDX_TRY(lu_l2norm(p, p->rsdnm));
     for (int s = 0; s < LU_NSECTIONS; s++) p->section[s] = 0;
-    double t0 = seconds_now();
+    double t0 = lu_seconds();
     for (int istep = 1; istep <= niter; istep++) {
         FDX_TRY(timed(p, LU_T_BLTS, lu_blts));
         FDX_TRY(timed(p, LU_T_BUTS, lu_buts));
@@ -394,7 +409,7 @@ fdx_status lu_ssor(lu *p, int niter, double rsdnm[5], double *seconds)
         FDX_TRY(timed(p, LU_T_RHS, lu_rhs));
         if (istep == niter) FDX_TRY(timed(p, LU_T_L2NORM, norm_rsd));
     }
-    if (seconds) *seconds = seconds_now() - t0;
+    if (seconds) *seconds = lu_seconds() - t0;
     memcpy(rsdnm, p->rsdnm, sizeof p->rsdnm);
     return FDX_OK;
 }

@@ -4,7 +4,8 @@
 # (FDX_LOG=info: count and MB per iteration), the CPU backend on class B for
 # the 16-core comparison, and, when NPB_GPU_DIR points at a GMAP/NPB-GPU
 # checkout (not part of fdx), its CUDA LU for B and C built with sm_90 in
-# the same device call.  test_lu (CPU, with NVRTC compiles) runs in ctest.
+# the same device call.  test_lu_gpu (every routine vs NPB transcribed, class S
+# verified under the GPU layouts) runs in gpu-check's ctest and sanitizer steps.
 set -u
 rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_lu.jsonl
 for c in S W A B C; do
@@ -23,6 +24,11 @@ done
 # fdx lu's thread per point, for comparison
 for c in B C; do
   FDX_LOOP_LINES=1 timeout 200 "$FDX_BIN" lu --class $c --backend cuda --json | sed 's/"case": "lu"/"case": "lu_lines"/' | tee -a "$rec"
+done
+# distributed loops: 2 units (2 GPUs where the host has them, else both on
+# one GPU: then only the verification counts)
+for c in S B; do
+  timeout 200 "$FDX_BIN" lu --class $c --backend cuda --gpus 2 --json | sed 's/"case": "lu"/"case": "lu_dist"/' | tee -a "$rec"
 done
 # where the time goes: layout moves per run (blts wants anti-diagonals, the
 # parallel loops i-fastest permutations)

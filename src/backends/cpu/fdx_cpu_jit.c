@@ -93,6 +93,7 @@ static fdx_status compile(const char *key, const char *source, const char *what,
     FDX_TRY(fdx_cache_path(key, ".log", log_path, sizeof log_path));
     FDX_TRY(fdx_cache_tmp_path(key, ".so", tmp_so, sizeof tmp_so));
     FDX_TRY(fdx_write_atomic(src_path, source, strlen(source)));
+    unlink(log_path); /* whatever is there (a planted symlink included) is replaced, not followed */
     char *argv[] = {(char *)compiler(), CPU_FLAGS, "-o", tmp_so, src_path, "-lm", NULL};
     int code;
     FDX_TRY(fdx_run_program(argv, log_path, &code));
