@@ -11,8 +11,9 @@ from ._array import Array, asarray, empty, like
 from ._ops import Stencil, laplacian, permute, diagonalize, undiagonalize, fd_weights
 from ._loop import Loop
 from ._sim import Simulation, config_keys
+from ._dist import Dist, DistArray, DistStencil
 
 __version__ = version_string()
 __all__ = ["FdxError", "library_path", "Context", "context", "set_context", "version", "version_string", "options",
            "info", "cuda_device_count", "built_with_cuda", "Array", "asarray", "empty", "like", "Stencil",
-           "laplacian", "permute", "diagonalize", "undiagonalize", "fd_weights", "Loop", "Simulation", "config_keys"]
+           "laplacian", "permute", "diagonalize", "undiagonalize", "fd_weights", "Loop", "Simulation", "config_keys", "Dist", "DistArray", "DistStencil"]

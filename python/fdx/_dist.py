@@ -1,0 +1,218 @@
+"""Distributed grids (include/fdx/dist.h): a global grid split over units
+(MPI ranks x GPUs or CPU units per rank), arrays with shadows, and stencil
+steps that give the same result as one stencil on the whole grid.  The
+communicator may be an mpi4py one (comm=MPI.COMM_WORLD.Split(...)); fdx
+duplicates it and never initializes or finalizes MPI it did not start.
+
+Shapes and axes are NumPy's, as everywhere in this package."""
+import ctypes
+
+import numpy as np
+
+from ._array import DTYPES, _i64
+from ._lib import lib, check
+from ._ops import Stencil, StencilDesc
+
+MAX_RANK = 3
+
+
+class DistDesc(ctypes.Structure):
+    """Mirror of fdx_dist_desc."""
+    _fields_ = [("rank", ctypes.c_int), ("shape", ctypes.c_int64 * MAX_RANK), ("grid", ctypes.c_int * MAX_RANK),
+                ("shadow", ctypes.c_int * MAX_RANK), ("corners", ctypes.c_int), ("units_per_proc", ctypes.c_int),
+                ("mpi_comm", ctypes.c_void_p)]
+
+
+class Checksum(ctypes.Structure):
+    _fields_ = [("sum", ctypes.c_double), ("l2", ctypes.c_double), ("digest", ctypes.c_uint64)]
+
+
+def _declare():
+    from ._lib import _fn, _P, _S
+    _fn("fdx_dist_create", _S, _P, ctypes.POINTER(DistDesc), ctypes.POINTER(_P))
+    _fn("fdx_dist_destroy", None, ctypes.POINTER(_P))
+    for name in ("fdx_dist_units", "fdx_dist_local_units", "fdx_dist_procs", "fdx_dist_proc"):
+        _fn(name, ctypes.c_int, _P)
+    _fn("fdx_dist_owned", None, _P, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64))
+    _fn("fdx_dist_transport", ctypes.c_char_p, _P)
+    _fn("fdx_dist_sync", _S, _P)
+    _fn("fdx_darray_create", _S, _P, ctypes.c_int, ctypes.POINTER(_P))
+    _fn("fdx_darray_destroy", None, ctypes.POINTER(_P))
+    _fn("fdx_darray_local", _P, _P, ctypes.c_int)
+    _fn("fdx_darray_local_origin", None, _P, ctypes.c_int, ctypes.POINTER(ctypes.c_int64))
+    _fn("fdx_darray_gather", _S, _P, _P, ctypes.c_int)
+    _fn("fdx_darray_checksum", _S, _P, ctypes.POINTER(Checksum))
+    _fn("fdx_darray_exchange", _S, _P)
+    _fn("fdx_dstencil_create", _S, _P, ctypes.POINTER(StencilDesc), ctypes.c_int, ctypes.POINTER(_P))
+    _fn("fdx_dstencil_destroy", None, ctypes.POINTER(_P))
+    _fn("fdx_dstencil_step", _S, _P, _P, _P, _P, _P, ctypes.c_int)
+    _fn("fdx_array_rank", ctypes.c_int, _P)
+    _fn("fdx_array_extent", ctypes.c_int64, _P, ctypes.c_int)
+
+
+_declare()
+
+
+def _comm_address(comm):
+    """The address of the MPI_Comm handle inside an mpi4py communicator."""
+    if comm is None:
+        return None, None
+    try:
+        from mpi4py import MPI
+    except ImportError as e:
+        raise TypeError("comm= needs mpi4py (python3-mpi4py)") from e
+    if not isinstance(comm, MPI.Comm):
+        raise TypeError(f"comm must be an mpi4py communicator, not {type(comm).__name__}")
+    return MPI._addressof(comm), comm
+
+
+class Dist:
+    """A global grid of NumPy shape `shape` split over units.  units: GPUs
+    (or CPU units with backend="cpu") of this process; grid: units per NumPy
+    axis (None: split the slowest axis, NumPy's axis 0); shadow: width per
+    axis (an int for all); comm: an mpi4py communicator (None: the job's
+    world when started by mpirun, else this process alone).  Other keywords
+    are context options (backend, cache_dir, ...)."""
+
+    def __init__(self, shape, units=1, grid=None, shadow=1, corners=False, comm=None, **options):
+        shape = tuple(int(n) for n in shape)
+        r = len(shape)
+        if not 1 <= r <= MAX_RANK:
+            raise ValueError(f"distributed grids have 1 to {MAX_RANK} axes, not {r}")
+        d = DistDesc()
+        d.rank = r
+        d.shape[:r] = shape[::-1]
+        if grid is not None:
+            if len(grid) != r:
+                raise ValueError(f"grid has {len(grid)} entries for {r} axes")
+            d.grid[:r] = [int(g) for g in grid][::-1]
+        sh = [shadow] * r if np.isscalar(shadow) else list(shadow)
+        d.shadow[:r] = [int(s) for s in sh][::-1]
+        d.corners = int(bool(corners))
+        d.units_per_proc = int(units)
+        addr, self._comm = _comm_address(comm)
+        d.mpi_comm = addr
+        self.desc, self.shape = d, shape
+        o = ctypes.c_void_p()
+        check(lib.fdx_options_create(ctypes.byref(o)))
+        self._h = ctypes.c_void_p()
+        try:
+            for k, v in options.items():
+                check(lib.fdx_options_set(o, k.replace("_", "-").encode(), str(v).encode()))
+            check(lib.fdx_dist_create(o, ctypes.byref(d), ctypes.byref(self._h)))
+        finally:
+            lib.fdx_options_destroy(ctypes.byref(o))
+
+    def __del__(self, _ref=ctypes.byref):
+        if getattr(self, "_h", None):
+            lib.fdx_dist_destroy(_ref(self._h))
+
+    units = property(lambda self: lib.fdx_dist_units(self._h), doc="units of the whole job")
+    local_units = property(lambda self: lib.fdx_dist_local_units(self._h), doc="units of this process")
+    procs = property(lambda self: lib.fdx_dist_procs(self._h), doc="MPI ranks")
+    proc = property(lambda self: lib.fdx_dist_proc(self._h), doc="this process's rank")
+    transport = property(lambda self: lib.fdx_dist_transport(self._h).decode())
+
+    def owned(self, unit):
+        """The global slice (NumPy order) that unit `unit` owns."""
+        lo, hi = (ctypes.c_int64 * MAX_RANK)(), (ctypes.c_int64 * MAX_RANK)()
+        lib.fdx_dist_owned(self._h, int(unit), lo, hi)
+        r = len(self.shape)
+        return tuple(slice(lo[a], hi[a]) for a in range(r))[::-1]
+
+    def synchronize(self):
+        check(lib.fdx_dist_sync(self._h))
+
+    def array(self, dtype="float64", value=None):
+        """A distributed array; value: a global NumPy array to scatter (each
+        unit takes its block and shadows)."""
+        a = DistArray(self, dtype)
+        if value is not None:
+            a.scatter(value)
+        return a
+
+    def stencil(self, order=2, **kw):
+        """A distributed fdx.Stencil (same arguments, rank from the grid)."""
+        return DistStencil(self, order=order, **kw)
+
+
+class DistArray:
+    def __init__(self, dist, dtype):
+        self.dist, self.dtype = dist, np.dtype(dtype)
+        if self.dtype not in DTYPES:
+            raise TypeError(f"element type {self.dtype} is not one fdx computes with")
+        self._h = ctypes.c_void_p()
+        check(lib.fdx_darray_create(dist._h, DTYPES[self.dtype], ctypes.byref(self._h)))
+
+    def __del__(self, _ref=ctypes.byref):
+        if getattr(self, "_h", None):
+            lib.fdx_darray_destroy(_ref(self._h))
+
+    def _local(self, u):
+        """(fdx_array*, NumPy slices of the global grid it covers) of local unit u."""
+        h = lib.fdx_darray_local(self._h, u)
+        r = lib.fdx_array_rank(h)
+        ext = [lib.fdx_array_extent(h, a) for a in range(r)]
+        org = (ctypes.c_int64 * MAX_RANK)()
+        lib.fdx_darray_local_origin(self._h, u, org)
+        return h, tuple(slice(org[a], org[a] + ext[a]) for a in range(r))[::-1]
+
+    def scatter(self, value):
+        """Every local block (shadows included) from the global NumPy array."""
+        value = np.asarray(value, self.dtype)
+        if value.shape != self.dist.shape:
+            raise ValueError(f"global array of shape {value.shape}, the grid's is {self.dist.shape}")
+        for u in range(self.dist.local_units):
+            h, sl = self._local(u)
+            block = np.ascontiguousarray(value[sl])
+            check(lib.fdx_array_put(h, ctypes.c_void_p(block.ctypes.data)))
+
+    def gather(self, all=False):
+        """The global field as a NumPy array: this process's owned points (all
+        points with all=True, every process receiving them)."""
+        out = np.zeros(self.dist.shape, self.dtype)
+        check(lib.fdx_darray_gather(self._h, ctypes.c_void_p(out.ctypes.data), int(bool(all))))
+        return out
+
+    def exchange(self):
+        check(lib.fdx_darray_exchange(self._h))
+
+    def checksum(self):
+        """Global sum, L2 norm and a decomposition-independent digest of the owned points."""
+        c = Checksum()
+        check(lib.fdx_darray_checksum(self._h, ctypes.byref(c)))
+        return {"sum": c.sum, "l2": c.l2, "digest": c.digest}
+
+
+class DistStencil:
+    """An fdx.Stencil run on every unit's block; step() is one global apply
+    followed by the output's shadow renewal."""
+
+    def __init__(self, dist, order=2, dtype="float64", **kw):
+        self.dist = dist
+        # the description is built exactly as fdx.Stencil builds it
+        proto = Stencil(len(dist.shape), order=order, dtype=dtype, ctx=_cpu_ctx(), **kw)
+        self.desc, self.dtype = proto.desc, proto.dtype
+        self._h = ctypes.c_void_p()
+        check(lib.fdx_dstencil_create(dist._h, ctypes.byref(self.desc), DTYPES[self.dtype], ctypes.byref(self._h)))
+
+    def __del__(self, _ref=ctypes.byref):
+        if getattr(self, "_h", None):
+            lib.fdx_dstencil_destroy(_ref(self._h))
+
+    def step(self, out, u, u_prev=None, coef=None, overlap=True):
+        check(lib.fdx_dstencil_step(self._h, out._h, u._h, u_prev._h if u_prev else None, coef._h if coef else None,
+                                    int(bool(overlap))))
+        return out
+
+
+_cpu = None
+
+
+def _cpu_ctx():
+    """A CPU context only to validate stencil descriptions (nothing runs on it)."""
+    global _cpu
+    if _cpu is None:
+        from ._core import Context
+        _cpu = Context(backend="cpu")
+    return _cpu
