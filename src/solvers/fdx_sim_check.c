@@ -65,43 +65,6 @@ fdx_status fdx_sim_check_numbers(const fdx_sim *s)
     return FDX_OK;
 }
 
-/* Host memory the process can still take: MemAvailable, lowered by a cgroup
-   limit (containers) when one is set. */
-static double host_available(const char **what)
-{
-    double avail = -1;
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (f) {
-        char line[256];
-        unsigned long long kb;
-        while (fgets(line, sizeof line, f))
-            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
-                avail = (double)kb * 1024;
-                *what = "MemAvailable";
-            }
-        fclose(f);
-    }
-    if (avail < 0) {
-        long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-        avail = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
-        *what = "free memory";
-    }
-    f = fopen("/sys/fs/cgroup/memory.max", "r");
-    if (f) {
-        unsigned long long max, cur;
-        if (fscanf(f, "%llu", &max) == 1) {
-            FILE *g = fopen("/sys/fs/cgroup/memory.current", "r");
-            if (g && fscanf(g, "%llu", &cur) == 1 && max > cur && (double)(max - cur) < avail) {
-                avail = (double)(max - cur);
-                *what = "the cgroup's memory.max";
-            }
-            if (g) fclose(g);
-        }
-        fclose(f);
-    }
-    return avail;
-}
-
 static double gib(double b) { return b / (1024.0 * 1024.0 * 1024.0); }
 
 fdx_status fdx_sim_check_memory(const fdx_sim *s, int nrec, int distributed)
@@ -123,7 +86,7 @@ fdx_status fdx_sim_check_memory(const fdx_sim *s, int nrec, int distributed)
     if (on_cpu) host += dev; /* the CPU backend's device memory is the host's */
     if (distributed) host += fields * n * es; /* the units' blocks (CPU units share this host) */
     const char *what = "";
-    double avail = host_available(&what);
+    double avail = fdx_host_memory_available(&what);
     FDX_CHECK(host <= avail, FDX_ERR_INVALID,
               "size: %s %s %s needs %.2f GiB of host memory (%d fields%s%s, host copies for diagnostics and "
               "output), more than the %.2f GiB available (%s)",
