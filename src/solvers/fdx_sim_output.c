@@ -118,9 +118,15 @@ static fdx_status write_picture(fdx_sim_output *o, const job *j)
     return st;
 }
 
-/* One more field file in the XDMF time series. */
+/* One more field file in the XDMF time series; a file already listed (the
+   final field of a run restarted after it finished) is listed once. */
 static fdx_status add_entry(fdx_sim_output *o, double time, const char *file)
 {
+    for (int i = 0; i < o->nentries; i++)
+        if (strcmp(o->entries[i].file, file) == 0) {
+            o->entries[i].time = time;
+            return FDX_OK;
+        }
     if (o->nentries == o->capentries) {
         int cap = o->capentries ? 2 * o->capentries : 16;
         fdx_xdmf_entry *e = realloc(o->entries, (size_t)cap * sizeof *e);
