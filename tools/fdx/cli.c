@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +153,20 @@ fdx_status cli_parse_int(const char *flag, const char *s, long lo, long hi, long
         return fdx_fail(FDX_ERR_INVALID, "%s: '%s' is not an integer", flag, cli_clip(s, clip, sizeof clip));
     if (v < lo || v > hi)
         return fdx_fail(FDX_ERR_INVALID, "%s: %ld is out of range %ld..%ld", flag, v, lo, hi);
+    *out = v;
+    return FDX_OK;
+}
+
+fdx_status cli_parse_real(const char *flag, const char *s, double lo, double hi, double *out)
+{
+    char *end = NULL, clip[48];
+    errno = 0;
+    /* strtod would take leading blanks, hex, inf and nan: a value is a plain decimal. */
+    double v = (*s == '-' || *s == '.' || (*s >= '0' && *s <= '9')) && !strpbrk(s, "xXnNiI") ? strtod(s, &end) : 0;
+    if (!end || *end || errno == ERANGE || !isfinite(v))
+        return fdx_fail(FDX_ERR_INVALID, "%s: '%s' is not a number", flag, cli_clip(s, clip, sizeof clip));
+    if (!(v > lo && v < hi))
+        return fdx_fail(FDX_ERR_INVALID, "%s: %s is outside (%g, %g)", flag, s, lo, hi);
     *out = v;
     return FDX_OK;
 }

@@ -58,6 +58,8 @@ fdx_status cli_parse_shape(const char *s, int min_rank, int max_rank, int64_t mi
 fdx_status cli_parse_shape_flag(const char *flag, const char *s, int min_rank, int max_rank, int64_t min_extent,
                                 int *rank, int64_t *shape);
 fdx_status cli_parse_int(const char *flag, const char *s, long lo, long hi, long *out);
+/* A plain decimal number (no hex, inf or nan) strictly between lo and hi. */
+fdx_status cli_parse_real(const char *flag, const char *s, double lo, double hi, double *out);
 
 /* The commands (commands.def lists them once). */
 #define CLI_COMMAND(name, fn, summary) int fn(int argc, char **argv);

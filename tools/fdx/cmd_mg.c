@@ -140,9 +140,9 @@ int cmd_mg(int argc, char **argv)
     fdx_solver_smoother sm;
     fdx_solver_method method;
     fdx_status st;
-    char *end = NULL;
-    const double tol = strtod(tol_s, &end);
+    double tol = 0;
     if ((st = cli_parse_shape(size_s, 2, 3, 3, &m.rank, m.n)) != FDX_OK ||
+        (st = cli_parse_real("--tol", tol_s, 0, 1, &tol)) != FDX_OK ||
         (st = cli_parse_int("--pre", pre_s, 0, 16, &pre)) != FDX_OK ||
         (st = cli_parse_int("--post", post_s, 0, 16, &post)) != FDX_OK ||
         (st = cli_parse_int("--max-cycles", maxc_s, 1, 100000, &maxc)) != FDX_OK ||
@@ -153,10 +153,6 @@ int cmd_mg(int argc, char **argv)
         (st = fdx_solver_bc_parse(bc_s, &m.bc)) != FDX_OK ||
         (strcmp(coarse_s, "direct") != 0 && (st = cli_parse_int("--coarse", coarse_s, 1, 100000, &csweeps)) != FDX_OK)) {
         rc = cli_usage_error(CMD, "%s", fdx_last_error());
-        goto done;
-    }
-    if (!*tol_s || *end || !(tol > 0 && tol < 1)) {
-        rc = cli_usage_error(CMD, "--tol '%s' is not a number in (0, 1)", tol_s);
         goto done;
     }
     if (order == 3) {

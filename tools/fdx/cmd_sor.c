@@ -167,9 +167,9 @@ int cmd_sor(int argc, char **argv)
         goto done;
     }
     double h = 1.0 / (double)(n - 1);
-    omega = omega_s ? strtod(omega_s, NULL) : 2.0 / (1.0 + sin(M_PI * h));
-    if (!(omega > 0 && omega < 2)) {
-        rc = cli_usage_error(CMD, "--omega %s is not in (0, 2)", omega_s);
+    omega = 2.0 / (1.0 + sin(M_PI * h));
+    if (omega_s && cli_parse_real("--omega", omega_s, 0, 2, &omega) != FDX_OK) {
+        rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
     long gpus = 0;
