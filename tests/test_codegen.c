@@ -97,6 +97,7 @@ static void test_c_runs(void)
             double w = i % 2 ? a[j * N + i] - b[j * N + i] : 2 * a[j * N + i] + b[j * N + i];
             bad += !(out[j * N + i] == w);
         }
+    be->kernel_release(k);
     CHECK(bad == 0, "%d of %d results wrong", bad, N * M);
     CHECK(fabs(sum - want) <= 1e-12 * fabs(want), "reduction %.17g, want %.17g", sum, want);
 }
