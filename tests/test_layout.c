@@ -4,10 +4,12 @@
    (every rank and element size, shapes with 1, 2, 3 and primes, Rx != Ry),
    in-place square transposes, boxes, fdx_array_set_layout, and errors that
    leave the data untouched. */
+#include "layout/fdx_layout_emit.h"
 #include "layout/fdx_layout_plan.h"
 #include "layout_ref.h"
 
 #include <stdint.h>
+#include <string.h>
 
 static void test_descriptor(void)
 {
@@ -73,6 +75,13 @@ static void test_emit(fdx_ctx *ctx)
     CHECK_OK(fdx_layout_emit_index(&l, shape, names, expr, sizeof expr));
     char tiny[8];
     CHECK_FAILS(fdx_layout_emit_index(&l, shape, names, tiny, sizeof tiny), FDX_ERR_INVALID);
+    /* The generators' form appends the same text to their string builder. */
+    fdx_sb b = FDX_SB_INIT;
+    fdx_sb_puts(&b, "o = ");
+    CHECK_OK(fdx_layout_emit_index_sb(&l, shape, names, &b));
+    CHECK(strncmp(fdx_sb_str(&b), "o = ", 4) == 0 && strcmp(fdx_sb_str(&b) + 4, expr) == 0, "appended index: %s",
+          fdx_sb_str(&b));
+    fdx_sb_free(&b);
     snprintf(src, sizeof src,
              "%s\nvoid offsets(void **args) {\n  long long *o = *(long long **)args[0];\n"
              "  for (int k = 0; k < 4; k++) for (int j = 0; j < 3; j++) for (int i = 0; i < 5; i++)\n"

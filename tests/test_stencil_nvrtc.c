@@ -14,8 +14,9 @@
 
 static int compiled;
 
-static void compile_one(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg)
+static void compile_one(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, void *arg)
 {
+    (void)arg;
     char *src = NULL, spec[32], what[128];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     static const char *name[] = {"smem", "direct", "unroll", "async"};
@@ -32,12 +33,6 @@ static void compile_one(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg)
     free(cubin);
     free(src);
 }
-
-static void compile_each(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, void *arg)
-{
-    (void)arg;
-    compile_one(ks, cfg);
-}
 #endif
 
 int main(void)
@@ -47,7 +42,7 @@ int main(void)
 #else
     int major = 0, minor = 0;
     if (fdx_nvrtc_version(&major, &minor) != FDX_OK) return fdx_test_skip("test_stencil_nvrtc", fdx_last_error());
-    stencil_corpus_nvrtc(compile_each, NULL);
+    stencil_corpus_nvrtc(compile_one, NULL);
     printf("compiled %d generated kernels with NVRTC %d.%d\n", compiled, major, minor);
     return fdx_test_finish("test_stencil_nvrtc");
 #endif

@@ -90,8 +90,9 @@ typedef struct fdx_cg_param {
 /* The kernel `name` with `n` parameters: CUDA extern "C" __global__ with
    __launch_bounds__(threads[, min_blocks]) (threads 0: none), parameters in
    registers; C `void name(void **args)` unpacking args[i] into the same
-   names (pointers with restrict, by-value parameters copied).  Returns the
-   body. */
+   names: a pointer parameter is args[i] itself (with restrict), a by-value
+   one is copied from the address args[i] (the stencil engine's CPU launch).
+   Returns the body. */
 FDX_HIDDEN fdx_cg_node *fdx_cg_kernel(fdx_cg_node *at, const char *name, const fdx_cg_param *params, int n,
                                       int threads, int min_blocks);
 /* A helper function: CUDA __device__ __forceinline__, C static inline.

@@ -1,10 +1,10 @@
 /* fdx_layout: the layout descriptor (axis permutation + diagonal state), its
    checks, its index function and the index function as emitted source. */
+#include "layout/fdx_layout_emit.h"
 #include "layout/fdx_layout_index.h"
 #include "layout/fdx_layout_plan.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,52 +115,48 @@ static const char helpers_text[] =
 
 const char *fdx_layout_emit_helpers(void) { return helpers_text; }
 
-typedef struct sbuf {
-    char *p;
-    size_t cap, len;
-} sbuf;
-
-static void put(sbuf *b, const char *fmt, ...) FDX_PRINTF(2, 3);
-static void put(sbuf *b, const char *fmt, ...)
+fdx_status fdx_layout_emit_index_sb(const fdx_layout *l, const int64_t *shape, const char *const *names,
+                                    fdx_sb *b)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(b->p + (b->len < b->cap ? b->len : b->cap), b->len < b->cap ? b->cap - b->len : 0, fmt, ap);
-    va_end(ap);
-    if (n > 0) b->len += (size_t)n;
-}
-
-fdx_status fdx_layout_emit_index(const fdx_layout *l, const int64_t *shape, const char *const *names, char *buf,
-                                 size_t cap)
-{
-    FDX_CHECK(l && shape && names && buf && cap > 0, FDX_ERR_INVALID, "fdx_layout_emit_index: NULL argument");
+    FDX_CHECK(l && shape && names && b, FDX_ERR_INVALID, "fdx_layout_emit_index: NULL argument");
     FDX_TRY(fdx_layout_check(l, l->rank));
     FDX_TRY(fdx_shape_check(l->rank, shape, 1, 1));
     for (int a = 0; a < l->rank; a++)
         FDX_CHECK(names[a] && names[a][0], FDX_ERR_INVALID, "index name of axis %d is empty", a);
     fdx_index_map m;
     fdx_index_map_make(l, shape, &m);
-    sbuf b = {buf, cap, 0};
-    put(&b, "(");
+    fdx_sb_puts(b, "(");
     int terms = 0;
     if (m.diag != FDX_DIAG_NONE) {
         if (m.diag == FDX_DIAG_MAIN)
-            put(&b, "fdx_diag_index((long long)(%s), %lldLL - (long long)(%s), %lldLL, %lldLL)", names[m.ax],
-                (long long)(m.ry - 1), names[m.ay], (long long)m.rx, (long long)m.ry);
+            fdx_sb_printf(b, "fdx_diag_index((long long)(%s), %lldLL - (long long)(%s), %lldLL, %lldLL)", names[m.ax],
+                          (long long)(m.ry - 1), names[m.ay], (long long)m.rx, (long long)m.ry);
         else
-            put(&b, "fdx_diag_index((long long)(%s), (long long)(%s), %lldLL, %lldLL)", names[m.ax], names[m.ay],
-                (long long)m.rx, (long long)m.ry);
+            fdx_sb_printf(b, "fdx_diag_index((long long)(%s), (long long)(%s), %lldLL, %lldLL)", names[m.ax],
+                          names[m.ay], (long long)m.rx, (long long)m.ry);
         terms++;
     }
     /* stored order, fastest first, so the expression reads like the layout */
     for (int p = m.diag != FDX_DIAG_NONE ? 2 : 0; p < l->rank; p++) {
         int a = l->perm[p];
         if (shape[a] == 1) continue; /* index 0 on an axis of extent 1 */
-        put(&b, "%s(long long)(%s) * %lldLL", terms ? " + " : "", names[a], (long long)m.stride[a]);
+        fdx_sb_printf(b, "%s(long long)(%s) * %lldLL", terms ? " + " : "", names[a], (long long)m.stride[a]);
         terms++;
     }
-    if (!terms) put(&b, "0LL");
-    put(&b, ")");
-    FDX_CHECK(b.len < cap, FDX_ERR_INVALID, "index expression needs %zu bytes, buffer has %zu", b.len + 1, cap);
-    return FDX_OK;
+    if (!terms) fdx_sb_puts(b, "0LL");
+    fdx_sb_puts(b, ")");
+    return fdx_sb_status(b, "an index expression");
+}
+
+fdx_status fdx_layout_emit_index(const fdx_layout *l, const int64_t *shape, const char *const *names, char *buf,
+                                 size_t cap)
+{
+    FDX_CHECK(buf && cap > 0, FDX_ERR_INVALID, "fdx_layout_emit_index: NULL argument");
+    fdx_sb b = FDX_SB_INIT;
+    fdx_status st = fdx_layout_emit_index_sb(l, shape, names, &b);
+    if (st == FDX_OK && b.len >= cap)
+        st = fdx_fail(FDX_ERR_INVALID, "index expression needs %zu bytes, buffer has %zu", b.len + 1, cap);
+    if (st == FDX_OK) memcpy(buf, fdx_sb_str(&b), b.len + 1);
+    fdx_sb_free(&b);
+    return st;
 }

@@ -315,6 +315,17 @@ void fdx_stencil_cuda_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 
 /* ---- CUDA: the smem and direct marches ------------------------------------------- */
 
+/* smem: the tile's halo of the plane at offset `off` (an expression): r
+   points left and right of the row (hl, hr), r rows below and above (yl, yh). */
+static void emit_halo_loads(fdx_cg_node *at, const gen *g, const char *off)
+{
+    fdx_cg_stmt(fdx_cg_if(at, "hasl"), "hl = %s", fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "u + il + %s", off)));
+    fdx_cg_stmt(fdx_cg_if(at, "hasr"), "hr = %s", fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "u + ir + %s", off)));
+    if (!g->ry) return;
+    fdx_stencil_vload(fdx_cg_if(at, "hasyl"), g, "yl", "", "u", fdx_cg_fmt(g->cg, "iyl + %s", off), FDX_CG_LDG);
+    fdx_stencil_vload(fdx_cg_if(at, "hasyh"), g, "yh", "", "u", fdx_cg_fmt(g->cg, "iyh + %s", off), FDX_CG_LDG);
+}
+
 /* One plane of the march at plane `kv`: take the column's new top from
    buffer `buf` (loaded `dist` planes ago), fill the tile, issue the loads
    for later planes, compute and store, shift the column. */
@@ -350,14 +361,7 @@ static void emit_step(fdx_cg_node *at, const gen *g, const char *kv, const char 
     fdx_cg_stmt(next, "(void)o1");
     if (wave) fdx_stencil_vload(fdx_cg_if(next, "col"), g, "pun", "", "up", "base + o1", FDX_CG_STREAM);
     if (coef) fdx_stencil_vload(fdx_cg_if(next, "col"), g, "pcn", "", "cf", "base + o1", FDX_CG_STREAM);
-    if (smem) {
-        fdx_cg_stmt(fdx_cg_if(next, "hasl"), "hl = %s", fdx_cg_ld(g->cg, FDX_CG_LDG, "u + il + o1"));
-        fdx_cg_stmt(fdx_cg_if(next, "hasr"), "hr = %s", fdx_cg_ld(g->cg, FDX_CG_LDG, "u + ir + o1"));
-        if (g->ry) {
-            fdx_stencil_vload(fdx_cg_if(next, "hasyl"), g, "yl", "", "u", "iyl + o1", FDX_CG_LDG);
-            fdx_stencil_vload(fdx_cg_if(next, "hasyh"), g, "yh", "", "u", "iyh + o1", FDX_CG_LDG);
-        }
-    }
+    if (smem) emit_halo_loads(next, g, "o1");
     /* Compute and store the interior lanes of this plane. */
     fdx_cg_node *rowin = fdx_cg_if(at, "rowin");
     fdx_cg_stmt(rowin, "const long long q = base + %s * sm", kv);
@@ -412,14 +416,7 @@ static void emit_cuda(fdx_cg_node *at, const gen *g)
     fdx_stencil_vload(col, g, "n", "", "u", fdx_cg_fmt(g->cg, "base + (k0 + %d) * sm", rm), FDX_CG_LDG);
     if (wave) fdx_stencil_vload(col, g, "pun", "", "up", "base + k0 * sm", FDX_CG_STREAM);
     if (coef) fdx_stencil_vload(col, g, "pcn", "", "cf", "base + k0 * sm", FDX_CG_STREAM);
-    if (smem) {
-        fdx_cg_stmt(fdx_cg_if(k, "hasl"), "hl = %s", fdx_cg_ld(g->cg, FDX_CG_LDG, "u + il + k0 * sm"));
-        fdx_cg_stmt(fdx_cg_if(k, "hasr"), "hr = %s", fdx_cg_ld(g->cg, FDX_CG_LDG, "u + ir + k0 * sm"));
-        if (g->ry) {
-            fdx_stencil_vload(fdx_cg_if(k, "hasyl"), g, "yl", "", "u", "iyl + k0 * sm", FDX_CG_LDG);
-            fdx_stencil_vload(fdx_cg_if(k, "hasyh"), g, "yh", "", "u", "iyh + k0 * sm", FDX_CG_LDG);
-        }
-    }
+    if (smem) emit_halo_loads(k, g, "k0 * sm");
     if (c->pd == 2) {
         /* Two planes in flight per thread: the loop is unrolled by two with
            alternating buffers, so no register move waits on a pending load. */
