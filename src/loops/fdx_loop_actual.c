@@ -46,26 +46,30 @@ static fdx_status device_io(fdx_array *a, void *host, int put)
     const fdx_backend *be = fdx_ctx_ops(a->ctx);
     size_t bytes = fdx_array_bytes(a);
     int64_t lo[FDX_MAX_RANK] = {0};
-    FDX_TRY(be->stream_sync(fdx_ctx_stream(a->ctx, NULL))); /* the caller's work on the context's stream first */
+    /* Everything on the context's stream (a caller's non-blocking stream
+       does not order with the legacy default stream), after the caller's
+       work already queued there. */
+    void *stream = fdx_ctx_stream(a->ctx, NULL);
+    FDX_TRY(be->stream_sync(stream));
     if (on_cpu(a)) {
-        if (put) return fdx_layout_box_put(a->ctx, a->device, host, &a->layout, a->elem_size, a->rank, a->shape, lo, a->shape, NULL);
-        return fdx_layout_box_get(a->ctx, host, a->device, &a->layout, a->elem_size, a->rank, a->shape, lo, a->shape, NULL);
+        if (put) return fdx_layout_box_put(a->ctx, a->device, host, &a->layout, a->elem_size, a->rank, a->shape, lo, a->shape, stream);
+        return fdx_layout_box_get(a->ctx, host, a->device, &a->layout, a->elem_size, a->rank, a->shape, lo, a->shape, stream);
     }
     if (fdx_layout_is_identity(&a->layout)) {
-        FDX_TRY(be->copy(put ? a->device : host, put ? host : a->device, bytes, put ? FDX_COPY_H2D : FDX_COPY_D2H, NULL));
-        return be->stream_sync(NULL);
+        FDX_TRY(be->copy(put ? a->device : host, put ? host : a->device, bytes, put ? FDX_COPY_H2D : FDX_COPY_D2H, stream));
+        return be->stream_sync(stream);
     }
     void *tmp = NULL;
     FDX_TRY(be->alloc(bytes, &tmp));
     fdx_status st;
     if (put) {
-        FDX_TRY_GOTO(st, be->copy(tmp, host, bytes, FDX_COPY_H2D, NULL), done);
-        FDX_TRY_GOTO(st, fdx_layout_box_put(a->ctx, a->device, tmp, &a->layout, a->elem_size, a->rank, a->shape, lo, a->shape, NULL), done);
+        FDX_TRY_GOTO(st, be->copy(tmp, host, bytes, FDX_COPY_H2D, stream), done);
+        FDX_TRY_GOTO(st, fdx_layout_box_put(a->ctx, a->device, tmp, &a->layout, a->elem_size, a->rank, a->shape, lo, a->shape, stream), done);
     } else {
-        FDX_TRY_GOTO(st, fdx_layout_box_get(a->ctx, tmp, a->device, &a->layout, a->elem_size, a->rank, a->shape, lo, a->shape, NULL), done);
-        FDX_TRY_GOTO(st, be->copy(host, tmp, bytes, FDX_COPY_D2H, NULL), done);
+        FDX_TRY_GOTO(st, fdx_layout_box_get(a->ctx, tmp, a->device, &a->layout, a->elem_size, a->rank, a->shape, lo, a->shape, stream), done);
+        FDX_TRY_GOTO(st, be->copy(host, tmp, bytes, FDX_COPY_D2H, stream), done);
     }
-    st = be->stream_sync(NULL);
+    st = be->stream_sync(stream);
 done:
     be->free(tmp);
     return st;

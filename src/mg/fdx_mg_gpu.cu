@@ -1,7 +1,9 @@
 /* fdx_mg_gpu: the multigrid kernels on CUDA: one thread a point (a colour
    point for Gauss-Seidel, a coarse point for restriction and injection),
    rows x blocks along x, grid.y rows, grid.z planes; reductions by block
-   then atomicAdd into one device double. */
+   into one slot a block, then summed in a fixed order by one block, so a
+   sum (a residual norm, a CG dot product, a mean) is the same bit for bit
+   in every run, replayed graph or plain launches alike. */
 #include "mg/fdx_mg_gpu.h"
 
 #include <cuda_runtime.h>
@@ -24,7 +26,8 @@ static dim3 grid_of(const mg_geom &g, long long nx)
     return dim3((unsigned)((nx + MG_T - 1) / MG_T), (unsigned)(g.hi[1] - g.lo[1]), (unsigned)(g.hi[2] - g.lo[2]));
 }
 
-/* Block sum of v into *sum (every thread of the block calls it). */
+/* Block sum of v into sum[1 + the block's linear index] (every thread of
+   the block calls it); sum_finish_kernel adds the slots into sum[0]. */
 __device__ void block_add(double v, double *sum)
 {
     __shared__ double part[MG_T / 32];
@@ -34,8 +37,31 @@ __device__ void block_add(double v, double *sum)
     if (threadIdx.x == 0) {
         double s = 0;
         for (int w = 0; w < MG_T / 32; w++) s += part[w];
-        atomicAdd(sum, s);
+        sum[1 + blockIdx.x + (long long)gridDim.x * (blockIdx.y + (long long)gridDim.y * blockIdx.z)] = s;
     }
+}
+
+#define MG_FINISH_T 256
+/* sum[0] = sum[1] + ... + sum[nb], in an order fixed by nb alone. */
+__global__ void sum_finish_kernel(double *sum, long long nb)
+{
+    __shared__ double part[MG_FINISH_T];
+    double v = 0;
+    for (long long b = threadIdx.x; b < nb; b += MG_FINISH_T) v += sum[1 + b];
+    part[threadIdx.x] = v;
+    __syncthreads();
+    for (int w = MG_FINISH_T / 2; w > 0; w >>= 1) {
+        if (threadIdx.x < w) part[threadIdx.x] += part[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) sum[0] = part[0];
+}
+
+/* The sum's slots after a kernel launched on grid d. */
+static int finish(dim3 d, double *sum)
+{
+    if (sum) sum_finish_kernel<<<1, MG_FINISH_T, 0, mg_stream>>>(sum, (long long)d.x * d.y * d.z);
+    return (int)cudaPeekAtLastError();
 }
 
 /* The point of this thread; 0 when outside the unknowns. */
@@ -276,20 +302,23 @@ void mg_gpu_set_stream(void *stream) { mg_stream = (cudaStream_t)stream; }
 
 int mg_gpu_residual(mg_geom g, const double *u, const double *f, double *r, double *sum)
 {
-    residual_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, u, f, r, sum);
-    return done();
+    dim3 d = grid_of(g, g.hi[0] - g.lo[0]);
+    residual_kernel<<<d, MG_T, 0, mg_stream>>>(g, u, f, r, sum);
+    return done() ? done() : finish(d, sum);
 }
 
 int mg_gpu_residual4(mg_geom g, const double *u, const double *f, double *r, double *sum)
 {
-    residual4_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, u, f, r, sum);
-    return done();
+    dim3 d = grid_of(g, g.hi[0] - g.lo[0]);
+    residual4_kernel<<<d, MG_T, 0, mg_stream>>>(g, u, f, r, sum);
+    return done() ? done() : finish(d, sum);
 }
 
 int mg_gpu_apply(mg_geom g, const double *p, double *q, double *sum)
 {
-    apply_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, p, q, sum);
-    return done();
+    dim3 d = grid_of(g, g.hi[0] - g.lo[0]);
+    apply_kernel<<<d, MG_T, 0, mg_stream>>>(g, p, q, sum);
+    return done() ? done() : finish(d, sum);
 }
 
 int mg_gpu_jacobi(mg_geom g, const double *u, const double *f, double *out, double omega)
@@ -347,8 +376,9 @@ int mg_gpu_fill(long long n, double *a, double v)
 
 int mg_gpu_dot(mg_geom g, const double *a, const double *b, double *sum)
 {
-    dot_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, a, b, sum);
-    return done();
+    dim3 d = grid_of(g, g.hi[0] - g.lo[0]);
+    dot_kernel<<<d, MG_T, 0, mg_stream>>>(g, a, b, sum);
+    return done() ? done() : finish(d, sum);
 }
 
 int mg_gpu_shift(mg_geom g, double *a, double v)
@@ -359,8 +389,9 @@ int mg_gpu_shift(mg_geom g, double *a, double v)
 
 int mg_gpu_cg_update(mg_geom g, double *x, const double *p, double *r, const double *q, double alpha, double *sum)
 {
-    cg_update_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, x, p, r, q, alpha, sum);
-    return done();
+    dim3 d = grid_of(g, g.hi[0] - g.lo[0]);
+    cg_update_kernel<<<d, MG_T, 0, mg_stream>>>(g, x, p, r, q, alpha, sum);
+    return done() ? done() : finish(d, sum);
 }
 
 int mg_gpu_cg_direction(mg_geom g, double *p, const double *z, double beta)

@@ -74,7 +74,9 @@ static fdx_status level_init(fdx_solver *s, mg_level *L, const int64_t *n, const
         !(L->t = alloc_field(s, L->count, &st)))
         return st;
     if (s->smoother == FDX_SMOOTH_CHEBY && !(L->d = alloc_field(s, L->count, &st))) return st;
-    if (s->gpu && !(L->dsum = alloc_field(s, 1, &st))) return st;
+    /* The sum and one slot a block of the widest launch (fdx_mg_gpu.cu:
+       128 points of a row a block, one row a block on y and z). */
+    if (s->gpu && !(L->dsum = alloc_field(s, 1 + (L->m[0] / 128 + 1) * L->m[1] * L->m[2], &st))) return st;
     return FDX_OK;
 }
 
