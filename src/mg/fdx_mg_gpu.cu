@@ -264,9 +264,12 @@ __global__ void cg_direction_kernel(mg_geom g, double *p, const double *z, doubl
     if (point(g, &i)) p[i] = z[i] + beta * p[i];
 }
 
-__global__ void coarse_kernel(int nu, const double *A, const int64_t *map, const double *t, double *u)
+/* A holds the nu x nu factor, then nu doubles of scratch for the solution
+   (the coarsest level of periodic or Neumann grids can have more than a
+   few dozen unknowns). */
+__global__ void coarse_kernel(int nu, double *A, const int64_t *map, const double *t, double *u)
 {
-    double x[64];
+    double *x = A + (long long)nu * nu;
     for (int i = 0; i < nu; i++) {
         double v = t[map[i]];
         for (int k = 0; k < i; k++) v -= A[i * nu + k] * x[k];
@@ -400,9 +403,8 @@ int mg_gpu_cg_direction(mg_geom g, double *p, const double *z, double beta)
     return done();
 }
 
-int mg_gpu_coarse(int nu, const double *chol, const int64_t *map, const double *t, double *u)
+int mg_gpu_coarse(int nu, double *chol, const int64_t *map, const double *t, double *u)
 {
-    if (nu > 64) return (int)cudaErrorInvalidValue;
     coarse_kernel<<<1, 1, 0, mg_stream>>>(nu, chol, map, t, u);
     return done();
 }

@@ -48,7 +48,7 @@ int mg_gpu_shift(mg_geom g, double *a, double v);
 int mg_gpu_cg_update(mg_geom g, double *x, const double *p, double *r, const double *q, double alpha, double *sum);
 int mg_gpu_cg_direction(mg_geom g, double *p, const double *z, double beta);
 /* u[map[i]] += (L L^T)^-1 t[map] (nu <= 64: one thread). */
-int mg_gpu_coarse(int nu, const double *chol, const int64_t *map, const double *t, double *u);
+int mg_gpu_coarse(int nu, double *chol, const int64_t *map, const double *t, double *u);
 /* Caller's grid (nx, ny) <-> stored: stored = user + off, over the box lo..hi of user indices. */
 int mg_gpu_copy_user(mg_geom g, const long long *off, const long long *lo, const long long *hi, long long nx,
                      long long ny, const double *src, double *dst, int to_user);

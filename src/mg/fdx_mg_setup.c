@@ -313,7 +313,8 @@ fdx_status mg_coarse_factor(fdx_solver *s)
         }
     }
     if (s->gpu) {
-        FDX_TRY(mg_cuda_alloc((size_t)(nu * nu) * sizeof(double), (void **)&s->d_chol));
+        /* the factor, then the solve's scratch (fdx_mg_gpu.cu coarse_kernel) */
+        FDX_TRY(mg_cuda_alloc((size_t)(nu * nu + nu) * sizeof(double), (void **)&s->d_chol));
         FDX_TRY(mg_cuda_alloc((size_t)nu * sizeof(int64_t), (void **)&s->d_chol_map));
         FDX_TRY(mg_cuda_upload(s->d_chol, A, (size_t)(nu * nu) * sizeof(double)));
         FDX_TRY(mg_cuda_upload(s->d_chol_map, s->chol_map, (size_t)nu * sizeof(int64_t)));
