@@ -31,8 +31,8 @@ expect_usage "given twice"       laplacian --size 8x8 --size 9x9
 expect_usage "given twice"       info --quick --quick
 expect_usage "not an integer"    laplacian --reps ' 5'
 expect_usage "not an integer"    stencil --order +4
-expect_usage "overflows"         transform --shape 4294967296x4294967296
-expect_usage "10001 characters"  transform --shape "$(printf '3x%.0s' $(seq 5000))3"
+expect_usage "overflows"         transform --size 4294967296x4294967296
+expect_usage "10001 characters"  transform --size "$(printf '3x%.0s' $(seq 5000))3"
 expect_usage "unknown flag"      heat $'--a\nb'
 expect_usage "unknown command"   $'heat\n'
 expect_usage "selects no case"   bench transform --only ''
