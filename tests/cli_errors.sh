@@ -41,6 +41,23 @@ expect_usage "no effect"         bench stencil --list --cases x
 expect_usage "CUDA backend only" dist heat --graph on --backend cpu --size 16x16 --steps 1 --reps 1
 expect_usage "GiB"               dist heat --size 100000x100000 --backend cpu
 
+# Issue 18: one command line.  --size is NXxNY[xNZ] everywhere (a bare N is
+# no cube), --steps is the one iteration flag (old names refused with the new
+# one), a flag with no effect in the chosen mode is an error.
+expect_usage "write NXxNYxNZ"    sor --size 8
+expect_usage "cube"              sor --size 8x8x9
+expect_usage "write NXxNYxNZ"    aos --size 8x8
+expect_usage "write NXxNY)"      dist heat --dims 2 --size 16x16x16
+expect_usage "now called '--steps'" sor --sweeps 3
+expect_usage "now called '--steps'" aos --iters 3
+expect_usage "now called '--steps'" lu --iterations 3
+expect_usage "now called '--size'"  transform --shape 4x4
+expect_usage "no effect"         sor --compare-cpu --backend cpu --size 8x8x8 --steps 1 --reps 1
+expect_usage "no effect"         lu --autotfm off --autotfm-scope sweeps
+expect_usage "no effect"         lu --autotfm off --compare-autotfm
+expect_usage "no effect"         heat --scale 2 --size 24x16 --steps 1
+expect_usage "no effect"         heat --overwrite --size 24x16 --steps 1
+expect_usage "does not fit"      heat --size 16x16 --text abc --steps 1
 left=$(ls -A | wc -l)
 checks=$((checks + 1))
 [ "$left" -eq 0 ] || { echo "FAIL: files left behind: $(ls -A)"; fails=$((fails + 1)); }

@@ -242,6 +242,12 @@ const char *fdx_sim_config_get(const fdx_sim_config *c, const char *key)
     return i >= 0 ? c->value[i] : NULL;
 }
 
+int fdx_sim_config_is_default(const fdx_sim_config *c, const char *key)
+{
+    int i = c && key ? find_key(c, key) : -1;
+    return i >= 0 && strcmp(c->value[i], KEYS[i].def[c->kind]) == 0;
+}
+
 typedef struct ini_ctx {
     fdx_sim_config *c;
     const char *what;

@@ -121,6 +121,13 @@ int cmd_lu(int argc, char **argv)
         rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
+    /* A flag with no effect is an error (issue 18): without autotfm there is
+       nothing to scope, and the run to compare with is the run itself. */
+    const char *autotfm = fdx_options_get(opts, "autotfm");
+    if (autotfm && strcmp(autotfm, "off") == 0 && (strcmp(scope_s, "all") != 0 || compare)) {
+        rc = cli_usage_error(CMD, "--%s has no effect with --autotfm off", compare ? "compare-autotfm" : "autotfm-scope");
+        goto done;
+    }
     int dist = gpus > 1 || getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK");
     if (dist && compare) {
         rc = cli_usage_error(CMD, "--compare-autotfm needs one unit (--gpus 1, no mpirun): distributed blocks keep the plain layout");

@@ -213,6 +213,10 @@ int cmd_sor(int argc, char **argv)
         goto done;
     }
     if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) goto fail;
+    if (cpu && fdx_ctx_backend(ctx) == FDX_BACKEND_CPU) { /* a flag with no effect is an error (issue 18) */
+        rc = cli_usage_error(CMD, "--compare-cpu has no effect: this run is on the CPU backend already");
+        goto done;
+    }
     fdx_time_stats t_on, t_off, t_cpu = {0};
     FDX_TRY_GOTO(st, sor_variant_make(ctx, &p, (int)sweeps, omega, 1, &on), fail);
     FDX_TRY_GOTO(st, sor_variant_make(ctx, &p, (int)sweeps, omega, 0, &off), fail);
