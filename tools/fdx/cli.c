@@ -99,7 +99,7 @@ static int seen_before(const char **seen, int n, const char *name)
 static const char *renamed_to(const char *name, const cli_flag *flags)
 {
     static const char *const renamed[][2] = {
-        {"sweeps", "steps"}, {"iters", "steps"}, {"iterations", "steps"}, {"shape", "size"}};
+        {"sweeps", "steps"}, {"iters", "steps"}, {"iterations", "steps"}, {"max-cycles", "steps"}, {"shape", "size"}};
     for (size_t r = 0; r < sizeof renamed / sizeof renamed[0]; r++) {
         if (strcmp(name, renamed[r][0]) != 0) continue;
         for (const cli_flag *f = flags; f && f->name; f++)
