@@ -58,6 +58,20 @@ expect_usage "no effect"         lu --autotfm off --compare-autotfm
 expect_usage "no effect"         heat --scale 2 --size 24x16 --steps 1
 expect_usage "no effect"         heat --overwrite --size 24x16 --steps 1
 expect_usage "does not fit"      heat --size 16x16 --text abc --steps 1
+# --backend cuda without a usable device (this machine, or a build without
+# CUDA): exit 3, one line, the reason said once with what to do.  Where a GPU
+# works the run succeeds and there is nothing to check.
+for cmd in "laplacian --size 8x8 --reps 1" "heat --size 24x16 --steps 1 --progress off" "sor --size 8x8x8 --steps 1 --reps 1"; do
+  "$fdx" $cmd --backend cuda >out.txt 2>err.txt; rc=$?
+  if [ $rc -ne 0 ]; then
+    checks=$((checks + 1))
+    if [ $rc -ne 3 ] || [ "$(wc -l <err.txt)" -ne 1 ] || [ "$(grep -o 'backend cuda requested' err.txt | wc -l)" -ne 1 ] ||
+       ! grep -q -- "--backend cpu\|driver\|device" err.txt; then
+      echo "FAIL: fdx $cmd --backend cuda -> exit $rc:"; cat err.txt; fails=$((fails + 1))
+    fi
+  fi
+  rm -f out.txt err.txt
+done
 left=$(ls -A | wc -l)
 checks=$((checks + 1))
 [ "$left" -eq 0 ] || { echo "FAIL: files left behind: $(ls -A)"; fails=$((fails + 1)); }
