@@ -251,6 +251,7 @@ int fdx_sim_config_is_default(const fdx_sim_config *c, const char *key)
 typedef struct ini_ctx {
     fdx_sim_config *c;
     const char *what;
+    unsigned char seen[NKEYS]; /* a key given twice is refused, as a flag given twice */
 } ini_ctx;
 
 static fdx_status on_pair(void *user, const char *section, const char *key, const char *value, int line)
@@ -259,6 +260,9 @@ static fdx_status on_pair(void *user, const char *section, const char *key, cons
     if (section[0] && strcmp(section, fdx_sim_kind_name(x->c->kind)) != 0)
         return fdx_fail(FDX_ERR_INVALID, "%s:%d: section [%s] is not [%s]", x->what, line, section,
                         fdx_sim_kind_name(x->c->kind));
+    int i = find_key(x->c, key);
+    if (i >= 0 && x->seen[i]++)
+        return fdx_fail(FDX_ERR_INVALID, "%s:%d: key '%s' is given twice", x->what, line, KEYS[i].name);
     if (fdx_sim_config_set(x->c, key, value) != FDX_OK) {
         char why[600];
         snprintf(why, sizeof why, "%s", fdx_last_error());
@@ -273,7 +277,7 @@ fdx_status fdx_sim_config_parse(fdx_sim_config *c, const char *text, size_t size
               c ? "the text" : "the config");
     if (!what) what = "config";
     if (!text) text = "";
-    ini_ctx x = {c, what};
+    ini_ctx x = {c, what, {0}};
     return fdx_ini_parse(text, size, what, on_pair, &x);
 }
 
