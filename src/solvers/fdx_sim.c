@@ -115,7 +115,7 @@ static fdx_status setup_wave(fdx_sim *s, double *c)
     FDX_TRY(fdx_sim_check_numbers(s));
     s->sponge = (int)ival(s, "sponge");
     /* The default sponge fits every allowed size (issue 18): on an axis of
-       41 points or fewer it is a quarter of that axis. */
+       40 points or fewer it is a quarter of that axis. */
     for (int d = 0; d < s->rank && fdx_sim_config_is_default(s->cfg, "sponge"); d++)
         if (2 * s->sponge >= s->n[d]) s->sponge = (int)(s->n[d] / 4);
     for (int d = 0; d < s->rank; d++)
