@@ -46,6 +46,7 @@ expect_usage "GiB"               dist heat --size 100000x100000 --backend cpu
 # one), a flag with no effect in the chosen mode is an error.
 expect_usage "write NXxNYxNZ"    sor --size 8
 expect_usage "cube"              sor --size 8x8x9
+expect_usage "write NXxNY)"      demo --size 40x20x10
 expect_usage "write NXxNYxNZ"    aos --size 8x8
 expect_usage "write NXxNY)"      dist heat --dims 2 --size 16x16x16
 expect_usage "now called '--steps'" sor --sweeps 3
