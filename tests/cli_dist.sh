@@ -25,7 +25,7 @@ usage wave --order 7
 usage wave --overlap maybe
 usage wave --graph maybe
 usage wave --dims 4
-usage heat --size 10x10x10
+usage heat --dims 2 --size 10x10x10  # --dims and --size disagree (without --dims, --size decides)
 usage wave --gpus 0
 usage wave --precision int32
 

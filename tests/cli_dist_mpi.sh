@@ -62,10 +62,10 @@ sim_check() { # "np:gpus ..." kind args...
 # and has the digest of one process.
 sor_check() { # "np:gpus ..."
     local want got combo np gpus out
-    want=$("$FDX" sor --size 17 --sweeps 3 --reps 1 --gpus 1 --json | digest)
+    want=$("$FDX" sor --size 17x17x17 --steps 3 --reps 1 --gpus 1 --json | digest)
     for combo in $1; do
         np=${combo%:*} gpus=${combo#*:}
-        out=$("${MPIRUN[@]}" -np $np "$FDX" sor --size 17 --sweeps 3 --reps 1 --gpus $gpus --json 2>&1)
+        out=$("${MPIRUN[@]}" -np $np "$FDX" sor --size 17x17x17 --steps 3 --reps 1 --gpus $gpus --json 2>&1)
         got=$(digest <<<"$out")
         if [ -z "$want" ] || [ "$got" != "$want" ] || ! grep -q '"max_diff_one_unit": 0' <<<"$out" ||
            ! grep -q "\"ranks\": $np" <<<"$out"; then
@@ -76,8 +76,8 @@ sor_check() { # "np:gpus ..."
 }
 sor_check "2:1 2:2"
 # fdx aos --gpus K under mpirun: verified, the digest of one process.
-aos_want=$("$FDX" aos --size 9x7x8 --iters 2 --reps 1 --gpus 1 --json | digest)
-aos_out=$("${MPIRUN[@]}" -np 2 "$FDX" aos --size 9x7x8 --iters 2 --reps 1 --gpus 2 --json 2>&1)
+aos_want=$("$FDX" aos --size 9x7x8 --steps 2 --reps 1 --gpus 1 --json | digest)
+aos_out=$("${MPIRUN[@]}" -np 2 "$FDX" aos --size 9x7x8 --steps 2 --reps 1 --gpus 2 --json 2>&1)
 if [ -z "$aos_want" ] || [ "$(digest <<<"$aos_out")" != "$aos_want" ] || ! grep -q '"verified": true' <<<"$aos_out"; then
     echo "FAIL: -np 2 aos --gpus 2: $aos_out (one unit $aos_want)"
     fail=1

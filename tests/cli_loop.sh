@@ -5,26 +5,26 @@ fdx=$(realpath "$1")
 fails=0 n=0
 check() { n=$((n + 1)); if ! eval "$1"; then echo "FAIL: $2"; fails=$((fails + 1)); fi; }
 
-json=$("$fdx" sor --backend cpu --size 20 --sweeps 120 --reps 1 --json); rc=$?
+json=$("$fdx" sor --backend cpu --size 20x20x20 --steps 120 --reps 1 --json); rc=$?
 check '[ $rc -eq 0 ]' "sor exit $rc: $json"
 for field in '"case": "sor"' '"time_autotfm_ms"' '"time_no_autotfm_ms"' '"speedup_autotfm"' '"verified": true' '"copy_gbps"'; do
   check 'grep -q "$field" <<<"$json"' "sor record has $field: $json"
 done
 check 'python3 -c "import json,sys; r=json.loads(sys.argv[1]); assert r[\"max_error_vs_exact\"] < 1e-10, r" "$json"' "sor converges to u*: $json"
 
-json=$("$fdx" aos --backend cpu --size 12x10x8 --iters 3 --reps 1 --json); rc=$?
+json=$("$fdx" aos --backend cpu --size 12x10x8 --steps 3 --reps 1 --json); rc=$?
 check '[ $rc -eq 0 ]' "aos exit $rc: $json"
 for field in '"case": "aos"' '"shape": \[5, 12, 10, 8\]' '"speedup_autotfm"' '"verified": true'; do
   check 'grep -q "$field" <<<"$json"' "aos record has $field: $json"
 done
-out=$("$fdx" aos --backend cpu --size 12x10x8 --iters 2 --reps 1); check '[ $? -eq 0 ]' "aos table"
+out=$("$fdx" aos --backend cpu --size 12x10x8 --steps 2 --reps 1); check '[ $? -eq 0 ]' "aos table"
 check 'grep -q "autotfm off" <<<"$out"' "table has both times: $out"
 
 # fdx sor --gpus K: the distributed ACROSS loop on K CPU units is bit for bit
 # the one-unit loop (max_diff 0), with the same digest for every K.
 digest1=
 for k in 1 2 3; do
-  json=$("$fdx" sor --backend cpu --size 18 --sweeps 4 --reps 1 --gpus $k --json); rc=$?
+  json=$("$fdx" sor --backend cpu --size 18x18x18 --steps 4 --reps 1 --gpus $k --json); rc=$?
   check '[ $rc -eq 0 ]' "sor --gpus $k exit $rc: $json"
   for field in '"case": "sor_dist"' '"gpus": 0' "\"units\": $k" '"ranks": 1' '"shape": \[18, 18, 18\]' '"time_ms"' '"checksum"' '"digest"' '"max_diff_one_unit": 0' '"verified": true'; do
     check 'grep -q "$field" <<<"$json"' "sor --gpus $k record has $field: $json"
@@ -33,17 +33,17 @@ for k in 1 2 3; do
   [ -z "$digest1" ] && digest1=$d
   check '[ "$d" = "$digest1" ]' "sor --gpus $k digest $d, one unit $digest1"
 done
-out=$("$fdx" sor --backend cpu --size 18 --sweeps 3 --reps 1 --gpus 2); check '[ $? -eq 0 ]' "sor --gpus table"
+out=$("$fdx" sor --backend cpu --size 18x18x18 --steps 3 --reps 1 --gpus 2); check '[ $? -eq 0 ]' "sor --gpus table"
 check 'grep -q "max diff vs one unit 0" <<<"$out"' "sor --gpus table: $out"
 # under mpirun (as the launcher's variables say) without --gpus: refused
-err=$(OMPI_COMM_WORLD_SIZE=2 "$fdx" sor --backend cpu --size 18 2>&1 >/dev/null); rc=$?
+err=$(OMPI_COMM_WORLD_SIZE=2 "$fdx" sor --backend cpu --size 18x18x18 2>&1 >/dev/null); rc=$?
 check '[ $rc -eq 2 ] && grep -q -- "--gpus" <<<"$err"' "sor under mpirun without --gpus exits 2: $rc $err"
 
 # fdx aos --gpus K: the AOS loop on a distributed (5,X,Y,Z) array, verified
 # point by point, the same digest for every K.
 adig=
 for k in 1 2 3; do
-  json=$("$fdx" aos --backend cpu --size 12x10x8 --iters 3 --reps 1 --gpus $k --json); rc=$?
+  json=$("$fdx" aos --backend cpu --size 12x10x8 --steps 3 --reps 1 --gpus $k --json); rc=$?
   check '[ $rc -eq 0 ]' "aos --gpus $k exit $rc: $json"
   for field in '"case": "aos_dist"' '"shape": \[5, 12, 10, 8\]' "\"units\": $k" '"ranks": 1' '"checksum"' '"verified": true'; do
     check 'grep -q "$field" <<<"$json"' "aos --gpus $k record has $field: $json"
@@ -65,7 +65,7 @@ else
   check 'false' "examples/loops/dvmh_sor was not built next to fdx"
 fi
 
-for bad in "sor --gpus 0" "sor --gpus 2 --compare-cpu" "sor --size 3" "sor --omega 2.5" "sor --sweeps 0" "aos --size 0x4x4" "aos --iters x"; do
+for bad in "sor --gpus 0" "sor --gpus 2 --compare-cpu" "sor --size 3x3x3" "sor --omega 2.5" "sor --steps 0" "aos --size 0x4x4" "aos --steps x"; do
   err=$("$fdx" $bad 2>&1 >/dev/null); rc=$?
   check '[ $rc -eq 2 ]' "'fdx $bad' exits 2, not $rc"
   check 'grep -q "^fdx ${bad%% *}: error: " <<<"$err"' "'fdx $bad' error line: $err"

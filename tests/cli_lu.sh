@@ -19,7 +19,7 @@ for field in '"case": "lu"' '"class": "S"' '"backend": "cpu"' '"gpus": 0' '"time
 done
 check 'python3 -c "import json,sys; r=json.loads(sys.argv[1]); assert r[\"time_s\"] > 0 and r[\"mops\"] > 0, r" "$json"' "record parses, positive time: $json"
 
-out=$("$fdx" lu --class S --backend cpu --iterations 3 2>err.txt); rc=$?
+out=$("$fdx" lu --class S --backend cpu --steps 3 2>err.txt); rc=$?
 check '[ $rc -eq 1 ]' "3 iterations of class S must fail verification, exit $rc"
 check 'grep -q "UNSUCCESSFUL" <<<"$out"' "report says UNSUCCESSFUL: $out"
 check 'grep -q "^fdx lu: error: VERIFICATION UNSUCCESSFUL" err.txt' "one error line: $(cat err.txt)"
@@ -40,7 +40,7 @@ expect_usage "class" lu --class D
 expect_usage "class" lu --class SS
 expect_usage "gpus" lu --class S --gpus 11
 expect_usage "compare-autotfm" lu --class S --gpus 2 --compare-autotfm
-expect_usage "iterations" lu --iterations 0
+expect_usage "steps" lu --steps 0
 expect_usage "unknown" lu --bogus
 echo "cli_lu: $((checks - fails)) passed, $fails failed"
 [ $fails -eq 0 ]

@@ -33,7 +33,7 @@ done
 "$fdx" mg --backend cpu --size 65x65 --plot res.png >/dev/null; rc=$?
 check '[ $rc -eq 0 ] && [ "$(head -c 8 res.png | od -An -tx1 | tr -d " ")" = "89504e470d0a1a0a" ]' "plot is a PNG (exit $rc)"
 
-"$fdx" mg --backend cpu --size 33x33x33 --max-cycles 2 >out.txt 2>err.txt; rc=$?
+"$fdx" mg --backend cpu --size 33x33x33 --steps 2 >out.txt 2>err.txt; rc=$?
 check '[ $rc -eq 1 ]' "2 cycles cannot reach 1e-10: exit $rc"
 check 'grep -q "not reached" err.txt' "says the tolerance was not reached: $(cat err.txt)"
 
@@ -41,7 +41,8 @@ expect_usage "cycle" mg --cycle x
 expect_usage "smoother" mg --smoother sor
 expect_usage "size" mg --size 2x9
 expect_usage "tol" mg --tol 2
-expect_usage "max-cycles" mg --max-cycles 0
+expect_usage "steps" mg --steps 0
+expect_usage "now called '--steps'" mg --max-cycles 3
 expect_usage "boundary" mg --bc robin
 expect_usage "both 0" mg --pre 0 --post 0
 expect_usage "order" mg --order 3

@@ -133,4 +133,10 @@ bad 2 poisson --tol x
 # An output directory that cannot be created: a bad --output, exit 2.
 "$fdx" heat --steps 5 --output /proc/fdx-no --progress off > /dev/null 2> "$tmp/e"
 [ $? -eq 2 ] || err "unwritable output: $(cat "$tmp/e")"
+# Issue 18: the default initial condition, sponge and text fit every allowed
+# size (the smallest grids for each order: 6 points at order 2, 18 at order 8).
+for args in "heat --size 6x6" "heat --size 16x16" "heat --size 6x6x6" "wave --size 18x18" "wave --size 18x18x18" \
+            "wave --size 32x32" "poisson --size 6x6"; do
+    "$fdx" $args --steps 2 --progress off > /dev/null 2> "$tmp/e" || err "default init on $args: $(cat "$tmp/e")"
+done
 exit $fail

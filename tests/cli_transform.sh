@@ -5,28 +5,28 @@
 . "$(dirname "$0")/lib_cli.sh" "$1"
 
 expect_usage "required"          transform --perm 1,0
-expect_usage "twice"             transform --shape 4x5x6 --perm 0,0,1
-expect_usage "out of range"      transform --shape 4x5x6 --perm 0,1,3
-expect_usage "has 2 axes"        transform --shape 4x5x6 --perm 1,0
-expect_usage "element size\|--elem" transform --shape 4x5 --elem 3
-expect_usage "--elem"            transform --shape 4x5 --elem 32
-expect_usage "diagonal"          transform --shape 4x5 --diag sideways
-expect_usage "rank >= 2"         transform --shape 40 --diag main
-expect_usage "--shape"           transform --shape 4x0x5
-expect_usage "more than 6"       transform --shape 2x2x2x2x2x2x2
-expect_usage "expected ','"      transform --shape 4x5 --perm 1:0
-expect_usage "undiag"            transform --shape 4x5 --undiag
-expect_usage "unknown flag"      transform --shape 4x5 --frob
+expect_usage "twice"             transform --size 4x5x6 --perm 0,0,1
+expect_usage "out of range"      transform --size 4x5x6 --perm 0,1,3
+expect_usage "has 2 axes"        transform --size 4x5x6 --perm 1,0
+expect_usage "element size\|--elem" transform --size 4x5 --elem 3
+expect_usage "--elem"            transform --size 4x5 --elem 32
+expect_usage "diagonal"          transform --size 4x5 --diag sideways
+expect_usage "rank >= 2"         transform --size 40 --diag main
+expect_usage "--size"           transform --size 4x0x5
+expect_usage "more than 6"       transform --size 2x2x2x2x2x2x2
+expect_usage "expected ','"      transform --size 4x5 --perm 1:0
+expect_usage "undiag"            transform --size 4x5 --undiag
+expect_usage "unknown flag"      transform --size 4x5 --frob
 expect_usage "count"             bench transform --count -1
 expect_usage "unknown flag"      bench transform --frob
 
 checks=$((checks + 1))
-if ! "$fdx" transform --backend cpu --shape 5x31x17x3 --perm 1,2,3,0 --reps 3 --json >rec.json 2>err.txt ||
+if ! "$fdx" transform --backend cpu --size 5x31x17x3 --perm 1,2,3,0 --reps 3 --json >rec.json 2>err.txt ||
    ! grep -q '"verified": true' rec.json || ! grep -q '"ratio_to_copy"' rec.json || ! grep -q '"copy_gbps"' rec.json; then
   echo "FAIL: small CPU transform:"; cat rec.json err.txt; fails=$((fails + 1))
 fi
 checks=$((checks + 1))
-if ! "$fdx" transform --backend cpu --shape 37x23x4 --diag anti --undiag --elem 16 --reps 3 >table.txt 2>err.txt ||
+if ! "$fdx" transform --backend cpu --size 37x23x4 --diag anti --undiag --elem 16 --reps 3 >table.txt 2>err.txt ||
    ! grep -q "yes" table.txt; then
   echo "FAIL: small CPU undiag:"; cat table.txt err.txt; fails=$((fails + 1))
 fi

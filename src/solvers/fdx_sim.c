@@ -114,6 +114,10 @@ static fdx_status setup_wave(fdx_sim *s, double *c)
     s->amp = dval(s, "amplitude");
     FDX_TRY(fdx_sim_check_numbers(s));
     s->sponge = (int)ival(s, "sponge");
+    /* The default sponge fits every allowed size (issue 18): on an axis of
+       40 points or fewer it is a quarter of that axis. */
+    for (int d = 0; d < s->rank && fdx_sim_config_is_default(s->cfg, "sponge"); d++)
+        if (2 * s->sponge >= s->n[d]) s->sponge = (int)(s->n[d] / 4);
     for (int d = 0; d < s->rank; d++)
         FDX_CHECK(2 * s->sponge < s->n[d], FDX_ERR_INVALID, "sponge: %d cells on both sides leave nothing of axis %d (%lld points)",
                   s->sponge, d, (long long)s->n[d]);
@@ -174,6 +178,7 @@ static fdx_status no_idle_keys(const fdx_sim *s)
         /* key, the key it depends on, the value that uses it ("" : any but the default) */
         {"text", "init", "letters"},     {"input", "init", "file"}, {"model-file", "model", "file"},
         {"model-shape", "model", "file"}, {"overlap", "gpus", ""},
+        {"scale", "output", ""},          {"overwrite", "output", ""},
     };
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         const char *name, *metavar, *def, *help, *v = fdx_sim_config_get(s->cfg, rules[i][0]);

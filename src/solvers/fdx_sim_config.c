@@ -48,7 +48,7 @@ static const key_def KEYS[] = {
     {"kappa", H, K_REAL, "K", {"1", "", ""}, 0, 1e30, NULL, "diffusivity"},
     {"boundary", H, K_ENUM, "B", {"insulated", "", ""}, 0, 0, "insulated|fixed", "insulated (no flux) or fixed walls"},
     {"init", H, K_ENUM, "I", {"letters", "", ""}, 0, 0, "letters|gaussian|sine|random|file", "initial temperature"},
-    {"text", H, K_STR, "TEXT", {"fdx", "", ""}, 0, 0, NULL, "letters of init = letters"},
+    {"text", H, K_STR, "TEXT", {"fdx", "", ""}, 0, 0, NULL, "letters of init = letters (the default text: a Gaussian bump on grids too small for it)"},
     {"input", H, K_STR, "FILE", {"", "", ""}, 0, 0, NULL, "HDF5 initial field for init = file"},
     {"velocity", W, K_REAL, "C", {"", "1", ""}, 0, 1e30, NULL, "wave speed (the top of a model)"},
     {"model", W, K_ENUM, "M", {"", "constant", ""}, 0, 0, "constant|layered|gradient|file", "velocity model"},
@@ -58,7 +58,7 @@ static const key_def KEYS[] = {
     {"amplitude", W, K_REAL, "A", {"", "1", ""}, -1, 1e30, NULL, "source amplitude (0: no source)"},
     {"source", W, K_POINTS, "I,J[,K]", {"", "", ""}, 0, 0, NULL, "source grid point (default: centre)"},
     {"receivers", W, K_POINTS, "I,J[,K];...", {"", "", ""}, 0, 0, NULL, "receiver grid points (default: a line)"},
-    {"sponge", W, K_INT, "N", {"", "20", ""}, 0, 1e6, NULL, "absorbing layer width in cells (0: rigid walls)"},
+    {"sponge", W, K_INT, "N", {"", "20", ""}, 0, 1e6, NULL, "absorbing layer width in cells (0: rigid walls; by default a quarter of an axis of 40 points or fewer)"},
     {"gpus", H | W, K_INT, "K", {"0", "0", ""}, 0, 16, NULL,
      "run distributed over K units per process (GPUs; CPU units with --backend cpu), 0: one array"},
     {"overlap", H | W, K_ENUM, "on|off", {"on", "on", ""}, 0, 0, "on|off",
@@ -242,9 +242,16 @@ const char *fdx_sim_config_get(const fdx_sim_config *c, const char *key)
     return i >= 0 ? c->value[i] : NULL;
 }
 
+int fdx_sim_config_is_default(const fdx_sim_config *c, const char *key)
+{
+    int i = c && key ? find_key(c, key) : -1;
+    return i >= 0 && strcmp(c->value[i], KEYS[i].def[c->kind]) == 0;
+}
+
 typedef struct ini_ctx {
     fdx_sim_config *c;
     const char *what;
+    unsigned char seen[NKEYS]; /* a key given twice is refused, as a flag given twice */
 } ini_ctx;
 
 static fdx_status on_pair(void *user, const char *section, const char *key, const char *value, int line)
@@ -253,6 +260,9 @@ static fdx_status on_pair(void *user, const char *section, const char *key, cons
     if (section[0] && strcmp(section, fdx_sim_kind_name(x->c->kind)) != 0)
         return fdx_fail(FDX_ERR_INVALID, "%s:%d: section [%s] is not [%s]", x->what, line, section,
                         fdx_sim_kind_name(x->c->kind));
+    int i = find_key(x->c, key);
+    if (i >= 0 && x->seen[i]++)
+        return fdx_fail(FDX_ERR_INVALID, "%s:%d: key '%s' is given twice", x->what, line, KEYS[i].name);
     if (fdx_sim_config_set(x->c, key, value) != FDX_OK) {
         char why[600];
         snprintf(why, sizeof why, "%s", fdx_last_error());
@@ -267,7 +277,7 @@ fdx_status fdx_sim_config_parse(fdx_sim_config *c, const char *text, size_t size
               c ? "the text" : "the config");
     if (!what) what = "config";
     if (!text) text = "";
-    ini_ctx x = {c, what};
+    ini_ctx x = {c, what, {0}};
     return fdx_ini_parse(text, size, what, on_pair, &x);
 }
 

@@ -66,6 +66,8 @@ FDX_HIDDEN fdx_status fdx_sim_parse_shape(const char *key, const char *s, int *r
 FDX_HIDDEN fdx_status fdx_sim_parse_points(const char *key, const char *s, int max, int *n, int64_t (*pts)[3],
                                            int *dims);
 FDX_HIDDEN fdx_sim_kind fdx_sim_config_kind(const fdx_sim_config *c);
+/* 1 when key holds its default value for the config's kind. */
+FDX_HIDDEN int fdx_sim_config_is_default(const fdx_sim_config *c, const char *key);
 FDX_HIDDEN fdx_status fdx_sim_config_copy(const fdx_sim_config *c, fdx_sim_config **out);
 /* The first key a restart may not change whose value differs between the
    run's config and the checkpoint's (NULL: none), with both values. */

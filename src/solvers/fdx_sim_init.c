@@ -83,6 +83,23 @@ static uint64_t next_rand(uint64_t *x)
     return *x * 0x2545F4914F6CDD1DULL;
 }
 
+/* The letters' scale on this grid: the text takes at most 85% of x and 60% of y. */
+static int letters_scale(const char *text, int64_t nx, int64_t ny)
+{
+    int tw = fdx_font_text_width(text, 1), scale = (int)(0.85 * (double)nx / tw);
+    int sy = (int)(0.6 * (double)ny / fdx_font_height(1));
+    return sy < scale ? sy : scale;
+}
+
+/* The default initial condition fits every allowed size (issue 18): the
+   default text on a grid too small for it (below 20x12 for "fdx") becomes a
+   Gaussian bump.  A text the user chose that does not fit stays an error. */
+static int default_letters_fit(const fdx_sim *s)
+{
+    return !fdx_sim_config_is_default(s->cfg, "text") || s->n[0] > 65535 || s->n[1] > 65535 ||
+           letters_scale(fdx_sim_config_get(s->cfg, "text"), s->n[0], s->n[1]) >= 1;
+}
+
 fdx_status fdx_sim_init_heat(const fdx_sim *s, double *u)
 {
     const char *init = fdx_sim_config_get(s->cfg, "init");
@@ -92,13 +109,12 @@ fdx_status fdx_sim_init_heat(const fdx_sim *s, double *u)
         FDX_CHECK(in[0], FDX_ERR_INVALID, "init = file needs input = FILE (an HDF5 field)");
         return read_matching(s, "input", in, NULL, u);
     }
+    if (strcmp(init, "letters") == 0 && !default_letters_fit(s)) init = "gaussian";
     if (strcmp(init, "letters") == 0) {
         const char *text = fdx_sim_config_get(s->cfg, "text");
         FDX_CHECK(text[0], FDX_ERR_INVALID, "text: the text of init = letters is empty");
         FDX_CHECK(nx <= 65535 && ny <= 65535, FDX_ERR_INVALID, "init = letters needs at most 65535 points per axis");
-        int tw = fdx_font_text_width(text, 1), scale = (int)(0.85 * (double)nx / tw);
-        int sy = (int)(0.6 * (double)ny / fdx_font_height(1));
-        if (sy < scale) scale = sy;
+        int tw = fdx_font_text_width(text, 1), scale = letters_scale(text, nx, ny);
         FDX_CHECK(scale >= 1, FDX_ERR_INVALID, "text: '%s' does not fit a %lldx%lld grid (needs %dx%d points)", text,
                   (long long)nx, (long long)ny, tw, fdx_font_height(1));
         unsigned char *mask = malloc((size_t)nx * ny);

@@ -93,6 +93,21 @@ static int seen_before(const char **seen, int n, const char *name)
     return 0;
 }
 
+/* Flags renamed so that one name means one thing in every command (issue
+   18): the old name is refused with the new one, not kept as an alias, so a
+   script learns the name once.  Named only where the command has the new flag. */
+static const char *renamed_to(const char *name, const cli_flag *flags)
+{
+    static const char *const renamed[][2] = {
+        {"sweeps", "steps"}, {"iters", "steps"}, {"iterations", "steps"}, {"max-cycles", "steps"}, {"shape", "size"}};
+    for (size_t r = 0; r < sizeof renamed / sizeof renamed[0]; r++) {
+        if (strcmp(name, renamed[r][0]) != 0) continue;
+        for (const cli_flag *f = flags; f && f->name; f++)
+            if (strcmp(f->name, renamed[r][1]) == 0) return renamed[r][1];
+    }
+    return NULL;
+}
+
 int cli_parse(int argc, char **argv, const char *cmd, const char *usage, const cli_flag *flags,
               fdx_options *opts)
 {
@@ -123,7 +138,11 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *usage, const c
         const cli_flag *f = flags;
         while (f && f->name && strcmp(f->name, name) != 0) f++;
         int known = f && f->name;
-        if (!known && !is_global(name)) return cli_usage_error(cmd, "unknown flag '--%s'", name);
+        if (!known && !is_global(name)) {
+            const char *now = renamed_to(name, flags);
+            if (now) return cli_usage_error(cmd, "flag '--%s' is now called '--%s'", name, now);
+            return cli_usage_error(cmd, "unknown flag '--%s'", name);
+        }
         const char *value = eq ? eq + 1 : NULL;
         if (known && !f->metavar) {
             if (value) return cli_usage_error(cmd, "flag '--%s' takes no value", name);
@@ -177,6 +196,16 @@ fdx_status cli_parse_shape(const char *s, int min_rank, int max_rank, int64_t mi
     return cli_parse_shape_flag("--size", s, min_rank, max_rank, min_extent, rank, shape);
 }
 
+/* How a size of min..max extents is written, for the messages. */
+static const char *shape_syntax(int min_rank, int max_rank)
+{
+    if (min_rank == max_rank)
+        return min_rank == 1 ? "N" : min_rank == 2 ? "NXxNY" : min_rank == 3 ? "NXxNYxNZ" : "N0xN1x...";
+    if (min_rank == 2 && max_rank == 3) return "NXxNY or NXxNYxNZ";
+    if (min_rank == 1 && max_rank == 3) return "NX, NXxNY or NXxNYxNZ";
+    return "N0xN1x...";
+}
+
 fdx_status cli_parse_shape_flag(const char *flag, const char *text, int min_rank, int max_rank, int64_t min_extent,
                                 int *rank, int64_t *shape)
 {
@@ -186,7 +215,8 @@ fdx_status cli_parse_shape_flag(const char *flag, const char *text, int min_rank
     int64_t cells = 1;
     while (*p) {
         if (r == max_rank)
-            return fdx_fail(FDX_ERR_INVALID, "%s '%s' has more than %d extents", flag, s, max_rank);
+            return fdx_fail(FDX_ERR_INVALID, "%s '%s' has more than %d extents (write %s)", flag, s, max_rank,
+                            shape_syntax(min_rank, max_rank));
         char *end = NULL;
         errno = 0;
         if (*p < '0' || *p > '9')
@@ -207,12 +237,13 @@ fdx_status cli_parse_shape_flag(const char *flag, const char *text, int min_rank
             p++;
             if (!*p) return fdx_fail(FDX_ERR_INVALID, "%s '%s' ends with 'x'", flag, s);
         } else if (*p) {
-            return fdx_fail(FDX_ERR_INVALID, "%s '%s': unexpected '%c' (write NXxNYxNZ)", flag, s, *p);
+            return fdx_fail(FDX_ERR_INVALID, "%s '%s': unexpected '%c' (write %s)", flag, s, *p,
+                            shape_syntax(min_rank, max_rank));
         }
     }
     if (r < min_rank)
-        return fdx_fail(FDX_ERR_INVALID, "%s '%s' needs at least %d extents (write NXxNY or NXxNYxNZ)", flag, s,
-                        min_rank);
+        return fdx_fail(FDX_ERR_INVALID, "%s '%s' needs at least %d extents (write %s)", flag, s, min_rank,
+                        shape_syntax(min_rank, max_rank));
     *rank = r;
     return FDX_OK;
 }

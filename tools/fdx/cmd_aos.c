@@ -51,10 +51,10 @@ static fdx_status make(fdx_ctx *ctx, const int64_t *shape, const double *init, i
 
 int cmd_aos(int argc, char **argv)
 {
-    const char *size_s = NULL, *iters_s = "100", *reps_s = "5", *json = NULL, *gpus_s = NULL;
+    const char *size_s = NULL, *steps_s = "100", *reps_s = "5", *json = NULL, *gpus_s = NULL;
     const cli_flag flags[] = {
-        {"size", "XxYxZ", "grid points per axis; each point holds 5 doubles [256x256x256]", &size_s},
-        {"iters", "N", "loop executions per timed run [100]", &iters_s},
+        {"size", "NXxNYxNZ", "grid points per axis (3D only); each point holds 5 doubles [256x256x256]", &size_s},
+        {"steps", "N", "loop executions per timed run [100]", &steps_s},
         {"reps", "N", "timed repetitions, median reported [5]", &reps_s},
         {"gpus", "K", "distributed over K units a process (GPUs, or CPU units with --backend cpu) and every rank under mpirun", &gpus_s},
         {"json", NULL, "print one JSON record instead of the table", &json},
@@ -62,7 +62,7 @@ int cmd_aos(int argc, char **argv)
     };
     fdx_options *opts = NULL;
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--size XxYxZ] [--iters N] [--reps N] [--gpus K] [--json]", flags, opts);
+    int rc = cli_parse(argc, argv, CMD, "[--size NXxNYxNZ] [--steps N] [--reps N] [--gpus K] [--json]", flags, opts);
     fdx_ctx *ctx = NULL;
     aos on = {0}, off = {0};
     double *init = NULL, *got_on = NULL, *got_off = NULL;
@@ -72,7 +72,7 @@ int cmd_aos(int argc, char **argv)
     long iters, reps;
     fdx_status st;
     if ((size_s && (st = cli_parse_shape(size_s, 3, 3, 1, &rank, g)) != FDX_OK) ||
-        (st = cli_parse_int("--iters", iters_s, 1, 100000, &iters)) != FDX_OK ||
+        (st = cli_parse_int("--steps", steps_s, 1, 100000, &iters)) != FDX_OK ||
         (st = cli_parse_int("--reps", reps_s, 1, 64, &reps)) != FDX_OK) {
         rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;

@@ -53,7 +53,10 @@ int cmd_demo(int argc, char **argv)
     if (rc >= 0) goto done;
     long steps, frames;
     fdx_status st;
-    if ((st = cli_parse_int("--steps", steps_s, 1, 1000000, &steps)) != FDX_OK ||
+    int rank2;
+    int64_t n2[2];
+    if ((st = cli_parse_shape(size, 2, 2, 1, &rank2, n2)) != FDX_OK || /* the demo is 2D: say so first */
+        (st = cli_parse_int("--steps", steps_s, 1, 1000000, &steps)) != FDX_OK ||
         (st = cli_parse_int("--frames", frames_s, 2, 1000, &frames)) != FDX_OK ||
         (st = fdx_sim_config_create(FDX_SIM_HEAT, &cfg)) != FDX_OK ||
         (st = fdx_sim_config_set(cfg, "size", size)) != FDX_OK || (st = fdx_sim_config_set(cfg, "text", text)) != FDX_OK ||

@@ -240,16 +240,16 @@ int cmd_dist(int argc, char **argv)
 {
     const char *which = NULL;
     if (argc >= 2 && strncmp(argv[1], "--", 2) != 0) which = argv[1], argc--, argv++;
-    const char *dims_s = "2", *order_s = NULL, *size = NULL, *steps_s = "100", *gpus_s = "1", *overlap_s = "on", *graph_s = NULL;
+    const char *dims_s = NULL, *order_s = NULL, *size = NULL, *steps_s = "100", *gpus_s = "1", *overlap_s = "on", *graph_s = NULL;
     const char *json = NULL, *precision = NULL, *reps_s = "20", *baseline_s = "on";
     const cli_flag flags[] = {
-        {"dims", "2|3", "dimensions [2]", &dims_s},
+        {"dims", "2|3", "dimensions (default: the number of extents in --size, else 2)", &dims_s},
         {"order", "N", "accuracy order in space, even 2..12 [wave 8, heat 2]", &order_s},
         {"size", "NXxNY[xNZ]", "grid points [2D 1024x1024, 3D 256x256x256]", &size},
         {"steps", "N", "time steps before the checksum [100]", &steps_s},
         {"gpus", "K", "units per process: GPUs, or CPU units with --backend cpu [1]", &gpus_s},
         {"overlap", "on|off", "exchange shadows while the interior is computed [on]", &overlap_s},
-        {"precision", "P", "float or double [wave float, heat double]", &precision},
+        {"precision", "P", "float or double [float, as fdx heat and fdx wave]", &precision},
         {"reps", "N", "timed batches of 48 steps, median reported [20]", &reps_s},
         {"graph", "on|off", "replay batches of 24 steps as CUDA graphs (CUDA, one process) [on]", &graph_s},
         {"baseline", "on|off", "also run on one unit for the scaling efficiency and the check [on]", &baseline_s},
@@ -265,20 +265,20 @@ int cmd_dist(int argc, char **argv)
     void *field = NULL, *field1 = NULL;
     if (rc >= 0) goto done;
     model m = {0};
-    long dims, order, steps, gpus, reps;
+    long dims = 0, order, steps, gpus, reps;
     fdx_status st = FDX_OK;
     if (!which || (strcmp(which, "wave") && strcmp(which, "heat"))) {
         rc = cli_usage_error(CMD, "the first argument must be 'wave' or 'heat', not '%s'", which ? which : "(none)");
         goto done;
     }
     m.wave = strcmp(which, "wave") == 0;
-    if ((st = cli_parse_int("--dims", dims_s, 2, 3, &dims)) != FDX_OK ||
+    if ((dims_s && (st = cli_parse_int("--dims", dims_s, 2, 3, &dims)) != FDX_OK) ||
         (st = cli_parse_int("--order", order_s ? order_s : m.wave ? "8" : "2", 2, FDX_STENCIL_MAX_ORDER, &order)) != FDX_OK ||
         (order % 2 && (st = fdx_fail(FDX_ERR_INVALID, "--order must be even, not %ld", order))) ||
         (st = cli_parse_int("--steps", steps_s, 0, 100000000, &steps)) != FDX_OK ||
         (st = cli_parse_int("--gpus", gpus_s, 1, 16, &gpus)) != FDX_OK ||
         (st = cli_parse_int("--reps", reps_s, 1, 100000, &reps)) != FDX_OK ||
-        (st = fdx_dtype_parse(precision ? precision : m.wave ? "float" : "double", &m.type)) != FDX_OK ||
+        (st = fdx_dtype_parse(precision ? precision : "float", &m.type)) != FDX_OK ||
         (m.type != FDX_FLOAT32 && m.type != FDX_FLOAT64 &&
          (st = fdx_fail(FDX_ERR_INVALID, "--precision must be float or double, not '%s'", precision))) ||
         (strcmp(overlap_s, "on") && strcmp(overlap_s, "off") &&
@@ -290,14 +290,16 @@ int cmd_dist(int argc, char **argv)
         rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
-    m.dims = (int)dims, m.order = (int)order;
-    int got_rank = m.dims;
-    m.n[0] = m.n[1] = m.dims == 2 ? 1024 : 256, m.n[2] = m.dims == 3 ? 256 : 1;
-    if (size && ((st = cli_parse_shape(size, m.dims, m.dims, order + 1, &got_rank, m.n)) != FDX_OK ||
-                 (st = fdx_shape_check(m.dims, m.n, order + 1, fdx_dtype_size(m.type))) != FDX_OK)) {
+    m.order = (int)order;
+    int got_rank = dims ? (int)dims : 2;
+    m.n[0] = m.n[1] = got_rank == 2 ? 1024 : 256, m.n[2] = got_rank == 3 ? 256 : 1;
+    if (size && ((st = cli_parse_shape(size, dims ? (int)dims : 2, dims ? (int)dims : 3, order + 1, &got_rank, m.n)) !=
+                     FDX_OK ||
+                 (st = fdx_shape_check(got_rank, m.n, order + 1, fdx_dtype_size(m.type))) != FDX_OK)) {
         rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
+    m.dims = got_rank;
     m.h = 10.0, m.vmax = 3000.0;
     m.dt = 0.4 * m.h / (m.vmax * sqrt((double)m.dims));
 

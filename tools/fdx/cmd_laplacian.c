@@ -74,7 +74,7 @@ int cmd_laplacian(int argc, char **argv)
 {
     const char *size = NULL, *precision = "double", *reps_s = "20", *json = NULL;
     const cli_flag flags[] = {
-        {"size", "NXxNYxNZ", "grid points per axis, 2D (NXxNY) or 3D [256x256x256]", &size},
+        {"size", "NXxNY[xNZ]", "grid points per axis, 2D or 3D [256x256x256]", &size},
         {"precision", "P", "float or double [double]", &precision},
         {"reps", "N", "timed repetitions, median reported [20]", &reps_s},
         {"json", NULL, "print one JSON record instead of the table", &json},
@@ -82,7 +82,7 @@ int cmd_laplacian(int argc, char **argv)
     };
     fdx_options *opts = NULL;
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--size NXxNYxNZ|NXxNY] [--precision float|double] [--reps N] [--json]",
+    int rc = cli_parse(argc, argv, CMD, "[--size NXxNY[xNZ]] [--precision float|double] [--reps N] [--json]",
                        flags, opts);
     fdx_ctx *ctx = NULL;
     run r = {0};

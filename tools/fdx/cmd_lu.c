@@ -90,7 +90,7 @@ int cmd_lu(int argc, char **argv)
         {"class", "S|W|A|B|C", "NPB problem class [S]", &class_s},
         {"gpus", "K", "GPUs per process (CPU units with --backend cpu); K > 1 or mpirun: the grid split along z, "
                       "distributed loops [1]", &gpus_s},
-        {"iterations", "N", "SSOR iterations instead of the class's (verification then fails, as in NPB)", &iters_s},
+        {"steps", "N", "SSOR iterations instead of the class's (verification then fails, as in NPB)", &iters_s},
         {"autotfm-scope", "all|sweeps|diagonal",
          "loops that may reorganize arrays: all; only blts and buts; or those, with prim, rhs and add walking "
          "the anti-diagonals the sweeps' layout stores together [all]",
@@ -101,7 +101,7 @@ int cmd_lu(int argc, char **argv)
     };
     fdx_options *opts = NULL;
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--gpus K] [--autotfm-scope all|sweeps|diagonal] [--compare-autotfm] [--iterations N] [--json]",
+    int rc = cli_parse(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--gpus K] [--autotfm-scope all|sweeps|diagonal] [--compare-autotfm] [--steps N] [--json]",
                        flags, opts);
     fdx_ctx *ctx = NULL;
     if (rc >= 0) goto done;
@@ -117,8 +117,15 @@ int cmd_lu(int argc, char **argv)
     }
     long gpus, itmax = c->itmax;
     if (cli_parse_int("--gpus", gpus_s, 1, 1024, &gpus) != FDX_OK ||
-        (iters_s && cli_parse_int("--iterations", iters_s, 1, 100000, &itmax) != FDX_OK)) {
+        (iters_s && cli_parse_int("--steps", iters_s, 1, 100000, &itmax) != FDX_OK)) {
         rc = cli_usage_error(CMD, "%s", fdx_last_error());
+        goto done;
+    }
+    /* A flag with no effect is an error (issue 18): without autotfm there is
+       nothing to scope, and the run to compare with is the run itself. */
+    const char *autotfm = fdx_options_get(opts, "autotfm");
+    if (autotfm && strcmp(autotfm, "off") == 0 && (strcmp(scope_s, "all") != 0 || compare)) {
+        rc = cli_usage_error(CMD, "--%s has no effect with --autotfm off", compare ? "compare-autotfm" : "autotfm-scope");
         goto done;
     }
     int dist = gpus > 1 || getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK");

@@ -111,7 +111,7 @@ int cmd_mg(int argc, char **argv)
         {"smoother", "jacobi|cheby|rbgs", "smoother [rbgs]", &sm_s},
         {"pre", "N", "smoothing sweeps before the coarse correction [2]", &pre_s},
         {"post", "N", "smoothing sweeps after it [2]", &post_s},
-        {"max-cycles", "N", "cycles (or CG iterations) at most [50]", &maxc_s},
+        {"steps", "N", "cycles (or CG iterations) at most, as poisson --steps [50]", &maxc_s},
         {"solver", "mg|cg", "multigrid cycles, or CG preconditioned by one cycle [mg]", &solver_s},
         {"bc", "dirichlet|neumann|periodic", "boundary kind of every axis [dirichlet]", &bc_s},
         {"coarse", "direct|N", "coarsest level: Cholesky, or N smoothing sweeps [direct]", &coarse_s},
@@ -145,7 +145,7 @@ int cmd_mg(int argc, char **argv)
         (st = cli_parse_real("--tol", tol_s, 0, 1, &tol)) != FDX_OK ||
         (st = cli_parse_int("--pre", pre_s, 0, 16, &pre)) != FDX_OK ||
         (st = cli_parse_int("--post", post_s, 0, 16, &post)) != FDX_OK ||
-        (st = cli_parse_int("--max-cycles", maxc_s, 1, 100000, &maxc)) != FDX_OK ||
+        (st = cli_parse_int("--steps", maxc_s, 1, 100000, &maxc)) != FDX_OK ||
         (st = cli_parse_int("--order", order_s, 2, 4, &order)) != FDX_OK ||
         (st = fdx_solver_cycle_parse(cycle_s, &cycle)) != FDX_OK ||
         (st = fdx_solver_smoother_parse(sm_s, &sm)) != FDX_OK ||
@@ -260,7 +260,7 @@ int cmd_mg(int argc, char **argv)
     rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
     if (!verified)
         fprintf(stderr, "fdx mg: %s\n",
-                !converged ? "the tolerance was not reached within --max-cycles"
+                !converged ? "the tolerance was not reached within --steps"
                            : "the error is above the discretization level");
     goto done;
 fail:

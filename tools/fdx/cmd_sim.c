@@ -58,6 +58,12 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
             st = fdx_fail(FDX_ERR_INVALID, "--%s: the directory name is empty", flags[i].name);
             break;
         }
+        /* An empty value is never meaningful on the command line (the default
+           is the flag left out): refused, not silently the default. */
+        if (!values[i][0] && !is_switch) {
+            st = fdx_fail(FDX_ERR_INVALID, "--%s: the value is empty", flags[i].name);
+            break;
+        }
         st = fdx_sim_config_set(cfg, flags[i].name, is_switch ? "yes" : values[i]);
         if (st != FDX_OK) {
             char why[600];

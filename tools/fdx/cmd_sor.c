@@ -138,10 +138,10 @@ static double error_of(const sor *p, const double *u, const double *other, doubl
 
 int cmd_sor(int argc, char **argv)
 {
-    const char *size_s = "128", *sweeps_s = "100", *omega_s = NULL, *reps_s = "5", *json = NULL, *cpu = NULL, *gpus_s = NULL;
+    const char *size_s = "128x128x128", *steps_s = "100", *omega_s = NULL, *reps_s = "5", *json = NULL, *cpu = NULL, *gpus_s = NULL;
     const cli_flag flags[] = {
-        {"size", "N", "grid points per axis (N^3 grid, boundary included) [128]", &size_s},
-        {"sweeps", "S", "SOR sweeps per timed run [100]", &sweeps_s},
+        {"size", "NxNxN", "grid points per axis, boundary included; a cube: the kernel has one spacing h [128x128x128]", &size_s},
+        {"steps", "N", "SOR sweeps per timed run [100]", &steps_s},
         {"omega", "W", "relaxation factor in (0,2) [2/(1+sin(pi h))]", &omega_s},
         {"reps", "N", "timed repetitions, median reported [5]", &reps_s},
         {"compare-cpu", NULL, "also time the CPU backend in this process", &cpu},
@@ -151,7 +151,7 @@ int cmd_sor(int argc, char **argv)
     };
     fdx_options *opts = NULL;
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--size N] [--sweeps S] [--omega W] [--reps N] [--compare-cpu | --gpus K] [--json]", flags, opts);
+    int rc = cli_parse(argc, argv, CMD, "[--size NxNxN] [--steps N] [--omega W] [--reps N] [--compare-cpu | --gpus K] [--json]", flags, opts);
     fdx_ctx *ctx = NULL, *cctx = NULL;
     sor_variant on = {0}, off = {0}, vc = {0};
     sor p = {0};
@@ -160,12 +160,18 @@ int cmd_sor(int argc, char **argv)
     long n, sweeps, reps;
     fdx_status st;
     double omega = 0;
-    if ((st = cli_parse_int("--size", size_s, 5, 2048, &n)) != FDX_OK ||
-        (st = cli_parse_int("--sweeps", sweeps_s, 1, 100000, &sweeps)) != FDX_OK ||
+    int rank = 3;
+    int64_t g[3] = {0, 0, 0};
+    if ((st = cli_parse_shape(size_s, 3, 3, 5, &rank, g)) != FDX_OK ||
+        ((g[1] != g[0] || g[2] != g[0] || g[0] > 2048) &&
+         (st = fdx_fail(FDX_ERR_INVALID, "--size %lldx%lldx%lld: sor solves on a cube of at most 2048 points an axis (write NxNxN)",
+                        (long long)g[0], (long long)g[1], (long long)g[2])) != FDX_OK) ||
+        (st = cli_parse_int("--steps", steps_s, 1, 100000, &sweeps)) != FDX_OK ||
         (st = cli_parse_int("--reps", reps_s, 1, 64, &reps)) != FDX_OK) {
         rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
+    n = (long)g[0];
     double h = 1.0 / (double)(n - 1);
     omega = 2.0 / (1.0 + sin(M_PI * h));
     if (omega_s && cli_parse_real("--omega", omega_s, 0, 2, &omega) != FDX_OK) {
@@ -207,6 +213,10 @@ int cmd_sor(int argc, char **argv)
         goto done;
     }
     if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) goto fail;
+    if (cpu && fdx_ctx_backend(ctx) == FDX_BACKEND_CPU) { /* a flag with no effect is an error (issue 18) */
+        rc = cli_usage_error(CMD, "--compare-cpu has no effect: this run is on the CPU backend already");
+        goto done;
+    }
     fdx_time_stats t_on, t_off, t_cpu = {0};
     FDX_TRY_GOTO(st, sor_variant_make(ctx, &p, (int)sweeps, omega, 1, &on), fail);
     FDX_TRY_GOTO(st, sor_variant_make(ctx, &p, (int)sweeps, omega, 0, &off), fail);

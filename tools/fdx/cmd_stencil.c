@@ -286,7 +286,7 @@ int cmd_stencil(int argc, char **argv)
         {"dims", "D", "1, 2 or 3 (default: the number of extents in --size, else 3)", &dims_s},
         {"order", "N", "accuracy order 2, 4, 6, 8, 10 or 12 (radius N/2) [2]", &order_s},
         {"op", "OP", "laplacian (f = L u), wave (2u - u_prev + a L u) or heat (u + a L u) [laplacian]", &op_s},
-        {"size", "NXxNYxNZ", "grid points per axis [256x256x256, 4096x4096, 1048576]", &size},
+        {"size", "NX[xNY[xNZ]]", "grid points per axis; the extents give the rank [256x256x256, 4096x4096, 1048576]", &size},
         {"precision", "P", "float or double [double]", &precision},
         {"coef", NULL, "multiply L u by a pointwise coefficient array", &coef},
         {"reps", "N", "timed repetitions, median reported [20]", &reps_s},

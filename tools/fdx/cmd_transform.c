@@ -229,7 +229,7 @@ int cmd_transform(int argc, char **argv)
     const char *shape_s = NULL, *perm_s = NULL, *elem_s = "8", *diag_s = "none", *undiag = NULL, *reps_s = "20",
                *json = NULL;
     const cli_flag flags[] = {
-        {"shape", "N0xN1x...", "logical extents, first fastest, rank 1..6 (required)", &shape_s},
+        {"size", "N0xN1x...", "logical extents, first fastest, rank 1..6 (required)", &shape_s},
         {"perm", "P0,P1,...", "stored axis order of the result, fastest first [identity]", &perm_s},
         {"elem", "BYTES", "element size: 1, 2, 4, 8 or 16 [8]", &elem_s},
         {"diag", "D", "diagonal arrangement of the two fastest stored axes: none, main, anti [none]", &diag_s},
@@ -241,7 +241,7 @@ int cmd_transform(int argc, char **argv)
     fdx_options *opts = NULL;
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
     int rc = cli_parse(argc, argv, CMD,
-                       "--shape N0xN1x... [--perm P0,P1,...] [--elem 1|2|4|8|16] [--diag none|main|anti] [--undiag] "
+                       "--size N0xN1x... [--perm P0,P1,...] [--elem 1|2|4|8|16] [--diag none|main|anti] [--undiag] "
                        "[--reps N] [--json]",
                        flags, opts);
     fdx_ctx *ctx = NULL, *cpu = NULL;
@@ -253,13 +253,13 @@ int cmd_transform(int argc, char **argv)
     transform_case c;
     fdx_status st;
     if (!shape_s) {
-        rc = cli_usage_error(CMD, "--shape is required");
+        rc = cli_usage_error(CMD, "--size is required");
         goto done;
     }
-    if ((st = cli_parse_shape_flag("--shape", shape_s, 1, FDX_MAX_RANK, 1, &rank, shape)) != FDX_OK ||
+    if ((st = cli_parse_shape(shape_s, 1, FDX_MAX_RANK, 1, &rank, shape)) != FDX_OK ||
         (perm_s && (st = fdx_perm_parse(perm_s, &prank, perm)) != FDX_OK) ||
         (perm_s && prank != rank &&
-         (st = fdx_fail(FDX_ERR_INVALID, "--perm has %d axes but --shape has rank %d", prank, rank)) != FDX_OK) ||
+         (st = fdx_fail(FDX_ERR_INVALID, "--perm has %d axes but --size has rank %d", prank, rank)) != FDX_OK) ||
         (st = cli_parse_int("--elem", elem_s, 1, 16, &elem)) != FDX_OK ||
         (st = fdx_diag_parse(diag_s, &diag)) != FDX_OK || (st = cli_parse_int("--reps", reps_s, 1, 100000, &reps)) != FDX_OK ||
         (st = transform_case_make(&c, "transform", (size_t)elem, rank, shape, perm_s ? perm : NULL, diag, undiag != NULL)) !=
@@ -278,7 +278,7 @@ int cmd_transform(int argc, char **argv)
     size_t bytes = transform_case_bytes(&c);
     if (bytes > fdx_ctx_memory(ctx) / 3 || bytes > fdx_ctx_memory(cpu) / 6) {
         char clip[64];
-        rc = cli_usage_error(CMD, "--shape %s needs %.2f GiB per buffer, too much for %s", cli_clip(shape_s, clip, sizeof clip),
+        rc = cli_usage_error(CMD, "--size %s needs %.2f GiB per buffer, too much for %s", cli_clip(shape_s, clip, sizeof clip),
                              (double)bytes / (1 << 30), fdx_ctx_device_name(ctx));
         goto done;
     }

@@ -15,15 +15,15 @@ bin=$(dirname "$FDX_BIN")
 "$bin/test_dist_loop_gpu" | tail -2; echo "test_dist_loop_gpu exit ${PIPESTATUS[0]}"
 rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_sor_dist.jsonl
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
-"$FDX_BIN" sor --backend cuda --size 256 --sweeps 100 --reps 5 --gpus 1 --json | tee -a "$rec"
-"$FDX_BIN" sor --backend cuda --size 512 --sweeps 100 --reps 3 --gpus 1 --json | tee -a "$rec"
-"$FDX_BIN" aos --backend cuda --size 256x256x256 --iters 100 --reps 5 --gpus 1 --json | tee -a "$rec"
+"$FDX_BIN" sor --backend cuda --size 256x256x256 --steps 100 --reps 5 --gpus 1 --json | tee -a "$rec"
+"$FDX_BIN" sor --backend cuda --size 512x512x512 --steps 100 --reps 3 --gpus 1 --json | tee -a "$rec"
+"$FDX_BIN" aos --backend cuda --size 256x256x256 --steps 100 --reps 5 --gpus 1 --json | tee -a "$rec"
 for k in 2 4; do
   [ "$ngpu" -ge $k ] || continue
-  "$FDX_BIN" sor --backend cuda --size 512 --sweeps 100 --reps 3 --gpus $k --json | tee -a "$rec"
-  "$FDX_BIN" aos --backend cuda --size 256x256x256 --iters 100 --reps 5 --gpus $k --json | tee -a "$rec"
+  "$FDX_BIN" sor --backend cuda --size 512x512x512 --steps 100 --reps 3 --gpus $k --json | tee -a "$rec"
+  "$FDX_BIN" aos --backend cuda --size 256x256x256 --steps 100 --reps 5 --gpus $k --json | tee -a "$rec"
   for p in ${DLOOP_PORTIONS:-}; do
-    FDX_DLOOP_PORTIONS=$p "$FDX_BIN" sor --backend cuda --size 512 --sweeps 100 --reps 3 --gpus $k --json | tee -a "$rec"
+    FDX_DLOOP_PORTIONS=$p "$FDX_BIN" sor --backend cuda --size 512x512x512 --steps 100 --reps 3 --gpus $k --json | tee -a "$rec"
   done
 done
 timeout 300 compute-sanitizer --tool memcheck --error-exitcode 99 "$bin/test_loop_order_gpu" >>"$OUT/dloop_sanitizer.log" 2>&1
