@@ -99,7 +99,7 @@ static void loop_corpus_one(fdx_ctx *ctx, int rank, int lay, int across, int red
     loop_corpus_at(b, sizeof b, "B", rank, -1, 0);
     m += (size_t)snprintf(body + m, sizeof body - m, "%s = v * 0.5;\n", b);
     for (int r = 0; r < loop_corpus_reds[red].n; r++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "r%d", r);
         CHECK_OK(fdx_loop_reduction_typed(l, name, loop_corpus_reds[red].op[r], loop_corpus_reds[red].type[r]));
         int is_int = loop_corpus_reds[red].type[r] == FDX_INT32 || loop_corpus_reds[red].type[r] == FDX_INT64;

@@ -181,13 +181,29 @@ static fdx_status prelude(fdx_cg *cg, const fdx_loop *l, int cuda)
     return FDX_OK;
 }
 
-/* The kernel's array parameters: fdx_p_<name>, restrict pointers. */
-static int array_params(const fdx_loop *l, fdx_cg *cg, fdx_cg_param *p)
+/* The CPU kernel's arguments after the arrays, as run_cpu (fdx_loop_run.c)
+   passes them: scalars, sweeps, the results, the run-time integers. */
+static const fdx_cg_param cpu_params[] = {
+    {"const double *", "fdx_sc", 0}, {"const int", "fdx_sweeps", 0}, {"double *", "fdx_rv", 0},
+    {"long long *", "fdx_rl", 0},    {"const long long *", "fdx_ri", 0},
+};
+/* The CUDA kernel's (run_cuda's launch): scalars and integers by
+   value, the step, the first sweep, the partial results. */
+static const fdx_cg_param cuda_params[] = {
+    {"fdx_scalars", "fdx_sc", 0}, {"fdx_ints", "fdx_ri", 0}, {"long long", "fdx_T", 0},
+    {"long long", "fdx_s0", 0},   {"double *", "fdx_pv", 0}, {"long long *", "fdx_pl", 0},
+};
+#define NPARAMS(t) ((int)(sizeof t / sizeof *t))
+
+/* The kernel's parameters: the arrays (fdx_p_<name>, restrict pointers),
+   then `more`; returns their count (p has room for FDX_LOOP_MAX_ARGS + nmore). */
+static int kernel_params(const fdx_loop *l, fdx_cg *cg, const fdx_cg_param *more, int nmore, fdx_cg_param *p)
 {
     for (int a = 0; a < l->nargs; a++)
         p[a] = (fdx_cg_param){fdx_cg_fmt(cg, "%s%s", l->arg[a].access == FDX_READ ? "const " : "", ctype(l->arg[a].array->dtype)),
                               fdx_cg_fmt(cg, "fdx_p_%s", l->arg[a].name), 1};
-    return l->nargs;
+    for (int i = 0; i < nmore; i++) p[l->nargs + i] = more[i];
+    return l->nargs + nmore;
 }
 
 /* The accumulator slots of reduction r: the double slot's name is
@@ -274,13 +290,8 @@ static fdx_status finish(fdx_cg *cg, const fdx_loop *l, char **out)
 static void cpu_kernel(fdx_cg *cg, const fdx_loop *l, const loop_geom *g)
 {
     int nr = l->nreds;
-    fdx_cg_param p[FDX_LOOP_MAX_ARGS + 5];
-    int k = array_params(l, cg, p);
-    p[k++] = (fdx_cg_param){"const double *", "fdx_sc", 0};
-    p[k++] = (fdx_cg_param){"const int", "fdx_sweeps", 0};
-    p[k++] = (fdx_cg_param){"double *", "fdx_rv", 0};
-    p[k++] = (fdx_cg_param){"long long *", "fdx_rl", 0};
-    p[k++] = (fdx_cg_param){"const long long *", "fdx_ri", 0};
+    fdx_cg_param p[FDX_LOOP_MAX_ARGS + NPARAMS(cpu_params)];
+    int k = kernel_params(l, cg, cpu_params, NPARAMS(cpu_params), p);
     fdx_cg_line(fdx_cg_root(cg), "#include <omp.h>");
     fdx_cg_node *f = fdx_cg_kernel_by_address(fdx_cg_root(cg), "fdx_loop_entry", "fdx_args", p, k, 0);
     runtime_ints(f, l, "fdx_ri");
@@ -342,19 +353,6 @@ static void cpu_kernel(fdx_cg *cg, const fdx_loop *l, const loop_geom *g)
                 fdx_cg_fmt(cg, "fdx_rv[fdx_s * %d + %d]", nr, r), fdx_cg_fmt(cg, "fdx_rl[fdx_s * %d + %d]", nr, r));
     fdx_cg_stmt(f, "free(fdx_av)");
     fdx_cg_stmt(f, "free(fdx_al)");
-}
-
-fdx_status fdx_loop_gen_cpu(const fdx_loop *l, const loop_geom *g, char **out)
-{
-    fdx_cg *cg = fdx_cg_create(FDX_CG_C);
-    FDX_CHECK(cg, FDX_ERR_NOMEM, "out of memory generating loop '%s'", l->name);
-    fdx_status st = prelude(cg, l, 0);
-    if (st != FDX_OK) {
-        fdx_cg_destroy(cg);
-        return st;
-    }
-    cpu_kernel(cg, l, g);
-    return finish(cg, l, out);
 }
 
 /* Every enumerated point on its own thread (grid-stride), the fast axis
@@ -482,26 +480,13 @@ static void block_reduce(fdx_cg *cg, fdx_cg_node *k, const fdx_loop *l)
 }
 
 /* Scalars travel by value in one struct (no recompilation when they change). */
-fdx_status fdx_loop_gen_cuda(const fdx_loop *l, const loop_geom *g, char **out)
+static void cuda_kernel(fdx_cg *cg, const fdx_loop *l, const loop_geom *g)
 {
-    fdx_cg *cg = fdx_cg_create(FDX_CG_CUDA);
-    FDX_CHECK(cg, FDX_ERR_NOMEM, "out of memory generating loop '%s'", l->name);
-    fdx_status st = prelude(cg, l, 1);
-    if (st != FDX_OK) {
-        fdx_cg_destroy(cg);
-        return st;
-    }
     fdx_cg_node *root = fdx_cg_root(cg);
     fdx_cg_line(root, "struct fdx_scalars { double v[%d]; };", LOOP_MAX_SCALARS);
     fdx_cg_line(root, "struct fdx_ints { long long v[%d]; };", LOOP_RI_COUNT);
-    fdx_cg_param p[FDX_LOOP_MAX_ARGS + 6];
-    int n = array_params(l, cg, p);
-    p[n++] = (fdx_cg_param){"fdx_scalars", "fdx_sc", 0};
-    p[n++] = (fdx_cg_param){"fdx_ints", "fdx_ri", 0};
-    p[n++] = (fdx_cg_param){"long long", "fdx_T", 0};
-    p[n++] = (fdx_cg_param){"long long", "fdx_s0", 0};
-    p[n++] = (fdx_cg_param){"double *", "fdx_pv", 0};
-    p[n++] = (fdx_cg_param){"long long *", "fdx_pl", 0};
+    fdx_cg_param p[FDX_LOOP_MAX_ARGS + NPARAMS(cuda_params)];
+    int n = kernel_params(l, cg, cuda_params, NPARAMS(cuda_params), p);
     fdx_cg_node *k = fdx_cg_kernel(root, "fdx_loop_kernel", p, n, BLOCK, 0);
     runtime_ints(k, l, "fdx_ri.v");
     for (int s = 0; s < l->nscalars; s++) fdx_cg_stmt(k, "const double %s = fdx_sc.v[%d]", l->scalar_name[s], s);
@@ -520,5 +505,22 @@ fdx_status fdx_loop_gen_cuda(const fdx_loop *l, const loop_geom *g, char **out)
         fdx_cg_stmt(k, "(void)fdx_pv");
         fdx_cg_stmt(k, "(void)fdx_pl");
     }
+}
+
+/* The whole source for one target: the prelude, then the kernel. */
+static fdx_status generate(const fdx_loop *l, const loop_geom *g, int cuda, char **out)
+{
+    fdx_cg *cg = fdx_cg_create(cuda ? FDX_CG_CUDA : FDX_CG_C);
+    FDX_CHECK(cg, FDX_ERR_NOMEM, "out of memory generating loop '%s'", l->name);
+    fdx_status st = prelude(cg, l, cuda);
+    if (st != FDX_OK) {
+        fdx_cg_destroy(cg);
+        return st;
+    }
+    if (cuda) cuda_kernel(cg, l, g);
+    else cpu_kernel(cg, l, g);
     return finish(cg, l, out);
 }
+
+fdx_status fdx_loop_gen_cpu(const fdx_loop *l, const loop_geom *g, char **out) { return generate(l, g, 0, out); }
+fdx_status fdx_loop_gen_cuda(const fdx_loop *l, const loop_geom *g, char **out) { return generate(l, g, 1, out); }
