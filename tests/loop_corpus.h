@@ -4,12 +4,14 @@
    plain / permuted / diagonal layouts, shifted arrays as the distributed
    loops use them, descending order), each generated for CUDA and for the
    CPU through fdx_loop_source, with a CPU context (no GPU needed).  Each
-   source goes to `each` with a label naming the case. */
+   source goes to `each` with a label naming the case.  Then the NPB LU
+   loops as `fdx lu` builds them (test_codegen_corpus links tools/fdx/lu_*.c). */
 #ifndef FDX_LOOP_CORPUS_H
 #define FDX_LOOP_CORPUS_H
 
 #include "fdx_test.h"
 #include "loops/fdx_loop_impl.h"
+#include "lu.h" /* tools/fdx: the NPB LU loops */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +124,38 @@ out:
     fdx_array_destroy(&B);
 }
 
+/* The NPB LU loops of the fdx tool (tools/fdx/lu_loops.c), both targets:
+   under plain layouts, and as `fdx lu` plans them for a GPU (the iteration
+   over anti-diagonals, the sweeps moved to the GPU's layouts by one SSOR
+   step run on the CPU, as test_lu does). */
+static void loop_corpus_lu(fdx_ctx *ctx, loop_corpus_each each)
+{
+    for (int mode = 0; mode < 2; mode++) {
+        lu *p = NULL;
+        CHECK_OK(lu_create(ctx, 12, 11, 10, 0.5, 1.2, mode ? LU_AUTOTFM_DIAGONAL : 0, &p));
+        if (!p) return;
+        fdx_loop *loops[LU_NLOOPS];
+        const char *names[LU_NLOOPS];
+        int n = lu_loops(p, loops, names);
+        if (mode) {
+            for (int q = 0; q < n; q++) CHECK_OK(fdx_loop_plan_for(loops[q], FDX_BACKEND_CUDA));
+            CHECK_OK(fdx_loop_set_autotfm(p->blts, 2));
+            CHECK_OK(fdx_loop_set_autotfm(p->buts, 2));
+            double rsdnm[5];
+            CHECK_OK(lu_setiv(p));
+            CHECK_OK(lu_ssor(p, 1, rsdnm, NULL));
+        }
+        for (int q = 0; q < n; q++)
+            for (int cuda = 0; cuda < 2; cuda++) {
+                char *src = NULL, label[128];
+                CHECK_OK(fdx_loop_source(loops[q], cuda ? FDX_BACKEND_CUDA : FDX_BACKEND_CPU, &src));
+                snprintf(label, sizeof label, "lu %s%s\n", names[q], mode ? " planned for the GPU" : "");
+                each(src, cuda, cuda ? "fdx_loop_kernel" : "fdx_loop_entry", label);
+            }
+        lu_destroy(&p);
+    }
+}
+
 /* The cases: every rank, layout and ACROSS form; the reduction set, the
    order and the shift rotate through them, so each appears with each rank. */
 static void loop_corpus(loop_corpus_each each)
@@ -140,6 +174,7 @@ static void loop_corpus(loop_corpus_each each)
                                     each);
                 }
         }
+    loop_corpus_lu(ctx, each);
     fdx_ctx_destroy(&ctx);
 }
 
