@@ -9,7 +9,7 @@
    reduction clause or atomics would lose that, so the IR's generic pieces
    (loops, conditions, shared memory, barriers) carry them.  This file: the
    shared pieces (fdx_loop_gen.h), the prelude and the CPU kernel; the CUDA
-   kernel is in fdx_loop_gen_cuda.c. */
+   kernel is in fdx_loop_gen_gpu.c. */
 #include "loops/fdx_loop_gen.h"
 #include "layout/fdx_layout_emit.h"
 

@@ -1,7 +1,7 @@
 /* fdx_loop_gen (internal): the pieces both of the loop generator's targets
    build their kernel from (fdx_loop_gen.c: the prelude, one iteration, the
    solved axis, the reductions' folds, and the CPU kernel) and the CUDA
-   kernel (fdx_loop_gen_cuda.c). */
+   kernel (fdx_loop_gen_gpu.c). */
 #ifndef FDX_LOOP_GEN_H
 #define FDX_LOOP_GEN_H
 
@@ -34,7 +34,7 @@ FDX_HIDDEN void fdx_loop_gen_solve(fdx_cg *cg, fdx_cg_node *at, const loop_geom 
 FDX_HIDDEN int fdx_loop_gen_enumerated(const loop_geom *g, int d);
 /* The range's lower bounds and shifted origins from run-time integers `ri`. */
 FDX_HIDDEN void fdx_loop_gen_runtime_ints(fdx_cg_node *at, const fdx_loop *l, const char *ri);
-/* The CUDA kernel (fdx_loop_gen_cuda.c). */
+/* The CUDA kernel (fdx_loop_gen_gpu.c). */
 FDX_HIDDEN void fdx_loop_gen_cuda_kernel(fdx_cg *cg, const fdx_loop *l, const loop_geom *g);
 
 #endif

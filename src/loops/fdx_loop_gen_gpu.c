@@ -1,7 +1,9 @@
-/* fdx_loop_gen_cuda: the loop kernel for NVRTC: sweeps in flight on
-   blockIdx.y, the points of a plane on threads (grid-stride, or one warp
+/* fdx_loop_gen_gpu: the loop kernel as CUDA C for NVRTC: sweeps in flight
+   on blockIdx.y, the points of a plane on threads (grid-stride, or one warp
    per hyperplane line), reductions folded per block in shared memory into
-   the block's own partial slot. */
+   the block's own partial slot.  Built without CUDA too (fdx_loop_source
+   and the NVRTC tests use it), so not named *_cuda.c, which CMake builds
+   only with CUDA. */
 #include "loops/fdx_loop_gen.h"
 
 #define BLOCK 256
