@@ -1,8 +1,10 @@
 /* The generator's identity corpus: every stencil kernel the CUDA tests
    compile (tests/stencil_corpus.h), every candidate the tuner's search
    visits on the GPU benchmark cases (fake trials on an H100-like device,
-   three different timing orders, so the search walks different paths), and
-   the CPU kernel of every spec.  Run without arguments (ctest) it checks
+   three different timing orders, so the search walks different paths), the
+   CPU kernel of every spec, and the loop generator's corpus (loop_corpus.h:
+   CUDA and C of every loop strategy and the NPB LU loops; `DIR loops` writes
+   that part alone).  Run without arguments (ctest) it checks
    that each generates; with a directory it also writes each source there
    (NNNN.cu / NNNN.c, plus NNNN.cfg naming the spec and configuration), which
    tools/codegen-digest compiles and digests, so a change of the generator
