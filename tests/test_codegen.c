@@ -4,7 +4,8 @@
    loads and stores of several lanes, a reduction through a scalar); the
    CUDA printing of the same constructs spells them as CUDA does and, where
    NVRTC is present, compiles; C refuses what only CUDA has (shared memory,
-   cp.async); the indentation follows the nesting. */
+   cp.async); the indentation follows the nesting; the loop generator's
+   conventions (arguments by address, work-sharing loops) run on the CPU. */
 #include "backends/fdx_backend.h"
 #include "codegen/fdx_cg.h"
 #include "fdx_test.h"
@@ -59,6 +60,20 @@ static char *print(fdx_cg *cg)
     return text;
 }
 
+/* The C text compiled by the CPU backend's JIT; NULL (reported) when it
+   does not compile.  Frees the text. */
+static fdx_kernel *jit(char *src, const char *entry)
+{
+    const fdx_backend *be = fdx_backend_cpu();
+    fdx_device_info dev;
+    CHECK_OK(be->device_info(0, &dev));
+    fdx_kernel *k = NULL;
+    fdx_status st = be->jit_load(&dev, src, entry, "codegen test kernel", &k);
+    CHECK(st == FDX_OK, "C kernel does not compile: %s\n%s", fdx_last_error(), src);
+    free(src);
+    return st == FDX_OK ? k : NULL;
+}
+
 static void test_c_runs(void)
 {
     fdx_cg *cg = build(FDX_CG_C, 2);
@@ -73,13 +88,8 @@ static void test_c_runs(void)
               strstr(src, "    if (odd) {\n        return a - b;\n    } else {\n        return 2 * a + b;\n    }\n") != NULL,
           "indentation of if / else:\n%s", src);
     const fdx_backend *be = fdx_backend_cpu();
-    fdx_device_info dev;
-    CHECK_OK(be->device_info(0, &dev));
-    fdx_kernel *k = NULL;
-    fdx_status st = be->jit_load(&dev, src, "cg_test", "codegen test kernel", &k);
-    CHECK(st == FDX_OK, "C kernel does not compile: %s\n%s", fdx_last_error(), src);
-    free(src);
-    if (st != FDX_OK) return;
+    fdx_kernel *k = jit(src, "cg_test");
+    if (!k) return;
     enum { N = 10, M = 3 };
     double a[N * M], b[N * M], out[N * M], sum = NAN, want = 0;
     unsigned long long s = 0x1234567;
@@ -100,6 +110,44 @@ static void test_c_runs(void)
     be->kernel_release(k);
     CHECK(bad == 0, "%d of %d results wrong", bad, N * M);
     CHECK(fabs(sum - want) <= 1e-12 * fabs(want), "reduction %.17g, want %.17g", sum, want);
+}
+
+/* The loop generator's conventions: a kernel taking every argument by its
+   address (fdx_cg_kernel_by_address) and loops shared inside a parallel
+   region (FDX_CG_LOOP_WORKSHARE: omp for, nowait, collapse over a perfect
+   nest); run on the CPU JIT against the reference, output poisoned. */
+static void test_c_by_address(void)
+{
+    fdx_cg *cg = fdx_cg_create(FDX_CG_C);
+    fdx_cg_node *top = fdx_cg_root(cg);
+    const fdx_cg_param params[] = {{"double", "out", 1}, {"const double", "a", 1}, {"const long long", "n", 0}};
+    fdx_cg_node *k = fdx_cg_kernel_by_address(top, "cg_addr", "fdx_args", params, 3, 0);
+    fdx_cg_line(k, "#pragma omp parallel");
+    fdx_cg_node *par = fdx_cg_scope(k);
+    fdx_cg_node *j = fdx_cg_for(par, FDX_CG_LOOP_WORKSHARE, "long long j = 0; j < 3; j++");
+    fdx_cg_stmt(fdx_cg_for(j, FDX_CG_LOOP, "long long i = 0; i < n; i++"), "out[j * n + i] = 3 * a[j * n + i] + j");
+    fdx_cg_barrier(par, NULL);
+    char *src = print(cg);
+    fdx_cg_destroy(cg);
+    if (!src) return;
+    CHECK(strstr(src, "void cg_addr(void **fdx_args)") && strstr(src, "double *restrict out = *(double **)fdx_args[0];") &&
+              strstr(src, "const long long n = *(const long long *)fdx_args[2];"),
+          "arguments by address:\n%s", src);
+    CHECK(strstr(src, "#pragma omp for collapse(2) schedule(static) nowait\n") != NULL, "work-sharing nest:\n%s", src);
+    const fdx_backend *be = fdx_backend_cpu();
+    fdx_kernel *kern = jit(src, "cg_addr");
+    if (!kern) return;
+    enum { N = 37 };
+    double a[3 * N], out[3 * N];
+    for (int q = 0; q < 3 * N; q++) a[q] = (q * 7919 % 1000) / 13.0, out[q] = NAN;
+    double *po = out, *pa = a;
+    long long n = N;
+    void *args[] = {&po, &pa, &n};
+    CHECK_OK(be->launch(kern, NULL, args, NULL));
+    be->kernel_release(kern);
+    int bad = 0;
+    for (int q = 0; q < 3 * N; q++) bad += !(out[q] == 3 * a[q] + q / N);
+    CHECK(bad == 0, "%d of %d results wrong", bad, 3 * N);
 }
 
 static void test_cuda_text(void)
@@ -165,6 +213,7 @@ static void test_c_refuses_cuda_only(void)
 int main(void)
 {
     test_c_runs();
+    test_c_by_address();
     test_cuda_text();
     test_c_refuses_cuda_only();
     return fdx_test_finish("test_codegen");

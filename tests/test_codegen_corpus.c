@@ -1,8 +1,10 @@
 /* The generator's identity corpus: every stencil kernel the CUDA tests
    compile (tests/stencil_corpus.h), every candidate the tuner's search
    visits on the GPU benchmark cases (fake trials on an H100-like device,
-   three different timing orders, so the search walks different paths), and
-   the CPU kernel of every spec.  Run without arguments (ctest) it checks
+   three different timing orders, so the search walks different paths), the
+   CPU kernel of every spec, and the loop generator's corpus (loop_corpus.h:
+   CUDA and C of every loop strategy and the NPB LU loops; `DIR loops` writes
+   that part alone).  Run without arguments (ctest) it checks
    that each generates; with a directory it also writes each source there
    (NNNN.cu / NNNN.c, plus NNNN.cfg naming the spec and configuration), which
    tools/codegen-digest compiles and digests, so a change of the generator
@@ -10,6 +12,7 @@
 #include "fdx_test.h"
 #include "stencil/fdx_stencil_tune.h"
 #include "stencil_corpus.h"
+#include "loop_corpus.h"
 
 #ifdef FDX_HAVE_CUDA
 #include "backends/cuda/fdx_cuda.h"
@@ -60,12 +63,11 @@ static void write_cubin(const char *path, const char *src)
 #endif
 }
 
-static void emit(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda)
+/* One generated source: each distinct text once (the stencil's chunk and by
+   are run-time parameters), written with its label and, for CUDA, its cubin. */
+static void emit_source(char *src, int cuda, const char *entry, const char *label)
 {
-    char *src = NULL;
-    CHECK_OK(fdx_stencil_generate(ks, cfg, cuda, &src));
     if (!src) return;
-    /* Each distinct source once (chunk and by are run-time parameters). */
     unsigned long long h = 14695981039346656037ull;
     for (const char *c = src; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
     for (int i = 0; i < C.nseen; i++)
@@ -74,17 +76,13 @@ static void emit(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cu
             return;
         }
     if (C.nseen < 8192) C.seen[C.nseen++] = h;
-    CHECK(strstr(src, FDX_STENCIL_ENTRY) != NULL, "no entry point in the generated source");
+    CHECK(strstr(src, entry) != NULL, "%s: no entry point %s in the generated source", label, entry);
     if (C.dir) {
-        char path[4096], spec[32], text[128];
-        fdx_stencil_kspec_text(ks, spec, sizeof spec);
-        fdx_stencil_cfg_text(cfg, cuda, text, sizeof text);
+        char path[4096];
         snprintf(path, sizeof path, "%s/%04d.%s", C.dir, C.count, cuda ? "cu" : "c");
         write_text(path, src);
         snprintf(path, sizeof path, "%s/%04d.cfg", C.dir, C.count);
-        char line[256];
-        snprintf(line, sizeof line, "%s %s\n", spec, text);
-        write_text(path, line);
+        write_text(path, label);
         if (cuda) {
             snprintf(path, sizeof path, "%s/%04d.cubin", C.dir, C.count);
             write_cubin(path, src);
@@ -92,6 +90,16 @@ static void emit(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cu
     }
     C.count++;
     free(src);
+}
+
+static void emit(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda)
+{
+    char *src = NULL, spec[32], text[128], line[256];
+    CHECK_OK(fdx_stencil_generate(ks, cfg, cuda, &src));
+    fdx_stencil_kspec_text(ks, spec, sizeof spec);
+    fdx_stencil_cfg_text(cfg, cuda, text, sizeof text);
+    snprintf(line, sizeof line, "%s %s\n", spec, text);
+    emit_source(src, cuda, FDX_STENCIL_ENTRY, line);
 }
 
 static void each_cuda(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, void *arg)
@@ -121,6 +129,12 @@ static fdx_status fake_trial(void *arg, const fdx_stencil_cfg *cfg, double *ms)
 int main(int argc, char **argv)
 {
     C.dir = argc > 1 ? argv[1] : NULL;
+    /* `test_codegen_corpus DIR loops`: the loop generator's corpus alone */
+    if (argc > 2 && strcmp(argv[2], "loops") == 0) {
+        loop_corpus(emit_source);
+        printf("corpus: %d loop kernels (CUDA and CPU)\n", C.count);
+        return fdx_test_finish("test_codegen_corpus");
+    }
     stencil_corpus_nvrtc(each_cuda, NULL);
     int nvrtc = C.count;
     /* The tuner's candidates on the GPU benchmark cases (tools/fdx/bench_stencil.c). */
@@ -161,7 +175,10 @@ int main(int argc, char **argv)
                         fdx_stencil_kspec ks = {dbl, rank, r, upd, flags & 1, (flags >> 1) & 1, sponge ? 1 : 0};
                         emit(&ks, &cpu, 0);
                     }
+    int stencils = C.count;
+    loop_corpus(emit_source);
+    printf("corpus: %d loop kernels (CUDA and CPU)\n", C.count - stencils);
     printf("corpus: %d CUDA kernels of the tests, %d more tuner candidates, %d CPU kernels\n", nvrtc, tuner,
-           C.count - nvrtc - tuner);
+           stencils - nvrtc - tuner);
     return fdx_test_finish("test_codegen_corpus");
 }

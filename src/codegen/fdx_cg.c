@@ -186,6 +186,14 @@ fdx_cg_node *fdx_cg_kernel(fdx_cg_node *at, const char *name, const fdx_cg_param
     return k;
 }
 
+fdx_cg_node *fdx_cg_kernel_by_address(fdx_cg_node *at, const char *name, const char *args_name,
+                                      const fdx_cg_param *params, int n, int threads)
+{
+    fdx_cg_node *k = fdx_cg_kernel(at, name, params, n, threads, 0);
+    k->a = fdx_cg_fmt(at->cg, "%s", args_name);
+    return k;
+}
+
 fdx_cg_node *fdx_cg_helper(fdx_cg_node *at, const char *ret, const char *name, const char *params)
 {
     fdx_cg_node *h = add(at, CG_HELPER);

@@ -34,7 +34,9 @@ typedef enum fdx_cg_loop {
     FDX_CG_LOOP_NOUNROLL,   /* CUDA: #pragma unroll 1 (C: none) */
     FDX_CG_LOOP_SIMD,       /* C: #pragma omp simd (CUDA: none) */
     FDX_CG_LOOP_PARALLEL,   /* C: omp parallel for, static; collapse(n) for n nested loops */
-    FDX_CG_LOOP_PARALLEL_SIMD /* C: omp parallel for simd, static */
+    FDX_CG_LOOP_PARALLEL_SIMD, /* C: omp parallel for simd, static */
+    FDX_CG_LOOP_WORKSHARE   /* C, inside a parallel region: omp for, static, nowait;
+                               collapse(n) for n nested loops (CUDA: none) */
 } fdx_cg_loop;
 
 typedef struct fdx_cg fdx_cg;
@@ -95,6 +97,13 @@ typedef struct fdx_cg_param {
    Returns the body. */
 FDX_HIDDEN fdx_cg_node *fdx_cg_kernel(fdx_cg_node *at, const char *name, const fdx_cg_param *params, int n,
                                       int threads, int min_blocks);
+/* The same kernel in the other C convention, cudaLaunchKernel's: args[i]
+   is the address of parameter i, pointers included (`type *restrict name =
+   *(type **)args[i]`), and the array is named `args_name` (the loop
+   generator's reserved fdx_args, so user names cannot collide).  CUDA: as
+   fdx_cg_kernel. */
+FDX_HIDDEN fdx_cg_node *fdx_cg_kernel_by_address(fdx_cg_node *at, const char *name, const char *args_name,
+                                                 const fdx_cg_param *params, int n, int threads);
 /* A helper function: CUDA __device__ __forceinline__, C static inline.
    `params` is the parameter list's text.  Returns the body. */
 FDX_HIDDEN fdx_cg_node *fdx_cg_helper(fdx_cg_node *at, const char *ret, const char *name, const char *params);

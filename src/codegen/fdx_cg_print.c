@@ -109,15 +109,21 @@ static void c_store(printer *p, const fdx_cg_node *n)
 }
 
 /* The C kernel takes void **args, as cudaLaunchKernel does; the parameters
-   are unpacked into the names the body uses. */
+   are unpacked into the names the body uses.  A kernel made by
+   fdx_cg_kernel_by_address (n->a: the array's name) finds every parameter,
+   pointers included, at the address args[i]. */
 static void c_kernel_head(printer *p, const fdx_cg_node *n)
 {
     fdx_sb *o = p->out;
-    fdx_sb_printf(o, "void %s(void **args)\n{\n", n->text);
+    fdx_sb_printf(o, "void %s(void **%s)\n{\n", n->text, n->a ? n->a : "args");
     o->indent++;
     for (int i = 0; i < n->m; i++) {
         const fdx_cg_param *q = &n->params[i];
-        if (q->pointer)
+        if (n->a && q->pointer)
+            fdx_sb_line(o, "%s *restrict %s = *(%s **)%s[%d];", q->type, q->name, q->type, n->a, i);
+        else if (n->a)
+            fdx_sb_line(o, "%s %s = *(%s *)%s[%d];", q->type, q->name, q->type, n->a, i);
+        else if (q->pointer)
             fdx_sb_line(o, "%s *restrict %s = (%s *)args[%d];", q->type, q->name, q->type, i);
         else
             fdx_sb_line(o, "%s %s = *(%s *)args[%d];", q->type, q->name, q->type, i);
@@ -183,6 +189,11 @@ static void print_for(printer *p, const fdx_cg_node *n, int inner)
     if (!inner && p->target == FDX_CG_C) pragma = c_pragma(n->n, nest_depth(n));
     if (!inner && p->target == FDX_CG_CUDA && n->n == FDX_CG_LOOP_NOUNROLL) pragma = "#pragma unroll 1";
     if (pragma) fdx_sb_printf(o, "%s\n", pragma); /* pragmas start the line */
+    if (!inner && p->target == FDX_CG_C && n->n == FDX_CG_LOOP_WORKSHARE) {
+        int nest = nest_depth(n);
+        if (nest > 1) fdx_sb_printf(o, "#pragma omp for collapse(%d) schedule(static) nowait\n", nest);
+        else fdx_sb_printf(o, "#pragma omp for schedule(static) nowait\n");
+    }
     int tight = n->first && n->first == n->last && n->first->kind == CG_FOR;
     if (tight) { /* a perfect nest: the inner loop on the next line, no braces */
         fdx_sb_line(o, "for (%s)", n->text);

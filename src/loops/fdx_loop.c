@@ -6,7 +6,6 @@
 #include <ctype.h>
 #include <float.h>
 #include <stdint.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,32 +364,4 @@ fdx_status fdx_loop_result_int(const fdx_loop *l, const char *name, int64_t *val
               "loop '%s': reduction '%s' is not an integer reduction", l->name, name);
     *value = fdx_loop_red_is_int(r) ? r->ivalue : (int64_t)r->value;
     return FDX_OK;
-}
-
-void fdx_loop_text(loop_text *t, const char *fmt, ...)
-{
-    if (t->failed) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = t->cap - t->len;
-        int n = vsnprintf(t->p ? t->p + t->len : NULL, t->p ? room : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            t->failed = 1;
-            return;
-        }
-        if (t->p && (size_t)n < room) {
-            t->len += (size_t)n;
-            return;
-        }
-        size_t cap = (t->cap + (size_t)n + 1) * 2;
-        char *p = realloc(t->p, cap);
-        if (!p) {
-            t->failed = 1;
-            return;
-        }
-        t->p = p;
-        t->cap = cap;
-    }
 }

@@ -133,12 +133,4 @@ FDX_HIDDEN fdx_status fdx_loop_gen_cuda(const fdx_loop *l, const loop_geom *g, c
 FDX_HIDDEN fdx_status fdx_loop_actual_before(fdx_array *a);
 FDX_HIDDEN void fdx_loop_actual_written(fdx_array *a);
 
-/* Growing text buffer for the generators. */
-typedef struct loop_text {
-    char *p;
-    size_t len, cap;
-    int failed;
-} loop_text;
-FDX_HIDDEN void fdx_loop_text(loop_text *t, const char *fmt, ...) FDX_PRINTF(2, 3);
-
 #endif

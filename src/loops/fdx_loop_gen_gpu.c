@@ -1,0 +1,170 @@
+/* fdx_loop_gen_gpu: the loop kernel as CUDA C for NVRTC: sweeps in flight
+   on blockIdx.y, the points of a plane on threads (grid-stride, or one warp
+   per hyperplane line), reductions folded per block in shared memory into
+   the block's own partial slot.  Built without CUDA too (fdx_loop_source
+   and the NVRTC tests use it), so not named *_cuda.c, which CMake builds
+   only with CUDA. */
+#include "loops/fdx_loop_gen.h"
+
+#define BLOCK 256
+
+/* The kernel's arguments after the arrays, as run_cuda (fdx_loop_run.c)
+   passes them: scalars and integers by value, the step, the first sweep,
+   the partial results. */
+static const fdx_cg_param cuda_params[] = {
+    {"fdx_scalars", "fdx_sc", 0}, {"fdx_ints", "fdx_ri", 0}, {"long long", "fdx_T", 0},
+    {"long long", "fdx_s0", 0},   {"double *", "fdx_pv", 0}, {"long long *", "fdx_pl", 0},
+};
+
+/* Every enumerated point on its own thread (grid-stride), the fast axis
+   first so a warp walks it. */
+static void flat_cuda(fdx_cg *cg, fdx_cg_node *at, const fdx_loop *l, const loop_geom *g)
+{
+    /* 32-bit arithmetic for the decomposition when the count allows (64-bit
+       division costs tens of instructions on the GPU). */
+    int64_t e = 1;
+    for (int d = 0; d < g->rank; d++)
+        if (fdx_loop_gen_enumerated(g, d)) e *= g->n[d];
+    const char *it = e < ((int64_t)1 << 31) - (int64_t)BLOCK * 65536 ? "unsigned" : "unsigned long long";
+    fdx_cg_node *b = fdx_cg_for(at, FDX_CG_LOOP,
+                                "%s fdx_g = blockIdx.x * (%s)blockDim.x + threadIdx.x; fdx_g < %lldu; fdx_g += (%s)gridDim.x * blockDim.x",
+                                it, it, (long long)e, it);
+    fdx_cg_stmt(b, "%s fdx_q = fdx_g", it);
+    /* On a hyperplane the fast index starts where the line of the plane
+       enters the box, so the valid points of a line are contiguous threads. */
+    int shift = g->solved >= 0 && g->plane[g->fast] && g->solved != g->fast;
+    int order[FDX_LOOP_MAX_RANK], no = 0;
+    if (fdx_loop_gen_enumerated(g, g->fast)) order[no++] = g->fast;
+    for (int d = 0; d < g->rank; d++)
+        if (fdx_loop_gen_enumerated(g, d) && d != g->fast) order[no++] = d;
+    for (int q = 0; q < no; q++) {
+        int d = order[q];
+        const char *name = shift && d == g->fast ? "fdx_r" : "fdx_x";
+        if (q == no - 1) {
+            fdx_cg_stmt(b, "const long long %s%d = (long long)fdx_q", name, d);
+        } else {
+            fdx_cg_stmt(b, "const long long %s%d = (long long)(fdx_q %% %lldu)", name, d, (long long)g->n[d]);
+            fdx_cg_stmt(b, "fdx_q /= %lldu", (long long)g->n[d]);
+        }
+    }
+    if (!no) fdx_cg_stmt(b, "(void)fdx_q");
+    if (shift) {
+        fdx_sb t = FDX_SB_INIT;
+        fdx_sb_printf(&t, "long long fdx_x%d = fdx_t - %lldLL", g->fast, (long long)(g->n[g->solved] - 1));
+        for (int d = 0; d < g->rank; d++)
+            if (g->plane[d] && d != g->solved && d != g->fast) fdx_sb_printf(&t, " - fdx_x%d", d);
+        fdx_cg_stmt(b, "%s", fdx_cg_text(cg, &t));
+        fdx_cg_stmt(b, "fdx_x%d = (fdx_x%d > 0 ? fdx_x%d : 0) + fdx_r%d", g->fast, g->fast, g->fast, g->fast);
+        fdx_cg_stmt(fdx_cg_if(b, "fdx_x%d >= %lldLL", g->fast, (long long)g->n[g->fast]), "continue");
+    }
+    fdx_loop_gen_solve(cg, b, g);
+    fdx_loop_gen_point(cg, fdx_cg_scope(b), l, g, (acc_names){"fdx_acc", "", "fdx_accl", ""});
+}
+
+/* Hyperplane lines: warp w of the grid takes line w of the plane (the fast
+   index runs along it, the solved index follows), lanes step along the line.
+   The solved index is t minus the others, so an accessor's diagonal
+   (fast + solved +- a constant) is the same for the whole line and the
+   compiler computes each diagonal's start once per line, not per point. */
+static void lines_cuda(fdx_cg *cg, fdx_cg_node *at, const fdx_loop *l, const loop_geom *g)
+{
+    int f = g->fast, s = g->solved, c = g->clip;
+    long long nf = (long long)g->n[f], ns = (long long)g->n[s];
+    int order[FDX_LOOP_MAX_RANK], no = 0;
+    if (c >= 0) order[no++] = c; /* neighbouring warps on neighbouring lines */
+    for (int d = 0; d < g->rank; d++)
+        if (d != f && d != s && d != c) order[no++] = d;
+    long long others = 1;
+    for (int q = c >= 0 ? 1 : 0; q < no; q++) others *= (long long)g->n[order[q]];
+    if (c >= 0) {
+        fdx_cg_stmt(at, "const long long fdx_c0 = fdx_t - %lldLL > 0 ? fdx_t - %lldLL : 0", nf + ns - 2, nf + ns - 2);
+        fdx_cg_stmt(at, "const long long fdx_c1 = fdx_t < %lldLL ? fdx_t : %lldLL", (long long)g->n[c] - 1,
+                    (long long)g->n[c] - 1);
+        fdx_cg_stmt(at, "const unsigned fdx_nc = fdx_c1 >= fdx_c0 ? (unsigned)(fdx_c1 - fdx_c0 + 1) : 0u");
+    } else {
+        fdx_cg_stmt(at, "const unsigned fdx_nc = 1u");
+        fdx_cg_stmt(at, "const long long fdx_c0 = 0");
+        fdx_cg_stmt(at, "(void)fdx_c0");
+    }
+    fdx_cg_stmt(at, "const unsigned fdx_lane = threadIdx.x & 31u");
+    fdx_cg_node *w = fdx_cg_for(at, FDX_CG_LOOP,
+                                "unsigned fdx_w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; fdx_w < fdx_nc * %lluu; fdx_w += (gridDim.x * blockDim.x) >> 5",
+                                (unsigned long long)others);
+    fdx_cg_stmt(w, "unsigned fdx_q = fdx_w");
+    for (int q = 0; q < no; q++) {
+        int d = order[q];
+        if (d == c) {
+            fdx_cg_stmt(w, "const long long fdx_x%d = fdx_c0 + (long long)(fdx_q %% fdx_nc)", d);
+            fdx_cg_stmt(w, "fdx_q /= fdx_nc");
+        } else if (q == no - 1) {
+            fdx_cg_stmt(w, "const long long fdx_x%d = (long long)fdx_q", d);
+        } else {
+            fdx_cg_stmt(w, "const long long fdx_x%d = (long long)(fdx_q %% %lldu)", d, (long long)g->n[d]);
+            fdx_cg_stmt(w, "fdx_q /= %lldu", (long long)g->n[d]);
+        }
+    }
+    fdx_cg_stmt(w, "(void)fdx_q");
+    fdx_sb t = FDX_SB_INIT;
+    fdx_sb_puts(&t, "const long long fdx_tk = fdx_t");
+    for (int d = 0; d < g->rank; d++)
+        if (g->plane[d] && d != f && d != s) fdx_sb_printf(&t, " - fdx_x%d", d);
+    fdx_cg_stmt(w, "%s", fdx_cg_text(cg, &t));
+    fdx_cg_stmt(w, "const long long fdx_f0 = fdx_tk > %lldLL ? fdx_tk - %lldLL : 0", ns - 1, ns - 1);
+    fdx_cg_stmt(w, "const long long fdx_f1 = fdx_tk < %lldLL ? fdx_tk : %lldLL", nf - 1, nf - 1);
+    fdx_cg_node *line = fdx_cg_for(w, FDX_CG_LOOP, "long long fdx_x%d = fdx_f0 + fdx_lane; fdx_x%d <= fdx_f1; fdx_x%d += 32", f, f, f);
+    fdx_cg_stmt(line, "const long long fdx_x%d = fdx_tk - fdx_x%d", s, f);
+    fdx_loop_gen_point(cg, fdx_cg_scope(line), l, g, (acc_names){"fdx_acc", "", "fdx_accl", ""});
+}
+
+/* Block reduction in shared memory; block (x, sweep) owns its partial slot,
+   so launches of later steps fold into it without atomics. */
+static void block_reduce(fdx_cg *cg, fdx_cg_node *k, const fdx_loop *l)
+{
+    fdx_cg_shared(k, "double", "fdx_sv", fdx_cg_fmt(cg, "[%d]", BLOCK));
+    fdx_cg_shared(k, "long long", "fdx_sl", fdx_cg_fmt(cg, "[%d]", BLOCK));
+    fdx_cg_stmt(k, "const unsigned fdx_tid = threadIdx.x");
+    fdx_cg_stmt(k, "const size_t fdx_slot = ((size_t)fdx_s * gridDim.x + blockIdx.x) * %d", l->nreds);
+    for (int r = 0; r < l->nreds; r++) {
+        fdx_cg_stmt(k, "fdx_sv[fdx_tid] = fdx_acc%d", r);
+        fdx_cg_stmt(k, "fdx_sl[fdx_tid] = fdx_accl%d", r);
+        fdx_cg_barrier(k, NULL);
+        fdx_cg_node *tree = fdx_cg_for(k, FDX_CG_LOOP, "unsigned fdx_h = %d; fdx_h > 0; fdx_h >>= 1", BLOCK / 2);
+        fdx_cg_node *half = fdx_cg_if(tree, "fdx_tid < fdx_h");
+        fdx_cg_stmt(half, "double fdx_v = fdx_sv[fdx_tid + fdx_h]");
+        fdx_cg_stmt(half, "long long fdx_l = fdx_sl[fdx_tid + fdx_h]");
+        fdx_loop_gen_combine(half, &l->red[r], "fdx_v", "fdx_l", "fdx_sv[fdx_tid]", "fdx_sl[fdx_tid]");
+        fdx_cg_barrier(tree, NULL);
+        fdx_loop_gen_combine(fdx_cg_if(k, "fdx_tid == 0"), &l->red[r], "fdx_sv[0]", "fdx_sl[0]",
+                fdx_cg_fmt(cg, "fdx_pv[fdx_slot + %d]", r), fdx_cg_fmt(cg, "fdx_pl[fdx_slot + %d]", r));
+        fdx_cg_barrier(k, NULL);
+    }
+}
+
+/* Scalars travel by value in one struct (no recompilation when they change). */
+void fdx_loop_gen_cuda_kernel(fdx_cg *cg, const fdx_loop *l, const loop_geom *g)
+{
+    fdx_cg_node *root = fdx_cg_root(cg);
+    fdx_cg_line(root, "struct fdx_scalars { double v[%d]; };", LOOP_MAX_SCALARS);
+    fdx_cg_line(root, "struct fdx_ints { long long v[%d]; };", LOOP_RI_COUNT);
+    fdx_cg_param p[FDX_LOOP_MAX_ARGS + NPARAMS(cuda_params)];
+    int n = fdx_loop_gen_params(l, cg, cuda_params, NPARAMS(cuda_params), p);
+    fdx_cg_node *k = fdx_cg_kernel(root, "fdx_loop_kernel", p, n, BLOCK, 0);
+    fdx_loop_gen_runtime_ints(k, l, "fdx_ri.v");
+    for (int s = 0; s < l->nscalars; s++) fdx_cg_stmt(k, "const double %s = fdx_sc.v[%d]", l->scalar_name[s], s);
+    fdx_cg_stmt(k, "const long long fdx_s = fdx_s0 + blockIdx.y");
+    fdx_cg_stmt(k, "const long long fdx_t = fdx_T - %lldLL * fdx_s", (long long)g->dist);
+    fdx_cg_stmt(k, "(void)fdx_t");
+    for (int r = 0; r < l->nreds; r++) {
+        fdx_cg_stmt(k, "double fdx_acc%d = %s", r, fdx_loop_gen_slot_v(cg, &l->red[r]));
+        fdx_cg_stmt(k, "long long fdx_accl%d = %s", r, fdx_loop_gen_slot_l(cg, &l->red[r]));
+    }
+    if (g->lines) lines_cuda(cg, k, l, g);
+    else flat_cuda(cg, k, l, g);
+    if (l->nreds) {
+        block_reduce(cg, k, l);
+    } else {
+        fdx_cg_stmt(k, "(void)fdx_pv");
+        fdx_cg_stmt(k, "(void)fdx_pl");
+    }
+}
+
