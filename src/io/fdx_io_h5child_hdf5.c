@@ -66,6 +66,14 @@ static void child_main(int fd, const char *path, const char *name, const fdx_h5_
     for (size_t i = 0; i < sizeof deadly / sizeof *deadly; i++) signal(deadly[i], SIG_DFL);
     signal(SIGPIPE, SIG_IGN);
     signal(SIGINT, SIG_IGN); /* the parent handles Ctrl-C and ends the child */
+    /* Whatever libhdf5 (or a sanitizer) would print goes nowhere: the
+       child speaks only through the pipe, so fdx's error stays one line. */
+    int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null_fd >= 0) {
+        dup2(null_fd, STDERR_FILENO);
+        dup2(null_fd, STDOUT_FILENO);
+        close(null_fd);
+    }
     h5child_header h;
     memset(&h, 0, sizeof h);
     h.magic = H5CHILD_MAGIC;
