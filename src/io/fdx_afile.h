@@ -20,12 +20,5 @@ static inline void fdx_afile_write(fdx_afile *a, const void *data, size_t size) 
 /* fflush, fsync, rename, fsync of the directory; removes the temporary on failure. */
 static inline fdx_status fdx_afile_commit(fdx_afile *a) { return fdx_atomic_commit(a); }
 static inline void fdx_afile_abort(fdx_afile *a) { fdx_atomic_abort(a); }
-/* For files written by a library that wants a name (HDF5): the temporary
-   name for path, and publishing it (fsync, rename, fsync of the directory). */
-static inline void fdx_afile_tmpname(const char *path, char *tmp, size_t cap) { fdx_atomic_tmpname(path, tmp, cap); }
-static inline fdx_status fdx_afile_publish(const char *tmp, const char *path)
-{
-    return fdx_atomic_publish(AT_FDCWD, tmp, path);
-}
 
 #endif
