@@ -1,6 +1,8 @@
 /* fdx_sim: a heat, wave or Poisson simulation: its arrays, stencil, time step
    and the step itself (stencil update, then boundary ghosts, source, sponge). */
 #include "core/fdx_error.h"
+#include "core/fdx_log.h"
+#include "solvers/fdx_fieldstats.h"
 #include "solvers/fdx_fieldops.h"
 #include "solvers/fdx_sim_impl.h"
 
@@ -95,15 +97,9 @@ fdx_status fdx_sim_download_raw(fdx_sim *s, fdx_array *a, void *bytes)
 
 static fdx_status set_fields(fdx_sim *s, const double *cur, const double *prev, const char *what);
 
-static fdx_status setup_wave(fdx_sim *s, double *c)
+static fdx_status setup_wave(fdx_sim *s)
 {
-    FDX_TRY(fdx_sim_velocity(s, c));
-    s->cmin = INFINITY;
-    s->cmax = 0;
-    for (int64_t i = 0; i < s->count; i++) {
-        if (c[i] < s->cmin) s->cmin = c[i];
-        if (c[i] > s->cmax) s->cmax = c[i];
-    }
+    FDX_TRY(fdx_sim_velocity_range(s));
     double lam;
     FDX_TRY(lambda_max(s, &lam));
     s->dt = dval(s, "cfl") * 2.0 / (s->cmax * sqrt(lam));
@@ -121,9 +117,8 @@ static fdx_status setup_wave(fdx_sim *s, double *c)
     for (int d = 0; d < s->rank; d++)
         FDX_CHECK(2 * s->sponge < s->n[d], FDX_ERR_INVALID, "sponge: %d cells on both sides leave nothing of axis %d (%lld points)",
                   s->sponge, d, (long long)s->n[d]);
-    for (int64_t i = 0; i < s->count; i++) c[i] *= c[i];
     FDX_TRY(make_array(s, &s->coef));
-    FDX_TRY(fdx_sim_upload(s, s->coef, c, "velocity model (c^2)"));
+    FDX_TRY(fdx_sim_velocity_fill(s, s->coef));
 
     /* Source and receivers: grid points away from the untouched outer layers. */
     int64_t pts[FDX_SIM_MAX_REC][3];
@@ -167,6 +162,29 @@ static fdx_status setup_wave(fdx_sim *s, double *c)
     FDX_TRY(s->be->alloc(es * (size_t)np * (size_t)(s->steps + 1), &s->rec_buf_dev));
     FDX_TRY(s->be->copy(s->rec_idx_dev, s->rec, sizeof(int64_t) * (size_t)np, FDX_COPY_H2D, s->stream));
     FDX_TRY(s->be->memset(s->rec_buf_dev, 0, es * (size_t)np * (size_t)(s->steps + 1), s->stream));
+    return s->be->stream_sync(s->stream);
+}
+
+/* The colour range of heat pictures: the initial field's, reduced where it lives. */
+static fdx_status heat_range(fdx_sim *s)
+{
+    int64_t lo[3] = {0, 0, 0};
+    fdx_stats st;
+    FDX_TRY(fdx_fieldstats_box(s->cur, lo, s->n, &st, s->stream));
+    s->range[0] = st.min;
+    s->range[1] = st.max;
+    return FDX_OK;
+}
+
+/* The initial field, made in cur, into the other time levels: fixed walls
+   and Poisson's Dirichlet layers live in every buffer (the stencil never
+   writes them); the wave starts at rest (all zero already). */
+static fdx_status spread_initial(fdx_sim *s)
+{
+    size_t bytes = fdx_array_bytes(s->cur);
+    if (s->kind != FDX_SIM_WAVE)
+        FDX_TRY(s->be->copy(fdx_array_device(s->next), fdx_array_device(s->cur), bytes, FDX_COPY_D2D, s->stream));
+    if (s->kind == FDX_SIM_HEAT && s->insulated) FDX_TRY(fdx_fieldops_mirror(s->cur, s->r, s->stream));
     return s->be->stream_sync(s->stream);
 }
 
@@ -217,7 +235,6 @@ fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out
     fdx_sim *s = calloc(1, sizeof *s);
     FDX_CHECK(s, FDX_ERR_NOMEM, "no memory for a simulation");
     fdx_status st;
-    double *u = NULL, *aux = NULL;
     s->ctx = ctx;
     s->be = fdx_ctx_ops(ctx);
     FDX_TRY_GOTO(st, fdx_sim_config_copy(cfg, &s->cfg), fail);
@@ -260,12 +277,6 @@ fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out
     if (fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA) FDX_TRY_GOTO(st, s->be->stream_create(&s->stream), fail);
     FDX_TRY_GOTO(st, s->be->alloc(sizeof(int64_t), &s->check_dev), fail);
 
-    u = malloc((size_t)s->count * sizeof(double));
-    aux = malloc((size_t)s->count * sizeof(double));
-    if (!u || !aux) {
-        st = fdx_fail(FDX_ERR_NOMEM, "no memory for host copies of a %lld-point grid", (long long)s->count);
-        goto fail;
-    }
     FDX_TRY_GOTO(st, make_array(s, &s->cur), fail);
     FDX_TRY_GOTO(st, make_array(s, &s->next), fail);
     fdx_stencil_desc desc;
@@ -278,18 +289,12 @@ fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out
         s->alpha = kappa * s->dt;
         FDX_TRY_GOTO(st, fdx_sim_check_numbers(s), fail);
         s->insulated = strcmp(fdx_sim_config_get(cfg, "boundary"), "insulated") == 0;
-        FDX_TRY_GOTO(st, fdx_sim_init_heat(s, u), fail);
-        s->range[0] = INFINITY;
-        s->range[1] = -INFINITY;
-        for (int64_t i = 0; i < s->count; i++) {
-            if (u[i] < s->range[0]) s->range[0] = u[i];
-            if (u[i] > s->range[1]) s->range[1] = u[i];
-        }
+        FDX_TRY_GOTO(st, fdx_sim_init_heat(s, s->cur), fail);
+        FDX_TRY_GOTO(st, heat_range(s), fail);
         desc.update = FDX_UPDATE_HEAT;
     } else if (s->kind == FDX_SIM_WAVE) {
         FDX_TRY_GOTO(st, make_array(s, &s->prev), fail);
-        FDX_TRY_GOTO(st, setup_wave(s, aux), fail);
-        memset(u, 0, (size_t)s->count * sizeof(double));
+        FDX_TRY_GOTO(st, setup_wave(s), fail); /* the fields start at rest, zero */
         desc.update = FDX_UPDATE_WAVE;
         desc.coef = 1;
     } else {
@@ -298,9 +303,8 @@ fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out
         s->tol = dval(s, "tol");
         s->change = INFINITY;
         FDX_TRY_GOTO(st, fdx_sim_check_numbers(s), fail);
-        FDX_TRY_GOTO(st, fdx_sim_init_poisson(s, u, aux), fail);
         FDX_TRY_GOTO(st, make_array(s, &s->rhs), fail);
-        FDX_TRY_GOTO(st, fdx_sim_upload(s, s->rhs, aux, "right-hand side"), fail);
+        FDX_TRY_GOTO(st, fdx_sim_init_poisson(s, s->cur, s->rhs), fail);
         desc.update = FDX_UPDATE_HEAT;
     }
     desc.alpha = s->alpha;
@@ -309,14 +313,11 @@ fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out
     s->sponge_fused = s->kind == FDX_SIM_WAVE && s->sponge > 0 && s->sponge <= FDX_STENCIL_MAX_SPONGE && s->rank >= 2;
     if (s->sponge_fused) desc.sponge = s->sponge, desc.sponge_strength = 0.3;
     FDX_TRY_GOTO(st, fdx_stencil_create(ctx, &desc, s->type, &s->stencil), fail);
-    FDX_TRY_GOTO(st, set_fields(s, u, s->kind == FDX_SIM_WAVE ? u : NULL, "initial field"), fail);
-    free(u);
-    free(aux);
+    FDX_TRY_GOTO(st, spread_initial(s), fail);
+    FDX_DEBUG("sim: %s %s: fields and models ready", fdx_sim_kind_name(s->kind), fdx_sim_config_get(cfg, "size"));
     *out = s;
     return FDX_OK;
 fail:
-    free(u);
-    free(aux);
     fdx_sim_destroy(&s);
     return st;
 }
@@ -337,6 +338,7 @@ void fdx_sim_destroy(fdx_sim **ps)
     if (s->check_dev) s->be->free(s->check_dev);
     if (s->stream) s->be->stream_destroy(s->stream);
     free(s->traces);
+    free(s->model_c2);
     fdx_sim_config_destroy(&s->cfg);
     free(s);
     *ps = NULL;

@@ -5,6 +5,7 @@
 #include "backends/fdx_backend.h"
 #include "fdx/solvers.h"
 #include "fdx/stencil.h"
+#include "solvers/fdx_fieldgen.h"
 
 #define FDX_SIM_MAX_REC 64
 
@@ -41,6 +42,8 @@ struct fdx_sim {
     void *stream;
     int insulated;                /* heat */
     double cmin, cmax, f0, t0, amp; /* wave */
+    fdx_gen model_gen;              /* wave: the generated model (when model_c2 is NULL) */
+    double *model_c2;               /* wave: a model file's c^2, until it is uploaded */
     int64_t src;
     int sponge;
     int sponge_fused;               /* the sponge is in the stencil's wave update */
@@ -74,10 +77,16 @@ FDX_HIDDEN fdx_status fdx_sim_config_copy(const fdx_sim_config *c, fdx_sim_confi
 FDX_HIDDEN const char *fdx_sim_config_restart_diff(const fdx_sim_config *run, const fdx_sim_config *ckpt,
                                                    const char **run_value, const char **ckpt_value);
 
-/* Initial fields and models (fdx_sim_init.c), written into host doubles. */
-FDX_HIDDEN fdx_status fdx_sim_init_heat(const fdx_sim *s, double *u);
-FDX_HIDDEN fdx_status fdx_sim_init_poisson(const fdx_sim *s, double *u, double *f);
-FDX_HIDDEN fdx_status fdx_sim_velocity(const fdx_sim *s, double *c);
+/* Initial fields and models (fdx_sim_init.c), generated where the arrays
+   live; only files are read on the host and copied. */
+FDX_HIDDEN void fdx_sim_gen_base(const fdx_sim *s, fdx_gen_kind kind, fdx_gen *g);
+FDX_HIDDEN fdx_status fdx_sim_init_heat(fdx_sim *s, fdx_array *u);
+FDX_HIDDEN fdx_status fdx_sim_init_poisson(fdx_sim *s, fdx_array *u, fdx_array *f);
+/* Sets cmin and cmax of the velocity model (a file is read here and kept
+   as c^2 until fdx_sim_velocity_fill). */
+FDX_HIDDEN fdx_status fdx_sim_velocity_range(fdx_sim *s);
+/* Writes c^2 into coef. */
+FDX_HIDDEN fdx_status fdx_sim_velocity_fill(fdx_sim *s, fdx_array *coef);
 /* Ricker wavelet of peak frequency f0 delayed by t0. */
 FDX_HIDDEN double fdx_sim_ricker(double t, double f0, double t0);
 

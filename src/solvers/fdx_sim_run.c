@@ -2,6 +2,7 @@
    progress, pictures, fields and checkpoints on their schedules, the stop
    request of a signal, and the JSON summary. */
 #include "core/fdx_json.h"
+#include "core/fdx_log.h"
 #include "fdx/io.h"
 #include "fdx/metrics.h"
 #include "solvers/fdx_sim_output.h"
@@ -342,6 +343,7 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
     /* The finiteness check at every progress point: a tenth of the run, at
        most 1000 steps apart, and before every output. */
     int64_t check_every = s->steps / 10 < 1 ? 1 : s->steps / 10 > 1000 ? 1000 : s->steps / 10;
+    FDX_DEBUG("sim: stepping from step %lld", (long long)s->step);
     /* The clock starts after the first step of this call. */
     double t0 = now_s();
     int64_t timed_from = s->step + 1;
@@ -374,6 +376,7 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
     }
     if (st == FDX_OK) st = sync_all(s);
     double t1 = now_s();
+    FDX_DEBUG("sim: stepping done at step %lld", (long long)s->step);
     if (st == FDX_OK) st = check_state(s);
     fdx_progress_finish(st == FDX_OK ? bar : NULL, s->step);
     fdx_progress_destroy(&bar);
@@ -400,6 +403,8 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
     double fetch = 0, write = 0;
     fdx_stencil_traffic(s->stencil, s->n, &fetch, &write);
     r->effective_gbps = r->step_s > 0 ? (fetch + write) / r->step_s / 1e9 : 0;
+    FDX_DEBUG("sim: outputs done");
     FDX_TRY(fdx_sim_diagnose(s, &r->diag));
+    FDX_DEBUG("sim: diagnostics done");
     return summarize(s, r, dir);
 }
