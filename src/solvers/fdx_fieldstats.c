@@ -101,8 +101,20 @@ static void row_reduce(const fdx_stats_job *J, int64_t j, int64_t k, double *out
     if (J->mode == 0 && J->is_double) return row_stats_double((const double *)J->u + q0, len, out);
     if (J->mode == 0) return row_stats_float((const float *)J->u + q0, len, out);
     /* Energy: always the whole grid. */
-    if (J->is_double) return row_energy_double(J, j, k, out);
-    return row_energy_float(J, j, k, out);
+    if (J->mode == 1 && J->is_double) return row_energy_double(J, j, k, out);
+    if (J->mode == 1) return row_energy_float(J, j, k, out);
+    double la[LANES] = {0}, lb[LANES] = {0}, mnl[LANES], mxl[LANES];
+    for (int l = 0; l < LANES; l++) mnl[l] = INFINITY, mxl[l] = -INFINITY;
+    for (int64_t i = J->lo[0]; i < J->hi[0]; i++) {
+        int l = (int)((i - J->lo[0]) % LANES);
+        double a, b, v;
+        st_point(J, i, j, k, &a, &b, &v);
+        la[l] = la[l] + a;
+        lb[l] = lb[l] + b;
+        mnl[l] = v < mnl[l] ? v : mnl[l];
+        mxl[l] = v > mxl[l] ? v : mxl[l];
+    }
+    lanes_out(la, lb, mnl, mxl, out);
 }
 
 /* Adds the 4-tuples in[0..n) in order. */
@@ -172,6 +184,17 @@ fdx_status fdx_fieldstats_box(fdx_array *u, const int64_t *lo, const int64_t *hi
     memset(&J, 0, sizeof J);
     memcpy(J.lo, lo, sizeof J.lo);
     memcpy(J.hi, hi, sizeof J.hi);
+    return reduce(u, &J, out, stream);
+}
+
+fdx_status fdx_fieldstats_diff(fdx_array *u, fdx_array *p, fdx_stats *out, void *stream)
+{
+    fdx_stats_job J;
+    memset(&J, 0, sizeof J);
+    J.mode = 2;
+    J.p = fdx_array_device(p);
+    for (int d = 0; d < 3; d++) J.hi[d] = d < fdx_array_rank(u) ? fdx_array_extent(u, d) : 1;
+    FDX_CHECK(fdx_array_dtype(p) == fdx_array_dtype(u), FDX_ERR_INVALID, "difference: two element types");
     return reduce(u, &J, out, stream);
 }
 

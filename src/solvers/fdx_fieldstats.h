@@ -45,9 +45,12 @@ FDX_HIDDEN fdx_status fdx_fieldstats_box(fdx_array *u, const int64_t *lo, const 
 FDX_HIDDEN fdx_status fdx_fieldstats_energy(fdx_array *u, fdx_array *p, fdx_array *c2, const fdx_energy_args *e,
                                             fdx_stats *out, void *stream);
 
+/* Statistics of u - p over every point (Poisson's change in a sweep). */
+FDX_HIDDEN fdx_status fdx_fieldstats_diff(fdx_array *u, fdx_array *p, fdx_stats *out, void *stream);
+
 /* The reduction's layout, shared by the CPU loops and the CUDA kernels. */
 typedef struct fdx_stats_job {
-    int mode;              /* 0: statistics of u; 1: energy */
+    int mode;              /* 0: statistics of u; 1: energy; 2: statistics of u - p */
     int is_double, rank;
     int64_t n[3];          /* the array's extents (1 beyond its rank) */
     int64_t lo[3], hi[3];  /* the box */

@@ -36,6 +36,11 @@ ST_HD static inline void st_point(const fdx_stats_job *J, int64_t i, int64_t j, 
         return;
     }
     double p = st_load(J->p, J->is_double, q), d = u - p;
+    if (J->mode == 2) {
+        *a = *v = d;
+        *b = ST_MUL(d, d);
+        return;
+    }
     *a = ST_DIV(ST_MUL(ST_MUL(d, d), J->e.idt2), st_load(J->c2, J->is_double, q));
     int r = J->e.r;
     int64_t idx[3] = {i, j, k};

@@ -314,6 +314,7 @@ fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out
     if (s->sponge_fused) desc.sponge = s->sponge, desc.sponge_strength = 0.3;
     FDX_TRY_GOTO(st, fdx_stencil_create(ctx, &desc, s->type, &s->stencil), fail);
     FDX_TRY_GOTO(st, spread_initial(s), fail);
+    s->fresh = 1;
     FDX_DEBUG("sim: %s %s: fields and models ready", fdx_sim_kind_name(s->kind), fdx_sim_config_get(cfg, "size"));
     *out = s;
     return FDX_OK;
@@ -339,6 +340,7 @@ void fdx_sim_destroy(fdx_sim **ps)
     if (s->stream) s->be->stream_destroy(s->stream);
     free(s->traces);
     free(s->model_c2);
+    free(s->init_mask);
     fdx_sim_config_destroy(&s->cfg);
     free(s);
     *ps = NULL;
@@ -359,6 +361,7 @@ fdx_status fdx_sim_set_field(fdx_sim *s, const double *cur, const double *prev)
 {
     FDX_CHECK(s && cur, FDX_ERR_INVALID, "fdx_sim_set_field: %s is NULL", s ? "the field" : "the simulation");
     FDX_CHECK(!s->drv, FDX_ERR_INVALID, "fdx_sim_set_field: the simulation is driven by the distributed driver");
+    s->fresh = 0;
     return set_fields(s, cur, prev, "fdx_sim_set_field");
 }
 

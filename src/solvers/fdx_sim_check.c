@@ -77,14 +77,12 @@ fdx_status fdx_sim_check_memory(const fdx_sim *s, int nrec, int distributed)
     double traces = (double)nrec * (double)(s->steps + 1);
     double dev = (fields + output) * n * es + traces * es;
     /* Host: the pinned copy for fields; the largest transient: the doubles
-       of an input file (initial field or model), or of Poisson's test (two),
-       with one element-type copy (the conversion, a checkpoint's copy of a
+       of an input file (initial field or model), with one element-type copy (the conversion, a checkpoint's copy of a
        field); the receivers as raw values, doubles and CSV text.  Generated
        fields and the diagnostics need no host copy. */
     int files = (s->kind == FDX_SIM_HEAT && strcmp(fdx_sim_config_get(s->cfg, "init"), "file") == 0) ||
                 (s->kind == FDX_SIM_WAVE && strcmp(fdx_sim_config_get(s->cfg, "model"), "file") == 0);
-    double doubles = s->kind == FDX_SIM_POISSON ? 2 : files;
-    double host = 2.0 * output * n * es /* pinned copy, HDF5 image */ + (doubles * 8.0 + es) * n +
+    double host = 2.0 * output * n * es /* pinned copy, HDF5 image */ + (files * 8.0 + es) * n +
                   traces * (es + 8 + 16.0 * (output ? 2 : 0));
     int on_cpu = fdx_ctx_backend(s->ctx) != FDX_BACKEND_CUDA;
     if (on_cpu) host += dev; /* the CPU backend's device memory is the host's */

@@ -44,6 +44,7 @@ struct fdx_sim {
     double cmin, cmax, f0, t0, amp; /* wave */
     fdx_gen model_gen;              /* wave: the generated model (when model_c2 is NULL) */
     double *model_c2;               /* wave: a model file's c^2, until it is uploaded */
+    int model_c2_file;              /* wave: the model came from a file (else model_gen) */
     int64_t src;
     int sponge;
     int sponge_fused;               /* the sponge is in the stencil's wave update */
@@ -55,6 +56,12 @@ struct fdx_sim {
     int64_t rec_kept;                /* restart step: trace steps up to it are not this process's */
     double tol, change;              /* Poisson */
     double range[2];                 /* colour range of heat pictures */
+    /* How the initial state was made, so the distributed driver makes its
+       blocks the same way where they live (fdx_sim_dist.c). */
+    int fresh;                       /* cur/next/prev hold the state fdx_sim_create made */
+    int init_generated;              /* heat: init_gen (with init_mask) made cur; 0: a file */
+    fdx_gen init_gen;
+    unsigned char *init_mask;        /* heat, init = letters: N0 x N1 bytes on the host */
     fdx_sim_driver *drv;             /* NULL: the step runs here on cur/prev/next */
     void *check_dev;                 /* 8 bytes: the finiteness check's result */
 };
@@ -81,6 +88,9 @@ FDX_HIDDEN const char *fdx_sim_config_restart_diff(const fdx_sim_config *run, co
    live; only files are read on the host and copied. */
 FDX_HIDDEN void fdx_sim_gen_base(const fdx_sim *s, fdx_gen_kind kind, fdx_gen *g);
 FDX_HIDDEN fdx_status fdx_sim_init_heat(fdx_sim *s, fdx_array *u);
+/* The letters' field from a host mask of N0 x N1 bytes (copied where u lives). */
+FDX_HIDDEN fdx_status fdx_sim_fill_letters(const fdx_backend *be, fdx_array *u, const fdx_gen *g,
+                                           const unsigned char *mask, void *stream);
 FDX_HIDDEN fdx_status fdx_sim_init_poisson(fdx_sim *s, fdx_array *u, fdx_array *f);
 /* Sets cmin and cmax of the velocity model (a file is read here and kept
    as c^2 until fdx_sim_velocity_fill). */

@@ -132,6 +132,8 @@ fdx_status fdx_sim_init_heat(fdx_sim *s, fdx_array *u)
                         : strcmp(init, "random") == 0 ? FDX_GEN_RANDOM
                                                       : FDX_GEN_LETTERS,
                      &g);
+    s->init_gen = g;
+    s->init_generated = 1;
     if (g.kind != FDX_GEN_LETTERS) return fdx_fieldgen_fill(u, &g, s->stream);
     /* The letters: a mask of NX x NY bytes drawn on the host (the font), the
        field made from it where it lives. */
@@ -141,17 +143,24 @@ fdx_status fdx_sim_init_heat(fdx_sim *s, fdx_array *u)
     int tw = fdx_font_text_width(text, 1), scale = letters_scale(text, nx, ny);
     FDX_CHECK(scale >= 1, FDX_ERR_INVALID, "text: '%s' does not fit a %lldx%lld grid (needs %dx%d points)", text,
               (long long)nx, (long long)ny, tw, fdx_font_height(1));
-    unsigned char *mask = malloc((size_t)nx * ny);
+    s->init_mask = malloc((size_t)nx * ny);
+    FDX_CHECK(s->init_mask, FDX_ERR_NOMEM, "no memory for the letters");
+    FDX_TRY(fdx_font_render(text, scale, s->init_mask, (int)nx, (int)ny));
+    return fdx_sim_fill_letters(s->be, u, &g, s->init_mask, s->stream);
+}
+
+fdx_status fdx_sim_fill_letters(const fdx_backend *be, fdx_array *u, const fdx_gen *g, const unsigned char *mask,
+                                void *stream)
+{
+    size_t bytes = (size_t)g->N[0] * (size_t)g->N[1];
     void *dev = NULL;
-    FDX_CHECK(mask, FDX_ERR_NOMEM, "no memory for the letters");
-    fdx_status st = fdx_font_render(text, scale, mask, (int)nx, (int)ny);
-    if (st == FDX_OK) st = s->be->alloc((size_t)nx * ny, &dev);
-    if (st == FDX_OK) st = s->be->copy(dev, mask, (size_t)nx * ny, FDX_COPY_H2D, s->stream);
-    g.mask = dev;
-    if (st == FDX_OK) st = fdx_fieldgen_fill(u, &g, s->stream);
-    if (st == FDX_OK) st = s->be->stream_sync(s->stream);
-    if (dev) s->be->free(dev);
-    free(mask);
+    fdx_gen with = *g;
+    fdx_status st = be->alloc(bytes, &dev);
+    if (st == FDX_OK) st = be->copy(dev, mask, bytes, FDX_COPY_H2D, stream);
+    with.mask = dev;
+    if (st == FDX_OK) st = fdx_fieldgen_fill(u, &with, stream);
+    if (st == FDX_OK) st = be->stream_sync(stream);
+    if (dev) be->free(dev);
     return st;
 }
 
@@ -190,6 +199,7 @@ fdx_status fdx_sim_velocity_range(fdx_sim *s)
             return st;
         }
         s->model_c2 = c;
+        s->model_c2_file = 1;
         return FDX_OK;
     }
     /* A generated model depends on depth only: its range from one column. */
