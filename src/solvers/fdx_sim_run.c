@@ -1,6 +1,7 @@
 /* fdx_sim_run: the whole run: restart from a checkpoint, the step loop with
    progress, pictures, fields and checkpoints on their schedules, the stop
    request of a signal, and the JSON summary. */
+#include "core/fdx_file.h"
 #include "core/fdx_json.h"
 #include "core/fdx_log.h"
 #include "solvers/fdx_fieldstats.h"
@@ -62,13 +63,6 @@ fdx_status fdx_sim_install_signals(void)
        the process with SIGXFSZ and leaving it behind. */
     signal(SIGXFSZ, SIG_IGN);
     return FDX_OK;
-}
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 static void ckpt_path(const char *dir, char *path, size_t cap) { snprintf(path, cap, "%s/checkpoint.fdx", dir); }
@@ -258,7 +252,7 @@ static fdx_status check_state(fdx_sim *s)
 static fdx_status checkpoint_now(fdx_sim *s, fdx_sim_output *out, const char *dir)
 {
     FDX_TRY(check_state(s));
-    FDX_TRY(fdx_sim_output_sync(out));
+    FDX_TRY(fdx_sim_output_sync(out, s));
     return write_checkpoint(s, dir);
 }
 
@@ -335,20 +329,20 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
         st = fdx_progress_create(progress, what, s->steps, &bar);
     }
     /* Step 0: the first picture and, when fields are asked for, the first field. */
-    if (st == FDX_OK && out && first == 0 && s->snapshot_every > 0) st = fdx_sim_output_snapshot(out);
-    if (st == FDX_OK && out && first == 0 && s->field_every > 0) st = fdx_sim_output_field(out);
+    if (st == FDX_OK && out && first == 0 && s->snapshot_every > 0) st = fdx_sim_output_snapshot(out, s);
+    if (st == FDX_OK && out && first == 0 && s->field_every > 0) st = fdx_sim_output_field(out, s, 0);
     /* The finiteness check at every progress point: a tenth of the run, at
        most 1000 steps apart, and before every output. */
     int64_t check_every = s->steps / 10 < 1 ? 1 : s->steps / 10 > 1000 ? 1000 : s->steps / 10;
     FDX_DEBUG("sim: stepping from step %lld", (long long)s->step);
     /* The clock starts after the first step of this call. */
-    double t0 = now_s();
+    double t0 = fdx_now_s();
     int64_t timed_from = s->step + 1;
     while (st == FDX_OK && s->step < s->steps) {
         if ((st = s->drv ? s->drv->step(s) : fdx_sim_step(s)) != FDX_OK) break;
         if (s->step == timed_from) {
             if ((st = sync_all(s)) != FDX_OK) break;
-            t0 = now_s();
+            t0 = fdx_now_s();
         }
         /* Every rank of a distributed run pulls at the same steps (the
            gather is collective); only the one with `out` writes. */
@@ -358,8 +352,8 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
         /* Distributed runs hold the global field only when pulled. */
         if (st == FDX_OK && ((!s->drv && s->step % check_every == 0) || (dir[0] && (snap || field || ckpt))))
             st = check_state(s);
-        if (st == FDX_OK && out && snap) st = fdx_sim_output_snapshot(out);
-        if (st == FDX_OK && out && field) st = fdx_sim_output_field(out);
+        if (st == FDX_OK && out && snap) st = fdx_sim_output_snapshot(out, s);
+        if (st == FDX_OK && out && field) st = fdx_sim_output_field(out, s, 0);
         if (st == FDX_OK && out && ckpt) st = checkpoint_now(s, out, dir);
         if (st == FDX_OK && s->kind == FDX_SIM_POISSON && s->step % 100 == 0 && s->step < s->steps) {
             if ((st = poisson_change(s)) != FDX_OK) break;
@@ -372,19 +366,19 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
         }
     }
     if (st == FDX_OK) st = sync_all(s);
-    double t1 = now_s();
+    double t1 = fdx_now_s();
     FDX_DEBUG("sim: stepping done at step %lld", (long long)s->step);
     if (st == FDX_OK) st = check_state(s);
     fdx_progress_finish(st == FDX_OK ? bar : NULL, s->step);
     fdx_progress_destroy(&bar);
-    if (st == FDX_OK && out && !r->interrupted) st = fdx_sim_output_field(out);
+    if (st == FDX_OK && out && !r->interrupted) st = fdx_sim_output_field(out, s, 1);
     /* A blown-up run keeps what it wrote up to the last good check (frames,
        the GIF, receivers); the last checkpoint stays the last good state. */
     int blew_up = st == FDX_ERR_VERIFY;
     char why[700];
     snprintf(why, sizeof why, "%s", st != FDX_OK ? fdx_last_error() : "");
     if (out) {
-        fdx_status fst = fdx_sim_output_finish(out, st != FDX_OK && !blew_up);
+        fdx_status fst = fdx_sim_output_finish(out, s, st != FDX_OK && !blew_up);
         if (st == FDX_OK) st = fst;
         r->output_wait_s = fdx_sim_output_wait_s(out);
     }
