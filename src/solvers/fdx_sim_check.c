@@ -80,8 +80,8 @@ fdx_status fdx_sim_check_memory(const fdx_sim *s, int nrec, int distributed)
        of an input file (initial field or model), with one element-type copy (the conversion, a checkpoint's copy of a
        field); the receivers as raw values, doubles and CSV text.  Generated
        fields and the diagnostics need no host copy. */
-    int files = (s->kind == FDX_SIM_HEAT && strcmp(fdx_sim_config_get(s->cfg, "init"), "file") == 0) ||
-                (s->kind == FDX_SIM_WAVE && strcmp(fdx_sim_config_get(s->cfg, "model"), "file") == 0);
+    int files = (s->kind == FDX_SIM_HEAT && s->p.init == FDX_SIM_INIT_FILE) ||
+                (s->kind == FDX_SIM_WAVE && s->p.model == FDX_SIM_MODEL_FILE);
     double host = 2.0 * output * n * es /* pinned copy, HDF5 image */ + (files * 8.0 + es) * n +
                   traces * (es + 8 + 16.0 * (output ? 2 : 0));
     int on_cpu = fdx_ctx_backend(s->ctx) != FDX_BACKEND_CUDA;

@@ -79,8 +79,8 @@ static fdx_status push_fresh(fdx_sim *s, dsim *m)
             if (s->kind == FDX_SIM_WAVE) FDX_TRY(m->be->memset(fdx_array_device(la), 0, fdx_array_bytes(la), stream));
             else FDX_TRY(generate(s, m, m->f[k], i, &s->init_gen));
         }
-        if (s->kind == FDX_SIM_HEAT && s->insulated && x->mirror)
-            FDX_TRY(fdx_fieldops_mirror_sides(fdx_darray_local(m->f[1], i), s->r, x->mirror, stream));
+        fdx_sim_block b = {{x->origin[0], x->origin[1], x->origin[2]}, x->mirror, -1, 0};
+        if (s->ops->boundary) FDX_TRY(s->ops->boundary(s, &b, fdx_darray_local(m->f[1], i), stream));
     }
     return fdx_dist_sync(m->d);
 }
@@ -114,17 +114,13 @@ static fdx_status step(fdx_sim *s)
     dsim *m = of(s);
     fdx_darray *next = m->f[0], *cur = m->f[1], *prev = m->nf == 3 ? m->f[2] : NULL;
     FDX_TRY(fdx_dstencil_step(m->ds, next, cur, prev, m->coef, m->overlap));
-    double f = s->kind == FDX_SIM_WAVE ? fdx_sim_source_value(s, s->step) : 0;
+    /* The physics' terms and boundary step on every block, in global
+       coordinates: the same code as the one-array run's. */
     for (int i = 0; i < m->nlocal; i++) {
         unit_extra *x = &m->u[i];
-        void *stream = fdx_dist_stream(m->d, i);
-        fdx_array *ln = fdx_darray_local(next, i);
-        if (s->kind == FDX_SIM_HEAT && s->insulated && x->mirror)
-            FDX_TRY(fdx_fieldops_mirror_sides(ln, s->r, x->mirror, stream));
-        /* Every block that holds the source point adds it, shadows too. */
-        if (f != 0 && x->src >= 0) FDX_TRY(fdx_fieldops_add_point(ln, x->src, f, stream));
-        if (s->kind == FDX_SIM_WAVE && s->sponge > 0)
-            FDX_TRY(fdx_fieldops_sponge_at(ln, fdx_darray_local(cur, i), s->sponge, 0.3, x->origin, s->n, stream));
+        fdx_sim_block b = {{x->origin[0], x->origin[1], x->origin[2]}, x->mirror, x->src, 0};
+        FDX_TRY(fdx_sim_after_update(s, &b, fdx_darray_local(next, i), fdx_darray_local(cur, i), s->step,
+                                     fdx_dist_stream(m->d, i)));
     }
     m->f[0] = m->nf == 3 ? prev : cur;
     if (m->nf == 3) m->f[2] = cur;

@@ -63,7 +63,7 @@ static fdx_status read_matching(const fdx_sim *s, const char *key, const char *p
         int k = snprintf(got, sizeof got, "%lld", (long long)shape[0]);
         for (int d = 1; d < rank; d++) k += snprintf(got + k, sizeof got - (size_t)k, "x%lld", (long long)shape[d]);
         return fdx_fail(FDX_ERR_INVALID, "%s: '%s' holds a %s grid, the run's size is %s", key, path, got,
-                        fdx_sim_config_get(s->cfg, "size"));
+                        fdx_sim_config_get(s->cfg, "size")); /* the user's words */
     }
     for (int64_t i = 0; i < s->count; i++)
         if (!isfinite(v[i])) {
@@ -88,8 +88,7 @@ static int letters_scale(const char *text, int64_t nx, int64_t ny)
    Gaussian bump.  A text the user chose that does not fit stays an error. */
 static int default_letters_fit(const fdx_sim *s)
 {
-    return !fdx_sim_config_is_default(s->cfg, "text") || s->n[0] > 65535 || s->n[1] > 65535 ||
-           letters_scale(fdx_sim_config_get(s->cfg, "text"), s->n[0], s->n[1]) >= 1;
+    return !s->p.text_is_default || s->n[0] > 65535 || s->n[1] > 65535 || letters_scale(s->p.text, s->n[0], s->n[1]) >= 1;
 }
 
 /* The generator's grid: the whole of the run's. */
@@ -118,26 +117,25 @@ static fdx_status upload_file(fdx_sim *s, const char *key, const char *path, con
 
 fdx_status fdx_sim_init_heat(fdx_sim *s, fdx_array *u)
 {
-    const char *init = fdx_sim_config_get(s->cfg, "init");
+    fdx_sim_init init = s->p.init;
     int64_t nx = s->n[0], ny = s->n[1];
-    if (strcmp(init, "file") == 0) {
-        const char *in = fdx_sim_config_get(s->cfg, "input");
-        FDX_CHECK(in[0], FDX_ERR_INVALID, "init = file needs input = FILE (an HDF5 field)");
-        return upload_file(s, "input", in, NULL, u, NULL, "initial field");
+    if (init == FDX_SIM_INIT_FILE) {
+        FDX_CHECK(s->p.input[0], FDX_ERR_INVALID, "init = file needs input = FILE (an HDF5 field)");
+        return upload_file(s, "input", s->p.input, NULL, u, NULL, "initial field");
     }
-    if (strcmp(init, "letters") == 0 && !default_letters_fit(s)) init = "gaussian";
+    if (init == FDX_SIM_INIT_LETTERS && !default_letters_fit(s)) init = FDX_SIM_INIT_GAUSSIAN;
+    static const fdx_gen_kind kinds[] = {[FDX_SIM_INIT_LETTERS] = FDX_GEN_LETTERS,
+                                         [FDX_SIM_INIT_GAUSSIAN] = FDX_GEN_GAUSSIAN,
+                                         [FDX_SIM_INIT_SINE] = FDX_GEN_SINE,
+                                         [FDX_SIM_INIT_RANDOM] = FDX_GEN_RANDOM};
     fdx_gen g;
-    fdx_sim_gen_base(s, strcmp(init, "gaussian") == 0 ? FDX_GEN_GAUSSIAN
-                        : strcmp(init, "sine") == 0  ? FDX_GEN_SINE
-                        : strcmp(init, "random") == 0 ? FDX_GEN_RANDOM
-                                                      : FDX_GEN_LETTERS,
-                     &g);
+    fdx_sim_gen_base(s, kinds[init], &g);
     s->init_gen = g;
     s->init_generated = 1;
     if (g.kind != FDX_GEN_LETTERS) return fdx_fieldgen_fill(u, &g, s->stream);
     /* The letters: a mask of NX x NY bytes drawn on the host (the font), the
        field made from it where it lives. */
-    const char *text = fdx_sim_config_get(s->cfg, "text");
+    const char *text = s->p.text;
     FDX_CHECK(text[0], FDX_ERR_INVALID, "text: the text of init = letters is empty");
     FDX_CHECK(nx <= 65535 && ny <= 65535, FDX_ERR_INVALID, "init = letters needs at most 65535 points per axis");
     int tw = fdx_font_text_width(text, 1), scale = letters_scale(text, nx, ny);
@@ -177,15 +175,14 @@ fdx_status fdx_sim_init_poisson(fdx_sim *s, fdx_array *u, fdx_array *f)
 
 fdx_status fdx_sim_velocity_range(fdx_sim *s)
 {
-    const char *model = fdx_sim_config_get(s->cfg, "model");
     s->cmin = INFINITY;
     s->cmax = 0;
-    if (strcmp(model, "file") == 0) {
-        const char *path = fdx_sim_config_get(s->cfg, "model-file");
+    if (s->p.model == FDX_SIM_MODEL_FILE) {
+        const char *path = s->p.model_file;
         FDX_CHECK(path[0], FDX_ERR_INVALID, "model = file needs model-file = FILE");
         double *c = malloc((size_t)s->count * sizeof(double));
         FDX_CHECK(c, FDX_ERR_NOMEM, "no memory for a host copy of '%s'", path);
-        fdx_status st = read_matching(s, "model-file", path, fdx_sim_config_get(s->cfg, "model-shape"), c);
+        fdx_status st = read_matching(s, "model-file", path, s->p.model_shape, c);
         for (int64_t i = 0; st == FDX_OK && i < s->count; i++) {
             if (!(c[i] > 0))
                 st = fdx_fail(FDX_ERR_INVALID, "model-file: velocity %g at element %lld is not positive", c[i],
@@ -205,9 +202,10 @@ fdx_status fdx_sim_velocity_range(fdx_sim *s)
     /* A generated model depends on depth only: its range from one column. */
     fdx_gen g;
     fdx_sim_gen_base(s, FDX_GEN_DEPTH, &g);
-    g.model = strcmp(model, "layered") == 0 ? FDX_GEN_LAYERED : strcmp(model, "gradient") == 0 ? FDX_GEN_GRADIENT
-                                                                                              : FDX_GEN_CONSTANT;
-    g.v = atof(fdx_sim_config_get(s->cfg, "velocity"));
+    g.model = s->p.model == FDX_SIM_MODEL_LAYERED    ? FDX_GEN_LAYERED
+              : s->p.model == FDX_SIM_MODEL_GRADIENT ? FDX_GEN_GRADIENT
+                                                     : FDX_GEN_CONSTANT;
+    g.v = s->p.velocity;
     for (int64_t d = 0; d < s->n[s->rank - 1]; d++) {
         double c = fdx_fieldgen_velocity(&g, d);
         if (c < s->cmin) s->cmin = c;

@@ -113,7 +113,7 @@ fdx_status fdx_sim_output_create(fdx_sim *s, const char *dir, const char *restar
     pthread_mutex_init(&o->mu, NULL);
     pthread_cond_init(&o->cv, NULL);
     fdx_cmap_palette(s->kind == FDX_SIM_WAVE ? FDX_CMAP_DIVERGING : FDX_CMAP_SEQUENTIAL, o->palette);
-    o->scale = (int)atoi(fdx_sim_config_get(s->cfg, "scale"));
+    o->scale = s->p.scale;
     if (o->scale == 0) {
         /* About 512 pixels wide, at most 8 per cell. */
         int64_t big = s->n[0] > s->n[1] ? s->n[0] : s->n[1];

@@ -197,7 +197,7 @@ static fdx_status summarize(fdx_sim *s, fdx_sim_result *r, const char *dir)
     fdx_json_str(&j, "device", fdx_ctx_device_name(ctx));
     fdx_json_int(&j, "gpus", s->drv ? s->drv->units : 1);
     fdx_json_int(&j, "ranks", s->drv ? s->drv->procs : 1);
-    if (s->drv) fdx_json_bool(&j, "overlap", strcmp(fdx_sim_config_get(s->cfg, "overlap"), "on") == 0);
+    if (s->drv) fdx_json_bool(&j, "overlap", s->p.overlap);
     fdx_json_str(&j, "precision", fdx_dtype_name(s->type));
     fdx_json_begin_array(&j, "shape");
     for (int d = 0; d < s->rank; d++) fdx_json_int(&j, NULL, s->n[d]);
@@ -285,7 +285,7 @@ fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
 
 static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
 {
-    const char *dir = s->output, *restart = fdx_sim_config_get(s->cfg, "restart");
+    const char *dir = s->output, *restart = s->p.restart;
     if (restart[0]) FDX_TRY(load_checkpoint(s, restart));
     if (s->drv) {
         FDX_TRY(s->drv->push(s));
@@ -309,8 +309,7 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
     alarm(0);
     fdx_sim_output *out = NULL;
     if (dir[0] && !quiet) {
-        int overwrite = strcmp(fdx_sim_config_get(s->cfg, "overwrite"), "yes") == 0;
-        FDX_TRY(fdx_sim_output_claim(dir, restart, overwrite));
+        FDX_TRY(fdx_sim_output_claim(dir, restart, s->p.overwrite));
         /* Nothing of the run is on disk yet: a directory that cannot be made
            (a read-only or pseudo file system) is a bad --output. */
         if (fdx_dir_prepare(dir) != FDX_OK) {
@@ -320,12 +319,11 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
         }
         FDX_TRY(fdx_sim_output_create(s, dir, restart[0] ? restart : NULL, first, &out));
     }
-    const char *mode = fdx_sim_config_get(s->cfg, "progress");
     fdx_progress *bar = NULL;
-    if (progress && strcmp(mode, "off") != 0) {
+    if (progress && s->p.progress != FDX_SIM_PROGRESS_OFF) {
         char what[64];
         snprintf(what, sizeof what, "fdx %s", fdx_sim_kind_name(s->kind));
-        if (strcmp(mode, "lines") == 0) setenv("FDX_NO_TTY", "1", 1);
+        if (s->p.progress == FDX_SIM_PROGRESS_LINES) setenv("FDX_NO_TTY", "1", 1);
         st = fdx_progress_create(progress, what, s->steps, &bar);
     }
     /* Step 0: the first picture and, when fields are asked for, the first field. */
