@@ -37,4 +37,4 @@ static fdx_status heat_boundary(fdx_sim *s, const fdx_sim_block *b, fdx_array *n
     return fdx_fieldops_mirror_sides(next, s->r, b->faces, stream);
 }
 
-const fdx_sim_physics fdx_sim_heat_ops = {FDX_SIM_HEAT, 2, heat_setup, NULL, heat_boundary};
+const fdx_sim_physics fdx_sim_heat_ops = {.kind = FDX_SIM_HEAT, .levels = 2, .setup = heat_setup, .boundary = heat_boundary};

@@ -51,6 +51,9 @@ typedef struct fdx_sim_physics {
        which keep their values).  Boundary conditions of a --boundary key
        go here, per physics. */
     fdx_status (*boundary)(fdx_sim *s, const fdx_sim_block *b, fdx_array *next, void *stream);
+    /* After a step of the run: *stop = 1 ends it early (Poisson's
+       convergence; NULL: the run takes all its steps). */
+    fdx_status (*converged)(fdx_sim *s, int *stop);
 } fdx_sim_physics;
 
 FDX_HIDDEN extern const fdx_sim_physics fdx_sim_heat_ops, fdx_sim_wave_ops, fdx_sim_poisson_ops;

@@ -160,27 +160,6 @@ static fdx_status load_checkpoint(fdx_sim *s, const char *dir)
     return st;
 }
 
-/* Poisson's stopping test: one sweep more, and the largest change it made
-   relative to the largest value, reduced where the field lives (after the
-   step, next holds the field before it). */
-static fdx_status poisson_change(fdx_sim *s)
-{
-    FDX_TRY(fdx_sim_step(s));
-    /* A NaN field must never read as "no change". */
-    fdx_status st = fdx_sim_check_finite(s, s->cur, "the solution");
-    if (st != FDX_OK) {
-        s->change = NAN;
-        return st;
-    }
-    int64_t lo[3] = {0, 0, 0};
-    fdx_stats d, u;
-    FDX_TRY(fdx_fieldstats_diff(s->cur, s->next, &d, s->stream));
-    FDX_TRY(fdx_fieldstats_box(s->cur, lo, s->n, &u, s->stream));
-    double umax = fmax(1e-300, fmax(fabs(u.min), fabs(u.max)));
-    s->change = fmax(fabs(d.min), fabs(d.max)) / umax;
-    return FDX_OK;
-}
-
 static fdx_status sync_all(fdx_sim *s) { return s->drv ? s->drv->sync(s) : s->be->stream_sync(s->stream); }
 
 static int due(int64_t step, int64_t every) { return every > 0 && step % every == 0; }
@@ -268,6 +247,36 @@ static fdx_status warm_up(fdx_sim *s)
     return s->be->stream_sync(s->stream);
 }
 
+/* The output directory claimed and the writer started: nothing of the run
+   is on disk before this. */
+static fdx_status open_outputs(fdx_sim *s, int64_t first, fdx_sim_output **out)
+{
+    const char *dir = s->output, *restart = s->p.restart;
+    FDX_TRY(fdx_sim_output_claim(dir, restart, s->p.overwrite));
+    /* A directory that cannot be made (a read-only or pseudo file system)
+       is a bad --output. */
+    if (fdx_dir_prepare(dir) != FDX_OK) {
+        char why[600];
+        snprintf(why, sizeof why, "%s", fdx_last_error());
+        return fdx_fail(FDX_ERR_INVALID, "output: %s", why);
+    }
+    return fdx_sim_output_create(s, dir, restart[0] ? restart : NULL, first, out);
+}
+
+/* Steps, time and rates of this call's steps (the first one, which may
+   compile and tune, is not timed). */
+static void rates(const fdx_sim *s, fdx_sim_result *r, int64_t first, double wall)
+{
+    r->steps = s->step;
+    r->steps_this_run = s->step - first;
+    r->wall_s = wall;
+    r->step_s = r->steps_this_run > 1 ? r->wall_s / (double)(r->steps_this_run - 1) : 0;
+    r->mcells_per_s = r->step_s > 0 ? (double)s->count / r->step_s / 1e6 : 0;
+    double fetch = 0, write = 0;
+    fdx_stencil_traffic(s->stencil, s->n, &fetch, &write);
+    r->effective_gbps = r->step_s > 0 ? (fetch + write) / r->step_s / 1e9 : 0;
+}
+
 static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r);
 
 fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
@@ -308,17 +317,7 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
     writing = 1;
     alarm(0);
     fdx_sim_output *out = NULL;
-    if (dir[0] && !quiet) {
-        FDX_TRY(fdx_sim_output_claim(dir, restart, s->p.overwrite));
-        /* Nothing of the run is on disk yet: a directory that cannot be made
-           (a read-only or pseudo file system) is a bad --output. */
-        if (fdx_dir_prepare(dir) != FDX_OK) {
-            char why[600];
-            snprintf(why, sizeof why, "%s", fdx_last_error());
-            return fdx_fail(FDX_ERR_INVALID, "output: %s", why);
-        }
-        FDX_TRY(fdx_sim_output_create(s, dir, restart[0] ? restart : NULL, first, &out));
-    }
+    if (dir[0] && !quiet) FDX_TRY(open_outputs(s, first, &out));
     fdx_progress *bar = NULL;
     if (progress && s->p.progress != FDX_SIM_PROGRESS_OFF) {
         char what[64];
@@ -353,10 +352,8 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
         if (st == FDX_OK && out && snap) st = fdx_sim_output_snapshot(out, s);
         if (st == FDX_OK && out && field) st = fdx_sim_output_field(out, s, 0);
         if (st == FDX_OK && out && ckpt) st = checkpoint_now(s, out, dir);
-        if (st == FDX_OK && s->kind == FDX_SIM_POISSON && s->step % 100 == 0 && s->step < s->steps) {
-            if ((st = poisson_change(s)) != FDX_OK) break;
-            if (s->change < s->tol) break;
-        }
+        int stop = 0;
+        if (st == FDX_OK && s->ops->converged && (st = s->ops->converged(s, &stop)) == FDX_OK && stop) break;
         fdx_progress_update(bar, s->step);
         if (interrupted) {
             r->interrupted = 1;
@@ -384,14 +381,7 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
     fdx_sim_output_destroy(&out);
     if (blew_up) return fdx_fail(FDX_ERR_VERIFY, "%s", why);
     if (st != FDX_OK) return st;
-    r->steps = s->step;
-    r->steps_this_run = s->step - first;
-    r->wall_s = t1 - t0;
-    r->step_s = r->steps_this_run > 1 ? r->wall_s / (double)(r->steps_this_run - 1) : 0;
-    r->mcells_per_s = r->step_s > 0 ? (double)s->count / r->step_s / 1e6 : 0;
-    double fetch = 0, write = 0;
-    fdx_stencil_traffic(s->stencil, s->n, &fetch, &write);
-    r->effective_gbps = r->step_s > 0 ? (fetch + write) / r->step_s / 1e9 : 0;
+    rates(s, r, first, t1 - t0);
     FDX_DEBUG("sim: outputs done");
     FDX_TRY(fdx_sim_diagnose(s, &r->diag));
     FDX_DEBUG("sim: diagnostics done");

@@ -100,4 +100,4 @@ static fdx_status wave_terms(fdx_sim *s, const fdx_sim_block *b, fdx_array *next
     return FDX_OK;
 }
 
-const fdx_sim_physics fdx_sim_wave_ops = {FDX_SIM_WAVE, 3, wave_setup, wave_terms, NULL};
+const fdx_sim_physics fdx_sim_wave_ops = {.kind = FDX_SIM_WAVE, .levels = 3, .setup = wave_setup, .terms = wave_terms};
