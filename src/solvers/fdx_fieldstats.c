@@ -38,21 +38,15 @@ static void lanes_out(double *la, double *lb, const double *mnl, const double *m
     {                                                                                                              \
         double la[LANES] = {0}, lb[LANES] = {0}, mnl[LANES], mxl[LANES];                                           \
         for (int l = 0; l < LANES; l++) mnl[l] = INFINITY, mxl[l] = -INFINITY;                                     \
-        int64_t i = 0;                                                                                             \
-        for (; i + LANES <= len; i += LANES)                                                                       \
-            for (int l = 0; l < LANES; l++) {                                                                      \
+        for (int64_t i = 0; i < len; i += LANES) {                                                                 \
+            int m = len - i < LANES ? (int)(len - i) : LANES;                                                      \
+            for (int l = 0; l < m; l++) {                                                                          \
                 double v = x[i + l], v2 = v * v;                                                                   \
                 la[l] = la[l] + v;                                                                                 \
                 lb[l] = lb[l] + v2;                                                                                \
                 mnl[l] = v < mnl[l] ? v : mnl[l];                                                                  \
                 mxl[l] = v > mxl[l] ? v : mxl[l];                                                                  \
             }                                                                                                      \
-        for (int l = 0; i + l < len; l++) {                                                                        \
-            double v = x[i + l], v2 = v * v;                                                                       \
-            la[l] = la[l] + v;                                                                                     \
-            lb[l] = lb[l] + v2;                                                                                    \
-            mnl[l] = v < mnl[l] ? v : mnl[l];                                                                      \
-            mxl[l] = v > mxl[l] ? v : mxl[l];                                                                      \
         }                                                                                                          \
         lanes_out(la, lb, mnl, mxl, out);                                                                          \
     }
