@@ -1,5 +1,7 @@
-/* fdx_sim: a heat, wave or Poisson simulation: its arrays, stencil, time step
-   and the step itself (stencil update, then boundary ghosts, source, sponge). */
+/* fdx_sim: the core of a heat, wave or Poisson simulation: the grid, the
+   time levels and their rotation, the stencil, and the step (the stencil
+   update, then the physics' terms and boundary step: fdx_sim_heat.c,
+   fdx_sim_wave.c, fdx_sim_poisson.c). */
 #include "core/fdx_error.h"
 #include "core/fdx_log.h"
 #include "solvers/fdx_fieldops.h"
@@ -8,7 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 /* Largest eigenvalue of -L on the grid: the 1D second-derivative weights of
    the order alternate in sign, so the symbol peaks at sum |w| per axis. */
