@@ -6,7 +6,8 @@
 #     runs autotfm's diagonal layout, the distributed blocks the plain one);
 #   - --gpus 2 / 4 where the machine has them: issue 14's targets (512^3,
 #     100 sweeps: 2 GPUs >= 1.6x one GPU, 4 GPUs >= 2.8x), max_diff 0;
-#   - DLOOP_PORTIONS="2 4 8 16" (optional): the portion count swept by hand.
+#   - DLOOP_PORTIONS="2 4 8 16" (optional): the portion count swept by hand;
+#   - fdx bench dloop: the loop layer's cost over fdx dist's stencil path.
 # Then compute-sanitizer memcheck on test_loop_order_gpu.
 set -u
 bin=$(dirname "$FDX_BIN")
@@ -18,6 +19,11 @@ ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 "$FDX_BIN" sor --backend cuda --size 256x256x256 --steps 100 --reps 5 --gpus 1 --json | tee -a "$rec"
 "$FDX_BIN" sor --backend cuda --size 512x512x512 --steps 100 --reps 3 --gpus 1 --json | tee -a "$rec"
 "$FDX_BIN" aos --backend cuda --size 256x256x256 --steps 100 --reps 5 --gpus 1 --json | tee -a "$rec"
+# issue 14's 3% target: the distributed loop layer against the hand-written
+# distributed stencil path, 2D heat 16384^2 double (1 unit, and 2 units on
+# whatever GPUs there are)
+"$FDX_BIN" bench dloop --backend cuda --size 16384x16384 --steps 100 --gpus 1 --json | tee -a "$rec"
+"$FDX_BIN" bench dloop --backend cuda --size 16384x16384 --steps 100 --gpus 2 --json | tee -a "$rec"
 for k in 2 4; do
   [ "$ngpu" -ge $k ] || continue
   "$FDX_BIN" sor --backend cuda --size 512x512x512 --steps 100 --reps 3 --gpus $k --json | tee -a "$rec"
