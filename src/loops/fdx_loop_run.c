@@ -272,7 +272,7 @@ fdx_status fdx_loop_run_repeated(fdx_loop *l, int times, void *stream)
     loop_geom g;
     FDX_TRY(fdx_loop_decide(l, FDX_BACKEND_AUTO, &d, &g));
     for (int a = 0; a < l->nargs; a++) FDX_TRY(fdx_loop_actual_before(l->arg[a].array));
-    FDX_TRY(fdx_loop_apply(l, &d));
+    FDX_TRY(fdx_loop_apply(l, &d, stream));
     fdx_status st = fdx_ctx_backend(l->ctx) == FDX_BACKEND_CUDA ? run_cuda(l, &g, times, stream) : run_cpu(l, &g, times);
     FDX_TRY(st);
     for (int a = 0; a < l->nargs; a++)

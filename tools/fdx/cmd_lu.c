@@ -18,6 +18,7 @@ static const char *CMD = "lu";
 typedef struct lu_result {
     double xcr[5], xce[5], xci, seconds, section[LU_NSECTIONS];
     char layouts[5][48];      /* u, rsd, frct, rho_i, qs after the run */
+    fdx_loop_moves moves, timed_moves; /* the run's layout moves, those of the timed SSOR */
 } lu_result;
 
 static void layout_text(fdx_array *a, char *buf, size_t cap)
@@ -40,6 +41,8 @@ static fdx_status run(fdx_ctx *ctx, const lu_class *c, int itmax, int autotfm, l
     FDX_TRY(lu_create(ctx, c->n, c->n, c->n, c->dt, 1.2, autotfm, &p));
     FDX_TRY_GOTO(st, lu_benchmark(p, itmax, r->xcr, r->xce, &r->xci, &r->seconds), done);
     memcpy(r->section, p->section, sizeof r->section);
+    lu_move_stats(p, &r->moves);
+    r->timed_moves = p->timed_moves;
     fdx_array *arrs[5] = {p->u, p->rsd, p->frct, p->rho_i, p->qs};
     for (int a = 0; a < 5; a++) layout_text(arrs[a], r->layouts[a], sizeof r->layouts[a]);
 done:
@@ -186,6 +189,19 @@ int cmd_lu(int argc, char **argv)
         const char *sn[LU_NSECTIONS] = {"rhs", "blts", "buts", "add", "l2norm"};
         for (int q = 0; q < LU_NSECTIONS; q++) fdx_json_num(&j, sn[q], on.section[q]);
         fdx_json_end(&j);
+        if (!dist) {
+            /* autotfm's moves: transforms (data moved), relabels (nothing
+               moved), bytes read + written; whole run and timed SSOR */
+            const fdx_loop_moves *mv[2] = {&on.moves, &on.timed_moves};
+            const char *mn[2] = {"layout_moves", "layout_moves_timed"};
+            for (int q = 0; q < 2; q++) {
+                fdx_json_begin(&j, mn[q]);
+                fdx_json_int(&j, "transforms", mv[q]->transforms);
+                fdx_json_int(&j, "relabels", mv[q]->relabels);
+                fdx_json_num(&j, "bytes", (double)mv[q]->bytes);
+                fdx_json_end(&j);
+            }
+        }
         fdx_json_begin(&j, "layouts");
         const char *an[5] = {"u", "rsd", "frct", "rho_i", "qs"};
         for (int a = 0; a < 5; a++) fdx_json_str(&j, an[a], on.layouts[a]);
