@@ -414,6 +414,51 @@ static void test_diag_walk(void)
     free(a), free(poison), free(rb), free(rc), free(got);
 }
 
+/* With a context stream, loops without reductions return once queued;
+   the runs stay in order on that stream and the results are the nest's
+   (fdx_array_get waits for the context's stream). */
+static void test_ctx_stream(void)
+{
+    const fdx_backend *be = fdx_ctx_ops(ctx);
+    void *stream = NULL;
+    CHECK_OK(be->stream_create(&stream));
+    CHECK_OK(fdx_ctx_set_stream(ctx, stream));
+    const int64_t n[3] = {NX, NY, NZ};
+    size_t cnt = NX * NY * NZ;
+    double *a = malloc(cnt * 8), *got = malloc(cnt * 8);
+    for (size_t q = 0; q < cnt; q++) a[q] = fdx_test_rand(&seed);
+    fdx_array *A = make(3, n, a);
+    fdx_loop *l = NULL, *r = NULL;
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k", &l));
+    CHECK_OK(fdx_loop_on(l, A, NULL));
+    CHECK_OK(fdx_loop_array(l, "A", A, FDX_READ_WRITE));
+    CHECK_OK(fdx_loop_body(l, "A(i,j,k) = 2 * A(i,j,k) + 1;")); /* exact with or without FMA */
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k", &r));
+    CHECK_OK(fdx_loop_on(r, A, NULL));
+    CHECK_OK(fdx_loop_array(r, "A", A, FDX_READ));
+    CHECK_OK(fdx_loop_reduction(r, "s", FDX_REDUCE_MAX));
+    CHECK_OK(fdx_loop_body(r, "s = A(i,j,k);"));
+    for (int q = 0; q < 3; q++) CHECK_OK(fdx_loop_run(l, NULL));
+    CHECK_OK(fdx_loop_run(r, NULL)); /* a reduction waits */
+    double mx = -1e300, v = 0;
+    for (size_t q = 0; q < cnt; q++) {
+        a[q] = 2 * (2 * (2 * a[q] + 1) + 1) + 1;
+        mx = a[q] > mx ? a[q] : mx;
+    }
+    CHECK_OK(fdx_loop_result(r, "s", &v, NULL));
+    CHECK(v == mx, "max after 3 queued runs on the context stream: %g vs %g", v, mx);
+    CHECK_OK(fdx_loop_run(l, NULL));
+    CHECK_OK(fdx_array_get(A, got));
+    for (size_t q = 0; q < cnt; q++) a[q] = 2 * a[q] + 1;
+    CHECK(memcmp(a, got, cnt * 8) == 0, "loop queued on the context stream, then fdx_array_get");
+    CHECK_OK(fdx_ctx_set_stream(ctx, NULL));
+    be->stream_destroy(stream);
+    fdx_loop_destroy(&l);
+    fdx_loop_destroy(&r);
+    fdx_array_destroy(&A);
+    free(a), free(got);
+}
+
 static void test_errors(void)
 {
     const int64_t n[3] = {8, 8, 8};
@@ -452,6 +497,7 @@ int main(void)
     test_across_2d();
     test_planner_seeds();
     test_diag_walk();
+    test_ctx_stream();
     test_errors();
 #ifdef LOOP_TEST_EXTRA
     test_extra();

@@ -219,7 +219,9 @@ static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *use
         FDX_TRY_GOTO(st, be->copy(h.l, pl, h.count * sizeof(long long), FDX_COPY_D2H, stream), done);
         FDX_TRY_GOTO(st, be->stream_sync(stream), done);
         partials_fold(l, &h, (size_t)(times - 1) * (size_t)nblk, (size_t)nblk);
-    } else if (!user_stream) {
+    } else if (!user_stream && !fdx_ctx_get_stream(l->ctx)) {
+        /* NULL means "wait" only without a context stream: with one, later
+           work on that stream is ordered after this run anyway */
         FDX_TRY_GOTO(st, be->stream_sync(stream), done);
     }
 done:
