@@ -511,9 +511,11 @@ static void test_moves(void)
     CHECK_OK(lu_erhs(off));
     CHECK_OK(lu_ssor(off, 1, r0, &t));
     CHECK_OK(lu_ssor(off, 4, r0, &t));
+    /* on a GPU the sums fold in another order (the enumeration differs) */
+    int exact = strcmp(LU_TEST_BACKEND, "cpu") == 0;
     for (int m = 0; m < 5; m++)
-        CHECK(memcmp(&r0[m], &r1[m], sizeof(double)) == 0, "residual norm %d: %.17g GPU-planned vs %.17g plain", m,
-              r1[m], r0[m]);
+        CHECK(exact ? memcmp(&r0[m], &r1[m], sizeof(double)) == 0 : fabs(r0[m] - r1[m]) <= 1e-12 * fabs(r0[m]),
+              "residual norm %d: %.17g GPU-planned vs %.17g plain", m, r1[m], r0[m]);
     fdx_array *a0[3] = {off->u, off->rsd, off->qs}, *a1[3] = {on->u, on->rsd, on->qs};
     for (int q = 0; q < 3; q++) {
         size_t bytes = fdx_array_bytes(a0[q]);
@@ -521,7 +523,13 @@ static void test_moves(void)
         if (b0 && b1) {
             CHECK_OK(fdx_array_get(a0[q], b0));
             CHECK_OK(fdx_array_get(a1[q], b1));
-            CHECK(memcmp(b0, b1, bytes) == 0, "array %d differs between the GPU-planned and the plain run", q);
+            double e = 0;
+            for (size_t x = 0; x < bytes / 8; x++) {
+                double v0 = ((double *)b0)[x], v1 = ((double *)b1)[x];
+                e = fmax(e, fabs(v0 - v1) / fmax(fabs(v0), 1e-300));
+            }
+            CHECK(exact ? memcmp(b0, b1, bytes) == 0 : e <= 1e-12,
+                  "array %d differs between the GPU-planned and the plain run (%.3g)", q, e);
         }
         free(b0);
         free(b1);

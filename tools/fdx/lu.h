@@ -96,6 +96,9 @@ fdx_status lu_dist_create(const fdx_options *opts, int units, int nx, int ny, in
 void lu_dist_destroy(lu_dist **p);
 int lu_dist_proc(const lu_dist *p);  /* this process's MPI rank (0 without MPI) */
 int lu_dist_units(const lu_dist *p); /* units of the whole job */
+/* Array q (0 u, 1 rsd, 2 frct, 3 rho_i, 4 qs); the layout moves of every loop. */
+fdx_darray *lu_dist_array(lu_dist *p, int q);
+void lu_dist_move_stats(lu_dist *p, fdx_loop_moves *out);
 fdx_status lu_dist_benchmark(lu_dist *p, int itmax, double xcr[5], double xce[5], double *xci, double *seconds,
                              double section[LU_NSECTIONS]);
 
