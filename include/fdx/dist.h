@@ -168,7 +168,8 @@ FDX_API int fdx_dstencil_graph_used(const fdx_dstencil *s);
    each unit's block takes the layout its loops want (permutation,
    diagonal), as on one unit; shadow exchanges and ACROSS faces read and
    write faces straight out of reorganized blocks (slice copies), fill,
-   gather and checksum see global indices whatever the layout.  The
+   gather and checksum see global indices whatever the layout
+   (FDX_DLOOP_AUTOTFM=off keeps the blocks plain, for comparisons).  The
    stencil engine (fdx_dstencil_*) takes plain blocks only.
 
    ACROSS loops (fdx_dloop_across) run as DVMH runs them: before each sweep

@@ -22,6 +22,10 @@ fdx_status fdx_dloop_create(fdx_dist *d, const char *indices, fdx_dloop **out)
         /* autotfm as the context says: exchanges, faces and gathers read
            blocks through their layouts */
         if (st == FDX_OK) st = fdx_loop_create(d->ctx[i], indices, &l->loop[i]);
+        /* FDX_DLOOP_AUTOTFM=off keeps the blocks plain (comparisons with
+           the one-unit path, which keeps the context's setting) */
+        const char *env = getenv("FDX_DLOOP_AUTOTFM");
+        if (st == FDX_OK && env && strcmp(env, "off") == 0) st = fdx_loop_set_autotfm(l->loop[i], 0);
     }
     l->nidx = 1;
     for (const char *c = indices; *c; c++) l->nidx += *c == ',';
