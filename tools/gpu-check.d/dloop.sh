@@ -30,9 +30,10 @@ for line in open(sys.argv[1]):
     try: r = json.loads(line)
     except ValueError: continue
     if r.get("case", "").startswith("sor_dist") and r.get("gpus") == 1:
+        t = r["time_ms"]["median"] if isinstance(r["time_ms"], dict) else r["time_ms"]
         print("%s %s: distributed %.1f ms, plain loop %.1f ms (ratio %.2f), max_diff_one_unit %s"
-              % (r["case"], "x".join(map(str, r["shape"])), r["time_ms"], r["time_one_unit_ms"],
-                 r["time_ms"] / r["time_one_unit_ms"], r.get("max_diff_one_unit")))
+              % (r["case"], "x".join(map(str, r["shape"])), t, r["time_one_unit_ms"],
+                 t / r["time_one_unit_ms"], r.get("max_diff_one_unit")))
 PY
 for k in 2 4; do
   [ "$ngpu" -ge $k ] || continue
