@@ -59,9 +59,7 @@ static void test_parallel_and_reductions(void)
                 if (fabs(v) > m) m = fabs(v);
             }
     CHECK_OK(fdx_array_get(B, got));
-    int same = 1;
-    for (size_t q = 0; q < cnt; q++) same &= isnan(ref[q]) ? isnan(got[q]) : fabs(got[q] - ref[q]) <= 1e-12 * fabs(ref[q]) + 1e-300;
-    CHECK(same, "parallel loop differs from the sequential nest (or wrote outside its range)");
+    CHECK(same_or_poisoned(got, ref, cnt), "parallel loop differs from the sequential nest (or wrote outside its range)");
     double v;
     int64_t loc[3];
     CHECK_OK(fdx_loop_result(l, "s", &v, NULL));
@@ -397,9 +395,7 @@ static void test_diag_walk(void)
     CHECK_OK(fdx_array_get(B, got));
     CHECK(max_rel(got, rb, cnt) <= 1e-12, "B written whole after a relabel: %.3g", max_rel(got, rb, cnt));
     CHECK_OK(fdx_array_get(C, got));
-    int same = 1;
-    for (size_t q = 0; q < cnt; q++) same &= isnan(rc[q]) ? isnan(got[q]) : fabs(got[q] - rc[q]) <= 1e-12 * fabs(rc[q]) + 1e-300;
-    CHECK(same, "C (interior, poisoned rest kept through its move) differs from the nest");
+    CHECK(same_or_poisoned(got, rc, cnt), "C (interior, poisoned rest kept through its move) differs from the nest");
     double v;
     int64_t loc[3];
     CHECK_OK(fdx_loop_result(lb, "s", &v, NULL));
