@@ -68,6 +68,12 @@ typedef struct fdx_backend {
        extern "C" __global__ function.  `what` names the kernel in messages. */
     fdx_status (*jit_load)(const fdx_device_info *dev, const char *source,
                            const char *entry, const char *what, fdx_kernel **out);
+    /* Compiles `source` into the kernel cache unless it is there, loading
+       nothing and touching no device, so any thread may call it: the
+       tuner compiles a batch of candidates in parallel this way, and
+       jit_load then finds them cached.  The compiler itself (NVRTC, $CC)
+       is loaded on first use. */
+    fdx_status (*jit_compile)(const fdx_device_info *dev, const char *source, const char *what);
     void (*kernel_release)(fdx_kernel *k);
     /* Runs a loaded kernel: args is an array of pointers to the arguments, as
        for cudaLaunchKernel.  The CPU backend ignores dims and runs it now. */

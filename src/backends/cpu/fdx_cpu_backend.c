@@ -161,6 +161,7 @@ static const fdx_backend cpu_backend = {
     .event_record = cpu_event_record,
     .event_elapsed_ms = cpu_event_elapsed_ms,
     .jit_load = fdx_cpu_jit_load,
+    .jit_compile = fdx_cpu_jit_compile,
     .kernel_release = fdx_cpu_kernel_release,
     .launch = fdx_cpu_launch,
     .copy_probe = cpu_copy_probe,
