@@ -138,7 +138,7 @@ static void file_round_trip(void)
 {
     char dir[256], cmd[300];
     snprintf(dir, sizeof dir, "/tmp/fdx-test-tune-budget-%ld", (long)getpid());
-    setenv("FDX_CACHE_DIR", dir, 1);
+    CHECK_OK(fdx_cache_set_dir(dir));
     fdx_stencil_journal *j = calloc(1, sizeof *j), *back = calloc(1, sizeof *back);
     CHECK(j && back, "no memory");
     if (!j || !back) return;
