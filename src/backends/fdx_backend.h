@@ -92,6 +92,10 @@ FDX_HIDDEN const fdx_backend *fdx_backend_cpu(void);
 /* NULL when fdx was built without CUDA. */
 FDX_HIDDEN const fdx_backend *fdx_backend_cuda(void);
 
+/* Bytes per buffer of the copy-bandwidth probe by default: the least that
+   exceeds the device's last-level cache well (fdx_timing.c). */
+FDX_HIDDEN size_t fdx_copy_probe_bytes(const fdx_device_info *dev);
+
 /* The context's backend and device, for the layers above. */
 FDX_HIDDEN const fdx_backend *fdx_ctx_ops(const fdx_ctx *ctx);
 FDX_HIDDEN const fdx_device_info *fdx_ctx_device(const fdx_ctx *ctx);
