@@ -74,6 +74,9 @@ typedef struct fdx_backend {
        jit_load then finds them cached.  The compiler itself (NVRTC, $CC)
        is loaded on first use. */
     fdx_status (*jit_compile)(const fdx_device_info *dev, const char *source, const char *what);
+    /* Starts loading the run-time compiler in the background, so it
+       overlaps context creation (NULL: nothing to load ahead). */
+    void (*jit_preload)(void);
     void (*kernel_release)(fdx_kernel *k);
     /* Runs a loaded kernel: args is an array of pointers to the arguments, as
        for cudaLaunchKernel.  The CPU backend ignores dims and runs it now. */

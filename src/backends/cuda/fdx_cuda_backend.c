@@ -310,6 +310,7 @@ static const fdx_backend cuda_backend = {
     .event_elapsed_ms = cuda_event_elapsed_ms,
     .jit_load = cuda_jit_load,
     .jit_compile = cuda_jit_compile,
+    .jit_preload = fdx_nvrtc_preload,
     .kernel_release = cuda_kernel_release,
     .launch = cuda_launch,
     .copy_probe = cuda_copy_probe,
