@@ -3,6 +3,7 @@
    reported by status()), reductions through one device double per level
    whose value is the only thing copied back. */
 #include "backends/cuda/fdx_cuda.h"
+#include "core/fdx_knob.h"
 #include "mg/fdx_mg_gpu.h"
 #include "mg/fdx_mg_impl.h"
 
@@ -199,8 +200,7 @@ static void graph_free(fdx_solver *s)
    any capture error falls back to plain launches for this solver. */
 static int graph_cycle(fdx_solver *s, fdx_solver_cycle c)
 {
-    const char *env = getenv("FDX_MG_GRAPH");
-    if (s->smoother != FDX_SMOOTH_RBGS || (env && strcmp(env, "0") == 0) || s->graph_kind == (fdx_solver_cycle)-1)
+    if (s->smoother != FDX_SMOOTH_RBGS || fdx_knob_is(FDX_KNOB_MG_GRAPH, "0") || s->graph_kind == (fdx_solver_cycle)-1)
         return 0;
     if (!mg_gpu_stream()) {
         cudaStream_t st = NULL;

@@ -15,6 +15,8 @@ typedef struct stencil_case {
     int coef;
     fdx_dtype dtype;
     int reps;
+    const char *suite; /* the record's "suite" ("random-stencil"), NULL: none */
+    long seed;         /* the suite's seed, recorded with it */
 } stencil_case;
 
 /* "laplacian", "wave", "heat" <-> update. */
