@@ -1,0 +1,96 @@
+/* fdx_ustencil_cfg: a user stencil kernel's configurations (default, the
+   tuner's candidates, fit, text), its parameter block and CUDA launch
+   geometry. */
+#include "stencil/fdx_ustencil_impl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int fdx_us_cfg_fits(const fdx_us_spec *ks, const fdx_us_cfg *cfg, const int64_t n3[3])
+{
+    if (cfg->tx < 1 || cfg->ty < 1 || cfg->tx * cfg->ty > 1024 || (ks->rank < 3 && cfg->ty != 1)) return 0;
+    if (cfg->variant == FDX_US_POINT) return n3[2] - 2 * ks->rm <= 65535;
+    return fdx_us_march_ok(ks) && cfg->vec >= 1 && cfg->vec <= 4 && n3[0] - 2 * ks->rx >= cfg->vec &&
+           cfg->chunk >= 1 && cfg->unroll >= 1 && cfg->unroll <= 8;
+}
+
+/* Planes a block of the march: about 64, fewer for short grids. */
+static int march_chunk(const fdx_us_spec *ks, const int64_t n3[3], int want)
+{
+    int64_t planes = n3[2] - 2 * ks->rm;
+    return planes < want ? (int)(planes > 0 ? planes : 1) : want;
+}
+
+void fdx_us_default_cfg(const fdx_us_spec *ks, int cuda, const int64_t n3[3], fdx_us_cfg *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->variant = FDX_US_POINT;
+    cfg->tx = ks->rank == 3 ? 32 : 128, cfg->ty = ks->rank == 3 ? 8 : 1;
+    cfg->vec = 1, cfg->unroll = 1, cfg->chunk = 1;
+    if (!cuda) return;
+    fdx_us_cfg m = {FDX_US_MARCH, cfg->tx, cfg->ty, ks->is_double ? 2 : 4, 2, march_chunk(ks, n3, 64)};
+    if (ks->ncomp > 1) m.vec = 1;
+    if (fdx_us_cfg_fits(ks, &m, n3)) *cfg = m;
+    else if (m.vec = 1, fdx_us_cfg_fits(ks, &m, n3)) *cfg = m;
+}
+
+int fdx_us_candidates(const fdx_us_spec *ks, const int64_t n3[3], fdx_us_cfg *cfgs, int max)
+{
+    static const int blocks3[][2] = {{32, 8}, {64, 4}, {32, 4}, {128, 2}}, blocks2[][2] = {{128, 1}, {256, 1}, {64, 1}};
+    static const int chunks[] = {32, 64, 128};
+    const int (*blocks)[2] = ks->rank == 3 ? blocks3 : blocks2;
+    int nb = ks->rank == 3 ? 4 : 3, n = 0, widest = ks->is_double ? 2 : 4;
+    for (int b = 0; b < nb; b++) {
+        fdx_us_cfg p = {FDX_US_POINT, blocks[b][0], blocks[b][1], 1, 1, 1};
+        if (n < max && fdx_us_cfg_fits(ks, &p, n3)) cfgs[n++] = p;
+        for (int vec = 1; vec <= widest; vec *= widest)
+            for (int u = 1; u <= 2; u++)
+                for (int c = 0; c < 3; c++) {
+                    fdx_us_cfg m = {FDX_US_MARCH, blocks[b][0], blocks[b][1], vec, u, march_chunk(ks, n3, chunks[c])};
+                    if (n < max && fdx_us_cfg_fits(ks, &m, n3)) cfgs[n++] = m;
+                }
+    }
+    return n;
+}
+
+void fdx_us_cfg_text(const fdx_us_cfg *cfg, int cuda, char *buf, size_t n)
+{
+    if (!cuda) snprintf(buf, n, "cpu");
+    else if (cfg->variant == FDX_US_POINT) snprintf(buf, n, "point %dx%d", cfg->tx, cfg->ty);
+    else snprintf(buf, n, "march %dx%d vec%d chunk %d unroll %d", cfg->tx, cfg->ty, cfg->vec, cfg->chunk, cfg->unroll);
+}
+
+/* Mirrors struct fdx_up: long long n[3], chunk, then real w[nterms]. */
+void fdx_us_params_build(const fdx_us_spec *ks, const fdx_us_cfg *cfg, const int64_t n3[3], const double *w,
+                         fdx_us_params *p)
+{
+    memset(p, 0, sizeof *p);
+    size_t at = 0;
+    for (int i = 0; i < 3; i++, at += 8) memcpy(p->bytes + at, &(long long){n3[i]}, 8);
+    memcpy(p->bytes + at, &(long long){cfg->chunk}, 8), at += 8;
+    for (int i = 0; i < ks->nterms; i++) {
+        if (ks->is_double) {
+            memcpy(p->bytes + at, &w[i], 8), at += 8;
+        } else {
+            float f = (float)w[i];
+            memcpy(p->bytes + at, &f, 4), at += 4;
+        }
+    }
+    p->size = (at + 7) & ~(size_t)7;
+}
+
+fdx_status fdx_us_launch_dims(const fdx_us_spec *ks, const fdx_us_cfg *cfg, const int64_t n3[3],
+                              fdx_launch_dims *dims)
+{
+    int64_t ix = n3[0] - 2 * ks->rx, iy = n3[1] - 2 * ks->ry, im = n3[2] - 2 * ks->rm;
+    int64_t per = cfg->variant == FDX_US_MARCH ? (int64_t)cfg->tx * cfg->vec : cfg->tx;
+    int64_t g[3] = {(ix + per - 1) / per, (iy + cfg->ty - 1) / cfg->ty,
+                    cfg->variant == FDX_US_MARCH ? (im + cfg->chunk - 1) / cfg->chunk : im};
+    FDX_CHECK(ix > 0 && iy > 0 && im > 0, FDX_ERR_INVALID, "no interior points in %lldx%lldx%lld",
+              (long long)n3[0], (long long)n3[1], (long long)n3[2]);
+    FDX_CHECK(g[0] <= 0x7fffffff && g[1] <= 65535 && g[2] <= 65535, FDX_ERR_UNSUPPORTED,
+              "grid %lldx%lldx%lld of blocks exceeds the CUDA limits", (long long)g[0], (long long)g[1],
+              (long long)g[2]);
+    *dims = (fdx_launch_dims){{(unsigned)g[0], (unsigned)g[1], (unsigned)g[2]}, {(unsigned)cfg->tx, (unsigned)cfg->ty, 1}, 0};
+    return FDX_OK;
+}
