@@ -10,15 +10,17 @@
 #include "stencil/fdx_ustencil_impl.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_PLANS 8
-#define MAX_CANDIDATES 64
+#define MAX_CANDIDATES 96
 
 typedef struct uplan {
     int64_t n3[3];
+    int aligned; /* every array aligned to 16 bytes (vector loads allowed) */
     fdx_us_cfg cfg;
     fdx_kernel *kernel;
     char text[96];
@@ -124,6 +126,7 @@ typedef struct ucall {
     const fdx_backend *be;
     const fdx_device_info *dev;
     int64_t n3[3];
+    int aligned;
     void *ptr[1 + FDX_USTENCIL_MAX_INPUTS + FDX_USTENCIL_MAX_COEFS];
     fdx_kernel *kernel; /* while tuning */
     fdx_us_cfg cfg;
@@ -155,6 +158,8 @@ static fdx_status tune(ucall *c, void *stream, fdx_us_cfg *best)
 {
     fdx_us_cfg cand[MAX_CANDIDATES];
     int n = fdx_us_candidates(&c->s->ks, c->n3, cand, MAX_CANDIDATES);
+    for (int i = 0; i < n; i++)
+        if (!c->aligned && cand[i].vload) cand[i--] = cand[--n];
     double best_ms = -1;
     FDX_TRY(c->be->stream_sync(stream));
     for (int i = 0; i < n; i++) {
@@ -179,6 +184,7 @@ static fdx_status choose(ucall *c, void *stream, fdx_us_cfg *cfg)
 {
     int cuda = c->be->kind == FDX_BACKEND_CUDA;
     fdx_us_default_cfg(&c->s->ks, cuda, c->n3, cfg);
+    if (!c->aligned) cfg->vload = 0;
     const char *t = fdx_options_get(fdx_ctx_options(c->s->ctx), "tune");
     int off = !t || strcmp(t, "off") == 0 || strcmp(t, "0") == 0;
     if (!cuda || off || c->n3[0] * c->n3[1] * c->n3[2] < FDX_STENCIL_TUNE_MIN_POINTS) return FDX_OK;
@@ -190,22 +196,25 @@ static fdx_status choose(ucall *c, void *stream, fdx_us_cfg *cfg)
     return FDX_OK;
 }
 
-static uplan *find_plan(const fdx_ustencil *s, const int64_t n3[3])
+/* aligned < 0: either. */
+static uplan *find_plan(const fdx_ustencil *s, const int64_t n3[3], int aligned)
 {
     for (int i = 0; i < s->nplans; i++)
-        if (memcmp(s->plans[i].n3, n3, sizeof s->plans[i].n3) == 0) return (uplan *)&s->plans[i];
+        if (memcmp(s->plans[i].n3, n3, sizeof s->plans[i].n3) == 0 && (aligned < 0 || s->plans[i].aligned == aligned))
+            return (uplan *)&s->plans[i];
     return NULL;
 }
 
 static fdx_status get_plan(fdx_ustencil *s, ucall *c, void *stream, uplan **out)
 {
-    uplan *p = find_plan(s, c->n3);
+    uplan *p = find_plan(s, c->n3, c->aligned);
     if (p) {
         *out = p;
         return FDX_OK;
     }
     uplan np;
     memcpy(np.n3, c->n3, sizeof np.n3);
+    np.aligned = c->aligned;
     FDX_TRY(choose(c, stream, &np.cfg));
     FDX_TRY(kernel_get(c->be, c->dev, &s->ks, &np.cfg, &np.kernel));
     fdx_us_cfg_text(&np.cfg, c->be->kind == FDX_BACKEND_CUDA, np.text, sizeof np.text);
@@ -284,6 +293,8 @@ fdx_status fdx_ustencil_apply(fdx_ustencil *s, fdx_array *out, fdx_array *const 
     for (int i = 1; i < 1 + ks->ninputs + ks->ncoefs; i++)
         FDX_CHECK(c.ptr[i] != c.ptr[0], FDX_ERR_INVALID, "the output shares storage with %s %d",
                   i <= ks->ninputs ? "input" : "coefficient array", i <= ks->ninputs ? i - 1 : i - 1 - ks->ninputs);
+    c.aligned = 1;
+    for (int i = 0; i < 1 + ks->ninputs + ks->ncoefs; i++) c.aligned &= (uintptr_t)c.ptr[i] % 16 == 0;
     uplan *p;
     FDX_TRY(get_plan(s, &c, stream, &p));
     return launch(&c, p->kernel, &p->cfg, stream);
@@ -310,7 +321,7 @@ const char *fdx_ustencil_config(const fdx_ustencil *s, const int64_t *shape)
     if (!s || !shape) return "";
     int64_t n3[3];
     fdx_stencil_shape3(s->ks.rank, shape, n3);
-    const uplan *p = find_plan(s, n3);
+    const uplan *p = find_plan(s, n3, -1);
     return p ? p->text : "";
 }
 

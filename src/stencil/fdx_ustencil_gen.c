@@ -109,6 +109,8 @@ static void emit_prelude(fdx_cg_node *at, const ugen *g)
     }
     fdx_cg_line(at, "typedef %s real;", ks->is_double ? "double" : "float");
     fdx_cg_line(at, "struct fdx_up { long long n[3]; long long chunk; real w[%d]; };", ks->nterms);
+    if (g->cuda && g->cfg->variant == FDX_US_MARCH && g->cfg->vload)
+        fdx_cg_line(at, "typedef %s%d realv;", ks->is_double ? "double" : "float", g->cfg->vec);
 }
 
 static fdx_cg_node *emit_kernel(fdx_cg_node *at, const ugen *g)
@@ -263,6 +265,48 @@ static int add_load(pload *l, int n, int field, int comp, int px, int dy)
     return n + 1;
 }
 
+/* vload: each row's points (field, y offset) as the aligned vectors of vec
+   values that hold them, named <field>_v<first position>_y<dy>, then each
+   point a component of one.  The thread's first lane x is rx modulo vec
+   (also where the last thread shifts its lanes: 2 rx is a multiple of vec),
+   nx is a multiple of vec and the arrays are aligned, so position p is
+   aligned where rx + p is a multiple of vec, and a vector holding a point
+   of the row lies inside the row. */
+static void emit_vector_loads(fdx_cg_node *at, const ugen *g, const pload *loads, int nl)
+{
+    const int V = g->cfg->vec, rx = g->ks->rx;
+    char done[2 * FDX_USTENCIL_MAX_TERMS * 4 + 64] = {0};
+    for (int i = 0; i < nl; i++) {
+        if (done[i]) continue;
+        const fdx_us_factor *f = &loads[i].f;
+        int lo = f->off[0], hi = f->off[0];
+        for (int j = i; j < nl; j++)
+            if (loads[j].f.field == f->field && loads[j].f.comp == f->comp && loads[j].f.off[1] == f->off[1]) {
+                lo = loads[j].f.off[0] < lo ? loads[j].f.off[0] : lo;
+                hi = loads[j].f.off[0] > hi ? loads[j].f.off[0] : hi;
+            }
+        for (int p0 = lo - (((rx + lo) % V) + V) % V; p0 <= hi; p0 += V) {
+            fdx_sb b = FDX_SB_INIT;
+            fdx_sb_printf(&b, "%s_v", field_name(g, f));
+            off_text(&b, p0);
+            if (g->ks->rank == 3) fdx_sb_puts(&b, "_y"), off_text(&b, f->off[1]);
+            const char *vname = fdx_cg_text(g->cg, &b);
+            int off[3] = {p0, f->off[1], 0};
+            const char *addr = fdx_cg_fmt(g->cg, "(const realv *)(%s)", elem(g, f->field, f->comp, point_index(g, "ps", off)));
+            fdx_cg_stmt(at, "const realv %s = %s", vname, fdx_cg_ld(g->cg, FDX_CG_LDG, addr));
+            for (int j = i; j < nl; j++) {
+                const fdx_us_factor *e = &loads[j].f;
+                if (done[j] || e->field != f->field || e->comp != f->comp || e->off[1] != f->off[1] || e->off[0] < p0 ||
+                    e->off[0] >= p0 + V)
+                    continue;
+                fdx_cg_stmt(at, "const real %s = %s.%c", plane_name(g, e, e->off[0], e->off[1]), vname,
+                            "xyzw"[e->off[0] - p0]);
+                done[j] = 1;
+            }
+        }
+    }
+}
+
 static void emit_march(fdx_cg_node *at, const ugen *g)
 {
     const fdx_us_spec *ks = g->ks;
@@ -304,8 +348,8 @@ static void emit_march(fdx_cg_node *at, const ugen *g)
     fdx_cg_stmt(k, "const long long x = x0 + %d <= nx - %d ? x0 : nx - %d", V, ks->rx, ks->rx + V);
     fdx_cg_stmt(k, "const int lo = (int)(x0 - x)");
     fdx_cg_stmt(k, "(void)lo");
-    fdx_cg_stmt(k, "const long long k0 = %d + (long long)blockIdx.z * p.chunk", R);
-    fdx_cg_stmt(k, "const long long k1 = k0 + p.chunk < nm - %d ? k0 + p.chunk : nm - %d", R, R);
+    fdx_cg_stmt(k, "const long long s0 = %d + (long long)blockIdx.z * p.chunk", R);
+    fdx_cg_stmt(k, "const long long s1 = s0 + p.chunk < nm - %d ? s0 + p.chunk : nm - %d", R, R);
     fdx_cg_stmt(k, "const long long base = x + y * sy");
     fdx_cg_comment(k, "a<comp>_<d>_<lane>: output plane s + %d - d; plane s - %d is complete after step s", R, R);
     for (int oc = 0; oc < nc; oc++)
@@ -325,9 +369,10 @@ static void emit_march(fdx_cg_node *at, const ugen *g)
     }
     if (c->unroll > 1) fdx_cg_line(k, "#pragma unroll %d", c->unroll);
     fdx_cg_node *step = fdx_cg_for(k, c->unroll > 1 ? FDX_CG_LOOP : FDX_CG_LOOP_NOUNROLL,
-                                   "long long s = k0 - %d; s < k1 + %d; s++", R, R);
+                                   "long long s = s0 - %d; s < s1 + %d; s++", R, R);
     fdx_cg_stmt(step, "const long long ps = base + s * sm");
-    for (int i = 0; i < nl; i++) {
+    if (c->vload) emit_vector_loads(step, g, loads, nl);
+    for (int i = 0; i < nl && !c->vload; i++) {
         const fdx_us_factor *f = &loads[i].f;
         int off[3] = {f->off[0], f->off[1], 0};
         const char *addr = elem(g, f->field, f->comp, point_index(g, "ps", off));
@@ -351,7 +396,7 @@ static void emit_march(fdx_cg_node *at, const ugen *g)
                 if (any) fdx_cg_stmt(step, "%s", fdx_cg_text(g->cg, &e));
                 else fdx_sb_free(&e);
             }
-    fdx_cg_node *st = fdx_cg_if(step, "s >= k0 + %d", R);
+    fdx_cg_node *st = fdx_cg_if(step, "s >= s0 + %d", R);
     fdx_cg_stmt(st, "const long long q = base + (s - %d) * sm", R);
     for (int v = 0; v < V; v++) {
         fdx_cg_node *lane = V > 1 ? fdx_cg_if(st, "%d >= lo", v) : st;
@@ -394,6 +439,9 @@ fdx_status fdx_us_generate(const fdx_us_spec *ks, const fdx_us_cfg *cfg, int cud
         FDX_CHECK(!march || fdx_us_march_ok(ks), FDX_ERR_INTERNAL, "the march cannot run this stencil");
         FDX_CHECK(!march || (cfg->vec >= 1 && cfg->vec <= 4 && cfg->unroll >= 1 && cfg->unroll <= 8),
                   FDX_ERR_INTERNAL, "march lanes %d, unroll %d", cfg->vec, cfg->unroll);
+        FDX_CHECK(!march || !cfg->vload || ((cfg->vec == 2 || (cfg->vec == 4 && !ks->is_double)) && ks->ncomp == 1 &&
+                                            2 * ks->rx % cfg->vec == 0),
+                  FDX_ERR_INTERNAL, "vector loads of %d values, %d components, x reach %d", cfg->vec, ks->ncomp, ks->rx);
     }
     ugen g = {ks, cfg, fdx_cg_create(cuda ? FDX_CG_CUDA : FDX_CG_C), cuda, cuda ? "p.w" : "P.w"};
     FDX_CHECK(g.cg, FDX_ERR_NOMEM, "out of memory generating a user stencil kernel");

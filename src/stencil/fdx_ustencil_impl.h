@@ -47,6 +47,8 @@ typedef struct fdx_us_cfg {
     int vec;     /* march: consecutive x points a thread (lanes) */
     int unroll;  /* march: #pragma unroll of the step loop (1, 2, 4) */
     int chunk;   /* march: planes a block (run-time) */
+    int vload;   /* march: a row's points as aligned vectors of vec values (needs
+                    nx and 2 rx multiples of vec, one component, aligned arrays) */
 } fdx_us_cfg;
 
 /* The parameter block: struct fdx_up { long long n[3]; long long chunk;
