@@ -78,7 +78,7 @@ static int run_cfg(const us_case *c, int is_double, const fdx_us_cfg *cfg, uint6
     if (!fdx_us_cfg_fits(&ks, cfg, n3)) return 1;
     char text[96], what[200];
     fdx_us_cfg_text(cfg, 1, text, sizeof text);
-    snprintf(what, sizeof what, "emu %s %s %s", is_double ? "double" : "float", text, cfg->vload ? "vload" : "");
+    snprintf(what, sizeof what, "emu %s %s", is_double ? "double" : "float", text);
     fdx_launch_dims dims;
     fdx_us_params p;
     char *kernel = NULL;

@@ -246,8 +246,11 @@ static inline fdx_array *us_array(fdx_ctx *ctx, const us_case *c, fdx_dtype type
 }
 
 /* Runs a case on ctx (cuda: through the device copies) against the
-   reference; returns the number of bad points (-1: could not run). */
-static inline int64_t us_run(fdx_ctx *ctx, const us_case *c, fdx_dtype type, uint64_t seed, int cuda, const char *where)
+   reference; returns the number of bad points (-1: could not run).
+   prepare (may be NULL) is called with the stencil before the apply. */
+typedef void (*us_prepare_fn)(fdx_ustencil *s, const void *arg);
+static inline int64_t us_run(fdx_ctx *ctx, const us_case *c, fdx_dtype type, uint64_t seed, int cuda, const char *where,
+                             us_prepare_fn prepare, const void *arg)
 {
     const int is_double = type == FDX_FLOAT64, nc = c->ncomp;
     const int64_t n = us_points(c);
@@ -280,6 +283,7 @@ static inline int64_t us_run(fdx_ctx *ctx, const us_case *c, fdx_dtype type, uin
         for (int j = 0; j < c->ncoefs; j++) CHECK_OK(fdx_array_to_device(acf[j]));
         CHECK_OK(fdx_array_to_device(out));
     }
+    if (prepare) prepare(s, arg);
     fdx_status st = fdx_ustencil_apply(s, out, ain, c->ncoefs ? acf : NULL, NULL);
     CHECK(st == FDX_OK, "%s %s: apply: %s", where, c->name, fdx_last_error());
     if (st != FDX_OK) goto done;

@@ -33,6 +33,8 @@ struct fdx_ustencil {
     double w[FDX_USTENCIL_MAX_TERMS];
     uplan plans[MAX_PLANS];
     int nplans, next_victim;
+    int forced;
+    fdx_us_cfg force;
 };
 
 /* ---- loaded kernels, once per process -------------------------------------------- */
@@ -119,6 +121,13 @@ void fdx_ustencil_destroy(fdx_ustencil **s)
 
 int fdx_ustencil_radius(const fdx_ustencil *s) { return s ? s->ks.radius : 0; }
 
+void fdx_ustencil_force_cfg(fdx_ustencil *s, const fdx_us_cfg *cfg)
+{
+    s->forced = cfg != NULL;
+    if (cfg) s->force = *cfg;
+    s->nplans = 0, s->next_victim = 0;
+}
+
 /* ---- running ---------------------------------------------------------------------- */
 
 typedef struct ucall {
@@ -180,15 +189,81 @@ static fdx_status tune(ucall *c, void *stream, fdx_us_cfg *best)
     return FDX_OK;
 }
 
+/* ---- tuned configurations on disk ---------------------------------------------------- */
+
+/* The tuning file's key: backend, device, the spec (its CPU source holds
+   every field but the weights), the grid and the arrays' alignment. */
+static void tune_key(const ucall *c, char key[33])
+{
+    fdx_us_cfg cpu;
+    char *src = NULL;
+    fdx_us_default_cfg(&c->s->ks, 0, c->n3, &cpu);
+    if (fdx_us_generate(&c->s->ks, &cpu, 0, &src) != FDX_OK) fdx_clear_error();
+    fdx_hash h;
+    fdx_hash_init(&h);
+    fdx_hash_add_str(&h, "fdx-utune 1");
+    fdx_hash_add_str(&h, c->be->name);
+    fdx_hash_add_str(&h, c->dev->name);
+    fdx_hash_add_str(&h, src ? src : "");
+    fdx_hash_add(&h, c->n3, sizeof c->n3);
+    fdx_hash_add(&h, &c->aligned, sizeof c->aligned);
+    fdx_hash_hex(&h, key);
+    free(src);
+}
+
+/* "fdx-utune 1 variant tx ty vec unroll chunk vload"; anything else (an
+   older or damaged file) only costs a re-tune. */
+static int tuned_find(const char *key, const ucall *c, fdx_us_cfg *cfg)
+{
+    void *data = NULL;
+    size_t n = 0;
+    if (fdx_cache_load(key, ".utune", &data, &n) != FDX_OK) {
+        fdx_clear_error();
+        return 0;
+    }
+    fdx_us_cfg t;
+    int ok = sscanf((const char *)data, "fdx-utune 1 %d %d %d %d %d %d %d", &t.variant, &t.tx, &t.ty, &t.vec,
+                    &t.unroll, &t.chunk, &t.vload) == 7 &&
+             (t.variant == FDX_US_POINT || t.variant == FDX_US_MARCH) && fdx_us_cfg_fits(&c->s->ks, &t, c->n3) &&
+             (c->aligned || !t.vload);
+    free(data);
+    if (ok) *cfg = t;
+    else FDX_WARN("ignoring malformed user stencil tuning file %s.utune", key);
+    return ok;
+}
+
+static void tuned_store(const char *key, const fdx_us_cfg *t)
+{
+    char text[128];
+    int n = snprintf(text, sizeof text, "fdx-utune 1 %d %d %d %d %d %d %d\n", t->variant, t->tx, t->ty, t->vec,
+                     t->unroll, t->chunk, t->vload);
+    if (fdx_cache_store(key, ".utune", text, (size_t)n) != FDX_OK) {
+        FDX_WARN("not saving user stencil tuning: %s", fdx_last_error());
+        fdx_clear_error();
+    }
+}
+
+/* The configuration for this grid: forced (tests), tuned on CUDA for large
+   grids unless the "tune" option is off (from the file of an earlier run
+   unless it is "force"), else the default. */
 static fdx_status choose(ucall *c, void *stream, fdx_us_cfg *cfg)
 {
     int cuda = c->be->kind == FDX_BACKEND_CUDA;
     fdx_us_default_cfg(&c->s->ks, cuda, c->n3, cfg);
     if (!c->aligned) cfg->vload = 0;
+    if (c->s->forced) {
+        if (!cuda || (fdx_us_cfg_fits(&c->s->ks, &c->s->force, c->n3) && (c->aligned || !c->s->force.vload)))
+            *cfg = c->s->force;
+        return FDX_OK;
+    }
     const char *t = fdx_options_get(fdx_ctx_options(c->s->ctx), "tune");
     int off = !t || strcmp(t, "off") == 0 || strcmp(t, "0") == 0;
     if (!cuda || off || c->n3[0] * c->n3[1] * c->n3[2] < FDX_STENCIL_TUNE_MIN_POINTS) return FDX_OK;
+    char key[33];
+    tune_key(c, key);
+    if (strcmp(t, "force") != 0 && tuned_find(key, c, cfg)) return FDX_OK;
     FDX_TRY(tune(c, stream, cfg));
+    tuned_store(key, cfg);
     char text[96];
     fdx_us_cfg_text(cfg, 1, text, sizeof text);
     FDX_INFO("user stencil tuned for %lldx%lldx%lld: %s", (long long)c->n3[0], (long long)c->n3[1],

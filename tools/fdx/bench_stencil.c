@@ -44,8 +44,7 @@ static const stencil_case quick_cases[] = {
     {"heat_o4_coef_f64_quick", 1, {5001}, 4, FDX_UPDATE_HEAT, 1, F64, 3},
 };
 
-/* Whether `name` is in the comma-separated list (NULL: every case). */
-static int selected(const char *list, const char *name)
+int bench_selected(const char *list, const char *name)
 {
     if (!list) return 1;
     size_t n = strlen(name);
@@ -100,7 +99,7 @@ int bench_stencil(int argc, char **argv)
         goto done;
     }
     int any = 0;
-    for (size_t i = 0; i < ncases; i++) any |= selected(cases, tab[i].name);
+    for (size_t i = 0; i < ncases; i++) any |= bench_selected(cases, tab[i].name);
     if (!any) {
         rc = cli_usage_error(CMD, "--cases '%s' names no case of the %s backend (see --list)", cases,
                              fdx_backend_kind_name(fdx_ctx_backend(ctx)));
@@ -115,7 +114,7 @@ int bench_stencil(int argc, char **argv)
     rc = CLI_OK;
     double have = (double)fdx_ctx_memory(ctx);
     for (size_t i = 0; i < ncases; i++) {
-        if (!selected(cases, tab[i].name)) continue;
+        if (!bench_selected(cases, tab[i].name)) continue;
         stencil_case c = tab[i];
         if (reps) c.reps = (int)reps;
         if (stencil_case_bytes(&c) > 0.85 * have) {

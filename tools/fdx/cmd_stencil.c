@@ -54,7 +54,7 @@ static double hashed(uint64_t i, uint64_t salt)
     return (double)(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 
-static void fill_random(fdx_array *a, uint64_t salt)
+void stencil_fill_random(fdx_array *a, uint64_t salt)
 {
     int64_t n = fdx_array_count(a);
     void *p = fdx_array_host(a);
@@ -227,9 +227,9 @@ int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, int j
     FDX_TRY_GOTO(st, fdx_array_create(ctx, c->dtype, c->rank, c->shape, places, &r.out), fail);
     if (c->update == FDX_UPDATE_WAVE) FDX_TRY_GOTO(st, fdx_array_create(ctx, c->dtype, c->rank, c->shape, places, &r.up), fail);
     if (c->coef) FDX_TRY_GOTO(st, fdx_array_create(ctx, c->dtype, c->rank, c->shape, places, &r.cf), fail);
-    fill_random(r.u, 1);
-    if (r.up) fill_random(r.up, 2);
-    if (r.cf) fill_random(r.cf, 3);
+    stencil_fill_random(r.u, 1);
+    if (r.up) stencil_fill_random(r.up, 2);
+    if (r.cf) stencil_fill_random(r.cf, 3);
     FDX_TRY_GOTO(st, fdx_array_to_device(r.u), fail);
     if (r.up) FDX_TRY_GOTO(st, fdx_array_to_device(r.up), fail);
     if (r.cf) FDX_TRY_GOTO(st, fdx_array_to_device(r.cf), fail);

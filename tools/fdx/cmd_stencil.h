@@ -30,6 +30,13 @@ double stencil_case_bytes(const stencil_case *c);
 int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, int json, double copy_gbps);
 void stencil_table_header(void);
 
+/* Fills the host copy with deterministic random values in [-1, 1) (salt:
+   which sequence), in parallel. */
+void stencil_fill_random(fdx_array *a, uint64_t salt);
+
+/* Whether `name` is in the comma-separated list (NULL: every case). */
+int bench_selected(const char *list, const char *name);
+
 /* The copy bandwidth probe sized for a problem of `bytes` per array. */
 fdx_status stencil_copy_gbps(fdx_ctx *ctx, double bytes, double *gbps);
 
