@@ -17,6 +17,9 @@
 static const char emu_shim[] =
     "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
     "struct fdx_idx { unsigned x, y, z; };\n"
+    /* Inline PTX (cache hints such as prefetch) does nothing here:
+       asm volatile(...) becomes a no-op statement. */
+    "static int fdx_emu_asm_;\n#define asm fdx_emu_asm_\n#define volatile(...)\n"
     "static fdx_idx threadIdx, blockIdx, gridDim;\n"
     "#define __global__\n#define __device__\n#define __forceinline__ inline\n"
     "#define __launch_bounds__(...)\n#define __restrict__ __restrict\n"

@@ -47,24 +47,27 @@ static void compile_case(const us_case *c, int is_double, int all_candidates, in
     fdx_us_cfg cfgs[128];
     int n = 0;
     if (all_candidates) {
-        n = fdx_us_candidates(&ks, n3, cfgs, 128);
+        fdx_us_cfg base;
+        fdx_us_default_cfg(&ks, 1, n3, &base);
+        n = fdx_us_candidates(&ks, n3, 0, &base, cfgs, 128);
+        n += fdx_us_candidates(&ks, n3, 1, &base, cfgs + n, 128 - n);
         /* Candidates differing only in the chunk share a kernel. */
         for (int i = 0; i < n; i++)
             for (int j = 0; j < i; j++)
-                if (cfgs[j].chunk != cfgs[i].chunk && memcmp(&cfgs[j], &cfgs[i], offsetof(fdx_us_cfg, chunk)) == 0 &&
-                    cfgs[j].vload == cfgs[i].vload) {
+                if (memcmp(&cfgs[j], &cfgs[i], offsetof(fdx_us_cfg, chunk)) == 0 && cfgs[j].vload == cfgs[i].vload &&
+                    cfgs[j].pf == cfgs[i].pf) {
                     cfgs[i--] = cfgs[--n];
                     break;
                 }
     } else {
         fdx_us_default_cfg(&ks, 1, n3, &cfgs[n++]);
-        cfgs[n++] = (fdx_us_cfg){FDX_US_POINT, c->rank == 3 ? 32 : 128, c->rank == 3 ? 8 : 1, 1, 1, 1, 0};
+        cfgs[n++] = (fdx_us_cfg){FDX_US_POINT, c->rank == 3 ? 32 : 128, c->rank == 3 ? 8 : 1, 1, 1, 1, 0, 0};
         int k = 0;
         for (int vec = 1; vec <= 4; vec *= 2)
             for (int u = 1; u <= 4; u *= 2)
                 for (int vl = 0; vl <= 1; vl++, k++)
                     if ((k + pick) % 3 == 0)
-                        cfgs[n++] = (fdx_us_cfg){FDX_US_MARCH, c->rank == 3 ? 32 : 128, c->rank == 3 ? 4 : 1, vec, u, 8, vl};
+                        cfgs[n++] = (fdx_us_cfg){FDX_US_MARCH, c->rank == 3 ? 32 : 128, c->rank == 3 ? 4 : 1, vec, u, 8, vl, k % 3};
     }
     for (int i = 0; i < n; i++) {
         /* Fit on a grid where every knob can apply: even width. */

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #define MAX_PLANS 8
-#define MAX_CANDIDATES 96
+#define MAX_CANDIDATES 128
 
 typedef struct uplan {
     int64_t n3[3];
@@ -162,15 +162,15 @@ static fdx_status timed_launch(void *arg, void *stream)
     return launch(c, c->kernel, &c->cfg, stream);
 }
 
-/* Times every candidate (CUDA, large grids, tuning on); keeps the fastest. */
-static fdx_status tune(ucall *c, void *stream, fdx_us_cfg *best)
+/* Times the candidates of one stage; *best becomes the fastest (kept when
+   none runs faster). */
+static fdx_status tune_stage(ucall *c, int stage, fdx_us_cfg *best, double *best_ms)
 {
     fdx_us_cfg cand[MAX_CANDIDATES];
-    int n = fdx_us_candidates(&c->s->ks, c->n3, cand, MAX_CANDIDATES);
+    int n = fdx_us_candidates(&c->s->ks, c->n3, stage, best, cand, MAX_CANDIDATES);
     for (int i = 0; i < n; i++)
         if (!c->aligned && cand[i].vload) cand[i--] = cand[--n];
-    double best_ms = -1;
-    FDX_TRY(c->be->stream_sync(stream));
+    fdx_us_cfg winner = *best;
     for (int i = 0; i < n; i++) {
         fdx_time_stats t;
         char text[96];
@@ -184,9 +184,20 @@ static fdx_status tune(ucall *c, void *stream, fdx_us_cfg *best)
             continue;
         }
         FDX_INFO("user stencil tuning: %s %.4f ms", text, t.median_ms);
-        if (best_ms < 0 || t.median_ms < best_ms) best_ms = t.median_ms, *best = cand[i];
+        if (*best_ms < 0 || t.median_ms < *best_ms) *best_ms = t.median_ms, winner = cand[i];
     }
+    *best = winner;
     return FDX_OK;
+}
+
+/* Two stages from the default (CUDA, large grids, tuning on): the block
+   shape, lanes and loads; then unroll, prefetch and chunk around the best. */
+static fdx_status tune(ucall *c, void *stream, fdx_us_cfg *best)
+{
+    double best_ms = -1;
+    FDX_TRY(c->be->stream_sync(stream));
+    FDX_TRY(tune_stage(c, 0, best, &best_ms));
+    return tune_stage(c, 1, best, &best_ms);
 }
 
 /* ---- tuned configurations on disk ---------------------------------------------------- */
@@ -201,7 +212,7 @@ static void tune_key(const ucall *c, char key[33])
     if (fdx_us_generate(&c->s->ks, &cpu, 0, &src) != FDX_OK) fdx_clear_error();
     fdx_hash h;
     fdx_hash_init(&h);
-    fdx_hash_add_str(&h, "fdx-utune 1");
+    fdx_hash_add_str(&h, "fdx-utune 2");
     fdx_hash_add_str(&h, c->be->name);
     fdx_hash_add_str(&h, c->dev->name);
     fdx_hash_add_str(&h, src ? src : "");
@@ -211,7 +222,7 @@ static void tune_key(const ucall *c, char key[33])
     free(src);
 }
 
-/* "fdx-utune 1 variant tx ty vec unroll chunk vload"; anything else (an
+/* "fdx-utune 2 variant tx ty vec unroll chunk vload pf"; anything else (an
    older or damaged file) only costs a re-tune. */
 static int tuned_find(const char *key, const ucall *c, fdx_us_cfg *cfg)
 {
@@ -222,8 +233,8 @@ static int tuned_find(const char *key, const ucall *c, fdx_us_cfg *cfg)
         return 0;
     }
     fdx_us_cfg t;
-    int ok = sscanf((const char *)data, "fdx-utune 1 %d %d %d %d %d %d %d", &t.variant, &t.tx, &t.ty, &t.vec,
-                    &t.unroll, &t.chunk, &t.vload) == 7 &&
+    int ok = sscanf((const char *)data, "fdx-utune 2 %d %d %d %d %d %d %d %d", &t.variant, &t.tx, &t.ty, &t.vec,
+                    &t.unroll, &t.chunk, &t.vload, &t.pf) == 8 &&
              (t.variant == FDX_US_POINT || t.variant == FDX_US_MARCH) && fdx_us_cfg_fits(&c->s->ks, &t, c->n3) &&
              (c->aligned || !t.vload);
     free(data);
@@ -235,8 +246,8 @@ static int tuned_find(const char *key, const ucall *c, fdx_us_cfg *cfg)
 static void tuned_store(const char *key, const fdx_us_cfg *t)
 {
     char text[128];
-    int n = snprintf(text, sizeof text, "fdx-utune 1 %d %d %d %d %d %d %d\n", t->variant, t->tx, t->ty, t->vec,
-                     t->unroll, t->chunk, t->vload);
+    int n = snprintf(text, sizeof text, "fdx-utune 2 %d %d %d %d %d %d %d %d\n", t->variant, t->tx, t->ty, t->vec,
+                     t->unroll, t->chunk, t->vload, t->pf);
     if (fdx_cache_store(key, ".utune", text, (size_t)n) != FDX_OK) {
         FDX_WARN("not saving user stencil tuning: %s", fdx_last_error());
         fdx_clear_error();

@@ -13,7 +13,7 @@ int fdx_us_cfg_fits(const fdx_us_spec *ks, const fdx_us_cfg *cfg, const int64_t 
     int vec_ok = cfg->vec == 1 || cfg->vec == 2 || (cfg->vec == 4 && !ks->is_double);
     int vload_ok = !cfg->vload || (cfg->vec > 1 && ks->ncomp == 1 && n3[0] % cfg->vec == 0 && 2 * ks->rx % cfg->vec == 0);
     return fdx_us_march_ok(ks) && vec_ok && vload_ok && n3[0] - 2 * ks->rx >= cfg->vec && cfg->chunk >= 1 &&
-           cfg->unroll >= 1 && cfg->unroll <= 8;
+           cfg->unroll >= 1 && cfg->unroll <= 8 && cfg->pf >= 0 && cfg->pf <= 16;
 }
 
 /* Planes a block of the march: about 64, fewer for short grids. */
@@ -30,30 +30,38 @@ void fdx_us_default_cfg(const fdx_us_spec *ks, int cuda, const int64_t n3[3], fd
     cfg->tx = ks->rank == 3 ? 32 : 128, cfg->ty = ks->rank == 3 ? 8 : 1;
     cfg->vec = 1, cfg->unroll = 1, cfg->chunk = 1;
     if (!cuda) return;
-    fdx_us_cfg m = {FDX_US_MARCH, cfg->tx, cfg->ty, ks->is_double ? 2 : 4, 2, march_chunk(ks, n3, 64), 1};
+    fdx_us_cfg m = {FDX_US_MARCH, cfg->tx, cfg->ty, ks->is_double ? 2 : 4, 2, march_chunk(ks, n3, 64), 1, 2};
     if (ks->ncomp > 1) m.vec = 1, m.vload = 0;
     if (fdx_us_cfg_fits(ks, &m, n3)) *cfg = m;
     else if (m.vload = 0, fdx_us_cfg_fits(ks, &m, n3)) *cfg = m;
     else if (m.vec = 1, fdx_us_cfg_fits(ks, &m, n3)) *cfg = m;
 }
 
-int fdx_us_candidates(const fdx_us_spec *ks, const int64_t n3[3], fdx_us_cfg *cfgs, int max)
+int fdx_us_candidates(const fdx_us_spec *ks, const int64_t n3[3], int stage, const fdx_us_cfg *base,
+                      fdx_us_cfg *cfgs, int max)
 {
-    static const int blocks3[][2] = {{32, 8}, {64, 4}, {32, 4}, {128, 2}}, blocks2[][2] = {{128, 1}, {256, 1}, {64, 1}};
-    static const int chunks[] = {32, 64, 128};
+    static const int blocks3[][2] = {{32, 8}, {64, 4}, {32, 4}, {128, 2}, {16, 16}},
+                     blocks2[][2] = {{128, 1}, {256, 1}, {64, 1}};
+    static const int vecs[] = {1, 2, 4}, unrolls[] = {1, 2, 4}, pfs[] = {0, 2, 4}, chunks[] = {32, 64, 128};
     const int (*blocks)[2] = ks->rank == 3 ? blocks3 : blocks2;
-    int nb = ks->rank == 3 ? 4 : 3, n = 0, widest = ks->is_double ? 2 : 4;
-    for (int b = 0; b < nb; b++) {
-        fdx_us_cfg p = {FDX_US_POINT, blocks[b][0], blocks[b][1], 1, 1, 1, 0};
+    int nb = ks->rank == 3 ? 5 : 3, n = 0;
+    for (int b = 0; b < nb && stage == 0; b++) {
+        fdx_us_cfg p = {FDX_US_POINT, blocks[b][0], blocks[b][1], 1, 1, 1, 0, 0};
         if (n < max && fdx_us_cfg_fits(ks, &p, n3)) cfgs[n++] = p;
-        for (int vec = 1; vec <= widest; vec *= widest)
-            for (int u = 1; u <= 2; u++)
-                for (int c = 0; c < 3; c++)
-                    for (int vl = 0; vl <= (vec > 1); vl++) {
-                        fdx_us_cfg m = {FDX_US_MARCH, blocks[b][0], blocks[b][1], vec, u, march_chunk(ks, n3, chunks[c]), vl};
-                        if (n < max && fdx_us_cfg_fits(ks, &m, n3)) cfgs[n++] = m;
-                    }
+        for (int v = 0; v < 3; v++)
+            for (int vl = 0; vl <= (vecs[v] > 1); vl++) {
+                fdx_us_cfg m = *base;
+                m.variant = FDX_US_MARCH, m.tx = blocks[b][0], m.ty = blocks[b][1], m.vec = vecs[v], m.vload = vl;
+                if (n < max && fdx_us_cfg_fits(ks, &m, n3)) cfgs[n++] = m;
+            }
     }
+    for (int u = 0; u < 3 && stage == 1 && base->variant == FDX_US_MARCH; u++)
+        for (int f = 0; f < 3; f++)
+            for (int c = 0; c < 3; c++) {
+                fdx_us_cfg m = *base;
+                m.unroll = unrolls[u], m.pf = pfs[f], m.chunk = march_chunk(ks, n3, chunks[c]);
+                if (n < max && fdx_us_cfg_fits(ks, &m, n3)) cfgs[n++] = m;
+            }
     return n;
 }
 
@@ -62,8 +70,8 @@ void fdx_us_cfg_text(const fdx_us_cfg *cfg, int cuda, char *buf, size_t n)
     if (!cuda) snprintf(buf, n, "cpu");
     else if (cfg->variant == FDX_US_POINT) snprintf(buf, n, "point %dx%d", cfg->tx, cfg->ty);
     else
-        snprintf(buf, n, "march %dx%d vec%d chunk %d unroll %d%s", cfg->tx, cfg->ty, cfg->vec, cfg->chunk, cfg->unroll,
-                 cfg->vload ? " vload" : "");
+        snprintf(buf, n, "march %dx%d vec%d chunk %d unroll %d%s pf%d", cfg->tx, cfg->ty, cfg->vec, cfg->chunk,
+                 cfg->unroll, cfg->vload ? " vload" : "", cfg->pf);
 }
 
 /* Mirrors struct fdx_up: long long n[3], chunk, then real w[nterms]. */

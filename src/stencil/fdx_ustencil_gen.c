@@ -371,6 +371,16 @@ static void emit_march(fdx_cg_node *at, const ugen *g)
     fdx_cg_node *step = fdx_cg_for(k, c->unroll > 1 ? FDX_CG_LOOP : FDX_CG_LOOP_NOUNROLL,
                                    "long long s = s0 - %d; s < s1 + %d; s++", R, R);
     fdx_cg_stmt(step, "const long long ps = base + s * sm");
+    if (c->pf) {
+        /* The thread's points pf planes ahead into L2 (the last plane at
+           most), so the loads of that step find them there. */
+        fdx_cg_stmt(step, "const long long pa = base + (s + %d < nm ? s + %d : nm - 1) * sm", c->pf, c->pf);
+        for (int f = 0; f < ks->ninputs + ks->ncoefs; f++) {
+            int used = 0;
+            for (int i = 0; i < nl && !used; i++) used = loads[i].f.field == f;
+            if (used) fdx_cg_prefetch(step, elem(g, f, 0, "pa"));
+        }
+    }
     if (c->vload) emit_vector_loads(step, g, loads, nl);
     for (int i = 0; i < nl && !c->vload; i++) {
         const fdx_us_factor *f = &loads[i].f;

@@ -49,6 +49,8 @@ typedef struct fdx_us_cfg {
     int chunk;   /* march: planes a block (run-time) */
     int vload;   /* march: a row's points as aligned vectors of vec values (needs
                     nx and 2 rx multiples of vec, one component, aligned arrays) */
+    int pf;      /* march: each step prefetches the thread's points pf planes
+                    ahead into L2 (0: none) */
 } fdx_us_cfg;
 
 /* The parameter block: struct fdx_up { long long n[3]; long long chunk;
@@ -71,8 +73,12 @@ FDX_HIDDEN int fdx_us_march_ok(const fdx_us_spec *ks);
 FDX_HIDDEN int fdx_us_cfg_fits(const fdx_us_spec *ks, const fdx_us_cfg *cfg, const int64_t n3[3]);
 /* A configuration that runs well without tuning. */
 FDX_HIDDEN void fdx_us_default_cfg(const fdx_us_spec *ks, int cuda, const int64_t n3[3], fdx_us_cfg *cfg);
-/* The candidates the tuner times (at most `max`); returns their count. */
-FDX_HIDDEN int fdx_us_candidates(const fdx_us_spec *ks, const int64_t n3[3], fdx_us_cfg *cfgs, int max);
+/* The candidates the tuner times in stage 0 (block shapes, lanes, vector
+   loads, the point kernel; the other knobs from `base`) or stage 1 (unroll,
+   prefetch and chunk around `base`, the winner of stage 0); at most `max`,
+   returns their count. */
+FDX_HIDDEN int fdx_us_candidates(const fdx_us_spec *ks, const int64_t n3[3], int stage, const fdx_us_cfg *base,
+                                 fdx_us_cfg *cfgs, int max);
 /* "march 32x8 vec2 chunk 64 unroll 2". */
 FDX_HIDDEN void fdx_us_cfg_text(const fdx_us_cfg *cfg, int cuda, char *buf, size_t n);
 
