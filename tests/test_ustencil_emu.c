@@ -160,10 +160,12 @@ int main(void)
     static us_case cases[32];
     static us_case u;
     int n = us_cases(cases, 32, 1);
-    /* {variant, tx, ty, vec, unroll, chunk, vload, pf}: vec 0 = the widest. */
+    /* {variant, tx, ty, vec, unroll, chunk, vload, pf, rows}: vec 0 = the widest. */
     static const fdx_us_cfg cfgs[] = {
-        {FDX_US_MARCH, 4, 2, 0, 1, 3, 0, 0}, {FDX_US_MARCH, 8, 1, 1, 2, 100, 0, 2}, {FDX_US_MARCH, 3, 3, 2, 2, 4, 0, 0},
-        {FDX_US_MARCH, 4, 2, 0, 2, 5, 1, 4}, {FDX_US_MARCH, 2, 4, 2, 1, 2, 1, 0},   {FDX_US_POINT, 8, 2, 1, 1, 1, 0, 0},
+        {FDX_US_MARCH, 4, 2, 0, 1, 3, 0, 0, 1}, {FDX_US_MARCH, 8, 1, 1, 2, 100, 0, 2, 2},
+        {FDX_US_MARCH, 3, 3, 2, 2, 4, 0, 0, 3}, {FDX_US_MARCH, 4, 2, 0, 2, 5, 1, 4, 1},
+        {FDX_US_MARCH, 2, 4, 2, 1, 2, 1, 0, 2}, {FDX_US_POINT, 8, 2, 1, 1, 1, 0, 0, 1},
+        {FDX_US_MARCH, 4, 1, 0, 1, 7, 1, 0, 4},
     };
     const int ncfgs = sizeof cfgs / sizeof *cfgs;
     int ran = 0, by_cfg[8] = {0};
@@ -173,7 +175,7 @@ int main(void)
             int is_double = (i + k / 2) % 2;
             fdx_us_cfg c = cfgs[k];
             if (!c.vec) c.vec = is_double ? 2 : 4;
-            if (cases[i].rank < 3) c.tx *= c.ty, c.ty = 1;
+            if (cases[i].rank < 3) c.tx *= c.ty, c.ty = 1, c.rows = 1;
             /* Vector loads need 2 rx and nx multiples of vec: the case's
                width is rounded up to one. */
             u = cases[i];

@@ -22,9 +22,10 @@ int main(void)
     static us_case cases[32];
     int n = us_cases(cases, 32, 0);
     static const fdx_us_cfg cfgs[] = {
-        {FDX_US_MARCH, 32, 4, 1, 1, 3, 0, 0}, {FDX_US_MARCH, 16, 8, 2, 2, 5, 0, 2}, {FDX_US_MARCH, 32, 8, 2, 2, 64, 1, 2},
-        {FDX_US_MARCH, 8, 4, 4, 4, 7, 1, 4},  {FDX_US_MARCH, 64, 2, 4, 2, 2, 0, 1}, {FDX_US_POINT, 32, 8, 1, 1, 1, 0, 0},
-        {FDX_US_POINT, 7, 3, 1, 1, 1, 0, 0},
+        {FDX_US_MARCH, 32, 4, 1, 1, 3, 0, 0, 1}, {FDX_US_MARCH, 16, 8, 2, 2, 5, 0, 2, 2},
+        {FDX_US_MARCH, 32, 8, 2, 2, 64, 1, 2, 1}, {FDX_US_MARCH, 8, 4, 4, 4, 7, 1, 4, 3},
+        {FDX_US_MARCH, 64, 2, 4, 2, 2, 0, 1, 2},  {FDX_US_POINT, 32, 8, 1, 1, 1, 0, 0, 1},
+        {FDX_US_POINT, 7, 3, 1, 1, 1, 0, 0, 1},   {FDX_US_MARCH, 32, 2, 2, 1, 9, 1, 2, 4},
     };
     const int ncfgs = sizeof cfgs / sizeof *cfgs;
     for (int i = 0; i < n; i++) {
@@ -34,7 +35,7 @@ int main(void)
             fdx_us_cfg c = cfgs[k];
             int is_double = (i + k) % 2;
             if (c.vec == 4 && is_double) c.vec = 2;
-            if (cases[i].rank < 3) c.tx *= c.ty, c.ty = 1;
+            if (cases[i].rank < 3) c.tx *= c.ty, c.ty = 1, c.rows = 1;
             /* Vector loads need 2 rx and nx multiples of vec: the width is
                rounded up to one. */
             static us_case u;

@@ -55,19 +55,20 @@ static void compile_case(const us_case *c, int is_double, int all_candidates, in
         for (int i = 0; i < n; i++)
             for (int j = 0; j < i; j++)
                 if (memcmp(&cfgs[j], &cfgs[i], offsetof(fdx_us_cfg, chunk)) == 0 && cfgs[j].vload == cfgs[i].vload &&
-                    cfgs[j].pf == cfgs[i].pf) {
+                    cfgs[j].pf == cfgs[i].pf && cfgs[j].rows == cfgs[i].rows) {
                     cfgs[i--] = cfgs[--n];
                     break;
                 }
     } else {
         fdx_us_default_cfg(&ks, 1, n3, &cfgs[n++]);
-        cfgs[n++] = (fdx_us_cfg){FDX_US_POINT, c->rank == 3 ? 32 : 128, c->rank == 3 ? 8 : 1, 1, 1, 1, 0, 0};
+        cfgs[n++] = (fdx_us_cfg){FDX_US_POINT, c->rank == 3 ? 32 : 128, c->rank == 3 ? 8 : 1, 1, 1, 1, 0, 0, 1};
         int k = 0;
         for (int vec = 1; vec <= 4; vec *= 2)
             for (int u = 1; u <= 4; u *= 2)
                 for (int vl = 0; vl <= 1; vl++, k++)
                     if ((k + pick) % 3 == 0)
-                        cfgs[n++] = (fdx_us_cfg){FDX_US_MARCH, c->rank == 3 ? 32 : 128, c->rank == 3 ? 4 : 1, vec, u, 8, vl, k % 3};
+                        cfgs[n++] = (fdx_us_cfg){FDX_US_MARCH, c->rank == 3 ? 32 : 128, c->rank == 3 ? 4 : 1, vec, u, 8, vl, k % 3,
+                                                 c->rank == 3 ? 1 + k % 2 : 1};
     }
     for (int i = 0; i < n; i++) {
         /* Fit on a grid where every knob can apply: even width. */

@@ -13,7 +13,8 @@ int fdx_us_cfg_fits(const fdx_us_spec *ks, const fdx_us_cfg *cfg, const int64_t 
     int vec_ok = cfg->vec == 1 || cfg->vec == 2 || (cfg->vec == 4 && !ks->is_double);
     int vload_ok = !cfg->vload || (cfg->vec > 1 && ks->ncomp == 1 && n3[0] % cfg->vec == 0 && 2 * ks->rx % cfg->vec == 0);
     return fdx_us_march_ok(ks) && vec_ok && vload_ok && n3[0] - 2 * ks->rx >= cfg->vec && cfg->chunk >= 1 &&
-           cfg->unroll >= 1 && cfg->unroll <= 8 && cfg->pf >= 0 && cfg->pf <= 16;
+           cfg->unroll >= 1 && cfg->unroll <= 8 && cfg->pf >= 0 && cfg->pf <= 16 && cfg->rows >= 0 && cfg->rows <= 4 &&
+           (cfg->rows <= 1 || ks->rank == 3);
 }
 
 /* Planes a block of the march: about 64, fewer for short grids. */
@@ -30,7 +31,7 @@ void fdx_us_default_cfg(const fdx_us_spec *ks, int cuda, const int64_t n3[3], fd
     cfg->tx = ks->rank == 3 ? 32 : 128, cfg->ty = ks->rank == 3 ? 8 : 1;
     cfg->vec = 1, cfg->unroll = 1, cfg->chunk = 1;
     if (!cuda) return;
-    fdx_us_cfg m = {FDX_US_MARCH, cfg->tx, cfg->ty, ks->is_double ? 2 : 4, 2, march_chunk(ks, n3, 64), 1, 2};
+    fdx_us_cfg m = {FDX_US_MARCH, cfg->tx, cfg->ty, ks->is_double ? 2 : 4, 2, march_chunk(ks, n3, 64), 1, 2, 1};
     if (ks->ncomp > 1) m.vec = 1, m.vload = 0;
     if (fdx_us_cfg_fits(ks, &m, n3)) *cfg = m;
     else if (m.vload = 0, fdx_us_cfg_fits(ks, &m, n3)) *cfg = m;
@@ -43,17 +44,20 @@ int fdx_us_candidates(const fdx_us_spec *ks, const int64_t n3[3], int stage, con
     static const int blocks3[][2] = {{32, 8}, {64, 4}, {32, 4}, {128, 2}, {16, 16}},
                      blocks2[][2] = {{128, 1}, {256, 1}, {64, 1}};
     static const int vecs[] = {1, 2, 4}, unrolls[] = {1, 2, 4}, pfs[] = {0, 2, 4}, chunks[] = {32, 64, 128};
+    const int nrows = ks->rank == 3 ? 2 : 1;
     const int (*blocks)[2] = ks->rank == 3 ? blocks3 : blocks2;
     int nb = ks->rank == 3 ? 5 : 3, n = 0;
     for (int b = 0; b < nb && stage == 0; b++) {
-        fdx_us_cfg p = {FDX_US_POINT, blocks[b][0], blocks[b][1], 1, 1, 1, 0, 0};
+        fdx_us_cfg p = {FDX_US_POINT, blocks[b][0], blocks[b][1], 1, 1, 1, 0, 0, 1};
         if (n < max && fdx_us_cfg_fits(ks, &p, n3)) cfgs[n++] = p;
         for (int v = 0; v < 3; v++)
-            for (int vl = 0; vl <= (vecs[v] > 1); vl++) {
-                fdx_us_cfg m = *base;
-                m.variant = FDX_US_MARCH, m.tx = blocks[b][0], m.ty = blocks[b][1], m.vec = vecs[v], m.vload = vl;
-                if (n < max && fdx_us_cfg_fits(ks, &m, n3)) cfgs[n++] = m;
-            }
+            for (int vl = 0; vl <= (vecs[v] > 1); vl++)
+                for (int rows = 1; rows <= nrows; rows++) {
+                    fdx_us_cfg m = *base;
+                    m.variant = FDX_US_MARCH, m.tx = blocks[b][0], m.ty = blocks[b][1], m.vec = vecs[v], m.vload = vl;
+                    m.rows = rows;
+                    if (n < max && fdx_us_cfg_fits(ks, &m, n3)) cfgs[n++] = m;
+                }
     }
     for (int u = 0; u < 3 && stage == 1 && base->variant == FDX_US_MARCH; u++)
         for (int f = 0; f < 3; f++)
@@ -70,8 +74,8 @@ void fdx_us_cfg_text(const fdx_us_cfg *cfg, int cuda, char *buf, size_t n)
     if (!cuda) snprintf(buf, n, "cpu");
     else if (cfg->variant == FDX_US_POINT) snprintf(buf, n, "point %dx%d", cfg->tx, cfg->ty);
     else
-        snprintf(buf, n, "march %dx%d vec%d chunk %d unroll %d%s pf%d", cfg->tx, cfg->ty, cfg->vec, cfg->chunk,
-                 cfg->unroll, cfg->vload ? " vload" : "", cfg->pf);
+        snprintf(buf, n, "march %dx%d vec%d chunk %d unroll %d%s pf%d rows%d", cfg->tx, cfg->ty, cfg->vec, cfg->chunk,
+                 cfg->unroll, cfg->vload ? " vload" : "", cfg->pf, cfg->rows > 1 ? cfg->rows : 1);
 }
 
 /* Mirrors struct fdx_up: long long n[3], chunk, then real w[nterms]. */
@@ -97,8 +101,10 @@ fdx_status fdx_us_launch_dims(const fdx_us_spec *ks, const fdx_us_cfg *cfg, cons
                               fdx_launch_dims *dims)
 {
     int64_t ix = n3[0] - 2 * ks->rx, iy = n3[1] - 2 * ks->ry, im = n3[2] - 2 * ks->rm;
-    int64_t per = cfg->variant == FDX_US_MARCH ? (int64_t)cfg->tx * cfg->vec : cfg->tx;
-    int64_t g[3] = {(ix + per - 1) / per, (iy + cfg->ty - 1) / cfg->ty,
+    int march = cfg->variant == FDX_US_MARCH;
+    int64_t per = march ? (int64_t)cfg->tx * cfg->vec : cfg->tx;
+    int64_t pery = march && cfg->rows > 1 ? (int64_t)cfg->ty * cfg->rows : cfg->ty;
+    int64_t g[3] = {(ix + per - 1) / per, (iy + pery - 1) / pery,
                     cfg->variant == FDX_US_MARCH ? (im + cfg->chunk - 1) / cfg->chunk : im};
     FDX_CHECK(ix > 0 && iy > 0 && im > 0, FDX_ERR_INVALID, "no interior points in %lldx%lldx%lld",
               (long long)n3[0], (long long)n3[1], (long long)n3[2]);

@@ -229,8 +229,8 @@ typedef struct column {
     int field, comp, depth;
 } column;
 
-/* u0_xm1_y0 (rank 2: u0_xm1): the value at lane position px, row dy of the
-   current plane. */
+/* u0_xm1_y0 (rank 2: u0_xm1): the value at lane position px, row dy
+   (relative to the thread's first row) of the current plane. */
 static const char *plane_name(const ugen *g, const fdx_us_factor *f, int px, int dy)
 {
     fdx_sb b = FDX_SB_INIT;
@@ -240,20 +240,39 @@ static const char *plane_name(const ugen *g, const fdx_us_factor *f, int px, int
     return fdx_cg_text(g->cg, &b);
 }
 
-static const char *col_name(const ugen *g, const fdx_us_factor *f, int lag, int v)
+/* A point of the thread: lane v of row i, numbered i * vec + v. */
+static const char *col_name(const ugen *g, const fdx_us_factor *f, int lag, int lane)
 {
-    return fdx_cg_fmt(g->cg, "%s_col%d_%d", field_name(g, f), lag, v);
+    return fdx_cg_fmt(g->cg, "%s_col%d_%d", field_name(g, f), lag, lane);
 }
 
-/* The value of factor f of a term added at plane offset z, lane v. */
-static const char *factor_value(const ugen *g, const fdx_us_factor *f, int z, int v)
+/* The value of factor f of a term added at plane offset z, for lane v of
+   row i. */
+static const char *factor_value(const ugen *g, const fdx_us_factor *f, int z, int v, int i)
 {
-    if (f->off[2] == z) return plane_name(g, f, v + f->off[0], f->off[1]);
-    return col_name(g, f, z - f->off[2], v);
+    if (f->off[2] == z) return plane_name(g, f, v + f->off[0], i + f->off[1]);
+    return col_name(g, f, z - f->off[2], i * g->cfg->vec + v);
+}
+
+/* The in-plane offset of row d (relative to the thread's first row): with
+   several rows a thread, rows past the grid's last are clamped to it (oy<d>),
+   so the loads of a partial last block stay inside; their points are not
+   stored. */
+static const char *row_off(const ugen *g, int d)
+{
+    if (d > 0 && g->cfg->rows > 1) return fdx_cg_fmt(g->cg, "oy%d", d);
+    return d ? fdx_cg_fmt(g->cg, "%d * sy", d) : "0";
+}
+
+/* The element at lane position px, row d of the plane starting at ps. */
+static const char *row_elem(const ugen *g, int field, int comp, int px, int d)
+{
+    const char *pt = fdx_cg_fmt(g->cg, "ps + %d + %s", px, row_off(g, d));
+    return elem(g, field, comp, pt);
 }
 
 typedef struct pload {
-    fdx_us_factor f; /* off[0] holds the lane position, off[2] 0 */
+    fdx_us_factor f; /* off[0] holds the lane position, off[1] the row, off[2] 0 */
 } pload;
 
 static int add_load(pload *l, int n, int field, int comp, int px, int dy)
@@ -265,8 +284,8 @@ static int add_load(pload *l, int n, int field, int comp, int px, int dy)
     return n + 1;
 }
 
-/* vload: each row's points (field, y offset) as the aligned vectors of vec
-   values that hold them, named <field>_v<first position>_y<dy>, then each
+/* vload: each row's points (field, row) as the aligned vectors of vec
+   values that hold them, named <field>_v<first position>_y<row>, then each
    point a component of one.  The thread's first lane x is rx modulo vec
    (also where the last thread shifts its lanes: 2 rx is a multiple of vec),
    nx is a multiple of vec and the arrays are aligned, so position p is
@@ -275,7 +294,8 @@ static int add_load(pload *l, int n, int field, int comp, int px, int dy)
 static void emit_vector_loads(fdx_cg_node *at, const ugen *g, const pload *loads, int nl)
 {
     const int V = g->cfg->vec, rx = g->ks->rx;
-    char done[2 * FDX_USTENCIL_MAX_TERMS * 4 + 64] = {0};
+    static _Thread_local char done[4 * FDX_USTENCIL_MAX_TERMS * 16 + 256];
+    memset(done, 0, sizeof done);
     for (int i = 0; i < nl; i++) {
         if (done[i]) continue;
         const fdx_us_factor *f = &loads[i].f;
@@ -291,8 +311,7 @@ static void emit_vector_loads(fdx_cg_node *at, const ugen *g, const pload *loads
             off_text(&b, p0);
             if (g->ks->rank == 3) fdx_sb_puts(&b, "_y"), off_text(&b, f->off[1]);
             const char *vname = fdx_cg_text(g->cg, &b);
-            int off[3] = {p0, f->off[1], 0};
-            const char *addr = fdx_cg_fmt(g->cg, "(const realv *)(%s)", elem(g, f->field, f->comp, point_index(g, "ps", off)));
+            const char *addr = fdx_cg_fmt(g->cg, "(const realv *)(%s)", row_elem(g, f->field, f->comp, p0, f->off[1]));
             fdx_cg_stmt(at, "const realv %s = %s", vname, fdx_cg_ld(g->cg, FDX_CG_LDG, addr));
             for (int j = i; j < nl; j++) {
                 const fdx_us_factor *e = &loads[j].f;
@@ -307,11 +326,17 @@ static void emit_vector_loads(fdx_cg_node *at, const ugen *g, const pload *loads
     }
 }
 
+/* Declares name(0) = 0, ..., one statement. */
+static void declare_zero(fdx_cg_node *at, const ugen *g, fdx_sb *names)
+{
+    fdx_cg_stmt(at, "real%s", fdx_cg_text(g->cg, names));
+}
+
 static void emit_march(fdx_cg_node *at, const ugen *g)
 {
     const fdx_us_spec *ks = g->ks;
     const fdx_us_cfg *c = g->cfg;
-    const int V = c->vec, R = ks->rm, nc = ks->ncomp;
+    const int V = c->vec, NR = c->rows > 1 ? c->rows : 1, L = V * NR, R = ks->rm, nc = ks->ncomp;
     /* The columns and their depths. */
     column cols[(FDX_USTENCIL_MAX_INPUTS + FDX_USTENCIL_MAX_COEFS) * FDX_USTENCIL_MAX_COMPONENTS];
     int ncols = 0;
@@ -326,46 +351,50 @@ static void emit_march(fdx_cg_node *at, const ugen *g)
             if (lag > cols[j].depth) cols[j].depth = lag;
         }
     }
-    /* The distinct points of a plane: every latest factor at each lane, and
-       each column's centre. */
-    static _Thread_local pload loads[2 * FDX_USTENCIL_MAX_TERMS * 4 + 64];
+    /* The distinct points of a plane: every latest factor at each lane of
+       each row, and each column's points. */
+    static _Thread_local pload loads[4 * FDX_USTENCIL_MAX_TERMS * 16 + 256];
     int nl = 0;
     for (int i = 0; i < ks->nterms; i++) {
         const fdx_us_term *t = &ks->terms[i];
         int z = late_plane(t);
         for (int f = 0; f < t->nf; f++)
-            for (int v = 0; v < V && t->f[f].off[2] == z; v++)
-                nl = add_load(loads, nl, t->f[f].field, t->f[f].comp, v + t->f[f].off[0], t->f[f].off[1]);
+            for (int r = 0; r < NR && t->f[f].off[2] == z; r++)
+                for (int v = 0; v < V; v++)
+                    nl = add_load(loads, nl, t->f[f].field, t->f[f].comp, v + t->f[f].off[0], r + t->f[f].off[1]);
     }
     for (int j = 0; j < ncols; j++)
-        for (int v = 0; v < V; v++) nl = add_load(loads, nl, cols[j].field, cols[j].comp, v, 0);
+        for (int r = 0; r < NR; r++)
+            for (int v = 0; v < V; v++) nl = add_load(loads, nl, cols[j].field, cols[j].comp, v, r);
 
     fdx_cg_node *k = emit_kernel(at, g);
     fdx_cg_stmt(k, "const long long x0 = %d + ((long long)blockIdx.x * %d + threadIdx.x) * %d", ks->rx, c->tx, V);
-    fdx_cg_stmt(k, "const long long y = %d + (long long)blockIdx.y * %d + threadIdx.y", ks->ry, c->ty);
+    fdx_cg_stmt(k, "const long long y = %d + ((long long)blockIdx.y * %d + threadIdx.y) * %d", ks->ry, c->ty, NR);
     fdx_cg_stmt(fdx_cg_if(k, "x0 >= nx - %d || y >= ny - %d", ks->rx, ks->ry), "return");
     fdx_cg_comment(k, "the lanes x .. x + %d lie inside; lanes below lo belong to the thread before", V - 1);
     fdx_cg_stmt(k, "const long long x = x0 + %d <= nx - %d ? x0 : nx - %d", V, ks->rx, ks->rx + V);
     fdx_cg_stmt(k, "const int lo = (int)(x0 - x)");
     fdx_cg_stmt(k, "(void)lo");
+    for (int d = 1; NR > 1 && d < NR + ks->ry; d++)
+        fdx_cg_stmt(k, "const long long oy%d = (y + %d < ny ? %d : ny - 1 - y) * sy", d, d, d);
     fdx_cg_stmt(k, "const long long s0 = %d + (long long)blockIdx.z * p.chunk", R);
     fdx_cg_stmt(k, "const long long s1 = s0 + p.chunk < nm - %d ? s0 + p.chunk : nm - %d", R, R);
     fdx_cg_stmt(k, "const long long base = x + y * sy");
-    fdx_cg_comment(k, "a<comp>_<d>_<lane>: output plane s + %d - d; plane s - %d is complete after step s", R, R);
+    fdx_cg_comment(k, "a<comp>_<d>_<point>: output plane s + %d - d of point row * %d + lane; plane s - %d is "
+                      "complete after step s", R, V, R);
     for (int oc = 0; oc < nc; oc++)
         for (int d = 0; d <= 2 * R; d++) {
             fdx_sb b = FDX_SB_INIT;
-            fdx_sb_puts(&b, "real");
-            for (int v = 0; v < V; v++) fdx_sb_printf(&b, "%s a%d_%d_%d = 0", v ? "," : "", oc, d, v);
-            fdx_cg_stmt(k, "%s", fdx_cg_text(g->cg, &b));
+            for (int l = 0; l < L; l++) fdx_sb_printf(&b, "%s a%d_%d_%d = 0", l ? "," : "", oc, d, l);
+            declare_zero(k, g, &b);
         }
     for (int j = 0; j < ncols; j++) {
         fdx_us_factor f = {cols[j].field, cols[j].comp, {0, 0, 0}};
         fdx_sb b = FDX_SB_INIT;
-        fdx_sb_puts(&b, "real");
-        for (int l = 1; l <= cols[j].depth; l++)
-            for (int v = 0; v < V; v++) fdx_sb_printf(&b, "%s %s = 0", l + v > 1 ? "," : "", col_name(g, &f, l, v));
-        fdx_cg_line(k, "%s; /* plane s - lag of the thread's own points */", fdx_cg_text(g->cg, &b));
+        for (int lag = 1; lag <= cols[j].depth; lag++)
+            for (int l = 0; l < L; l++) fdx_sb_printf(&b, "%s %s = 0", lag + l > 1 ? "," : "", col_name(g, &f, lag, l));
+        fdx_cg_comment(k, "plane s - lag of the thread's own points");
+        declare_zero(k, g, &b);
     }
     if (c->unroll > 1) fdx_cg_line(k, "#pragma unroll %d", c->unroll);
     fdx_cg_node *step = fdx_cg_for(k, c->unroll > 1 ? FDX_CG_LOOP : FDX_CG_LOOP_NOUNROLL,
@@ -378,29 +407,29 @@ static void emit_march(fdx_cg_node *at, const ugen *g)
         for (int f = 0; f < ks->ninputs + ks->ncoefs; f++) {
             int used = 0;
             for (int i = 0; i < nl && !used; i++) used = loads[i].f.field == f;
-            if (used) fdx_cg_prefetch(step, elem(g, f, 0, "pa"));
+            for (int r = 0; r < NR && used; r++)
+                fdx_cg_prefetch(step, elem(g, f, 0, r ? fdx_cg_fmt(g->cg, "pa + %s", row_off(g, r)) : "pa"));
         }
     }
     if (c->vload) emit_vector_loads(step, g, loads, nl);
     for (int i = 0; i < nl && !c->vload; i++) {
         const fdx_us_factor *f = &loads[i].f;
-        int off[3] = {f->off[0], f->off[1], 0};
-        const char *addr = elem(g, f->field, f->comp, point_index(g, "ps", off));
-        fdx_cg_stmt(step, "const real %s = %s", plane_name(g, f, f->off[0], f->off[1]), fdx_cg_ld(g->cg, FDX_CG_LDG, addr));
+        fdx_cg_stmt(step, "const real %s = %s", plane_name(g, f, f->off[0], f->off[1]),
+                    fdx_cg_ld(g->cg, FDX_CG_LDG, row_elem(g, f->field, f->comp, f->off[0], f->off[1])));
     }
     /* Each term into the accumulator of its output plane. */
     for (int oc = 0; oc < nc; oc++)
         for (int d = 0; d <= 2 * R; d++)
-            for (int v = 0; v < V; v++) {
+            for (int l = 0; l < L; l++) {
                 fdx_sb e = FDX_SB_INIT;
                 int any = 0;
-                fdx_sb_printf(&e, "a%d_%d_%d +=", oc, d, v);
+                fdx_sb_printf(&e, "a%d_%d_%d +=", oc, d, l);
                 for (int i = 0; i < ks->nterms; i++) {
                     const fdx_us_term *t = &ks->terms[i];
                     int z = late_plane(t);
                     if (t->out_comp != oc || z + R != d) continue;
-                    fdx_sb_printf(&e, "%sp.w[%d] * %s", any ? "\n+ " : " ", i, factor_value(g, &t->f[0], z, v));
-                    if (t->nf == 2) fdx_sb_printf(&e, " * %s", factor_value(g, &t->f[1], z, v));
+                    fdx_sb_printf(&e, "%sp.w[%d] * %s", any ? "\n+ " : " ", i, factor_value(g, &t->f[0], z, l % V, l / V));
+                    if (t->nf == 2) fdx_sb_printf(&e, " * %s", factor_value(g, &t->f[1], z, l % V, l / V));
                     any = 1;
                 }
                 if (any) fdx_cg_stmt(step, "%s", fdx_cg_text(g->cg, &e));
@@ -408,30 +437,30 @@ static void emit_march(fdx_cg_node *at, const ugen *g)
             }
     fdx_cg_node *st = fdx_cg_if(step, "s >= s0 + %d", R);
     fdx_cg_stmt(st, "const long long q = base + (s - %d) * sm", R);
-    for (int v = 0; v < V; v++) {
-        fdx_cg_node *lane = V > 1 ? fdx_cg_if(st, "%d >= lo", v) : st;
-        for (int oc = 0; oc < nc; oc++)
-            store(lane, g, oc, fdx_cg_fmt(g->cg, "q + %d", v), fdx_cg_fmt(g->cg, "a%d_%d_", oc, 2 * R), v);
+    for (int r = 0; r < NR; r++) {
+        fdx_cg_node *row = r ? fdx_cg_if(st, "y + %d < ny - %d", r, ks->ry) : st;
+        for (int v = 0; v < V; v++) {
+            fdx_cg_node *lane = V > 1 ? fdx_cg_if(row, "%d >= lo", v) : row;
+            const char *pt = r ? fdx_cg_fmt(g->cg, "q + %d + %d * sy", v, r) : fdx_cg_fmt(g->cg, "q + %d", v);
+            for (int oc = 0; oc < nc; oc++) store(lane, g, oc, pt, fdx_cg_fmt(g->cg, "a%d_%d_", oc, 2 * R), r * V + v);
+        }
     }
     /* Shift: the accumulators a plane on, the columns a plane down
        (registers, no memory traffic). */
-    for (int oc = 0; oc < nc && R; oc++)
-        for (int v = 0; v < V; v++) {
+    for (int oc = 0; oc < nc; oc++)
+        for (int l = 0; l < L; l++) {
             fdx_sb b = FDX_SB_INIT;
-            for (int d = 2 * R; d >= 1; d--) fdx_sb_printf(&b, "a%d_%d_%d = a%d_%d_%d; ", oc, d, v, oc, d - 1, v);
-            fdx_sb_printf(&b, "a%d_0_%d = 0;", oc, v);
+            for (int d = 2 * R; d >= 1; d--) fdx_sb_printf(&b, "a%d_%d_%d = a%d_%d_%d; ", oc, d, l, oc, d - 1, l);
+            fdx_sb_printf(&b, "a%d_0_%d = 0;", oc, l);
             fdx_cg_line(step, "%s", fdx_cg_text(g->cg, &b));
         }
-    if (!R)
-        for (int oc = 0; oc < nc; oc++)
-            for (int v = 0; v < V; v++) fdx_cg_stmt(step, "a%d_0_%d = 0", oc, v);
     for (int j = 0; j < ncols; j++) {
         fdx_us_factor f = {cols[j].field, cols[j].comp, {0, 0, 0}};
-        for (int v = 0; v < V; v++) {
+        for (int l = 0; l < L; l++) {
             fdx_sb b = FDX_SB_INIT;
-            for (int l = cols[j].depth; l >= 2; l--)
-                fdx_sb_printf(&b, "%s = %s; ", col_name(g, &f, l, v), col_name(g, &f, l - 1, v));
-            fdx_sb_printf(&b, "%s = %s;", col_name(g, &f, 1, v), plane_name(g, &f, v, 0));
+            for (int lag = cols[j].depth; lag >= 2; lag--)
+                fdx_sb_printf(&b, "%s = %s; ", col_name(g, &f, lag, l), col_name(g, &f, lag - 1, l));
+            fdx_sb_printf(&b, "%s = %s;", col_name(g, &f, 1, l), plane_name(g, &f, l % V, l / V));
             fdx_cg_line(step, "%s", fdx_cg_text(g->cg, &b));
         }
     }
@@ -449,6 +478,8 @@ fdx_status fdx_us_generate(const fdx_us_spec *ks, const fdx_us_cfg *cfg, int cud
         FDX_CHECK(!march || fdx_us_march_ok(ks), FDX_ERR_INTERNAL, "the march cannot run this stencil");
         FDX_CHECK(!march || (cfg->vec >= 1 && cfg->vec <= 4 && cfg->unroll >= 1 && cfg->unroll <= 8),
                   FDX_ERR_INTERNAL, "march lanes %d, unroll %d", cfg->vec, cfg->unroll);
+        FDX_CHECK(!march || (cfg->rows <= 1 || (cfg->rows <= 4 && ks->rank == 3)), FDX_ERR_INTERNAL,
+                  "%d rows a thread (1 .. 4, rank 3)", cfg->rows);
         FDX_CHECK(!march || !cfg->vload || ((cfg->vec == 2 || (cfg->vec == 4 && !ks->is_double)) && ks->ncomp == 1 &&
                                             2 * ks->rx % cfg->vec == 0),
                   FDX_ERR_INTERNAL, "vector loads of %d values, %d components, x reach %d", cfg->vec, ks->ncomp, ks->rx);

@@ -51,6 +51,8 @@ typedef struct fdx_us_cfg {
                     nx and 2 rx multiples of vec, one component, aligned arrays) */
     int pf;      /* march: each step prefetches the thread's points pf planes
                     ahead into L2 (0: none) */
+    int rows;    /* march, rank 3: consecutive rows a thread (0 or 1: one); the
+                    rows share the loads of the rows between them */
 } fdx_us_cfg;
 
 /* The parameter block: struct fdx_up { long long n[3]; long long chunk;
