@@ -339,14 +339,6 @@ static fdx_status check_array(const fdx_ustencil *s, const fdx_array *a, int nco
     return FDX_OK;
 }
 
-static fdx_status storage(const fdx_array *a, int cuda, const char *what, void **ptr)
-{
-    *ptr = cuda ? a->device : a->host;
-    FDX_CHECK(*ptr, FDX_ERR_INVALID, "%s has no %s storage (%s)", what, cuda ? "device" : "host",
-              cuda ? "call fdx_array_to_device" : "create it with FDX_ON_HOST");
-    return FDX_OK;
-}
-
 fdx_status fdx_ustencil_apply(fdx_ustencil *s, fdx_array *out, fdx_array *const *inputs, fdx_array *const *coefs,
                               void *stream)
 {
@@ -372,10 +364,10 @@ fdx_status fdx_ustencil_apply(fdx_ustencil *s, fdx_array *out, fdx_array *const 
     int cuda = c.be->kind == FDX_BACKEND_CUDA;
     stream = fdx_ctx_stream(s->ctx, stream);
     fdx_stencil_shape3(ks->rank, grid, c.n3);
-    FDX_TRY(storage(out, cuda, "the output", &c.ptr[0]));
-    for (int i = 0; i < ks->ninputs; i++) FDX_TRY(storage(inputs[i], cuda, "an input", &c.ptr[1 + i]));
+    FDX_TRY(fdx_stencil_storage(out, cuda, "the output", &c.ptr[0]));
+    for (int i = 0; i < ks->ninputs; i++) FDX_TRY(fdx_stencil_storage(inputs[i], cuda, "an input", &c.ptr[1 + i]));
     for (int j = 0; j < ks->ncoefs; j++)
-        FDX_TRY(storage(coefs[j], cuda, "a coefficient array", &c.ptr[1 + ks->ninputs + j]));
+        FDX_TRY(fdx_stencil_storage(coefs[j], cuda, "a coefficient array", &c.ptr[1 + ks->ninputs + j]));
     for (int i = 1; i < 1 + ks->ninputs + ks->ncoefs; i++)
         FDX_CHECK(c.ptr[i] != c.ptr[0], FDX_ERR_INVALID, "the output shares storage with %s %d",
                   i <= ks->ninputs ? "input" : "coefficient array", i <= ks->ninputs ? i - 1 : i - 1 - ks->ninputs);

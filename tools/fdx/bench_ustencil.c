@@ -13,8 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/fdx_json.h"
-
 typedef struct ucase {
     const char *name;
     int div; /* 0: box 3x3x3, 1: div(k grad u) */
@@ -115,7 +113,6 @@ static void verify(const ucase *c, const double *h, fdx_array *out, fdx_array *u
 static fdx_status print_record(fdx_ctx *ctx, const ucase *c, const char *config, const fdx_time_stats *t,
                                double fetch, double write, double copy_gbps, double same_gbps, const ucheck *chk)
 {
-    double eff = fdx_effective_gbps(fetch, write, t->median_ms);
     fdx_json j;
     fdx_json_init(&j);
     fdx_json_record_head(&j, c->name, fdx_backend_kind_name(fdx_ctx_backend(ctx)), fdx_ctx_device_name(ctx),
@@ -125,16 +122,7 @@ static fdx_status print_record(fdx_ctx *ctx, const ucase *c, const char *config,
     fdx_json_int(&j, "arrays_read", c->div ? 2 : 1);
     fdx_json_str(&j, "config", config);
     fdx_json_str(&j, "tune", fdx_options_get(fdx_ctx_options(ctx), "tune"));
-    fdx_json_time_ms(&j, t);
-    fdx_json_begin(&j, "bytes");
-    fdx_json_num(&j, "fetch", fetch);
-    fdx_json_num(&j, "write", write);
-    fdx_json_end(&j);
-    fdx_json_num(&j, "effective_gbps", eff);
-    fdx_json_num(&j, "copy_gbps", copy_gbps);
-    fdx_json_num(&j, "ratio_to_copy", eff / copy_gbps);
-    fdx_json_num(&j, "copy_same_size_gbps", same_gbps);
-    fdx_json_num(&j, "ratio_same_size", eff / same_gbps);
+    stencil_json_rates(&j, t, fetch, write, copy_gbps, same_gbps);
     fdx_json_num(&j, "gpoints_per_s",
                  (double)(c->shape[0] * c->shape[1] * c->shape[2]) / (t->median_ms * 1e-3) / 1e9);
     fdx_json_bool(&j, "verified", chk->bad == 0 && chk->checked > 0);

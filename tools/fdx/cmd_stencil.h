@@ -5,6 +5,7 @@
 #define FDX_CMD_STENCIL_H
 
 #include "cli.h"
+#include "core/fdx_json.h"
 
 typedef struct stencil_case {
     const char *name; /* "case" field of the record */
@@ -33,6 +34,12 @@ void stencil_table_header(void);
 /* Fills the host copy with deterministic random values in [-1, 1) (salt:
    which sequence), in parallel. */
 void stencil_fill_random(fdx_array *a, uint64_t salt);
+
+/* A benchmark record's timing part: "time_ms", "bytes" (fetch, write),
+   "effective_gbps", "copy_gbps", "ratio_to_copy", "copy_same_size_gbps",
+   "ratio_same_size". */
+void stencil_json_rates(fdx_json *j, const fdx_time_stats *t, double fetch, double write, double copy_gbps,
+                        double same_gbps);
 
 /* Whether `name` is in the comma-separated list (NULL: every case). */
 int bench_selected(const char *list, const char *name);
