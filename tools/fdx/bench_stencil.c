@@ -44,89 +44,25 @@ static const stencil_case quick_cases[] = {
     {"heat_o4_coef_f64_quick", 1, {5001}, 4, FDX_UPDATE_HEAT, 1, F64, 3},
 };
 
-int bench_selected(const char *list, const char *name)
+static int run(fdx_ctx *ctx, const char *cmd, const void *which, int json, int reps, double copy_gbps)
 {
-    if (!list) return 1;
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && strncmp(p, name, n) == 0) return 1;
-        p += len + (e != NULL);
+    stencil_case c = *(const stencil_case *)which;
+    if (reps) c.reps = reps;
+    double have = (double)fdx_ctx_memory(ctx);
+    if (stencil_case_bytes(&c) > 0.85 * have) {
+        fprintf(stderr, "fdx %s: skipping %s: needs %.1f GiB, the device has %.1f GiB\n", cmd, c.name,
+                stencil_case_bytes(&c) / (1 << 30), have / (1 << 30));
+        return CLI_OK;
     }
-    return 0;
+    return stencil_case_run(ctx, cmd, &c, json, copy_gbps);
 }
 
 int bench_stencil(int argc, char **argv)
 {
-    static const char *CMD = "bench stencil";
-    const char *json = NULL, *quick = NULL, *cases = NULL, *reps_s = NULL, *list = NULL;
-    const cli_flag flags[] = {
-        {"json", NULL, "one JSON record per case (JSON Lines) instead of the table", &json},
-        {"quick", NULL, "small shapes of the same kinds (seconds, for tests)", &quick},
-        {"cases", "A,B", "only these cases (see --list)", &cases},
-        {"reps", "N", "timed repetitions per case [20]", &reps_s},
-        {"list", NULL, "list the cases of this backend and exit", &list},
-        {NULL, NULL, NULL, NULL},
-    };
-    fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--json] [--quick] [--cases A,B] [--reps N] [--list]", flags, opts);
-    fdx_ctx *ctx = NULL;
-    if (rc >= 0) goto done;
-    long reps = 0;
-    fdx_status st;
-    if (reps_s && (st = cli_parse_int("--reps", reps_s, 1, 100000, &reps)) != FDX_OK) {
-        rc = cli_usage_error(CMD, "%s", fdx_last_error());
-        goto done;
-    }
-    if (list && (cases || reps_s || json)) {
-        rc = cli_usage_error(CMD, "--list prints the case names only: --%s has no effect with it",
-                             cases ? "cases" : reps_s ? "reps" : "json");
-        goto done;
-    }
-    if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) {
-        rc = cli_fail(CMD, st);
-        goto done;
-    }
-    int cuda = fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA;
-    const stencil_case *tab = quick ? quick_cases : cuda ? gpu_cases : cpu_cases;
-    size_t ncases = quick ? sizeof quick_cases / sizeof *quick_cases
-                          : cuda ? sizeof gpu_cases / sizeof *gpu_cases : sizeof cpu_cases / sizeof *cpu_cases;
-    if (list) {
-        for (size_t i = 0; i < ncases; i++) printf("%s\n", tab[i].name);
-        rc = CLI_OK;
-        goto done;
-    }
-    int any = 0;
-    for (size_t i = 0; i < ncases; i++) any |= bench_selected(cases, tab[i].name);
-    if (!any) {
-        rc = cli_usage_error(CMD, "--cases '%s' names no case of the %s backend (see --list)", cases,
-                             fdx_backend_kind_name(fdx_ctx_backend(ctx)));
-        goto done;
-    }
-    double copy_gbps;
-    if ((st = stencil_copy_gbps(ctx, quick ? 0 : (double)(1u << 30), &copy_gbps)) != FDX_OK) {
-        rc = cli_fail(CMD, st);
-        goto done;
-    }
-    if (!json) stencil_table_header();
-    rc = CLI_OK;
-    double have = (double)fdx_ctx_memory(ctx);
-    for (size_t i = 0; i < ncases; i++) {
-        if (!bench_selected(cases, tab[i].name)) continue;
-        stencil_case c = tab[i];
-        if (reps) c.reps = (int)reps;
-        if (stencil_case_bytes(&c) > 0.85 * have) {
-            fprintf(stderr, "fdx %s: skipping %s: needs %.1f GiB, the device has %.1f GiB\n", CMD, c.name,
-                    stencil_case_bytes(&c) / (1 << 30), have / (1 << 30));
-            continue;
-        }
-        int r = stencil_case_run(ctx, CMD, &c, json != NULL, copy_gbps);
-        if (r != CLI_OK && rc == CLI_OK) rc = r;
-    }
-done:
-    fdx_ctx_destroy(&ctx);
-    fdx_options_destroy(&opts);
-    return rc;
+#define N(t) (sizeof t / sizeof *t)
+    static const bench_suite suite = {"bench stencil", "timed repetitions per case [20]", gpu_cases, cpu_cases,
+                                      quick_cases, N(gpu_cases), N(cpu_cases), N(quick_cases), sizeof(stencil_case),
+                                      run, stencil_table_header};
+#undef N
+    return bench_suite_main(&suite, argc, argv);
 }

@@ -206,67 +206,25 @@ done:
     return rc;
 }
 
+static int run(fdx_ctx *ctx, const char *cmd, const void *which, int json, int reps, double copy_gbps)
+{
+    ucase c = *(const ucase *)which;
+    if (reps) c.reps = reps;
+    return run_case(ctx, cmd, &c, json, copy_gbps);
+}
+
+static void header(void)
+{
+    printf("%-24s %-4s %-6s %-12s %-40s %9s %9s %9s %6s %6s %s\n", "case", "back", "prec", "op", "config", "time_ms",
+           "eff_GB/s", "copy_GB/s", "ratio", "r_same", "verified");
+}
+
 int bench_ustencil(int argc, char **argv)
 {
-    static const char *CMD = "bench ustencil";
-    const char *json = NULL, *quick = NULL, *cases = NULL, *reps_s = NULL, *list = NULL;
-    const cli_flag flags[] = {
-        {"json", NULL, "one JSON record per case (JSON Lines) instead of the table", &json},
-        {"quick", NULL, "small shapes of the same kinds (seconds, for tests)", &quick},
-        {"cases", "A,B", "only these cases (see --list)", &cases},
-        {"reps", "N", "timed repetitions per case [20 on the GPU, 10 on the CPU]", &reps_s},
-        {"list", NULL, "list the cases of this backend and exit", &list},
-        {NULL, NULL, NULL, NULL},
-    };
-    fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--json] [--quick] [--cases A,B] [--reps N] [--list]", flags, opts);
-    fdx_ctx *ctx = NULL;
-    if (rc >= 0) goto done;
-    long reps = 0;
-    fdx_status st;
-    if (reps_s && (st = cli_parse_int("--reps", reps_s, 1, 100000, &reps)) != FDX_OK) {
-        rc = cli_usage_error(CMD, "%s", fdx_last_error());
-        goto done;
-    }
-    if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) {
-        rc = cli_fail(CMD, st);
-        goto done;
-    }
-    int cuda = fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA;
-    const ucase *tab = quick ? quick_cases : cuda ? gpu_cases : cpu_cases;
-    size_t ncases = quick ? sizeof quick_cases / sizeof *quick_cases
-                          : cuda ? sizeof gpu_cases / sizeof *gpu_cases : sizeof cpu_cases / sizeof *cpu_cases;
-    if (list) {
-        for (size_t i = 0; i < ncases; i++) printf("%s\n", tab[i].name);
-        rc = CLI_OK;
-        goto done;
-    }
-    int any = 0;
-    for (size_t i = 0; i < ncases; i++) any |= bench_selected(cases, tab[i].name);
-    if (!any) {
-        rc = cli_usage_error(CMD, "--cases '%s' names no case of the %s backend (see --list)", cases,
-                             fdx_backend_kind_name(fdx_ctx_backend(ctx)));
-        goto done;
-    }
-    double copy_gbps;
-    if ((st = stencil_copy_gbps(ctx, quick ? 0 : (double)(1u << 30), &copy_gbps)) != FDX_OK) {
-        rc = cli_fail(CMD, st);
-        goto done;
-    }
-    if (!json)
-        printf("%-24s %-4s %-6s %-12s %-40s %9s %9s %9s %6s %6s %s\n", "case", "back", "prec", "op", "config",
-               "time_ms", "eff_GB/s", "copy_GB/s", "ratio", "r_same", "verified");
-    rc = CLI_OK;
-    for (size_t i = 0; i < ncases; i++) {
-        if (!bench_selected(cases, tab[i].name)) continue;
-        ucase c = tab[i];
-        if (reps) c.reps = (int)reps;
-        int r = run_case(ctx, CMD, &c, json != NULL, copy_gbps);
-        if (r != CLI_OK && rc == CLI_OK) rc = r;
-    }
-done:
-    fdx_ctx_destroy(&ctx);
-    fdx_options_destroy(&opts);
-    return rc;
+#define N(t) (sizeof t / sizeof *t)
+    static const bench_suite suite = {"bench ustencil", "timed repetitions per case [20 on the GPU, 10 on the CPU]",
+                                      gpu_cases, cpu_cases, quick_cases, N(gpu_cases), N(cpu_cases), N(quick_cases),
+                                      sizeof(ucase), run, header};
+#undef N
+    return bench_suite_main(&suite, argc, argv);
 }

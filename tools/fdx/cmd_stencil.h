@@ -44,6 +44,24 @@ void stencil_json_rates(fdx_json *j, const fdx_time_stats *t, double fetch, doub
 /* Whether `name` is in the comma-separated list (NULL: every case). */
 int bench_selected(const char *list, const char *name);
 
+/* A benchmark suite (fdx bench stencil, fdx bench ustencil): its case
+   tables by backend (quick: the small set for tests), each an array of
+   structs of `elem` bytes whose first member is the case's name (const char
+   *), and how to run one. */
+typedef struct bench_suite {
+    const char *cmd;       /* "bench stencil" */
+    const char *reps_help; /* --reps's help, with the default */
+    const void *gpu, *cpu, *quick;
+    size_t ngpu, ncpu, nquick, elem;
+    /* One case with `reps` timed repetitions (0: its own); an exit status. */
+    int (*run)(fdx_ctx *ctx, const char *cmd, const void *c, int json, int reps, double copy_gbps);
+    void (*header)(void); /* the table's header */
+} bench_suite;
+
+/* The suite's command line (--json, --quick, --cases, --reps, --list), the
+   copy probe and every selected case; returns the exit status. */
+int bench_suite_main(const bench_suite *s, int argc, char **argv);
+
 /* The copy bandwidth probe sized for a problem of `bytes` per array. */
 fdx_status stencil_copy_gbps(fdx_ctx *ctx, double bytes, double *gbps);
 
