@@ -375,3 +375,8 @@ const char *fdx_stencil_config(const fdx_stencil *s, const int64_t *shape)
     const plan *p = find_plan((fdx_stencil *)s, n3);
     return p ? p->text : "";
 }
+
+fdx_status fdx_stencil_storage(const fdx_array *a, int cuda, const char *what, void **ptr)
+{
+    return storage(a, cuda, what, ptr);
+}

@@ -65,8 +65,9 @@ static uint64_t next(uint64_t *s)
 
 static double uniform(uint64_t *s) { return (double)(next(s) >> 11) * (1.0 / 9007199254740992.0); }
 
-static void random_stencil(stencil_case *c, char *name, size_t cap, int i, long seed, uint64_t *s)
+static void random_case(stencil_case *c, int i, long seed, uint64_t *s)
 {
+    static char names[MAX_RANDOM][24];
     static const fdx_stencil_update ops[] = {APPLY, FDX_UPDATE_HEAT, WAVE};
     memset(c, 0, sizeof *c);
     c->rank = 2 + (int)(next(s) % 2);
@@ -84,138 +85,49 @@ static void random_stencil(stencil_case *c, char *name, size_t cap, int i, long 
         c->shape[d] = e < 2 * c->order + 3 ? 2 * c->order + 3 : e;
     }
     c->reps = 20;
-    snprintf(name, cap, "rs%ld-%03d", seed, i);
-    c->name = name;
+    snprintf(names[i], sizeof names[i], "rs%ld-%03d", seed, i);
+    c->name = names[i];
     c->suite = "random-stencil";
     c->seed = seed;
 }
 
-/* Whether `name` is in the comma-separated list (NULL: every case). */
-static int selected(const char *list, const char *name)
+static void random_suite(void *out, long count, long seed)
 {
-    if (!list) return 1;
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && strncmp(p, name, n) == 0) return 1;
-        p += len + (e != NULL);
+    uint64_t s = 0x9E3779B97F4A7C15ULL ^ (uint64_t)seed;
+    for (long i = 0; i < count; i++) random_case((stencil_case *)out + i, (int)i, seed, &s);
+}
+
+static void describe(const void *which)
+{
+    const stencil_case *c = which;
+    printf("  %s order %d %s%s", fdx_dtype_name(c->dtype), c->order, stencil_op_name(c->update), c->coef ? "+coef" : "");
+    for (int d = 0; d < c->rank; d++) printf("%s%lld", d ? "x" : "  ", (long long)c->shape[d]);
+}
+
+static int run(fdx_ctx *ctx, const char *cmd, const void *which, int json, int reps, double copy_gbps)
+{
+    stencil_case c = *(const stencil_case *)which;
+    if (reps) c.reps = reps;
+    double have = (double)fdx_ctx_memory(ctx);
+    if (stencil_case_bytes(&c) > 0.85 * have) {
+        fprintf(stderr, "fdx %s: skipping %s: needs %.1f GiB, the device has %.1f GiB\n", cmd, c.name,
+                stencil_case_bytes(&c) / (1 << 30), have / (1 << 30));
+        return CLI_OK;
     }
-    return 0;
+    return stencil_case_run(ctx, cmd, &c, json, copy_gbps);
 }
 
 int bench_stencil(int argc, char **argv)
 {
-    static const char *CMD = "bench stencil";
-    const char *json = NULL, *quick = NULL, *cases = NULL, *reps_s = NULL, *list = NULL, *suite = "named",
-               *seed_s = NULL, *count_s = NULL;
-    const cli_flag flags[] = {
-        {"suite", "S", "named: the issue-3 cases; random: the space (2D/3D, orders 2-12, laplacian/heat/wave, "
-                       "float/double, 32^3-1024^3 points, odd extents) [named]", &suite},
-        {"seed", "N", "seed of the random suite [1]", &seed_s},
-        {"count", "N", "cases of the random suite [100]", &count_s},
-        {"json", NULL, "one JSON record per case (JSON Lines) instead of the table", &json},
-        {"quick", NULL, "small shapes of the same kinds (seconds, for tests)", &quick},
-        {"cases", "A,B", "only these cases (see --list)", &cases},
-        {"reps", "N", "timed repetitions per case [20]", &reps_s},
-        {"list", NULL, "list the cases of this backend and exit", &list},
-        {NULL, NULL, NULL, NULL},
-    };
-    fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--suite named|random] [--seed N] [--count N] [--json] [--quick] [--cases A,B] [--reps N] [--list]", flags, opts);
-    fdx_ctx *ctx = NULL;
-    if (rc >= 0) goto done;
-    long reps = 0;
-    fdx_status st;
-    if (reps_s && (st = cli_parse_int("--reps", reps_s, 1, 100000, &reps)) != FDX_OK) {
-        rc = cli_usage_error(CMD, "%s", fdx_last_error());
-        goto done;
-    }
-    const int space = strcmp(suite, "random") == 0;
-    long seed = 1, count = 100;
-    if (!space && strcmp(suite, "named") != 0) {
-        char clip[64];
-        rc = cli_usage_error(CMD, "--suite '%s' is not named or random", cli_clip(suite, clip, sizeof clip));
-        goto done;
-    }
-    if (!space && (seed_s || count_s)) {
-        rc = cli_usage_error(CMD, "--%s sets the random suite: it has no effect without --suite random",
-                             seed_s ? "seed" : "count");
-        goto done;
-    }
-    if (space && quick) {
-        rc = cli_usage_error(CMD, "--quick picks small named cases: it has no effect with --suite random");
-        goto done;
-    }
-    if ((seed_s && (st = cli_parse_int("--seed", seed_s, 0, 1L << 30, &seed)) != FDX_OK) ||
-        (count_s && (st = cli_parse_int("--count", count_s, 1, MAX_RANDOM, &count)) != FDX_OK)) {
-        rc = cli_usage_error(CMD, "%s", fdx_last_error());
-        goto done;
-    }
-    static stencil_case random_cases[MAX_RANDOM];
-    static char random_names[MAX_RANDOM][24];
-    if (space) {
-        uint64_t s = 0x9E3779B97F4A7C15ULL ^ (uint64_t)seed;
-        for (long i = 0; i < count; i++)
-            random_stencil(&random_cases[i], random_names[i], sizeof random_names[i], (int)i, seed, &s);
-    }
-    if (list && (cases || reps_s || json)) {
-        rc = cli_usage_error(CMD, "--list prints the case names only: --%s has no effect with it",
-                             cases ? "cases" : reps_s ? "reps" : "json");
-        goto done;
-    }
-    if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) {
-        rc = cli_fail(CMD, st);
-        goto done;
-    }
-    int cuda = fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA;
-    const stencil_case *tab = space ? random_cases : quick ? quick_cases : cuda ? gpu_cases : cpu_cases;
-    size_t ncases = space ? (size_t)count
-                    : quick ? sizeof quick_cases / sizeof *quick_cases
-                    : cuda ? sizeof gpu_cases / sizeof *gpu_cases : sizeof cpu_cases / sizeof *cpu_cases;
-    if (list) {
-        for (size_t i = 0; i < ncases; i++) {
-            printf("%s", tab[i].name);
-            if (space) {
-                printf("  %s order %d %s%s", fdx_dtype_name(tab[i].dtype), tab[i].order, stencil_op_name(tab[i].update),
-                       tab[i].coef ? "+coef" : "");
-                for (int d = 0; d < tab[i].rank; d++) printf("%s%lld", d ? "x" : "  ", (long long)tab[i].shape[d]);
-            }
-            printf("\n");
-        }
-        rc = CLI_OK;
-        goto done;
-    }
-    int any = 0;
-    for (size_t i = 0; i < ncases; i++) any |= selected(cases, tab[i].name);
-    if (!any) {
-        rc = cli_usage_error(CMD, "--cases '%s' names no case of the %s backend (see --list)", cases,
-                             fdx_backend_kind_name(fdx_ctx_backend(ctx)));
-        goto done;
-    }
-    double copy_gbps;
-    if ((st = stencil_copy_gbps(ctx, quick ? 0 : (double)(1u << 30), &copy_gbps)) != FDX_OK) {
-        rc = cli_fail(CMD, st);
-        goto done;
-    }
-    if (!json) stencil_table_header();
-    rc = CLI_OK;
-    double have = (double)fdx_ctx_memory(ctx);
-    for (size_t i = 0; i < ncases; i++) {
-        if (!selected(cases, tab[i].name)) continue;
-        stencil_case c = tab[i];
-        if (reps) c.reps = (int)reps;
-        if (stencil_case_bytes(&c) > 0.85 * have) {
-            fprintf(stderr, "fdx %s: skipping %s: needs %.1f GiB, the device has %.1f GiB\n", CMD, c.name,
-                    stencil_case_bytes(&c) / (1 << 30), have / (1 << 30));
-            continue;
-        }
-        int r = stencil_case_run(ctx, CMD, &c, json != NULL, copy_gbps);
-        if (r != CLI_OK && rc == CLI_OK) rc = r;
-    }
-done:
-    fdx_ctx_destroy(&ctx);
-    fdx_options_destroy(&opts);
-    return rc;
+#define N(t) (sizeof t / sizeof *t)
+    static const bench_suite suite = {.cmd = "bench stencil", .reps_help = "timed repetitions per case [20]",
+                                      .gpu = gpu_cases, .cpu = cpu_cases, .quick = quick_cases,
+                                      .ngpu = N(gpu_cases), .ncpu = N(cpu_cases), .nquick = N(quick_cases),
+                                      .elem = sizeof(stencil_case), .run = run, .header = stencil_table_header,
+                                      .random = random_suite, .max_random = MAX_RANDOM, .default_count = 100,
+                                      .describe = describe,
+                                      .random_help = "the space: 2D/3D, orders 2-12, laplacian/heat/wave, "
+                                                     "float/double, 32^3-1024^3 points, odd extents"};
+#undef N
+    return bench_suite_main(&suite, argc, argv);
 }
