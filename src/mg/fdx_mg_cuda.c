@@ -48,6 +48,7 @@ static mg_geom geom(const mg_level *L)
     g.sz = L->sz;
     g.count = L->count;
     g.diag = L->diag;
+    g.k = L->dk;
     return g;
 }
 
@@ -127,6 +128,13 @@ static void restrict_(const fdx_solver *s, const mg_level *F, const mg_level *C,
 {
     (void)s;
     LAUNCH(mg_gpu_restrict(geom(F), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]), tr(&F->dtr[2]), rf, fc));
+}
+
+static void resrestrict(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *u, const double *f,
+                        double *fc)
+{
+    (void)s;
+    LAUNCH(mg_gpu_resrestrict(geom(F), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]), tr(&F->dtr[2]), u, f, fc));
 }
 
 static void prolong(const mg_level *F, const mg_level *C, const double *uc, double *uf, int add)
@@ -244,6 +252,7 @@ static const mg_ops CUDA_OPS = {
     .gs_sweep = gs_sweep,
     .cheby = cheby,
     .restrict_ = restrict_,
+    .resrestrict = resrestrict,
     .prolong = prolong,
     .inject = inject,
     .zero = zero,

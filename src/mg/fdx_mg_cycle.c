@@ -82,8 +82,12 @@ static void descend(fdx_solver *s, int l)
 {
     mg_level *L = &s->lev[l], *C = &s->lev[l + 1];
     s->ops->ghosts(s, L, L->u);
-    s->ops->residual(L, L->u, L->f, L->t);
-    s->ops->restrict_(s, L, C, L->t, C->f);
+    if (s->fuse) {
+        s->ops->resrestrict(s, L, C, L->u, L->f, C->f);
+    } else {
+        s->ops->residual(L, L->u, L->f, L->t);
+        s->ops->restrict_(s, L, C, L->t, C->f);
+    }
     s->ops->zero(C, C->u);
     s->work += L->work;
 }

@@ -14,9 +14,31 @@
    default stream's copies order with it; capturable into a graph). */
 static __thread cudaStream_t mg_stream = 0;
 
-/* -lap u at p. */
+/* The face coefficient: the harmonic mean of the two point values (as
+   MG_KF in fdx_mg_kernels.c). */
+__device__ __forceinline__ double kf(double a, double b) { return 2.0 * a * b / (a + b); }
+
+/* -div(k grad u) at p (g.k set): the operator, the weighted neighbour sum
+   nb and the diagonal dg (op = dg u_p - nb), in the CPU's order of terms. */
+__device__ __forceinline__ double auk(const mg_geom &g, const double *u, long long p, double *nb, double *dg)
+{
+    const double *k = g.k, kp = k[p];
+    const double wxm = g.c[0] * kf(kp, k[p - 1]), wxp = g.c[0] * kf(kp, k[p + 1]);
+    const double wym = g.c[1] * kf(kp, k[p - g.sy]), wyp = g.c[1] * kf(kp, k[p + g.sy]);
+    const double wzm = g.c[2] * kf(kp, k[p - g.sz]), wzp = g.c[2] * kf(kp, k[p + g.sz]);
+    *dg = (wxm + wxp) + (wym + wyp) + (wzm + wzp);
+    *nb = (wxm * u[p - 1] + wxp * u[p + 1]) + (wym * u[p - g.sy] + wyp * u[p + g.sy]) +
+          (wzm * u[p - g.sz] + wzp * u[p + g.sz]);
+    return *dg * u[p] - *nb;
+}
+
+/* -lap u at p, or -div(k grad u) when the level has a coefficient. */
 __device__ __forceinline__ double au(const mg_geom &g, const double *u, long long p)
 {
+    if (g.k) {
+        double nb, dg;
+        return auk(g, u, p, &nb, &dg);
+    }
     return g.diag * u[p] - g.c[0] * (u[p - 1] + u[p + 1]) - g.c[1] * (u[p - g.sy] + u[p + g.sy]) -
            g.c[2] * (u[p - g.sz] + u[p + g.sz]);
 }
@@ -119,10 +141,19 @@ __global__ void apply_kernel(mg_geom g, const double *x, double *q, double *sum)
     if (sum) block_add(v, sum);
 }
 
+/* w: omega / diag (constant operator) or omega (variable: divided by the
+   point's diagonal here). */
 __global__ void jacobi_kernel(mg_geom g, const double *u, const double *f, double *out, double w)
 {
     long long p;
-    if (point(g, &p)) out[p] = u[p] + w * (f[p] - au(g, u, p));
+    if (!point(g, &p)) return;
+    if (g.k) {
+        double nb, dg;
+        const double a = auk(g, u, p, &nb, &dg);
+        out[p] = u[p] + w / dg * (f[p] - a);
+    } else {
+        out[p] = u[p] + w * (f[p] - au(g, u, p));
+    }
 }
 
 __global__ void gs_kernel(mg_geom g, double *u, const double *f, int color)
@@ -131,6 +162,12 @@ __global__ void gs_kernel(mg_geom g, double *u, const double *f, int color)
     long long i = g.lo[0] + ((g.lo[0] + j + k + color) & 1) + 2 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
     if (i >= g.hi[0]) return;
     long long p = i + j * g.sy + k * g.sz;
+    if (g.k) {
+        double nb, dg;
+        (void)auk(g, u, p, &nb, &dg);
+        u[p] = (f[p] + nb) / dg;
+        return;
+    }
     u[p] = (f[p] + g.c[0] * (u[p - 1] + u[p + 1]) + g.c[1] * (u[p - g.sy] + u[p + g.sy]) +
             g.c[2] * (u[p - g.sz] + u[p + g.sz])) / g.diag;
 }
@@ -140,8 +177,15 @@ __global__ void cheby_kernel(mg_geom g, const double *u, const double *f, double
 {
     long long p;
     if (!point(g, &p)) return;
-    double dn = beta / g.diag * (f[p] - au(g, u, p));
-    if (alpha != 0) dn += alpha * d[p];
+    double dn;
+    if (g.k) {
+        double nb, dg;
+        const double a = auk(g, u, p, &nb, &dg);
+        dn = (alpha == 0 ? 0.0 : alpha * d[p]) + beta / dg * (f[p] - a);
+    } else {
+        dn = beta / g.diag * (f[p] - au(g, u, p));
+        if (alpha != 0) dn += alpha * d[p];
+    }
     d[p] = dn;
     out[p] = u[p] + dn;
 }
@@ -159,6 +203,33 @@ __global__ void restrict_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty
             const double *row = rf + ty.idx[py] * F.sy + tz.idx[pz] * F.sz;
             double s = 0;
             for (int px = tx.ptr[I]; px < tx.ptr[I + 1]; px++) s += tx.w[px] * row[tx.idx[px]];
+            acc += w * s;
+        }
+    fc[I + J * C.sy + K * C.sz] = acc;
+}
+
+/* restrict_kernel with the fine residual computed where it is read: the
+   same terms in the same order, so the same coarse values as residual then
+   restrict unless the compiler contracts a product into an FMA differently
+   in the two kernels (then ~1 ulp of each residual: test_mg_gpu bounds the
+   solutions' difference). */
+__global__ void resrestrict_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *u,
+                                   const double *f, double *fc)
+{
+    long long I = C.lo[0] + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long J = C.lo[1] + blockIdx.y, K = C.lo[2] + blockIdx.z;
+    if (I >= C.hi[0]) return;
+    double acc = 0;
+    for (int pz = tz.ptr[K]; pz < tz.ptr[K + 1]; pz++)
+        for (int py = ty.ptr[J]; py < ty.ptr[J + 1]; py++) {
+            const double w = tz.w[pz] * ty.w[py];
+            const long long row = ty.idx[py] * F.sy + tz.idx[pz] * F.sz;
+            double s = 0;
+            for (int px = tx.ptr[I]; px < tx.ptr[I + 1]; px++) {
+                const long long q = row + tx.idx[px];
+                const double r = f[q] - au(F, u, q);
+                s += tx.w[px] * r;
+            }
             acc += w * s;
         }
     fc[I + J * C.sy + K * C.sz] = acc;
@@ -326,7 +397,7 @@ int mg_gpu_apply(mg_geom g, const double *p, double *q, double *sum)
 
 int mg_gpu_jacobi(mg_geom g, const double *u, const double *f, double *out, double omega)
 {
-    jacobi_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, u, f, out, omega / g.diag);
+    jacobi_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, u, f, out, g.k ? omega : omega / g.diag);
     return done();
 }
 
@@ -345,6 +416,13 @@ int mg_gpu_cheby(mg_geom g, const double *u, const double *f, double *d, double 
 int mg_gpu_restrict(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *rf, double *fc)
 {
     restrict_kernel<<<grid_of(C, C.hi[0] - C.lo[0]), MG_T, 0, mg_stream>>>(F, C, tx, ty, tz, rf, fc);
+    return done();
+}
+
+int mg_gpu_resrestrict(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *u,
+                       const double *f, double *fc)
+{
+    resrestrict_kernel<<<grid_of(C, C.hi[0] - C.lo[0]), MG_T, 0, mg_stream>>>(F, C, tx, ty, tz, u, f, fc);
     return done();
 }
 

@@ -35,6 +35,8 @@ typedef struct mg_level {
     int64_t unknowns;
     double h[3], c[3];     /* spacing, 1/h^2 (0 for a missing axis) */
     double diag;           /* 2 * sum c */
+    double *k;             /* variable coefficient at every stored point (host; NULL: k = 1) */
+    double *dk;            /* its device copy (CUDA) */
     double *u, *f, *t, *d; /* solution, right-hand side, scratch / residual, Chebyshev direction */
     double *dsum;          /* CUDA: the device double reductions add into */
     mg_transfer tr[3];     /* to this level from the next coarser one */
@@ -56,6 +58,10 @@ typedef struct mg_ops {
     void (*cheby)(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
                   double beta);
     void (*restrict_)(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *rf, double *fc);
+    /* fc = R (f - A u) in one pass, no fine residual array (u's ghosts
+       filled); NULL: the backend has none. */
+    void (*resrestrict)(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *u, const double *f,
+                        double *fc);
     void (*prolong)(const mg_level *F, const mg_level *C, const double *uc, double *uf, int add);
     void (*inject)(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *uf, double *uc);
     void (*zero)(const mg_level *L, double *a);
@@ -98,6 +104,8 @@ struct fdx_solver {
     double tol;
     int max_cycles;
     int order;               /* of the finest operator: 2 or 4 */
+    double *kuser;           /* the caller's coefficient (shape), NULL: k = 1 */
+    int fuse;                /* descend by resrestrict (one pass) */
 
     int ready, singular, nlev;
     int fused_gs;            /* red-black in one pass (3D, every axis Dirichlet) */
@@ -143,6 +151,11 @@ FDX_HIDDEN void mg_gs_sweep(const mg_level *L, double *u, const double *f, int f
 /* d = alpha d + beta D^-1 (f - A u); out = u + d (alpha 0: d's old value unused). */
 FDX_HIDDEN void mg_cheby(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
                          double beta);
+/* fc = R (f - A u) in one pass over the fine level: each coarse row's fine
+   residual rows are computed into a per-thread row and restricted at
+   once (no fine residual array); bit for bit mg_residual then mg_restrict. */
+FDX_HIDDEN void mg_resrestrict(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *u,
+                               const double *f, double *fc);
 /* fc = R rf (coarse unknowns). */
 FDX_HIDDEN void mg_restrict(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *rf, double *fc);
 /* uf += P uc (add) or uf = P uc (uc's ghosts filled). */
@@ -175,6 +188,10 @@ FDX_HIDDEN void mg_cuda_free(void *p);
 FDX_HIDDEN fdx_status mg_cuda_upload(void *dst, const void *src, size_t bytes);
 FDX_HIDDEN fdx_status mg_cuda_upload_transfer(const mg_transfer *h, mg_transfer *d, int64_t m, int64_t M);
 FDX_HIDDEN void mg_cuda_free_transfer(mg_transfer *d);
+
+/* The caller's grid to level 0's stored layout (to_user 0; only the
+   unknowns unless whole) or back, on host arrays. */
+FDX_HIDDEN void mg_copy_user(const fdx_solver *s, const double *src, double *dst, int to_user, int whole);
 
 /* ---- setup (fdx_mg_setup.c) ---- */
 FDX_HIDDEN fdx_status mg_build_levels(fdx_solver *s);
