@@ -87,15 +87,15 @@ int main(void)
     const char *san = getenv("FDX_TEST_SANITIZER");
     const int small = san && strcmp(san, "1") == 0; /* racecheck: ~100x slower a kernel */
     const config cases[] = {
-        {3, {33, 33, 33}, FDX_BC_DIRICHLET, FDX_SOLVER_MG, FDX_CYCLE_V, FDX_SMOOTH_RBGS, 2},
-        {3, {40, 37, 21}, FDX_BC_DIRICHLET, FDX_SOLVER_MG, FDX_CYCLE_W, FDX_SMOOTH_JACOBI, 2},
-        {3, {24, 24, 24}, FDX_BC_PERIODIC, FDX_SOLVER_CG_MG, FDX_CYCLE_V, FDX_SMOOTH_CHEBY, 2},
-        {3, {20, 30, 17}, FDX_BC_NEUMANN, FDX_SOLVER_MG, FDX_CYCLE_F, FDX_SMOOTH_RBGS, 2},
-        {2, {129, 100, 1}, FDX_BC_DIRICHLET, FDX_SOLVER_MG, FDX_CYCLE_FMG, FDX_SMOOTH_RBGS, 2},
-        {2, {64, 64, 1}, FDX_BC_NEUMANN, FDX_SOLVER_CG_MG, FDX_CYCLE_V, FDX_SMOOTH_JACOBI, 2},
+        {3, {33, 33, 33}, FDX_BC_DIRICHLET, FDX_SOLVER_MG, FDX_CYCLE_V, FDX_SMOOTH_RBGS, 2, 0},
+        {3, {40, 37, 21}, FDX_BC_DIRICHLET, FDX_SOLVER_MG, FDX_CYCLE_W, FDX_SMOOTH_JACOBI, 2, 0},
+        {3, {24, 24, 24}, FDX_BC_PERIODIC, FDX_SOLVER_CG_MG, FDX_CYCLE_V, FDX_SMOOTH_CHEBY, 2, 0},
+        {3, {20, 30, 17}, FDX_BC_NEUMANN, FDX_SOLVER_MG, FDX_CYCLE_F, FDX_SMOOTH_RBGS, 2, 0},
+        {2, {129, 100, 1}, FDX_BC_DIRICHLET, FDX_SOLVER_MG, FDX_CYCLE_FMG, FDX_SMOOTH_RBGS, 2, 0},
+        {2, {64, 64, 1}, FDX_BC_NEUMANN, FDX_SOLVER_CG_MG, FDX_CYCLE_V, FDX_SMOOTH_JACOBI, 2, 0},
         {3, {65, 65, 65}, FDX_BC_DIRICHLET, FDX_SOLVER_CG_MG, FDX_CYCLE_V, FDX_SMOOTH_RBGS, 2, 0},
-        {3, {33, 40, 29}, FDX_BC_DIRICHLET, FDX_SOLVER_MG, FDX_CYCLE_V, FDX_SMOOTH_RBGS, 4},
-        {2, {100, 77, 1}, FDX_BC_DIRICHLET, FDX_SOLVER_MG, FDX_CYCLE_V, FDX_SMOOTH_CHEBY, 4},
+        {3, {33, 40, 29}, FDX_BC_DIRICHLET, FDX_SOLVER_MG, FDX_CYCLE_V, FDX_SMOOTH_RBGS, 4, 0},
+        {2, {100, 77, 1}, FDX_BC_DIRICHLET, FDX_SOLVER_MG, FDX_CYCLE_V, FDX_SMOOTH_CHEBY, 4, 0},
         /* a coarsest level of more than 64 unknowns (periodic axes stop
            coarsening at 3-4 points): the GPU's direct solve once refused it */
         {3, {200, 300, 100}, FDX_BC_PERIODIC, FDX_SOLVER_MG, FDX_CYCLE_V, FDX_SMOOTH_RBGS, 2, 0},
