@@ -833,6 +833,45 @@ static void test_fused_restriction(void)
     }
 }
 
+/* Out-of-place red-black sweeps (gs_sweep2, the buffers swapped each
+   sweep) give the in-place answer bit for bit in every cycle, FMG, CG-MG,
+   with and without a coefficient, also with an odd number of sweeps. */
+static void test_gs2(void)
+{
+    const fdx_solver_cycle cys[] = {FDX_CYCLE_V, FDX_CYCLE_W, FDX_CYCLE_F, FDX_CYCLE_FMG};
+    for (int t = 0; t < 10; t++) {
+        const int cg = t >= 8, coef = t % 2;
+        double *sol[2] = {NULL, NULL};
+        int its[2] = {0, 0};
+        for (int g2 = 0; g2 < 2; g2++) {
+            problem p;
+            if (coef)
+                problem_make_smooth_k(&p, 3, 25, 19, 30, DDD, 0);
+            else
+                problem_make(&p, 3, 25, 19, 30, DDD, 0);
+            fdx_solver *s = NULL;
+            CHECK_OK(fdx_solver_create(ctx, 3, p.n, &s));
+            CHECK_OK(fdx_solver_set_coefficient(s, p.k));
+            CHECK_OK(fdx_solver_set_cycle(s, cys[(t / 2) % 4]));
+            CHECK_OK(fdx_solver_set_method(s, cg ? FDX_SOLVER_CG_MG : FDX_SOLVER_MG));
+            CHECK_OK(fdx_solver_set_smoother(s, FDX_SMOOTH_RBGS, 2, t == 9 ? 1 : 2));
+            CHECK_OK(fdx_solver_setup(s));
+            s->gs2 = g2;
+            CHECK_OK(fdx_solver_solve(s, p.f, p.u));
+            its[g2] = fdx_solver_iterations(s);
+            CHECK(fdx_solver_converged(s), "gs2 case %d: not converged", t);
+            sol[g2] = malloc((size_t)p.count * sizeof(double));
+            memcpy(sol[g2], fdx_array_host(p.u), (size_t)p.count * sizeof(double));
+            fdx_solver_destroy(&s);
+            problem_free(&p);
+        }
+        CHECK(its[0] == its[1] && memcmp(sol[0], sol[1], 25 * 19 * 30 * sizeof(double)) == 0,
+              "gs2 case %d: out-of-place and in-place red-black differ (%d vs %d cycles)", t, its[0], its[1]);
+        free(sol[0]);
+        free(sol[1]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     ctx = fdx_test_ctx("cpu");
@@ -848,6 +887,7 @@ int main(int argc, char **argv)
     if (!*only || !strcmp(only, "combos")) test_combinations();
     if (!*only || !strcmp(only, "fmg")) test_fmg();
     if (!*only || !strcmp(only, "coef_unit")) test_coef_unit();
+    if (!*only || !strcmp(only, "gs2")) test_gs2();
     if (!*only || !strcmp(only, "fused_restriction")) test_fused_restriction();
     if (!*only || !strcmp(only, "coef_order")) test_coef_order();
     if (!*only || !strcmp(only, "coef_factor")) test_coef_factor();

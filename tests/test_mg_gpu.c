@@ -2,8 +2,9 @@
    problems (every boundary kind, smoother, cycle, MG and CG-MG, odd and
    even sizes, 2D and 3D, constant and variable coefficients) give the same
    cycle counts (+-1), residual histories and solutions; the one-pass
-   residual+restriction kernel against the two-pass one (FDX_MG_FUSE=0)
-   and replayed graphs against plain launches.  Skips (77) without a CUDA
+   residual+restriction kernel against the two-pass one (FDX_MG_FUSE=0),
+   the one-pass out-of-place red-black sweep (FDX_MG_GS2=1) against the two
+   colour kernels, and replayed graphs against plain launches.  Skips (77) without a CUDA
    device.  FDX_TEST_SANITIZER=1 (set by tools/gpu-check.d/mg.sh under
    compute-sanitizer) shrinks the big cases so racecheck finishes. */
 #include "fdx_test.h"
@@ -174,6 +175,25 @@ int main(void)
             CHECK(iu == ig && d2 <= 1e-11 * scale, "case %zu: fused vs two-pass: %d vs %d cycles, diff %.3e", t, ig,
                   iu, d2);
             free(su);
+        }
+        if (c->rank == 3 && c->bc == FDX_BC_DIRICHLET && c->sm == FDX_SMOOTH_RBGS && c->order != 4) {
+            /* One-pass out-of-place red-black (gs2_kernel: tiles marching
+               in z, a shared ring of planes) against the two colour
+               kernels: one expression (gs_value), so bit for bit expected;
+               bounded like the fused restriction in case the compiler
+               contracts the two inlined copies differently. */
+            int i2 = 0;
+            double r2 = 0;
+            setenv("FDX_MG_GS2", "1", 1);
+            double *s2 = solve(gpu, c, f, u, k, &i2, &r2);
+            unsetenv("FDX_MG_GS2");
+            double d2 = 0;
+            for (int64_t q = 0; q < count; q++) d2 = fmax(d2, fabs(s2[q] - sg[q]));
+            printf("case %zu: one-pass red-black %d cycles, two kernels %d cycles, max diff %.3e (%s)\n", t, i2, ig,
+                   d2, memcmp(s2, sg, (size_t)count * sizeof(double)) ? "not bitwise" : "bitwise");
+            CHECK(i2 == ig && d2 <= 1e-11 * scale, "case %zu: one-pass vs two-kernel red-black: %d vs %d cycles, diff %.3e",
+                  t, i2, ig, d2);
+            free(s2);
         }
         free(k);
         free(sc);

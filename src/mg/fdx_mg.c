@@ -206,6 +206,10 @@ fdx_status fdx_solver_setup(fdx_solver *s)
     s->fused_gs = s->rank == 3;
     for (int a = 0; a < s->rank; a++)
         if (s->bc[a] != FDX_BC_DIRICHLET) s->fused_gs = 0;
+    /* Out-of-place one-pass red-black (CUDA: one read of u and f and one
+       write a sweep instead of two each; off until measured on a device,
+       FDX_MG_GS2=1; on the CPU it only adds a copy). */
+    s->gs2 = s->fused_gs && s->smoother == FDX_SMOOTH_RBGS && s->ops->gs_sweep2 && fdx_knob_is(FDX_KNOB_MG_GS2, "1");
     fdx_status st = mg_build_levels(s);
     if (st == FDX_OK && s->coarse == FDX_COARSE_DIRECT) st = mg_coarse_factor(s);
     if (st != FDX_OK) {
@@ -375,7 +379,7 @@ fdx_status fdx_solver_solve(fdx_solver *s, fdx_array *f, fdx_array *u)
     s->ops->copy_user(s, user_data(s, u), x, 0, 1);
     /* Jacobi and Chebyshev write level 0's t and then swap it in: it needs
        the same boundary values. */
-    if (s->method == FDX_SOLVER_MG && s->smoother != FDX_SMOOTH_RBGS)
+    if (s->method == FDX_SOLVER_MG && (s->smoother != FDX_SMOOTH_RBGS || s->gs2))
         s->ops->copy(L, L->t, L->u);
     s->ops->ghosts(s, L, x);
     double r0;

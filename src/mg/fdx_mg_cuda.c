@@ -118,6 +118,11 @@ static void gs_sweep(const mg_level *L, double *u, const double *f, int first)
     gs_color(L, u, f, 1 - first);
 }
 
+static void gs_sweep2(const mg_level *L, const double *u, const double *f, double *out, int first)
+{
+    LAUNCH(mg_gpu_gs_sweep2(geom(L), u, f, out, first));
+}
+
 static void cheby(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
                   double beta)
 {
@@ -210,6 +215,9 @@ static int graph_cycle(fdx_solver *s, fdx_solver_cycle c)
 {
     if (s->smoother != FDX_SMOOTH_RBGS || fdx_knob_is(FDX_KNOB_MG_GRAPH, "0") || s->graph_kind == (fdx_solver_cycle)-1)
         return 0;
+    /* out-of-place sweeps swap u and t: a replay starts from the captured
+       buffers, so each level must swap back within a cycle */
+    if (s->gs2 && (s->pre + s->post) % 2) return 0;
     if (!mg_gpu_stream()) {
         cudaStream_t st = NULL;
         if (cudaStreamCreate(&st) != cudaSuccess) return 0;
@@ -250,6 +258,7 @@ static const mg_ops CUDA_OPS = {
     .jacobi = jacobi,
     .gs_color = gs_color,
     .gs_sweep = gs_sweep,
+    .gs_sweep2 = gs_sweep2,
     .cheby = cheby,
     .restrict_ = restrict_,
     .resrestrict = resrestrict,

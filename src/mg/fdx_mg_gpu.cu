@@ -156,20 +156,85 @@ __global__ void jacobi_kernel(mg_geom g, const double *u, const double *f, doubl
     }
 }
 
+/* The Gauss-Seidel value at p from its six neighbours' values (x-, x+,
+   y-, y+, z-, z+): one expression for the two-kernel and the one-pass
+   sweeps, so they agree bit for bit. */
+__device__ __forceinline__ double gs_value(const mg_geom &g, long long p, double f, double xm, double xp, double ym,
+                                           double yp, double zm, double zp)
+{
+    if (g.k) {
+        const double *k = g.k, kp = k[p];
+        const double wxm = g.c[0] * kf(kp, k[p - 1]), wxp = g.c[0] * kf(kp, k[p + 1]);
+        const double wym = g.c[1] * kf(kp, k[p - g.sy]), wyp = g.c[1] * kf(kp, k[p + g.sy]);
+        const double wzm = g.c[2] * kf(kp, k[p - g.sz]), wzp = g.c[2] * kf(kp, k[p + g.sz]);
+        const double dg = (wxm + wxp) + (wym + wyp) + (wzm + wzp);
+        return (f + ((wxm * xm + wxp * xp) + (wym * ym + wyp * yp) + (wzm * zm + wzp * zp))) / dg;
+    }
+    return (f + g.c[0] * (xm + xp) + g.c[1] * (ym + yp) + g.c[2] * (zm + zp)) / g.diag;
+}
+
 __global__ void gs_kernel(mg_geom g, double *u, const double *f, int color)
 {
     long long j = g.lo[1] + blockIdx.y, k = g.lo[2] + blockIdx.z;
     long long i = g.lo[0] + ((g.lo[0] + j + k + color) & 1) + 2 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
     if (i >= g.hi[0]) return;
     long long p = i + j * g.sy + k * g.sz;
-    if (g.k) {
-        double nb, dg;
-        (void)auk(g, u, p, &nb, &dg);
-        u[p] = (f[p] + nb) / dg;
-        return;
+    u[p] = gs_value(g, p, f[p], u[p - 1], u[p + 1], u[p - g.sy], u[p + g.sy], u[p - g.sz], u[p + g.sz]);
+}
+
+/* One red-black sweep out of place in one pass (3D, Dirichlet: every
+   unknown's neighbours are stored points).  A block owns a tile of
+   GS2_X x GS2_Y points of every plane and marches up in z: at step k it
+   updates the first colour on plane k over the tile and a one-point ring
+   around it (the ring again in the neighbouring blocks: they cannot see
+   each other's values), from u's old values, into a ring of three shared
+   planes that hold "after the first colour"; then the second colour on
+   plane k - 1 over the tile, whose neighbours are all first-colour points
+   of planes k-2..k in the ring, and writes plane k - 1 of out.  u is only
+   read, so no block can spoil another's inputs; the values are those of
+   the two in-place colour kernels (gs_value), bit for bit. */
+#define GS2_X 32
+#define GS2_Y 8
+__global__ void __launch_bounds__(GS2_X * GS2_Y) gs2_kernel(mg_geom g, const double *u, const double *f, double *out,
+                                                            int first)
+{
+    __shared__ double ring[3][GS2_Y + 2][GS2_X + 2];
+    const long long ti = g.lo[0] + (long long)blockIdx.x * GS2_X, tj = g.lo[1] + (long long)blockIdx.y * GS2_Y;
+    const int tid = threadIdx.x + GS2_X * threadIdx.y;
+    const long long k0 = g.lo[2], k1 = g.hi[2];
+    /* plane kk of the ring: the first colour updated on unknowns of the
+       tile and its ring, every other stored point as it is in u */
+    for (long long kk = k0 - 1; kk <= k1; kk++) {
+        double(*pl)[GS2_X + 2] = ring[(kk + 3) % 3];
+        for (int q = tid; q < (GS2_X + 2) * (GS2_Y + 2); q += GS2_X * GS2_Y) {
+            const int a = q % (GS2_X + 2), b = q / (GS2_X + 2);
+            const long long i = ti - 1 + a, j = tj - 1 + b;
+            if (i >= g.m[0] || j >= g.m[1]) continue;
+            const long long p = i + j * g.sy + kk * g.sz;
+            double v = u[p];
+            const bool unknown = i >= g.lo[0] && i < g.hi[0] && j >= g.lo[1] && j < g.hi[1] && kk >= k0 && kk < k1;
+            if (unknown && ((i + j + kk) & 1) == first)
+                v = gs_value(g, p, f[p], u[p - 1], u[p + 1], u[p - g.sy], u[p + g.sy], u[p - g.sz], u[p + g.sz]);
+            pl[b][a] = v;
+        }
+        __syncthreads();
+        /* the second colour on plane kk - 1 */
+        const long long kc = kk - 1;
+        if (kc >= k0 && kk <= k1) {
+            const int a = 1 + threadIdx.x, b = 1 + threadIdx.y;
+            const long long i = ti + threadIdx.x, j = tj + threadIdx.y;
+            if (i < g.hi[0] && j < g.hi[1]) {
+                const double(*lo)[GS2_X + 2] = ring[(kc - 1 + 3) % 3], (*mid)[GS2_X + 2] = ring[(kc + 3) % 3],
+                                  (*hi)[GS2_X + 2] = ring[(kk + 3) % 3];
+                const long long p = i + j * g.sy + kc * g.sz;
+                double v = mid[b][a];
+                if (((i + j + kc) & 1) != first)
+                    v = gs_value(g, p, f[p], mid[b][a - 1], mid[b][a + 1], mid[b - 1][a], mid[b + 1][a], lo[b][a], hi[b][a]);
+                out[p] = v;
+            }
+        }
+        __syncthreads(); /* the slot of plane kk - 2 is refilled next step */
     }
-    u[p] = (f[p] + g.c[0] * (u[p - 1] + u[p + 1]) + g.c[1] * (u[p - g.sy] + u[p + g.sy]) +
-            g.c[2] * (u[p - g.sz] + u[p + g.sz])) / g.diag;
 }
 
 __global__ void cheby_kernel(mg_geom g, const double *u, const double *f, double *d, double *out, double alpha,
@@ -404,6 +469,13 @@ int mg_gpu_jacobi(mg_geom g, const double *u, const double *f, double *out, doub
 int mg_gpu_gs_color(mg_geom g, double *u, const double *f, int color)
 {
     gs_kernel<<<grid_of(g, (g.hi[0] - g.lo[0] + 1) / 2), MG_T, 0, mg_stream>>>(g, u, f, color);
+    return done();
+}
+
+int mg_gpu_gs_sweep2(mg_geom g, const double *u, const double *f, double *out, int first)
+{
+    dim3 grid((unsigned)((g.hi[0] - g.lo[0] + GS2_X - 1) / GS2_X), (unsigned)((g.hi[1] - g.lo[1] + GS2_Y - 1) / GS2_Y));
+    gs2_kernel<<<grid, dim3(GS2_X, GS2_Y), 0, mg_stream>>>(g, u, f, out, first);
     return done();
 }
 

@@ -34,6 +34,9 @@ int mg_gpu_residual4(mg_geom g, const double *u, const double *f, double *r, dou
 int mg_gpu_apply(mg_geom g, const double *p, double *q, double *sum);
 int mg_gpu_jacobi(mg_geom g, const double *u, const double *f, double *out, double omega);
 int mg_gpu_gs_color(mg_geom g, double *u, const double *f, int color);
+/* out = one red-black sweep of u (first colour first), out of place in
+   one pass (3D, every axis Dirichlet; out holds the boundary values). */
+int mg_gpu_gs_sweep2(mg_geom g, const double *u, const double *f, double *out, int first);
 int mg_gpu_cheby(mg_geom g, const double *u, const double *f, double *d, double *out, double alpha, double beta);
 /* fc = R (f - A u) in one pass (u's ghosts filled): the fine residual is
    computed where the restriction reads it, never stored. */

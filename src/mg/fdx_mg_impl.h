@@ -55,6 +55,9 @@ typedef struct mg_ops {
     void (*jacobi)(const mg_level *L, const double *u, const double *f, double *out, double omega);
     void (*gs_color)(const mg_level *L, double *u, const double *f, int color);
     void (*gs_sweep)(const mg_level *L, double *u, const double *f, int first);
+    /* One red-black sweep out of place: out = the in-place sweep of u
+       (boundary values already in out), bit for bit. */
+    void (*gs_sweep2)(const mg_level *L, const double *u, const double *f, double *out, int first);
     void (*cheby)(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
                   double beta);
     void (*restrict_)(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *rf, double *fc);
@@ -109,6 +112,7 @@ struct fdx_solver {
 
     int ready, singular, nlev;
     int fused_gs;            /* red-black in one pass (3D, every axis Dirichlet) */
+    int gs2;                 /* red-black sweeps out of place (gs_sweep2, swapping u and t) */
     mg_level lev[MG_MAX_LEVELS];
     double *rowbuf;          /* per-thread rows for the restriction */
     int64_t rowbuf_stride;
@@ -148,6 +152,10 @@ FDX_HIDDEN void mg_gs_color(const mg_level *L, double *u, const double *f, int c
 /* Both colours, `first` first, in one pass over memory (3D, no ghosts:
    every axis Dirichlet). */
 FDX_HIDDEN void mg_gs_sweep(const mg_level *L, double *u, const double *f, int first);
+/* out = u, then mg_gs_sweep on out (the CPU's stand-in for the CUDA
+   one-pass out-of-place sweep: the same result, so the cycles' buffer
+   swapping is tested here). */
+FDX_HIDDEN void mg_gs_sweep2(const mg_level *L, const double *u, const double *f, double *out, int first);
 /* d = alpha d + beta D^-1 (f - A u); out = u + d (alpha 0: d's old value unused). */
 FDX_HIDDEN void mg_cheby(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
                          double beta);

@@ -277,6 +277,12 @@ void mg_gs_sweep(const mg_level *L, double *u, const double *f, int first)
     }
 }
 
+void mg_gs_sweep2(const mg_level *L, const double *u, const double *f, double *out, int first)
+{
+    memcpy(out, u, (size_t)L->count * sizeof(double));
+    mg_gs_sweep(L, out, f, first);
+}
+
 void mg_cheby(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha, double beta)
 {
     MG_CONSTS(L);
@@ -569,6 +575,7 @@ static const mg_ops CPU_OPS = {
     .jacobi = mg_jacobi,
     .gs_color = mg_gs_color,
     .gs_sweep = mg_gs_sweep,
+    .gs_sweep2 = mg_gs_sweep2,
     .cheby = mg_cheby,
     .restrict_ = mg_restrict,
     .prolong = mg_prolong,

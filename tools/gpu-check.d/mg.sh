@@ -3,6 +3,8 @@
 # 513^3 in <= 120 ms on the H100), variable coefficients (--coef smooth,
 # jump) at 257^3 and 513^3, the one-pass residual+restriction against the
 # two-pass kernels (FDX_MG_FUSE=0, records tagged "variant": "two-pass"),
+# the one-pass out-of-place red-black sweep (FDX_MG_GS2=1, "variant":
+# "one-pass-gs"; worth making the default if it verifies and is faster),
 # the CPU beside it for comparison, and compute-sanitizer memcheck/racecheck
 # on the agreement test (FDX_TEST_SANITIZER=1: its big cases shrink so that
 # racecheck finishes).
@@ -22,6 +24,17 @@ for n in 257 513; do
     sed 's/^{/{"variant": "two-pass", /' | tee -a "$rec"
   echo "fdx mg cuda $n^3 two-pass exit ${PIPESTATUS[0]}"
 done
+# the one-pass out-of-place red-black sweep (off by default until measured)
+for n in 257 513; do
+  for args in "" "--cycle fmg" "--coef smooth"; do
+    FDX_MG_GS2=1 "$FDX_BIN" mg --backend cuda --size ${n}x${n}x${n} --tol 1e-10 $args --json |
+      sed 's/^{/{"variant": "one-pass-gs", /' | tee -a "$rec"
+    echo "fdx mg cuda $n^3 one-pass red-black $args exit ${PIPESTATUS[0]}"
+  done
+done
+FDX_MG_GS2=1 timeout 300 nsys profile --stats=true -o "$OUT/mg_gs2_nsys" "$FDX_BIN" mg --backend cuda --size 513x513x513 \
+  >"$OUT/mg_gs2_nsys.txt" 2>&1; echo "nsys (one-pass red-black, 513^3) exit $?"
+grep -A25 "cuda_gpu_kern_sum" "$OUT/mg_gs2_nsys.txt" | head -30
 # variable coefficients: -div(k grad u), k smooth (0.5..1.5) or a jump of 1e3
 for n in 257 513; do
   for args in "--coef smooth" "--coef smooth --solver cg" "--coef jump --solver cg" "--coef jump"; do
