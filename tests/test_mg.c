@@ -857,6 +857,7 @@ static void test_gs2(void)
             CHECK_OK(fdx_solver_set_smoother(s, FDX_SMOOTH_RBGS, 2, t == 9 ? 1 : 2));
             CHECK_OK(fdx_solver_setup(s));
             s->gs2 = g2;
+            for (int l = 0; l + 1 < s->nlev; l++) s->lev[l].gs2 = g2;
             CHECK_OK(fdx_solver_solve(s, p.f, p.u));
             its[g2] = fdx_solver_iterations(s);
             CHECK(fdx_solver_converged(s), "gs2 case %d: not converged", t);

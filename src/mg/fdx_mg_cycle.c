@@ -27,7 +27,7 @@ static void smooth(fdx_solver *s, int l, int nu, int backward)
         break;
     case FDX_SMOOTH_RBGS:
         for (int it = 0; it < nu; it++) {
-            if (s->gs2 && l < s->nlev - 1) {
+            if (L->gs2) {
                 s->ops->gs_sweep2(L, L->u, L->f, L->t, backward);
                 swap(&L->u, &L->t);
                 continue;

@@ -193,8 +193,8 @@ __global__ void gs_kernel(mg_geom g, double *u, const double *f, int color)
    of planes k-2..k in the ring, and writes plane k - 1 of out.  u is only
    read, so no block can spoil another's inputs; the values are those of
    the two in-place colour kernels (gs_value), bit for bit. */
-#define GS2_X 32
-#define GS2_Y 8
+#define GS2_X MG_GS2_X
+#define GS2_Y MG_GS2_Y
 __global__ void __launch_bounds__(GS2_X * GS2_Y) gs2_kernel(mg_geom g, const double *u, const double *f, double *out,
                                                             int first)
 {

@@ -10,6 +10,10 @@
 extern "C" {
 #endif
 
+/* The one-pass red-black sweep's tile (points of a plane a block owns). */
+#define MG_GS2_X 32
+#define MG_GS2_Y 8
+
 /* One level's shape: unknowns lo <= index < hi, strides, operator. */
 typedef struct mg_geom {
     long long lo[3], hi[3], m[3], sy, sz, count;

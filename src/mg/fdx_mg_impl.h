@@ -42,6 +42,7 @@ typedef struct mg_level {
     mg_transfer tr[3];     /* to this level from the next coarser one */
     mg_transfer dtr[3];    /* the same tables in device memory (CUDA) */
     double work;           /* unknowns / finest unknowns */
+    int gs2;               /* smoothed by out-of-place one-pass red-black sweeps */
 } mg_level;
 
 /* The kernels a solve runs, on one backend: the cycles and the Krylov loop

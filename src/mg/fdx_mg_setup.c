@@ -1,6 +1,7 @@
 /* fdx_mg_setup: the level hierarchy (coarse extents, spacings, stored
    arrays), the 1D transfer tables between levels, and the Cholesky factor
    of the coarsest level. */
+#include "mg/fdx_mg_gpu.h"
 #include "mg/fdx_mg_impl.h"
 
 #include <math.h>
@@ -324,6 +325,15 @@ fdx_status mg_build_levels(fdx_solver *s)
                 FDX_TRY(mg_cuda_upload_transfer(&s->lev[l].tr[a], &s->lev[l].dtr[a], s->lev[l].m[a],
                                                 s->lev[l + 1].m[a]));
         }
+    /* One-pass red-black on every level but the coarsest (whose sweep
+       count may be odd); on CUDA only where the tiles fill the device
+       (each block marches all planes: a small level's few blocks would
+       spend a sweep in latency). */
+    for (int l = 0; l + 1 < s->nlev && s->gs2; l++) {
+        const mg_level *L = &s->lev[l];
+        const int64_t tiles = (L->hi[0] - L->lo[0] + MG_GS2_X - 1) / MG_GS2_X * ((L->hi[1] - L->lo[1] + MG_GS2_Y - 1) / MG_GS2_Y);
+        s->lev[l].gs2 = !s->gpu || tiles >= 128;
+    }
     FDX_TRY(build_coefficients(s));
     int threads = omp_get_max_threads();
     s->rowbuf_stride = 2 * ((s->lev[0].m[0] + 7) / 8 * 8); /* two rows a thread (mg_resrestrict) */
