@@ -255,31 +255,14 @@ __global__ void cheby_kernel(mg_geom g, const double *u, const double *f, double
     out[p] = u[p] + dn;
 }
 
+/* fc = R r: r the fine residual array rf, or (rf NULL) f - A u computed
+   where it is read (the one-pass residual+restriction: no fine residual
+   array).  The same terms in the same order either way, so the same coarse
+   values unless the compiler contracts a product into an FMA differently
+   in the two branches (then ~1 ulp of each residual: test_mg_gpu bounds
+   the solutions' difference). */
 __global__ void restrict_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *rf,
-                                double *fc)
-{
-    long long I = C.lo[0] + (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    long long J = C.lo[1] + blockIdx.y, K = C.lo[2] + blockIdx.z;
-    if (I >= C.hi[0]) return;
-    double acc = 0;
-    for (int pz = tz.ptr[K]; pz < tz.ptr[K + 1]; pz++)
-        for (int py = ty.ptr[J]; py < ty.ptr[J + 1]; py++) {
-            const double w = tz.w[pz] * ty.w[py];
-            const double *row = rf + ty.idx[py] * F.sy + tz.idx[pz] * F.sz;
-            double s = 0;
-            for (int px = tx.ptr[I]; px < tx.ptr[I + 1]; px++) s += tx.w[px] * row[tx.idx[px]];
-            acc += w * s;
-        }
-    fc[I + J * C.sy + K * C.sz] = acc;
-}
-
-/* restrict_kernel with the fine residual computed where it is read: the
-   same terms in the same order, so the same coarse values as residual then
-   restrict unless the compiler contracts a product into an FMA differently
-   in the two kernels (then ~1 ulp of each residual: test_mg_gpu bounds the
-   solutions' difference). */
-__global__ void resrestrict_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *u,
-                                   const double *f, double *fc)
+                                const double *u, const double *f, double *fc)
 {
     long long I = C.lo[0] + (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long J = C.lo[1] + blockIdx.y, K = C.lo[2] + blockIdx.z;
@@ -292,7 +275,7 @@ __global__ void resrestrict_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr
             double s = 0;
             for (int px = tx.ptr[I]; px < tx.ptr[I + 1]; px++) {
                 const long long q = row + tx.idx[px];
-                const double r = f[q] - au(F, u, q);
+                const double r = rf ? rf[q] : f[q] - au(F, u, q);
                 s += tx.w[px] * r;
             }
             acc += w * s;
@@ -487,14 +470,14 @@ int mg_gpu_cheby(mg_geom g, const double *u, const double *f, double *d, double 
 
 int mg_gpu_restrict(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *rf, double *fc)
 {
-    restrict_kernel<<<grid_of(C, C.hi[0] - C.lo[0]), MG_T, 0, mg_stream>>>(F, C, tx, ty, tz, rf, fc);
+    restrict_kernel<<<grid_of(C, C.hi[0] - C.lo[0]), MG_T, 0, mg_stream>>>(F, C, tx, ty, tz, rf, NULL, NULL, fc);
     return done();
 }
 
 int mg_gpu_resrestrict(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *u,
                        const double *f, double *fc)
 {
-    resrestrict_kernel<<<grid_of(C, C.hi[0] - C.lo[0]), MG_T, 0, mg_stream>>>(F, C, tx, ty, tz, u, f, fc);
+    restrict_kernel<<<grid_of(C, C.hi[0] - C.lo[0]), MG_T, 0, mg_stream>>>(F, C, tx, ty, tz, NULL, u, f, fc);
     return done();
 }
 

@@ -319,13 +319,19 @@ void mg_cheby(const mg_level *L, const double *u, const double *f, double *d, do
         }
 }
 
-void mg_restrict(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *rf, double *fc)
+/* fc = R r, r the fine rows of rf, or (rf NULL) the residual f - A u
+   computed row by row into the thread's second row buffer (fine rows shared
+   by neighbouring coarse rows are computed again: about 2.25x the
+   residual's arithmetic in 3D, in exchange for no fine residual array
+   written and read back).  The same sums in the same order either way. */
+static void restrict_rows(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *rf, const double *u,
+                          const double *f, double *fc)
 {
     const mg_transfer *tx = &F->tr[0], *ty = &F->tr[1], *tz = &F->tr[2];
-    const int64_t fi0 = F->lo[0], fi1 = F->hi[0];
+    const int64_t fi0 = F->lo[0], fi1 = F->hi[0], half = s->rowbuf_stride / 2;
 #pragma omp parallel if (F->count > MG_PAR_MIN)
     {
-        double *row = s->rowbuf + (int64_t)omp_get_thread_num() * s->rowbuf_stride;
+        double *row = s->rowbuf + (int64_t)omp_get_thread_num() * s->rowbuf_stride, *res = row + half;
 #pragma omp for collapse(2) schedule(static)
         for (int64_t K = C->lo[2]; K < C->hi[2]; K++)
             for (int64_t J = C->lo[1]; J < C->hi[1]; J++) {
@@ -333,7 +339,9 @@ void mg_restrict(const fdx_solver *s, const mg_level *F, const mg_level *C, cons
                 for (int32_t pz = tz->ptr[K]; pz < tz->ptr[K + 1]; pz++)
                     for (int32_t py = ty->ptr[J]; py < ty->ptr[J + 1]; py++) {
                         const double w = tz->w[pz] * ty->w[py];
-                        const double *src = rf + ty->idx[py] * F->sy + tz->idx[pz] * F->sz;
+                        const int64_t off = ty->idx[py] * F->sy + tz->idx[pz] * F->sz;
+                        const double *src = rf ? rf + off : res;
+                        if (!rf) (void)residual_row(F, u, f, res, off);
                         if (first) {
 #pragma omp simd
                             for (int64_t i = fi0; i < fi1; i++) row[i] = w * src[i];
@@ -353,43 +361,15 @@ void mg_restrict(const fdx_solver *s, const mg_level *F, const mg_level *C, cons
     }
 }
 
-/* As mg_restrict, with each fine row's residual computed into the
-   thread's second row (fine rows shared by neighbouring coarse rows are
-   computed again: about 2.25x the residual's arithmetic in 3D, in exchange
-   for no fine residual array written and read back). */
+void mg_restrict(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *rf, double *fc)
+{
+    restrict_rows(s, F, C, rf, NULL, NULL, fc);
+}
+
 void mg_resrestrict(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *u, const double *f,
                     double *fc)
 {
-    const mg_transfer *tx = &F->tr[0], *ty = &F->tr[1], *tz = &F->tr[2];
-    const int64_t fi0 = F->lo[0], fi1 = F->hi[0], half = s->rowbuf_stride / 2;
-#pragma omp parallel if (F->count > MG_PAR_MIN)
-    {
-        double *row = s->rowbuf + (int64_t)omp_get_thread_num() * s->rowbuf_stride, *res = row + half;
-#pragma omp for collapse(2) schedule(static)
-        for (int64_t K = C->lo[2]; K < C->hi[2]; K++)
-            for (int64_t J = C->lo[1]; J < C->hi[1]; J++) {
-                int first = 1;
-                for (int32_t pz = tz->ptr[K]; pz < tz->ptr[K + 1]; pz++)
-                    for (int32_t py = ty->ptr[J]; py < ty->ptr[J + 1]; py++) {
-                        const double w = tz->w[pz] * ty->w[py];
-                        (void)residual_row(F, u, f, res, ty->idx[py] * F->sy + tz->idx[pz] * F->sz);
-                        if (first) {
-#pragma omp simd
-                            for (int64_t i = fi0; i < fi1; i++) row[i] = w * res[i];
-                        } else {
-#pragma omp simd
-                            for (int64_t i = fi0; i < fi1; i++) row[i] += w * res[i];
-                        }
-                        first = 0;
-                    }
-                double *dst = fc + J * C->sy + K * C->sz;
-                for (int64_t I = C->lo[0]; I < C->hi[0]; I++) {
-                    double acc = 0;
-                    for (int32_t px = tx->ptr[I]; px < tx->ptr[I + 1]; px++) acc += tx->w[px] * row[tx->idx[px]];
-                    dst[I] = acc;
-                }
-            }
-    }
+    restrict_rows(s, F, C, NULL, u, f, fc);
 }
 
 /* uf (+)= P uc over the fine unknowns. */
