@@ -330,9 +330,6 @@ static void test_factor(void)
     }
 }
 
-static void problem_make_smooth_k(problem *p, int rank, int64_t nx, int64_t ny, int64_t nz, const fdx_solver_bc *bc,
-                                  uint64_t seed);
-
 /* Error ratio when h halves: ~4 for a second-order discretization (coef:
    the smooth variable coefficient; 2D grids then square). */
 static void test_order(int rank, const fdx_solver_bc *bc, const int64_t *sizes, const char *what, int coef)
@@ -378,8 +375,8 @@ static void test_orders(void)
 }
 
 /* Every smoother with every cycle, MG and CG-MG: converges, and the answer
-   is the same discrete solution. */
-static void test_combinations(void)
+   is the same discrete solution (coef: with the smooth coefficient). */
+static void test_combinations(int coef)
 {
     const fdx_solver_smoother sms[] = {FDX_SMOOTH_JACOBI, FDX_SMOOTH_CHEBY, FDX_SMOOTH_RBGS};
     const fdx_solver_cycle cys[] = {FDX_CYCLE_V, FDX_CYCLE_W, FDX_CYCLE_F, FDX_CYCLE_FMG};
@@ -389,16 +386,19 @@ static void test_combinations(void)
                 for (int b = 0; b < 4; b++) {
                     problem p;
                     int64_t n = rank == 3 ? 31 : 90;
-                    problem_make(&p, rank, n, n - 3, n + 2, DDD, 11);
+                    if (coef)
+                        problem_make_smooth_k(&p, rank, n, n - 3, n + 2, DDD, 13);
+                    else
+                        problem_make(&p, rank, n, n - 3, n + 2, DDD, 11);
                     setup c = DEFAULT;
                     c.method = m ? FDX_SOLVER_CG_MG : FDX_SOLVER_MG;
                     c.sm = sms[a];
                     c.cycle = cys[b];
                     outcome o = run(&p, &c);
-                    printf("%dD %s %s-cycle %s: %d cycles, factor %.4f, error %.3e, work %.1f\n", rank,
-                           m ? "cg" : "mg", fdx_solver_cycle_name(c.cycle), fdx_solver_smoother_name(c.sm), o.iters,
+                    printf("%s%dD %s %s-cycle %s: %d cycles, factor %.4f, error %.3e, work %.1f\n",
+                           coef ? "coef " : "", rank, m ? "cg" : "mg", fdx_solver_cycle_name(c.cycle), fdx_solver_smoother_name(c.sm), o.iters,
                            o.factor, o.error, o.work);
-                    CHECK(o.converged && o.iters <= (a == 2 ? 12 : 20), "%dD %s %s %s: %d cycles, factor %.3f", rank,
+                    CHECK(o.converged && o.iters <= (a == 2 ? 12 : coef ? 22 : 20), "%dD %s %s %s: %d cycles, factor %.3f", rank,
                           m ? "cg" : "mg", fdx_solver_cycle_name(c.cycle), fdx_solver_smoother_name(c.sm), o.iters,
                           o.factor);
                     CHECK(o.error < 3e-3, "%dD: error %.3e", rank, o.error);
@@ -689,31 +689,9 @@ static void test_coef_jump(void)
     }
 }
 
-/* Every smoother and cycle, MG and CG-MG, with smooth k (3D and 2D). */
-static void test_coef_combinations(void)
+/* FMG with smooth k. */
+static void test_coef_fmg(void)
 {
-    const fdx_solver_smoother sms[] = {FDX_SMOOTH_JACOBI, FDX_SMOOTH_CHEBY, FDX_SMOOTH_RBGS};
-    const fdx_solver_cycle cys[] = {FDX_CYCLE_V, FDX_CYCLE_W, FDX_CYCLE_F, FDX_CYCLE_FMG};
-    for (int rank = 2; rank <= 3; rank++)
-        for (int m = 0; m < 2; m++)
-            for (int a = 0; a < 3; a++)
-                for (int b = 0; b < 4; b++) {
-                    problem p;
-                    const int64_t n = rank == 3 ? 31 : 90;
-                    problem_make_smooth_k(&p, rank, n, n - 3, n + 2, DDD, 13);
-                    setup c = DEFAULT;
-                    c.method = m ? FDX_SOLVER_CG_MG : FDX_SOLVER_MG;
-                    c.sm = sms[a];
-                    c.cycle = cys[b];
-                    outcome o = run(&p, &c);
-                    printf("coef %dD %s %s-cycle %s: %d cycles, factor %.4f, error %.3e\n", rank, m ? "cg" : "mg",
-                           fdx_solver_cycle_name(c.cycle), fdx_solver_smoother_name(c.sm), o.iters, o.factor, o.error);
-                    CHECK(o.converged && o.iters <= (a == 2 ? 12 : 22), "coef %dD %s %s %s: %d cycles, factor %.3f",
-                          rank, m ? "cg" : "mg", fdx_solver_cycle_name(c.cycle), fdx_solver_smoother_name(c.sm),
-                          o.iters, o.factor);
-                    CHECK(o.error < 3e-3, "coef %dD: error %.3e", rank, o.error);
-                    problem_free(&p);
-                }
     /* FMG with k reaches the discretization error in one cycle. */
     problem p;
     problem_make_smooth_k(&p, 3, 65, 65, 65, DDD, 0);
@@ -869,7 +847,7 @@ int main(int argc, char **argv)
     if (!*only || !strcmp(only, "factor")) test_factor();
     if (!*only || !strcmp(only, "order")) test_orders();
     if (!*only || !strcmp(only, "shapes")) test_shapes();
-    if (!*only || !strcmp(only, "combos")) test_combinations();
+    if (!*only || !strcmp(only, "combos")) test_combinations(0);
     if (!*only || !strcmp(only, "fmg")) test_fmg();
     if (!*only || !strcmp(only, "coef_unit")) test_coef_unit();
     if (!*only || !strcmp(only, "gs2")) test_gs2();
@@ -877,7 +855,8 @@ int main(int argc, char **argv)
     if (!*only || !strcmp(only, "coef_order")) test_coef_order();
     if (!*only || !strcmp(only, "coef_factor")) test_coef_factor();
     if (!*only || !strcmp(only, "coef_jump")) test_coef_jump();
-    if (!*only || !strcmp(only, "coef_combos")) test_coef_combinations();
+    if (!*only || !strcmp(only, "coef_combos")) test_combinations(1);
+    if (!*only || !strcmp(only, "coef_fmg")) test_coef_fmg();
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_mg");
 }
