@@ -360,7 +360,7 @@ def test_ctypes_declarations_match_the_headers():
         for m in re.finditer(r"FDX_API\s+[^;{]*?\b(fdx_\w+)\s*\(([^)]*)\)\s*;", text, re.S):
             args = m.group(2).strip()
             protos[m.group(1)] = 0 if args in ("", "void") else args.count(",") + 1
-    src = "".join(open(os.path.join(root, "python", "fdx", f)).read() for f in ("_lib.py", "_dist.py"))
+    src = "".join(open(os.path.join(root, "python", "fdx", f)).read() for f in ("_lib.py", "_dist.py", "_dloop.py"))
     declared = re.findall(r'_fn\("(fdx_\w+)"', src)
     assert len(declared) > 60
     from fdx._lib import lib
