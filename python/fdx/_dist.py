@@ -61,6 +61,40 @@ def _declare():
 _declare()
 
 
+class Handle:
+    """A C object freed once its Python owner and every object that depends on
+    it have let go: the garbage collector finalizes the objects of a cycle
+    (a traceback holding a loop, its arrays and their grid) in any order, so
+    a grid must not be destroyed before the arrays and loops built on it.
+    deps: the Handles this one keeps alive (retained here, released after
+    this one's destroy)."""
+
+    def __init__(self, h, destroy, deps=()):
+        self.h, self.destroy, self.count = h, destroy, 1
+        self.deps = [d.retain() for d in deps]
+
+    def retain(self):
+        self.count += 1
+        return self
+
+    def release(self, _ref=ctypes.byref):
+        self.count -= 1
+        if self.count == 0:
+            if self.h:
+                self.destroy(_ref(self.h))
+            for d in self.deps:
+                d.release()
+            self.deps = []
+
+
+def _release(obj):
+    """An object's __del__: lets go of its Handle (if it got one)."""
+    h = getattr(obj, "_handle", None)
+    if h is not None:
+        obj._handle = None
+        h.release()
+
+
 def _comm_address(comm):
     """The address of the MPI_Comm handle inside an mpi4py communicator."""
     if comm is None:
@@ -110,10 +144,10 @@ class Dist:
             check(lib.fdx_dist_create(o, ctypes.byref(d), ctypes.byref(self._h)))
         finally:
             lib.fdx_options_destroy(ctypes.byref(o))
+        self._handle = Handle(self._h, lib.fdx_dist_destroy)
 
-    def __del__(self, _ref=ctypes.byref):
-        if getattr(self, "_h", None):
-            lib.fdx_dist_destroy(_ref(self._h))
+    def __del__(self):
+        _release(self)
 
     units = property(lambda self: lib.fdx_dist_units(self._h), doc="units of the whole job")
     local_units = property(lambda self: lib.fdx_dist_local_units(self._h), doc="units of this process")
@@ -162,6 +196,7 @@ class DistArray:
         self._h = ctypes.c_void_p()
         if self.ncomp == 1 and shadow is None and corners is None:
             check(lib.fdx_darray_create(dist._h, DTYPES[self.dtype], ctypes.byref(self._h)))
+            self._handle = Handle(self._h, lib.fdx_darray_destroy, [dist._handle])
             return
         r = len(dist.shape)
         d = DarrayDesc()
@@ -180,15 +215,15 @@ class DistArray:
             d.shadow_lo[:r] = d.shadow_hi[:r] = dist.desc.shadow[:r]
             d.corners = int(bool(corners))
         check(lib.fdx_darray_create_desc(dist._h, ctypes.byref(d), ctypes.byref(self._h)))
+        self._handle = Handle(self._h, lib.fdx_darray_destroy, [dist._handle])
 
     @property
     def shape(self):
         """The global NumPy shape (grid, then the component axis if any)."""
         return self.dist.shape + ((self.ncomp,) if self.ncomp > 1 else ())
 
-    def __del__(self, _ref=ctypes.byref):
-        if getattr(self, "_h", None):
-            lib.fdx_darray_destroy(_ref(self._h))
+    def __del__(self):
+        _release(self)
 
     def _local(self, u):
         """(fdx_array*, NumPy slices of the global grid it covers) of local unit u."""
@@ -237,10 +272,10 @@ class DistStencil:
         self.desc, self.dtype = proto.desc, proto.dtype
         self._h = ctypes.c_void_p()
         check(lib.fdx_dstencil_create(dist._h, ctypes.byref(self.desc), DTYPES[self.dtype], ctypes.byref(self._h)))
+        self._handle = Handle(self._h, lib.fdx_dstencil_destroy, [dist._handle])
 
-    def __del__(self, _ref=ctypes.byref):
-        if getattr(self, "_h", None):
-            lib.fdx_dstencil_destroy(_ref(self._h))
+    def __del__(self):
+        _release(self)
 
     def step(self, out, u, u_prev=None, coef=None, overlap=True):
         check(lib.fdx_dstencil_step(self._h, out._h, u._h, u_prev._h if u_prev else None, coef._h if coef else None,

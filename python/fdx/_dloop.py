@@ -21,7 +21,7 @@ import re
 import numpy as np
 
 from ._array import _i64
-from ._dist import Dist, DistArray, MAX_RANK
+from ._dist import Dist, DistArray, Handle, MAX_RANK, _release
 from ._lib import lib, check
 from ._loop import ACCESS
 
@@ -176,6 +176,7 @@ class DistLoop:
                              f"not {self.rank} ('{indices}')")
         self._h = ctypes.c_void_p()
         check(lib.fdx_dloop_create(dist._h, ",".join(self._c(names)).encode(), ctypes.byref(self._h)))
+        self._handle = Handle(self._h, lib.fdx_dloop_destroy, [dist._handle])
         self._keep = []  # darrays the loop points to stay alive with it
         for nm, spec in arrays.items():
             a, access, shift = (tuple(spec) + (None, None))[:3] if isinstance(spec, tuple) else (spec, "rw", None)
@@ -238,6 +239,7 @@ class DistLoop:
         if a.dist is not self.dist:
             raise ValueError(f"array {nm} belongs to another fdx.Dist")
         self._keep.append(a)
+        self._handle.deps.append(a._handle.retain())  # their C arrays too, whatever order the collector takes
 
     def _remote(self, nm, a, where):
         shape = self.dist.shape if self._flip else self.dist.shape[::-1]
@@ -266,9 +268,8 @@ class DistLoop:
         check(lib.fdx_dloop_remote_points(self._h, nm.encode(), a._h, len(c),
                                           c.ctypes.data_as(ctypes.POINTER(ctypes.c_int64))))
 
-    def __del__(self, _destroy=lib.fdx_dloop_destroy, _ref=ctypes.byref):
-        if getattr(self, "_h", None):
-            _destroy(_ref(self._h))
+    def __del__(self):
+        _release(self)
 
     def set(self, name, value):
         """A scalar's value for the next runs (no recompilation)."""
