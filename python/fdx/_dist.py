@@ -10,7 +10,7 @@ import ctypes
 import numpy as np
 
 from ._array import DTYPES, _i64
-from ._lib import lib, check
+from ._lib import lib, check, Handle, _release
 from ._ops import Stencil, StencilDesc
 
 MAX_RANK = 3
@@ -59,40 +59,6 @@ def _declare():
 
 
 _declare()
-
-
-class Handle:
-    """A C object freed once its Python owner and every object that depends on
-    it have let go: the garbage collector finalizes the objects of a cycle
-    (a traceback holding a loop, its arrays and their grid) in any order, so
-    a grid must not be destroyed before the arrays and loops built on it.
-    deps: the Handles this one keeps alive (retained here, released after
-    this one's destroy)."""
-
-    def __init__(self, h, destroy, deps=()):
-        self.h, self.destroy, self.count = h, destroy, 1
-        self.deps = [d.retain() for d in deps]
-
-    def retain(self):
-        self.count += 1
-        return self
-
-    def release(self, _ref=ctypes.byref):
-        self.count -= 1
-        if self.count == 0:
-            if self.h:
-                self.destroy(_ref(self.h))
-            for d in self.deps:
-                d.release()
-            self.deps = []
-
-
-def _release(obj):
-    """An object's __del__: lets go of its Handle (if it got one)."""
-    h = getattr(obj, "_handle", None)
-    if h is not None:
-        obj._handle = None
-        h.release()
 
 
 def _comm_address(comm):

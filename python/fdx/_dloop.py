@@ -21,8 +21,8 @@ import re
 import numpy as np
 
 from ._array import _i64
-from ._dist import Dist, DistArray, Handle, MAX_RANK, _release
-from ._lib import lib, check
+from ._dist import Dist, DistArray, MAX_RANK
+from ._lib import lib, check, Handle, _release
 from ._loop import ACCESS
 
 REDUCE = {"sum": 0, "max": 1, "min": 2, "maxloc": 3, "minloc": 4, "prod": 5, "and": 6, "or": 7}

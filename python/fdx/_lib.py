@@ -156,6 +156,41 @@ class SimDiag(ctypes.Structure):
 _fn("fdx_sim_diagnose", _S, _P, ctypes.POINTER(SimDiag))
 
 
+class Handle:
+    """A C object freed once its Python owner and every object that depends on
+    it have let go: the garbage collector finalizes the objects of a cycle
+    (a traceback holding a loop, its arrays and their context or grid; a
+    context and the arrays its call cache holds) in any order, so a context
+    or a grid must not be destroyed before the arrays, loops and stencils
+    built on it.  deps: the Handles this one keeps alive (retained here, released after
+    this one's destroy)."""
+
+    def __init__(self, h, destroy, deps=()):
+        self.h, self.destroy, self.count = h, destroy, 1
+        self.deps = [d.retain() for d in deps]
+
+    def retain(self):
+        self.count += 1
+        return self
+
+    def release(self, _ref=ctypes.byref):
+        self.count -= 1
+        if self.count == 0:
+            if self.h:
+                self.destroy(_ref(self.h))
+            for d in self.deps:
+                d.release()
+            self.deps = []
+
+
+def _release(obj):
+    """An object's __del__: lets go of its Handle (if it got one)."""
+    h = getattr(obj, "_handle", None)
+    if h is not None:
+        obj._handle = None
+        h.release()
+
+
 def check(status):
     """Raises FdxError for a failed fdx_status, with fdx_last_error()'s message."""
     if status != 0:

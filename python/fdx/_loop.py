@@ -7,7 +7,7 @@ import ctypes
 
 from ._array import asarray, _i64
 from ._core import context, stream_pointer
-from ._lib import lib, check
+from ._lib import lib, check, Handle, _release
 
 ACCESS = {"r": 1, "read": 1, "w": 2, "write": 2, "rw": 3, "read_write": 3}
 REDUCE = {"sum": 0, "max": 1, "min": 2, "maxloc": 3, "minloc": 4}
@@ -30,6 +30,7 @@ class Loop:
         self.ctx = ctx or context()
         self._h = ctypes.c_void_p()
         check(lib.fdx_loop_create(self.ctx.handle, indices.encode(), ctypes.byref(self._h)))
+        self._handle = Handle(self._h, lib.fdx_loop_destroy, [self.ctx._handle])
         self.rank = len(indices.split(","))
         if name:
             check(lib.fdx_loop_name(self._h, name.encode()))
@@ -63,9 +64,8 @@ class Loop:
             check(lib.fdx_loop_set_autotfm(self._h, {"off": 0, "on": 1, "force": 2}.get(autotfm, autotfm)))
         check(lib.fdx_loop_body(self._h, body.encode()))
 
-    def __del__(self, _destroy=lib.fdx_loop_destroy, _ref=ctypes.byref):
-        if getattr(self, "_h", None):
-            _destroy(_ref(self._h))
+    def __del__(self):
+        _release(self)
 
     def set(self, name, value):
         check(lib.fdx_loop_scalar(self._h, name.encode(), float(value)))

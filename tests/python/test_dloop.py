@@ -261,3 +261,21 @@ def test_collector_frees_in_any_order():
         cycle.append(cycle)
         del d, A, lp, st, cycle
         gc.collect()
+
+
+def test_collector_frees_contexts_last(rng):
+    """The same on one unit: a context, a loop, a stencil and the arrays of
+    the context's call cache in a cycle (it segfaulted before the handles
+    were counted)."""
+    import gc
+    for _ in range(3):
+        c = fdx.Context(backend="cpu")
+        a, b = rng.random((8, 9)), np.zeros((8, 9))
+        lp = fdx.Loop("j,i", "B(j,i) = A(j,i) + 1;", {"A": (a, "r"), "B": (b, "w")}, ctx=c)
+        lp.run()
+        s = fdx.Stencil(2, order=4, ctx=c)  # (not the 2nd-order Laplacian: test_context_options compiles that)
+        s(a, out=b)
+        cycle = [c, lp, s]
+        cycle.append(cycle)
+        del c, lp, s, cycle
+        gc.collect()
