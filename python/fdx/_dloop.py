@@ -21,12 +21,10 @@ import re
 import numpy as np
 
 from ._array import _i64
-from ._dist import Dist, DistArray, MAX_RANK
+from ._dist import Dist, DistArray
 from ._lib import lib, check, Handle, _release
-from ._loop import ACCESS
-
-REDUCE = {"sum": 0, "max": 1, "min": 2, "maxloc": 3, "minloc": 4, "prod": 5, "and": 6, "or": 7}
-RESULT_TYPES = {"float32": 0, "float64": 1, "int32": 2, "int64": 3}
+from ._loop import (ACCESS, REDUCE, RESULT_TYPES, per_index, reduction_specs, across_widths, directions, c_ints,
+                    read_results)
 
 
 def _declare():
@@ -128,17 +126,6 @@ def _split_args(body, start):
     raise ValueError(f"unbalanced parentheses in the loop body after {body[max(0, start - 20):start]!r}")
 
 
-def _ints(values, rank, what, lo=None):
-    if np.isscalar(values):
-        values = [values] * rank
-    values = [int(v) for v in values]
-    if len(values) != rank:
-        raise ValueError(f"{what} has {len(values)} entries for {rank} loop indices")
-    if lo is not None and any(v < lo for v in values):
-        raise ValueError(f"{what} {tuple(values)} has an entry below {lo}")
-    return values
-
-
 class DistLoop:
     """A distributed loop over `indices` ("k,j,i": one name per axis of the
     grid, NumPy's order, the last innermost) running `body` (C statements) on
@@ -186,40 +173,22 @@ class DistLoop:
             if shift is None:
                 check(lib.fdx_dloop_array(self._h, nm.encode(), a._h, ACCESS[access]))
             else:
-                sh = self._c(_ints(shift, self.rank, f"shift of {nm}"))
+                sh = self._c(per_index(shift, self.rank, f"shift of {nm}"))
                 check(lib.fdx_dloop_array_aligned(self._h, nm.encode(), a._h, ACCESS[access], _i64(sh)))
         if range is not None:
             lo, hi = range
-            lo, hi = _ints(lo, self.rank, "range's lower bound"), _ints(hi, self.rank, "range's upper bound")
+            lo, hi = per_index(lo, self.rank, "range's lower bound"), per_index(hi, self.rank, "range's upper bound")
             check(lib.fdx_dloop_range(self._h, _i64(self._c(lo)), _i64(self._c(hi))))
         for nm, v in (scalars or {}).items():
             self.set(nm, v)
-        self.reductions = {}
-        for nm, spec in (reductions or {}).items():
-            op, typ = (spec if isinstance(spec, tuple) else (spec, "float64"))
-            if op not in REDUCE:
-                raise ValueError(f"reduction {op!r} of {nm} is not one of {', '.join(REDUCE)}")
-            try:
-                typ = np.dtype(typ).name
-            except TypeError:
-                pass
-            if typ not in RESULT_TYPES:
-                raise TypeError(f"reduction type {typ!r} of {nm} is not one of {', '.join(RESULT_TYPES)}")
+        self.reductions = reduction_specs(reductions)
+        for nm, (op, typ) in self.reductions.items():
             check(lib.fdx_dloop_reduction_typed(self._h, nm.encode(), REDUCE[op], RESULT_TYPES[typ]))
-            self.reductions[nm] = (op, typ)
         if across is not None:
-            if isinstance(across, tuple) and len(across) == 2 and all(not np.isscalar(x) for x in across):
-                low, high = across
-            else:
-                low = high = across
-            low = self._c(_ints(low, self.rank, "ACROSS low widths", 0))
-            high = self._c(_ints(high, self.rank, "ACROSS high widths", 0))
-            check(lib.fdx_dloop_across(self._h, (ctypes.c_int * MAX_RANK)(*low), (ctypes.c_int * MAX_RANK)(*high)))
+            low, high = across_widths(across, self.rank)
+            check(lib.fdx_dloop_across(self._h, c_ints(self._c(low)), c_ints(self._c(high))))
         if order is not None:
-            dirs = _ints(order, self.rank, "order")
-            if any(d not in (1, -1) for d in dirs):
-                raise ValueError(f"order {tuple(dirs)}: each entry is +1 (ascending) or -1 (descending)")
-            check(lib.fdx_dloop_order(self._h, (ctypes.c_int * MAX_RANK)(*self._c(dirs))))
+            check(lib.fdx_dloop_order(self._h, c_ints(self._c(directions(order, self.rank)))))
         if portions is not None:
             check(lib.fdx_dloop_set_portions(self._h, int(portions)))
         for nm, (a, where) in (remote or {}).items():
@@ -284,18 +253,9 @@ class DistLoop:
     def results(self):
         """{name: value} (a float, or an int for integer reductions), and
         {name: (value, (global indices))} for maxloc / minloc."""
-        out = {}
-        for nm, (op, typ) in self.reductions.items():
-            loc = (ctypes.c_int64 * MAX_RANK)()
-            want_loc = op.endswith("loc")
-            if typ.startswith("int"):
-                v = ctypes.c_int64()
-                check(lib.fdx_dloop_result_int(self._h, nm.encode(), ctypes.byref(v), loc if want_loc else None))
-            else:
-                v = ctypes.c_double()
-                check(lib.fdx_dloop_result_loc(self._h, nm.encode(), ctypes.byref(v), loc if want_loc else None))
-            out[nm] = (v.value, tuple(self._c(loc[:self.rank]))) if want_loc else v.value
-        return out
+        h = self._h
+        return read_results(self.reductions, self.rank, lambda *a: lib.fdx_dloop_result_loc(h, *a),
+                            lambda *a: lib.fdx_dloop_result_int(h, *a), self._c)
 
     @property
     def exchanges(self):

@@ -4,7 +4,6 @@ gathered global fields (on every process) and the reductions, so that runs
 on different grids of units can be compared bit for bit."""
 import numpy as np
 
-import fdx
 
 NAMES = ("k", "j", "i")
 

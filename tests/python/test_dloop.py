@@ -324,3 +324,40 @@ ch = fabs(d);""", {"U": (U, "rw")}, scalars={"w": rec["omega"], "h2lap": 12.0 * 
     cs = U.checksum()
     assert format(cs["digest"], "016x") == rec["checksum"]["digest"]
     assert cs["sum"] == rec["checksum"]["sum"] and res["ch"] == rec["last_change"]
+
+
+def test_one_unit_loop_typed_reductions_order_and_widths(rng):
+    """fdx.Loop takes what DistLoop takes (one mechanism): typed reductions
+    (exact ints, prod, and, or, int maxloc with ties), ACROSS low:high widths
+    and descending order, on NumPy arrays."""
+    u0 = rng.random((9, 12))
+    u = u0.copy()
+    lp = fdx.Loop("j,i", "U(j,i) = 0.25 * (U(j+1,i) + U(j,i+2) + U(j,i+1) + U(j,i-1)) + 0.125 * U(j,i);\n"
+                  "q = (int)(8 * U(j,i)); ql = (long long)q * 3000000000LL; m = q; p = (i == 3) ? 1.5 : 1.0;\n"
+                  "a = ~(1LL << (j % 40)); o = 1 << (i % 20);",
+                  {"U": (u, "rw")}, range=((0, 1), (8, 10)), across=((0, 1), (1, 2)), order=(-1, -1),
+                  reductions={"q": ("sum", "int32"), "ql": ("sum", np.int64), "m": ("maxloc", "int32"), "p": "prod",
+                              "a": ("and", "int64"), "o": ("or", "int32")})
+    res = lp.run()
+    ref = u0.copy()
+    qs = np.zeros((8, 9), np.int64)
+    for j in range(7, -1, -1):
+        for i in range(9, 0, -1):
+            ref[j, i] = 0.25 * (ref[j + 1, i] + ref[j, i + 2] + ref[j, i + 1] + ref[j, i - 1]) + 0.125 * ref[j, i]
+            qs[j, i - 1] = int(8 * ref[j, i])
+    assert np.abs(u - ref).max() < 1e-13
+    assert res["q"] == int(qs.sum()) and res["ql"] == int(qs.sum()) * 3000000000
+    assert isinstance(res["q"], int) and isinstance(res["ql"], int)
+    # int maxloc: the first in the nest's order (Loop's first index, j, is its
+    # innermost; both descending), and there are ties
+    flat = [(qs[j, i - 1], (j, i)) for i in range(9, 0, -1) for j in range(7, -1, -1)]
+    best = max(v for v, _ in flat)
+    assert sum(v == best for v, _ in flat) > 1
+    assert res["m"] == (best, next(p for v, p in flat if v == best))
+    assert res["p"] == 1.5 ** 8
+    assert res["a"] == int(np.bitwise_and.reduce([~(1 << (j % 40)) for j in range(8)]))
+    assert res["o"] == int(np.bitwise_or.reduce([1 << (i % 20) for i in range(1, 10)]))
+    with pytest.raises(ValueError, match="order"):
+        fdx.Loop("j,i", "U(j,i) = 0;", {"U": (u, "w")}, order=(0, 1))
+    with pytest.raises(TypeError, match="reduction type"):
+        fdx.Loop("j,i", "s = U(j,i);", {"U": (u, "r")}, reductions={"s": ("sum", "uint8")})
