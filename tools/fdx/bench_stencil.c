@@ -123,7 +123,7 @@ int bench_stencil(int argc, char **argv)
                     stencil_case_bytes(&c) / (1 << 30), have / (1 << 30));
             continue;
         }
-        int r = stencil_case_run(ctx, CMD, &c, json != NULL, copy_gbps);
+        int r = stencil_case_run(ctx, CMD, &c, NULL, json != NULL, copy_gbps);
         if (r != CLI_OK && rc == CLI_OK) rc = r;
     }
 done:
