@@ -2,7 +2,7 @@
    needed): ranks 1-3, radii 1-6, float and double, and for each a set of
    face combinations in which every axis takes each of its 17 forms
    (periodic, or none / Dirichlet / Dirichlet values / Neumann on each face)
-   at least once.  Skipped without CUDA or NVRTC. */
+   at least once, with 32-bit and 64-bit face offsets.  Skipped without CUDA or NVRTC. */
 #include "fdx_test.h"
 
 #include <string.h>
@@ -31,7 +31,7 @@ int main(void)
         for (int rank = 1; rank <= 3; rank++)
             for (int r = 1; r <= 6; r++)
                 for (int i = 0; i < 17; i++) {
-                    fdx_bc_kspec ks = {dbl, rank, r, {0}};
+                    fdx_bc_kspec ks = {dbl, rank, r, {0}, i % 2}; /* 32- and 64-bit offsets */
                     for (int a = 0; a < rank; a++) axis_form((i + 5 * a) % 17, &ks.code[2 * a], &ks.code[2 * a + 1]);
                     char *src = NULL, what[64];
                     snprintf(what, sizeof what, "bc_d%dr%dR%d_%d.cu", dbl, rank, r, i);

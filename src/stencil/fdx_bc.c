@@ -16,7 +16,7 @@ struct fdx_bc {
     fdx_bc_desc desc;
     fdx_bc_kspec ks;
     double h[3];
-    fdx_kernel *kernel; /* loaded on the first apply */
+    fdx_kernel *kernel[2]; /* loaded on first use: 32-bit and 64-bit face offsets (ks.wide) */
 };
 
 static const char *kind_name(int k)
@@ -149,13 +149,15 @@ static void build_params(const fdx_bc *b, const int64_t n3[3], const fdx_bc_regi
     p->size = off + (size_t)(6 * r) * e;
 }
 
-static fdx_status load_kernel(fdx_bc *b)
+static fdx_status load_kernel(fdx_bc *b, int wide)
 {
-    if (b->kernel) return FDX_OK;
+    if (b->kernel[wide]) return FDX_OK;
     const fdx_backend *be = fdx_ctx_ops(b->ctx);
     char *src = NULL;
-    FDX_TRY(fdx_bc_generate(&b->ks, be->kind == FDX_BACKEND_CUDA, &src));
-    fdx_status st = be->jit_load(fdx_ctx_device(b->ctx), src, FDX_BC_ENTRY, "boundary kernel", &b->kernel);
+    fdx_bc_kspec ks = b->ks;
+    ks.wide = wide;
+    FDX_TRY(fdx_bc_generate(&ks, be->kind == FDX_BACKEND_CUDA, &src));
+    fdx_status st = be->jit_load(fdx_ctx_device(b->ctx), src, FDX_BC_ENTRY, "boundary kernel", &b->kernel[wide]);
     free(src);
     return st;
 }
@@ -201,10 +203,13 @@ fdx_status fdx_bc_apply_region(fdx_bc *b, fdx_array *u, const fdx_bc_region *reg
     }
     fdx_bc_params p;
     build_params(b, n3, reg, &p);
-    long long total;
-    memcpy(&total, p.bytes + (9 + 5) * 8, sizeof total);
+    long long end[6], total, widest = 0;
+    memcpy(end, p.bytes + 9 * 8, sizeof end);
+    total = end[5];
     if (total == 0) return FDX_OK;
-    FDX_TRY(load_kernel(b));
+    for (int f = 0; f < 6; f++) widest = end[f] - (f ? end[f - 1] : 0) > widest ? end[f] - (f ? end[f - 1] : 0) : widest;
+    int wide = widest >= 0x7fffffffLL;
+    FDX_TRY(load_kernel(b, wide));
     fdx_launch_dims dims = {{1, 1, 1}, {1, 1, 1}, 0};
     if (cuda) {
         long long blocks = (total + FDX_BC_THREADS - 1) / FDX_BC_THREADS;
@@ -214,7 +219,7 @@ fdx_status fdx_bc_apply_region(fdx_bc *b, fdx_array *u, const fdx_bc_region *reg
     void *args[8];
     for (int i = 0; i < 7; i++) args[i] = cuda ? (void *)&ptr[i] : ptr[i]; /* the CPU entry takes the pointers */
     args[7] = p.bytes;
-    return be->launch(b->kernel, &dims, args, fdx_ctx_stream(b->ctx, stream));
+    return be->launch(b->kernel[wide], &dims, args, fdx_ctx_stream(b->ctx, stream));
 }
 
 fdx_status fdx_bc_apply(fdx_bc *b, fdx_array *u, void *stream)

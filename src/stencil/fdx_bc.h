@@ -21,6 +21,8 @@ typedef enum fdx_bc_code {
 typedef struct fdx_bc_kspec {
     int is_double, rank, radius;
     int code[6]; /* per face, axis * 2 + side */
+    int wide;    /* a face holds 2^31 ghosts or more: 64-bit offsets in the face (else 32-bit, fewer
+                    instructions for the divisions that find a ghost's coordinates) */
 } fdx_bc_kspec;
 
 /* Generated source (malloc'ed) of the boundary kernel: C with OpenMP (entry

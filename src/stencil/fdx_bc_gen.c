@@ -25,10 +25,11 @@ static void emit_face(fdx_cg *cg, fdx_cg_node *at, const fdx_bc_kspec *ks, int f
                    : code == FDX_BCC_NEUMANN   ? "Neumann"
                    : code == FDX_BCC_DIRICHLET ? "Dirichlet"
                                                : "Dirichlet, values from an array");
-    fdx_cg_stmt(at, "long long q = t - %s", f ? fdx_cg_fmt(cg, "p.end[%d]", f - 1) : "0");
+    const char *it = ks->wide ? "long long" : "unsigned";
+    fdx_cg_stmt(at, "%s q = (%s)(t - %s)", it, it, f ? fdx_cg_fmt(cg, "p.end[%d]", f - 1) : "0");
     /* offset -> coordinates in the face's box, axis 0 fastest */
     for (int b = 0; b < rank; b++) {
-        const char *extent = b == a ? fdx_cg_fmt(cg, "%d", r) : fdx_cg_fmt(cg, "(p.hi[%d] - p.lo[%d])", b, b);
+        const char *extent = b == a ? fdx_cg_fmt(cg, "%du", r) : fdx_cg_fmt(cg, "(%s)(p.hi[%d] - p.lo[%d])", it, b, b);
         const char *c = b == rank - 1 ? "q" : fdx_cg_fmt(cg, "q %% %s", extent);
         if (b == a) fdx_cg_stmt(at, "const long long k = %s", c);
         else fdx_cg_stmt(at, "const long long x%c = p.lo[%d] + %s", axis_name[b], b, c);
