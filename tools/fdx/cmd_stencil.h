@@ -28,9 +28,12 @@ const char *stencil_op_name(fdx_stencil_update u);
 double stencil_case_bytes(const stencil_case *c);
 
 /* Runs the case and prints a table row (after stencil_table_header) or one
-   JSON record.  Returns a CLI exit status; errors are printed as
+   JSON record.  bc: boundary conditions the stencil applies before each
+   apply (fdx_stencil_set_boundary; NULL: interior only); the ghosts are
+   verified too, and the record names them ("boundary").  Returns a CLI exit status; errors are printed as
    "fdx CMD: error: ...". */
-int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, int json, double copy_gbps);
+int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, const fdx_bc_desc *bc, int json,
+                     double copy_gbps);
 void stencil_table_header(void);
 
 /* Fills the host copy with deterministic random values in [-1, 1) (salt:
