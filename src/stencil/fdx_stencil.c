@@ -354,3 +354,9 @@ const char *fdx_stencil_config(const fdx_stencil *s, const int64_t *shape)
     const plan *p = find_plan((fdx_stencil *)s, n3);
     return p ? p->text : "";
 }
+
+void fdx_stencil_view_of(const fdx_stencil *s, fdx_stencil_view *v)
+{
+    v->ctx = s->ctx, v->desc = &s->desc, v->ks = &s->ks, v->type = s->type;
+    v->c0 = s->c0, v->ws = s->ws, v->wa = s->wa;
+}
