@@ -54,7 +54,7 @@ static double hashed(uint64_t i, uint64_t salt)
     return (double)(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 
-static void fill_random(fdx_array *a, uint64_t salt)
+void stencil_fill_random(fdx_array *a, uint64_t salt)
 {
     int64_t n = fdx_array_count(a);
     void *p = fdx_array_host(a);
@@ -195,23 +195,28 @@ static fdx_status print_record(fdx_ctx *ctx, const stencil_case *c, const fdx_st
     return st;
 }
 
+void stencil_case_desc(const stencil_case *c, fdx_stencil_desc *d)
+{
+    double h[3];
+    for (int a = 0; a < c->rank; a++) h[a] = 1.0 / (double)(c->shape[a] - 1);
+    fdx_stencil_desc_laplacian(d, c->rank, c->order, h);
+    d->update = c->update;
+    d->coef = c->coef;
+    /* A stable explicit step for the time updates: alpha * sum |w| / h^2 < 1. */
+    if (c->update != FDX_UPDATE_APPLY) {
+        double s = 0;
+        for (int a = 0; a < c->rank; a++) s += 4.0 / (h[a] * h[a]);
+        d->alpha = 0.5 / s;
+    }
+}
+
 int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, int json, double copy_gbps)
 {
     run r = {0};
     fdx_status st;
     int rc = CLI_OK;
-    double h[3];
-    for (int a = 0; a < c->rank; a++) h[a] = 1.0 / (double)(c->shape[a] - 1);
     fdx_stencil_desc d;
-    fdx_stencil_desc_laplacian(&d, c->rank, c->order, h);
-    d.update = c->update;
-    d.coef = c->coef;
-    /* A stable explicit step for the time updates: alpha * sum |w| / h^2 < 1. */
-    if (c->update != FDX_UPDATE_APPLY) {
-        double s = 0;
-        for (int a = 0; a < c->rank; a++) s += 4.0 / (h[a] * h[a]);
-        d.alpha = 0.5 / s;
-    }
+    stencil_case_desc(c, &d);
     unsigned places = FDX_ON_HOST | FDX_ON_DEVICE;
     FDX_TRY_GOTO(st, fdx_stencil_create(ctx, &d, c->dtype, &r.s), fail);
     /* A second copy probe, of the case's own bytes (half its theoretical
@@ -227,9 +232,9 @@ int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, int j
     FDX_TRY_GOTO(st, fdx_array_create(ctx, c->dtype, c->rank, c->shape, places, &r.out), fail);
     if (c->update == FDX_UPDATE_WAVE) FDX_TRY_GOTO(st, fdx_array_create(ctx, c->dtype, c->rank, c->shape, places, &r.up), fail);
     if (c->coef) FDX_TRY_GOTO(st, fdx_array_create(ctx, c->dtype, c->rank, c->shape, places, &r.cf), fail);
-    fill_random(r.u, 1);
-    if (r.up) fill_random(r.up, 2);
-    if (r.cf) fill_random(r.cf, 3);
+    stencil_fill_random(r.u, 1);
+    if (r.up) stencil_fill_random(r.up, 2);
+    if (r.cf) stencil_fill_random(r.cf, 3);
     FDX_TRY_GOTO(st, fdx_array_to_device(r.u), fail);
     if (r.up) FDX_TRY_GOTO(st, fdx_array_to_device(r.up), fail);
     if (r.cf) FDX_TRY_GOTO(st, fdx_array_to_device(r.cf), fail);
@@ -281,7 +286,7 @@ int cmd_stencil(int argc, char **argv)
 {
     static const char *CMD = "stencil";
     const char *dims_s = NULL, *order_s = "2", *op_s = "laplacian", *size = NULL, *precision = "double";
-    const char *reps_s = "20", *json = NULL, *coef = NULL;
+    const char *reps_s = "20", *json = NULL, *coef = NULL, *steps_s = NULL, *temporal_s = "auto";
     const cli_flag flags[] = {
         {"dims", "D", "1, 2 or 3 (default: the number of extents in --size, else 3)", &dims_s},
         {"order", "N", "accuracy order 2, 4, 6, 8, 10 or 12 (radius N/2) [2]", &order_s},
@@ -291,13 +296,17 @@ int cmd_stencil(int argc, char **argv)
         {"coef", NULL, "multiply L u by a pointwise coefficient array", &coef},
         {"reps", "N", "timed repetitions, median reported [20]", &reps_s},
         {"json", NULL, "print one JSON record instead of the table", &json},
+        {"steps", "N", "heat only: N steps through fdx_stencil_steps, verified bit for bit against single steps, "
+                       "timed per step", &steps_s},
+        {"temporal", "off|auto|K", "with --steps: one step a pass, chosen by timing, or K (2..8) steps a pass "
+                                   "[auto]", &temporal_s},
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
     int rc = cli_parse(argc, argv, CMD,
                        "[--dims 1|2|3] [--order N] [--op laplacian|wave|heat] [--size NXxNY[xNZ]] "
-                       "[--precision float|double] [--coef] [--reps N] [--json]",
+                       "[--precision float|double] [--coef] [--reps N] [--json] [--steps N [--temporal off|auto|K]]",
                        flags, opts);
     fdx_ctx *ctx = NULL;
     if (rc >= 0) goto done;
@@ -320,6 +329,22 @@ int cmd_stencil(int argc, char **argv)
         goto done;
     }
     c.order = (int)order, c.reps = (int)reps;
+    long nsteps = 0, temporal = -1;
+    if (steps_s) {
+        if ((st = cli_parse_int("--steps", steps_s, 1, 1000000, &nsteps)) != FDX_OK) {
+            rc = cli_usage_error(CMD, "%s", fdx_last_error());
+            goto done;
+        }
+        if (c.update != FDX_UPDATE_HEAT || c.coef) {
+            rc = cli_usage_error(CMD, "--steps needs --op heat without --coef");
+            goto done;
+        }
+        if (strcmp(temporal_s, "off") == 0) temporal = 0;
+        else if (strcmp(temporal_s, "auto") != 0 && (st = cli_parse_int("--temporal", temporal_s, 1, 8, &temporal)) != FDX_OK) {
+            rc = cli_usage_error(CMD, "--temporal '%s' is not off, auto or 1..8", temporal_s);
+            goto done;
+        }
+    }
     if (size) {
         int rank = 0;
         if ((st = cli_parse_shape(size, 1, 3, 1, &rank, c.shape)) != FDX_OK) {
@@ -359,6 +384,10 @@ int cmd_stencil(int argc, char **argv)
     double copy_gbps;
     if ((st = stencil_copy_gbps(ctx, need / (2 + (c.update == FDX_UPDATE_WAVE) + c.coef), &copy_gbps)) != FDX_OK) {
         rc = cli_fail(CMD, st);
+        goto done;
+    }
+    if (steps_s) {
+        rc = stencil_steps_run(ctx, CMD, &c, nsteps, (int)temporal, json != NULL, copy_gbps);
         goto done;
     }
     if (!json) stencil_table_header();
