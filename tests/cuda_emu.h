@@ -131,7 +131,7 @@ static int cuda_emu_start(const char *test)
 
 /* Compiles and runs the program text (the shim first); `what` names it in
    failures, which show its output.  Removes its files when it passes. */
-static void cuda_emu_run(const char *program, const char *flag1, const char *flag2, const char *what)
+static inline void cuda_emu_run(const char *program, const char *flag1, const char *flag2, const char *what)
 {
     static int runs;
     char src[300], exe[300], log[300];
