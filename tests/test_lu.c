@@ -478,6 +478,7 @@ static void test_moves(void)
     CHECK_OK(lu_create(ctx, c->n, c->n, c->n, c->dt, 1.2, 2, &on));
     if (!off || !on) goto done;
     plan_as_gpu(on, 2);
+    plan_as_gpu(off, 0); /* autotfm off: plain layouts, the same CPU code (no FP contraction) */
     double r0[5], r1[5], t = 0;
     fdx_loop_moves m0, m1, m2;
     CHECK_OK(lu_setiv(on));
