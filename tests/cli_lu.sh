@@ -14,7 +14,7 @@ check 'grep -q "Mop/s total" <<<"$out"' "report has Mop/s: $out"
 
 json=$("$fdx" lu --class S --backend cpu --json --compare-autotfm); rc=$?
 check '[ $rc -eq 0 ]' "class S --json exit $rc: $json"
-for field in '"case": "lu"' '"class": "S"' '"backend": "cpu"' '"gpus": 0' '"time_s"' '"mops"' '"speedup_autotfm"' '"layouts"' '"verified": true'; do
+for field in '"case": "lu"' '"class": "S"' '"backend": "cpu"' '"gpus": 0' '"time_s"' '"mops"' '"speedup_autotfm"' '"layouts"' '"layout_moves"' '"layout_moves_timed"' '"verified": true'; do
   check 'grep -q "$field" <<<"$json"' "record has $field: $json"
 done
 check 'python3 -c "import json,sys; r=json.loads(sys.argv[1]); assert r[\"time_s\"] > 0 and r[\"mops\"] > 0, r" "$json"' "record parses, positive time: $json"
