@@ -40,6 +40,10 @@ expect_usage "class" lu --class D
 expect_usage "class" lu --class SS
 expect_usage "gpus" lu --class S --gpus 11
 expect_usage "autotfm-scope" lu --class S --gpus 2 --autotfm-scope sweeps
+expect_usage "timers" lu --class S --timers maybe
+expect_usage "timers" lu --class S --gpus 2 --timers off
+json=$("$fdx" lu --class S --backend cpu --timers off --json); rc=$?
+check '[ $rc -eq 0 ] && grep -q "\"timers\": false" <<<"$json" && ! grep -q "sections_s" <<<"$json" && grep -q "\"verified\": true" <<<"$json"' "--timers off: exit $rc: $json"
 json=$("$fdx" lu --class S --backend cpu --gpus 2 --compare-autotfm --json); rc=$?
 check '[ $rc -eq 0 ] && grep -q "\"speedup_autotfm\"" <<<"$json" && grep -q "\"layout_moves\"" <<<"$json" && grep -q "\"verified\": true" <<<"$json"' "2 units with --compare-autotfm: exit $rc: $json"
 expect_usage "steps" lu --steps 0
