@@ -495,8 +495,12 @@ static void test_moves(void)
            (long long)(m2.transforms - m1.transforms), (long long)(m2.relabels - m1.relabels));
     /* rhs: frct, rsd i-fastest; blts: u, rho_i, qs, rsd onto the
        anti-diagonal; the second rhs: frct onto it too */
-    CHECK(m1.transforms - m0.transforms == 7, "first SSOR iteration: %lld transforms, expected 7",
-          (long long)(m1.transforms - m0.transforms));
+    /* 7 under CPU-run GPU planning; on a GPU the setup loops are planned
+       for the device too and take 3 of them (H100: setup 3, first SSOR 6):
+       at most 7 either way, 8 before the diagonal walk */
+    CHECK(m1.transforms - m0.transforms <= 7 && m1.transforms <= 10,
+          "first SSOR iteration: %lld transforms (setup %lld), expected at most 7 (and 10 in all)",
+          (long long)(m1.transforms - m0.transforms), (long long)m0.transforms);
     CHECK(m2.transforms == m1.transforms && m2.relabels == m1.relabels,
           "SSOR iterations 2..5 moved %lld arrays and relabelled %lld (expected none: the parallel loops walk "
           "the sweeps' diagonals)", (long long)(m2.transforms - m1.transforms), (long long)(m2.relabels - m1.relabels));
