@@ -32,6 +32,12 @@ FDX_API fdx_status fdx_copy_bandwidth(fdx_ctx *ctx, size_t bytes, int reps,
 /* (fetch + write) / time, in GB/s. */
 FDX_API double fdx_effective_gbps(double fetch_bytes, double write_bytes, double ms);
 
+/* The seed's theoretical traffic of a star stencil of the given radius: every
+   input point some output needs read once (corners and edges excluded), every
+   interior output point written once.  In bytes. */
+FDX_API void fdx_star_traffic(int rank, const int64_t *shape, int radius, size_t elem_size,
+                              double *fetch_bytes, double *write_bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,7 @@
    kernel) per shape it has been applied to. */
 #include "arrays/fdx_array_impl.h"
 #include "core/fdx_file.h"
+#include "core/fdx_knob.h"
 #include "core/fdx_log.h"
 #include "fdx/laplacian.h"
 #include "fdx/metrics.h"
@@ -213,8 +214,8 @@ static fdx_status choose(call *c, void *stream, fdx_stencil_cfg *cfg)
     /* FDX_STENCIL_CFG (profiling one configuration, experiments): the
        tuning file's fields after its version, used where they fit; a value
        that does not parse or fit is reported and ignored. */
-    const char *env = getenv("FDX_STENCIL_CFG");
-    if (env && env[0]) {
+    const char *env = fdx_knob(FDX_KNOB_STENCIL_CFG);
+    if (env) {
         fdx_stencil_cfg f;
         if (fdx_stencil_cfg_parse(env, &f) && (!cuda || fdx_stencil_cfg_fits(&c->s->ks, &f, c->n3))) {
             *cfg = f;
@@ -373,4 +374,9 @@ const char *fdx_stencil_config(const fdx_stencil *s, const int64_t *shape)
     fdx_stencil_shape3(s->desc.rank, shape, n3);
     const plan *p = find_plan((fdx_stencil *)s, n3);
     return p ? p->text : "";
+}
+
+fdx_status fdx_stencil_storage(const fdx_array *a, int cuda, const char *what, void **ptr)
+{
+    return storage(a, cuda, what, ptr);
 }

@@ -146,3 +146,33 @@ for case in sorted({c for c, _ in by}):
 PY
 fi
 rm -rf $w
+
+# Solver time to result (simsplit, 2026-11-23): initial fields, models and
+# diagnostics on the device.  Warm 512^3 wave with and without output, with
+# the run's phases stamped (sim: fields and models ready / stepping /
+# outputs done / diagnostics done), and the checksum of one array, --gpus 1
+# and --gpus 2 (generated on the units), which must be the same 17 digits.
+w=/tmp/fdx-fc-sim
+rm -rf $w; mkdir -p $w
+export FDX_CACHE_DIR=$w/cache
+"$FDX_BIN" wave --size 512x512x512 --steps 200 --progress off > /dev/null 2>&1  # warm the cache
+for i in 1 2 3; do timed "wave 512^3 x 200, no output (warm, simsplit) $i" "$FDX_BIN" wave --size 512x512x512 --steps 200; done
+say "-- wave 512^3 x 200, warm, debug log with time stamps"
+(FDX_LOG=debug "$FDX_BIN" wave --size 512x512x512 --steps 200 --progress off 2>&1 | stamp | tail -20) | tee -a "$log"
+rm -rf $w/o
+timed "wave 512^3 x 200 --output (warm, simsplit)" "$FDX_BIN" wave --size 512x512x512 --steps 200 --output $w/o
+rm -rf $w/o
+for c in heat wave; do
+  for i in 1 2; do timed "$c default size (warm, cpu, simsplit) $i" "$FDX_BIN" $c --backend cpu --progress off; done
+done
+for c in "heat --size 512x256x64 --init gaussian --precision double --steps 50" "heat --size 300x200 --steps 100" \
+         "wave --size 256x256x128 --model layered --steps 100"; do
+  ref=$("$FDX_BIN" $c --progress off | grep checksum)
+  for g in 1 2; do
+    got=$("$FDX_BIN" $c --progress off --gpus $g 2>&1 | grep -E "checksum|error")
+    [ "$got" = "$ref" ] && say "checksum $c --gpus $g: same as one array" ||
+      say "CHECKSUM DIFFERS $c --gpus $g: '$got' vs one array '$ref'"
+  done
+  say "checksum $c on the CPU: $("$FDX_BIN" $c --progress off --backend cpu | grep checksum)"
+done
+rm -rf $w
