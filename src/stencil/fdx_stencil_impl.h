@@ -134,6 +134,10 @@ FDX_HIDDEN void fdx_stencil_cfg_key(const fdx_stencil_cfg *cfg, int cuda, char *
 /* A short text key of the kernel spec, e.g. "d3r1u0c0a0". */
 FDX_HIDDEN void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n);
 
+/* The storage a kernel reads of an array: the device copy on CUDA, the host
+   copy on the CPU; the message names `what` and the call that makes it. */
+FDX_HIDDEN fdx_status fdx_stencil_storage(const fdx_array *a, int cuda, const char *what, void **ptr);
+
 /* Tests: makes every later plan of `s` use `cfg` where it fits the shape
    (NULL: back to tuning).  Existing plans are dropped. */
 FDX_HIDDEN void fdx_stencil_force_cfg(fdx_stencil *s, const fdx_stencil_cfg *cfg);

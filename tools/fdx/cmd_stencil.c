@@ -54,7 +54,7 @@ static double hashed(uint64_t i, uint64_t salt)
     return (double)(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 
-static void fill_random(fdx_array *a, uint64_t salt)
+void stencil_fill_random(fdx_array *a, uint64_t salt)
 {
     int64_t n = fdx_array_count(a);
     void *p = fdx_array_host(a);
@@ -216,12 +216,27 @@ static void shape_text(const stencil_case *c, char *buf, size_t n)
         len += snprintf(buf + len, n - (size_t)len, "%s%lld", d ? "x" : "", (long long)c->shape[d]);
 }
 
+void stencil_json_rates(fdx_json *j, const fdx_time_stats *t, double fetch, double write, double copy_gbps,
+                        double same_gbps)
+{
+    double eff = fdx_effective_gbps(fetch, write, t->median_ms);
+    fdx_json_time_ms(j, t);
+    fdx_json_begin(j, "bytes");
+    fdx_json_num(j, "fetch", fetch);
+    fdx_json_num(j, "write", write);
+    fdx_json_end(j);
+    fdx_json_num(j, "effective_gbps", eff);
+    fdx_json_num(j, "copy_gbps", copy_gbps);
+    fdx_json_num(j, "ratio_to_copy", eff / copy_gbps);
+    fdx_json_num(j, "copy_same_size_gbps", same_gbps);
+    fdx_json_num(j, "ratio_same_size", eff / same_gbps);
+}
+
 static fdx_status print_record(fdx_ctx *ctx, const stencil_case *c, const fdx_bc_desc *bc, const fdx_stencil_desc *d,
                                const char *config,
                                const fdx_time_stats *t, double fetch, double write, double copy_gbps,
                                double same_gbps, const check *chk, int verified)
 {
-    double eff = fdx_effective_gbps(fetch, write, t->median_ms);
     fdx_json j;
     fdx_json_init(&j);
     fdx_json_record_head(&j, c->name, fdx_backend_kind_name(fdx_ctx_backend(ctx)),
@@ -237,22 +252,17 @@ static fdx_status print_record(fdx_ctx *ctx, const stencil_case *c, const fdx_bc
         fdx_json_str(&j, "boundary", text);
     }
     fdx_json_str(&j, "tune", fdx_options_get(fdx_ctx_options(ctx), "tune"));
-    fdx_json_time_ms(&j, t);
-    fdx_json_begin(&j, "bytes");
-    fdx_json_num(&j, "fetch", fetch);
-    fdx_json_num(&j, "write", write);
-    fdx_json_end(&j);
-    fdx_json_num(&j, "effective_gbps", eff);
-    fdx_json_num(&j, "copy_gbps", copy_gbps);
-    fdx_json_num(&j, "ratio_to_copy", eff / copy_gbps);
-    fdx_json_num(&j, "copy_same_size_gbps", same_gbps);
-    fdx_json_num(&j, "ratio_same_size", eff / same_gbps);
+    stencil_json_rates(&j, t, fetch, write, copy_gbps, same_gbps);
     fdx_json_num(&j, "gpoints_per_s", (double)count_of(c) / (t->median_ms * 1e-3) / 1e9);
     fdx_json_bool(&j, "verified", verified);
     fdx_json_num(&j, "max_abs_error", chk->max_err);
     fdx_json_num(&j, "worst_error_over_tolerance", chk->worst);
     fdx_json_int(&j, "points_checked", chk->checked);
     fdx_json_num(&j, "alpha", d->alpha);
+    if (c->suite) {
+        fdx_json_str(&j, "suite", c->suite);
+        fdx_json_int(&j, "seed", c->seed);
+    }
     fdx_json_end(&j);
     fdx_status st = fdx_json_print(&j, stdout);
     fdx_json_free(&j);
@@ -294,10 +304,10 @@ int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, const
     FDX_TRY_GOTO(st, fdx_array_create(ctx, c->dtype, c->rank, c->shape, places, &r.out), fail);
     if (c->update == FDX_UPDATE_WAVE) FDX_TRY_GOTO(st, fdx_array_create(ctx, c->dtype, c->rank, c->shape, places, &r.up), fail);
     if (c->coef) FDX_TRY_GOTO(st, fdx_array_create(ctx, c->dtype, c->rank, c->shape, places, &r.cf), fail);
-    fill_random(r.u, 1);
+    stencil_fill_random(r.u, 1);
     if (bc) poison_frame(c, bc, r.u);
-    if (r.up) fill_random(r.up, 2);
-    if (r.cf) fill_random(r.cf, 3);
+    if (r.up) stencil_fill_random(r.up, 2);
+    if (r.cf) stencil_fill_random(r.cf, 3);
     FDX_TRY_GOTO(st, fdx_array_to_device(r.u), fail);
     if (r.up) FDX_TRY_GOTO(st, fdx_array_to_device(r.up), fail);
     if (r.cf) FDX_TRY_GOTO(st, fdx_array_to_device(r.cf), fail);
@@ -374,7 +384,8 @@ int cmd_stencil(int argc, char **argv)
                        flags, opts);
     fdx_ctx *ctx = NULL;
     if (rc >= 0) goto done;
-    stencil_case c = {"stencil", 3, {256, 256, 256}, 2, FDX_UPDATE_APPLY, coef != NULL, FDX_FLOAT64, 20};
+    stencil_case c = {.name = "stencil", .rank = 3, .shape = {256, 256, 256}, .order = 2, .update = FDX_UPDATE_APPLY,
+                      .coef = coef != NULL, .dtype = FDX_FLOAT64, .reps = 20};
     long dims = 0, order, reps;
     fdx_status st;
     if ((dims_s && (st = cli_parse_int("--dims", dims_s, 1, 3, &dims)) != FDX_OK) ||
