@@ -395,3 +395,9 @@ fdx_status fdx_stencil_storage(const fdx_array *a, int cuda, const char *what, v
 {
     return storage(a, cuda, what, ptr);
 }
+
+void fdx_stencil_view_of(const fdx_stencil *s, fdx_stencil_view *v)
+{
+    v->ctx = s->ctx, v->desc = &s->desc, v->ks = &s->ks, v->type = s->type;
+    v->c0 = s->c0, v->ws = s->ws, v->wa = s->wa;
+}

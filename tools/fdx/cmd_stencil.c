@@ -270,24 +270,29 @@ static fdx_status print_record(fdx_ctx *ctx, const stencil_case *c, const fdx_bc
     return st;
 }
 
+void stencil_case_desc(const stencil_case *c, fdx_stencil_desc *d)
+{
+    double h[3];
+    for (int a = 0; a < c->rank; a++) h[a] = 1.0 / (double)(c->shape[a] - 1);
+    fdx_stencil_desc_laplacian(d, c->rank, c->order, h);
+    d->update = c->update;
+    d->coef = c->coef;
+    /* A stable explicit step for the time updates: alpha * sum |w| / h^2 < 1. */
+    if (c->update != FDX_UPDATE_APPLY) {
+        double s = 0;
+        for (int a = 0; a < c->rank; a++) s += 4.0 / (h[a] * h[a]);
+        d->alpha = 0.5 / s;
+    }
+}
+
 int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, const fdx_bc_desc *bc, int json,
                      double copy_gbps)
 {
     run r = {0};
     fdx_status st;
     int rc = CLI_OK;
-    double h[3];
-    for (int a = 0; a < c->rank; a++) h[a] = 1.0 / (double)(c->shape[a] - 1);
     fdx_stencil_desc d;
-    fdx_stencil_desc_laplacian(&d, c->rank, c->order, h);
-    d.update = c->update;
-    d.coef = c->coef;
-    /* A stable explicit step for the time updates: alpha * sum |w| / h^2 < 1. */
-    if (c->update != FDX_UPDATE_APPLY) {
-        double s = 0;
-        for (int a = 0; a < c->rank; a++) s += 4.0 / (h[a] * h[a]);
-        d.alpha = 0.5 / s;
-    }
+    stencil_case_desc(c, &d);
     unsigned places = FDX_ON_HOST | FDX_ON_DEVICE;
     FDX_TRY_GOTO(st, fdx_stencil_create(ctx, &d, c->dtype, &r.s), fail);
     if (bc) FDX_TRY_GOTO(st, fdx_stencil_set_boundary(r.s, bc), fail);
@@ -361,7 +366,7 @@ int cmd_stencil(int argc, char **argv)
 {
     static const char *CMD = "stencil";
     const char *dims_s = NULL, *order_s = "2", *op_s = "laplacian", *size = NULL, *precision = "double";
-    const char *reps_s = "20", *json = NULL, *coef = NULL, *boundary = NULL;
+    const char *reps_s = "20", *json = NULL, *coef = NULL, *boundary = NULL, *steps_s = NULL, *temporal_s = "auto";
     const cli_flag flags[] = {
         {"dims", "D", "1, 2 or 3 (default: the number of extents in --size, else 3)", &dims_s},
         {"order", "N", "accuracy order 2, 4, 6, 8, 10 or 12 (radius N/2) [2]", &order_s},
@@ -374,13 +379,18 @@ int cmd_stencil(int argc, char **argv)
         {"boundary", "SPEC", "boundary conditions filling the ghost frame before each apply, e.g. "
                              "x=periodic,y=dirichlet:0,z-=neumann:1 (FACE x, y, z, x-, x+, ..., all; KIND periodic, "
                              "dirichlet[:V], neumann[:Q], none) [none: interior only]", &boundary},
+        {"steps", "N", "heat only: N steps through fdx_stencil_steps, verified bit for bit against single steps, "
+                       "timed per step", &steps_s},
+        {"temporal", "off|auto|K", "with --steps: one step a pass, chosen by timing, or K (2..8) steps a pass "
+                                   "[auto]", &temporal_s},
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
     int rc = cli_parse(argc, argv, CMD,
                        "[--dims 1|2|3] [--order N] [--op laplacian|wave|heat] [--size NXxNY[xNZ]] "
-                       "[--precision float|double] [--coef] [--reps N] [--json] [--boundary SPEC]",
+                       "[--precision float|double] [--coef] [--reps N] [--json] [--boundary SPEC] "
+                       "[--steps N [--temporal off|auto|K]]",
                        flags, opts);
     fdx_ctx *ctx = NULL;
     if (rc >= 0) goto done;
@@ -404,6 +414,27 @@ int cmd_stencil(int argc, char **argv)
         goto done;
     }
     c.order = (int)order, c.reps = (int)reps;
+    long nsteps = 0, temporal = -1;
+    if (steps_s) {
+        if ((st = cli_parse_int("--steps", steps_s, 1, 1000000, &nsteps)) != FDX_OK) {
+            rc = cli_usage_error(CMD, "%s", fdx_last_error());
+            goto done;
+        }
+        if (c.update != FDX_UPDATE_HEAT || c.coef) {
+            rc = cli_usage_error(CMD, "--steps needs --op heat without --coef");
+            goto done;
+        }
+        if (boundary) {
+            rc = cli_usage_error(CMD, "--boundary with --steps: the time-stepping path takes no boundary conditions "
+                                      "yet (apply them with single steps: drop --steps)");
+            goto done;
+        }
+        if (strcmp(temporal_s, "off") == 0) temporal = 0;
+        else if (strcmp(temporal_s, "auto") != 0 && (st = cli_parse_int("--temporal", temporal_s, 1, 8, &temporal)) != FDX_OK) {
+            rc = cli_usage_error(CMD, "--temporal '%s' is not off, auto or 1..8", temporal_s);
+            goto done;
+        }
+    }
     if (size) {
         int rank = 0;
         if ((st = cli_parse_shape(size, 1, 3, 1, &rank, c.shape)) != FDX_OK) {
@@ -456,6 +487,10 @@ int cmd_stencil(int argc, char **argv)
     double copy_gbps;
     if ((st = stencil_copy_gbps(ctx, need / (2 + (c.update == FDX_UPDATE_WAVE) + c.coef), &copy_gbps)) != FDX_OK) {
         rc = cli_fail(CMD, st);
+        goto done;
+    }
+    if (steps_s) {
+        rc = stencil_steps_run(ctx, CMD, &c, nsteps, (int)temporal, json != NULL, copy_gbps);
         goto done;
     }
     if (!json) stencil_table_header();

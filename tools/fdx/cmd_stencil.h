@@ -77,6 +77,16 @@ typedef struct bench_suite {
    every selected case; returns the exit status. */
 int bench_suite_main(const bench_suite *s, int argc, char **argv);
 
+/* The case's stencil description (laplacian, or a stable explicit step of
+   the wave / heat update on the unit cube). */
+void stencil_case_desc(const stencil_case *c, fdx_stencil_desc *d);
+
+/* `fdx stencil --steps N`: nsteps heat steps with temporal blocking
+   (0 off, -1 auto, K), verified bit for bit against single steps and timed
+   per step (tools/fdx/cmd_stencil_steps.c). */
+int stencil_steps_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, int64_t nsteps, int temporal,
+                      int json, double copy_gbps);
+
 /* The copy bandwidth probe sized for a problem of `bytes` per array. */
 fdx_status stencil_copy_gbps(fdx_ctx *ctx, double bytes, double *gbps);
 
