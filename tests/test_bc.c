@@ -88,12 +88,53 @@ static void error_cases(fdx_ctx *ctx)
     fdx_array_destroy(&gbad);
 }
 
+/* fdx_stencil_steps with conditions: one apply a step (the pass between
+   steps), the same as the applies by hand; a temporal depth is refused. */
+static void steps_case(fdx_ctx *ctx)
+{
+    int64_t n[2] = {37, 29};
+    fdx_stencil_desc d;
+    fdx_stencil_desc_laplacian(&d, 2, 4, NULL);
+    d.update = FDX_UPDATE_HEAT, d.alpha = 0.05;
+    fdx_bc_desc bc;
+    CHECK_OK(fdx_bc_parse("x=periodic,y-=dirichlet:1,y+=neumann:0.5", 2, &bc));
+    fdx_stencil *s = NULL;
+    fdx_array *a[4] = {NULL};
+    CHECK_OK(fdx_stencil_create(ctx, &d, FDX_FLOAT64, &s));
+    for (int k = 0; k < 4; k++) CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, 2, n, FDX_ON_HOST, &a[k]));
+    if (!s || !a[0] || !a[1] || !a[2] || !a[3]) return;
+    CHECK_OK(fdx_stencil_set_boundary(s, &bc));
+    uint64_t seed = 5;
+    size_t bytes = fdx_array_bytes(a[0]);
+    for (int64_t i = 0; i < n[0] * n[1]; i++) ((double *)fdx_array_host(a[0]))[i] = fdx_test_rand(&seed);
+    memcpy(fdx_array_host(a[1]), fdx_array_host(a[0]), bytes);
+    memcpy(fdx_array_host(a[2]), fdx_array_host(a[0]), bytes);
+    memcpy(fdx_array_host(a[3]), fdx_array_host(a[0]), bytes);
+    CHECK_OK(fdx_stencil_steps(s, a[0], a[1], 5, -1, NULL));
+    fdx_array *u = a[2], *v = a[3];
+    for (int k = 0; k < 5; k++) {
+        CHECK_OK(fdx_stencil_apply(s, v, u, NULL, NULL, NULL));
+        fdx_array *t = u;
+        u = v, v = t;
+    }
+    /* the unknowns agree bit for bit */
+    int64_t bad = 0;
+    for (int64_t y = 2; y < n[1] - 2; y++)
+        for (int64_t x = 2; x < n[0] - 2; x++)
+            bad += ((double *)fdx_array_host(a[0]))[x + n[0] * y] != ((double *)fdx_array_host(u))[x + n[0] * y];
+    CHECK(bad == 0, "fdx_stencil_steps with conditions differs from 5 applies at %lld unknowns", (long long)bad);
+    CHECK_FAILS(fdx_stencil_steps(s, a[0], a[1], 4, 2, NULL), FDX_ERR_UNSUPPORTED);
+    fdx_stencil_destroy(&s);
+    for (int k = 0; k < 4; k++) fdx_array_destroy(&a[k]);
+}
+
 int main(void)
 {
     fdx_ctx *ctx = bc_ctx("cpu");
     if (!ctx) return fdx_test_finish("test_bc");
     parse_cases();
     error_cases(ctx);
+    steps_case(ctx);
     uint64_t seed = 0xbc17;
     for (int dbl = 0; dbl < 2; dbl++)
         for (int rank = 1; rank <= 3; rank++)

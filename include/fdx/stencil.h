@@ -103,7 +103,10 @@ FDX_API const char *fdx_stencil_config(const fdx_stencil *s, const int64_t *shap
    spec and shape (tmp's interior is overwritten, u is not) and keeps the
    fastest per step, temporal or not (small problems and nsteps < 2: one
    step a pass).  An odd number of passes ends with a copy of tmp into u.
-   On CUDA asynchronous on `stream`, like fdx_stencil_apply. */
+   On CUDA asynchronous on `stream`, like fdx_stencil_apply.  With boundary
+   conditions (fdx_stencil_set_boundary) every step is one apply, whose
+   pass fills the frame of the step's input: auto takes one step a pass and
+   K > 1 is refused (FDX_ERR_UNSUPPORTED). */
 FDX_API fdx_status fdx_stencil_steps(fdx_stencil *s, fdx_array *u, fdx_array *tmp, int64_t nsteps, int temporal,
                                      void *stream);
 

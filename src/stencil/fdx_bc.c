@@ -94,11 +94,14 @@ fdx_status fdx_bc_create(fdx_ctx *ctx, const fdx_bc_desc *bc, int rank, int radi
     return FDX_OK;
 }
 
-/* The kernel stays loaded in the backend's JIT until the process ends, as
-   the stencil engine's kernels do; nothing to release here. */
+/* The pass owns its loaded kernels (the JIT keeps the compiled objects on
+   disk, so a new pass loads them again without compiling). */
 void fdx_bc_destroy(fdx_bc **bc)
 {
     if (!bc || !*bc) return;
+    const fdx_backend *be = fdx_ctx_ops((*bc)->ctx);
+    for (int w = 0; w < 2; w++)
+        if ((*bc)->kernel[w]) be->kernel_release((*bc)->kernel[w]);
     free(*bc);
     *bc = NULL;
 }

@@ -64,6 +64,10 @@ FDX_HIDDEN unsigned fdx_bc_periodic_axes(const fdx_bc_desc *bc, int rank);
    arrays on Dirichlet faces only).  Any rank-dependent array check is done
    at apply. */
 FDX_HIDDEN fdx_status fdx_bc_check_desc(const fdx_bc_desc *bc, int rank);
+/* The pass a stencil runs before each apply (fdx_stencil_set_boundary),
+   NULL when none: paths that step without fdx_stencil_apply (temporal
+   blocking) must not skip it. */
+FDX_HIDDEN const fdx_bc *fdx_stencil_boundary_of(const fdx_stencil *s);
 /* 1 when some face of the first `rank` axes has a condition. */
 FDX_HIDDEN int fdx_bc_any(const fdx_bc_desc *bc, int rank);
 

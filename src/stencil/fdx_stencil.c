@@ -151,6 +151,8 @@ void fdx_stencil_force_cfg(fdx_stencil *s, const fdx_stencil_cfg *cfg)
 
 int fdx_stencil_radius(const fdx_stencil *s) { return s ? s->ks.radius : 0; }
 
+const fdx_bc *fdx_stencil_boundary_of(const fdx_stencil *s) { return s ? s->bc : NULL; }
+
 fdx_status fdx_stencil_set_boundary(fdx_stencil *s, const fdx_bc_desc *bc)
 {
     FDX_CHECK(s, FDX_ERR_INVALID, "fdx_stencil_set_boundary: NULL stencil");

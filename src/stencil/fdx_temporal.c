@@ -5,6 +5,7 @@
 #include "arrays/fdx_array_impl.h"
 #include "core/fdx_log.h"
 #include "fdx/metrics.h"
+#include "stencil/fdx_bc.h"
 #include "stencil/fdx_stencil_tune.h"
 #include "stencil/fdx_temporal.h"
 
@@ -265,7 +266,13 @@ fdx_status fdx_stencil_steps(fdx_stencil *s, fdx_array *u, fdx_array *tmp, int64
     stream = fdx_ctx_stream(r.v.ctx, stream);
     if (nsteps == 0) return FDX_OK;
 
-    /* The plan: one step a pass, the asked depth, or the tuned choice. */
+    /* Boundary conditions are filled between steps by fdx_stencil_apply's
+       pass; the deeper kernels have no such step yet: one step a pass. */
+    FDX_CHECK(temporal <= 1 || !fdx_stencil_boundary_of(s), FDX_ERR_UNSUPPORTED,
+              "temporal depth %d: the stencil has boundary conditions, which only one step a pass applies (use off "
+              "or auto)", temporal);
+    if (fdx_stencil_boundary_of(s)) temporal = 0;
+        /* The plan: one step a pass, the asked depth, or the tuned choice. */
     tplan plan;
     memset(&plan, 0, sizeof plan);
     plan.cfg.k = 1;
