@@ -5,7 +5,7 @@
    kernel), each against the CPU reference on random inputs with random
    weights and a NaN-poisoned output; in double the CUDA output and the CPU
    path's on the same inputs agree within 1e-12 relative and in their frames;
-   a tuned box and div(k grad u) at 168^3. */
+   a tuned box at 162^3. */
 #include "fdx_test.h"
 #include "stencil/fdx_ustencil_impl.h"
 #include "ustencil_ref.h"
@@ -76,14 +76,13 @@ int main(void)
     if (o) CHECK_OK(fdx_ctx_create(o, &tuned));
     fdx_options_destroy(&o);
     if (tuned) {
+        /* One case (the tuner times ~80 candidates; compute-sanitizer runs
+           this test too): the box, just above the size the tuner takes. */
         uint64_t s = 9;
         static us_case c;
-        us_init(&c, "tuned box 168^3", 3, 1, 1, 0, 168, 168, 168);
+        us_init(&c, "tuned box 162^3", 3, 1, 1, 0, 162, 162, 162);
         us_box(&c, 1, &s);
         us_run(tuned, &c, FDX_FLOAT64, 77, 1, "cuda tuned", NULL, NULL, NULL);
-        us_init(&c, "tuned div 168^3", 3, 1, 1, 1, 168, 168, 168);
-        c.build = US_DIV;
-        us_run(tuned, &c, FDX_FLOAT32, 78, 1, "cuda tuned", NULL, NULL, NULL);
         fdx_ctx_destroy(&tuned);
     }
     fdx_ctx_destroy(&gpu);

@@ -143,7 +143,8 @@ FDX_API void fdx_ustencil_traffic(const fdx_ustencil *s, const int64_t *shape, d
                                   double *write_bytes);
 
 /* The configuration used for the grid `shape`, e.g. "march 32x8 vec2 chunk 64
-   unroll 2", "point 32x8", "cpu"; "" before the first apply to it. */
+   unroll 2 vload pf2 rows1", "point 32x8", "cpu"; "" before the first apply
+   to it. */
 FDX_API const char *fdx_ustencil_config(const fdx_ustencil *s, const int64_t *shape);
 
 /* The generated source for the CPU (cuda 0) or CUDA with the default
