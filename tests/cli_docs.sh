@@ -45,5 +45,18 @@ while IFS= read -r line; do
   done
 done < synopsis.txt
 
+# 3. Environment variables: every FDX_* name the sources read (getenv/setenv)
+#    is a global option or an expert variable of src/core/fdx_knobs.def, and
+#    `fdx --help` lists it: no undocumented switch changes what fdx does.
+grep -rhoE '(getenv|setenv)\("FDX_[A-Z0-9_]+"' "$root/src" "$root/tools" | sed 's/.*"\(FDX_[A-Z0-9_]*\)"/\1/' | sort -u > envread.txt
+while IFS= read -r var; do
+  checks=$((checks + 1))
+  if ! grep -qE "(^| )$var( |$)" global.txt; then
+    echo "FAIL: the sources read $var, which 'fdx --help' does not list (add it to src/core/fdx_knobs.def)"
+    fails=$((fails + 1))
+  fi
+done < envread.txt
+grep -q FDX_LAYOUT_TILE global.txt || { echo "FAIL: 'fdx --help' lists no expert environment variables"; fails=$((fails + 1)); }
+
 echo "cli_docs: $ncmd documented commands run, $checks checks, $fails failed"
 [ $fails -eq 0 ]

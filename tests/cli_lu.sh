@@ -39,7 +39,9 @@ fi
 expect_usage "class" lu --class D
 expect_usage "class" lu --class SS
 expect_usage "gpus" lu --class S --gpus 11
-expect_usage "compare-autotfm" lu --class S --gpus 2 --compare-autotfm
+expect_usage "autotfm-scope" lu --class S --gpus 2 --autotfm-scope sweeps
+json=$("$fdx" lu --class S --backend cpu --gpus 2 --compare-autotfm --json); rc=$?
+check '[ $rc -eq 0 ] && grep -q "\"speedup_autotfm\"" <<<"$json" && grep -q "\"layout_moves\"" <<<"$json" && grep -q "\"verified\": true" <<<"$json"' "2 units with --compare-autotfm: exit $rc: $json"
 expect_usage "steps" lu --steps 0
 expect_usage "unknown" lu --bogus
 echo "cli_lu: $((checks - fails)) passed, $fails failed"

@@ -115,6 +115,63 @@ static void test_font(void)
     CHECK_FAILS(fdx_font_render("too long for this", 3, m, 60, 20), FDX_ERR_INVALID);
 }
 
+/* The annotated frame: the field unchanged below the caption band, a bar
+   running from the palette's top level to its bottom, ink in the caption and
+   the labels, palette indices only; on the diverging map too; a caption too
+   wide is cut, not refused; a tiny field still gets a readable bar. */
+static void check_annotated(int w, int h, fdx_cmap map, const char *caption)
+{
+    unsigned char pal[768];
+    fdx_cmap_palette(map, pal);
+    fdx_image f = {0}, a = {0};
+    CHECK_OK(fdx_image_create(w, h, 1, &f));
+    if (!f.pixels) return;
+    for (int i = 0; i < w * h; i++) f.pixels[i] = (unsigned char)(i * 7 % 256);
+    CHECK_OK(fdx_image_annotate(&f, pal, -0.25, 1.5, caption, &a));
+    if (a.pixels) {
+        CHECK(a.channels == 1 && a.width > w + 20 && a.height >= h, "annotated %dx%d from %dx%d", a.width, a.height, w, h);
+        int band, same = 1;
+        /* find the band: the first row equal to the field's first row */
+        for (band = 0; band < a.height - h; band++)
+            if (memcmp(a.pixels + (size_t)band * a.width, f.pixels, (size_t)w) == 0) break;
+        for (int r = 0; r < h && band + r < a.height; r++)
+            same &= memcmp(a.pixels + (size_t)(band + r) * a.width, f.pixels + (size_t)r * w, (size_t)w) == 0;
+        CHECK(same, "the field is copied unchanged below a band of %d rows", band);
+        CHECK(caption && *caption ? band >= 7 : band < 7, "caption band %d rows for '%s'", band, caption ? caption : "");
+        /* the bar's inner column: 255 near the top, 0 near the bottom, monotone */
+        int col = w + 4 + 5, prev = 256, mono = 1;
+        int rows = h > 18 ? h : 18;
+        for (int r = 1; r < rows - 1; r++) {
+            int v = a.pixels[(size_t)(band + r) * a.width + col];
+            mono &= v <= prev;
+            prev = v;
+        }
+        int top = a.pixels[(size_t)(band + 1) * a.width + col], bot = a.pixels[(size_t)(band + rows - 2) * a.width + col];
+        CHECK(mono && top >= 240 && bot <= 15, "bar from %d down to %d, monotone %d", top, bot, mono);
+        /* labels: ink pixels right of the bar */
+        int ink = 0;
+        for (int r = band; r < a.height; r++)
+            for (int c = w + 4 + 10 + 4; c < a.width; c++) ink += a.pixels[(size_t)r * a.width + c] != a.pixels[0];
+        CHECK(ink > 20, "%d label pixels", ink);
+    }
+    fdx_image_free(&a);
+    fdx_image_free(&f);
+}
+
+static void test_annotate(void)
+{
+    check_annotated(120, 50, FDX_CMAP_SEQUENTIAL, "step 200  t 0.125");
+    check_annotated(300, 200, FDX_CMAP_DIVERGING, "step 1000000000000  t 123456.789 a long caption, longer than the frame");
+    check_annotated(3, 2, FDX_CMAP_SEQUENTIAL, "step 0");
+    check_annotated(64, 64, FDX_CMAP_SEQUENTIAL, NULL);
+    fdx_image rgb = {0}, out = {0};
+    unsigned char pal[768];
+    fdx_cmap_palette(FDX_CMAP_SEQUENTIAL, pal);
+    CHECK_OK(fdx_image_create(4, 4, 3, &rgb));
+    CHECK_FAILS(fdx_image_annotate(&rgb, pal, 0, 1, "x", &out), FDX_ERR_INVALID);
+    fdx_image_free(&rgb);
+}
+
 typedef struct seen {
     int n;
     char last[64];
@@ -234,6 +291,7 @@ int main(void)
     gif_round_trip(257, 129, 2, 2);
     test_png();
     test_font();
+    test_annotate();
     test_ini();
     test_ckpt();
     test_hdf5();

@@ -98,6 +98,11 @@ FDX_API const char *fdx_options_get(const fdx_options *opts, const char *name);
 FDX_API int fdx_options_count(void);
 FDX_API void fdx_options_describe(int i, const char **name, const char **env,
                                   const char **def, const char **help);
+/* The expert environment variables (FDX_LAYOUT_TILE, FDX_STENCIL_CFG, ...;
+   src/core/fdx_knobs.def): measurement switches that change speed, never
+   results.  value: the variable's value now, NULL when unset. */
+FDX_API int fdx_knob_count(void);
+FDX_API void fdx_knob_describe(int i, const char **env, const char **help, const char **value);
 
 /* ---- context -------------------------------------------------------------- */
 typedef struct fdx_ctx fdx_ctx;

@@ -164,8 +164,13 @@ FDX_API int fdx_dstencil_graph_used(const fdx_dstencil *s);
    renewal.  Reductions are global over all units and ranks, the same on
    every unit; exact operations (max, min, loc, and, or, integer sums and
    products) do not depend on the decomposition, floating sums do in their
-   last bits.  The blocks keep the plain layout (no automatic
-   reorganization).
+   last bits.  With autotfm (the context's option, fdx_dloop_set_autotfm)
+   each unit's block takes the layout its loops want (permutation,
+   diagonal), as on one unit; shadow exchanges and ACROSS faces read and
+   write faces straight out of reorganized blocks (slice copies), fill,
+   gather and checksum see global indices whatever the layout
+   (FDX_DLOOP_AUTOTFM=off keeps the blocks plain, for comparisons).  The
+   stencil engine (fdx_dstencil_*) takes plain blocks only.
 
    ACROSS loops (fdx_dloop_across) run as DVMH runs them: before each sweep
    the shadows hold the old values; every unit waits for its upstream
@@ -223,6 +228,13 @@ FDX_API fdx_status fdx_dloop_result(const fdx_dloop *l, const char *name, double
    loop's sequential order on ties; loc may be NULL. */
 FDX_API fdx_status fdx_dloop_result_loc(const fdx_dloop *l, const char *name, double *value, int64_t *loc);
 FDX_API fdx_status fdx_dloop_result_int(const fdx_dloop *l, const char *name, int64_t *value, int64_t *loc);
+/* autotfm for every unit's block (fdx_loop_set_autotfm: 0 off, 1 on,
+   2 force), and planning as for `target` (fdx_loop_plan_for: a GPU's
+   layouts on CPU units, for tests). */
+FDX_API fdx_status fdx_dloop_set_autotfm(fdx_dloop *l, int mode);
+FDX_API fdx_status fdx_dloop_plan_for(fdx_dloop *l, fdx_backend_kind target);
+/* The layout moves of every local unit's loop so far (fdx_loop_move_stats). */
+FDX_API fdx_status fdx_dloop_move_stats(const fdx_dloop *l, fdx_loop_moves *out);
 /* Shadow renewals the loop has made (tests); portions of the last ACROSS run. */
 FDX_API int fdx_dloop_exchanges(const fdx_dloop *l);
 FDX_API int fdx_dloop_portions(const fdx_dloop *l);

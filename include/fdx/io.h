@@ -37,6 +37,14 @@ FDX_API void fdx_image_free(fdx_image *img);
    0..255.  The image's row 0 is the field's last j (y points up). */
 FDX_API fdx_status fdx_image_from_field(const double *v, int nx, int ny, double lo, double hi, int scale,
                                         fdx_image *out);
+/* A field picture that reads on its own: `field` (indexed) with a caption
+   band on top (e.g. "step 200  t 0.125"; cut to the width, none if NULL or
+   "") and, on the right, a colour bar of the palette from hi (top) to lo
+   (bottom) labelled with both values.  Drawn with the palette's lightest
+   colour as paper and its darkest as ink, so *out (a new indexed image) uses
+   palette colours only.  Free with fdx_image_free. */
+FDX_API fdx_status fdx_image_annotate(const fdx_image *field, const unsigned char palette[768], double lo, double hi,
+                                      const char *caption, fdx_image *out);
 /* Expands an indexed image to RGB through a 256-entry palette. */
 FDX_API fdx_status fdx_image_to_rgb(const fdx_image *indexed, const unsigned char palette[768], fdx_image *out);
 
@@ -149,9 +157,14 @@ typedef fdx_status (*fdx_ini_fn)(void *user, const char *section, const char *ke
 FDX_API fdx_status fdx_ini_parse(const char *text, size_t size, const char *what, fdx_ini_fn fn, void *user);
 
 /* ---- progress -----------------------------------------------------------------
-   A bar with step, rate and ETA on a terminal, plain log lines otherwise. */
+   A bar with step, rate and ETA on a terminal, plain log lines otherwise.
+   The rate (and so the ETA) counts from the first step reported: work
+   before it is not stepping.  fdx_progress_phase names such work before the
+   first step ("compiling/tuning", "initialising"): it is shown on its own
+   line, and its time is said when the next step is reported. */
 typedef struct fdx_progress fdx_progress;
 FDX_API fdx_status fdx_progress_create(FILE *out, const char *what, int64_t total, fdx_progress **p);
+FDX_API void fdx_progress_phase(fdx_progress *p, const char *phase);
 FDX_API void fdx_progress_update(fdx_progress *p, int64_t done);
 FDX_API void fdx_progress_finish(fdx_progress *p, int64_t done);
 FDX_API void fdx_progress_destroy(fdx_progress **p);

@@ -18,12 +18,6 @@ extern "C" {
 FDX_API fdx_status fdx_laplacian_apply(fdx_array *out, fdx_array *in, const double *h,
                                        void *stream);
 
-/* The seed's theoretical traffic of a star stencil of the given radius: every
-   input point some output needs read once (corners and edges excluded), every
-   interior output point written once.  In bytes. */
-FDX_API void fdx_star_traffic(int rank, const int64_t *shape, int radius, size_t elem_size,
-                              double *fetch_bytes, double *write_bytes);
-
 #ifdef __cplusplus
 }
 #endif

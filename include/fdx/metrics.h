@@ -24,12 +24,19 @@ FDX_API fdx_status fdx_time_run(fdx_ctx *ctx, fdx_timed_fn fn, void *arg, int wa
 
 /* Copy bandwidth of the context's device in GB/s (1e9 bytes/s), counting bytes
    read plus bytes written: cudaMemcpy device to device on CUDA, a parallel
-   (OpenMP) copy on the CPU.  `bytes` is the size of one buffer (0: default, 1 GiB). */
+   (OpenMP) copy on the CPU.  `bytes` is the size of one buffer (0: the least
+   that exceeds the device's last-level cache well: 4x it, 32 MiB..1 GiB). */
 FDX_API fdx_status fdx_copy_bandwidth(fdx_ctx *ctx, size_t bytes, int reps,
                                       fdx_time_stats *time, double *gbps);
 
 /* (fetch + write) / time, in GB/s. */
 FDX_API double fdx_effective_gbps(double fetch_bytes, double write_bytes, double ms);
+
+/* The seed's theoretical traffic of a star stencil of the given radius: every
+   input point some output needs read once (corners and edges excluded), every
+   interior output point written once.  In bytes. */
+FDX_API void fdx_star_traffic(int rank, const int64_t *shape, int radius, size_t elem_size,
+                              double *fetch_bytes, double *write_bytes);
 
 #ifdef __cplusplus
 }

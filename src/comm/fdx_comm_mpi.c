@@ -1,6 +1,7 @@
 /* fdx_comm_mpi: MPI between processes (OpenMPI or any MPI-3 library), on the
    caller's communicator or the world. */
 #include "comm/fdx_comm_mpi.h"
+#include "core/fdx_knob.h"
 
 #include <limits.h>
 #include <mpi.h>
@@ -105,8 +106,8 @@ void fdx_mpi_finalize(void)
 
 int fdx_mpi_cuda_aware(void)
 {
-    const char *force = getenv("FDX_MPI_CUDA_AWARE");
-    if (force && *force) return atoi(force) != 0;
+    const char *force = fdx_knob(FDX_KNOB_MPI_CUDA_AWARE);
+    if (force) return atoi(force) != 0;
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
     /* Compiled with CUDA support; the library loaded at run time decides. */
     return MPIX_Query_cuda_support() == 1;

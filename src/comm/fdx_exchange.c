@@ -26,19 +26,11 @@ static void *recv_dst(fdx_darray *a, int i, fdx_face *f)
     return f->recv_off >= 0 ? at(&a->unit[i], a->elem, f->recv_off) : f->recv_buf;
 }
 
-static fdx_box_copy face_copy(fdx_darray *a, int i, fdx_face *f, int pack)
+/* A face packed from or unpacked into the block, whatever its layout. */
+static fdx_status face_copy(fdx_darray *a, int i, fdx_face *f, int pack, void *stream)
 {
-    fdx_unit_plan *p = &a->unit[i];
-    fdx_box_copy c = {0};
-    c.elem = a->elem;
-    for (int b = 0; b < 3; b++) {
-        c.box[b] = pack ? f->sbox[b] : f->rbox[b];
-        if (pack) c.sn[b] = p->n3[b], c.slo[b] = f->send_lo[b], c.dn[b] = f->sbox[b];
-        else c.dn[b] = p->n3[b], c.dlo[b] = f->recv_lo[b], c.sn[b] = f->rbox[b];
-    }
-    if (pack) c.src = fdx_array_device(p->local), c.dst = f->send_buf;
-    else c.src = f->recv_buf, c.dst = fdx_array_device(p->local);
-    return c;
+    return pack ? fdx_darray_box_copy(a, i, f->send_lo, f->sbox, f->send_buf, 1, stream)
+                : fdx_darray_box_copy(a, i, f->recv_lo, f->rbox, f->recv_buf, 0, stream);
 }
 
 /* MPI tag of the message that local unit `li` of its process receives on
@@ -70,8 +62,7 @@ static fdx_status begin_axes(fdx_darray *a, unsigned mask)
             fdx_face *f = &p->faces[k];
             if (!(mask >> f->axis & 1)) continue;
             if (f->send_off < 0 && f->sbytes) {
-                fdx_box_copy c = face_copy(a, i, f, 1);
-                FDX_TRY(fdx_comm_box_copy(be, &c, d->comm[i]));
+                FDX_TRY(face_copy(a, i, f, 1, d->comm[i]));
             }
             if (is_remote(d, f) && staged(d))
                 FDX_TRY(be->copy(f->host_send, send_src(a, i, f), f->sbytes, FDX_COPY_D2H, d->comm[i]));
@@ -117,8 +108,7 @@ static fdx_status begin_axes(fdx_darray *a, unsigned mask)
             FDX_TRY(fdx_comm_peer_copy(be, recv_dst(a, i, f), d->ordinal[i], send_src(a, j, g), d->ordinal[j], f->rbytes,
                                        d->comm[i]));
             if (f->recv_off < 0 && f->rbytes) {
-                fdx_box_copy c = face_copy(a, i, f, 0);
-                FDX_TRY(fdx_comm_box_copy(be, &c, d->comm[i]));
+                FDX_TRY(face_copy(a, i, f, 0, d->comm[i]));
             }
         }
     }
@@ -138,8 +128,7 @@ static fdx_status end_axes(fdx_darray *a, unsigned mask)
             if (!(mask >> f->axis & 1) || !is_remote(d, f)) continue;
             if (staged(d) && f->rbytes) FDX_TRY(be->copy(recv_dst(a, i, f), f->host_recv, f->rbytes, FDX_COPY_H2D, d->comm[i]));
             if (f->recv_off < 0 && f->rbytes) {
-                fdx_box_copy c = face_copy(a, i, f, 0);
-                FDX_TRY(fdx_comm_box_copy(be, &c, d->comm[i]));
+                FDX_TRY(face_copy(a, i, f, 0, d->comm[i]));
             }
         }
         if (p->done) FDX_TRY(be->event_record(p->done, d->comm[i]));
@@ -171,6 +160,7 @@ fdx_status fdx_darray_exchange_begin(fdx_darray *a)
     FDX_CHECK(a, FDX_ERR_INVALID, "fdx_darray_exchange_begin: NULL array");
     FDX_CHECK(!a->in_flight, FDX_ERR_INVALID, "fdx_darray_exchange_begin: an exchange of this array is already under way");
     if (skip_exchange()) return FDX_OK;
+    FDX_TRY(fdx_darray_sync_faces(a)); /* blocks reorganized by autotfm */
     unsigned m = split_axes(a), last = 0;
     for (int ax = 0; ax < 3; ax++)
         if (m >> ax & 1) last = 1u << ax;

@@ -1,6 +1,7 @@
 /* fdx_layout_cpu: the transforms on the CPU: OpenMP over cache-sized tiles,
    words moved as opaque bytes (one body for every word size: each call site
    passes a constant size, so memcpy becomes a single load and store). */
+#include "core/fdx_knob.h"
 #include "layout/fdx_layout_index.h"
 #include "layout/fdx_layout_plan.h"
 
@@ -142,7 +143,7 @@ static void copy_tiled(char *dst, const char *src, const fdx_perm_plan *p)
     const int64_t tiles_a = (p->nA + ta - 1) / ta, tiles_k = (p->nK + tb - 1) / tb;
     const int64_t tasks = tiles_a * tiles_k * (p->count / (p->R * p->nA * p->nK));
     /* whole dst rows of at least a cache line go around the cache */
-    const int nt = HAVE_NT && (w == 4 || w == 8) && p->R == 1 && (size_t)tb * w >= 64 && !getenv("FDX_LAYOUT_NO_NT");
+    const int nt = HAVE_NT && (w == 4 || w == 8) && p->R == 1 && (size_t)tb * w >= 64 && !fdx_knob(FDX_KNOB_LAYOUT_NO_NT);
 #pragma omp parallel
     {
         _Alignas(64) char buf[CPU_TILE_BYTES]; /* ta * tb * u <= CPU_TILE_BYTES */
@@ -434,10 +435,10 @@ fdx_status fdx_layout_cpu_diag(void *dst, const void *src, const fdx_diag_plan *
     const size_t w = (size_t)p->word, plane = (size_t)(p->rx * p->ry) * w;
     const int64_t lng = (int64_t)(1024 / w) > 64 ? (int64_t)(1024 / w) : 64, shrt = 64;
     const int64_t L = p->undiag ? lng : shrt, H = p->undiag ? shrt : lng;
-    const int rect = p->undiag && !getenv("FDX_LAYOUT_UNDIAG_SHEARED");
+    const int rect = p->undiag && !fdx_knob(FDX_KNOB_LAYOUT_UNDIAG_SHEARED);
     const int64_t td = rect ? (p->rx + L - 1) / L : (p->rx + p->ry - 1 + L - 1) / L, ty = (p->ry + H - 1) / H;
     const int64_t outer = p->undiag ? ty : td, inner = p->undiag ? td : ty;
-    const int nt = HAVE_NT && !getenv("FDX_LAYOUT_NO_NT");
+    const int nt = HAVE_NT && !fdx_knob(FDX_KNOB_LAYOUT_NO_NT);
     char *dg = p->undiag ? (char *)src : dst, *pl = p->undiag ? dst : (char *)src;
     /* aligned_alloc wants a size that is a multiple of the alignment (glibc
        does not check; sanitizers and other C libraries return NULL). */

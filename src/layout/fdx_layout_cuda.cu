@@ -4,6 +4,7 @@
    parallelogram-tiled diagonalization, and box gathers/scatters through the
    index function. */
 #include "backends/cuda/fdx_cuda.h"
+#include "core/fdx_knob.h"
 #include "layout/fdx_layout_index.h"
 #include "layout/fdx_layout_plan.h"
 
@@ -410,14 +411,6 @@ template <> struct Word<16> { typedef uint4 type; };
 
 unsigned blocks_of(int64_t n, int64_t per) { return (unsigned)((n + per - 1) / per); }
 
-/* FDX_LAYOUT_ASYNC=0 (the register path for every word size) is for
-   measurements only, like FDX_LAYOUT_TILE and FDX_LAYOUT_KERNEL. */
-bool env_is(const char *name, const char *value)
-{
-    const char *e = getenv(name);
-    return e && strcmp(e, value) == 0;
-}
-
 /* The largest tile the tile kernel takes (words); the register path holds EPT a thread. */
 constexpr uint32_t MAX_TILE = 4096;
 
@@ -477,7 +470,8 @@ fdx_status tile_spec(const fdx_perm_plan *p, bool skew_ok, TileSpec *out, int64_
 
 /* The tile kernel's path for words of T: cp.async for 4 bytes and more
    (unless FDX_LAYOUT_ASYNC=0), registers otherwise. */
-template <typename T> bool async_path() { return sizeof(T) >= 4 && !env_is("FDX_LAYOUT_ASYNC", "0"); }
+/* FDX_LAYOUT_ASYNC=0: the register path for every word size (measurements). */
+template <typename T> bool async_path() { return sizeof(T) >= 4 && !fdx_knob_is(FDX_KNOB_LAYOUT_ASYNC, "0"); }
 
 template <typename T>
 fdx_status launch_tiles(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st)

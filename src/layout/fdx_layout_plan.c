@@ -1,5 +1,6 @@
 /* fdx_layout_plan: the transform planner: merges axes that stay together,
    widens the moved word over kept rows, picks the kernel kind and tile. */
+#include "core/fdx_knob.h"
 #include "layout/fdx_layout_plan.h"
 
 #include <stdio.h>
@@ -25,8 +26,7 @@ enum { MAX_TILE_WORDS = 4096 };
    TILED plan, 2d = 2D tiles for every TILED plan. */
 static int kernel_is(const char *name)
 {
-    const char *k = getenv("FDX_LAYOUT_KERNEL");
-    return k && strcmp(k, name) == 0;
+    return fdx_knob_is(FDX_KNOB_LAYOUT_KERNEL, name);
 }
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -82,7 +82,7 @@ static void strides(const fdx_perm_plan *p, int64_t *ss, int64_t *ds)
    cp.async path). */
 static int64_t tile_words(const fdx_perm_plan *p)
 {
-    const char *e = getenv("FDX_LAYOUT_TILE_WORDS");
+    const char *e = fdx_knob(FDX_KNOB_LAYOUT_TILE_WORDS);
     long v = e ? strtol(e, NULL, 10) : 0;
     return v >= 64 && v <= (p->word >= 4 ? MAX_TILE_WORDS : TILE_WORDS) ? v : TILE_WORDS;
 }
@@ -134,7 +134,7 @@ static void choose_tile(fdx_perm_plan *p)
     if (ta < 1) ta = 1;
     if (tb < 1) tb = 1;
     /* FDX_LAYOUT_TILE=TAxTB overrides the choice for tiling experiments. */
-    const char *env = getenv("FDX_LAYOUT_TILE");
+    const char *env = fdx_knob(FDX_KNOB_LAYOUT_TILE);
     long ea, eb;
     if (env && sscanf(env, "%ldx%ld", &ea, &eb) == 2 && ea >= 1 && eb >= 1 && p->R * ea * eb <= MAX_TILE_WORDS) {
         ta = min64(p->nA, ea);
@@ -238,10 +238,9 @@ static void choose_kernel_tile(fdx_perm_plan *p, int A, int K)
    0.92-0.935 of copy.  FDX_LAYOUT_SKEW=0 turns it off (measurements only). */
 static void choose_skew(fdx_perm_plan *p)
 {
-    const char *e = getenv("FDX_LAYOUT_SKEW");
     const int sw = 32 / p->word;
     p->skew = 0;
-    if ((e && strcmp(e, "0") == 0) || p->kind != FDX_PLAN_TILED || p->packed || p->R != 1 || p->word < 4)
+    if (fdx_knob_is(FDX_KNOB_LAYOUT_SKEW, "0") || p->kind != FDX_PLAN_TILED || p->packed || p->R != 1 || p->word < 4)
         return;
     if (p->TB < p->nK && p->TB % sw == 0 && p->dA % sw != 0) p->skew = sw;
 }

@@ -150,6 +150,7 @@ static fdx_status prelude(fdx_cg *cg, const fdx_loop *l, int cuda)
         fdx_cg_line(root, "#include <math.h>");
         fdx_cg_line(root, "#include <stdlib.h>");
         fdx_cg_line(root, "#include <limits.h>");
+        fdx_cg_line(root, "#pragma GCC optimize (\"fp-contract=off\")");
     }
     fdx_cg_raw(root, fdx_layout_emit_helpers());
     for (int a = 0; a < l->nargs; a++) {

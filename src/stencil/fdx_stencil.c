@@ -2,6 +2,8 @@
    the generated code's axis order, and one plan (configuration + loaded
    kernel) per shape it has been applied to. */
 #include "arrays/fdx_array_impl.h"
+#include "core/fdx_file.h"
+#include "core/fdx_knob.h"
 #include "core/fdx_log.h"
 #include "fdx/laplacian.h"
 #include "fdx/metrics.h"
@@ -188,6 +190,13 @@ static fdx_status trial(void *arg, const fdx_stencil_cfg *cfg, double *ms)
     return FDX_OK;
 }
 
+/* Compiles a batch of candidates in parallel before their trials. */
+static void prepare(void *arg, const fdx_stencil_cfg *cfgs, int n)
+{
+    call *c = arg;
+    fdx_stencil_kernels_prepare(c->be, c->dev, &c->s->ks, cfgs, n);
+}
+
 /* The configuration for this shape: tuned (cache or search) for large
    problems unless tuning is off, the default otherwise. */
 static fdx_status choose(call *c, void *stream, fdx_stencil_cfg *cfg)
@@ -205,8 +214,8 @@ static fdx_status choose(call *c, void *stream, fdx_stencil_cfg *cfg)
     /* FDX_STENCIL_CFG (profiling one configuration, experiments): the
        tuning file's fields after its version, used where they fit; a value
        that does not parse or fit is reported and ignored. */
-    const char *env = getenv("FDX_STENCIL_CFG");
-    if (env && env[0]) {
+    const char *env = fdx_knob(FDX_KNOB_STENCIL_CFG);
+    if (env) {
         fdx_stencil_cfg f;
         if (fdx_stencil_cfg_parse(env, &f) && (!cuda || fdx_stencil_cfg_fits(&c->s->ks, &f, c->n3))) {
             *cfg = f;
@@ -217,23 +226,35 @@ static fdx_status choose(call *c, void *stream, fdx_stencil_cfg *cfg)
     if (off || points < FDX_STENCIL_TUNE_MIN_POINTS) return FDX_OK;
     char key[33];
     fdx_stencil_tune_key(c->be->name, c->dev, &c->s->ks, c->n3, key);
-    if (fdx_stencil_tuned_find(key, force, cfg)) {
+    fdx_stencil_journal *j = malloc(sizeof *j);
+    FDX_CHECK(j, FDX_ERR_NOMEM, "out of memory for the tuning journal");
+    if (fdx_stencil_tuned_find(key, force, cfg, force ? NULL : j)) {
+        free(j);
         /* A configuration tuned for this class may not fit an odd member
            (vector width); the chunk is rescaled to this shape's planes. */
         if (!cuda || fdx_stencil_cfg_fits(&c->s->ks, cfg, c->n3)) return FDX_OK;
         fdx_stencil_default_cfg(&c->s->ks, c->dev, cuda, c->n3, cfg);
         return FDX_OK;
     }
+    if (force) memset(j, 0, sizeof *j);
     /* The caller's earlier work on its stream must finish before the trials
        (they run on the timer's own stream). */
-    FDX_TRY(c->be->stream_sync(stream));
-    FDX_TRY(fdx_stencil_tune(&c->s->ks, c->dev, cuda, c->n3, trial, c, cfg));
-    char text[96];
-    fdx_stencil_cfg_text(cfg, cuda, text, sizeof text);
-    FDX_INFO("stencil tuned for %lldx%lldx%lld: %s", (long long)c->n3[0], (long long)c->n3[1], (long long)c->n3[2],
-             text);
-    fdx_stencil_tuned_store(key, cfg);
-    return FDX_OK;
+    fdx_status st = c->be->stream_sync(stream);
+    const char *budget = fdx_options_get(fdx_ctx_options(c->s->ctx), "tune-budget");
+    fdx_stencil_tuner t = {trial, prepare, c, budget && strcmp(budget, "all") != 0 ? atoi(budget) : 0};
+    int measured = 0;
+    double t0 = fdx_now_s();
+    if (st == FDX_OK) st = fdx_stencil_tune_step(&c->s->ks, c->dev, cuda, c->n3, &t, j, cfg, &measured);
+    if (st == FDX_OK) {
+        char text[96];
+        fdx_stencil_cfg_text(cfg, cuda, text, sizeof text);
+        FDX_INFO("stencil tuned for %lldx%lldx%lld: %s (%d configurations measured in %.2f s, %d in all; %s)",
+                 (long long)c->n3[0], (long long)c->n3[1], (long long)c->n3[2], text, measured, fdx_now_s() - t0,
+                 j->n, j->complete ? "search complete" : "later runs go on with the search");
+        fdx_stencil_tuned_store(key, cfg, j);
+    }
+    free(j);
+    return st;
 }
 
 static plan *find_plan(fdx_stencil *s, const int64_t n3[3])

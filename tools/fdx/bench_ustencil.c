@@ -222,9 +222,11 @@ static void header(void)
 int bench_ustencil(int argc, char **argv)
 {
 #define N(t) (sizeof t / sizeof *t)
-    static const bench_suite suite = {"bench ustencil", "timed repetitions per case [20 on the GPU, 10 on the CPU]",
-                                      gpu_cases, cpu_cases, quick_cases, N(gpu_cases), N(cpu_cases), N(quick_cases),
-                                      sizeof(ucase), run, header};
+    static const bench_suite suite = {.cmd = "bench ustencil",
+                                      .reps_help = "timed repetitions per case [20 on the GPU, 10 on the CPU]",
+                                      .gpu = gpu_cases, .cpu = cpu_cases, .quick = quick_cases,
+                                      .ngpu = N(gpu_cases), .ncpu = N(cpu_cases), .nquick = N(quick_cases),
+                                      .elem = sizeof(ucase), .run = run, .header = header};
 #undef N
     return bench_suite_main(&suite, argc, argv);
 }

@@ -18,6 +18,7 @@ static const char *CMD = "lu";
 typedef struct lu_result {
     double xcr[5], xce[5], xci, seconds, section[LU_NSECTIONS];
     char layouts[5][48];      /* u, rsd, frct, rho_i, qs after the run */
+    fdx_loop_moves moves, timed_moves; /* the run's layout moves, those of the timed SSOR */
 } lu_result;
 
 static void layout_text(fdx_array *a, char *buf, size_t cap)
@@ -40,6 +41,8 @@ static fdx_status run(fdx_ctx *ctx, const lu_class *c, int itmax, int autotfm, l
     FDX_TRY(lu_create(ctx, c->n, c->n, c->n, c->dt, 1.2, autotfm, &p));
     FDX_TRY_GOTO(st, lu_benchmark(p, itmax, r->xcr, r->xce, &r->xci, &r->seconds), done);
     memcpy(r->section, p->section, sizeof r->section);
+    lu_move_stats(p, &r->moves);
+    r->timed_moves = p->timed_moves;
     fdx_array *arrs[5] = {p->u, p->rsd, p->frct, p->rho_i, p->qs};
     for (int a = 0; a < 5; a++) layout_text(arrs[a], r->layouts[a], sizeof r->layouts[a]);
 done:
@@ -55,7 +58,9 @@ static fdx_status run_dist(const fdx_options *opts, const lu_class *c, int itmax
     lu_dist *p = NULL;
     FDX_TRY(lu_dist_create(opts, units, c->n, c->n, c->n, c->dt, 1.2, &p));
     fdx_status st = lu_dist_benchmark(p, itmax, r->xcr, r->xce, &r->xci, &r->seconds, r->section);
-    for (int a = 0; a < 5; a++) snprintf(r->layouts[a], sizeof r->layouts[a], "plain (distributed blocks)");
+    /* the layouts of this process's first block */
+    for (int a = 0; a < 5; a++) layout_text(fdx_darray_local(lu_dist_array(p, a), 0), r->layouts[a], sizeof r->layouts[a]);
+    lu_dist_move_stats(p, &r->moves);
     *proc = lu_dist_proc(p);
     *total = lu_dist_units(p);
     lu_dist_destroy(&p);
@@ -128,9 +133,11 @@ int cmd_lu(int argc, char **argv)
         rc = cli_usage_error(CMD, "--%s has no effect with --autotfm off", compare ? "compare-autotfm" : "autotfm-scope");
         goto done;
     }
+    char autotfm_on[16]; /* the run's setting (the comparison changes opts) */
+    snprintf(autotfm_on, sizeof autotfm_on, "%s", autotfm ? autotfm : "on");
     int dist = gpus > 1 || getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK");
-    if (dist && compare) {
-        rc = cli_usage_error(CMD, "--compare-autotfm needs one unit (--gpus 1, no mpirun): distributed blocks keep the plain layout");
+    if (dist && scope > 0) {
+        rc = cli_usage_error(CMD, "--autotfm-scope %s: distributed runs (--gpus K > 1, mpirun) plan every loop (all)", scope_s);
         goto done;
     }
     if (gpus > c->n - 2) {
@@ -150,6 +157,10 @@ int cmd_lu(int argc, char **argv)
     int proc = 0, units = 1;
     if (dist) {
         if ((st = run_dist(opts, c, (int)itmax, (int)gpus, &on, &proc, &units)) != FDX_OK) goto fail;
+        /* every process runs the comparison (the loops are collective) */
+        if (compare && ((st = fdx_options_set(opts, "autotfm", "off")) != FDX_OK ||
+                        (st = run_dist(opts, c, (int)itmax, (int)gpus, &off, &proc, &units)) != FDX_OK))
+            goto fail;
     } else if ((st = run(ctx, c, (int)itmax, scope, &on)) != FDX_OK) {
         goto fail;
     }
@@ -157,7 +168,7 @@ int cmd_lu(int argc, char **argv)
         rc = CLI_OK;
         goto done;
     }
-    if (compare && (st = run(ctx, c, (int)itmax, 0, &off)) != FDX_OK) goto fail;
+    if (compare && !dist && (st = run(ctx, c, (int)itmax, 0, &off)) != FDX_OK) goto fail;
     /* NPB verifies only the class's own iteration count */
     int verified = verify(c, &on, !json) && itmax == c->itmax;
     if (compare) verified &= verify(c, &off, 0);
@@ -175,7 +186,7 @@ int cmd_lu(int argc, char **argv)
         fdx_json_int(&j, "iterations", itmax);
         fdx_json_num(&j, "time_s", on.seconds);
         fdx_json_num(&j, "mops", mops);
-        fdx_json_str(&j, "autotfm", fdx_options_get(opts, "autotfm"));
+        fdx_json_str(&j, "autotfm", autotfm_on);
         fdx_json_str(&j, "autotfm_scope", scope_s);
         fdx_json_str(&j, "hyperplanes", strcmp(getenv("FDX_LOOP_LINES"), "0") ? "warp per line" : "thread per point");
         if (compare) {
@@ -186,6 +197,20 @@ int cmd_lu(int argc, char **argv)
         const char *sn[LU_NSECTIONS] = {"rhs", "blts", "buts", "add", "l2norm"};
         for (int q = 0; q < LU_NSECTIONS; q++) fdx_json_num(&j, sn[q], on.section[q]);
         fdx_json_end(&j);
+        {
+            /* autotfm's moves: transforms (data moved), relabels (nothing
+               moved), bytes read + written; whole run and timed SSOR (one
+               unit), this process's blocks (distributed) */
+            const fdx_loop_moves *mv[2] = {&on.moves, &on.timed_moves};
+            const char *mn[2] = {"layout_moves", "layout_moves_timed"};
+            for (int q = 0; q < (dist ? 1 : 2); q++) {
+                fdx_json_begin(&j, mn[q]);
+                fdx_json_int(&j, "transforms", mv[q]->transforms);
+                fdx_json_int(&j, "relabels", mv[q]->relabels);
+                fdx_json_num(&j, "bytes", (double)mv[q]->bytes);
+                fdx_json_end(&j);
+            }
+        }
         fdx_json_begin(&j, "layouts");
         const char *an[5] = {"u", "rsd", "frct", "rho_i", "qs"};
         for (int a = 0; a < 5; a++) fdx_json_str(&j, an[a], on.layouts[a]);

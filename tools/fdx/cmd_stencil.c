@@ -194,6 +194,10 @@ static fdx_status print_record(fdx_ctx *ctx, const stencil_case *c, const fdx_st
     fdx_json_num(&j, "worst_error_over_tolerance", chk->worst);
     fdx_json_int(&j, "points_checked", chk->checked);
     fdx_json_num(&j, "alpha", d->alpha);
+    if (c->suite) {
+        fdx_json_str(&j, "suite", c->suite);
+        fdx_json_int(&j, "seed", c->seed);
+    }
     fdx_json_end(&j);
     fdx_status st = fdx_json_print(&j, stdout);
     fdx_json_free(&j);
@@ -307,7 +311,8 @@ int cmd_stencil(int argc, char **argv)
                        flags, opts);
     fdx_ctx *ctx = NULL;
     if (rc >= 0) goto done;
-    stencil_case c = {"stencil", 3, {256, 256, 256}, 2, FDX_UPDATE_APPLY, coef != NULL, FDX_FLOAT64, 20};
+    stencil_case c = {.name = "stencil", .rank = 3, .shape = {256, 256, 256}, .order = 2, .update = FDX_UPDATE_APPLY,
+                      .coef = coef != NULL, .dtype = FDX_FLOAT64, .reps = 20};
     long dims = 0, order, reps;
     fdx_status st;
     if ((dims_s && (st = cli_parse_int("--dims", dims_s, 1, 3, &dims)) != FDX_OK) ||

@@ -16,6 +16,8 @@ typedef struct stencil_case {
     int coef;
     fdx_dtype dtype;
     int reps;
+    const char *suite; /* the record's "suite" ("random-stencil"), NULL: none */
+    long seed;         /* the suite's seed, recorded with it */
 } stencil_case;
 
 /* "laplacian", "wave", "heat" <-> update. */
@@ -56,10 +58,20 @@ typedef struct bench_suite {
     /* One case with `reps` timed repetitions (0: its own); an exit status. */
     int (*run)(fdx_ctx *ctx, const char *cmd, const void *c, int json, int reps, double copy_gbps);
     void (*header)(void); /* the table's header */
+    /* Optional (NULL: none): the seeded random suite, `count` cases (at
+       most max_random, default_count without --count) written to `out`
+       (room for count cases of `elem` bytes) for --suite random; describe
+       prints a case's parameters after its name in --list; random_help
+       says what the suite samples. */
+    void (*random)(void *out, long count, long seed);
+    long max_random, default_count;
+    void (*describe)(const void *c);
+    const char *random_help;
 } bench_suite;
 
-/* The suite's command line (--json, --quick, --cases, --reps, --list), the
-   copy probe and every selected case; returns the exit status. */
+/* The suite's command line (--json, --quick, --cases, --reps, --list, and
+   --suite/--seed/--count where it has a random suite), the copy probe and
+   every selected case; returns the exit status. */
 int bench_suite_main(const bench_suite *s, int argc, char **argv);
 
 /* The copy bandwidth probe sized for a problem of `bytes` per array. */

@@ -23,6 +23,13 @@ static void print_help(void)
         fdx_options_describe(i, &name, &env, &def, &help);
         printf("  --%-12s %-14s %-14s %s\n", name, env, def, help);
     }
+    printf("\nexpert environment variables (switches for measurements change speed, not results;\n"
+           "FDX_TEST_* inject faults for tests):\n");
+    for (int i = 0; i < fdx_knob_count(); i++) {
+        const char *env, *help, *value;
+        fdx_knob_describe(i, &env, &help, &value);
+        printf("  %-26s %s%s%s\n", env, help, value ? "; set to " : "", value ? value : "");
+    }
     printf("\nexit status: 0 success, 1 result failed verification, 2 usage error (nothing run),\n"
            "             3 run-time failure (device, compiler, I/O), 130 interrupted (SIGINT;\n"
            "             simulations write a checkpoint first)\n");

@@ -1,0 +1,30 @@
+/* fdx_knob: the expert environment variables of fdx_knobs.def.  Read through
+   here, never with getenv("FDX_..."), so that every one has a name in the
+   table, help text and a place in `fdx info`. */
+#ifndef FDX_KNOB_H
+#define FDX_KNOB_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fdx_knob_id {
+#define FDX_KNOB(name, help) FDX_KNOB_##name,
+#include "fdx_knobs.def"
+#undef FDX_KNOB
+    FDX_KNOB_COUNT
+} fdx_knob_id;
+
+/* The value of FDX_<name>, or NULL when it is unset or empty. */
+const char *fdx_knob(fdx_knob_id k);
+/* 1 when FDX_<name> is set to exactly `value`. */
+int fdx_knob_is(fdx_knob_id k, const char *value);
+/* The variable's full name ("FDX_LAYOUT_TILE") and its help text. */
+const char *fdx_knob_env(fdx_knob_id k);
+const char *fdx_knob_help(fdx_knob_id k);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
