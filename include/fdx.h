@@ -10,6 +10,7 @@
 #include "fdx/layout.h"
 #include "fdx/stencil.h"
 #include "fdx/ustencil.h"
+#include "fdx/boundary.h"
 #include "fdx/loop.h"
 #include "fdx/dist.h"
 #include "fdx/io.h"

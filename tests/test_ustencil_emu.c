@@ -97,16 +97,16 @@ static int run_cfg(const us_case *c, int is_double, const fdx_us_cfg *cfg, uint6
         for (int64_t e = 0; e < len[i] && !i && f[i]; e++) f[i][e] = NAN;
     }
     char src[300], exe[300], log[300], in[300], outp[300];
-    snprintf(src, sizeof src, "%s/u%d.cpp", emu_dir, runs);
-    snprintf(exe, sizeof exe, "%s/u%d", emu_dir, runs);
-    snprintf(log, sizeof log, "%s/u%d.log", emu_dir, runs);
-    snprintf(in, sizeof in, "%s/u%d.in", emu_dir, runs);
-    snprintf(outp, sizeof outp, "%s/u%d.out", emu_dir, runs);
+    snprintf(src, sizeof src, "%s/u%d.cpp", cuda_emu_dir, runs);
+    snprintf(exe, sizeof exe, "%s/u%d", cuda_emu_dir, runs);
+    snprintf(log, sizeof log, "%s/u%d.log", cuda_emu_dir, runs);
+    snprintf(in, sizeof in, "%s/u%d.in", cuda_emu_dir, runs);
+    snprintf(outp, sizeof outp, "%s/u%d.out", cuda_emu_dir, runs);
     runs++;
     FILE *fs = fopen(src, "w"), *fi = fopen(in, "wb");
     CHECK(fs && fi, "cannot write %s / %s", src, in);
     if (fs && fi) {
-        fprintf(fs, "%s%s\n#define PSIZE %zu\n#define NARR %d\n#define LENS ", emu_shim, kernel, p.size, narr);
+        fprintf(fs, "%s%s\n#define PSIZE %zu\n#define NARR %d\n#define LENS ", cuda_emu_shim, kernel, p.size, narr);
         for (int i = 0; i < narr; i++) fprintf(fs, "%s%lldLL", i ? ", " : "", (long long)len[i]);
         fprintf(fs, "\n#define CALL ");
         for (int i = 0; i < narr; i++) fprintf(fs, "%sa[%d]", i ? ", " : "", i);
@@ -119,7 +119,7 @@ static int run_cfg(const us_case *c, int is_double, const fdx_us_cfg *cfg, uint6
     if (fi) fclose(fi);
     free(kernel);
     int code = -1;
-    CHECK_OK(emu_compile(src, exe, log, &code));
+    CHECK_OK(cuda_emu_compile(src, exe, log, "-ffp-contract=off", "-O1", &code));
     CHECK(code == 0, "%s %s: the C++ compiler failed (exit %d), see %s", what, c->name, code, log);
     if (code == 0) {
         char *argv[] = {exe, in, outp, NULL};
@@ -149,14 +149,8 @@ static int run_cfg(const us_case *c, int is_double, const fdx_us_cfg *cfg, uint6
 
 int main(void)
 {
-    snprintf(emu_dir, sizeof emu_dir, "/tmp/fdx-test-uemu-%ld", (long)getpid());
-    if (mkdir(emu_dir, 0700) != 0) return fdx_test_skip("test_ustencil_emu", "cannot make a work directory");
-    setenv("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0", 1);
-    if (!emu_probe()) {
-        rmdir(emu_dir);
-        return fdx_test_skip("test_ustencil_emu", "no working C++ compiler (c++)");
-    }
-    printf("test_ustencil_emu: compiling with c++ %s\n", emu_sanitize[0] ? emu_sanitize : "(no sanitizer)");
+    if (!cuda_emu_start("test-uemu")) return fdx_test_skip("test_ustencil_emu", "no working C++ compiler (c++)");
+    printf("test_ustencil_emu: compiling with c++ %s\n", cuda_emu_sanitize[0] ? cuda_emu_sanitize : "(no sanitizer)");
     static us_case cases[32];
     static us_case u;
     int n = us_cases(cases, 32, 1);
@@ -184,7 +178,7 @@ int main(void)
             if (run_cfg(&u, is_double, &c, 1000 + 10 * i + k) == 0) ran++, by_cfg[k]++;
         }
     for (int k = 0; k < ncfgs; k++) CHECK(by_cfg[k] >= 3, "configuration %d ran %d times", k, by_cfg[k]);
-    rmdir(emu_dir);
+    rmdir(cuda_emu_dir);
     printf("test_ustencil_emu: %d kernels run\n", ran);
     return fdx_test_finish("test_ustencil_emu");
 }

@@ -6,6 +6,7 @@
 #define FDX_DIST_H
 
 #include "loop.h"
+#include "boundary.h"
 #include "stencil.h"
 
 #ifdef __cplusplus
@@ -31,6 +32,14 @@ typedef struct fdx_dist_desc {
        initializes or finalizes MPI for it.  NULL: the whole job (the world),
        MPI initialized by fdx only under mpirun and when nobody has. */
     const void *mpi_comm;
+    /* Periodic axes: periodic[a] = F > 0 makes axis a periodic with a ghost
+       frame of F points at each end (the stencil's radius, as in
+       include/fdx/boundary.h): global points [0, F) and [n-F, n) are ghosts
+       that every exchange renews from [n-2F, n-F) and [F, 2F), between the
+       first and last units of the axis (or within one unit when the axis is
+       not split).  The parts at the ends must own at least 2F points.  0:
+       not periodic. */
+    int periodic[FDX_DIST_MAX_RANK];
 } fdx_dist_desc;
 
 typedef struct fdx_dist fdx_dist;
@@ -130,6 +139,18 @@ typedef struct fdx_dstencil fdx_dstencil;
 FDX_API fdx_status fdx_dstencil_create(fdx_dist *d, const fdx_stencil_desc *desc, fdx_dtype type,
                                        fdx_dstencil **out);
 FDX_API void fdx_dstencil_destroy(fdx_dstencil **s);
+
+/* Boundary conditions (include/fdx/boundary.h) on the global faces of every
+   later step: before each step, the ghosts of Dirichlet and Neumann faces
+   are filled on the units whose blocks touch those faces (only there);
+   periodic axes must be the distribution's periodic axes with a frame of
+   the stencil's radius, and their ghosts come from the exchange (which
+   then also runs on u before a step when u was filled or written by a
+   loop).  Values arrays are not taken (one value a face).  The result
+   equals fdx_stencil_apply with fdx_stencil_set_boundary on the whole
+   grid, bit for bit.  Overlapped steps are not overlapped on a
+   distribution with periodic axes.  NULL: none. */
+FDX_API fdx_status fdx_dstencil_set_boundary(fdx_dstencil *s, const fdx_bc_desc *bc);
 
 /* out = update(u, u_prev, coef) at every global point at least `radius` from
    the global faces, then out's shadows renewed: the same result as one

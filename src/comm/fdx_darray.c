@@ -48,12 +48,17 @@ static fdx_status plan_faces(fdx_darray *a, int i)
                neighbour's shadow on the facing side holds */
             int has = side ? c[ax] < d->desc.grid[ax] - 1 : c[ax] > 0;
             int rw = side ? (int)sh[ax] : (int)sl[ax], sw = side ? a->shadow_lo[ax] : a->shadow_hi[ax];
-            if (!has || (rw == 0 && sw == 0)) continue;
+            /* A periodic axis's end faces: the frame F (owned points) is
+               received from the far end's unknowns next to its frame, and
+               the unknowns next to this frame are sent there. */
+            int wrap = !has && d->desc.periodic[ax] > 0, F = d->desc.periodic[ax];
+            if (wrap) rw = sw = F;
+            if ((!has && !wrap) || (rw == 0 && sw == 0)) continue;
             fdx_face *f = &p->faces[p->nfaces++];
             memset(f, 0, sizeof *f);
             f->axis = ax, f->side = side;
             int nc[3] = {c[0], c[1], c[2]};
-            nc[ax] += side ? 1 : -1;
+            nc[ax] = wrap ? (side ? 0 : d->desc.grid[ax] - 1) : nc[ax] + (side ? 1 : -1);
             f->peer = fdx_dist_unit_at(d, nc);
             for (int b = 0; b < 3; b++) {
                 int full = a->corners || b >= d->desc.rank;
@@ -61,7 +66,7 @@ static fdx_status plan_faces(fdx_darray *a, int i)
                 f->send_lo[b] = f->recv_lo[b] = full ? 0 : sl[b];
             }
             f->sbox[ax] = sw, f->rbox[ax] = rw;
-            f->send_lo[ax] = side ? p->n3[ax] - sh[ax] - sw : sl[ax];
+            f->send_lo[ax] = wrap ? (side ? p->n3[ax] - 2 * F : F) : side ? p->n3[ax] - sh[ax] - sw : sl[ax];
             f->recv_lo[ax] = side ? p->n3[ax] - rw : 0;
             f->sbytes = (size_t)(f->sbox[0] * f->sbox[1] * f->sbox[2]) * a->elem;
             f->rbytes = (size_t)(f->rbox[0] * f->rbox[1] * f->rbox[2]) * a->elem;
@@ -294,6 +299,9 @@ fdx_status fdx_darray_fill(fdx_darray *a, fdx_dist_init_fn fn, void *arg)
            for it by themselves. */
         FDX_TRY(d->be->device_sync());
     }
+    /* Periodic frames hold f of their own index, not of their image: the
+       next stencil step renews them first. */
+    for (int ax = 0; ax < d->desc.rank; ax++) a->stale |= d->desc.periodic[ax] > 0;
     return FDX_OK;
 }
 

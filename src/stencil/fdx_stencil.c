@@ -7,6 +7,7 @@
 #include "core/fdx_log.h"
 #include "fdx/laplacian.h"
 #include "fdx/metrics.h"
+#include "stencil/fdx_bc.h"
 #include "stencil/fdx_stencil_cache.h"
 #include "stencil/fdx_stencil_tune.h"
 
@@ -36,6 +37,7 @@ struct fdx_stencil {
     int nplans, next_victim;
     int forced;
     fdx_stencil_cfg force;
+    fdx_bc *bc; /* boundary pass run before the interior (fdx_stencil_set_boundary) */
 };
 
 void fdx_stencil_desc_laplacian(fdx_stencil_desc *d, int rank, int order, const double *h)
@@ -135,6 +137,7 @@ fdx_status fdx_stencil_create(fdx_ctx *ctx, const fdx_stencil_desc *d, fdx_dtype
 void fdx_stencil_destroy(fdx_stencil **s)
 {
     if (!s || !*s) return;
+    fdx_bc_destroy(&(*s)->bc);
     free(*s);
     *s = NULL;
 }
@@ -147,6 +150,17 @@ void fdx_stencil_force_cfg(fdx_stencil *s, const fdx_stencil_cfg *cfg)
 }
 
 int fdx_stencil_radius(const fdx_stencil *s) { return s ? s->ks.radius : 0; }
+
+fdx_status fdx_stencil_set_boundary(fdx_stencil *s, const fdx_bc_desc *bc)
+{
+    FDX_CHECK(s, FDX_ERR_INVALID, "fdx_stencil_set_boundary: NULL stencil");
+    fdx_bc *b = NULL;
+    if (fdx_bc_any(bc, s->desc.rank))
+        FDX_TRY(fdx_bc_create(s->ctx, bc, s->desc.rank, s->ks.radius, s->desc.h, s->type, &b));
+    fdx_bc_destroy(&s->bc);
+    s->bc = b;
+    return FDX_OK;
+}
 
 /* ---- running a configuration ---------------------------------------------- */
 
@@ -344,6 +358,7 @@ fdx_status fdx_stencil_apply(fdx_stencil *s, fdx_array *out, fdx_array *u, fdx_a
     if (coef) FDX_TRY(storage(coef, cuda, "coef", &c.ptr[3]));
     FDX_CHECK(c.ptr[0] != c.ptr[1] && c.ptr[0] != c.ptr[2] && c.ptr[0] != c.ptr[3], FDX_ERR_INVALID,
               "the output must not share storage with an input");
+    if (s->bc) FDX_TRY(fdx_bc_apply(s->bc, u, stream)); /* the ghosts first, on the same stream */
     plan *p;
     FDX_TRY(get_plan(s, &c, stream, &p));
     return launch(&c, p->kernel, &p->cfg, stream);
@@ -379,4 +394,10 @@ const char *fdx_stencil_config(const fdx_stencil *s, const int64_t *shape)
 fdx_status fdx_stencil_storage(const fdx_array *a, int cuda, const char *what, void **ptr)
 {
     return storage(a, cuda, what, ptr);
+}
+
+void fdx_stencil_view_of(const fdx_stencil *s, fdx_stencil_view *v)
+{
+    v->ctx = s->ctx, v->desc = &s->desc, v->ks = &s->ks, v->type = s->type;
+    v->c0 = s->c0, v->ws = s->ws, v->wa = s->wa;
 }

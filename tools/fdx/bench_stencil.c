@@ -114,7 +114,7 @@ static int run(fdx_ctx *ctx, const char *cmd, const void *which, int json, int r
                 stencil_case_bytes(&c) / (1 << 30), have / (1 << 30));
         return CLI_OK;
     }
-    return stencil_case_run(ctx, cmd, &c, json, copy_gbps);
+    return stencil_case_run(ctx, cmd, &c, NULL, json, copy_gbps);
 }
 
 int bench_stencil(int argc, char **argv)

@@ -28,9 +28,12 @@ const char *stencil_op_name(fdx_stencil_update u);
 double stencil_case_bytes(const stencil_case *c);
 
 /* Runs the case and prints a table row (after stencil_table_header) or one
-   JSON record.  Returns a CLI exit status; errors are printed as
+   JSON record.  bc: boundary conditions the stencil applies before each
+   apply (fdx_stencil_set_boundary; NULL: interior only); the ghosts are
+   verified too, and the record names them ("boundary").  Returns a CLI exit status; errors are printed as
    "fdx CMD: error: ...". */
-int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, int json, double copy_gbps);
+int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, const fdx_bc_desc *bc, int json,
+                     double copy_gbps);
 void stencil_table_header(void);
 
 /* Fills the host copy with deterministic random values in [-1, 1) (salt:
@@ -73,6 +76,16 @@ typedef struct bench_suite {
    --suite/--seed/--count where it has a random suite), the copy probe and
    every selected case; returns the exit status. */
 int bench_suite_main(const bench_suite *s, int argc, char **argv);
+
+/* The case's stencil description (laplacian, or a stable explicit step of
+   the wave / heat update on the unit cube). */
+void stencil_case_desc(const stencil_case *c, fdx_stencil_desc *d);
+
+/* `fdx stencil --steps N`: nsteps heat steps with temporal blocking
+   (0 off, -1 auto, K), verified bit for bit against single steps and timed
+   per step (tools/fdx/cmd_stencil_steps.c). */
+int stencil_steps_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, int64_t nsteps, int temporal,
+                      int json, double copy_gbps);
 
 /* The copy bandwidth probe sized for a problem of `bytes` per array. */
 fdx_status stencil_copy_gbps(fdx_ctx *ctx, double bytes, double *gbps);
