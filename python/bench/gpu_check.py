@@ -7,7 +7,9 @@ checks, then the issue-19 benchmarks, one JSON record a line to argv[1]:
     ElementwiseKernel, CuPy slicing, against a device copy of the same size;
   - 2D 8th-order wave step, 16384^2 float: fdx vs torch.compile (Gcells/s);
   - per-call overhead: wall time per call from Python against the C call
-    (overhead.c, built by the shell script) on a small array.
+    (overhead.c, built by the shell script) on a small array;
+  - distributed loops (fdx.DistLoop) on one and 2x2 CUDA units against the
+    CPU backend (a check, before the benchmarks).
 
 Every check or measurement is a record; failures are recorded, not raised."""
 import json
@@ -173,6 +175,46 @@ def sim_callback():
     assert [x[0] for x in seen] == [10, 20, 30, 40]
     return seen
 check("wave simulation on CUDA with a callback every 10 steps", sim_callback)
+
+
+def dloops_cuda():
+    """Distributed loops from Python on CUDA units (tests/python/dloop_cases.py:
+    coordinate bodies, every reduction, SOR sweeps forward and backward,
+    remote access, ALIGN with a shift, components): one CUDA unit and 2x2
+    units on this machine's GPUs (units beyond the device count share one)
+    against the CPU backend's one unit; 2x2 against one CUDA unit bit for bit
+    (floating sums up to their last bits)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "python"))
+    import dloop_cases as C
+    shape = (67, 90)
+    runs = {}
+    for name, backend, units, grid in (("cpu", "cpu", 1, None), ("cuda1", "cuda", 1, None),
+                                        ("cuda2x2", "cuda", 4, (2, 2))):
+        runs[name] = C.all_cases(fdx.Dist(shape, units=units, grid=grid, shadow=2, backend=backend))
+    worst = {}
+    for key, want in runs["cpu"].items():
+        if key == "results":
+            for nm, v in want.items():
+                for run in ("cuda1", "cuda2x2"):
+                    g = runs[run][key][nm]
+                    if isinstance(v, tuple):  # loc: the same place, the value up to rounding
+                        assert g[1] == v[1] and abs(g[0] - v[0]) <= 1e-12 * abs(v[0]), (run, nm, g, v)
+                    elif isinstance(v, int):
+                        assert g == v, (run, nm, g, v)
+                    else:
+                        assert abs(g - v) <= 1e-12 * abs(v), (run, nm, g, v)
+                g, w = runs["cuda2x2"][key][nm], runs["cuda1"][key][nm]
+                assert g == w or nm == "sum", ("2x2 vs one CUDA unit", nm, g, w)
+            continue
+        for run in ("cuda1", "cuda2x2"):
+            got = runs[run][key]
+            assert np.array_equal(np.isnan(got), np.isnan(want)), (run, key, "NaN pattern")
+            err = float(np.nanmax(np.abs(got - want)) / max(1.0, np.nanmax(np.abs(want))))
+            worst[f"{run}:{key}"] = err
+            assert err < 1e-12, (run, key, err)
+        assert np.array_equal(runs["cuda2x2"][key], runs["cuda1"][key], equal_nan=True), ("2x2 vs one unit", key)
+    return {"max_rel_err_vs_cpu": max(worst.values()), "cases": sorted(runs["cpu"])}
+check("distributed loops (fdx.DistLoop) on CUDA units vs the CPU backend", dloops_cuda)
 
 
 # ---- benchmarks ----------------------------------------------------------------

@@ -12,8 +12,10 @@ from ._ops import Stencil, laplacian, permute, diagonalize, undiagonalize, fd_we
 from ._loop import Loop
 from ._sim import Simulation, config_keys
 from ._dist import Dist, DistArray, DistStencil
+from ._dloop import DistLoop
 
 __version__ = version_string()
 __all__ = ["FdxError", "library_path", "Context", "context", "set_context", "version", "version_string", "options",
            "info", "cuda_device_count", "built_with_cuda", "Array", "asarray", "empty", "like", "Stencil",
-           "laplacian", "permute", "diagonalize", "undiagonalize", "fd_weights", "Loop", "Simulation", "config_keys", "Dist", "DistArray", "DistStencil"]
+           "laplacian", "permute", "diagonalize", "undiagonalize", "fd_weights", "Loop", "Simulation", "config_keys", "Dist", "DistArray", "DistStencil",
+           "DistLoop"]

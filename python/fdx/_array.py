@@ -40,6 +40,7 @@ class Array:
 
     def __init__(self, ctx, ptr, shape, strides, dtype, where, owner, device_id=0):
         self.ctx = ctx
+        self._ctx_handle = ctx._handle.retain()  # the context outlives this array's wraps
         self.ptr = int(ptr)
         self.shape = tuple(int(n) for n in shape)
         self.dtype = np.dtype(dtype)
@@ -91,6 +92,10 @@ class Array:
         own = getattr(self, "_own", None)
         if own:
             _destroy(_ref(own))
+        h = getattr(self, "_ctx_handle", None)
+        if h is not None:
+            self._ctx_handle = None
+            h.release()
 
     @property
     def ndim(self):

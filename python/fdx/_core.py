@@ -1,7 +1,7 @@
 """Contexts, options, devices and the library's version."""
 import ctypes
 
-from ._lib import lib, check
+from ._lib import lib, check, Handle, _release
 
 BACKENDS = ["auto", "cpu", "cuda"]
 
@@ -53,12 +53,12 @@ class Context:
             check(lib.fdx_ctx_create(o, ctypes.byref(self._h)))
         finally:
             lib.fdx_options_destroy(ctypes.byref(o))
+        self._handle = Handle(self._h, lib.fdx_ctx_destroy)  # arrays, loops, stencils retain it
         self._stream_owner = None
         self._views = {}  # fdx._array.view's cache: id(array) -> (weakref, signature, fdx.Array)
 
-    def __del__(self, _destroy=lib.fdx_ctx_destroy, _ref=ctypes.byref):
-        if getattr(self, "_h", None):
-            _destroy(_ref(self._h))
+    def __del__(self):
+        _release(self)
 
     @property
     def handle(self):

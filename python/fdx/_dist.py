@@ -10,7 +10,7 @@ import ctypes
 import numpy as np
 
 from ._array import DTYPES, _i64
-from ._lib import lib, check
+from ._lib import lib, check, Handle, _release
 from ._ops import Stencil, StencilDesc
 
 MAX_RANK = 3
@@ -21,6 +21,13 @@ class DistDesc(ctypes.Structure):
     _fields_ = [("rank", ctypes.c_int), ("shape", ctypes.c_int64 * MAX_RANK), ("grid", ctypes.c_int * MAX_RANK),
                 ("shadow", ctypes.c_int * MAX_RANK), ("corners", ctypes.c_int), ("units_per_proc", ctypes.c_int),
                 ("mpi_comm", ctypes.c_void_p)]
+
+
+class DarrayDesc(ctypes.Structure):
+    """Mirror of fdx_darray_desc."""
+    _fields_ = [("type", ctypes.c_int), ("ncomp", ctypes.c_int), ("own_shadow", ctypes.c_int),
+                ("shadow_lo", ctypes.c_int * MAX_RANK), ("shadow_hi", ctypes.c_int * MAX_RANK),
+                ("corners", ctypes.c_int)]
 
 
 class Checksum(ctypes.Structure):
@@ -37,6 +44,7 @@ def _declare():
     _fn("fdx_dist_transport", ctypes.c_char_p, _P)
     _fn("fdx_dist_sync", _S, _P)
     _fn("fdx_darray_create", _S, _P, ctypes.c_int, ctypes.POINTER(_P))
+    _fn("fdx_darray_create_desc", _S, _P, ctypes.POINTER(DarrayDesc), ctypes.POINTER(_P))
     _fn("fdx_darray_destroy", None, ctypes.POINTER(_P))
     _fn("fdx_darray_local", _P, _P, ctypes.c_int)
     _fn("fdx_darray_local_origin", None, _P, ctypes.c_int, ctypes.POINTER(ctypes.c_int64))
@@ -102,10 +110,10 @@ class Dist:
             check(lib.fdx_dist_create(o, ctypes.byref(d), ctypes.byref(self._h)))
         finally:
             lib.fdx_options_destroy(ctypes.byref(o))
+        self._handle = Handle(self._h, lib.fdx_dist_destroy)
 
-    def __del__(self, _ref=ctypes.byref):
-        if getattr(self, "_h", None):
-            lib.fdx_dist_destroy(_ref(self._h))
+    def __del__(self):
+        _release(self)
 
     units = property(lambda self: lib.fdx_dist_units(self._h), doc="units of the whole job")
     local_units = property(lambda self: lib.fdx_dist_local_units(self._h), doc="units of this process")
@@ -123,13 +131,23 @@ class Dist:
     def synchronize(self):
         check(lib.fdx_dist_sync(self._h))
 
-    def array(self, dtype="float64", value=None):
+    def array(self, dtype="float64", value=None, ncomp=1, shadow=None, corners=None):
         """A distributed array; value: a global NumPy array to scatter (each
-        unit takes its block and shadows)."""
-        a = DistArray(self, dtype)
+        unit takes its block and shadows).  ncomp > 1: ncomp values a grid
+        point, a last NumPy axis that is not split (global shape
+        dist.shape + (ncomp,), DVMH's [block]...[*]).  shadow: this array's
+        own shadow widths (an int, one per axis, or (low, high), two
+        sequences per axis; NumPy's axis order) and corners its own corner
+        flag, instead of the distribution's."""
+        a = DistArray(self, dtype, ncomp=ncomp, shadow=shadow, corners=corners)
         if value is not None:
             a.scatter(value)
         return a
+
+    def loop(self, indices, body, arrays, **kw):
+        """A distributed loop on this grid: fdx.DistLoop(self, indices, body, arrays, **kw)."""
+        from ._dloop import DistLoop
+        return DistLoop(self, indices, body, arrays, **kw)
 
     def stencil(self, order=2, **kw):
         """A distributed fdx.Stencil (same arguments, rank from the grid)."""
@@ -137,31 +155,56 @@ class Dist:
 
 
 class DistArray:
-    def __init__(self, dist, dtype):
-        self.dist, self.dtype = dist, np.dtype(dtype)
+    def __init__(self, dist, dtype, ncomp=1, shadow=None, corners=None):
+        self.dist, self.dtype, self.ncomp = dist, np.dtype(dtype), int(ncomp)
         if self.dtype not in DTYPES:
             raise TypeError(f"element type {self.dtype} is not one fdx computes with")
         self._h = ctypes.c_void_p()
-        check(lib.fdx_darray_create(dist._h, DTYPES[self.dtype], ctypes.byref(self._h)))
+        if self.ncomp == 1 and shadow is None and corners is None:
+            check(lib.fdx_darray_create(dist._h, DTYPES[self.dtype], ctypes.byref(self._h)))
+            self._handle = Handle(self._h, lib.fdx_darray_destroy, [dist._handle])
+            return
+        r = len(dist.shape)
+        d = DarrayDesc()
+        d.type, d.ncomp = DTYPES[self.dtype], self.ncomp
+        if shadow is not None:
+            lo, hi = shadow if isinstance(shadow, tuple) and len(shadow) == 2 and not np.isscalar(shadow[0]) \
+                else (shadow, shadow)
+            lo, hi = ([int(w)] * r if np.isscalar(w) else [int(x) for x in w] for w in (lo, hi))
+            if len(lo) != r or len(hi) != r:
+                raise ValueError(f"shadow widths {shadow} for a grid of {r} axes")
+            d.own_shadow = 1
+            d.shadow_lo[:r], d.shadow_hi[:r] = lo[::-1], hi[::-1]
+            d.corners = int(bool(dist.desc.corners if corners is None else corners))
+        elif corners is not None:
+            d.own_shadow = 1
+            d.shadow_lo[:r] = d.shadow_hi[:r] = dist.desc.shadow[:r]
+            d.corners = int(bool(corners))
+        check(lib.fdx_darray_create_desc(dist._h, ctypes.byref(d), ctypes.byref(self._h)))
+        self._handle = Handle(self._h, lib.fdx_darray_destroy, [dist._handle])
 
-    def __del__(self, _ref=ctypes.byref):
-        if getattr(self, "_h", None):
-            lib.fdx_darray_destroy(_ref(self._h))
+    @property
+    def shape(self):
+        """The global NumPy shape (grid, then the component axis if any)."""
+        return self.dist.shape + ((self.ncomp,) if self.ncomp > 1 else ())
+
+    def __del__(self):
+        _release(self)
 
     def _local(self, u):
         """(fdx_array*, NumPy slices of the global grid it covers) of local unit u."""
         h = lib.fdx_darray_local(self._h, u)
-        r = lib.fdx_array_rank(h)
-        ext = [lib.fdx_array_extent(h, a) for a in range(r)]
+        r, c = len(self.dist.shape), int(self.ncomp > 1)  # a component array's axis 0 is the component
+        ext = [lib.fdx_array_extent(h, c + a) for a in range(r)]
         org = (ctypes.c_int64 * MAX_RANK)()
         lib.fdx_darray_local_origin(self._h, u, org)
-        return h, tuple(slice(org[a], org[a] + ext[a]) for a in range(r))[::-1]
+        return h, tuple(slice(org[a], org[a] + ext[a]) for a in range(r))[::-1] + ((slice(None),) if c else ())
 
     def scatter(self, value):
         """Every local block (shadows included) from the global NumPy array."""
         value = np.asarray(value, self.dtype)
-        if value.shape != self.dist.shape:
-            raise ValueError(f"global array of shape {value.shape}, the grid's is {self.dist.shape}")
+        if value.shape != self.shape:
+            raise ValueError(f"global array of shape {value.shape}, the distributed array's is {self.shape}")
         for u in range(self.dist.local_units):
             h, sl = self._local(u)
             block = np.ascontiguousarray(value[sl])
@@ -170,7 +213,7 @@ class DistArray:
     def gather(self, all=False):
         """The global field as a NumPy array: this process's owned points (all
         points with all=True, every process receiving them)."""
-        out = np.zeros(self.dist.shape, self.dtype)
+        out = np.zeros(self.shape, self.dtype)
         check(lib.fdx_darray_gather(self._h, ctypes.c_void_p(out.ctypes.data), int(bool(all))))
         return out
 
@@ -195,10 +238,10 @@ class DistStencil:
         self.desc, self.dtype = proto.desc, proto.dtype
         self._h = ctypes.c_void_p()
         check(lib.fdx_dstencil_create(dist._h, ctypes.byref(self.desc), DTYPES[self.dtype], ctypes.byref(self._h)))
+        self._handle = Handle(self._h, lib.fdx_dstencil_destroy, [dist._handle])
 
-    def __del__(self, _ref=ctypes.byref):
-        if getattr(self, "_h", None):
-            lib.fdx_dstencil_destroy(_ref(self._h))
+    def __del__(self):
+        _release(self)
 
     def step(self, out, u, u_prev=None, coef=None, overlap=True):
         check(lib.fdx_dstencil_step(self._h, out._h, u._h, u_prev._h if u_prev else None, coef._h if coef else None,

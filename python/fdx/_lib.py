@@ -125,6 +125,10 @@ _fn("fdx_loop_array", _S, _P, ctypes.c_char_p, _P, ctypes.c_int)
 _fn("fdx_loop_scalar", _S, _P, ctypes.c_char_p, ctypes.c_double)
 _fn("fdx_loop_reduction", _S, _P, ctypes.c_char_p, ctypes.c_int)
 _fn("fdx_loop_across", _S, _P, ctypes.POINTER(ctypes.c_int))
+_fn("fdx_loop_across_widths", _S, _P, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int))
+_fn("fdx_loop_order", _S, _P, ctypes.POINTER(ctypes.c_int))
+_fn("fdx_loop_reduction_typed", _S, _P, ctypes.c_char_p, ctypes.c_int, ctypes.c_int)
+_fn("fdx_loop_result_int", _S, _P, ctypes.c_char_p, _I64P, _I64P)
 _fn("fdx_loop_body", _S, _P, ctypes.c_char_p)
 _fn("fdx_loop_name", _S, _P, ctypes.c_char_p)
 _fn("fdx_loop_set_autotfm", _S, _P, ctypes.c_int)
@@ -154,6 +158,41 @@ class SimDiag(ctypes.Structure):
 
 
 _fn("fdx_sim_diagnose", _S, _P, ctypes.POINTER(SimDiag))
+
+
+class Handle:
+    """A C object freed once its Python owner and every object that depends on
+    it have let go: the garbage collector finalizes the objects of a cycle
+    (a traceback holding a loop, its arrays and their context or grid; a
+    context and the arrays its call cache holds) in any order, so a context
+    or a grid must not be destroyed before the arrays, loops and stencils
+    built on it.  deps: the Handles this one keeps alive (retained here, released after
+    this one's destroy)."""
+
+    def __init__(self, h, destroy, deps=()):
+        self.h, self.destroy, self.count = h, destroy, 1
+        self.deps = [d.retain() for d in deps]
+
+    def retain(self):
+        self.count += 1
+        return self
+
+    def release(self, _ref=ctypes.byref):
+        self.count -= 1
+        if self.count == 0:
+            if self.h:
+                self.destroy(_ref(self.h))
+            for d in self.deps:
+                d.release()
+            self.deps = []
+
+
+def _release(obj):
+    """An object's __del__: lets go of its Handle (if it got one)."""
+    h = getattr(obj, "_handle", None)
+    if h is not None:
+        obj._handle = None
+        h.release()
 
 
 def check(status):

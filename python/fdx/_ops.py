@@ -9,7 +9,7 @@ import numpy as np
 
 from ._array import asarray, view, DTYPES, _i64
 from ._core import context, stream_pointer
-from ._lib import lib, check
+from ._lib import lib, check, Handle, _release
 
 UPDATES = {"apply": 0, "wave": 1, "heat": 2}
 DIAGS = {"none": 0, "main": 1, "anti": 2}
@@ -89,10 +89,10 @@ class Stencil:
         self.rank, self.order, self.update = rank, order, update
         self._h = ctypes.c_void_p()
         check(lib.fdx_stencil_create(self.ctx.handle, ctypes.byref(d), DTYPES.get(self.dtype, -1), ctypes.byref(self._h)))
+        self._handle = Handle(self._h, lib.fdx_stencil_destroy, [self.ctx._handle])
 
-    def __del__(self, _destroy=lib.fdx_stencil_destroy, _ref=ctypes.byref):
-        if getattr(self, "_h", None):
-            _destroy(_ref(self._h))
+    def __del__(self):
+        _release(self)
 
     @property
     def radius(self):

@@ -5,7 +5,7 @@ import ctypes
 import numpy as np
 
 from ._core import context
-from ._lib import lib, check, SimDiag
+from ._lib import lib, check, SimDiag, Handle, _release
 
 KINDS = {"heat": 0, "wave": 1, "poisson": 2}
 
@@ -39,10 +39,10 @@ class Simulation:
         for k, v in config.items():
             check(lib.fdx_sim_config_set(self._cfg, k.replace("_", "-").encode(), str(v).encode()))
         check(lib.fdx_sim_create(self.ctx.handle, self._cfg, ctypes.byref(self._h)))
+        self._handle = Handle(self._h, lib.fdx_sim_destroy, [self.ctx._handle])
 
-    def __del__(self, _destroy=lib.fdx_sim_destroy, _destroy_cfg=lib.fdx_sim_config_destroy, _ref=ctypes.byref):
-        if getattr(self, "_h", None):
-            _destroy(_ref(self._h))
+    def __del__(self, _destroy_cfg=lib.fdx_sim_config_destroy, _ref=ctypes.byref):
+        _release(self)
         if getattr(self, "_cfg", None):
             _destroy_cfg(_ref(self._cfg))
 

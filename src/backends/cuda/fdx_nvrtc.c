@@ -54,6 +54,26 @@ static void open_nvrtc(void)
 #undef LOAD
 }
 
+static void *preload_main(void *arg)
+{
+    (void)arg;
+    pthread_once(&nv_once, open_nvrtc);
+    return NULL;
+}
+
+void fdx_nvrtc_preload(void)
+{
+    static int started;
+    if (__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL)) return;
+    pthread_attr_t a;
+    pthread_t t;
+    if (pthread_attr_init(&a) != 0) return;
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &a, preload_main, NULL) != 0)
+        FDX_DEBUG("NVRTC preload thread not started: NVRTC loads on first use");
+    pthread_attr_destroy(&a);
+}
+
 static fdx_status ensure_nvrtc(void)
 {
     pthread_once(&nv_once, open_nvrtc);
