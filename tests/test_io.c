@@ -164,6 +164,22 @@ static void test_annotate(void)
     check_annotated(300, 200, FDX_CMAP_DIVERGING, "step 1000000000000  t 123456.789 a long caption, longer than the frame");
     check_annotated(3, 2, FDX_CMAP_SEQUENTIAL, "step 0");
     check_annotated(64, 64, FDX_CMAP_SEQUENTIAL, NULL);
+    {   /* the size does not depend on the values or the caption */
+        unsigned char pal[768];
+        fdx_cmap_palette(FDX_CMAP_DIVERGING, pal);
+        fdx_image f = {0}, a1 = {0}, a2 = {0};
+        CHECK_OK(fdx_image_create(50, 30, 1, &f));
+        if (f.pixels) {
+            memset(f.pixels, 7, 1500);
+            CHECK_OK(fdx_image_annotate(&f, pal, -1.5e-300, 2.25e-300, "step 1", &a1));
+            CHECK_OK(fdx_image_annotate(&f, pal, 0, 1, "step 100000  t 12345.6789", &a2));
+            CHECK(a1.width == a2.width && a1.height == a2.height, "frames %dx%d and %dx%d", a1.width, a1.height,
+                  a2.width, a2.height);
+        }
+        fdx_image_free(&a1);
+        fdx_image_free(&a2);
+        fdx_image_free(&f);
+    }
     fdx_image rgb = {0}, out = {0};
     unsigned char pal[768];
     fdx_cmap_palette(FDX_CMAP_SEQUENTIAL, pal);

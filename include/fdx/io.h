@@ -40,7 +40,8 @@ FDX_API fdx_status fdx_image_from_field(const double *v, int nx, int ny, double 
 /* A field picture that reads on its own: `field` (indexed) with a caption
    band on top (e.g. "step 200  t 0.125"; cut to the width, none if NULL or
    "") and, on the right, a colour bar of the palette from hi (top) to lo
-   (bottom) labelled with both values.  Drawn with the palette's lightest
+   (bottom) labelled with both values; the size depends on the field's only,
+   so every frame of a run has the same.  Drawn with the palette's lightest
    colour as paper and its darkest as ink, so *out (a new indexed image) uses
    palette colours only.  Free with fdx_image_free. */
 FDX_API fdx_status fdx_image_annotate(const fdx_image *field, const unsigned char palette[768], double lo, double hi,

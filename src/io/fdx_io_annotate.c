@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MARGIN = 4, BAR_WIDTH = 10, FONT_SCALE = 1 };
+enum { MARGIN = 4, BAR_WIDTH = 10, FONT_SCALE = 1, LABEL_CHARS = 10 };
 
 static int luminance(const unsigned char *rgb) { return 299 * rgb[0] + 587 * rgb[1] + 114 * rgb[2]; }
 
@@ -52,12 +52,14 @@ fdx_status fdx_image_annotate(const fdx_image *field, const unsigned char palett
 {
     FDX_CHECK(field && palette && out && field->pixels && field->channels == 1, FDX_ERR_INVALID,
               "fdx_image_annotate: needs an indexed (1-channel) image, a palette and an output");
+    /* Labels of at most LABEL_CHARS characters ("%.3g" of any double), in a
+       panel of that fixed width: every frame of a run has one size (a GIF
+       needs it) whatever its values. */
     char top[32], bottom[32];
-    snprintf(top, sizeof top, "%.4g", hi);
-    snprintf(bottom, sizeof bottom, "%.4g", lo);
+    snprintf(top, sizeof top, "%.3g", hi);
+    snprintf(bottom, sizeof bottom, "%.3g", lo);
     int th = fdx_font_height(FONT_SCALE);
-    int label = fdx_font_text_width(top, FONT_SCALE), lb = fdx_font_text_width(bottom, FONT_SCALE);
-    if (lb > label) label = lb;
+    const int label = 6 * LABEL_CHARS * FONT_SCALE - FONT_SCALE;
     const int band = caption && *caption ? th + 2 * MARGIN : MARGIN;
     const int panel = MARGIN + BAR_WIDTH + MARGIN + label + MARGIN;
     /* The bar spans the field's rows, and at least its two labels. */

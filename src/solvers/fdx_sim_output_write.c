@@ -31,9 +31,16 @@ fdx_status fdx_sim_out_picture(fdx_sim_output *o, const fdx_sim_job *j)
         }
     }
     if (!(hi > lo)) hi = lo + 1;
-    fdx_image idx, rgb;
-    FDX_TRY(fdx_image_from_field(j->slice, nx, ny, lo, hi, o->scale, &idx));
-    fdx_status st = FDX_OK;
+    /* The frame reads on its own: step and time on top, the colour bar
+       with its end values on the right (palette colours only, so the GIF
+       takes it and a restart maps the PNG back to indices). */
+    fdx_image field, idx, rgb;
+    FDX_TRY(fdx_image_from_field(j->slice, nx, ny, lo, hi, o->scale, &field));
+    char caption[96];
+    snprintf(caption, sizeof caption, "step %lld  t %.6g", (long long)j->step, j->time);
+    fdx_status st = fdx_image_annotate(&field, o->palette, lo, hi, caption, &idx);
+    fdx_image_free(&field);
+    FDX_TRY(st);
     if (!o->gif) {
         char path[700];
         snprintf(path, sizeof path, "%s/animation.gif", o->dir);
