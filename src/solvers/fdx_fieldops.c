@@ -14,15 +14,16 @@ static void shape3(const fdx_array *a, int64_t n[3])
     for (int d = 0; d < 3; d++) n[d] = d < fdx_array_rank(a) ? fdx_array_extent(a, d) : 1;
 }
 
+/* The status of a CUDA launcher's result (0 or a cudaError_t); built
+   without CUDA, the CUDA path is unsupported and its call is left out. */
 #ifdef FDX_HAVE_CUDA
-#define CUDA_RUN(call)                                                                                             \
-    do {                                                                                                           \
-        int e_ = (call);                                                                                           \
-        if (e_ != 0) return fdx_fail(FDX_ERR_CUDA, "%s: %s", #call, fdx_fieldops_cuda_error(e_));                 \
-        return FDX_OK;                                                                                             \
-    } while (0)
+static fdx_status cuda_status(int e, const char *call)
+{
+    return e ? fdx_fail(FDX_ERR_CUDA, "%s: %s", call, fdx_fieldops_cuda_error(e)) : FDX_OK;
+}
+#define CUDA_CALL(call) cuda_status((call), #call)
 #else
-#define CUDA_RUN(call) return fdx_fail(FDX_ERR_UNSUPPORTED, "fdx was built without CUDA")
+#define CUDA_CALL(call) fdx_fail(FDX_ERR_UNSUPPORTED, "fdx was built without CUDA")
 #endif
 
 /* The CPU loops, once per element type. */
@@ -98,7 +99,7 @@ fdx_status fdx_fieldops_mirror_sides(fdx_array *u, int r, unsigned sides, void *
     shape3(u, n);
     void *p = fdx_array_device(u);
     FDX_CHECK(p, FDX_ERR_INVALID, "mirror: array has no device storage");
-    if (on_cuda(u)) CUDA_RUN(fdx_fieldops_cuda_mirror(p, is_double(u), n, fdx_array_rank(u), r, sides, stream));
+    if (on_cuda(u)) return CUDA_CALL(fdx_fieldops_cuda_mirror(p, is_double(u), n, fdx_array_rank(u), r, sides, stream));
     if (is_double(u)) mirror_double(p, n, fdx_array_rank(u), r, sides);
     else mirror_float(p, n, fdx_array_rank(u), r, sides);
     return FDX_OK;
@@ -146,7 +147,7 @@ fdx_status fdx_fieldops_sponge_at(fdx_array *u, fdx_array *v, int w, double stre
             }
         return FDX_OK;
 #else
-        CUDA_RUN(0);
+        return CUDA_CALL(0);
 #endif
     }
     if (is_double(u)) sponge_double(pu, pv, n, rank, w, strength, origin, N);
@@ -157,7 +158,7 @@ fdx_status fdx_fieldops_sponge_at(fdx_array *u, fdx_array *v, int w, double stre
 fdx_status fdx_fieldops_add_point(fdx_array *u, int64_t index, double value, void *stream)
 {
     void *p = fdx_array_device(u);
-    if (on_cuda(u)) CUDA_RUN(fdx_fieldops_cuda_add_point(p, is_double(u), index, value, stream));
+    if (on_cuda(u)) return CUDA_CALL(fdx_fieldops_cuda_add_point(p, is_double(u), index, value, stream));
     if (is_double(u)) ((double *)p)[index] += value;
     else ((float *)p)[index] += (float)value;
     return FDX_OK;
@@ -166,7 +167,7 @@ fdx_status fdx_fieldops_add_point(fdx_array *u, int64_t index, double value, voi
 fdx_status fdx_fieldops_gather(fdx_array *u, const int64_t *idx, int n, void *out, void *stream)
 {
     const void *p = fdx_array_device(u);
-    if (on_cuda(u)) CUDA_RUN(fdx_fieldops_cuda_gather(p, is_double(u), idx, n, out, stream));
+    if (on_cuda(u)) return CUDA_CALL(fdx_fieldops_cuda_gather(p, is_double(u), idx, n, out, stream));
     for (int i = 0; i < n; i++) {
         if (is_double(u)) ((double *)out)[i] = ((const double *)p)[idx[i]];
         else ((float *)out)[i] = ((const float *)p)[idx[i]];
@@ -178,7 +179,7 @@ fdx_status fdx_fieldops_axpy(fdx_array *y, double a, fdx_array *x, void *stream)
 {
     void *py = fdx_array_device(y), *px = fdx_array_device(x);
     int64_t n = fdx_array_count(y);
-    if (on_cuda(y)) CUDA_RUN(fdx_fieldops_cuda_axpy(py, px, is_double(y), n, a, stream));
+    if (on_cuda(y)) return CUDA_CALL(fdx_fieldops_cuda_axpy(py, px, is_double(y), n, a, stream));
     if (is_double(y)) axpy_double(py, px, n, a);
     else axpy_float(py, px, n, a);
     return FDX_OK;

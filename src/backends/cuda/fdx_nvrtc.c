@@ -37,21 +37,21 @@ static void open_nvrtc(void)
         snprintf(nv.error, sizeof nv.error, "cannot load NVRTC (libnvrtc.so): %s", dlerror());
         return;
     }
-#define LOAD(field, sym)                                                       \
-    if (!(*(void **)&nv.field = dlsym(nv.lib, sym))) {                         \
-        snprintf(nv.error, sizeof nv.error, "NVRTC has no symbol %s", sym);    \
-        return;                                                                \
-    }
-    LOAD(GetErrorString, "nvrtcGetErrorString");
-    LOAD(Version, "nvrtcVersion");
-    LOAD(CreateProgram, "nvrtcCreateProgram");
-    LOAD(CompileProgram, "nvrtcCompileProgram");
-    LOAD(GetProgramLogSize, "nvrtcGetProgramLogSize");
-    LOAD(GetProgramLog, "nvrtcGetProgramLog");
-    LOAD(GetCUBINSize, "nvrtcGetCUBINSize");
-    LOAD(GetCUBIN, "nvrtcGetCUBIN");
-    LOAD(DestroyProgram, "nvrtcDestroyProgram");
-#undef LOAD
+    const struct {
+        void **fn;
+        const char *sym;
+    } syms[] = {
+        {(void **)&nv.GetErrorString, "nvrtcGetErrorString"}, {(void **)&nv.Version, "nvrtcVersion"},
+        {(void **)&nv.CreateProgram, "nvrtcCreateProgram"}, {(void **)&nv.CompileProgram, "nvrtcCompileProgram"},
+        {(void **)&nv.GetProgramLogSize, "nvrtcGetProgramLogSize"}, {(void **)&nv.GetProgramLog, "nvrtcGetProgramLog"},
+        {(void **)&nv.GetCUBINSize, "nvrtcGetCUBINSize"}, {(void **)&nv.GetCUBIN, "nvrtcGetCUBIN"},
+        {(void **)&nv.DestroyProgram, "nvrtcDestroyProgram"},
+    };
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
+        if (!(*syms[i].fn = dlsym(nv.lib, syms[i].sym))) {
+            snprintf(nv.error, sizeof nv.error, "NVRTC has no symbol %s", syms[i].sym);
+            return;
+        }
 }
 
 static void *preload_main(void *arg)
