@@ -91,6 +91,20 @@ if [ -x "$COMM_TEST" ]; then
     out=$("${MPIRUN[@]}" -np 4 "$COMM_TEST" 2>&1) || { echo "FAIL: test_dist_comm under mpirun -np 4: $out"; fail=1; }
 fi
 
+# The example examples/mpi/split_heat.c: two groups of a split world, each
+# with its own distributed heat run (periodic x), each equal to one process.
+EX=$(dirname "$FDX")/split_heat
+if [ -x "$EX" ]; then
+    for np in 2 4 5; do
+        out=$("${MPIRUN[@]}" -np $np "$EX" 61 37 12 2>&1); rc=$?
+        if [ $rc -ne 0 ] || [ "$(grep -c ': equal$' <<<"$out")" -ne 2 ]; then
+            echo "FAIL: split_heat under mpirun -np $np (exit $rc): $out"; fail=1
+        fi
+    done
+else
+    echo "FAIL: examples/mpi/split_heat was not built next to fdx"; fail=1
+fi
+
 sim_check "2:1 4:1 2:2" heat --size 37x41 --steps 20 --init random
 sim_check "2:1 4:1" wave --size 33x45 --steps 20 --order 4 --sponge 4
 sim_check "2:2" wave --size 15x13x35 --steps 10 --order 2 --sponge 2 --overlap off

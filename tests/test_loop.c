@@ -20,6 +20,19 @@
 
 static uint64_t seed = 12345;
 
+/* Reductions "s" (sum of cnt values, reference s) and "mx" (maxloc,
+   reference mx at lmx) of loop l. */
+static void check_sum_maxloc(const fdx_loop *l, double s, size_t cnt, double mx, const int64_t *lmx, const char *what)
+{
+    double v;
+    int64_t loc[3];
+    CHECK_OK(fdx_loop_result(l, "s", &v, NULL));
+    CHECK(fabs(v - s) <= 1e-12 * fabs(s) * cnt, "%s: sum %.17g vs %.17g", what, v, s);
+    CHECK_OK(fdx_loop_result(l, "mx", &v, loc));
+    CHECK(v == mx && loc[0] == lmx[0] && loc[1] == lmx[1] && loc[2] == lmx[2], "%s: maxloc %g at %lld,%lld,%lld vs %g",
+          what, v, (long long)loc[0], (long long)loc[1], (long long)loc[2], mx);
+}
+
 static void test_parallel_and_reductions(void)
 {
     const int64_t n[3] = {NX, NY, NZ};
@@ -60,13 +73,9 @@ static void test_parallel_and_reductions(void)
             }
     CHECK_OK(fdx_array_get(B, got));
     CHECK(same_or_poisoned(got, ref, cnt), "parallel loop differs from the sequential nest (or wrote outside its range)");
+    check_sum_maxloc(l, s, cnt, mx, lmx, "parallel loop");
     double v;
     int64_t loc[3];
-    CHECK_OK(fdx_loop_result(l, "s", &v, NULL));
-    CHECK(fabs(v - s) <= 1e-12 * fabs(s) * cnt, "sum %.17g vs %.17g", v, s);
-    CHECK_OK(fdx_loop_result(l, "mx", &v, loc));
-    CHECK(v == mx && loc[0] == lmx[0] && loc[1] == lmx[1] && loc[2] == lmx[2], "maxloc %g at %lld,%lld,%lld vs %g", v,
-          (long long)loc[0], (long long)loc[1], (long long)loc[2], mx);
     CHECK_OK(fdx_loop_result(l, "mn", &v, loc));
     CHECK(v == mn && loc[0] == lmn[0] && loc[1] == lmn[1] && loc[2] == lmn[2], "minloc %g vs %g", v, mn);
     CHECK_OK(fdx_loop_result(l, "m", &v, NULL));
@@ -396,13 +405,7 @@ static void test_diag_walk(void)
     CHECK(max_rel(got, rb, cnt) <= 1e-12, "B written whole after a relabel: %.3g", max_rel(got, rb, cnt));
     CHECK_OK(fdx_array_get(C, got));
     CHECK(same_or_poisoned(got, rc, cnt), "C (interior, poisoned rest kept through its move) differs from the nest");
-    double v;
-    int64_t loc[3];
-    CHECK_OK(fdx_loop_result(lb, "s", &v, NULL));
-    CHECK(fabs(v - s) <= 1e-12 * fabs(s) * cnt, "sum over the diagonals %.17g vs %.17g", v, s);
-    CHECK_OK(fdx_loop_result(lb, "mx", &v, loc));
-    CHECK(v == mx && loc[0] == lmx[0] && loc[1] == lmx[1] && loc[2] == lmx[2], "maxloc over the diagonals %g at %lld,%lld,%lld vs %g",
-          v, (long long)loc[0], (long long)loc[1], (long long)loc[2], mx);
+    check_sum_maxloc(lb, s, cnt, mx, lmx, "over the diagonals");
     for (int q = 0; q < 3; q++) fdx_loop_destroy(&all[q]);
     fdx_array_destroy(&A);
     fdx_array_destroy(&B);
@@ -478,9 +481,35 @@ static void test_errors(void)
     fdx_array_destroy(&A);
 }
 
-#ifdef LOOP_TEST_EXTRA
-LOOP_TEST_EXTRA
-#endif
+/* On CUDA: actuality; copies happen only when the other side holds the
+   current copy. */
+static void test_actuality(void)
+{
+    const int64_t n[3] = {16, 8, 4};
+    double h[512], back[512];
+    for (int q = 0; q < 512; q++) h[q] = fdx_test_rand(&seed);
+    fdx_array *A = NULL;
+    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, 3, n, FDX_ON_HOST, &A));
+    if (!A) return;
+    memcpy(fdx_array_host(A), h, sizeof h);
+    CHECK(fdx_array_valid(A) == 0, "new array untracked");
+    fdx_loop *l = NULL;
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k", &l));
+    CHECK_OK(fdx_loop_on(l, A, NULL));
+    CHECK_OK(fdx_loop_array(l, "A", A, FDX_READ_WRITE));
+    CHECK_OK(fdx_loop_body(l, "A(i,j,k) = 2 * A(i,j,k);"));
+    CHECK_OK(fdx_loop_run(l, NULL)); /* copies the host data over */
+    CHECK(fdx_array_valid(A) == FDX_ON_DEVICE, "device current after the loop");
+    CHECK(((double *)fdx_array_host(A))[5] == h[5], "host copy untouched (stale)");
+    CHECK_OK(fdx_array_get(A, back));
+    CHECK(back[5] == 2 * h[5] && back[511] == 2 * h[511], "get reads the device copy");
+    CHECK_OK(fdx_array_put(A, h));
+    CHECK_OK(fdx_loop_run(l, NULL));
+    CHECK_OK(fdx_array_get(A, back));
+    CHECK(back[7] == 2 * h[7], "put then loop: %g vs %g", back[7], 2 * h[7]);
+    fdx_loop_destroy(&l);
+    fdx_array_destroy(&A);
+}
 
 int main(void)
 {
@@ -495,9 +524,7 @@ int main(void)
     test_diag_walk();
     test_ctx_stream();
     test_errors();
-#ifdef LOOP_TEST_EXTRA
-    test_extra();
-#endif
+    if (strcmp(LOOP_TEST_BACKEND, "cuda") == 0) test_actuality();
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish(LOOP_TEST_NAME);
 }

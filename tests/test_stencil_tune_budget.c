@@ -189,6 +189,34 @@ static void file_round_trip(void)
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
+/* The model's first batch holds the H100 rounds' winners (notes/stencil.md):
+   the 7-point 512^3 f64's one 2-plane group 32x8 at vec 2, and the
+   25-point's asynchronous march two planes ahead capped at 3 blocks. */
+static void model_first_batch(const fdx_device_info *h100)
+{
+    static const struct {
+        int order, variant, pd, minb;
+    } want[] = {{2, FDX_SV_UNROLL, 2, 0}, {8, FDX_SV_ASYNC, 2, 3}};
+    for (int w = 0; w < 2; w++) {
+        fdx_stencil_kspec ks = {1, 3, want[w].order / 2, FDX_UPDATE_APPLY, 0, 0, 0};
+        int64_t n3[3] = {512, 512, 512};
+        fdx_stencil_journal *j = calloc(1, sizeof *j);
+        if (!j) return;
+        fake f = {1, 0, {{0}}, 0};
+        fdx_stencil_tuner t = {fake_trial, NULL, &f, 8};
+        fdx_stencil_cfg best;
+        int measured = 0, found = 0;
+        CHECK_OK(fdx_stencil_tune_step(&ks, h100, 1, n3, &t, j, &best, &measured));
+        for (int i = 0; i < j->n && !found; i++)
+            found = j->cfg[i].variant == want[w].variant && j->cfg[i].pd == want[w].pd &&
+                    j->cfg[i].minb == want[w].minb && fdx_stencil_cfg_fits(&ks, &j->cfg[i], n3) &&
+                    (want[w].variant != FDX_SV_UNROLL || (j->cfg[i].chunk == 2 && j->cfg[i].vec == 2));
+        CHECK(found && measured <= 8, "order %d: the first batch (%d measured) lacks the known winner", want[w].order,
+              measured);
+        free(j);
+    }
+}
+
 static const int budgets[] = {1, 3, 8, 20};
 
 int main(void)
@@ -219,6 +247,7 @@ int main(void)
                              budgets[b]);
                 }
     CHECK(prepared > 0, "the batch compiler was never asked for anything");
+    model_first_batch(&h100);
     for (int b = 0; b < 4; b++)
         printf("budget %2d: converged in at most %d runs, journals of at most %d configurations (the full search times "
                "at most %d)\n", budgets[b], most_runs[budgets[b]], most_journal[budgets[b]], most_full[budgets[b]]);

@@ -19,8 +19,8 @@ static void run_cases(fdx_ctx *ctx)
     static us_case cases[32];
     int n = us_cases(cases, 32, 0);
     for (int i = 0; i < n; i++) {
-        us_run(ctx, &cases[i], FDX_FLOAT64, 100 + i, 0, "cpu double", NULL, NULL);
-        us_run(ctx, &cases[i], FDX_FLOAT32, 200 + i, 0, "cpu float", NULL, NULL);
+        us_run(ctx, &cases[i], FDX_FLOAT64, 100 + i, 0, "cpu double", NULL, NULL, NULL);
+        us_run(ctx, &cases[i], FDX_FLOAT32, 200 + i, 0, "cpu float", NULL, NULL, NULL);
     }
     printf("test_ustencil: %d cases x 2 precisions\n", n);
 }

@@ -3,12 +3,15 @@
    with forced configurations (the march with each lane count, unroll and
    vector loads, small blocks and chunks that leave partial blocks; the point
    kernel), each against the CPU reference on random inputs with random
-   weights and a NaN-poisoned output (the CPU path is held to the same
-   reference by test_ustencil); a tuned box and div(k grad u) at 168^3. */
+   weights and a NaN-poisoned output; in double the CUDA output and the CPU
+   path's on the same inputs agree within 1e-12 relative and in their frames;
+   a tuned box at 162^3. */
 #include "fdx_test.h"
 #include "stencil/fdx_ustencil_impl.h"
 #include "ustencil_ref.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void force(fdx_ustencil *s, const void *arg) { fdx_ustencil_force_cfg(s, (const fdx_us_cfg *)arg); }
@@ -19,6 +22,8 @@ int main(void)
     fdx_ctx *gpu = fdx_test_ctx("cuda");
     CHECK(gpu != NULL, "cuda context: %s", fdx_last_error());
     if (!gpu) return fdx_test_finish("test_ustencil_gpu");
+    fdx_ctx *cpu = fdx_test_ctx("cpu");
+    CHECK(cpu != NULL, "cpu context: %s", fdx_last_error());
     static us_case cases[32];
     int n = us_cases(cases, 32, 0);
     static const fdx_us_cfg cfgs[] = {
@@ -29,8 +34,22 @@ int main(void)
     };
     const int ncfgs = sizeof cfgs / sizeof *cfgs;
     for (int i = 0; i < n; i++) {
-        us_run(gpu, &cases[i], FDX_FLOAT64, 300 + i, 1, "cuda double", NULL, NULL);
-        us_run(gpu, &cases[i], FDX_FLOAT32, 400 + i, 1, "cuda float", NULL, NULL);
+        /* CUDA and the CPU path on the same inputs (the same seed): both
+           within rounding of the reference and of each other. */
+        double *on_gpu = NULL, *on_cpu = NULL;
+        us_run(gpu, &cases[i], FDX_FLOAT64, 300 + i, 1, "cuda double", NULL, NULL, &on_gpu);
+        if (cpu) us_run(cpu, &cases[i], FDX_FLOAT64, 300 + i, 0, "cpu double", NULL, NULL, &on_cpu);
+        if (on_gpu && on_cpu) {
+            int64_t differ = 0, m = us_points(&cases[i]) * cases[i].ncomp;
+            for (int64_t e = 0; e < m; e++) {
+                double a = on_gpu[e], b = on_cpu[e];
+                if (isnan(a) != isnan(b) || (!isnan(a) && !(fabs(a - b) <= 1e-12 * (1 + fabs(a) + fabs(b))))) differ++;
+            }
+            CHECK(differ == 0, "%s: CUDA and the CPU path differ at %lld of %lld values", cases[i].name,
+                  (long long)differ, (long long)m);
+        }
+        free(on_gpu), free(on_cpu);
+        us_run(gpu, &cases[i], FDX_FLOAT32, 400 + i, 1, "cuda float", NULL, NULL, NULL);
         for (int k = 0; k < ncfgs; k++) {
             fdx_us_cfg c = cfgs[k];
             int is_double = (i + k) % 2;
@@ -44,7 +63,7 @@ int main(void)
             if (c.vload && u.grid[0] % c.vec) u.grid[0] += c.vec - u.grid[0] % c.vec;
             char where[64];
             snprintf(where, sizeof where, "cuda %s forced %d", is_double ? "double" : "float", k);
-            us_run(gpu, &u, is_double ? FDX_FLOAT64 : FDX_FLOAT32, 500 + 10 * i + k, 1, where, force, &c);
+            us_run(gpu, &u, is_double ? FDX_FLOAT64 : FDX_FLOAT32, 500 + 10 * i + k, 1, where, force, &c, NULL);
         }
     }
     printf("test_ustencil_gpu: %d cases, %d forced configurations\n", n, ncfgs);
@@ -57,16 +76,16 @@ int main(void)
     if (o) CHECK_OK(fdx_ctx_create(o, &tuned));
     fdx_options_destroy(&o);
     if (tuned) {
+        /* One case (the tuner times ~80 candidates; compute-sanitizer runs
+           this test too): the box, just above the size the tuner takes. */
         uint64_t s = 9;
         static us_case c;
-        us_init(&c, "tuned box 168^3", 3, 1, 1, 0, 168, 168, 168);
+        us_init(&c, "tuned box 162^3", 3, 1, 1, 0, 162, 162, 162);
         us_box(&c, 1, &s);
-        us_run(tuned, &c, FDX_FLOAT64, 77, 1, "cuda tuned", NULL, NULL);
-        us_init(&c, "tuned div 168^3", 3, 1, 1, 1, 168, 168, 168);
-        c.build = US_DIV;
-        us_run(tuned, &c, FDX_FLOAT32, 78, 1, "cuda tuned", NULL, NULL);
+        us_run(tuned, &c, FDX_FLOAT64, 77, 1, "cuda tuned", NULL, NULL, NULL);
         fdx_ctx_destroy(&tuned);
     }
     fdx_ctx_destroy(&gpu);
+    fdx_ctx_destroy(&cpu);
     return fdx_test_finish("test_ustencil_gpu");
 }

@@ -247,10 +247,11 @@ static inline fdx_array *us_array(fdx_ctx *ctx, const us_case *c, fdx_dtype type
 
 /* Runs a case on ctx (cuda: through the device copies) against the
    reference; returns the number of bad points (-1: could not run).
-   prepare (may be NULL) is called with the stencil before the apply. */
+   prepare (may be NULL) is called with the stencil before the apply; with
+   `result`, *result is the output in double (malloc'ed; NaN in the frame). */
 typedef void (*us_prepare_fn)(fdx_ustencil *s, const void *arg);
 static inline int64_t us_run(fdx_ctx *ctx, const us_case *c, fdx_dtype type, uint64_t seed, int cuda, const char *where,
-                             us_prepare_fn prepare, const void *arg)
+                             us_prepare_fn prepare, const void *arg, double **result)
 {
     const int is_double = type == FDX_FLOAT64, nc = c->ncomp;
     const int64_t n = us_points(c);
@@ -292,6 +293,7 @@ static inline int64_t us_run(fdx_ctx *ctx, const us_case *c, fdx_dtype type, uin
     for (int64_t i = 0; i < n * nc; i++) got[i] = is_double ? ((const double *)h)[i] : ((const float *)h)[i];
     us_reference(c, in, cf, ref, mag);
     bad = us_compare(c, got, ref, mag, is_double ? 2.2e-16 : 1.2e-7, where);
+    if (result) *result = got, got = NULL;
 done:
     for (int i = 0; i < FDX_USTENCIL_MAX_INPUTS; i++) free(in[i]), fdx_array_destroy(&ain[i]);
     for (int j = 0; j < FDX_USTENCIL_MAX_COEFS; j++) free(cf[j]), fdx_array_destroy(&acf[j]);

@@ -165,6 +165,8 @@ FDX_API fdx_status fdx_ini_parse(const char *text, size_t size, const char *what
 typedef struct fdx_progress fdx_progress;
 FDX_API fdx_status fdx_progress_create(FILE *out, const char *what, int64_t total, fdx_progress **p);
 FDX_API void fdx_progress_phase(fdx_progress *p, const char *phase);
+/* Lines only, never a redrawn bar (a log file, --progress lines). */
+FDX_API void fdx_progress_lines(fdx_progress *p);
 FDX_API void fdx_progress_update(fdx_progress *p, int64_t done);
 FDX_API void fdx_progress_finish(fdx_progress *p, int64_t done);
 FDX_API void fdx_progress_destroy(fdx_progress **p);

@@ -130,7 +130,11 @@ FDX_API int fdx_ustencil_radius(const fdx_ustencil *s);
 
 /* Applies the stencil: inputs[0 .. ninputs-1], coefs[0 .. ncoefs-1] (NULL
    when there are none).  Every point at least `radius` away from each face
-   is written; the frame is not (a boundary pass fills it).  out is distinct
+   is written; the frame is not.  Boundary conditions: fdx_bc_apply
+   (boundary.h, a pass of the same radius) fills the frame of a scalar input
+   or coefficient array before this apply; it writes the ghosts a star reads,
+   which is all a star-like stencil or div(k grad u) reads, but not the frame's
+   edges and corners, which a box also reads.  out is distinct
    from every input.  On CUDA the device copies are used, asynchronously on
    `stream` (NULL: the context's); on the CPU the host copies. */
 FDX_API fdx_status fdx_ustencil_apply(fdx_ustencil *s, fdx_array *out, fdx_array *const *inputs,
@@ -143,7 +147,8 @@ FDX_API void fdx_ustencil_traffic(const fdx_ustencil *s, const int64_t *shape, d
                                   double *write_bytes);
 
 /* The configuration used for the grid `shape`, e.g. "march 32x8 vec2 chunk 64
-   unroll 2", "point 32x8", "cpu"; "" before the first apply to it. */
+   unroll 2 vload pf2 rows1", "point 32x8", "cpu"; "" before the first apply
+   to it. */
 FDX_API const char *fdx_ustencil_config(const fdx_ustencil *s, const int64_t *shape);
 
 /* The generated source for the CPU (cuda 0) or CUDA with the default

@@ -13,6 +13,7 @@
    Inside a block the loop runtime's hyperplanes run, so the result is the
    sequential nest's whatever the grid of units. */
 #include "comm/fdx_dloop_impl.h"
+#include "core/fdx_knob.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +48,7 @@ static void make_plan(fdx_dloop *l, plan *p)
        U - 1 portions; 4 portions per unit keep the idle fraction near
        (U - 1) / (P + U - 1) while portions stay large. */
     int P = units_on_chain > 1 ? 4 * (units_on_chain - 1) : 1;
-    const char *env = getenv("FDX_DLOOP_PORTIONS");
+    const char *env = fdx_knob(FDX_KNOB_DLOOP_PORTIONS);
     if (l->portions_set > 0) P = l->portions_set;
     else if (env && atoi(env) > 0) P = atoi(env);
     if (P > 200) P = 200; /* sends in flight per face: fdx_mpi_reqs of 256 */

@@ -4,6 +4,7 @@
    stale shadows of read arrays renewed first, reductions folded over units
    and ranks in a fixed order so that every unit gets the same result. */
 #include "comm/fdx_dloop_impl.h"
+#include "core/fdx_knob.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +25,7 @@ fdx_status fdx_dloop_create(fdx_dist *d, const char *indices, fdx_dloop **out)
         if (st == FDX_OK) st = fdx_loop_create(d->ctx[i], indices, &l->loop[i]);
         /* FDX_DLOOP_AUTOTFM=off keeps the blocks plain (comparisons with
            the one-unit path, which keeps the context's setting) */
-        const char *env = getenv("FDX_DLOOP_AUTOTFM");
-        if (st == FDX_OK && env && strcmp(env, "off") == 0) st = fdx_loop_set_autotfm(l->loop[i], 0);
+        if (st == FDX_OK && fdx_knob_is(FDX_KNOB_DLOOP_AUTOTFM, "off")) st = fdx_loop_set_autotfm(l->loop[i], 0);
     }
     l->nidx = 1;
     for (const char *c = indices; *c; c++) l->nidx += *c == ',';

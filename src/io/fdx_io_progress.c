@@ -5,6 +5,7 @@
    stepping only. */
 #include "core/fdx_error.h"
 #include "core/fdx_file.h"
+#include "core/fdx_knob.h"
 #include "fdx/io.h"
 
 #include <stdlib.h>
@@ -32,7 +33,7 @@ fdx_status fdx_progress_create(FILE *out, const char *what, int64_t total, fdx_p
     (*p)->out = out;
     snprintf((*p)->what, sizeof (*p)->what, "%s", what);
     (*p)->total = total > 0 ? total : 1;
-    (*p)->tty = out && isatty(fileno(out)) && !getenv("FDX_NO_TTY");
+    (*p)->tty = out && isatty(fileno(out)) && !fdx_knob(FDX_KNOB_NO_TTY);
     (*p)->t0 = (*p)->last_draw = fdx_now_s();
     (*p)->last_tenth = -1;
     return FDX_OK;
@@ -121,4 +122,9 @@ void fdx_progress_destroy(fdx_progress **p)
     if (!p) return;
     free(*p);
     *p = NULL;
+}
+
+void fdx_progress_lines(fdx_progress *p)
+{
+    if (p) p->tty = 0;
 }

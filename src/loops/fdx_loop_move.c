@@ -1,9 +1,9 @@
 /* fdx_loop_move: the planner's layout moves.  A move is a chain of single
    passes of the layout engine (leave the diagonal, permute, enter the new
    diagonal) that ping-pong between the array's storage and a scratch buffer
-   the loop keeps, on the run's stream: no allocation, free or wait per move
+   the loop keeps, on the run's stream: no allocation or free per move
    (fdx_array_set_layout allocates a fresh buffer and frees the old one each
-   time, and waits).  When the chain has an odd number of passes the array
+   time).  When the chain has an odd number of passes the array
    takes the scratch as its storage and the loop keeps the old storage as
    its scratch.  An array the loop only writes, and overwrites whole, is
    relabelled: its layout changes and nothing moves. */
@@ -72,6 +72,11 @@ fdx_status fdx_loop_move(fdx_loop *l, fdx_array *a, const fdx_layout *to, int re
     fdx_layout chain[4];
     int n = chain_of(&a->layout, to, chain);
     if (n < 2) return FDX_OK;
+    /* The scratch may be storage that kernels queued on other streams
+       still read (an array's old buffer after an odd chain): wait for the
+       device once per move, as the cudaFree of a fresh-buffer move did
+       implicitly.  Moves are rare (the planner keeps layouts). */
+    FDX_TRY(fdx_ctx_ops(l->ctx)->device_sync());
     FDX_TRY(scratch_for(l, size));
     void *buf[2] = {a->device, l->scratch};
     size_t cap[2] = {size, l->scratch_bytes};

@@ -4,6 +4,7 @@
    elements: the thread index's axis stored fastest (a permutation), or for
    hyperplanes the anti-diagonal of the two fastest stored axes.  Layouts move
    on demand: an array stays as the last loop left it. */
+#include "core/fdx_knob.h"
 #include "loops/fdx_loop_impl.h"
 #include "core/fdx_log.h"
 
@@ -36,8 +37,7 @@ static int pick_fast(const fdx_loop *l)
    FDX_LOOP_LINES=0 keeps the flat enumeration (for comparisons). */
 static void lines(loop_geom *g)
 {
-    const char *env = getenv("FDX_LOOP_LINES");
-    if (!g->across || g->solved < 0 || g->solved == g->fast || !g->plane[g->fast] || (env && strcmp(env, "0") == 0))
+    if (!g->across || g->solved < 0 || g->solved == g->fast || !g->plane[g->fast] || fdx_knob_is(FDX_KNOB_LOOP_LINES, "0"))
         return;
     int64_t count = 1;
     int inplane = 0;

@@ -1,5 +1,7 @@
 /* fdx_mg_gpu: the multigrid kernels on CUDA: one thread a point (a colour
-   point for Gauss-Seidel, a coarse point for restriction and injection),
+   point for Gauss-Seidel, a coarse point for restriction, also when it
+   computes the fine residual itself, and for injection; the one-pass
+   red-black sweep: tiles marching in z),
    rows x blocks along x, grid.y rows, grid.z planes; reductions by block
    into one slot a block, then summed in a fixed order by one block, so a
    sum (a residual norm, a CG dot product, a mean) is the same bit for bit

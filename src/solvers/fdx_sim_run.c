@@ -322,8 +322,8 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
     if (progress && s->p.progress != FDX_SIM_PROGRESS_OFF) {
         char what[64];
         snprintf(what, sizeof what, "fdx %s", fdx_sim_kind_name(s->kind));
-        if (s->p.progress == FDX_SIM_PROGRESS_LINES) setenv("FDX_NO_TTY", "1", 1);
         st = fdx_progress_create(progress, what, s->steps, &bar);
+        if (s->p.progress == FDX_SIM_PROGRESS_LINES) fdx_progress_lines(bar);
         fdx_progress_phase(bar, "compiling/tuning"); /* the first step loads or tunes the kernels */
     }
     /* Step 0: the first picture and, when fields are asked for, the first field. */

@@ -546,8 +546,14 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
 /* Times a batch (compiled ahead, in parallel, where the tuner can) and
    journals each time; a configuration that cannot run is journaled as
    INFINITY, so it is not tried again. */
+typedef struct run_state {
+    int warmed, measured;
+    fdx_status first_failure; /* and its message: the error when nothing runs */
+    char why[512];
+} run_state;
+
 static void measure(const fdx_stencil_tuner *t, int cuda, fdx_stencil_journal *j, const fdx_stencil_cfg *cfg, int n,
-                    int *warmed, int *measured)
+                    run_state *r)
 {
     if (t->prepare && n > 1) t->prepare(t->arg, cfg, n);
     for (int i = 0; i < n && j->n < FDX_STENCIL_JOURNAL_MAX; i++) {
@@ -556,10 +562,13 @@ static void measure(const fdx_stencil_tuner *t, int cuda, fdx_stencil_journal *j
         fdx_stencil_cfg_text(&cfg[i], cuda, text, sizeof text);
         /* The run's first trial pays for first touches, thread start-up
            and clocks ramping: it runs once more before it counts. */
-        if (!*warmed && t->trial(t->arg, &cfg[i], &ms) != FDX_OK) fdx_clear_error();
-        *warmed = 1;
-        if (t->trial(t->arg, &cfg[i], &ms) != FDX_OK) {
+        if (!r->warmed && t->trial(t->arg, &cfg[i], &ms) != FDX_OK) fdx_clear_error();
+        r->warmed = 1;
+        fdx_status st = t->trial(t->arg, &cfg[i], &ms);
+        if (st != FDX_OK) {
             FDX_DEBUG("tuning: %s cannot run: %s", text, fdx_last_error());
+            if (r->first_failure == FDX_OK)
+                r->first_failure = st, snprintf(r->why, sizeof r->why, "%s: %s", text, fdx_last_error());
             fdx_clear_error();
             ms = INFINITY;
         } else {
@@ -567,7 +576,7 @@ static void measure(const fdx_stencil_tuner *t, int cuda, fdx_stencil_journal *j
         }
         j->cfg[j->n] = cfg[i];
         j->ms[j->n++] = ms;
-        (*measured)++;
+        r->measured++;
     }
 }
 
@@ -575,7 +584,8 @@ fdx_status fdx_stencil_tune_step(const fdx_stencil_kspec *ks, const fdx_device_i
                                  const int64_t n3[3], const fdx_stencil_tuner *t, fdx_stencil_journal *j,
                                  fdx_stencil_cfg *best, int *measured)
 {
-    int done = 0, warmed = 0, budget = t->budget > 0 ? t->budget : FDX_STENCIL_JOURNAL_MAX;
+    int budget = t->budget > 0 ? t->budget : FDX_STENCIL_JOURNAL_MAX;
+    run_state r = {0, 0, FDX_OK, ""};
     *measured = 0;
     if (j->complete) {
         *best = j->best;
@@ -586,30 +596,32 @@ fdx_status fdx_stencil_tune_step(const fdx_stencil_kspec *ks, const fdx_device_i
         search m;
         search_init(&m, ks, n3, cuda, j, NULL, 0);
         int n = model_candidates(&m, dev, want, budget);
-        measure(t, cuda, j, want, n, &warmed, &done);
+        measure(t, cuda, j, want, n, &r);
     }
     for (;;) {
         search s;
         int room = FDX_STENCIL_JOURNAL_MAX - j->n;
-        search_init(&s, ks, n3, cuda, j, want, budget - done < room ? budget - done : room);
+        search_init(&s, ks, n3, cuda, j, want, budget - r.measured < room ? budget - r.measured : room);
         search_run(&s, dev);
+        *measured = r.measured;
         if (!s.unknown) {
-            FDX_CHECK(s.best_ms < INFINITY, FDX_ERR_INTERNAL,
-                      "tuning: no configuration of the stencil could run (see the log at debug level)");
+            if (s.best_ms == INFINITY)
+                return fdx_fail(r.first_failure != FDX_OK ? r.first_failure : FDX_ERR_INTERNAL,
+                                "tuning: no configuration of the stencil could run (%s)",
+                                r.why[0] ? r.why : "all failed in earlier runs; --tune force retries");
             j->complete = 1;
             j->best = *best = s.best;
-            *measured = done;
             return FDX_OK;
         }
         if (s.nwant == 0) break; /* this run's budget is spent (or the journal is full) */
-        measure(t, cuda, j, want, s.nwant, &warmed, &done);
+        measure(t, cuda, j, want, s.nwant, &r);
     }
     /* Partial: the fastest measured so far, else the default. */
     double best_ms = INFINITY;
     fdx_stencil_default_cfg(ks, dev, cuda, n3, best);
     for (int i = 0; i < j->n; i++)
         if (j->ms[i] < best_ms) *best = j->cfg[i], best_ms = j->ms[i];
-    *measured = done;
+    *measured = r.measured;
     return FDX_OK;
 }
 

@@ -3,25 +3,16 @@
    kernel (CPU, and the general CUDA path) and the march (CUDA, rank 2 and
    3, the tuned path of box and div(k grad u) stencils).
 
-   Names in the generated code follow the description: the pointers are out,
+   The march lives in fdx_ustencil_march.c.  Names in the generated code follow the description: the pointers are out,
    u<i> (input i) and k<j> (coefficient j); a loaded value is the field's name,
    its component c<n> for fields of several components, and its offset per
    axis (m1 = -1, p2 = +2, 0), e.g. u0_m1_0_p1 = u0(x-1, y, z+1) or, in the
    march, u0_xm1_y0 = u0 at x-1, y in the current plane; w[i] is term i's
    weight (a comment lists every term).  Each distinct point is loaded once. */
-#include "codegen/fdx_cg.h"
-#include "stencil/fdx_ustencil_impl.h"
+#include "stencil/fdx_ustencil_gen.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct ugen {
-    const fdx_us_spec *ks;
-    const fdx_us_cfg *cfg;
-    fdx_cg *cg;
-    int cuda;
-    const char *w; /* "P.w" (C) or "p.w" (CUDA) */
-} ugen;
 
 static const char *field_ptr(const ugen *g, int field)
 {
@@ -29,13 +20,13 @@ static const char *field_ptr(const ugen *g, int field)
 }
 
 /* The field's name with its component where fields have several. */
-static const char *field_name(const ugen *g, const fdx_us_factor *f)
+const char *fdx_us_field_name(const ugen *g, const fdx_us_factor *f)
 {
     if (f->field < g->ks->ninputs && g->ks->ncomp > 1) return fdx_cg_fmt(g->cg, "u%dc%d", f->field, f->comp);
     return field_ptr(g, f->field);
 }
 
-static void off_text(fdx_sb *b, int o)
+void fdx_us_off_text(fdx_sb *b, int o)
 {
     if (o) fdx_sb_printf(b, "%c%d", o < 0 ? 'm' : 'p', o < 0 ? -o : o);
     else fdx_sb_puts(b, "0");
@@ -48,14 +39,14 @@ static int has_axis(const fdx_us_spec *ks, int a) { return a == 0 || (a == 1 && 
 static const char *point_name(const ugen *g, const fdx_us_factor *f)
 {
     fdx_sb b = FDX_SB_INIT;
-    fdx_sb_puts(&b, field_name(g, f));
+    fdx_sb_puts(&b, fdx_us_field_name(g, f));
     for (int a = 0; a < 3; a++)
-        if (has_axis(g->ks, a)) fdx_sb_puts(&b, "_"), off_text(&b, f->off[a]);
+        if (has_axis(g->ks, a)) fdx_sb_puts(&b, "_"), fdx_us_off_text(&b, f->off[a]);
     return fdx_cg_text(g->cg, &b);
 }
 
 /* The element of point index expression `pt` (component comp of the field). */
-static const char *elem(const ugen *g, int field, int comp, const char *pt)
+const char *fdx_us_elem(const ugen *g, int field, int comp, const char *pt)
 {
     int nc = field < g->ks->ninputs ? g->ks->ncomp : 1;
     if (nc == 1) return fdx_cg_fmt(g->cg, "%s + %s", field_ptr(g, field), pt);
@@ -77,7 +68,7 @@ static const char *point_index(const ugen *g, const char *q, const int *off)
     return fdx_cg_text(g->cg, &b);
 }
 
-static int same_factor(const fdx_us_factor *a, const fdx_us_factor *b)
+int fdx_us_same_factor(const fdx_us_factor *a, const fdx_us_factor *b)
 {
     return a->field == b->field && a->comp == b->comp && memcmp(a->off, b->off, sizeof a->off) == 0;
 }
@@ -85,7 +76,7 @@ static int same_factor(const fdx_us_factor *a, const fdx_us_factor *b)
 static void term_text(fdx_sb *b, const ugen *g, const fdx_us_term *t)
 {
     for (int i = 0; i < t->nf; i++) {
-        fdx_sb_printf(b, "%s%s(", i ? " * " : "", field_name(g, &t->f[i]));
+        fdx_sb_printf(b, "%s%s(", i ? " * " : "", fdx_us_field_name(g, &t->f[i]));
         int first = 1;
         for (int a = 0; a < 3; a++)
             if (has_axis(g->ks, a)) fdx_sb_printf(b, "%s%+d", first ? "" : ",", t->f[i].off[a]), first = 0;
@@ -113,7 +104,7 @@ static void emit_prelude(fdx_cg_node *at, const ugen *g)
         fdx_cg_line(at, "typedef %s%d realv;", ks->is_double ? "double" : "float", g->cfg->vec);
 }
 
-static fdx_cg_node *emit_kernel(fdx_cg_node *at, const ugen *g)
+fdx_cg_node *fdx_us_emit_kernel(fdx_cg_node *at, const ugen *g)
 {
     fdx_cg_param params[2 + FDX_USTENCIL_MAX_INPUTS + FDX_USTENCIL_MAX_COEFS];
     int n = 0;
@@ -129,7 +120,7 @@ static fdx_cg_node *emit_kernel(fdx_cg_node *at, const ugen *g)
 }
 
 /* Stores the value named <pre><index> to component comp of point pt. */
-static void store(fdx_cg_node *at, const ugen *g, int comp, const char *pt, const char *pre, int index)
+void fdx_us_store(fdx_cg_node *at, const ugen *g, int comp, const char *pt, const char *pre, int index)
 {
     fdx_cg_hint hint = g->cuda ? FDX_CG_STREAM : FDX_CG_PLAIN;
     fdx_cg_store(at, (fdx_cg_lanes){pre, "", 1, index}, NULL, fdx_cg_fmt(g->cg, "out + %s",
@@ -149,10 +140,10 @@ static void emit_point(fdx_cg_node *at, const ugen *g)
         for (int j = 0; j < ks->terms[i].nf; j++) {
             const fdx_us_factor *f = &ks->terms[i].f[j];
             int dup = 0;
-            for (int s = 0; s < nseen && !dup; s++) dup = same_factor(&seen[s], f);
+            for (int s = 0; s < nseen && !dup; s++) dup = fdx_us_same_factor(&seen[s], f);
             if (dup) continue;
             seen[nseen++] = *f;
-            const char *addr = elem(g, f->field, f->comp, point_index(g, "q", f->off));
+            const char *addr = fdx_us_elem(g, f->field, f->comp, point_index(g, "q", f->off));
             fdx_cg_stmt(at, "const real %s = %s", point_name(g, f), fdx_cg_ld(g->cg, FDX_CG_LDG, addr));
         }
     for (int c = 0; c < ks->ncomp; c++) {
@@ -168,14 +159,14 @@ static void emit_point(fdx_cg_node *at, const ugen *g)
         }
         if (!any) fdx_sb_puts(&e, " 0");
         fdx_cg_stmt(at, "%s", fdx_cg_text(g->cg, &e));
-        store(at, g, c, "q", "r", c);
+        fdx_us_store(at, g, c, "q", "r", c);
     }
 }
 
 static void emit_cpu(fdx_cg_node *at, const ugen *g)
 {
     const fdx_us_spec *ks = g->ks;
-    fdx_cg_node *k = emit_kernel(at, g);
+    fdx_cg_node *k = fdx_us_emit_kernel(at, g);
     if (ks->rank == 1) {
         fdx_cg_node *x = fdx_cg_for(k, FDX_CG_LOOP_PARALLEL_SIMD, "long long x = %d; x < nx - %d; x++", ks->rx, ks->rx);
         fdx_cg_stmt(x, "const long long q = x");
@@ -193,277 +184,13 @@ static void emit_cpu(fdx_cg_node *at, const ugen *g)
 static void emit_cuda_point(fdx_cg_node *at, const ugen *g)
 {
     const fdx_us_spec *ks = g->ks;
-    fdx_cg_node *k = emit_kernel(at, g);
+    fdx_cg_node *k = fdx_us_emit_kernel(at, g);
     fdx_cg_stmt(k, "const long long x = %d + (long long)blockIdx.x * %d + threadIdx.x", ks->rx, g->cfg->tx);
     fdx_cg_stmt(k, "const long long y = %d + (long long)blockIdx.y * %d + threadIdx.y", ks->ry, g->cfg->ty);
     fdx_cg_stmt(k, "const long long m = %d + (long long)blockIdx.z", ks->rm);
     fdx_cg_stmt(fdx_cg_if(k, "x >= nx - %d || y >= ny - %d", ks->rx, ks->ry), "return");
     fdx_cg_stmt(k, "const long long q = x + y * sy + m * sm");
     emit_point(k, g);
-}
-
-/* ---- the march ------------------------------------------------------------------- */
-
-/* The plane (m offset) at which a term is added: its latest factor's. */
-static int late_plane(const fdx_us_term *t)
-{
-    int z = t->f[0].off[2];
-    if (t->nf == 2 && t->f[1].off[2] > z) z = t->f[1].off[2];
-    return z;
-}
-
-int fdx_us_march_ok(const fdx_us_spec *ks)
-{
-    if (ks->rank < 2) return 0;
-    for (int i = 0; i < ks->nterms; i++) {
-        const fdx_us_term *t = &ks->terms[i];
-        int z = late_plane(t);
-        for (int f = 0; f < t->nf; f++)
-            if (t->f[f].off[2] != z && (t->f[f].off[0] || t->f[f].off[1])) return 0;
-    }
-    return 1;
-}
-
-/* A column: a (field, component) some term reads from an earlier plane. */
-typedef struct column {
-    int field, comp, depth;
-} column;
-
-/* u0_xm1_y0 (rank 2: u0_xm1): the value at lane position px, row dy
-   (relative to the thread's first row) of the current plane. */
-static const char *plane_name(const ugen *g, const fdx_us_factor *f, int px, int dy)
-{
-    fdx_sb b = FDX_SB_INIT;
-    fdx_sb_printf(&b, "%s_x", field_name(g, f));
-    off_text(&b, px);
-    if (g->ks->rank == 3) fdx_sb_puts(&b, "_y"), off_text(&b, dy);
-    return fdx_cg_text(g->cg, &b);
-}
-
-/* A point of the thread: lane v of row i, numbered i * vec + v. */
-static const char *col_name(const ugen *g, const fdx_us_factor *f, int lag, int lane)
-{
-    return fdx_cg_fmt(g->cg, "%s_col%d_%d", field_name(g, f), lag, lane);
-}
-
-/* The value of factor f of a term added at plane offset z, for lane v of
-   row i. */
-static const char *factor_value(const ugen *g, const fdx_us_factor *f, int z, int v, int i)
-{
-    if (f->off[2] == z) return plane_name(g, f, v + f->off[0], i + f->off[1]);
-    return col_name(g, f, z - f->off[2], i * g->cfg->vec + v);
-}
-
-/* The in-plane offset of row d (relative to the thread's first row): with
-   several rows a thread, rows past the grid's last are clamped to it (oy<d>),
-   so the loads of a partial last block stay inside; their points are not
-   stored. */
-static const char *row_off(const ugen *g, int d)
-{
-    if (d > 0 && g->cfg->rows > 1) return fdx_cg_fmt(g->cg, "oy%d", d);
-    return d ? fdx_cg_fmt(g->cg, "%d * sy", d) : "0";
-}
-
-/* The element at lane position px, row d of the plane starting at ps. */
-static const char *row_elem(const ugen *g, int field, int comp, int px, int d)
-{
-    const char *pt = fdx_cg_fmt(g->cg, "ps + %d + %s", px, row_off(g, d));
-    return elem(g, field, comp, pt);
-}
-
-typedef struct pload {
-    fdx_us_factor f; /* off[0] holds the lane position, off[1] the row, off[2] 0 */
-} pload;
-
-static int add_load(pload *l, int n, int field, int comp, int px, int dy)
-{
-    fdx_us_factor f = {field, comp, {px, dy, 0}};
-    for (int i = 0; i < n; i++)
-        if (same_factor(&l[i].f, &f)) return n;
-    l[n].f = f;
-    return n + 1;
-}
-
-/* vload: each row's points (field, row) as the aligned vectors of vec
-   values that hold them, named <field>_v<first position>_y<row>, then each
-   point a component of one.  The thread's first lane x is rx modulo vec
-   (also where the last thread shifts its lanes: 2 rx is a multiple of vec),
-   nx is a multiple of vec and the arrays are aligned, so position p is
-   aligned where rx + p is a multiple of vec, and a vector holding a point
-   of the row lies inside the row. */
-static void emit_vector_loads(fdx_cg_node *at, const ugen *g, const pload *loads, int nl)
-{
-    const int V = g->cfg->vec, rx = g->ks->rx;
-    static _Thread_local char done[4 * FDX_USTENCIL_MAX_TERMS * 16 + 256];
-    memset(done, 0, sizeof done);
-    for (int i = 0; i < nl; i++) {
-        if (done[i]) continue;
-        const fdx_us_factor *f = &loads[i].f;
-        int lo = f->off[0], hi = f->off[0];
-        for (int j = i; j < nl; j++)
-            if (loads[j].f.field == f->field && loads[j].f.comp == f->comp && loads[j].f.off[1] == f->off[1]) {
-                lo = loads[j].f.off[0] < lo ? loads[j].f.off[0] : lo;
-                hi = loads[j].f.off[0] > hi ? loads[j].f.off[0] : hi;
-            }
-        for (int p0 = lo - (((rx + lo) % V) + V) % V; p0 <= hi; p0 += V) {
-            fdx_sb b = FDX_SB_INIT;
-            fdx_sb_printf(&b, "%s_v", field_name(g, f));
-            off_text(&b, p0);
-            if (g->ks->rank == 3) fdx_sb_puts(&b, "_y"), off_text(&b, f->off[1]);
-            const char *vname = fdx_cg_text(g->cg, &b);
-            const char *addr = fdx_cg_fmt(g->cg, "(const realv *)(%s)", row_elem(g, f->field, f->comp, p0, f->off[1]));
-            fdx_cg_stmt(at, "const realv %s = %s", vname, fdx_cg_ld(g->cg, FDX_CG_LDG, addr));
-            for (int j = i; j < nl; j++) {
-                const fdx_us_factor *e = &loads[j].f;
-                if (done[j] || e->field != f->field || e->comp != f->comp || e->off[1] != f->off[1] || e->off[0] < p0 ||
-                    e->off[0] >= p0 + V)
-                    continue;
-                fdx_cg_stmt(at, "const real %s = %s.%c", plane_name(g, e, e->off[0], e->off[1]), vname,
-                            "xyzw"[e->off[0] - p0]);
-                done[j] = 1;
-            }
-        }
-    }
-}
-
-/* Declares name(0) = 0, ..., one statement. */
-static void declare_zero(fdx_cg_node *at, const ugen *g, fdx_sb *names)
-{
-    fdx_cg_stmt(at, "real%s", fdx_cg_text(g->cg, names));
-}
-
-static void emit_march(fdx_cg_node *at, const ugen *g)
-{
-    const fdx_us_spec *ks = g->ks;
-    const fdx_us_cfg *c = g->cfg;
-    const int V = c->vec, NR = c->rows > 1 ? c->rows : 1, L = V * NR, R = ks->rm, nc = ks->ncomp;
-    /* The columns and their depths. */
-    column cols[(FDX_USTENCIL_MAX_INPUTS + FDX_USTENCIL_MAX_COEFS) * FDX_USTENCIL_MAX_COMPONENTS];
-    int ncols = 0;
-    for (int i = 0; i < ks->nterms; i++) {
-        const fdx_us_term *t = &ks->terms[i];
-        int z = late_plane(t);
-        for (int f = 0; f < t->nf; f++) {
-            int lag = z - t->f[f].off[2], j = 0;
-            if (!lag) continue;
-            while (j < ncols && !(cols[j].field == t->f[f].field && cols[j].comp == t->f[f].comp)) j++;
-            if (j == ncols) cols[ncols++] = (column){t->f[f].field, t->f[f].comp, 0};
-            if (lag > cols[j].depth) cols[j].depth = lag;
-        }
-    }
-    /* The distinct points of a plane: every latest factor at each lane of
-       each row, and each column's points. */
-    static _Thread_local pload loads[4 * FDX_USTENCIL_MAX_TERMS * 16 + 256];
-    int nl = 0;
-    for (int i = 0; i < ks->nterms; i++) {
-        const fdx_us_term *t = &ks->terms[i];
-        int z = late_plane(t);
-        for (int f = 0; f < t->nf; f++)
-            for (int r = 0; r < NR && t->f[f].off[2] == z; r++)
-                for (int v = 0; v < V; v++)
-                    nl = add_load(loads, nl, t->f[f].field, t->f[f].comp, v + t->f[f].off[0], r + t->f[f].off[1]);
-    }
-    for (int j = 0; j < ncols; j++)
-        for (int r = 0; r < NR; r++)
-            for (int v = 0; v < V; v++) nl = add_load(loads, nl, cols[j].field, cols[j].comp, v, r);
-
-    fdx_cg_node *k = emit_kernel(at, g);
-    fdx_cg_stmt(k, "const long long x0 = %d + ((long long)blockIdx.x * %d + threadIdx.x) * %d", ks->rx, c->tx, V);
-    fdx_cg_stmt(k, "const long long y = %d + ((long long)blockIdx.y * %d + threadIdx.y) * %d", ks->ry, c->ty, NR);
-    fdx_cg_stmt(fdx_cg_if(k, "x0 >= nx - %d || y >= ny - %d", ks->rx, ks->ry), "return");
-    fdx_cg_comment(k, "the lanes x .. x + %d lie inside; lanes below lo belong to the thread before", V - 1);
-    fdx_cg_stmt(k, "const long long x = x0 + %d <= nx - %d ? x0 : nx - %d", V, ks->rx, ks->rx + V);
-    fdx_cg_stmt(k, "const int lo = (int)(x0 - x)");
-    fdx_cg_stmt(k, "(void)lo");
-    for (int d = 1; NR > 1 && d < NR + ks->ry; d++)
-        fdx_cg_stmt(k, "const long long oy%d = (y + %d < ny ? %d : ny - 1 - y) * sy", d, d, d);
-    fdx_cg_stmt(k, "const long long s0 = %d + (long long)blockIdx.z * p.chunk", R);
-    fdx_cg_stmt(k, "const long long s1 = s0 + p.chunk < nm - %d ? s0 + p.chunk : nm - %d", R, R);
-    fdx_cg_stmt(k, "const long long base = x + y * sy");
-    fdx_cg_comment(k, "a<comp>_<d>_<point>: output plane s + %d - d of point row * %d + lane; plane s - %d is "
-                      "complete after step s", R, V, R);
-    for (int oc = 0; oc < nc; oc++)
-        for (int d = 0; d <= 2 * R; d++) {
-            fdx_sb b = FDX_SB_INIT;
-            for (int l = 0; l < L; l++) fdx_sb_printf(&b, "%s a%d_%d_%d = 0", l ? "," : "", oc, d, l);
-            declare_zero(k, g, &b);
-        }
-    for (int j = 0; j < ncols; j++) {
-        fdx_us_factor f = {cols[j].field, cols[j].comp, {0, 0, 0}};
-        fdx_sb b = FDX_SB_INIT;
-        for (int lag = 1; lag <= cols[j].depth; lag++)
-            for (int l = 0; l < L; l++) fdx_sb_printf(&b, "%s %s = 0", lag + l > 1 ? "," : "", col_name(g, &f, lag, l));
-        fdx_cg_comment(k, "plane s - lag of the thread's own points");
-        declare_zero(k, g, &b);
-    }
-    if (c->unroll > 1) fdx_cg_line(k, "#pragma unroll %d", c->unroll);
-    fdx_cg_node *step = fdx_cg_for(k, c->unroll > 1 ? FDX_CG_LOOP : FDX_CG_LOOP_NOUNROLL,
-                                   "long long s = s0 - %d; s < s1 + %d; s++", R, R);
-    fdx_cg_stmt(step, "const long long ps = base + s * sm");
-    if (c->pf) {
-        /* The thread's points pf planes ahead into L2 (the last plane at
-           most), so the loads of that step find them there. */
-        fdx_cg_stmt(step, "const long long pa = base + (s + %d < nm ? s + %d : nm - 1) * sm", c->pf, c->pf);
-        for (int f = 0; f < ks->ninputs + ks->ncoefs; f++) {
-            int used = 0;
-            for (int i = 0; i < nl && !used; i++) used = loads[i].f.field == f;
-            for (int r = 0; r < NR && used; r++)
-                fdx_cg_prefetch(step, elem(g, f, 0, r ? fdx_cg_fmt(g->cg, "pa + %s", row_off(g, r)) : "pa"));
-        }
-    }
-    if (c->vload) emit_vector_loads(step, g, loads, nl);
-    for (int i = 0; i < nl && !c->vload; i++) {
-        const fdx_us_factor *f = &loads[i].f;
-        fdx_cg_stmt(step, "const real %s = %s", plane_name(g, f, f->off[0], f->off[1]),
-                    fdx_cg_ld(g->cg, FDX_CG_LDG, row_elem(g, f->field, f->comp, f->off[0], f->off[1])));
-    }
-    /* Each term into the accumulator of its output plane. */
-    for (int oc = 0; oc < nc; oc++)
-        for (int d = 0; d <= 2 * R; d++)
-            for (int l = 0; l < L; l++) {
-                fdx_sb e = FDX_SB_INIT;
-                int any = 0;
-                fdx_sb_printf(&e, "a%d_%d_%d +=", oc, d, l);
-                for (int i = 0; i < ks->nterms; i++) {
-                    const fdx_us_term *t = &ks->terms[i];
-                    int z = late_plane(t);
-                    if (t->out_comp != oc || z + R != d) continue;
-                    fdx_sb_printf(&e, "%sp.w[%d] * %s", any ? "\n+ " : " ", i, factor_value(g, &t->f[0], z, l % V, l / V));
-                    if (t->nf == 2) fdx_sb_printf(&e, " * %s", factor_value(g, &t->f[1], z, l % V, l / V));
-                    any = 1;
-                }
-                if (any) fdx_cg_stmt(step, "%s", fdx_cg_text(g->cg, &e));
-                else fdx_sb_free(&e);
-            }
-    fdx_cg_node *st = fdx_cg_if(step, "s >= s0 + %d", R);
-    fdx_cg_stmt(st, "const long long q = base + (s - %d) * sm", R);
-    for (int r = 0; r < NR; r++) {
-        fdx_cg_node *row = r ? fdx_cg_if(st, "y + %d < ny - %d", r, ks->ry) : st;
-        for (int v = 0; v < V; v++) {
-            fdx_cg_node *lane = V > 1 ? fdx_cg_if(row, "%d >= lo", v) : row;
-            const char *pt = r ? fdx_cg_fmt(g->cg, "q + %d + %d * sy", v, r) : fdx_cg_fmt(g->cg, "q + %d", v);
-            for (int oc = 0; oc < nc; oc++) store(lane, g, oc, pt, fdx_cg_fmt(g->cg, "a%d_%d_", oc, 2 * R), r * V + v);
-        }
-    }
-    /* Shift: the accumulators a plane on, the columns a plane down
-       (registers, no memory traffic). */
-    for (int oc = 0; oc < nc; oc++)
-        for (int l = 0; l < L; l++) {
-            fdx_sb b = FDX_SB_INIT;
-            for (int d = 2 * R; d >= 1; d--) fdx_sb_printf(&b, "a%d_%d_%d = a%d_%d_%d; ", oc, d, l, oc, d - 1, l);
-            fdx_sb_printf(&b, "a%d_0_%d = 0;", oc, l);
-            fdx_cg_line(step, "%s", fdx_cg_text(g->cg, &b));
-        }
-    for (int j = 0; j < ncols; j++) {
-        fdx_us_factor f = {cols[j].field, cols[j].comp, {0, 0, 0}};
-        for (int l = 0; l < L; l++) {
-            fdx_sb b = FDX_SB_INIT;
-            for (int lag = cols[j].depth; lag >= 2; lag--)
-                fdx_sb_printf(&b, "%s = %s; ", col_name(g, &f, lag, l), col_name(g, &f, lag - 1, l));
-            fdx_sb_printf(&b, "%s = %s;", col_name(g, &f, 1, l), plane_name(g, &f, l % V, l / V));
-            fdx_cg_line(step, "%s", fdx_cg_text(g->cg, &b));
-        }
-    }
 }
 
 fdx_status fdx_us_generate(const fdx_us_spec *ks, const fdx_us_cfg *cfg, int cuda, char **source)
@@ -488,7 +215,7 @@ fdx_status fdx_us_generate(const fdx_us_spec *ks, const fdx_us_cfg *cfg, int cud
     FDX_CHECK(g.cg, FDX_ERR_NOMEM, "out of memory generating a user stencil kernel");
     fdx_cg_node *top = fdx_cg_root(g.cg);
     emit_prelude(top, &g);
-    if (march) emit_march(top, &g);
+    if (march) fdx_us_emit_march(top, &g);
     else if (cuda) emit_cuda_point(top, &g);
     else emit_cpu(top, &g);
     fdx_sb out = FDX_SB_INIT;

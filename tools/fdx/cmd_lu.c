@@ -4,6 +4,7 @@
    the timed SSOR iterations, then error and pintgr; verified against NPB's
    reference norms within 1e-8 relative; NPB's report or one JSON record. */
 #include "cli.h"
+#include "backends/fdx_backend.h"
 #include "core/fdx_json.h"
 #include "lu.h"
 
@@ -33,12 +34,14 @@ static void layout_text(fdx_array *a, char *buf, size_t cap)
     if (n > 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, ")%s%s", l.diag ? " " : "", l.diag ? fdx_diag_name(l.diag) : "");
 }
 
-/* One benchmark run, NPB's main program. */
-static fdx_status run(fdx_ctx *ctx, const lu_class *c, int itmax, int autotfm, lu_result *r)
+/* One benchmark run, NPB's main program; timers 0: no waits but for the
+   norms (lu.timers). */
+static fdx_status run(fdx_ctx *ctx, const lu_class *c, int itmax, int autotfm, int timers, lu_result *r)
 {
     lu *p = NULL;
     fdx_status st;
     FDX_TRY(lu_create(ctx, c->n, c->n, c->n, c->dt, 1.2, autotfm, &p));
+    p->timers = timers;
     FDX_TRY_GOTO(st, lu_benchmark(p, itmax, r->xcr, r->xce, &r->xci, &r->seconds), done);
     memcpy(r->section, p->section, sizeof r->section);
     lu_move_stats(p, &r->moves);
@@ -91,6 +94,7 @@ static int verify(const lu_class *c, const lu_result *r, int print)
 int cmd_lu(int argc, char **argv)
 {
     const char *class_s = "S", *json = NULL, *gpus_s = "1", *compare = NULL, *iters_s = NULL, *scope_s = "all";
+    const char *timers_s = "on";
     const cli_flag flags[] = {
         {"class", "S|W|A|B|C", "NPB problem class [S]", &class_s},
         {"gpus", "K", "GPUs per process (CPU units with --backend cpu); K > 1 or mpirun: the grid split along z, "
@@ -101,14 +105,17 @@ int cmd_lu(int argc, char **argv)
          "the anti-diagonals the sweeps' layout stores together [all]",
          &scope_s},
         {"compare-autotfm", NULL, "also run with autotfm off and report speedup_autotfm", &compare},
+        {"timers", "on|off", "NPB's section timers: wait for the device after every routine; off: queue the loops "
+                             "on a stream, wait only for the norms (one unit) [on]", &timers_s},
         {"json", NULL, "print one JSON record instead of NPB's report", &json},
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--gpus K] [--autotfm-scope all|sweeps|diagonal] [--compare-autotfm] [--steps N] [--json]",
+    int rc = cli_parse(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--gpus K] [--autotfm-scope all|sweeps|diagonal] [--compare-autotfm] [--timers on|off] [--steps N] [--json]",
                        flags, opts);
     fdx_ctx *ctx = NULL;
+    void *stream = NULL; /* --timers off on CUDA */
     if (rc >= 0) goto done;
     const lu_class *c = strlen(class_s) == 1 ? lu_class_find((char)toupper((unsigned char)class_s[0])) : NULL;
     if (!c) {
@@ -136,6 +143,15 @@ int cmd_lu(int argc, char **argv)
     char autotfm_on[16]; /* the run's setting (the comparison changes opts) */
     snprintf(autotfm_on, sizeof autotfm_on, "%s", autotfm ? autotfm : "on");
     int dist = gpus > 1 || getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK");
+    int timers = strcmp(timers_s, "on") == 0;
+    if (!timers && strcmp(timers_s, "off") != 0) {
+        rc = cli_usage_error(CMD, "--timers %s is not on or off", timers_s);
+        goto done;
+    }
+    if (dist && !timers) {
+        rc = cli_usage_error(CMD, "--timers off: distributed runs (--gpus K > 1, mpirun) time every routine");
+        goto done;
+    }
     if (dist && scope > 0) {
         rc = cli_usage_error(CMD, "--autotfm-scope %s: distributed runs (--gpus K > 1, mpirun) plan every loop (all)", scope_s);
         goto done;
@@ -151,6 +167,11 @@ int cmd_lu(int argc, char **argv)
     setenv("FDX_LOOP_LINES", "0", 0);
     fdx_status st;
     if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) goto fail;
+    if (!timers && fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA) {
+        /* loops on a context stream return once queued */
+        if ((st = fdx_ctx_ops(ctx)->stream_create(&stream)) != FDX_OK || (st = fdx_ctx_set_stream(ctx, stream)) != FDX_OK)
+            goto fail;
+    }
     lu_result on, off;
     memset(&on, 0, sizeof on);
     memset(&off, 0, sizeof off);
@@ -161,14 +182,14 @@ int cmd_lu(int argc, char **argv)
         if (compare && ((st = fdx_options_set(opts, "autotfm", "off")) != FDX_OK ||
                         (st = run_dist(opts, c, (int)itmax, (int)gpus, &off, &proc, &units)) != FDX_OK))
             goto fail;
-    } else if ((st = run(ctx, c, (int)itmax, scope, &on)) != FDX_OK) {
+    } else if ((st = run(ctx, c, (int)itmax, scope, timers, &on)) != FDX_OK) {
         goto fail;
     }
     if (proc != 0) { /* rank 0 reports and verifies for the job */
         rc = CLI_OK;
         goto done;
     }
-    if (compare && !dist && (st = run(ctx, c, (int)itmax, 0, &off)) != FDX_OK) goto fail;
+    if (compare && !dist && (st = run(ctx, c, (int)itmax, 0, timers, &off)) != FDX_OK) goto fail;
     /* NPB verifies only the class's own iteration count */
     int verified = verify(c, &on, !json) && itmax == c->itmax;
     if (compare) verified &= verify(c, &off, 0);
@@ -193,10 +214,13 @@ int cmd_lu(int argc, char **argv)
             fdx_json_num(&j, "time_no_autotfm_s", off.seconds);
             fdx_json_num(&j, "speedup_autotfm", off.seconds / on.seconds);
         }
-        fdx_json_begin(&j, "sections_s");
-        const char *sn[LU_NSECTIONS] = {"rhs", "blts", "buts", "add", "l2norm"};
-        for (int q = 0; q < LU_NSECTIONS; q++) fdx_json_num(&j, sn[q], on.section[q]);
-        fdx_json_end(&j);
+        fdx_json_bool(&j, "timers", timers);
+        if (timers) {
+            fdx_json_begin(&j, "sections_s");
+            const char *sn[LU_NSECTIONS] = {"rhs", "blts", "buts", "add", "l2norm"};
+            for (int q = 0; q < LU_NSECTIONS; q++) fdx_json_num(&j, sn[q], on.section[q]);
+            fdx_json_end(&j);
+        }
         {
             /* autotfm's moves: transforms (data moved), relabels (nothing
                moved), bytes read + written; whole run and timed SSOR (one
@@ -231,8 +255,9 @@ int cmd_lu(int argc, char **argv)
         printf(" Backend         = %24s\n", backend);
         printf(" Device          = %s\n", fdx_ctx_device_name(ctx));
         printf(" Layouts         = u %s, rsd %s, rho_i %s\n", on.layouts[0], on.layouts[1], on.layouts[3]);
-        printf(" Sections (s)    = rhs %.3f, blts %.3f, buts %.3f, add %.3f, l2norm %.3f\n", on.section[LU_T_RHS],
-               on.section[LU_T_BLTS], on.section[LU_T_BUTS], on.section[LU_T_ADD], on.section[LU_T_L2NORM]);
+        if (timers)
+            printf(" Sections (s)    = rhs %.3f, blts %.3f, buts %.3f, add %.3f, l2norm %.3f\n", on.section[LU_T_RHS],
+                   on.section[LU_T_BLTS], on.section[LU_T_BUTS], on.section[LU_T_ADD], on.section[LU_T_L2NORM]);
         if (compare)
             printf(" autotfm off     = %24.2f s (speedup %.2fx)\n", off.seconds, off.seconds / on.seconds);
         printf(" Verification    = %24s\n", verified ? "SUCCESSFUL" : "UNSUCCESSFUL");
@@ -243,6 +268,10 @@ int cmd_lu(int argc, char **argv)
 fail:
     rc = cli_fail(CMD, st);
 done:
+    if (stream) {
+        fdx_ctx_set_stream(ctx, NULL);
+        fdx_ctx_ops(ctx)->stream_destroy(stream);
+    }
     fdx_ctx_destroy(&ctx);
     fdx_options_destroy(&opts);
     fdx_dist_finalize();

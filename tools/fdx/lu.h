@@ -39,6 +39,10 @@ typedef struct lu {
     int nx, ny, nz;
     double dt, omega;
     int autotfm; /* of the loops other than the sweeps (-1: the context's) */
+    /* 1 (default): wait for the device after every routine and time it
+       (NPB's timers, `section`); 0: queue everything on the context's
+       stream, waiting only for the norms (no section times) */
+    int timers;
     /* setcoeff: 1/h^2, 1/(2h), 1/h per axis, the dissipation weight */
     double dxi, deta, dzeta, tx1, tx2, tx3, ty1, ty2, ty3, tz1, tz2, tz3, dssp;
     fdx_array *u, *rsd, *frct, *rho_i, *qs;

@@ -26,6 +26,28 @@ timed() { # label, command...
 }
 rm -rf $w; mkdir -p $w
 export FDX_CACHE_DIR=$w/cache
+# First-use costs outside fdx (the first round's first process took 28 s
+# more than the second cold one): loading NVRTC and its builtins from disk,
+# and the GPU's clocks.  Meaningful only when this section is the first
+# thing on a fresh machine: SKIP_TESTS=1 SKIP_SANITIZER=1 tools/gpu-check
+# firstcontact (the build does not load NVRTC).
+nvrtc_load() {
+  python3 - "$1" <<'PY' | tee -a "$log"
+import ctypes, glob, os, sys, time
+dirs = [d for d in ["/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib"] if os.path.isdir(d)]
+for name in ["libnvrtc.so.13", "libnvrtc-builtins.so.13.0", "libnvrtc.so.12"]:
+    paths = [p for d in dirs for p in glob.glob(os.path.join(d, name))] or [name]
+    t = time.time()
+    try:
+        ctypes.CDLL(paths[0])
+        print("%s: dlopen %s %.3f s" % (sys.argv[1], paths[0], time.time() - t))
+    except OSError as e:
+        print("%s: dlopen %s failed: %s" % (sys.argv[1], name, e))
+PY
+}
+nvidia-smi --query-gpu=clocks.sm,clocks.mem,pstate --format=csv,noheader | sed 's/^/clocks before: /' | tee -a "$log"
+nvrtc_load "first"
+nvrtc_load "again"
 timed "info (cold)" "$FDX_BIN" info
 timed "info (warm)" "$FDX_BIN" info
 timed "info --bandwidth (warm)" "$FDX_BIN" info --bandwidth

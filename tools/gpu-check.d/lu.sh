@@ -57,6 +57,11 @@ for scope in sweeps diagonal; do
     timeout 200 "$FDX_BIN" lu --class $c --backend cuda --json --autotfm-scope $scope | sed "s/\"case\": \"lu\"/\"case\": \"lu_$scope\"/" | tee -a "$rec"
   done
 done
+# no waits between routines (--timers off: the loops queue on a context
+# stream; no section times), for the cost of the ~6 waits an iteration
+for c in B C; do
+  timeout 200 "$FDX_BIN" lu --class $c --backend cuda --json --timers off --compare-autotfm | sed 's/"case": "lu"/"case": "lu_notimers"/' | tee -a "$rec"
+done
 # the runtime's default hyperplane geometry (one warp per line) instead of
 # fdx lu's thread per point, for comparison
 for c in B C; do
