@@ -3,6 +3,7 @@
    output's shadows are renewed; in overlap mode the slabs next to split
    faces go first and their exchange runs while the interior is computed. */
 #include "comm/fdx_comm_impl.h"
+#include "core/fdx_knob.h"
 #include "stencil/fdx_bc.h"
 
 #include <stdio.h>
@@ -188,8 +189,7 @@ static fdx_status apply_rows(const step_args *a, int i, int64_t lo, int64_t hi, 
 
 static int slabs_on_compute(void)
 {
-    const char *v = getenv("FDX_TEST_SLABS_ON_COMPUTE");
-    return v && strcmp(v, "1") == 0;
+    return fdx_knob_is(FDX_KNOB_TEST_SLABS_ON_COMPUTE, "1");
 }
 
 static fdx_status check_arrays(const step_args *a)
@@ -359,10 +359,9 @@ fdx_status fdx_dstencil_run(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray 
     FDX_CHECK(s && b, FDX_ERR_INVALID, "fdx_dstencil_run: NULL argument");
     FDX_CHECK(nf == 2 || nf == 3, FDX_ERR_INVALID, "fdx_dstencil_run: %d fields on the ring; 2 (heat) or 3 (wave)", nf);
     fdx_dist *d = s->dist;
-    const char *skip = getenv("FDX_TEST_SKIP_EXCHANGE");
     /* Graphs need every transfer on a stream: one process, CUDA. */
     int use = graph && !s->graph_failed && d->procs == 1 && fdx_ctx_backend(d->ctx[0]) == FDX_BACKEND_CUDA &&
-              !(skip && strcmp(skip, "1") == 0);
+              !fdx_knob_is(FDX_KNOB_TEST_SKIP_EXCHANGE, "1");
     s->graph_used = 0;
     int64_t done = 0;
     if (use && steps >= GRAPH_STEPS + nf && !graph_matches(&s->g, b, nf, coef, overlap)) {

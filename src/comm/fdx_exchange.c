@@ -3,13 +3,14 @@
    units of this process (peer copies) and starts MPI transfers; end
    completes MPI, unpacks, and makes every compute stream wait. */
 #include "comm/fdx_comm_impl.h"
+#include "core/fdx_knob.h"
 
 #include <stdlib.h>
 
 static int skip_exchange(void)
 {
-    const char *s = getenv("FDX_TEST_SKIP_EXCHANGE");
-    return s && *s && *s != '0';
+    const char *s = fdx_knob(FDX_KNOB_TEST_SKIP_EXCHANGE);
+    return s && *s != '0';
 }
 
 static int is_remote(const fdx_dist *d, const fdx_face *f) { return f->peer / d->nlocal != d->proc; }
