@@ -41,6 +41,10 @@ PY
 # whatever GPUs there are)
 "$FDX_BIN" bench dloop --backend cuda --size 16384x16384 --steps 100 --gpus 1 --json | tee -a "$rec"
 "$FDX_BIN" bench dloop --backend cuda --size 16384x16384 --steps 100 --gpus 2 --json | tee -a "$rec"
+# where a loop step's time goes: kernel time (nsys) against the wall per step
+timeout 200 nsys profile --stats=true -o "$OUT/dloop_nsys" "$FDX_BIN" bench dloop --backend cuda --size 16384x16384 \
+  --steps 40 --gpus 1 >"$OUT/dloop_nsys.txt" 2>&1; echo "nsys bench dloop exit $?"
+grep -A12 "cuda_gpu_kern_sum" "$OUT/dloop_nsys.txt" | head -14; grep "heat step" "$OUT/dloop_nsys.txt"
 for k in 2 4; do
   [ "$ngpu" -ge $k ] || continue
   "$FDX_BIN" sor --backend cuda --size 512x512x512 --steps 100 --reps 3 --gpus $k --json | tee -a "$rec"
