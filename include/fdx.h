@@ -9,6 +9,8 @@
 #include "fdx/laplacian.h"
 #include "fdx/layout.h"
 #include "fdx/stencil.h"
+#include "fdx/ustencil.h"
+#include "fdx/boundary.h"
 #include "fdx/loop.h"
 #include "fdx/dist.h"
 #include "fdx/io.h"

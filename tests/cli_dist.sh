@@ -48,6 +48,9 @@ sim_same heat --size 41x37 --steps 30 --init gaussian --boundary fixed --order 4
 sim_same heat --size 17x15x29 --steps 10 --init random --precision double
 sim_same wave --size 45x43 --steps 40 --order 8 --sponge 6
 sim_same wave --size 21x19x33 --steps 20 --order 4 --sponge 4 --precision double --overlap off
+# Initial fields and models generated on the units (letters, a layered model).
+sim_same heat --size 96x64 --steps 20
+sim_same wave --size 40x36x30 --steps 20 --order 4 --model layered --sponge 4
 out=$("$FDX" wave --size 45x43 --steps 10 --order 8 --sponge 6 --gpus 2 --json) || { echo "FAIL: fdx wave --gpus 2 exit $?"; fail=1; }
 for key in '"gpus": 2' '"ranks": 1' '"checksum": {"sum"' '"l2"' '"overlap": true'; do
     grep -q "$key" <<<"$out" || { echo "FAIL: no $key in: $out"; fail=1; }

@@ -24,5 +24,9 @@ fi
 "$fdx" laplacian --help | grep -q -- --precision; check '[ $? -eq 0 ]' "laplacian --help lists --precision"
 check '[ "$("$fdx" --version)" = "fdx 0.1.0" ]' "--version"
 "$fdx" info --quick | grep -q "cpu"; check '[ $? -eq 0 ]' "info lists the cpu"
-echo "cli_laplacian: $((16 - fails)) passed, $fails failed"
+# info probes bandwidth only when asked (the probe was most of its time).
+info=$("$fdx" info); check '! grep -q "copy" <<<"$info"' "plain info probes no bandwidth: $info"
+"$fdx" info --bandwidth --json | grep -q '"copy_gbps"'; check '[ $? -eq 0 ]' "info --bandwidth measures the copy"
+"$fdx" info --bandwidth --quick >/dev/null 2>&1; check '[ $? -eq 2 ]' "--bandwidth with --quick is a usage error"
+echo "cli_laplacian: $((19 - fails)) passed, $fails failed"
 [ $fails -eq 0 ]

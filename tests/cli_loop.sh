@@ -65,6 +65,17 @@ else
   check 'false' "examples/loops/dvmh_sor was not built next to fdx"
 fi
 
+# fdx bench dloop: the distributed loops and the distributed stencil path
+# give the same heat steps on 1 and 3 CPU units (the timing is not checked)
+for u in 1 3; do
+  out=$(FDX_BACKEND=cpu "$fdx" bench dloop --size 67x41 --steps 6 --gpus $u --json); rc=$?
+  check '[ $rc -eq 0 ] && grep -q "\"verified\": true" <<<"$out" && grep -q "\"units\": $u" <<<"$out"' "bench dloop on $u units: exit $rc: $out"
+done
+for bad in "bench dloop --steps 3" "bench dloop --size 2x9" "bench dloop --gpus 0"; do
+  err=$("$fdx" $bad 2>&1 >/dev/null); rc=$?
+  check '[ $rc -eq 2 ]' "'fdx $bad' exits 2, not $rc"
+done
+
 for bad in "sor --gpus 0" "sor --gpus 2 --compare-cpu" "sor --size 3x3x3" "sor --omega 2.5" "sor --steps 0" "aos --size 0x4x4" "aos --steps x"; do
   err=$("$fdx" $bad 2>&1 >/dev/null); rc=$?
   check '[ $rc -eq 2 ]' "'fdx $bad' exits 2, not $rc"

@@ -14,7 +14,7 @@ check 'grep -q "Mop/s total" <<<"$out"' "report has Mop/s: $out"
 
 json=$("$fdx" lu --class S --backend cpu --json --compare-autotfm); rc=$?
 check '[ $rc -eq 0 ]' "class S --json exit $rc: $json"
-for field in '"case": "lu"' '"class": "S"' '"backend": "cpu"' '"gpus": 0' '"time_s"' '"mops"' '"speedup_autotfm"' '"layouts"' '"verified": true'; do
+for field in '"case": "lu"' '"class": "S"' '"backend": "cpu"' '"gpus": 0' '"time_s"' '"mops"' '"speedup_autotfm"' '"layouts"' '"layout_moves"' '"layout_moves_timed"' '"verified": true'; do
   check 'grep -q "$field" <<<"$json"' "record has $field: $json"
 done
 check 'python3 -c "import json,sys; r=json.loads(sys.argv[1]); assert r[\"time_s\"] > 0 and r[\"mops\"] > 0, r" "$json"' "record parses, positive time: $json"
@@ -39,7 +39,13 @@ fi
 expect_usage "class" lu --class D
 expect_usage "class" lu --class SS
 expect_usage "gpus" lu --class S --gpus 11
-expect_usage "compare-autotfm" lu --class S --gpus 2 --compare-autotfm
+expect_usage "autotfm-scope" lu --class S --gpus 2 --autotfm-scope sweeps
+expect_usage "timers" lu --class S --timers maybe
+expect_usage "timers" lu --class S --gpus 2 --timers off
+json=$("$fdx" lu --class S --backend cpu --timers off --json); rc=$?
+check '[ $rc -eq 0 ] && grep -q "\"timers\": false" <<<"$json" && ! grep -q "sections_s" <<<"$json" && grep -q "\"verified\": true" <<<"$json"' "--timers off: exit $rc: $json"
+json=$("$fdx" lu --class S --backend cpu --gpus 2 --compare-autotfm --json); rc=$?
+check '[ $rc -eq 0 ] && grep -q "\"speedup_autotfm\"" <<<"$json" && grep -q "\"layout_moves\"" <<<"$json" && grep -q "\"verified\": true" <<<"$json"' "2 units with --compare-autotfm: exit $rc: $json"
 expect_usage "steps" lu --steps 0
 expect_usage "unknown" lu --bogus
 echo "cli_lu: $((checks - fails)) passed, $fails failed"

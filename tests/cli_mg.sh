@@ -30,6 +30,23 @@ for args in "--size 40x41 --bc neumann" "--size 24x30x20 --bc periodic" "--size 
   check 'grep -q "at the discretization level" <<<"$out"' "fdx mg $args: error not at the discretization level"
 done
 
+# variable coefficients: the error falls at second order against half the grid
+for args in "--size 33x33x33 --coef smooth" "--size 48x40 --coef smooth --bc neumann" "--size 24x24x24 --coef smooth --bc periodic --solver cg" \
+            "--size 33x33x33 --coef jump --solver cg" "--size 65x65 --coef jump:1e4" "--size 31x31x31 --coef smooth --smoother cheby --cycle fmg"; do
+  out=$("$fdx" mg --backend cpu $args --json 2>&1); rc=$?
+  check '[ $rc -eq 0 ]' "fdx mg $args: exit $rc: $out"
+  check 'grep -q "\"verified\": true" <<<"$out" && grep -q "\"order_observed\": [12]\.[0-9]" <<<"$out"' "fdx mg $args: not second order: $out"
+done
+# k from a file (fdx heat's field: positive, one plane): u* is the exact discrete solution
+"$fdx" heat --size 12x10 --init gaussian --steps 2 --field-every 2 --output kfield --progress off >/dev/null 2>&1
+kh5=$(ls kfield/fields/*.h5 2>/dev/null | tail -1)
+if [ -n "$kh5" ]; then
+  out=$("$fdx" mg --backend cpu --size 12x10 --coef "$kh5" 2>&1); rc=$?
+  check '[ $rc -eq 0 ] && grep -q "within 1e-6 of it" <<<"$out"' "fdx mg --coef FILE: exit $rc: $out"
+  out=$("$fdx" mg --backend cpu --size 12x11 --coef "$kh5" 2>&1); rc=$?
+  check '[ $rc -ne 0 ] && [ $(wc -l <<<"$out") -eq 1 ] && grep -q "the grid 12x11" <<<"$out"' "wrong-shape coefficient file: exit $rc: $out"
+fi
+
 "$fdx" mg --backend cpu --size 65x65 --plot res.png >/dev/null; rc=$?
 check '[ $rc -eq 0 ] && [ "$(head -c 8 res.png | od -An -tx1 | tr -d " ")" = "89504e470d0a1a0a" ]' "plot is a PNG (exit $rc)"
 
@@ -47,6 +64,10 @@ expect_usage "boundary" mg --bc robin
 expect_usage "both 0" mg --pre 0 --post 0
 expect_usage "order" mg --order 3
 expect_usage "order 4" mg --order 4 --bc periodic
+expect_usage "coef" mg --coef wavy
+expect_usage "jump ratio" mg --coef jump:-3
+expect_usage "order 2 only" mg --coef smooth --order 4
+expect_usage "needs --bc dirichlet" mg --coef jump --bc neumann
 "$fdx" --help | grep -q " mg "; check '[ $? -eq 0 ]' "--help lists mg"
 echo "cli_mg: $((checks - fails)) of $checks passed"
 [ $fails -eq 0 ]

@@ -35,4 +35,25 @@ usage stencil --size 8x8x8 --order 8
 usage stencil --precision int32
 usage stencil --size 0x4
 usage bench stencil --cases nosuchcase --backend cpu
+usage bench stencil --suite foo
+usage bench stencil --seed 3
+usage bench stencil --suite random --quick
+
+# the random-stencil suite: 100 cases, 2D and 3D, orders 2..12, the three
+# updates, both precisions, the same list for the same seed; a small case
+# runs verified with its suite and seed
+"$FDX" bench stencil --suite random --list > "$tmp/list.txt"
+if [ "$(wc -l < "$tmp/list.txt")" -ne 100 ] || [ "$(awk '{print $4}' "$tmp/list.txt" | sort -nu | tr '\n' ' ')" != "2 4 6 8 10 12 " ] ||
+   [ "$(awk '{print $5}' "$tmp/list.txt" | sed 's/+coef//' | sort -u | tr '\n' ' ')" != "heat laplacian wave " ] ||
+   [ "$(awk '{print $2}' "$tmp/list.txt" | sort -u | tr '\n' ' ')" != "double float " ] ||
+   [ "$(awk '{print split($NF, x, "x")}' "$tmp/list.txt" | sort -u | tr -d '\n')" != 23 ] ||
+   ! "$FDX" bench stencil --suite random --list | cmp -s - "$tmp/list.txt" ||
+   "$FDX" bench stencil --suite random --seed 2 --list | cmp -s - "$tmp/list.txt"; then
+  echo "FAIL: bench stencil --suite random --list:"; head -3 "$tmp/list.txt"; fail=1
+fi
+small=$(awk '{n=split($NF, x, "x"); p=1; for (i = 1; i <= n; i++) p *= x[i]; if (p < 200000) {print $1; exit}}' "$tmp/list.txt")
+rec=$("$FDX" bench stencil --backend cpu --suite random --cases "$small" --reps 2 --json 2>&1)
+if [ -z "$small" ] || ! grep -q '"verified": true' <<<"$rec" || ! grep -q '"suite": "random-stencil", "seed": 1' <<<"$rec"; then
+  echo "FAIL: random stencil case '$small': $rec"; fail=1
+fi
 exit $fail

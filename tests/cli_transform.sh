@@ -19,6 +19,9 @@ expect_usage "undiag"            transform --size 4x5 --undiag
 expect_usage "unknown flag"      transform --size 4x5 --frob
 expect_usage "count"             bench transform --count -1
 expect_usage "unknown flag"      bench transform --frob
+expect_usage "suite"             bench transform --suite foo
+expect_usage "no effect"         bench transform --suite random --mib 4
+expect_usage "no effect"         bench transform --suite random --elem 2
 
 checks=$((checks + 1))
 if ! "$fdx" transform --backend cpu --size 5x31x17x3 --perm 1,2,3,0 --reps 3 --json >rec.json 2>err.txt ||
@@ -30,7 +33,26 @@ if ! "$fdx" transform --backend cpu --size 37x23x4 --diag anti --undiag --elem 1
    ! grep -q "yes" table.txt; then
   echo "FAIL: small CPU undiag:"; cat table.txt err.txt; fails=$((fails + 1))
 fi
-rm -f rec.json err.txt table.txt
+# the random-transform suite: 200 cases over ranks 2-6 and element sizes
+# 1-16, every one between 1 MiB and 1 GiB, the same list for the same seed;
+# a small one runs, verified, with its suite, seed and same-size ratio
+"$fdx" bench transform --suite random --list >list.txt 2>err.txt
+checks=$((checks + 1))
+if [ "$(wc -l <list.txt)" -ne 200 ] || ! awk '{m=$(NF-1); if (m < 1 || m > 1024) bad=1} END {exit bad}' list.txt ||
+   [ "$(awk '{print split($2, x, "x")}' list.txt | sort -u | tr -d '\n')" != 23456 ] ||
+   [ "$(awk '{print $6}' list.txt | sort -nu | tr '\n' ' ')" != "1 2 4 8 16 " ] ||
+   ! "$fdx" bench transform --suite random --list | cmp -s - list.txt ||
+   "$fdx" bench transform --suite random --list --seed 2 | cmp -s - list.txt; then
+  echo "FAIL: bench transform --suite random --list:"; head -5 list.txt; cat err.txt; fails=$((fails + 1))
+fi
+small=$(awk '$(NF-1) < 2 {print $1; exit}' list.txt)
+checks=$((checks + 1))
+if [ -z "$small" ] || ! "$fdx" bench transform --backend cpu --suite random --only "$small" --reps 2 --json >rec.json 2>err.txt ||
+   ! grep -q '"verified": true' rec.json || ! grep -q '"suite": "random-transform", "seed": 1' rec.json ||
+   ! grep -q '"ratio_same_size"' rec.json; then
+  echo "FAIL: random suite case '$small':"; cat rec.json err.txt; fails=$((fails + 1))
+fi
+rm -f rec.json err.txt table.txt list.txt
 
 left=$(ls -A | wc -l)
 checks=$((checks + 1))

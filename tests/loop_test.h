@@ -33,6 +33,15 @@ static double max_rel(const double *x, const double *y, size_t n)
     return e;
 }
 
+/* got equals ref within 1e-12 relative where ref is a number and is NaN
+   (a poisoned point the loop must not write) where ref is NaN. */
+static inline int same_or_poisoned(const double *got, const double *ref, size_t n)
+{
+    int same = 1;
+    for (size_t q = 0; q < n; q++) same &= isnan(ref[q]) ? isnan(got[q]) : fabs(got[q] - ref[q]) <= 1e-12 * fabs(ref[q]) + 1e-300;
+    return same;
+}
+
 /* The CUDA text of a loop compiles with NVRTC (no GPU needed). */
 static void nvrtc_check(fdx_loop *l)
 {

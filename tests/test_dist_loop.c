@@ -39,6 +39,27 @@ static double nan_init(const int64_t *g, void *arg)
     return NAN;
 }
 
+/* 1: every loop below plans as for a GPU with autotfm forced (blocks take
+   permuted and diagonal layouts, faces move by slice copies); 0: the
+   same planning with autotfm off (plain blocks, the same CPU code: no FP
+   contraction); -1: the defaults.  The moves add up in `moves`. */
+static int planned = -1;
+static fdx_loop_moves moves;
+
+static void setup(fdx_dloop *l)
+{
+    if (planned < 0 || !l) return;
+    CHECK_OK(fdx_dloop_plan_for(l, FDX_BACKEND_CUDA));
+    CHECK_OK(fdx_dloop_set_autotfm(l, planned ? 2 : 0));
+}
+
+static void count_moves(const fdx_dloop *l)
+{
+    fdx_loop_moves m;
+    if (planned != 1 || !l || fdx_dloop_move_stats(l, &m) != FDX_OK) return;
+    moves.transforms += m.transforms, moves.relabels += m.relabels, moves.bytes += m.bytes;
+}
+
 static fdx_dist *make_dist(int rank, const int64_t *shape, const int *grid, int shadow)
 {
     fdx_options *o = NULL;
@@ -334,6 +355,7 @@ static void across_run(int rank, const int *grid, const int *dir, int sweeps, in
     CHECK_OK(fdx_darray_fill(U, u0, NULL));
     fdx_dloop *l = NULL;
     CHECK_OK(fdx_dloop_create(d, rank == 2 ? "i,j" : "i,j,k", &l));
+    setup(l);
     int64_t lo[3] = {1, 1, 1}, hi[3] = {MX - 1, MY - 1, MZ - 1};
     int one[3] = {1, 1, 1};
     CHECK_OK(fdx_dloop_range(l, lo, hi));
@@ -346,6 +368,7 @@ static void across_run(int rank, const int *grid, const int *dir, int sweeps, in
     CHECK_OK(fdx_dloop_run_repeated(l, sweeps));
     CHECK_OK(fdx_dloop_result_loc(l, "ch", ch, chloc));
     CHECK_OK(fdx_darray_gather(U, out, 0));
+    count_moves(l);
     fdx_dloop_destroy(&l);
     fdx_darray_destroy(&U);
     fdx_dist_destroy(&d);
@@ -432,12 +455,14 @@ static void comp_run(const int *grid, double *out)
     int64_t lo[3] = {1, 1, 1}, hi[3] = {MX - 1, MY - 1, MZ - 1};
     int one[3] = {1, 1, 1}, zero[3] = {0, 0, 0}, down[3] = {-1, -1, -1};
     CHECK_OK(fdx_dloop_create(d, "i,j,k", &aos));
+    setup(aos);
     CHECK_OK(fdx_dloop_range(aos, lo, hi));
     CHECK_OK(fdx_dloop_array(aos, "u", u, FDX_READ_WRITE));
     CHECK_OK(fdx_dloop_body(aos, "u(3,i,j,k) = u(1,i,j,k) * u(4,i,j,k) + 0.5 * u(1,i-1,j,k) + 0.25 * u(0,i,j+1,k)"
                                  " + u(2,i,j,k-1) + 1e-3 * (i + 100 * j + 10000 * k);"));
     CHECK_OK(fdx_dloop_run(aos));
     CHECK_OK(fdx_dloop_create(d, "i,j,k", &lower));
+    setup(lower);
     CHECK_OK(fdx_dloop_range(lower, lo, hi));
     CHECK_OK(fdx_dloop_array(lower, "u", u, FDX_READ_WRITE));
     CHECK_OK(fdx_dloop_across(lower, one, zero));
@@ -446,6 +471,7 @@ static void comp_run(const int *grid, double *out)
                                    "             + 0.25 * u((m+1)%5,i,j,k-1);\n"));
     CHECK_OK(fdx_dloop_run(lower));
     CHECK_OK(fdx_dloop_create(d, "i,j,k", &upper));
+    setup(upper);
     CHECK_OK(fdx_dloop_range(upper, lo, hi));
     CHECK_OK(fdx_dloop_array(upper, "u", u, FDX_READ_WRITE));
     CHECK_OK(fdx_dloop_across(upper, zero, one));
@@ -455,6 +481,9 @@ static void comp_run(const int *grid, double *out)
                                    "             + 0.25 * u((m+1)%5,i,j,k+1);\n"));
     CHECK_OK(fdx_dloop_run_repeated(upper, 2));
     CHECK_OK(fdx_darray_gather(u, out, 0));
+    count_moves(aos);
+    count_moves(lower);
+    count_moves(upper);
     fdx_dloop_destroy(&aos);
     fdx_dloop_destroy(&lower);
     fdx_dloop_destroy(&upper);
@@ -731,6 +760,52 @@ static void test_errors(void)
     fdx_dist_destroy(&d);
 }
 
+/* autotfm in distributed loops: the same distributed SOR (ACROSS, forward
+   and descending, 2 sweeps: the renewal between them reads faces out of
+   diagonal blocks) and the component loops (AOS permutes the blocks, the
+   LU sweeps diagonalize them) planned as for a GPU, bit for bit the plain
+   blocks' results on 1x2, 2x2 (2D) and 1x2x2, 2x2x2 (3D) unit grids. */
+static void test_autotfm(void)
+{
+    static double plain[NC * MX * MY * MZ], got[NC * MX * MY * MZ];
+    const int g2[3][3] = {{1, 1, 1}, {1, 2, 1}, {2, 2, 1}}, g3[3][3] = {{1, 1, 1}, {1, 2, 2}, {2, 2, 2}};
+    const int dirs[2][3] = {{1, 1, 1}, {-1, -1, -1}};
+    for (int rank = 2; rank <= 3; rank++)
+        for (int g = 0; g < 3; g++)
+            for (int dv = 0; dv < 2; dv++) {
+                const int *grid = rank == 2 ? g2[g] : g3[g];
+                size_t cnt = rank == 2 ? MX * MY : MX * MY * MZ;
+                double ch0 = 0, ch1 = 0;
+                int64_t loc0[3] = {0}, loc1[3] = {0};
+                planned = 0;
+                across_run(rank, grid, dirs[dv], 2, 0, plain, &ch0, loc0);
+                planned = 1;
+                fdx_loop_moves before = moves;
+                across_run(rank, grid, dirs[dv], 2, 0, got, &ch1, loc1);
+                CHECK(moves.transforms > before.transforms, "autotfm SOR %dD grid %dx%dx%d: no block moved", rank,
+                      grid[0], grid[1], grid[2]);
+                CHECK(memcmp(got, plain, sizeof(double) * cnt) == 0 && ch0 == ch1 && loc0[0] == loc1[0] &&
+                          loc0[1] == loc1[1] && loc0[2] == loc1[2],
+                      "autotfm SOR %dD order %d grid %dx%dx%d: not bit for bit the plain blocks' run", rank, dirs[dv][0],
+                      grid[0], grid[1], grid[2]);
+            }
+    for (int g = 0; g < 3; g++) {
+        planned = 0;
+        comp_run(g3[g], plain);
+        planned = 1;
+        fdx_loop_moves before = moves;
+        comp_run(g3[g], got);
+        CHECK(moves.transforms >= before.transforms + 2, "autotfm components grid %dx%dx%d: %lld moves", g3[g][0],
+              g3[g][1], g3[g][2], (long long)(moves.transforms - before.transforms));
+        CHECK(memcmp(got, plain, sizeof plain) == 0,
+              "autotfm components (AOS permuted, LU sweeps diagonal) grid %dx%dx%d: not bit for bit the plain run",
+              g3[g][0], g3[g][1], g3[g][2]);
+    }
+    planned = -1;
+    printf("  autotfm in distributed loops: %lld block transforms, %.2f MB moved\n", (long long)moves.transforms,
+           (double)moves.bytes / 1e6);
+}
+
 int main(void)
 {
     if (strcmp(DIST_LOOP_BACKEND, "cuda") == 0 && fdx_cuda_device_count() == 0)
@@ -742,6 +817,7 @@ int main(void)
     test_array_shadows();
     test_remote();
     test_shift();
+    test_autotfm();
     test_errors();
     return fdx_test_finish(DIST_LOOP_NAME);
 }

@@ -3,6 +3,8 @@
    pipelined sweeps; the planner's decisions for the seeds' two loops; body
    compile errors with the body's line numbers. */
 #include "loop_test.h"
+#include "layout/fdx_layout_index.h"
+#include "loops/fdx_loop_diag.h"
 
 #include <string.h>
 
@@ -17,6 +19,19 @@
 #define AT(i, j, k) ((i) + NX * ((j) + NY * (k)))
 
 static uint64_t seed = 12345;
+
+/* Reductions "s" (sum of cnt values, reference s) and "mx" (maxloc,
+   reference mx at lmx) of loop l. */
+static void check_sum_maxloc(const fdx_loop *l, double s, size_t cnt, double mx, const int64_t *lmx, const char *what)
+{
+    double v;
+    int64_t loc[3];
+    CHECK_OK(fdx_loop_result(l, "s", &v, NULL));
+    CHECK(fabs(v - s) <= 1e-12 * fabs(s) * cnt, "%s: sum %.17g vs %.17g", what, v, s);
+    CHECK_OK(fdx_loop_result(l, "mx", &v, loc));
+    CHECK(v == mx && loc[0] == lmx[0] && loc[1] == lmx[1] && loc[2] == lmx[2], "%s: maxloc %g at %lld,%lld,%lld vs %g",
+          what, v, (long long)loc[0], (long long)loc[1], (long long)loc[2], mx);
+}
 
 static void test_parallel_and_reductions(void)
 {
@@ -57,16 +72,10 @@ static void test_parallel_and_reductions(void)
                 if (fabs(v) > m) m = fabs(v);
             }
     CHECK_OK(fdx_array_get(B, got));
-    int same = 1;
-    for (size_t q = 0; q < cnt; q++) same &= isnan(ref[q]) ? isnan(got[q]) : fabs(got[q] - ref[q]) <= 1e-12 * fabs(ref[q]) + 1e-300;
-    CHECK(same, "parallel loop differs from the sequential nest (or wrote outside its range)");
+    CHECK(same_or_poisoned(got, ref, cnt), "parallel loop differs from the sequential nest (or wrote outside its range)");
+    check_sum_maxloc(l, s, cnt, mx, lmx, "parallel loop");
     double v;
     int64_t loc[3];
-    CHECK_OK(fdx_loop_result(l, "s", &v, NULL));
-    CHECK(fabs(v - s) <= 1e-12 * fabs(s) * cnt, "sum %.17g vs %.17g", v, s);
-    CHECK_OK(fdx_loop_result(l, "mx", &v, loc));
-    CHECK(v == mx && loc[0] == lmx[0] && loc[1] == lmx[1] && loc[2] == lmx[2], "maxloc %g at %lld,%lld,%lld vs %g", v,
-          (long long)loc[0], (long long)loc[1], (long long)loc[2], mx);
     CHECK_OK(fdx_loop_result(l, "mn", &v, loc));
     CHECK(v == mn && loc[0] == lmn[0] && loc[1] == lmn[1] && loc[2] == lmn[2], "minloc %g vs %g", v, mn);
     CHECK_OK(fdx_loop_result(l, "m", &v, NULL));
@@ -278,6 +287,177 @@ static void test_planner_seeds(void)
     free(a), free(got);
 }
 
+FDX_LOOP_DIAG_POINT_DEFINE(static, fdx_diag_point, long long)
+FDX_LOOP_DIAG_POINT_DEFINE(static, fdx_diag_point32, unsigned)
+
+/* Parallel loops on arrays an ACROSS loop left on the anti-diagonal walk
+   the diagonals (GPU planning) instead of moving them back: the
+   enumeration's inverse against the layout's index, then an ACROSS loop
+   and two parallel loops (one writing its output whole: relabelled, not
+   moved; one writing the interior: moved, the rest kept) against the nest,
+   with the move counts. */
+static void test_diag_walk(void)
+{
+    int bad = 0;
+    for (long long a = 1; a <= 12; a++)
+        for (long long b = 1; b <= 12; b++)
+            for (long long r = 0; r < a * b; r++) {
+                long long x = -1, y = -1;
+                unsigned x32 = 0, y32 = 0;
+                fdx_diag_point(r, a, b, &x, &y);
+                fdx_diag_point32((unsigned)r, (unsigned)a, (unsigned)b, &x32, &y32);
+                bad += x < 0 || x >= a || y < 0 || y >= b || fdx_diag_index(x, y, a, b) != r || x32 != x || y32 != y;
+            }
+    const long long big[3][2] = {{3001, 2000}, {1, 70000}, {46341, 46341}};
+    for (int c = 0; c < 3; c++) {
+        long long a = big[c][0], b = big[c][1], n = a * b;
+        const long long rs[8] = {0, 1, n / 3, n / 2, n / 2 + 1, n - a - 1, n - 2, n - 1};
+        for (int q = 0; q < 8; q++) {
+            long long x = -1, y = -1;
+            unsigned x32 = 0, y32 = 0;
+            fdx_diag_point(rs[q], a, b, &x, &y);
+            bad += x < 0 || x >= a || y < 0 || y >= b || fdx_diag_index(x, y, a, b) != rs[q];
+            if (n < ((long long)1 << 31)) {
+                fdx_diag_point32((unsigned)rs[q], (unsigned)a, (unsigned)b, &x32, &y32);
+                bad += x32 != x || y32 != y;
+            }
+        }
+    }
+    CHECK(!bad, "fdx_diag_point is not the inverse of the anti-diagonal index at %d points", bad);
+
+    const int64_t n[3] = {NX, NY, NZ};
+    size_t cnt = NX * NY * NZ;
+    double *a = malloc(cnt * 8), *poison = malloc(cnt * 8), *rb = malloc(cnt * 8), *rc = malloc(cnt * 8),
+           *got = malloc(cnt * 8);
+    for (size_t q = 0; q < cnt; q++) a[q] = fdx_test_rand(&seed), poison[q] = NAN;
+    fdx_array *A = make(3, n, a), *B = make(3, n, poison), *C = make(3, n, poison);
+    fdx_loop *la = NULL, *lb = NULL, *lc = NULL;
+    const int w[3] = {1, 1, 1};
+    const int64_t lo[3] = {1, 1, 1}, hi[3] = {NX - 1, NY - 1, NZ - 1};
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k", &la));
+    CHECK_OK(fdx_loop_on(la, A, NULL));
+    CHECK_OK(fdx_loop_array(la, "A", A, FDX_READ_WRITE));
+    CHECK_OK(fdx_loop_across(la, w));
+    CHECK_OK(fdx_loop_body(la, "if (i > 0 && j > 0 && k > 0) A(i,j,k) = 0.25 * (A(i,j,k) + A(i-1,j,k) + A(i,j-1,k) + A(i,j,k-1));"));
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k", &lb));
+    CHECK_OK(fdx_loop_on(lb, A, NULL));
+    CHECK_OK(fdx_loop_array(lb, "A", A, FDX_READ));
+    CHECK_OK(fdx_loop_array(lb, "B", B, FDX_WRITE));
+    CHECK_OK(fdx_loop_reduction(lb, "s", FDX_REDUCE_SUM));
+    CHECK_OK(fdx_loop_reduction(lb, "mx", FDX_REDUCE_MAXLOC));
+    CHECK_OK(fdx_loop_body(lb, "B(i,j,k) = 2 * A(i,j,k) + (i > 0 ? A(i-1,j,k) : 0); s = B(i,j,k); mx = B(i,j,k);"));
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k", &lc));
+    CHECK_OK(fdx_loop_range(lc, lo, hi));
+    CHECK_OK(fdx_loop_array(lc, "A", A, FDX_READ));
+    CHECK_OK(fdx_loop_array(lc, "B", B, FDX_READ));
+    CHECK_OK(fdx_loop_array(lc, "C", C, FDX_WRITE));
+    CHECK_OK(fdx_loop_body(lc, "C(i,j,k) = A(i+1,j,k) - B(i,j-1,k) * A(i,j,k+1);"));
+    fdx_loop *all[3] = {la, lb, lc};
+    for (int q = 0; q < 3; q++) {
+        CHECK_OK(fdx_loop_plan_for(all[q], FDX_BACKEND_CUDA));
+        CHECK_OK(fdx_loop_set_autotfm(all[q], 2));
+    }
+    CHECK_OK(fdx_loop_run(la, NULL));
+    fdx_loop_decision d;
+    CHECK_OK(fdx_loop_plan(lb, FDX_BACKEND_CUDA, &d));
+    CHECK(d.diag_index == 1 && d.thread_index == 0 && !d.array[0].moved && d.array[1].moved && d.array[1].relabel &&
+              d.array[1].to.diag == FDX_DIAG_ANTI,
+          "B walks A's anti-diagonals, B relabelled (diagonal index %d, A moved %d, B relabel %d: %s)", d.diag_index,
+          d.array[0].moved, d.array[1].relabel, d.array[1].why);
+    CHECK_OK(fdx_loop_run(lb, NULL));
+    CHECK_OK(fdx_loop_plan(lc, FDX_BACKEND_CUDA, &d));
+    CHECK(d.diag_index == 1 && d.array[2].moved && !d.array[2].relabel, "C (interior only) is moved, not relabelled");
+    CHECK_OK(fdx_loop_run(lc, NULL));
+    CHECK_OK(fdx_loop_run(lb, NULL)); /* again: nothing moves */
+    CHECK_OK(fdx_loop_run(lc, NULL));
+    nvrtc_check(lb);
+    nvrtc_check(lc);
+    fdx_loop_moves ma, mb, mc;
+    CHECK_OK(fdx_loop_move_stats(la, &ma));
+    CHECK_OK(fdx_loop_move_stats(lb, &mb));
+    CHECK_OK(fdx_loop_move_stats(lc, &mc));
+    CHECK(ma.transforms == 1 && ma.relabels == 0 && mb.transforms == 0 && mb.relabels == 1 && mc.transforms == 1 &&
+              mc.relabels == 0 && ma.bytes > 0 && mb.bytes == 0,
+          "moves: ACROSS %lld+%lld, B %lld+%lld, C %lld+%lld", (long long)ma.transforms, (long long)ma.relabels,
+          (long long)mb.transforms, (long long)mb.relabels, (long long)mc.transforms, (long long)mc.relabels);
+    /* the nest */
+    for (int k = 1; k < NZ; k++)
+        for (int j = 1; j < NY; j++)
+            for (int i = 1; i < NX; i++)
+                a[AT(i, j, k)] = 0.25 * (a[AT(i, j, k)] + a[AT(i - 1, j, k)] + a[AT(i, j - 1, k)] + a[AT(i, j, k - 1)]);
+    double s = 0, mx = -1e300;
+    int64_t lmx[3] = {0};
+    for (int k = 0; k < NZ; k++)
+        for (int j = 0; j < NY; j++)
+            for (int i = 0; i < NX; i++) {
+                double v = 2 * a[AT(i, j, k)] + (i > 0 ? a[AT(i - 1, j, k)] : 0);
+                rb[AT(i, j, k)] = v;
+                s += v;
+                if (v > mx) mx = v, lmx[0] = i, lmx[1] = j, lmx[2] = k;
+            }
+    for (size_t q = 0; q < cnt; q++) rc[q] = NAN;
+    for (int k = 1; k < NZ - 1; k++)
+        for (int j = 1; j < NY - 1; j++)
+            for (int i = 1; i < NX - 1; i++) rc[AT(i, j, k)] = a[AT(i + 1, j, k)] - rb[AT(i, j - 1, k)] * a[AT(i, j, k + 1)];
+    CHECK_OK(fdx_array_get(A, got));
+    CHECK(max_rel(got, a, cnt) <= 1e-12, "ACROSS under the anti-diagonal: %.3g", max_rel(got, a, cnt));
+    CHECK_OK(fdx_array_get(B, got));
+    CHECK(max_rel(got, rb, cnt) <= 1e-12, "B written whole after a relabel: %.3g", max_rel(got, rb, cnt));
+    CHECK_OK(fdx_array_get(C, got));
+    CHECK(same_or_poisoned(got, rc, cnt), "C (interior, poisoned rest kept through its move) differs from the nest");
+    check_sum_maxloc(lb, s, cnt, mx, lmx, "over the diagonals");
+    for (int q = 0; q < 3; q++) fdx_loop_destroy(&all[q]);
+    fdx_array_destroy(&A);
+    fdx_array_destroy(&B);
+    fdx_array_destroy(&C);
+    free(a), free(poison), free(rb), free(rc), free(got);
+}
+
+/* With a context stream, loops without reductions return once queued;
+   the runs stay in order on that stream and the results are the nest's
+   (fdx_array_get waits for the context's stream). */
+static void test_ctx_stream(void)
+{
+    const fdx_backend *be = fdx_ctx_ops(ctx);
+    void *stream = NULL;
+    CHECK_OK(be->stream_create(&stream));
+    CHECK_OK(fdx_ctx_set_stream(ctx, stream));
+    const int64_t n[3] = {NX, NY, NZ};
+    size_t cnt = NX * NY * NZ;
+    double *a = malloc(cnt * 8), *got = malloc(cnt * 8);
+    for (size_t q = 0; q < cnt; q++) a[q] = fdx_test_rand(&seed);
+    fdx_array *A = make(3, n, a);
+    fdx_loop *l = NULL, *r = NULL;
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k", &l));
+    CHECK_OK(fdx_loop_on(l, A, NULL));
+    CHECK_OK(fdx_loop_array(l, "A", A, FDX_READ_WRITE));
+    CHECK_OK(fdx_loop_body(l, "A(i,j,k) = 2 * A(i,j,k) + 1;")); /* exact with or without FMA */
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k", &r));
+    CHECK_OK(fdx_loop_on(r, A, NULL));
+    CHECK_OK(fdx_loop_array(r, "A", A, FDX_READ));
+    CHECK_OK(fdx_loop_reduction(r, "s", FDX_REDUCE_MAX));
+    CHECK_OK(fdx_loop_body(r, "s = A(i,j,k);"));
+    for (int q = 0; q < 3; q++) CHECK_OK(fdx_loop_run(l, NULL));
+    CHECK_OK(fdx_loop_run(r, NULL)); /* a reduction waits */
+    double mx = -1e300, v = 0;
+    for (size_t q = 0; q < cnt; q++) {
+        a[q] = 2 * (2 * (2 * a[q] + 1) + 1) + 1;
+        mx = a[q] > mx ? a[q] : mx;
+    }
+    CHECK_OK(fdx_loop_result(r, "s", &v, NULL));
+    CHECK(v == mx, "max after 3 queued runs on the context stream: %g vs %g", v, mx);
+    CHECK_OK(fdx_loop_run(l, NULL));
+    CHECK_OK(fdx_array_get(A, got));
+    for (size_t q = 0; q < cnt; q++) a[q] = 2 * a[q] + 1;
+    CHECK(memcmp(a, got, cnt * 8) == 0, "loop queued on the context stream, then fdx_array_get");
+    CHECK_OK(fdx_ctx_set_stream(ctx, NULL));
+    be->stream_destroy(stream);
+    fdx_loop_destroy(&l);
+    fdx_loop_destroy(&r);
+    fdx_array_destroy(&A);
+    free(a), free(got);
+}
+
 static void test_errors(void)
 {
     const int64_t n[3] = {8, 8, 8};
@@ -301,9 +481,35 @@ static void test_errors(void)
     fdx_array_destroy(&A);
 }
 
-#ifdef LOOP_TEST_EXTRA
-LOOP_TEST_EXTRA
-#endif
+/* On CUDA: actuality; copies happen only when the other side holds the
+   current copy. */
+static void test_actuality(void)
+{
+    const int64_t n[3] = {16, 8, 4};
+    double h[512], back[512];
+    for (int q = 0; q < 512; q++) h[q] = fdx_test_rand(&seed);
+    fdx_array *A = NULL;
+    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, 3, n, FDX_ON_HOST, &A));
+    if (!A) return;
+    memcpy(fdx_array_host(A), h, sizeof h);
+    CHECK(fdx_array_valid(A) == 0, "new array untracked");
+    fdx_loop *l = NULL;
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k", &l));
+    CHECK_OK(fdx_loop_on(l, A, NULL));
+    CHECK_OK(fdx_loop_array(l, "A", A, FDX_READ_WRITE));
+    CHECK_OK(fdx_loop_body(l, "A(i,j,k) = 2 * A(i,j,k);"));
+    CHECK_OK(fdx_loop_run(l, NULL)); /* copies the host data over */
+    CHECK(fdx_array_valid(A) == FDX_ON_DEVICE, "device current after the loop");
+    CHECK(((double *)fdx_array_host(A))[5] == h[5], "host copy untouched (stale)");
+    CHECK_OK(fdx_array_get(A, back));
+    CHECK(back[5] == 2 * h[5] && back[511] == 2 * h[511], "get reads the device copy");
+    CHECK_OK(fdx_array_put(A, h));
+    CHECK_OK(fdx_loop_run(l, NULL));
+    CHECK_OK(fdx_array_get(A, back));
+    CHECK(back[7] == 2 * h[7], "put then loop: %g vs %g", back[7], 2 * h[7]);
+    fdx_loop_destroy(&l);
+    fdx_array_destroy(&A);
+}
 
 int main(void)
 {
@@ -315,10 +521,10 @@ int main(void)
     test_across();
     test_across_2d();
     test_planner_seeds();
+    test_diag_walk();
+    test_ctx_stream();
     test_errors();
-#ifdef LOOP_TEST_EXTRA
-    test_extra();
-#endif
+    if (strcmp(LOOP_TEST_BACKEND, "cuda") == 0) test_actuality();
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish(LOOP_TEST_NAME);
 }

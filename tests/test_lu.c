@@ -463,6 +463,111 @@ static void test_class_s(int mode)
     lu_destroy(&s);
 }
 
+/* The layout moves of NPB's SSOR iteration as a GPU plans it: the first
+   iteration puts u, rsd, rho_i, qs on the anti-diagonal of (i, j) for the
+   sweeps (and frct for rhs); after it the parallel loops walk those
+   diagonals, so an iteration moves nothing (it used to move 8 arrays: the
+   parallel loops took them back to i-fastest permutations).  Class S
+   under these layouts gives the plain run's results bit for bit on the
+   CPU (same enumeration order, only the storage differs). */
+static void test_moves(void)
+{
+    const lu_class *c = lu_class_find('S');
+    lu *off = NULL, *on = NULL;
+    CHECK_OK(lu_create(ctx, c->n, c->n, c->n, c->dt, 1.2, 0, &off));
+    CHECK_OK(lu_create(ctx, c->n, c->n, c->n, c->dt, 1.2, 2, &on));
+    if (!off || !on) goto done;
+    plan_as_gpu(on, 2);
+    plan_as_gpu(off, 0); /* autotfm off: plain layouts, the same CPU code (no FP contraction) */
+    double r0[5], r1[5], t = 0;
+    fdx_loop_moves m0, m1, m2;
+    CHECK_OK(lu_setiv(on));
+    CHECK_OK(lu_erhs(on));
+    lu_move_stats(on, &m0);
+    CHECK_OK(lu_ssor(on, 1, r1, &t));
+    lu_move_stats(on, &m1);
+    CHECK_OK(lu_ssor(on, 4, r1, &t));
+    lu_move_stats(on, &m2);
+    printf("  LU moves under GPU planning: setup %lld transforms %lld relabels; first SSOR %lld transforms "
+           "(%.1f MB) %lld relabels; next 4 iterations %lld transforms %lld relabels\n",
+           (long long)m0.transforms, (long long)m0.relabels, (long long)(m1.transforms - m0.transforms),
+           (double)(m1.bytes - m0.bytes) / 1e6, (long long)(m1.relabels - m0.relabels),
+           (long long)(m2.transforms - m1.transforms), (long long)(m2.relabels - m1.relabels));
+    /* rhs: frct, rsd i-fastest; blts: u, rho_i, qs, rsd onto the
+       anti-diagonal; the second rhs: frct onto it too */
+    /* 7 under CPU-run GPU planning; on a GPU the setup loops are planned
+       for the device too and take 3 of them (H100: setup 3, first SSOR 6):
+       at most 7 either way, 8 before the diagonal walk */
+    CHECK(m1.transforms - m0.transforms <= 7 && m1.transforms <= 10,
+          "first SSOR iteration: %lld transforms (setup %lld), expected at most 7 (and 10 in all)",
+          (long long)(m1.transforms - m0.transforms), (long long)m0.transforms);
+    CHECK(m2.transforms == m1.transforms && m2.relabels == m1.relabels,
+          "SSOR iterations 2..5 moved %lld arrays and relabelled %lld (expected none: the parallel loops walk "
+          "the sweeps' diagonals)", (long long)(m2.transforms - m1.transforms), (long long)(m2.relabels - m1.relabels));
+    fdx_loop_decision d;
+    CHECK_OK(fdx_loop_plan(on->add, FDX_BACKEND_CUDA, &d));
+    CHECK(d.diag_index == 1 && d.thread_index == 0 && !d.array[0].moved && !d.array[1].moved,
+          "add walks the anti-diagonals of (i, j) (thread %d, diagonal %d, moves %d %d)", d.thread_index, d.diag_index,
+          d.array[0].moved, d.array[1].moved);
+    CHECK_OK(fdx_loop_plan(on->rhs, FDX_BACKEND_CUDA, &d));
+    CHECK(d.diag_index == 1, "rhs walks the anti-diagonals (diagonal index %d)", d.diag_index);
+    /* the plain run, same sequence: bit for bit */
+    CHECK_OK(lu_setiv(off));
+    CHECK_OK(lu_erhs(off));
+    CHECK_OK(lu_ssor(off, 1, r0, &t));
+    CHECK_OK(lu_ssor(off, 4, r0, &t));
+    /* on a GPU the sums fold in another order (the enumeration differs) */
+    int exact = strcmp(LU_TEST_BACKEND, "cpu") == 0;
+    for (int m = 0; m < 5; m++)
+        CHECK(exact ? memcmp(&r0[m], &r1[m], sizeof(double)) == 0 : fabs(r0[m] - r1[m]) <= 1e-12 * fabs(r0[m]),
+              "residual norm %d: %.17g GPU-planned vs %.17g plain", m, r1[m], r0[m]);
+    fdx_array *a0[3] = {off->u, off->rsd, off->qs}, *a1[3] = {on->u, on->rsd, on->qs};
+    for (int q = 0; q < 3; q++) {
+        size_t bytes = fdx_array_bytes(a0[q]);
+        char *b0 = malloc(bytes), *b1 = malloc(bytes);
+        if (b0 && b1) {
+            CHECK_OK(fdx_array_get(a0[q], b0));
+            CHECK_OK(fdx_array_get(a1[q], b1));
+            double e = 0;
+            for (size_t x = 0; x < bytes / 8; x++) {
+                double v0 = ((double *)b0)[x], v1 = ((double *)b1)[x];
+                e = fmax(e, fabs(v0 - v1) / fmax(fabs(v0), 1e-300));
+            }
+            CHECK(exact ? memcmp(b0, b1, bytes) == 0 : e <= 1e-12,
+                  "array %d differs between the GPU-planned and the plain run (%.3g)", q, e);
+        }
+        free(b0);
+        free(b1);
+    }
+done:
+    lu_destroy(&off);
+    lu_destroy(&on);
+}
+
+/* Class S with the loops queued on a context stream and no timers (fdx lu
+   --timers off): the runs without reductions do not wait; verified. */
+static void test_stream(void)
+{
+    const lu_class *c = lu_class_find('S');
+    void *stream = NULL;
+    CHECK_OK(fdx_ctx_ops(ctx)->stream_create(&stream));
+    CHECK_OK(fdx_ctx_set_stream(ctx, stream));
+    lu *s = NULL;
+    CHECK_OK(lu_create(ctx, c->n, c->n, c->n, c->dt, 1.2, -1, &s));
+    if (s) {
+        s->timers = 0;
+        double xcr[5], xce[5], xci = 0;
+        CHECK_OK(lu_benchmark(s, c->itmax, xcr, xce, &xci, NULL));
+        for (int m = 0; m < 5; m++)
+            CHECK(fabs(xcr[m] - c->xcr[m]) <= 1e-8 * c->xcr[m], "class S on a stream: xcr %d %.17g vs %.17g", m, xcr[m],
+                  c->xcr[m]);
+        CHECK(fabs(xci - c->xci) <= 1e-8 * c->xci, "class S on a stream: xci %.17g vs %.17g", xci, c->xci);
+    }
+    lu_destroy(&s);
+    CHECK_OK(fdx_ctx_set_stream(ctx, NULL));
+    fdx_ctx_ops(ctx)->stream_destroy(stream);
+}
+
 /* Every loop's CUDA kernel (under the layouts now current) compiles with
    NVRTC: no GPU needed. */
 static void nvrtc_check(void)
@@ -532,6 +637,8 @@ int main(void)
     run_all(LU_AUTOTFM_DIAGONAL);
     test_class_s(2);
     test_class_s(LU_AUTOTFM_DIAGONAL);
+    test_moves();
+    test_stream();
     CHECK_FAILS(lu_create(ctx, 5, 8, 8, 0.5, 1.2, -1, &p), FDX_ERR_INVALID);
     lu_destroy(&p);
     fdx_ctx_destroy(&ctx);

@@ -1,5 +1,5 @@
 /* The generated CUDA kernels of the unrolled column, run on the CPU: each is
-   compiled as C++ with stand-ins for the CUDA built-ins it uses (vector
+   compiled as C++ with stand-ins for the CUDA built-ins it uses (tests/cuda_emu.h: vector
    types, __ldg/__ldcs/__stcs that abort on a misaligned access, block and
    thread indices), under AddressSanitizer where the compiler has it, and its
    grid is run one thread at a time.  The unrolled kernels use no shared
@@ -10,34 +10,9 @@
    unaligned rows (windows), x neighbours as vectors, both block orders,
    bands, several rows a thread (partial last block rows), every update,
    the fused sponge.  Skipped without a C++ compiler. */
-#include "backends/cpu/fdx_cpu_jit.h"
-#include "core/fdx_cache.h"
-#include "fdx_test.h"
+#include "core/fdx_sb.h"
+#include "cuda_emu.h"
 #include "stencil/fdx_stencil_impl.h"
-
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-/* CUDA built-ins for a sequential run.  Vector types carry CUDA's alignment;
-   loads and stores check it, as the GPU faults on a misaligned access. */
-static const char shim[] =
-    "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
-    "struct fdx_idx { unsigned x, y, z; };\n"
-    "static fdx_idx threadIdx, blockIdx, gridDim;\n"
-    "#define __global__\n#define __device__\n#define __forceinline__ inline\n"
-    "#define __launch_bounds__(...)\n#define __restrict__ __restrict\n"
-    "struct alignas(8) float2 { float x, y; };\n"
-    "struct alignas(16) float4 { float x, y, z, w; };\n"
-    "struct alignas(16) double2 { double x, y; };\n"
-    "template <class T> static const T *fdx_aligned(const T *p)\n"
-    "{ if ((uintptr_t)p % sizeof(T)) { fprintf(stderr, \"misaligned %zu-byte access\\n\", sizeof(T)); abort(); }\n"
-    "  return p; }\n"
-    "template <class T> static T __ldg(const T *p) { return *fdx_aligned(p); }\n"
-    "template <class T> static T __ldcs(const T *p) { return *fdx_aligned(p); }\n"
-    "template <class T> static void __stcs(T *p, T v) { *(T *)fdx_aligned(p) = v; }\n"
-    "static float __fmul_rn(float a, float b) { return a * b; }\n"
-    "static double __dmul_rn(double a, double b) { return a * b; }\n";
 
 /* The run and the reference; the macros come first (see write_program). */
 static const char driver[] =
@@ -104,35 +79,6 @@ static const char driver[] =
     "    return unwritten || clobbered || wrong || !checked;\n"
     "}\n";
 
-static char dir[256];
-static const char *sanitize = "-fsanitize=address";
-
-static fdx_status compile(const char *src, const char *exe, const char *log, int *code)
-{
-    char *argv[] = {"c++", "-std=c++14", "-O1", "-g", "-w", "-ffp-contract=off", (char *)sanitize,
-                    "-fno-omit-frame-pointer", "-o", (char *)exe, (char *)src, NULL};
-    if (!sanitize[0]) argv[6] = "-DFDX_NO_SANITIZER", argv[7] = "-DFDX_NO_SANITIZER";
-    return fdx_run_program(argv, log, code);
-}
-
-/* Whether a trivial program compiles (and with AddressSanitizer). */
-static int probe(void)
-{
-    char src[300], exe[300], log[300];
-    snprintf(src, sizeof src, "%s/probe.cpp", dir);
-    snprintf(exe, sizeof exe, "%s/probe", dir);
-    snprintf(log, sizeof log, "%s/probe.log", dir);
-    FILE *f = fopen(src, "w");
-    if (!f) return 0;
-    fputs("int main() { return 0; }\n", f);
-    fclose(f);
-    int code = -1;
-    if (compile(src, exe, log, &code) == FDX_OK && code == 0) return 1;
-    fdx_clear_error();
-    sanitize = "";
-    return compile(src, exe, log, &code) == FDX_OK && code == 0;
-}
-
 static int runs;
 
 static void run_case(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3], uint64_t seed)
@@ -148,53 +94,28 @@ static void run_case(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, co
     CHECK_OK(fdx_stencil_launch_dims(ks, cfg, n3, &dims));
     CHECK_OK(fdx_stencil_generate(ks, cfg, 1, &kernel));
     if (!kernel) return;
-    char src[300], exe[300], log[300];
-    snprintf(src, sizeof src, "%s/k%d.cpp", dir, runs);
-    snprintf(exe, sizeof exe, "%s/k%d", dir, runs);
-    snprintf(log, sizeof log, "%s/k%d.log", dir, runs);
-    runs++;
-    FILE *f = fopen(src, "w");
-    CHECK(f != NULL, "cannot write %s", src);
-    if (!f) {
-        free(kernel);
-        return;
-    }
     /* The launch grid; the kernel maps it to its blocks (zfast, bands). */
     unsigned g[3] = {dims.grid[0], dims.grid[1], dims.grid[2]};
-    fprintf(f, "%s%s\n", shim, kernel);
-    fprintf(f, "#define NX %lldLL\n#define NY %lldLL\n#define NM %lldLL\n#define R %d\n#define RANK %d\n",
-            (long long)n3[0], (long long)n3[1], (long long)n3[2], ks->radius, ks->rank);
-    fprintf(f, "#define UPD %d\n#define COEF %d\n#define D1 %d\n#define SW %d\n#define CHUNK %d\n", ks->update,
-            ks->coef, ks->d1, ks->sponge ? ks->radius + 3 : 0, cfg->chunk);
-    fprintf(f, "#define GX %uu\n#define GY %uu\n#define GZ %uu\n#define TX %du\n#define TY %du\n", g[0], g[1], g[2],
-            cfg->tx, cfg->ty);
-    fprintf(f, "#define SEED %lluULL\n%s", (unsigned long long)seed, driver);
-    fclose(f);
+    fdx_sb f = FDX_SB_INIT;
+    fdx_sb_printf(&f, "%s\n", kernel);
+    fdx_sb_printf(&f, "#define NX %lldLL\n#define NY %lldLL\n#define NM %lldLL\n#define R %d\n#define RANK %d\n",
+                  (long long)n3[0], (long long)n3[1], (long long)n3[2], ks->radius, ks->rank);
+    fdx_sb_printf(&f, "#define UPD %d\n#define COEF %d\n#define D1 %d\n#define SW %d\n#define CHUNK %d\n", ks->update,
+                  ks->coef, ks->d1, ks->sponge ? ks->radius + 3 : 0, cfg->chunk);
+    fdx_sb_printf(&f, "#define GX %uu\n#define GY %uu\n#define GZ %uu\n#define TX %du\n#define TY %du\n", g[0], g[1],
+                  g[2], cfg->tx, cfg->ty);
+    fdx_sb_printf(&f, "#define SEED %lluULL\n%s", (unsigned long long)seed, driver);
     free(kernel);
-    int code = -1;
-    CHECK_OK(compile(src, exe, log, &code));
-    CHECK(code == 0, "%s: the C++ compiler failed (exit %d), see %s", what, code, log);
-    if (code != 0) return;
-    char *argv[] = {exe, NULL};
-    CHECK_OK(fdx_run_program(argv, log, &code));
-    void *out = NULL;
-    size_t n = 0;
-    if (fdx_read_file(log, &out, &n) != FDX_OK) fdx_clear_error();
-    CHECK(code == 0, "%s: %s", what, out ? (char *)out : "(no output)");
-    free(out);
-    unlink(src), unlink(exe), unlink(log);
+    CHECK(!f.failed, "%s: out of memory", what);
+    if (!f.failed) cuda_emu_run(fdx_sb_str(&f), "-ffp-contract=off", "-O1", what);
+    fdx_sb_free(&f);
+    runs++;
 }
 
 int main(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/fdx-test-emu-%ld", (long)getpid());
-    if (mkdir(dir, 0700) != 0) return fdx_test_skip("test_stencil_emu", "cannot make a work directory");
-    setenv("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0", 1);
-    if (!probe()) {
-        rmdir(dir);
-        return fdx_test_skip("test_stencil_emu", "no working C++ compiler (c++)");
-    }
-    printf("test_stencil_emu: compiling with c++ %s\n", sanitize[0] ? sanitize : "(no sanitizer)");
+    if (!cuda_emu_start("test-emu")) return fdx_test_skip("test_stencil_emu", "no working C++ compiler (c++)");
+    printf("test_stencil_emu: compiling with c++ %s\n", cuda_emu_sanitize[0] ? cuda_emu_sanitize : "(no sanitizer)");
     /* {double, rank, radius, update, coef, d1, sponge}: the 7-point
        operator, the 25-point one, odd radius 3 with every term, radius 2
        with a coefficient, the 2D wave with a sponge. */
@@ -256,7 +177,7 @@ int main(void)
             per_cfg[ci]++;
         }
     for (int ci = 0; ci < ncfgs; ci++) CHECK(per_cfg[ci] >= 2, "configuration %d ran %d times", ci, per_cfg[ci]);
-    rmdir(dir);
+    rmdir(cuda_emu_dir);
     printf("test_stencil_emu: %d kernels run\n", runs);
     return fdx_test_finish("test_stencil_emu");
 }

@@ -6,6 +6,7 @@
 #define FDX_DIST_H
 
 #include "loop.h"
+#include "boundary.h"
 #include "stencil.h"
 
 #ifdef __cplusplus
@@ -31,6 +32,14 @@ typedef struct fdx_dist_desc {
        initializes or finalizes MPI for it.  NULL: the whole job (the world),
        MPI initialized by fdx only under mpirun and when nobody has. */
     const void *mpi_comm;
+    /* Periodic axes: periodic[a] = F > 0 makes axis a periodic with a ghost
+       frame of F points at each end (the stencil's radius, as in
+       include/fdx/boundary.h): global points [0, F) and [n-F, n) are ghosts
+       that every exchange renews from [n-2F, n-F) and [F, 2F), between the
+       first and last units of the axis (or within one unit when the axis is
+       not split).  The parts at the ends must own at least 2F points.  0:
+       not periodic. */
+    int periodic[FDX_DIST_MAX_RANK];
 } fdx_dist_desc;
 
 typedef struct fdx_dist fdx_dist;
@@ -131,6 +140,18 @@ FDX_API fdx_status fdx_dstencil_create(fdx_dist *d, const fdx_stencil_desc *desc
                                        fdx_dstencil **out);
 FDX_API void fdx_dstencil_destroy(fdx_dstencil **s);
 
+/* Boundary conditions (include/fdx/boundary.h) on the global faces of every
+   later step: before each step, the ghosts of Dirichlet and Neumann faces
+   are filled on the units whose blocks touch those faces (only there);
+   periodic axes must be the distribution's periodic axes with a frame of
+   the stencil's radius, and their ghosts come from the exchange (which
+   then also runs on u before a step when u was filled or written by a
+   loop).  Values arrays are not taken (one value a face).  The result
+   equals fdx_stencil_apply with fdx_stencil_set_boundary on the whole
+   grid, bit for bit.  Overlapped steps are not overlapped on a
+   distribution with periodic axes.  NULL: none. */
+FDX_API fdx_status fdx_dstencil_set_boundary(fdx_dstencil *s, const fdx_bc_desc *bc);
+
 /* out = update(u, u_prev, coef) at every global point at least `radius` from
    the global faces, then out's shadows renewed: the same result as one
    fdx_stencil_apply on the whole grid.  overlap = 1 computes the slabs next
@@ -164,8 +185,13 @@ FDX_API int fdx_dstencil_graph_used(const fdx_dstencil *s);
    renewal.  Reductions are global over all units and ranks, the same on
    every unit; exact operations (max, min, loc, and, or, integer sums and
    products) do not depend on the decomposition, floating sums do in their
-   last bits.  The blocks keep the plain layout (no automatic
-   reorganization).
+   last bits.  With autotfm (the context's option, fdx_dloop_set_autotfm)
+   each unit's block takes the layout its loops want (permutation,
+   diagonal), as on one unit; shadow exchanges and ACROSS faces read and
+   write faces straight out of reorganized blocks (slice copies), fill,
+   gather and checksum see global indices whatever the layout
+   (FDX_DLOOP_AUTOTFM=off keeps the blocks plain, for comparisons).  The
+   stencil engine (fdx_dstencil_*) takes plain blocks only.
 
    ACROSS loops (fdx_dloop_across) run as DVMH runs them: before each sweep
    the shadows hold the old values; every unit waits for its upstream
@@ -223,6 +249,13 @@ FDX_API fdx_status fdx_dloop_result(const fdx_dloop *l, const char *name, double
    loop's sequential order on ties; loc may be NULL. */
 FDX_API fdx_status fdx_dloop_result_loc(const fdx_dloop *l, const char *name, double *value, int64_t *loc);
 FDX_API fdx_status fdx_dloop_result_int(const fdx_dloop *l, const char *name, int64_t *value, int64_t *loc);
+/* autotfm for every unit's block (fdx_loop_set_autotfm: 0 off, 1 on,
+   2 force), and planning as for `target` (fdx_loop_plan_for: a GPU's
+   layouts on CPU units, for tests). */
+FDX_API fdx_status fdx_dloop_set_autotfm(fdx_dloop *l, int mode);
+FDX_API fdx_status fdx_dloop_plan_for(fdx_dloop *l, fdx_backend_kind target);
+/* The layout moves of every local unit's loop so far (fdx_loop_move_stats). */
+FDX_API fdx_status fdx_dloop_move_stats(const fdx_dloop *l, fdx_loop_moves *out);
 /* Shadow renewals the loop has made (tests); portions of the last ACROSS run. */
 FDX_API int fdx_dloop_exchanges(const fdx_dloop *l);
 FDX_API int fdx_dloop_portions(const fdx_dloop *l);

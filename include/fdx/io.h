@@ -157,9 +157,14 @@ typedef fdx_status (*fdx_ini_fn)(void *user, const char *section, const char *ke
 FDX_API fdx_status fdx_ini_parse(const char *text, size_t size, const char *what, fdx_ini_fn fn, void *user);
 
 /* ---- progress -----------------------------------------------------------------
-   A bar with step, rate and ETA on a terminal, plain log lines otherwise. */
+   A bar with step, rate and ETA on a terminal, plain log lines otherwise.
+   The rate (and so the ETA) counts from the first step reported: work
+   before it is not stepping.  fdx_progress_phase names such work before the
+   first step ("compiling/tuning", "initialising"): it is shown on its own
+   line, and its time is said when the next step is reported. */
 typedef struct fdx_progress fdx_progress;
 FDX_API fdx_status fdx_progress_create(FILE *out, const char *what, int64_t total, fdx_progress **p);
+FDX_API void fdx_progress_phase(fdx_progress *p, const char *phase);
 FDX_API void fdx_progress_update(fdx_progress *p, int64_t done);
 FDX_API void fdx_progress_finish(fdx_progress *p, int64_t done);
 FDX_API void fdx_progress_destroy(fdx_progress **p);

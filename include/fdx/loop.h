@@ -18,7 +18,11 @@ extern "C" {
 
 typedef struct fdx_loop fdx_loop;
 
-/* How a loop uses an array (as OPS's access modes, but enums). */
+/* How a loop uses an array (as OPS's access modes, but enums).  FDX_WRITE:
+   the loop does not read the array's old values; when its range covers
+   every axis of the array and the body names each axis by a loop index
+   alone (A(i,j,k) = ...), every element is taken to be written, so autotfm
+   changes such an array's layout without moving its old data. */
 typedef enum fdx_access {
     FDX_READ = 1,
     FDX_WRITE = 2,
@@ -103,7 +107,9 @@ FDX_API fdx_status fdx_loop_name(fdx_loop *loop, const char *name);
 FDX_API fdx_status fdx_loop_set_autotfm(fdx_loop *loop, int mode);
 
 /* Runs the loop once; `stream` as in fdx_time_run.  Waits for the device
-   when the loop has reductions or stream is NULL (the default stream). */
+   when the loop has reductions, or when stream is NULL and the context has
+   no stream of its own (fdx_ctx_set_stream); with a context stream a NULL
+   stream means that one and the run returns once queued. */
 FDX_API fdx_status fdx_loop_run(fdx_loop *loop, void *stream);
 /* Runs the loop `times` times in a row with the same scalars (the sweeps of
    an iterative method).  ACROSS loops pipeline the sweeps: sweep s runs its
@@ -124,8 +130,14 @@ typedef struct fdx_loop_decision {
     struct {
         fdx_layout from, to;         /* to == from: nothing moves */
         int moved;                   /* 1 when the planner asked for a transform */
+        int relabel;                 /* 1: write-only and overwritten whole: the
+                                        layout changes, no data moves */
         char why[160];
     } array[FDX_LOOP_MAX_ARGS];
+    /* GPU parallel loops on diagonal arrays: threads walk the diagonals of
+       indices (thread_index, diag_index) as the arrays store them, so the
+       arrays keep the layout an ACROSS loop gave them (-1: not so). */
+    int diag_index;
 } fdx_loop_decision;
 
 /* What the planner would do before the next run, for `target` (the
@@ -136,6 +148,15 @@ FDX_API fdx_status fdx_loop_plan(fdx_loop *loop, fdx_backend_kind target, fdx_lo
    FDX_BACKEND_CUDA on a CPU context the arrays take the GPU's layouts and
    the CPU code runs under them. */
 FDX_API fdx_status fdx_loop_plan_for(fdx_loop *loop, fdx_backend_kind target);
+
+/* What this loop's planner moved so far: transforms (the data moved into
+   another layout), relabels (an array the loop only writes, and overwrites
+   whole, took the layout without its data moving) and the bytes the
+   transforms read and wrote. */
+typedef struct fdx_loop_moves {
+    int64_t transforms, relabels, bytes;
+} fdx_loop_moves;
+FDX_API fdx_status fdx_loop_move_stats(const fdx_loop *loop, fdx_loop_moves *out);
 
 /* ---- actuality ---------------------------------------------------------------
    Which copies of an array hold its current values (a mask of fdx_place; 0:

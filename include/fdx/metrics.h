@@ -24,7 +24,8 @@ FDX_API fdx_status fdx_time_run(fdx_ctx *ctx, fdx_timed_fn fn, void *arg, int wa
 
 /* Copy bandwidth of the context's device in GB/s (1e9 bytes/s), counting bytes
    read plus bytes written: cudaMemcpy device to device on CUDA, a parallel
-   (OpenMP) copy on the CPU.  `bytes` is the size of one buffer (0: default, 1 GiB). */
+   (OpenMP) copy on the CPU.  `bytes` is the size of one buffer (0: the least
+   that exceeds the device's last-level cache well: 4x it, 32 MiB..1 GiB). */
 FDX_API fdx_status fdx_copy_bandwidth(fdx_ctx *ctx, size_t bytes, int reps,
                                       fdx_time_stats *time, double *gbps);
 

@@ -1,5 +1,6 @@
-/* fdx mg: geometric multigrid for the Poisson equation -lap u = f on 2D and
-   3D grids of any size, as a solver or as the preconditioner of conjugate
+/* fdx mg: geometric multigrid for the Poisson equation -lap u = f, or
+   -div(k grad u) = f with a coefficient array k > 0
+   (fdx_solver_set_coefficient), on 2D and 3D grids of any size, as a solver or as the preconditioner of conjugate
    gradients.  The life cycle is PETSc's: create, set, setup, solve (many
    times), read the iterations and the residual history, destroy.
 
@@ -19,7 +20,8 @@
    uniform grid of the same interval, and the transfers are linear
    interpolation between the two grids and its scaled transpose).  Axes too
    short to coarsen are kept (semi-coarsening).  Runs on the CPU backend
-   (OpenMP); other backends are refused with FDX_ERR_UNSUPPORTED. */
+   (OpenMP) and on CUDA (levels in device memory); other backends are
+   refused with FDX_ERR_UNSUPPORTED. */
 #ifndef FDX_MG_H
 #define FDX_MG_H
 
@@ -92,10 +94,28 @@ FDX_API fdx_status fdx_solver_set_spacing(fdx_solver *s, const double *h);
    fourth-order one. */
 FDX_API fdx_status fdx_solver_set_order(fdx_solver *s, int order);
 
+/* Variable coefficient: the operator becomes -div(k grad u), discretized
+   as sum_a [w(p, p+e_a) (u_p - u_{p+e_a}) + w(p, p-e_a) (u_p - u_{p-e_a})]
+   / h_a^2 with the face coefficient w(p, q) = 2 k_p k_q / (k_p + k_q), the
+   harmonic mean of the two point values (exact flux continuity for layered
+   media, so jumps between points are handled; second order where k is
+   smooth).  k: a FLOAT64 array of the solver's shape, read now from its
+   host copy (call fdx_array_to_host first for device data) and kept by the
+   solver (the array may be destroyed after); every value finite and > 0
+   (the message names the first bad point).  Values at Dirichlet boundary
+   points are used (the faces next to the boundary); Neumann and periodic
+   axes mirror or wrap k as they do u.  Coarse levels take k averaged with
+   the full-weighting (hat) weights of the restriction, renormalized at the
+   ends of the grid; see docs/notes/mg.md for where that needs a Galerkin
+   operator instead (strong jumps not aligned with the coarse grids).
+   NULL: back to k = 1 (-lap u).  Every smoother, cycle, FMG and CG-MG;
+   order 2 only. */
+FDX_API fdx_status fdx_solver_set_coefficient(fdx_solver *s, fdx_array *k);
+
 /* Builds the levels and the transfers; allocates everything a solve uses
    (the cycles allocate nothing). */
 FDX_API fdx_status fdx_solver_setup(fdx_solver *s);
-/* Solves -lap u = f.  u: initial guess and (Dirichlet) boundary values in,
+/* Solves -lap u = f (or -div(k grad u) = f).  u: initial guess and (Dirichlet) boundary values in,
    solution out; f: right-hand side (values at the boundary points of a
    Dirichlet axis are ignored).  Both FLOAT64 arrays of the solver's shape.
    Returns FDX_OK also when the tolerance was not reached within the cycles:

@@ -92,6 +92,29 @@ FDX_API void fdx_stencil_traffic(const fdx_stencil *s, const int64_t *shape, dou
    apply for that shape class. */
 FDX_API const char *fdx_stencil_config(const fdx_stencil *s, const int64_t *shape);
 
+/* Advances a heat / Jacobi stencil (HEAT update, no coefficient array, no
+   sponge) nsteps steps: u <- u + alpha L u, nsteps times; u holds the
+   result.  tmp is scratch of u's shape and type whose r-wide frame holds
+   u's (a copy of u will do): the frame is the boundary, never computed or
+   written.  The result is bit-identical to nsteps applies alternating
+   between u and tmp.  temporal: 0 one step a pass (fdx_stencil_apply), K in
+   2..8 K steps a pass through memory (temporal blocking, rank 2 and 3),
+   1 as 0, -1 auto: times the candidates on these arrays once per device,
+   spec and shape (tmp's interior is overwritten, u is not) and keeps the
+   fastest per step, temporal or not (small problems and nsteps < 2: one
+   step a pass).  An odd number of passes ends with a copy of tmp into u.
+   On CUDA asynchronous on `stream`, like fdx_stencil_apply.  With boundary
+   conditions (fdx_stencil_set_boundary) every step is one apply, whose
+   pass fills the frame of the step's input: auto takes one step a pass and
+   K > 1 is refused (FDX_ERR_UNSUPPORTED). */
+FDX_API fdx_status fdx_stencil_steps(fdx_stencil *s, fdx_array *u, fdx_array *tmp, int64_t nsteps, int temporal,
+                                     void *stream);
+
+/* The steps a pass the last fdx_stencil_steps on `shape` took (1: one step
+   a pass; 0: none yet), and its configuration as text in config[n] (NULL:
+   not wanted), e.g. "temporal k4 32x32 chunk 64". */
+FDX_API int fdx_stencil_steps_depth(const fdx_stencil *s, const int64_t *shape, char *config, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -68,6 +68,15 @@ typedef struct fdx_backend {
        extern "C" __global__ function.  `what` names the kernel in messages. */
     fdx_status (*jit_load)(const fdx_device_info *dev, const char *source,
                            const char *entry, const char *what, fdx_kernel **out);
+    /* Compiles `source` into the kernel cache unless it is there, loading
+       nothing and touching no device, so any thread may call it: the
+       tuner compiles a batch of candidates in parallel this way, and
+       jit_load then finds them cached.  The compiler itself (NVRTC, $CC)
+       is loaded on first use. */
+    fdx_status (*jit_compile)(const fdx_device_info *dev, const char *source, const char *what);
+    /* Starts loading the run-time compiler in the background, so it
+       overlaps context creation (NULL: nothing to load ahead). */
+    void (*jit_preload)(void);
     void (*kernel_release)(fdx_kernel *k);
     /* Runs a loaded kernel: args is an array of pointers to the arguments, as
        for cudaLaunchKernel.  The CPU backend ignores dims and runs it now. */
@@ -85,6 +94,10 @@ typedef struct fdx_backend {
 FDX_HIDDEN const fdx_backend *fdx_backend_cpu(void);
 /* NULL when fdx was built without CUDA. */
 FDX_HIDDEN const fdx_backend *fdx_backend_cuda(void);
+
+/* Bytes per buffer of the copy-bandwidth probe by default: the least that
+   exceeds the device's last-level cache well (fdx_timing.c). */
+FDX_HIDDEN size_t fdx_copy_probe_bytes(const fdx_device_info *dev);
 
 /* The context's backend and device, for the layers above. */
 FDX_HIDDEN const fdx_backend *fdx_ctx_ops(const fdx_ctx *ctx);

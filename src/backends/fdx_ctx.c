@@ -65,6 +65,8 @@ static fdx_status pick_backend(fdx_ctx *c)
         c->ops = fdx_backend_cpu();
         ordinal = 0;
     }
+    /* NVRTC (110 MB) loads while the context is created. */
+    if (c->ops->jit_preload) c->ops->jit_preload();
     FDX_TRY(c->ops->device_info(ordinal, &c->dev));
     FDX_TRY(c->ops->set_device(ordinal));
     FDX_INFO("backend %s, device %d: %s", c->ops->name, ordinal, c->dev.name);

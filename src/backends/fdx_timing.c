@@ -68,10 +68,22 @@ static fdx_status copy_once(void *arg, void *stream)
     return c->be->copy_probe(c->dst, c->src, c->bytes, stream);
 }
 
+/* Four times the last-level cache (the two buffers are eight times it, so
+   the copy streams from memory; H100: 50 MiB L2, 200 MiB buffers), at least
+   32 MiB and at most 1 GiB; 256 MiB when the cache size is unknown.  A 1 GiB
+   probe of the CPU page-faulted 2 GiB (5 s of CPU) on every `fdx info`. */
+size_t fdx_copy_probe_bytes(const fdx_device_info *dev)
+{
+    size_t llc = dev ? dev->l2_bytes : 0;
+    if (llc == 0) return (size_t)256 << 20;
+    size_t b = 4 * llc;
+    return b < ((size_t)32 << 20) ? (size_t)32 << 20 : b > ((size_t)1 << 30) ? (size_t)1 << 30 : b;
+}
+
 fdx_status fdx_copy_bandwidth(fdx_ctx *ctx, size_t bytes, int reps, fdx_time_stats *time, double *gbps)
 {
     FDX_CHECK(ctx && gbps, FDX_ERR_INVALID, "fdx_copy_bandwidth: NULL argument");
-    if (bytes == 0) bytes = (size_t)1 << 30;
+    if (bytes == 0) bytes = fdx_copy_probe_bytes(fdx_ctx_device(ctx));
     if (reps <= 0) reps = 20;
     const fdx_backend *be = fdx_ctx_ops(ctx);
     struct copy_args c = {be, NULL, NULL, bytes};

@@ -261,3 +261,5 @@ void fdx_cg_async_wait(fdx_cg_node *at, int pending, const char *why)
     n->n = pending;
     n->text = why ? fdx_cg_fmt(at->cg, "%s", why) : NULL;
 }
+
+void fdx_cg_prefetch(fdx_cg_node *at, const char *addr) { add(at, CG_PREFETCH)->text = fdx_cg_fmt(at->cg, "%s", addr); }

@@ -142,6 +142,10 @@ FDX_HIDDEN void fdx_cg_async_copy(fdx_cg_node *at, const char *cond, const char 
 FDX_HIDDEN void fdx_cg_async_commit(fdx_cg_node *at);
 /* Waits until at most `pending` groups are in flight (-1: all), with a note. */
 FDX_HIDDEN void fdx_cg_async_wait(fdx_cg_node *at, int pending, const char *why);
+/* A hint to bring the line at `addr` (a pointer expression into valid
+   memory) into the cache ahead of its loads: CUDA prefetch.global.L2, C
+   __builtin_prefetch. */
+FDX_HIDDEN void fdx_cg_prefetch(fdx_cg_node *at, const char *addr);
 
 /* ---- printing -------------------------------------------------------------------- */
 

@@ -23,7 +23,8 @@ typedef enum cg_kind {
     CG_BARRIER, /* why (text) */
     CG_ACOPY,   /* cond (text), dst (a), src (b), bytes (n) */
     CG_ACOMMIT,
-    CG_AWAIT    /* pending (n), why (text) */
+    CG_AWAIT,   /* pending (n), why (text) */
+    CG_PREFETCH /* addr (text) */
 } cg_kind;
 
 struct fdx_cg_node {

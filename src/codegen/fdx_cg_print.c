@@ -278,6 +278,10 @@ static void print_node(printer *p, const fdx_cg_node *n)
         if (cuda) fdx_sb_line(o, "asm volatile(\"cp.async.commit_group;\" ::: \"memory\");");
         else p->unsupported = p->unsupported ? p->unsupported : "asynchronous copies";
         break;
+    case CG_PREFETCH:
+        if (cuda) fdx_sb_line(o, "asm volatile(\"prefetch.global.L2 [%%0];\" :: \"l\"(%s));", n->text);
+        else fdx_sb_line(o, "__builtin_prefetch(%s);", n->text);
+        break;
     case CG_AWAIT:
         if (!cuda) p->unsupported = p->unsupported ? p->unsupported : "asynchronous copies";
         else if (n->n < 0) fdx_sb_line(o, "asm volatile(\"cp.async.wait_all;\" ::: \"memory\");");

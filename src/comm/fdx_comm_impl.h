@@ -75,6 +75,15 @@ FDX_HIDDEN fdx_status fdx_darray_gather_box(fdx_darray *a, const int64_t *lo, co
 /* The n points idx[q * rank ...] (global indices) of a into out[q], on every
    process. */
 FDX_HIDDEN fdx_status fdx_darray_gather_points(fdx_darray *a, int n, const int64_t *idx, void *out);
+/* The box [lo, lo + box) (block-local point coordinates, padded to rank
+   3) of local unit i's block to (pack) or from a dense buffer of points,
+   through the block's layout: the plain pack kernel, or the layout
+   engine's slice copy when autotfm reorganized the block (fdx_darray.c). */
+FDX_HIDDEN fdx_status fdx_darray_box_copy(fdx_darray *a, int i, const int64_t *lo, const int64_t *box, void *buf,
+                                          int pack, void *stream);
+/* Face plans after a block's layout changed: faces copied straight out
+   of / into a plain block (contiguous) go through buffers on other layouts. */
+FDX_HIDDEN fdx_status fdx_darray_sync_faces(fdx_darray *a);
 /* Makes the device of local unit i current. */
 FDX_HIDDEN fdx_status fdx_dist_use(const fdx_dist *d, int i);
 

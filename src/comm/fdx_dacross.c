@@ -135,21 +135,13 @@ static fdx_status buffer(fdx_dloop *l, const plan *p, int k, int i, int a, int s
     return FDX_OK;
 }
 
-/* Box copy between local unit i's block and a dense buffer. */
-static fdx_box_copy box_copy(const fdx_darray *a, int i, const int64_t *lo, const int64_t *hi, void *buf, int pack)
+/* The global box [lo, hi) between local unit i's block (any layout) and a
+   dense buffer. */
+static fdx_status box_copy(fdx_darray *a, int i, const int64_t *lo, const int64_t *hi, void *buf, int pack, void *stream)
 {
-    const fdx_unit_plan *u = &a->unit[i];
-    fdx_box_copy c = {0};
-    c.elem = a->elem;
-    for (int b = 0; b < 3; b++) {
-        c.box[b] = hi[b] - lo[b];
-        int64_t at = lo[b] - u->origin[b];
-        if (pack) c.sn[b] = u->n3[b], c.slo[b] = at, c.dn[b] = c.box[b];
-        else c.dn[b] = u->n3[b], c.dlo[b] = at, c.sn[b] = c.box[b];
-    }
-    if (pack) c.src = fdx_array_device(u->local), c.dst = buf;
-    else c.src = buf, c.dst = fdx_array_device(u->local);
-    return c;
+    int64_t at[3], box[3];
+    for (int b = 0; b < 3; b++) at[b] = lo[b] - a->unit[i].origin[b], box[b] = hi[b] - lo[b];
+    return fdx_darray_box_copy(a, i, at, box, buf, pack, stream);
 }
 
 static int tag_of(int local_receiver, int a) { return TAG_ACROSS + local_receiver * FDX_DIST_MAX_RANK + a; }
@@ -189,8 +181,7 @@ static fdx_status receive(fdx_dloop *l, const plan *p, int i, int m)
                 FDX_TRY(fdx_comm_peer_copy(be, dst, d->ordinal[i], (char *)s->dev + at, d->ordinal[j], bytes,
                                            d->compute[i]));
             }
-            fdx_box_copy c = box_copy(arr, i, lo, hi, dst, 0);
-            FDX_TRY(fdx_comm_box_copy(be, &c, d->compute[i]));
+            FDX_TRY(box_copy(arr, i, lo, hi, dst, 0, d->compute[i]));
         }
     }
     return FDX_OK;
@@ -218,8 +209,7 @@ static fdx_status send(fdx_dloop *l, const plan *p, int i, int m)
             dacross_buf *b;
             FDX_TRY(buffer(l, p, k, i, a, 0, down, remote, &b));
             char *src = (char *)b->dev + at;
-            fdx_box_copy c = box_copy(arr, i, lo, hi, src, 1);
-            FDX_TRY(fdx_comm_box_copy(be, &c, d->compute[i]));
+            FDX_TRY(box_copy(arr, i, lo, hi, src, 1, d->compute[i]));
             if (b->event) FDX_TRY(be->event_record(b->event, d->compute[i]));
             if (!remote) continue;
             char *out = src;

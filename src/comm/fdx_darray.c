@@ -48,12 +48,17 @@ static fdx_status plan_faces(fdx_darray *a, int i)
                neighbour's shadow on the facing side holds */
             int has = side ? c[ax] < d->desc.grid[ax] - 1 : c[ax] > 0;
             int rw = side ? (int)sh[ax] : (int)sl[ax], sw = side ? a->shadow_lo[ax] : a->shadow_hi[ax];
-            if (!has || (rw == 0 && sw == 0)) continue;
+            /* A periodic axis's end faces: the frame F (owned points) is
+               received from the far end's unknowns next to its frame, and
+               the unknowns next to this frame are sent there. */
+            int wrap = !has && d->desc.periodic[ax] > 0, F = d->desc.periodic[ax];
+            if (wrap) rw = sw = F;
+            if ((!has && !wrap) || (rw == 0 && sw == 0)) continue;
             fdx_face *f = &p->faces[p->nfaces++];
             memset(f, 0, sizeof *f);
             f->axis = ax, f->side = side;
             int nc[3] = {c[0], c[1], c[2]};
-            nc[ax] += side ? 1 : -1;
+            nc[ax] = wrap ? (side ? 0 : d->desc.grid[ax] - 1) : nc[ax] + (side ? 1 : -1);
             f->peer = fdx_dist_unit_at(d, nc);
             for (int b = 0; b < 3; b++) {
                 int full = a->corners || b >= d->desc.rank;
@@ -61,7 +66,7 @@ static fdx_status plan_faces(fdx_darray *a, int i)
                 f->send_lo[b] = f->recv_lo[b] = full ? 0 : sl[b];
             }
             f->sbox[ax] = sw, f->rbox[ax] = rw;
-            f->send_lo[ax] = side ? p->n3[ax] - sh[ax] - sw : sl[ax];
+            f->send_lo[ax] = wrap ? (side ? p->n3[ax] - 2 * F : F) : side ? p->n3[ax] - sh[ax] - sw : sl[ax];
             f->recv_lo[ax] = side ? p->n3[ax] - rw : 0;
             f->sbytes = (size_t)(f->sbox[0] * f->sbox[1] * f->sbox[2]) * a->elem;
             f->rbytes = (size_t)(f->rbox[0] * f->rbox[1] * f->rbox[2]) * a->elem;
@@ -77,6 +82,83 @@ static fdx_status plan_faces(fdx_darray *a, int i)
                 if (f->rbytes) FDX_TRY(fdx_comm_host_alloc(be, f->rbytes, &f->host_recv));
             }
         }
+    return FDX_OK;
+}
+
+/* The block of unit i in the plain layout (the pack kernels, direct face
+   copies and host reads below index it so). */
+static int block_plain(const fdx_darray *a, int i) { return fdx_layout_is_identity(&a->unit[i].local->layout); }
+
+fdx_status fdx_darray_sync_faces(fdx_darray *a)
+{
+    fdx_dist *d = a->dist;
+    for (int i = 0; i < d->nlocal; i++) {
+        fdx_unit_plan *p = &a->unit[i];
+        int plain = block_plain(a, i);
+        for (int k = 0; k < p->nfaces; k++) {
+            fdx_face *f = &p->faces[k];
+            int sc = plain && box_contiguous(p->n3, f->sbox), rc = plain && box_contiguous(p->n3, f->rbox);
+            if ((f->send_off >= 0) == sc && (f->recv_off >= 0) == rc) continue;
+            FDX_TRY(fdx_dist_use(d, i));
+            f->send_off = sc ? lin3(p->n3, f->send_lo) : -1;
+            f->recv_off = rc ? lin3(p->n3, f->recv_lo) : -1;
+            if (!sc && f->sbytes && !f->send_buf) FDX_TRY(d->be->alloc(f->sbytes, &f->send_buf));
+            if (!rc && f->rbytes && !f->recv_buf) FDX_TRY(d->be->alloc(f->rbytes, &f->recv_buf));
+        }
+    }
+    return FDX_OK;
+}
+
+/* The seed's transform kind 5 (slices of a reorganized array): a face of
+   a permuted or diagonal block is read or written in place by the layout
+   engine's box copy, the block keeps its layout. */
+fdx_status fdx_darray_box_copy(fdx_darray *a, int i, const int64_t *lo, const int64_t *box, void *buf, int pack,
+                               void *stream)
+{
+    fdx_unit_plan *u = &a->unit[i];
+    fdx_array *b = u->local;
+    for (int k = 0; k < 3; k++)
+        if (box[k] <= 0) return FDX_OK;
+    if (block_plain(a, i)) {
+        fdx_box_copy c = {0};
+        c.elem = a->elem;
+        for (int k = 0; k < 3; k++) {
+            c.box[k] = box[k];
+            if (pack) c.sn[k] = u->n3[k], c.slo[k] = lo[k], c.dn[k] = box[k];
+            else c.dn[k] = u->n3[k], c.dlo[k] = lo[k], c.sn[k] = box[k];
+        }
+        if (pack) c.src = fdx_array_device(b), c.dst = buf;
+        else c.src = buf, c.dst = fdx_array_device(b);
+        return fdx_comm_box_copy(a->dist->be, &c, stream);
+    }
+    int with = a->ncomp > 1, rank = a->dist->desc.rank + with;
+    int64_t alo[FDX_MAX_RANK] = {0}, abox[FDX_MAX_RANK] = {a->ncomp};
+    for (int k = 0; k < a->dist->desc.rank; k++) alo[k + with] = lo[k], abox[k + with] = box[k];
+    fdx_ctx *ctx = a->dist->ctx[i];
+    if (pack) return fdx_layout_box_get(ctx, buf, fdx_array_device(b), &b->layout, b->elem_size, rank, b->shape, alo, abox, stream);
+    return fdx_layout_box_put(ctx, fdx_array_device(b), buf, &b->layout, b->elem_size, rank, b->shape, alo, abox, stream);
+}
+
+/* Unit i's block on the host in the plain layout: its host copy, or a
+   copy (*tmp, freed by the caller) read through the block's layout. */
+static fdx_status block_host(fdx_darray *a, int i, const void **h, void **tmp)
+{
+    fdx_array *b = a->unit[i].local;
+    *tmp = NULL;
+    if (block_plain(a, i)) {
+        FDX_TRY(fdx_array_to_host(b));
+        *h = fdx_array_host(b);
+        return FDX_OK;
+    }
+    *tmp = malloc(fdx_array_bytes(b));
+    FDX_CHECK(*tmp, FDX_ERR_NOMEM, "out of host memory reading a block of %zu bytes", fdx_array_bytes(b));
+    fdx_status st = fdx_array_get(b, *tmp);
+    if (st != FDX_OK) {
+        free(*tmp);
+        *tmp = NULL;
+        return st;
+    }
+    *h = *tmp;
     return FDX_OK;
 }
 
@@ -195,6 +277,9 @@ fdx_status fdx_darray_fill(fdx_darray *a, fdx_dist_init_fn fn, void *arg)
     for (int i = 0; i < d->nlocal; i++) {
         fdx_unit_plan *p = &a->unit[i];
         FDX_TRY(fdx_dist_use(d, i));
+        /* every element is written: a reorganized block takes the plain
+           layout back without moving its old values */
+        FDX_TRY(fdx_layout_identity(p->local->rank, &p->local->layout));
         FDX_TRY(fdx_array_fill_host(p->local, 0.0)); /* makes the host copy */
         void *h = fdx_array_host(p->local);
         /* fn is a pure function of the global index (documented). */
@@ -214,6 +299,9 @@ fdx_status fdx_darray_fill(fdx_darray *a, fdx_dist_init_fn fn, void *arg)
            for it by themselves. */
         FDX_TRY(d->be->device_sync());
     }
+    /* Periodic frames hold f of their own index, not of their image: the
+       next stencil step renews them first. */
+    for (int ax = 0; ax < d->desc.rank; ax++) a->stale |= d->desc.periodic[ax] > 0;
     return FDX_OK;
 }
 
@@ -237,8 +325,10 @@ fdx_status fdx_darray_gather_box(fdx_darray *a, const int64_t *blo, const int64_
         }
         if (empty) continue;
         FDX_TRY(fdx_dist_use(d, i));
-        FDX_TRY(fdx_array_to_host(p->local));
-        const char *h = fdx_array_host(p->local);
+        const void *hv;
+        void *tmp;
+        FDX_TRY(block_host(a, i, &hv, &tmp));
+        const char *h = hv;
         size_t row = (size_t)(hi[0] - lo[0]) * a->elem;
         for (int64_t k = lo[2]; k < hi[2]; k++)
             for (int64_t j = lo[1]; j < hi[1]; j++) {
@@ -246,6 +336,7 @@ fdx_status fdx_darray_gather_box(fdx_darray *a, const int64_t *blo, const int64_
                 int64_t li[3] = {lo[0] - p->origin[0], j - p->origin[1], k - p->origin[2]};
                 memcpy((char *)out + (size_t)lin3(bn, bi) * a->elem, h + (size_t)lin3(p->n3, li) * a->elem, row);
             }
+        free(tmp);
     }
     if (gather_all && d->procs > 1) FDX_TRY(fdx_mpi_xor(d->comm_mpi, out, bytes));
     return FDX_OK;
@@ -268,7 +359,8 @@ fdx_status fdx_darray_gather_points(fdx_darray *a, int n, const int64_t *idx, vo
         fdx_unit_plan *p = &a->unit[i];
         int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
         fdx_dist_owned(d, d->proc * d->nlocal + i, lo, hi);
-        int fetched = 0;
+        const void *h = NULL;
+        void *tmp = NULL;
         for (int q = 0; q < n; q++) {
             int64_t li[3] = {0, 0, 0};
             int mine = 1;
@@ -278,13 +370,13 @@ fdx_status fdx_darray_gather_points(fdx_darray *a, int n, const int64_t *idx, vo
                 li[ax] = g - p->origin[ax];
             }
             if (!mine) continue;
-            if (!fetched++) {
+            if (!h) {
                 FDX_TRY(fdx_dist_use(d, i));
-                FDX_TRY(fdx_array_to_host(p->local));
+                FDX_TRY(block_host(a, i, &h, &tmp));
             }
-            memcpy((char *)out + (size_t)q * a->elem, (const char *)fdx_array_host(p->local) + (size_t)lin3(p->n3, li) * a->elem,
-                   a->elem);
+            memcpy((char *)out + (size_t)q * a->elem, (const char *)h + (size_t)lin3(p->n3, li) * a->elem, a->elem);
         }
+        free(tmp);
     }
     if (d->procs > 1) FDX_TRY(fdx_mpi_xor(d->comm_mpi, out, (size_t)n * a->elem));
     return FDX_OK;
@@ -310,8 +402,9 @@ fdx_status fdx_darray_checksum(fdx_darray *a, fdx_dist_checksum *out)
     for (int i = 0; i < d->nlocal; i++) {
         fdx_unit_plan *p = &a->unit[i];
         FDX_TRY(fdx_dist_use(d, i));
-        FDX_TRY(fdx_array_to_host(p->local));
-        const void *h = fdx_array_host(p->local);
+        const void *h;
+        void *tmp;
+        FDX_TRY(block_host(a, i, &h, &tmp));
         int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
         fdx_dist_owned(d, d->proc * d->nlocal + i, lo, hi);
         double sum = 0, l2 = 0;
@@ -333,6 +426,7 @@ fdx_status fdx_darray_checksum(fdx_darray *a, fdx_dist_checksum *out)
                     dg += mix64((uint64_t)(lin3(gn, gi) * a->ncomp + c) * 0x100000001B3ULL ^ mix64(bits));
                 }
         s[0] += sum, s[1] += l2, digest += dg;
+        free(tmp);
     }
     FDX_TRY(fdx_mpi_sum_double(d->comm_mpi, s, 2));
     FDX_TRY(fdx_mpi_sum_u64(d->comm_mpi, &digest, 1));

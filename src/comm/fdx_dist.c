@@ -65,13 +65,16 @@ static fdx_status check_desc(fdx_dist_desc *d, int units)
                   "axis %d: %lld points over %d units leaves parts of %lld points, fewer than the shadow width %d", a,
                   (long long)d->shape[a], d->grid[a], (long long)part, d->shadow[a]);
         FDX_CHECK(part >= 1, FDX_ERR_INVALID, "axis %d: %lld points cannot be split over %d units", a,
-                  (long long)d->shape[a], d->grid[a]);
+                  (long long)d->shape[a], d->grid[a]);        /* a periodic frame is sent and received by the end parts */
+        FDX_CHECK(d->periodic[a] >= 0 && part >= 2 * (int64_t)d->periodic[a], FDX_ERR_INVALID,
+                  "axis %d: a periodic frame of %d points needs parts of at least %d points, not %lld", a,
+                  d->periodic[a], 2 * d->periodic[a], (long long)part);
     }
     int prod = 1;
     for (int a = 0; a < d->rank; a++) prod *= d->grid[a];
     FDX_CHECK(prod == units, FDX_ERR_INVALID,
               "the unit grid has %d units but the job has %d (processes x units per process)", prod, units);
-    for (int a = d->rank; a < FDX_DIST_MAX_RANK; a++) d->shape[a] = 1, d->grid[a] = 1, d->shadow[a] = 0;
+    for (int a = d->rank; a < FDX_DIST_MAX_RANK; a++) d->shape[a] = 1, d->grid[a] = 1, d->shadow[a] = 0, d->periodic[a] = 0;
     return FDX_OK;
 }
 

@@ -19,9 +19,13 @@ fdx_status fdx_dloop_create(fdx_dist *d, const char *indices, fdx_dloop **out)
     fdx_status st = FDX_OK;
     for (int i = 0; st == FDX_OK && i < d->nlocal; i++) {
         st = fdx_dist_use(d, i);
+        /* autotfm as the context says: exchanges, faces and gathers read
+           blocks through their layouts */
         if (st == FDX_OK) st = fdx_loop_create(d->ctx[i], indices, &l->loop[i]);
-        /* Exchanges and gathers assume the plain layout of every block. */
-        if (st == FDX_OK) st = fdx_loop_set_autotfm(l->loop[i], 0);
+        /* FDX_DLOOP_AUTOTFM=off keeps the blocks plain (comparisons with
+           the one-unit path, which keeps the context's setting) */
+        const char *env = getenv("FDX_DLOOP_AUTOTFM");
+        if (st == FDX_OK && env && strcmp(env, "off") == 0) st = fdx_loop_set_autotfm(l->loop[i], 0);
     }
     l->nidx = 1;
     for (const char *c = indices; *c; c++) l->nidx += *c == ',';
@@ -401,6 +405,32 @@ fdx_status fdx_dloop_result_int(const fdx_dloop *l, const char *name, int64_t *v
     FDX_CHECK(r->type == FDX_INT32 || r->type == FDX_INT64, FDX_ERR_INVALID,
               "distributed loop: reduction '%s' is not an integer reduction", name);
     *value = fdx_loop_red_is_int(r) ? r->ivalue : (int64_t)r->value;
+    return FDX_OK;
+}
+
+fdx_status fdx_dloop_set_autotfm(fdx_dloop *l, int mode)
+{
+    FDX_CHECK(l, FDX_ERR_INVALID, "fdx_dloop_set_autotfm: NULL loop");
+    for (int i = 0; i < l->dist->nlocal; i++) FDX_TRY(fdx_loop_set_autotfm(l->loop[i], mode));
+    return FDX_OK;
+}
+
+fdx_status fdx_dloop_plan_for(fdx_dloop *l, fdx_backend_kind target)
+{
+    FDX_CHECK(l, FDX_ERR_INVALID, "fdx_dloop_plan_for: NULL loop");
+    for (int i = 0; i < l->dist->nlocal; i++) FDX_TRY(fdx_loop_plan_for(l->loop[i], target));
+    return FDX_OK;
+}
+
+fdx_status fdx_dloop_move_stats(const fdx_dloop *l, fdx_loop_moves *out)
+{
+    FDX_CHECK(l && out, FDX_ERR_INVALID, "fdx_dloop_move_stats: NULL argument");
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < l->dist->nlocal; i++) {
+        fdx_loop_moves m;
+        FDX_TRY(fdx_loop_move_stats(l->loop[i], &m));
+        out->transforms += m.transforms, out->relabels += m.relabels, out->bytes += m.bytes;
+    }
     return FDX_OK;
 }
 

@@ -3,6 +3,7 @@
    output's shadows are renewed; in overlap mode the slabs next to split
    faces go first and their exchange runs while the interior is computed. */
 #include "comm/fdx_comm_impl.h"
+#include "stencil/fdx_bc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,13 @@ typedef struct dgraph {
 struct fdx_dstencil {
     fdx_dist *dist;
     int radius;
+    fdx_dtype type;
+    double h[3];
     fdx_stencil *s[FDX_DIST_MAX_LOCAL];
+    /* boundary passes (fdx_dstencil_set_boundary): per unit, over the faces
+       of its block on the global boundary (NULL: none there) */
+    fdx_bc *bc[FDX_DIST_MAX_LOCAL];
+    fdx_bc_region reg[FDX_DIST_MAX_LOCAL];
     dgraph g;
     int graph_failed, graph_used;
 };
@@ -37,6 +44,8 @@ fdx_status fdx_dstencil_create(fdx_dist *d, const fdx_stencil_desc *desc, fdx_dt
     fdx_dstencil *s = calloc(1, sizeof *s);
     FDX_CHECK(s, FDX_ERR_NOMEM, "out of memory for a distributed stencil");
     s->dist = d;
+    s->type = type;
+    memcpy(s->h, desc->h, sizeof s->h);
     fdx_status st;
     for (int i = 0; i < d->nlocal; i++) {
         FDX_TRY_GOTO(st, fdx_dist_use(d, i), fail);
@@ -68,9 +77,76 @@ void fdx_dstencil_destroy(fdx_dstencil **ps)
         if (s->g.join[2 * i + 1]) d->be->event_destroy(s->g.join[2 * i + 1]);
         if (i == 0 && s->g.fork) d->be->event_destroy(s->g.fork);
         fdx_stencil_destroy(&s->s[i]);
+        fdx_bc_destroy(&s->bc[i]);
     }
     free(*ps);
     *ps = NULL;
+}
+
+/* The conditions checked against the distribution; periodic faces become
+   none (the exchange renews their frames). */
+static fdx_status local_conditions(const fdx_dstencil *s, const fdx_bc_desc *bc, fdx_bc_desc *local)
+{
+    const fdx_dist *d = s->dist;
+    FDX_TRY(fdx_bc_check_desc(bc, d->desc.rank));
+    *local = *bc;
+    for (int a = 0; a < d->desc.rank; a++) {
+        int per = bc->face[a][0].kind == FDX_FACE_PERIODIC;
+        FDX_CHECK(per == (d->desc.periodic[a] > 0), FDX_ERR_INVALID,
+                  "axis %d is %speriodic in the boundary conditions but periodic[%d] = %d in the distribution", a,
+                  per ? "" : "not ", a, d->desc.periodic[a]);
+        FDX_CHECK(!per || d->desc.periodic[a] == s->radius, FDX_ERR_INVALID,
+                  "axis %d: the distribution's periodic frame is %d points, the stencil's radius %d", a,
+                  d->desc.periodic[a], s->radius);
+        for (int side = 0; side < 2; side++) {
+            FDX_CHECK(!bc->face[a][side].values, FDX_ERR_UNSUPPORTED,
+                      "face %c%c: distributed stencils take one boundary value a face, not a values array", "xyz"[a],
+                      side ? '+' : '-');
+            if (per) local->face[a][side].kind = FDX_FACE_NONE;
+        }
+    }
+    return FDX_OK;
+}
+
+/* Unit `unit`'s part of the pass: the faces of its block on the global
+   boundary, over its unknowns of the other axes (owned, less the global
+   frame). */
+static void unit_region(const fdx_dstencil *s, int unit, fdx_bc_region *reg)
+{
+    const fdx_dist *d = s->dist;
+    int c[3], r = s->radius;
+    int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    fdx_dist_coords(d, unit, c);
+    fdx_dist_owned(d, unit, lo, hi);
+    memset(reg, 0, sizeof *reg);
+    for (int a = 0; a < 3; a++) {
+        int sl = a < d->desc.rank ? fdx_dist_shadow(d, unit, a, 0) : 0, sh = a < d->desc.rank ? fdx_dist_shadow(d, unit, a, 1) : 0;
+        int first = c[a] == 0, last = c[a] == d->desc.grid[a] - 1;
+        int64_t n = hi[a] - lo[a] + sl + sh;
+        reg->lo[a] = a >= d->desc.rank ? 0 : first ? r : sl;
+        reg->hi[a] = a >= d->desc.rank ? 1 : last ? n - r : n - sh;
+        if (a < d->desc.rank) reg->faces |= (unsigned)first << (2 * a) | (unsigned)last << (2 * a + 1);
+    }
+}
+
+fdx_status fdx_dstencil_set_boundary(fdx_dstencil *s, const fdx_bc_desc *bc)
+{
+    FDX_CHECK(s, FDX_ERR_INVALID, "fdx_dstencil_set_boundary: NULL stencil");
+    fdx_dist *d = s->dist;
+    fdx_bc_desc local = {0};
+    if (bc) FDX_TRY(local_conditions(s, bc, &local));
+    for (int i = 0; i < d->nlocal; i++) fdx_bc_destroy(&s->bc[i]);
+    if (!fdx_bc_any(&local, d->desc.rank)) return FDX_OK;
+    for (int i = 0; i < d->nlocal; i++) {
+        unit_region(s, d->proc * d->nlocal + i, &s->reg[i]);
+        FDX_TRY(fdx_dist_use(d, i));
+        fdx_status st = fdx_bc_create(d->ctx[i], &local, d->desc.rank, s->radius, s->h, s->type, &s->bc[i]);
+        if (st != FDX_OK) {
+            for (int k = 0; k < i; k++) fdx_bc_destroy(&s->bc[k]);
+            return st;
+        }
+    }
+    return FDX_OK;
 }
 
 /* Rows [lo, hi) of the slowest axis of a local array, as an array of its
@@ -138,10 +214,19 @@ fdx_status fdx_dstencil_step(fdx_dstencil *s, fdx_darray *out, fdx_darray *u, fd
     /* A distributed loop wrote u since its shadows were renewed. */
     if (u->stale) FDX_TRY(fdx_darray_exchange(u));
     fdx_dist *d = s->dist;
+    /* Ghosts of the global faces first, on each unit's compute stream. */
+    for (int i = 0; i < d->nlocal; i++) {
+        if (!s->bc[i]) continue;
+        FDX_TRY(fdx_dist_use(d, i));
+        FDX_TRY(fdx_bc_apply_region(s->bc[i], u->unit[i].local, &s->reg[i], d->compute[i]));
+    }
     int rank = d->desc.rank, S = rank - 1, r = s->radius, w = d->desc.shadow[S];
     /* Overlap needs the faces to be contiguous slabs: only the slowest axis split. */
     for (int ax = 0; ax < S; ax++) overlap &= d->desc.grid[ax] == 1;
     overlap &= d->desc.grid[S] > 1;
+    /* A periodic end face sends unknowns next to its frame, which the early
+       slabs do not cover: no overlap with periodic axes. */
+    for (int ax = 0; ax < rank; ax++) overlap &= d->desc.periodic[ax] == 0;
 
     int64_t ilo[FDX_DIST_MAX_LOCAL], ihi[FDX_DIST_MAX_LOCAL];
     for (int i = 0; i < d->nlocal; i++) {

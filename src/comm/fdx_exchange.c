@@ -26,31 +26,25 @@ static void *recv_dst(fdx_darray *a, int i, fdx_face *f)
     return f->recv_off >= 0 ? at(&a->unit[i], a->elem, f->recv_off) : f->recv_buf;
 }
 
-static fdx_box_copy face_copy(fdx_darray *a, int i, fdx_face *f, int pack)
+/* A face packed from or unpacked into the block, whatever its layout. */
+static fdx_status face_copy(fdx_darray *a, int i, fdx_face *f, int pack, void *stream)
 {
-    fdx_unit_plan *p = &a->unit[i];
-    fdx_box_copy c = {0};
-    c.elem = a->elem;
-    for (int b = 0; b < 3; b++) {
-        c.box[b] = pack ? f->sbox[b] : f->rbox[b];
-        if (pack) c.sn[b] = p->n3[b], c.slo[b] = f->send_lo[b], c.dn[b] = f->sbox[b];
-        else c.dn[b] = p->n3[b], c.dlo[b] = f->recv_lo[b], c.sn[b] = f->rbox[b];
-    }
-    if (pack) c.src = fdx_array_device(p->local), c.dst = f->send_buf;
-    else c.src = f->recv_buf, c.dst = fdx_array_device(p->local);
-    return c;
+    return pack ? fdx_darray_box_copy(a, i, f->send_lo, f->sbox, f->send_buf, 1, stream)
+                : fdx_darray_box_copy(a, i, f->recv_lo, f->rbox, f->recv_buf, 0, stream);
 }
 
 /* MPI tag of the message that local unit `li` of its process receives on
    its face (axis, side). */
 static int tag_of(int li, int axis, int side) { return (li * FDX_DIST_MAX_RANK + axis) * 2 + side; }
 
-/* The face of local unit j that faces unit `unit` across `axis`. */
-static fdx_face *facing(fdx_darray *a, int j, int axis, int unit)
+/* The face of local unit j that faces unit `unit` across `axis` from
+   `side` (a periodic axis of two units, or of one, has two faces to the
+   same peer: the side tells them apart). */
+static fdx_face *facing(fdx_darray *a, int j, int axis, int side, int unit)
 {
     fdx_unit_plan *q = &a->unit[j];
     for (int g = 0; g < q->nfaces; g++)
-        if (q->faces[g].axis == axis && q->faces[g].peer == unit) return &q->faces[g];
+        if (q->faces[g].axis == axis && q->faces[g].side == side && q->faces[g].peer == unit) return &q->faces[g];
     return NULL;
 }
 
@@ -70,8 +64,7 @@ static fdx_status begin_axes(fdx_darray *a, unsigned mask)
             fdx_face *f = &p->faces[k];
             if (!(mask >> f->axis & 1)) continue;
             if (f->send_off < 0 && f->sbytes) {
-                fdx_box_copy c = face_copy(a, i, f, 1);
-                FDX_TRY(fdx_comm_box_copy(be, &c, d->comm[i]));
+                FDX_TRY(face_copy(a, i, f, 1, d->comm[i]));
             }
             if (is_remote(d, f) && staged(d))
                 FDX_TRY(be->copy(f->host_send, send_src(a, i, f), f->sbytes, FDX_COPY_D2H, d->comm[i]));
@@ -110,15 +103,14 @@ static fdx_status begin_axes(fdx_darray *a, unsigned mask)
             fdx_face *f = &p->faces[k];
             if (!(mask >> f->axis & 1) || is_remote(d, f)) continue;
             int j = f->peer % d->nlocal;
-            fdx_face *g = facing(a, j, f->axis, d->proc * d->nlocal + i);
+            fdx_face *g = facing(a, j, f->axis, 1 - f->side, d->proc * d->nlocal + i);
             FDX_CHECK(g && g->sbytes == f->rbytes, FDX_ERR_INTERNAL, "faces of units %d and %d do not match on axis %d",
                       d->proc * d->nlocal + i, f->peer, f->axis);
             FDX_TRY(fdx_comm_stream_wait(be, d->comm[i], a->unit[j].packed));
             FDX_TRY(fdx_comm_peer_copy(be, recv_dst(a, i, f), d->ordinal[i], send_src(a, j, g), d->ordinal[j], f->rbytes,
                                        d->comm[i]));
             if (f->recv_off < 0 && f->rbytes) {
-                fdx_box_copy c = face_copy(a, i, f, 0);
-                FDX_TRY(fdx_comm_box_copy(be, &c, d->comm[i]));
+                FDX_TRY(face_copy(a, i, f, 0, d->comm[i]));
             }
         }
     }
@@ -138,8 +130,7 @@ static fdx_status end_axes(fdx_darray *a, unsigned mask)
             if (!(mask >> f->axis & 1) || !is_remote(d, f)) continue;
             if (staged(d) && f->rbytes) FDX_TRY(be->copy(recv_dst(a, i, f), f->host_recv, f->rbytes, FDX_COPY_H2D, d->comm[i]));
             if (f->recv_off < 0 && f->rbytes) {
-                fdx_box_copy c = face_copy(a, i, f, 0);
-                FDX_TRY(fdx_comm_box_copy(be, &c, d->comm[i]));
+                FDX_TRY(face_copy(a, i, f, 0, d->comm[i]));
             }
         }
         if (p->done) FDX_TRY(be->event_record(p->done, d->comm[i]));
@@ -162,7 +153,8 @@ static unsigned split_axes(const fdx_darray *a)
     const fdx_dist *d = a->dist;
     unsigned m = 0;
     for (int ax = 0; ax < d->desc.rank; ax++)
-        if (d->desc.grid[ax] > 1 && (a->shadow_lo[ax] > 0 || a->shadow_hi[ax] > 0)) m |= 1u << ax;
+        if ((d->desc.grid[ax] > 1 && (a->shadow_lo[ax] > 0 || a->shadow_hi[ax] > 0)) || d->desc.periodic[ax] > 0)
+            m |= 1u << ax;
     return m;
 }
 
@@ -171,6 +163,7 @@ fdx_status fdx_darray_exchange_begin(fdx_darray *a)
     FDX_CHECK(a, FDX_ERR_INVALID, "fdx_darray_exchange_begin: NULL array");
     FDX_CHECK(!a->in_flight, FDX_ERR_INVALID, "fdx_darray_exchange_begin: an exchange of this array is already under way");
     if (skip_exchange()) return FDX_OK;
+    FDX_TRY(fdx_darray_sync_faces(a)); /* blocks reorganized by autotfm */
     unsigned m = split_axes(a), last = 0;
     for (int ax = 0; ax < 3; ax++)
         if (m >> ax & 1) last = 1u << ax;

@@ -445,6 +445,10 @@ fdx_status fdx_cache_store(const char *key, const char *ext, const void *data, s
     fdx_atomic a;
     fdx_status st = fdx_atomic_open(&a, v.fd, name, 0600);
     if (st == FDX_OK) {
+        /* No fsync: a file a crash tore fails its signature and is rebuilt;
+           two fsyncs an artifact cost up to 45 ms each on a slow disk,
+           more than NVRTC's compile. */
+        a.no_sync = 1;
         fdx_atomic_write(&a, data, n);
         fdx_atomic_write(&a, SIG_MAGIC, 8);
         fdx_atomic_write(&a, mac, sizeof mac);

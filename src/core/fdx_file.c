@@ -118,7 +118,7 @@ fdx_status fdx_atomic_commit(fdx_atomic *a)
         a->failed = 1;
         a->err = EBADF;
     }
-    if (!a->failed && (fflush(a->f) != 0 || fsync(fileno(a->f)) != 0)) {
+    if (!a->failed && (fflush(a->f) != 0 || (!a->no_sync && fsync(fileno(a->f)) != 0))) {
         a->failed = 1;
         a->err = errno;
     }
@@ -151,7 +151,7 @@ fdx_status fdx_atomic_commit(fdx_atomic *a)
         return st;
     }
     a->tmp[0] = '\0';
-    sync_dir(a->dirfd, a->path);
+    if (!a->no_sync) sync_dir(a->dirfd, a->path);
     return FDX_OK;
 }
 

@@ -17,6 +17,9 @@ typedef struct fdx_atomic {
     FILE *f;
     int dirfd;        /* names are relative to this directory (AT_FDCWD: the process's) */
     int no_replace;   /* commit fails with err EEXIST instead of replacing an existing file */
+    int no_sync;      /* no fsync of the file or directory: for artifacts a signature checks and
+                         a rebuild replaces (the kernel cache), where a crash may lose or tear
+                         the file but never passes a torn one off as whole */
     int failed, err;  /* first write error, reported by commit */
     char path[4096], tmp[4200];
 } fdx_atomic;

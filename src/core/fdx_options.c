@@ -60,6 +60,14 @@ static fdx_status check_onoff(const char *name, const char *v)
     return fdx_fail(FDX_ERR_INVALID, "option %s: '%s' is not on, off, force, 1 or 0", name, v);
 }
 
+static fdx_status check_budget(const char *name, const char *v)
+{
+    char *end = NULL;
+    long x = strtol(v, &end, 10);
+    if (strcmp(v, "all") == 0 || (*v && !*end && x >= 1 && x <= 1000)) return FDX_OK;
+    return fdx_fail(FDX_ERR_INVALID, "option %s: '%s' is not a count 1..1000 or all", name, v);
+}
+
 static fdx_status check_any(const char *name, const char *v)
 {
     if (!*v) return fdx_fail(FDX_ERR_INVALID, "option %s: empty value", name);
@@ -76,6 +84,8 @@ static const struct option_def {
     {"cache-dir", "FDX_CACHE_DIR", "~/.cache/fdx", "compiled-kernel and tuning cache (yours, not group/other-writable)", check_any},
     {"threads", "FDX_THREADS", "0", "CPU threads (0: OpenMP's default; at most 4 per core)", check_threads},
     {"tune", "FDX_TUNE", "on", "kernel autotuning: on (use cache), off, force (re-tune)", check_onoff},
+    {"tune-budget", "FDX_TUNE_BUDGET", "8",
+     "kernel configurations tuning measures per run (later runs refine; the choice is kept): N, or all", check_budget},
     {"autotfm", "FDX_AUTOTFM", "on", "automatic array reorganization before loops: on or off", check_onoff},
 };
 #define NOPTIONS ((int)(sizeof table / sizeof table[0]))

@@ -94,12 +94,7 @@ static void child_main(int fd, const char *path, const char *name, const fdx_h5_
     _exit(bad ? 4 : 0);
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
+static int64_t now_ms(void) { return (int64_t)(1000 * fdx_now_s()); }
 
 /* Reads n bytes or fails: 0 ok, 1 end of file or error, 2 timed out. */
 static int read_all(int fd, void *p, size_t n, int64_t deadline)

@@ -1,27 +1,29 @@
 /* fdx_io_progress: a progress bar (step, rate, ETA) redrawn in place on a
-   terminal; on a file or pipe, a plain log line every tenth of the run. */
+   terminal; on a file or pipe, a plain log line every tenth of the run.
+   Work before the first step (compiling and tuning kernels) is a phase of
+   its own: shown by name, and kept out of the rate, so the ETA counts
+   stepping only. */
 #include "core/fdx_error.h"
+#include "core/fdx_file.h"
 #include "fdx/io.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 struct fdx_progress {
     FILE *out;
-    char what[64];
+    char what[64], phase[64];
     int64_t total, last_tenth;
     int tty;
-    double t0, last_draw;
+    double last_draw, phase_t0;
+    /* The rate is measured from the first step reported (the first call of
+       fdx_progress_update after creation or a phase): whatever the first
+       step paid for before it (compiling, tuning) is not stepping. */
+    int have_base;
+    int64_t done0;
+    double t0;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 fdx_status fdx_progress_create(FILE *out, const char *what, int64_t total, fdx_progress **p)
 {
@@ -31,9 +33,20 @@ fdx_status fdx_progress_create(FILE *out, const char *what, int64_t total, fdx_p
     snprintf((*p)->what, sizeof (*p)->what, "%s", what);
     (*p)->total = total > 0 ? total : 1;
     (*p)->tty = out && isatty(fileno(out)) && !getenv("FDX_NO_TTY");
-    (*p)->t0 = (*p)->last_draw = now_s();
+    (*p)->t0 = (*p)->last_draw = fdx_now_s();
     (*p)->last_tenth = -1;
     return FDX_OK;
+}
+
+void fdx_progress_phase(fdx_progress *p, const char *phase)
+{
+    if (!p || !p->out) return;
+    snprintf(p->phase, sizeof p->phase, "%s", phase && phase[0] ? phase : "preparing");
+    p->phase_t0 = fdx_now_s();
+    p->have_base = 0;
+    if (p->tty) fprintf(p->out, "\r%s: %s ...", p->what, p->phase);
+    else fprintf(p->out, "%s: %s\n", p->what, p->phase);
+    fflush(p->out);
 }
 
 static void eta_text(double s, char *buf, size_t cap)
@@ -45,7 +58,8 @@ static void eta_text(double s, char *buf, size_t cap)
 
 static void draw(fdx_progress *p, int64_t done, int final)
 {
-    double t = now_s(), el = t - p->t0, rate = el > 0 ? (double)done / el : 0;
+    double t = fdx_now_s(), el = t - p->t0;
+    double rate = el > 0 && done > p->done0 ? (double)(done - p->done0) / el : 0;
     char eta[32];
     eta_text(rate > 0 ? (double)(p->total - done) / rate : -1, eta, sizeof eta);
     double f = (double)done / (double)p->total;
@@ -64,11 +78,28 @@ static void draw(fdx_progress *p, int64_t done, int final)
     p->last_draw = t;
 }
 
+/* The first step after creation or a phase: the phase ends (its time is
+   said once) and the rate starts counting here. */
+static void first_step(fdx_progress *p, int64_t done)
+{
+    double t = fdx_now_s();
+    if (p->phase[0]) {
+        if (p->tty) fprintf(p->out, "\r%s: %s %.2f s\n", p->what, p->phase, t - p->phase_t0);
+        else fprintf(p->out, "%s: %s took %.2f s\n", p->what, p->phase, t - p->phase_t0);
+        fflush(p->out);
+        p->phase[0] = '\0';
+    }
+    p->have_base = 1;
+    p->done0 = done;
+    p->t0 = t;
+}
+
 void fdx_progress_update(fdx_progress *p, int64_t done)
 {
     if (!p || !p->out) return;
+    if (!p->have_base) first_step(p, done);
     if (p->tty) {
-        if (now_s() - p->last_draw >= 0.1) draw(p, done, 0);
+        if (fdx_now_s() - p->last_draw >= 0.1) draw(p, done, 0);
         return;
     }
     int64_t tenth = done * 10 / p->total;
@@ -80,7 +111,9 @@ void fdx_progress_update(fdx_progress *p, int64_t done)
 
 void fdx_progress_finish(fdx_progress *p, int64_t done)
 {
-    if (p && p->out) draw(p, done, 1);
+    if (!p || !p->out) return;
+    if (!p->have_base) first_step(p, done);
+    draw(p, done, 1);
 }
 
 void fdx_progress_destroy(fdx_progress **p)

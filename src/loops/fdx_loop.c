@@ -88,6 +88,7 @@ void fdx_loop_destroy(fdx_loop **pl)
         free(l->kcache[i].source);
     }
     if (l->partials) be->free(l->partials);
+    if (l->scratch) be->free(l->scratch);
     free(l->pend_v);
     free(l->pend_l);
     free(l->body);

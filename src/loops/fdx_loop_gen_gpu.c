@@ -5,6 +5,7 @@
    and the NVRTC tests use it), so not named *_cuda.c, which CMake builds
    only with CUDA. */
 #include "loops/fdx_loop_gen.h"
+#include "loops/fdx_loop_diag.h"
 
 #define BLOCK 256
 
@@ -15,6 +16,46 @@ static const fdx_cg_param cuda_params[] = {
     {"fdx_scalars", "fdx_sc", 0}, {"fdx_ints", "fdx_ri", 0}, {"long long", "fdx_T", 0},
     {"long long", "fdx_s0", 0},   {"double *", "fdx_pv", 0}, {"long long *", "fdx_pl", 0},
 };
+
+/* The plane of a diagonal walk fits the 32-bit helper. */
+static int narrow(const loop_geom *g) { return g->n[g->fast] * g->n[g->diag2] < ((int64_t)1 << 31); }
+
+/* A parallel loop on diagonal arrays: the plane of (fast, diag2) first,
+   point by point in the order the arrays store it (diagonal after
+   diagonal, fdx_diag_point), then the other axes, so consecutive threads
+   touch consecutive elements and no thread is off the range. */
+static void diag_cuda(fdx_cg_node *b, const loop_geom *g)
+{
+    int f = g->fast, s = g->diag2;
+    long long nf = (long long)g->n[f], ns = (long long)g->n[s];
+    int others = 0;
+    for (int d = 0; d < g->rank; d++) others += d != f && d != s;
+    if (others) {
+        fdx_cg_stmt(b, "const long long fdx_r = (long long)(fdx_q %% %lldu)", nf * ns);
+        fdx_cg_stmt(b, "fdx_q /= %lldu", nf * ns);
+    } else {
+        fdx_cg_stmt(b, "const long long fdx_r = (long long)fdx_q");
+    }
+    if (narrow(g)) {
+        fdx_cg_stmt(b, "unsigned fdx_d0, fdx_d1");
+        fdx_cg_stmt(b, "fdx_diag_point32((unsigned)fdx_r, %lldu, %lldu, &fdx_d0, &fdx_d1)", nf, ns);
+    } else {
+        fdx_cg_stmt(b, "long long fdx_d0, fdx_d1");
+        fdx_cg_stmt(b, "fdx_diag_point(fdx_r, %lldLL, %lldLL, &fdx_d0, &fdx_d1)", nf, ns);
+    }
+    fdx_cg_stmt(b, "const long long fdx_x%d = (long long)fdx_d0, fdx_x%d = (long long)fdx_d1", f, s);
+    int seen = 0;
+    for (int d = 0; d < g->rank; d++) {
+        if (d == f || d == s) continue;
+        if (++seen == others) {
+            fdx_cg_stmt(b, "const long long fdx_x%d = (long long)fdx_q", d);
+        } else {
+            fdx_cg_stmt(b, "const long long fdx_x%d = (long long)(fdx_q %% %lldu)", d, (long long)g->n[d]);
+            fdx_cg_stmt(b, "fdx_q /= %lldu", (long long)g->n[d]);
+        }
+    }
+    if (!others) fdx_cg_stmt(b, "(void)fdx_q");
+}
 
 /* Every enumerated point on its own thread (grid-stride), the fast axis
    first so a warp walks it. */
@@ -30,6 +71,11 @@ static void flat_cuda(fdx_cg *cg, fdx_cg_node *at, const fdx_loop *l, const loop
                                 "%s fdx_g = blockIdx.x * (%s)blockDim.x + threadIdx.x; fdx_g < %lldu; fdx_g += (%s)gridDim.x * blockDim.x",
                                 it, it, (long long)e, it);
     fdx_cg_stmt(b, "%s fdx_q = fdx_g", it);
+    if (g->diag2 >= 0) {
+        diag_cuda(b, g);
+        fdx_loop_gen_point(cg, fdx_cg_scope(b), l, g, (acc_names){"fdx_acc", "", "fdx_accl", ""});
+        return;
+    }
     /* On a hyperplane the fast index starts where the line of the plane
        enters the box, so the valid points of a line are contiguous threads. */
     int shift = g->solved >= 0 && g->plane[g->fast] && g->solved != g->fast;
@@ -146,6 +192,7 @@ void fdx_loop_gen_cuda_kernel(fdx_cg *cg, const fdx_loop *l, const loop_geom *g)
     fdx_cg_node *root = fdx_cg_root(cg);
     fdx_cg_line(root, "struct fdx_scalars { double v[%d]; };", LOOP_MAX_SCALARS);
     fdx_cg_line(root, "struct fdx_ints { long long v[%d]; };", LOOP_RI_COUNT);
+    if (g->diag2 >= 0) fdx_cg_line(root, "%s", narrow(g) ? FDX_LOOP_DIAG_POINT_CUDA32 : FDX_LOOP_DIAG_POINT_CUDA);
     fdx_cg_param p[FDX_LOOP_MAX_ARGS + NPARAMS(cuda_params)];
     int n = fdx_loop_gen_params(l, cg, cuda_params, NPARAMS(cuda_params), p);
     fdx_cg_node *k = fdx_cg_kernel(root, "fdx_loop_kernel", p, n, BLOCK, 0);

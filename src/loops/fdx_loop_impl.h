@@ -17,6 +17,10 @@ typedef struct loop_arg {
     /* From the body: loop index driving each array axis (-1 none, -2 mixed). */
     int drive[FDX_MAX_RANK];
     int uses;
+    /* 1 while every accessor call names each axis by a loop index alone
+       (no offset, no other expression): a write-only array whose axes the
+       range covers is then overwritten whole (the planner relabels it). */
+    int exact;
     /* ALIGN shift: element 0 at loop-space index origin (run-time values) */
     int shifted;
     int64_t origin[FDX_MAX_RANK];
@@ -62,6 +66,10 @@ typedef struct loop_geom {
        t in closed form (no thread off the plane); 0: flat enumeration. */
     int lines;
     int clip; /* the one plane axis among the line axes, its range from t (-1 none) */
+    /* CUDA parallel loops on diagonal arrays: threads walk the diagonals of
+       offsets (fast, diag2) (x_fast + x_diag2 constant), diagonal after
+       diagonal, as the arrays store them (-1: plain enumeration). */
+    int diag2;
 } loop_geom;
 
 typedef struct loop_kentry {
@@ -100,6 +108,11 @@ struct fdx_loop {
     size_t pend_count, pend_first, pend_blocks;
     double *pend_v;
     long long *pend_l;
+    /* layout moves: a kept scratch buffer of the context's memory (moves
+       ping-pong between it and the array's storage), and the counters */
+    void *scratch;
+    size_t scratch_bytes;
+    fdx_loop_moves moves;
 };
 
 /* Runs `times` sweeps like fdx_loop_run_repeated but returns without
@@ -121,8 +134,14 @@ FDX_HIDDEN int fdx_loop_is_ident(const char *s);
 
 /* Planner: layouts wanted and geometry for `target`. */
 FDX_HIDDEN fdx_status fdx_loop_decide(fdx_loop *l, fdx_backend_kind target, fdx_loop_decision *d, loop_geom *g);
-/* Applies a decision (moves data, logs what moved, why and its cost). */
-FDX_HIDDEN fdx_status fdx_loop_apply(fdx_loop *l, const fdx_loop_decision *d);
+/* Applies a decision (moves data, logs what moved, why and its cost) on
+   `stream` (the run's). */
+FDX_HIDDEN fdx_status fdx_loop_apply(fdx_loop *l, const fdx_loop_decision *d, void *stream);
+/* Moves array a of the loop to layout `to` through the loop's scratch
+   (fdx_loop_move.c); relabel: take the layout without moving the data
+   (the loop overwrites every element).  *bytes: bytes read + written. */
+FDX_HIDDEN fdx_status fdx_loop_move(fdx_loop *l, fdx_array *a, const fdx_layout *to, int relabel, void *stream,
+                                    int64_t *bytes);
 
 /* Source generation for the current layouts; *out is malloc'ed. */
 FDX_HIDDEN fdx_status fdx_loop_source(fdx_loop *l, fdx_backend_kind target, char **out);

@@ -135,6 +135,9 @@ static fdx_status read_call(const fdx_loop *l, loop_arg *g, const char *s, size_
                       "loop '%s', body line %d: %s has rank %d but is indexed with more indices", l->name, line,
                       g->name, g->array->rank);
             merge(&g->drive[axis], index_in(l, s, start, k));
+            int d = 0;
+            long off = 0;
+            if (offset_form(l, s, start, k, &d, &off) != 1 || off != 0) g->exact = 0;
             axis++;
             start = k + 1;
             if (c == ')') {
@@ -156,6 +159,7 @@ fdx_status fdx_loop_analyze(fdx_loop *l)
     FDX_CHECK(l->body, FDX_ERR_INVALID, "loop '%s' has no body", l->name);
     for (int a = 0; a < l->nargs; a++) {
         l->arg[a].uses = 0;
+        l->arg[a].exact = 1;
         for (int x = 0; x < FDX_MAX_RANK; x++) l->arg[a].drive[x] = UNSET;
     }
     const char *s = l->body;

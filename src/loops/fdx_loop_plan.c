@@ -50,6 +50,45 @@ static void lines(loop_geom *g)
     g->lines = count < ((int64_t)1 << 26); /* line x 32 lanes in 32 bits */
 }
 
+/* The diagonal kind on which x_f + x_s is constant for iteration offsets
+   (lines of the hyperplane or of a diagonal enumeration): anti-diagonal of
+   the array axes when the two indices run the same way, main otherwise. */
+static fdx_diag diag_kind(const fdx_loop *l, int f, int s) { return l->dir[f] == l->dir[s] ? FDX_DIAG_ANTI : FDX_DIAG_MAIN; }
+
+static int covers_both(const loop_arg *a, int f, int s)
+{
+    int hf = 0, hs = 0;
+    for (int x = 0; x < a->array->rank; x++) hf |= a->drive[x] == f, hs |= a->drive[x] == s;
+    return hf && hs;
+}
+
+/* A parallel loop on a GPU whose arrays already lie on the diagonals of
+   the axes two of its indices drive (an ACROSS loop left them so) walks
+   those diagonals instead of moving the arrays back: chosen when such
+   arrays hold at least half the bytes of the arrays those two indices
+   drive.  Returns 1 with the pair (fast, second). */
+static int pick_diag(const fdx_loop *l, int *fast, int *second)
+{
+    double best = 0, weight[FDX_LOOP_MAX_RANK][FDX_LOOP_MAX_RANK] = {{0}};
+    int bf = -1, bs = -1;
+    for (int a = 0; a < l->nargs; a++) {
+        const loop_arg *g = &l->arg[a];
+        const fdx_layout *lay = &g->array->layout;
+        if (lay->diag == FDX_DIAG_NONE) continue;
+        int f = g->drive[lay->perm[0]], s = g->drive[lay->perm[1]];
+        if (f < 0 || s < 0 || f == s || lay->diag != diag_kind(l, f, s)) continue;
+        weight[f][s] += (double)fdx_array_bytes(g->array);
+        if (weight[f][s] > best) best = weight[f][s], bf = f, bs = s;
+    }
+    if (bf < 0) return 0;
+    double all = 0;
+    for (int a = 0; a < l->nargs; a++)
+        if (covers_both(&l->arg[a], bf, bs)) all += (double)fdx_array_bytes(l->arg[a].array);
+    if (2 * best < all) return 0;
+    *fast = bf, *second = bs;
+    return 1;
+}
+
 static void geometry(const fdx_loop *l, fdx_backend_kind target, loop_geom *g)
 {
     memset(g, 0, sizeof *g);
@@ -59,8 +98,12 @@ static void geometry(const fdx_loop *l, fdx_backend_kind target, loop_geom *g)
         g->n[d] = l->hi[d] - l->lo[d];
     }
     g->fast = pick_fast(l);
-    g->solved = g->seq = g->clip = -1;
+    g->solved = g->seq = g->clip = g->diag2 = -1;
     g->dist = 1;
+    if (!l->across && target == FDX_BACKEND_CUDA && l->rank >= 2) {
+        int f, s;
+        if (pick_diag(l, &f, &s)) g->fast = f, g->diag2 = s;
+    }
     if (!l->across) return;
     g->across = 1;
     int wmax = 0;
@@ -103,17 +146,18 @@ static void want_layout(const fdx_loop *l, const loop_geom *g, const loop_arg *a
         snprintf(why, cap, "no axis of %s follows thread index %s", a->name, l->index[g->fast]);
         return;
     }
-    int as = -1;
-    if (g->across && g->plane[g->fast] && g->solved != g->fast && a->array->rank >= 2)
-        as = axis_driven_by(a, g->solved);
+    int as = -1, second = g->diag2 >= 0 ? g->diag2 : g->solved;
+    if (((g->across && g->plane[g->fast] && g->solved != g->fast) || g->diag2 >= 0) && a->array->rank >= 2)
+        as = axis_driven_by(a, second);
     int first[2] = {af, as}, nfirst = as >= 0 ? 2 : 1, p = 0;
     for (int k = 0; k < nfirst; k++) to->perm[p++] = first[k];
     for (int q = 0; q < from->rank; q++)
         if (from->perm[q] != af && from->perm[q] != as) to->perm[p++] = from->perm[q];
-    /* Opposite orders on the two plane axes walk x - y = const: the main diagonal. */
-    to->diag = as < 0 ? FDX_DIAG_NONE : l->dir[g->fast] != l->dir[g->solved] ? FDX_DIAG_MAIN : FDX_DIAG_ANTI;
+    /* Opposite orders on the two axes walk x - y = const: the main diagonal. */
+    to->diag = as < 0 ? FDX_DIAG_NONE : diag_kind(l, g->fast, second);
     if (as >= 0)
-        snprintf(why, cap, "hyperplanes: thread index %s walks the %s diagonal of axes %d,%d of %s", l->index[g->fast],
+        snprintf(why, cap, "%s: thread index %s walks the %s diagonal of axes %d,%d of %s",
+                 g->across ? "hyperplanes" : "diagonal enumeration", l->index[g->fast],
                  to->diag == FDX_DIAG_MAIN ? "main" : "anti", af, as, a->name);
     else if (from->diag == FDX_DIAG_NONE && from->perm[0] == af) *to = *from;
     else
@@ -121,6 +165,22 @@ static void want_layout(const fdx_loop *l, const loop_geom *g, const loop_arg *a
                  a->name, (long long)stored_stride(a->array, af), from->diag ? " on a diagonal" : "");
     if (memcmp(to->perm, from->perm, sizeof(int) * (size_t)from->rank) == 0 && to->diag == from->diag)
         snprintf(why, cap, "%s is already laid out for thread index %s", a->name, l->index[g->fast]);
+}
+
+/* The loop only writes the array and writes every element of it: each
+   axis named by its own loop index alone, the range covering the axis. */
+static int overwritten(const fdx_loop *l, const loop_arg *a)
+{
+    if (a->access != FDX_WRITE || !a->exact || !a->uses) return 0;
+    int seen = 0;
+    for (int x = 0; x < a->array->rank; x++) {
+        int d = a->drive[x];
+        if (d < 0 || (seen >> d) & 1) return 0;
+        seen |= 1 << d;
+        int64_t o = a->shifted ? a->origin[x] : 0;
+        if (l->lo[d] - o != 0 || l->hi[d] - o != a->array->shape[x]) return 0;
+    }
+    return 1;
 }
 
 fdx_status fdx_loop_decide(fdx_loop *l, fdx_backend_kind target, fdx_loop_decision *d, loop_geom *g)
@@ -135,6 +195,7 @@ fdx_status fdx_loop_decide(fdx_loop *l, fdx_backend_kind target, fdx_loop_decisi
     geometry(l, fdx_ctx_backend(l->ctx), g);
     memset(d, 0, sizeof *d);
     d->thread_index = g->fast;
+    d->diag_index = gp.diag2;
     d->across = g->across;
     d->narrays = l->nargs;
     int64_t points = 1;
@@ -155,6 +216,7 @@ fdx_status fdx_loop_decide(fdx_loop *l, fdx_backend_kind target, fdx_loop_decisi
         } else {
             want_layout(l, &gp, arg, &d->array[a].to, why, cap);
             d->array[a].moved = memcmp(&d->array[a].to, &d->array[a].from, sizeof(fdx_layout)) != 0;
+            d->array[a].relabel = d->array[a].moved && overwritten(l, arg);
         }
     }
     return FDX_OK;
@@ -175,8 +237,11 @@ static void layout_text(const fdx_layout *l, char *buf, size_t cap)
     if (n > 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, ")%s%s", l->diag ? " diag " : "", l->diag ? fdx_diag_name(l->diag) : "");
 }
 
-fdx_status fdx_loop_apply(fdx_loop *l, const fdx_loop_decision *d)
+fdx_status fdx_loop_apply(fdx_loop *l, const fdx_loop_decision *d, void *stream)
 {
+    /* the per-move time is the work's only when the move is waited for */
+    int timed = fdx_log_get_level() <= FDX_LOG_INFO;
+    void *s = fdx_ctx_stream(l->ctx, stream);
     for (int a = 0; a < d->narrays; a++) {
         fdx_array *arr = l->arg[a].array;
         char from[64], to[64];
@@ -188,11 +253,17 @@ fdx_status fdx_loop_apply(fdx_loop *l, const fdx_loop_decision *d)
         layout_text(&d->array[a].to, to, sizeof to);
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        FDX_TRY(fdx_array_set_layout(arr, &d->array[a].to));
+        int64_t bytes = 0;
+        FDX_TRY(fdx_loop_move(l, arr, &d->array[a].to, d->array[a].relabel, s, &bytes));
+        if (timed && bytes) FDX_TRY(fdx_ctx_ops(l->ctx)->stream_sync(s));
         clock_gettime(CLOCK_MONOTONIC, &t1);
         double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
-        FDX_INFO("loop '%s': autotfm moved %s %s -> %s (%s); %.1f MB in %.3f ms", l->name, l->arg[a].name, from, to,
-                 d->array[a].why, (double)fdx_array_bytes(arr) / 1e6, ms);
+        if (d->array[a].relabel)
+            FDX_INFO("loop '%s': autotfm relabelled %s %s -> %s (%s; written whole, nothing moved)", l->name,
+                     l->arg[a].name, from, to, d->array[a].why);
+        else
+            FDX_INFO("loop '%s': autotfm moved %s %s -> %s (%s); %.1f MB in %.3f ms", l->name, l->arg[a].name, from,
+                     to, d->array[a].why, (double)fdx_array_bytes(arr) / 1e6, ms);
     }
     return FDX_OK;
 }

@@ -219,7 +219,9 @@ static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *use
         FDX_TRY_GOTO(st, be->copy(h.l, pl, h.count * sizeof(long long), FDX_COPY_D2H, stream), done);
         FDX_TRY_GOTO(st, be->stream_sync(stream), done);
         partials_fold(l, &h, (size_t)(times - 1) * (size_t)nblk, (size_t)nblk);
-    } else if (!user_stream) {
+    } else if (!user_stream && !fdx_ctx_get_stream(l->ctx)) {
+        /* NULL means "wait" only without a context stream: with one, later
+           work on that stream is ordered after this run anyway */
         FDX_TRY_GOTO(st, be->stream_sync(stream), done);
     }
 done:
@@ -272,7 +274,7 @@ fdx_status fdx_loop_run_repeated(fdx_loop *l, int times, void *stream)
     loop_geom g;
     FDX_TRY(fdx_loop_decide(l, FDX_BACKEND_AUTO, &d, &g));
     for (int a = 0; a < l->nargs; a++) FDX_TRY(fdx_loop_actual_before(l->arg[a].array));
-    FDX_TRY(fdx_loop_apply(l, &d));
+    FDX_TRY(fdx_loop_apply(l, &d, stream));
     fdx_status st = fdx_ctx_backend(l->ctx) == FDX_BACKEND_CUDA ? run_cuda(l, &g, times, stream) : run_cpu(l, &g, times);
     FDX_TRY(st);
     for (int a = 0; a < l->nargs; a++)

@@ -1,5 +1,6 @@
 /* fdx_mg: the solver object: life cycle, setters, and the solve (multigrid
    cycles, or conjugate gradients preconditioned by one cycle). */
+#include "core/fdx_knob.h"
 #include "mg/fdx_mg_impl.h"
 
 #include <math.h>
@@ -44,6 +45,7 @@ void fdx_solver_destroy(fdx_solver **s)
 {
     if (!s || !*s) return;
     mg_free_levels(*s);
+    free((*s)->kuser);
     free(*s);
     *s = NULL;
 }
@@ -142,6 +144,39 @@ fdx_status fdx_solver_set_spacing(fdx_solver *s, const double *h)
     return FDX_OK;
 }
 
+fdx_status fdx_solver_set_coefficient(fdx_solver *s, fdx_array *k)
+{
+    SETTER_CHECK(s);
+    s->ready = 0;
+    if (!k) {
+        free(s->kuser);
+        s->kuser = NULL;
+        return FDX_OK;
+    }
+    FDX_CHECK(fdx_array_dtype(k) == FDX_FLOAT64, FDX_ERR_INVALID, "multigrid: the coefficient is %s, not double",
+              fdx_dtype_name(fdx_array_dtype(k)));
+    FDX_CHECK(fdx_array_rank(k) == s->rank, FDX_ERR_INVALID, "multigrid: the coefficient has rank %d, the solver %d",
+              fdx_array_rank(k), s->rank);
+    for (int d = 0; d < s->rank; d++)
+        FDX_CHECK(fdx_array_extent(k, d) == s->shape[d], FDX_ERR_INVALID,
+                  "multigrid: the coefficient has extent %lld on axis %d, the solver %lld",
+                  (long long)fdx_array_extent(k, d), d, (long long)s->shape[d]);
+    const double *v = fdx_array_host(k);
+    FDX_CHECK(v, FDX_ERR_INVALID, "multigrid: the coefficient has no host storage (fdx_array_to_host first)");
+    const int64_t n = s->shape[0] * s->shape[1] * s->shape[2];
+    for (int64_t q = 0; q < n; q++)
+        FDX_CHECK(v[q] > 0 && isfinite(v[q]), FDX_ERR_INVALID,
+                  "multigrid: the coefficient is %g at point (%lld, %lld, %lld): it must be finite and > 0", v[q],
+                  (long long)(q % s->shape[0]), (long long)(q / s->shape[0] % s->shape[1]),
+                  (long long)(q / (s->shape[0] * s->shape[1])));
+    double *copy = malloc((size_t)n * sizeof(double));
+    FDX_CHECK(copy, FDX_ERR_NOMEM, "multigrid: out of host memory for the coefficient (%lld points)", (long long)n);
+    memcpy(copy, v, (size_t)n * sizeof(double));
+    free(s->kuser);
+    s->kuser = copy;
+    return FDX_OK;
+}
+
 fdx_status fdx_solver_setup(fdx_solver *s)
 {
     SETTER_CHECK(s);
@@ -162,10 +197,19 @@ fdx_status fdx_solver_setup(fdx_solver *s)
         for (int a = 0; a < s->rank; a++)
             FDX_CHECK(s->bc[a] == FDX_BC_DIRICHLET, FDX_ERR_UNSUPPORTED,
                       "multigrid: order 4 needs Dirichlet boundaries (axis %d is %s)", a, fdx_solver_bc_name(s->bc[a]));
+        FDX_CHECK(!s->kuser, FDX_ERR_UNSUPPORTED, "multigrid: order 4 has no variable coefficient (order 2 only)");
     }
+    /* Residual and restriction in one pass: on CUDA it saves writing and
+       reading back the fine residual array; on the CPU the recomputed rows
+       cost more than that (measured: docs/notes/mg.md). */
+    s->fuse = s->ops->resrestrict && (fdx_knob_is(FDX_KNOB_MG_FUSE, "1") || (s->gpu && !fdx_knob_is(FDX_KNOB_MG_FUSE, "0")));
     s->fused_gs = s->rank == 3;
     for (int a = 0; a < s->rank; a++)
         if (s->bc[a] != FDX_BC_DIRICHLET) s->fused_gs = 0;
+    /* Out-of-place one-pass red-black (CUDA: one read of u and f and one
+       write a sweep instead of two each; off until measured on a device,
+       FDX_MG_GS2=1; on the CPU it only adds a copy). */
+    s->gs2 = s->fused_gs && s->smoother == FDX_SMOOTH_RBGS && s->ops->gs_sweep2 && fdx_knob_is(FDX_KNOB_MG_GS2, "1");
     fdx_status st = mg_build_levels(s);
     if (st == FDX_OK && s->coarse == FDX_COARSE_DIRECT) st = mg_coarse_factor(s);
     if (st != FDX_OK) {
@@ -335,7 +379,7 @@ fdx_status fdx_solver_solve(fdx_solver *s, fdx_array *f, fdx_array *u)
     s->ops->copy_user(s, user_data(s, u), x, 0, 1);
     /* Jacobi and Chebyshev write level 0's t and then swap it in: it needs
        the same boundary values. */
-    if (s->method == FDX_SOLVER_MG && s->smoother != FDX_SMOOTH_RBGS)
+    if (s->method == FDX_SOLVER_MG && (s->smoother != FDX_SMOOTH_RBGS || s->gs2))
         s->ops->copy(L, L->t, L->u);
     s->ops->ghosts(s, L, x);
     double r0;

@@ -48,6 +48,7 @@ static mg_geom geom(const mg_level *L)
     g.sz = L->sz;
     g.count = L->count;
     g.diag = L->diag;
+    g.k = L->dk;
     return g;
 }
 
@@ -117,6 +118,11 @@ static void gs_sweep(const mg_level *L, double *u, const double *f, int first)
     gs_color(L, u, f, 1 - first);
 }
 
+static void gs_sweep2(const mg_level *L, const double *u, const double *f, double *out, int first)
+{
+    LAUNCH(mg_gpu_gs_sweep2(geom(L), u, f, out, first));
+}
+
 static void cheby(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
                   double beta)
 {
@@ -127,6 +133,13 @@ static void restrict_(const fdx_solver *s, const mg_level *F, const mg_level *C,
 {
     (void)s;
     LAUNCH(mg_gpu_restrict(geom(F), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]), tr(&F->dtr[2]), rf, fc));
+}
+
+static void resrestrict(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *u, const double *f,
+                        double *fc)
+{
+    (void)s;
+    LAUNCH(mg_gpu_resrestrict(geom(F), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]), tr(&F->dtr[2]), u, f, fc));
 }
 
 static void prolong(const mg_level *F, const mg_level *C, const double *uc, double *uf, int add)
@@ -202,6 +215,9 @@ static int graph_cycle(fdx_solver *s, fdx_solver_cycle c)
 {
     if (s->smoother != FDX_SMOOTH_RBGS || fdx_knob_is(FDX_KNOB_MG_GRAPH, "0") || s->graph_kind == (fdx_solver_cycle)-1)
         return 0;
+    /* out-of-place sweeps swap u and t: a replay starts from the captured
+       buffers, so each level must swap back within a cycle */
+    if (s->gs2 && (s->pre + s->post) % 2) return 0;
     if (!mg_gpu_stream()) {
         cudaStream_t st = NULL;
         if (cudaStreamCreate(&st) != cudaSuccess) return 0;
@@ -242,8 +258,10 @@ static const mg_ops CUDA_OPS = {
     .jacobi = jacobi,
     .gs_color = gs_color,
     .gs_sweep = gs_sweep,
+    .gs_sweep2 = gs_sweep2,
     .cheby = cheby,
     .restrict_ = restrict_,
+    .resrestrict = resrestrict,
     .prolong = prolong,
     .inject = inject,
     .zero = zero,

@@ -27,6 +27,11 @@ static void smooth(fdx_solver *s, int l, int nu, int backward)
         break;
     case FDX_SMOOTH_RBGS:
         for (int it = 0; it < nu; it++) {
+            if (L->gs2) {
+                s->ops->gs_sweep2(L, L->u, L->f, L->t, backward);
+                swap(&L->u, &L->t);
+                continue;
+            }
             if (s->fused_gs) {
                 s->ops->gs_sweep(L, L->u, L->f, backward);
                 continue;
@@ -82,8 +87,12 @@ static void descend(fdx_solver *s, int l)
 {
     mg_level *L = &s->lev[l], *C = &s->lev[l + 1];
     s->ops->ghosts(s, L, L->u);
-    s->ops->residual(L, L->u, L->f, L->t);
-    s->ops->restrict_(s, L, C, L->t, C->f);
+    if (s->fuse) {
+        s->ops->resrestrict(s, L, C, L->u, L->f, C->f);
+    } else {
+        s->ops->residual(L, L->u, L->f, L->t);
+        s->ops->restrict_(s, L, C, L->t, C->f);
+    }
     s->ops->zero(C, C->u);
     s->work += L->work;
 }
@@ -132,7 +141,7 @@ void mg_fmg(fdx_solver *s)
        side and the fine boundary values at its boundary points (in both
        buffers a Jacobi sweep swaps), so the interpolated solutions are
        smooth up to the boundary.  The initial guess's interior is not used. */
-    const int pingpong = s->smoother != FDX_SMOOTH_RBGS;
+    const int pingpong = s->smoother != FDX_SMOOTH_RBGS || s->gs2;
     for (int l = 0; l < last; l++) {
         mg_level *F = &s->lev[l], *C = &s->lev[l + 1];
         s->ops->restrict_(s, F, C, F->f, C->f);

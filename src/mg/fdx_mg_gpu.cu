@@ -1,5 +1,7 @@
 /* fdx_mg_gpu: the multigrid kernels on CUDA: one thread a point (a colour
-   point for Gauss-Seidel, a coarse point for restriction and injection),
+   point for Gauss-Seidel, a coarse point for restriction, also when it
+   computes the fine residual itself, and for injection; the one-pass
+   red-black sweep: tiles marching in z),
    rows x blocks along x, grid.y rows, grid.z planes; reductions by block
    into one slot a block, then summed in a fixed order by one block, so a
    sum (a residual norm, a CG dot product, a mean) is the same bit for bit
@@ -14,9 +16,31 @@
    default stream's copies order with it; capturable into a graph). */
 static __thread cudaStream_t mg_stream = 0;
 
-/* -lap u at p. */
+/* The face coefficient: the harmonic mean of the two point values (as
+   MG_KF in fdx_mg_kernels.c). */
+__device__ __forceinline__ double kf(double a, double b) { return 2.0 * a * b / (a + b); }
+
+/* -div(k grad u) at p (g.k set): the operator, the weighted neighbour sum
+   nb and the diagonal dg (op = dg u_p - nb), in the CPU's order of terms. */
+__device__ __forceinline__ double auk(const mg_geom &g, const double *u, long long p, double *nb, double *dg)
+{
+    const double *k = g.k, kp = k[p];
+    const double wxm = g.c[0] * kf(kp, k[p - 1]), wxp = g.c[0] * kf(kp, k[p + 1]);
+    const double wym = g.c[1] * kf(kp, k[p - g.sy]), wyp = g.c[1] * kf(kp, k[p + g.sy]);
+    const double wzm = g.c[2] * kf(kp, k[p - g.sz]), wzp = g.c[2] * kf(kp, k[p + g.sz]);
+    *dg = (wxm + wxp) + (wym + wyp) + (wzm + wzp);
+    *nb = (wxm * u[p - 1] + wxp * u[p + 1]) + (wym * u[p - g.sy] + wyp * u[p + g.sy]) +
+          (wzm * u[p - g.sz] + wzp * u[p + g.sz]);
+    return *dg * u[p] - *nb;
+}
+
+/* -lap u at p, or -div(k grad u) when the level has a coefficient. */
 __device__ __forceinline__ double au(const mg_geom &g, const double *u, long long p)
 {
+    if (g.k) {
+        double nb, dg;
+        return auk(g, u, p, &nb, &dg);
+    }
     return g.diag * u[p] - g.c[0] * (u[p - 1] + u[p + 1]) - g.c[1] * (u[p - g.sy] + u[p + g.sy]) -
            g.c[2] * (u[p - g.sz] + u[p + g.sz]);
 }
@@ -119,10 +143,36 @@ __global__ void apply_kernel(mg_geom g, const double *x, double *q, double *sum)
     if (sum) block_add(v, sum);
 }
 
+/* w: omega / diag (constant operator) or omega (variable: divided by the
+   point's diagonal here). */
 __global__ void jacobi_kernel(mg_geom g, const double *u, const double *f, double *out, double w)
 {
     long long p;
-    if (point(g, &p)) out[p] = u[p] + w * (f[p] - au(g, u, p));
+    if (!point(g, &p)) return;
+    if (g.k) {
+        double nb, dg;
+        const double a = auk(g, u, p, &nb, &dg);
+        out[p] = u[p] + w / dg * (f[p] - a);
+    } else {
+        out[p] = u[p] + w * (f[p] - au(g, u, p));
+    }
+}
+
+/* The Gauss-Seidel value at p from its six neighbours' values (x-, x+,
+   y-, y+, z-, z+): one expression for the two-kernel and the one-pass
+   sweeps, so they agree bit for bit. */
+__device__ __forceinline__ double gs_value(const mg_geom &g, long long p, double f, double xm, double xp, double ym,
+                                           double yp, double zm, double zp)
+{
+    if (g.k) {
+        const double *k = g.k, kp = k[p];
+        const double wxm = g.c[0] * kf(kp, k[p - 1]), wxp = g.c[0] * kf(kp, k[p + 1]);
+        const double wym = g.c[1] * kf(kp, k[p - g.sy]), wyp = g.c[1] * kf(kp, k[p + g.sy]);
+        const double wzm = g.c[2] * kf(kp, k[p - g.sz]), wzp = g.c[2] * kf(kp, k[p + g.sz]);
+        const double dg = (wxm + wxp) + (wym + wyp) + (wzm + wzp);
+        return (f + ((wxm * xm + wxp * xp) + (wym * ym + wyp * yp) + (wzm * zm + wzp * zp))) / dg;
+    }
+    return (f + g.c[0] * (xm + xp) + g.c[1] * (ym + yp) + g.c[2] * (zm + zp)) / g.diag;
 }
 
 __global__ void gs_kernel(mg_geom g, double *u, const double *f, int color)
@@ -131,8 +181,62 @@ __global__ void gs_kernel(mg_geom g, double *u, const double *f, int color)
     long long i = g.lo[0] + ((g.lo[0] + j + k + color) & 1) + 2 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
     if (i >= g.hi[0]) return;
     long long p = i + j * g.sy + k * g.sz;
-    u[p] = (f[p] + g.c[0] * (u[p - 1] + u[p + 1]) + g.c[1] * (u[p - g.sy] + u[p + g.sy]) +
-            g.c[2] * (u[p - g.sz] + u[p + g.sz])) / g.diag;
+    u[p] = gs_value(g, p, f[p], u[p - 1], u[p + 1], u[p - g.sy], u[p + g.sy], u[p - g.sz], u[p + g.sz]);
+}
+
+/* One red-black sweep out of place in one pass (3D, Dirichlet: every
+   unknown's neighbours are stored points).  A block owns a tile of
+   GS2_X x GS2_Y points of every plane and marches up in z: at step k it
+   updates the first colour on plane k over the tile and a one-point ring
+   around it (the ring again in the neighbouring blocks: they cannot see
+   each other's values), from u's old values, into a ring of three shared
+   planes that hold "after the first colour"; then the second colour on
+   plane k - 1 over the tile, whose neighbours are all first-colour points
+   of planes k-2..k in the ring, and writes plane k - 1 of out.  u is only
+   read, so no block can spoil another's inputs; the values are those of
+   the two in-place colour kernels (gs_value), bit for bit. */
+#define GS2_X MG_GS2_X
+#define GS2_Y MG_GS2_Y
+__global__ void __launch_bounds__(GS2_X * GS2_Y) gs2_kernel(mg_geom g, const double *u, const double *f, double *out,
+                                                            int first)
+{
+    __shared__ double ring[3][GS2_Y + 2][GS2_X + 2];
+    const long long ti = g.lo[0] + (long long)blockIdx.x * GS2_X, tj = g.lo[1] + (long long)blockIdx.y * GS2_Y;
+    const int tid = threadIdx.x + GS2_X * threadIdx.y;
+    const long long k0 = g.lo[2], k1 = g.hi[2];
+    /* plane kk of the ring: the first colour updated on unknowns of the
+       tile and its ring, every other stored point as it is in u */
+    for (long long kk = k0 - 1; kk <= k1; kk++) {
+        double(*pl)[GS2_X + 2] = ring[(kk + 3) % 3];
+        for (int q = tid; q < (GS2_X + 2) * (GS2_Y + 2); q += GS2_X * GS2_Y) {
+            const int a = q % (GS2_X + 2), b = q / (GS2_X + 2);
+            const long long i = ti - 1 + a, j = tj - 1 + b;
+            if (i >= g.m[0] || j >= g.m[1]) continue;
+            const long long p = i + j * g.sy + kk * g.sz;
+            double v = u[p];
+            const bool unknown = i >= g.lo[0] && i < g.hi[0] && j >= g.lo[1] && j < g.hi[1] && kk >= k0 && kk < k1;
+            if (unknown && ((i + j + kk) & 1) == first)
+                v = gs_value(g, p, f[p], u[p - 1], u[p + 1], u[p - g.sy], u[p + g.sy], u[p - g.sz], u[p + g.sz]);
+            pl[b][a] = v;
+        }
+        __syncthreads();
+        /* the second colour on plane kk - 1 */
+        const long long kc = kk - 1;
+        if (kc >= k0 && kk <= k1) {
+            const int a = 1 + threadIdx.x, b = 1 + threadIdx.y;
+            const long long i = ti + threadIdx.x, j = tj + threadIdx.y;
+            if (i < g.hi[0] && j < g.hi[1]) {
+                const double(*lo)[GS2_X + 2] = ring[(kc - 1 + 3) % 3], (*mid)[GS2_X + 2] = ring[(kc + 3) % 3],
+                                  (*hi)[GS2_X + 2] = ring[(kk + 3) % 3];
+                const long long p = i + j * g.sy + kc * g.sz;
+                double v = mid[b][a];
+                if (((i + j + kc) & 1) != first)
+                    v = gs_value(g, p, f[p], mid[b][a - 1], mid[b][a + 1], mid[b - 1][a], mid[b + 1][a], lo[b][a], hi[b][a]);
+                out[p] = v;
+            }
+        }
+        __syncthreads(); /* the slot of plane kk - 2 is refilled next step */
+    }
 }
 
 __global__ void cheby_kernel(mg_geom g, const double *u, const double *f, double *d, double *out, double alpha,
@@ -140,14 +244,27 @@ __global__ void cheby_kernel(mg_geom g, const double *u, const double *f, double
 {
     long long p;
     if (!point(g, &p)) return;
-    double dn = beta / g.diag * (f[p] - au(g, u, p));
-    if (alpha != 0) dn += alpha * d[p];
+    double dn;
+    if (g.k) {
+        double nb, dg;
+        const double a = auk(g, u, p, &nb, &dg);
+        dn = (alpha == 0 ? 0.0 : alpha * d[p]) + beta / dg * (f[p] - a);
+    } else {
+        dn = beta / g.diag * (f[p] - au(g, u, p));
+        if (alpha != 0) dn += alpha * d[p];
+    }
     d[p] = dn;
     out[p] = u[p] + dn;
 }
 
+/* fc = R r: r the fine residual array rf, or (rf NULL) f - A u computed
+   where it is read (the one-pass residual+restriction: no fine residual
+   array).  The same terms in the same order either way, so the same coarse
+   values unless the compiler contracts a product into an FMA differently
+   in the two branches (then ~1 ulp of each residual: test_mg_gpu bounds
+   the solutions' difference). */
 __global__ void restrict_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *rf,
-                                double *fc)
+                                const double *u, const double *f, double *fc)
 {
     long long I = C.lo[0] + (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long J = C.lo[1] + blockIdx.y, K = C.lo[2] + blockIdx.z;
@@ -156,9 +273,13 @@ __global__ void restrict_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty
     for (int pz = tz.ptr[K]; pz < tz.ptr[K + 1]; pz++)
         for (int py = ty.ptr[J]; py < ty.ptr[J + 1]; py++) {
             const double w = tz.w[pz] * ty.w[py];
-            const double *row = rf + ty.idx[py] * F.sy + tz.idx[pz] * F.sz;
+            const long long row = ty.idx[py] * F.sy + tz.idx[pz] * F.sz;
             double s = 0;
-            for (int px = tx.ptr[I]; px < tx.ptr[I + 1]; px++) s += tx.w[px] * row[tx.idx[px]];
+            for (int px = tx.ptr[I]; px < tx.ptr[I + 1]; px++) {
+                const long long q = row + tx.idx[px];
+                const double r = rf ? rf[q] : f[q] - au(F, u, q);
+                s += tx.w[px] * r;
+            }
             acc += w * s;
         }
     fc[I + J * C.sy + K * C.sz] = acc;
@@ -326,13 +447,20 @@ int mg_gpu_apply(mg_geom g, const double *p, double *q, double *sum)
 
 int mg_gpu_jacobi(mg_geom g, const double *u, const double *f, double *out, double omega)
 {
-    jacobi_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, u, f, out, omega / g.diag);
+    jacobi_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, u, f, out, g.k ? omega : omega / g.diag);
     return done();
 }
 
 int mg_gpu_gs_color(mg_geom g, double *u, const double *f, int color)
 {
     gs_kernel<<<grid_of(g, (g.hi[0] - g.lo[0] + 1) / 2), MG_T, 0, mg_stream>>>(g, u, f, color);
+    return done();
+}
+
+int mg_gpu_gs_sweep2(mg_geom g, const double *u, const double *f, double *out, int first)
+{
+    dim3 grid((unsigned)((g.hi[0] - g.lo[0] + GS2_X - 1) / GS2_X), (unsigned)((g.hi[1] - g.lo[1] + GS2_Y - 1) / GS2_Y));
+    gs2_kernel<<<grid, dim3(GS2_X, GS2_Y), 0, mg_stream>>>(g, u, f, out, first);
     return done();
 }
 
@@ -344,7 +472,14 @@ int mg_gpu_cheby(mg_geom g, const double *u, const double *f, double *d, double 
 
 int mg_gpu_restrict(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *rf, double *fc)
 {
-    restrict_kernel<<<grid_of(C, C.hi[0] - C.lo[0]), MG_T, 0, mg_stream>>>(F, C, tx, ty, tz, rf, fc);
+    restrict_kernel<<<grid_of(C, C.hi[0] - C.lo[0]), MG_T, 0, mg_stream>>>(F, C, tx, ty, tz, rf, NULL, NULL, fc);
+    return done();
+}
+
+int mg_gpu_resrestrict(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *u,
+                       const double *f, double *fc)
+{
+    restrict_kernel<<<grid_of(C, C.hi[0] - C.lo[0]), MG_T, 0, mg_stream>>>(F, C, tx, ty, tz, NULL, u, f, fc);
     return done();
 }
 

@@ -10,10 +10,15 @@
 extern "C" {
 #endif
 
+/* The one-pass red-black sweep's tile (points of a plane a block owns). */
+#define MG_GS2_X 32
+#define MG_GS2_Y 8
+
 /* One level's shape: unknowns lo <= index < hi, strides, operator. */
 typedef struct mg_geom {
     long long lo[3], hi[3], m[3], sy, sz, count;
     double c[3], diag;
+    const double *k; /* variable coefficient at every stored point (device), NULL: k = 1 */
 } mg_geom;
 
 /* One axis's transfer tables in device memory (see mg_transfer). */
@@ -33,7 +38,14 @@ int mg_gpu_residual4(mg_geom g, const double *u, const double *f, double *r, dou
 int mg_gpu_apply(mg_geom g, const double *p, double *q, double *sum);
 int mg_gpu_jacobi(mg_geom g, const double *u, const double *f, double *out, double omega);
 int mg_gpu_gs_color(mg_geom g, double *u, const double *f, int color);
+/* out = one red-black sweep of u (first colour first), out of place in
+   one pass (3D, every axis Dirichlet; out holds the boundary values). */
+int mg_gpu_gs_sweep2(mg_geom g, const double *u, const double *f, double *out, int first);
 int mg_gpu_cheby(mg_geom g, const double *u, const double *f, double *d, double *out, double alpha, double beta);
+/* fc = R (f - A u) in one pass (u's ghosts filled): the fine residual is
+   computed where the restriction reads it, never stored. */
+int mg_gpu_resrestrict(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *u,
+                       const double *f, double *fc);
 int mg_gpu_restrict(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *rf, double *fc);
 int mg_gpu_prolong(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *uf,
                    int add);

@@ -35,11 +35,14 @@ typedef struct mg_level {
     int64_t unknowns;
     double h[3], c[3];     /* spacing, 1/h^2 (0 for a missing axis) */
     double diag;           /* 2 * sum c */
+    double *k;             /* variable coefficient at every stored point (host; NULL: k = 1) */
+    double *dk;            /* its device copy (CUDA) */
     double *u, *f, *t, *d; /* solution, right-hand side, scratch / residual, Chebyshev direction */
     double *dsum;          /* CUDA: the device double reductions add into */
     mg_transfer tr[3];     /* to this level from the next coarser one */
     mg_transfer dtr[3];    /* the same tables in device memory (CUDA) */
     double work;           /* unknowns / finest unknowns */
+    int gs2;               /* smoothed by out-of-place one-pass red-black sweeps */
 } mg_level;
 
 /* The kernels a solve runs, on one backend: the cycles and the Krylov loop
@@ -53,9 +56,16 @@ typedef struct mg_ops {
     void (*jacobi)(const mg_level *L, const double *u, const double *f, double *out, double omega);
     void (*gs_color)(const mg_level *L, double *u, const double *f, int color);
     void (*gs_sweep)(const mg_level *L, double *u, const double *f, int first);
+    /* One red-black sweep out of place: out = the in-place sweep of u
+       (boundary values already in out), bit for bit. */
+    void (*gs_sweep2)(const mg_level *L, const double *u, const double *f, double *out, int first);
     void (*cheby)(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
                   double beta);
     void (*restrict_)(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *rf, double *fc);
+    /* fc = R (f - A u) in one pass, no fine residual array (u's ghosts
+       filled); NULL: the backend has none. */
+    void (*resrestrict)(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *u, const double *f,
+                        double *fc);
     void (*prolong)(const mg_level *F, const mg_level *C, const double *uc, double *uf, int add);
     void (*inject)(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *uf, double *uc);
     void (*zero)(const mg_level *L, double *a);
@@ -98,9 +108,12 @@ struct fdx_solver {
     double tol;
     int max_cycles;
     int order;               /* of the finest operator: 2 or 4 */
+    double *kuser;           /* the caller's coefficient (shape), NULL: k = 1 */
+    int fuse;                /* descend by resrestrict (one pass) */
 
     int ready, singular, nlev;
     int fused_gs;            /* red-black in one pass (3D, every axis Dirichlet) */
+    int gs2;                 /* red-black sweeps out of place (gs_sweep2, swapping u and t) */
     mg_level lev[MG_MAX_LEVELS];
     double *rowbuf;          /* per-thread rows for the restriction */
     int64_t rowbuf_stride;
@@ -140,9 +153,18 @@ FDX_HIDDEN void mg_gs_color(const mg_level *L, double *u, const double *f, int c
 /* Both colours, `first` first, in one pass over memory (3D, no ghosts:
    every axis Dirichlet). */
 FDX_HIDDEN void mg_gs_sweep(const mg_level *L, double *u, const double *f, int first);
+/* out = u, then mg_gs_sweep on out (the CPU's stand-in for the CUDA
+   one-pass out-of-place sweep: the same result, so the cycles' buffer
+   swapping is tested here). */
+FDX_HIDDEN void mg_gs_sweep2(const mg_level *L, const double *u, const double *f, double *out, int first);
 /* d = alpha d + beta D^-1 (f - A u); out = u + d (alpha 0: d's old value unused). */
 FDX_HIDDEN void mg_cheby(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
                          double beta);
+/* fc = R (f - A u) in one pass over the fine level: each coarse row's fine
+   residual rows are computed into a per-thread row and restricted at
+   once (no fine residual array); bit for bit mg_residual then mg_restrict. */
+FDX_HIDDEN void mg_resrestrict(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *u,
+                               const double *f, double *fc);
 /* fc = R rf (coarse unknowns). */
 FDX_HIDDEN void mg_restrict(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *rf, double *fc);
 /* uf += P uc (add) or uf = P uc (uc's ghosts filled). */
@@ -175,6 +197,10 @@ FDX_HIDDEN void mg_cuda_free(void *p);
 FDX_HIDDEN fdx_status mg_cuda_upload(void *dst, const void *src, size_t bytes);
 FDX_HIDDEN fdx_status mg_cuda_upload_transfer(const mg_transfer *h, mg_transfer *d, int64_t m, int64_t M);
 FDX_HIDDEN void mg_cuda_free_transfer(mg_transfer *d);
+
+/* The caller's grid to level 0's stored layout (to_user 0; only the
+   unknowns unless whole) or back, on host arrays. */
+FDX_HIDDEN void mg_copy_user(const fdx_solver *s, const double *src, double *dst, int to_user, int whole);
 
 /* ---- setup (fdx_mg_setup.c) ---- */
 FDX_HIDDEN fdx_status mg_build_levels(fdx_solver *s);

@@ -1,6 +1,7 @@
 /* fdx_mg_setup: the level hierarchy (coarse extents, spacings, stored
    arrays), the 1D transfer tables between levels, and the Cholesky factor
    of the coarsest level. */
+#include "mg/fdx_mg_gpu.h"
 #include "mg/fdx_mg_impl.h"
 
 #include <math.h>
@@ -184,6 +185,8 @@ void mg_free_levels(fdx_solver *s)
         free_field(s, L->t);
         free_field(s, L->d);
         free_field(s, L->dsum);
+        free(L->k);
+        if (s->gpu) mg_cuda_free(L->dk);
         for (int a = 0; a < 3; a++) {
             transfer_free(&L->tr[a]);
             if (s->gpu) mg_cuda_free_transfer(&L->dtr[a]);
@@ -208,6 +211,81 @@ void mg_free_levels(fdx_solver *s)
     s->chol_map = NULL;
     s->nlev = 0;
     s->ready = 0;
+}
+
+/* Fine stored indices averaged into coarse stored index S along one axis,
+   and their weights (sum 1): the hat of half-width r = H/h around the
+   coarse point's fine position (1/4 1/2 1/4 on nested grids, the
+   restriction's full weighting), clipped to the stored axis and
+   renormalized there.  Returns how many (at most 2r + 1 <= 8). */
+static int average_weights(const mg_transfer *t, int64_t S, int64_t m, double r, int64_t *idx, double *w)
+{
+    const double x = (double)t->b0[S] + (1.0 - t->bw[S]);
+    int n = 0;
+    double sum = 0;
+    for (int64_t i = (int64_t)ceil(x - r); i <= (int64_t)floor(x + r) && n < 8; i++) {
+        const double v = 1.0 - fabs((double)i - x) / r;
+        if (i < 0 || i >= m || v <= 1e-12) continue;
+        idx[n] = i;
+        w[n++] = v;
+        sum += v;
+    }
+    for (int q = 0; q < n; q++) w[q] /= sum;
+    return n;
+}
+
+/* Coarse coefficient at every stored point: the weighted arithmetic mean of
+   the fine level's k (average_weights per axis, tensor product), then the
+   ghosts of Neumann and periodic axes.  (Arithmetic, not geometric or
+   harmonic: docs/notes/mg.md compares them on the jump case.) */
+static void coarsen_coefficient(const fdx_solver *s, const mg_level *F, mg_level *C)
+{
+    double r[3];
+    for (int a = 0; a < 3; a++)
+        r[a] = a < s->rank ? (double)bc_span(s->bc[a], F->n[a]) / (double)bc_span(s->bc[a], C->n[a]) : 1.0;
+#pragma omp parallel for collapse(2) schedule(static) if (C->count > 32768)
+    for (int64_t K = 0; K < C->m[2]; K++)
+        for (int64_t J = 0; J < C->m[1]; J++) {
+            int64_t iz[8], iy[8], ix[8];
+            double wz[8], wy[8], wx[8];
+            const int nz = average_weights(&F->tr[2], K, F->m[2], r[2], iz, wz);
+            const int ny = average_weights(&F->tr[1], J, F->m[1], r[1], iy, wy);
+            for (int64_t I = 0; I < C->m[0]; I++) {
+                const int nx = average_weights(&F->tr[0], I, F->m[0], r[0], ix, wx);
+                double v = 0;
+                for (int c = 0; c < nz; c++)
+                    for (int b = 0; b < ny; b++) {
+                        const double *row = F->k + iy[b] * F->sy + iz[c] * F->sz;
+                        double acc = 0;
+                        for (int a = 0; a < nx; a++) acc += wx[a] * row[ix[a]];
+                        v += wz[c] * wy[b] * acc;
+                    }
+                C->k[I + J * C->sy + K * C->sz] = v;
+            }
+        }
+    mg_ghosts(s, C, C->k);
+}
+
+/* Every level's coefficient (host; and device on CUDA) from the caller's. */
+static fdx_status build_coefficients(fdx_solver *s)
+{
+    if (!s->kuser) return FDX_OK;
+    fdx_status st = FDX_OK;
+    for (int l = 0; l < s->nlev; l++) {
+        mg_level *L = &s->lev[l];
+        if (!(L->k = alloc_zero(L->count, &st))) return st;
+        if (l == 0) {
+            mg_copy_user(s, s->kuser, L->k, 0, 1);
+            mg_ghosts(s, L, L->k);
+        } else {
+            coarsen_coefficient(s, &s->lev[l - 1], L);
+        }
+        if (s->gpu) {
+            FDX_TRY(mg_cuda_alloc((size_t)L->count * sizeof(double), (void **)&L->dk));
+            FDX_TRY(mg_cuda_upload(L->dk, L->k, (size_t)L->count * sizeof(double)));
+        }
+    }
+    return FDX_OK;
 }
 
 fdx_status mg_build_levels(fdx_solver *s)
@@ -247,8 +325,18 @@ fdx_status mg_build_levels(fdx_solver *s)
                 FDX_TRY(mg_cuda_upload_transfer(&s->lev[l].tr[a], &s->lev[l].dtr[a], s->lev[l].m[a],
                                                 s->lev[l + 1].m[a]));
         }
+    /* One-pass red-black on every level but the coarsest (whose sweep
+       count may be odd); on CUDA only where the tiles fill the device
+       (each block marches all planes: a small level's few blocks would
+       spend a sweep in latency). */
+    for (int l = 0; l + 1 < s->nlev && s->gs2; l++) {
+        const mg_level *L = &s->lev[l];
+        const int64_t tiles = (L->hi[0] - L->lo[0] + MG_GS2_X - 1) / MG_GS2_X * ((L->hi[1] - L->lo[1] + MG_GS2_Y - 1) / MG_GS2_Y);
+        s->lev[l].gs2 = !s->gpu || tiles >= 128;
+    }
+    FDX_TRY(build_coefficients(s));
     int threads = omp_get_max_threads();
-    s->rowbuf_stride = (s->lev[0].m[0] + 7) / 8 * 8;
+    s->rowbuf_stride = 2 * ((s->lev[0].m[0] + 7) / 8 * 8); /* two rows a thread (mg_resrestrict) */
     fdx_status st = FDX_OK;
     if (!s->gpu && !(s->rowbuf = alloc_zero(s->rowbuf_stride * threads, &st))) return st;
     if (!(s->hist = alloc_zero(s->max_cycles + 1, &st))) return st;

@@ -1,15 +1,15 @@
-/* fdx_sim: a heat, wave or Poisson simulation: its arrays, stencil, time step
-   and the step itself (stencil update, then boundary ghosts, source, sponge). */
+/* fdx_sim: the core of a heat, wave or Poisson simulation: the grid, the
+   time levels and their rotation, the stencil, and the step (the stencil
+   update, then the physics' terms and boundary step: fdx_sim_heat.c,
+   fdx_sim_wave.c, fdx_sim_poisson.c). */
 #include "core/fdx_error.h"
+#include "core/fdx_log.h"
 #include "solvers/fdx_fieldops.h"
 #include "solvers/fdx_sim_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int64_t ival(const fdx_sim *s, const char *key) { return atoll(fdx_sim_config_get(s->cfg, key)); }
-static double dval(const fdx_sim *s, const char *key) { return atof(fdx_sim_config_get(s->cfg, key)); }
 
 /* Largest eigenvalue of -L on the grid: the 1D second-derivative weights of
    the order alternate in sign, so the symbol peaks at sum |w| per axis. */
@@ -22,7 +22,7 @@ static fdx_status lambda_max(const fdx_sim *s, double *lam)
     return FDX_OK;
 }
 
-static fdx_status make_array(fdx_sim *s, fdx_array **a)
+fdx_status fdx_sim_make_array(fdx_sim *s, fdx_array **a)
 {
     /* The stencil reads host storage on the CPU (one buffer with the device's). */
     unsigned places = fdx_ctx_backend(s->ctx) == FDX_BACKEND_CPU ? FDX_ON_HOST | FDX_ON_DEVICE : FDX_ON_DEVICE;
@@ -95,78 +95,15 @@ fdx_status fdx_sim_download_raw(fdx_sim *s, fdx_array *a, void *bytes)
 
 static fdx_status set_fields(fdx_sim *s, const double *cur, const double *prev, const char *what);
 
-static fdx_status setup_wave(fdx_sim *s, double *c)
+/* The initial field, made in cur, into the other time levels: fixed walls
+   and Poisson's Dirichlet layers live in every buffer (the stencil never
+   writes them); the wave starts at rest (all zero already). */
+static fdx_status spread_initial(fdx_sim *s)
 {
-    FDX_TRY(fdx_sim_velocity(s, c));
-    s->cmin = INFINITY;
-    s->cmax = 0;
-    for (int64_t i = 0; i < s->count; i++) {
-        if (c[i] < s->cmin) s->cmin = c[i];
-        if (c[i] > s->cmax) s->cmax = c[i];
-    }
-    double lam;
-    FDX_TRY(lambda_max(s, &lam));
-    s->dt = dval(s, "cfl") * 2.0 / (s->cmax * sqrt(lam));
-    s->alpha = s->dt * s->dt;
-    s->f0 = dval(s, "f0");
-    if (s->f0 == 0) s->f0 = s->cmin / (12 * s->h);
-    s->t0 = 1.2 / s->f0;
-    s->amp = dval(s, "amplitude");
-    FDX_TRY(fdx_sim_check_numbers(s));
-    s->sponge = (int)ival(s, "sponge");
-    /* The default sponge fits every allowed size (issue 18): on an axis of
-       40 points or fewer it is a quarter of that axis. */
-    for (int d = 0; d < s->rank && fdx_sim_config_is_default(s->cfg, "sponge"); d++)
-        if (2 * s->sponge >= s->n[d]) s->sponge = (int)(s->n[d] / 4);
-    for (int d = 0; d < s->rank; d++)
-        FDX_CHECK(2 * s->sponge < s->n[d], FDX_ERR_INVALID, "sponge: %d cells on both sides leave nothing of axis %d (%lld points)",
-                  s->sponge, d, (long long)s->n[d]);
-    for (int64_t i = 0; i < s->count; i++) c[i] *= c[i];
-    FDX_TRY(make_array(s, &s->coef));
-    FDX_TRY(fdx_sim_upload(s, s->coef, c, "velocity model (c^2)"));
-
-    /* Source and receivers: grid points away from the untouched outer layers. */
-    int64_t pts[FDX_SIM_MAX_REC][3];
-    int np = 0, dims = s->rank;
-    FDX_TRY(fdx_sim_parse_points("source", fdx_sim_config_get(s->cfg, "source"), 1, &np, pts, &dims));
-    if (np == 0) {
-        for (int d = 0; d < 3; d++) pts[0][d] = d < s->rank ? s->n[d] / 2 : 0;
-        dims = s->rank;
-    }
-    FDX_CHECK(dims == s->rank, FDX_ERR_INVALID, "source: %d coordinates for a %dD grid", dims, s->rank);
-    int64_t src[3];
-    memcpy(src, pts[0], sizeof src);
-    for (int d = 0; d < s->rank; d++)
-        FDX_CHECK(pts[0][d] >= s->r && pts[0][d] < s->n[d] - s->r, FDX_ERR_INVALID,
-                  "source: coordinate %d = %lld is outside %d..%lld", d, (long long)pts[0][d], s->r,
-                  (long long)(s->n[d] - s->r - 1));
-    s->src = src[0] + s->n[0] * (src[1] + s->n[1] * (s->rank == 3 ? src[2] : 0));
-    FDX_TRY(fdx_sim_parse_points("receivers", fdx_sim_config_get(s->cfg, "receivers"), FDX_SIM_MAX_REC, &np, pts, &dims));
-    if (np == 0) {
-        /* A line of receivers along x, a quarter of the grid above the source. */
-        np = 32;
-        int64_t lo = s->sponge + s->r, hi = s->n[0] - 1 - lo;
-        if (hi < lo) hi = lo = s->n[0] / 2;
-        for (int i = 0; i < np; i++) {
-            pts[i][0] = lo + (hi - lo) * i / (np - 1);
-            pts[i][1] = src[1] + (s->n[1] - 1 - src[1]) / 2;
-            pts[i][2] = src[2];
-        }
-        dims = s->rank;
-    }
-    FDX_CHECK(dims == s->rank, FDX_ERR_INVALID, "receivers: %d coordinates for a %dD grid", dims, s->rank);
-    s->nrec = np;
-    for (int i = 0; i < np; i++) {
-        for (int d = 0; d < s->rank; d++)
-            FDX_CHECK(pts[i][d] < s->n[d], FDX_ERR_INVALID, "receivers: point %d coordinate %d = %lld is outside the grid",
-                      i, d, (long long)pts[i][d]);
-        s->rec[i] = pts[i][0] + s->n[0] * (pts[i][1] + s->n[1] * (s->rank == 3 ? pts[i][2] : 0));
-    }
-    size_t es = fdx_dtype_size(s->type);
-    FDX_TRY(s->be->alloc(sizeof(int64_t) * (size_t)np, &s->rec_idx_dev));
-    FDX_TRY(s->be->alloc(es * (size_t)np * (size_t)(s->steps + 1), &s->rec_buf_dev));
-    FDX_TRY(s->be->copy(s->rec_idx_dev, s->rec, sizeof(int64_t) * (size_t)np, FDX_COPY_H2D, s->stream));
-    FDX_TRY(s->be->memset(s->rec_buf_dev, 0, es * (size_t)np * (size_t)(s->steps + 1), s->stream));
+    size_t bytes = fdx_array_bytes(s->cur);
+    if (s->kind != FDX_SIM_WAVE)
+        FDX_TRY(s->be->copy(fdx_array_device(s->next), fdx_array_device(s->cur), bytes, FDX_COPY_D2D, s->stream));
+    if (s->kind == FDX_SIM_HEAT && s->insulated) FDX_TRY(fdx_fieldops_mirror(s->cur, s->r, s->stream));
     return s->be->stream_sync(s->stream);
 }
 
@@ -200,13 +137,13 @@ static fdx_status no_idle_keys(const fdx_sim *s)
 /* Receivers a wave run will record (for the memory estimate). */
 static int receiver_count(const fdx_sim *s)
 {
-    int64_t pts[FDX_SIM_MAX_REC][3];
-    int np = 0, dims = s->rank;
     if (s->kind != FDX_SIM_WAVE) return 0;
-    if (fdx_sim_parse_points("receivers", fdx_sim_config_get(s->cfg, "receivers"), FDX_SIM_MAX_REC, &np, pts, &dims) !=
-        FDX_OK)
-        return FDX_SIM_MAX_REC;
-    return np ? np : 32;
+    return s->p.nrec ? s->p.nrec : 32;
+}
+
+static const fdx_sim_physics *physics_of(fdx_sim_kind k)
+{
+    return k == FDX_SIM_HEAT ? &fdx_sim_heat_ops : k == FDX_SIM_WAVE ? &fdx_sim_wave_ops : &fdx_sim_poisson_ops;
 }
 
 fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out)
@@ -217,21 +154,23 @@ fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out
     fdx_sim *s = calloc(1, sizeof *s);
     FDX_CHECK(s, FDX_ERR_NOMEM, "no memory for a simulation");
     fdx_status st;
-    double *u = NULL, *aux = NULL;
     s->ctx = ctx;
     s->be = fdx_ctx_ops(ctx);
     FDX_TRY_GOTO(st, fdx_sim_config_copy(cfg, &s->cfg), fail);
-    s->kind = fdx_sim_config_kind(cfg);
-    FDX_TRY_GOTO(st, fdx_sim_parse_shape("size", fdx_sim_config_get(cfg, "size"), &s->rank, s->n), fail);
-    if (s->rank == 2) s->n[2] = 1;
-    s->order = (int)ival(s, "order");
+    FDX_TRY_GOTO(st, fdx_sim_params_parse(cfg, &s->p), fail);
+    /* The core: grid, time and schedule. */
+    s->kind = s->p.kind;
+    s->ops = physics_of(s->kind);
+    s->rank = s->p.rank;
+    memcpy(s->n, s->p.n, sizeof s->n);
+    s->order = s->p.order;
     s->r = s->order / 2;
-    s->type = strcmp(fdx_sim_config_get(cfg, "precision"), "double") == 0 ? FDX_FLOAT64 : FDX_FLOAT32;
-    s->steps = ival(s, "steps");
-    s->snapshot_every = ival(s, "snapshot-every");
-    s->field_every = ival(s, "field-every");
-    s->checkpoint_every = ival(s, "checkpoint-every");
-    snprintf(s->output, sizeof s->output, "%s", fdx_sim_config_get(cfg, "output"));
+    s->type = s->p.type;
+    s->steps = s->p.steps;
+    s->snapshot_every = s->p.snapshot_every;
+    s->field_every = s->p.field_every;
+    s->checkpoint_every = s->p.checkpoint_every;
+    snprintf(s->output, sizeof s->output, "%s", s->p.output);
     for (int d = 0; d < s->rank; d++)
         if (s->n[d] < 4 * s->r + 2) {
             st = fdx_fail(FDX_ERR_INVALID, "size: axis %d has %lld points; order %d needs at least %d", d,
@@ -245,78 +184,36 @@ fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out
         goto fail;
     }
     FDX_TRY_GOTO(st, no_idle_keys(s), fail);
-    if (s->output[0]) {
-        const char *ow = fdx_sim_config_get(cfg, "overwrite");
-        FDX_TRY_GOTO(st, fdx_sim_check_output(s->output, fdx_sim_config_get(cfg, "restart"), ow && strcmp(ow, "yes") == 0),
-                     fail);
-    }
+    if (s->output[0]) FDX_TRY_GOTO(st, fdx_sim_check_output(s->output, s->p.restart, s->p.overwrite), fail);
     s->count = s->n[0] * s->n[1] * s->n[2];
-    s->h = dval(s, "length") / (double)(s->n[0] - 1);
+    s->h = s->p.length / (double)(s->n[0] - 1);
 
     /* Every buffer the run will hold, on the host and the device, before any
        of them is allocated. */
-    FDX_TRY_GOTO(st, fdx_sim_check_memory(s, receiver_count(s), s->kind != FDX_SIM_POISSON && ival(s, "gpus") > 0),
-                 fail);
+    FDX_TRY_GOTO(st, fdx_sim_check_memory(s, receiver_count(s), s->p.gpus > 0), fail);
     if (fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA) FDX_TRY_GOTO(st, s->be->stream_create(&s->stream), fail);
     FDX_TRY_GOTO(st, s->be->alloc(sizeof(int64_t), &s->check_dev), fail);
 
-    u = malloc((size_t)s->count * sizeof(double));
-    aux = malloc((size_t)s->count * sizeof(double));
-    if (!u || !aux) {
-        st = fdx_fail(FDX_ERR_NOMEM, "no memory for host copies of a %lld-point grid", (long long)s->count);
-        goto fail;
-    }
-    FDX_TRY_GOTO(st, make_array(s, &s->cur), fail);
-    FDX_TRY_GOTO(st, make_array(s, &s->next), fail);
+    /* The fields, then the physics' setup: dt, its arrays, the initial state. */
+    FDX_TRY_GOTO(st, fdx_sim_make_array(s, &s->cur), fail);
+    FDX_TRY_GOTO(st, fdx_sim_make_array(s, &s->next), fail);
     fdx_stencil_desc desc;
     double hh[3] = {s->h, s->h, s->h}, lam;
     fdx_stencil_desc_laplacian(&desc, s->rank, s->order, hh);
     FDX_TRY_GOTO(st, lambda_max(s, &lam), fail);
-    if (s->kind == FDX_SIM_HEAT) {
-        double kappa = dval(s, "kappa");
-        s->dt = dval(s, "cfl") * 2.0 / (kappa * lam);
-        s->alpha = kappa * s->dt;
-        FDX_TRY_GOTO(st, fdx_sim_check_numbers(s), fail);
-        s->insulated = strcmp(fdx_sim_config_get(cfg, "boundary"), "insulated") == 0;
-        FDX_TRY_GOTO(st, fdx_sim_init_heat(s, u), fail);
-        s->range[0] = INFINITY;
-        s->range[1] = -INFINITY;
-        for (int64_t i = 0; i < s->count; i++) {
-            if (u[i] < s->range[0]) s->range[0] = u[i];
-            if (u[i] > s->range[1]) s->range[1] = u[i];
-        }
-        desc.update = FDX_UPDATE_HEAT;
-    } else if (s->kind == FDX_SIM_WAVE) {
-        FDX_TRY_GOTO(st, make_array(s, &s->prev), fail);
-        FDX_TRY_GOTO(st, setup_wave(s, aux), fail);
-        memset(u, 0, (size_t)s->count * sizeof(double));
-        desc.update = FDX_UPDATE_WAVE;
-        desc.coef = 1;
-    } else {
-        s->alpha = dval(s, "cfl") * 2.0 / lam;
-        s->dt = 1;
-        s->tol = dval(s, "tol");
-        s->change = INFINITY;
-        FDX_TRY_GOTO(st, fdx_sim_check_numbers(s), fail);
-        FDX_TRY_GOTO(st, fdx_sim_init_poisson(s, u, aux), fail);
-        FDX_TRY_GOTO(st, make_array(s, &s->rhs), fail);
-        FDX_TRY_GOTO(st, fdx_sim_upload(s, s->rhs, aux, "right-hand side"), fail);
-        desc.update = FDX_UPDATE_HEAT;
-    }
+    FDX_TRY_GOTO(st, s->ops->setup(s, lam, &desc), fail);
     desc.alpha = s->alpha;
     s->desc = desc; /* the distributed driver damps in separate passes, in global coordinates */
     /* One array: the sponge rides in the wave update, no passes of its own. */
     s->sponge_fused = s->kind == FDX_SIM_WAVE && s->sponge > 0 && s->sponge <= FDX_STENCIL_MAX_SPONGE && s->rank >= 2;
     if (s->sponge_fused) desc.sponge = s->sponge, desc.sponge_strength = 0.3;
     FDX_TRY_GOTO(st, fdx_stencil_create(ctx, &desc, s->type, &s->stencil), fail);
-    FDX_TRY_GOTO(st, set_fields(s, u, s->kind == FDX_SIM_WAVE ? u : NULL, "initial field"), fail);
-    free(u);
-    free(aux);
+    FDX_TRY_GOTO(st, spread_initial(s), fail);
+    s->fresh = 1;
+    FDX_DEBUG("sim: %s %s: fields and models ready", fdx_sim_kind_name(s->kind), fdx_sim_config_get(cfg, "size"));
     *out = s;
     return FDX_OK;
 fail:
-    free(u);
-    free(aux);
     fdx_sim_destroy(&s);
     return st;
 }
@@ -337,6 +234,8 @@ void fdx_sim_destroy(fdx_sim **ps)
     if (s->check_dev) s->be->free(s->check_dev);
     if (s->stream) s->be->stream_destroy(s->stream);
     free(s->traces);
+    free(s->model_c2);
+    free(s->init_mask);
     fdx_sim_config_destroy(&s->cfg);
     free(s);
     *ps = NULL;
@@ -357,6 +256,7 @@ fdx_status fdx_sim_set_field(fdx_sim *s, const double *cur, const double *prev)
 {
     FDX_CHECK(s && cur, FDX_ERR_INVALID, "fdx_sim_set_field: %s is NULL", s ? "the field" : "the simulation");
     FDX_CHECK(!s->drv, FDX_ERR_INVALID, "fdx_sim_set_field: the simulation is driven by the distributed driver");
+    s->fresh = 0;
     return set_fields(s, cur, prev, "fdx_sim_set_field");
 }
 
@@ -375,38 +275,24 @@ fdx_status fdx_sim_pull(fdx_sim *s)
     return FDX_OK;
 }
 
+fdx_status fdx_sim_after_update(fdx_sim *s, const fdx_sim_block *b, fdx_array *next, fdx_array *cur, int64_t step,
+                                void *stream)
+{
+    if (s->ops->terms) FDX_TRY(s->ops->terms(s, b, next, cur, step, stream));
+    if (s->ops->boundary) FDX_TRY(s->ops->boundary(s, b, next, stream));
+    return FDX_OK;
+}
+
 fdx_status fdx_sim_step_arrays(fdx_sim *s, fdx_array *next, fdx_array *cur, fdx_array *prev, int64_t step,
                                void *stream)
 {
     FDX_CHECK(s && next && cur && (prev || !s->prev), FDX_ERR_INVALID, "fdx_sim_step_arrays: %s is NULL",
               !s ? "the simulation" : !next ? "next" : !cur ? "cur" : "prev (a wave step needs it)");
     FDX_CHECK(step >= 0, FDX_ERR_INVALID, "fdx_sim_step_arrays: step %lld is negative", (long long)step);
-    switch (s->kind) {
-    case FDX_SIM_HEAT:
-        FDX_TRY(fdx_stencil_apply(s->stencil, next, cur, NULL, NULL, stream));
-        if (s->insulated) FDX_TRY(fdx_fieldops_mirror(next, s->r, stream));
-        return FDX_OK;
-    case FDX_SIM_POISSON:
-        FDX_TRY(fdx_stencil_apply(s->stencil, next, cur, NULL, NULL, stream));
-        return fdx_fieldops_axpy(next, s->alpha, s->rhs, stream);
-    case FDX_SIM_WAVE: {
-        FDX_TRY(fdx_stencil_apply(s->stencil, next, cur, prev, s->coef, stream));
-        double f = fdx_sim_source_value(s, step);
-        if (f != 0) FDX_TRY(fdx_fieldops_add_point(next, s->src, f, stream));
-        /* Cerjan's sponge damps both time levels: damping only the new one
-           leaves the two inconsistent and about half the energy stays.  The
-           fused sponge damps cur as the next step reads it (as u_prev). */
-        if (s->sponge > 0 && !s->sponge_fused) FDX_TRY(fdx_fieldops_sponge(next, cur, s->sponge, 0.3, stream));
-        return FDX_OK;
-    }
-    }
-    return fdx_fail(FDX_ERR_INTERNAL, "unknown simulation kind");
-}
-
-double fdx_sim_source_value(const fdx_sim *s, int64_t step)
-{
-    /* A point force f(t) delta(x): dt^2 f / h^d at one grid point. */
-    return s->amp * fdx_sim_ricker((double)step * s->dt, s->f0, s->t0) * s->dt * s->dt / pow(s->h, s->rank);
+    int wave = s->ops->levels == 3;
+    FDX_TRY(fdx_stencil_apply(s->stencil, next, cur, wave ? prev : NULL, wave ? s->coef : NULL, stream));
+    fdx_sim_block whole = {{0, 0, 0}, 0x3f, s->kind == FDX_SIM_WAVE ? s->src : -1, 1};
+    return fdx_sim_after_update(s, &whole, next, cur, step, stream);
 }
 
 fdx_status fdx_sim_step(fdx_sim *s)

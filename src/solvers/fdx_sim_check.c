@@ -76,11 +76,13 @@ fdx_status fdx_sim_check_memory(const fdx_sim *s, int nrec, int distributed)
     int fields = 2 + (s->kind == FDX_SIM_HEAT ? 0 : s->kind == FDX_SIM_WAVE ? 2 : 1);
     double traces = (double)nrec * (double)(s->steps + 1);
     double dev = (fields + output) * n * es + traces * es;
-    /* Host: the pinned copy for fields; the largest transient: the doubles of
-       initialization, diagnostics or Poisson's test (two, three for the wave
-       energy) with one element-type copy; the receivers as raw values,
-       doubles and CSV text. */
-    double host = 2.0 * output * n * es /* pinned copy, HDF5 image */ + ((s->kind == FDX_SIM_WAVE ? 3 : 2) * 8.0 + es) * n +
+    /* Host: the pinned copy for fields; the largest transient: the doubles
+       of an input file (initial field or model), with one element-type copy (the conversion, a checkpoint's copy of a
+       field); the receivers as raw values, doubles and CSV text.  Generated
+       fields and the diagnostics need no host copy. */
+    int files = (s->kind == FDX_SIM_HEAT && s->p.init == FDX_SIM_INIT_FILE) ||
+                (s->kind == FDX_SIM_WAVE && s->p.model == FDX_SIM_MODEL_FILE);
+    double host = 2.0 * output * n * es /* pinned copy, HDF5 image */ + (files * 8.0 + es) * n +
                   traces * (es + 8 + 16.0 * (output ? 2 : 0));
     int on_cpu = fdx_ctx_backend(s->ctx) != FDX_BACKEND_CUDA;
     if (on_cpu) host += dev; /* the CPU backend's device memory is the host's */

@@ -53,9 +53,42 @@ static fdx_status fill_from(fdx_sim *s, fdx_darray *a, fdx_array *global)
     return fdx_darray_fill(a, from_host, &h);
 }
 
+/* Unit i's block of a generated field, made where it lives, in global
+   indices: the values of the one-array run on the same backend. */
+static fdx_status generate(fdx_sim *s, dsim *m, fdx_darray *a, int i, const fdx_gen *g)
+{
+    fdx_gen at = *g;
+    memcpy(at.origin, m->u[i].origin, sizeof at.origin);
+    FDX_TRY(fdx_dist_use(m->d, i));
+    fdx_array *la = fdx_darray_local(a, i);
+    void *stream = fdx_dist_stream(m->d, i);
+    if (g->kind == FDX_GEN_LETTERS) return fdx_sim_fill_letters(m->be, la, &at, s->init_mask, stream);
+    return fdx_fieldgen_fill(la, &at, stream);
+}
+
+/* The initial state made on the units: heat's generated field (next too,
+   cur with its mirrored walls), the wave at rest. */
+static fdx_status push_fresh(fdx_sim *s, dsim *m)
+{
+    for (int i = 0; i < m->nlocal; i++) {
+        unit_extra *x = &m->u[i];
+        void *stream = fdx_dist_stream(m->d, i);
+        FDX_TRY(fdx_dist_use(m->d, i));
+        for (int k = 0; k < m->nf; k++) {
+            fdx_array *la = fdx_darray_local(m->f[k], i);
+            if (s->kind == FDX_SIM_WAVE) FDX_TRY(m->be->memset(fdx_array_device(la), 0, fdx_array_bytes(la), stream));
+            else FDX_TRY(generate(s, m, m->f[k], i, &s->init_gen));
+        }
+        fdx_sim_block b = {{x->origin[0], x->origin[1], x->origin[2]}, x->mirror, -1, 0};
+        if (s->ops->boundary) FDX_TRY(s->ops->boundary(s, &b, fdx_darray_local(m->f[1], i), stream));
+    }
+    return fdx_dist_sync(m->d);
+}
+
 static fdx_status push(fdx_sim *s)
 {
     dsim *m = of(s);
+    if (s->fresh && (s->kind == FDX_SIM_WAVE || s->init_generated)) return push_fresh(s, m);
     FDX_TRY(fill_from(s, m->f[1], s->cur));
     /* Fixed walls live in every time level: the stencil never writes them. */
     FDX_TRY(fill_from(s, m->f[0], s->cur));
@@ -81,17 +114,13 @@ static fdx_status step(fdx_sim *s)
     dsim *m = of(s);
     fdx_darray *next = m->f[0], *cur = m->f[1], *prev = m->nf == 3 ? m->f[2] : NULL;
     FDX_TRY(fdx_dstencil_step(m->ds, next, cur, prev, m->coef, m->overlap));
-    double f = s->kind == FDX_SIM_WAVE ? fdx_sim_source_value(s, s->step) : 0;
+    /* The physics' terms and boundary step on every block, in global
+       coordinates: the same code as the one-array run's. */
     for (int i = 0; i < m->nlocal; i++) {
         unit_extra *x = &m->u[i];
-        void *stream = fdx_dist_stream(m->d, i);
-        fdx_array *ln = fdx_darray_local(next, i);
-        if (s->kind == FDX_SIM_HEAT && s->insulated && x->mirror)
-            FDX_TRY(fdx_fieldops_mirror_sides(ln, s->r, x->mirror, stream));
-        /* Every block that holds the source point adds it, shadows too. */
-        if (f != 0 && x->src >= 0) FDX_TRY(fdx_fieldops_add_point(ln, x->src, f, stream));
-        if (s->kind == FDX_SIM_WAVE && s->sponge > 0)
-            FDX_TRY(fdx_fieldops_sponge_at(ln, fdx_darray_local(cur, i), s->sponge, 0.3, x->origin, s->n, stream));
+        fdx_sim_block b = {{x->origin[0], x->origin[1], x->origin[2]}, x->mirror, x->src, 0};
+        FDX_TRY(fdx_sim_after_update(s, &b, fdx_darray_local(next, i), fdx_darray_local(cur, i), s->step,
+                                     fdx_dist_stream(m->d, i)));
     }
     m->f[0] = m->nf == 3 ? prev : cur;
     if (m->nf == 3) m->f[2] = cur;
@@ -252,11 +281,13 @@ static fdx_status dsim_create(fdx_sim *s, const fdx_options *opts, int units, in
     m->be = fdx_ctx_ops(fdx_dist_ctx(m->d, 0));
     FDX_TRY_GOTO(st, fdx_dstencil_create(m->d, &s->desc, s->type, &m->ds), fail);
     for (int k = 0; k < m->nf; k++) FDX_TRY_GOTO(st, fdx_darray_create(m->d, s->type, &m->f[k]), fail);
-    if (s->coef) {
-        FDX_TRY_GOTO(st, fdx_darray_create(m->d, s->type, &m->coef), fail);
-        FDX_TRY_GOTO(st, fill_from(s, m->coef, s->coef), fail);
-    }
+    if (s->coef) FDX_TRY_GOTO(st, fdx_darray_create(m->d, s->type, &m->coef), fail);
     FDX_TRY_GOTO(st, place_units(s, m), fail);
+    /* A generated model is made on the units; a file's comes from the host. */
+    for (int i = 0; s->coef && !s->model_c2_file && i < m->nlocal; i++)
+        FDX_TRY_GOTO(st, generate(s, m, m->coef, i, &s->model_gen), fail);
+    if (s->coef && s->model_c2_file) FDX_TRY_GOTO(st, fill_from(s, m->coef, s->coef), fail);
+    if (s->coef) FDX_TRY_GOTO(st, fdx_dist_sync(m->d), fail);
     m->drv = (fdx_sim_driver){push, step, pull, sync, m, fdx_dist_ctx(m->d, 0), fdx_dist_units(m->d),
                               fdx_dist_procs(m->d), fdx_dist_proc(m->d) != 0, -1};
     *out = m;

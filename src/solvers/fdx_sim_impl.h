@@ -5,8 +5,8 @@
 #include "backends/fdx_backend.h"
 #include "fdx/solvers.h"
 #include "fdx/stencil.h"
-
-#define FDX_SIM_MAX_REC 64
+#include "solvers/fdx_fieldgen.h"
+#include "solvers/fdx_sim_params.h"
 
 /* Another owner of the state (the distributed driver, fdx_sim_dist.c): the
    run steps through it, and pulls the fields into cur/prev (and the traces
@@ -22,10 +22,48 @@ typedef struct fdx_sim_driver {
     int64_t pulled;                 /* the step cur/prev hold (-1: stale) */
 } fdx_sim_driver;
 
+/* Where an array sits in the grid: the whole grid, or a block of a
+   distributed one (fdx_sim_dist.c); the physics' terms and boundary step
+   act on either alike. */
+typedef struct fdx_sim_block {
+    int64_t origin[3]; /* global index of the array's element 0 */
+    unsigned faces;    /* faces of the whole grid it holds: bit 2a the lower, 2a+1 the upper face of axis a */
+    int64_t src;       /* local index of the wave's source, -1: not in this array */
+    int whole;         /* 1: the one-array run (a fused sponge, Poisson's right-hand side) */
+} fdx_sim_block;
+
+/* One set of operations per physics (fdx_sim_heat.c, _wave.c, _poisson.c);
+   the core (fdx_sim.c, fdx_sim_run.c) knows the grid, the time levels, the
+   fields and the schedule, and calls these. */
+typedef struct fdx_sim_physics {
+    fdx_sim_kind kind;
+    int levels; /* time levels: 2, or 3 for the wave's leapfrog */
+    /* After cur and next exist: the time step and update factor (from lam,
+       the largest eigenvalue of -L), the number checks, the physics' own
+       arrays, the initial state in cur, and the stencil's update in desc. */
+    fdx_status (*setup)(fdx_sim *s, double lam, fdx_stencil_desc *desc);
+    /* What the step adds after the stencil update of step `step`: sources,
+       the sponge, a right-hand side (NULL: nothing). */
+    fdx_status (*terms)(fdx_sim *s, const fdx_sim_block *b, fdx_array *next, fdx_array *cur, int64_t step,
+                        void *stream);
+    /* The boundary step, last in a step: the walls' ghost layers (heat's
+       insulated mirror; NULL: the stencil never writes the outer layers,
+       which keep their values).  Boundary conditions of a --boundary key
+       go here, per physics. */
+    fdx_status (*boundary)(fdx_sim *s, const fdx_sim_block *b, fdx_array *next, void *stream);
+    /* After a step of the run: *stop = 1 ends it early (Poisson's
+       convergence; NULL: the run takes all its steps). */
+    fdx_status (*converged)(fdx_sim *s, int *stop);
+} fdx_sim_physics;
+
+FDX_HIDDEN extern const fdx_sim_physics fdx_sim_heat_ops, fdx_sim_wave_ops, fdx_sim_poisson_ops;
+
 struct fdx_sim {
     fdx_ctx *ctx;
     const fdx_backend *be;
-    fdx_sim_config *cfg;
+    fdx_sim_config *cfg;  /* the strings: checkpoint text, restart comparison, messages */
+    fdx_sim_params p;     /* the same, parsed once: what the code reads */
+    const fdx_sim_physics *ops;
     fdx_sim_kind kind;
     int rank, order, r;
     int64_t n[3], count;
@@ -41,6 +79,9 @@ struct fdx_sim {
     void *stream;
     int insulated;                /* heat */
     double cmin, cmax, f0, t0, amp; /* wave */
+    fdx_gen model_gen;              /* wave: the generated model (when model_c2 is NULL) */
+    double *model_c2;               /* wave: a model file's c^2, until it is uploaded */
+    int model_c2_file;              /* wave: the model came from a file (else model_gen) */
     int64_t src;
     int sponge;
     int sponge_fused;               /* the sponge is in the stencil's wave update */
@@ -52,9 +93,24 @@ struct fdx_sim {
     int64_t rec_kept;                /* restart step: trace steps up to it are not this process's */
     double tol, change;              /* Poisson */
     double range[2];                 /* colour range of heat pictures */
+    /* How the initial state was made, so the distributed driver makes its
+       blocks the same way where they live (fdx_sim_dist.c). */
+    int fresh;                       /* cur/next/prev hold the state fdx_sim_create made */
+    int init_generated;              /* heat: init_gen (with init_mask) made cur; 0: a file */
+    fdx_gen init_gen;
+    unsigned char *init_mask;        /* heat, init = letters: N0 x N1 bytes on the host */
     fdx_sim_driver *drv;             /* NULL: the step runs here on cur/prev/next */
     void *check_dev;                 /* 8 bytes: the finiteness check's result */
 };
+
+/* The terms and the boundary step of physics after a stencil update of
+   next (from cur) on an array placed by b. */
+FDX_HIDDEN fdx_status fdx_sim_after_update(fdx_sim *s, const fdx_sim_block *b, fdx_array *next, fdx_array *cur,
+                                           int64_t step, void *stream);
+/* A zeroed array of the grid's shape where the stencil reads it. */
+FDX_HIDDEN fdx_status fdx_sim_make_array(fdx_sim *s, fdx_array **a);
+/* The heat pictures' colour range: the initial field's. */
+FDX_HIDDEN fdx_status fdx_sim_heat_range(fdx_sim *s);
 
 /* Brings cur/prev up to date when a driver owns the state. */
 FDX_HIDDEN fdx_status fdx_sim_pull(fdx_sim *s);
@@ -74,10 +130,19 @@ FDX_HIDDEN fdx_status fdx_sim_config_copy(const fdx_sim_config *c, fdx_sim_confi
 FDX_HIDDEN const char *fdx_sim_config_restart_diff(const fdx_sim_config *run, const fdx_sim_config *ckpt,
                                                    const char **run_value, const char **ckpt_value);
 
-/* Initial fields and models (fdx_sim_init.c), written into host doubles. */
-FDX_HIDDEN fdx_status fdx_sim_init_heat(const fdx_sim *s, double *u);
-FDX_HIDDEN fdx_status fdx_sim_init_poisson(const fdx_sim *s, double *u, double *f);
-FDX_HIDDEN fdx_status fdx_sim_velocity(const fdx_sim *s, double *c);
+/* Initial fields and models (fdx_sim_init.c), generated where the arrays
+   live; only files are read on the host and copied. */
+FDX_HIDDEN void fdx_sim_gen_base(const fdx_sim *s, fdx_gen_kind kind, fdx_gen *g);
+FDX_HIDDEN fdx_status fdx_sim_init_heat(fdx_sim *s, fdx_array *u);
+/* The letters' field from a host mask of N0 x N1 bytes (copied where u lives). */
+FDX_HIDDEN fdx_status fdx_sim_fill_letters(const fdx_backend *be, fdx_array *u, const fdx_gen *g,
+                                           const unsigned char *mask, void *stream);
+FDX_HIDDEN fdx_status fdx_sim_init_poisson(fdx_sim *s, fdx_array *u, fdx_array *f);
+/* Sets cmin and cmax of the velocity model (a file is read here and kept
+   as c^2 until fdx_sim_velocity_fill). */
+FDX_HIDDEN fdx_status fdx_sim_velocity_range(fdx_sim *s);
+/* Writes c^2 into coef. */
+FDX_HIDDEN fdx_status fdx_sim_velocity_fill(fdx_sim *s, fdx_array *coef);
 /* Ricker wavelet of peak frequency f0 delayed by t0. */
 FDX_HIDDEN double fdx_sim_ricker(double t, double f0, double t0);
 

@@ -63,7 +63,7 @@ static fdx_status read_matching(const fdx_sim *s, const char *key, const char *p
         int k = snprintf(got, sizeof got, "%lld", (long long)shape[0]);
         for (int d = 1; d < rank; d++) k += snprintf(got + k, sizeof got - (size_t)k, "x%lld", (long long)shape[d]);
         return fdx_fail(FDX_ERR_INVALID, "%s: '%s' holds a %s grid, the run's size is %s", key, path, got,
-                        fdx_sim_config_get(s->cfg, "size"));
+                        fdx_sim_config_get(s->cfg, "size")); /* the user's words */
     }
     for (int64_t i = 0; i < s->count; i++)
         if (!isfinite(v[i])) {
@@ -73,14 +73,6 @@ static fdx_status read_matching(const fdx_sim *s, const char *key, const char *p
     memcpy(out, v, (size_t)s->count * sizeof(double));
     free(v);
     return FDX_OK;
-}
-
-static uint64_t next_rand(uint64_t *x)
-{
-    *x ^= *x >> 12;
-    *x ^= *x << 25;
-    *x ^= *x >> 27;
-    return *x * 0x2545F4914F6CDD1DULL;
 }
 
 /* The letters' scale on this grid: the text takes at most 85% of x and 60% of y. */
@@ -96,97 +88,138 @@ static int letters_scale(const char *text, int64_t nx, int64_t ny)
    Gaussian bump.  A text the user chose that does not fit stays an error. */
 static int default_letters_fit(const fdx_sim *s)
 {
-    return !fdx_sim_config_is_default(s->cfg, "text") || s->n[0] > 65535 || s->n[1] > 65535 ||
-           letters_scale(fdx_sim_config_get(s->cfg, "text"), s->n[0], s->n[1]) >= 1;
+    return !s->p.text_is_default || s->n[0] > 65535 || s->n[1] > 65535 || letters_scale(s->p.text, s->n[0], s->n[1]) >= 1;
 }
 
-fdx_status fdx_sim_init_heat(const fdx_sim *s, double *u)
+/* The generator's grid: the whole of the run's. */
+void fdx_sim_gen_base(const fdx_sim *s, fdx_gen_kind kind, fdx_gen *g)
 {
-    const char *init = fdx_sim_config_get(s->cfg, "init");
-    int64_t nx = s->n[0], ny = s->n[1], nz = s->rank == 3 ? s->n[2] : 1;
-    if (strcmp(init, "file") == 0) {
-        const char *in = fdx_sim_config_get(s->cfg, "input");
-        FDX_CHECK(in[0], FDX_ERR_INVALID, "init = file needs input = FILE (an HDF5 field)");
-        return read_matching(s, "input", in, NULL, u);
+    memset(g, 0, sizeof *g);
+    g->kind = kind;
+    g->rank = s->rank;
+    for (int d = 0; d < 3; d++) g->N[d] = s->n[d];
+    g->h = s->h;
+    g->r = s->r;
+}
+
+/* A host field read from a file: converted, checked and copied into a (and b). */
+static fdx_status upload_file(fdx_sim *s, const char *key, const char *path, const char *raw_shape, fdx_array *a,
+                              fdx_array *b, const char *what)
+{
+    double *v = malloc((size_t)s->count * sizeof(double));
+    FDX_CHECK(v, FDX_ERR_NOMEM, "no memory for a host copy of '%s'", path);
+    fdx_status st = read_matching(s, key, path, raw_shape, v);
+    if (st == FDX_OK) st = fdx_sim_upload(s, a, v, what);
+    if (st == FDX_OK && b) st = fdx_sim_upload(s, b, v, what);
+    free(v);
+    return st;
+}
+
+fdx_status fdx_sim_init_heat(fdx_sim *s, fdx_array *u)
+{
+    fdx_sim_init init = s->p.init;
+    int64_t nx = s->n[0], ny = s->n[1];
+    if (init == FDX_SIM_INIT_FILE) {
+        FDX_CHECK(s->p.input[0], FDX_ERR_INVALID, "init = file needs input = FILE (an HDF5 field)");
+        return upload_file(s, "input", s->p.input, NULL, u, NULL, "initial field");
     }
-    if (strcmp(init, "letters") == 0 && !default_letters_fit(s)) init = "gaussian";
-    if (strcmp(init, "letters") == 0) {
-        const char *text = fdx_sim_config_get(s->cfg, "text");
-        FDX_CHECK(text[0], FDX_ERR_INVALID, "text: the text of init = letters is empty");
-        FDX_CHECK(nx <= 65535 && ny <= 65535, FDX_ERR_INVALID, "init = letters needs at most 65535 points per axis");
-        int tw = fdx_font_text_width(text, 1), scale = letters_scale(text, nx, ny);
-        FDX_CHECK(scale >= 1, FDX_ERR_INVALID, "text: '%s' does not fit a %lldx%lld grid (needs %dx%d points)", text,
-                  (long long)nx, (long long)ny, tw, fdx_font_height(1));
-        unsigned char *mask = malloc((size_t)nx * ny);
-        FDX_CHECK(mask, FDX_ERR_NOMEM, "no memory for the letters");
-        fdx_status st = fdx_font_render(text, scale, mask, (int)nx, (int)ny);
-        if (st == FDX_OK)
-            for (int64_t k = 0; k < nz; k++)
-                for (int64_t q = 0; q < nx * ny; q++) {
-                    /* In 3D the letters fill the middle third in z. */
-                    int in_slab = s->rank < 3 || (k >= nz / 3 && k < nz - nz / 3);
-                    u[q + nx * ny * k] = in_slab && mask[q] ? 1.0 : 0.0;
-                }
-        free(mask);
-        return st;
-    }
-    uint64_t seed = 0x9E3779B97F4A7C15ULL;
-    for (int64_t k = 0; k < nz; k++)
-        for (int64_t j = 0; j < ny; j++)
-            for (int64_t i = 0; i < nx; i++) {
-                double x = (double)i / (nx - 1), y = (double)j / (ny - 1), z = nz > 1 ? (double)k / (nz - 1) : 0.5;
-                double v;
-                if (strcmp(init, "gaussian") == 0) {
-                    double r2 = (x - 0.5) * (x - 0.5) + (y - 0.5) * (y - 0.5) + (z - 0.5) * (z - 0.5);
-                    v = exp(-r2 / (2 * 0.1 * 0.1));
-                } else if (strcmp(init, "sine") == 0) {
-                    v = sin(M_PI * x) * sin(M_PI * y) * (nz > 1 ? sin(M_PI * z) : 1.0);
-                } else {
-                    v = (double)(next_rand(&seed) >> 11) / 9007199254740992.0;
-                }
-                u[i + nx * (j + ny * k)] = v;
-            }
-    return FDX_OK;
+    if (init == FDX_SIM_INIT_LETTERS && !default_letters_fit(s)) init = FDX_SIM_INIT_GAUSSIAN;
+    static const fdx_gen_kind kinds[] = {[FDX_SIM_INIT_LETTERS] = FDX_GEN_LETTERS,
+                                         [FDX_SIM_INIT_GAUSSIAN] = FDX_GEN_GAUSSIAN,
+                                         [FDX_SIM_INIT_SINE] = FDX_GEN_SINE,
+                                         [FDX_SIM_INIT_RANDOM] = FDX_GEN_RANDOM};
+    fdx_gen g;
+    fdx_sim_gen_base(s, kinds[init], &g);
+    s->init_gen = g;
+    s->init_generated = 1;
+    if (g.kind != FDX_GEN_LETTERS) return fdx_fieldgen_fill(u, &g, s->stream);
+    /* The letters: a mask of NX x NY bytes drawn on the host (the font), the
+       field made from it where it lives. */
+    const char *text = s->p.text;
+    FDX_CHECK(text[0], FDX_ERR_INVALID, "text: the text of init = letters is empty");
+    FDX_CHECK(nx <= 65535 && ny <= 65535, FDX_ERR_INVALID, "init = letters needs at most 65535 points per axis");
+    int tw = fdx_font_text_width(text, 1), scale = letters_scale(text, nx, ny);
+    FDX_CHECK(scale >= 1, FDX_ERR_INVALID, "text: '%s' does not fit a %lldx%lld grid (needs %dx%d points)", text,
+              (long long)nx, (long long)ny, tw, fdx_font_height(1));
+    s->init_mask = malloc((size_t)nx * ny);
+    FDX_CHECK(s->init_mask, FDX_ERR_NOMEM, "no memory for the letters");
+    FDX_TRY(fdx_font_render(text, scale, s->init_mask, (int)nx, (int)ny));
+    return fdx_sim_fill_letters(s->be, u, &g, s->init_mask, s->stream);
+}
+
+fdx_status fdx_sim_fill_letters(const fdx_backend *be, fdx_array *u, const fdx_gen *g, const unsigned char *mask,
+                                void *stream)
+{
+    size_t bytes = (size_t)g->N[0] * (size_t)g->N[1];
+    void *dev = NULL;
+    fdx_gen with = *g;
+    fdx_status st = be->alloc(bytes, &dev);
+    if (st == FDX_OK) st = be->copy(dev, mask, bytes, FDX_COPY_H2D, stream);
+    with.mask = dev;
+    if (st == FDX_OK) st = fdx_fieldgen_fill(u, &with, stream);
+    if (st == FDX_OK) st = be->stream_sync(stream);
+    if (dev) be->free(dev);
+    return st;
 }
 
 /* -lap u = f with u = prod sin(pi x_a) on the unit square/cube: f = d pi^2 u;
    the Dirichlet data (the r outer layers) are the exact values. */
-fdx_status fdx_sim_init_poisson(const fdx_sim *s, double *u, double *f)
+fdx_status fdx_sim_init_poisson(fdx_sim *s, fdx_array *u, fdx_array *f)
 {
-    int64_t nx = s->n[0], ny = s->n[1], nz = s->rank == 3 ? s->n[2] : 1;
-    int r = s->r;
-    for (int64_t k = 0; k < nz; k++)
-        for (int64_t j = 0; j < ny; j++)
-            for (int64_t i = 0; i < nx; i++) {
-                double e = sin(M_PI * i * s->h) * sin(M_PI * j * s->h) * (s->rank == 3 ? sin(M_PI * k * s->h) : 1.0);
-                int inner = i >= r && i < nx - r && j >= r && j < ny - r && (s->rank < 3 || (k >= r && k < nz - r));
-                int64_t q = i + nx * (j + ny * k);
-                u[q] = inner ? 0.0 : e;
-                f[q] = inner ? s->rank * M_PI * M_PI * e : 0.0;
-            }
+    fdx_gen g;
+    fdx_sim_gen_base(s, FDX_GEN_POISSON_U, &g);
+    FDX_TRY(fdx_fieldgen_fill(u, &g, s->stream));
+    g.kind = FDX_GEN_POISSON_F;
+    return fdx_fieldgen_fill(f, &g, s->stream);
+}
+
+fdx_status fdx_sim_velocity_range(fdx_sim *s)
+{
+    s->cmin = INFINITY;
+    s->cmax = 0;
+    if (s->p.model == FDX_SIM_MODEL_FILE) {
+        const char *path = s->p.model_file;
+        FDX_CHECK(path[0], FDX_ERR_INVALID, "model = file needs model-file = FILE");
+        double *c = malloc((size_t)s->count * sizeof(double));
+        FDX_CHECK(c, FDX_ERR_NOMEM, "no memory for a host copy of '%s'", path);
+        fdx_status st = read_matching(s, "model-file", path, s->p.model_shape, c);
+        for (int64_t i = 0; st == FDX_OK && i < s->count; i++) {
+            if (!(c[i] > 0))
+                st = fdx_fail(FDX_ERR_INVALID, "model-file: velocity %g at element %lld is not positive", c[i],
+                              (long long)i);
+            if (c[i] < s->cmin) s->cmin = c[i];
+            if (c[i] > s->cmax) s->cmax = c[i];
+            c[i] *= c[i];
+        }
+        if (st != FDX_OK) {
+            free(c);
+            return st;
+        }
+        s->model_c2 = c;
+        s->model_c2_file = 1;
+        return FDX_OK;
+    }
+    /* A generated model depends on depth only: its range from one column. */
+    fdx_gen g;
+    fdx_sim_gen_base(s, FDX_GEN_DEPTH, &g);
+    g.model = s->p.model == FDX_SIM_MODEL_LAYERED    ? FDX_GEN_LAYERED
+              : s->p.model == FDX_SIM_MODEL_GRADIENT ? FDX_GEN_GRADIENT
+                                                     : FDX_GEN_CONSTANT;
+    g.v = s->p.velocity;
+    for (int64_t d = 0; d < s->n[s->rank - 1]; d++) {
+        double c = fdx_fieldgen_velocity(&g, d);
+        if (c < s->cmin) s->cmin = c;
+        if (c > s->cmax) s->cmax = c;
+    }
+    s->model_gen = g;
     return FDX_OK;
 }
 
-fdx_status fdx_sim_velocity(const fdx_sim *s, double *c)
+fdx_status fdx_sim_velocity_fill(fdx_sim *s, fdx_array *coef)
 {
-    const char *model = fdx_sim_config_get(s->cfg, "model");
-    double v = atof(fdx_sim_config_get(s->cfg, "velocity"));
-    if (strcmp(model, "file") == 0) {
-        const char *path = fdx_sim_config_get(s->cfg, "model-file");
-        FDX_CHECK(path[0], FDX_ERR_INVALID, "model = file needs model-file = FILE");
-        FDX_TRY(read_matching(s, "model-file", path, fdx_sim_config_get(s->cfg, "model-shape"), c));
-        for (int64_t i = 0; i < s->count; i++)
-            FDX_CHECK(c[i] > 0, FDX_ERR_INVALID, "model-file: velocity %g at element %lld is not positive", c[i],
-                      (long long)i);
-        return FDX_OK;
-    }
-    /* Depth runs along the last axis. */
-    int64_t nd = s->n[s->rank - 1], plane = s->count / nd;
-    for (int64_t d = 0; d < nd; d++) {
-        double x = (double)d / (double)(nd - 1), val = v;
-        if (strcmp(model, "layered") == 0) val = v * (x < 1.0 / 3 ? 1.0 : x < 2.0 / 3 ? 1.5 : 2.0);
-        else if (strcmp(model, "gradient") == 0) val = v * (1.0 + x);
-        for (int64_t q = 0; q < plane; q++) c[q + plane * d] = val;
-    }
-    return FDX_OK;
+    if (!s->model_c2) return fdx_fieldgen_fill(coef, &s->model_gen, s->stream);
+    fdx_status st = fdx_sim_upload(s, coef, s->model_c2, "velocity model (c^2)");
+    free(s->model_c2);
+    s->model_c2 = NULL;
+    return st;
 }

@@ -1,7 +1,10 @@
 /* fdx_sim_run: the whole run: restart from a checkpoint, the step loop with
    progress, pictures, fields and checkpoints on their schedules, the stop
    request of a signal, and the JSON summary. */
+#include "core/fdx_file.h"
 #include "core/fdx_json.h"
+#include "core/fdx_log.h"
+#include "solvers/fdx_fieldstats.h"
 #include "fdx/io.h"
 #include "fdx/metrics.h"
 #include "solvers/fdx_sim_output.h"
@@ -60,13 +63,6 @@ fdx_status fdx_sim_install_signals(void)
        the process with SIGXFSZ and leaving it behind. */
     signal(SIGXFSZ, SIG_IGN);
     return FDX_OK;
-}
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 static void ckpt_path(const char *dir, char *path, size_t cap) { snprintf(path, cap, "%s/checkpoint.fdx", dir); }
@@ -159,33 +155,8 @@ static fdx_status load_checkpoint(fdx_sim *s, const char *dir)
     if (st == FDX_OK) st = fdx_sim_upload_raw(s, s->next, u);
     if (st == FDX_OK && s->prev) st = fdx_sim_upload_raw(s, s->prev, up);
     if (st == FDX_OK) fdx_sim_set_step(s, in->step);
+    s->fresh = 0;
     fdx_ckpt_free(&c);
-    return st;
-}
-
-/* Poisson's stopping test: one sweep more, and the largest change it made
-   relative to the largest value. */
-static fdx_status poisson_change(fdx_sim *s)
-{
-    double *a = malloc((size_t)s->count * sizeof(double)), *b = malloc((size_t)s->count * sizeof(double));
-    fdx_status st = a && b ? FDX_OK : fdx_fail(FDX_ERR_NOMEM, "no memory for the convergence test");
-    if (st == FDX_OK) st = fdx_sim_download(s, s->cur, a);
-    if (st == FDX_OK) st = fdx_sim_step(s);
-    if (st == FDX_OK) st = fdx_sim_download(s, s->cur, b);
-    if (st == FDX_OK) {
-        /* fmax drops NaN: a NaN field must never read as "no change". */
-        double dmax = 0, umax = 1e-300;
-        int finite = 1;
-        for (int64_t i = 0; i < s->count; i++) {
-            finite &= isfinite(b[i]) != 0;
-            dmax = fmax(dmax, fabs(b[i] - a[i]));
-            umax = fmax(umax, fabs(b[i]));
-        }
-        s->change = finite ? dmax / umax : NAN;
-        if (!finite) st = fdx_sim_check_finite(s, s->cur, "the solution");
-    }
-    free(a);
-    free(b);
     return st;
 }
 
@@ -205,7 +176,7 @@ static fdx_status summarize(fdx_sim *s, fdx_sim_result *r, const char *dir)
     fdx_json_str(&j, "device", fdx_ctx_device_name(ctx));
     fdx_json_int(&j, "gpus", s->drv ? s->drv->units : 1);
     fdx_json_int(&j, "ranks", s->drv ? s->drv->procs : 1);
-    if (s->drv) fdx_json_bool(&j, "overlap", strcmp(fdx_sim_config_get(s->cfg, "overlap"), "on") == 0);
+    if (s->drv) fdx_json_bool(&j, "overlap", s->p.overlap);
     fdx_json_str(&j, "precision", fdx_dtype_name(s->type));
     fdx_json_begin_array(&j, "shape");
     for (int d = 0; d < s->rank; d++) fdx_json_int(&j, NULL, s->n[d]);
@@ -260,7 +231,7 @@ static fdx_status check_state(fdx_sim *s)
 static fdx_status checkpoint_now(fdx_sim *s, fdx_sim_output *out, const char *dir)
 {
     FDX_TRY(check_state(s));
-    FDX_TRY(fdx_sim_output_sync(out));
+    FDX_TRY(fdx_sim_output_sync(out, s));
     return write_checkpoint(s, dir);
 }
 
@@ -274,6 +245,36 @@ static fdx_status warm_up(fdx_sim *s)
     int wave = s->kind == FDX_SIM_WAVE;
     FDX_TRY(fdx_stencil_apply(s->stencil, next, s->cur, wave ? s->prev : NULL, wave ? s->coef : NULL, s->stream));
     return s->be->stream_sync(s->stream);
+}
+
+/* The output directory claimed and the writer started: nothing of the run
+   is on disk before this. */
+static fdx_status open_outputs(fdx_sim *s, int64_t first, fdx_sim_output **out)
+{
+    const char *dir = s->output, *restart = s->p.restart;
+    FDX_TRY(fdx_sim_output_claim(dir, restart, s->p.overwrite));
+    /* A directory that cannot be made (a read-only or pseudo file system)
+       is a bad --output. */
+    if (fdx_dir_prepare(dir) != FDX_OK) {
+        char why[600];
+        snprintf(why, sizeof why, "%s", fdx_last_error());
+        return fdx_fail(FDX_ERR_INVALID, "output: %s", why);
+    }
+    return fdx_sim_output_create(s, dir, restart[0] ? restart : NULL, first, out);
+}
+
+/* Steps, time and rates of this call's steps (the first one, which may
+   compile and tune, is not timed). */
+static void rates(const fdx_sim *s, fdx_sim_result *r, int64_t first, double wall)
+{
+    r->steps = s->step;
+    r->steps_this_run = s->step - first;
+    r->wall_s = wall;
+    r->step_s = r->steps_this_run > 1 ? r->wall_s / (double)(r->steps_this_run - 1) : 0;
+    r->mcells_per_s = r->step_s > 0 ? (double)s->count / r->step_s / 1e6 : 0;
+    double fetch = 0, write = 0;
+    fdx_stencil_traffic(s->stencil, s->n, &fetch, &write);
+    r->effective_gbps = r->step_s > 0 ? (fetch + write) / r->step_s / 1e9 : 0;
 }
 
 static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r);
@@ -293,7 +294,7 @@ fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
 
 static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
 {
-    const char *dir = s->output, *restart = fdx_sim_config_get(s->cfg, "restart");
+    const char *dir = s->output, *restart = s->p.restart;
     if (restart[0]) FDX_TRY(load_checkpoint(s, restart));
     if (s->drv) {
         FDX_TRY(s->drv->push(s));
@@ -316,40 +317,30 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
     writing = 1;
     alarm(0);
     fdx_sim_output *out = NULL;
-    if (dir[0] && !quiet) {
-        int overwrite = strcmp(fdx_sim_config_get(s->cfg, "overwrite"), "yes") == 0;
-        FDX_TRY(fdx_sim_output_claim(dir, restart, overwrite));
-        /* Nothing of the run is on disk yet: a directory that cannot be made
-           (a read-only or pseudo file system) is a bad --output. */
-        if (fdx_dir_prepare(dir) != FDX_OK) {
-            char why[600];
-            snprintf(why, sizeof why, "%s", fdx_last_error());
-            return fdx_fail(FDX_ERR_INVALID, "output: %s", why);
-        }
-        FDX_TRY(fdx_sim_output_create(s, dir, restart[0] ? restart : NULL, first, &out));
-    }
-    const char *mode = fdx_sim_config_get(s->cfg, "progress");
+    if (dir[0] && !quiet) FDX_TRY(open_outputs(s, first, &out));
     fdx_progress *bar = NULL;
-    if (progress && strcmp(mode, "off") != 0) {
+    if (progress && s->p.progress != FDX_SIM_PROGRESS_OFF) {
         char what[64];
         snprintf(what, sizeof what, "fdx %s", fdx_sim_kind_name(s->kind));
-        if (strcmp(mode, "lines") == 0) setenv("FDX_NO_TTY", "1", 1);
+        if (s->p.progress == FDX_SIM_PROGRESS_LINES) setenv("FDX_NO_TTY", "1", 1);
         st = fdx_progress_create(progress, what, s->steps, &bar);
+        fdx_progress_phase(bar, "compiling/tuning"); /* the first step loads or tunes the kernels */
     }
     /* Step 0: the first picture and, when fields are asked for, the first field. */
-    if (st == FDX_OK && out && first == 0 && s->snapshot_every > 0) st = fdx_sim_output_snapshot(out);
-    if (st == FDX_OK && out && first == 0 && s->field_every > 0) st = fdx_sim_output_field(out);
+    if (st == FDX_OK && out && first == 0 && s->snapshot_every > 0) st = fdx_sim_output_snapshot(out, s);
+    if (st == FDX_OK && out && first == 0 && s->field_every > 0) st = fdx_sim_output_field(out, s, 0);
     /* The finiteness check at every progress point: a tenth of the run, at
        most 1000 steps apart, and before every output. */
     int64_t check_every = s->steps / 10 < 1 ? 1 : s->steps / 10 > 1000 ? 1000 : s->steps / 10;
+    FDX_DEBUG("sim: stepping from step %lld", (long long)s->step);
     /* The clock starts after the first step of this call. */
-    double t0 = now_s();
+    double t0 = fdx_now_s();
     int64_t timed_from = s->step + 1;
     while (st == FDX_OK && s->step < s->steps) {
         if ((st = s->drv ? s->drv->step(s) : fdx_sim_step(s)) != FDX_OK) break;
         if (s->step == timed_from) {
             if ((st = sync_all(s)) != FDX_OK) break;
-            t0 = now_s();
+            t0 = fdx_now_s();
         }
         /* Every rank of a distributed run pulls at the same steps (the
            gather is collective); only the one with `out` writes. */
@@ -359,13 +350,11 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
         /* Distributed runs hold the global field only when pulled. */
         if (st == FDX_OK && ((!s->drv && s->step % check_every == 0) || (dir[0] && (snap || field || ckpt))))
             st = check_state(s);
-        if (st == FDX_OK && out && snap) st = fdx_sim_output_snapshot(out);
-        if (st == FDX_OK && out && field) st = fdx_sim_output_field(out);
+        if (st == FDX_OK && out && snap) st = fdx_sim_output_snapshot(out, s);
+        if (st == FDX_OK && out && field) st = fdx_sim_output_field(out, s, 0);
         if (st == FDX_OK && out && ckpt) st = checkpoint_now(s, out, dir);
-        if (st == FDX_OK && s->kind == FDX_SIM_POISSON && s->step % 100 == 0 && s->step < s->steps) {
-            if ((st = poisson_change(s)) != FDX_OK) break;
-            if (s->change < s->tol) break;
-        }
+        int stop = 0;
+        if (st == FDX_OK && s->ops->converged && (st = s->ops->converged(s, &stop)) == FDX_OK && stop) break;
         fdx_progress_update(bar, s->step);
         if (interrupted) {
             r->interrupted = 1;
@@ -373,18 +362,19 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
         }
     }
     if (st == FDX_OK) st = sync_all(s);
-    double t1 = now_s();
+    double t1 = fdx_now_s();
+    FDX_DEBUG("sim: stepping done at step %lld", (long long)s->step);
     if (st == FDX_OK) st = check_state(s);
     fdx_progress_finish(st == FDX_OK ? bar : NULL, s->step);
     fdx_progress_destroy(&bar);
-    if (st == FDX_OK && out && !r->interrupted) st = fdx_sim_output_field(out);
+    if (st == FDX_OK && out && !r->interrupted) st = fdx_sim_output_field(out, s, 1);
     /* A blown-up run keeps what it wrote up to the last good check (frames,
        the GIF, receivers); the last checkpoint stays the last good state. */
     int blew_up = st == FDX_ERR_VERIFY;
     char why[700];
     snprintf(why, sizeof why, "%s", st != FDX_OK ? fdx_last_error() : "");
     if (out) {
-        fdx_status fst = fdx_sim_output_finish(out, st != FDX_OK && !blew_up);
+        fdx_status fst = fdx_sim_output_finish(out, s, st != FDX_OK && !blew_up);
         if (st == FDX_OK) st = fst;
         r->output_wait_s = fdx_sim_output_wait_s(out);
     }
@@ -392,14 +382,9 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
     fdx_sim_output_destroy(&out);
     if (blew_up) return fdx_fail(FDX_ERR_VERIFY, "%s", why);
     if (st != FDX_OK) return st;
-    r->steps = s->step;
-    r->steps_this_run = s->step - first;
-    r->wall_s = t1 - t0;
-    r->step_s = r->steps_this_run > 1 ? r->wall_s / (double)(r->steps_this_run - 1) : 0;
-    r->mcells_per_s = r->step_s > 0 ? (double)s->count / r->step_s / 1e6 : 0;
-    double fetch = 0, write = 0;
-    fdx_stencil_traffic(s->stencil, s->n, &fetch, &write);
-    r->effective_gbps = r->step_s > 0 ? (fetch + write) / r->step_s / 1e9 : 0;
+    rates(s, r, first, t1 - t0);
+    FDX_DEBUG("sim: outputs done");
     FDX_TRY(fdx_sim_diagnose(s, &r->diag));
+    FDX_DEBUG("sim: diagnostics done");
     return summarize(s, r, dir);
 }

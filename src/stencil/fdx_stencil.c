@@ -2,10 +2,12 @@
    the generated code's axis order, and one plan (configuration + loaded
    kernel) per shape it has been applied to. */
 #include "arrays/fdx_array_impl.h"
+#include "core/fdx_file.h"
 #include "core/fdx_knob.h"
 #include "core/fdx_log.h"
 #include "fdx/laplacian.h"
 #include "fdx/metrics.h"
+#include "stencil/fdx_bc.h"
 #include "stencil/fdx_stencil_cache.h"
 #include "stencil/fdx_stencil_tune.h"
 
@@ -35,6 +37,7 @@ struct fdx_stencil {
     int nplans, next_victim;
     int forced;
     fdx_stencil_cfg force;
+    fdx_bc *bc; /* boundary pass run before the interior (fdx_stencil_set_boundary) */
 };
 
 void fdx_stencil_desc_laplacian(fdx_stencil_desc *d, int rank, int order, const double *h)
@@ -134,6 +137,7 @@ fdx_status fdx_stencil_create(fdx_ctx *ctx, const fdx_stencil_desc *d, fdx_dtype
 void fdx_stencil_destroy(fdx_stencil **s)
 {
     if (!s || !*s) return;
+    fdx_bc_destroy(&(*s)->bc);
     free(*s);
     *s = NULL;
 }
@@ -146,6 +150,19 @@ void fdx_stencil_force_cfg(fdx_stencil *s, const fdx_stencil_cfg *cfg)
 }
 
 int fdx_stencil_radius(const fdx_stencil *s) { return s ? s->ks.radius : 0; }
+
+const fdx_bc *fdx_stencil_boundary_of(const fdx_stencil *s) { return s ? s->bc : NULL; }
+
+fdx_status fdx_stencil_set_boundary(fdx_stencil *s, const fdx_bc_desc *bc)
+{
+    FDX_CHECK(s, FDX_ERR_INVALID, "fdx_stencil_set_boundary: NULL stencil");
+    fdx_bc *b = NULL;
+    if (fdx_bc_any(bc, s->desc.rank))
+        FDX_TRY(fdx_bc_create(s->ctx, bc, s->desc.rank, s->ks.radius, s->desc.h, s->type, &b));
+    fdx_bc_destroy(&s->bc);
+    s->bc = b;
+    return FDX_OK;
+}
 
 /* ---- running a configuration ---------------------------------------------- */
 
@@ -189,6 +206,13 @@ static fdx_status trial(void *arg, const fdx_stencil_cfg *cfg, double *ms)
     return FDX_OK;
 }
 
+/* Compiles a batch of candidates in parallel before their trials. */
+static void prepare(void *arg, const fdx_stencil_cfg *cfgs, int n)
+{
+    call *c = arg;
+    fdx_stencil_kernels_prepare(c->be, c->dev, &c->s->ks, cfgs, n);
+}
+
 /* The configuration for this shape: tuned (cache or search) for large
    problems unless tuning is off, the default otherwise. */
 static fdx_status choose(call *c, void *stream, fdx_stencil_cfg *cfg)
@@ -218,23 +242,35 @@ static fdx_status choose(call *c, void *stream, fdx_stencil_cfg *cfg)
     if (off || points < FDX_STENCIL_TUNE_MIN_POINTS) return FDX_OK;
     char key[33];
     fdx_stencil_tune_key(c->be->name, c->dev, &c->s->ks, c->n3, key);
-    if (fdx_stencil_tuned_find(key, force, cfg)) {
+    fdx_stencil_journal *j = malloc(sizeof *j);
+    FDX_CHECK(j, FDX_ERR_NOMEM, "out of memory for the tuning journal");
+    if (fdx_stencil_tuned_find(key, force, cfg, force ? NULL : j)) {
+        free(j);
         /* A configuration tuned for this class may not fit an odd member
            (vector width); the chunk is rescaled to this shape's planes. */
         if (!cuda || fdx_stencil_cfg_fits(&c->s->ks, cfg, c->n3)) return FDX_OK;
         fdx_stencil_default_cfg(&c->s->ks, c->dev, cuda, c->n3, cfg);
         return FDX_OK;
     }
+    if (force) memset(j, 0, sizeof *j);
     /* The caller's earlier work on its stream must finish before the trials
        (they run on the timer's own stream). */
-    FDX_TRY(c->be->stream_sync(stream));
-    FDX_TRY(fdx_stencil_tune(&c->s->ks, c->dev, cuda, c->n3, trial, c, cfg));
-    char text[96];
-    fdx_stencil_cfg_text(cfg, cuda, text, sizeof text);
-    FDX_INFO("stencil tuned for %lldx%lldx%lld: %s", (long long)c->n3[0], (long long)c->n3[1], (long long)c->n3[2],
-             text);
-    fdx_stencil_tuned_store(key, cfg);
-    return FDX_OK;
+    fdx_status st = c->be->stream_sync(stream);
+    const char *budget = fdx_options_get(fdx_ctx_options(c->s->ctx), "tune-budget");
+    fdx_stencil_tuner t = {trial, prepare, c, budget && strcmp(budget, "all") != 0 ? atoi(budget) : 0};
+    int measured = 0;
+    double t0 = fdx_now_s();
+    if (st == FDX_OK) st = fdx_stencil_tune_step(&c->s->ks, c->dev, cuda, c->n3, &t, j, cfg, &measured);
+    if (st == FDX_OK) {
+        char text[96];
+        fdx_stencil_cfg_text(cfg, cuda, text, sizeof text);
+        FDX_INFO("stencil tuned for %lldx%lldx%lld: %s (%d configurations measured in %.2f s, %d in all; %s)",
+                 (long long)c->n3[0], (long long)c->n3[1], (long long)c->n3[2], text, measured, fdx_now_s() - t0,
+                 j->n, j->complete ? "search complete" : "later runs go on with the search");
+        fdx_stencil_tuned_store(key, cfg, j);
+    }
+    free(j);
+    return st;
 }
 
 static plan *find_plan(fdx_stencil *s, const int64_t n3[3])
@@ -324,6 +360,7 @@ fdx_status fdx_stencil_apply(fdx_stencil *s, fdx_array *out, fdx_array *u, fdx_a
     if (coef) FDX_TRY(storage(coef, cuda, "coef", &c.ptr[3]));
     FDX_CHECK(c.ptr[0] != c.ptr[1] && c.ptr[0] != c.ptr[2] && c.ptr[0] != c.ptr[3], FDX_ERR_INVALID,
               "the output must not share storage with an input");
+    if (s->bc) FDX_TRY(fdx_bc_apply(s->bc, u, stream)); /* the ghosts first, on the same stream */
     plan *p;
     FDX_TRY(get_plan(s, &c, stream, &p));
     return launch(&c, p->kernel, &p->cfg, stream);
@@ -354,4 +391,15 @@ const char *fdx_stencil_config(const fdx_stencil *s, const int64_t *shape)
     fdx_stencil_shape3(s->desc.rank, shape, n3);
     const plan *p = find_plan((fdx_stencil *)s, n3);
     return p ? p->text : "";
+}
+
+fdx_status fdx_stencil_storage(const fdx_array *a, int cuda, const char *what, void **ptr)
+{
+    return storage(a, cuda, what, ptr);
+}
+
+void fdx_stencil_view_of(const fdx_stencil *s, fdx_stencil_view *v)
+{
+    v->ctx = s->ctx, v->desc = &s->desc, v->ks = &s->ks, v->type = s->type;
+    v->c0 = s->c0, v->ws = s->ws, v->wa = s->wa;
 }

@@ -36,6 +36,9 @@ FDX_HIDDEN fdx_cg_lanes fdx_stencil_lanes(const gen *g, const char *pre, const c
    access; with windows from any alignment). */
 FDX_HIDDEN void fdx_stencil_vload(fdx_cg_node *at, const gen *g, const char *pre, const char *suf, const char *ptr,
                                   const char *idx, fdx_cg_hint hint);
+/* The source's first lines: the element type real (and realv), struct fdx_p
+   (the parameter block), the window and sponge helpers the spec needs. */
+FDX_HIDDEN void fdx_stencil_emit_prelude(fdx_cg_node *at, const gen *g);
 /* The kernel and its parameters (out, u, up, cf, p); returns the body. */
 FDX_HIDDEN fdx_cg_node *fdx_stencil_emit_kernel(fdx_cg_node *at, const gen *g);
 /* s<v> = the weighted sum, then the update into `result` (with a sponge,

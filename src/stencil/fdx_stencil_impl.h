@@ -134,6 +134,22 @@ FDX_HIDDEN void fdx_stencil_cfg_key(const fdx_stencil_cfg *cfg, int cuda, char *
 /* A short text key of the kernel spec, e.g. "d3r1u0c0a0". */
 FDX_HIDDEN void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n);
 
+/* The storage a kernel reads of an array: the device copy on CUDA, the host
+   copy on the CPU; the message names `what` and the call that makes it. */
+FDX_HIDDEN fdx_status fdx_stencil_storage(const fdx_array *a, int cuda, const char *what, void **ptr);
+
+/* What the temporal blocker (fdx_temporal.c) needs of a stencil: its
+   context, kernel spec and weights in the generated code's axis order. */
+typedef struct fdx_stencil_view {
+    fdx_ctx *ctx;
+    const fdx_stencil_desc *desc;
+    const fdx_stencil_kspec *ks;
+    fdx_dtype type;
+    double c0;
+    const double *ws, *wa;
+} fdx_stencil_view;
+FDX_HIDDEN void fdx_stencil_view_of(const fdx_stencil *s, fdx_stencil_view *v);
+
 /* Tests: makes every later plan of `s` use `cfg` where it fits the shape
    (NULL: back to tuning).  Existing plans are dropped. */
 FDX_HIDDEN void fdx_stencil_force_cfg(fdx_stencil *s, const fdx_stencil_cfg *cfg);

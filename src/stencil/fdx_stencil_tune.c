@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -67,34 +68,63 @@ typedef struct search {
     const fdx_stencil_kspec *ks;
     const int64_t *n3;
     int cuda;
-    fdx_stencil_trial_fn trial;
-    void *arg;
     fdx_stencil_cfg best, march; /* march: the best that is not a single unrolled group */
     double best_ms, march_ms;
     fdx_stencil_cfg unrolled; /* the best unrolled column */
     double unrolled_ms;
     fdx_stencil_cfg tried[128];
     int ntried;
+    /* The search is replayed from the journal (every time measured so far):
+       a configuration not in it is wanted, not timed, and counts as not
+       runnable for this pass.  Wanted ones are collected only within the
+       stage where the first was met (later stages' candidates depend on its
+       time), at most `maxwant` of them. */
+    const fdx_stencil_journal *j;
+    fdx_stencil_cfg *want;
+    int nwant, maxwant, unknown, stage, want_stage;
 } search;
 
-/* Times `c` unless it does not fit or was timed before; returns its time
-   (INFINITY when not timed). */
+static void search_init(search *s, const fdx_stencil_kspec *ks, const int64_t *n3, int cuda,
+                        const fdx_stencil_journal *j, fdx_stencil_cfg *want, int maxwant)
+{
+    memset(s, 0, sizeof *s);
+    s->ks = ks, s->n3 = n3, s->cuda = cuda, s->j = j, s->want = want, s->maxwant = maxwant;
+    s->best_ms = s->march_ms = s->unrolled_ms = INFINITY;
+}
+
+/* One spelling per kernel, so the journal finds what it has measured. */
+static int normalize(const search *s, fdx_stencil_cfg *c)
+{
+    if (single_group(c)) c->pipe = 0; /* nothing follows a single group */
+    return !s->cuda || fdx_stencil_cfg_fits(s->ks, c, s->n3);
+}
+
+/* Where `c` is in the journal, or -1. */
+static int journal_find(const fdx_stencil_journal *j, const fdx_stencil_cfg *c)
+{
+    for (int i = 0; i < j->n; i++)
+        if (memcmp(c, &j->cfg[i], sizeof *c) == 0) return i;
+    return -1;
+}
+
+/* A new stage: its candidates may depend on the times before it. */
+static void next_stage(search *s) { s->stage++; }
+
+/* The time of `c` (INFINITY when it does not fit, was tried before in this
+   pass, could not run or is not measured yet). */
 static double try_cfg(search *s, fdx_stencil_cfg c)
 {
-    if (single_group(&c)) c.pipe = 0; /* nothing follows a single group */
-    if (s->cuda && !fdx_stencil_cfg_fits(s->ks, &c, s->n3)) return INFINITY;
+    if (!normalize(s, &c)) return INFINITY;
     for (int i = 0; i < s->ntried; i++)
         if (memcmp(&c, &s->tried[i], sizeof c) == 0) return INFINITY;
     if (s->ntried < 128) s->tried[s->ntried++] = c;
-    double ms = INFINITY;
-    char text[96];
-    fdx_stencil_cfg_text(&c, s->cuda, text, sizeof text);
-    if (s->trial(s->arg, &c, &ms) != FDX_OK) {
-        FDX_DEBUG("tuning: %s cannot run: %s", text, fdx_last_error());
-        fdx_clear_error();
+    int at = journal_find(s->j, &c);
+    if (at < 0) {
+        if (!s->unknown) s->unknown = 1, s->want_stage = s->stage;
+        if (s->stage == s->want_stage && s->nwant < s->maxwant) s->want[s->nwant++] = c;
         return INFINITY;
     }
-    FDX_INFO("tuning: %-32s %.4f ms", text, ms);
+    double ms = s->j->ms[at];
     if (ms < s->best_ms) s->best = c, s->best_ms = ms;
     if (ms < s->march_ms && !single_group(&c)) s->march = c, s->march_ms = ms;
     if (ms < s->unrolled_ms && c.variant == FDX_SV_UNROLL) s->unrolled = c, s->unrolled_ms = ms;
@@ -112,6 +142,7 @@ static void chunk_stage(search *s, fdx_stencil_cfg base, int planes)
         c.chunk = ch < 1 ? 1 : ch > planes ? planes : (int)ch;
         try_cfg(s, c);
     }
+    next_stage(s);
     for (int pd = 2; s->cuda && s->march.variant == FDX_SV_UNROLL && pd <= FDX_STENCIL_MAX_UNROLL; pd *= 2) {
         fdx_stencil_cfg c = s->march;
         c.pd = pd;
@@ -236,6 +267,7 @@ static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil
         double ms = try_cfg(s, c);
         if (ms < best_ms) best = c, best_ms = ms;
     }
+    next_stage(s);
     if (best_ms == INFINITY) return;
     const fdx_stencil_cfg base = best;
     for (int pd = 1; pd <= FDX_STENCIL_MAX_ASYNC_AHEAD; pd += 2) {
@@ -246,6 +278,7 @@ static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil
     }
     /* Chunks: a block reads 2r planes beyond its own, fewer blocks wait
        longer, and the last wave of blocks may be nearly empty. */
+    next_stage(s);
     static const double factor[] = {0.5, 2};
     const fdx_stencil_cfg paced = best;
     int chunks[4] = {0}, nch = 2;
@@ -260,6 +293,7 @@ static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil
         double ms = try_cfg(s, c);
         if (ms < best_ms) best = c, best_ms = ms;
     }
+    next_stage(s);
     for (int b = 2; b <= 3; b++) {
         fdx_stencil_cfg c = best;
         c.minb = b;
@@ -267,19 +301,17 @@ static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil
     }
 }
 
-fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda, const int64_t n3[3],
-                            fdx_stencil_trial_fn trial, void *arg, fdx_stencil_cfg *best)
+/* The coordinate search (today's exhaustive one), replayed against the
+   journal; s->best is its choice when every candidate it met was measured. */
+static void search_run(search *s, const fdx_device_info *dev)
 {
-    search s = {ks, n3, cuda, trial, arg, {0}, {0}, INFINITY, INFINITY, {0}, INFINITY, {{0}}, 0};
+    const fdx_stencil_kspec *ks = s->ks;
+    const int64_t *n3 = s->n3;
+    int cuda = s->cuda;
     fdx_stencil_cfg d;
     fdx_stencil_default_cfg(ks, dev, cuda, n3, &d);
-    /* The default runs twice: the first run pays for first touches, thread
-       start-up and clocks ramping, which would handicap it against later
-       candidates. */
-    FDX_TRY(trial(arg, &d, &s.best_ms));
-    s.best_ms = INFINITY;
-    try_cfg(&s, d);
-    FDX_CHECK(s.best_ms < INFINITY, FDX_ERR_INTERNAL, "tuning: the default configuration failed on its second run");
+    s->best = d; /* the base of the stages while times are missing */
+    try_cfg(s, d);
     int rm = ks->rank >= 2 ? ks->radius : 0;
     int planes = (int)(n3[2] - 2 * rm > 1 << 30 ? 1 << 30 : n3[2] - 2 * rm);
     if (cuda) {
@@ -292,7 +324,7 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
                 fdx_stencil_cfg c = d;
                 c.variant = variant, c.vec = v, c.pd = 1, c.xv = 0;
                 c.chunk = default_chunk(ks, dev, cuda, n3, &c);
-                try_cfg(&s, c);
+                try_cfg(s, c);
             }
         /* Unrolled groups, widest vectors and half that, one group per block
            (short columns, many blocks); marches of groups (each plane read
@@ -302,73 +334,81 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
         static const int singles[] = {2, 4, 8}, marches[][2] = {{4, 0}, {8, 0}, {2, 1}, {4, 1}, {8, 1}};
         for (int i = 0; ks->rank >= 2 && i < 3; i++)
             for (int v = vmax; v >= 1 && v * 2 >= vmax; v /= 2)
-                try_cfg(&s, unrolled(&s, dev, d, v, singles[i], 0, 0, 0));
+                try_cfg(s, unrolled(s, dev, d, v, singles[i], 0, 0, 0));
         for (int i = 0; ks->rank >= 2 && i < 5; i++)
-            try_cfg(&s, unrolled(&s, dev, d, vmax, marches[i][0], 1, marches[i][1], 0));
+            try_cfg(s, unrolled(s, dev, d, vmax, marches[i][0], 1, marches[i][1], 0));
         /* Narrower lanes hold fewer registers (the 25-point march: 64 at
            vec 1 against 150 at vec 2). */
-        if (ks->rank >= 2 && vmax > 1) try_cfg(&s, unrolled(&s, dev, d, vmax / 2, 4, 1, 1, 0));
+        if (ks->rank >= 2 && vmax > 1) try_cfg(s, unrolled(s, dev, d, vmax / 2, 4, 1, 1, 0));
         /* Rows not aligned to the widest vector (rank 3): vectors cut from
            two aligned loads, one group per block and a pipelined march. */
         for (int v = widest; ks->rank == 3 && v > vmax; v /= 2) {
-            for (int i = 0; i < 3; i++) try_cfg(&s, unrolled(&s, dev, d, v, singles[i], 0, 0, 1));
-            try_cfg(&s, unrolled(&s, dev, d, v, 4, 1, 1, 1));
+            for (int i = 0; i < 3; i++) try_cfg(s, unrolled(s, dev, d, v, singles[i], 0, 0, 1));
+            try_cfg(s, unrolled(s, dev, d, v, 4, 1, 1, 1));
         }
         /* Stage 2: block shape (threads) of the best. */
-        shape_stage(&s, dev, s.best);
+        next_stage(s);
+        shape_stage(s, dev, s->best);
     } else {
-        fdx_stencil_cfg base = s.best;
+        next_stage(s);
+        fdx_stencil_cfg base = s->best;
         static const int rows[] = {2, 4, 8, 32, 64, 128};
         for (int i = 0; ks->rank == 3 && i < 6; i++) {
             fdx_stencil_cfg c = base;
             c.by = rows[i];
             c.chunk = default_chunk(ks, dev, cuda, n3, &c);
-            try_cfg(&s, c);
+            try_cfg(s, c);
         }
     }
     /* Stage 3: for a single unrolled group, the group's length; then the
        planes per block of the best march, also when a single group leads:
        at 1024^3 f64 a march with a tuned chunk (round 1: direct pd 2, 0.848
        of copy) beat the best single group (0.831) on the H100. */
-    if (cuda && single_group(&s.best)) {
-        fdx_stencil_cfg base = s.best;
+    next_stage(s);
+    if (cuda && single_group(&s->best)) {
+        fdx_stencil_cfg base = s->best;
         for (int pd = 1; pd <= FDX_STENCIL_MAX_UNROLL; pd *= 2) {
             fdx_stencil_cfg c = base;
             c.pd = c.chunk = pd;
-            try_cfg(&s, c);
+            try_cfg(s, c);
         }
     }
-    if (ks->rank >= 2 && s.march_ms < INFINITY) chunk_stage(&s, s.march, planes);
+    next_stage(s);
+    if (ks->rank >= 2 && s->march_ms < INFINITY) chunk_stage(s, s->march, planes);
+    next_stage(s);
     /* Stage 4: on the best unrolled column (the best overall or not),
        blocks in bands of 4, 16 or 64 block rows: at 1024^3 f64 a z-layer of
        blocks outgrows what is resident, and the halo planes it shares with
        the next layer left L2 before that layer ran (bands: 0.827 -> 0.911
        of copy on the H100; elsewhere they lost).  Then, for a banded single
        group, its length again. */
-    if (cuda && s.unrolled_ms < INFINITY && !s.unrolled.zfast) {
+    if (cuda && s->unrolled_ms < INFINITY && !s->unrolled.zfast) {
         /* Stage 2 shaped only the best; where that is not unrolled (the
            25-point: a shared-memory march), shape the best unrolled column
            here before its bands (25-point: 32x8 1.025 -> 32x4 0.974 ms,
            then band 64 0.906 on the H100). */
-        if (s.best.variant != FDX_SV_UNROLL) shape_stage(&s, dev, s.unrolled);
-        fdx_stencil_cfg base = s.unrolled;
+        if (s->best.variant != FDX_SV_UNROLL) shape_stage(s, dev, s->unrolled);
+        next_stage(s);
+        fdx_stencil_cfg base = s->unrolled;
         int64_t gy = (n3[1] + base.ty - 1) / base.ty;
         static const int bands[] = {4, 16, 32, 64, 128};
         for (int i = 0; i < 5; i++) {
             fdx_stencil_cfg c = base;
             c.band = bands[i];
-            if (c.band < gy) try_cfg(&s, c);
+            if (c.band < gy) try_cfg(s, c);
         }
         /* A banded column's shape and group length again: the best shape
            was found without bands (round 5: 1024^3 f64 took bands of 16 at
            64x4 from a search that never banded 32x8). */
-        if (s.unrolled.band) shape_stage(&s, dev, s.unrolled);
-        if (s.unrolled.band && single_group(&s.unrolled)) {
-            base = s.unrolled;
+        next_stage(s);
+        if (s->unrolled.band) shape_stage(s, dev, s->unrolled);
+        next_stage(s);
+        if (s->unrolled.band && single_group(&s->unrolled)) {
+            base = s->unrolled;
             for (int pd = 1; pd <= 8; pd *= 2) {
                 fdx_stencil_cfg c = base;
                 c.pd = c.chunk = pd;
-                try_cfg(&s, c);
+                try_cfg(s, c);
             }
         }
     }
@@ -380,8 +420,9 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
        ms with two rows; the 25-point lost (204 registers, 2 blocks of 128
        a multiprocessor: 0.90 -> 1.10 ms).  Then the best of them, when
        within 10% of the best, shaped, banded and register-capped. */
-    if (cuda && ks->rank == 3 && s.unrolled_ms < INFINITY && !s.unrolled.zfast) {
-        const fdx_stencil_cfg base = s.unrolled;
+    next_stage(s);
+    if (cuda && ks->rank == 3 && s->unrolled_ms < INFINITY && !s->unrolled.zfast) {
+        const fdx_stencil_cfg base = s->unrolled;
         static const int cand[][3] = {{0, 2, 0}, {0, 2, 1}, {0, 4, 1}, {1, 2, 0}, {1, 4, 0}, {1, 4, 1}};
         fdx_stencil_cfg rows = base;
         double rows_ms = INFINITY;
@@ -395,45 +436,205 @@ fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *
                 else c.chunk = default_chunk(ks, dev, 1, n3, &c);
                 if (b) c.band = c.band / c.ry;
                 if (b && c.band < 1) continue;
-                double ms = try_cfg(&s, c);
+                double ms = try_cfg(s, c);
                 if (ms < rows_ms) rows = c, rows_ms = ms;
             }
-        if (rows_ms < 1.1 * s.best_ms) {
-            shape_stage(&s, dev, rows);
+        next_stage(s);
+        if (rows_ms < 1.1 * s->best_ms) {
+            shape_stage(s, dev, rows);
+            next_stage(s);
             /* Bands half and twice as high, on the rows' column and on its
                shaped best when that leads (1024^3 f64, second run: 64x4
                band16 6.17, 32x8 band16 6.07, 64x4 band32 6.05 ms). */
-            fdx_stencil_cfg around[2] = {rows, s.best};
-            for (int k = 0; k < 1 + (s.best.ry > 1); k++)
+            fdx_stencil_cfg around[2] = {rows, s->best};
+            for (int k = 0; k < 1 + (s->best.ry > 1); k++)
                 for (int f = 0; f < 2 && around[k].band; f++) {
                     fdx_stencil_cfg c = around[k];
                     c.band = f ? c.band * 2 : c.band / 2;
-                    if (c.band >= 1) try_cfg(&s, c);
+                    if (c.band >= 1) try_cfg(s, c);
                 }
             fdx_stencil_cfg c = rows;
             c.minb = 384 / (c.tx * c.ty);
-            if (c.minb * c.tx * c.ty == 384) try_cfg(&s, c);
+            if (c.minb * c.tx * c.ty == 384) try_cfg(s, c);
         }
     }
     /* Stage 6 (rank 3, cp.async needs sm_80): the asynchronous march. */
-    if (cuda && ks->rank == 3 && dev->cc_major >= 8) async_stage(&s, dev, d, planes);
+    next_stage(s);
+    if (cuda && ks->rank == 3 && dev->cc_major >= 8) async_stage(s, dev, d, planes);
     /* Then x neighbours the other way, and a register cap (__launch_bounds__)
        for 512, 768 and 1024 resident threads per multiprocessor: more
        threads, fewer registers each. */
+    next_stage(s);
     if (cuda) {
-        fdx_stencil_cfg base = s.best, c = base;
+        fdx_stencil_cfg base = s->best, c = base;
         c.xv = !c.xv;
-        try_cfg(&s, c);
+        try_cfg(s, c);
+        next_stage(s);
         static const int resident[] = {512, 768, 1024};
-        base = s.best;
+        base = s->best;
         for (int i = 0; i < 3; i++) {
             c = base;
             c.minb = resident[i] / (c.tx * c.ty);
-            if (c.minb * c.tx * c.ty == resident[i] && c.minb != base.minb) try_cfg(&s, c);
+            if (c.minb * c.tx * c.ty == resident[i] && c.minb != base.minb) try_cfg(s, c);
         }
     }
-    *best = s.best;
+}
+
+/* The model's first candidates (a first run measures only these, in one
+   batch): the default, then by the H100 rounds' winners (docs/notes/
+   stencil.md, rounds 5-8) for the stencil's family, with chunks from the
+   occupancy and wave models above (default_chunk, wave_chunks):
+   7-point (radius 1) one unrolled group of 2 planes at the widest vectors
+   (32x8, 64x4); the 25-point (rank 3, radius >= 3, cp.async) the
+   asynchronous march of 64x8 points two planes ahead at the wave model's
+   chunk (capped at 3 blocks, as round 7 picked), then its unrolled column
+   32x4 pd4 xv; radius 2 (heat order 4) a 2-plane group 32x4 with x
+   vectors; rank 2 one group of 4 planes 128x1 with and without x vectors.
+   Then, for every family, the pipelined march of 4-plane groups and the
+   other group lengths.  The CPU's rows a task go from the default towards
+   the rows whose planes fit in a core's share of the cache. */
+static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_cfg *out, int max)
+{
+    const fdx_stencil_kspec *ks = s->ks;
+    const int64_t *n3 = s->n3;
+    fdx_stencil_cfg d, c[24];
+    int n = 0, got = 0;
+    fdx_stencil_default_cfg(ks, dev, s->cuda, n3, &d);
+    c[n++] = d;
+    if (!s->cuda) {
+        static const int rows[] = {4, 32, 2, 64, 8, 128};
+        for (int i = 0; ks->rank == 3 && i < 6; i++) {
+            c[n] = d, c[n].by = rows[i];
+            c[n].chunk = default_chunk(ks, dev, 0, n3, &c[n]);
+            n++;
+        }
+    } else if (ks->rank >= 2) {
+        int vmax = max_vec(ks, n3[0]), planes = (int)(n3[2] - 2 * ks->radius);
+        fdx_stencil_cfg g2 = unrolled(s, dev, d, vmax, 2, 0, 0, 0), g4 = unrolled(s, dev, d, vmax, 4, 0, 0, 0);
+        if (ks->rank == 3 && ks->radius >= 3 && dev->cc_major >= 8) {
+            fdx_stencil_cfg a = d;
+            a.variant = FDX_SV_ASYNC, a.vec = vmax, a.pd = 2, a.tx = 64 / vmax, a.ty = 8;
+            a.zfast = a.pipe = a.win = a.xv = a.band = a.ry = a.zs = 0;
+            a.minb = 3;
+            int ch[2];
+            a.chunk = wave_chunks(s, dev, &a, planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &a);
+            c[n++] = a;
+            c[n] = g4, c[n].tx = 32, c[n].ty = 4, c[n].xv = vmax > 1, n++;
+        } else if (ks->rank == 3 && ks->radius == 2) {
+            c[n] = g2, c[n].tx = 32, c[n].ty = 4, c[n].xv = vmax > 1, n++;
+        } else if (ks->rank == 3) {
+            c[n] = g2, c[n].tx = 32, c[n].ty = 8, n++;
+            c[n] = g2, c[n].tx = 64, c[n].ty = 4, n++;
+        } else {
+            c[n] = g4, c[n].tx = 128, c[n].xv = 0, n++;
+            c[n] = g4, c[n].tx = 128, c[n].xv = vmax > 1, n++;
+        }
+        c[n++] = unrolled(s, dev, d, vmax, 4, 1, 1, 0);
+        c[n++] = g2;
+        c[n++] = g4;
+        c[n++] = unrolled(s, dev, d, vmax, 8, 0, 0, 0);
+    }
+    for (int i = 0; i < n && got < max; i++) {
+        if (!normalize(s, &c[i])) continue;
+        int seen = 0;
+        for (int k = 0; k < got && !seen; k++) seen = memcmp(&out[k], &c[i], sizeof c[i]) == 0;
+        if (!seen) out[got++] = c[i];
+    }
+    return got;
+}
+
+/* Times a batch (compiled ahead, in parallel, where the tuner can) and
+   journals each time; a configuration that cannot run is journaled as
+   INFINITY, so it is not tried again. */
+typedef struct run_state {
+    int warmed, measured;
+    fdx_status first_failure; /* and its message: the error when nothing runs */
+    char why[512];
+} run_state;
+
+static void measure(const fdx_stencil_tuner *t, int cuda, fdx_stencil_journal *j, const fdx_stencil_cfg *cfg, int n,
+                    run_state *r)
+{
+    if (t->prepare && n > 1) t->prepare(t->arg, cfg, n);
+    for (int i = 0; i < n && j->n < FDX_STENCIL_JOURNAL_MAX; i++) {
+        double ms = INFINITY;
+        char text[96];
+        fdx_stencil_cfg_text(&cfg[i], cuda, text, sizeof text);
+        /* The run's first trial pays for first touches, thread start-up
+           and clocks ramping: it runs once more before it counts. */
+        if (!r->warmed && t->trial(t->arg, &cfg[i], &ms) != FDX_OK) fdx_clear_error();
+        r->warmed = 1;
+        fdx_status st = t->trial(t->arg, &cfg[i], &ms);
+        if (st != FDX_OK) {
+            FDX_DEBUG("tuning: %s cannot run: %s", text, fdx_last_error());
+            if (r->first_failure == FDX_OK)
+                r->first_failure = st, snprintf(r->why, sizeof r->why, "%s: %s", text, fdx_last_error());
+            fdx_clear_error();
+            ms = INFINITY;
+        } else {
+            FDX_INFO("tuning: %-32s %.4f ms", text, ms);
+        }
+        j->cfg[j->n] = cfg[i];
+        j->ms[j->n++] = ms;
+        r->measured++;
+    }
+}
+
+fdx_status fdx_stencil_tune_step(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda,
+                                 const int64_t n3[3], const fdx_stencil_tuner *t, fdx_stencil_journal *j,
+                                 fdx_stencil_cfg *best, int *measured)
+{
+    int budget = t->budget > 0 ? t->budget : FDX_STENCIL_JOURNAL_MAX;
+    run_state r = {0, 0, FDX_OK, ""};
+    *measured = 0;
+    if (j->complete) {
+        *best = j->best;
+        return FDX_OK;
+    }
+    fdx_stencil_cfg want[FDX_STENCIL_JOURNAL_MAX];
+    if (j->n == 0 && t->budget > 0) {
+        search m;
+        search_init(&m, ks, n3, cuda, j, NULL, 0);
+        int n = model_candidates(&m, dev, want, budget);
+        measure(t, cuda, j, want, n, &r);
+    }
+    for (;;) {
+        search s;
+        int room = FDX_STENCIL_JOURNAL_MAX - j->n;
+        search_init(&s, ks, n3, cuda, j, want, budget - r.measured < room ? budget - r.measured : room);
+        search_run(&s, dev);
+        *measured = r.measured;
+        if (!s.unknown) {
+            if (s.best_ms == INFINITY)
+                return fdx_fail(r.first_failure != FDX_OK ? r.first_failure : FDX_ERR_INTERNAL,
+                                "tuning: no configuration of the stencil could run (%s)",
+                                r.why[0] ? r.why : "all failed in earlier runs; --tune force retries");
+            j->complete = 1;
+            j->best = *best = s.best;
+            return FDX_OK;
+        }
+        if (s.nwant == 0) break; /* this run's budget is spent (or the journal is full) */
+        measure(t, cuda, j, want, s.nwant, &r);
+    }
+    /* Partial: the fastest measured so far, else the default. */
+    double best_ms = INFINITY;
+    fdx_stencil_default_cfg(ks, dev, cuda, n3, best);
+    for (int i = 0; i < j->n; i++)
+        if (j->ms[i] < best_ms) *best = j->cfg[i], best_ms = j->ms[i];
+    *measured = r.measured;
     return FDX_OK;
+}
+
+fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda, const int64_t n3[3],
+                            fdx_stencil_trial_fn trial, void *arg, fdx_stencil_cfg *best)
+{
+    fdx_stencil_journal *j = calloc(1, sizeof *j);
+    FDX_CHECK(j, FDX_ERR_NOMEM, "out of memory for the tuning journal");
+    fdx_stencil_tuner t = {trial, NULL, arg, 0};
+    int measured;
+    fdx_status st = fdx_stencil_tune_step(ks, dev, cuda, n3, &t, j, best, &measured);
+    free(j);
+    return st;
 }
 
 static int log2_bucket(int64_t n)

@@ -12,8 +12,50 @@ typedef fdx_status (*fdx_stencil_trial_fn)(void *arg, const fdx_stencil_cfg *cfg
 FDX_HIDDEN void fdx_stencil_default_cfg(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda,
                                         const int64_t n3[3], fdx_stencil_cfg *cfg);
 
-/* Coordinate search from the default: strategy and vector width, then block
-   shape, then chunk; each stage keeps the fastest.  *best is the winner. */
+/* Compiles a batch of configurations ahead of their trials (in parallel
+   threads); failures are left for the trial to report. */
+typedef void (*fdx_stencil_prepare_fn)(void *arg, const fdx_stencil_cfg *cfgs, int n);
+
+/* How the tuner measures: the trial (the stencil engine's times a launch;
+   tests give a deterministic fake timer here, the documented way to drive
+   the search without a device), an optional batch compiler, and the budget:
+   at most this many configurations measured per call (0: no limit, the
+   whole search at once). */
+typedef struct fdx_stencil_tuner {
+    fdx_stencil_trial_fn trial;
+    fdx_stencil_prepare_fn prepare;
+    void *arg;
+    int budget;
+} fdx_stencil_tuner;
+
+/* Everything measured for one tuning key, kept in its .tune file so a search
+   spread over several runs resumes where it stopped. */
+#define FDX_STENCIL_JOURNAL_MAX 256
+typedef struct fdx_stencil_journal {
+    int n;
+    int complete;         /* the whole search has run; best is its choice */
+    fdx_stencil_cfg best;
+    fdx_stencil_cfg cfg[FDX_STENCIL_JOURNAL_MAX];
+    double ms[FDX_STENCIL_JOURNAL_MAX]; /* INFINITY: could not run */
+} fdx_stencil_journal;
+
+/* One run's share of the search.  With an empty journal and a budget, the
+   model's first candidates (the default first) are measured in one batch.
+   Then the coordinate search (strategy and vector width, block shape, group
+   length, chunk, bands, rows a thread, the asynchronous march, register
+   caps; each stage keeps the fastest) is replayed against the journal:
+   configurations it has timed cost nothing, new ones are measured in
+   batches (a stage's candidates at once) until the budget is spent.  When
+   the replay meets no unmeasured configuration the journal is complete and
+   *best is the search's choice, the same as one unlimited run would make
+   with these times; until then *best is the fastest measured so far.
+   *measured: configurations timed in this call (each trial once, plus one
+   warm-up of the first). */
+FDX_HIDDEN fdx_status fdx_stencil_tune_step(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda,
+                                            const int64_t n3[3], const fdx_stencil_tuner *t,
+                                            fdx_stencil_journal *j, fdx_stencil_cfg *best, int *measured);
+
+/* The whole search in one call (no budget, a fresh journal). */
 FDX_HIDDEN fdx_status fdx_stencil_tune(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda,
                                        const int64_t n3[3], fdx_stencil_trial_fn trial, void *arg,
                                        fdx_stencil_cfg *best);

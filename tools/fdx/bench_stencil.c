@@ -6,6 +6,7 @@
    this process. */
 #include "cmd_stencil.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,121 +14,120 @@
 #define F64 FDX_FLOAT64
 #define APPLY FDX_UPDATE_APPLY
 #define WAVE FDX_UPDATE_WAVE
+/* One named case: name, rank, {extents}, order, update, coefficient array, element type, repetitions. */
+#define CASE(nm, rk, ext, ord, upd, cf, ty, rp)                                                            \
+    { .name = nm, .rank = rk, .shape = ext, .order = ord, .update = upd, .coef = cf, .dtype = ty, .reps = rp }
+#define EXT(...) {__VA_ARGS__}
 
 static const stencil_case gpu_cases[] = {
-    {"lap7_f64_512", 3, {512, 512, 512}, 2, APPLY, 0, F64, 20},
-    {"lap7_f64_1024", 3, {1024, 1024, 1024}, 2, APPLY, 0, F64, 20},
-    {"lap7_f32_1024", 3, {1024, 1024, 1024}, 2, APPLY, 0, F32, 20},
-    {"lap7_f64_1000x600x300", 3, {1000, 600, 300}, 2, APPLY, 0, F64, 20},
-    {"lap7_f32_513x257x255", 3, {513, 257, 255}, 2, APPLY, 0, F32, 20},
+    CASE("lap7_f64_512", 3, EXT(512, 512, 512), 2, APPLY, 0, F64, 20),
+    CASE("lap7_f64_1024", 3, EXT(1024, 1024, 1024), 2, APPLY, 0, F64, 20),
+    CASE("lap7_f32_1024", 3, EXT(1024, 1024, 1024), 2, APPLY, 0, F32, 20),
+    CASE("lap7_f64_1000x600x300", 3, EXT(1000, 600, 300), 2, APPLY, 0, F64, 20),
+    CASE("lap7_f32_513x257x255", 3, EXT(513, 257, 255), 2, APPLY, 0, F32, 20),
     /* Its aligned twin: the same size with rows of whole vectors, to tell
        the cost of odd widths from that of a small problem. */
-    {"lap7_f32_512x256x256", 3, {512, 256, 256}, 2, APPLY, 0, F32, 20},
-    {"star25_f64_512", 3, {512, 512, 512}, 8, APPLY, 0, F64, 20},
-    {"wave2d_o8_f32_16384", 2, {16384, 16384}, 8, WAVE, 0, F32, 20},
-    {"wave2d_o8_f32_12000x9000", 2, {12000, 9000}, 8, WAVE, 0, F32, 20},
-    {"heat_o4_coef_f32_512", 3, {512, 512, 512}, 4, FDX_UPDATE_HEAT, 1, F32, 20},
+    CASE("lap7_f32_512x256x256", 3, EXT(512, 256, 256), 2, APPLY, 0, F32, 20),
+    CASE("star25_f64_512", 3, EXT(512, 512, 512), 8, APPLY, 0, F64, 20),
+    CASE("wave2d_o8_f32_16384", 2, EXT(16384, 16384), 8, WAVE, 0, F32, 20),
+    CASE("wave2d_o8_f32_12000x9000", 2, EXT(12000, 9000), 8, WAVE, 0, F32, 20),
+    CASE("heat_o4_coef_f32_512", 3, EXT(512, 512, 512), 4, FDX_UPDATE_HEAT, 1, F32, 20),
 };
 
 static const stencil_case cpu_cases[] = {
-    {"lap7_f64_512", 3, {512, 512, 512}, 2, APPLY, 0, F64, 20},
-    {"lap7_f32_1000x600x300", 3, {1000, 600, 300}, 2, APPLY, 0, F32, 20},
-    {"star25_f64_256", 3, {256, 256, 256}, 8, APPLY, 0, F64, 20},
-    {"wave2d_o8_f32_8192", 2, {8192, 8192}, 8, WAVE, 0, F32, 20},
+    CASE("lap7_f64_512", 3, EXT(512, 512, 512), 2, APPLY, 0, F64, 20),
+    CASE("lap7_f32_1000x600x300", 3, EXT(1000, 600, 300), 2, APPLY, 0, F32, 20),
+    CASE("star25_f64_256", 3, EXT(256, 256, 256), 8, APPLY, 0, F64, 20),
+    CASE("wave2d_o8_f32_8192", 2, EXT(8192, 8192), 8, WAVE, 0, F32, 20),
 };
 
 /* --quick: small shapes of the same kinds, for tests on any machine. */
 static const stencil_case quick_cases[] = {
-    {"lap7_f64_quick", 3, {66, 35, 40}, 2, APPLY, 0, F64, 3},
-    {"star25_f32_quick", 3, {41, 30, 27}, 8, APPLY, 0, F32, 3},
-    {"wave2d_o8_f32_quick", 2, {301, 77}, 8, WAVE, 0, F32, 3},
-    {"heat_o4_coef_f64_quick", 1, {5001}, 4, FDX_UPDATE_HEAT, 1, F64, 3},
+    CASE("lap7_f64_quick", 3, EXT(66, 35, 40), 2, APPLY, 0, F64, 3),
+    CASE("star25_f32_quick", 3, EXT(41, 30, 27), 8, APPLY, 0, F32, 3),
+    CASE("wave2d_o8_f32_quick", 2, EXT(301, 77), 8, WAVE, 0, F32, 3),
+    CASE("heat_o4_coef_f64_quick", 1, EXT(5001), 4, FDX_UPDATE_HEAT, 1, F64, 3),
 };
 
-/* Whether `name` is in the comma-separated list (NULL: every case). */
-static int selected(const char *list, const char *name)
+/* The random-stencil suite (issue 22): 2D and 3D, orders 2-12, Laplacian,
+   heat (half with a coefficient array) and wave, float and double, points
+   log-uniform from 32^3 to 1024^3 (2D the same counts), extents drawn
+   around the cube root (square root) and mostly odd. */
+enum { MAX_RANDOM = 1000 };
+
+static uint64_t next(uint64_t *s)
 {
-    if (!list) return 1;
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && strncmp(p, name, n) == 0) return 1;
-        p += len + (e != NULL);
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static double uniform(uint64_t *s) { return (double)(next(s) >> 11) * (1.0 / 9007199254740992.0); }
+
+static void random_case(stencil_case *c, int i, long seed, uint64_t *s)
+{
+    static char names[MAX_RANDOM][24];
+    static const fdx_stencil_update ops[] = {APPLY, FDX_UPDATE_HEAT, WAVE};
+    memset(c, 0, sizeof *c);
+    c->rank = 2 + (int)(next(s) % 2);
+    c->order = 2 * (1 + (int)(next(s) % 6));
+    c->update = ops[next(s) % 3];
+    c->coef = c->update == FDX_UPDATE_HEAT && next(s) % 2;
+    c->dtype = next(s) % 2 ? F64 : F32;
+    const double points = pow(32.0, 3) * pow(32768.0, uniform(s)); /* 32^3 .. 1024^3 */
+    double prod = 1, drawn[3];
+    for (int d = 0; d < c->rank; d++) prod *= drawn[d] = pow(4.0, uniform(s) - 0.5); /* aspect 1/2 .. 2 */
+    const double side = pow(points / prod, 1.0 / c->rank);
+    for (int d = 0; d < c->rank; d++) {
+        int64_t e = (int64_t)(side * drawn[d]);
+        if (next(s) % 4) e |= 1; /* three in four odd */
+        c->shape[d] = e < 2 * c->order + 3 ? 2 * c->order + 3 : e;
     }
-    return 0;
+    c->reps = 20;
+    snprintf(names[i], sizeof names[i], "rs%ld-%03d", seed, i);
+    c->name = names[i];
+    c->suite = "random-stencil";
+    c->seed = seed;
+}
+
+static void random_suite(void *out, long count, long seed)
+{
+    uint64_t s = 0x9E3779B97F4A7C15ULL ^ (uint64_t)seed;
+    for (long i = 0; i < count; i++) random_case((stencil_case *)out + i, (int)i, seed, &s);
+}
+
+static void describe(const void *which)
+{
+    const stencil_case *c = which;
+    printf("  %s order %d %s%s", fdx_dtype_name(c->dtype), c->order, stencil_op_name(c->update), c->coef ? "+coef" : "");
+    for (int d = 0; d < c->rank; d++) printf("%s%lld", d ? "x" : "  ", (long long)c->shape[d]);
+}
+
+static int run(fdx_ctx *ctx, const char *cmd, const void *which, int json, int reps, double copy_gbps)
+{
+    stencil_case c = *(const stencil_case *)which;
+    if (reps) c.reps = reps;
+    double have = (double)fdx_ctx_memory(ctx);
+    if (stencil_case_bytes(&c) > 0.85 * have) {
+        fprintf(stderr, "fdx %s: skipping %s: needs %.1f GiB, the device has %.1f GiB\n", cmd, c.name,
+                stencil_case_bytes(&c) / (1 << 30), have / (1 << 30));
+        return CLI_OK;
+    }
+    return stencil_case_run(ctx, cmd, &c, NULL, json, copy_gbps);
 }
 
 int bench_stencil(int argc, char **argv)
 {
-    static const char *CMD = "bench stencil";
-    const char *json = NULL, *quick = NULL, *cases = NULL, *reps_s = NULL, *list = NULL;
-    const cli_flag flags[] = {
-        {"json", NULL, "one JSON record per case (JSON Lines) instead of the table", &json},
-        {"quick", NULL, "small shapes of the same kinds (seconds, for tests)", &quick},
-        {"cases", "A,B", "only these cases (see --list)", &cases},
-        {"reps", "N", "timed repetitions per case [20]", &reps_s},
-        {"list", NULL, "list the cases of this backend and exit", &list},
-        {NULL, NULL, NULL, NULL},
-    };
-    fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--json] [--quick] [--cases A,B] [--reps N] [--list]", flags, opts);
-    fdx_ctx *ctx = NULL;
-    if (rc >= 0) goto done;
-    long reps = 0;
-    fdx_status st;
-    if (reps_s && (st = cli_parse_int("--reps", reps_s, 1, 100000, &reps)) != FDX_OK) {
-        rc = cli_usage_error(CMD, "%s", fdx_last_error());
-        goto done;
-    }
-    if (list && (cases || reps_s || json)) {
-        rc = cli_usage_error(CMD, "--list prints the case names only: --%s has no effect with it",
-                             cases ? "cases" : reps_s ? "reps" : "json");
-        goto done;
-    }
-    if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) {
-        rc = cli_fail(CMD, st);
-        goto done;
-    }
-    int cuda = fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA;
-    const stencil_case *tab = quick ? quick_cases : cuda ? gpu_cases : cpu_cases;
-    size_t ncases = quick ? sizeof quick_cases / sizeof *quick_cases
-                          : cuda ? sizeof gpu_cases / sizeof *gpu_cases : sizeof cpu_cases / sizeof *cpu_cases;
-    if (list) {
-        for (size_t i = 0; i < ncases; i++) printf("%s\n", tab[i].name);
-        rc = CLI_OK;
-        goto done;
-    }
-    int any = 0;
-    for (size_t i = 0; i < ncases; i++) any |= selected(cases, tab[i].name);
-    if (!any) {
-        rc = cli_usage_error(CMD, "--cases '%s' names no case of the %s backend (see --list)", cases,
-                             fdx_backend_kind_name(fdx_ctx_backend(ctx)));
-        goto done;
-    }
-    double copy_gbps;
-    if ((st = stencil_copy_gbps(ctx, quick ? 0 : (double)(1u << 30), &copy_gbps)) != FDX_OK) {
-        rc = cli_fail(CMD, st);
-        goto done;
-    }
-    if (!json) stencil_table_header();
-    rc = CLI_OK;
-    double have = (double)fdx_ctx_memory(ctx);
-    for (size_t i = 0; i < ncases; i++) {
-        if (!selected(cases, tab[i].name)) continue;
-        stencil_case c = tab[i];
-        if (reps) c.reps = (int)reps;
-        if (stencil_case_bytes(&c) > 0.85 * have) {
-            fprintf(stderr, "fdx %s: skipping %s: needs %.1f GiB, the device has %.1f GiB\n", CMD, c.name,
-                    stencil_case_bytes(&c) / (1 << 30), have / (1 << 30));
-            continue;
-        }
-        int r = stencil_case_run(ctx, CMD, &c, json != NULL, copy_gbps);
-        if (r != CLI_OK && rc == CLI_OK) rc = r;
-    }
-done:
-    fdx_ctx_destroy(&ctx);
-    fdx_options_destroy(&opts);
-    return rc;
+#define N(t) (sizeof t / sizeof *t)
+    static const bench_suite suite = {.cmd = "bench stencil", .reps_help = "timed repetitions per case [20]",
+                                      .gpu = gpu_cases, .cpu = cpu_cases, .quick = quick_cases,
+                                      .ngpu = N(gpu_cases), .ncpu = N(cpu_cases), .nquick = N(quick_cases),
+                                      .elem = sizeof(stencil_case), .run = run, .header = stencil_table_header,
+                                      .random = random_suite, .max_random = MAX_RANDOM, .default_count = 100,
+                                      .describe = describe,
+                                      .random_help = "the space: 2D/3D, orders 2-12, laplacian/heat/wave, "
+                                                     "float/double, 32^3-1024^3 points, odd extents"};
+#undef N
+    return bench_suite_main(&suite, argc, argv);
 }

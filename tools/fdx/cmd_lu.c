@@ -4,6 +4,7 @@
    the timed SSOR iterations, then error and pintgr; verified against NPB's
    reference norms within 1e-8 relative; NPB's report or one JSON record. */
 #include "cli.h"
+#include "backends/fdx_backend.h"
 #include "core/fdx_json.h"
 #include "lu.h"
 
@@ -18,6 +19,7 @@ static const char *CMD = "lu";
 typedef struct lu_result {
     double xcr[5], xce[5], xci, seconds, section[LU_NSECTIONS];
     char layouts[5][48];      /* u, rsd, frct, rho_i, qs after the run */
+    fdx_loop_moves moves, timed_moves; /* the run's layout moves, those of the timed SSOR */
 } lu_result;
 
 static void layout_text(fdx_array *a, char *buf, size_t cap)
@@ -32,14 +34,18 @@ static void layout_text(fdx_array *a, char *buf, size_t cap)
     if (n > 0 && (size_t)n < cap) snprintf(buf + n, cap - (size_t)n, ")%s%s", l.diag ? " " : "", l.diag ? fdx_diag_name(l.diag) : "");
 }
 
-/* One benchmark run, NPB's main program. */
-static fdx_status run(fdx_ctx *ctx, const lu_class *c, int itmax, int autotfm, lu_result *r)
+/* One benchmark run, NPB's main program; timers 0: no waits but for the
+   norms (lu.timers). */
+static fdx_status run(fdx_ctx *ctx, const lu_class *c, int itmax, int autotfm, int timers, lu_result *r)
 {
     lu *p = NULL;
     fdx_status st;
     FDX_TRY(lu_create(ctx, c->n, c->n, c->n, c->dt, 1.2, autotfm, &p));
+    p->timers = timers;
     FDX_TRY_GOTO(st, lu_benchmark(p, itmax, r->xcr, r->xce, &r->xci, &r->seconds), done);
     memcpy(r->section, p->section, sizeof r->section);
+    lu_move_stats(p, &r->moves);
+    r->timed_moves = p->timed_moves;
     fdx_array *arrs[5] = {p->u, p->rsd, p->frct, p->rho_i, p->qs};
     for (int a = 0; a < 5; a++) layout_text(arrs[a], r->layouts[a], sizeof r->layouts[a]);
 done:
@@ -55,7 +61,9 @@ static fdx_status run_dist(const fdx_options *opts, const lu_class *c, int itmax
     lu_dist *p = NULL;
     FDX_TRY(lu_dist_create(opts, units, c->n, c->n, c->n, c->dt, 1.2, &p));
     fdx_status st = lu_dist_benchmark(p, itmax, r->xcr, r->xce, &r->xci, &r->seconds, r->section);
-    for (int a = 0; a < 5; a++) snprintf(r->layouts[a], sizeof r->layouts[a], "plain (distributed blocks)");
+    /* the layouts of this process's first block */
+    for (int a = 0; a < 5; a++) layout_text(fdx_darray_local(lu_dist_array(p, a), 0), r->layouts[a], sizeof r->layouts[a]);
+    lu_dist_move_stats(p, &r->moves);
     *proc = lu_dist_proc(p);
     *total = lu_dist_units(p);
     lu_dist_destroy(&p);
@@ -86,6 +94,7 @@ static int verify(const lu_class *c, const lu_result *r, int print)
 int cmd_lu(int argc, char **argv)
 {
     const char *class_s = "S", *json = NULL, *gpus_s = "1", *compare = NULL, *iters_s = NULL, *scope_s = "all";
+    const char *timers_s = "on";
     const cli_flag flags[] = {
         {"class", "S|W|A|B|C", "NPB problem class [S]", &class_s},
         {"gpus", "K", "GPUs per process (CPU units with --backend cpu); K > 1 or mpirun: the grid split along z, "
@@ -96,14 +105,17 @@ int cmd_lu(int argc, char **argv)
          "the anti-diagonals the sweeps' layout stores together [all]",
          &scope_s},
         {"compare-autotfm", NULL, "also run with autotfm off and report speedup_autotfm", &compare},
+        {"timers", "on|off", "NPB's section timers: wait for the device after every routine; off: queue the loops "
+                             "on a stream, wait only for the norms (one unit) [on]", &timers_s},
         {"json", NULL, "print one JSON record instead of NPB's report", &json},
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--gpus K] [--autotfm-scope all|sweeps|diagonal] [--compare-autotfm] [--steps N] [--json]",
+    int rc = cli_parse(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--gpus K] [--autotfm-scope all|sweeps|diagonal] [--compare-autotfm] [--timers on|off] [--steps N] [--json]",
                        flags, opts);
     fdx_ctx *ctx = NULL;
+    void *stream = NULL; /* --timers off on CUDA */
     if (rc >= 0) goto done;
     const lu_class *c = strlen(class_s) == 1 ? lu_class_find((char)toupper((unsigned char)class_s[0])) : NULL;
     if (!c) {
@@ -128,9 +140,20 @@ int cmd_lu(int argc, char **argv)
         rc = cli_usage_error(CMD, "--%s has no effect with --autotfm off", compare ? "compare-autotfm" : "autotfm-scope");
         goto done;
     }
+    char autotfm_on[16]; /* the run's setting (the comparison changes opts) */
+    snprintf(autotfm_on, sizeof autotfm_on, "%s", autotfm ? autotfm : "on");
     int dist = gpus > 1 || getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK");
-    if (dist && compare) {
-        rc = cli_usage_error(CMD, "--compare-autotfm needs one unit (--gpus 1, no mpirun): distributed blocks keep the plain layout");
+    int timers = strcmp(timers_s, "on") == 0;
+    if (!timers && strcmp(timers_s, "off") != 0) {
+        rc = cli_usage_error(CMD, "--timers %s is not on or off", timers_s);
+        goto done;
+    }
+    if (dist && !timers) {
+        rc = cli_usage_error(CMD, "--timers off: distributed runs (--gpus K > 1, mpirun) time every routine");
+        goto done;
+    }
+    if (dist && scope > 0) {
+        rc = cli_usage_error(CMD, "--autotfm-scope %s: distributed runs (--gpus K > 1, mpirun) plan every loop (all)", scope_s);
         goto done;
     }
     if (gpus > c->n - 2) {
@@ -144,20 +167,29 @@ int cmd_lu(int argc, char **argv)
     setenv("FDX_LOOP_LINES", "0", 0);
     fdx_status st;
     if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) goto fail;
+    if (!timers && fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA) {
+        /* loops on a context stream return once queued */
+        if ((st = fdx_ctx_ops(ctx)->stream_create(&stream)) != FDX_OK || (st = fdx_ctx_set_stream(ctx, stream)) != FDX_OK)
+            goto fail;
+    }
     lu_result on, off;
     memset(&on, 0, sizeof on);
     memset(&off, 0, sizeof off);
     int proc = 0, units = 1;
     if (dist) {
         if ((st = run_dist(opts, c, (int)itmax, (int)gpus, &on, &proc, &units)) != FDX_OK) goto fail;
-    } else if ((st = run(ctx, c, (int)itmax, scope, &on)) != FDX_OK) {
+        /* every process runs the comparison (the loops are collective) */
+        if (compare && ((st = fdx_options_set(opts, "autotfm", "off")) != FDX_OK ||
+                        (st = run_dist(opts, c, (int)itmax, (int)gpus, &off, &proc, &units)) != FDX_OK))
+            goto fail;
+    } else if ((st = run(ctx, c, (int)itmax, scope, timers, &on)) != FDX_OK) {
         goto fail;
     }
     if (proc != 0) { /* rank 0 reports and verifies for the job */
         rc = CLI_OK;
         goto done;
     }
-    if (compare && (st = run(ctx, c, (int)itmax, 0, &off)) != FDX_OK) goto fail;
+    if (compare && !dist && (st = run(ctx, c, (int)itmax, 0, timers, &off)) != FDX_OK) goto fail;
     /* NPB verifies only the class's own iteration count */
     int verified = verify(c, &on, !json) && itmax == c->itmax;
     if (compare) verified &= verify(c, &off, 0);
@@ -175,17 +207,34 @@ int cmd_lu(int argc, char **argv)
         fdx_json_int(&j, "iterations", itmax);
         fdx_json_num(&j, "time_s", on.seconds);
         fdx_json_num(&j, "mops", mops);
-        fdx_json_str(&j, "autotfm", fdx_options_get(opts, "autotfm"));
+        fdx_json_str(&j, "autotfm", autotfm_on);
         fdx_json_str(&j, "autotfm_scope", scope_s);
         fdx_json_str(&j, "hyperplanes", strcmp(getenv("FDX_LOOP_LINES"), "0") ? "warp per line" : "thread per point");
         if (compare) {
             fdx_json_num(&j, "time_no_autotfm_s", off.seconds);
             fdx_json_num(&j, "speedup_autotfm", off.seconds / on.seconds);
         }
-        fdx_json_begin(&j, "sections_s");
-        const char *sn[LU_NSECTIONS] = {"rhs", "blts", "buts", "add", "l2norm"};
-        for (int q = 0; q < LU_NSECTIONS; q++) fdx_json_num(&j, sn[q], on.section[q]);
-        fdx_json_end(&j);
+        fdx_json_bool(&j, "timers", timers);
+        if (timers) {
+            fdx_json_begin(&j, "sections_s");
+            const char *sn[LU_NSECTIONS] = {"rhs", "blts", "buts", "add", "l2norm"};
+            for (int q = 0; q < LU_NSECTIONS; q++) fdx_json_num(&j, sn[q], on.section[q]);
+            fdx_json_end(&j);
+        }
+        {
+            /* autotfm's moves: transforms (data moved), relabels (nothing
+               moved), bytes read + written; whole run and timed SSOR (one
+               unit), this process's blocks (distributed) */
+            const fdx_loop_moves *mv[2] = {&on.moves, &on.timed_moves};
+            const char *mn[2] = {"layout_moves", "layout_moves_timed"};
+            for (int q = 0; q < (dist ? 1 : 2); q++) {
+                fdx_json_begin(&j, mn[q]);
+                fdx_json_int(&j, "transforms", mv[q]->transforms);
+                fdx_json_int(&j, "relabels", mv[q]->relabels);
+                fdx_json_num(&j, "bytes", (double)mv[q]->bytes);
+                fdx_json_end(&j);
+            }
+        }
         fdx_json_begin(&j, "layouts");
         const char *an[5] = {"u", "rsd", "frct", "rho_i", "qs"};
         for (int a = 0; a < 5; a++) fdx_json_str(&j, an[a], on.layouts[a]);
@@ -206,8 +255,9 @@ int cmd_lu(int argc, char **argv)
         printf(" Backend         = %24s\n", backend);
         printf(" Device          = %s\n", fdx_ctx_device_name(ctx));
         printf(" Layouts         = u %s, rsd %s, rho_i %s\n", on.layouts[0], on.layouts[1], on.layouts[3]);
-        printf(" Sections (s)    = rhs %.3f, blts %.3f, buts %.3f, add %.3f, l2norm %.3f\n", on.section[LU_T_RHS],
-               on.section[LU_T_BLTS], on.section[LU_T_BUTS], on.section[LU_T_ADD], on.section[LU_T_L2NORM]);
+        if (timers)
+            printf(" Sections (s)    = rhs %.3f, blts %.3f, buts %.3f, add %.3f, l2norm %.3f\n", on.section[LU_T_RHS],
+                   on.section[LU_T_BLTS], on.section[LU_T_BUTS], on.section[LU_T_ADD], on.section[LU_T_L2NORM]);
         if (compare)
             printf(" autotfm off     = %24.2f s (speedup %.2fx)\n", off.seconds, off.seconds / on.seconds);
         printf(" Verification    = %24s\n", verified ? "SUCCESSFUL" : "UNSUCCESSFUL");
@@ -218,6 +268,10 @@ int cmd_lu(int argc, char **argv)
 fail:
     rc = cli_fail(CMD, st);
 done:
+    if (stream) {
+        fdx_ctx_set_stream(ctx, NULL);
+        fdx_ctx_ops(ctx)->stream_destroy(stream);
+    }
     fdx_ctx_destroy(&ctx);
     fdx_options_destroy(&opts);
     fdx_dist_finalize();

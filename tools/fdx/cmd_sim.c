@@ -9,6 +9,71 @@
 
 #define MAX_FLAGS 48
 
+/* The run's config: a checkpoint's (with --restart), then the config
+   file, then the flags, each overriding the one before. */
+static fdx_status config_from_flags(fdx_sim_kind kind, const cli_flag *flags, const char *const *values, int first_key,
+                                    int nf, const char *config, fdx_sim_config **out)
+{
+    fdx_sim_config *cfg = NULL;
+    fdx_status st = fdx_sim_config_create(kind, &cfg);
+    int restart_flag = -1;
+    for (int i = first_key; i < nf; i++)
+        if (strcmp(flags[i].name, "restart") == 0) restart_flag = i;
+    if (st == FDX_OK && restart_flag >= 0 && values[restart_flag])
+        st = fdx_sim_config_from_checkpoint(cfg, values[restart_flag]);
+    if (st == FDX_OK && config) st = fdx_sim_config_load(cfg, config);
+    for (int i = first_key; st == FDX_OK && i < nf; i++) {
+        if (!values[i]) continue;
+        int is_switch = !flags[i].metavar;
+        if (!values[i][0] && (strcmp(flags[i].name, "output") == 0 || strcmp(flags[i].name, "restart") == 0)) {
+            st = fdx_fail(FDX_ERR_INVALID, "--%s: the directory name is empty", flags[i].name);
+            break;
+        }
+        /* An empty value is never meaningful on the command line (the default
+           is the flag left out): refused, not silently the default. */
+        if (!values[i][0] && !is_switch) {
+            st = fdx_fail(FDX_ERR_INVALID, "--%s: the value is empty", flags[i].name);
+            break;
+        }
+        st = fdx_sim_config_set(cfg, flags[i].name, is_switch ? "yes" : values[i]);
+        if (st != FDX_OK) {
+            char why[600];
+            snprintf(why, sizeof why, "%s", fdx_last_error());
+            st = fdx_fail(st, "--%s", why);
+        }
+    }
+    if (st != FDX_OK) fdx_sim_config_destroy(&cfg);
+    *out = cfg;
+    return st;
+}
+
+/* The summary table of a run. */
+static void print_table(const char *cmd, fdx_sim_kind kind, const fdx_sim_config *cfg, const fdx_sim *sim,
+                        const fdx_ctx *ctx, int gpus, const fdx_sim_result *res)
+{
+    const char *out = fdx_sim_config_get(cfg, "output");
+    const int64_t *n = fdx_sim_shape(sim);
+    char shape[64];
+    if (fdx_sim_rank(sim) == 3)
+        snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)n[0], (long long)n[1], (long long)n[2]);
+    else snprintf(shape, sizeof shape, "%lldx%lld", (long long)n[0], (long long)n[1]);
+    printf("fdx %s: %lld steps on %s %s (%s, %s)\n", cmd, (long long)res->steps, shape,
+           fdx_sim_config_get(cfg, "precision"), fdx_backend_kind_name(fdx_ctx_backend(ctx)), fdx_ctx_device_name(ctx));
+    if (gpus > 0)
+        printf("  units         %d (%d ranks), overlap %s\n", res->units, res->procs, fdx_sim_config_get(cfg, "overlap"));
+    printf("  time          %.3f s, %.4g ms a step, %.1f Mcells/s, %.1f GB/s effective\n", res->wall_s, 1e3 * res->step_s,
+           res->mcells_per_s, res->effective_gbps);
+    printf("  output wait   %.3f s\n", res->output_wait_s);
+    printf("  diagnostics   integral %.6g, max |u| %.6g", res->diag.integral, res->diag.max_abs);
+    if (kind == FDX_SIM_WAVE) printf(", energy %.6g", res->diag.energy);
+    if (kind == FDX_SIM_POISSON) printf(", last relative change %.3g", res->diag.change);
+    printf("\n");
+    printf("  checksum      sum %.17g, L2 %.17g\n", res->diag.sum, res->diag.l2);
+    if (out[0])
+        printf("  output        %s (summary.json%s)\n", out,
+               atoll(fdx_sim_config_get(cfg, "snapshot-every")) > 0 ? ", animation.gif, frames/" : "");
+}
+
 int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
 {
     const char *cmd = fdx_sim_kind_name(kind);
@@ -43,34 +108,7 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
     snprintf(usage, sizeof usage, "[--config FILE] [--KEY VALUE ...] [--json]");
     int rc = cli_parse(argc, argv, cmd, usage, flags, opts);
     if (rc >= 0) goto done;
-    fdx_status st = fdx_sim_config_create(kind, &cfg);
-    /* Order: a checkpoint's config, then the config file, then the flags. */
-    int restart_flag = -1;
-    for (int i = first_key; i < nf; i++)
-        if (strcmp(flags[i].name, "restart") == 0) restart_flag = i;
-    if (st == FDX_OK && restart_flag >= 0 && values[restart_flag])
-        st = fdx_sim_config_from_checkpoint(cfg, values[restart_flag]);
-    if (st == FDX_OK && config) st = fdx_sim_config_load(cfg, config);
-    for (int i = first_key; st == FDX_OK && i < nf; i++) {
-        if (!values[i]) continue;
-        int is_switch = !flags[i].metavar;
-        if (!values[i][0] && (strcmp(flags[i].name, "output") == 0 || strcmp(flags[i].name, "restart") == 0)) {
-            st = fdx_fail(FDX_ERR_INVALID, "--%s: the directory name is empty", flags[i].name);
-            break;
-        }
-        /* An empty value is never meaningful on the command line (the default
-           is the flag left out): refused, not silently the default. */
-        if (!values[i][0] && !is_switch) {
-            st = fdx_fail(FDX_ERR_INVALID, "--%s: the value is empty", flags[i].name);
-            break;
-        }
-        st = fdx_sim_config_set(cfg, flags[i].name, is_switch ? "yes" : values[i]);
-        if (st != FDX_OK) {
-            char why[600];
-            snprintf(why, sizeof why, "%s", fdx_last_error());
-            st = fdx_fail(st, "--%s", why);
-        }
-    }
+    fdx_status st = config_from_flags(kind, flags, values, first_key, nf, config, &cfg);
     if (st != FDX_OK) {
         rc = cli_fail(cmd, st);
         goto done;
@@ -103,30 +141,8 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
         goto done;
     }
     const char *out = fdx_sim_config_get(cfg, "output");
-    if (json) {
-        printf("%s\n", res.summary);
-    } else {
-        const int64_t *n = fdx_sim_shape(sim);
-        char shape[64];
-        if (fdx_sim_rank(sim) == 3)
-            snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)n[0], (long long)n[1], (long long)n[2]);
-        else snprintf(shape, sizeof shape, "%lldx%lld", (long long)n[0], (long long)n[1]);
-        printf("fdx %s: %lld steps on %s %s (%s, %s)\n", cmd, (long long)res.steps, shape,
-               fdx_sim_config_get(cfg, "precision"), fdx_backend_kind_name(fdx_ctx_backend(ctx)),
-               fdx_ctx_device_name(ctx));
-        if (gpus > 0) printf("  units         %d (%d ranks), overlap %s\n", res.units, res.procs,
-                             fdx_sim_config_get(cfg, "overlap"));
-        printf("  time          %.3f s, %.4g ms a step, %.1f Mcells/s, %.1f GB/s effective\n", res.wall_s,
-               1e3 * res.step_s, res.mcells_per_s, res.effective_gbps);
-        printf("  output wait   %.3f s\n", res.output_wait_s);
-        printf("  diagnostics   integral %.6g, max |u| %.6g", res.diag.integral, res.diag.max_abs);
-        if (kind == FDX_SIM_WAVE) printf(", energy %.6g", res.diag.energy);
-        if (kind == FDX_SIM_POISSON) printf(", last relative change %.3g", res.diag.change);
-        printf("\n");
-        printf("  checksum      sum %.17g, L2 %.17g\n", res.diag.sum, res.diag.l2);
-        if (out[0]) printf("  output        %s (summary.json%s)\n", out,
-                           atoll(fdx_sim_config_get(cfg, "snapshot-every")) > 0 ? ", animation.gif, frames/" : "");
-    }
+    if (json) printf("%s\n", res.summary);
+    else print_table(cmd, kind, cfg, sim, ctx, gpus, &res);
     rc = CLI_OK;
     if (res.interrupted) {
         fprintf(stderr, "fdx %s: interrupted at step %lld; %s\n", cmd, (long long)res.steps,

@@ -54,7 +54,7 @@ static double hashed(uint64_t i, uint64_t salt)
     return (double)(z >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 
-static void fill_random(fdx_array *a, uint64_t salt)
+void stencil_fill_random(fdx_array *a, uint64_t salt)
 {
     int64_t n = fdx_array_count(a);
     void *p = fdx_array_host(a);
@@ -133,6 +133,65 @@ static void verify(const stencil_case *c, const fdx_stencil_desc *d, fdx_array *
     res->max_err = max_err, res->worst = worst, res->bad = bad, res->checked = checked;
 }
 
+/* With boundary conditions: NaN in the frame of every face with a condition
+   before the first apply, so a ghost the pass leaves unwritten poisons the
+   interior next to it (and fails verify). */
+static void poison_frame(const stencil_case *c, const fdx_bc_desc *bc, fdx_array *u)
+{
+    int r = c->order / 2, dbl = c->dtype == FDX_FLOAT64;
+    int64_t n[3] = {c->shape[0], c->rank > 1 ? c->shape[1] : 1, c->rank > 2 ? c->shape[2] : 1};
+    void *p = fdx_array_host(u);
+#pragma omp parallel for schedule(static)
+    for (int64_t q = 0; q < n[0] * n[1] * n[2]; q++) {
+        int64_t x[3] = {q % n[0], q / n[0] % n[1], q / (n[0] * n[1])};
+        int ghost = 0;
+        for (int a = 0; a < c->rank; a++)
+            ghost |= (x[a] < r && bc->face[a][0].kind) || (x[a] >= n[a] - r && bc->face[a][1].kind);
+        if (!ghost) continue;
+        if (dbl) ((double *)p)[q] = NAN;
+        else ((float *)p)[q] = NAN;
+    }
+}
+
+/* The ghosts the pass wrote into u, each against its condition's formula
+   (include/fdx/boundary.h) from the unknown it mirrors or copies (unknowns
+   are not written by the pass, so u after the pass holds both); values
+   arrays are not used by the command.  Mismatches count as bad points. */
+static void verify_ghosts(const stencil_case *c, const fdx_bc_desc *bc, const fdx_stencil_desc *d, fdx_array *u,
+                          check *res)
+{
+    int r = c->order / 2, dbl = c->dtype == FDX_FLOAT64;
+    int64_t n[3] = {c->shape[0], c->rank > 1 ? c->shape[1] : 1, c->rank > 2 ? c->shape[2] : 1};
+    int64_t stride[3] = {1, n[0], n[0] * n[1]};
+    const void *p = fdx_array_host(u);
+    int64_t bad = 0, checked = 0;
+    for (int f = 0; f < 2 * c->rank; f++) {
+        int a = f / 2, side = f % 2;
+        const fdx_bc_face *face = &bc->face[a][side];
+        if (!face->kind) continue;
+        int64_t lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+        for (int b = 0; b < c->rank; b++) lo[b] = b == a ? 0 : r, hi[b] = b == a ? r : n[b] - r;
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : bad, checked)
+        for (int64_t z = lo[2]; z < hi[2]; z++)
+            for (int64_t y = lo[1]; y < hi[1]; y++)
+                for (int64_t x = lo[0]; x < hi[0]; x++) {
+                    int64_t idx[3] = {x, y, z}, k = idx[a], period = n[a] - 2 * r;
+                    int64_t ghost = side ? n[a] - r + k : r - 1 - k, from;
+                    if (face->kind == FDX_FACE_PERIODIC) from = side ? ghost - period : ghost + period;
+                    else from = side ? n[a] - r - 1 - k : r + k;
+                    idx[a] = ghost;
+                    int64_t q = idx[0] + n[0] * (idx[1] + n[1] * idx[2]), m = q + (from - ghost) * stride[a];
+                    double want = at(p, dbl, m), g = dbl ? face->value : (float)face->value;
+                    if (face->kind == FDX_FACE_DIRICHLET) want = 2 * g - want;
+                    if (face->kind == FDX_FACE_NEUMANN) want += (2 * k + 1) * d->h[a] * face->value;
+                    double got = at(p, dbl, q), tol = 4 * (dbl ? DBL_EPSILON : FLT_EPSILON) * (fabs(want) + fabs(g) + 1);
+                    checked++;
+                    bad += !(fabs(got - want) <= tol);
+                }
+    }
+    res->bad += bad, res->checked += checked;
+}
+
 typedef struct run {
     fdx_stencil *s;
     fdx_array *out, *u, *up, *cf;
@@ -157,11 +216,27 @@ static void shape_text(const stencil_case *c, char *buf, size_t n)
         len += snprintf(buf + len, n - (size_t)len, "%s%lld", d ? "x" : "", (long long)c->shape[d]);
 }
 
-static fdx_status print_record(fdx_ctx *ctx, const stencil_case *c, const fdx_stencil_desc *d, const char *config,
+void stencil_json_rates(fdx_json *j, const fdx_time_stats *t, double fetch, double write, double copy_gbps,
+                        double same_gbps)
+{
+    double eff = fdx_effective_gbps(fetch, write, t->median_ms);
+    fdx_json_time_ms(j, t);
+    fdx_json_begin(j, "bytes");
+    fdx_json_num(j, "fetch", fetch);
+    fdx_json_num(j, "write", write);
+    fdx_json_end(j);
+    fdx_json_num(j, "effective_gbps", eff);
+    fdx_json_num(j, "copy_gbps", copy_gbps);
+    fdx_json_num(j, "ratio_to_copy", eff / copy_gbps);
+    fdx_json_num(j, "copy_same_size_gbps", same_gbps);
+    fdx_json_num(j, "ratio_same_size", eff / same_gbps);
+}
+
+static fdx_status print_record(fdx_ctx *ctx, const stencil_case *c, const fdx_bc_desc *bc, const fdx_stencil_desc *d,
+                               const char *config,
                                const fdx_time_stats *t, double fetch, double write, double copy_gbps,
                                double same_gbps, const check *chk, int verified)
 {
-    double eff = fdx_effective_gbps(fetch, write, t->median_ms);
     fdx_json j;
     fdx_json_init(&j);
     fdx_json_record_head(&j, c->name, fdx_backend_kind_name(fdx_ctx_backend(ctx)),
@@ -171,23 +246,23 @@ static fdx_status print_record(fdx_ctx *ctx, const stencil_case *c, const fdx_st
     fdx_json_str(&j, "op", stencil_op_name(c->update));
     fdx_json_bool(&j, "coef", c->coef);
     fdx_json_str(&j, "config", config);
+    if (bc) {
+        char text[512];
+        fdx_bc_text(bc, c->rank, text, sizeof text);
+        fdx_json_str(&j, "boundary", text);
+    }
     fdx_json_str(&j, "tune", fdx_options_get(fdx_ctx_options(ctx), "tune"));
-    fdx_json_time_ms(&j, t);
-    fdx_json_begin(&j, "bytes");
-    fdx_json_num(&j, "fetch", fetch);
-    fdx_json_num(&j, "write", write);
-    fdx_json_end(&j);
-    fdx_json_num(&j, "effective_gbps", eff);
-    fdx_json_num(&j, "copy_gbps", copy_gbps);
-    fdx_json_num(&j, "ratio_to_copy", eff / copy_gbps);
-    fdx_json_num(&j, "copy_same_size_gbps", same_gbps);
-    fdx_json_num(&j, "ratio_same_size", eff / same_gbps);
+    stencil_json_rates(&j, t, fetch, write, copy_gbps, same_gbps);
     fdx_json_num(&j, "gpoints_per_s", (double)count_of(c) / (t->median_ms * 1e-3) / 1e9);
     fdx_json_bool(&j, "verified", verified);
     fdx_json_num(&j, "max_abs_error", chk->max_err);
     fdx_json_num(&j, "worst_error_over_tolerance", chk->worst);
     fdx_json_int(&j, "points_checked", chk->checked);
     fdx_json_num(&j, "alpha", d->alpha);
+    if (c->suite) {
+        fdx_json_str(&j, "suite", c->suite);
+        fdx_json_int(&j, "seed", c->seed);
+    }
     fdx_json_end(&j);
     fdx_status st = fdx_json_print(&j, stdout);
     fdx_json_free(&j);
@@ -195,25 +270,32 @@ static fdx_status print_record(fdx_ctx *ctx, const stencil_case *c, const fdx_st
     return st;
 }
 
-int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, int json, double copy_gbps)
+void stencil_case_desc(const stencil_case *c, fdx_stencil_desc *d)
 {
-    run r = {0};
-    fdx_status st;
-    int rc = CLI_OK;
     double h[3];
     for (int a = 0; a < c->rank; a++) h[a] = 1.0 / (double)(c->shape[a] - 1);
-    fdx_stencil_desc d;
-    fdx_stencil_desc_laplacian(&d, c->rank, c->order, h);
-    d.update = c->update;
-    d.coef = c->coef;
+    fdx_stencil_desc_laplacian(d, c->rank, c->order, h);
+    d->update = c->update;
+    d->coef = c->coef;
     /* A stable explicit step for the time updates: alpha * sum |w| / h^2 < 1. */
     if (c->update != FDX_UPDATE_APPLY) {
         double s = 0;
         for (int a = 0; a < c->rank; a++) s += 4.0 / (h[a] * h[a]);
-        d.alpha = 0.5 / s;
+        d->alpha = 0.5 / s;
     }
+}
+
+int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, const fdx_bc_desc *bc, int json,
+                     double copy_gbps)
+{
+    run r = {0};
+    fdx_status st;
+    int rc = CLI_OK;
+    fdx_stencil_desc d;
+    stencil_case_desc(c, &d);
     unsigned places = FDX_ON_HOST | FDX_ON_DEVICE;
     FDX_TRY_GOTO(st, fdx_stencil_create(ctx, &d, c->dtype, &r.s), fail);
+    if (bc) FDX_TRY_GOTO(st, fdx_stencil_set_boundary(r.s, bc), fail);
     /* A second copy probe, of the case's own bytes (half its theoretical
        traffic a buffer, so the copy moves what the stencil must), timed the
        same way, one launch between events: for a small case the launch and
@@ -227,9 +309,10 @@ int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, int j
     FDX_TRY_GOTO(st, fdx_array_create(ctx, c->dtype, c->rank, c->shape, places, &r.out), fail);
     if (c->update == FDX_UPDATE_WAVE) FDX_TRY_GOTO(st, fdx_array_create(ctx, c->dtype, c->rank, c->shape, places, &r.up), fail);
     if (c->coef) FDX_TRY_GOTO(st, fdx_array_create(ctx, c->dtype, c->rank, c->shape, places, &r.cf), fail);
-    fill_random(r.u, 1);
-    if (r.up) fill_random(r.up, 2);
-    if (r.cf) fill_random(r.cf, 3);
+    stencil_fill_random(r.u, 1);
+    if (bc) poison_frame(c, bc, r.u);
+    if (r.up) stencil_fill_random(r.up, 2);
+    if (r.cf) stencil_fill_random(r.cf, 3);
     FDX_TRY_GOTO(st, fdx_array_to_device(r.u), fail);
     if (r.up) FDX_TRY_GOTO(st, fdx_array_to_device(r.up), fail);
     if (r.cf) FDX_TRY_GOTO(st, fdx_array_to_device(r.cf), fail);
@@ -240,15 +323,17 @@ int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, int j
     /* The first apply tunes (when asked) and is verified on the poisoned output. */
     FDX_TRY_GOTO(st, apply_once(&r, NULL), fail);
     FDX_TRY_GOTO(st, fdx_array_to_host(r.out), fail);
+    if (bc) FDX_TRY_GOTO(st, fdx_array_to_host(r.u), fail); /* the ghosts the pass wrote */
     check chk;
     verify(c, &d, r.out, r.u, r.up, r.cf, &chk);
+    if (bc) verify_ghosts(c, bc, &d, r.u, &chk);
     int verified = chk.bad == 0 && chk.checked > 0;
 
     fdx_time_stats t;
     FDX_TRY_GOTO(st, fdx_time_run(ctx, apply_once, &r, 3, c->reps, &t), fail);
     const char *config = fdx_stencil_config(r.s, c->shape);
     if (json) {
-        FDX_TRY_GOTO(st, print_record(ctx, c, &d, config, &t, fetch, write, copy_gbps, same_gbps, &chk, verified),
+        FDX_TRY_GOTO(st, print_record(ctx, c, bc, &d, config, &t, fetch, write, copy_gbps, same_gbps, &chk, verified),
                      fail);
     } else {
         char shape[64];
@@ -281,7 +366,7 @@ int cmd_stencil(int argc, char **argv)
 {
     static const char *CMD = "stencil";
     const char *dims_s = NULL, *order_s = "2", *op_s = "laplacian", *size = NULL, *precision = "double";
-    const char *reps_s = "20", *json = NULL, *coef = NULL;
+    const char *reps_s = "20", *json = NULL, *coef = NULL, *boundary = NULL, *steps_s = NULL, *temporal_s = "auto";
     const cli_flag flags[] = {
         {"dims", "D", "1, 2 or 3 (default: the number of extents in --size, else 3)", &dims_s},
         {"order", "N", "accuracy order 2, 4, 6, 8, 10 or 12 (radius N/2) [2]", &order_s},
@@ -291,17 +376,26 @@ int cmd_stencil(int argc, char **argv)
         {"coef", NULL, "multiply L u by a pointwise coefficient array", &coef},
         {"reps", "N", "timed repetitions, median reported [20]", &reps_s},
         {"json", NULL, "print one JSON record instead of the table", &json},
+        {"boundary", "SPEC", "boundary conditions filling the ghost frame before each apply, e.g. "
+                             "x=periodic,y=dirichlet:0,z-=neumann:1 (FACE x, y, z, x-, x+, ..., all; KIND periodic, "
+                             "dirichlet[:V], neumann[:Q], none) [none: interior only]", &boundary},
+        {"steps", "N", "heat only: N steps through fdx_stencil_steps, verified bit for bit against single steps, "
+                       "timed per step", &steps_s},
+        {"temporal", "off|auto|K", "with --steps: one step a pass, chosen by timing, or K (2..8) steps a pass "
+                                   "[auto]", &temporal_s},
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
     int rc = cli_parse(argc, argv, CMD,
                        "[--dims 1|2|3] [--order N] [--op laplacian|wave|heat] [--size NXxNY[xNZ]] "
-                       "[--precision float|double] [--coef] [--reps N] [--json]",
+                       "[--precision float|double] [--coef] [--reps N] [--json] [--boundary SPEC] "
+                       "[--steps N [--temporal off|auto|K]]",
                        flags, opts);
     fdx_ctx *ctx = NULL;
     if (rc >= 0) goto done;
-    stencil_case c = {"stencil", 3, {256, 256, 256}, 2, FDX_UPDATE_APPLY, coef != NULL, FDX_FLOAT64, 20};
+    stencil_case c = {.name = "stencil", .rank = 3, .shape = {256, 256, 256}, .order = 2, .update = FDX_UPDATE_APPLY,
+                      .coef = coef != NULL, .dtype = FDX_FLOAT64, .reps = 20};
     long dims = 0, order, reps;
     fdx_status st;
     if ((dims_s && (st = cli_parse_int("--dims", dims_s, 1, 3, &dims)) != FDX_OK) ||
@@ -320,6 +414,27 @@ int cmd_stencil(int argc, char **argv)
         goto done;
     }
     c.order = (int)order, c.reps = (int)reps;
+    long nsteps = 0, temporal = -1;
+    if (steps_s) {
+        if ((st = cli_parse_int("--steps", steps_s, 1, 1000000, &nsteps)) != FDX_OK) {
+            rc = cli_usage_error(CMD, "%s", fdx_last_error());
+            goto done;
+        }
+        if (c.update != FDX_UPDATE_HEAT || c.coef) {
+            rc = cli_usage_error(CMD, "--steps needs --op heat without --coef");
+            goto done;
+        }
+        if (boundary) {
+            rc = cli_usage_error(CMD, "--boundary with --steps: the time-stepping path takes no boundary conditions "
+                                      "yet (apply them with single steps: drop --steps)");
+            goto done;
+        }
+        if (strcmp(temporal_s, "off") == 0) temporal = 0;
+        else if (strcmp(temporal_s, "auto") != 0 && (st = cli_parse_int("--temporal", temporal_s, 1, 8, &temporal)) != FDX_OK) {
+            rc = cli_usage_error(CMD, "--temporal '%s' is not off, auto or 1..8", temporal_s);
+            goto done;
+        }
+    }
     if (size) {
         int rank = 0;
         if ((st = cli_parse_shape(size, 1, 3, 1, &rank, c.shape)) != FDX_OK) {
@@ -342,6 +457,19 @@ int cmd_stencil(int argc, char **argv)
                                  order + 1, a, (long long)c.shape[a]);
             goto done;
         }
+    fdx_bc_desc bc;
+    if (boundary) {
+        if ((st = fdx_bc_parse(boundary, c.rank, &bc)) != FDX_OK) {
+            rc = cli_usage_error(CMD, "--boundary: %s", fdx_last_error());
+            goto done;
+        }
+        for (int a = 0; a < c.rank; a++)
+            if ((bc.face[a][0].kind || bc.face[a][1].kind) && c.shape[a] < 3 * (order / 2)) {
+                rc = cli_usage_error(CMD, "--boundary on axis %d needs at least %ld points there (3 x radius); it has %lld",
+                                     a, 3 * (order / 2), (long long)c.shape[a]);
+                goto done;
+            }
+    }
     if ((st = fdx_shape_check(c.rank, c.shape, 1, fdx_dtype_size(c.dtype))) != FDX_OK) {
         rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
@@ -361,8 +489,12 @@ int cmd_stencil(int argc, char **argv)
         rc = cli_fail(CMD, st);
         goto done;
     }
+    if (steps_s) {
+        rc = stencil_steps_run(ctx, CMD, &c, nsteps, (int)temporal, json != NULL, copy_gbps);
+        goto done;
+    }
     if (!json) stencil_table_header();
-    rc = stencil_case_run(ctx, CMD, &c, json != NULL, copy_gbps);
+    rc = stencil_case_run(ctx, CMD, &c, boundary ? &bc : NULL, json != NULL, copy_gbps);
 done:
     fdx_ctx_destroy(&ctx);
     fdx_options_destroy(&opts);

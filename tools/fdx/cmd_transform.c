@@ -136,12 +136,12 @@ static const char *precision_of(size_t elem)
 
 void transform_table_header(void)
 {
-    printf("%-22s %-20s %-12s %-5s %-4s %10s %9s %7s %s\n", "case", "shape", "perm", "diag", "elem", "time ms", "GB/s",
-           "ratio", "verified");
+    printf("%-22s %-20s %-12s %-5s %-4s %10s %9s %7s %7s %s\n", "case", "shape", "perm", "diag", "elem", "time ms",
+           "GB/s", "ratio", "same", "verified");
 }
 
-static void report(const transform_case *c, fdx_ctx *ctx, const fdx_time_stats *t, double copy_gbps, int verified,
-                   int64_t bad, int json, fdx_status *st)
+static void report(const transform_case *c, fdx_ctx *ctx, const fdx_time_stats *t, double copy_gbps,
+                   double same_gbps, int verified, int64_t bad, int json, fdx_status *st)
 {
     double bytes = (double)transform_case_bytes(c), eff = fdx_effective_gbps(bytes, bytes, t->median_ms);
     const fdx_layout *l = c->to.diag != FDX_DIAG_NONE || c->from.diag == FDX_DIAG_NONE ? &c->to : &c->from;
@@ -149,8 +149,9 @@ static void report(const transform_case *c, fdx_ctx *ctx, const fdx_time_stats *
     fmt_shape(shape, sizeof shape, c);
     fmt_perm(perm, sizeof perm, l);
     if (!json) {
-        printf("%-22s %-20s %-12s %-5s %-4zu %10.4f %9.1f %7.3f %s\n", c->name, shape, perm, fdx_diag_name(l->diag),
-               c->elem, t->median_ms, eff, eff / copy_gbps, verified ? "yes" : "NO");
+        printf("%-22s %-20s %-12s %-5s %-4zu %10.4f %9.1f %7.3f %7.3f %s\n", c->name, shape, perm,
+               fdx_diag_name(l->diag), c->elem, t->median_ms, eff, eff / copy_gbps, eff / same_gbps,
+               verified ? "yes" : "NO");
         return;
     }
     fdx_json j;
@@ -171,6 +172,12 @@ static void report(const transform_case *c, fdx_ctx *ctx, const fdx_time_stats *
     fdx_json_num(&j, "effective_gbps", eff);
     fdx_json_num(&j, "copy_gbps", copy_gbps);
     fdx_json_num(&j, "ratio_to_copy", eff / copy_gbps);
+    fdx_json_num(&j, "copy_same_size_gbps", same_gbps);
+    fdx_json_num(&j, "ratio_same_size", eff / same_gbps);
+    if (c->suite) {
+        fdx_json_str(&j, "suite", c->suite);
+        fdx_json_int(&j, "seed", c->seed);
+    }
     fdx_json_bool(&j, "verified", verified);
     fdx_json_num(&j, "max_abs_error", verified ? 0.0 : (double)NAN);
     fdx_json_int(&j, "mismatches", bad);
@@ -216,7 +223,9 @@ fdx_status transform_case_run(fdx_ctx *ctx, fdx_ctx *cpu, const transform_case *
     *verified = bad == 0;
     fdx_time_stats ts;
     FDX_TRY_GOTO(st, fdx_time_run(ctx, convert_once, &t, 3, reps, &ts), done);
-    report(c, ctx, &ts, copy_gbps, *verified, bad, json, &st);
+    double same_gbps;
+    FDX_TRY_GOTO(st, fdx_copy_bandwidth(ctx, bytes, reps, NULL, &same_gbps), done);
+    report(c, ctx, &ts, copy_gbps, same_gbps, *verified, bad, json, &st);
 done:
     be->free(dsrc);
     be->free(ddst);

@@ -39,12 +39,18 @@ typedef struct lu {
     int nx, ny, nz;
     double dt, omega;
     int autotfm; /* of the loops other than the sweeps (-1: the context's) */
+    /* 1 (default): wait for the device after every routine and time it
+       (NPB's timers, `section`); 0: queue everything on the context's
+       stream, waiting only for the norms (no section times) */
+    int timers;
     /* setcoeff: 1/h^2, 1/(2h), 1/h per axis, the dissipation weight */
     double dxi, deta, dzeta, tx1, tx2, tx3, ty1, ty2, ty3, tz1, tz2, tz3, dssp;
     fdx_array *u, *rsd, *frct, *rho_i, *qs;
     fdx_loop *setiv, *prim, *rhs, *blts, *buts, *add, *l2norm, *error, *pint[3];
     double rsdnm[5], delunm[5];
     double section[LU_NSECTIONS]; /* seconds of the last lu_ssor per LU_T_* */
+    fdx_loop_moves erhs_moves;    /* of erhs's loops, which it destroys */
+    fdx_loop_moves timed_moves;   /* lu_benchmark: the moves of its timed SSOR */
 } lu;
 
 /* Arrays (plain layout, on the context's side) and loops for an nx x ny x nz
@@ -94,10 +100,15 @@ fdx_status lu_dist_create(const fdx_options *opts, int units, int nx, int ny, in
 void lu_dist_destroy(lu_dist **p);
 int lu_dist_proc(const lu_dist *p);  /* this process's MPI rank (0 without MPI) */
 int lu_dist_units(const lu_dist *p); /* units of the whole job */
+/* Array q (0 u, 1 rsd, 2 frct, 3 rho_i, 4 qs); the layout moves of every loop. */
+fdx_darray *lu_dist_array(lu_dist *p, int q);
+void lu_dist_move_stats(lu_dist *p, fdx_loop_moves *out);
 fdx_status lu_dist_benchmark(lu_dist *p, int itmax, double xcr[5], double xce[5], double *xci, double *seconds,
                              double section[LU_NSECTIONS]);
 
 /* The loops in a fixed order with their names, for reports (planner). */
 int lu_loops(lu *p, fdx_loop **loops, const char **names);
+/* The layout moves of every loop so far (erhs's temporary loops included). */
+void lu_move_stats(lu *p, fdx_loop_moves *out);
 
 #endif

@@ -229,3 +229,21 @@ fdx_status lu_dist_benchmark(lu_dist *p, int itmax, double xcr[5], double xce[5]
 
 int lu_dist_proc(const lu_dist *p) { return fdx_dist_proc(p->d); }
 int lu_dist_units(const lu_dist *p) { return fdx_dist_units(p->d); }
+
+fdx_darray *lu_dist_array(lu_dist *p, int q)
+{
+    fdx_darray *a[5] = {p->u, p->rsd, p->frct, p->rho_i, p->qs};
+    return q >= 0 && q < 5 ? a[q] : NULL;
+}
+
+void lu_dist_move_stats(lu_dist *p, fdx_loop_moves *out)
+{
+    memset(out, 0, sizeof *out);
+    fdx_dloop *l[] = {p->setiv, p->exact, p->eprim, p->erhs, p->prim, p->rhs, p->blts, p->buts, p->add,
+                      p->l2norm, p->error, p->face[0], p->face[1], p->face[2], p->face[3], p->face[4], p->face[5]};
+    for (size_t q = 0; q < sizeof l / sizeof l[0]; q++) {
+        fdx_loop_moves m;
+        if (!l[q] || fdx_dloop_move_stats(l[q], &m) != FDX_OK) continue;
+        out->transforms += m.transforms, out->relabels += m.relabels, out->bytes += m.bytes;
+    }
+}

@@ -263,6 +263,7 @@ fdx_status lu_create(fdx_ctx *ctx, int nx, int ny, int nz, double dt, double ome
     lu *p = calloc(1, sizeof *p);
     if (!p) return fdx_fail(FDX_ERR_NOMEM, "out of memory");
     p->ctx = ctx;
+    p->timers = 1;
     lu_setcoeff(p, nx, ny, nz, dt, omega);
     fdx_status st = build(p, autotfm);
     if (st != FDX_OK) {
@@ -303,6 +304,20 @@ int lu_loops(lu *p, fdx_loop **loops, const char **names)
     return count;
 }
 
+void lu_move_stats(lu *p, fdx_loop_moves *out)
+{
+    *out = p->erhs_moves;
+    fdx_loop *loops[LU_NLOOPS];
+    int n = lu_loops(p, loops, NULL);
+    for (int q = 0; q < n; q++) {
+        fdx_loop_moves m;
+        if (fdx_loop_move_stats(loops[q], &m) != FDX_OK) continue;
+        out->transforms += m.transforms;
+        out->relabels += m.relabels;
+        out->bytes += m.bytes;
+    }
+}
+
 fdx_status lu_setiv(lu *p) { return fdx_loop_run(p->setiv, NULL); }
 
 /* erhs: the same flux operator as rhs, applied to the exact solution (held
@@ -330,7 +345,16 @@ fdx_status lu_erhs(lu *p)
     FDX_TRY_GOTO(st, arrays(op, "U,R,Q,O", ra, rm), done);
     FDX_TRY_GOTO(st, set_body(p, op, "#define LU_START(m) 0.0\n", lu_body_rhs), done);
     FDX_TRY_GOTO(st, fdx_loop_run(op, NULL), done);
-done:
+done:;
+    fdx_loop *tmp[3] = {ex, pr, op};
+    for (int q = 0; q < 3; q++) {
+        fdx_loop_moves m;
+        if (tmp[q] && fdx_loop_move_stats(tmp[q], &m) == FDX_OK) {
+            p->erhs_moves.transforms += m.transforms;
+            p->erhs_moves.relabels += m.relabels;
+            p->erhs_moves.bytes += m.bytes;
+        }
+    }
     fdx_loop_destroy(&ex);
     fdx_loop_destroy(&pr);
     fdx_loop_destroy(&op);
@@ -382,12 +406,15 @@ double lu_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Runs one routine and adds its wall time to section `sec` (every loop run
-   without a stream waits for the device, so the wall time is the routine's). */
+/* Runs one routine and, with timers, waits for it and adds its wall time
+   to section `sec`.  Without timers and with a context stream the loops
+   only queue their kernels (fdx_loop_run waits for reductions only). */
 static fdx_status timed(lu *p, int sec, fdx_status (*f)(lu *))
 {
+    if (!p->timers) return f(p);
     double t0 = lu_seconds();
     fdx_status st = f(p);
+    if (st == FDX_OK) st = fdx_ctx_sync(p->ctx);
     p->section[sec] += lu_seconds() - t0;
     return st;
 }
@@ -409,6 +436,7 @@ fdx_status lu_ssor(lu *p, int niter, double rsdnm[5], double *seconds)
         FDX_TRY(timed(p, LU_T_RHS, lu_rhs));
         if (istep == niter) FDX_TRY(timed(p, LU_T_L2NORM, norm_rsd));
     }
+    FDX_TRY(fdx_ctx_sync(p->ctx));
     if (seconds) *seconds = lu_seconds() - t0;
     memcpy(rsdnm, p->rsdnm, sizeof p->rsdnm);
     return FDX_OK;
@@ -421,7 +449,11 @@ fdx_status lu_benchmark(lu *p, int itmax, double xcr[5], double xce[5], double *
     FDX_TRY(lu_erhs(p));
     FDX_TRY(lu_ssor(p, 1, rsdnm, NULL)); /* touches the data, compiles every kernel */
     FDX_TRY(lu_setiv(p));
+    fdx_loop_moves m0, m1;
+    lu_move_stats(p, &m0);
     FDX_TRY(lu_ssor(p, itmax, xcr, seconds));
+    lu_move_stats(p, &m1);
+    p->timed_moves = (fdx_loop_moves){m1.transforms - m0.transforms, m1.relabels - m0.relabels, m1.bytes - m0.bytes};
     FDX_TRY(lu_error(p, xce));
     return lu_pintgr(p, xci);
 }

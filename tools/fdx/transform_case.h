@@ -11,6 +11,8 @@ typedef struct transform_case {
     int rank;
     int64_t shape[FDX_MAX_RANK]; /* logical extents, first fastest */
     fdx_layout from, to;         /* the timed conversion: from -> to */
+    const char *suite;           /* the record's "suite" ("random-transform"), NULL: none */
+    long seed;                   /* the suite's seed, recorded with it */
 } transform_case;
 
 /* Fills the case's name, layouts (from identity to perm + diag, or the
@@ -23,7 +25,9 @@ size_t transform_case_bytes(const transform_case *c);
 
 /* Runs c on ctx: random input, poisoned output, one verified run (checked in
    full against the CPU transform on `cpu` and at sampled points against the
-   index function), then the median of `reps` timed runs.  Prints a table row
+   index function), then the median of `reps` timed runs, and a copy of the
+   same size (ratio_same_size: small arrays are judged against what a copy
+   of their size reaches, not against a 1 GiB copy).  Prints a table row
    (table_header once before) or one JSON record; *verified tells the check. */
 void transform_table_header(void);
 fdx_status transform_case_run(fdx_ctx *ctx, fdx_ctx *cpu, const transform_case *c, int reps, double copy_gbps,

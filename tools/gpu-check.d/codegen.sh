@@ -14,6 +14,8 @@ for t in test_stencil_gpu test_layout_gpu test_codegen test_stencil_cfg test_ste
 done >>"$log" 2>&1
 tail -12 "$log"
 echo "== bench stencil (cuda)" | tee -a "$log"
-"$FDX_BIN" bench stencil --backend cuda --json 2>>"$log" | tee "$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_stencil-codegen.jsonl" |
+# --tune-budget all: the whole search in one run, as *_stencil.jsonl's (the
+# default budget of 8 a run would leave a first run's search partial).
+"$FDX_BIN" bench stencil --backend cuda --tune-budget all --json 2>>"$log" | tee "$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_stencil-codegen.jsonl" |
   grep -oE '"case": "[^"]*"|"config": "[^"]*"|"median": [0-9.]+|"verified": [a-z]+' | tr '\n' ' ' | sed 's/"case"/\n"case"/g'
 echo

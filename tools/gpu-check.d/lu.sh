@@ -13,6 +13,20 @@ for c in ${LU_CLASSES:-S W A B C}; do
   timeout 280 "$FDX_BIN" lu --class $c --backend cuda --json --compare-autotfm | tee -a "$rec"
   echo "fdx lu class $c exit ${PIPESTATUS[0]}"
 done
+# The summary of the main runs: autotfm's speedup and its moves (2026-11-23
+# dtfm: parallel loops walk the sweeps' diagonals, so the timed SSOR
+# should show 0 transforms; it was 8 an iteration, 2,012 for class B).
+python3 - "$rec" <<'PY' || true
+import json, sys
+for line in open(sys.argv[1]):
+    try: r = json.loads(line)
+    except ValueError: continue
+    if r.get("case") != "lu" or "speedup_autotfm" not in r: continue
+    m, t = r.get("layout_moves", {}), r.get("layout_moves_timed", {})
+    print("lu class %s: autotfm %.3f s, off %.3f s, speedup_autotfm %.2f; moves %s (%.0f MB), in the timed SSOR %s; verified %s"
+          % (r["class"], r["time_s"], r["time_no_autotfm_s"], r["speedup_autotfm"], m.get("transforms"),
+             m.get("bytes", 0) / 1e6, t.get("transforms"), r["verified"]))
+PY
 # the CPU backend on the host's cores beside NPB's OpenMP LU below
 OMP_WAIT_POLICY=passive timeout 400 "$FDX_BIN" lu --class B --backend cpu --json | tee -a "$rec"
 # the peers (never part of fdx; fetched into the ignored peers/ folder and
@@ -43,15 +57,20 @@ for scope in sweeps diagonal; do
     timeout 200 "$FDX_BIN" lu --class $c --backend cuda --json --autotfm-scope $scope | sed "s/\"case\": \"lu\"/\"case\": \"lu_$scope\"/" | tee -a "$rec"
   done
 done
+# no waits between routines (--timers off: the loops queue on a context
+# stream; no section times), for the cost of the ~6 waits an iteration
+for c in B C; do
+  timeout 200 "$FDX_BIN" lu --class $c --backend cuda --json --timers off --compare-autotfm | sed 's/"case": "lu"/"case": "lu_notimers"/' | tee -a "$rec"
+done
 # the runtime's default hyperplane geometry (one warp per line) instead of
 # fdx lu's thread per point, for comparison
 for c in B C; do
   FDX_LOOP_LINES=1 timeout 200 "$FDX_BIN" lu --class $c --backend cuda --json | sed 's/"case": "lu"/"case": "lu_lines"/' | tee -a "$rec"
 done
 # distributed loops: 2 units (2 GPUs where the host has them, else both on
-# one GPU: then only the verification counts)
+# one GPU: then only the verification counts), autotfm on the blocks vs off
 for c in S B; do
-  timeout 200 "$FDX_BIN" lu --class $c --backend cuda --gpus 2 --json | sed 's/"case": "lu"/"case": "lu_dist"/' | tee -a "$rec"
+  timeout 280 "$FDX_BIN" lu --class $c --backend cuda --gpus 2 --json --compare-autotfm | sed 's/"case": "lu"/"case": "lu_dist"/' | tee -a "$rec"
 done
 # where the time goes: layout moves per run (blts wants anti-diagonals, the
 # parallel loops i-fastest permutations)

@@ -34,8 +34,11 @@ if [ -n "${STENCIL_CFGS:-}" ]; then
   done
 fi
 if [ "${STENCIL_BENCH:-1}" = 1 ]; then
-  echo "== bench stencil (cuda, tune ${STENCIL_TUNE:-force})" | tee -a "$log"
-  FDX_LOG=info "$FDX_BIN" bench stencil --backend cuda --tune "${STENCIL_TUNE:-force}" --json ${STENCIL_CASES:+--cases $STENCIL_CASES} \
+  # --tune-budget all: the whole search in one run (the exhaustive search the
+  # budgeted tuner converges to; firstcontact.sh compares the two).
+  echo "== bench stencil (cuda, tune ${STENCIL_TUNE:-force}, budget ${STENCIL_TUNE_BUDGET:-all})" | tee -a "$log"
+  FDX_LOG=info "$FDX_BIN" bench stencil --backend cuda --tune "${STENCIL_TUNE:-force}" --tune-budget "${STENCIL_TUNE_BUDGET:-all}" \
+    --json ${STENCIL_CASES:+--cases $STENCIL_CASES} \
     2>>"$log" | tee -a "$gpu" | cut -c1-330
 fi
 # The fused sponge in the wave solver: 512^3 float order 8 with c^2, the

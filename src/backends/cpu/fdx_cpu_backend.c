@@ -50,6 +50,11 @@ static fdx_status cpu_device_info(int ordinal, fdx_device_info *info)
     info->sm_count = 1;
 #endif
     info->max_threads_per_block = 1;
+    /* The last-level cache (what a bandwidth probe must exceed); 0 when
+       the C library cannot tell. */
+    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    info->l2_bytes = llc > 0 ? (size_t)llc : 0;
     return FDX_OK;
 }
 
@@ -161,6 +166,7 @@ static const fdx_backend cpu_backend = {
     .event_record = cpu_event_record,
     .event_elapsed_ms = cpu_event_elapsed_ms,
     .jit_load = fdx_cpu_jit_load,
+    .jit_compile = fdx_cpu_jit_compile,
     .kernel_release = fdx_cpu_kernel_release,
     .launch = fdx_cpu_launch,
     .copy_probe = cpu_copy_probe,

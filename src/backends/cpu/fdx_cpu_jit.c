@@ -160,13 +160,10 @@ static fdx_status load_bytes(const char *key, const void *so, size_t size, const
     return FDX_OK;
 }
 
-fdx_status fdx_cpu_jit_load(const fdx_device_info *dev, const char *source, const char *entry,
-                            const char *what, fdx_kernel **out)
+/* The shared object of `source`: from the cache (verified), else compiled
+   and stored.  Touches nothing but the cache: any thread may call it. */
+static fdx_status shared_object(const char *source, const char *what, char key[33], void **so, size_t *size)
 {
-    (void)dev;
-    FDX_CHECK(out && source && entry, FDX_ERR_INVALID, "fdx_cpu_jit_load: NULL argument");
-    if (!what) what = "a kernel";
-    *out = NULL;
     pthread_once(&version_once, read_version);
     fdx_hash h;
     fdx_hash_init(&h);
@@ -175,22 +172,44 @@ fdx_status fdx_cpu_jit_load(const fdx_device_info *dev, const char *source, cons
     fdx_hash_add_str(&h, flags_text);
     fdx_hash_add_str(&h, compiler());
     fdx_hash_add_str(&h, cc_version);
-    char key[33];
     fdx_hash_hex(&h, key);
+    if (fdx_cache_load(key, ".so", so, size) == FDX_OK) {
+        FDX_DEBUG("%s: CPU kernel cache hit %s", what, key);
+        return FDX_OK;
+    }
+    fdx_clear_error();
+    FDX_INFO("compiling %s for the CPU (%s)", what, key);
+    FDX_TRY(compile(key, source, what, so, size));
+    if (fdx_cache_store(key, ".so", *so, *size) != FDX_OK) {
+        FDX_WARN("not caching %s: %s", what, fdx_last_error());
+        fdx_clear_error();
+    }
+    return FDX_OK;
+}
 
+fdx_status fdx_cpu_jit_compile(const fdx_device_info *dev, const char *source, const char *what)
+{
+    (void)dev;
+    FDX_CHECK(source, FDX_ERR_INVALID, "fdx_cpu_jit_compile: NULL source");
+    char key[33];
     void *so = NULL;
     size_t size = 0;
-    if (fdx_cache_load(key, ".so", &so, &size) == FDX_OK) {
-        FDX_DEBUG("%s: CPU kernel cache hit %s", what, key);
-    } else {
-        fdx_clear_error();
-        FDX_INFO("compiling %s for the CPU (%s)", what, key);
-        FDX_TRY(compile(key, source, what, &so, &size));
-        if (fdx_cache_store(key, ".so", so, size) != FDX_OK) {
-            FDX_WARN("not caching %s: %s", what, fdx_last_error());
-            fdx_clear_error();
-        }
-    }
+    fdx_status st = shared_object(source, what ? what : "a kernel", key, &so, &size);
+    free(so);
+    return st;
+}
+
+fdx_status fdx_cpu_jit_load(const fdx_device_info *dev, const char *source, const char *entry,
+                            const char *what, fdx_kernel **out)
+{
+    (void)dev;
+    FDX_CHECK(out && source && entry, FDX_ERR_INVALID, "fdx_cpu_jit_load: NULL argument");
+    if (!what) what = "a kernel";
+    *out = NULL;
+    char key[33];
+    void *so = NULL;
+    size_t size = 0;
+    FDX_TRY(shared_object(source, what, key, &so, &size));
     void *handle = NULL;
     int fd = -1;
     fdx_status st = load_bytes(key, so, size, what, &handle, &fd);

@@ -29,6 +29,10 @@ FDX_HIDDEN fdx_status fdx_cuda_fail(cudaError_t err, const char *call, const cha
 FDX_HIDDEN fdx_status fdx_nvrtc_compile(const char *source, int arch, const char *what,
                                         void **cubin, size_t *size);
 FDX_HIDDEN fdx_status fdx_nvrtc_version(int *major, int *minor);
+/* Starts loading NVRTC in a background thread (once), so the 110 MB library
+   is mapped while the CUDA context is created; the first compile (or cache
+   lookup, whose key holds NVRTC's version) waits for it if it is not done. */
+FDX_HIDDEN void fdx_nvrtc_preload(void);
 
 #ifdef __cplusplus
 }

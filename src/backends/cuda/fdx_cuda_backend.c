@@ -174,10 +174,14 @@ struct fdx_kernel {
     cudaKernel_t fn;
 };
 
-static fdx_status cuda_jit_load(const fdx_device_info *dev, const char *source, const char *entry,
-                                const char *what, fdx_kernel **out)
+/* The cubin of `source` for the device's sm_XY: from the cache (verified
+   in memory), else compiled by NVRTC and stored.  No CUDA runtime call:
+   any thread may run it. */
+static fdx_status cubin_of(const fdx_device_info *dev, const char *source, const char *what, void **cubin,
+                           size_t *size)
 {
-    *out = NULL;
+    *cubin = NULL;
+    *size = 0;
     int arch = dev->cc_major * 10 + dev->cc_minor, vmaj = 0, vmin = 0;
     FDX_TRY(fdx_nvrtc_version(&vmaj, &vmin));
     char ver[64];
@@ -189,23 +193,40 @@ static fdx_status cuda_jit_load(const fdx_device_info *dev, const char *source, 
     fdx_hash_add_str(&h, ver);
     char key[33];
     fdx_hash_hex(&h, key);
+    if (fdx_cache_load(key, ".cubin", cubin, size) == FDX_OK && *size > 0) {
+        FDX_DEBUG("%s: CUDA kernel cache hit %s", what, key);
+        return FDX_OK;
+    }
+    free(*cubin);
+    *cubin = NULL;
+    fdx_clear_error();
+    FDX_INFO("compiling %s with NVRTC for sm_%d (%s)", what, arch, key);
+    FDX_TRY(fdx_nvrtc_compile(source, arch, what, cubin, size));
+    if (fdx_cache_store(key, ".cubin", *cubin, *size) != FDX_OK) {
+        FDX_WARN("not caching %s: %s", what, fdx_last_error());
+        fdx_clear_error();
+    }
+    return FDX_OK;
+}
 
+static fdx_status cuda_jit_compile(const fdx_device_info *dev, const char *source, const char *what)
+{
+    void *cubin = NULL;
+    size_t size = 0;
+    fdx_status st = cubin_of(dev, source, what ? what : "a kernel", &cubin, &size);
+    free(cubin);
+    return st;
+}
+
+static fdx_status cuda_jit_load(const fdx_device_info *dev, const char *source, const char *entry,
+                                const char *what, fdx_kernel **out)
+{
+    *out = NULL;
     /* Read into memory and verified there (fdx_cache_load), then loaded
        from that same memory: nothing on disk is trusted after the check. */
     void *cubin = NULL;
     size_t size = 0;
-    if (fdx_cache_load(key, ".cubin", &cubin, &size) == FDX_OK && size > 0) {
-        FDX_DEBUG("%s: CUDA kernel cache hit %s", what, key);
-    } else {
-        free(cubin);
-        fdx_clear_error();
-        FDX_INFO("compiling %s with NVRTC for sm_%d (%s)", what, arch, key);
-        FDX_TRY(fdx_nvrtc_compile(source, arch, what, &cubin, &size));
-        if (fdx_cache_store(key, ".cubin", cubin, size) != FDX_OK) {
-            FDX_WARN("not caching %s: %s", what, fdx_last_error());
-            fdx_clear_error();
-        }
-    }
+    FDX_TRY(cubin_of(dev, source, what, &cubin, &size));
     fdx_kernel *k = calloc(1, sizeof *k);
     if (!k) {
         free(cubin);
@@ -288,6 +309,8 @@ static const fdx_backend cuda_backend = {
     .event_record = cuda_event_record,
     .event_elapsed_ms = cuda_event_elapsed_ms,
     .jit_load = cuda_jit_load,
+    .jit_compile = cuda_jit_compile,
+    .jit_preload = fdx_nvrtc_preload,
     .kernel_release = cuda_kernel_release,
     .launch = cuda_launch,
     .copy_probe = cuda_copy_probe,

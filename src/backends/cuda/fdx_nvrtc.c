@@ -54,6 +54,34 @@ static void open_nvrtc(void)
 #undef LOAD
 }
 
+static void *preload_main(void *arg)
+{
+    (void)arg;
+    pthread_once(&nv_once, open_nvrtc);
+    return NULL;
+}
+
+/* A fork() while the preload thread is inside dlopen would leave the
+   child with the loader's lock held by a thread it does not have (the HDF5
+   reader's child process): fork waits for the preload to finish first.
+   (posix_spawn, which the CPU compiler and popen use, runs no fork
+   handlers and execs at once.) */
+static void finish_preload(void) { pthread_once(&nv_once, open_nvrtc); }
+
+void fdx_nvrtc_preload(void)
+{
+    static int started;
+    if (__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL)) return;
+    if (pthread_atfork(finish_preload, NULL, NULL) != 0) return; /* NVRTC loads on first use */
+    pthread_attr_t a;
+    pthread_t t;
+    if (pthread_attr_init(&a) != 0) return;
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &a, preload_main, NULL) != 0)
+        FDX_DEBUG("NVRTC preload thread not started: NVRTC loads on first use");
+    pthread_attr_destroy(&a);
+}
+
 static fdx_status ensure_nvrtc(void)
 {
     pthread_once(&nv_once, open_nvrtc);

@@ -1,0 +1,56 @@
+/* fdx_sim_params: a run's configuration parsed once into typed values (the
+   key table of fdx_sim_config.c has checked every value when it was set);
+   the solvers read these, never the config's strings.  The strings stay for
+   the checkpoint's text, the restart comparison and messages. */
+#ifndef FDX_SIM_PARAMS_H
+#define FDX_SIM_PARAMS_H
+
+#include "core/fdx_error.h"
+#include "fdx/solvers.h"
+
+#define FDX_SIM_MAX_REC 64
+
+typedef enum fdx_sim_init { FDX_SIM_INIT_LETTERS, FDX_SIM_INIT_GAUSSIAN, FDX_SIM_INIT_SINE, FDX_SIM_INIT_RANDOM, FDX_SIM_INIT_FILE } fdx_sim_init;
+typedef enum fdx_sim_model { FDX_SIM_MODEL_CONSTANT, FDX_SIM_MODEL_LAYERED, FDX_SIM_MODEL_GRADIENT, FDX_SIM_MODEL_FILE } fdx_sim_model;
+typedef enum fdx_sim_progress { FDX_SIM_PROGRESS_AUTO, FDX_SIM_PROGRESS_BAR, FDX_SIM_PROGRESS_LINES, FDX_SIM_PROGRESS_OFF } fdx_sim_progress;
+
+typedef struct fdx_sim_params {
+    fdx_sim_kind kind;
+    /* The grid and the run. */
+    int rank;
+    int64_t n[3]; /* n[2] = 1 in 2D */
+    int order;
+    fdx_dtype type;
+    double length, cfl;
+    int64_t steps;
+    /* Outputs and their schedule. */
+    char output[512], restart[512];
+    int64_t snapshot_every, field_every, checkpoint_every;
+    int overwrite, scale;
+    fdx_sim_progress progress;
+    /* Heat. */
+    double kappa;
+    int insulated;
+    fdx_sim_init init;
+    char text[512], input[512];
+    int text_is_default;
+    /* Wave. */
+    double velocity, f0, amplitude;
+    fdx_sim_model model;
+    char model_file[512], model_shape[512];
+    int nsource, source_dims;          /* 0: the centre */
+    int64_t source[3];
+    int nrec, rec_dims;                /* 0: the default line */
+    int64_t rec[FDX_SIM_MAX_REC][3];
+    int sponge, sponge_is_default;
+    /* Distribution (heat, wave). */
+    int gpus, overlap;
+    /* Poisson. */
+    double tol;
+} fdx_sim_params;
+
+/* Parses c into p (shape, points and enums); FDX_ERR_INVALID naming the key
+   for what the table cannot check alone (a malformed point list). */
+FDX_HIDDEN fdx_status fdx_sim_params_parse(const fdx_sim_config *c, fdx_sim_params *p);
+
+#endif

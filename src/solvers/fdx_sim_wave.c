@@ -1,0 +1,103 @@
+/* fdx_sim_wave: the acoustic wave u_tt = c^2 lap u + f by leapfrog: the
+   velocity model, dt from the CFL limit, the Ricker point source, the Cerjan
+   sponge and the receivers. */
+#include "core/fdx_error.h"
+#include "solvers/fdx_fieldops.h"
+#include "solvers/fdx_sim_impl.h"
+
+#include <math.h>
+#include <string.h>
+
+static fdx_status wave_setup(fdx_sim *s, double lam, fdx_stencil_desc *desc)
+{
+    FDX_TRY(fdx_sim_make_array(s, &s->prev)); /* the fields start at rest, zero */
+    FDX_TRY(fdx_sim_velocity_range(s));
+    s->dt = s->p.cfl * 2.0 / (s->cmax * sqrt(lam));
+    s->alpha = s->dt * s->dt;
+    s->f0 = s->p.f0;
+    if (s->f0 == 0) s->f0 = s->cmin / (12 * s->h);
+    s->t0 = 1.2 / s->f0;
+    s->amp = s->p.amplitude;
+    FDX_TRY(fdx_sim_check_numbers(s));
+    s->sponge = s->p.sponge;
+    /* The default sponge fits every allowed size (issue 18): on an axis of
+       40 points or fewer it is a quarter of that axis. */
+    for (int d = 0; d < s->rank && s->p.sponge_is_default; d++)
+        if (2 * s->sponge >= s->n[d]) s->sponge = (int)(s->n[d] / 4);
+    for (int d = 0; d < s->rank; d++)
+        FDX_CHECK(2 * s->sponge < s->n[d], FDX_ERR_INVALID, "sponge: %d cells on both sides leave nothing of axis %d (%lld points)",
+                  s->sponge, d, (long long)s->n[d]);
+    FDX_TRY(fdx_sim_make_array(s, &s->coef));
+    FDX_TRY(fdx_sim_velocity_fill(s, s->coef));
+
+    /* Source and receivers: grid points away from the untouched outer layers. */
+    int64_t pts[FDX_SIM_MAX_REC][3];
+    int np = s->p.nsource, dims = s->p.source_dims;
+    memcpy(pts[0], s->p.source, sizeof pts[0]);
+    if (np == 0) {
+        for (int d = 0; d < 3; d++) pts[0][d] = d < s->rank ? s->n[d] / 2 : 0;
+        dims = s->rank;
+    }
+    FDX_CHECK(dims == s->rank, FDX_ERR_INVALID, "source: %d coordinates for a %dD grid", dims, s->rank);
+    int64_t src[3];
+    memcpy(src, pts[0], sizeof src);
+    for (int d = 0; d < s->rank; d++)
+        FDX_CHECK(pts[0][d] >= s->r && pts[0][d] < s->n[d] - s->r, FDX_ERR_INVALID,
+                  "source: coordinate %d = %lld is outside %d..%lld", d, (long long)pts[0][d], s->r,
+                  (long long)(s->n[d] - s->r - 1));
+    s->src = src[0] + s->n[0] * (src[1] + s->n[1] * (s->rank == 3 ? src[2] : 0));
+    np = s->p.nrec;
+    dims = s->p.rec_dims;
+    memcpy(pts, s->p.rec, sizeof pts);
+    if (np == 0) {
+        /* A line of receivers along x, a quarter of the grid above the source. */
+        np = 32;
+        int64_t lo = s->sponge + s->r, hi = s->n[0] - 1 - lo;
+        if (hi < lo) hi = lo = s->n[0] / 2;
+        for (int i = 0; i < np; i++) {
+            pts[i][0] = lo + (hi - lo) * i / (np - 1);
+            pts[i][1] = src[1] + (s->n[1] - 1 - src[1]) / 2;
+            pts[i][2] = src[2];
+        }
+        dims = s->rank;
+    }
+    FDX_CHECK(dims == s->rank, FDX_ERR_INVALID, "receivers: %d coordinates for a %dD grid", dims, s->rank);
+    s->nrec = np;
+    for (int i = 0; i < np; i++) {
+        for (int d = 0; d < s->rank; d++)
+            FDX_CHECK(pts[i][d] < s->n[d], FDX_ERR_INVALID, "receivers: point %d coordinate %d = %lld is outside the grid",
+                      i, d, (long long)pts[i][d]);
+        s->rec[i] = pts[i][0] + s->n[0] * (pts[i][1] + s->n[1] * (s->rank == 3 ? pts[i][2] : 0));
+    }
+    size_t es = fdx_dtype_size(s->type);
+    FDX_TRY(s->be->alloc(sizeof(int64_t) * (size_t)np, &s->rec_idx_dev));
+    FDX_TRY(s->be->alloc(es * (size_t)np * (size_t)(s->steps + 1), &s->rec_buf_dev));
+    FDX_TRY(s->be->copy(s->rec_idx_dev, s->rec, sizeof(int64_t) * (size_t)np, FDX_COPY_H2D, s->stream));
+    FDX_TRY(s->be->memset(s->rec_buf_dev, 0, es * (size_t)np * (size_t)(s->steps + 1), s->stream));
+    desc->update = FDX_UPDATE_WAVE;
+    desc->coef = 1;
+    return s->be->stream_sync(s->stream);
+}
+
+double fdx_sim_source_value(const fdx_sim *s, int64_t step)
+{
+    /* A point force f(t) delta(x): dt^2 f / h^d at one grid point. */
+    return s->amp * fdx_sim_ricker((double)step * s->dt, s->f0, s->t0) * s->dt * s->dt / pow(s->h, s->rank);
+}
+
+static fdx_status wave_terms(fdx_sim *s, const fdx_sim_block *b, fdx_array *next, fdx_array *cur, int64_t step,
+                             void *stream)
+{
+    /* Every array that holds the source point adds it (a block's shadows too). */
+    double f = fdx_sim_source_value(s, step);
+    if (f != 0 && b->src >= 0) FDX_TRY(fdx_fieldops_add_point(next, b->src, f, stream));
+    /* Cerjan's sponge damps both time levels: damping only the new one
+       leaves the two inconsistent and about half the energy stays.  The
+       fused sponge of the one-array run damps cur as the next step reads it
+       (as u_prev); blocks damp in global coordinates. */
+    if (s->sponge > 0 && !(b->whole && s->sponge_fused))
+        FDX_TRY(fdx_fieldops_sponge_at(next, cur, s->sponge, 0.3, b->origin, s->n, stream));
+    return FDX_OK;
+}
+
+const fdx_sim_physics fdx_sim_wave_ops = {.kind = FDX_SIM_WAVE, .levels = 3, .setup = wave_setup, .terms = wave_terms};

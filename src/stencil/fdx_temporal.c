@@ -1,0 +1,360 @@
+/* fdx_temporal: fdx_stencil_steps, the library's heat / Jacobi time
+   stepper: nsteps steps in passes of k (temporally blocked kernels,
+   fdx_temporal_gen.c) or one step a pass (fdx_stencil_apply), k given or
+   chosen by timing the candidates on the caller's arrays. */
+#include "arrays/fdx_array_impl.h"
+#include "core/fdx_log.h"
+#include "fdx/metrics.h"
+#include "stencil/fdx_bc.h"
+#include "stencil/fdx_stencil_tune.h"
+#include "stencil/fdx_temporal.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- process-wide tables: loaded kernels, chosen plans ------------------- */
+
+/* A plan: k 1 means one step a pass through fdx_stencil_apply. */
+typedef struct tplan {
+    fdx_temporal_cfg cfg;
+} tplan;
+
+typedef struct kslot {
+    char key[192];
+    fdx_kernel *k;
+} kslot;
+
+typedef struct pslot {
+    char key[192];
+    tplan plan;
+    int tuned; /* chosen by timing (auto); else the last explicit request */
+} pslot;
+
+#define MAX_KERNELS 256
+#define MAX_PLANS 64
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static kslot kernels[MAX_KERNELS];
+static int nkernels;
+static pslot plans[MAX_PLANS];
+static int nplans, next_plan;
+static int forced;
+static fdx_temporal_cfg force;
+
+void fdx_temporal_force_tile(const fdx_temporal_cfg *cfg)
+{
+    pthread_mutex_lock(&lock);
+    forced = cfg != NULL;
+    if (cfg) force = *cfg;
+    pthread_mutex_unlock(&lock);
+}
+
+/* Loaded once per process (the backend's JIT keeps compiled objects on
+   disk); with the table full a kernel is loaded unlisted. */
+static fdx_status kernel_get(const fdx_backend *be, const fdx_device_info *dev, const fdx_stencil_kspec *ks,
+                             const fdx_temporal_cfg *c, fdx_kernel **out)
+{
+    int cuda = be->kind == FDX_BACKEND_CUDA;
+    char spec[32], key[sizeof kernels->key];
+    fdx_stencil_kspec_text(ks, spec, sizeof spec);
+    snprintf(key, sizeof key, "%s/%d/%.60s/%s/k%d/%dx%d", be->name, dev->ordinal, dev->name, spec, c->k,
+             cuda ? c->tx : 0, cuda ? c->ty : 0);
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < nkernels; i++)
+        if (strcmp(kernels[i].key, key) == 0) {
+            *out = kernels[i].k;
+            pthread_mutex_unlock(&lock);
+            return FDX_OK;
+        }
+    char *src = NULL;
+    fdx_status st = fdx_temporal_generate(ks, c, cuda, &src);
+    if (st == FDX_OK) st = be->jit_load(dev, src, FDX_STENCIL_ENTRY, "temporal stencil kernel", out);
+    free(src);
+    if (st == FDX_OK && nkernels < MAX_KERNELS) {
+        snprintf(kernels[nkernels].key, sizeof kernels[nkernels].key, "%s", key);
+        kernels[nkernels++].k = *out;
+    }
+    pthread_mutex_unlock(&lock);
+    return st;
+}
+
+static void plan_key(const fdx_backend *be, const fdx_device_info *dev, const fdx_stencil_kspec *ks,
+                     const int64_t n3[3], int tuned, char *key, size_t n)
+{
+    char spec[32];
+    fdx_stencil_kspec_text(ks, spec, sizeof spec);
+    snprintf(key, n, "%s/%d/%.60s/%s/%lldx%lldx%lld/%c", be->name, dev->ordinal, dev->name, spec, (long long)n3[0],
+             (long long)n3[1], (long long)n3[2], tuned ? 't' : 'l');
+}
+
+static int plan_find(const char *key, tplan *p)
+{
+    int found = 0;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < nplans && !found; i++)
+        if (strcmp(plans[i].key, key) == 0) *p = plans[i].plan, found = 1;
+    pthread_mutex_unlock(&lock);
+    return found;
+}
+
+static void plan_store(const char *key, const tplan *p)
+{
+    pthread_mutex_lock(&lock);
+    int at = -1;
+    for (int i = 0; i < nplans && at < 0; i++)
+        if (strcmp(plans[i].key, key) == 0) at = i;
+    if (at < 0 && nplans < MAX_PLANS) at = nplans++;
+    if (at < 0) at = next_plan, next_plan = (next_plan + 1) % MAX_PLANS;
+    snprintf(plans[at].key, sizeof plans[at].key, "%s", key);
+    plans[at].plan = *p;
+    pthread_mutex_unlock(&lock);
+}
+
+/* ---- one pass ---------------------------------------------------------------- */
+
+typedef struct run {
+    fdx_stencil *s;
+    fdx_stencil_view v;
+    const fdx_backend *be;
+    const fdx_device_info *dev;
+    int cuda;
+    int64_t n3[3];
+    fdx_array *u, *tmp;
+    void *pu, *pt; /* their storage in the backend's memory */
+    void *scratch; /* CPU: the threads' rings */
+    size_t scratch_bytes;
+    /* the pass being timed */
+    fdx_temporal_cfg cfg;
+    fdx_kernel *kernel;
+} run;
+
+static fdx_status ensure_scratch(run *r, const fdx_temporal_cfg *c)
+{
+    if (r->cuda) return FDX_OK;
+    size_t need = (size_t)fdx_temporal_scratch_per_thread(r->v.ks, c, r->n3) * (size_t)r->dev->sm_count *
+                  (r->v.ks->is_double ? 8 : 4);
+    if (need <= r->scratch_bytes) return FDX_OK;
+    if (r->scratch) r->be->free(r->scratch), r->scratch = NULL, r->scratch_bytes = 0;
+    FDX_TRY(r->be->alloc(need, &r->scratch));
+    r->scratch_bytes = need;
+    return FDX_OK;
+}
+
+/* k steps of the configuration's depth from src into dst. */
+static fdx_status pass(run *r, fdx_kernel *k, const fdx_temporal_cfg *c, void *dst, void *src, void *stream)
+{
+    fdx_stencil_cfg sc;
+    memset(&sc, 0, sizeof sc);
+    sc.chunk = c->chunk, sc.by = c->by > 0 ? c->by : 1;
+    fdx_stencil_params p;
+    fdx_stencil_params_build(r->v.ks, &sc, r->n3, r->v.c0, r->v.ws, r->v.wa, 0, NULL, &p);
+    fdx_temporal_tp tp = {c->bx, 0, r->dev->sm_count > 0 ? r->dev->sm_count : 1};
+    fdx_launch_dims dims = {{1, 1, 1}, {1, 1, 1}, 0};
+    if (r->cuda) {
+        FDX_TRY(fdx_temporal_launch_dims(r->v.ks, c, r->n3, &dims));
+    } else {
+        FDX_TRY(ensure_scratch(r, c));
+        tp.per = fdx_temporal_scratch_per_thread(r->v.ks, c, r->n3);
+    }
+    void *scratch = r->scratch;
+    void *args[5] = {&dst, &src, &scratch, p.bytes, &tp};
+    if (!r->cuda) args[0] = dst, args[1] = src, args[2] = scratch; /* the CPU entry takes the pointers */
+    return r->be->launch(k, &dims, args, stream);
+}
+
+static fdx_status timed_pass(void *arg, void *stream)
+{
+    run *r = arg;
+    return pass(r, r->kernel, &r->cfg, r->pt, r->pu, stream);
+}
+
+static fdx_status timed_apply(void *arg, void *stream)
+{
+    run *r = arg;
+    return fdx_stencil_apply(r->s, r->tmp, r->u, NULL, NULL, stream);
+}
+
+/* Auto: every candidate and one step a pass, timed on the caller's arrays
+   (u -> tmp: u is not written, tmp is scratch); the fastest per step. */
+static fdx_status tune(run *r, void *stream, tplan *best)
+{
+    fdx_temporal_cfg cand[16];
+    int n = fdx_temporal_candidates(r->v.ks, r->dev, r->cuda, r->n3, 0, cand, 16);
+    FDX_TRY(r->be->stream_sync(stream));
+    fdx_time_stats t;
+    FDX_TRY(fdx_time_run(r->v.ctx, timed_apply, r, 1, 5, &t));
+    double best_ms = t.median_ms;
+    memset(best, 0, sizeof *best);
+    best->cfg.k = 1;
+    FDX_INFO("temporal tuning: one step a pass %.4f ms a step", best_ms);
+    for (int i = 0; i < n; i++) {
+        char text[96];
+        fdx_temporal_cfg_text(&cand[i], r->cuda, text, sizeof text);
+        r->cfg = cand[i];
+        fdx_status st = kernel_get(r->be, r->dev, r->v.ks, &cand[i], &r->kernel);
+        if (st == FDX_OK) st = fdx_time_run(r->v.ctx, timed_pass, r, 1, 3, &t);
+        if (st != FDX_OK) {
+            FDX_DEBUG("temporal tuning: %s cannot run: %s", text, fdx_last_error());
+            fdx_clear_error();
+            continue;
+        }
+        double per_step = t.median_ms / cand[i].k;
+        FDX_INFO("temporal tuning: %-36s %.4f ms a step", text, per_step);
+        if (per_step < best_ms) best_ms = per_step, best->cfg = cand[i];
+    }
+    return FDX_OK;
+}
+
+/* ---- the API ---------------------------------------------------------------------- */
+
+static fdx_status check_array(const fdx_stencil_view *v, const fdx_array *a, const fdx_array *u, const char *what)
+{
+    FDX_CHECK(a->ctx == v->ctx, FDX_ERR_INVALID, "fdx_stencil_steps: %s belongs to another context than the stencil",
+              what);
+    FDX_CHECK(a->rank == v->ks->rank, FDX_ERR_INVALID, "%s has rank %d, the stencil rank %d", what, a->rank,
+              v->ks->rank);
+    FDX_CHECK(a->dtype == v->type, FDX_ERR_INVALID, "%s is %s, the stencil %s", what, fdx_dtype_name(a->dtype),
+              fdx_dtype_name(v->type));
+    for (int d = 0; d < a->rank; d++)
+        FDX_CHECK(a->shape[d] == u->shape[d], FDX_ERR_INVALID, "%s extent %lld differs from u's %lld on axis %d", what,
+                  (long long)a->shape[d], (long long)u->shape[d], d);
+    FDX_CHECK(fdx_layout_is_identity(&a->layout), FDX_ERR_UNSUPPORTED,
+              "%s is not stored in the plain layout (first index fastest): the stencil engine reads only that one",
+              what);
+    return FDX_OK;
+}
+
+fdx_status fdx_stencil_steps(fdx_stencil *s, fdx_array *u, fdx_array *tmp, int64_t nsteps, int temporal,
+                             void *stream)
+{
+    FDX_CHECK(s && u && tmp, FDX_ERR_INVALID, "fdx_stencil_steps: NULL stencil or array");
+    FDX_CHECK(nsteps >= 0, FDX_ERR_INVALID, "fdx_stencil_steps: %lld steps", (long long)nsteps);
+    FDX_CHECK(temporal >= -1 && temporal <= FDX_TEMPORAL_MAX_K, FDX_ERR_INVALID,
+              "temporal blocking depth %d must be -1 (auto), 0 (off) or 1..%d", temporal, FDX_TEMPORAL_MAX_K);
+    run r;
+    memset(&r, 0, sizeof r);
+    r.s = s;
+    fdx_stencil_view_of(s, &r.v);
+    const fdx_stencil_kspec *ks = r.v.ks;
+    FDX_CHECK(ks->update == FDX_UPDATE_HEAT && !ks->coef && !ks->sponge, FDX_ERR_INVALID,
+              "fdx_stencil_steps advances the heat / Jacobi update (u + alpha L u) without a coefficient array; "
+              "this stencil is %s%s",
+              ks->update == FDX_UPDATE_HEAT ? "heat" : ks->update == FDX_UPDATE_WAVE ? "wave" : "apply",
+              ks->coef ? " with a coefficient array" : "");
+    const char *why = NULL;
+    FDX_CHECK(temporal <= 1 || fdx_temporal_supports(ks, &why), FDX_ERR_UNSUPPORTED, "temporal blocking: %s", why);
+    FDX_CHECK(u != tmp, FDX_ERR_INVALID, "fdx_stencil_steps: u and tmp must be distinct arrays");
+    FDX_TRY(check_array(&r.v, u, u, "u"));
+    FDX_TRY(check_array(&r.v, tmp, u, "tmp"));
+    r.be = fdx_ctx_ops(r.v.ctx);
+    r.dev = fdx_ctx_device(r.v.ctx);
+    r.cuda = r.be->kind == FDX_BACKEND_CUDA;
+    r.u = u, r.tmp = tmp;
+    r.pu = r.cuda ? u->device : u->host;
+    r.pt = r.cuda ? tmp->device : tmp->host;
+    FDX_CHECK(r.pu && r.pt, FDX_ERR_INVALID, "fdx_stencil_steps: %s has no %s storage", r.pu ? "tmp" : "u",
+              r.cuda ? "device" : "host");
+    FDX_CHECK(r.pu != r.pt, FDX_ERR_INVALID, "fdx_stencil_steps: u and tmp share storage");
+    int rd = fdx_stencil_radius(s);
+    for (int d = 0; d < u->rank; d++)
+        FDX_CHECK(u->shape[d] > 2 * rd, FDX_ERR_INVALID, "a stencil of radius %d needs at least %d points on axis %d, got %lld",
+                  rd, 2 * rd + 1, d, (long long)u->shape[d]);
+    fdx_stencil_shape3(u->rank, u->shape, r.n3);
+    stream = fdx_ctx_stream(r.v.ctx, stream);
+    if (nsteps == 0) return FDX_OK;
+
+    /* Boundary conditions are filled between steps by fdx_stencil_apply's
+       pass; the deeper kernels have no such step yet: one step a pass. */
+    FDX_CHECK(temporal <= 1 || !fdx_stencil_boundary_of(s), FDX_ERR_UNSUPPORTED,
+              "temporal depth %d: the stencil has boundary conditions, which only one step a pass applies (use off "
+              "or auto)", temporal);
+    if (fdx_stencil_boundary_of(s)) temporal = 0;
+        /* The plan: one step a pass, the asked depth, or the tuned choice. */
+    tplan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.cfg.k = 1;
+    char key[192];
+    fdx_status st = FDX_OK;
+    int64_t points = r.n3[0] * r.n3[1] * r.n3[2];
+    pthread_mutex_lock(&lock);
+    fdx_temporal_cfg f = force;
+    int use_force = forced;
+    pthread_mutex_unlock(&lock);
+    f.k = temporal;
+    if (temporal > 1 && use_force && fdx_temporal_fits(ks, &f, r.cuda, r.n3)) {
+        plan.cfg = f;
+    } else if (temporal > 1) {
+        fdx_temporal_cfg c[1];
+        FDX_CHECK(fdx_temporal_candidates(ks, r.dev, r.cuda, r.n3, temporal, c, 1) == 1, FDX_ERR_UNSUPPORTED,
+                  "temporal depth %d: no tile keeps points of its own at radius %d (halo %d) on %lldx%lldx%lld",
+                  temporal, rd, temporal * rd, (long long)r.n3[0], (long long)r.n3[1], (long long)r.n3[2]);
+        plan.cfg = c[0];
+    } else if (temporal == -1 && nsteps >= 2 && fdx_temporal_supports(ks, NULL) &&
+               points >= FDX_STENCIL_TUNE_MIN_POINTS) {
+        plan_key(r.be, r.dev, ks, r.n3, 1, key, sizeof key);
+        if (!plan_find(key, &plan)) {
+            st = tune(&r, stream, &plan);
+            if (st != FDX_OK) goto done;
+            char text[96] = "one step a pass";
+            if (plan.cfg.k > 1) fdx_temporal_cfg_text(&plan.cfg, r.cuda, text, sizeof text);
+            FDX_INFO("temporal blocking for %lldx%lldx%lld: %s", (long long)r.n3[0], (long long)r.n3[1],
+                     (long long)r.n3[2], text);
+            plan_store(key, &plan);
+        }
+    }
+    plan_key(r.be, r.dev, ks, r.n3, 0, key, sizeof key);
+    plan_store(key, &plan);
+
+    /* Passes alternate u -> tmp -> u; the last may be shallower. */
+    void *src = r.pu, *dst = r.pt;
+    fdx_array *asrc = u, *adst = tmp;
+    for (int64_t left = nsteps; left > 0;) {
+        int k = plan.cfg.k < left ? plan.cfg.k : (int)left;
+        if (k == 1 && plan.cfg.k == 1) {
+            st = fdx_stencil_apply(s, adst, asrc, NULL, NULL, stream);
+        } else {
+            fdx_temporal_cfg c = plan.cfg;
+            c.k = k;
+            fdx_kernel *kern = NULL;
+            st = kernel_get(r.be, r.dev, ks, &c, &kern);
+            if (st == FDX_OK) st = pass(&r, kern, &c, dst, src, stream);
+        }
+        if (st != FDX_OK) goto done;
+        left -= k;
+        void *t = src;
+        src = dst, dst = t;
+        fdx_array *ta = asrc;
+        asrc = adst, adst = ta;
+    }
+    /* An odd number of passes left the result in tmp. */
+    if (src != r.pu)
+        st = r.be->copy(r.pu, r.pt, (size_t)fdx_array_count(u) * u->elem_size,
+                        r.cuda ? FDX_COPY_D2D : FDX_COPY_H2H, stream);
+done:
+    if (r.scratch) r.be->free(r.scratch);
+    return st;
+}
+
+int fdx_stencil_steps_depth(const fdx_stencil *s, const int64_t *shape, char *config, size_t n)
+{
+    if (config && n) config[0] = '\0';
+    if (!s || !shape) return 0;
+    fdx_stencil_view v;
+    fdx_stencil_view_of(s, &v);
+    const fdx_backend *be = fdx_ctx_ops(v.ctx);
+    const fdx_device_info *dev = fdx_ctx_device(v.ctx);
+    int64_t n3[3];
+    fdx_stencil_shape3(v.ks->rank, shape, n3);
+    char key[192];
+    plan_key(be, dev, v.ks, n3, 0, key, sizeof key);
+    tplan p;
+    if (!plan_find(key, &p)) return 0;
+    if (config && n) {
+        if (p.cfg.k > 1) fdx_temporal_cfg_text(&p.cfg, be->kind == FDX_BACKEND_CUDA, config, n);
+        else snprintf(config, n, "one step a pass (%s)", fdx_stencil_config(s, shape));
+    }
+    return p.cfg.k;
+}

@@ -1,0 +1,81 @@
+/* fdx_temporal (internal): temporally blocked heat / Jacobi steps.  One pass
+   through memory advances u by k steps of out = u + alpha L u, bit for bit
+   as k single steps of fdx_stencil_apply would (the same expression per
+   point, built by fdx_stencil_emit_point).  The r-wide frame is the
+   boundary: it is neither computed nor written, and inside a pass every
+   time level keeps the input's frame values there (what k single steps
+   between two arrays with one frame do).
+
+   Both targets march the slowest axis with k time levels pipelined: level
+   t of plane j is computed when level t-1 has planes j - r .. j + r, so
+   level t runs t r planes behind the input.  Tiles of the other axes carry
+   a halo of k r points and recompute it (overlapped tiles).
+     CUDA: a block of tx x ty threads holds one tile column (halo included),
+       level t's centre plane in shared memory (in-plane neighbours) and its
+       2r + 1 planes in registers (marching-axis neighbours); two barriers
+       a plane; the inner (tx - 2kr) x (ty - 2kr) points are written.
+     CPU: an OpenMP task is a tile (bx x by interior points and chunk planes)
+       whose k levels live in per-thread rings of 2r + 1 planes of the tile
+       plus halo, sized to stay in cache. */
+#ifndef FDX_TEMPORAL_H
+#define FDX_TEMPORAL_H
+
+#include "stencil/fdx_stencil_impl.h"
+
+#define FDX_TEMPORAL_MAX_K 8
+/* Static shared memory a CUDA kernel may hold (all levels' planes). */
+#define FDX_TEMPORAL_MAX_SMEM (48 * 1024)
+
+/* A temporally blocked kernel's configuration.  k, tx and ty are built into
+   the CUDA source (k alone into the CPU's); chunk, bx and by are run-time. */
+typedef struct fdx_temporal_cfg {
+    int k;      /* steps per pass, 1..FDX_TEMPORAL_MAX_K */
+    int tx, ty; /* CUDA: threads a block, the tile with its halo (ty 1 below rank 3) */
+    int chunk;  /* planes of the marching axis a block (CUDA) or task (CPU) computes */
+    int bx, by; /* CPU: interior points of a task's tile along x and (rank 3) y */
+} fdx_temporal_cfg;
+
+/* The run-time block of the kernel besides struct fdx_p: mirrors struct
+   fdx_tp of the generated code. */
+typedef struct fdx_temporal_tp {
+    long long bx, per, nthr; /* CPU: tile width, scratch values a thread, threads */
+} fdx_temporal_tp;
+
+/* Whether the temporal kernels take this spec: HEAT, no coefficient array,
+   no sponge, rank 2 or 3.  Fills why (for messages) when not. */
+FDX_HIDDEN int fdx_temporal_supports(const fdx_stencil_kspec *ks, const char **why);
+
+/* Generated source: C (entry void fdx_stencil_kernel(void **args) taking out,
+   u, scratch, p, tp) or CUDA (extern "C" __global__ with the same
+   parameters; scratch unused). */
+FDX_HIDDEN fdx_status fdx_temporal_generate(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg, int cuda,
+                                            char **source);
+
+/* Whether a configuration runs this shape (its tile keeps points of its own
+   after the halo, its planes fit shared memory, the grid CUDA's limits). */
+FDX_HIDDEN int fdx_temporal_fits(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg, int cuda,
+                                 const int64_t n3[3]);
+
+/* CUDA launch geometry. */
+FDX_HIDDEN fdx_status fdx_temporal_launch_dims(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg,
+                                               const int64_t n3[3], fdx_launch_dims *dims);
+
+/* CPU: scratch values one thread needs (k rings of 2r + 1 tile planes). */
+FDX_HIDDEN int64_t fdx_temporal_scratch_per_thread(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg,
+                                                   const int64_t n3[3]);
+
+/* The candidates the tuner times for this spec and shape (at most `max`),
+   deepest blocking first, the preferred tile first within a depth; with
+   depth > 0 the tiles that fit at that depth only.  Returns their number. */
+FDX_HIDDEN int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda,
+                                       const int64_t n3[3], int depth, fdx_temporal_cfg *out, int max);
+
+/* Tests: every later fdx_stencil_steps with an explicit depth uses this
+   tile and chunk (at the asked depth) where it fits; NULL: back to the
+   candidates. */
+FDX_HIDDEN void fdx_temporal_force_tile(const fdx_temporal_cfg *cfg);
+
+/* Text such as "temporal k4 32x32 chunk 64" or "temporal k4 cpu 256x32 chunk 64". */
+FDX_HIDDEN void fdx_temporal_cfg_text(const fdx_temporal_cfg *cfg, int cuda, char *buf, size_t n);
+
+#endif

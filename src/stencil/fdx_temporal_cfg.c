@@ -1,0 +1,164 @@
+/* fdx_temporal_cfg: what a temporally blocked configuration needs (fits,
+   launch geometry, scratch), the candidates the tuner times, and its text. */
+#include "stencil/fdx_temporal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int fdx_temporal_supports(const fdx_stencil_kspec *ks, const char **why)
+{
+    const char *w = ks->update != FDX_UPDATE_HEAT ? "only the heat / Jacobi update (u + alpha L u) is blocked"
+                    : ks->coef                    ? "a coefficient array is not blocked yet"
+                    : ks->sponge                  ? "a sponge is not blocked"
+                    : ks->rank < 2                ? "rank 1 is not blocked (no marching axis)"
+                                                  : NULL;
+    if (why) *why = w;
+    return w == NULL;
+}
+
+static size_t elem(const fdx_stencil_kspec *ks) { return ks->is_double ? 8 : 4; }
+
+static size_t smem_bytes(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c)
+{
+    int ry = ks->rank == 3 ? ks->radius : 0;
+    return (size_t)c->k * (size_t)(c->ty + 2 * ry) * (size_t)(c->tx + 2 * ks->radius) * elem(ks);
+}
+
+/* Blocks along x, y and the marching axis. */
+static void grid_of(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3], int64_t g[3])
+{
+    int kr = c->k * ks->radius;
+    g[0] = ceil_div(n3[0], c->tx - 2 * kr);
+    g[1] = ks->rank == 3 ? ceil_div(n3[1], c->ty - 2 * kr) : 1;
+    g[2] = ceil_div(n3[2] - 2 * ks->radius, c->chunk);
+}
+
+int fdx_temporal_fits(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, int cuda, const int64_t n3[3])
+{
+    if (!fdx_temporal_supports(ks, NULL) || c->k < 1 || c->k > FDX_TEMPORAL_MAX_K || c->chunk < 1) return 0;
+    int kr = c->k * ks->radius, r = ks->radius, ry = ks->rank == 3 ? r : 0;
+    if (n3[0] <= 2 * r || n3[1] <= 2 * ry || n3[2] <= 2 * r) return 0;
+    if (!cuda) return c->bx >= 1 && c->by >= 1 && (ks->rank == 3 || c->by == 1);
+    if (c->tx <= 2 * kr || c->tx * c->ty > 1024 || (ks->rank == 3 ? c->ty <= 2 * kr : c->ty != 1)) return 0;
+    if (smem_bytes(ks, c) > FDX_TEMPORAL_MAX_SMEM) return 0;
+    int64_t g[3];
+    grid_of(ks, c, n3, g);
+    return g[0] <= 0x7fffffff && g[1] <= 65535 && g[2] <= 65535;
+}
+
+fdx_status fdx_temporal_launch_dims(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3],
+                                    fdx_launch_dims *d)
+{
+    FDX_CHECK(fdx_temporal_fits(ks, c, 1, n3), FDX_ERR_INTERNAL,
+              "temporal configuration k%d %dx%d chunk %d does not fit %lldx%lldx%lld", c->k, c->tx, c->ty, c->chunk,
+              (long long)n3[0], (long long)n3[1], (long long)n3[2]);
+    int64_t g[3];
+    grid_of(ks, c, n3, g);
+    memset(d, 0, sizeof *d);
+    d->grid[0] = (unsigned)g[0], d->grid[1] = (unsigned)g[1], d->grid[2] = (unsigned)g[2];
+    d->block[0] = (unsigned)c->tx, d->block[1] = (unsigned)c->ty, d->block[2] = 1;
+    return FDX_OK;
+}
+
+int64_t fdx_temporal_scratch_per_thread(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3])
+{
+    int kr = c->k * ks->radius, r = ks->radius;
+    int64_t bx = c->bx < n3[0] - 2 * r ? c->bx : n3[0] - 2 * r;
+    int64_t ew = bx + 2 * kr, eh = ks->rank == 3 ? (c->by < n3[1] - 2 * r ? c->by : n3[1] - 2 * r) + 2 * kr : 1;
+    return (int64_t)c->k * (2 * r + 1) * ew * eh;
+}
+
+/* Planes per block or task: enough blocks (tasks) for `target`, each long
+   against the 2 k r planes it reads beyond its own (at least 8 k r). */
+static int chunk_for(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3], int64_t tiles,
+                     int64_t target)
+{
+    int64_t planes = n3[2] - 2 * ks->radius, splits = ceil_div(target, tiles > 0 ? tiles : 1);
+    int64_t ch = ceil_div(planes, splits > 0 ? splits : 1), least = 8LL * c->k * ks->radius;
+    if (ch < least) ch = least;
+    if (ch > planes) ch = planes;
+    return ch < 1 ? 1 : ch > 1 << 30 ? 1 << 30 : (int)ch;
+}
+
+static int add(const fdx_stencil_kspec *ks, int cuda, const int64_t n3[3], fdx_temporal_cfg c, fdx_temporal_cfg *out,
+               int n, int max)
+{
+    if (n >= max || !fdx_temporal_fits(ks, &c, cuda, n3)) return n;
+    out[n] = c;
+    return n + 1;
+}
+
+int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda, const int64_t n3[3],
+                            int depth, fdx_temporal_cfg *out, int max)
+{
+    int n = 0, r = ks->radius, rank3 = ks->rank == 3;
+    int64_t sms = dev->sm_count > 0 ? dev->sm_count : 1;
+    static const int all[] = {8, 6, 4, 3, 2};
+    const int *depths = all, nd = depth > 0 ? 1 : 5;
+    if (depth > 0) depths = &depth;
+    if (cuda) {
+        /* Tiles of threads with their halo; a depth is a candidate while the
+           tile keeps at least half its width and, in rank 3, a quarter of
+           its rows as points of its own. */
+        static const int tiles3[][2] = {{32, 32}, {64, 16}, {32, 16}}, tiles2[] = {1024, 512, 256};
+        for (int d = 0; d < nd; d++)
+            for (int i = 0; i < 3; i++) {
+                fdx_temporal_cfg c = {depths[d], rank3 ? tiles3[i][0] : tiles2[i], rank3 ? tiles3[i][1] : 1, 1, 0, 0};
+                int kr = c.k * r;
+                if (c.tx <= 2 * kr || (rank3 && c.ty <= 2 * kr)) continue;
+                if (depth <= 0 && (c.tx - 2 * kr < c.tx / 2 || (rank3 && c.ty - 2 * kr < c.ty / 4))) continue;
+                int64_t tiles = ceil_div(n3[0], c.tx - 2 * kr) * (rank3 ? ceil_div(n3[1], c.ty - 2 * kr) : 1);
+                /* About four waves of two resident blocks a multiprocessor. */
+                c.chunk = chunk_for(ks, &c, n3, tiles, 8 * sms * (1024 / (c.tx * c.ty)));
+                n = add(ks, cuda, n3, c, out, n, max);
+            }
+        return n;
+    }
+    /* CPU: each thread's rings (k levels of 2r + 1 planes of the tile and
+       its halo) within about 1 MiB, a core's share of cache; full rows in
+       rank 3 where that leaves enough rows, else tiles 256 or 128 wide. */
+    const double budget = 1 << 20;
+    for (int d = depth > 0 ? 0 : 2; d < nd; d++) {
+        int k = depths[d], kr = k * r;
+        if (rank3) {
+            static const int64_t widths[] = {0, 256, 128};
+            for (int i = 0; i < 3; i++) {
+                int64_t bx = widths[i] ? widths[i] : n3[0] - 2 * r;
+                if (widths[i] && widths[i] >= n3[0] - 2 * r) continue;
+                double row = (double)k * (2 * r + 1) * (double)(bx + 2 * kr) * (double)elem(ks);
+                int64_t by = (int64_t)(budget / row) - 2 * kr;
+                if (by < 2 * kr && (depth <= 0 || by < 1)) continue; /* the halo would outweigh the tile */
+                if (by > n3[1] - 2 * r) by = n3[1] - 2 * r;
+                fdx_temporal_cfg c = {k, 0, 0, 1, (int)bx, (int)by};
+                int64_t tiles = ceil_div(n3[0] - 2 * r, bx) * ceil_div(n3[1] - 2 * r, by);
+                c.chunk = chunk_for(ks, &c, n3, tiles, 2 * sms);
+                n = add(ks, cuda, n3, c, out, n, max);
+            }
+        } else {
+            static const int64_t widths[] = {4096, 1024};
+            for (int i = 0; i < 2; i++) {
+                int64_t bx = widths[i] < n3[0] - 2 * r ? widths[i] : n3[0] - 2 * r;
+                fdx_temporal_cfg c = {k, 0, 0, 1, (int)bx, 1};
+                c.chunk = chunk_for(ks, &c, n3, ceil_div(n3[0] - 2 * r, bx), 2 * sms);
+                n = add(ks, cuda, n3, c, out, n, max);
+            }
+        }
+    }
+    /* An asked-for depth always has a CPU tile: 128 wide, 8 rows. */
+    if (n == 0 && depth > 0) {
+        fdx_temporal_cfg c = {depth, 0, 0, 1, (int)(n3[0] - 2 * r < 128 ? n3[0] - 2 * r : 128),
+                              rank3 ? (int)(n3[1] - 2 * r < 8 ? n3[1] - 2 * r : 8) : 1};
+        c.chunk = chunk_for(ks, &c, n3, ceil_div(n3[0] - 2 * r, c.bx) * (rank3 ? ceil_div(n3[1] - 2 * r, c.by) : 1),
+                            2 * sms);
+        n = add(ks, cuda, n3, c, out, n, max);
+    }
+    return n;
+}
+
+void fdx_temporal_cfg_text(const fdx_temporal_cfg *c, int cuda, char *buf, size_t n)
+{
+    if (cuda) snprintf(buf, n, "temporal k%d %dx%d chunk %d", c->k, c->tx, c->ty, c->chunk);
+    else snprintf(buf, n, "temporal k%d cpu %dx%d chunk %d", c->k, c->bx, c->by, c->chunk);
+}

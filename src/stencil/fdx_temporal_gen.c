@@ -1,0 +1,239 @@
+/* fdx_temporal_gen: the temporally blocked heat / Jacobi kernels as fdx_cg
+   IR (fdx_temporal.h says what they do).  Each time level's point is the
+   single-step kernels' own expression (fdx_stencil_emit_point, the same
+   terms in the same order), with neighbours from the level before: so a
+   pass of k levels is bit for bit k single steps wherever the compiler
+   contracts alike, which it does for one expression tree under one set of
+   flags (the tests check it on every target).
+
+   Names in the generated code: level t (0 the input) holds c<t>_<i>, its
+   column's plane j - r + i (CUDA registers) or L<t>, a ring of 2r + 1 tile
+   planes (CPU); sh<t> is level t's centre plane in shared memory (CUDA);
+   s<t> / n<t+1> the weighted sum and the value of level t + 1. */
+#include "stencil/fdx_stencil_gen.h"
+#include "stencil/fdx_temporal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* "+ 3" / "- 3" for an offset, so neighbours read like the other kernels'. */
+static void offset(fdx_sb *b, long long o)
+{
+    fdx_sb_printf(b, " %c %lld", o < 0 ? '-' : '+', o < 0 ? -o : o);
+}
+
+/* CUDA: level v's neighbours: in-plane from its shared plane, along the
+   marching axis from its register column. */
+static void cuda_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
+{
+    if (a == 2) fdx_sb_printf(b, "c%d_%d", v, g->r + off);
+    else if (a == 0) fdx_sb_printf(b, "sh%d[ty + %d][tx + %d]", v, g->ry, g->r + off);
+    else fdx_sb_printf(b, "sh%d[ty + %d][tx + %d]", v, g->ry + off, g->r);
+}
+
+/* CPU: the centre row pc of level v's ring (indexed by global x), rows of
+   the tile ew apart, the marching-axis neighbours' rows pm<o> / pp<o>. */
+static void cpu_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
+{
+    (void)g, (void)v;
+    if (a == 2) {
+        fdx_sb_printf(b, "p%c%d[x]", off < 0 ? 'm' : 'p', off < 0 ? -off : off);
+    } else if (a == 0) {
+        fdx_sb_puts(b, "pc[x");
+        offset(b, off);
+        fdx_sb_puts(b, "]");
+    } else {
+        fdx_sb_printf(b, "pc[x%s%d * ew]", off < 0 ? " - " : " + ", off < 0 ? -off : off);
+    }
+}
+
+static void emit_params(fdx_cg_node *top, const gen *g, int threads, fdx_cg_node **kernel)
+{
+    fdx_cg_line(top, "struct fdx_tp { long long bx, per, nthr; };");
+    const fdx_cg_param params[] = {
+        {"real", "out", 1},
+        {"const real", "u", 1},
+        {"real", "scratch", 1},
+        {"const struct fdx_p", g->cuda ? "p" : "P", 0},
+        {"const struct fdx_tp", g->cuda ? "tp" : "T", 0},
+    };
+    *kernel = fdx_cg_kernel(top, FDX_STENCIL_ENTRY, params, 5, threads, 0);
+}
+
+/* Shifts the column of level t down a plane (its top slot is refilled). */
+static void emit_shift(fdx_cg_node *at, const gen *g, int t)
+{
+    fdx_sb s = FDX_SB_INIT;
+    for (int i = 0; i < 2 * g->r; i++) fdx_sb_printf(&s, "%sc%d_%d = c%d_%d;", i ? " " : "", t, i, t, i + 1);
+    fdx_cg_line(at, "%s", fdx_cg_text(g->cg, &s));
+}
+
+static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
+{
+    const int K = c->k, R = g->r, RY = g->ry, KR = K * R, W = c->tx, H = c->ty, rank3 = g->ks->rank == 3;
+    const int sw = W + 2 * R, shh = H + 2 * RY;
+    fdx_cg_node *k;
+    emit_params(top, g, W * H, &k);
+    for (int t = 0; t < K; t++) fdx_cg_shared(k, "real", fdx_cg_fmt(g->cg, "sh%d", t), fdx_cg_fmt(g->cg, "[%d][%d]", shh, sw));
+    fdx_cg_stmt(k, "const long long nx = p.n[0], ny = p.n[1], nm = p.n[2], sy = nx, sm = nx * ny");
+    fdx_cg_stmt(k, "const int tx = threadIdx.x, ty = threadIdx.y");
+    /* The block's tile: its own points and a halo of k r on each side. */
+    fdx_cg_stmt(k, "const long long x = (long long)blockIdx.x * %d - %d + tx", W - 2 * KR, KR);
+    if (rank3) fdx_cg_stmt(k, "const long long y = (long long)blockIdx.y * %d - %d + ty", H - 2 * KR, KR);
+    else fdx_cg_stmt(k, "const long long y = 0");
+    fdx_cg_stmt(k, "const long long k0 = %d + (long long)blockIdx.z * p.chunk", R);
+    fdx_cg_stmt(k, "const long long k1 = k0 + p.chunk < nm - %d ? k0 + p.chunk : nm - %d", R, R);
+    fdx_cg_stmt(k, "const bool col = x >= 0 && x < nx && y >= 0 && y < ny");
+    /* In-plane interior; elsewhere (the frame, and outside the array, whose
+       values only frame points could read) a level keeps its input. */
+    fdx_cg_stmt(k, "const bool fx = x >= %d && x < nx - %d && y >= %d && y < ny - %d", R, R, RY, RY);
+    fdx_cg_stmt(k, "const bool own = fx && tx >= %d && tx < %d && ty >= %d && ty < %d", KR, W - KR, rank3 ? KR : 0,
+                rank3 ? H - KR : 1);
+    fdx_cg_stmt(k, "const long long base = col ? x + y * sy : 0");
+    fdx_cg_stmt(k, "(void)scratch, (void)tp, (void)sy");
+    /* The planes' pads are read by points of the tile's edge, whose values
+       are never used: zeroed, so nothing reads uninitialised memory. */
+    for (int t = 0; t < K; t++)
+        fdx_cg_stmt(fdx_cg_for(k, FDX_CG_LOOP, "int q = ty * %d + tx; q < %d; q += %d", W, shh * sw, W * H),
+                    "(&sh%d[0][0])[q] = 0", t);
+    fdx_cg_barrier(k, "zeroed");
+    for (int t = 0; t < K; t++) {
+        fdx_sb d = FDX_SB_INIT;
+        fdx_sb_puts(&d, "real");
+        for (int i = 0; i <= 2 * R; i++) fdx_sb_printf(&d, "%s c%d_%d = 0", i ? "," : "", t, i);
+        fdx_cg_stmt(k, "%s", fdx_cg_text(g->cg, &d));
+    }
+    fdx_cg_stmt(k, "real nxt = 0");
+    /* Plane i of the input feeds level t's plane i - t r; the last output
+       plane k1 - 1 comes at i = k1 - 1 + k r. */
+    fdx_cg_stmt(k, "const long long i0 = k0 - %d > 0 ? k0 - %d : 0, i1 = k1 + %d", KR, KR, KR);
+    fdx_cg_stmt(fdx_cg_if(k, "col && i0 < nm"), "nxt = %s", fdx_cg_ld(g->cg, FDX_CG_LDG, "u + base + i0 * sm"));
+    fdx_cg_node *loop = fdx_cg_for(k, FDX_CG_LOOP_NOUNROLL, "long long i = i0; i < i1; i++");
+    for (int t = 0; t < K; t++) emit_shift(loop, g, t);
+    fdx_cg_stmt(loop, "c0_%d = nxt", 2 * R);
+    /* Past the last plane the column takes stale values: only frame points
+       (which keep their input) read them. */
+    fdx_cg_stmt(fdx_cg_if(loop, "col && i + 1 < nm"), "nxt = %s", fdx_cg_ld(g->cg, FDX_CG_LDG, "u + base + (i + 1) * sm"));
+    fdx_cg_barrier(loop, "the last plane's readers are done");
+    for (int t = 0; t < K; t++) fdx_cg_stmt(loop, "sh%d[ty + %d][tx + %d] = c%d_%d", t, RY, R, t, R);
+    fdx_cg_barrier(loop, NULL);
+    for (int t = 1; t <= K; t++) {
+        fdx_cg_stmt(loop, "const long long j%d = i - %d", t, t * R);
+        const char *centre = fdx_cg_fmt(g->cg, "c%d_%d", t - 1, R), *val = fdx_cg_fmt(g->cg, "n%d", t);
+        fdx_stencil_emit_point(loop, g, cuda_neighbour, "p.", t - 1, centre, NULL, NULL, NULL, val);
+        if (t < K) {
+            fdx_cg_stmt(loop, "c%d_%d = fx && j%d >= %d && j%d < nm - %d ? %s : %s", t, 2 * R, t, R, t, R, val, centre);
+        } else {
+            fdx_cg_node *st = fdx_cg_if(loop, "own && j%d >= k0 && j%d < k1", t, t);
+            fdx_cg_store(st, (fdx_cg_lanes){"n", "", 1, K}, NULL, fdx_cg_fmt(g->cg, "out + base + j%d * sm", t),
+                         FDX_CG_STREAM);
+        }
+    }
+}
+
+/* CPU: the rows of one level of a task's tile at plane j (level t from
+   level t - 1; the last level straight into out). */
+static void emit_cpu_level(fdx_cg_node *loop, const gen *g, int K, int t)
+{
+    const int R = g->r, RY = g->ry, S = 2 * R + 1, h = (K - t) * R, hy = (K - t) * RY, last = t == K;
+    fdx_cg_node *lv = fdx_cg_scope(loop);
+    fdx_cg_stmt(lv, "const long long j = i - %d", t * R);
+    /* The planes, rows and columns level t needs: the tile grown by the
+       halo the levels after it still consume. */
+    fdx_cg_node *in = fdx_cg_if(lv, "j >= (k0 - %d > 0 ? k0 - %d : 0) && j < (k1 + %d < nm ? k1 + %d : nm)", h, h, h, h);
+    fdx_cg_stmt(in, "const long long ya = y0 - %d > 0 ? y0 - %d : 0, yz = y1 + %d < ny ? y1 + %d : ny", hy, hy, hy, hy);
+    fdx_cg_stmt(in, "const long long xa = x0 - %d > 0 ? x0 - %d : 0, xz = x1 + %d < nx ? x1 + %d : nx", h, h, h, h);
+    fdx_cg_stmt(in, "const int fj = j < %d || j >= nm - %d", R, R);
+    fdx_cg_stmt(in, "(void)fj");
+    fdx_cg_node *row = fdx_cg_for(in, FDX_CG_LOOP, "long long yy = ya; yy < yz; yy++");
+    fdx_cg_stmt(row, "const long long ro = (yy - ey0) * ew - ex0");
+    fdx_cg_stmt(row, "const real *pc = L%d + (j %% %d) * ps + ro", t - 1, S);
+    if (last) fdx_cg_stmt(row, "real *d = out + j * sm + yy * sy");
+    else fdx_cg_stmt(row, "real *d = L%d + (j %% %d) * ps + ro", t, S);
+    if (!last) {
+        /* Frame planes and rows keep the input (the last level has none: its
+           tile is interior). */
+        fdx_cg_node *fr = fdx_cg_if(row, "fj || yy < %d || yy >= ny - %d", RY, RY);
+        fdx_cg_stmt(fdx_cg_for(fr, FDX_CG_LOOP_SIMD, "long long x = xa; x < xz; x++"), "d[x] = pc[x]");
+        fdx_cg_stmt(fr, "continue");
+        fdx_cg_stmt(fdx_cg_for(row, FDX_CG_LOOP, "long long x = xa; x < (xz < %d ? xz : %d); x++", R, R),
+                    "d[x] = pc[x]");
+        fdx_cg_stmt(fdx_cg_for(row, FDX_CG_LOOP, "long long x = (xa > nx - %d ? xa : nx - %d); x < xz; x++", R, R),
+                    "d[x] = pc[x]");
+    }
+    for (int o = 1; o <= R; o++)
+        fdx_cg_stmt(row, "const real *pm%d = L%d + ((j - %d) %% %d) * ps + ro, *pp%d = L%d + ((j + %d) %% %d) * ps + ro",
+                    o, t - 1, o, S, o, t - 1, o, S);
+    fdx_cg_node *x = fdx_cg_for(row, FDX_CG_LOOP_SIMD, "long long x = (xa > %d ? xa : %d); x < (xz < nx - %d ? xz : nx - %d); x++",
+                                R, R, R, R);
+    fdx_stencil_emit_point(x, g, cpu_neighbour, "P.", 0, "pc[x]", NULL, NULL, NULL, "n1");
+    fdx_cg_stmt(x, "d[x] = n1");
+}
+
+static void emit_cpu(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
+{
+    const int K = c->k, R = g->r, RY = g->ry, KR = K * R, S = 2 * R + 1;
+    fdx_cg_line(top, "#include <omp.h>");
+    fdx_cg_node *k;
+    emit_params(top, g, 0, &k);
+    fdx_cg_stmt(k, "const long long nx = P.n[0], ny = P.n[1], nm = P.n[2], sy = nx, sm = nx * ny");
+    fdx_cg_stmt(k, "const long long chunk = P.chunk, by = P.by, bx = T.bx");
+    fdx_cg_stmt(k, "const long long nkb = (nm - %d + chunk - 1) / chunk, nyb = (ny - %d + by - 1) / by, "
+                   "nxb = (nx - %d + bx - 1) / bx",
+                2 * R, 2 * RY, 2 * R);
+    fdx_cg_line(k, "#pragma omp parallel num_threads((int)T.nthr)");
+    fdx_cg_node *par = fdx_cg_scope(k);
+    fdx_cg_stmt(par, "real *const w = scratch + (long long)omp_get_thread_num() * T.per");
+    fdx_cg_node *task = fdx_cg_for(fdx_cg_for(fdx_cg_for(par, FDX_CG_LOOP_WORKSHARE, "long long kb = 0; kb < nkb; kb++"),
+                                              FDX_CG_LOOP, "long long yb = 0; yb < nyb; yb++"),
+                                   FDX_CG_LOOP, "long long xb = 0; xb < nxb; xb++");
+    fdx_cg_stmt(task, "const long long k0 = %d + kb * chunk, k1 = k0 + chunk < nm - %d ? k0 + chunk : nm - %d", R, R, R);
+    fdx_cg_stmt(task, "const long long y0 = %d + yb * by, y1 = y0 + by < ny - %d ? y0 + by : ny - %d", RY, RY, RY);
+    fdx_cg_stmt(task, "const long long x0 = %d + xb * bx, x1 = x0 + bx < nx - %d ? x0 + bx : nx - %d", R, R, R);
+    /* The tile with its halo: the rings' planes (indexed from ex0, ey0). */
+    fdx_cg_stmt(task, "const long long ex0 = x0 - %d, ey0 = y0 - %d, ew = x1 - x0 + %d, ps = ew * (y1 - y0 + %d)", KR,
+                K * RY, 2 * KR, 2 * K * RY);
+    for (int t = 0; t < K; t++) fdx_cg_stmt(task, "real *const L%d = w + %d * ps", t, t * S);
+    fdx_cg_stmt(task, "const long long i0 = k0 - %d > 0 ? k0 - %d : 0, i1 = k1 + %d", KR, KR, KR);
+    fdx_cg_node *loop = fdx_cg_for(task, FDX_CG_LOOP, "long long i = i0; i < i1; i++");
+    /* Level 0: the input's plane i over the tile and halo, inside the array. */
+    fdx_cg_node *in = fdx_cg_if(loop, "i < nm");
+    fdx_cg_stmt(in, "const long long ya = ey0 > 0 ? ey0 : 0, yz = y1 + %d < ny ? y1 + %d : ny", K * RY, K * RY);
+    fdx_cg_stmt(in, "const long long xa = ex0 > 0 ? ex0 : 0, xz = x1 + %d < nx ? x1 + %d : nx", KR, KR);
+    fdx_cg_node *row = fdx_cg_for(in, FDX_CG_LOOP, "long long yy = ya; yy < yz; yy++");
+    fdx_cg_stmt(row, "real *d = L0 + (i %% %d) * ps + (yy - ey0) * ew - ex0", S);
+    fdx_cg_stmt(row, "const real *s = u + i * sm + yy * sy");
+    fdx_cg_stmt(fdx_cg_for(row, FDX_CG_LOOP_SIMD, "long long x = xa; x < xz; x++"), "d[x] = s[x]");
+    for (int t = 1; t <= K; t++) emit_cpu_level(loop, g, K, t);
+}
+
+fdx_status fdx_temporal_generate(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg, int cuda, char **source)
+{
+    *source = NULL;
+    const char *why = NULL;
+    FDX_CHECK(fdx_temporal_supports(ks, &why), FDX_ERR_INTERNAL, "temporal blocking: %s", why);
+    FDX_CHECK(ks->radius >= 1 && ks->radius <= FDX_STENCIL_MAX_RADIUS, FDX_ERR_INTERNAL, "stencil radius %d",
+              ks->radius);
+    FDX_CHECK(cfg->k >= 1 && cfg->k <= FDX_TEMPORAL_MAX_K, FDX_ERR_INTERNAL, "temporal depth %d", cfg->k);
+    if (cuda) {
+        int halo = 2 * cfg->k * ks->radius;
+        FDX_CHECK(cfg->tx > halo && cfg->tx * cfg->ty <= 1024 && (ks->rank == 3 ? cfg->ty > halo : cfg->ty == 1),
+                  FDX_ERR_INTERNAL, "temporal block %dx%d keeps no points of its own at depth %d, radius %d", cfg->tx,
+                  cfg->ty, cfg->k, ks->radius);
+    }
+    gen g = {ks, NULL, NULL, cuda, ks->radius, ks->radius, ks->rank == 3 ? ks->radius : 0, 1,
+             ks->is_double ? "double" : "float", 0, 0, 0, 1, 0, 0, 0};
+    g.cg = fdx_cg_create(cuda ? FDX_CG_CUDA : FDX_CG_C);
+    FDX_CHECK(g.cg, FDX_ERR_NOMEM, "out of memory generating a temporal kernel");
+    fdx_cg_node *top = fdx_cg_root(g.cg);
+    fdx_stencil_emit_prelude(top, &g);
+    fdx_cg_comment(top, "temporally blocked: %d steps a pass", cfg->k);
+    if (cuda) emit_cuda(top, &g, cfg);
+    else emit_cpu(top, &g, cfg);
+    fdx_sb out = FDX_SB_INIT;
+    fdx_status st = fdx_cg_print(g.cg, &out);
+    fdx_cg_destroy(g.cg);
+    if (st == FDX_OK) st = fdx_sb_take(&out, "a temporal kernel", source);
+    fdx_sb_free(&out);
+    return st;
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# fdx stencil --steps N --temporal off|auto|K on the CPU backend: JSON records
+# with the temporal fields, verified bit for bit against single steps, the
+# depth asked used, a table, and usage errors (exit 2, one line on stderr,
+# nothing on stdout).
+set -u
+FDX=$1
+fail=0
+err() { echo "FAIL: $*"; fail=1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+rec=$("$FDX" stencil --backend cpu --op heat --order 4 --size 40x31x23 --steps 7 --temporal 3 --reps 2 --json) ||
+  err "--steps 7 --temporal 3 exited $?"
+for f in '"verified": true' '"temporal": 3' '"temporal_request": "3"' '"steps": 7' '"order": 4' '"ratio_to_copy"' \
+         '"precision": "double"' '"shape": [40, 31, 23]' '"ms_per_step"' '"config": "temporal k3'; do
+  grep -qF "$f" <<<"$rec" || err "record lacks $f: $rec"
+done
+rec=$("$FDX" stencil --backend cpu --op heat --size 301x200 --precision float --steps 5 --temporal off --reps 2 --json) ||
+  err "--temporal off exited $?"
+grep -qF '"temporal": 1' <<<"$rec" && grep -qF '"verified": true' <<<"$rec" || err "temporal off: $rec"
+"$FDX" stencil --backend cpu --op heat --order 8 --size 64x65 --steps 4 --reps 2 >"$tmp/table" || err "auto table exited $?"
+grep -q "bit-identical to single steps: yes" "$tmp/table" || err "auto table: $(cat "$tmp/table")"
+
+usage() { # args...: must exit 2 with one "fdx stencil: error:" line and no stdout
+  "$FDX" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  [ $rc = 2 ] || err "$* exited $rc, expected 2"
+  [ ! -s "$tmp/out" ] || err "$* wrote to stdout"
+  [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "^fdx .*: error: " "$tmp/err" || err "$*: stderr $(cat "$tmp/err")"
+}
+usage stencil --steps 4
+usage stencil --op wave --steps 4
+usage stencil --op heat --coef --steps 4
+usage stencil --op heat --steps 0
+usage stencil --op heat --steps 4 --temporal 9
+usage stencil --op heat --steps 4 --temporal sometimes
+exit $fail

@@ -1,0 +1,161 @@
+/* cuda_emu: generated CUDA kernels run on the CPU (no GPU in CI).  A kernel
+   is compiled as C++ after cuda_emu_shim, stand-ins for the CUDA built-ins
+   it uses (vector types, __ldg/__ldcs/__stcs that abort on a misaligned
+   access, block and thread indices), under AddressSanitizer where the
+   compiler has it.  Kernels without barriers may run their grid one thread
+   at a time (cuda_emu_grid without barriers); with barriers each block's
+   threads are fibers that run phase by phase: every thread up to its next
+   __syncthreads, then the next phase, __shared__ arrays shared by the
+   block (blocks one after another).  A barrier that some threads reach
+   after others returned (divergent) aborts the run.  Used by test_stencil_emu.c, test_temporal_emu.c and test_ustencil_emu.c. */
+#ifndef CUDA_EMU_H
+#define CUDA_EMU_H
+
+#include "backends/cpu/fdx_cpu_jit.h"
+#include "core/fdx_file.h"
+#include "fdx_test.h"
+
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Vector types carry CUDA's alignment; loads and stores check it, as the
+   GPU faults on a misaligned access. */
+static const char cuda_emu_shim[] =
+    "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
+    "#include <functional>\n#include <vector>\n"
+    "struct fdx_idx { unsigned x, y, z; };\n"
+    "static fdx_idx threadIdx, blockIdx, gridDim;\n"
+    /* Inline PTX (cache hints such as prefetch) does nothing here:
+       asm volatile(...) becomes a no-op statement. */
+    "static int fdx_emu_asm_;\n#define asm fdx_emu_asm_\n#define volatile(...)\n"
+    "#define __global__\n#define __device__\n#define __forceinline__ inline\n#define __shared__ static\n"
+    "#define __launch_bounds__(...)\n#define __restrict__ __restrict\n"
+    "struct alignas(8) float2 { float x, y; };\n"
+    "struct alignas(16) float4 { float x, y, z, w; };\n"
+    "struct alignas(16) double2 { double x, y; };\n"
+    "template <class T> static const T *fdx_aligned(const T *p)\n"
+    "{ if ((uintptr_t)p % sizeof(T)) { fprintf(stderr, \"misaligned %zu-byte access\\n\", sizeof(T)); abort(); }\n"
+    "  return p; }\n"
+    "template <class T> static T __ldg(const T *p) { return *fdx_aligned(p); }\n"
+    "template <class T> static T __ldcs(const T *p) { return *fdx_aligned(p); }\n"
+    "template <class T> static void __stcs(T *p, T v) { *(T *)fdx_aligned(p) = v; }\n"
+    "static float __fmul_rn(float a, float b) { return a * b; }\n"
+    "static double __dmul_rn(double a, double b) { return a * b; }\n"
+    /* A block's threads are fibers (ucontext) on this thread: each runs
+       until its next barrier or its end, then the next; a phase ends when
+       every thread has reached the barrier, and a barrier some threads
+       reach while others have returned is divergent. */
+    "#include <ucontext.h>\n"
+    "struct fdx_fiber { ucontext_t ctx; int state; unsigned x, y; };\n"
+    "static ucontext_t fdx_sched;\nstatic fdx_fiber *fdx_cur;\nstatic const std::function<void()> *fdx_fn;\n"
+    "static void __syncthreads()\n"
+    "{ if (!fdx_cur) { fprintf(stderr, \"__syncthreads in a run without barriers\\n\"); abort(); }\n"
+    "  fdx_cur->state = 1; swapcontext(&fdx_cur->ctx, &fdx_sched); }\n"
+    "static void fdx_fiber_main() { (*fdx_fn)(); fdx_cur->state = 2; }\n"
+    /* The grid, block after block. */
+    "static void cuda_emu_grid(const unsigned g[3], unsigned tx, unsigned ty, bool barriers, const std::function<void()> &f)\n"
+    "{ gridDim = fdx_idx{g[0], g[1], g[2]};\n"
+    "  const size_t n = (size_t)tx * ty, stack = 256 << 10;\n"
+    "  std::vector<fdx_fiber> fib(barriers ? n : 0);\n"
+    "  std::vector<char> stacks(barriers ? n * stack : 0);\n"
+    "  for (unsigned bz = 0; bz < g[2]; bz++) for (unsigned by = 0; by < g[1]; by++) for (unsigned bx = 0; bx < g[0]; bx++) {\n"
+    "    blockIdx = fdx_idx{bx, by, bz};\n"
+    "    if (!barriers) {\n"
+    "      for (unsigned y = 0; y < ty; y++) for (unsigned x = 0; x < tx; x++) { threadIdx = fdx_idx{x, y, 0}; f(); }\n"
+    "      continue;\n"
+    "    }\n"
+    "    fdx_fn = &f;\n"
+    "    for (size_t i = 0; i < n; i++) {\n"
+    "      fdx_fiber &t = fib[i];\n"
+    "      t.state = 0, t.x = (unsigned)(i % tx), t.y = (unsigned)(i / tx);\n"
+    "      getcontext(&t.ctx);\n"
+    "      t.ctx.uc_stack.ss_sp = &stacks[i * stack], t.ctx.uc_stack.ss_size = stack, t.ctx.uc_link = &fdx_sched;\n"
+    "      makecontext(&t.ctx, fdx_fiber_main, 0);\n"
+    "    }\n"
+    "    for (;;) {\n"
+    "      size_t waiting = 0, done = 0;\n"
+    "      for (size_t i = 0; i < n; i++) {\n"
+    "        if (fib[i].state == 0) { fdx_cur = &fib[i]; threadIdx = fdx_idx{fib[i].x, fib[i].y, 0};\n"
+    "                                 swapcontext(&fdx_sched, &fib[i].ctx); }\n"
+    "        waiting += fib[i].state == 1, done += fib[i].state == 2;\n"
+    "      }\n"
+    "      fdx_cur = nullptr;\n"
+    "      if (done == n) break;\n"
+    "      if (done) { fprintf(stderr, \"divergent __syncthreads: %zu threads returned, %zu wait (block %u %u %u)\\n\",\n"
+    "                          done, waiting, bx, by, bz); abort(); }\n"
+    "      for (size_t i = 0; i < n; i++) fib[i].state = 0;\n"
+    "    }\n"
+    "  } }\n";
+
+static char cuda_emu_dir[256];
+static const char *cuda_emu_sanitize = "-fsanitize=address";
+
+/* Compiles src to exe with the C++ compiler (flags: extra ones, e.g. the
+   contraction mode), the log in `log`. */
+static fdx_status cuda_emu_compile(const char *src, const char *exe, const char *log, const char *flag1,
+                                   const char *flag2, int *code)
+{
+    char *argv[] = {"c++", "-std=c++14", "-O1", "-g", "-w", "-O1", (char *)flag1, (char *)flag2,
+                    (char *)cuda_emu_sanitize, "-fno-omit-frame-pointer", "-o", (char *)exe, (char *)src, NULL};
+    if (!cuda_emu_sanitize[0]) argv[8] = "-DFDX_NO_SANITIZER", argv[9] = "-DFDX_NO_SANITIZER";
+    return fdx_run_program(argv, log, code);
+}
+
+/* Makes the work directory and checks that a trivial program compiles
+   (with AddressSanitizer, else without).  0: skip the test. */
+static int cuda_emu_start(const char *test)
+{
+    snprintf(cuda_emu_dir, sizeof cuda_emu_dir, "/tmp/fdx-%s-%ld", test, (long)getpid());
+    if (mkdir(cuda_emu_dir, 0700) != 0) return 0;
+    setenv("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0", 1);
+    char src[300], exe[300], log[300];
+    snprintf(src, sizeof src, "%s/probe.cpp", cuda_emu_dir);
+    snprintf(exe, sizeof exe, "%s/probe", cuda_emu_dir);
+    snprintf(log, sizeof log, "%s/probe.log", cuda_emu_dir);
+    FILE *f = fopen(src, "w");
+    if (!f) return 0;
+    fputs("int main() { return 0; }\n", f);
+    fclose(f);
+    int code = -1, ok = 0;
+    if (cuda_emu_compile(src, exe, log, "-O1", "-O1", &code) == FDX_OK && code == 0) ok = 1;
+    if (!ok) {
+        fdx_clear_error();
+        cuda_emu_sanitize = "";
+        ok = cuda_emu_compile(src, exe, log, "-O1", "-O1", &code) == FDX_OK && code == 0;
+    }
+    unlink(src), unlink(exe), unlink(log);
+    if (!ok) rmdir(cuda_emu_dir);
+    return ok;
+}
+
+/* Compiles and runs the program text (the shim first); `what` names it in
+   failures, which show its output.  Removes its files when it passes. */
+static inline void cuda_emu_run(const char *program, const char *flag1, const char *flag2, const char *what)
+{
+    static int runs;
+    char src[300], exe[300], log[300];
+    snprintf(src, sizeof src, "%s/k%d.cpp", cuda_emu_dir, runs);
+    snprintf(exe, sizeof exe, "%s/k%d", cuda_emu_dir, runs);
+    snprintf(log, sizeof log, "%s/k%d.log", cuda_emu_dir, runs);
+    runs++;
+    FILE *f = fopen(src, "w");
+    CHECK(f != NULL, "cannot write %s", src);
+    if (!f) return;
+    fprintf(f, "%s%s", cuda_emu_shim, program);
+    fclose(f);
+    int code = -1;
+    CHECK_OK(cuda_emu_compile(src, exe, log, flag1, flag2, &code));
+    CHECK(code == 0, "%s: the C++ compiler failed (exit %d), see %s", what, code, log);
+    if (code != 0) return;
+    char *argv[] = {exe, NULL};
+    CHECK_OK(fdx_run_program(argv, log, &code));
+    void *out = NULL;
+    size_t n = 0;
+    if (fdx_read_file(log, &out, &n) != FDX_OK) fdx_clear_error();
+    CHECK(code == 0, "%s: %s", what, out ? (char *)out : "(no output)");
+    if (code == 0) unlink(src), unlink(exe), unlink(log);
+    free(out);
+}
+
+#endif

@@ -1,0 +1,256 @@
+/* The budgeted tuner (fdx_stencil_tune_step), driven through its documented
+   trial interface by a deterministic fake timer (a hash of the
+   configuration; some configurations "cannot run"), for an H100-like device
+   and the CPU on the benchmark cases: a first run measures at most the
+   budget (the model's candidates, default first), every later run at most
+   the budget of new configurations, and the runs converge to exactly the
+   choice of the unlimited search (today's exhaustive one) with the same
+   times.  Then the journal's round trip through the signed .tune file. */
+#include "fdx_test.h"
+#include "core/fdx_cache.h"
+#include "stencil/fdx_stencil_cache.h"
+#include "stencil/fdx_stencil_tune.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct fake {
+    unsigned seed;
+    int calls;                   /* trial calls in this run */
+    fdx_stencil_cfg seen[512];   /* distinct configurations timed in this run */
+    int nseen;
+} fake;
+
+static fdx_status fake_trial(void *arg, const fdx_stencil_cfg *cfg, double *ms)
+{
+    fake *f = arg;
+    f->calls++;
+    int known = 0;
+    for (int i = 0; i < f->nseen && !known; i++) known = memcmp(&f->seen[i], cfg, sizeof *cfg) == 0;
+    if (!known && f->nseen < 512) f->seen[f->nseen++] = *cfg;
+    unsigned h = 2166136261u ^ f->seed;
+    const unsigned char *p = (const unsigned char *)cfg;
+    for (size_t i = 0; i < sizeof *cfg; i++) h = (h ^ p[i]) * 16777619u;
+    if (h % 23 == 0) return fdx_fail(FDX_ERR_CUDA, "fake: this configuration cannot run");
+    *ms = 1.0 + (h % 10007) / 10007.0;
+    return FDX_OK;
+}
+
+static int prepared; /* configurations handed to the batch compiler */
+static void fake_prepare(void *arg, const fdx_stencil_cfg *cfgs, int n)
+{
+    (void)arg, (void)cfgs;
+    prepared += n;
+}
+
+static void text(const fdx_stencil_cfg *c, int cuda, char *buf) { fdx_stencil_cfg_text(c, cuda, buf, 96); }
+
+/* Per budget: the most runs any case needed, the most configurations its
+   journal held, and the most the unlimited search timed. */
+static int most_runs[64], most_journal[64], most_full[64];
+
+/* One case: the unlimited search's choice, then budgeted runs from an empty
+   journal until it is complete. */
+static void one_case(const fdx_device_info *dev, int cuda, const fdx_stencil_kspec *ks, const int64_t shape[3],
+                     int rank, unsigned seed, int budget)
+{
+    int64_t n3[3];
+    fdx_stencil_shape3(rank, shape, n3);
+    fake f = {seed, 0, {{0}}, 0};
+    fdx_stencil_cfg exhaustive;
+    fdx_status st = fdx_stencil_tune(ks, dev, cuda, n3, fake_trial, &f, &exhaustive);
+    fdx_clear_error();
+    int exhaustive_n = f.nseen;
+    fdx_stencil_journal *j = calloc(1, sizeof *j);
+    CHECK(j != NULL, "no memory");
+    if (!j) return;
+    fdx_stencil_tuner t = {fake_trial, fake_prepare, &f, budget};
+    fdx_stencil_cfg best;
+    int run = 0;
+    for (; run < 200 && !j->complete; run++) {
+        memset(&f, 0, sizeof f);
+        f.seed = seed;
+        int measured = -1, before = j->n;
+        fdx_status s = fdx_stencil_tune_step(ks, dev, cuda, n3, &t, j, &best, &measured);
+        fdx_clear_error();
+        if (s != FDX_OK) {
+            CHECK(st != FDX_OK, "budgeted run %d failed (status %d) where the unlimited search did not", run, s);
+            break;
+        }
+        CHECK(measured <= budget, "run %d measured %d configurations, budget %d", run, measured, budget);
+        CHECK(f.nseen == measured && j->n - before == measured, "run %d: %d distinct timed, %d journaled, %d reported",
+              run, f.nseen, j->n - before, measured);
+        CHECK(f.calls <= measured + 1, "run %d: %d trial calls for %d configurations (one warm-up allowed)", run,
+              f.calls, measured);
+        CHECK(j->complete || measured >= 1, "run %d measured nothing and left the search incomplete", run);
+        /* Until complete, the choice is the fastest measured so far. */
+        if (!j->complete) {
+            double best_ms = INFINITY;
+            for (int i = 0; i < j->n; i++)
+                if (j->ms[i] < best_ms) best_ms = j->ms[i];
+            int at = -1;
+            for (int i = 0; i < j->n && at < 0; i++)
+                if (memcmp(&j->cfg[i], &best, sizeof best) == 0) at = i;
+            CHECK(best_ms == INFINITY || (at >= 0 && j->ms[at] == best_ms),
+                  "run %d: the partial choice is not the fastest measured", run);
+        }
+        if (run == 0) {
+            fdx_stencil_cfg d;
+            fdx_stencil_default_cfg(ks, dev, cuda, n3, &d);
+            CHECK(j->n >= 1 && memcmp(&j->cfg[0], &d, sizeof d) == 0, "the first run did not measure the default first");
+        }
+    }
+    if (st == FDX_OK) {
+        char a[96], b[96];
+        text(&exhaustive, cuda, a);
+        text(&best, cuda, b);
+        CHECK(j->complete, "not complete after %d runs of budget %d (%d measured; the full search times %d)", run,
+              budget, j->n, exhaustive_n);
+        CHECK(memcmp(&best, &exhaustive, sizeof best) == 0, "budget %d, %d runs: converged to %s, the full search chose %s",
+              budget, run, b, a);
+        CHECK(memcmp(&j->best, &exhaustive, sizeof best) == 0, "the journal's choice differs");
+        /* A complete journal measures nothing more. */
+        memset(&f, 0, sizeof f);
+        int measured = -1;
+        CHECK_OK(fdx_stencil_tune_step(ks, dev, cuda, n3, &t, j, &best, &measured));
+        CHECK(measured == 0 && f.calls == 0 && memcmp(&best, &exhaustive, sizeof best) == 0,
+              "a complete journal measured %d more", measured);
+    }
+    if (run > most_runs[budget]) most_runs[budget] = run;
+    if (j->n > most_journal[budget]) most_journal[budget] = j->n;
+    if (exhaustive_n > most_full[budget]) most_full[budget] = exhaustive_n;
+    free(j);
+}
+
+/* The journal through the signed .tune file, partial and complete.  This
+   process remembers what it stored, so the file is read back under a
+   second key (its bytes re-signed for that name, as another process's
+   file would be). */
+static int read_back(const char *key, const char *other, fdx_stencil_cfg *got, fdx_stencil_journal *back)
+{
+    void *data = NULL;
+    size_t n = 0;
+    if (fdx_cache_load(key, ".tune", &data, &n) != FDX_OK) return -1;
+    fdx_status st = fdx_cache_store(other, ".tune", data, n);
+    free(data);
+    return st == FDX_OK ? fdx_stencil_tuned_find(other, 0, got, back) : -1;
+}
+
+static void file_round_trip(void)
+{
+    char dir[256], cmd[300];
+    snprintf(dir, sizeof dir, "/tmp/fdx-test-tune-budget-%ld", (long)getpid());
+    CHECK_OK(fdx_cache_set_dir(dir));
+    fdx_stencil_journal *j = calloc(1, sizeof *j), *back = calloc(1, sizeof *back);
+    CHECK(j && back, "no memory");
+    if (!j || !back) return;
+    fdx_device_info dev = {.name = "file test", .sm_count = 4};
+    fdx_stencil_kspec ks = {1, 3, 1, FDX_UPDATE_APPLY, 0, 0, 0};
+    int64_t n3[3] = {256, 128, 130};
+    fdx_stencil_cfg d, got;
+    fdx_stencil_default_cfg(&ks, &dev, 0, n3, &d);
+    for (int i = 0; i < 5; i++) {
+        j->cfg[i] = d;
+        j->cfg[i].by = 1 << i;
+        j->ms[i] = i == 3 ? INFINITY : 0.1 + 0.0123456789012345 * i;
+    }
+    j->n = 5;
+    char key[33] = "0123456789abcdef0123456789abcdef", other[33] = "fedcba9876543210fedcba9876543210";
+    fdx_stencil_tuned_store(key, &j->cfg[1], j);
+    CHECK(fdx_stencil_tuned_find(key, 1, &got, NULL) == 1 && memcmp(&got, &j->cfg[1], sizeof got) == 0,
+          "the in-process choice was not remembered");
+    /* Partial: not found, the journal comes back entry for entry. */
+    CHECK(read_back(key, other, &got, back) == 0, "a partial search was taken as a final choice");
+    CHECK(back->n == 5 && !back->complete, "partial journal read back with %d entries, complete %d", back->n,
+          back->complete);
+    for (int i = 0; i < 5 && back->n == 5; i++)
+        CHECK(memcmp(&back->cfg[i], &j->cfg[i], sizeof d) == 0 && (back->ms[i] == j->ms[i]),
+              "journal entry %d read back as %g ms, written %g", i, back->ms[i], j->ms[i]);
+    /* Complete: found, the choice returned. */
+    j->complete = 1;
+    j->best = j->cfg[2];
+    fdx_stencil_tuned_store(key, &j->cfg[2], j);
+    char third[33] = "00112233445566778899aabbccddeeff";
+    CHECK(read_back(key, third, &got, back) == 1 && memcmp(&got, &j->cfg[2], sizeof got) == 0,
+          "a complete search was not read back as the choice");
+    /* A version 5 file (one line, today's exhaustive result) is complete. */
+    char v5[200], fields[160], fourth[33] = "ffeeddccbbaa99887766554433221100";
+    fdx_stencil_cfg_format(&j->cfg[4], fields, sizeof fields);
+    int n = snprintf(v5, sizeof v5, "fdx-tune 5 %s\n", fields);
+    CHECK_OK(fdx_cache_store(fourth, ".tune", v5, (size_t)n));
+    CHECK(fdx_stencil_tuned_find(fourth, 0, &got, back) == 1 && memcmp(&got, &j->cfg[4], sizeof got) == 0,
+          "a version 5 tuning file was not taken as complete");
+    fdx_clear_error();
+    free(j);
+    free(back);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
+/* The model's first batch holds the H100 rounds' winners (notes/stencil.md):
+   the 7-point 512^3 f64's one 2-plane group 32x8 at vec 2, and the
+   25-point's asynchronous march two planes ahead capped at 3 blocks. */
+static void model_first_batch(const fdx_device_info *h100)
+{
+    static const struct {
+        int order, variant, pd, minb;
+    } want[] = {{2, FDX_SV_UNROLL, 2, 0}, {8, FDX_SV_ASYNC, 2, 3}};
+    for (int w = 0; w < 2; w++) {
+        fdx_stencil_kspec ks = {1, 3, want[w].order / 2, FDX_UPDATE_APPLY, 0, 0, 0};
+        int64_t n3[3] = {512, 512, 512};
+        fdx_stencil_journal *j = calloc(1, sizeof *j);
+        if (!j) return;
+        fake f = {1, 0, {{0}}, 0};
+        fdx_stencil_tuner t = {fake_trial, NULL, &f, 8};
+        fdx_stencil_cfg best;
+        int measured = 0, found = 0;
+        CHECK_OK(fdx_stencil_tune_step(&ks, h100, 1, n3, &t, j, &best, &measured));
+        for (int i = 0; i < j->n && !found; i++)
+            found = j->cfg[i].variant == want[w].variant && j->cfg[i].pd == want[w].pd &&
+                    j->cfg[i].minb == want[w].minb && fdx_stencil_cfg_fits(&ks, &j->cfg[i], n3) &&
+                    (want[w].variant != FDX_SV_UNROLL || (j->cfg[i].chunk == 2 && j->cfg[i].vec == 2));
+        CHECK(found && measured <= 8, "order %d: the first batch (%d measured) lacks the known winner", want[w].order,
+              measured);
+        free(j);
+    }
+}
+
+static const int budgets[] = {1, 3, 8, 20};
+
+int main(void)
+{
+    fdx_device_info h100;
+    memset(&h100, 0, sizeof h100);
+    snprintf(h100.name, sizeof h100.name, "fake H100");
+    h100.sm_count = 132, h100.cc_major = 9, h100.cc_minor = 0;
+    h100.l2_bytes = 50u << 20, h100.smem_per_block = 48 << 10, h100.smem_per_block_optin = 227 << 10;
+    h100.max_threads_per_block = 1024, h100.mem_total = (size_t)80 << 30;
+    fdx_device_info cpu = {.name = "fake CPU", .sm_count = 16, .max_threads_per_block = 1};
+    static const struct {
+        int rank, order, update, coef, dbl;
+        int64_t n[3];
+    } cases[] = {
+        {3, 2, FDX_UPDATE_APPLY, 0, 1, {512, 512, 512}},    {3, 2, FDX_UPDATE_APPLY, 0, 1, {1024, 1024, 1024}},
+        {3, 2, FDX_UPDATE_APPLY, 0, 0, {513, 257, 255}},    {3, 8, FDX_UPDATE_APPLY, 0, 1, {512, 512, 512}},
+        {2, 8, FDX_UPDATE_WAVE, 0, 0, {16384, 16384, 1}},   {3, 4, FDX_UPDATE_HEAT, 1, 0, {512, 512, 512}},
+        {3, 8, FDX_UPDATE_WAVE, 1, 0, {512, 512, 512}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (int cuda = 0; cuda < 2; cuda++)
+            for (int b = 0; b < 4; b++)
+                for (unsigned seed = 1; seed <= 3; seed++) {
+                    fdx_stencil_kspec ks = {cases[i].dbl, cases[i].rank, cases[i].order / 2, cases[i].update,
+                                            cases[i].coef, 0, 0};
+                    one_case(cuda ? &h100 : &cpu, cuda, &ks, cases[i].n, cases[i].rank, seed * 7919u + (unsigned)i,
+                             budgets[b]);
+                }
+    CHECK(prepared > 0, "the batch compiler was never asked for anything");
+    model_first_batch(&h100);
+    for (int b = 0; b < 4; b++)
+        printf("budget %2d: converged in at most %d runs, journals of at most %d configurations (the full search times "
+               "at most %d)\n", budgets[b], most_runs[budgets[b]], most_journal[budgets[b]], most_full[budgets[b]]);
+    file_round_trip();
+    return fdx_test_finish("test_stencil_tune_budget");
+}

@@ -1,0 +1,169 @@
+/* The generated CUDA kernels of temporal blocking, run on the CPU
+   (tests/cuda_emu.h: each block's threads as real threads, __syncthreads a
+   barrier, __shared__ arrays per block): one pass of depth k of the blocked
+   kernel against k launches of the single-step kernel (the direct march)
+   alternating between two arrays, compared bit for bit, output frames
+   poisoned with NaN except the boundary frame.  Both are
+   compiled into one program with contraction on (-ffp-contract=fast,
+   -march=native: FMA where the CPU has it), as NVRTC contracts; orders
+   2-8, ranks 2 and 3, float and double, first-derivative terms in half the
+   specs, depths 1-4 (rank 3: while k r <= 6, the tiles a CPU can emulate
+   in reasonable time; test_temporal_nvrtc compiles the rest), an odd
+   shape in several blocks along the marching axis and the smallest in one.
+   Skipped without a C++ compiler. */
+#include "core/fdx_sb.h"
+#include "cuda_emu.h"
+#include "stencil/fdx_stencil_impl.h"
+#include "stencil/fdx_temporal.h"
+
+static const char driver[] =
+    "static double rnd(unsigned long long *s)\n"
+    "{ *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;\n"
+    "  return (double)((*s * 0x2545F4914F6CDD1DULL) >> 11) * (2.0 / 9007199254740992.0) - 1.0; }\n"
+    "template <class PS, class PB, class TB, class KS, class KB>\n"
+    "static int run(const char *what, KS ks, KB kb, long long nx, long long ny, long long nm, int k, int r, int rank,\n"
+    "               const unsigned gs[3], unsigned tsx, unsigned tsy, const unsigned char *ps, size_t psn,\n"
+    "               const unsigned gb[3], unsigned tbx, unsigned tby, const unsigned char *pb, size_t pbn,\n"
+    "               unsigned long long seed)\n"
+    "{\n"
+    "    if (sizeof(PS) > psn || sizeof(PB) > pbn) { printf(\"%s: parameter block sizes\\n\", what); return 1; }\n"
+    "    PS p1; memcpy(&p1, ps, sizeof p1);\n"
+    "    PB p2; memcpy(&p2, pb, sizeof p2);\n"
+    "    TB tp; memset(&tp, 0, sizeof tp);\n"
+    "    const long long n = nx * ny * nm, ext[3] = {nx, ny, nm};\n"
+    "    std::vector<real_t> u(n), a(n), b(n), o(n);\n"
+    "    for (long long q = 0; q < n; q++) u[q] = (real_t)rnd(&seed);\n"
+    "    a = u, b = u, o = u;\n"
+    "    for (long long q = 0; q < n; q++) {\n"
+    "        const long long c[3] = {q % nx, (q / nx) % ny, q / (nx * ny)};\n"
+    "        bool in = true;\n"
+    "        for (int d = 0; d < 3; d++) if (d != 1 || rank == 3) in = in && c[d] >= r && c[d] < ext[d] - r;\n"
+    "        if (in) o[q] = NAN, b[q] = NAN;\n"
+    "    }\n"
+    "    real_t *src = a.data(), *dst = b.data();\n"
+    "    for (int s = 0; s < k; s++) {\n"
+    "        cuda_emu_grid(gs, tsx, tsy, false, [&] { ks(dst, src, nullptr, nullptr, p1); });\n"
+    "        std::swap(src, dst);\n"
+    "    }\n"
+    "    cuda_emu_grid(gb, tbx, tby, true, [&] { kb(o.data(), u.data(), nullptr, p2, tp); });\n"
+    "    long long differ = 0, first = -1, moved = 0, finite = 0;\n"
+    "    for (long long q = 0; q < n; q++) {\n"
+    "        if (memcmp(&o[q], &src[q], sizeof(real_t))) { if (first < 0) first = q; differ++; }\n"
+    "        moved += memcmp(&u[q], &src[q], sizeof(real_t)) != 0;\n"
+    "        finite += std::isfinite(src[q]);\n"
+    "    }\n"
+    "    if (differ || !moved || finite != n)\n"
+    "        printf(\"%s: %lld of %lld values differ from %d single steps (the first at %lld), %lld moved, %lld finite\\n\",\n"
+    "               what, differ, n, k, first, moved, finite);\n"
+    "    return differ || !moved || finite != n;\n"
+    "}\n";
+
+static int programs, cases;
+
+static void bytes_of(fdx_sb *f, const char *name, const fdx_stencil_params *p)
+{
+    fdx_sb_printf(f, "static const unsigned char %s[] = {", name);
+    for (size_t i = 0; i < p->size; i++) fdx_sb_printf(f, "%s%u", i ? "," : "", p->bytes[i]);
+    fdx_sb_puts(f, "};\n");
+}
+
+/* A source inside namespace ns, its entry renamed. */
+static void wrapped(fdx_sb *f, const char *ns, const char *entry, const char *src)
+{
+    fdx_sb_printf(f, "namespace %s {\n#define fdx_stencil_kernel %s\n%s\n#undef fdx_stencil_kernel\n}\n", ns, entry, src);
+}
+
+/* One program: the single-step kernel and the blocked kernels of every
+   depth the rank allows, each blocked one on two shapes and two chunks. */
+static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
+{
+    const int r = ks->radius, rank3 = ks->rank == 3;
+    char spec[32], what[160];
+    fdx_stencil_kspec_text(ks, spec, sizeof spec);
+    fdx_sb f = FDX_SB_INIT, body = FDX_SB_INIT;
+    char *src = NULL;
+    /* The single step: the direct march (no barriers: its threads run one
+       after another), vec 1, 8 x 4 threads. */
+    fdx_stencil_cfg sc;
+    memset(&sc, 0, sizeof sc);
+    sc.variant = FDX_SV_DIRECT, sc.tx = 8, sc.ty = rank3 ? 4 : 1, sc.vec = 1, sc.pd = 1, sc.chunk = 3, sc.by = 1;
+    CHECK_OK(fdx_stencil_generate(ks, &sc, 1, &src));
+    if (!src) return;
+    wrapped(&f, "s1", "fdx_single", src);
+    free(src);
+    /* Random weights, bounded so that values stay finite over 4 steps. */
+    double ws[3 * FDX_STENCIL_MAX_RADIUS], wa[3 * FDX_STENCIL_MAX_RADIUS];
+    for (int i = 0; i < 3 * r; i++) ws[i] = 0.1 * fdx_test_rand(seed), wa[i] = ks->d1 ? 0.05 * fdx_test_rand(seed) : 0;
+    double c0 = -0.3 + 0.1 * fdx_test_rand(seed);
+    fdx_sb_puts(&body, "int main()\n{\n    int bad = 0;\n");
+    for (int k = 1; k <= 4; k++) {
+        if (rank3 && k * r > 6) continue;
+        fdx_temporal_cfg tc = {k, 2 * k * r + (rank3 ? 3 : 5), rank3 ? 2 * k * r + 2 : 1, 1, 0, 0};
+        CHECK_OK(fdx_temporal_generate(ks, &tc, 1, &src));
+        if (!src) continue;
+        char ns[8], entry[24];
+        snprintf(ns, sizeof ns, "b%d", k);
+        snprintf(entry, sizeof entry, "fdx_blocked%d", k);
+        wrapped(&f, ns, entry, src);
+        free(src);
+        /* An odd shape in chunks of 2 planes (several blocks along the
+           marching axis), the smallest in one chunk. */
+        for (int shape = 0; shape < 2; shape++) {
+                const int chunk = shape;
+                int64_t n3[3] = {shape ? 2 * r + 3 : 13 + r, rank3 ? (shape ? 2 * r + 2 : 11 + r) : 1,
+                                 shape ? 2 * r + 4 : 9 + 2 * r};
+                tc.chunk = chunk ? 1000 : 2;
+                CHECK(fdx_temporal_fits(ks, &tc, 1, n3), "%s k%d: the tile does not fit", spec, k);
+                fdx_launch_dims ds, db;
+                CHECK_OK(fdx_stencil_launch_dims(ks, &sc, n3, &ds));
+                CHECK_OK(fdx_temporal_launch_dims(ks, &tc, n3, &db));
+                fdx_stencil_params ps, pb;
+                fdx_stencil_cfg bc = sc;
+                bc.chunk = tc.chunk;
+                fdx_stencil_params_build(ks, &sc, n3, c0, ws, wa, 0, NULL, &ps);
+                fdx_stencil_params_build(ks, &bc, n3, c0, ws, wa, 0, NULL, &pb);
+                char pn[32], bn[32];
+                snprintf(pn, sizeof pn, "ps%d", cases);
+                snprintf(bn, sizeof bn, "pb%d", cases);
+                bytes_of(&f, pn, &ps);
+                bytes_of(&f, bn, &pb);
+                snprintf(what, sizeof what, "%s k%d %dx%d chunk %d on %lldx%lldx%lld", spec, k, tc.tx, tc.ty, tc.chunk,
+                         (long long)n3[0], (long long)n3[1], (long long)n3[2]);
+                fdx_sb_printf(&body, "    { const unsigned gs[3] = {%u, %u, %u}, gb[3] = {%u, %u, %u};\n", ds.grid[0],
+                              ds.grid[1], ds.grid[2], db.grid[0], db.grid[1], db.grid[2]);
+                fdx_sb_printf(&body,
+                              "      bad += run<s1::fdx_p, %s::fdx_p, %s::fdx_tp>(\"%s\", s1::fdx_single, %s::%s, %lldLL, "
+                              "%lldLL, %lldLL, %d, %d, %d, gs, %u, %u, %s, sizeof %s, gb, %u, %u, %s, sizeof %s, "
+                              "%lluULL); }\n",
+                              ns, ns, what, ns, entry, (long long)n3[0], (long long)n3[1], (long long)n3[2], k, r,
+                              ks->rank, ds.block[0], ds.block[1], pn, pn, db.block[0], db.block[1], bn, bn,
+                              (unsigned long long)(*seed += 77));
+                cases++;
+            }
+    }
+    fdx_sb_puts(&body, "    return bad != 0;\n}\n");
+    fdx_sb_printf(&f, "typedef %s real_t;\n%s%s", ks->is_double ? "double" : "float", driver, fdx_sb_str(&body));
+    snprintf(what, sizeof what, "temporal program for %s", spec);
+    CHECK(!f.failed && !body.failed, "%s: out of memory", what);
+    if (!f.failed && !body.failed) cuda_emu_run(fdx_sb_str(&f), "-ffp-contract=fast", "-march=native", what);
+    fdx_sb_free(&f);
+    fdx_sb_free(&body);
+    programs++;
+}
+
+int main(void)
+{
+    if (!cuda_emu_start("test-temporal-emu"))
+        return fdx_test_skip("test_temporal_emu", "no working C++ compiler (c++)");
+    printf("test_temporal_emu: compiling with c++ %s\n", cuda_emu_sanitize[0] ? cuda_emu_sanitize : "(no sanitizer)");
+    uint64_t seed = 0x7e4a;
+    for (int rank = 2; rank <= 3; rank++)
+        for (int r = 1; r <= 4; r++)
+            for (int dbl = 0; dbl < 2; dbl++) {
+                fdx_stencil_kspec ks = {dbl, rank, r, FDX_UPDATE_HEAT, 0, (r + dbl) % 2, 0};
+                run_spec(&ks, &seed);
+            }
+    rmdir(cuda_emu_dir);
+    printf("test_temporal_emu: %d programs, %d blocked runs\n", programs, cases);
+    return fdx_test_finish("test_temporal_emu");
+}

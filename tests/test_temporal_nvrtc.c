@@ -1,0 +1,62 @@
+/* Every temporally blocked CUDA kernel the tuner may pick compiles with
+   NVRTC for sm_90 (no GPU needed): ranks 2 and 3, orders 2-8, float and
+   double, with and without first-derivative terms, each depth 1-8 on each
+   candidate tile where it fits a 512^3 / 16384^2 problem.  Skipped without
+   CUDA or NVRTC. */
+#include "fdx_test.h"
+#include "stencil/fdx_temporal.h"
+
+#include <string.h>
+
+#ifdef FDX_HAVE_CUDA
+#include "backends/cuda/fdx_cuda.h"
+#endif
+
+int main(void)
+{
+#ifndef FDX_HAVE_CUDA
+    return fdx_test_skip("test_temporal_nvrtc", "built without CUDA");
+#else
+    int major = 0, minor = 0, compiled = 0;
+    if (fdx_nvrtc_version(&major, &minor) != FDX_OK) return fdx_test_skip("test_temporal_nvrtc", fdx_last_error());
+    fdx_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.sm_count = 132;
+    char seen[512][48];
+    int nseen = 0;
+    for (int rank = 2; rank <= 3; rank++)
+        for (int r = 1; r <= 4; r++)
+            for (int dbl = 0; dbl < 2; dbl++) {
+                fdx_stencil_kspec ks = {dbl, rank, r, FDX_UPDATE_HEAT, 0, (r + rank) % 2, 0};
+                int64_t n3[3] = {rank == 3 ? 512 : 16384, rank == 3 ? 512 : 1, rank == 3 ? 512 : 16384};
+                for (int k = 1; k <= FDX_TEMPORAL_MAX_K; k++) {
+                    fdx_temporal_cfg cand[8];
+                    int n = fdx_temporal_candidates(&ks, &dev, 1, n3, k, cand, 8);
+                    for (int i = 0; i < n; i++) {
+                        char key[48], what[128], spec[32];
+                        fdx_stencil_kspec_text(&ks, spec, sizeof spec);
+                        snprintf(key, sizeof key, "%s%d%d%d", spec, k, cand[i].tx, cand[i].ty);
+                        int dup = 0;
+                        for (int j = 0; j < nseen && !dup; j++) dup = strcmp(seen[j], key) == 0;
+                        if (dup || nseen == 512) continue;
+                        memcpy(seen[nseen++], key, sizeof key);
+                        snprintf(what, sizeof what, "temporal_%s_k%d_%dx%d.cu", spec, k, cand[i].tx, cand[i].ty);
+                        char *src = NULL;
+                        CHECK_OK(fdx_temporal_generate(&ks, &cand[i], 1, &src));
+                        if (!src) continue;
+                        void *cubin = NULL;
+                        size_t size = 0;
+                        fdx_status st = fdx_nvrtc_compile(src, 90, what, &cubin, &size);
+                        CHECK(st == FDX_OK && size > 0, "%s: %s", what, fdx_last_error());
+                        if (st != FDX_OK) fprintf(stderr, "source of %s:\n%s\n", what, src);
+                        compiled++;
+                        free(cubin);
+                        free(src);
+                    }
+                }
+            }
+    CHECK(compiled >= 32, "only %d kernels compiled", compiled);
+    printf("compiled %d temporal kernels with NVRTC %d.%d\n", compiled, major, minor);
+    return fdx_test_finish("test_temporal_nvrtc");
+#endif
+}
