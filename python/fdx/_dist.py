@@ -20,7 +20,10 @@ class DistDesc(ctypes.Structure):
     """Mirror of fdx_dist_desc."""
     _fields_ = [("rank", ctypes.c_int), ("shape", ctypes.c_int64 * MAX_RANK), ("grid", ctypes.c_int * MAX_RANK),
                 ("shadow", ctypes.c_int * MAX_RANK), ("corners", ctypes.c_int), ("units_per_proc", ctypes.c_int),
-                ("mpi_comm", ctypes.c_void_p)]
+                ("mpi_comm", ctypes.c_void_p),
+                # (periodic axes: boundary conditions, not wrapped yet; all 0.  A
+                # field the header does not have yet is harmless: ctypes zeroes it)
+                ("periodic", ctypes.c_int * MAX_RANK)]
 
 
 class DarrayDesc(ctypes.Structure):

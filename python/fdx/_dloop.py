@@ -23,7 +23,7 @@ import numpy as np
 from ._array import _i64
 from ._dist import Dist, DistArray
 from ._lib import lib, check, Handle, _release
-from ._loop import (ACCESS, REDUCE, RESULT_TYPES, per_index, reduction_specs, across_widths, directions, c_ints,
+from ._loop import (ACCESS, AUTOTFM, REDUCE, RESULT_TYPES, per_index, reduction_specs, across_widths, directions, c_ints,
                     read_results)
 
 
@@ -49,6 +49,7 @@ def _declare():
     _fn("fdx_dloop_result_int", _S, _P, ctypes.c_char_p, i64p, i64p)
     _fn("fdx_dloop_exchanges", ctypes.c_int, _P)
     _fn("fdx_dloop_portions", ctypes.c_int, _P)
+    _fn("fdx_dloop_set_autotfm", _S, _P, ctypes.c_int)
 
 
 _declare()
@@ -147,10 +148,12 @@ class DistLoop:
     slices (numpy.s_[:, 5]: the body reads name(j, 5) at global indices), or
     {name: (DistArray, points)} with points an (n, rank) integer array (the
     body reads name(q), or name(q, c) for a component array): elements that
-    other units own, fetched before every run."""
+    other units own, fetched before every run.  autotfm: "off", "on" or
+    "force": each unit's block takes the layout its loops want (default: the
+    context option autotfm)."""
 
     def __init__(self, dist, indices, body, arrays, scalars=None, reductions=None, range=None, across=None,
-                 order=None, portions=None, remote=None, index_order="numpy"):
+                 order=None, portions=None, remote=None, index_order="numpy", autotfm=None):
         if not isinstance(dist, Dist):
             raise TypeError(f"dist must be an fdx.Dist, not {type(dist).__name__}")
         if index_order not in ("numpy", "grid"):
@@ -191,6 +194,10 @@ class DistLoop:
             check(lib.fdx_dloop_order(self._h, c_ints(self._c(directions(order, self.rank)))))
         if portions is not None:
             check(lib.fdx_dloop_set_portions(self._h, int(portions)))
+        if autotfm is not None:
+            if autotfm not in AUTOTFM:
+                raise ValueError(f"autotfm {autotfm!r} is not one of {', '.join(AUTOTFM)}")
+            check(lib.fdx_dloop_set_autotfm(self._h, AUTOTFM[autotfm]))
         for nm, (a, where) in (remote or {}).items():
             self._darray(nm, a)
             self._remote(nm, a, where)

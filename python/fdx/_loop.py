@@ -15,6 +15,7 @@ ACCESS = {"r": 1, "read": 1, "w": 2, "write": 2, "rw": 3, "read_write": 3}
 REDUCE = {"sum": 0, "max": 1, "min": 2, "maxloc": 3, "minloc": 4, "prod": 5, "and": 6, "or": 7}
 RESULT_TYPES = {"float32": 0, "float64": 1, "int32": 2, "int64": 3}
 MAX_INDICES = 4
+AUTOTFM = {"off": 0, "on": 1, "force": 2}
 
 
 # ---- what loops on one unit (Loop) and distributed loops (DistLoop) share ----
@@ -135,7 +136,7 @@ class Loop:
         if order is not None:
             check(lib.fdx_loop_order(self._h, c_ints(directions(order, self.rank))))
         if autotfm is not None:
-            check(lib.fdx_loop_set_autotfm(self._h, {"off": 0, "on": 1, "force": 2}.get(autotfm, autotfm)))
+            check(lib.fdx_loop_set_autotfm(self._h, AUTOTFM.get(autotfm, autotfm)))
         check(lib.fdx_loop_body(self._h, body.encode()))
 
     def __del__(self):

@@ -361,3 +361,21 @@ def test_one_unit_loop_typed_reductions_order_and_widths(rng):
         fdx.Loop("j,i", "U(j,i) = 0;", {"U": (u, "w")}, order=(0, 1))
     with pytest.raises(TypeError, match="reduction type"):
         fdx.Loop("j,i", "s = U(j,i);", {"U": (u, "r")}, reductions={"s": ("sum", "uint8")})
+
+
+def test_autotfm_keeps_the_results():
+    """autotfm="force" (each unit's block reorganized for its loops) gives
+    the plain blocks' fields and reductions bit for bit."""
+    u0 = np.random.default_rng(9).random((6, 7, 9))
+    got = {}
+    for mode in ("off", "force"):
+        d = dist(u0.shape, (1, 2, 2), shadow=1)
+        U, V = d.array(value=u0), d.array(value=np.full(u0.shape, np.nan))
+        lp = d.loop("k,j,i", "V(k,j,i) = U(k,j,i-1) + 2 * U(k+1,j,i) - U(k,j-1,i); m = V(k,j,i);",
+                    {"U": (U, "r"), "V": (V, "w")}, range=((0, 1, 1), (5, 7, 9)), reductions={"m": "maxloc"},
+                    autotfm=mode)
+        got[mode] = (lp.run(times=2), V.gather())
+    assert got["off"][0] == got["force"][0]
+    assert_same(got["force"][1], got["off"][1], "autotfm")
+    with pytest.raises(ValueError, match="autotfm"):
+        d.loop("k,j,i", "V(k,j,i) = 0;", {"V": (V, "w")}, autotfm="always")
