@@ -111,7 +111,9 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
             for (int i = 0; i < 3; i++) {
                 fdx_temporal_cfg c = {depths[d], rank3 ? tiles3[i][0] : tiles2[i], rank3 ? tiles3[i][1] : 1, 1, 0, 0};
                 int kr = c.k * r;
-                if (c.tx <= 2 * kr || (rank3 && c.ty <= 2 * kr)) continue;
+                /* The third tile (most halo a point) only where a depth is
+                   asked and the others may not fit: auto times ten at most. */
+                if (c.tx <= 2 * kr || (rank3 && c.ty <= 2 * kr) || (depth <= 0 && i == 2)) continue;
                 if (depth <= 0 && (c.tx - 2 * kr < c.tx / 2 || (rank3 && c.ty - 2 * kr < c.ty / 4))) continue;
                 int64_t tiles = ceil_div(n3[0], c.tx - 2 * kr) * (rank3 ? ceil_div(n3[1], c.ty - 2 * kr) : 1);
                 /* About four waves of two resident blocks a multiprocessor. */
