@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -123,9 +124,14 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
         return n;
     }
     /* CPU: each thread's rings (k levels of 2r + 1 planes of the tile and
-       its halo) within about 1 MiB, a core's share of cache; full rows in
-       rank 3 where that leaves enough rows, else tiles 256 or 128 wide. */
-    const double budget = 1 << 20;
+       its halo) within a core's L2 (1 MiB where the C library cannot say);
+       full rows in rank 3 where that leaves enough rows, else tiles 256 or
+       128 wide. */
+    double budget = 1 << 20;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l2 >= 256 << 10 && l2 <= 16 << 20) budget = (double)l2;
+#endif
     for (int d = depth > 0 ? 0 : 2; d < nd; d++) {
         int k = depths[d], kr = k * r;
         if (rank3) {
