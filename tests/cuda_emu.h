@@ -6,13 +6,15 @@
    at a time (cuda_emu_grid without barriers); with barriers each block's
    threads are fibers that run phase by phase: every thread up to its next
    __syncthreads, then the next phase, __shared__ arrays shared by the
-   block (blocks one after another).  A barrier that some threads reach
-   after others returned (divergent) aborts the run.  Used by test_stencil_emu.c, test_temporal_emu.c and test_ustencil_emu.c. */
+   block (blocks one after another), dynamic shared memory given to the grid
+   (cuda_emu_dynamic_shared rewrites its declaration).  A barrier that some
+   threads reach after others returned (divergent) aborts the run.  Used by test_stencil_emu.c, test_temporal_emu.c and test_ustencil_emu.c. */
 #ifndef CUDA_EMU_H
 #define CUDA_EMU_H
 
 #include "backends/cpu/fdx_cpu_jit.h"
 #include "core/fdx_file.h"
+#include "core/fdx_sb.h"
 #include "fdx_test.h"
 
 #include <string.h>
@@ -31,6 +33,8 @@ static const char cuda_emu_shim[] =
     "static int fdx_emu_asm_;\n#define asm fdx_emu_asm_\n#define volatile(...)\n"
     "#define __global__\n#define __device__\n#define __forceinline__ inline\n#define __shared__ static\n"
     "#define __launch_bounds__(...)\n#define __restrict__ __restrict\n"
+    /* Dynamic shared memory: the block's bytes (see cuda_emu_dynamic_shared). */
+    "static unsigned char *fdx_dynamic_smem;\n"
     "struct alignas(8) float2 { float x, y; };\n"
     "struct alignas(16) float4 { float x, y, z, w; };\n"
     "struct alignas(16) double2 { double x, y; };\n"
@@ -54,8 +58,13 @@ static const char cuda_emu_shim[] =
     "  fdx_cur->state = 1; swapcontext(&fdx_cur->ctx, &fdx_sched); }\n"
     "static void fdx_fiber_main() { (*fdx_fn)(); fdx_cur->state = 2; }\n"
     /* The grid, block after block. */
-    "static void cuda_emu_grid(const unsigned g[3], unsigned tx, unsigned ty, bool barriers, const std::function<void()> &f)\n"
+    "static void cuda_emu_grid(const unsigned g[3], unsigned tx, unsigned ty, size_t shmem, bool barriers,\n"
+    "                          const std::function<void()> &f)\n"
     "{ gridDim = fdx_idx{g[0], g[1], g[2]};\n"
+    /* Filled with NaN bytes: a kernel must write what it reads. */
+    "  std::vector<double> dyn(shmem / sizeof(double) + 1);\n"
+    "  memset(dyn.data(), 0xff, dyn.size() * sizeof(double));\n"
+    "  fdx_dynamic_smem = (unsigned char *)dyn.data();\n"
     "  const size_t n = (size_t)tx * ty, stack = 256 << 10;\n"
     "  std::vector<fdx_fiber> fib(barriers ? n : 0);\n"
     "  std::vector<char> stacks(barriers ? n * stack : 0);\n"
@@ -87,6 +96,26 @@ static const char cuda_emu_shim[] =
     "      for (size_t i = 0; i < n; i++) fib[i].state = 0;\n"
     "    }\n"
     "  } }\n";
+
+/* The kernel source with each dynamic shared array ("extern __shared__
+   __align__(16) T name[];") made a pointer to the block's bytes. */
+static inline void cuda_emu_dynamic_shared(fdx_sb *out, const char *src)
+{
+    static const char decl[] = "extern __shared__ __align__(16) ";
+    for (const char *p = src;;) {
+        const char *at = strstr(p, decl), *end = at ? strstr(at, "[];") : NULL;
+        if (!at || !end) {
+            fdx_sb_puts(out, p);
+            return;
+        }
+        fdx_sb_printf(out, "%.*s", (int)(at - p), p);
+        const char *type = at + sizeof decl - 1, *name = end;
+        while (name > type && name[-1] != ' ') name--;
+        fdx_sb_printf(out, "%.*s *const %.*s = (%.*s *)fdx_dynamic_smem;", (int)(name - 1 - type), type,
+                      (int)(end - name), name, (int)(name - 1 - type), type);
+        p = end + 3;
+    }
+}
 
 static char cuda_emu_dir[256];
 static const char *cuda_emu_sanitize = "-fsanitize=address";

@@ -1,9 +1,9 @@
 /* The generated CUDA kernels of temporal blocking, run on the CPU
-   (tests/cuda_emu.h: each block's threads as real threads, __syncthreads a
-   barrier, __shared__ arrays per block): one pass of depth k of the blocked
-   kernel against k launches of the single-step kernel (the direct march)
-   alternating between two arrays, compared bit for bit, output frames
-   poisoned with NaN except the boundary frame.  Both are
+   (tests/cuda_emu.h: each block's threads as fibers run phase by phase
+   between __syncthreads, shared memory per block): one pass of depth k of
+   the blocked kernel against k launches of the single-step kernel (the
+   direct march) alternating between two arrays, compared bit for bit,
+   output frames poisoned with NaN except the boundary frame.  Both are
    compiled into one program with contraction on (-ffp-contract=fast,
    -march=native: FMA where the CPU has it), as NVRTC contracts; orders
    2-8, ranks 2 and 3, float and double, first-derivative terms in half the
@@ -23,7 +23,7 @@ static const char driver[] =
     "template <class PS, class PB, class TB, class KS, class KB>\n"
     "static int run(const char *what, KS ks, KB kb, long long nx, long long ny, long long nm, int k, int r, int rank,\n"
     "               const unsigned gs[3], unsigned tsx, unsigned tsy, const unsigned char *ps, size_t psn,\n"
-    "               const unsigned gb[3], unsigned tbx, unsigned tby, const unsigned char *pb, size_t pbn,\n"
+    "               const unsigned gb[3], unsigned tbx, unsigned tby, size_t shb, const unsigned char *pb, size_t pbn,\n"
     "               unsigned long long seed)\n"
     "{\n"
     "    if (sizeof(PS) > psn || sizeof(PB) > pbn) { printf(\"%s: parameter block sizes\\n\", what); return 1; }\n"
@@ -42,10 +42,10 @@ static const char driver[] =
     "    }\n"
     "    real_t *src = a.data(), *dst = b.data();\n"
     "    for (int s = 0; s < k; s++) {\n"
-    "        cuda_emu_grid(gs, tsx, tsy, false, [&] { ks(dst, src, nullptr, nullptr, p1); });\n"
+    "        cuda_emu_grid(gs, tsx, tsy, 0, false, [&] { ks(dst, src, nullptr, nullptr, p1); });\n"
     "        std::swap(src, dst);\n"
     "    }\n"
-    "    cuda_emu_grid(gb, tbx, tby, true, [&] { kb(o.data(), u.data(), nullptr, p2, tp); });\n"
+    "    cuda_emu_grid(gb, tbx, tby, shb, true, [&] { kb(o.data(), u.data(), nullptr, p2, tp); });\n"
     "    long long differ = 0, first = -1, moved = 0, finite = 0;\n"
     "    for (long long q = 0; q < n; q++) {\n"
     "        if (memcmp(&o[q], &src[q], sizeof(real_t))) { if (first < 0) first = q; differ++; }\n"
@@ -104,8 +104,12 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
         char ns[8], entry[24];
         snprintf(ns, sizeof ns, "b%d", k);
         snprintf(entry, sizeof entry, "fdx_blocked%d", k);
-        wrapped(&f, ns, entry, src);
+        fdx_sb dyn = FDX_SB_INIT;
+        cuda_emu_dynamic_shared(&dyn, src);
         free(src);
+        wrapped(&f, ns, entry, fdx_sb_str(&dyn));
+        f.failed |= dyn.failed;
+        fdx_sb_free(&dyn);
         /* An odd shape in chunks of 2 planes (several blocks along the
            marching axis), the smallest in one chunk. */
         for (int shape = 0; shape < 2; shape++) {
@@ -133,10 +137,10 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
                               ds.grid[1], ds.grid[2], db.grid[0], db.grid[1], db.grid[2]);
                 fdx_sb_printf(&body,
                               "      bad += run<s1::fdx_p, %s::fdx_p, %s::fdx_tp>(\"%s\", s1::fdx_single, %s::%s, %lldLL, "
-                              "%lldLL, %lldLL, %d, %d, %d, gs, %u, %u, %s, sizeof %s, gb, %u, %u, %s, sizeof %s, "
+                              "%lldLL, %lldLL, %d, %d, %d, gs, %u, %u, %s, sizeof %s, gb, %u, %u, %zu, %s, sizeof %s, "
                               "%lluULL); }\n",
                               ns, ns, what, ns, entry, (long long)n3[0], (long long)n3[1], (long long)n3[2], k, r,
-                              ks->rank, ds.block[0], ds.block[1], pn, pn, db.block[0], db.block[1], bn, bn,
+                              ks->rank, ds.block[0], ds.block[1], pn, pn, db.block[0], db.block[1], db.shmem, bn, bn,
                               (unsigned long long)(*seed += 77));
                 cases++;
             }

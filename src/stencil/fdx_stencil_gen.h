@@ -19,7 +19,7 @@ typedef struct gen {
     int xv;    /* unroll: x neighbours beyond the lanes as aligned vectors */
     int nr;    /* rows per thread (cfg->ry) */
     int row;   /* unroll: the thread's row being computed, 0..nr-1 */
-    int aw;    /* async: a stage row's length (values) */
+    int aw;    /* async, temporal: a shared-memory row's length (values) */
     int zs;    /* async: the column read from the stages (cfg->zs), not carried */
 } gen;
 

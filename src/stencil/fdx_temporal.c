@@ -131,10 +131,13 @@ typedef struct run {
     fdx_kernel *kernel;
 } run;
 
+/* CPU: the OpenMP threads a pass runs (each with its rings). */
+static int threads(const run *r) { return r->dev->sm_count > 0 ? r->dev->sm_count : 1; }
+
 static fdx_status ensure_scratch(run *r, const fdx_temporal_cfg *c)
 {
     if (r->cuda) return FDX_OK;
-    size_t need = (size_t)fdx_temporal_scratch_per_thread(r->v.ks, c, r->n3) * (size_t)r->dev->sm_count *
+    size_t need = (size_t)fdx_temporal_scratch_per_thread(r->v.ks, c, r->n3) * (size_t)threads(r) *
                   (r->v.ks->is_double ? 8 : 4);
     if (need <= r->scratch_bytes) return FDX_OK;
     if (r->scratch) r->be->free(r->scratch), r->scratch = NULL, r->scratch_bytes = 0;
@@ -151,7 +154,7 @@ static fdx_status pass(run *r, fdx_kernel *k, const fdx_temporal_cfg *c, void *d
     sc.chunk = c->chunk, sc.by = c->by > 0 ? c->by : 1;
     fdx_stencil_params p;
     fdx_stencil_params_build(r->v.ks, &sc, r->n3, r->v.c0, r->v.ws, r->v.wa, 0, NULL, &p);
-    fdx_temporal_tp tp = {c->bx, 0, r->dev->sm_count > 0 ? r->dev->sm_count : 1};
+    fdx_temporal_tp tp = {c->bx, 0, threads(r)};
     fdx_launch_dims dims = {{1, 1, 1}, {1, 1, 1}, 0};
     if (r->cuda) {
         FDX_TRY(fdx_temporal_launch_dims(r->v.ks, c, r->n3, &dims));

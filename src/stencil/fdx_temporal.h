@@ -11,9 +11,10 @@
    level t runs t r planes behind the input.  Tiles of the other axes carry
    a halo of k r points and recompute it (overlapped tiles).
      CUDA: a block of tx x ty threads holds one tile column (halo included),
-       level t's centre plane in shared memory (in-plane neighbours) and its
-       2r + 1 planes in registers (marching-axis neighbours); two barriers
-       a plane; the inner (tx - 2kr) x (ty - 2kr) points are written.
+       level t's centre plane in shared memory (in-plane neighbours; two
+       sets alternating by plane, so one barrier a plane) and its 2r + 1
+       planes in registers (marching-axis neighbours); the inner
+       (tx - 2kr) x (ty - 2kr) points are written.
      CPU: an OpenMP task is a tile (bx x by interior points and chunk planes)
        whose k levels live in per-thread rings of 2r + 1 planes of the tile
        plus halo, sized to stay in cache. */
@@ -23,8 +24,10 @@
 #include "stencil/fdx_stencil_impl.h"
 
 #define FDX_TEMPORAL_MAX_K 8
-/* Static shared memory a CUDA kernel may hold (all levels' planes). */
-#define FDX_TEMPORAL_MAX_SMEM (48 * 1024)
+/* Dynamic shared memory a CUDA block may hold (two sets of all levels'
+   planes): two blocks a multiprocessor on the H100 (227 KB a block after
+   opting in, 228 KB a multiprocessor, 1 KB reserved a block). */
+#define FDX_TEMPORAL_MAX_SMEM (112 * 1024)
 
 /* A temporally blocked kernel's configuration.  k, tx and ty are built into
    the CUDA source (k alone into the CPU's); chunk, bx and by are run-time. */

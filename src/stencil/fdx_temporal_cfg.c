@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -20,10 +21,11 @@ int fdx_temporal_supports(const fdx_stencil_kspec *ks, const char **why)
 
 static size_t elem(const fdx_stencil_kspec *ks) { return ks->is_double ? 8 : 4; }
 
+/* Two sets of k planes of the tile with an r pad. */
 static size_t smem_bytes(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c)
 {
     int ry = ks->rank == 3 ? ks->radius : 0;
-    return (size_t)c->k * (size_t)(c->ty + 2 * ry) * (size_t)(c->tx + 2 * ks->radius) * elem(ks);
+    return 2 * (size_t)c->k * (size_t)(c->ty + 2 * ry) * (size_t)(c->tx + 2 * ks->radius) * elem(ks);
 }
 
 /* Blocks along x, y and the marching axis. */
@@ -59,6 +61,7 @@ fdx_status fdx_temporal_launch_dims(const fdx_stencil_kspec *ks, const fdx_tempo
     memset(d, 0, sizeof *d);
     d->grid[0] = (unsigned)g[0], d->grid[1] = (unsigned)g[1], d->grid[2] = (unsigned)g[2];
     d->block[0] = (unsigned)c->tx, d->block[1] = (unsigned)c->ty, d->block[2] = 1;
+    d->shmem = smem_bytes(ks, c);
     return FDX_OK;
 }
 
@@ -82,10 +85,12 @@ static int chunk_for(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, con
     return ch < 1 ? 1 : ch > 1 << 30 ? 1 << 30 : (int)ch;
 }
 
-static int add(const fdx_stencil_kspec *ks, int cuda, const int64_t n3[3], fdx_temporal_cfg c, fdx_temporal_cfg *out,
-               int n, int max)
+static int add(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda, const int64_t n3[3],
+               fdx_temporal_cfg c, fdx_temporal_cfg *out, int n, int max)
 {
     if (n >= max || !fdx_temporal_fits(ks, &c, cuda, n3)) return n;
+    /* The device's opt-in limit, where it is known. */
+    if (cuda && dev->smem_per_block_optin > 0 && smem_bytes(ks, &c) > dev->smem_per_block_optin) return n;
     out[n] = c;
     return n + 1;
 }
@@ -107,19 +112,26 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
             for (int i = 0; i < 3; i++) {
                 fdx_temporal_cfg c = {depths[d], rank3 ? tiles3[i][0] : tiles2[i], rank3 ? tiles3[i][1] : 1, 1, 0, 0};
                 int kr = c.k * r;
-                if (c.tx <= 2 * kr || (rank3 && c.ty <= 2 * kr)) continue;
+                /* The third tile (most halo a point) only where a depth is
+                   asked and the others may not fit: auto times ten at most. */
+                if (c.tx <= 2 * kr || (rank3 && c.ty <= 2 * kr) || (depth <= 0 && i == 2)) continue;
                 if (depth <= 0 && (c.tx - 2 * kr < c.tx / 2 || (rank3 && c.ty - 2 * kr < c.ty / 4))) continue;
                 int64_t tiles = ceil_div(n3[0], c.tx - 2 * kr) * (rank3 ? ceil_div(n3[1], c.ty - 2 * kr) : 1);
                 /* About four waves of two resident blocks a multiprocessor. */
                 c.chunk = chunk_for(ks, &c, n3, tiles, 8 * sms * (1024 / (c.tx * c.ty)));
-                n = add(ks, cuda, n3, c, out, n, max);
+                n = add(ks, dev, cuda, n3, c, out, n, max);
             }
         return n;
     }
     /* CPU: each thread's rings (k levels of 2r + 1 planes of the tile and
-       its halo) within about 1 MiB, a core's share of cache; full rows in
-       rank 3 where that leaves enough rows, else tiles 256 or 128 wide. */
-    const double budget = 1 << 20;
+       its halo) within a core's L2 (1 MiB where the C library cannot say);
+       full rows in rank 3 where that leaves enough rows, else tiles 256 or
+       128 wide. */
+    double budget = 1 << 20;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l2 >= 256 << 10 && l2 <= 16 << 20) budget = (double)l2;
+#endif
     for (int d = depth > 0 ? 0 : 2; d < nd; d++) {
         int k = depths[d], kr = k * r;
         if (rank3) {
@@ -134,7 +146,7 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                 fdx_temporal_cfg c = {k, 0, 0, 1, (int)bx, (int)by};
                 int64_t tiles = ceil_div(n3[0] - 2 * r, bx) * ceil_div(n3[1] - 2 * r, by);
                 c.chunk = chunk_for(ks, &c, n3, tiles, 2 * sms);
-                n = add(ks, cuda, n3, c, out, n, max);
+                n = add(ks, dev, cuda, n3, c, out, n, max);
             }
         } else {
             static const int64_t widths[] = {4096, 1024};
@@ -142,7 +154,7 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                 int64_t bx = widths[i] < n3[0] - 2 * r ? widths[i] : n3[0] - 2 * r;
                 fdx_temporal_cfg c = {k, 0, 0, 1, (int)bx, 1};
                 c.chunk = chunk_for(ks, &c, n3, ceil_div(n3[0] - 2 * r, bx), 2 * sms);
-                n = add(ks, cuda, n3, c, out, n, max);
+                n = add(ks, dev, cuda, n3, c, out, n, max);
             }
         }
     }
@@ -152,7 +164,7 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                               rank3 ? (int)(n3[1] - 2 * r < 8 ? n3[1] - 2 * r : 8) : 1};
         c.chunk = chunk_for(ks, &c, n3, ceil_div(n3[0] - 2 * r, c.bx) * (rank3 ? ceil_div(n3[1] - 2 * r, c.by) : 1),
                             2 * sms);
-        n = add(ks, cuda, n3, c, out, n, max);
+        n = add(ks, dev, cuda, n3, c, out, n, max);
     }
     return n;
 }

@@ -22,13 +22,13 @@ static void offset(fdx_sb *b, long long o)
     fdx_sb_printf(b, " %c %lld", o < 0 ? '-' : '+', o < 0 ? -o : o);
 }
 
-/* CUDA: level v's neighbours: in-plane from its shared plane, along the
-   marching axis from its register column. */
+/* CUDA: level v's neighbours: in-plane from its shared plane l<v> (this
+   thread's point at `me`, rows g->aw apart), along the marching axis from
+   its register column. */
 static void cuda_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 {
     if (a == 2) fdx_sb_printf(b, "c%d_%d", v, g->r + off);
-    else if (a == 0) fdx_sb_printf(b, "sh%d[ty + %d][tx + %d]", v, g->ry, g->r + off);
-    else fdx_sb_printf(b, "sh%d[ty + %d][tx + %d]", v, g->ry + off, g->r);
+    else fdx_sb_printf(b, "l%d[me %c %d]", v, off < 0 ? '-' : '+', (off < 0 ? -off : off) * (a == 0 ? 1 : g->aw));
 }
 
 /* CPU: the centre row pc of level v's ring (indexed by global x), rows of
@@ -71,12 +71,15 @@ static void emit_shift(fdx_cg_node *at, const gen *g, int t)
 static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
 {
     const int K = c->k, R = g->r, RY = g->ry, KR = K * R, W = c->tx, H = c->ty, rank3 = g->ks->rank == 3;
-    const int sw = W + 2 * R, shh = H + 2 * RY;
+    const int sw = W + 2 * R, pl = (H + 2 * RY) * sw;
     fdx_cg_node *k;
     emit_params(top, g, W * H, &k);
-    for (int t = 0; t < K; t++) fdx_cg_shared(k, "real", fdx_cg_fmt(g->cg, "sh%d", t), fdx_cg_fmt(g->cg, "[%d][%d]", shh, sw));
+    /* Two sets of k planes (dynamic shared memory), alternating by the
+       input plane's parity: a plane's writes go to the set its readers of
+       the plane before do not use, so one barrier a plane suffices. */
+    fdx_cg_shared(k, "real", "shm", NULL);
     fdx_cg_stmt(k, "const long long nx = p.n[0], ny = p.n[1], nm = p.n[2], sy = nx, sm = nx * ny");
-    fdx_cg_stmt(k, "const int tx = threadIdx.x, ty = threadIdx.y");
+    fdx_cg_stmt(k, "const int tx = threadIdx.x, ty = threadIdx.y, me = (ty + %d) * %d + tx + %d", RY, sw, R);
     /* The block's tile: its own points and a halo of k r on each side. */
     fdx_cg_stmt(k, "const long long x = (long long)blockIdx.x * %d - %d + tx", W - 2 * KR, KR);
     if (rank3) fdx_cg_stmt(k, "const long long y = (long long)blockIdx.y * %d - %d + ty", H - 2 * KR, KR);
@@ -93,9 +96,7 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
     fdx_cg_stmt(k, "(void)scratch, (void)tp, (void)sy");
     /* The planes' pads are read by points of the tile's edge, whose values
        are never used: zeroed, so nothing reads uninitialised memory. */
-    for (int t = 0; t < K; t++)
-        fdx_cg_stmt(fdx_cg_for(k, FDX_CG_LOOP, "int q = ty * %d + tx; q < %d; q += %d", W, shh * sw, W * H),
-                    "(&sh%d[0][0])[q] = 0", t);
+    fdx_cg_stmt(fdx_cg_for(k, FDX_CG_LOOP, "int q = ty * %d + tx; q < %d; q += %d", W, 2 * K * pl, W * H), "shm[q] = 0");
     fdx_cg_barrier(k, "zeroed");
     for (int t = 0; t < K; t++) {
         fdx_sb d = FDX_SB_INIT;
@@ -114,9 +115,12 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
     /* Past the last plane the column takes stale values: only frame points
        (which keep their input) read them. */
     fdx_cg_stmt(fdx_cg_if(loop, "col && i + 1 < nm"), "nxt = %s", fdx_cg_ld(g->cg, FDX_CG_LDG, "u + base + (i + 1) * sm"));
-    fdx_cg_barrier(loop, "the last plane's readers are done");
-    for (int t = 0; t < K; t++) fdx_cg_stmt(loop, "sh%d[ty + %d][tx + %d] = c%d_%d", t, RY, R, t, R);
-    fdx_cg_barrier(loop, NULL);
+    fdx_cg_stmt(loop, "real *const set = shm + (i & 1) * %d", K * pl);
+    for (int t = 0; t < K; t++) {
+        fdx_cg_stmt(loop, "real *const l%d = set + %d", t, t * pl);
+        fdx_cg_stmt(loop, "l%d[me] = c%d_%d", t, t, R);
+    }
+    fdx_cg_barrier(loop, "this plane's centres are in");
     for (int t = 1; t <= K; t++) {
         fdx_cg_stmt(loop, "const long long j%d = i - %d", t, t * R);
         const char *centre = fdx_cg_fmt(g->cg, "c%d_%d", t - 1, R), *val = fdx_cg_fmt(g->cg, "n%d", t);
@@ -222,7 +226,7 @@ fdx_status fdx_temporal_generate(const fdx_stencil_kspec *ks, const fdx_temporal
                   cfg->ty, cfg->k, ks->radius);
     }
     gen g = {ks, NULL, NULL, cuda, ks->radius, ks->radius, ks->rank == 3 ? ks->radius : 0, 1,
-             ks->is_double ? "double" : "float", 0, 0, 0, 1, 0, 0, 0};
+             ks->is_double ? "double" : "float", 0, 0, 0, 1, 0, cfg->tx + 2 * ks->radius, 0};
     g.cg = fdx_cg_create(cuda ? FDX_CG_CUDA : FDX_CG_C);
     FDX_CHECK(g.cg, FDX_ERR_NOMEM, "out of memory generating a temporal kernel");
     fdx_cg_node *top = fdx_cg_root(g.cg);

@@ -36,7 +36,7 @@ for mode in auto off; do
     if [ $((SECONDS - start)) -ge "$budget" ]; then echo "temporal: budget of ${budget}s spent, $mode ${c%%|*} not run" | tee -a "$log"; continue; fi
     echo "== ${c%%|*} temporal $mode" >>"$log"
     # shellcheck disable=SC2086
-    FDX_LOG=info timeout 90 "$FDX_BIN" stencil --backend "$backend" --op heat ${c#*|} --steps "$steps" \
+    FDX_LOG=info timeout "${TEMPORAL_TIMEOUT:-120}" "$FDX_BIN" stencil --backend "$backend" --op heat ${c#*|} --steps "$steps" \
       --temporal $mode --reps 5 --json 2>>"$log" | sed -e "s/\"case\": \"stencil\"/\"case\": \"${c%%|*}\"/" | tee -a "$rec" |
       grep -oE '"case": "[^"]*"|"(temporal|order)": [0-9]+|"config": "[^"]*"|"(ms_per_step|ratio_to_copy)": [0-9.]+|"verified": [a-z]+' |
       tr '\n' ' '
