@@ -12,8 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-static const char *CMD = "mg";
-
 static double now_s(void)
 {
     struct timespec t;
@@ -101,7 +99,7 @@ static void manufacture(manufactured *m, double *f, double *u, double *exact)
             }
 }
 
-int cmd_mg(int argc, char **argv)
+int cmd_mg_main(const char *CMD, int argc, char **argv)
 {
     const char *size_s = "129x129x129", *tol_s = "1e-10", *cycle_s = "v", *sm_s = "rbgs", *pre_s = "2",
                *post_s = "2", *maxc_s = "50", *solver_s = "mg", *bc_s = "dirichlet", *coarse_s = "direct",
@@ -113,7 +111,7 @@ int cmd_mg(int argc, char **argv)
         {"smoother", "jacobi|cheby|rbgs", "smoother [rbgs]", &sm_s},
         {"pre", "N", "smoothing sweeps before the coarse correction [2]", &pre_s},
         {"post", "N", "smoothing sweeps after it [2]", &post_s},
-        {"steps", "N", "cycles (or CG iterations) at most, as poisson --steps [50]", &maxc_s},
+        {"steps", "N", "cycles (or CG iterations) at most [50]", &maxc_s},
         {"solver", "mg|cg", "multigrid cycles, or CG preconditioned by one cycle [mg]", &solver_s},
         {"bc", "dirichlet|neumann|periodic", "boundary kind of every axis [dirichlet]", &bc_s},
         {"coarse", "direct|N", "coarsest level: Cholesky, or N smoothing sweeps [direct]", &coarse_s},
@@ -288,7 +286,7 @@ int cmd_mg(int argc, char **argv)
         fdx_json_end(&j);
         FDX_TRY_GOTO(st, fdx_json_print(&j, stdout), fail);
     } else {
-        printf("fdx mg: %s, %s-cycle, %s (%ld,%ld), order %ld, %s boundaries, %d levels, %s on %s\n",
+        printf("fdx %s: %s, %s-cycle, %s (%ld,%ld), order %ld, %s boundaries, %d levels, %s on %s\n", CMD,
                fdx_solver_method_name(method), fdx_solver_cycle_name(cycle), fdx_solver_smoother_name(sm), pre, post,
                order, fdx_solver_bc_name(m.bc), fdx_solver_levels(s), backend, device);
         printf("%6s  %-12s %s\n", "cycle", "residual", "reduction");
@@ -311,7 +309,7 @@ int cmd_mg(int argc, char **argv)
     }
     rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
     if (!verified)
-        fprintf(stderr, "fdx mg: %s\n",
+        fprintf(stderr, "fdx %s: %s\n", CMD,
                 !converged ? "the tolerance was not reached within --steps"
                            : coef.kind == MG_COEF_NONE || coef.kind == MG_COEF_FILE
                                ? "the error is above the discretization level"
@@ -330,3 +328,5 @@ done:
     fdx_options_destroy(&opts);
     return rc;
 }
+
+int cmd_mg(int argc, char **argv) { return cmd_mg_main("mg", argc, argv); }

@@ -5,6 +5,10 @@
 
 #include "cli.h"
 
+/* fdx mg, and fdx poisson's default method: flags argv[1..], messages as
+   "fdx CMD: ...". */
+int cmd_mg_main(const char *cmd, int argc, char **argv);
+
 /* The grid of fdx mg: one spacing h for every axis, the box len_a = span_a
    h long, one boundary kind for every axis. */
 typedef struct cmd_mg_grid {
