@@ -208,6 +208,9 @@ fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out
     s->sponge_fused = s->kind == FDX_SIM_WAVE && s->sponge > 0 && s->sponge <= FDX_STENCIL_MAX_SPONGE && s->rank >= 2;
     if (s->sponge_fused) desc.sponge = s->sponge, desc.sponge_strength = 0.3;
     FDX_TRY_GOTO(st, fdx_stencil_create(ctx, &desc, s->type, &s->stencil), fail);
+    /* Conditions of the boundary key: the stencil's generated pass fills the
+       ghosts of every step's input. */
+    if (s->p.has_bc) FDX_TRY_GOTO(st, fdx_stencil_set_boundary(s->stencil, &s->p.bc), fail);
     FDX_TRY_GOTO(st, spread_initial(s), fail);
     s->fresh = 1;
     FDX_DEBUG("sim: %s %s: fields and models ready", fdx_sim_kind_name(s->kind), fdx_sim_config_get(cfg, "size"));

@@ -109,6 +109,9 @@ FDX_HIDDEN fdx_status fdx_sim_after_update(fdx_sim *s, const fdx_sim_block *b, f
                                            int64_t step, void *stream);
 /* A zeroed array of the grid's shape where the stencil reads it. */
 FDX_HIDDEN fdx_status fdx_sim_make_array(fdx_sim *s, fdx_array **a);
+/* Heat: n steps through fdx_stencil_steps at depth p.temporal (the
+   result in cur); advances s->step. */
+FDX_HIDDEN fdx_status fdx_sim_heat_steps(fdx_sim *s, int64_t n);
 /* The heat pictures' colour range: the initial field's. */
 FDX_HIDDEN fdx_status fdx_sim_heat_range(fdx_sim *s);
 

@@ -6,6 +6,7 @@
 #define FDX_SIM_PARAMS_H
 
 #include "core/fdx_error.h"
+#include "fdx/boundary.h"
 #include "fdx/solvers.h"
 
 #define FDX_SIM_MAX_REC 64
@@ -28,9 +29,15 @@ typedef struct fdx_sim_params {
     int64_t snapshot_every, field_every, checkpoint_every;
     int overwrite, scale;
     fdx_sim_progress progress;
+    /* Boundary (heat, wave): heat's insulated mirror, a fixed frame (the
+       outer r layers keep their initial values), or conditions (has_bc: the
+       stencil's generated boundary pass, fdx_stencil_set_boundary). */
+    int insulated, has_bc, periodic;
+    fdx_bc_desc bc;
     /* Heat. */
     double kappa;
-    int insulated;
+    int temporal; /* fdx_stencil_steps' argument: 0 off, -1 auto, K */
+    int temporal_is_default;
     fdx_sim_init init;
     char text[512], input[512];
     int text_is_default;
@@ -52,5 +59,12 @@ typedef struct fdx_sim_params {
 /* Parses c into p (shape, points and enums); FDX_ERR_INVALID naming the key
    for what the table cannot check alone (a malformed point list). */
 FDX_HIDDEN fdx_status fdx_sim_params_parse(const fdx_sim_config *c, fdx_sim_params *p);
+
+/* The boundary and temporal keys against the rest of the run (stencil
+   radius r): conditions need 3r points on their axes and one array
+   (--gpus is refused); an explicit temporal depth K > 1 needs heat's fixed
+   frame and one array; auto becomes off where it cannot apply.  Sets
+   p->temporal to what the run uses. FDX_ERR_INVALID naming the keys. */
+FDX_HIDDEN fdx_status fdx_sim_params_check_boundary(fdx_sim_params *p, int r);
 
 #endif
