@@ -23,7 +23,7 @@ static fdx_status heat_setup(fdx_sim *s, double lam, fdx_stencil_desc *desc)
     s->dt = s->p.cfl * 2.0 / (s->p.kappa * lam);
     s->alpha = s->p.kappa * s->dt;
     FDX_TRY(fdx_sim_check_numbers(s));
-    FDX_TRY(fdx_sim_params_check_boundary(&s->p, s->r));
+    FDX_TRY(fdx_sim_params_check_boundary(&s->p));
     s->insulated = s->p.insulated;
     FDX_TRY(fdx_sim_init_heat(s, s->cur));
     /* The colour range of heat pictures: the initial field's, reduced where it lives. */

@@ -60,11 +60,11 @@ typedef struct fdx_sim_params {
    for what the table cannot check alone (a malformed point list). */
 FDX_HIDDEN fdx_status fdx_sim_params_parse(const fdx_sim_config *c, fdx_sim_params *p);
 
-/* The boundary and temporal keys against the rest of the run (stencil
-   radius r): conditions need 3r points on their axes and one array
-   (--gpus is refused); an explicit temporal depth K > 1 needs heat's fixed
-   frame and one array; auto becomes off where it cannot apply.  Sets
-   p->temporal to what the run uses. FDX_ERR_INVALID naming the keys. */
-FDX_HIDDEN fdx_status fdx_sim_params_check_boundary(fdx_sim_params *p, int r);
+/* The boundary and temporal keys against the rest of the run: conditions
+   need one array (gpus > 0 is refused); an explicit temporal depth K > 1
+   needs heat's fixed frame and one array; auto becomes off where blocking
+   cannot apply.  Sets p->temporal to what the run uses.  FDX_ERR_INVALID
+   naming the key. */
+FDX_HIDDEN fdx_status fdx_sim_params_check_boundary(fdx_sim_params *p);
 
 #endif

@@ -19,7 +19,7 @@ static fdx_status wave_setup(fdx_sim *s, double lam, fdx_stencil_desc *desc)
     s->t0 = 1.2 / s->f0;
     s->amp = s->p.amplitude;
     FDX_TRY(fdx_sim_check_numbers(s));
-    FDX_TRY(fdx_sim_params_check_boundary(&s->p, s->r));
+    FDX_TRY(fdx_sim_params_check_boundary(&s->p));
     s->sponge = s->p.sponge;
     /* Conditions replace the default sponge (a periodic axis has no wall
        to absorb at); an explicit one stays, except on periodic axes. */
