@@ -3,6 +3,7 @@
 #define FDX_SIM_IMPL_H
 
 #include "backends/fdx_backend.h"
+#include "fdx/boundary.h"
 #include "fdx/solvers.h"
 #include "fdx/stencil.h"
 #include "solvers/fdx_fieldgen.h"
@@ -72,6 +73,7 @@ struct fdx_sim {
     int64_t steps, step, snapshot_every, field_every, checkpoint_every;
     char output[512];
     fdx_stencil *stencil;
+    fdx_bc *frame_bc;             /* conditions of the boundary key: fills cur's frame when it is looked at */
     fdx_stencil_desc desc;        /* the stencil's, for the distributed driver */
     fdx_array *cur, *prev, *next; /* rotated each step */
     fdx_array *coef;              /* wave: c^2 */

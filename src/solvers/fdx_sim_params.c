@@ -102,10 +102,8 @@ fdx_status fdx_sim_params_parse(const fdx_sim_config *c, fdx_sim_params *p)
 fdx_status fdx_sim_params_check_boundary(fdx_sim_params *p)
 {
     /* (Conditions need 3r points on their axes: the grid's own minimum,
-       checked in fdx_sim_create, is larger.) */
-    FDX_CHECK(!p->has_bc || p->gpus == 0, FDX_ERR_INVALID,
-              "boundary: conditions are not supported with gpus = %d yet (use insulated or fixed, or one array)",
-              p->gpus);
+       checked in fdx_sim_create, is larger.  Distributed runs take them:
+       fdx_sim_dist.c.) */
     if (p->kind != FDX_SIM_HEAT) return FDX_OK;
     const char *why = p->gpus > 0 ? "gpus > 0" : p->insulated ? "boundary = insulated (the mirror runs every step)"
                       : p->has_bc ? "boundary conditions (every step is one pass)" : NULL;
