@@ -47,13 +47,11 @@ static const key_def KEYS[] = {
     {"progress", ALL, K_ENUM, "MODE", {"auto", "auto", "auto"}, 0, 0, "auto|bar|lines|off", "progress display"},
     {"scale", ALL, K_INT, "N", {"0", "0", "0"}, 0, 16, NULL, "image pixels per cell (0: auto)"},
     {"kappa", H, K_REAL, "K", {"1", "", ""}, 0, 1e30, NULL, "diffusivity"},
+    /* The wave's default sponge becomes 0 with conditions; periodic axes refuse one (fdx_sim_wave.c). */
     {"boundary", H | W, K_BOUNDARY, "SPEC", {"insulated", "fixed", ""}, 0, 0, NULL,
-     "insulated (heat: mirrored walls, no flux), fixed (the outer layers keep their initial values; the wave's sponge "
-     "absorbs inside them), or conditions as fdx stencil --boundary, e.g. all=dirichlet:0,x=periodic (the wave's "
-     "default sponge is then 0)"},
+     "insulated (heat), fixed (the frame keeps its values) or conditions as fdx stencil --boundary (all=dirichlet:0,x=periodic)"},
     {"temporal", H, K_TEMPORAL, "off|auto|K", {"auto", "", ""}, 0, 0, NULL,
-     "steps between outputs taken K a pass through memory (temporal blocking, bit-identical); auto: where faster, "
-     "with boundary = fixed only"},
+     "K steps a pass between outputs (temporal blocking, bit-identical; boundary = fixed, one array)"},
     {"init", H, K_ENUM, "I", {"letters", "", ""}, 0, 0, "letters|gaussian|sine|random|file", "initial temperature"},
     {"text", H, K_STR, "TEXT", {"fdx", "", ""}, 0, 0, NULL, "letters of init = letters (the default text: a Gaussian bump on grids too small for it)"},
     {"input", H, K_STR, "FILE", {"", "", ""}, 0, 0, NULL, "HDF5 initial field for init = file"},
@@ -65,7 +63,7 @@ static const key_def KEYS[] = {
     {"amplitude", W, K_REAL, "A", {"", "1", ""}, -1, 1e30, NULL, "source amplitude (0: no source)"},
     {"source", W, K_POINTS, "I,J[,K]", {"", "", ""}, 0, 0, NULL, "source grid point (default: centre)"},
     {"receivers", W, K_POINTS, "I,J[,K];...", {"", "", ""}, 0, 0, NULL, "receiver grid points (default: a line)"},
-    {"sponge", W, K_INT, "N", {"", "20", ""}, 0, 1e6, NULL, "absorbing layer width in cells (0: rigid walls; by default a quarter of an axis of 40 points or fewer)"},
+    {"sponge", W, K_INT, "N", {"", "20", ""}, 0, 1e6, NULL, "absorbing layer width in cells (0: none; by default 0 with boundary conditions, a quarter of an axis of <= 40 points)"},
     {"gpus", H | W, K_INT, "K", {"0", "0", ""}, 0, 16, NULL,
      "run distributed over K units per process (GPUs; CPU units with --backend cpu), 0: one array"},
     {"overlap", H | W, K_ENUM, "on|off", {"on", "on", ""}, 0, 0, "on|off",
