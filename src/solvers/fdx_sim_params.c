@@ -67,7 +67,6 @@ fdx_status fdx_sim_params_parse(const fdx_sim_config *c, fdx_sim_params *p)
         p->kappa = atof(GET("kappa"));
         const char *tb = GET("temporal");
         p->temporal = strcmp(tb, "off") == 0 ? 0 : strcmp(tb, "auto") == 0 ? -1 : atoi(tb);
-        p->temporal_is_default = fdx_sim_config_is_default(c, "temporal");
         p->init = (fdx_sim_init)choice(GET("init"), "letters|gaussian|sine|random|file");
         copy_str(p->text, sizeof p->text, GET("text"));
         copy_str(p->input, sizeof p->input, GET("input"));

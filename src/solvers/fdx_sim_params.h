@@ -37,7 +37,6 @@ typedef struct fdx_sim_params {
     /* Heat. */
     double kappa;
     int temporal; /* fdx_stencil_steps' argument: 0 off, -1 auto, K */
-    int temporal_is_default;
     fdx_sim_init init;
     char text[512], input[512];
     int text_is_default;
@@ -60,11 +59,10 @@ typedef struct fdx_sim_params {
    for what the table cannot check alone (a malformed point list). */
 FDX_HIDDEN fdx_status fdx_sim_params_parse(const fdx_sim_config *c, fdx_sim_params *p);
 
-/* The boundary and temporal keys against the rest of the run: conditions
-   need one array (gpus > 0 is refused); an explicit temporal depth K > 1
-   needs heat's fixed frame and one array; auto becomes off where blocking
-   cannot apply.  Sets p->temporal to what the run uses.  FDX_ERR_INVALID
-   naming the key. */
+/* The temporal key against the rest of the run: an explicit depth K > 1
+   needs heat's fixed frame and one array (FDX_ERR_INVALID naming the key);
+   auto becomes off where blocking cannot apply.  Sets p->temporal to what
+   the run uses.  (Conditions go with every layout: one array or units.) */
 FDX_HIDDEN fdx_status fdx_sim_params_check_boundary(fdx_sim_params *p);
 
 #endif
