@@ -208,6 +208,10 @@ fdx_status fdx_sim_create(fdx_ctx *ctx, const fdx_sim_config *cfg, fdx_sim **out
     s->sponge_fused = s->kind == FDX_SIM_WAVE && s->sponge > 0 && s->sponge <= FDX_STENCIL_MAX_SPONGE && s->rank >= 2;
     if (s->sponge_fused) desc.sponge = s->sponge, desc.sponge_strength = 0.3;
     FDX_TRY_GOTO(st, fdx_stencil_create(ctx, &desc, s->type, &s->stencil), fail);
+    /* Conditions of the boundary key: the stencil's generated pass fills the
+       ghosts of every step's input. */
+    if (s->p.has_bc) FDX_TRY_GOTO(st, fdx_stencil_set_boundary(s->stencil, &s->p.bc), fail);
+    if (s->p.has_bc) FDX_TRY_GOTO(st, fdx_bc_create(ctx, &s->p.bc, s->rank, s->r, hh, s->type, &s->frame_bc), fail);
     FDX_TRY_GOTO(st, spread_initial(s), fail);
     s->fresh = 1;
     FDX_DEBUG("sim: %s %s: fields and models ready", fdx_sim_kind_name(s->kind), fdx_sim_config_get(cfg, "size"));
@@ -224,6 +228,7 @@ void fdx_sim_destroy(fdx_sim **ps)
     if (!s) return;
     if (s->stream) s->be->stream_sync(s->stream);
     fdx_stencil_destroy(&s->stencil);
+    fdx_bc_destroy(&s->frame_bc);
     fdx_array_destroy(&s->cur);
     fdx_array_destroy(&s->prev);
     fdx_array_destroy(&s->next);
@@ -269,10 +274,15 @@ fdx_status fdx_sim_get_field(fdx_sim *s, double *out)
 
 fdx_status fdx_sim_pull(fdx_sim *s)
 {
-    if (!s->drv || s->drv->pulled == s->step) return FDX_OK;
-    FDX_TRY(s->drv->pull(s));
-    s->drv->pulled = s->step;
-    return FDX_OK;
+    if (s->drv && s->drv->pulled != s->step) {
+        FDX_TRY(s->drv->pull(s));
+        s->drv->pulled = s->step;
+    }
+    /* With conditions the step fills the frame of its input, so the newest
+       field's frame is older; filled here from its unknowns (as the next
+       step would) pictures, fields, checksums and checkpoints see the
+       conditions, the same on one array and on units. */
+    return s->frame_bc ? fdx_bc_apply(s->frame_bc, s->cur, s->stream) : FDX_OK;
 }
 
 fdx_status fdx_sim_after_update(fdx_sim *s, const fdx_sim_block *b, fdx_array *next, fdx_array *cur, int64_t step,

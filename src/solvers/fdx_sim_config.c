@@ -2,6 +2,7 @@
    the CLI flags, config files and checkpoints all go through this table, and
    every value is checked when it is set. */
 #include "core/fdx_error.h"
+#include "fdx/boundary.h"
 #include "fdx/io.h"
 #include "fdx/solvers.h"
 #include "solvers/fdx_sim_impl.h"
@@ -16,7 +17,7 @@
 #define P (1 << FDX_SIM_POISSON)
 #define ALL (H | W | P)
 
-typedef enum ktype { K_INT, K_REAL, K_ENUM, K_STR, K_SHAPE, K_POINTS } ktype;
+typedef enum ktype { K_INT, K_REAL, K_ENUM, K_STR, K_SHAPE, K_POINTS, K_BOUNDARY, K_TEMPORAL } ktype;
 
 typedef struct key_def {
     const char *name;
@@ -46,7 +47,11 @@ static const key_def KEYS[] = {
     {"progress", ALL, K_ENUM, "MODE", {"auto", "auto", "auto"}, 0, 0, "auto|bar|lines|off", "progress display"},
     {"scale", ALL, K_INT, "N", {"0", "0", "0"}, 0, 16, NULL, "image pixels per cell (0: auto)"},
     {"kappa", H, K_REAL, "K", {"1", "", ""}, 0, 1e30, NULL, "diffusivity"},
-    {"boundary", H, K_ENUM, "B", {"insulated", "", ""}, 0, 0, "insulated|fixed", "insulated (no flux) or fixed walls"},
+    /* The wave's default sponge becomes 0 with conditions; periodic axes refuse one (fdx_sim_wave.c). */
+    {"boundary", H | W, K_BOUNDARY, "SPEC", {"insulated", "fixed", ""}, 0, 0, NULL,
+     "insulated (heat), fixed (the frame keeps its values) or conditions as fdx stencil --boundary (all=dirichlet:0,x=periodic)"},
+    {"temporal", H, K_TEMPORAL, "off|auto|K", {"auto", "", ""}, 0, 0, NULL,
+     "K steps a pass between outputs (temporal blocking, bit-identical; boundary = fixed, one array)"},
     {"init", H, K_ENUM, "I", {"letters", "", ""}, 0, 0, "letters|gaussian|sine|random|file", "initial temperature"},
     {"text", H, K_STR, "TEXT", {"fdx", "", ""}, 0, 0, NULL, "letters of init = letters (the default text: a Gaussian bump on grids too small for it)"},
     {"input", H, K_STR, "FILE", {"", "", ""}, 0, 0, NULL, "HDF5 initial field for init = file"},
@@ -58,7 +63,7 @@ static const key_def KEYS[] = {
     {"amplitude", W, K_REAL, "A", {"", "1", ""}, -1, 1e30, NULL, "source amplitude (0: no source)"},
     {"source", W, K_POINTS, "I,J[,K]", {"", "", ""}, 0, 0, NULL, "source grid point (default: centre)"},
     {"receivers", W, K_POINTS, "I,J[,K];...", {"", "", ""}, 0, 0, NULL, "receiver grid points (default: a line)"},
-    {"sponge", W, K_INT, "N", {"", "20", ""}, 0, 1e6, NULL, "absorbing layer width in cells (0: rigid walls; by default a quarter of an axis of 40 points or fewer)"},
+    {"sponge", W, K_INT, "N", {"", "20", ""}, 0, 1e6, NULL, "absorbing layer width in cells (0: none; by default 0 with boundary conditions, a quarter of an axis of <= 40 points)"},
     {"gpus", H | W, K_INT, "K", {"0", "0", ""}, 0, 16, NULL,
      "run distributed over K units per process (GPUs; CPU units with --backend cpu), 0: one array"},
     {"overlap", H | W, K_ENUM, "on|off", {"on", "on", ""}, 0, 0, "on|off",
@@ -213,6 +218,21 @@ static fdx_status check_value(const key_def *k, const char *v)
         int64_t pts[64][3];
         return fdx_sim_parse_points(flag, v, 64, &n, pts, &d);
     }
+    case K_BOUNDARY: {
+        /* The syntax only (the grid's rank is known when the run is made). */
+        fdx_bc_desc bc;
+        if (strcmp(v, "insulated") == 0 || strcmp(v, "fixed") == 0 || fdx_bc_parse(v, 3, &bc) == FDX_OK) return FDX_OK;
+        char why[600];
+        snprintf(why, sizeof why, "%s", fdx_last_error());
+        return fdx_fail(FDX_ERR_INVALID, "%s: '%s' is not insulated, fixed or conditions (%s)", flag, v, why);
+    }
+    case K_TEMPORAL: {
+        char *end;
+        long x = strtol(v, &end, 10);
+        FDX_CHECK(strcmp(v, "off") == 0 || strcmp(v, "auto") == 0 || (*v && !*end && x >= 1 && x <= 8),
+                  FDX_ERR_INVALID, "%s: '%s' is not off, auto or a depth 1..8", flag, v);
+        return FDX_OK;
+    }
     case K_STR:
         /* Names and text are one line: a control character is a mistake
            (and would split the one-line error messages that quote it). */
@@ -340,7 +360,7 @@ fdx_status fdx_sim_config_copy(const fdx_sim_config *c, fdx_sim_config **out)
 static int restart_may_change(const char *name)
 {
     static const char *const free_keys[] = {"steps",    "output", "restart", "overwrite", "progress",
-                                             "checkpoint-every", "gpus", "overlap", "tol", NULL};
+                                             "checkpoint-every", "gpus", "overlap", "tol", "temporal", NULL};
     for (int i = 0; free_keys[i]; i++)
         if (strcmp(free_keys[i], name) == 0) return 1;
     return 0;

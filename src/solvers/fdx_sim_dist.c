@@ -85,15 +85,23 @@ static fdx_status push_fresh(fdx_sim *s, dsim *m)
     return fdx_dist_sync(m->d);
 }
 
-static fdx_status push(fdx_sim *s)
+static fdx_status push_fields(fdx_sim *s, dsim *m)
 {
-    dsim *m = of(s);
     if (s->fresh && (s->kind == FDX_SIM_WAVE || s->init_generated)) return push_fresh(s, m);
     FDX_TRY(fill_from(s, m->f[1], s->cur));
     /* Fixed walls live in every time level: the stencil never writes them. */
     FDX_TRY(fill_from(s, m->f[0], s->cur));
     if (m->nf == 3) FDX_TRY(fill_from(s, m->f[2], s->prev));
     return fdx_dist_sync(m->d);
+}
+
+static fdx_status push(fdx_sim *s)
+{
+    dsim *m = of(s);
+    FDX_TRY(push_fields(s, m));
+    /* Periodic ghosts come from the exchange, which the first step does not
+       run on a field written here: the wrapped values before it reads them. */
+    return s->p.periodic ? fdx_darray_exchange(m->f[1]) : FDX_OK;
 }
 
 static fdx_status record(fdx_sim *s, dsim *m)
@@ -274,12 +282,17 @@ static fdx_status dsim_create(fdx_sim *s, const fdx_options *opts, int units, in
     /* The default split: the slowest axis, the one overlap needs. */
     dd.shadow[s->rank - 1] = s->r;
     dd.units_per_proc = units;
+    /* Periodic conditions: the distribution's periodic exchange. */
+    for (int d = 0; d < s->rank; d++)
+        if (s->p.periodic >> d & 1) dd.periodic[d] = s->r;
     m->overlap = overlap;
     m->nf = s->kind == FDX_SIM_WAVE ? 3 : 2;
     FDX_TRY_GOTO(st, fdx_dist_create(opts, &dd, &m->d), fail);
     m->nlocal = fdx_dist_local_units(m->d);
     m->be = fdx_ctx_ops(fdx_dist_ctx(m->d, 0));
     FDX_TRY_GOTO(st, fdx_dstencil_create(m->d, &s->desc, s->type, &m->ds), fail);
+    /* Conditions of the boundary key on the global faces only. */
+    if (s->p.has_bc) FDX_TRY_GOTO(st, fdx_dstencil_set_boundary(m->ds, &s->p.bc), fail);
     for (int k = 0; k < m->nf; k++) FDX_TRY_GOTO(st, fdx_darray_create(m->d, s->type, &m->f[k]), fail);
     if (s->coef) FDX_TRY_GOTO(st, fdx_darray_create(m->d, s->type, &m->coef), fail);
     FDX_TRY_GOTO(st, place_units(s, m), fail);

@@ -3,6 +3,7 @@
 #define FDX_SIM_IMPL_H
 
 #include "backends/fdx_backend.h"
+#include "fdx/boundary.h"
 #include "fdx/solvers.h"
 #include "fdx/stencil.h"
 #include "solvers/fdx_fieldgen.h"
@@ -72,6 +73,7 @@ struct fdx_sim {
     int64_t steps, step, snapshot_every, field_every, checkpoint_every;
     char output[512];
     fdx_stencil *stencil;
+    fdx_bc *frame_bc;             /* conditions of the boundary key: fills cur's frame when it is looked at */
     fdx_stencil_desc desc;        /* the stencil's, for the distributed driver */
     fdx_array *cur, *prev, *next; /* rotated each step */
     fdx_array *coef;              /* wave: c^2 */
@@ -109,6 +111,9 @@ FDX_HIDDEN fdx_status fdx_sim_after_update(fdx_sim *s, const fdx_sim_block *b, f
                                            int64_t step, void *stream);
 /* A zeroed array of the grid's shape where the stencil reads it. */
 FDX_HIDDEN fdx_status fdx_sim_make_array(fdx_sim *s, fdx_array **a);
+/* Heat: n steps through fdx_stencil_steps at depth p.temporal (the
+   result in cur); advances s->step. */
+FDX_HIDDEN fdx_status fdx_sim_heat_steps(fdx_sim *s, int64_t n);
 /* The heat pictures' colour range: the initial field's. */
 FDX_HIDDEN fdx_status fdx_sim_heat_range(fdx_sim *s);
 

@@ -21,6 +21,27 @@ static int choice(const char *v, const char *choices)
 
 static void copy_str(char *dst, size_t cap, const char *v) { snprintf(dst, cap, "%s", v ? v : ""); }
 
+/* The boundary key: "insulated" (heat), "fixed", or conditions in the
+   syntax of fdx_bc_parse for the grid's rank. */
+static fdx_status parse_boundary(const char *v, fdx_sim_params *p)
+{
+    if (strcmp(v, "fixed") == 0) return FDX_OK;
+    if (strcmp(v, "insulated") == 0) {
+        FDX_CHECK(p->kind == FDX_SIM_HEAT, FDX_ERR_INVALID,
+                  "boundary: 'insulated' is heat's mirror; the wave takes fixed or conditions (e.g. all=neumann)");
+        p->insulated = 1;
+        return FDX_OK;
+    }
+    if (fdx_bc_parse(v, p->rank, &p->bc) != FDX_OK) {
+        char why[600];
+        snprintf(why, sizeof why, "%s", fdx_last_error());
+        return fdx_fail(FDX_ERR_INVALID, "boundary: %s", why);
+    }
+    p->has_bc = 1;
+    for (int a = 0; a < p->rank; a++) p->periodic |= (p->bc.face[a][0].kind == FDX_FACE_PERIODIC) << a;
+    return FDX_OK;
+}
+
 fdx_status fdx_sim_params_parse(const fdx_sim_config *c, fdx_sim_params *p)
 {
     memset(p, 0, sizeof *p);
@@ -44,7 +65,8 @@ fdx_status fdx_sim_params_parse(const fdx_sim_config *c, fdx_sim_params *p)
     p->progress = (fdx_sim_progress)choice(GET("progress"), "auto|bar|lines|off");
     if (k == FDX_SIM_HEAT) {
         p->kappa = atof(GET("kappa"));
-        p->insulated = strcmp(GET("boundary"), "insulated") == 0;
+        const char *tb = GET("temporal");
+        p->temporal = strcmp(tb, "off") == 0 ? 0 : strcmp(tb, "auto") == 0 ? -1 : atoi(tb);
         p->init = (fdx_sim_init)choice(GET("init"), "letters|gaussian|sine|random|file");
         copy_str(p->text, sizeof p->text, GET("text"));
         copy_str(p->input, sizeof p->input, GET("input"));
@@ -66,11 +88,27 @@ fdx_status fdx_sim_params_parse(const fdx_sim_config *c, fdx_sim_params *p)
         p->sponge = atoi(GET("sponge"));
         p->sponge_is_default = fdx_sim_config_is_default(c, "sponge");
     }
+    if (k != FDX_SIM_POISSON) FDX_TRY(parse_boundary(GET("boundary"), p));
     if (k != FDX_SIM_POISSON) {
         p->gpus = atoi(GET("gpus"));
         p->overlap = strcmp(GET("overlap"), "on") == 0;
     }
     if (k == FDX_SIM_POISSON) p->tol = atof(GET("tol"));
 #undef GET
+    return FDX_OK;
+}
+
+fdx_status fdx_sim_params_check_boundary(fdx_sim_params *p)
+{
+    /* (Conditions need 3r points on their axes: the grid's own minimum,
+       checked in fdx_sim_create, is larger.  Distributed runs take them:
+       fdx_sim_dist.c.) */
+    if (p->kind != FDX_SIM_HEAT) return FDX_OK;
+    const char *why = p->gpus > 0 ? "gpus > 0" : p->insulated ? "boundary = insulated (the mirror runs every step)"
+                      : p->has_bc ? "boundary conditions (every step is one pass)" : NULL;
+    /* auto is off where blocking cannot apply; an explicit depth is refused. */
+    FDX_CHECK(!why || p->temporal <= 1, FDX_ERR_INVALID, "temporal: depth %d cannot apply with %s; use --temporal off or --boundary fixed",
+              p->temporal, why);
+    if (why) p->temporal = 0;
     return FDX_OK;
 }

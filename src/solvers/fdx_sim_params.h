@@ -6,6 +6,7 @@
 #define FDX_SIM_PARAMS_H
 
 #include "core/fdx_error.h"
+#include "fdx/boundary.h"
 #include "fdx/solvers.h"
 
 #define FDX_SIM_MAX_REC 64
@@ -28,9 +29,14 @@ typedef struct fdx_sim_params {
     int64_t snapshot_every, field_every, checkpoint_every;
     int overwrite, scale;
     fdx_sim_progress progress;
+    /* Boundary (heat, wave): heat's insulated mirror, a fixed frame (the
+       outer r layers keep their initial values), or conditions (has_bc: the
+       stencil's generated boundary pass, fdx_stencil_set_boundary). */
+    int insulated, has_bc, periodic;
+    fdx_bc_desc bc;
     /* Heat. */
     double kappa;
-    int insulated;
+    int temporal; /* fdx_stencil_steps' argument: 0 off, -1 auto, K */
     fdx_sim_init init;
     char text[512], input[512];
     int text_is_default;
@@ -52,5 +58,11 @@ typedef struct fdx_sim_params {
 /* Parses c into p (shape, points and enums); FDX_ERR_INVALID naming the key
    for what the table cannot check alone (a malformed point list). */
 FDX_HIDDEN fdx_status fdx_sim_params_parse(const fdx_sim_config *c, fdx_sim_params *p);
+
+/* The temporal key against the rest of the run: an explicit depth K > 1
+   needs heat's fixed frame and one array (FDX_ERR_INVALID naming the key);
+   auto becomes off where blocking cannot apply.  Sets p->temporal to what
+   the run uses.  (Conditions go with every layout: one array or units.) */
+FDX_HIDDEN fdx_status fdx_sim_params_check_boundary(fdx_sim_params *p);
 
 #endif

@@ -160,6 +160,19 @@ static fdx_status load_checkpoint(fdx_sim *s, const char *dir)
     return st;
 }
 
+/* Heat with temporal blocking: the steps up to the next point where the
+   run looks at the field (a picture, field, checkpoint or finiteness
+   check, or the end) are one block; the first step alone (it is timed
+   apart). */
+static int64_t block_steps(const fdx_sim *s, int64_t check_every, int first)
+{
+    int64_t n = s->steps - s->step;
+    const int64_t every[] = {s->snapshot_every, s->field_every, s->checkpoint_every, check_every};
+    for (size_t i = 0; i < sizeof every / sizeof every[0]; i++)
+        if (every[i] > 0 && every[i] - s->step % every[i] < n) n = every[i] - s->step % every[i];
+    return first || n < 1 ? 1 : n;
+}
+
 static fdx_status sync_all(fdx_sim *s) { return s->drv ? s->drv->sync(s) : s->be->stream_sync(s->stream); }
 
 static int due(int64_t step, int64_t every) { return every > 0 && step % every == 0; }
@@ -182,6 +195,12 @@ static fdx_status summarize(fdx_sim *s, fdx_sim_result *r, const char *dir)
     for (int d = 0; d < s->rank; d++) fdx_json_int(&j, NULL, s->n[d]);
     fdx_json_end_array(&j);
     fdx_json_int(&j, "order", s->order);
+    if (s->kind != FDX_SIM_POISSON) fdx_json_str(&j, "boundary", fdx_sim_config_get(s->cfg, "boundary"));
+    /* Steps a pass through memory of the last block (1: one step a pass). */
+    if (s->kind == FDX_SIM_HEAT) {
+        int depth = s->p.temporal ? fdx_stencil_steps_depth(s->stencil, s->n, NULL, 0) : 1;
+        fdx_json_int(&j, "temporal", depth > 0 ? depth : 1);
+    }
     fdx_json_int(&j, "steps", r->steps);
     fdx_json_int(&j, "steps_this_run", r->steps_this_run);
     fdx_json_bool(&j, "interrupted", r->interrupted);
@@ -337,7 +356,10 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
     double t0 = fdx_now_s();
     int64_t timed_from = s->step + 1;
     while (st == FDX_OK && s->step < s->steps) {
-        if ((st = s->drv ? s->drv->step(s) : fdx_sim_step(s)) != FDX_OK) break;
+        if (s->drv) st = s->drv->step(s);
+        else if (s->p.temporal) st = fdx_sim_heat_steps(s, block_steps(s, check_every, s->step < timed_from));
+        else st = fdx_sim_step(s);
+        if (st != FDX_OK) break;
         if (s->step == timed_from) {
             if ((st = sync_all(s)) != FDX_OK) break;
             t0 = fdx_now_s();

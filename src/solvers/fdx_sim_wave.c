@@ -19,7 +19,13 @@ static fdx_status wave_setup(fdx_sim *s, double lam, fdx_stencil_desc *desc)
     s->t0 = 1.2 / s->f0;
     s->amp = s->p.amplitude;
     FDX_TRY(fdx_sim_check_numbers(s));
+    FDX_TRY(fdx_sim_params_check_boundary(&s->p));
     s->sponge = s->p.sponge;
+    /* Conditions replace the default sponge (a periodic axis has no wall
+       to absorb at); an explicit one stays, except on periodic axes. */
+    if (s->p.has_bc && s->p.sponge_is_default) s->sponge = 0;
+    FDX_CHECK(!(s->p.periodic && s->sponge > 0), FDX_ERR_INVALID,
+              "sponge: %d cells against a periodic boundary (give --sponge 0, or no periodic axis)", s->sponge);
     /* The default sponge fits every allowed size (issue 18): on an axis of
        40 points or fewer it is a quarter of that axis. */
     for (int d = 0; d < s->rank && s->p.sponge_is_default; d++)
