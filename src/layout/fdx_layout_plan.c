@@ -245,6 +245,34 @@ static void choose_skew(fdx_perm_plan *p)
     if (p->TB < p->nK && p->TB % sw == 0 && p->dA % sw != 0) p->skew = sw;
 }
 
+/* Sub-word tiles (CUDA, 1- and 2-byte words, the fastest axis moved, R = 1):
+   the tile kernel moves one word per access, so a 1-byte transpose used 1-4
+   bytes of each 32-byte sector it touched (H100, 2026-11-23, random suite:
+   1-byte median 0.157 of copy, 2-byte 0.275).  The sub-word kernel moves
+   aligned 4-byte words on both sides; its tile is SUBWORD_RUN_BYTES along
+   both A and K where the extents allow, the other side growing up to
+   SUBWORD_TILE_BYTES when one is short (A = 45: 45 x 352).  Runs under
+   SUBWORD_MIN_RUN_BYTES on either side (4 x 157, 16 x 4) stay on the word
+   kernel's packed tiles: they need tiles over several axes.
+   FDX_LAYOUT_SUBWORD=0 turns it off (measurements only). */
+enum { SUBWORD_RUN_BYTES = 128, SUBWORD_TILE_BYTES = 16384, SUBWORD_MIN_RUN_BYTES = 8 };
+static int choose_subword(fdx_perm_plan *p, int A, int K)
+{
+    if (fdx_knob_is(FDX_KNOB_LAYOUT_SUBWORD, "0") || p->kind != FDX_PLAN_TILED || p->R != 1 || p->word > 2)
+        return 0;
+    if (p->nA * p->word < SUBWORD_MIN_RUN_BYTES || p->nK * p->word < SUBWORD_MIN_RUN_BYTES) return 0;
+    const int64_t run = SUBWORD_RUN_BYTES / p->word, budget = SUBWORD_TILE_BYTES / p->word;
+    int64_t ta = min64(p->nA, run), tb = min64(p->nK, run);
+    if (ta < run) tb = min64(p->nK, budget / ta);
+    else if (tb < run) ta = min64(p->nA, budget / tb);
+    p->TA = (int)cut_even(p->nA, ta);
+    p->TB = (int)cut_even(p->nK, tb);
+    tile_2d(p, A, K);
+    p->skew = 0;
+    p->subword = 1;
+    return 1;
+}
+
 int fdx_perm_plan_square(fdx_perm_plan *p)
 {
     int square = p->rank >= 2 && p->s[0] == 1 && p->s[1] == 0 && p->n[0] == p->n[1] &&
@@ -319,7 +347,7 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         p->nb++;
     }
     choose_tile(p);
-    if (p->kind == FDX_PLAN_TILED) {
+    if (p->kind == FDX_PLAN_TILED && !choose_subword(p, A, K)) {
         choose_kernel_tile(p, A, K);
         choose_skew(p);
     }
