@@ -252,10 +252,12 @@ static void choose_skew(fdx_perm_plan *p)
    aligned 4-byte words on both sides; its tile is SUBWORD_RUN_BYTES along
    both A and K where the extents allow, the other side growing up to
    SUBWORD_TILE_BYTES when one is short (A = 45: 45 x 352).  Runs under
-   SUBWORD_MIN_RUN_BYTES on either side (4 x 157, 16 x 4) stay on the word
-   kernel's packed tiles: they need tiles over several axes.
+   SUBWORD_MIN_RUN_BYTES on either side (4 x 157 bytes, 16 x 4) and tiles
+   under SUBWORD_MIN_TILE_BYTES (both axes short: 9 x 7) stay on the word
+   kernel's packed tiles: they need tiles over several axes.  Both limits
+   are guesses, not yet measured (FDX_LAYOUT_SUBWORD=0 is the A/B).
    FDX_LAYOUT_SUBWORD=0 turns it off (measurements only). */
-enum { SUBWORD_RUN_BYTES = 128, SUBWORD_TILE_BYTES = 16384, SUBWORD_MIN_RUN_BYTES = 8 };
+enum { SUBWORD_RUN_BYTES = 128, SUBWORD_TILE_BYTES = 16384, SUBWORD_MIN_RUN_BYTES = 8, SUBWORD_MIN_TILE_BYTES = 1024 };
 static int choose_subword(fdx_perm_plan *p, int A, int K)
 {
     if (fdx_knob_is(FDX_KNOB_LAYOUT_SUBWORD, "0") || p->kind != FDX_PLAN_TILED || p->R != 1 || p->word > 2)
@@ -265,6 +267,7 @@ static int choose_subword(fdx_perm_plan *p, int A, int K)
     int64_t ta = min64(p->nA, run), tb = min64(p->nK, run);
     if (ta < run) tb = min64(p->nK, budget / ta);
     else if (tb < run) ta = min64(p->nA, budget / tb);
+    if (ta * tb * p->word < SUBWORD_MIN_TILE_BYTES) return 0;
     p->TA = (int)cut_even(p->nA, ta);
     p->TB = (int)cut_even(p->nK, tb);
     tile_2d(p, A, K);
