@@ -97,7 +97,7 @@ static void permutations(uint64_t seed)
     }
 }
 
-/* The sub-word tiles (1- and 2-byte transposes of the fastest axis) on the
+/* The sub-word tiles (1- and 2-byte transposes of the fastest axis, kept odd rows) on the
    device with both buffers off their alignment (src and dst a few
    elements into their allocations: rows start at any byte), guards around
    dst that must keep their poison, against the CPU; also 4-byte elements
@@ -106,9 +106,10 @@ static void permutations(uint64_t seed)
 static void subword(uint64_t seed)
 {
     static const int64_t sh[][4] = {{509, 263, 1, 1}, {45, 2003, 1, 1}, {1021, 9, 1, 1}, {61, 17, 3, 131},
-                                    {131, 7, 61, 1},  {8, 257, 1, 1},   {33, 64, 5, 1},   {1601, 1699, 1, 1}};
-    static const int pm[][4] = {{1, 0, 2, 3}, {1, 0, 2, 3}, {1, 0, 2, 3}, {3, 2, 1, 0},
-                                {2, 0, 1, 3}, {1, 0, 2, 3}, {1, 2, 0, 3}, {1, 0, 2, 3}};
+                                    {131, 7, 61, 1},  {8, 257, 1, 1},   {33, 64, 5, 1},   {509, 263, 3, 1},
+                                    {3001, 3, 5, 1},  {1601, 1699, 1, 1}};
+    static const int pm[][4] = {{1, 0, 2, 3}, {1, 0, 2, 3}, {1, 0, 2, 3}, {3, 2, 1, 0}, {2, 0, 1, 3},
+                                {1, 0, 2, 3}, {1, 2, 0, 3}, {0, 2, 1, 3}, {0, 2, 1, 3}, {1, 0, 2, 3}};
     const size_t guard = 256;
     for (int off = 0; off < 2; off++) {
         if (off) setenv("FDX_LAYOUT_SUBWORD", "0", 1);

@@ -278,7 +278,10 @@ struct SubSpec {
     TileSpec t;                /* origins (tile_origin<false>) and the cut axes */
     uint32_t TA, TB, pitch;    /* tile extents, buffer row pitch (elements) */
     FastDiv rwords, wwords;    /* words per src row, per dst row (with a misaligned start) */
-    int64_t sK, dA;            /* src stride of K, dst stride of A (elements) */
+    int64_t sK;                /* src stride of K (elements) */
+    int rows;                  /* 0: a transpose (dst rows along K), 1: kept rows (dst rows along A) */
+    uint32_t wrows, xs, rs;    /* dst rows a tile, buffer strides along and between dst rows */
+    int64_t dR;                /* dst stride between dst rows (elements) */
     uint64_t src_lo, src_hi;   /* the src array's bytes [lo, hi) */
 };
 
@@ -341,7 +344,9 @@ __host__ __device__ __forceinline__ bool subword_read(const SubSpec &a, const Or
     return true;
 }
 
-/* Write item i of a tile (dst row c = i / wwords along A, its word j). */
+/* Write item i of a tile: dst row r = i / wwords (a transpose: A index c,
+   the row runs along K; kept rows: K index k, the row runs along A), its
+   word j.  Element x of dst row r sits at buffer x * xs + r * rs. */
 template <typename T, bool CHECK>
 __host__ __device__ __forceinline__ bool subword_write(const SubSpec &a, const Origin &o, T *dst, uint32_t i,
                                                        const T *buf, const unsigned char *got)
@@ -349,28 +354,29 @@ __host__ __device__ __forceinline__ bool subword_write(const SubSpec &a, const O
     constexpr uint32_t E = 4 / sizeof(T);
     uint32_t vA, vK;
     sub_extents(a, o, vA, vK);
-    const uint32_t c = hqdiv(i, a.wwords), j = i - c * a.wwords.d;
-    if (c >= vA) return true;
-    const uint64_t row = (uint64_t)(uintptr_t)(dst + o.db + (int64_t)c * a.dA), end = row + (uint64_t)vK * sizeof(T);
+    const uint32_t r = hqdiv(i, a.wwords), j = i - r * a.wwords.d, nrows = a.rows ? vK : vA, len = a.rows ? vA : vK;
+    if (r >= nrows) return true;
+    const uint64_t row = (uint64_t)(uintptr_t)(dst + o.db + (int64_t)r * a.dR), end = row + (uint64_t)len * sizeof(T);
     const uint64_t w = (row & ~(uint64_t)3) + 4u * j;
     if (w >= end) return true;
+    const uint32_t rb = r * a.rs;
     if (CHECK) /* every element this word takes was read */
         for (uint32_t e = 0; e < E; e++) {
             const uint64_t x = w + e * sizeof(T);
-            if (x >= row && x < end && !got[(uint32_t)((x - row) / sizeof(T)) * a.pitch + c]) return false;
+            if (x >= row && x < end && !got[(uint32_t)((x - row) / sizeof(T)) * a.xs + rb]) return false;
         }
     if (w >= row && w + 4 <= end) {
-        const uint32_t k = (uint32_t)((w - row) / sizeof(T));
+        const uint32_t x0 = (uint32_t)((w - row) / sizeof(T));
         uint32_t v = 0;
         DEVICE_UNROLL
-        for (uint32_t e = 0; e < E; e++) v |= (uint32_t)buf[(k + e) * a.pitch + c] << (8 * sizeof(T) * e);
+        for (uint32_t e = 0; e < E; e++) v |= (uint32_t)buf[(x0 + e) * a.xs + rb] << (8 * sizeof(T) * e);
         sub_store(w, v);
         return true;
     }
     DEVICE_UNROLL
     for (uint32_t e = 0; e < E; e++) {
         const uint64_t x = w + e * sizeof(T);
-        if (x >= row && x < end) *(T *)(uintptr_t)x = buf[(uint32_t)((x - row) / sizeof(T)) * a.pitch + c];
+        if (x >= row && x < end) *(T *)(uintptr_t)x = buf[(uint32_t)((x - row) / sizeof(T)) * a.xs + rb];
     }
     return true;
 }
@@ -381,7 +387,7 @@ __global__ void __launch_bounds__(THREADS) subword_kernel(T *__restrict__ dst, c
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *buf = reinterpret_cast<T *>(smem_raw);
     const Origin o = tile_origin<false>(a.t, blockIdx.x, 0);
-    const uint32_t nr = a.TB * a.rwords.d, nw = a.TA * a.wwords.d;
+    const uint32_t nr = a.TB * a.rwords.d, nw = a.wrows * a.wwords.d;
 #pragma unroll 4
     for (uint32_t i = threadIdx.x; i < nr; i += THREADS) subword_read<T, false>(a, o, src, i, buf, nullptr);
     __syncthreads();
@@ -626,16 +632,20 @@ fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, i
     SubSpec a;
     memset(&a, 0, sizeof a);
     FDX_TRY(tile_spec(p, false, &a.t, ntiles));
-    const int K = p->s[0];
+    /* kept rows (ROWS plans): K is the next src axis, dst rows run along A */
+    const int rows = p->s[0] == 0, K = rows ? 1 : p->s[0];
     FDX_CHECK(sizeof(T) <= 2 && p->R == 1 && p->te[0] == p->TA && p->te[K] == p->TB && p->ss[0] == 1 &&
-                  p->ds[K] == 1 && a.t.nt == (p->TA > 1) + (p->TB > 1) && (p->cut[0] == -1 || p->cut[0] == 0) &&
-                  (p->cut[1] == -1 || p->cut[1] == K),
+                  p->ds[rows ? 0 : K] == 1 && a.t.nt == (p->TA > 1) + (p->TB > 1) &&
+                  (p->cut[0] == -1 || p->cut[0] == 0) && (p->cut[1] == -1 || p->cut[1] == K),
               FDX_ERR_INTERNAL, "sub-word tile: plan of word %d, R %lld, tile %d x %d on axes 0, %d does not fit",
               p->word, (long long)p->R, p->TA, p->TB, K);
     a.TA = (uint32_t)p->TA, a.TB = (uint32_t)p->TB, a.pitch = a.TA | 1u;
     a.rwords = fd((a.TA * sizeof(T) + 3) / 4 + 1);
-    a.wwords = fd((a.TB * sizeof(T) + 3) / 4 + 1);
-    a.sK = p->ss[K], a.dA = p->ds[0];
+    a.rows = rows;
+    a.wrows = rows ? a.TB : a.TA;
+    a.wwords = fd(((rows ? a.TA : a.TB) * sizeof(T) + 3) / 4 + 1);
+    a.xs = rows ? 1 : a.pitch, a.rs = rows ? a.pitch : 1;
+    a.sK = p->ss[K], a.dR = rows ? p->ds[K] : p->ds[0];
     a.src_lo = (uint64_t)(uintptr_t)src, a.src_hi = a.src_lo + (uint64_t)p->count * sizeof(T);
     *smem = (size_t)a.TB * a.pitch * sizeof(T);
     FDX_CHECK(*smem <= 48 * 1024, FDX_ERR_INTERNAL, "sub-word tile %u x %u: %zu bytes of shared memory", a.TA, a.TB,
@@ -680,7 +690,7 @@ fdx_status emulate_subword(T *dst, const T *src, const fdx_perm_plan *p)
             return fdx_fail(FDX_ERR_NOMEM, "emulated sub-word tile of %zu bytes", smem);
         }
         fdx_status st = FDX_OK;
-        const uint32_t nr = a.TB * a.rwords.d, nw = a.TA * a.wwords.d;
+        const uint32_t nr = a.TB * a.rwords.d, nw = a.wrows * a.wwords.d;
         for (int64_t tl = 0; tl < ntiles && st == FDX_OK; tl++) {
             const Origin o = tile_origin<false>(a.t, (uint32_t)tl, 0);
             memset(got, 0, n);

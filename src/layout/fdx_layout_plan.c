@@ -256,16 +256,27 @@ static void choose_skew(fdx_perm_plan *p)
    under SUBWORD_MIN_TILE_BYTES (both axes short: 9 x 7) stay on the word
    kernel's packed tiles: they need tiles over several axes.  Both limits
    are guesses, not yet measured (FDX_LAYOUT_SUBWORD=0 is the A/B).
+   Kept rows (ROWS plans) whose bytes leave the word at 1 or 2 bytes (odd
+   rows: rt1-111, 5387-byte rows, 0.158) take it too: row pieces of
+   SUBWORD_ROW_BYTES, as many rows as fill the tile.
    FDX_LAYOUT_SUBWORD=0 turns it off (measurements only). */
-enum { SUBWORD_RUN_BYTES = 128, SUBWORD_TILE_BYTES = 16384, SUBWORD_MIN_RUN_BYTES = 8, SUBWORD_MIN_TILE_BYTES = 1024 };
+enum {
+    SUBWORD_RUN_BYTES = 128,
+    SUBWORD_ROW_BYTES = 2048,
+    SUBWORD_TILE_BYTES = 16384,
+    SUBWORD_MIN_RUN_BYTES = 8,
+    SUBWORD_MIN_TILE_BYTES = 1024
+};
 static int choose_subword(fdx_perm_plan *p, int A, int K)
 {
-    if (fdx_knob_is(FDX_KNOB_LAYOUT_SUBWORD, "0") || p->kind != FDX_PLAN_TILED || p->R != 1 || p->word > 2)
+    const int rows = p->kind == FDX_PLAN_ROWS;
+    if (fdx_knob_is(FDX_KNOB_LAYOUT_SUBWORD, "0") || (!rows && p->kind != FDX_PLAN_TILED) || p->R != 1 || p->word > 2)
         return 0;
-    if (p->nA * p->word < SUBWORD_MIN_RUN_BYTES || p->nK * p->word < SUBWORD_MIN_RUN_BYTES) return 0;
+    if (p->nA * p->word < SUBWORD_MIN_RUN_BYTES || (!rows && p->nK * p->word < SUBWORD_MIN_RUN_BYTES)) return 0;
     const int64_t run = SUBWORD_RUN_BYTES / p->word, budget = SUBWORD_TILE_BYTES / p->word;
     int64_t ta = min64(p->nA, run), tb = min64(p->nK, run);
-    if (ta < run) tb = min64(p->nK, budget / ta);
+    if (rows) ta = min64(p->nA, SUBWORD_ROW_BYTES / p->word), tb = min64(p->nK, budget / ta);
+    else if (ta < run) tb = min64(p->nK, budget / ta);
     else if (tb < run) ta = min64(p->nA, budget / tb);
     if (ta * tb * p->word < SUBWORD_MIN_TILE_BYTES) return 0;
     p->TA = (int)cut_even(p->nA, ta);
@@ -354,7 +365,7 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         choose_kernel_tile(p, A, K);
         choose_skew(p);
     }
-    if (p->kind == FDX_PLAN_ROWS) tile_2d(p, A, K); /* kept rows go through the tile kernel too */
+    if (p->kind == FDX_PLAN_ROWS && !choose_subword(p, A, K)) tile_2d(p, A, K); /* kept rows: the tile kernel too */
     int64_t blocks = (p->nA + p->TA - 1) / p->TA * ((p->nK + p->TB - 1) / p->TB);
     for (int b = 0; b < p->nb; b++) blocks *= p->bn[b];
     FDX_CHECK(blocks < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",
