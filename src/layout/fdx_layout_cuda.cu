@@ -654,26 +654,42 @@ fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, i
     return FDX_OK;
 }
 
-template <typename T>
-fdx_status launch_subword(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st)
-{
-    if constexpr (sizeof(T) > 2) return fdx_fail(FDX_ERR_INTERNAL, "sub-word tile for %d-byte words", p->word);
-    else {
-        SubSpec a;
-        int64_t ntiles;
-        size_t smem = 0;
-        FDX_TRY(subword_spec<T>(p, src, &a, &ntiles, &smem));
-        subword_kernel<T><<<(unsigned)ntiles, THREADS, smem, st>>>((T *)dst, (const T *)src, a);
-        FDX_CUDA_CHECK_LAUNCH("subword_kernel");
-        return FDX_OK;
-    }
-}
-
 /* The sub-word kernel run on the host, block after block, every read item
    before any write item: each buffer element written once, every element a
    dst word takes read. */
 template <typename T>
-fdx_status emulate_subword(T *dst, const T *src, const fdx_perm_plan *p)
+fdx_status emulate_subword(T *dst, const T *src, const SubSpec &a, int64_t ntiles, size_t smem)
+{
+    const size_t n = smem / sizeof(T);
+    T *buf = (T *)malloc(smem);
+    unsigned char *got = (unsigned char *)malloc(n);
+    if (!buf || !got) {
+        free(buf);
+        free(got);
+        return fdx_fail(FDX_ERR_NOMEM, "emulated sub-word tile of %zu bytes", smem);
+    }
+    fdx_status st = FDX_OK;
+    const uint32_t nr = a.TB * a.rwords.d, nw = a.wrows * a.wwords.d;
+    for (int64_t tl = 0; tl < ntiles && st == FDX_OK; tl++) {
+        const Origin o = tile_origin<false>(a.t, (uint32_t)tl, 0);
+        memset(got, 0, n);
+        for (uint32_t i = 0; i < nr && st == FDX_OK; i++)
+            if (!subword_read<T, true>(a, o, src, i, buf, got))
+                st = fdx_fail(FDX_ERR_INTERNAL, "sub-word tile %lld: read item %u writes a buffer element twice",
+                              (long long)tl, i);
+        for (uint32_t i = 0; i < nw && st == FDX_OK; i++)
+            if (!subword_write<T, true>(a, o, dst, i, buf, got))
+                st = fdx_fail(FDX_ERR_INTERNAL, "sub-word tile %lld: write item %u takes an element never read",
+                              (long long)tl, i);
+    }
+    free(buf);
+    free(got);
+    return st;
+}
+
+/* A sub-word plan on the device (on_host: emulated, host buffers). */
+template <typename T>
+fdx_status run_subword(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
 {
     if constexpr (sizeof(T) > 2) return fdx_fail(FDX_ERR_INTERNAL, "sub-word tile for %d-byte words", p->word);
     else {
@@ -681,31 +697,10 @@ fdx_status emulate_subword(T *dst, const T *src, const fdx_perm_plan *p)
         int64_t ntiles;
         size_t smem = 0;
         FDX_TRY(subword_spec<T>(p, src, &a, &ntiles, &smem));
-        const size_t n = smem / sizeof(T);
-        T *buf = (T *)malloc(smem);
-        unsigned char *got = (unsigned char *)malloc(n);
-        if (!buf || !got) {
-            free(buf);
-            free(got);
-            return fdx_fail(FDX_ERR_NOMEM, "emulated sub-word tile of %zu bytes", smem);
-        }
-        fdx_status st = FDX_OK;
-        const uint32_t nr = a.TB * a.rwords.d, nw = a.wrows * a.wwords.d;
-        for (int64_t tl = 0; tl < ntiles && st == FDX_OK; tl++) {
-            const Origin o = tile_origin<false>(a.t, (uint32_t)tl, 0);
-            memset(got, 0, n);
-            for (uint32_t i = 0; i < nr && st == FDX_OK; i++)
-                if (!subword_read<T, true>(a, o, src, i, buf, got))
-                    st = fdx_fail(FDX_ERR_INTERNAL, "sub-word tile %lld: read item %u writes a buffer element twice",
-                                  (long long)tl, i);
-            for (uint32_t i = 0; i < nw && st == FDX_OK; i++)
-                if (!subword_write<T, true>(a, o, dst, i, buf, got))
-                    st = fdx_fail(FDX_ERR_INTERNAL, "sub-word tile %lld: write item %u takes an element never read",
-                                  (long long)tl, i);
-        }
-        free(buf);
-        free(got);
-        return st;
+        if (on_host) return emulate_subword<T>((T *)dst, (const T *)src, a, ntiles, smem);
+        subword_kernel<T><<<(unsigned)ntiles, THREADS, smem, st>>>((T *)dst, (const T *)src, a);
+        FDX_CUDA_CHECK_LAUNCH("subword_kernel");
+        return FDX_OK;
     }
 }
 
@@ -754,7 +749,7 @@ fdx_status emulate_tiles(void *dst, const void *src, const fdx_perm_plan *p)
     typedef typename Word<W>::type T;
     FDX_CHECK(p->kind == FDX_PLAN_TILED || p->kind == FDX_PLAN_ROWS, FDX_ERR_INVALID,
               "emulation covers the tile kernel (TILED and ROWS plans), not plan kind %d", (int)p->kind);
-    if (p->subword) return emulate_subword<T>((T *)dst, (const T *)src, p);
+    if (p->subword) return run_subword<T>(dst, src, p, nullptr, true);
     int64_t ntiles;
     TileSpec a;
     FDX_TRY(tile_spec(p, async_path<T>(), &a, &ntiles));
@@ -774,7 +769,7 @@ fdx_status launch_perm(void *dst, const void *src, const fdx_perm_plan *p, cudaS
         FDX_CUDA_CHECK_LAUNCH("square_kernel");
         return FDX_OK;
     }
-    if (p->subword) return launch_subword<T>(dst, src, p, st);
+    if (p->subword) return run_subword<T>(dst, src, p, st, false);
     return launch_tiles<T>(dst, src, p, st);
 }
 
