@@ -404,6 +404,89 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
     CHECK(plain == 3 * 3 * 8 + 3 * (1 + 2 + 4), "plain plans: %d", plain);
 }
 
+/* One permutation through the emulated CUDA kernels with both buffers
+   moved off their alignment (src `sshift`, dst `dshift` elements past a
+   64-byte boundary: rows start at any byte), poisoned guards before and
+   after dst that must stay untouched; returns the plan's subword flag. */
+static int emulate_shifted(fdx_ctx *ctx, size_t elem, int rank, const int64_t *shape, const int *perm, int sshift,
+                           int dshift, uint64_t seed)
+{
+    int64_t count = 1;
+    for (int a = 0; a < rank; a++) count *= shape[a];
+    const size_t bytes = (size_t)count * elem, guard = 64, rawbytes = (bytes + 2 * guard + 63) & ~(size_t)63;
+    unsigned char *sraw = aligned_alloc(64, rawbytes), *draw = aligned_alloc(64, rawbytes), *ref = malloc(bytes);
+    unsigned char *in = sraw + (size_t)sshift * elem, *out = draw + guard + (size_t)dshift * elem;
+    lt_fill(sraw, rawbytes, &seed);
+    memset(draw, 0x5A, rawbytes);
+    memset(ref, 0xA5, bytes);
+    CHECK_OK(fdx_permute(ctx, ref, in, elem, rank, shape, perm, NULL));
+    fdx_perm_plan p;
+    CHECK_OK(fdx_perm_plan_make(elem, rank, shape, perm, common_align_of(out, in), 0, &p));
+    int ret = p.subword;
+    fdx_status st = p.kind == FDX_PLAN_TILED || p.kind == FDX_PLAN_ROWS ? fdx_layout_cuda_emulate(out, in, &p) : FDX_OK;
+    if (st == FDX_ERR_UNSUPPORTED) ret = -1; /* built without CUDA */
+    else if (p.kind == FDX_PLAN_TILED || p.kind == FDX_PLAN_ROWS) {
+        CHECK(st == FDX_OK, "emulated kernel: %s", fdx_last_error());
+        CHECK(memcmp(out, ref, bytes) == 0,
+              "emulated kernel (subword %d, tile %d x %d) elem %zu rank %d (%lld x %lld ..) perm %d,%d.. shifts %d/%d: "
+              "differs from CPU",
+              p.subword, p.TA, p.TB, elem, rank, (long long)shape[0], (long long)shape[1], perm[0], perm[1], sshift,
+              dshift);
+        int bad = 0;
+        for (unsigned char *g = draw; g < out; g++) bad += *g != 0x5A;
+        for (unsigned char *g = out + bytes; g < draw + rawbytes; g++) bad += *g != 0x5A;
+        CHECK(bad == 0, "emulated kernel (subword %d) elem %zu shifts %d/%d: %d guard bytes written", p.subword, elem,
+              sshift, dshift, bad);
+    }
+    free(sraw);
+    free(draw);
+    free(ref);
+    return ret;
+}
+
+/* The sub-word tile (1- and 2-byte transposes of the fastest axis, and
+   kept rows whose bytes leave 1- or 2-byte words): 2D transposes with prime
+   and odd extents (both cut, one whole, one short: 45 x many), batch axes
+   before, between and after, kept odd rows (509, 3001: cut, 131), every
+   start residue of both buffers mod 4 bytes; each also with
+   FDX_LAYOUT_SUBWORD=0 (the word kernel), and 4-byte elements (the word
+   kernel) on the same shapes.  sub1 / sub2: whether 1- and 2-byte elements
+   take the sub-word tile (runs of 4 bytes, tiles under 1 KiB: 131 x 7 bytes,
+   64-byte rows: not). */
+static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
+{
+    static const int64_t sh[][4] = {{509, 263, 1, 1}, {45, 2003, 1, 1}, {1021, 9, 1, 1}, {127, 131, 1, 1},
+                                    {257, 3, 131, 1}, {61, 17, 3, 131}, {8, 257, 1, 1},  {131, 7, 61, 1},
+                                    {33, 64, 5, 1},   {4, 157, 1, 1},   {16, 4, 1, 1},   {509, 263, 3, 1},
+                                    {3001, 3, 5, 1},  {131, 7, 61, 1},  {64, 5, 7, 1}};
+    static const int pm[][4] = {{1, 0, 2, 3}, {1, 0, 2, 3}, {1, 0, 2, 3}, {1, 0, 2, 3}, {2, 1, 0, 3},
+                                {3, 2, 1, 0}, {1, 0, 2, 3}, {2, 0, 1, 3}, {1, 2, 0, 3}, {1, 0, 2, 3},
+                                {1, 0, 2, 3}, {0, 2, 1, 3}, {0, 2, 1, 3}, {0, 2, 1, 3}, {0, 2, 1, 3}};
+    static const int sub1[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0};
+    static const int sub2[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 0};
+    const int ncase = (int)(sizeof sh / sizeof sh[0]);
+    for (int off = 0; off < 2; off++) {
+        if (off) setenv("FDX_LAYOUT_SUBWORD", "0", 1);
+        for (int c = 0; c < ncase; c++)
+            for (int e = 0; e < 3; e++) {
+                const size_t el = (size_t)1 << e; /* 1, 2, 4 bytes */
+                const int shifts = e == 0 ? 4 : e == 1 ? 2 : 1, rank = sh[c][3] > 1 ? 4 : sh[c][2] > 1 ? 3 : 2;
+                const int want = off || e == 2 ? 0 : e == 0 ? sub1[c] : sub2[c];
+                for (int ss = 0; ss < shifts; ss++)
+                    for (int ds = 0; ds < shifts; ds++) {
+                        int k = emulate_shifted(ctx, el, rank, sh[c], pm[c], ss, (ds + c) % shifts, seed++);
+                        if (k < 0) {
+                            printf("test_layout: sub-word emulation skipped (built without CUDA)\n");
+                            return;
+                        }
+                        CHECK(k == want, "case %d (%lldx%lld..) elem %zu switch %s: sub-word plan %d, expected %d", c,
+                              (long long)sh[c][0], (long long)sh[c][1], el, off ? "off" : "on", k, want);
+                    }
+            }
+        unsetenv("FDX_LAYOUT_SUBWORD");
+    }
+}
+
 static void test_errors(fdx_ctx *ctx)
 {
     const int64_t shape[3] = {4, 5, 6};
@@ -441,6 +524,7 @@ int main(void)
     test_boxes(ctx, 15);
     test_array(ctx, 16);
     test_tile_emulation(ctx, 17);
+    test_subword_emulation(ctx, 19);
     test_errors(ctx);
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_layout");

@@ -97,6 +97,55 @@ static void permutations(uint64_t seed)
     }
 }
 
+/* The sub-word tiles (1- and 2-byte transposes of the fastest axis, kept odd rows) on the
+   device with both buffers off their alignment (src and dst a few
+   elements into their allocations: rows start at any byte), guards around
+   dst that must keep their poison, against the CPU; also 4-byte elements
+   and FDX_LAYOUT_SUBWORD=0 (the word kernel) on the same shapes.  The last
+   shape is large: partial tiles on both axes, thousands of blocks. */
+static void subword(uint64_t seed)
+{
+    static const int64_t sh[][4] = {{509, 263, 1, 1}, {45, 2003, 1, 1}, {1021, 9, 1, 1}, {61, 17, 3, 131},
+                                    {131, 7, 61, 1},  {8, 257, 1, 1},   {33, 64, 5, 1},   {509, 263, 3, 1},
+                                    {3001, 3, 5, 1},  {1601, 1699, 1, 1}};
+    static const int pm[][4] = {{1, 0, 2, 3}, {1, 0, 2, 3}, {1, 0, 2, 3}, {3, 2, 1, 0}, {2, 0, 1, 3},
+                                {1, 0, 2, 3}, {1, 2, 0, 3}, {0, 2, 1, 3}, {0, 2, 1, 3}, {1, 0, 2, 3}};
+    const size_t guard = 256;
+    for (int off = 0; off < 2; off++) {
+        if (off) setenv("FDX_LAYOUT_SUBWORD", "0", 1);
+        for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
+            for (int e = 0; e < 3; e++) {
+                const size_t el = (size_t)1 << e;
+                const int rank = sh[c][3] > 1 ? 4 : sh[c][2] > 1 ? 3 : 2, shift = (int)((seed + c) % (4 / el + 1)),
+                          sshift = (shift * 3 + 1) % (int)(4 / el + 1);
+                const size_t bytes = count_bytes(rank, sh[c], el), raw = bytes + 2 * guard;
+                unsigned char *in = malloc(bytes), *ref = malloc(bytes), *got = malloc(raw);
+                lt_fill(in, bytes, &seed);
+                CHECK_OK(fdx_permute(cpu, ref, in, el, rank, sh[c], pm[c], NULL));
+                unsigned char *d0 = lt_alloc(gpu, raw), *d1 = lt_alloc(gpu, raw);
+                lt_put(gpu, d0 + (size_t)sshift * el, in, bytes);
+                lt_poison(gpu, d1, raw);
+                CHECK_OK(fdx_permute(gpu, d1 + guard + (size_t)shift * el, d0 + (size_t)sshift * el, el, rank, sh[c],
+                                     pm[c], NULL));
+                lt_get(gpu, got, d1, raw);
+                const unsigned char *out = got + guard + (size_t)shift * el;
+                CHECK(memcmp(out, ref, bytes) == 0, "sub-word%s elem %zu %lldx%lld.. shifts %d/%d: CUDA differs from CPU",
+                      off ? " (off)" : "", el, (long long)sh[c][0], (long long)sh[c][1], sshift, shift);
+                int bad = 0;
+                for (const unsigned char *g = got; g < out; g++) bad += *g != 0xFF;
+                for (const unsigned char *g = out + bytes; g < got + raw; g++) bad += *g != 0xFF;
+                CHECK(bad == 0, "sub-word%s elem %zu %lldx%lld..: %d guard bytes written", off ? " (off)" : "", el,
+                      (long long)sh[c][0], (long long)sh[c][1], bad);
+                fdx_ctx_ops(gpu)->free(d0);
+                fdx_ctx_ops(gpu)->free(d1);
+                free(in);
+                free(ref);
+                free(got);
+            }
+        unsetenv("FDX_LAYOUT_SUBWORD");
+    }
+}
+
 static void layouts(uint64_t seed)
 {
     for (int rank = 2; rank <= 5; rank++)
@@ -305,6 +354,7 @@ int main(void)
     if (cpu && gpu) {
         emit_nvrtc();
         permutations(21);
+        subword(27);
         layouts(22);
         inplace(23);
         boxes(24);

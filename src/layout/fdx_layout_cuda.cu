@@ -262,6 +262,139 @@ __global__ void __launch_bounds__(THREADS) tile_kernel(T *__restrict__ dst, cons
         if (write_slot<SKEW>(a, o, t, off, pos)) d[off] = buf[pos];
 }
 
+/* Sub-word tiles (plan->subword; the planner's choose_subword says when):
+   1- and 2-byte elements T, the 2D tile TA x TB on A (src stride 1) and K
+   (dst stride 1), batch axes through the tile origins.  Both sides move
+   aligned 4-byte words.  The read side takes, for each src row k of the
+   tile, the words overlapping it (rows start at any element: prime
+   extents) and scatters their elements into buffer row k (pitch TA | 1);
+   the write side gathers a dst word's 4 / sizeof(T) elements from as many
+   buffer rows and stores the word.  A dst word only partly inside its row
+   (the row's ends) is stored element by element, so nothing outside the
+   tile is written; a src word only partly inside the array (its first or
+   last word) is read element by element.  Odd pitch: the write side's
+   lanes, a word apart along K, read distinct banks. */
+struct SubSpec {
+    TileSpec t;                /* origins (tile_origin<false>) and the cut axes */
+    uint32_t TA, TB, pitch;    /* tile extents, buffer row pitch (elements) */
+    FastDiv rwords, wwords;    /* words per src row, per dst row (with a misaligned start) */
+    int64_t sK;                /* src stride of K (elements) */
+    int rows;                  /* 0: a transpose (dst rows along K), 1: kept rows (dst rows along A) */
+    uint32_t wrows, xs, rs;    /* dst rows a tile, buffer strides along and between dst rows */
+    int64_t dR;                /* dst stride between dst rows (elements) */
+    uint64_t src_lo, src_hi;   /* the src array's bytes [lo, hi) */
+};
+
+__host__ __device__ __forceinline__ uint32_t sub_load(uint64_t addr)
+{
+#ifdef __CUDA_ARCH__
+    return __ldg(reinterpret_cast<const unsigned int *>(addr));
+#else
+    uint32_t v;
+    memcpy(&v, (const void *)(uintptr_t)addr, 4);
+    return v;
+#endif
+}
+
+__host__ __device__ __forceinline__ void sub_store(uint64_t addr, uint32_t v)
+{
+#ifdef __CUDA_ARCH__
+    *reinterpret_cast<unsigned int *>(addr) = v;
+#else
+    memcpy((void *)(uintptr_t)addr, &v, 4);
+#endif
+}
+
+/* Valid extents of a tile along A and K (partial tiles at the cut axes' ends). */
+__host__ __device__ __forceinline__ void sub_extents(const SubSpec &a, const Origin &o, uint32_t &vA, uint32_t &vK)
+{
+    vA = a.t.oc[0] >= 0 ? o.v0 : a.TA;
+    vK = a.t.oc[1] >= 0 ? o.v1 : a.TB;
+}
+
+/* Read item i of a tile (src row k = i / rwords, its word j): the word's
+   elements that lie in the row go to buffer row k.  CHECK (the host
+   emulation): got[] marks every buffer element written, once. */
+template <typename T, bool CHECK>
+__host__ __device__ __forceinline__ bool subword_read(const SubSpec &a, const Origin &o, const T *src, uint32_t i,
+                                                      T *buf, unsigned char *got)
+{
+    constexpr uint32_t E = 4 / sizeof(T);
+    uint32_t vA, vK;
+    sub_extents(a, o, vA, vK);
+    const uint32_t k = hqdiv(i, a.rwords), j = i - k * a.rwords.d;
+    if (k >= vK) return true;
+    const uint64_t row = (uint64_t)(uintptr_t)(src + o.sb + (int64_t)k * a.sK), end = row + (uint64_t)vA * sizeof(T);
+    const uint64_t w = (row & ~(uint64_t)3) + 4u * j;
+    if (w >= end) return true;
+    const bool whole = w >= a.src_lo && w + 4 <= a.src_hi;
+    const uint32_t v = whole ? sub_load(w) : 0;
+    DEVICE_UNROLL
+    for (uint32_t e = 0; e < E; e++) {
+        const uint64_t x = w + e * sizeof(T);
+        if (x < row || x >= end) continue;
+        const uint32_t c = (uint32_t)((x - row) / sizeof(T)), pos = k * a.pitch + c;
+        const T val = whole ? (T)(v >> (8 * sizeof(T) * e)) : *(const T *)(uintptr_t)x;
+        if (CHECK) {
+            if (got[pos]) return false;
+            got[pos] = 1;
+        }
+        buf[pos] = val;
+    }
+    return true;
+}
+
+/* Write item i of a tile: dst row r = i / wwords (a transpose: A index c,
+   the row runs along K; kept rows: K index k, the row runs along A), its
+   word j.  Element x of dst row r sits at buffer x * xs + r * rs. */
+template <typename T, bool CHECK>
+__host__ __device__ __forceinline__ bool subword_write(const SubSpec &a, const Origin &o, T *dst, uint32_t i,
+                                                       const T *buf, const unsigned char *got)
+{
+    constexpr uint32_t E = 4 / sizeof(T);
+    uint32_t vA, vK;
+    sub_extents(a, o, vA, vK);
+    const uint32_t r = hqdiv(i, a.wwords), j = i - r * a.wwords.d, nrows = a.rows ? vK : vA, len = a.rows ? vA : vK;
+    if (r >= nrows) return true;
+    const uint64_t row = (uint64_t)(uintptr_t)(dst + o.db + (int64_t)r * a.dR), end = row + (uint64_t)len * sizeof(T);
+    const uint64_t w = (row & ~(uint64_t)3) + 4u * j;
+    if (w >= end) return true;
+    const uint32_t rb = r * a.rs;
+    if (CHECK) /* every element this word takes was read */
+        for (uint32_t e = 0; e < E; e++) {
+            const uint64_t x = w + e * sizeof(T);
+            if (x >= row && x < end && !got[(uint32_t)((x - row) / sizeof(T)) * a.xs + rb]) return false;
+        }
+    if (w >= row && w + 4 <= end) {
+        const uint32_t x0 = (uint32_t)((w - row) / sizeof(T));
+        uint32_t v = 0;
+        DEVICE_UNROLL
+        for (uint32_t e = 0; e < E; e++) v |= (uint32_t)buf[(x0 + e) * a.xs + rb] << (8 * sizeof(T) * e);
+        sub_store(w, v);
+        return true;
+    }
+    DEVICE_UNROLL
+    for (uint32_t e = 0; e < E; e++) {
+        const uint64_t x = w + e * sizeof(T);
+        if (x >= row && x < end) *(T *)(uintptr_t)x = buf[(uint32_t)((x - row) / sizeof(T)) * a.xs + rb];
+    }
+    return true;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(THREADS) subword_kernel(T *__restrict__ dst, const T *__restrict__ src, SubSpec a)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *buf = reinterpret_cast<T *>(smem_raw);
+    const Origin o = tile_origin<false>(a.t, blockIdx.x, 0);
+    const uint32_t nr = a.TB * a.rwords.d, nw = a.wrows * a.wwords.d;
+#pragma unroll 4
+    for (uint32_t i = threadIdx.x; i < nr; i += THREADS) subword_read<T, false>(a, o, src, i, buf, nullptr);
+    __syncthreads();
+#pragma unroll 4
+    for (uint32_t i = threadIdx.x; i < nw; i += THREADS) subword_write<T, false>(a, o, dst, i, buf, nullptr);
+}
+
 struct SquareArgs {
     int64_t n;
     FastDiv tiles, tiles2; /* tiles per side, tiles per slice */
@@ -492,6 +625,85 @@ fdx_status launch_tiles(void *dst, const void *src, const fdx_perm_plan *p, cuda
     return FDX_OK;
 }
 
+/* The sub-word kernel's view of a plan (plan->subword: 1- and 2-byte words). */
+template <typename T>
+fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, int64_t *ntiles, size_t *smem)
+{
+    SubSpec a;
+    memset(&a, 0, sizeof a);
+    FDX_TRY(tile_spec(p, false, &a.t, ntiles));
+    /* kept rows (ROWS plans): K is the next src axis, dst rows run along A */
+    const int rows = p->s[0] == 0, K = rows ? 1 : p->s[0];
+    FDX_CHECK(sizeof(T) <= 2 && p->R == 1 && p->te[0] == p->TA && p->te[K] == p->TB && p->ss[0] == 1 &&
+                  p->ds[rows ? 0 : K] == 1 && a.t.nt == (p->TA > 1) + (p->TB > 1) &&
+                  (p->cut[0] == -1 || p->cut[0] == 0) && (p->cut[1] == -1 || p->cut[1] == K),
+              FDX_ERR_INTERNAL, "sub-word tile: plan of word %d, R %lld, tile %d x %d on axes 0, %d does not fit",
+              p->word, (long long)p->R, p->TA, p->TB, K);
+    a.TA = (uint32_t)p->TA, a.TB = (uint32_t)p->TB, a.pitch = a.TA | 1u;
+    a.rwords = fd((a.TA * sizeof(T) + 3) / 4 + 1);
+    a.rows = rows;
+    a.wrows = rows ? a.TB : a.TA;
+    a.wwords = fd(((rows ? a.TA : a.TB) * sizeof(T) + 3) / 4 + 1);
+    a.xs = rows ? 1 : a.pitch, a.rs = rows ? a.pitch : 1;
+    a.sK = p->ss[K], a.dR = rows ? p->ds[K] : p->ds[0];
+    a.src_lo = (uint64_t)(uintptr_t)src, a.src_hi = a.src_lo + (uint64_t)p->count * sizeof(T);
+    *smem = (size_t)a.TB * a.pitch * sizeof(T);
+    FDX_CHECK(*smem <= 48 * 1024, FDX_ERR_INTERNAL, "sub-word tile %u x %u: %zu bytes of shared memory", a.TA, a.TB,
+              *smem);
+    *out = a;
+    return FDX_OK;
+}
+
+/* The sub-word kernel run on the host, block after block, every read item
+   before any write item: each buffer element written once, every element a
+   dst word takes read. */
+template <typename T>
+fdx_status emulate_subword(T *dst, const T *src, const SubSpec &a, int64_t ntiles, size_t smem)
+{
+    const size_t n = smem / sizeof(T);
+    T *buf = (T *)malloc(smem);
+    unsigned char *got = (unsigned char *)malloc(n);
+    if (!buf || !got) {
+        free(buf);
+        free(got);
+        return fdx_fail(FDX_ERR_NOMEM, "emulated sub-word tile of %zu bytes", smem);
+    }
+    fdx_status st = FDX_OK;
+    const uint32_t nr = a.TB * a.rwords.d, nw = a.wrows * a.wwords.d;
+    for (int64_t tl = 0; tl < ntiles && st == FDX_OK; tl++) {
+        const Origin o = tile_origin<false>(a.t, (uint32_t)tl, 0);
+        memset(got, 0, n);
+        for (uint32_t i = 0; i < nr && st == FDX_OK; i++)
+            if (!subword_read<T, true>(a, o, src, i, buf, got))
+                st = fdx_fail(FDX_ERR_INTERNAL, "sub-word tile %lld: read item %u writes a buffer element twice",
+                              (long long)tl, i);
+        for (uint32_t i = 0; i < nw && st == FDX_OK; i++)
+            if (!subword_write<T, true>(a, o, dst, i, buf, got))
+                st = fdx_fail(FDX_ERR_INTERNAL, "sub-word tile %lld: write item %u takes an element never read",
+                              (long long)tl, i);
+    }
+    free(buf);
+    free(got);
+    return st;
+}
+
+/* A sub-word plan on the device (on_host: emulated, host buffers). */
+template <typename T>
+fdx_status run_subword(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
+{
+    if constexpr (sizeof(T) > 2) return fdx_fail(FDX_ERR_INTERNAL, "sub-word tile for %d-byte words", p->word);
+    else {
+        SubSpec a;
+        int64_t ntiles;
+        size_t smem = 0;
+        FDX_TRY(subword_spec<T>(p, src, &a, &ntiles, &smem));
+        if (on_host) return emulate_subword<T>((T *)dst, (const T *)src, a, ntiles, smem);
+        subword_kernel<T><<<(unsigned)ntiles, THREADS, smem, st>>>((T *)dst, (const T *)src, a);
+        FDX_CUDA_CHECK_LAUNCH("subword_kernel");
+        return FDX_OK;
+    }
+}
+
 /* The tile kernel run on the host, block after block, through the same
    slot functions (tests on machines without a GPU): every buffer slot read
    once before the write side takes it, every word through dst. */
@@ -537,6 +749,7 @@ fdx_status emulate_tiles(void *dst, const void *src, const fdx_perm_plan *p)
     typedef typename Word<W>::type T;
     FDX_CHECK(p->kind == FDX_PLAN_TILED || p->kind == FDX_PLAN_ROWS, FDX_ERR_INVALID,
               "emulation covers the tile kernel (TILED and ROWS plans), not plan kind %d", (int)p->kind);
+    if (p->subword) return run_subword<T>(dst, src, p, nullptr, true);
     int64_t ntiles;
     TileSpec a;
     FDX_TRY(tile_spec(p, async_path<T>(), &a, &ntiles));
@@ -556,6 +769,7 @@ fdx_status launch_perm(void *dst, const void *src, const fdx_perm_plan *p, cudaS
         FDX_CUDA_CHECK_LAUNCH("square_kernel");
         return FDX_OK;
     }
+    if (p->subword) return run_subword<T>(dst, src, p, st, false);
     return launch_tiles<T>(dst, src, p, st);
 }
 

@@ -245,6 +245,48 @@ static void choose_skew(fdx_perm_plan *p)
     if (p->TB < p->nK && p->TB % sw == 0 && p->dA % sw != 0) p->skew = sw;
 }
 
+/* Sub-word tiles (CUDA, 1- and 2-byte words, the fastest axis moved, R = 1):
+   the tile kernel moves one word per access, so a 1-byte transpose used 1-4
+   bytes of each 32-byte sector it touched (H100, 2026-11-23, random suite:
+   1-byte median 0.157 of copy, 2-byte 0.275).  The sub-word kernel moves
+   aligned 4-byte words on both sides; its tile is SUBWORD_RUN_BYTES along
+   both A and K where the extents allow, the other side growing up to
+   SUBWORD_TILE_BYTES when one is short (A = 45: 45 x 352).  Runs under
+   SUBWORD_MIN_RUN_BYTES on either side (4 x 157 bytes, 16 x 4) and tiles
+   under SUBWORD_MIN_TILE_BYTES (both axes short: 9 x 7) stay on the word
+   kernel's packed tiles: they need tiles over several axes.  Both limits
+   are guesses, not yet measured (FDX_LAYOUT_SUBWORD=0 is the A/B).
+   Kept rows (ROWS plans) whose bytes leave the word at 1 or 2 bytes (odd
+   rows: rt1-111, 5387-byte rows, 0.158) take it too: row pieces of
+   SUBWORD_ROW_BYTES, as many rows as fill the tile.
+   FDX_LAYOUT_SUBWORD=0 turns it off (measurements only). */
+enum {
+    SUBWORD_RUN_BYTES = 128,
+    SUBWORD_ROW_BYTES = 2048,
+    SUBWORD_TILE_BYTES = 16384,
+    SUBWORD_MIN_RUN_BYTES = 8,
+    SUBWORD_MIN_TILE_BYTES = 1024
+};
+static int choose_subword(fdx_perm_plan *p, int A, int K)
+{
+    const int rows = p->kind == FDX_PLAN_ROWS;
+    if (fdx_knob_is(FDX_KNOB_LAYOUT_SUBWORD, "0") || (!rows && p->kind != FDX_PLAN_TILED) || p->R != 1 || p->word > 2)
+        return 0;
+    if (p->nA * p->word < SUBWORD_MIN_RUN_BYTES || (!rows && p->nK * p->word < SUBWORD_MIN_RUN_BYTES)) return 0;
+    const int64_t run = SUBWORD_RUN_BYTES / p->word, budget = SUBWORD_TILE_BYTES / p->word;
+    int64_t ta = min64(p->nA, run), tb = min64(p->nK, run);
+    if (rows) ta = min64(p->nA, SUBWORD_ROW_BYTES / p->word), tb = min64(p->nK, budget / ta);
+    else if (ta < run) tb = min64(p->nK, budget / ta);
+    else if (tb < run) ta = min64(p->nA, budget / tb);
+    if (ta * tb * p->word < SUBWORD_MIN_TILE_BYTES) return 0;
+    p->TA = (int)cut_even(p->nA, ta);
+    p->TB = (int)cut_even(p->nK, tb);
+    tile_2d(p, A, K);
+    p->skew = 0;
+    p->subword = 1;
+    return 1;
+}
+
 int fdx_perm_plan_square(fdx_perm_plan *p)
 {
     int square = p->rank >= 2 && p->s[0] == 1 && p->s[1] == 0 && p->n[0] == p->n[1] &&
@@ -319,11 +361,11 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         p->nb++;
     }
     choose_tile(p);
-    if (p->kind == FDX_PLAN_TILED) {
+    if (p->kind == FDX_PLAN_TILED && !choose_subword(p, A, K)) {
         choose_kernel_tile(p, A, K);
         choose_skew(p);
     }
-    if (p->kind == FDX_PLAN_ROWS) tile_2d(p, A, K); /* kept rows go through the tile kernel too */
+    if (p->kind == FDX_PLAN_ROWS && !choose_subword(p, A, K)) tile_2d(p, A, K); /* kept rows: the tile kernel too */
     int64_t blocks = (p->nA + p->TA - 1) / p->TA * ((p->nK + p->TB - 1) / p->TB);
     for (int b = 0; b < p->nb; b++) blocks *= p->bn[b];
     FDX_CHECK(blocks < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",
