@@ -114,16 +114,39 @@ static inline double residual_row(const mg_level *L, const double *u, const doub
     return acc;
 }
 
+/* Sums over rows in a fixed order: each thread adds its static share of
+   the rows into its own slot and the slots are added in thread order.
+   (OpenMP's reduction combines in the order threads finish, so the last
+   bits of a norm, and a residual history, would change from run to run.) */
+enum { MG_MAX_PARTS = 1024 };
+static int mg_parts(void) { return omp_get_max_threads() < MG_MAX_PARTS ? omp_get_max_threads() : MG_MAX_PARTS; }
+static double mg_add_parts(const double *part, int n)
+{
+    double sum = 0;
+    for (int t = 0; t < n; t++) sum += part[t];
+    return sum;
+}
+
 double mg_residual(const mg_level *L, const double *u, const double *f, double *r)
 {
     const int64_t j0 = L->lo[1], j1 = L->hi[1], k0 = L->lo[2], k1 = L->hi[2];
     double sum = 0;
-#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum) if (L->count > MG_PAR_MIN)
-    for (int64_t k = k0; k < k1; k++)
-        for (int64_t j = j0; j < j1; j++) {
-            const int64_t row = j * L->sy + k * L->sz;
-            sum += residual_row(L, u, f, r ? r + row : NULL, row);
-        }
+    double part[MG_MAX_PARTS];
+    int parts = 1;
+#pragma omp parallel num_threads(mg_parts()) if (L->count > MG_PAR_MIN)
+    {
+        double s = 0;
+#pragma omp for collapse(2) schedule(static)
+        for (int64_t k = k0; k < k1; k++)
+            for (int64_t j = j0; j < j1; j++) {
+                const int64_t row = j * L->sy + k * L->sz;
+                s += residual_row(L, u, f, r ? r + row : NULL, row);
+            }
+        part[omp_get_thread_num()] = s;
+#pragma omp single
+        parts = omp_get_num_threads();
+    }
+    sum = mg_add_parts(part, parts);
     return sum;
 }
 
@@ -138,23 +161,33 @@ double mg_residual4(const mg_level *L, const double *u, const double *f, double 
 {
     MG_CONSTS(L);
     double sum = 0;
-#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum) if (L->count > MG_PAR_MIN)
-    for (int64_t k = k0; k < k1; k++)
-        for (int64_t j = j0; j < j1; j++) {
-            const int64_t row = j * sy + k * sz;
-            const int wy = j >= 2 && j + 2 <= L->m[1] - 1, wz = sz && k >= 2 && k + 2 <= L->m[2] - 1;
-            double acc = 0;
-#pragma omp simd reduction(+ : acc)
-            for (int64_t i = i0; i < i1; i++) {
-                const int64_t p = row + i;
-                const int wx = i >= 2 && i + 2 <= L->m[0] - 1;
-                const double v = f[p] - (c0 * MG_D2(u, p, 1, wx) + c1 * MG_D2(u, p, sy, wy) +
-                                         (sz ? c2 * MG_D2(u, p, sz, wz) : 0.0));
-                r[p] = v;
-                acc += v * v;
+    double part[MG_MAX_PARTS];
+    int parts = 1;
+#pragma omp parallel num_threads(mg_parts()) if (L->count > MG_PAR_MIN)
+    {
+        double s = 0;
+#pragma omp for collapse(2) schedule(static)
+        for (int64_t k = k0; k < k1; k++)
+            for (int64_t j = j0; j < j1; j++) {
+                const int64_t row = j * sy + k * sz;
+                const int wy = j >= 2 && j + 2 <= L->m[1] - 1, wz = sz && k >= 2 && k + 2 <= L->m[2] - 1;
+                double acc = 0;
+    #pragma omp simd reduction(+ : acc)
+                for (int64_t i = i0; i < i1; i++) {
+                    const int64_t p = row + i;
+                    const int wx = i >= 2 && i + 2 <= L->m[0] - 1;
+                    const double v = f[p] - (c0 * MG_D2(u, p, 1, wx) + c1 * MG_D2(u, p, sy, wy) +
+                                             (sz ? c2 * MG_D2(u, p, sz, wz) : 0.0));
+                    r[p] = v;
+                    acc += v * v;
+                }
+                s += acc;
             }
-            sum += acc;
-        }
+        part[omp_get_thread_num()] = s;
+#pragma omp single
+        parts = omp_get_num_threads();
+    }
+    sum = mg_add_parts(part, parts);
     return sum;
 }
 
@@ -162,28 +195,38 @@ double mg_apply(const mg_level *L, const double *p, double *q)
 {
     MG_CONSTS(L);
     double sum = 0;
-#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum) if (L->count > MG_PAR_MIN)
-    for (int64_t k = k0; k < k1; k++)
-        for (int64_t j = j0; j < j1; j++) {
-            const int64_t row = j * sy + k * sz;
-            double acc = 0;
-            if (kc) {
-#pragma omp simd reduction(+ : acc)
-                for (int64_t i = row + i0; i < row + i1; i++) {
-                    MG_AUK(p, i, v, nb, dg);
-                    q[i] = v;
-                    acc += v * p[i];
+    double part[MG_MAX_PARTS];
+    int parts = 1;
+#pragma omp parallel num_threads(mg_parts()) if (L->count > MG_PAR_MIN)
+    {
+        double s = 0;
+#pragma omp for collapse(2) schedule(static)
+        for (int64_t k = k0; k < k1; k++)
+            for (int64_t j = j0; j < j1; j++) {
+                const int64_t row = j * sy + k * sz;
+                double acc = 0;
+                if (kc) {
+    #pragma omp simd reduction(+ : acc)
+                    for (int64_t i = row + i0; i < row + i1; i++) {
+                        MG_AUK(p, i, v, nb, dg);
+                        q[i] = v;
+                        acc += v * p[i];
+                    }
+                } else {
+    #pragma omp simd reduction(+ : acc)
+                    for (int64_t i = row + i0; i < row + i1; i++) {
+                        double v = MG_AU(p, i);
+                        q[i] = v;
+                        acc += v * p[i];
+                    }
                 }
-            } else {
-#pragma omp simd reduction(+ : acc)
-                for (int64_t i = row + i0; i < row + i1; i++) {
-                    double v = MG_AU(p, i);
-                    q[i] = v;
-                    acc += v * p[i];
-                }
+                s += acc;
             }
-            sum += acc;
-        }
+        part[omp_get_thread_num()] = s;
+#pragma omp single
+        parts = omp_get_num_threads();
+    }
+    sum = mg_add_parts(part, parts);
     return sum;
 }
 
@@ -412,15 +455,25 @@ double mg_dot(const mg_level *L, const double *a, const double *b)
 {
     MG_CONSTS(L);
     double sum = 0;
-#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum) if (L->count > MG_PAR_MIN)
-    for (int64_t k = k0; k < k1; k++)
-        for (int64_t j = j0; j < j1; j++) {
-            const int64_t row = j * sy + k * sz;
-            double acc = 0;
-#pragma omp simd reduction(+ : acc)
-            for (int64_t i = row + i0; i < row + i1; i++) acc += a[i] * (b ? b[i] : 1.0);
-            sum += acc;
-        }
+    double part[MG_MAX_PARTS];
+    int parts = 1;
+#pragma omp parallel num_threads(mg_parts()) if (L->count > MG_PAR_MIN)
+    {
+        double s = 0;
+#pragma omp for collapse(2) schedule(static)
+        for (int64_t k = k0; k < k1; k++)
+            for (int64_t j = j0; j < j1; j++) {
+                const int64_t row = j * sy + k * sz;
+                double acc = 0;
+    #pragma omp simd reduction(+ : acc)
+                for (int64_t i = row + i0; i < row + i1; i++) acc += a[i] * (b ? b[i] : 1.0);
+                s += acc;
+            }
+        part[omp_get_thread_num()] = s;
+#pragma omp single
+        parts = omp_get_num_threads();
+    }
+    sum = mg_add_parts(part, parts);
     return sum;
 }
 
@@ -442,20 +495,30 @@ double mg_cg_update(const mg_level *L, double *x, const double *p, double *r, co
 {
     MG_CONSTS(L);
     double sum = 0;
-#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum) if (L->count > MG_PAR_MIN)
-    for (int64_t k = k0; k < k1; k++)
-        for (int64_t j = j0; j < j1; j++) {
-            const int64_t row = j * sy + k * sz;
-            double acc = 0;
-#pragma omp simd reduction(+ : acc)
-            for (int64_t i = row + i0; i < row + i1; i++) {
-                x[i] += alpha * p[i];
-                double v = r[i] - alpha * q[i];
-                r[i] = v;
-                acc += v * v;
+    double part[MG_MAX_PARTS];
+    int parts = 1;
+#pragma omp parallel num_threads(mg_parts()) if (L->count > MG_PAR_MIN)
+    {
+        double s = 0;
+#pragma omp for collapse(2) schedule(static)
+        for (int64_t k = k0; k < k1; k++)
+            for (int64_t j = j0; j < j1; j++) {
+                const int64_t row = j * sy + k * sz;
+                double acc = 0;
+    #pragma omp simd reduction(+ : acc)
+                for (int64_t i = row + i0; i < row + i1; i++) {
+                    x[i] += alpha * p[i];
+                    double v = r[i] - alpha * q[i];
+                    r[i] = v;
+                    acc += v * v;
+                }
+                s += acc;
             }
-            sum += acc;
-        }
+        part[omp_get_thread_num()] = s;
+#pragma omp single
+        parts = omp_get_num_threads();
+    }
+    sum = mg_add_parts(part, parts);
     return sum;
 }
 
