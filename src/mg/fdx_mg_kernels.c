@@ -115,25 +115,38 @@ static inline double residual_row(const mg_level *L, const double *u, const doub
 }
 
 /* Sums over rows in a fixed order: each thread adds its static share of
-   the rows into its own slot and the slots are added in thread order.
-   (OpenMP's reduction combines in the order threads finish, so the last
-   bits of a norm, and a residual history, would change from run to run.) */
+   the rows and puts its sum in its own slot, and the slots are added in
+   thread order.  (OpenMP's reduction combines in the order threads finish,
+   so the last bits of a norm, and a residual history, would change from run
+   to run.) */
 enum { MG_MAX_PARTS = 1024 };
-static int mg_parts(void) { return omp_get_max_threads() < MG_MAX_PARTS ? omp_get_max_threads() : MG_MAX_PARTS; }
-static double mg_add_parts(const double *part, int n)
+typedef struct mg_parts {
+    double v[MG_MAX_PARTS];
+    int n;
+} mg_parts;
+static int mg_parts_threads(void)
+{
+    return omp_get_max_threads() < MG_MAX_PARTS ? omp_get_max_threads() : MG_MAX_PARTS;
+}
+/* By every thread of the region, after its share of the rows. */
+static void mg_parts_put(mg_parts *p, double s)
+{
+    p->v[omp_get_thread_num()] = s;
+#pragma omp single
+    p->n = omp_get_num_threads();
+}
+static double mg_parts_sum(const mg_parts *p)
 {
     double sum = 0;
-    for (int t = 0; t < n; t++) sum += part[t];
+    for (int t = 0; t < p->n; t++) sum += p->v[t];
     return sum;
 }
 
 double mg_residual(const mg_level *L, const double *u, const double *f, double *r)
 {
     const int64_t j0 = L->lo[1], j1 = L->hi[1], k0 = L->lo[2], k1 = L->hi[2];
-    double sum = 0;
-    double part[MG_MAX_PARTS];
-    int parts = 1;
-#pragma omp parallel num_threads(mg_parts()) if (L->count > MG_PAR_MIN)
+    mg_parts part;
+#pragma omp parallel num_threads(mg_parts_threads()) if (L->count > MG_PAR_MIN)
     {
         double s = 0;
 #pragma omp for collapse(2) schedule(static)
@@ -142,12 +155,9 @@ double mg_residual(const mg_level *L, const double *u, const double *f, double *
                 const int64_t row = j * L->sy + k * L->sz;
                 s += residual_row(L, u, f, r ? r + row : NULL, row);
             }
-        part[omp_get_thread_num()] = s;
-#pragma omp single
-        parts = omp_get_num_threads();
+        mg_parts_put(&part, s);
     }
-    sum = mg_add_parts(part, parts);
-    return sum;
+    return mg_parts_sum(&part);
 }
 
 /* The second difference along one axis at p: fourth order where p - 2s and
@@ -160,10 +170,8 @@ double mg_residual(const mg_level *L, const double *u, const double *f, double *
 double mg_residual4(const mg_level *L, const double *u, const double *f, double *r)
 {
     MG_CONSTS(L);
-    double sum = 0;
-    double part[MG_MAX_PARTS];
-    int parts = 1;
-#pragma omp parallel num_threads(mg_parts()) if (L->count > MG_PAR_MIN)
+    mg_parts part;
+#pragma omp parallel num_threads(mg_parts_threads()) if (L->count > MG_PAR_MIN)
     {
         double s = 0;
 #pragma omp for collapse(2) schedule(static)
@@ -172,7 +180,7 @@ double mg_residual4(const mg_level *L, const double *u, const double *f, double 
                 const int64_t row = j * sy + k * sz;
                 const int wy = j >= 2 && j + 2 <= L->m[1] - 1, wz = sz && k >= 2 && k + 2 <= L->m[2] - 1;
                 double acc = 0;
-    #pragma omp simd reduction(+ : acc)
+#pragma omp simd reduction(+ : acc)
                 for (int64_t i = i0; i < i1; i++) {
                     const int64_t p = row + i;
                     const int wx = i >= 2 && i + 2 <= L->m[0] - 1;
@@ -183,21 +191,16 @@ double mg_residual4(const mg_level *L, const double *u, const double *f, double 
                 }
                 s += acc;
             }
-        part[omp_get_thread_num()] = s;
-#pragma omp single
-        parts = omp_get_num_threads();
+        mg_parts_put(&part, s);
     }
-    sum = mg_add_parts(part, parts);
-    return sum;
+    return mg_parts_sum(&part);
 }
 
 double mg_apply(const mg_level *L, const double *p, double *q)
 {
     MG_CONSTS(L);
-    double sum = 0;
-    double part[MG_MAX_PARTS];
-    int parts = 1;
-#pragma omp parallel num_threads(mg_parts()) if (L->count > MG_PAR_MIN)
+    mg_parts part;
+#pragma omp parallel num_threads(mg_parts_threads()) if (L->count > MG_PAR_MIN)
     {
         double s = 0;
 #pragma omp for collapse(2) schedule(static)
@@ -206,14 +209,14 @@ double mg_apply(const mg_level *L, const double *p, double *q)
                 const int64_t row = j * sy + k * sz;
                 double acc = 0;
                 if (kc) {
-    #pragma omp simd reduction(+ : acc)
+#pragma omp simd reduction(+ : acc)
                     for (int64_t i = row + i0; i < row + i1; i++) {
                         MG_AUK(p, i, v, nb, dg);
                         q[i] = v;
                         acc += v * p[i];
                     }
                 } else {
-    #pragma omp simd reduction(+ : acc)
+#pragma omp simd reduction(+ : acc)
                     for (int64_t i = row + i0; i < row + i1; i++) {
                         double v = MG_AU(p, i);
                         q[i] = v;
@@ -222,12 +225,9 @@ double mg_apply(const mg_level *L, const double *p, double *q)
                 }
                 s += acc;
             }
-        part[omp_get_thread_num()] = s;
-#pragma omp single
-        parts = omp_get_num_threads();
+        mg_parts_put(&part, s);
     }
-    sum = mg_add_parts(part, parts);
-    return sum;
+    return mg_parts_sum(&part);
 }
 
 void mg_jacobi(const mg_level *L, const double *u, const double *f, double *out, double omega)
@@ -454,10 +454,8 @@ void mg_zero(const mg_level *L, double *a)
 double mg_dot(const mg_level *L, const double *a, const double *b)
 {
     MG_CONSTS(L);
-    double sum = 0;
-    double part[MG_MAX_PARTS];
-    int parts = 1;
-#pragma omp parallel num_threads(mg_parts()) if (L->count > MG_PAR_MIN)
+    mg_parts part;
+#pragma omp parallel num_threads(mg_parts_threads()) if (L->count > MG_PAR_MIN)
     {
         double s = 0;
 #pragma omp for collapse(2) schedule(static)
@@ -465,16 +463,13 @@ double mg_dot(const mg_level *L, const double *a, const double *b)
             for (int64_t j = j0; j < j1; j++) {
                 const int64_t row = j * sy + k * sz;
                 double acc = 0;
-    #pragma omp simd reduction(+ : acc)
+#pragma omp simd reduction(+ : acc)
                 for (int64_t i = row + i0; i < row + i1; i++) acc += a[i] * (b ? b[i] : 1.0);
                 s += acc;
             }
-        part[omp_get_thread_num()] = s;
-#pragma omp single
-        parts = omp_get_num_threads();
+        mg_parts_put(&part, s);
     }
-    sum = mg_add_parts(part, parts);
-    return sum;
+    return mg_parts_sum(&part);
 }
 
 double mg_sum(const mg_level *L, const double *a) { return mg_dot(L, a, NULL); }
@@ -494,10 +489,8 @@ void mg_shift(const mg_level *L, double *a, double v)
 double mg_cg_update(const mg_level *L, double *x, const double *p, double *r, const double *q, double alpha)
 {
     MG_CONSTS(L);
-    double sum = 0;
-    double part[MG_MAX_PARTS];
-    int parts = 1;
-#pragma omp parallel num_threads(mg_parts()) if (L->count > MG_PAR_MIN)
+    mg_parts part;
+#pragma omp parallel num_threads(mg_parts_threads()) if (L->count > MG_PAR_MIN)
     {
         double s = 0;
 #pragma omp for collapse(2) schedule(static)
@@ -505,7 +498,7 @@ double mg_cg_update(const mg_level *L, double *x, const double *p, double *r, co
             for (int64_t j = j0; j < j1; j++) {
                 const int64_t row = j * sy + k * sz;
                 double acc = 0;
-    #pragma omp simd reduction(+ : acc)
+#pragma omp simd reduction(+ : acc)
                 for (int64_t i = row + i0; i < row + i1; i++) {
                     x[i] += alpha * p[i];
                     double v = r[i] - alpha * q[i];
@@ -514,12 +507,9 @@ double mg_cg_update(const mg_level *L, double *x, const double *p, double *r, co
                 }
                 s += acc;
             }
-        part[omp_get_thread_num()] = s;
-#pragma omp single
-        parts = omp_get_num_threads();
+        mg_parts_put(&part, s);
     }
-    sum = mg_add_parts(part, parts);
-    return sum;
+    return mg_parts_sum(&part);
 }
 
 void mg_cg_direction(const mg_level *L, double *p, const double *z, double beta)
