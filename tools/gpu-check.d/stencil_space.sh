@@ -3,9 +3,13 @@
 # 32^3-1024^3 points, odd extents), tuned as a user's first run would be.
 # Record: $OUT/<date>_<gpu>_stencil-space.jsonl; the distribution of
 # ratio_same_size and the five worst cases in the section log.
+# STENCIL_SPACE_BUDGET=all: the exhaustive tuner instead (what later runs of
+# the same case converge to), records named stencil-space-tuned.
 set -u
-rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_stencil-space.jsonl
-timeout "${STENCIL_SPACE_TIMEOUT:-450}" "$FDX_BIN" bench stencil --backend cuda --suite random --count "${COUNT:-100}" --json > "$rec"
+budget=${STENCIL_SPACE_BUDGET:-}
+rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_stencil-space${budget:+-tuned}.jsonl
+timeout "${STENCIL_SPACE_TIMEOUT:-450}" "$FDX_BIN" bench stencil --backend cuda --suite random --count "${COUNT:-100}" \
+  ${budget:+--tune-budget "$budget"} --json > "$rec"
 echo "fdx bench stencil --suite random: exit $?, $(grep -c '^{' "$rec") records"
 python3 - "$rec" <<'PY'
 import json, sys
