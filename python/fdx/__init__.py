@@ -8,7 +8,10 @@ from ._lib import FdxError, path as library_path
 from ._core import (Context, context, set_context, version, version_string, options, info, cuda_device_count,
                     built_with_cuda)
 from ._array import Array, asarray, empty, like
-from ._ops import Stencil, laplacian, permute, diagonalize, undiagonalize, fd_weights
+from ._ops import Stencil, laplacian, permute, diagonalize, undiagonalize, fd_weights, fornberg_weights
+from ._bc import Boundary, BoundaryPass, fill_boundary
+from ._ustencil import UStencil
+from ._mg import Solver, poisson_solve
 from ._loop import Loop
 from ._sim import Simulation, config_keys
 from ._dist import Dist, DistArray, DistStencil
@@ -18,4 +21,5 @@ __version__ = version_string()
 __all__ = ["FdxError", "library_path", "Context", "context", "set_context", "version", "version_string", "options",
            "info", "cuda_device_count", "built_with_cuda", "Array", "asarray", "empty", "like", "Stencil",
            "laplacian", "permute", "diagonalize", "undiagonalize", "fd_weights", "Loop", "Simulation", "config_keys", "Dist", "DistArray", "DistStencil",
-           "DistLoop"]
+           "DistLoop", "fornberg_weights", "Boundary", "BoundaryPass", "fill_boundary", "UStencil", "Solver",
+           "poisson_solve"]

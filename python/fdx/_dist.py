@@ -21,8 +21,6 @@ class DistDesc(ctypes.Structure):
     _fields_ = [("rank", ctypes.c_int), ("shape", ctypes.c_int64 * MAX_RANK), ("grid", ctypes.c_int * MAX_RANK),
                 ("shadow", ctypes.c_int * MAX_RANK), ("corners", ctypes.c_int), ("units_per_proc", ctypes.c_int),
                 ("mpi_comm", ctypes.c_void_p),
-                # (periodic axes: boundary conditions, not wrapped yet; all 0.  A
-                # field the header does not have yet is harmless: ctypes zeroes it)
                 ("periodic", ctypes.c_int * MAX_RANK)]
 
 
@@ -57,6 +55,8 @@ def _declare():
     _fn("fdx_dstencil_create", _S, _P, ctypes.POINTER(StencilDesc), ctypes.c_int, ctypes.POINTER(_P))
     _fn("fdx_dstencil_destroy", None, ctypes.POINTER(_P))
     _fn("fdx_dstencil_step", _S, _P, _P, _P, _P, _P, ctypes.c_int)
+    from ._bc import BcDesc
+    _fn("fdx_dstencil_set_boundary", _S, _P, ctypes.POINTER(BcDesc))
     _fn("fdx_array_rank", ctypes.c_int, _P)
     _fn("fdx_array_extent", ctypes.c_int64, _P, ctypes.c_int)
 
@@ -85,7 +85,7 @@ class Dist:
     world when started by mpirun, else this process alone).  Other keywords
     are context options (backend, cache_dir, ...)."""
 
-    def __init__(self, shape, units=1, grid=None, shadow=1, corners=False, comm=None, **options):
+    def __init__(self, shape, units=1, grid=None, shadow=1, corners=False, comm=None, periodic=None, **options):
         shape = tuple(int(n) for n in shape)
         r = len(shape)
         if not 1 <= r <= MAX_RANK:
@@ -100,6 +100,15 @@ class Dist:
         sh = [shadow] * r if np.isscalar(shadow) else list(shadow)
         d.shadow[:r] = [int(s) for s in sh][::-1]
         d.corners = int(bool(corners))
+        if periodic is not None:
+            per = [0] * r
+            for ax, f in (periodic.items() if isinstance(periodic, dict) else enumerate(periodic)):
+                if not -r <= int(ax) < r:
+                    raise ValueError(f"periodic axis {ax} of a rank-{r} grid")
+                per[int(ax) % r] = int(f)
+            if len(per) != r:
+                raise ValueError(f"periodic has {len(per)} entries for {r} axes")
+            d.periodic[:r] = per[::-1]
         d.units_per_proc = int(units)
         addr, self._comm = _comm_address(comm)
         d.mpi_comm = addr
@@ -204,7 +213,9 @@ class DistArray:
         return h, tuple(slice(org[a], org[a] + ext[a]) for a in range(r))[::-1] + ((slice(None),) if c else ())
 
     def scatter(self, value):
-        """Every local block (shadows included) from the global NumPy array."""
+        """Every local block (shadows included) from the global NumPy array;
+        on a grid with periodic axes their ghost frames are then renewed
+        from the points they mirror (an exchange)."""
         value = np.asarray(value, self.dtype)
         if value.shape != self.shape:
             raise ValueError(f"global array of shape {value.shape}, the distributed array's is {self.shape}")
@@ -212,6 +223,8 @@ class DistArray:
             h, sl = self._local(u)
             block = np.ascontiguousarray(value[sl])
             check(lib.fdx_array_put(h, ctypes.c_void_p(block.ctypes.data)))
+        if any(self.dist.desc.periodic):
+            self.exchange()
 
     def gather(self, all=False):
         """The global field as a NumPy array: this process's owned points (all
@@ -232,9 +245,12 @@ class DistArray:
 
 class DistStencil:
     """An fdx.Stencil run on every unit's block; step() is one global apply
-    followed by the output's shadow renewal."""
+    followed by the output's shadow renewal.  boundary: conditions on the
+    global faces (one value a face; periodic axes must be the grid's
+    periodic axes with a frame of the stencil's radius): the same result
+    as fdx.Stencil(boundary=...) on the whole grid, bit for bit."""
 
-    def __init__(self, dist, order=2, dtype="float64", **kw):
+    def __init__(self, dist, order=2, dtype="float64", boundary=None, **kw):
         self.dist = dist
         # the description is built exactly as fdx.Stencil builds it
         proto = Stencil(len(dist.shape), order=order, dtype=dtype, ctx=_cpu_ctx(), **kw)
@@ -242,6 +258,18 @@ class DistStencil:
         self._h = ctypes.c_void_p()
         check(lib.fdx_dstencil_create(dist._h, ctypes.byref(self.desc), DTYPES[self.dtype], ctypes.byref(self._h)))
         self._handle = Handle(self._h, lib.fdx_dstencil_destroy, [dist._handle])
+        self.boundary = None
+        if boundary is not None:
+            self.set_boundary(boundary)
+
+    def set_boundary(self, boundary):
+        """Conditions on the global faces for every later step (None: none)."""
+        from ._bc import as_boundary
+        b = None if boundary is None else as_boundary(boundary, len(self.dist.shape))
+        if b is not None and any(b.desc.face[a][s].values for a in range(b.rank) for s in (0, 1)):
+            raise ValueError("a distributed stencil's boundary takes one value a face, not arrays of values")
+        check(lib.fdx_dstencil_set_boundary(self._h, None if b is None else ctypes.byref(b.desc)))
+        self.boundary = b
 
     def __del__(self):
         _release(self)

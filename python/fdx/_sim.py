@@ -22,10 +22,24 @@ def config_keys(kind):
         i += 1
 
 
+def _boundary_text(spec, config):
+    """A boundary given as a dict / fdx.Boundary as the key's text (rank from size)."""
+    from ._bc import Boundary
+    size = str(config.get("size", ""))
+    if not size:
+        raise ValueError("boundary= as a dict needs size= (the rank) or the text form")
+    b = Boundary(spec, len(size.split("x")))
+    if any(b.desc.face[a][s].values for a in range(b.rank) for s in (0, 1)):
+        raise ValueError("a simulation's boundary takes one value a face, not arrays of values")
+    return b.text
+
+
 class Simulation:
     """A heat, wave or Poisson run configured by the keys of `fdx heat|wave|poisson`
     (size="256x256", steps=1000, order=8, model="layers", ...; underscores
-    or dashes).  NumPy views: field() is the current field as a NumPy array
+    or dashes).  boundary: "insulated", "fixed", conditions as text
+    ("all=dirichlet:0,x=periodic") or a dict as fdx.Boundary takes (NumPy
+    axes, one value a face); temporal (heat): "off", "auto" or K steps a pass.  NumPy views: field() is the current field as a NumPy array
     (NumPy axis order: shape reversed from the CLI's NXxNY)."""
 
     def __init__(self, kind, ctx=None, **config):
@@ -37,6 +51,8 @@ class Simulation:
         self._h = ctypes.c_void_p()
         check(lib.fdx_sim_config_create(KINDS[kind], ctypes.byref(self._cfg)))
         for k, v in config.items():
+            if k == "boundary" and not isinstance(v, str):
+                v = _boundary_text(v, config)
             check(lib.fdx_sim_config_set(self._cfg, k.replace("_", "-").encode(), str(v).encode()))
         check(lib.fdx_sim_create(self.ctx.handle, self._cfg, ctypes.byref(self._h)))
         self._handle = Handle(self._h, lib.fdx_sim_destroy, [self.ctx._handle])
