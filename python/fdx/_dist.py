@@ -9,7 +9,7 @@ import ctypes
 
 import numpy as np
 
-from ._array import DTYPES, _i64
+from ._array import DTYPES
 from ._lib import lib, check, Handle, _release
 from ._ops import Stencil, StencilDesc
 

@@ -15,7 +15,7 @@ import numpy as np
 from ._array import DTYPES, view, _i64
 from ._bc import BoundaryPass
 from ._core import context, stream_pointer
-from ._lib import lib, check, Handle, _release, _fn, _P, _S
+from ._lib import lib, check, Handle, _fn, _P, _S
 from ._ops import UPDATES, _zeros_like, _per_axis
 
 MAX_RADIUS, MAX_INPUTS, MAX_COEFS, MAX_COMPONENTS = 4, 4, 4, 8
