@@ -52,6 +52,11 @@ def _declare():
     _fn("fdx_darray_gather", _S, _P, _P, ctypes.c_int)
     _fn("fdx_darray_checksum", _S, _P, ctypes.POINTER(Checksum))
     _fn("fdx_darray_exchange", _S, _P)
+    _fn("fdx_darray_exchange_begin", _S, _P)
+    _fn("fdx_darray_exchange_end", _S, _P)
+    _fn("fdx_dstencil_run", _S, _P, ctypes.POINTER(_P), ctypes.c_int, _P, ctypes.c_int64, ctypes.c_int, ctypes.c_int)
+    _fn("fdx_dstencil_graph_used", ctypes.c_int, _P)
+    _fn("fdx_dist_finalize", None)
     _fn("fdx_dstencil_create", _S, _P, ctypes.POINTER(StencilDesc), ctypes.c_int, ctypes.POINTER(_P))
     _fn("fdx_dstencil_destroy", None, ctypes.POINTER(_P))
     _fn("fdx_dstencil_step", _S, _P, _P, _P, _P, _P, ctypes.c_int)
@@ -234,7 +239,17 @@ class DistArray:
         return out
 
     def exchange(self):
+        """Renews the shadows (and periodic ghosts) from the neighbours' owned points."""
         check(lib.fdx_darray_exchange(self._h))
+
+    def exchange_begin(self):
+        """Starts the shadow renewal after the work queued on each unit
+        (split phase: nothing may write the array until exchange_end)."""
+        check(lib.fdx_darray_exchange_begin(self._h))
+
+    def exchange_end(self):
+        """Completes the renewal begun by exchange_begin."""
+        check(lib.fdx_darray_exchange_end(self._h))
 
     def checksum(self):
         """Global sum, L2 norm and a decomposition-independent digest of the owned points."""
@@ -274,13 +289,40 @@ class DistStencil:
     def __del__(self):
         _release(self)
 
+    def run(self, fields, steps, coef=None, overlap=True, graph=False):
+        """`steps` steps on a ring of fields: [u_prev, u, out] for wave,
+        [u, out] for heat.  After each step the ring turns left by one, so
+        on return fields[-2] (the list is turned in place) holds the newest
+        field.  graph=True (CUDA, one process): batches of steps replayed
+        as CUDA graphs (.graph_used says whether one ran).  Returns fields."""
+        if len(fields) not in (2, 3):
+            raise ValueError(f"a ring of 2 (heat) or 3 (wave) fields, not {len(fields)}")
+        ring = (_P_ * len(fields))(*[f._h for f in fields])
+        check(lib.fdx_dstencil_run(self._h, ring, len(fields), coef._h if coef else None, int(steps),
+                                   int(bool(overlap)), int(bool(graph))))
+        by_handle = {f._h.value: f for f in fields}
+        fields[:] = [by_handle[p] for p in ring]
+        return fields
+
+    @property
+    def graph_used(self):
+        """True when the last run() replayed a CUDA graph."""
+        return bool(lib.fdx_dstencil_graph_used(self._h))
+
     def step(self, out, u, u_prev=None, coef=None, overlap=True):
         check(lib.fdx_dstencil_step(self._h, out._h, u._h, u_prev._h if u_prev else None, coef._h if coef else None,
                                     int(bool(overlap))))
         return out
 
 
+_P_ = ctypes.c_void_p
 _cpu = None
+
+
+def finalize():
+    """Finalizes MPI if fdx started it (fdx_dist_finalize; MPI that mpi4py or
+    the caller started is left alone).  Call once, at exit."""
+    lib.fdx_dist_finalize()
 
 
 def _cpu_ctx():

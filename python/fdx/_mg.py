@@ -11,10 +11,6 @@ from ._array import view, asarray, Array, HOST
 from ._core import context
 from ._lib import lib, check, Handle, _release, _fn, _P, _S
 
-METHODS = {"mg": 0, "cg": 1}
-CYCLES = {"v": 0, "w": 1, "f": 2, "fmg": 3}
-SMOOTHERS = {"jacobi": 0, "cheby": 1, "rbgs": 2}
-BCS = {"dirichlet": 0, "neumann": 1, "periodic": 2}
 COARSE_DIRECT, COARSE_SWEEPS = 0, 1
 
 _I64P = ctypes.POINTER(ctypes.c_int64)
@@ -39,12 +35,32 @@ _fn("fdx_solver_residual_history", _S, _P, ctypes.POINTER(ctypes.POINTER(ctypes.
 _fn("fdx_solver_work_units", ctypes.c_double, _P)
 _fn("fdx_solver_levels", ctypes.c_int, _P)
 _fn("fdx_solver_level_shape", _S, _P, ctypes.c_int, _I64P)
+_PARSERS = {}
+for _what in ("method", "cycle", "smoother", "bc"):
+    _fn(f"fdx_solver_{_what}_name", ctypes.c_char_p, ctypes.c_int)
+    _PARSERS[_what] = _fn(f"fdx_solver_{_what}_parse", _S, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int))
 
 
-def _choice(value, table, what):
-    if value not in table:
-        raise ValueError(f"{what} {value!r} is not one of {', '.join(table)}")
-    return table[value]
+def _choice(value, kind, what=None):
+    """The C enum of a name ("v", "rbgs", "dirichlet", ...) through the C
+    library's parser (its names are the CLI's); ValueError with its message."""
+    out = ctypes.c_int()
+    if not isinstance(value, str) or _PARSERS[kind](value.encode(), ctypes.byref(out)) != 0:
+        msg = lib.fdx_last_error().decode(errors="replace") if isinstance(value, str) else ""
+        raise ValueError(f"{what or kind} {value!r}: {msg}".rstrip(": "))
+    return out.value
+
+
+def names(kind):
+    """The names the C library gives a setting ("method", "cycle", "smoother", "bc")."""
+    out, i = [], 0
+    get = getattr(lib, f"fdx_solver_{kind}_name")
+    while True:
+        n = get(i)
+        if not n or n == b"?":
+            return out
+        out.append(n.decode())
+        i += 1
 
 
 class Solver:
@@ -88,14 +104,14 @@ class Solver:
         """Changes settings (the next solve sets the solver up again).  Returns self."""
         s, r = self._h, len(self.shape)
         if method is not None:
-            check(lib.fdx_solver_set_method(s, _choice(method, METHODS, "method")))
+            check(lib.fdx_solver_set_method(s, _choice(method, "method")))
         if cycle is not None:
-            check(lib.fdx_solver_set_cycle(s, _choice(cycle, CYCLES, "cycle")))
+            check(lib.fdx_solver_set_cycle(s, _choice(cycle, "cycle")))
         if smoother is not None or pre is not None or post is not None:
             sm = self._smoother if smoother is None else smoother
             pr = self._pre if pre is None else int(pre)
             po = self._post if post is None else int(post)
-            check(lib.fdx_solver_set_smoother(s, _choice(sm, SMOOTHERS, "smoother"), pr, po))
+            check(lib.fdx_solver_set_smoother(s, _choice(sm, "smoother"), pr, po))
             self._smoother, self._pre, self._post = sm, pr, po
         if coarse is not None:
             if coarse == "direct":
@@ -106,13 +122,13 @@ class Solver:
                 raise ValueError(f"coarse {coarse!r} is 'direct' or a number of smoothing sweeps")
         if bc is not None:
             if isinstance(bc, str):
-                check(lib.fdx_solver_set_bc(s, -1, _choice(bc, BCS, "bc")))
+                check(lib.fdx_solver_set_bc(s, -1, _choice(bc, "bc")))
             else:
                 bcs = list(bc)
                 if len(bcs) != r:
                     raise ValueError(f"bc has {len(bcs)} entries for a rank-{r} grid")
                 for ax, kind in enumerate(bcs):
-                    check(lib.fdx_solver_set_bc(s, r - 1 - ax, _choice(kind, BCS, f"bc of axis {ax}")))
+                    check(lib.fdx_solver_set_bc(s, r - 1 - ax, _choice(kind, "bc", f"bc of axis {ax}")))
         if h is not None:
             hs = [float(h)] * r if np.isscalar(h) else [float(x) for x in h]
             if len(hs) != r:
@@ -207,4 +223,4 @@ def poisson_solve(f, u=None, full_output=False, ctx=None, **settings):
     return (u, s.info()) if full_output else u
 
 
-__all__ = ["Solver", "poisson_solve"]
+__all__ = ["Solver", "poisson_solve", "names"]

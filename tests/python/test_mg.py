@@ -120,6 +120,10 @@ def test_not_converged_still_returns(rng):
 
 
 def test_errors(rng):
+    assert fdx.solver_names("cycle") == ["v", "w", "f", "fmg"] and fdx.solver_names("bc")[-1] == "periodic"
+    with pytest.raises(ValueError, match="unknown") as e:      # the C library's names and message
+        fdx.Solver((9, 9), cycle="vv")
+    assert "v|w|f|fmg" in str(e.value)
     with pytest.raises(ValueError, match="rank 2 or 3"):
         fdx.Solver((10,))
     with pytest.raises(fdx.FdxError) as e:
