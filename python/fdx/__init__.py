@@ -8,7 +8,8 @@ from ._lib import FdxError, path as library_path
 from ._core import (Context, context, set_context, version, version_string, options, info, cuda_device_count,
                     built_with_cuda, log_level, knobs, host_memory_available)
 from ._array import Array, asarray, empty, like
-from ._ops import Stencil, laplacian, permute, diagonalize, undiagonalize, fd_weights, fornberg_weights
+from ._ops import (Stencil, laplacian, permute, diagonalize, undiagonalize, fd_weights, fornberg_weights,
+                   star_traffic, effective_gbps)
 from ._bc import Boundary, BoundaryPass, fill_boundary
 from ._ustencil import UStencil
 from ._mg import Solver, poisson_solve, names as solver_names
@@ -24,4 +25,4 @@ __all__ = ["FdxError", "library_path", "Context", "context", "set_context", "ver
            "laplacian", "permute", "diagonalize", "undiagonalize", "fd_weights", "Loop", "Simulation", "config_keys", "Dist", "DistArray", "DistStencil",
            "DistLoop", "fornberg_weights", "Boundary", "BoundaryPass", "fill_boundary", "UStencil", "Solver",
            "poisson_solve", "solver_names", "log_level", "knobs", "host_memory_available", "interrupt",
-           "check_output", "dist_finalize", "write_field", "read_field"]
+           "check_output", "dist_finalize", "write_field", "read_field", "star_traffic", "effective_gbps"]

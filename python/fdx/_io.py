@@ -9,6 +9,8 @@ from ._lib import lib, check, _fn, _S
 
 _fn("fdx_h5_write_field", _S, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
     ctypes.POINTER(ctypes.c_int64), ctypes.c_double, ctypes.c_int64)
+_fn("fdx_h5_read_field_shaped", _S, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int64),
+    ctypes.POINTER(ctypes.POINTER(ctypes.c_double)))
 _fn("fdx_h5_read_field", _S, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(ctypes.c_double)),
     ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int64))
 _libc = ctypes.CDLL(None)
@@ -29,15 +31,23 @@ def write_field(path, name, array, time=0.0, step=0):
                                  _i64(a.shape[::-1]), float(time), int(step)))
 
 
-def read_field(path, name=None):
-    """Dataset `name` (None: the only or first one) of an HDF5 file as a
-    float64 NumPy array of the dataset's shape.  The file is untrusted: it
-    is read in a child process, its extents checked before any data is read."""
+def read_field(path, name=None, shape=None):
+    """Dataset `name` (None: the only or first one) of an HDF5 file (rank 1
+    to 3) as a float64 NumPy array of the dataset's shape; with shape= any
+    other shape is refused before the data is read.  The file is untrusted:
+    it is read in a child process, its extents checked before any data is read."""
     p = ctypes.POINTER(ctypes.c_double)()
     rank = ctypes.c_int()
-    shape = (ctypes.c_int64 * MAX_RANK)()
-    check(lib.fdx_h5_read_field(str(path).encode(), None if name is None else name.encode(), ctypes.byref(p),
-                                ctypes.byref(rank), shape))
+    dims = (ctypes.c_int64 * MAX_RANK)()
+    nm = None if name is None else name.encode()
+    if shape is not None:
+        want = tuple(int(n) for n in shape)
+        rank.value = len(want)
+        dims[:len(want)] = want[::-1]
+        check(lib.fdx_h5_read_field_shaped(str(path).encode(), nm, len(want), dims, ctypes.byref(p)))
+    else:
+        check(lib.fdx_h5_read_field(str(path).encode(), nm, ctypes.byref(p), ctypes.byref(rank), dims))
+    shape = dims
     try:
         dims = tuple(shape[:rank.value])[::-1]
         n = int(np.prod(dims))

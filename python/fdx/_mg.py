@@ -35,10 +35,15 @@ _fn("fdx_solver_residual_history", _S, _P, ctypes.POINTER(ctypes.POINTER(ctypes.
 _fn("fdx_solver_work_units", ctypes.c_double, _P)
 _fn("fdx_solver_levels", ctypes.c_int, _P)
 _fn("fdx_solver_level_shape", _S, _P, ctypes.c_int, _I64P)
-_PARSERS = {}
-for _what in ("method", "cycle", "smoother", "bc"):
-    _fn(f"fdx_solver_{_what}_name", ctypes.c_char_p, ctypes.c_int)
-    _PARSERS[_what] = _fn(f"fdx_solver_{_what}_parse", _S, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int))
+_IP = ctypes.POINTER(ctypes.c_int)
+_NAMES = {"method": _fn("fdx_solver_method_name", ctypes.c_char_p, ctypes.c_int),
+          "cycle": _fn("fdx_solver_cycle_name", ctypes.c_char_p, ctypes.c_int),
+          "smoother": _fn("fdx_solver_smoother_name", ctypes.c_char_p, ctypes.c_int),
+          "bc": _fn("fdx_solver_bc_name", ctypes.c_char_p, ctypes.c_int)}
+_PARSERS = {"method": _fn("fdx_solver_method_parse", _S, ctypes.c_char_p, _IP),
+            "cycle": _fn("fdx_solver_cycle_parse", _S, ctypes.c_char_p, _IP),
+            "smoother": _fn("fdx_solver_smoother_parse", _S, ctypes.c_char_p, _IP),
+            "bc": _fn("fdx_solver_bc_parse", _S, ctypes.c_char_p, _IP)}
 
 
 def _choice(value, kind, what=None):
@@ -54,7 +59,7 @@ def _choice(value, kind, what=None):
 def names(kind):
     """The names the C library gives a setting ("method", "cycle", "smoother", "bc")."""
     out, i = [], 0
-    get = getattr(lib, f"fdx_solver_{kind}_name")
+    get = _NAMES[kind]
     while True:
         n = get(i)
         if not n or n == b"?":

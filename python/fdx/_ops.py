@@ -16,6 +16,9 @@ _fn("fdx_stencil_steps", _S, _P, _P, _P, ctypes.c_int64, ctypes.c_int, _P)
 _fn("fdx_stencil_steps_depth", ctypes.c_int, _P, ctypes.POINTER(ctypes.c_int64), ctypes.c_char_p, ctypes.c_size_t)
 _fn("fdx_stencil_traffic", None, _P, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_double),
     ctypes.POINTER(ctypes.c_double))
+_fn("fdx_star_traffic", None, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.c_int, ctypes.c_size_t,
+    ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double))
+_fn("fdx_effective_gbps", ctypes.c_double, ctypes.c_double, ctypes.c_double, ctypes.c_double)
 _fn("fdx_fornberg_weights", _S, ctypes.c_int, ctypes.c_double, ctypes.c_int, ctypes.POINTER(ctypes.c_double),
     ctypes.POINTER(ctypes.c_double))
 
@@ -304,6 +307,20 @@ def undiagonalize(flat, shape, diag="anti", out=None, stream=None, ctx=None):
     r = len(shape)
     _convert(a, o, _layout(r, None, "none"), _layout(r, None, diag), shape[::-1], a.dtype.itemsize, ctx, stream)
     return out
+
+
+def star_traffic(shape, radius, itemsize):
+    """(fetch, write) bytes of the seed's theoretical traffic of a star
+    stencil of this radius on the NumPy shape (corners and edges not read)."""
+    f, w = ctypes.c_double(), ctypes.c_double()
+    lib.fdx_star_traffic(len(shape), _i64(tuple(shape)[::-1]), int(radius), int(itemsize), ctypes.byref(f),
+                         ctypes.byref(w))
+    return f.value, w.value
+
+
+def effective_gbps(fetch_bytes, write_bytes, ms):
+    """(fetch + write) / time in GB/s: the figure of merit of the benchmarks."""
+    return lib.fdx_effective_gbps(float(fetch_bytes), float(write_bytes), float(ms))
 
 
 def fornberg_weights(m, x0, x):
