@@ -1,6 +1,7 @@
-"""NumPy references shared by the boundary, user-stencil and temporal tests
-(also imported by python/bench/gpu_check.py): ghost frames as
-include/fdx/boundary.h defines them, and user stencils term by term."""
+"""NumPy references shared by the boundary, user-stencil, temporal and
+multigrid tests (also imported by python/bench/gpu_check.py): ghost frames
+as include/fdx/boundary.h defines them, user stencils term by term, and the
+multigrid operator (include/fdx/mg.h) with its relative residual."""
 import numpy as np
 
 
@@ -63,3 +64,40 @@ def term_ref(out_shape, r, terms, inputs, coefs, ncomp, alpha=1.0):
     out = np.full(out_shape, np.nan)
     out[inner] = alpha * acc
     return out, inner
+
+
+def apply_ref(u, bcs, h, k=None):
+    """A u at the unknowns (-lap u, or -div(k grad u) with face means
+    2 k_p k_q / (k_p + k_q)); NaN at Dirichlet boundary points."""
+    rank = u.ndim
+    out = np.zeros(u.shape)
+    for ax in range(rank):
+        mode = {"neumann": "edge", "periodic": "wrap", "dirichlet": "edge"}[bcs[ax]]
+        pad = [(0, 0)] * rank
+        pad[ax] = (1, 1)
+        up = np.pad(u, pad, mode=mode)
+        kp = np.pad(k, pad, mode=mode) if k is not None else None
+
+        def sh(a, q):
+            sl = [slice(None)] * rank
+            sl[ax] = slice(1 + q, a.shape[ax] - 1 + q)
+            return a[tuple(sl)]
+        if k is None:
+            out += (2 * u - sh(up, -1) - sh(up, 1)) / h[ax] ** 2
+        else:
+            wp = 2 * k * sh(kp, 1) / (k + sh(kp, 1))
+            wm = 2 * k * sh(kp, -1) / (k + sh(kp, -1))
+            out += (wp * (u - sh(up, 1)) + wm * (u - sh(up, -1))) / h[ax] ** 2
+    for ax in range(rank):
+        if bcs[ax] == "dirichlet":
+            sl = [slice(None)] * rank
+            for end in (0, -1):
+                sl[ax] = end
+                out[tuple(sl)] = np.nan
+    return out
+
+
+def rel_residual(f, u, u0, bcs, h, k=None):
+    r, r0 = f - apply_ref(u, bcs, h, k), f - apply_ref(u0, bcs, h, k)
+    m = ~np.isnan(r)
+    return np.linalg.norm(r[m]) / np.linalg.norm(r0[m])

@@ -2,7 +2,6 @@
 {2}; each part runs fdx.Dist on its own communicator (mpi4py), and every
 rank checks its part's gathered wave step against one stencil on the whole
 grid, bit for bit.  Prints "rank R of part P (N procs): ok"."""
-import os
 import sys
 
 import numpy as np

@@ -1,7 +1,6 @@
 """The fdx Python package on the CPU backend: every wrapped function against
 NumPy references on random inputs with poisoned (NaN) outputs, zero-copy
 round trips, the exceptions, and a bit-for-bit check against the CLI."""
-import ctypes
 import json
 import os
 import subprocess
