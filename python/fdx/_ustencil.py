@@ -233,6 +233,32 @@ class UStencil:
 
     apply = __call__
 
+    def bind(self, *inputs, out, coefs=(), stream=None):
+        """A function of no arguments that applies the stencil to these
+        arrays (conversions done once; one C call a run, plus the boundary
+        pass when there is one): for time loops."""
+        self.build()
+        if len(inputs) != self.ninputs or len(tuple(coefs or ())) != self.ncoefs:
+            raise ValueError(f"{len(inputs)} inputs and {len(tuple(coefs or ()))} coefficient arrays for a stencil "
+                             f"of {self.ninputs} and {self.ncoefs}")
+        views = [view(x, self.ctx) for x in (out,) + tuple(inputs) + tuple(coefs or ())]
+        o = views[0].handle("plain")
+        ins = (_P * MAX_INPUTS)(*[v.handle("plain") for v in views[1:1 + self.ninputs]])
+        cs = (_P * MAX_COEFS)(*[v.handle("plain") for v in views[1 + self.ninputs:]]) if self.ncoefs else None
+        fn, sh, st = lib.fdx_ustencil_apply, self._s, ctypes.c_void_p(stream_pointer(stream))
+        bc, u0 = self._bc, inputs[0]
+        keep = (self, views, inputs, coefs, out)
+
+        def run():
+            if bc is not None:
+                bc(u0, stream)
+            r = fn(sh, o, ins, cs, st)
+            if r:
+                check(r)
+            return keep
+
+        return run
+
     def config(self, shape):
         """The kernel configuration used for the grid's NumPy shape ("" before the first apply)."""
         return lib.fdx_ustencil_config(self.build()._s, _i64(tuple(shape)[::-1])).decode()

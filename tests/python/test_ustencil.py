@@ -133,6 +133,12 @@ def test_heat_and_wave_updates(rng):
     want[inner] = 2 * u[inner] - up[inner] + 0.2 * L
     check_against(wave(u, up, out=np.full(shape, np.nan)), want, 1e-13)
     check_against(wave([u, up], out=np.full(shape, np.nan)), want, 1e-13)
+    o = np.full(shape, np.nan)
+    run = wave.bind(u, up, out=o)                         # one C call a run
+    run()
+    check_against(o, want, 1e-13)
+    with pytest.raises(ValueError, match="inputs"):
+        wave.bind(u, out=o)
 
 
 def test_boundary_pass_before_apply(rng):
