@@ -15,7 +15,7 @@ import ctypes
 
 import numpy as np
 
-from ._array import DTYPES, view
+from ._array import DTYPES, view, asarray
 from ._core import context, stream_pointer
 from ._lib import lib, check, Handle, _release, _fn, _P, _S
 
@@ -115,7 +115,7 @@ class Boundary:
 
     def _values_handle(self, values, axis, dtype, ctx):
         ctx = ctx or context()
-        a = view(values, ctx)
+        a = asarray(values, ctx)  # holds `values` alive (a cached view would not)
         if dtype is not None and a.dtype != np.dtype(dtype):
             raise TypeError(f"boundary values of type {a.dtype} for a {np.dtype(dtype)} stencil")
         if a.ndim != self.rank or a.shape[self.rank - 1 - axis] != 1:

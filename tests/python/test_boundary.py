@@ -88,6 +88,21 @@ def test_dirichlet_values_array(rng):
     want = fill_ref(u, {(1, 0): ("dirichlet", g_lo), (0, 1): ("dirichlet", g_hi), (1, 1): ("neumann", 0.5)}, r,
                     (1, 1))
     assert np.max(np.abs(got - want)) < 1e-14
+    # the description keeps the values alive: the caller may drop them
+    import gc
+    import weakref
+    g = rng.random((12, 1)) + 5.0
+    alive = weakref.ref(g)
+    s = fdx.Stencil(2, order=4, update="heat", alpha=0.0, boundary={(1, "low"): ("dirichlet", g)})
+    del g
+    gc.collect()
+    assert alive() is not None
+    v = u.copy()
+    s(v, out=np.zeros(shape))
+    assert (v[2:-2, :2] > 5).all()
+    del s
+    gc.collect()
+    assert alive() is None                                # and let go with the stencil
     with pytest.raises(ValueError, match="extent 1"):
         fdx.Boundary({0: ("dirichlet", rng.random((12, 15)))}, 2)
     with pytest.raises(TypeError, match="float32"):
