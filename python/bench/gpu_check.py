@@ -9,7 +9,10 @@ checks, then the issue-19 benchmarks, one JSON record a line to argv[1]:
   - per-call overhead: wall time per call from Python against the C call
     (overhead.c, built by the shell script) on a small array;
   - distributed loops (fdx.DistLoop) on one and 2x2 CUDA units against the
-    CPU backend (a check, before the benchmarks).
+    CPU backend (a check, before the benchmarks);
+  - boundary passes, Stencil(boundary=), user stencils (fdx.UStencil),
+    temporal steps (Stencil.steps) and multigrid (fdx.Solver) on CuPy and
+    torch arrays against NumPy references or the CPU backend (checks).
 
 Every check or measurement is a record; failures are recorded, not raised."""
 import json
@@ -215,6 +218,153 @@ def dloops_cuda():
         assert np.array_equal(runs["cuda2x2"][key], runs["cuda1"][key], equal_nan=True), ("2x2 vs one unit", key)
     return {"max_rel_err_vs_cpu": max(worst.values()), "cases": sorted(runs["cpu"])}
 check("distributed loops (fdx.DistLoop) on CUDA units vs the CPU backend", dloops_cuda)
+
+
+# ---- boundaries, user stencils, temporal blocking, multigrid (CuPy / torch arrays) ----
+def new_wrappers():
+    """The wrappers of session 6 on CUDA arrays, each against the NumPy
+    references of tests/python/bc_ref.py (or the CPU backend's result on the
+    same inputs); every check a record."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "python"))
+    from bc_ref import fill_ref, term_ref, rel_residual
+    cpu = fdx.Context(backend="cpu")
+    rng = np.random.default_rng(19)
+
+    def faces(b):
+        return {(ax, 0 if side == "low" else 1): kv for (ax, side), kv in b.faces().items()}
+
+    def fill():
+        worst = 0.0
+        for shape, r, spec in (((40, 52), 2, {0: ("dirichlet", 0.5), 1: "periodic"}),
+                               ((24, 26, 28), 1, "all=neumann:0.25,x=periodic,z-=dirichlet:1"),
+                               ((30, 31, 32), 4, {0: "periodic", 1: ("neumann", -1.0), 2: ("dirichlet", 2.0)})):
+            h = [0.5 + 0.1 * a for a in range(len(shape))]
+            u = rng.random(shape)
+            want = fill_ref(u, faces(fdx.Boundary(spec, len(shape))), r, h)
+            got = cp.asnumpy(fdx.fill_boundary(cp.asarray(u), spec, r, h=h))
+            worst = max(worst, float(np.abs(got - want).max()))
+        g = rng.random((40, 1))                    # a values array in device memory
+        u = rng.random((40, 52))
+        got = cp.asnumpy(fdx.fill_boundary(cp.asarray(u), {(1, "low"): ("dirichlet", cp.asarray(g))}, 2))
+        worst = max(worst, float(np.abs(got - fill_ref(u, {(1, 0): ("dirichlet", g)}, 2, (1, 1))).max()))
+        assert worst < 1e-14, worst
+        return {"max_err": worst}
+    check("boundary pass on cupy arrays vs NumPy (Dirichlet, Neumann, periodic, values array)", fill)
+
+    def stencil_bc():
+        spec = {0: ("dirichlet", 1.0), 1: "periodic", 2: ("neumann", 0.5)}
+        u = rng.random((34, 36, 38))
+        outs = []
+        for c, conv in ((cpu, np.asarray), (ctx, cp.asarray)):
+            s = fdx.Stencil(3, order=8, update="heat", alpha=1e-3, h=(0.5, 0.5, 0.5), boundary=spec, ctx=c)
+            o = s(conv(u.copy()), out=conv(np.full(u.shape, np.nan)))
+            outs.append(o if c is cpu else cp.asnumpy(o))
+        inner = (slice(4, -4),) * 3
+        err = float(np.abs(outs[0][inner] - outs[1][inner]).max())
+        assert err < 1e-13 and np.isnan(outs[1][0]).all(), err
+        return {"max_err_vs_cpu": err}
+    check("Stencil(boundary=) on cupy vs the CPU backend (order 8, 3 kinds)", stencil_bc)
+
+    def ustencils():
+        worst = {}
+        for name, rank, shape, dtype, tol in (("random 2D f64", 2, (70, 90), "float64", 1e-12),
+                                              ("random 3D f32", 3, (30, 34, 38), "float32", 3e-5)):
+            terms = []
+            for _ in range(14):
+                off = tuple(int(x) for x in rng.integers(-3, 4, rank))
+                c = 0 if rng.random() < 0.5 else None
+                terms.append((float(rng.normal()), int(rng.integers(0, 2)), 0, 0, off, c,
+                              tuple(int(x) for x in rng.integers(-1, 2, rank)) if c is not None else (0,) * rank))
+            s = fdx.UStencil(rank, ninputs=2, ncoefs=1, alpha=0.5, dtype=dtype)
+            for w, i, ic, oc, off, c, coff in terms:
+                s.add_term(w, off, input=i, coef=c, coef_offset=coff)
+            ins = [rng.random(shape).astype(dtype) for _ in range(2)]
+            k = (1 + rng.random(shape)).astype(dtype)
+            r = s.radius
+            want, inner = term_ref(shape, r, terms, ins, [k], 1, alpha=0.5)
+            got = cp.asnumpy(s(*[cp.asarray(x) for x in ins], coefs=[cp.asarray(k)],
+                               out=cp.full(shape, cp.nan, dtype=dtype)))
+            assert np.isnan(got[:r]).all(), "frame written"
+            worst[name] = float(np.abs(got[inner] - want[inner]).max() / max(1, np.abs(want[inner]).max()))
+            assert worst[name] < tol, (name, worst[name])
+        w = rng.normal(size=(3, 3, 3))            # box27 on torch tensors (DLPack / CAI)
+        u = rng.random((40, 44, 48))
+        s = fdx.UStencil(3).add_box(w)
+        want, inner = term_ref(u.shape, 1, [(w[i], 0, 0, 0, tuple(x - 1 for x in i), None, (0, 0, 0))
+                                            for i in np.ndindex(3, 3, 3)], [u], [], 1)
+        if torch is not None:
+            got = s(torch.from_numpy(u).cuda(), out=torch.full(u.shape, float("nan"), dtype=torch.float64,
+                                                               device="cuda")).cpu().numpy()
+        else:
+            got = cp.asnumpy(s(cp.asarray(u), out=cp.full(u.shape, cp.nan)))
+        worst["box27"] = float(np.abs(got[inner] - want[inner]).max())
+        assert worst["box27"] < 1e-12
+        kk = 1 + rng.random((50, 60))            # div(k grad u) and components
+        u = rng.random((50, 60))
+        a = fdx.UStencil(2, ncoefs=1).add_div_k_grad(0, h=(0.1, 0.2))
+        cpu_a = fdx.UStencil(2, ncoefs=1, ctx=cpu).add_div_k_grad(0, h=(0.1, 0.2))
+        ref = cpu_a(u, coefs=[kk], out=np.full(u.shape, np.nan))
+        got = cp.asnumpy(a(cp.asarray(u), coefs=[cp.asarray(kk)], out=cp.full(u.shape, cp.nan)))
+        worst["div_k_grad vs cpu"] = float(np.nanmax(np.abs(got - ref)) / np.nanmax(np.abs(ref)))
+        assert worst["div_k_grad vs cpu"] < 1e-13
+        v = rng.random((30, 40, 3))
+        c3 = fdx.UStencil(2, ncomp=3).add_term(1.0, (0, 1), input_comp=0, output_comp=2) \
+            .add_term(-2.0, (1, 0), input_comp=2, output_comp=0).add_point(0.5, (0, 0), comp=1)
+        got = cp.asnumpy(c3(cp.asarray(v), out=cp.full(v.shape, cp.nan)))
+        want, inner = term_ref(v.shape, 1, [(1.0, 0, 0, 2, (0, 1), None, (0, 0)), (-2.0, 0, 2, 0, (1, 0), None, (0, 0)),
+                                            (0.5, 0, 1, 1, (0, 0), None, (0, 0))], [v], [], 3)
+        worst["components"] = float(np.abs(got[inner] - want[inner]).max())
+        assert worst["components"] < 1e-14
+        return worst
+    check("UStencil on cupy/torch arrays vs NumPy (random terms, coefficients, box27, div(k grad u), components)",
+          ustencils)
+
+    def temporal():
+        out = {}
+        for shape, order, dtype in (((512, 640), 2, "float32"), ((96, 100, 104), 2, "float64")):
+            u = cp.asarray(rng.random(shape).astype(dtype))
+            s = fdx.Stencil(len(shape), order=order, update="heat", alpha=0.1, dtype=dtype)
+            a, b = u.copy(), u.copy()
+            for _ in range(12):
+                s(a, out=b)
+                a, b = b, a
+            for t in ("off", 2, 4, "auto"):
+                got = s.steps(u.copy(), 12, temporal=t)
+                assert bool((got == a).all()), (shape, t)
+                out[f"{shape} {t}"] = s.steps_depth(shape)
+        return out
+    check("Stencil.steps on cupy: temporal off/2/4/auto bit-identical to 12 applies", temporal)
+
+    def multigrid():
+        out = {}
+        for shape, bc in (((129, 129), "dirichlet"), ((64, 48, 40), "periodic")):
+            f = rng.normal(size=shape)
+            if bc != "dirichlet":
+                f -= f.mean()
+            res = {}
+            for name, c, conv in (("cpu", cpu, np.asarray), ("cuda", ctx, cp.asarray)):
+                s = fdx.Solver(shape, bc=bc, tol=1e-9, ctx=c)
+                u = s.solve(conv(f))
+                res[name] = (s.iterations, s.residual_history, u if c is cpu else cp.asnumpy(u))
+            assert res["cuda"][1][-1] <= 1e-9 and abs(res["cuda"][0] - res["cpu"][0]) <= 1, res
+            h = [1.0 / (n - 1) if bc == "dirichlet" else 1.0 / n for n in shape]
+            rr = rel_residual(f, res["cuda"][2], np.zeros(shape), (bc,) * len(shape), h)
+            assert rr <= 2e-9, rr                      # the CUDA solution by a NumPy residual
+            err = float(np.abs(res["cuda"][2] - res["cpu"][2]).max() / np.abs(res["cpu"][2]).max())
+            assert err < 1e-5, err
+            k = 1 + rng.random(shape)
+            sk = fdx.Solver(shape, bc=bc, tol=1e-9, coef=cp.asarray(k))
+            sk.solve(cp.asarray(f))
+            assert sk.converged
+            out[f"{shape} {bc}"] = {"cycles_cuda": res["cuda"][0], "cycles_cpu": res["cpu"][0], "rel_diff": err,
+                                    "numpy_rel_residual": rr,
+                                    "coef_cycles": sk.iterations}
+        return out
+    check("Solver on cupy arrays vs the CPU backend (Dirichlet 2D, periodic 3D, coefficient)", multigrid)
+
+
+if cp is not None:
+    new_wrappers()
 
 
 # ---- benchmarks ----------------------------------------------------------------

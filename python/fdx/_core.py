@@ -1,7 +1,15 @@
 """Contexts, options, devices and the library's version."""
 import ctypes
 
-from ._lib import lib, check, Handle, _release
+from ._lib import lib, check, Handle, _release, _fn, _S
+
+_fn("fdx_log_set_level", None, ctypes.c_int)
+_fn("fdx_log_get_level", ctypes.c_int)
+_fn("fdx_log_level_parse", _S, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int))
+_fn("fdx_knob_count", ctypes.c_int)
+_fn("fdx_knob_describe", None, ctypes.c_int, *[ctypes.POINTER(ctypes.c_char_p)] * 3)
+_fn("fdx_host_memory_available", ctypes.c_double, ctypes.POINTER(ctypes.c_char_p))
+LOG_LEVELS = ["debug", "info", "warn", "error", "off"]
 
 BACKENDS = ["auto", "cpu", "cuda"]
 
@@ -25,6 +33,36 @@ def options():
         name, env, default, help_ = [(x.value or b"").decode() for x in f]
         out[name] = (env, default, help_)
     return out
+
+
+def log_level(level=None):
+    """The library's log level ("debug", "info", "warn", "error", "off");
+    with an argument, sets it first (the C parser's names)."""
+    if level is not None:
+        v = ctypes.c_int()
+        if lib.fdx_log_level_parse(str(level).encode(), ctypes.byref(v)) != 0:
+            raise ValueError(lib.fdx_last_error().decode(errors="replace"))
+        lib.fdx_log_set_level(v.value)
+    return LOG_LEVELS[lib.fdx_log_get_level()]
+
+
+def knobs():
+    """The expert environment variables (speed switches that never change
+    results): {variable: (help, value now or None)}."""
+    out = {}
+    for i in range(lib.fdx_knob_count()):
+        f = [ctypes.c_char_p() for _ in range(3)]
+        lib.fdx_knob_describe(i, *[ctypes.byref(x) for x in f])
+        env, help_, value = [None if x.value is None else x.value.decode() for x in f]
+        out[env] = (help_ or "", value)
+    return out
+
+
+def host_memory_available():
+    """(bytes of host memory this process can still take, where the figure comes from)."""
+    what = ctypes.c_char_p()
+    n = lib.fdx_host_memory_available(ctypes.byref(what))
+    return n, (what.value or b"").decode()
 
 
 def cuda_device_count():
@@ -147,5 +185,5 @@ def set_context(ctx):
 def info():
     """Backends and devices: what `fdx info` prints, as a dict."""
     return {"version": version_string(), "built_with_cuda": built_with_cuda(),
-            "cuda_devices": cuda_device_count(), "library": __import__("fdx._lib").
+            "cuda_devices": cuda_device_count(), "host_memory_available": host_memory_available()[0], "library": __import__("fdx._lib").
             _lib.path, "context": context().info()}

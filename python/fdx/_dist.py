@@ -9,7 +9,7 @@ import ctypes
 
 import numpy as np
 
-from ._array import DTYPES, _i64
+from ._array import DTYPES
 from ._lib import lib, check, Handle, _release
 from ._ops import Stencil, StencilDesc
 
@@ -21,8 +21,6 @@ class DistDesc(ctypes.Structure):
     _fields_ = [("rank", ctypes.c_int), ("shape", ctypes.c_int64 * MAX_RANK), ("grid", ctypes.c_int * MAX_RANK),
                 ("shadow", ctypes.c_int * MAX_RANK), ("corners", ctypes.c_int), ("units_per_proc", ctypes.c_int),
                 ("mpi_comm", ctypes.c_void_p),
-                # (periodic axes: boundary conditions, not wrapped yet; all 0.  A
-                # field the header does not have yet is harmless: ctypes zeroes it)
                 ("periodic", ctypes.c_int * MAX_RANK)]
 
 
@@ -54,9 +52,16 @@ def _declare():
     _fn("fdx_darray_gather", _S, _P, _P, ctypes.c_int)
     _fn("fdx_darray_checksum", _S, _P, ctypes.POINTER(Checksum))
     _fn("fdx_darray_exchange", _S, _P)
+    _fn("fdx_darray_exchange_begin", _S, _P)
+    _fn("fdx_darray_exchange_end", _S, _P)
+    _fn("fdx_dstencil_run", _S, _P, ctypes.POINTER(_P), ctypes.c_int, _P, ctypes.c_int64, ctypes.c_int, ctypes.c_int)
+    _fn("fdx_dstencil_graph_used", ctypes.c_int, _P)
+    _fn("fdx_dist_finalize", None)
     _fn("fdx_dstencil_create", _S, _P, ctypes.POINTER(StencilDesc), ctypes.c_int, ctypes.POINTER(_P))
     _fn("fdx_dstencil_destroy", None, ctypes.POINTER(_P))
     _fn("fdx_dstencil_step", _S, _P, _P, _P, _P, _P, ctypes.c_int)
+    from ._bc import BcDesc
+    _fn("fdx_dstencil_set_boundary", _S, _P, ctypes.POINTER(BcDesc))
     _fn("fdx_array_rank", ctypes.c_int, _P)
     _fn("fdx_array_extent", ctypes.c_int64, _P, ctypes.c_int)
 
@@ -85,7 +90,7 @@ class Dist:
     world when started by mpirun, else this process alone).  Other keywords
     are context options (backend, cache_dir, ...)."""
 
-    def __init__(self, shape, units=1, grid=None, shadow=1, corners=False, comm=None, **options):
+    def __init__(self, shape, units=1, grid=None, shadow=1, corners=False, comm=None, periodic=None, **options):
         shape = tuple(int(n) for n in shape)
         r = len(shape)
         if not 1 <= r <= MAX_RANK:
@@ -100,6 +105,15 @@ class Dist:
         sh = [shadow] * r if np.isscalar(shadow) else list(shadow)
         d.shadow[:r] = [int(s) for s in sh][::-1]
         d.corners = int(bool(corners))
+        if periodic is not None:
+            per = [0] * r
+            for ax, f in (periodic.items() if isinstance(periodic, dict) else enumerate(periodic)):
+                if not -r <= int(ax) < r:
+                    raise ValueError(f"periodic axis {ax} of a rank-{r} grid")
+                per[int(ax) % r] = int(f)
+            if len(per) != r:
+                raise ValueError(f"periodic has {len(per)} entries for {r} axes")
+            d.periodic[:r] = per[::-1]
         d.units_per_proc = int(units)
         addr, self._comm = _comm_address(comm)
         d.mpi_comm = addr
@@ -204,7 +218,9 @@ class DistArray:
         return h, tuple(slice(org[a], org[a] + ext[a]) for a in range(r))[::-1] + ((slice(None),) if c else ())
 
     def scatter(self, value):
-        """Every local block (shadows included) from the global NumPy array."""
+        """Every local block (shadows included) from the global NumPy array;
+        on a grid with periodic axes their ghost frames are then renewed
+        from the points they mirror (an exchange)."""
         value = np.asarray(value, self.dtype)
         if value.shape != self.shape:
             raise ValueError(f"global array of shape {value.shape}, the distributed array's is {self.shape}")
@@ -212,6 +228,8 @@ class DistArray:
             h, sl = self._local(u)
             block = np.ascontiguousarray(value[sl])
             check(lib.fdx_array_put(h, ctypes.c_void_p(block.ctypes.data)))
+        if any(self.dist.desc.periodic):
+            self.exchange()
 
     def gather(self, all=False):
         """The global field as a NumPy array: this process's owned points (all
@@ -221,7 +239,17 @@ class DistArray:
         return out
 
     def exchange(self):
+        """Renews the shadows (and periodic ghosts) from the neighbours' owned points."""
         check(lib.fdx_darray_exchange(self._h))
+
+    def exchange_begin(self):
+        """Starts the shadow renewal after the work queued on each unit
+        (split phase: nothing may write the array until exchange_end)."""
+        check(lib.fdx_darray_exchange_begin(self._h))
+
+    def exchange_end(self):
+        """Completes the renewal begun by exchange_begin."""
+        check(lib.fdx_darray_exchange_end(self._h))
 
     def checksum(self):
         """Global sum, L2 norm and a decomposition-independent digest of the owned points."""
@@ -232,9 +260,12 @@ class DistArray:
 
 class DistStencil:
     """An fdx.Stencil run on every unit's block; step() is one global apply
-    followed by the output's shadow renewal."""
+    followed by the output's shadow renewal.  boundary: conditions on the
+    global faces (one value a face; periodic axes must be the grid's
+    periodic axes with a frame of the stencil's radius): the same result
+    as fdx.Stencil(boundary=...) on the whole grid, bit for bit."""
 
-    def __init__(self, dist, order=2, dtype="float64", **kw):
+    def __init__(self, dist, order=2, dtype="float64", boundary=None, **kw):
         self.dist = dist
         # the description is built exactly as fdx.Stencil builds it
         proto = Stencil(len(dist.shape), order=order, dtype=dtype, ctx=_cpu_ctx(), **kw)
@@ -242,9 +273,41 @@ class DistStencil:
         self._h = ctypes.c_void_p()
         check(lib.fdx_dstencil_create(dist._h, ctypes.byref(self.desc), DTYPES[self.dtype], ctypes.byref(self._h)))
         self._handle = Handle(self._h, lib.fdx_dstencil_destroy, [dist._handle])
+        self.boundary = None
+        if boundary is not None:
+            self.set_boundary(boundary)
+
+    def set_boundary(self, boundary):
+        """Conditions on the global faces for every later step (None: none)."""
+        from ._bc import as_boundary
+        b = None if boundary is None else as_boundary(boundary, len(self.dist.shape))
+        if b is not None and any(b.desc.face[a][s].values for a in range(b.rank) for s in (0, 1)):
+            raise ValueError("a distributed stencil's boundary takes one value a face, not arrays of values")
+        check(lib.fdx_dstencil_set_boundary(self._h, None if b is None else ctypes.byref(b.desc)))
+        self.boundary = b
 
     def __del__(self):
         _release(self)
+
+    def run(self, fields, steps, coef=None, overlap=True, graph=False):
+        """`steps` steps on a ring of fields: [u_prev, u, out] for wave,
+        [u, out] for heat.  After each step the ring turns left by one, so
+        on return fields[-2] (the list is turned in place) holds the newest
+        field.  graph=True (CUDA, one process): batches of steps replayed
+        as CUDA graphs (.graph_used says whether one ran).  Returns fields."""
+        if len(fields) not in (2, 3):
+            raise ValueError(f"a ring of 2 (heat) or 3 (wave) fields, not {len(fields)}")
+        ring = (_P_ * len(fields))(*[f._h for f in fields])
+        check(lib.fdx_dstencil_run(self._h, ring, len(fields), coef._h if coef else None, int(steps),
+                                   int(bool(overlap)), int(bool(graph))))
+        by_handle = {f._h.value: f for f in fields}
+        fields[:] = [by_handle[p] for p in ring]
+        return fields
+
+    @property
+    def graph_used(self):
+        """True when the last run() replayed a CUDA graph."""
+        return bool(lib.fdx_dstencil_graph_used(self._h))
 
     def step(self, out, u, u_prev=None, coef=None, overlap=True):
         check(lib.fdx_dstencil_step(self._h, out._h, u._h, u_prev._h if u_prev else None, coef._h if coef else None,
@@ -252,7 +315,14 @@ class DistStencil:
         return out
 
 
+_P_ = ctypes.c_void_p
 _cpu = None
+
+
+def finalize():
+    """Finalizes MPI if fdx started it (fdx_dist_finalize; MPI that mpi4py or
+    the caller started is left alone).  Call once, at exit."""
+    lib.fdx_dist_finalize()
 
 
 def _cpu_ctx():

@@ -50,6 +50,9 @@ def _declare():
     _fn("fdx_dloop_exchanges", ctypes.c_int, _P)
     _fn("fdx_dloop_portions", ctypes.c_int, _P)
     _fn("fdx_dloop_set_autotfm", _S, _P, ctypes.c_int)
+    from ._loop import LoopMoves
+    _fn("fdx_dloop_move_stats", _S, _P, ctypes.POINTER(LoopMoves))
+    _fn("fdx_dloop_plan_for", _S, _P, ctypes.c_int)
 
 
 _declare()
@@ -263,6 +266,16 @@ class DistLoop:
         h = self._h
         return read_results(self.reductions, self.rank, lambda *a: lib.fdx_dloop_result_loc(h, *a),
                             lambda *a: lib.fdx_dloop_result_int(h, *a), self._c)
+
+    def move_stats(self):
+        """What autotfm moved on this process's units so far: {transforms, relabels, bytes}."""
+        from ._loop import move_stats
+        return move_stats(lib.fdx_dloop_move_stats, self._h)
+
+    def plan_for(self, target):
+        """Plan every unit's block as for `target` ("cpu", "cuda", "auto")."""
+        from ._loop import BACKEND_KINDS
+        check(lib.fdx_dloop_plan_for(self._h, BACKEND_KINDS[target]))
 
     @property
     def exchanges(self):

@@ -9,7 +9,18 @@ import numpy as np
 
 from ._array import asarray, _i64
 from ._core import context, stream_pointer
-from ._lib import lib, check, Handle, _release
+from ._lib import lib, check, Handle, _release, _fn, _P, _S
+
+
+class LoopMoves(ctypes.Structure):
+    """Mirror of fdx_loop_moves."""
+    _fields_ = [("transforms", ctypes.c_int64), ("relabels", ctypes.c_int64), ("bytes", ctypes.c_int64)]
+
+
+BACKEND_KINDS = {"auto": 0, "cpu": 1, "cuda": 2}
+_fn("fdx_loop_move_stats", _S, _P, ctypes.POINTER(LoopMoves))
+_fn("fdx_loop_plan_for", _S, _P, ctypes.c_int)
+_fn("fdx_loop_array_origin", _S, _P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64))
 
 ACCESS = {"r": 1, "read": 1, "w": 2, "write": 2, "rw": 3, "read_write": 3}
 REDUCE = {"sum": 0, "max": 1, "min": 2, "maxloc": 3, "minloc": 4, "prod": 5, "and": 6, "or": 7}
@@ -65,6 +76,12 @@ def directions(order, rank):
     return dirs
 
 
+def move_stats(fn, h):
+    m = LoopMoves()
+    check(fn(h, ctypes.byref(m)))
+    return {"transforms": m.transforms, "relabels": m.relabels, "bytes": m.bytes}
+
+
 def c_ints(values):
     return (ctypes.c_int * MAX_INDICES)(*values)
 
@@ -90,7 +107,9 @@ class Loop:
     range: lo <= idx < hi, or, when range is None, the whole extent of the
     first array (loop index d over its axis d).
 
-    arrays: {name: (array, "r"|"w"|"rw")}; scalars: {name: value} (doubles,
+    arrays: {name: (array, "r"|"w"|"rw")} or {name: (array, access,
+    origin)}: ALIGN with a shift, element 0 of the array sits at loop index
+    `origin` (the body's name(x) is element x - origin); scalars: {name: value} (doubles,
     changed later with loop.set(name, value) without recompiling);
     reductions: {name: op} or {name: (op, type)}: op sum, prod, max, min,
     maxloc, minloc, and, or; type float64 (default), float32, int32, int64
@@ -111,12 +130,18 @@ class Loop:
         self._arrays = {}
         first = None
         for nm, spec in arrays.items():
-            obj, access = spec if isinstance(spec, tuple) else (spec, "rw")
+            spec = spec if isinstance(spec, tuple) else (spec, "rw")
+            if len(spec) not in (2, 3):
+                raise ValueError(f"array {nm}: give (array, access) or (array, access, origin)")
+            obj, access = spec[:2]
             if access not in ACCESS:
                 raise ValueError(f"access {access!r} of array {nm} is not one of r, w, rw")
             a = asarray(obj, self.ctx)
             self._arrays[nm] = a
             check(lib.fdx_loop_array(self._h, nm.encode(), a.handle("numpy"), ACCESS[access]))
+            if len(spec) == 3:
+                org = per_index(spec[2], a.ndim, f"origin of {nm}")
+                check(lib.fdx_loop_array_origin(self._h, nm.encode(), _i64(org)))
             first = first or a
         if range is not None:
             lo, hi = range
@@ -150,6 +175,14 @@ class Loop:
         last: {name: value}, or {name: (value, (indices...))} for *loc."""
         check(lib.fdx_loop_run_repeated(self._h, int(times), ctypes.c_void_p(stream_pointer(stream))))
         return self.results()
+
+    def move_stats(self):
+        """What autotfm moved so far: {transforms, relabels, bytes}."""
+        return move_stats(lib.fdx_loop_move_stats, self._h)
+
+    def plan_for(self, target):
+        """Plan (and reorganize) as for `target` ("cpu", "cuda", "auto") on every later run."""
+        check(lib.fdx_loop_plan_for(self._h, BACKEND_KINDS[target]))
 
     def results(self):
         h = self._h

@@ -9,7 +9,18 @@ import numpy as np
 
 from ._array import asarray, view, DTYPES, _i64
 from ._core import context, stream_pointer
-from ._lib import lib, check, Handle, _release
+from ._lib import lib, check, Handle, _release, _fn, _P, _S
+from ._bc import as_boundary
+
+_fn("fdx_stencil_steps", _S, _P, _P, _P, ctypes.c_int64, ctypes.c_int, _P)
+_fn("fdx_stencil_steps_depth", ctypes.c_int, _P, ctypes.POINTER(ctypes.c_int64), ctypes.c_char_p, ctypes.c_size_t)
+_fn("fdx_stencil_traffic", None, _P, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_double),
+    ctypes.POINTER(ctypes.c_double))
+_fn("fdx_star_traffic", None, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.c_int, ctypes.c_size_t,
+    ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double))
+_fn("fdx_effective_gbps", ctypes.c_double, ctypes.c_double, ctypes.c_double, ctypes.c_double)
+_fn("fdx_fornberg_weights", _S, ctypes.c_int, ctypes.c_double, ctypes.c_int, ctypes.POINTER(ctypes.c_double),
+    ctypes.POINTER(ctypes.c_double))
 
 UPDATES = {"apply": 0, "wave": 1, "heat": 2}
 DIAGS = {"none": 0, "main": 1, "anti": 2}
@@ -41,6 +52,26 @@ def _per_axis(v, rank, default, what):
     return v[::-1] + [default] * (3 - rank)  # NumPy order -> fdx order
 
 
+def _copy_of(x):
+    """A copy of a NumPy / CuPy / torch / fdx array, of the same kind."""
+    mod = type(x).__module__.split(".")[0]
+    if isinstance(x, np.ndarray):
+        return np.array(x, order="C")
+    if mod == "cupy":
+        return x.copy(order="C")
+    if mod == "torch":
+        return x.clone(memory_format=__import__("torch").contiguous_format)
+    a = asarray(x)
+    from ._array import empty
+    z = empty(a.shape, a.dtype, a.ctx)
+    if a.where == 1:
+        np.asarray(z)[...] = np.asarray(a)
+    else:
+        check(lib.fdx_permute(a.ctx.handle, ctypes.c_void_p(z.ptr), ctypes.c_void_p(a.ptr), a.dtype.itemsize, 1,
+                              _i64([a.size]), (ctypes.c_int * 1)(0), None))
+    return z
+
+
 def _zeros_like(x):
     mod = type(x).__module__.split(".")[0]
     if isinstance(x, np.ndarray):
@@ -65,10 +96,13 @@ class Stencil:
     written at interior points: "apply" out = alpha [c] L u, "wave"
     out = 2u - u_prev + alpha [c] L u, "heat" out = u + alpha [c] L u.
     coef=True multiplies L u by a coefficient array.  sponge (cells) adds
-    Cerjan's absorbing layer to the wave update."""
+    Cerjan's absorbing layer to the wave update.  boundary: conditions per
+    face (fdx.Boundary's forms: "all=dirichlet:0,x=periodic", or {axis:
+    kind}) filled into u's ghost frame (the `radius` outer points, which
+    the update never writes) before every apply and step."""
 
     def __init__(self, rank, order=2, h=None, d2=None, d1=None, d0=0.0, update="apply", alpha=1.0, coef=False,
-                 sponge=0, sponge_strength=None, dtype="float64", ctx=None):
+                 sponge=0, sponge_strength=None, dtype="float64", ctx=None, boundary=None):
         self.ctx = ctx or context()
         if update not in UPDATES:
             raise ValueError(f"update {update!r} is not one of {sorted(UPDATES)}")
@@ -90,6 +124,9 @@ class Stencil:
         self._h = ctypes.c_void_p()
         check(lib.fdx_stencil_create(self.ctx.handle, ctypes.byref(d), DTYPES.get(self.dtype, -1), ctypes.byref(self._h)))
         self._handle = Handle(self._h, lib.fdx_stencil_destroy, [self.ctx._handle])
+        self.boundary = None
+        if boundary is not None:
+            self.set_boundary(boundary)
 
     def __del__(self):
         _release(self)
@@ -97,6 +134,44 @@ class Stencil:
     @property
     def radius(self):
         return lib.fdx_stencil_radius(self._h)
+
+    def set_boundary(self, boundary):
+        """Conditions filled into u's frame before every later apply (None: none)."""
+        b = None if boundary is None else as_boundary(boundary, self.rank, self.dtype, self.ctx)
+        check(lib.fdx_stencil_set_boundary(self._h, None if b is None else ctypes.byref(b.desc)))
+        self.boundary = b  # keeps value arrays alive while the stencil uses them
+
+    def traffic(self, shape):
+        """(fetch, write) bytes of the seed's theoretical traffic of one apply on this NumPy shape."""
+        f, w = ctypes.c_double(), ctypes.c_double()
+        lib.fdx_stencil_traffic(self._h, _i64(tuple(shape)[::-1]), ctypes.byref(f), ctypes.byref(w))
+        return f.value, w.value
+
+    def steps(self, u, steps, tmp=None, temporal="auto", stream=None):
+        """Advances a heat stencil (update "heat", no coefficient, no
+        sponge) `steps` steps in place: u <- u + alpha L u, bit-identical to
+        `steps` single applies alternating between two arrays.  temporal:
+        "off" (one step a pass), K in 2..8 (K steps a pass through memory,
+        rank 2 and 3), or "auto" (times the candidates once per device,
+        shape and stencil and keeps the fastest).  tmp: scratch of u's shape
+        whose frame holds u's (default: a copy of u).  With boundary
+        conditions every step is one apply (K > 1 is refused).  Returns u."""
+        t = {"off": 0, "auto": -1, None: 0}.get(temporal, temporal)
+        if isinstance(t, bool) or not isinstance(t, (int, np.integer)):
+            raise ValueError(f"temporal {temporal!r} is not 'off', 'auto' or a number of steps a pass")
+        a = view(u, self.ctx)
+        if tmp is None:
+            tmp = _copy_of(u)
+        tm = asarray(tmp, self.ctx)
+        check(lib.fdx_stencil_steps(self._h, a.handle("plain"), tm.handle("plain"), int(steps), int(t),
+                                    ctypes.c_void_p(stream_pointer(stream))))
+        return u
+
+    def steps_depth(self, shape):
+        """(steps a pass, configuration) of the last steps() on this NumPy shape ((0, "") before any)."""
+        buf = ctypes.create_string_buffer(256)
+        k = lib.fdx_stencil_steps_depth(self._h, _i64(tuple(shape)[::-1]), buf, len(buf))
+        return k, buf.value.decode()
 
     def config(self, shape):
         """The kernel configuration chosen for this NumPy shape ("" before the first apply)."""
@@ -232,6 +307,29 @@ def undiagonalize(flat, shape, diag="anti", out=None, stream=None, ctx=None):
     r = len(shape)
     _convert(a, o, _layout(r, None, "none"), _layout(r, None, diag), shape[::-1], a.dtype.itemsize, ctx, stream)
     return out
+
+
+def star_traffic(shape, radius, itemsize):
+    """(fetch, write) bytes of the seed's theoretical traffic of a star
+    stencil of this radius on the NumPy shape (corners and edges not read)."""
+    f, w = ctypes.c_double(), ctypes.c_double()
+    lib.fdx_star_traffic(len(shape), _i64(tuple(shape)[::-1]), int(radius), int(itemsize), ctypes.byref(f),
+                         ctypes.byref(w))
+    return f.value, w.value
+
+
+def effective_gbps(fetch_bytes, write_bytes, ms):
+    """(fetch + write) / time in GB/s: the figure of merit of the benchmarks."""
+    return lib.fdx_effective_gbps(float(fetch_bytes), float(write_bytes), float(ms))
+
+
+def fornberg_weights(m, x0, x):
+    """Weights of derivative m at x0 from values at the points x (Fornberg 1988)."""
+    x = np.ascontiguousarray(x, np.float64)
+    w = np.zeros(x.size)
+    check(lib.fdx_fornberg_weights(int(m), float(x0), x.size, x.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                                   w.ctypes.data_as(ctypes.POINTER(ctypes.c_double))))
+    return w
 
 
 def fd_weights(m, order):

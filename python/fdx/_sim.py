@@ -5,9 +5,51 @@ import ctypes
 import numpy as np
 
 from ._core import context
-from ._lib import lib, check, SimDiag, Handle, _release
+from ._lib import lib, check, SimDiag, Handle, _release, _fn, _P, _S
 
 KINDS = {"heat": 0, "wave": 1, "poisson": 2}
+
+
+class SimResult(ctypes.Structure):
+    """Mirror of fdx_sim_result."""
+    _fields_ = [("steps", ctypes.c_int64), ("steps_this_run", ctypes.c_int64), ("interrupted", ctypes.c_int),
+                ("wall_s", ctypes.c_double), ("step_s", ctypes.c_double), ("output_wait_s", ctypes.c_double),
+                ("mcells_per_s", ctypes.c_double), ("effective_gbps", ctypes.c_double), ("diag", SimDiag),
+                ("units", ctypes.c_int), ("procs", ctypes.c_int), ("proc", ctypes.c_int),
+                ("summary", ctypes.c_char * 4096)]
+
+
+_fn("fdx_sim_kind_name", ctypes.c_char_p, ctypes.c_int)
+_fn("fdx_sim_config_load", _S, _P, ctypes.c_char_p)
+_fn("fdx_sim_config_parse", _S, _P, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p)
+_fn("fdx_sim_config_text", ctypes.c_void_p, _P)
+_fn("fdx_sim_config_from_checkpoint", _S, _P, ctypes.c_char_p)
+_fn("fdx_sim_check_output", _S, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int)
+_fn("fdx_sim_step_arrays", _S, _P, _P, _P, _P, ctypes.c_int64, _P)
+_fn("fdx_sim_run", _S, _P, _P, ctypes.POINTER(SimResult))
+_fn("fdx_sim_run_dist", _S, _P, _P, ctypes.c_int, ctypes.c_int, _P, ctypes.POINTER(SimResult))
+_fn("fdx_sim_interrupt", None)
+_libc = ctypes.CDLL(None)
+_libc.free.argtypes = [ctypes.c_void_p]
+_libc.free.restype = None
+
+
+def _stderr():
+    """The C library's stderr (a FILE*), for progress lines."""
+    return ctypes.c_void_p.in_dll(_libc, "stderr")
+
+
+def interrupt():
+    """Asks a running Simulation.run_all to stop after writing a checkpoint
+    (fdx_sim_interrupt; safe from a signal handler)."""
+    lib.fdx_sim_interrupt()
+
+
+def check_output(directory, restart=None, overwrite=False):
+    """Raises FdxError when `directory` cannot be a run's output directory
+    (a file, not writable, another run's files unless overwrite; the restart's own is fine)."""
+    check(lib.fdx_sim_check_output(str(directory).encode(), None if restart is None else str(restart).encode(),
+                                   int(bool(overwrite))))
 
 
 def config_keys(kind):
@@ -22,13 +64,27 @@ def config_keys(kind):
         i += 1
 
 
+def _boundary_text(spec, config):
+    """A boundary given as a dict / fdx.Boundary as the key's text (rank from size)."""
+    from ._bc import Boundary
+    size = str(config.get("size", ""))
+    if not size:
+        raise ValueError("boundary= as a dict needs size= (the rank) or the text form")
+    b = Boundary(spec, len(size.split("x")))
+    if any(b.desc.face[a][s].values for a in range(b.rank) for s in (0, 1)):
+        raise ValueError("a simulation's boundary takes one value a face, not arrays of values")
+    return b.text
+
+
 class Simulation:
     """A heat, wave or Poisson run configured by the keys of `fdx heat|wave|poisson`
     (size="256x256", steps=1000, order=8, model="layers", ...; underscores
-    or dashes).  NumPy views: field() is the current field as a NumPy array
+    or dashes).  boundary: "insulated", "fixed", conditions as text
+    ("all=dirichlet:0,x=periodic") or a dict as fdx.Boundary takes (NumPy
+    axes, one value a face); temporal (heat): "off", "auto" or K steps a pass.  NumPy views: field() is the current field as a NumPy array
     (NumPy axis order: shape reversed from the CLI's NXxNY)."""
 
-    def __init__(self, kind, ctx=None, **config):
+    def __init__(self, kind, ctx=None, config_file=None, config_text=None, checkpoint=None, **config):
         if kind not in KINDS:
             raise ValueError(f"kind {kind!r} is not one of heat, wave, poisson")
         self.kind = kind
@@ -36,7 +92,16 @@ class Simulation:
         self._cfg = ctypes.c_void_p()
         self._h = ctypes.c_void_p()
         check(lib.fdx_sim_config_create(KINDS[kind], ctypes.byref(self._cfg)))
+        if checkpoint is not None:  # a checkpoint's config first (restart = checkpoint continues it)
+            check(lib.fdx_sim_config_from_checkpoint(self._cfg, str(checkpoint).encode()))
+        if config_file is not None:
+            check(lib.fdx_sim_config_load(self._cfg, str(config_file).encode()))
+        if config_text is not None:
+            t = config_text.encode()
+            check(lib.fdx_sim_config_parse(self._cfg, t, len(t), b"config_text"))
         for k, v in config.items():
+            if k == "boundary" and not isinstance(v, str):
+                v = _boundary_text(v, config)
             check(lib.fdx_sim_config_set(self._cfg, k.replace("_", "-").encode(), str(v).encode()))
         check(lib.fdx_sim_create(self.ctx.handle, self._cfg, ctypes.byref(self._h)))
         self._handle = Handle(self._h, lib.fdx_sim_destroy, [self.ctx._handle])
@@ -46,9 +111,69 @@ class Simulation:
         if getattr(self, "_cfg", None):
             _destroy_cfg(_ref(self._cfg))
 
-    def config(self, key):
+    def config(self, key=None):
+        """A key's value as text; without a key, the keys that differ from
+        their defaults as {key: value}."""
+        if key is None:
+            p = lib.fdx_sim_config_text(self._cfg)
+            if not p:
+                raise MemoryError("fdx_sim_config_text")
+            try:
+                text = ctypes.string_at(p).decode()
+            finally:
+                _libc.free(p)
+            pairs = (line.split(" = ", 1) for line in text.splitlines() if " = " in line)
+            return {k: (v[1:-1] if len(v) >= 2 and v[0] == v[-1] == '"' else v) for k, v in pairs}
         v = lib.fdx_sim_config_get(self._cfg, key.replace("_", "-").encode())
         return None if v is None else v.decode()
+
+    def run_all(self, progress=False):
+        """The whole run as `fdx heat|wave|poisson` does it (fdx_sim_run): to
+        the configured steps, writing the configured outputs (pictures,
+        fields, receivers, checkpoints, DIR/summary.json), restarting from
+        `restart`; progress lines on stderr with progress=True.  Returns the
+        summary record as a dict (steps, rates, checksums, ...)."""
+        r = SimResult()
+        check(lib.fdx_sim_run(self._h, _stderr() if progress else None, ctypes.byref(r)))
+        return self._result(r)
+
+    def run_dist(self, units, overlap=True, progress=False, **options):
+        """The same whole run with the grid split over `units` units of this
+        process (GPUs, or CPU units with backend="cpu"; every MPI rank's when
+        started by mpirun), bit-identical to run_all; the simulation must
+        live on a CPU context.  options: context options of the units."""
+        o = ctypes.c_void_p()
+        check(lib.fdx_options_create(ctypes.byref(o)))
+        try:
+            for k, v in options.items():
+                check(lib.fdx_options_set(o, k.replace("_", "-").encode(), str(v).encode()))
+            r = SimResult()
+            check(lib.fdx_sim_run_dist(self._h, o, int(units), int(bool(overlap)), _stderr() if progress else None,
+                                       ctypes.byref(r)))
+        finally:
+            lib.fdx_options_destroy(ctypes.byref(o))
+        return self._result(r)
+
+    @staticmethod
+    def _result(r):
+        import json
+        out = json.loads(r.summary.decode()) if r.summary else {}
+        out.update(steps=r.steps, steps_this_run=r.steps_this_run, interrupted=bool(r.interrupted),
+                   wall_s=r.wall_s, step_s=r.step_s, units=r.units, procs=r.procs, proc=r.proc,
+                   diag={n: getattr(r.diag, n) for n, _ in SimDiag._fields_})
+        return out
+
+    def step_arrays(self, next, cur, prev=None, step=None, stream=None):
+        """One step of this simulation's physics on caller arrays (the
+        simulation's precision and shape, NumPy / CuPy / torch): next from
+        cur (and prev for wave); step numbers the step (the source's time;
+        default: the steps done so far).  Returns next."""
+        from ._array import view
+        from ._core import stream_pointer
+        h = [view(x, self.ctx).handle("plain") if x is not None else None for x in (next, cur, prev)]
+        check(lib.fdx_sim_step_arrays(self._h, h[0], h[1], h[2], self.steps_done if step is None else int(step),
+                                      ctypes.c_void_p(stream_pointer(stream))))
+        return next
 
     @property
     def shape(self):

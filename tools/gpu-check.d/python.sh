@@ -1,7 +1,9 @@
 # The Python package on the GPU (issue 19): CuPy / PyTorch interop checks and
 # the benchmarks (7-point Laplacian 512^3 double vs torch.compile and CuPy
 # ElementwiseKernel, 2D 8th-order wave 16384^2 float vs torch.compile,
-# per-call overhead vs the C call), JSON records in $OUT.  Uses the machine's
+# per-call overhead vs the C call), JSON records in $OUT; checks of the
+# boundary, user-stencil, temporal and multigrid wrappers on CuPy/torch
+# arrays (against NumPy references or the CPU backend, ~20 s).  Uses the machine's
 # torch/cupy interpreter (PYTHON, default /opt/torch/.venv/bin/python3).
 set -u
 py=${PYTHON:-/opt/torch/.venv/bin/python3}
