@@ -5,6 +5,7 @@
    never "converged" on NaN), inputs that are not finite in the run's
    precision, meaningless parameters, runs that do not fit in memory, and a
    restart whose config differs from its checkpoint's. */
+#include "fdx/internal/io.h"
 #include "fdx_test.h"
 #include "solvers_trust_check.h"
 

@@ -1,5 +1,5 @@
 /* fdx_json: append-only JSON text with comma bookkeeping. */
-#include "fdx_json.h"
+#include "fdx/internal/json.h"
 
 #include <math.h>
 #include <stdlib.h>

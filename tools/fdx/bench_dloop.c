@@ -8,7 +8,6 @@
    generated stencil add the same terms in different orders, so they agree
    to rounding, not bit for bit). */
 #include "cli.h"
-#include "core/fdx_file.h"
 
 #include <math.h>
 #include <stdio.h>

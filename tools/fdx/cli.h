@@ -3,7 +3,8 @@
 #ifndef FDX_CLI_H
 #define FDX_CLI_H
 
-#include "core/fdx_error.h"
+#include "fdx/internal/clock.h"
+#include "fdx/internal/error.h"
 #include "fdx.h"
 
 #include <stddef.h>

@@ -4,7 +4,7 @@
    the probe of every device was most of info's time (a 1 GiB CPU copy:
    2.1 GB resident, 5 s of CPU). */
 #include "cli.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/json.h"
 
 #include <stdio.h>
 #include <string.h>

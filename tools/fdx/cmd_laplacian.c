@@ -2,7 +2,7 @@
    quadratic whose discrete Laplacian is exact; verifies, times and reports
    effective bandwidth against the device copy bandwidth. */
 #include "cli.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/json.h"
 #include "fdx/loop.h"
 
 #include <float.h>

@@ -4,8 +4,8 @@
    the timed SSOR iterations, then error and pintgr; verified against NPB's
    reference norms within 1e-8 relative; NPB's report or one JSON record. */
 #include "cli.h"
-#include "backends/fdx_backend.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/ctx.h"
+#include "fdx/internal/json.h"
 #include "lu.h"
 
 #include <ctype.h>
@@ -169,7 +169,7 @@ int cmd_lu(int argc, char **argv)
     if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) goto fail;
     if (!timers && fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA) {
         /* loops on a context stream return once queued */
-        if ((st = fdx_ctx_ops(ctx)->stream_create(&stream)) != FDX_OK || (st = fdx_ctx_set_stream(ctx, stream)) != FDX_OK)
+        if ((st = fdx_ctx_stream_create(ctx, &stream)) != FDX_OK || (st = fdx_ctx_set_stream(ctx, stream)) != FDX_OK)
             goto fail;
     }
     lu_result on, off;
@@ -270,7 +270,7 @@ fail:
 done:
     if (stream) {
         fdx_ctx_set_stream(ctx, NULL);
-        fdx_ctx_ops(ctx)->stream_destroy(stream);
+        fdx_ctx_stream_destroy(ctx, stream);
     }
     fdx_ctx_destroy(&ctx);
     fdx_options_destroy(&opts);

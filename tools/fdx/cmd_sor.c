@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char *CMD = "sor";
 
@@ -17,22 +16,15 @@ static const char *CMD = "sor";
    solution of -Lu = -12 with u = u* on the boundary is u* itself. */
 static double exact(double x, double y, double z) { return x * x + 2 * y * y + 3 * z * z + x * y; }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
 fdx_status cli_time_case(cli_step reset, cli_step run, void *arg, int warmup, int reps, fdx_time_stats *out)
 {
     double t[64];
     if (reps > 64) reps = 64;
     for (int r = 0; r < warmup + reps; r++) {
         FDX_TRY(reset(arg));
-        double t0 = now_ms();
+        double t0 = 1e3 * fdx_now_s();
         FDX_TRY(run(arg));
-        if (r >= warmup) t[r - warmup] = now_ms() - t0;
+        if (r >= warmup) t[r - warmup] = 1e3 * fdx_now_s() - t0;
     }
     for (int a = 1; a < reps; a++)
         for (int b = a; b > 0 && t[b] < t[b - 1]; b--) {

@@ -3,7 +3,7 @@
    events, reported against the device copy bandwidth.  Also the case runner
    of `fdx bench stencil`. */
 #include "cmd_stencil.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/json.h"
 
 #include <float.h>
 #include <math.h>

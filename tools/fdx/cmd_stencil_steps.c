@@ -5,7 +5,7 @@
    is the one-step theoretical traffic over the time per step, so a run
    that does several steps per pass through memory can exceed copy. */
 #include "cmd_stencil.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/json.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,13 +1,14 @@
-/* fdx_sb: the one growing string of the library (generated source, JSON
-   records, index expressions).  Appends never fail on the spot: running out
+/* fdx_sb (internal, for friends: see fdx/internal/error.h): the one growing
+   string of the library (generated source, JSON records, index
+   expressions).  Appends never fail on the spot: running out
    of memory sets `failed`, later appends do nothing, and the owner checks
    once at the end (fdx_sb_status, fdx_sb_take), so emitting code stays
    linear.  Indentation: fdx_sb_line writes `indent` levels (4 spaces each)
    before its text and a newline after it. */
-#ifndef FDX_SB_H
-#define FDX_SB_H
+#ifndef FDX_INTERNAL_SB_H
+#define FDX_INTERNAL_SB_H
 
-#include "fdx_error.h"
+#include "fdx/internal/error.h"
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,9 +1,10 @@
-/* fdx_json: a small writer for benchmark records (one JSON object per line). */
-#ifndef FDX_JSON_H
-#define FDX_JSON_H
+/* fdx_json (internal, for friends: see fdx/internal/error.h): a small
+   writer for benchmark records (one JSON object per line). */
+#ifndef FDX_INTERNAL_JSON_H
+#define FDX_INTERNAL_JSON_H
 
-#include "fdx_error.h"
-#include "fdx_sb.h"
+#include "fdx/internal/error.h"
+#include "fdx/internal/sb.h"
 #include "fdx/metrics.h"
 
 #include <stdint.h>
