@@ -128,9 +128,7 @@ static fdx_status print_record(fdx_ctx *ctx, const ucase *c, const char *config,
     fdx_json_bool(&j, "verified", chk->bad == 0 && chk->checked > 0);
     fdx_json_num(&j, "max_abs_error", chk->max_err);
     fdx_json_int(&j, "points_checked", chk->checked);
-    fdx_json_end(&j);
-    fdx_status st = fdx_json_print(&j, stdout);
-    fdx_json_free(&j);
+    fdx_status st = fdx_json_finish(&j, stdout);
     fflush(stdout);
     return st;
 }

@@ -156,9 +156,7 @@ int cmd_aos(int argc, char **argv)
         fdx_json_str(&j, "layout_autotfm", lay_s);
         fdx_json_bool(&j, "verified", verified);
         fdx_json_num(&j, "max_abs_error", err);
-        fdx_json_end(&j);
-        st = fdx_json_print(&j, stdout);
-        fdx_json_free(&j);
+        st = fdx_json_finish(&j, stdout);
         if (st != FDX_OK) goto fail;
     } else {
         printf("fdx aos: (%lld,%lld,%lld,5) double, %ld iterations on %s (%s)\n", (long long)g[0], (long long)g[1],

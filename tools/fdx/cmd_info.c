@@ -34,9 +34,7 @@ static int describe(fdx_options *opts, const char *backend, int device, int json
         fdx_json_str(&j, "name", fdx_ctx_device_name(ctx));
         fdx_json_num(&j, "memory_bytes", (double)fdx_ctx_memory(ctx));
         if (probe) fdx_json_num(&j, "copy_gbps", gbps);
-        fdx_json_end(&j);
-        st = fdx_json_print(&j, stdout);
-        fdx_json_free(&j);
+        st = fdx_json_finish(&j, stdout);
     } else {
         printf("  %-5s %d  %-40s %8.1f GiB", backend, device, fdx_ctx_device_name(ctx),
                (double)fdx_ctx_memory(ctx) / (1 << 30));

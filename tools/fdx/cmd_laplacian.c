@@ -170,19 +170,11 @@ int cmd_laplacian(int argc, char **argv)
         fdx_json_record_head(&j, "laplacian", backend, fdx_ctx_device_name(ctx), fdx_dtype_name(dt), rank, n);
         fdx_json_int(&j, "order", 2);
         fdx_json_time_ms(&j, &t);
-        fdx_json_begin(&j, "bytes");
-        fdx_json_num(&j, "fetch", fetch);
-        fdx_json_num(&j, "write", write);
-        fdx_json_end(&j);
-        fdx_json_num(&j, "effective_gbps", eff);
-        fdx_json_num(&j, "copy_gbps", copy_gbps);
-        fdx_json_num(&j, "ratio_to_copy", eff / copy_gbps);
+        fdx_json_traffic(&j, "bytes", fetch, write, eff, copy_gbps);
         fdx_json_bool(&j, "verified", verified);
         fdx_json_num(&j, "max_abs_error", err);
         fdx_json_num(&j, "tolerance", tol);
-        fdx_json_end(&j);
-        st = fdx_json_print(&j, stdout);
-        fdx_json_free(&j);
+        st = fdx_json_finish(&j, stdout);
         if (st != FDX_OK) goto fail;
     } else {
         char shape[96];

@@ -240,9 +240,7 @@ int cmd_lu(int argc, char **argv)
         for (int a = 0; a < 5; a++) fdx_json_str(&j, an[a], on.layouts[a]);
         fdx_json_end(&j);
         fdx_json_bool(&j, "verified", verified);
-        fdx_json_end(&j);
-        st = fdx_json_print(&j, stdout);
-        fdx_json_free(&j);
+        st = fdx_json_finish(&j, stdout);
         if (st != FDX_OK) goto fail;
     } else {
         printf("\n LU Benchmark Completed.\n");

@@ -260,9 +260,7 @@ int cmd_sor(int argc, char **argv)
         fdx_json_num(&j, "max_diff_no_autotfm", diff_off);
         fdx_json_bool(&j, "verified", verified);
         fdx_json_num(&j, "max_abs_error", fmax(diff_off, diff_cpu));
-        fdx_json_end(&j);
-        st = fdx_json_print(&j, stdout);
-        fdx_json_free(&j);
+        st = fdx_json_finish(&j, stdout);
         if (st != FDX_OK) goto fail;
     } else {
         printf("fdx sor: %ld^3 double, %ld sweeps, omega %.6f on %s (%s)\n", n, sweeps, omega, backend,

@@ -221,13 +221,7 @@ void stencil_json_rates(fdx_json *j, const fdx_time_stats *t, double fetch, doub
 {
     double eff = fdx_effective_gbps(fetch, write, t->median_ms);
     fdx_json_time_ms(j, t);
-    fdx_json_begin(j, "bytes");
-    fdx_json_num(j, "fetch", fetch);
-    fdx_json_num(j, "write", write);
-    fdx_json_end(j);
-    fdx_json_num(j, "effective_gbps", eff);
-    fdx_json_num(j, "copy_gbps", copy_gbps);
-    fdx_json_num(j, "ratio_to_copy", eff / copy_gbps);
+    fdx_json_traffic(j, "bytes", fetch, write, eff, copy_gbps);
     fdx_json_num(j, "copy_same_size_gbps", same_gbps);
     fdx_json_num(j, "ratio_same_size", eff / same_gbps);
 }
@@ -263,9 +257,7 @@ static fdx_status print_record(fdx_ctx *ctx, const stencil_case *c, const fdx_bc
         fdx_json_str(&j, "suite", c->suite);
         fdx_json_int(&j, "seed", c->seed);
     }
-    fdx_json_end(&j);
-    fdx_status st = fdx_json_print(&j, stdout);
-    fdx_json_free(&j);
+    fdx_status st = fdx_json_finish(&j, stdout);
     fflush(stdout);
     return st;
 }

@@ -164,13 +164,7 @@ static void report(const transform_case *c, fdx_ctx *ctx, const fdx_time_stats *
     fdx_json_str(&j, "diag", fdx_diag_name(l->diag));
     fdx_json_str(&j, "transform", kind_of(c));
     fdx_json_time_ms(&j, t);
-    fdx_json_begin(&j, "bytes");
-    fdx_json_num(&j, "fetch", bytes);
-    fdx_json_num(&j, "write", bytes);
-    fdx_json_end(&j);
-    fdx_json_num(&j, "effective_gbps", eff);
-    fdx_json_num(&j, "copy_gbps", copy_gbps);
-    fdx_json_num(&j, "ratio_to_copy", eff / copy_gbps);
+    fdx_json_traffic(&j, "bytes", bytes, bytes, eff, copy_gbps);
     fdx_json_num(&j, "copy_same_size_gbps", same_gbps);
     fdx_json_num(&j, "ratio_same_size", eff / same_gbps);
     if (c->suite) {
@@ -180,9 +174,7 @@ static void report(const transform_case *c, fdx_ctx *ctx, const fdx_time_stats *
     fdx_json_bool(&j, "verified", verified);
     fdx_json_num(&j, "max_abs_error", verified ? 0.0 : (double)NAN);
     fdx_json_int(&j, "mismatches", bad);
-    fdx_json_end(&j);
-    *st = fdx_json_print(&j, stdout);
-    fdx_json_free(&j);
+    *st = fdx_json_finish(&j, stdout);
 }
 
 fdx_status transform_case_run(fdx_ctx *ctx, fdx_ctx *cpu, const transform_case *c, int reps, double copy_gbps,

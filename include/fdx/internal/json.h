@@ -34,11 +34,18 @@ FDX_HIDDEN void fdx_json_record_head(fdx_json *j, const char *case_name, const c
                                      const int64_t *shape);
 /* "time_ms": {"median", "min", "max", "reps"}. */
 FDX_HIDDEN void fdx_json_time_ms(fdx_json *j, const fdx_time_stats *t);
+/* A timed kernel's traffic: "<key>": {"fetch", "write"} in bytes, then
+   "effective_gbps" (eff), "copy_gbps" and "ratio_to_copy" (eff / copy). */
+FDX_HIDDEN void fdx_json_traffic(fdx_json *j, const char *key, double fetch, double write, double eff,
+                                 double copy_gbps);
 /* The text so far ("" when empty); FDX_ERR_NOMEM from fdx_json_status if
    the writer ran out of memory. */
 FDX_HIDDEN const char *fdx_json_text(const fdx_json *j);
 FDX_HIDDEN fdx_status fdx_json_status(const fdx_json *j);
 /* Writes the text and a newline; FDX_ERR_NOMEM if the writer ran out. */
 FDX_HIDDEN fdx_status fdx_json_print(fdx_json *j, FILE *f);
+/* The end of a record: closes its object, prints it (fdx_json_print) and
+   frees the writer. */
+FDX_HIDDEN fdx_status fdx_json_finish(fdx_json *j, FILE *f);
 
 #endif
