@@ -53,12 +53,11 @@ int bench_suite_main(const bench_suite *s, int argc, char **argv)
     };
     if (!s->random) flags[5] = flags[8]; /* no random suite: no --suite, --seed, --count */
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD,
+    int rc = cli_start(argc, argv, CMD,
                        s->random ? "[--json] [--quick] [--cases A,B] [--reps N] [--list] [--suite named|random] "
                                    "[--seed N] [--count N]"
                                  : "[--json] [--quick] [--cases A,B] [--reps N] [--list]",
-                       flags, opts);
+                       flags, &opts);
     fdx_ctx *ctx = NULL;
     void *generated = NULL;
     if (rc >= 0) goto done;

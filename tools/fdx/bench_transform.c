@@ -155,10 +155,9 @@ int bench_transform(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--suite named|random] [--reps N] [--seed N] [--count N] [--mib N] [--elem B] [--only PREFIX] "
+    int rc = cli_start(argc, argv, CMD, "[--suite named|random] [--reps N] [--seed N] [--count N] [--mib N] [--elem B] [--only PREFIX] "
                        "[--rounds N] [--json] [--list]",
-                       flags, opts);
+                       flags, &opts);
     fdx_ctx *ctx = NULL, *cpu = NULL;
     if (rc >= 0) goto done;
     long reps, seed, count, mib, elem, rounds;

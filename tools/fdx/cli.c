@@ -162,6 +162,13 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *usage, const c
     return -1;
 }
 
+int cli_start(int argc, char **argv, const char *cmd, const char *usage, const cli_flag *flags, fdx_options **opts)
+{
+    *opts = NULL;
+    if (fdx_options_create(opts) != FDX_OK) return cli_usage_error(cmd, "%s", fdx_last_error());
+    return cli_parse(argc, argv, cmd, usage, flags, *opts);
+}
+
 fdx_status cli_parse_int(const char *flag, const char *s, long lo, long hi, long *out)
 {
     char *end = NULL, clip[48];

@@ -36,6 +36,12 @@ typedef struct cli_command {
 int cli_parse(int argc, char **argv, const char *cmd, const char *usage, const cli_flag *flags,
               fdx_options *opts);
 
+/* The start of every command: the options (defaults and the FDX_*
+   environment) into *opts, then argv parsed into them (cli_parse).  Returns
+   -1 to go on, or an exit status; the caller destroys *opts either way (NULL
+   when it could not be created). */
+int cli_start(int argc, char **argv, const char *cmd, const char *usage, const cli_flag *flags, fdx_options **opts);
+
 /* Error lines are cut to this many characters of message. */
 #define CLI_MAX_MESSAGE 600
 /* The most flags one command line may give. */

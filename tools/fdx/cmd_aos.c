@@ -61,8 +61,7 @@ int cmd_aos(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--size NXxNYxNZ] [--steps N] [--reps N] [--gpus K] [--json]", flags, opts);
+    int rc = cli_start(argc, argv, CMD, "[--size NXxNYxNZ] [--steps N] [--reps N] [--gpus K] [--json]", flags, &opts);
     fdx_ctx *ctx = NULL;
     aos on = {0}, off = {0};
     double *init = NULL, *got_on = NULL, *got_off = NULL;

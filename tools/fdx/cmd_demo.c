@@ -33,9 +33,8 @@ int cmd_demo(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--text STRING] [--output DIR] [--steps N] [--frames N] [--size NXxNY]",
-                       flags, opts);
+    int rc = cli_start(argc, argv, CMD, "[--text STRING] [--output DIR] [--steps N] [--frames N] [--size NXxNY]",
+                       flags, &opts);
     fdx_sim_config *cfg = NULL;
     fdx_ctx *ctx = NULL;
     fdx_sim *sim = NULL;

@@ -55,8 +55,7 @@ int cmd_info(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--json] [--bandwidth | --quick]", flags, opts);
+    int rc = cli_start(argc, argv, CMD, "[--json] [--bandwidth | --quick]", flags, &opts);
     if (rc >= 0) goto done;
     if (quick && bandwidth) {
         rc = cli_usage_error(CMD, "--quick and --bandwidth contradict each other");

@@ -103,9 +103,8 @@ int cmd_laplacian(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--size NXxNY[xNZ]] [--precision float|double] [--reps N] [--json]",
-                       flags, opts);
+    int rc = cli_start(argc, argv, CMD, "[--size NXxNY[xNZ]] [--precision float|double] [--reps N] [--json]",
+                       flags, &opts);
     fdx_ctx *ctx = NULL;
     run r = {0};
     if (rc >= 0) goto done;

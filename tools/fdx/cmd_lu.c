@@ -111,9 +111,8 @@ int cmd_lu(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--gpus K] [--autotfm-scope all|sweeps|diagonal] [--compare-autotfm] [--timers on|off] [--steps N] [--json]",
-                       flags, opts);
+    int rc = cli_start(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--gpus K] [--autotfm-scope all|sweeps|diagonal] [--compare-autotfm] [--timers on|off] [--steps N] [--json]",
+                       flags, &opts);
     fdx_ctx *ctx = NULL;
     void *stream = NULL; /* --timers off on CUDA */
     if (rc >= 0) goto done;

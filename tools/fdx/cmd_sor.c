@@ -142,8 +142,7 @@ int cmd_sor(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--size NxNxN] [--steps N] [--omega W] [--reps N] [--compare-cpu | --gpus K] [--json]", flags, opts);
+    int rc = cli_start(argc, argv, CMD, "[--size NxNxN] [--steps N] [--omega W] [--reps N] [--compare-cpu | --gpus K] [--json]", flags, &opts);
     fdx_ctx *ctx = NULL, *cctx = NULL;
     sor_variant on = {0}, off = {0}, vc = {0};
     sor p = {0};

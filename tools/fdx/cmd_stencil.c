@@ -378,12 +378,11 @@ int cmd_stencil(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD,
+    int rc = cli_start(argc, argv, CMD,
                        "[--dims 1|2|3] [--order N] [--op laplacian|wave|heat] [--size NXxNY[xNZ]] "
                        "[--precision float|double] [--coef] [--reps N] [--json] [--boundary SPEC] "
                        "[--steps N [--temporal off|auto|K]]",
-                       flags, opts);
+                       flags, &opts);
     fdx_ctx *ctx = NULL;
     if (rc >= 0) goto done;
     stencil_case c = {.name = "stencil", .rank = 3, .shape = {256, 256, 256}, .order = 2, .update = FDX_UPDATE_APPLY,

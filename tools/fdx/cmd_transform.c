@@ -236,11 +236,10 @@ int cmd_transform(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD,
+    int rc = cli_start(argc, argv, CMD,
                        "--size N0xN1x... [--perm P0,P1,...] [--elem 1|2|4|8|16] [--diag none|main|anti] [--undiag] "
                        "[--reps N] [--json]",
-                       flags, opts);
+                       flags, &opts);
     fdx_ctx *ctx = NULL, *cpu = NULL;
     if (rc >= 0) goto done;
     int rank = 0, prank = 0, perm[FDX_MAX_RANK];
