@@ -5,7 +5,6 @@
 #ifndef FDX_COMM_MPI_H
 #define FDX_COMM_MPI_H
 
-#include "comm/fdx_comm.h"
 #include "core/fdx_error.h"
 
 #include <stddef.h>
@@ -49,8 +48,8 @@ FDX_HIDDEN fdx_status fdx_mpi_allgather(const fdx_mpi_comm *c, const void *mine,
 FDX_HIDDEN fdx_status fdx_mpi_xor(const fdx_mpi_comm *c, void *buf, size_t bytes);
 FDX_HIDDEN fdx_status fdx_mpi_barrier(const fdx_mpi_comm *c);
 /* The communicator of the distribution created last (for code that has no
-   distribution at hand; NULL: one process); fdx_mpi_xor_bytes (fdx_comm.h)
-   xors on it. */
+   distribution at hand; NULL: one process), and fdx_mpi_xor on it. */
 FDX_HIDDEN const fdx_mpi_comm *fdx_mpi_default(void);
+FDX_HIDDEN fdx_status fdx_mpi_xor_bytes(void *buf, size_t bytes);
 
 #endif

@@ -3,7 +3,7 @@
    boundary, source, sponge and receivers applied per block in global
    coordinates, so every block, shadows included, holds exactly the values
    the one-array run computes, without a second exchange. */
-#include "comm/fdx_comm.h"
+#include "comm/fdx_comm_impl.h"
 #include "solvers/fdx_fieldops.h"
 #include "solvers/fdx_sim_impl.h"
 
