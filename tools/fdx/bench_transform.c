@@ -266,10 +266,7 @@ built:;
             goto done;
         }
         fflush(stdout);
-        if (!verified) {
-            fprintf(stderr, "fdx bench transform: error: case %s failed verification\n", c->name);
-            rc = CLI_VERIFY_FAILED;
-        }
+        if (!verified) rc = cli_verify_failed(CMD, "case %s failed verification", c->name);
     }
 done:
     fdx_ctx_destroy(&ctx);

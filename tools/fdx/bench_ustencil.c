@@ -187,11 +187,9 @@ static int run_case(fdx_ctx *ctx, const char *cmd, const ucase *c, int json, dou
                config, t.median_ms, eff, copy_gbps, eff / copy_gbps, eff / same_gbps, verified ? "yes" : "NO");
         fflush(stdout);
     }
-    if (!verified) {
-        fprintf(stderr, "fdx %s: error: case %s failed verification: %lld of %lld points wrong\n", cmd, c->name,
-                (long long)chk.bad, (long long)chk.checked);
-        rc = CLI_VERIFY_FAILED;
-    }
+    if (!verified)
+        rc = cli_verify_failed(cmd, "case %s failed verification: %lld of %lld points wrong", c->name,
+                               (long long)chk.bad, (long long)chk.checked);
     goto done;
 fail:
     rc = cli_fail(cmd, st);

@@ -36,6 +36,17 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return CLI_USAGE;
 }
 
+int cli_verify_failed(const char *cmd, const char *fmt, ...)
+{
+    char msg[CLI_MAX_MESSAGE + 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cli_error_line(cmd, msg, "");
+    return CLI_VERIFY_FAILED;
+}
+
 int cli_fail(const char *cmd, fdx_status st)
 {
     const char *msg = fdx_last_error();

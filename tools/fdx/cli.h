@@ -55,6 +55,9 @@ void cli_error_line(const char *cmd, const char *msg, const char *hint);
 const char *cli_clip(const char *s, char *buf, size_t cap);
 /* Prints "fdx CMD: error: ..." on stderr and returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "fdx CMD: error: ..." on stderr and returns CLI_VERIFY_FAILED: a
+   run whose result did not verify. */
+int cli_verify_failed(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "fdx CMD: <message of st>" and returns the exit status for st. */
 int cli_fail(const char *cmd, fdx_status st);
 

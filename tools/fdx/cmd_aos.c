@@ -166,8 +166,7 @@ int cmd_aos(int argc, char **argv)
                t_off.median_ms / t_on.median_ms);
         printf("  verified     %s (max abs error %.3g)\n", verified ? "yes" : "NO", err);
     }
-    rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
-    if (!verified) fprintf(stderr, "fdx aos: error: result failed verification (max abs error %.3g)\n", err);
+    rc = verified ? CLI_OK : cli_verify_failed(CMD, "result failed verification (max abs error %.3g)", err);
     goto done;
 fail:
     rc = cli_fail(CMD, st);

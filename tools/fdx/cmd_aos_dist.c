@@ -113,8 +113,8 @@ int cli_aos_dist(const char *cmd, fdx_options *opts, const int64_t *g, const dou
         }
     }
     rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
-    if (!verified && fdx_dist_proc(v.d) == 0)
-        fprintf(stderr, "fdx %s: error: result failed verification (max abs error %.3g)\n", cmd, err);
+    if (!verified && fdx_dist_proc(v.d) == 0) /* one line, from rank 0 */
+        cli_verify_failed(cmd, "result failed verification (max abs error %.3g)", err);
     goto done;
 fail:
     rc = cli_fail(cmd, st);

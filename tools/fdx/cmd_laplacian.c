@@ -193,13 +193,9 @@ int cmd_laplacian(int argc, char **argv)
                fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA ? "cudaMemcpy device to device" : "parallel memcpy");
         printf("  ratio to copy  %.3f\n", eff / copy_gbps);
     }
-    if (!verified) {
-        fprintf(stderr, "fdx laplacian: error: result failed verification (max abs error %.3g > tolerance %.3g, %lld unwritten, %lld clobbered)\n",
-                err, tol, (long long)unwritten, (long long)clobbered);
-        rc = CLI_VERIFY_FAILED;
-    } else {
-        rc = CLI_OK;
-    }
+    rc = verified ? CLI_OK
+                  : cli_verify_failed(CMD, "result failed verification (max abs error %.3g > tolerance %.3g, %lld unwritten, "
+                                           "%lld clobbered)", err, tol, (long long)unwritten, (long long)clobbered);
     goto done;
 fail:
     rc = cli_fail(CMD, st);

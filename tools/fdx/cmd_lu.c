@@ -259,8 +259,7 @@ int cmd_lu(int argc, char **argv)
             printf(" autotfm off     = %24.2f s (speedup %.2fx)\n", off.seconds, off.seconds / on.seconds);
         printf(" Verification    = %24s\n", verified ? "SUCCESSFUL" : "UNSUCCESSFUL");
     }
-    if (!verified) fprintf(stderr, "fdx lu: error: VERIFICATION UNSUCCESSFUL for class %c\n", c->name);
-    rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
+    rc = verified ? CLI_OK : cli_verify_failed(CMD, "VERIFICATION UNSUCCESSFUL for class %c", c->name);
     goto done;
 fail:
     rc = cli_fail(CMD, st);

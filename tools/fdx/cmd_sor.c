@@ -272,12 +272,9 @@ int cmd_sor(int argc, char **argv)
                    fdx_ctx_device_name(cctx), t_cpu.median_ms / t_on.median_ms, diff_cpu);
         printf("  last change  %.3g, max error vs exact solution %.3g, on/off max diff %.3g\n", on.change, err, diff_off);
     }
-    if (!verified) {
-        fprintf(stderr, "fdx sor: error: results differ between variants (%.3g without autotfm, %.3g CPU)\n", diff_off, diff_cpu);
-        rc = CLI_VERIFY_FAILED;
-    } else {
-        rc = CLI_OK;
-    }
+    rc = verified ? CLI_OK
+                  : cli_verify_failed(CMD, "results differ between variants (%.3g without autotfm, %.3g CPU)", diff_off,
+                                      diff_cpu);
     goto done;
 fail:
     rc = cli_fail(CMD, st);

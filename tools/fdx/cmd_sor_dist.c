@@ -152,13 +152,9 @@ int cli_sor_dist(const char *cmd, fdx_options *opts, const sor *p, int sweeps, i
                    diff);
         }
     }
-    if (!verified) {
-        if (fdx_dist_proc(d) == 0)
-            fprintf(stderr, "fdx %s: error: the distributed result differs from one unit's (max diff %.3g)\n", cmd, diff);
-        rc = CLI_VERIFY_FAILED;
-    } else {
-        rc = CLI_OK;
-    }
+    rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
+    if (!verified && fdx_dist_proc(d) == 0) /* one line, from rank 0 */
+        cli_verify_failed(cmd, "the distributed result differs from one unit's (max diff %.3g)", diff);
     goto done;
 fail:
     rc = cli_fail(cmd, st);

@@ -337,11 +337,9 @@ int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, const
                eff / same_gbps, verified ? "yes" : "NO");
         fflush(stdout);
     }
-    if (!verified) {
-        fprintf(stderr, "fdx %s: error: case %s failed verification: %lld of %lld points wrong (worst error %.3g x tolerance)\n",
-                cmd, c->name, (long long)chk.bad, (long long)chk.checked, chk.worst);
-        rc = CLI_VERIFY_FAILED;
-    }
+    if (!verified)
+        rc = cli_verify_failed(cmd, "case %s failed verification: %lld of %lld points wrong (worst error %.3g x tolerance)",
+                               c->name, (long long)chk.bad, (long long)chk.checked, chk.worst);
     goto done;
 fail:
     rc = cli_fail(cmd, st);

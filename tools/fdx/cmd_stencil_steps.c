@@ -103,11 +103,9 @@ int stencil_steps_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, int6
                per_step, eff, copy_gbps, eff / copy_gbps, verified ? "yes" : "NO");
         fflush(stdout);
     }
-    if (!verified) {
-        fprintf(stderr, "fdx %s: error: %lld steps (temporal %s) differ from single steps, or left u unchanged\n", cmd,
-                (long long)nsteps, request_text(temporal, req, sizeof req));
-        rc = CLI_VERIFY_FAILED;
-    }
+    if (!verified)
+        rc = cli_verify_failed(cmd, "%lld steps (temporal %s) differ from single steps, or left u unchanged",
+                               (long long)nsteps, request_text(temporal, req, sizeof req));
     goto done;
 fail:
     rc = cli_fail(cmd, st);

@@ -291,8 +291,7 @@ int cmd_transform(int argc, char **argv)
         goto done;
     }
     if (!json) printf("copy bandwidth %.1f GB/s (%s)\n", copy_gbps, fdx_backend_kind_name(fdx_ctx_backend(ctx)));
-    rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
-    if (!verified) fprintf(stderr, "fdx transform: error: result failed verification\n");
+    rc = verified ? CLI_OK : cli_verify_failed(CMD, "result failed verification");
 done:
     fdx_ctx_destroy(&ctx);
     fdx_ctx_destroy(&cpu);
