@@ -150,6 +150,16 @@ static void check_exchange(int rank, const int64_t *shape, const int *grid, int 
    fdx_dstencil_run without or with CUDA graphs. */
 enum { BY_STEP, BY_RUN, BY_GRAPH };
 
+/* The wave step both runs below take: variable coefficient, alpha 0.1. */
+static fdx_stencil_desc wave_desc(int rank, int order)
+{
+    fdx_stencil_desc sd;
+    double h[3] = {1, 1, 1};
+    fdx_stencil_desc_laplacian(&sd, rank, order, h);
+    sd.update = FDX_UPDATE_WAVE, sd.alpha = 0.1, sd.coef = 1;
+    return sd;
+}
+
 /* `steps` wave steps (variable coefficient) on the distribution; the final
    field, gathered. */
 static void *run_wave(int rank, const int64_t *shape, const int *grid, int order, int overlap, fdx_dtype t,
@@ -159,10 +169,7 @@ static void *run_wave(int rank, const int64_t *shape, const int *grid, int order
     for (int a = 0; a < rank; a++) units *= grid[a];
     fdx_dist *d = make_dist(rank, shape, grid, order / 2, 0, units);
     if (!d) return NULL;
-    fdx_stencil_desc sd;
-    double h[3] = {1, 1, 1};
-    fdx_stencil_desc_laplacian(&sd, rank, order, h);
-    sd.update = FDX_UPDATE_WAVE, sd.alpha = 0.1, sd.coef = 1;
+    fdx_stencil_desc sd = wave_desc(rank, order);
     fdx_dstencil *s = NULL;
     fdx_darray *b[3] = {NULL, NULL, NULL}, *c = NULL;
     CHECK_OK(fdx_dstencil_create(d, &sd, t, &s));
@@ -205,10 +212,7 @@ static void *run_reference(int rank, const int64_t *shape, int order, fdx_dtype 
     CHECK_OK(fdx_ctx_create(o, &ctx));
     fdx_options_destroy(&o);
     if (!ctx) return NULL;
-    fdx_stencil_desc sd;
-    double h[3] = {1, 1, 1};
-    fdx_stencil_desc_laplacian(&sd, rank, order, h);
-    sd.update = FDX_UPDATE_WAVE, sd.alpha = 0.1, sd.coef = 1;
+    fdx_stencil_desc sd = wave_desc(rank, order);
     fdx_stencil *s = NULL;
     CHECK_OK(fdx_stencil_create(ctx, &sd, t, &s));
     fdx_array *a[4] = {NULL, NULL, NULL, NULL};
