@@ -67,10 +67,10 @@ int bench_suite_main(const bench_suite *s, int argc, char **argv)
         rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
-    const int space = strcmp(suite, "random") == 0;
-    if (!space && strcmp(suite, "named") != 0) {
-        char clip[64];
-        rc = cli_usage_error(CMD, "--suite '%s' is not named or random", cli_clip(suite, clip, sizeof clip));
+    static const char *const suites[] = {"named", "random"};
+    int space; /* the random suite */
+    if ((st = cli_parse_choice("--suite", suite, suites, 2, &space)) != FDX_OK) {
+        rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
     if (!space && (seed_s || count_s)) {

@@ -208,6 +208,17 @@ fdx_status cli_parse_real(const char *flag, const char *s, double lo, double hi,
     return FDX_OK;
 }
 
+fdx_status cli_parse_choice(const char *flag, const char *s, const char *const *names, int n, int *index)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(s, names[i]) == 0) return *index = i, FDX_OK;
+    char list[256] = "", clip[48];
+    size_t len = 0;
+    for (int i = 0; i < n && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ", names[i]);
+    return fdx_fail(FDX_ERR_INVALID, "%s '%s' is not %s", flag, cli_clip(s, clip, sizeof clip), list);
+}
+
 fdx_status cli_parse_shape(const char *s, int min_rank, int max_rank, int64_t min_extent, int *rank,
                            int64_t *shape)
 {

@@ -70,6 +70,9 @@ fdx_status cli_parse_shape_flag(const char *flag, const char *s, int min_rank, i
 fdx_status cli_parse_int(const char *flag, const char *s, long lo, long hi, long *out);
 /* A plain decimal number (no hex, inf or nan) strictly between lo and hi. */
 fdx_status cli_parse_real(const char *flag, const char *s, double lo, double hi, double *out);
+/* s as the index of one of n names; otherwise FDX_ERR_INVALID with
+   "FLAG 'S' is not A, B or C". */
+fdx_status cli_parse_choice(const char *flag, const char *s, const char *const *names, int n, int *index);
 
 /* The commands (commands.def lists them once). */
 #define CLI_COMMAND(name, fn, summary) int fn(int argc, char **argv);

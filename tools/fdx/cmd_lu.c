@@ -121,11 +121,14 @@ int cmd_lu(int argc, char **argv)
         rc = cli_usage_error(CMD, "--class %s is not one of S, W, A, B, C", class_s);
         goto done;
     }
-    int scope = strcmp(scope_s, "sweeps") == 0 ? LU_AUTOTFM_SWEEPS : strcmp(scope_s, "diagonal") == 0 ? LU_AUTOTFM_DIAGONAL : -1;
-    if (scope < 0 && strcmp(scope_s, "all") != 0) {
-        rc = cli_usage_error(CMD, "--autotfm-scope %s is not all, sweeps or diagonal", scope_s);
+    static const char *const scopes[] = {"all", "sweeps", "diagonal"}, *const on_off[] = {"off", "on"};
+    int scope_i, timers;
+    if (cli_parse_choice("--autotfm-scope", scope_s, scopes, 3, &scope_i) != FDX_OK ||
+        cli_parse_choice("--timers", timers_s, on_off, 2, &timers) != FDX_OK) {
+        rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
+    int scope = scope_i == 1 ? LU_AUTOTFM_SWEEPS : scope_i == 2 ? LU_AUTOTFM_DIAGONAL : -1;
     long gpus, itmax = c->itmax;
     if (cli_parse_int("--gpus", gpus_s, 1, 1024, &gpus) != FDX_OK ||
         (iters_s && cli_parse_int("--steps", iters_s, 1, 100000, &itmax) != FDX_OK)) {
@@ -142,11 +145,6 @@ int cmd_lu(int argc, char **argv)
     char autotfm_on[16]; /* the run's setting (the comparison changes opts) */
     snprintf(autotfm_on, sizeof autotfm_on, "%s", autotfm ? autotfm : "on");
     int dist = gpus > 1 || getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK");
-    int timers = strcmp(timers_s, "on") == 0;
-    if (!timers && strcmp(timers_s, "off") != 0) {
-        rc = cli_usage_error(CMD, "--timers %s is not on or off", timers_s);
-        goto done;
-    }
     if (dist && !timers) {
         rc = cli_usage_error(CMD, "--timers off: distributed runs (--gpus K > 1, mpirun) time every routine");
         goto done;
