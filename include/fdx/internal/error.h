@@ -4,9 +4,9 @@
    include/fdx/internal/ is the library's API for its friends: the fdx CLI
    (tools/fdx), the tests and the fuzzers.  It is not installed and not part
    of the ABI: its functions are hidden, so only a static link reaches them.
-   The library's own sources spell these headers "core/fdx_error.h", ...
-   (src/core/, one line each); a friend includes "fdx/internal/error.h" and
-   never reaches into src/. */
+   The library includes them too (error, sb and json also by their old
+   names src/core/fdx_error.h, fdx_sb.h, fdx_json.h: one forwarding line
+   each); a friend includes "fdx/internal/..." and never reaches into src/. */
 #ifndef FDX_INTERNAL_ERROR_H
 #define FDX_INTERNAL_ERROR_H
 
