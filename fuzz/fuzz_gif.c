@@ -1,5 +1,6 @@
 /* fuzz_gif: libFuzzer target for the GIF decoder. */
 #include "fdx.h"
+#include "fdx/internal/io.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -34,7 +34,7 @@ build() { # name sources...
   name=$1; shift
   extra=""
   [ "$name" = h5 ] && extra="-I$h5inc -L$h5lib -lhdf5"
-  clang $cflags "$root/fuzz/fuzz_$name.c" "$@" "$root/src/core/fdx_error.c" "$root/src/core/fdx_file.c" -o "$tmp/fuzz_$name" \
+  clang $cflags "$root/fuzz/fuzz_$name.c" "$@" "$root/src/core/fdx_error.c" "$root/src/core/fdx_file.c" "$root/src/core/fdx_clock.c" -o "$tmp/fuzz_$name" \
     "$lib/libfdx.so" -Wl,-rpath,"$lib" $extra -lm 2> "$tmp/build_$name.log"
 }
 fail=0

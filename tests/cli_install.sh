@@ -21,6 +21,8 @@ cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" 2>&1 || { 
 for f in include/fdx.h include/fdx/core.h lib/libfdx.a lib/pkgconfig/fdx.pc lib/cmake/fdx/fdxConfig.cmake bin/fdx; do
   [ -e "$work/prefix/$f" ] || bad "$f not installed"
 done
+# The friends' headers (include/fdx/internal/) stay in the tree.
+[ ! -e "$work/prefix/include/fdx/internal" ] && ok || bad "include/fdx/internal/ was installed"
 # The exported package names no system library by absolute path, and not
 # the prefix it was installed to (so it can move).
 if grep -n -E '"/(usr|lib|opt)[^"]*\.(so|a)|'"$work/prefix" "$work/prefix/lib/cmake/fdx/"*.cmake; then

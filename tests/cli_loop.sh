@@ -4,6 +4,22 @@
 fdx=$(realpath "$1")
 fails=0 n=0
 check() { n=$((n + 1)); if ! eval "$1"; then echo "FAIL: $2"; fails=$((fails + 1)); fi; }
+# fdx CMD ... --gpus K --json for K = 1, 2, 3: each run exits 0, its record
+# has every field ("$K" in a field stands for K), and all have one digest.
+same_digest_over_units() { # "command args" "field" ...
+  local cmd=$1 k json d first= field; shift
+  for k in 1 2 3; do
+    json=$("$fdx" $cmd --gpus $k --json); rc=$?
+    check '[ $rc -eq 0 ]' "$cmd --gpus $k exit $rc: $json"
+    for field in "$@"; do
+      field=${field//\$K/$k}
+      check 'grep -q "$field" <<<"$json"' "$cmd --gpus $k record has $field: $json"
+    done
+    d=$(grep -o '"digest": "[0-9a-f]*"' <<<"$json")
+    [ -z "$first" ] && first=$d
+    check '[ "$d" = "$first" ]' "$cmd --gpus $k digest $d, one unit $first"
+  done
+}
 
 json=$("$fdx" sor --backend cpu --size 20x20x20 --steps 120 --reps 1 --json); rc=$?
 check '[ $rc -eq 0 ]' "sor exit $rc: $json"
@@ -22,17 +38,9 @@ check 'grep -q "autotfm off" <<<"$out"' "table has both times: $out"
 
 # fdx sor --gpus K: the distributed ACROSS loop on K CPU units is bit for bit
 # the one-unit loop (max_diff 0), with the same digest for every K.
-digest1=
-for k in 1 2 3; do
-  json=$("$fdx" sor --backend cpu --size 18x18x18 --steps 4 --reps 1 --gpus $k --json); rc=$?
-  check '[ $rc -eq 0 ]' "sor --gpus $k exit $rc: $json"
-  for field in '"case": "sor_dist"' '"gpus": 0' "\"units\": $k" '"ranks": 1' '"shape": \[18, 18, 18\]' '"time_ms"' '"checksum"' '"digest"' '"max_diff_one_unit": 0' '"verified": true'; do
-    check 'grep -q "$field" <<<"$json"' "sor --gpus $k record has $field: $json"
-  done
-  d=$(grep -o '"digest": "[0-9a-f]*"' <<<"$json")
-  [ -z "$digest1" ] && digest1=$d
-  check '[ "$d" = "$digest1" ]' "sor --gpus $k digest $d, one unit $digest1"
-done
+same_digest_over_units "sor --backend cpu --size 18x18x18 --steps 4 --reps 1" '"case": "sor_dist"' '"gpus": 0' \
+  '"units": $K' '"ranks": 1' '"shape": \[18, 18, 18\]' '"time_ms"' '"checksum"' '"digest"' '"max_diff_one_unit": 0' \
+  '"verified": true'
 out=$("$fdx" sor --backend cpu --size 18x18x18 --steps 3 --reps 1 --gpus 2); check '[ $? -eq 0 ]' "sor --gpus table"
 check 'grep -q "max diff vs one unit 0" <<<"$out"' "sor --gpus table: $out"
 # under mpirun (as the launcher's variables say) without --gpus: refused
@@ -41,17 +49,8 @@ check '[ $rc -eq 2 ] && grep -q -- "--gpus" <<<"$err"' "sor under mpirun without
 
 # fdx aos --gpus K: the AOS loop on a distributed (5,X,Y,Z) array, verified
 # point by point, the same digest for every K.
-adig=
-for k in 1 2 3; do
-  json=$("$fdx" aos --backend cpu --size 12x10x8 --steps 3 --reps 1 --gpus $k --json); rc=$?
-  check '[ $rc -eq 0 ]' "aos --gpus $k exit $rc: $json"
-  for field in '"case": "aos_dist"' '"shape": \[5, 12, 10, 8\]' "\"units\": $k" '"ranks": 1' '"checksum"' '"verified": true'; do
-    check 'grep -q "$field" <<<"$json"' "aos --gpus $k record has $field: $json"
-  done
-  d=$(grep -o '"digest": "[0-9a-f]*"' <<<"$json")
-  [ -z "$adig" ] && adig=$d
-  check '[ "$d" = "$adig" ]' "aos --gpus $k digest $d, one unit $adig"
-done
+same_digest_over_units "aos --backend cpu --size 12x10x8 --steps 3 --reps 1" '"case": "aos_dist"' \
+  '"shape": \[5, 12, 10, 8\]' '"units": $K' '"ranks": 1' '"checksum"' '"verified": true'
 
 # The example of docs/LOOPS.md (examples/loops/dvmh_sor.c): the same numbers
 # and digest on 1 and 3 units.

@@ -14,7 +14,7 @@
 
 #include "backends/cpu/fdx_cpu_jit.h"
 #include "core/fdx_file.h"
-#include "core/fdx_sb.h"
+#include "fdx/internal/sb.h"
 #include "fdx_test.h"
 
 #include <string.h>

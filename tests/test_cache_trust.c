@@ -8,6 +8,7 @@
 #include "backends/fdx_backend.h"
 #include "core/fdx_cache.h"
 #include "core/fdx_sha256.h"
+#include "fdx/internal/io.h"
 #include "fdx_test.h"
 
 #include <dirent.h>

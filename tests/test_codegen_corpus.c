@@ -9,6 +9,7 @@
    (NNNN.cu / NNNN.c, plus NNNN.cfg naming the spec and configuration), which
    tools/codegen-digest compiles and digests, so a change of the generator
    can be shown to leave the machine code identical. */
+#include "fake_device.h"
 #include "fdx_test.h"
 #include "stencil/fdx_stencil_tune.h"
 #include "stencil_corpus.h"
@@ -138,12 +139,7 @@ int main(int argc, char **argv)
     stencil_corpus_nvrtc(each_cuda, NULL);
     int nvrtc = C.count;
     /* The tuner's candidates on the GPU benchmark cases (tools/fdx/bench_stencil.c). */
-    fdx_device_info dev;
-    memset(&dev, 0, sizeof dev);
-    snprintf(dev.name, sizeof dev.name, "corpus H100");
-    dev.sm_count = 132, dev.cc_major = 9, dev.cc_minor = 0;
-    dev.l2_bytes = 50u << 20, dev.smem_per_block = 48 << 10, dev.smem_per_block_optin = 227 << 10;
-    dev.max_threads_per_block = 1024, dev.mem_total = (size_t)80 << 30;
+    fdx_device_info dev = fake_h100("corpus H100");
     static const struct {
         int rank, order, update, coef, dbl;
         int64_t n3[3];

@@ -1,6 +1,6 @@
 /* Core units: status messages, names, options, JSON records, hashing. */
 #include "core/fdx_cache.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/json.h"
 #include "fdx_test.h"
 
 #include <string.h>

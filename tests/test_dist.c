@@ -68,6 +68,34 @@ static double get(const void *p, fdx_dtype t, int64_t q)
     return t == FDX_FLOAT64 ? ((const double *)p)[q] : (double)((const float *)p)[q];
 }
 
+/* Unit i's block: its array (copied to the host), origin, owned box (global
+   indices) and extents, padded to rank 3. */
+typedef struct unit_block {
+    fdx_array *l;
+    int64_t o[3], lo[3], hi[3], n[3];
+} unit_block;
+
+static unit_block unit_block_at(fdx_dist *d, fdx_darray *x, int i, int rank)
+{
+    unit_block b = {fdx_darray_local(x, i), {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}};
+    fdx_darray_local_origin(x, i, b.o);
+    fdx_dist_owned(d, i, b.lo, b.hi);
+    for (int a = 0; a < rank; a++) b.n[a] = fdx_array_extent(b.l, a);
+    CHECK_OK(fdx_array_to_host(b.l));
+    return b;
+}
+
+/* On how many axes local point (m, j, k) lies outside the owned box; its
+   global index goes to g (may be NULL). */
+static int axes_outside(const unit_block *b, int64_t m, int64_t j, int64_t k, int64_t *g)
+{
+    int64_t at[3] = {b->o[0] + m, b->o[1] + j, b->o[2] + k};
+    int outside = 0;
+    for (int a = 0; a < 3; a++) outside += at[a] < b->lo[a] || at[a] >= b->hi[a];
+    if (g) memcpy(g, at, sizeof at);
+    return outside;
+}
+
 /* Poisons everything outside the owned range of each local block, exchanges,
    and counts shadow points that differ from the global field. */
 static void check_exchange(int rank, const int64_t *shape, const int *grid, int shadow, int corners, fdx_dtype t)
@@ -81,44 +109,30 @@ static void check_exchange(int rank, const int64_t *shape, const int *grid, int 
     field f = {{shape[0], rank > 1 ? shape[1] : 1, rank > 2 ? shape[2] : 1}, 7};
     CHECK_OK(fdx_darray_fill(x, field_value, &f));
     for (int i = 0; i < units; i++) {
-        fdx_array *l = fdx_darray_local(x, i);
-        int64_t o[3] = {0, 0, 0}, lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1}, n[3] = {1, 1, 1};
-        fdx_darray_local_origin(x, i, o);
-        fdx_dist_owned(d, i, lo, hi);
-        for (int a = 0; a < rank; a++) n[a] = fdx_array_extent(l, a);
-        CHECK_OK(fdx_array_to_host(l));
-        void *h = fdx_array_host(l);
-        for (int64_t k = 0; k < n[2]; k++)
-            for (int64_t j = 0; j < n[1]; j++)
-                for (int64_t m = 0; m < n[0]; m++) {
-                    int64_t g[3] = {o[0] + m, o[1] + j, o[2] + k};
-                    int outside = 0;
-                    for (int a = 0; a < 3; a++) outside += g[a] < lo[a] || g[a] >= hi[a];
-                    if (!outside) continue;
-                    if (t == FDX_FLOAT64) ((double *)h)[lin(n, m, j, k)] = NAN;
-                    else ((float *)h)[lin(n, m, j, k)] = NAN;
+        unit_block b = unit_block_at(d, x, i, rank);
+        void *h = fdx_array_host(b.l);
+        for (int64_t k = 0; k < b.n[2]; k++)
+            for (int64_t j = 0; j < b.n[1]; j++)
+                for (int64_t m = 0; m < b.n[0]; m++) {
+                    if (!axes_outside(&b, m, j, k, NULL)) continue;
+                    if (t == FDX_FLOAT64) ((double *)h)[lin(b.n, m, j, k)] = NAN;
+                    else ((float *)h)[lin(b.n, m, j, k)] = NAN;
                 }
-        CHECK_OK(fdx_array_to_device(l));
+        CHECK_OK(fdx_array_to_device(b.l));
     }
     CHECK_OK(fdx_darray_exchange(x));
     CHECK_OK(fdx_dist_sync(d));
     int64_t bad = 0, checked = 0;
     for (int i = 0; i < units; i++) {
-        fdx_array *l = fdx_darray_local(x, i);
-        int64_t o[3] = {0, 0, 0}, lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1}, n[3] = {1, 1, 1};
-        fdx_darray_local_origin(x, i, o);
-        fdx_dist_owned(d, i, lo, hi);
-        for (int a = 0; a < rank; a++) n[a] = fdx_array_extent(l, a);
-        CHECK_OK(fdx_array_to_host(l));
-        const void *h = fdx_array_host(l);
-        for (int64_t k = 0; k < n[2]; k++)
-            for (int64_t j = 0; j < n[1]; j++)
-                for (int64_t m = 0; m < n[0]; m++) {
-                    int64_t g[3] = {o[0] + m, o[1] + j, o[2] + k};
-                    int outside = 0;
-                    for (int a = 0; a < 3; a++) outside += g[a] < lo[a] || g[a] >= hi[a];
+        unit_block b = unit_block_at(d, x, i, rank);
+        const void *h = fdx_array_host(b.l);
+        for (int64_t k = 0; k < b.n[2]; k++)
+            for (int64_t j = 0; j < b.n[1]; j++)
+                for (int64_t m = 0; m < b.n[0]; m++) {
+                    int64_t g[3];
+                    int outside = axes_outside(&b, m, j, k, g);
                     if (outside == 0 || (outside > 1 && !corners)) continue;
-                    double want = field_value(g, &f), got = get(h, t, lin(n, m, j, k));
+                    double want = field_value(g, &f), got = get(h, t, lin(b.n, m, j, k));
                     checked++;
                     bad += !(got == want);
                 }
@@ -136,6 +150,16 @@ static void check_exchange(int rank, const int64_t *shape, const int *grid, int 
    fdx_dstencil_run without or with CUDA graphs. */
 enum { BY_STEP, BY_RUN, BY_GRAPH };
 
+/* The wave step both runs below take: variable coefficient, alpha 0.1. */
+static fdx_stencil_desc wave_desc(int rank, int order)
+{
+    fdx_stencil_desc sd;
+    double h[3] = {1, 1, 1};
+    fdx_stencil_desc_laplacian(&sd, rank, order, h);
+    sd.update = FDX_UPDATE_WAVE, sd.alpha = 0.1, sd.coef = 1;
+    return sd;
+}
+
 /* `steps` wave steps (variable coefficient) on the distribution; the final
    field, gathered. */
 static void *run_wave(int rank, const int64_t *shape, const int *grid, int order, int overlap, fdx_dtype t,
@@ -145,10 +169,7 @@ static void *run_wave(int rank, const int64_t *shape, const int *grid, int order
     for (int a = 0; a < rank; a++) units *= grid[a];
     fdx_dist *d = make_dist(rank, shape, grid, order / 2, 0, units);
     if (!d) return NULL;
-    fdx_stencil_desc sd;
-    double h[3] = {1, 1, 1};
-    fdx_stencil_desc_laplacian(&sd, rank, order, h);
-    sd.update = FDX_UPDATE_WAVE, sd.alpha = 0.1, sd.coef = 1;
+    fdx_stencil_desc sd = wave_desc(rank, order);
     fdx_dstencil *s = NULL;
     fdx_darray *b[3] = {NULL, NULL, NULL}, *c = NULL;
     CHECK_OK(fdx_dstencil_create(d, &sd, t, &s));
@@ -191,10 +212,7 @@ static void *run_reference(int rank, const int64_t *shape, int order, fdx_dtype 
     CHECK_OK(fdx_ctx_create(o, &ctx));
     fdx_options_destroy(&o);
     if (!ctx) return NULL;
-    fdx_stencil_desc sd;
-    double h[3] = {1, 1, 1};
-    fdx_stencil_desc_laplacian(&sd, rank, order, h);
-    sd.update = FDX_UPDATE_WAVE, sd.alpha = 0.1, sd.coef = 1;
+    fdx_stencil_desc sd = wave_desc(rank, order);
     fdx_stencil *s = NULL;
     CHECK_OK(fdx_stencil_create(ctx, &sd, t, &s));
     fdx_array *a[4] = {NULL, NULL, NULL, NULL};

@@ -1,6 +1,7 @@
 /* test_io: colour maps, GIF round trips through the decoder, PNG, the font,
    INI parsing with line numbers, checkpoints (round trip, damage), HDF5
    fields (round trip, truncation), XDMF, atomic writes. */
+#include "fdx/internal/io.h"
 #include "fdx_test.h"
 
 #include <dirent.h>

@@ -2,6 +2,7 @@
    an expected size with non-trivial content.  With arguments
    (PNG GIF WIDTH HEIGHT MIN_FRAMES) it checks those files (cli_demo.sh uses
    it on fdx demo's pictures); without, it draws its own pair first. */
+#include "fdx/internal/io.h"
 #include "fdx_test.h"
 
 #include <string.h>

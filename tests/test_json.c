@@ -2,8 +2,8 @@
    the buffer many times, indented lines, taking the text; JSON numbers with
    full precision (every double reads back as itself, integral values as
    integers), NaN/inf as null. */
-#include "core/fdx_json.h"
-#include "core/fdx_sb.h"
+#include "fdx/internal/json.h"
+#include "fdx/internal/sb.h"
 #include "fdx_test.h"
 
 #include <math.h>

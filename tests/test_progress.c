@@ -1,7 +1,7 @@
 /* The progress display: a phase before stepping is shown by name with its
    time, and the ETA counts stepping only (a 1 s phase must not inflate it). */
 #include "fdx_test.h"
-#include "fdx/io.h"
+#include "fdx/internal/io.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,6 +8,7 @@
    - fdx_sim_run with temporal = K equals temporal = off, bit for bit, and
      reports the depth; the combinations that cannot apply are refused. */
 #include "fdx_test.h"
+#include "sim_make.h"
 
 #include <string.h>
 
@@ -17,17 +18,6 @@
 #endif
 
 static fdx_ctx *ctx;
-
-static fdx_sim *make(fdx_sim_kind kind, const char *const *kv)
-{
-    fdx_sim_config *c = NULL;
-    fdx_sim *s = NULL;
-    CHECK_OK(fdx_sim_config_create(kind, &c));
-    for (int i = 0; c && kv[i]; i += 2) CHECK_OK(fdx_sim_config_set(c, kv[i], kv[i + 1]));
-    if (c) CHECK_OK(fdx_sim_create(ctx, c, &s));
-    fdx_sim_config_destroy(&c);
-    return s;
-}
 
 /* fdx_sim_create must refuse the config with FDX_ERR_INVALID. */
 static void refused(fdx_sim_kind kind, const char *const *kv, const char *why)
@@ -64,7 +54,7 @@ static void heat_equals_stencil_loop(const char *spec, int order)
     char ord[8];
     snprintf(ord, sizeof ord, "%d", order);
     const char *kv[] = {"size", "37x29", "precision", "double", "order", ord, "init", "random", "boundary", spec, NULL};
-    fdx_sim *s = make(FDX_SIM_HEAT, kv);
+    fdx_sim *s = sim_make(ctx, FDX_SIM_HEAT, kv);
     if (!s) return;
     const int64_t n[2] = {37, 29};
     size_t count = 37 * 29;
@@ -116,7 +106,7 @@ static void periodic_translation(fdx_sim_kind kind)
     const char *heat[] = {"size", "41x30", "precision", "double", "order", "4", "init", "random", "boundary", "all=periodic", NULL};
     const char *wave[] = {"size", "41x30", "precision", "double", "order", "4", "boundary", "all=periodic", "amplitude", "0", NULL};
     const char *const *kv = kind == FDX_SIM_HEAT ? heat : wave;
-    fdx_sim *a = make(kind, kv), *b = make(kind, kv);
+    fdx_sim *a = sim_make(ctx, kind, kv), *b = sim_make(ctx, kind, kv);
     if (!a || !b) {
         fdx_sim_destroy(&a);
         fdx_sim_destroy(&b);
@@ -158,7 +148,7 @@ static void periodic_translation(fdx_sim_kind kind)
 static void dirichlet_steady(void)
 {
     const char *kv[] = {"size", "20x18", "precision", "double", "init", "random", "boundary", "all=dirichlet:-2", NULL};
-    fdx_sim *s = make(FDX_SIM_HEAT, kv);
+    fdx_sim *s = sim_make(ctx, FDX_SIM_HEAT, kv);
     if (!s) return;
     for (int i = 0; i < 3000; i++) CHECK_OK(fdx_sim_step(s));
     double u[20 * 18];
@@ -177,7 +167,7 @@ static void heat_temporal_bit_identical(int k, int rank)
     const char *size = rank == 3 ? "19x17x23" : "53x47";
     const char *off[] = {"size", size, "order", "4", "init", "random", "boundary", "fixed", "steps", "200", "temporal", "off", NULL};
     const char *blk[] = {"size", size, "order", "4", "init", "random", "boundary", "fixed", "steps", "200", "temporal", depth, NULL};
-    fdx_sim *a = make(FDX_SIM_HEAT, off), *b = make(FDX_SIM_HEAT, blk);
+    fdx_sim *a = sim_make(ctx, FDX_SIM_HEAT, off), *b = sim_make(ctx, FDX_SIM_HEAT, blk);
     if (a && b) {
         fdx_sim_result ra, rb;
         CHECK_OK(fdx_sim_run(a, NULL, &ra));
@@ -205,7 +195,7 @@ static void dist_equals_one_array(fdx_sim_kind kind, const char *spec)
 {
     const char *kv[] = {"size", "40x36", "precision", "double", "order", "4", "boundary", spec, "steps", "30",
                         kind == FDX_SIM_HEAT ? "init" : NULL, "random", NULL};
-    fdx_sim *a = make(kind, kv);
+    fdx_sim *a = sim_make(ctx, kind, kv);
     fdx_sim_result r;
     double *ua = malloc(40 * 36 * sizeof *ua), *ub = malloc(40 * 36 * sizeof *ub);
     const int64_t n[2] = {40, 36};
@@ -218,7 +208,7 @@ static void dist_equals_one_array(fdx_sim_kind kind, const char *spec)
     for (int units = 2; a && host && units <= 3; units++) {
         fdx_ctx *keep = ctx;
         ctx = host; /* the distributed run's simulation keeps the global fields on the host */
-        fdx_sim *b = make(kind, kv);
+        fdx_sim *b = sim_make(ctx, kind, kv);
         ctx = keep;
         if (!b) continue;
         CHECK_OK(fdx_sim_run_dist(b, opts, units, 0, NULL, &r));
@@ -262,7 +252,7 @@ static void refusals(void)
     refused(FDX_SIM_WAVE, wins, "the wave with heat's mirror");
     /* auto is off where blocking cannot apply (the default: insulated). */
     const char *dflt[] = {"size", "30x30", "steps", "20", NULL};
-    fdx_sim *s = make(FDX_SIM_HEAT, dflt);
+    fdx_sim *s = sim_make(ctx, FDX_SIM_HEAT, dflt);
     fdx_sim_result r;
     if (s) CHECK_OK(fdx_sim_run(s, NULL, &r));
     if (s) CHECK(strstr(r.summary, "\"temporal\": 1,") && strstr(r.summary, "\"boundary\": \"insulated\""), "%s", r.summary);

@@ -5,30 +5,15 @@
    never "converged" on NaN), inputs that are not finite in the run's
    precision, meaningless parameters, runs that do not fit in memory, and a
    restart whose config differs from its checkpoint's. */
+#include "fdx/internal/io.h"
 #include "fdx_test.h"
+#include "sim_make.h"
 #include "solvers_trust_check.h"
 
 #include <string.h>
 #include <unistd.h>
 
 static fdx_ctx *ctx;
-
-static fdx_sim_config *config(fdx_sim_kind kind, const char *const *kv)
-{
-    fdx_sim_config *c = NULL;
-    CHECK_OK(fdx_sim_config_create(kind, &c));
-    for (int i = 0; c && kv && kv[i]; i += 2) CHECK_OK(fdx_sim_config_set(c, kv[i], kv[i + 1]));
-    return c;
-}
-
-static fdx_sim *make(fdx_sim_kind kind, const char *const *kv)
-{
-    fdx_sim_config *c = config(kind, kv);
-    fdx_sim *s = NULL;
-    if (c) CHECK_OK(fdx_sim_create(ctx, c, &s));
-    fdx_sim_config_destroy(&c);
-    return s;
-}
 
 static int message_has(const char *word) { return strstr(fdx_last_error(), word) != NULL; }
 
@@ -37,8 +22,8 @@ static int message_has(const char *word) { return strstr(fdx_last_error(), word)
 static void null_table(void)
 {
     const char *kv[] = {"size", "24x20", "steps", "4", "sponge", "2", "progress", "off", NULL};
-    fdx_sim_config *c = config(FDX_SIM_WAVE, kv);
-    fdx_sim *s = make(FDX_SIM_WAVE, kv);
+    fdx_sim_config *c = sim_config(FDX_SIM_WAVE, kv);
+    fdx_sim *s = sim_make(ctx, FDX_SIM_WAVE, kv);
     if (!c || !s) return;
     fdx_sim_config *none = NULL;
     fdx_sim_result r;
@@ -117,7 +102,7 @@ static void null_table(void)
 static void blow_up(fdx_sim_kind kind, const char *steps, const char *at)
 {
     const char *kv[] = {"size", "32x24", "steps", steps, "precision", "float", "progress", "off", NULL};
-    fdx_sim_config *c = config(kind, kv);
+    fdx_sim_config *c = sim_config(kind, kv);
     if (c && kind == FDX_SIM_WAVE) CHECK_OK(fdx_sim_config_set(c, "sponge", "2"));
     fdx_sim *s = NULL;
     if (c) CHECK_OK(fdx_sim_create(ctx, c, &s));
@@ -139,7 +124,7 @@ static void inputs_in_precision(void)
 {
     const char *kvf[] = {"size", "24x20", "steps", "2", "precision", "float", "progress", "off", NULL};
     const char *kvd[] = {"size", "24x20", "steps", "2", "precision", "double", "progress", "off", NULL};
-    fdx_sim *f = make(FDX_SIM_HEAT, kvf), *d = make(FDX_SIM_HEAT, kvd);
+    fdx_sim *f = sim_make(ctx, FDX_SIM_HEAT, kvf), *d = sim_make(ctx, FDX_SIM_HEAT, kvd);
     if (!f || !d) return;
     double u[24 * 20];
     for (int i = 0; i < 24 * 20; i++) u[i] = 0.5;
@@ -155,7 +140,7 @@ static void inputs_in_precision(void)
 
 static void refused(fdx_sim_kind kind, const char *const *kv, const char *word)
 {
-    fdx_sim_config *c = config(kind, kv);
+    fdx_sim_config *c = sim_config(kind, kv);
     fdx_sim *s = NULL;
     if (!c) return;
     CHECK_FAILS(fdx_sim_create(ctx, c, &s), FDX_ERR_INVALID);
@@ -205,7 +190,7 @@ static void restart_mismatch(void)
     char dir[128];
     snprintf(dir, sizeof dir, "/tmp/fdx_test_trust.%ld", (long)getpid());
     const char *kv[] = {"size", "24x20", "steps", "6", "output", dir, "checkpoint-every", "3", "progress", "off", NULL};
-    fdx_sim *s = make(FDX_SIM_HEAT, kv);
+    fdx_sim *s = sim_make(ctx, FDX_SIM_HEAT, kv);
     fdx_sim_result r;
     if (s) CHECK_OK(fdx_sim_run(s, NULL, &r));
     fdx_sim_destroy(&s);

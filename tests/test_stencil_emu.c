@@ -10,7 +10,7 @@
    unaligned rows (windows), x neighbours as vectors, both block orders,
    bands, several rows a thread (partial last block rows), every update,
    the fused sponge.  Skipped without a C++ compiler. */
-#include "core/fdx_sb.h"
+#include "fdx/internal/sb.h"
 #include "cuda_emu.h"
 #include "stencil/fdx_stencil_impl.h"
 

@@ -6,6 +6,7 @@
    the budget of new configurations, and the runs converge to exactly the
    choice of the unlimited search (today's exhaustive one) with the same
    times.  Then the journal's round trip through the signed .tune file. */
+#include "fake_device.h"
 #include "fdx_test.h"
 #include "core/fdx_cache.h"
 #include "stencil/fdx_stencil_cache.h"
@@ -221,12 +222,7 @@ static const int budgets[] = {1, 3, 8, 20};
 
 int main(void)
 {
-    fdx_device_info h100;
-    memset(&h100, 0, sizeof h100);
-    snprintf(h100.name, sizeof h100.name, "fake H100");
-    h100.sm_count = 132, h100.cc_major = 9, h100.cc_minor = 0;
-    h100.l2_bytes = 50u << 20, h100.smem_per_block = 48 << 10, h100.smem_per_block_optin = 227 << 10;
-    h100.max_threads_per_block = 1024, h100.mem_total = (size_t)80 << 30;
+    fdx_device_info h100 = fake_h100("fake H100");
     fdx_device_info cpu = {.name = "fake CPU", .sm_count = 16, .max_threads_per_block = 1};
     static const struct {
         int rank, order, update, coef, dbl;

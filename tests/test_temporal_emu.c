@@ -11,7 +11,7 @@
    in reasonable time; test_temporal_nvrtc compiles the rest), an odd
    shape in several blocks along the marching axis and the smallest in one.
    Skipped without a C++ compiler. */
-#include "core/fdx_sb.h"
+#include "fdx/internal/sb.h"
 #include "cuda_emu.h"
 #include "stencil/fdx_stencil_impl.h"
 #include "stencil/fdx_temporal.h"

@@ -1,6 +1,8 @@
-/* fdx io: pictures (colour maps, PNG, animated GIF, a bitmap font), field
-   files (HDF5 + an XDMF time-series index), atomic checkpoints, INI config
-   files and progress lines: what a simulation needs to be seen and resumed. */
+/* fdx io: pictures (colour maps, PNG, animated GIF, captions), field files
+   (HDF5 + an XDMF time-series index) and atomic checkpoints: what a
+   simulation needs to be seen and resumed.  The parts only fdx itself uses
+   (the bitmap font, the GIF decoder, the INI parser, the progress bar) are
+   in fdx/internal/io.h. */
 #ifndef FDX_IO_H
 #define FDX_IO_H
 
@@ -63,17 +65,6 @@ FDX_API fdx_status fdx_gif_open(const char *path, int width, int height, const u
 FDX_API fdx_status fdx_gif_add(fdx_gif *g, const fdx_image *indexed);
 FDX_API fdx_status fdx_gif_close(fdx_gif **g);   /* finishes and publishes the file */
 FDX_API void fdx_gif_abort(fdx_gif **g);         /* removes the partial file */
-/* Decodes a GIF in memory (for tests and checks): frame count, size, and the
-   pixels of the last frame as indices (may be NULL). */
-FDX_API fdx_status fdx_gif_decode(const unsigned char *data, size_t size, int *width, int *height, int *frames,
-                                  fdx_image *last);
-
-/* Draws text with the built-in 5x7 bitmap font into a byte mask of
-   width x height (1 inside a letter), each font pixel `scale` cells wide,
-   centred.  Fails if the text does not fit. */
-FDX_API fdx_status fdx_font_render(const char *text, int scale, unsigned char *mask, int width, int height);
-FDX_API int fdx_font_text_width(const char *text, int scale);
-FDX_API int fdx_font_height(int scale);
 
 /* ---- field files ------------------------------------------------------------
    HDF5 datasets are written in C order, so the dataset's dimensions are the
@@ -147,30 +138,6 @@ FDX_API const fdx_ckpt_info *fdx_ckpt_get_info(const fdx_ckpt *c);
 /* The field `name` (count * element size bytes), or NULL. */
 FDX_API const void *fdx_ckpt_get_field(const fdx_ckpt *c, const char *name);
 FDX_API void fdx_ckpt_free(fdx_ckpt **c);
-
-/* ---- INI config files -------------------------------------------------------
-   "key = value" lines, '#' or ';' comments (at the start or after a blank),
-   optional [section] headers, values optionally quoted ("..." or '...'; a
-   value that opens a quote must close it, else an error naming file:line;
-   quotes inside a value are literal).  The callback sees each pair with its
-   line number; a non-OK status stops. */
-typedef fdx_status (*fdx_ini_fn)(void *user, const char *section, const char *key, const char *value, int line);
-FDX_API fdx_status fdx_ini_parse(const char *text, size_t size, const char *what, fdx_ini_fn fn, void *user);
-
-/* ---- progress -----------------------------------------------------------------
-   A bar with step, rate and ETA on a terminal, plain log lines otherwise.
-   The rate (and so the ETA) counts from the first step reported: work
-   before it is not stepping.  fdx_progress_phase names such work before the
-   first step ("compiling/tuning", "initialising"): it is shown on its own
-   line, and its time is said when the next step is reported. */
-typedef struct fdx_progress fdx_progress;
-FDX_API fdx_status fdx_progress_create(FILE *out, const char *what, int64_t total, fdx_progress **p);
-FDX_API void fdx_progress_phase(fdx_progress *p, const char *phase);
-/* Lines only, never a redrawn bar (a log file, --progress lines). */
-FDX_API void fdx_progress_lines(fdx_progress *p);
-FDX_API void fdx_progress_update(fdx_progress *p, int64_t done);
-FDX_API void fdx_progress_finish(fdx_progress *p, int64_t done);
-FDX_API void fdx_progress_destroy(fdx_progress **p);
 
 #ifdef __cplusplus
 }

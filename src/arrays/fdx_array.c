@@ -116,29 +116,25 @@ fdx_ctx *fdx_array_ctx(const fdx_array *a) { return a->ctx; }
 void *fdx_array_host(fdx_array *a) { return a->host; }
 void *fdx_array_device(fdx_array *a) { return a->device; }
 
-fdx_status fdx_array_to_device(fdx_array *a)
+/* The explicit copies, one way or the other, on the context's stream and
+   waited for; the destination storage is allocated when missing. */
+static fdx_status copy_across(fdx_array *a, int to_device, const char *what)
 {
-    FDX_CHECK(a, FDX_ERR_INVALID, "fdx_array_to_device: array is NULL");
-    FDX_CHECK(a->host, FDX_ERR_INVALID, "fdx_array_to_device: the array has no host storage to copy from");
-    FDX_TRY(fdx_array_ensure_device(a));
+    FDX_CHECK(a, FDX_ERR_INVALID, "%s: array is NULL", what);
+    FDX_CHECK(to_device ? a->host : a->device, FDX_ERR_INVALID, "%s: the array has no %s storage to copy from", what,
+              to_device ? "host" : "device");
+    FDX_TRY(to_device ? fdx_array_ensure_device(a) : fdx_array_ensure_host(a));
     if (a->device == a->host) return FDX_OK;
     const fdx_backend *be = fdx_ctx_ops(a->ctx);
     void *stream = fdx_ctx_stream(a->ctx, NULL);
-    FDX_TRY(be->copy(a->device, a->host, fdx_array_bytes(a), FDX_COPY_H2D, stream));
+    size_t bytes = fdx_array_bytes(a);
+    FDX_TRY(to_device ? be->copy(a->device, a->host, bytes, FDX_COPY_H2D, stream)
+                      : be->copy(a->host, a->device, bytes, FDX_COPY_D2H, stream));
     return be->stream_sync(stream);
 }
 
-fdx_status fdx_array_to_host(fdx_array *a)
-{
-    FDX_CHECK(a, FDX_ERR_INVALID, "fdx_array_to_host: array is NULL");
-    FDX_CHECK(a->device, FDX_ERR_INVALID, "fdx_array_to_host: the array has no device storage to copy from");
-    FDX_TRY(fdx_array_ensure_host(a));
-    if (a->device == a->host) return FDX_OK;
-    const fdx_backend *be = fdx_ctx_ops(a->ctx);
-    void *stream = fdx_ctx_stream(a->ctx, NULL);
-    FDX_TRY(be->copy(a->host, a->device, fdx_array_bytes(a), FDX_COPY_D2H, stream));
-    return be->stream_sync(stream);
-}
+fdx_status fdx_array_to_device(fdx_array *a) { return copy_across(a, 1, "fdx_array_to_device"); }
+fdx_status fdx_array_to_host(fdx_array *a) { return copy_across(a, 0, "fdx_array_to_host"); }
 
 fdx_status fdx_array_fill_host(fdx_array *a, double value)
 {

@@ -3,6 +3,7 @@
 #include "backends/fdx_backend.h"
 #include "core/fdx_cache.h"
 #include "core/fdx_log.h"
+#include "fdx/internal/ctx.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,17 @@ fdx_status fdx_ctx_set_stream(fdx_ctx *ctx, void *stream)
 }
 void *fdx_ctx_get_stream(const fdx_ctx *ctx) { return ctx ? ctx->stream : NULL; }
 void *fdx_ctx_stream(const fdx_ctx *ctx, void *stream) { return stream ? stream : ctx->stream; }
+
+fdx_status fdx_ctx_stream_create(fdx_ctx *ctx, void **stream)
+{
+    FDX_CHECK(ctx && stream, FDX_ERR_INVALID, "fdx_ctx_stream_create: NULL argument");
+    FDX_TRY(ctx->ops->set_device(ctx->dev.ordinal));
+    return ctx->ops->stream_create(stream);
+}
+void fdx_ctx_stream_destroy(fdx_ctx *ctx, void *stream)
+{
+    if (ctx && stream) ctx->ops->stream_destroy(stream);
+}
 fdx_status fdx_ctx_sync(fdx_ctx *ctx)
 {
     FDX_CHECK(ctx, FDX_ERR_INVALID, "fdx_ctx_sync: context is NULL");

@@ -17,7 +17,7 @@
 #define FDX_CG_H
 
 #include "core/fdx_error.h"
-#include "core/fdx_sb.h"
+#include "fdx/internal/sb.h"
 
 typedef enum fdx_cg_target { FDX_CG_C = 0, FDX_CG_CUDA = 1 } fdx_cg_target;
 

@@ -27,11 +27,9 @@ static fdx_status mpi_fail(int err, const char *call)
     return fdx_fail(FDX_ERR_MPI, "%s failed: %s", call, text);
 }
 
-#define MPI_TRY(call)                                                          \
-    do {                                                                       \
-        int fdx_mpi_err_ = (call);                                             \
-        if (fdx_mpi_err_ != MPI_SUCCESS) return mpi_fail(fdx_mpi_err_, #call); \
-    } while (0)
+/* FDX_OK for MPI_SUCCESS, else mpi_fail's status. */
+static fdx_status mpi_status(int err, const char *call) { return err == MPI_SUCCESS ? FDX_OK : mpi_fail(err, call); }
+#define MPI_TRY(call) FDX_TRY(mpi_status((call), #call))
 
 /* Started by a launcher: OpenMPI, PMI(x) or MPICH's hydra set these. */
 static int under_launcher(void)

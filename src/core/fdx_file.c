@@ -1,4 +1,4 @@
-/* fdx_file: atomic writes, safe input opens, mkdir -p, the monotonic clock. */
+/* fdx_file: atomic writes, safe input opens, mkdir -p. */
 #include "fdx_file.h"
 
 #include <errno.h>
@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* ---- writing ---------------------------------------------------------------- */
@@ -311,11 +310,3 @@ fdx_status fdx_mkdir_mode(const char *path, mode_t mode)
 
 fdx_status fdx_mkdir_p(const char *path) { return fdx_mkdir_mode(path, 0755); }
 
-/* ---- time --------------------------------------------------------------------- */
-
-double fdx_now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}

@@ -62,8 +62,4 @@ FDX_HIDDEN int fdx_file_exists(const char *path);
 FDX_HIDDEN fdx_status fdx_mkdir_mode(const char *path, mode_t mode);
 FDX_HIDDEN fdx_status fdx_mkdir_p(const char *path); /* mode 0755 */
 
-/* ---- time ------------------------------------------------------------------- */
-/* Seconds on the monotonic clock (for intervals). */
-FDX_HIDDEN double fdx_now_s(void);
-
 #endif

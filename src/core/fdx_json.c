@@ -1,5 +1,5 @@
 /* fdx_json: append-only JSON text with comma bookkeeping. */
-#include "fdx_json.h"
+#include "fdx/internal/json.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -35,28 +35,22 @@ static void key(fdx_json *j, const char *k)
     j->need_comma = 1;
 }
 
-void fdx_json_begin(fdx_json *j, const char *k)
+/* An object or array opens ("{", "[") after its key and closes ("}", "]"). */
+static void open_bracket(fdx_json *j, const char *k, const char *bracket)
 {
     key(j, k);
-    put(j, "{");
+    put(j, bracket);
     j->need_comma = 0;
 }
-void fdx_json_end(fdx_json *j)
+static void close_bracket(fdx_json *j, const char *bracket)
 {
-    put(j, "}");
+    put(j, bracket);
     j->need_comma = 1;
 }
-void fdx_json_begin_array(fdx_json *j, const char *k)
-{
-    key(j, k);
-    put(j, "[");
-    j->need_comma = 0;
-}
-void fdx_json_end_array(fdx_json *j)
-{
-    put(j, "]");
-    j->need_comma = 1;
-}
+void fdx_json_begin(fdx_json *j, const char *k) { open_bracket(j, k, "{"); }
+void fdx_json_end(fdx_json *j) { close_bracket(j, "}"); }
+void fdx_json_begin_array(fdx_json *j, const char *k) { open_bracket(j, k, "["); }
+void fdx_json_end_array(fdx_json *j) { close_bracket(j, "]"); }
 void fdx_json_str(fdx_json *j, const char *k, const char *v)
 {
     key(j, k);
@@ -104,6 +98,17 @@ void fdx_json_time_ms(fdx_json *j, const fdx_time_stats *t)
     fdx_json_end(j);
 }
 
+void fdx_json_traffic(fdx_json *j, const char *key, double fetch, double write, double eff, double copy_gbps)
+{
+    fdx_json_begin(j, key);
+    fdx_json_num(j, "fetch", fetch);
+    fdx_json_num(j, "write", write);
+    fdx_json_end(j);
+    fdx_json_num(j, "effective_gbps", eff);
+    fdx_json_num(j, "copy_gbps", copy_gbps);
+    fdx_json_num(j, "ratio_to_copy", eff / copy_gbps);
+}
+
 const char *fdx_json_text(const fdx_json *j) { return fdx_sb_str(&j->text); }
 fdx_status fdx_json_status(const fdx_json *j) { return fdx_sb_status(&j->text, "a JSON record"); }
 
@@ -113,4 +118,12 @@ fdx_status fdx_json_print(fdx_json *j, FILE *f)
     if (fprintf(f, "%s\n", fdx_json_text(j)) < 0 || fflush(f) != 0)
         return fdx_fail(FDX_ERR_IO, "cannot write the JSON record");
     return FDX_OK;
+}
+
+fdx_status fdx_json_finish(fdx_json *j, FILE *f)
+{
+    fdx_json_end(j);
+    fdx_status st = fdx_json_print(j, f);
+    fdx_json_free(j);
+    return st;
 }

@@ -1,5 +1,5 @@
 /* fdx_sb: a growing string with printf-append and indented lines. */
-#include "fdx_sb.h"
+#include "fdx/internal/sb.h"
 
 #include <stdio.h>
 #include <stdlib.h>

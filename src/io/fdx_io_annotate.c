@@ -4,7 +4,7 @@
    indexed image (the GIF takes it as it is, and a restart maps a PNG frame
    back to indices exactly). */
 #include "core/fdx_error.h"
-#include "fdx/io.h"
+#include "fdx/internal/io.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* fdx_io_font: a 5x7 bitmap font, drawn by hand for fdx, and text rendered
    into a cell mask (the demo's raised letters). */
 #include "core/fdx_error.h"
-#include "fdx/io.h"
+#include "fdx/internal/io.h"
 
 #include <string.h>
 

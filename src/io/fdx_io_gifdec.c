@@ -1,7 +1,7 @@
 /* fdx_io_gifdec: a strict GIF decoder for checking the files fdx writes (and
    a fuzzing target): every length is checked against what is left. */
 #include "core/fdx_error.h"
-#include "fdx/io.h"
+#include "fdx/internal/io.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +103,7 @@ fdx_status fdx_gif_decode(const unsigned char *data, size_t size, int *width, in
                           fdx_image *last)
 {
     reader r = {data, size, 0};
-    const unsigned char *h;
+    const unsigned char *h = NULL;
     if (last) memset(last, 0, sizeof *last);
     *frames = 0;
     FDX_CHECK(get(&r, 13, &h) && (memcmp(h, "GIF89a", 6) == 0 || memcmp(h, "GIF87a", 6) == 0), FDX_ERR_INVALID,

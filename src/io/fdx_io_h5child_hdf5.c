@@ -9,6 +9,7 @@
    dataset of the wrong rank, type or size, FDX_ERR_INVALID. */
 #include "core/fdx_error.h"
 #include "core/fdx_file.h"
+#include "fdx/internal/clock.h"
 #include "fdx/io.h"
 #include "io/fdx_h5read.h"
 

@@ -1,6 +1,6 @@
 /* fdx_io_ini: "key = value" config files, with the line of every mistake. */
 #include "core/fdx_error.h"
-#include "fdx/io.h"
+#include "fdx/internal/io.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -5,8 +5,9 @@
    stepping only. */
 #include "core/fdx_error.h"
 #include "core/fdx_file.h"
+#include "fdx/internal/clock.h"
 #include "core/fdx_knob.h"
-#include "fdx/io.h"
+#include "fdx/internal/io.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -813,16 +813,15 @@ fdx_status launch_box(void *array, void *plain, const fdx_box_plan *p, cudaStrea
 
 } // namespace
 
-/* Runs CALL<W>(...) for the plan's word size. */
+/* CALL<W>(...) for the plan's word size: one expression, which the caller
+   returns (no macro but FDX_TRY hides a return). */
 #define BY_WORD(word, CALL, ...)                                                                   \
-    switch (word) {                                                                                \
-    case 1: return CALL<1>(__VA_ARGS__);                                                           \
-    case 2: return CALL<2>(__VA_ARGS__);                                                           \
-    case 4: return CALL<4>(__VA_ARGS__);                                                           \
-    case 8: return CALL<8>(__VA_ARGS__);                                                           \
-    case 16: return CALL<16>(__VA_ARGS__);                                                         \
-    default: return fdx_fail(FDX_ERR_INTERNAL, "word size %d", word);                             \
-    }
+    ((word) == 1    ? CALL<1>(__VA_ARGS__)                                                         \
+     : (word) == 2  ? CALL<2>(__VA_ARGS__)                                                         \
+     : (word) == 4  ? CALL<4>(__VA_ARGS__)                                                         \
+     : (word) == 8  ? CALL<8>(__VA_ARGS__)                                                         \
+     : (word) == 16 ? CALL<16>(__VA_ARGS__)                                                        \
+                    : fdx_fail(FDX_ERR_INTERNAL, "word size %d", (word)))
 
 extern "C" fdx_status fdx_layout_cuda_perm(void *dst, const void *src, const fdx_perm_plan *p, void *stream)
 {
@@ -831,20 +830,20 @@ extern "C" fdx_status fdx_layout_cuda_perm(void *dst, const void *src, const fdx
         if (dst != src) FDX_CUDA_TRY(cudaMemcpyAsync(dst, src, (size_t)p->count * (size_t)p->word, cudaMemcpyDeviceToDevice, st));
         return FDX_OK;
     }
-    BY_WORD(p->word, launch_perm, dst, src, p, st)
+    return BY_WORD(p->word, launch_perm, dst, src, p, st);
 }
 
 extern "C" fdx_status fdx_layout_cuda_emulate(void *dst, const void *src, const fdx_perm_plan *p)
 {
-    BY_WORD(p->word, emulate_tiles, dst, src, p)
+    return BY_WORD(p->word, emulate_tiles, dst, src, p);
 }
 
 extern "C" fdx_status fdx_layout_cuda_diag(void *dst, const void *src, const fdx_diag_plan *p, void *stream)
 {
-    BY_WORD(p->word, launch_diag, dst, src, p, (cudaStream_t)stream)
+    return BY_WORD(p->word, launch_diag, dst, src, p, (cudaStream_t)stream);
 }
 
 extern "C" fdx_status fdx_layout_cuda_box(void *array, void *plain, const fdx_box_plan *p, void *stream)
 {
-    BY_WORD(p->word, launch_box, array, plain, p, (cudaStream_t)stream)
+    return BY_WORD(p->word, launch_box, array, plain, p, (cudaStream_t)stream);
 }

@@ -4,7 +4,7 @@
 #ifndef FDX_LAYOUT_EMIT_H
 #define FDX_LAYOUT_EMIT_H
 
-#include "core/fdx_sb.h"
+#include "fdx/internal/sb.h"
 #include "fdx/layout.h"
 
 /* Appends the offset of element (names[0], names[1], ...) of an array of

@@ -3,7 +3,7 @@
    every value is checked when it is set. */
 #include "core/fdx_error.h"
 #include "fdx/boundary.h"
-#include "fdx/io.h"
+#include "fdx/internal/io.h"
 #include "fdx/solvers.h"
 #include "solvers/fdx_sim_impl.h"
 

@@ -2,7 +2,7 @@
    HDF5 file), the Poisson manufactured problem, and wave velocity models
    (constant, layered, gradient, HDF5 or raw float32 file). */
 #include "core/fdx_error.h"
-#include "fdx/io.h"
+#include "fdx/internal/io.h"
 #include "solvers/fdx_sim_impl.h"
 
 #include <math.h>

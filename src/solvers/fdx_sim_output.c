@@ -5,6 +5,7 @@
 #include "solvers/fdx_sim_output_impl.h"
 
 #include "core/fdx_file.h"
+#include "fdx/internal/clock.h"
 #include "solvers/fdx_pinned.h"
 
 #include <stdio.h>

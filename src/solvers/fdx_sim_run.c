@@ -2,10 +2,11 @@
    progress, pictures, fields and checkpoints on their schedules, the stop
    request of a signal, and the JSON summary. */
 #include "core/fdx_file.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/clock.h"
+#include "fdx/internal/json.h"
 #include "core/fdx_log.h"
 #include "solvers/fdx_fieldstats.h"
-#include "fdx/io.h"
+#include "fdx/internal/io.h"
 #include "fdx/metrics.h"
 #include "solvers/fdx_sim_output.h"
 

@@ -3,6 +3,7 @@
    kernel) per shape it has been applied to. */
 #include "arrays/fdx_array_impl.h"
 #include "core/fdx_file.h"
+#include "fdx/internal/clock.h"
 #include "core/fdx_knob.h"
 #include "core/fdx_log.h"
 #include "fdx/laplacian.h"

@@ -5,8 +5,9 @@
 #include "backends/fdx_jit_batch.h"
 #include "core/fdx_cache.h"
 #include "core/fdx_file.h"
+#include "fdx/internal/clock.h"
 #include "core/fdx_log.h"
-#include "core/fdx_sb.h"
+#include "fdx/internal/sb.h"
 
 #include <math.h>
 #include <pthread.h>

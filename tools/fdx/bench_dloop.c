@@ -8,7 +8,6 @@
    generated stencil add the same terms in different orders, so they agree
    to rounding, not bit for bit). */
 #include "cli.h"
-#include "core/fdx_file.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -155,8 +154,7 @@ int bench_dloop(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--size NXxNY] [--steps N] [--gpus K] [--json]", flags, opts);
+    int rc = cli_start(argc, argv, CMD, "[--size NXxNY] [--steps N] [--gpus K] [--json]", flags, &opts);
     bench x = {0};
     if (rc >= 0) goto done;
     int rank = 2;

@@ -53,12 +53,11 @@ int bench_suite_main(const bench_suite *s, int argc, char **argv)
     };
     if (!s->random) flags[5] = flags[8]; /* no random suite: no --suite, --seed, --count */
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD,
+    int rc = cli_start(argc, argv, CMD,
                        s->random ? "[--json] [--quick] [--cases A,B] [--reps N] [--list] [--suite named|random] "
                                    "[--seed N] [--count N]"
                                  : "[--json] [--quick] [--cases A,B] [--reps N] [--list]",
-                       flags, opts);
+                       flags, &opts);
     fdx_ctx *ctx = NULL;
     void *generated = NULL;
     if (rc >= 0) goto done;
@@ -68,10 +67,10 @@ int bench_suite_main(const bench_suite *s, int argc, char **argv)
         rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
-    const int space = strcmp(suite, "random") == 0;
-    if (!space && strcmp(suite, "named") != 0) {
-        char clip[64];
-        rc = cli_usage_error(CMD, "--suite '%s' is not named or random", cli_clip(suite, clip, sizeof clip));
+    static const char *const suites[] = {"named", "random"};
+    int space; /* the random suite */
+    if ((st = cli_parse_choice("--suite", suite, suites, 2, &space)) != FDX_OK) {
+        rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
     if (!space && (seed_s || count_s)) {

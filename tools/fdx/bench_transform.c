@@ -155,18 +155,17 @@ int bench_transform(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--suite named|random] [--reps N] [--seed N] [--count N] [--mib N] [--elem B] [--only PREFIX] "
+    int rc = cli_start(argc, argv, CMD, "[--suite named|random] [--reps N] [--seed N] [--count N] [--mib N] [--elem B] [--only PREFIX] "
                        "[--rounds N] [--json] [--list]",
-                       flags, opts);
+                       flags, &opts);
     fdx_ctx *ctx = NULL, *cpu = NULL;
     if (rc >= 0) goto done;
     long reps, seed, count, mib, elem, rounds;
     fdx_status st;
-    const int space = strcmp(suite, "random") == 0;
-    if (!space && strcmp(suite, "named") != 0) {
-        char clip[64];
-        rc = cli_usage_error(CMD, "--suite '%s' is not named or random", cli_clip(suite, clip, sizeof clip));
+    static const char *const suites[] = {"named", "random"};
+    int space; /* the random suite */
+    if ((st = cli_parse_choice("--suite", suite, suites, 2, &space)) != FDX_OK) {
+        rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
     if (space && (mib_s || elem_s)) {
@@ -267,10 +266,7 @@ built:;
             goto done;
         }
         fflush(stdout);
-        if (!verified) {
-            fprintf(stderr, "fdx bench transform: error: case %s failed verification\n", c->name);
-            rc = CLI_VERIFY_FAILED;
-        }
+        if (!verified) rc = cli_verify_failed(CMD, "case %s failed verification", c->name);
     }
 done:
     fdx_ctx_destroy(&ctx);

@@ -128,9 +128,7 @@ static fdx_status print_record(fdx_ctx *ctx, const ucase *c, const char *config,
     fdx_json_bool(&j, "verified", chk->bad == 0 && chk->checked > 0);
     fdx_json_num(&j, "max_abs_error", chk->max_err);
     fdx_json_int(&j, "points_checked", chk->checked);
-    fdx_json_end(&j);
-    fdx_status st = fdx_json_print(&j, stdout);
-    fdx_json_free(&j);
+    fdx_status st = fdx_json_finish(&j, stdout);
     fflush(stdout);
     return st;
 }
@@ -189,11 +187,9 @@ static int run_case(fdx_ctx *ctx, const char *cmd, const ucase *c, int json, dou
                config, t.median_ms, eff, copy_gbps, eff / copy_gbps, eff / same_gbps, verified ? "yes" : "NO");
         fflush(stdout);
     }
-    if (!verified) {
-        fprintf(stderr, "fdx %s: error: case %s failed verification: %lld of %lld points wrong\n", cmd, c->name,
-                (long long)chk.bad, (long long)chk.checked);
-        rc = CLI_VERIFY_FAILED;
-    }
+    if (!verified)
+        rc = cli_verify_failed(cmd, "case %s failed verification: %lld of %lld points wrong", c->name,
+                               (long long)chk.bad, (long long)chk.checked);
     goto done;
 fail:
     rc = cli_fail(cmd, st);

@@ -36,6 +36,17 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return CLI_USAGE;
 }
 
+int cli_verify_failed(const char *cmd, const char *fmt, ...)
+{
+    char msg[CLI_MAX_MESSAGE + 2];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cli_error_line(cmd, msg, "");
+    return CLI_VERIFY_FAILED;
+}
+
 int cli_fail(const char *cmd, fdx_status st)
 {
     const char *msg = fdx_last_error();
@@ -162,6 +173,13 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *usage, const c
     return -1;
 }
 
+int cli_start(int argc, char **argv, const char *cmd, const char *usage, const cli_flag *flags, fdx_options **opts)
+{
+    *opts = NULL;
+    if (fdx_options_create(opts) != FDX_OK) return cli_usage_error(cmd, "%s", fdx_last_error());
+    return cli_parse(argc, argv, cmd, usage, flags, *opts);
+}
+
 fdx_status cli_parse_int(const char *flag, const char *s, long lo, long hi, long *out)
 {
     char *end = NULL, clip[48];
@@ -188,6 +206,17 @@ fdx_status cli_parse_real(const char *flag, const char *s, double lo, double hi,
         return fdx_fail(FDX_ERR_INVALID, "%s: %s is outside (%g, %g)", flag, s, lo, hi);
     *out = v;
     return FDX_OK;
+}
+
+fdx_status cli_parse_choice(const char *flag, const char *s, const char *const *names, int n, int *index)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(s, names[i]) == 0) return *index = i, FDX_OK;
+    char list[256] = "", clip[48];
+    size_t len = 0;
+    for (int i = 0; i < n && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ", names[i]);
+    return fdx_fail(FDX_ERR_INVALID, "%s '%s' is not %s", flag, cli_clip(s, clip, sizeof clip), list);
 }
 
 fdx_status cli_parse_shape(const char *s, int min_rank, int max_rank, int64_t min_extent, int *rank,

@@ -3,7 +3,8 @@
 #ifndef FDX_CLI_H
 #define FDX_CLI_H
 
-#include "core/fdx_error.h"
+#include "fdx/internal/clock.h"
+#include "fdx/internal/error.h"
 #include "fdx.h"
 
 #include <stddef.h>
@@ -35,6 +36,12 @@ typedef struct cli_command {
 int cli_parse(int argc, char **argv, const char *cmd, const char *usage, const cli_flag *flags,
               fdx_options *opts);
 
+/* The start of every command: the options (defaults and the FDX_*
+   environment) into *opts, then argv parsed into them (cli_parse).  Returns
+   -1 to go on, or an exit status; the caller destroys *opts either way (NULL
+   when it could not be created). */
+int cli_start(int argc, char **argv, const char *cmd, const char *usage, const cli_flag *flags, fdx_options **opts);
+
 /* Error lines are cut to this many characters of message. */
 #define CLI_MAX_MESSAGE 600
 /* The most flags one command line may give. */
@@ -48,6 +55,9 @@ void cli_error_line(const char *cmd, const char *msg, const char *hint);
 const char *cli_clip(const char *s, char *buf, size_t cap);
 /* Prints "fdx CMD: error: ..." on stderr and returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "fdx CMD: error: ..." on stderr and returns CLI_VERIFY_FAILED: a
+   run whose result did not verify. */
+int cli_verify_failed(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "fdx CMD: <message of st>" and returns the exit status for st. */
 int cli_fail(const char *cmd, fdx_status st);
 
@@ -60,6 +70,9 @@ fdx_status cli_parse_shape_flag(const char *flag, const char *s, int min_rank, i
 fdx_status cli_parse_int(const char *flag, const char *s, long lo, long hi, long *out);
 /* A plain decimal number (no hex, inf or nan) strictly between lo and hi. */
 fdx_status cli_parse_real(const char *flag, const char *s, double lo, double hi, double *out);
+/* s as the index of one of n names; otherwise FDX_ERR_INVALID with
+   "FLAG 'S' is not A, B or C". */
+fdx_status cli_parse_choice(const char *flag, const char *s, const char *const *names, int n, int *index);
 
 /* The commands (commands.def lists them once). */
 #define CLI_COMMAND(name, fn, summary) int fn(int argc, char **argv);

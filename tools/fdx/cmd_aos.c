@@ -61,8 +61,7 @@ int cmd_aos(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--size NXxNYxNZ] [--steps N] [--reps N] [--gpus K] [--json]", flags, opts);
+    int rc = cli_start(argc, argv, CMD, "[--size NXxNYxNZ] [--steps N] [--reps N] [--gpus K] [--json]", flags, &opts);
     fdx_ctx *ctx = NULL;
     aos on = {0}, off = {0};
     double *init = NULL, *got_on = NULL, *got_off = NULL;
@@ -156,9 +155,7 @@ int cmd_aos(int argc, char **argv)
         fdx_json_str(&j, "layout_autotfm", lay_s);
         fdx_json_bool(&j, "verified", verified);
         fdx_json_num(&j, "max_abs_error", err);
-        fdx_json_end(&j);
-        st = fdx_json_print(&j, stdout);
-        fdx_json_free(&j);
+        st = fdx_json_finish(&j, stdout);
         if (st != FDX_OK) goto fail;
     } else {
         printf("fdx aos: (%lld,%lld,%lld,5) double, %ld iterations on %s (%s)\n", (long long)g[0], (long long)g[1],
@@ -169,8 +166,7 @@ int cmd_aos(int argc, char **argv)
                t_off.median_ms / t_on.median_ms);
         printf("  verified     %s (max abs error %.3g)\n", verified ? "yes" : "NO", err);
     }
-    rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
-    if (!verified) fprintf(stderr, "fdx aos: error: result failed verification (max abs error %.3g)\n", err);
+    rc = verified ? CLI_OK : cli_verify_failed(CMD, "result failed verification (max abs error %.3g)", err);
     goto done;
 fail:
     rc = cli_fail(CMD, st);

@@ -101,9 +101,7 @@ int cli_aos_dist(const char *cmd, fdx_options *opts, const int64_t *g, const dou
             fdx_json_end(&j);
             fdx_json_bool(&j, "verified", verified);
             fdx_json_num(&j, "max_abs_error", err);
-            fdx_json_end(&j);
-            st = fdx_json_print(&j, stdout);
-            fdx_json_free(&j);
+            st = fdx_json_finish(&j, stdout);
             if (st != FDX_OK) goto fail;
         } else {
             printf("fdx aos: (5,%lld,%lld,%lld) double, %d iterations, distributed on %d units (%d ranks) of %s\n",
@@ -115,8 +113,8 @@ int cli_aos_dist(const char *cmd, fdx_options *opts, const int64_t *g, const dou
         }
     }
     rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
-    if (!verified && fdx_dist_proc(v.d) == 0)
-        fprintf(stderr, "fdx %s: error: result failed verification (max abs error %.3g)\n", cmd, err);
+    if (!verified && fdx_dist_proc(v.d) == 0) /* one line, from rank 0 */
+        cli_verify_failed(cmd, "result failed verification (max abs error %.3g)", err);
     goto done;
 fail:
     rc = cli_fail(cmd, st);

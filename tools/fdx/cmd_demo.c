@@ -10,16 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char *CMD = "demo";
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* One frame: field -> indexed image on the sequential map, range [0, 1]. */
 static fdx_status frame(fdx_sim *sim, double *u, int scale, fdx_image *img)
@@ -41,9 +33,8 @@ int cmd_demo(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--text STRING] [--output DIR] [--steps N] [--frames N] [--size NXxNY]",
-                       flags, opts);
+    int rc = cli_start(argc, argv, CMD, "[--text STRING] [--output DIR] [--steps N] [--frames N] [--size NXxNY]",
+                       flags, &opts);
     fdx_sim_config *cfg = NULL;
     fdx_ctx *ctx = NULL;
     fdx_sim *sim = NULL;
@@ -106,7 +97,7 @@ int cmd_demo(int argc, char **argv)
     printf("fdx demo: \"%s\" cooling on a %lldx%lld grid, %ld steps, %s (%s)\n", text, (long long)n[0],
            (long long)n[1], steps, fdx_backend_kind_name(fdx_ctx_backend(ctx)), fdx_ctx_device_name(ctx));
     fflush(stdout);
-    double t0 = now_s(), compute = 0;
+    double t0 = fdx_now_s(), compute = 0;
     FDX_TRY_GOTO(st, frame(sim, u, scale, &img), fail);
     FDX_TRY_GOTO(st, fdx_gif_open(gif_path, img.width, img.height, pal, 6, &gif), fail);
     /* Hold the letters a moment before they melt. */
@@ -115,10 +106,10 @@ int cmd_demo(int argc, char **argv)
     for (long f = 1; f < frames; f++) {
         double q = (double)f / (double)(frames - 1);
         long target = (long)llround((double)steps * q * q);
-        double c0 = now_s();
+        double c0 = fdx_now_s();
         while (fdx_sim_steps_done(sim) < target) FDX_TRY_GOTO(st, fdx_sim_step(sim), fail);
         FDX_TRY_GOTO(st, frame(sim, u, scale, &img), fail);
-        compute += now_s() - c0;
+        compute += fdx_now_s() - c0;
         FDX_TRY_GOTO(st, fdx_gif_add(gif, &img), fail);
         if (f < frames - 1) fdx_image_free(&img);
     }
@@ -127,7 +118,7 @@ int cmd_demo(int argc, char **argv)
     FDX_TRY_GOTO(st, fdx_png_write(png_path, &rgb), fail);
     double cells = (double)n[0] * (double)n[1] * (double)steps;
     printf("  %ld steps in %.2f s of stepping (%.0f Mcells/s), %.2f s in all\n", steps, compute,
-           compute > 0 ? cells / compute / 1e6 : 0.0, now_s() - t0);
+           compute > 0 ? cells / compute / 1e6 : 0.0, fdx_now_s() - t0);
     printf("  pictures: %s (animated, %ld frames) and %s (final)\n", gif_path, frames + 7, png_path);
     rc = CLI_OK;
     goto done;

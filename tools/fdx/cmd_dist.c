@@ -4,7 +4,7 @@
    checksums of the final field and, with several units in one process,
    the time of one unit measured in the same run and the scaling efficiency. */
 #include "cli.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/json.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -4,7 +4,7 @@
    the probe of every device was most of info's time (a 1 GiB CPU copy:
    2.1 GB resident, 5 s of CPU). */
 #include "cli.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/json.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -34,9 +34,7 @@ static int describe(fdx_options *opts, const char *backend, int device, int json
         fdx_json_str(&j, "name", fdx_ctx_device_name(ctx));
         fdx_json_num(&j, "memory_bytes", (double)fdx_ctx_memory(ctx));
         if (probe) fdx_json_num(&j, "copy_gbps", gbps);
-        fdx_json_end(&j);
-        st = fdx_json_print(&j, stdout);
-        fdx_json_free(&j);
+        st = fdx_json_finish(&j, stdout);
     } else {
         printf("  %-5s %d  %-40s %8.1f GiB", backend, device, fdx_ctx_device_name(ctx),
                (double)fdx_ctx_memory(ctx) / (1 << 30));
@@ -57,8 +55,7 @@ int cmd_info(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--json] [--bandwidth | --quick]", flags, opts);
+    int rc = cli_start(argc, argv, CMD, "[--json] [--bandwidth | --quick]", flags, &opts);
     if (rc >= 0) goto done;
     if (quick && bandwidth) {
         rc = cli_usage_error(CMD, "--quick and --bandwidth contradict each other");

@@ -2,7 +2,7 @@
    quadratic whose discrete Laplacian is exact; verifies, times and reports
    effective bandwidth against the device copy bandwidth. */
 #include "cli.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/json.h"
 #include "fdx/loop.h"
 
 #include <float.h>
@@ -103,9 +103,8 @@ int cmd_laplacian(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--size NXxNY[xNZ]] [--precision float|double] [--reps N] [--json]",
-                       flags, opts);
+    int rc = cli_start(argc, argv, CMD, "[--size NXxNY[xNZ]] [--precision float|double] [--reps N] [--json]",
+                       flags, &opts);
     fdx_ctx *ctx = NULL;
     run r = {0};
     if (rc >= 0) goto done;
@@ -170,19 +169,11 @@ int cmd_laplacian(int argc, char **argv)
         fdx_json_record_head(&j, "laplacian", backend, fdx_ctx_device_name(ctx), fdx_dtype_name(dt), rank, n);
         fdx_json_int(&j, "order", 2);
         fdx_json_time_ms(&j, &t);
-        fdx_json_begin(&j, "bytes");
-        fdx_json_num(&j, "fetch", fetch);
-        fdx_json_num(&j, "write", write);
-        fdx_json_end(&j);
-        fdx_json_num(&j, "effective_gbps", eff);
-        fdx_json_num(&j, "copy_gbps", copy_gbps);
-        fdx_json_num(&j, "ratio_to_copy", eff / copy_gbps);
+        fdx_json_traffic(&j, "bytes", fetch, write, eff, copy_gbps);
         fdx_json_bool(&j, "verified", verified);
         fdx_json_num(&j, "max_abs_error", err);
         fdx_json_num(&j, "tolerance", tol);
-        fdx_json_end(&j);
-        st = fdx_json_print(&j, stdout);
-        fdx_json_free(&j);
+        st = fdx_json_finish(&j, stdout);
         if (st != FDX_OK) goto fail;
     } else {
         char shape[96];
@@ -202,13 +193,9 @@ int cmd_laplacian(int argc, char **argv)
                fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA ? "cudaMemcpy device to device" : "parallel memcpy");
         printf("  ratio to copy  %.3f\n", eff / copy_gbps);
     }
-    if (!verified) {
-        fprintf(stderr, "fdx laplacian: error: result failed verification (max abs error %.3g > tolerance %.3g, %lld unwritten, %lld clobbered)\n",
-                err, tol, (long long)unwritten, (long long)clobbered);
-        rc = CLI_VERIFY_FAILED;
-    } else {
-        rc = CLI_OK;
-    }
+    rc = verified ? CLI_OK
+                  : cli_verify_failed(CMD, "result failed verification (max abs error %.3g > tolerance %.3g, %lld unwritten, "
+                                           "%lld clobbered)", err, tol, (long long)unwritten, (long long)clobbered);
     goto done;
 fail:
     rc = cli_fail(CMD, st);

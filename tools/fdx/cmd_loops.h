@@ -4,7 +4,7 @@
 #define FDX_CMD_LOOPS_H
 
 #include "cli.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/json.h"
 
 typedef fdx_status (*cli_step)(void *arg);
 

@@ -4,8 +4,8 @@
    the timed SSOR iterations, then error and pintgr; verified against NPB's
    reference norms within 1e-8 relative; NPB's report or one JSON record. */
 #include "cli.h"
-#include "backends/fdx_backend.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/ctx.h"
+#include "fdx/internal/json.h"
 #include "lu.h"
 
 #include <ctype.h>
@@ -111,9 +111,8 @@ int cmd_lu(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--gpus K] [--autotfm-scope all|sweeps|diagonal] [--compare-autotfm] [--timers on|off] [--steps N] [--json]",
-                       flags, opts);
+    int rc = cli_start(argc, argv, CMD, "[--class S|W|A|B|C] [--backend cpu|cuda] [--autotfm on|off] [--gpus K] [--autotfm-scope all|sweeps|diagonal] [--compare-autotfm] [--timers on|off] [--steps N] [--json]",
+                       flags, &opts);
     fdx_ctx *ctx = NULL;
     void *stream = NULL; /* --timers off on CUDA */
     if (rc >= 0) goto done;
@@ -122,11 +121,14 @@ int cmd_lu(int argc, char **argv)
         rc = cli_usage_error(CMD, "--class %s is not one of S, W, A, B, C", class_s);
         goto done;
     }
-    int scope = strcmp(scope_s, "sweeps") == 0 ? LU_AUTOTFM_SWEEPS : strcmp(scope_s, "diagonal") == 0 ? LU_AUTOTFM_DIAGONAL : -1;
-    if (scope < 0 && strcmp(scope_s, "all") != 0) {
-        rc = cli_usage_error(CMD, "--autotfm-scope %s is not all, sweeps or diagonal", scope_s);
+    static const char *const scopes[] = {"all", "sweeps", "diagonal"}, *const on_off[] = {"off", "on"};
+    int scope_i, timers;
+    if (cli_parse_choice("--autotfm-scope", scope_s, scopes, 3, &scope_i) != FDX_OK ||
+        cli_parse_choice("--timers", timers_s, on_off, 2, &timers) != FDX_OK) {
+        rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
+    int scope = scope_i == 1 ? LU_AUTOTFM_SWEEPS : scope_i == 2 ? LU_AUTOTFM_DIAGONAL : -1;
     long gpus, itmax = c->itmax;
     if (cli_parse_int("--gpus", gpus_s, 1, 1024, &gpus) != FDX_OK ||
         (iters_s && cli_parse_int("--steps", iters_s, 1, 100000, &itmax) != FDX_OK)) {
@@ -143,11 +145,6 @@ int cmd_lu(int argc, char **argv)
     char autotfm_on[16]; /* the run's setting (the comparison changes opts) */
     snprintf(autotfm_on, sizeof autotfm_on, "%s", autotfm ? autotfm : "on");
     int dist = gpus > 1 || getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK");
-    int timers = strcmp(timers_s, "on") == 0;
-    if (!timers && strcmp(timers_s, "off") != 0) {
-        rc = cli_usage_error(CMD, "--timers %s is not on or off", timers_s);
-        goto done;
-    }
     if (dist && !timers) {
         rc = cli_usage_error(CMD, "--timers off: distributed runs (--gpus K > 1, mpirun) time every routine");
         goto done;
@@ -169,7 +166,7 @@ int cmd_lu(int argc, char **argv)
     if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) goto fail;
     if (!timers && fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA) {
         /* loops on a context stream return once queued */
-        if ((st = fdx_ctx_ops(ctx)->stream_create(&stream)) != FDX_OK || (st = fdx_ctx_set_stream(ctx, stream)) != FDX_OK)
+        if ((st = fdx_ctx_stream_create(ctx, &stream)) != FDX_OK || (st = fdx_ctx_set_stream(ctx, stream)) != FDX_OK)
             goto fail;
     }
     lu_result on, off;
@@ -240,9 +237,7 @@ int cmd_lu(int argc, char **argv)
         for (int a = 0; a < 5; a++) fdx_json_str(&j, an[a], on.layouts[a]);
         fdx_json_end(&j);
         fdx_json_bool(&j, "verified", verified);
-        fdx_json_end(&j);
-        st = fdx_json_print(&j, stdout);
-        fdx_json_free(&j);
+        st = fdx_json_finish(&j, stdout);
         if (st != FDX_OK) goto fail;
     } else {
         printf("\n LU Benchmark Completed.\n");
@@ -262,15 +257,14 @@ int cmd_lu(int argc, char **argv)
             printf(" autotfm off     = %24.2f s (speedup %.2fx)\n", off.seconds, off.seconds / on.seconds);
         printf(" Verification    = %24s\n", verified ? "SUCCESSFUL" : "UNSUCCESSFUL");
     }
-    if (!verified) fprintf(stderr, "fdx lu: error: VERIFICATION UNSUCCESSFUL for class %c\n", c->name);
-    rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
+    rc = verified ? CLI_OK : cli_verify_failed(CMD, "VERIFICATION UNSUCCESSFUL for class %c", c->name);
     goto done;
 fail:
     rc = cli_fail(CMD, st);
 done:
     if (stream) {
         fdx_ctx_set_stream(ctx, NULL);
-        fdx_ctx_ops(ctx)->stream_destroy(stream);
+        fdx_ctx_stream_destroy(ctx, stream);
     }
     fdx_ctx_destroy(&ctx);
     fdx_options_destroy(&opts);

@@ -4,7 +4,7 @@
    the tolerance is not reached or the error is not at the discretization
    level. */
 #include "cmd_mg.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/json.h"
 
 #include <math.h>
 #include <stdio.h>

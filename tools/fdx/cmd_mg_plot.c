@@ -1,6 +1,7 @@
 /* cmd_mg_plot: the residual history of a solve as a PNG (log scale, one
    grid line a decade, labelled with the io module's bitmap font). */
 #include "cmd_mg.h"
+#include "fdx/internal/io.h" /* the font */
 
 #include <math.h>
 #include <stdio.h>

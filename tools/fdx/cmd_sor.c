@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char *CMD = "sor";
 
@@ -17,22 +16,15 @@ static const char *CMD = "sor";
    solution of -Lu = -12 with u = u* on the boundary is u* itself. */
 static double exact(double x, double y, double z) { return x * x + 2 * y * y + 3 * z * z + x * y; }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
 fdx_status cli_time_case(cli_step reset, cli_step run, void *arg, int warmup, int reps, fdx_time_stats *out)
 {
     double t[64];
     if (reps > 64) reps = 64;
     for (int r = 0; r < warmup + reps; r++) {
         FDX_TRY(reset(arg));
-        double t0 = now_ms();
+        double t0 = 1e3 * fdx_now_s();
         FDX_TRY(run(arg));
-        if (r >= warmup) t[r - warmup] = now_ms() - t0;
+        if (r >= warmup) t[r - warmup] = 1e3 * fdx_now_s() - t0;
     }
     for (int a = 1; a < reps; a++)
         for (int b = a; b > 0 && t[b] < t[b - 1]; b--) {
@@ -150,8 +142,7 @@ int cmd_sor(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD, "[--size NxNxN] [--steps N] [--omega W] [--reps N] [--compare-cpu | --gpus K] [--json]", flags, opts);
+    int rc = cli_start(argc, argv, CMD, "[--size NxNxN] [--steps N] [--omega W] [--reps N] [--compare-cpu | --gpus K] [--json]", flags, &opts);
     fdx_ctx *ctx = NULL, *cctx = NULL;
     sor_variant on = {0}, off = {0}, vc = {0};
     sor p = {0};
@@ -268,9 +259,7 @@ int cmd_sor(int argc, char **argv)
         fdx_json_num(&j, "max_diff_no_autotfm", diff_off);
         fdx_json_bool(&j, "verified", verified);
         fdx_json_num(&j, "max_abs_error", fmax(diff_off, diff_cpu));
-        fdx_json_end(&j);
-        st = fdx_json_print(&j, stdout);
-        fdx_json_free(&j);
+        st = fdx_json_finish(&j, stdout);
         if (st != FDX_OK) goto fail;
     } else {
         printf("fdx sor: %ld^3 double, %ld sweeps, omega %.6f on %s (%s)\n", n, sweeps, omega, backend,
@@ -283,12 +272,9 @@ int cmd_sor(int argc, char **argv)
                    fdx_ctx_device_name(cctx), t_cpu.median_ms / t_on.median_ms, diff_cpu);
         printf("  last change  %.3g, max error vs exact solution %.3g, on/off max diff %.3g\n", on.change, err, diff_off);
     }
-    if (!verified) {
-        fprintf(stderr, "fdx sor: error: results differ between variants (%.3g without autotfm, %.3g CPU)\n", diff_off, diff_cpu);
-        rc = CLI_VERIFY_FAILED;
-    } else {
-        rc = CLI_OK;
-    }
+    rc = verified ? CLI_OK
+                  : cli_verify_failed(CMD, "results differ between variants (%.3g without autotfm, %.3g CPU)", diff_off,
+                                      diff_cpu);
     goto done;
 fail:
     rc = cli_fail(CMD, st);

@@ -139,9 +139,7 @@ int cli_sor_dist(const char *cmd, fdx_options *opts, const sor *p, int sweeps, i
             fdx_json_num(&j, "max_diff_one_unit", diff);
             fdx_json_num(&j, "max_abs_error", diff);
             fdx_json_bool(&j, "verified", verified);
-            fdx_json_end(&j);
-            st = fdx_json_print(&j, stdout);
-            fdx_json_free(&j);
+            st = fdx_json_finish(&j, stdout);
             if (st != FDX_OK) goto fail;
         } else {
             printf("fdx sor: %lld^3 double, %d sweeps, omega %.6f, distributed ACROSS on %d units (%d ranks x %d) of %s\n",
@@ -154,13 +152,9 @@ int cli_sor_dist(const char *cmd, fdx_options *opts, const sor *p, int sweeps, i
                    diff);
         }
     }
-    if (!verified) {
-        if (fdx_dist_proc(d) == 0)
-            fprintf(stderr, "fdx %s: error: the distributed result differs from one unit's (max diff %.3g)\n", cmd, diff);
-        rc = CLI_VERIFY_FAILED;
-    } else {
-        rc = CLI_OK;
-    }
+    rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
+    if (!verified && fdx_dist_proc(d) == 0) /* one line, from rank 0 */
+        cli_verify_failed(cmd, "the distributed result differs from one unit's (max diff %.3g)", diff);
     goto done;
 fail:
     rc = cli_fail(cmd, st);

@@ -3,7 +3,7 @@
    events, reported against the device copy bandwidth.  Also the case runner
    of `fdx bench stencil`. */
 #include "cmd_stencil.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/json.h"
 
 #include <float.h>
 #include <math.h>
@@ -221,13 +221,7 @@ void stencil_json_rates(fdx_json *j, const fdx_time_stats *t, double fetch, doub
 {
     double eff = fdx_effective_gbps(fetch, write, t->median_ms);
     fdx_json_time_ms(j, t);
-    fdx_json_begin(j, "bytes");
-    fdx_json_num(j, "fetch", fetch);
-    fdx_json_num(j, "write", write);
-    fdx_json_end(j);
-    fdx_json_num(j, "effective_gbps", eff);
-    fdx_json_num(j, "copy_gbps", copy_gbps);
-    fdx_json_num(j, "ratio_to_copy", eff / copy_gbps);
+    fdx_json_traffic(j, "bytes", fetch, write, eff, copy_gbps);
     fdx_json_num(j, "copy_same_size_gbps", same_gbps);
     fdx_json_num(j, "ratio_same_size", eff / same_gbps);
 }
@@ -263,9 +257,7 @@ static fdx_status print_record(fdx_ctx *ctx, const stencil_case *c, const fdx_bc
         fdx_json_str(&j, "suite", c->suite);
         fdx_json_int(&j, "seed", c->seed);
     }
-    fdx_json_end(&j);
-    fdx_status st = fdx_json_print(&j, stdout);
-    fdx_json_free(&j);
+    fdx_status st = fdx_json_finish(&j, stdout);
     fflush(stdout);
     return st;
 }
@@ -345,11 +337,9 @@ int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, const
                eff / same_gbps, verified ? "yes" : "NO");
         fflush(stdout);
     }
-    if (!verified) {
-        fprintf(stderr, "fdx %s: error: case %s failed verification: %lld of %lld points wrong (worst error %.3g x tolerance)\n",
-                cmd, c->name, (long long)chk.bad, (long long)chk.checked, chk.worst);
-        rc = CLI_VERIFY_FAILED;
-    }
+    if (!verified)
+        rc = cli_verify_failed(cmd, "case %s failed verification: %lld of %lld points wrong (worst error %.3g x tolerance)",
+                               c->name, (long long)chk.bad, (long long)chk.checked, chk.worst);
     goto done;
 fail:
     rc = cli_fail(cmd, st);
@@ -386,12 +376,11 @@ int cmd_stencil(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD,
+    int rc = cli_start(argc, argv, CMD,
                        "[--dims 1|2|3] [--order N] [--op laplacian|wave|heat] [--size NXxNY[xNZ]] "
                        "[--precision float|double] [--coef] [--reps N] [--json] [--boundary SPEC] "
                        "[--steps N [--temporal off|auto|K]]",
-                       flags, opts);
+                       flags, &opts);
     fdx_ctx *ctx = NULL;
     if (rc >= 0) goto done;
     stencil_case c = {.name = "stencil", .rank = 3, .shape = {256, 256, 256}, .order = 2, .update = FDX_UPDATE_APPLY,

@@ -5,7 +5,7 @@
 #define FDX_CMD_STENCIL_H
 
 #include "cli.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/json.h"
 
 typedef struct stencil_case {
     const char *name; /* "case" field of the record */

@@ -5,7 +5,7 @@
    is the one-step theoretical traffic over the time per step, so a run
    that does several steps per pass through memory can exceed copy. */
 #include "cmd_stencil.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -89,18 +89,10 @@ int stencil_steps_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, int6
         fdx_json_str(&j, "config", config);
         fdx_json_time_ms(&j, &t);
         fdx_json_num(&j, "ms_per_step", per_step);
-        fdx_json_begin(&j, "bytes_per_step");
-        fdx_json_num(&j, "fetch", fetch);
-        fdx_json_num(&j, "write", write);
-        fdx_json_end(&j);
-        fdx_json_num(&j, "effective_gbps", eff);
-        fdx_json_num(&j, "copy_gbps", copy_gbps);
-        fdx_json_num(&j, "ratio_to_copy", eff / copy_gbps);
+        fdx_json_traffic(&j, "bytes_per_step", fetch, write, eff, copy_gbps);
         fdx_json_bool(&j, "verified", verified);
         fdx_json_str(&j, "verified_against", "the same steps as single applies, bit for bit");
-        fdx_json_end(&j);
-        st = fdx_json_print(&j, stdout);
-        fdx_json_free(&j);
+        st = fdx_json_finish(&j, stdout);
         fflush(stdout);
         if (st != FDX_OK) goto fail;
     } else {
@@ -111,11 +103,9 @@ int stencil_steps_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, int6
                per_step, eff, copy_gbps, eff / copy_gbps, verified ? "yes" : "NO");
         fflush(stdout);
     }
-    if (!verified) {
-        fprintf(stderr, "fdx %s: error: %lld steps (temporal %s) differ from single steps, or left u unchanged\n", cmd,
-                (long long)nsteps, request_text(temporal, req, sizeof req));
-        rc = CLI_VERIFY_FAILED;
-    }
+    if (!verified)
+        rc = cli_verify_failed(cmd, "%lld steps (temporal %s) differ from single steps, or left u unchanged",
+                               (long long)nsteps, request_text(temporal, req, sizeof req));
     goto done;
 fail:
     rc = cli_fail(cmd, st);

@@ -1,8 +1,7 @@
 /* fdx transform: one layout transform (a permutation of the axes, optionally
    into or out of a diagonal arrangement), verified and timed against the
    device copy bandwidth; also the case runner that `fdx bench transform` uses. */
-#include "backends/fdx_backend.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/json.h"
 #include "transform_case.h"
 
 #include <math.h>
@@ -165,13 +164,7 @@ static void report(const transform_case *c, fdx_ctx *ctx, const fdx_time_stats *
     fdx_json_str(&j, "diag", fdx_diag_name(l->diag));
     fdx_json_str(&j, "transform", kind_of(c));
     fdx_json_time_ms(&j, t);
-    fdx_json_begin(&j, "bytes");
-    fdx_json_num(&j, "fetch", bytes);
-    fdx_json_num(&j, "write", bytes);
-    fdx_json_end(&j);
-    fdx_json_num(&j, "effective_gbps", eff);
-    fdx_json_num(&j, "copy_gbps", copy_gbps);
-    fdx_json_num(&j, "ratio_to_copy", eff / copy_gbps);
+    fdx_json_traffic(&j, "bytes", bytes, bytes, eff, copy_gbps);
     fdx_json_num(&j, "copy_same_size_gbps", same_gbps);
     fdx_json_num(&j, "ratio_same_size", eff / same_gbps);
     if (c->suite) {
@@ -181,18 +174,16 @@ static void report(const transform_case *c, fdx_ctx *ctx, const fdx_time_stats *
     fdx_json_bool(&j, "verified", verified);
     fdx_json_num(&j, "max_abs_error", verified ? 0.0 : (double)NAN);
     fdx_json_int(&j, "mismatches", bad);
-    fdx_json_end(&j);
-    *st = fdx_json_print(&j, stdout);
-    fdx_json_free(&j);
+    *st = fdx_json_finish(&j, stdout);
 }
 
 fdx_status transform_case_run(fdx_ctx *ctx, fdx_ctx *cpu, const transform_case *c, int reps, double copy_gbps,
                               int json, int *verified)
 {
-    const fdx_backend *be = fdx_ctx_ops(ctx);
     size_t bytes = transform_case_bytes(c);
+    int64_t n = (int64_t)bytes;
     unsigned char *plain = NULL, *out = NULL, *ref = NULL, *hsrc = NULL;
-    void *dsrc = NULL, *ddst = NULL;
+    fdx_array *src = NULL, *dst = NULL; /* the host buffers wrapped, with device copies of their own */
     fdx_layout id;
     fdx_layout_identity(c->rank, &id);
     int from_id = fdx_layout_is_identity(&c->from);
@@ -209,16 +200,13 @@ fdx_status transform_case_run(fdx_ctx *ctx, fdx_ctx *cpu, const transform_case *
         FDX_TRY_GOTO(st, fdx_layout_convert(cpu, hsrc, &c->from, plain, &id, c->elem, c->rank, c->shape, NULL), done);
     }
     FDX_TRY_GOTO(st, fdx_layout_convert(cpu, ref, &c->to, plain, &id, c->elem, c->rank, c->shape, NULL), done);
-    FDX_TRY_GOTO(st, be->alloc(bytes, &dsrc), done);
-    FDX_TRY_GOTO(st, be->alloc(bytes, &ddst), done);
-    FDX_TRY_GOTO(st, be->copy(dsrc, from_id ? plain : hsrc, bytes, FDX_COPY_H2D, NULL), done);
-    FDX_TRY_GOTO(st, be->memset(ddst, 0xFF, bytes, NULL), done);
-    FDX_TRY_GOTO(st, be->stream_sync(NULL), done);
-    timed t = {ctx, ddst, dsrc, c};
+    FDX_TRY_GOTO(st, fdx_array_wrap(ctx, FDX_UINT8, 1, &n, NULL, from_id ? plain : hsrc, NULL, 0, &src), done);
+    FDX_TRY_GOTO(st, fdx_array_wrap(ctx, FDX_UINT8, 1, &n, NULL, out, NULL, 0, &dst), done);
+    FDX_TRY_GOTO(st, fdx_array_to_device(src), done);
+    FDX_TRY_GOTO(st, fdx_array_fill_device_bytes(dst, 0xFF), done); /* poisoned */
+    timed t = {ctx, fdx_array_device(dst), fdx_array_device(src), c};
     FDX_TRY_GOTO(st, convert_once(&t, NULL), done);
-    FDX_TRY_GOTO(st, be->stream_sync(NULL), done);
-    FDX_TRY_GOTO(st, be->copy(out, ddst, bytes, FDX_COPY_D2H, NULL), done);
-    FDX_TRY_GOTO(st, be->stream_sync(NULL), done);
+    FDX_TRY_GOTO(st, fdx_array_to_host(dst), done); /* waits for the context's stream */
     int64_t bad = count_diff(out, ref, bytes, c->elem) + sample_check(out, plain, c);
     *verified = bad == 0;
     fdx_time_stats ts;
@@ -227,8 +215,8 @@ fdx_status transform_case_run(fdx_ctx *ctx, fdx_ctx *cpu, const transform_case *
     FDX_TRY_GOTO(st, fdx_copy_bandwidth(ctx, bytes, reps, NULL, &same_gbps), done);
     report(c, ctx, &ts, copy_gbps, same_gbps, *verified, bad, json, &st);
 done:
-    be->free(dsrc);
-    be->free(ddst);
+    fdx_array_destroy(&src);
+    fdx_array_destroy(&dst);
     free(plain), free(out), free(ref), free(hsrc);
     return st;
 }
@@ -248,11 +236,10 @@ int cmd_transform(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD,
+    int rc = cli_start(argc, argv, CMD,
                        "--size N0xN1x... [--perm P0,P1,...] [--elem 1|2|4|8|16] [--diag none|main|anti] [--undiag] "
                        "[--reps N] [--json]",
-                       flags, opts);
+                       flags, &opts);
     fdx_ctx *ctx = NULL, *cpu = NULL;
     if (rc >= 0) goto done;
     int rank = 0, prank = 0, perm[FDX_MAX_RANK];
@@ -304,8 +291,7 @@ int cmd_transform(int argc, char **argv)
         goto done;
     }
     if (!json) printf("copy bandwidth %.1f GB/s (%s)\n", copy_gbps, fdx_backend_kind_name(fdx_ctx_backend(ctx)));
-    rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
-    if (!verified) fprintf(stderr, "fdx transform: error: result failed verification\n");
+    rc = verified ? CLI_OK : cli_verify_failed(CMD, "result failed verification");
 done:
     fdx_ctx_destroy(&ctx);
     fdx_ctx_destroy(&cpu);

@@ -7,6 +7,7 @@
 #define FDX_LU_H
 
 #include "fdx.h"
+#include "fdx/internal/clock.h" /* fdx_now_s: NPB's timers */
 
 /* A problem class of NPB LU and its reference results (facts from NPB 3.4's
    verify routine: residual norms xcr, error norms xce, surface integral xci). */
@@ -87,8 +88,6 @@ fdx_status lu_benchmark(lu *p, int itmax, double xcr[5], double xce[5], double *
 void lu_setcoeff(lu *p, int nx, int ny, int nz, double dt, double omega);
 /* The scalars every body may use (names and values; returns the count, 12). */
 int lu_coefficients(const lu *p, const char **names, double *values);
-/* The monotonic clock in seconds (NPB's timers). */
-double lu_seconds(void);
 /* A body with the head every LU body expects (lu_bodies.c); malloc'ed. */
 char *lu_body_text(const lu *p, const char *extra, const char *body);
 

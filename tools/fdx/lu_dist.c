@@ -5,7 +5,7 @@
    global sums.  pintgr runs one loop per face. */
 #include "lu.h"
 #include "lu_bodies.h"
-#include "core/fdx_error.h"
+#include "fdx/internal/error.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -175,10 +175,10 @@ static fdx_status rms(lu_dist *p, fdx_dloop *l, double nrm[5])
 /* One routine, its wall time (after the units finish) into *acc. */
 static fdx_status timed(lu_dist *p, fdx_dloop *l, double *acc)
 {
-    double t0 = lu_seconds();
+    double t0 = fdx_now_s();
     FDX_TRY(fdx_dloop_run(l));
     FDX_TRY(fdx_dist_sync(p->d));
-    if (acc) *acc += lu_seconds() - t0;
+    if (acc) *acc += fdx_now_s() - t0;
     return FDX_OK;
 }
 
@@ -190,7 +190,7 @@ static fdx_status ssor(lu_dist *p, int niter, double rsdnm[5], double *seconds, 
     FDX_TRY(fdx_dloop_run(p->rhs));
     FDX_TRY(rms(p, p->l2norm, rsdnm));
     for (int s = 0; s < LU_NSECTIONS; s++) sec[s] = 0;
-    double t0 = lu_seconds();
+    double t0 = fdx_now_s();
     for (int istep = 1; istep <= niter; istep++) {
         FDX_TRY(timed(p, p->blts, &sec[LU_T_BLTS]));
         FDX_TRY(timed(p, p->buts, &sec[LU_T_BUTS]));
@@ -200,7 +200,7 @@ static fdx_status ssor(lu_dist *p, int niter, double rsdnm[5], double *seconds, 
         FDX_TRY(timed(p, p->rhs, &sec[LU_T_RHS]));
         if (istep == niter) FDX_TRY(rms(p, p->l2norm, rsdnm));
     }
-    if (seconds) *seconds = lu_seconds() - t0;
+    if (seconds) *seconds = fdx_now_s() - t0;
     return FDX_OK;
 }
 

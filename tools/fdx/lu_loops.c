@@ -5,13 +5,12 @@
    (buts) in descending order (fdx_loop_order). */
 #include "lu.h"
 #include "lu_bodies.h"
-#include "core/fdx_error.h"
+#include "fdx/internal/error.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const int GRID_AXES[3] = {1, 2, 3};
 
@@ -399,23 +398,16 @@ fdx_status lu_pintgr(lu *p, double *frc)
     return FDX_OK;
 }
 
-double lu_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* Runs one routine and, with timers, waits for it and adds its wall time
    to section `sec`.  Without timers and with a context stream the loops
    only queue their kernels (fdx_loop_run waits for reductions only). */
 static fdx_status timed(lu *p, int sec, fdx_status (*f)(lu *))
 {
     if (!p->timers) return f(p);
-    double t0 = lu_seconds();
+    double t0 = fdx_now_s();
     fdx_status st = f(p);
     if (st == FDX_OK) st = fdx_ctx_sync(p->ctx);
-    p->section[sec] += lu_seconds() - t0;
+    p->section[sec] += fdx_now_s() - t0;
     return st;
 }
 
@@ -427,7 +419,7 @@ fdx_status lu_ssor(lu *p, int niter, double rsdnm[5], double *seconds)
     FDX_TRY(lu_rhs(p));
     FDX_TRY(lu_l2norm(p, p->rsdnm));
     for (int s = 0; s < LU_NSECTIONS; s++) p->section[s] = 0;
-    double t0 = lu_seconds();
+    double t0 = fdx_now_s();
     for (int istep = 1; istep <= niter; istep++) {
         FDX_TRY(timed(p, LU_T_BLTS, lu_blts));
         FDX_TRY(timed(p, LU_T_BUTS, lu_buts));
@@ -437,7 +429,7 @@ fdx_status lu_ssor(lu *p, int niter, double rsdnm[5], double *seconds)
         if (istep == niter) FDX_TRY(timed(p, LU_T_L2NORM, norm_rsd));
     }
     FDX_TRY(fdx_ctx_sync(p->ctx));
-    if (seconds) *seconds = lu_seconds() - t0;
+    if (seconds) *seconds = fdx_now_s() - t0;
     memcpy(rsdnm, p->rsdnm, sizeof p->rsdnm);
     return FDX_OK;
 }

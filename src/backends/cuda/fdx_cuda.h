@@ -14,12 +14,15 @@ extern "C" {
 /* Turns a cudaError_t into an fdx_status with the call's text and the error. */
 FDX_HIDDEN fdx_status fdx_cuda_fail(cudaError_t err, const char *call, const char *file, int line);
 
-#define FDX_CUDA_TRY(call)                                                     \
-    do {                                                                       \
-        cudaError_t fdx_cuda_err_ = (call);                                    \
-        if (fdx_cuda_err_ != cudaSuccess)                                      \
-            return fdx_cuda_fail(fdx_cuda_err_, #call, __FILE__, __LINE__);    \
-    } while (0)
+/* FDX_OK for cudaSuccess, else fdx_cuda_fail's status. */
+static inline fdx_status fdx_cuda_status(cudaError_t err, const char *call, const char *file, int line)
+{
+    return err == cudaSuccess ? FDX_OK : fdx_cuda_fail(err, call, file, line);
+}
+
+/* Propagates a failed CUDA runtime call (through FDX_TRY, the one macro
+   that returns). */
+#define FDX_CUDA_TRY(call) FDX_TRY(fdx_cuda_status((call), #call, __FILE__, __LINE__))
 
 /* After a <<<>>> launch: the launch error, if any. */
 #define FDX_CUDA_CHECK_LAUNCH(name) FDX_CUDA_TRY(cudaPeekAtLastError())

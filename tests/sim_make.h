@@ -1,0 +1,28 @@
+/* sim_make: simulations from "key", "value", ..., NULL lists for the solver
+   tests; every set and the create are checks, so a refused key shows up as a
+   failure with the library's message. */
+#ifndef FDX_TEST_SIM_MAKE_H
+#define FDX_TEST_SIM_MAKE_H
+
+#include "fdx_test.h"
+
+/* The configuration (NULL after a failure); kv may be NULL. */
+static inline fdx_sim_config *sim_config(fdx_sim_kind kind, const char *const *kv)
+{
+    fdx_sim_config *c = NULL;
+    CHECK_OK(fdx_sim_config_create(kind, &c));
+    for (int i = 0; c && kv && kv[i]; i += 2) CHECK_OK(fdx_sim_config_set(c, kv[i], kv[i + 1]));
+    return c;
+}
+
+/* The simulation on ctx (NULL after a failure). */
+static inline fdx_sim *sim_make(fdx_ctx *ctx, fdx_sim_kind kind, const char *const *kv)
+{
+    fdx_sim_config *c = sim_config(kind, kv);
+    fdx_sim *s = NULL;
+    if (c) CHECK_OK(fdx_sim_create(ctx, c, &s));
+    fdx_sim_config_destroy(&c);
+    return s;
+}
+
+#endif
