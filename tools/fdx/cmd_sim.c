@@ -116,6 +116,17 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
     /* Distributed (--gpus K): the simulation object keeps the global fields
        on the host; the units come from the user's options. */
     int gpus = kind == FDX_SIM_POISSON ? 0 : atoi(fdx_sim_config_get(cfg, "gpus"));
+    /* One of several processes started by mpirun: heat and wave run
+       distributed over the ranks (a unit each), never once per process
+       into one directory; Poisson is not distributed. */
+    if (gpus == 0 && cli_under_mpirun()) {
+        if (kind == FDX_SIM_POISSON) {
+            rc = cli_usage_error(cmd, "started by mpirun with several processes: fdx poisson runs in one process");
+            goto done;
+        }
+        gpus = 1;
+        st = fdx_sim_config_set(cfg, "gpus", "1");
+    }
     if (gpus > 0 && (st = fdx_options_create(&host_opts)) == FDX_OK) st = fdx_options_set(host_opts, "backend", "cpu");
     if (st != FDX_OK || (st = fdx_ctx_create(gpus > 0 ? host_opts : opts, &ctx)) != FDX_OK ||
         (st = fdx_sim_create(ctx, cfg, &sim)) != FDX_OK) {
