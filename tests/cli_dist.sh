@@ -58,6 +58,8 @@ usage wave --graph maybe
 usage wave --dims 4
 usage heat --dims 2 --size 10x10x10  # --dims and --size disagree (without --dims, --size decides)
 usage wave --gpus 0
+usage wave --steps 0  # the simulation's run takes at least one step
+usage wave --order 12 --size 20x20  # the simulation's least extent for order 12 (the flag's own check passes)
 usage wave --precision int32
 
 # fdx heat / wave --gpus K: the final field's checksum (sum and L2, 17
