@@ -9,7 +9,6 @@
 #include "solvers/fdx_fieldops.h"
 #include "solvers/fdx_sim_impl.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
