@@ -283,6 +283,8 @@ int cmd_dist(int argc, char **argv)
     fdx_sim_timing t = {.reps = (int)a.reps, .batch = BATCH, .graph = a.graph}, t1 = t;
     char same[1024] = "";
     if ((st = run_once(&a, opts, a.gpus, &res, &t, baseline ? &field : NULL, same, sizeof same)) != FDX_OK) goto fail;
+    size_t k = strlen(same); /* the units' backend: a global option, not a key of the config */
+    snprintf(same + k, sizeof same - k, " --backend %s", fdx_backend_kind_name(fdx_ctx_backend(ctx)));
     if (t.note[0] && res.proc == 0) fprintf(stderr, "fdx dist: note: no CUDA graph (%s)\n", t.note);
     int verified = isfinite(res.diag.sum) && isfinite(res.diag.l2);
     double err = 0;

@@ -17,8 +17,8 @@ for kind in wave heat; do
     out=$(timeout 120 "$FDX_BIN" dist $kind --backend cuda --size 1024x768 --steps 200 --gpus $k --reps 2 2>&1)
     cmd=$(sed -n 's/^  same run as *//p' <<<"$out")
     got=$(grep '^  checksum' <<<"$out")
-    want=$(timeout 120 "$FDX_BIN" ${cmd#fdx } --backend cuda --progress off 2>&1 | grep '^  checksum')
-    one=$(timeout 120 "$FDX_BIN" $(sed 's/--gpus [0-9]*//' <<<"${cmd#fdx }") --backend cuda --progress off 2>&1 | grep '^  checksum')
+    want=$(timeout 120 "$FDX_BIN" ${cmd#fdx } --progress off 2>&1 | grep '^  checksum')
+    one=$(timeout 120 "$FDX_BIN" $(sed 's/--gpus [0-9]*//' <<<"${cmd#fdx }") --progress off 2>&1 | grep '^  checksum')
     say "dist $kind --gpus $k: $(verdict "$got" "$want" "$one") dist '$got' / '$cmd' '$want' / one array '$one'"
     grep -E 'step time|same as 1|note|error' <<<"$out" | tee -a "$log"
     a=$(timeout 120 "$FDX_BIN" dist $kind --backend cuda --size 1024x768 --steps 20 --gpus $k --reps 2 --graph on --json 2>>"$log")
