@@ -7,11 +7,42 @@ FDX=$1
 export FDX_BACKEND=cpu FDX_TUNE=off
 fail=0
 out=$("$FDX" dist wave --size 40x37 --steps 5 --gpus 3 --reps 2 --json) || { echo "FAIL: fdx dist wave exit $?"; fail=1; }
-for key in '"units": 3' '"ranks": 1' '"scaling_efficiency"' '"digest"' '"verified": true' '"max_abs_error": 0' '"overlap": true'; do
+for key in '"units": 3' '"ranks": 1' '"scaling_efficiency"' '"digest"' '"verified": true' '"max_abs_error": 0' '"overlap": true' '"same_as": "fdx wave '; do
     grep -q "$key" <<<"$out" || { echo "FAIL: no $key in: $out"; fail=1; }
 done
 out=$("$FDX" dist heat --dims 3 --size 20x18x23 --steps 3 --gpus 4 --overlap off --reps 2) || { echo "FAIL: fdx dist heat exit $?"; fail=1; }
 grep -q "same as 1 unit yes" <<<"$out" || { echo "FAIL: heat 3D on 4 units differs from one: $out"; fail=1; }
+# fdx dist runs the simulation's path: its checksum line is that of the
+# `fdx wave|heat --gpus K` command it names ("same run as") and of the
+# one-array run without --gpus; long enough for the wave's source table to
+# end (the wavelet is exactly 0 after it).
+dist_same() { # kind args...
+    local out cmd want got one
+    out=$("$FDX" dist "$@" --reps 1) || { echo "FAIL: fdx dist $* exit $?"; fail=1; return; }
+    cmd=$(sed -n 's/^  same run as *//p' <<<"$out")
+    got=$(grep "^  checksum" <<<"$out")
+    [[ $cmd == "fdx "* ]] || { echo "FAIL: fdx dist $*: no 'same run as' line: $out"; fail=1; return; }
+    want=$("$FDX" ${cmd#fdx } --progress off | grep "^  checksum")
+    one=$("$FDX" $(sed 's/--gpus [0-9]*//; s/--overlap [a-z]*//' <<<"${cmd#fdx }") --progress off | grep "^  checksum")
+    if [ -z "$got" ] || [ "$got" != "$want" ] || [ "$got" != "$one" ]; then
+        echo "FAIL: fdx dist $*: '$got'; $cmd: '$want'; one array: '$one'"; fail=1
+    fi
+    grep -q "same as 1 unit yes" <<<"$out" || { echo "FAIL: fdx dist $*: not the one-unit field: $out"; fail=1; }
+}
+dist_same wave --size 48x40 --steps 1500 --order 4 --gpus 2
+dist_same wave --size 21x19x33 --steps 20 --order 4 --gpus 3 --precision double --overlap off
+dist_same heat --size 41x37 --steps 30 --gpus 4
+# The timed batches are the steps of a longer run (the source's table on
+# the units goes on): the digest after 20 steps and 1 + 2 batches of 48 is
+# the final digest of a 164-step run.
+timed_same() { # kind args...
+    local a b
+    a=$("$FDX" dist "$@" --steps 20 --reps 2 --json | grep -o '"digest_after_timing": "[0-9a-f]*"' | grep -o '[0-9a-f]\{16\}')
+    b=$("$FDX" dist "$@" --steps 164 --reps 1 --json | grep -o '"digest": "[0-9a-f]*"' | grep -o '[0-9a-f]\{16\}')
+    [ -n "$a" ] && [ "$a" = "$b" ] || { echo "FAIL: fdx dist $*: after the timed steps $a, a run of 164 steps $b"; fail=1; }
+}
+timed_same wave --size 48x40 --order 4 --gpus 2
+timed_same heat --size 30x33 --gpus 3
 usage() {
     local err rc
     err=$("$FDX" dist "$@" 2>&1 >/dev/null); rc=$?
@@ -27,6 +58,8 @@ usage wave --graph maybe
 usage wave --dims 4
 usage heat --dims 2 --size 10x10x10  # --dims and --size disagree (without --dims, --size decides)
 usage wave --gpus 0
+usage wave --steps 0  # the simulation's run takes at least one step
+usage wave --order 12 --size 20x20  # the simulation's least extent for order 12 (the flag's own check passes)
 usage wave --precision int32
 
 # fdx heat / wave --gpus K: the final field's checksum (sum and L2, 17

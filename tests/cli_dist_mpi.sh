@@ -41,7 +41,7 @@ hook() {
 check "2:1 4:1 2:2" heat --size 37x41 --steps 6
 check "2:1" wave --size 33x45 --steps 5 --order 4
 check "4:1" wave --dims 3 --size 13x11x29 --steps 4 --order 2 --overlap off
-check "2:2" heat --dims 3 --size 12x10x27 --steps 4 --order 6 --precision float
+check "2:2" heat --dims 3 --size 14x15x27 --steps 4 --order 6 --precision float
 hook
 
 # fdx heat / wave --gpus K under mpirun: the checksum of the one-array run
@@ -103,6 +103,38 @@ if [ -x "$EX" ]; then
     done
 else
     echo "FAIL: examples/mpi/split_heat was not built next to fdx"; fail=1
+fi
+
+# Without --gpus under mpirun (issue 14 item 7): heat and wave run
+# distributed over the ranks (one unit each), with the one-process
+# checksum, one report and one writer of the output directory; Poisson
+# (jacobi) refuses with exit 2 and one line a rank.
+nogpus_check() { # kind args...
+    local want got out kind=$1 tmp
+    shift
+    want=$("$FDX" $kind "$@" --progress off | grep checksum)
+    tmp=$(mktemp -d)
+    out=$("${MPIRUN[@]}" -np 2 "$FDX" $kind "$@" --progress off --output "$tmp/run" 2>&1)
+    got=$(grep checksum <<<"$out")
+    if [ -z "$want" ] || [ "$got" != "$want" ] || ! grep -q "units *2 (2 ranks)" <<<"$out" ||
+       ! grep -q '"ranks": 2' "$tmp/run/summary.json"; then
+        echo "FAIL: mpirun -np 2 fdx $kind $* without --gpus: $out (one process: $want)"; fail=1
+    fi
+    rm -rf "$tmp"
+}
+nogpus_check heat --size 37x41 --steps 20 --init random
+nogpus_check wave --size 33x45 --steps 20 --order 4 --sponge 4
+err=$("${MPIRUN[@]}" -np 2 "$FDX" poisson --method jacobi --size 17x17 --steps 5 2>&1 >/dev/null); rc=$?
+if [ $rc != 2 ] || [ "$(grep -c "^fdx poisson: error: started by mpirun" <<<"$err")" != 2 ]; then
+    echo "FAIL: mpirun -np 2 fdx poisson --method jacobi: exit $rc, $err"; fail=1
+fi
+# fdx dist under mpirun runs the simulation's path: the checksum of the
+# `fdx wave --gpus K` command it names, in one process.
+out=$("${MPIRUN[@]}" -np 2 "$FDX" dist wave --size 33x45 --steps 30 --order 4 --gpus 2 --reps 1 2>&1)
+cmd=$(sed -n 's/^  same run as *//p' <<<"$out")
+want=$("$FDX" ${cmd#fdx } --progress off 2>&1 | grep "^  checksum")
+if [ -z "$want" ] || [ "$(grep "^  checksum" <<<"$out")" != "$want" ] || ! grep -q "(2 ranks x 2)" <<<"$out"; then
+    echo "FAIL: mpirun -np 2 fdx dist wave --gpus 2: $out; $cmd in one process: $want"; fail=1
 fi
 
 sim_check "2:1 4:1 2:2" heat --size 37x41 --steps 20 --init random

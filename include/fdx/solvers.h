@@ -126,6 +126,30 @@ FDX_API fdx_status fdx_sim_run(fdx_sim *s, FILE *progress, fdx_sim_result *res);
    output and progress. */
 FDX_API fdx_status fdx_sim_run_dist(fdx_sim *s, const fdx_options *opts, int units, int overlap, FILE *progress,
                                     fdx_sim_result *res);
+/* The same run, then (fdx dist) its steps timed: the final field's digest
+   (fdx_darray_checksum's, the same for any decomposition), `reps`
+   batches of `batch` steps after the run, each followed by a sync of every
+   unit, the median a step reported, and the digest after them.  The
+   batches (and a first untimed one) move the field on; the
+   sim keeps the run's final fields.  With `graph` (CUDA, one process) a
+   batch replays CUDA graphs of 24 steps: the source's values come from a
+   table on the device indexed by a device counter, so a captured step adds
+   the value of the step it replays.  The timed steps are the steps a
+   longer run would take (receivers aside): the digest after them is the
+   final digest of a run of steps + (reps + 1) x batch steps.  t may be
+   NULL (fdx_sim_run_dist). */
+typedef struct fdx_sim_timing {
+    int reps, batch, graph;                    /* in */
+    double median_ms, min_ms, max_ms, mean_ms; /* out: a step */
+    double fetch_bytes, write_bytes;           /* a step's traffic over the whole grid */
+    int graph_used, local_units;
+    uint64_t digest;       /* the run's final field */
+    uint64_t digest_timed; /* the field after the timed batches */
+    char transport[32];
+    char note[256]; /* why no graph ran when one could (empty: none) */
+} fdx_sim_timing;
+FDX_API fdx_status fdx_sim_run_dist_timed(fdx_sim *s, const fdx_options *opts, int units, int overlap,
+                                          FILE *progress, fdx_sim_result *res, fdx_sim_timing *t);
 /* Loads a checkpoint's config and state: cfg is filled from the checkpoint
    first, then `overrides` (may be NULL) is applied on top. */
 FDX_API fdx_status fdx_sim_config_from_checkpoint(fdx_sim_config *cfg, const char *dir);

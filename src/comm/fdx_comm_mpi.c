@@ -17,7 +17,6 @@ struct fdx_mpi_comm {
 };
 
 static int fdx_initialized_mpi;
-static const fdx_mpi_comm *last_joined;
 
 static fdx_status mpi_fail(int err, const char *call)
 {
@@ -73,7 +72,6 @@ fdx_status fdx_mpi_join(const void *user_comm, fdx_mpi_comm **out, int *procs, i
     }
     MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
     *out = c;
-    last_joined = c;
     MPI_TRY(MPI_Comm_size(c->comm, procs));
     MPI_TRY(MPI_Comm_rank(c->comm, proc));
     MPI_Comm node;
@@ -88,12 +86,9 @@ void fdx_mpi_comm_free(fdx_mpi_comm **pc)
     if (!pc || !*pc) return;
     int fin = 0;
     if (MPI_Finalized(&fin) == MPI_SUCCESS && !fin) MPI_Comm_free(&(*pc)->comm);
-    if (last_joined == *pc) last_joined = NULL;
     free(*pc);
     *pc = NULL;
 }
-
-const fdx_mpi_comm *fdx_mpi_default(void) { return last_joined; }
 
 void fdx_mpi_finalize(void)
 {
@@ -209,8 +204,6 @@ fdx_status fdx_mpi_xor(const fdx_mpi_comm *c, void *buf, size_t bytes)
     }
     return FDX_OK;
 }
-
-fdx_status fdx_mpi_xor_bytes(void *buf, size_t bytes) { return fdx_mpi_xor(last_joined, buf, bytes); }
 
 fdx_status fdx_mpi_barrier(const fdx_mpi_comm *c)
 {

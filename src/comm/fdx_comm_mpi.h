@@ -47,9 +47,5 @@ FDX_HIDDEN fdx_status fdx_mpi_allgather(const fdx_mpi_comm *c, const void *mine,
    writes its own part of a zeroed buffer, all receive the whole. */
 FDX_HIDDEN fdx_status fdx_mpi_xor(const fdx_mpi_comm *c, void *buf, size_t bytes);
 FDX_HIDDEN fdx_status fdx_mpi_barrier(const fdx_mpi_comm *c);
-/* The communicator of the distribution created last (for code that has no
-   distribution at hand; NULL: one process), and fdx_mpi_xor on it. */
-FDX_HIDDEN const fdx_mpi_comm *fdx_mpi_default(void);
-FDX_HIDDEN fdx_status fdx_mpi_xor_bytes(void *buf, size_t bytes);
 
 #endif

@@ -20,7 +20,6 @@ fdx_status fdx_mpi_join(const void *user_comm, fdx_mpi_comm **out, int *procs, i
 void fdx_mpi_comm_free(fdx_mpi_comm **c) { *c = NULL; }
 void fdx_mpi_finalize(void) {}
 int fdx_mpi_cuda_aware(void) { return 0; }
-const fdx_mpi_comm *fdx_mpi_default(void) { return NULL; }
 
 struct fdx_mpi_reqs {
     int unused;
@@ -82,11 +81,6 @@ fdx_status fdx_mpi_allgather(const fdx_mpi_comm *c, const void *mine, size_t byt
 fdx_status fdx_mpi_xor(const fdx_mpi_comm *c, void *buf, size_t bytes)
 {
     (void)c, (void)buf, (void)bytes;
-    return FDX_OK;
-}
-fdx_status fdx_mpi_xor_bytes(void *buf, size_t bytes)
-{
-    (void)buf, (void)bytes;
     return FDX_OK;
 }
 fdx_status fdx_mpi_barrier(const fdx_mpi_comm *c)

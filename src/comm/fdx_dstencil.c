@@ -3,6 +3,7 @@
    output's shadows are renewed; in overlap mode the slabs next to split
    faces go first and their exchange runs while the interior is computed. */
 #include "comm/fdx_comm_impl.h"
+#include "comm/fdx_dgraph.h"
 #include "core/fdx_knob.h"
 #include "stencil/fdx_bc.h"
 
@@ -14,12 +15,11 @@
    (heat 2, wave 3) is back in its place after one graph. */
 #define GRAPH_STEPS 24
 
-/* One captured batch of steps and the arguments it was captured for. */
+/* The captured batch of steps and the arguments it was captured for. */
 typedef struct dgraph {
-    void *exec;
+    fdx_dgraph *g;
     fdx_darray *b[3], *coef;
     int nf, overlap;
-    void *fork, *join[2 * FDX_DIST_MAX_LOCAL];
 } dgraph;
 
 struct fdx_dstencil {
@@ -71,12 +71,9 @@ void fdx_dstencil_destroy(fdx_dstencil **ps)
     if (!ps || !*ps) return;
     fdx_dstencil *s = *ps;
     fdx_dist *d = s->dist;
-    if (s->g.exec) fdx_comm_cuda_graph_destroy(s->g.exec);
+    fdx_dgraph_destroy(&s->g.g);
     for (int i = 0; i < d->nlocal; i++) {
         fdx_dist_use(d, i);
-        if (s->g.join[2 * i]) d->be->event_destroy(s->g.join[2 * i]);
-        if (s->g.join[2 * i + 1]) d->be->event_destroy(s->g.join[2 * i + 1]);
-        if (i == 0 && s->g.fork) d->be->event_destroy(s->g.fork);
         fdx_stencil_destroy(&s->s[i]);
         fdx_bc_destroy(&s->bc[i]);
     }
@@ -280,74 +277,37 @@ static fdx_status ring_step(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray 
 
 static int graph_matches(const dgraph *g, fdx_darray **b, int nf, fdx_darray *coef, int overlap)
 {
-    if (!g->exec || g->nf != nf || g->coef != coef || g->overlap != overlap) return 0;
+    if (!fdx_dgraph_ready(g->g) || g->nf != nf || g->coef != coef || g->overlap != overlap) return 0;
     for (int k = 0; k < nf; k++)
         if (g->b[k] != b[k]) return 0;
     return 1;
 }
 
-/* Every stream but unit 0's compute stream (the graph's origin), with the
-   event that joins each back to the origin; the events are created once. */
-static fdx_status side_streams(fdx_dstencil *s, void **streams, void **join, int *n)
+typedef struct ring {
+    fdx_dstencil *s;
+    fdx_darray **b, *coef;
+    int nf, overlap;
+} ring;
+
+static fdx_status ring_step_fn(void *arg)
 {
-    fdx_dist *d = s->dist;
-    dgraph *g = &s->g;
-    *n = 0;
-    for (int i = 0; i < d->nlocal; i++) {
-        FDX_TRY(fdx_dist_use(d, i));
-        if (i == 0 && !g->fork) FDX_TRY(fdx_comm_event_create(d->be, &g->fork));
-        for (int k = 0; k < 2; k++) {
-            if (!g->join[2 * i + k]) FDX_TRY(fdx_comm_event_create(d->be, &g->join[2 * i + k]));
-            if (i == 0 && k == 0) continue;
-            streams[*n] = k ? d->comm[i] : d->compute[i];
-            join[(*n)++] = g->join[2 * i + k];
-        }
-    }
-    return FDX_OK;
+    ring *r = arg;
+    return ring_step(r->s, r->b, r->nf, r->coef, r->overlap);
 }
 
-/* Captures GRAPH_STEPS steps of every unit's compute and comm streams into
-   one graph, forked from and joined to unit 0's compute stream. */
+/* Captures GRAPH_STEPS steps of every unit into one graph. */
 static fdx_status capture(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray *coef, int overlap)
 {
-    fdx_dist *d = s->dist;
     dgraph *g = &s->g;
-    if (g->exec) fdx_comm_cuda_graph_destroy(g->exec);
-    g->exec = NULL;
-    void *streams[2 * FDX_DIST_MAX_LOCAL], *join[2 * FDX_DIST_MAX_LOCAL];
-    int n;
-    FDX_TRY(side_streams(s, streams, join, &n));
-    FDX_TRY(fdx_dist_use(d, 0));
+    if (!g->g) FDX_TRY(fdx_dgraph_create(s->dist, &g->g));
     fdx_darray *saved[3];
     memcpy(saved, b, sizeof(fdx_darray *) * (size_t)nf);
-    fdx_status st = fdx_comm_cuda_capture_begin(d->compute[0], g->fork, streams, n);
-    for (int t = 0; st == FDX_OK && t < GRAPH_STEPS; t++) st = ring_step(s, b, nf, coef, overlap);
+    ring r = {s, b, coef, nf, overlap};
+    fdx_darray *all[4] = {b[0], b[1], nf == 3 ? b[2] : NULL, coef};
+    fdx_status st = fdx_dgraph_capture(g->g, ring_step_fn, &r, GRAPH_STEPS, all, 4);
     /* Whatever happened, the ring is where it started: nothing ran. */
     memcpy(b, saved, sizeof(fdx_darray *) * (size_t)nf);
-    char why[512] = "";
-    if (st != FDX_OK) snprintf(why, sizeof why, "%s", fdx_last_error());
-    FDX_TRY(fdx_dist_use(d, 0));
-    fdx_status est = fdx_comm_cuda_capture_end(d->compute[0], streams, join, n, st == FDX_OK, &g->exec);
-    if (st != FDX_OK || est != FDX_OK) {
-        /* Nothing of the capture ran: no exchange is under way, and the
-           arrays' events get a real (eager) record again, since waiting on
-           an event last recorded inside a dead capture is an error. */
-        fdx_darray *all[4] = {b[0], b[1], nf == 3 ? b[2] : NULL, coef};
-        for (int k = 0; k < 4; k++) {
-            if (!all[k]) continue;
-            all[k]->in_flight = 0;
-            for (int i = 0; i < d->nlocal; i++) {
-                fdx_unit_plan *p = &all[k]->unit[i];
-                void *ev[3] = {p->ready, p->packed, p->done};
-                fdx_dist_use(d, i);
-                for (int e = 0; e < 3; e++)
-                    if (ev[e]) d->be->event_record(ev[e], d->compute[i]);
-            }
-        }
-        fdx_dist_sync(d);
-    }
-    if (st != FDX_OK) return fdx_fail(st, "capturing steps into a CUDA graph: %s", why);
-    FDX_TRY(est);
+    FDX_TRY(st);
     memcpy(g->b, b, sizeof(fdx_darray *) * (size_t)nf);
     g->coef = coef, g->nf = nf, g->overlap = overlap;
     return FDX_OK;
@@ -360,8 +320,7 @@ fdx_status fdx_dstencil_run(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray 
     FDX_CHECK(nf == 2 || nf == 3, FDX_ERR_INVALID, "fdx_dstencil_run: %d fields on the ring; 2 (heat) or 3 (wave)", nf);
     fdx_dist *d = s->dist;
     /* Graphs need every transfer on a stream: one process, CUDA. */
-    int use = graph && !s->graph_failed && d->procs == 1 && fdx_ctx_backend(d->ctx[0]) == FDX_BACKEND_CUDA &&
-              !fdx_knob_is(FDX_KNOB_TEST_SKIP_EXCHANGE, "1");
+    int use = graph && !s->graph_failed && fdx_dgraph_possible(d);
     s->graph_used = 0;
     int64_t done = 0;
     if (use && steps >= GRAPH_STEPS + nf && !graph_matches(&s->g, b, nf, coef, overlap)) {
@@ -376,12 +335,8 @@ fdx_status fdx_dstencil_run(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray 
         }
     }
     if (use && graph_matches(&s->g, b, nf, coef, overlap)) {
-        void *streams[2 * FDX_DIST_MAX_LOCAL], *join[2 * FDX_DIST_MAX_LOCAL];
-        int n;
-        FDX_TRY(side_streams(s, streams, join, &n));
-        FDX_TRY(fdx_dist_use(d, 0));
         for (; steps - done >= GRAPH_STEPS; done += GRAPH_STEPS) {
-            FDX_TRY(fdx_comm_cuda_graph_launch(s->g.exec, d->compute[0], s->g.fork, streams, join, n));
+            FDX_TRY(fdx_dgraph_launch(s->g.g));
             s->graph_used = 1;
         }
     }

@@ -164,6 +164,18 @@ fdx_status fdx_fieldops_add_point(fdx_array *u, int64_t index, double value, voi
     return FDX_OK;
 }
 
+fdx_status fdx_fieldops_add_point_step(fdx_array *u, int64_t index, const double *table, int64_t len,
+                                       int64_t *step, void *stream)
+{
+    void *p = fdx_array_device(u);
+    if (on_cuda(u)) return CUDA_CALL(fdx_fieldops_cuda_add_point_step(p, is_double(u), index, table, len, step, stream));
+    int64_t k = (*step)++;
+    if (k < 0 || k >= len || table[k] == 0) return FDX_OK;
+    if (is_double(u)) ((double *)p)[index] += table[k];
+    else ((float *)p)[index] += (float)table[k];
+    return FDX_OK;
+}
+
 fdx_status fdx_fieldops_gather(fdx_array *u, const int64_t *idx, int n, void *out, void *stream)
 {
     const void *p = fdx_array_device(u);

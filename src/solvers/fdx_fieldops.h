@@ -24,6 +24,13 @@ FDX_HIDDEN fdx_status fdx_fieldops_sponge_at(fdx_array *u, fdx_array *v, int w, 
                                              const int64_t *global, void *stream);
 /* u[index] += value. */
 FDX_HIDDEN fdx_status fdx_fieldops_add_point(fdx_array *u, int64_t index, double value, void *stream);
+/* A point source whose values a table holds, for steps captured in a CUDA
+   graph (a captured kernel keeps its arguments, so the step's value cannot
+   be one): k = *step (device int64); u[index] += table[k] when k < len and
+   the value is not 0 (as fdx_fieldops_add_point with the host's value);
+   then *step = k + 1.  table (len doubles) and step live where u does. */
+FDX_HIDDEN fdx_status fdx_fieldops_add_point_step(fdx_array *u, int64_t index, const double *table, int64_t len,
+                                                  int64_t *step, void *stream);
 /* out[i] = u[idx[i]] for n points; idx and out are device buffers (out of
    u's element type). */
 FDX_HIDDEN fdx_status fdx_fieldops_gather(fdx_array *u, const int64_t *idx, int n, void *out, void *stream);
@@ -49,6 +56,8 @@ FDX_HIDDEN int fdx_fieldops_cuda_sponge_box(void *u, void *v, int is_double, con
                                             const int64_t *lo, const int64_t *hi, const int64_t *origin,
                                             const int64_t *N, int w, double strength, void *stream);
 FDX_HIDDEN int fdx_fieldops_cuda_add_point(void *u, int is_double, int64_t index, double value, void *stream);
+FDX_HIDDEN int fdx_fieldops_cuda_add_point_step(void *u, int is_double, int64_t index, const double *table,
+                                                int64_t len, int64_t *step, void *stream);
 FDX_HIDDEN int fdx_fieldops_cuda_gather(const void *u, int is_double, const int64_t *idx, int n, void *out,
                                         void *stream);
 FDX_HIDDEN int fdx_fieldops_cuda_axpy(void *y, const void *x, int is_double, int64_t n, double a, void *stream);

@@ -52,6 +52,13 @@ __global__ void sponge_kernel(T *u, T *v, long long nx, long long ny, long long 
 
 template <typename T> __global__ void add_point_kernel(T *u, long long q, double value) { u[q] += (T)value; }
 
+template <typename T>
+__global__ void add_point_step_kernel(T *u, long long q, const double *table, long long len, long long *step)
+{
+    long long k = (*step)++;
+    if (k >= 0 && k < len && table[k] != 0) u[q] += (T)table[k];
+}
+
 template <typename T> __global__ void gather_kernel(const T *u, const long long *idx, int n, T *out)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -117,6 +124,15 @@ int fdx_fieldops_cuda_add_point(void *u, int is_double, int64_t index, double va
     cudaStream_t s = (cudaStream_t)stream;
     if (is_double) add_point_kernel<double><<<1, 1, 0, s>>>((double *)u, index, value);
     else add_point_kernel<float><<<1, 1, 0, s>>>((float *)u, index, value);
+    return (int)cudaGetLastError();
+}
+
+int fdx_fieldops_cuda_add_point_step(void *u, int is_double, int64_t index, const double *table, int64_t len,
+                                     int64_t *step, void *stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    if (is_double) add_point_step_kernel<double><<<1, 1, 0, s>>>((double *)u, index, table, len, (long long *)step);
+    else add_point_step_kernel<float><<<1, 1, 0, s>>>((float *)u, index, table, len, (long long *)step);
     return (int)cudaGetLastError();
 }
 

@@ -4,9 +4,12 @@
    coordinates, so every block, shadows included, holds exactly the values
    the one-array run computes, without a second exchange. */
 #include "comm/fdx_comm_impl.h"
+#include "comm/fdx_dgraph.h"
+#include "fdx/metrics.h"
 #include "solvers/fdx_fieldops.h"
 #include "solvers/fdx_sim_impl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +19,8 @@ typedef struct unit_extra {
     int64_t origin[3], n[3]; /* the block in global indices (rank 3) */
     unsigned mirror;         /* faces shared with the whole grid */
     int64_t src;             /* local index of the source, -1: not in the block */
+    double *src_table;       /* device: the source's value of each step (NULL: no source here) */
+    int64_t *src_step;       /* device: the step the next source kernel adds */
     int nrec, rec[FDX_SIM_MAX_REC]; /* receivers owned here: their numbers */
     void *rec_idx, *rec_buf;        /* device: local indices, nrec x (steps + 1) values */
 } unit_extra;
@@ -26,6 +31,7 @@ typedef struct dsim {
     fdx_darray *f[3]; /* next, cur, prev (wave); rotated each step */
     fdx_darray *coef;
     int nf, overlap, nlocal;
+    int64_t src_len;  /* steps the source table holds: later ones add nothing */
     const fdx_backend *be;
     unit_extra u[MAX_LOCAL];
     fdx_sim_driver drv;
@@ -95,10 +101,22 @@ static fdx_status push_fields(fdx_sim *s, dsim *m)
     return fdx_dist_sync(m->d);
 }
 
+/* The source kernels continue at the run's step (a restart's too). */
+static fdx_status push_source_step(fdx_sim *s, dsim *m)
+{
+    for (int i = 0; i < m->nlocal; i++) {
+        if (!m->u[i].src_step) continue;
+        FDX_TRY(fdx_dist_use(m->d, i));
+        FDX_TRY(m->be->copy(m->u[i].src_step, &s->step, sizeof s->step, FDX_COPY_H2D, fdx_dist_stream(m->d, i)));
+    }
+    return fdx_dist_sync(m->d);
+}
+
 static fdx_status push(fdx_sim *s)
 {
     dsim *m = of(s);
     FDX_TRY(push_fields(s, m));
+    FDX_TRY(push_source_step(s, m));
     /* Periodic ghosts come from the exchange, which the first step does not
        run on a field written here: the wrapped values before it reads them. */
     return s->p.periodic ? fdx_darray_exchange(m->f[1]) : FDX_OK;
@@ -117,24 +135,35 @@ static fdx_status record(fdx_sim *s, dsim *m)
     return FDX_OK;
 }
 
-static fdx_status step(fdx_sim *s)
+/* One step on the units, with no host value that changes from step to
+   step, so that a CUDA graph can capture it (advance_fn): the source's
+   value comes from the device table at the device's step counter. */
+static fdx_status advance(fdx_sim *s, dsim *m)
 {
-    dsim *m = of(s);
     fdx_darray *next = m->f[0], *cur = m->f[1], *prev = m->nf == 3 ? m->f[2] : NULL;
     FDX_TRY(fdx_dstencil_step(m->ds, next, cur, prev, m->coef, m->overlap));
     /* The physics' terms and boundary step on every block, in global
-       coordinates: the same code as the one-array run's. */
+       coordinates: the same code as the one-array run's, the source (first
+       of the wave's terms) added here from the table. */
     for (int i = 0; i < m->nlocal; i++) {
         unit_extra *x = &m->u[i];
-        fdx_sim_block b = {{x->origin[0], x->origin[1], x->origin[2]}, x->mirror, x->src, 0};
-        FDX_TRY(fdx_sim_after_update(s, &b, fdx_darray_local(next, i), fdx_darray_local(cur, i), s->step,
-                                     fdx_dist_stream(m->d, i)));
+        void *stream = fdx_dist_stream(m->d, i);
+        fdx_array *ln = fdx_darray_local(next, i);
+        if (x->src_table) FDX_TRY(fdx_fieldops_add_point_step(ln, x->src, x->src_table, m->src_len, x->src_step, stream));
+        fdx_sim_block b = {{x->origin[0], x->origin[1], x->origin[2]}, x->mirror, -1, 0};
+        FDX_TRY(fdx_sim_after_update(s, &b, ln, fdx_darray_local(cur, i), s->step, stream));
     }
     m->f[0] = m->nf == 3 ? prev : cur;
     if (m->nf == 3) m->f[2] = cur;
     m->f[1] = next;
+    return FDX_OK;
+}
+
+static fdx_status step(fdx_sim *s)
+{
+    FDX_TRY(advance(s, of(s)));
     s->step++;
-    return record(s, m);
+    return record(s, of(s));
 }
 
 static fdx_status pull_traces(fdx_sim *s, dsim *m)
@@ -165,7 +194,7 @@ static fdx_status pull_traces(fdx_sim *s, dsim *m)
                        (char *)tmp + ((size_t)k * (size_t)x->nrec + (size_t)r) * es, es);
     }
     free(tmp);
-    if (st == FDX_OK) st = fdx_mpi_xor_bytes((char *)s->rec_buf_dev + kept, per * es - kept);
+    if (st == FDX_OK) st = fdx_mpi_xor(m->d->comm_mpi, (char *)s->rec_buf_dev + kept, per * es - kept);
     return st;
 }
 
@@ -184,8 +213,9 @@ static void dsim_free(dsim *m)
 {
     if (!m) return;
     for (int i = 0; i < m->nlocal; i++) {
-        if (m->u[i].rec_idx) m->be->free(m->u[i].rec_idx);
-        if (m->u[i].rec_buf) m->be->free(m->u[i].rec_buf);
+        void *dev[4] = {m->u[i].rec_idx, m->u[i].rec_buf, m->u[i].src_table, m->u[i].src_step};
+        for (int k = 0; k < 4; k++)
+            if (dev[k]) m->be->free(dev[k]);
     }
     for (int k = 0; k < 3; k++) fdx_darray_destroy(&m->f[k]);
     fdx_darray_destroy(&m->coef);
@@ -264,7 +294,50 @@ static fdx_status place_units(fdx_sim *s, dsim *m)
     return FDX_OK;
 }
 
-static fdx_status dsim_create(fdx_sim *s, const fdx_options *opts, int units, int overlap, dsim **out)
+/* The source's value of every step up to `steps`, or to where the
+   wavelet has become exactly 0 for good (10 periods after its peak
+   exp(-(pi f0 (t - t0))^2) underflows), on each unit whose block holds the
+   point: the same numbers the one-array run adds (fdx_sim_source_value). */
+static fdx_status source_tables(fdx_sim *s, dsim *m, int64_t steps)
+{
+    if (s->kind != FDX_SIM_WAVE || s->amp == 0) return FDX_OK;
+    double tail = (s->t0 + 10.0 / s->f0) / s->dt + 1;
+    m->src_len = tail < (double)steps ? (int64_t)tail : steps;
+    double *v = malloc(sizeof(double) * (size_t)(m->src_len > 0 ? m->src_len : 1));
+    FDX_CHECK(v, FDX_ERR_NOMEM, "no memory for the source's %lld values", (long long)m->src_len);
+    for (int64_t k = 0; k < m->src_len; k++) v[k] = fdx_sim_source_value(s, k);
+    fdx_status st = FDX_OK;
+    for (int i = 0; st == FDX_OK && i < m->nlocal; i++) {
+        unit_extra *x = &m->u[i];
+        if (x->src < 0) continue;
+        void *stream = fdx_dist_stream(m->d, i);
+        size_t bytes = sizeof(double) * (size_t)(m->src_len > 0 ? m->src_len : 1);
+        if ((st = fdx_dist_use(m->d, i)) != FDX_OK || (st = m->be->alloc(bytes, (void **)&x->src_table)) != FDX_OK ||
+            (st = m->be->alloc(sizeof(int64_t), (void **)&x->src_step)) != FDX_OK)
+            break;
+        st = m->be->copy(x->src_table, v, sizeof(double) * (size_t)m->src_len, FDX_COPY_H2D, stream);
+        if (st == FDX_OK) st = m->be->stream_sync(stream);
+    }
+    free(v);
+    return st;
+}
+
+/* Every unit holds its block of each field (plus shadows): a grid that
+   cannot fit is refused before anything is allocated. */
+static fdx_status check_unit_memory(const fdx_sim *s, const dsim *m)
+{
+    int S = s->rank - 1, arrays = m->nf + (s->coef != NULL), units = fdx_dist_units(m->d);
+    double slab = (double)s->count / (double)s->n[S] * (double)(s->n[S] / units + 1 + 2 * s->r);
+    double need = arrays * slab * (double)fdx_dtype_size(s->type);
+    fdx_ctx *c = fdx_dist_ctx(m->d, 0);
+    double have = (double)fdx_ctx_memory(c);
+    FDX_CHECK(need <= 0.9 * have, FDX_ERR_INVALID, "size: %.2f GiB a unit for %d fields, more than the %.2f GiB of %s",
+              need / (1 << 30), arrays, have / (1 << 30), fdx_ctx_device_name(c));
+    return FDX_OK;
+}
+
+/* extra: steps beyond the run's (timed ones) whose source the table holds. */
+static fdx_status dsim_create(fdx_sim *s, const fdx_options *opts, int units, int overlap, int64_t extra, dsim **out)
 {
     *out = NULL;
     FDX_CHECK(s->kind != FDX_SIM_POISSON, FDX_ERR_INVALID, "gpus: Poisson runs on one unit");
@@ -290,12 +363,14 @@ static fdx_status dsim_create(fdx_sim *s, const fdx_options *opts, int units, in
     FDX_TRY_GOTO(st, fdx_dist_create(opts, &dd, &m->d), fail);
     m->nlocal = fdx_dist_local_units(m->d);
     m->be = fdx_ctx_ops(fdx_dist_ctx(m->d, 0));
+    FDX_TRY_GOTO(st, check_unit_memory(s, m), fail);
     FDX_TRY_GOTO(st, fdx_dstencil_create(m->d, &s->desc, s->type, &m->ds), fail);
     /* Conditions of the boundary key on the global faces only. */
     if (s->p.has_bc) FDX_TRY_GOTO(st, fdx_dstencil_set_boundary(m->ds, &s->p.bc), fail);
     for (int k = 0; k < m->nf; k++) FDX_TRY_GOTO(st, fdx_darray_create(m->d, s->type, &m->f[k]), fail);
     if (s->coef) FDX_TRY_GOTO(st, fdx_darray_create(m->d, s->type, &m->coef), fail);
     FDX_TRY_GOTO(st, place_units(s, m), fail);
+    FDX_TRY_GOTO(st, source_tables(s, m, s->steps + extra), fail);
     /* A generated model is made on the units; a file's comes from the host. */
     for (int i = 0; s->coef && !s->model_c2_file && i < m->nlocal; i++)
         FDX_TRY_GOTO(st, generate(s, m, m->coef, i, &s->model_gen), fail);
@@ -310,13 +385,100 @@ fail:
     return st;
 }
 
-fdx_status fdx_sim_run_dist(fdx_sim *s, const fdx_options *opts, int units, int overlap, FILE *progress,
-                            fdx_sim_result *res)
+/* Steps per CUDA graph: a multiple of 2 and 3, so that the ring of fields
+   (heat 2, wave 3) is back in its place after one graph. */
+#define GRAPH_STEPS 24
+
+typedef struct bench {
+    fdx_sim *s;
+    dsim *m;
+    fdx_sim_timing *t;
+    fdx_dgraph *g;
+    fdx_darray *ring[3]; /* the ring's place when the graph was captured */
+} bench;
+
+static fdx_status advance_fn(void *arg)
+{
+    bench *b = arg;
+    return advance(b->s, b->m);
+}
+
+static int at_capture(const bench *b) { return memcmp(b->ring, b->m->f, sizeof b->ring) == 0; }
+
+/* A turn of plain steps (kernels compile and tune on first use, which a
+   capture cannot do), then the capture; a failure leaves plain steps and
+   its reason in the note. */
+static fdx_status capture(bench *b)
+{
+    fdx_dist *d = b->m->d;
+    FDX_TRY(fdx_dgraph_create(d, &b->g));
+    for (int k = 0; k < GRAPH_STEPS; k++) FDX_TRY(advance(b->s, b->m));
+    FDX_TRY(fdx_dist_sync(d));
+    fdx_darray *all[4] = {b->m->f[0], b->m->f[1], b->m->f[2], b->m->coef};
+    memcpy(b->ring, b->m->f, sizeof b->ring);
+    if (fdx_dgraph_capture(b->g, advance_fn, b, GRAPH_STEPS, all, 4) != FDX_OK) {
+        snprintf(b->t->note, sizeof b->t->note, "%s", fdx_last_error());
+        fdx_dgraph_destroy(&b->g);
+    }
+    /* The capture turned the ring once on the host, back to its place. */
+    return FDX_OK;
+}
+
+/* A batch of steps, then every unit synchronized: timed as one piece so
+   the events bracket the work of all units. */
+static fdx_status timed_batch(void *arg, void *stream)
+{
+    (void)stream;
+    bench *b = arg;
+    int64_t done = 0, n = b->t->batch;
+    if (b->t->graph && !b->g && !b->t->note[0] && fdx_dgraph_possible(b->m->d) && n >= 2 * GRAPH_STEPS) {
+        FDX_TRY(capture(b));
+        done += GRAPH_STEPS;
+    }
+    for (; b->g && at_capture(b) && n - done >= GRAPH_STEPS; done += GRAPH_STEPS) {
+        FDX_TRY(fdx_dgraph_launch(b->g));
+        b->t->graph_used = 1;
+    }
+    for (; done < n; done++) FDX_TRY(advance(b->s, b->m));
+    b->s->step += n;
+    return fdx_dist_sync(b->m->d);
+}
+
+/* After the run: the final field's digest, then batches of steps timed
+   (they move the field on; the sim keeps the run's final fields). */
+static fdx_status time_steps(fdx_sim *s, dsim *m, fdx_sim_timing *t)
+{
+    fdx_dist_checksum cs;
+    FDX_TRY(fdx_darray_checksum(m->f[1], &cs));
+    t->digest = cs.digest;
+    t->local_units = m->nlocal;
+    snprintf(t->transport, sizeof t->transport, "%s", fdx_dist_transport(m->d));
+    fdx_stencil_traffic(s->stencil, s->n, &t->fetch_bytes, &t->write_bytes);
+    t->note[0] = 0;
+    t->graph_used = 0;
+    if (t->reps <= 0) return FDX_OK;
+    FDX_CHECK(t->batch > 0, FDX_ERR_INVALID, "fdx_sim_run_dist_timed: batch = %d steps", t->batch);
+    bench b = {s, m, t, NULL, {NULL}};
+    fdx_time_stats ts;
+    fdx_status st = fdx_time_run(fdx_dist_ctx(m->d, 0), timed_batch, &b, 1, t->reps, &ts);
+    fdx_dgraph_destroy(&b.g);
+    FDX_TRY(st);
+    /* Where the timed steps left the field: graphs on or off, any number
+       of units, the same digest. */
+    FDX_TRY(fdx_darray_checksum(m->f[1], &cs));
+    t->digest_timed = cs.digest;
+    t->median_ms = ts.median_ms / t->batch, t->min_ms = ts.min_ms / t->batch;
+    t->max_ms = ts.max_ms / t->batch, t->mean_ms = ts.mean_ms / t->batch;
+    return FDX_OK;
+}
+
+fdx_status fdx_sim_run_dist_timed(fdx_sim *s, const fdx_options *opts, int units, int overlap, FILE *progress,
+                                  fdx_sim_result *res, fdx_sim_timing *t)
 {
     FDX_CHECK(s && res, FDX_ERR_INVALID, "fdx_sim_run_dist: NULL argument");
     memset(res, 0, sizeof *res);
     dsim *m;
-    FDX_TRY(dsim_create(s, opts, units, overlap, &m));
+    FDX_TRY(dsim_create(s, opts, units, overlap, t && t->reps > 0 ? (int64_t)(t->reps + 1) * t->batch : 0, &m));
     s->drv = &m->drv;
     fdx_status st = fdx_sim_run(s, m->drv.quiet ? NULL : progress, res);
     res->units = m->drv.units;
@@ -324,7 +486,16 @@ fdx_status fdx_sim_run_dist(fdx_sim *s, const fdx_options *opts, int units, int 
     res->proc = fdx_dist_proc(m->d);
     /* The fields stay in the sim (pulled) for whoever reads them next. */
     if (st == FDX_OK) st = fdx_sim_pull(s);
+    int64_t at = s->step;
+    if (st == FDX_OK && t && !res->interrupted) st = time_steps(s, m, t);
+    s->step = at;
     s->drv = NULL;
     dsim_free(m);
     return st;
+}
+
+fdx_status fdx_sim_run_dist(fdx_sim *s, const fdx_options *opts, int units, int overlap, FILE *progress,
+                            fdx_sim_result *res)
+{
+    return fdx_sim_run_dist_timed(s, opts, units, overlap, progress, res, NULL);
 }

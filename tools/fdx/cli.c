@@ -276,3 +276,11 @@ fdx_status cli_parse_shape_flag(const char *flag, const char *text, int min_rank
     *rank = r;
     return FDX_OK;
 }
+
+int cli_under_mpirun(void)
+{
+    static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (getenv(vars[i]) && atoi(getenv(vars[i])) > 1) return 1;
+    return 0;
+}

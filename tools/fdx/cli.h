@@ -67,6 +67,9 @@ fdx_status cli_parse_shape(const char *s, int min_rank, int max_rank, int64_t mi
 /* The same, for a flag of another name (--shape): messages name `flag`. */
 fdx_status cli_parse_shape_flag(const char *flag, const char *s, int min_rank, int max_rank, int64_t min_extent,
                                 int *rank, int64_t *shape);
+/* 1 when a launcher (mpirun) started this process as one of several: a
+   command that is not distributed would then run once per process. */
+int cli_under_mpirun(void);
 fdx_status cli_parse_int(const char *flag, const char *s, long lo, long hi, long *out);
 /* A plain decimal number (no hex, inf or nan) strictly between lo and hi. */
 fdx_status cli_parse_real(const char *flag, const char *s, double lo, double hi, double *out);

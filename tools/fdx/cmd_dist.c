@@ -1,8 +1,10 @@
-/* fdx dist: the acoustic wave (variable velocity, Ricker pulse) and heat
-   equations on a grid split over units (GPUs of this process, CPU units,
-   MPI ranks under mpirun), with the shadow exchange overlapped or not; prints
-   checksums of the final field and, with several units in one process,
-   the time of one unit measured in the same run and the scaling efficiency. */
+/* fdx dist: `fdx wave` / `fdx heat --gpus K` with a timing harness.  The
+   flags become the simulation's configuration (wave: the layered model;
+   heat: a Gaussian between fixed walls), which runs through the same path
+   as the simulation commands (fdx_sim_run_dist_timed: the same steps, the
+   same checksums); then batches of 48 steps are timed (CUDA graphs where
+   they can run) and, with several units in one process, the same run on
+   one unit gives the scaling efficiency and must leave the same field. */
 #include "cli.h"
 #include "fdx/internal/json.h"
 
@@ -13,183 +15,110 @@
 #include <string.h>
 
 static const char *CMD = "dist";
+#define BATCH 48 /* two CUDA graphs of 24 steps */
 
-typedef struct model {
-    int wave;            /* 1: wave, 0: heat */
-    int dims, order;
+typedef struct dist_args {
+    int wave, dims, overlap, graph;
+    long order, steps, gpus, reps;
     int64_t n[3];
-    fdx_dtype type;
-    double h, dt, vmax;  /* wave: spacing (m), time step (s), fastest velocity */
-} model;
+    const char *precision;
+} dist_args;
 
-/* Layered medium: 1500 m/s at the top to 3000 m/s at the bottom of the
-   slowest axis, with a jump at two thirds. */
-static double velocity(const model *m, const int64_t *g)
+/* The simulation's configuration of a dist run on `gpus` units a process. */
+static fdx_status make_config(const dist_args *a, long gpus, fdx_sim_config **out)
 {
-    int s = m->dims - 1;
-    double z = (double)g[s] / (double)(m->n[s] - 1);
-    return z < 2.0 / 3.0 ? 1500.0 + 750.0 * z : 2500.0 + 1500.0 * (z - 2.0 / 3.0);
+    char size[96], num[32];
+    int k = snprintf(size, sizeof size, "%lld", (long long)a->n[0]);
+    for (int d = 1; d < a->dims; d++) k += snprintf(size + k, sizeof size - (size_t)k, "x%lld", (long long)a->n[d]);
+    FDX_TRY(fdx_sim_config_create(a->wave ? FDX_SIM_WAVE : FDX_SIM_HEAT, out));
+    fdx_sim_config *c = *out;
+    fdx_status st = fdx_sim_config_set(c, "size", size);
+    snprintf(num, sizeof num, "%ld", a->steps);
+    if (st == FDX_OK) st = fdx_sim_config_set(c, "steps", num);
+    snprintf(num, sizeof num, "%ld", a->order);
+    if (st == FDX_OK) st = fdx_sim_config_set(c, "order", num);
+    if (st == FDX_OK) st = fdx_sim_config_set(c, "precision", a->precision);
+    if (st == FDX_OK && a->wave) st = fdx_sim_config_set(c, "model", "layered");
+    if (st == FDX_OK && !a->wave) st = fdx_sim_config_set(c, "init", "gaussian");
+    if (st == FDX_OK && !a->wave) st = fdx_sim_config_set(c, "boundary", "fixed");
+    snprintf(num, sizeof num, "%ld", gpus);
+    if (st == FDX_OK) st = fdx_sim_config_set(c, "gpus", num);
+    if (st == FDX_OK) st = fdx_sim_config_set(c, "overlap", a->overlap ? "on" : "off");
+    if (st != FDX_OK) fdx_sim_config_destroy(out);
+    return st;
 }
 
-static double coef_init(const int64_t *g, void *arg)
+/* The same run as a command line: `fdx wave|heat --key value ...`. */
+static void same_command(const dist_args *a, const fdx_sim_config *c, char *out, size_t cap)
 {
-    double v = velocity(arg, g);
-    return v * v;
-}
-
-/* A Ricker wavelet in space, (1 - 2q) exp(-q) with q = (r / (6 h))^2 around
-   the grid's centre: the initial pulse, at rest (u_prev = u). */
-static double ricker_init(const int64_t *g, void *arg)
-{
-    const model *m = arg;
-    double q = 0;
-    for (int a = 0; a < m->dims; a++) {
-        double x = (double)g[a] - 0.5 * (double)(m->n[a] - 1);
-        q += x * x;
+    char *text = fdx_sim_config_text(c);
+    size_t k = (size_t)snprintf(out, cap, "fdx %s", a->wave ? "wave" : "heat");
+    for (char *line = text ? strtok(text, "\n") : NULL; line && k < cap; line = strtok(NULL, "\n")) {
+        char key[64], value[128];
+        if (sscanf(line, "%63s = \"%127[^\"]\"", key, value) == 2 || sscanf(line, "%63s = %127s", key, value) == 2)
+            k += (size_t)snprintf(out + k, cap - k, " --%s %s", key, value);
     }
-    q /= 36.0;
-    return (1.0 - 2.0 * q) * exp(-q);
+    free(text);
 }
 
-/* A Gaussian hot spot (sigma one eighth of the smallest extent). */
-static double heat_init(const int64_t *g, void *arg)
+/* One run through the simulation on `gpus` units a process: its result,
+   timing and (when asked) final field. */
+static fdx_status run_once(const dist_args *a, const fdx_options *opts, long gpus, fdx_sim_result *res,
+                           fdx_sim_timing *t, double **field, char *same, size_t cap)
 {
-    const model *m = arg;
-    double q = 0, sig = 1e300;
-    for (int a = 0; a < m->dims; a++) sig = fmin(sig, (double)m->n[a] / 8.0);
-    for (int a = 0; a < m->dims; a++) {
-        double x = (double)g[a] - 0.5 * (double)(m->n[a] - 1);
-        q += x * x;
+    fdx_options *host_opts = NULL;
+    fdx_sim_config *cfg = NULL;
+    fdx_ctx *host = NULL;
+    fdx_sim *sim = NULL;
+    /* The simulation keeps the global fields on the host; the units come
+       from the user's options (as fdx wave --gpus). */
+    fdx_status st = fdx_options_create(&host_opts);
+    if (st == FDX_OK) st = fdx_options_set(host_opts, "backend", "cpu");
+    if (st == FDX_OK) st = make_config(a, gpus, &cfg);
+    if (st == FDX_OK && same) same_command(a, cfg, same, cap);
+    if (st == FDX_OK) st = fdx_ctx_create(host_opts, &host);
+    if (st == FDX_OK) st = fdx_sim_create(host, cfg, &sim);
+    if (st == FDX_OK) st = fdx_sim_run_dist_timed(sim, opts, (int)gpus, a->overlap, NULL, res, t);
+    if (st == FDX_OK && field) {
+        size_t cells = (size_t)a->n[0] * (size_t)a->n[1] * (size_t)a->n[2];
+        *field = malloc(cells * sizeof(double));
+        st = *field ? fdx_sim_get_field(sim, *field) : fdx_fail(FDX_ERR_NOMEM, "out of host memory for the field");
     }
-    return exp(-q / (2 * sig * sig));
+    fdx_sim_destroy(&sim);
+    fdx_ctx_destroy(&host);
+    fdx_sim_config_destroy(&cfg);
+    fdx_options_destroy(&host_opts);
+    return st;
 }
 
-typedef struct sim {
-    fdx_dist *d;
-    fdx_dstencil *s;
-    fdx_darray *b[3], *coef; /* wave: b[0] prev, b[1] current, b[2] next; heat: b[0], b[1] */
-    int overlap, batch, graph;
-} sim;
-
-static void sim_free(sim *s)
-{
-    fdx_dstencil_destroy(&s->s);
-    for (int k = 0; k < 3; k++) fdx_darray_destroy(&s->b[k]);
-    fdx_darray_destroy(&s->coef);
-    fdx_dist_destroy(&s->d);
-}
-
-static fdx_status sim_setup(sim *s, const model *m, const fdx_options *opts, int units_per_proc, int overlap)
-{
-    memset(s, 0, sizeof *s);
-    s->overlap = overlap;
-    fdx_dist_desc dd = {0};
-    dd.rank = m->dims;
-    dd.units_per_proc = units_per_proc;
-    for (int a = 0; a < m->dims; a++) dd.shape[a] = m->n[a];
-    dd.shadow[m->dims - 1] = m->order / 2; /* split along the slowest axis, as the seed */
-    FDX_TRY(fdx_dist_create(opts, &dd, &s->d));
-    /* Every unit holds its slab of each array (plus shadows): refuse a grid
-       that cannot fit before anything is allocated. */
-    int arrays = m->wave ? 4 : 2, units = fdx_dist_units(s->d);
-    double cells = 1;
-    for (int a = 0; a < m->dims; a++) cells *= (double)m->n[a];
-    double slab = cells / (double)m->n[m->dims - 1] * (double)(m->n[m->dims - 1] / units + 1 + m->order);
-    double need = arrays * slab * (double)fdx_dtype_size(m->type);
-    double have = (double)fdx_ctx_memory(fdx_dist_ctx(s->d, 0));
-    if (need > 0.9 * have) {
-        fdx_status st = fdx_fail(FDX_ERR_INVALID, "--size needs %.2f GiB a unit for %d arrays, more than the %.2f GiB of %s",
-                                 need / (1 << 30), arrays, have / (1 << 30), fdx_ctx_device_name(fdx_dist_ctx(s->d, 0)));
-        fdx_dist_destroy(&s->d);
-        return st;
-    }
-    fdx_stencil_desc sd;
-    double h[3] = {m->h, m->h, m->h};
-    fdx_stencil_desc_laplacian(&sd, m->dims, m->order, h);
-    if (m->wave) {
-        sd.update = FDX_UPDATE_WAVE, sd.coef = 1, sd.alpha = m->dt * m->dt;
-    } else {
-        /* Explicit heat step, stable: alpha times the sum of the weights'
-           magnitudes over the axes stays below one. */
-        double w[FDX_STENCIL_MAX_ORDER + 1], sum = 0;
-        FDX_TRY(fdx_fd_weights(2, m->order, w));
-        for (int i = 0; i <= m->order; i++) sum += fabs(w[i]);
-        sd.update = FDX_UPDATE_HEAT, sd.alpha = 0.9 / (m->dims * sum);
-    }
-    FDX_TRY(fdx_dstencil_create(s->d, &sd, m->type, &s->s));
-    int nb = m->wave ? 3 : 2;
-    for (int k = 0; k < nb; k++) {
-        FDX_TRY(fdx_darray_create(s->d, m->type, &s->b[k]));
-        FDX_TRY(fdx_darray_fill(s->b[k], m->wave ? ricker_init : heat_init, (void *)m));
-    }
-    if (m->wave) {
-        FDX_TRY(fdx_darray_create(s->d, m->type, &s->coef));
-        FDX_TRY(fdx_darray_fill(s->coef, coef_init, (void *)m));
-    }
-    return FDX_OK;
-}
-
-/* Steps on the ring b (fdx_dstencil_run's order: wave b[0] prev, b[1]
-   current, b[2] written; heat b[0] current, b[1] written). */
-static fdx_status sim_steps(sim *s, long n)
-{
-    return fdx_dstencil_run(s->s, s->b, s->coef ? 3 : 2, s->coef, n, s->overlap, s->graph);
-}
-
-static fdx_darray *sim_field(sim *s) { return s->coef ? s->b[1] : s->b[0]; }
-
-/* A batch of steps, then every unit synchronized: timed as one piece so
-   the events bracket the work of all units. */
-static fdx_status timed_batch(void *arg, void *stream)
-{
-    (void)stream;
-    sim *s = arg;
-    FDX_TRY(sim_steps(s, s->batch));
-    return fdx_dist_sync(s->d);
-}
-
-/* Runs `steps` steps, takes the checksum (and the field when asked), then
-   times batches of steps (which move the field on). */
-static fdx_status sim_run(sim *s, long steps, long reps, fdx_dist_checksum *cs, void *field, fdx_time_stats *t)
-{
-    FDX_TRY(sim_steps(s, steps));
-    FDX_TRY(fdx_darray_checksum(sim_field(s), cs));
-    if (field) FDX_TRY(fdx_darray_gather(sim_field(s), field, 0));
-    /* Two CUDA graphs of 24 steps when graphs are on. */
-    s->batch = 48;
-    FDX_TRY(fdx_time_run(fdx_dist_ctx(s->d, 0), timed_batch, s, 1, (int)reps, t));
-    t->median_ms /= s->batch, t->min_ms /= s->batch, t->max_ms /= s->batch, t->mean_ms /= s->batch;
-    return FDX_OK;
-}
-
-/* What the report needs from a run whose distribution is gone. */
 typedef struct report {
-    int units, procs, local_units, overlap, graph;
-    char backend[16], device[300], transport[32];
+    const fdx_sim_result *res;
+    const fdx_sim_timing *t, *t1; /* t1: one unit (NULL: no baseline) */
+    const char *backend, *device, *same;
+    double copy_gbps, err;
+    int verified;
 } report;
 
-static void print_json(const model *m, const report *r, const fdx_time_stats *t, const fdx_dist_checksum *cs,
-                       double fetch, double write, double copy_gbps, const fdx_time_stats *t1, int verified,
-                       double err, long steps)
+static void print_json(const dist_args *a, const report *r)
 {
+    const fdx_sim_timing *t = r->t;
     int cuda = strcmp(r->backend, "cuda") == 0;
-    double eff = fdx_effective_gbps(fetch, write, t->median_ms);
-    double cells = 1;
-    for (int a = 0; a < m->dims; a++) cells *= (double)m->n[a];
+    double eff = fdx_effective_gbps(t->fetch_bytes, t->write_bytes, t->median_ms);
+    double cells = (double)a->n[0] * (double)a->n[1] * (double)a->n[2];
     fdx_json j;
     fdx_json_init(&j);
-    fdx_json_record_head(&j, m->wave ? "dist_wave" : "dist_heat", r->backend,
-                         r->device, fdx_dtype_name(m->type), m->dims, m->n);
-    fdx_json_int(&j, "order", m->order);
-    fdx_json_int(&j, "steps", steps);
-    fdx_json_int(&j, "units", r->units);
-    fdx_json_int(&j, "ranks", r->procs);
-    fdx_json_int(&j, "units_per_rank", r->local_units);
-    fdx_json_int(&j, "gpus", cuda ? r->units : 0);
-    fdx_json_bool(&j, "overlap", r->overlap);
-    fdx_json_bool(&j, "graph", r->graph);
-    fdx_json_int(&j, "batch", 48);
-    fdx_json_str(&j, "transport", r->transport);
+    fdx_json_record_head(&j, a->wave ? "dist_wave" : "dist_heat", r->backend, r->device, a->precision, a->dims, a->n);
+    fdx_json_int(&j, "order", a->order);
+    fdx_json_int(&j, "steps", a->steps);
+    fdx_json_int(&j, "units", r->res->units);
+    fdx_json_int(&j, "ranks", r->res->procs);
+    fdx_json_int(&j, "units_per_rank", t->local_units);
+    fdx_json_int(&j, "gpus", cuda ? r->res->units : 0);
+    fdx_json_bool(&j, "overlap", a->overlap);
+    fdx_json_bool(&j, "graph", t->graph_used);
+    fdx_json_int(&j, "batch", BATCH);
+    fdx_json_str(&j, "transport", t->transport);
+    fdx_json_str(&j, "same_as", r->same);
     fdx_json_begin(&j, "time_ms");
     fdx_json_num(&j, "median", t->median_ms);
     fdx_json_num(&j, "min", t->min_ms);
@@ -197,60 +126,126 @@ static void print_json(const model *m, const report *r, const fdx_time_stats *t,
     fdx_json_int(&j, "reps", t->reps);
     fdx_json_end(&j);
     fdx_json_begin(&j, "bytes");
-    fdx_json_num(&j, "fetch", fetch);
-    fdx_json_num(&j, "write", write);
+    fdx_json_num(&j, "fetch", t->fetch_bytes);
+    fdx_json_num(&j, "write", t->write_bytes);
     fdx_json_end(&j);
     fdx_json_num(&j, "effective_gbps", eff);
-    fdx_json_num(&j, "copy_gbps", copy_gbps);
-    fdx_json_num(&j, "ratio_to_copy", eff / copy_gbps / r->units);
+    fdx_json_num(&j, "copy_gbps", r->copy_gbps);
+    fdx_json_num(&j, "ratio_to_copy", eff / r->copy_gbps / r->res->units);
     fdx_json_num(&j, "gcells_per_s", cells / (t->median_ms * 1e6));
-    if (t1) {
-        double e1 = fdx_effective_gbps(fetch, write, t1->median_ms);
-        fdx_json_num(&j, "time_1unit_ms", t1->median_ms);
-        fdx_json_num(&j, "ratio_to_copy_1unit", e1 / copy_gbps);
-        fdx_json_num(&j, "scaling_efficiency", t1->median_ms / (r->units * t->median_ms));
+    if (r->t1) {
+        double e1 = fdx_effective_gbps(t->fetch_bytes, t->write_bytes, r->t1->median_ms);
+        fdx_json_num(&j, "time_1unit_ms", r->t1->median_ms);
+        fdx_json_num(&j, "ratio_to_copy_1unit", e1 / r->copy_gbps);
+        fdx_json_num(&j, "scaling_efficiency", r->t1->median_ms / (r->res->units * t->median_ms));
     }
     fdx_json_begin(&j, "checksum");
-    fdx_json_num(&j, "sum", cs->sum);
-    fdx_json_num(&j, "l2", cs->l2);
+    fdx_json_num(&j, "sum", r->res->diag.sum);
+    fdx_json_num(&j, "l2", r->res->diag.l2);
     char hex[24];
-    snprintf(hex, sizeof hex, "%016" PRIx64, cs->digest);
+    snprintf(hex, sizeof hex, "%016" PRIx64, t->digest);
     fdx_json_str(&j, "digest", hex);
+    snprintf(hex, sizeof hex, "%016" PRIx64, t->digest_timed);
+    fdx_json_str(&j, "digest_after_timing", hex);
     fdx_json_end(&j);
-    fdx_json_bool(&j, "verified", verified);
-    fdx_json_num(&j, "max_abs_error", err);
+    fdx_json_bool(&j, "verified", r->verified);
+    fdx_json_num(&j, "max_abs_error", r->err);
     fdx_json_end(&j);
     fdx_json_print(&j, stdout);
     fdx_json_free(&j);
 }
 
-static double max_diff(const void *a, const void *b, size_t n, fdx_dtype t)
+static void print_table(const dist_args *a, const report *r)
+{
+    const fdx_sim_timing *t = r->t;
+    const fdx_sim_result *res = r->res;
+    double cells = (double)a->n[0] * (double)a->n[1] * (double)a->n[2];
+    printf("fdx dist %s: %dD order %ld %s, %lld", a->wave ? "wave" : "heat", a->dims, a->order, a->precision,
+           (long long)a->n[0]);
+    for (int d = 1; d < a->dims; d++) printf("x%lld", (long long)a->n[d]);
+    printf(", %ld steps on %d units (%d ranks x %d) of %s, overlap %s, transport %s\n", a->steps, res->units,
+           res->procs, t->local_units, r->device, a->overlap ? "on" : "off", t->transport);
+    printf("  same run as    %s\n", r->same);
+    /* The line fdx wave / heat print, and the digest. */
+    printf("  checksum      sum %.17g, L2 %.17g\n", res->diag.sum, res->diag.l2);
+    printf("  digest         %016" PRIx64 " (after the timed steps %016" PRIx64 ")\n", t->digest, t->digest_timed);
+    printf("  step time      %.4f ms median (min %.4f, max %.4f, %d batches of %d%s)\n", t->median_ms, t->min_ms,
+           t->max_ms, t->reps, BATCH, t->graph_used ? ", CUDA graphs" : "");
+    printf("  throughput     %.3f Gcells/s, %.1f GB/s effective, copy %.1f GB/s per unit\n",
+           cells / (t->median_ms * 1e6), fdx_effective_gbps(t->fetch_bytes, t->write_bytes, t->median_ms),
+           r->copy_gbps);
+    if (r->t1) {
+        printf("  one unit       %.4f ms per step; scaling efficiency %.3f\n", r->t1->median_ms,
+               r->t1->median_ms / (res->units * t->median_ms));
+        printf("  same as 1 unit %s (max abs difference %.3g)\n", r->verified ? "yes" : "NO", r->err);
+    }
+}
+
+static double max_diff(const double *a, const double *b, size_t n)
 {
     double e = 0;
     for (size_t i = 0; i < n; i++) {
-        double x = t == FDX_FLOAT64 ? ((const double *)a)[i] : ((const float *)a)[i];
-        double y = t == FDX_FLOAT64 ? ((const double *)b)[i] : ((const float *)b)[i];
-        double d = fabs(x - y);
+        double d = fabs(a[i] - b[i]);
         if (!(d <= e)) e = isnan(d) ? INFINITY : d;
     }
     return e;
+}
+
+static fdx_status on_off(const char *flag, const char *v, int *out)
+{
+    if (strcmp(v, "on") && strcmp(v, "off")) return fdx_fail(FDX_ERR_INVALID, "--%s must be on or off, not '%s'", flag, v);
+    *out = strcmp(v, "on") == 0;
+    return FDX_OK;
+}
+
+/* The flags into a (rc < 0: valid; else the exit status of a usage error). */
+static int parse_args(const char *which, const char *dims_s, const char *order_s, const char *size, const char *steps_s,
+                      const char *gpus_s, const char *reps_s, const char *precision, dist_args *a)
+{
+    long dims = 0;
+    fdx_dtype type;
+    if (!which || (strcmp(which, "wave") && strcmp(which, "heat")))
+        return cli_usage_error(CMD, "the first argument must be 'wave' or 'heat', not '%s'", which ? which : "(none)");
+    a->wave = strcmp(which, "wave") == 0;
+    a->precision = precision ? precision : "float";
+    fdx_status st = FDX_OK;
+    if ((dims_s && (st = cli_parse_int("--dims", dims_s, 2, 3, &dims)) != FDX_OK) ||
+        (st = cli_parse_int("--order", order_s ? order_s : a->wave ? "8" : "2", 2, FDX_STENCIL_MAX_ORDER, &a->order)) !=
+            FDX_OK ||
+        (a->order % 2 && (st = fdx_fail(FDX_ERR_INVALID, "--order must be even, not %ld", a->order))) ||
+        (st = cli_parse_int("--steps", steps_s, 1, 100000000, &a->steps)) != FDX_OK ||
+        (st = cli_parse_int("--gpus", gpus_s, 1, 16, &a->gpus)) != FDX_OK ||
+        (st = cli_parse_int("--reps", reps_s, 1, 100000, &a->reps)) != FDX_OK ||
+        (st = fdx_dtype_parse(a->precision, &type)) != FDX_OK ||
+        (type != FDX_FLOAT32 && type != FDX_FLOAT64 &&
+         (st = fdx_fail(FDX_ERR_INVALID, "--precision must be float or double, not '%s'", precision))))
+        return cli_usage_error(CMD, "%s", fdx_last_error());
+    a->precision = fdx_dtype_name(type);
+    a->dims = dims ? (int)dims : 2;
+    a->n[0] = a->n[1] = a->dims == 2 ? 1024 : 256, a->n[2] = a->dims == 3 ? 256 : 1;
+    if (size && ((st = cli_parse_shape(size, dims ? (int)dims : 2, dims ? (int)dims : 3, a->order + 1, &a->dims,
+                                       a->n)) != FDX_OK ||
+                 (st = fdx_shape_check(a->dims, a->n, a->order + 1, fdx_dtype_size(type))) != FDX_OK))
+        return cli_usage_error(CMD, "%s", fdx_last_error());
+    if (a->dims == 2) a->n[2] = 1;
+    return -1;
 }
 
 int cmd_dist(int argc, char **argv)
 {
     const char *which = NULL;
     if (argc >= 2 && strncmp(argv[1], "--", 2) != 0) which = argv[1], argc--, argv++;
-    const char *dims_s = NULL, *order_s = NULL, *size = NULL, *steps_s = "100", *gpus_s = "1", *overlap_s = "on", *graph_s = NULL;
-    const char *json = NULL, *precision = NULL, *reps_s = "20", *baseline_s = "on";
+    const char *dims_s = NULL, *order_s = NULL, *size = NULL, *steps_s = "100", *gpus_s = "1", *overlap_s = "on";
+    const char *graph_s = NULL, *json = NULL, *precision = NULL, *reps_s = "20", *baseline_s = "on";
     const cli_flag flags[] = {
         {"dims", "2|3", "dimensions (default: the number of extents in --size, else 2)", &dims_s},
         {"order", "N", "accuracy order in space, even 2..12 [wave 8, heat 2]", &order_s},
         {"size", "NXxNY[xNZ]", "grid points [2D 1024x1024, 3D 256x256x256]", &size},
-        {"steps", "N", "time steps before the checksum [100]", &steps_s},
+        {"steps", "N", "time steps of the run, before the checksum [100]", &steps_s},
         {"gpus", "K", "units per process: GPUs, or CPU units with --backend cpu [1]", &gpus_s},
         {"overlap", "on|off", "exchange shadows while the interior is computed [on]", &overlap_s},
         {"precision", "P", "float or double [float, as fdx heat and fdx wave]", &precision},
-        {"reps", "N", "timed batches of 48 steps, median reported [20]", &reps_s},
+        {"reps", "N", "timed batches of 48 steps after the run, median reported [20]", &reps_s},
         {"graph", "on|off", "replay batches of 24 steps as CUDA graphs (CUDA, one process) [on]", &graph_s},
         {"baseline", "on|off", "also run on one unit for the scaling efficiency and the check [on]", &baseline_s},
         {"json", NULL, "print one JSON record instead of the table", &json},
@@ -261,140 +256,63 @@ int cmd_dist(int argc, char **argv)
     int rc = cli_parse(argc, argv, CMD,
                        "wave|heat [--dims 2|3] [--order N] [--size ...] [--steps N] [--gpus K] [--overlap on|off] [--json]",
                        flags, opts);
-    sim s = {0}, s1 = {0};
-    void *field = NULL, *field1 = NULL;
-    if (rc >= 0) goto done;
-    model m = {0};
-    long dims = 0, order, steps, gpus, reps;
+    fdx_ctx *ctx = NULL;
+    double *field = NULL, *field1 = NULL;
+    dist_args a = {0};
+    int baseline = 0;
+    if (rc >= 0 || (rc = parse_args(which, dims_s, order_s, size, steps_s, gpus_s, reps_s, precision, &a)) >= 0)
+        goto done;
     fdx_status st = FDX_OK;
-    if (!which || (strcmp(which, "wave") && strcmp(which, "heat"))) {
-        rc = cli_usage_error(CMD, "the first argument must be 'wave' or 'heat', not '%s'", which ? which : "(none)");
-        goto done;
-    }
-    m.wave = strcmp(which, "wave") == 0;
-    if ((dims_s && (st = cli_parse_int("--dims", dims_s, 2, 3, &dims)) != FDX_OK) ||
-        (st = cli_parse_int("--order", order_s ? order_s : m.wave ? "8" : "2", 2, FDX_STENCIL_MAX_ORDER, &order)) != FDX_OK ||
-        (order % 2 && (st = fdx_fail(FDX_ERR_INVALID, "--order must be even, not %ld", order))) ||
-        (st = cli_parse_int("--steps", steps_s, 0, 100000000, &steps)) != FDX_OK ||
-        (st = cli_parse_int("--gpus", gpus_s, 1, 16, &gpus)) != FDX_OK ||
-        (st = cli_parse_int("--reps", reps_s, 1, 100000, &reps)) != FDX_OK ||
-        (st = fdx_dtype_parse(precision ? precision : "float", &m.type)) != FDX_OK ||
-        (m.type != FDX_FLOAT32 && m.type != FDX_FLOAT64 &&
-         (st = fdx_fail(FDX_ERR_INVALID, "--precision must be float or double, not '%s'", precision))) ||
-        (strcmp(overlap_s, "on") && strcmp(overlap_s, "off") &&
-         (st = fdx_fail(FDX_ERR_INVALID, "--overlap must be on or off, not '%s'", overlap_s))) ||
-        (graph_s && strcmp(graph_s, "on") && strcmp(graph_s, "off") &&
-         (st = fdx_fail(FDX_ERR_INVALID, "--graph must be on or off, not '%s'", graph_s))) ||
-        (strcmp(baseline_s, "on") && strcmp(baseline_s, "off") &&
-         (st = fdx_fail(FDX_ERR_INVALID, "--baseline must be on or off, not '%s'", baseline_s)))) {
+    if ((st = on_off("overlap", overlap_s, &a.overlap)) != FDX_OK ||
+        (st = on_off("graph", graph_s ? graph_s : "on", &a.graph)) != FDX_OK ||
+        (st = on_off("baseline", baseline_s, &baseline)) != FDX_OK) {
         rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
-    m.order = (int)order;
-    int got_rank = dims ? (int)dims : 2;
-    m.n[0] = m.n[1] = got_rank == 2 ? 1024 : 256, m.n[2] = got_rank == 3 ? 256 : 1;
-    if (size && ((st = cli_parse_shape(size, dims ? (int)dims : 2, dims ? (int)dims : 3, order + 1, &got_rank, m.n)) !=
-                     FDX_OK ||
-                 (st = fdx_shape_check(got_rank, m.n, order + 1, fdx_dtype_size(m.type))) != FDX_OK)) {
-        rc = cli_usage_error(CMD, "%s", fdx_last_error());
-        goto done;
-    }
-    m.dims = got_rank;
-    m.h = 10.0, m.vmax = 3000.0;
-    m.dt = 0.4 * m.h / (m.vmax * sqrt((double)m.dims));
-
-    fdx_dist_checksum cs = {0}, cs1 = {0};
-    fdx_time_stats t = {0}, t1 = {0}, tc;
-    double copy_gbps = 0, fetch = 0, write = 0, err = 0;
-    if ((st = sim_setup(&s, &m, opts, (int)gpus, strcmp(overlap_s, "on") == 0)) != FDX_OK) goto fail;
-    s.graph = !graph_s || strcmp(graph_s, "on") == 0;
-    if (graph_s && fdx_ctx_backend(fdx_dist_ctx(s.d, 0)) != FDX_BACKEND_CUDA) {
+    /* The units' kind of device: the copy bandwidth and the record's names. */
+    if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) goto fail;
+    if (graph_s && fdx_ctx_backend(ctx) != FDX_BACKEND_CUDA) {
         rc = cli_usage_error(CMD, "--graph applies to the CUDA backend only (this run is on %s)",
-                             fdx_backend_kind_name(fdx_ctx_backend(fdx_dist_ctx(s.d, 0))));
+                             fdx_backend_kind_name(fdx_ctx_backend(ctx)));
         goto done;
     }
-    fdx_ctx *ctx0 = fdx_dist_ctx(s.d, 0);
-    /* Whole-grid traffic of one step, from a stencil like the units' own. */
-    {
-        fdx_stencil_desc sd;
-        double h[3] = {m.h, m.h, m.h};
-        fdx_stencil_desc_laplacian(&sd, m.dims, m.order, h);
-        if (m.wave) sd.update = FDX_UPDATE_WAVE, sd.coef = 1;
-        else sd.update = FDX_UPDATE_HEAT;
-        fdx_stencil *probe = NULL;
-        if ((st = fdx_stencil_create(ctx0, &sd, m.type, &probe)) != FDX_OK) goto fail;
-        fdx_stencil_traffic(probe, m.n, &fetch, &write);
-        fdx_stencil_destroy(&probe);
-    }
-    report rep = {fdx_dist_units(s.d), fdx_dist_procs(s.d), fdx_dist_local_units(s.d), s.overlap, 0, "", "", ""};
-    int units = rep.units, procs = rep.procs, proc = fdx_dist_proc(s.d);
-    snprintf(rep.backend, sizeof rep.backend, "%s", fdx_backend_kind_name(fdx_ctx_backend(ctx0)));
-    snprintf(rep.device, sizeof rep.device, "%s", fdx_ctx_device_name(ctx0));
-    snprintf(rep.transport, sizeof rep.transport, "%s", fdx_dist_transport(s.d));
-    size_t cells = 1;
-    for (int a = 0; a < m.dims; a++) cells *= (size_t)m.n[a];
-    int baseline = strcmp(baseline_s, "on") == 0 && units > 1 && procs == 1;
-    if (baseline) {
-        field = malloc(cells * fdx_dtype_size(m.type));
-        field1 = malloc(cells * fdx_dtype_size(m.type));
-        if (!field || !field1) {
-            st = fdx_fail(FDX_ERR_NOMEM, "out of host memory for two copies of the field");
-            goto fail;
-        }
-    }
-    if ((st = fdx_copy_bandwidth(ctx0, 256u << 20, 20, &tc, &copy_gbps)) != FDX_OK) goto fail;
-    if ((st = sim_run(&s, steps, reps, &cs, field, &t)) != FDX_OK) goto fail;
-    rep.graph = fdx_dstencil_graph_used(s.s);
-    if (s.graph && !rep.graph && fdx_ctx_backend(ctx0) == FDX_BACKEND_CUDA && procs == 1 && proc == 0)
-        fprintf(stderr, "fdx dist: note: no CUDA graph (%s)\n", fdx_last_error());
-    sim_free(&s);
-    int verified = isfinite(cs.sum) && isfinite(cs.l2);
+    fdx_time_stats tc;
+    double copy_gbps = 0;
+    if ((st = fdx_copy_bandwidth(ctx, 256u << 20, 20, &tc, &copy_gbps)) != FDX_OK) goto fail;
+    fdx_sim_result res, res1;
+    fdx_sim_timing t = {.reps = (int)a.reps, .batch = BATCH, .graph = a.graph}, t1 = t;
+    char same[1024] = "";
+    if ((st = run_once(&a, opts, a.gpus, &res, &t, baseline ? &field : NULL, same, sizeof same)) != FDX_OK) goto fail;
+    size_t k = strlen(same); /* the units' backend: a global option, not a key of the config */
+    snprintf(same + k, sizeof same - k, " --backend %s", fdx_backend_kind_name(fdx_ctx_backend(ctx)));
+    if (t.note[0] && res.proc == 0) fprintf(stderr, "fdx dist: note: no CUDA graph (%s)\n", t.note);
+    int verified = isfinite(res.diag.sum) && isfinite(res.diag.l2);
+    double err = 0;
+    baseline = baseline && res.units > 1 && res.procs == 1;
     if (baseline) {
         /* The same run on one unit, in this process: its time per step and
            its field, which must be bit-identical. */
-        if ((st = sim_setup(&s1, &m, opts, 1, 0)) != FDX_OK) goto fail;
-        s1.graph = s.graph;
-        if ((st = sim_run(&s1, steps, reps, &cs1, field1, &t1)) != FDX_OK) goto fail;
-        sim_free(&s1);
-        err = max_diff(field, field1, cells, m.type);
-        verified = verified && cs1.digest == cs.digest && err == 0;
+        if ((st = run_once(&a, opts, 1, &res1, &t1, &field1, NULL, 0)) != FDX_OK) goto fail;
+        err = max_diff(field, field1, (size_t)a.n[0] * (size_t)a.n[1] * (size_t)a.n[2]);
+        verified = verified && t1.digest == t.digest && err == 0 && t1.digest_timed == t.digest_timed;
     }
-    if (proc == 0) {
-        if (json) {
-            print_json(&m, &rep, &t, &cs, fetch, write, copy_gbps, baseline ? &t1 : NULL, verified, err, steps);
-        } else {
-            printf("fdx dist %s: %dD order %d %s, %lld", which, m.dims, m.order, fdx_dtype_name(m.type), (long long)m.n[0]);
-            for (int a = 1; a < m.dims; a++) printf("x%lld", (long long)m.n[a]);
-            printf(", %ld steps on %d units (%d ranks x %d) of %s, overlap %s, transport %s\n", steps, units, procs,
-                   rep.local_units, rep.device, overlap_s, rep.transport);
-            printf("  checksum       sum %.12g  l2 %.12g  digest %016" PRIx64 "\n", cs.sum, cs.l2, cs.digest);
-            printf("  step time      %.4f ms median (min %.4f, max %.4f, %d batches of 48%s)\n", t.median_ms, t.min_ms,
-                   t.max_ms, t.reps, rep.graph ? ", CUDA graphs" : "");
-            printf("  throughput     %.3f Gcells/s, %.1f GB/s effective, copy %.1f GB/s per unit\n",
-                   (double)cells / (t.median_ms * 1e6), fdx_effective_gbps(fetch, write, t.median_ms), copy_gbps);
-            if (baseline) {
-                printf("  one unit       %.4f ms per step; scaling efficiency %.3f\n", t1.median_ms,
-                       t1.median_ms / (units * t.median_ms));
-                printf("  same as 1 unit %s (max abs difference %.3g)\n", verified ? "yes" : "NO", err);
-            }
-        }
-    }
-    if (!verified) {
-        if (proc == 0)
+    report r = {&res, &t, baseline ? &t1 : NULL, fdx_backend_kind_name(fdx_ctx_backend(ctx)), fdx_ctx_device_name(ctx),
+                same, copy_gbps, err, verified};
+    if (res.proc == 0) {
+        if (json) print_json(&a, &r);
+        else print_table(&a, &r);
+        if (!verified)
             fprintf(stderr, "fdx dist: error: the result on %d units differs from one unit (max abs difference %.3g)\n",
-                    units, err);
-        rc = CLI_VERIFY_FAILED;
-    } else {
-        rc = CLI_OK;
+                    res.units, err);
     }
+    rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
     goto done;
 fail:
     rc = cli_fail(CMD, st);
 done:
     free(field);
     free(field1);
-    sim_free(&s);
-    sim_free(&s1);
+    fdx_ctx_destroy(&ctx);
     fdx_options_destroy(&opts);
     fdx_dist_finalize();
     return rc;

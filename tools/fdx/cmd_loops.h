@@ -19,10 +19,6 @@ fdx_status cli_time_case(cli_step reset, cli_step run, void *arg, int warmup, in
 fdx_status cli_loop_record(fdx_json *j, const char *case_name, fdx_ctx *ctx, int rank, const int64_t *shape,
                            const fdx_time_stats *on, const fdx_time_stats *off, double bytes);
 
-/* 1 when a launcher (mpirun) started this process as one of several: a
-   command that is not distributed would then run once per process. */
-int cli_under_mpirun(void);
-
 /* fdx aos --gpus K (cmd_aos_dist.c): the AOS loop distributed; returns the
    exit status. */
 int cli_aos_dist(const char *cmd, fdx_options *opts, const int64_t *g, const double *init, int iters, int reps, int gpus,

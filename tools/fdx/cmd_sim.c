@@ -47,6 +47,19 @@ static fdx_status config_from_flags(fdx_sim_kind kind, const cli_flag *flags, co
     return st;
 }
 
+/* Units a process (0: the one-array path).  One of several processes
+   started by mpirun: heat and wave run distributed over the ranks (a unit
+   each), never once per process into one directory; Poisson refuses. */
+static fdx_status units_per_process(fdx_sim_kind kind, fdx_sim_config *cfg, int *gpus)
+{
+    *gpus = kind == FDX_SIM_POISSON ? 0 : atoi(fdx_sim_config_get(cfg, "gpus"));
+    if (*gpus > 0 || !cli_under_mpirun()) return FDX_OK;
+    FDX_CHECK(kind != FDX_SIM_POISSON, FDX_ERR_INVALID,
+              "started by mpirun with several processes: fdx poisson runs in one process");
+    *gpus = 1;
+    return fdx_sim_config_set(cfg, "gpus", "1");
+}
+
 /* The summary table of a run. */
 static void print_table(const char *cmd, fdx_sim_kind kind, const fdx_sim_config *cfg, const fdx_sim *sim,
                         const fdx_ctx *ctx, int gpus, const fdx_sim_result *res)
@@ -115,8 +128,10 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
     }
     /* Distributed (--gpus K): the simulation object keeps the global fields
        on the host; the units come from the user's options. */
-    int gpus = kind == FDX_SIM_POISSON ? 0 : atoi(fdx_sim_config_get(cfg, "gpus"));
-    if (gpus > 0 && (st = fdx_options_create(&host_opts)) == FDX_OK) st = fdx_options_set(host_opts, "backend", "cpu");
+    int gpus = 0;
+    st = units_per_process(kind, cfg, &gpus);
+    if (st == FDX_OK && gpus > 0 && (st = fdx_options_create(&host_opts)) == FDX_OK)
+        st = fdx_options_set(host_opts, "backend", "cpu");
     if (st != FDX_OK || (st = fdx_ctx_create(gpus > 0 ? host_opts : opts, &ctx)) != FDX_OK ||
         (st = fdx_sim_create(ctx, cfg, &sim)) != FDX_OK) {
         rc = cli_fail(cmd, st);

@@ -41,14 +41,6 @@ fdx_status cli_time_case(cli_step reset, cli_step run, void *arg, int warmup, in
     return FDX_OK;
 }
 
-int cli_under_mpirun(void)
-{
-    static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-        if (getenv(vars[i]) && atoi(getenv(vars[i])) > 1) return 1;
-    return 0;
-}
-
 fdx_status cli_loop_record(fdx_json *j, const char *case_name, fdx_ctx *ctx, int rank, const int64_t *shape,
                            const fdx_time_stats *on, const fdx_time_stats *off, double bytes)
 {
