@@ -114,7 +114,7 @@ static double pc_run(fdx_ctx *ctx, const char *name, const pc_case *pc, fdx_dtyp
     int r = pc->order / 2, R = pc->rank;
     int64_t n[3] = {pc->n[0], pc->n[1], R == 3 ? pc->n[2] : 1}, cnt = n[0] * n[1] * n[2];
     double h = 0.01;
-    fdx_pml_desc d = {R, {n[0], n[1], n[2]}, r, pc->width, h, 0.3 * h, 1.0, FDX_PML_R0, FDX_PML_POWER, 20.0};
+    fdx_pml_desc d = {R, {n[0], n[1], n[2]}, r, pc->width, h, 0.3 * h, 1.0, 1e-5, FDX_PML_POWER, 20.0};
     double w2[2 * FDX_PML_MAX_R + 1];
     CHECK_OK(fdx_fd_weights(2, pc->order, w2));
     double *f[3], *c2 = calloc((size_t)cnt, sizeof(double)), *psi[3] = {0}, *zeta[3] = {0};

@@ -45,6 +45,12 @@ void fdx_pml_profile(const fdx_pml_desc *d, int a, double x, double *damp, doubl
     *shift = d->alpha_max * (1 - xi);
 }
 
+double fdx_pml_default_r0(int m)
+{
+    double e = 2 + m / 3.0;
+    return pow(10, -(e < 12 ? e : 12));
+}
+
 /* The recursive convolution's b = exp(-(d + alpha) dt) and a = d (b - 1) / (d + alpha). */
 static void coefs(const fdx_pml_desc *d, int a, double x, double *b, double *c)
 {

@@ -36,9 +36,13 @@ typedef struct fdx_pml_desc {
     double alpha_max; /* CFS frequency shift at the interface (pi f0), falling to 0 at the wall */
 } fdx_pml_desc;
 
-/* The defaults (chosen by tests/test_pml.c's reflection measurements). */
-#define FDX_PML_R0 1e-4
-#define FDX_PML_POWER 2
+/* The defaults, chosen by the reflection measurements of docs/notes/apps.md
+   (PML section): a cubic profile, and a target reflection that falls with
+   the layer's thickness, R0 = 10^-(2 + m/3) for m damped cells (a thin
+   layer cannot take a steep profile: the discrete reflection of the
+   profile's gradient wins). */
+#define FDX_PML_POWER 3
+FDX_HIDDEN double fdx_pml_default_r0(int m);
 
 /* What one kernel launch needs: the geometry, the weights (already divided
    by h and h^2) and where each axis's memory lives in the state buffer. */

@@ -200,6 +200,7 @@ static fdx_status summarize(fdx_sim *s, fdx_sim_result *r, const char *dir)
     fdx_json_end_array(&j);
     fdx_json_int(&j, "order", s->order);
     if (s->kind != FDX_SIM_POISSON) fdx_json_str(&j, "boundary", fdx_sim_config_get(s->cfg, "boundary"));
+    if (s->kind == FDX_SIM_WAVE) fdx_json_str(&j, "absorb", fdx_sim_config_get(s->cfg, "absorb"));
     /* Steps a pass through memory of the last block (1: one step a pass). */
     if (s->kind == FDX_SIM_HEAT) {
         int depth = s->p.temporal ? fdx_stencil_steps_depth(s->stencil, s->n, NULL, 0) : 1;

@@ -26,7 +26,7 @@ static fdx_status absorb_setup(fdx_sim *s)
     FDX_CHECK(p->gpus == 0, FDX_ERR_INVALID, "absorb: pml runs on one array; with gpus = %d use absorb = sponge", p->gpus);
     FDX_CHECK(s->sponge > 0, FDX_ERR_INVALID, "absorb: pml needs a layer (sponge = N cells, N >= %d)", s->r + 2);
     fdx_pml_desc d = {s->rank, {s->n[0], s->n[1], s->n[2]}, s->r, s->sponge, s->h, s->dt, s->cmax,
-                      FDX_PML_R0, FDX_PML_POWER, M_PI * s->f0};
+                      fdx_pml_default_r0(s->sponge - s->r), FDX_PML_POWER, M_PI * s->f0};
     FDX_TRY(fdx_pml_create(s->ctx, s->type, &d, &s->pml));
     s->sponge = 0;
     return FDX_OK;
