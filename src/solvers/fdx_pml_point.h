@@ -18,6 +18,19 @@
 
 #ifndef PML_SLAB_DEFINED
 #define PML_SLAB_DEFINED
+/* v / e, leaving v % e in *rem: in 32 bits when both fit (64-bit division
+   is a long routine on the GPU; the layer's indices nearly always fit). */
+PML_HD static inline long long pml_div(long long v, long long e, long long *rem)
+{
+    if (v < 4294967296LL && e < 4294967296LL) {
+        unsigned q = (unsigned)v / (unsigned)e;
+        *rem = (long long)((unsigned)v - q * (unsigned)e);
+        return q;
+    }
+    *rem = v % e;
+    return v / e;
+}
+
 /* Slab index of position x of axis a (psi at x + 1/2, zeta at x), -1 outside. */
 PML_HD static inline long long pml_slab(const fdx_pml_job *J, int a, long long x)
 {
@@ -40,9 +53,10 @@ PML_HD static inline void PML_FN(pml_psi_point)(const fdx_pml_job *J, const PML_
     long long s = 0, rest = t, x[3] = {0, 0, 0};
     for (int d = 0; d < 3; d++) {
         long long lo = d < J->rank ? r : 0, ext = d == a ? 2 * m : d < J->rank ? J->n[d] - 2 * r : 1;
-        if (d == a) s = rest % ext;
-        else x[d] = lo + rest % ext;
-        rest /= ext;
+        long long c;
+        rest = pml_div(rest, ext, &c);
+        if (d == a) s = c;
+        else x[d] = lo + c;
     }
     x[a] = s < m ? r - 1 + s : J->n[a] - r - m + (s - m);
     long long q = x[0] * J->st[0] + x[1] * J->st[1] + x[2] * J->st[2], sa = J->st[a];
@@ -62,9 +76,9 @@ PML_HD static inline void PML_FN(pml_term_point)(const fdx_pml_job *J, const PML
     while (t >= J->box_end[b]) b++;
     long long off = t - (b ? J->box_end[b - 1] : 0), x[3];
     for (int d = 0; d < 3; d++) {
-        long long ext = J->box_hi[b][d] - J->box_lo[b][d];
-        x[d] = J->box_lo[b][d] + off % ext;
-        off /= ext;
+        long long c;
+        off = pml_div(off, J->box_hi[b][d] - J->box_lo[b][d], &c);
+        x[d] = J->box_lo[b][d] + c;
     }
     int m = J->m, r = J->r;
     long long q = x[0] * J->st[0] + x[1] * J->st[1] + x[2] * J->st[2];
