@@ -232,6 +232,7 @@ fdx_status fdx_pml_step(fdx_pml *p, fdx_array *next, const fdx_array *cur, const
     FDX_CHECK(same_grid(p, next) && same_grid(p, cur) && same_grid(p, c2), FDX_ERR_INVALID,
               "fdx_pml_step: %s is missing or not an array of the layer's grid and element type",
               !same_grid(p, next) ? "next" : !same_grid(p, cur) ? "cur" : "c2");
+    (void)stream; /* the CPU loops run at once */
     void *pn = fdx_array_device(next);
     const void *pu = fdx_array_device((fdx_array *)cur), *pc = fdx_array_device((fdx_array *)c2);
     int is_double = p->type == FDX_FLOAT64;
