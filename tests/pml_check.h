@@ -191,6 +191,18 @@ static double pc_run(fdx_ctx *ctx, const char *name, const pc_case *pc, fdx_dtyp
     return worst;
 }
 
+/* A wave simulation of the given keys (NULL-terminated pairs) on ctx. */
+static fdx_sim *pc_sim(fdx_ctx *ctx, const char **kv)
+{
+    fdx_sim_config *c = NULL;
+    fdx_sim *s = NULL;
+    CHECK_OK(fdx_sim_config_create(FDX_SIM_WAVE, &c));
+    for (int i = 0; c && kv[i]; i += 2) CHECK_OK(fdx_sim_config_set(c, kv[i], kv[i + 1]));
+    if (c) CHECK_OK(fdx_sim_create(ctx, c, &s));
+    fdx_sim_config_destroy(&c);
+    return s;
+}
+
 static const pc_case PC_CASES[] = {
     {2, 2, 6, {40, 33, 1}}, {2, 4, 8, {37, 42, 1}}, {2, 8, 9, {45, 39, 1}},
     {3, 2, 5, {22, 19, 17}}, {3, 4, 7, {21, 24, 19}}, {3, 8, 10, {26, 23, 29}},

@@ -12,17 +12,6 @@
 
 static fdx_ctx *ctx;
 
-static fdx_sim *make_sim(const char **kv)
-{
-    fdx_sim_config *c = NULL;
-    fdx_sim *s = NULL;
-    CHECK_OK(fdx_sim_config_create(FDX_SIM_WAVE, &c));
-    for (int i = 0; c && kv[i]; i += 2) CHECK_OK(fdx_sim_config_set(c, kv[i], kv[i + 1]));
-    if (c) CHECK_OK(fdx_sim_create(ctx, c, &s));
-    fdx_sim_config_destroy(&c);
-    return s;
-}
-
 static void library_vs_reference(void)
 {
     for (int i = 0; i < PC_NCASES; i++) {
@@ -48,7 +37,7 @@ static double reflection(const char *absorb, const char *order, int n, int width
                         "sponge", w, "progress", "off", NULL};
     const char *kb[] = {"size", bsz, "length", len, "order", order, "precision", "double", "steps", nsteps,
                         "absorb", "none", "progress", "off", NULL};
-    fdx_sim *a = make_sim(ks), *b = make_sim(kb);
+    fdx_sim *a = pc_sim(ctx, ks), *b = pc_sim(ctx, kb);
     double worst = INFINITY;
     if (a && b) {
         CHECK(fabs(fdx_sim_dt(a) - fdx_sim_dt(b)) <= 1e-15 * fdx_sim_dt(a), "dt differs: %.17g vs %.17g",

@@ -6,23 +6,12 @@
 
 #include <string.h>
 
-static fdx_sim *make_sim(fdx_ctx *ctx, const char **kv)
-{
-    fdx_sim_config *c = NULL;
-    fdx_sim *s = NULL;
-    CHECK_OK(fdx_sim_config_create(FDX_SIM_WAVE, &c));
-    for (int i = 0; c && kv[i]; i += 2) CHECK_OK(fdx_sim_config_set(c, kv[i], kv[i + 1]));
-    if (c) CHECK_OK(fdx_sim_create(ctx, c, &s));
-    fdx_sim_config_destroy(&c);
-    return s;
-}
-
 /* A whole run on both backends: the fields agree to the precision's rounding. */
 static void sim_gpu_vs_cpu(fdx_ctx *gpu, fdx_ctx *cpu, const char *size, const char *precision, double tol)
 {
     const char *kv[] = {"size", size, "order", "8", "precision", precision, "steps", "300", "absorb", "pml",
                         "sponge", "10", "progress", "off", NULL};
-    fdx_sim *g = make_sim(gpu, kv), *c = make_sim(cpu, kv);
+    fdx_sim *g = pc_sim(gpu, kv), *c = pc_sim(cpu, kv);
     if (g && c) {
         for (int s = 0; s < 300; s++) {
             CHECK_OK(fdx_sim_step(g));

@@ -10,16 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PML_T float
-#define PML_FN(x) x##_float
 #include "solvers/fdx_pml_point.h"
-#undef PML_T
-#undef PML_FN
-#define PML_T double
-#define PML_FN(x) x##_double
-#include "solvers/fdx_pml_point.h"
-#undef PML_T
-#undef PML_FN
 
 struct fdx_pml {
     fdx_ctx *ctx;

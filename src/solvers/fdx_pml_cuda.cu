@@ -3,16 +3,7 @@
    launcher returns a cudaError_t as int. */
 #include <cuda_runtime.h>
 
-#define PML_T float
-#define PML_FN(x) x##_float
 #include "solvers/fdx_pml_point.h"
-#undef PML_T
-#undef PML_FN
-#define PML_T double
-#define PML_FN(x) x##_double
-#include "solvers/fdx_pml_point.h"
-#undef PML_T
-#undef PML_FN
 
 static unsigned blocks_for(long long n, int t) { return (unsigned)((n + t - 1) / t); }
 
