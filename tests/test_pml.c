@@ -98,6 +98,10 @@ static void refusals(void)
     CHECK_FAILS(fdx_pml_create(ctx, FDX_FLOAT64, &d, &p), FDX_ERR_INVALID);
     CHECK(p == NULL, "a refused PML was returned");
     CHECK_OK(fdx_pml_create(ctx, FDX_FLOAT32, &ok, &p));
+    /* The memory check's count is the layer's: 2 fields x 2 axes x 2 slabs of m = 6 cells x 40 points. */
+    CHECK(fdx_pml_state_count(p) == 2 * 2 * 2 * 6 * 40 && fdx_pml_elements(2, ok.n, 2, 8) == 2 * 2 * 2 * 6 * 40,
+          "PML memory: %lld elements, the estimate %g", (long long)fdx_pml_state_count(p),
+          fdx_pml_elements(2, ok.n, 2, 8));
     fdx_array *wrong = NULL;
     CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, 2, (int64_t[]){40, 40}, FDX_ON_DEVICE, &wrong));
     CHECK_FAILS(fdx_pml_step(p, wrong, wrong, wrong, NULL), FDX_ERR_INVALID); /* double arrays, float layer */

@@ -183,6 +183,17 @@ void fdx_pml_destroy(fdx_pml **pp)
     *pp = NULL;
 }
 
+double fdx_pml_elements(int rank, const int64_t *n, int r, int width)
+{
+    double total = 1, e = 0;
+    for (int a = 0; a < rank; a++) total *= (double)n[a];
+    for (int a = 0; a < rank; a++) {
+        double w = width < n[a] / 2 ? width : (double)(n[a] / 2), m = w > r ? w - r : 0;
+        e += 2 * (2 * m) * (total / (double)n[a]); /* psi and zeta in 2 slabs of m */
+    }
+    return e;
+}
+
 int64_t fdx_pml_state_count(const fdx_pml *p) { return p ? p->count : 0; }
 
 fdx_status fdx_pml_state_get(fdx_pml *p, void *bytes, void *stream)

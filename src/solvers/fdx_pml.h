@@ -76,6 +76,9 @@ FDX_HIDDEN fdx_status fdx_pml_step(fdx_pml *p, fdx_array *next, const fdx_array 
 FDX_HIDDEN int64_t fdx_pml_state_count(const fdx_pml *p);
 FDX_HIDDEN fdx_status fdx_pml_state_get(fdx_pml *p, void *bytes, void *stream);
 FDX_HIDDEN fdx_status fdx_pml_state_put(fdx_pml *p, const void *bytes, void *stream);
+/* Elements of the memory variables of a layer `width` points wide (on each
+   axis at most half of it), for the memory checks before a run. */
+FDX_HIDDEN double fdx_pml_elements(int rank, const int64_t *n, int r, int width);
 /* The damping and frequency shift at position x (grid units, half-integer
    for psi) of axis a: 0 outside the layer. */
 FDX_HIDDEN void fdx_pml_profile(const fdx_pml_desc *d, int a, double x, double *damp, double *shift);
