@@ -208,14 +208,39 @@ fdx_status fdx_pml_state_put(fdx_pml *p, const void *bytes, void *stream)
     return p->be->stream_sync(stream);
 }
 
+/* The CPU loops: rows of x with their coordinates known (no per-point
+   index decoding), planes shared out in one parallel region with one
+   barrier, between the passes (a loaded machine makes every barrier dear). */
 #define DEFINE_CPU_STEP(T)                                                                                         \
-    static void step_##T(const fdx_pml_job *J, const T *tab, T *aux, T *next, const T *u, const T *c2,            \
-                         long long npsi, long long nterm)                                                          \
+    static void step_##T(const fdx_pml_job *J, const T *tab, T *aux, T *next, const T *u, const T *c2)            \
     {                                                                                                              \
-        _Pragma("omp parallel for schedule(static)") for (long long t = 0; t < npsi; t++)                          \
-            pml_psi_point_##T(J, tab, aux, u, t);                                                                  \
-        _Pragma("omp parallel for schedule(static)") for (long long t = 0; t < nterm; t++)                         \
-            pml_term_point_##T(J, tab, aux, next, u, c2, t);                                                       \
+        int r = J->r;                                                                                              \
+        _Pragma("omp parallel")                                                                                    \
+        {                                                                                                          \
+            for (int a = 0; a < J->rank; a++) {                                                                    \
+                long long lo[3], hi[3];                                                                            \
+                for (int d = 0; d < 3; d++) {                                                                      \
+                    lo[d] = d == a ? 0 : d < J->rank ? r : 0;                                                      \
+                    hi[d] = d == a ? 2 * J->m : d < J->rank ? J->n[d] - r : 1;                                     \
+                }                                                                                                  \
+                _Pragma("omp for collapse(2) schedule(static) nowait") for (long long k = lo[2]; k < hi[2]; k++)   \
+                    for (long long j = lo[1]; j < hi[1]; j++)                                                      \
+                        for (long long i = lo[0]; i < hi[0]; i++) {                                                \
+                            long long x[3] = {i, j, k};                                                            \
+                            pml_psi_at_##T(J, tab, aux, u, a, x[a], x);                                            \
+                        }                                                                                          \
+            }                                                                                                      \
+            _Pragma("omp barrier")                                                                                 \
+            for (int b = 0; b < J->nbox; b++) {                                                                    \
+                const long long *lo = J->box_lo[b], *hi = J->box_hi[b];                                            \
+                _Pragma("omp for collapse(2) schedule(static) nowait") for (long long k = lo[2]; k < hi[2]; k++)   \
+                    for (long long j = lo[1]; j < hi[1]; j++)                                                      \
+                        for (long long i = lo[0]; i < hi[0]; i++) {                                                \
+                            long long x[3] = {i, j, k};                                                            \
+                            pml_term_at_##T(J, tab, aux, next, u, c2, x);                                          \
+                        }                                                                                          \
+            }                                                                                                      \
+        }                                                                                                          \
     }
 DEFINE_CPU_STEP(float)
 DEFINE_CPU_STEP(double)
@@ -246,7 +271,7 @@ fdx_status fdx_pml_step(fdx_pml *p, fdx_array *next, const fdx_array *cur, const
         return fdx_fail(FDX_ERR_UNSUPPORTED, "fdx was built without CUDA");
 #endif
     }
-    if (is_double) step_double(&p->job, p->tab, p->aux, pn, pu, pc, p->npsi, p->nterm);
-    else step_float(&p->job, p->tab, p->aux, pn, pu, pc, p->npsi, p->nterm);
+    if (is_double) step_double(&p->job, p->tab, p->aux, pn, pu, pc);
+    else step_float(&p->job, p->tab, p->aux, pn, pu, pc);
     return FDX_OK;
 }

@@ -40,23 +40,11 @@ PML_HD static inline long long pml_slab(const fdx_pml_job *J, int a, long long x
 }
 #endif
 
-/* Pass 1, thread t: psi of one half point of one axis. */
-PML_HD static inline void PML_FN(pml_psi_point)(const fdx_pml_job *J, const PML_T *tab, PML_T *aux, const PML_T *u,
-                                                long long t)
+/* Pass 1: psi of axis a at slab point s, across at x (x[a] is ignored). */
+PML_HD static inline void PML_FN(pml_psi_at)(const fdx_pml_job *J, const PML_T *tab, PML_T *aux, const PML_T *u,
+                                             int a, long long s, long long *x)
 {
-    int a = 0;
-    while (a < J->rank - 1 && t >= J->npsi[a]) t -= J->npsi[a++];
     int m = J->m, r = J->r;
-    /* x fastest (coalesced on the GPU): axis a over its 2m slab points, the
-       other axes over their unknowns (axis 2 of a 2D grid: its one plane). */
-    long long s = 0, rest = t, x[3] = {0, 0, 0};
-    for (int d = 0; d < 3; d++) {
-        long long lo = d < J->rank ? r : 0, ext = d == a ? 2 * m : d < J->rank ? J->n[d] - 2 * r : 1;
-        long long c;
-        rest = pml_div(rest, ext, &c);
-        if (d == a) s = c;
-        else x[d] = lo + c;
-    }
     x[a] = s < m ? r - 1 + s : J->n[a] - r - m + (s - m);
     long long q = x[0] * J->st[0] + x[1] * J->st[1] + x[2] * J->st[2], sa = J->st[a];
     PML_T du = 0;
@@ -67,18 +55,29 @@ PML_HD static inline void PML_FN(pml_psi_point)(const fdx_pml_job *J, const PML_
     aux[p] = ta[s] * aux[p] + ta[2 * m + s] * du;
 }
 
-/* Pass 2, thread t: the layer's terms at one unknown of the shell. */
-PML_HD static inline void PML_FN(pml_term_point)(const fdx_pml_job *J, const PML_T *tab, PML_T *aux, PML_T *next,
-                                                 const PML_T *u, const PML_T *c2, long long t)
+/* Pass 1, thread t of all axes' points: x fastest (coalesced on the GPU),
+   axis a over its 2m slab points, the other axes over their unknowns (axis 2
+   of a 2D grid: its one plane). */
+PML_HD static inline void PML_FN(pml_psi_point)(const fdx_pml_job *J, const PML_T *tab, PML_T *aux, const PML_T *u,
+                                                long long t)
 {
-    int b = 0;
-    while (t >= J->box_end[b]) b++;
-    long long off = t - (b ? J->box_end[b - 1] : 0), x[3];
+    int a = 0, r = J->r;
+    while (a < J->rank - 1 && t >= J->npsi[a]) t -= J->npsi[a++];
+    long long s = 0, rest = t, x[3] = {0, 0, 0};
     for (int d = 0; d < 3; d++) {
+        long long lo = d < J->rank ? r : 0, ext = d == a ? 2 * J->m : d < J->rank ? J->n[d] - 2 * r : 1;
         long long c;
-        off = pml_div(off, J->box_hi[b][d] - J->box_lo[b][d], &c);
-        x[d] = J->box_lo[b][d] + c;
+        rest = pml_div(rest, ext, &c);
+        if (d == a) s = c;
+        else x[d] = lo + c;
     }
+    PML_FN(pml_psi_at)(J, tab, aux, u, a, s, x);
+}
+
+/* Pass 2: the layer's terms at the unknown x of the shell. */
+PML_HD static inline void PML_FN(pml_term_at)(const fdx_pml_job *J, const PML_T *tab, PML_T *aux, PML_T *next,
+                                              const PML_T *u, const PML_T *c2, const long long *x)
+{
     int m = J->m, r = J->r;
     long long q = x[0] * J->st[0] + x[1] * J->st[1] + x[2] * J->st[2];
     PML_T term = 0;
@@ -106,4 +105,19 @@ PML_HD static inline void PML_FN(pml_term_point)(const fdx_pml_job *J, const PML
         term += *z;
     }
     next[q] += (PML_T)J->alpha * c2[q] * term;
+}
+
+/* Pass 2, thread t of the shell's boxes (x fastest). */
+PML_HD static inline void PML_FN(pml_term_point)(const fdx_pml_job *J, const PML_T *tab, PML_T *aux, PML_T *next,
+                                                 const PML_T *u, const PML_T *c2, long long t)
+{
+    int b = 0;
+    while (t >= J->box_end[b]) b++;
+    long long off = t - (b ? J->box_end[b - 1] : 0), x[3];
+    for (int d = 0; d < 3; d++) {
+        long long c;
+        off = pml_div(off, J->box_hi[b][d] - J->box_lo[b][d], &c);
+        x[d] = J->box_lo[b][d] + c;
+    }
+    PML_FN(pml_term_at)(J, tab, aux, next, u, c2, x);
 }
