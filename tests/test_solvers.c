@@ -186,14 +186,17 @@ static void poisson_order(int order)
 }
 
 /* Run to N; run to N/2 with a checkpoint and resume: the fields match bit
-   for bit. */
-static void restart_bit_identical(fdx_sim_kind kind, const char *size)
+   for bit.  absorb (NULL: the default) with `width` cells; a PML run must
+   have put non-zero memory in the checkpoint. */
+static void restart_bit_identical(fdx_sim_kind kind, const char *size, const char *absorb, const char *width)
 {
     char dir[128];
     snprintf(dir, sizeof dir, "/tmp/fdx_test_restart.%ld", (long)getpid());
-    const char *kv[] = {"size", size, "steps", "60", "order", "4", "progress", "off", NULL};
+    const char *N = absorb ? "160" : "60", *half = absorb ? "80" : "30";
+    const char *kv[] = {"size", size, "steps", N, "order", "4", "progress", "off", absorb ? "absorb" : NULL, absorb, "sponge", width, NULL};
     fdx_sim *a = make(kind, kv);
-    const char *kv2[] = {"size", size, "steps", "30", "order", "4", "output", dir, "checkpoint-every", "30", "progress", "off", NULL};
+    const char *kv2[] = {"size", size, "steps", half, "order", "4", "output", dir, "checkpoint-every", half, "progress", "off",
+                         absorb ? "absorb" : NULL, absorb, "sponge", width, NULL};
     fdx_sim *b = make(kind, kv2);
     if (!a || !b) return;
     fdx_sim_result r;
@@ -203,12 +206,24 @@ static void restart_bit_identical(fdx_sim_kind kind, const char *size)
     fdx_sim_config *c = NULL;
     CHECK_OK(fdx_sim_config_create(kind, &c));
     CHECK_OK(fdx_sim_config_from_checkpoint(c, dir));
-    CHECK_OK(fdx_sim_config_set(c, "steps", "60"));
+    CHECK_OK(fdx_sim_config_set(c, "steps", N));
     CHECK_OK(fdx_sim_create(ctx, c, &b));
+    if (absorb && strcmp(absorb, "pml") == 0) {
+        char path[200];
+        snprintf(path, sizeof path, "%s/checkpoint.fdx", dir);
+        fdx_ckpt *ck = NULL;
+        CHECK_OK(fdx_ckpt_read(path, &ck));
+        const unsigned char *m = ck ? fdx_ckpt_get_field(ck, "pml0") : NULL;
+        size_t nz = 0, bytes = sizeof(float);
+        for (int d = 0; d < fdx_sim_rank(a); d++) bytes *= (size_t)fdx_sim_shape(a)[d];
+        for (size_t i = 0; m && i < bytes; i++) nz += m[i] != 0;
+        CHECK(m && nz > 0, "the checkpoint holds no PML memory (pml0 %s)", m ? "all zero" : "missing");
+        fdx_ckpt_free(&ck);
+    }
     fdx_sim_config_destroy(&c);
     if (!b) return;
     CHECK_OK(fdx_sim_run(b, NULL, &r));
-    CHECK(r.steps == 60 && r.steps_this_run == 30, "restart ran %lld steps, %lld in this run", (long long)r.steps,
+    CHECK(r.steps == atoll(N) && r.steps_this_run == atoll(half), "restart ran %lld steps, %lld in this run", (long long)r.steps,
           (long long)r.steps_this_run);
     int64_t cnt = 1;
     for (int d = 0; d < fdx_sim_rank(a); d++) cnt *= fdx_sim_shape(a)[d];
@@ -235,8 +250,10 @@ int main(void)
     wave_energy();
     poisson_order(2);
     poisson_order(4);
-    restart_bit_identical(FDX_SIM_HEAT, "48x40");
-    restart_bit_identical(FDX_SIM_WAVE, "64x56");
+    restart_bit_identical(FDX_SIM_HEAT, "48x40", NULL, NULL);
+    restart_bit_identical(FDX_SIM_WAVE, "64x56", NULL, NULL);
+    restart_bit_identical(FDX_SIM_WAVE, "48x40", "pml", "16");
+    restart_bit_identical(FDX_SIM_WAVE, "36x32x30", "pml", "12");
     wave_point_source(2);
     wave_point_source(3);
     fdx_ctx_destroy(&ctx);

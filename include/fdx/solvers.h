@@ -59,7 +59,9 @@ FDX_API void fdx_sim_destroy(fdx_sim **s);
 FDX_API fdx_status fdx_sim_step(fdx_sim *s);
 /* The same physics on caller-owned arrays (for distributed drivers): heat
    and Poisson write next from cur; wave also reads prev.  step numbers the
-   step being taken (it fixes the source time). */
+   step being taken (it fixes the source time).  A wave with absorb = pml
+   keeps the layer's memory in the simulation: each call advances it, so
+   call once per step, in order, on arrays of the whole grid. */
 FDX_API fdx_status fdx_sim_step_arrays(fdx_sim *s, fdx_array *next, fdx_array *cur, fdx_array *prev,
                                        int64_t step, void *stream);
 

@@ -229,6 +229,7 @@ void fdx_sim_destroy(fdx_sim **ps)
     if (s->stream) s->be->stream_sync(s->stream);
     fdx_stencil_destroy(&s->stencil);
     fdx_bc_destroy(&s->frame_bc);
+    fdx_pml_destroy(&s->pml);
     fdx_array_destroy(&s->cur);
     fdx_array_destroy(&s->prev);
     fdx_array_destroy(&s->next);

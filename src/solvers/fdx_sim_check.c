@@ -76,6 +76,8 @@ fdx_status fdx_sim_check_memory(const fdx_sim *s, int nrec, int distributed)
     int fields = 2 + (s->kind == FDX_SIM_HEAT ? 0 : s->kind == FDX_SIM_WAVE ? 2 : 1);
     double traces = (double)nrec * (double)(s->steps + 1);
     double dev = (fields + output) * n * es + traces * es;
+    if (s->kind == FDX_SIM_WAVE && s->p.absorb == FDX_SIM_ABSORB_PML) /* the PML's memory variables */
+        dev += fdx_pml_elements(s->rank, s->n, s->r, s->p.sponge) * es;
     /* Host: the pinned copy for fields; the largest transient: the doubles
        of an input file (initial field or model), with one element-type copy (the conversion, a checkpoint's copy of a
        field); the receivers as raw values, doubles and CSV text.  Generated

@@ -7,6 +7,7 @@
 #include "fdx/solvers.h"
 #include "fdx/stencil.h"
 #include "solvers/fdx_fieldgen.h"
+#include "solvers/fdx_pml.h"
 #include "solvers/fdx_sim_params.h"
 
 /* Another owner of the state (the distributed driver, fdx_sim_dist.c): the
@@ -87,6 +88,7 @@ struct fdx_sim {
     int64_t src;
     int sponge;
     int sponge_fused;               /* the sponge is in the stencil's wave update */
+    fdx_pml *pml;                   /* wave, absorb = pml: the layer's memory (fdx_pml.h); NULL otherwise */
     int nrec;
     int64_t rec[FDX_SIM_MAX_REC];
     void *rec_idx_dev, *rec_buf_dev; /* device: indices, nrec x (steps + 1) values */
@@ -166,6 +168,15 @@ FDX_HIDDEN fdx_status fdx_sim_check_finite(fdx_sim *s, fdx_array *a, const char 
 FDX_HIDDEN fdx_status fdx_sim_check_numbers(const fdx_sim *s);
 /* Refuses a run whose buffers do not fit the host or the device. */
 FDX_HIDDEN fdx_status fdx_sim_check_memory(const fdx_sim *s, int nrec, int distributed);
+/* The physics' own state beyond the fields (the wave's PML memory) in a
+   checkpoint (fdx_sim_state.c): save appends up to FDX_SIM_MAX_STATE fields
+   of `count` elements to f[*nf..] (their bytes in *buf, the caller frees
+   it); load puts them back, FDX_ERR_INVALID naming path when they lack. */
+#define FDX_SIM_MAX_STATE 6
+struct fdx_ckpt_field;
+struct fdx_ckpt;
+FDX_HIDDEN fdx_status fdx_sim_state_save(fdx_sim *s, struct fdx_ckpt_field *f, int *nf, void **buf);
+FDX_HIDDEN fdx_status fdx_sim_state_load(fdx_sim *s, const struct fdx_ckpt *c, const char *path);
 /* Sets the step counter (restart). */
 FDX_HIDDEN void fdx_sim_set_step(fdx_sim *s, int64_t step);
 

@@ -87,6 +87,7 @@ fdx_status fdx_sim_params_parse(const fdx_sim_config *c, fdx_sim_params *p)
         FDX_TRY(fdx_sim_parse_points("receivers", GET("receivers"), FDX_SIM_MAX_REC, &p->nrec, p->rec, &p->rec_dims));
         p->sponge = atoi(GET("sponge"));
         p->sponge_is_default = fdx_sim_config_is_default(c, "sponge");
+        p->absorb = choice(GET("absorb"), "sponge|pml|none");
     }
     if (k != FDX_SIM_POISSON) FDX_TRY(parse_boundary(GET("boundary"), p));
     if (k != FDX_SIM_POISSON) {

@@ -13,6 +13,7 @@
 
 typedef enum fdx_sim_init { FDX_SIM_INIT_LETTERS, FDX_SIM_INIT_GAUSSIAN, FDX_SIM_INIT_SINE, FDX_SIM_INIT_RANDOM, FDX_SIM_INIT_FILE } fdx_sim_init;
 typedef enum fdx_sim_model { FDX_SIM_MODEL_CONSTANT, FDX_SIM_MODEL_LAYERED, FDX_SIM_MODEL_GRADIENT, FDX_SIM_MODEL_FILE } fdx_sim_model;
+typedef enum fdx_sim_absorb { FDX_SIM_ABSORB_SPONGE, FDX_SIM_ABSORB_PML, FDX_SIM_ABSORB_NONE } fdx_sim_absorb;
 typedef enum fdx_sim_progress { FDX_SIM_PROGRESS_AUTO, FDX_SIM_PROGRESS_BAR, FDX_SIM_PROGRESS_LINES, FDX_SIM_PROGRESS_OFF } fdx_sim_progress;
 
 typedef struct fdx_sim_params {
@@ -49,6 +50,7 @@ typedef struct fdx_sim_params {
     int nrec, rec_dims;                /* 0: the default line */
     int64_t rec[FDX_SIM_MAX_REC][3];
     int sponge, sponge_is_default;
+    int absorb;                        /* what fills the sponge cells: FDX_SIM_ABSORB_* */
     /* Distribution (heat, wave). */
     int gpus, overlap;
     /* Poisson. */

@@ -96,7 +96,7 @@ fdx_status fdx_sim_config_from_checkpoint(fdx_sim_config *cfg, const char *dir)
 static fdx_status write_checkpoint(fdx_sim *s, const char *dir)
 {
     size_t bytes = (size_t)s->count * fdx_dtype_size(s->type);
-    void *a = malloc(bytes), *b = s->prev ? malloc(bytes) : NULL;
+    void *a = malloc(bytes), *b = s->prev ? malloc(bytes) : NULL, *extra = NULL;
     char *text = fdx_sim_config_text(s->cfg);
     fdx_status st = a && (b || !s->prev) && text ? FDX_OK : fdx_fail(FDX_ERR_NOMEM, "no memory for a checkpoint");
     if (st == FDX_OK) st = fdx_sim_pull(s);
@@ -105,11 +105,14 @@ static fdx_status write_checkpoint(fdx_sim *s, const char *dir)
     if (st == FDX_OK && b) st = fdx_sim_download_raw(s, s->prev, b);
     if (st == FDX_OK) {
         fdx_ckpt_info info = {s->step, fdx_sim_time(s), s->type, s->rank, {s->n[0], s->n[1], s->n[2]}, text};
-        fdx_ckpt_field f[2] = {{"u", a}, {"u_prev", b}};
+        fdx_ckpt_field f[2 + FDX_SIM_MAX_STATE] = {{"u", a}, {"u_prev", b}};
+        int nf = b ? 2 : 1;
+        st = fdx_sim_state_save(s, f, &nf, &extra); /* the physics' own state (the PML's memory) */
         char path[700];
         ckpt_path(dir, path, sizeof path);
-        st = fdx_ckpt_write(path, &info, f, b ? 2 : 1);
+        if (st == FDX_OK) st = fdx_ckpt_write(path, &info, f, nf);
     }
+    free(extra);
     free(a);
     free(b);
     free(text);
@@ -155,6 +158,7 @@ static fdx_status load_checkpoint(fdx_sim *s, const char *dir)
     /* Fixed walls: the next buffer carries the same boundary values. */
     if (st == FDX_OK) st = fdx_sim_upload_raw(s, s->next, u);
     if (st == FDX_OK && s->prev) st = fdx_sim_upload_raw(s, s->prev, up);
+    if (st == FDX_OK) st = fdx_sim_state_load(s, c, path);
     if (st == FDX_OK) fdx_sim_set_step(s, in->step);
     s->fresh = 0;
     fdx_ckpt_free(&c);
@@ -197,6 +201,7 @@ static fdx_status summarize(fdx_sim *s, fdx_sim_result *r, const char *dir)
     fdx_json_end_array(&j);
     fdx_json_int(&j, "order", s->order);
     if (s->kind != FDX_SIM_POISSON) fdx_json_str(&j, "boundary", fdx_sim_config_get(s->cfg, "boundary"));
+    if (s->kind == FDX_SIM_WAVE) fdx_json_str(&j, "absorb", fdx_sim_config_get(s->cfg, "absorb"));
     /* Steps a pass through memory of the last block (1: one step a pass). */
     if (s->kind == FDX_SIM_HEAT) {
         int depth = s->p.temporal ? fdx_stencil_steps_depth(s->stencil, s->n, NULL, 0) : 1;

@@ -1,12 +1,36 @@
 /* fdx_sim_wave: the acoustic wave u_tt = c^2 lap u + f by leapfrog: the
-   velocity model, dt from the CFL limit, the Ricker point source, the Cerjan
-   sponge and the receivers. */
+   velocity model, dt from the CFL limit, the Ricker point source, the
+   absorbing layer (Cerjan's sponge, or the PML of fdx_pml.c) and the
+   receivers. */
 #include "core/fdx_error.h"
 #include "solvers/fdx_fieldops.h"
 #include "solvers/fdx_sim_impl.h"
 
 #include <math.h>
 #include <string.h>
+
+/* absorb = none drops the layer, pml puts the perfectly matched layer of
+   fdx_pml.c in the sponge's cells (the stencil's update stays the plain
+   one, the sponge off); sponge keeps Cerjan's. */
+static fdx_status absorb_setup(fdx_sim *s)
+{
+    const fdx_sim_params *p = &s->p;
+    if (p->absorb == FDX_SIM_ABSORB_NONE) {
+        FDX_CHECK(p->sponge_is_default || p->sponge == 0, FDX_ERR_INVALID,
+                  "sponge: %d cells with absorb = none (give one or the other)", p->sponge);
+        s->sponge = 0;
+    }
+    if (p->absorb != FDX_SIM_ABSORB_PML) return FDX_OK;
+    FDX_CHECK(!p->has_bc, FDX_ERR_INVALID,
+              "absorb: pml ends at the fixed frame; it does not combine with boundary conditions (use boundary = fixed, or absorb = sponge)");
+    FDX_CHECK(p->gpus == 0, FDX_ERR_INVALID, "absorb: pml runs on one array; with gpus = %d use absorb = sponge", p->gpus);
+    FDX_CHECK(s->sponge > 0, FDX_ERR_INVALID, "absorb: pml needs a layer (sponge = N cells, N >= %d)", s->r + 2);
+    fdx_pml_desc d = {s->rank, {s->n[0], s->n[1], s->n[2]}, s->r, s->sponge, s->h, s->dt, s->cmax,
+                      fdx_pml_default_r0(s->sponge - s->r), FDX_PML_POWER, M_PI * s->f0};
+    FDX_TRY(fdx_pml_create(s->ctx, s->type, &d, &s->pml));
+    s->sponge = 0;
+    return FDX_OK;
+}
 
 static fdx_status wave_setup(fdx_sim *s, double lam, fdx_stencil_desc *desc)
 {
@@ -35,6 +59,9 @@ static fdx_status wave_setup(fdx_sim *s, double lam, fdx_stencil_desc *desc)
                   s->sponge, d, (long long)s->n[d]);
     FDX_TRY(fdx_sim_make_array(s, &s->coef));
     FDX_TRY(fdx_sim_velocity_fill(s, s->coef));
+    /* The absorbing layer's cells: the sponge's, or the PML's (then no sponge). */
+    int layer = s->sponge;
+    FDX_TRY(absorb_setup(s));
 
     /* Source and receivers: grid points away from the untouched outer layers. */
     int64_t pts[FDX_SIM_MAX_REC][3];
@@ -58,7 +85,7 @@ static fdx_status wave_setup(fdx_sim *s, double lam, fdx_stencil_desc *desc)
     if (np == 0) {
         /* A line of receivers along x, a quarter of the grid above the source. */
         np = 32;
-        int64_t lo = s->sponge + s->r, hi = s->n[0] - 1 - lo;
+        int64_t lo = layer + s->r, hi = s->n[0] - 1 - lo;
         if (hi < lo) hi = lo = s->n[0] / 2;
         for (int i = 0; i < np; i++) {
             pts[i][0] = lo + (hi - lo) * i / (np - 1);
@@ -95,6 +122,8 @@ static fdx_status wave_terms(fdx_sim *s, const fdx_sim_block *b, fdx_array *next
                              void *stream)
 {
     /* Every array that holds the source point adds it (a block's shadows too). */
+    /* The PML's terms (one array: setup refuses pml with units). */
+    if (s->pml) FDX_TRY(fdx_pml_step(s->pml, next, cur, s->coef, stream));
     double f = fdx_sim_source_value(s, step);
     if (f != 0 && b->src >= 0) FDX_TRY(fdx_fieldops_add_point(next, b->src, f, stream));
     /* Cerjan's sponge damps both time levels: damping only the new one

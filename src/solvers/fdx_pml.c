@@ -1,0 +1,277 @@
+/* fdx_pml: the PML's state, coefficient tables and two passes: OpenMP loops
+   here for the CPU backend, dispatch to fdx_pml_cuda.cu for CUDA. */
+#include "solvers/fdx_pml.h"
+
+#include "backends/fdx_backend.h"
+#include "fdx/stencil.h"
+#include "solvers/fdx_fieldops.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/fdx_pml_point.h"
+
+struct fdx_pml {
+    fdx_ctx *ctx;
+    const fdx_backend *be;
+    fdx_dtype type;
+    fdx_pml_desc d;
+    fdx_pml_job job;
+    void *aux, *tab; /* backend memory: the memory variables, the coefficients */
+    int64_t count;   /* elements of aux */
+    long long npsi, nterm; /* points of pass 1 and pass 2 */
+};
+
+void fdx_pml_profile(const fdx_pml_desc *d, int a, double x, double *damp, double *shift)
+{
+    int m = d->width - d->r;
+    double lo = (double)(d->r - 1 + m) - x, hi = x - (double)(d->n[a] - d->r - m);
+    double xi = (lo > hi ? lo : hi) / m;
+    *damp = *shift = 0;
+    if (xi <= 0) return;
+    if (xi > 1) xi = 1;
+    double d0 = (d->power + 1) * d->cmax * log(1 / d->r0) / (2 * m * d->h);
+    *damp = d0 * pow(xi, d->power);
+    *shift = d->alpha_max * (1 - xi);
+}
+
+double fdx_pml_default_r0(int m)
+{
+    double e = 2 + m / 3.0;
+    return pow(10, -(e < 12 ? e : 12));
+}
+
+/* The recursive convolution's b = exp(-(d + alpha) dt) and a = d (b - 1) / (d + alpha). */
+static void coefs(const fdx_pml_desc *d, int a, double x, double *b, double *c)
+{
+    double damp, shift;
+    fdx_pml_profile(d, a, x, &damp, &shift);
+    *b = exp(-(damp + shift) * d->dt);
+    *c = damp > 0 ? damp * (*b - 1) / (damp + shift) : 0;
+}
+
+static fdx_status check_desc(const fdx_pml_desc *d)
+{
+    FDX_CHECK(d->rank == 2 || d->rank == 3, FDX_ERR_INVALID, "pml: rank %d (2 or 3)", d->rank);
+    FDX_CHECK(d->r >= 1 && d->r <= FDX_PML_MAX_R, FDX_ERR_INVALID, "pml: stencil radius %d (1..%d)", d->r,
+              FDX_PML_MAX_R);
+    FDX_CHECK(d->width >= d->r + 2, FDX_ERR_INVALID,
+              "pml: a width of %d cells leaves fewer than 2 damped cells inside the %d frame layers (give at least %d)",
+              d->width, d->r, d->r + 2);
+    for (int a = 0; a < d->rank; a++)
+        FDX_CHECK(2LL * d->width < d->n[a], FDX_ERR_INVALID,
+                  "pml: %d cells on both sides leave nothing of axis %d (%lld points)", d->width, a, (long long)d->n[a]);
+    FDX_CHECK(isfinite(d->h) && d->h > 0 && isfinite(d->dt) && d->dt > 0 && isfinite(d->cmax) && d->cmax > 0,
+              FDX_ERR_INVALID, "pml: spacing %g, time step %g and speed %g must be finite and > 0", d->h, d->dt, d->cmax);
+    FDX_CHECK(d->r0 > 0 && d->r0 < 1, FDX_ERR_INVALID, "pml: target reflection %g (0 < R0 < 1)", d->r0);
+    FDX_CHECK(d->power >= 1 && d->power <= 4, FDX_ERR_INVALID, "pml: profile power %d (1..4)", d->power);
+    FDX_CHECK(isfinite(d->alpha_max) && d->alpha_max >= 0, FDX_ERR_INVALID, "pml: frequency shift %g (finite, >= 0)",
+              d->alpha_max);
+    return FDX_OK;
+}
+
+/* The geometry of both passes; pass 2's shell of unknowns as disjoint boxes:
+   for axis a its two slabs, across the axes before a only their middles (the
+   slabs of those axes have their own boxes), across the later axes all. */
+static fdx_status make_job(const fdx_pml_desc *d, fdx_pml_job *J, long long *npsi, long long *nterm,
+                           int64_t *count)
+{
+    memset(J, 0, sizeof *J);
+    J->rank = d->rank, J->r = d->r, J->m = d->width - d->r;
+    int r = d->r, m = J->m;
+    for (int a = 0; a < 3; a++) J->n[a] = a < d->rank ? d->n[a] : 1;
+    J->st[0] = 1, J->st[1] = J->n[0], J->st[2] = J->n[0] * J->n[1];
+    long long off = 0, reach = r + m - 1;
+    *npsi = 0;
+    for (int a = 0; a < d->rank; a++) {
+        long long e[3] = {J->n[0], J->n[1], J->n[2]};
+        e[a] = 2 * m;
+        J->sst[a][0] = 1, J->sst[a][1] = e[0], J->sst[a][2] = e[0] * e[1];
+        J->size[a] = e[0] * e[1] * e[2];
+        J->psi[a] = off;
+        off += 2 * J->size[a];
+        J->npsi[a] = 2LL * m;
+        for (int b = 0; b < 3; b++)
+            if (b != a) J->npsi[a] *= b < d->rank ? J->n[b] - 2 * r : 1;
+        *npsi += J->npsi[a];
+    }
+    *count = off;
+    long long end = 0;
+    for (int a = 0; a < d->rank; a++)
+        for (int side = 0; side < 2; side++) {
+            long long lo[3], hi[3], na = J->n[a], pts = 1;
+            for (int b = 0; b < 3; b++) {
+                lo[b] = b < d->rank ? r : 0;
+                hi[b] = b < d->rank ? J->n[b] - r : 1;
+                if (b < a) lo[b] = r + reach, hi[b] = J->n[b] - r - reach;
+            }
+            long long mid = na - r - reach > r + reach ? na - r - reach : r + reach;
+            if (side == 0) hi[a] = r + reach < na - r ? r + reach : na - r;
+            else lo[a] = mid;
+            for (int b = 0; b < 3; b++) pts *= hi[b] > lo[b] ? hi[b] - lo[b] : 0;
+            if (pts == 0) continue;
+            memcpy(J->box_lo[J->nbox], lo, sizeof lo);
+            memcpy(J->box_hi[J->nbox], hi, sizeof hi);
+            end += pts;
+            J->box_end[J->nbox++] = end;
+        }
+    *nterm = end;
+    double w2[2 * FDX_PML_MAX_R + 1], x[2 * FDX_PML_MAX_R], ws[2 * FDX_PML_MAX_R];
+    FDX_TRY(fdx_fd_weights(2, 2 * r, w2));
+    for (int k = 0; k <= r; k++) J->w2[k] = w2[r + k] / (d->h * d->h);
+    /* Staggered first derivative at 0 from the 2r half points -r+1/2 .. r-1/2. */
+    for (int k = 0; k < 2 * r; k++) x[k] = k - r + 0.5;
+    FDX_TRY(fdx_fornberg_weights(1, 0.0, 2 * r, x, ws));
+    for (int k = 1; k <= r; k++) J->ws[k] = ws[r - 1 + k] / d->h;
+    J->alpha = d->dt * d->dt;
+    return FDX_OK;
+}
+
+static void pml_free(fdx_pml *p)
+{
+    if (p->aux) p->be->free(p->aux);
+    if (p->tab) p->be->free(p->tab);
+    free(p);
+}
+
+fdx_status fdx_pml_create(fdx_ctx *ctx, fdx_dtype type, const fdx_pml_desc *d, fdx_pml **out)
+{
+    FDX_CHECK(out, FDX_ERR_INVALID, "fdx_pml_create: out is NULL");
+    *out = NULL;
+    FDX_CHECK(ctx && d, FDX_ERR_INVALID, "fdx_pml_create: %s is NULL", ctx ? "the description" : "the context");
+    FDX_CHECK(type == FDX_FLOAT32 || type == FDX_FLOAT64, FDX_ERR_INVALID, "pml: element type %d (float or double)",
+              (int)type);
+    FDX_TRY(check_desc(d));
+    fdx_pml *p = calloc(1, sizeof *p);
+    FDX_CHECK(p, FDX_ERR_NOMEM, "no memory for a PML");
+    p->ctx = ctx, p->be = fdx_ctx_ops(ctx), p->type = type, p->d = *d;
+    fdx_status st = make_job(d, &p->job, &p->npsi, &p->nterm, &p->count);
+    size_t es = fdx_dtype_size(type), ntab = (size_t)8 * (size_t)p->job.m * (size_t)d->rank;
+    double *tab = st == FDX_OK ? malloc(ntab * sizeof(double)) : NULL;
+    if (st == FDX_OK && !tab) st = fdx_fail(FDX_ERR_NOMEM, "no memory for the PML's coefficients");
+    for (int a = 0; st == FDX_OK && a < d->rank; a++) {
+        int m = p->job.m;
+        double *t = tab + 8 * m * a;
+        for (int s = 0; s < 2 * m; s++) {
+            double x = s < m ? d->r - 1 + s : (double)(d->n[a] - d->r - m + (s - m));
+            coefs(d, a, x + 0.5, &t[s], &t[2 * m + s]);
+            coefs(d, a, x, &t[4 * m + s], &t[6 * m + s]);
+        }
+    }
+    /* The tables in the run's element type, as the kernels read them. */
+    if (st == FDX_OK && type == FDX_FLOAT32)
+        for (size_t i = 0; i < ntab; i++) ((float *)tab)[i] = (float)tab[i];
+    if (st == FDX_OK) st = p->be->alloc(ntab * es, &p->tab);
+    if (st == FDX_OK) st = p->be->copy(p->tab, tab, ntab * es, FDX_COPY_H2D, NULL);
+    if (st == FDX_OK) st = p->be->alloc((size_t)p->count * es, &p->aux);
+    if (st == FDX_OK) st = p->be->memset(p->aux, 0, (size_t)p->count * es, NULL);
+    if (st == FDX_OK) st = p->be->stream_sync(NULL);
+    free(tab);
+    if (st != FDX_OK) {
+        pml_free(p);
+        return st;
+    }
+    *out = p;
+    return FDX_OK;
+}
+
+void fdx_pml_destroy(fdx_pml **pp)
+{
+    if (!pp || !*pp) return;
+    pml_free(*pp);
+    *pp = NULL;
+}
+
+double fdx_pml_elements(int rank, const int64_t *n, int r, int width)
+{
+    double total = 1, e = 0;
+    for (int a = 0; a < rank; a++) total *= (double)n[a];
+    for (int a = 0; a < rank; a++) {
+        double w = width < n[a] / 2 ? width : (double)(n[a] / 2), m = w > r ? w - r : 0;
+        e += 2 * (2 * m) * (total / (double)n[a]); /* psi and zeta in 2 slabs of m */
+    }
+    return e;
+}
+
+int64_t fdx_pml_state_count(const fdx_pml *p) { return p ? p->count : 0; }
+
+fdx_status fdx_pml_state_get(fdx_pml *p, void *bytes, void *stream)
+{
+    FDX_TRY(p->be->copy(bytes, p->aux, (size_t)p->count * fdx_dtype_size(p->type), FDX_COPY_D2H, stream));
+    return p->be->stream_sync(stream);
+}
+
+fdx_status fdx_pml_state_put(fdx_pml *p, const void *bytes, void *stream)
+{
+    FDX_TRY(p->be->copy(p->aux, bytes, (size_t)p->count * fdx_dtype_size(p->type), FDX_COPY_H2D, stream));
+    return p->be->stream_sync(stream);
+}
+
+/* The CPU loops: rows of x with their coordinates known (no per-point
+   index decoding), planes shared out in one parallel region with one
+   barrier, between the passes (a loaded machine makes every barrier dear). */
+#define DEFINE_CPU_STEP(T)                                                                                         \
+    static void step_##T(const fdx_pml_job *J, const T *tab, T *aux, T *next, const T *u, const T *c2)            \
+    {                                                                                                              \
+        int r = J->r;                                                                                              \
+        _Pragma("omp parallel")                                                                                    \
+        {                                                                                                          \
+            for (int a = 0; a < J->rank; a++) {                                                                    \
+                long long lo[3], hi[3];                                                                            \
+                for (int d = 0; d < 3; d++) {                                                                      \
+                    lo[d] = d == a ? 0 : d < J->rank ? r : 0;                                                      \
+                    hi[d] = d == a ? 2 * J->m : d < J->rank ? J->n[d] - r : 1;                                     \
+                }                                                                                                  \
+                _Pragma("omp for collapse(2) schedule(static) nowait") for (long long k = lo[2]; k < hi[2]; k++)   \
+                    for (long long j = lo[1]; j < hi[1]; j++)                                                      \
+                        for (long long i = lo[0]; i < hi[0]; i++) {                                                \
+                            long long x[3] = {i, j, k};                                                            \
+                            pml_psi_at_##T(J, tab, aux, u, a, x[a], x);                                            \
+                        }                                                                                          \
+            }                                                                                                      \
+            _Pragma("omp barrier")                                                                                 \
+            for (int b = 0; b < J->nbox; b++) {                                                                    \
+                const long long *lo = J->box_lo[b], *hi = J->box_hi[b];                                            \
+                _Pragma("omp for collapse(2) schedule(static) nowait") for (long long k = lo[2]; k < hi[2]; k++)   \
+                    for (long long j = lo[1]; j < hi[1]; j++)                                                      \
+                        for (long long i = lo[0]; i < hi[0]; i++) {                                                \
+                            long long x[3] = {i, j, k};                                                            \
+                            pml_term_at_##T(J, tab, aux, next, u, c2, x);                                          \
+                        }                                                                                          \
+            }                                                                                                      \
+        }                                                                                                          \
+    }
+DEFINE_CPU_STEP(float)
+DEFINE_CPU_STEP(double)
+
+static int same_grid(const fdx_pml *p, const fdx_array *a)
+{
+    if (!a || fdx_array_dtype(a) != p->type || fdx_array_rank(a) != p->d.rank) return 0;
+    for (int d = 0; d < p->d.rank; d++)
+        if (fdx_array_extent(a, d) != p->d.n[d]) return 0;
+    return fdx_array_device((fdx_array *)a) != NULL;
+}
+
+fdx_status fdx_pml_step(fdx_pml *p, fdx_array *next, const fdx_array *cur, const fdx_array *c2, void *stream)
+{
+    FDX_CHECK(p, FDX_ERR_INVALID, "fdx_pml_step: the PML is NULL");
+    FDX_CHECK(same_grid(p, next) && same_grid(p, cur) && same_grid(p, c2), FDX_ERR_INVALID,
+              "fdx_pml_step: %s is missing or not an array of the layer's grid and element type",
+              !same_grid(p, next) ? "next" : !same_grid(p, cur) ? "cur" : "c2");
+    (void)stream; /* the CPU loops run at once */
+    void *pn = fdx_array_device(next);
+    const void *pu = fdx_array_device((fdx_array *)cur), *pc = fdx_array_device((fdx_array *)c2);
+    int is_double = p->type == FDX_FLOAT64;
+    if (fdx_ctx_backend(p->ctx) == FDX_BACKEND_CUDA) {
+#ifdef FDX_HAVE_CUDA
+        int e = fdx_pml_cuda_step(&p->job, is_double, p->tab, p->aux, pn, pu, pc, stream);
+        return e ? fdx_fail(FDX_ERR_CUDA, "pml kernels: %s", fdx_fieldops_cuda_error(e)) : FDX_OK;
+#else
+        return fdx_fail(FDX_ERR_UNSUPPORTED, "fdx was built without CUDA");
+#endif
+    }
+    if (is_double) step_double(&p->job, p->tab, p->aux, pn, pu, pc);
+    else step_float(&p->job, p->tab, p->aux, pn, pu, pc);
+    return FDX_OK;
+}

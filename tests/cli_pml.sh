@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# fdx wave --absorb: the PML from the command line: the summary names it, the
+# INI key equals the flag, the PML run differs from the sponge's (the layer
+# acts), a restart continues it bit for bit (checksums) and refuses another
+# absorb, and the usage errors (exit 2, one line, nothing written).
+source "$(dirname "$0")/lib_cli.sh"
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+run() { "$fdx" wave --backend cpu --progress off --json "$@"; }
+sum() { grep -oE '"checksum": \{[^}]*\}' "$1"; }
+
+checks=$((checks + 1))
+run --size 96x80 --steps 160 --absorb pml --sponge 16 >pml.json 2>err.txt || fail "pml run: $(cat err.txt)"
+grep -q '"absorb": "pml"' pml.json || fail "summary lacks absorb = pml"
+run --size 96x80 --steps 160 --sponge 16 >sponge.json 2>err.txt || fail "sponge run: $(cat err.txt)"
+grep -q '"absorb": "sponge"' sponge.json || fail "summary lacks absorb = sponge (the default)"
+[ -n "$(sum pml.json)" ] && [ "$(sum pml.json)" != "$(sum sponge.json)" ] || fail "pml and sponge runs agree: the layer did nothing"
+
+checks=$((checks + 1))
+printf '[wave]\nsize = 96x80\nsteps = 160\nabsorb = pml\nsponge = 16\n' >run.ini
+run --config run.ini >ini.json 2>err.txt || fail "INI run: $(cat err.txt)"
+[ "$(sum ini.json)" = "$(sum pml.json)" ] || fail "INI absorb = pml differs from the flag: $(sum ini.json) vs $(sum pml.json)"
+
+checks=$((checks + 1))
+run --size 96x80 --steps 80 --absorb pml --sponge 16 --output half --checkpoint-every 80 >/dev/null 2>err.txt ||
+  fail "half run: $(cat err.txt)"
+run --restart half --steps 160 >restart.json 2>err.txt || fail "restart: $(cat err.txt)"
+[ "$(sum restart.json)" = "$(sum pml.json)" ] || fail "restart differs: $(sum restart.json) vs $(sum pml.json)"
+expect_usage absorb wave --backend cpu --progress off --restart half --steps 200 --absorb sponge
+
+expect_usage absorb wave --backend cpu --absorb perfect
+expect_usage absorb wave --backend cpu --size 64x64 --absorb pml --boundary all=dirichlet:0
+expect_usage absorb wave --backend cpu --size 64x64 --absorb pml --gpus 2
+expect_usage absorb wave --backend cpu --size 64x64 --absorb pml --sponge 0
+expect_usage pml wave --backend cpu --size 64x64 --absorb pml --sponge 5
+expect_usage sponge wave --backend cpu --size 64x64 --absorb none --sponge 10
+echo "cli_pml: $checks checks, $fails failed"
+[ $fails = 0 ]
