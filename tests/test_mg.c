@@ -796,16 +796,18 @@ static void test_fused_restriction(void)
 }
 
 /* Out-of-place red-black sweeps (gs_sweep2, the buffers swapped each
-   sweep) give the in-place answer bit for bit in every cycle, FMG, CG-MG,
-   with and without a coefficient, also with an odd number of sweeps. */
+   sweep; and with the prolongation folded into the first post-smoothing
+   sweep, gs_sweep2p) give the in-place answer bit for bit in every cycle,
+   FMG, CG-MG, with and without a coefficient, also with an odd number of
+   sweeps. */
 static void test_gs2(void)
 {
     const fdx_solver_cycle cys[] = {FDX_CYCLE_V, FDX_CYCLE_W, FDX_CYCLE_F, FDX_CYCLE_FMG};
     for (int t = 0; t < 10; t++) {
         const int cg = t >= 8, coef = t % 2;
-        double *sol[2] = {NULL, NULL};
-        int its[2] = {0, 0};
-        for (int g2 = 0; g2 < 2; g2++) {
+        double *sol[3] = {NULL, NULL, NULL};
+        int its[3] = {0, 0, 0};
+        for (int g2 = 0; g2 < 3; g2++) {
             problem p;
             if (coef)
                 problem_make_smooth_k(&p, 3, 25, 19, 30, DDD, 0);
@@ -818,8 +820,9 @@ static void test_gs2(void)
             CHECK_OK(fdx_solver_set_method(s, cg ? FDX_SOLVER_CG_MG : FDX_SOLVER_MG));
             CHECK_OK(fdx_solver_set_smoother(s, FDX_SMOOTH_RBGS, 2, t == 9 ? 1 : 2));
             CHECK_OK(fdx_solver_setup(s));
-            s->gs2 = g2;
-            for (int l = 0; l + 1 < s->nlev; l++) s->lev[l].gs2 = g2;
+            s->gs2 = g2 ? (g2 == 1 ? MG_GS2_RING : MG_GS2_Z) : 0;
+            s->psmooth = g2 == 2;
+            for (int l = 0; l + 1 < s->nlev; l++) s->lev[l].gs2 = s->gs2;
             CHECK_OK(fdx_solver_solve(s, p.f, p.u));
             its[g2] = fdx_solver_iterations(s);
             CHECK(fdx_solver_converged(s), "gs2 case %d: not converged", t);
@@ -828,10 +831,11 @@ static void test_gs2(void)
             fdx_solver_destroy(&s);
             problem_free(&p);
         }
-        CHECK(its[0] == its[1] && memcmp(sol[0], sol[1], 25 * 19 * 30 * sizeof(double)) == 0,
-              "gs2 case %d: out-of-place and in-place red-black differ (%d vs %d cycles)", t, its[0], its[1]);
-        free(sol[0]);
-        free(sol[1]);
+        for (int g2 = 1; g2 < 3; g2++)
+            CHECK(its[0] == its[g2] && memcmp(sol[0], sol[g2], 25 * 19 * 30 * sizeof(double)) == 0,
+                  "gs2 case %d: out-of-place%s and in-place red-black differ (%d vs %d cycles)", t,
+                  g2 == 2 ? " with the prolongation folded in" : "", its[g2], its[0]);
+        for (int g2 = 0; g2 < 3; g2++) free(sol[g2]);
     }
 }
 

@@ -1,5 +1,7 @@
-/* test_mg_emu: the multigrid's one-pass red-black CUDA kernel (gs2_kernel
-   in src/mg/fdx_mg_gpu.cu, its text taken from the source) run on the CPU
+/* test_mg_emu: the multigrid's one-pass red-black CUDA kernels (gs2_kernel
+   and the z-marching gsz_kernel, with and without the prolongation folded
+   in, against prolong_kernel then the colour kernels; in
+   src/mg/fdx_mg_gpu.cu, their text taken from the source) run on the CPU
    through tests/cuda_emu.h (blocks of fibers between __syncthreads, shared
    arrays per block) against the two colour kernels (gs_kernel) of the same
    file: bit for bit on odd, even and tile-ragged shapes, constant and
@@ -25,6 +27,39 @@ static char *region(const char *text, const char *from, const char *to)
 }
 
 static const char DRIVER[] =
+    /* the two colour kernels in place: the reference */
+    "static void colours(const mg_geom &g, double *u, const double *f, int first)\n"
+    "{\n"
+    "  for (int c = 0; c < 2; c++) {\n"
+    "    const int color = c ? 1 - first : first;\n"
+    "    blockDim = fdx_idx{128, 1, 1};\n"
+    "    const unsigned gr[3] = {(unsigned)(((g.hi[0] - g.lo[0] + 1) / 2 + 127) / 128), (unsigned)(g.hi[1] - g.lo[1]),\n"
+    "                            (unsigned)(g.hi[2] - g.lo[2])};\n"
+    "    cuda_emu_grid(gr, 128, 1, 0, false, [&] { gs_kernel(g, u, f, color); });\n"
+    "  }\n"
+    "}\n"
+    /* gsz_kernel over its grid (mg_gpu_gs_zsweep's shape) */
+    "static void zsweep(const mg_geom &g, const double *u, const double *f, double *out, int first, long long zc,\n"
+    "                   const mg_geom &C, const mg_gpu_tr *t, const double *uc, void *)\n"
+    "{\n"
+    "  blockDim = fdx_idx{GSZ_X, GSZ_Y, 1};\n"
+    "  const mg_gpu_tr none{};\n"
+    "  const unsigned gz[3] = {(unsigned)((g.hi[0] - g.lo[0] + GSZ_X - 5) / (GSZ_X - 4)),\n"
+    "                          (unsigned)((g.hi[1] - g.lo[1] + GSZ_Y - 5) / (GSZ_Y - 4)),\n"
+    "                          (unsigned)((g.hi[2] - g.lo[2] + zc - 1) / zc)};\n"
+    "  auto k = uc ? (g.k ? gsz_kernel<true, true> : gsz_kernel<true, false>)\n"
+    "             : (g.k ? gsz_kernel<false, true> : gsz_kernel<false, false>);\n"
+    "  cuda_emu_grid(gz, GSZ_X, GSZ_Y, 0, true, [&] { k(g, u, f, out, first, zc, C, t ? t[0] : none,\n"
+    "                t ? t[1] : none, t ? t[2] : none, uc); });\n"
+    "}\n"
+    "static int differ(const std::vector<double> &out, const std::vector<double> &ref, const char *what, long long nx,\n"
+    "                  long long ny, long long nz, int var, int first, long long zc)\n"
+    "{\n"
+    "  if (memcmp(out.data(), ref.data(), out.size() * sizeof(double)) == 0) return 0;\n"
+    "  long long bad = 0; for (size_t q = 0; q < out.size(); q++) bad += memcmp(&out[q], &ref[q], 8) != 0;\n"
+    "  printf(\"%s %lldx%lldx%lld var %d first %d zc %lld: %lld points differ\\n\", what, nx, ny, nz, var, first, zc, bad);\n"
+    "  return 1;\n"
+    "}\n"
     "static int run(long long nx, long long ny, long long nz, int var, int first)\n"
     "{\n"
     "  mg_geom g; long long n[3] = {nx, ny, nz};\n"
@@ -36,13 +71,7 @@ static const char DRIVER[] =
     "  for (long long q = 0; q < g.count; q++) u[q] = rnd(), f[q] = rnd(), k[q] = 0.05 + 20 * rnd() * rnd();\n"
     "  g.k = var ? k.data() : nullptr;\n"
     "  ref = u;\n"
-    "  for (int c = 0; c < 2; c++) {\n"
-    "    const int color = c ? 1 - first : first;\n"
-    "    blockDim = fdx_idx{128, 1, 1};\n"
-    "    const unsigned gr[3] = {(unsigned)(((g.hi[0] - g.lo[0] + 1) / 2 + 127) / 128), (unsigned)(g.hi[1] - g.lo[1]),\n"
-    "                            (unsigned)(g.hi[2] - g.lo[2])};\n"
-    "    cuda_emu_grid(gr, 128, 1, 0, false, [&] { gs_kernel(g, ref.data(), f.data(), color); });\n"
-    "  }\n"
+    "  colours(g, ref.data(), f.data(), first);\n"
     "  out = u;\n"
     "  for (long long z = 1; z < nz - 1; z++) for (long long y = 1; y < ny - 1; y++) for (long long x = 1; x < nx - 1; x++)\n"
     "    out[x + y * g.sy + z * g.sz] = NAN;\n"
@@ -50,15 +79,48 @@ static const char DRIVER[] =
     "  const unsigned g2[3] = {(unsigned)((g.hi[0] - g.lo[0] + GS2_X - 1) / GS2_X),\n"
     "                          (unsigned)((g.hi[1] - g.lo[1] + GS2_Y - 1) / GS2_Y), 1};\n"
     "  cuda_emu_grid(g2, GS2_X, GS2_Y, 0, true, [&] { gs2_kernel(g, u.data(), f.data(), out.data(), first); });\n"
-    "  if (memcmp(out.data(), ref.data(), g.count * sizeof(double)) != 0) {\n"
-    "    long long bad = 0; for (long long q = 0; q < g.count; q++) bad += memcmp(&out[q], &ref[q], 8) != 0;\n"
-    "    printf(\"%lldx%lldx%lld var %d first %d: %lld points differ\\n\", nx, ny, nz, var, first, bad); return 1;\n"
+    "  int bad = differ(out, ref, \"gs2\", nx, ny, nz, var, first, 0);\n"
+    /* the z-marching sweep, whole columns and chunks of 1, 2, 3 planes */
+    "  for (long long zc : {nz, 1LL, 2LL, 3LL}) {\n"
+    "    out = u;\n"
+    "    for (long long z = 1; z < nz - 1; z++) for (long long y = 1; y < ny - 1; y++) for (long long x = 1; x < nx - 1; x++)\n"
+    "      out[x + y * g.sy + z * g.sz] = NAN;\n"
+    "    zsweep(g, u.data(), f.data(), out.data(), first, zc, g, nullptr, nullptr, nullptr);\n"
+    "    bad += differ(out, ref, \"gsz\", nx, ny, nz, var, first, zc);\n"
     "  }\n"
-    "  return 0;\n"
+    /* prolongation + correction folded in: against prolong_kernel (add)
+       then the two colour kernels; a coarse grid of (n+1)/2 points with
+       linear interpolation (even fine points on coarse ones) */
+    "  mg_geom C = g; long long M[3];\n"
+    "  for (int a = 0; a < 3; a++) { M[a] = (n[a] + 1) / 2; C.m[a] = M[a]; C.lo[a] = 1; C.hi[a] = M[a] - 1; }\n"
+    "  C.sy = M[0]; C.sz = M[0] * M[1]; C.count = M[0] * M[1] * M[2];\n"
+    "  std::vector<double> uc(C.count);\n"
+    "  for (auto &v : uc) v = rnd() - 0.5;\n"
+    "  std::vector<int32_t> i0[3], i1[3]; std::vector<double> w0[3], w1[3]; mg_gpu_tr t[3];\n"
+    "  for (int a = 0; a < 3; a++) {\n"
+    "    for (long long q = 0; q < n[a]; q++) {\n"
+    "      i0[a].push_back((int32_t)(q / 2)); i1[a].push_back((int32_t)((q + 1) / 2 < M[a] ? (q + 1) / 2 : q / 2));\n"
+    "      w0[a].push_back(q % 2 ? 0.5 : 1.0); w1[a].push_back(q % 2 ? 0.5 : 0.0);\n"
+    "    }\n"
+    "    t[a] = mg_gpu_tr{i0[a].data(), i1[a].data(), nullptr, nullptr, nullptr, w0[a].data(), w1[a].data(), nullptr, nullptr};\n"
+    "  }\n"
+    "  ref = u;\n"
+    "  blockDim = fdx_idx{128, 1, 1};\n"
+    "  const unsigned gp[3] = {(unsigned)((g.hi[0] - g.lo[0] + 127) / 128), (unsigned)(g.hi[1] - g.lo[1]), (unsigned)(g.hi[2] - g.lo[2])};\n"
+    "  cuda_emu_grid(gp, 128, 1, 0, false, [&] { prolong_kernel(g, C, t[0], t[1], t[2], uc.data(), ref.data(), 1); });\n"
+    "  colours(g, ref.data(), f.data(), first);\n"
+    "  for (long long zc : {nz, 2LL}) {\n"
+    "    out = u;\n"
+    "    for (long long z = 1; z < nz - 1; z++) for (long long y = 1; y < ny - 1; y++) for (long long x = 1; x < nx - 1; x++)\n"
+    "      out[x + y * g.sy + z * g.sz] = NAN;\n"
+    "    zsweep(g, u.data(), f.data(), out.data(), first, zc, C, t, uc.data(), nullptr);\n"
+    "    bad += differ(out, ref, \"gsz+prolong\", nx, ny, nz, var, first, zc);\n"
+    "  }\n"
+    "  return bad;\n"
     "}\n"
     "int main()\n"
     "{\n"
-    "  const long long shapes[][3] = {{33, 33, 9}, {70, 19, 7}, {5, 5, 5}, {40, 11, 6}, {36, 10, 4}};\n"
+    "  const long long shapes[][3] = {{33, 33, 9}, {70, 19, 7}, {5, 5, 5}, {40, 11, 6}, {36, 10, 4}, {61, 30, 8}};\n"
     "  int bad = 0;\n"
     "  for (auto &sh : shapes) for (int var = 0; var < 2; var++) for (int first = 0; first < 2; first++)\n"
     "    bad += run(sh[0], sh[1], sh[2], var, first);\n"
@@ -79,15 +141,17 @@ int main(void)
     /* the operator's device functions and the two sweeps, verbatim */
     char *ops = region(text, "/* The face coefficient", "static dim3 grid_of");
     char *sweeps = region(text, "/* The Gauss-Seidel value at p", "__global__ void cheby_kernel");
-    if (ops && sweeps) {
+    char *point = region(text, "/* The point of this thread", "__global__ void residual_kernel");
+    char *prolong = region(text, "__global__ void prolong_kernel", "__global__ void inject_kernel");
+    if (ops && sweeps && point && prolong) {
         const char *h = hdr;
-        const size_t len = strlen(h) + strlen(ops) + strlen(sweeps) + sizeof DRIVER + 64;
+        const size_t len = strlen(h) + strlen(ops) + strlen(point) + strlen(sweeps) + strlen(prolong) + sizeof DRIVER + 64;
         char *prog = malloc(len);
-        snprintf(prog, len, "static fdx_idx blockDim;\n%s\n%s\n%s\n%s", h, ops, sweeps, DRIVER);
-        cuda_emu_run(prog, "-ffp-contract=fast", "-O1", "gs2_kernel against gs_kernel");
+        snprintf(prog, len, "static fdx_idx blockDim;\n%s\n%s\n%s\n%s\n%s\n%s", h, ops, point, sweeps, prolong, DRIVER);
+        cuda_emu_run(prog, "-ffp-contract=fast", "-O1", "gs2_kernel and gsz_kernel against gs_kernel");
         free(prog);
     }
-    free(ops), free(sweeps), free(text), free(hdr);
+    free(ops), free(sweeps), free(point), free(prolong), free(text), free(hdr);
     rmdir(cuda_emu_dir);
     return fdx_test_finish("test_mg_emu");
 }

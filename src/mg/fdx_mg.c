@@ -207,9 +207,20 @@ fdx_status fdx_solver_setup(fdx_solver *s)
     for (int a = 0; a < s->rank; a++)
         if (s->bc[a] != FDX_BC_DIRICHLET) s->fused_gs = 0;
     /* Out-of-place one-pass red-black (CUDA: one read of u and f and one
-       write a sweep instead of two each; off until measured on a device,
-       FDX_MG_GS2=1; on the CPU it only adds a copy). */
-    s->gs2 = s->fused_gs && s->smoother == FDX_SMOOTH_RBGS && s->ops->gs_sweep2 && fdx_knob_is(FDX_KNOB_MG_GS2, "1");
+       write a sweep instead of two each): on CUDA by default, the
+       z-marching kernel (FDX_MG_GS2=1: the shared-ring one, 0: the two
+       colour kernels in place); on the CPU only when asked (it adds a copy
+       to the CPU's in-place one-pass sweep). */
+    s->gs2 = 0;
+    if (s->fused_gs && s->smoother == FDX_SMOOTH_RBGS && s->ops->gs_sweep2) {
+        if (fdx_knob_is(FDX_KNOB_MG_GS2, "1"))
+            s->gs2 = MG_GS2_RING;
+        else if (fdx_knob_is(FDX_KNOB_MG_GS2, "z") || (s->gpu && !fdx_knob(FDX_KNOB_MG_GS2)))
+            s->gs2 = MG_GS2_Z;
+    }
+    /* The prolongation inside the first post-smoothing sweep: saves a read
+       and a write of the fine u a cycle (z-marching sweeps). */
+    s->psmooth = s->gs2 == MG_GS2_Z && s->post > 0 && s->ops->gs_sweep2p && !fdx_knob_is(FDX_KNOB_MG_PSMOOTH, "0");
     fdx_status st = mg_build_levels(s);
     if (st == FDX_OK && s->coarse == FDX_COARSE_DIRECT) st = mg_coarse_factor(s);
     if (st != FDX_OK) {

@@ -118,9 +118,30 @@ static void gs_sweep(const mg_level *L, double *u, const double *f, int first)
     gs_color(L, u, f, 1 - first);
 }
 
+/* Planes a block of the z-marching sweep owns: FDX_MG_ZCHUNK, else 0
+   (the launcher chooses). */
+static long long zchunk(void)
+{
+    const char *v = fdx_knob(FDX_KNOB_MG_ZCHUNK);
+    const long long zc = v ? atoll(v) : 0;
+    return zc > 0 ? zc : 0;
+}
+
 static void gs_sweep2(const mg_level *L, const double *u, const double *f, double *out, int first)
 {
+    if (L->gs2 == MG_GS2_Z) {
+        const mg_gpu_tr none = {0};
+        LAUNCH(mg_gpu_gs_zsweep(geom(L), u, f, out, first, zchunk(), geom(L), none, none, none, NULL));
+        return;
+    }
     LAUNCH(mg_gpu_gs_sweep2(geom(L), u, f, out, first));
+}
+
+static void gs_sweep2p(const mg_level *F, const mg_level *C, const double *uc, const double *u, const double *f,
+                       double *out, int first)
+{
+    LAUNCH(mg_gpu_gs_zsweep(geom(F), u, f, out, first, zchunk(), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]),
+                            tr(&F->dtr[2]), uc));
 }
 
 static void cheby(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
@@ -259,6 +280,7 @@ static const mg_ops CUDA_OPS = {
     .gs_color = gs_color,
     .gs_sweep = gs_sweep,
     .gs_sweep2 = gs_sweep2,
+    .gs_sweep2p = gs_sweep2p,
     .cheby = cheby,
     .restrict_ = restrict_,
     .resrestrict = resrestrict,

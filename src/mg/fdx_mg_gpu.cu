@@ -175,6 +175,24 @@ __device__ __forceinline__ double gs_value(const mg_geom &g, long long p, double
     return (f + g.c[0] * (xm + xp) + g.c[1] * (ym + yp) + g.c[2] * (zm + zp)) / g.diag;
 }
 
+/* The prolongation (P uc) at fine stored point (i, j, k): the weighted
+   sum of up to 8 coarse values (uc's ghosts filled), in one order for
+   prolong_kernel and the z-marching sweep that folds it in. */
+__device__ __forceinline__ double prolong_value(const mg_geom &C, const mg_gpu_tr &tx, const mg_gpu_tr &ty,
+                                                const mg_gpu_tr &tz, const double *uc, long long i, long long j,
+                                                long long k)
+{
+    const int ia[2] = {tx.i0[i], tx.i1[i]}, ja[2] = {ty.i0[j], ty.i1[j]}, ka[2] = {tz.i0[k], tz.i1[k]};
+    const double wi[2] = {tx.w0[i], tx.w1[i]}, wj[2] = {ty.w0[j], ty.w1[j]}, wk[2] = {tz.w0[k], tz.w1[k]};
+    double v = 0;
+    for (int c = 0; c < 8; c++) {
+        const int a = c & 1, b = (c >> 1) & 1, e = c >> 2;
+        const double w = wi[a] * wj[b] * wk[e];
+        if (w != 0) v += w * uc[ia[a] + ja[b] * C.sy + ka[e] * C.sz];
+    }
+    return v;
+}
+
 __global__ void gs_kernel(mg_geom g, double *u, const double *f, int color)
 {
     long long j = g.lo[1] + blockIdx.y, k = g.lo[2] + blockIdx.z;
@@ -239,6 +257,77 @@ __global__ void __launch_bounds__(GS2_X * GS2_Y) gs2_kernel(mg_geom g, const dou
     }
 }
 
+/* One red-black sweep out of place in one pass, marching in z with the
+   columns in registers (3D, every axis Dirichlet), built to stream: each
+   step reads one plane of u and f per thread, prefetched a step ahead,
+   and writes one plane of out; one barrier a step.  A block of GSZ_X x
+   GSZ_Y threads holds a column each over a tile of (GSZ_X - 4) x (GSZ_Y - 4)
+   output points and two rings: the first colour is updated on the tile
+   and the inner ring (the neighbouring blocks do it again: u is only read,
+   so blocks never see each other's values), the outer ring only supplies
+   old values.  Step k: the old plane k into shared memory, the first
+   colour on plane k (x/y neighbours from shared, z neighbours from the
+   column's registers), then the second colour on plane k - 1 from the
+   shared plane of first-colour values written the step before and the
+   column's registers, written to out.  Blocks own chunks of zc planes (and
+   start one plane early: the first colour below the chunk).  uc != NULL:
+   the old value of an unknown is u + P uc (prolongation and correction
+   folded into the first post-smoothing sweep; the same sum as
+   prolong_kernel).  Bit for bit the two colour kernels (gs_value).
+   Instantiated with and without the prolongation (PRO) and the
+   coefficient (VAR), so that the common case fits 64 registers. */
+#define GSZ_X MG_GSZ_X
+#define GSZ_Y MG_GSZ_Y
+template <bool PRO, bool VAR>
+__global__ void __launch_bounds__(GSZ_X * GSZ_Y, 2)
+    gsz_kernel(mg_geom gk, const double *u, const double *f, double *out, int first, long long zc, mg_geom C,
+               mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc)
+{
+    mg_geom g = gk;
+    if (!VAR) g.k = nullptr; /* the constant operator's gs_value, folded */
+    __shared__ double so[2][GSZ_Y][GSZ_X], sr[2][GSZ_Y][GSZ_X];
+    const int a = threadIdx.x, b = threadIdx.y;
+    const long long i = g.lo[0] + (long long)blockIdx.x * (GSZ_X - 4) - 2 + a;
+    const long long j = g.lo[1] + (long long)blockIdx.y * (GSZ_Y - 4) - 2 + b;
+    const long long z0 = g.lo[2] + (long long)blockIdx.z * zc, z1 = z0 + zc < g.hi[2] ? z0 + zc : g.hi[2];
+    const bool stored = i >= 0 && i < g.m[0] && j >= 0 && j < g.m[1];
+    const bool col = i >= g.lo[0] && i < g.hi[0] && j >= g.lo[1] && j < g.hi[1]; /* a column of unknowns */
+    const bool inner = a >= 1 && a < GSZ_X - 1 && b >= 1 && b < GSZ_Y - 1 && col; /* first colour here */
+    const bool tile = a >= 2 && a < GSZ_X - 2 && b >= 2 && b < GSZ_Y - 2 && col;  /* output here */
+    const long long base = stored ? i + j * g.sy : 0;
+    /* u (plus the prolonged correction) and f of this column at plane kk */
+    auto old = [&](long long kk) -> double {
+        if (!stored || kk < 0 || kk >= g.m[2]) return 0.0;
+        const long long p = base + kk * g.sz;
+        if (PRO && col && kk >= g.lo[2] && kk < g.hi[2]) return u[p] + prolong_value(C, tx, ty, tz, uc, i, j, kk);
+        return u[p];
+    };
+    auto rhs = [&](long long kk) -> double {
+        return inner && kk >= g.lo[2] && kk < g.hi[2] && kk <= z1 ? f[base + kk * g.sz] : 0.0;
+    };
+    long long k = z0 - 1;
+    double o_m = old(k - 1), o_c = old(k), o_p = old(k + 1), f_c = rhs(k), f_m = 0, r_m2 = 0, r_m = 0;
+    for (; k <= z1; k++) {
+        const double o_n = k + 2 <= z1 + 1 ? old(k + 2) : 0.0, f_n = rhs(k + 1); /* the next step's */
+        so[k & 1][b][a] = o_c;
+        __syncthreads();
+        double r_c = o_c;
+        if (inner && k >= g.lo[2] && k < g.hi[2] && ((i + j + k) & 1) == first)
+            r_c = gs_value(g, base + k * g.sz, f_c, so[k & 1][b][a - 1], so[k & 1][b][a + 1], so[k & 1][b - 1][a],
+                           so[k & 1][b + 1][a], o_m, o_p);
+        if (k > z0 && tile) {
+            const long long kc = k - 1;
+            double v = r_m;
+            if (((i + j + kc) & 1) != first)
+                v = gs_value(g, base + kc * g.sz, f_m, sr[kc & 1][b][a - 1], sr[kc & 1][b][a + 1],
+                             sr[kc & 1][b - 1][a], sr[kc & 1][b + 1][a], r_m2, r_c);
+            out[base + kc * g.sz] = v;
+        }
+        sr[k & 1][b][a] = r_c;
+        o_m = o_c, o_c = o_p, o_p = o_n, f_m = f_c, f_c = f_n, r_m2 = r_m, r_m = r_c;
+    }
+}
+
 __global__ void cheby_kernel(mg_geom g, const double *u, const double *f, double *d, double *out, double alpha,
                              double beta)
 {
@@ -292,14 +381,7 @@ __global__ void prolong_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty,
     if (!point(F, &p)) return;
     long long i = F.lo[0] + (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long j = F.lo[1] + blockIdx.y, k = F.lo[2] + blockIdx.z;
-    const int ia[2] = {tx.i0[i], tx.i1[i]}, ja[2] = {ty.i0[j], ty.i1[j]}, ka[2] = {tz.i0[k], tz.i1[k]};
-    const double wi[2] = {tx.w0[i], tx.w1[i]}, wj[2] = {ty.w0[j], ty.w1[j]}, wk[2] = {tz.w0[k], tz.w1[k]};
-    double v = 0;
-    for (int c = 0; c < 8; c++) {
-        const int a = c & 1, b = (c >> 1) & 1, e = c >> 2;
-        const double w = wi[a] * wj[b] * wk[e];
-        if (w != 0) v += w * uc[ia[a] + ja[b] * C.sy + ka[e] * C.sz];
-    }
+    const double v = prolong_value(C, tx, ty, tz, uc, i, j, k);
     uf[p] = add ? uf[p] + v : v;
 }
 
@@ -461,6 +543,30 @@ int mg_gpu_gs_sweep2(mg_geom g, const double *u, const double *f, double *out, i
 {
     dim3 grid((unsigned)((g.hi[0] - g.lo[0] + GS2_X - 1) / GS2_X), (unsigned)((g.hi[1] - g.lo[1] + GS2_Y - 1) / GS2_Y));
     gs2_kernel<<<grid, dim3(GS2_X, GS2_Y), 0, mg_stream>>>(g, u, f, out, first);
+    return done();
+}
+
+int mg_gpu_gs_zsweep(mg_geom g, const double *u, const double *f, double *out, int first, long long zc, mg_geom C,
+                     mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc)
+{
+    const long long nx = g.hi[0] - g.lo[0], ny = g.hi[1] - g.lo[1], nz = g.hi[2] - g.lo[2];
+    const long long gx = (nx + GSZ_X - 5) / (GSZ_X - 4), gy = (ny + GSZ_Y - 5) / (GSZ_Y - 4);
+    if (zc <= 0) {
+        /* chunks of z: enough blocks to fill the device (~2000), each
+           chunk long enough that starting one plane early costs little */
+        zc = gx * gy * nz / 2048;
+        zc = zc < 4 ? 4 : zc > 32 ? 32 : zc;
+    }
+    dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)((nz + zc - 1) / zc));
+    const dim3 block(GSZ_X, GSZ_Y);
+    if (uc && g.k)
+        gsz_kernel<true, true><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc);
+    else if (uc)
+        gsz_kernel<true, false><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc);
+    else if (g.k)
+        gsz_kernel<false, true><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc);
+    else
+        gsz_kernel<false, false><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc);
     return done();
 }
 

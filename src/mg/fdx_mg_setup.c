@@ -1,6 +1,7 @@
 /* fdx_mg_setup: the level hierarchy (coarse extents, spacings, stored
    arrays), the 1D transfer tables between levels, and the Cholesky factor
    of the coarsest level. */
+#include "core/fdx_knob.h"
 #include "mg/fdx_mg_gpu.h"
 #include "mg/fdx_mg_impl.h"
 
@@ -326,13 +327,17 @@ fdx_status mg_build_levels(fdx_solver *s)
                                                 s->lev[l + 1].m[a]));
         }
     /* One-pass red-black on every level but the coarsest (whose sweep
-       count may be odd); on CUDA only where the tiles fill the device
-       (each block marches all planes: a small level's few blocks would
-       spend a sweep in latency). */
+       count may be odd); on CUDA only where the blocks fill the device
+       (the ring kernel's blocks march all planes, the z-marching kernel's
+       chunks of planes: a small level's few blocks would spend a sweep in
+       latency, where the colour kernels' two launches cost less).
+       FDX_MG_GS2_EVERY=1: every level (tests). */
+    const int every = !s->gpu || fdx_knob_is(FDX_KNOB_MG_GS2_EVERY, "1");
     for (int l = 0; l + 1 < s->nlev && s->gs2; l++) {
         const mg_level *L = &s->lev[l];
         const int64_t tiles = (L->hi[0] - L->lo[0] + MG_GS2_X - 1) / MG_GS2_X * ((L->hi[1] - L->lo[1] + MG_GS2_Y - 1) / MG_GS2_Y);
-        s->lev[l].gs2 = !s->gpu || tiles >= 128;
+        const int big = s->gs2 == MG_GS2_RING ? tiles >= 128 : L->unknowns >= 32768;
+        s->lev[l].gs2 = every || big ? s->gs2 : 0;
     }
     FDX_TRY(build_coefficients(s));
     int threads = omp_get_max_threads();
