@@ -156,10 +156,31 @@ static void restrict_(const fdx_solver *s, const mg_level *F, const mg_level *C,
     LAUNCH(mg_gpu_restrict(geom(F), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]), tr(&F->dtr[2]), rf, fc));
 }
 
+/* Every tile of r coarse unknowns of an axis (from lo) gathers a window of
+   at most w fine points (the plane-marching kernel's shared window). */
+static int rr_fits(const mg_transfer *t, int64_t lo, int64_t hi, int64_t r, int64_t w)
+{
+    for (int64_t a = lo; a < hi; a += r) {
+        const int64_t b = a + r < hi ? a + r : hi;
+        if (t->idx[t->ptr[b] - 1] + 1 - t->idx[t->ptr[a]] > w) return 0;
+    }
+    return 1;
+}
+
 static void resrestrict(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *u, const double *f,
                         double *fc)
 {
-    (void)s;
+    /* fine planes marched under tiles of coarse points (each residual
+       computed once) where rows ascend without folding: every axis
+       Dirichlet */
+    int planes = !fdx_knob_is(FDX_KNOB_MG_RR, "0") && rr_fits(&F->tr[0], C->lo[0], C->hi[0], MG_RR_X, MG_RR_WX) &&
+                 rr_fits(&F->tr[1], C->lo[1], C->hi[1], MG_RR_Y, MG_RR_WY);
+    for (int a = 0; a < s->rank; a++)
+        if (s->bc[a] != FDX_BC_DIRICHLET) planes = 0;
+    if (planes) {
+        LAUNCH(mg_gpu_resrestrict_planes(geom(F), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]), tr(&F->dtr[2]), u, f, fc, 0));
+        return;
+    }
     LAUNCH(mg_gpu_resrestrict(geom(F), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]), tr(&F->dtr[2]), u, f, fc));
 }
 

@@ -175,21 +175,32 @@ __device__ __forceinline__ double gs_value(const mg_geom &g, long long p, double
     return (f + g.c[0] * (xm + xp) + g.c[1] * (ym + yp) + g.c[2] * (zm + zp)) / g.diag;
 }
 
-/* The prolongation (P uc) at fine stored point (i, j, k): the weighted
-   sum of up to 8 coarse values (uc's ghosts filled), in one order for
-   prolong_kernel and the z-marching sweep that folds it in. */
-__device__ __forceinline__ double prolong_value(const mg_geom &C, const mg_gpu_tr &tx, const mg_gpu_tr &ty,
-                                                const mg_gpu_tr &tz, const double *uc, long long i, long long j,
-                                                long long k)
+/* The prolongation (P uc) at fine stored point (i, j, k) (uc's ghosts
+   filled) is interpolated in x and y on the two coarse planes around k
+   (prolong_column: up to 4 coarse values), then in z (prolong_value), in
+   one order for prolong_kernel and the z-marching sweep that folds it in
+   (which computes each coarse plane's column once and keeps it for the
+   fine planes that share it). */
+__device__ __forceinline__ double prolong_column(const mg_geom &C, const mg_gpu_tr &tx, const mg_gpu_tr &ty,
+                                                 const double *uc, long long i, long long j, long long K)
 {
-    const int ia[2] = {tx.i0[i], tx.i1[i]}, ja[2] = {ty.i0[j], ty.i1[j]}, ka[2] = {tz.i0[k], tz.i1[k]};
-    const double wi[2] = {tx.w0[i], tx.w1[i]}, wj[2] = {ty.w0[j], ty.w1[j]}, wk[2] = {tz.w0[k], tz.w1[k]};
+    const int ia[2] = {tx.i0[i], tx.i1[i]}, ja[2] = {ty.i0[j], ty.i1[j]};
+    const double wi[2] = {tx.w0[i], tx.w1[i]}, wj[2] = {ty.w0[j], ty.w1[j]};
     double v = 0;
-    for (int c = 0; c < 8; c++) {
-        const int a = c & 1, b = (c >> 1) & 1, e = c >> 2;
-        const double w = wi[a] * wj[b] * wk[e];
-        if (w != 0) v += w * uc[ia[a] + ja[b] * C.sy + ka[e] * C.sz];
+    for (int c = 0; c < 4; c++) {
+        const int a = c & 1, b = c >> 1;
+        const double w = wi[a] * wj[b];
+        if (w != 0) v += w * uc[ia[a] + ja[b] * C.sy + K * C.sz];
     }
+    return v;
+}
+
+/* wk0 X(K0) + wk1 X(K1) for the columns X of the planes around k. */
+__device__ __forceinline__ double prolong_value(const mg_gpu_tr &tz, long long k, double x0, double x1)
+{
+    double v = 0;
+    if (tz.w0[k] != 0) v += tz.w0[k] * x0;
+    if (tz.w1[k] != 0) v += tz.w1[k] * x1;
     return v;
 }
 
@@ -295,11 +306,26 @@ __global__ void __launch_bounds__(GSZ_X * GSZ_Y, 2)
     const bool inner = a >= 1 && a < GSZ_X - 1 && b >= 1 && b < GSZ_Y - 1 && col; /* first colour here */
     const bool tile = a >= 2 && a < GSZ_X - 2 && b >= 2 && b < GSZ_Y - 2 && col;  /* output here */
     const long long base = stored ? i + j * g.sy : 0;
+    /* the coarse columns of the prolongation: the two last computed (the
+       fine planes march up, so each coarse plane's is computed once) */
+    long long cK[2] = {-1, -1};
+    double cX[2] = {0, 0};
+    auto column = [&](long long K) -> double {
+        if (cK[0] == K) return cX[0];
+        if (cK[1] == K) return cX[1];
+        cK[0] = cK[1], cX[0] = cX[1];
+        cK[1] = K, cX[1] = prolong_column(C, tx, ty, uc, i, j, K);
+        return cX[1];
+    };
     /* u (plus the prolonged correction) and f of this column at plane kk */
     auto old = [&](long long kk) -> double {
         if (!stored || kk < 0 || kk >= g.m[2]) return 0.0;
         const long long p = base + kk * g.sz;
-        if (PRO && col && kk >= g.lo[2] && kk < g.hi[2]) return u[p] + prolong_value(C, tx, ty, tz, uc, i, j, kk);
+        if (PRO && col && kk >= g.lo[2] && kk < g.hi[2]) {
+            const double x0 = tz.w0[kk] != 0 ? column(tz.i0[kk]) : 0.0;
+            const double x1 = tz.w1[kk] != 0 ? column(tz.i1[kk]) : 0.0;
+            return u[p] + prolong_value(tz, kk, x0, x1);
+        }
         return u[p];
     };
     auto rhs = [&](long long kk) -> double {
@@ -374,6 +400,81 @@ __global__ void restrict_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty
     fc[I + J * C.sy + K * C.sz] = acc;
 }
 
+/* fc = R (f - A u) in one pass that computes each fine residual once
+   (restrict_kernel's fused branch computes each up to 27 times and is
+   L1-bound).  A block owns a tile of RR_X x RR_Y coarse points and a chunk
+   of kc coarse planes, and marches up the fine planes they gather: each
+   fine plane's residual over the tile's fine window goes to shared
+   memory, then each thread adds its coarse point's x-y sums into the one
+   or two coarse planes whose rows hold that fine plane (linear transfers:
+   never more), finishing a coarse plane when its row ends.  Every axis
+   Dirichlet (rows ascend, no folding), and every tile's fine window fits
+   RR_WX x RR_WY (the launcher checks; 2:1 and the (n+1)/2 coarsening of
+   even extents fit).  The same terms in the same order as restrict_kernel,
+   so the same values as residual then restriction. */
+#define RR_X MG_RR_X
+#define RR_Y MG_RR_Y
+#define RR_WX MG_RR_WX
+#define RR_WY MG_RR_WY
+__global__ void __launch_bounds__(RR_X *RR_Y) rr_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz,
+                                                        const double *u, const double *f, double *fc, long long kc)
+{
+    __shared__ double r[RR_WY][RR_WX];
+    const int t = threadIdx.x + RR_X * threadIdx.y;
+    const long long I0 = C.lo[0] + (long long)blockIdx.x * RR_X, J0 = C.lo[1] + (long long)blockIdx.y * RR_Y;
+    const long long I = I0 + threadIdx.x, J = J0 + threadIdx.y;
+    const long long I1 = I0 + RR_X < C.hi[0] ? I0 + RR_X : C.hi[0], J1 = J0 + RR_Y < C.hi[1] ? J0 + RR_Y : C.hi[1];
+    const long long K0 = C.lo[2] + (long long)blockIdx.z * kc, K1 = K0 + kc < C.hi[2] ? K0 + kc : C.hi[2];
+    const bool mine = I < C.hi[0] && J < C.hi[1];
+    /* the fine window: from the first entry of the tile's first row to the
+       last of its last row, per axis */
+    const long long fx0 = tx.idx[tx.ptr[I0]], fx1 = tx.idx[tx.ptr[I1] - 1] + 1;
+    const long long fy0 = ty.idx[ty.ptr[J0]], fy1 = ty.idx[ty.ptr[J1] - 1] + 1;
+    const long long wx = fx1 - fx0, wn = wx * (fy1 - fy0);
+    /* coarse plane K and K + 1 open; pa, pb: the next entries of their rows */
+    long long K = K0;
+    int pa = tz.ptr[K0], pb = K0 + 1 < K1 ? tz.ptr[K0 + 1] : 0;
+    double acc0 = 0, acc1 = 0;
+    const long long kf0 = tz.idx[tz.ptr[K0]], kf1 = tz.idx[tz.ptr[K1] - 1] + 1;
+    for (long long kf = kf0; kf < kf1; kf++) {
+        for (long long q = t; q < wn; q += RR_X * RR_Y) {
+            const long long a = q % wx, b = q / wx;
+            const long long p = fx0 + a + (fy0 + b) * F.sy + kf * F.sz;
+            r[b][a] = f[p] - au(F, u, p);
+        }
+        __syncthreads();
+        if (mine) {
+            for (int two = 0; two < 2; two++) {
+                const int pz = two ? pb : pa;
+                if (two && !(K + 1 < K1 && pb < tz.ptr[K + 2])) break;
+                if (tz.idx[pz] != kf) continue;
+                double acc = two ? acc1 : acc0;
+                for (int py = ty.ptr[J]; py < ty.ptr[J + 1]; py++) {
+                    const double w = tz.w[pz] * ty.w[py];
+                    const double *rr = r[ty.idx[py] - fy0];
+                    double s = 0;
+                    for (int px = tx.ptr[I]; px < tx.ptr[I + 1]; px++) s += tx.w[px] * rr[tx.idx[px] - fx0];
+                    acc += w * s;
+                }
+                if (two)
+                    acc1 = acc;
+                else
+                    acc0 = acc;
+            }
+        }
+        /* the cursors (the same in every thread) */
+        if (tz.idx[pa] == kf) pa++;
+        if (K + 1 < K1 && pb < tz.ptr[K + 2] && tz.idx[pb] == kf) pb++;
+        if (pa == tz.ptr[K + 1]) { /* coarse plane K is complete */
+            if (mine) fc[I + J * C.sy + K * C.sz] = acc0;
+            K++;
+            acc0 = acc1, acc1 = 0, pa = pb;
+            pb = K + 1 < K1 ? tz.ptr[K + 1] : 0;
+        }
+        __syncthreads(); /* r is refilled next plane */
+    }
+}
+
 __global__ void prolong_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc,
                                double *uf, int add)
 {
@@ -381,7 +482,9 @@ __global__ void prolong_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty,
     if (!point(F, &p)) return;
     long long i = F.lo[0] + (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long j = F.lo[1] + blockIdx.y, k = F.lo[2] + blockIdx.z;
-    const double v = prolong_value(C, tx, ty, tz, uc, i, j, k);
+    const double x0 = tz.w0[k] != 0 ? prolong_column(C, tx, ty, uc, i, j, tz.i0[k]) : 0.0;
+    const double x1 = tz.w1[k] != 0 ? prolong_column(C, tx, ty, uc, i, j, tz.i1[k]) : 0.0;
+    const double v = prolong_value(tz, k, x0, x1);
     uf[p] = add ? uf[p] + v : v;
 }
 
@@ -586,6 +689,23 @@ int mg_gpu_resrestrict(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_
                        const double *f, double *fc)
 {
     restrict_kernel<<<grid_of(C, C.hi[0] - C.lo[0]), MG_T, 0, mg_stream>>>(F, C, tx, ty, tz, NULL, u, f, fc);
+    return done();
+}
+
+int mg_gpu_resrestrict_planes(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *u,
+                              const double *f, double *fc, long long kc)
+{
+    const long long nx = C.hi[0] - C.lo[0], ny = C.hi[1] - C.lo[1], nz = C.hi[2] - C.lo[2];
+    const long long gx = (nx + RR_X - 1) / RR_X, gy = (ny + RR_Y - 1) / RR_Y;
+    if (kc <= 0) {
+        /* enough blocks to fill the device (~1000), chunks of at most 8
+           coarse planes (a chunk's first fine plane is shared with the
+           chunk below: computed twice) */
+        kc = gx * gy * nz / 1024;
+        kc = kc < 1 ? 1 : kc > 8 ? 8 : kc;
+    }
+    dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)((nz + kc - 1) / kc));
+    rr_kernel<<<grid, dim3(RR_X, RR_Y), 0, mg_stream>>>(F, C, tx, ty, tz, u, f, fc, kc);
     return done();
 }
 

@@ -19,6 +19,13 @@ extern "C" {
 #define MG_GSZ_X 32
 #define MG_GSZ_Y 16
 
+/* The plane-marching residual+restriction's block (coarse points). */
+#define MG_RR_X 32
+#define MG_RR_Y 8
+/* Its shared window of fine points (mg_rr_fits checks a level's tiles). */
+#define MG_RR_WX (2 * MG_RR_X + 3)
+#define MG_RR_WY (2 * MG_RR_Y + 3)
+
 /* One level's shape: unknowns lo <= index < hi, strides, operator. */
 typedef struct mg_geom {
     long long lo[3], hi[3], m[3], sy, sz, count;
@@ -57,6 +64,12 @@ int mg_gpu_cheby(mg_geom g, const double *u, const double *f, double *d, double 
    computed where the restriction reads it, never stored. */
 int mg_gpu_resrestrict(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *u,
                        const double *f, double *fc);
+/* The same, each fine residual computed once (fine planes marched under
+   tiles of coarse points, kc coarse planes a block, <= 0: chosen here);
+   every axis Dirichlet, every tile's fine window within MG_RR_WX x
+   MG_RR_WY (as tiles of MG_RR_X x MG_RR_Y coarse points). */
+int mg_gpu_resrestrict_planes(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *u,
+                              const double *f, double *fc, long long kc);
 int mg_gpu_restrict(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *rf, double *fc);
 int mg_gpu_prolong(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *uf,
                    int add);

@@ -4,7 +4,10 @@
 # (--repeat 3; time_s.solve_first is the cold one), tagged "variant":
 #   default       z-marching one-pass red-black (FDX_MG_GS2 unset = z), the
 #                 prolongation folded into the first post-smoothing sweep,
-#                 one-pass residual+restriction, a CUDA graph a cycle
+#                 one-pass residual+restriction marching fine planes (each
+#                 residual once), a CUDA graph a cycle
+#   rr-percoarse  FDX_MG_RR=0: the one-pass residual+restriction a thread per
+#                 coarse point (last session's fused kernel, L1-bound)
 #   no-psmooth    FDX_MG_PSMOOTH=0: prolongation in its own pass
 #   colour        FDX_MG_GS2=0: the two colour kernels in place (the default
 #                 until this session)
@@ -33,6 +36,7 @@ for n in 257 513; do
   run colour $n FDX_MG_GS2=0 --
   run colour-2pass $n FDX_MG_GS2=0 FDX_MG_FUSE=0 --
   run two-pass $n FDX_MG_FUSE=0 --
+  run rr-percoarse $n FDX_MG_RR=0 --
   run ring $n FDX_MG_GS2=1 --
   run no-graph $n FDX_MG_GRAPH=0 --
   run fmg $n -- --cycle fmg
