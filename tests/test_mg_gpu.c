@@ -5,8 +5,9 @@
    residual+restriction kernel against the two-pass one (FDX_MG_FUSE=0),
    the one-pass out-of-place red-black sweeps (the default z-marching one
    with the prolongation folded in; FDX_MG_PSMOOTH=0 without; FDX_MG_GS2=1
-   the shared-ring one) against the two colour kernels (FDX_MG_GS2=0), and
-   replayed graphs against plain launches.  FDX_MG_GS2_EVERY=1 throughout,
+   the shared-ring one; FDX_MG_NORMFUSE=1 with the convergence check's norm
+   in the next cycle's first sweep) against the two colour kernels
+   (FDX_MG_GS2=0), and replayed graphs against plain launches.  FDX_MG_GS2_EVERY=1 throughout,
    so that the one-pass sweeps run on the small levels of these small
    grids too.  Skips (77) without a CUDA device.  FDX_TEST_SANITIZER=1 (set
    by tools/gpu-check.d/mg.sh under compute-sanitizer, which makes every
@@ -194,12 +195,15 @@ int main(void)
             !(small && gs2_done[c->coef != 0]++)) {
             /* The default (z-marching one-pass red-black with the
                prolongation folded in) against the z-marching sweep alone,
-               the shared-ring one (gs2_kernel) and the two colour kernels:
-               one expression (gs_value, prolong_value), so bit for bit
-               expected; bounded like the fused restriction in case the
-               compiler contracts the inlined copies differently. */
-            const char *variant[][2] = {{"FDX_MG_GS2", "0"}, {"FDX_MG_GS2", "1"}, {"FDX_MG_PSMOOTH", "0"}};
-            for (int v = 0; v < 3; v++) {
+               the shared-ring one (gs2_kernel), the two colour kernels,
+               and the residual norm in the next cycle's first sweep: one
+               expression (gs_value, prolong_value), so bit for bit
+               expected (the norm in the sweep sums in another order: the
+               same cycles); bounded like the fused restriction in case
+               the compiler contracts the inlined copies differently. */
+            const char *variant[][2] = {
+                {"FDX_MG_GS2", "0"}, {"FDX_MG_GS2", "1"}, {"FDX_MG_PSMOOTH", "0"}, {"FDX_MG_NORMFUSE", "1"}};
+            for (int v = 0; v < 4; v++) {
                 int i2 = 0;
                 double r2 = 0;
                 setenv(variant[v][0], variant[v][1], 1);

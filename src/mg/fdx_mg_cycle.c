@@ -110,7 +110,7 @@ void mg_cycle(fdx_solver *s, int l, fdx_solver_cycle c)
         mg_coarse_solve(s);
         return;
     }
-    smooth(s, l, s->pre, 0);
+    smooth(s, l, s->pre - (l == 0 && s->skip_pre0), 0);
     descend(s, l);
     const int coarsest = l + 1 == s->nlev - 1;
     switch (c) {

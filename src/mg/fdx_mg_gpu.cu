@@ -204,6 +204,22 @@ __device__ __forceinline__ double prolong_value(const mg_gpu_tr &tz, long long k
     return v;
 }
 
+/* (A u)_p from u_p and its six neighbours' values (x-, x+, y-, y+, z-,
+   z+), in au's order of terms. */
+__device__ __forceinline__ double au_of(const mg_geom &g, long long p, double up, double xm, double xp, double ym,
+                                        double yp, double zm, double zp)
+{
+    if (g.k) {
+        const double *k = g.k, kp = k[p];
+        const double wxm = g.c[0] * kf(kp, k[p - 1]), wxp = g.c[0] * kf(kp, k[p + 1]);
+        const double wym = g.c[1] * kf(kp, k[p - g.sy]), wyp = g.c[1] * kf(kp, k[p + g.sy]);
+        const double wzm = g.c[2] * kf(kp, k[p - g.sz]), wzp = g.c[2] * kf(kp, k[p + g.sz]);
+        const double dg = (wxm + wxp) + (wym + wyp) + (wzm + wzp);
+        return dg * up - ((wxm * xm + wxp * xp) + (wym * ym + wyp * yp) + (wzm * zm + wzp * zp));
+    }
+    return g.diag * up - g.c[0] * (xm + xp) - g.c[1] * (ym + yp) - g.c[2] * (zm + zp);
+}
+
 __global__ void gs_kernel(mg_geom g, double *u, const double *f, int color)
 {
     long long j = g.lo[1] + blockIdx.y, k = g.lo[2] + blockIdx.z;
@@ -285,14 +301,18 @@ __global__ void __launch_bounds__(GS2_X * GS2_Y) gs2_kernel(mg_geom g, const dou
    the old value of an unknown is u + P uc (prolongation and correction
    folded into the first post-smoothing sweep; the same sum as
    prolong_kernel).  Bit for bit the two colour kernels (gs_value).
-   Instantiated with and without the prolongation (PRO) and the
-   coefficient (VAR), so that the common case fits 64 registers. */
+   NORM: also sum (f - A u)^2 of the old values over the block's tile and
+   planes into sum[1 + block] (the residual norm of the iterate, for the
+   convergence check, in the first pre-smoothing sweep that reads it
+   anyway).  Instantiated with and without the prolongation (PRO), the
+   coefficient (VAR) and the norm, so that the common case fits 64
+   registers. */
 #define GSZ_X MG_GSZ_X
 #define GSZ_Y MG_GSZ_Y
-template <bool PRO, bool VAR>
+template <bool PRO, bool VAR, bool NORM>
 __global__ void __launch_bounds__(GSZ_X * GSZ_Y, 2)
     gsz_kernel(mg_geom gk, const double *u, const double *f, double *out, int first, long long zc, mg_geom C,
-               mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc)
+               mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *sum)
 {
     mg_geom g = gk;
     if (!VAR) g.k = nullptr; /* the constant operator's gs_value, folded */
@@ -332,11 +352,16 @@ __global__ void __launch_bounds__(GSZ_X * GSZ_Y, 2)
         return inner && kk >= g.lo[2] && kk < g.hi[2] && kk <= z1 ? f[base + kk * g.sz] : 0.0;
     };
     long long k = z0 - 1;
-    double o_m = old(k - 1), o_c = old(k), o_p = old(k + 1), f_c = rhs(k), f_m = 0, r_m2 = 0, r_m = 0;
+    double o_m = old(k - 1), o_c = old(k), o_p = old(k + 1), f_c = rhs(k), f_m = 0, r_m2 = 0, r_m = 0, norm = 0;
     for (; k <= z1; k++) {
         const double o_n = k + 2 <= z1 + 1 ? old(k + 2) : 0.0, f_n = rhs(k + 1); /* the next step's */
         so[k & 1][b][a] = o_c;
         __syncthreads();
+        if (NORM && tile && k >= z0 && k < z1) {
+            const double res = f_c - au_of(g, base + k * g.sz, o_c, so[k & 1][b][a - 1], so[k & 1][b][a + 1],
+                                           so[k & 1][b - 1][a], so[k & 1][b + 1][a], o_m, o_p);
+            norm += res * res;
+        }
         double r_c = o_c;
         if (inner && k >= g.lo[2] && k < g.hi[2] && ((i + j + k) & 1) == first)
             r_c = gs_value(g, base + k * g.sz, f_c, so[k & 1][b][a - 1], so[k & 1][b][a + 1], so[k & 1][b - 1][a],
@@ -351,6 +376,21 @@ __global__ void __launch_bounds__(GSZ_X * GSZ_Y, 2)
         }
         sr[k & 1][b][a] = r_c;
         o_m = o_c, o_c = o_p, o_p = o_n, f_m = f_c, f_c = f_n, r_m2 = r_m, r_m = r_c;
+    }
+    if (NORM) {
+        /* the block's sum by a tree in a fixed order, in the shared planes
+           once every thread is past the last step's reads of them */
+        double *part = &so[0][0][0];
+        const int tid = a + GSZ_X * b;
+        __syncthreads();
+        part[tid] = norm;
+        __syncthreads();
+        for (int w = GSZ_X * GSZ_Y / 2; w > 0; w >>= 1) {
+            if (tid < w) part[tid] += part[tid + w];
+            __syncthreads();
+        }
+        if (tid == 0)
+            sum[1 + blockIdx.x + (long long)gridDim.x * (blockIdx.y + (long long)gridDim.y * blockIdx.z)] = part[0];
     }
 }
 
@@ -650,7 +690,7 @@ int mg_gpu_gs_sweep2(mg_geom g, const double *u, const double *f, double *out, i
 }
 
 int mg_gpu_gs_zsweep(mg_geom g, const double *u, const double *f, double *out, int first, long long zc, mg_geom C,
-                     mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc)
+                     mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *sum)
 {
     const long long nx = g.hi[0] - g.lo[0], ny = g.hi[1] - g.lo[1], nz = g.hi[2] - g.lo[2];
     const long long gx = (nx + GSZ_X - 5) / (GSZ_X - 4), gy = (ny + GSZ_Y - 5) / (GSZ_Y - 4);
@@ -662,15 +702,19 @@ int mg_gpu_gs_zsweep(mg_geom g, const double *u, const double *f, double *out, i
     }
     dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)((nz + zc - 1) / zc));
     const dim3 block(GSZ_X, GSZ_Y);
-    if (uc && g.k)
-        gsz_kernel<true, true><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc);
+    if (sum && g.k)
+        gsz_kernel<false, true, true><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
+    else if (sum)
+        gsz_kernel<false, false, true><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
+    else if (uc && g.k)
+        gsz_kernel<true, true, false><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
     else if (uc)
-        gsz_kernel<true, false><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc);
+        gsz_kernel<true, false, false><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
     else if (g.k)
-        gsz_kernel<false, true><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc);
+        gsz_kernel<false, true, false><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
     else
-        gsz_kernel<false, false><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc);
-    return done();
+        gsz_kernel<false, false, false><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
+    return done() ? done() : finish(grid, sum);
 }
 
 int mg_gpu_cheby(mg_geom g, const double *u, const double *f, double *d, double *out, double alpha, double beta)

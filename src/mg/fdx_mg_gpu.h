@@ -56,9 +56,10 @@ int mg_gpu_gs_sweep2(mg_geom g, const double *u, const double *f, double *out, i
 /* The same sweep marching in z with the columns in registers (streams u
    and f once; zc planes a block, <= 0: chosen here); uc != NULL: the old
    values are u + P uc (C the coarse level, t its transfer tables), the
-   prolongation and correction folded in. */
+   prolongation and correction folded in; sum != NULL (uc NULL): sum +=
+   the squared residual of u, as mg_gpu_residual's sum. */
 int mg_gpu_gs_zsweep(mg_geom g, const double *u, const double *f, double *out, int first, long long zc, mg_geom C,
-                     mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc);
+                     mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *sum);
 int mg_gpu_cheby(mg_geom g, const double *u, const double *f, double *d, double *out, double alpha, double beta);
 /* fc = R (f - A u) in one pass (u's ghosts filled): the fine residual is
    computed where the restriction reads it, never stored. */

@@ -69,6 +69,9 @@ typedef struct mg_ops {
        read (bit for bit prolong(add) then gs_sweep2). */
     void (*gs_sweep2p)(const mg_level *F, const mg_level *C, const double *uc, const double *u, const double *f,
                        double *out, int first);
+    /* gs_sweep2 (z-marching on CUDA) that also returns sum (f - A u)^2 of
+       u: the convergence check inside the next cycle's first sweep. */
+    double (*gs_sweep2_norm)(const mg_level *L, const double *u, const double *f, double *out, int first);
     void (*cheby)(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
                   double beta);
     void (*restrict_)(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *rf, double *fc);
@@ -125,6 +128,8 @@ struct fdx_solver {
     int fused_gs;            /* red-black in one pass (3D, every axis Dirichlet) */
     int gs2;                 /* red-black sweeps out of place (gs_sweep2, swapping u and t): MG_GS2_* */
     int psmooth;             /* prolongation folded into the first post-smoothing sweep (gs_sweep2p) */
+    int normfuse;            /* the residual norm inside the next cycle's first sweep (gs_sweep2_norm) */
+    int skip_pre0;           /* this cycle's first sweep on level 0 has run (gs_sweep2_norm) */
     mg_level lev[MG_MAX_LEVELS];
     double *rowbuf;          /* per-thread rows for the restriction */
     int64_t rowbuf_stride;
@@ -138,9 +143,12 @@ struct fdx_solver {
     double cheb_lo, cheb_hi; /* Chebyshev interval of D^-1 A */
     double omega;            /* Jacobi weight */
 
-    void *graph;             /* CUDA: the instantiated graph of one cycle */
-    fdx_solver_cycle graph_kind;
-    double graph_work;       /* work units one replay adds */
+    /* CUDA: the instantiated graph of one cycle, without and with
+       skip_pre0 (a solve with the norm in the sweep uses both) */
+    void *graph[2];
+    fdx_solver_cycle graph_kind[2];                                      /* -1: plain launches from now on */
+    double *graph_in[2][MG_MAX_LEVELS][2], *graph_out[2][MG_MAX_LEVELS][2]; /* each level's u, t before and after */
+    double graph_work[2];                                                /* work units one replay adds */
 
     double *hist;
     int nhist, iters, converged;
@@ -170,6 +178,8 @@ FDX_HIDDEN void mg_gs_sweep(const mg_level *L, double *u, const double *f, int f
 FDX_HIDDEN void mg_gs_sweep2(const mg_level *L, const double *u, const double *f, double *out, int first);
 /* out = u + P uc, then mg_gs_sweep on out (the CPU's stand-in for the
    z-marching sweep with the prolongation folded in). */
+/* mg_residual's sum r^2 of u, then mg_gs_sweep2. */
+FDX_HIDDEN double mg_gs_sweep2_norm(const mg_level *L, const double *u, const double *f, double *out, int first);
 FDX_HIDDEN void mg_gs_sweep2p(const mg_level *F, const mg_level *C, const double *uc, const double *u, const double *f,
                               double *out, int first);
 /* d = alpha d + beta D^-1 (f - A u); out = u + d (alpha 0: d's old value unused). */

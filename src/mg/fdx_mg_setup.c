@@ -77,8 +77,11 @@ static fdx_status level_init(fdx_solver *s, mg_level *L, const int64_t *n, const
         return st;
     if (s->smoother == FDX_SMOOTH_CHEBY && !(L->d = alloc_field(s, L->count, &st))) return st;
     /* The sum and one slot a block of the widest launch (fdx_mg_gpu.cu:
-       128 points of a row a block, one row a block on y and z). */
-    if (s->gpu && !(L->dsum = alloc_field(s, 1 + (L->m[0] / 128 + 1) * L->m[1] * L->m[2], &st))) return st;
+       128 points of a row a block, one row a block on y and z; or the
+       z-marching sweep's tiles, at least one plane a block). */
+    const int64_t rows = (L->m[0] / 128 + 1) * L->m[1] * L->m[2];
+    const int64_t tiles = (L->m[0] / (MG_GSZ_X - 4) + 1) * (L->m[1] / (MG_GSZ_Y - 4) + 1) * L->m[2];
+    if (s->gpu && !(L->dsum = alloc_field(s, 1 + (rows > tiles ? rows : tiles), &st))) return st;
     return FDX_OK;
 }
 
@@ -178,7 +181,7 @@ static void transfer_free(mg_transfer *t)
 void mg_free_levels(fdx_solver *s)
 {
     if (s->ops && s->ops->graph_free) s->ops->graph_free(s);
-    s->graph_kind = FDX_CYCLE_V;
+    s->graph_kind[0] = s->graph_kind[1] = FDX_CYCLE_V;
     for (int l = 0; l < MG_MAX_LEVELS; l++) {
         mg_level *L = &s->lev[l];
         free_field(s, L->u);

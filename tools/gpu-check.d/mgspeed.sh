@@ -15,6 +15,8 @@
 #   two-pass      FDX_MG_FUSE=0: residual array, then restriction
 #   ring          FDX_MG_GS2=1: the shared-ring one-pass sweep
 #   zchunk8/64    FDX_MG_ZCHUNK: planes a block of the z-marching sweep
+#   normfuse      FDX_MG_NORMFUSE=1: each cycle's residual norm inside the
+#                 next cycle's first pre-smoothing sweep (no residual pass)
 #   no-graph      FDX_MG_GRAPH=0: plain launches
 #   fmg, colour-fmg  --cycle fmg (FMG, then V-cycles) with either sweep
 # Then a table (solve ms, ms a cycle, cycles, verified) per size.  Records to
@@ -39,7 +41,9 @@ for n in 257 513; do
   run rr-percoarse $n FDX_MG_RR=0 --
   run ring $n FDX_MG_GS2=1 --
   run no-graph $n FDX_MG_GRAPH=0 --
+  run normfuse $n FDX_MG_NORMFUSE=1 --
   run fmg $n -- --cycle fmg
+  run normfuse-fmg $n FDX_MG_NORMFUSE=1 -- --cycle fmg
   run colour-fmg $n FDX_MG_GS2=0 -- --cycle fmg
 done
 run zchunk8 513 FDX_MG_ZCHUNK=8 --
