@@ -45,6 +45,20 @@ __device__ __forceinline__ double au(const mg_geom &g, const double *u, long lon
            g.c[2] * (u[p - g.sz] + u[p + g.sz]);
 }
 
+/* -div(k grad u)'s row p (g.k set) from the six neighbours' values (x-,
+   x+, y-, y+, z-, z+): the weighted neighbour sum (returned) and the
+   diagonal *dg, in auk's order of terms. */
+__device__ __forceinline__ double knb(const mg_geom &g, long long p, double xm, double xp, double ym, double yp,
+                                      double zm, double zp, double *dg)
+{
+    const double *k = g.k, kp = k[p];
+    const double wxm = g.c[0] * kf(kp, k[p - 1]), wxp = g.c[0] * kf(kp, k[p + 1]);
+    const double wym = g.c[1] * kf(kp, k[p - g.sy]), wyp = g.c[1] * kf(kp, k[p + g.sy]);
+    const double wzm = g.c[2] * kf(kp, k[p - g.sz]), wzp = g.c[2] * kf(kp, k[p + g.sz]);
+    *dg = (wxm + wxp) + (wym + wyp) + (wzm + wzp);
+    return (wxm * xm + wxp * xp) + (wym * ym + wyp * yp) + (wzm * zm + wzp * zp);
+}
+
 static dim3 grid_of(const mg_geom &g, long long nx)
 {
     return dim3((unsigned)((nx + MG_T - 1) / MG_T), (unsigned)(g.hi[1] - g.lo[1]), (unsigned)(g.hi[2] - g.lo[2]));
@@ -165,12 +179,9 @@ __device__ __forceinline__ double gs_value(const mg_geom &g, long long p, double
                                            double yp, double zm, double zp)
 {
     if (g.k) {
-        const double *k = g.k, kp = k[p];
-        const double wxm = g.c[0] * kf(kp, k[p - 1]), wxp = g.c[0] * kf(kp, k[p + 1]);
-        const double wym = g.c[1] * kf(kp, k[p - g.sy]), wyp = g.c[1] * kf(kp, k[p + g.sy]);
-        const double wzm = g.c[2] * kf(kp, k[p - g.sz]), wzp = g.c[2] * kf(kp, k[p + g.sz]);
-        const double dg = (wxm + wxp) + (wym + wyp) + (wzm + wzp);
-        return (f + ((wxm * xm + wxp * xp) + (wym * ym + wyp * yp) + (wzm * zm + wzp * zp))) / dg;
+        double dg;
+        const double nb = knb(g, p, xm, xp, ym, yp, zm, zp, &dg);
+        return (f + nb) / dg;
     }
     return (f + g.c[0] * (xm + xp) + g.c[1] * (ym + yp) + g.c[2] * (zm + zp)) / g.diag;
 }
@@ -210,12 +221,9 @@ __device__ __forceinline__ double au_of(const mg_geom &g, long long p, double up
                                         double yp, double zm, double zp)
 {
     if (g.k) {
-        const double *k = g.k, kp = k[p];
-        const double wxm = g.c[0] * kf(kp, k[p - 1]), wxp = g.c[0] * kf(kp, k[p + 1]);
-        const double wym = g.c[1] * kf(kp, k[p - g.sy]), wyp = g.c[1] * kf(kp, k[p + g.sy]);
-        const double wzm = g.c[2] * kf(kp, k[p - g.sz]), wzp = g.c[2] * kf(kp, k[p + g.sz]);
-        const double dg = (wxm + wxp) + (wym + wyp) + (wzm + wzp);
-        return dg * up - ((wxm * xm + wxp * xp) + (wym * ym + wyp * yp) + (wzm * zm + wzp * zp));
+        double dg;
+        const double nb = knb(g, p, xm, xp, ym, yp, zm, zp, &dg);
+        return dg * up - nb;
     }
     return g.diag * up - g.c[0] * (xm + xp) - g.c[1] * (ym + yp) - g.c[2] * (zm + zp);
 }
