@@ -54,6 +54,13 @@ check '[ $rc -eq 0 ] && [ "$(head -c 8 res.png | od -An -tx1 | tr -d " ")" = "89
 check '[ $rc -eq 1 ]' "2 cycles cannot reach 1e-10: exit $rc"
 check 'grep -q "not reached" err.txt' "says the tolerance was not reached: $(cat err.txt)"
 
+# --repeat N: the median of N warm solves, the first kept apart; the same answer
+json=$("$fdx" mg --backend cpu --size 17x17x17 --repeat 3 --json); rc=$?
+check '[ $rc -eq 0 ] && grep -q "\"repeat\": 3" <<<"$json" && grep -q "\"solve_first\"" <<<"$json" && grep -q "\"verified\": true" <<<"$json"' \
+  "fdx mg --repeat 3: exit $rc: $json"
+out=$("$fdx" mg --backend cpu --size 17x17x17 --repeat 2); rc=$?
+check '[ $rc -eq 0 ] && grep -q "median of 2 repeats" <<<"$out"' "fdx mg --repeat 2 table: exit $rc: $out"
+expect_usage "repeat" mg --repeat -1
 expect_usage "cycle" mg --cycle x
 expect_usage "smoother" mg --smoother sor
 expect_usage "size" mg --size 2x9

@@ -796,16 +796,19 @@ static void test_fused_restriction(void)
 }
 
 /* Out-of-place red-black sweeps (gs_sweep2, the buffers swapped each
-   sweep) give the in-place answer bit for bit in every cycle, FMG, CG-MG,
-   with and without a coefficient, also with an odd number of sweeps. */
+   sweep; and with the prolongation folded into the first post-smoothing
+   sweep, gs_sweep2p) give the in-place answer bit for bit in every cycle,
+   FMG, CG-MG, with and without a coefficient, also with an odd number of
+   sweeps. */
 static void test_gs2(void)
 {
     const fdx_solver_cycle cys[] = {FDX_CYCLE_V, FDX_CYCLE_W, FDX_CYCLE_F, FDX_CYCLE_FMG};
     for (int t = 0; t < 10; t++) {
         const int cg = t >= 8, coef = t % 2;
-        double *sol[2] = {NULL, NULL};
-        int its[2] = {0, 0};
-        for (int g2 = 0; g2 < 2; g2++) {
+        double *sol[5] = {NULL, NULL, NULL, NULL, NULL};
+        int its[5] = {0, 0, 0, 0, 0};
+        double hist_last[5] = {0, 0, 0, 0, 0};
+        for (int g2 = 0; g2 < 5; g2++) {
             problem p;
             if (coef)
                 problem_make_smooth_k(&p, 3, 25, 19, 30, DDD, 0);
@@ -818,20 +821,32 @@ static void test_gs2(void)
             CHECK_OK(fdx_solver_set_method(s, cg ? FDX_SOLVER_CG_MG : FDX_SOLVER_MG));
             CHECK_OK(fdx_solver_set_smoother(s, FDX_SMOOTH_RBGS, 2, t == 9 ? 1 : 2));
             CHECK_OK(fdx_solver_setup(s));
-            s->gs2 = g2;
-            for (int l = 0; l + 1 < s->nlev; l++) s->lev[l].gs2 = g2;
+            /* 3: out of place on the finest level only (CUDA leaves small
+               levels in place); 4: and the residual norm inside the next
+               cycle's first sweep (MG cycles only) */
+            s->gs2 = g2 ? (g2 == 1 ? MG_GS2_RING : MG_GS2_Z) : 0;
+            s->psmooth = g2 >= 2;
+            s->normfuse = g2 == 4 && !cg;
+            for (int l = 0; l + 1 < s->nlev; l++) s->lev[l].gs2 = g2 == 3 && l > 0 ? 0 : s->gs2;
             CHECK_OK(fdx_solver_solve(s, p.f, p.u));
             its[g2] = fdx_solver_iterations(s);
+            const double *h = NULL;
+            int nh = 0;
+            CHECK_OK(fdx_solver_residual_history(s, &h, &nh));
+            hist_last[g2] = h ? h[nh - 1] : -1;
             CHECK(fdx_solver_converged(s), "gs2 case %d: not converged", t);
             sol[g2] = malloc((size_t)p.count * sizeof(double));
             memcpy(sol[g2], fdx_array_host(p.u), (size_t)p.count * sizeof(double));
             fdx_solver_destroy(&s);
             problem_free(&p);
         }
-        CHECK(its[0] == its[1] && memcmp(sol[0], sol[1], 25 * 19 * 30 * sizeof(double)) == 0,
-              "gs2 case %d: out-of-place and in-place red-black differ (%d vs %d cycles)", t, its[0], its[1]);
-        free(sol[0]);
-        free(sol[1]);
+        for (int g2 = 1; g2 < 5; g2++)
+            CHECK(its[0] == its[g2] && hist_last[0] == hist_last[g2] &&
+                      memcmp(sol[0], sol[g2], 25 * 19 * 30 * sizeof(double)) == 0,
+                  "gs2 case %d: out-of-place%s%s%s and in-place red-black differ (%d vs %d cycles)", t,
+                  g2 >= 2 ? " with the prolongation folded in" : "", g2 == 3 ? " on level 0 only" : "",
+                  g2 == 4 ? " and the norm in the sweep" : "", its[g2], its[0]);
+        for (int g2 = 0; g2 < 5; g2++) free(sol[g2]);
     }
 }
 

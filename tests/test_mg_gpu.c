@@ -3,10 +3,17 @@
    even sizes, 2D and 3D, constant and variable coefficients) give the same
    cycle counts (+-1), residual histories and solutions; the one-pass
    residual+restriction kernel against the two-pass one (FDX_MG_FUSE=0),
-   the one-pass out-of-place red-black sweep (FDX_MG_GS2=1) against the two
-   colour kernels, and replayed graphs against plain launches.  Skips (77) without a CUDA
-   device.  FDX_TEST_SANITIZER=1 (set by tools/gpu-check.d/mg.sh under
-   compute-sanitizer) shrinks the big cases so racecheck finishes. */
+   the one-pass out-of-place red-black sweeps (the default z-marching one
+   with the prolongation folded in; FDX_MG_PSMOOTH=0 without; FDX_MG_GS2=1
+   the shared-ring one; FDX_MG_NORMFUSE=1 with the convergence check's norm
+   in the next cycle's first sweep) against the two colour kernels
+   (FDX_MG_GS2=0), and replayed graphs against plain launches.  FDX_MG_GS2_EVERY=1 throughout,
+   so that the one-pass sweeps run on the small levels of these small
+   grids too.  Skips (77) without a CUDA device.  FDX_TEST_SANITIZER=1 (set
+   by tools/gpu-check.d/mg.sh under compute-sanitizer, which makes every
+   launch ~ms): the grids shrink to <= 20000 points, the tolerance is 1e-6,
+   and each variant runs on the first case that has it (still every kernel:
+   both sweeps' four instantiations, the two-pass restriction, the graph). */
 #include "fdx_test.h"
 
 #include <stdlib.h>
@@ -37,6 +44,8 @@ static double *coefficient(const config *c, int64_t count)
 }
 
 /* Solves on ctx; returns the solution (malloc) and the history. */
+static double tolerance = 1e-10;
+
 static double *solve(fdx_ctx *ctx, const config *c, const double *f0, const double *u0, const double *k0, int *iters,
                      double *last)
 {
@@ -65,6 +74,7 @@ static double *solve(fdx_ctx *ctx, const config *c, const double *f0, const doub
         fdx_array_destroy(&k); /* the solver keeps its own copy */
     }
     CHECK_OK(fdx_solver_set_max_cycles(s, 100));
+    CHECK_OK(fdx_solver_set_tolerance(s, tolerance));
     CHECK_OK(fdx_solver_solve(s, f, u));
     CHECK_OK(fdx_array_to_host(u));
     memcpy(out, fdx_array_host(u), (size_t)count * sizeof(double));
@@ -86,7 +96,9 @@ int main(void)
     if (!gpu) return fdx_test_skip("test_mg_gpu", "no CUDA device");
     fdx_ctx *cpu = fdx_test_ctx("cpu");
     const char *san = getenv("FDX_TEST_SANITIZER");
-    const int small = san && strcmp(san, "1") == 0; /* racecheck: ~100x slower a kernel */
+    const int small = san && strcmp(san, "1") == 0; /* racecheck: ~ms a launch */
+    if (small) tolerance = 1e-6;
+    setenv("FDX_MG_GS2_EVERY", "1", 1);
     const config cases[] = {
         {3, {33, 33, 33}, FDX_BC_DIRICHLET, FDX_SOLVER_MG, FDX_CYCLE_V, FDX_SMOOTH_RBGS, 2, 0},
         {3, {40, 37, 21}, FDX_BC_DIRICHLET, FDX_SOLVER_MG, FDX_CYCLE_W, FDX_SMOOTH_JACOBI, 2, 0},
@@ -109,16 +121,19 @@ int main(void)
         {3, {48, 48, 48}, FDX_BC_DIRICHLET, FDX_SOLVER_CG_MG, FDX_CYCLE_V, FDX_SMOOTH_RBGS, 2, 2},
         {3, {65, 65, 65}, FDX_BC_DIRICHLET, FDX_SOLVER_MG, FDX_CYCLE_V, FDX_SMOOTH_RBGS, 2, 2},
     };
-    /* under the sanitizer: the 65^3 and the periodic 200x300x100 cases
-       shrink (the latter keeps its coarsest level of > 64 unknowns) */
-    const int64_t small_shape[][3] = {{33, 33, 33}, {50, 75, 25}};
+    /* under the sanitizer: 3D grids of more than 20000 points become
+       17^3-ish, the 2D ones 40x31, the periodic 200x300x100 case 36x54x18
+       (it keeps its coarsest level of > 64 unknowns) */
     uint64_t seed = 5;
+    int graph_done = 0, fuse_done = 0, gs2_done[2] = {0, 0};
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         config cs = cases[t];
         const config *c = &cs;
-        if (small && cs.n[0] * cs.n[1] * cs.n[2] > 40000) {
-            const int big = cs.n[0] == 200;
-            for (int a = 0; a < 3; a++) cs.n[a] = small_shape[big][a];
+        if (small && cs.n[0] * cs.n[1] * cs.n[2] > 20000) {
+            const int64_t shrunk[3] = {cs.n[0] == 200 ? 36 : cs.rank == 2 ? 40 : 17,
+                                       cs.n[0] == 200 ? 54 : cs.rank == 2 ? 31 : 17,
+                                       cs.n[0] == 200 ? 18 : cs.rank == 2 ? 1 : 15};
+            for (int a = 0; a < 3; a++) cs.n[a] = shrunk[a];
         }
         const int64_t count = c->n[0] * c->n[1] * (c->rank == 3 ? c->n[2] : 1);
         double *f = malloc((size_t)count * sizeof(double)), *u = malloc((size_t)count * sizeof(double));
@@ -144,7 +159,7 @@ int main(void)
         printf("case %zu (%lldx%lldx%lld, coef %d): cpu %d cycles (%.3e), gpu %d cycles (%.3e), max diff %.3e of %.3e\n",
                t, (long long)c->n[0], (long long)c->n[1], (long long)c->n[2], c->coef, ic, rc, ig, rg, diff, scale);
         CHECK(abs(ic - ig) <= 1, "case %zu: cpu %d cycles, gpu %d", t, ic, ig);
-        if (c->sm == FDX_SMOOTH_RBGS && c->cycle != FDX_CYCLE_FMG) {
+        if (c->sm == FDX_SMOOTH_RBGS && c->cycle != FDX_CYCLE_FMG && !(small && graph_done++)) {
             /* The replayed graph of a cycle runs the same kernels as plain
                launches: the same answer bit for bit. */
             int ip = 0;
@@ -157,7 +172,7 @@ int main(void)
             free(sp);
         }
         CHECK(diff <= 1e-8 * scale, "case %zu: solutions differ by %.3e (scale %.3e)", t, diff, scale);
-        {
+        if (!(small && fuse_done++)) {
             /* One-pass residual+restriction (the default on CUDA) against
                residual then restriction: the same terms in the same order,
                so at most an FMA contraction apart (~1 ulp a residual); to
@@ -176,24 +191,32 @@ int main(void)
                   iu, d2);
             free(su);
         }
-        if (c->rank == 3 && c->bc == FDX_BC_DIRICHLET && c->sm == FDX_SMOOTH_RBGS && c->order != 4) {
-            /* One-pass out-of-place red-black (gs2_kernel: tiles marching
-               in z, a shared ring of planes) against the two colour
-               kernels: one expression (gs_value), so bit for bit expected;
-               bounded like the fused restriction in case the compiler
-               contracts the two inlined copies differently. */
-            int i2 = 0;
-            double r2 = 0;
-            setenv("FDX_MG_GS2", "1", 1);
-            double *s2 = solve(gpu, c, f, u, k, &i2, &r2);
-            unsetenv("FDX_MG_GS2");
-            double d2 = 0;
-            for (int64_t q = 0; q < count; q++) d2 = fmax(d2, fabs(s2[q] - sg[q]));
-            printf("case %zu: one-pass red-black %d cycles, two kernels %d cycles, max diff %.3e (%s)\n", t, i2, ig,
-                   d2, memcmp(s2, sg, (size_t)count * sizeof(double)) ? "not bitwise" : "bitwise");
-            CHECK(i2 == ig && d2 <= 1e-11 * scale, "case %zu: one-pass vs two-kernel red-black: %d vs %d cycles, diff %.3e",
-                  t, i2, ig, d2);
-            free(s2);
+        if (c->rank == 3 && c->bc == FDX_BC_DIRICHLET && c->sm == FDX_SMOOTH_RBGS && c->order != 4 &&
+            !(small && gs2_done[c->coef != 0]++)) {
+            /* The default (z-marching one-pass red-black with the
+               prolongation folded in) against the z-marching sweep alone,
+               the shared-ring one (gs2_kernel), the two colour kernels,
+               and the residual norm in the next cycle's first sweep: one
+               expression (gs_value, prolong_value), so bit for bit
+               expected (the norm in the sweep sums in another order: the
+               same cycles); bounded like the fused restriction in case
+               the compiler contracts the inlined copies differently. */
+            const char *variant[][2] = {
+                {"FDX_MG_GS2", "0"}, {"FDX_MG_GS2", "1"}, {"FDX_MG_PSMOOTH", "0"}, {"FDX_MG_NORMFUSE", "1"}};
+            for (int v = 0; v < 4; v++) {
+                int i2 = 0;
+                double r2 = 0;
+                setenv(variant[v][0], variant[v][1], 1);
+                double *s2 = solve(gpu, c, f, u, k, &i2, &r2);
+                unsetenv(variant[v][0]);
+                double d2 = 0;
+                for (int64_t q = 0; q < count; q++) d2 = fmax(d2, fabs(s2[q] - sg[q]));
+                printf("case %zu: %s=%s %d cycles, default %d cycles, max diff %.3e (%s)\n", t, variant[v][0],
+                       variant[v][1], i2, ig, d2, memcmp(s2, sg, (size_t)count * sizeof(double)) ? "not bitwise" : "bitwise");
+                CHECK(i2 == ig && d2 <= 1e-11 * scale, "case %zu: %s=%s vs the default red-black: %d vs %d cycles, diff %.3e",
+                      t, variant[v][0], variant[v][1], i2, ig, d2);
+                free(s2);
+            }
         }
         free(k);
         free(sc);

@@ -207,10 +207,27 @@ fdx_status fdx_solver_setup(fdx_solver *s)
     for (int a = 0; a < s->rank; a++)
         if (s->bc[a] != FDX_BC_DIRICHLET) s->fused_gs = 0;
     /* Out-of-place one-pass red-black (CUDA: one read of u and f and one
-       write a sweep instead of two each; off until measured on a device,
-       FDX_MG_GS2=1; on the CPU it only adds a copy). */
-    s->gs2 = s->fused_gs && s->smoother == FDX_SMOOTH_RBGS && s->ops->gs_sweep2 && fdx_knob_is(FDX_KNOB_MG_GS2, "1");
+       write a sweep instead of two each): on CUDA by default, the
+       z-marching kernel (FDX_MG_GS2=1: the shared-ring one, 0: the two
+       colour kernels in place); on the CPU only when asked (it adds a copy
+       to the CPU's in-place one-pass sweep). */
+    s->gs2 = 0;
+    if (s->fused_gs && s->smoother == FDX_SMOOTH_RBGS && s->ops->gs_sweep2) {
+        if (fdx_knob_is(FDX_KNOB_MG_GS2, "1"))
+            s->gs2 = MG_GS2_RING;
+        else if (fdx_knob_is(FDX_KNOB_MG_GS2, "z") || (s->gpu && !fdx_knob(FDX_KNOB_MG_GS2)))
+            s->gs2 = MG_GS2_Z;
+    }
+    /* The prolongation inside the first post-smoothing sweep: saves a read
+       and a write of the fine u a cycle (z-marching sweeps). */
+    s->psmooth = s->gs2 == MG_GS2_Z && s->post > 0 && s->ops->gs_sweep2p && !fdx_knob_is(FDX_KNOB_MG_PSMOOTH, "0");
+    /* The convergence check's residual norm inside the next cycle's first
+       pre-smoothing sweep (saves reading u and f once a cycle): MG cycles
+       of order 2 with z-marching sweeps, FDX_MG_NORMFUSE=1 until measured. */
+    s->normfuse = s->gs2 == MG_GS2_Z && s->pre > 0 && s->method == FDX_SOLVER_MG && s->order == 2 &&
+                  s->ops->gs_sweep2_norm && fdx_knob_is(FDX_KNOB_MG_NORMFUSE, "1");
     fdx_status st = mg_build_levels(s);
+    if (s->nlev < 2 || s->lev[0].gs2 != MG_GS2_Z) s->normfuse = 0; /* level 0 not out of place */
     if (st == FDX_OK && s->coarse == FDX_COARSE_DIRECT) st = mg_coarse_factor(s);
     if (st != FDX_OK) {
         mg_free_levels(s);
@@ -266,6 +283,13 @@ static void remove_mean(fdx_solver *s, double *a)
     s->ops->shift(L, a, -s->ops->dot(L, a, NULL) / (double)L->unknowns);
 }
 
+static void swap_levels(double **a, double **b)
+{
+    double *t = *a;
+    *a = *b;
+    *b = t;
+}
+
 /* One cycle on level 0: a replayed CUDA graph where the backend has one. */
 static void run_cycle(fdx_solver *s, fdx_solver_cycle c)
 {
@@ -280,17 +304,28 @@ static void solve_mg(fdx_solver *s, double r0)
         if (it == 1 && s->cycle == FDX_CYCLE_FMG) {
             mg_fmg(s);
         } else {
+            s->skip_pre0 = s->normfuse && it > 1; /* the check below ran its first sweep */
             run_cycle(s, s->cycle == FDX_CYCLE_FMG ? FDX_CYCLE_V : s->cycle);
+            s->skip_pre0 = 0;
         }
         s->ops->ghosts(s, L, L->u);
-        const double r = sqrt(s->ops->resnorm2(L, L->u, L->f));
-        s->work += 1;
+        double r;
+        if (s->normfuse) {
+            /* the residual of u and the next cycle's first sweep in one
+               pass (into t: u stays the answer if this is the last) */
+            r = sqrt(s->ops->gs_sweep2_norm(L, L->u, L->f, L->t, 0));
+            s->work += L->work;
+        } else {
+            r = sqrt(s->ops->resnorm2(L, L->u, L->f));
+            s->work += 1;
+        }
         s->hist[it] = r / r0;
         s->iters = it;
         if (r <= s->tol * r0) {
             s->converged = 1;
             break;
         }
+        if (s->normfuse) swap_levels(&L->u, &L->t);
     }
 }
 

@@ -118,9 +118,37 @@ static void gs_sweep(const mg_level *L, double *u, const double *f, int first)
     gs_color(L, u, f, 1 - first);
 }
 
+/* Planes a block of the z-marching sweep owns: FDX_MG_ZCHUNK, else 0
+   (the launcher chooses). */
+static long long zchunk(void)
+{
+    const char *v = fdx_knob(FDX_KNOB_MG_ZCHUNK);
+    const long long zc = v ? atoll(v) : 0;
+    return zc > 0 ? zc : 0;
+}
+
 static void gs_sweep2(const mg_level *L, const double *u, const double *f, double *out, int first)
 {
+    if (L->gs2 == MG_GS2_Z) {
+        const mg_gpu_tr none = {0};
+        LAUNCH(mg_gpu_gs_zsweep(geom(L), u, f, out, first, zchunk(), geom(L), none, none, none, NULL, NULL));
+        return;
+    }
     LAUNCH(mg_gpu_gs_sweep2(geom(L), u, f, out, first));
+}
+
+static void gs_sweep2p(const mg_level *F, const mg_level *C, const double *uc, const double *u, const double *f,
+                       double *out, int first)
+{
+    LAUNCH(mg_gpu_gs_zsweep(geom(F), u, f, out, first, zchunk(), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]),
+                            tr(&F->dtr[2]), uc, NULL));
+}
+
+static double gs_sweep2_norm(const mg_level *L, const double *u, const double *f, double *out, int first)
+{
+    const mg_gpu_tr none = {0};
+    LAUNCH(mg_gpu_gs_zsweep(geom(L), u, f, out, first, zchunk(), geom(L), none, none, none, NULL, sum_begin(L)));
+    return sum_end(L);
 }
 
 static void cheby(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
@@ -135,10 +163,31 @@ static void restrict_(const fdx_solver *s, const mg_level *F, const mg_level *C,
     LAUNCH(mg_gpu_restrict(geom(F), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]), tr(&F->dtr[2]), rf, fc));
 }
 
+/* Every tile of r coarse unknowns of an axis (from lo) gathers a window of
+   at most w fine points (the plane-marching kernel's shared window). */
+static int rr_fits(const mg_transfer *t, int64_t lo, int64_t hi, int64_t r, int64_t w)
+{
+    for (int64_t a = lo; a < hi; a += r) {
+        const int64_t b = a + r < hi ? a + r : hi;
+        if (t->idx[t->ptr[b] - 1] + 1 - t->idx[t->ptr[a]] > w) return 0;
+    }
+    return 1;
+}
+
 static void resrestrict(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *u, const double *f,
                         double *fc)
 {
-    (void)s;
+    /* fine planes marched under tiles of coarse points (each residual
+       computed once) where rows ascend without folding: every axis
+       Dirichlet */
+    int planes = !fdx_knob_is(FDX_KNOB_MG_RR, "0") && rr_fits(&F->tr[0], C->lo[0], C->hi[0], MG_RR_X, MG_RR_WX) &&
+                 rr_fits(&F->tr[1], C->lo[1], C->hi[1], MG_RR_Y, MG_RR_WY);
+    for (int a = 0; a < s->rank; a++)
+        if (s->bc[a] != FDX_BC_DIRICHLET) planes = 0;
+    if (planes) {
+        LAUNCH(mg_gpu_resrestrict_planes(geom(F), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]), tr(&F->dtr[2]), u, f, fc, 0));
+        return;
+    }
     LAUNCH(mg_gpu_resrestrict(geom(F), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]), tr(&F->dtr[2]), u, f, fc));
 }
 
@@ -202,21 +251,38 @@ static void copy_user(const fdx_solver *s, const double *src, double *dst, int t
 
 static void graph_free(fdx_solver *s)
 {
-    if (s->graph) cudaGraphExecDestroy((cudaGraphExec_t)s->graph);
-    s->graph = NULL;
+    for (int k = 0; k < 2; k++) {
+        if (s->graph[k]) cudaGraphExecDestroy((cudaGraphExec_t)s->graph[k]);
+        s->graph[k] = NULL;
+    }
+}
+
+/* Whether every level's u and t are where they were when graph k was
+   captured (the graph reads and writes those buffers). */
+static int graph_buffers_match(const fdx_solver *s, int k)
+{
+    for (int l = 0; l < s->nlev; l++)
+        if (s->lev[l].u != s->graph_in[k][l][0] || s->lev[l].t != s->graph_in[k][l][1]) return 0;
+    return 1;
 }
 
 /* One cycle on level 0 as a CUDA graph: captured on first use (per cycle
-   kind) and replayed, so the coarse levels' dozens of small launches cost
-   one launch.  Red-black GS only (Jacobi and Chebyshev swap buffers, so a
-   replay would start from the other buffer).  FDX_MG_GRAPH=0 turns it off;
-   any capture error falls back to plain launches for this solver. */
+   kind, and with or without the first sweep of level 0, which the
+   convergence check may have run) and replayed, so the coarse levels'
+   dozens of small launches cost one launch.  Red-black GS only (Jacobi and
+   Chebyshev swap buffers every sweep).  Out-of-place red-black sweeps swap
+   u and t: a graph keeps the buffers it was captured with, so it replays
+   only when they are in the same places again (else it is captured anew)
+   and leaves them as the capture did.  Each level must swap an even number
+   of times a solver iteration (pre + post even; with the first sweep in
+   the convergence check, level 0 swaps an odd number of times in the graph
+   and once more in the check).  FDX_MG_GRAPH=0 turns it off; any capture
+   error falls back to plain launches for this solver. */
 static int graph_cycle(fdx_solver *s, fdx_solver_cycle c)
 {
-    if (s->smoother != FDX_SMOOTH_RBGS || fdx_knob_is(FDX_KNOB_MG_GRAPH, "0") || s->graph_kind == (fdx_solver_cycle)-1)
+    const int k = s->skip_pre0 ? 1 : 0;
+    if (s->smoother != FDX_SMOOTH_RBGS || fdx_knob_is(FDX_KNOB_MG_GRAPH, "0") || s->graph_kind[k] == (fdx_solver_cycle)-1)
         return 0;
-    /* out-of-place sweeps swap u and t: a replay starts from the captured
-       buffers, so each level must swap back within a cycle */
     if (s->gs2 && (s->pre + s->post) % 2) return 0;
     if (!mg_gpu_stream()) {
         cudaStream_t st = NULL;
@@ -224,8 +290,12 @@ static int graph_cycle(fdx_solver *s, fdx_solver_cycle c)
         mg_gpu_set_stream(st); /* kept for the thread's life: one per thread */
     }
     cudaStream_t st = (cudaStream_t)mg_gpu_stream();
-    if (!s->graph || s->graph_kind != c) {
-        graph_free(s);
+    if (s->graph[k] && s->graph_kind[k] == c && graph_buffers_match(s, k)) {
+        for (int l = 0; l < s->nlev; l++) s->lev[l].u = s->graph_out[k][l][0], s->lev[l].t = s->graph_out[k][l][1];
+    } else {
+        if (s->graph[k]) cudaGraphExecDestroy((cudaGraphExec_t)s->graph[k]);
+        s->graph[k] = NULL;
+        for (int l = 0; l < s->nlev; l++) s->graph_in[k][l][0] = s->lev[l].u, s->graph_in[k][l][1] = s->lev[l].t;
         note(cudaStreamSynchronize(st), "cudaStreamSynchronize");
         cudaGraph_t g = NULL;
         cudaGraphExec_t exec = NULL;
@@ -235,18 +305,22 @@ static int graph_cycle(fdx_solver *s, fdx_solver_cycle c)
         cudaError_t e = cudaStreamEndCapture(st, &g);
         if (e == cudaSuccess) e = cudaGraphInstantiate(&exec, g, 0);
         if (g) cudaGraphDestroy(g);
-        s->graph_work = s->work - work0; /* the capture ran nothing */
+        s->graph_work[k] = s->work - work0; /* the capture ran nothing */
         s->work = work0;
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
-            s->graph_kind = (fdx_solver_cycle)-1; /* plain launches from now on */
+            /* nothing ran: the buffers are where they were */
+            for (int l = 0; l < s->nlev; l++) s->lev[l].u = s->graph_in[k][l][0], s->lev[l].t = s->graph_in[k][l][1];
+            s->graph_kind[k] = (fdx_solver_cycle)-1; /* plain launches from now on */
             return 0;
         }
-        s->graph = exec;
-        s->graph_kind = c;
+        s->graph[k] = exec;
+        s->graph_kind[k] = c;
+        /* the capture swapped the host's pointers as the cycle does */
+        for (int l = 0; l < s->nlev; l++) s->graph_out[k][l][0] = s->lev[l].u, s->graph_out[k][l][1] = s->lev[l].t;
     }
-    note(cudaGraphLaunch((cudaGraphExec_t)s->graph, st), "cudaGraphLaunch(cycle)");
-    s->work += s->graph_work;
+    note(cudaGraphLaunch((cudaGraphExec_t)s->graph[k], st), "cudaGraphLaunch(cycle)");
+    s->work += s->graph_work[k];
     return 1;
 }
 
@@ -259,6 +333,8 @@ static const mg_ops CUDA_OPS = {
     .gs_color = gs_color,
     .gs_sweep = gs_sweep,
     .gs_sweep2 = gs_sweep2,
+    .gs_sweep2p = gs_sweep2p,
+    .gs_sweep2_norm = gs_sweep2_norm,
     .cheby = cheby,
     .restrict_ = restrict_,
     .resrestrict = resrestrict,

@@ -110,7 +110,7 @@ void mg_cycle(fdx_solver *s, int l, fdx_solver_cycle c)
         mg_coarse_solve(s);
         return;
     }
-    smooth(s, l, s->pre, 0);
+    smooth(s, l, s->pre - (l == 0 && s->skip_pre0), 0);
     descend(s, l);
     const int coarsest = l + 1 == s->nlev - 1;
     switch (c) {
@@ -126,8 +126,20 @@ void mg_cycle(fdx_solver *s, int l, fdx_solver_cycle c)
         mg_cycle(s, l + 1, FDX_CYCLE_V);
         break;
     }
+    const int backward = s->method == FDX_SOLVER_CG_MG;
+    mg_level *L = &s->lev[l], *C = &s->lev[l + 1];
+    if (s->psmooth && L->gs2 == MG_GS2_Z) {
+        /* prolongation, correction and the first post-smoothing sweep in
+           one pass over the fine level */
+        s->ops->ghosts(s, C, C->u);
+        s->ops->gs_sweep2p(L, C, C->u, L->u, L->f, L->t, backward);
+        swap(&L->u, &L->t);
+        s->work += L->work;
+        smooth(s, l, s->post - 1, backward);
+        return;
+    }
     ascend(s, l);
-    smooth(s, l, s->post, s->method == FDX_SOLVER_CG_MG);
+    smooth(s, l, s->post, backward);
 }
 
 void mg_fmg(fdx_solver *s)

@@ -45,6 +45,20 @@ __device__ __forceinline__ double au(const mg_geom &g, const double *u, long lon
            g.c[2] * (u[p - g.sz] + u[p + g.sz]);
 }
 
+/* -div(k grad u)'s row p (g.k set) from the six neighbours' values (x-,
+   x+, y-, y+, z-, z+): the weighted neighbour sum (returned) and the
+   diagonal *dg, in auk's order of terms. */
+__device__ __forceinline__ double knb(const mg_geom &g, long long p, double xm, double xp, double ym, double yp,
+                                      double zm, double zp, double *dg)
+{
+    const double *k = g.k, kp = k[p];
+    const double wxm = g.c[0] * kf(kp, k[p - 1]), wxp = g.c[0] * kf(kp, k[p + 1]);
+    const double wym = g.c[1] * kf(kp, k[p - g.sy]), wyp = g.c[1] * kf(kp, k[p + g.sy]);
+    const double wzm = g.c[2] * kf(kp, k[p - g.sz]), wzp = g.c[2] * kf(kp, k[p + g.sz]);
+    *dg = (wxm + wxp) + (wym + wyp) + (wzm + wzp);
+    return (wxm * xm + wxp * xp) + (wym * ym + wyp * yp) + (wzm * zm + wzp * zp);
+}
+
 static dim3 grid_of(const mg_geom &g, long long nx)
 {
     return dim3((unsigned)((nx + MG_T - 1) / MG_T), (unsigned)(g.hi[1] - g.lo[1]), (unsigned)(g.hi[2] - g.lo[2]));
@@ -165,14 +179,53 @@ __device__ __forceinline__ double gs_value(const mg_geom &g, long long p, double
                                            double yp, double zm, double zp)
 {
     if (g.k) {
-        const double *k = g.k, kp = k[p];
-        const double wxm = g.c[0] * kf(kp, k[p - 1]), wxp = g.c[0] * kf(kp, k[p + 1]);
-        const double wym = g.c[1] * kf(kp, k[p - g.sy]), wyp = g.c[1] * kf(kp, k[p + g.sy]);
-        const double wzm = g.c[2] * kf(kp, k[p - g.sz]), wzp = g.c[2] * kf(kp, k[p + g.sz]);
-        const double dg = (wxm + wxp) + (wym + wyp) + (wzm + wzp);
-        return (f + ((wxm * xm + wxp * xp) + (wym * ym + wyp * yp) + (wzm * zm + wzp * zp))) / dg;
+        double dg;
+        const double nb = knb(g, p, xm, xp, ym, yp, zm, zp, &dg);
+        return (f + nb) / dg;
     }
     return (f + g.c[0] * (xm + xp) + g.c[1] * (ym + yp) + g.c[2] * (zm + zp)) / g.diag;
+}
+
+/* The prolongation (P uc) at fine stored point (i, j, k) (uc's ghosts
+   filled) is interpolated in x and y on the two coarse planes around k
+   (prolong_column: up to 4 coarse values), then in z (prolong_value), in
+   one order for prolong_kernel and the z-marching sweep that folds it in
+   (which computes each coarse plane's column once and keeps it for the
+   fine planes that share it). */
+__device__ __forceinline__ double prolong_column(const mg_geom &C, const mg_gpu_tr &tx, const mg_gpu_tr &ty,
+                                                 const double *uc, long long i, long long j, long long K)
+{
+    const int ia[2] = {tx.i0[i], tx.i1[i]}, ja[2] = {ty.i0[j], ty.i1[j]};
+    const double wi[2] = {tx.w0[i], tx.w1[i]}, wj[2] = {ty.w0[j], ty.w1[j]};
+    double v = 0;
+    for (int c = 0; c < 4; c++) {
+        const int a = c & 1, b = c >> 1;
+        const double w = wi[a] * wj[b];
+        if (w != 0) v += w * uc[ia[a] + ja[b] * C.sy + K * C.sz];
+    }
+    return v;
+}
+
+/* wk0 X(K0) + wk1 X(K1) for the columns X of the planes around k. */
+__device__ __forceinline__ double prolong_value(const mg_gpu_tr &tz, long long k, double x0, double x1)
+{
+    double v = 0;
+    if (tz.w0[k] != 0) v += tz.w0[k] * x0;
+    if (tz.w1[k] != 0) v += tz.w1[k] * x1;
+    return v;
+}
+
+/* (A u)_p from u_p and its six neighbours' values (x-, x+, y-, y+, z-,
+   z+), in au's order of terms. */
+__device__ __forceinline__ double au_of(const mg_geom &g, long long p, double up, double xm, double xp, double ym,
+                                        double yp, double zm, double zp)
+{
+    if (g.k) {
+        double dg;
+        const double nb = knb(g, p, xm, xp, ym, yp, zm, zp, &dg);
+        return dg * up - nb;
+    }
+    return g.diag * up - g.c[0] * (xm + xp) - g.c[1] * (ym + yp) - g.c[2] * (zm + zp);
 }
 
 __global__ void gs_kernel(mg_geom g, double *u, const double *f, int color)
@@ -239,6 +292,116 @@ __global__ void __launch_bounds__(GS2_X * GS2_Y) gs2_kernel(mg_geom g, const dou
     }
 }
 
+/* One red-black sweep out of place in one pass, marching in z with the
+   columns in registers (3D, every axis Dirichlet), built to stream: each
+   step reads one plane of u and f per thread, prefetched a step ahead,
+   and writes one plane of out; one barrier a step.  A block of GSZ_X x
+   GSZ_Y threads holds a column each over a tile of (GSZ_X - 4) x (GSZ_Y - 4)
+   output points and two rings: the first colour is updated on the tile
+   and the inner ring (the neighbouring blocks do it again: u is only read,
+   so blocks never see each other's values), the outer ring only supplies
+   old values.  Step k: the old plane k into shared memory, the first
+   colour on plane k (x/y neighbours from shared, z neighbours from the
+   column's registers), then the second colour on plane k - 1 from the
+   shared plane of first-colour values written the step before and the
+   column's registers, written to out.  Blocks own chunks of zc planes (and
+   start one plane early: the first colour below the chunk).  uc != NULL:
+   the old value of an unknown is u + P uc (prolongation and correction
+   folded into the first post-smoothing sweep; the same sum as
+   prolong_kernel).  Bit for bit the two colour kernels (gs_value).
+   NORM: also sum (f - A u)^2 of the old values over the block's tile and
+   planes into sum[1 + block] (the residual norm of the iterate, for the
+   convergence check, in the first pre-smoothing sweep that reads it
+   anyway).  Instantiated with and without the prolongation (PRO), the
+   coefficient (VAR) and the norm, so that the common case fits 64
+   registers. */
+#define GSZ_X MG_GSZ_X
+#define GSZ_Y MG_GSZ_Y
+template <bool PRO, bool VAR, bool NORM>
+__global__ void __launch_bounds__(GSZ_X * GSZ_Y, 2)
+    gsz_kernel(mg_geom gk, const double *u, const double *f, double *out, int first, long long zc, mg_geom C,
+               mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *sum)
+{
+    mg_geom g = gk;
+    if (!VAR) g.k = nullptr; /* the constant operator's gs_value, folded */
+    __shared__ double so[2][GSZ_Y][GSZ_X], sr[2][GSZ_Y][GSZ_X];
+    const int a = threadIdx.x, b = threadIdx.y;
+    const long long i = g.lo[0] + (long long)blockIdx.x * (GSZ_X - 4) - 2 + a;
+    const long long j = g.lo[1] + (long long)blockIdx.y * (GSZ_Y - 4) - 2 + b;
+    const long long z0 = g.lo[2] + (long long)blockIdx.z * zc, z1 = z0 + zc < g.hi[2] ? z0 + zc : g.hi[2];
+    const bool stored = i >= 0 && i < g.m[0] && j >= 0 && j < g.m[1];
+    const bool col = i >= g.lo[0] && i < g.hi[0] && j >= g.lo[1] && j < g.hi[1]; /* a column of unknowns */
+    const bool inner = a >= 1 && a < GSZ_X - 1 && b >= 1 && b < GSZ_Y - 1 && col; /* first colour here */
+    const bool tile = a >= 2 && a < GSZ_X - 2 && b >= 2 && b < GSZ_Y - 2 && col;  /* output here */
+    const long long base = stored ? i + j * g.sy : 0;
+    /* the coarse columns of the prolongation: the two last computed (the
+       fine planes march up, so each coarse plane's is computed once) */
+    long long cK[2] = {-1, -1};
+    double cX[2] = {0, 0};
+    auto column = [&](long long K) -> double {
+        if (cK[0] == K) return cX[0];
+        if (cK[1] == K) return cX[1];
+        cK[0] = cK[1], cX[0] = cX[1];
+        cK[1] = K, cX[1] = prolong_column(C, tx, ty, uc, i, j, K);
+        return cX[1];
+    };
+    /* u (plus the prolonged correction) and f of this column at plane kk */
+    auto old = [&](long long kk) -> double {
+        if (!stored || kk < 0 || kk >= g.m[2]) return 0.0;
+        const long long p = base + kk * g.sz;
+        if (PRO && col && kk >= g.lo[2] && kk < g.hi[2]) {
+            const double x0 = tz.w0[kk] != 0 ? column(tz.i0[kk]) : 0.0;
+            const double x1 = tz.w1[kk] != 0 ? column(tz.i1[kk]) : 0.0;
+            return u[p] + prolong_value(tz, kk, x0, x1);
+        }
+        return u[p];
+    };
+    auto rhs = [&](long long kk) -> double {
+        return inner && kk >= g.lo[2] && kk < g.hi[2] && kk <= z1 ? f[base + kk * g.sz] : 0.0;
+    };
+    long long k = z0 - 1;
+    double o_m = old(k - 1), o_c = old(k), o_p = old(k + 1), f_c = rhs(k), f_m = 0, r_m2 = 0, r_m = 0, norm = 0;
+    for (; k <= z1; k++) {
+        const double o_n = k + 2 <= z1 + 1 ? old(k + 2) : 0.0, f_n = rhs(k + 1); /* the next step's */
+        so[k & 1][b][a] = o_c;
+        __syncthreads();
+        if (NORM && tile && k >= z0 && k < z1) {
+            const double res = f_c - au_of(g, base + k * g.sz, o_c, so[k & 1][b][a - 1], so[k & 1][b][a + 1],
+                                           so[k & 1][b - 1][a], so[k & 1][b + 1][a], o_m, o_p);
+            norm += res * res;
+        }
+        double r_c = o_c;
+        if (inner && k >= g.lo[2] && k < g.hi[2] && ((i + j + k) & 1) == first)
+            r_c = gs_value(g, base + k * g.sz, f_c, so[k & 1][b][a - 1], so[k & 1][b][a + 1], so[k & 1][b - 1][a],
+                           so[k & 1][b + 1][a], o_m, o_p);
+        if (k > z0 && tile) {
+            const long long kc = k - 1;
+            double v = r_m;
+            if (((i + j + kc) & 1) != first)
+                v = gs_value(g, base + kc * g.sz, f_m, sr[kc & 1][b][a - 1], sr[kc & 1][b][a + 1],
+                             sr[kc & 1][b - 1][a], sr[kc & 1][b + 1][a], r_m2, r_c);
+            out[base + kc * g.sz] = v;
+        }
+        sr[k & 1][b][a] = r_c;
+        o_m = o_c, o_c = o_p, o_p = o_n, f_m = f_c, f_c = f_n, r_m2 = r_m, r_m = r_c;
+    }
+    if (NORM) {
+        /* the block's sum by a tree in a fixed order, in the shared planes
+           once every thread is past the last step's reads of them */
+        double *part = &so[0][0][0];
+        const int tid = a + GSZ_X * b;
+        __syncthreads();
+        part[tid] = norm;
+        __syncthreads();
+        for (int w = GSZ_X * GSZ_Y / 2; w > 0; w >>= 1) {
+            if (tid < w) part[tid] += part[tid + w];
+            __syncthreads();
+        }
+        if (tid == 0)
+            sum[1 + blockIdx.x + (long long)gridDim.x * (blockIdx.y + (long long)gridDim.y * blockIdx.z)] = part[0];
+    }
+}
+
 __global__ void cheby_kernel(mg_geom g, const double *u, const double *f, double *d, double *out, double alpha,
                              double beta)
 {
@@ -285,6 +448,81 @@ __global__ void restrict_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty
     fc[I + J * C.sy + K * C.sz] = acc;
 }
 
+/* fc = R (f - A u) in one pass that computes each fine residual once
+   (restrict_kernel's fused branch computes each up to 27 times and is
+   L1-bound).  A block owns a tile of RR_X x RR_Y coarse points and a chunk
+   of kc coarse planes, and marches up the fine planes they gather: each
+   fine plane's residual over the tile's fine window goes to shared
+   memory, then each thread adds its coarse point's x-y sums into the one
+   or two coarse planes whose rows hold that fine plane (linear transfers:
+   never more), finishing a coarse plane when its row ends.  Every axis
+   Dirichlet (rows ascend, no folding), and every tile's fine window fits
+   RR_WX x RR_WY (the launcher checks; 2:1 and the (n+1)/2 coarsening of
+   even extents fit).  The same terms in the same order as restrict_kernel,
+   so the same values as residual then restriction. */
+#define RR_X MG_RR_X
+#define RR_Y MG_RR_Y
+#define RR_WX MG_RR_WX
+#define RR_WY MG_RR_WY
+__global__ void __launch_bounds__(RR_X *RR_Y) rr_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz,
+                                                        const double *u, const double *f, double *fc, long long kc)
+{
+    __shared__ double r[RR_WY][RR_WX];
+    const int t = threadIdx.x + RR_X * threadIdx.y;
+    const long long I0 = C.lo[0] + (long long)blockIdx.x * RR_X, J0 = C.lo[1] + (long long)blockIdx.y * RR_Y;
+    const long long I = I0 + threadIdx.x, J = J0 + threadIdx.y;
+    const long long I1 = I0 + RR_X < C.hi[0] ? I0 + RR_X : C.hi[0], J1 = J0 + RR_Y < C.hi[1] ? J0 + RR_Y : C.hi[1];
+    const long long K0 = C.lo[2] + (long long)blockIdx.z * kc, K1 = K0 + kc < C.hi[2] ? K0 + kc : C.hi[2];
+    const bool mine = I < C.hi[0] && J < C.hi[1];
+    /* the fine window: from the first entry of the tile's first row to the
+       last of its last row, per axis */
+    const long long fx0 = tx.idx[tx.ptr[I0]], fx1 = tx.idx[tx.ptr[I1] - 1] + 1;
+    const long long fy0 = ty.idx[ty.ptr[J0]], fy1 = ty.idx[ty.ptr[J1] - 1] + 1;
+    const long long wx = fx1 - fx0, wn = wx * (fy1 - fy0);
+    /* coarse plane K and K + 1 open; pa, pb: the next entries of their rows */
+    long long K = K0;
+    int pa = tz.ptr[K0], pb = K0 + 1 < K1 ? tz.ptr[K0 + 1] : 0;
+    double acc0 = 0, acc1 = 0;
+    const long long kf0 = tz.idx[tz.ptr[K0]], kf1 = tz.idx[tz.ptr[K1] - 1] + 1;
+    for (long long kf = kf0; kf < kf1; kf++) {
+        for (long long q = t; q < wn; q += RR_X * RR_Y) {
+            const long long a = q % wx, b = q / wx;
+            const long long p = fx0 + a + (fy0 + b) * F.sy + kf * F.sz;
+            r[b][a] = f[p] - au(F, u, p);
+        }
+        __syncthreads();
+        if (mine) {
+            for (int two = 0; two < 2; two++) {
+                const int pz = two ? pb : pa;
+                if (two && !(K + 1 < K1 && pb < tz.ptr[K + 2])) break;
+                if (tz.idx[pz] != kf) continue;
+                double acc = two ? acc1 : acc0;
+                for (int py = ty.ptr[J]; py < ty.ptr[J + 1]; py++) {
+                    const double w = tz.w[pz] * ty.w[py];
+                    const double *rr = r[ty.idx[py] - fy0];
+                    double s = 0;
+                    for (int px = tx.ptr[I]; px < tx.ptr[I + 1]; px++) s += tx.w[px] * rr[tx.idx[px] - fx0];
+                    acc += w * s;
+                }
+                if (two)
+                    acc1 = acc;
+                else
+                    acc0 = acc;
+            }
+        }
+        /* the cursors (the same in every thread) */
+        if (tz.idx[pa] == kf) pa++;
+        if (K + 1 < K1 && pb < tz.ptr[K + 2] && tz.idx[pb] == kf) pb++;
+        if (pa == tz.ptr[K + 1]) { /* coarse plane K is complete */
+            if (mine) fc[I + J * C.sy + K * C.sz] = acc0;
+            K++;
+            acc0 = acc1, acc1 = 0, pa = pb;
+            pb = K + 1 < K1 ? tz.ptr[K + 1] : 0;
+        }
+        __syncthreads(); /* r is refilled next plane */
+    }
+}
+
 __global__ void prolong_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc,
                                double *uf, int add)
 {
@@ -292,14 +530,9 @@ __global__ void prolong_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty,
     if (!point(F, &p)) return;
     long long i = F.lo[0] + (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long j = F.lo[1] + blockIdx.y, k = F.lo[2] + blockIdx.z;
-    const int ia[2] = {tx.i0[i], tx.i1[i]}, ja[2] = {ty.i0[j], ty.i1[j]}, ka[2] = {tz.i0[k], tz.i1[k]};
-    const double wi[2] = {tx.w0[i], tx.w1[i]}, wj[2] = {ty.w0[j], ty.w1[j]}, wk[2] = {tz.w0[k], tz.w1[k]};
-    double v = 0;
-    for (int c = 0; c < 8; c++) {
-        const int a = c & 1, b = (c >> 1) & 1, e = c >> 2;
-        const double w = wi[a] * wj[b] * wk[e];
-        if (w != 0) v += w * uc[ia[a] + ja[b] * C.sy + ka[e] * C.sz];
-    }
+    const double x0 = tz.w0[k] != 0 ? prolong_column(C, tx, ty, uc, i, j, tz.i0[k]) : 0.0;
+    const double x1 = tz.w1[k] != 0 ? prolong_column(C, tx, ty, uc, i, j, tz.i1[k]) : 0.0;
+    const double v = prolong_value(tz, k, x0, x1);
     uf[p] = add ? uf[p] + v : v;
 }
 
@@ -464,6 +697,34 @@ int mg_gpu_gs_sweep2(mg_geom g, const double *u, const double *f, double *out, i
     return done();
 }
 
+int mg_gpu_gs_zsweep(mg_geom g, const double *u, const double *f, double *out, int first, long long zc, mg_geom C,
+                     mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *sum)
+{
+    const long long nx = g.hi[0] - g.lo[0], ny = g.hi[1] - g.lo[1], nz = g.hi[2] - g.lo[2];
+    const long long gx = (nx + GSZ_X - 5) / (GSZ_X - 4), gy = (ny + GSZ_Y - 5) / (GSZ_Y - 4);
+    if (zc <= 0) {
+        /* chunks of z: enough blocks to fill the device (~2000), each
+           chunk long enough that starting one plane early costs little */
+        zc = gx * gy * nz / 2048;
+        zc = zc < 4 ? 4 : zc > 32 ? 32 : zc;
+    }
+    dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)((nz + zc - 1) / zc));
+    const dim3 block(GSZ_X, GSZ_Y);
+    if (sum && g.k)
+        gsz_kernel<false, true, true><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
+    else if (sum)
+        gsz_kernel<false, false, true><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
+    else if (uc && g.k)
+        gsz_kernel<true, true, false><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
+    else if (uc)
+        gsz_kernel<true, false, false><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
+    else if (g.k)
+        gsz_kernel<false, true, false><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
+    else
+        gsz_kernel<false, false, false><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
+    return done() ? done() : finish(grid, sum);
+}
+
 int mg_gpu_cheby(mg_geom g, const double *u, const double *f, double *d, double *out, double alpha, double beta)
 {
     cheby_kernel<<<grid_of(g, g.hi[0] - g.lo[0]), MG_T, 0, mg_stream>>>(g, u, f, d, out, alpha, beta);
@@ -480,6 +741,23 @@ int mg_gpu_resrestrict(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_
                        const double *f, double *fc)
 {
     restrict_kernel<<<grid_of(C, C.hi[0] - C.lo[0]), MG_T, 0, mg_stream>>>(F, C, tx, ty, tz, NULL, u, f, fc);
+    return done();
+}
+
+int mg_gpu_resrestrict_planes(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *u,
+                              const double *f, double *fc, long long kc)
+{
+    const long long nx = C.hi[0] - C.lo[0], ny = C.hi[1] - C.lo[1], nz = C.hi[2] - C.lo[2];
+    const long long gx = (nx + RR_X - 1) / RR_X, gy = (ny + RR_Y - 1) / RR_Y;
+    if (kc <= 0) {
+        /* enough blocks to fill the device (~1000), chunks of at most 8
+           coarse planes (a chunk's first fine plane is shared with the
+           chunk below: computed twice) */
+        kc = gx * gy * nz / 1024;
+        kc = kc < 1 ? 1 : kc > 8 ? 8 : kc;
+    }
+    dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)((nz + kc - 1) / kc));
+    rr_kernel<<<grid, dim3(RR_X, RR_Y), 0, mg_stream>>>(F, C, tx, ty, tz, u, f, fc, kc);
     return done();
 }
 

@@ -14,6 +14,18 @@ extern "C" {
 #define MG_GS2_X 32
 #define MG_GS2_Y 8
 
+/* The z-marching one-pass red-black sweep's block (threads; the tile of
+   output points is 4 smaller on each axis: two rings). */
+#define MG_GSZ_X 32
+#define MG_GSZ_Y 16
+
+/* The plane-marching residual+restriction's block (coarse points). */
+#define MG_RR_X 32
+#define MG_RR_Y 8
+/* Its shared window of fine points (mg_rr_fits checks a level's tiles). */
+#define MG_RR_WX (2 * MG_RR_X + 3)
+#define MG_RR_WY (2 * MG_RR_Y + 3)
+
 /* One level's shape: unknowns lo <= index < hi, strides, operator. */
 typedef struct mg_geom {
     long long lo[3], hi[3], m[3], sy, sz, count;
@@ -41,11 +53,24 @@ int mg_gpu_gs_color(mg_geom g, double *u, const double *f, int color);
 /* out = one red-black sweep of u (first colour first), out of place in
    one pass (3D, every axis Dirichlet; out holds the boundary values). */
 int mg_gpu_gs_sweep2(mg_geom g, const double *u, const double *f, double *out, int first);
+/* The same sweep marching in z with the columns in registers (streams u
+   and f once; zc planes a block, <= 0: chosen here); uc != NULL: the old
+   values are u + P uc (C the coarse level, t its transfer tables), the
+   prolongation and correction folded in; sum != NULL (uc NULL): sum +=
+   the squared residual of u, as mg_gpu_residual's sum. */
+int mg_gpu_gs_zsweep(mg_geom g, const double *u, const double *f, double *out, int first, long long zc, mg_geom C,
+                     mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *sum);
 int mg_gpu_cheby(mg_geom g, const double *u, const double *f, double *d, double *out, double alpha, double beta);
 /* fc = R (f - A u) in one pass (u's ghosts filled): the fine residual is
    computed where the restriction reads it, never stored. */
 int mg_gpu_resrestrict(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *u,
                        const double *f, double *fc);
+/* The same, each fine residual computed once (fine planes marched under
+   tiles of coarse points, kc coarse planes a block, <= 0: chosen here);
+   every axis Dirichlet, every tile's fine window within MG_RR_WX x
+   MG_RR_WY (as tiles of MG_RR_X x MG_RR_Y coarse points). */
+int mg_gpu_resrestrict_planes(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *u,
+                              const double *f, double *fc, long long kc);
 int mg_gpu_restrict(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *rf, double *fc);
 int mg_gpu_prolong(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *uf,
                    int add);

@@ -10,6 +10,11 @@
 #define MG_MAX_LEVELS 32
 #define MG_COARSE_MAX 64 /* coarsening stops at this many unknowns */
 
+/* The one-pass out-of-place red-black sweeps (s->gs2, L->gs2; the CPU
+   runs both as a copy and its in-place sweep). */
+enum { MG_GS2_RING = 1, /* CUDA: tiles with a shared ring of planes marching all of z */
+       MG_GS2_Z = 2 };  /* CUDA: columns in registers marching chunks of z */
+
 /* Linear interpolation along one axis from a coarse level (stored extent M)
    to a fine one (stored extent m), and its transpose.  Prolongation: fine
    stored index s takes w0[s]*c[i0[s]] + w1[s]*c[i1[s]] (coarse ghosts
@@ -42,7 +47,7 @@ typedef struct mg_level {
     mg_transfer tr[3];     /* to this level from the next coarser one */
     mg_transfer dtr[3];    /* the same tables in device memory (CUDA) */
     double work;           /* unknowns / finest unknowns */
-    int gs2;               /* smoothed by out-of-place one-pass red-black sweeps */
+    int gs2;               /* smoothed by out-of-place one-pass red-black sweeps: MG_GS2_RING or MG_GS2_Z; 0: in place */
 } mg_level;
 
 /* The kernels a solve runs, on one backend: the cycles and the Krylov loop
@@ -59,6 +64,14 @@ typedef struct mg_ops {
     /* One red-black sweep out of place: out = the in-place sweep of u
        (boundary values already in out), bit for bit. */
     void (*gs_sweep2)(const mg_level *L, const double *u, const double *f, double *out, int first);
+    /* The same sweep of u + P uc (C's u, ghosts filled): prolongation,
+       correction and the first post-smoothing sweep in one pass; u is only
+       read (bit for bit prolong(add) then gs_sweep2). */
+    void (*gs_sweep2p)(const mg_level *F, const mg_level *C, const double *uc, const double *u, const double *f,
+                       double *out, int first);
+    /* gs_sweep2 (z-marching on CUDA) that also returns sum (f - A u)^2 of
+       u: the convergence check inside the next cycle's first sweep. */
+    double (*gs_sweep2_norm)(const mg_level *L, const double *u, const double *f, double *out, int first);
     void (*cheby)(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
                   double beta);
     void (*restrict_)(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *rf, double *fc);
@@ -113,7 +126,10 @@ struct fdx_solver {
 
     int ready, singular, nlev;
     int fused_gs;            /* red-black in one pass (3D, every axis Dirichlet) */
-    int gs2;                 /* red-black sweeps out of place (gs_sweep2, swapping u and t) */
+    int gs2;                 /* red-black sweeps out of place (gs_sweep2, swapping u and t): MG_GS2_* */
+    int psmooth;             /* prolongation folded into the first post-smoothing sweep (gs_sweep2p) */
+    int normfuse;            /* the residual norm inside the next cycle's first sweep (gs_sweep2_norm) */
+    int skip_pre0;           /* this cycle's first sweep on level 0 has run (gs_sweep2_norm) */
     mg_level lev[MG_MAX_LEVELS];
     double *rowbuf;          /* per-thread rows for the restriction */
     int64_t rowbuf_stride;
@@ -127,9 +143,12 @@ struct fdx_solver {
     double cheb_lo, cheb_hi; /* Chebyshev interval of D^-1 A */
     double omega;            /* Jacobi weight */
 
-    void *graph;             /* CUDA: the instantiated graph of one cycle */
-    fdx_solver_cycle graph_kind;
-    double graph_work;       /* work units one replay adds */
+    /* CUDA: the instantiated graph of one cycle, without and with
+       skip_pre0 (a solve with the norm in the sweep uses both) */
+    void *graph[2];
+    fdx_solver_cycle graph_kind[2];                                      /* -1: plain launches from now on */
+    double *graph_in[2][MG_MAX_LEVELS][2], *graph_out[2][MG_MAX_LEVELS][2]; /* each level's u, t before and after */
+    double graph_work[2];                                                /* work units one replay adds */
 
     double *hist;
     int nhist, iters, converged;
@@ -157,6 +176,12 @@ FDX_HIDDEN void mg_gs_sweep(const mg_level *L, double *u, const double *f, int f
    one-pass out-of-place sweep: the same result, so the cycles' buffer
    swapping is tested here). */
 FDX_HIDDEN void mg_gs_sweep2(const mg_level *L, const double *u, const double *f, double *out, int first);
+/* out = u + P uc, then mg_gs_sweep on out (the CPU's stand-in for the
+   z-marching sweep with the prolongation folded in). */
+/* mg_residual's sum r^2 of u, then mg_gs_sweep2. */
+FDX_HIDDEN double mg_gs_sweep2_norm(const mg_level *L, const double *u, const double *f, double *out, int first);
+FDX_HIDDEN void mg_gs_sweep2p(const mg_level *F, const mg_level *C, const double *uc, const double *u, const double *f,
+                              double *out, int first);
 /* d = alpha d + beta D^-1 (f - A u); out = u + d (alpha 0: d's old value unused). */
 FDX_HIDDEN void mg_cheby(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
                          double beta);

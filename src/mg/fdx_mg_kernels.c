@@ -328,6 +328,21 @@ void mg_gs_sweep2(const mg_level *L, const double *u, const double *f, double *o
     mg_gs_sweep(L, out, f, first);
 }
 
+double mg_gs_sweep2_norm(const mg_level *L, const double *u, const double *f, double *out, int first)
+{
+    const double r2 = mg_residual(L, u, f, NULL);
+    mg_gs_sweep2(L, u, f, out, first);
+    return r2;
+}
+
+void mg_gs_sweep2p(const mg_level *F, const mg_level *C, const double *uc, const double *u, const double *f,
+                   double *out, int first)
+{
+    memcpy(out, u, (size_t)F->count * sizeof(double));
+    mg_prolong(F, C, uc, out, 1);
+    mg_gs_sweep(F, out, f, first);
+}
+
 void mg_cheby(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha, double beta)
 {
     MG_CONSTS(L);
@@ -611,6 +626,8 @@ static const mg_ops CPU_OPS = {
     .gs_color = mg_gs_color,
     .gs_sweep = mg_gs_sweep,
     .gs_sweep2 = mg_gs_sweep2,
+    .gs_sweep2p = mg_gs_sweep2p,
+    .gs_sweep2_norm = mg_gs_sweep2_norm,
     .cheby = mg_cheby,
     .restrict_ = mg_restrict,
     .prolong = mg_prolong,

@@ -1,6 +1,7 @@
 /* fdx_mg_setup: the level hierarchy (coarse extents, spacings, stored
    arrays), the 1D transfer tables between levels, and the Cholesky factor
    of the coarsest level. */
+#include "core/fdx_knob.h"
 #include "mg/fdx_mg_gpu.h"
 #include "mg/fdx_mg_impl.h"
 
@@ -76,8 +77,11 @@ static fdx_status level_init(fdx_solver *s, mg_level *L, const int64_t *n, const
         return st;
     if (s->smoother == FDX_SMOOTH_CHEBY && !(L->d = alloc_field(s, L->count, &st))) return st;
     /* The sum and one slot a block of the widest launch (fdx_mg_gpu.cu:
-       128 points of a row a block, one row a block on y and z). */
-    if (s->gpu && !(L->dsum = alloc_field(s, 1 + (L->m[0] / 128 + 1) * L->m[1] * L->m[2], &st))) return st;
+       128 points of a row a block, one row a block on y and z; or the
+       z-marching sweep's tiles, at least one plane a block). */
+    const int64_t rows = (L->m[0] / 128 + 1) * L->m[1] * L->m[2];
+    const int64_t tiles = (L->m[0] / (MG_GSZ_X - 4) + 1) * (L->m[1] / (MG_GSZ_Y - 4) + 1) * L->m[2];
+    if (s->gpu && !(L->dsum = alloc_field(s, 1 + (rows > tiles ? rows : tiles), &st))) return st;
     return FDX_OK;
 }
 
@@ -177,7 +181,7 @@ static void transfer_free(mg_transfer *t)
 void mg_free_levels(fdx_solver *s)
 {
     if (s->ops && s->ops->graph_free) s->ops->graph_free(s);
-    s->graph_kind = FDX_CYCLE_V;
+    s->graph_kind[0] = s->graph_kind[1] = FDX_CYCLE_V;
     for (int l = 0; l < MG_MAX_LEVELS; l++) {
         mg_level *L = &s->lev[l];
         free_field(s, L->u);
@@ -326,13 +330,17 @@ fdx_status mg_build_levels(fdx_solver *s)
                                                 s->lev[l + 1].m[a]));
         }
     /* One-pass red-black on every level but the coarsest (whose sweep
-       count may be odd); on CUDA only where the tiles fill the device
-       (each block marches all planes: a small level's few blocks would
-       spend a sweep in latency). */
+       count may be odd); on CUDA only where the blocks fill the device
+       (the ring kernel's blocks march all planes, the z-marching kernel's
+       chunks of planes: a small level's few blocks would spend a sweep in
+       latency, where the colour kernels' two launches cost less).
+       FDX_MG_GS2_EVERY=1: every level (tests). */
+    const int every = !s->gpu || fdx_knob_is(FDX_KNOB_MG_GS2_EVERY, "1");
     for (int l = 0; l + 1 < s->nlev && s->gs2; l++) {
         const mg_level *L = &s->lev[l];
         const int64_t tiles = (L->hi[0] - L->lo[0] + MG_GS2_X - 1) / MG_GS2_X * ((L->hi[1] - L->lo[1] + MG_GS2_Y - 1) / MG_GS2_Y);
-        s->lev[l].gs2 = !s->gpu || tiles >= 128;
+        const int big = s->gs2 == MG_GS2_RING ? tiles >= 128 : L->unknowns >= 32768;
+        s->lev[l].gs2 = every || big ? s->gs2 : 0;
     }
     FDX_TRY(build_coefficients(s));
     int threads = omp_get_max_threads();

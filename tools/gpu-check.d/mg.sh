@@ -3,8 +3,10 @@
 # 513^3 in <= 120 ms on the H100), variable coefficients (--coef smooth,
 # jump) at 257^3 and 513^3, the one-pass residual+restriction against the
 # two-pass kernels (FDX_MG_FUSE=0, records tagged "variant": "two-pass"),
-# the one-pass out-of-place red-black sweep (FDX_MG_GS2=1, "variant":
-# "one-pass-gs"; worth making the default if it verifies and is faster),
+# the shared-ring one-pass red-black sweep (FDX_MG_GS2=1, "variant":
+# "one-pass-gs"; the default is now the z-marching one, FDX_MG_GS2=z;
+# mgspeed.sh has the A/B of every variant), an nsys kernel summary of the
+# default at 513^3,
 # the CPU beside it for comparison, and compute-sanitizer memcheck/racecheck
 # on the agreement test (FDX_TEST_SANITIZER=1: its big cases shrink so that
 # racecheck finishes).
@@ -32,9 +34,9 @@ for n in 257 513; do
     echo "fdx mg cuda $n^3 one-pass red-black $args exit ${PIPESTATUS[0]}"
   done
 done
-FDX_MG_GS2=1 timeout 300 nsys profile --stats=true -o "$OUT/mg_gs2_nsys" "$FDX_BIN" mg --backend cuda --size 513x513x513 \
-  >"$OUT/mg_gs2_nsys.txt" 2>&1; echo "nsys (one-pass red-black, 513^3) exit $?"
-grep -A25 "cuda_gpu_kern_sum" "$OUT/mg_gs2_nsys.txt" | head -30
+FDX_MG_GRAPH=0 timeout 300 nsys profile --stats=true -o "$OUT/mg_513_nsys" "$FDX_BIN" mg --backend cuda --size 513x513x513 \
+  >"$OUT/mg_513_nsys.txt" 2>&1; echo "nsys (default kernels, plain launches, 513^3) exit $?"
+grep -A25 "cuda_gpu_kern_sum" "$OUT/mg_513_nsys.txt" | head -30
 # variable coefficients: -div(k grad u), k smooth (0.5..1.5) or a jump of 1e3
 for n in 257 513; do
   for args in "--coef smooth" "--coef smooth --solver cg" "--coef jump --solver cg" "--coef jump"; do
