@@ -96,14 +96,22 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
     for (int i = 0; i < 3 * r; i++) ws[i] = 0.1 * fdx_test_rand(seed), wa[i] = ks->d1 ? 0.05 * fdx_test_rand(seed) : 0;
     double c0 = -0.3 + 0.1 * fdx_test_rand(seed);
     fdx_sb_puts(&body, "int main()\n{\n    int bad = 0;\n");
-    for (int k = 1; k <= 4; k++) {
+    for (int k = 1; k <= 4; k++)
+        for (int pts = 1; pts <= 3; pts += 2) {
         if (rank3 && k * r > 6) continue;
-        fdx_temporal_cfg tc = {k, 2 * k * r + (rank3 ? 3 : 5), rank3 ? 2 * k * r + 2 : 1, 1, 0, 0};
+        /* One point a thread, or three (rank 3: rows, some y neighbours from
+           registers; rank 2: three points tx apart) with planes in flight. */
+        fdx_temporal_cfg tc = {k, 2 * k * r + (rank3 ? 3 : 5), rank3 ? 2 * k * r + 2 : 1, 1, 0, 0, 0, 0};
+        if (pts > 1) {
+            tc.nq = pts, tc.pd = 2 + (k + r) % 2;
+            if (rank3) tc.ty = (2 * k * r + 2 + pts - 1) / pts;
+            else tc.tx = (2 * k * r + 5 + pts - 1) / pts;
+        }
         CHECK_OK(fdx_temporal_generate(ks, &tc, 1, &src));
         if (!src) continue;
-        char ns[8], entry[24];
-        snprintf(ns, sizeof ns, "b%d", k);
-        snprintf(entry, sizeof entry, "fdx_blocked%d", k);
+        char ns[16], entry[32];
+        snprintf(ns, sizeof ns, "b%d_%d", k, pts);
+        snprintf(entry, sizeof entry, "fdx_blocked%d_%d", k, pts);
         fdx_sb dyn = FDX_SB_INIT;
         cuda_emu_dynamic_shared(&dyn, src);
         free(src);
@@ -131,8 +139,8 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
                 snprintf(bn, sizeof bn, "pb%d", cases);
                 bytes_of(&f, pn, &ps);
                 bytes_of(&f, bn, &pb);
-                snprintf(what, sizeof what, "%s k%d %dx%d chunk %d on %lldx%lldx%lld", spec, k, tc.tx, tc.ty, tc.chunk,
-                         (long long)n3[0], (long long)n3[1], (long long)n3[2]);
+                snprintf(what, sizeof what, "%s k%d %dx%d q%d pd%d chunk %d on %lldx%lldx%lld", spec, k, tc.tx, tc.ty,
+                         tc.nq, tc.pd, tc.chunk, (long long)n3[0], (long long)n3[1], (long long)n3[2]);
                 fdx_sb_printf(&body, "    { const unsigned gs[3] = {%u, %u, %u}, gb[3] = {%u, %u, %u};\n", ds.grid[0],
                               ds.grid[1], ds.grid[2], db.grid[0], db.grid[1], db.grid[2]);
                 fdx_sb_printf(&body,

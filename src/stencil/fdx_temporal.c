@@ -3,6 +3,7 @@
    fdx_temporal_gen.c) or one step a pass (fdx_stencil_apply), k given or
    chosen by timing the candidates on the caller's arrays. */
 #include "arrays/fdx_array_impl.h"
+#include "core/fdx_knob.h"
 #include "core/fdx_log.h"
 #include "fdx/metrics.h"
 #include "stencil/fdx_bc.h"
@@ -60,8 +61,8 @@ static fdx_status kernel_get(const fdx_backend *be, const fdx_device_info *dev, 
     int cuda = be->kind == FDX_BACKEND_CUDA;
     char spec[32], key[sizeof kernels->key];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
-    snprintf(key, sizeof key, "%s/%d/%.60s/%s/k%d/%dx%d", be->name, dev->ordinal, dev->name, spec, c->k,
-             cuda ? c->tx : 0, cuda ? c->ty : 0);
+    snprintf(key, sizeof key, "%s/%d/%.60s/%s/k%d/%dx%d/q%d/pd%d", be->name, dev->ordinal, dev->name, spec, c->k,
+             cuda ? c->tx : 0, cuda ? c->ty : 0, cuda ? fdx_temporal_points(c) : 0, cuda && c->pd > 1 ? c->pd : 1);
     pthread_mutex_lock(&lock);
     for (int i = 0; i < nkernels; i++)
         if (strcmp(kernels[i].key, key) == 0) {
@@ -286,6 +287,19 @@ fdx_status fdx_stencil_steps(fdx_stencil *s, fdx_array *u, fdx_array *tmp, int64
     fdx_temporal_cfg f = force;
     int use_force = forced;
     pthread_mutex_unlock(&lock);
+    /* FDX_TEMPORAL_CFG (measurements) forces a configuration where it
+       fits, for an asked depth or auto; its depth, where given, for auto. */
+    if (!use_force && r.cuda && fdx_knob(FDX_KNOB_TEMPORAL_CFG)) {
+        st = fdx_temporal_cfg_parse(fdx_knob(FDX_KNOB_TEMPORAL_CFG), &f);
+        if (st != FDX_OK) goto done;
+        use_force = 1;
+        if (temporal == -1 && f.k > 1 && nsteps >= 2) temporal = f.k;
+        if (f.chunk <= 0) {
+            fdx_temporal_cfg g = f;
+            g.k = temporal > 1 ? temporal : 2;
+            f.chunk = fdx_temporal_chunk(ks, r.dev, r.cuda, r.n3, &g);
+        }
+    }
     f.k = temporal;
     if (temporal > 1 && use_force && fdx_temporal_fits(ks, &f, r.cuda, r.n3)) {
         plan.cfg = f;
