@@ -40,12 +40,19 @@ static const char driver[] =
     "        for (int d = 0; d < 3; d++) if (d != 1 || rank == 3) in = in && c[d] >= r && c[d] < ext[d] - r;\n"
     "        if (in) o[q] = NAN, b[q] = NAN;\n"
     "    }\n"
-    "    real_t *src = a.data(), *dst = b.data();\n"
+    "    /* WAVE: u_prev random inside with u's frame, a coefficient array;\n"
+    "       the single steps rotate three arrays, the pass writes (op, o). */\n"
+    "    std::vector<real_t> up(n), cf(n), c(n), op(n);\n"
+    "    for (long long q = 0; q < n; q++) cf[q] = (real_t)(0.5 + 0.25 * rnd(&seed));\n"
+    "    for (long long q = 0; q < n; q++) up[q] = std::isnan(b[q]) ? (real_t)rnd(&seed) : u[q];\n"
+    "    c = up, op = o;\n"
+    "    real_t *src = a.data(), *dst = b.data(), *prv = c.data();\n"
     "    for (int s = 0; s < k; s++) {\n"
-    "        cuda_emu_grid(gs, tsx, tsy, 0, false, [&] { ks(dst, src, nullptr, nullptr, p1); });\n"
-    "        std::swap(src, dst);\n"
+    "        cuda_emu_grid(gs, tsx, tsy, 0, false, [&] { ks(dst, src, WAVE ? prv : nullptr, COEF ? cf.data() : nullptr, p1); });\n"
+    "        if (WAVE) { real_t *t = prv; prv = src; src = dst; dst = t; } else std::swap(src, dst);\n"
     "    }\n"
-    "    cuda_emu_grid(gb, tbx, tby, shb, true, [&] { kb(o.data(), u.data(), nullptr, p2, tp); });\n"
+    "    cuda_emu_grid(gb, tbx, tby, shb, true, [&] { kb(o.data(), u.data(), nullptr, p2, tp, op.data(), up.data(), COEF ? cf.data() : nullptr); });\n"
+    "    if (WAVE && memcmp(op.data(), prv, n * sizeof(real_t))) { printf(\"%s: u_prev differs\\n\", what); return 1; }\n"
     "    long long differ = 0, first = -1, moved = 0, finite = 0;\n"
     "    for (long long q = 0; q < n; q++) {\n"
     "        if (memcmp(&o[q], &src[q], sizeof(real_t))) { if (first < 0) first = q; differ++; }\n"
@@ -77,6 +84,7 @@ static void wrapped(fdx_sb *f, const char *ns, const char *entry, const char *sr
    depth the rank allows, each blocked one on two shapes and two chunks. */
 static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
 {
+    const int wave = ks->update == FDX_UPDATE_WAVE;
     const int r = ks->radius, rank3 = ks->rank == 3;
     char spec[32], what[160];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
@@ -154,7 +162,8 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
             }
     }
     fdx_sb_puts(&body, "    return bad != 0;\n}\n");
-    fdx_sb_printf(&f, "typedef %s real_t;\n%s%s", ks->is_double ? "double" : "float", driver, fdx_sb_str(&body));
+    fdx_sb_printf(&f, "typedef %s real_t;\nstatic const bool WAVE = %s, COEF = %s;\n%s%s", ks->is_double ? "double" : "float",
+                  wave ? "true" : "false", ks->coef ? "true" : "false", driver, fdx_sb_str(&body));
     snprintf(what, sizeof what, "temporal program for %s", spec);
     CHECK(!f.failed && !body.failed, "%s: out of memory", what);
     if (!f.failed && !body.failed) cuda_emu_run(fdx_sb_str(&f), "-ffp-contract=fast", "-march=native", what);
@@ -174,6 +183,10 @@ int main(void)
             for (int dbl = 0; dbl < 2; dbl++) {
                 fdx_stencil_kspec ks = {dbl, rank, r, FDX_UPDATE_HEAT, 0, (r + dbl) % 2, 0};
                 run_spec(&ks, &seed);
+                /* Wave, two time levels: orders 2 and 8, coefficients in half. */
+                if (r == 2 || r == 3) continue;
+                fdx_stencil_kspec kw = {dbl, rank, r, FDX_UPDATE_WAVE, (r + dbl + rank) % 2, 0, 0};
+                run_spec(&kw, &seed);
             }
     rmdir(cuda_emu_dir);
     printf("test_temporal_emu: %d programs, %d blocked runs\n", programs, cases);

@@ -10,8 +10,8 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int fdx_temporal_supports(const fdx_stencil_kspec *ks, const char **why)
 {
-    const char *w = ks->update != FDX_UPDATE_HEAT ? "only the heat / Jacobi update (u + alpha L u) is blocked"
-                    : ks->coef                    ? "a coefficient array is not blocked yet"
+    const char *w = ks->update == FDX_UPDATE_APPLY ? "only time steps (heat / Jacobi, wave) are blocked"
+                    : ks->coef && ks->update == FDX_UPDATE_HEAT ? "heat with a coefficient array is not blocked"
                     : ks->sponge                  ? "a sponge is not blocked"
                     : ks->rank < 2                ? "rank 1 is not blocked (no marching axis)"
                                                   : NULL;
@@ -220,7 +220,7 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
     /* An asked-for depth always has a CPU tile: 128 wide, 8 rows. */
     if (n == 0 && depth > 0) {
         fdx_temporal_cfg c = {depth, 0, 0, 1, (int)(n3[0] - 2 * r < 128 ? n3[0] - 2 * r : 128),
-                              rank3 ? (int)(n3[1] - 2 * r < 8 ? n3[1] - 2 * r : 8) : 1};
+                              rank3 ? (int)(n3[1] - 2 * r < 8 ? n3[1] - 2 * r : 8) : 1, 0, 0};
         c.chunk = chunk_for(ks, &c, n3, ceil_div(n3[0] - 2 * r, c.bx) * (rank3 ? ceil_div(n3[1] - 2 * r, c.by) : 1),
                             2 * sms);
         n = add(ks, dev, cuda, n3, c, out, n, max);

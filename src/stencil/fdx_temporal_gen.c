@@ -70,8 +70,13 @@ static void emit_params(fdx_cg_node *top, const gen *g, int threads, fdx_cg_node
         {"real", "scratch", 1},
         {"const struct fdx_p", g->cuda ? "p" : "P", 0},
         {"const struct fdx_tp", g->cuda ? "tp" : "T", 0},
+        /* WAVE: the level before the last out, the input's level before u,
+           the coefficient array (NULL where the spec has none; heat: all NULL). */
+        {"real", "outp", 1},
+        {"const real", "up", 1},
+        {"const real", "cf", 1},
     };
-    *kernel = fdx_cg_kernel(top, FDX_STENCIL_ENTRY, params, 5, threads, 0);
+    *kernel = fdx_cg_kernel(top, FDX_STENCIL_ENTRY, params, 8, threads, 0);
 }
 
 /* Shifts the columns of level t down a plane (their top slots are refilled). */
@@ -91,7 +96,7 @@ static void emit_shift(fdx_cg_node *at, const gen *g, int t, int nq)
 static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
 {
     const int K = c->k, R = g->r, RY = g->ry, KR = K * R, TX = c->tx, TY = c->ty, rank3 = g->ks->rank == 3;
-    const int NQ = fdx_temporal_points(c), PD = c->pd > 1 ? c->pd : 1;
+    const int NQ = fdx_temporal_points(c), PD = c->pd > 1 ? c->pd : 1, wave = g->ks->update == FDX_UPDATE_WAVE;
     const int W = rank3 ? TX : TX * NQ, H = rank3 ? TY * NQ : 1; /* the tile with its halo */
     const int sw = W + 2 * R, pl = (H + 2 * RY) * sw;
     fdx_cg_node *k;
@@ -103,7 +108,7 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
     fdx_cg_stmt(k, "const long long nx = p.n[0], ny = p.n[1], sy = nx, sm = nx * ny");
     fdx_cg_stmt(k, "const int nm = (int)p.n[2]");
     fdx_cg_stmt(k, "const int tx = threadIdx.x, ty = threadIdx.y");
-    fdx_cg_stmt(k, "(void)scratch, (void)tp, (void)sy, (void)ty");
+    fdx_cg_stmt(k, "(void)scratch, (void)tp, (void)sy, (void)ty, (void)outp, (void)up, (void)cf");
     /* The block's tile: its own points and a halo of k r on each side. */
     if (rank3) {
         fdx_cg_stmt(k, "const int me0 = (ty * %d + %d) * %d + tx + %d", NQ, RY, sw, R);
@@ -148,26 +153,45 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
        plane k1 - 1 comes at i = k1 - 1 + k r.  The input planes i .. i +
        pd - 1 are in flight (f<plane>_<point>). */
     fdx_cg_stmt(k, "const int i0 = k0 - %d > 0 ? k0 - %d : 0, i1 = k1 + %d", KR, KR, KR);
-    for (int f = 0; f < PD; f++)
-        for (int q = 0; q < NQ; q++) {
-            fdx_cg_stmt(k, "real f%d_%d = 0", f, q);
-            fdx_cg_stmt(fdx_cg_if(k, "col%d && i0 + %d < nm", q, f), "f%d_%d = %s", f, q,
-                        fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "u + b%d + (long long)(i0 + %d) * sm", q, f)));
-        }
+    /* WAVE: u_prev, the level before level 0, streams alongside u (fp<plane>_<point>)
+       into a column of r + 1 planes cp<point>_<i>, plane i - r + i'. */
+    const int streams = wave ? 2 : 1;
+    for (int w = 0; w < streams; w++) {
+        const char *f = w ? "fp" : "f", *arr = w ? "up" : "u";
+        for (int d = 0; d < PD; d++)
+            for (int q = 0; q < NQ; q++) {
+                fdx_cg_stmt(k, "real %s%d_%d = 0", f, d, q);
+                fdx_cg_stmt(fdx_cg_if(k, "col%d && i0 + %d < nm", q, d), "%s%d_%d = %s", f, d, q,
+                            fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "%s + b%d + (long long)(i0 + %d) * sm", arr, q, d)));
+            }
+    }
+    if (wave) {
+        fdx_sb d = FDX_SB_INIT;
+        fdx_sb_puts(&d, "real");
+        for (int q = 0; q < NQ; q++)
+            for (int i = 0; i <= R; i++) fdx_sb_printf(&d, "%s cp%d_%d = 0", q || i ? "," : "", q, i);
+        fdx_cg_stmt(k, "%s", fdx_cg_text(g->cg, &d));
+    }
     fdx_cg_node *loop = fdx_cg_for(k, FDX_CG_LOOP_NOUNROLL, "int i = i0; i < i1; i++");
     for (int t = 0; t < K; t++) emit_shift(loop, g, t, NQ);
     for (int q = 0; q < NQ; q++) {
         fdx_sb s = FDX_SB_INIT;
         fdx_sb_printf(&s, "c0_%d_%d = f0_%d;", q, 2 * R, q);
         for (int f = 0; f + 1 < PD; f++) fdx_sb_printf(&s, " f%d_%d = f%d_%d;", f, q, f + 1, q);
+        if (wave) {
+            for (int i = 0; i < R; i++) fdx_sb_printf(&s, " cp%d_%d = cp%d_%d;", q, i, q, i + 1);
+            fdx_sb_printf(&s, " cp%d_%d = fp0_%d;", q, R, q);
+            for (int f = 0; f + 1 < PD; f++) fdx_sb_printf(&s, " fp%d_%d = fp%d_%d;", f, q, f + 1, q);
+        }
         fdx_cg_line(loop, "%s", fdx_cg_text(g->cg, &s));
     }
     /* Past the last plane the columns take stale values: only frame points
        (which keep their input) read them. */
     fdx_cg_stmt(loop, "const long long ahead = (long long)(i + %d) * sm", PD);
-    for (int q = 0; q < NQ; q++)
-        fdx_cg_stmt(fdx_cg_if(loop, "col%d && i + %d < nm", q, PD), "f%d_%d = %s", PD - 1, q,
-                    fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "u + b%d + ahead", q)));
+    for (int w = 0; w < streams; w++)
+        for (int q = 0; q < NQ; q++)
+            fdx_cg_stmt(fdx_cg_if(loop, "col%d && i + %d < nm", q, PD), "%s%d_%d = %s", w ? "fp" : "f", PD - 1, q,
+                        fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "%s + b%d + ahead", w ? "up" : "u", q)));
     fdx_cg_stmt(loop, "real *const set = shm + (i & 1) * %d", K * pl);
     for (int t = 0; t < K; t++) {
         fdx_cg_stmt(loop, "real *const l%d = set + %d", t, t * pl);
@@ -184,13 +208,28 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
         else fdx_cg_stmt(loop, "const bool in%d = j%d >= k0 && j%d < k1", t, t, t);
         for (int q = 0; q < NQ; q++) {
             const char *centre = fdx_cg_fmt(g->cg, "c%d_%d_%d", t - 1, q, R), *val = fdx_cg_fmt(g->cg, "n%d_%d", t, q);
-            fdx_stencil_emit_point(loop, &gq, cuda_neighbour, "p.", (t - 1) * QS + q, centre, NULL, NULL, NULL, val);
+            /* WAVE: level t - 2 at this point and plane (u_prev's column for
+               level 1); the coefficient where the point is computed. */
+            const char *prev = t == 1 ? fdx_cg_fmt(g->cg, "cp%d_0", q) : fdx_cg_fmt(g->cg, "c%d_%d_0", t - 2, q);
+            const char *coef = NULL;
+            if (g->ks->coef) {
+                coef = fdx_cg_fmt(g->cg, "k%d_%d", t, q);
+                fdx_cg_stmt(loop, "real %s = 0", coef);
+                fdx_cg_stmt(fdx_cg_if(loop, "fx%d && in%d", q, t), "%s = %s", coef,
+                            fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "cf + b%d + (long long)j%d * sm", q, t)));
+            }
+            fdx_stencil_emit_point(loop, &gq, cuda_neighbour, "p.", (t - 1) * QS + q, centre, wave ? prev : NULL, coef,
+                                   NULL, val);
             if (t < K) {
                 fdx_cg_stmt(loop, "c%d_%d_%d = fx%d && in%d ? %s : %s", t, q, 2 * R, q, t, val, centre);
             } else {
                 fdx_cg_node *st = fdx_cg_if(loop, "own%d && in%d", q, t);
                 fdx_cg_store(st, (fdx_cg_lanes){fdx_cg_fmt(g->cg, "n%d_", K), "", 1, q}, NULL,
                              fdx_cg_fmt(g->cg, "out + b%d + (long long)j%d * sm", q, t), FDX_CG_STREAM);
+                /* WAVE: the level before, the pass's new u_prev. */
+                if (wave)
+                    fdx_cg_store(st, (fdx_cg_lanes){fdx_cg_fmt(g->cg, "c%d_%d_", t - 1, q), "", 1, R}, NULL,
+                                 fdx_cg_fmt(g->cg, "outp + b%d + (long long)j%d * sm", q, t), FDX_CG_STREAM);
             }
         }
     }
@@ -229,10 +268,20 @@ static void emit_cpu_level(fdx_cg_node *loop, const gen *g, int K, int t)
     for (int o = 1; o <= R; o++)
         fdx_cg_stmt(row, "const real *pm%d = L%d + ((j - %d) %% %d) * ps + ro, *pp%d = L%d + ((j + %d) %% %d) * ps + ro",
                     o, t - 1, o, S, o, t - 1, o, S);
+    /* WAVE: level t - 2's row at plane j (u_prev's for level 1), the
+       coefficients' row; the last level also writes level K - 1 (its
+       centre row) as the pass's u_prev. */
+    const int wave = g->ks->update == FDX_UPDATE_WAVE;
+    if (wave && t == 1) fdx_cg_stmt(row, "const real *pv = up + j * sm + yy * sy");
+    else if (wave) fdx_cg_stmt(row, "const real *pv = L%d + (j %% %d) * ps + ro", t - 2, S);
+    if (g->ks->coef) fdx_cg_stmt(row, "const real *kc = cf + j * sm + yy * sy");
+    if (wave && last) fdx_cg_stmt(row, "real *dp = outp + j * sm + yy * sy");
     fdx_cg_node *x = fdx_cg_for(row, FDX_CG_LOOP_SIMD, "long long x = (xa > %d ? xa : %d); x < (xz < nx - %d ? xz : nx - %d); x++",
                                 R, R, R, R);
-    fdx_stencil_emit_point(x, g, cpu_neighbour, "P.", 0, "pc[x]", NULL, NULL, NULL, "n1");
+    fdx_stencil_emit_point(x, g, cpu_neighbour, "P.", 0, "pc[x]", wave ? "pv[x]" : NULL, g->ks->coef ? "kc[x]" : NULL,
+                           NULL, "n1");
     fdx_cg_stmt(x, "d[x] = n1");
+    if (wave && last) fdx_cg_stmt(x, "dp[x] = pc[x]");
 }
 
 static void emit_cpu(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
@@ -243,6 +292,7 @@ static void emit_cpu(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
     emit_params(top, g, 0, &k);
     fdx_cg_stmt(k, "const long long nx = P.n[0], ny = P.n[1], nm = P.n[2], sy = nx, sm = nx * ny");
     fdx_cg_stmt(k, "const long long chunk = P.chunk, by = P.by, bx = T.bx");
+    fdx_cg_stmt(k, "(void)outp, (void)up, (void)cf");
     fdx_cg_stmt(k, "const long long nkb = (nm - %d + chunk - 1) / chunk, nyb = (ny - %d + by - 1) / by, "
                    "nxb = (nx - %d + bx - 1) / bx",
                 2 * R, 2 * RY, 2 * R);
