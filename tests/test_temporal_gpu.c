@@ -3,7 +3,9 @@
    and 3, float and double, odd shapes, depths 2-4 with a shallower last
    pass), for each strategy: small forced tiles of one point a thread and of
    several points a thread with planes in flight (many blocks, halos across
-   blocks and frames), and the candidates' tile; then a depth no tile takes.
+   blocks and frames), and the candidates' tile; wave (fdx_stencil_wave_steps,
+   orders 2 and 8, with and without coefficients) likewise; then a depth no
+   tile takes.
    Auto on large shapes is verified by tools/gpu-check.d/temporal.sh.
    FDX_TEST_SANITIZER=1 (tools/gpu-check under compute-sanitizer): orders 2
    and 8 only, one precision each, depths 2 and 3, smaller shapes, every
@@ -60,6 +62,19 @@ int main(void)
                     dev.sm_count = 132;
                     if (fdx_temporal_candidates(&ks, &dev, 1, n3, k, c, 1) == 1)
                         tc_case(ctx, rank, order, dt, shape, 7, k, &seed, what);
+                    /* Wave (two time levels; a coefficient array at odd
+                       depths): small tiles of three points, the candidates'. */
+                    if (order == 4 || order == 6) continue;
+                    fdx_temporal_cfg wt = {k, 2 * k * r + (rank == 3 ? 6 : 30), 1, 5, 0, 0, 3, 2};
+                    if (rank == 3) wt.ty = (2 * k * r + 4 + 2) / 3;
+                    else wt.tx = (2 * k * r + 30 + 2) / 3;
+                    fdx_temporal_force_tile(&wt);
+                    snprintf(what, sizeof what, "wave rank %d order %d %s k %d, small tiles q3", rank, order,
+                             dbl ? "double" : "float", k);
+                    tc_wave_case(ctx, rank, order, dt, shape, 2 * k + 1, k, k % 2, &seed, what);
+                    fdx_temporal_force_tile(NULL);
+                    snprintf(what, sizeof what, "wave rank %d order %d %s k %d", rank, order, dbl ? "double" : "float", k);
+                    tc_wave_case(ctx, rank, order, dt, shape, 7, k, (k + 1) % 2, &seed, what);
                 }
             }
     /* Order 8 in rank 3 at depth 8: a halo of 32 leaves no tile. */
