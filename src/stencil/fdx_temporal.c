@@ -401,6 +401,44 @@ done:
 }
 
 
+fdx_status fdx_temporal_pass(fdx_stencil *s, fdx_array *out, fdx_array *u, fdx_array *outp, fdx_array *up,
+                             fdx_array *cf, int k, void *stream)
+{
+    FDX_CHECK(s && out && u && out != u && (!up || (outp && outp != up)), FDX_ERR_INTERNAL, "fdx_temporal_pass: arrays");
+    FDX_CHECK(k >= 2 && k <= FDX_TEMPORAL_MAX_K, FDX_ERR_INTERNAL, "fdx_temporal_pass: depth %d", k);
+    run r;
+    memset(&r, 0, sizeof r);
+    r.s = s;
+    fdx_stencil_view_of(s, &r.v);
+    const fdx_stencil_kspec *ks = r.v.ks;
+    const char *why = NULL;
+    FDX_CHECK(fdx_temporal_supports(ks, &why), FDX_ERR_UNSUPPORTED, "temporal blocking: %s", why);
+    r.be = fdx_ctx_ops(r.v.ctx);
+    r.dev = fdx_ctx_device(r.v.ctx);
+    r.cuda = r.be->kind == FDX_BACKEND_CUDA;
+    r.wave = up != NULL;
+    r.pcf = storage(&r, cf);
+    fdx_stencil_shape3(u->rank, u->shape, r.n3);
+    stream = fdx_ctx_stream(r.v.ctx, stream);
+    fdx_temporal_cfg c;
+    pthread_mutex_lock(&lock);
+    c = force;
+    int use_force = forced;
+    pthread_mutex_unlock(&lock);
+    c.k = k;
+    if (!use_force || !fdx_temporal_fits(ks, &c, r.cuda, r.n3))
+        FDX_CHECK(fdx_temporal_candidates(ks, r.dev, r.cuda, r.n3, k, &c, 1) == 1, FDX_ERR_UNSUPPORTED,
+                  "temporal depth %d: no tile keeps points of its own at radius %d on %lldx%lldx%lld", k, ks->radius,
+                  (long long)r.n3[0], (long long)r.n3[1], (long long)r.n3[2]);
+    fdx_kernel *kern = NULL;
+    fdx_status st = kernel_get(r.be, r.dev, ks, &c, &kern);
+    if (st == FDX_OK)
+        st = pass(&r, kern, &c, storage(&r, out), storage(&r, u), storage(&r, outp), storage(&r, up), stream);
+    /* The CPU pass is done when the launch returns: its scratch can go. */
+    if (r.scratch) r.be->free(r.scratch);
+    return st;
+}
+
 fdx_status fdx_stencil_steps(fdx_stencil *s, fdx_array *u, fdx_array *tmp, int64_t nsteps, int temporal,
                              void *stream)
 {

@@ -98,6 +98,14 @@ FDX_HIDDEN int fdx_temporal_chunk(const fdx_stencil_kspec *ks, const fdx_device_
    subset with the threads; FDX_TEMPORAL_CFG). */
 FDX_HIDDEN fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg *c);
 
+/* One pass of depth k (2..FDX_TEMPORAL_MAX_K) between arrays of one shape:
+   out <- k steps from u (WAVE: outp <- level k - 1, from (up, u) and cf),
+   the frame untouched, on `stream`: the forced tile or the candidates'
+   first at depth k (FDX_ERR_UNSUPPORTED where none fits).  The deep-halo
+   distributed steps (src/comm/fdx_dstencil.c) run it on each unit's block. */
+FDX_HIDDEN fdx_status fdx_temporal_pass(fdx_stencil *s, fdx_array *out, fdx_array *u, fdx_array *outp, fdx_array *up,
+                                        fdx_array *cf, int k, void *stream);
+
 /* Tests: every later fdx_stencil_steps with an explicit depth uses this
    tile and chunk (at the asked depth) where it fits; NULL: back to the
    candidates. */
