@@ -83,9 +83,9 @@ void fdx_dstencil_destroy(fdx_dstencil **ps)
         if (s->g.join[2 * i + 1]) d->be->event_destroy(s->g.join[2 * i + 1]);
         if (i == 0 && s->g.fork) d->be->event_destroy(s->g.fork);
         fdx_stencil_destroy(&s->s[i]);
-        if (i == 0) fdx_darray_destroy(&s->spare);
         fdx_bc_destroy(&s->bc[i]);
     }
+    fdx_darray_destroy(&s->spare);
     free(*ps);
     *ps = NULL;
 }
@@ -461,8 +461,8 @@ fdx_status fdx_dstencil_run(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray 
 {
     FDX_CHECK(s && b, FDX_ERR_INVALID, "fdx_dstencil_run: NULL argument");
     FDX_CHECK(nf == 2 || nf == 3, FDX_ERR_INVALID, "fdx_dstencil_run: %d fields on the ring; 2 (heat) or 3 (wave)", nf);
-    fdx_dist *d = s->dist;
     if (s->temporal > 1) return temporal_run(s, b, nf, coef, steps, overlap);
+    fdx_dist *d = s->dist;
     /* Graphs need every transfer on a stream: one process, CUDA. */
     int use = graph && !s->graph_failed && d->procs == 1 && fdx_ctx_backend(d->ctx[0]) == FDX_BACKEND_CUDA &&
               !fdx_knob_is(FDX_KNOB_TEST_SKIP_EXCHANGE, "1");
