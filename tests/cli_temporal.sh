@@ -28,6 +28,15 @@ rec=$("$FDX" stencil --backend cpu --op wave --order 8 --size 61x47 --precision 
 for f in '"verified": true' '"temporal": 3' '"op": "wave"' '"order": 8' '"ratio_to_copy"'; do
   grep -qF "$f" <<<"$rec" || err "wave record lacks $f: $rec"
 done
+# Deep halos: a 2D wave on 2 and 3 CPU units, k steps a pass and exchange,
+# bit for bit against one unit and one step a pass.
+for g in 2 3; do
+  rec=$("$FDX" bench dhalo --backend cpu --size 120x97 --order 4 --gpus $g --steps 8 --temporal 3 --json) ||
+    err "bench dhalo --gpus $g exited $?"
+  for f in '"verified": true' '"temporal": 3' "\"units\": $g" '"efficiency"'; do
+    grep -qF "$f" <<<"$rec" || err "bench dhalo record lacks $f: $rec"
+  done
+done
 
 usage() { # args...: must exit 2 with one "fdx stencil: error:" line and no stdout
   "$FDX" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
@@ -41,4 +50,6 @@ usage stencil --op heat --coef --steps 4
 usage stencil --op heat --steps 0
 usage stencil --op heat --steps 4 --temporal 9
 usage stencil --op heat --steps 4 --temporal sometimes
+usage bench dhalo --temporal 1
+usage bench dhalo --order 5
 exit $fail

@@ -66,6 +66,19 @@ for c in "${cases[@]}"; do
     tr '\n' ' '
   echo
 done
+# Deep halos (issue 20 item 4): the 2D 8th-order wave 4096^2 float on
+# TEMPORAL_UNITS units (default 2: on one GPU, units of one device; on a
+# 2-GPU machine, one unit a GPU), shadows of k r exchanged every k steps,
+# against one unit (efficiency) and one step a pass, bit for bit.
+for k in ${TEMPORAL_DHALO_K:-4 2}; do
+  if [ $((SECONDS - start)) -ge "$budget" ]; then echo "temporal: budget spent, dhalo k $k not run" | tee -a "$log"; continue; fi
+  echo "== dhalo k $k" >>"$log"
+  timeout 60 "$FDX_BIN" bench dhalo --backend "$backend" --size 4096x4096 --gpus "${TEMPORAL_UNITS:-2}" --temporal "$k" \
+    --steps 240 --json 2>>"$log" | tee -a "$rec" |
+    grep -oE '"(units|temporal)": [0-9]+|"(ms_per_step|efficiency|efficiency_one_step_a_pass)": [0-9.]+|"verified": [a-z]+' |
+    tr '\n' ' '
+  echo
+done
 # The device host's CPU (TEMPORAL_CPU=1; about 2 minutes on 16 cores): 3D
 # 7-point double 512^3, target >= 2.0 of the CPU copy.
 if [ "${TEMPORAL_CPU:-0}" = 1 ]; then
