@@ -22,6 +22,22 @@ grep -qF '"temporal": 1' <<<"$rec" && grep -qF '"verified": true' <<<"$rec" || e
 "$FDX" stencil --backend cpu --op heat --order 8 --size 64x65 --steps 4 --reps 2 >"$tmp/table" || err "auto table exited $?"
 grep -q "bit-identical to single steps: yes" "$tmp/table" || err "auto table: $(cat "$tmp/table")"
 
+# Wave (two time levels, with a coefficient array): u and u_prev bit for bit.
+rec=$("$FDX" stencil --backend cpu --op wave --order 8 --size 61x47 --precision float --coef --steps 7 --temporal 3 --reps 2 --json) ||
+  err "wave --steps 7 --temporal 3 exited $?"
+for f in '"verified": true' '"temporal": 3' '"op": "wave"' '"order": 8' '"ratio_to_copy"'; do
+  grep -qF "$f" <<<"$rec" || err "wave record lacks $f: $rec"
+done
+# Deep halos: a 2D wave on 2 and 3 CPU units, k steps a pass and exchange,
+# bit for bit against one unit and one step a pass.
+for g in 2 3; do
+  rec=$("$FDX" bench dhalo --backend cpu --size 120x97 --order 4 --gpus $g --steps 8 --temporal 3 --json) ||
+    err "bench dhalo --gpus $g exited $?"
+  for f in '"verified": true' '"temporal": 3' "\"units\": $g" '"efficiency"'; do
+    grep -qF "$f" <<<"$rec" || err "bench dhalo record lacks $f: $rec"
+  done
+done
+
 usage() { # args...: must exit 2 with one "fdx stencil: error:" line and no stdout
   "$FDX" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
   [ $rc = 2 ] || err "$* exited $rc, expected 2"
@@ -29,9 +45,11 @@ usage() { # args...: must exit 2 with one "fdx stencil: error:" line and no stdo
   [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "^fdx .*: error: " "$tmp/err" || err "$*: stderr $(cat "$tmp/err")"
 }
 usage stencil --steps 4
-usage stencil --op wave --steps 4
+usage stencil --op laplacian --steps 4
 usage stencil --op heat --coef --steps 4
 usage stencil --op heat --steps 0
 usage stencil --op heat --steps 4 --temporal 9
 usage stencil --op heat --steps 4 --temporal sometimes
+usage bench dhalo --temporal 1
+usage bench dhalo --order 5
 exit $fail

@@ -12,7 +12,9 @@
 
 #include <string.h>
 
-static fdx_status tc_fill(fdx_array *a, const fdx_array *from, uint64_t *seed, int poison_interior, int r)
+#define FDX_TEST_UNUSED __attribute__((unused))
+
+FDX_TEST_UNUSED static fdx_status tc_fill(fdx_array *a, const fdx_array *from, uint64_t *seed, int poison_interior, int r)
 {
     int64_t n = fdx_array_count(a), ext[3] = {1, 1, 1};
     int rank = fdx_array_rank(a), dbl = fdx_array_dtype(a) == FDX_FLOAT64;
@@ -32,7 +34,7 @@ static fdx_status tc_fill(fdx_array *a, const fdx_array *from, uint64_t *seed, i
 }
 
 /* One case; `what` names it in failures. */
-static void tc_case(fdx_ctx *ctx, int rank, int order, fdx_dtype dt, const int64_t *shape, int64_t nsteps,
+FDX_TEST_UNUSED static void tc_case(fdx_ctx *ctx, int rank, int order, fdx_dtype dt, const int64_t *shape, int64_t nsteps,
                     int temporal, uint64_t *seed, const char *what)
 {
     fdx_stencil_desc d;
@@ -102,6 +104,92 @@ done:
     fdx_array_destroy(&tmp);
     fdx_array_destroy(&ru);
     fdx_array_destroy(&rt);
+    fdx_stencil_destroy(&s);
+}
+
+/* Copies from's frame (points within r of a face) into a. */
+FDX_TEST_UNUSED static void tc_copy_frame(fdx_array *a, const fdx_array *from, int r)
+{
+    int64_t n = fdx_array_count(a), ext[3] = {1, 1, 1};
+    int rank = fdx_array_rank(a);
+    size_t es = fdx_array_dtype(a) == FDX_FLOAT64 ? 8 : 4;
+    for (int d = 0; d < rank; d++) ext[d] = fdx_array_extent(a, d);
+    unsigned char *p = fdx_array_host(a);
+    const unsigned char *q = fdx_array_host((fdx_array *)from);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t c[3] = {i % ext[0], (i / ext[0]) % ext[1], i / (ext[0] * ext[1])};
+        int interior = 1;
+        for (int d = 0; d < rank; d++) interior &= c[d] >= r && c[d] < ext[d] - r;
+        if (!interior) memcpy(p + i * es, q + i * es, es);
+    }
+}
+
+/* The wave stepper: fdx_stencil_wave_steps against nsteps applies rotating
+   three arrays (u_prev <- u <- next), with a coefficient array or none;
+   u_prev random inside, u's frame (as every scratch array's); the scratch
+   arrays' interiors NaN.  u and u_prev must both match bit for bit. */
+FDX_TEST_UNUSED static void tc_wave_case(fdx_ctx *ctx, int rank, int order, fdx_dtype dt, const int64_t *shape, int64_t nsteps,
+                         int temporal, int coef, uint64_t *seed, const char *what)
+{
+    fdx_stencil_desc d;
+    fdx_stencil_desc_laplacian(&d, rank, order, NULL);
+    d.update = FDX_UPDATE_WAVE;
+    for (int a = 0; a < rank; a++) d.d2[a] = 0.5 + 0.25 * fdx_test_rand(seed);
+    d.alpha = 0.05;
+    d.coef = coef;
+    int r = order / 2;
+    fdx_stencil *s = NULL;
+    enum { U, UP, T1, T2, CF, RU, RP, RN, NA };
+    fdx_array *a[NA] = {NULL};
+    unsigned places = FDX_ON_HOST | FDX_ON_DEVICE;
+    CHECK_OK(fdx_stencil_create(ctx, &d, dt, &s));
+    int ok = s != NULL;
+    for (int i = 0; i < NA; i++) {
+        CHECK_OK(fdx_array_create(ctx, dt, rank, shape, places, &a[i]));
+        ok = ok && a[i];
+    }
+    if (!ok) goto done;
+    CHECK_OK(tc_fill(a[U], NULL, seed, 0, r));
+    CHECK_OK(tc_fill(a[UP], NULL, seed, 0, r));
+    tc_copy_frame(a[UP], a[U], r);
+    CHECK_OK(fdx_array_to_device(a[UP]));
+    CHECK_OK(tc_fill(a[CF], NULL, seed, 0, r));
+    CHECK_OK(tc_fill(a[T1], a[U], seed, 1, r));
+    CHECK_OK(tc_fill(a[T2], a[U], seed, 1, r));
+    CHECK_OK(tc_fill(a[RU], a[U], seed, 0, r));
+    CHECK_OK(tc_fill(a[RP], a[UP], seed, 0, r));
+    CHECK_OK(tc_fill(a[RN], a[U], seed, 1, r));
+    size_t bytes = fdx_array_bytes(a[U]);
+    unsigned char *in = malloc(bytes);
+    if (!in) goto done;
+    memcpy(in, fdx_array_host(a[U]), bytes);
+    fdx_array *cf = coef ? a[CF] : NULL, *cur = a[RU], *prv = a[RP], *nxt = a[RN];
+    for (int64_t i = 0; i < nsteps; i++) {
+        CHECK_OK(fdx_stencil_apply(s, nxt, cur, prv, cf, NULL));
+        fdx_array *t = prv;
+        prv = cur, cur = nxt, nxt = t;
+    }
+    CHECK_OK(fdx_stencil_wave_steps(s, a[U], a[UP], cf, a[T1], a[T2], nsteps, temporal, NULL));
+    CHECK_OK(fdx_array_to_host(a[U]));
+    CHECK_OK(fdx_array_to_host(a[UP]));
+    CHECK_OK(fdx_array_to_host(cur));
+    CHECK_OK(fdx_array_to_host(prv));
+    char cfg[96];
+    int depth = fdx_stencil_steps_depth(s, shape, cfg, sizeof cfg);
+    const fdx_array *got[2] = {a[U], a[UP]}, *want[2] = {cur, prv};
+    for (int w = 0; w < 2; w++) {
+        const unsigned char *x = fdx_array_host((fdx_array *)got[w]), *y = fdx_array_host((fdx_array *)want[w]);
+        size_t differ = 0, first = 0;
+        for (size_t i = 0; i < bytes; i++)
+            if (x[i] != y[i] && !differ++) first = i / (dt == FDX_FLOAT64 ? 8 : 4);
+        CHECK(differ == 0, "%s (%s): %s: %zu bytes differ from %lld single steps, the first in element %zu", what, cfg,
+              w ? "u_prev" : "u", differ, (long long)nsteps, first);
+    }
+    CHECK(temporal < 2 || nsteps == 0 || depth == temporal, "%s: depth %d used, %d asked", what, depth, temporal);
+    CHECK(nsteps == 0 || memcmp(in, fdx_array_host(a[U]), bytes) != 0, "%s: the steps left u as it was", what);
+    free(in);
+done:
+    for (int i = 0; i < NA; i++) fdx_array_destroy(&a[i]);
     fdx_stencil_destroy(&s);
 }
 

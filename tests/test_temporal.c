@@ -28,7 +28,7 @@ static void test_depths(void)
                     char what[96];
                     /* Tiles smaller than the shape: several tasks along each
                        axis, halos crossing tiles and frames. */
-                    fdx_temporal_cfg tile = {k, 0, 0, 5 + k, 7 + r, rank == 3 ? 4 + k : 1};
+                    fdx_temporal_cfg tile = {k, 0, 0, 5 + k, 7 + r, rank == 3 ? 4 + k : 1, 0, 0};
                     fdx_temporal_force_tile(&tile);
                     int64_t nsteps = k == 2 ? 5 : k == 3 ? 7 : 4;
                     snprintf(what, sizeof what, "rank %d order %d %s k %d, %lld steps, small tiles", rank, order,

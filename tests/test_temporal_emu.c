@@ -40,12 +40,19 @@ static const char driver[] =
     "        for (int d = 0; d < 3; d++) if (d != 1 || rank == 3) in = in && c[d] >= r && c[d] < ext[d] - r;\n"
     "        if (in) o[q] = NAN, b[q] = NAN;\n"
     "    }\n"
-    "    real_t *src = a.data(), *dst = b.data();\n"
+    "    /* WAVE: u_prev random inside with u's frame, a coefficient array;\n"
+    "       the single steps rotate three arrays, the pass writes (op, o). */\n"
+    "    std::vector<real_t> up(n), cf(n), c(n), op(n);\n"
+    "    for (long long q = 0; q < n; q++) cf[q] = (real_t)(0.5 + 0.25 * rnd(&seed));\n"
+    "    for (long long q = 0; q < n; q++) up[q] = std::isnan(b[q]) ? (real_t)rnd(&seed) : u[q];\n"
+    "    c = up, op = o;\n"
+    "    real_t *src = a.data(), *dst = b.data(), *prv = c.data();\n"
     "    for (int s = 0; s < k; s++) {\n"
-    "        cuda_emu_grid(gs, tsx, tsy, 0, false, [&] { ks(dst, src, nullptr, nullptr, p1); });\n"
-    "        std::swap(src, dst);\n"
+    "        cuda_emu_grid(gs, tsx, tsy, 0, false, [&] { ks(dst, src, WAVE ? prv : nullptr, COEF ? cf.data() : nullptr, p1); });\n"
+    "        if (WAVE) { real_t *t = prv; prv = src; src = dst; dst = t; } else std::swap(src, dst);\n"
     "    }\n"
-    "    cuda_emu_grid(gb, tbx, tby, shb, true, [&] { kb(o.data(), u.data(), nullptr, p2, tp); });\n"
+    "    cuda_emu_grid(gb, tbx, tby, shb, true, [&] { kb(o.data(), u.data(), nullptr, p2, tp, op.data(), up.data(), COEF ? cf.data() : nullptr); });\n"
+    "    if (WAVE && memcmp(op.data(), prv, n * sizeof(real_t))) { printf(\"%s: u_prev differs\\n\", what); return 1; }\n"
     "    long long differ = 0, first = -1, moved = 0, finite = 0;\n"
     "    for (long long q = 0; q < n; q++) {\n"
     "        if (memcmp(&o[q], &src[q], sizeof(real_t))) { if (first < 0) first = q; differ++; }\n"
@@ -77,6 +84,7 @@ static void wrapped(fdx_sb *f, const char *ns, const char *entry, const char *sr
    depth the rank allows, each blocked one on two shapes and two chunks. */
 static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
 {
+    const int wave = ks->update == FDX_UPDATE_WAVE;
     const int r = ks->radius, rank3 = ks->rank == 3;
     char spec[32], what[160];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
@@ -96,14 +104,22 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
     for (int i = 0; i < 3 * r; i++) ws[i] = 0.1 * fdx_test_rand(seed), wa[i] = ks->d1 ? 0.05 * fdx_test_rand(seed) : 0;
     double c0 = -0.3 + 0.1 * fdx_test_rand(seed);
     fdx_sb_puts(&body, "int main()\n{\n    int bad = 0;\n");
-    for (int k = 1; k <= 4; k++) {
+    for (int k = 1; k <= 4; k++)
+        for (int pts = 1; pts <= 3; pts += 2) {
         if (rank3 && k * r > 6) continue;
-        fdx_temporal_cfg tc = {k, 2 * k * r + (rank3 ? 3 : 5), rank3 ? 2 * k * r + 2 : 1, 1, 0, 0};
+        /* One point a thread, or three (rank 3: rows, some y neighbours from
+           registers; rank 2: three points tx apart) with planes in flight. */
+        fdx_temporal_cfg tc = {k, 2 * k * r + (rank3 ? 3 : 5), rank3 ? 2 * k * r + 2 : 1, 1, 0, 0, 0, 0};
+        if (pts > 1) {
+            tc.nq = pts, tc.pd = 2 + (k + r) % 2;
+            if (rank3) tc.ty = (2 * k * r + 2 + pts - 1) / pts;
+            else tc.tx = (2 * k * r + 5 + pts - 1) / pts;
+        }
         CHECK_OK(fdx_temporal_generate(ks, &tc, 1, &src));
         if (!src) continue;
-        char ns[8], entry[24];
-        snprintf(ns, sizeof ns, "b%d", k);
-        snprintf(entry, sizeof entry, "fdx_blocked%d", k);
+        char ns[16], entry[32];
+        snprintf(ns, sizeof ns, "b%d_%d", k, pts);
+        snprintf(entry, sizeof entry, "fdx_blocked%d_%d", k, pts);
         fdx_sb dyn = FDX_SB_INIT;
         cuda_emu_dynamic_shared(&dyn, src);
         free(src);
@@ -131,8 +147,8 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
                 snprintf(bn, sizeof bn, "pb%d", cases);
                 bytes_of(&f, pn, &ps);
                 bytes_of(&f, bn, &pb);
-                snprintf(what, sizeof what, "%s k%d %dx%d chunk %d on %lldx%lldx%lld", spec, k, tc.tx, tc.ty, tc.chunk,
-                         (long long)n3[0], (long long)n3[1], (long long)n3[2]);
+                snprintf(what, sizeof what, "%s k%d %dx%d q%d pd%d chunk %d on %lldx%lldx%lld", spec, k, tc.tx, tc.ty,
+                         tc.nq, tc.pd, tc.chunk, (long long)n3[0], (long long)n3[1], (long long)n3[2]);
                 fdx_sb_printf(&body, "    { const unsigned gs[3] = {%u, %u, %u}, gb[3] = {%u, %u, %u};\n", ds.grid[0],
                               ds.grid[1], ds.grid[2], db.grid[0], db.grid[1], db.grid[2]);
                 fdx_sb_printf(&body,
@@ -146,7 +162,8 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
             }
     }
     fdx_sb_puts(&body, "    return bad != 0;\n}\n");
-    fdx_sb_printf(&f, "typedef %s real_t;\n%s%s", ks->is_double ? "double" : "float", driver, fdx_sb_str(&body));
+    fdx_sb_printf(&f, "typedef %s real_t;\nstatic const bool WAVE = %s, COEF = %s;\n%s%s", ks->is_double ? "double" : "float",
+                  wave ? "true" : "false", ks->coef ? "true" : "false", driver, fdx_sb_str(&body));
     snprintf(what, sizeof what, "temporal program for %s", spec);
     CHECK(!f.failed && !body.failed, "%s: out of memory", what);
     if (!f.failed && !body.failed) cuda_emu_run(fdx_sb_str(&f), "-ffp-contract=fast", "-march=native", what);
@@ -166,6 +183,10 @@ int main(void)
             for (int dbl = 0; dbl < 2; dbl++) {
                 fdx_stencil_kspec ks = {dbl, rank, r, FDX_UPDATE_HEAT, 0, (r + dbl) % 2, 0};
                 run_spec(&ks, &seed);
+                /* Wave, two time levels: orders 2 and 8, coefficients in half. */
+                if (r == 2 || r == 3) continue;
+                fdx_stencil_kspec kw = {dbl, rank, r, FDX_UPDATE_WAVE, (r + dbl + rank) % 2, 0, 0};
+                run_spec(&kw, &seed);
             }
     rmdir(cuda_emu_dir);
     printf("test_temporal_emu: %d programs, %d blocked runs\n", programs, cases);

@@ -1,12 +1,20 @@
 /* fdx_stencil_steps on the CUDA backend: the temporally blocked kernels
    against single applies on the device, bit for bit (orders 2-8, ranks 2
    and 3, float and double, odd shapes, depths 2-4 with a shallower last
-   pass, the candidates' tiles and small forced tiles of many blocks), and a
-   depth no tile takes.  Small shapes, so that compute-sanitizer (memcheck,
-   racecheck) runs it in minutes; auto on large shapes is verified by
-   tools/gpu-check.d/temporal.sh.  Skipped without a GPU. */
+   pass), for each strategy: small forced tiles of one point a thread and of
+   several points a thread with planes in flight (many blocks, halos across
+   blocks and frames), and the candidates' tile; wave (fdx_stencil_wave_steps,
+   orders 2 and 8, with and without coefficients) likewise; then a depth no
+   tile takes.
+   Auto on large shapes is verified by tools/gpu-check.d/temporal.sh.
+   FDX_TEST_SANITIZER=1 (tools/gpu-check under compute-sanitizer): orders 2
+   and 8 only, one precision each, depths 2 and 3, smaller shapes, every
+   strategy still run (racecheck in well under a minute).  Skipped without a
+   GPU. */
 #include "stencil/fdx_temporal.h"
 #include "temporal_check.h"
+
+#include <stdlib.h>
 
 static fdx_ctx *ctx;
 
@@ -15,21 +23,33 @@ int main(void)
     if (fdx_cuda_device_count() == 0) return fdx_test_skip("test_temporal_gpu", "no CUDA device");
     ctx = fdx_test_ctx("cuda");
     if (!ctx) return fdx_test_skip("test_temporal_gpu", "no CUDA context");
+    const char *san_env = getenv("FDX_TEST_SANITIZER");
+    const int san = san_env && san_env[0] == '1';
     uint64_t seed = 0x6e7;
     for (int rank = 2; rank <= 3; rank++)
-        for (int order = 2; order <= 8; order += 2)
+        for (int order = 2; order <= 8; order += san ? 6 : 2)
             for (int dbl = 0; dbl < 2; dbl++) {
+                if (san && dbl != (order == 8)) continue;
                 int r = order / 2;
                 int64_t shape[3] = {rank == 3 ? 67 + r : 301 + r, rank == 3 ? 45 + r : 173, 39 + 2 * r};
+                if (san) shape[0] = rank == 3 ? 37 + r : 131 + r, shape[1] = rank == 3 ? 29 + r : 1, shape[2] = 15 + 2 * r;
                 fdx_dtype dt = dbl ? FDX_FLOAT64 : FDX_FLOAT32;
-                for (int k = 2; k <= 4; k++) {
-                    char what[96];
-                    fdx_temporal_cfg tile = {k, 2 * k * r + (rank == 3 ? 6 : 30), rank == 3 ? 2 * k * r + 4 : 1, 5, 0, 0};
-                    int fits = tile.tx * tile.ty <= 1024;
-                    if (fits) {
+                for (int k = 2; k <= (san ? 3 : 4); k++) {
+                    char what[128];
+                    /* Small tiles: one point a thread, then three (rank 3:
+                       rows; rank 2: along x) with planes in flight. */
+                    for (int pts = 1; pts <= 3; pts += 2) {
+                        fdx_temporal_cfg tile = {k, 2 * k * r + (rank == 3 ? 6 : 30), rank == 3 ? 2 * k * r + 4 : 1, 5,
+                                                 0, 0, 0, 0};
+                        if (pts > 1) {
+                            tile.nq = pts, tile.pd = 2;
+                            if (rank == 3) tile.ty = (2 * k * r + 4 + pts - 1) / pts;
+                            else tile.tx = (2 * k * r + 30 + pts - 1) / pts;
+                        }
+                        if (tile.tx * tile.ty > 1024) continue;
                         fdx_temporal_force_tile(&tile);
-                        snprintf(what, sizeof what, "rank %d order %d %s k %d, small tiles", rank, order,
-                                 dbl ? "double" : "float", k);
+                        snprintf(what, sizeof what, "rank %d order %d %s k %d, small tiles q%d", rank, order,
+                                 dbl ? "double" : "float", k, pts);
                         tc_case(ctx, rank, order, dt, shape, 2 * k + 1, k, &seed, what);
                         fdx_temporal_force_tile(NULL);
                     }
@@ -42,6 +62,19 @@ int main(void)
                     dev.sm_count = 132;
                     if (fdx_temporal_candidates(&ks, &dev, 1, n3, k, c, 1) == 1)
                         tc_case(ctx, rank, order, dt, shape, 7, k, &seed, what);
+                    /* Wave (two time levels; a coefficient array at odd
+                       depths): small tiles of three points, the candidates'. */
+                    if (order == 4 || order == 6) continue;
+                    fdx_temporal_cfg wt = {k, 2 * k * r + (rank == 3 ? 6 : 30), 1, 5, 0, 0, 3, 2};
+                    if (rank == 3) wt.ty = (2 * k * r + 4 + 2) / 3;
+                    else wt.tx = (2 * k * r + 30 + 2) / 3;
+                    fdx_temporal_force_tile(&wt);
+                    snprintf(what, sizeof what, "wave rank %d order %d %s k %d, small tiles q3", rank, order,
+                             dbl ? "double" : "float", k);
+                    tc_wave_case(ctx, rank, order, dt, shape, 2 * k + 1, k, k % 2, &seed, what);
+                    fdx_temporal_force_tile(NULL);
+                    snprintf(what, sizeof what, "wave rank %d order %d %s k %d", rank, order, dbl ? "double" : "float", k);
+                    tc_wave_case(ctx, rank, order, dt, shape, 7, k, (k + 1) % 2, &seed, what);
                 }
             }
     /* Order 8 in rank 3 at depth 8: a halo of 32 leaves no tile. */

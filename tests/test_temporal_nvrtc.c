@@ -22,7 +22,7 @@ int main(void)
     fdx_device_info dev;
     memset(&dev, 0, sizeof dev);
     dev.sm_count = 132;
-    char seen[512][48];
+    char seen[1024][48];
     int nseen = 0;
     for (int rank = 2; rank <= 3; rank++)
         for (int r = 1; r <= 4; r++)
@@ -35,12 +35,13 @@ int main(void)
                     for (int i = 0; i < n; i++) {
                         char key[48], what[128], spec[32];
                         fdx_stencil_kspec_text(&ks, spec, sizeof spec);
-                        snprintf(key, sizeof key, "%s%d%d%d", spec, k, cand[i].tx, cand[i].ty);
+                        snprintf(key, sizeof key, "%s%d_%dx%d_%d_%d", spec, k, cand[i].tx, cand[i].ty, cand[i].nq, cand[i].pd);
                         int dup = 0;
                         for (int j = 0; j < nseen && !dup; j++) dup = strcmp(seen[j], key) == 0;
-                        if (dup || nseen == 512) continue;
+                        if (dup || nseen == 1024) continue;
                         memcpy(seen[nseen++], key, sizeof key);
-                        snprintf(what, sizeof what, "temporal_%s_k%d_%dx%d.cu", spec, k, cand[i].tx, cand[i].ty);
+                        snprintf(what, sizeof what, "temporal_%s_k%d_%dx%d_q%d_pd%d.cu", spec, k, cand[i].tx, cand[i].ty, cand[i].nq,
+                                 cand[i].pd);
                         char *src = NULL;
                         CHECK_OK(fdx_temporal_generate(&ks, &cand[i], 1, &src));
                         if (!src) continue;

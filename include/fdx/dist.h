@@ -171,6 +171,14 @@ FDX_API fdx_status fdx_dstencil_step(fdx_dstencil *s, fdx_darray *out, fdx_darra
    Where capture fails the run goes on with plain steps. */
 FDX_API fdx_status fdx_dstencil_run(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray *coef, int64_t steps,
                                     int overlap, int graph);
+/* Deep halos (communication avoiding): fdx_dstencil_run advances k steps a
+   pass, each unit running the temporally blocked kernels on its block and
+   the shadows (at least k x radius wide on split axes; corners exchanged
+   when two or more axes are split) renewed once a pass, bit-identical to
+   single steps (heat or wave, fixed frames: no periodic axes or boundary
+   conditions).  The ring's fields must share the global frame; a wave's
+   third field ends as scratch.  0 or 1: one step a pass (the default). */
+FDX_API fdx_status fdx_dstencil_set_temporal(fdx_dstencil *s, int k);
 /* 1 when the last fdx_dstencil_run replayed a CUDA graph. */
 FDX_API int fdx_dstencil_graph_used(const fdx_dstencil *s);
 

@@ -115,6 +115,18 @@ FDX_API fdx_status fdx_stencil_steps(fdx_stencil *s, fdx_array *u, fdx_array *tm
    not wanted), e.g. "temporal k4 32x32 chunk 64". */
 FDX_API int fdx_stencil_steps_depth(const fdx_stencil *s, const int64_t *shape, char *config, size_t n);
 
+/* The wave equation's time stepper: advances the pair (u_prev, u) of a WAVE
+   stencil (no sponge) by nsteps steps, u_prev holding the level before u's
+   afterwards, bit-identical to nsteps applies fdx_stencil_apply(s, next, u,
+   u_prev, coef) rotating u_prev <- u <- next.  coef: the stencil's
+   coefficient array (NULL when it has none).  tmp and tmp2 are scratch of
+   u's shape whose frame (the r-wide boundary, never computed or written)
+   must hold u's, as u_prev's must.  temporal as for fdx_stencil_steps (a
+   pass of K steps reads u_prev and u and writes the levels K - 1 and K); the
+   depth taken is fdx_stencil_steps_depth's. */
+FDX_API fdx_status fdx_stencil_wave_steps(fdx_stencil *s, fdx_array *u, fdx_array *u_prev, fdx_array *coef,
+                                          fdx_array *tmp, fdx_array *tmp2, int64_t nsteps, int temporal, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

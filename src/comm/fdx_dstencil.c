@@ -6,6 +6,7 @@
 #include "comm/fdx_dgraph.h"
 #include "core/fdx_knob.h"
 #include "stencil/fdx_bc.h"
+#include "stencil/fdx_temporal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,10 @@ struct fdx_dstencil {
     fdx_bc_region reg[FDX_DIST_MAX_LOCAL];
     dgraph g;
     int graph_failed, graph_used;
+    /* Deep halos (fdx_dstencil_set_temporal): steps a pass, and the wave's
+       fourth field (a pass writes two levels), made on first use. */
+    int temporal;
+    fdx_darray *spare;
 };
 
 fdx_status fdx_dstencil_create(fdx_dist *d, const fdx_stencil_desc *desc, fdx_dtype type, fdx_dstencil **out)
@@ -77,6 +82,7 @@ void fdx_dstencil_destroy(fdx_dstencil **ps)
         fdx_stencil_destroy(&s->s[i]);
         fdx_bc_destroy(&s->bc[i]);
     }
+    fdx_darray_destroy(&s->spare);
     free(*ps);
     *ps = NULL;
 }
@@ -313,11 +319,109 @@ static fdx_status capture(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray *c
     return FDX_OK;
 }
 
+/* ---- deep halos: k steps a pass on each unit's block, one exchange ---------- */
+
+fdx_status fdx_dstencil_set_temporal(fdx_dstencil *s, int k)
+{
+    FDX_CHECK(s, FDX_ERR_INVALID, "fdx_dstencil_set_temporal: NULL stencil");
+    FDX_CHECK(k >= 0 && k <= FDX_TEMPORAL_MAX_K, FDX_ERR_INVALID, "temporal depth %d must be 0..%d", k,
+              FDX_TEMPORAL_MAX_K);
+    fdx_dist *d = s->dist;
+    int split = 0;
+    for (int a = 0; a < d->desc.rank; a++) {
+        if (d->desc.grid[a] <= 1) continue;
+        split++;
+        FDX_CHECK(k <= 1 || d->desc.shadow[a] >= k * s->radius, FDX_ERR_INVALID,
+                  "temporal depth %d needs shadows of %d (depth x radius %d) on split axis %d, the distribution has %d",
+                  k, k * s->radius, s->radius, a, d->desc.shadow[a]);
+    }
+    for (int a = 0; a < d->desc.rank; a++)
+        FDX_CHECK(k <= 1 || !d->desc.periodic[a], FDX_ERR_UNSUPPORTED,
+                  "temporal depth %d: periodic axis %d (deep halos take fixed frames)", k, a);
+    /* Several levels reach diagonal neighbours: with two split axes the
+       corner shadows must be exchanged too. */
+    FDX_CHECK(k <= 1 || split < 2 || d->desc.corners, FDX_ERR_UNSUPPORTED,
+              "temporal depth %d with %d split axes needs the corner shadows (fdx_dist_desc.corners = 1)", k, split);
+    for (int i = 0; i < d->nlocal; i++)
+        FDX_CHECK(k <= 1 || !s->bc[i], FDX_ERR_UNSUPPORTED,
+                  "temporal depth %d: the stencil has boundary conditions, which only one step a pass applies", k);
+    s->temporal = k;
+    return FDX_OK;
+}
+
+/* Whole local arrays dst <- src on every unit (shadows included). */
+static fdx_status copy_all(fdx_dist *d, fdx_darray *dst, fdx_darray *src)
+{
+    for (int i = 0; i < d->nlocal; i++) {
+        FDX_TRY(fdx_dist_use(d, i));
+        fdx_array *a = dst->unit[i].local, *b = src->unit[i].local;
+        int cuda = fdx_ctx_backend(d->ctx[i]) == FDX_BACKEND_CUDA;
+        FDX_TRY(d->be->copy(cuda ? a->device : a->host, cuda ? b->device : b->host, (size_t)a->count * a->elem_size,
+                            cuda ? FDX_COPY_D2D : FDX_COPY_H2H, d->compute[i]));
+    }
+    return FDX_OK;
+}
+
+/* Steps in passes of s->temporal: each unit runs the blocked kernel on its
+   block, shadows of depth >= k r standing in for the neighbours' levels
+   (level t is exact at t r from the block's edge, so the owned points are
+   after k steps), then the written fields' shadows are renewed once.  The
+   ring ends as single steps leave it (b turned `steps` times, the current
+   field, and the wave's previous, in their places); the last pass may be
+   shallower, one step through the ring step. */
+static fdx_status temporal_run(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray *coef, int64_t steps, int overlap)
+{
+    fdx_dist *d = s->dist;
+    int wave = nf == 3;
+    if (wave && !s->spare) {
+        FDX_TRY(fdx_darray_create(d, s->type, &s->spare));
+        FDX_TRY(copy_all(d, s->spare, b[2])); /* the global frame of the ring */
+    }
+    fdx_darray *ring0[3] = {b[0], b[1], nf == 3 ? b[2] : NULL};
+    /* cur, prv (wave) and the free fields */
+    fdx_darray *cur = b[nf - 2], *prv = wave ? b[0] : NULL, *fa = b[nf - 1], *fb = wave ? s->spare : NULL;
+    if (cur->stale) FDX_TRY(fdx_darray_exchange(cur));
+    if (prv && prv->stale) FDX_TRY(fdx_darray_exchange(prv));
+    for (int64_t left = steps; left > 0;) {
+        int k = s->temporal < left ? s->temporal : (int)left;
+        if (k == 1) {
+            FDX_TRY(fdx_dstencil_step(s, fa, cur, prv, coef, overlap));
+            fdx_darray *t = prv;
+            if (wave) prv = cur, cur = fa, fa = t;
+            else t = cur, cur = fa, fa = t;
+        } else {
+            for (int i = 0; i < d->nlocal; i++) {
+                FDX_TRY(fdx_dist_use(d, i));
+                FDX_TRY(fdx_temporal_pass(s->s[i], fa->unit[i].local, cur->unit[i].local,
+                                          wave ? fb->unit[i].local : NULL, wave ? prv->unit[i].local : NULL,
+                                          coef ? coef->unit[i].local : NULL, k, d->compute[i]));
+            }
+            FDX_TRY(fdx_darray_exchange(fa));
+            if (wave) FDX_TRY(fdx_darray_exchange(fb));
+            fdx_darray *t = cur, *tp = prv;
+            cur = fa, prv = fb, fa = t, fb = tp;
+        }
+        left -= k;
+    }
+    /* Where single steps would have left the fields: b turned `steps`
+       times; through a free field where the two are swapped. */
+    fdx_darray *tcur = ring0[(nf - 2 + steps) % nf], *tprv = wave ? ring0[steps % nf] : NULL;
+    if (cur != tcur && prv == tcur) {
+        FDX_TRY(copy_all(d, fa, prv));
+        prv = fa;
+    }
+    if (cur != tcur) FDX_TRY(copy_all(d, tcur, cur));
+    if (wave && prv != tprv) FDX_TRY(copy_all(d, tprv, prv));
+    for (int j = 0; j < nf; j++) b[j] = ring0[(j + steps) % nf];
+    return FDX_OK;
+}
+
 fdx_status fdx_dstencil_run(fdx_dstencil *s, fdx_darray **b, int nf, fdx_darray *coef, int64_t steps, int overlap,
                             int graph)
 {
     FDX_CHECK(s && b, FDX_ERR_INVALID, "fdx_dstencil_run: NULL argument");
     FDX_CHECK(nf == 2 || nf == 3, FDX_ERR_INVALID, "fdx_dstencil_run: %d fields on the ring; 2 (heat) or 3 (wave)", nf);
+    if (s->temporal > 1) return temporal_run(s, b, nf, coef, steps, overlap);
     fdx_dist *d = s->dist;
     /* Graphs need every transfer on a stream: one process, CUDA. */
     int use = graph && !s->graph_failed && fdx_dgraph_possible(d);

@@ -3,6 +3,7 @@
    fdx_temporal_gen.c) or one step a pass (fdx_stencil_apply), k given or
    chosen by timing the candidates on the caller's arrays. */
 #include "arrays/fdx_array_impl.h"
+#include "core/fdx_knob.h"
 #include "core/fdx_log.h"
 #include "fdx/metrics.h"
 #include "stencil/fdx_bc.h"
@@ -60,8 +61,8 @@ static fdx_status kernel_get(const fdx_backend *be, const fdx_device_info *dev, 
     int cuda = be->kind == FDX_BACKEND_CUDA;
     char spec[32], key[sizeof kernels->key];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
-    snprintf(key, sizeof key, "%s/%d/%.60s/%s/k%d/%dx%d", be->name, dev->ordinal, dev->name, spec, c->k,
-             cuda ? c->tx : 0, cuda ? c->ty : 0);
+    snprintf(key, sizeof key, "%s/%d/%.60s/%s/k%d/%dx%d/q%d/pd%d", be->name, dev->ordinal, dev->name, spec, c->k,
+             cuda ? c->tx : 0, cuda ? c->ty : 0, cuda ? fdx_temporal_points(c) : 0, cuda && c->pd > 1 ? c->pd : 1);
     pthread_mutex_lock(&lock);
     for (int i = 0; i < nkernels; i++)
         if (strcmp(kernels[i].key, key) == 0) {
@@ -124,6 +125,10 @@ typedef struct run {
     int64_t n3[3];
     fdx_array *u, *tmp;
     void *pu, *pt; /* their storage in the backend's memory */
+    /* WAVE: u_prev, the coefficients (or NULL), the second scratch array */
+    int wave;
+    fdx_array *up, *cf, *tmp2;
+    void *pup, *pcf, *pt2;
     void *scratch; /* CPU: the threads' rings */
     size_t scratch_bytes;
     /* the pass being timed */
@@ -146,8 +151,10 @@ static fdx_status ensure_scratch(run *r, const fdx_temporal_cfg *c)
     return FDX_OK;
 }
 
-/* k steps of the configuration's depth from src into dst. */
-static fdx_status pass(run *r, fdx_kernel *k, const fdx_temporal_cfg *c, void *dst, void *src, void *stream)
+/* k steps of the configuration's depth from src into dst (WAVE: from
+   (srcp, src) into (dstp, dst), the levels k - 1 and k). */
+static fdx_status pass(run *r, fdx_kernel *k, const fdx_temporal_cfg *c, void *dst, void *src, void *dstp, void *srcp,
+                       void *stream)
 {
     fdx_stencil_cfg sc;
     memset(&sc, 0, sizeof sc);
@@ -162,22 +169,23 @@ static fdx_status pass(run *r, fdx_kernel *k, const fdx_temporal_cfg *c, void *d
         FDX_TRY(ensure_scratch(r, c));
         tp.per = fdx_temporal_scratch_per_thread(r->v.ks, c, r->n3);
     }
-    void *scratch = r->scratch;
-    void *args[5] = {&dst, &src, &scratch, p.bytes, &tp};
-    if (!r->cuda) args[0] = dst, args[1] = src, args[2] = scratch; /* the CPU entry takes the pointers */
+    void *scratch = r->scratch, *cf = r->pcf;
+    void *args[8] = {&dst, &src, &scratch, p.bytes, &tp, &dstp, &srcp, &cf};
+    if (!r->cuda) /* the CPU entry takes the pointers */
+        args[0] = dst, args[1] = src, args[2] = scratch, args[5] = dstp, args[6] = srcp, args[7] = cf;
     return r->be->launch(k, &dims, args, stream);
 }
 
 static fdx_status timed_pass(void *arg, void *stream)
 {
     run *r = arg;
-    return pass(r, r->kernel, &r->cfg, r->pt, r->pu, stream);
+    return pass(r, r->kernel, &r->cfg, r->pt, r->pu, r->pt2, r->pup, stream);
 }
 
 static fdx_status timed_apply(void *arg, void *stream)
 {
     run *r = arg;
-    return fdx_stencil_apply(r->s, r->tmp, r->u, NULL, NULL, stream);
+    return fdx_stencil_apply(r->s, r->tmp, r->u, r->up, r->cf, stream);
 }
 
 /* Auto: every candidate and one step a pass, timed on the caller's arrays
@@ -230,11 +238,18 @@ static fdx_status check_array(const fdx_stencil_view *v, const fdx_array *a, con
     return FDX_OK;
 }
 
-fdx_status fdx_stencil_steps(fdx_stencil *s, fdx_array *u, fdx_array *tmp, int64_t nsteps, int temporal,
-                             void *stream)
+static void *storage(const run *r, const fdx_array *a)
 {
-    FDX_CHECK(s && u && tmp, FDX_ERR_INVALID, "fdx_stencil_steps: NULL stencil or array");
-    FDX_CHECK(nsteps >= 0, FDX_ERR_INVALID, "fdx_stencil_steps: %lld steps", (long long)nsteps);
+    return a ? (r->cuda ? a->device : a->host) : NULL;
+}
+
+/* The checks and plan both steppers share; then the passes.  Heat: u, tmp.
+   Wave: u, up (u_prev), cf (or NULL), tmp, tmp2. */
+static fdx_status steps(fdx_stencil *s, fdx_array *u, fdx_array *up, fdx_array *cf, fdx_array *tmp, fdx_array *tmp2,
+                        int64_t nsteps, int temporal, void *stream)
+{
+    const char *fn = up ? "fdx_stencil_wave_steps" : "fdx_stencil_steps";
+    FDX_CHECK(nsteps >= 0, FDX_ERR_INVALID, "%s: %lld steps", fn, (long long)nsteps);
     FDX_CHECK(temporal >= -1 && temporal <= FDX_TEMPORAL_MAX_K, FDX_ERR_INVALID,
               "temporal blocking depth %d must be -1 (auto), 0 (off) or 1..%d", temporal, FDX_TEMPORAL_MAX_K);
     run r;
@@ -242,25 +257,44 @@ fdx_status fdx_stencil_steps(fdx_stencil *s, fdx_array *u, fdx_array *tmp, int64
     r.s = s;
     fdx_stencil_view_of(s, &r.v);
     const fdx_stencil_kspec *ks = r.v.ks;
-    FDX_CHECK(ks->update == FDX_UPDATE_HEAT && !ks->coef && !ks->sponge, FDX_ERR_INVALID,
-              "fdx_stencil_steps advances the heat / Jacobi update (u + alpha L u) without a coefficient array; "
-              "this stencil is %s%s",
-              ks->update == FDX_UPDATE_HEAT ? "heat" : ks->update == FDX_UPDATE_WAVE ? "wave" : "apply",
-              ks->coef ? " with a coefficient array" : "");
+    r.wave = up != NULL;
+    if (r.wave)
+        FDX_CHECK(ks->update == FDX_UPDATE_WAVE && !ks->sponge && (cf != NULL) == (ks->coef != 0), FDX_ERR_INVALID,
+                  "fdx_stencil_wave_steps advances the wave update (2 u - u_prev + alpha [c] L u) without a sponge, "
+                  "with a coefficient array exactly when the stencil has one; this stencil is %s%s%s, coef %s",
+                  ks->update == FDX_UPDATE_HEAT ? "heat" : ks->update == FDX_UPDATE_WAVE ? "wave" : "apply",
+                  ks->coef ? " with a coefficient array" : "", ks->sponge ? " with a sponge" : "",
+                  cf ? "given" : "NULL");
+    else
+        FDX_CHECK(ks->update == FDX_UPDATE_HEAT && !ks->coef && !ks->sponge, FDX_ERR_INVALID,
+                  "fdx_stencil_steps advances the heat / Jacobi update (u + alpha L u) without a coefficient array; "
+                  "this stencil is %s%s",
+                  ks->update == FDX_UPDATE_HEAT ? "heat" : ks->update == FDX_UPDATE_WAVE ? "wave" : "apply",
+                  ks->coef ? " with a coefficient array" : "");
     const char *why = NULL;
     FDX_CHECK(temporal <= 1 || fdx_temporal_supports(ks, &why), FDX_ERR_UNSUPPORTED, "temporal blocking: %s", why);
-    FDX_CHECK(u != tmp, FDX_ERR_INVALID, "fdx_stencil_steps: u and tmp must be distinct arrays");
-    FDX_TRY(check_array(&r.v, u, u, "u"));
-    FDX_TRY(check_array(&r.v, tmp, u, "tmp"));
+    fdx_array *all[5] = {u, tmp, up, tmp2, cf};
+    const char *names[5] = {"u", "tmp", "u_prev", "tmp2", "coef"};
+    for (int i = 0; i < (r.wave ? 5 : 2); i++) {
+        if (!all[i]) continue;
+        FDX_TRY(check_array(&r.v, all[i], u, names[i]));
+        for (int j = 0; j < i; j++)
+            FDX_CHECK(all[i] != all[j] || i == 4, FDX_ERR_INVALID, "%s: %s and %s must be distinct arrays", fn,
+                      names[j], names[i]);
+    }
     r.be = fdx_ctx_ops(r.v.ctx);
     r.dev = fdx_ctx_device(r.v.ctx);
     r.cuda = r.be->kind == FDX_BACKEND_CUDA;
-    r.u = u, r.tmp = tmp;
-    r.pu = r.cuda ? u->device : u->host;
-    r.pt = r.cuda ? tmp->device : tmp->host;
-    FDX_CHECK(r.pu && r.pt, FDX_ERR_INVALID, "fdx_stencil_steps: %s has no %s storage", r.pu ? "tmp" : "u",
-              r.cuda ? "device" : "host");
-    FDX_CHECK(r.pu != r.pt, FDX_ERR_INVALID, "fdx_stencil_steps: u and tmp share storage");
+    r.u = u, r.tmp = tmp, r.up = up, r.cf = cf, r.tmp2 = tmp2;
+    r.pu = storage(&r, u), r.pt = storage(&r, tmp), r.pup = storage(&r, up), r.pcf = storage(&r, cf);
+    r.pt2 = storage(&r, tmp2);
+    for (int i = 0; i < (r.wave ? 5 : 2); i++) {
+        void *pi = storage(&r, all[i]);
+        FDX_CHECK(!all[i] || pi, FDX_ERR_INVALID, "%s: %s has no %s storage", fn, names[i], r.cuda ? "device" : "host");
+        for (int j = 0; j < i && i < 4; j++)
+            FDX_CHECK(!all[j] || pi != storage(&r, all[j]), FDX_ERR_INVALID, "%s: %s and %s share storage", fn,
+                      names[j], names[i]);
+    }
     int rd = fdx_stencil_radius(s);
     for (int d = 0; d < u->rank; d++)
         FDX_CHECK(u->shape[d] > 2 * rd, FDX_ERR_INVALID, "a stencil of radius %d needs at least %d points on axis %d, got %lld",
@@ -286,6 +320,19 @@ fdx_status fdx_stencil_steps(fdx_stencil *s, fdx_array *u, fdx_array *tmp, int64
     fdx_temporal_cfg f = force;
     int use_force = forced;
     pthread_mutex_unlock(&lock);
+    /* FDX_TEMPORAL_CFG (measurements) forces a configuration where it
+       fits, for an asked depth or auto; its depth, where given, for auto. */
+    if (!use_force && r.cuda && fdx_knob(FDX_KNOB_TEMPORAL_CFG)) {
+        st = fdx_temporal_cfg_parse(fdx_knob(FDX_KNOB_TEMPORAL_CFG), &f);
+        if (st != FDX_OK) goto done;
+        use_force = 1;
+        if (temporal == -1 && f.k > 1 && nsteps >= 2) temporal = f.k;
+        if (f.chunk <= 0) {
+            fdx_temporal_cfg g = f;
+            g.k = temporal > 1 ? temporal : 2;
+            f.chunk = fdx_temporal_chunk(ks, r.dev, r.cuda, r.n3, &g);
+        }
+    }
     f.k = temporal;
     if (temporal > 1 && use_force && fdx_temporal_fits(ks, &f, r.cuda, r.n3)) {
         plan.cfg = f;
@@ -311,34 +358,99 @@ fdx_status fdx_stencil_steps(fdx_stencil *s, fdx_array *u, fdx_array *tmp, int64
     plan_key(r.be, r.dev, ks, r.n3, 0, key, sizeof key);
     plan_store(key, &plan);
 
-    /* Passes alternate u -> tmp -> u; the last may be shallower. */
-    void *src = r.pu, *dst = r.pt;
-    fdx_array *asrc = u, *adst = tmp;
+    /* Passes alternate u -> tmp -> u (WAVE: the pair (u_prev, u) -> (tmp2,
+       tmp) -> ...; one step a pass rotates the buffers); the last pass may
+       be shallower. */
+    fdx_array *cur = u, *prv = up, *fa = tmp, *fb = tmp2;
     for (int64_t left = nsteps; left > 0;) {
         int k = plan.cfg.k < left ? plan.cfg.k : (int)left;
         if (k == 1 && plan.cfg.k == 1) {
-            st = fdx_stencil_apply(s, adst, asrc, NULL, NULL, stream);
+            st = fdx_stencil_apply(s, fa, cur, prv, cf, stream);
+            if (st != FDX_OK) goto done;
+            /* u_prev <- u <- the new level; the old u_prev is free. */
+            fdx_array *t = prv;
+            if (r.wave) prv = cur, cur = fa, fa = t;
+            else t = cur, cur = fa, fa = t;
         } else {
             fdx_temporal_cfg c = plan.cfg;
             c.k = k;
             fdx_kernel *kern = NULL;
             st = kernel_get(r.be, r.dev, ks, &c, &kern);
-            if (st == FDX_OK) st = pass(&r, kern, &c, dst, src, stream);
+            if (st == FDX_OK)
+                st = pass(&r, kern, &c, storage(&r, fa), storage(&r, cur), storage(&r, fb), storage(&r, prv), stream);
+            if (st != FDX_OK) goto done;
+            fdx_array *t = cur, *tp = prv;
+            cur = fa, prv = fb, fa = t, fb = tp;
         }
-        if (st != FDX_OK) goto done;
         left -= k;
-        void *t = src;
-        src = dst, dst = t;
-        fdx_array *ta = asrc;
-        asrc = adst, adst = ta;
     }
-    /* An odd number of passes left the result in tmp. */
-    if (src != r.pu)
-        st = r.be->copy(r.pu, r.pt, (size_t)fdx_array_count(u) * u->elem_size,
-                        r.cuda ? FDX_COPY_D2D : FDX_COPY_H2H, stream);
+    /* The result into u (and u_prev), through a free buffer where they are
+       swapped. */
+    size_t bytes = (size_t)fdx_array_count(u) * u->elem_size;
+    int kind = r.cuda ? FDX_COPY_D2D : FDX_COPY_H2H;
+    if (cur != u && prv == u) {
+        st = r.be->copy(storage(&r, fa), storage(&r, u), bytes, kind, stream);
+        if (st != FDX_OK) goto done;
+        prv = fa;
+    }
+    if (cur != u) st = r.be->copy(storage(&r, u), storage(&r, cur), bytes, kind, stream);
+    if (st == FDX_OK && r.wave && prv != up) st = r.be->copy(storage(&r, up), storage(&r, prv), bytes, kind, stream);
 done:
     if (r.scratch) r.be->free(r.scratch);
     return st;
+}
+
+
+fdx_status fdx_temporal_pass(fdx_stencil *s, fdx_array *out, fdx_array *u, fdx_array *outp, fdx_array *up,
+                             fdx_array *cf, int k, void *stream)
+{
+    FDX_CHECK(s && out && u && out != u && (!up || (outp && outp != up)), FDX_ERR_INTERNAL, "fdx_temporal_pass: arrays");
+    FDX_CHECK(k >= 2 && k <= FDX_TEMPORAL_MAX_K, FDX_ERR_INTERNAL, "fdx_temporal_pass: depth %d", k);
+    run r;
+    memset(&r, 0, sizeof r);
+    r.s = s;
+    fdx_stencil_view_of(s, &r.v);
+    const fdx_stencil_kspec *ks = r.v.ks;
+    const char *why = NULL;
+    FDX_CHECK(fdx_temporal_supports(ks, &why), FDX_ERR_UNSUPPORTED, "temporal blocking: %s", why);
+    r.be = fdx_ctx_ops(r.v.ctx);
+    r.dev = fdx_ctx_device(r.v.ctx);
+    r.cuda = r.be->kind == FDX_BACKEND_CUDA;
+    r.wave = up != NULL;
+    r.pcf = storage(&r, cf);
+    fdx_stencil_shape3(u->rank, u->shape, r.n3);
+    stream = fdx_ctx_stream(r.v.ctx, stream);
+    fdx_temporal_cfg c;
+    pthread_mutex_lock(&lock);
+    c = force;
+    int use_force = forced;
+    pthread_mutex_unlock(&lock);
+    c.k = k;
+    if (!use_force || !fdx_temporal_fits(ks, &c, r.cuda, r.n3))
+        FDX_CHECK(fdx_temporal_candidates(ks, r.dev, r.cuda, r.n3, k, &c, 1) == 1, FDX_ERR_UNSUPPORTED,
+                  "temporal depth %d: no tile keeps points of its own at radius %d on %lldx%lldx%lld", k, ks->radius,
+                  (long long)r.n3[0], (long long)r.n3[1], (long long)r.n3[2]);
+    fdx_kernel *kern = NULL;
+    fdx_status st = kernel_get(r.be, r.dev, ks, &c, &kern);
+    if (st == FDX_OK)
+        st = pass(&r, kern, &c, storage(&r, out), storage(&r, u), storage(&r, outp), storage(&r, up), stream);
+    /* The CPU pass is done when the launch returns: its scratch can go. */
+    if (r.scratch) r.be->free(r.scratch);
+    return st;
+}
+
+fdx_status fdx_stencil_steps(fdx_stencil *s, fdx_array *u, fdx_array *tmp, int64_t nsteps, int temporal,
+                             void *stream)
+{
+    FDX_CHECK(s && u && tmp, FDX_ERR_INVALID, "fdx_stencil_steps: NULL stencil or array");
+    return steps(s, u, NULL, NULL, tmp, NULL, nsteps, temporal, stream);
+}
+
+fdx_status fdx_stencil_wave_steps(fdx_stencil *s, fdx_array *u, fdx_array *u_prev, fdx_array *coef, fdx_array *tmp,
+                                  fdx_array *tmp2, int64_t nsteps, int temporal, void *stream)
+{
+    FDX_CHECK(s && u && u_prev && tmp && tmp2, FDX_ERR_INVALID, "fdx_stencil_wave_steps: NULL stencil or array");
+    return steps(s, u, u_prev, coef, tmp, tmp2, nsteps, temporal, stream);
 }
 
 int fdx_stencil_steps_depth(const fdx_stencil *s, const int64_t *shape, char *config, size_t n)

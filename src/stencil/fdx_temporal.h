@@ -36,7 +36,24 @@ typedef struct fdx_temporal_cfg {
     int tx, ty; /* CUDA: threads a block, the tile with its halo (ty 1 below rank 3) */
     int chunk;  /* planes of the marching axis a block (CUDA) or task (CPU) computes */
     int bx, by; /* CPU: interior points of a task's tile along x and (rank 3) y */
+    int nq;     /* CUDA: points a thread (0 or 1: one); rank 3: consecutive rows
+                   (the tile is tx x ty nq), rank 2: tx apart along x (tx nq) */
+    int pd;     /* CUDA: input planes in flight a thread (0 or 1: the next one) */
 } fdx_temporal_cfg;
+
+/* A CUDA configuration's points a thread and the tile's extent with its
+   halo along x and (rank 3) y. */
+static inline int fdx_temporal_points(const fdx_temporal_cfg *c) { return c->nq > 1 ? c->nq : 1; }
+static inline int fdx_temporal_tile_x(const fdx_temporal_cfg *c, int rank)
+{
+    return rank == 3 ? c->tx : c->tx * fdx_temporal_points(c);
+}
+static inline int fdx_temporal_tile_y(const fdx_temporal_cfg *c, int rank)
+{
+    return rank == 3 ? c->ty * fdx_temporal_points(c) : 1;
+}
+#define FDX_TEMPORAL_MAX_POINTS 8
+#define FDX_TEMPORAL_MAX_PD 4
 
 /* The run-time block of the kernel besides struct fdx_p: mirrors struct
    fdx_tp of the generated code. */
@@ -72,6 +89,22 @@ FDX_HIDDEN int64_t fdx_temporal_scratch_per_thread(const fdx_stencil_kspec *ks, 
    depth > 0 the tiles that fit at that depth only.  Returns their number. */
 FDX_HIDDEN int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda,
                                        const int64_t n3[3], int depth, fdx_temporal_cfg *out, int max);
+
+/* Planes per block (CUDA) or task (CPU) for a configuration on this shape. */
+FDX_HIDDEN int fdx_temporal_chunk(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda,
+                                  const int64_t n3[3], const fdx_temporal_cfg *c);
+
+/* Reads "k4 32x8 q4 pd2 chunk 64" (fdx_temporal_cfg_text's words, any
+   subset with the threads; FDX_TEMPORAL_CFG). */
+FDX_HIDDEN fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg *c);
+
+/* One pass of depth k (2..FDX_TEMPORAL_MAX_K) between arrays of one shape:
+   out <- k steps from u (WAVE: outp <- level k - 1, from (up, u) and cf),
+   the frame untouched, on `stream`: the forced tile or the candidates'
+   first at depth k (FDX_ERR_UNSUPPORTED where none fits).  The deep-halo
+   distributed steps (src/comm/fdx_dstencil.c) run it on each unit's block. */
+FDX_HIDDEN fdx_status fdx_temporal_pass(fdx_stencil *s, fdx_array *out, fdx_array *u, fdx_array *outp, fdx_array *up,
+                                        fdx_array *cf, int k, void *stream);
 
 /* Tests: every later fdx_stencil_steps with an explicit depth uses this
    tile and chunk (at the asked depth) where it fits; NULL: back to the

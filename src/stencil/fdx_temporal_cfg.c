@@ -10,8 +10,8 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int fdx_temporal_supports(const fdx_stencil_kspec *ks, const char **why)
 {
-    const char *w = ks->update != FDX_UPDATE_HEAT ? "only the heat / Jacobi update (u + alpha L u) is blocked"
-                    : ks->coef                    ? "a coefficient array is not blocked yet"
+    const char *w = ks->update == FDX_UPDATE_APPLY ? "only time steps (heat / Jacobi, wave) are blocked"
+                    : ks->coef && ks->update == FDX_UPDATE_HEAT ? "heat with a coefficient array is not blocked"
                     : ks->sponge                  ? "a sponge is not blocked"
                     : ks->rank < 2                ? "rank 1 is not blocked (no marching axis)"
                                                   : NULL;
@@ -25,15 +25,16 @@ static size_t elem(const fdx_stencil_kspec *ks) { return ks->is_double ? 8 : 4; 
 static size_t smem_bytes(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c)
 {
     int ry = ks->rank == 3 ? ks->radius : 0;
-    return 2 * (size_t)c->k * (size_t)(c->ty + 2 * ry) * (size_t)(c->tx + 2 * ks->radius) * elem(ks);
+    return 2 * (size_t)c->k * (size_t)(fdx_temporal_tile_y(c, ks->rank) + 2 * ry) *
+           (size_t)(fdx_temporal_tile_x(c, ks->rank) + 2 * ks->radius) * elem(ks);
 }
 
 /* Blocks along x, y and the marching axis. */
 static void grid_of(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3], int64_t g[3])
 {
     int kr = c->k * ks->radius;
-    g[0] = ceil_div(n3[0], c->tx - 2 * kr);
-    g[1] = ks->rank == 3 ? ceil_div(n3[1], c->ty - 2 * kr) : 1;
+    g[0] = ceil_div(n3[0], fdx_temporal_tile_x(c, ks->rank) - 2 * kr);
+    g[1] = ks->rank == 3 ? ceil_div(n3[1], fdx_temporal_tile_y(c, ks->rank) - 2 * kr) : 1;
     g[2] = ceil_div(n3[2] - 2 * ks->radius, c->chunk);
 }
 
@@ -43,7 +44,12 @@ int fdx_temporal_fits(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, in
     int kr = c->k * ks->radius, r = ks->radius, ry = ks->rank == 3 ? r : 0;
     if (n3[0] <= 2 * r || n3[1] <= 2 * ry || n3[2] <= 2 * r) return 0;
     if (!cuda) return c->bx >= 1 && c->by >= 1 && (ks->rank == 3 || c->by == 1);
-    if (c->tx <= 2 * kr || c->tx * c->ty > 1024 || (ks->rank == 3 ? c->ty <= 2 * kr : c->ty != 1)) return 0;
+    int w = fdx_temporal_tile_x(c, ks->rank), h = fdx_temporal_tile_y(c, ks->rank);
+    if (c->nq < 0 || c->nq > FDX_TEMPORAL_MAX_POINTS || c->pd < 0 || c->pd > FDX_TEMPORAL_MAX_PD) return 0;
+    if (c->tx < 1 || c->ty < 1 || w <= 2 * kr || c->tx * c->ty > 1024 || (ks->rank == 3 ? h <= 2 * kr : c->ty != 1))
+        return 0;
+    /* 32-bit plane indices in the kernel. */
+    if (n3[2] > 0x7fffff00LL) return 0;
     if (smem_bytes(ks, c) > FDX_TEMPORAL_MAX_SMEM) return 0;
     int64_t g[3];
     grid_of(ks, c, n3, g);
@@ -85,6 +91,56 @@ static int chunk_for(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, con
     return ch < 1 ? 1 : ch > 1 << 30 ? 1 << 30 : (int)ch;
 }
 
+int fdx_temporal_chunk(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda, const int64_t n3[3],
+                       const fdx_temporal_cfg *c)
+{
+    int64_t sms = dev->sm_count > 0 ? dev->sm_count : 1;
+    int kr = c->k * ks->radius, rank3 = ks->rank == 3;
+    if (!cuda) {
+        int64_t bx = c->bx > 0 ? c->bx : 1, by = c->by > 0 ? c->by : 1;
+        return chunk_for(ks, c, n3, ceil_div(n3[0] - 2 * ks->radius, bx) * (rank3 ? ceil_div(n3[1] - 2 * ks->radius, by) : 1),
+                         2 * sms);
+    }
+    int w = fdx_temporal_tile_x(c, ks->rank), h = fdx_temporal_tile_y(c, ks->rank);
+    if (w <= 2 * kr || (rank3 && h <= 2 * kr) || c->tx * c->ty < 1) return 1;
+    int64_t tiles = ceil_div(n3[0], w - 2 * kr) * (rank3 ? ceil_div(n3[1], h - 2 * kr) : 1);
+    /* Blocks of 1024 threads: about four waves of two resident blocks a
+       multiprocessor.  Smaller blocks (which hold more registers a thread:
+       two or three resident): blocks of 2048 threads a multiprocessor in
+       all, so that the chunks stay long against the 2 k r planes each block
+       reads and computes beyond its own (at 512^3, k 4, 256 threads: chunk
+       170, 5% extra planes, where the 1024-thread rule would give 57 and
+       14%). */
+    int threads = c->tx * c->ty > 1024 ? 1024 : c->tx * c->ty;
+    return chunk_for(ks, c, n3, tiles, threads >= 1024 ? 8 * sms : sms * (2048 / threads));
+}
+
+/* "k4 32x8 q4 pd2 chunk 64": any of the words, in any order; the rest of
+   the configuration stays as `c` had it. */
+fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ' || *p == ',') p++;
+        if (!*p) break;
+        int a = 0, b = 0, used = 0;
+        if (sscanf(p, "chunk %d%n", &a, &used) == 1 && a > 0) c->chunk = a;
+        else if (sscanf(p, "pd%d%n", &a, &used) == 1 && a >= 1 && a <= FDX_TEMPORAL_MAX_PD) c->pd = a;
+        else if (sscanf(p, "q%d%n", &a, &used) == 1 && a >= 1 && a <= FDX_TEMPORAL_MAX_POINTS) c->nq = a;
+        else if (sscanf(p, "k%d%n", &a, &used) == 1 && a >= 1 && a <= FDX_TEMPORAL_MAX_K) c->k = a;
+        else if (sscanf(p, "%dx%d%n", &a, &b, &used) == 2 && a >= 1 && b >= 1 && a * b <= 1024) c->tx = a, c->ty = b;
+        else if (strncmp(p, "temporal", 8) == 0) used = 8;
+        else used = 0;
+        FDX_CHECK(used > 0, FDX_ERR_INVALID,
+                  "temporal configuration '%s': cannot read '%s' (words: kN, TXxTY, qN 1..%d, pdN 1..%d, chunk N)",
+                  text, p, FDX_TEMPORAL_MAX_POINTS, FDX_TEMPORAL_MAX_PD);
+        p += used;
+    }
+    FDX_CHECK(c->tx > 0, FDX_ERR_INVALID, "temporal configuration '%s' names no threads TXxTY", text);
+    return FDX_OK;
+}
+
 static int add(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda, const int64_t n3[3],
                fdx_temporal_cfg c, fdx_temporal_cfg *out, int n, int max)
 {
@@ -104,21 +160,30 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
     const int *depths = all, nd = depth > 0 ? 1 : 5;
     if (depth > 0) depths = &depth;
     if (cuda) {
-        /* Tiles of threads with their halo; a depth is a candidate while the
-           tile keeps at least half its width and, in rank 3, a quarter of
-           its rows as points of its own. */
-        static const int tiles3[][2] = {{32, 32}, {64, 16}, {32, 16}}, tiles2[] = {1024, 512, 256};
+        /* Tiles of threads with their halo: first several points a thread
+           (rows in rank 3: their y neighbours from registers, fewer shared
+           loads; rank 2: more points and planes in flight a thread), then
+           one point a thread.  With depth <= 0 (auto) a depth is a candidate
+           while the tile keeps at least half its width and, in rank 3, a
+           quarter of its rows as points of its own, and only the first
+           `auto_tiles` tiles are timed. */
+        static const fdx_temporal_cfg tiles3[] = {{0, 32, 8, 0, 0, 0, 4, 2},  {0, 64, 8, 0, 0, 0, 4, 1},
+                                                  {0, 32, 32, 0, 0, 0, 1, 1}, {0, 32, 16, 0, 0, 0, 4, 1},
+                                                  {0, 32, 8, 0, 0, 0, 8, 1},  {0, 64, 16, 0, 0, 0, 1, 1},
+                                                  {0, 32, 16, 0, 0, 0, 1, 1}};
+        static const fdx_temporal_cfg tiles2[] = {{0, 256, 1, 0, 0, 0, 4, 2},  {0, 1024, 1, 0, 0, 0, 1, 1},
+                                                  {0, 128, 1, 0, 0, 0, 8, 1},  {0, 512, 1, 0, 0, 0, 1, 1},
+                                                  {0, 256, 1, 0, 0, 0, 1, 1}};
+        const fdx_temporal_cfg *tiles = rank3 ? tiles3 : tiles2;
+        const int ntiles = rank3 ? 7 : 5, auto_tiles = 3;
         for (int d = 0; d < nd; d++)
-            for (int i = 0; i < 3; i++) {
-                fdx_temporal_cfg c = {depths[d], rank3 ? tiles3[i][0] : tiles2[i], rank3 ? tiles3[i][1] : 1, 1, 0, 0};
-                int kr = c.k * r;
-                /* The third tile (most halo a point) only where a depth is
-                   asked and the others may not fit: auto times ten at most. */
-                if (c.tx <= 2 * kr || (rank3 && c.ty <= 2 * kr) || (depth <= 0 && i == 2)) continue;
-                if (depth <= 0 && (c.tx - 2 * kr < c.tx / 2 || (rank3 && c.ty - 2 * kr < c.ty / 4))) continue;
-                int64_t tiles = ceil_div(n3[0], c.tx - 2 * kr) * (rank3 ? ceil_div(n3[1], c.ty - 2 * kr) : 1);
-                /* About four waves of two resident blocks a multiprocessor. */
-                c.chunk = chunk_for(ks, &c, n3, tiles, 8 * sms * (1024 / (c.tx * c.ty)));
+            for (int i = 0; i < ntiles; i++) {
+                fdx_temporal_cfg c = tiles[i];
+                c.k = depths[d];
+                int kr = c.k * r, w = fdx_temporal_tile_x(&c, ks->rank), h = fdx_temporal_tile_y(&c, ks->rank);
+                if (w <= 2 * kr || (rank3 && h <= 2 * kr) || (depth <= 0 && i >= auto_tiles)) continue;
+                if (depth <= 0 && (w - 2 * kr < w / 2 || (rank3 && h - 2 * kr < h / 4))) continue;
+                c.chunk = fdx_temporal_chunk(ks, dev, cuda, n3, &c);
                 n = add(ks, dev, cuda, n3, c, out, n, max);
             }
         return n;
@@ -143,7 +208,7 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                 int64_t by = (int64_t)(budget / row) - 2 * kr;
                 if (by < 2 * kr && (depth <= 0 || by < 1)) continue; /* the halo would outweigh the tile */
                 if (by > n3[1] - 2 * r) by = n3[1] - 2 * r;
-                fdx_temporal_cfg c = {k, 0, 0, 1, (int)bx, (int)by};
+                fdx_temporal_cfg c = {k, 0, 0, 1, (int)bx, (int)by, 0, 0};
                 int64_t tiles = ceil_div(n3[0] - 2 * r, bx) * ceil_div(n3[1] - 2 * r, by);
                 c.chunk = chunk_for(ks, &c, n3, tiles, 2 * sms);
                 n = add(ks, dev, cuda, n3, c, out, n, max);
@@ -152,7 +217,7 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
             static const int64_t widths[] = {4096, 1024};
             for (int i = 0; i < 2; i++) {
                 int64_t bx = widths[i] < n3[0] - 2 * r ? widths[i] : n3[0] - 2 * r;
-                fdx_temporal_cfg c = {k, 0, 0, 1, (int)bx, 1};
+                fdx_temporal_cfg c = {k, 0, 0, 1, (int)bx, 1, 0, 0};
                 c.chunk = chunk_for(ks, &c, n3, ceil_div(n3[0] - 2 * r, bx), 2 * sms);
                 n = add(ks, dev, cuda, n3, c, out, n, max);
             }
@@ -161,7 +226,7 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
     /* An asked-for depth always has a CPU tile: 128 wide, 8 rows. */
     if (n == 0 && depth > 0) {
         fdx_temporal_cfg c = {depth, 0, 0, 1, (int)(n3[0] - 2 * r < 128 ? n3[0] - 2 * r : 128),
-                              rank3 ? (int)(n3[1] - 2 * r < 8 ? n3[1] - 2 * r : 8) : 1};
+                              rank3 ? (int)(n3[1] - 2 * r < 8 ? n3[1] - 2 * r : 8) : 1, 0, 0};
         c.chunk = chunk_for(ks, &c, n3, ceil_div(n3[0] - 2 * r, c.bx) * (rank3 ? ceil_div(n3[1] - 2 * r, c.by) : 1),
                             2 * sms);
         n = add(ks, dev, cuda, n3, c, out, n, max);
@@ -171,6 +236,8 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
 
 void fdx_temporal_cfg_text(const fdx_temporal_cfg *c, int cuda, char *buf, size_t n)
 {
-    if (cuda) snprintf(buf, n, "temporal k%d %dx%d chunk %d", c->k, c->tx, c->ty, c->chunk);
+    if (cuda)
+        snprintf(buf, n, "temporal k%d %dx%d q%d pd%d chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
+                 c->pd > 1 ? c->pd : 1, c->chunk);
     else snprintf(buf, n, "temporal k%d cpu %dx%d chunk %d", c->k, c->bx, c->by, c->chunk);
 }

@@ -22,13 +22,27 @@ static void offset(fdx_sb *b, long long o)
     fdx_sb_printf(b, " %c %lld", o < 0 ? '-' : '+', o < 0 ? -o : o);
 }
 
-/* CUDA: level v's neighbours: in-plane from its shared plane l<v> (this
-   thread's point at `me`, rows g->aw apart), along the marching axis from
-   its register column. */
+/* CUDA: a thread's points q = 0 .. nq - 1 (rank 3: consecutive rows;
+   rank 2: points tx apart along x).  The callbacks get v = level * 16 + q. */
+#define QS 16
+
+/* CUDA: level v's neighbours: along the marching axis from its register
+   column; along y from the thread's own rows where it holds them (the same
+   values the shared plane has), else from the shared plane l<level> (the
+   point at me0 + its offset, rows g->aw apart). */
 static void cuda_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 {
-    if (a == 2) fdx_sb_printf(b, "c%d_%d", v, g->r + off);
-    else fdx_sb_printf(b, "l%d[me %c %d]", v, off < 0 ? '-' : '+', (off < 0 ? -off : off) * (a == 0 ? 1 : g->aw));
+    const int t = v / QS, q = v % QS, rank3 = g->ks->rank == 3;
+    if (a == 2) {
+        fdx_sb_printf(b, "c%d_%d_%d", t, q, g->r + off);
+    } else if (a == 1 && q + off >= 0 && q + off < g->nr) {
+        fdx_sb_printf(b, "c%d_%d_%d", t, q + off, g->r);
+    } else {
+        int at = a == 1 ? (q + off) * g->aw : (rank3 ? q * g->aw : q * g->row) + off;
+        fdx_sb_printf(b, "l%d[me0", t);
+        if (at) offset(b, at);
+        fdx_sb_puts(b, "]");
+    }
 }
 
 /* CPU: the centre row pc of level v's ring (indexed by global x), rows of
@@ -56,81 +70,167 @@ static void emit_params(fdx_cg_node *top, const gen *g, int threads, fdx_cg_node
         {"real", "scratch", 1},
         {"const struct fdx_p", g->cuda ? "p" : "P", 0},
         {"const struct fdx_tp", g->cuda ? "tp" : "T", 0},
+        /* WAVE: the level before the last out, the input's level before u,
+           the coefficient array (NULL where the spec has none; heat: all NULL). */
+        {"real", "outp", 1},
+        {"const real", "up", 1},
+        {"const real", "cf", 1},
     };
-    *kernel = fdx_cg_kernel(top, FDX_STENCIL_ENTRY, params, 5, threads, 0);
+    *kernel = fdx_cg_kernel(top, FDX_STENCIL_ENTRY, params, 8, threads, 0);
 }
 
-/* Shifts the column of level t down a plane (its top slot is refilled). */
-static void emit_shift(fdx_cg_node *at, const gen *g, int t)
+/* Shifts the columns of level t down a plane (their top slots are refilled). */
+static void emit_shift(fdx_cg_node *at, const gen *g, int t, int nq)
 {
     fdx_sb s = FDX_SB_INIT;
-    for (int i = 0; i < 2 * g->r; i++) fdx_sb_printf(&s, "%sc%d_%d = c%d_%d;", i ? " " : "", t, i, t, i + 1);
+    for (int q = 0; q < nq; q++)
+        for (int i = 0; i < 2 * g->r; i++)
+            fdx_sb_printf(&s, "%sc%d_%d_%d = c%d_%d_%d;", q || i ? " " : "", t, q, i, t, q, i + 1);
     fdx_cg_line(at, "%s", fdx_cg_text(g->cg, &s));
 }
 
+/* CUDA: a block of tx x ty threads holds one tile column, halo included;
+   each thread nq points of it (fdx_temporal.h).  Plane indices are 32-bit
+   (fdx_temporal_fits keeps the marching extent below 2^31); addresses are
+   64-bit offsets per point. */
 static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
 {
-    const int K = c->k, R = g->r, RY = g->ry, KR = K * R, W = c->tx, H = c->ty, rank3 = g->ks->rank == 3;
+    const int K = c->k, R = g->r, RY = g->ry, KR = K * R, TX = c->tx, TY = c->ty, rank3 = g->ks->rank == 3;
+    const int NQ = fdx_temporal_points(c), PD = c->pd > 1 ? c->pd : 1, wave = g->ks->update == FDX_UPDATE_WAVE;
+    const int W = rank3 ? TX : TX * NQ, H = rank3 ? TY * NQ : 1; /* the tile with its halo */
     const int sw = W + 2 * R, pl = (H + 2 * RY) * sw;
     fdx_cg_node *k;
-    emit_params(top, g, W * H, &k);
+    emit_params(top, g, TX * TY, &k);
     /* Two sets of k planes (dynamic shared memory), alternating by the
        input plane's parity: a plane's writes go to the set its readers of
        the plane before do not use, so one barrier a plane suffices. */
     fdx_cg_shared(k, "real", "shm", NULL);
-    fdx_cg_stmt(k, "const long long nx = p.n[0], ny = p.n[1], nm = p.n[2], sy = nx, sm = nx * ny");
-    fdx_cg_stmt(k, "const int tx = threadIdx.x, ty = threadIdx.y, me = (ty + %d) * %d + tx + %d", RY, sw, R);
+    fdx_cg_stmt(k, "const long long nx = p.n[0], ny = p.n[1], sy = nx, sm = nx * ny");
+    fdx_cg_stmt(k, "const int nm = (int)p.n[2]");
+    fdx_cg_stmt(k, "const int tx = threadIdx.x, ty = threadIdx.y");
+    fdx_cg_stmt(k, "(void)scratch, (void)tp, (void)sy, (void)ty, (void)outp, (void)up, (void)cf");
     /* The block's tile: its own points and a halo of k r on each side. */
-    fdx_cg_stmt(k, "const long long x = (long long)blockIdx.x * %d - %d + tx", W - 2 * KR, KR);
-    if (rank3) fdx_cg_stmt(k, "const long long y = (long long)blockIdx.y * %d - %d + ty", H - 2 * KR, KR);
-    else fdx_cg_stmt(k, "const long long y = 0");
-    fdx_cg_stmt(k, "const long long k0 = %d + (long long)blockIdx.z * p.chunk", R);
-    fdx_cg_stmt(k, "const long long k1 = k0 + p.chunk < nm - %d ? k0 + p.chunk : nm - %d", R, R);
-    fdx_cg_stmt(k, "const bool col = x >= 0 && x < nx && y >= 0 && y < ny");
-    /* In-plane interior; elsewhere (the frame, and outside the array, whose
-       values only frame points could read) a level keeps its input. */
-    fdx_cg_stmt(k, "const bool fx = x >= %d && x < nx - %d && y >= %d && y < ny - %d", R, R, RY, RY);
-    fdx_cg_stmt(k, "const bool own = fx && tx >= %d && tx < %d && ty >= %d && ty < %d", KR, W - KR, rank3 ? KR : 0,
-                rank3 ? H - KR : 1);
-    fdx_cg_stmt(k, "const long long base = col ? x + y * sy : 0");
-    fdx_cg_stmt(k, "(void)scratch, (void)tp, (void)sy");
+    if (rank3) {
+        fdx_cg_stmt(k, "const int me0 = (ty * %d + %d) * %d + tx + %d", NQ, RY, sw, R);
+        fdx_cg_stmt(k, "const long long x = (long long)blockIdx.x * %d - %d + tx", W - 2 * KR, KR);
+        fdx_cg_stmt(k, "const long long ya = (long long)blockIdx.y * %d - %d + ty * %d", H - 2 * KR, KR, NQ);
+    } else {
+        fdx_cg_stmt(k, "const int me0 = tx + %d", R);
+        fdx_cg_stmt(k, "const long long xa = (long long)blockIdx.x * %d - %d + tx", W - 2 * KR, KR);
+    }
+    fdx_cg_stmt(k, "const int k0 = %d + (int)blockIdx.z * (int)p.chunk", R);
+    fdx_cg_stmt(k, "const int k1 = k0 + (int)p.chunk < nm - %d ? k0 + (int)p.chunk : nm - %d", R, R);
+    for (int q = 0; q < NQ; q++) {
+        /* Point q: inside the array (col), in-plane interior (fx; elsewhere,
+           the frame and outside the array, whose values only frame points
+           read, a level keeps its input), one of the block's own (own). */
+        if (rank3) fdx_cg_stmt(k, "const long long x%d = x, y%d = ya + %d", q, q, q);
+        else fdx_cg_stmt(k, "const long long x%d = xa + %d, y%d = 0", q, q * TX, q);
+        fdx_cg_stmt(k, "const bool col%d = x%d >= 0 && x%d < nx && y%d >= 0 && y%d < ny", q, q, q, q, q);
+        fdx_cg_stmt(k, "const bool fx%d = x%d >= %d && x%d < nx - %d && y%d >= %d && y%d < ny - %d", q, q, R, q, R, q,
+                    RY, q, RY);
+        if (rank3)
+            fdx_cg_stmt(k, "const bool own%d = fx%d && tx >= %d && tx < %d && ty * %d + %d >= %d && ty * %d + %d < %d", q,
+                        q, KR, W - KR, NQ, q, KR, NQ, q, H - KR);
+        else
+            fdx_cg_stmt(k, "const bool own%d = fx%d && tx + %d >= %d && tx + %d < %d", q, q, q * TX, KR, q * TX, W - KR);
+        fdx_cg_stmt(k, "const long long b%d = col%d ? x%d + y%d * sy : 0", q, q, q, q);
+        fdx_cg_stmt(k, "(void)own%d", q);
+    }
     /* The planes' pads are read by points of the tile's edge, whose values
        are never used: zeroed, so nothing reads uninitialised memory. */
-    fdx_cg_stmt(fdx_cg_for(k, FDX_CG_LOOP, "int q = ty * %d + tx; q < %d; q += %d", W, 2 * K * pl, W * H), "shm[q] = 0");
+    fdx_cg_stmt(fdx_cg_for(k, FDX_CG_LOOP, "int s = ty * %d + tx; s < %d; s += %d", TX, 2 * K * pl, TX * TY),
+                "shm[s] = 0");
     fdx_cg_barrier(k, "zeroed");
     for (int t = 0; t < K; t++) {
         fdx_sb d = FDX_SB_INIT;
         fdx_sb_puts(&d, "real");
-        for (int i = 0; i <= 2 * R; i++) fdx_sb_printf(&d, "%s c%d_%d = 0", i ? "," : "", t, i);
+        for (int q = 0; q < NQ; q++)
+            for (int i = 0; i <= 2 * R; i++) fdx_sb_printf(&d, "%s c%d_%d_%d = 0", q || i ? "," : "", t, q, i);
         fdx_cg_stmt(k, "%s", fdx_cg_text(g->cg, &d));
     }
-    fdx_cg_stmt(k, "real nxt = 0");
     /* Plane i of the input feeds level t's plane i - t r; the last output
-       plane k1 - 1 comes at i = k1 - 1 + k r. */
-    fdx_cg_stmt(k, "const long long i0 = k0 - %d > 0 ? k0 - %d : 0, i1 = k1 + %d", KR, KR, KR);
-    fdx_cg_stmt(fdx_cg_if(k, "col && i0 < nm"), "nxt = %s", fdx_cg_ld(g->cg, FDX_CG_LDG, "u + base + i0 * sm"));
-    fdx_cg_node *loop = fdx_cg_for(k, FDX_CG_LOOP_NOUNROLL, "long long i = i0; i < i1; i++");
-    for (int t = 0; t < K; t++) emit_shift(loop, g, t);
-    fdx_cg_stmt(loop, "c0_%d = nxt", 2 * R);
-    /* Past the last plane the column takes stale values: only frame points
+       plane k1 - 1 comes at i = k1 - 1 + k r.  The input planes i .. i +
+       pd - 1 are in flight (f<plane>_<point>). */
+    fdx_cg_stmt(k, "const int i0 = k0 - %d > 0 ? k0 - %d : 0, i1 = k1 + %d", KR, KR, KR);
+    /* WAVE: u_prev, the level before level 0, streams alongside u (fp<plane>_<point>)
+       into a column of r + 1 planes cp<point>_<i>, plane i - r + i'. */
+    const int streams = wave ? 2 : 1;
+    for (int w = 0; w < streams; w++) {
+        const char *f = w ? "fp" : "f", *arr = w ? "up" : "u";
+        for (int d = 0; d < PD; d++)
+            for (int q = 0; q < NQ; q++) {
+                fdx_cg_stmt(k, "real %s%d_%d = 0", f, d, q);
+                fdx_cg_stmt(fdx_cg_if(k, "col%d && i0 + %d < nm", q, d), "%s%d_%d = %s", f, d, q,
+                            fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "%s + b%d + (long long)(i0 + %d) * sm", arr, q, d)));
+            }
+    }
+    if (wave) {
+        fdx_sb d = FDX_SB_INIT;
+        fdx_sb_puts(&d, "real");
+        for (int q = 0; q < NQ; q++)
+            for (int i = 0; i <= R; i++) fdx_sb_printf(&d, "%s cp%d_%d = 0", q || i ? "," : "", q, i);
+        fdx_cg_stmt(k, "%s", fdx_cg_text(g->cg, &d));
+    }
+    fdx_cg_node *loop = fdx_cg_for(k, FDX_CG_LOOP_NOUNROLL, "int i = i0; i < i1; i++");
+    for (int t = 0; t < K; t++) emit_shift(loop, g, t, NQ);
+    for (int q = 0; q < NQ; q++) {
+        fdx_sb s = FDX_SB_INIT;
+        fdx_sb_printf(&s, "c0_%d_%d = f0_%d;", q, 2 * R, q);
+        for (int f = 0; f + 1 < PD; f++) fdx_sb_printf(&s, " f%d_%d = f%d_%d;", f, q, f + 1, q);
+        if (wave) {
+            for (int i = 0; i < R; i++) fdx_sb_printf(&s, " cp%d_%d = cp%d_%d;", q, i, q, i + 1);
+            fdx_sb_printf(&s, " cp%d_%d = fp0_%d;", q, R, q);
+            for (int f = 0; f + 1 < PD; f++) fdx_sb_printf(&s, " fp%d_%d = fp%d_%d;", f, q, f + 1, q);
+        }
+        fdx_cg_line(loop, "%s", fdx_cg_text(g->cg, &s));
+    }
+    /* Past the last plane the columns take stale values: only frame points
        (which keep their input) read them. */
-    fdx_cg_stmt(fdx_cg_if(loop, "col && i + 1 < nm"), "nxt = %s", fdx_cg_ld(g->cg, FDX_CG_LDG, "u + base + (i + 1) * sm"));
+    fdx_cg_stmt(loop, "const long long ahead = (long long)(i + %d) * sm", PD);
+    for (int w = 0; w < streams; w++)
+        for (int q = 0; q < NQ; q++)
+            fdx_cg_stmt(fdx_cg_if(loop, "col%d && i + %d < nm", q, PD), "%s%d_%d = %s", w ? "fp" : "f", PD - 1, q,
+                        fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "%s + b%d + ahead", w ? "up" : "u", q)));
     fdx_cg_stmt(loop, "real *const set = shm + (i & 1) * %d", K * pl);
     for (int t = 0; t < K; t++) {
         fdx_cg_stmt(loop, "real *const l%d = set + %d", t, t * pl);
-        fdx_cg_stmt(loop, "l%d[me] = c%d_%d", t, t, R);
+        for (int q = 0; q < NQ; q++)
+            fdx_cg_stmt(loop, "l%d[me0 + %d] = c%d_%d_%d", t, rank3 ? q * sw : q * TX, t, q, R);
     }
     fdx_cg_barrier(loop, "this plane's centres are in");
+    gen gq = *g;
+    gq.nr = rank3 ? NQ : 1;
+    gq.row = TX;
     for (int t = 1; t <= K; t++) {
-        fdx_cg_stmt(loop, "const long long j%d = i - %d", t, t * R);
-        const char *centre = fdx_cg_fmt(g->cg, "c%d_%d", t - 1, R), *val = fdx_cg_fmt(g->cg, "n%d", t);
-        fdx_stencil_emit_point(loop, g, cuda_neighbour, "p.", t - 1, centre, NULL, NULL, NULL, val);
-        if (t < K) {
-            fdx_cg_stmt(loop, "c%d_%d = fx && j%d >= %d && j%d < nm - %d ? %s : %s", t, 2 * R, t, R, t, R, val, centre);
-        } else {
-            fdx_cg_node *st = fdx_cg_if(loop, "own && j%d >= k0 && j%d < k1", t, t);
-            fdx_cg_store(st, (fdx_cg_lanes){"n", "", 1, K}, NULL, fdx_cg_fmt(g->cg, "out + base + j%d * sm", t),
-                         FDX_CG_STREAM);
+        fdx_cg_stmt(loop, "const int j%d = i - %d", t, t * R);
+        if (t < K) fdx_cg_stmt(loop, "const bool in%d = (unsigned)(j%d - %d) < (unsigned)(nm - %d)", t, t, R, 2 * R);
+        else fdx_cg_stmt(loop, "const bool in%d = j%d >= k0 && j%d < k1", t, t, t);
+        for (int q = 0; q < NQ; q++) {
+            const char *centre = fdx_cg_fmt(g->cg, "c%d_%d_%d", t - 1, q, R), *val = fdx_cg_fmt(g->cg, "n%d_%d", t, q);
+            /* WAVE: level t - 2 at this point and plane (u_prev's column for
+               level 1); the coefficient where the point is computed. */
+            const char *prev = t == 1 ? fdx_cg_fmt(g->cg, "cp%d_0", q) : fdx_cg_fmt(g->cg, "c%d_%d_0", t - 2, q);
+            const char *coef = NULL;
+            if (g->ks->coef) {
+                coef = fdx_cg_fmt(g->cg, "k%d_%d", t, q);
+                fdx_cg_stmt(loop, "real %s = 0", coef);
+                fdx_cg_stmt(fdx_cg_if(loop, "fx%d && in%d", q, t), "%s = %s", coef,
+                            fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "cf + b%d + (long long)j%d * sm", q, t)));
+            }
+            fdx_stencil_emit_point(loop, &gq, cuda_neighbour, "p.", (t - 1) * QS + q, centre, wave ? prev : NULL, coef,
+                                   NULL, val);
+            if (t < K) {
+                fdx_cg_stmt(loop, "c%d_%d_%d = fx%d && in%d ? %s : %s", t, q, 2 * R, q, t, val, centre);
+            } else {
+                fdx_cg_node *st = fdx_cg_if(loop, "own%d && in%d", q, t);
+                fdx_cg_store(st, (fdx_cg_lanes){fdx_cg_fmt(g->cg, "n%d_", K), "", 1, q}, NULL,
+                             fdx_cg_fmt(g->cg, "out + b%d + (long long)j%d * sm", q, t), FDX_CG_STREAM);
+                /* WAVE: the level before, the pass's new u_prev. */
+                if (wave)
+                    fdx_cg_store(st, (fdx_cg_lanes){fdx_cg_fmt(g->cg, "c%d_%d_", t - 1, q), "", 1, R}, NULL,
+                                 fdx_cg_fmt(g->cg, "outp + b%d + (long long)j%d * sm", q, t), FDX_CG_STREAM);
+            }
         }
     }
 }
@@ -168,10 +268,20 @@ static void emit_cpu_level(fdx_cg_node *loop, const gen *g, int K, int t)
     for (int o = 1; o <= R; o++)
         fdx_cg_stmt(row, "const real *pm%d = L%d + ((j - %d) %% %d) * ps + ro, *pp%d = L%d + ((j + %d) %% %d) * ps + ro",
                     o, t - 1, o, S, o, t - 1, o, S);
+    /* WAVE: level t - 2's row at plane j (u_prev's for level 1), the
+       coefficients' row; the last level also writes level K - 1 (its
+       centre row) as the pass's u_prev. */
+    const int wave = g->ks->update == FDX_UPDATE_WAVE;
+    if (wave && t == 1) fdx_cg_stmt(row, "const real *pv = up + j * sm + yy * sy");
+    else if (wave) fdx_cg_stmt(row, "const real *pv = L%d + (j %% %d) * ps + ro", t - 2, S);
+    if (g->ks->coef) fdx_cg_stmt(row, "const real *kc = cf + j * sm + yy * sy");
+    if (wave && last) fdx_cg_stmt(row, "real *dp = outp + j * sm + yy * sy");
     fdx_cg_node *x = fdx_cg_for(row, FDX_CG_LOOP_SIMD, "long long x = (xa > %d ? xa : %d); x < (xz < nx - %d ? xz : nx - %d); x++",
                                 R, R, R, R);
-    fdx_stencil_emit_point(x, g, cpu_neighbour, "P.", 0, "pc[x]", NULL, NULL, NULL, "n1");
+    fdx_stencil_emit_point(x, g, cpu_neighbour, "P.", 0, "pc[x]", wave ? "pv[x]" : NULL, g->ks->coef ? "kc[x]" : NULL,
+                           NULL, "n1");
     fdx_cg_stmt(x, "d[x] = n1");
+    if (wave && last) fdx_cg_stmt(x, "dp[x] = pc[x]");
 }
 
 static void emit_cpu(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
@@ -182,6 +292,7 @@ static void emit_cpu(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
     emit_params(top, g, 0, &k);
     fdx_cg_stmt(k, "const long long nx = P.n[0], ny = P.n[1], nm = P.n[2], sy = nx, sm = nx * ny");
     fdx_cg_stmt(k, "const long long chunk = P.chunk, by = P.by, bx = T.bx");
+    fdx_cg_stmt(k, "(void)outp, (void)up, (void)cf");
     fdx_cg_stmt(k, "const long long nkb = (nm - %d + chunk - 1) / chunk, nyb = (ny - %d + by - 1) / by, "
                    "nxb = (nx - %d + bx - 1) / bx",
                 2 * R, 2 * RY, 2 * R);
@@ -221,9 +332,11 @@ fdx_status fdx_temporal_generate(const fdx_stencil_kspec *ks, const fdx_temporal
     FDX_CHECK(cfg->k >= 1 && cfg->k <= FDX_TEMPORAL_MAX_K, FDX_ERR_INTERNAL, "temporal depth %d", cfg->k);
     if (cuda) {
         int halo = 2 * cfg->k * ks->radius;
-        FDX_CHECK(cfg->tx > halo && cfg->tx * cfg->ty <= 1024 && (ks->rank == 3 ? cfg->ty > halo : cfg->ty == 1),
-                  FDX_ERR_INTERNAL, "temporal block %dx%d keeps no points of its own at depth %d, radius %d", cfg->tx,
-                  cfg->ty, cfg->k, ks->radius);
+        int w = fdx_temporal_tile_x(cfg, ks->rank), h = fdx_temporal_tile_y(cfg, ks->rank);
+        FDX_CHECK(w > halo && cfg->tx * cfg->ty <= 1024 && (ks->rank == 3 ? h > halo : cfg->ty == 1) &&
+                      cfg->nq >= 0 && cfg->nq <= FDX_TEMPORAL_MAX_POINTS && cfg->pd >= 0 && cfg->pd <= FDX_TEMPORAL_MAX_PD,
+                  FDX_ERR_INTERNAL, "temporal block %dx%d q%d pd%d keeps no points of its own at depth %d, radius %d",
+                  cfg->tx, cfg->ty, cfg->nq, cfg->pd, cfg->k, ks->radius);
     }
     gen g = {ks, NULL, NULL, cuda, ks->radius, ks->radius, ks->rank == 3 ? ks->radius : 0, 1,
              ks->is_double ? "double" : "float", 0, 0, 0, 1, 0, cfg->tx + 2 * ks->radius, 0};

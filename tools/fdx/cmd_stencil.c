@@ -369,8 +369,8 @@ int cmd_stencil(int argc, char **argv)
         {"boundary", "SPEC", "boundary conditions filling the ghost frame before each apply, e.g. "
                              "x=periodic,y=dirichlet:0,z-=neumann:1 (FACE x, y, z, x-, x+, ..., all; KIND periodic, "
                              "dirichlet[:V], neumann[:Q], none) [none: interior only]", &boundary},
-        {"steps", "N", "heat only: N steps through fdx_stencil_steps, verified bit for bit against single steps, "
-                       "timed per step", &steps_s},
+        {"steps", "N", "heat or wave: N steps through fdx_stencil_steps / fdx_stencil_wave_steps, verified bit "
+                       "for bit against single steps, timed per step", &steps_s},
         {"temporal", "off|auto|K", "with --steps: one step a pass, chosen by timing, or K (2..8) steps a pass "
                                    "[auto]", &temporal_s},
         {NULL, NULL, NULL, NULL},
@@ -409,8 +409,8 @@ int cmd_stencil(int argc, char **argv)
             rc = cli_usage_error(CMD, "%s", fdx_last_error());
             goto done;
         }
-        if (c.update != FDX_UPDATE_HEAT || c.coef) {
-            rc = cli_usage_error(CMD, "--steps needs --op heat without --coef");
+        if (c.update == FDX_UPDATE_APPLY || (c.update == FDX_UPDATE_HEAT && c.coef)) {
+            rc = cli_usage_error(CMD, "--steps needs --op heat (without --coef) or --op wave");
             goto done;
         }
         if (boundary) {

@@ -1,6 +1,7 @@
 /* fdx stencil --steps N [--temporal off|auto|K]: N heat steps through
-   fdx_stencil_steps (temporal blocking), verified bit for bit against N
-   single applies alternating between two arrays, timed per step and
+   fdx_stencil_steps, or wave steps through fdx_stencil_wave_steps
+   (temporal blocking), verified bit for bit against N single applies
+   alternating between two arrays (wave: rotating three; u and u_prev), timed per step and
    reported against the copy bandwidth: the effective bandwidth of a step
    is the one-step theoretical traffic over the time per step, so a run
    that does several steps per pass through memory can exceed copy. */
@@ -16,11 +17,13 @@ typedef struct steps_run {
     fdx_array *u, *tmp;
     int64_t nsteps;
     int temporal;
+    fdx_array *up, *cf, *tmp2; /* wave: u_prev, the coefficients (or NULL), a second scratch array */
 } steps_run;
 
 static fdx_status steps_once(void *arg, void *stream)
 {
     steps_run *r = arg;
+    if (r->up) return fdx_stencil_wave_steps(r->s, r->u, r->up, r->cf, r->tmp, r->tmp2, r->nsteps, r->temporal, stream);
     return fdx_stencil_steps(r->s, r->u, r->tmp, r->nsteps, r->temporal, stream);
 }
 
@@ -46,20 +49,37 @@ int stencil_steps_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, int6
     int rc = CLI_OK;
     fdx_stencil_desc d;
     stencil_case_desc(c, &d);
-    steps_run r = {NULL, NULL, NULL, nsteps, temporal};
-    fdx_array *u0 = NULL, *ru = NULL, *rt = NULL;
-    fdx_array **arrays[] = {&u0, &r.u, &r.tmp, &ru, &rt};
+    steps_run r = {NULL, NULL, NULL, nsteps, temporal, NULL, NULL, NULL};
+    fdx_array *u0 = NULL, *ru = NULL, *rt = NULL, *rp = NULL;
+    /* Wave: u_prev starts as u (at rest), so every array has u's frame, as
+       the stepper asks; the coefficients are positive. */
+    int wave = c->update == FDX_UPDATE_WAVE, n = wave ? 9 : 5;
+    fdx_array **arrays[] = {&u0, &r.u, &r.tmp, &ru, &rt, &r.up, &r.tmp2, &rp, &r.cf};
     unsigned places = FDX_ON_HOST | FDX_ON_DEVICE;
     FDX_TRY_GOTO(st, fdx_stencil_create(ctx, &d, c->dtype, &r.s), fail);
-    for (int i = 0; i < 5; i++) FDX_TRY_GOTO(st, fdx_array_create(ctx, c->dtype, c->rank, c->shape, places, arrays[i]), fail);
+    for (int i = 0; i < n; i++) {
+        if (i == 8 && !c->coef) break;
+        FDX_TRY_GOTO(st, fdx_array_create(ctx, c->dtype, c->rank, c->shape, places, arrays[i]), fail);
+    }
     stencil_fill_random(u0, 1);
     FDX_TRY_GOTO(st, fdx_array_to_device(u0), fail);
-    for (int i = 1; i < 5; i++) FDX_TRY_GOTO(st, copy_array(*arrays[i], u0), fail);
-    /* The reference: single applies between ru and rt. */
-    fdx_array *src = ru, *dst = rt;
+    for (int i = 1; i < n && i < 8; i++) FDX_TRY_GOTO(st, copy_array(*arrays[i], u0), fail);
+    if (r.cf) {
+        stencil_fill_random(r.cf, 3);
+        double *pd = fdx_array_host(r.cf);
+        float *pf = fdx_array_host(r.cf);
+        for (int64_t q = 0; q < fdx_array_count(r.cf); q++)
+            if (c->dtype == FDX_FLOAT64) pd[q] = 0.75 + 0.25 * pd[q];
+            else pf[q] = 0.75f + 0.25f * pf[q];
+        FDX_TRY_GOTO(st, fdx_array_to_device(r.cf), fail);
+    }
+    /* The reference: single applies between ru and rt (wave: rotating
+       rp <- ru <- rt). */
+    fdx_array *src = ru, *dst = rt, *prv = rp;
     for (int64_t i = 0; i < nsteps; i++) {
-        FDX_TRY_GOTO(st, fdx_stencil_apply(r.s, dst, src, NULL, NULL, NULL), fail);
-        fdx_array *t = src;
+        FDX_TRY_GOTO(st, fdx_stencil_apply(r.s, dst, src, prv, r.cf, NULL), fail);
+        fdx_array *t = wave ? prv : src;
+        if (wave) prv = src;
         src = dst, dst = t;
     }
     /* The first run tunes (auto) and is the one verified. */
@@ -68,6 +88,11 @@ int stencil_steps_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, int6
     FDX_TRY_GOTO(st, fdx_array_to_host(src), fail);
     int verified = memcmp(fdx_array_host(r.u), fdx_array_host(src), fdx_array_bytes(r.u)) == 0 &&
                    memcmp(fdx_array_host(r.u), fdx_array_host(u0), fdx_array_bytes(r.u)) != 0;
+    if (wave) {
+        FDX_TRY_GOTO(st, fdx_array_to_host(r.up), fail);
+        FDX_TRY_GOTO(st, fdx_array_to_host(prv), fail);
+        verified = verified && memcmp(fdx_array_host(r.up), fdx_array_host(prv), fdx_array_bytes(r.up)) == 0;
+    }
     char config[96], req[16];
     int depth = fdx_stencil_steps_depth(r.s, c->shape, config, sizeof config);
     fdx_time_stats t;
@@ -110,7 +135,7 @@ int stencil_steps_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, int6
 fail:
     rc = cli_fail(cmd, st);
 done:
-    for (int i = 0; i < 5; i++) fdx_array_destroy(arrays[i]);
+    for (int i = 0; i < 9; i++) fdx_array_destroy(arrays[i]);
     fdx_stencil_destroy(&r.s);
     return rc;
 }
