@@ -100,58 +100,52 @@ static const char *row_address(const gen *g)
     return "u + q";
 }
 
+/* The value of ghost layer k on side s (the pass's formula), for lane v:
+   d the ghost's x offset from the lane's point, m its mirror's (a lane, a
+   loaded neighbour, or the centre when 0).  One exactly rounded operation,
+   as in the pass (fdx_bc_gen.c). */
+static void ghost_value(fdx_sb *e, const gen *g, fdx_stencil_neighbour_fn nb, int s, int d, int m, int k, int v,
+                        const char *centre)
+{
+    const int code = g->ks->xbc[s];
+    if (code == FDX_BCC_PERIODIC) { /* the image a period away, in the same row */
+        fdx_sb_puts(e, fdx_cg_ld(g->cg, FDX_CG_LDG,
+                                 fdx_cg_fmt(g->cg, "%s + %d %c (nx - %d)", row_address(g), v + d, s ? '-' : '+', 2 * g->r)));
+        return;
+    }
+    fdx_sb_puts(e, "(");
+    if (code == FDX_BCC_DIRICHLET) fdx_sb_printf(e, "(real)%.17g - ", g->ks->xval[s][0]);
+    if (m) nb(e, g, 0, m, v);
+    else fdx_sb_puts(e, centre);
+    if (code == FDX_BCC_NEUMANN) fdx_sb_printf(e, " + (real)%.17g", g->ks->xval[s][k]);
+    fdx_sb_puts(e, ")");
+}
+
 /* The x neighbour at `off` of lane v.  On a folded face (g->xfold) a
    neighbour in the ghost frame is computed here, from the row the kernel
-   reads anyway, by the boundary pass's own formula (fdx_bc_gen.c), so the
-   pass skips that face: i, the point's distance inside the face (0 on the
-   first unknown), makes the neighbour ghost layer k = o - 1 - i when i < o;
-   its mirror lies at (o - 1 - 2i) towards the inside (a lane, a loaded
-   neighbour, or the centre), its periodic image a period away.  Each value
-   is one exactly rounded operation, as in the pass, so results equal pass +
-   interior bit for bit. */
+   reads anyway, so the pass skips that face: i, the point's distance inside
+   the face (0 on the first unknown), makes the neighbour ghost layer
+   k = o - 1 - i when i < o, its mirror (o - 1 - 2i) from the point towards
+   the inside.  Results equal pass + interior bit for bit. */
 static void x_neighbour(fdx_sb *e, const gen *g, fdx_stencil_neighbour_fn nb, int off, int v, const char *centre)
 {
-    const int s = off > 0, o = s ? off : -off, code = g->ks->xbc[s];
+    const int s = off > 0, o = s ? off : -off;
     if (!(g->xfold >> s & 1)) {
         nb(e, g, 0, off, v);
         return;
     }
     const char *i = s ? fdx_cg_fmt(g->cg, "(nx - %d - (x + %d))", g->r + 1, v) : fdx_cg_fmt(g->cg, "(x + %d - %d)", v, g->r);
     fdx_sb_printf(e, "(%s < %d ? ", i, o);
-    if (code == FDX_BCC_PERIODIC) {
-        fdx_sb_puts(e, fdx_cg_ld(g->cg, FDX_CG_LDG,
-                                 fdx_cg_fmt(g->cg, "%s + %d %c (nx - %d)", row_address(g), v + off, s ? '-' : '+', 2 * g->r)));
-    } else {
-        for (int ii = 0; ii < o; ii++) {
-            const int m = (s ? -1 : 1) * (o - 1 - 2 * ii), k = o - 1 - ii;
-            if (ii < o - 1) fdx_sb_printf(e, "%s == %d ? ", i, ii);
-            fdx_sb_puts(e, "(");
-            if (code == FDX_BCC_DIRICHLET) fdx_sb_printf(e, "(real)%.17g - ", g->ks->xval[s][0]);
-            if (m) nb(e, g, 0, m, v);
-            else fdx_sb_puts(e, centre);
-            if (code == FDX_BCC_NEUMANN) fdx_sb_printf(e, " + (real)%.17g", g->ks->xval[s][k]);
-            fdx_sb_puts(e, ii < o - 1 ? ") : " : ")");
-        }
+    for (int ii = 0; ii < o; ii++) {
+        if (g->ks->xbc[s] == FDX_BCC_PERIODIC && ii) break; /* the image does not depend on i */
+        const int last = ii == o - 1 || g->ks->xbc[s] == FDX_BCC_PERIODIC;
+        if (!last) fdx_sb_printf(e, "%s == %d ? ", i, ii);
+        ghost_value(e, g, nb, s, off, (s ? -1 : 1) * (o - 1 - 2 * ii), o - 1 - ii, v, centre);
+        if (!last) fdx_sb_puts(e, " : ");
     }
     fdx_sb_puts(e, " : ");
     nb(e, g, 0, off, v);
     fdx_sb_puts(e, ")");
-}
-
-/* Ghost layer k of the folded face on side s of lane v's row, from the
-   lane's point when it is the first (last) unknown: i = 0 above. */
-static void x_ghost(fdx_sb *e, const gen *g, fdx_stencil_neighbour_fn nb, int s, int k, int v, const char *centre)
-{
-    const int code = g->ks->xbc[s], m = s ? -k : k;
-    if (code == FDX_BCC_PERIODIC) {
-        fdx_sb_puts(e, fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "%s + %d %c (nx - %d)", row_address(g),
-                                                                 s ? v + 1 + k : v - 1 - k, s ? '-' : '+', 2 * g->r)));
-        return;
-    }
-    if (code == FDX_BCC_DIRICHLET) fdx_sb_printf(e, "(real)%.17g - ", g->ks->xval[s][0]);
-    if (m) nb(e, g, 0, m, v);
-    else fdx_sb_puts(e, centre);
-    if (code == FDX_BCC_NEUMANN) fdx_sb_printf(e, " + (real)%.17g", g->ks->xval[s][k]);
 }
 
 /* The folded faces' ghosts of lane v's row written into u, as the pass
@@ -166,9 +160,10 @@ static void x_ghost_stores(fdx_cg_node *at, const gen *g, fdx_stencil_neighbour_
         if (!(g->xfold >> s & 1)) continue;
         fdx_cg_node *edge = s ? fdx_cg_if(at, "x + %d == nx - %d", v, g->r + 1) : fdx_cg_if(at, "x + %d == %d", v, g->r);
         for (int k = 0; k < g->r; k++) {
+            const int d = s ? 1 + k : -1 - k;
             fdx_sb e = FDX_SB_INIT;
-            fdx_sb_printf(&e, "((real *)(%s))[%d] = ", row_address(g), s ? v + 1 + k : v - 1 - k);
-            x_ghost(&e, g, nb, s, k, v, centre);
+            fdx_sb_printf(&e, "((real *)(%s))[%d] = ", row_address(g), v + d);
+            ghost_value(&e, g, nb, s, d, s ? -k : k, k, v, centre);
             fdx_cg_stmt(edge, "%s", fdx_cg_text(g->cg, &e));
         }
     }
