@@ -8,12 +8,16 @@
 #  2. The 7-point Laplacian, one pinned configuration (the H100 512^3
 #     winner, so every case runs the same kernel shape): interior-only,
 #     Dirichlet and periodic on every face with the x faces folded into the
-#     kernel (default) and with the whole pass (FDX_BC_FOLD=0); 512^3 double
-#     (target: <= 1.03x interior-only), 256^3 double, 512^3 float.  Records
+#     kernel (default), and at 512^3 double also with the whole pass
+#     (FDX_BC_FOLD=0); 512^3 double (target: <= 1.03x interior-only),
+#     256^3 double, 512^3 float.  Records
 #     in *_bcfuse.jsonl ("bc_case", "fold" added), ratios in bcfuse.log.
-#  3. bench ustencil: box27 and div_k_grad, float and double, 512^3 and
-#     509x257x255 (target ratio_to_copy >= 0.90 at 512^3 double), records
-#     appended to the same file.
+#  3. bench ustencil: box27 and div_k_grad, float and double at 512^3,
+#     double at 509x257x255 (BCFUSE_CASES), tuned (BCFUSE_TUNE, default on:
+#     the cache, else a search whose stages compile in parallel; the
+#     candidates include the pipelined march), target ratio_to_copy >= 0.90
+#     at 512^3 double; records appended to the same file, the tuner's times
+#     in bcfuse-tuning.txt.
 set -u
 log=$OUT/bcfuse.log
 rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_bcfuse.jsonl
@@ -38,26 +42,31 @@ med() { # bc_case fold size-pattern precision
   grep "\"bc_case\": \"$1\", \"fold\": $2," "$rec" | grep "\"shape\": \[$3\]" | grep "\"precision\": \"$4\"" |
     grep -oE '"median": [0-9.]+' | cut -d' ' -f2 | head -1
 }
-for shape in "512x512x512 double" "256x256x256 double" "512x512x512 float"; do
+# The whole pass (fold 0) only at 512^3 double: the A/B of the fold there.
+for shape in "512x512x512 double 1 0" "256x256x256 double 1" "512x512x512 float 1"; do
   set -- $shape
-  one interior 1 "$1" "$2" ""
-  for fold in 1 0; do
-    one dirichlet $fold "$1" "$2" all=dirichlet:0.5
-    one periodic $fold "$1" "$2" all=periodic
+  size=$1 prec=$2
+  shift 2
+  folds="$*"
+  one interior 1 "$size" "$prec" ""
+  for fold in $folds; do
+    one dirichlet $fold "$size" "$prec" all=dirichlet:0.5
+    one periodic $fold "$size" "$prec" all=periodic
   done
-  pat=$(echo "$1" | sed 's/x/, /g')
-  base=$(med interior 1 "$pat" "$2")
+  pat=$(echo "$size" | sed 's/x/, /g')
+  base=$(med interior 1 "$pat" "$prec")
   for c in "dirichlet 1" "periodic 1" "dirichlet 0" "periodic 0"; do
     set -- $c
-    m=$(med $1 $2 "$pat" "$(echo $shape | cut -d' ' -f2)")
-    [ -n "$m" ] && [ -n "$base" ] && awk -v c="$1" -v f="$2" -v s="$shape" -v m="$m" -v b="$base" \
+    m=$(med $1 $2 "$pat" "$prec")
+    [ -n "$m" ] && [ -n "$base" ] && awk -v c="$1" -v f="$2" -v s="$size $prec" -v m="$m" -v b="$base" \
       'BEGIN { printf "bc %s %s fold=%s: %.4f ms, %.4f x interior-only %.4f ms (target <= 1.03)\n", s, c, f, m, m / b, b }' |
       tee -a "$log"
   done
 done
 echo "== bench ustencil box27/div_k_grad (tune ${BCFUSE_TUNE:-on})" | tee -a "$log"
+cases=${BCFUSE_CASES:-box27_f64_512,div_f64_512,box27_f32_512,div_f32_512,box27_f64_509x257x255,div_f64_509x257x255}
 FDX_LOG=info timeout 300 "$FDX_BIN" bench ustencil --backend cuda --tune "${BCFUSE_TUNE:-on}" --json --reps 20 \
-  ${BCFUSE_CASES:+--cases $BCFUSE_CASES} 2>>"$log" | tee -a "$rec" |
+  --cases "$cases" 2>>"$log" | tee -a "$rec" |
   grep -oE '"case": "[^"]*"|"config": "[^"]*"|"ratio_to_copy": [0-9.]+|"verified": [a-z]+' |
   tr '\n' ' ' | sed 's/"case"/\n"case"/g' | tee -a "$log"
 echo
