@@ -2,7 +2,13 @@
    needed): ranks 1-3, radii 1-6, float and double, and for each a set of
    face combinations in which every axis takes each of its 17 forms
    (periodic, or none / Dirichlet / Dirichlet values / Neumann on each face)
-   at least once, with 32-bit and 64-bit face offsets.  Skipped without CUDA or NVRTC. */
+   at least once, with 32-bit and 64-bit face offsets.  Then the stencil
+   kernels that apply the x faces themselves (fdx_stencil_set_boundary on
+   CUDA): every configuration the tuner tries for the 7-point operator at
+   512^3 and the order-8 one at 509x257x255, with
+   Dirichlet / Neumann and periodic x faces (order 2 double, order 8 float
+   Dirichlet / Neumann and double periodic); each must fold the faces its
+   strategy takes and compile.  Skipped without CUDA or NVRTC. */
 #include "fdx_test.h"
 
 #include <string.h>
@@ -10,6 +16,7 @@
 #ifdef FDX_HAVE_CUDA
 #include "backends/cuda/fdx_cuda.h"
 #include "stencil/fdx_bc.h"
+#include "stencil/fdx_stencil_tune.h"
 
 /* Form i (0..16) of one axis: 16 = periodic, else low i % 4, high i / 4. */
 static void axis_form(int i, int *lo, int *hi)
@@ -17,6 +24,38 @@ static void axis_form(int i, int *lo, int *hi)
     static const int face[4] = {FDX_BCC_NONE, FDX_BCC_DIRICHLET, FDX_BCC_DIRICHLET_ARRAY, FDX_BCC_NEUMANN};
     if (i == 16) *lo = *hi = FDX_BCC_PERIODIC;
     else *lo = face[i % 4], *hi = face[i / 4];
+}
+
+typedef struct fold_arg {
+    fdx_stencil_kspec ks;
+    int compiled, folded, seen;
+    char keys[512][128]; /* the sources compiled for this spec (run-time fields differ only in the key's absence) */
+} fold_arg;
+
+/* The tuner's trial: compile the folded kernel of each candidate. */
+static fdx_status fold_trial(void *arg, const fdx_stencil_cfg *cfg, double *ms)
+{
+    fold_arg *f = arg;
+    char *src = NULL, text[96], what[160], key[128];
+    *ms = 1.0 + (double)(cfg->tx * 7 + cfg->ty * 3 + cfg->vec + cfg->variant * 5 + cfg->pd) / 64.0; /* any order */
+    fdx_stencil_cfg_key(cfg, 1, key, sizeof key);
+    for (int i = 0; i < f->seen; i++)
+        if (strcmp(f->keys[i], key) == 0) return FDX_OK;
+    if (f->seen < 512) snprintf(f->keys[f->seen++], sizeof f->keys[0], "%s", key);
+    fdx_stencil_cfg_text(cfg, 1, text, sizeof text);
+    snprintf(what, sizeof what, "folded x%d%d r%d %s", f->ks.xbc[0], f->ks.xbc[1], f->ks.radius, text);
+    unsigned m = fdx_stencil_xfold_faces(&f->ks, cfg, 1);
+    CHECK(m == (cfg->variant == FDX_SV_ASYNC ? 0u : 3u), "%s: folds %u", what, m);
+    f->folded += m == 3;
+    CHECK_OK(fdx_stencil_generate(&f->ks, cfg, 1, &src));
+    void *cubin = NULL;
+    size_t size = 0;
+    fdx_status st = src ? fdx_nvrtc_compile(src, 90, "fold.cu", &cubin, &size) : FDX_ERR_INTERNAL;
+    CHECK(st == FDX_OK && size > 0, "%s: %s", what, fdx_last_error());
+    f->compiled += st == FDX_OK;
+    free(cubin);
+    free(src);
+    return FDX_OK;
 }
 #endif
 
@@ -47,6 +86,27 @@ int main(void)
                     free(src);
                 }
     printf("compiled %d generated boundary kernels with NVRTC %d.%d\n", compiled, major, minor);
+    fdx_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    snprintf(dev.name, sizeof dev.name, "test H100");
+    dev.sm_count = 132, dev.cc_major = 9, dev.cc_minor = 0;
+    static fold_arg f;
+    for (int dbl = 0; dbl < 2; dbl++)
+        for (int kinds = 0; kinds < 2; kinds++)
+            for (int big = 0; big < 2; big++) {
+                if (big ? dbl == kinds : !dbl) continue; /* order 2 in double, order 8 one precision a kind */
+                f.ks = (fdx_stencil_kspec){dbl, 3, big ? 4 : 1, FDX_UPDATE_APPLY, 0, 0, 0};
+                f.seen = 0;
+                f.ks.xbc[0] = kinds ? FDX_BCC_PERIODIC : FDX_BCC_DIRICHLET;
+                f.ks.xbc[1] = kinds ? FDX_BCC_PERIODIC : FDX_BCC_NEUMANN;
+                for (int k = 0; k < f.ks.radius && !kinds; k++) f.ks.xval[1][k] = 0.125 * (2 * k + 1);
+                f.ks.xval[0][0] = kinds ? 0 : 1.5;
+                int64_t n3[3] = {big ? 509 : 512, big ? 257 : 512, big ? 255 : 512};
+                fdx_stencil_cfg best;
+                CHECK_OK(fdx_stencil_tune(&f.ks, &dev, 1, n3, fold_trial, &f, &best));
+            }
+    printf("compiled %d stencil kernels with folded x faces (%d folding both)\n", f.compiled, f.folded);
+    CHECK(f.compiled > 50, "only %d folded stencil kernels compiled", f.compiled);
     return fdx_test_finish("test_bc_nvrtc");
 #endif
 }

@@ -154,15 +154,17 @@ int main(void)
     static us_case cases[32];
     static us_case u;
     int n = us_cases(cases, 32, 1);
-    /* {variant, tx, ty, vec, unroll, chunk, vload, pf, rows}: vec 0 = the widest. */
+    /* {variant, tx, ty, vec, unroll, chunk, vload, pf, rows, pipe}: vec 0 = the widest. */
     static const fdx_us_cfg cfgs[] = {
         {FDX_US_MARCH, 4, 2, 0, 1, 3, 0, 0, 1}, {FDX_US_MARCH, 8, 1, 1, 2, 100, 0, 2, 2},
         {FDX_US_MARCH, 3, 3, 2, 2, 4, 0, 0, 3}, {FDX_US_MARCH, 4, 2, 0, 2, 5, 1, 4, 1},
         {FDX_US_MARCH, 2, 4, 2, 1, 2, 1, 0, 2}, {FDX_US_POINT, 8, 2, 1, 1, 1, 0, 0, 1},
         {FDX_US_MARCH, 4, 1, 0, 1, 7, 1, 0, 4},
+        /* pipelined steps: vector loads, scalar loads with rows, partial chunks */
+        {FDX_US_MARCH, 4, 2, 0, 2, 5, 1, 2, 2, 1}, {FDX_US_MARCH, 3, 2, 1, 1, 3, 0, 0, 3, 1},
     };
     const int ncfgs = sizeof cfgs / sizeof *cfgs;
-    int ran = 0, by_cfg[8] = {0};
+    int ran = 0, by_cfg[16] = {0};
     for (int i = 0; i < n; i++)
         for (int k = 0; k < ncfgs; k++) {
             if ((i + k) % 2) continue; /* half the pairs, rotating */

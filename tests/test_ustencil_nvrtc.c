@@ -55,7 +55,7 @@ static void compile_case(const us_case *c, int is_double, int all_candidates, in
         for (int i = 0; i < n; i++)
             for (int j = 0; j < i; j++)
                 if (memcmp(&cfgs[j], &cfgs[i], offsetof(fdx_us_cfg, chunk)) == 0 && cfgs[j].vload == cfgs[i].vload &&
-                    cfgs[j].pf == cfgs[i].pf && cfgs[j].rows == cfgs[i].rows) {
+                    cfgs[j].pf == cfgs[i].pf && cfgs[j].rows == cfgs[i].rows && cfgs[j].pipe == cfgs[i].pipe) {
                     cfgs[i--] = cfgs[--n];
                     break;
                 }
@@ -68,7 +68,7 @@ static void compile_case(const us_case *c, int is_double, int all_candidates, in
                 for (int vl = 0; vl <= 1; vl++, k++)
                     if ((k + pick) % 3 == 0)
                         cfgs[n++] = (fdx_us_cfg){FDX_US_MARCH, c->rank == 3 ? 32 : 128, c->rank == 3 ? 4 : 1, vec, u, 8, vl, k % 3,
-                                                 c->rank == 3 ? 1 + k % 2 : 1};
+                                                 c->rank == 3 ? 1 + k % 2 : 1, k % 2};
     }
     for (int i = 0; i < n; i++) {
         /* Fit on a grid where every knob can apply: even width. */

@@ -118,6 +118,23 @@ static void put_real(unsigned char *at, int is_double, double v)
     }
 }
 
+int fdx_bc_face_code(const fdx_bc *b, int face) { return b->ks.code[face]; }
+
+/* Rounded as the kernel's element type holds them: Dirichlet 2g with g
+   rounded first, so 2g is exact and the ghost 2g - mirror is one rounding,
+   as with a values array; Neumann (2k+1) h q rounded once. */
+void fdx_bc_face_values(const fdx_bc *b, int face, double *v)
+{
+    const fdx_bc_kspec *ks = &b->ks;
+    double q = b->desc.face[face / 2][face % 2].value;
+    for (int k = 0; k < ks->radius; k++) {
+        double d = 0;
+        if (ks->code[face] == FDX_BCC_DIRICHLET && k == 0) d = 2 * (ks->is_double ? q : (double)(float)q);
+        if (ks->code[face] == FDX_BCC_NEUMANN) d = (2 * k + 1) * b->h[face / 2] * q;
+        v[k] = ks->is_double ? d : (double)(float)d;
+    }
+}
+
 static void build_params(const fdx_bc *b, const int64_t n3[3], const fdx_bc_region *reg, fdx_bc_params *p)
 {
     const fdx_bc_kspec *ks = &b->ks;
@@ -137,18 +154,14 @@ static void build_params(const fdx_bc *b, const int64_t n3[3], const fdx_bc_regi
     memset(p->bytes, 0, sizeof p->bytes);
     memcpy(p->bytes, head, sizeof head);
     size_t e = ks->is_double ? 8 : 4, off = sizeof head;
-    for (int f = 0; f < 6; f++) {
-        /* 2g in the element type: g rounded first, so 2g is exact and the
-           ghost 2g - mirror is one rounding, as with a values array */
-        double g = ks->is_double ? b->desc.face[f / 2][f % 2].value : (double)(float)b->desc.face[f / 2][f % 2].value;
-        put_real(p->bytes + off + (size_t)f * e, ks->is_double, ks->code[f] == FDX_BCC_DIRICHLET ? 2 * g : 0);
-    }
+    double val[6][FDX_STENCIL_MAX_ORDER / 2];
+    for (int f = 0; f < 6; f++) fdx_bc_face_values(b, f, val[f]);
+    for (int f = 0; f < 6; f++) /* v: 2g per Dirichlet face */
+        put_real(p->bytes + off + (size_t)f * e, ks->is_double, ks->code[f] == FDX_BCC_DIRICHLET ? val[f][0] : 0);
     off += 6 * e;
-    for (int f = 0; f < 6; f++)
-        for (int k = 0; k < r; k++) {
-            double d = ks->code[f] == FDX_BCC_NEUMANN ? (2 * k + 1) * b->h[f / 2] * b->desc.face[f / 2][f % 2].value : 0;
-            put_real(p->bytes + off + (size_t)(f * r + k) * e, ks->is_double, d);
-        }
+    for (int f = 0; f < 6; f++) /* d: the Neumann offsets by layer */
+        for (int k = 0; k < r; k++)
+            put_real(p->bytes + off + (size_t)(f * r + k) * e, ks->is_double, ks->code[f] == FDX_BCC_NEUMANN ? val[f][k] : 0);
     p->size = off + (size_t)(6 * r) * e;
 }
 
@@ -225,10 +238,12 @@ fdx_status fdx_bc_apply_region(fdx_bc *b, fdx_array *u, const fdx_bc_region *reg
     return be->launch(b->kernel[wide], &dims, args, fdx_ctx_stream(b->ctx, stream));
 }
 
-fdx_status fdx_bc_apply(fdx_bc *b, fdx_array *u, void *stream)
+fdx_status fdx_bc_apply(fdx_bc *b, fdx_array *u, void *stream) { return fdx_bc_apply_faces(b, u, 0x3f, stream); }
+
+fdx_status fdx_bc_apply_faces(fdx_bc *b, fdx_array *u, unsigned faces, void *stream)
 {
     FDX_CHECK(b && u, FDX_ERR_INVALID, "fdx_bc_apply: NULL boundary conditions or array");
-    fdx_bc_region reg = {0x3f, {0, 0, 0}, {1, 1, 1}};
+    fdx_bc_region reg = {faces & 0x3f, {0, 0, 0}, {1, 1, 1}};
     for (int a = 0; a < b->ks.rank && a < u->rank; a++) reg.lo[a] = b->ks.radius, reg.hi[a] = u->shape[a] - b->ks.radius;
     return fdx_bc_apply_region(b, u, &reg, stream);
 }

@@ -56,6 +56,13 @@ typedef struct fdx_bc_region {
 /* The pass over a region (the distributed stencil: a unit's block, faces on
    the global boundary only). */
 FDX_HIDDEN fdx_status fdx_bc_apply_region(fdx_bc *bc, fdx_array *u, const fdx_bc_region *reg, void *stream);
+/* The whole-array pass over the faces in `faces` only (bit axis * 2 +
+   side): a stencil whose kernel applies some faces itself skips those. */
+FDX_HIDDEN fdx_status fdx_bc_apply_faces(fdx_bc *bc, fdx_array *u, unsigned faces, void *stream);
+/* Face f's code (fdx_bc_code) and the values its ghosts use, in the element
+   type, radius of them: Dirichlet 2g at [0], Neumann (2k+1) h q at [k]. */
+FDX_HIDDEN int fdx_bc_face_code(const fdx_bc *bc, int face);
+FDX_HIDDEN void fdx_bc_face_values(const fdx_bc *bc, int face, double *v);
 /* The description the pass was made from. */
 FDX_HIDDEN const fdx_bc_desc *fdx_bc_desc_of(const fdx_bc *bc);
 /* Axes (bit mask) whose faces are periodic. */

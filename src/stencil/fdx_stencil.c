@@ -162,6 +162,21 @@ fdx_status fdx_stencil_set_boundary(fdx_stencil *s, const fdx_bc_desc *bc)
         FDX_TRY(fdx_bc_create(s->ctx, bc, s->desc.rank, s->ks.radius, s->desc.h, s->type, &b));
     fdx_bc_destroy(&s->bc);
     s->bc = b;
+    /* CUDA kernels apply the x faces themselves as they read a row (the
+       pass's x faces are one scattered sector per row and side: most of its
+       time); the pass keeps the coalesced y and z faces.  FDX_BC_FOLD=0 runs
+       every face in the pass (measurements).  Values arrays stay in it. */
+    const char *fold = fdx_knob(FDX_KNOB_BC_FOLD);
+    int on = fdx_ctx_ops(s->ctx)->kind == FDX_BACKEND_CUDA && !(fold && strcmp(fold, "0") == 0);
+    memset(s->ks.xbc, 0, sizeof s->ks.xbc);
+    memset(s->ks.xval, 0, sizeof s->ks.xval);
+    for (int side = 0; b && on && side < 2; side++) {
+        int code = fdx_bc_face_code(b, side);
+        if (code != FDX_BCC_DIRICHLET && code != FDX_BCC_NEUMANN && code != FDX_BCC_PERIODIC) continue;
+        s->ks.xbc[side] = code;
+        fdx_bc_face_values(b, side, s->ks.xval[side]);
+    }
+    s->nplans = 0; /* the kernels depend on the folded faces */
     return FDX_OK;
 }
 
@@ -242,7 +257,12 @@ static fdx_status choose(call *c, void *stream, fdx_stencil_cfg *cfg)
     }
     if (off || points < FDX_STENCIL_TUNE_MIN_POINTS) return FDX_OK;
     char key[33];
-    fdx_stencil_tune_key(c->be->name, c->dev, &c->s->ks, c->n3, key);
+    /* Folded boundary faces change a few instructions at the rows' ends, not
+       the best configuration: one tuning serves the stencil with and without. */
+    fdx_stencil_kspec plain = c->s->ks;
+    memset(plain.xbc, 0, sizeof plain.xbc);
+    memset(plain.xval, 0, sizeof plain.xval);
+    fdx_stencil_tune_key(c->be->name, c->dev, &plain, c->n3, key);
     fdx_stencil_journal *j = malloc(sizeof *j);
     FDX_CHECK(j, FDX_ERR_NOMEM, "out of memory for the tuning journal");
     if (fdx_stencil_tuned_find(key, force, cfg, force ? NULL : j)) {
@@ -361,9 +381,12 @@ fdx_status fdx_stencil_apply(fdx_stencil *s, fdx_array *out, fdx_array *u, fdx_a
     if (coef) FDX_TRY(storage(coef, cuda, "coef", &c.ptr[3]));
     FDX_CHECK(c.ptr[0] != c.ptr[1] && c.ptr[0] != c.ptr[2] && c.ptr[0] != c.ptr[3], FDX_ERR_INVALID,
               "the output must not share storage with an input");
-    if (s->bc) FDX_TRY(fdx_bc_apply(s->bc, u, stream)); /* the ghosts first, on the same stream */
     plan *p;
     FDX_TRY(get_plan(s, &c, stream, &p));
+    /* The ghosts first, on the same stream: the faces the kernel does not
+       apply itself. */
+    unsigned folded = fdx_stencil_xfold_faces(&s->ks, &p->cfg, cuda);
+    if (s->bc && (folded & 3) != 3) FDX_TRY(fdx_bc_apply_faces(s->bc, u, 0x3fu & ~folded, stream));
     return launch(&c, p->kernel, &p->cfg, stream);
 }
 

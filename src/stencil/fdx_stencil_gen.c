@@ -9,6 +9,8 @@
    r<lane> the result, pu / pc u_prev and the coefficient. */
 #include "stencil/fdx_stencil_gen.h"
 
+#include "stencil/fdx_bc.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,10 +89,91 @@ void fdx_stencil_emit_damp(fdx_cg_node *at, int v, const char *y, const char *k,
     fdx_cg_stmt(at, "const real f%d = fdx_damp(p, x + %d, %s, %s), g%d = fdx_mul(f%d, %s)", v, v, y, k, v, v, prev);
 }
 
+/* The lane-0 point's address in u, in the plane being computed: periodic
+   images and the ghosts' stores.  The async march has none (its rows are in
+   shared memory), so it folds no face. */
+static const char *row_address(const gen *g)
+{
+    if (g->cfg->variant == FDX_SV_UNROLL)
+        return g->row ? fdx_cg_fmt(g->cg, "pl%d + oy%d", g->plane + g->rm, g->row)
+                      : fdx_cg_fmt(g->cg, "pl%d", g->plane + g->rm);
+    return "u + q";
+}
+
+/* The value of ghost layer k on side s (the pass's formula), for lane v:
+   d the ghost's x offset from the lane's point, m its mirror's (a lane, a
+   loaded neighbour, or the centre when 0).  One exactly rounded operation,
+   as in the pass (fdx_bc_gen.c). */
+static void ghost_value(fdx_sb *e, const gen *g, fdx_stencil_neighbour_fn nb, int s, int d, int m, int k, int v,
+                        const char *centre)
+{
+    const int code = g->ks->xbc[s];
+    if (code == FDX_BCC_PERIODIC) { /* the image a period away, in the same row */
+        fdx_sb_puts(e, fdx_cg_ld(g->cg, FDX_CG_LDG,
+                                 fdx_cg_fmt(g->cg, "%s + %d %c (nx - %d)", row_address(g), v + d, s ? '-' : '+', 2 * g->r)));
+        return;
+    }
+    fdx_sb_puts(e, "(");
+    if (code == FDX_BCC_DIRICHLET) fdx_sb_printf(e, "(real)%.17g - ", g->ks->xval[s][0]);
+    if (m) nb(e, g, 0, m, v);
+    else fdx_sb_puts(e, centre);
+    if (code == FDX_BCC_NEUMANN) fdx_sb_printf(e, " + (real)%.17g", g->ks->xval[s][k]);
+    fdx_sb_puts(e, ")");
+}
+
+/* The x neighbour at `off` of lane v.  On a folded face (g->xfold) a
+   neighbour in the ghost frame is computed here, from the row the kernel
+   reads anyway, so the pass skips that face: i, the point's distance inside
+   the face (0 on the first unknown), makes the neighbour ghost layer
+   k = o - 1 - i when i < o, its mirror (o - 1 - 2i) from the point towards
+   the inside.  Results equal pass + interior bit for bit. */
+static void x_neighbour(fdx_sb *e, const gen *g, fdx_stencil_neighbour_fn nb, int off, int v, const char *centre)
+{
+    const int s = off > 0, o = s ? off : -off;
+    if (!(g->xfold >> s & 1)) {
+        nb(e, g, 0, off, v);
+        return;
+    }
+    const char *i = s ? fdx_cg_fmt(g->cg, "(nx - %d - (x + %d))", g->r + 1, v) : fdx_cg_fmt(g->cg, "(x + %d - %d)", v, g->r);
+    fdx_sb_printf(e, "(%s < %d ? ", i, o);
+    for (int ii = 0; ii < o; ii++) {
+        if (g->ks->xbc[s] == FDX_BCC_PERIODIC && ii) break; /* the image does not depend on i */
+        const int last = ii == o - 1 || g->ks->xbc[s] == FDX_BCC_PERIODIC;
+        if (!last) fdx_sb_printf(e, "%s == %d ? ", i, ii);
+        ghost_value(e, g, nb, s, off, (s ? -1 : 1) * (o - 1 - 2 * ii), o - 1 - ii, v, centre);
+        if (!last) fdx_sb_puts(e, " : ");
+    }
+    fdx_sb_puts(e, " : ");
+    nb(e, g, 0, off, v);
+    fdx_sb_puts(e, ")");
+}
+
+/* The folded faces' ghosts of lane v's row written into u, as the pass
+   would (callers may read u's frame after an apply): by the lane holding
+   the row's first (last) unknown, every plane and row it computes, so each
+   ghost over the other axes' unknowns once.  Nothing in this launch reads
+   those values (every x neighbour in the frame is computed in registers,
+   and no other neighbour lies there). */
+static void x_ghost_stores(fdx_cg_node *at, const gen *g, fdx_stencil_neighbour_fn nb, int v, const char *centre)
+{
+    for (int s = 0; s < 2; s++) {
+        if (!(g->xfold >> s & 1)) continue;
+        fdx_cg_node *edge = s ? fdx_cg_if(at, "x + %d == nx - %d", v, g->r + 1) : fdx_cg_if(at, "x + %d == %d", v, g->r);
+        for (int k = 0; k < g->r; k++) {
+            const int d = s ? 1 + k : -1 - k;
+            fdx_sb e = FDX_SB_INIT;
+            fdx_sb_printf(&e, "((real *)(%s))[%d] = ", row_address(g), v + d);
+            ghost_value(&e, g, nb, s, d, s ? -k : k, k, v, centre);
+            fdx_cg_stmt(edge, "%s", fdx_cg_text(g->cg, &e));
+        }
+    }
+}
+
 void fdx_stencil_emit_point(fdx_cg_node *at, const gen *g, fdx_stencil_neighbour_fn nb, const char *w, int v,
                             const char *centre, const char *prev, const char *coef, const char *damp,
                             const char *result)
 {
+    if (g->xfold) x_ghost_stores(at, g, nb, v, centre);
     /* s = c0 u + sum_a sum_o ws (u+ + u-) [+ wa (u+ - u-)] */
     fdx_sb e = FDX_SB_INIT;
     fdx_sb_printf(&e, "real s%d = %sc0 * %s", v, w, centre);
@@ -100,15 +183,19 @@ void fdx_stencil_emit_point(fdx_cg_node *at, const gen *g, fdx_stencil_neighbour
         for (int o = 1; o <= g->r; o++) {
             int i = a * g->r + o - 1;
             fdx_sb_printf(&e, "\n+ %sws[%d] * (", w, i);
-            nb(&e, g, a, o, v);
+            if (a) nb(&e, g, a, o, v);
+            else x_neighbour(&e, g, nb, o, v, centre);
             fdx_sb_puts(&e, " + ");
-            nb(&e, g, a, -o, v);
+            if (a) nb(&e, g, a, -o, v);
+            else x_neighbour(&e, g, nb, -o, v, centre);
             fdx_sb_puts(&e, ")");
             if (g->ks->d1) {
                 fdx_sb_printf(&e, " + %swa[%d] * (", w, i);
-                nb(&e, g, a, o, v);
+                if (a) nb(&e, g, a, o, v);
+                else x_neighbour(&e, g, nb, o, v, centre);
                 fdx_sb_puts(&e, " - ");
-                nb(&e, g, a, -o, v);
+                if (a) nb(&e, g, a, -o, v);
+                else x_neighbour(&e, g, nb, -o, v, centre);
                 fdx_sb_puts(&e, ")");
             }
         }
@@ -481,6 +568,7 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
                   "%d rows a thread (the unrolled column in rank 3 without windows, or the asynchronous march, take "
                   "1..4)", cfg->ry);
     }
+    g.xfold = fdx_stencil_xfold_faces(ks, cfg, cuda);
     g.cg = fdx_cg_create(cuda ? FDX_CG_CUDA : FDX_CG_C);
     FDX_CHECK(g.cg, FDX_ERR_NOMEM, "out of memory generating a stencil kernel");
     fdx_cg_node *top = fdx_cg_root(g.cg);

@@ -20,7 +20,15 @@ typedef struct fdx_stencil_kspec {
     int coef;    /* pointwise coefficient array */
     int d1;      /* first-derivative (antisymmetric) terms present */
     int sponge;  /* fused sponge (WAVE): damping factors in the parameters */
+    /* CUDA: boundary conditions on the x faces (side 0 x-, 1 x+) the kernel
+       applies itself as it reads a row (fdx_bc codes: Dirichlet, Neumann,
+       periodic; 0 none), so the boundary pass skips those faces; xval the
+       values in the element type (Dirichlet: 2g at [0]; Neumann: the ghost
+       offsets (2k+1) h q by layer k).  Set by fdx_stencil_set_boundary. */
+    int xbc[2];
+    double xval[2][FDX_STENCIL_MAX_RADIUS];
 } fdx_stencil_kspec;
+
 
 /* GPU strategies.  All march along the slowest axis keeping the column of
    values in registers.  The first two hold 2r+1 planes and differ in where
@@ -133,6 +141,11 @@ FDX_HIDDEN void fdx_stencil_cfg_key(const fdx_stencil_cfg *cfg, int cuda, char *
 
 /* A short text key of the kernel spec, e.g. "d3r1u0c0a0". */
 FDX_HIDDEN void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n);
+
+/* The x faces (bit side) a kernel of this spec and configuration applies
+   itself (reading and writing u's ghosts as the pass would): ks->xbc's on
+   every CUDA strategy but the async march (its rows are in shared memory). */
+FDX_HIDDEN unsigned fdx_stencil_xfold_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda);
 
 /* The storage a kernel reads of an array: the device copy on CUDA, the host
    copy on the CPU; the message names `what` and the call that makes it. */

@@ -1,5 +1,6 @@
 /* fdx_stencil_params: the parameter block in the kernel's precision, the
    CUDA launch geometry, and the texts that name specs and configurations. */
+#include "stencil/fdx_bc.h"
 #include "stencil/fdx_stencil_impl.h"
 
 #include <stdio.h>
@@ -139,6 +140,22 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
 
 void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n)
 {
-    snprintf(buf, n, "%c%dr%du%dc%da%ds%d", ks->is_double ? 'd' : 'f', ks->rank, ks->radius, ks->update, ks->coef,
-             ks->d1, ks->sponge);
+    int len = snprintf(buf, n, "%c%dr%du%dc%da%ds%d", ks->is_double ? 'd' : 'f', ks->rank, ks->radius, ks->update,
+                       ks->coef, ks->d1, ks->sponge);
+    if (!ks->xbc[0] && !ks->xbc[1]) return; /* the keys of stencils without folded faces stay as they were */
+    /* Folded x faces: their codes and a 48-bit FNV-1a digest of their values
+       (the values are baked into the source). */
+    unsigned long long h = 1469598103934665603ULL;
+    const unsigned char *b = (const unsigned char *)ks->xval;
+    for (size_t i = 0; i < sizeof ks->xval; i++) h = (h ^ b[i]) * 1099511628211ULL;
+    if (len > 0 && (size_t)len < n)
+        snprintf(buf + len, n - (size_t)len, "x%d%d%012llx", ks->xbc[0], ks->xbc[1], h & 0xffffffffffffULL);
+}
+
+unsigned fdx_stencil_xfold_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda)
+{
+    unsigned m = 0;
+    for (int s = 0; s < 2 && cuda; s++)
+        if (ks->xbc[s] && cfg->variant != FDX_SV_ASYNC) m |= 1u << s;
+    return m;
 }

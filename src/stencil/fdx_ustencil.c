@@ -2,7 +2,9 @@
    plan (configuration + loaded kernel) per grid it has been applied to, and
    a process-wide table of loaded kernels keyed by their whole source. */
 #include "arrays/fdx_array_impl.h"
+#include "backends/fdx_jit_batch.h"
 #include "core/fdx_cache.h"
+#include "core/fdx_file.h"
 #include "core/fdx_log.h"
 #include "fdx/metrics.h"
 #include "stencil/fdx_stencil_impl.h"
@@ -162,6 +164,35 @@ static fdx_status timed_launch(void *arg, void *stream)
     return launch(c, c->kernel, &c->cfg, stream);
 }
 
+/* The stage's kernels compiled in parallel threads into the JIT's disk
+   cache before the trials (they then load without compiling); distinct
+   sources once (candidates that differ in the chunk share one).  Failures
+   are left for the trials to report. */
+static void compile_ahead(ucall *c, const fdx_us_cfg *cand, int n)
+{
+    if (c->be->kind != FDX_BACKEND_CUDA || n < 2) return;
+    char **src = calloc((size_t)n, sizeof *src);
+    int m = 0;
+    for (int i = 0; src && i < n; i++) {
+        if (fdx_us_generate(&c->s->ks, &cand[i], 1, &src[m]) != FDX_OK) {
+            fdx_clear_error();
+            continue;
+        }
+        int dup = 0;
+        for (int k = 0; k < m && !dup; k++) dup = strcmp(src[k], src[m]) == 0;
+        if (dup) free(src[m]);
+        else m++;
+    }
+    if (m > 1) {
+        double t0 = fdx_now_s();
+        int failed = fdx_jit_compile_batch(c->be, c->dev, (const char *const *)src, m, "user stencil kernel");
+        FDX_DEBUG("compiled %d user stencil kernels ahead in %d threads: %.3f s (%d failed)", m,
+                  fdx_jit_batch_threads(m), fdx_now_s() - t0, failed);
+    }
+    for (int i = 0; i < m; i++) free(src[i]);
+    free(src);
+}
+
 /* Times the candidates of one stage; *best becomes the fastest (kept when
    none runs faster). */
 static fdx_status tune_stage(ucall *c, int stage, fdx_us_cfg *best, double *best_ms)
@@ -170,6 +201,7 @@ static fdx_status tune_stage(ucall *c, int stage, fdx_us_cfg *best, double *best
     int n = fdx_us_candidates(&c->s->ks, c->n3, stage, best, cand, MAX_CANDIDATES);
     for (int i = 0; i < n; i++)
         if (!c->aligned && cand[i].vload) cand[i--] = cand[--n];
+    compile_ahead(c, cand, n);
     fdx_us_cfg winner = *best;
     for (int i = 0; i < n; i++) {
         fdx_time_stats t;
@@ -212,7 +244,7 @@ static void tune_key(const ucall *c, char key[33])
     if (fdx_us_generate(&c->s->ks, &cpu, 0, &src) != FDX_OK) fdx_clear_error();
     fdx_hash h;
     fdx_hash_init(&h);
-    fdx_hash_add_str(&h, "fdx-utune 3");
+    fdx_hash_add_str(&h, "fdx-utune 4");
     fdx_hash_add_str(&h, c->be->name);
     fdx_hash_add_str(&h, c->dev->name);
     fdx_hash_add_str(&h, src ? src : "");
@@ -222,7 +254,7 @@ static void tune_key(const ucall *c, char key[33])
     free(src);
 }
 
-/* "fdx-utune 3 variant tx ty vec unroll chunk vload pf rows"; anything else (an
+/* "fdx-utune 4 variant tx ty vec unroll chunk vload pf rows pipe"; anything else (an
    older or damaged file) only costs a re-tune. */
 static int tuned_find(const char *key, const ucall *c, fdx_us_cfg *cfg)
 {
@@ -233,8 +265,8 @@ static int tuned_find(const char *key, const ucall *c, fdx_us_cfg *cfg)
         return 0;
     }
     fdx_us_cfg t;
-    int ok = sscanf((const char *)data, "fdx-utune 3 %d %d %d %d %d %d %d %d %d", &t.variant, &t.tx, &t.ty, &t.vec,
-                    &t.unroll, &t.chunk, &t.vload, &t.pf, &t.rows) == 9 &&
+    int ok = sscanf((const char *)data, "fdx-utune 4 %d %d %d %d %d %d %d %d %d %d", &t.variant, &t.tx, &t.ty, &t.vec,
+                    &t.unroll, &t.chunk, &t.vload, &t.pf, &t.rows, &t.pipe) == 10 &&
              (t.variant == FDX_US_POINT || t.variant == FDX_US_MARCH) && fdx_us_cfg_fits(&c->s->ks, &t, c->n3) &&
              (c->aligned || !t.vload);
     free(data);
@@ -246,8 +278,8 @@ static int tuned_find(const char *key, const ucall *c, fdx_us_cfg *cfg)
 static void tuned_store(const char *key, const fdx_us_cfg *t)
 {
     char text[128];
-    int n = snprintf(text, sizeof text, "fdx-utune 3 %d %d %d %d %d %d %d %d %d\n", t->variant, t->tx, t->ty, t->vec,
-                     t->unroll, t->chunk, t->vload, t->pf, t->rows);
+    int n = snprintf(text, sizeof text, "fdx-utune 4 %d %d %d %d %d %d %d %d %d %d\n", t->variant, t->tx, t->ty, t->vec,
+                     t->unroll, t->chunk, t->vload, t->pf, t->rows, t->pipe);
     if (fdx_cache_store(key, ".utune", text, (size_t)n) != FDX_OK) {
         FDX_WARN("not saving user stencil tuning: %s", fdx_last_error());
         fdx_clear_error();

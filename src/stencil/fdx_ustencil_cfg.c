@@ -14,7 +14,7 @@ int fdx_us_cfg_fits(const fdx_us_spec *ks, const fdx_us_cfg *cfg, const int64_t 
     int vload_ok = !cfg->vload || (cfg->vec > 1 && ks->ncomp == 1 && n3[0] % cfg->vec == 0 && 2 * ks->rx % cfg->vec == 0);
     return fdx_us_march_ok(ks) && vec_ok && vload_ok && n3[0] - 2 * ks->rx >= cfg->vec && cfg->chunk >= 1 &&
            cfg->unroll >= 1 && cfg->unroll <= 8 && cfg->pf >= 0 && cfg->pf <= 16 && cfg->rows >= 0 && cfg->rows <= 4 &&
-           (cfg->rows <= 1 || ks->rank == 3);
+           (cfg->rows <= 1 || ks->rank == 3) && (cfg->pipe == 0 || cfg->pipe == 1);
 }
 
 /* Planes a block of the march: about 64, fewer for short grids. */
@@ -43,7 +43,7 @@ int fdx_us_candidates(const fdx_us_spec *ks, const int64_t n3[3], int stage, con
 {
     static const int blocks3[][2] = {{32, 8}, {64, 4}, {32, 4}, {128, 2}, {16, 16}},
                      blocks2[][2] = {{128, 1}, {256, 1}, {64, 1}};
-    static const int vecs[] = {1, 2, 4}, unrolls[] = {1, 2, 4}, pfs[] = {0, 2, 4}, chunks[] = {32, 64, 128};
+    static const int vecs[] = {1, 2, 4}, unrolls[] = {1, 2, 4}, pfs[] = {0, 2, 4}, chunks[] = {16, 32, 64, 128};
     const int nrows = ks->rank == 3 ? 2 : 1;
     const int (*blocks)[2] = ks->rank == 3 ? blocks3 : blocks2;
     int nb = ks->rank == 3 ? 5 : 3, n = 0;
@@ -57,15 +57,20 @@ int fdx_us_candidates(const fdx_us_spec *ks, const int64_t n3[3], int stage, con
                     m.variant = FDX_US_MARCH, m.tx = blocks[b][0], m.ty = blocks[b][1], m.vec = vecs[v], m.vload = vl;
                     m.rows = rows;
                     if (n < max && fdx_us_cfg_fits(ks, &m, n3)) cfgs[n++] = m;
+                    m.pipe = 1;
+                    if (vecs[v] > 1 && n < max && fdx_us_cfg_fits(ks, &m, n3)) cfgs[n++] = m;
                 }
     }
+    /* stage 0 also tries the winner's shapes with the pipelined step (the
+       march's loads in flight while it computes); stage 1 the group knobs */
     for (int u = 0; u < 3 && stage == 1 && base->variant == FDX_US_MARCH; u++)
         for (int f = 0; f < 3; f++)
-            for (int c = 0; c < 3; c++) {
-                fdx_us_cfg m = *base;
-                m.unroll = unrolls[u], m.pf = pfs[f], m.chunk = march_chunk(ks, n3, chunks[c]);
-                if (n < max && fdx_us_cfg_fits(ks, &m, n3)) cfgs[n++] = m;
-            }
+            for (int c = 0; c < 4; c++)
+                for (int pp = 0; pp < 2; pp++) {
+                    fdx_us_cfg m = *base;
+                    m.unroll = unrolls[u], m.pf = pfs[f], m.chunk = march_chunk(ks, n3, chunks[c]), m.pipe = pp;
+                    if (n < max && fdx_us_cfg_fits(ks, &m, n3)) cfgs[n++] = m;
+                }
     return n;
 }
 
@@ -74,8 +79,8 @@ void fdx_us_cfg_text(const fdx_us_cfg *cfg, int cuda, char *buf, size_t n)
     if (!cuda) snprintf(buf, n, "cpu");
     else if (cfg->variant == FDX_US_POINT) snprintf(buf, n, "point %dx%d", cfg->tx, cfg->ty);
     else
-        snprintf(buf, n, "march %dx%d vec%d chunk %d unroll %d%s pf%d rows%d", cfg->tx, cfg->ty, cfg->vec, cfg->chunk,
-                 cfg->unroll, cfg->vload ? " vload" : "", cfg->pf, cfg->rows > 1 ? cfg->rows : 1);
+        snprintf(buf, n, "march %dx%d vec%d chunk %d unroll %d%s pf%d rows%d%s", cfg->tx, cfg->ty, cfg->vec, cfg->chunk,
+                 cfg->unroll, cfg->vload ? " vload" : "", cfg->pf, cfg->rows > 1 ? cfg->rows : 1, cfg->pipe ? " pipe" : "");
 }
 
 /* Mirrors struct fdx_up: long long n[3], chunk, then real w[nterms]. */

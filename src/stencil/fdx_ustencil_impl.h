@@ -53,6 +53,9 @@ typedef struct fdx_us_cfg {
                     ahead into L2 (0: none) */
     int rows;    /* march, rank 3: consecutive rows a thread (0 or 1: one); the
                     rows share the loads of the rows between them */
+    int pipe;    /* march: the next plane's loads are issued before this plane's
+                    sums (software pipelining in registers: a plane's values in
+                    flight per thread while it computes) */
 } fdx_us_cfg;
 
 /* The parameter block: struct fdx_up { long long n[3]; long long chunk;

@@ -11,7 +11,10 @@
    factors lie in two planes (the z faces of div(k grad u)) takes the
    earlier one from a register column of the thread's own points
    (<field>_col<lag>_<point>), which is why the march needs such factors at
-   in-plane offset (0, 0).  No shared memory and no barriers. */
+   in-plane offset (0, 0).  With pipe, step s loads plane s + 1 into
+   n<name> while it computes plane s from <name> (carried in registers), so
+   a thread keeps a plane of loads in flight.  No shared memory and no
+   barriers. */
 #include "stencil/fdx_ustencil_gen.h"
 
 #include <string.h>
@@ -103,7 +106,7 @@ static int add_load(pload *l, int n, int field, int comp, int px, int dy)
    nx is a multiple of vec and the arrays are aligned, so position p is
    aligned where rx + p is a multiple of vec, and a vector holding a point
    of the row lies inside the row. */
-static void emit_vector_loads(fdx_cg_node *at, const ugen *g, const pload *loads, int nl)
+static void emit_vector_loads(fdx_cg_node *at, const ugen *g, const pload *loads, int nl, const char *pre)
 {
     const int V = g->cfg->vec, rx = g->ks->rx;
     static _Thread_local char done[4 * FDX_USTENCIL_MAX_TERMS * 16 + 256];
@@ -124,13 +127,13 @@ static void emit_vector_loads(fdx_cg_node *at, const ugen *g, const pload *loads
             if (g->ks->rank == 3) fdx_sb_puts(&b, "_y"), fdx_us_off_text(&b, f->off[1]);
             const char *vname = fdx_cg_text(g->cg, &b);
             const char *addr = fdx_cg_fmt(g->cg, "(const realv *)(%s)", row_elem(g, f->field, f->comp, p0, f->off[1]));
-            fdx_cg_stmt(at, "const realv %s = %s", vname, fdx_cg_ld(g->cg, FDX_CG_LDG, addr));
+            fdx_cg_stmt(at, "const realv %s%s = %s", pre, vname, fdx_cg_ld(g->cg, FDX_CG_LDG, addr));
             for (int j = i; j < nl; j++) {
                 const fdx_us_factor *e = &loads[j].f;
                 if (done[j] || e->field != f->field || e->comp != f->comp || e->off[1] != f->off[1] || e->off[0] < p0 ||
                     e->off[0] >= p0 + V)
                     continue;
-                fdx_cg_stmt(at, "const real %s = %s.%c", plane_name(g, e, e->off[0], e->off[1]), vname,
+                fdx_cg_stmt(at, "const real %s%s = %s%s.%c", pre, plane_name(g, e, e->off[0], e->off[1]), pre, vname,
                             "xyzw"[e->off[0] - p0]);
                 done[j] = 1;
             }
@@ -222,11 +225,26 @@ static void emit_head(fdx_cg_node *k, const ugen *g, const march *m)
     }
 }
 
-/* Step s's prefetch and loads. */
+/* A plane's loads (its first point at ps) as const values named
+   <pre><plane name>. */
+static void emit_plane_loads(fdx_cg_node *at, const ugen *g, const march *m, const char *pre)
+{
+    if (g->cfg->vload) emit_vector_loads(at, g, m->loads, m->nl, pre);
+    for (int i = 0; i < m->nl && !g->cfg->vload; i++) {
+        const fdx_us_factor *f = &m->loads[i].f;
+        fdx_cg_stmt(at, "const real %s%s = %s", pre, plane_name(g, f, f->off[0], f->off[1]),
+                    fdx_cg_ld(g->cg, FDX_CG_LDG, row_elem(g, f->field, f->comp, f->off[0], f->off[1])));
+    }
+}
+
+/* Step s's prefetch and loads: plane s's values, or with pipe the values of
+   plane s + 1 (the last plane at most) as n<name>, while plane s's were
+   loaded a step before into <name>. */
 static void emit_loads(fdx_cg_node *step, const ugen *g, const march *m)
 {
     const fdx_us_cfg *c = g->cfg;
-    fdx_cg_stmt(step, "const long long ps = base + s * sm");
+    fdx_cg_stmt(step, c->pipe ? "const long long ps = base + (s + 1 < nm ? s + 1 : nm - 1) * sm"
+                              : "const long long ps = base + s * sm");
     if (c->pf) {
         /* The thread's points pf planes ahead into L2 (the last plane at
            most), so the loads of that step find them there. */
@@ -238,12 +256,7 @@ static void emit_loads(fdx_cg_node *step, const ugen *g, const march *m)
                 fdx_cg_prefetch(step, fdx_us_elem(g, f, 0, r ? fdx_cg_fmt(g->cg, "pa + %s", row_off(g, r)) : "pa"));
         }
     }
-    if (c->vload) emit_vector_loads(step, g, m->loads, m->nl);
-    for (int i = 0; i < m->nl && !c->vload; i++) {
-        const fdx_us_factor *f = &m->loads[i].f;
-        fdx_cg_stmt(step, "const real %s = %s", plane_name(g, f, f->off[0], f->off[1]),
-                    fdx_cg_ld(g->cg, FDX_CG_LDG, row_elem(g, f->field, f->comp, f->off[0], f->off[1])));
-    }
+    emit_plane_loads(step, g, m, c->pipe ? "n" : "");
 }
 
 /* Each term into the accumulator of its output plane. */
@@ -306,16 +319,42 @@ static void emit_store_shift(fdx_cg_node *step, const ugen *g, const march *m)
     }
 }
 
+/* pipe: the current plane's values take the next plane's (n<name>). */
+static void emit_pipe_carry(fdx_cg_node *at, const ugen *g, const march *m)
+{
+    fdx_sb b = FDX_SB_INIT;
+    for (int i = 0; i < m->nl; i++) {
+        const char *name = plane_name(g, &m->loads[i].f, m->loads[i].f.off[0], m->loads[i].f.off[1]);
+        fdx_sb_printf(&b, "%s%s = n%s;", i ? " " : "", name, name);
+    }
+    fdx_cg_line(at, "%s", fdx_cg_text(g->cg, &b));
+}
+
 void fdx_us_emit_march(fdx_cg_node *at, const ugen *g)
 {
     static _Thread_local march m;
     plan(g, &m);
     fdx_cg_node *k = fdx_us_emit_kernel(at, g);
     emit_head(k, g, &m);
+    if (g->cfg->pipe) {
+        /* plane s0 - r's values before the first step; the loads in a
+           scope of their own (each step's reuse the names) */
+        fdx_sb d = FDX_SB_INIT;
+        for (int i = 0; i < m.nl; i++)
+            fdx_sb_printf(&d, "%s %s = 0", i ? "," : "real",
+                          plane_name(g, &m.loads[i].f, m.loads[i].f.off[0], m.loads[i].f.off[1]));
+        fdx_cg_comment(k, "pipe: the current plane's values, loaded a step ahead");
+        fdx_cg_stmt(k, "%s", fdx_cg_text(g->cg, &d));
+        fdx_cg_node *pro = fdx_cg_scope(k);
+        fdx_cg_stmt(pro, "const long long ps = base + (s0 - %d) * sm", m.R);
+        emit_plane_loads(pro, g, &m, "n");
+        emit_pipe_carry(pro, g, &m);
+    }
     if (g->cfg->unroll > 1) fdx_cg_line(k, "#pragma unroll %d", g->cfg->unroll);
     fdx_cg_node *step = fdx_cg_for(k, g->cfg->unroll > 1 ? FDX_CG_LOOP : FDX_CG_LOOP_NOUNROLL,
                                    "long long s = s0 - %d; s < s1 + %d; s++", m.R, m.R);
     emit_loads(step, g, &m);
     emit_sums(step, g, &m);
     emit_store_shift(step, g, &m);
+    if (g->cfg->pipe) emit_pipe_carry(step, g, &m);
 }

@@ -1,0 +1,228 @@
+/* The x faces folded into the generated CUDA stencil kernels (the kernel
+   applies Dirichlet, Neumann or periodic conditions on x- / x+ as it reads a
+   row, so the boundary pass skips them), run on the CPU through
+   tests/cuda_emu.h.  Each program holds two kernels of one configuration:
+   the folded one reads an input whose x ghosts are NaN (it must never read
+   them), the plain one reads the same input with the ghosts the pass's
+   formulas give (written here in the element type, as the pass does).  The
+   outputs must agree bit for bit everywhere (the frame untouched in both),
+   every interior output must be finite, the folded kernel must have written
+   u's x ghosts over unknown rows as the pass does (and nothing else of u),
+   and a reference with one ghost value
+   off by one must make them differ (the comparison can fail).  Strategies:
+   the unrolled column (x neighbours as vectors, unaligned rows, several rows
+   a thread), the direct march and the shared-memory tile (barriers); radii
+   1-4, float and double, heat / wave / coefficient updates, odd widths.
+   Skipped without a C++ compiler. */
+#include "core/fdx_sb.h"
+#include "cuda_emu.h"
+#include "stencil/fdx_bc.h"
+#include "stencil/fdx_stencil_impl.h"
+
+#include <math.h>
+
+/* The macros come first (see run_case): NX NY NM R RANK UPD COEF CHUNK, the
+   grid GX GY GZ TX TY, BARRIERS, XB0 XB1 (codes), XV0 XV1 (values), SEED. */
+static const char driver[] =
+    "static double rnd(unsigned long long *s)\n"
+    "{ *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;\n"
+    "  return (double)((*s * 0x2545F4914F6CDD1DULL) >> 11) * (2.0 / 9007199254740992.0) - 1.0; }\n"
+    "typedef plain::real real;\n"
+    "static const int xb[2] = {XB0, XB1};\n"
+    "static const double xv[2][R] = {{XV0}, {XV1}};\n"
+    /* The pass's x ghosts of row q0 (fdx_bc_gen.c), `bump` added to layer 0 of x-. */
+    "static void ghosts(real *w, long long q0, real bump)\n"
+    "{ for (int s = 0; s < 2; s++) for (int k = 0; k < R; k++) {\n"
+    "    const long long g = s ? NX - R + k : R - 1 - k, m = s ? NX - R - 1 - k : R + k;\n"
+    "    const long long im = s ? g - (NX - 2 * R) : g + (NX - 2 * R);\n"
+    "    real v = w[q0 + m];\n"
+    "    if (xb[s] == 1) v = (real)xv[s][0] - w[q0 + m];\n"
+    "    if (xb[s] == 3) v = w[q0 + m] + (real)xv[s][k];\n"
+    "    if (xb[s] == 4) v = w[q0 + im];\n"
+    "    w[q0 + g] = v + (s == 0 && k == 0 ? bump : (real)0);\n"
+    "  } }\n"
+    "template <class P> static void params(P &p, unsigned long long seed)\n"
+    "{ memset(&p, 0, sizeof p);\n"
+    "  p.n[0] = NX, p.n[1] = NY, p.n[2] = NM, p.chunk = CHUNK, p.by = 1;\n"
+    "  p.c0 = rnd(&seed);\n"
+    "  for (int i = 0; i < 3 * R; i++) p.ws[i] = rnd(&seed), p.wa[i] = rnd(&seed); }\n"
+    "int main()\n{\n"
+    "    const long long n = (long long)NX * NY * NM;\n"
+    "    unsigned long long seed = SEED;\n"
+    "    std::vector<real> u(n), ur(n), up(n), cf(n), o1(n), o2(n);\n"
+    "    for (long long q = 0; q < n; q++) u[q] = rnd(&seed), up[q] = rnd(&seed), cf[q] = rnd(&seed);\n"
+    "    for (long long q = 0; q < n; q += NX) for (int k = 0; k < R; k++) u[q + k] = u[q + NX - 1 - k] = NAN;\n"
+    "    plain::fdx_p pp; fold::fdx_p pf;\n"
+    "    params(pp, SEED ^ 77), params(pf, SEED ^ 77);\n"
+    "    const unsigned g[3] = {GX, GY, GZ};\n"
+    "    long long bad = 0, interior = 0, finite = 0, caught = 0, ghosts_bad = 0;\n"
+    "    const std::vector<real> u0 = u;\n"
+    "    for (int bump = 0; bump < 2; bump++) {\n"
+    "        ur = u = u0;\n"
+    "        for (long long q = 0; q < n; q += NX) ghosts(ur.data(), q, (real)bump);\n"
+    "        std::fill(o1.begin(), o1.end(), (real)NAN), std::fill(o2.begin(), o2.end(), (real)NAN);\n"
+    "        cuda_emu_grid(g, TX, TY, 0, BARRIERS, [&] { fdx_plain_kernel(o1.data(), ur.data(), UPD == 1 ? up.data() :"
+    " nullptr, COEF ? cf.data() : nullptr, pp); });\n"
+    "        cuda_emu_grid(g, TX, TY, 0, BARRIERS, [&] { fdx_fold_kernel(o2.data(), u.data(), UPD == 1 ? up.data() :"
+    " nullptr, COEF ? cf.data() : nullptr, pf); });\n"
+    "        long long differ = 0;\n"
+    "        for (long long q = 0; q < n; q++) differ += memcmp(&o1[q], &o2[q], sizeof(real)) != 0;\n"
+    "        if (!bump) {\n"
+    "            bad = differ;\n"
+    "            for (long long q = 0; q < n; q++) {\n"
+    "                const long long c[3] = {q % NX, (q / NX) % NY, q / (NX * NY)}, e[3] = {NX, NY, NM};\n"
+    "                bool in = true;\n"
+    "                for (int a = 0; a < 3; a++) if (a != 1 || RANK == 3) in = in && c[a] >= R && c[a] < e[a] - R;\n"
+    "                interior += in, finite += in && std::isfinite(o2[q]);\n"
+    /* u after the folded kernel: its x ghosts over unknown rows as the pass writes them, all else as it was */
+    "                bool row = true;\n"
+    "                for (int a = 1; a < 3; a++) if (a != 1 || RANK == 3) row = row && c[a] >= R && c[a] < e[a] - R;\n"
+    "                const bool xg = c[0] < R || c[0] >= NX - R;\n"
+    "                ghosts_bad += memcmp(&u[q], row && xg ? &ur[q] : &u0[q], sizeof(real)) != 0;\n"
+    "            }\n"
+    "        } else caught = differ;\n"
+    "    }\n"
+    "    printf(\"%lld differ from the plain kernel, %lld of %lld interior finite, %lld of u wrong, mutation %s\\n\",\n"
+    "           bad, finite, interior, ghosts_bad, caught ? \"caught\" : \"NOT caught\");\n"
+    "    return bad || finite != interior || !interior || !caught || ghosts_bad;\n"
+    "}\n";
+
+static int runs;
+
+/* The kernel's source with its entry renamed, inside a namespace (two
+   kernels, each with its own parameter struct, in one program). */
+static void put_kernel(fdx_sb *f, const char *src, const char *ns, const char *entry)
+{
+    fdx_sb_printf(f, "namespace %s {\n", ns);
+    for (const char *p = src;;) {
+        const char *at = strstr(p, FDX_STENCIL_ENTRY);
+        if (!at) {
+            fdx_sb_puts(f, p);
+            break;
+        }
+        fdx_sb_printf(f, "%.*s%s", (int)(at - p), p, entry);
+        p = at + strlen(FDX_STENCIL_ENTRY);
+    }
+    fdx_sb_printf(f, "\n}\nusing %s::%s;\n", ns, entry);
+}
+
+static void run_case(const fdx_stencil_kspec *fold, const fdx_stencil_cfg *cfg, const int64_t n3[3], uint64_t seed)
+{
+    fdx_stencil_kspec plain = *fold;
+    memset(plain.xbc, 0, sizeof plain.xbc);
+    memset(plain.xval, 0, sizeof plain.xval);
+    char what[256], text[96], spec[48];
+    fdx_stencil_cfg_text(cfg, 1, text, sizeof text);
+    fdx_stencil_kspec_text(fold, spec, sizeof spec);
+    snprintf(what, sizeof what, "%s %s on %lldx%lldx%lld", spec, text, (long long)n3[0], (long long)n3[1],
+             (long long)n3[2]);
+    CHECK(fdx_stencil_cfg_fits(fold, cfg, n3), "%s: the configuration does not fit", what);
+    CHECK(fdx_stencil_xfold_faces(fold, cfg, 1) == (unsigned)((fold->xbc[0] != 0) | (fold->xbc[1] != 0) << 1),
+          "%s: not every x face folded", what);
+    fdx_launch_dims dims;
+    char *kf = NULL, *kp = NULL;
+    CHECK_OK(fdx_stencil_launch_dims(fold, cfg, n3, &dims));
+    CHECK_OK(fdx_stencil_generate(fold, cfg, 1, &kf));
+    CHECK_OK(fdx_stencil_generate(&plain, cfg, 1, &kp));
+    CHECK(kf && kp && strcmp(kf, kp) != 0, "%s: folding changed nothing in the source", what);
+    if (!kf || !kp) {
+        free(kf), free(kp);
+        return;
+    }
+    fdx_sb f = FDX_SB_INIT;
+    put_kernel(&f, kp, "plain", "fdx_plain_kernel");
+    put_kernel(&f, kf, "fold", "fdx_fold_kernel");
+    free(kf), free(kp);
+    fdx_sb_printf(&f, "#define NX %lldLL\n#define NY %lldLL\n#define NM %lldLL\n#define R %d\n#define RANK %d\n",
+                  (long long)n3[0], (long long)n3[1], (long long)n3[2], fold->radius, fold->rank);
+    fdx_sb_printf(&f, "#define UPD %d\n#define COEF %d\n#define CHUNK %d\n#define BARRIERS %s\n", fold->update,
+                  fold->coef, cfg->chunk, cfg->variant == FDX_SV_SMEM ? "true" : "false");
+    fdx_sb_printf(&f, "#define GX %uu\n#define GY %uu\n#define GZ %uu\n#define TX %du\n#define TY %du\n", dims.grid[0],
+                  dims.grid[1], dims.grid[2], cfg->tx, cfg->ty);
+    fdx_sb_printf(&f, "#define XB0 %d\n#define XB1 %d\n", fold->xbc[0], fold->xbc[1]);
+    for (int s = 0; s < 2; s++) {
+        fdx_sb_printf(&f, "#define XV%d ", s);
+        for (int k = 0; k < fold->radius; k++) fdx_sb_printf(&f, "%s%.17g", k ? ", " : "", fold->xval[s][k]);
+        fdx_sb_puts(&f, "\n");
+    }
+    fdx_sb_printf(&f, "#define SEED %lluULL\n%s", (unsigned long long)seed, driver);
+    CHECK(!f.failed, "%s: out of memory", what);
+    if (!f.failed) cuda_emu_run(fdx_sb_str(&f), "-ffp-contract=off", "-O1", what);
+    fdx_sb_free(&f);
+    runs++;
+}
+
+/* x faces of kind pair `kinds` (0: Dirichlet / Neumann, 1: Neumann /
+   Dirichlet, 2: periodic) with random values in the element type. */
+static void set_faces(fdx_stencil_kspec *ks, int kinds, uint64_t *seed)
+{
+    static const int pairs[3][2] = {{FDX_BCC_DIRICHLET, FDX_BCC_NEUMANN},
+                                    {FDX_BCC_NEUMANN, FDX_BCC_DIRICHLET},
+                                    {FDX_BCC_PERIODIC, FDX_BCC_PERIODIC}};
+    memset(ks->xval, 0, sizeof ks->xval);
+    for (int s = 0; s < 2; s++) {
+        ks->xbc[s] = pairs[kinds][s];
+        for (int k = 0; k < ks->radius; k++) {
+            double v = ks->xbc[s] == FDX_BCC_PERIODIC || (ks->xbc[s] == FDX_BCC_DIRICHLET && k) ? 0
+                                                                                              : fdx_test_rand(seed);
+            ks->xval[s][k] = ks->is_double ? v : (double)(float)v;
+        }
+    }
+}
+
+int main(void)
+{
+    if (!cuda_emu_start("bc-emu")) return fdx_test_skip("test_bc_emu", "no working C++ compiler (c++)");
+    printf("test_bc_emu: compiling with c++ %s\n", cuda_emu_sanitize[0] ? cuda_emu_sanitize : "(no sanitizer)");
+    /* {double, rank, radius, update, coef, d1, sponge} */
+    static const fdx_stencil_kspec specs[] = {
+        {1, 3, 1, FDX_UPDATE_APPLY, 0, 0, 0}, {0, 3, 1, FDX_UPDATE_HEAT, 0, 0, 0}, {1, 3, 2, FDX_UPDATE_WAVE, 1, 1, 0},
+        {0, 3, 4, FDX_UPDATE_APPLY, 0, 0, 0}, {1, 2, 3, FDX_UPDATE_HEAT, 0, 1, 0}, {0, 2, 1, FDX_UPDATE_APPLY, 0, 0, 0},
+    };
+    /* {variant, tx, ty, vec (0: widest), chunk, pd, xv, win, ry} */
+    typedef struct {
+        int variant, tx, ty, vec, chunk, pd, xv, win, ry;
+    } bcfg;
+    static const bcfg cfgs[] = {
+        {FDX_SV_UNROLL, 8, 4, 0, 2, 2, 0, 0, 0},  /* the 512^3 7-point winner's shape */
+        {FDX_SV_UNROLL, 8, 2, 0, 6, 3, 1, 0, 0},  /* x neighbours as vectors */
+        {FDX_SV_UNROLL, 8, 2, 0, 4, 4, 0, 1, 0},  /* unaligned rows */
+        {FDX_SV_UNROLL, 8, 2, 0, 4, 2, 1, 0, 2},  /* two rows a thread */
+        {FDX_SV_DIRECT, 8, 4, 0, 5, 2, 0, 0, 0},  /* direct march, two planes in flight */
+        {FDX_SV_DIRECT, 16, 2, 1, 3, 1, 0, 0, 0}, /* direct march, one lane */
+        {FDX_SV_SMEM, 8, 4, 0, 4, 1, 0, 0, 0},    /* shared-memory tile */
+    };
+    const int nspecs = sizeof specs / sizeof *specs, ncfgs = sizeof cfgs / sizeof *cfgs;
+    uint64_t seed = 0xbcf0;
+    int per_kind[3] = {0};
+    for (int ci = 0; ci < ncfgs; ci++)
+        for (int si = 0; si < nspecs; si++) {
+            if ((si + ci) % 3) continue; /* each configuration with two of the specs, rotating */
+            fdx_stencil_kspec ks = specs[si];
+            const bcfg *b = &cfgs[ci];
+            if (b->variant == FDX_SV_UNROLL && ks.rank < 2) continue;
+            if ((b->win || b->ry) && ks.rank < 3) continue;
+            int kinds = (ci + si / 3) % 3;
+            set_faces(&ks, kinds, &seed);
+            fdx_stencil_cfg c = {0};
+            int widest = ks.is_double ? 2 : 4, r = ks.radius;
+            c.variant = b->variant, c.tx = b->tx, c.ty = ks.rank == 3 ? b->ty : 1, c.by = 1;
+            c.vec = b->vec ? b->vec : widest, c.chunk = b->chunk, c.pd = b->pd, c.xv = b->xv, c.win = b->win;
+            c.ry = b->ry;
+            if (c.vec > widest) c.vec = widest;
+            /* odd widths for unaligned rows, a multiple of the vector otherwise */
+            int64_t nx = c.win ? 4 * c.vec * 3 + 1 + si % 3 : 2 * c.vec * (3 + si % 2);
+            if (nx < 3 * r + 1) nx += 2 * c.vec * ((3 * r + 1 - nx) / (2 * c.vec) + 1);
+            int64_t n3[3] = {nx, ks.rank == 3 ? 2 * r + 3 + si % 3 : 1, 2 * r + 7 + ci % 3};
+            if (!fdx_stencil_cfg_fits(&ks, &c, n3)) {
+                printf("test_bc_emu: %d/%d does not fit, skipped\n", ci, si);
+                continue;
+            }
+            run_case(&ks, &c, n3, seed++);
+            per_kind[kinds]++;
+        }
+    CHECK(per_kind[0] && per_kind[1] && per_kind[2], "face kinds run: %d %d %d", per_kind[0], per_kind[1], per_kind[2]);
+    rmdir(cuda_emu_dir);
+    printf("test_bc_emu: %d kernel pairs run\n", runs);
+    return fdx_test_finish("test_bc_emu");
+}
