@@ -5,6 +5,7 @@
 #include "backends/fdx_jit_batch.h"
 #include "core/fdx_cache.h"
 #include "core/fdx_file.h"
+#include "fdx/internal/clock.h"
 #include "core/fdx_log.h"
 #include "fdx/metrics.h"
 #include "stencil/fdx_stencil_impl.h"

@@ -7,8 +7,8 @@
    can).  The three runs take the same steps from the same fields and must
    agree bit for bit (u and u_prev). */
 #include "cli.h"
-#include "core/fdx_file.h"
-#include "core/fdx_json.h"
+#include "fdx/internal/clock.h"
+#include "fdx/internal/json.h"
 
 #include <math.h>
 #include <stdio.h>
