@@ -70,7 +70,25 @@ typedef struct loop_geom {
        offsets (fast, diag2) (x_fast + x_diag2 constant), diagonal after
        diagonal, as the arrays store them (-1: plain enumeration). */
     int diag2;
+    /* CUDA kernel shape (fdx_loop_plan.c: kernel_shape).  block: threads
+       per block.  grid (parallel loops without a diagonal walk): a thread
+       grid instead of the flat grid-stride enumeration: x over the fast
+       axis (bx threads a block), y over chunks of ppt consecutive points of
+       axis `march` (by threads a block, each walking its chunk, so the
+       compiler keeps neighbours in registers), z over the other axes; no
+       division per point. */
+    int block, grid, bx, by, ppt, march;
 } loop_geom;
+
+/* The grid kernel's chunk counts: along x (fast axis / bx), y (march axis
+   / (by * ppt)) and z (the other axes' points); the launch takes at most
+   these many blocks per dimension and the kernel strides over the rest. */
+FDX_HIDDEN void fdx_loop_grid_chunks(const loop_geom *g, int64_t c[3]);
+/* A CUDA launch's grid (dim) and block (x, y) for geometry g on a device
+   of sm_count SMs (fdx_loop_run.c); for kernels other than the grid kernel
+   dim[1] is 1 and each step puts its sweeps in flight on y. */
+FDX_HIDDEN void fdx_loop_launch_shape(const fdx_loop *l, const loop_geom *g, int sm_count, unsigned dim[3],
+                                      unsigned block[2]);
 
 typedef struct loop_kentry {
     char *source;
@@ -143,6 +161,9 @@ FDX_HIDDEN fdx_status fdx_loop_apply(fdx_loop *l, const fdx_loop_decision *d, vo
 FDX_HIDDEN fdx_status fdx_loop_move(fdx_loop *l, fdx_array *a, const fdx_layout *to, int relabel, void *stream,
                                     int64_t *bytes);
 
+/* The launch geometry a run on `target` would use under the current
+   layouts (tests: the emulated CUDA launches of test_loop_emu). */
+FDX_HIDDEN fdx_status fdx_loop_geometry(fdx_loop *l, fdx_backend_kind target, loop_geom *g);
 /* Source generation for the current layouts; *out is malloc'ed. */
 FDX_HIDDEN fdx_status fdx_loop_source(fdx_loop *l, fdx_backend_kind target, char **out);
 FDX_HIDDEN fdx_status fdx_loop_gen_cpu(const fdx_loop *l, const loop_geom *g, char **out);

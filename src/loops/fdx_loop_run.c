@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCK 256
-
 static fdx_status kernel_for(fdx_loop *l, const char *src, const char *entry, fdx_kernel **out)
 {
     const fdx_backend *be = fdx_ctx_ops(l->ctx);
@@ -139,6 +137,40 @@ static fdx_status run_cpu(fdx_loop *l, const loop_geom *g, int times)
     return st;
 }
 
+/* Grid kernel: up to a block per chunk (y and z at most 65535, the kernel
+   strides over the rest; with reductions at most 8 blocks an SM, each
+   owning a partial slot).  Else threads wanted: one per enumerated point,
+   or a warp per line, at most 8 blocks an SM (grid-stride); dim[1] is then
+   1 and each step launches its sweeps in flight on y. */
+void fdx_loop_launch_shape(const fdx_loop *l, const loop_geom *g, int sm_count, unsigned dim[3], unsigned block[2])
+{
+    int64_t cap = (int64_t)sm_count * 8;
+    dim[0] = dim[1] = dim[2] = 1;
+    if (g->grid) {
+        int64_t c[3];
+        fdx_loop_grid_chunks(g, c);
+        int64_t lim[3] = {INT_MAX, 65535, 65535};
+        for (int q = 0; q < 3; q++) c[q] = c[q] < 1 ? 1 : c[q] < lim[q] ? c[q] : lim[q];
+        for (int q = 2; l->nreds && q >= 0; q--) {
+            int64_t rest = c[0] * c[1] * c[2] / c[q];
+            int64_t want = cap / rest > 1 ? cap / rest : 1;
+            if (c[q] > want) c[q] = want;
+        }
+        for (int q = 0; q < 3; q++) dim[q] = (unsigned)c[q];
+        block[0] = (unsigned)g->bx, block[1] = (unsigned)g->by;
+        return;
+    }
+    int64_t e = 1;
+    for (int d = 0; d < g->rank; d++)
+        if (d != g->solved && d != g->seq && !(g->lines && d == g->fast)) e *= g->n[d];
+    if (g->lines) e *= 32;
+    int64_t nblk = (e + g->block - 1) / g->block;
+    if (nblk > cap) nblk = cap;
+    if (nblk < 1) nblk = 1;
+    dim[0] = (unsigned)nblk;
+    block[0] = (unsigned)g->block, block[1] = 1;
+}
+
 static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *user_stream)
 {
     void *stream = fdx_ctx_stream(l->ctx, user_stream);
@@ -149,15 +181,9 @@ static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *use
     fdx_status st = kernel_for(l, src, "fdx_loop_kernel", &k);
     free(src);
     FDX_TRY(st);
-    /* threads wanted: one per enumerated point, or a warp per line */
-    int64_t e = 1;
-    for (int d = 0; d < g->rank; d++)
-        if (d != g->solved && d != g->seq && !(g->lines && d == g->fast)) e *= g->n[d];
-    if (g->lines) e *= 32;
-    int64_t cap = (int64_t)fdx_ctx_device(l->ctx)->sm_count * 8;
-    int64_t nblk = (e + BLOCK - 1) / BLOCK;
-    if (nblk > cap) nblk = cap;
-    if (nblk < 1) nblk = 1;
+    unsigned dim[3], block[2];
+    fdx_loop_launch_shape(l, g, fdx_ctx_device(l->ctx)->sm_count, dim, block);
+    int64_t nblk = (int64_t)dim[0] * dim[1] * dim[2];
 
     partials h = {0};
     void *pv = NULL, *pl = NULL;
@@ -204,7 +230,8 @@ static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *use
         if (shi > times - 1) shi = times - 1;
         if (slo > shi) continue;
         s0 = slo;
-        fdx_launch_dims dims = {{(unsigned)nblk, (unsigned)(shi - slo + 1), 1}, {BLOCK, 1, 1}, 0};
+        /* the grid kernel runs parallel loops: one sweep a step */
+        fdx_launch_dims dims = {{dim[0], g->grid ? dim[1] : (unsigned)(shi - slo + 1), dim[2]}, {block[0], block[1], 1}, 0};
         FDX_TRY_GOTO(st, be->launch(k, &dims, args, stream), done);
     }
     if (l->nreds && l->defer) {
