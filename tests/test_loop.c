@@ -511,6 +511,114 @@ static void test_actuality(void)
     fdx_array_destroy(&A);
 }
 
+/* The CUDA kernel shapes (FDX_LOOP_KERNEL, FDX_LOOP_PPT, FDX_LOOP_BLOCK,
+   FDX_LOOP_LINES; the CPU backend ignores them): a 2D loop on an odd
+   300 x 70 grid (many blocks: the grid kernel's partial slots, the launch
+   cap for reductions) and a rank-4 loop, each with sum, maxloc and minloc
+   and a poisoned output, against the sequential nest. */
+static void test_kernel_shape(const char *what)
+{
+    enum { MX = 300, MY = 70 };
+    const int64_t n[2] = {MX, MY};
+    size_t cnt = MX * MY;
+    double *a = malloc(cnt * 8), *b = malloc(cnt * 8), *ref = malloc(cnt * 8), *got = malloc(cnt * 8);
+    for (size_t q = 0; q < cnt; q++) a[q] = fdx_test_rand(&seed), b[q] = ref[q] = NAN;
+    fdx_array *A = make(2, n, a), *B = make(2, n, b);
+    fdx_loop *l = NULL;
+    CHECK_OK(fdx_loop_create(ctx, "i,j", &l));
+    CHECK_OK(fdx_loop_range(l, (int64_t[]){1, 2}, (int64_t[]){MX - 2, MY - 1}));
+    CHECK_OK(fdx_loop_array(l, "A", A, FDX_READ));
+    CHECK_OK(fdx_loop_array(l, "B", B, FDX_WRITE));
+    CHECK_OK(fdx_loop_reduction(l, "s", FDX_REDUCE_SUM));
+    CHECK_OK(fdx_loop_reduction(l, "mx", FDX_REDUCE_MAXLOC));
+    CHECK_OK(fdx_loop_reduction(l, "mn", FDX_REDUCE_MINLOC));
+    CHECK_OK(fdx_loop_body(l, "double v = A(i,j) - 0.5 * (A(i-1,j) + A(i+1,j)) + 0.25 * A(i,j-2) * A(i,j+1);\n"
+                              "B(i,j) = v; s += v; mx = v; mn = v;"));
+    CHECK_OK(fdx_loop_run(l, NULL));
+    double s = 0, mx = -1e300, mn = 1e300;
+    int64_t lmx[2] = {0}, lmn[2] = {0};
+    for (int j = 2; j < MY - 1; j++)
+        for (int i = 1; i < MX - 2; i++) {
+            double v = a[i + MX * j] - 0.5 * (a[i - 1 + MX * j] + a[i + 1 + MX * j]) +
+                       0.25 * a[i + MX * (j - 2)] * a[i + MX * (j + 1)];
+            ref[i + MX * j] = v;
+            s += v;
+            if (v > mx) mx = v, lmx[0] = i, lmx[1] = j;
+            if (v < mn) mn = v, lmn[0] = i, lmn[1] = j;
+        }
+    CHECK_OK(fdx_array_get(B, got));
+    CHECK(same_or_poisoned(got, ref, cnt), "%s: 2D loop differs from the nest (or wrote outside its range)", what);
+    double v;
+    int64_t loc[2];
+    CHECK_OK(fdx_loop_result(l, "s", &v, NULL));
+    CHECK(fabs(v - s) <= 1e-12 * cnt, "%s: sum %.17g vs %.17g", what, v, s);
+    CHECK_OK(fdx_loop_result(l, "mx", &v, loc));
+    CHECK(v == mx && loc[0] == lmx[0] && loc[1] == lmx[1], "%s: maxloc %g at %lld,%lld vs %g", what, v,
+          (long long)loc[0], (long long)loc[1], mx);
+    CHECK_OK(fdx_loop_result(l, "mn", &v, loc));
+    CHECK(v == mn && loc[0] == lmn[0] && loc[1] == lmn[1], "%s: minloc %g vs %g", what, v, mn);
+    fdx_loop_destroy(&l);
+    fdx_array_destroy(&A);
+    fdx_array_destroy(&B);
+    /* rank 4, fast axis of 5 points: blocks of 32 x 8 threads */
+    const int64_t n4[4] = {5, 9, 7, 6};
+    size_t c4 = 5 * 9 * 7 * 6;
+    for (size_t q = 0; q < c4; q++) ref[q] = b[q] = NAN;
+    A = make(4, n4, a), B = make(4, n4, b);
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k,m", &l));
+    CHECK_OK(fdx_loop_range(l, (int64_t[]){0, 1, 1, 0}, (int64_t[]){5, 8, 6, 6}));
+    CHECK_OK(fdx_loop_array(l, "A", A, FDX_READ));
+    CHECK_OK(fdx_loop_array(l, "B", B, FDX_WRITE));
+    CHECK_OK(fdx_loop_reduction(l, "s", FDX_REDUCE_SUM));
+    CHECK_OK(fdx_loop_body(l, "double v = A(i,j,k,m) + A(i,j-1,k,m) * A(i,j,k+1,m) - m;\nB(i,j,k,m) = v; s += v;"));
+    CHECK_OK(fdx_loop_run(l, NULL));
+    s = 0;
+#define AT4(i, j, k, m) ((i) + 5 * ((j) + 9 * ((k) + 7 * (m))))
+    for (int m = 0; m < 6; m++)
+        for (int k = 1; k < 6; k++)
+            for (int j = 1; j < 8; j++)
+                for (int i = 0; i < 5; i++) {
+                    double w = a[AT4(i, j, k, m)] + a[AT4(i, j - 1, k, m)] * a[AT4(i, j, k + 1, m)] - m;
+                    ref[AT4(i, j, k, m)] = w;
+                    s += w;
+                }
+#undef AT4
+    CHECK_OK(fdx_array_get(B, got));
+    CHECK(same_or_poisoned(got, ref, c4), "%s: rank-4 loop differs from the nest", what);
+    CHECK_OK(fdx_loop_result(l, "s", &v, NULL));
+    CHECK(fabs(v - s) <= 1e-12 * c4, "%s: rank-4 sum %.17g vs %.17g", what, v, s);
+    fdx_loop_destroy(&l);
+    fdx_array_destroy(&A);
+    fdx_array_destroy(&B);
+    free(a), free(b), free(ref), free(got);
+}
+
+/* The tests of parallel loops again under each CUDA kernel shape the
+   knobs select, and of ACROSS loops under each block size (on the CPU
+   backend once: the knobs change nothing there). */
+static void test_kernel_shapes(void)
+{
+    static const char *const knobs[][2] = {
+        {NULL, NULL},          {"FDX_LOOP_KERNEL", "flat"}, {"FDX_LOOP_PPT", "1"},    {"FDX_LOOP_PPT", "2"},
+        {"FDX_LOOP_PPT", "8"}, {"FDX_LOOP_BLOCK", "32"},    {"FDX_LOOP_BLOCK", "256"},
+    };
+    int variants = strcmp(LOOP_TEST_BACKEND, "cuda") == 0 ? (int)(sizeof knobs / sizeof *knobs) : 1;
+    for (int v = 0; v < variants; v++) {
+        char what[64];
+        snprintf(what, sizeof what, "%s=%s", knobs[v][0] ? knobs[v][0] : "default", knobs[v][1] ? knobs[v][1] : "");
+        if (knobs[v][0]) setenv(knobs[v][0], knobs[v][1], 1);
+        test_kernel_shape(what);
+        if (v && strcmp(knobs[v][0], "FDX_LOOP_BLOCK") != 0) test_parallel_and_reductions();
+        if (v && strcmp(knobs[v][0], "FDX_LOOP_BLOCK") == 0) {
+            test_across();
+            setenv("FDX_LOOP_LINES", "0", 1);
+            test_across();
+            unsetenv("FDX_LOOP_LINES");
+        }
+        if (knobs[v][0]) unsetenv(knobs[v][0]);
+    }
+}
+
 int main(void)
 {
     if (strcmp(LOOP_TEST_BACKEND, "cuda") == 0 && fdx_cuda_device_count() == 0)
@@ -522,6 +630,7 @@ int main(void)
     test_across_2d();
     test_planner_seeds();
     test_diag_walk();
+    test_kernel_shapes();
     test_ctx_stream();
     test_errors();
     if (strcmp(LOOP_TEST_BACKEND, "cuda") == 0) test_actuality();
