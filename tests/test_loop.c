@@ -169,6 +169,52 @@ static void test_across(void)
     free(u0), free(f), free(ref), free(got);
 }
 
+/* Repeated runs of one ACROSS loop: on CUDA the second run with the same
+   launches captures them as a graph and later ones replay it; a changed
+   scalar or sweep count launches anew.  Each run against the nest. */
+static void test_replay(void)
+{
+    const int64_t n[3] = {NX, NY, NZ};
+    size_t cnt = NX * NY * NZ;
+    double *u0 = malloc(cnt * 8), *f = malloc(cnt * 8), *ref = malloc(cnt * 8), *got = malloc(cnt * 8);
+    for (size_t q = 0; q < cnt; q++) u0[q] = fdx_test_rand(&seed), f[q] = fdx_test_rand(&seed);
+    fdx_array *U = make(3, n, u0), *F = make(3, n, f);
+    fdx_loop *l = NULL;
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k", &l));
+    CHECK_OK(fdx_loop_range(l, (int64_t[]){1, 1, 1}, (int64_t[]){NX - 1, NY - 1, NZ - 1}));
+    CHECK_OK(fdx_loop_array(l, "U", U, FDX_READ_WRITE));
+    CHECK_OK(fdx_loop_array(l, "F", F, FDX_READ));
+    CHECK_OK(fdx_loop_scalar(l, "w", 1.3));
+    CHECK_OK(fdx_loop_reduction(l, "ch", FDX_REDUCE_MAX));
+    CHECK_OK(fdx_loop_across(l, (int[]){1, 1, 1}));
+    CHECK_OK(fdx_loop_body(l, sor_body));
+    memcpy(ref, u0, cnt * 8);
+    static const struct {
+        double w;
+        int sweeps;
+    } runs[] = {{1.3, 1}, {1.3, 1}, {1.3, 1}, {1.3, 1}, {0.7, 1}, {0.7, 1}, {0.7, 1}, {1.1, 2}, {1.1, 2}, {1.1, 2}};
+    for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+        CHECK_OK(fdx_loop_scalar(l, "w", runs[r].w));
+        CHECK_OK(fdx_loop_run_repeated(l, runs[r].sweeps, NULL));
+        double before[NX * NY * NZ];
+        memcpy(before, ref, cnt * 8);
+        sor_ref(ref, f, runs[r].w, runs[r].sweeps);
+        CHECK_OK(fdx_array_get(U, got));
+        double e = max_rel(got, ref, cnt);
+        CHECK(e <= 1e-12, "repeated run %zu: max relative difference %.3g", r, e);
+        /* the last sweep's change */
+        sor_ref(before, f, runs[r].w, runs[r].sweeps - 1);
+        double ch, want = 0;
+        for (size_t q = 0; q < cnt; q++) want = fabs(ref[q] - before[q]) > want ? fabs(ref[q] - before[q]) : want;
+        CHECK_OK(fdx_loop_result(l, "ch", &ch, NULL));
+        CHECK(fabs(ch - want) <= 1e-12 * want, "repeated run %zu: change %.17g vs %.17g", r, ch, want);
+    }
+    fdx_loop_destroy(&l);
+    fdx_array_destroy(&U);
+    fdx_array_destroy(&F);
+    free(u0), free(f), free(ref), free(got);
+}
+
 /* ACROSS in i,j only (k independent): on the GPU the lines of a plane are
    the k values, a box with no range from t; under the identity and an
    anti-diagonal layout, 2 sweeps, against the sequential nest. */
@@ -600,7 +646,7 @@ static void test_kernel_shapes(void)
 {
     static const char *const knobs[][2] = {
         {NULL, NULL},          {"FDX_LOOP_KERNEL", "flat"}, {"FDX_LOOP_PPT", "1"},    {"FDX_LOOP_PPT", "2"},
-        {"FDX_LOOP_PPT", "8"}, {"FDX_LOOP_BLOCK", "32"},    {"FDX_LOOP_BLOCK", "256"},
+        {"FDX_LOOP_PPT", "8"}, {"FDX_LOOP_BLOCK", "32"},    {"FDX_LOOP_BLOCK", "256"}, {"FDX_LOOP_GRAPH", "0"},
     };
     int variants = strcmp(LOOP_TEST_BACKEND, "cuda") == 0 ? (int)(sizeof knobs / sizeof *knobs) : 1;
     for (int v = 0; v < variants; v++) {
@@ -608,7 +654,9 @@ static void test_kernel_shapes(void)
         snprintf(what, sizeof what, "%s=%s", knobs[v][0] ? knobs[v][0] : "default", knobs[v][1] ? knobs[v][1] : "");
         if (knobs[v][0]) setenv(knobs[v][0], knobs[v][1], 1);
         test_kernel_shape(what);
-        if (v && strcmp(knobs[v][0], "FDX_LOOP_BLOCK") != 0) test_parallel_and_reductions();
+        if (v && strncmp(knobs[v][0], "FDX_LOOP_BLOCK", 14) != 0 && strcmp(knobs[v][0], "FDX_LOOP_GRAPH") != 0)
+            test_parallel_and_reductions();
+        if (v && strcmp(knobs[v][0], "FDX_LOOP_GRAPH") == 0) test_replay();
         if (v && strcmp(knobs[v][0], "FDX_LOOP_BLOCK") == 0) {
             test_across();
             setenv("FDX_LOOP_LINES", "0", 1);
@@ -628,6 +676,7 @@ int main(void)
     test_parallel_and_reductions();
     test_across();
     test_across_2d();
+    test_replay();
     test_planner_seeds();
     test_diag_walk();
     test_kernel_shapes();

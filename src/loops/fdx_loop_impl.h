@@ -131,7 +131,15 @@ struct fdx_loop {
     void *scratch;
     size_t scratch_bytes;
     fdx_loop_moves moves;
+    /* CUDA: the launches of a run as a graph (fdx_loop_graph.h), kept while
+       runs repeat the same launches (graph_key: the last run's, in
+       fdx_loop_run.c); graph_off after a failed capture */
+    void *graph, *graph_stream, *graph_key;
+    int graph_off;
 };
+
+/* Releases the loop's graph and its key (a kernel it names may go). */
+FDX_HIDDEN void fdx_loop_graph_drop(fdx_loop *l);
 
 /* Runs `times` sweeps like fdx_loop_run_repeated but returns without
    waiting for the reductions (CUDA: the partials stay on the device);
