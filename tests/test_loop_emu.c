@@ -6,7 +6,7 @@
    same loop on random inputs, outputs poisoned with NaN (points outside
    the range must stay NaN).  Calling the threads one after another is a
    valid schedule for kernels without barriers: the points of a launch are
-   independent.  Every kernel strategy: the grid kernel with 1, 2, 4 and 8
+   independent.  Every kernel strategy: the grid kernel with 1, 2, 4, 8 and 16
    points a thread and with launches smaller than the chunk counts (the
    kernel strides), the flat kernel, hyperplanes flat and as lines with
    several block sizes, the diagonal walk; ranks 1 to 4, odd extents,
@@ -211,8 +211,8 @@ static void test_parallel(void)
 {
     static const int64_t n1[1] = {301}, n2[2] = {37, 23}, n3[3] = {13, 11, 9}, n4[4] = {7, 6, 5, 4},
                          wide[2] = {300, 41}, tall[2] = {5, 70};
-    static const char *ppts[] = {"1", "2", "4", "8"};
-    for (int p = 0; p < 4; p++)
+    static const char *ppts[] = {"1", "2", "4", "8", "16"};
+    for (int p = 0; p < 5; p++)
         for (int shrink = 1; shrink <= 3; shrink += 2) {
             stencil_case(2, n2, 0, 0, "grid", ppts[p], shrink);
             stencil_case(3, n3, 1, p & 1, "grid", ppts[p], shrink);

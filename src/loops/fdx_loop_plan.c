@@ -130,7 +130,7 @@ static void kernel_shape(const fdx_loop *l, loop_geom *g)
     int uses = 0;
     for (int a = 0; a < l->nargs; a++) uses += l->arg[a].uses;
     int small = l->body && strlen(l->body) < 1024 && uses <= 24;
-    if (g->march >= 0) g->ppt = knob_int(FDX_KNOB_LOOP_PPT, 1, 8, small ? 4 : 1);
+    if (g->march >= 0) g->ppt = knob_int(FDX_KNOB_LOOP_PPT, 1, 16, small ? 4 : 1);
 }
 
 static void geometry(const fdx_loop *l, fdx_backend_kind target, loop_geom *g)

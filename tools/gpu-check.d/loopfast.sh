@@ -2,20 +2,32 @@
 # one JSON record per variant to $OUT, each with "variant" naming the knobs:
 #   - fdx bench dloop, 2D heat 16384^2 double, 1 unit (issue 14's 3%: dloop_ms
 #     and plain_loop_ms against dstencil_ms): the grid kernel with 4 points a
-#     thread (default), 1 and 8 points, and the old flat grid-stride kernel;
+#     thread (default) and 1 point (the flat kernel of before measured
+#     3.20 ms a step, dloop-r3; FDX_LOOP_KERNEL=flat reproduces it);
 #   - fdx lu class B with --compare-autotfm (issue 15: time_s and
 #     time_no_autotfm_s against NPB-GPU's 1.00 s): default (hyperplanes one
-#     thread a point in blocks of 64) and FDX_LOOP_BLOCK=256 (the old blocks).
-# About 40-60 s of device time.  LOOPFAST_LU_CLASSES="B C" adds class C.
+#     thread a point in blocks of 64, repeated sweeps replayed as CUDA
+#     graphs) and both off (FDX_LOOP_BLOCK=256 FDX_LOOP_GRAPH=0, as before).
+# Most of a bench dloop run is filling and gathering 4 x 2 GiB on the host
+# (~20 s); about a minute in all.  LOOPFAST_MORE=1 adds PPT 8 and 16, the
+# flat kernel, each sweep change alone, and class C.
 set -u
 rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_loopfast.jsonl
 tag() { sed "s/^{/{\"variant\": \"$1\", /"; }
-for v in "" "FDX_LOOP_PPT=1" "FDX_LOOP_PPT=8" "FDX_LOOP_KERNEL=flat"; do
-  env $v timeout 90 "$FDX_BIN" bench dloop --backend cuda --size 16384x16384 --steps 100 --gpus 1 --json |
+dloop_variants=("" "FDX_LOOP_PPT=1")
+lu_variants=("" "FDX_LOOP_BLOCK=256 FDX_LOOP_GRAPH=0")
+lu_classes="B"
+if [ "${LOOPFAST_MORE:-0}" = 1 ]; then
+  dloop_variants+=("FDX_LOOP_PPT=8" "FDX_LOOP_PPT=16" "FDX_LOOP_KERNEL=flat")
+  lu_variants+=("FDX_LOOP_BLOCK=256" "FDX_LOOP_GRAPH=0" "FDX_LOOP_BLOCK=128")
+  lu_classes="B C"
+fi
+for v in "${dloop_variants[@]}"; do
+  env $v timeout 120 "$FDX_BIN" bench dloop --backend cuda --size 16384x16384 --steps 100 --gpus 1 --json |
     tag "${v:-default}" | tee -a "$rec"
 done
-for c in ${LOOPFAST_LU_CLASSES:-B}; do
-  for v in "" "FDX_LOOP_BLOCK=256"; do
+for c in $lu_classes; do
+  for v in "${lu_variants[@]}"; do
     env $v timeout 120 "$FDX_BIN" lu --class $c --backend cuda --compare-autotfm --json | tag "${v:-default}" | tee -a "$rec"
   done
 done
