@@ -333,8 +333,8 @@ static void test_planner_seeds(void)
     free(a), free(got);
 }
 
-FDX_LOOP_DIAG_POINT_DEFINE(static, fdx_diag_point, long long)
-FDX_LOOP_DIAG_POINT_DEFINE(static, fdx_diag_point32, unsigned)
+FDX_LOOP_DIAG_POINT_DEFINE(static, fdx_diag_point, long long, double, sqrt)
+FDX_LOOP_DIAG_POINT_DEFINE(static, fdx_diag_point32, unsigned, float, sqrtf)
 
 /* Parallel loops on arrays an ACROSS loop left on the anti-diagonal walk
    the diagonals (GPU planning) instead of moving them back: the
@@ -354,6 +354,18 @@ static void test_diag_walk(void)
                 fdx_diag_point32((unsigned)r, (unsigned)a, (unsigned)b, &x32, &y32);
                 bad += x < 0 || x >= a || y < 0 || y >= b || fdx_diag_index(x, y, a, b) != r || x32 != x || y32 != y;
             }
+    /* the 32-bit helper's float square root near the top of its range */
+    const long long b32[3][2] = {{46340, 46340}, {40000, 53000}, {3001, 2000}};
+    uint64_t rs32 = 99;
+    for (int c = 0; c < 3; c++)
+        for (int q = 0; q < 200000; q++) {
+            long long a = b32[c][0], b = b32[c][1], n = a * b;
+            long long r = (long long)((fdx_test_rand(&rs32) + 1) * 0.5 * (double)n);
+            r = r < 0 ? 0 : r >= n ? n - 1 : r;
+            unsigned x32 = 0, y32 = 0;
+            fdx_diag_point32((unsigned)r, (unsigned)a, (unsigned)b, &x32, &y32);
+            bad += x32 >= a || y32 >= b || fdx_diag_index(x32, y32, a, b) != r;
+        }
     const long long big[3][2] = {{3001, 2000}, {1, 70000}, {46341, 46341}};
     for (int c = 0; c < 3; c++) {
         long long a = big[c][0], b = big[c][1], n = a * b;
