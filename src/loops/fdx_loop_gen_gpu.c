@@ -18,6 +18,24 @@ static const fdx_cg_param cuda_params[] = {
 /* The plane of a diagonal walk fits the 32-bit helper. */
 static int narrow(const loop_geom *g) { return g->n[g->fast] * g->n[g->diag2] < ((int64_t)1 << 31); }
 
+/* The enumerated axes other than skip0 and skip1 from fdx_q, axis order
+   (the last one takes the rest). */
+static void split_others(fdx_cg_node *b, const loop_geom *g, int skip0, int skip1)
+{
+    int others = 0, seen = 0;
+    for (int d = 0; d < g->rank; d++) others += d != skip0 && d != skip1;
+    for (int d = 0; d < g->rank; d++) {
+        if (d == skip0 || d == skip1) continue;
+        if (++seen == others) {
+            fdx_cg_stmt(b, "const long long fdx_x%d = (long long)fdx_q", d);
+        } else {
+            fdx_cg_stmt(b, "const long long fdx_x%d = (long long)(fdx_q %% %lldu)", d, (long long)g->n[d]);
+            fdx_cg_stmt(b, "fdx_q /= %lldu", (long long)g->n[d]);
+        }
+    }
+    if (!others) fdx_cg_stmt(b, "(void)fdx_q");
+}
+
 /* A parallel loop on diagonal arrays: the plane of (fast, diag2) first,
    point by point in the order the arrays store it (diagonal after
    diagonal, fdx_diag_point), then the other axes, so consecutive threads
@@ -42,17 +60,7 @@ static void diag_cuda(fdx_cg_node *b, const loop_geom *g)
         fdx_cg_stmt(b, "fdx_diag_point(fdx_r, %lldLL, %lldLL, &fdx_d0, &fdx_d1)", nf, ns);
     }
     fdx_cg_stmt(b, "const long long fdx_x%d = (long long)fdx_d0, fdx_x%d = (long long)fdx_d1", f, s);
-    int seen = 0;
-    for (int d = 0; d < g->rank; d++) {
-        if (d == f || d == s) continue;
-        if (++seen == others) {
-            fdx_cg_stmt(b, "const long long fdx_x%d = (long long)fdx_q", d);
-        } else {
-            fdx_cg_stmt(b, "const long long fdx_x%d = (long long)(fdx_q %% %lldu)", d, (long long)g->n[d]);
-            fdx_cg_stmt(b, "fdx_q /= %lldu", (long long)g->n[d]);
-        }
-    }
-    if (!others) fdx_cg_stmt(b, "(void)fdx_q");
+    split_others(b, g, f, s);
 }
 
 /* Every enumerated point on its own thread (grid-stride), the fast axis
@@ -132,18 +140,7 @@ static void grid_cuda(fdx_cg *cg, fdx_cg_node *at, const fdx_loop *l, const loop
     fdx_cg_node *z = fdx_cg_for(at, FDX_CG_LOOP, "%s fdx_cz = blockIdx.z; fdx_cz < %lldu; fdx_cz += gridDim.z", zt,
                                 (long long)c[2]);
     fdx_cg_stmt(z, "%s fdx_q = fdx_cz", zt);
-    int others = 0, seen = 0;
-    for (int d = 0; d < g->rank; d++) others += d != f && d != m;
-    for (int d = 0; d < g->rank; d++) {
-        if (d == f || d == m) continue;
-        if (++seen == others) {
-            fdx_cg_stmt(z, "const long long fdx_x%d = (long long)fdx_q", d);
-        } else {
-            fdx_cg_stmt(z, "const long long fdx_x%d = (long long)(fdx_q %% %lldu)", d, (long long)g->n[d]);
-            fdx_cg_stmt(z, "fdx_q /= %lldu", (long long)g->n[d]);
-        }
-    }
-    fdx_cg_stmt(z, "(void)fdx_q");
+    split_others(z, g, f, m);
     fdx_cg_node *y = fdx_cg_for(z, FDX_CG_LOOP, "unsigned fdx_cy = blockIdx.y; fdx_cy < %lldu; fdx_cy += gridDim.y",
                                 (long long)c[1]);
     if (m >= 0) fdx_cg_stmt(y, "const long long fdx_m0 = (long long)(fdx_cy * %du + threadIdx.y) * %d", g->by, g->ppt);
