@@ -662,6 +662,7 @@ static void test_kernel_shapes(void)
     static const char *const knobs[][2] = {
         {NULL, NULL},          {"FDX_LOOP_KERNEL", "flat"}, {"FDX_LOOP_PPT", "1"},    {"FDX_LOOP_PPT", "2"},
         {"FDX_LOOP_PPT", "8"}, {"FDX_LOOP_BLOCK", "32"},    {"FDX_LOOP_BLOCK", "256"}, {"FDX_LOOP_GRAPH", "0"},
+        {"FDX_LOOP_DIAG", "lines"},
     };
     int variants = strcmp(LOOP_TEST_BACKEND, "cuda") == 0 ? (int)(sizeof knobs / sizeof *knobs) : 1;
     for (int v = 0; v < variants; v++) {
@@ -669,9 +670,10 @@ static void test_kernel_shapes(void)
         snprintf(what, sizeof what, "%s=%s", knobs[v][0] ? knobs[v][0] : "default", knobs[v][1] ? knobs[v][1] : "");
         if (knobs[v][0]) setenv(knobs[v][0], knobs[v][1], 1);
         test_kernel_shape(what);
-        if (v && strncmp(knobs[v][0], "FDX_LOOP_BLOCK", 14) != 0 && strcmp(knobs[v][0], "FDX_LOOP_GRAPH") != 0)
-            test_parallel_and_reductions();
+        if (v && strncmp(knobs[v][0], "FDX_LOOP_PPT", 12) == 0) test_parallel_and_reductions();
+        if (v && strcmp(knobs[v][0], "FDX_LOOP_KERNEL") == 0) test_parallel_and_reductions();
         if (v && strcmp(knobs[v][0], "FDX_LOOP_GRAPH") == 0) test_replay();
+        if (v && strcmp(knobs[v][0], "FDX_LOOP_DIAG") == 0) test_diag_walk();
         if (v && strcmp(knobs[v][0], "FDX_LOOP_BLOCK") == 0) {
             test_across();
             setenv("FDX_LOOP_LINES", "0", 1);

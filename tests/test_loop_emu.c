@@ -9,7 +9,8 @@
    independent.  Every kernel strategy: the grid kernel with 1, 2, 4, 8 and 16
    points a thread and with launches smaller than the chunk counts (the
    kernel strides), the flat kernel, hyperplanes flat and as lines with
-   several block sizes, the diagonal walk; ranks 1 to 4, odd extents,
+   several block sizes, the diagonal walk a thread a point and a warp a
+   diagonal; ranks 1 to 4, odd extents,
    permuted and diagonal layouts, shifted arrays, descending order.
    Kernels with reductions use barriers and run only on a GPU
    (test_loop_gpu, test_loop_order_gpu). */
@@ -197,6 +198,7 @@ static void stencil_case(int rank, const int64_t *n, int lay, int down, const ch
     CHECK_OK(fdx_loop_geometry(l, FDX_BACKEND_CUDA, &g));
     CHECK(g.grid == (lay < 2 && !(kernel && strcmp(kernel, "flat") == 0)), "%s: grid kernel %d", what, g.grid);
     CHECK(lay < 2 || g.diag2 >= 0, "%s: no diagonal walk on diagonal arrays", what);
+    CHECK(lay < 2 || g.lines == (getenv("FDX_LOOP_DIAG") != NULL), "%s: diagonal walk by lines %d", what, g.lines);
     compare(l, A, a, B, cnt, 1, shrink, what);
     nvrtc_check(l);
     unsetenv("FDX_LOOP_KERNEL");
@@ -225,9 +227,16 @@ static void test_parallel(void)
     stencil_case(2, tall, 0, 1, NULL, "8", 2);
     stencil_case(3, n3, 0, 0, "flat", NULL, 1);
     stencil_case(2, n2, 0, 0, "flat", NULL, 1);
-    /* the diagonal walk (arrays on a diagonal of axes 0, 1) */
-    stencil_case(2, n2, 2, 0, NULL, NULL, 1);
-    stencil_case(3, n3, 2, 0, NULL, NULL, 1);
+    /* the diagonal walk (arrays on a diagonal of axes 0, 1): a thread a
+       point, and a warp per diagonal */
+    for (int lines = 0; lines < 2; lines++) {
+        if (lines) setenv("FDX_LOOP_DIAG", "lines", 1);
+        stencil_case(2, n2, 2, 0, NULL, NULL, 1);
+        stencil_case(3, n3, 2, 0, NULL, NULL, 1);
+        stencil_case(2, wide, 2, 0, NULL, NULL, 1);
+        stencil_case(3, n3, 3, 1, NULL, NULL, 1);
+        unsetenv("FDX_LOOP_DIAG");
+    }
 }
 
 /* ALIGN shift: B(i,j) is element (i-1, j-1) of a smaller array. */
@@ -262,12 +271,14 @@ static void test_shifted(void)
    (a thread a point) with several block sizes, plain and anti-diagonal. */
 static void test_across(void)
 {
-    const int64_t n[3] = {13, 11, 9};
-    size_t cnt = 13 * 11 * 9;
     static const char *blocks[] = {"32", "64", "256"};
+    /* lines longer than a warp on the second shape */
+    for (int shape = 0; shape < 2; shape++)
     for (int lay = 0; lay < 2; lay++)
         for (int lines = 0; lines < 2; lines++)
             for (int b = 0; b < 3; b++) {
+                const int64_t n[3] = {shape ? 45 : 13, shape ? 40 : 11, shape ? 4 : 9};
+                size_t cnt = (size_t)(n[0] * n[1] * n[2]);
                 double *a = NULL;
                 fdx_array *A = random_array(3, n, &a);
                 if (lay) {
@@ -278,7 +289,7 @@ static void test_across(void)
                 fdx_loop *l = NULL;
                 CHECK_OK(fdx_loop_create(ctx, "i,j,k", &l));
                 CHECK_OK(fdx_loop_set_autotfm(l, 0));
-                CHECK_OK(fdx_loop_range(l, (int64_t[]){1, 1, 1}, (int64_t[]){12, 10, 8}));
+                CHECK_OK(fdx_loop_range(l, (int64_t[]){1, 1, 1}, (int64_t[]){n[0] - 1, n[1] - 1, n[2] - 1}));
                 CHECK_OK(fdx_loop_array(l, "A", A, FDX_READ_WRITE));
                 CHECK_OK(fdx_loop_across(l, (int[]){1, 1, 1}));
                 CHECK_OK(fdx_loop_body(l, "A(i,j,k) = 0.25 * (A(i-1,j,k) + A(i+1,j,k) + A(i,j-1,k) + A(i,j+1,k)) "
@@ -286,7 +297,8 @@ static void test_across(void)
                 if (!lines) setenv("FDX_LOOP_LINES", "0", 1);
                 setenv("FDX_LOOP_BLOCK", blocks[b], 1);
                 char what[96];
-                snprintf(what, sizeof what, "SOR layout %d %s block %s", lay, lines ? "lines" : "flat", blocks[b]);
+                snprintf(what, sizeof what, "SOR %lldx%lldx%lld layout %d %s block %s", (long long)n[0], (long long)n[1],
+                         (long long)n[2], lay, lines ? "lines" : "flat", blocks[b]);
                 loop_geom g;
                 CHECK_OK(fdx_loop_geometry(l, FDX_BACKEND_CUDA, &g));
                 CHECK(g.lines == lines && g.block == atoi(blocks[b]), "%s: geometry lines %d block %d", what, g.lines,

@@ -174,6 +174,20 @@ static void grid_cuda(fdx_cg *cg, fdx_cg_node *at, const fdx_loop *l, const loop
     }
 }
 
+/* One line x_f + x_s = sum (an expression) of the (f, s) box on a warp:
+   lanes step the fast index through the line's part inside the box, the
+   other index follows (fdx_lane: the thread's lane). */
+static void walk_line(fdx_cg *cg, fdx_cg_node *w, const fdx_loop *l, const loop_geom *g, int s, const char *sum)
+{
+    int f = g->fast;
+    long long nf = (long long)g->n[f], ns = (long long)g->n[s];
+    fdx_cg_stmt(w, "const long long fdx_f0 = %s > %lldLL ? %s - %lldLL : 0", sum, ns - 1, sum, ns - 1);
+    fdx_cg_stmt(w, "const long long fdx_f1 = %s < %lldLL ? %s : %lldLL", sum, nf - 1, sum, nf - 1);
+    fdx_cg_node *line = fdx_cg_for(w, FDX_CG_LOOP, "long long fdx_x%d = fdx_f0 + fdx_lane; fdx_x%d <= fdx_f1; fdx_x%d += 32", f, f, f);
+    fdx_cg_stmt(line, "const long long fdx_x%d = %s - fdx_x%d", s, sum, f);
+    fdx_loop_gen_point(cg, fdx_cg_scope(line), l, g, (acc_names){"fdx_acc", "", "fdx_accl", ""});
+}
+
 /* Hyperplane lines: warp w of the grid takes line w of the plane (the fast
    index runs along it, the solved index follows), lanes step along the line.
    The solved index is t minus the others, so an accessor's diagonal
@@ -222,11 +236,28 @@ static void lines_cuda(fdx_cg *cg, fdx_cg_node *at, const fdx_loop *l, const loo
     for (int d = 0; d < g->rank; d++)
         if (g->plane[d] && d != f && d != s) fdx_sb_printf(&t, " - fdx_x%d", d);
     fdx_cg_stmt(w, "%s", fdx_cg_text(cg, &t));
-    fdx_cg_stmt(w, "const long long fdx_f0 = fdx_tk > %lldLL ? fdx_tk - %lldLL : 0", ns - 1, ns - 1);
-    fdx_cg_stmt(w, "const long long fdx_f1 = fdx_tk < %lldLL ? fdx_tk : %lldLL", nf - 1, nf - 1);
-    fdx_cg_node *line = fdx_cg_for(w, FDX_CG_LOOP, "long long fdx_x%d = fdx_f0 + fdx_lane; fdx_x%d <= fdx_f1; fdx_x%d += 32", f, f, f);
-    fdx_cg_stmt(line, "const long long fdx_x%d = fdx_tk - fdx_x%d", s, f);
-    fdx_loop_gen_point(cg, fdx_cg_scope(line), l, g, (acc_names){"fdx_acc", "", "fdx_accl", ""});
+    walk_line(cg, w, l, g, s, "fdx_tk");
+}
+
+/* The diagonal walk a warp per diagonal (FDX_LOOP_DIAG=lines): warp w
+   takes diagonal w % (nf + ns - 1) of the (fast, diag2) plane at the
+   other axes' point w / (nf + ns - 1), lanes step along it with the fast
+   index ascending, as the arrays store it; the diagonal's table entries
+   are the same for the whole line. */
+static void diag_lines_cuda(fdx_cg *cg, fdx_cg_node *at, const fdx_loop *l, const loop_geom *g)
+{
+    int f = g->fast, s = g->diag2;
+    long long nf = (long long)g->n[f], ns = (long long)g->n[s], nd = nf + ns - 1, others = 1;
+    for (int d = 0; d < g->rank; d++)
+        if (d != f && d != s) others *= (long long)g->n[d];
+    fdx_cg_stmt(at, "const unsigned fdx_lane = threadIdx.x & 31u");
+    fdx_cg_node *w = fdx_cg_for(at, FDX_CG_LOOP,
+                                "unsigned long long fdx_w = (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x) >> 5; fdx_w < %lluull; fdx_w += (gridDim.x * (unsigned long long)blockDim.x) >> 5",
+                                (unsigned long long)(nd * others));
+    fdx_cg_stmt(w, "const long long fdx_dd = (long long)(fdx_w %% %lluull)", (unsigned long long)nd);
+    fdx_cg_stmt(w, "unsigned long long fdx_q = fdx_w / %lluull", (unsigned long long)nd);
+    split_others(w, g, f, s);
+    walk_line(cg, w, l, g, s, "fdx_dd");
 }
 
 /* Block reduction in shared memory; block (bid, sweep) owns its partial
@@ -278,7 +309,8 @@ void fdx_loop_gen_cuda_kernel(fdx_cg *cg, const fdx_loop *l, const loop_geom *g)
     fdx_cg_node *root = fdx_cg_root(cg);
     fdx_cg_line(root, "struct fdx_scalars { double v[%d]; };", l->nscalars > 0 ? l->nscalars : 1);
     fdx_cg_line(root, "struct fdx_ints { long long v[%d]; };", ints_used(l));
-    if (g->diag2 >= 0) fdx_cg_line(root, "%s", narrow(g) ? FDX_LOOP_DIAG_POINT_CUDA32 : FDX_LOOP_DIAG_POINT_CUDA);
+    if (g->diag2 >= 0 && !g->lines)
+        fdx_cg_line(root, "%s", narrow(g) ? FDX_LOOP_DIAG_POINT_CUDA32 : FDX_LOOP_DIAG_POINT_CUDA);
     fdx_cg_param p[FDX_LOOP_MAX_ARGS + NPARAMS(cuda_params)];
     int n = fdx_loop_gen_params(l, cg, cuda_params, NPARAMS(cuda_params), p);
     fdx_cg_node *k = fdx_cg_kernel(root, "fdx_loop_kernel", p, n, g->block, 0);
@@ -293,6 +325,7 @@ void fdx_loop_gen_cuda_kernel(fdx_cg *cg, const fdx_loop *l, const loop_geom *g)
         fdx_cg_stmt(k, "long long fdx_accl%d = %s", r, fdx_loop_gen_slot_l(cg, &l->red[r]));
     }
     if (g->grid) grid_cuda(cg, k, l, g);
+    else if (g->lines && g->diag2 >= 0) diag_lines_cuda(cg, k, l, g);
     else if (g->lines) lines_cuda(cg, k, l, g);
     else flat_cuda(cg, k, l, g);
     if (l->nreds) {

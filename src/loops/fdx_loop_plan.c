@@ -118,6 +118,10 @@ static void kernel_shape(const fdx_loop *l, loop_geom *g)
     g->block = g->bx = 256;
     if (g->across && !g->lines) g->block = 64;
     g->block = knob_int(FDX_KNOB_LOOP_BLOCK, 32, 256, g->block);
+    /* FDX_LOOP_DIAG=lines: the diagonal walk a warp per diagonal (lanes
+       along it, no square root or division a point; lanes idle on short
+       diagonals) instead of a thread per point of the walk */
+    if (g->diag2 >= 0 && fdx_knob_is(FDX_KNOB_LOOP_DIAG, "lines")) g->lines = 1;
     if (g->across || g->diag2 >= 0 || fdx_knob_is(FDX_KNOB_LOOP_KERNEL, "flat")) return;
     g->grid = 1;
     for (int d = 0; d < g->rank; d++)

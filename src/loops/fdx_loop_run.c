@@ -167,6 +167,8 @@ void fdx_loop_launch_shape(const fdx_loop *l, const loop_geom *g, int sm_count, 
     int64_t e = 1;
     for (int d = 0; d < g->rank; d++)
         if (d != g->solved && d != g->seq && !(g->lines && d == g->fast)) e *= g->n[d];
+    /* a diagonal walk by lines: a warp per diagonal of (fast, diag2) */
+    if (g->lines && g->diag2 >= 0) e = e / g->n[g->diag2] * (g->n[g->fast] + g->n[g->diag2] - 1);
     if (g->lines) e *= 32;
     int64_t nblk = (e + g->block - 1) / g->block;
     if (nblk > cap) nblk = cap;

@@ -7,15 +7,17 @@
 #   - fdx lu class B with --compare-autotfm (issue 15: time_s and
 #     time_no_autotfm_s against NPB-GPU's 1.00 s): default (hyperplanes one
 #     thread a point in blocks of 64, repeated sweeps replayed as CUDA
-#     graphs) and both off (FDX_LOOP_BLOCK=256 FDX_LOOP_GRAPH=0, as before).
+#     graphs), both off (FDX_LOOP_BLOCK=256 FDX_LOOP_GRAPH=0, as before), and
+#     the parallel loops on the sweeps' diagonals a warp per diagonal
+#     (FDX_LOOP_DIAG=lines: only the autotfm half of the record changes).
 # Most of a bench dloop run is filling and gathering 4 x 2 GiB on the host
-# (~20 s); about a minute in all.  LOOPFAST_MORE=1 adds PPT 8 and 16, the
+# (~20 s); about 70 s in all.  LOOPFAST_MORE=1 adds PPT 8 and 16, the
 # flat kernel, each sweep change alone, and class C.
 set -u
 rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_loopfast.jsonl
 tag() { sed "s/^{/{\"variant\": \"$1\", /"; }
 dloop_variants=("" "FDX_LOOP_PPT=1")
-lu_variants=("" "FDX_LOOP_BLOCK=256 FDX_LOOP_GRAPH=0")
+lu_variants=("" "FDX_LOOP_BLOCK=256 FDX_LOOP_GRAPH=0" "FDX_LOOP_DIAG=lines")
 lu_classes="B"
 if [ "${LOOPFAST_MORE:-0}" = 1 ]; then
   dloop_variants+=("FDX_LOOP_PPT=8" "FDX_LOOP_PPT=16" "FDX_LOOP_KERNEL=flat")
