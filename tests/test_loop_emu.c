@@ -1,117 +1,98 @@
 /* The loop generator's CUDA kernels run on the CPU, no GPU needed: the
-   generated CUDA source is compiled as C++ with a small shim (blockIdx and
-   friends are globals, every thread of every block is called in turn) and
-   launched step by step with the runtime's own launch shape
-   (fdx_loop_launch_shape), then compared with the CPU backend's run of the
-   same loop on random inputs, outputs poisoned with NaN (points outside
-   the range must stay NaN).  Calling the threads one after another is a
-   valid schedule for kernels without barriers: the points of a launch are
-   independent.  Every kernel strategy: the grid kernel with 1, 2, 4, 8 and 16
-   points a thread and with launches smaller than the chunk counts (the
-   kernel strides), the flat kernel, hyperplanes flat and as lines with
-   several block sizes, the diagonal walk a thread a point and a warp a
-   diagonal; ranks 1 to 4, odd extents,
-   permuted and diagonal layouts, shifted arrays, descending order.
-   Kernels with reductions use barriers and run only on a GPU
-   (test_loop_gpu, test_loop_order_gpu). */
+   generated CUDA source is compiled as C++ after tests/cuda_emu.h's shim
+   (under AddressSanitizer where the compiler has it: a kernel reading or
+   writing outside an array aborts) and launched step by step with the
+   runtime's own launch shape (fdx_loop_launch_shape) in a small program
+   that reads the arrays from files and writes them back; the result is
+   compared with the CPU backend's run of the same loop on random inputs,
+   outputs poisoned with NaN (points outside the range must stay NaN).
+   Calling the threads one after another is a valid schedule for kernels
+   without barriers: the points of a launch are independent.  Every kernel
+   strategy: the grid kernel with 1, 2, 4, 8 and 16 points a thread and
+   with launches smaller than the chunk counts (the kernel strides), the
+   flat kernel, hyperplanes flat and as lines with several block sizes,
+   the diagonal walk a thread a point and a warp a diagonal; ranks 1 to 4,
+   odd extents, permuted and diagonal layouts, shifted arrays, descending
+   order.  Kernels with reductions run on a GPU (test_loop_gpu,
+   test_loop_order_gpu). */
 #include "loop_test.h"
+#include "cuda_emu.h"
 
-#include <dlfcn.h>
 #include <string.h>
 #include <unistd.h>
 
 static uint64_t seed = 4242;
-static char dir[] = "/tmp/fdx-loop-emu-XXXXXX";
-static int nlib;
-
-/* The shim: CUDA's built-ins for a sequential C++ build of a kernel. */
-static const char *SHIM = "#include <math.h>\n#include <stdlib.h>\n"
-                          "#define __CUDACC_RTC__ 1\n#define __global__\n#define __device__\n"
-                          "#define __forceinline__ inline\n#define __launch_bounds__(...)\n"
-                          "#define __restrict__ __restrict\n"
-                          "struct fdx_emu_dim { unsigned x, y, z; };\n"
-                          "static fdx_emu_dim threadIdx, blockIdx, blockDim, gridDim;\n";
-
-typedef void (*emu_fn)(void **args, const unsigned *grid, const unsigned *block);
-
-/* Compiles the loop's CUDA source with the shim and a wrapper that runs
-   one launch: every block, every thread. */
-static emu_fn emu_build(fdx_loop *l, void **handle)
-{
-    char *src = NULL;
-    CHECK_OK(fdx_loop_source(l, FDX_BACKEND_CUDA, &src));
-    if (!src) return NULL;
-    char path[128], so[128], cmd[512];
-    snprintf(path, sizeof path, "%s/k%d.cpp", dir, nlib);
-    snprintf(so, sizeof so, "%s/k%d.so", dir, nlib++);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL, "cannot write %s", path);
-    if (!f) {
-        free(src);
-        return NULL;
-    }
-    fprintf(f, "%s%s\n", SHIM, src);
-    free(src);
-    /* the wrapper: arrays, scalars, ints, T, s0, partials (as run_cuda) */
-    fprintf(f, "extern \"C\" void fdx_emu(void **a, const unsigned *g, const unsigned *b)\n{\n");
-    fprintf(f, "    gridDim = {g[0], g[1], g[2]};\n    blockDim = {b[0], b[1], 1};\n");
-    fprintf(f, "    for (unsigned z = 0; z < g[2]; z++) for (unsigned y = 0; y < g[1]; y++) for (unsigned x = 0; x < g[0]; x++)\n");
-    fprintf(f, "    for (unsigned ty = 0; ty < b[1]; ty++) for (unsigned tx = 0; tx < b[0]; tx++) {\n");
-    fprintf(f, "        blockIdx = {x, y, z};\n        threadIdx = {tx, ty, 0};\n        fdx_loop_kernel(");
-    int n = 0;
-    for (int q = 0; q < l->nargs; q++, n++)
-        fprintf(f, "(%s *)a[%d], ", l->arg[q].array->dtype == FDX_FLOAT32 ? "float" : "double", n);
-    fprintf(f, "*(fdx_scalars *)a[%d], *(fdx_ints *)a[%d], *(long long *)a[%d], *(long long *)a[%d], "
-               "(double *)0, (long long *)0);\n    }\n}\n",
-            n, n + 1, n + 2, n + 3);
-    CHECK(fclose(f) == 0, "cannot write %s", path);
-    const char *cxx = getenv("CXX");
-    snprintf(cmd, sizeof cmd, "%s -std=c++17 -O1 -w -shared -fPIC -o %s %s", cxx && *cxx ? cxx : "c++", so, path);
-    int rc = system(cmd);
-    CHECK(rc == 0, "%s failed (%d)", cmd, rc);
-    if (rc) return NULL;
-    *handle = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-    CHECK(*handle != NULL, "dlopen %s: %s", so, dlerror());
-    return *handle ? (emu_fn)(uintptr_t)dlsym(*handle, "fdx_emu") : NULL;
-}
 
 /* One emulated fdx_loop_run_repeated(l, times): the steps of the geometry,
    each a launch of the runtime's shape on a `sms`-SM device; shrink > 1
-   divides the grid kernel's dimensions (the kernel must stride). */
-static void emu_run(fdx_loop *l, int times, int sms, int shrink)
+   divides the grid kernel's dimensions (the kernel must stride).  The
+   arrays go to the program and come back through files. */
+static void emu_run(fdx_loop *l, int times, int sms, int shrink, const char *what)
 {
     loop_geom g;
     CHECK_OK(fdx_loop_geometry(l, FDX_BACKEND_CUDA, &g));
-    void *handle = NULL;
-    emu_fn fn = emu_build(l, &handle);
-    if (!fn) return;
-    void *args[FDX_LOOP_MAX_ARGS + 4];
-    int n = 0;
-    for (int a = 0; a < l->nargs; a++) args[n++] = l->arg[a].array->device;
-    double sc[64] = {0};
-    memcpy(sc, l->scalar, sizeof l->scalar);
-    long long ri[LOOP_RI_COUNT] = {0}, T = 0, s0 = 0;
-    for (int d = 0; d < l->rank; d++) ri[d] = l->lo[d];
-    for (int a = 0; a < l->nargs; a++)
-        for (int x = 0; x < l->arg[a].array->rank; x++) ri[LOOP_RI_ORIGIN + a * FDX_MAX_RANK + x] = l->arg[a].origin[x];
-    args[n++] = sc;
-    args[n++] = ri;
-    args[n++] = &T;
-    args[n++] = &s0;
+    char *src = NULL;
+    CHECK_OK(fdx_loop_source(l, FDX_BACKEND_CUDA, &src));
+    if (!src) return;
     unsigned dim[3], block[2];
     fdx_loop_launch_shape(l, &g, sms, dim, block);
     if (g.grid)
         for (int q = 0; q < 3; q++) dim[q] = dim[q] / (unsigned)shrink > 0 ? dim[q] / (unsigned)shrink : 1;
-    long long steps = g.tmax + g.dist * (times - 1);
-    for (T = 0; T <= steps; T++) {
-        long long slo = T > g.tmax ? (T - g.tmax + g.dist - 1) / g.dist : 0, shi = T / g.dist;
-        if (shi > times - 1) shi = times - 1;
-        if (slo > shi) continue;
-        s0 = slo;
-        unsigned grid[3] = {dim[0], g.grid ? dim[1] : (unsigned)(shi - slo + 1), dim[2]};
-        fn(args, grid, block);
+    fdx_sb p = FDX_SB_INIT;
+    fdx_sb_printf(&p, "%s\n", src);
+    free(src);
+    fdx_sb_puts(&p, "static void fdx_io(const char *path, unsigned char *d, size_t n, bool out)\n"
+                    "{ FILE *f = fopen(path, out ? \"wb\" : \"rb\");\n"
+                    "  if (!f || (out ? fwrite(d, 1, n, f) : fread(d, 1, n, f)) != n) { fprintf(stderr, \"%s\\n\", path); exit(1); }\n"
+                    "  fclose(f); }\n"
+                    "int main()\n{\n");
+    char path[FDX_LOOP_MAX_ARGS][300];
+    for (int a = 0; a < l->nargs; a++) {
+        size_t bytes = fdx_array_bytes(l->arg[a].array);
+        snprintf(path[a], sizeof path[a], "%s/a%d.bin", cuda_emu_dir, a);
+        FILE *f = fopen(path[a], "wb");
+        CHECK(f && fwrite(l->arg[a].array->device, 1, bytes, f) == bytes, "cannot write %s", path[a]);
+        if (f) fclose(f);
+        /* exactly the array's bytes: AddressSanitizer sees any access beyond */
+        fdx_sb_printf(&p, "  std::vector<unsigned char> a%d(%zu);\n  fdx_io(\"%s\", a%d.data(), %zu, false);\n", a, bytes,
+                      path[a], a, bytes);
     }
-    dlclose(handle);
+    fdx_sb_puts(&p, "  double sc[] = {");
+    for (int q = 0; q < LOOP_MAX_SCALARS; q++) fdx_sb_printf(&p, "%s%.17g", q ? ", " : "", l->scalar[q]);
+    fdx_sb_puts(&p, "};\n  long long ri[] = {");
+    long long ri[LOOP_RI_COUNT] = {0};
+    for (int d = 0; d < l->rank; d++) ri[d] = l->lo[d];
+    for (int a = 0; a < l->nargs; a++)
+        for (int x = 0; x < l->arg[a].array->rank; x++) ri[LOOP_RI_ORIGIN + a * FDX_MAX_RANK + x] = l->arg[a].origin[x];
+    for (int q = 0; q < LOOP_RI_COUNT; q++) fdx_sb_printf(&p, "%s%lld", q ? ", " : "", ri[q]);
+    fdx_sb_printf(&p, "};\n  const long long tmax = %lld, dist = %lld, times = %d, steps = tmax + dist * (times - 1);\n",
+                  (long long)g.tmax, (long long)g.dist, times);
+    char gy[32] = "(unsigned)(shi - slo + 1)"; /* the sweeps in flight, except for the grid kernel */
+    if (g.grid) snprintf(gy, sizeof gy, "%uu", dim[1]);
+    fdx_sb_printf(&p, "  for (long long T = 0; T <= steps; T++) {\n"
+                      "    long long slo = T > tmax ? (T - tmax + dist - 1) / dist : 0, shi = T / dist;\n"
+                      "    if (shi > times - 1) shi = times - 1;\n    if (slo > shi) continue;\n    const long long s0 = slo;\n"
+                      "    const unsigned gr[3] = {%uu, %s, %uu};\n"
+                      "    cuda_emu_grid(gr, %u, %u, 0, false, [&] { fdx_loop_kernel(",
+                  dim[0], gy, dim[2], block[0], block[1]);
+    for (int a = 0; a < l->nargs; a++)
+        fdx_sb_printf(&p, "(%s *)a%d.data(), ", l->arg[a].array->dtype == FDX_FLOAT32 ? "float" : "double", a);
+    fdx_sb_puts(&p, "*(fdx_scalars *)sc, *(fdx_ints *)ri, T, s0, (double *)0, (long long *)0); });\n  }\n");
+    for (int a = 0; a < l->nargs; a++)
+        if (l->arg[a].access & FDX_WRITE)
+            fdx_sb_printf(&p, "  fdx_io(\"%s\", a%d.data(), a%d.size(), true);\n", path[a], a, a);
+    fdx_sb_puts(&p, "  return 0;\n}\n");
+    char *prog = NULL;
+    CHECK_OK(fdx_sb_take(&p, "emulation program", &prog));
+    if (prog) cuda_emu_run(prog, "-O1", "-O1", what);
+    free(prog);
+    for (int a = 0; a < l->nargs; a++) {
+        size_t bytes = fdx_array_bytes(l->arg[a].array);
+        FILE *f = fopen(path[a], "rb");
+        CHECK(f && fread(l->arg[a].array->device, 1, bytes, f) == bytes, "cannot read %s", path[a]);
+        if (f) fclose(f);
+        unlink(path[a]);
+    }
 }
 
 /* The loop's output array `out` after the CPU backend's run and after the
@@ -128,7 +109,7 @@ static void compare(fdx_loop *l, fdx_array *in, const double *init, fdx_array *o
     CHECK_OK(fdx_array_get(out, ref));
     CHECK_OK(fdx_array_put(in, init));
     if (out != in) CHECK_OK(fdx_array_put(out, poison));
-    emu_run(l, times, 2, shrink);
+    emu_run(l, times, 2, shrink, what);
     CHECK_OK(fdx_array_get(out, got));
     size_t written = 0;
     for (size_t q = 0; q < cnt; q++) written += !isnan(ref[q]);
@@ -255,7 +236,7 @@ static void test_shifted(void)
     CHECK_OK(fdx_loop_array_origin(l, "B", (int64_t[]){1, 1}));
     CHECK_OK(fdx_loop_body(l, "B(i,j) = A(i-1,j) - 2 * A(i,j+1) + 0.5 * j;"));
     for (int p = 1; p <= 4; p *= 2) {
-        char v[4];
+        char v[16];
         snprintf(v, sizeof v, "%d", p);
         setenv("FDX_LOOP_PPT", v, 1);
         compare(l, A, a, B, cntb, 1, p, "shifted array");
@@ -317,14 +298,11 @@ int main(void)
     (void)max_rel;
     ctx = fdx_test_ctx("cpu");
     if (!ctx) return fdx_test_skip("test_loop_emu", "no CPU context");
-    if (system("c++ --version >/dev/null 2>&1") != 0) return fdx_test_skip("test_loop_emu", "no C++ compiler");
-    if (!mkdtemp(dir)) return fdx_test_skip("test_loop_emu", "no temporary directory");
+    if (!cuda_emu_start("test-loop-emu")) return fdx_test_skip("test_loop_emu", "no working C++ compiler");
     test_parallel();
     test_shifted();
     test_across();
-    char cmd[96];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    rmdir(cuda_emu_dir);
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_loop_emu");
 }
