@@ -8,7 +8,7 @@
    __syncthreads, then the next phase, __shared__ arrays shared by the
    block (blocks one after another), dynamic shared memory given to the grid
    (cuda_emu_dynamic_shared rewrites its declaration).  A barrier that some
-   threads reach after others returned (divergent) aborts the run.  Used by test_stencil_emu.c, test_temporal_emu.c and test_ustencil_emu.c. */
+   threads reach after others returned (divergent) aborts the run.  Used by test_stencil_emu.c, test_temporal_emu.c, test_ustencil_emu.c and test_loop_emu.c. */
 #ifndef CUDA_EMU_H
 #define CUDA_EMU_H
 
@@ -27,7 +27,7 @@ static const char cuda_emu_shim[] =
     "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
     "#include <functional>\n#include <vector>\n"
     "struct fdx_idx { unsigned x, y, z; };\n"
-    "static fdx_idx threadIdx, blockIdx, gridDim;\n"
+    "static fdx_idx threadIdx, blockIdx, gridDim, blockDim;\n"
     /* Inline PTX (cache hints such as prefetch) does nothing here:
        asm volatile(...) becomes a no-op statement. */
     "static int fdx_emu_asm_;\n#define asm fdx_emu_asm_\n#define volatile(...)\n"
@@ -61,6 +61,7 @@ static const char cuda_emu_shim[] =
     "static void cuda_emu_grid(const unsigned g[3], unsigned tx, unsigned ty, size_t shmem, bool barriers,\n"
     "                          const std::function<void()> &f)\n"
     "{ gridDim = fdx_idx{g[0], g[1], g[2]};\n"
+    "  blockDim = fdx_idx{tx, ty, 1};\n"
     /* Filled with NaN bytes: a kernel must write what it reads. */
     "  std::vector<double> dyn(shmem / sizeof(double) + 1);\n"
     "  memset(dyn.data(), 0xff, dyn.size() * sizeof(double));\n"

@@ -107,6 +107,19 @@ static void sor_ref(double *u, const double *f, double w, int sweeps)
                 }
 }
 
+/* The largest change the last of `sweeps` sweeps from u0 makes. */
+static double sor_last_change(const double *u0, const double *f, double w, int sweeps, size_t cnt)
+{
+    double *a = malloc(cnt * 8), *b = malloc(cnt * 8), want = 0;
+    memcpy(a, u0, cnt * 8);
+    sor_ref(a, f, w, sweeps - 1);
+    memcpy(b, a, cnt * 8);
+    sor_ref(b, f, w, 1);
+    for (size_t q = 0; q < cnt; q++) want = fabs(b[q] - a[q]) > want ? fabs(b[q] - a[q]) : want;
+    free(a), free(b);
+    return want;
+}
+
 static const char *sor_body = "double gs = (U(i-1,j,k) + U(i+1,j,k) + U(i,j-1,k) + U(i,j+1,k)\n"
                               "             + U(i,j,k-1) + U(i,j,k+1) - F(i,j,k)) / 6.0;\n"
                               "double d = w * (gs - U(i,j,k));\nU(i,j,k) += d;\nch = fabs(d);\n";
@@ -149,12 +162,7 @@ static void test_across(void)
             double e = max_rel(got, ref, cnt);
             CHECK(e <= 1e-12, "ACROSS sweeps %d, layout variant %d: max relative difference %.3g", sweeps, v, e);
             /* the last sweep's change */
-            double ch, want = 0;
-            memcpy(got, u0, cnt * 8);
-            sor_ref(got, f, 1.3, sweeps - 1);
-            memcpy(ref, got, cnt * 8);
-            sor_ref(ref, f, 1.3, 1);
-            for (size_t q = 0; q < cnt; q++) want = fabs(ref[q] - got[q]) > want ? fabs(ref[q] - got[q]) : want;
+            double ch, want = sor_last_change(u0, f, 1.3, sweeps, cnt);
             CHECK_OK(fdx_loop_result(l, "ch", &ch, NULL));
             CHECK(fabs(ch - want) <= 1e-12 * want, "last sweep's change %.17g vs %.17g", ch, want);
             if (v == 3) {
@@ -166,6 +174,47 @@ static void test_across(void)
             fdx_array_destroy(&U);
             fdx_array_destroy(&F);
         }
+    free(u0), free(f), free(ref), free(got);
+}
+
+/* Repeated runs of one ACROSS loop: on CUDA the second run with the same
+   launches captures them as a graph and later ones replay it; a changed
+   scalar or sweep count launches anew.  Each run against the nest. */
+static void test_replay(void)
+{
+    const int64_t n[3] = {NX, NY, NZ};
+    size_t cnt = NX * NY * NZ;
+    double *u0 = malloc(cnt * 8), *f = malloc(cnt * 8), *ref = malloc(cnt * 8), *got = malloc(cnt * 8);
+    for (size_t q = 0; q < cnt; q++) u0[q] = fdx_test_rand(&seed), f[q] = fdx_test_rand(&seed);
+    fdx_array *U = make(3, n, u0), *F = make(3, n, f);
+    fdx_loop *l = NULL;
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k", &l));
+    CHECK_OK(fdx_loop_range(l, (int64_t[]){1, 1, 1}, (int64_t[]){NX - 1, NY - 1, NZ - 1}));
+    CHECK_OK(fdx_loop_array(l, "U", U, FDX_READ_WRITE));
+    CHECK_OK(fdx_loop_array(l, "F", F, FDX_READ));
+    CHECK_OK(fdx_loop_scalar(l, "w", 1.3));
+    CHECK_OK(fdx_loop_reduction(l, "ch", FDX_REDUCE_MAX));
+    CHECK_OK(fdx_loop_across(l, (int[]){1, 1, 1}));
+    CHECK_OK(fdx_loop_body(l, sor_body));
+    memcpy(ref, u0, cnt * 8);
+    static const struct {
+        double w;
+        int sweeps;
+    } runs[] = {{1.3, 1}, {1.3, 1}, {1.3, 1}, {1.3, 1}, {0.7, 1}, {0.7, 1}, {0.7, 1}, {1.1, 2}, {1.1, 2}, {1.1, 2}};
+    for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+        CHECK_OK(fdx_loop_scalar(l, "w", runs[r].w));
+        CHECK_OK(fdx_loop_run_repeated(l, runs[r].sweeps, NULL));
+        double want = sor_last_change(ref, f, runs[r].w, runs[r].sweeps, cnt), ch;
+        sor_ref(ref, f, runs[r].w, runs[r].sweeps);
+        CHECK_OK(fdx_array_get(U, got));
+        double e = max_rel(got, ref, cnt);
+        CHECK(e <= 1e-12, "repeated run %zu: max relative difference %.3g", r, e);
+        CHECK_OK(fdx_loop_result(l, "ch", &ch, NULL));
+        CHECK(fabs(ch - want) <= 1e-12 * want, "repeated run %zu: change %.17g vs %.17g", r, ch, want);
+    }
+    fdx_loop_destroy(&l);
+    fdx_array_destroy(&U);
+    fdx_array_destroy(&F);
     free(u0), free(f), free(ref), free(got);
 }
 
@@ -287,8 +336,8 @@ static void test_planner_seeds(void)
     free(a), free(got);
 }
 
-FDX_LOOP_DIAG_POINT_DEFINE(static, fdx_diag_point, long long)
-FDX_LOOP_DIAG_POINT_DEFINE(static, fdx_diag_point32, unsigned)
+FDX_LOOP_DIAG_POINT_DEFINE(static, fdx_diag_point, long long, double, sqrt)
+FDX_LOOP_DIAG_POINT_DEFINE(static, fdx_diag_point32, unsigned, float, sqrtf)
 
 /* Parallel loops on arrays an ACROSS loop left on the anti-diagonal walk
    the diagonals (GPU planning) instead of moving them back: the
@@ -308,6 +357,18 @@ static void test_diag_walk(void)
                 fdx_diag_point32((unsigned)r, (unsigned)a, (unsigned)b, &x32, &y32);
                 bad += x < 0 || x >= a || y < 0 || y >= b || fdx_diag_index(x, y, a, b) != r || x32 != x || y32 != y;
             }
+    /* the 32-bit helper's float square root near the top of its range */
+    const long long b32[3][2] = {{46340, 46340}, {40000, 53000}, {3001, 2000}};
+    uint64_t rs32 = 99;
+    for (int c = 0; c < 3; c++)
+        for (int q = 0; q < 200000; q++) {
+            long long a = b32[c][0], b = b32[c][1], n = a * b;
+            long long r = (long long)((fdx_test_rand(&rs32) + 1) * 0.5 * (double)n);
+            r = r < 0 ? 0 : r >= n ? n - 1 : r;
+            unsigned x32 = 0, y32 = 0;
+            fdx_diag_point32((unsigned)r, (unsigned)a, (unsigned)b, &x32, &y32);
+            bad += x32 >= a || y32 >= b || fdx_diag_index(x32, y32, a, b) != r;
+        }
     const long long big[3][2] = {{3001, 2000}, {1, 70000}, {46341, 46341}};
     for (int c = 0; c < 3; c++) {
         long long a = big[c][0], b = big[c][1], n = a * b;
@@ -511,6 +572,118 @@ static void test_actuality(void)
     fdx_array_destroy(&A);
 }
 
+/* The CUDA kernel shapes (FDX_LOOP_KERNEL, FDX_LOOP_PPT, FDX_LOOP_BLOCK,
+   FDX_LOOP_LINES; the CPU backend ignores them): a 2D loop on an odd
+   300 x 70 grid (many blocks: the grid kernel's partial slots, the launch
+   cap for reductions) and a rank-4 loop, each with sum, maxloc and minloc
+   and a poisoned output, against the sequential nest. */
+static void test_kernel_shape(const char *what)
+{
+    enum { MX = 300, MY = 70 };
+    const int64_t n[2] = {MX, MY};
+    size_t cnt = MX * MY;
+    double *a = malloc(cnt * 8), *b = malloc(cnt * 8), *ref = malloc(cnt * 8), *got = malloc(cnt * 8);
+    for (size_t q = 0; q < cnt; q++) a[q] = fdx_test_rand(&seed), b[q] = ref[q] = NAN;
+    fdx_array *A = make(2, n, a), *B = make(2, n, b);
+    fdx_loop *l = NULL;
+    CHECK_OK(fdx_loop_create(ctx, "i,j", &l));
+    CHECK_OK(fdx_loop_range(l, (int64_t[]){1, 2}, (int64_t[]){MX - 2, MY - 1}));
+    CHECK_OK(fdx_loop_array(l, "A", A, FDX_READ));
+    CHECK_OK(fdx_loop_array(l, "B", B, FDX_WRITE));
+    CHECK_OK(fdx_loop_reduction(l, "s", FDX_REDUCE_SUM));
+    CHECK_OK(fdx_loop_reduction(l, "mx", FDX_REDUCE_MAXLOC));
+    CHECK_OK(fdx_loop_reduction(l, "mn", FDX_REDUCE_MINLOC));
+    CHECK_OK(fdx_loop_body(l, "double v = A(i,j) - 0.5 * (A(i-1,j) + A(i+1,j)) + 0.25 * A(i,j-2) * A(i,j+1);\n"
+                              "B(i,j) = v; s += v; mx = v; mn = v;"));
+    CHECK_OK(fdx_loop_run(l, NULL));
+    double s = 0, mx = -1e300, mn = 1e300;
+    int64_t lmx[2] = {0}, lmn[2] = {0};
+    for (int j = 2; j < MY - 1; j++)
+        for (int i = 1; i < MX - 2; i++) {
+            double v = a[i + MX * j] - 0.5 * (a[i - 1 + MX * j] + a[i + 1 + MX * j]) +
+                       0.25 * a[i + MX * (j - 2)] * a[i + MX * (j + 1)];
+            ref[i + MX * j] = v;
+            s += v;
+            if (v > mx) mx = v, lmx[0] = i, lmx[1] = j;
+            if (v < mn) mn = v, lmn[0] = i, lmn[1] = j;
+        }
+    CHECK_OK(fdx_array_get(B, got));
+    CHECK(same_or_poisoned(got, ref, cnt), "%s: 2D loop differs from the nest (or wrote outside its range)", what);
+    double v;
+    int64_t loc[2];
+    CHECK_OK(fdx_loop_result(l, "s", &v, NULL));
+    CHECK(fabs(v - s) <= 1e-12 * cnt, "%s: sum %.17g vs %.17g", what, v, s);
+    CHECK_OK(fdx_loop_result(l, "mx", &v, loc));
+    CHECK(v == mx && loc[0] == lmx[0] && loc[1] == lmx[1], "%s: maxloc %g at %lld,%lld vs %g", what, v,
+          (long long)loc[0], (long long)loc[1], mx);
+    CHECK_OK(fdx_loop_result(l, "mn", &v, loc));
+    CHECK(v == mn && loc[0] == lmn[0] && loc[1] == lmn[1], "%s: minloc %g vs %g", what, v, mn);
+    fdx_loop_destroy(&l);
+    fdx_array_destroy(&A);
+    fdx_array_destroy(&B);
+    /* rank 4, fast axis of 5 points: blocks of 32 x 8 threads */
+    const int64_t n4[4] = {5, 9, 7, 6};
+    size_t c4 = 5 * 9 * 7 * 6;
+    for (size_t q = 0; q < c4; q++) ref[q] = b[q] = NAN;
+    A = make(4, n4, a), B = make(4, n4, b);
+    CHECK_OK(fdx_loop_create(ctx, "i,j,k,m", &l));
+    CHECK_OK(fdx_loop_range(l, (int64_t[]){0, 1, 1, 0}, (int64_t[]){5, 8, 6, 6}));
+    CHECK_OK(fdx_loop_array(l, "A", A, FDX_READ));
+    CHECK_OK(fdx_loop_array(l, "B", B, FDX_WRITE));
+    CHECK_OK(fdx_loop_reduction(l, "s", FDX_REDUCE_SUM));
+    CHECK_OK(fdx_loop_body(l, "double v = A(i,j,k,m) + A(i,j-1,k,m) * A(i,j,k+1,m) - m;\nB(i,j,k,m) = v; s += v;"));
+    CHECK_OK(fdx_loop_run(l, NULL));
+    s = 0;
+#define AT4(i, j, k, m) ((i) + 5 * ((j) + 9 * ((k) + 7 * (m))))
+    for (int m = 0; m < 6; m++)
+        for (int k = 1; k < 6; k++)
+            for (int j = 1; j < 8; j++)
+                for (int i = 0; i < 5; i++) {
+                    double w = a[AT4(i, j, k, m)] + a[AT4(i, j - 1, k, m)] * a[AT4(i, j, k + 1, m)] - m;
+                    ref[AT4(i, j, k, m)] = w;
+                    s += w;
+                }
+#undef AT4
+    CHECK_OK(fdx_array_get(B, got));
+    CHECK(same_or_poisoned(got, ref, c4), "%s: rank-4 loop differs from the nest", what);
+    CHECK_OK(fdx_loop_result(l, "s", &v, NULL));
+    CHECK(fabs(v - s) <= 1e-12 * c4, "%s: rank-4 sum %.17g vs %.17g", what, v, s);
+    fdx_loop_destroy(&l);
+    fdx_array_destroy(&A);
+    fdx_array_destroy(&B);
+    free(a), free(b), free(ref), free(got);
+}
+
+/* The tests of parallel loops again under each CUDA kernel shape the
+   knobs select, and of ACROSS loops under each block size (on the CPU
+   backend once: the knobs change nothing there). */
+static void test_kernel_shapes(void)
+{
+    static const char *const knobs[][2] = {
+        {NULL, NULL},          {"FDX_LOOP_KERNEL", "flat"}, {"FDX_LOOP_PPT", "1"},    {"FDX_LOOP_PPT", "2"},
+        {"FDX_LOOP_PPT", "8"}, {"FDX_LOOP_BLOCK", "32"},    {"FDX_LOOP_BLOCK", "256"}, {"FDX_LOOP_GRAPH", "0"},
+        {"FDX_LOOP_DIAG", "lines"},
+    };
+    int variants = strcmp(LOOP_TEST_BACKEND, "cuda") == 0 ? (int)(sizeof knobs / sizeof *knobs) : 1;
+    for (int v = 0; v < variants; v++) {
+        char what[64];
+        snprintf(what, sizeof what, "%s=%s", knobs[v][0] ? knobs[v][0] : "default", knobs[v][1] ? knobs[v][1] : "");
+        if (knobs[v][0]) setenv(knobs[v][0], knobs[v][1], 1);
+        test_kernel_shape(what);
+        if (v && strncmp(knobs[v][0], "FDX_LOOP_PPT", 12) == 0) test_parallel_and_reductions();
+        if (v && strcmp(knobs[v][0], "FDX_LOOP_KERNEL") == 0) test_parallel_and_reductions();
+        if (v && strcmp(knobs[v][0], "FDX_LOOP_GRAPH") == 0) test_replay();
+        if (v && strcmp(knobs[v][0], "FDX_LOOP_DIAG") == 0) test_diag_walk();
+        if (v && strcmp(knobs[v][0], "FDX_LOOP_BLOCK") == 0) {
+            test_across();
+            setenv("FDX_LOOP_LINES", "0", 1);
+            test_across();
+            unsetenv("FDX_LOOP_LINES");
+        }
+        if (knobs[v][0]) unsetenv(knobs[v][0]);
+    }
+}
+
 int main(void)
 {
     if (strcmp(LOOP_TEST_BACKEND, "cuda") == 0 && fdx_cuda_device_count() == 0)
@@ -520,8 +693,10 @@ int main(void)
     test_parallel_and_reductions();
     test_across();
     test_across_2d();
+    test_replay();
     test_planner_seeds();
     test_diag_walk();
+    test_kernel_shapes();
     test_ctx_stream();
     test_errors();
     if (strcmp(LOOP_TEST_BACKEND, "cuda") == 0) test_actuality();

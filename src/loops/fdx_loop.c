@@ -1,6 +1,7 @@
 /* fdx_loop: the loop object: indices, ranges, arrays, scalars, reductions,
    ACROSS widths and the body, each checked as it is declared. */
 #include "loops/fdx_loop_impl.h"
+#include "loops/fdx_loop_graph.h"
 #include "core/fdx_log.h"
 
 #include <ctype.h>
@@ -87,6 +88,8 @@ void fdx_loop_destroy(fdx_loop **pl)
         if (l->kcache[i].kernel) be->kernel_release(l->kcache[i].kernel);
         free(l->kcache[i].source);
     }
+    fdx_loop_graph_drop(l);
+    fdx_loop_graph_free(NULL, l->graph_stream);
     if (l->partials) be->free(l->partials);
     if (l->scratch) be->free(l->scratch);
     free(l->pend_v);

@@ -103,14 +103,22 @@ static const char *diag_type(const fdx_array *arr)
     return fdx_array_count(arr) < ((int64_t)1 << 31) ? "int" : "long long";
 }
 
-static void diag_table(fdx_cg *cg, const fdx_array *arr, const char *name, int cuda)
+/* Arrays whose tables hold the same numbers share one (LU's five arrays
+   on the sweeps' diagonal: one table load per diagonal, not five): the
+   later ones' names are macros for the first's.  `seen` keeps the tables
+   emitted so far (entry type, the text after the name, the name). */
+typedef struct diag_seen {
+    const char *values[FDX_LOOP_MAX_ARGS], *type[FDX_LOOP_MAX_ARGS], *name[FDX_LOOP_MAX_ARGS];
+    int n;
+} diag_seen;
+
+static void diag_table(fdx_cg *cg, const fdx_array *arr, const char *name, int cuda, diag_seen *seen)
 {
     const fdx_layout *lay = &arr->layout;
     int ax = lay->perm[0], ay = lay->perm[1];
     int64_t rx = arr->shape[ax], ry = arr->shape[ay], idx[FDX_MAX_RANK] = {0};
     fdx_sb t = FDX_SB_INIT;
-    fdx_sb_printf(&t, "%sconst %s fdx_dg_%s[%lld] = {", cuda ? "static __device__ " : "static ", diag_type(arr), name,
-                  (long long)(rx + ry - 1));
+    fdx_sb_printf(&t, "[%lld] = {", (long long)(rx + ry - 1));
     for (int64_t d = 0; d < rx + ry - 1; d++) {
         int64_t x = d > ry - 1 ? d - (ry - 1) : 0, y = d - x;
         idx[ax] = x;
@@ -118,7 +126,15 @@ static void diag_table(fdx_cg *cg, const fdx_array *arr, const char *name, int c
         fdx_sb_printf(&t, "%s%lld", d ? "," : "", (long long)(fdx_layout_offset(lay, arr->shape, idx) - x));
     }
     fdx_sb_puts(&t, "};");
-    fdx_cg_line(fdx_cg_root(cg), "%s", fdx_cg_text(cg, &t));
+    const char *values = fdx_cg_text(cg, &t);
+    for (int q = 0; q < seen->n; q++)
+        if (strcmp(seen->values[q], values) == 0 && strcmp(seen->type[q], diag_type(arr)) == 0) {
+            fdx_cg_line(fdx_cg_root(cg), "#define fdx_dg_%s fdx_dg_%s", name, seen->name[q]);
+            return;
+        }
+    seen->values[seen->n] = values, seen->type[seen->n] = diag_type(arr), seen->name[seen->n++] = name;
+    fdx_cg_line(fdx_cg_root(cg), "%sconst %s fdx_dg_%s%s", cuda ? "static __device__ " : "static ", diag_type(arr), name,
+                values);
 }
 
 static void diag_index(fdx_sb *t, const fdx_array *arr, const char *name, const char *const *nm)
@@ -140,6 +156,26 @@ static void diag_index(fdx_sb *t, const fdx_array *arr, const char *name, const 
     fdx_sb_puts(t, ")");
 }
 
+/* The index of an array on a permuted layout with fewer than 2^31
+   elements, in 32-bit arithmetic: sum of index * stride, the strides from
+   the layout engine's offset function.  Half the registers and
+   instructions of 64-bit index arithmetic (the layout engine's expression,
+   kept for larger arrays); the compiler widens once, at the pointer. */
+static void linear_index(fdx_sb *t, const fdx_array *arr, const char *const *nm)
+{
+    int64_t idx[FDX_MAX_RANK] = {0};
+    int64_t o0 = fdx_layout_offset(&arr->layout, arr->shape, idx);
+    fdx_sb_puts(t, "(");
+    for (int x = 0; x < arr->rank; x++) {
+        idx[x] = 1;
+        int64_t stride = fdx_layout_offset(&arr->layout, arr->shape, idx) - o0;
+        idx[x] = 0;
+        if (stride == 1) fdx_sb_printf(t, "%s(int)%s", x ? " + " : "", nm[x]);
+        else fdx_sb_printf(t, "%s(int)%s * %lld", x ? " + " : "", nm[x], (long long)stride);
+    }
+    fdx_sb_puts(t, ")");
+}
+
 /* The top of the source: the layout helpers and, per array, its diagonal
    table and the accessor macro NAME(i, j, ...) the body uses. */
 static fdx_status prelude(fdx_cg *cg, const fdx_loop *l, int cuda)
@@ -157,11 +193,12 @@ static fdx_status prelude(fdx_cg *cg, const fdx_loop *l, int cuda)
         if (l->plan_target == FDX_BACKEND_CUDA) fdx_cg_line(root, "#pragma GCC optimize (\"fp-contract=off\")");
     }
     fdx_cg_raw(root, fdx_layout_emit_helpers());
+    diag_seen seen = {.n = 0};
     for (int a = 0; a < l->nargs; a++) {
         const fdx_array *arr = l->arg[a].array;
         const char *np[FDX_MAX_RANK];
         fdx_sb t = FDX_SB_INIT;
-        if (arr->layout.diag != FDX_DIAG_NONE) diag_table(cg, arr, l->arg[a].name, cuda);
+        if (arr->layout.diag != FDX_DIAG_NONE) diag_table(cg, arr, l->arg[a].name, cuda, &seen);
         fdx_sb_printf(&t, "#define %s(", l->arg[a].name);
         for (int x = 0; x < arr->rank; x++) {
             /* ALIGN shift: the body's index minus the array's origin */
@@ -172,6 +209,8 @@ static fdx_status prelude(fdx_cg *cg, const fdx_loop *l, int cuda)
         fdx_sb_printf(&t, ") (fdx_p_%s[", l->arg[a].name);
         if (arr->layout.diag != FDX_DIAG_NONE) {
             diag_index(&t, arr, l->arg[a].name, np);
+        } else if (fdx_array_count(arr) < ((int64_t)1 << 31)) {
+            linear_index(&t, arr, np);
         } else {
             fdx_status st = fdx_layout_emit_index_sb(&arr->layout, arr->shape, np, &t);
             if (st != FDX_OK) {

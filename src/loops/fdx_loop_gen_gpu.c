@@ -7,8 +7,6 @@
 #include "loops/fdx_loop_gen.h"
 #include "loops/fdx_loop_diag.h"
 
-#define BLOCK 256
-
 /* The kernel's arguments after the arrays, as run_cuda (fdx_loop_run.c)
    passes them: scalars and integers by value, the step, the first sweep,
    the partial results. */
@@ -19,6 +17,24 @@ static const fdx_cg_param cuda_params[] = {
 
 /* The plane of a diagonal walk fits the 32-bit helper. */
 static int narrow(const loop_geom *g) { return g->n[g->fast] * g->n[g->diag2] < ((int64_t)1 << 31); }
+
+/* The enumerated axes other than skip0 and skip1 from fdx_q, axis order
+   (the last one takes the rest). */
+static void split_others(fdx_cg_node *b, const loop_geom *g, int skip0, int skip1)
+{
+    int others = 0, seen = 0;
+    for (int d = 0; d < g->rank; d++) others += d != skip0 && d != skip1;
+    for (int d = 0; d < g->rank; d++) {
+        if (d == skip0 || d == skip1) continue;
+        if (++seen == others) {
+            fdx_cg_stmt(b, "const long long fdx_x%d = (long long)fdx_q", d);
+        } else {
+            fdx_cg_stmt(b, "const long long fdx_x%d = (long long)(fdx_q %% %lldu)", d, (long long)g->n[d]);
+            fdx_cg_stmt(b, "fdx_q /= %lldu", (long long)g->n[d]);
+        }
+    }
+    if (!others) fdx_cg_stmt(b, "(void)fdx_q");
+}
 
 /* A parallel loop on diagonal arrays: the plane of (fast, diag2) first,
    point by point in the order the arrays store it (diagonal after
@@ -44,17 +60,7 @@ static void diag_cuda(fdx_cg_node *b, const loop_geom *g)
         fdx_cg_stmt(b, "fdx_diag_point(fdx_r, %lldLL, %lldLL, &fdx_d0, &fdx_d1)", nf, ns);
     }
     fdx_cg_stmt(b, "const long long fdx_x%d = (long long)fdx_d0, fdx_x%d = (long long)fdx_d1", f, s);
-    int seen = 0;
-    for (int d = 0; d < g->rank; d++) {
-        if (d == f || d == s) continue;
-        if (++seen == others) {
-            fdx_cg_stmt(b, "const long long fdx_x%d = (long long)fdx_q", d);
-        } else {
-            fdx_cg_stmt(b, "const long long fdx_x%d = (long long)(fdx_q %% %lldu)", d, (long long)g->n[d]);
-            fdx_cg_stmt(b, "fdx_q /= %lldu", (long long)g->n[d]);
-        }
-    }
-    if (!others) fdx_cg_stmt(b, "(void)fdx_q");
+    split_others(b, g, f, s);
 }
 
 /* Every enumerated point on its own thread (grid-stride), the fast axis
@@ -66,7 +72,7 @@ static void flat_cuda(fdx_cg *cg, fdx_cg_node *at, const fdx_loop *l, const loop
     int64_t e = 1;
     for (int d = 0; d < g->rank; d++)
         if (fdx_loop_gen_enumerated(g, d)) e *= g->n[d];
-    const char *it = e < ((int64_t)1 << 31) - (int64_t)BLOCK * 65536 ? "unsigned" : "unsigned long long";
+    const char *it = e < ((int64_t)1 << 31) - (int64_t)g->block * 65536 ? "unsigned" : "unsigned long long";
     fdx_cg_node *b = fdx_cg_for(at, FDX_CG_LOOP,
                                 "%s fdx_g = blockIdx.x * (%s)blockDim.x + threadIdx.x; fdx_g < %lldu; fdx_g += (%s)gridDim.x * blockDim.x",
                                 it, it, (long long)e, it);
@@ -105,6 +111,81 @@ static void flat_cuda(fdx_cg *cg, fdx_cg_node *at, const fdx_loop *l, const loop
     }
     fdx_loop_gen_solve(cg, b, g);
     fdx_loop_gen_point(cg, fdx_cg_scope(b), l, g, (acc_names){"fdx_acc", "", "fdx_accl", ""});
+}
+
+void fdx_loop_grid_chunks(const loop_geom *g, int64_t c[3])
+{
+    c[0] = (g->n[g->fast] + g->bx - 1) / g->bx;
+    c[1] = g->march >= 0 ? (g->n[g->march] + (int64_t)g->by * g->ppt - 1) / ((int64_t)g->by * g->ppt) : 1;
+    c[2] = 1;
+    for (int d = 0; d < g->rank; d++)
+        if (d != g->fast && d != g->march) c[2] *= g->n[d];
+}
+
+/* The grid kernel of a parallel loop (kernel_shape in fdx_loop_plan.c):
+   block (x, y, z) and thread (tx, ty) take fast index x * bx + tx and the
+   ppt consecutive points of the march axis from (y * by + ty) * ppt; z
+   decomposes into the other axes once per chunk, not per point.  A chunk
+   inside the range runs the points unrolled and unguarded, so loads the
+   body repeats at neighbouring points (U(i,j+1) at j is U(i,j) at j+1) are
+   loaded once; the last chunk of the march axis runs them guarded.  Every
+   dimension strides over what the launch did not cover (y and z launch at
+   most 65535 blocks; loops with reductions launch fewer). */
+static void grid_cuda(fdx_cg *cg, fdx_cg_node *at, const fdx_loop *l, const loop_geom *g)
+{
+    int64_t c[3];
+    fdx_loop_grid_chunks(g, c);
+    int f = g->fast, m = g->march;
+    const char *zt = c[2] < ((int64_t)1 << 32) - 65536 ? "unsigned" : "unsigned long long";
+    fdx_cg_node *z = fdx_cg_for(at, FDX_CG_LOOP, "%s fdx_cz = blockIdx.z; fdx_cz < %lldu; fdx_cz += gridDim.z", zt,
+                                (long long)c[2]);
+    fdx_cg_stmt(z, "%s fdx_q = fdx_cz", zt);
+    split_others(z, g, f, m);
+    fdx_cg_node *y = fdx_cg_for(z, FDX_CG_LOOP, "unsigned fdx_cy = blockIdx.y; fdx_cy < %lldu; fdx_cy += gridDim.y",
+                                (long long)c[1]);
+    if (m >= 0) fdx_cg_stmt(y, "const long long fdx_m0 = (long long)(fdx_cy * %du + threadIdx.y) * %d", g->by, g->ppt);
+    fdx_cg_node *x = fdx_cg_for(y, FDX_CG_LOOP, "unsigned fdx_cx = blockIdx.x; fdx_cx < %lldu; fdx_cx += gridDim.x",
+                                (long long)c[0]);
+    fdx_cg_stmt(x, "const long long fdx_x%d = (long long)fdx_cx * %d + threadIdx.x", f, g->bx);
+    fdx_cg_node *in = fdx_cg_if(x, "fdx_x%d < %lldLL", f, (long long)g->n[f]);
+    acc_names acc = {"fdx_acc", "", "fdx_accl", ""};
+    if (m < 0) {
+        fdx_loop_gen_point(cg, fdx_cg_scope(in), l, g, acc);
+        return;
+    }
+    long long nm = (long long)g->n[m];
+    fdx_cg_node *full = in, *tail = NULL;
+    if (g->ppt > 1) {
+        full = fdx_cg_if(in, "fdx_m0 + %d <= %lldLL", g->ppt, nm);
+        tail = fdx_cg_else(full);
+        fdx_cg_line(full, "#pragma unroll");
+        full = fdx_cg_for(full, FDX_CG_LOOP, "int fdx_p = 0; fdx_p < %d; fdx_p++", g->ppt);
+        tail = fdx_cg_for(tail, FDX_CG_LOOP_NOUNROLL, "int fdx_p = 0; fdx_p < %d && fdx_m0 + fdx_p < %lldLL; fdx_p++",
+                          g->ppt, nm);
+    } else {
+        full = fdx_cg_if(in, "fdx_m0 < %lldLL", nm);
+        fdx_cg_stmt(full, "const int fdx_p = 0");
+    }
+    fdx_cg_node *parts[2] = {full, tail};
+    for (int q = 0; q < 2 && parts[q]; q++) {
+        fdx_cg_node *b = fdx_cg_scope(parts[q]);
+        fdx_cg_stmt(b, "const long long fdx_x%d = fdx_m0 + fdx_p", m);
+        fdx_loop_gen_point(cg, fdx_cg_scope(b), l, g, acc);
+    }
+}
+
+/* One line x_f + x_s = sum (an expression) of the (f, s) box on a warp:
+   lanes step the fast index through the line's part inside the box, the
+   other index follows (fdx_lane: the thread's lane). */
+static void walk_line(fdx_cg *cg, fdx_cg_node *w, const fdx_loop *l, const loop_geom *g, int s, const char *sum)
+{
+    int f = g->fast;
+    long long nf = (long long)g->n[f], ns = (long long)g->n[s];
+    fdx_cg_stmt(w, "const long long fdx_f0 = %s > %lldLL ? %s - %lldLL : 0", sum, ns - 1, sum, ns - 1);
+    fdx_cg_stmt(w, "const long long fdx_f1 = %s < %lldLL ? %s : %lldLL", sum, nf - 1, sum, nf - 1);
+    fdx_cg_node *line = fdx_cg_for(w, FDX_CG_LOOP, "long long fdx_x%d = fdx_f0 + fdx_lane; fdx_x%d <= fdx_f1; fdx_x%d += 32", f, f, f);
+    fdx_cg_stmt(line, "const long long fdx_x%d = %s - fdx_x%d", s, sum, f);
+    fdx_loop_gen_point(cg, fdx_cg_scope(line), l, g, (acc_names){"fdx_acc", "", "fdx_accl", ""});
 }
 
 /* Hyperplane lines: warp w of the grid takes line w of the plane (the fast
@@ -155,26 +236,51 @@ static void lines_cuda(fdx_cg *cg, fdx_cg_node *at, const fdx_loop *l, const loo
     for (int d = 0; d < g->rank; d++)
         if (g->plane[d] && d != f && d != s) fdx_sb_printf(&t, " - fdx_x%d", d);
     fdx_cg_stmt(w, "%s", fdx_cg_text(cg, &t));
-    fdx_cg_stmt(w, "const long long fdx_f0 = fdx_tk > %lldLL ? fdx_tk - %lldLL : 0", ns - 1, ns - 1);
-    fdx_cg_stmt(w, "const long long fdx_f1 = fdx_tk < %lldLL ? fdx_tk : %lldLL", nf - 1, nf - 1);
-    fdx_cg_node *line = fdx_cg_for(w, FDX_CG_LOOP, "long long fdx_x%d = fdx_f0 + fdx_lane; fdx_x%d <= fdx_f1; fdx_x%d += 32", f, f, f);
-    fdx_cg_stmt(line, "const long long fdx_x%d = fdx_tk - fdx_x%d", s, f);
-    fdx_loop_gen_point(cg, fdx_cg_scope(line), l, g, (acc_names){"fdx_acc", "", "fdx_accl", ""});
+    walk_line(cg, w, l, g, s, "fdx_tk");
 }
 
-/* Block reduction in shared memory; block (x, sweep) owns its partial slot,
-   so launches of later steps fold into it without atomics. */
-static void block_reduce(fdx_cg *cg, fdx_cg_node *k, const fdx_loop *l)
+/* The diagonal walk a warp per diagonal (FDX_LOOP_DIAG=lines): warp w
+   takes diagonal w % (nf + ns - 1) of the (fast, diag2) plane at the
+   other axes' point w / (nf + ns - 1), lanes step along it with the fast
+   index ascending, as the arrays store it; the diagonal's table entries
+   are the same for the whole line. */
+static void diag_lines_cuda(fdx_cg *cg, fdx_cg_node *at, const fdx_loop *l, const loop_geom *g)
 {
-    fdx_cg_shared(k, "double", "fdx_sv", fdx_cg_fmt(cg, "[%d]", BLOCK));
-    fdx_cg_shared(k, "long long", "fdx_sl", fdx_cg_fmt(cg, "[%d]", BLOCK));
-    fdx_cg_stmt(k, "const unsigned fdx_tid = threadIdx.x");
-    fdx_cg_stmt(k, "const size_t fdx_slot = ((size_t)fdx_s * gridDim.x + blockIdx.x) * %d", l->nreds);
+    int f = g->fast, s = g->diag2;
+    long long nf = (long long)g->n[f], ns = (long long)g->n[s], nd = nf + ns - 1, others = 1;
+    for (int d = 0; d < g->rank; d++)
+        if (d != f && d != s) others *= (long long)g->n[d];
+    fdx_cg_stmt(at, "const unsigned fdx_lane = threadIdx.x & 31u");
+    fdx_cg_node *w = fdx_cg_for(at, FDX_CG_LOOP,
+                                "unsigned long long fdx_w = (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x) >> 5; fdx_w < %lluull; fdx_w += (gridDim.x * (unsigned long long)blockDim.x) >> 5",
+                                (unsigned long long)(nd * others));
+    fdx_cg_stmt(w, "const long long fdx_dd = (long long)(fdx_w %% %lluull)", (unsigned long long)nd);
+    fdx_cg_stmt(w, "unsigned long long fdx_q = fdx_w / %lluull", (unsigned long long)nd);
+    split_others(w, g, f, s);
+    walk_line(cg, w, l, g, s, "fdx_dd");
+}
+
+/* Block reduction in shared memory; block (bid, sweep) owns its partial
+   slot, so launches of later steps fold into it without atomics.  bid and
+   the block count run over the whole launch grid (the grid kernel's are
+   3D, the others' 1D with sweeps on y). */
+static void block_reduce(fdx_cg *cg, fdx_cg_node *k, const fdx_loop *l, const loop_geom *g)
+{
+    fdx_cg_shared(k, "double", "fdx_sv", fdx_cg_fmt(cg, "[%d]", g->block));
+    fdx_cg_shared(k, "long long", "fdx_sl", fdx_cg_fmt(cg, "[%d]", g->block));
+    if (g->grid) {
+        fdx_cg_stmt(k, "const unsigned fdx_tid = threadIdx.y * blockDim.x + threadIdx.x");
+        fdx_cg_stmt(k, "const size_t fdx_slot = ((size_t)fdx_s * (gridDim.x * gridDim.y * gridDim.z) + blockIdx.x + "
+                       "(size_t)gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)) * %d", l->nreds);
+    } else {
+        fdx_cg_stmt(k, "const unsigned fdx_tid = threadIdx.x");
+        fdx_cg_stmt(k, "const size_t fdx_slot = ((size_t)fdx_s * gridDim.x + blockIdx.x) * %d", l->nreds);
+    }
     for (int r = 0; r < l->nreds; r++) {
         fdx_cg_stmt(k, "fdx_sv[fdx_tid] = fdx_acc%d", r);
         fdx_cg_stmt(k, "fdx_sl[fdx_tid] = fdx_accl%d", r);
         fdx_cg_barrier(k, NULL);
-        fdx_cg_node *tree = fdx_cg_for(k, FDX_CG_LOOP, "unsigned fdx_h = %d; fdx_h > 0; fdx_h >>= 1", BLOCK / 2);
+        fdx_cg_node *tree = fdx_cg_for(k, FDX_CG_LOOP, "unsigned fdx_h = %d; fdx_h > 0; fdx_h >>= 1", g->block / 2);
         fdx_cg_node *half = fdx_cg_if(tree, "fdx_tid < fdx_h");
         fdx_cg_stmt(half, "double fdx_v = fdx_sv[fdx_tid + fdx_h]");
         fdx_cg_stmt(half, "long long fdx_l = fdx_sl[fdx_tid + fdx_h]");
@@ -186,32 +292,46 @@ static void block_reduce(fdx_cg *cg, fdx_cg_node *k, const fdx_loop *l)
     }
 }
 
+/* The run-time integers the kernel reads: the lower bounds, then the
+   origins up to the last shifted array's (the struct passed by value is
+   only as large as that: launch parameters are copied on every launch). */
+static int ints_used(const fdx_loop *l)
+{
+    int n = l->rank;
+    for (int a = 0; a < l->nargs; a++)
+        if (l->arg[a].shifted) n = LOOP_RI_ORIGIN + a * FDX_MAX_RANK + l->arg[a].array->rank;
+    return n;
+}
+
 /* Scalars travel by value in one struct (no recompilation when they change). */
 void fdx_loop_gen_cuda_kernel(fdx_cg *cg, const fdx_loop *l, const loop_geom *g)
 {
     fdx_cg_node *root = fdx_cg_root(cg);
-    fdx_cg_line(root, "struct fdx_scalars { double v[%d]; };", LOOP_MAX_SCALARS);
-    fdx_cg_line(root, "struct fdx_ints { long long v[%d]; };", LOOP_RI_COUNT);
-    if (g->diag2 >= 0) fdx_cg_line(root, "%s", narrow(g) ? FDX_LOOP_DIAG_POINT_CUDA32 : FDX_LOOP_DIAG_POINT_CUDA);
+    fdx_cg_line(root, "struct fdx_scalars { double v[%d]; };", l->nscalars > 0 ? l->nscalars : 1);
+    fdx_cg_line(root, "struct fdx_ints { long long v[%d]; };", ints_used(l));
+    if (g->diag2 >= 0 && !g->lines)
+        fdx_cg_line(root, "%s", narrow(g) ? FDX_LOOP_DIAG_POINT_CUDA32 : FDX_LOOP_DIAG_POINT_CUDA);
     fdx_cg_param p[FDX_LOOP_MAX_ARGS + NPARAMS(cuda_params)];
     int n = fdx_loop_gen_params(l, cg, cuda_params, NPARAMS(cuda_params), p);
-    fdx_cg_node *k = fdx_cg_kernel(root, "fdx_loop_kernel", p, n, BLOCK, 0);
+    fdx_cg_node *k = fdx_cg_kernel(root, "fdx_loop_kernel", p, n, g->block, 0);
     fdx_loop_gen_runtime_ints(k, l, "fdx_ri.v");
     for (int s = 0; s < l->nscalars; s++) fdx_cg_stmt(k, "const double %s = fdx_sc.v[%d]", l->scalar_name[s], s);
-    fdx_cg_stmt(k, "const long long fdx_s = fdx_s0 + blockIdx.y");
+    /* the grid kernel runs parallel loops: one sweep a launch, y is its own */
+    fdx_cg_stmt(k, "const long long fdx_s = fdx_s0%s", g->grid ? "" : " + blockIdx.y");
     fdx_cg_stmt(k, "const long long fdx_t = fdx_T - %lldLL * fdx_s", (long long)g->dist);
     fdx_cg_stmt(k, "(void)fdx_t");
     for (int r = 0; r < l->nreds; r++) {
         fdx_cg_stmt(k, "double fdx_acc%d = %s", r, fdx_loop_gen_slot_v(cg, &l->red[r]));
         fdx_cg_stmt(k, "long long fdx_accl%d = %s", r, fdx_loop_gen_slot_l(cg, &l->red[r]));
     }
-    if (g->lines) lines_cuda(cg, k, l, g);
+    if (g->grid) grid_cuda(cg, k, l, g);
+    else if (g->lines && g->diag2 >= 0) diag_lines_cuda(cg, k, l, g);
+    else if (g->lines) lines_cuda(cg, k, l, g);
     else flat_cuda(cg, k, l, g);
     if (l->nreds) {
-        block_reduce(cg, k, l);
+        block_reduce(cg, k, l, g);
     } else {
         fdx_cg_stmt(k, "(void)fdx_pv");
         fdx_cg_stmt(k, "(void)fdx_pl");
     }
 }
-

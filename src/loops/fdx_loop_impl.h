@@ -70,7 +70,25 @@ typedef struct loop_geom {
        offsets (fast, diag2) (x_fast + x_diag2 constant), diagonal after
        diagonal, as the arrays store them (-1: plain enumeration). */
     int diag2;
+    /* CUDA kernel shape (fdx_loop_plan.c: kernel_shape).  block: threads
+       per block.  grid (parallel loops without a diagonal walk): a thread
+       grid instead of the flat grid-stride enumeration: x over the fast
+       axis (bx threads a block), y over chunks of ppt consecutive points of
+       axis `march` (by threads a block, each walking its chunk, so the
+       compiler keeps neighbours in registers), z over the other axes; no
+       division per point. */
+    int block, grid, bx, by, ppt, march;
 } loop_geom;
+
+/* The grid kernel's chunk counts: along x (fast axis / bx), y (march axis
+   / (by * ppt)) and z (the other axes' points); the launch takes at most
+   these many blocks per dimension and the kernel strides over the rest. */
+FDX_HIDDEN void fdx_loop_grid_chunks(const loop_geom *g, int64_t c[3]);
+/* A CUDA launch's grid (dim) and block (x, y) for geometry g on a device
+   of sm_count SMs (fdx_loop_run.c); for kernels other than the grid kernel
+   dim[1] is 1 and each step puts its sweeps in flight on y. */
+FDX_HIDDEN void fdx_loop_launch_shape(const fdx_loop *l, const loop_geom *g, int sm_count, unsigned dim[3],
+                                      unsigned block[2]);
 
 typedef struct loop_kentry {
     char *source;
@@ -113,7 +131,15 @@ struct fdx_loop {
     void *scratch;
     size_t scratch_bytes;
     fdx_loop_moves moves;
+    /* CUDA: the launches of a run as a graph (fdx_loop_graph.h), kept while
+       runs repeat the same launches (graph_key: the last run's, in
+       fdx_loop_run.c); graph_off after a failed capture */
+    void *graph, *graph_stream, *graph_key;
+    int graph_off;
 };
+
+/* Releases the loop's graph and its key (a kernel it names may go). */
+FDX_HIDDEN void fdx_loop_graph_drop(fdx_loop *l);
 
 /* Runs `times` sweeps like fdx_loop_run_repeated but returns without
    waiting for the reductions (CUDA: the partials stay on the device);
@@ -143,6 +169,9 @@ FDX_HIDDEN fdx_status fdx_loop_apply(fdx_loop *l, const fdx_loop_decision *d, vo
 FDX_HIDDEN fdx_status fdx_loop_move(fdx_loop *l, fdx_array *a, const fdx_layout *to, int relabel, void *stream,
                                     int64_t *bytes);
 
+/* The launch geometry a run on `target` would use under the current
+   layouts (tests: the emulated CUDA launches of test_loop_emu). */
+FDX_HIDDEN fdx_status fdx_loop_geometry(fdx_loop *l, fdx_backend_kind target, loop_geom *g);
 /* Source generation for the current layouts; *out is malloc'ed. */
 FDX_HIDDEN fdx_status fdx_loop_source(fdx_loop *l, fdx_backend_kind target, char **out);
 FDX_HIDDEN fdx_status fdx_loop_gen_cpu(const fdx_loop *l, const loop_geom *g, char **out);

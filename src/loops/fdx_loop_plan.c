@@ -89,6 +89,54 @@ static int pick_diag(const fdx_loop *l, int *fast, int *second)
     return 1;
 }
 
+/* A knob's value among `allowed` (powers of two), else `dflt`. */
+static int knob_int(fdx_knob_id k, int lo, int hi, int dflt)
+{
+    const char *v = fdx_knob(k);
+    char *end = NULL;
+    long x = v ? strtol(v, &end, 10) : 0;
+    if (!v || *end || x < lo || x > hi || (x & (x - 1))) return dflt;
+    return (int)x;
+}
+
+/* The CUDA kernel's shape.  Parallel loops without a diagonal walk run the
+   grid kernel (FDX_LOOP_KERNEL=flat: the grid-stride enumeration, kept for
+   comparisons): blocks of 256 threads, bx of them along the fast axis (a
+   power of two covering short axes, so a 100-point axis does not idle 60%
+   of a 256-thread block), the others along the march axis (the last
+   enumerated one), each thread walking ppt consecutive points of it.
+   ppt (FDX_LOOP_PPT) defaults to 4 for short bodies (stencil-like: the
+   unrolled points share their neighbours' loads) and 1 for long ones
+   (register pressure, compile time).  Hyperplanes one thread a point
+   (flat ACROSS) default to blocks of 64 threads (FDX_LOOP_BLOCK): a plane
+   of a few thousand heavy points then spreads over every SM instead of
+   crowding a few, each SM's FP64 units serving fewer warps. */
+static void kernel_shape(const fdx_loop *l, loop_geom *g)
+{
+    g->march = -1;
+    g->ppt = g->by = 1;
+    g->block = g->bx = 256;
+    if (g->across && !g->lines) g->block = 64;
+    g->block = knob_int(FDX_KNOB_LOOP_BLOCK, 32, 256, g->block);
+    /* FDX_LOOP_DIAG=lines: the diagonal walk a warp per diagonal (lanes
+       along it, no square root or division a point; lanes idle on short
+       diagonals) instead of a thread per point of the walk */
+    if (g->diag2 >= 0 && fdx_knob_is(FDX_KNOB_LOOP_DIAG, "lines")) g->lines = 1;
+    if (g->across || g->diag2 >= 0 || fdx_knob_is(FDX_KNOB_LOOP_KERNEL, "flat")) return;
+    g->grid = 1;
+    for (int d = 0; d < g->rank; d++)
+        if (d != g->fast) g->march = d;
+    int64_t nf = g->n[g->fast];
+    g->bx = 32;
+    while (g->bx < 256 && g->bx < nf) g->bx *= 2;
+    g->by = g->march >= 0 ? 256 / g->bx : 1;
+    g->block = g->bx * g->by;
+    int uses = 0;
+    for (int a = 0; a < l->nargs; a++) uses += l->arg[a].uses;
+    int small = l->body && strlen(l->body) < 1024 && uses <= 24;
+    if (g->march >= 0) g->ppt = knob_int(FDX_KNOB_LOOP_PPT, 1, 16, small ? 4 : 1);
+}
+
 static void geometry(const fdx_loop *l, fdx_backend_kind target, loop_geom *g)
 {
     memset(g, 0, sizeof *g);
@@ -104,7 +152,10 @@ static void geometry(const fdx_loop *l, fdx_backend_kind target, loop_geom *g)
         int f, s;
         if (pick_diag(l, &f, &s)) g->fast = f, g->diag2 = s;
     }
-    if (!l->across) return;
+    if (!l->across) {
+        kernel_shape(l, g);
+        return;
+    }
     g->across = 1;
     int wmax = 0;
     for (int d = 0; d < l->rank; d++) wmax = l->width[d] > wmax ? l->width[d] : wmax;
@@ -120,6 +171,7 @@ static void geometry(const fdx_loop *l, fdx_backend_kind target, loop_geom *g)
         if (g->plane[d] && d != g->fast) g->solved = d;
     if (g->solved < 0 && g->plane[g->fast]) g->solved = g->fast;
     lines(g);
+    kernel_shape(l, g);
 }
 
 static int axis_driven_by(const loop_arg *a, int d)
@@ -268,11 +320,19 @@ fdx_status fdx_loop_apply(fdx_loop *l, const fdx_loop_decision *d, void *stream)
     return FDX_OK;
 }
 
+fdx_status fdx_loop_geometry(fdx_loop *l, fdx_backend_kind target, loop_geom *g)
+{
+    FDX_CHECK(l && g, FDX_ERR_INVALID, "fdx_loop_geometry: NULL argument");
+    FDX_CHECK(l->have_range, FDX_ERR_INVALID, "loop '%s' has no range: call fdx_loop_range or fdx_loop_on", l->name);
+    if (!l->analyzed) FDX_TRY(fdx_loop_analyze(l));
+    geometry(l, target, g);
+    return FDX_OK;
+}
+
 fdx_status fdx_loop_source(fdx_loop *l, fdx_backend_kind target, char **out)
 {
     FDX_CHECK(l && out, FDX_ERR_INVALID, "fdx_loop_source: NULL argument");
-    if (!l->analyzed) FDX_TRY(fdx_loop_analyze(l));
     loop_geom g;
-    geometry(l, target, &g);
+    FDX_TRY(fdx_loop_geometry(l, target, &g));
     return target == FDX_BACKEND_CUDA ? fdx_loop_gen_cuda(l, &g, out) : fdx_loop_gen_cpu(l, &g, out);
 }

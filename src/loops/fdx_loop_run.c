@@ -2,6 +2,8 @@
    code generation for the layouts now current, the kernel cache, the steps
    of the launch geometry, and the reductions' final fold on the host. */
 #include "loops/fdx_loop_impl.h"
+#include "loops/fdx_loop_graph.h"
+#include "core/fdx_knob.h"
 #include "core/fdx_log.h"
 
 #include <float.h>
@@ -9,8 +11,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define BLOCK 256
 
 static fdx_status kernel_for(fdx_loop *l, const char *src, const char *entry, fdx_kernel **out)
 {
@@ -29,6 +29,8 @@ static fdx_status kernel_for(fdx_loop *l, const char *src, const char *entry, fd
             return fdx_fail(FDX_ERR_NOMEM, "out of memory caching loop '%s'", l->name);
         }
         hit = LOOP_KCACHE - 1;
+        /* a graph may name the kernel that goes (or one at its address later) */
+        if (l->kcache[hit].kernel) fdx_loop_graph_drop(l);
         if (l->kcache[hit].kernel) be->kernel_release(l->kcache[hit].kernel);
         free(l->kcache[hit].source);
         l->kcache[hit].source = copy;
@@ -139,6 +141,120 @@ static fdx_status run_cpu(fdx_loop *l, const loop_geom *g, int times)
     return st;
 }
 
+/* Grid kernel: up to a block per chunk (y and z at most 65535, the kernel
+   strides over the rest; with reductions at most 8 blocks an SM, each
+   owning a partial slot).  Else threads wanted: one per enumerated point,
+   or a warp per line, at most 8 blocks an SM (grid-stride); dim[1] is then
+   1 and each step launches its sweeps in flight on y. */
+void fdx_loop_launch_shape(const fdx_loop *l, const loop_geom *g, int sm_count, unsigned dim[3], unsigned block[2])
+{
+    int64_t cap = (int64_t)sm_count * 8;
+    dim[0] = dim[1] = dim[2] = 1;
+    if (g->grid) {
+        int64_t c[3];
+        fdx_loop_grid_chunks(g, c);
+        int64_t lim[3] = {INT_MAX, 65535, 65535};
+        for (int q = 0; q < 3; q++) c[q] = c[q] < 1 ? 1 : c[q] < lim[q] ? c[q] : lim[q];
+        for (int q = 2; l->nreds && q >= 0; q--) {
+            int64_t rest = c[0] * c[1] * c[2] / c[q];
+            int64_t want = cap / rest > 1 ? cap / rest : 1;
+            if (c[q] > want) c[q] = want;
+        }
+        for (int q = 0; q < 3; q++) dim[q] = (unsigned)c[q];
+        block[0] = (unsigned)g->bx, block[1] = (unsigned)g->by;
+        return;
+    }
+    int64_t e = 1;
+    for (int d = 0; d < g->rank; d++)
+        if (d != g->solved && d != g->seq && !(g->lines && d == g->fast)) e *= g->n[d];
+    /* a diagonal walk by lines: a warp per diagonal of (fast, diag2) */
+    if (g->lines && g->diag2 >= 0) e = e / g->n[g->diag2] * (g->n[g->fast] + g->n[g->diag2] - 1);
+    if (g->lines) e *= 32;
+    int64_t nblk = (e + g->block - 1) / g->block;
+    if (nblk > cap) nblk = cap;
+    if (nblk < 1) nblk = 1;
+    dim[0] = (unsigned)nblk;
+    block[0] = (unsigned)g->block, block[1] = 1;
+}
+
+/* Everything the launches of a run depend on: two runs with equal keys
+   launch the same kernels with the same arguments, so the second may
+   replay the first's graph. */
+typedef struct launch_key {
+    fdx_kernel *k;
+    void *ptr[FDX_LOOP_MAX_ARGS], *pv, *pl;
+    double sc[LOOP_MAX_SCALARS];
+    long long ri[LOOP_RI_COUNT];
+    long long steps;
+    int times;
+    unsigned dim[3], block[2];
+} launch_key;
+
+void fdx_loop_graph_drop(fdx_loop *l)
+{
+    fdx_loop_graph_free(l->graph, NULL);
+    l->graph = NULL;
+    free(l->graph_key);
+    l->graph_key = NULL;
+}
+
+/* Graphs pay for runs of many launches (ACROSS: a launch per hyperplane)
+   that repeat; FDX_LOOP_GRAPH=0 launches every step. */
+#define GRAPH_MIN_LAUNCHES 8
+
+/* The steps of the geometry, each a launch with its sweeps in flight on y
+   (*T and *s0: the addresses the kernel's arguments name). */
+static fdx_status launch_steps(const fdx_loop *l, const loop_geom *g, fdx_kernel *k, void **args, long long *T,
+                               long long *s0, const launch_key *key, void *stream)
+{
+    const fdx_backend *be = fdx_ctx_ops(l->ctx);
+    for (*T = 0; *T <= key->steps; (*T)++) {
+        long long slo = *T > g->tmax ? (*T - g->tmax + g->dist - 1) / g->dist : 0;
+        long long shi = *T / g->dist;
+        if (shi > key->times - 1) shi = key->times - 1;
+        if (slo > shi) continue;
+        *s0 = slo;
+        /* the grid kernel runs parallel loops: one sweep a step */
+        fdx_launch_dims dims = {{key->dim[0], g->grid ? key->dim[1] : (unsigned)(shi - slo + 1), key->dim[2]},
+                                {key->block[0], key->block[1], 1},
+                                0};
+        FDX_TRY(be->launch(k, &dims, args, stream));
+    }
+    return FDX_OK;
+}
+
+/* A run's launches: replayed from the loop's graph when the last run had
+   the same key, captured into it when this is the second run in a row
+   with that key (a loop whose ranges change from run to run, as portions
+   of distributed sweeps do, never pays for a capture), else launched. */
+static fdx_status launch_run(fdx_loop *l, const loop_geom *g, fdx_kernel *k, void **args, long long *T, long long *s0,
+                             const launch_key *key, void *stream)
+{
+    int same = l->graph_key && memcmp(l->graph_key, key, sizeof *key) == 0;
+    if (l->graph_off || key->steps + 1 < GRAPH_MIN_LAUNCHES || fdx_knob_is(FDX_KNOB_LOOP_GRAPH, "0"))
+        return launch_steps(l, g, k, args, T, s0, key, stream);
+    if (!same) {
+        fdx_loop_graph_drop(l);
+        l->graph_key = malloc(sizeof *key);
+        if (l->graph_key) memcpy(l->graph_key, key, sizeof *key);
+        return launch_steps(l, g, k, args, T, s0, key, stream);
+    }
+    if (!l->graph) {
+        fdx_status st = fdx_loop_graph_begin(&l->graph_stream);
+        if (st == FDX_OK) {
+            st = launch_steps(l, g, k, args, T, s0, key, l->graph_stream);
+            fdx_status end = fdx_loop_graph_end(l->graph_stream, st == FDX_OK, &l->graph);
+            if (st == FDX_OK) st = end;
+        }
+        if (st != FDX_OK || !l->graph) {
+            FDX_INFO("loop '%s': launching every step (no graph: %s)", l->name, fdx_last_error());
+            l->graph_off = 1;
+            return launch_steps(l, g, k, args, T, s0, key, stream);
+        }
+    }
+    return fdx_loop_graph_launch(l->graph, stream);
+}
+
 static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *user_stream)
 {
     void *stream = fdx_ctx_stream(l->ctx, user_stream);
@@ -149,15 +265,9 @@ static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *use
     fdx_status st = kernel_for(l, src, "fdx_loop_kernel", &k);
     free(src);
     FDX_TRY(st);
-    /* threads wanted: one per enumerated point, or a warp per line */
-    int64_t e = 1;
-    for (int d = 0; d < g->rank; d++)
-        if (d != g->solved && d != g->seq && !(g->lines && d == g->fast)) e *= g->n[d];
-    if (g->lines) e *= 32;
-    int64_t cap = (int64_t)fdx_ctx_device(l->ctx)->sm_count * 8;
-    int64_t nblk = (e + BLOCK - 1) / BLOCK;
-    if (nblk > cap) nblk = cap;
-    if (nblk < 1) nblk = 1;
+    unsigned dim[3], block[2];
+    fdx_loop_launch_shape(l, g, fdx_ctx_device(l->ctx)->sm_count, dim, block);
+    int64_t nblk = (int64_t)dim[0] * dim[1] * dim[2];
 
     partials h = {0};
     void *pv = NULL, *pl = NULL;
@@ -197,16 +307,18 @@ static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *use
     args[n++] = &s0;
     args[n++] = &pv;
     args[n++] = &pl;
-    long long steps = g->tmax + g->dist * (times - 1);
-    for (T = 0; T <= steps; T++) {
-        long long slo = T > g->tmax ? (T - g->tmax + g->dist - 1) / g->dist : 0;
-        long long shi = T / g->dist;
-        if (shi > times - 1) shi = times - 1;
-        if (slo > shi) continue;
-        s0 = slo;
-        fdx_launch_dims dims = {{(unsigned)nblk, (unsigned)(shi - slo + 1), 1}, {BLOCK, 1, 1}, 0};
-        FDX_TRY_GOTO(st, be->launch(k, &dims, args, stream), done);
-    }
+    launch_key key;
+    memset(&key, 0, sizeof key);
+    key.k = k;
+    memcpy(key.ptr, ptr, sizeof(void *) * (size_t)l->nargs);
+    key.pv = pv, key.pl = pl;
+    memcpy(key.sc, sc.v, sizeof key.sc);
+    memcpy(key.ri, ri.v, sizeof key.ri);
+    key.steps = g->tmax + g->dist * (times - 1);
+    key.times = times;
+    memcpy(key.dim, dim, sizeof key.dim);
+    memcpy(key.block, block, sizeof key.block);
+    FDX_TRY_GOTO(st, launch_run(l, g, k, args, &T, &s0, &key, stream), done);
     if (l->nreds && l->defer) {
         /* the partials stay in l->partials until fdx_loop_finish */
         l->pending = 1, l->pend_stream = stream, l->pend_count = h.count;
