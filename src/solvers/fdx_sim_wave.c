@@ -61,7 +61,7 @@ static fdx_status wave_setup(fdx_sim *s, double lam, fdx_stencil_desc *desc)
                   s->sponge, d, (long long)s->n[d]);
     FDX_TRY(fdx_sim_make_array(s, &s->coef));
     FDX_TRY(fdx_sim_velocity_fill(s, s->coef));
-    int layer;
+    int layer = 0;
     FDX_TRY(absorb_setup(s, &layer));
 
     /* Source and receivers: grid points away from the untouched outer layers. */
