@@ -11,8 +11,9 @@
 
 /* absorb = none drops the layer, pml puts the perfectly matched layer of
    fdx_pml.c in the sponge's cells (the stencil's update stays the plain
-   one, the sponge off); sponge keeps Cerjan's. */
-static fdx_status absorb_setup(fdx_sim *s)
+   one, the sponge off); sponge keeps Cerjan's.  *layer: the cells the
+   absorbing layer takes (the default receivers stay out of them). */
+static fdx_status absorb_setup(fdx_sim *s, int *layer)
 {
     const fdx_sim_params *p = &s->p;
     if (p->absorb == FDX_SIM_ABSORB_NONE) {
@@ -20,6 +21,7 @@ static fdx_status absorb_setup(fdx_sim *s)
                   "sponge: %d cells with absorb = none (give one or the other)", p->sponge);
         s->sponge = 0;
     }
+    *layer = s->sponge;
     if (p->absorb != FDX_SIM_ABSORB_PML) return FDX_OK;
     FDX_CHECK(!p->has_bc, FDX_ERR_INVALID,
               "absorb: pml ends at the fixed frame; it does not combine with boundary conditions (use boundary = fixed, or absorb = sponge)");
@@ -59,9 +61,8 @@ static fdx_status wave_setup(fdx_sim *s, double lam, fdx_stencil_desc *desc)
                   s->sponge, d, (long long)s->n[d]);
     FDX_TRY(fdx_sim_make_array(s, &s->coef));
     FDX_TRY(fdx_sim_velocity_fill(s, s->coef));
-    /* The absorbing layer's cells: the sponge's, or the PML's (then no sponge). */
-    int layer = s->sponge;
-    FDX_TRY(absorb_setup(s));
+    int layer = 0;
+    FDX_TRY(absorb_setup(s, &layer));
 
     /* Source and receivers: grid points away from the untouched outer layers. */
     int64_t pts[FDX_SIM_MAX_REC][3];
@@ -121,9 +122,9 @@ double fdx_sim_source_value(const fdx_sim *s, int64_t step)
 static fdx_status wave_terms(fdx_sim *s, const fdx_sim_block *b, fdx_array *next, fdx_array *cur, int64_t step,
                              void *stream)
 {
-    /* Every array that holds the source point adds it (a block's shadows too). */
     /* The PML's terms (one array: setup refuses pml with units). */
     if (s->pml) FDX_TRY(fdx_pml_step(s->pml, next, cur, s->coef, stream));
+    /* Every array that holds the source point adds it (a block's shadows too). */
     double f = fdx_sim_source_value(s, step);
     if (f != 0 && b->src >= 0) FDX_TRY(fdx_fieldops_add_point(next, b->src, f, stream));
     /* Cerjan's sponge damps both time levels: damping only the new one
