@@ -1,8 +1,9 @@
 /* Every temporally blocked CUDA kernel the tuner may pick compiles with
    NVRTC for sm_90 (no GPU needed): ranks 2 and 3, orders 2-8, float and
-   double, with and without first-derivative terms, each depth 1-8 on each
-   candidate tile where it fits a 512^3 / 16384^2 problem; wave kernels
-   (with and without coefficients) at depths 2 and 4.  Skipped without
+   double, with and without first-derivative terms, each depth 1-8 on the
+   first three candidate tiles (the ones auto times) where they fit a 512^3 /
+   16384^2 problem; wave kernels (with and without coefficients) at depths 2
+   and 4 on the first two.  Skipped without
    CUDA or NVRTC. */
 #include "fdx_test.h"
 #include "stencil/fdx_temporal.h"
@@ -36,7 +37,7 @@ int main(void)
                 for (int k = 1; k <= FDX_TEMPORAL_MAX_K; k++) {
                     if (wave && k != 2 && k != 4) continue;
                     fdx_temporal_cfg cand[8];
-                    int n = fdx_temporal_candidates(&ks, &dev, 1, n3, k, cand, 8);
+                    int n = fdx_temporal_candidates(&ks, &dev, 1, n3, k, cand, wave ? 2 : 3);
                     for (int i = 0; i < n; i++) {
                         char key[48], what[128], spec[32];
                         fdx_stencil_kspec_text(&ks, spec, sizeof spec);
