@@ -7,7 +7,8 @@
    compiled into one program with contraction on (-ffp-contract=fast,
    -march=native: FMA where the CPU has it), as NVRTC contracts; orders
    2-8, ranks 2 and 3, float and double, first-derivative terms in half the
-   specs, depths 1-4 (rank 3: while k r <= 6, the tiles a CPU can emulate
+   specs, wave (orders 2 float and 8 double, coefficients in half),
+   depths 1-4 (rank 3: while k r <= 6, the tiles a CPU can emulate
    in reasonable time; test_temporal_nvrtc compiles the rest), an odd
    shape in several blocks along the marching axis and the smallest in one.
    Skipped without a C++ compiler. */
@@ -183,9 +184,10 @@ int main(void)
             for (int dbl = 0; dbl < 2; dbl++) {
                 fdx_stencil_kspec ks = {dbl, rank, r, FDX_UPDATE_HEAT, 0, (r + dbl) % 2, 0};
                 run_spec(&ks, &seed);
-                /* Wave, two time levels: orders 2 and 8, coefficients in half. */
-                if (r == 2 || r == 3) continue;
-                fdx_stencil_kspec kw = {dbl, rank, r, FDX_UPDATE_WAVE, (r + dbl + rank) % 2, 0, 0};
+                /* Wave, two time levels: order 2 in float, 8 in double,
+                   coefficients in half (each program costs CI a compile). */
+                if (r == 2 || r == 3 || dbl != (r == 4)) continue;
+                fdx_stencil_kspec kw = {dbl, rank, r, FDX_UPDATE_WAVE, (r + rank) % 2, 0, 0};
                 run_spec(&kw, &seed);
             }
     rmdir(cuda_emu_dir);

@@ -1,7 +1,9 @@
 /* Every temporally blocked CUDA kernel the tuner may pick compiles with
    NVRTC for sm_90 (no GPU needed): ranks 2 and 3, orders 2-8, float and
-   double, with and without first-derivative terms, each depth 1-8 on each
-   candidate tile where it fits a 512^3 / 16384^2 problem.  Skipped without
+   double, with and without first-derivative terms, each depth 1-8 on the
+   first three candidate tiles (the ones auto times) where they fit a 512^3 /
+   16384^2 problem; wave kernels (with and without coefficients) at depths 2
+   and 4 on the first two.  Skipped without
    CUDA or NVRTC. */
 #include "fdx_test.h"
 #include "stencil/fdx_temporal.h"
@@ -22,23 +24,27 @@ int main(void)
     fdx_device_info dev;
     memset(&dev, 0, sizeof dev);
     dev.sm_count = 132;
-    char seen[1024][48];
+    char seen[1536][48];
     int nseen = 0;
     for (int rank = 2; rank <= 3; rank++)
         for (int r = 1; r <= 4; r++)
-            for (int dbl = 0; dbl < 2; dbl++) {
-                fdx_stencil_kspec ks = {dbl, rank, r, FDX_UPDATE_HEAT, 0, (r + rank) % 2, 0};
+            for (int dbl = 0; dbl < 4; dbl++) {
+                /* dbl 2, 3: wave (coefficients at odd radii), depths 2 and 4 only */
+                int wave = dbl >= 2;
+                fdx_stencil_kspec ks = {dbl % 2, rank, r, wave ? FDX_UPDATE_WAVE : FDX_UPDATE_HEAT, wave && r % 2,
+                                        wave ? 0 : (r + rank) % 2, 0};
                 int64_t n3[3] = {rank == 3 ? 512 : 16384, rank == 3 ? 512 : 1, rank == 3 ? 512 : 16384};
                 for (int k = 1; k <= FDX_TEMPORAL_MAX_K; k++) {
+                    if (wave && k != 2 && k != 4) continue;
                     fdx_temporal_cfg cand[8];
-                    int n = fdx_temporal_candidates(&ks, &dev, 1, n3, k, cand, 8);
+                    int n = fdx_temporal_candidates(&ks, &dev, 1, n3, k, cand, wave ? 2 : 3);
                     for (int i = 0; i < n; i++) {
                         char key[48], what[128], spec[32];
                         fdx_stencil_kspec_text(&ks, spec, sizeof spec);
                         snprintf(key, sizeof key, "%s%d_%dx%d_%d_%d", spec, k, cand[i].tx, cand[i].ty, cand[i].nq, cand[i].pd);
                         int dup = 0;
                         for (int j = 0; j < nseen && !dup; j++) dup = strcmp(seen[j], key) == 0;
-                        if (dup || nseen == 1024) continue;
+                        if (dup || nseen == 1536) continue;
                         memcpy(seen[nseen++], key, sizeof key);
                         snprintf(what, sizeof what, "temporal_%s_k%d_%dx%d_q%d_pd%d.cu", spec, k, cand[i].tx, cand[i].ty, cand[i].nq,
                                  cand[i].pd);
