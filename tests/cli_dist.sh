@@ -81,6 +81,11 @@ sim_same heat --size 41x37 --steps 30 --init gaussian --boundary fixed --order 4
 sim_same heat --size 17x15x29 --steps 10 --init random --precision double
 sim_same wave --size 45x43 --steps 40 --order 8 --sponge 6
 sim_same wave --size 21x19x33 --steps 20 --order 4 --sponge 4 --precision double --overlap off
+# Periodic axes: the frame's edges and corners are the one-array run's too
+# (the exchange fills them on units; kept from the pushed field).
+sim_same heat --size 40x30 --steps 20 --precision double --boundary x=periodic,y=dirichlet:0
+sim_same heat --size 14x12x20 --steps 10 --precision double --boundary z=periodic,x=neumann:0,y=dirichlet:1
+sim_same wave --size 40x36 --steps 20 --boundary all=periodic --sponge 0
 # Initial fields and models generated on the units (letters, a layered model).
 sim_same heat --size 96x64 --steps 20
 sim_same wave --size 40x36x30 --steps 20 --order 4 --model layered --sponge 4

@@ -32,6 +32,7 @@ typedef struct dsim {
     fdx_darray *coef;
     int nf, overlap, nlocal;
     int64_t src_len;  /* steps the source table holds: later ones add nothing */
+    void *edges;      /* periodic runs: the pushed field, for its frame edges (see keep_edges) */
     const fdx_backend *be;
     unit_extra u[MAX_LOCAL];
     fdx_sim_driver drv;
@@ -112,9 +113,43 @@ static fdx_status push_source_step(fdx_sim *s, dsim *m)
     return fdx_dist_sync(m->d);
 }
 
+/* Whether global point q lies in the frame (the outer r layers) of two or
+   more axes: an edge or corner of the frame, which no step of the one-array
+   run writes, but a periodic exchange of the units fills. */
+static int frame_edge(const fdx_sim *s, int64_t q)
+{
+    int in = 0;
+    for (int d = 0; d < s->rank; d++, q /= s->n[d - 1]) {
+        int64_t i = q % s->n[d];
+        in += i < s->r || i >= s->n[d] - s->r;
+    }
+    return in >= 2;
+}
+
+/* Periodic axes: the frame's edges keep the pushed values (the one-array
+   run's: it never writes them), not the exchange's, so the gathered field
+   is the one-array field bit for bit. */
+static fdx_status keep_edges(fdx_sim *s, dsim *m, int save)
+{
+    if (!s->p.periodic) return FDX_OK;
+    size_t es = fdx_dtype_size(s->type), bytes = (size_t)s->count * es;
+    char *cur = fdx_array_device(s->cur);
+    if (save) {
+        free(m->edges);
+        m->edges = malloc(bytes);
+        FDX_CHECK(m->edges, FDX_ERR_NOMEM, "no memory for a copy of the field's frame");
+        memcpy(m->edges, cur, bytes);
+        return FDX_OK;
+    }
+    for (int64_t q = 0; m->edges && q < s->count; q++)
+        if (frame_edge(s, q)) memcpy(cur + (size_t)q * es, (char *)m->edges + (size_t)q * es, es);
+    return FDX_OK;
+}
+
 static fdx_status push(fdx_sim *s)
 {
     dsim *m = of(s);
+    FDX_TRY(keep_edges(s, m, 1));
     FDX_TRY(push_fields(s, m));
     FDX_TRY(push_source_step(s, m));
     /* Periodic ghosts come from the exchange, which the first step does not
@@ -202,6 +237,7 @@ static fdx_status pull(fdx_sim *s)
 {
     dsim *m = of(s);
     FDX_TRY(fdx_darray_gather(m->f[1], fdx_array_device(s->cur), 1));
+    FDX_TRY(keep_edges(s, m, 0));
     if (m->nf == 3) FDX_TRY(fdx_darray_gather(m->f[2], fdx_array_device(s->prev), 1));
     if (s->nrec > 0) FDX_TRY(pull_traces(s, m));
     return FDX_OK;
@@ -212,6 +248,7 @@ static fdx_status sync(fdx_sim *s) { return fdx_dist_sync(of(s)->d); }
 static void dsim_free(dsim *m)
 {
     if (!m) return;
+    free(m->edges);
     for (int i = 0; i < m->nlocal; i++) {
         void *dev[4] = {m->u[i].rec_idx, m->u[i].rec_buf, m->u[i].src_table, m->u[i].src_step};
         for (int k = 0; k < 4; k++)
