@@ -112,7 +112,9 @@ int fdx_temporal_chunk(const fdx_stencil_kspec *ks, const fdx_device_info *dev, 
        170, 5% extra planes, where the 1024-thread rule would give 57 and
        14%). */
     int threads = c->tx * c->ty > 1024 ? 1024 : c->tx * c->ty;
-    return chunk_for(ks, c, n3, tiles, threads >= 1024 ? 8 * sms : sms * (2048 / threads));
+    /* Rank 2 has few tiles (16384 wide: 16-70): the 1024-thread rule's
+       waves (its 256-thread, chunk 265 tile measured 2.80). */
+    return chunk_for(ks, c, n3, tiles, threads >= 1024 || !rank3 ? 8 * sms * (1024 / threads) : sms * (2048 / threads));
 }
 
 /* "k4 32x8 q4 pd2 chunk 64": any of the words, in any order; the rest of
@@ -167,15 +169,19 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
            while the tile keeps at least half its width and, in rank 3, a
            quarter of its rows as points of its own, and only the first
            `auto_tiles` tiles are timed. */
-        static const fdx_temporal_cfg tiles3[] = {{0, 32, 8, 0, 0, 0, 4, 2},  {0, 64, 8, 0, 0, 0, 4, 1},
+        /* H100, 2026-11-24 (per-step ratio to copy): 3D float k4 64x8 q4
+           1.85, 32x8 q4 pd2 1.57, 32x32 1.34; double k3 32x8 q4 pd2 1.85,
+           32x32 1.79; 2D float k8 256 q4 pd2 2.53 against 256 one point
+           2.80 (previous session): rank 2 keeps one point a thread first. */
+        static const fdx_temporal_cfg tiles3[] = {{0, 64, 8, 0, 0, 0, 4, 1},  {0, 32, 8, 0, 0, 0, 4, 2},
                                                   {0, 32, 32, 0, 0, 0, 1, 1}, {0, 32, 16, 0, 0, 0, 4, 1},
                                                   {0, 32, 8, 0, 0, 0, 8, 1},  {0, 64, 16, 0, 0, 0, 1, 1},
                                                   {0, 32, 16, 0, 0, 0, 1, 1}};
-        static const fdx_temporal_cfg tiles2[] = {{0, 256, 1, 0, 0, 0, 4, 2},  {0, 1024, 1, 0, 0, 0, 1, 1},
-                                                  {0, 128, 1, 0, 0, 0, 8, 1},  {0, 512, 1, 0, 0, 0, 1, 1},
-                                                  {0, 256, 1, 0, 0, 0, 1, 1}};
+        static const fdx_temporal_cfg tiles2[] = {{0, 256, 1, 0, 0, 0, 1, 1}, {0, 256, 1, 0, 0, 0, 1, 2},
+                                                  {0, 1024, 1, 0, 0, 0, 1, 1}, {0, 256, 1, 0, 0, 0, 4, 2},
+                                                  {0, 512, 1, 0, 0, 0, 1, 1}, {0, 128, 1, 0, 0, 0, 8, 1}};
         const fdx_temporal_cfg *tiles = rank3 ? tiles3 : tiles2;
-        const int ntiles = rank3 ? 7 : 5, auto_tiles = 3;
+        const int ntiles = rank3 ? 7 : 6, auto_tiles = 3;
         for (int d = 0; d < nd; d++)
             for (int i = 0; i < ntiles; i++) {
                 fdx_temporal_cfg c = tiles[i];
