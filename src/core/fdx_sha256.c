@@ -1,5 +1,5 @@
 /* fdx_sha256: SHA-256 and HMAC-SHA256, checked against the FIPS 180-2 and
-   RFC 4231 vectors in tests/test_cache_trust.c. */
+   RFC 4231 vectors in tests/core/test_cache_trust.c. */
 #include "fdx_sha256.h"
 
 #include <string.h>

@@ -2,7 +2,7 @@
    the compressible Navier-Stokes model problem of NPB 3.x) written with the
    public fdx loop API: one loop per NPB routine, bodies as C text, arrays
    u(5,nx,ny,nz) declared once, the two triangular sweeps as ACROSS loops.
-   Shared by `fdx lu` (cmd_lu.c) and the per-routine tests (tests/test_lu.c). */
+   Shared by `fdx lu` (cmd_lu.c) and the per-routine tests (tests/cli/test_lu.c). */
 #ifndef FDX_LU_H
 #define FDX_LU_H
 
