@@ -283,13 +283,6 @@ static void remove_mean(fdx_solver *s, double *a)
     s->ops->shift(L, a, -s->ops->dot(L, a, NULL) / (double)L->unknowns);
 }
 
-static void swap_levels(double **a, double **b)
-{
-    double *t = *a;
-    *a = *b;
-    *b = t;
-}
-
 /* One cycle on level 0: a replayed CUDA graph where the backend has one. */
 static void run_cycle(fdx_solver *s, fdx_solver_cycle c)
 {
@@ -325,7 +318,7 @@ static void solve_mg(fdx_solver *s, double r0)
             s->converged = 1;
             break;
         }
-        if (s->normfuse) swap_levels(&L->u, &L->t);
+        if (s->normfuse) mg_swap(&L->u, &L->t);
     }
 }
 

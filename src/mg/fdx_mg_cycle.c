@@ -3,7 +3,7 @@
 #include "mg/fdx_mg_impl.h"
 
 
-static void swap(double **a, double **b)
+void mg_swap(double **a, double **b)
 {
     double *t = *a;
     *a = *b;
@@ -22,14 +22,14 @@ static void smooth(fdx_solver *s, int l, int nu, int backward)
         for (int it = 0; it < nu; it++) {
             s->ops->ghosts(s, L, L->u);
             s->ops->jacobi(L, L->u, L->f, L->t, s->omega);
-            swap(&L->u, &L->t);
+            mg_swap(&L->u, &L->t);
         }
         break;
     case FDX_SMOOTH_RBGS:
         for (int it = 0; it < nu; it++) {
             if (L->gs2) {
                 s->ops->gs_sweep2(L, L->u, L->f, L->t, backward);
-                swap(&L->u, &L->t);
+                mg_swap(&L->u, &L->t);
                 continue;
             }
             if (s->fused_gs) {
@@ -57,7 +57,7 @@ static void smooth(fdx_solver *s, int l, int nu, int backward)
                 s->ops->cheby(L, L->u, L->f, L->d, L->t, rho_new * rho, 2.0 * rho_new / delta);
                 rho = rho_new;
             }
-            swap(&L->u, &L->t);
+            mg_swap(&L->u, &L->t);
         }
         break;
     }
@@ -133,7 +133,7 @@ void mg_cycle(fdx_solver *s, int l, fdx_solver_cycle c)
            one pass over the fine level */
         s->ops->ghosts(s, C, C->u);
         s->ops->gs_sweep2p(L, C, C->u, L->u, L->f, L->t, backward);
-        swap(&L->u, &L->t);
+        mg_swap(&L->u, &L->t);
         s->work += L->work;
         smooth(s, l, s->post - 1, backward);
         return;

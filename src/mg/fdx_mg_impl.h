@@ -233,6 +233,8 @@ FDX_HIDDEN void mg_free_levels(fdx_solver *s);
 FDX_HIDDEN fdx_status mg_coarse_factor(fdx_solver *s);
 
 /* ---- cycles (fdx_mg_cycle.c) ---- */
+/* Exchanges two buffers (a level's u and t after an out-of-place sweep). */
+FDX_HIDDEN void mg_swap(double **a, double **b);
 /* One cycle of kind c on level l (f and u of l in place). */
 FDX_HIDDEN void mg_cycle(fdx_solver *s, int l, fdx_solver_cycle c);
 /* Full multigrid: level 0's u (its boundary values; the interior is
