@@ -7,6 +7,7 @@
 #include "solvers/fdx_fieldops.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,8 @@ static fdx_status make_job(const fdx_pml_desc *d, fdx_pml_job *J, long long *nps
         *npsi += J->npsi[a];
     }
     *count = off;
+    /* FDX_PML_INDEX64=1 takes the 64-bit variant anyway (the tests check both). */
+    J->i32 = off <= INT32_MAX && J->n[0] * J->n[1] * J->n[2] <= INT32_MAX && !getenv("FDX_PML_INDEX64");
     long long end = 0;
     for (int a = 0; a < d->rank; a++)
         for (int side = 0; side < 2; side++) {
@@ -211,39 +214,42 @@ fdx_status fdx_pml_state_put(fdx_pml *p, const void *bytes, void *stream)
 /* The CPU loops: rows of x with their coordinates known (no per-point
    index decoding), planes shared out in one parallel region with one
    barrier, between the passes (a loaded machine makes every barrier dear). */
-#define DEFINE_CPU_STEP(T)                                                                                         \
-    static void step_##T(const fdx_pml_job *J, const T *tab, T *aux, T *next, const T *u, const T *c2)            \
+#define DEFINE_CPU_STEP(T, I, IT)                                                                                         \
+    static void step_##T##_##I(const fdx_pml_job *J, const T *tab, T *aux, T *next, const T *u, const T *c2)            \
     {                                                                                                              \
         int r = J->r;                                                                                              \
         _Pragma("omp parallel")                                                                                    \
         {                                                                                                          \
             for (int a = 0; a < J->rank; a++) {                                                                    \
-                long long lo[3], hi[3];                                                                            \
+                IT lo[3], hi[3];                                                                            \
                 for (int d = 0; d < 3; d++) {                                                                      \
                     lo[d] = d == a ? 0 : d < J->rank ? r : 0;                                                      \
                     hi[d] = d == a ? 2 * J->m : d < J->rank ? J->n[d] - r : 1;                                     \
                 }                                                                                                  \
-                _Pragma("omp for collapse(2) schedule(static) nowait") for (long long k = lo[2]; k < hi[2]; k++)   \
-                    for (long long j = lo[1]; j < hi[1]; j++)                                                      \
-                        for (long long i = lo[0]; i < hi[0]; i++) {                                                \
-                            long long x[3] = {i, j, k};                                                            \
-                            pml_psi_at_##T(J, tab, aux, u, a, x[a], x);                                            \
+                _Pragma("omp for collapse(2) schedule(static) nowait") for (IT k = lo[2]; k < hi[2]; k++)   \
+                    for (IT j = lo[1]; j < hi[1]; j++)                                                      \
+                        for (IT i = lo[0]; i < hi[0]; i++) {                                                \
+                            IT x[3] = {i, j, k};                                                            \
+                            pml_psi_at_##T##_##I(J, tab, aux, u, a, x[a], x);                                            \
                         }                                                                                          \
             }                                                                                                      \
             _Pragma("omp barrier")                                                                                 \
             for (int b = 0; b < J->nbox; b++) {                                                                    \
-                const long long *lo = J->box_lo[b], *hi = J->box_hi[b];                                            \
-                _Pragma("omp for collapse(2) schedule(static) nowait") for (long long k = lo[2]; k < hi[2]; k++)   \
-                    for (long long j = lo[1]; j < hi[1]; j++)                                                      \
-                        for (long long i = lo[0]; i < hi[0]; i++) {                                                \
-                            long long x[3] = {i, j, k};                                                            \
-                            pml_term_at_##T(J, tab, aux, next, u, c2, x);                                          \
+                IT lo[3], hi[3];                                                                                   \
+                for (int d = 0; d < 3; d++) lo[d] = (IT)J->box_lo[b][d], hi[d] = (IT)J->box_hi[b][d];                                                                  \
+                _Pragma("omp for collapse(2) schedule(static) nowait") for (IT k = lo[2]; k < hi[2]; k++)   \
+                    for (IT j = lo[1]; j < hi[1]; j++)                                                      \
+                        for (IT i = lo[0]; i < hi[0]; i++) {                                                \
+                            IT x[3] = {i, j, k};                                                            \
+                            pml_term_at_##T##_##I(J, tab, aux, next, u, c2, x);                                          \
                         }                                                                                          \
             }                                                                                                      \
         }                                                                                                          \
     }
-DEFINE_CPU_STEP(float)
-DEFINE_CPU_STEP(double)
+DEFINE_CPU_STEP(float, i32, int)
+DEFINE_CPU_STEP(float, i64, long long)
+DEFINE_CPU_STEP(double, i32, int)
+DEFINE_CPU_STEP(double, i64, long long)
 
 static int same_grid(const fdx_pml *p, const fdx_array *a)
 {
@@ -271,7 +277,10 @@ fdx_status fdx_pml_step(fdx_pml *p, fdx_array *next, const fdx_array *cur, const
         return fdx_fail(FDX_ERR_UNSUPPORTED, "fdx was built without CUDA");
 #endif
     }
-    if (is_double) step_double(&p->job, p->tab, p->aux, pn, pu, pc);
-    else step_float(&p->job, p->tab, p->aux, pn, pu, pc);
+    /* The same index variant as CUDA's, so the CPU tests check what the GPU runs. */
+    if (is_double && p->job.i32) step_double_i32(&p->job, p->tab, p->aux, pn, pu, pc);
+    else if (is_double) step_double_i64(&p->job, p->tab, p->aux, pn, pu, pc);
+    else if (p->job.i32) step_float_i32(&p->job, p->tab, p->aux, pn, pu, pc);
+    else step_float_i64(&p->job, p->tab, p->aux, pn, pu, pc);
     return FDX_OK;
 }

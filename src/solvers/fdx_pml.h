@@ -55,6 +55,7 @@ typedef struct fdx_pml_job {
     long long npsi[3];      /* pass 1: points of axis a (2m x the unknowns across) */
     long long box_lo[6][3], box_hi[6][3], box_end[6]; /* pass 2: the layer as boxes, prefix counts */
     int nbox;
+    int i32;                        /* every index of the grid and the memory fits an int: the 32-bit variant */
     double w2[FDX_PML_MAX_R + 1];   /* centred second derivative / h^2, offsets 0..r */
     double ws[FDX_PML_MAX_R + 1];   /* staggered first derivative / h, ws[k] for k = 1..r */
     double alpha;                   /* dt^2 */
