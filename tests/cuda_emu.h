@@ -57,6 +57,11 @@ static const char cuda_emu_shim[] =
     "{ if (!fdx_cur) { fprintf(stderr, \"__syncthreads in a run without barriers\\n\"); abort(); }\n"
     "  fdx_cur->state = 1; swapcontext(&fdx_cur->ctx, &fdx_sched); }\n"
     "static void fdx_fiber_main() { (*fdx_fn)(); fdx_cur->state = 2; }\n"
+    /* Run after every thread (after every block with barriers) when set:
+       a test may undo a kernel's stores there, so that a read of memory
+       another thread or block of the launch writes (a race on a GPU)
+       cannot see the stored value. */
+    "static std::function<void()> cuda_emu_after;\n"
     /* The grid, block after block. */
     "static void cuda_emu_grid(const unsigned g[3], unsigned tx, unsigned ty, size_t shmem, bool barriers,\n"
     "                          const std::function<void()> &f)\n"
@@ -72,7 +77,7 @@ static const char cuda_emu_shim[] =
     "  for (unsigned bz = 0; bz < g[2]; bz++) for (unsigned by = 0; by < g[1]; by++) for (unsigned bx = 0; bx < g[0]; bx++) {\n"
     "    blockIdx = fdx_idx{bx, by, bz};\n"
     "    if (!barriers) {\n"
-    "      for (unsigned y = 0; y < ty; y++) for (unsigned x = 0; x < tx; x++) { threadIdx = fdx_idx{x, y, 0}; f(); }\n"
+    "      for (unsigned y = 0; y < ty; y++) for (unsigned x = 0; x < tx; x++) { threadIdx = fdx_idx{x, y, 0}; f(); if (cuda_emu_after) cuda_emu_after(); }\n"
     "      continue;\n"
     "    }\n"
     "    fdx_fn = &f;\n"
@@ -96,6 +101,7 @@ static const char cuda_emu_shim[] =
     "                          done, waiting, bx, by, bz); abort(); }\n"
     "      for (size_t i = 0; i < n; i++) fib[i].state = 0;\n"
     "    }\n"
+    "    if (cuda_emu_after) cuda_emu_after();\n"
     "  } }\n";
 
 /* The kernel source with each dynamic shared array ("extern __shared__

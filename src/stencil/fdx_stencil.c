@@ -385,8 +385,8 @@ fdx_status fdx_stencil_apply(fdx_stencil *s, fdx_array *out, fdx_array *u, fdx_a
     FDX_TRY(get_plan(s, &c, stream, &p));
     /* The ghosts first, on the same stream: the faces the kernel does not
        apply itself. */
-    unsigned folded = fdx_stencil_xfold_faces(&s->ks, &p->cfg, cuda);
-    if (s->bc && (folded & 3) != 3) FDX_TRY(fdx_bc_apply_faces(s->bc, u, 0x3fu & ~folded, stream));
+    unsigned faces = fdx_stencil_pass_faces(&s->ks, &p->cfg, cuda);
+    if (s->bc && faces) FDX_TRY(fdx_bc_apply_faces(s->bc, u, faces, stream));
     return launch(&c, p->kernel, &p->cfg, stream);
 }
 

@@ -146,6 +146,7 @@ FDX_HIDDEN void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, s
    itself (reading and writing u's ghosts as the pass would): ks->xbc's on
    every CUDA strategy but the async march (its rows are in shared memory). */
 FDX_HIDDEN unsigned fdx_stencil_xfold_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda);
+FDX_HIDDEN unsigned fdx_stencil_pass_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda);
 
 /* The storage a kernel reads of an array: the device copy on CUDA, the host
    copy on the CPU; the message names `what` and the call that makes it. */

@@ -159,3 +159,11 @@ unsigned fdx_stencil_xfold_faces(const fdx_stencil_kspec *ks, const fdx_stencil_
         if (ks->xbc[s] && cfg->variant != FDX_SV_ASYNC) m |= 1u << s;
     return m;
 }
+
+/* The faces the pass must still fill: every face but the folded x faces
+   (y and z always: folding both x faces must not skip the pass; on rank 1
+   the pass finds no y/z ghosts and launches nothing). */
+unsigned fdx_stencil_pass_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda)
+{
+    return 0x3fu & ~fdx_stencil_xfold_faces(ks, cfg, cuda);
+}
