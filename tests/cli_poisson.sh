@@ -10,7 +10,7 @@ check() { checks=$((checks + 1)); if ! eval "$1"; then echo "FAIL: $2"; fails=$(
 
 json=$("$fdx" poisson --size 33x33x33 --json); rc=$?
 check '[ $rc -eq 0 ]' "default run exit $rc: $json"
-for field in '"case": "poisson"' '"solver": "mg"' '"cycle": "v"' '"smoother": "rbgs"' '"tol": 1e-10' \
+for field in '"case": "poisson"' '"solver": "mg"' '"cycle": "fmg"' '"smoother": "rbgs"' '"tol": 1e-10' \
              '"residual_history"' '"per_cycle"' '"error_max"' '"verified": true'; do
   check 'grep -q "$field" <<<"$json"' "record has $field: $json"
 done
@@ -24,6 +24,14 @@ assert r[\"final_residual\"] <= 1e-10, r
 assert r[\"cycles\"] <= 10, r
 assert r[\"error_max\"] <= 1.25 * r[\"discretization_error\"], r
 " "$json"' "1e-10 in <= 10 cycles, error at the discretization level: $json"
+  # the issue's bound: V(2,2) cycles alone (--cycle v) reach 1e-10 in <= 10
+  vjson=$("$fdx" poisson --size 33x33x33 --cycle v --json)
+  check 'python3 -c "
+import json,sys
+r = json.loads(sys.argv[1])
+assert r[\"cycle\"] == \"v\" and r[\"pre\"] == 2 and r[\"post\"] == 2, r
+assert r[\"final_residual\"] <= 1e-10 and r[\"cycles\"] <= 10, r
+" "$vjson"' "--cycle v: V(2,2) reaches 1e-10 in <= 10 cycles: $vjson"
   check '[ "$(hist "$json")" = "$(hist "$mgjson")" ]' "poisson and mg: one solver, one history: $(hist "$json") vs $(hist "$mgjson")"
   # second order: the error falls by ~4 when h halves
   e1=$("$fdx" poisson --size 33x33 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["error_max"])')
@@ -34,7 +42,7 @@ fi
 
 out=$("$fdx" poisson --size 65x65 --plot res.png 2>&1); rc=$?
 check '[ $rc -eq 0 ]' "table run exit $rc: $out"
-check 'grep -q "^fdx poisson: mg, v-cycle, rbgs" <<<"$out"' "table names the command and solver: $out"
+check 'grep -q "^fdx poisson: mg, fmg-cycle, rbgs" <<<"$out"' "table names the command and solver: $out"
 check 'grep -q "reached tol" <<<"$out" && grep -q "a cycle" <<<"$out" && grep -q "at the discretization level" <<<"$out"' \
   "table reports cycles, time per cycle and the error: $out"
 check '[ "$(head -c 8 res.png | od -An -tx1 | tr -d " ")" = "89504e470d0a1a0a" ]' "--plot writes a PNG"

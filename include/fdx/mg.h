@@ -63,7 +63,8 @@ typedef enum fdx_solver_coarse {
 } fdx_solver_coarse;
 
 /* A solver for a grid of `shape` (rank 2 or 3, every extent >= 3) on the
-   context's backend.  Defaults: MG, V(2,2) with red-black Gauss-Seidel,
+   context's backend.  Defaults: MG, full multigrid then V(2,2) cycles
+   (FDX_CYCLE_FMG) with red-black Gauss-Seidel,
    direct coarse solve, Dirichlet on every axis, spacing 1/(n-1) (Dirichlet)
    or 1/n per axis, relative tolerance 1e-10, at most 50 cycles. */
 FDX_API fdx_status fdx_solver_create(fdx_ctx *ctx, int rank, const int64_t *shape, fdx_solver **out);

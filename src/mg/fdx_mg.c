@@ -29,7 +29,7 @@ fdx_status fdx_solver_create(fdx_ctx *ctx, int rank, const int64_t *shape, fdx_s
     s->rank = rank;
     for (int a = 0; a < 3; a++) s->shape[a] = a < rank ? shape[a] : 1;
     s->method = FDX_SOLVER_MG;
-    s->cycle = FDX_CYCLE_V;
+    s->cycle = FDX_CYCLE_FMG;
     s->smoother = FDX_SMOOTH_RBGS;
     s->pre = s->post = 2;
     s->coarse = FDX_COARSE_DIRECT;
@@ -218,9 +218,11 @@ fdx_status fdx_solver_setup(fdx_solver *s)
         else if (fdx_knob_is(FDX_KNOB_MG_GS2, "z") || (s->gpu && !fdx_knob(FDX_KNOB_MG_GS2)))
             s->gs2 = MG_GS2_Z;
     }
-    /* The prolongation inside the first post-smoothing sweep: saves a read
-       and a write of the fine u a cycle (z-marching sweeps). */
-    s->psmooth = s->gs2 == MG_GS2_Z && s->post > 0 && s->ops->gs_sweep2p && !fdx_knob_is(FDX_KNOB_MG_PSMOOTH, "0");
+    /* The prolongation inside the first post-smoothing sweep (z-marching
+       sweeps) saves a read and a write of the fine u a cycle, but the
+       folded kernel spills: slower on the H100 (V at 513^3 141.8 ms
+       against 133.0 apart), so only with FDX_MG_PSMOOTH=1. */
+    s->psmooth = s->gs2 == MG_GS2_Z && s->post > 0 && s->ops->gs_sweep2p && fdx_knob_is(FDX_KNOB_MG_PSMOOTH, "1");
     /* The convergence check's residual norm inside the next cycle's first
        pre-smoothing sweep (saves reading u and f once a cycle): MG cycles
        of order 2 with z-marching sweeps, FDX_MG_NORMFUSE=1 until measured. */

@@ -166,6 +166,10 @@ void mg_fmg(fdx_solver *s)
         mg_level *L = &s->lev[l], *C = &s->lev[l + 1];
         s->ops->ghosts(s, C, C->u);
         s->ops->prolong(L, C, C->u, L->u, 0);
+        /* Level l+1 now holds a correction (zero on the boundary) in the
+           V-cycle below: its second buffer too, which the out-of-place
+           sweeps and Jacobi swap in without writing its boundary points. */
+        if (pingpong) s->ops->zero(C, C->t);
         mg_cycle(s, l, FDX_CYCLE_V);
     }
     /* Corrections on the coarse levels have zero boundary values again. */

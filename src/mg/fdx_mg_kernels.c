@@ -322,9 +322,23 @@ void mg_gs_sweep(const mg_level *L, double *u, const double *f, int first)
     }
 }
 
+/* out = u on the unknowns only: the out-of-place CUDA sweeps write nothing
+   else, so out's boundary points keep what they held (the solver keeps them
+   equal to u's; the CPU copying them too once hid an FMG that did not). */
+static void copy_unknowns(const mg_level *L, const double *u, double *out)
+{
+    MG_CONSTS(L);
+#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
+    for (int64_t k = k0; k < k1; k++)
+        for (int64_t j = j0; j < j1; j++) {
+            const int64_t row = j * sy + k * sz;
+            memcpy(out + row + i0, u + row + i0, (size_t)(i1 - i0) * sizeof(double));
+        }
+}
+
 void mg_gs_sweep2(const mg_level *L, const double *u, const double *f, double *out, int first)
 {
-    memcpy(out, u, (size_t)L->count * sizeof(double));
+    copy_unknowns(L, u, out);
     mg_gs_sweep(L, out, f, first);
 }
 
@@ -338,7 +352,7 @@ double mg_gs_sweep2_norm(const mg_level *L, const double *u, const double *f, do
 void mg_gs_sweep2p(const mg_level *F, const mg_level *C, const double *uc, const double *u, const double *f,
                    double *out, int first)
 {
-    memcpy(out, u, (size_t)F->count * sizeof(double));
+    copy_unknowns(F, u, out);
     mg_prolong(F, C, uc, out, 1);
     mg_gs_sweep(F, out, f, first);
 }

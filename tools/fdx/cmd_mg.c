@@ -122,13 +122,13 @@ static void manufacture(manufactured *m, double *f, double *u, double *exact)
 
 int cmd_mg_main(const char *CMD, int argc, char **argv)
 {
-    const char *size_s = "129x129x129", *tol_s = "1e-10", *cycle_s = "v", *sm_s = "rbgs", *pre_s = "2",
+    const char *size_s = "129x129x129", *tol_s = "1e-10", *cycle_s = "fmg", *sm_s = "rbgs", *pre_s = "2",
                *post_s = "2", *maxc_s = "50", *solver_s = "mg", *bc_s = "dirichlet", *coarse_s = "direct",
                *order_s = "2", *coef_s = "none", *repeat_s = "0", *plot = NULL, *json = NULL;
     const cli_flag flags[] = {
         {"size", "NXxNY[xNZ]", "grid points per axis (Dirichlet: boundary included) [129x129x129]", &size_s},
         {"tol", "R", "relative residual to reach [1e-10]", &tol_s},
-        {"cycle", "v|w|f|fmg", "multigrid cycle (fmg: full multigrid, then V-cycles) [v]", &cycle_s},
+        {"cycle", "v|w|f|fmg", "multigrid cycle (fmg: full multigrid, then V-cycles) [fmg]", &cycle_s},
         {"smoother", "jacobi|cheby|rbgs", "smoother [rbgs]", &sm_s},
         {"pre", "N", "smoothing sweeps before the coarse correction [2]", &pre_s},
         {"post", "N", "smoothing sweeps after it [2]", &post_s},

@@ -59,7 +59,7 @@ static int takes_next(const char *arg, const char *name)
 static void print_method_help(void)
 {
     printf("\nmethod:\n  %-26s %s\n", "--method mg|jacobi",
-           "mg: solve by geometric multigrid (as fdx mg) to --tol, exit 1 if not reached within --steps cycles; "
+           "mg: solve by geometric multigrid (as fdx mg: full multigrid, then V-cycles) to --tol, exit 1 if not reached within --steps cycles; "
            "jacobi: Jacobi sweeps as a simulation with --output pictures, fields and checkpoints "
            "('fdx poisson --method jacobi --help') [mg]");
 }

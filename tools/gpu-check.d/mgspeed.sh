@@ -2,23 +2,14 @@
 # <= 120 ms, H100, 3D 7-point double), well under a minute: fdx mg --backend
 # cuda at 257^3 and 513^3, each record the median of 3 warm solves
 # (--repeat 3; time_s.solve_first is the cold one), tagged "variant":
-#   default       z-marching one-pass red-black (FDX_MG_GS2 unset = z), the
-#                 prolongation folded into the first post-smoothing sweep,
-#                 one-pass residual+restriction marching fine planes (each
-#                 residual once), a CUDA graph a cycle
-#   rr-percoarse  FDX_MG_RR=0: the one-pass residual+restriction a thread per
-#                 coarse point (last session's fused kernel, L1-bound)
-#   no-psmooth    FDX_MG_PSMOOTH=0: prolongation in its own pass
-#   colour        FDX_MG_GS2=0: the two colour kernels in place (the default
-#                 until this session)
-#   colour-2pass  FDX_MG_GS2=0 FDX_MG_FUSE=0: as two sessions ago
-#   two-pass      FDX_MG_FUSE=0: residual array, then restriction
-#   ring          FDX_MG_GS2=1: the shared-ring one-pass sweep
-#   zchunk8/64    FDX_MG_ZCHUNK: planes a block of the z-marching sweep
-#   normfuse      FDX_MG_NORMFUSE=1: each cycle's residual norm inside the
-#                 next cycle's first pre-smoothing sweep (no residual pass)
-#   no-graph      FDX_MG_GRAPH=0: plain launches
-#   fmg, colour-fmg  --cycle fmg (FMG, then V-cycles) with either sweep
+#   default       FMG then V(2,2) cycles (--cycle fmg, the default since the
+#                 FMG boundary fix), z-marching one-pass red-black (FDX_MG_GS2
+#                 unset = z), prolongation in its own pass, one-pass
+#                 residual+restriction, a CUDA graph a cycle
+#   colour-fmg    FDX_MG_GS2=0: the two colour kernels in place, FMG
+#   psmooth-fmg   FDX_MG_PSMOOTH=1: the prolongation folded into the first
+#                 post-smoothing sweep (V: slower on the H100 before), FMG
+#   v             --cycle v: V(2,2) cycles alone (the issue's <= 10 cycles)
 # Then a table (solve ms, ms a cycle, cycles, verified) per size.  Records to
 # $OUT/<date>_<gpu>_mgspeed.jsonl.
 set -u
@@ -34,20 +25,10 @@ run() { # variant size env... -- flags...
 }
 for n in 257 513; do
   run default $n --
-  run no-psmooth $n FDX_MG_PSMOOTH=0 --
-  run colour $n FDX_MG_GS2=0 --
-  run colour-2pass $n FDX_MG_GS2=0 FDX_MG_FUSE=0 --
-  run two-pass $n FDX_MG_FUSE=0 --
-  run rr-percoarse $n FDX_MG_RR=0 --
-  run ring $n FDX_MG_GS2=1 --
-  run no-graph $n FDX_MG_GRAPH=0 --
-  run normfuse $n FDX_MG_NORMFUSE=1 --
-  run fmg $n -- --cycle fmg
-  run normfuse-fmg $n FDX_MG_NORMFUSE=1 -- --cycle fmg
-  run colour-fmg $n FDX_MG_GS2=0 -- --cycle fmg
+  run colour-fmg $n FDX_MG_GS2=0 --
+  run psmooth-fmg $n FDX_MG_PSMOOTH=1 --
+  run v $n -- --cycle v
 done
-run zchunk8 513 FDX_MG_ZCHUNK=8 --
-run zchunk64 513 FDX_MG_ZCHUNK=64 --
 python3 - "$rec" <<'PY' || true
 import json, sys
 rows = []
