@@ -3,6 +3,7 @@
 #include "solvers/fdx_pml.h"
 
 #include "backends/fdx_backend.h"
+#include "core/fdx_knob.h"
 #include "fdx/stencil.h"
 #include "solvers/fdx_fieldops.h"
 
@@ -98,8 +99,8 @@ static fdx_status make_job(const fdx_pml_desc *d, fdx_pml_job *J, long long *nps
         *npsi += J->npsi[a];
     }
     *count = off;
-    /* FDX_PML_INDEX64=1 takes the 64-bit variant anyway (the tests check both). */
-    J->i32 = off <= INT32_MAX && J->n[0] * J->n[1] * J->n[2] <= INT32_MAX && !getenv("FDX_PML_INDEX64");
+    /* FDX_PML_INDEX64 takes the 64-bit variant anyway (the tests check both). */
+    J->i32 = off <= INT32_MAX && J->n[0] * J->n[1] * J->n[2] <= INT32_MAX && !fdx_knob(FDX_KNOB_PML_INDEX64);
     long long end = 0;
     for (int a = 0; a < d->rank; a++)
         for (int side = 0; side < 2; side++) {

@@ -162,12 +162,13 @@ fdx_status fdx_stencil_set_boundary(fdx_stencil *s, const fdx_bc_desc *bc)
         FDX_TRY(fdx_bc_create(s->ctx, bc, s->desc.rank, s->ks.radius, s->desc.h, s->type, &b));
     fdx_bc_destroy(&s->bc);
     s->bc = b;
-    /* CUDA kernels apply the x faces themselves as they read a row (the
-       pass's x faces are one scattered sector per row and side: most of its
-       time); the pass keeps the coalesced y and z faces.  FDX_BC_FOLD=0 runs
-       every face in the pass (measurements).  Values arrays stay in it. */
+    /* FDX_BC_FOLD=1 (experimental, off): CUDA kernels apply the x faces
+       themselves as they read a row and the pass keeps the y and z faces.
+       Off because the H100 measured it no faster than the whole pass and
+       found it wrong in the 'direct' strategy and on units whose x axis is
+       split (docs/notes/stencil.md, 2026-11-24). */
     const char *fold = fdx_knob(FDX_KNOB_BC_FOLD);
-    int on = fdx_ctx_ops(s->ctx)->kind == FDX_BACKEND_CUDA && !(fold && strcmp(fold, "0") == 0);
+    int on = fdx_ctx_ops(s->ctx)->kind == FDX_BACKEND_CUDA && fold && strcmp(fold, "1") == 0;
     memset(s->ks.xbc, 0, sizeof s->ks.xbc);
     memset(s->ks.xval, 0, sizeof s->ks.xval);
     for (int side = 0; b && on && side < 2; side++) {

@@ -232,7 +232,7 @@ int main(void)
         const char *h = hdr;
         const size_t len = strlen(h) + strlen(ops) + strlen(point) + strlen(sweeps) + strlen(prolong) + sizeof DRIVER + 64;
         char *prog = malloc(len);
-        snprintf(prog, len, "#define __noinline__\nstatic fdx_idx blockDim;\n%s\n%s\n%s\n%s\n%s\n%s", h, ops, point, sweeps, prolong, DRIVER);
+        snprintf(prog, len, "#define __noinline__\n%s\n%s\n%s\n%s\n%s\n%s", h, ops, point, sweeps, prolong, DRIVER);
         cuda_emu_run(prog, "-ffp-contract=fast", "-O1", "gs2_kernel and gsz_kernel against gs_kernel");
         free(prog);
     }
