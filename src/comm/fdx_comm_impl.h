@@ -5,6 +5,7 @@
 
 #include "arrays/fdx_array_impl.h"
 #include "backends/fdx_backend.h"
+#include "comm/fdx_comm.h"
 #include "comm/fdx_comm_dev.h"
 #include "comm/fdx_comm_mpi.h"
 #include "fdx/dist.h"
@@ -84,7 +85,4 @@ FDX_HIDDEN fdx_status fdx_darray_box_copy(fdx_darray *a, int i, const int64_t *l
 /* Face plans after a block's layout changed: faces copied straight out
    of / into a plain block (contiguous) go through buffers on other layouts. */
 FDX_HIDDEN fdx_status fdx_darray_sync_faces(fdx_darray *a);
-/* Makes the device of local unit i current. */
-FDX_HIDDEN fdx_status fdx_dist_use(const fdx_dist *d, int i);
-
 #endif

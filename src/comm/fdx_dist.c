@@ -172,3 +172,8 @@ fdx_status fdx_dist_sync(fdx_dist *d)
     }
     return FDX_OK;
 }
+
+fdx_status fdx_dist_xor_bytes(const fdx_dist *d, void *buf, size_t bytes)
+{
+    return fdx_mpi_xor(d->comm_mpi, buf, bytes);
+}

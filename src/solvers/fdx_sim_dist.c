@@ -3,7 +3,7 @@
    boundary, source, sponge and receivers applied per block in global
    coordinates, so every block, shadows included, holds exactly the values
    the one-array run computes, without a second exchange. */
-#include "comm/fdx_comm_impl.h"
+#include "comm/fdx_comm.h"
 #include "comm/fdx_dgraph.h"
 #include "fdx/metrics.h"
 #include "solvers/fdx_fieldops.h"
@@ -229,7 +229,7 @@ static fdx_status pull_traces(fdx_sim *s, dsim *m)
                        (char *)tmp + ((size_t)k * (size_t)x->nrec + (size_t)r) * es, es);
     }
     free(tmp);
-    if (st == FDX_OK) st = fdx_mpi_xor(m->d->comm_mpi, (char *)s->rec_buf_dev + kept, per * es - kept);
+    if (st == FDX_OK) st = fdx_dist_xor_bytes(m->d, (char *)s->rec_buf_dev + kept, per * es - kept);
     return st;
 }
 

@@ -1,0 +1,19 @@
+/* fdx_comm (friends' API): what the layers above comm (solvers) may use
+   beyond include/fdx/dist.h, without the comm modules' shared internals
+   (fdx_comm_impl.h). */
+#ifndef FDX_COMM_H
+#define FDX_COMM_H
+
+#include "core/fdx_error.h"
+#include "fdx/dist.h"
+
+#include <stddef.h>
+
+/* Makes the device of local unit i current. */
+FDX_HIDDEN fdx_status fdx_dist_use(const fdx_dist *d, int i);
+
+/* XORs bytes across the distribution's ranks (each rank holds its own
+   receivers' traces, zeros elsewhere): every rank ends with the whole. */
+FDX_HIDDEN fdx_status fdx_dist_xor_bytes(const fdx_dist *d, void *buf, size_t bytes);
+
+#endif
