@@ -207,7 +207,9 @@ def dloops_cuda():
                     else:
                         assert abs(g - v) <= 1e-12 * abs(v), (run, nm, g, v)
                 g, w = runs["cuda2x2"][key][nm], runs["cuda1"][key][nm]
-                assert g == w or nm == "sum", ("2x2 vs one CUDA unit", nm, g, w)
+                # sums and products round differently on other decompositions
+                # (not exact operations); max, min, loc and integers must agree
+                assert g == w or nm in ("sum", "pr"), ("2x2 vs one CUDA unit", nm, g, w)
             continue
         for run in ("cuda1", "cuda2x2"):
             got = runs[run][key]
