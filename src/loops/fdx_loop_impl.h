@@ -9,6 +9,8 @@
 #define LOOP_MAX_SCALARS 16
 #define LOOP_MAX_REDS 16
 #define LOOP_KCACHE 4
+/* launch graphs kept a loop (portions of a distributed sweep: one each) */
+#define LOOP_GRAPHS 32
 
 typedef struct loop_arg {
     char name[LOOP_NAME_MAX];
@@ -131,10 +133,14 @@ struct fdx_loop {
     void *scratch;
     size_t scratch_bytes;
     fdx_loop_moves moves;
-    /* CUDA: the launches of a run as a graph (fdx_loop_graph.h), kept while
-       runs repeat the same launches (graph_key: the last run's, in
-       fdx_loop_run.c); graph_off after a failed capture */
-    void *graph, *graph_stream, *graph_key;
+    /* CUDA: the launches of a run as a graph (fdx_loop_graph.h), one per
+       recent launch key (fdx_loop_run.c): a key seen once is remembered
+       without a graph, captured the second time, replayed after that.
+       Several keys, so that the portions of a distributed ACROSS sweep
+       (same launches, another lower bound each) replay their own graphs
+       sweep after sweep.  graph_off after a failed capture. */
+    void *graph[LOOP_GRAPHS], *graph_key[LOOP_GRAPHS], *graph_stream;
+    unsigned long graph_used[LOOP_GRAPHS], graph_clock;
     int graph_off;
 };
 

@@ -190,12 +190,18 @@ typedef struct launch_key {
     unsigned dim[3], block[2];
 } launch_key;
 
+static void graph_slot_drop(fdx_loop *l, int q)
+{
+    fdx_loop_graph_free(l->graph[q], NULL);
+    l->graph[q] = NULL;
+    free(l->graph_key[q]);
+    l->graph_key[q] = NULL;
+    l->graph_used[q] = 0;
+}
+
 void fdx_loop_graph_drop(fdx_loop *l)
 {
-    fdx_loop_graph_free(l->graph, NULL);
-    l->graph = NULL;
-    free(l->graph_key);
-    l->graph_key = NULL;
+    for (int q = 0; q < LOOP_GRAPHS; q++) graph_slot_drop(l, q);
 }
 
 /* Graphs pay for runs of many launches (ACROSS: a launch per hyperplane)
@@ -223,36 +229,56 @@ static fdx_status launch_steps(const fdx_loop *l, const loop_geom *g, fdx_kernel
     return FDX_OK;
 }
 
-/* A run's launches: replayed from the loop's graph when the last run had
-   the same key, captured into it when this is the second run in a row
-   with that key (a loop whose ranges change from run to run, as portions
-   of distributed sweeps do, never pays for a capture), else launched. */
+/* A run's launches: replayed from the loop's graph for the key when it
+   has one, captured into one when the key was seen before (the second run
+   with it), else launched and the key remembered.  Graphs are kept for up
+   to LOOP_GRAPHS keys, least recently used out: the portions of a
+   distributed ACROSS sweep differ in their lower bounds, so each portion
+   has its key and, from the third sweep on, replays its graph instead of
+   a launch per hyperplane (with one graph, as before, the keys of
+   successive portions evicted each other and every portion launched its
+   hundreds of hyperplanes one by one: ~5 ms a portion on an H200, the
+   host launching both units' portions in turn). */
 static fdx_status launch_run(fdx_loop *l, const loop_geom *g, fdx_kernel *k, void **args, long long *T, long long *s0,
                              const launch_key *key, void *stream)
 {
-    int same = l->graph_key && memcmp(l->graph_key, key, sizeof *key) == 0;
     if (l->graph_off || key->steps + 1 < GRAPH_MIN_LAUNCHES || fdx_knob_is(FDX_KNOB_LOOP_GRAPH, "0"))
         return launch_steps(l, g, k, args, T, s0, key, stream);
-    if (!same) {
-        fdx_loop_graph_drop(l);
-        l->graph_key = malloc(sizeof *key);
-        if (l->graph_key) memcpy(l->graph_key, key, sizeof *key);
+    int q = -1;
+    for (int i = 0; i < LOOP_GRAPHS && q < 0; i++)
+        if (l->graph_key[i] && memcmp(l->graph_key[i], key, sizeof *key) == 0) q = i;
+    if (q < 0) {
+        /* first run with this key: remembered in a free or the least
+           recently used slot */
+        q = 0;
+        for (int i = 0; i < LOOP_GRAPHS; i++) {
+            if (!l->graph_key[i]) {
+                q = i;
+                break;
+            }
+            if (l->graph_used[i] < l->graph_used[q]) q = i;
+        }
+        graph_slot_drop(l, q);
+        l->graph_key[q] = malloc(sizeof *key);
+        if (l->graph_key[q]) memcpy(l->graph_key[q], key, sizeof *key);
+        l->graph_used[q] = ++l->graph_clock;
         return launch_steps(l, g, k, args, T, s0, key, stream);
     }
-    if (!l->graph) {
+    l->graph_used[q] = ++l->graph_clock;
+    if (!l->graph[q]) {
         fdx_status st = fdx_loop_graph_begin(&l->graph_stream);
         if (st == FDX_OK) {
             st = launch_steps(l, g, k, args, T, s0, key, l->graph_stream);
-            fdx_status end = fdx_loop_graph_end(l->graph_stream, st == FDX_OK, &l->graph);
+            fdx_status end = fdx_loop_graph_end(l->graph_stream, st == FDX_OK, &l->graph[q]);
             if (st == FDX_OK) st = end;
         }
-        if (st != FDX_OK || !l->graph) {
+        if (st != FDX_OK || !l->graph[q]) {
             FDX_INFO("loop '%s': launching every step (no graph: %s)", l->name, fdx_last_error());
             l->graph_off = 1;
             return launch_steps(l, g, k, args, T, s0, key, stream);
         }
     }
-    return fdx_loop_graph_launch(l->graph, stream);
+    return fdx_loop_graph_launch(l->graph[q], stream);
 }
 
 static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *user_stream)
