@@ -2,6 +2,7 @@
 bit for bit with one unit and against NumPy references; the accessor
 rewriting; errors; an mpi4py run under mpirun (mpi_dloop.py)."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -213,8 +214,9 @@ def test_mpi4py_distributed_loops(tmp_path):
     if "without MPI" in r.stdout + r.stderr:
         pytest.skip("libfdx built without MPI")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert sorted(line for line in r.stdout.splitlines() if line.startswith("rank")) == [
-        "rank 0 of 2: ok", "rank 1 of 2: ok"], r.stdout + r.stderr
+    # the ranks share mpirun's stdout: their lines may arrive glued together
+    oks = re.findall(r"rank (\d) of 2: ok", r.stdout)
+    assert sorted(oks) == ["0", "1"], r.stdout + r.stderr
 
 
 def across_low_high(grid, u0, sweeps=2):
