@@ -160,7 +160,10 @@ static void diag_index(fdx_sb *t, const fdx_array *arr, const char *name, const 
    elements, in 32-bit arithmetic: sum of index * stride, the strides from
    the layout engine's offset function.  Half the registers and
    instructions of 64-bit index arithmetic (the layout engine's expression,
-   kept for larger arrays); the compiler widens once, at the pointer. */
+   kept for larger arrays); the compiler widens once, at the pointer.
+   The GPU printer only: on x86-64 the C compiler cannot fold a truncated
+   (int) index into 64-bit addressing and sign-extends it at every use
+   (LU's rhs 30% slower on the CPU backend). */
 static void linear_index(fdx_sb *t, const fdx_array *arr, const char *const *nm)
 {
     int64_t idx[FDX_MAX_RANK] = {0};
@@ -209,7 +212,7 @@ static fdx_status prelude(fdx_cg *cg, const fdx_loop *l, int cuda)
         fdx_sb_printf(&t, ") (fdx_p_%s[", l->arg[a].name);
         if (arr->layout.diag != FDX_DIAG_NONE) {
             diag_index(&t, arr, l->arg[a].name, np);
-        } else if (fdx_array_count(arr) < ((int64_t)1 << 31)) {
+        } else if (cuda && fdx_array_count(arr) < ((int64_t)1 << 31)) {
             linear_index(&t, arr, np);
         } else {
             fdx_status st = fdx_layout_emit_index_sb(&arr->layout, arr->shape, np, &t);
