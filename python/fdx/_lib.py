@@ -195,6 +195,28 @@ def _release(obj):
         h.release()
 
 
+class Options:
+    """An fdx_options* made from keyword options (names with underscores or
+    dashes, values as text) for the length of a with block."""
+
+    def __init__(self, options):
+        self.options = options
+
+    def __enter__(self):
+        self.o = ctypes.c_void_p()
+        check(lib.fdx_options_create(ctypes.byref(self.o)))
+        try:
+            for k, v in self.options.items():
+                check(lib.fdx_options_set(self.o, k.replace("_", "-").encode(), str(v).encode()))
+        except BaseException:
+            lib.fdx_options_destroy(ctypes.byref(self.o))
+            raise
+        return self.o
+
+    def __exit__(self, *exc):
+        lib.fdx_options_destroy(ctypes.byref(self.o))
+
+
 def check(status):
     """Raises FdxError for a failed fdx_status, with fdx_last_error()'s message."""
     if status != 0:
