@@ -507,6 +507,26 @@ def steppers():
         return {"entries": len(ctx._views)}
     check("call cache on cupy/torch: hits, in-place reshape and set_, dead arrays, pool reuse, checks", call_cache)
 
+    def field_views():
+        out = {}
+        for kind, keys in (("wave", dict(size="512x384", steps=30, precision="float")),
+                           ("heat", dict(size="96x80x64", steps=20, precision="double", boundary="all=dirichlet:0.5"))):
+            sim = fdx.Simulation(kind, **keys)
+            seen = []
+
+            def cb(s, step, f):
+                c = cp.asarray(f)                          # zero copy: the simulation's device memory
+                assert c.data.ptr == f.ptr and c.dtype == np.dtype("float32" if keys["precision"] == "float"
+                                                                   else "float64")
+                assert np.array_equal(cp.asnumpy(c).astype(np.float64), s.field()), (kind, step)
+                if torch is not None:
+                    assert torch.as_tensor(f, device="cuda").data_ptr() == f.ptr
+                seen.append(step)
+            sim.run(every=10, callback=cb, view=True)
+            out[kind] = seen
+        return out
+    check("Simulation.run(view=True) on CUDA: the field itself as CuPy / torch, equal to the copy", field_views)
+
 
 if cp is not None and CHECKS:
     steppers()

@@ -365,6 +365,18 @@ class _Held(ctypes.c_void_p):
     """An fdx_array* (a c_void_p to ctypes) that holds the fdx.Array owning it."""
 
 
+def borrowed(h, ctx, owner):
+    """An fdx.Array viewing the memory of an fdx_array* the library owns
+    (plain layout), kept valid by `owner` as long as the view lives."""
+    rank = lib.fdx_array_rank(h)
+    shape = tuple(lib.fdx_array_extent(h, a) for a in range(rank))[::-1]
+    dt = np.dtype({v: k for k, v in DTYPES.items()}[lib.fdx_array_dtype(h)])
+    strides = tuple(dt.itemsize * int(np.prod(shape[i + 1:])) for i in range(rank))
+    where = DEVICE if ctx.backend == "cuda" else HOST
+    ptr = lib.fdx_array_device(h) if where == DEVICE else lib.fdx_array_host(h)
+    return Array(ctx, ptr, shape, strides, dt, where, owner)
+
+
 def empty(shape, dtype="float64", ctx=None):
     """A new array in fdx's memory (device memory on CUDA), C order."""
     ctx = ctx or context()

@@ -63,8 +63,6 @@ def _declare():
     from ._bc import BcDesc
     _fn("fdx_dstencil_set_boundary", _S, _P, ctypes.POINTER(BcDesc))
     _fn("fdx_dstencil_set_temporal", _S, _P, ctypes.c_int)
-    _fn("fdx_array_rank", ctypes.c_int, _P)
-    _fn("fdx_array_extent", ctypes.c_int64, _P, ctypes.c_int)
 
 
 _declare()

@@ -42,6 +42,7 @@ class SimTiming(ctypes.Structure):
 _fn("fdx_sim_run_dist_timed", _S, _P, _P, ctypes.c_int, ctypes.c_int, _P, ctypes.POINTER(SimResult),
     ctypes.POINTER(SimTiming))
 _fn("fdx_sim_interrupt", None)
+_fn("fdx_sim_field_view", _S, _P, ctypes.POINTER(_P))
 _libc = ctypes.CDLL(None)
 _libc.free.argtypes = [ctypes.c_void_p]
 _libc.free.restype = None
@@ -231,18 +232,31 @@ class Simulation:
         for _ in range(int(n)):
             check(lib.fdx_sim_step(self._h))
 
-    def run(self, steps=None, every=0, callback=None):
+    def run(self, steps=None, every=0, callback=None, view=False):
         """Takes `steps` steps (default: the configured steps left); every
         `every` steps (and after the last) calls callback(sim, step, field)
-        with field a NumPy copy of the current field.  Returning False from
-        the callback stops the run."""
+        with field a NumPy copy of the current field (doubles), or with
+        view=True the field itself without a copy (field_view(): valid
+        during the callback).  Returning False from the callback stops the
+        run."""
         if steps is None:
             steps = int(self.config("steps")) - self.steps_done
         for s in range(1, int(steps) + 1):
             check(lib.fdx_sim_step(self._h))
             if callback and every and (s % every == 0 or s == steps):
-                if callback(self, self.steps_done, self.field()) is False:
+                if callback(self, self.steps_done, self.field_view() if view else self.field()) is False:
                     break
+
+    def field_view(self):
+        """The current field itself, no copy (fdx_sim_field_view): an
+        fdx.Array in the simulation's precision and memory (np.asarray(v)
+        on the CPU backend; cupy.asarray(v) / torch.as_tensor(v) on CUDA),
+        valid until the next step or set_field, which write or replace it
+        (copy it to keep it).  Writing to it changes the simulation."""
+        from ._array import borrowed
+        h = ctypes.c_void_p()
+        check(lib.fdx_sim_field_view(self._h, ctypes.byref(h)))
+        return borrowed(h, self.ctx, self)
 
     def field(self):
         """The current field as doubles (a copy: fdx_sim_get_field)."""

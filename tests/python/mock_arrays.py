@@ -62,20 +62,22 @@ class TorchLike:
     another array's memory in place, as torch's set_ does."""
 
     def __init__(self, a, device=0):
-        self._a, self._device = a, device
+        self._device = device
+        self.set_(a)
 
     def set_(self, b):
-        self._a = b
+        self._a, self._ptr = b, b.ctypes.data
+        self._stride = tuple(s // b.itemsize for s in b.strides)
 
     def data_ptr(self):
-        return self._a.ctypes.data
+        return self._ptr
 
     @property
     def shape(self):
         return self._a.shape
 
     def stride(self):
-        return tuple(s // self._a.itemsize for s in self._a.strides)
+        return self._stride
 
     @property
     def dtype(self):

@@ -194,3 +194,37 @@ def test_run_dist_timed_errors():
         sim.run_dist_timed(2, backend="nowhere")
     with pytest.raises(fdx.FdxError):
         sim.run_dist_timed(0, backend="cpu")
+
+
+# ---- the simulation's field as a view (fdx_sim_field_view) -------------------------------------------
+@pytest.mark.parametrize("kind,keys", [("wave", dict(size="64x48", steps=20, order=8)),
+                                       ("heat", dict(size="40x36", steps=12, boundary="all=dirichlet:0.5")),
+                                       ("poisson", dict(size="33x33", steps=6)),
+                                       ("wave", dict(size="24x22x20", steps=9, precision="double"))])
+def test_callback_views_are_the_field(kind, keys):
+    """run(view=True) hands the callback the field itself: the same values as
+    the copy, the simulation's precision, no copy (writing it changes the run)."""
+    sim = fdx.Simulation(kind, ctx=fdx.Context(backend="cpu"), **keys)
+    seen = []
+
+    def cb(s, step, f):
+        a = np.asarray(f)
+        assert isinstance(f, fdx.Array) and a.dtype == {"float": np.float32, "double": np.float64}[
+            s.config("precision")]
+        assert np.array_equal(a.astype(np.float64), s.field()) and a.shape == s.shape
+        seen.append(step)
+    sim.run(every=3, callback=cb, view=True)
+    assert seen[-1] == sim.steps_done and len(seen) >= 2
+    v = sim.field_view()
+    np.asarray(v)[...] = 0.25                         # the view is the simulation's memory
+    assert np.all(sim.field()[(slice(4, -4),) * len(sim.shape)] == 0.25)   # (the frame: boundary conditions)
+
+
+def test_field_view_keeps_the_simulation_and_follows_run_dist():
+    v = fdx.Simulation("heat", ctx=fdx.Context(backend="cpu"), size="32x30", steps=5).field_view()
+    import gc
+    gc.collect()
+    assert np.asarray(v).shape == (30, 32) and np.isfinite(np.asarray(v)).all()   # its simulation lives on
+    sim = fdx.Simulation("wave", ctx=fdx.Context(backend="cpu"), size="48x40", steps=15, model="layered")
+    sim.run_dist(2, backend="cpu")
+    assert np.array_equal(np.asarray(sim.field_view()), sim.field())
