@@ -57,6 +57,17 @@ class CupyLike:
 CupyLike.__module__ = "cupy._core.core"
 
 
+class _TorchDevice:
+    __slots__ = ("index",)
+    type = "cuda"
+
+    def __init__(self, index):
+        self.index = index
+
+    def __str__(self):
+        return f"cuda:{self.index}"
+
+
 class TorchLike:
     """A torch.Tensor look-alike over NumPy array `a`; set_(b) points it at
     another array's memory in place, as torch's set_ does."""
@@ -85,6 +96,10 @@ class TorchLike:
 
     def get_device(self):
         return self._device
+
+    @property
+    def device(self):
+        return _TorchDevice(self._device)
 
     @property
     def __cuda_array_interface__(self):
