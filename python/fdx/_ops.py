@@ -44,7 +44,9 @@ class Layout(ctypes.Structure):
 
 def _temporal(temporal):
     """steps()'s temporal argument as the C library's depth (0 off, -1 auto, K)."""
-    t = {"off": 0, "auto": -1, None: 0}.get(temporal, temporal) if isinstance(temporal, (str, type(None))) else temporal
+    t = temporal
+    if t is None or isinstance(t, str):
+        t = {"off": 0, "auto": -1, None: 0}.get(t, t)
     if isinstance(t, bool) or not isinstance(t, (int, np.integer)):
         raise ValueError(f"temporal {temporal!r} is not 'off', 'auto' or a number of steps a pass")
     return int(t)
@@ -240,7 +242,7 @@ def laplacian(u, h=None, out=None, stream=None, ctx=None):
     if out is None:
         out = _zeros_like(u)
     hu = plain(u, ctx)
-    hv = _unit_h if h is None else (ctypes.c_double * 3)(*_per_axis(h, view(u, ctx).ndim, 1.0, "h")[:3])
+    hv = _unit_h if h is None else (ctypes.c_double * 3)(*_per_axis(h, lib.fdx_array_rank(hu), 1.0, "h")[:3])
     st = _laplacian_apply(plain(out, ctx), hu, hv, None if stream is None else stream_pointer(stream))
     if st:
         check(st)
