@@ -620,6 +620,7 @@ if cp is not None and BENCH:
     rec("laplacian7 fdx (python, bound)", ms, ok)
     ms_call = gpu_time_ms(lambda: fdx.laplacian(u, out=out))
     rec("laplacian7 fdx (python, fdx.laplacian per call)", ms_call, ok)
+    rec("laplacian7 fdx (python, Stencil call on the raw cupy arrays)", gpu_time_ms(lambda: st(u, out=out)), ok)
     fdx_ms = ms
     # CuPy ElementwiseKernel
     k = cp.ElementwiseKernel(
