@@ -273,6 +273,16 @@ fdx_status fdx_sim_get_field(fdx_sim *s, double *out)
     return fdx_sim_download(s, s->cur, out);
 }
 
+fdx_status fdx_sim_field_view(fdx_sim *s, fdx_array **field)
+{
+    if (field) *field = NULL;
+    FDX_CHECK(s && field, FDX_ERR_INVALID, "fdx_sim_field_view: %s is NULL", s ? "field" : "the simulation");
+    FDX_TRY(fdx_sim_pull(s));
+    FDX_TRY(s->be->stream_sync(s->stream)); /* the caller reads it on a stream of its own */
+    *field = s->cur;
+    return FDX_OK;
+}
+
 fdx_status fdx_sim_pull(fdx_sim *s)
 {
     if (s->drv && s->drv->pulled != s->step) {
