@@ -7,9 +7,10 @@
 #     fdx-allocated arrays: same results, and their times).
 #  2. The 7-point Laplacian, one pinned configuration (the H100 512^3
 #     winner, so every case runs the same kernel shape): interior-only,
-#     Dirichlet and periodic on every face with the x faces folded into the
-#     kernel (default), and at 512^3 double also with the whole pass
-#     (FDX_BC_FOLD=0); 512^3 double (target: <= 1.03x interior-only),
+#     Dirichlet and periodic on every face, every face in the unrolled
+#     column without a pass (FDX_BC_FOLD=2) against the whole pass
+#     (FDX_BC_FOLD=0), and at 512^3 double the x faces folded with stores
+#     (FDX_BC_FOLD=1); 512^3 double (target: <= 1.03x interior-only),
 #     256^3 double, 512^3 float.  Records
 #     in *_bcfuse.jsonl ("bc_case", "fold" added), ratios in bcfuse.log.
 #  3. bench ustencil: box27 and div_k_grad, float and double at 512^3,
@@ -43,7 +44,8 @@ med() { # bc_case fold size-pattern precision
     grep -oE '"median": [0-9.]+' | cut -d' ' -f2 | head -1
 }
 # The whole pass (fold 0) only at 512^3 double: the A/B of the fold there.
-for shape in "512x512x512 double 1 0" "256x256x256 double 1" "512x512x512 float 1"; do
+# fold 2: every face in the unrolled column, no pass (FDX_BC_FOLD=2, session 7).
+for shape in "512x512x512 double 2 1 0" "256x256x256 double 2 0" "512x512x512 float 2 0"; do
   set -- $shape
   size=$1 prec=$2
   shift 2
@@ -55,7 +57,7 @@ for shape in "512x512x512 double 1 0" "256x256x256 double 1" "512x512x512 float 
   done
   pat=$(echo "$size" | sed 's/x/, /g')
   base=$(med interior 1 "$pat" "$prec")
-  for c in "dirichlet 1" "periodic 1" "dirichlet 0" "periodic 0"; do
+  for c in "dirichlet 2" "periodic 2" "dirichlet 1" "periodic 1" "dirichlet 0" "periodic 0"; do
     set -- $c
     m=$(med $1 $2 "$pat" "$prec")
     [ -n "$m" ] && [ -n "$base" ] && awk -v c="$1" -v f="$2" -v s="$size $prec" -v m="$m" -v b="$base" \
