@@ -142,28 +142,33 @@ void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n)
 {
     int len = snprintf(buf, n, "%c%dr%du%dc%da%ds%d", ks->is_double ? 'd' : 'f', ks->rank, ks->radius, ks->update,
                        ks->coef, ks->d1, ks->sponge);
-    if (!ks->xbc[0] && !ks->xbc[1]) return; /* the keys of stencils without folded faces stay as they were */
-    /* Folded x faces: their codes and a 48-bit FNV-1a digest of their values
-       (the values are baked into the source). */
+    int any = 0;
+    for (int f = 0; f < 6; f++) any |= ks->fbc[f] != 0;
+    if (!any) return; /* the keys of stencils without folded faces stay as they were */
+    /* Folded faces: their codes, the form and a 48-bit FNV-1a digest of
+       their values (the values are baked into the source). */
     unsigned long long h = 1469598103934665603ULL;
-    const unsigned char *b = (const unsigned char *)ks->xval;
-    for (size_t i = 0; i < sizeof ks->xval; i++) h = (h ^ b[i]) * 1099511628211ULL;
+    const unsigned char *b = (const unsigned char *)ks->fval;
+    for (size_t i = 0; i < sizeof ks->fval; i++) h = (h ^ b[i]) * 1099511628211ULL;
     if (len > 0 && (size_t)len < n)
-        snprintf(buf + len, n - (size_t)len, "x%d%d%012llx", ks->xbc[0], ks->xbc[1], h & 0xffffffffffffULL);
+        snprintf(buf + len, n - (size_t)len, "%c%d%d%d%d%d%d%012llx", ks->fstore ? 'x' : 'f', ks->fbc[0], ks->fbc[1],
+                 ks->fbc[2], ks->fbc[3], ks->fbc[4], ks->fbc[5], h & 0xffffffffffffULL);
 }
 
-unsigned fdx_stencil_xfold_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda)
+unsigned fdx_stencil_fold_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda)
 {
     unsigned m = 0;
-    for (int s = 0; s < 2 && cuda; s++)
-        if (ks->xbc[s] && cfg->variant != FDX_SV_ASYNC) m |= 1u << s;
+    for (int f = 0; f < 6 && cuda; f++) {
+        if (!ks->fbc[f]) continue;
+        if (ks->fstore ? f < 2 && cfg->variant != FDX_SV_ASYNC : cfg->variant == FDX_SV_UNROLL) m |= 1u << f;
+    }
     return m;
 }
 
-/* The faces the pass must still fill: every face but the folded x faces
-   (y and z always: folding both x faces must not skip the pass; on rank 1
-   the pass finds no y/z ghosts and launches nothing). */
+/* The faces the pass must still fill: every face the kernel does not fold
+   (folding both x faces must not skip the y/z faces; on rank 1 the pass
+   finds no y/z ghosts and launches nothing). */
 unsigned fdx_stencil_pass_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda)
 {
-    return 0x3fu & ~fdx_stencil_xfold_faces(ks, cfg, cuda);
+    return 0x3fu & ~fdx_stencil_fold_faces(ks, cfg, cuda);
 }
