@@ -245,45 +245,65 @@ static void choose_skew(fdx_perm_plan *p)
     if (p->TB < p->nK && p->TB % sw == 0 && p->dA % sw != 0) p->skew = sw;
 }
 
-/* Sub-word tiles (CUDA, 1- and 2-byte words, the fastest axis moved, R = 1):
-   the tile kernel moves one word per access, so a 1-byte transpose used 1-4
-   bytes of each 32-byte sector it touched (H100, 2026-11-23, random suite:
-   1-byte median 0.157 of copy, 2-byte 0.275).  The sub-word kernel moves
-   aligned 4-byte words on both sides; its tile is SUBWORD_RUN_BYTES along
-   both A and K where the extents allow, the other side growing up to
-   SUBWORD_TILE_BYTES when one is short (A = 45: 45 x 352).  Runs under
-   SUBWORD_MIN_RUN_BYTES on either side (4 x 157 bytes, 16 x 4) and tiles
-   under SUBWORD_MIN_TILE_BYTES (both axes short: 9 x 7) stay on the word
-   kernel's packed tiles: they need tiles over several axes.  Both limits
-   are guesses, not yet measured (FDX_LAYOUT_SUBWORD=0 is the A/B).
-   Kept rows (ROWS plans) whose bytes leave the word at 1 or 2 bytes (odd
-   rows: rt1-111, 5387-byte rows, 0.158) take it too: row pieces of
-   SUBWORD_ROW_BYTES, as many rows as fill the tile.
-   FDX_LAYOUT_SUBWORD=0 turns it off (measurements only). */
+/* Sub-word tiles (CUDA; elements narrower than the access word, the fastest
+   axis moved with R = 1, or kept rows): the tile kernel moves one element
+   per access and pays its index math per element, so small elements were
+   instruction-bound (H100, 2026-11-23, random suite, ratio to a same-size
+   copy: 1-byte median 0.157, 2-byte 0.275, 4-byte 0.585 where 8-byte
+   elements reach 0.82 and the large 8-byte 2D transposes 0.93-0.95).  The
+   sub-word kernel reads and writes aligned words of AW bytes on both sides
+   and exchanges the elements through a buffer.  Session 5 took 1- and
+   2-byte elements with 4-byte words (1-byte median 0.383, 2-byte 0.481);
+   session 7 widens the word to 8 bytes and takes 4-byte elements too (not
+   yet measured: the A/B is FDX_LAYOUT_SUBWORD=4, the session-5 path, and
+   =8 / =16 for every element narrower than that, 8-byte ones included;
+   =0 is the word kernel everywhere).
+   Tile: dst runs of 32 words (one warp-wide store a tile row; 128 bytes
+   for AW = 4, as session 5) and src runs as long where the tile stays
+   within SUBWORD_TILE_BYTES, the other side growing when one is short (A
+   = 45: 45 x 352 bytes).  Runs under SUBWORD_MIN_RUN_BYTES on either side
+   (4 x 157 bytes, 16 x 4) and tiles under SUBWORD_MIN_TILE_BYTES (both axes
+   short: 9 x 7) stay on the word kernel's packed tiles: they need tiles
+   over several axes.  Kept rows (ROWS plans) whose bytes leave the word
+   narrower than AW (odd rows: rt1-111, 5387-byte rows, 0.158) take it too:
+   row pieces of SUBWORD_ROW_BYTES, as many rows as fill the tile. */
 enum {
-    SUBWORD_RUN_BYTES = 128,
+    SUBWORD_RUN_WORDS = 32,
     SUBWORD_ROW_BYTES = 2048,
     SUBWORD_TILE_BYTES = 16384,
     SUBWORD_MIN_RUN_BYTES = 8,
     SUBWORD_MIN_TILE_BYTES = 1024
 };
+
+/* The access word for `word`-byte elements: FDX_LAYOUT_SUBWORD=4|8|16 asks
+   for that width wherever the element is narrower (=4: session 5's path,
+   1- and 2-byte elements only), =0 for none; by default 8 bytes for
+   elements of 1, 2 and 4 bytes. */
+static int subword_bytes(int word)
+{
+    const char *e = fdx_knob(FDX_KNOB_LAYOUT_SUBWORD);
+    int aw = e ? atoi(e) : 8;
+    if (aw != 4 && aw != 8 && aw != 16) return 0;
+    return word < aw ? aw : 0;
+}
+
 static int choose_subword(fdx_perm_plan *p, int A, int K)
 {
-    const int rows = p->kind == FDX_PLAN_ROWS;
-    if (fdx_knob_is(FDX_KNOB_LAYOUT_SUBWORD, "0") || (!rows && p->kind != FDX_PLAN_TILED) || p->R != 1 || p->word > 2)
-        return 0;
+    const int rows = p->kind == FDX_PLAN_ROWS, aw = subword_bytes(p->word);
+    if (!aw || (!rows && p->kind != FDX_PLAN_TILED) || p->R != 1) return 0;
     if (p->nA * p->word < SUBWORD_MIN_RUN_BYTES || (!rows && p->nK * p->word < SUBWORD_MIN_RUN_BYTES)) return 0;
-    const int64_t run = SUBWORD_RUN_BYTES / p->word, budget = SUBWORD_TILE_BYTES / p->word;
-    int64_t ta = min64(p->nA, run), tb = min64(p->nK, run);
+    const int64_t budget = SUBWORD_TILE_BYTES / p->word, run_d = SUBWORD_RUN_WORDS * aw / p->word;
+    const int64_t run_s = run_d * run_d <= budget ? run_d : budget / run_d;
+    int64_t ta = min64(p->nA, run_s), tb = min64(p->nK, run_d);
     if (rows) ta = min64(p->nA, SUBWORD_ROW_BYTES / p->word), tb = min64(p->nK, budget / ta);
-    else if (ta < run) tb = min64(p->nK, budget / ta);
-    else if (tb < run) ta = min64(p->nA, budget / tb);
+    else if (ta < run_s) tb = min64(p->nK, budget / ta);
+    else if (tb < run_d) ta = min64(p->nA, budget / tb);
     if (ta * tb * p->word < SUBWORD_MIN_TILE_BYTES) return 0;
     p->TA = (int)cut_even(p->nA, ta);
     p->TB = (int)cut_even(p->nK, tb);
     tile_2d(p, A, K);
     p->skew = 0;
-    p->subword = 1;
+    p->subword = aw;
     return 1;
 }
 

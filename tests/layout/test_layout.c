@@ -368,22 +368,31 @@ static int emulate_case(fdx_ctx *ctx, size_t elem, int rank, const int64_t *shap
    2D tiles: dst row strides of every residue mod the sector's words (8, 4, 2
    for 4-, 8- and 16-byte words), A cut (100 -> 4 x 25) or whole (37), a
    batch axis, dst base shifted by every residue; each also with
-   FDX_LAYOUT_SKEW=0 (the plain tile). */
+   FDX_LAYOUT_SKEW=0 (the plain tile).  The skewed shapes run with
+   FDX_LAYOUT_SUBWORD=0: 4-byte elements take the sub-word tile otherwise. */
 static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     int skewed = 0, plain = 0;
-    for (int rank = 2; rank <= 5; rank++)
-        for (int e = 0; e < 5; e++) {
-            int64_t shape[FDX_MAX_RANK];
-            int perm[FDX_MAX_RANK];
-            lt_shape(rank, shape, 20000, &seed);
-            lt_perm(rank, perm, &seed);
-            if (emulate_case(ctx, lt_elems[e], rank, shape, perm, (int)(seed % 4), seed) < 0) {
-                printf("test_layout: tile kernel emulation skipped (built without CUDA)\n");
-                return;
+    /* random permutations of rank 2-6, every element size, with the default
+       plans and with 16-byte sub-word words for every narrower element */
+    for (int v = 0; v < 2; v++) {
+        if (v) setenv("FDX_LAYOUT_SUBWORD", "16", 1);
+        for (int rank = 2; rank <= 6; rank++)
+            for (int e = 0; e < 5; e++) {
+                int64_t shape[FDX_MAX_RANK];
+                int perm[FDX_MAX_RANK];
+                lt_shape(rank, shape, 20000, &seed);
+                lt_perm(rank, perm, &seed);
+                if (emulate_case(ctx, lt_elems[e], rank, shape, perm, (int)(seed % 4), seed) < 0) {
+                    printf("test_layout: tile kernel emulation skipped (built without CUDA)\n");
+                    unsetenv("FDX_LAYOUT_SUBWORD");
+                    return;
+                }
+                seed++;
             }
-            seed++;
-        }
+        unsetenv("FDX_LAYOUT_SUBWORD");
+    }
+    setenv("FDX_LAYOUT_SUBWORD", "0", 1);
     for (int off = 0; off < 2; off++) {
         if (off) setenv("FDX_LAYOUT_SKEW", "0", 1);
         for (int e = 2; e < 5; e++)
@@ -399,6 +408,7 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
                 }
         unsetenv("FDX_LAYOUT_SKEW");
     }
+    unsetenv("FDX_LAYOUT_SUBWORD");
     /* 3 word sizes x 8 residues x 3 shapes: skewed unless the dst row stride is sector-aligned */
     CHECK(skewed == 3 * 3 * 8 - 3 * (1 + 2 + 4), "skewed plans: %d", skewed);
     CHECK(plain == 3 * 3 * 8 + 3 * (1 + 2 + 4), "plain plans: %d", plain);
@@ -444,15 +454,19 @@ static int emulate_shifted(fdx_ctx *ctx, size_t elem, int rank, const int64_t *s
     return ret;
 }
 
-/* The sub-word tile (1- and 2-byte transposes of the fastest axis, and
-   kept rows whose bytes leave 1- or 2-byte words): 2D transposes with prime
-   and odd extents (both cut, one whole, one short: 45 x many), batch axes
-   before, between and after, kept odd rows (509, 3001: cut, 131), every
-   start residue of both buffers mod 4 bytes; each also with
-   FDX_LAYOUT_SUBWORD=0 (the word kernel), and 4-byte elements (the word
-   kernel) on the same shapes.  sub1 / sub2: whether 1- and 2-byte elements
-   take the sub-word tile (runs of 4 bytes, tiles under 1 KiB: 131 x 7 bytes,
-   64-byte rows: not). */
+/* The sub-word tile (transposes of the fastest axis and kept rows whose
+   bytes leave the element narrower than the access word): 2D transposes
+   with prime and odd extents (both cut, one whole, one short: 45 x many),
+   batch axes before, between and after, kept odd rows (509, 3001: cut,
+   131), src and dst starting at every residue mod 16 bytes (paired: src
+   residue s with dst residue 5 s + case), elements of 1, 2, 4 and 8 bytes,
+   under every FDX_LAYOUT_SUBWORD value: unset (8-byte words for 1-, 2-,
+   4-byte elements), 4 (session 5's path: 1- and 2-byte elements), 16
+   (every narrower element, 8-byte ones too) and 0 (the word kernel).  It
+   checks which access word each plan gets: a planner change shows.
+   want[v][e] has one bit per case: the shapes that take the sub-word tile
+   with that switch and element (runs of 4 bytes, tiles under 1 KiB: 131 x
+   7 bytes, 64-byte rows, 4 x 157, 16 x 4: not). */
 static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     static const int64_t sh[][4] = {{509, 263, 1, 1}, {45, 2003, 1, 1}, {1021, 9, 1, 1}, {127, 131, 1, 1},
@@ -462,26 +476,33 @@ static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
     static const int pm[][4] = {{1, 0, 2, 3}, {1, 0, 2, 3}, {1, 0, 2, 3}, {1, 0, 2, 3}, {2, 1, 0, 3},
                                 {3, 2, 1, 0}, {1, 0, 2, 3}, {2, 0, 1, 3}, {1, 2, 0, 3}, {1, 0, 2, 3},
                                 {1, 0, 2, 3}, {0, 2, 1, 3}, {0, 2, 1, 3}, {0, 2, 1, 3}, {0, 2, 1, 3}};
-    static const int sub1[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0};
-    static const int sub2[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 0};
+    static const char *const variant[] = {NULL, "4", "16", "0"};
+    static const int aw_of[4][4] = {{8, 8, 8, 0}, {4, 4, 0, 0}, {16, 16, 16, 16}, {0, 0, 0, 0}};
+    /* 1 byte: all but cases 9, 10, 13, 14; wider: all but 10 and 14 */
+    static const unsigned want[4][4] = {{0x19ff, 0x3bff, 0x3bff, 0},
+                                        {0x19ff, 0x3bff, 0, 0},
+                                        {0x19ff, 0x3bff, 0x3bff, 0x3bff},
+                                        {0, 0, 0, 0}};
     const int ncase = (int)(sizeof sh / sizeof sh[0]);
-    for (int off = 0; off < 2; off++) {
-        if (off) setenv("FDX_LAYOUT_SUBWORD", "0", 1);
+    for (int v = 0; v < 4; v++) {
+        if (variant[v]) setenv("FDX_LAYOUT_SUBWORD", variant[v], 1);
         for (int c = 0; c < ncase; c++)
-            for (int e = 0; e < 3; e++) {
-                const size_t el = (size_t)1 << e; /* 1, 2, 4 bytes */
-                const int shifts = e == 0 ? 4 : e == 1 ? 2 : 1, rank = sh[c][3] > 1 ? 4 : sh[c][2] > 1 ? 3 : 2;
-                const int want = off || e == 2 ? 0 : e == 0 ? sub1[c] : sub2[c];
-                for (int ss = 0; ss < shifts; ss++)
-                    for (int ds = 0; ds < shifts; ds++) {
-                        int k = emulate_shifted(ctx, el, rank, sh[c], pm[c], ss, (ds + c) % shifts, seed++);
-                        if (k < 0) {
-                            printf("test_layout: sub-word emulation skipped (built without CUDA)\n");
-                            return;
-                        }
-                        CHECK(k == want, "case %d (%lldx%lld..) elem %zu switch %s: sub-word plan %d, expected %d", c,
-                              (long long)sh[c][0], (long long)sh[c][1], el, off ? "off" : "on", k, want);
+            for (int e = 0; e < 4; e++) {
+                const size_t el = (size_t)1 << e; /* 1, 2, 4, 8 bytes */
+                const int shifts = (int)(16 / el), rank = sh[c][3] > 1 ? 4 : sh[c][2] > 1 ? 3 : 2;
+                const int expect = want[v][e] >> c & 1 ? aw_of[v][e] : 0;
+                for (int ss = 0; ss < shifts; ss++) {
+                    int k = emulate_shifted(ctx, el, rank, sh[c], pm[c], ss, (5 * ss + c) % shifts, seed++);
+                    if (k < 0) {
+                        printf("test_layout: sub-word emulation skipped (built without CUDA)\n");
+                        unsetenv("FDX_LAYOUT_SUBWORD");
+                        return;
                     }
+                    /* case 14's 64-element rows widen to 16-byte words when both buffers allow */
+                    CHECK(k == expect || (c == 14 && k == aw_of[v][e] && ((ss * el) % 16 || ((5 * ss + c) % shifts * el) % 16)),
+                          "case %d (%lldx%lld..) elem %zu FDX_LAYOUT_SUBWORD=%s: sub-word plan %d, expected %d",
+                          c, (long long)sh[c][0], (long long)sh[c][1], el, variant[v] ? variant[v] : "(unset)", k, expect);
+                }
             }
         unsetenv("FDX_LAYOUT_SUBWORD");
     }
