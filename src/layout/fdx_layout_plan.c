@@ -167,11 +167,10 @@ static int64_t tile_run(const fdx_perm_plan *p, const int64_t *te, int dst, int 
    the tile stays within tile_words, then lets the cut axes fill the rest,
    in equal chunks when there are few, else ending on 32- (or 8-) word
    multiples.  A short fastest axis (runs of 5 or 7 words) is thus
-   extended by the next axes of its side.  Returns 0 when more than two
-   axes would be cut (the kernel checks two). */
-static int choose_packed(fdx_perm_plan *p)
+   extended by the next axes of its side.  tw: the tile's words.  Returns 0
+   when more than two axes would be cut (the kernel checks two). */
+static int choose_packed(fdx_perm_plan *p, int64_t tw)
 {
-    const int64_t tw = tile_words(p);
     int64_t words = 1;
     for (int a = 0; a < p->rank; a++) p->te[a] = 1;
     for (;;) {
@@ -221,7 +220,7 @@ static void choose_kernel_tile(fdx_perm_plan *p, int A, int K)
     int short_writes = p->R * p->TB * p->word < 128;
     if (kernel_is("packed") || (short_writes && !kernel_is("2d"))) {
         fdx_perm_plan q = *p;
-        if (choose_packed(&q)) {
+        if (choose_packed(&q, tile_words(&q))) {
             *p = q;
             p->packed = 1;
             return;
@@ -272,7 +271,8 @@ enum {
     SUBWORD_ROW_BYTES = 2048,
     SUBWORD_TILE_BYTES = 16384,
     SUBWORD_MIN_RUN_BYTES = 8,
-    SUBWORD_MIN_TILE_BYTES = 1024
+    SUBWORD_MIN_TILE_BYTES = 1024,
+    SUBWORD_2D_RUN_BYTES = 64
 };
 
 /* The access word for `word`-byte elements: FDX_LAYOUT_SUBWORD=4|8|16 asks
@@ -290,10 +290,28 @@ static int subword_bytes(int word)
 static int choose_subword(fdx_perm_plan *p, int A, int K)
 {
     const int rows = p->kind == FDX_PLAN_ROWS, aw = subword_bytes(p->word);
-    if (!aw || (!rows && p->kind != FDX_PLAN_TILED) || p->R != 1) return 0;
+    if (!aw || (!rows && p->kind != FDX_PLAN_TILED)) return 0;
+    const int64_t budget = SUBWORD_TILE_BYTES / p->word;
+    /* short fastest axes (or short kept rows, R > 1): a packed tile grown
+       over the next axes of each side, so both runs are long (session 7;
+       not with AW = 4, session 5's path) */
+    if (p->R > 1 || p->nA * p->word < SUBWORD_2D_RUN_BYTES || (!rows && p->nK * p->word < SUBWORD_2D_RUN_BYTES)) {
+        if (aw == 4) goto two_d;
+        fdx_perm_plan q = *p;
+        int fs, fd;
+        if (!choose_packed(&q, budget) || tile_run(&q, q.te, 0, &fs) * q.word < SUBWORD_MIN_RUN_BYTES ||
+            tile_run(&q, q.te, 1, &fd) * q.word < SUBWORD_MIN_RUN_BYTES)
+            return 0;
+        *p = q;
+        p->packed = 1;
+        p->skew = 0;
+        p->subword = aw;
+        return 1;
+    }
+two_d:
+    if (p->R != 1) return 0;
     if (p->nA * p->word < SUBWORD_MIN_RUN_BYTES || (!rows && p->nK * p->word < SUBWORD_MIN_RUN_BYTES)) return 0;
-    const int64_t budget = SUBWORD_TILE_BYTES / p->word, run_d = SUBWORD_RUN_WORDS * aw / p->word;
-    const int64_t run_s = run_d * run_d <= budget ? run_d : budget / run_d;
+    const int64_t run_d = SUBWORD_RUN_WORDS * aw / p->word, run_s = run_d * run_d <= budget ? run_d : budget / run_d;
     int64_t ta = min64(p->nA, run_s), tb = min64(p->nK, run_d);
     if (rows) ta = min64(p->nA, SUBWORD_ROW_BYTES / p->word), tb = min64(p->nK, budget / ta);
     else if (ta < run_s) tb = min64(p->nK, budget / ta);

@@ -419,7 +419,7 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
    64-byte boundary: rows start at any byte), poisoned guards before and
    after dst that must stay untouched; returns the plan's subword flag. */
 static int emulate_shifted(fdx_ctx *ctx, size_t elem, int rank, const int64_t *shape, const int *perm, int sshift,
-                           int dshift, uint64_t seed)
+                           int dshift, uint64_t seed, int *packed)
 {
     int64_t count = 1;
     for (int a = 0; a < rank; a++) count *= shape[a];
@@ -433,6 +433,7 @@ static int emulate_shifted(fdx_ctx *ctx, size_t elem, int rank, const int64_t *s
     fdx_perm_plan p;
     CHECK_OK(fdx_perm_plan_make(elem, rank, shape, perm, common_align_of(out, in), 0, &p));
     int ret = p.subword;
+    if (packed) *packed = p.packed;
     fdx_status st = p.kind == FDX_PLAN_TILED || p.kind == FDX_PLAN_ROWS ? fdx_layout_cuda_emulate(out, in, &p) : FDX_OK;
     if (st == FDX_ERR_UNSUPPORTED) ret = -1; /* built without CUDA */
     else if (p.kind == FDX_PLAN_TILED || p.kind == FDX_PLAN_ROWS) {
@@ -465,8 +466,9 @@ static int emulate_shifted(fdx_ctx *ctx, size_t elem, int rank, const int64_t *s
    (every narrower element, 8-byte ones too) and 0 (the word kernel).  It
    checks which access word each plan gets: a planner change shows.
    want[v][e] has one bit per case: the shapes that take the sub-word tile
-   with that switch and element (runs of 4 bytes, tiles under 1 KiB: 131 x
-   7 bytes, 64-byte rows, 4 x 157, 16 x 4: not). */
+   with that switch and element.  Then the short fastest axes (3, 4, 5
+   elements on either side, kept rows of 3-13 elements, ranks 3-6) as
+   packed sub-word tiles over several axes, with 8- and 16-byte words. */
 static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     static const int64_t sh[][4] = {{509, 263, 1, 1}, {45, 2003, 1, 1}, {1021, 9, 1, 1}, {127, 131, 1, 1},
@@ -478,10 +480,12 @@ static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
                                 {1, 0, 2, 3}, {0, 2, 1, 3}, {0, 2, 1, 3}, {0, 2, 1, 3}, {0, 2, 1, 3}};
     static const char *const variant[] = {NULL, "4", "16", "0"};
     static const int aw_of[4][4] = {{8, 8, 8, 0}, {4, 4, 0, 0}, {16, 16, 16, 16}, {0, 0, 0, 0}};
-    /* 1 byte: all but cases 9, 10, 13, 14; wider: all but 10 and 14 */
-    static const unsigned want[4][4] = {{0x19ff, 0x3bff, 0x3bff, 0},
+    /* 8- and 16-byte words: all but 13 and 14 for 1-byte elements, all but
+       14 for wider ones (4 x 157 and 16 x 4 as packed tiles); 4-byte words
+       (2D tiles only): 1 byte all but 9, 10, 13, 14, 2 bytes all but 10, 14 */
+    static const unsigned want[4][4] = {{0x1fff, 0x3fff, 0x3fff, 0},
                                         {0x19ff, 0x3bff, 0, 0},
-                                        {0x19ff, 0x3bff, 0x3bff, 0x3bff},
+                                        {0x1fff, 0x3fff, 0x3fff, 0x3fff},
                                         {0, 0, 0, 0}};
     const int ncase = (int)(sizeof sh / sizeof sh[0]);
     for (int v = 0; v < 4; v++) {
@@ -492,7 +496,7 @@ static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
                 const int shifts = (int)(16 / el), rank = sh[c][3] > 1 ? 4 : sh[c][2] > 1 ? 3 : 2;
                 const int expect = want[v][e] >> c & 1 ? aw_of[v][e] : 0;
                 for (int ss = 0; ss < shifts; ss++) {
-                    int k = emulate_shifted(ctx, el, rank, sh[c], pm[c], ss, (5 * ss + c) % shifts, seed++);
+                    int k = emulate_shifted(ctx, el, rank, sh[c], pm[c], ss, (5 * ss + c) % shifts, seed++, NULL);
                     if (k < 0) {
                         printf("test_layout: sub-word emulation skipped (built without CUDA)\n");
                         unsetenv("FDX_LAYOUT_SUBWORD");
@@ -502,6 +506,30 @@ static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
                     CHECK(k == expect || (c == 14 && k == aw_of[v][e] && ((ss * el) % 16 || ((5 * ss + c) % shifts * el) % 16)),
                           "case %d (%lldx%lld..) elem %zu FDX_LAYOUT_SUBWORD=%s: sub-word plan %d, expected %d",
                           c, (long long)sh[c][0], (long long)sh[c][1], el, variant[v] ? variant[v] : "(unset)", k, expect);
+                }
+            }
+        unsetenv("FDX_LAYOUT_SUBWORD");
+    }
+    /* short fastest axes: the suite's worst shapes, scaled down */
+    static const int64_t ssh[][6] = {{16, 17, 6, 4, 8, 13}, {4, 4, 15, 16, 13, 1}, {23, 33, 4, 3, 6, 7},
+                                     {3, 5, 4, 25, 20, 8},  {5, 37, 23, 1, 1, 1},  {3, 8, 17, 51, 5, 1},
+                                     {3, 251, 11, 4, 1, 1}, {13, 27, 17, 23, 1, 1}, {7, 4, 9, 14, 29, 3}};
+    static const int spm[][6] = {{3, 1, 0, 5, 4, 2}, {2, 0, 4, 1, 3, 5}, {3, 0, 1, 4, 2, 5},
+                                 {5, 4, 3, 2, 1, 0}, {0, 2, 1, 3, 4, 5}, {3, 0, 2, 4, 1, 5},
+                                 {0, 3, 1, 2, 4, 5}, {0, 3, 2, 1, 4, 5}, {0, 4, 3, 1, 5, 2}};
+    const int nshort = (int)(sizeof ssh / sizeof ssh[0]);
+    for (int v = 0; v < 2; v++) {
+        if (v) setenv("FDX_LAYOUT_SUBWORD", "16", 1);
+        for (int c = 0; c < nshort; c++)
+            for (int e = 0; e < (v ? 4 : 3); e++) {
+                const size_t el = (size_t)1 << e;
+                int rank = 6;
+                while (ssh[c][rank - 1] == 1) rank--;
+                for (int ss = 0; ss < 4; ss++) {
+                    int packed = 0, k = emulate_shifted(ctx, el, rank, ssh[c], spm[c], ss, (3 * ss + c) % 4, seed++, &packed);
+                    if (k < 0) break;
+                    CHECK(k == (v ? 16 : 8) && packed, "short axes %d (%lldx%lld..) elem %zu: sub-word %d packed %d", c,
+                          (long long)ssh[c][0], (long long)ssh[c][1], el, k, packed);
                 }
             }
         unsetenv("FDX_LAYOUT_SUBWORD");
