@@ -260,7 +260,10 @@ static void choose_skew(fdx_perm_plan *p)
    Tile: dst runs of 32 words (one warp-wide store a tile row; 128 bytes
    for AW = 4, as session 5) and src runs as long where the tile stays
    within SUBWORD_TILE_BYTES, the other side growing when one is short (A
-   = 45: 45 x 352 bytes).  Runs under SUBWORD_MIN_RUN_BYTES on either side
+   = 45: 45 x 352 bytes); arrays under SUBWORD_FILL_TILES such tiles get
+   tiles down to SUBWORD_SMALL_TILE_BYTES.  Fastest axes under
+   SUBWORD_2D_RUN_BYTES, or short kept rows (R > 1), take a packed tile
+   over several axes (choose_packed with the same budget).  Runs under SUBWORD_MIN_RUN_BYTES on either side
    (4 x 157 bytes, 16 x 4) and tiles under SUBWORD_MIN_TILE_BYTES (both axes
    short: 9 x 7) stay on the word kernel's packed tiles: they need tiles
    over several axes.  Kept rows (ROWS plans) whose bytes leave the word
@@ -272,7 +275,9 @@ enum {
     SUBWORD_TILE_BYTES = 16384,
     SUBWORD_MIN_RUN_BYTES = 8,
     SUBWORD_MIN_TILE_BYTES = 1024,
-    SUBWORD_2D_RUN_BYTES = 64
+    SUBWORD_2D_RUN_BYTES = 64,
+    SUBWORD_SMALL_TILE_BYTES = 4096,
+    SUBWORD_FILL_TILES = 4 * 132 /* tiles that keep an H100's 132 SMs busy (several a SM) */
 };
 
 /* The access word for `word`-byte elements: FDX_LAYOUT_SUBWORD=4|8|16 asks
@@ -291,7 +296,12 @@ static int choose_subword(fdx_perm_plan *p, int A, int K)
 {
     const int rows = p->kind == FDX_PLAN_ROWS, aw = subword_bytes(p->word);
     if (!aw || (!rows && p->kind != FDX_PLAN_TILED)) return 0;
-    const int64_t budget = SUBWORD_TILE_BYTES / p->word;
+    /* small arrays: smaller tiles, so that every SM gets a few (a 1 MiB
+       array is 64 tiles of 16 KB); not with AW = 4, session 5's path */
+    int64_t tile_bytes = SUBWORD_TILE_BYTES;
+    while (aw != 4 && tile_bytes > SUBWORD_SMALL_TILE_BYTES && p->count * p->word / tile_bytes < SUBWORD_FILL_TILES)
+        tile_bytes /= 2;
+    const int64_t budget = tile_bytes / p->word;
     /* short fastest axes (or short kept rows, R > 1): a packed tile grown
        over the next axes of each side, so both runs are long (session 7;
        not with AW = 4, session 5's path) */
@@ -311,7 +321,9 @@ static int choose_subword(fdx_perm_plan *p, int A, int K)
 two_d:
     if (p->R != 1) return 0;
     if (p->nA * p->word < SUBWORD_MIN_RUN_BYTES || (!rows && p->nK * p->word < SUBWORD_MIN_RUN_BYTES)) return 0;
-    const int64_t run_d = SUBWORD_RUN_WORDS * aw / p->word, run_s = run_d * run_d <= budget ? run_d : budget / run_d;
+    int64_t run_d = SUBWORD_RUN_WORDS * aw / p->word, run_s = run_d * run_d <= budget ? run_d : budget / run_d;
+    if (run_s * p->word < SUBWORD_2D_RUN_BYTES && aw != 4) /* a small tile: runs of 64 bytes, if need be both */
+        run_s = min64(SUBWORD_2D_RUN_BYTES / p->word, budget), run_d = budget / run_s;
     int64_t ta = min64(p->nA, run_s), tb = min64(p->nK, run_d);
     if (rows) ta = min64(p->nA, SUBWORD_ROW_BYTES / p->word), tb = min64(p->nK, budget / ta);
     else if (ta < run_s) tb = min64(p->nK, budget / ta);

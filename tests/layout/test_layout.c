@@ -510,6 +510,23 @@ static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
             }
         unsetenv("FDX_LAYOUT_SUBWORD");
     }
+    /* arrays large enough for full-size tiles (over 528 tiles of 16 KB): a
+       1-byte and a 4-byte 2D transpose, a 1-byte packed reversal */
+    static const int64_t big[][5] = {{2903, 3001, 1, 1, 1}, {1499, 1511, 1, 1, 1}, {3, 5, 4, 211, 701}};
+    static const int bpm[][5] = {{1, 0, 2, 3, 4}, {1, 0, 2, 3, 4}, {4, 3, 2, 1, 0}};
+    static const size_t bel[] = {1, 4, 1};
+    for (int c = 0; c < 3; c++) {
+        const int rank = big[c][2] > 1 ? 5 : 2;
+        int64_t tile = 1;
+        fdx_perm_plan p;
+        CHECK_OK(fdx_perm_plan_make(bel[c], rank, big[c], bpm[c], 16, 0, &p));
+        for (int a = 0; a < p.rank; a++) tile *= p.te[a];
+        CHECK(p.subword == 8 && p.packed == (c == 2) && tile * (int64_t)bel[c] > 8192,
+              "large case %d: sub-word %d packed %d tile of %lld bytes", c, p.subword, p.packed,
+              (long long)(tile * (int64_t)bel[c]));
+        int packed = 0, k = emulate_shifted(ctx, bel[c], rank, big[c], bpm[c], 1, 3, seed++, &packed);
+        CHECK(k == 8 || k < 0, "large case %d: sub-word plan %d with shifted buffers", c, k);
+    }
     /* short fastest axes: the suite's worst shapes, scaled down */
     static const int64_t ssh[][6] = {{16, 17, 6, 4, 8, 13}, {4, 4, 15, 16, 13, 1}, {23, 33, 4, 3, 6, 7},
                                      {3, 5, 4, 25, 20, 8},  {5, 37, 23, 1, 1, 1},  {3, 8, 17, 51, 5, 1},
