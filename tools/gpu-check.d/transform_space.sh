@@ -2,8 +2,8 @@
 # COUNT cases, default 200), each case under TRANSFORM_VARIANTS on the same
 # data in one process (each variant verified against the CPU; default:
 # the committed plans, FDX_LAYOUT_SUBWORD=0 = the word kernel everywhere,
-# =4 = session 5's sub-word path (1- and 2-byte elements, 4-byte words),
-# =16 = 16-byte sub-word words for every narrower element), with its peers
+# =16 = 16-byte sub-word words for every narrower element; add
+# FDX_LAYOUT_SUBWORD=4 for session 5's sub-word path), with its peers
 # in the same call: LibreTT built from the public source in peers/librett
 # (fetched for measuring; never part of fdx) and PyTorch when importable.
 # Records: $OUT/<date>_<gpu>_transform-space.jsonl (fdx records with
@@ -13,7 +13,7 @@
 # part alone: about a minute).
 set -u
 rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-space
-variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_SUBWORD=0,FDX_LAYOUT_SUBWORD=4,FDX_LAYOUT_SUBWORD=16}
+variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_SUBWORD=0,FDX_LAYOUT_SUBWORD=16}
 start=$SECONDS
 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --list > "$rec.cases.txt"
 timeout 300 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --reps 10 --variants "$variants" \
