@@ -214,11 +214,21 @@ static void tile_2d(fdx_perm_plan *p, int A, int K)
 
 /* Which tile the CUDA tile kernel moves.  H100, 2026-11-22 (round 2): the
    2D tile wins except where it writes runs shorter than a 128-byte line
-   (random-03: 7-word runs, 0.46 -> 0.71 with the packed tile). */
+   (random-03: 7-word runs, 0.46 -> 0.71 with the packed tile).  Session 7:
+   also where the 2D tile holds under SMALL_TILE_WORDS because the axis
+   after the fastest is short, kept rows included (random suite, H100,
+   2026-11-23: rt1-090, 3 x 8 words a tile, 0.088; rt1-072, kept rows of 8
+   words with K = 4, 0.357; rt1-136 0.316, rt1-071 0.256: tiles of 24-64
+   words, thousands of blocks moving a few hundred bytes each; not yet
+   measured with packed tiles).  FDX_LAYOUT_KERNEL=small2d keeps the 2D
+   tile there (the A/B). */
+enum { SMALL_TILE_WORDS = 256 };
 static void choose_kernel_tile(fdx_perm_plan *p, int A, int K)
 {
-    int short_writes = p->R * p->TB * p->word < 128;
-    if (kernel_is("packed") || (short_writes && !kernel_is("2d"))) {
+    const int rows = p->kind == FDX_PLAN_ROWS;
+    int short_writes = !rows && p->R * p->TB * p->word < 128,
+        small = p->R * p->TA * p->TB < SMALL_TILE_WORDS && !kernel_is("small2d");
+    if ((!rows && kernel_is("packed")) || ((short_writes || small) && !kernel_is("2d"))) {
         fdx_perm_plan q = *p;
         if (choose_packed(&q, tile_words(&q))) {
             *p = q;
@@ -415,7 +425,7 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         choose_kernel_tile(p, A, K);
         choose_skew(p);
     }
-    if (p->kind == FDX_PLAN_ROWS && !choose_subword(p, A, K)) tile_2d(p, A, K); /* kept rows: the tile kernel too */
+    if (p->kind == FDX_PLAN_ROWS && !choose_subword(p, A, K)) choose_kernel_tile(p, A, K); /* kept rows: the tile kernel too */
     int64_t blocks = (p->nA + p->TA - 1) / p->TA * ((p->nK + p->TB - 1) / p->TB);
     for (int b = 0; b < p->nb; b++) blocks *= p->bn[b];
     FDX_CHECK(blocks < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",

@@ -392,6 +392,23 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
             }
         unsetenv("FDX_LAYOUT_SUBWORD");
     }
+    /* tiny 2D tiles (the axis after the fastest short; kept rows too) become
+       packed tiles; FDX_LAYOUT_KERNEL=small2d keeps the 2D tile */
+    static const int64_t tiny[][6] = {{3, 5, 4, 16, 12, 8}, {8, 4, 41, 12, 1, 1}, {18, 3, 31, 32, 1, 1},
+                                      {29, 7, 4, 13, 6, 4}};
+    static const int tpm[][6] = {{5, 4, 3, 2, 1, 0}, {0, 2, 1, 3, 4, 5}, {0, 3, 2, 1, 4, 5}, {0, 5, 4, 3, 2, 1}};
+    for (int v = 0; v < 2; v++) {
+        if (v) setenv("FDX_LAYOUT_KERNEL", "small2d", 1);
+        for (int c = 0; c < 4; c++) {
+            int rank = 6;
+            while (tiny[c][rank - 1] == 1) rank--;
+            fdx_perm_plan p;
+            CHECK_OK(fdx_perm_plan_make(16, rank, tiny[c], tpm[c], 16, 0, &p));
+            CHECK(p.packed == !v, "tiny tile case %d, small2d %d: packed %d", c, v, p.packed);
+            emulate_case(ctx, 16, rank, tiny[c], tpm[c], c, seed++);
+        }
+        unsetenv("FDX_LAYOUT_KERNEL");
+    }
     setenv("FDX_LAYOUT_SUBWORD", "0", 1);
     for (int off = 0; off < 2; off++) {
         if (off) setenv("FDX_LAYOUT_SKEW", "0", 1);

@@ -61,19 +61,27 @@ static void permutations(uint64_t seed)
     /* The tile kernel's variants (the measurement switches too), each on
        packed tiles (short fastest axes extended by the next axes, cut axes
        with partial tiles), kept rows and a large odd transpose (partial tiles along both axes, thousands of blocks). */
-    /* the last two: sector-skewed 2D tiles (dst row strides 1929 and 1027,
-       off the sectors for 4-, 8- and 16-byte words; A cut and whole; a batch axis) */
+    /* then two sector-skewed 2D tiles (dst row strides 1929 and 1027,
+       off the sectors for 4-, 8- and 16-byte words; A cut and whole; a batch
+       axis), and three whose 2D tile would be tiny (kept rows of 8 and 18
+       with K = 4, 3; a 3 x 5 x 4 reversal): packed tiles unless
+       FDX_LAYOUT_KERNEL=small2d.  FDX_LAYOUT_SUBWORD=0: the word kernel for
+       1-, 2- and 4-byte elements too (they take the sub-word tile otherwise). */
     static const int64_t pk[][5] = {{67, 7, 5, 7, 30}, {5, 13, 50, 29, 1}, {127, 5000, 1, 1, 1}, {7, 17, 40, 11, 5},
                                     {64, 30, 20, 3, 1},  {1601, 1699, 1, 1, 1}, {100, 3, 643, 1, 1},
-                                    {37, 1027, 1, 1, 1}};
+                                    {37, 1027, 1, 1, 1}, {8, 4, 41, 12, 1},    {18, 3, 31, 32, 1},
+                                    {3, 5, 4, 16, 24}};
     static const int pkp[][5] = {{3, 1, 0, 4, 2}, {3, 1, 0, 2, 4}, {1, 0, 2, 3, 4}, {2, 3, 1, 4, 0},
-                                 {0, 2, 1, 3, 4}, {1, 0, 2, 3, 4}, {2, 1, 0, 3, 4}, {1, 0, 2, 3, 4}};
+                                 {0, 2, 1, 3, 4}, {1, 0, 2, 3, 4}, {2, 1, 0, 3, 4}, {1, 0, 2, 3, 4},
+                                 {0, 2, 1, 3, 4}, {0, 3, 2, 1, 4}, {4, 3, 2, 1, 0}};
     static const char *variants[][2] = {{NULL, NULL},
                                         {"FDX_LAYOUT_KERNEL", "packed"},
                                         {"FDX_LAYOUT_KERNEL", "2d"},
                                         {"FDX_LAYOUT_ASYNC", "0"},
                                         {"FDX_LAYOUT_TILE", "64x64"},
-                                        {"FDX_LAYOUT_SKEW", "0"}};
+                                        {"FDX_LAYOUT_SKEW", "0"},
+                                        {"FDX_LAYOUT_KERNEL", "small2d"},
+                                        {"FDX_LAYOUT_SUBWORD", "0"}};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         if (variants[v][0]) setenv(variants[v][0], variants[v][1], 1);
         char what[64];
