@@ -19,6 +19,20 @@ start=$SECONDS
 timeout 300 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --reps 10 --variants "$variants" \
   --json > "$rec.fdx.jsonl"
 echo "fdx bench transform --suite random --variants $variants: exit $?, $(grep -c '^{' "$rec.fdx.jsonl") records, $((SECONDS - start)) s"
+# the tiny-tile rule (2D tiles under 256 words -> packed tiles): its six
+# cases against FDX_LAYOUT_KERNEL=small2d on the same data, in $rec.small2d.jsonl
+for c in rt1-090 rt1-071 rt1-072 rt1-136 rt1-148 rt1-027; do
+  timeout 60 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$c" --reps 10 \
+    --variants default,FDX_LAYOUT_KERNEL=small2d --json 2>/dev/null
+done > "$rec.small2d.jsonl"
+python3 - "$rec.small2d.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+for r in rows:
+    print(f"  {r['case']} elem {r['elem_bytes']} {'x'.join(map(str, r['shape']))}: {r['variant']:28s} "
+          f"ratio_same_size {r['ratio_same_size']:.3f} verified {r['verified']}")
+PY
+echo "tiny-tile A/B: $((SECONDS - start)) s"
 lrt=
 if [ "${TRANSFORM_PEERS:-1}" = 1 ] && [ -d peers/librett/src ]; then
   if cmake -S peers/librett -B /tmp/lrt-build -DENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DENABLE_TESTS=OFF \
