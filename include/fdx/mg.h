@@ -141,6 +141,9 @@ FDX_API fdx_status fdx_solver_create_dist(const fdx_options *opts, fdx_dist *d, 
 /* fdx_solver_solve on arrays of the solver's distribution (f, u: double
    fdx_darrays of d); u's shadows are not renewed. */
 FDX_API fdx_status fdx_solver_solve_dist(fdx_solver *s, fdx_darray *f, fdx_darray *u);
+/* After setup: the levels split over the units (the finer ones; the rest
+   are gathered onto one unit); 0 for a solver of one unit. */
+FDX_API int fdx_solver_distributed_levels(const fdx_solver *s);
 
 /* After a solve: cycles (MG) or CG iterations done, 1 if the tolerance was
    reached, the relative residual after each cycle (hist[0] = 1, n = cycles

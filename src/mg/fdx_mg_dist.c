@@ -869,6 +869,8 @@ fail:
     return st;
 }
 
+int fdx_solver_distributed_levels(const fdx_solver *s) { return s && s->md && s->ready ? s->md->gather : 0; }
+
 fdx_status mg_dist_check(const fdx_solver *s, fdx_darray *a, const char *what)
 {
     FDX_CHECK(s->md, FDX_ERR_INVALID, "multigrid: fdx_solver_solve_dist on a solver of one unit (fdx_solver_solve)");
