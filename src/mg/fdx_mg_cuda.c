@@ -467,3 +467,5 @@ fdx_status mg_cuda_stream_sync(void *stream)
     FDX_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)stream));
     return status();
 }
+
+void *mg_cuda_current_stream(void) { return mg_gpu_stream(); }

@@ -72,6 +72,7 @@ struct mg_dist {
     void *stream[MG_MAX_UNITS]; /* CUDA: each unit's kernels, in order */
     mg_dlevel dl[MG_MAX_LEVELS];
     double *box;          /* CUDA: host staging of one block */
+    void *outer;          /* CUDA: this thread's kernel stream before the solver took it (restored after) */
     fdx_status err;       /* the first failure of a kernel-table call (they return nothing) */
 };
 
@@ -89,6 +90,21 @@ static void use(mg_dist *md, int i)
 {
     keep(md, fdx_dist_use(md->user, i));
     if (md->stream[i]) mg_cuda_use_stream(md->stream[i]);
+}
+
+/* Entering and leaving the solver's work on this thread: the stream the
+   thread's one-unit kernels use is put back, and unit 0's device made
+   current (another solver on this thread must not launch on a unit's
+   stream, which may be another device's). */
+static void enter(mg_dist *md)
+{
+    if (md->stream[0]) md->outer = mg_cuda_current_stream();
+}
+
+static void leave(mg_dist *md)
+{
+    keep(md, fdx_dist_use(md->user, 0));
+    if (md->stream[0]) mg_cuda_use_stream(md->outer);
 }
 
 /* Units whose block holds unknowns (a part of only boundary points has none). */
@@ -463,6 +479,7 @@ static fdx_status d_status(void)
         use(md, i);
         keep(md, md->base->status());
     }
+    leave(md);
     const fdx_status st = md->err;
     md->err = FDX_OK;
     return st;
@@ -691,6 +708,7 @@ fdx_status mg_dist_build(fdx_solver *s)
                   fdx_solver_bc_name(s->bc[a]));
     FDX_CHECK(s->order == 2, FDX_ERR_UNSUPPORTED, "multigrid on %d units: order 4 runs on one unit only", units);
     FDX_TRY(mg_build_geometry(s));
+    enter(md);
     const fdx_dist_desc *ud = fdx_dist_get_desc(md->user);
     FDX_CHECK(s->nlev >= 2 && thinnest(ud, s->lev[1].n) >= 1, FDX_ERR_INVALID,
               "multigrid on %d units: the grid %lldx%lldx%lld is too small to split (its first coarse level needs "
@@ -770,6 +788,8 @@ fdx_status mg_dist_build(fdx_solver *s)
     st = md->err;
     md->err = FDX_OK;
 done:
+    leave(md);
+    md->err = FDX_OK;
     for (int l = 0; l < MG_MAX_LEVELS; l++) fdx_dist_destroy(&dd[l]);
     return st;
 }
@@ -777,6 +797,7 @@ done:
 void mg_dist_free_levels(fdx_solver *s)
 {
     mg_dist *md = s->md;
+    enter(md);
     for (int l = 0; l < MG_MAX_LEVELS; l++) {
         mg_dlevel *dl = &md->dl[l];
         for (int k = 0; k < FLD_COUNT; k++) fdx_darray_destroy(&dl->fld[k].a);
@@ -807,8 +828,8 @@ void mg_dist_free_levels(fdx_solver *s)
     free(md->box);
     md->box = NULL;
     md->gather = 0;
+    leave(md); /* unit 0's device: mg_free_levels frees the gathered levels there */
     md->err = FDX_OK;
-    use(md, 0);
 }
 
 void mg_dist_destroy(fdx_solver *s)
@@ -889,5 +910,7 @@ fdx_status mg_dist_check(const fdx_solver *s, fdx_darray *a, const char *what)
 void mg_dist_begin(fdx_solver *s)
 {
     current = s->md;
-    if (s->md) s->md->err = FDX_OK;
+    if (!s->md) return;
+    s->md->err = FDX_OK;
+    enter(s->md);
 }

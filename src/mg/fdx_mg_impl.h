@@ -241,6 +241,7 @@ FDX_HIDDEN fdx_status mg_cuda_download(void *dst, const void *src, size_t bytes)
 FDX_HIDDEN fdx_status mg_cuda_stream_create(void **out);
 FDX_HIDDEN void mg_cuda_stream_destroy(void *stream);
 FDX_HIDDEN void mg_cuda_use_stream(void *stream);
+FDX_HIDDEN void *mg_cuda_current_stream(void);
 FDX_HIDDEN fdx_status mg_cuda_order(void *waiter, void *signaller);
 FDX_HIDDEN fdx_status mg_cuda_stream_sync(void *stream);
 

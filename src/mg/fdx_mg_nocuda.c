@@ -53,3 +53,5 @@ fdx_status mg_cuda_stream_sync(void *stream)
     (void)stream;
     return fdx_fail(FDX_ERR_UNSUPPORTED, "multigrid: this build has no CUDA");
 }
+
+void *mg_cuda_current_stream(void) { return NULL; }

@@ -16,6 +16,18 @@
 
 #include <string.h>
 
+/* Built again as test_mg_dist_gpu: CUDA units (all on one device when
+   there is one; skipped without a device).  The one-unit CUDA solver runs
+   its one-pass kernels (z-marching sweeps, fused residual+restriction,
+   graphs), bit for bit the colour kernels' values by design; the check
+   allows 1e-11 of the solution's scale in case a compiler contracts
+   differently. */
+#ifndef MG_DIST_BACKEND
+#define MG_DIST_BACKEND "cpu"
+#define MG_DIST_NAME "test_mg_dist"
+#endif
+static const int on_gpu = MG_DIST_BACKEND[0] == 'c' && MG_DIST_BACKEND[1] == 'u';
+
 typedef struct global {
     int64_t n[3];
     const double *v;
@@ -64,15 +76,17 @@ static double run_case(int rank, const int64_t *n, const int *grid, const setup 
     double *back = malloc((size_t)count * sizeof(double));
     double diff = -1;
     CHECK_OK(fdx_options_create(&opts));
-    CHECK_OK(fdx_options_set(opts, "backend", "cpu"));
+    CHECK_OK(fdx_options_set(opts, "backend", MG_DIST_BACKEND));
     CHECK_OK(fdx_ctx_create(opts, &ctx));
     /* a random right-hand side, random boundary values and a random guess */
     for (int64_t q = 0; q < count; q++) fv[q] = 50 * fdx_test_rand(&seed), uv[q] = fdx_test_rand(&seed);
     const int64_t nn[3] = {n[0], n[1], rank == 3 ? n[2] : 1};
-    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, rank, nn, FDX_ON_HOST, &f));
-    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, rank, nn, FDX_ON_HOST, &u));
+    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, rank, nn, FDX_ON_HOST | FDX_ON_DEVICE, &f));
+    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, rank, nn, FDX_ON_HOST | FDX_ON_DEVICE, &u));
     memcpy(fdx_array_host(f), fv, (size_t)count * sizeof(double));
     memcpy(fdx_array_host(u), uv, (size_t)count * sizeof(double));
+    CHECK_OK(fdx_array_to_device(f));
+    CHECK_OK(fdx_array_to_device(u));
     if (c->coef) {
         CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, rank, nn, FDX_ON_HOST, &k));
         double *kv = fdx_array_host(k);
@@ -81,6 +95,7 @@ static double run_case(int rank, const int64_t *n, const int *grid, const setup 
     CHECK_OK(fdx_solver_create(ctx, rank, nn, &one));
     CHECK_OK(configure(one, c, k));
     CHECK_OK(fdx_solver_solve(one, f, u));
+    CHECK_OK(fdx_array_to_host(u));
 
     fdx_dist_desc desc = {0};
     desc.rank = rank;
@@ -104,17 +119,19 @@ static double run_case(int rank, const int64_t *n, const int *grid, const setup 
     CHECK_OK(fdx_solver_residual_history(one, &h1, &n1));
     CHECK_OK(fdx_solver_residual_history(ds, &hd, &nd));
     const char *cyc = fdx_solver_cycle_name(c->cycle), *smn = fdx_solver_smoother_name(c->sm);
-    CHECK(fdx_solver_iterations(one) == fdx_solver_iterations(ds), "%s %s on %d units: %d cycles, one unit %d", cyc,
+    if (!quiet) CHECK(fdx_solver_iterations(one) == fdx_solver_iterations(ds), "%s %s on %d units: %d cycles, one unit %d", cyc,
           smn, units, fdx_solver_iterations(ds), fdx_solver_iterations(one));
-    CHECK(fdx_solver_converged(one) && fdx_solver_converged(ds), "%s %s on %d units: converged %d, one unit %d", cyc,
+    if (!quiet) CHECK(fdx_solver_converged(one) && fdx_solver_converged(ds), "%s %s on %d units: converged %d, one unit %d", cyc,
           smn, units, fdx_solver_converged(ds), fdx_solver_converged(one));
-    CHECK(fdx_solver_levels(one) == fdx_solver_levels(ds), "levels %d vs %d", fdx_solver_levels(ds),
+    if (!quiet) CHECK(fdx_solver_levels(one) == fdx_solver_levels(ds), "levels %d vs %d", fdx_solver_levels(ds),
           fdx_solver_levels(one));
     double hdiff = 0;
     for (int i = 0; i < n1 && i < nd; i++) hdiff = fmax(hdiff, fabs(hd[i] - h1[i]) / h1[i]);
-    CHECK(n1 == nd && hdiff <= 1e-12, "%s %s on %d units: history differs by %.3g (relative)", cyc, smn, units, hdiff);
+    if (!quiet) CHECK(n1 == nd && hdiff <= 1e-12, "%s %s on %d units: history differs by %.3g (relative)", cyc, smn, units, hdiff);
     diff = 0;
+    double scale = 0;
     const double *us = fdx_array_host(u);
+    for (int64_t q = 0; q < count; q++) scale = fmax(scale, fabs(us[q]));
     int bad_boundary = 0;
     for (int64_t z = 0; z < nn[2]; z++)
         for (int64_t y = 0; y < nn[1]; y++)
@@ -127,7 +144,7 @@ static double run_case(int rank, const int64_t *n, const int *grid, const setup 
             }
     CHECK(bad_boundary == 0, "%d boundary values changed", bad_boundary);
     if (!quiet) {
-        const double tol = c->method == FDX_SOLVER_CG_MG ? 1e-9 : 0.0;
+        const double tol = c->method == FDX_SOLVER_CG_MG ? 1e-9 * scale : on_gpu ? 1e-11 * scale : 0.0;
         CHECK(diff <= tol, "%s %s %s on %d units (%lldx%lldx%lld): solution differs from one unit's by %.3g", cyc, smn,
               fdx_solver_method_name(c->method), units, (long long)nn[0], (long long)nn[1], (long long)nn[2], diff);
     }
@@ -161,7 +178,7 @@ static void expect_failure(int rank, const int64_t *n, const int *grid, fdx_solv
     for (int a = 0; a < rank; a++) desc.shape[a] = n[a], desc.grid[a] = grid[a], desc.shadow[a] = 1, units *= grid[a];
     desc.units_per_proc = units;
     CHECK_OK(fdx_options_create(&opts));
-    CHECK_OK(fdx_options_set(opts, "backend", "cpu"));
+    CHECK_OK(fdx_options_set(opts, "backend", MG_DIST_BACKEND));
     CHECK_OK(fdx_dist_create(opts, &desc, &d));
     CHECK_OK(fdx_darray_create(d, FDX_FLOAT64, &f));
     CHECK_OK(fdx_darray_create(d, FDX_FLOAT64, &u));
@@ -178,6 +195,15 @@ static void expect_failure(int rank, const int64_t *n, const int *grid, fdx_solv
 
 int main(void)
 {
+    if (on_gpu) {
+        fdx_options *o = NULL;
+        fdx_ctx *c = NULL;
+        int have = fdx_options_create(&o) == FDX_OK && fdx_options_set(o, "backend", "cuda") == FDX_OK &&
+                   fdx_ctx_create(o, &c) == FDX_OK;
+        fdx_ctx_destroy(&c);
+        fdx_options_destroy(&o);
+        if (!have) return fdx_test_skip(MG_DIST_NAME, "no CUDA device");
+    }
     const setup V = {FDX_CYCLE_V, FDX_SMOOTH_RBGS, FDX_SOLVER_MG, 0, 0};
     const setup FMG = {FDX_CYCLE_FMG, FDX_SMOOTH_RBGS, FDX_SOLVER_MG, 0, 0};
     const setup W = {FDX_CYCLE_W, FDX_SMOOTH_JACOBI, FDX_SOLVER_MG, 0, 0};
@@ -220,9 +246,7 @@ int main(void)
     {
         const int64_t n[3] = {21, 19, 23};
         const int g[3] = {2, 2, 2};
-        const int failures = fdx_test_failures;
-        const double d = run_case(3, n, g, &V, 31, 1);
-        fdx_test_failures = failures; /* its own checks fail, as they must */
+        const double d = run_case(3, n, g, &V, 31, 1); /* quiet: only the solution's difference counts */
         CHECK(d != 0, "the solution did not change without the shadow exchange");
     }
     unsetenv("FDX_TEST_SKIP_EXCHANGE");
@@ -234,5 +258,5 @@ int main(void)
         expect_failure(3, n, g2, FDX_BC_NEUMANN, 2, FDX_ERR_UNSUPPORTED);
         expect_failure(3, n, g2, FDX_BC_DIRICHLET, 4, FDX_ERR_UNSUPPORTED);
     }
-    return fdx_test_finish("test_mg_dist");
+    return fdx_test_finish(MG_DIST_NAME);
 }
