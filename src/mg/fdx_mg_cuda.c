@@ -250,14 +250,9 @@ static void copy_box(const mg_level *L, const int64_t *off, const int64_t *lo, c
 
 static void copy_user(const fdx_solver *s, const double *src, double *dst, int to_user, int whole)
 {
-    const mg_level *L = &s->lev[0];
     int64_t off[3], lo[3], hi[3];
-    for (int a = 0; a < 3; a++) {
-        off[a] = L->m[a] - L->n[a] == 2 ? 1 : 0;
-        lo[a] = whole ? 0 : L->lo[a] - off[a];
-        hi[a] = whole ? L->n[a] : L->hi[a] - off[a];
-    }
-    copy_box(L, off, lo, hi, s->shape[0], s->shape[1], src, dst, to_user);
+    mg_user_box(&s->lev[0], whole, off, lo, hi);
+    copy_box(&s->lev[0], off, lo, hi, s->shape[0], s->shape[1], src, dst, to_user);
 }
 
 static void graph_free(fdx_solver *s)

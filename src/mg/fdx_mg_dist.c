@@ -291,6 +291,23 @@ static void d_cheby(const mg_level *L, const double *u, const double *f, double 
     FLD(out)->stale = 1;
 }
 
+/* The field a transfer from a finer level writes on coarse level cd: fc's
+   blocks, or the gathered level's stage, zeroed (the gather copies every
+   owned point, boundary points too: the caller's zeros there) ... */
+static mg_dfield *coarse_out(mg_dlevel *cd, double *fc)
+{
+    if (!cd->gathered) return FLD(fc);
+    zero_all(cd, &cd->stage);
+    return &cd->stage;
+}
+
+/* ... and, once written, into fc on one unit when gathered. */
+static void coarse_written(mg_dlevel *cd, const mg_level *C, mg_dfield *out, double *fc)
+{
+    out->stale = 1;
+    if (cd->gathered) gather(cd, C, out, fc);
+}
+
 static void d_restrict(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *rf, double *fc)
 {
     mg_dlevel *fd = F->dl, *cd = C->dl;
@@ -298,12 +315,10 @@ static void d_restrict(const fdx_solver *s, const mg_level *F, const mg_level *C
         base_on(F)->restrict_(s, F, C, rf, fc);
         return;
     }
-    mg_dfield *out = cd->gathered ? &cd->stage : FLD(fc);
     fresh(fd, FLD(rf));
-    if (cd->gathered) zero_all(cd, out); /* its boundary points too, for the gather */
+    mg_dfield *out = coarse_out(cd, fc);
     EACH(cd, i) fd->md->base->restrict_(s, &fd->ext[i], &cd->loc[i], FLD(rf)->p[i], out->p[i]);
-    out->stale = 1;
-    if (cd->gathered) gather(cd, C, out, fc);
+    coarse_written(cd, C, out, fc);
 }
 
 static void d_prolong(const mg_level *F, const mg_level *C, const double *uc, double *uf, int add)
@@ -334,15 +349,13 @@ static void d_inject(const fdx_solver *s, const mg_level *F, const mg_level *C, 
         base_on(F)->inject(s, F, C, uf, uc);
         return;
     }
-    mg_dfield *out = cd->gathered ? &cd->stage : FLD(uc);
     fresh(fd, FLD(uf));
-    if (cd->gathered) zero_all(cd, out); /* the caller zeroed uc: the gather brings the stage's zeros */
+    mg_dfield *out = coarse_out(cd, uc);
     for (int i = 0; i < fd->md->nu; i++) {
         use(fd->md, i);
         fd->md->base->inject(s, &fd->loc[i], &cd->loc[i], FLD(uf)->p[i], out->p[i]);
     }
-    out->stale = 1;
-    if (cd->gathered) gather(cd, C, out, uc);
+    coarse_written(cd, C, out, uc);
 }
 
 static void d_zero(const mg_level *L, double *a)

@@ -249,6 +249,9 @@ FDX_HIDDEN fdx_status mg_cuda_stream_sync(void *stream);
    unknowns unless whole) or back, on host arrays. */
 FDX_HIDDEN void mg_copy_user(const fdx_solver *s, const double *src, double *dst, int to_user, int whole);
 
+/* The box of the caller's grid copy_user copies (the unknowns, or whole)
+   and the offset of level 0's stored layout from it. */
+FDX_HIDDEN void mg_user_box(const mg_level *L, int whole, int64_t *off, int64_t *lo, int64_t *hi);
 /* The box copy of mg_copy_user on host arrays (the CPU's copy_box). */
 FDX_HIDDEN void mg_copy_box(const mg_level *L, const int64_t *off, const int64_t *lo, const int64_t *hi, int64_t nx,
                             int64_t ny, const double *src, double *dst, int to_user);

@@ -622,16 +622,20 @@ void mg_copy_box(const mg_level *L, const int64_t *off, const int64_t *lo, const
 }
 
 /* Stored = caller + 1 on an axis with ghosts. */
-void mg_copy_user(const fdx_solver *s, const double *src, double *dst, int to_user, int whole)
+void mg_user_box(const mg_level *L, int whole, int64_t *off, int64_t *lo, int64_t *hi)
 {
-    const mg_level *L = &s->lev[0];
-    int64_t off[3], lo[3], hi[3];
     for (int a = 0; a < 3; a++) {
         off[a] = L->m[a] - L->n[a] == 2 ? 1 : 0;
         lo[a] = whole ? 0 : L->lo[a] - off[a];
         hi[a] = whole ? L->n[a] : L->hi[a] - off[a];
     }
-    mg_copy_box(L, off, lo, hi, s->shape[0], s->shape[1], src, dst, to_user);
+}
+
+void mg_copy_user(const fdx_solver *s, const double *src, double *dst, int to_user, int whole)
+{
+    int64_t off[3], lo[3], hi[3];
+    mg_user_box(&s->lev[0], whole, off, lo, hi);
+    mg_copy_box(&s->lev[0], off, lo, hi, s->shape[0], s->shape[1], src, dst, to_user);
 }
 
 static fdx_status ok(void) { return FDX_OK; }

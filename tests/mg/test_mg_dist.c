@@ -28,15 +28,18 @@
 #endif
 static const int on_gpu = MG_DIST_BACKEND[0] == 'c' && MG_DIST_BACKEND[1] == 'u';
 
-typedef struct global {
-    int64_t n[3];
-    const double *v;
-} global;
+/* Random values as a function of the global index (the one-unit arrays
+   and the distributed ones are filled from it). */
+typedef struct field_fn {
+    uint64_t seed;
+    double scale;
+} field_fn;
 
-static double from_global(const int64_t *g, void *arg)
+static double value(const int64_t *g, void *arg)
 {
-    const global *G = arg;
-    return G->v[g[0] + G->n[0] * (g[1] + G->n[1] * g[2])];
+    const field_fn *F = arg;
+    uint64_t x = (F->seed ^ ((uint64_t)(g[0] + 1000003 * (g[1] + 1000003 * g[2])) * 0x9E3779B97F4A7C15ULL)) | 1;
+    return F->scale * fdx_test_rand(&x);
 }
 
 typedef struct setup {
@@ -79,8 +82,15 @@ static double run_case(int rank, const int64_t *n, const int *grid, const setup 
     CHECK_OK(fdx_options_set(opts, "backend", MG_DIST_BACKEND));
     CHECK_OK(fdx_ctx_create(opts, &ctx));
     /* a random right-hand side, random boundary values and a random guess */
-    for (int64_t q = 0; q < count; q++) fv[q] = 50 * fdx_test_rand(&seed), uv[q] = fdx_test_rand(&seed);
     const int64_t nn[3] = {n[0], n[1], rank == 3 ? n[2] : 1};
+    const field_fn ff = {seed, 50}, fu = {seed * 7 + 1, 1};
+    for (int64_t z = 0; z < nn[2]; z++)
+        for (int64_t y = 0; y < nn[1]; y++)
+            for (int64_t x = 0; x < nn[0]; x++) {
+                const int64_t g[3] = {x, y, z}, q = x + nn[0] * (y + nn[1] * z);
+                fv[q] = value(g, (void *)&ff);
+                uv[q] = value(g, (void *)&fu);
+            }
     CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, rank, nn, FDX_ON_HOST | FDX_ON_DEVICE, &f));
     CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, rank, nn, FDX_ON_HOST | FDX_ON_DEVICE, &u));
     memcpy(fdx_array_host(f), fv, (size_t)count * sizeof(double));
@@ -105,9 +115,8 @@ static double run_case(int rank, const int64_t *n, const int *grid, const setup 
     if (!d) goto done;
     CHECK_OK(fdx_darray_create(d, FDX_FLOAT64, &df));
     CHECK_OK(fdx_darray_create(d, FDX_FLOAT64, &du));
-    global gf = {{nn[0], nn[1], nn[2]}, fv}, gu = {{nn[0], nn[1], nn[2]}, uv};
-    CHECK_OK(fdx_darray_fill(df, from_global, &gf));
-    CHECK_OK(fdx_darray_fill(du, from_global, &gu));
+    CHECK_OK(fdx_darray_fill(df, value, (void *)&ff));
+    CHECK_OK(fdx_darray_fill(du, value, (void *)&fu));
     CHECK_OK(fdx_solver_create_dist(opts, d, &ds));
     CHECK_OK(configure(ds, c, k));
     fdx_status st = fdx_solver_solve_dist(ds, df, du);
