@@ -204,7 +204,7 @@ fdx_status fdx_solver_setup(fdx_solver *s)
        reading back the fine residual array; on the CPU the recomputed rows
        cost more than that (measured: docs/notes/mg.md). */
     s->fuse = s->ops->resrestrict && (fdx_knob_is(FDX_KNOB_MG_FUSE, "1") || (s->gpu && !fdx_knob_is(FDX_KNOB_MG_FUSE, "0")));
-    s->fused_gs = s->rank == 3 && !s->md; /* distributed: a renewal between the colours */
+    s->fused_gs = s->rank == 3;
     for (int a = 0; a < s->rank; a++)
         if (s->bc[a] != FDX_BC_DIRICHLET) s->fused_gs = 0;
     /* Out-of-place one-pass red-black (CUDA: one read of u and f and one

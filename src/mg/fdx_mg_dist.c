@@ -57,6 +57,7 @@ struct mg_dlevel {
     int width;           /* shadow width on split axes */
     mg_level *loc;       /* each local unit's block: unknowns it owns, transfer tables to it from the next level */
     mg_level *ext;       /* the same with every unknown of the block (the restriction reads the shadows too) */
+    mg_level *swp;       /* one-pass red-black sweeps: the owned unknowns and one more on each split side */
     int64_t (*org)[3];   /* each block's origin (global stored index of local 0) */
     mg_dfield fld[FLD_COUNT];
     mg_dfield stage;     /* the gathered level's distributed copy */
@@ -261,6 +262,8 @@ static void d_jacobi(const mg_level *L, const double *u, const double *f, double
 
 /* Colours by global index: a block whose origin has an odd index sum
    calls the other colour by the same number. */
+static int odd(const mg_dlevel *dl, int i) { return (int)((dl->org[i][0] + dl->org[i][1] + dl->org[i][2]) & 1); }
+
 static void d_gs_color(const mg_level *L, double *u, const double *f, int color)
 {
     mg_dlevel *dl = L->dl;
@@ -269,11 +272,53 @@ static void d_gs_color(const mg_level *L, double *u, const double *f, int color)
         return;
     }
     fresh(dl, FLD(u));
-    EACH(dl, i) {
-        const int odd = (int)((dl->org[i][0] + dl->org[i][1] + dl->org[i][2]) & 1);
-        dl->md->base->gs_color(&dl->loc[i], FLD(u)->p[i], FLD(f)->p[i], color ^ odd);
-    }
+    EACH(dl, i) dl->md->base->gs_color(&dl->loc[i], FLD(u)->p[i], FLD(f)->p[i], color ^ odd(dl, i));
     FLD(u)->stale = 1;
+}
+
+/* One red-black sweep in one pass (3D): each unit sweeps its unknowns and
+   a ring of one point into the shadows (shadows two wide), so that the
+   second colour of its owned points reads the first colour's new values
+   across the cut, computed from the old ones; the ring's own second
+   colour is wrong and the next renewal replaces it (f's shadows are
+   renewed too: once after each restriction).  One renewal a sweep
+   instead of one a colour, and the one-unit sweep kernels (CUDA: the
+   z-marching one), the same values. */
+static void d_gs_sweep(const mg_level *L, double *u, const double *f, int first)
+{
+    mg_dlevel *dl = L->dl;
+    if (dl->gathered) {
+        base_on(L)->gs_sweep(L, u, f, first);
+        return;
+    }
+    fresh(dl, FLD(u));
+    fresh(dl, FLD(f)); /* the ring's right-hand side */
+    EACH(dl, i) dl->md->base->gs_sweep(&dl->swp[i], FLD(u)->p[i], FLD(f)->p[i], first ^ odd(dl, i));
+    FLD(u)->stale = 1;
+}
+
+static void d_gs_sweep2(const mg_level *L, const double *u, const double *f, double *out, int first)
+{
+    mg_dlevel *dl = L->dl;
+    if (dl->gathered) {
+        base_on(L)->gs_sweep2(L, u, f, out, first);
+        return;
+    }
+    fresh(dl, FLD(u));
+    fresh(dl, FLD(f));
+    const mg_ops *b = dl->md->base;
+    EACH(dl, i) {
+        if (dl->md->stream[0]) {
+            b->gs_sweep2(&dl->swp[i], FLD(u)->p[i], FLD(f)->p[i], FLD(out)->p[i], first ^ odd(dl, i));
+        } else {
+            /* The CPU's stand-in sweeps a copy of u in place: it reads the
+               ring's outer neighbours from out (CUDA's kernels read u), so
+               the whole block is copied first. */
+            b->copy(&dl->loc[i], FLD(out)->p[i], FLD(u)->p[i]);
+            b->gs_sweep(&dl->swp[i], FLD(out)->p[i], FLD(f)->p[i], first ^ odd(dl, i));
+        }
+    }
+    FLD(out)->stale = 1;
 }
 
 static void d_cheby(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha,
@@ -466,6 +511,8 @@ static const mg_ops DIST_OPS = {
     .apply = d_apply,
     .jacobi = d_jacobi,
     .gs_color = d_gs_color,
+    .gs_sweep = d_gs_sweep,
+    .gs_sweep2 = d_gs_sweep2,
     .cheby = d_cheby,
     .restrict_ = d_restrict,
     .prolong = d_prolong,
@@ -652,9 +699,16 @@ static fdx_status local_level(fdx_solver *s, mg_dlevel *dl, const mg_level *G, f
     }
     if (with_k) FDX_TRY(mg_alloc_sums(s, L));
     *E = *L;
+    mg_level *W = &dl->swp[i];
+    *W = *L;
+    W->gs2 = G->gs2;
     for (int a = 0; a < 3; a++) {
         E->lo[a] = max64(0, G->lo[a] - dl->org[i][a]);
         E->hi[a] = G->hi[a] - dl->org[i][a] < L->m[a] ? G->hi[a] - dl->org[i][a] : L->m[a];
+        if (L->hi[a] > L->lo[a]) {
+            W->lo[a] = max64(E->lo[a], L->lo[a] - 1);
+            W->hi[a] = L->hi[a] + 1 < E->hi[a] ? L->hi[a] + 1 : E->hi[a];
+        }
     }
     return FDX_OK;
 }
@@ -668,8 +722,9 @@ static fdx_status build_dlevel(fdx_solver *s, int l)
     const mg_level *G = &s->lev[l];
     dl->loc = calloc((size_t)md->nu, sizeof *dl->loc);
     dl->ext = calloc((size_t)md->nu, sizeof *dl->ext);
+    dl->swp = calloc((size_t)md->nu, sizeof *dl->swp);
     dl->org = calloc((size_t)md->nu, sizeof *dl->org);
-    FDX_CHECK(dl->loc && dl->ext && dl->org, FDX_ERR_NOMEM, "multigrid: out of host memory for level %d's blocks", l);
+    FDX_CHECK(dl->loc && dl->ext && dl->swp && dl->org, FDX_ERR_NOMEM, "multigrid: out of host memory for level %d's blocks", l);
     fdx_darray *first;
     if (dl->gathered) {
         FDX_TRY(add_field(s, dl, &dl->stage));
@@ -738,8 +793,10 @@ fdx_status mg_dist_build(fdx_solver *s)
     fdx_status st = FDX_OK;
     int64_t width[MG_MAX_LEVELS];
     for (int l = 0; l <= g; l++) FDX_TRY_GOTO(st, level_dist(md, &s->lev[l], &dd[l]), done);
+    /* the one-pass sweeps read two points into the shadows */
+    const int sweep = s->fused_gs && s->smoother == FDX_SMOOTH_RBGS;
     for (;;) {
-        for (int l = 0; l <= g; l++) width[l] = 1;
+        for (int l = 0; l <= g; l++) width[l] = sweep && l < g ? 2 : 1;
         for (int l = 0; l < g; l++) {
             int64_t nf, nc;
             transfer_needs(s->rank, dd[l], dd[l + 1], &s->lev[l], &s->lev[l + 1], &nf, &nc);
@@ -830,6 +887,7 @@ void mg_dist_free_levels(fdx_solver *s)
         }
         free(dl->loc);
         free(dl->ext);
+        free(dl->swp);
         free(dl->org);
         free(dl->host);
         fdx_dist_destroy(&dl->d);
