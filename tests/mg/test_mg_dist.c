@@ -2,7 +2,9 @@
    against the one-unit solver on the same problem: 1x2, 2x1, 2x2, 1x1x2,
    2x2x2 and 1x1x3 unit grids, odd and even (non-nested) extents, every
    cycle and smoother, CG-MG, the coefficient, the coarse levels gathered at
-   once (default) and as late as the parts allow (FDX_MG_GATHER=1).  The
+   once (default) and as late as the parts allow (FDX_MG_GATHER=1), the
+   red-black sweep in place by colours (2D), in one pass (3D), and out of
+   place (FDX_MG_GS2=z|1: CUDA's kernels, the CPU's stand-in).  The
    same cycle count and convergence, the residual history within 1e-12 of
    one unit's (the norms add per unit then across units: the last bits
    differ), the solution bit for bit (every field value is the same
@@ -248,6 +250,18 @@ int main(void)
         run_case(2, n2c, g12, &FMG, 28, 0);
         run_case(3, n3c, g222, &V, 29, 0);
     }
+    /* The out-of-place one-pass sweeps (CUDA's default; the CPU's stand-in
+       here) on the distributed levels: z-marching and ring variants. */
+    for (int v = 0; v < 2; v++) {
+        setenv("FDX_MG_GS2", v ? "1" : "z", 1);
+        setenv("FDX_MG_GATHER", "1", 1);
+        const int64_t n3a[3] = {21, 19, 23}, n3b[3] = {18, 17, 20};
+        const int g222[3] = {2, 2, 2}, g112[3] = {1, 1, 2};
+        run_case(3, n3a, g222, &FMG, 41 + v, 0);
+        run_case(3, n3b, g112, &V, 43 + v, 0);
+        run_case(3, n3b, g222, &COEF, 45 + v, 0);
+    }
+    unsetenv("FDX_MG_GS2");
     /* Without the exchange the blocks miss their neighbours' values: the
        solution must differ (so the checks above depend on the exchange). */
     setenv("FDX_MG_GATHER", "1", 1);

@@ -4,11 +4,12 @@
 # "variant":
 #   one        the one-unit solver (z-marching sweeps, fused
 #              residual+restriction, a CUDA graph a cycle)
-#   one-colour FDX_MG_GS2=0 FDX_MG_GRAPH=0: the kernels the units run
-#              (colour kernels in place, no graph): the distribution's
-#              kernel baseline
-#   gpus1      --gpus 1: the distributed path on one unit (its overhead:
-#              handles, events, no graph, no one-pass kernels)
+#   one-plain  FDX_MG_GRAPH=0 FDX_MG_FUSE=0: the kernels the units run
+#              (the z-marching sweep, residual and restriction apart, no
+#              graph): the distribution's kernel baseline
+#   gpus1      --gpus 1: the distributed path on one unit (its overhead
+#              over one-plain: events, renewals of shadows with no
+#              neighbour are none, host calls a unit)
 #   gpus2-1dev --gpus 2 with one device: both units on it (the exchanges'
 #              and the second unit's launches' cost; no speedup possible)
 #   gpus2      --gpus 2 on two devices (only when two are visible)
@@ -21,7 +22,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/mg_run.inc"
 run() { mg_run "$rec" "$@" --repeat 2; } # variant size env... -- flags...
 for n in 257 513; do
   run one $n --
-  run one-colour $n FDX_MG_GS2=0 FDX_MG_GRAPH=0 --
+  run one-plain $n FDX_MG_GRAPH=0 FDX_MG_FUSE=0 --
   run gpus1 $n -- --gpus 1
   if [ "$ndev" -ge 2 ]; then run gpus2 $n -- --gpus 2; else run gpus2-1dev $n -- --gpus 2; fi
 done
