@@ -13,6 +13,8 @@
 #   gpus2-1dev --gpus 2 with one device: both units on it (the exchanges'
 #              and the second unit's launches' cost; no speedup possible)
 #   gpus2      --gpus 2 on two devices (only when two are visible)
+#   *-g256k    513^3 only: FDX_MG_GATHER=262144, the levels below 262144
+#              unknowns a unit gathered (level 3 of 513^3 on one unit)
 # Each record has cycles, verified, gpus/units/levels_distributed; the table
 # adds the speedup over "one".  Records to $OUT/<date>_<gpu>_mgdist.jsonl.
 set -u
@@ -24,6 +26,8 @@ for n in 257 513; do
   run one $n --
   run one-plain $n FDX_MG_GRAPH=0 FDX_MG_FUSE=0 --
   run gpus1 $n -- --gpus 1
-  if [ "$ndev" -ge 2 ]; then run gpus2 $n -- --gpus 2; else run gpus2-1dev $n -- --gpus 2; fi
+  two=gpus2; [ "$ndev" -ge 2 ] || two=gpus2-1dev
+  run $two $n -- --gpus 2
+  [ $n = 513 ] && run $two-g256k $n FDX_MG_GATHER=262144 -- --gpus 2
 done
 mg_table "$rec" one
