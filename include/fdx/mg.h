@@ -26,6 +26,7 @@
 #define FDX_MG_H
 
 #include "array.h"
+#include "dist.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -122,6 +123,27 @@ FDX_API fdx_status fdx_solver_setup(fdx_solver *s);
    Returns FDX_OK also when the tolerance was not reached within the cycles:
    read fdx_solver_converged. */
 FDX_API fdx_status fdx_solver_solve(fdx_solver *s, fdx_array *f, fdx_array *u);
+
+/* Distributed over units (GPUs, CPU units, MPI ranks): a solver for the
+   grid of d (rank and shape of its description), every fine level split
+   as d splits the grid (a distribution of its own a level, with shadows
+   as wide as the transfers need), the levels below FDX_MG_GATHER unknowns
+   a unit (default 32768) gathered onto one unit of every process and
+   solved there as on one unit.  opts: the options d was made with.  d
+   must outlive the solver.  Dirichlet boundaries on every axis, order 2
+   (others: FDX_ERR_UNSUPPORTED at setup); every cycle, smoother, the
+   coefficient and CG-MG.  A grid whose first coarse level has fewer
+   points than units on a split axis: FDX_ERR_INVALID.  The cycles,
+   residual history and solution are those of one unit: every value bit
+   for bit but the norms, whose sums are added per unit and then across
+   units (the last bits of the history). */
+FDX_API fdx_status fdx_solver_create_dist(const fdx_options *opts, fdx_dist *d, fdx_solver **out);
+/* fdx_solver_solve on arrays of the solver's distribution (f, u: double
+   fdx_darrays of d); u's shadows are not renewed. */
+FDX_API fdx_status fdx_solver_solve_dist(fdx_solver *s, fdx_darray *f, fdx_darray *u);
+/* After setup: the levels split over the units (the finer ones; the rest
+   are gathered onto one unit); 0 for a solver of one unit. */
+FDX_API int fdx_solver_distributed_levels(const fdx_solver *s);
 
 /* After a solve: cycles (MG) or CG iterations done, 1 if the tolerance was
    reached, the relative residual after each cycle (hist[0] = 1, n = cycles

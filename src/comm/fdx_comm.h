@@ -16,4 +16,8 @@ FDX_HIDDEN fdx_status fdx_dist_use(const fdx_dist *d, int i);
    receivers' traces, zeros elsewhere): every rank ends with the whole. */
 FDX_HIDDEN fdx_status fdx_dist_xor_bytes(const fdx_dist *d, void *buf, size_t bytes);
 
+/* Sums n doubles across the distribution's ranks (MPI_Allreduce; nothing
+   with one process): every rank ends with the same sums. */
+FDX_HIDDEN fdx_status fdx_dist_sum_doubles(const fdx_dist *d, double *v, int n);
+
 #endif

@@ -177,3 +177,8 @@ fdx_status fdx_dist_xor_bytes(const fdx_dist *d, void *buf, size_t bytes)
 {
     return fdx_mpi_xor(d->comm_mpi, buf, bytes);
 }
+
+fdx_status fdx_dist_sum_doubles(const fdx_dist *d, double *v, int n)
+{
+    return d->procs > 1 ? fdx_mpi_sum_double(d->comm_mpi, v, n) : FDX_OK;
+}

@@ -45,6 +45,7 @@ void fdx_solver_destroy(fdx_solver **s)
 {
     if (!s || !*s) return;
     mg_free_levels(*s);
+    mg_dist_destroy(*s);
     free((*s)->kuser);
     free(*s);
     *s = NULL;
@@ -228,7 +229,7 @@ fdx_status fdx_solver_setup(fdx_solver *s)
        of order 2 with z-marching sweeps, FDX_MG_NORMFUSE=1 until measured. */
     s->normfuse = s->gs2 == MG_GS2_Z && s->pre > 0 && s->method == FDX_SOLVER_MG && s->order == 2 &&
                   s->ops->gs_sweep2_norm && fdx_knob_is(FDX_KNOB_MG_NORMFUSE, "1");
-    fdx_status st = mg_build_levels(s);
+    fdx_status st = s->md ? mg_dist_build(s) : mg_build_levels(s);
     if (s->nlev < 2 || s->lev[0].gs2 != MG_GS2_Z) s->normfuse = 0; /* level 0 not out of place */
     if (st == FDX_OK && s->coarse == FDX_COARSE_DIRECT) st = mg_coarse_factor(s);
     if (st != FDX_OK) {
@@ -389,11 +390,10 @@ static void solve_cg(fdx_solver *s, double r0)
     }
 }
 
-fdx_status fdx_solver_solve(fdx_solver *s, fdx_array *f, fdx_array *u)
+/* The solve on the caller's data: arrays' storage (one unit) or
+   fdx_darray handles (distributed: the table's copy_user reads them). */
+static fdx_status solve_data(fdx_solver *s, double *fdata, double *udata)
 {
-    SETTER_CHECK(s);
-    FDX_TRY(check_array(s, f, "the right-hand side"));
-    FDX_TRY(check_array(s, u, "the solution"));
     if (!s->ready) FDX_TRY(fdx_solver_setup(s));
     mg_level *L = &s->lev[0];
     s->iters = 0;
@@ -401,12 +401,12 @@ fdx_status fdx_solver_solve(fdx_solver *s, fdx_array *f, fdx_array *u)
     s->work = 0;
     s->hist[0] = 1;
     s->ops->zero(L, L->f);
-    s->ops->copy_user(s, user_data(s, f), L->f, 0, 0);
+    s->ops->copy_user(s, fdata, L->f, 0, 0);
     if (s->singular) FDX_TRY(make_compatible(s));
     const int separate = s->method == FDX_SOLVER_CG_MG || s->order == 4; /* iterate apart from level 0 */
     double *x = separate ? s->x : L->u;
     s->ops->zero(L, x);
-    s->ops->copy_user(s, user_data(s, u), x, 0, 1);
+    s->ops->copy_user(s, udata, x, 0, 1);
     /* Jacobi and Chebyshev write level 0's t and then swap it in: it needs
        the same boundary values. */
     if (s->method == FDX_SOLVER_MG && (s->smoother != FDX_SMOOTH_RBGS || s->gs2))
@@ -436,12 +436,30 @@ fdx_status fdx_solver_solve(fdx_solver *s, fdx_array *f, fdx_array *u)
     }
     x = separate ? s->x : L->u;
     if (s->singular) remove_mean(s, x);
-    s->ops->copy_user(s, x, user_data(s, u), 1, 0);
+    s->ops->copy_user(s, x, udata, 1, 0);
     FDX_TRY(s->ops->status());
     s->nhist = s->iters + 1;
     FDX_CHECK(isfinite(s->hist[s->iters]), FDX_ERR_VERIFY, "multigrid: the residual is not finite after %d cycles",
               s->iters);
     return FDX_OK;
+}
+
+fdx_status fdx_solver_solve(fdx_solver *s, fdx_array *f, fdx_array *u)
+{
+    SETTER_CHECK(s);
+    FDX_CHECK(!s->md, FDX_ERR_INVALID, "multigrid: a distributed solver solves fdx_darrays (fdx_solver_solve_dist)");
+    FDX_TRY(check_array(s, f, "the right-hand side"));
+    FDX_TRY(check_array(s, u, "the solution"));
+    return solve_data(s, user_data(s, f), user_data(s, u));
+}
+
+fdx_status fdx_solver_solve_dist(fdx_solver *s, fdx_darray *f, fdx_darray *u)
+{
+    SETTER_CHECK(s);
+    FDX_TRY(mg_dist_check(s, f, "the right-hand side"));
+    FDX_TRY(mg_dist_check(s, u, "the solution"));
+    mg_dist_begin(s);
+    return solve_data(s, (double *)(void *)f, (double *)(void *)u);
 }
 
 int fdx_solver_iterations(const fdx_solver *s) { return s ? s->iters : 0; }

@@ -237,16 +237,22 @@ static void coarse(fdx_solver *s, mg_level *L)
     LAUNCH(mg_gpu_coarse((int)s->chol_n, s->d_chol, s->d_chol_map, L->t, L->u));
 }
 
+static void copy_box(const mg_level *L, const int64_t *off, const int64_t *lo, const int64_t *hi, int64_t nx,
+                     int64_t ny, const double *src, double *dst, int to_user)
+{
+    long long o[3], l[3], h[3];
+    for (int a = 0; a < 3; a++) {
+        o[a] = off[a], l[a] = lo[a], h[a] = hi[a];
+        if (h[a] <= l[a]) return; /* an empty box: no launch (a grid of 0 blocks is an error) */
+    }
+    LAUNCH(mg_gpu_copy_user(geom(L), o, l, h, nx, ny, src, dst, to_user));
+}
+
 static void copy_user(const fdx_solver *s, const double *src, double *dst, int to_user, int whole)
 {
-    const mg_level *L = &s->lev[0];
-    long long off[3], lo[3], hi[3];
-    for (int a = 0; a < 3; a++) {
-        off[a] = L->m[a] - L->n[a] == 2 ? 1 : 0;
-        lo[a] = whole ? 0 : L->lo[a] - off[a];
-        hi[a] = whole ? L->n[a] : L->hi[a] - off[a];
-    }
-    LAUNCH(mg_gpu_copy_user(geom(L), off, lo, hi, s->shape[0], s->shape[1], src, dst, to_user));
+    int64_t off[3], lo[3], hi[3];
+    mg_user_box(&s->lev[0], whole, off, lo, hi);
+    copy_box(&s->lev[0], off, lo, hi, s->shape[0], s->shape[1], src, dst, to_user);
 }
 
 static void graph_free(fdx_solver *s)
@@ -348,6 +354,7 @@ static const mg_ops CUDA_OPS = {
     .cg_direction = cg_direction,
     .coarse = coarse,
     .copy_user = copy_user,
+    .copy_box = copy_box,
     .status = status,
     .residual4 = residual4,
     .graph_cycle = graph_cycle,
@@ -414,3 +421,46 @@ void mg_cuda_free_transfer(mg_transfer *d)
     mg_cuda_free(d->bw);
     memset(d, 0, sizeof *d);
 }
+
+fdx_status mg_cuda_download(void *dst, const void *src, size_t bytes)
+{
+    FDX_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+    return FDX_OK;
+}
+
+fdx_status mg_cuda_stream_create(void **out)
+{
+    cudaStream_t st = NULL;
+    FDX_CUDA_TRY(cudaStreamCreate(&st)); /* blocking: the legacy stream's copies (sum_end) order with it */
+    *out = st;
+    return FDX_OK;
+}
+
+void mg_cuda_stream_destroy(void *stream)
+{
+    if (!stream) return;
+    if (mg_gpu_stream() == stream) mg_gpu_set_stream(NULL);
+    cudaStreamDestroy((cudaStream_t)stream);
+}
+
+void mg_cuda_use_stream(void *stream) { mg_gpu_set_stream(stream); }
+
+fdx_status mg_cuda_order(void *waiter, void *signaller)
+{
+    if (waiter == signaller) return FDX_OK;
+    cudaEvent_t ev = NULL;
+    FDX_CUDA_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    cudaError_t e = cudaEventRecord(ev, (cudaStream_t)signaller);
+    if (e == cudaSuccess) e = cudaStreamWaitEvent((cudaStream_t)waiter, ev, 0);
+    cudaEventDestroy(ev); /* released once the wait is done */
+    FDX_CUDA_TRY(e);
+    return FDX_OK;
+}
+
+fdx_status mg_cuda_stream_sync(void *stream)
+{
+    FDX_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)stream));
+    return status();
+}
+
+void *mg_cuda_current_stream(void) { return mg_gpu_stream(); }

@@ -3,6 +3,7 @@
 #define FDX_MG_IMPL_H
 
 #include "core/fdx_error.h"
+#include "fdx/dist.h"
 #include "fdx/mg.h"
 
 #include <stdint.h>
@@ -31,6 +32,8 @@ typedef struct mg_transfer {
     double *bw;   /* weight of b0[S] */
 } mg_transfer;
 
+typedef struct mg_dlevel mg_dlevel; /* a distributed level (fdx_mg_dist.c) */
+
 typedef struct mg_level {
     int64_t n[3];          /* points per axis as the caller sees them (1 for a missing z) */
     int64_t m[3];          /* stored extent: n, or n + 2 with ghosts (Neumann, periodic) */
@@ -48,6 +51,7 @@ typedef struct mg_level {
     mg_transfer dtr[3];    /* the same tables in device memory (CUDA) */
     double work;           /* unknowns / finest unknowns */
     int gs2;               /* smoothed by out-of-place one-pass red-black sweeps: MG_GS2_RING or MG_GS2_Z; 0: in place */
+    mg_dlevel *dl;         /* a distributed solver's level (its fields are handles, see fdx_mg_dist.c); NULL: one unit */
 } mg_level;
 
 /* The kernels a solve runs, on one backend: the cycles and the Krylov loop
@@ -92,6 +96,11 @@ typedef struct mg_ops {
     /* The caller's grid to level 0's stored layout (to_user 0; only the
        unknowns unless whole) or back (to_user 1: the unknowns). */
     void (*copy_user)(const fdx_solver *s, const double *src, double *dst, int to_user, int whole);
+    /* A box of a caller's array (extents nx, ny, z) to a level's stored
+       layout or back (to_user 1): stored index = caller's + off, over
+       the caller's indices lo <= i < hi (copy_user is this on level 0). */
+    void (*copy_box)(const mg_level *L, const int64_t *off, const int64_t *lo, const int64_t *hi, int64_t nx,
+                     int64_t ny, const double *src, double *dst, int to_user);
     /* mg_residual4 (NULL: the backend has no fourth-order operator). */
     double (*residual4)(const mg_level *L, const double *u, const double *f, double *r);
     /* The first error since the last call (launches, reductions); FDX_OK. */
@@ -103,8 +112,11 @@ typedef struct mg_ops {
     void (*graph_free)(fdx_solver *s);
 } mg_ops;
 
+typedef struct mg_dist mg_dist; /* fdx_mg_dist.c */
+
 struct fdx_solver {
     const mg_ops *ops;
+    mg_dist *md;             /* distributed over units (ops is then fdx_mg_dist.c's table); NULL: one unit */
     int gpu;                 /* levels live in device memory */
     fdx_ctx *ctx;
     int rank;
@@ -222,13 +234,46 @@ FDX_HIDDEN void mg_cuda_free(void *p);
 FDX_HIDDEN fdx_status mg_cuda_upload(void *dst, const void *src, size_t bytes);
 FDX_HIDDEN fdx_status mg_cuda_upload_transfer(const mg_transfer *h, mg_transfer *d, int64_t m, int64_t M);
 FDX_HIDDEN void mg_cuda_free_transfer(mg_transfer *d);
+FDX_HIDDEN fdx_status mg_cuda_download(void *dst, const void *src, size_t bytes);
+/* A blocking stream on the current device (a distributed solver's unit),
+   its release, the stream the kernels of this thread launch on, and an
+   order between two streams (waiter runs after what signaller has queued). */
+FDX_HIDDEN fdx_status mg_cuda_stream_create(void **out);
+FDX_HIDDEN void mg_cuda_stream_destroy(void *stream);
+FDX_HIDDEN void mg_cuda_use_stream(void *stream);
+FDX_HIDDEN void *mg_cuda_current_stream(void);
+FDX_HIDDEN fdx_status mg_cuda_order(void *waiter, void *signaller);
+FDX_HIDDEN fdx_status mg_cuda_stream_sync(void *stream);
 
 /* The caller's grid to level 0's stored layout (to_user 0; only the
    unknowns unless whole) or back, on host arrays. */
 FDX_HIDDEN void mg_copy_user(const fdx_solver *s, const double *src, double *dst, int to_user, int whole);
 
+/* The box of the caller's grid copy_user copies (the unknowns, or whole)
+   and the offset of level 0's stored layout from it. */
+FDX_HIDDEN void mg_user_box(const mg_level *L, int whole, int64_t *off, int64_t *lo, int64_t *hi);
+/* The box copy of mg_copy_user on host arrays (the CPU's copy_box). */
+FDX_HIDDEN void mg_copy_box(const mg_level *L, const int64_t *off, const int64_t *lo, const int64_t *hi, int64_t nx,
+                            int64_t ny, const double *src, double *dst, int to_user);
+
 /* ---- setup (fdx_mg_setup.c) ---- */
+/* mg_build_geometry then mg_build_storage(s, 0). */
 FDX_HIDDEN fdx_status mg_build_levels(fdx_solver *s);
+/* The levels' extents, spacings and host transfer tables (and the host
+   coefficient of every level), no field storage. */
+FDX_HIDDEN fdx_status mg_build_geometry(fdx_solver *s);
+/* Fields, device tables and scratch of levels first..nlev-1 (on the
+   current device), the history, and CG's vectors when first is 0. */
+FDX_HIDDEN fdx_status mg_build_storage(fdx_solver *s, int first);
+/* A level's field on the solver's backend (zeroed), and its release. */
+FDX_HIDDEN double *mg_alloc_field(const fdx_solver *s, int64_t count, fdx_status *st);
+FDX_HIDDEN void mg_free_field(const fdx_solver *s, double *p);
+/* CUDA: a level's reduction slots (L->dsum); nothing on the CPU. */
+FDX_HIDDEN fdx_status mg_alloc_sums(const fdx_solver *s, mg_level *L);
+/* The transfer tables' host storage for m fine and M coarse stored points
+   (zeroed), and their release. */
+FDX_HIDDEN fdx_status mg_transfer_alloc(mg_transfer *t, int64_t m, int64_t M);
+FDX_HIDDEN void mg_transfer_free(mg_transfer *t);
 FDX_HIDDEN void mg_free_levels(fdx_solver *s);
 FDX_HIDDEN fdx_status mg_coarse_factor(fdx_solver *s);
 
@@ -241,5 +286,16 @@ FDX_HIDDEN void mg_cycle(fdx_solver *s, int l, fdx_solver_cycle c);
    replaced) from level 0's f, one V-cycle per level. */
 FDX_HIDDEN void mg_fmg(fdx_solver *s);
 FDX_HIDDEN void mg_coarse_solve(fdx_solver *s);
+
+/* ---- distributed levels (fdx_mg_dist.c) ---- */
+/* The levels of a distributed solver (instead of mg_build_levels), and
+   their release (before mg_free_levels frees the gathered ones). */
+FDX_HIDDEN fdx_status mg_dist_build(fdx_solver *s);
+FDX_HIDDEN void mg_dist_free_levels(fdx_solver *s);
+FDX_HIDDEN void mg_dist_destroy(fdx_solver *s);
+/* Checks a caller's array of a distributed solve; marks the solve in
+   progress on this thread (the table's status() reports its errors). */
+FDX_HIDDEN fdx_status mg_dist_check(const fdx_solver *s, struct fdx_darray *a, const char *what);
+FDX_HIDDEN void mg_dist_begin(fdx_solver *s);
 
 #endif

@@ -607,17 +607,9 @@ static void coarse(fdx_solver *s, mg_level *L)
     for (int64_t i = 0; i < nu; i++) L->u[s->chol_map[i]] += x[i];
 }
 
-/* Stored = caller + 1 on an axis with ghosts. */
-void mg_copy_user(const fdx_solver *s, const double *src, double *dst, int to_user, int whole)
+void mg_copy_box(const mg_level *L, const int64_t *off, const int64_t *lo, const int64_t *hi, int64_t nx, int64_t ny,
+                 const double *src, double *dst, int to_user)
 {
-    const mg_level *L = &s->lev[0];
-    int64_t off[3], lo[3], hi[3];
-    for (int a = 0; a < 3; a++) {
-        off[a] = L->m[a] - L->n[a] == 2 ? 1 : 0;
-        lo[a] = whole ? 0 : L->lo[a] - off[a];
-        hi[a] = whole ? L->n[a] : L->hi[a] - off[a];
-    }
-    const int64_t nx = s->shape[0], ny = s->shape[1];
 #pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
     for (int64_t k = lo[2]; k < hi[2]; k++)
         for (int64_t j = lo[1]; j < hi[1]; j++) {
@@ -627,6 +619,23 @@ void mg_copy_user(const fdx_solver *s, const double *src, double *dst, int to_us
             else
                 for (int64_t i = lo[0]; i < hi[0]; i++) dst[stored + i] = src[user + i];
         }
+}
+
+/* Stored = caller + 1 on an axis with ghosts. */
+void mg_user_box(const mg_level *L, int whole, int64_t *off, int64_t *lo, int64_t *hi)
+{
+    for (int a = 0; a < 3; a++) {
+        off[a] = L->m[a] - L->n[a] == 2 ? 1 : 0;
+        lo[a] = whole ? 0 : L->lo[a] - off[a];
+        hi[a] = whole ? L->n[a] : L->hi[a] - off[a];
+    }
+}
+
+void mg_copy_user(const fdx_solver *s, const double *src, double *dst, int to_user, int whole)
+{
+    int64_t off[3], lo[3], hi[3];
+    mg_user_box(&s->lev[0], whole, off, lo, hi);
+    mg_copy_box(&s->lev[0], off, lo, hi, s->shape[0], s->shape[1], src, dst, to_user);
 }
 
 static fdx_status ok(void) { return FDX_OK; }
@@ -654,6 +663,7 @@ static const mg_ops CPU_OPS = {
     .cg_direction = mg_cg_direction,
     .coarse = coarse,
     .copy_user = mg_copy_user,
+    .copy_box = mg_copy_box,
     .resrestrict = mg_resrestrict,
     .status = ok,
     .residual4 = mg_residual4,

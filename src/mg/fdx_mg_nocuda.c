@@ -26,3 +26,32 @@ fdx_status mg_cuda_upload_transfer(const mg_transfer *h, mg_transfer *d, int64_t
 }
 
 void mg_cuda_free_transfer(mg_transfer *d) { (void)d; }
+
+fdx_status mg_cuda_download(void *dst, const void *src, size_t bytes)
+{
+    (void)dst, (void)src, (void)bytes;
+    return fdx_fail(FDX_ERR_UNSUPPORTED, "multigrid: this build has no CUDA");
+}
+
+fdx_status mg_cuda_stream_create(void **out)
+{
+    *out = NULL;
+    return fdx_fail(FDX_ERR_UNSUPPORTED, "multigrid: this build has no CUDA");
+}
+
+void mg_cuda_stream_destroy(void *stream) { (void)stream; }
+void mg_cuda_use_stream(void *stream) { (void)stream; }
+
+fdx_status mg_cuda_order(void *waiter, void *signaller)
+{
+    (void)waiter, (void)signaller;
+    return fdx_fail(FDX_ERR_UNSUPPORTED, "multigrid: this build has no CUDA");
+}
+
+fdx_status mg_cuda_stream_sync(void *stream)
+{
+    (void)stream;
+    return fdx_fail(FDX_ERR_UNSUPPORTED, "multigrid: this build has no CUDA");
+}
+
+void *mg_cuda_current_stream(void) { return NULL; }

@@ -31,7 +31,7 @@ static double *alloc_zero(int64_t count, fdx_status *st)
 }
 
 /* A zeroed field of a level: device memory on CUDA, host memory else. */
-static double *alloc_field(const fdx_solver *s, int64_t count, fdx_status *st)
+double *mg_alloc_field(const fdx_solver *s, int64_t count, fdx_status *st)
 {
     if (!s->gpu) return alloc_zero(count, st);
     void *p = NULL;
@@ -39,7 +39,7 @@ static double *alloc_field(const fdx_solver *s, int64_t count, fdx_status *st)
     return *st == FDX_OK ? p : NULL;
 }
 
-static void free_field(const fdx_solver *s, double *p)
+void mg_free_field(const fdx_solver *s, double *p)
 {
     if (s->gpu)
         mg_cuda_free(p);
@@ -47,9 +47,8 @@ static void free_field(const fdx_solver *s, double *p)
         free(p);
 }
 
-static fdx_status level_init(fdx_solver *s, mg_level *L, const int64_t *n, const double *h)
+static void level_init(fdx_solver *s, mg_level *L, const int64_t *n, const double *h)
 {
-    fdx_status st = FDX_OK;
     L->unknowns = 1;
     for (int a = 0; a < 3; a++) {
         if (a >= s->rank) {
@@ -72,17 +71,30 @@ static fdx_status level_init(fdx_solver *s, mg_level *L, const int64_t *n, const
     L->sy = L->m[0];
     L->sz = s->rank == 3 ? L->m[0] * L->m[1] : 0;
     L->count = L->m[0] * L->m[1] * L->m[2];
-    if (!(L->u = alloc_field(s, L->count, &st)) || !(L->f = alloc_field(s, L->count, &st)) ||
-        !(L->t = alloc_field(s, L->count, &st)))
+}
+
+/* A level's fields and (CUDA) its reduction slots. */
+static fdx_status level_storage(fdx_solver *s, mg_level *L)
+{
+    fdx_status st = FDX_OK;
+    if (!(L->u = mg_alloc_field(s, L->count, &st)) || !(L->f = mg_alloc_field(s, L->count, &st)) ||
+        !(L->t = mg_alloc_field(s, L->count, &st)))
         return st;
-    if (s->smoother == FDX_SMOOTH_CHEBY && !(L->d = alloc_field(s, L->count, &st))) return st;
+    if (s->smoother == FDX_SMOOTH_CHEBY && !(L->d = mg_alloc_field(s, L->count, &st))) return st;
+    return mg_alloc_sums(s, L);
+}
+
+fdx_status mg_alloc_sums(const fdx_solver *s, mg_level *L)
+{
+    if (!s->gpu) return FDX_OK;
     /* The sum and one slot a block of the widest launch (fdx_mg_gpu.cu:
        128 points of a row a block, one row a block on y and z; or the
        z-marching sweep's tiles, at least one plane a block). */
     const int64_t rows = (L->m[0] / 128 + 1) * L->m[1] * L->m[2];
     const int64_t tiles = (L->m[0] / (MG_GSZ_X - 4) + 1) * (L->m[1] / (MG_GSZ_Y - 4) + 1) * L->m[2];
-    if (s->gpu && !(L->dsum = alloc_field(s, 1 + (rows > tiles ? rows : tiles), &st))) return st;
-    return FDX_OK;
+    fdx_status st = FDX_OK;
+    L->dsum = mg_alloc_field(s, 1 + (rows > tiles ? rows : tiles), &st);
+    return st;
 }
 
 /* The coarse unknown a coarse stored index stands for (ghosts fold onto the
@@ -95,9 +107,8 @@ static int64_t fold(fdx_solver_bc bc, int64_t S, int64_t M)
     return S == 0 ? M - 2 : 1; /* periodic */
 }
 
-static fdx_status transfer_init(fdx_solver *s, int axis, const mg_level *F, const mg_level *C, mg_transfer *t)
+fdx_status mg_transfer_alloc(mg_transfer *t, int64_t m, int64_t M)
 {
-    const int64_t m = F->m[axis], M = C->m[axis];
     t->i0 = calloc((size_t)m, sizeof *t->i0);
     t->i1 = calloc((size_t)m, sizeof *t->i1);
     t->w0 = calloc((size_t)m, sizeof *t->w0);
@@ -108,7 +119,15 @@ static fdx_status transfer_init(fdx_solver *s, int axis, const mg_level *F, cons
     t->b0 = calloc((size_t)M, sizeof *t->b0);
     t->bw = calloc((size_t)M, sizeof *t->bw);
     if (!t->i0 || !t->i1 || !t->w0 || !t->w1 || !t->ptr || !t->idx || !t->w || !t->b0 || !t->bw)
-        return fdx_fail(FDX_ERR_NOMEM, "multigrid: out of host memory for the transfers of axis %d", axis);
+        return fdx_fail(FDX_ERR_NOMEM, "multigrid: out of host memory for transfer tables (%lld fine points)",
+                        (long long)m);
+    return FDX_OK;
+}
+
+static fdx_status transfer_init(fdx_solver *s, int axis, const mg_level *F, const mg_level *C, mg_transfer *t)
+{
+    const int64_t m = F->m[axis], M = C->m[axis];
+    FDX_TRY(mg_transfer_alloc(t, m, M));
     if (axis >= s->rank) { /* the missing z axis: one plane onto one plane */
         t->w0[0] = 1;
         t->ptr[1] = 1;
@@ -164,7 +183,7 @@ static fdx_status transfer_init(fdx_solver *s, int axis, const mg_level *F, cons
     return FDX_OK;
 }
 
-static void transfer_free(mg_transfer *t)
+void mg_transfer_free(mg_transfer *t)
 {
     free(t->i0);
     free(t->i1);
@@ -180,19 +199,20 @@ static void transfer_free(mg_transfer *t)
 
 void mg_free_levels(fdx_solver *s)
 {
+    if (s->md) mg_dist_free_levels(s); /* the distributed levels' handles first */
     if (s->ops && s->ops->graph_free) s->ops->graph_free(s);
     s->graph_kind[0] = s->graph_kind[1] = FDX_CYCLE_V;
     for (int l = 0; l < MG_MAX_LEVELS; l++) {
         mg_level *L = &s->lev[l];
-        free_field(s, L->u);
-        free_field(s, L->f);
-        free_field(s, L->t);
-        free_field(s, L->d);
-        free_field(s, L->dsum);
+        mg_free_field(s, L->u);
+        mg_free_field(s, L->f);
+        mg_free_field(s, L->t);
+        mg_free_field(s, L->d);
+        mg_free_field(s, L->dsum);
         free(L->k);
         if (s->gpu) mg_cuda_free(L->dk);
         for (int a = 0; a < 3; a++) {
-            transfer_free(&L->tr[a]);
+            mg_transfer_free(&L->tr[a]);
             if (s->gpu) mg_cuda_free_transfer(&L->dtr[a]);
         }
         memset(L, 0, sizeof *L);
@@ -201,9 +221,9 @@ void mg_free_levels(fdx_solver *s)
     free(s->chol);
     free(s->chol_map);
     free(s->chol_vec);
-    free_field(s, s->x);
-    free_field(s, s->p);
-    free_field(s, s->q);
+    mg_free_field(s, s->x);
+    mg_free_field(s, s->p);
+    mg_free_field(s, s->q);
     if (s->gpu) {
         mg_cuda_free(s->d_chol);
         mg_cuda_free(s->d_chol_map);
@@ -270,7 +290,7 @@ static void coarsen_coefficient(const fdx_solver *s, const mg_level *F, mg_level
     mg_ghosts(s, C, C->k);
 }
 
-/* Every level's coefficient (host; and device on CUDA) from the caller's. */
+/* Every level's coefficient on the host, from the caller's. */
 static fdx_status build_coefficients(fdx_solver *s)
 {
     if (!s->kuser) return FDX_OK;
@@ -284,15 +304,11 @@ static fdx_status build_coefficients(fdx_solver *s)
         } else {
             coarsen_coefficient(s, &s->lev[l - 1], L);
         }
-        if (s->gpu) {
-            FDX_TRY(mg_cuda_alloc((size_t)L->count * sizeof(double), (void **)&L->dk));
-            FDX_TRY(mg_cuda_upload(L->dk, L->k, (size_t)L->count * sizeof(double)));
-        }
     }
     return FDX_OK;
 }
 
-fdx_status mg_build_levels(fdx_solver *s)
+fdx_status mg_build_geometry(fdx_solver *s)
 {
     int64_t n[3] = {s->shape[0], s->shape[1], s->rank == 3 ? s->shape[2] : 1};
     double h[3] = {s->h[0], s->h[1], s->h[2]};
@@ -303,7 +319,7 @@ fdx_status mg_build_levels(fdx_solver *s)
     for (;;) {
         if (s->nlev == MG_MAX_LEVELS) return fdx_fail(FDX_ERR_INTERNAL, "multigrid: more than %d levels", MG_MAX_LEVELS);
         mg_level *L = &s->lev[s->nlev];
-        FDX_TRY(level_init(s, L, n, h));
+        level_init(s, L, n, h);
         L->work = (double)L->unknowns / (double)s->lev[0].unknowns;
         s->nlev++;
         if (L->unknowns <= MG_COARSE_MAX) break;
@@ -323,12 +339,7 @@ fdx_status mg_build_levels(fdx_solver *s)
         if (!any) break;
     }
     for (int l = 0; l + 1 < s->nlev; l++)
-        for (int a = 0; a < 3; a++) {
-            FDX_TRY(transfer_init(s, a, &s->lev[l], &s->lev[l + 1], &s->lev[l].tr[a]));
-            if (s->gpu)
-                FDX_TRY(mg_cuda_upload_transfer(&s->lev[l].tr[a], &s->lev[l].dtr[a], s->lev[l].m[a],
-                                                s->lev[l + 1].m[a]));
-        }
+        for (int a = 0; a < 3; a++) FDX_TRY(transfer_init(s, a, &s->lev[l], &s->lev[l + 1], &s->lev[l].tr[a]));
     /* One-pass red-black on every level but the coarsest (whose sweep
        count may be odd); on CUDA only where the blocks fill the device
        (the ring kernel's blocks march all planes, the z-marching kernel's
@@ -342,18 +353,40 @@ fdx_status mg_build_levels(fdx_solver *s)
         const int big = s->gs2 == MG_GS2_RING ? tiles >= 128 : L->unknowns >= 32768;
         s->lev[l].gs2 = every || big ? s->gs2 : 0;
     }
-    FDX_TRY(build_coefficients(s));
+    return build_coefficients(s);
+}
+
+fdx_status mg_build_storage(fdx_solver *s, int first)
+{
+    for (int l = first; l < s->nlev; l++) {
+        mg_level *L = &s->lev[l];
+        FDX_TRY(level_storage(s, L));
+        if (l + 1 < s->nlev && s->gpu)
+            for (int a = 0; a < 3; a++)
+                FDX_TRY(mg_cuda_upload_transfer(&L->tr[a], &L->dtr[a], L->m[a], s->lev[l + 1].m[a]));
+        if (L->k && s->gpu) {
+            FDX_TRY(mg_cuda_alloc((size_t)L->count * sizeof(double), (void **)&L->dk));
+            FDX_TRY(mg_cuda_upload(L->dk, L->k, (size_t)L->count * sizeof(double)));
+        }
+    }
     int threads = omp_get_max_threads();
     s->rowbuf_stride = 2 * ((s->lev[0].m[0] + 7) / 8 * 8); /* two rows a thread (mg_resrestrict) */
     fdx_status st = FDX_OK;
     if (!s->gpu && !(s->rowbuf = alloc_zero(s->rowbuf_stride * threads, &st))) return st;
     if (!(s->hist = alloc_zero(s->max_cycles + 1, &st))) return st;
-    if (s->method == FDX_SOLVER_CG_MG || s->order == 4) {
+    if (first == 0 && (s->method == FDX_SOLVER_CG_MG || s->order == 4)) {
         const int64_t c = s->lev[0].count;
-        if (!(s->x = alloc_field(s, c, &st)) || !(s->p = alloc_field(s, c, &st)) || !(s->q = alloc_field(s, c, &st)))
+        if (!(s->x = mg_alloc_field(s, c, &st)) || !(s->p = mg_alloc_field(s, c, &st)) ||
+            !(s->q = mg_alloc_field(s, c, &st)))
             return st;
     }
     return FDX_OK;
+}
+
+fdx_status mg_build_levels(fdx_solver *s)
+{
+    FDX_TRY(mg_build_geometry(s));
+    return mg_build_storage(s, 0);
 }
 
 /* The coarsest level's matrix, assembled column by column by applying the

@@ -124,7 +124,8 @@ int cmd_mg_main(const char *CMD, int argc, char **argv)
 {
     const char *size_s = "129x129x129", *tol_s = "1e-10", *cycle_s = "fmg", *sm_s = "rbgs", *pre_s = "2",
                *post_s = "2", *maxc_s = "50", *solver_s = "mg", *bc_s = "dirichlet", *coarse_s = "direct",
-               *order_s = "2", *coef_s = "none", *repeat_s = "0", *plot = NULL, *json = NULL;
+               *order_s = "2", *coef_s = "none", *repeat_s = "0", *plot = NULL, *json = NULL, *gpus_s = NULL,
+               *grid_s = NULL;
     const cli_flag flags[] = {
         {"size", "NXxNY[xNZ]", "grid points per axis (Dirichlet: boundary included) [129x129x129]", &size_s},
         {"tol", "R", "relative residual to reach [1e-10]", &tol_s},
@@ -146,6 +147,12 @@ int cmd_mg_main(const char *CMD, int argc, char **argv)
          "solve N more times from the same start after the first and report the median of their solve times (warm: "
          "kernels loaded, the cycle's graph made); time_s.solve_first keeps the first's [0]",
          &repeat_s},
+        {"gpus", "K",
+         "distribute the levels over K units a process (GPUs, or CPU units with --backend cpu) and every rank under "
+         "mpirun; the coarse levels are gathered onto one unit (Dirichlet, order 2)",
+         &gpus_s},
+        {"grid", "GXxGY[xGZ]", "with --gpus: units per axis (their product: K x ranks) [the slowest axis split]",
+         &grid_s},
         {"plot", "FILE.png", "write the residual history as a PNG plot", &plot},
         {"json", NULL, "print one JSON record instead of the table", &json},
         {NULL, NULL, NULL, NULL},
@@ -154,19 +161,22 @@ int cmd_mg_main(const char *CMD, int argc, char **argv)
     if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
     int rc = cli_parse(argc, argv, CMD,
                        "[--size NXxNY[xNZ]] [--tol R] [--cycle v|w|f|fmg] [--smoother jacobi|cheby|rbgs] "
-                       "[--solver mg|cg] [--bc KIND] [--coef KIND] [--plot FILE.png] [--json]",
+                       "[--solver mg|cg] [--bc KIND] [--coef KIND] [--gpus K [--grid GXxGY[xGZ]]] [--plot FILE.png] [--json]",
                        flags, opts);
     fdx_ctx *ctx = NULL;
     fdx_solver *s = NULL;
     fdx_array *f = NULL, *u = NULL;
     double *exact = NULL, *u0 = NULL, *times = NULL; /* --repeat: the initial guess, the solve times */
     fdx_array *karr = NULL;
+    cmd_mg_dist dist = {0};
     fdx_json j;
     fdx_json_init(&j);
     if (rc >= 0) goto done;
 
     manufactured m = {0};
-    long pre, post, maxc, order, csweeps = 0, repeat = 0;
+    long pre, post, maxc, order, csweeps = 0, repeat = 0, gpus = 0;
+    int grank = 0;
+    int64_t grid64[3] = {1, 1, 1};
     fdx_solver_cycle cycle;
     fdx_solver_smoother sm;
     fdx_solver_method method;
@@ -180,6 +190,8 @@ int cmd_mg_main(const char *CMD, int argc, char **argv)
         (st = cli_parse_int("--steps", maxc_s, 1, 100000, &maxc)) != FDX_OK ||
         (st = cli_parse_int("--order", order_s, 2, 4, &order)) != FDX_OK ||
         (st = cli_parse_int("--repeat", repeat_s, 0, 1000, &repeat)) != FDX_OK ||
+        (gpus_s && (st = cli_parse_int("--gpus", gpus_s, 1, 16, &gpus)) != FDX_OK) ||
+        (grid_s && (st = cli_parse_shape_flag("--grid", grid_s, 2, 3, 1, &grank, grid64)) != FDX_OK) ||
         (st = fdx_solver_cycle_parse(cycle_s, &cycle)) != FDX_OK ||
         (st = fdx_solver_smoother_parse(sm_s, &sm)) != FDX_OK ||
         (st = fdx_solver_method_parse(solver_s, &method)) != FDX_OK ||
@@ -208,12 +220,49 @@ int cmd_mg_main(const char *CMD, int argc, char **argv)
         rc = cli_usage_error(CMD, "--pre and --post are both 0: the cycle would not smooth");
         goto done;
     }
+    if (!gpus && cli_under_mpirun()) {
+        rc = cli_usage_error(CMD, "started by mpirun with several processes: give --gpus K to distribute the solve");
+        goto done;
+    }
+    if (grid_s && !gpus) {
+        rc = cli_usage_error(CMD, "--grid needs --gpus K");
+        goto done;
+    }
+    if (gpus && (m.bc != FDX_BC_DIRICHLET || order != 2)) {
+        rc = cli_usage_error(CMD, "--gpus: distributed levels take --bc dirichlet and --order 2");
+        goto done;
+    }
+    if (grid_s && grank != m.rank) {
+        rc = cli_usage_error(CMD, "--grid %s has %d axes, the grid %d", grid_s, grank, m.rank);
+        goto done;
+    }
     if (m.rank == 2) m.n[2] = 1;
     m.order = (int)order;
-    if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) goto fail;
-    FDX_TRY_GOTO(st, fdx_solver_create(ctx, m.rank, m.n, &s), fail);
-    FDX_TRY_GOTO(st, fdx_array_create(ctx, FDX_FLOAT64, m.rank, m.n, FDX_ON_HOST | FDX_ON_DEVICE, &f), fail);
-    FDX_TRY_GOTO(st, fdx_array_create(ctx, FDX_FLOAT64, m.rank, m.n, FDX_ON_HOST | FDX_ON_DEVICE, &u), fail);
+    /* --gpus: the solver and its arrays on the distribution (its unit 0's
+       context for everything else); f and u stay the global host copies */
+    fdx_ctx *uctx = NULL;
+    double dist_setup_s = 0;
+    if (gpus) {
+        const double ts = now_s();
+        const int grid[3] = {(int)grid64[0], (int)grid64[1], (int)grid64[2]};
+        st = cmd_mg_dist_create(opts, m.rank, m.n, grid_s ? grid : NULL, (int)gpus, &dist);
+        if (st == FDX_OK) st = fdx_solver_create_dist(opts, dist.d, &s);
+        if (st == FDX_OK) st = fdx_solver_setup(s); /* a grid the units cannot split: the user's --gpus */
+        if (st == FDX_ERR_INVALID) {
+            rc = cli_usage_error(CMD, "--gpus %ld: %s", gpus, fdx_last_error());
+            goto done;
+        }
+        if (st != FDX_OK) goto fail;
+        dist_setup_s = now_s() - ts;
+        uctx = fdx_dist_ctx(dist.d, 0);
+    } else {
+        if ((st = fdx_ctx_create(opts, &ctx)) != FDX_OK) goto fail;
+        uctx = ctx;
+        FDX_TRY_GOTO(st, fdx_solver_create(ctx, m.rank, m.n, &s), fail);
+    }
+    const int where = gpus ? FDX_ON_HOST : FDX_ON_HOST | FDX_ON_DEVICE;
+    FDX_TRY_GOTO(st, fdx_array_create(uctx, FDX_FLOAT64, m.rank, m.n, where, &f), fail);
+    FDX_TRY_GOTO(st, fdx_array_create(uctx, FDX_FLOAT64, m.rank, m.n, where, &u), fail);
     const int64_t count = fdx_array_count(u);
     if (!(exact = malloc((size_t)count * sizeof(double)))) {
         st = fdx_fail(FDX_ERR_NOMEM, "out of host memory for the exact solution (%lld points)", (long long)count);
@@ -222,7 +271,7 @@ int cmd_mg_main(const char *CMD, int argc, char **argv)
     manufacture(&m, fdx_array_host(f), fdx_array_host(u), exact);
     const cmd_mg_grid grid = grid_of(&m);
     if (coef.kind != MG_COEF_NONE) {
-        FDX_TRY_GOTO(st, fdx_array_create(ctx, FDX_FLOAT64, m.rank, m.n, FDX_ON_HOST, &karr), fail);
+        FDX_TRY_GOTO(st, fdx_array_create(uctx, FDX_FLOAT64, m.rank, m.n, FDX_ON_HOST, &karr), fail);
         FDX_TRY_GOTO(st, cmd_mg_coef_manufacture(&grid, &coef, fdx_array_host(karr), fdx_array_host(f),
                                                  fdx_array_host(u), exact),
                      fail);
@@ -238,10 +287,14 @@ int cmd_mg_main(const char *CMD, int argc, char **argv)
     FDX_TRY_GOTO(st, fdx_solver_set_coarse(s, csweeps ? FDX_COARSE_SWEEPS : FDX_COARSE_DIRECT, (int)csweeps), fail);
     FDX_TRY_GOTO(st, fdx_solver_set_tolerance(s, tol), fail);
     FDX_TRY_GOTO(st, fdx_solver_set_max_cycles(s, (int)maxc), fail);
-    FDX_TRY_GOTO(st, fdx_array_to_device(f), fail);
-    FDX_TRY_GOTO(st, fdx_array_to_device(u), fail);
+    if (gpus) {
+        FDX_TRY_GOTO(st, cmd_mg_dist_load(&dist, m.n, fdx_array_host(f), fdx_array_host(u)), fail);
+    } else {
+        FDX_TRY_GOTO(st, fdx_array_to_device(f), fail);
+        FDX_TRY_GOTO(st, fdx_array_to_device(u), fail);
+    }
     double t0 = now_s();
-    FDX_TRY_GOTO(st, fdx_solver_setup(s), fail);
+    if (!gpus) FDX_TRY_GOTO(st, fdx_solver_setup(s), fail); /* distributed: done above */
     double t1 = now_s();
     if (repeat > 0 && (!(u0 = malloc((size_t)count * sizeof(double))) || !(times = malloc((size_t)repeat * sizeof(double))))) {
         st = fdx_fail(FDX_ERR_NOMEM, "out of host memory for --repeat's copy of the initial guess (%lld points)",
@@ -249,19 +302,23 @@ int cmd_mg_main(const char *CMD, int argc, char **argv)
         goto fail;
     }
     if (u0) memcpy(u0, fdx_array_host(u), (size_t)count * sizeof(double));
-    FDX_TRY_GOTO(st, fdx_solver_solve(s, f, u), fail);
+    FDX_TRY_GOTO(st, gpus ? fdx_solver_solve_dist(s, dist.f, dist.u) : fdx_solver_solve(s, f, u), fail);
     double t2 = now_s();
-    const double setup_s = t1 - t0, solve_first = t2 - t1;
+    const double setup_s = gpus ? dist_setup_s : t1 - t0, solve_first = t2 - t1;
     for (long r = 0; r < repeat; r++) {
         /* the same start: the solve overwrote u (it returns only when its
            kernels have finished, so each time is the solve's alone) */
-        memcpy(fdx_array_host(u), u0, (size_t)count * sizeof(double));
-        FDX_TRY_GOTO(st, fdx_array_to_device(u), fail);
+        if (gpus) {
+            FDX_TRY_GOTO(st, cmd_mg_dist_load(&dist, m.n, NULL, u0), fail);
+        } else {
+            memcpy(fdx_array_host(u), u0, (size_t)count * sizeof(double));
+            FDX_TRY_GOTO(st, fdx_array_to_device(u), fail);
+        }
         const double a = now_s();
-        FDX_TRY_GOTO(st, fdx_solver_solve(s, f, u), fail);
+        FDX_TRY_GOTO(st, gpus ? fdx_solver_solve_dist(s, dist.f, dist.u) : fdx_solver_solve(s, f, u), fail);
         times[r] = now_s() - a;
     }
-    FDX_TRY_GOTO(st, fdx_array_to_host(u), fail);
+    FDX_TRY_GOTO(st, gpus ? cmd_mg_dist_result(&dist, fdx_array_host(u)) : fdx_array_to_host(u), fail);
     const double solve_s = repeat > 0 ? median(times, (int)repeat) : solve_first;
     const int cycles = fdx_solver_iterations(s), converged = fdx_solver_converged(s);
     const double *hist = NULL;
@@ -278,7 +335,7 @@ int cmd_mg_main(const char *CMD, int argc, char **argv)
     double err_coarse = 0, h_coarse = 0, observed = 0, umax = 0;
     int err_ok;
     if (coef.kind == MG_COEF_SMOOTH || coef.kind == MG_COEF_JUMP) {
-        FDX_TRY_GOTO(st, cmd_mg_coef_coarse_error(ctx, &grid, &coef, &err_coarse, &h_coarse), fail);
+        FDX_TRY_GOTO(st, cmd_mg_coef_coarse_error(uctx, &grid, &coef, &err_coarse, &h_coarse), fail);
         observed = err > 0 ? log(err_coarse / err) / log(h_coarse / m.h) : 99;
         err_ok = observed >= 1.5;
     } else if (coef.kind == MG_COEF_FILE) {
@@ -288,13 +345,17 @@ int cmd_mg_main(const char *CMD, int argc, char **argv)
         err_ok = err <= (order == 4 ? 4.0 : 1.25) * m.disc_error + 1e-12;
     }
     const int verified = converged && err_ok;
-    if (plot) {
+    /* under mpirun: rank 0 reports (every rank has the same results) */
+    const int quiet = gpus && fdx_dist_proc(dist.d) != 0;
+    if (plot && !quiet) {
         char title[64];
         snprintf(title, sizeof title, "RESIDUAL PER CYCLE");
         FDX_TRY_GOTO(st, cmd_mg_plot(plot, hist, nh, title), fail);
     }
-    const char *backend = fdx_backend_kind_name(fdx_ctx_backend(ctx)), *device = fdx_ctx_device_name(ctx);
-    if (json) {
+    const char *backend = fdx_backend_kind_name(fdx_ctx_backend(uctx)), *device = fdx_ctx_device_name(uctx);
+    const int units = gpus ? fdx_dist_units(dist.d) : 1, ranks = gpus ? fdx_dist_procs(dist.d) : 1;
+    if (quiet) {
+    } else if (json) {
         fdx_json_record_head(&j, "poisson", backend, device, "double", m.rank, m.n);
         fdx_json_str(&j, "solver", fdx_solver_method_name(method));
         fdx_json_str(&j, "cycle", fdx_solver_cycle_name(cycle));
@@ -319,6 +380,10 @@ int cmd_mg_main(const char *CMD, int argc, char **argv)
         fdx_json_end(&j);
         if (repeat > 0) fdx_json_int(&j, "repeat", repeat);
         fdx_json_num(&j, "work_units", fdx_solver_work_units(s));
+        fdx_json_int(&j, "gpus", fdx_ctx_backend(uctx) == FDX_BACKEND_CUDA ? units : 0);
+        fdx_json_int(&j, "units", units);
+        fdx_json_int(&j, "ranks", ranks);
+        if (gpus) fdx_json_int(&j, "levels_distributed", fdx_solver_distributed_levels(s));
         fdx_json_num(&j, "error_max", err);
         if (coef.kind == MG_COEF_NONE) fdx_json_num(&j, "discretization_error", m.disc_error);
         if (coef.kind == MG_COEF_SMOOTH || coef.kind == MG_COEF_JUMP) {
@@ -333,6 +398,9 @@ int cmd_mg_main(const char *CMD, int argc, char **argv)
         printf("fdx %s: %s, %s-cycle, %s (%ld,%ld), order %ld, %s boundaries, %d levels, %s on %s\n", CMD,
                fdx_solver_method_name(method), fdx_solver_cycle_name(cycle), fdx_solver_smoother_name(sm), pre, post,
                order, fdx_solver_bc_name(m.bc), fdx_solver_levels(s), backend, device);
+        if (gpus)
+            printf("distributed over %d units (%d ranks x %ld): levels 0..%d split, the coarser gathered onto one unit\n",
+                   units, ranks, gpus, fdx_solver_distributed_levels(s) - 1);
         printf("%6s  %-12s %s\n", "cycle", "residual", "reduction");
         for (int i = 0; i < nh; i++)
             printf("%6d  %-12.3e %.4f\n", i, hist[i], i ? hist[i] / hist[i - 1] : 1.0);
@@ -354,7 +422,7 @@ int cmd_mg_main(const char *CMD, int argc, char **argv)
         if (plot) printf("plot: %s\n", plot);
     }
     rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
-    if (!verified)
+    if (!verified && !quiet)
         fprintf(stderr, "fdx %s: %s\n", CMD,
                 !converged ? "the tolerance was not reached within --steps"
                            : coef.kind == MG_COEF_NONE || coef.kind == MG_COEF_FILE
@@ -372,6 +440,7 @@ done:
     fdx_array_destroy(&f);
     fdx_array_destroy(&u);
     fdx_solver_destroy(&s);
+    cmd_mg_dist_free(&dist);
     fdx_ctx_destroy(&ctx);
     fdx_options_destroy(&opts);
     return rc;

@@ -54,4 +54,19 @@ double cmd_mg_max_error(const cmd_mg_grid *g, const double *u, const double *exa
 /* The relative residual after each cycle as a PNG at path (atomic). */
 fdx_status cmd_mg_plot(const char *path, const double *hist, int n, const char *title);
 
+/* --gpus K: the grid over K units a process (every rank under mpirun),
+   split on grid[] (NULL: the slowest axis), and the solve's arrays. */
+typedef struct cmd_mg_dist {
+    fdx_dist *d;
+    fdx_darray *f, *u;
+} cmd_mg_dist;
+fdx_status cmd_mg_dist_create(const fdx_options *opts, int rank, const int64_t *n, const int *grid, int units,
+                              cmd_mg_dist *out);
+/* f (unless NULL) and u from the global host arrays of shape n. */
+fdx_status cmd_mg_dist_load(cmd_mg_dist *m, const int64_t *n, const double *f, const double *u);
+/* The solution into the global host array, on every rank. */
+fdx_status cmd_mg_dist_result(cmd_mg_dist *m, double *u);
+/* Releases all and leaves MPI when fdx joined it. */
+void cmd_mg_dist_free(cmd_mg_dist *m);
+
 #endif

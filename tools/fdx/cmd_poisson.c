@@ -15,7 +15,7 @@ static const char *CMD = "poisson";
 /* Flags of one method only.  The multigrid ones are fdx mg's beyond the
    shared --size, --steps, --tol, --order and --json; the Jacobi ones are
    the simulation's config keys (read from the library) beyond those. */
-static const char *const MG_ONLY[] = {"cycle", "smoother", "pre", "post", "solver", "bc", "coarse", "coef", "plot", NULL};
+static const char *const MG_ONLY[] = {"cycle", "smoother", "pre", "post", "solver", "bc", "coarse", "coef", "plot", "gpus", "grid", NULL};
 static const char *const SHARED[] = {"size", "steps", "tol", "order", "json", NULL};
 
 static int in_list(const char *const *list, const char *name)
