@@ -2,7 +2,9 @@
 # fdx wave --absorb: the PML from the command line: the summary names it, the
 # INI key equals the flag, the PML run differs from the sponge's (the layer
 # acts), a restart continues it bit for bit (checksums) and refuses another
-# absorb, and the usage errors (exit 2, one line, nothing written).
+# absorb, distributed runs (--gpus 2 CPU units; under mpirun -np 2 with 1
+# and 2 units a rank when there is one) give the one-array checksum, and the
+# usage errors (exit 2, one line, nothing written).
 source "$(dirname "$0")/lib_cli.sh"
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 run() { "$fdx" wave --backend cpu --progress off --json "$@"; }
@@ -29,7 +31,21 @@ expect_usage absorb wave --backend cpu --progress off --restart half --steps 200
 
 expect_usage absorb wave --backend cpu --absorb perfect
 expect_usage absorb wave --backend cpu --size 64x64 --absorb pml --boundary all=dirichlet:0
-expect_usage absorb wave --backend cpu --size 64x64 --absorb pml --gpus 2
+checks=$((checks + 1))
+run --size 72x130 --steps 100 --absorb pml --sponge 12 >one.json 2>err.txt || fail "one-array run: $(cat err.txt)"
+run --size 72x130 --steps 100 --absorb pml --sponge 12 --gpus 2 >units.json 2>err.txt || fail "2 units: $(cat err.txt)"
+[ -n "$(sum one.json)" ] && [ "$(sum units.json)" = "$(sum one.json)" ] ||
+  fail "2 units differ from one array: $(sum units.json) vs $(sum one.json)"
+if command -v mpirun >/dev/null && ! "$fdx" info 2>/dev/null | grep -qi "mpi.*no"; then
+  for gpus in 1 2; do
+    checks=$((checks + 1))
+    OMP_NUM_THREADS=1 mpirun --allow-run-as-root --oversubscribe -np 2 "$fdx" wave --backend cpu --progress off --json \
+      --size 72x130 --steps 100 --absorb pml --sponge 12 --gpus $gpus >mpi.json 2>err.txt || fail "mpirun -np 2 --gpus $gpus: $(cat err.txt)"
+    [ "$(sum mpi.json)" = "$(sum one.json)" ] || fail "mpirun -np 2 --gpus $gpus differs: $(sum mpi.json) vs $(sum one.json)"
+  done
+fi
+expect_usage checkpoint wave --backend cpu --size 64x64 --absorb pml --gpus 2 --output ck --checkpoint-every 5
+expect_usage pml wave --backend cpu --size 64x40 --absorb pml --sponge 16 --gpus 2
 expect_usage absorb wave --backend cpu --size 64x64 --absorb pml --sponge 0
 expect_usage pml wave --backend cpu --size 64x64 --absorb pml --sponge 5
 expect_usage sponge wave --backend cpu --size 64x64 --absorb none --sponge 10

@@ -1,7 +1,8 @@
 /* test_pml_gpu: the wave's perfectly matched layer on CUDA (skips without a
    GPU): the library's step against the plain-loop reference of pml_check.h
-   (poisoned outputs), the same runs compared with the CPU's, and a whole
-   wave run with absorb = pml on CUDA against the CPU. */
+   (poisoned outputs), the same runs compared with the CPU's, the fused pass
+   against the two passes (FDX_PML_TWOPASS=1) bit for bit, and a whole wave
+   run with absorb = pml on CUDA against the CPU. */
 #include "pml_check.h"
 
 #include <string.h>
@@ -64,6 +65,25 @@ int main(void)
         }
         free(g);
         free(c);
+    }
+    /* The fused pass and the two passes round alike (fdx_pml_cuda.cu is
+       built without FMA contraction, so the shared point code cannot be
+       contracted differently in the two kernels). */
+    for (int i = 0; i < PC_NCASES; i++) {
+        const pc_case *pc = &PC_CASES[i];
+        int64_t cnt = pc->n[0] * pc->n[1] * (pc->rank == 3 ? pc->n[2] : 1);
+        double *one = calloc((size_t)cnt, sizeof(double)), *two = calloc((size_t)cnt, sizeof(double));
+        for (int t = 0; t < 2; t++) {
+            fdx_dtype type = t ? FDX_FLOAT32 : FDX_FLOAT64;
+            setenv("FDX_PML_TWOPASS", "1", 1);
+            pc_run(gpu, "cuda two passes", pc, type, 9, 0x77ULL + i, two);
+            unsetenv("FDX_PML_TWOPASS");
+            pc_run(gpu, "cuda fused", pc, type, 9, 0x77ULL + i, one);
+            CHECK(memcmp(one, two, (size_t)cnt * sizeof(double)) == 0,
+                  "case %d %s: the fused pass differs from the two passes on CUDA", i, t ? "float" : "double");
+        }
+        free(one);
+        free(two);
     }
     sim_gpu_vs_cpu(gpu, cpu, "96x80", "double", 1e-10);
     sim_gpu_vs_cpu(gpu, cpu, "48x40x36", "float", 1e-3);

@@ -33,28 +33,44 @@ PML_HD static inline PML_I PML_FN(pml_div)(PML_I v, PML_I e, PML_I *rem)
     return v / e;
 }
 
-/* Slab index of position x of axis a (psi at x + 1/2, zeta at x), -1 outside. */
+/* Slab index of local position x of axis a (psi at x + 1/2, zeta at x), -1 outside. */
 PML_HD static inline PML_I PML_FN(pml_slab)(const fdx_pml_job *J, int a, PML_I x)
 {
-    PML_I lo = J->r - 1, hi = (PML_I)((PML_I)J->n[a]) - J->r - J->m;
+    PML_I lo = (PML_I)J->pos[a][0], hi = (PML_I)J->pos[a][1];
     if (x >= lo && x < lo + J->m) return x - lo;
     if (x >= hi && x < hi + J->m) return J->m + x - hi;
     return -1;
 }
 
-/* Pass 1: psi of axis a at slab point s, across at x (x[a] is ignored). */
+/* psi of axis a one step on at slab point s (u's index q there, sa = u's
+   stride along a): b psi + a D+u.  One expression for pass 1 and the fused
+   pass, so both round alike. */
+PML_HD static inline PML_T PML_FN(pml_psi_new)(const fdx_pml_job *J, const PML_T *ta, PML_T old, const PML_T *u,
+                                               PML_I q, PML_I sa, PML_I s)
+{
+    PML_T du = 0;
+    for (int k = 1; k <= J->r; k++) du += (PML_T)J->ws[k] * (u[q + k * sa] - u[q + (1 - k) * sa]);
+    return ta[s] * old + ta[2 * J->m + s] * du;
+}
+
+/* Offset of axis a's slab arrays at the point x across (x[a] ignored). */
+PML_HD static inline PML_I PML_FN(pml_across)(const fdx_pml_job *J, int a, const PML_I *x)
+{
+    return x[0] * ((PML_I)J->sst[a][0]) + x[1] * ((PML_I)J->sst[a][1]) + x[2] * ((PML_I)J->sst[a][2]) -
+           x[a] * ((PML_I)J->sst[a][a]);
+}
+
+/* Pass 1: psi of axis a at slab point s, across at x (x[a] is ignored; a
+   position outside the block is skipped). */
 PML_HD static inline void PML_FN(pml_psi_at)(const fdx_pml_job *J, const PML_T *tab, PML_T *aux, const PML_T *u,
                                              int a, PML_I s, PML_I *x)
 {
-    int m = J->m, r = J->r;
-    x[a] = s < m ? r - 1 + s : ((PML_I)J->n[a]) - r - m + (s - m);
-    PML_I q = x[0] * ((PML_I)J->st[0]) + x[1] * ((PML_I)J->st[1]) + x[2] * ((PML_I)J->st[2]), sa = ((PML_I)J->st[a]);
-    PML_T du = 0;
-    for (int k = 1; k <= r; k++) du += (PML_T)J->ws[k] * (u[q + k * sa] - u[q + (1 - k) * sa]);
-    PML_I p = ((PML_I)J->psi[a]) + x[0] * ((PML_I)J->sst[a][0]) + x[1] * ((PML_I)J->sst[a][1]) + x[2] * ((PML_I)J->sst[a][2]) - x[a] * ((PML_I)J->sst[a][a]) +
-                  s * ((PML_I)J->sst[a][a]);
-    const PML_T *ta = tab + (PML_I)8 * m * a;
-    aux[p] = ta[s] * aux[p] + ta[2 * m + s] * du;
+    int m = J->m;
+    x[a] = s < m ? (PML_I)J->pos[a][0] + s : (PML_I)J->pos[a][1] + (s - m);
+    if (x[a] < 0 || x[a] >= (PML_I)J->n[a]) return;
+    PML_I q = x[0] * ((PML_I)J->st[0]) + x[1] * ((PML_I)J->st[1]) + x[2] * ((PML_I)J->st[2]);
+    PML_I p = ((PML_I)J->psi[a]) + PML_FN(pml_across)(J, a, x) + s * ((PML_I)J->sst[a][a]);
+    aux[p] = PML_FN(pml_psi_new)(J, tab + (PML_I)8 * m * a, aux[p], u, q, (PML_I)J->st[a], s);
 }
 
 /* Pass 1, thread t of all axes' points: x fastest (coalesced on the GPU),
@@ -63,11 +79,11 @@ PML_HD static inline void PML_FN(pml_psi_at)(const fdx_pml_job *J, const PML_T *
 PML_HD static inline void PML_FN(pml_psi_point)(const fdx_pml_job *J, const PML_T *tab, PML_T *aux, const PML_T *u,
                                                 PML_I t)
 {
-    int a = 0, r = J->r;
+    int a = 0;
     while (a < J->rank - 1 && t >= ((PML_I)J->npsi[a])) t -= ((PML_I)J->npsi[a++]);
     PML_I s = 0, rest = t, x[3] = {0, 0, 0};
     for (int d = 0; d < 3; d++) {
-        PML_I lo = d < J->rank ? r : 0, ext = d == a ? 2 * J->m : d < J->rank ? ((PML_I)J->n[d]) - 2 * r : 1;
+        PML_I lo = (PML_I)J->ulo[d], ext = d == a ? 2 * J->m : (PML_I)J->uhi[d] - lo;
         PML_I c;
         rest = PML_FN(pml_div)(rest, ext, &c);
         if (d == a) s = c;
@@ -76,41 +92,50 @@ PML_HD static inline void PML_FN(pml_psi_point)(const fdx_pml_job *J, const PML_
     PML_FN(pml_psi_at)(J, tab, aux, u, a, s, x);
 }
 
-/* Pass 2: the layer's terms at the unknown x of the shell. */
+/* The layer's terms at the unknown x of the strips.  Pass 2 reads psi as
+   pass 1 left it; the fused pass (J->fused) computes the new psi of the 2r
+   half points D-psi needs from the old (J->psi) and stores its own (and at
+   the first unknown also the wall's half point) in the other buffer
+   (J->psi_out): the same numbers as pass 1's. */
 PML_HD static inline void PML_FN(pml_term_at)(const fdx_pml_job *J, const PML_T *tab, PML_T *aux, PML_T *next,
                                               const PML_T *u, const PML_T *c2, const PML_I *x)
 {
-    int m = J->m, r = J->r;
+    int m = J->m, r = J->r, fused = J->fused;
     PML_I q = x[0] * ((PML_I)J->st[0]) + x[1] * ((PML_I)J->st[1]) + x[2] * ((PML_I)J->st[2]);
     PML_T term = 0;
     PML_UNROLL for (int a = 0; a < 3; a++) { /* unrolled: x[a] stays in registers */
         if (a >= J->rank) break;
-        PML_I xa = x[a], reach = r + m - 1; /* D-psi is non-zero up to r - 1 points past psi */
-        if (xa >= r + reach && xa < ((PML_I)J->n[a]) - r - reach) continue;
-        PML_I base = ((PML_I)J->psi[a]) + x[0] * ((PML_I)J->sst[a][0]) + x[1] * ((PML_I)J->sst[a][1]) + x[2] * ((PML_I)J->sst[a][2]) -
-                       xa * ((PML_I)J->sst[a][a]);
-        PML_I ss = ((PML_I)J->sst[a][a]);
+        PML_I xa = x[a];
+        if (xa >= (PML_I)J->zone[a][0] && xa < (PML_I)J->zone[a][1]) continue;
+        PML_I across = PML_FN(pml_across)(J, a, x), base = ((PML_I)J->psi[a]) + across;
+        PML_I ss = ((PML_I)J->sst[a][a]), sa = ((PML_I)J->st[a]);
+        const PML_T *ta = tab + (PML_I)8 * m * a;
         PML_T dpsi = 0;
         for (int k = 1; k <= r; k++) {
             PML_I sp = PML_FN(pml_slab)(J, a, xa + k - 1), sm = PML_FN(pml_slab)(J, a, xa - k);
             PML_T hi = sp >= 0 ? aux[base + sp * ss] : (PML_T)0, lo = sm >= 0 ? aux[base + sm * ss] : (PML_T)0;
+            if (fused) {
+                if (sp >= 0) hi = PML_FN(pml_psi_new)(J, ta, hi, u, q + (k - 1) * sa, sa, sp);
+                if (sm >= 0) lo = PML_FN(pml_psi_new)(J, ta, lo, u, q - k * sa, sa, sm);
+                PML_T *out = aux + ((PML_I)J->psi_out[a]) + across;
+                if (k == 1 && sp >= 0) out[sp * ss] = hi;
+                if (k == 1 && sm == 0) out[0] = lo; /* the wall's half point: no unknown of its own */
+            }
             dpsi += (PML_T)J->ws[k] * (hi - lo);
         }
         term += dpsi;
         PML_I s = PML_FN(pml_slab)(J, a, xa);
         if (s < 0) continue;
-        PML_I sa = ((PML_I)J->st[a]);
         PML_T d2 = (PML_T)J->w2[0] * u[q];
         for (int k = 1; k <= r; k++) d2 += (PML_T)J->w2[k] * (u[q + k * sa] + u[q - k * sa]);
-        const PML_T *ta = tab + (PML_I)8 * m * a;
-        PML_T *z = aux + base + ((PML_I)J->size[a]) + s * ss;
+        PML_T *z = aux + ((PML_I)J->zeta[a]) + across + s * ss;
         *z = ta[4 * m + s] * *z + ta[6 * m + s] * (d2 + dpsi);
         term += *z;
     }
     next[q] += (PML_T)J->alpha * c2[q] * term;
 }
 
-/* Pass 2, thread t of the shell's boxes (x fastest). */
+/* Pass 2 or the fused pass, thread t of the strips' boxes (x fastest). */
 PML_HD static inline void PML_FN(pml_term_point)(const fdx_pml_job *J, const PML_T *tab, PML_T *aux, PML_T *next,
                                                  const PML_T *u, const PML_T *c2, PML_I t)
 {
