@@ -15,11 +15,14 @@
 #include <string.h>
 
 /* Staggered first-derivative weights (k = 1..r), written out for the orders tested. */
-static const double PC_WS[5][4] = {{0},
-                                   {1.0},
-                                   {9.0 / 8, -1.0 / 24},
-                                   {75.0 / 64, -25.0 / 384, 3.0 / 640},
-                                   {1225.0 / 1024, -245.0 / 3072, 49.0 / 5120, -5.0 / 7168}};
+static const double PC_WS[7][6] = {
+    {0},
+    {1.0},
+    {9.0 / 8, -1.0 / 24},
+    {75.0 / 64, -25.0 / 384, 3.0 / 640},
+    {1225.0 / 1024, -245.0 / 3072, 49.0 / 5120, -5.0 / 7168},
+    {19845.0 / 16384, -735.0 / 8192, 567.0 / 40960, -405.0 / 229376, 35.0 / 294912},
+    {160083.0 / 131072, -12705.0 / 131072, 22869.0 / 1310720, -5445.0 / 1835008, 847.0 / 2359296, -63.0 / 2883584}};
 
 typedef struct pc_case {
     int rank, order, width;
@@ -208,5 +211,8 @@ static const pc_case PC_CASES[] = {
     {3, 2, 5, {22, 19, 17}}, {3, 4, 7, {21, 24, 19}}, {3, 8, 10, {26, 23, 29}},
 };
 #define PC_NCASES ((int)(sizeof PC_CASES / sizeof PC_CASES[0]))
+/* The other radii (3, 5, 6): the fused pass is specialised per radius. */
+static const pc_case PC_MORE[] = {{2, 6, 8, {41, 38, 1}}, {3, 10, 8, {23, 21, 25}}, {2, 12, 9, {43, 40, 1}}};
+#define PC_NMORE ((int)(sizeof PC_MORE / sizeof PC_MORE[0]))
 
 #endif

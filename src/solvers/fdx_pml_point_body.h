@@ -14,10 +14,14 @@
 #ifdef __CUDACC__
 #define PML_HD __device__
 #define PML_UNROLL _Pragma("unroll")
+#define PML_INLINE __forceinline__
 #else
 #define PML_HD
 #define PML_UNROLL
+#define PML_INLINE inline __attribute__((always_inline))
 #endif
+/* The fused pass's window of u along an axis: u at x + o is win[o + PML_W]. */
+#define PML_W (2 * FDX_PML_MAX_R)
 #endif
 
 /* v / e, leaving v % e in *rem (unsigned 32-bit division in the 32-bit
@@ -92,35 +96,80 @@ PML_HD static inline void PML_FN(pml_psi_point)(const fdx_pml_job *J, const PML_
     PML_FN(pml_psi_at)(J, tab, aux, u, a, s, x);
 }
 
+/* The fused pass's part of axis a at the unknown x (u's index q, slab
+   arrays at `across`), R = r a constant (the caller's switch: the loops
+   unroll and the arrays stay in registers).  u along the axis is read once
+   into a window of 4R - 1 values; from it and the old psi the new psi of
+   the 2R half points D-psi needs (P[i + R] at x + i + 1/2, 0 outside the
+   slabs), the same expression as pml_psi_new, so the same numbers as pass
+   1's; its own half point (and at the first unknown the wall's) is stored
+   in the other buffer.  Adds D-psi, then the new zeta, to *term. */
+PML_HD static PML_INLINE void PML_FN(pml_fused_axis)(const fdx_pml_job *J, const PML_T *ta, PML_T *aux,
+                                                     const PML_T *u, PML_I q, int a, PML_I xa, PML_I across,
+                                                     const int R, PML_T *term)
+{
+    int m = J->m;
+    PML_I sa = (PML_I)J->st[a], ss = (PML_I)J->sst[a][a], na = (PML_I)J->n[a];
+    PML_T win[2 * PML_W + 1], P[2 * FDX_PML_MAX_R];
+    PML_UNROLL for (int o = 1 - 2 * R; o <= 2 * R - 1; o++)
+        win[o + PML_W] = xa + o >= 0 && xa + o < na ? u[q + o * sa] : (PML_T)0;
+    const PML_T *old = aux + ((PML_I)J->psi[a]) + across;
+    PML_UNROLL for (int i = -R; i < R; i++) {
+        PML_I s = PML_FN(pml_slab)(J, a, xa + i);
+        PML_T v = 0;
+        if (s >= 0) {
+            PML_T du = 0;
+            PML_UNROLL for (int k = 1; k <= R; k++)
+                du += (PML_T)J->ws[k] * (win[i + k + PML_W] - win[i + 1 - k + PML_W]);
+            v = ta[s] * old[s * ss] + ta[2 * m + s] * du;
+        }
+        P[i + R] = v;
+    }
+    PML_T *out = aux + ((PML_I)J->psi_out[a]) + across;
+    PML_I s0 = PML_FN(pml_slab)(J, a, xa);
+    if (s0 >= 0) out[s0 * ss] = P[R];
+    if (PML_FN(pml_slab)(J, a, xa - 1) == 0) out[0] = P[R - 1]; /* the wall's half point: no unknown of its own */
+    PML_T dpsi = 0;
+    PML_UNROLL for (int k = 1; k <= R; k++) dpsi += (PML_T)J->ws[k] * (P[R + k - 1] - P[R - k]);
+    *term += dpsi;
+    if (s0 < 0) return;
+    PML_T d2 = (PML_T)J->w2[0] * win[PML_W];
+    PML_UNROLL for (int k = 1; k <= R; k++) d2 += (PML_T)J->w2[k] * (win[PML_W + k] + win[PML_W - k]);
+    PML_T *z = aux + ((PML_I)J->zeta[a]) + across + s0 * ss;
+    *z = ta[4 * m + s0] * *z + ta[6 * m + s0] * (d2 + dpsi);
+    *term += *z;
+}
+
 /* The layer's terms at the unknown x of the strips.  Pass 2 reads psi as
-   pass 1 left it; the fused pass (J->fused) computes the new psi of the 2r
-   half points D-psi needs from the old (J->psi) and stores its own (and at
-   the first unknown also the wall's half point) in the other buffer
-   (J->psi_out): the same numbers as pass 1's. */
+   pass 1 left it; the fused pass (J->fused) takes pml_fused_axis's. */
 PML_HD static inline void PML_FN(pml_term_at)(const fdx_pml_job *J, const PML_T *tab, PML_T *aux, PML_T *next,
                                               const PML_T *u, const PML_T *c2, const PML_I *x)
 {
-    int m = J->m, r = J->r, fused = J->fused;
+    int m = J->m, r = J->r;
     PML_I q = x[0] * ((PML_I)J->st[0]) + x[1] * ((PML_I)J->st[1]) + x[2] * ((PML_I)J->st[2]);
     PML_T term = 0;
     PML_UNROLL for (int a = 0; a < 3; a++) { /* unrolled: x[a] stays in registers */
         if (a >= J->rank) break;
         PML_I xa = x[a];
         if (xa >= (PML_I)J->zone[a][0] && xa < (PML_I)J->zone[a][1]) continue;
-        PML_I across = PML_FN(pml_across)(J, a, x), base = ((PML_I)J->psi[a]) + across;
-        PML_I ss = ((PML_I)J->sst[a][a]), sa = ((PML_I)J->st[a]);
+        PML_I across = PML_FN(pml_across)(J, a, x);
         const PML_T *ta = tab + (PML_I)8 * m * a;
+        if (J->fused) {
+            switch (r) {
+            case 1: PML_FN(pml_fused_axis)(J, ta, aux, u, q, a, xa, across, 1, &term); break;
+            case 2: PML_FN(pml_fused_axis)(J, ta, aux, u, q, a, xa, across, 2, &term); break;
+            case 3: PML_FN(pml_fused_axis)(J, ta, aux, u, q, a, xa, across, 3, &term); break;
+            case 4: PML_FN(pml_fused_axis)(J, ta, aux, u, q, a, xa, across, 4, &term); break;
+            case 5: PML_FN(pml_fused_axis)(J, ta, aux, u, q, a, xa, across, 5, &term); break;
+            default: PML_FN(pml_fused_axis)(J, ta, aux, u, q, a, xa, across, FDX_PML_MAX_R, &term); break;
+            }
+            continue;
+        }
+        PML_I base = ((PML_I)J->psi[a]) + across, ss = ((PML_I)J->sst[a][a]), sa = ((PML_I)J->st[a]);
         PML_T dpsi = 0;
         for (int k = 1; k <= r; k++) {
             PML_I sp = PML_FN(pml_slab)(J, a, xa + k - 1), sm = PML_FN(pml_slab)(J, a, xa - k);
             PML_T hi = sp >= 0 ? aux[base + sp * ss] : (PML_T)0, lo = sm >= 0 ? aux[base + sm * ss] : (PML_T)0;
-            if (fused) {
-                if (sp >= 0) hi = PML_FN(pml_psi_new)(J, ta, hi, u, q + (k - 1) * sa, sa, sp);
-                if (sm >= 0) lo = PML_FN(pml_psi_new)(J, ta, lo, u, q - k * sa, sa, sm);
-                PML_T *out = aux + ((PML_I)J->psi_out[a]) + across;
-                if (k == 1 && sp >= 0) out[sp * ss] = hi;
-                if (k == 1 && sm == 0) out[0] = lo; /* the wall's half point: no unknown of its own */
-            }
             dpsi += (PML_T)J->ws[k] * (hi - lo);
         }
         term += dpsi;
