@@ -169,10 +169,11 @@ static void fused_vs_twopass(void)
 }
 
 /* One array, then units (overlap off and on): the final fields bit for bit. */
-static void dist_case(const char *size, const char *order, const char *width, const char *precision, int max_units)
+static void dist_case(const char *size, const char *order, const char *width, const char *precision, int max_units,
+                      const char *source)
 {
     const char *kv[] = {"size", size, "order", order, "sponge", width, "precision", precision, "absorb", "pml",
-                        "steps", "40", "progress", "off", NULL};
+                        "steps", "40", "progress", "off", source ? "source" : NULL, source, NULL};
     fdx_sim *a = pc_sim(ctx, kv);
     fdx_sim_result res;
     if (a) CHECK_OK(fdx_sim_run(a, NULL, &res));
@@ -204,10 +205,10 @@ static void dist_case(const char *size, const char *order, const char *width, co
 
 static void distributed(void)
 {
-    dist_case("50x75", "8", "10", "double", 3);
-    dist_case("46x53", "4", "8", "float", 2);
-    dist_case("30x26x57", "4", "7", "double", 3);
-    dist_case("27x31x40", "8", "10", "float", 2);
+    dist_case("50x75", "8", "10", "double", 3, NULL);
+    dist_case("46x53", "4", "8", "float", 2, "20,5"); /* the source in the layer of axis 1 */
+    dist_case("30x26x57", "4", "7", "double", 3, "5,13,52");
+    dist_case("27x31x40", "8", "10", "float", 2, NULL);
     /* 3 units of 40 points: 13 a face unit, fewer than the 17 a 10-cell layer at order 8 needs. */
     const char *kv[] = {"size", "50x40", "order", "8", "sponge", "10", "absorb", "pml", "steps", "4", "progress",
                         "off", NULL};

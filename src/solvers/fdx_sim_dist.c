@@ -185,10 +185,16 @@ static fdx_status advance(fdx_sim *s, dsim *m)
         unit_extra *x = &m->u[i];
         void *stream = fdx_dist_stream(m->d, i);
         fdx_array *ln = fdx_darray_local(next, i);
-        if (x->src_table) FDX_TRY(fdx_fieldops_add_point_step(ln, x->src, x->src_table, m->src_len, x->src_step, stream));
+        /* The one-array order: the PML's terms, the source, the sponge (a
+           PML run has none), so the sums round alike at a source in the layer. */
+        int late = x->pml != NULL;
+        if (x->src_table && !late)
+            FDX_TRY(fdx_fieldops_add_point_step(ln, x->src, x->src_table, m->src_len, x->src_step, stream));
         fdx_sim_block b = {{x->origin[0], x->origin[1], x->origin[2]}, x->mirror, -1, 0, x->pml,
                            m->coef ? fdx_darray_local(m->coef, i) : NULL};
         FDX_TRY(fdx_sim_after_update(s, &b, ln, fdx_darray_local(cur, i), s->step, stream));
+        if (x->src_table && late)
+            FDX_TRY(fdx_fieldops_add_point_step(ln, x->src, x->src_table, m->src_len, x->src_step, stream));
     }
     m->f[0] = m->nf == 3 ? prev : cur;
     if (m->nf == 3) m->f[2] = cur;
