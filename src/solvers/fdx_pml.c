@@ -108,12 +108,16 @@ fdx_status fdx_pml_check(const fdx_pml_desc *d)
    have their own boxes), across the later axes all the unknowns.  The state
    (psi_a, zeta_a per axis) comes first in aux, the fused pass's second psi
    of every axis after it. */
-static fdx_status make_job(const fdx_pml_desc *d, fdx_pml *p)
+static fdx_status make_job(const fdx_pml_desc *d, int cuda, fdx_pml *p)
 {
     fdx_pml_job *J = &p->job;
     memset(J, 0, sizeof *J);
     J->rank = d->rank, J->r = d->r, J->m = d->width - d->r;
-    J->fused = !fdx_knob(FDX_KNOB_PML_TWOPASS);
+    /* The fused pass on CUDA (one pass over the strips' memory instead of
+       two); the two passes on the CPU, where recomputing 2r values of psi
+       a point costs more than a second pass (1.5x the layer's time,
+       docs/notes/apps.md).  FDX_PML_TWOPASS=1 or 0 takes either anywhere. */
+    J->fused = fdx_knob(FDX_KNOB_PML_TWOPASS) ? fdx_knob_is(FDX_KNOB_PML_TWOPASS, "0") : cuda;
     int r = d->r, m = J->m, whole = d->extent[0] == 0 && d->extent[1] == 0 && d->extent[2] == 0;
     long long reach = r + m - 1, org[3] = {0, 0, 0};
     for (int a = 0; a < 3; a++) {
@@ -203,7 +207,7 @@ fdx_status fdx_pml_create(fdx_ctx *ctx, fdx_dtype type, const fdx_pml_desc *d, f
     fdx_pml *p = calloc(1, sizeof *p);
     FDX_CHECK(p, FDX_ERR_NOMEM, "no memory for a PML");
     p->ctx = ctx, p->be = fdx_ctx_ops(ctx), p->type = type, p->d = *d;
-    fdx_status st = make_job(d, p);
+    fdx_status st = make_job(d, fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA, p);
     size_t es = fdx_dtype_size(type), ntab = (size_t)8 * (size_t)p->job.m * (size_t)d->rank;
     double *tab = st == FDX_OK ? malloc(ntab * sizeof(double)) : NULL;
     if (st == FDX_OK && !tab) st = fdx_fail(FDX_ERR_NOMEM, "no memory for the PML's coefficients");

@@ -10,10 +10,11 @@
    D2 is the stencil's centred second derivative, D+/D- the staggered first
    derivatives of the same order.  The stencil writes the plain update
    everywhere; fdx_pml_step then adds dt^2 c^2 (D-psi + zeta) in the layer's
-   strips, in one pass: each point recomputes the new psi of its 2r
+   strips, on CUDA in one pass: each point recomputes the new psi of its 2r
    neighbours from the old psi (two buffers, read one, write the other), so
-   no pass has to finish psi first (FDX_PML_TWOPASS=1: the former two passes,
-   psi in place then the terms, for A/B timing and the bit-for-bit tests).
+   no pass has to finish psi first; on the CPU in two passes, psi in place
+   then the terms (FDX_PML_TWOPASS=0 or 1 takes either anywhere; both give
+   the same bits).
 
    The layer takes the sponge's footprint: the outer `width` points of each
    face, the r fixed frame layers included (the wall, u = 0, is the frame's
