@@ -215,4 +215,33 @@ static const pc_case PC_CASES[] = {
 static const pc_case PC_MORE[] = {{2, 6, 8, {41, 38, 1}}, {3, 10, 8, {23, 21, 25}}, {2, 12, 9, {43, 40, 1}}};
 #define PC_NMORE ((int)(sizeof PC_MORE / sizeof PC_MORE[0]))
 
+/* The fused pass (FDX_PML_TWOPASS=0) and the two passes (=1) on ctx, every
+   case and radius, float and double: both near the reference, and equal bit
+   for bit (one case in the 64-bit index variant). */
+static void pc_fused_vs_twopass(fdx_ctx *ctx, const char *backend, uint64_t seed)
+{
+    for (int i = 0; i < PC_NCASES + PC_NMORE; i++) {
+        const pc_case *pc = i < PC_NCASES ? &PC_CASES[i] : &PC_MORE[i - PC_NCASES];
+        int64_t cnt = pc->n[0] * pc->n[1] * (pc->rank == 3 ? pc->n[2] : 1);
+        double *one = calloc((size_t)cnt, sizeof(double)), *two = calloc((size_t)cnt, sizeof(double));
+        for (int t = 0; t < 2; t++) {
+            fdx_dtype type = t ? FDX_FLOAT32 : FDX_FLOAT64;
+            if (i == PC_NCASES - 1) setenv("FDX_PML_INDEX64", "1", 1);
+            setenv("FDX_PML_TWOPASS", "1", 1);
+            double e2 = pc_run(ctx, "two passes", pc, type, 9, seed + i, two);
+            setenv("FDX_PML_TWOPASS", "0", 1);
+            double e1 = pc_run(ctx, "fused", pc, type, 9, seed + i, one);
+            unsetenv("FDX_PML_TWOPASS");
+            unsetenv("FDX_PML_INDEX64");
+            double tol = t ? 5e-5 : 1e-11;
+            CHECK(e1 < tol && e2 < tol, "%s case %d %s: fused %.3g, two passes %.3g from the reference", backend, i,
+                  t ? "float" : "double", e1, e2);
+            CHECK(memcmp(one, two, (size_t)cnt * sizeof(double)) == 0,
+                  "%s case %d %s: the fused pass differs from the two passes", backend, i, t ? "float" : "double");
+        }
+        free(one);
+        free(two);
+    }
+}
+
 #endif

@@ -143,32 +143,6 @@ static void refusals(void)
     fdx_sim_config_destroy(&c);
 }
 
-static void fused_vs_twopass(void)
-{
-    for (int i = 0; i < PC_NCASES + PC_NMORE; i++) {
-        const pc_case *pc = i < PC_NCASES ? &PC_CASES[i] : &PC_MORE[i - PC_NCASES];
-        int64_t cnt = pc->n[0] * pc->n[1] * (pc->rank == 3 ? pc->n[2] : 1);
-        double *one = malloc((size_t)cnt * sizeof(double)), *two = malloc((size_t)cnt * sizeof(double));
-        for (int t = 0; t < 2; t++) {
-            fdx_dtype type = t ? FDX_FLOAT32 : FDX_FLOAT64;
-            if (i == PC_NCASES - 1) setenv("FDX_PML_INDEX64", "1", 1); /* one case in the 64-bit variant */
-            setenv("FDX_PML_TWOPASS", "1", 1);
-            double e2 = pc_run(ctx, "cpu two passes", pc, type, 9, 0xabcdefULL + i, two);
-            setenv("FDX_PML_TWOPASS", "0", 1);
-            double e1 = pc_run(ctx, "cpu fused", pc, type, 9, 0xabcdefULL + i, one);
-            unsetenv("FDX_PML_TWOPASS");
-            double tol = t ? 5e-5 : 1e-11;
-            CHECK(e1 < tol && e2 < tol, "case %d %s: fused %.3g, two passes %.3g from the reference", i,
-                  t ? "float" : "double", e1, e2);
-            unsetenv("FDX_PML_INDEX64");
-            CHECK(memcmp(one, two, (size_t)cnt * sizeof(double)) == 0,
-                  "case %d %s: the fused pass differs from the two passes", i, t ? "float" : "double");
-        }
-        free(one);
-        free(two);
-    }
-}
-
 /* One array, then units (overlap off and on): the final fields bit for bit. */
 static void dist_case(const char *size, const char *order, const char *width, const char *precision, int max_units,
                       const char *source)
@@ -239,7 +213,7 @@ int main(void)
     ctx = fdx_test_ctx("cpu");
     if (!ctx) return fdx_test_skip("test_pml", "no CPU context");
     library_vs_reference();
-    fused_vs_twopass();
+    pc_fused_vs_twopass(ctx, "cpu", 0xabcdefULL);
     distributed();
     refusals();
     physics();

@@ -69,26 +69,7 @@ int main(void)
     /* The fused pass and the two passes round alike (fdx_pml_cuda.cu is
        built without FMA contraction, so the shared point code cannot be
        contracted differently in the two kernels). */
-    for (int i = 0; i < PC_NCASES + PC_NMORE; i++) {
-        const pc_case *pc = i < PC_NCASES ? &PC_CASES[i] : &PC_MORE[i - PC_NCASES];
-        int64_t cnt = pc->n[0] * pc->n[1] * (pc->rank == 3 ? pc->n[2] : 1);
-        double *one = calloc((size_t)cnt, sizeof(double)), *two = calloc((size_t)cnt, sizeof(double));
-        for (int t = 0; t < 2; t++) {
-            fdx_dtype type = t ? FDX_FLOAT32 : FDX_FLOAT64;
-            setenv("FDX_PML_TWOPASS", "1", 1);
-            double e2 = pc_run(gpu, "cuda two passes", pc, type, 9, 0x77ULL + i, two);
-            setenv("FDX_PML_TWOPASS", "0", 1);
-            double e1 = pc_run(gpu, "cuda fused", pc, type, 9, 0x77ULL + i, one);
-            unsetenv("FDX_PML_TWOPASS");
-            double tol = t ? 5e-5 : 1e-11;
-            CHECK(e1 < tol && e2 < tol, "case %d %s: fused %.3g, two passes %.3g from the reference on CUDA", i,
-                  t ? "float" : "double", e1, e2);
-            CHECK(memcmp(one, two, (size_t)cnt * sizeof(double)) == 0,
-                  "case %d %s: the fused pass differs from the two passes on CUDA", i, t ? "float" : "double");
-        }
-        free(one);
-        free(two);
-    }
+    pc_fused_vs_twopass(gpu, "cuda", 0x77ULL);
     sim_gpu_vs_cpu(gpu, cpu, "96x80", "double", 1e-10);
     sim_gpu_vs_cpu(gpu, cpu, "48x40x36", "float", 1e-3);
     fdx_ctx_destroy(&cpu);
