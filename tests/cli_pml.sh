@@ -29,6 +29,16 @@ run --restart half --steps 160 >restart.json 2>err.txt || fail "restart: $(cat e
 [ "$(sum restart.json)" = "$(sum pml.json)" ] || fail "restart differs: $(sum restart.json) vs $(sum pml.json)"
 expect_usage absorb wave --backend cpu --progress off --restart half --steps 200 --absorb sponge
 
+# The fused pass (CUDA's default; FDX_PML_TWOPASS=0 here): the same checksums as the
+# two passes, and a restart from an odd step (its psi then in the second buffer).
+checks=$((checks + 1))
+FDX_PML_TWOPASS=0 run --size 96x80 --steps 160 --absorb pml --sponge 16 >fused.json 2>err.txt || fail "fused: $(cat err.txt)"
+[ "$(sum fused.json)" = "$(sum pml.json)" ] || fail "fused differs from two passes: $(sum fused.json) vs $(sum pml.json)"
+FDX_PML_TWOPASS=0 run --size 96x80 --steps 81 --absorb pml --sponge 16 --output odd --checkpoint-every 81 >/dev/null 2>err.txt ||
+  fail "fused half run: $(cat err.txt)"
+FDX_PML_TWOPASS=0 run --restart odd --steps 160 >odd.json 2>err.txt || fail "fused restart: $(cat err.txt)"
+[ "$(sum odd.json)" = "$(sum pml.json)" ] || fail "fused restart from step 81 differs: $(sum odd.json) vs $(sum pml.json)"
+
 expect_usage absorb wave --backend cpu --absorb perfect
 expect_usage absorb wave --backend cpu --size 64x64 --absorb pml --boundary all=dirichlet:0
 checks=$((checks + 1))
