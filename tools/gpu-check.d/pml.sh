@@ -1,6 +1,7 @@
 # The wave's perfectly matched layer (issue 17 item 2, helper pml): the GPU
 # test (test_pml_gpu: the CUDA passes against the plain-loop reference with
-# poisoned outputs, and CUDA vs CPU, kernels and whole runs), a restart on
+# poisoned outputs, the fused pass equal to the two passes bit for bit, and
+# CUDA vs CPU, kernels and whole runs), a restart on
 # CUDA against the straight run (checksums equal), then float order-8 wave
 # runs on 256^3, 512^3 (PML_STEPS steps, default 200) and 1024x1024x512 with
 # absorb = none, sponge and pml (20 cells; the PML fused and in its former
