@@ -65,7 +65,7 @@ static const key_def KEYS[] = {
     {"receivers", W, K_POINTS, "I,J[,K];...", {"", "", ""}, 0, 0, NULL, "receiver grid points (default: a line)"},
     {"sponge", W, K_INT, "N", {"", "20", ""}, 0, 1e6, NULL, "absorbing layer width in cells (0: none; by default 0 with boundary conditions, a quarter of an axis of <= 40 points)"},
     {"absorb", W, K_ENUM, "sponge|pml|none", {"", "sponge", ""}, 0, 0, "sponge|pml|none",
-     "what fills the outer `sponge` cells of each face: Cerjan's sponge, a perfectly matched layer (boundary = fixed, one array), or nothing"},
+     "what fills the outer `sponge` cells of each face: Cerjan's sponge, a perfectly matched layer (boundary = fixed; over units without checkpoints), or nothing"},
     {"gpus", H | W, K_INT, "K", {"0", "0", ""}, 0, 16, NULL,
      "run distributed over K units per process (GPUs; CPU units with --backend cpu), 0: one array"},
     {"overlap", H | W, K_ENUM, "on|off", {"on", "on", ""}, 0, 0, "on|off",

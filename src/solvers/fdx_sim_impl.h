@@ -32,6 +32,8 @@ typedef struct fdx_sim_block {
     unsigned faces;    /* faces of the whole grid it holds: bit 2a the lower, 2a+1 the upper face of axis a */
     int64_t src;       /* local index of the wave's source, -1: not in this array */
     int whole;         /* 1: the one-array run (a fused sponge, Poisson's right-hand side) */
+    fdx_pml *pml;      /* the block's PML (a unit of a distributed wave with absorb = pml); NULL: the sim's */
+    fdx_array *coef;   /* with pml: the block's c^2 */
 } fdx_sim_block;
 
 /* One set of operations per physics (fdx_sim_heat.c, _wave.c, _poisson.c);
@@ -89,6 +91,7 @@ struct fdx_sim {
     int sponge;
     int sponge_fused;               /* the sponge is in the stencil's wave update */
     fdx_pml *pml;                   /* wave, absorb = pml: the layer's memory (fdx_pml.h); NULL otherwise */
+    int pml_width;                  /* wave, absorb = pml: the layer's cells (a distributed run's units make their own) */
     int nrec;
     int64_t rec[FDX_SIM_MAX_REC];
     void *rec_idx_dev, *rec_buf_dev; /* device: indices, nrec x (steps + 1) values */
@@ -121,6 +124,10 @@ FDX_HIDDEN fdx_status fdx_sim_heat_range(fdx_sim *s);
 
 /* Brings cur/prev up to date when a driver owns the state. */
 FDX_HIDDEN fdx_status fdx_sim_pull(fdx_sim *s);
+/* The PML of a unit's block (global index of its element 0, its extents)
+   on ctx, for a distributed wave with absorb = pml (fdx_sim_wave.c). */
+FDX_HIDDEN fdx_status fdx_sim_wave_pml(const fdx_sim *s, fdx_ctx *ctx, const int64_t *origin, const int64_t *extent,
+                                       fdx_pml **out);
 /* Source term added at grid point src by the step numbered `step`. */
 FDX_HIDDEN double fdx_sim_source_value(const fdx_sim *s, int64_t step);
 
