@@ -228,7 +228,7 @@ static void cpu_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 
 /* Streaming stores of n values from an aligned buffer: scalar until dst is
    32-byte aligned, then AVX non-temporal stores, then the tail. */
-void fdx_stencil_emit_cpu_stream(fdx_cg_node *at, const gen *g)
+static void emit_cpu_stream(fdx_cg_node *at, const gen *g)
 {
     const char *sfx = g->ks->is_double ? "pd" : "ps", *args = "real *restrict dst, const real *restrict src, long long n";
     const int step = g->ks->is_double ? 4 : 8;
@@ -580,7 +580,7 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
     } else if (cuda) {
         emit_cuda(top, &g);
     } else {
-        fdx_stencil_emit_cpu_stream(top, &g);
+        emit_cpu_stream(top, &g);
         emit_cpu(top, &g);
     }
     fdx_sb out = FDX_SB_INIT;

@@ -41,9 +41,6 @@ FDX_HIDDEN void fdx_stencil_vload(fdx_cg_node *at, const gen *g, const char *pre
 /* The source's first lines: the element type real (and realv), struct fdx_p
    (the parameter block), the window and sponge helpers the spec needs. */
 FDX_HIDDEN void fdx_stencil_emit_prelude(fdx_cg_node *at, const gen *g);
-/* CPU: the helpers fdx_stream(dst, src, n) (non-temporal stores from an
-   aligned buffer, FDX_BL values a block) and fdx_stream_fence(). */
-FDX_HIDDEN void fdx_stencil_emit_cpu_stream(fdx_cg_node *at, const gen *g);
 /* The kernel and its parameters (out, u, up, cf, p); returns the body. */
 FDX_HIDDEN fdx_cg_node *fdx_stencil_emit_kernel(fdx_cg_node *at, const gen *g);
 /* s<v> = the weighted sum, then the update into `result` (with a sponge,

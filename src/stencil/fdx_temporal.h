@@ -16,9 +16,8 @@
        planes in registers (marching-axis neighbours); the inner
        (tx - 2kr) x (ty - 2kr) points are written.
      CPU: an OpenMP task is a tile (bx x by interior points and chunk planes)
-       whose levels 1 .. k - 1 live in per-thread rings of 2r + 1 planes of
-       the tile plus halo, sized to stay in cache; level 1 reads u where it
-       is, level k goes to out by non-temporal stores. */
+       whose k levels live in per-thread rings of 2r + 1 planes of the tile
+       plus halo, sized to stay in cache. */
 #ifndef FDX_TEMPORAL_H
 #define FDX_TEMPORAL_H
 
@@ -86,7 +85,7 @@ FDX_HIDDEN int fdx_temporal_fits(const fdx_stencil_kspec *ks, const fdx_temporal
 FDX_HIDDEN fdx_status fdx_temporal_launch_dims(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg,
                                                const int64_t n3[3], fdx_launch_dims *dims);
 
-/* CPU: scratch values one thread needs (k - 1 rings of 2r + 1 tile planes). */
+/* CPU: scratch values one thread needs (k rings of 2r + 1 tile planes). */
 FDX_HIDDEN int64_t fdx_temporal_scratch_per_thread(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg,
                                                    const int64_t n3[3]);
 

@@ -78,8 +78,7 @@ int64_t fdx_temporal_scratch_per_thread(const fdx_stencil_kspec *ks, const fdx_t
     int kr = c->k * ks->radius, r = ks->radius;
     int64_t bx = c->bx < n3[0] - 2 * r ? c->bx : n3[0] - 2 * r;
     int64_t ew = bx + 2 * kr, eh = ks->rank == 3 ? (c->by < n3[1] - 2 * r ? c->by : n3[1] - 2 * r) + 2 * kr : 1;
-    /* Levels 1 .. k - 1 (level 0 is the input itself); one at depth 1. */
-    return (int64_t)(c->k > 1 ? c->k - 1 : 1) * (2 * r + 1) * ew * eh;
+    return (int64_t)c->k * (2 * r + 1) * ew * eh;
 }
 
 /* CUDA: blocks of this configuration a multiprocessor holds, as far as the

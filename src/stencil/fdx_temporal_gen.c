@@ -45,9 +45,8 @@ static void cuda_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
     }
 }
 
-/* CPU: the centre row pc of level v - 1 (indexed by global x): a ring's
-   row, or u's for level 1; rows rs apart (the tile's ew in a ring, u's sy);
-   the marching-axis neighbours' rows pm<o> / pp<o>. */
+/* CPU: the centre row pc of level v's ring (indexed by global x), rows of
+   the tile ew apart, the marching-axis neighbours' rows pm<o> / pp<o>. */
 static void cpu_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 {
     (void)g, (void)v;
@@ -58,7 +57,7 @@ static void cpu_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
         offset(b, off);
         fdx_sb_puts(b, "]");
     } else {
-        fdx_sb_printf(b, "pc[x%s%d * rs]", off < 0 ? " - " : " + ", off < 0 ? -off : off);
+        fdx_sb_printf(b, "pc[x%s%d * ew]", off < 0 ? " - " : " + ", off < 0 ? -off : off);
     }
 }
 
@@ -255,10 +254,7 @@ static void emit_cpu_level(fdx_cg_node *loop, const gen *g, int K, int t)
     fdx_cg_stmt(in, "(void)fj");
     fdx_cg_node *row = fdx_cg_for(in, FDX_CG_LOOP, "long long yy = ya; yy < yz; yy++");
     fdx_cg_stmt(row, "const long long ro = (yy - ey0) * ew - ex0");
-    /* Level 1 reads the input where it is (no copy of it into a ring). */
-    if (t == 1) fdx_cg_stmt(row, "const long long rs = sy; const real *pc = u + j * sm + yy * sy");
-    else fdx_cg_stmt(row, "const long long rs = ew; const real *pc = L%d + (j %% %d) * ps + ro", t - 1, S);
-    fdx_cg_stmt(row, "(void)ro, (void)rs");
+    fdx_cg_stmt(row, "const real *pc = L%d + (j %% %d) * ps + ro", t - 1, S);
     if (last) fdx_cg_stmt(row, "real *d = out + j * sm + yy * sy");
     else fdx_cg_stmt(row, "real *d = L%d + (j %% %d) * ps + ro", t, S);
     if (!last) {
@@ -273,49 +269,28 @@ static void emit_cpu_level(fdx_cg_node *loop, const gen *g, int K, int t)
                     "d[x] = pc[x]");
     }
     for (int o = 1; o <= R; o++)
-        if (t == 1)
-            fdx_cg_stmt(row, "const real *pm%d = pc - %d * sm, *pp%d = pc + %d * sm", o, o, o, o);
-        else
-            fdx_cg_stmt(row, "const real *pm%d = L%d + ((j - %d) %% %d) * ps + ro, *pp%d = L%d + ((j + %d) %% %d) * ps + ro",
-                        o, t - 1, o, S, o, t - 1, o, S);
+        fdx_cg_stmt(row, "const real *pm%d = L%d + ((j - %d) %% %d) * ps + ro, *pp%d = L%d + ((j + %d) %% %d) * ps + ro",
+                    o, t - 1, o, S, o, t - 1, o, S);
     /* WAVE: level t - 2's row at plane j (u_prev's for level 1), the
        coefficients' row; the last level also writes level K - 1 (its
        centre row) as the pass's u_prev. */
     const int wave = g->ks->update == FDX_UPDATE_WAVE;
     if (wave && t == 1) fdx_cg_stmt(row, "const real *pv = up + j * sm + yy * sy");
-    else if (wave && t == 2) fdx_cg_stmt(row, "const real *pv = u + j * sm + yy * sy");
     else if (wave) fdx_cg_stmt(row, "const real *pv = L%d + (j %% %d) * ps + ro", t - 2, S);
     if (g->ks->coef) fdx_cg_stmt(row, "const real *kc = cf + j * sm + yy * sy");
     if (wave && last) fdx_cg_stmt(row, "real *dp = outp + j * sm + yy * sy");
-    const char *xr = fdx_cg_fmt(g->cg, "long long x = (xa > %d ? xa : %d); x < (xz < nx - %d ? xz : nx - %d); x++", R,
-                                R, R, R);
-    fdx_cg_node *x;
-    if (last) {
-        /* The output rows in blocks through an aligned buffer to streaming
-           stores: plain stores would read each output line first
-           (write-allocate), a third stream besides u and out. */
-        fdx_cg_stmt(row, "const long long xl = xa > %d ? xa : %d, xh = xz < nx - %d ? xz : nx - %d", R, R, R, R);
-        fdx_cg_node *xb = fdx_cg_for(row, FDX_CG_LOOP, "long long xb = xl; xb < xh; xb += FDX_BL");
-        fdx_cg_stmt(xb, "const long long xe = xb + FDX_BL < xh ? xb + FDX_BL : xh");
-        x = fdx_cg_for(xb, FDX_CG_LOOP_SIMD, "long long x = xb; x < xe; x++");
-        fdx_stencil_emit_point(x, g, cpu_neighbour, "P.", 0, "pc[x]", wave ? "pv[x]" : NULL,
-                               g->ks->coef ? "kc[x]" : NULL, NULL, "n1");
-        fdx_cg_stmt(x, "tb[x - xb] = n1");
-        if (wave) fdx_cg_stmt(x, "dp[x] = pc[x]");
-        fdx_cg_stmt(xb, "fdx_stream(d + xb, tb, xe - xb)");
-        return;
-    }
-    x = fdx_cg_for(row, FDX_CG_LOOP_SIMD, "%s", xr);
+    fdx_cg_node *x = fdx_cg_for(row, FDX_CG_LOOP_SIMD, "long long x = (xa > %d ? xa : %d); x < (xz < nx - %d ? xz : nx - %d); x++",
+                                R, R, R, R);
     fdx_stencil_emit_point(x, g, cpu_neighbour, "P.", 0, "pc[x]", wave ? "pv[x]" : NULL, g->ks->coef ? "kc[x]" : NULL,
                            NULL, "n1");
     fdx_cg_stmt(x, "d[x] = n1");
+    if (wave && last) fdx_cg_stmt(x, "dp[x] = pc[x]");
 }
 
 static void emit_cpu(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
 {
     const int K = c->k, R = g->r, RY = g->ry, KR = K * R, S = 2 * R + 1;
     fdx_cg_line(top, "#include <omp.h>");
-    fdx_stencil_emit_cpu_stream(top, g);
     fdx_cg_node *k;
     emit_params(top, g, 0, &k);
     fdx_cg_stmt(k, "const long long nx = P.n[0], ny = P.n[1], nm = P.n[2], sy = nx, sm = nx * ny");
@@ -336,14 +311,18 @@ static void emit_cpu(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
     /* The tile with its halo: the rings' planes (indexed from ex0, ey0). */
     fdx_cg_stmt(task, "const long long ex0 = x0 - %d, ey0 = y0 - %d, ew = x1 - x0 + %d, ps = ew * (y1 - y0 + %d)", KR,
                 K * RY, 2 * KR, 2 * K * RY);
-    /* Rings of levels 1 .. K - 1 (level 0 is u itself). */
-    for (int t = 1; t < K; t++) fdx_cg_stmt(task, "real *const L%d = w + %d * ps", t, (t - 1) * S);
-    fdx_cg_stmt(task, "real tb[FDX_BL] __attribute__((aligned(64)))");
-    fdx_cg_stmt(task, "(void)ps");
+    for (int t = 0; t < K; t++) fdx_cg_stmt(task, "real *const L%d = w + %d * ps", t, t * S);
     fdx_cg_stmt(task, "const long long i0 = k0 - %d > 0 ? k0 - %d : 0, i1 = k1 + %d", KR, KR, KR);
     fdx_cg_node *loop = fdx_cg_for(task, FDX_CG_LOOP, "long long i = i0; i < i1; i++");
+    /* Level 0: the input's plane i over the tile and halo, inside the array. */
+    fdx_cg_node *in = fdx_cg_if(loop, "i < nm");
+    fdx_cg_stmt(in, "const long long ya = ey0 > 0 ? ey0 : 0, yz = y1 + %d < ny ? y1 + %d : ny", K * RY, K * RY);
+    fdx_cg_stmt(in, "const long long xa = ex0 > 0 ? ex0 : 0, xz = x1 + %d < nx ? x1 + %d : nx", KR, KR);
+    fdx_cg_node *row = fdx_cg_for(in, FDX_CG_LOOP, "long long yy = ya; yy < yz; yy++");
+    fdx_cg_stmt(row, "real *d = L0 + (i %% %d) * ps + (yy - ey0) * ew - ex0", S);
+    fdx_cg_stmt(row, "const real *s = u + i * sm + yy * sy");
+    fdx_cg_stmt(fdx_cg_for(row, FDX_CG_LOOP_SIMD, "long long x = xa; x < xz; x++"), "d[x] = s[x]");
     for (int t = 1; t <= K; t++) emit_cpu_level(loop, g, K, t);
-    fdx_cg_stmt(task, "fdx_stream_fence()");
 }
 
 fdx_status fdx_temporal_generate(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg, int cuda, char **source)
