@@ -6,15 +6,14 @@
 # usage errors (a depth that cannot apply): exit 2, one line on stderr,
 # nothing on stdout, no output directory.  $1 = the fdx binary.
 set -u
-fdx=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-err() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/lib_cli.sh" "$1"
+tmp=$work
+err() { echo "FAIL: $*"; fails=$((fails + 1)); }
 export FDX_THREADS=1
 sum() { grep -o '"checksum": {[^}]*}' "$1"; }
 run() { # out.json args...
   local out=$1; shift
+  checks=$((checks + 1))
   "$fdx" "$@" --backend cpu --progress off --json >"$out" 2>"$out.err" || err "fdx $*: exit $?: $(cat "$out.err")"
 }
 w="wave --size 61x53 --order 4 --absorb none --receivers none --steps 520"
@@ -42,17 +41,11 @@ run "$tmp/d.json" wave --size 48x40 --steps 30 --log info
 grep -q '"temporal": 1,' "$tmp/d.json" || err "default wave: depth 1 expected: $(cat "$tmp/d.json")"
 grep -q 'temporal: one step a pass: an absorbing layer' "$tmp/d.json.err" || err "default wave: no reason given: $(cat "$tmp/d.json.err")"
 
-# ---- usage errors ----------------------------------------------------------
+# ---- usage errors (and no output directory made) --------------------------
 bad() { # words args...
   local want=$1; shift
-  rm -rf "$tmp/none"
-  "$fdx" "$@" --backend cpu --progress off --output "$tmp/none" >"$tmp/o" 2>"$tmp/e"
-  local rc=$?
-  [ $rc = 2 ] || err "fdx $*: exit $rc, expected 2: $(cat "$tmp/e")"
-  [ "$(wc -l <"$tmp/e")" = 1 ] || err "fdx $*: not one error line: $(cat "$tmp/e")"
-  [ -s "$tmp/o" ] && err "fdx $*: wrote to stdout"
-  grep -qi -- "$want" "$tmp/e" || err "fdx $*: message lacks '$want': $(cat "$tmp/e")"
-  [ -e "$tmp/none" ] && err "fdx $*: made the output directory"
+  expect_usage "$want" "$@" --backend cpu --progress off --output none
+  [ -e none ] && err "fdx $*: made the output directory"
 }
 bad "absorbing layer" wave --size 40x36 --receivers none --temporal 3
 bad "absorbing layer" wave --size 60x56 --receivers none --absorb pml --temporal 2
@@ -61,4 +54,5 @@ bad "boundary conditions" wave --size 40x36 --absorb none --receivers none --bou
 bad "gpus" wave --size 40x36 --absorb none --receivers none --gpus 2 --temporal 2
 bad temporal wave --temporal 9
 bad receivers wave --receivers nothing
-exit $fail
+echo "cli_sim_temporal: $checks checks, $fails failed"
+[ $fails -eq 0 ]

@@ -116,19 +116,7 @@ done:
     }
 }
 
-static void refused(const char *const *kv, const char *why)
-{
-    fdx_sim_config *c = NULL;
-    fdx_sim *s = NULL;
-    CHECK_OK(fdx_sim_config_create(FDX_SIM_WAVE, &c));
-    fdx_status st = FDX_OK;
-    for (int i = 0; c && kv[i] && st == FDX_OK; i += 2) st = fdx_sim_config_set(c, kv[i], kv[i + 1]);
-    if (st == FDX_OK) st = fdx_sim_create(ctx, c, &s);
-    CHECK(st == FDX_ERR_INVALID, "%s: status %s", why, fdx_strerror(st));
-    CHECK(strstr(fdx_last_error(), "temporal"), "%s: message '%s'", why, fdx_last_error());
-    fdx_sim_destroy(&s);
-    fdx_sim_config_destroy(&c);
-}
+static void refused(const char *const *kv, const char *why) { sim_refused(ctx, FDX_SIM_WAVE, kv, why, "temporal"); }
 
 static void refusals(void)
 {
