@@ -235,6 +235,7 @@ void fdx_sim_destroy(fdx_sim **ps)
     fdx_array_destroy(&s->next);
     fdx_array_destroy(&s->coef);
     fdx_array_destroy(&s->rhs);
+    fdx_array_destroy(&s->spare);
     if (s->rec_idx_dev) s->be->free(s->rec_idx_dev);
     if (s->rec_buf_dev) s->be->free(s->rec_buf_dev);
     if (s->check_dev) s->be->free(s->check_dev);
@@ -263,6 +264,7 @@ fdx_status fdx_sim_set_field(fdx_sim *s, const double *cur, const double *prev)
     FDX_CHECK(s && cur, FDX_ERR_INVALID, "fdx_sim_set_field: %s is NULL", s ? "the field" : "the simulation");
     FDX_CHECK(!s->drv, FDX_ERR_INVALID, "fdx_sim_set_field: the simulation is driven by the distributed driver");
     s->fresh = 0;
+    s->frames_same = 0; /* the wave's temporal blocking compares them again */
     return set_fields(s, cur, prev, "fdx_sim_set_field");
 }
 

@@ -58,6 +58,10 @@ typedef struct fdx_sim_physics {
     /* After a step of the run: *stop = 1 ends it early (Poisson's
        convergence; NULL: the run takes all its steps). */
     fdx_status (*converged)(fdx_sim *s, int *stop);
+    /* n steps between two looks at the field at depth p.temporal
+       (temporal blocking, bit for bit as n single steps; NULL: none), the
+       result in cur (and prev); advances s->step. */
+    fdx_status (*steps)(fdx_sim *s, int64_t n);
 } fdx_sim_physics;
 
 FDX_HIDDEN extern const fdx_sim_physics fdx_sim_heat_ops, fdx_sim_wave_ops, fdx_sim_poisson_ops;
@@ -81,6 +85,9 @@ struct fdx_sim {
     fdx_array *cur, *prev, *next; /* rotated each step */
     fdx_array *coef;              /* wave: c^2 */
     fdx_array *rhs;               /* Poisson: f */
+    fdx_array *spare;             /* wave, temporal blocking: a pass's fourth array (fdx_sim_temporal.c) */
+    int frames_same;              /* wave, temporal: cur/prev/next frames 1 equal, -1 not, 0 not yet compared */
+    int depth_used;               /* temporal: steps a pass of the last block (0: none yet) */
     void *stream;
     int insulated;                /* heat */
     double cmin, cmax, f0, t0, amp; /* wave */
@@ -119,6 +126,9 @@ FDX_HIDDEN fdx_status fdx_sim_make_array(fdx_sim *s, fdx_array **a);
 /* Heat: n steps through fdx_stencil_steps at depth p.temporal (the
    result in cur); advances s->step. */
 FDX_HIDDEN fdx_status fdx_sim_heat_steps(fdx_sim *s, int64_t n);
+/* Wave: n steps in temporally blocked passes where they are exact (no
+   source inside a pass, equal frames), else one at a time (fdx_sim_temporal.c). */
+FDX_HIDDEN fdx_status fdx_sim_wave_steps(fdx_sim *s, int64_t n);
 /* The heat pictures' colour range: the initial field's. */
 FDX_HIDDEN fdx_status fdx_sim_heat_range(fdx_sim *s);
 

@@ -121,7 +121,7 @@ static fdx_status wave_setup(fdx_sim *s, double lam, fdx_stencil_desc *desc)
     np = s->p.nrec;
     dims = s->p.rec_dims;
     memcpy(pts, s->p.rec, sizeof pts);
-    if (np == 0) {
+    if (np == 0 && !s->p.no_receivers) {
         /* A line of receivers along x, a quarter of the grid above the source. */
         np = 32;
         int64_t lo = layer + s->r, hi = s->n[0] - 1 - lo;
@@ -175,4 +175,5 @@ static fdx_status wave_terms(fdx_sim *s, const fdx_sim_block *b, fdx_array *next
     return FDX_OK;
 }
 
-const fdx_sim_physics fdx_sim_wave_ops = {.kind = FDX_SIM_WAVE, .levels = 3, .setup = wave_setup, .terms = wave_terms};
+const fdx_sim_physics fdx_sim_wave_ops = {.kind = FDX_SIM_WAVE, .levels = 3, .setup = wave_setup, .terms = wave_terms,
+                                     .steps = fdx_sim_wave_steps};
