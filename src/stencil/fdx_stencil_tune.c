@@ -543,8 +543,12 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
         fdx_stencil_cfg g2 = unrolled(s, dev, d, vmax, 2, 0, 0, 0), g4 = unrolled(s, dev, d, vmax, 4, 0, 0, 0);
         if (async_win_wanted(ks, dev, n3[0])) {
             /* Odd widths (issue 22's worst cases, float orders 8-12 at vec 1:
-               0.45-0.50 of a same-size copy): whole-vector lanes from the tile. */
-            for (int v = ks->is_double ? 2 : 4; v > vmax; v /= 2) {
+               0.45-0.50 of a same-size copy): whole-vector lanes from the tile,
+               vec 2 first (ptxas, f32 order 12 wave: 78 registers at 32x8
+               threads, three blocks a multiprocessor; vec 4 at 16x16: 181,
+               one block). */
+            for (int v = 2; v <= (ks->is_double ? 2 : 4); v *= 2) {
+                if (v <= vmax) continue;
                 fdx_stencil_cfg w = async_win(d, v, v == 4);
                 int ch[1];
                 w.chunk = wave_chunks(s, dev, &w, planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &w);
