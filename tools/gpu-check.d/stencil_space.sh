@@ -59,7 +59,7 @@ if [ "${SS_AB:-1}" = 1 ]; then
   FDX_STENCIL_WIN=0 FDX_CACHE_DIR=$w/cache-ab timeout "${SS_AB_TIMEOUT:-90}" "$FDX_BIN" bench stencil --backend cuda \
     --suite random --count "${COUNT:-100}" --cases "$ab_cases" --json 2>>"$log" |
     sed -e 's/^{/{"ab": "win0", /' > "$ab"
-  echo "A/B, FDX_STENCIL_WIN=0: exit $?, $(grep -c '^{' "$ab") records$(elapsed)"
+  echo "A/B, FDX_STENCIL_WIN=0: exit ${PIPESTATUS[0]}, $(grep -c '^{' "$ab") records$(elapsed)"
   python3 - "$ab" "$rec" <<'PY'
 import json, sys
 old = {q["case"]: q for q in map(json.loads, (l for l in open(sys.argv[1]) if l.startswith("{")))}
@@ -81,7 +81,7 @@ if [ "${SS_AB:-1}" = 1 ]; then
   FDX_STENCIL_TUNE_MIN=262144 FDX_CACHE_DIR=$w/cache-tm timeout "${SS_AB_TIMEOUT:-90}" "$FDX_BIN" bench stencil \
     --backend cuda --suite random --count "${COUNT:-100}" --cases "$small_cases" --json 2>>"$log" |
     sed -e 's/^{/{"ab": "tunemin", /' > $w/tm.jsonl
-  echo "A/B, FDX_STENCIL_TUNE_MIN=262144: exit $?, $(grep -c '^{' $w/tm.jsonl) records$(elapsed)"
+  echo "A/B, FDX_STENCIL_TUNE_MIN=262144: exit ${PIPESTATUS[0]}, $(grep -c '^{' $w/tm.jsonl) records$(elapsed)"
   cat $w/tm.jsonl >> "$ab"
   python3 - $w/tm.jsonl "$rec" <<'PY'
 import json, sys
