@@ -559,10 +559,11 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
              cuda ? cfg->vec : 1, ks->is_double ? "double" : "float", 0, 0, 0, 1, 0, 0, 0};
     if (cuda) {
         int unroll = cfg->variant == FDX_SV_UNROLL;
-        g.win = unroll && cfg->win && cfg->vec > 1;
+        int async = cfg->variant == FDX_SV_ASYNC;
+        g.win = (unroll || async) && cfg->win && cfg->vec > 1;
         g.xv = unroll && cfg->xv && cfg->vec > 1 && !g.win;
-        FDX_CHECK(!cfg->win || (unroll && ks->rank == 3), FDX_ERR_INTERNAL,
-                  "unaligned rows (win) need the unrolled column in rank 3");
+        FDX_CHECK(!cfg->win || ((unroll || async) && ks->rank == 3), FDX_ERR_INTERNAL,
+                  "unaligned rows (win) need the unrolled column or the asynchronous march in rank 3");
         FDX_CHECK(cfg->minb >= 0 && cfg->minb <= 32, FDX_ERR_INTERNAL, "blocks per multiprocessor %d", cfg->minb);
         FDX_CHECK(cfg->vec == 1 || cfg->vec == 2 || (cfg->vec == 4 && !ks->is_double), FDX_ERR_INTERNAL,
                   "vector width %d for %s", cfg->vec, g.real);

@@ -74,11 +74,13 @@ typedef struct fdx_stencil_cfg {
    aligned) and r halo rows above and below (their centre part only: a star
    never reads corners).  Planes k .. k + r of the march are resident and pd
    more in flight: stages = r + 1 + pd (with cfg->zs planes k - r .. k + r:
-   2r + 1 + pd).  A copy moves vec values (4, 8 or 16
-   bytes); slots is the number of copies a plane needs, per_thread each
-   thread's share. */
+   2r + 1 + pd).  A copy moves cw values: vec (4, 8 or 16 bytes), or one
+   with cfg->win (rows not aligned to the vector: the tile keeps its own
+   alignment, so the lanes still read whole vectors from it); hx is the x
+   halo copied (rx, or r with single values).  slots is the number of copies
+   a plane needs, per_thread each thread's share. */
 typedef struct fdx_stencil_async_geom {
-    int rx, width, height, stages, slots, per_thread;
+    int rx, width, height, stages, slots, per_thread, cw, hx;
     size_t stage_elems, bytes;
 } fdx_stencil_async_geom;
 

@@ -71,7 +71,9 @@ void fdx_stencil_async_geom_of(const fdx_stencil_kspec *ks, const fdx_stencil_cf
     a->width = tw + 2 * a->rx;
     a->height = cfg->ty * fdx_stencil_rows(cfg) + 2 * r;
     a->stages = r + 1 + cfg->pd + (cfg->zs ? r : 0);
-    a->slots = (a->height - 2 * r) * (a->width / v) + 2 * r * cfg->tx;
+    a->cw = cfg->win ? 1 : v;
+    a->hx = cfg->win ? r : a->rx;
+    a->slots = (a->height - 2 * r) * ((tw + 2 * a->hx) / a->cw) + 2 * r * (tw / a->cw);
     a->per_thread = (a->slots + nt - 1) / nt;
     a->stage_elems = (size_t)a->height * a->width;
     a->bytes = (size_t)a->stages * a->stage_elems * (ks->is_double ? 8 : 4);
@@ -118,9 +120,11 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
     if (cfg->band < 0 || (cfg->band && cfg->zfast)) return 0;
     /* Windows: each thread's two aligned loads reach up to 2 vec - 1 values
        past its first lane; the rows of the last plane it reads end at least
-       radius rows before the array does (rank 3). */
-    if (cfg->win && (cfg->variant != FDX_SV_UNROLL || ks->rank != 3 || cfg->vec < 2 ||
-                     n3[0] * ks->radius < 2 * cfg->vec - 1))
+       radius rows before the array does (rank 3).  The asynchronous march
+       reads its column's first planes and u_prev / coef through windows and
+       copies its tile value by value. */
+    if (cfg->win && ((cfg->variant != FDX_SV_UNROLL && cfg->variant != FDX_SV_ASYNC) || ks->rank != 3 ||
+                     cfg->vec < 2 || n3[0] * ks->radius < 2 * cfg->vec - 1))
         return 0;
     /* Settings that would not change the kernel are refused, so the tuner
        never times one kernel twice. */
