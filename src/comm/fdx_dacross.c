@@ -91,11 +91,13 @@ static long long run_steps(int64_t tg, int base_max, int B, int w, int times)
 
 /* The portion length B.  The model: a global step costs about a launch a
    local unit (the host queues them one after another; ~3 us on CUDA), a
-   portion adds one renewal (~15 us a local unit on CUDA, ~200 us between
-   processes); B trades the renewals (fewer with long portions) against the
-   steps long portions add (sweeps 2B apart, the upstream units' lag).
-   FDX_DLOOP_PORTIONS or fdx_dloop_set_portions: P portions of a block's
-   hyperplanes a sweep instead. */
+   portion adds one renewal (CUDA: ~15 us of host calls a local unit plus
+   ~20 us on the devices' critical path, pack, copy, unpack, event hops;
+   ~200 us between processes); B trades the renewals (fewer with long
+   portions) against the steps long portions add (sweeps 2B apart, the
+   upstream units' lag).  Not fitted to measurements yet (no GPU in the
+   session that wrote it): FDX_DLOOP_PORTIONS or fdx_dloop_set_portions
+   give P portions of a block's hyperplanes a sweep instead. */
 static int choose_portion(const fdx_dloop *l, int times, int64_t tg, int64_t tunit, int base_max)
 {
     const fdx_dist *d = l->dist;
@@ -108,7 +110,7 @@ static int choose_portion(const fdx_dloop *l, int times, int64_t tg, int64_t tun
     }
     int cuda = d->be->kind == FDX_BACKEND_CUDA;
     double c_step = (cuda ? 3.0 : 2.0) * d->nlocal;
-    double c_renew = d->procs > 1 ? 200.0 : (cuda ? 15.0 : 3.0) * d->nlocal;
+    double c_renew = d->procs > 1 ? 200.0 : cuda ? 20.0 + 15.0 * d->nlocal : 3.0 * d->nlocal;
     int best = 1;
     double best_cost = 0;
     for (int B = 1; B <= 1024 && B <= tg + 1; B++) {
