@@ -122,9 +122,13 @@ static void test_in_flight(void)
         int64_t g[3] = {q % NX, (q / NX) % NY, q / (NX * NY)};
         init[q] = u0(g, NULL);
     }
+    /* on the GPU (NVRTC compiles a kernel for every block shape and
+       portion length): ascending and descending, 4 sweeps, the grids with
+       the model's portions */
+    int gpu = strcmp(DACROSS_BACKEND, "cuda") == 0;
     for (int wide = 0; wide <= 1; wide++)
-        for (int dv = 0; dv < 3; dv++)
-            for (int sc = 0; sc < 2; sc++) {
+        for (int dv = 0; dv < (gpu ? 2 : 3); dv++)
+            for (int sc = gpu; sc < 2; sc++) {
                 int sweeps = sweep_counts[sc];
                 double want_ch = 0;
                 int64_t want_n = 0;
@@ -142,6 +146,7 @@ static void test_in_flight(void)
                         /* every grid with the model's portions and 4 sweeps; the
                            other counts on 1x1x2 and 2x1x1, one sweep on 2 grids */
                         if ((pc > 0 && (sc == 0 || (g != 0 && g != 2))) || (sc == 0 && g > 1)) continue;
+                        if (gpu && (pc == 1 || pc == 2 || g == 4)) continue;
                         result r;
                         memset(got, 0, sizeof got);
                         if (!run(grids[g], dirs[dv], wide, sweeps, portion_counts[pc], got, &r)) continue;
