@@ -213,7 +213,8 @@ int main(void)
     ctx = fdx_test_ctx("cpu");
     if (!ctx) return fdx_test_skip("test_pml", "no CPU context");
     library_vs_reference();
-    pc_fused_vs_twopass(ctx, "cpu", 0xabcdefULL);
+    pc_fused_vs_twopass(ctx, "cpu", 0xabcdefULL, 0);
+    pc_fused_vs_twopass(ctx, "cpu, CUDA's thread decode", 0xabcdefULL, 1);
     distributed();
     refusals();
     physics();

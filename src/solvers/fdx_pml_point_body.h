@@ -191,10 +191,11 @@ PML_HD static inline void PML_FN(pml_term_point)(const fdx_pml_job *J, const PML
     int b = 0;
     while (t >= ((PML_I)J->box_end[b])) b++;
     PML_I off = t - (b ? ((PML_I)J->box_end[b - 1]) : 0), x[3];
-    for (int d = 0; d < 3; d++) {
+    for (int d = 0; d < 2; d++) {
         PML_I c;
         off = PML_FN(pml_div)(off, ((PML_I)J->box_hi[b][d]) - ((PML_I)J->box_lo[b][d]), &c);
         x[d] = ((PML_I)J->box_lo[b][d]) + c;
     }
+    x[2] = ((PML_I)J->box_lo[b][2]) + off; /* what is left is below the last extent: no division */
     PML_FN(pml_term_at)(J, tab, aux, next, u, c2, x);
 }
