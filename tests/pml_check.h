@@ -222,11 +222,13 @@ static const pc_case PC_MORE[] = {{2, 6, 8, {41, 38, 1}}, {3, 10, 8, {23, 21, 25
 static void pc_fused_vs_twopass(fdx_ctx *ctx, const char *backend, uint64_t seed, int linear)
 {
     if (linear) setenv("FDX_PML_LINEAR", "1", 1);
-    for (int i = 0; i < PC_NCASES + PC_NMORE; i++) {
+    /* The decode depends on the shape, not the radius or type: linear takes
+       the main cases in float only (ASan's time). */
+    for (int i = 0; i < (linear ? PC_NCASES : PC_NCASES + PC_NMORE); i++) {
         const pc_case *pc = i < PC_NCASES ? &PC_CASES[i] : &PC_MORE[i - PC_NCASES];
         int64_t cnt = pc->n[0] * pc->n[1] * (pc->rank == 3 ? pc->n[2] : 1);
         double *one = calloc((size_t)cnt, sizeof(double)), *two = calloc((size_t)cnt, sizeof(double));
-        for (int t = 0; t < 2; t++) {
+        for (int t = linear; t < 2; t++) {
             fdx_dtype type = t ? FDX_FLOAT32 : FDX_FLOAT64;
             if (i == PC_NCASES - 1) setenv("FDX_PML_INDEX64", "1", 1);
             setenv("FDX_PML_TWOPASS", "1", 1);
