@@ -217,14 +217,18 @@ static const pc_case PC_MORE[] = {{2, 6, 8, {41, 38, 1}}, {3, 10, 8, {23, 21, 25
 
 /* The fused pass (FDX_PML_TWOPASS=0) and the two passes (=1) on ctx, every
    case and radius, float and double: both near the reference, and equal bit
-   for bit (one case in the 64-bit index variant). */
-static void pc_fused_vs_twopass(fdx_ctx *ctx, const char *backend, uint64_t seed)
+   for bit (one case in the 64-bit index variant; linear: the CPU steps
+   through CUDA's flat thread decode, FDX_PML_LINEAR=1). */
+static void pc_fused_vs_twopass(fdx_ctx *ctx, const char *backend, uint64_t seed, int linear)
 {
-    for (int i = 0; i < PC_NCASES + PC_NMORE; i++) {
+    if (linear) setenv("FDX_PML_LINEAR", "1", 1);
+    /* The decode depends on the shape, not the radius or type: linear takes
+       the main cases in float only (ASan's time). */
+    for (int i = 0; i < (linear ? PC_NCASES : PC_NCASES + PC_NMORE); i++) {
         const pc_case *pc = i < PC_NCASES ? &PC_CASES[i] : &PC_MORE[i - PC_NCASES];
         int64_t cnt = pc->n[0] * pc->n[1] * (pc->rank == 3 ? pc->n[2] : 1);
         double *one = calloc((size_t)cnt, sizeof(double)), *two = calloc((size_t)cnt, sizeof(double));
-        for (int t = 0; t < 2; t++) {
+        for (int t = linear; t < 2; t++) {
             fdx_dtype type = t ? FDX_FLOAT32 : FDX_FLOAT64;
             if (i == PC_NCASES - 1) setenv("FDX_PML_INDEX64", "1", 1);
             setenv("FDX_PML_TWOPASS", "1", 1);
@@ -238,10 +242,21 @@ static void pc_fused_vs_twopass(fdx_ctx *ctx, const char *backend, uint64_t seed
                   t ? "float" : "double", e1, e2);
             CHECK(memcmp(one, two, (size_t)cnt * sizeof(double)) == 0,
                   "%s case %d %s: the fused pass differs from the two passes", backend, i, t ? "float" : "double");
+            if (linear) { /* the flat decode against the CPU's box loops */
+                unsetenv("FDX_PML_LINEAR");
+                setenv("FDX_PML_TWOPASS", "0", 1);
+                pc_run(ctx, "fused, box loops", pc, type, 9, seed + i, two);
+                unsetenv("FDX_PML_TWOPASS");
+                setenv("FDX_PML_LINEAR", "1", 1);
+                CHECK(memcmp(one, two, (size_t)cnt * sizeof(double)) == 0,
+                      "%s case %d %s: the flat thread decode differs from the box loops", backend, i,
+                      t ? "float" : "double");
+            }
         }
         free(one);
         free(two);
     }
+    unsetenv("FDX_PML_LINEAR");
 }
 
 #endif

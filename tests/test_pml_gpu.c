@@ -69,7 +69,7 @@ int main(void)
     /* The fused pass and the two passes round alike (fdx_pml_cuda.cu is
        built without FMA contraction, so the shared point code cannot be
        contracted differently in the two kernels). */
-    pc_fused_vs_twopass(gpu, "cuda", 0x77ULL);
+    pc_fused_vs_twopass(gpu, "cuda", 0x77ULL, 0);
     sim_gpu_vs_cpu(gpu, cpu, "96x80", "double", 1e-10);
     sim_gpu_vs_cpu(gpu, cpu, "48x40x36", "float", 1e-3);
     fdx_ctx_destroy(&cpu);

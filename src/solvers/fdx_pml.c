@@ -316,10 +316,28 @@ fdx_status fdx_pml_state_put(fdx_pml *p, const void *bytes, void *stream)
             }                                                                                                      \
         }                                                                                                          \
     }
-DEFINE_CPU_STEP(float, i32, int)
-DEFINE_CPU_STEP(float, i64, long long)
-DEFINE_CPU_STEP(double, i32, int)
-DEFINE_CPU_STEP(double, i64, long long)
+/* FDX_PML_LINEAR=1 (tests): the CPU runs CUDA's thread decode instead, one
+   point a flat index t (pml_psi_point, pml_term_point: the box search and
+   the divisions), so the CPU tests check it too. */
+#define DEFINE_CPU_LINEAR(T, I, IT)                                                                                \
+    static void linear_##T##_##I(const fdx_pml_job *J, long long npsi, long long nterm, const T *tab, T *aux,     \
+                                 T *next, const T *u, const T *c2)                                                 \
+    {                                                                                                              \
+        _Pragma("omp parallel")                                                                                    \
+        {                                                                                                          \
+            if (!J->fused) {                                                                                       \
+                _Pragma("omp for schedule(static)") for (long long t = 0; t < npsi; t++)                           \
+                    pml_psi_point_##T##_##I(J, tab, aux, u, (IT)t);                                                \
+            }                                                                                                      \
+            _Pragma("omp for schedule(static)") for (long long t = 0; t < nterm; t++)                              \
+                pml_term_point_##T##_##I(J, tab, aux, next, u, c2, (IT)t);                                         \
+        }                                                                                                          \
+    }
+#define DEFINE_CPU(T, I, IT) DEFINE_CPU_STEP(T, I, IT) DEFINE_CPU_LINEAR(T, I, IT)
+DEFINE_CPU(float, i32, int)
+DEFINE_CPU(float, i64, long long)
+DEFINE_CPU(double, i32, int)
+DEFINE_CPU(double, i64, long long)
 
 static int same_grid(const fdx_pml *p, const fdx_array *a)
 {
@@ -355,6 +373,14 @@ fdx_status fdx_pml_step(fdx_pml *p, fdx_array *next, const fdx_array *cur, const
 #endif
     }
     /* The same index variant as CUDA's, so the CPU tests check what the GPU runs. */
+    const fdx_pml_job *J = &p->job;
+    if (fdx_knob_is(FDX_KNOB_PML_LINEAR, "1")) {
+        if (is_double && J->i32) linear_double_i32(J, p->npsi, p->nterm, p->tab, p->aux, pn, pu, pc);
+        else if (is_double) linear_double_i64(J, p->npsi, p->nterm, p->tab, p->aux, pn, pu, pc);
+        else if (J->i32) linear_float_i32(J, p->npsi, p->nterm, p->tab, p->aux, pn, pu, pc);
+        else linear_float_i64(J, p->npsi, p->nterm, p->tab, p->aux, pn, pu, pc);
+        return FDX_OK;
+    }
     if (is_double && p->job.i32) step_double_i32(&p->job, p->tab, p->aux, pn, pu, pc);
     else if (is_double) step_double_i64(&p->job, p->tab, p->aux, pn, pu, pc);
     else if (p->job.i32) step_float_i32(&p->job, p->tab, p->aux, pn, pu, pc);

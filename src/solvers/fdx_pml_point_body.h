@@ -20,6 +20,15 @@
 #define PML_UNROLL
 #define PML_INLINE inline __attribute__((always_inline))
 #endif
+/* a b + c: one rounding on CUDA (fma; the file is built with -fmad=false,
+   so these are the only fused operations and both forms of the step use
+   them alike), two on the CPU (no FMA in the baseline x86-64 target; a
+   libm fma would be slow): the same bits as a * b + c written out. */
+#ifdef __CUDACC__
+#define PML_MA(a, b, c) (sizeof(PML_T) == 4 ? (PML_T)fmaf((float)(a), (float)(b), (float)(c)) : (PML_T)fma((double)(a), (double)(b), (double)(c)))
+#else
+#define PML_MA(a, b, c) ((a) * (b) + (c))
+#endif
 /* The fused pass's window of u along an axis: u at x + o is win[o + PML_W]. */
 #define PML_W (2 * FDX_PML_MAX_R)
 #endif
@@ -53,8 +62,8 @@ PML_HD static inline PML_T PML_FN(pml_psi_new)(const fdx_pml_job *J, const PML_T
                                                PML_I q, PML_I sa, PML_I s)
 {
     PML_T du = 0;
-    for (int k = 1; k <= J->r; k++) du += (PML_T)J->ws[k] * (u[q + k * sa] - u[q + (1 - k) * sa]);
-    return ta[s] * old + ta[2 * J->m + s] * du;
+    for (int k = 1; k <= J->r; k++) du = PML_MA((PML_T)J->ws[k], u[q + k * sa] - u[q + (1 - k) * sa], du);
+    return PML_MA(ta[s], old, ta[2 * J->m + s] * du);
 }
 
 /* Offset of axis a's slab arrays at the point x across (x[a] ignored). */
@@ -120,8 +129,8 @@ PML_HD static PML_INLINE void PML_FN(pml_fused_axis)(const fdx_pml_job *J, const
         if (s >= 0) {
             PML_T du = 0;
             PML_UNROLL for (int k = 1; k <= R; k++)
-                du += (PML_T)J->ws[k] * (win[i + k + PML_W] - win[i + 1 - k + PML_W]);
-            v = ta[s] * old[s * ss] + ta[2 * m + s] * du;
+                du = PML_MA((PML_T)J->ws[k], win[i + k + PML_W] - win[i + 1 - k + PML_W], du);
+            v = PML_MA(ta[s], old[s * ss], ta[2 * m + s] * du);
         }
         P[i + R] = v;
     }
@@ -130,13 +139,13 @@ PML_HD static PML_INLINE void PML_FN(pml_fused_axis)(const fdx_pml_job *J, const
     if (s0 >= 0) out[s0 * ss] = P[R];
     if (PML_FN(pml_slab)(J, a, xa - 1) == 0) out[0] = P[R - 1]; /* the wall's half point: no unknown of its own */
     PML_T dpsi = 0;
-    PML_UNROLL for (int k = 1; k <= R; k++) dpsi += (PML_T)J->ws[k] * (P[R + k - 1] - P[R - k]);
+    PML_UNROLL for (int k = 1; k <= R; k++) dpsi = PML_MA((PML_T)J->ws[k], P[R + k - 1] - P[R - k], dpsi);
     *term += dpsi;
     if (s0 < 0) return;
     PML_T d2 = (PML_T)J->w2[0] * win[PML_W];
-    PML_UNROLL for (int k = 1; k <= R; k++) d2 += (PML_T)J->w2[k] * (win[PML_W + k] + win[PML_W - k]);
+    PML_UNROLL for (int k = 1; k <= R; k++) d2 = PML_MA((PML_T)J->w2[k], win[PML_W + k] + win[PML_W - k], d2);
     PML_T *z = aux + ((PML_I)J->zeta[a]) + across + s0 * ss;
-    *z = ta[4 * m + s0] * *z + ta[6 * m + s0] * (d2 + dpsi);
+    *z = PML_MA(ta[4 * m + s0], *z, ta[6 * m + s0] * (d2 + dpsi));
     *term += *z;
 }
 
@@ -170,18 +179,18 @@ PML_HD static inline void PML_FN(pml_term_at)(const fdx_pml_job *J, const PML_T 
         for (int k = 1; k <= r; k++) {
             PML_I sp = PML_FN(pml_slab)(J, a, xa + k - 1), sm = PML_FN(pml_slab)(J, a, xa - k);
             PML_T hi = sp >= 0 ? aux[base + sp * ss] : (PML_T)0, lo = sm >= 0 ? aux[base + sm * ss] : (PML_T)0;
-            dpsi += (PML_T)J->ws[k] * (hi - lo);
+            dpsi = PML_MA((PML_T)J->ws[k], hi - lo, dpsi);
         }
         term += dpsi;
         PML_I s = PML_FN(pml_slab)(J, a, xa);
         if (s < 0) continue;
         PML_T d2 = (PML_T)J->w2[0] * u[q];
-        for (int k = 1; k <= r; k++) d2 += (PML_T)J->w2[k] * (u[q + k * sa] + u[q - k * sa]);
+        for (int k = 1; k <= r; k++) d2 = PML_MA((PML_T)J->w2[k], u[q + k * sa] + u[q - k * sa], d2);
         PML_T *z = aux + ((PML_I)J->zeta[a]) + across + s * ss;
-        *z = ta[4 * m + s] * *z + ta[6 * m + s] * (d2 + dpsi);
+        *z = PML_MA(ta[4 * m + s], *z, ta[6 * m + s] * (d2 + dpsi));
         term += *z;
     }
-    next[q] += (PML_T)J->alpha * c2[q] * term;
+    next[q] = PML_MA((PML_T)J->alpha * c2[q], term, next[q]);
 }
 
 /* Pass 2 or the fused pass, thread t of the strips' boxes (x fastest). */
@@ -191,10 +200,11 @@ PML_HD static inline void PML_FN(pml_term_point)(const fdx_pml_job *J, const PML
     int b = 0;
     while (t >= ((PML_I)J->box_end[b])) b++;
     PML_I off = t - (b ? ((PML_I)J->box_end[b - 1]) : 0), x[3];
-    for (int d = 0; d < 3; d++) {
+    for (int d = 0; d < 2; d++) {
         PML_I c;
         off = PML_FN(pml_div)(off, ((PML_I)J->box_hi[b][d]) - ((PML_I)J->box_lo[b][d]), &c);
         x[d] = ((PML_I)J->box_lo[b][d]) + c;
     }
+    x[2] = ((PML_I)J->box_lo[b][2]) + off; /* what is left is below the last extent: no division */
     PML_FN(pml_term_at)(J, tab, aux, next, u, c2, x);
 }
