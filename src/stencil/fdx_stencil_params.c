@@ -51,8 +51,11 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int grid3(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3], int64_t g[3])
 {
     int rm = ks->rank >= 2 ? ks->radius : 0;
-    /* Windows (unaligned rows) cover the interior points of x only. */
-    int64_t gx = ceil_div(n3[0] - (cfg->win ? 2 * ks->radius : 0), (int64_t)cfg->tx * cfg->vec);
+    /* The unrolled column's windows (unaligned rows) cover the interior
+       points of x only; the asynchronous march's tiles start at x = 0 with
+       or without them. */
+    int inner = cfg->win && cfg->variant == FDX_SV_UNROLL;
+    int64_t gx = ceil_div(n3[0] - (inner ? 2 * ks->radius : 0), (int64_t)cfg->tx * cfg->vec);
     /* Several rows a thread of the unrolled column start at the first
        interior row; the asynchronous march's tiles at row 0. */
     int nr = fdx_stencil_rows(cfg);

@@ -236,9 +236,11 @@ int main(void)
             fdx_stencil_cfg c = {0};
             c.variant = FDX_SV_ASYNC, c.tx = a->tx, c.ty = a->ty, c.by = 1, c.chunk = a->chunk, c.pd = a->pd;
             c.vec = a->vec && a->vec < widest ? a->vec : widest, c.win = a->win, c.ry = a->ry, c.zs = a->zs;
-            /* Unaligned rows: widths of every residue; aligned ones: a
+            /* Unaligned rows: widths of every residue, past two tiles by
+               less than 2r (a third block holds interior points: the H100
+               found a grid one block short there); aligned ones: a
                multiple of the vector, no multiple of the tile. */
-            int64_t nx = c.win ? 2 * r + 2 * c.tx * c.vec + 1 + (si + ci) % 3 : c.vec * (2 * c.tx + 1 + si % 2);
+            int64_t nx = c.win ? 2 * c.tx * c.vec + 1 + (si + ci) % (2 * r) : c.vec * (2 * c.tx + 1 + si % 2);
             if (c.win && nx % c.vec == 0) nx++;
             int64_t n3[3] = {nx, 2 * r + c.ty * fdx_stencil_rows(&c) + 1 + si % 3, 2 * r + 9 + ci % 4};
             if (!fdx_stencil_cfg_fits(ks, &c, n3)) continue;
