@@ -81,12 +81,32 @@ def main():
         by_variant.setdefault(r.get("variant"), []).append(r)
     for variant, rows in by_variant.items():
         summarize(rows, f"random-transform{' [' + variant + ']' if variant else ''}")
+    compare(by_variant)
 
 
 def dist(xs):
     xs = sorted(xs)
     n = len(xs)
     return f"median {xs[n // 2]:.3f}, p10 {xs[n // 10]:.3f}, min {xs[0]:.3f}" if n else "no cases"
+
+
+def compare(by_variant):
+    """Each variant against "default", case by case: where the default loses."""
+    base = {r["case"]: r for r in by_variant.get("default", [])}
+    for variant, rows in by_variant.items():
+        if variant in (None, "default") or not base:
+            continue
+        pairs = [(base[r["case"]], r) for r in rows if r["case"] in base]
+        if not pairs:
+            continue
+        q = sorted(d["ratio_same_size"] / v["ratio_same_size"] for d, v in pairs)
+        loses = sorted(pairs, key=lambda p: p[0]["ratio_same_size"] / p[1]["ratio_same_size"])
+        print(f"default / [{variant}]: median {q[len(q) // 2]:.3f}, default slower by > 3% on "
+              f"{sum(x < 0.97 for x in q)}/{len(q)}, faster by > 3% on {sum(x > 1.03 for x in q)}/{len(q)}", file=sys.stderr)
+        for d, v in loses[:5]:
+            if d["ratio_same_size"] < 0.97 * v["ratio_same_size"]:
+                print(f"  default loses: {d['case']} elem {d['elem_bytes']} {'x'.join(map(str, d['shape']))} perm "
+                      f"{d['perm']}: {d['ratio_same_size']:.3f} vs {v['ratio_same_size']:.3f}", file=sys.stderr)
 
 
 def summarize(rows, label):
