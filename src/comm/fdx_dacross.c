@@ -32,7 +32,9 @@
    FDX_DLOOP_PORTIONS (portions of a block's hyperplanes a sweep), else a
    model of launch and exchange cost (choose_portion). */
 #include "comm/fdx_dloop_impl.h"
+#include "comm/fdx_dgraph.h"
 #include "core/fdx_knob.h"
+#include "core/fdx_log.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +123,78 @@ static int choose_portion(const fdx_dloop *l, int times, int64_t tg, int64_t tun
     return best;
 }
 
+/* One run's schedule: the portion length, where each local unit starts in
+   global steps, the last global step; with each unit loop's launch, the
+   key of a run that may replay a graph. */
+typedef struct schedule {
+    int times, B;
+    long long start[FDX_DIST_MAX_LOCAL], end;
+    int active[FDX_DIST_MAX_LOCAL];
+    loop_launch unit[FDX_DIST_MAX_LOCAL]; /* the unit loops' launches, host partials left out */
+} schedule;
+
+typedef struct portions_arg {
+    fdx_dloop *l;
+    const schedule *s;
+} portions_arg;
+
+/* Every portion of the run: the written arrays' shadows renewed between
+   portions, each unit's steps of the portion queued on its stream. */
+static fdx_status run_portions(void *arg)
+{
+    const portions_arg *p = arg;
+    fdx_dloop *l = p->l;
+    const schedule *s = p->s;
+    fdx_dist *d = l->dist;
+    for (long long G = 0; G <= s->end; G += s->B) {
+        for (int k = 0; G > 0 && k < l->narr; k++)
+            if (l->acc[k] & FDX_WRITE) FDX_TRY(fdx_darray_exchange(l->arr[k]));
+        for (int i = 0; i < d->nlocal; i++) {
+            if (!s->active[i]) continue;
+            FDX_TRY(fdx_dist_use(d, i));
+            FDX_TRY(fdx_loop_steps(l->loop[i], G - s->start[i], G - s->start[i] + s->B));
+        }
+    }
+    return FDX_OK;
+}
+
+/* FDX_DLOOP_GRAPH=1, one process on CUDA: a run equal to the last one (the
+   same schedule, kernels, arguments, partial scratch) replays the graph
+   captured the second time it came; the first time it runs directly (it
+   compiles, allocates faces' buffers, moves layouts).  *done: the graph
+   ran the portions. */
+static fdx_status maybe_graph(fdx_dloop *l, schedule *s, int *done)
+{
+    *done = 0;
+    if (l->graph_off || !fdx_knob_is(FDX_KNOB_DLOOP_GRAPH, "1") || !fdx_dgraph_possible(l->dist)) return FDX_OK;
+    for (int i = 0; i < l->dist->nlocal; i++) {
+        if (!s->active[i]) continue;
+        s->unit[i] = l->loop[i]->part;
+        s->unit[i].hv = NULL, s->unit[i].hl = NULL;
+    }
+    if (!l->graph_key || memcmp(l->graph_key, s, sizeof *s) != 0) {
+        if (!l->graph_key) l->graph_key = malloc(sizeof *s);
+        if (l->graph_key) memcpy(l->graph_key, s, sizeof *s);
+        if (l->graph) fdx_dgraph_destroy(&l->graph);
+        return FDX_OK;
+    }
+    if (!fdx_dgraph_ready(l->graph)) {
+        if (!l->graph) FDX_TRY(fdx_dgraph_create(l->dist, &l->graph));
+        fdx_darray *written[FDX_LOOP_MAX_ARGS];
+        int n = 0;
+        for (int k = 0; k < l->narr; k++)
+            if (l->acc[k] & FDX_WRITE) written[n++] = l->arr[k];
+        portions_arg pa = {l, s};
+        if (fdx_dgraph_capture(l->graph, run_portions, &pa, 1, written, n) != FDX_OK) {
+            FDX_INFO("distributed ACROSS: no CUDA graph (%s); launching every step", fdx_last_error());
+            l->graph_off = 1;
+            return FDX_OK;
+        }
+    }
+    *done = 1;
+    return fdx_dgraph_launch(l->graph);
+}
+
 fdx_status fdx_dacross_run(fdx_dloop *l, int times)
 {
     fdx_dist *d = l->dist;
@@ -136,15 +210,17 @@ fdx_status fdx_dacross_run(fdx_dloop *l, int times)
         int64_t lo[3], hi[3];
         if (unit_box(l, u, lo, hi) && box_tmax(l, lo, hi) > tunit) tunit = box_tmax(l, lo, hi);
     }
-    int B = choose_portion(l, times, tg, tunit, base_max);
-    l->portions_used = (int)((tunit + B) / B);
-    long long dist = dist_for(B, w), lag = B - 1;
-    FDX_CHECK(dist < (1LL << 30), FDX_ERR_INVALID, "distributed ACROSS: portions of %d steps are too long", B);
+    schedule *s = calloc(1, sizeof *s);
+    FDX_CHECK(s, FDX_ERR_NOMEM, "out of memory for a distributed ACROSS schedule");
+    s->times = times;
+    s->B = choose_portion(l, times, tg, tunit, base_max);
+    l->portions_used = (int)((tunit + s->B) / s->B);
+    long long dist = dist_for(s->B, w), lag = s->B - 1;
+    fdx_status st = dist < (1LL << 30) ? FDX_OK
+                                       : fdx_fail(FDX_ERR_INVALID, "distributed ACROSS: portions of %d steps are too long", s->B);
 
     /* every local unit starts its run in parts at its global step */
-    long long start[FDX_DIST_MAX_LOCAL], last[FDX_DIST_MAX_LOCAL], end = 0;
-    int active[FDX_DIST_MAX_LOCAL] = {0};
-    fdx_status st = FDX_OK;
+    long long last[FDX_DIST_MAX_LOCAL];
     for (int i = 0; i < d->nlocal && st == FDX_OK; i++) {
         int u = d->proc * d->nlocal + i, c[3];
         int64_t lo[3], hi[3];
@@ -163,30 +239,33 @@ fdx_status fdx_dacross_run(fdx_dloop *l, int times)
         if (st == FDX_OK) st = fdx_loop_range(ul, lo, hi);
         if (st == FDX_OK) st = fdx_loop_steps_begin(ul, times, d->compute[i], &last[i]);
         if (st != FDX_OK) break;
-        active[i] = 1;
-        start[i] = off + lag * base;
-        if (start[i] + last[i] > end) end = start[i] + last[i];
+        s->active[i] = 1;
+        s->start[i] = off + lag * base;
+        if (s->start[i] + last[i] > s->end) s->end = s->start[i] + last[i];
     }
     /* every process renews as often as the others */
     if (st == FDX_OK && d->procs > 1) {
-        double e = (double)end;
+        double e = (double)s->end;
         st = fdx_mpi_extreme_double(d->comm_mpi, &e, 1, 1);
-        end = (long long)e;
+        s->end = (long long)e;
     }
-    for (long long G = 0; st == FDX_OK && G <= end; G += B) {
-        for (int k = 0; G > 0 && k < l->narr && st == FDX_OK; k++)
-            if (l->acc[k] & FDX_WRITE) st = fdx_darray_exchange(l->arr[k]);
-        for (int i = 0; i < d->nlocal && st == FDX_OK; i++) {
-            if (!active[i]) continue;
-            st = fdx_dist_use(d, i);
-            if (st == FDX_OK) st = fdx_loop_steps(l->loop[i], G - start[i], G - start[i] + B);
-        }
-    }
+    int done = 0;
+    if (st == FDX_OK) st = maybe_graph(l, s, &done);
+    portions_arg pa = {l, s};
+    if (st == FDX_OK && !done) st = run_portions(&pa);
     for (int i = 0; i < d->nlocal; i++) {
-        if (!active[i]) continue;
+        if (!s->active[i]) continue;
         fdx_status e = fdx_dist_use(d, i);
         if (e == FDX_OK) e = fdx_loop_steps_end(l->loop[i]);
         if (st == FDX_OK) st = e;
     }
+    free(s);
     return st;
+}
+
+void fdx_dacross_free(fdx_dloop *l)
+{
+    fdx_dgraph_destroy(&l->graph);
+    free(l->graph_key);
+    l->graph_key = NULL;
 }

@@ -44,6 +44,7 @@ fdx_status fdx_dloop_create(fdx_dist *d, const char *indices, fdx_dloop **out)
 void fdx_dloop_destroy(fdx_dloop **pl)
 {
     if (!pl || !*pl) return;
+    fdx_dacross_free(*pl);
     fdx_dremote_free(*pl);
     for (int i = 0; i < (*pl)->dist->nlocal; i++) fdx_loop_destroy(&(*pl)->loop[i]);
     free(*pl);

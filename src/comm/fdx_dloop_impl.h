@@ -36,6 +36,11 @@ struct fdx_dloop {
     int exchanges;
     int nremote;
     dloop_remote remote[DLOOP_MAX_REMOTE];
+    /* FDX_DLOOP_GRAPH=1 (fdx_dacross.c): a run that repeats replayed as one
+       CUDA graph over every unit; the key of the last run (NULL: none) */
+    struct fdx_dgraph *graph;
+    void *graph_key;
+    int graph_off;
 };
 
 /* The global loop range [lo, hi). */
@@ -62,5 +67,6 @@ FDX_HIDDEN void fdx_dremote_free(fdx_dloop *l);
    shadows of the arrays it reads must be current; reductions are left
    pending on the unit loops (fdx_dloop_finish_all). */
 FDX_HIDDEN fdx_status fdx_dacross_run(fdx_dloop *l, int times);
+FDX_HIDDEN void fdx_dacross_free(fdx_dloop *l);
 
 #endif

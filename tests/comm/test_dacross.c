@@ -1,12 +1,15 @@
 /* test_dacross: distributed ACROSS loops with several sweeps in flight
    (src/comm/fdx_dacross.c: every unit runs its part of one global
    wavefront, the shadows renewed every portion of B hyperplane steps).
-   3D SOR-like sweeps on 2 and 3 units along each axis and on 1x2x2,
-   ascending, descending and mixed orders, widths 1:1 and 2:1, 1 and 4
-   sweeps, portions from the model, 1, 2 and one step each: the field is
+   3D SOR-like sweeps on 2 and 3 units along each axis and on 1x2x2
+   (ascending, width 1:1, 1 and 4 sweeps, portions from the model, 1, 2
+   and one step each), descending and mixed orders and widths 2:1 on k on
+   fewer grids: the field is
    bit for bit the one-unit run's and within 1e-12 of the sequential nest,
    the max change, its location and an integer count are equal.  Without
-   the renewals (FDX_TEST_SKIP_EXCHANGE=1) the results must differ.
+   the renewals (FDX_TEST_SKIP_EXCHANGE=1) the results must differ.  The
+   same loop run 4 times (FDX_DLOOP_GRAPH=1: replayed as a CUDA graph on a
+   GPU) gives the same result every time.
    test_dacross_gpu: the same with the units on the GPUs (skips without). */
 #include "fdx.h"
 #include "fdx_test.h"
@@ -64,6 +67,11 @@ typedef struct result {
     int portions;
 } result;
 
+/* runs > 1: the same loop run again after a refill, every run's field
+   compared with the first's (FDX_DLOOP_GRAPH=1 on a GPU: the third run
+   replays a CUDA graph) */
+static int runs = 1;
+
 static int run(const int *grid, const int *dir, int wide, int sweeps, int portions, double *out, result *r)
 {
     fdx_options *o = NULL;
@@ -97,6 +105,18 @@ static int run(const int *grid, const int *dir, int wide, int sweeps, int portio
     if (fdx_dloop_run_repeated(l, sweeps) == FDX_OK && fdx_dloop_result_loc(l, "ch", &r->ch, r->loc) == FDX_OK &&
         fdx_dloop_result_int(l, "n", &r->n, NULL) == FDX_OK && fdx_darray_gather(U, out, 0) == FDX_OK)
         ok = 1;
+    for (int again = 1; ok && again < runs; again++) {
+        static double more[NX * NY * NZ];
+        double ch = 0;
+        int64_t n = 0;
+        CHECK_OK(fdx_darray_fill(U, u0, NULL));
+        CHECK_OK(fdx_dloop_run_repeated(l, sweeps));
+        CHECK_OK(fdx_dloop_result(l, "ch", &ch));
+        CHECK_OK(fdx_dloop_result_int(l, "n", &n, NULL));
+        CHECK_OK(fdx_darray_gather(U, more, 0));
+        CHECK(memcmp(more, out, sizeof more) == 0 && ch == r->ch && n == r->n,
+              "grid %dx%dx%d, run %d of the same loop differs from the first", grid[0], grid[1], grid[2], again + 1);
+    }
     CHECK(ok, "grid %dx%dx%d, %d sweeps: %s", grid[0], grid[1], grid[2], sweeps, fdx_last_error());
     r->portions = fdx_dloop_portions(l);
     fdx_dloop_destroy(&l);
@@ -127,8 +147,8 @@ static void test_in_flight(void)
        the model's portions */
     int gpu = strcmp(DACROSS_BACKEND, "cuda") == 0;
     for (int wide = 0; wide <= 1; wide++)
-        for (int dv = 0; dv < (gpu ? 2 : 3); dv++)
-            for (int sc = gpu; sc < 2; sc++) {
+        for (int dv = 0; dv < (gpu || wide ? 2 : 3); dv++)
+            for (int sc = gpu || wide || dv; sc < 2; sc++) {
                 int sweeps = sweep_counts[sc];
                 double want_ch = 0;
                 int64_t want_n = 0;
@@ -146,6 +166,9 @@ static void test_in_flight(void)
                         /* every grid with the model's portions and 4 sweeps; the
                            other counts on 1x1x2 and 2x1x1, one sweep on 2 grids */
                         if ((pc > 0 && (sc == 0 || (g != 0 && g != 2))) || (sc == 0 && g > 1)) continue;
+                        /* the other orders and widths: fewer grids and counts
+                           (every block shape and portion length is a compile) */
+                        if ((wide || dv) && ((g != 0 && g != 2 && g != 5) || pc == 2 || (pc > 0 && g != 0))) continue;
                         if (gpu && (pc == 1 || pc == 2 || g == 4)) continue;
                         result r;
                         memset(got, 0, sizeof got);
@@ -178,11 +201,30 @@ static void test_needs_renewals(void)
           max_diff(got, one));
 }
 
+/* The same run again and again (a GPU replays it as a graph from the
+   third run on with FDX_DLOOP_GRAPH=1): every run equals one unit's. */
+static void test_repeated(void)
+{
+    static double one[NX * NY * NZ], got[NX * NY * NZ];
+    const int g1[3] = {1, 1, 1}, grids[2][3] = {{1, 1, 2}, {1, 2, 2}}, dir[3] = {1, 1, 1};
+    result r1, r;
+    if (!run(g1, dir, 0, 4, 0, one, &r1)) return;
+    setenv("FDX_DLOOP_GRAPH", "1", 1);
+    runs = 4;
+    for (int g = 0; g < 2; g++)
+        if (run(grids[g], dir, 0, 4, 0, got, &r))
+            CHECK(memcmp(got, one, sizeof got) == 0 && r.ch == r1.ch && r.n == r1.n,
+                  "repeated runs on %dx%dx%d: not one unit's", grids[g][0], grids[g][1], grids[g][2]);
+    runs = 1;
+    unsetenv("FDX_DLOOP_GRAPH");
+}
+
 int main(void)
 {
     if (strcmp(DACROSS_BACKEND, "cuda") == 0 && fdx_cuda_device_count() == 0)
         return fdx_test_skip(DACROSS_NAME, "no CUDA device");
     test_in_flight();
     test_needs_renewals();
+    test_repeated();
     return fdx_test_finish(DACROSS_NAME);
 }
