@@ -2,7 +2,9 @@
 # fdx wave --absorb: the PML from the command line: the summary names it, the
 # INI key equals the flag, the PML run differs from the sponge's (the layer
 # acts), a restart continues it bit for bit (checksums) and refuses another
-# absorb, and the usage errors (exit 2, one line, nothing written).
+# absorb, distributed runs (--gpus 2 CPU units; under mpirun -np 2 with 1
+# and 2 units a rank when there is one) give the one-array checksum, and the
+# usage errors (exit 2, one line, nothing written).
 source "$(dirname "$0")/lib_cli.sh"
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 run() { "$fdx" wave --backend cpu --progress off --json "$@"; }
@@ -27,9 +29,33 @@ run --restart half --steps 160 >restart.json 2>err.txt || fail "restart: $(cat e
 [ "$(sum restart.json)" = "$(sum pml.json)" ] || fail "restart differs: $(sum restart.json) vs $(sum pml.json)"
 expect_usage absorb wave --backend cpu --progress off --restart half --steps 200 --absorb sponge
 
+# The fused pass (CUDA's default; FDX_PML_TWOPASS=0 here): the same checksums as the
+# two passes, and a restart from an odd step (its psi then in the second buffer).
+checks=$((checks + 1))
+FDX_PML_TWOPASS=0 run --size 96x80 --steps 160 --absorb pml --sponge 16 >fused.json 2>err.txt || fail "fused: $(cat err.txt)"
+[ "$(sum fused.json)" = "$(sum pml.json)" ] || fail "fused differs from two passes: $(sum fused.json) vs $(sum pml.json)"
+FDX_PML_TWOPASS=0 run --size 96x80 --steps 81 --absorb pml --sponge 16 --output odd --checkpoint-every 81 >/dev/null 2>err.txt ||
+  fail "fused half run: $(cat err.txt)"
+FDX_PML_TWOPASS=0 run --restart odd --steps 160 >odd.json 2>err.txt || fail "fused restart: $(cat err.txt)"
+[ "$(sum odd.json)" = "$(sum pml.json)" ] || fail "fused restart from step 81 differs: $(sum odd.json) vs $(sum pml.json)"
+
 expect_usage absorb wave --backend cpu --absorb perfect
 expect_usage absorb wave --backend cpu --size 64x64 --absorb pml --boundary all=dirichlet:0
-expect_usage absorb wave --backend cpu --size 64x64 --absorb pml --gpus 2
+checks=$((checks + 1))
+run --size 72x130 --steps 100 --absorb pml --sponge 12 >one.json 2>err.txt || fail "one-array run: $(cat err.txt)"
+run --size 72x130 --steps 100 --absorb pml --sponge 12 --gpus 2 >units.json 2>err.txt || fail "2 units: $(cat err.txt)"
+[ -n "$(sum one.json)" ] && [ "$(sum units.json)" = "$(sum one.json)" ] ||
+  fail "2 units differ from one array: $(sum units.json) vs $(sum one.json)"
+if command -v mpirun >/dev/null && ! "$fdx" info 2>/dev/null | grep -qi "mpi.*no"; then
+  for gpus in 1 2; do
+    checks=$((checks + 1))
+    OMP_NUM_THREADS=1 mpirun --allow-run-as-root --oversubscribe -np 2 "$fdx" wave --backend cpu --progress off --json \
+      --size 72x130 --steps 100 --absorb pml --sponge 12 --gpus $gpus >mpi.json 2>err.txt || fail "mpirun -np 2 --gpus $gpus: $(cat err.txt)"
+    [ "$(sum mpi.json)" = "$(sum one.json)" ] || fail "mpirun -np 2 --gpus $gpus differs: $(sum mpi.json) vs $(sum one.json)"
+  done
+fi
+expect_usage checkpoint wave --backend cpu --size 64x64 --absorb pml --gpus 2 --output ck --checkpoint-every 5
+expect_usage pml wave --backend cpu --size 64x40 --absorb pml --sponge 16 --gpus 2
 expect_usage absorb wave --backend cpu --size 64x64 --absorb pml --sponge 0
 expect_usage pml wave --backend cpu --size 64x64 --absorb pml --sponge 5
 expect_usage sponge wave --backend cpu --size 64x64 --absorb none --sponge 10

@@ -22,6 +22,10 @@ expect_usage "unknown flag"      bench transform --frob
 expect_usage "suite"             bench transform --suite foo
 expect_usage "no effect"         bench transform --suite random --mib 4
 expect_usage "no effect"         bench transform --suite random --elem 2
+expect_usage "FDX_NAME=VALUE"    bench transform --variants default,bogus
+expect_usage "FDX_NAME=VALUE"    bench transform --variants FDX_LAYOUT_SUBWORD
+expect_usage "empty"             bench transform --variants default,,default
+expect_usage "at most 8"         bench transform --variants default,default,default,default,default,default,default,default,default
 
 checks=$((checks + 1))
 if ! "$fdx" transform --backend cpu --size 5x31x17x3 --perm 1,2,3,0 --reps 3 --json >rec.json 2>err.txt ||
@@ -51,6 +55,15 @@ if [ -z "$small" ] || ! "$fdx" bench transform --backend cpu --suite random --on
    ! grep -q '"verified": true' rec.json || ! grep -q '"suite": "random-transform", "seed": 1' rec.json ||
    ! grep -q '"ratio_same_size"' rec.json; then
   echo "FAIL: random suite case '$small':"; cat rec.json err.txt; fails=$((fails + 1))
+fi
+# --variants: one verified record per variant, each tagged, the setting
+# restored afterwards (the last record is the default again)
+checks=$((checks + 1))
+if [ -z "$small" ] || ! "$fdx" bench transform --backend cpu --suite random --only "$small" --reps 2 --json \
+     --variants default,FDX_LAYOUT_SUBWORD=0+FDX_LAYOUT_SKEW=0,default >rec.json 2>err.txt ||
+   [ "$(grep -c '"verified": true' rec.json)" -ne 3 ] ||
+   [ "$(grep -o '"variant": "[^"]*"' rec.json | tr '\n' ' ')" != '"variant": "default" "variant": "FDX_LAYOUT_SUBWORD=0+FDX_LAYOUT_SKEW=0" "variant": "default" ' ]; then
+  echo "FAIL: --variants:"; cat rec.json err.txt; fails=$((fails + 1))
 fi
 rm -f rec.json err.txt table.txt list.txt
 

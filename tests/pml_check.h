@@ -15,11 +15,14 @@
 #include <string.h>
 
 /* Staggered first-derivative weights (k = 1..r), written out for the orders tested. */
-static const double PC_WS[5][4] = {{0},
-                                   {1.0},
-                                   {9.0 / 8, -1.0 / 24},
-                                   {75.0 / 64, -25.0 / 384, 3.0 / 640},
-                                   {1225.0 / 1024, -245.0 / 3072, 49.0 / 5120, -5.0 / 7168}};
+static const double PC_WS[7][6] = {
+    {0},
+    {1.0},
+    {9.0 / 8, -1.0 / 24},
+    {75.0 / 64, -25.0 / 384, 3.0 / 640},
+    {1225.0 / 1024, -245.0 / 3072, 49.0 / 5120, -5.0 / 7168},
+    {19845.0 / 16384, -735.0 / 8192, 567.0 / 40960, -405.0 / 229376, 35.0 / 294912},
+    {160083.0 / 131072, -12705.0 / 131072, 22869.0 / 1310720, -5445.0 / 1835008, 847.0 / 2359296, -63.0 / 2883584}};
 
 typedef struct pc_case {
     int rank, order, width;
@@ -208,5 +211,37 @@ static const pc_case PC_CASES[] = {
     {3, 2, 5, {22, 19, 17}}, {3, 4, 7, {21, 24, 19}}, {3, 8, 10, {26, 23, 29}},
 };
 #define PC_NCASES ((int)(sizeof PC_CASES / sizeof PC_CASES[0]))
+/* The other radii (3, 5, 6): the fused pass is specialised per radius. */
+static const pc_case PC_MORE[] = {{2, 6, 8, {41, 38, 1}}, {3, 10, 8, {23, 21, 25}}, {2, 12, 9, {43, 40, 1}}};
+#define PC_NMORE ((int)(sizeof PC_MORE / sizeof PC_MORE[0]))
+
+/* The fused pass (FDX_PML_TWOPASS=0) and the two passes (=1) on ctx, every
+   case and radius, float and double: both near the reference, and equal bit
+   for bit (one case in the 64-bit index variant). */
+static void pc_fused_vs_twopass(fdx_ctx *ctx, const char *backend, uint64_t seed)
+{
+    for (int i = 0; i < PC_NCASES + PC_NMORE; i++) {
+        const pc_case *pc = i < PC_NCASES ? &PC_CASES[i] : &PC_MORE[i - PC_NCASES];
+        int64_t cnt = pc->n[0] * pc->n[1] * (pc->rank == 3 ? pc->n[2] : 1);
+        double *one = calloc((size_t)cnt, sizeof(double)), *two = calloc((size_t)cnt, sizeof(double));
+        for (int t = 0; t < 2; t++) {
+            fdx_dtype type = t ? FDX_FLOAT32 : FDX_FLOAT64;
+            if (i == PC_NCASES - 1) setenv("FDX_PML_INDEX64", "1", 1);
+            setenv("FDX_PML_TWOPASS", "1", 1);
+            double e2 = pc_run(ctx, "two passes", pc, type, 9, seed + i, two);
+            setenv("FDX_PML_TWOPASS", "0", 1);
+            double e1 = pc_run(ctx, "fused", pc, type, 9, seed + i, one);
+            unsetenv("FDX_PML_TWOPASS");
+            unsetenv("FDX_PML_INDEX64");
+            double tol = t ? 5e-5 : 1e-11;
+            CHECK(e1 < tol && e2 < tol, "%s case %d %s: fused %.3g, two passes %.3g from the reference", backend, i,
+                  t ? "float" : "double", e1, e2);
+            CHECK(memcmp(one, two, (size_t)cnt * sizeof(double)) == 0,
+                  "%s case %d %s: the fused pass differs from the two passes", backend, i, t ? "float" : "double");
+        }
+        free(one);
+        free(two);
+    }
+}
 
 #endif

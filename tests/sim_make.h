@@ -6,6 +6,8 @@
 
 #include "fdx_test.h"
 
+#include <string.h>
+
 /* The configuration (NULL after a failure); kv may be NULL. */
 static inline fdx_sim_config *sim_config(fdx_sim_kind kind, const char *const *kv)
 {
@@ -23,6 +25,22 @@ static inline fdx_sim *sim_make(fdx_ctx *ctx, fdx_sim_kind kind, const char *con
     if (c) CHECK_OK(fdx_sim_create(ctx, c, &s));
     fdx_sim_config_destroy(&c);
     return s;
+}
+
+/* fdx_sim_create must refuse the config with FDX_ERR_INVALID (a set may
+   refuse it already), with a message holding `word` (NULL: any). */
+static inline void sim_refused(fdx_ctx *ctx, fdx_sim_kind kind, const char *const *kv, const char *why, const char *word)
+{
+    fdx_sim_config *c = NULL;
+    fdx_sim *s = NULL;
+    CHECK_OK(fdx_sim_config_create(kind, &c));
+    fdx_status st = FDX_OK;
+    for (int i = 0; c && kv[i] && st == FDX_OK; i += 2) st = fdx_sim_config_set(c, kv[i], kv[i + 1]);
+    if (st == FDX_OK) st = fdx_sim_create(ctx, c, &s);
+    CHECK(st == FDX_ERR_INVALID, "%s: status %s", why, fdx_strerror(st));
+    if (word) CHECK(strstr(fdx_last_error(), word), "%s: message '%s' lacks '%s'", why, fdx_last_error(), word);
+    fdx_sim_destroy(&s);
+    fdx_sim_config_destroy(&c);
 }
 
 #endif

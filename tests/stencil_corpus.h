@@ -3,7 +3,8 @@
    first-derivative terms, all strategies and every vector width and block
    shape the tuner may pick, the unrolled column's pipelined marches,
    windows, x vectors, register caps and bands, several rows a thread, the
-   asynchronous march and its column from the stages (zs).  Shared by
+   asynchronous march, its column from the stages (zs) and its unaligned
+   rows (win).  Shared by
    test_stencil_nvrtc (compiles each with NVRTC) and test_codegen_corpus
    (the generator's SASS-identity corpus). */
 #ifndef STENCIL_CORPUS_H
@@ -126,6 +127,23 @@ static void stencil_corpus_nvrtc(stencil_corpus_fn each, void *arg)
                 fdx_stencil_cfg cfg = {.variant = FDX_SV_ASYNC, .tx = 32, .ty = zrot % 2 ? 8 : 4, .vec = vec,
                                        .chunk = 16, .by = 1, .pd = 1 + zrot % 2, .ry = 1 + zrot % 3,
                                        .minb = zrot % 4 == 1 ? 2 : 0, .zs = 1};
+                each(&ks, &cfg, arg);
+            }
+    /* Session 7: the asynchronous march on rows not aligned to the vector
+       (win: the tile copied value by value, the lanes read whole vectors
+       from it), every order, precision and vector width, 1..3 rows a
+       thread, the updates, coefficient, d1 and sponge rotating, the model's
+       tiles (64x8 and 64x16 points). */
+    int wrot = 0;
+    for (int prec = 0; prec < 2; prec++)
+        for (int order = 2; order <= 12; order += 2)
+            for (int vec = 2; vec <= (prec ? 2 : 4); vec *= 2, wrot++) {
+                int upd = wrot % 3;
+                fdx_stencil_kspec ks = {prec, 3, order / 2, upd, (wrot / 3) % 2, wrot % 2,
+                                        upd == FDX_UPDATE_WAVE && order % 4 == 0};
+                fdx_stencil_cfg cfg = {.variant = FDX_SV_ASYNC, .tx = 64 / vec, .ty = vec == 4 ? 16 : 8, .vec = vec,
+                                       .chunk = 16, .by = 1, .pd = 1 + wrot % 3, .win = 1, .ry = wrot % 4 == 3 ? 2 : 0,
+                                       .minb = wrot % 5 == 1 ? 2 : 0};
                 each(&ks, &cfg, arg);
             }
 }

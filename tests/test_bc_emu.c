@@ -29,19 +29,28 @@ static const char driver[] =
     "{ *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;\n"
     "  return (double)((*s * 0x2545F4914F6CDD1DULL) >> 11) * (2.0 / 9007199254740992.0) - 1.0; }\n"
     "typedef plain::real real;\n"
-    "static const int xb[2] = {XB0, XB1};\n"
-    "static const double xv[2][R] = {{XV0}, {XV1}};\n"
-    /* The pass's x ghosts of row q0 (fdx_bc_gen.c), `bump` added to layer 0 of x-. */
-    "static void ghosts(real *w, long long q0, real bump)\n"
-    "{ for (int s = 0; s < 2; s++) for (int k = 0; k < R; k++) {\n"
-    "    const long long g = s ? NX - R + k : R - 1 - k, m = s ? NX - R - 1 - k : R + k;\n"
-    "    const long long im = s ? g - (NX - 2 * R) : g + (NX - 2 * R);\n"
-    "    real v = w[q0 + m];\n"
-    "    if (xb[s] == 1) v = (real)xv[s][0] - w[q0 + m];\n"
-    "    if (xb[s] == 3) v = w[q0 + m] + (real)xv[s][k];\n"
-    "    if (xb[s] == 4) v = w[q0 + im];\n"
-    "    w[q0 + g] = v + (s == 0 && k == 0 ? bump : (real)0);\n"
-    "  } }\n"
+    /* codes and values by generator axis (x, y, marching) and side */
+    "static const int fb[3][2] = {{FB0, FB1}, {FB2, FB3}, {FB4, FB5}};\n"
+    "static const double fv[3][2][R] = {{{FV0}, {FV1}}, {{FV2}, {FV3}}, {{FV4}, {FV5}}};\n"
+    "static const long long ext[3] = {NX, NY, NM}, str[3] = {1, NX, NX * NY};\n"
+    /* The pass's ghosts (fdx_bc_gen.c) of every face with a code, over the
+       other axes' unknowns, `bump` added to layer 0 of x- at one point. */
+    "static void ghosts(real *w, real bump)\n"
+    "{ for (int a = 0; a < 3; a++) for (int s = 0; s < 2; s++) { if (!fb[a][s]) continue;\n"
+    "    const int b = a ? 0 : 1, c = a == 2 ? 1 : 2;\n"
+    "    const bool hb = b != 1 || RANK == 3, hc = c != 1 || RANK == 3;\n"
+    "    for (long long i = hb ? R : 0; i < (hb ? ext[b] - R : 1); i++)\n"
+    "    for (long long j = hc ? R : 0; j < (hc ? ext[c] - R : 1); j++)\n"
+    "    for (int k = 0; k < R; k++) {\n"
+    "      const long long o = i * str[b] + j * str[c];\n"
+    "      const long long g = s ? ext[a] - R + k : R - 1 - k, m = s ? ext[a] - R - 1 - k : R + k;\n"
+    "      const long long im = s ? g - (ext[a] - 2 * R) : g + (ext[a] - 2 * R);\n"
+    "      real v = w[o + m * str[a]];\n"
+    "      if (fb[a][s] == 1) v = (real)fv[a][s][0] - w[o + m * str[a]];\n"
+    "      if (fb[a][s] == 3) v = w[o + m * str[a]] + (real)fv[a][s][k];\n"
+    "      if (fb[a][s] == 4) v = w[o + im * str[a]];\n"
+    "      w[o + g * str[a]] = v + (a == 0 && s == 0 && k == 0 && i == (hb ? R : 0) && j == (hc ? R : 0) ? bump : (real)0);\n"
+    "  } } }\n"
     "template <class P> static void params(P &p, unsigned long long seed)\n"
     "{ memset(&p, 0, sizeof p);\n"
     "  p.n[0] = NX, p.n[1] = NY, p.n[2] = NM, p.chunk = CHUNK, p.by = 1;\n"
@@ -52,7 +61,9 @@ static const char driver[] =
     "    unsigned long long seed = SEED;\n"
     "    std::vector<real> u(n), ur(n), up(n), cf(n), o1(n), o2(n);\n"
     "    for (long long q = 0; q < n; q++) u[q] = rnd(&seed), up[q] = rnd(&seed), cf[q] = rnd(&seed);\n"
-    "    for (long long q = 0; q < n; q += NX) for (int k = 0; k < R; k++) u[q + k] = u[q + NX - 1 - k] = NAN;\n"
+    /* NaN in the frame of every face with a code: the folded kernel must never read it */
+    "    for (long long q = 0; q < n; q++) { const long long c[3] = {q % NX, (q / NX) % NY, q / (NX * NY)};\n"
+    "      for (int a = 0; a < 3; a++) if ((fb[a][0] && c[a] < R) || (fb[a][1] && c[a] >= ext[a] - R)) u[q] = NAN; }\n"
     "    plain::fdx_p pp; fold::fdx_p pf;\n"
     "    params(pp, SEED ^ 77), params(pf, SEED ^ 77);\n"
     "    const unsigned g[3] = {GX, GY, GZ};\n"
@@ -60,7 +71,7 @@ static const char driver[] =
     "    const std::vector<real> u0 = u;\n"
     "    for (int bump = 0; bump < 2; bump++) {\n"
     "        ur = u = u0;\n"
-    "        for (long long q = 0; q < n; q += NX) ghosts(ur.data(), q, (real)bump);\n"
+    "        ghosts(ur.data(), (real)bump);\n"
     "        std::fill(o1.begin(), o1.end(), (real)NAN), std::fill(o2.begin(), o2.end(), (real)NAN);\n"
     "        cuda_emu_grid(g, TX, TY, 0, BARRIERS, [&] { fdx_plain_kernel(o1.data(), ur.data(), UPD == 1 ? up.data() :"
     " nullptr, COEF ? cf.data() : nullptr, pp); });\n"
@@ -87,7 +98,7 @@ static const char driver[] =
     "                bool row = true;\n"
     "                for (int a = 1; a < 3; a++) if (a != 1 || RANK == 3) row = row && c[a] >= R && c[a] < e[a] - R;\n"
     "                const bool xg = c[0] < R || c[0] >= NX - R;\n"
-    "                ghosts_bad += memcmp(&u[q], row && xg ? &ur[q] : &u0[q], sizeof(real)) != 0;\n"
+    "                ghosts_bad += memcmp(&u[q], STORE && row && xg ? &ur[q] : &u0[q], sizeof(real)) != 0;\n"
     "            }\n"
     "        } else caught = differ;\n"
     "    }\n"
@@ -118,16 +129,18 @@ static void put_kernel(fdx_sb *f, const char *src, const char *ns, const char *e
 static void run_case(const fdx_stencil_kspec *fold, const fdx_stencil_cfg *cfg, const int64_t n3[3], uint64_t seed)
 {
     fdx_stencil_kspec plain = *fold;
-    memset(plain.xbc, 0, sizeof plain.xbc);
-    memset(plain.xval, 0, sizeof plain.xval);
+    memset(plain.fbc, 0, sizeof plain.fbc);
+    memset(plain.fval, 0, sizeof plain.fval);
+    plain.fstore = 0;
     char what[256], text[96], spec[48];
     fdx_stencil_cfg_text(cfg, 1, text, sizeof text);
     fdx_stencil_kspec_text(fold, spec, sizeof spec);
     snprintf(what, sizeof what, "%s %s on %lldx%lldx%lld", spec, text, (long long)n3[0], (long long)n3[1],
              (long long)n3[2]);
     CHECK(fdx_stencil_cfg_fits(fold, cfg, n3), "%s: the configuration does not fit", what);
-    CHECK(fdx_stencil_xfold_faces(fold, cfg, 1) == (unsigned)((fold->xbc[0] != 0) | (fold->xbc[1] != 0) << 1),
-          "%s: not every x face folded", what);
+    unsigned want = 0;
+    for (int f = 0; f < 6; f++) want |= (unsigned)(fold->fbc[f] != 0) << f;
+    CHECK(fdx_stencil_fold_faces(fold, cfg, 1) == want, "%s: not every face with a code folded", what);
     fdx_launch_dims dims;
     char *kf = NULL, *kp = NULL;
     CHECK_OK(fdx_stencil_launch_dims(fold, cfg, n3, &dims));
@@ -148,16 +161,21 @@ static void run_case(const fdx_stencil_kspec *fold, const fdx_stencil_cfg *cfg, 
                   fold->coef, cfg->chunk, cfg->variant == FDX_SV_SMEM ? "true" : "false");
     fdx_sb_printf(&f, "#define GX %uu\n#define GY %uu\n#define GZ %uu\n#define TX %du\n#define TY %du\n", dims.grid[0],
                   dims.grid[1], dims.grid[2], cfg->tx, cfg->ty);
-    fdx_sb_printf(&f, "#define XB0 %d\n#define XB1 %d\n", fold->xbc[0], fold->xbc[1]);
-    for (int s = 0; s < 2; s++) {
-        fdx_sb_printf(&f, "#define XV%d ", s);
-        for (int k = 0; k < fold->radius; k++) fdx_sb_printf(&f, "%s%.17g", k ? ", " : "", fold->xval[s][k]);
-        fdx_sb_puts(&f, "\n");
-    }
+    /* generator axis a's faces: the array's axis a, the marching one its last */
+    for (int ga = 0; ga < 3; ga++)
+        for (int s = 0; s < 2; s++) {
+            int af = ga == 2 ? 2 * (fold->rank - 1) + s : ga == 1 && fold->rank < 3 ? -1 : 2 * ga + s;
+            fdx_sb_printf(&f, "#define FB%d %d\n#define FV%d ", 2 * ga + s, af < 0 ? 0 : fold->fbc[af], 2 * ga + s);
+            for (int k = 0; k < fold->radius; k++)
+                fdx_sb_printf(&f, "%s%.17g", k ? ", " : "", af < 0 ? 0.0 : fold->fval[af][k]);
+            fdx_sb_puts(&f, "\n");
+        }
+    fdx_sb_printf(&f, "#define STORE %d\n", fold->fstore);
     fdx_sb_printf(&f, "#define SEED %lluULL\n%s", (unsigned long long)seed, driver);
     CHECK(!f.failed, "%s: out of memory", what);
     if (!f.failed) cuda_emu_run(fdx_sb_str(&f), "-ffp-contract=off", "-O1", what);
     fdx_sb_free(&f);
+    printf("test_bc_emu: %s\n", what); /* which folds ran */
     runs++;
 }
 
@@ -175,7 +193,7 @@ static void pass_case(fdx_ctx *ctx, const fdx_stencil_kspec *ks, const fdx_stenc
     const char *spec = rank > 2 ? "x-=dirichlet:0.75,x+=neumann:-2,y=neumann:1,z=dirichlet:-0.5"
                                 : "x=periodic,y-=dirichlet:1,y+=neumann:0.25";
     unsigned faces = fdx_stencil_pass_faces(ks, cfg, 1);
-    CHECK(faces == (0x3fu & ~fdx_stencil_xfold_faces(ks, cfg, 1)), "pass faces %#x: not every unfolded face", faces);
+    CHECK(faces == (0x3fu & ~fdx_stencil_fold_faces(ks, cfg, 1)), "pass faces %#x: not every unfolded face", faces);
     fdx_bc_desc bc;
     fdx_bc *b = NULL;
     fdx_array *u = NULL;
@@ -203,27 +221,32 @@ static void pass_case(fdx_ctx *ctx, const fdx_stencil_kspec *ks, const fdx_stenc
             missing += !xghost && memcmp((char *)fdx_array_host(u) + i * e, (char *)whole + i * e, e) != 0;
         }
         CHECK(missing == 0, "rank %d r %d folded x%d%d: %lld ghosts the kernel does not write are not the pass's", rank, r,
-              ks->xbc[0], ks->xbc[1], (long long)missing);
+              ks->fbc[0], ks->fbc[1], (long long)missing);
     }
     free(in), free(whole);
     fdx_array_destroy(&u);
     fdx_bc_destroy(&b);
 }
 
-/* x faces of kind pair `kinds` (0: Dirichlet / Neumann, 1: Neumann /
-   Dirichlet, 2: periodic) with random values in the element type. */
-static void set_faces(fdx_stencil_kspec *ks, int kinds, uint64_t *seed)
+/* Faces of kind pair `kinds` (0: Dirichlet / Neumann, 1: Neumann /
+   Dirichlet, 2: periodic) with random values in the element type: the x
+   faces with stores (fstore, FDX_BC_FOLD=1), or every face of the rank
+   without (FDX_BC_FOLD=2: the pair rotates along the axes). */
+static void set_faces(fdx_stencil_kspec *ks, int kinds, int store, uint64_t *seed)
 {
     static const int pairs[3][2] = {{FDX_BCC_DIRICHLET, FDX_BCC_NEUMANN},
                                     {FDX_BCC_NEUMANN, FDX_BCC_DIRICHLET},
                                     {FDX_BCC_PERIODIC, FDX_BCC_PERIODIC}};
-    memset(ks->xval, 0, sizeof ks->xval);
-    for (int s = 0; s < 2; s++) {
-        ks->xbc[s] = pairs[kinds][s];
+    memset(ks->fbc, 0, sizeof ks->fbc);
+    memset(ks->fval, 0, sizeof ks->fval);
+    ks->fstore = store;
+    for (int f = 0; f < (store ? 2 : 2 * ks->rank); f++) {
+        int kind = (kinds + f / 2) % 3;
+        ks->fbc[f] = pairs[kind][f % 2];
         for (int k = 0; k < ks->radius; k++) {
-            double v = ks->xbc[s] == FDX_BCC_PERIODIC || (ks->xbc[s] == FDX_BCC_DIRICHLET && k) ? 0
+            double v = ks->fbc[f] == FDX_BCC_PERIODIC || (ks->fbc[f] == FDX_BCC_DIRICHLET && k) ? 0
                                                                                               : fdx_test_rand(seed);
-            ks->xval[s][k] = ks->is_double ? v : (double)(float)v;
+            ks->fval[f][k] = ks->is_double ? v : (double)(float)v;
         }
     }
 }
@@ -262,7 +285,9 @@ int main(void)
             if (b->variant == FDX_SV_UNROLL && ks.rank < 2) continue;
             if ((b->win || b->ry) && ks.rank < 3) continue;
             int kinds = (ci + si / 3) % 3;
-            set_faces(&ks, kinds, &seed);
+            /* the unrolled column also with every face folded, nothing stored */
+            for (int store = 1; store >= (b->variant == FDX_SV_UNROLL ? 0 : 1); store--) {
+            set_faces(&ks, kinds, store, &seed);
             fdx_stencil_cfg c = {0};
             int widest = ks.is_double ? 2 : 4, r = ks.radius;
             c.variant = b->variant, c.tx = b->tx, c.ty = ks.rank == 3 ? b->ty : 1, c.by = 1;
@@ -273,13 +298,24 @@ int main(void)
             int64_t nx = c.win ? 4 * c.vec * 3 + 1 + si % 3 : 2 * c.vec * (3 + si % 2);
             if (nx < 3 * r + 1) nx += 2 * c.vec * ((3 * r + 1 - nx) / (2 * c.vec) + 1);
             int64_t n3[3] = {nx, ks.rank == 3 ? 2 * r + 3 + si % 3 : 1, 2 * r + 7 + ci % 3};
+            if (!store) {
+                /* every axis at least 3r, and blocks / groups away from every
+                   face, so both sides of the kernel's bnd branch run */
+                int w = c.tx * c.vec, rows = c.ty * (c.ry > 1 ? c.ry : 1);
+                n3[0] = 3 * w + (c.win ? 1 + si % 3 : 0) + 4 * r;
+                if (ks.rank == 3) n3[1] = 3 * rows + 4 * r + 1 + si % 2;
+                n3[2] = 3 * c.pd + 4 * r + 1 + ci % 3;
+                if (n3[2] < 3 * r) n3[2] = 3 * r;
+                if (c.chunk < 2 * c.pd) c.chunk = 2 * c.pd;
+            }
             if (!fdx_stencil_cfg_fits(&ks, &c, n3)) {
                 printf("test_bc_emu: %d/%d does not fit, skipped\n", ci, si);
                 continue;
             }
             run_case(&ks, &c, n3, seed++);
-            if (ctx) pass_case(ctx, &ks, &c);
+            if (ctx && store) pass_case(ctx, &ks, &c);
             per_kind[kinds]++;
+            }
         }
     CHECK(per_kind[0] && per_kind[1] && per_kind[2], "face kinds run: %d %d %d", per_kind[0], per_kind[1], per_kind[2]);
     fdx_ctx_destroy(&ctx);

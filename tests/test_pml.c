@@ -5,7 +5,12 @@
        sponge of the same width, against a domain large enough that nothing
        comes back in time; the reflected amplitude in the small domain's
        interior must be far below the sponge's.
-   (c) Refusals of the layer and of the absorb key. */
+   (c) Refusals of the layer and of the absorb key.
+   (d) The fused pass equals the former two passes (FDX_PML_TWOPASS=1) bit
+       for bit on the reference cases' odd shapes.
+   (e) Distributed: wave runs with absorb = pml on 2 and 3 CPU units, with
+       and without overlap, equal the one-array run bit for bit (2D, 3D,
+       float, double); units too thin for the layer are refused. */
 #include "pml_check.h"
 
 #include <string.h>
@@ -102,8 +107,9 @@ static void refusals(void)
     CHECK_FAILS(fdx_pml_create(ctx, FDX_FLOAT64, &d, &p), FDX_ERR_INVALID);
     CHECK(p == NULL, "a refused PML was returned");
     CHECK_OK(fdx_pml_create(ctx, FDX_FLOAT32, &ok, &p));
-    /* The memory check's count is the layer's: 2 fields x 2 axes x 2 slabs of m = 6 cells x 40 points. */
-    CHECK(fdx_pml_state_count(p) == 2 * 2 * 2 * 6 * 40 && fdx_pml_elements(2, ok.n, 2, 8) == 2 * 2 * 2 * 6 * 40,
+    /* The state is the layer's: 2 fields x 2 axes x 2 slabs of m = 6 cells x
+       40 points; the memory check counts the fused pass's second psi too. */
+    CHECK(fdx_pml_state_count(p) == 2 * 2 * 2 * 6 * 40 && fdx_pml_elements(2, ok.n, 2, 8) == 3 * 2 * 2 * 6 * 40,
           "PML memory: %lld elements, the estimate %g", (long long)fdx_pml_state_count(p),
           fdx_pml_elements(2, ok.n, 2, 8));
     fdx_array *wrong = NULL;
@@ -113,9 +119,9 @@ static void refusals(void)
     fdx_pml_destroy(&p);
 
     /* The absorb key: each refused at fdx_sim_create with one message. */
-    const char *bad[][8] = {
+    const char *bad[][10] = {
         {"absorb", "pml", "boundary", "all=dirichlet:0", NULL},
-        {"absorb", "pml", "gpus", "2", NULL},
+        {"absorb", "pml", "gpus", "2", "checkpoint-every", "5", "output", "pml-unwritten", NULL}, /* units keep no checkpoint */
         {"absorb", "pml", "sponge", "0", NULL},
         {"absorb", "pml", "sponge", "5", "order", "8", NULL}, /* r + 1 cells */
         {"absorb", "none", "sponge", "10", NULL},
@@ -137,11 +143,78 @@ static void refusals(void)
     fdx_sim_config_destroy(&c);
 }
 
+/* One array, then units (overlap off and on): the final fields bit for bit. */
+static void dist_case(const char *size, const char *order, const char *width, const char *precision, int max_units,
+                      const char *source)
+{
+    const char *kv[] = {"size", size, "order", order, "sponge", width, "precision", precision, "absorb", "pml",
+                        "steps", "40", "progress", "off", source ? "source" : NULL, source, NULL};
+    fdx_sim *a = pc_sim(ctx, kv);
+    fdx_sim_result res;
+    if (a) CHECK_OK(fdx_sim_run(a, NULL, &res));
+    int64_t cnt = 1;
+    for (int d = 0; a && d < fdx_sim_rank(a); d++) cnt *= fdx_sim_shape(a)[d];
+    double *ua = malloc((size_t)cnt * sizeof(double)), *ub = malloc((size_t)cnt * sizeof(double));
+    if (a) CHECK_OK(fdx_sim_get_field(a, ua));
+    fdx_options *opts = NULL;
+    CHECK_OK(fdx_options_create(&opts));
+    CHECK_OK(fdx_options_set(opts, "backend", "cpu"));
+    for (int units = 2; a && units <= max_units; units++)
+        for (int overlap = 0; overlap < 2; overlap++) {
+            fdx_sim *b = pc_sim(ctx, kv);
+            if (!b) continue;
+            CHECK_OK(fdx_sim_run_dist(b, opts, units, overlap, NULL, &res));
+            CHECK_OK(fdx_sim_get_field(b, ub));
+            double mx = 0;
+            for (int64_t q = 0; q < cnt; q++) mx = fabs(ua[q]) > mx ? fabs(ua[q]) : mx;
+            CHECK(mx > 0 && memcmp(ua, ub, (size_t)cnt * sizeof(double)) == 0,
+                  "%s order %s %s, %d units, overlap %d: differs from one array (max |u| %g)", size, order, precision,
+                  units, overlap, mx);
+            fdx_sim_destroy(&b);
+        }
+    fdx_options_destroy(&opts);
+    free(ua);
+    free(ub);
+    fdx_sim_destroy(&a);
+}
+
+static void distributed_cases(void)
+{
+    dist_case("50x75", "8", "10", "double", 3, NULL);
+    dist_case("46x53", "4", "8", "float", 2, "20,5"); /* the source in the layer of axis 1 */
+    dist_case("30x26x57", "4", "7", "double", 3, "5,13,52");
+    dist_case("27x31x40", "8", "10", "float", 2, NULL);
+}
+
+/* Both forms of the step (the CPU's default is the two passes; CUDA's,
+   which units on GPUs run, the fused pass), then a refusal. */
+static void distributed(void)
+{
+    for (int fused = 0; fused < 2; fused++) {
+        setenv("FDX_PML_TWOPASS", fused ? "0" : "1", 1);
+        distributed_cases();
+    }
+    unsetenv("FDX_PML_TWOPASS");
+    /* 3 units of 40 points: 13 a face unit, fewer than the 17 a 10-cell layer at order 8 needs. */
+    const char *kv[] = {"size", "50x40", "order", "8", "sponge", "10", "absorb", "pml", "steps", "4", "progress",
+                        "off", NULL};
+    fdx_sim *b = pc_sim(ctx, kv);
+    fdx_options *opts = NULL;
+    CHECK_OK(fdx_options_create(&opts));
+    CHECK_OK(fdx_options_set(opts, "backend", "cpu"));
+    fdx_sim_result res;
+    if (b) CHECK_FAILS(fdx_sim_run_dist(b, opts, 3, 0, NULL, &res), FDX_ERR_INVALID);
+    fdx_sim_destroy(&b);
+    fdx_options_destroy(&opts);
+}
+
 int main(void)
 {
     ctx = fdx_test_ctx("cpu");
     if (!ctx) return fdx_test_skip("test_pml", "no CPU context");
     library_vs_reference();
+    pc_fused_vs_twopass(ctx, "cpu", 0xabcdefULL);
+    distributed();
     refusals();
     physics();
     fdx_ctx_destroy(&ctx);

@@ -1,7 +1,8 @@
 /* test_pml_gpu: the wave's perfectly matched layer on CUDA (skips without a
    GPU): the library's step against the plain-loop reference of pml_check.h
-   (poisoned outputs), the same runs compared with the CPU's, and a whole
-   wave run with absorb = pml on CUDA against the CPU. */
+   (poisoned outputs), the same runs compared with the CPU's, the fused pass
+   against the two passes (FDX_PML_TWOPASS=1) bit for bit, and a whole wave
+   run with absorb = pml on CUDA against the CPU. */
 #include "pml_check.h"
 
 #include <string.h>
@@ -65,6 +66,10 @@ int main(void)
         free(g);
         free(c);
     }
+    /* The fused pass and the two passes round alike (fdx_pml_cuda.cu is
+       built without FMA contraction, so the shared point code cannot be
+       contracted differently in the two kernels). */
+    pc_fused_vs_twopass(gpu, "cuda", 0x77ULL);
     sim_gpu_vs_cpu(gpu, cpu, "96x80", "double", 1e-10);
     sim_gpu_vs_cpu(gpu, cpu, "48x40x36", "float", 1e-3);
     fdx_ctx_destroy(&cpu);

@@ -10,9 +10,13 @@ output, CUDA events, median of 20 after 3 warm-ups, the mapping checked at
 sampled points); writes each fdx record with peer_librett_ratio and
 peer_torch_ratio (each peer's effective bandwidth over the same-size copy
 that the peer's own run measured) and a summary on stderr: the distribution of
-fdx's ratio_same_size and the share of cases where fdx >= LibreTT.
+fdx's ratio_same_size (all cases and by element size) and the share of cases
+where fdx >= LibreTT, for each "variant" when the records carry one
+(`--variants`: the peers are timed once a case and joined to every variant).
+TRANSFORM_PEERS=0 in the environment: PyTorch is not timed.
 Bench use only: never part of libfdx."""
 import json
+import os
 import random
 import sys
 
@@ -58,32 +62,47 @@ def main():
                 lrt[r["case"]] = r
     try:
         import torch
-        have_torch = torch.cuda.is_available()
+        have_torch = torch.cuda.is_available() and os.environ.get("TRANSFORM_PEERS") != "0"
     except Exception:
         have_torch = False
-    ratios, wins, compared = [], 0, 0
+    torch_of = {}
     for r in fdx:
         p = lrt.get(r["case"])
         if p and p.get("supported") and p.get("verified"):
             r["peer_librett_ratio"] = p["ratio_same_size"]
-            compared += 1
-            wins += r["ratio_same_size"] >= p["ratio_same_size"]
         if have_torch:
-            t = torch_ratio(torch, r["shape"], r["perm"], r["elem_bytes"])
-            if t is not None:
-                r["peer_torch_ratio"] = t
-        ratios.append(r["ratio_same_size"])
+            if r["case"] not in torch_of:
+                torch_of[r["case"]] = torch_ratio(torch, r["shape"], r["perm"], r["elem_bytes"])
+            if torch_of[r["case"]] is not None:
+                r["peer_torch_ratio"] = torch_of[r["case"]]
         print(json.dumps(r))
-    ratios.sort()
-    n = len(ratios)
-    if n:
-        print(f"random-transform: {n} cases, ratio_same_size median {ratios[n // 2]:.3f}, "
-              f"p10 {ratios[n // 10]:.3f}, min {ratios[0]:.3f}; fdx >= LibreTT on {wins}/{compared}; "
-              f"verified {sum(r['verified'] for r in fdx)}/{n}", file=sys.stderr)
-        worst = sorted(fdx, key=lambda r: r["ratio_same_size"])[:5]
-        for r in worst:
-            print(f"  worst: {r['case']} {'x'.join(map(str, r['shape']))} perm {r['perm']} elem {r['elem_bytes']}: "
-                  f"{r['ratio_same_size']:.3f} (LibreTT {r.get('peer_librett_ratio', float('nan')):.3f})", file=sys.stderr)
+    by_variant = {}
+    for r in fdx:
+        by_variant.setdefault(r.get("variant"), []).append(r)
+    for variant, rows in by_variant.items():
+        summarize(rows, f"random-transform{' [' + variant + ']' if variant else ''}")
+
+
+def dist(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return f"median {xs[n // 2]:.3f}, p10 {xs[n // 10]:.3f}, min {xs[0]:.3f}" if n else "no cases"
+
+
+def summarize(rows, label):
+    n = len(rows)
+    if not n:
+        return
+    compared = [r for r in rows if "peer_librett_ratio" in r]
+    wins = sum(r["ratio_same_size"] >= r["peer_librett_ratio"] for r in compared)
+    print(f"{label}: {n} cases, ratio_same_size {dist([r['ratio_same_size'] for r in rows])}; "
+          f"fdx >= LibreTT on {wins}/{len(compared)}; verified {sum(r['verified'] for r in rows)}/{n}", file=sys.stderr)
+    for e in sorted({r["elem_bytes"] for r in rows}):
+        xs = [r["ratio_same_size"] for r in rows if r["elem_bytes"] == e]
+        print(f"  {e:2d}-byte elements ({len(xs)}): {dist(xs)}", file=sys.stderr)
+    for r in sorted(rows, key=lambda r: r["ratio_same_size"])[:5]:
+        print(f"  worst: {r['case']} {'x'.join(map(str, r['shape']))} perm {r['perm']} elem {r['elem_bytes']}: "
+              f"{r['ratio_same_size']:.3f} (LibreTT {r.get('peer_librett_ratio', float('nan')):.3f})", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -84,11 +84,15 @@ FDX_API fdx_status fdx_bc_apply(fdx_bc *bc, fdx_array *u, void *stream);
 /* Makes every later fdx_stencil_apply of s run the boundary pass on u (its
    ghost frame is overwritten) before the interior kernel, on the same
    stream; NULL or a description without conditions: back to interior only.
-   The grid spacing is the stencil's.  On CUDA the interior kernel applies
-   the x faces itself (Dirichlet values, Neumann, periodic: computed from the
-   row it reads, and written into u's frame as the pass would write them),
-   so the pass runs over the y and z faces only; the results and u's frame
-   are the same bit for bit (FDX_BC_FOLD=0 runs every face in the pass). */
+   The grid spacing is the stencil's.  Experimental on CUDA (environment
+   FDX_BC_FOLD, off by default): 1, the interior kernel applies the x faces
+   itself (Dirichlet values, Neumann, periodic: computed from the row it
+   reads, and written into u's frame as the pass would write them) and the
+   pass the y and z faces; 2, the unrolled-column kernel applies every face
+   with a Dirichlet value, Neumann or periodic condition itself and nothing
+   is written into u (its frame keeps what it held; other kernels and faces
+   with values arrays still take the pass).  The outputs are the same bit
+   for bit in every mode. */
 FDX_API fdx_status fdx_stencil_set_boundary(fdx_stencil *s, const fdx_bc_desc *bc);
 
 /* Parses the command-line syntax of conditions for `rank` axes into bc:

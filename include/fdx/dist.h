@@ -201,13 +201,15 @@ FDX_API int fdx_dstencil_graph_used(const fdx_dstencil *s);
    (FDX_DLOOP_AUTOTFM=off keeps the blocks plain, for comparisons).  The
    stencil engine (fdx_dstencil_*) takes plain blocks only.
 
-   ACROSS loops (fdx_dloop_across) run as DVMH runs them: before each sweep
-   the shadows hold the old values; every unit waits for its upstream
-   neighbours' new boundary planes, computes its block in portions along an
-   axis that is not split, and hands each portion's downstream face on, so
-   units pipeline; inside a block the hyperplanes of the loop runtime run.
-   The result is the sequential nest's, bit for bit the same on any grid of
-   units.  Accesses are checked as for fdx_loop_across_widths. */
+   ACROSS loops (fdx_dloop_across) run pipelined over the units, as DVMH
+   runs them, with the portions cut along the hyperplanes: every unit runs
+   its block's part of one global wavefront (all sweeps of a run in flight
+   at once, the loop runtime's hyperplanes inside a block), portion after
+   portion of B hyperplane steps, and the shadows of the written arrays are
+   renewed between portions (events and peer copies between local units, no
+   host wait; messages between processes); reductions are folded once at
+   the end.  The result is the sequential nest's, bit for bit the same on
+   any grid of units.  Accesses are checked as for fdx_loop_across_widths. */
 typedef struct fdx_dloop fdx_dloop;
 
 FDX_API fdx_status fdx_dloop_create(fdx_dist *d, const char *indices, fdx_dloop **out);
@@ -229,9 +231,11 @@ FDX_API fdx_status fdx_dloop_reduction_typed(fdx_dloop *l, const char *name, fdx
 FDX_API fdx_status fdx_dloop_across(fdx_dloop *l, const int *low, const int *high);
 /* Order per index, +1 ascending or -1 descending (fdx_loop_order). */
 FDX_API fdx_status fdx_dloop_order(fdx_dloop *l, const int *dir);
-/* Portions per block of a distributed ACROSS loop (0: the model, 4 per
-   unit on the longest chain of dependent units, at most the axis extent;
-   FDX_DLOOP_PORTIONS overrides the model). */
+/* Portions per block and sweep of a distributed ACROSS loop: a unit's
+   hyperplanes of one sweep are cut into this many portions of B steps,
+   with a shadow renewal between portions (0: B from a model of launch and
+   renewal cost against the extra steps long portions add; the environment
+   variable FDX_DLOOP_PORTIONS overrides the model). */
 FDX_API fdx_status fdx_dloop_set_portions(fdx_dloop *l, int portions);
 FDX_API fdx_status fdx_dloop_body(fdx_dloop *l, const char *body);
 /* REMOTE_ACCESS: the body reads elements of `a` that other units own.

@@ -74,6 +74,11 @@ FDX_API int fdx_sim_rank(const fdx_sim *s);
 FDX_API const int64_t *fdx_sim_shape(const fdx_sim *s);
 /* The current field copied to the host as doubles (n = product of shape). */
 FDX_API fdx_status fdx_sim_get_field(fdx_sim *s, double *out);
+/* The current field itself, no copy: the simulation's array (its
+   precision, device memory on CUDA, the plain layout), valid until the next
+   step, set_field or destroy, which may write or replace it; the work queued
+   on it is finished when this returns.  The caller must not destroy it. */
+FDX_API fdx_status fdx_sim_field_view(fdx_sim *s, fdx_array **field);
 /* Replaces the current (and, for wave, previous) field. */
 FDX_API fdx_status fdx_sim_set_field(fdx_sim *s, const double *cur, const double *prev);
 

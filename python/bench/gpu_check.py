@@ -6,13 +6,18 @@ checks, then the issue-19 benchmarks, one JSON record a line to argv[1]:
     memory): fdx (bound call and per-call conversion), torch.compile, CuPy
     ElementwiseKernel, CuPy slicing, against a device copy of the same size;
   - 2D 8th-order wave step, 16384^2 float: fdx vs torch.compile (Gcells/s);
-  - per-call overhead: wall time per call from Python against the C call
-    (overhead.c, built by the shell script) on a small array;
+  - per-call overhead on a small array (python/bench/overhead.py): the C
+    loop (overhead.c as a shared object) and the Python paths (bound, fdx
+    arrays, raw CuPy arrays, raw torch tensors) in this process on the same
+    memory, interleaved over 7 rounds; and a profile of the Python side;
   - distributed loops (fdx.DistLoop) on one and 2x2 CUDA units against the
     CPU backend (a check, before the benchmarks);
   - boundary passes, Stencil(boundary=), user stencils (fdx.UStencil),
     temporal steps (Stencil.steps) and multigrid (fdx.Solver) on CuPy and
-    torch arrays against NumPy references or the CPU backend (checks).
+    torch arrays against NumPy references or the CPU backend (checks);
+  - session 7: Stencil.wave_steps on CuPy / torch arrays, DistStencil deep
+    halos on CUDA units, Simulation.run_dist_timed against `fdx dist`
+    (FDX_CLI) and one unit, the call cache on real CuPy / torch arrays.
 
 Every check or measurement is a record; failures are recorded, not raised."""
 import json
@@ -24,12 +29,18 @@ import traceback
 import numpy as np
 
 out_path = sys.argv[1]
+# FDX_PY_CHECK_PARTS: "checks" (interop and wrapper checks), "bench" (the
+# benchmarks and the per-call overhead, well under a minute), or both
+PARTS = os.environ.get("FDX_PY_CHECK_PARTS", "checks,bench").split(",")
+CHECKS, BENCH = "checks" in PARTS, "bench" in PARTS
 overhead_c_us = float(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2] else None
 records = []
+T0 = time.perf_counter()
 
 
 def record(**r):
     r.setdefault("source", "python/bench/gpu_check.py")
+    r.setdefault("elapsed_s", round(time.perf_counter() - T0, 1))  # since the start: where the time goes
     records.append(r)
     print(json.dumps(r), flush=True)
     with open(out_path, "a") as fh:
@@ -83,7 +94,7 @@ class pytest_raises:
 
 
 # ---- interop -------------------------------------------------------------------
-if cp is not None:
+if cp is not None and CHECKS:
     def cupy_laplacian():
         u = cp.random.random((40, 50, 60))
         out = cp.full(u.shape, cp.nan)
@@ -137,7 +148,7 @@ if cp is not None:
         return "ok"
     check("caller's non-blocking cupy stream", caller_stream)
 
-if torch is not None and torch.cuda.is_available():
+if CHECKS and torch is not None and torch.cuda.is_available():
     def torch_interop():
         u = torch.rand((30, 40, 50), dtype=torch.float64, device="cuda")
         out = torch.zeros_like(u)
@@ -177,7 +188,8 @@ def sim_callback():
     s.run(every=10, callback=lambda sim, step, f: seen.append((step, float(np.abs(f).max()))))
     assert [x[0] for x in seen] == [10, 20, 30, 40]
     return seen
-check("wave simulation on CUDA with a callback every 10 steps", sim_callback)
+if CHECKS:
+    check("wave simulation on CUDA with a callback every 10 steps", sim_callback)
 
 
 def dloops_cuda():
@@ -219,7 +231,8 @@ def dloops_cuda():
             assert err < 1e-12, (run, key, err)
         assert np.array_equal(runs["cuda2x2"][key], runs["cuda1"][key], equal_nan=True), ("2x2 vs one unit", key)
     return {"max_rel_err_vs_cpu": max(worst.values()), "cases": sorted(runs["cpu"])}
-check("distributed loops (fdx.DistLoop) on CUDA units vs the CPU backend", dloops_cuda)
+if CHECKS:
+    check("distributed loops (fdx.DistLoop) on CUDA units vs the CPU backend", dloops_cuda)
 
 
 # ---- boundaries, user stencils, temporal blocking, multigrid (CuPy / torch arrays) ----
@@ -365,8 +378,158 @@ def new_wrappers():
     check("Solver on cupy arrays vs the CPU backend (Dirichlet 2D, periodic 3D, coefficient)", multigrid)
 
 
-if cp is not None:
+if cp is not None and CHECKS:
     new_wrappers()
+
+
+# ---- session 7: wave steps, deep halos, timed distributed runs, the call cache ----
+def steppers():
+    """Stencil.wave_steps on CuPy arrays, DistStencil deep halos on CUDA
+    units, Simulation.run_dist_timed against `fdx dist` on CUDA, and the
+    call cache on real CuPy / torch arrays; every check a record."""
+    rng = np.random.default_rng(7)
+
+    def wave_steps():
+        out = {}
+        for shape, order, dtype, coef in (((512, 640), 8, "float32", False), ((96, 100, 104), 4, "float64", True),
+                                          ((130, 126), 2, "float64", True)):
+            u = cp.asarray((rng.random(shape) - 0.5).astype(dtype))
+            up = u.copy()
+            r = order // 2
+            inner = (slice(r, -r),) * len(shape)
+            up[inner] += cp.asarray((0.01 * rng.random(tuple(n - 2 * r for n in shape))).astype(dtype))
+            c = cp.asarray((0.5 + 0.5 * rng.random(shape)).astype(dtype)) if coef else None
+            s = fdx.Stencil(len(shape), order=order, update="wave", alpha=0.05, coef=coef, dtype=dtype)
+            p, a = up.copy(), u.copy()
+            for _ in range(12):                         # single applies (fdx_stencil_apply), rotating
+                o = a.copy()
+                s(a, out=o, u_prev=p, coef=c)
+                p, a = a, o
+            for t in ("off", 2, 4, "auto"):
+                gu, gp = s.wave_steps(u.copy(), up.copy(), 12, coef=c, temporal=t)
+                assert bool((gu == a).all()) and bool((gp == p).all()), (shape, t)
+                out[f"{shape} {dtype} order {order} {t}"] = s.steps_depth(shape)
+            # torch tensors through the same call
+            if torch is not None:
+                tu, tp = torch.as_tensor(u.copy(), device="cuda"), torch.as_tensor(up.copy(), device="cuda")
+                s.wave_steps(tu, tp, 12, coef=None if c is None else torch.as_tensor(c, device="cuda"), temporal=2)
+                assert bool((cp.asarray(tu) == a).all()) and bool((cp.asarray(tp) == p).all()), (shape, "torch")
+        return out
+    check("Stencil.wave_steps on cupy/torch: temporal off/2/4/auto bit-identical to 12 applies", wave_steps)
+
+    def deep_halos():
+        out = {}
+        shape = (1024, 768)
+        for wave, order, dtype in ((False, 2, "float64"), (True, 8, "float32"), (True, 4, "float64")):
+            r = order // 2
+            u = (rng.random(shape) - 0.5).astype(dtype)
+            fields = [u.copy() for _ in range(3 if wave else 2)]
+            if wave:
+                fields[0][r:-r, r:-r] += (0.01 * rng.random((shape[0] - 2 * r, shape[1] - 2 * r))).astype(dtype)
+            c = (0.5 + 0.5 * rng.random(shape)).astype(dtype) if wave else None
+            res = {}
+            for name, units, k, backend in (("cuda 1 unit", 1, 0, "cuda"), ("cuda 2 units k4", 2, 4, "cuda"),
+                                            ("cuda 3 units k3", 3, 3, "cuda"), ("cpu 1 unit", 1, 0, "cpu")):
+                d = fdx.Dist(shape, units=units, shadow=max(k, 1) * r if units > 1 else 0, backend=backend)
+                kw = dict(update="wave", alpha=0.05, coef=True) if wave else dict(update="heat", alpha=0.02)
+                st = d.stencil(order=order, dtype=dtype, temporal=k, **kw)
+                ring = [d.array(dtype, value=f) for f in fields]
+                st.run(ring, 21, coef=d.array(dtype, value=c) if wave else None)
+                res[name] = [ring[-2].gather(all=True)] + ([ring[0].gather(all=True)] if wave else [])
+            for name in ("cuda 2 units k4", "cuda 3 units k3"):
+                for g, w in zip(res[name], res["cuda 1 unit"]):
+                    assert np.array_equal(g, w), (wave, order, dtype, name)
+            err = max(float(np.abs(g - w).max() / max(1e-30, np.abs(w).max()))
+                      for g, w in zip(res["cuda 1 unit"], res["cpu 1 unit"]))
+            assert err < (1e-4 if dtype == "float32" else 1e-12), err
+            out[f"{'wave' if wave else 'heat'} order {order} {dtype}"] = {"rel_diff_cuda_vs_cpu": err}
+        return out
+    check("DistStencil deep halos (k 3, 4) on CUDA units bit-identical to one unit; vs the CPU backend", deep_halos)
+
+    def run_dist_timed():
+        import subprocess
+        out = {}
+        cli = os.environ.get("FDX_CLI")
+        for kind, size, steps, units in (("wave", "2048x1536", 100, 2), ("heat", "256x200x160", 40, 1)):
+            keys = dict(size=size, steps=steps, gpus=units, precision="float")
+            keys.update(model="layered") if kind == "wave" else keys.update(init="gaussian", boundary="fixed")
+            sim = fdx.Simulation(kind, ctx=fdx.Context(backend="cpu"), **keys)
+            res = sim.run_dist_timed(units, reps=5, backend="cuda")
+            t = res["timing"]
+            assert t["median_ms"] > 0 and res["units"] == units
+            one = fdx.Simulation(kind, ctx=fdx.Context(backend="cpu"), **dict(keys, gpus=1)).run_dist_timed(
+                1, reps=5, graph=False, backend="cuda")["timing"]
+            assert one["digest"] == t["digest"] and one["digest_timed"] == t["digest_timed"], (kind, one, t)
+            if cli:
+                rec = json.loads(subprocess.run([cli, "dist", kind, "--size", size, "--steps", str(steps), "--gpus",
+                                                 str(units), "--reps", "5", "--json", "--backend", "cuda"],
+                                                check=True, capture_output=True, text=True).stdout)
+                assert rec["checksum"]["digest"] == t["digest"], (rec["checksum"], t)
+                assert rec["checksum"]["digest_after_timing"] == t["digest_timed"], (rec["checksum"], t)
+            out[f"{kind} {size} on {units}"] = {k: t[k] for k in ("median_ms", "graph_used", "digest", "digest_timed",
+                                                                  "transport", "note")}
+            out[f"{kind} {size} on {units}"]["cli_compared"] = bool(cli)
+        return out
+    check("Simulation.run_dist_timed on CUDA: digests = fdx dist's and one unit's (graphs on and off)", run_dist_timed)
+
+    def call_cache():
+        from fdx._array import plain
+        s = fdx.Stencil(3)
+        u, o = cp.random.random((20, 22, 24)), cp.zeros((20, 22, 24))
+        s(u, out=o)
+        h = plain(u, ctx)
+        s(u, out=o)
+        assert plain(u, ctx) is h
+        assert float(cp.abs(o - lap_ref_cupy(u)).max()) < 1e-12
+        u.shape = (22, 20, 24)                            # CuPy's in-place reshape
+        o2 = cp.zeros((22, 20, 24))
+        s(u, out=o2)
+        assert plain(u, ctx) is not h and float(cp.abs(o2 - lap_ref_cupy(u)).max()) < 1e-12
+        key = id(u)
+        del u
+        assert key not in ctx._views                      # the dead array's entry went with it
+        for _ in range(50):                               # new arrays from CuPy's pool reuse memory
+            v = cp.random.random((20, 22, 24))
+            w = cp.zeros_like(v)
+            s(v, out=w)
+            assert float(cp.abs(w - lap_ref_cupy(v)).max()) < 1e-12
+        if torch is not None:
+            t = torch.rand((20, 22, 24), dtype=torch.float64, device="cuda")
+            to = torch.zeros_like(t)
+            s(t, out=to)
+            t.set_(torch.rand((20, 22, 24), dtype=torch.float64, device="cuda"))  # new memory, same object
+            s(t, out=to)
+            assert float(cp.abs(cp.asarray(to) - lap_ref_cupy(cp.asarray(t))).max()) < 1e-12
+            with pytest_raises(TypeError):
+                s(torch.zeros((20, 22, 24), dtype=torch.float16, device="cuda"), out=to)
+            with pytest_raises(ValueError):
+                s(t.transpose(0, 2), out=to)
+        return {"entries": len(ctx._views)}
+    check("call cache on cupy/torch: hits, in-place reshape and set_, dead arrays, pool reuse, checks", call_cache)
+
+    def field_views():
+        out = {}
+        for kind, keys in (("wave", dict(size="512x384", steps=30, precision="float")),
+                           ("heat", dict(size="96x80x64", steps=20, precision="double", boundary="all=dirichlet:0.5"))):
+            sim = fdx.Simulation(kind, **keys)
+            seen = []
+
+            def cb(s, step, f):
+                c = cp.asarray(f)                          # zero copy: the simulation's device memory
+                assert c.data.ptr == f.ptr and c.dtype == np.dtype("float32" if keys["precision"] == "float"
+                                                                   else "float64")
+                assert np.array_equal(cp.asnumpy(c).astype(np.float64), s.field()), (kind, step)
+                if torch is not None:
+                    assert torch.as_tensor(f, device="cuda").data_ptr() == f.ptr
+                seen.append(step)
+            sim.run(every=10, callback=cb, view=True)
+            out[kind] = seen
+        return out
+    check("Simulation.run(view=True) on CUDA: the field itself as CuPy / torch, equal to the copy", field_views)
+
+
+if cp is not None and CHECKS:
+    steppers()
 
 
 # ---- benchmarks ----------------------------------------------------------------
@@ -393,7 +556,47 @@ def star_bytes(shape, r, es):
     return float((fetch + inner) * es)
 
 
-if cp is not None:
+if cp is not None and BENCH:
+    # per-call overhead on a small array (launch-bound): python/bench/overhead.py,
+    # the C loop in this process on the same memory, the paths interleaved
+    def per_call_overhead():
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import overhead as ovh
+        t_ov = time.perf_counter()
+        m = 32
+        su, so = cp.random.random((m, m, m)), cp.zeros((m, m, m))
+        st = fdx.Stencil(3, order=2)
+        raw = {"cupy_arrays": (su, so)}
+        if torch is not None:
+            raw["torch_tensors"] = (torch.as_tensor(su, device="cuda"), torch.as_tensor(so, device="cuda"))
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+        c_loop, where = ovh.build_c_loop(os.path.dirname(os.path.abspath(fdx.library_path)), os.path.join(root, "include"))
+        if c_loop is None:
+            record(op="per-call overhead: C loop not built", error=where)
+        times = ovh.interleaved(ovh.paths_for(fdx, st, su, so, ctx, c_loop, raw), 3000, 7,
+                                lambda: cp.cuda.Device().synchronize())
+        summ = ovh.summarize(times)
+        worst = max((v for k, v in summ.items() if k.startswith("overhead_")), default=None)
+        record(op="per-call overhead 32^3 laplacian", c_call_us=summ.get("c_us"),
+               c_call_us_separate_process=overhead_c_us, python_bound_us=summ["bound_us"],
+               python_fdx_arrays_us=summ["fdx_arrays_us"], python_cupy_arrays_us=summ["cupy_arrays_us"],
+               python_torch_tensors_us=summ.get("torch_tensors_us"),
+               overhead_bound_us=summ.get("overhead_bound_us"), overhead_fdx_arrays_us=summ.get("overhead_fdx_arrays_us"),
+               overhead_cupy_arrays_us=summ.get("overhead_cupy_arrays_us"),
+               overhead_torch_tensors_us=summ.get("overhead_torch_tensors_us"),
+               target_us=10, aim_us=5, met=None if worst is None else worst <= 10, rounds=7, calls_a_round=3000,
+               method="one process, same memory, paths interleaved; overhead = median over rounds of (path - C loop)",
+               per_round=times, device=ctx.device_name)
+        record(op="per-call profile (python side, us a call)", **ovh.profile(ovh.pieces_for(ctx, raw), number=5000),
+               seconds=time.perf_counter() - t_ov, device=ctx.device_name)
+        del su, so, raw
+
+    try:
+        per_call_overhead()
+    except Exception as e:  # recorded; the benchmarks go on
+        record(op="per-call overhead 32^3 laplacian", error=f"{type(e).__name__}: {e}",
+               trace=traceback.format_exc()[-1500:])
+
     n = 512
     shape = (n, n, n)
     u = cp.random.random(shape)
@@ -417,6 +620,7 @@ if cp is not None:
     rec("laplacian7 fdx (python, bound)", ms, ok)
     ms_call = gpu_time_ms(lambda: fdx.laplacian(u, out=out))
     rec("laplacian7 fdx (python, fdx.laplacian per call)", ms_call, ok)
+    rec("laplacian7 fdx (python, Stencil call on the raw cupy arrays)", gpu_time_ms(lambda: st(u, out=out)), ok)
     fdx_ms = ms
     # CuPy ElementwiseKernel
     k = cp.ElementwiseKernel(
@@ -483,32 +687,6 @@ if cp is not None:
         except Exception as e:
             record(op="wave2d8 torch.compile", error=f"{type(e).__name__}: {e}")
     del u, up, nxt
-
-    # per-call overhead on a small array (launch-bound)
-    m = 32
-    su, so = cp.random.random((m, m, m)), cp.zeros((m, m, m))
-    st = fdx.Stencil(3, order=2)
-    bound = st.bind(su, so)
-    fa, fo = fdx.asarray(su), fdx.asarray(so)
-    calls = 20000
-
-    def wall_us(fn):
-        for _ in range(200):
-            fn()
-        cp.cuda.Device().synchronize()
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        cp.cuda.Device().synchronize()
-        return (time.perf_counter() - t0) / calls * 1e6
-    b_us = wall_us(bound)
-    a_us = wall_us(lambda: st(fa, out=fo))
-    c_us = wall_us(lambda: st(su, out=so))
-    record(op="per-call overhead 32^3 laplacian", c_call_us=overhead_c_us, python_bound_us=b_us,
-           python_fdx_arrays_us=a_us, python_cupy_arrays_us=c_us,
-           overhead_bound_us=None if overhead_c_us is None else b_us - overhead_c_us,
-           overhead_fdx_arrays_us=None if overhead_c_us is None else a_us - overhead_c_us,
-           overhead_cupy_arrays_us=None if overhead_c_us is None else c_us - overhead_c_us, device=ctx.device_name)
 
 failed = [r for r in records if r.get("passed") is False]
 print(f"gpu_check.py: {len(records)} records, {len(failed)} failed checks")

@@ -237,46 +237,144 @@ def asarray(obj, ctx=None):
     return a
 
 
+# ---- the per-call path --------------------------------------------------------
+# A call on the caller's arrays (Stencil(u, out=o), fdx.laplacian, ...) needs
+# their fdx_array* each time.  Wrapping is not free (parsing the array
+# interface, checks, fdx_array_wrap, which asks CUDA about the pointer), so
+# each context keeps, per live array object, the wrap made for it, checked
+# on every use against the array's signature: data pointer, shape, strides,
+# type (and device for CUDA arrays), read with the cheapest accessors of its
+# kind.  An entry is found by id(obj) and holds a weak reference to obj:
+# when obj dies its entry goes (the weak reference's callback), so a new
+# array that reuses the address or the memory of a dead one never finds the
+# dead one's wrap; an array changed in place (a new shape, torch's set_ or
+# resize_, NumPy's resize) no longer matches its signature and is wrapped
+# again.  Wraps hold no state besides their description (fdx never moves or
+# reallocates memory it wraps), so a matching entry is exactly the wrap a
+# fresh fdx_array_wrap would give.
+
+
+def _sig_numpy(a):
+    return (a.__array_interface__["data"][0], a.shape, a.strides, a.dtype)
+
+
+def _sig_cupy(a):
+    d = a.data
+    return (d.ptr, a.shape, a.strides, a.dtype, d.device_id)
+
+
+def _sig_torch(t):
+    return (t.data_ptr(), t.shape, t.stride(), t.dtype, t.get_device())
+
+
+_sig_of_type = {}
+
+
+def _sig_function(tp):
+    """The signature reader of arrays of type tp (None: not cached)."""
+    try:
+        return _sig_of_type[tp]
+    except KeyError:
+        pass
+    if issubclass(tp, np.ndarray):
+        f = _sig_numpy
+    else:
+        top = getattr(tp, "__module__", "").split(".")[0]
+        f = _sig_cupy if top == "cupy" else _sig_torch if top == "torch" else None
+    _sig_of_type[tp] = f
+    return f
+
+
 def _signature(obj):
     """What identifies the memory view of a NumPy / CuPy / torch array
-    cheaply (pointer, shape, strides, type), or None for other kinds."""
-    if isinstance(obj, np.ndarray):
-        ai = obj.__array_interface__
-        return (ai["data"][0], ai["shape"], ai["strides"], ai["typestr"])
-    mod = type(obj).__module__
-    if mod.startswith("cupy"):
-        return (obj.data.ptr, obj.shape, obj.strides, obj.dtype.str)
-    if mod.startswith("torch"):
-        return (obj.data_ptr(), tuple(obj.shape), obj.stride(), str(obj.dtype), str(obj.device))
-    return None
+    cheaply (pointer, shape, strides, type, device), or None for other kinds."""
+    f = _sig_function(type(obj))
+    return None if f is None else f(obj)
+
+
+def _forget(views, key):
+    def gone(ref):
+        e = views.get(key)
+        if e is not None and e[0] is ref:  # not a newer entry of the same id
+            del views[key]
+    return gone
+
+
+def _entry(obj, ctx):
+    """The call cache's entry of obj, [weakref, signature reader, signature,
+    fdx.Array, plain fdx_array* or None], made or renewed; an uncacheable
+    object (another kind, no weak references, a DLPack import owning its
+    capsule) gets an entry that is not stored."""
+    views = ctx._views
+    key = id(obj)
+    f = _sig_function(type(obj))
+    try:
+        sig = None if f is None else f(obj)
+    except (AttributeError, TypeError):  # not the attributes of its kind: not cached
+        sig = None
+    e = views.get(key)
+    if e is not None and e[0]() is obj and e[2] == sig:
+        return e
+    a = asarray(obj, ctx)
+    if sig is None or isinstance(a._owner, tuple):
+        return [None, None, None, a, None]
+    try:
+        ref = weakref.ref(obj, _forget(views, key))
+    except TypeError:
+        return [None, None, None, a, None]
+    # the cached array does not keep obj alive (the caller's call does)
+    e = [ref, f, sig, Array(ctx, a.ptr, a.shape, a.strides, a.dtype, a.where, None, a.device_id), None]
+    views[key] = e
+    return e
 
 
 def view(obj, ctx):
-    """fdx.asarray for the length of one call, cached per context while obj
-    lives and still has the same pointer, shape, strides and type: repeated
-    calls on the same arrays then cost a lookup, not a wrap.  The cached
-    array does not keep obj alive (a weak reference drops the entry)."""
+    """fdx.asarray for the length of one call, through the context's call cache."""
     if isinstance(obj, Array):
         return obj if obj.ctx is ctx else asarray(obj, ctx)
-    views = ctx._views
-    key = id(obj)
-    entry = views.get(key)
-    if entry is not None and entry[0]() is obj:
-        sig = _signature(obj)
-        if sig == entry[1]:
-            return entry[2]
+    return _entry(obj, ctx)[3]
+
+
+def plain(obj, ctx):
+    """The plain-layout fdx_array* of obj for one call (the stencils'
+    argument; obj C-contiguous), valid while the caller holds it: the call
+    cache's hit costs a dictionary look-up, a weak reference and the
+    signature's few attributes."""
+    if type(obj) is Array and obj.ctx is ctx:
+        h = obj._wraps.get("plain")
+        return h if h is not None else obj.handle("plain")
+    e = ctx._views.get(id(obj))
+    if e is not None and e[4] is not None and e[0]() is obj and e[1](obj) == e[2]:
+        return e[4]
+    if isinstance(obj, Array):
+        a = view(obj, ctx)
     else:
-        sig = _signature(obj)
-    a = asarray(obj, ctx)
-    if sig is None or isinstance(a._owner, tuple):  # not cacheable, or a DLPack import that owns a capsule
-        return a
-    try:
-        ref = weakref.ref(obj, lambda _r, k=key, d=views: d.pop(k, None))
-    except TypeError:
-        return a
-    weak = Array(ctx, a.ptr, a.shape, a.strides, a.dtype, a.where, None, a.device_id)
-    views[key] = (ref, sig, weak)
-    return weak
+        e = _entry(obj, ctx)
+        a = e[3]
+        if e[0] is not None:
+            e[4] = a.handle("plain")
+            return e[4]
+    # an array not in the cache: a handle that keeps its fdx.Array (and the
+    # wrap) alive as long as the caller holds the handle
+    h = _Held(a.handle("plain").value)
+    h.array = a
+    return h
+
+
+class _Held(ctypes.c_void_p):
+    """An fdx_array* (a c_void_p to ctypes) that holds the fdx.Array owning it."""
+
+
+def borrowed(h, ctx, owner):
+    """An fdx.Array viewing the memory of an fdx_array* the library owns
+    (plain layout), kept valid by `owner` as long as the view lives."""
+    rank = lib.fdx_array_rank(h)
+    shape = tuple(lib.fdx_array_extent(h, a) for a in range(rank))[::-1]
+    dt = np.dtype({v: k for k, v in DTYPES.items()}[lib.fdx_array_dtype(h)])
+    strides = tuple(dt.itemsize * int(np.prod(shape[i + 1:])) for i in range(rank))
+    where = DEVICE if ctx.backend == "cuda" else HOST
+    ptr = lib.fdx_array_device(h) if where == DEVICE else lib.fdx_array_host(h)
+    return Array(ctx, ptr, shape, strides, dt, where, owner)
 
 
 def empty(shape, dtype="float64", ctx=None):

@@ -15,7 +15,7 @@ import ctypes
 
 import numpy as np
 
-from ._array import DTYPES, view, asarray
+from ._array import DTYPES, view, plain, asarray
 from ._core import context, stream_pointer
 from ._lib import lib, check, Handle, _release, _fn, _P, _S
 
@@ -178,8 +178,7 @@ class BoundaryPass:
         _release(self)
 
     def __call__(self, u, stream=None):
-        a = view(u, self.ctx)
-        check(lib.fdx_bc_apply(self._h, a.handle("plain"), ctypes.c_void_p(stream_pointer(stream))))
+        check(lib.fdx_bc_apply(self._h, plain(u, self.ctx), None if stream is None else stream_pointer(stream)))
         return u
 
 

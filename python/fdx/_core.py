@@ -1,7 +1,7 @@
 """Contexts, options, devices and the library's version."""
 import ctypes
 
-from ._lib import lib, check, Handle, _release, _fn, _S
+from ._lib import lib, check, Handle, Options, _release, _fn, _S
 
 _fn("fdx_log_set_level", None, ctypes.c_int)
 _fn("fdx_log_get_level", ctypes.c_int)
@@ -81,19 +81,13 @@ class Context:
 
     def __init__(self, backend=None, **opts):
         self._h = ctypes.c_void_p()
-        o = ctypes.c_void_p()
-        check(lib.fdx_options_create(ctypes.byref(o)))
-        try:
-            if backend is not None:
-                opts["backend"] = backend
-            for k, v in opts.items():
-                check(lib.fdx_options_set(o, k.replace("_", "-").encode(), str(v).encode()))
+        if backend is not None:
+            opts["backend"] = backend
+        with Options(opts) as o:
             check(lib.fdx_ctx_create(o, ctypes.byref(self._h)))
-        finally:
-            lib.fdx_options_destroy(ctypes.byref(o))
         self._handle = Handle(self._h, lib.fdx_ctx_destroy)  # arrays, loops, stencils retain it
         self._stream_owner = None
-        self._views = {}  # fdx._array.view's cache: id(array) -> (weakref, signature, fdx.Array)
+        self._views = {}  # the call cache (fdx._array._entry): id(array) -> [weakref, reader, signature, Array, wrap]
 
     def __del__(self):
         _release(self)

@@ -10,7 +10,7 @@ import ctypes
 import numpy as np
 
 from ._array import DTYPES
-from ._lib import lib, check, Handle, _release
+from ._lib import lib, check, Handle, Options, _release
 from ._ops import Stencil, StencilDesc
 
 MAX_RANK = 3
@@ -62,8 +62,7 @@ def _declare():
     _fn("fdx_dstencil_step", _S, _P, _P, _P, _P, _P, ctypes.c_int)
     from ._bc import BcDesc
     _fn("fdx_dstencil_set_boundary", _S, _P, ctypes.POINTER(BcDesc))
-    _fn("fdx_array_rank", ctypes.c_int, _P)
-    _fn("fdx_array_extent", ctypes.c_int64, _P, ctypes.c_int)
+    _fn("fdx_dstencil_set_temporal", _S, _P, ctypes.c_int)
 
 
 _declare()
@@ -118,15 +117,9 @@ class Dist:
         addr, self._comm = _comm_address(comm)
         d.mpi_comm = addr
         self.desc, self.shape = d, shape
-        o = ctypes.c_void_p()
-        check(lib.fdx_options_create(ctypes.byref(o)))
         self._h = ctypes.c_void_p()
-        try:
-            for k, v in options.items():
-                check(lib.fdx_options_set(o, k.replace("_", "-").encode(), str(v).encode()))
+        with Options(options) as o:
             check(lib.fdx_dist_create(o, ctypes.byref(d), ctypes.byref(self._h)))
-        finally:
-            lib.fdx_options_destroy(ctypes.byref(o))
         self._handle = Handle(self._h, lib.fdx_dist_destroy)
 
     def __del__(self):
@@ -263,9 +256,10 @@ class DistStencil:
     followed by the output's shadow renewal.  boundary: conditions on the
     global faces (one value a face; periodic axes must be the grid's
     periodic axes with a frame of the stencil's radius): the same result
-    as fdx.Stencil(boundary=...) on the whole grid, bit for bit."""
+    as fdx.Stencil(boundary=...) on the whole grid, bit for bit.
+    temporal: deep halos for run() (set_temporal)."""
 
-    def __init__(self, dist, order=2, dtype="float64", boundary=None, **kw):
+    def __init__(self, dist, order=2, dtype="float64", boundary=None, temporal=0, **kw):
         self.dist = dist
         # the description is built exactly as fdx.Stencil builds it
         proto = Stencil(len(dist.shape), order=order, dtype=dtype, ctx=_cpu_ctx(), **kw)
@@ -274,8 +268,23 @@ class DistStencil:
         check(lib.fdx_dstencil_create(dist._h, ctypes.byref(self.desc), DTYPES[self.dtype], ctypes.byref(self._h)))
         self._handle = Handle(self._h, lib.fdx_dstencil_destroy, [dist._handle])
         self.boundary = None
+        self.temporal = 0
         if boundary is not None:
             self.set_boundary(boundary)
+        if temporal:
+            self.set_temporal(temporal)
+
+    def set_temporal(self, k):
+        """Deep halos (fdx_dstencil_set_temporal): run() advances k steps a
+        pass on each unit's block (temporally blocked kernels) and renews
+        the shadows once a pass, bit-identical to single steps.  Needs
+        shadows of at least k x radius on split axes, corners when two axes
+        are split, no periodic axes and no boundary conditions; the ring's
+        fields must share the global frame (a wave's third field ends as
+        scratch).  0 or 1: one step a pass (the default)."""
+        k = int(k)
+        check(lib.fdx_dstencil_set_temporal(self._h, k))
+        self.temporal = k
 
     def set_boundary(self, boundary):
         """Conditions on the global faces for every later step (None: none)."""

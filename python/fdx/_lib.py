@@ -103,6 +103,9 @@ _fn("fdx_array_strides", _S, _P, _I64P)
 _fn("fdx_array_wrapped", ctypes.c_uint, _P)
 _fn("fdx_array_get", _S, _P, _P)
 _fn("fdx_array_put", _S, _P, _P)
+_fn("fdx_array_rank", ctypes.c_int, _P)
+_fn("fdx_array_extent", ctypes.c_int64, _P, ctypes.c_int)
+_fn("fdx_array_dtype", ctypes.c_int, _P)
 # stencils
 _fn("fdx_stencil_desc_laplacian", None, _P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_double))
 _fn("fdx_stencil_create", _S, _P, _P, ctypes.c_int, ctypes.POINTER(_P))
@@ -193,6 +196,28 @@ def _release(obj):
     if h is not None:
         obj._handle = None
         h.release()
+
+
+class Options:
+    """An fdx_options* made from keyword options (names with underscores or
+    dashes, values as text) for the length of a with block."""
+
+    def __init__(self, options):
+        self.options = options
+
+    def __enter__(self):
+        self.o = ctypes.c_void_p()
+        check(lib.fdx_options_create(ctypes.byref(self.o)))
+        try:
+            for k, v in self.options.items():
+                check(lib.fdx_options_set(self.o, k.replace("_", "-").encode(), str(v).encode()))
+        except BaseException:
+            lib.fdx_options_destroy(ctypes.byref(self.o))
+            raise
+        return self.o
+
+    def __exit__(self, *exc):
+        lib.fdx_options_destroy(ctypes.byref(self.o))
 
 
 def check(status):

@@ -7,12 +7,13 @@ import ctypes
 
 import numpy as np
 
-from ._array import asarray, view, DTYPES, _i64
+from ._array import asarray, view, plain, DTYPES, _i64
 from ._core import context, stream_pointer
 from ._lib import lib, check, Handle, _release, _fn, _P, _S
 from ._bc import as_boundary
 
 _fn("fdx_stencil_steps", _S, _P, _P, _P, ctypes.c_int64, ctypes.c_int, _P)
+_fn("fdx_stencil_wave_steps", _S, _P, _P, _P, _P, _P, _P, ctypes.c_int64, ctypes.c_int, _P)
 _fn("fdx_stencil_steps_depth", ctypes.c_int, _P, ctypes.POINTER(ctypes.c_int64), ctypes.c_char_p, ctypes.c_size_t)
 _fn("fdx_stencil_traffic", None, _P, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_double),
     ctypes.POINTER(ctypes.c_double))
@@ -39,6 +40,16 @@ class StencilDesc(ctypes.Structure):
 
 class Layout(ctypes.Structure):
     _fields_ = [("rank", ctypes.c_int), ("perm", ctypes.c_int * 6), ("diag", ctypes.c_int)]
+
+
+def _temporal(temporal):
+    """steps()'s temporal argument as the C library's depth (0 off, -1 auto, K)."""
+    t = temporal
+    if t is None or isinstance(t, str):
+        t = {"off": 0, "auto": -1, None: 0}.get(t, t)
+    if isinstance(t, bool) or not isinstance(t, (int, np.integer)):
+        raise ValueError(f"temporal {temporal!r} is not 'off', 'auto' or a number of steps a pass")
+    return int(t)
 
 
 def _per_axis(v, rank, default, what):
@@ -156,16 +167,32 @@ class Stencil:
         shape and stencil and keeps the fastest).  tmp: scratch of u's shape
         whose frame holds u's (default: a copy of u).  With boundary
         conditions every step is one apply (K > 1 is refused).  Returns u."""
-        t = {"off": 0, "auto": -1, None: 0}.get(temporal, temporal)
-        if isinstance(t, bool) or not isinstance(t, (int, np.integer)):
-            raise ValueError(f"temporal {temporal!r} is not 'off', 'auto' or a number of steps a pass")
         a = view(u, self.ctx)
         if tmp is None:
             tmp = _copy_of(u)
         tm = asarray(tmp, self.ctx)
-        check(lib.fdx_stencil_steps(self._h, a.handle("plain"), tm.handle("plain"), int(steps), int(t),
+        check(lib.fdx_stencil_steps(self._h, a.handle("plain"), tm.handle("plain"), int(steps), _temporal(temporal),
                                     ctypes.c_void_p(stream_pointer(stream))))
         return u
+
+    def wave_steps(self, u, u_prev, steps, coef=None, tmp=None, tmp2=None, temporal="auto", stream=None):
+        """Advances a wave stencil's pair (update "wave", no sponge) `steps`
+        steps in place: afterwards u holds the newest level and u_prev the
+        one before, bit-identical to `steps` applies rotating
+        u_prev <- u <- out (fdx_stencil_wave_steps).  coef: the stencil's
+        coefficient array (exactly when made with coef=True).  temporal as
+        for steps() (K levels a pass through memory, rank 2 and 3).  tmp,
+        tmp2: scratch of u's shape whose frame holds u's (default: copies of
+        u); u_prev's frame must hold u's too (a field at rest: u_prev = u).
+        Returns (u, u_prev)."""
+        a, p = view(u, self.ctx), view(u_prev, self.ctx)
+        c = None if coef is None else view(coef, self.ctx).handle("plain")
+        t1 = asarray(_copy_of(u) if tmp is None else tmp, self.ctx)
+        t2 = asarray(_copy_of(u) if tmp2 is None else tmp2, self.ctx)
+        check(lib.fdx_stencil_wave_steps(self._h, a.handle("plain"), p.handle("plain"), c, t1.handle("plain"),
+                                         t2.handle("plain"), int(steps), _temporal(temporal),
+                                         ctypes.c_void_p(stream_pointer(stream))))
+        return u, u_prev
 
     def steps_depth(self, shape):
         """(steps a pass, configuration) of the last steps() on this NumPy shape ((0, "") before any)."""
@@ -177,16 +204,15 @@ class Stencil:
         """The kernel configuration chosen for this NumPy shape ("" before the first apply)."""
         return lib.fdx_stencil_config(self._h, _i64(tuple(shape)[::-1])).decode()
 
-    def _args(self, out, u, u_prev, coef, convert=asarray):
-        arrays = [convert(x, self.ctx) if x is not None else None for x in (out, u, u_prev, coef)]
-        return arrays, [a.handle("plain") if a is not None else None for a in arrays]
-
-    def __call__(self, u, out=None, u_prev=None, coef=None, stream=None):
+    def __call__(self, u, out=None, u_prev=None, coef=None, stream=None, _apply=lib.fdx_stencil_apply):
         """Applies the update: out (made when None) at interior points.  Returns out."""
         if out is None:
             out = _zeros_like(u)
-        _, h = self._args(out, u, u_prev, coef, view)
-        check(lib.fdx_stencil_apply(self._h, h[0], h[1], h[2], h[3], ctypes.c_void_p(stream_pointer(stream))))
+        ctx = self.ctx
+        st = _apply(self._h, plain(out, ctx), plain(u, ctx), None if u_prev is None else plain(u_prev, ctx),
+                    None if coef is None else plain(coef, ctx), None if stream is None else stream_pointer(stream))
+        if st:
+            check(st)
         return out
 
     apply = __call__
@@ -195,7 +221,8 @@ class Stencil:
         """A function of no arguments that applies the stencil to these
         arrays: the conversions are done once, a call is one C call (the
         lowest overhead, for time loops)."""
-        arrays, h = self._args(out, u, u_prev, coef)
+        arrays = [asarray(x, self.ctx) if x is not None else None for x in (out, u, u_prev, coef)]
+        h = [a.handle("plain") if a is not None else None for a in arrays]
         fn, sh, s = lib.fdx_stencil_apply, self._h, ctypes.c_void_p(stream_pointer(stream))
         keep = (self, arrays)
 
@@ -208,20 +235,22 @@ class Stencil:
         return run
 
 
-_lap_cache = {}
-
-
 def laplacian(u, h=None, out=None, stream=None, ctx=None):
     """The second-order Laplacian of u (rank 2 or 3, float32/float64) at
     interior points (fdx_laplacian_apply).  h: spacing per NumPy axis."""
     ctx = ctx or context()
-    a = view(u, ctx)
     if out is None:
         out = _zeros_like(u)
-    o = view(out, ctx)
-    hv = (ctypes.c_double * 3)(*_per_axis(h, a.ndim, 1.0, "h")) if a.ndim <= 3 else (ctypes.c_double * 3)()
-    check(lib.fdx_laplacian_apply(o.handle("plain"), a.handle("plain"), hv, ctypes.c_void_p(stream_pointer(stream))))
+    hu = plain(u, ctx)
+    hv = _unit_h if h is None else (ctypes.c_double * 3)(*_per_axis(h, lib.fdx_array_rank(hu), 1.0, "h")[:3])
+    st = _laplacian_apply(plain(out, ctx), hu, hv, None if stream is None else stream_pointer(stream))
+    if st:
+        check(st)
     return out
+
+
+_laplacian_apply = lib.fdx_laplacian_apply
+_unit_h = (ctypes.c_double * 3)(1.0, 1.0, 1.0)  # read only (const double *)
 
 
 def _layout(rank, perm, diag):

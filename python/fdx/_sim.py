@@ -5,7 +5,7 @@ import ctypes
 import numpy as np
 
 from ._core import context
-from ._lib import lib, check, SimDiag, Handle, _release, _fn, _P, _S
+from ._lib import lib, check, SimDiag, Handle, _release, _fn, _P, _S, Options
 
 KINDS = {"heat": 0, "wave": 1, "poisson": 2}
 
@@ -28,7 +28,21 @@ _fn("fdx_sim_check_output", _S, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int)
 _fn("fdx_sim_step_arrays", _S, _P, _P, _P, _P, ctypes.c_int64, _P)
 _fn("fdx_sim_run", _S, _P, _P, ctypes.POINTER(SimResult))
 _fn("fdx_sim_run_dist", _S, _P, _P, ctypes.c_int, ctypes.c_int, _P, ctypes.POINTER(SimResult))
+
+
+class SimTiming(ctypes.Structure):
+    """Mirror of fdx_sim_timing."""
+    _fields_ = [("reps", ctypes.c_int), ("batch", ctypes.c_int), ("graph", ctypes.c_int),
+                ("median_ms", ctypes.c_double), ("min_ms", ctypes.c_double), ("max_ms", ctypes.c_double),
+                ("mean_ms", ctypes.c_double), ("fetch_bytes", ctypes.c_double), ("write_bytes", ctypes.c_double),
+                ("graph_used", ctypes.c_int), ("local_units", ctypes.c_int), ("digest", ctypes.c_uint64),
+                ("digest_timed", ctypes.c_uint64), ("transport", ctypes.c_char * 32), ("note", ctypes.c_char * 256)]
+
+
+_fn("fdx_sim_run_dist_timed", _S, _P, _P, ctypes.c_int, ctypes.c_int, _P, ctypes.POINTER(SimResult),
+    ctypes.POINTER(SimTiming))
 _fn("fdx_sim_interrupt", None)
+_fn("fdx_sim_field_view", _S, _P, ctypes.POINTER(_P))
 _libc = ctypes.CDLL(None)
 _libc.free.argtypes = [ctypes.c_void_p]
 _libc.free.restype = None
@@ -142,17 +156,37 @@ class Simulation:
         process (GPUs, or CPU units with backend="cpu"; every MPI rank's when
         started by mpirun), bit-identical to run_all; the simulation must
         live on a CPU context.  options: context options of the units."""
-        o = ctypes.c_void_p()
-        check(lib.fdx_options_create(ctypes.byref(o)))
-        try:
-            for k, v in options.items():
-                check(lib.fdx_options_set(o, k.replace("_", "-").encode(), str(v).encode()))
-            r = SimResult()
+        r = SimResult()
+        with Options(options) as o:
             check(lib.fdx_sim_run_dist(self._h, o, int(units), int(bool(overlap)), _stderr() if progress else None,
                                        ctypes.byref(r)))
-        finally:
-            lib.fdx_options_destroy(ctypes.byref(o))
         return self._result(r)
+
+    def run_dist_timed(self, units, reps=20, batch=48, graph=True, overlap=True, progress=False, **options):
+        """run_dist, then its steps timed as `fdx dist` times them
+        (fdx_sim_run_dist_timed): the final field's digest, then `reps`
+        batches of `batch` steps after the run (and a first untimed one),
+        each ended by a sync of every unit; graph=True replays CUDA graphs
+        of 24 steps (CUDA, one process).  The timed steps move the field on
+        (the digest after them is the final digest of a run of steps +
+        (reps + 1) x batch steps); the simulation keeps the run's final
+        fields.  Returns run_dist's summary with "timing": median_ms,
+        min_ms, max_ms, mean_ms (a step), fetch_bytes, write_bytes (a step,
+        whole grid), graph_used, local_units, digest and digest_timed (the
+        hexadecimal text `fdx dist --json` prints), transport, note."""
+        if int(reps) < 0 or int(batch) < 1:
+            raise ValueError(f"reps {reps} must be >= 0 and batch {batch} >= 1")
+        r, t = SimResult(), SimTiming(reps=int(reps), batch=int(batch), graph=int(bool(graph)))
+        with Options(options) as o:
+            check(lib.fdx_sim_run_dist_timed(self._h, o, int(units), int(bool(overlap)),
+                                             _stderr() if progress else None, ctypes.byref(r), ctypes.byref(t)))
+        out = self._result(r)
+        out["timing"] = {n: getattr(t, n) for n in ("median_ms", "min_ms", "max_ms", "mean_ms", "fetch_bytes",
+                                                    "write_bytes", "local_units", "reps", "batch")}
+        out["timing"].update(graph_used=bool(t.graph_used), digest=f"{t.digest:016x}",
+                             digest_timed=f"{t.digest_timed:016x}", transport=t.transport.decode(),
+                             note=t.note.decode())
+        return out
 
     @staticmethod
     def _result(r):
@@ -168,9 +202,9 @@ class Simulation:
         simulation's precision and shape, NumPy / CuPy / torch): next from
         cur (and prev for wave); step numbers the step (the source's time;
         default: the steps done so far).  Returns next."""
-        from ._array import view
+        from ._array import plain
         from ._core import stream_pointer
-        h = [view(x, self.ctx).handle("plain") if x is not None else None for x in (next, cur, prev)]
+        h = [plain(x, self.ctx) if x is not None else None for x in (next, cur, prev)]
         check(lib.fdx_sim_step_arrays(self._h, h[0], h[1], h[2], self.steps_done if step is None else int(step),
                                       ctypes.c_void_p(stream_pointer(stream))))
         return next
@@ -198,18 +232,31 @@ class Simulation:
         for _ in range(int(n)):
             check(lib.fdx_sim_step(self._h))
 
-    def run(self, steps=None, every=0, callback=None):
+    def run(self, steps=None, every=0, callback=None, view=False):
         """Takes `steps` steps (default: the configured steps left); every
         `every` steps (and after the last) calls callback(sim, step, field)
-        with field a NumPy copy of the current field.  Returning False from
-        the callback stops the run."""
+        with field a NumPy copy of the current field (doubles), or with
+        view=True the field itself without a copy (field_view(): valid
+        during the callback).  Returning False from the callback stops the
+        run."""
         if steps is None:
             steps = int(self.config("steps")) - self.steps_done
         for s in range(1, int(steps) + 1):
             check(lib.fdx_sim_step(self._h))
             if callback and every and (s % every == 0 or s == steps):
-                if callback(self, self.steps_done, self.field()) is False:
+                if callback(self, self.steps_done, self.field_view() if view else self.field()) is False:
                     break
+
+    def field_view(self):
+        """The current field itself, no copy (fdx_sim_field_view): an
+        fdx.Array in the simulation's precision and memory (np.asarray(v)
+        on the CPU backend; cupy.asarray(v) / torch.as_tensor(v) on CUDA),
+        valid until the next step or set_field, which write or replace it
+        (copy it to keep it).  Writing to it changes the simulation."""
+        from ._array import borrowed
+        h = ctypes.c_void_p()
+        check(lib.fdx_sim_field_view(self._h, ctypes.byref(h)))
+        return borrowed(h, self.ctx, self)
 
     def field(self):
         """The current field as doubles (a copy: fdx_sim_get_field)."""

@@ -12,7 +12,7 @@ import ctypes
 
 import numpy as np
 
-from ._array import DTYPES, view, _i64
+from ._array import DTYPES, view, plain, _i64
 from ._bc import BoundaryPass
 from ._core import context, stream_pointer
 from ._lib import lib, check, Handle, _fn, _P, _S
@@ -224,11 +224,11 @@ class UStencil:
             out = _zeros_like(inputs[0])
         if self._bc is not None:
             self._bc(inputs[0], stream)
-        ins = (_P * MAX_INPUTS)(*[view(x, self.ctx).handle("plain") for x in inputs])
-        cs = (_P * MAX_COEFS)(*[view(x, self.ctx).handle("plain") for x in coefs])
-        o = view(out, self.ctx)
-        check(lib.fdx_ustencil_apply(self._s, o.handle("plain"), ins, cs if coefs else None,
-                                     ctypes.c_void_p(stream_pointer(stream))))
+        ctx = self.ctx
+        hi, hc = [plain(x, ctx) for x in inputs], [plain(x, ctx) for x in coefs]  # held through the call
+        ins = (_P * MAX_INPUTS)(*hi)
+        cs = (_P * MAX_COEFS)(*hc) if coefs else None
+        check(lib.fdx_ustencil_apply(self._s, plain(out, ctx), ins, cs, None if stream is None else stream_pointer(stream)))
         return out
 
     apply = __call__

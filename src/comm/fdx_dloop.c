@@ -44,7 +44,6 @@ fdx_status fdx_dloop_create(fdx_dist *d, const char *indices, fdx_dloop **out)
 void fdx_dloop_destroy(fdx_dloop **pl)
 {
     if (!pl || !*pl) return;
-    fdx_dacross_free(*pl);
     fdx_dremote_free(*pl);
     for (int i = 0; i < (*pl)->dist->nlocal; i++) fdx_loop_destroy(&(*pl)->loop[i]);
     free(*pl);
@@ -348,12 +347,15 @@ fdx_status fdx_dloop_run_repeated(fdx_dloop *l, int times)
         fdx_dloop_mark_written(l);
         return fdx_dloop_red_finish(l);
     }
-    for (int s = 0; s < times; s++) {
+    /* ACROSS: all sweeps in flight through the units at once, unless the
+       remote values must be fetched again between sweeps */
+    int in_flight = l->across && !refetch;
+    for (int s = 0; s < (in_flight ? 1 : times); s++) {
         FDX_TRY(fdx_dremote_fetch(l));
         FDX_TRY(fdx_dloop_renew(l));
         fdx_dloop_red_start(l);
         if (l->across) {
-            FDX_TRY(fdx_dacross_sweep(l));
+            FDX_TRY(fdx_dacross_run(l, in_flight ? times : 1));
         } else {
             for (int i = 0; i < d->nlocal; i++) {
                 int64_t lo[3], hi[3];

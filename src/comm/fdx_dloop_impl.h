@@ -7,16 +7,6 @@
 #include "comm/fdx_comm_impl.h"
 #include "loops/fdx_loop_impl.h"
 
-/* A face buffer of one array, local unit and axis for ACROSS runs: the
-   whole face of a sweep, portion after portion (no reuse inside a sweep). */
-typedef struct dacross_buf {
-    void *dev;          /* on the unit's device */
-    void *host;         /* pinned staging for MPI without device pointers */
-    size_t cap;
-    fdx_mpi_reqs *reqs; /* sends in flight (senders only) */
-    void *event;        /* after a portion is packed (CUDA) */
-} dacross_buf;
-
 /* REMOTE_ACCESS: elements of another array the body reads wherever they
    live, fetched before every run into one buffer array a unit. */
 #define DLOOP_MAX_REMOTE 4
@@ -46,8 +36,6 @@ struct fdx_dloop {
     int exchanges;
     int nremote;
     dloop_remote remote[DLOOP_MAX_REMOTE];
-    /* [array][local unit][axis][0 send downstream, 1 receive from upstream] */
-    dacross_buf buf[FDX_LOOP_MAX_ARGS][FDX_DIST_MAX_LOCAL][FDX_DIST_MAX_RANK][2];
 };
 
 /* The global loop range [lo, hi). */
@@ -69,8 +57,10 @@ FDX_HIDDEN fdx_status fdx_dloop_finish_all(fdx_dloop *l);
 /* REMOTE_ACCESS (fdx_dremote.c): fetch every declared pattern; free. */
 FDX_HIDDEN fdx_status fdx_dremote_fetch(fdx_dloop *l);
 FDX_HIDDEN void fdx_dremote_free(fdx_dloop *l);
-/* One sweep of a distributed ACROSS loop (fdx_dacross.c). */
-FDX_HIDDEN fdx_status fdx_dacross_sweep(fdx_dloop *l);
-FDX_HIDDEN void fdx_dacross_free(fdx_dloop *l);
+/* `times` sweeps of a distributed ACROSS loop whose split axes carry
+   dependences, as one wavefront over every unit (fdx_dacross.c); the
+   shadows of the arrays it reads must be current; reductions are left
+   pending on the unit loops (fdx_dloop_finish_all). */
+FDX_HIDDEN fdx_status fdx_dacross_run(fdx_dloop *l, int times);
 
 #endif

@@ -262,79 +262,129 @@ __global__ void __launch_bounds__(THREADS) tile_kernel(T *__restrict__ dst, cons
         if (write_slot<SKEW>(a, o, t, off, pos)) d[off] = buf[pos];
 }
 
-/* Sub-word tiles (plan->subword; the planner's choose_subword says when):
-   1- and 2-byte elements T, the 2D tile TA x TB on A (src stride 1) and K
-   (dst stride 1), batch axes through the tile origins.  Both sides move
-   aligned 4-byte words.  The read side takes, for each src row k of the
-   tile, the words overlapping it (rows start at any element: prime
-   extents) and scatters their elements into buffer row k (pitch TA | 1);
-   the write side gathers a dst word's 4 / sizeof(T) elements from as many
-   buffer rows and stores the word.  A dst word only partly inside its row
-   (the row's ends) is stored element by element, so nothing outside the
-   tile is written; a src word only partly inside the array (its first or
-   last word) is read element by element.  Odd pitch: the write side's
-   lanes, a word apart along K, read distinct banks. */
+/* Sub-word tiles (plan->subword = AW, the access word in bytes; the
+   planner's choose_subword says when): elements T narrower than AW (1, 2, 4
+   bytes; 8 when a measurement asks for 16-byte words).  Both sides move
+   aligned AW-byte words: the tile kernel moves one element per access, and
+   its index math per access made small elements instruction-bound (H100,
+   2026-11-23, random suite: 4-byte elements 0.585 of a same-size copy
+   where 8-byte ones reach 0.82-0.95; 4-byte sub-word words lifted 1-byte
+   elements only to 0.383).
+   The tile is the plan's te[] over the merged axes (a 2D tile A x K, or a
+   packed tile grown over several axes where the fastest axes are short:
+   3 x 5 x 4 -> one run of 60).  In src order its leading axes form runs
+   contiguous in src (the first rq tile axes: all but the last whole), the
+   other tile axes number the runs ("rows"); in dst order likewise runs
+   contiguous in dst (the first wq axes).  The buffer holds the tile in src
+   order, run r at r * pitch (pitch = run | 1: odd, so the write side's
+   lanes, a word apart, spread over the banks).  The read side takes, for
+   each src run, the aligned words overlapping it (runs start at any
+   element: prime extents) and puts their elements in the run's buffer row;
+   the write side builds a dst word from its elements' buffer positions
+   (their coordinates along the dst run's axes, stepped with carries) and
+   stores it.  A dst word only partly inside its run (the run's ends) is
+   stored element by element, so nothing outside the tile is written; a src
+   word only partly inside the array (its first or last word) is read
+   element by element.  The 2D tile (one axis a run on each side) and kept
+   rows (axis 0 the run on both sides) are cases of the same code. */
+struct SubSide {
+    int q;                              /* run axes: the first q tile axes of this side's order */
+    uint32_t pre;                       /* elements of a run before its last axis: run = pre * te[q - 1] */
+    int lc;                             /* which cut (0, 1) is the run's last axis, -1: none */
+    uint32_t rows;                      /* runs a tile */
+    FastDiv words;                      /* AW-words per run (with a misaligned start) */
+    int rc[2];                          /* the cuts' positions among the row axes, -1: none */
+};
 struct SubSpec {
-    TileSpec t;                /* origins (tile_origin<false>) and the cut axes */
-    uint32_t TA, TB, pitch;    /* tile extents, buffer row pitch (elements) */
-    FastDiv rwords, wwords;    /* words per src row, per dst row (with a misaligned start) */
-    int64_t sK;                /* src stride of K (elements) */
-    int rows;                  /* 0: a transpose (dst rows along K), 1: kept rows (dst rows along A) */
-    uint32_t wrows, xs, rs;    /* dst rows a tile, buffer strides along and between dst rows */
-    int64_t dR;                /* dst stride between dst rows (elements) */
-    uint64_t src_lo, src_hi;   /* the src array's bytes [lo, hi) */
+    TileSpec t;                         /* origins (tile_origin<false>), both orders, the cut axes */
+    SubSide r, w;                       /* read (src) side, write (dst) side */
+    uint32_t run, pitch;                /* src run (elements), buffer row pitch */
+    uint32_t bst[FDX_MAX_RANK];         /* write order: buffer stride of each tile axis */
+    uint64_t src_lo, src_hi;            /* the src array's bytes [lo, hi) */
 };
 
-__host__ __device__ __forceinline__ uint32_t sub_load(uint64_t addr)
+/* The access word of AW bytes and its elements. */
+template <int AW> struct AccessWord;
+template <> struct AccessWord<4> { typedef unsigned int type; };
+template <> struct AccessWord<8> { typedef unsigned long long type; };
+template <> struct AccessWord<16> { typedef uint4 type; };
+template <typename T, int AW> union Pack {
+    typename AccessWord<AW>::type v;
+    T e[AW / sizeof(T)];
+};
+
+template <int AW>
+__host__ __device__ __forceinline__ typename AccessWord<AW>::type sub_load(uint64_t addr)
 {
+    typedef typename AccessWord<AW>::type V;
 #ifdef __CUDA_ARCH__
-    return __ldg(reinterpret_cast<const unsigned int *>(addr));
+    return __ldg(reinterpret_cast<const V *>(addr));
 #else
-    uint32_t v;
-    memcpy(&v, (const void *)(uintptr_t)addr, 4);
+    V v;
+    memcpy(&v, (const void *)(uintptr_t)addr, AW);
     return v;
 #endif
 }
 
-__host__ __device__ __forceinline__ void sub_store(uint64_t addr, uint32_t v)
+template <int AW>
+__host__ __device__ __forceinline__ void sub_store(uint64_t addr, typename AccessWord<AW>::type v)
 {
 #ifdef __CUDA_ARCH__
-    *reinterpret_cast<unsigned int *>(addr) = v;
+    *reinterpret_cast<typename AccessWord<AW>::type *>(addr) = v;
 #else
-    memcpy((void *)(uintptr_t)addr, &v, 4);
+    memcpy((void *)(uintptr_t)addr, &v, AW);
 #endif
 }
 
-/* Valid extents of a tile along A and K (partial tiles at the cut axes' ends). */
-__host__ __device__ __forceinline__ void sub_extents(const SubSpec &a, const Origin &o, uint32_t &vA, uint32_t &vK)
+/* Run `row` of one side: its offset (src or dst) from the tile origin, its
+   buffer base (lin: the write side's buffer strides; NULL: none) and its
+   valid length; false when the row lies outside the tile's valid extents. */
+__host__ __device__ __forceinline__ bool sub_row(const SubSide &s, int nt, const FastDiv *te, const int64_t *stride,
+                                                 const uint32_t *lin, const Origin &o, uint32_t row, int64_t &off,
+                                                 uint32_t &base, uint32_t &len)
 {
-    vA = a.t.oc[0] >= 0 ? o.v0 : a.TA;
-    vK = a.t.oc[1] >= 0 ? o.v1 : a.TB;
+    if (!tile_slot(row, nt - s.q, te + s.q, stride + s.q, lin ? lin + s.q : nullptr, s.rc, o.v0, o.v1, off, base))
+        return false;
+    len = s.pre * (s.lc < 0 ? te[s.q - 1].d : s.lc == 0 ? o.v0 : o.v1);
+    return true;
 }
 
-/* Read item i of a tile (src row k = i / rwords, its word j): the word's
-   elements that lie in the row go to buffer row k.  CHECK (the host
+/* Read item i of a tile (src run r = i / words, its word j): the word's
+   elements that lie in the run go to buffer row r.  CHECK (the host
    emulation): got[] marks every buffer element written, once. */
-template <typename T, bool CHECK>
+template <typename T, int AW, bool CHECK>
 __host__ __device__ __forceinline__ bool subword_read(const SubSpec &a, const Origin &o, const T *src, uint32_t i,
                                                       T *buf, unsigned char *got)
 {
-    constexpr uint32_t E = 4 / sizeof(T);
-    uint32_t vA, vK;
-    sub_extents(a, o, vA, vK);
-    const uint32_t k = hqdiv(i, a.rwords), j = i - k * a.rwords.d;
-    if (k >= vK) return true;
-    const uint64_t row = (uint64_t)(uintptr_t)(src + o.sb + (int64_t)k * a.sK), end = row + (uint64_t)vA * sizeof(T);
-    const uint64_t w = (row & ~(uint64_t)3) + 4u * j;
+    constexpr uint32_t E = AW / sizeof(T);
+    const uint32_t r = hqdiv(i, a.r.words), j = i - r * a.r.words.d;
+    int64_t off;
+    uint32_t base, len;
+    if (r >= a.r.rows || !sub_row(a.r, a.t.nt, a.t.rte, a.t.rss, nullptr, o, r, off, base, len)) return true;
+    const uint64_t row = (uint64_t)(uintptr_t)(src + o.sb + off), end = row + (uint64_t)len * sizeof(T);
+    const uint64_t w = (row & ~(uint64_t)(AW - 1)) + (uint64_t)AW * j;
     if (w >= end) return true;
-    const bool whole = w >= a.src_lo && w + 4 <= a.src_hi;
-    const uint32_t v = whole ? sub_load(w) : 0;
+    const bool whole = w >= a.src_lo && w + AW <= a.src_hi;
+    Pack<T, AW> u;
+    if (whole) u.v = sub_load<AW>(w);
+    if (whole && w >= row && w + AW <= end) { /* the word inside the run: one offset for its elements */
+        const uint32_t pos = r * a.pitch + (uint32_t)((w - row) / sizeof(T));
+        DEVICE_UNROLL
+        for (uint32_t e = 0; e < E; e++) {
+            if (CHECK) {
+                if (got[pos + e]) return false;
+                got[pos + e] = 1;
+            }
+            buf[pos + e] = u.e[e];
+        }
+        return true;
+    }
     DEVICE_UNROLL
     for (uint32_t e = 0; e < E; e++) {
         const uint64_t x = w + e * sizeof(T);
         if (x < row || x >= end) continue;
-        const uint32_t c = (uint32_t)((x - row) / sizeof(T)), pos = k * a.pitch + c;
-        const T val = whole ? (T)(v >> (8 * sizeof(T) * e)) : *(const T *)(uintptr_t)x;
+        const uint32_t pos = r * a.pitch + (uint32_t)((x - row) / sizeof(T));
+        const T val = whole ? u.e[e] : *(const T *)(uintptr_t)x;
         if (CHECK) {
             if (got[pos]) return false;
             got[pos] = 1;
@@ -344,55 +394,72 @@ __host__ __device__ __forceinline__ bool subword_read(const SubSpec &a, const Or
     return true;
 }
 
-/* Write item i of a tile: dst row r = i / wwords (a transpose: A index c,
-   the row runs along K; kept rows: K index k, the row runs along A), its
-   word j.  Element x of dst row r sits at buffer x * xs + r * rs. */
-template <typename T, bool CHECK>
+/* Write item i of a tile: dst run r = i / words, its word j.  The word's
+   elements x0, x0 + 1, .. of the run: their coordinates along the run's
+   axes (dst order) stepped with carries, buffer positions through bst. */
+template <typename T, int AW, bool CHECK>
 __host__ __device__ __forceinline__ bool subword_write(const SubSpec &a, const Origin &o, T *dst, uint32_t i,
                                                        const T *buf, const unsigned char *got)
 {
-    constexpr uint32_t E = 4 / sizeof(T);
-    uint32_t vA, vK;
-    sub_extents(a, o, vA, vK);
-    const uint32_t r = hqdiv(i, a.wwords), j = i - r * a.wwords.d, nrows = a.rows ? vK : vA, len = a.rows ? vA : vK;
-    if (r >= nrows) return true;
-    const uint64_t row = (uint64_t)(uintptr_t)(dst + o.db + (int64_t)r * a.dR), end = row + (uint64_t)len * sizeof(T);
-    const uint64_t w = (row & ~(uint64_t)3) + 4u * j;
+    constexpr uint32_t E = AW / sizeof(T);
+    const uint32_t r = hqdiv(i, a.w.words), j = i - r * a.w.words.d;
+    int64_t off;
+    uint32_t base, len;
+    if (r >= a.w.rows || !sub_row(a.w, a.t.nt, a.t.wte, a.t.wds, a.bst, o, r, off, base, len)) return true;
+    const uint64_t row = (uint64_t)(uintptr_t)(dst + o.db + off), end = row + (uint64_t)len * sizeof(T);
+    const uint64_t w = (row & ~(uint64_t)(AW - 1)) + (uint64_t)AW * j;
     if (w >= end) return true;
-    const uint32_t rb = r * a.rs;
-    if (CHECK) /* every element this word takes was read */
-        for (uint32_t e = 0; e < E; e++) {
-            const uint64_t x = w + e * sizeof(T);
-            if (x >= row && x < end && !got[(uint32_t)((x - row) / sizeof(T)) * a.xs + rb]) return false;
-        }
-    if (w >= row && w + 4 <= end) {
-        const uint32_t x0 = (uint32_t)((w - row) / sizeof(T));
-        uint32_t v = 0;
-        DEVICE_UNROLL
-        for (uint32_t e = 0; e < E; e++) v |= (uint32_t)buf[(x0 + e) * a.xs + rb] << (8 * sizeof(T) * e);
-        sub_store(w, v);
-        return true;
+    /* the first element of the word inside the run, and its coordinates */
+    const uint32_t x0 = w >= row ? (uint32_t)((w - row) / sizeof(T)) : 0;
+    uint32_t c[FDX_MAX_RANK] = {0}, pos = base, rest = x0;
+    DEVICE_UNROLL
+    for (int q = 0; q < FDX_MAX_RANK; q++) {
+        if (q >= a.w.q) break;
+        const uint32_t d = hqdiv(rest, a.t.wte[q]);
+        c[q] = rest - d * a.t.wte[q].d;
+        rest = d;
+        pos += c[q] * a.bst[q];
     }
+    Pack<T, AW> u;
+    bool full = w >= row && w + AW <= end;
     DEVICE_UNROLL
     for (uint32_t e = 0; e < E; e++) {
         const uint64_t x = w + e * sizeof(T);
-        if (x >= row && x < end) *(T *)(uintptr_t)x = buf[(uint32_t)((x - row) / sizeof(T)) * a.xs + rb];
+        if (x < row || x >= end) continue; /* outside the run: before its first element or past its last */
+        if (CHECK && !got[pos]) return false;
+        if (full) u.e[e] = buf[pos];
+        else *(T *)(uintptr_t)x = buf[pos];
+        /* the next element: step the run's axes */
+        pos += a.bst[0];
+        if (++c[0] == a.t.wte[0].d) {
+            c[0] = 0;
+            pos -= a.t.wte[0].d * a.bst[0];
+            DEVICE_UNROLL
+            for (int q = 1; q < FDX_MAX_RANK; q++) {
+                if (q >= a.w.q) break;
+                pos += a.bst[q];
+                if (++c[q] < a.t.wte[q].d) break;
+                c[q] = 0;
+                pos -= a.t.wte[q].d * a.bst[q];
+            }
+        }
     }
+    if (full) sub_store<AW>(w, u.v);
     return true;
 }
 
-template <typename T>
+template <typename T, int AW>
 __global__ void __launch_bounds__(THREADS) subword_kernel(T *__restrict__ dst, const T *__restrict__ src, SubSpec a)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *buf = reinterpret_cast<T *>(smem_raw);
     const Origin o = tile_origin<false>(a.t, blockIdx.x, 0);
-    const uint32_t nr = a.TB * a.rwords.d, nw = a.wrows * a.wwords.d;
+    const uint32_t nr = a.r.rows * a.r.words.d, nw = a.w.rows * a.w.words.d;
 #pragma unroll 4
-    for (uint32_t i = threadIdx.x; i < nr; i += THREADS) subword_read<T, false>(a, o, src, i, buf, nullptr);
+    for (uint32_t i = threadIdx.x; i < nr; i += THREADS) subword_read<T, AW, false>(a, o, src, i, buf, nullptr);
     __syncthreads();
 #pragma unroll 4
-    for (uint32_t i = threadIdx.x; i < nw; i += THREADS) subword_write<T, false>(a, o, dst, i, buf, nullptr);
+    for (uint32_t i = threadIdx.x; i < nw; i += THREADS) subword_write<T, AW, false>(a, o, dst, i, buf, nullptr);
 }
 
 struct SquareArgs {
@@ -625,31 +692,63 @@ fdx_status launch_tiles(void *dst, const void *src, const fdx_perm_plan *p, cuda
     return FDX_OK;
 }
 
-/* The sub-word kernel's view of a plan (plan->subword: 1- and 2-byte words). */
-template <typename T>
+/* One side of a sub-word tile: its tile axes in order ax[0..nt) (src or dst
+   order), their strides on that side (str, by merged axis); the run = the
+   first q axes while each continues the previous one whole. */
+template <int AW>
+fdx_status sub_side(const fdx_perm_plan *p, const int *ax, int nt, const int64_t *str, size_t elem, SubSide *s)
+{
+    FDX_CHECK(nt >= 1 && str[ax[0]] == 1, FDX_ERR_INTERNAL,
+              "sub-word tile: the fastest tile axis of a side (%d) is not contiguous there", nt ? ax[0] : -1);
+    int q = 1;
+    while (q < nt && p->te[ax[q - 1]] == p->n[ax[q - 1]] && str[ax[q]] == str[ax[q - 1]] * p->n[ax[q - 1]]) q++;
+    s->q = q;
+    s->pre = 1;
+    for (int i = 0; i + 1 < q; i++) s->pre *= (uint32_t)p->te[ax[i]];
+    const int last = ax[q - 1];
+    s->lc = last == p->cut[0] ? 0 : last == p->cut[1] ? 1 : -1;
+    s->rows = 1;
+    for (int i = q; i < nt; i++) s->rows *= (uint32_t)p->te[ax[i]];
+    for (int c = 0; c < 2; c++) {
+        s->rc[c] = -1;
+        for (int i = q; i < nt; i++)
+            if (ax[i] == p->cut[c]) s->rc[c] = i - q;
+    }
+    s->words = fd(((uint64_t)s->pre * (uint64_t)p->te[last] * elem + AW - 1) / AW + 1);
+    return FDX_OK;
+}
+
+/* The sub-word kernel's view of a plan (plan->subword = AW: elements
+   narrower than the AW-byte access word). */
+template <typename T, int AW>
 fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, int64_t *ntiles, size_t *smem)
 {
     SubSpec a;
     memset(&a, 0, sizeof a);
+    FDX_CHECK(sizeof(T) < AW && p->subword == AW, FDX_ERR_INTERNAL, "sub-word tile: %d-byte words, access word %d",
+              p->word, p->subword);
     FDX_TRY(tile_spec(p, false, &a.t, ntiles));
-    /* kept rows (ROWS plans): K is the next src axis, dst rows run along A */
-    const int rows = p->s[0] == 0, K = rows ? 1 : p->s[0];
-    FDX_CHECK(sizeof(T) <= 2 && p->R == 1 && p->te[0] == p->TA && p->te[K] == p->TB && p->ss[0] == 1 &&
-                  p->ds[rows ? 0 : K] == 1 && a.t.nt == (p->TA > 1) + (p->TB > 1) &&
-                  (p->cut[0] == -1 || p->cut[0] == 0) && (p->cut[1] == -1 || p->cut[1] == K),
-              FDX_ERR_INTERNAL, "sub-word tile: plan of word %d, R %lld, tile %d x %d on axes 0, %d does not fit",
-              p->word, (long long)p->R, p->TA, p->TB, K);
-    a.TA = (uint32_t)p->TA, a.TB = (uint32_t)p->TB, a.pitch = a.TA | 1u;
-    a.rwords = fd((a.TA * sizeof(T) + 3) / 4 + 1);
-    a.rows = rows;
-    a.wrows = rows ? a.TB : a.TA;
-    a.wwords = fd(((rows ? a.TA : a.TB) * sizeof(T) + 3) / 4 + 1);
-    a.xs = rows ? 1 : a.pitch, a.rs = rows ? a.pitch : 1;
-    a.sK = p->ss[K], a.dR = rows ? p->ds[K] : p->ds[0];
+    int rax[FDX_MAX_RANK], wax[FDX_MAX_RANK], nr = 0, nw = 0;
+    for (int q = 0; q < p->rank; q++) {
+        if (p->te[q] > 1) rax[nr++] = q;
+        if (p->te[p->s[q]] > 1) wax[nw++] = p->s[q];
+    }
+    FDX_TRY(sub_side<AW>(p, rax, nr, p->ss, sizeof(T), &a.r));
+    FDX_TRY(sub_side<AW>(p, wax, nw, p->ds, sizeof(T), &a.w));
+    a.run = a.r.pre * (uint32_t)p->te[rax[a.r.q - 1]];
+    a.pitch = a.run | 1u;
+    /* buffer strides in write order: a src run axis by its place in the
+       run, a row axis by rows of pitch */
+    for (int i = 0; i < nw; i++) {
+        const uint32_t lin = a.t.wlin[i];
+        int in_run = 0;
+        for (int k = 0; k < a.r.q; k++) in_run |= rax[k] == wax[i];
+        a.bst[i] = in_run ? lin : lin / a.run * a.pitch;
+    }
     a.src_lo = (uint64_t)(uintptr_t)src, a.src_hi = a.src_lo + (uint64_t)p->count * sizeof(T);
-    *smem = (size_t)a.TB * a.pitch * sizeof(T);
-    FDX_CHECK(*smem <= 48 * 1024, FDX_ERR_INTERNAL, "sub-word tile %u x %u: %zu bytes of shared memory", a.TA, a.TB,
-              *smem);
+    *smem = (size_t)a.r.rows * a.pitch * sizeof(T);
+    FDX_CHECK(*smem <= 48 * 1024, FDX_ERR_INTERNAL, "sub-word tile of %u runs of %u: %zu bytes of shared memory",
+              a.r.rows, a.run, *smem);
     *out = a;
     return FDX_OK;
 }
@@ -657,7 +756,7 @@ fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, i
 /* The sub-word kernel run on the host, block after block, every read item
    before any write item: each buffer element written once, every element a
    dst word takes read. */
-template <typename T>
+template <typename T, int AW>
 fdx_status emulate_subword(T *dst, const T *src, const SubSpec &a, int64_t ntiles, size_t smem)
 {
     const size_t n = smem / sizeof(T);
@@ -669,16 +768,16 @@ fdx_status emulate_subword(T *dst, const T *src, const SubSpec &a, int64_t ntile
         return fdx_fail(FDX_ERR_NOMEM, "emulated sub-word tile of %zu bytes", smem);
     }
     fdx_status st = FDX_OK;
-    const uint32_t nr = a.TB * a.rwords.d, nw = a.wrows * a.wwords.d;
+    const uint32_t nr = a.r.rows * a.r.words.d, nw = a.w.rows * a.w.words.d;
     for (int64_t tl = 0; tl < ntiles && st == FDX_OK; tl++) {
         const Origin o = tile_origin<false>(a.t, (uint32_t)tl, 0);
         memset(got, 0, n);
         for (uint32_t i = 0; i < nr && st == FDX_OK; i++)
-            if (!subword_read<T, true>(a, o, src, i, buf, got))
+            if (!subword_read<T, AW, true>(a, o, src, i, buf, got))
                 st = fdx_fail(FDX_ERR_INTERNAL, "sub-word tile %lld: read item %u writes a buffer element twice",
                               (long long)tl, i);
         for (uint32_t i = 0; i < nw && st == FDX_OK; i++)
-            if (!subword_write<T, true>(a, o, dst, i, buf, got))
+            if (!subword_write<T, AW, true>(a, o, dst, i, buf, got))
                 st = fdx_fail(FDX_ERR_INTERNAL, "sub-word tile %lld: write item %u takes an element never read",
                               (long long)tl, i);
     }
@@ -687,20 +786,32 @@ fdx_status emulate_subword(T *dst, const T *src, const SubSpec &a, int64_t ntile
     return st;
 }
 
-/* A sub-word plan on the device (on_host: emulated, host buffers). */
-template <typename T>
-fdx_status run_subword(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
+/* A sub-word plan with AW-byte words on the device (on_host: emulated, host buffers). */
+template <typename T, int AW>
+fdx_status run_subword_aw(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
 {
-    if constexpr (sizeof(T) > 2) return fdx_fail(FDX_ERR_INTERNAL, "sub-word tile for %d-byte words", p->word);
+    if constexpr (sizeof(T) >= AW)
+        return fdx_fail(FDX_ERR_INTERNAL, "sub-word tile of %d-byte words for %d-byte elements", AW, p->word);
     else {
         SubSpec a;
         int64_t ntiles;
         size_t smem = 0;
-        FDX_TRY(subword_spec<T>(p, src, &a, &ntiles, &smem));
-        if (on_host) return emulate_subword<T>((T *)dst, (const T *)src, a, ntiles, smem);
-        subword_kernel<T><<<(unsigned)ntiles, THREADS, smem, st>>>((T *)dst, (const T *)src, a);
+        FDX_TRY((subword_spec<T, AW>(p, src, &a, &ntiles, &smem)));
+        if (on_host) return emulate_subword<T, AW>((T *)dst, (const T *)src, a, ntiles, smem);
+        subword_kernel<T, AW><<<(unsigned)ntiles, THREADS, smem, st>>>((T *)dst, (const T *)src, a);
         FDX_CUDA_CHECK_LAUNCH("subword_kernel");
         return FDX_OK;
+    }
+}
+
+template <typename T>
+fdx_status run_subword(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
+{
+    switch (p->subword) {
+    case 4: return run_subword_aw<T, 4>(dst, src, p, st, on_host);
+    case 8: return run_subword_aw<T, 8>(dst, src, p, st, on_host);
+    case 16: return run_subword_aw<T, 16>(dst, src, p, st, on_host);
+    default: return fdx_fail(FDX_ERR_INTERNAL, "sub-word tile with %d-byte access words", p->subword);
     }
 }
 

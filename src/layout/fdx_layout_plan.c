@@ -167,11 +167,10 @@ static int64_t tile_run(const fdx_perm_plan *p, const int64_t *te, int dst, int 
    the tile stays within tile_words, then lets the cut axes fill the rest,
    in equal chunks when there are few, else ending on 32- (or 8-) word
    multiples.  A short fastest axis (runs of 5 or 7 words) is thus
-   extended by the next axes of its side.  Returns 0 when more than two
-   axes would be cut (the kernel checks two). */
-static int choose_packed(fdx_perm_plan *p)
+   extended by the next axes of its side.  tw: the tile's words.  Returns 0
+   when more than two axes would be cut (the kernel checks two). */
+static int choose_packed(fdx_perm_plan *p, int64_t tw)
 {
-    const int64_t tw = tile_words(p);
     int64_t words = 1;
     for (int a = 0; a < p->rank; a++) p->te[a] = 1;
     for (;;) {
@@ -215,13 +214,23 @@ static void tile_2d(fdx_perm_plan *p, int A, int K)
 
 /* Which tile the CUDA tile kernel moves.  H100, 2026-11-22 (round 2): the
    2D tile wins except where it writes runs shorter than a 128-byte line
-   (random-03: 7-word runs, 0.46 -> 0.71 with the packed tile). */
+   (random-03: 7-word runs, 0.46 -> 0.71 with the packed tile).  Session 7:
+   also where the 2D tile holds under SMALL_TILE_WORDS because the axis
+   after the fastest is short, kept rows included (random suite, H100,
+   2026-11-23: rt1-090, 3 x 8 words a tile, 0.088; rt1-072, kept rows of 8
+   words with K = 4, 0.357; rt1-136 0.316, rt1-071 0.256: tiles of 24-64
+   words, thousands of blocks moving a few hundred bytes each; not yet
+   measured with packed tiles).  FDX_LAYOUT_KERNEL=small2d keeps the 2D
+   tile there (the A/B). */
+enum { SMALL_TILE_WORDS = 256 };
 static void choose_kernel_tile(fdx_perm_plan *p, int A, int K)
 {
-    int short_writes = p->R * p->TB * p->word < 128;
-    if (kernel_is("packed") || (short_writes && !kernel_is("2d"))) {
+    const int rows = p->kind == FDX_PLAN_ROWS;
+    int short_writes = !rows && p->R * p->TB * p->word < 128,
+        small = p->R * p->TA * p->TB < SMALL_TILE_WORDS && !kernel_is("small2d");
+    if ((!rows && kernel_is("packed")) || ((short_writes || small) && !kernel_is("2d"))) {
         fdx_perm_plan q = *p;
-        if (choose_packed(&q)) {
+        if (choose_packed(&q, tile_words(&q))) {
             *p = q;
             p->packed = 1;
             return;
@@ -245,45 +254,96 @@ static void choose_skew(fdx_perm_plan *p)
     if (p->TB < p->nK && p->TB % sw == 0 && p->dA % sw != 0) p->skew = sw;
 }
 
-/* Sub-word tiles (CUDA, 1- and 2-byte words, the fastest axis moved, R = 1):
-   the tile kernel moves one word per access, so a 1-byte transpose used 1-4
-   bytes of each 32-byte sector it touched (H100, 2026-11-23, random suite:
-   1-byte median 0.157 of copy, 2-byte 0.275).  The sub-word kernel moves
-   aligned 4-byte words on both sides; its tile is SUBWORD_RUN_BYTES along
-   both A and K where the extents allow, the other side growing up to
-   SUBWORD_TILE_BYTES when one is short (A = 45: 45 x 352).  Runs under
-   SUBWORD_MIN_RUN_BYTES on either side (4 x 157 bytes, 16 x 4) and tiles
-   under SUBWORD_MIN_TILE_BYTES (both axes short: 9 x 7) stay on the word
-   kernel's packed tiles: they need tiles over several axes.  Both limits
-   are guesses, not yet measured (FDX_LAYOUT_SUBWORD=0 is the A/B).
-   Kept rows (ROWS plans) whose bytes leave the word at 1 or 2 bytes (odd
-   rows: rt1-111, 5387-byte rows, 0.158) take it too: row pieces of
-   SUBWORD_ROW_BYTES, as many rows as fill the tile.
-   FDX_LAYOUT_SUBWORD=0 turns it off (measurements only). */
+/* Sub-word tiles (CUDA; elements narrower than the access word, the fastest
+   axis moved with R = 1, or kept rows): the tile kernel moves one element
+   per access and pays its index math per element, so small elements were
+   instruction-bound (H100, 2026-11-23, random suite, ratio to a same-size
+   copy: 1-byte median 0.157, 2-byte 0.275, 4-byte 0.585 where 8-byte
+   elements reach 0.82 and the large 8-byte 2D transposes 0.93-0.95).  The
+   sub-word kernel reads and writes aligned words of AW bytes on both sides
+   and exchanges the elements through a buffer.  Session 5 took 1- and
+   2-byte elements with 4-byte words (1-byte median 0.383, 2-byte 0.481);
+   session 7 widens the word to 8 bytes and takes 4-byte elements too (not
+   yet measured: the A/B is FDX_LAYOUT_SUBWORD=4, the session-5 path, and
+   =8 / =16 for every element narrower than that, 8-byte ones included;
+   =0 is the word kernel everywhere).
+   Tile: dst runs of 32 words (one warp-wide store a tile row; 128 bytes
+   for AW = 4, as session 5) and src runs as long where the tile stays
+   within SUBWORD_TILE_BYTES, the other side growing when one is short (A
+   = 45: 45 x 352 bytes); arrays under SUBWORD_FILL_TILES such tiles get
+   tiles down to SUBWORD_SMALL_TILE_BYTES.  Fastest axes under
+   SUBWORD_2D_RUN_BYTES, or short kept rows (R > 1), take a packed tile
+   over several axes (choose_packed with the same budget).  Runs under SUBWORD_MIN_RUN_BYTES on either side
+   (4 x 157 bytes, 16 x 4) and tiles under SUBWORD_MIN_TILE_BYTES (both axes
+   short: 9 x 7) stay on the word kernel's packed tiles: they need tiles
+   over several axes.  Kept rows (ROWS plans) whose bytes leave the word
+   narrower than AW (odd rows: rt1-111, 5387-byte rows, 0.158) take it too:
+   row pieces of SUBWORD_ROW_BYTES, as many rows as fill the tile. */
 enum {
-    SUBWORD_RUN_BYTES = 128,
+    SUBWORD_RUN_WORDS = 32,
     SUBWORD_ROW_BYTES = 2048,
     SUBWORD_TILE_BYTES = 16384,
     SUBWORD_MIN_RUN_BYTES = 8,
-    SUBWORD_MIN_TILE_BYTES = 1024
+    SUBWORD_MIN_TILE_BYTES = 1024,
+    SUBWORD_2D_RUN_BYTES = 64,
+    SUBWORD_SMALL_TILE_BYTES = 4096,
+    SUBWORD_FILL_TILES = 4 * 132 /* tiles that keep an H100's 132 SMs busy (several a SM) */
 };
+
+/* The access word for `word`-byte elements: FDX_LAYOUT_SUBWORD=4|8|16 asks
+   for that width wherever the element is narrower (=4: session 5's path,
+   1- and 2-byte elements only), =0 for none; by default 8 bytes for
+   elements of 1, 2 and 4 bytes. */
+static int subword_bytes(int word)
+{
+    const char *e = fdx_knob(FDX_KNOB_LAYOUT_SUBWORD);
+    int aw = e ? atoi(e) : 8;
+    if (aw != 4 && aw != 8 && aw != 16) return 0;
+    return word < aw ? aw : 0;
+}
+
 static int choose_subword(fdx_perm_plan *p, int A, int K)
 {
-    const int rows = p->kind == FDX_PLAN_ROWS;
-    if (fdx_knob_is(FDX_KNOB_LAYOUT_SUBWORD, "0") || (!rows && p->kind != FDX_PLAN_TILED) || p->R != 1 || p->word > 2)
-        return 0;
+    const int rows = p->kind == FDX_PLAN_ROWS, aw = subword_bytes(p->word);
+    if (!aw || (!rows && p->kind != FDX_PLAN_TILED)) return 0;
+    /* small arrays: smaller tiles, so that every SM gets a few (a 1 MiB
+       array is 64 tiles of 16 KB); not with AW = 4, session 5's path */
+    int64_t tile_bytes = SUBWORD_TILE_BYTES;
+    while (aw != 4 && tile_bytes > SUBWORD_SMALL_TILE_BYTES && p->count * p->word / tile_bytes < SUBWORD_FILL_TILES)
+        tile_bytes /= 2;
+    const int64_t budget = tile_bytes / p->word;
+    /* short fastest axes (or short kept rows, R > 1): a packed tile grown
+       over the next axes of each side, so both runs are long (session 7;
+       not with AW = 4, session 5's path) */
+    if (p->R > 1 || p->nA * p->word < SUBWORD_2D_RUN_BYTES || (!rows && p->nK * p->word < SUBWORD_2D_RUN_BYTES)) {
+        if (aw == 4) goto two_d;
+        fdx_perm_plan q = *p;
+        int fs, fd;
+        if (!choose_packed(&q, budget) || tile_run(&q, q.te, 0, &fs) * q.word < SUBWORD_MIN_RUN_BYTES ||
+            tile_run(&q, q.te, 1, &fd) * q.word < SUBWORD_MIN_RUN_BYTES)
+            return 0;
+        *p = q;
+        p->packed = 1;
+        p->skew = 0;
+        p->subword = aw;
+        return 1;
+    }
+two_d:
+    if (p->R != 1) return 0;
     if (p->nA * p->word < SUBWORD_MIN_RUN_BYTES || (!rows && p->nK * p->word < SUBWORD_MIN_RUN_BYTES)) return 0;
-    const int64_t run = SUBWORD_RUN_BYTES / p->word, budget = SUBWORD_TILE_BYTES / p->word;
-    int64_t ta = min64(p->nA, run), tb = min64(p->nK, run);
+    int64_t run_d = SUBWORD_RUN_WORDS * aw / p->word, run_s = run_d * run_d <= budget ? run_d : budget / run_d;
+    if (run_s * p->word < SUBWORD_2D_RUN_BYTES && aw != 4) /* a small tile: runs of 64 bytes, if need be both */
+        run_s = min64(SUBWORD_2D_RUN_BYTES / p->word, budget), run_d = budget / run_s;
+    int64_t ta = min64(p->nA, run_s), tb = min64(p->nK, run_d);
     if (rows) ta = min64(p->nA, SUBWORD_ROW_BYTES / p->word), tb = min64(p->nK, budget / ta);
-    else if (ta < run) tb = min64(p->nK, budget / ta);
-    else if (tb < run) ta = min64(p->nA, budget / tb);
+    else if (ta < run_s) tb = min64(p->nK, budget / ta);
+    else if (tb < run_d) ta = min64(p->nA, budget / tb);
     if (ta * tb * p->word < SUBWORD_MIN_TILE_BYTES) return 0;
     p->TA = (int)cut_even(p->nA, ta);
     p->TB = (int)cut_even(p->nK, tb);
     tile_2d(p, A, K);
     p->skew = 0;
-    p->subword = 1;
+    p->subword = aw;
     return 1;
 }
 
@@ -365,7 +425,7 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         choose_kernel_tile(p, A, K);
         choose_skew(p);
     }
-    if (p->kind == FDX_PLAN_ROWS && !choose_subword(p, A, K)) tile_2d(p, A, K); /* kept rows: the tile kernel too */
+    if (p->kind == FDX_PLAN_ROWS && !choose_subword(p, A, K)) choose_kernel_tile(p, A, K); /* kept rows: the tile kernel too */
     int64_t blocks = (p->nA + p->TA - 1) / p->TA * ((p->nK + p->TB - 1) / p->TB);
     for (int b = 0; b < p->nb; b++) blocks *= p->bn[b];
     FDX_CHECK(blocks < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",

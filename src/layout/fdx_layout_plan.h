@@ -60,10 +60,11 @@ typedef struct fdx_perm_plan {
     /* CUDA tile kernel: sector-skewed 2D tile rows (see choose_skew), the
        sector in words (32 bytes / word), 0: none. */
     int skew;
-    /* CUDA sub-word tile (1- and 2-byte words, the fastest axis moved, R = 1):
-       the 2D tile (TA x TB on A and K) read and written as aligned 4-byte
-       words, the elements exchanged through a byte-addressed buffer (see
-       subword_read / subword_write in fdx_layout_cuda.cu); 0: the word kernel. */
+    /* CUDA sub-word tile (elements narrower than the access word, the
+       fastest axis moved with R = 1, or kept rows): the 2D tile (TA x TB on
+       A and K) read and written as aligned words of `subword` bytes (4, 8,
+       16), the elements exchanged through a buffer (see subword_read /
+       subword_write in fdx_layout_cuda.cu); 0: the word kernel. */
     int subword;
 } fdx_perm_plan;
 

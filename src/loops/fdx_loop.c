@@ -94,6 +94,8 @@ void fdx_loop_destroy(fdx_loop **pl)
     if (l->scratch) be->free(l->scratch);
     free(l->pend_v);
     free(l->pend_l);
+    free(l->part.hv); /* a run in parts left unfinished (an error) */
+    free(l->part.hl);
     free(l->body);
     free(l);
     *pl = NULL;

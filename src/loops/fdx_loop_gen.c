@@ -160,7 +160,10 @@ static void diag_index(fdx_sb *t, const fdx_array *arr, const char *name, const 
    elements, in 32-bit arithmetic: sum of index * stride, the strides from
    the layout engine's offset function.  Half the registers and
    instructions of 64-bit index arithmetic (the layout engine's expression,
-   kept for larger arrays); the compiler widens once, at the pointer. */
+   kept for larger arrays); the compiler widens once, at the pointer.
+   The GPU printer only: on x86-64 the C compiler cannot fold a truncated
+   (int) index into 64-bit addressing and sign-extends it at every use
+   (LU's rhs 30% slower on the CPU backend). */
 static void linear_index(fdx_sb *t, const fdx_array *arr, const char *const *nm)
 {
     int64_t idx[FDX_MAX_RANK] = {0};
@@ -209,7 +212,7 @@ static fdx_status prelude(fdx_cg *cg, const fdx_loop *l, int cuda)
         fdx_sb_printf(&t, ") (fdx_p_%s[", l->arg[a].name);
         if (arr->layout.diag != FDX_DIAG_NONE) {
             diag_index(&t, arr, l->arg[a].name, np);
-        } else if (fdx_array_count(arr) < ((int64_t)1 << 31)) {
+        } else if (cuda && fdx_array_count(arr) < ((int64_t)1 << 31)) {
             linear_index(&t, arr, np);
         } else {
             fdx_status st = fdx_layout_emit_index_sb(&arr->layout, arr->shape, np, &t);
@@ -349,7 +352,9 @@ static void cpu_kernel(fdx_cg *cg, const fdx_loop *l, const loop_geom *g)
     fdx_cg_stmt(par, "(void)fdx_mv");
     fdx_cg_stmt(par, "long long *fdx_ml = fdx_al + fdx_per * omp_get_thread_num()");
     fdx_cg_stmt(par, "(void)fdx_ml");
-    fdx_cg_node *step = fdx_cg_for(par, FDX_CG_LOOP, "long long fdx_T = 0; fdx_T <= fdx_steps; fdx_T++");
+    /* the steps [T0, T1) of the run (all unless a run in parts) */
+    fdx_cg_node *step = fdx_cg_for(par, FDX_CG_LOOP, "long long fdx_T = fdx_ri[%d]; fdx_T <= fdx_steps && fdx_T < fdx_ri[%d]; fdx_T++",
+                                   LOOP_RI_STEPS, LOOP_RI_STEPS + 1);
     fdx_cg_stmt(step, "long long fdx_slo = fdx_T > %lldLL ? (fdx_T - %lldLL + %lldLL - 1) / %lldLL : 0", (long long)g->tmax,
                 (long long)g->tmax, (long long)g->dist, (long long)g->dist);
     fdx_cg_stmt(step, "long long fdx_shi = fdx_T / %lldLL", (long long)g->dist);
@@ -367,10 +372,14 @@ static void cpu_kernel(fdx_cg *cg, const fdx_loop *l, const loop_geom *g)
             at = fdx_cg_for(at, FDX_CG_LOOP, "long long fdx_x%d = 0; fdx_x%d < %lldLL; fdx_x%d++", d, d, (long long)g->n[d], d);
     fdx_cg_stmt(at, "const long long fdx_t = fdx_T - %lldLL * fdx_s", (long long)g->dist);
     fdx_cg_stmt(at, "(void)fdx_t");
-    fdx_loop_gen_solve(cg, at, g);
+    /* the fast index in t (split over distributed units): solved inside
+       the inner loop, from each fast index */
+    int fast_in_t = g->plane[g->fast] && g->solved != g->fast;
+    if (!fast_in_t) fdx_loop_gen_solve(cg, at, g);
     fdx_cg_node *inner = fdx_cg_for(at, share_fast ? FDX_CG_LOOP_WORKSHARE : FDX_CG_LOOP,
                                     "long long fdx_x%d = 0; fdx_x%d < %lldLL; fdx_x%d++", g->fast, g->fast,
                                     (long long)g->n[g->fast], g->fast);
+    if (fast_in_t) fdx_loop_gen_solve(cg, inner, g);
     acc_names acc = {fdx_cg_fmt(cg, "fdx_mv[fdx_s * %d + ", nr), "]", fdx_cg_fmt(cg, "fdx_ml[fdx_s * %d + ", nr), "]"};
     fdx_loop_gen_point(cg, inner, l, g, acc);
     fdx_cg_barrier(step, NULL);

@@ -48,9 +48,11 @@ FDX_HIDDEN int64_t fdx_loop_red_identity_int(const loop_red *r);
 FDX_HIDDEN void fdx_loop_red_fold(const loop_red *r, double v, int64_t l, double *bv, int64_t *bl);
 
 /* Run-time integers of a launch: the range's lower bounds, then the
-   origins of shifted arrays (slot LOOP_RI_ORIGIN + a * FDX_MAX_RANK + x). */
+   origins of shifted arrays (slot LOOP_RI_ORIGIN + a * FDX_MAX_RANK + x),
+   then the steps [T0, T1) the CPU kernel walks (a run in parts). */
 #define LOOP_RI_ORIGIN FDX_LOOP_MAX_RANK
-#define LOOP_RI_COUNT (FDX_LOOP_MAX_RANK + FDX_LOOP_MAX_ARGS * FDX_MAX_RANK)
+#define LOOP_RI_STEPS (FDX_LOOP_MAX_RANK + FDX_LOOP_MAX_ARGS * FDX_MAX_RANK)
+#define LOOP_RI_COUNT (LOOP_RI_STEPS + 2)
 
 /* The launch geometry both code generators share.  PARALLEL: every point
    at once.  ACROSS: t = sum over the plane axes of (idx - lo) runs 0..tmax;
@@ -91,6 +93,25 @@ FDX_HIDDEN void fdx_loop_grid_chunks(const loop_geom *g, int64_t c[3]);
    dim[1] is 1 and each step puts its sweeps in flight on y. */
 FDX_HIDDEN void fdx_loop_launch_shape(const fdx_loop *l, const loop_geom *g, int sm_count, unsigned dim[3],
                                       unsigned block[2]);
+
+/* A run being launched: kernel, geometry, arguments and reduction
+   partials (fdx_loop_run.c); kept by the loop while a run in parts
+   (fdx_loop_steps_*) is under way. */
+typedef struct loop_launch {
+    loop_geom g;
+    fdx_kernel *k;
+    int times;
+    void *stream;
+    int64_t nblk;
+    unsigned dim[3], block[2];
+    double sc[LOOP_MAX_SCALARS];
+    long long ri[LOOP_RI_COUNT];
+    void *ptr[FDX_LOOP_MAX_ARGS];
+    double *hv;     /* host partials [sweep][block][reduction] */
+    long long *hl;
+    size_t count;
+    void *pv, *pl;  /* CUDA: the partials on the device */
+} loop_launch;
 
 typedef struct loop_kentry {
     char *source;
@@ -142,6 +163,14 @@ struct fdx_loop {
     void *graph[LOOP_GRAPHS], *graph_key[LOOP_GRAPHS], *graph_stream;
     unsigned long graph_used[LOOP_GRAPHS], graph_clock;
     int graph_off;
+    /* Distributed ACROSS (fdx_dacross.c): sweeps at least dist_min
+       hyperplanes apart, and the indices in plane_axes (bits) kept in the
+       hyperplane sum t (a split axis: every unit's steps then line up with
+       the global wavefront); a run in parts keeps its launch in `part`. */
+    int dist_min;
+    unsigned plane_axes;
+    int in_parts;
+    loop_launch part;
 };
 
 /* Releases the loop's graph and its key (a kernel it names may go). */
@@ -155,6 +184,16 @@ FDX_HIDDEN fdx_status fdx_loop_run_deferred(fdx_loop *l, int times, void *stream
 FDX_HIDDEN fdx_status fdx_loop_finish(fdx_loop *l);
 /* 1 while a deferred run's results are not finished. */
 FDX_HIDDEN int fdx_loop_pending(const fdx_loop *l);
+
+/* A run of `times` sweeps in parts, for distributed ACROSS loops: begin
+   plans, moves, compiles and starts the reductions (*last: the run's last
+   step, tmax + dist * (times - 1)); steps launches the steps [T0, T1) of
+   the wavefront on the run's stream (no host wait); end marks the written
+   arrays.  The reductions are deferred (fdx_loop_finish folds the last
+   sweep's partials, which stay on the device until then). */
+FDX_HIDDEN fdx_status fdx_loop_steps_begin(fdx_loop *l, int times, void *stream, long long *last);
+FDX_HIDDEN fdx_status fdx_loop_steps(fdx_loop *l, long long T0, long long T1);
+FDX_HIDDEN fdx_status fdx_loop_steps_end(fdx_loop *l);
 
 /* Body analysis: fills arg[].drive from the accessor calls in the body;
    for ACROSS loops checks the accesses to written arrays (star-shaped,

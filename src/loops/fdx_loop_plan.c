@@ -160,9 +160,12 @@ static void geometry(const fdx_loop *l, fdx_backend_kind target, loop_geom *g)
     int wmax = 0;
     for (int d = 0; d < l->rank; d++) wmax = l->width[d] > wmax ? l->width[d] : wmax;
     g->dist = wmax + 1;
+    /* distributed ACROSS: sweeps further apart (slack between exchanges) */
+    if (l->dist_min > g->dist) g->dist = l->dist_min;
     /* The CPU walks the fast index sequentially inside each point of the
-       plane (contiguous lines); the GPU puts every dependent index in t. */
-    if (target == FDX_BACKEND_CPU && l->width[g->fast] > 0) g->seq = g->fast;
+       plane (contiguous lines); the GPU puts every dependent index in t, as
+       the CPU does for an index split over units (plane_axes). */
+    if (target == FDX_BACKEND_CPU && l->width[g->fast] > 0 && !(l->plane_axes >> g->fast & 1)) g->seq = g->fast;
     for (int d = 0; d < l->rank; d++) {
         g->plane[d] = l->width[d] > 0 && d != g->seq;
         if (g->plane[d]) g->tmax += g->n[d] - 1;

@@ -44,35 +44,32 @@ static fdx_status kernel_for(fdx_loop *l, const char *src, const char *entry, fd
     return FDX_OK;
 }
 
-/* Partials: [sweep][block][reduction], values and linear iterations. */
-typedef struct partials {
-    double *v;
-    long long *l;
-    size_t count;
-} partials;
-
-static fdx_status partials_init(fdx_loop *l, size_t slots, partials *h)
+/* Reduction partials [sweep][block][reduction] of a launch on the host,
+   identities to start with; the slot after them flags the CPU kernel's
+   accumulator allocation failure. */
+static fdx_status partials_init(fdx_loop *l, size_t slots, loop_launch *L)
 {
-    h->count = slots * (size_t)l->nreds;
-    h->v = malloc(sizeof(double) * (h->count + 1));
-    h->l = malloc(sizeof(long long) * (h->count + 1));
-    if (!h->v || !h->l) {
-        free(h->v);
-        free(h->l);
-        return fdx_fail(FDX_ERR_NOMEM, "out of memory for %zu reduction partials of loop '%s'", h->count, l->name);
+    L->count = slots * (size_t)l->nreds;
+    L->hv = malloc(sizeof(double) * (L->count + 1));
+    L->hl = malloc(sizeof(long long) * (L->count + 1));
+    if (!L->hv || !L->hl) {
+        free(L->hv);
+        free(L->hl);
+        L->hv = NULL, L->hl = NULL;
+        return fdx_fail(FDX_ERR_NOMEM, "out of memory for %zu reduction partials of loop '%s'", L->count, l->name);
     }
-    for (size_t q = 0; q < h->count; q++) {
+    for (size_t q = 0; q < L->count; q++) {
         const loop_red *r = &l->red[q % (size_t)l->nreds];
-        h->v[q] = fdx_loop_red_identity(r->op);
-        h->l[q] = fdx_loop_red_identity_int(r);
+        L->hv[q] = fdx_loop_red_identity(r->op);
+        L->hl[q] = fdx_loop_red_identity_int(r);
     }
-    h->v[h->count] = 0;
-    h->l[h->count] = 0;
+    L->hv[L->count] = 0;
+    L->hl[L->count] = 0;
     return FDX_OK;
 }
 
 /* Results of the last sweep from its `blocks` partial slots. */
-static void partials_fold(fdx_loop *l, const partials *h, size_t first_slot, size_t blocks)
+static void partials_fold(fdx_loop *l, const double *hv, const long long *hl, size_t first_slot, size_t blocks)
 {
     for (int r = 0; r < l->nreds; r++) {
         loop_red *red = &l->red[r];
@@ -80,7 +77,7 @@ static void partials_fold(fdx_loop *l, const partials *h, size_t first_slot, siz
         int64_t lin = fdx_loop_red_identity_int(red);
         for (size_t b = 0; b < blocks; b++) {
             size_t q = (first_slot + b) * (size_t)l->nreds + (size_t)r;
-            fdx_loop_red_fold(red, h->v[q], h->l[q], &v, &lin);
+            fdx_loop_red_fold(red, hv[q], hl[q], &v, &lin);
         }
         red->value = v;
         red->ivalue = fdx_loop_red_is_int(red) ? lin : 0;
@@ -88,57 +85,15 @@ static void partials_fold(fdx_loop *l, const partials *h, size_t first_slot, siz
     }
 }
 
-/* The launch's run-time integers: lower bounds and shifted arrays' origins. */
+/* The launch's run-time integers: lower bounds, shifted arrays' origins,
+   and the steps [T0, T1) the CPU kernel walks (all of them by default). */
 static void runtime_ints(const fdx_loop *l, long long *ri)
 {
     memset(ri, 0, sizeof(long long) * LOOP_RI_COUNT);
     for (int d = 0; d < l->rank; d++) ri[d] = l->lo[d];
     for (int a = 0; a < l->nargs; a++)
         for (int x = 0; x < l->arg[a].array->rank; x++) ri[LOOP_RI_ORIGIN + a * FDX_MAX_RANK + x] = l->arg[a].origin[x];
-}
-
-static fdx_status run_cpu(fdx_loop *l, const loop_geom *g, int times)
-{
-    char *src = NULL;
-    FDX_TRY(fdx_loop_gen_cpu(l, g, &src));
-    fdx_kernel *k = NULL;
-    fdx_status st = kernel_for(l, src, "fdx_loop_entry", &k);
-    free(src);
-    FDX_TRY(st);
-    partials h = {0};
-    if (l->nreds) FDX_TRY(partials_init(l, (size_t)times, &h));
-    void *ptr[FDX_LOOP_MAX_ARGS], *args[FDX_LOOP_MAX_ARGS + 5];
-    long long ri[LOOP_RI_COUNT];
-    long long *rip = ri;
-    runtime_ints(l, ri);
-    int n = 0;
-    for (int a = 0; a < l->nargs; a++) {
-        ptr[a] = l->arg[a].array->device;
-        args[n++] = &ptr[a];
-    }
-    double *sc = l->scalar;
-    args[n++] = &sc;
-    args[n++] = &times;
-    long long dummy_l = 0;
-    double dummy_v = 0;
-    double *rv = l->nreds ? h.v : &dummy_v;
-    long long *rl = l->nreds ? h.l : &dummy_l;
-    args[n++] = &rv;
-    args[n++] = &rl;
-    args[n++] = &rip;
-    fdx_launch_dims dims = {{1, 1, 1}, {1, 1, 1}, 0};
-    st = fdx_ctx_ops(l->ctx)->launch(k, &dims, args, NULL);
-    /* the slot after the partials flags the accumulators' allocation failure */
-    if (st == FDX_OK && rl[l->nreds ? h.count : 0] == -2) st = fdx_fail(FDX_ERR_NOMEM, "loop '%s': out of memory for reduction accumulators", l->name);
-    if (st == FDX_OK && l->nreds && l->defer) {
-        /* done already on the CPU; folded when finished, as on the GPU */
-        l->pending = 1, l->pend_v = h.v, l->pend_l = h.l, l->pend_first = (size_t)(times - 1), l->pend_blocks = 1;
-        return FDX_OK;
-    }
-    if (st == FDX_OK && l->nreds) partials_fold(l, &h, (size_t)(times - 1), 1);
-    free(h.v);
-    free(h.l);
-    return st;
+    ri[LOOP_RI_STEPS + 1] = LLONG_MAX;
 }
 
 /* Grid kernel: up to a block per chunk (y and z at most 65535, the kernel
@@ -208,13 +163,13 @@ void fdx_loop_graph_drop(fdx_loop *l)
    that repeat; FDX_LOOP_GRAPH=0 launches every step. */
 #define GRAPH_MIN_LAUNCHES 8
 
-/* The steps of the geometry, each a launch with its sweeps in flight on y
+/* The steps [T0, T1) of the geometry, each a launch with its sweeps in flight on y
    (*T and *s0: the addresses the kernel's arguments name). */
 static fdx_status launch_steps(const fdx_loop *l, const loop_geom *g, fdx_kernel *k, void **args, long long *T,
-                               long long *s0, const launch_key *key, void *stream)
+                               long long *s0, const launch_key *key, long long T0, long long T1, void *stream)
 {
     const fdx_backend *be = fdx_ctx_ops(l->ctx);
-    for (*T = 0; *T <= key->steps; (*T)++) {
+    for (*T = T0 > 0 ? T0 : 0; *T <= key->steps && *T < T1; (*T)++) {
         long long slo = *T > g->tmax ? (*T - g->tmax + g->dist - 1) / g->dist : 0;
         long long shi = *T / g->dist;
         if (shi > key->times - 1) shi = key->times - 1;
@@ -243,7 +198,7 @@ static fdx_status launch_run(fdx_loop *l, const loop_geom *g, fdx_kernel *k, voi
                              const launch_key *key, void *stream)
 {
     if (l->graph_off || key->steps + 1 < GRAPH_MIN_LAUNCHES || fdx_knob_is(FDX_KNOB_LOOP_GRAPH, "0"))
-        return launch_steps(l, g, k, args, T, s0, key, stream);
+        return launch_steps(l, g, k, args, T, s0, key, 0, LLONG_MAX, stream);
     int q = -1;
     for (int i = 0; i < LOOP_GRAPHS && q < 0; i++)
         if (l->graph_key[i] && memcmp(l->graph_key[i], key, sizeof *key) == 0) q = i;
@@ -262,109 +217,150 @@ static fdx_status launch_run(fdx_loop *l, const loop_geom *g, fdx_kernel *k, voi
         l->graph_key[q] = malloc(sizeof *key);
         if (l->graph_key[q]) memcpy(l->graph_key[q], key, sizeof *key);
         l->graph_used[q] = ++l->graph_clock;
-        return launch_steps(l, g, k, args, T, s0, key, stream);
+        return launch_steps(l, g, k, args, T, s0, key, 0, LLONG_MAX, stream);
     }
     l->graph_used[q] = ++l->graph_clock;
     if (!l->graph[q]) {
         fdx_status st = fdx_loop_graph_begin(&l->graph_stream);
         if (st == FDX_OK) {
-            st = launch_steps(l, g, k, args, T, s0, key, l->graph_stream);
+            st = launch_steps(l, g, k, args, T, s0, key, 0, LLONG_MAX, l->graph_stream);
             fdx_status end = fdx_loop_graph_end(l->graph_stream, st == FDX_OK, &l->graph[q]);
             if (st == FDX_OK) st = end;
         }
         if (st != FDX_OK || !l->graph[q]) {
             FDX_INFO("loop '%s': launching every step (no graph: %s)", l->name, fdx_last_error());
             l->graph_off = 1;
-            return launch_steps(l, g, k, args, T, s0, key, stream);
+            return launch_steps(l, g, k, args, T, s0, key, 0, LLONG_MAX, stream);
         }
     }
     return fdx_loop_graph_launch(l->graph[q], stream);
 }
 
-static fdx_status run_cuda(fdx_loop *l, const loop_geom *g, int times, void *user_stream)
+static int on_cuda(const fdx_loop *l) { return fdx_ctx_backend(l->ctx) == FDX_BACKEND_CUDA; }
+
+static void launch_release(loop_launch *L)
 {
-    void *stream = fdx_ctx_stream(l->ctx, user_stream);
+    free(L->hv);
+    free(L->hl);
+    L->hv = NULL, L->hl = NULL;
+}
+
+/* Everything the launches of a run need: the kernel for the current
+   layouts, the launch shape, the arguments, and the reduction partials
+   set to their identities (on the device for CUDA). */
+static fdx_status launch_prepare(fdx_loop *l, const loop_geom *g, int times, void *user_stream, loop_launch *L)
+{
     const fdx_backend *be = fdx_ctx_ops(l->ctx);
+    int cuda = on_cuda(l);
+    memset(L, 0, sizeof *L);
+    L->g = *g;
+    L->times = times;
+    L->stream = cuda ? fdx_ctx_stream(l->ctx, user_stream) : NULL;
     char *src = NULL;
-    FDX_TRY(fdx_loop_gen_cuda(l, g, &src));
-    fdx_kernel *k = NULL;
-    fdx_status st = kernel_for(l, src, "fdx_loop_kernel", &k);
+    FDX_TRY(cuda ? fdx_loop_gen_cuda(l, g, &src) : fdx_loop_gen_cpu(l, g, &src));
+    fdx_status st = kernel_for(l, src, cuda ? "fdx_loop_kernel" : "fdx_loop_entry", &L->k);
     free(src);
     FDX_TRY(st);
-    unsigned dim[3], block[2];
-    fdx_loop_launch_shape(l, g, fdx_ctx_device(l->ctx)->sm_count, dim, block);
-    int64_t nblk = (int64_t)dim[0] * dim[1] * dim[2];
+    L->dim[0] = L->dim[1] = L->dim[2] = 1;
+    L->block[0] = L->block[1] = 1;
+    if (cuda) fdx_loop_launch_shape(l, g, fdx_ctx_device(l->ctx)->sm_count, L->dim, L->block);
+    L->nblk = (int64_t)L->dim[0] * L->dim[1] * L->dim[2];
+    memcpy(L->sc, l->scalar, sizeof L->sc);
+    runtime_ints(l, L->ri);
+    for (int a = 0; a < l->nargs; a++) L->ptr[a] = l->arg[a].array->device;
+    if (!l->nreds) return FDX_OK;
+    FDX_TRY(partials_init(l, (size_t)times * (size_t)L->nblk, L));
+    if (!cuda) return FDX_OK;
+    size_t need = L->count * (sizeof(double) + sizeof(long long));
+    if (need > l->partials_bytes) {
+        if (l->partials) be->free(l->partials);
+        l->partials = NULL;
+        l->partials_bytes = 0;
+        FDX_TRY_GOTO(st, be->alloc(need, &l->partials), fail);
+        l->partials_bytes = need;
+    }
+    L->pv = l->partials;
+    L->pl = (char *)l->partials + L->count * sizeof(double);
+    FDX_TRY_GOTO(st, be->copy(L->pv, L->hv, L->count * sizeof(double), FDX_COPY_H2D, L->stream), fail);
+    FDX_TRY_GOTO(st, be->copy(L->pl, L->hl, L->count * sizeof(long long), FDX_COPY_H2D, L->stream), fail);
+    return FDX_OK;
+fail:
+    launch_release(L);
+    return st;
+}
 
-    partials h = {0};
-    void *pv = NULL, *pl = NULL;
-    if (l->nreds) {
-        FDX_TRY(partials_init(l, (size_t)times * (size_t)nblk, &h));
-        size_t need = h.count * (sizeof(double) + sizeof(long long));
-        if (need > l->partials_bytes) {
-            if (l->partials) be->free(l->partials);
-            l->partials = NULL;
-            l->partials_bytes = 0;
-            FDX_TRY_GOTO(st, be->alloc(need, &l->partials), done);
-            l->partials_bytes = need;
-        }
-        pv = l->partials;
-        pl = (char *)l->partials + h.count * sizeof(double);
-        FDX_TRY_GOTO(st, be->copy(pv, h.v, h.count * sizeof(double), FDX_COPY_H2D, stream), done);
-        FDX_TRY_GOTO(st, be->copy(pl, h.l, h.count * sizeof(long long), FDX_COPY_H2D, stream), done);
-    }
-    struct {
-        double v[LOOP_MAX_SCALARS];
-    } sc;
-    memcpy(sc.v, l->scalar, sizeof sc.v);
-    struct {
-        long long v[LOOP_RI_COUNT];
-    } ri;
-    runtime_ints(l, ri.v);
-    void *ptr[FDX_LOOP_MAX_ARGS], *args[FDX_LOOP_MAX_ARGS + 6];
+/* The steps [T0, T1) of the run (whole: all of them, replayed from a
+   graph where one pays).  The CPU kernel walks the steps itself. */
+static fdx_status launch_range(fdx_loop *l, loop_launch *L, long long T0, long long T1, int whole)
+{
+    const fdx_backend *be = fdx_ctx_ops(l->ctx);
+    void *args[FDX_LOOP_MAX_ARGS + 6];
     int n = 0;
-    for (int a = 0; a < l->nargs; a++) {
-        ptr[a] = l->arg[a].array->device;
-        args[n++] = &ptr[a];
-    }
-    long long T = 0, s0 = 0;
-    args[n++] = &sc;
-    args[n++] = &ri;
-    args[n++] = &T;
-    args[n++] = &s0;
-    args[n++] = &pv;
-    args[n++] = &pl;
-    launch_key key;
-    memset(&key, 0, sizeof key);
-    key.k = k;
-    memcpy(key.ptr, ptr, sizeof(void *) * (size_t)l->nargs);
-    key.pv = pv, key.pl = pl;
-    memcpy(key.sc, sc.v, sizeof key.sc);
-    memcpy(key.ri, ri.v, sizeof key.ri);
-    key.steps = g->tmax + g->dist * (times - 1);
-    key.times = times;
-    memcpy(key.dim, dim, sizeof key.dim);
-    memcpy(key.block, block, sizeof key.block);
-    FDX_TRY_GOTO(st, launch_run(l, g, k, args, &T, &s0, &key, stream), done);
-    if (l->nreds && l->defer) {
-        /* the partials stay in l->partials until fdx_loop_finish */
-        l->pending = 1, l->pend_stream = stream, l->pend_count = h.count;
-        l->pend_first = (size_t)(times - 1) * (size_t)nblk, l->pend_blocks = (size_t)nblk;
-        l->pend_v = h.v, l->pend_l = h.l;
+    for (int a = 0; a < l->nargs; a++) args[n++] = &L->ptr[a];
+    if (!on_cuda(l)) {
+        double *sc = L->sc, dummy_v = 0, *rv = l->nreds ? L->hv : &dummy_v;
+        long long dummy_l = 0, *rl = l->nreds ? L->hl : &dummy_l, *rip = L->ri;
+        int times = L->times;
+        L->ri[LOOP_RI_STEPS] = T0;
+        L->ri[LOOP_RI_STEPS + 1] = T1;
+        args[n++] = &sc;
+        args[n++] = &times;
+        args[n++] = &rv;
+        args[n++] = &rl;
+        args[n++] = &rip;
+        fdx_launch_dims dims = {{1, 1, 1}, {1, 1, 1}, 0};
+        FDX_TRY(be->launch(L->k, &dims, args, NULL));
+        if (rl[l->nreds ? L->count : 0] == -2)
+            return fdx_fail(FDX_ERR_NOMEM, "loop '%s': out of memory for reduction accumulators", l->name);
         return FDX_OK;
     }
-    if (l->nreds) {
-        FDX_TRY_GOTO(st, be->copy(h.v, pv, h.count * sizeof(double), FDX_COPY_D2H, stream), done);
-        FDX_TRY_GOTO(st, be->copy(h.l, pl, h.count * sizeof(long long), FDX_COPY_D2H, stream), done);
-        FDX_TRY_GOTO(st, be->stream_sync(stream), done);
-        partials_fold(l, &h, (size_t)(times - 1) * (size_t)nblk, (size_t)nblk);
-    } else if (!user_stream && !fdx_ctx_get_stream(l->ctx)) {
+    long long T = 0, s0 = 0;
+    args[n++] = L->sc;
+    args[n++] = L->ri;
+    args[n++] = &T;
+    args[n++] = &s0;
+    args[n++] = &L->pv;
+    args[n++] = &L->pl;
+    launch_key key;
+    memset(&key, 0, sizeof key);
+    key.k = L->k;
+    memcpy(key.ptr, L->ptr, sizeof(void *) * (size_t)l->nargs);
+    key.pv = L->pv, key.pl = L->pl;
+    memcpy(key.sc, L->sc, sizeof key.sc);
+    memcpy(key.ri, L->ri, sizeof key.ri);
+    key.steps = L->g.tmax + L->g.dist * (L->times - 1);
+    key.times = L->times;
+    memcpy(key.dim, L->dim, sizeof key.dim);
+    memcpy(key.block, L->block, sizeof key.block);
+    if (whole) return launch_run(l, &L->g, L->k, args, &T, &s0, &key, L->stream);
+    return launch_steps(l, &L->g, L->k, args, &T, &s0, &key, T0, T1, L->stream);
+}
+
+/* After the launches: the last sweep's reductions folded, or left on the
+   device for fdx_loop_finish (a deferred run); takes the partials. */
+static fdx_status launch_complete(fdx_loop *l, loop_launch *L, void *user_stream)
+{
+    const fdx_backend *be = fdx_ctx_ops(l->ctx);
+    fdx_status st = FDX_OK;
+    size_t first = (size_t)(L->times - 1) * (size_t)L->nblk;
+    if (l->nreds && l->defer) {
+        l->pending = 1, l->pend_stream = L->stream, l->pend_count = L->count;
+        l->pend_first = first, l->pend_blocks = (size_t)L->nblk;
+        l->pend_v = L->hv, l->pend_l = L->hl;
+        L->hv = NULL, L->hl = NULL;
+        return FDX_OK;
+    }
+    if (l->nreds && on_cuda(l)) {
+        st = be->copy(L->hv, L->pv, L->count * sizeof(double), FDX_COPY_D2H, L->stream);
+        if (st == FDX_OK) st = be->copy(L->hl, L->pl, L->count * sizeof(long long), FDX_COPY_D2H, L->stream);
+        if (st == FDX_OK) st = be->stream_sync(L->stream);
+    } else if (on_cuda(l) && !user_stream && !fdx_ctx_get_stream(l->ctx)) {
         /* NULL means "wait" only without a context stream: with one, later
            work on that stream is ordered after this run anyway */
-        FDX_TRY_GOTO(st, be->stream_sync(stream), done);
+        st = be->stream_sync(L->stream);
     }
-done:
-    free(h.v);
-    free(h.l);
+    if (st == FDX_OK && l->nreds) partials_fold(l, L->hv, L->hl, first, (size_t)L->nblk);
+    launch_release(L);
     return st;
 }
 
@@ -375,17 +371,14 @@ fdx_status fdx_loop_finish(fdx_loop *l)
     if (!l->pending) return FDX_OK;
     l->pending = 0;
     fdx_status st = FDX_OK;
-    if (fdx_ctx_backend(l->ctx) == FDX_BACKEND_CUDA) {
+    if (on_cuda(l)) {
         const fdx_backend *be = fdx_ctx_ops(l->ctx);
         void *pv = l->partials, *pl = (char *)l->partials + l->pend_count * sizeof(double);
         st = be->copy(l->pend_v, pv, l->pend_count * sizeof(double), FDX_COPY_D2H, l->pend_stream);
         if (st == FDX_OK) st = be->copy(l->pend_l, pl, l->pend_count * sizeof(long long), FDX_COPY_D2H, l->pend_stream);
         if (st == FDX_OK) st = be->stream_sync(l->pend_stream);
     }
-    if (st == FDX_OK) {
-        partials h = {l->pend_v, l->pend_l, l->pend_count};
-        partials_fold(l, &h, l->pend_first, l->pend_blocks);
-    }
+    if (st == FDX_OK) partials_fold(l, l->pend_v, l->pend_l, l->pend_first, l->pend_blocks);
     free(l->pend_v);
     free(l->pend_l);
     l->pend_v = NULL, l->pend_l = NULL;
@@ -401,23 +394,72 @@ fdx_status fdx_loop_run_deferred(fdx_loop *l, int times, void *stream)
     return st;
 }
 
-fdx_status fdx_loop_run_repeated(fdx_loop *l, int times, void *stream)
+/* Before a run's launches: the last deferred results, the plan, the
+   arrays current on the context's side and moved to the planned layouts. */
+static fdx_status run_prologue(fdx_loop *l, int times, void *stream, loop_geom *g)
 {
     FDX_CHECK(l, FDX_ERR_INVALID, "fdx_loop_run: loop is NULL");
+    FDX_CHECK(!l->in_parts, FDX_ERR_INVALID, "loop '%s': a run in parts is under way", l->name);
     /* a deferred run's results first: its partials share the scratch */
     if (l->pending) FDX_TRY(fdx_loop_finish(l));
     FDX_CHECK(times >= 1, FDX_ERR_INVALID, "loop '%s': repetition count %d is below 1", l->name, times);
     FDX_CHECK(l->body, FDX_ERR_INVALID, "loop '%s' has no body (fdx_loop_body)", l->name);
     fdx_loop_decision d;
-    loop_geom g;
-    FDX_TRY(fdx_loop_decide(l, FDX_BACKEND_AUTO, &d, &g));
+    FDX_TRY(fdx_loop_decide(l, FDX_BACKEND_AUTO, &d, g));
     for (int a = 0; a < l->nargs; a++) FDX_TRY(fdx_loop_actual_before(l->arg[a].array));
-    FDX_TRY(fdx_loop_apply(l, &d, stream));
-    fdx_status st = fdx_ctx_backend(l->ctx) == FDX_BACKEND_CUDA ? run_cuda(l, &g, times, stream) : run_cpu(l, &g, times);
-    FDX_TRY(st);
+    return fdx_loop_apply(l, &d, stream);
+}
+
+static void run_epilogue(fdx_loop *l)
+{
     for (int a = 0; a < l->nargs; a++)
         if (l->arg[a].access & FDX_WRITE) fdx_loop_actual_written(l->arg[a].array);
+}
+
+fdx_status fdx_loop_run_repeated(fdx_loop *l, int times, void *stream)
+{
+    loop_geom g;
+    FDX_TRY(run_prologue(l, times, stream, &g));
+    loop_launch L;
+    FDX_TRY(launch_prepare(l, &g, times, stream, &L));
+    fdx_status st = launch_range(l, &L, 0, LLONG_MAX, 1);
+    if (st == FDX_OK) st = launch_complete(l, &L, stream);
+    launch_release(&L);
+    FDX_TRY(st);
+    run_epilogue(l);
     return FDX_OK;
 }
 
 fdx_status fdx_loop_run(fdx_loop *l, void *stream) { return fdx_loop_run_repeated(l, 1, stream); }
+
+/* ---- a run in parts (distributed ACROSS: fdx_dacross.c) ---------------------- */
+
+fdx_status fdx_loop_steps_begin(fdx_loop *l, int times, void *stream, long long *last)
+{
+    loop_geom g;
+    FDX_TRY(run_prologue(l, times, stream, &g));
+    FDX_TRY(launch_prepare(l, &g, times, stream, &l->part));
+    l->in_parts = 1;
+    *last = g.tmax + g.dist * (times - 1);
+    return FDX_OK;
+}
+
+fdx_status fdx_loop_steps(fdx_loop *l, long long T0, long long T1)
+{
+    FDX_CHECK(l->in_parts, FDX_ERR_INTERNAL, "loop '%s': steps outside a run in parts", l->name);
+    return T0 < T1 ? launch_range(l, &l->part, T0, T1, 0) : FDX_OK;
+}
+
+fdx_status fdx_loop_steps_end(fdx_loop *l)
+{
+    if (!l->in_parts) return FDX_OK;
+    l->in_parts = 0;
+    int defer = l->defer;
+    l->defer = 1;
+    fdx_status st = launch_complete(l, &l->part, l->part.stream);
+    l->defer = defer;
+    launch_release(&l->part);
+    FDX_TRY(st);
+    run_epilogue(l);
+    return FDX_OK;
+}

@@ -21,8 +21,11 @@ struct fdx_pml {
     fdx_pml_desc d;
     fdx_pml_job job;
     void *aux, *tab; /* backend memory: the memory variables, the coefficients */
-    int64_t count;   /* elements of aux */
-    long long npsi, nterm; /* points of pass 1 and pass 2 */
+    int64_t count;   /* elements of the state: psi_a and zeta_a of every axis, the checkpoint's layout */
+    int64_t total;   /* elements of aux: the state, then the fused pass's second psi of every axis */
+    long long psi1[3], psi2[3]; /* offsets of axis a's two psi buffers (the first is the state's) */
+    int flip;          /* fused pass: 1 when the current psi is in the second buffer */
+    long long npsi, nterm; /* points of pass 1 and of the strips */
 };
 
 void fdx_pml_profile(const fdx_pml_desc *d, int a, double x, double *damp, double *shift)
@@ -53,7 +56,33 @@ static void coefs(const fdx_pml_desc *d, int a, double x, double *b, double *c)
     *c = damp > 0 ? damp * (*b - 1) / (damp + shift) : 0;
 }
 
-static fdx_status check_desc(const fdx_pml_desc *d)
+/* A block: inside the grid, and along each axis it does not span either
+   clear of the layer's reach or holding it whole with room for the
+   neighbour's shadow (r points), which steps its shadow's points as this
+   block does: a point of the layer with its psi, D-psi or zeta in another
+   unit would need the memory exchanged. */
+static fdx_status check_block(const fdx_pml_desc *d)
+{
+    int whole = d->extent[0] == 0 && d->extent[1] == 0 && d->extent[2] == 0;
+    if (whole) return FDX_OK;
+    long long reach = d->width + d->r - 1; /* the first point past every term: 2r + m - 1 */
+    for (int a = 0; a < d->rank; a++) {
+        long long o = d->origin[a], e = d->extent[a], n = d->n[a];
+        FDX_CHECK(o >= 0 && e > 0 && o + e <= n, FDX_ERR_INVALID, "pml: block %lld..%lld of axis %d outside 0..%lld",
+                  o, o + e - 1, a, n - 1);
+        if (e == n) continue;
+        int lo = o == 0, hi = o + e == n;
+        long long need = reach + 2LL * d->r; /* the layer, then the neighbour's shadow before it */
+        FDX_CHECK(!(lo && e < need) && !(hi && e < need) && (lo || hi || (o >= reach && o + e <= n - reach)),
+                  FDX_ERR_INVALID,
+                  "pml: a unit holds points %lld..%lld of axis %d; a %d-cell layer at order %d needs the units at "
+                  "its faces to hold %lld points each (fewer units or a longer axis)",
+                  o, o + e - 1, a, d->width, 2 * d->r, need - d->r);
+    }
+    return FDX_OK;
+}
+
+fdx_status fdx_pml_check(const fdx_pml_desc *d)
 {
     FDX_CHECK(d->rank == 2 || d->rank == 3, FDX_ERR_INVALID, "pml: rank %d (2 or 3)", d->rank);
     FDX_CHECK(d->r >= 1 && d->r <= FDX_PML_MAX_R, FDX_ERR_INVALID, "pml: stencil radius %d (1..%d)", d->r,
@@ -70,49 +99,77 @@ static fdx_status check_desc(const fdx_pml_desc *d)
     FDX_CHECK(d->power >= 1 && d->power <= 4, FDX_ERR_INVALID, "pml: profile power %d (1..4)", d->power);
     FDX_CHECK(isfinite(d->alpha_max) && d->alpha_max >= 0, FDX_ERR_INVALID, "pml: frequency shift %g (finite, >= 0)",
               d->alpha_max);
-    return FDX_OK;
+    return check_block(d);
 }
 
-/* The geometry of both passes; pass 2's shell of unknowns as disjoint boxes:
-   for axis a its two slabs, across the axes before a only their middles (the
-   slabs of those axes have their own boxes), across the later axes all. */
-static fdx_status make_job(const fdx_pml_desc *d, fdx_pml_job *J, long long *npsi, long long *nterm,
-                           int64_t *count)
+/* The geometry in the block's indices: the slabs' positions, the term-free
+   zone, the unknowns, and the strips as disjoint boxes: for axis a its two
+   strips, across the axes before a only the zone (the strips of those axes
+   have their own boxes), across the later axes all the unknowns.  The state
+   (psi_a, zeta_a per axis) comes first in aux, the fused pass's second psi
+   of every axis after it. */
+static fdx_status make_job(const fdx_pml_desc *d, int cuda, fdx_pml *p)
 {
+    fdx_pml_job *J = &p->job;
     memset(J, 0, sizeof *J);
     J->rank = d->rank, J->r = d->r, J->m = d->width - d->r;
-    int r = d->r, m = J->m;
-    for (int a = 0; a < 3; a++) J->n[a] = a < d->rank ? d->n[a] : 1;
+    /* The fused pass on CUDA (one pass over the strips' memory instead of
+       two); the two passes on the CPU, where recomputing 2r values of psi
+       a point costs more than a second pass (1.5x the layer's time,
+       docs/notes/apps.md).  FDX_PML_TWOPASS=1 or 0 takes either anywhere. */
+    J->fused = fdx_knob(FDX_KNOB_PML_TWOPASS) ? fdx_knob_is(FDX_KNOB_PML_TWOPASS, "0") : cuda;
+    int r = d->r, m = J->m, whole = d->extent[0] == 0 && d->extent[1] == 0 && d->extent[2] == 0;
+    long long reach = r + m - 1, org[3] = {0, 0, 0};
+    for (int a = 0; a < 3; a++) {
+        J->n[a] = a >= d->rank ? 1 : whole ? d->n[a] : d->extent[a];
+        org[a] = a < d->rank && !whole ? d->origin[a] : 0;
+    }
     J->st[0] = 1, J->st[1] = J->n[0], J->st[2] = J->n[0] * J->n[1];
-    long long off = 0, reach = r + m - 1;
-    *npsi = 0;
+    for (int a = 0; a < 3; a++) {
+        long long n = a < d->rank ? d->n[a] : 1;
+        J->ulo[a] = a < d->rank ? (r - org[a] > 0 ? r - org[a] : 0) : 0;
+        J->uhi[a] = a < d->rank ? (n - r - org[a] < J->n[a] ? n - r - org[a] : J->n[a]) : 1;
+        J->pos[a][0] = r - 1 - org[a], J->pos[a][1] = n - r - m - org[a];
+        J->zone[a][0] = r + reach - org[a], J->zone[a][1] = n - r - reach - org[a];
+    }
+    long long off = 0;
+    p->npsi = 0;
     for (int a = 0; a < d->rank; a++) {
         long long e[3] = {J->n[0], J->n[1], J->n[2]};
         e[a] = 2 * m;
         J->sst[a][0] = 1, J->sst[a][1] = e[0], J->sst[a][2] = e[0] * e[1];
-        J->size[a] = e[0] * e[1] * e[2];
-        J->psi[a] = off;
-        off += 2 * J->size[a];
-        J->npsi[a] = 2LL * m;
+        /* A block with no strip of axis a (the middle of a split axis) keeps no memory of it. */
+        int has = J->pos[a][0] + m > 0 || J->pos[a][1] < J->n[a];
+        long long size = has ? e[0] * e[1] * e[2] : 0;
+        J->psi[a] = off, J->zeta[a] = off + size;
+        off += 2 * size;
+        J->npsi[a] = has ? 2LL * m : 0;
         for (int b = 0; b < 3; b++)
-            if (b != a) J->npsi[a] *= b < d->rank ? J->n[b] - 2 * r : 1;
-        *npsi += J->npsi[a];
+            if (b != a) J->npsi[a] *= J->uhi[b] > J->ulo[b] ? J->uhi[b] - J->ulo[b] : 0;
+        p->npsi += J->npsi[a];
     }
-    *count = off;
+    p->count = off;
+    for (int a = 0; a < d->rank; a++) {
+        p->psi1[a] = J->psi[a], p->psi2[a] = off;
+        off += J->zeta[a] - J->psi[a];
+    }
+    p->total = J->fused ? off : p->count;
     /* FDX_PML_INDEX64 takes the 64-bit variant anyway (the tests check both). */
-    J->i32 = off <= INT32_MAX && J->n[0] * J->n[1] * J->n[2] <= INT32_MAX && !fdx_knob(FDX_KNOB_PML_INDEX64);
+    J->i32 = p->total <= INT32_MAX && J->n[0] * J->n[1] * J->n[2] <= INT32_MAX && !fdx_knob(FDX_KNOB_PML_INDEX64);
     long long end = 0;
     for (int a = 0; a < d->rank; a++)
         for (int side = 0; side < 2; side++) {
-            long long lo[3], hi[3], na = J->n[a], pts = 1;
+            long long lo[3], hi[3], pts = 1;
             for (int b = 0; b < 3; b++) {
-                lo[b] = b < d->rank ? r : 0;
-                hi[b] = b < d->rank ? J->n[b] - r : 1;
-                if (b < a) lo[b] = r + reach, hi[b] = J->n[b] - r - reach;
+                lo[b] = J->ulo[b], hi[b] = J->uhi[b];
+                if (b < a) {
+                    if (J->zone[b][0] > lo[b]) lo[b] = J->zone[b][0];
+                    if (J->zone[b][1] < hi[b]) hi[b] = J->zone[b][1];
+                }
             }
-            long long mid = na - r - reach > r + reach ? na - r - reach : r + reach;
-            if (side == 0) hi[a] = r + reach < na - r ? r + reach : na - r;
-            else lo[a] = mid;
+            long long mid = J->zone[a][0] < J->uhi[a] ? J->zone[a][0] : J->uhi[a];
+            if (side == 0) hi[a] = mid;
+            else lo[a] = J->zone[a][1] > mid ? J->zone[a][1] : mid;
             for (int b = 0; b < 3; b++) pts *= hi[b] > lo[b] ? hi[b] - lo[b] : 0;
             if (pts == 0) continue;
             memcpy(J->box_lo[J->nbox], lo, sizeof lo);
@@ -120,7 +177,7 @@ static fdx_status make_job(const fdx_pml_desc *d, fdx_pml_job *J, long long *nps
             end += pts;
             J->box_end[J->nbox++] = end;
         }
-    *nterm = end;
+    p->nterm = end;
     double w2[2 * FDX_PML_MAX_R + 1], x[2 * FDX_PML_MAX_R], ws[2 * FDX_PML_MAX_R];
     FDX_TRY(fdx_fd_weights(2, 2 * r, w2));
     for (int k = 0; k <= r; k++) J->w2[k] = w2[r + k] / (d->h * d->h);
@@ -146,11 +203,11 @@ fdx_status fdx_pml_create(fdx_ctx *ctx, fdx_dtype type, const fdx_pml_desc *d, f
     FDX_CHECK(ctx && d, FDX_ERR_INVALID, "fdx_pml_create: %s is NULL", ctx ? "the description" : "the context");
     FDX_CHECK(type == FDX_FLOAT32 || type == FDX_FLOAT64, FDX_ERR_INVALID, "pml: element type %d (float or double)",
               (int)type);
-    FDX_TRY(check_desc(d));
+    FDX_TRY(fdx_pml_check(d));
     fdx_pml *p = calloc(1, sizeof *p);
     FDX_CHECK(p, FDX_ERR_NOMEM, "no memory for a PML");
     p->ctx = ctx, p->be = fdx_ctx_ops(ctx), p->type = type, p->d = *d;
-    fdx_status st = make_job(d, &p->job, &p->npsi, &p->nterm, &p->count);
+    fdx_status st = make_job(d, fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA, p);
     size_t es = fdx_dtype_size(type), ntab = (size_t)8 * (size_t)p->job.m * (size_t)d->rank;
     double *tab = st == FDX_OK ? malloc(ntab * sizeof(double)) : NULL;
     if (st == FDX_OK && !tab) st = fdx_fail(FDX_ERR_NOMEM, "no memory for the PML's coefficients");
@@ -168,8 +225,11 @@ fdx_status fdx_pml_create(fdx_ctx *ctx, fdx_dtype type, const fdx_pml_desc *d, f
         for (size_t i = 0; i < ntab; i++) ((float *)tab)[i] = (float)tab[i];
     if (st == FDX_OK) st = p->be->alloc(ntab * es, &p->tab);
     if (st == FDX_OK) st = p->be->copy(p->tab, tab, ntab * es, FDX_COPY_H2D, NULL);
-    if (st == FDX_OK) st = p->be->alloc((size_t)p->count * es, &p->aux);
-    if (st == FDX_OK) st = p->be->memset(p->aux, 0, (size_t)p->count * es, NULL);
+    /* At least one element: a block of a split axis's middle with no strip
+       of any axis still gets a valid pointer. */
+    size_t bytes = (size_t)(p->total > 0 ? p->total : 1) * es;
+    if (st == FDX_OK) st = p->be->alloc(bytes, &p->aux);
+    if (st == FDX_OK) st = p->be->memset(p->aux, 0, bytes, NULL);
     if (st == FDX_OK) st = p->be->stream_sync(NULL);
     free(tab);
     if (st != FDX_OK) {
@@ -193,56 +253,65 @@ double fdx_pml_elements(int rank, const int64_t *n, int r, int width)
     for (int a = 0; a < rank; a++) total *= (double)n[a];
     for (int a = 0; a < rank; a++) {
         double w = width < n[a] / 2 ? width : (double)(n[a] / 2), m = w > r ? w - r : 0;
-        e += 2 * (2 * m) * (total / (double)n[a]); /* psi and zeta in 2 slabs of m */
+        e += 3 * (2 * m) * (total / (double)n[a]); /* psi (two buffers) and zeta in 2 slabs of m */
     }
     return e;
 }
 
 int64_t fdx_pml_state_count(const fdx_pml *p) { return p ? p->count : 0; }
 
+/* The current psi of the fused pass may be in the second buffer: the state
+   is psi_a and zeta_a of each axis wherever they are. */
 fdx_status fdx_pml_state_get(fdx_pml *p, void *bytes, void *stream)
 {
-    FDX_TRY(p->be->copy(bytes, p->aux, (size_t)p->count * fdx_dtype_size(p->type), FDX_COPY_D2H, stream));
+    size_t es = fdx_dtype_size(p->type);
+    FDX_TRY(p->be->copy(bytes, p->aux, (size_t)p->count * es, FDX_COPY_D2H, stream));
+    for (int a = 0; p->flip && a < p->d.rank; a++)
+        FDX_TRY(p->be->copy((char *)bytes + (size_t)p->psi1[a] * es, (char *)p->aux + (size_t)p->psi2[a] * es,
+                            (size_t)(p->job.zeta[a] - p->job.psi[a]) * es, FDX_COPY_D2H, stream));
     return p->be->stream_sync(stream);
 }
 
 fdx_status fdx_pml_state_put(fdx_pml *p, const void *bytes, void *stream)
 {
     FDX_TRY(p->be->copy(p->aux, bytes, (size_t)p->count * fdx_dtype_size(p->type), FDX_COPY_H2D, stream));
+    p->flip = 0;
     return p->be->stream_sync(stream);
 }
 
 /* The CPU loops: rows of x with their coordinates known (no per-point
-   index decoding), planes shared out in one parallel region with one
-   barrier, between the passes (a loaded machine makes every barrier dear). */
-#define DEFINE_CPU_STEP(T, I, IT)                                                                                         \
-    static void step_##T##_##I(const fdx_pml_job *J, const T *tab, T *aux, T *next, const T *u, const T *c2)            \
+   index decoding), planes shared out in one parallel region; the two
+   passes (FDX_PML_TWOPASS) with one barrier between them (a loaded machine
+   makes every barrier dear). */
+#define DEFINE_CPU_STEP(T, I, IT)                                                                                  \
+    static void step_##T##_##I(const fdx_pml_job *J, const T *tab, T *aux, T *next, const T *u, const T *c2)     \
     {                                                                                                              \
-        int r = J->r;                                                                                              \
         _Pragma("omp parallel")                                                                                    \
         {                                                                                                          \
-            for (int a = 0; a < J->rank; a++) {                                                                    \
-                IT lo[3], hi[3];                                                                            \
+            for (int a = 0; !J->fused && a < J->rank; a++) {                                                       \
+                IT lo[3], hi[3];                                                                                   \
                 for (int d = 0; d < 3; d++) {                                                                      \
-                    lo[d] = d == a ? 0 : d < J->rank ? r : 0;                                                      \
-                    hi[d] = d == a ? 2 * J->m : d < J->rank ? J->n[d] - r : 1;                                     \
+                    lo[d] = d == a ? 0 : (IT)J->ulo[d];                                                            \
+                    hi[d] = d == a ? 2 * J->m : (IT)J->uhi[d];                                                     \
                 }                                                                                                  \
-                _Pragma("omp for collapse(2) schedule(static) nowait") for (IT k = lo[2]; k < hi[2]; k++)   \
-                    for (IT j = lo[1]; j < hi[1]; j++)                                                      \
-                        for (IT i = lo[0]; i < hi[0]; i++) {                                                \
-                            IT x[3] = {i, j, k};                                                            \
-                            pml_psi_at_##T##_##I(J, tab, aux, u, a, x[a], x);                                            \
+                _Pragma("omp for collapse(2) schedule(static) nowait") for (IT k = lo[2]; k < hi[2]; k++)          \
+                    for (IT j = lo[1]; j < hi[1]; j++)                                                             \
+                        for (IT i = lo[0]; i < hi[0]; i++) {                                                       \
+                            IT x[3] = {i, j, k};                                                                   \
+                            pml_psi_at_##T##_##I(J, tab, aux, u, a, x[a], x);                                      \
                         }                                                                                          \
             }                                                                                                      \
-            _Pragma("omp barrier")                                                                                 \
+            if (!J->fused) {                                                                                       \
+                _Pragma("omp barrier")                                                                             \
+            }                                                                                                      \
             for (int b = 0; b < J->nbox; b++) {                                                                    \
                 IT lo[3], hi[3];                                                                                   \
-                for (int d = 0; d < 3; d++) lo[d] = (IT)J->box_lo[b][d], hi[d] = (IT)J->box_hi[b][d];                                                                  \
-                _Pragma("omp for collapse(2) schedule(static) nowait") for (IT k = lo[2]; k < hi[2]; k++)   \
-                    for (IT j = lo[1]; j < hi[1]; j++)                                                      \
-                        for (IT i = lo[0]; i < hi[0]; i++) {                                                \
-                            IT x[3] = {i, j, k};                                                            \
-                            pml_term_at_##T##_##I(J, tab, aux, next, u, c2, x);                                          \
+                for (int d = 0; d < 3; d++) lo[d] = (IT)J->box_lo[b][d], hi[d] = (IT)J->box_hi[b][d];              \
+                _Pragma("omp for collapse(2) schedule(static) nowait") for (IT k = lo[2]; k < hi[2]; k++)          \
+                    for (IT j = lo[1]; j < hi[1]; j++)                                                             \
+                        for (IT i = lo[0]; i < hi[0]; i++) {                                                       \
+                            IT x[3] = {i, j, k};                                                                   \
+                            pml_term_at_##T##_##I(J, tab, aux, next, u, c2, x);                                    \
                         }                                                                                          \
             }                                                                                                      \
         }                                                                                                          \
@@ -256,7 +325,7 @@ static int same_grid(const fdx_pml *p, const fdx_array *a)
 {
     if (!a || fdx_array_dtype(a) != p->type || fdx_array_rank(a) != p->d.rank) return 0;
     for (int d = 0; d < p->d.rank; d++)
-        if (fdx_array_extent(a, d) != p->d.n[d]) return 0;
+        if (fdx_array_extent(a, d) != p->job.n[d]) return 0;
     return fdx_array_device((fdx_array *)a) != NULL;
 }
 
@@ -270,6 +339,13 @@ fdx_status fdx_pml_step(fdx_pml *p, fdx_array *next, const fdx_array *cur, const
     void *pn = fdx_array_device(next);
     const void *pu = fdx_array_device((fdx_array *)cur), *pc = fdx_array_device((fdx_array *)c2);
     int is_double = p->type == FDX_FLOAT64;
+    /* The fused pass reads the current psi and writes the other buffer,
+       which is current afterwards (queued work keeps its job by value). */
+    for (int a = 0; p->job.fused && a < p->d.rank; a++) {
+        p->job.psi[a] = p->flip ? p->psi2[a] : p->psi1[a];
+        p->job.psi_out[a] = p->flip ? p->psi1[a] : p->psi2[a];
+    }
+    p->flip ^= p->job.fused;
     if (fdx_ctx_backend(p->ctx) == FDX_BACKEND_CUDA) {
 #ifdef FDX_HAVE_CUDA
         int e = fdx_pml_cuda_step(&p->job, is_double, p->tab, p->aux, pn, pu, pc, stream);

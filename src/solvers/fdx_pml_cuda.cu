@@ -1,6 +1,6 @@
-/* fdx_pml_cuda: the PML's two passes on CUDA (compiled ahead of time, one
-   thread per point of the layer, the point code of fdx_pml_point.h).  The
-   launcher returns a cudaError_t as int. */
+/* fdx_pml_cuda: the PML on CUDA, the fused pass or the two passes
+   (compiled ahead of time, one thread per point of the layer, the point
+   code of fdx_pml_point.h).  The launcher returns a cudaError_t as int. */
 #include <cuda_runtime.h>
 
 #include "solvers/fdx_pml_point.h"
@@ -40,7 +40,7 @@ extern "C" int fdx_pml_cuda_step(const fdx_pml_job *J, int is_double, const void
                                  const void *cur, const void *c2, void *stream)
 {
     long long npsi = 0, nterm = J->nbox ? J->box_end[J->nbox - 1] : 0;
-    for (int a = 0; a < J->rank; a++) npsi += J->npsi[a];
+    for (int a = 0; !J->fused && a < J->rank; a++) npsi += J->npsi[a]; /* pass 1: the two passes only */
     cudaStream_t s = (cudaStream_t)stream;
     if (is_double && J->i32) launch_double_i32(J, tab, aux, next, cur, c2, npsi, nterm, s);
     else if (is_double) launch_double_i64(J, tab, aux, next, cur, c2, npsi, nterm, s);

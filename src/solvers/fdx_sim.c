@@ -235,6 +235,7 @@ void fdx_sim_destroy(fdx_sim **ps)
     fdx_array_destroy(&s->next);
     fdx_array_destroy(&s->coef);
     fdx_array_destroy(&s->rhs);
+    fdx_array_destroy(&s->spare);
     if (s->rec_idx_dev) s->be->free(s->rec_idx_dev);
     if (s->rec_buf_dev) s->be->free(s->rec_buf_dev);
     if (s->check_dev) s->be->free(s->check_dev);
@@ -263,6 +264,7 @@ fdx_status fdx_sim_set_field(fdx_sim *s, const double *cur, const double *prev)
     FDX_CHECK(s && cur, FDX_ERR_INVALID, "fdx_sim_set_field: %s is NULL", s ? "the field" : "the simulation");
     FDX_CHECK(!s->drv, FDX_ERR_INVALID, "fdx_sim_set_field: the simulation is driven by the distributed driver");
     s->fresh = 0;
+    s->frames_same = 0; /* the wave's temporal blocking compares them again */
     return set_fields(s, cur, prev, "fdx_sim_set_field");
 }
 
@@ -271,6 +273,16 @@ fdx_status fdx_sim_get_field(fdx_sim *s, double *out)
     FDX_CHECK(s && out, FDX_ERR_INVALID, "fdx_sim_get_field: %s is NULL", s ? "out" : "the simulation");
     FDX_TRY(fdx_sim_pull(s));
     return fdx_sim_download(s, s->cur, out);
+}
+
+fdx_status fdx_sim_field_view(fdx_sim *s, fdx_array **field)
+{
+    if (field) *field = NULL;
+    FDX_CHECK(s && field, FDX_ERR_INVALID, "fdx_sim_field_view: %s is NULL", s ? "field" : "the simulation");
+    FDX_TRY(fdx_sim_pull(s));
+    FDX_TRY(s->be->stream_sync(s->stream)); /* the caller reads it on a stream of its own */
+    *field = s->cur;
+    return FDX_OK;
 }
 
 fdx_status fdx_sim_pull(fdx_sim *s)

@@ -50,8 +50,8 @@ static const key_def KEYS[] = {
     /* The wave's default sponge becomes 0 with conditions; periodic axes refuse one (fdx_sim_wave.c). */
     {"boundary", H | W, K_BOUNDARY, "SPEC", {"insulated", "fixed", ""}, 0, 0, NULL,
      "insulated (heat), fixed (the frame keeps its values) or conditions as fdx stencil --boundary (all=dirichlet:0,x=periodic)"},
-    {"temporal", H, K_TEMPORAL, "off|auto|K", {"auto", "", ""}, 0, 0, NULL,
-     "K steps a pass between outputs (temporal blocking, bit-identical; boundary = fixed, one array)"},
+    {"temporal", H | W, K_TEMPORAL, "off|auto|K", {"auto", "auto", ""}, 0, 0, NULL,
+     "K steps a pass between outputs (temporal blocking, bit-identical; boundary fixed, one array; wave: absorb none, receivers none)"},
     {"init", H, K_ENUM, "I", {"letters", "", ""}, 0, 0, "letters|gaussian|sine|random|file", "initial temperature"},
     {"text", H, K_STR, "TEXT", {"fdx", "", ""}, 0, 0, NULL, "letters of init = letters (the default text: a Gaussian bump on grids too small for it)"},
     {"input", H, K_STR, "FILE", {"", "", ""}, 0, 0, NULL, "HDF5 initial field for init = file"},
@@ -62,10 +62,10 @@ static const key_def KEYS[] = {
     {"f0", W, K_REAL, "HZ", {"", "0", ""}, -1, 1e30, NULL, "Ricker source peak frequency (0: 12 points a wavelength)"},
     {"amplitude", W, K_REAL, "A", {"", "1", ""}, -1, 1e30, NULL, "source amplitude (0: no source)"},
     {"source", W, K_POINTS, "I,J[,K]", {"", "", ""}, 0, 0, NULL, "source grid point (default: centre)"},
-    {"receivers", W, K_POINTS, "I,J[,K];...", {"", "", ""}, 0, 0, NULL, "receiver grid points (default: a line)"},
+    {"receivers", W, K_POINTS, "I,J[,K];...", {"", "", ""}, 0, 0, NULL, "receiver grid points (default: a line; none: no receivers)"},
     {"sponge", W, K_INT, "N", {"", "20", ""}, 0, 1e6, NULL, "absorbing layer width in cells (0: none; by default 0 with boundary conditions, a quarter of an axis of <= 40 points)"},
     {"absorb", W, K_ENUM, "sponge|pml|none", {"", "sponge", ""}, 0, 0, "sponge|pml|none",
-     "what fills the outer `sponge` cells of each face: Cerjan's sponge, a perfectly matched layer (boundary = fixed, one array), or nothing"},
+     "what fills the outer `sponge` cells of each face: Cerjan's sponge, a perfectly matched layer (boundary = fixed; over units without checkpoints), or nothing"},
     {"gpus", H | W, K_INT, "K", {"0", "0", ""}, 0, 16, NULL,
      "run distributed over K units per process (GPUs; CPU units with --backend cpu), 0: one array"},
     {"overlap", H | W, K_ENUM, "on|off", {"on", "on", ""}, 0, 0, "on|off",
@@ -218,6 +218,7 @@ static fdx_status check_value(const key_def *k, const char *v)
     case K_POINTS: {
         int n, d;
         int64_t pts[64][3];
+        if (strcmp(k->name, "receivers") == 0 && strcmp(v, "none") == 0) return FDX_OK;
         return fdx_sim_parse_points(flag, v, 64, &n, pts, &d);
     }
     case K_BOUNDARY: {

@@ -23,6 +23,7 @@ typedef struct unit_extra {
     int64_t *src_step;       /* device: the step the next source kernel adds */
     int nrec, rec[FDX_SIM_MAX_REC]; /* receivers owned here: their numbers */
     void *rec_idx, *rec_buf;        /* device: local indices, nrec x (steps + 1) values */
+    fdx_pml *pml;                   /* wave, absorb = pml: the block's part of the layer */
 } unit_extra;
 
 typedef struct dsim {
@@ -184,9 +185,16 @@ static fdx_status advance(fdx_sim *s, dsim *m)
         unit_extra *x = &m->u[i];
         void *stream = fdx_dist_stream(m->d, i);
         fdx_array *ln = fdx_darray_local(next, i);
-        if (x->src_table) FDX_TRY(fdx_fieldops_add_point_step(ln, x->src, x->src_table, m->src_len, x->src_step, stream));
-        fdx_sim_block b = {{x->origin[0], x->origin[1], x->origin[2]}, x->mirror, -1, 0};
+        /* The one-array order: the PML's terms, the source, the sponge (a
+           PML run has none), so the sums round alike at a source in the layer. */
+        int late = x->pml != NULL;
+        if (x->src_table && !late)
+            FDX_TRY(fdx_fieldops_add_point_step(ln, x->src, x->src_table, m->src_len, x->src_step, stream));
+        fdx_sim_block b = {{x->origin[0], x->origin[1], x->origin[2]}, x->mirror, -1, 0, x->pml,
+                           m->coef ? fdx_darray_local(m->coef, i) : NULL};
         FDX_TRY(fdx_sim_after_update(s, &b, ln, fdx_darray_local(cur, i), s->step, stream));
+        if (x->src_table && late)
+            FDX_TRY(fdx_fieldops_add_point_step(ln, x->src, x->src_table, m->src_len, x->src_step, stream));
     }
     m->f[0] = m->nf == 3 ? prev : cur;
     if (m->nf == 3) m->f[2] = cur;
@@ -253,6 +261,7 @@ static void dsim_free(dsim *m)
         void *dev[4] = {m->u[i].rec_idx, m->u[i].rec_buf, m->u[i].src_table, m->u[i].src_step};
         for (int k = 0; k < 4; k++)
             if (dev[k]) m->be->free(dev[k]);
+        fdx_pml_destroy(&m->u[i].pml);
     }
     for (int k = 0; k < 3; k++) fdx_darray_destroy(&m->f[k]);
     fdx_darray_destroy(&m->coef);
@@ -318,8 +327,9 @@ static fdx_status place_units(fdx_sim *s, dsim *m)
             idx[x->nrec] = local_index(x, g);
             x->rec[x->nrec++] = r;
         }
-        if (x->nrec == 0) continue;
         FDX_TRY(fdx_dist_use(m->d, i));
+        if (s->kind == FDX_SIM_WAVE) FDX_TRY(fdx_sim_wave_pml(s, fdx_dist_ctx(m->d, i), x->origin, x->n, &x->pml));
+        if (x->nrec == 0) continue;
         size_t bytes = es * (size_t)x->nrec * (size_t)(s->steps + 1);
         void *stream = fdx_dist_stream(m->d, i);
         FDX_TRY(m->be->alloc(sizeof(int64_t) * (size_t)x->nrec, &x->rec_idx));

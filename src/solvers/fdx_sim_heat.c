@@ -45,8 +45,10 @@ fdx_status fdx_sim_heat_steps(fdx_sim *s, int64_t n)
     /* cur and next share the fixed frame (spread_initial, restart), as
        fdx_stencil_steps asks of its scratch; the result lands in cur. */
     FDX_TRY(fdx_stencil_steps(s->stencil, s->cur, s->next, n, s->p.temporal, s->stream));
+    s->depth_used = fdx_stencil_steps_depth(s->stencil, s->n, NULL, 0);
     s->step += n;
     return FDX_OK;
 }
 
-const fdx_sim_physics fdx_sim_heat_ops = {.kind = FDX_SIM_HEAT, .levels = 2, .setup = heat_setup, .boundary = heat_boundary};
+const fdx_sim_physics fdx_sim_heat_ops = {.kind = FDX_SIM_HEAT, .levels = 2, .setup = heat_setup, .boundary = heat_boundary,
+                                     .steps = fdx_sim_heat_steps};

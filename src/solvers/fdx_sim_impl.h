@@ -32,6 +32,8 @@ typedef struct fdx_sim_block {
     unsigned faces;    /* faces of the whole grid it holds: bit 2a the lower, 2a+1 the upper face of axis a */
     int64_t src;       /* local index of the wave's source, -1: not in this array */
     int whole;         /* 1: the one-array run (a fused sponge, Poisson's right-hand side) */
+    fdx_pml *pml;      /* the block's PML (a unit of a distributed wave with absorb = pml); NULL: the sim's */
+    fdx_array *coef;   /* with pml: the block's c^2 */
 } fdx_sim_block;
 
 /* One set of operations per physics (fdx_sim_heat.c, _wave.c, _poisson.c);
@@ -56,6 +58,10 @@ typedef struct fdx_sim_physics {
     /* After a step of the run: *stop = 1 ends it early (Poisson's
        convergence; NULL: the run takes all its steps). */
     fdx_status (*converged)(fdx_sim *s, int *stop);
+    /* n steps between two looks at the field at depth p.temporal
+       (temporal blocking, bit for bit as n single steps; NULL: none), the
+       result in cur (and prev); advances s->step. */
+    fdx_status (*steps)(fdx_sim *s, int64_t n);
 } fdx_sim_physics;
 
 FDX_HIDDEN extern const fdx_sim_physics fdx_sim_heat_ops, fdx_sim_wave_ops, fdx_sim_poisson_ops;
@@ -79,6 +85,9 @@ struct fdx_sim {
     fdx_array *cur, *prev, *next; /* rotated each step */
     fdx_array *coef;              /* wave: c^2 */
     fdx_array *rhs;               /* Poisson: f */
+    fdx_array *spare;             /* wave, temporal blocking: a pass's fourth array (fdx_sim_temporal.c) */
+    int frames_same;              /* wave, temporal: cur/prev/next frames 1 equal, -1 not, 0 not yet compared */
+    int depth_used;               /* temporal: steps a pass of the last block (0: none yet) */
     void *stream;
     int insulated;                /* heat */
     double cmin, cmax, f0, t0, amp; /* wave */
@@ -89,6 +98,7 @@ struct fdx_sim {
     int sponge;
     int sponge_fused;               /* the sponge is in the stencil's wave update */
     fdx_pml *pml;                   /* wave, absorb = pml: the layer's memory (fdx_pml.h); NULL otherwise */
+    int pml_width;                  /* wave, absorb = pml: the layer's cells (a distributed run's units make their own) */
     int nrec;
     int64_t rec[FDX_SIM_MAX_REC];
     void *rec_idx_dev, *rec_buf_dev; /* device: indices, nrec x (steps + 1) values */
@@ -116,11 +126,18 @@ FDX_HIDDEN fdx_status fdx_sim_make_array(fdx_sim *s, fdx_array **a);
 /* Heat: n steps through fdx_stencil_steps at depth p.temporal (the
    result in cur); advances s->step. */
 FDX_HIDDEN fdx_status fdx_sim_heat_steps(fdx_sim *s, int64_t n);
+/* Wave: n steps in temporally blocked passes where they are exact (no
+   source inside a pass, equal frames), else one at a time (fdx_sim_temporal.c). */
+FDX_HIDDEN fdx_status fdx_sim_wave_steps(fdx_sim *s, int64_t n);
 /* The heat pictures' colour range: the initial field's. */
 FDX_HIDDEN fdx_status fdx_sim_heat_range(fdx_sim *s);
 
 /* Brings cur/prev up to date when a driver owns the state. */
 FDX_HIDDEN fdx_status fdx_sim_pull(fdx_sim *s);
+/* The PML of a unit's block (global index of its element 0, its extents)
+   on ctx, for a distributed wave with absorb = pml (fdx_sim_wave.c). */
+FDX_HIDDEN fdx_status fdx_sim_wave_pml(const fdx_sim *s, fdx_ctx *ctx, const int64_t *origin, const int64_t *extent,
+                                       fdx_pml **out);
 /* Source term added at grid point src by the step numbered `step`. */
 FDX_HIDDEN double fdx_sim_source_value(const fdx_sim *s, int64_t step);
 

@@ -1,5 +1,6 @@
 /* fdx_sim_params: the typed configuration, parsed once from the key table. */
 #include "solvers/fdx_sim_params.h"
+#include "core/fdx_log.h"
 
 #include "solvers/fdx_sim_impl.h"
 
@@ -65,8 +66,6 @@ fdx_status fdx_sim_params_parse(const fdx_sim_config *c, fdx_sim_params *p)
     p->progress = (fdx_sim_progress)choice(GET("progress"), "auto|bar|lines|off");
     if (k == FDX_SIM_HEAT) {
         p->kappa = atof(GET("kappa"));
-        const char *tb = GET("temporal");
-        p->temporal = strcmp(tb, "off") == 0 ? 0 : strcmp(tb, "auto") == 0 ? -1 : atoi(tb);
         p->init = (fdx_sim_init)choice(GET("init"), "letters|gaussian|sine|random|file");
         copy_str(p->text, sizeof p->text, GET("text"));
         copy_str(p->input, sizeof p->input, GET("input"));
@@ -84,10 +83,16 @@ fdx_status fdx_sim_params_parse(const fdx_sim_config *c, fdx_sim_params *p)
         FDX_TRY(fdx_sim_parse_points("source", GET("source"), 1, &p->nsource, src, &p->source_dims));
         memcpy(p->source, src[0], sizeof p->source);
         p->rec_dims = p->rank;
-        FDX_TRY(fdx_sim_parse_points("receivers", GET("receivers"), FDX_SIM_MAX_REC, &p->nrec, p->rec, &p->rec_dims));
+        p->no_receivers = strcmp(GET("receivers"), "none") == 0;
+        if (!p->no_receivers)
+            FDX_TRY(fdx_sim_parse_points("receivers", GET("receivers"), FDX_SIM_MAX_REC, &p->nrec, p->rec, &p->rec_dims));
         p->sponge = atoi(GET("sponge"));
         p->sponge_is_default = fdx_sim_config_is_default(c, "sponge");
         p->absorb = choice(GET("absorb"), "sponge|pml|none");
+    }
+    if (k != FDX_SIM_POISSON) {
+        const char *tb = GET("temporal");
+        p->temporal = strcmp(tb, "off") == 0 ? 0 : strcmp(tb, "auto") == 0 ? -1 : atoi(tb);
     }
     if (k != FDX_SIM_POISSON) FDX_TRY(parse_boundary(GET("boundary"), p));
     if (k != FDX_SIM_POISSON) {
@@ -104,12 +109,22 @@ fdx_status fdx_sim_params_check_boundary(fdx_sim_params *p)
     /* (Conditions need 3r points on their axes: the grid's own minimum,
        checked in fdx_sim_create, is larger.  Distributed runs take them:
        fdx_sim_dist.c.) */
-    if (p->kind != FDX_SIM_HEAT) return FDX_OK;
+    if (p->kind == FDX_SIM_POISSON) return FDX_OK;
+    int wave = p->kind == FDX_SIM_WAVE;
+    /* The wave's absorbing layer acts every step: Cerjan's sponge unless
+       absorb = none or sponge = 0 (the default sponge is 0 with conditions,
+       which refuse already), the PML always. */
+    int layer = wave && (p->absorb == FDX_SIM_ABSORB_PML ||
+                         (p->absorb == FDX_SIM_ABSORB_SPONGE && (p->sponge > 0 || p->sponge_is_default)));
     const char *why = p->gpus > 0 ? "gpus > 0" : p->insulated ? "boundary = insulated (the mirror runs every step)"
-                      : p->has_bc ? "boundary conditions (every step is one pass)" : NULL;
+                      : p->has_bc ? "boundary conditions (every step is one pass)"
+                      : layer ? "an absorbing layer (it acts every step; use --absorb none)"
+                      : wave && !p->no_receivers ? "receivers (they record every step; use --receivers none)"
+                                                 : NULL;
     /* auto is off where blocking cannot apply; an explicit depth is refused. */
-    FDX_CHECK(!why || p->temporal <= 1, FDX_ERR_INVALID, "temporal: depth %d cannot apply with %s; use --temporal off or --boundary fixed",
-              p->temporal, why);
+    FDX_CHECK(!why || p->temporal <= 1, FDX_ERR_INVALID, "temporal: depth %d cannot apply with %s; use --temporal off%s",
+              p->temporal, why, p->insulated || p->has_bc ? " or --boundary fixed" : "");
+    if (why && p->temporal) FDX_INFO("temporal: one step a pass: %s", why);
     if (why) p->temporal = 0;
     return FDX_OK;
 }

@@ -37,7 +37,7 @@ typedef struct fdx_sim_params {
     fdx_bc_desc bc;
     /* Heat. */
     double kappa;
-    int temporal; /* fdx_stencil_steps' argument: 0 off, -1 auto, K */
+    int temporal; /* heat, wave: fdx_stencil_steps' argument: 0 off, -1 auto, K */
     fdx_sim_init init;
     char text[512], input[512];
     int text_is_default;
@@ -48,6 +48,7 @@ typedef struct fdx_sim_params {
     int nsource, source_dims;          /* 0: the centre */
     int64_t source[3];
     int nrec, rec_dims;                /* 0: the default line */
+    int no_receivers;                  /* receivers = none: nothing recorded */
     int64_t rec[FDX_SIM_MAX_REC][3];
     int sponge, sponge_is_default;
     int absorb;                        /* what fills the sponge cells: FDX_SIM_ABSORB_* */
@@ -62,8 +63,9 @@ typedef struct fdx_sim_params {
 FDX_HIDDEN fdx_status fdx_sim_params_parse(const fdx_sim_config *c, fdx_sim_params *p);
 
 /* The temporal key against the rest of the run: an explicit depth K > 1
-   needs heat's fixed frame and one array (FDX_ERR_INVALID naming the key);
-   auto becomes off where blocking cannot apply.  Sets p->temporal to what
+   needs a fixed frame and one array, the wave also no absorbing layer and
+   no receivers (FDX_ERR_INVALID naming the key); auto becomes off where
+   blocking cannot apply (said at the info level).  Sets p->temporal to what
    the run uses.  (Conditions go with every layout: one array or units.) */
 FDX_HIDDEN fdx_status fdx_sim_params_check_boundary(fdx_sim_params *p);
 

@@ -158,6 +158,7 @@ static fdx_status load_checkpoint(fdx_sim *s, const char *dir)
     /* Fixed walls: the next buffer carries the same boundary values. */
     if (st == FDX_OK) st = fdx_sim_upload_raw(s, s->next, u);
     if (st == FDX_OK && s->prev) st = fdx_sim_upload_raw(s, s->prev, up);
+    s->frames_same = 0; /* the wave's temporal blocking compares them again */
     if (st == FDX_OK) st = fdx_sim_state_load(s, c, path);
     if (st == FDX_OK) fdx_sim_set_step(s, in->step);
     s->fresh = 0;
@@ -165,7 +166,7 @@ static fdx_status load_checkpoint(fdx_sim *s, const char *dir)
     return st;
 }
 
-/* Heat with temporal blocking: the steps up to the next point where the
+/* Temporal blocking (heat, wave): the steps up to the next point where the
    run looks at the field (a picture, field, checkpoint or finiteness
    check, or the end) are one block; the first step alone (it is timed
    apart). */
@@ -203,10 +204,7 @@ static fdx_status summarize(fdx_sim *s, fdx_sim_result *r, const char *dir)
     if (s->kind != FDX_SIM_POISSON) fdx_json_str(&j, "boundary", fdx_sim_config_get(s->cfg, "boundary"));
     if (s->kind == FDX_SIM_WAVE) fdx_json_str(&j, "absorb", fdx_sim_config_get(s->cfg, "absorb"));
     /* Steps a pass through memory of the last block (1: one step a pass). */
-    if (s->kind == FDX_SIM_HEAT) {
-        int depth = s->p.temporal ? fdx_stencil_steps_depth(s->stencil, s->n, NULL, 0) : 1;
-        fdx_json_int(&j, "temporal", depth > 0 ? depth : 1);
-    }
+    if (s->ops->steps) fdx_json_int(&j, "temporal", s->p.temporal && s->depth_used > 0 ? s->depth_used : 1);
     fdx_json_int(&j, "steps", r->steps);
     fdx_json_int(&j, "steps_this_run", r->steps_this_run);
     fdx_json_bool(&j, "interrupted", r->interrupted);
@@ -363,7 +361,7 @@ static fdx_status run(fdx_sim *s, FILE *progress, fdx_sim_result *r)
     int64_t timed_from = s->step + 1;
     while (st == FDX_OK && s->step < s->steps) {
         if (s->drv) st = s->drv->step(s);
-        else if (s->p.temporal) st = fdx_sim_heat_steps(s, block_steps(s, check_every, s->step < timed_from));
+        else if (s->p.temporal && s->ops->steps) st = s->ops->steps(s, block_steps(s, check_every, s->step < timed_from));
         else st = fdx_sim_step(s);
         if (st != FDX_OK) break;
         if (s->step == timed_from) {

@@ -9,9 +9,41 @@
 #include <math.h>
 #include <string.h>
 
+/* The layer of a block (extent NULL: the whole grid). */
+static fdx_pml_desc pml_desc(const fdx_sim *s, const int64_t *origin, const int64_t *extent)
+{
+    fdx_pml_desc d = {s->rank, {s->n[0], s->n[1], s->n[2]}, s->r, s->pml_width, s->h, s->dt, s->cmax,
+                      fdx_pml_default_r0(s->pml_width - s->r), FDX_PML_POWER, M_PI * s->f0, {0, 0, 0}, {0, 0, 0}};
+    for (int a = 0; extent && a < s->rank; a++) d.origin[a] = origin[a], d.extent[a] = extent[a];
+    return d;
+}
+
+static fdx_status make_pml(const fdx_sim *s, fdx_ctx *ctx, const int64_t *origin, const int64_t *extent, fdx_pml **out)
+{
+    fdx_pml_desc d = pml_desc(s, origin, extent);
+    return fdx_pml_create(ctx, s->type, &d, out);
+}
+
+/* The units' memory is not in checkpoints (yet): refused rather than lost. */
+static fdx_status units_keep_no_state(const fdx_sim *s)
+{
+    FDX_CHECK(s->p.checkpoint_every == 0 && !s->p.restart[0] && s->step == 0, FDX_ERR_INVALID,
+              "absorb: pml over units does not checkpoint or restart (run on one unit, or absorb = sponge)");
+    return FDX_OK;
+}
+
+fdx_status fdx_sim_wave_pml(const fdx_sim *s, fdx_ctx *ctx, const int64_t *origin, const int64_t *extent, fdx_pml **out)
+{
+    *out = NULL;
+    if (s->pml_width == 0) return FDX_OK;
+    FDX_TRY(units_keep_no_state(s));
+    return make_pml(s, ctx, origin, extent, out);
+}
+
 /* absorb = none drops the layer, pml puts the perfectly matched layer of
    fdx_pml.c in the sponge's cells (the stencil's update stays the plain
-   one, the sponge off); sponge keeps Cerjan's.  *layer: the cells the
+   one, the sponge off; a distributed run's units make their own parts,
+   fdx_sim_wave_pml); sponge keeps Cerjan's.  *layer: the cells the
    absorbing layer takes (the default receivers stay out of them). */
 static fdx_status absorb_setup(fdx_sim *s, int *layer)
 {
@@ -25,11 +57,17 @@ static fdx_status absorb_setup(fdx_sim *s, int *layer)
     if (p->absorb != FDX_SIM_ABSORB_PML) return FDX_OK;
     FDX_CHECK(!p->has_bc, FDX_ERR_INVALID,
               "absorb: pml ends at the fixed frame; it does not combine with boundary conditions (use boundary = fixed, or absorb = sponge)");
-    FDX_CHECK(p->gpus == 0, FDX_ERR_INVALID, "absorb: pml runs on one array; with gpus = %d use absorb = sponge", p->gpus);
     FDX_CHECK(s->sponge > 0, FDX_ERR_INVALID, "absorb: pml needs a layer (sponge = N cells, N >= %d)", s->r + 2);
-    fdx_pml_desc d = {s->rank, {s->n[0], s->n[1], s->n[2]}, s->r, s->sponge, s->h, s->dt, s->cmax,
-                      fdx_pml_default_r0(s->sponge - s->r), FDX_PML_POWER, M_PI * s->f0};
-    FDX_TRY(fdx_pml_create(s->ctx, s->type, &d, &s->pml));
+    s->pml_width = s->sponge;
+    /* With units (gpus = K) the layer is theirs (fdx_sim_wave_pml; its
+       description checked now); the one-array layer is made when the run
+       may step here (gpus unset). */
+    fdx_pml_desc d = pml_desc(s, NULL, NULL);
+    if (p->gpus == 0) FDX_TRY(make_pml(s, s->ctx, NULL, NULL, &s->pml));
+    else {
+        FDX_TRY(fdx_pml_check(&d));
+        FDX_TRY(units_keep_no_state(s));
+    }
     s->sponge = 0;
     return FDX_OK;
 }
@@ -83,7 +121,7 @@ static fdx_status wave_setup(fdx_sim *s, double lam, fdx_stencil_desc *desc)
     np = s->p.nrec;
     dims = s->p.rec_dims;
     memcpy(pts, s->p.rec, sizeof pts);
-    if (np == 0) {
+    if (np == 0 && !s->p.no_receivers) {
         /* A line of receivers along x, a quarter of the grid above the source. */
         np = 32;
         int64_t lo = layer + s->r, hi = s->n[0] - 1 - lo;
@@ -122,8 +160,9 @@ double fdx_sim_source_value(const fdx_sim *s, int64_t step)
 static fdx_status wave_terms(fdx_sim *s, const fdx_sim_block *b, fdx_array *next, fdx_array *cur, int64_t step,
                              void *stream)
 {
-    /* The PML's terms (one array: setup refuses pml with units). */
-    if (s->pml) FDX_TRY(fdx_pml_step(s->pml, next, cur, s->coef, stream));
+    /* The PML's terms: a unit's own, or the one array's. */
+    if (b->pml) FDX_TRY(fdx_pml_step(b->pml, next, cur, b->coef, stream));
+    else if (s->pml) FDX_TRY(fdx_pml_step(s->pml, next, cur, s->coef, stream));
     /* Every array that holds the source point adds it (a block's shadows too). */
     double f = fdx_sim_source_value(s, step);
     if (f != 0 && b->src >= 0) FDX_TRY(fdx_fieldops_add_point(next, b->src, f, stream));
@@ -136,4 +175,5 @@ static fdx_status wave_terms(fdx_sim *s, const fdx_sim_block *b, fdx_array *next
     return FDX_OK;
 }
 
-const fdx_sim_physics fdx_sim_wave_ops = {.kind = FDX_SIM_WAVE, .levels = 3, .setup = wave_setup, .terms = wave_terms};
+const fdx_sim_physics fdx_sim_wave_ops = {.kind = FDX_SIM_WAVE, .levels = 3, .setup = wave_setup, .terms = wave_terms,
+                                     .steps = fdx_sim_wave_steps};

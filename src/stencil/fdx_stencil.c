@@ -162,20 +162,23 @@ fdx_status fdx_stencil_set_boundary(fdx_stencil *s, const fdx_bc_desc *bc)
         FDX_TRY(fdx_bc_create(s->ctx, bc, s->desc.rank, s->ks.radius, s->desc.h, s->type, &b));
     fdx_bc_destroy(&s->bc);
     s->bc = b;
-    /* FDX_BC_FOLD=1 (experimental, off): CUDA kernels apply the x faces
-       themselves as they read a row and the pass keeps the y and z faces.
-       Off because the H100 measured it no faster than the whole pass and
-       found it wrong in the 'direct' strategy and on units whose x axis is
-       split (docs/notes/stencil.md, 2026-11-24). */
+    /* FDX_BC_FOLD (experimental, off): 1 lets the CUDA kernels apply the x
+       faces themselves as they read a row, storing u's x ghosts (the pass
+       keeps y and z; measured no faster than the whole pass on the H100 and
+       wrong in the 'direct' strategy); 2 lets the unrolled column apply
+       every face with Dirichlet, Neumann or periodic conditions, in its
+       blocks that touch a face, storing nothing (no pass at all; u's frame
+       is left as it was).  docs/notes/stencil.md, 2026-11-24. */
     const char *fold = fdx_knob(FDX_KNOB_BC_FOLD);
-    int on = fdx_ctx_ops(s->ctx)->kind == FDX_BACKEND_CUDA && fold && strcmp(fold, "1") == 0;
-    memset(s->ks.xbc, 0, sizeof s->ks.xbc);
-    memset(s->ks.xval, 0, sizeof s->ks.xval);
-    for (int side = 0; b && on && side < 2; side++) {
-        int code = fdx_bc_face_code(b, side);
+    int mode = fdx_ctx_ops(s->ctx)->kind == FDX_BACKEND_CUDA && fold ? atoi(fold) : 0;
+    memset(s->ks.fbc, 0, sizeof s->ks.fbc);
+    memset(s->ks.fval, 0, sizeof s->ks.fval);
+    s->ks.fstore = mode == 1;
+    for (int f = 0; b && (mode == 1 || mode == 2) && f < (mode == 1 ? 2 : 2 * s->desc.rank); f++) {
+        int code = fdx_bc_face_code(b, f);
         if (code != FDX_BCC_DIRICHLET && code != FDX_BCC_NEUMANN && code != FDX_BCC_PERIODIC) continue;
-        s->ks.xbc[side] = code;
-        fdx_bc_face_values(b, side, s->ks.xval[side]);
+        s->ks.fbc[f] = code;
+        fdx_bc_face_values(b, f, s->ks.fval[f]);
     }
     s->nplans = 0; /* the kernels depend on the folded faces */
     return FDX_OK;
@@ -230,6 +233,22 @@ static void prepare(void *arg, const fdx_stencil_cfg *cfgs, int n)
     fdx_stencil_kernels_prepare(c->be, c->dev, &c->s->ks, cfgs, n);
 }
 
+/* Problems under this many points run the default configuration: tuning
+   them costs more than it can save.  FDX_STENCIL_TUNE_MIN (measurements)
+   moves the line, e.g. to time the budgeted tuner on the random suite's
+   small high-order cases. */
+static int64_t tune_min_points(void)
+{
+    const char *k = fdx_knob(FDX_KNOB_STENCIL_TUNE_MIN);
+    char *end = NULL;
+    long long v = k ? strtoll(k, &end, 10) : 0;
+    if (!k || end == k || *end || v < 1 || v > (1LL << 40)) {
+        if (k) FDX_WARN("FDX_STENCIL_TUNE_MIN='%s' is not a point count 1..2^40; ignored", k);
+        return FDX_STENCIL_TUNE_MIN_POINTS;
+    }
+    return v;
+}
+
 /* The configuration for this shape: tuned (cache or search) for large
    problems unless tuning is off, the default otherwise. */
 static fdx_status choose(call *c, void *stream, fdx_stencil_cfg *cfg)
@@ -256,13 +275,14 @@ static fdx_status choose(call *c, void *stream, fdx_stencil_cfg *cfg)
         }
         FDX_WARN("FDX_STENCIL_CFG='%s' does not parse or fit this stencil; ignored", env);
     }
-    if (off || points < FDX_STENCIL_TUNE_MIN_POINTS) return FDX_OK;
+    if (off || points < tune_min_points()) return FDX_OK;
     char key[33];
     /* Folded boundary faces change a few instructions at the rows' ends, not
        the best configuration: one tuning serves the stencil with and without. */
     fdx_stencil_kspec plain = c->s->ks;
-    memset(plain.xbc, 0, sizeof plain.xbc);
-    memset(plain.xval, 0, sizeof plain.xval);
+    memset(plain.fbc, 0, sizeof plain.fbc);
+    memset(plain.fval, 0, sizeof plain.fval);
+    plain.fstore = 0;
     fdx_stencil_tune_key(c->be->name, c->dev, &plain, c->n3, key);
     fdx_stencil_journal *j = malloc(sizeof *j);
     FDX_CHECK(j, FDX_ERR_NOMEM, "out of memory for the tuning journal");

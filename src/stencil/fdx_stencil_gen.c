@@ -100,51 +100,75 @@ static const char *row_address(const gen *g)
     return "u + q";
 }
 
-/* The value of ghost layer k on side s (the pass's formula), for lane v:
-   d the ghost's x offset from the lane's point, m its mirror's (a lane, a
-   loaded neighbour, or the centre when 0).  One exactly rounded operation,
-   as in the pass (fdx_bc_gen.c). */
-static void ghost_value(fdx_sb *e, const gen *g, fdx_stencil_neighbour_fn nb, int s, int d, int m, int k, int v,
-                        const char *centre)
+/* The array face (axis * 2 + side) of the generator's axis a (0 x, 1 y,
+   2 marching: the array's last axis) on side s. */
+static int array_face(const gen *g, int a, int s)
 {
-    const int code = g->ks->xbc[s];
-    if (code == FDX_BCC_PERIODIC) { /* the image a period away, in the same row */
-        fdx_sb_puts(e, fdx_cg_ld(g->cg, FDX_CG_LDG,
-                                 fdx_cg_fmt(g->cg, "%s + %d %c (nx - %d)", row_address(g), v + d, s ? '-' : '+', 2 * g->r)));
+    return 2 * (a == 2 ? g->ks->rank - 1 : a) + s;
+}
+
+/* The point's coordinate on the generator's axis a and that axis's extent,
+   for lane v (y and the marching axis only in the unrolled column, the one
+   strategy that folds them: its plane clamped as its pl<t> are). */
+static const char *coord(const gen *g, int a, int v)
+{
+    if (a == 0) return fdx_cg_fmt(g->cg, "(x + %d)", v);
+    if (a == 1) return fdx_cg_fmt(g->cg, "(y + %d)", g->row);
+    return fdx_cg_fmt(g->cg, "(kg + %d < k1 ? kg + %d : k1 - 1)", g->plane, g->plane);
+}
+static const char *const extent[3] = {"nx", "ny", "nm"};
+
+/* The value of ghost layer k on side s of axis a (the pass's formula), for
+   lane v: d the ghost's offset from the lane's point, m its mirror's (a
+   lane, a loaded neighbour, or the centre when 0).  One exactly rounded
+   operation, as in the pass (fdx_bc_gen.c). */
+static void ghost_value(fdx_sb *e, const gen *g, fdx_stencil_neighbour_fn nb, int a, int s, int d, int m, int k,
+                        int v, const char *centre)
+{
+    const int f = array_face(g, a, s), code = g->ks->fbc[f];
+    if (code == FDX_BCC_PERIODIC) { /* the image a period away, on the same line */
+        const char *at;
+        char sign = s ? '-' : '+';
+        if (a == 0) at = fdx_cg_fmt(g->cg, "%s + %d %c (nx - %d)", row_address(g), v + d, sign, 2 * g->r);
+        else if (a == 1) at = fdx_cg_fmt(g->cg, "%s + %d + (%d %c (ny - %d)) * sy", row_address(g), v, d, sign, 2 * g->r);
+        else at = fdx_cg_fmt(g->cg, "%s + %d + (%d %c (nm - %d)) * sm", row_address(g), v, d, sign, 2 * g->r);
+        fdx_sb_puts(e, fdx_cg_ld(g->cg, FDX_CG_LDG, at));
         return;
     }
     fdx_sb_puts(e, "(");
-    if (code == FDX_BCC_DIRICHLET) fdx_sb_printf(e, "(real)%.17g - ", g->ks->xval[s][0]);
-    if (m) nb(e, g, 0, m, v);
+    if (code == FDX_BCC_DIRICHLET) fdx_sb_printf(e, "(real)%.17g - ", g->ks->fval[f][0]);
+    if (m) nb(e, g, a, m, v);
     else fdx_sb_puts(e, centre);
-    if (code == FDX_BCC_NEUMANN) fdx_sb_printf(e, " + (real)%.17g", g->ks->xval[s][k]);
+    if (code == FDX_BCC_NEUMANN) fdx_sb_printf(e, " + (real)%.17g", g->ks->fval[f][k]);
     fdx_sb_puts(e, ")");
 }
 
-/* The x neighbour at `off` of lane v.  On a folded face (g->xfold) a
-   neighbour in the ghost frame is computed here, from the row the kernel
+/* The neighbour at `off` on axis a of lane v.  On a folded face (g->fold)
+   a neighbour in the ghost frame is computed here, from values the kernel
    reads anyway, so the pass skips that face: i, the point's distance inside
    the face (0 on the first unknown), makes the neighbour ghost layer
    k = o - 1 - i when i < o, its mirror (o - 1 - 2i) from the point towards
    the inside.  Results equal pass + interior bit for bit. */
-static void x_neighbour(fdx_sb *e, const gen *g, fdx_stencil_neighbour_fn nb, int off, int v, const char *centre)
+static void fold_neighbour(fdx_sb *e, const gen *g, fdx_stencil_neighbour_fn nb, int a, int off, int v,
+                           const char *centre)
 {
-    const int s = off > 0, o = s ? off : -off;
-    if (!(g->xfold >> s & 1)) {
-        nb(e, g, 0, off, v);
+    const int s = off > 0, o = s ? off : -off, code = g->ks->fbc[array_face(g, a, s)];
+    if (!(g->fold >> array_face(g, a, s) & 1)) {
+        nb(e, g, a, off, v);
         return;
     }
-    const char *i = s ? fdx_cg_fmt(g->cg, "(nx - %d - (x + %d))", g->r + 1, v) : fdx_cg_fmt(g->cg, "(x + %d - %d)", v, g->r);
+    const char *c = coord(g, a, v);
+    const char *i = s ? fdx_cg_fmt(g->cg, "(%s - %d - %s)", extent[a], g->r + 1, c) : fdx_cg_fmt(g->cg, "(%s - %d)", c, g->r);
     fdx_sb_printf(e, "(%s < %d ? ", i, o);
     for (int ii = 0; ii < o; ii++) {
-        if (g->ks->xbc[s] == FDX_BCC_PERIODIC && ii) break; /* the image does not depend on i */
-        const int last = ii == o - 1 || g->ks->xbc[s] == FDX_BCC_PERIODIC;
+        if (code == FDX_BCC_PERIODIC && ii) break; /* the image does not depend on i */
+        const int last = ii == o - 1 || code == FDX_BCC_PERIODIC;
         if (!last) fdx_sb_printf(e, "%s == %d ? ", i, ii);
-        ghost_value(e, g, nb, s, off, (s ? -1 : 1) * (o - 1 - 2 * ii), o - 1 - ii, v, centre);
+        ghost_value(e, g, nb, a, s, off, (s ? -1 : 1) * (o - 1 - 2 * ii), o - 1 - ii, v, centre);
         if (!last) fdx_sb_puts(e, " : ");
     }
     fdx_sb_puts(e, " : ");
-    nb(e, g, 0, off, v);
+    nb(e, g, a, off, v);
     fdx_sb_puts(e, ")");
 }
 
@@ -157,13 +181,13 @@ static void x_neighbour(fdx_sb *e, const gen *g, fdx_stencil_neighbour_fn nb, in
 static void x_ghost_stores(fdx_cg_node *at, const gen *g, fdx_stencil_neighbour_fn nb, int v, const char *centre)
 {
     for (int s = 0; s < 2; s++) {
-        if (!(g->xfold >> s & 1)) continue;
+        if (!(g->fold >> s & 1) || !g->ks->fstore) continue;
         fdx_cg_node *edge = s ? fdx_cg_if(at, "x + %d == nx - %d", v, g->r + 1) : fdx_cg_if(at, "x + %d == %d", v, g->r);
         for (int k = 0; k < g->r; k++) {
             const int d = s ? 1 + k : -1 - k;
             fdx_sb e = FDX_SB_INIT;
             fdx_sb_printf(&e, "((real *)(%s))[%d] = ", row_address(g), v + d);
-            ghost_value(&e, g, nb, s, d, s ? -k : k, k, v, centre);
+            ghost_value(&e, g, nb, 0, s, d, s ? -k : k, k, v, centre);
             fdx_cg_stmt(edge, "%s", fdx_cg_text(g->cg, &e));
         }
     }
@@ -173,7 +197,7 @@ void fdx_stencil_emit_point(fdx_cg_node *at, const gen *g, fdx_stencil_neighbour
                             const char *centre, const char *prev, const char *coef, const char *damp,
                             const char *result)
 {
-    if (g->xfold) x_ghost_stores(at, g, nb, v, centre);
+    if (g->fold && g->ks->fstore) x_ghost_stores(at, g, nb, v, centre);
     /* s = c0 u + sum_a sum_o ws (u+ + u-) [+ wa (u+ - u-)] */
     fdx_sb e = FDX_SB_INIT;
     fdx_sb_printf(&e, "real s%d = %sc0 * %s", v, w, centre);
@@ -183,19 +207,15 @@ void fdx_stencil_emit_point(fdx_cg_node *at, const gen *g, fdx_stencil_neighbour
         for (int o = 1; o <= g->r; o++) {
             int i = a * g->r + o - 1;
             fdx_sb_printf(&e, "\n+ %sws[%d] * (", w, i);
-            if (a) nb(&e, g, a, o, v);
-            else x_neighbour(&e, g, nb, o, v, centre);
+            fold_neighbour(&e, g, nb, a, o, v, centre);
             fdx_sb_puts(&e, " + ");
-            if (a) nb(&e, g, a, -o, v);
-            else x_neighbour(&e, g, nb, -o, v, centre);
+            fold_neighbour(&e, g, nb, a, -o, v, centre);
             fdx_sb_puts(&e, ")");
             if (g->ks->d1) {
                 fdx_sb_printf(&e, " + %swa[%d] * (", w, i);
-                if (a) nb(&e, g, a, o, v);
-                else x_neighbour(&e, g, nb, o, v, centre);
+                fold_neighbour(&e, g, nb, a, o, v, centre);
                 fdx_sb_puts(&e, " - ");
-                if (a) nb(&e, g, a, -o, v);
-                else x_neighbour(&e, g, nb, -o, v, centre);
+                fold_neighbour(&e, g, nb, a, -o, v, centre);
                 fdx_sb_puts(&e, ")");
             }
         }
@@ -539,10 +559,11 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
              cuda ? cfg->vec : 1, ks->is_double ? "double" : "float", 0, 0, 0, 1, 0, 0, 0};
     if (cuda) {
         int unroll = cfg->variant == FDX_SV_UNROLL;
-        g.win = unroll && cfg->win && cfg->vec > 1;
+        int async = cfg->variant == FDX_SV_ASYNC;
+        g.win = (unroll || async) && cfg->win && cfg->vec > 1;
         g.xv = unroll && cfg->xv && cfg->vec > 1 && !g.win;
-        FDX_CHECK(!cfg->win || (unroll && ks->rank == 3), FDX_ERR_INTERNAL,
-                  "unaligned rows (win) need the unrolled column in rank 3");
+        FDX_CHECK(!cfg->win || ((unroll || async) && ks->rank == 3), FDX_ERR_INTERNAL,
+                  "unaligned rows (win) need the unrolled column or the asynchronous march in rank 3");
         FDX_CHECK(cfg->minb >= 0 && cfg->minb <= 32, FDX_ERR_INTERNAL, "blocks per multiprocessor %d", cfg->minb);
         FDX_CHECK(cfg->vec == 1 || cfg->vec == 2 || (cfg->vec == 4 && !ks->is_double), FDX_ERR_INTERNAL,
                   "vector width %d for %s", cfg->vec, g.real);
@@ -568,7 +589,7 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
                   "%d rows a thread (the unrolled column in rank 3 without windows, or the asynchronous march, take "
                   "1..4)", cfg->ry);
     }
-    g.xfold = fdx_stencil_xfold_faces(ks, cfg, cuda);
+    g.fold = fdx_stencil_fold_faces(ks, cfg, cuda);
     g.cg = fdx_cg_create(cuda ? FDX_CG_CUDA : FDX_CG_C);
     FDX_CHECK(g.cg, FDX_ERR_NOMEM, "out of memory generating a stencil kernel");
     fdx_cg_node *top = fdx_cg_root(g.cg);

@@ -21,7 +21,7 @@ typedef struct gen {
     int row;   /* unroll: the thread's row being computed, 0..nr-1 */
     int aw;    /* async, temporal: a shared-memory row's length (values) */
     int zs;    /* async: the column read from the stages (cfg->zs), not carried */
-    unsigned xfold; /* CUDA: the x faces (bit side) whose conditions the kernel applies as it reads
+    unsigned fold; /* CUDA: the x faces (bit side) whose conditions the kernel applies as it reads
                        (fdx_stencil_xfold_faces); 0 in kernels that do not */
 } gen;
 

@@ -41,7 +41,7 @@ void fdx_stencil_async_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 static void emit_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a, const char *plane,
                        const char *stage)
 {
-    const int bytes = g->vec * (g->ks->is_double ? 8 : 4);
+    const int bytes = a->cw * (g->ks->is_double ? 8 : 4);
     fdx_cg_stmt(at, "const real *up_ = u + (%s) * sm", plane);
     fdx_cg_stmt(at, "const unsigned st_ = sbase + (unsigned)(%s) * %zuu", stage,
                 a->stage_elems * (g->ks->is_double ? 8 : 4));
@@ -51,11 +51,13 @@ static void emit_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_async_ge
 }
 
 /* The copy slots of a thread: slot i < rows * gw is a centre row's copy (x
-   halo included), the rest the r rows above and below, centre part only. */
+   halo included), the rest the r rows above and below, centre part only.  A
+   copy moves cw values (a->cw: the vector, or one where rows are not aligned
+   to it), hx the x halo copied. */
 static void emit_slots(fdx_cg_node *k, const gen *g, const fdx_stencil_async_geom *a)
 {
-    const int r = g->r, V = g->vec, gw = a->width / V, nt = g->cfg->tx * g->cfg->ty, rows = g->cfg->ty * g->nr;
-    const int tx = g->cfg->tx;
+    const int r = g->r, V = a->cw, tw = g->cfg->tx * g->vec, gw = (tw + 2 * a->hx) / V;
+    const int nt = g->cfg->tx * g->cfg->ty, rows = g->cfg->ty * g->nr, tx = tw / V;
     for (int j = 0; j < a->per_thread; j++) {
         fdx_cg_stmt(k, "long long go%d = -1", j);
         fdx_cg_stmt(k, "unsigned so%d = 0", j);
@@ -64,7 +66,7 @@ static void emit_slots(fdx_cg_node *k, const gen *g, const fdx_stencil_async_geo
         fdx_cg_node *in = fdx_cg_if(s, "i_ < %d", a->slots);
         fdx_cg_stmt(in, "int row_, xo_");
         fdx_cg_node *centre = fdx_cg_if(in, "i_ < %d", rows * gw);
-        fdx_cg_stmt(centre, "row_ = %d + i_ / %d, xo_ = (i_ %% %d) * %d - %d", r, gw, gw, V, a->rx);
+        fdx_cg_stmt(centre, "row_ = %d + i_ / %d, xo_ = (i_ %% %d) * %d - %d", r, gw, gw, V, a->hx);
         fdx_cg_node *halo = fdx_cg_else(centre);
         fdx_cg_stmt(halo, "const int h_ = (i_ - %d) / %d", rows * gw, tx);
         fdx_cg_stmt(halo, "row_ = h_ < %d ? h_ : %d + h_", r, rows);

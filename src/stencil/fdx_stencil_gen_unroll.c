@@ -109,19 +109,9 @@ static void emit_block_order(fdx_cg_node *k, const fdx_stencil_cfg *c)
     }
 }
 
-/* Plane j of the group, row i: the x vectors, then (when the plane and the
-   row are written) every lane's point and its stores. */
-static void emit_group_row(fdx_cg_node *body, gen *g, int j, int i)
+/* Every lane's point of plane j, row i, and its stores. */
+static void emit_row_points(fdx_cg_node *in, gen *g, int j, int i)
 {
-    const int mx = (g->r + g->vec - 1) / g->vec; /* x vectors per side */
-    g->row = i;
-    const char *rp = rowpre(g, "", i);
-    const char *pl = i ? fdx_cg_fmt(g->cg, "pl%d + oy%d", j + g->rm, i) : fdx_cg_fmt(g->cg, "pl%d", j + g->rm);
-    for (int m = -mx; m <= mx && g->xv; m++)
-        if (m)
-            fdx_cg_stmt(body, "const realv x%s%c%d_%d = %s", rp, m < 0 ? 'm' : 'p', m < 0 ? -m : m, j,
-                        fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "(const realv *)(%s) + (%d)", pl, m)));
-    fdx_cg_node *in = g->nr == 1 ? fdx_cg_if(body, "%d < nk", j) : fdx_cg_if(body, "%d < nk && y + %d < ny - %d", j, i, g->ry);
     for (int v = 0; v < g->vec; v++) {
         const char *centre = fdx_cg_fmt(g->cg, "%s%d_%d", rowpre(g, "c", i), v, j + g->rm);
         const char *prev = fdx_cg_fmt(g->cg, "%s%d_%d", rowpre(g, "pu", i), v, j);
@@ -138,6 +128,64 @@ static void emit_group_row(fdx_cg_node *body, gen *g, int j, int i)
     fdx_stencil_emit_store(in, g,
                            i ? fdx_cg_fmt(g->cg, "out + base + oy%d + (kg + %d) * sm", i, j)
                              : fdx_cg_fmt(g->cg, "out + base + (kg + %d) * sm", j));
+}
+
+/* The block-uniform flags of the faces folded without stores: edge, the
+   block's columns or rows reach within r of a folded x or y face (kernel
+   start); bnd, that or the group's planes reach within r of a folded
+   marching face (each group). */
+static void emit_edge(fdx_cg_node *k, const gen *g)
+{
+    const fdx_stencil_cfg *c = g->cfg;
+    const int r = g->r, w = c->tx * g->vec, rows = c->ty * g->nr, rk = g->ks->rank;
+    fdx_sb e = FDX_SB_INIT;
+    fdx_sb_puts(&e, "false");
+    if (g->fold & 3u) {
+        const char *x0 = fdx_cg_fmt(g->cg, "(%d + bx * %d)", g->win ? r : 0, w);
+        fdx_sb_printf(&e, " || %s < %d || %s + %d > nx - %d", x0, 2 * r, x0, w, 2 * r);
+    }
+    if (rk == 3 && (g->fold & 0xcu)) {
+        const char *y0 = g->nr == 1 ? fdx_cg_fmt(g->cg, "(by * %d)", rows) : fdx_cg_fmt(g->cg, "(%d + by * %d)", g->ry, rows);
+        fdx_sb_printf(&e, " || %s < %d || %s + %d > ny - %d", y0, 2 * r, y0, rows, 2 * r);
+    }
+    fdx_cg_stmt(k, "const bool edge = %s", fdx_cg_text(g->cg, &e));
+}
+
+static void emit_bnd(fdx_cg_node *body, const gen *g)
+{
+    const unsigned mf = 3u << 2 * (g->ks->rank - 1);
+    if (g->fold & mf)
+        fdx_cg_stmt(body, "const bool bnd = edge || kg < %d || kg + %d > nm - %d", 2 * g->r, g->cfg->pd, 2 * g->r);
+    else
+        fdx_cg_stmt(body, "const bool bnd = edge");
+}
+
+/* Plane j of the group, row i: the x vectors, then (when the plane and the
+   row are written) every lane's point and its stores. */
+static void emit_group_row(fdx_cg_node *body, gen *g, int j, int i)
+{
+    const int mx = (g->r + g->vec - 1) / g->vec; /* x vectors per side */
+    g->row = i;
+    const char *rp = rowpre(g, "", i);
+    const char *pl = i ? fdx_cg_fmt(g->cg, "pl%d + oy%d", j + g->rm, i) : fdx_cg_fmt(g->cg, "pl%d", j + g->rm);
+    for (int m = -mx; m <= mx && g->xv; m++)
+        if (m)
+            fdx_cg_stmt(body, "const realv x%s%c%d_%d = %s", rp, m < 0 ? 'm' : 'p', m < 0 ? -m : m, j,
+                        fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "(const realv *)(%s) + (%d)", pl, m)));
+    fdx_cg_node *in = g->nr == 1 ? fdx_cg_if(body, "%d < nk", j) : fdx_cg_if(body, "%d < nk && y + %d < ny - %d", j, i, g->ry);
+    if (!g->fold || g->ks->fstore) {
+        emit_row_points(in, g, j, i);
+    } else {
+        /* Faces folded without stores: the blocks and groups that touch a
+           face (bnd, uniform) take the code that computes the ghosts, all
+           others the plain code. */
+        const unsigned fold = g->fold;
+        fdx_cg_node *edge = fdx_cg_if(in, "bnd");
+        emit_row_points(edge, g, j, i);
+        g->fold = 0;
+        emit_row_points(fdx_cg_else(edge), g, j, i);
+        g->fold = fold;
+    }
     g->row = 0;
 }
 
@@ -175,6 +223,8 @@ void fdx_stencil_emit_unroll(fdx_cg_node *at, gen *g)
     fdx_cg_line(k, "const long long kl = k1 + %d; /* the last plane the block reads */", g->rm - 1);
     fdx_cg_stmt(k, "const long long base = x + (long long)y * sy");
     fdx_cg_stmt(k, "(void)up, (void)cf, (void)sy, (void)kl");
+    const int nostore = g->fold && !g->ks->fstore;
+    if (nostore) emit_edge(k, g);
     /* c<lane>_<t>: plane kg - rm + t of the column, t < T (per row). */
     for (int i = 0; i < g->nr; i++) {
         fdx_stencil_emit_lane_array(k, g, rowpre(g, "c", i), T);
@@ -202,6 +252,7 @@ void fdx_stencil_emit_unroll(fdx_cg_node *at, gen *g)
         body = fdx_cg_for(k, FDX_CG_LOOP_NOUNROLL, "long long kg = k0; kg < k1; kg += %d", U);
     }
     fdx_cg_line(body, "const int nk = k1 - kg < %d ? (int)(k1 - kg) : %d; /* planes to write */", U, U);
+    if (nostore) emit_bnd(body, g);
     if (!pipe) emit_group_loads(body, g, "kg", "c", R, 0);
     /* The next group's loads; a block-uniform branch (the last group has
        none). */

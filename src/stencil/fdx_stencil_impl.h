@@ -20,13 +20,18 @@ typedef struct fdx_stencil_kspec {
     int coef;    /* pointwise coefficient array */
     int d1;      /* first-derivative (antisymmetric) terms present */
     int sponge;  /* fused sponge (WAVE): damping factors in the parameters */
-    /* CUDA: boundary conditions on the x faces (side 0 x-, 1 x+) the kernel
-       applies itself as it reads a row (fdx_bc codes: Dirichlet, Neumann,
-       periodic; 0 none), so the boundary pass skips those faces; xval the
-       values in the element type (Dirichlet: 2g at [0]; Neumann: the ghost
-       offsets (2k+1) h q by layer k).  Set by fdx_stencil_set_boundary. */
-    int xbc[2];
-    double xval[2][FDX_STENCIL_MAX_RADIUS];
+    /* CUDA: boundary conditions the kernel applies itself as it reads, by
+       face (axis * 2 + side, the array's axes; fdx_bc codes: Dirichlet,
+       Neumann, periodic; 0 none), so the boundary pass skips those faces;
+       fval the values in the element type (Dirichlet: 2g at [0]; Neumann:
+       the ghost offsets (2k+1) h q by layer k).  Two forms (FDX_BC_FOLD):
+       fstore 1, the x faces only, their ghosts also stored into u's frame
+       as the pass would; fstore 0, every face, nothing stored (u's frame is
+       left as it was), only in the unrolled column (other strategies leave
+       every face to the pass).  Set by fdx_stencil_set_boundary. */
+    int fbc[6];
+    double fval[6][FDX_STENCIL_MAX_RADIUS];
+    int fstore;
 } fdx_stencil_kspec;
 
 
@@ -69,11 +74,13 @@ typedef struct fdx_stencil_cfg {
    aligned) and r halo rows above and below (their centre part only: a star
    never reads corners).  Planes k .. k + r of the march are resident and pd
    more in flight: stages = r + 1 + pd (with cfg->zs planes k - r .. k + r:
-   2r + 1 + pd).  A copy moves vec values (4, 8 or 16
-   bytes); slots is the number of copies a plane needs, per_thread each
-   thread's share. */
+   2r + 1 + pd).  A copy moves cw values: vec (4, 8 or 16 bytes), or one
+   with cfg->win (rows not aligned to the vector: the tile keeps its own
+   alignment, so the lanes still read whole vectors from it); hx is the x
+   halo copied (rx, or r with single values).  slots is the number of copies
+   a plane needs, per_thread each thread's share. */
 typedef struct fdx_stencil_async_geom {
-    int rx, width, height, stages, slots, per_thread;
+    int rx, width, height, stages, slots, per_thread, cw, hx;
     size_t stage_elems, bytes;
 } fdx_stencil_async_geom;
 
@@ -142,10 +149,12 @@ FDX_HIDDEN void fdx_stencil_cfg_key(const fdx_stencil_cfg *cfg, int cuda, char *
 /* A short text key of the kernel spec, e.g. "d3r1u0c0a0". */
 FDX_HIDDEN void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n);
 
-/* The x faces (bit side) a kernel of this spec and configuration applies
-   itself (reading and writing u's ghosts as the pass would): ks->xbc's on
-   every CUDA strategy but the async march (its rows are in shared memory). */
-FDX_HIDDEN unsigned fdx_stencil_xfold_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda);
+/* The faces (bit axis * 2 + side) a kernel of this spec and configuration
+   applies itself (fbc): with fstore the x faces, storing u's ghosts as the
+   pass would, on every CUDA strategy but the async march (its rows are in
+   shared memory); without, every face with a code, in the unrolled column
+   only.  The pass fills the others (fdx_stencil_pass_faces). */
+FDX_HIDDEN unsigned fdx_stencil_fold_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda);
 FDX_HIDDEN unsigned fdx_stencil_pass_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda);
 
 /* The storage a kernel reads of an array: the device copy on CUDA, the host

@@ -71,7 +71,9 @@ void fdx_stencil_async_geom_of(const fdx_stencil_kspec *ks, const fdx_stencil_cf
     a->width = tw + 2 * a->rx;
     a->height = cfg->ty * fdx_stencil_rows(cfg) + 2 * r;
     a->stages = r + 1 + cfg->pd + (cfg->zs ? r : 0);
-    a->slots = (a->height - 2 * r) * (a->width / v) + 2 * r * cfg->tx;
+    a->cw = cfg->win ? 1 : v;
+    a->hx = cfg->win ? r : a->rx;
+    a->slots = (a->height - 2 * r) * ((tw + 2 * a->hx) / a->cw) + 2 * r * (tw / a->cw);
     a->per_thread = (a->slots + nt - 1) / nt;
     a->stage_elems = (size_t)a->height * a->width;
     a->bytes = (size_t)a->stages * a->stage_elems * (ks->is_double ? 8 : 4);
@@ -118,9 +120,11 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
     if (cfg->band < 0 || (cfg->band && cfg->zfast)) return 0;
     /* Windows: each thread's two aligned loads reach up to 2 vec - 1 values
        past its first lane; the rows of the last plane it reads end at least
-       radius rows before the array does (rank 3). */
-    if (cfg->win && (cfg->variant != FDX_SV_UNROLL || ks->rank != 3 || cfg->vec < 2 ||
-                     n3[0] * ks->radius < 2 * cfg->vec - 1))
+       radius rows before the array does (rank 3).  The asynchronous march
+       reads its column's first planes and u_prev / coef through windows and
+       copies its tile value by value. */
+    if (cfg->win && ((cfg->variant != FDX_SV_UNROLL && cfg->variant != FDX_SV_ASYNC) || ks->rank != 3 ||
+                     cfg->vec < 2 || n3[0] * ks->radius < 2 * cfg->vec - 1))
         return 0;
     /* Settings that would not change the kernel are refused, so the tuner
        never times one kernel twice. */
@@ -142,28 +146,33 @@ void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n)
 {
     int len = snprintf(buf, n, "%c%dr%du%dc%da%ds%d", ks->is_double ? 'd' : 'f', ks->rank, ks->radius, ks->update,
                        ks->coef, ks->d1, ks->sponge);
-    if (!ks->xbc[0] && !ks->xbc[1]) return; /* the keys of stencils without folded faces stay as they were */
-    /* Folded x faces: their codes and a 48-bit FNV-1a digest of their values
-       (the values are baked into the source). */
+    int any = 0;
+    for (int f = 0; f < 6; f++) any |= ks->fbc[f] != 0;
+    if (!any) return; /* the keys of stencils without folded faces stay as they were */
+    /* Folded faces: their codes, the form and a 48-bit FNV-1a digest of
+       their values (the values are baked into the source). */
     unsigned long long h = 1469598103934665603ULL;
-    const unsigned char *b = (const unsigned char *)ks->xval;
-    for (size_t i = 0; i < sizeof ks->xval; i++) h = (h ^ b[i]) * 1099511628211ULL;
+    const unsigned char *b = (const unsigned char *)ks->fval;
+    for (size_t i = 0; i < sizeof ks->fval; i++) h = (h ^ b[i]) * 1099511628211ULL;
     if (len > 0 && (size_t)len < n)
-        snprintf(buf + len, n - (size_t)len, "x%d%d%012llx", ks->xbc[0], ks->xbc[1], h & 0xffffffffffffULL);
+        snprintf(buf + len, n - (size_t)len, "%c%d%d%d%d%d%d%012llx", ks->fstore ? 'x' : 'f', ks->fbc[0], ks->fbc[1],
+                 ks->fbc[2], ks->fbc[3], ks->fbc[4], ks->fbc[5], h & 0xffffffffffffULL);
 }
 
-unsigned fdx_stencil_xfold_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda)
+unsigned fdx_stencil_fold_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda)
 {
     unsigned m = 0;
-    for (int s = 0; s < 2 && cuda; s++)
-        if (ks->xbc[s] && cfg->variant != FDX_SV_ASYNC) m |= 1u << s;
+    for (int f = 0; f < 6 && cuda; f++) {
+        if (!ks->fbc[f]) continue;
+        if (ks->fstore ? f < 2 && cfg->variant != FDX_SV_ASYNC : cfg->variant == FDX_SV_UNROLL) m |= 1u << f;
+    }
     return m;
 }
 
-/* The faces the pass must still fill: every face but the folded x faces
-   (y and z always: folding both x faces must not skip the pass; on rank 1
-   the pass finds no y/z ghosts and launches nothing). */
+/* The faces the pass must still fill: every face the kernel does not fold
+   (folding both x faces must not skip the y/z faces; on rank 1 the pass
+   finds no y/z ghosts and launches nothing). */
 unsigned fdx_stencil_pass_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda)
 {
-    return 0x3fu & ~fdx_stencil_xfold_faces(ks, cfg, cuda);
+    return 0x3fu & ~fdx_stencil_fold_faces(ks, cfg, cuda);
 }

@@ -2,6 +2,7 @@
    the caller's arrays; the result is cached per device, spec and shape class. */
 #include "stencil/fdx_stencil_tune.h"
 #include "core/fdx_cache.h"
+#include "core/fdx_knob.h"
 #include "core/fdx_log.h"
 
 #include <math.h>
@@ -17,6 +18,26 @@ static int max_vec(const fdx_stencil_kspec *ks, int64_t nx)
     for (int v = widest; v > 1; v /= 2)
         if (nx % v == 0) return v;
     return 1;
+}
+
+/* The asynchronous march on rows not aligned to its vector (cfg->win: the
+   tile copied value by value, the lanes reading whole vectors from it), for
+   rank 3, radius >= 3, rows narrower than the widest vector allows: at vec
+   `v`, tiles of 64x8 points (32x8 threads at vec 2, 16x8 at 4) or 64x16
+   (16x16 threads at vec 4).  FDX_STENCIL_WIN=0 leaves it out (A/B). */
+static int async_win_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int64_t nx)
+{
+    const char *k = fdx_knob(FDX_KNOB_STENCIL_WIN);
+    return ks->rank == 3 && ks->radius >= 3 && dev->cc_major >= 8 && max_vec(ks, nx) < (ks->is_double ? 2 : 4) &&
+           !(k && strcmp(k, "0") == 0);
+}
+
+static fdx_stencil_cfg async_win(fdx_stencil_cfg c, int v, int tall)
+{
+    c.variant = FDX_SV_ASYNC, c.vec = v, c.win = 1, c.pd = 2;
+    c.tx = 64 / v, c.ty = tall ? 16 : 8;
+    c.zfast = c.pipe = c.xv = c.band = c.ry = c.zs = c.minb = 0;
+    return c;
 }
 
 /* Chunk so that the grid has about four waves of blocks: enough to balance
@@ -267,6 +288,15 @@ static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil
         double ms = try_cfg(s, c);
         if (ms < best_ms) best = c, best_ms = ms;
     }
+    /* Rows not aligned to the widest vector: the tile copied value by
+       value, the lanes at the wider vectors (64x8 and 64x16 points). */
+    for (int v = s->ks->is_double ? 2 : 4; v > vmax && async_win_wanted(s->ks, dev, s->n3[0]); v /= 2)
+        for (int tall = 0; tall < 2; tall++) {
+            fdx_stencil_cfg c = async_win(d, v, tall);
+            c.chunk = default_chunk(s->ks, dev, 1, s->n3, &c);
+            double ms = try_cfg(s, c);
+            if (ms < best_ms) best = c, best_ms = ms;
+        }
     next_stage(s);
     if (best_ms == INFINITY) return;
     const fdx_stencil_cfg base = best;
@@ -511,6 +541,20 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
     } else if (ks->rank >= 2) {
         int vmax = max_vec(ks, n3[0]), planes = (int)(n3[2] - 2 * ks->radius);
         fdx_stencil_cfg g2 = unrolled(s, dev, d, vmax, 2, 0, 0, 0), g4 = unrolled(s, dev, d, vmax, 4, 0, 0, 0);
+        if (async_win_wanted(ks, dev, n3[0])) {
+            /* Odd widths (issue 22's worst cases, float orders 8-12 at vec 1:
+               0.45-0.50 of a same-size copy): whole-vector lanes from the tile,
+               vec 2 first (ptxas, f32 order 12 wave: 78 registers at 32x8
+               threads, three blocks a multiprocessor; vec 4 at 16x16: 181,
+               one block). */
+            for (int v = 2; v <= (ks->is_double ? 2 : 4); v *= 2) {
+                if (v <= vmax) continue;
+                fdx_stencil_cfg w = async_win(d, v, v == 4);
+                int ch[1];
+                w.chunk = wave_chunks(s, dev, &w, planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &w);
+                c[n++] = w;
+            }
+        }
         if (ks->rank == 3 && ks->radius >= 3 && dev->cc_major >= 8) {
             fdx_stencil_cfg a = d;
             a.variant = FDX_SV_ASYNC, a.vec = vmax, a.pd = 2, a.tx = 64 / vmax, a.ty = 8;
@@ -651,7 +695,8 @@ void fdx_stencil_tune_key(const char *backend, const fdx_device_info *dev, const
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     fdx_hash h;
     fdx_hash_init(&h);
-    fdx_hash_add_str(&h, "stencil-tune-v7"); /* v6: the asynchronous march; v7: its taller tiles, chunks by waves */
+    fdx_hash_add_str(&h, "stencil-tune-v8"); /* v6: the asynchronous march; v7: its taller tiles, chunks by waves;
+                                                v8: on rows not aligned to its vector */
     fdx_hash_add_str(&h, backend);
     fdx_hash_add_str(&h, dev->name);
     fdx_hash_add(&h, &dev->sm_count, sizeof dev->sm_count);

@@ -25,9 +25,11 @@
 
 #define FDX_TEMPORAL_MAX_K 8
 /* Dynamic shared memory a CUDA block may hold (two sets of all levels'
-   planes): two blocks a multiprocessor on the H100 (227 KB a block after
-   opting in, 228 KB a multiprocessor, 1 KB reserved a block). */
-#define FDX_TEMPORAL_MAX_SMEM (112 * 1024)
+   planes): the H100's opt-in limit (227 KB a block, 228 KB a
+   multiprocessor, 1 KB reserved a block); tiles up to 112 KB run two
+   blocks a multiprocessor, larger ones one (large tiles at low occupancy:
+   less redundant halo).  The candidates also meet the device's own limit. */
+#define FDX_TEMPORAL_MAX_SMEM (227 * 1024)
 
 /* A temporally blocked kernel's configuration.  k, tx and ty are built into
    the CUDA source (k alone into the CPU's); chunk, bx and by are run-time. */
@@ -39,6 +41,8 @@ typedef struct fdx_temporal_cfg {
     int nq;     /* CUDA: points a thread (0 or 1: one); rank 3: consecutive rows
                    (the tile is tx x ty nq), rank 2: tx apart along x (tx nq) */
     int pd;     /* CUDA: input planes in flight a thread (0 or 1: the next one) */
+    int un;     /* CUDA: the plane loop unrolled un times (0 or 1: not; 2r + 1 lets
+                   the compiler rename the register columns instead of moving them) */
 } fdx_temporal_cfg;
 
 /* A CUDA configuration's points a thread and the tile's extent with its
@@ -54,6 +58,7 @@ static inline int fdx_temporal_tile_y(const fdx_temporal_cfg *c, int rank)
 }
 #define FDX_TEMPORAL_MAX_POINTS 8
 #define FDX_TEMPORAL_MAX_PD 4
+#define FDX_TEMPORAL_MAX_UNROLL 12
 
 /* The run-time block of the kernel besides struct fdx_p: mirrors struct
    fdx_tp of the generated code. */
@@ -94,7 +99,7 @@ FDX_HIDDEN int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_de
 FDX_HIDDEN int fdx_temporal_chunk(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda,
                                   const int64_t n3[3], const fdx_temporal_cfg *c);
 
-/* Reads "k4 32x8 q4 pd2 chunk 64" (fdx_temporal_cfg_text's words, any
+/* Reads "k4 32x8 q4 pd2 u3 chunk 64" (fdx_temporal_cfg_text's words, any
    subset with the threads; FDX_TEMPORAL_CFG). */
 FDX_HIDDEN fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg *c);
 

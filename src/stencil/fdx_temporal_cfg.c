@@ -45,7 +45,9 @@ int fdx_temporal_fits(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, in
     if (n3[0] <= 2 * r || n3[1] <= 2 * ry || n3[2] <= 2 * r) return 0;
     if (!cuda) return c->bx >= 1 && c->by >= 1 && (ks->rank == 3 || c->by == 1);
     int w = fdx_temporal_tile_x(c, ks->rank), h = fdx_temporal_tile_y(c, ks->rank);
-    if (c->nq < 0 || c->nq > FDX_TEMPORAL_MAX_POINTS || c->pd < 0 || c->pd > FDX_TEMPORAL_MAX_PD) return 0;
+    if (c->nq < 0 || c->nq > FDX_TEMPORAL_MAX_POINTS || c->pd < 0 || c->pd > FDX_TEMPORAL_MAX_PD || c->un < 0 ||
+        c->un > FDX_TEMPORAL_MAX_UNROLL)
+        return 0;
     if (c->tx < 1 || c->ty < 1 || w <= 2 * kr || c->tx * c->ty > 1024 || (ks->rank == 3 ? h <= 2 * kr : c->ty != 1))
         return 0;
     /* 32-bit plane indices in the kernel. */
@@ -79,6 +81,43 @@ int64_t fdx_temporal_scratch_per_thread(const fdx_stencil_kspec *ks, const fdx_t
     return (int64_t)c->k * (2 * r + 1) * ew * eh;
 }
 
+/* CUDA: blocks of this configuration a multiprocessor holds, as far as the
+   host can tell before compiling: threads (2048), shared memory (the
+   opt-in limit plus 1 KB a multiprocessor, 1 KB reserved a block) and
+   registers (65536), taking the counts ptxas gives on sm_90: several points
+   a thread about 64 (float) or 120 (double), one point 32 or 56. */
+static int resident_blocks(const fdx_stencil_kspec *ks, const fdx_device_info *dev, const fdx_temporal_cfg *c)
+{
+    int64_t threads = (int64_t)c->tx * c->ty;
+    int64_t per_sm = (dev->smem_per_block_optin > 0 ? (int64_t)dev->smem_per_block_optin : 227 * 1024) + 1024;
+    int64_t regs = fdx_temporal_points(c) > 1 ? (ks->is_double ? 120 : 64) : (ks->is_double ? 56 : 32);
+    int64_t n = 2048 / threads, by_smem = per_sm / ((int64_t)smem_bytes(ks, c) + 1024), by_regs = 65536 / (threads * regs);
+    if (by_smem < n) n = by_smem;
+    if (by_regs < n) n = by_regs;
+    return n < 1 ? 1 : (int)n;
+}
+
+/* CUDA rank 3: the planes a block that make whole waves.  Blocks of one
+   configuration take about the same time, so a pass takes (waves of
+   `slots` blocks, the last one counting whole) x (chunk + 2 k r planes):
+   the split of the marching axis with the least of that.  (512^3 float,
+   k4 64x8 q4, 220 tiles on 264 slots: chunk 85, 5 full waves, 465
+   plane-times, against the 1024/2048-thread rule's chunk 170: 2.5 waves
+   taking 3, 534.) */
+static int balanced_chunk(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3], int64_t tiles,
+                          int64_t slots)
+{
+    int64_t planes = n3[2] - 2 * ks->radius, halo = 2LL * c->k * ks->radius, best = planes, best_cost = -1;
+    if (planes < 1) return 1;
+    for (int64_t s = 1; s <= 64 && s <= planes; s++) {
+        int64_t ch = ceil_div(planes, s);
+        if (s > 1 && ch < halo) break; /* more recomputed than own planes */
+        int64_t cost = ceil_div(tiles * ceil_div(planes, ch), slots) * (ch + halo);
+        if (best_cost < 0 || cost < best_cost) best_cost = cost, best = ch;
+    }
+    return best > 1 << 30 ? 1 << 30 : (int)best;
+}
+
 /* Planes per block or task: enough blocks (tasks) for `target`, each long
    against the 2 k r planes it reads beyond its own (at least 8 k r). */
 static int chunk_for(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3], int64_t tiles,
@@ -104,17 +143,12 @@ int fdx_temporal_chunk(const fdx_stencil_kspec *ks, const fdx_device_info *dev, 
     int w = fdx_temporal_tile_x(c, ks->rank), h = fdx_temporal_tile_y(c, ks->rank);
     if (w <= 2 * kr || (rank3 && h <= 2 * kr) || c->tx * c->ty < 1) return 1;
     int64_t tiles = ceil_div(n3[0], w - 2 * kr) * (rank3 ? ceil_div(n3[1], h - 2 * kr) : 1);
-    /* Blocks of 1024 threads: about four waves of two resident blocks a
-       multiprocessor.  Smaller blocks (which hold more registers a thread:
-       two or three resident): blocks of 2048 threads a multiprocessor in
-       all, so that the chunks stay long against the 2 k r planes each block
-       reads and computes beyond its own (at 512^3, k 4, 256 threads: chunk
-       170, 5% extra planes, where the 1024-thread rule would give 57 and
-       14%). */
+    if (rank3) return balanced_chunk(ks, c, n3, tiles, sms * resident_blocks(ks, dev, c));
+    /* Rank 2 (rank 3 returned above) has few tiles (16384 wide: 16-70):
+       about four waves of two resident 1024-thread blocks a multiprocessor
+       (its 256-thread, chunk 265 tile measured 2.80, the 3.03 best). */
     int threads = c->tx * c->ty > 1024 ? 1024 : c->tx * c->ty;
-    /* Rank 2 has few tiles (16384 wide: 16-70): the 1024-thread rule's
-       waves (its 256-thread, chunk 265 tile measured 2.80). */
-    return chunk_for(ks, c, n3, tiles, threads >= 1024 || !rank3 ? 8 * sms * (1024 / threads) : sms * (2048 / threads));
+    return chunk_for(ks, c, n3, tiles, 8 * sms * (1024 / threads));
 }
 
 /* "k4 32x8 q4 pd2 chunk 64": any of the words, in any order; the rest of
@@ -130,13 +164,14 @@ fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg *c)
         if (sscanf(p, "chunk %d%n", &a, &used) == 1 && a > 0) c->chunk = a;
         else if (sscanf(p, "pd%d%n", &a, &used) == 1 && a >= 1 && a <= FDX_TEMPORAL_MAX_PD) c->pd = a;
         else if (sscanf(p, "q%d%n", &a, &used) == 1 && a >= 1 && a <= FDX_TEMPORAL_MAX_POINTS) c->nq = a;
+        else if (sscanf(p, "u%d%n", &a, &used) == 1 && a >= 1 && a <= FDX_TEMPORAL_MAX_UNROLL) c->un = a;
         else if (sscanf(p, "k%d%n", &a, &used) == 1 && a >= 1 && a <= FDX_TEMPORAL_MAX_K) c->k = a;
         else if (sscanf(p, "%dx%d%n", &a, &b, &used) == 2 && a >= 1 && b >= 1 && a * b <= 1024) c->tx = a, c->ty = b;
         else if (strncmp(p, "temporal", 8) == 0) used = 8;
         else used = 0;
         FDX_CHECK(used > 0, FDX_ERR_INVALID,
-                  "temporal configuration '%s': cannot read '%s' (words: kN, TXxTY, qN 1..%d, pdN 1..%d, chunk N)",
-                  text, p, FDX_TEMPORAL_MAX_POINTS, FDX_TEMPORAL_MAX_PD);
+                  "temporal configuration '%s': cannot read '%s' (words: kN, TXxTY, qN 1..%d, pdN 1..%d, uN 1..%d, chunk N)",
+                  text, p, FDX_TEMPORAL_MAX_POINTS, FDX_TEMPORAL_MAX_PD, FDX_TEMPORAL_MAX_UNROLL);
         p += used;
     }
     FDX_CHECK(c->tx > 0, FDX_ERR_INVALID, "temporal configuration '%s' names no threads TXxTY", text);
@@ -168,26 +203,35 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
            one point a thread.  With depth <= 0 (auto) a depth is a candidate
            while the tile keeps at least half its width and, in rank 3, a
            quarter of its rows as points of its own, and only the first
-           `auto_tiles` tiles are timed. */
+           `auto_tiles` tiles are timed (rank 3: four). */
         /* H100, 2026-11-24 (per-step ratio to copy): 3D float k4 64x8 q4
            1.85, 32x8 q4 pd2 1.57, 32x32 1.34; double k3 32x8 q4 pd2 1.85,
            32x32 1.79; 2D float k8 256 q4 pd2 2.53 against 256 one point
            2.80 (previous session): rank 2 keeps one point a thread first. */
+        /* Session 7: 64x16 q4, a 64x64 tile (float k4: 77% own points
+           against 64x8 q4's 66%; 63 registers, 139 KB of shared planes: one
+           block of 32 warps a multiprocessor, as many warps as two 64x8 q4
+           blocks), and 32x16 q4 (a 32x64 tile, double's 16 warps in one
+           block) where auto times them; 128x8 q4 (a 128x32 tile) for A/B.
+           Double keeps off the 1024-thread several-point tiles (over 100
+           registers a thread: they would spill at 64). */
         static const fdx_temporal_cfg tiles3[] = {{0, 64, 8, 0, 0, 0, 4, 1},  {0, 32, 8, 0, 0, 0, 4, 2},
-                                                  {0, 32, 32, 0, 0, 0, 1, 1}, {0, 32, 16, 0, 0, 0, 4, 1},
-                                                  {0, 32, 8, 0, 0, 0, 8, 1},  {0, 64, 16, 0, 0, 0, 1, 1},
-                                                  {0, 32, 16, 0, 0, 0, 1, 1}};
+                                                  {0, 64, 16, 0, 0, 0, 4, 1}, {0, 32, 16, 0, 0, 0, 4, 1},
+                                                  {0, 32, 32, 0, 0, 0, 1, 1}, {0, 32, 8, 0, 0, 0, 8, 1},
+                                                  {0, 64, 16, 0, 0, 0, 1, 1}, {0, 32, 16, 0, 0, 0, 1, 1},
+                                                  {0, 128, 8, 0, 0, 0, 4, 1}};
         static const fdx_temporal_cfg tiles2[] = {{0, 256, 1, 0, 0, 0, 1, 1}, {0, 256, 1, 0, 0, 0, 1, 2},
                                                   {0, 1024, 1, 0, 0, 0, 1, 1}, {0, 256, 1, 0, 0, 0, 4, 2},
                                                   {0, 512, 1, 0, 0, 0, 1, 1}, {0, 128, 1, 0, 0, 0, 8, 1}};
         const fdx_temporal_cfg *tiles = rank3 ? tiles3 : tiles2;
-        const int ntiles = rank3 ? 7 : 6, auto_tiles = 3;
+        const int ntiles = rank3 ? 9 : 6, auto_tiles = rank3 ? 4 : 3;
         for (int d = 0; d < nd; d++)
             for (int i = 0; i < ntiles; i++) {
                 fdx_temporal_cfg c = tiles[i];
                 c.k = depths[d];
                 int kr = c.k * r, w = fdx_temporal_tile_x(&c, ks->rank), h = fdx_temporal_tile_y(&c, ks->rank);
                 if (w <= 2 * kr || (rank3 && h <= 2 * kr) || (depth <= 0 && i >= auto_tiles)) continue;
+                if (ks->is_double && c.tx * c.ty >= 1024 && c.nq > 1) continue;
                 if (depth <= 0 && (w - 2 * kr < w / 2 || (rank3 && h - 2 * kr < h / 4))) continue;
                 c.chunk = fdx_temporal_chunk(ks, dev, cuda, n3, &c);
                 n = add(ks, dev, cuda, n3, c, out, n, max);
@@ -243,7 +287,7 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
 void fdx_temporal_cfg_text(const fdx_temporal_cfg *c, int cuda, char *buf, size_t n)
 {
     if (cuda)
-        snprintf(buf, n, "temporal k%d %dx%d q%d pd%d chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
-                 c->pd > 1 ? c->pd : 1, c->chunk);
+        snprintf(buf, n, "temporal k%d %dx%d q%d pd%d%s%.0d chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
+                 c->pd > 1 ? c->pd : 1, c->un > 1 ? " u" : "", c->un > 1 ? c->un : 0, c->chunk);
     else snprintf(buf, n, "temporal k%d cpu %dx%d chunk %d", c->k, c->bx, c->by, c->chunk);
 }

@@ -172,7 +172,10 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
             for (int i = 0; i <= R; i++) fdx_sb_printf(&d, "%s cp%d_%d = 0", q || i ? "," : "", q, i);
         fdx_cg_stmt(k, "%s", fdx_cg_text(g->cg, &d));
     }
-    fdx_cg_node *loop = fdx_cg_for(k, FDX_CG_LOOP_NOUNROLL, "int i = i0; i < i1; i++");
+    /* Unrolled 2r + 1 times (or a multiple) the register columns' shifts
+       become renamings; not unrolled, the code stays small. */
+    if (c->un > 1) fdx_cg_line(k, "#pragma unroll %d", c->un);
+    fdx_cg_node *loop = fdx_cg_for(k, c->un > 1 ? FDX_CG_LOOP : FDX_CG_LOOP_NOUNROLL, "int i = i0; i < i1; i++");
     for (int t = 0; t < K; t++) emit_shift(loop, g, t, NQ);
     for (int q = 0; q < NQ; q++) {
         fdx_sb s = FDX_SB_INIT;
@@ -334,7 +337,8 @@ fdx_status fdx_temporal_generate(const fdx_stencil_kspec *ks, const fdx_temporal
         int halo = 2 * cfg->k * ks->radius;
         int w = fdx_temporal_tile_x(cfg, ks->rank), h = fdx_temporal_tile_y(cfg, ks->rank);
         FDX_CHECK(w > halo && cfg->tx * cfg->ty <= 1024 && (ks->rank == 3 ? h > halo : cfg->ty == 1) &&
-                      cfg->nq >= 0 && cfg->nq <= FDX_TEMPORAL_MAX_POINTS && cfg->pd >= 0 && cfg->pd <= FDX_TEMPORAL_MAX_PD,
+                      cfg->nq >= 0 && cfg->nq <= FDX_TEMPORAL_MAX_POINTS && cfg->pd >= 0 && cfg->pd <= FDX_TEMPORAL_MAX_PD &&
+                      cfg->un >= 0 && cfg->un <= FDX_TEMPORAL_MAX_UNROLL,
                   FDX_ERR_INTERNAL, "temporal block %dx%d q%d pd%d keeps no points of its own at depth %d, radius %d",
                   cfg->tx, cfg->ty, cfg->nq, cfg->pd, cfg->k, ks->radius);
     }

@@ -245,7 +245,7 @@ static void tune_key(const ucall *c, char key[33])
     if (fdx_us_generate(&c->s->ks, &cpu, 0, &src) != FDX_OK) fdx_clear_error();
     fdx_hash h;
     fdx_hash_init(&h);
-    fdx_hash_add_str(&h, "fdx-utune 4");
+    fdx_hash_add_str(&h, "fdx-utune 5");
     fdx_hash_add_str(&h, c->be->name);
     fdx_hash_add_str(&h, c->dev->name);
     fdx_hash_add_str(&h, src ? src : "");
@@ -255,7 +255,7 @@ static void tune_key(const ucall *c, char key[33])
     free(src);
 }
 
-/* "fdx-utune 4 variant tx ty vec unroll chunk vload pf rows pipe"; anything else (an
+/* "fdx-utune 5 variant tx ty vec unroll chunk vload pf rows pipe"; anything else (an
    older or damaged file) only costs a re-tune. */
 static int tuned_find(const char *key, const ucall *c, fdx_us_cfg *cfg)
 {
@@ -266,7 +266,7 @@ static int tuned_find(const char *key, const ucall *c, fdx_us_cfg *cfg)
         return 0;
     }
     fdx_us_cfg t;
-    int ok = sscanf((const char *)data, "fdx-utune 4 %d %d %d %d %d %d %d %d %d %d", &t.variant, &t.tx, &t.ty, &t.vec,
+    int ok = sscanf((const char *)data, "fdx-utune 5 %d %d %d %d %d %d %d %d %d %d", &t.variant, &t.tx, &t.ty, &t.vec,
                     &t.unroll, &t.chunk, &t.vload, &t.pf, &t.rows, &t.pipe) == 10 &&
              (t.variant == FDX_US_POINT || t.variant == FDX_US_MARCH) && fdx_us_cfg_fits(&c->s->ks, &t, c->n3) &&
              (c->aligned || !t.vload);
@@ -279,7 +279,7 @@ static int tuned_find(const char *key, const ucall *c, fdx_us_cfg *cfg)
 static void tuned_store(const char *key, const fdx_us_cfg *t)
 {
     char text[128];
-    int n = snprintf(text, sizeof text, "fdx-utune 4 %d %d %d %d %d %d %d %d %d %d\n", t->variant, t->tx, t->ty, t->vec,
+    int n = snprintf(text, sizeof text, "fdx-utune 5 %d %d %d %d %d %d %d %d %d %d\n", t->variant, t->tx, t->ty, t->vec,
                      t->unroll, t->chunk, t->vload, t->pf, t->rows, t->pipe);
     if (fdx_cache_store(key, ".utune", text, (size_t)n) != FDX_OK) {
         FDX_WARN("not saving user stencil tuning: %s", fdx_last_error());

@@ -43,7 +43,11 @@ int fdx_us_candidates(const fdx_us_spec *ks, const int64_t n3[3], int stage, con
 {
     static const int blocks3[][2] = {{32, 8}, {64, 4}, {32, 4}, {128, 2}, {16, 16}},
                      blocks2[][2] = {{128, 1}, {256, 1}, {64, 1}};
-    static const int vecs[] = {1, 2, 4}, unrolls[] = {1, 2, 4}, pfs[] = {0, 2, 4}, chunks[] = {16, 32, 64, 128};
+    static const int vecs[] = {1, 2, 4}, unrolls[] = {1, 2, 4}, pfs[] = {0, 2, 4};
+    /* Short chunks too: the star's 512^3 winner marches 2 planes a block
+       (more blocks in flight, the z halo from L2), and the box's and div's
+       winners took the shortest chunk offered (16) or no march at all. */
+    static const int chunks[] = {2, 4, 8, 16, 32, 64, 128}, nchunks = sizeof chunks / sizeof *chunks;
     const int nrows = ks->rank == 3 ? 2 : 1;
     const int (*blocks)[2] = ks->rank == 3 ? blocks3 : blocks2;
     int nb = ks->rank == 3 ? 5 : 3, n = 0;
@@ -65,7 +69,7 @@ int fdx_us_candidates(const fdx_us_spec *ks, const int64_t n3[3], int stage, con
        march's loads in flight while it computes); stage 1 the group knobs */
     for (int u = 0; u < 3 && stage == 1 && base->variant == FDX_US_MARCH; u++)
         for (int f = 0; f < 3; f++)
-            for (int c = 0; c < 4; c++)
+            for (int c = 0; c < nchunks; c++)
                 for (int pp = 0; pp < 2; pp++) {
                     fdx_us_cfg m = *base;
                     m.unroll = unrolls[u], m.pf = pfs[f], m.chunk = march_chunk(ks, n3, chunks[c]), m.pipe = pp;

@@ -368,22 +368,48 @@ static int emulate_case(fdx_ctx *ctx, size_t elem, int rank, const int64_t *shap
    2D tiles: dst row strides of every residue mod the sector's words (8, 4, 2
    for 4-, 8- and 16-byte words), A cut (100 -> 4 x 25) or whole (37), a
    batch axis, dst base shifted by every residue; each also with
-   FDX_LAYOUT_SKEW=0 (the plain tile). */
+   FDX_LAYOUT_SKEW=0 (the plain tile).  The skewed shapes run with
+   FDX_LAYOUT_SUBWORD=0: 4-byte elements take the sub-word tile otherwise. */
 static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     int skewed = 0, plain = 0;
-    for (int rank = 2; rank <= 5; rank++)
-        for (int e = 0; e < 5; e++) {
-            int64_t shape[FDX_MAX_RANK];
-            int perm[FDX_MAX_RANK];
-            lt_shape(rank, shape, 20000, &seed);
-            lt_perm(rank, perm, &seed);
-            if (emulate_case(ctx, lt_elems[e], rank, shape, perm, (int)(seed % 4), seed) < 0) {
-                printf("test_layout: tile kernel emulation skipped (built without CUDA)\n");
-                return;
+    /* random permutations of rank 2-6, every element size, with the default
+       plans and with 16-byte sub-word words for every narrower element */
+    for (int v = 0; v < 2; v++) {
+        if (v) setenv("FDX_LAYOUT_SUBWORD", "16", 1);
+        for (int rank = 2; rank <= 6; rank++)
+            for (int e = 0; e < 5; e++) {
+                int64_t shape[FDX_MAX_RANK];
+                int perm[FDX_MAX_RANK];
+                lt_shape(rank, shape, 20000, &seed);
+                lt_perm(rank, perm, &seed);
+                if (emulate_case(ctx, lt_elems[e], rank, shape, perm, (int)(seed % 4), seed) < 0) {
+                    printf("test_layout: tile kernel emulation skipped (built without CUDA)\n");
+                    unsetenv("FDX_LAYOUT_SUBWORD");
+                    return;
+                }
+                seed++;
             }
-            seed++;
+        unsetenv("FDX_LAYOUT_SUBWORD");
+    }
+    /* tiny 2D tiles (the axis after the fastest short; kept rows too) become
+       packed tiles; FDX_LAYOUT_KERNEL=small2d keeps the 2D tile */
+    static const int64_t tiny[][6] = {{3, 5, 4, 16, 12, 8}, {8, 4, 41, 12, 1, 1}, {18, 3, 31, 32, 1, 1},
+                                      {29, 7, 4, 13, 6, 4}};
+    static const int tpm[][6] = {{5, 4, 3, 2, 1, 0}, {0, 2, 1, 3, 4, 5}, {0, 3, 2, 1, 4, 5}, {0, 5, 4, 3, 2, 1}};
+    for (int v = 0; v < 2; v++) {
+        if (v) setenv("FDX_LAYOUT_KERNEL", "small2d", 1);
+        for (int c = 0; c < 4; c++) {
+            int rank = 6;
+            while (tiny[c][rank - 1] == 1) rank--;
+            fdx_perm_plan p;
+            CHECK_OK(fdx_perm_plan_make(16, rank, tiny[c], tpm[c], 16, 0, &p));
+            CHECK(p.packed == !v, "tiny tile case %d, small2d %d: packed %d", c, v, p.packed);
+            emulate_case(ctx, 16, rank, tiny[c], tpm[c], c, seed++);
         }
+        unsetenv("FDX_LAYOUT_KERNEL");
+    }
+    setenv("FDX_LAYOUT_SUBWORD", "0", 1);
     for (int off = 0; off < 2; off++) {
         if (off) setenv("FDX_LAYOUT_SKEW", "0", 1);
         for (int e = 2; e < 5; e++)
@@ -399,6 +425,7 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
                 }
         unsetenv("FDX_LAYOUT_SKEW");
     }
+    unsetenv("FDX_LAYOUT_SUBWORD");
     /* 3 word sizes x 8 residues x 3 shapes: skewed unless the dst row stride is sector-aligned */
     CHECK(skewed == 3 * 3 * 8 - 3 * (1 + 2 + 4), "skewed plans: %d", skewed);
     CHECK(plain == 3 * 3 * 8 + 3 * (1 + 2 + 4), "plain plans: %d", plain);
@@ -409,7 +436,7 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
    64-byte boundary: rows start at any byte), poisoned guards before and
    after dst that must stay untouched; returns the plan's subword flag. */
 static int emulate_shifted(fdx_ctx *ctx, size_t elem, int rank, const int64_t *shape, const int *perm, int sshift,
-                           int dshift, uint64_t seed)
+                           int dshift, uint64_t seed, int *packed)
 {
     int64_t count = 1;
     for (int a = 0; a < rank; a++) count *= shape[a];
@@ -423,6 +450,7 @@ static int emulate_shifted(fdx_ctx *ctx, size_t elem, int rank, const int64_t *s
     fdx_perm_plan p;
     CHECK_OK(fdx_perm_plan_make(elem, rank, shape, perm, common_align_of(out, in), 0, &p));
     int ret = p.subword;
+    if (packed) *packed = p.packed;
     fdx_status st = p.kind == FDX_PLAN_TILED || p.kind == FDX_PLAN_ROWS ? fdx_layout_cuda_emulate(out, in, &p) : FDX_OK;
     if (st == FDX_ERR_UNSUPPORTED) ret = -1; /* built without CUDA */
     else if (p.kind == FDX_PLAN_TILED || p.kind == FDX_PLAN_ROWS) {
@@ -444,15 +472,20 @@ static int emulate_shifted(fdx_ctx *ctx, size_t elem, int rank, const int64_t *s
     return ret;
 }
 
-/* The sub-word tile (1- and 2-byte transposes of the fastest axis, and
-   kept rows whose bytes leave 1- or 2-byte words): 2D transposes with prime
-   and odd extents (both cut, one whole, one short: 45 x many), batch axes
-   before, between and after, kept odd rows (509, 3001: cut, 131), every
-   start residue of both buffers mod 4 bytes; each also with
-   FDX_LAYOUT_SUBWORD=0 (the word kernel), and 4-byte elements (the word
-   kernel) on the same shapes.  sub1 / sub2: whether 1- and 2-byte elements
-   take the sub-word tile (runs of 4 bytes, tiles under 1 KiB: 131 x 7 bytes,
-   64-byte rows: not). */
+/* The sub-word tile (transposes of the fastest axis and kept rows whose
+   bytes leave the element narrower than the access word): 2D transposes
+   with prime and odd extents (both cut, one whole, one short: 45 x many),
+   batch axes before, between and after, kept odd rows (509, 3001: cut,
+   131), src and dst starting at every residue mod 16 bytes (paired: src
+   residue s with dst residue 5 s + case), elements of 1, 2, 4 and 8 bytes,
+   under every FDX_LAYOUT_SUBWORD value: unset (8-byte words for 1-, 2-,
+   4-byte elements), 4 (session 5's path: 1- and 2-byte elements), 16
+   (every narrower element, 8-byte ones too) and 0 (the word kernel).  It
+   checks which access word each plan gets: a planner change shows.
+   want[v][e] has one bit per case: the shapes that take the sub-word tile
+   with that switch and element.  Then the short fastest axes (3, 4, 5
+   elements on either side, kept rows of 3-13 elements, ranks 3-6) as
+   packed sub-word tiles over several axes, with 8- and 16-byte words. */
 static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     static const int64_t sh[][4] = {{509, 263, 1, 1}, {45, 2003, 1, 1}, {1021, 9, 1, 1}, {127, 131, 1, 1},
@@ -462,26 +495,76 @@ static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
     static const int pm[][4] = {{1, 0, 2, 3}, {1, 0, 2, 3}, {1, 0, 2, 3}, {1, 0, 2, 3}, {2, 1, 0, 3},
                                 {3, 2, 1, 0}, {1, 0, 2, 3}, {2, 0, 1, 3}, {1, 2, 0, 3}, {1, 0, 2, 3},
                                 {1, 0, 2, 3}, {0, 2, 1, 3}, {0, 2, 1, 3}, {0, 2, 1, 3}, {0, 2, 1, 3}};
-    static const int sub1[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0};
-    static const int sub2[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 0};
+    static const char *const variant[] = {NULL, "4", "16", "0"};
+    static const int aw_of[4][4] = {{8, 8, 8, 0}, {4, 4, 0, 0}, {16, 16, 16, 16}, {0, 0, 0, 0}};
+    /* 8- and 16-byte words: all but 13 and 14 for 1-byte elements, all but
+       14 for wider ones (4 x 157 and 16 x 4 as packed tiles); 4-byte words
+       (2D tiles only): 1 byte all but 9, 10, 13, 14, 2 bytes all but 10, 14 */
+    static const unsigned want[4][4] = {{0x1fff, 0x3fff, 0x3fff, 0},
+                                        {0x19ff, 0x3bff, 0, 0},
+                                        {0x1fff, 0x3fff, 0x3fff, 0x3fff},
+                                        {0, 0, 0, 0}};
     const int ncase = (int)(sizeof sh / sizeof sh[0]);
-    for (int off = 0; off < 2; off++) {
-        if (off) setenv("FDX_LAYOUT_SUBWORD", "0", 1);
+    for (int v = 0; v < 4; v++) {
+        if (variant[v]) setenv("FDX_LAYOUT_SUBWORD", variant[v], 1);
         for (int c = 0; c < ncase; c++)
-            for (int e = 0; e < 3; e++) {
-                const size_t el = (size_t)1 << e; /* 1, 2, 4 bytes */
-                const int shifts = e == 0 ? 4 : e == 1 ? 2 : 1, rank = sh[c][3] > 1 ? 4 : sh[c][2] > 1 ? 3 : 2;
-                const int want = off || e == 2 ? 0 : e == 0 ? sub1[c] : sub2[c];
-                for (int ss = 0; ss < shifts; ss++)
-                    for (int ds = 0; ds < shifts; ds++) {
-                        int k = emulate_shifted(ctx, el, rank, sh[c], pm[c], ss, (ds + c) % shifts, seed++);
-                        if (k < 0) {
-                            printf("test_layout: sub-word emulation skipped (built without CUDA)\n");
-                            return;
-                        }
-                        CHECK(k == want, "case %d (%lldx%lld..) elem %zu switch %s: sub-word plan %d, expected %d", c,
-                              (long long)sh[c][0], (long long)sh[c][1], el, off ? "off" : "on", k, want);
+            for (int e = 0; e < 4; e++) {
+                const size_t el = (size_t)1 << e; /* 1, 2, 4, 8 bytes */
+                const int shifts = (int)(16 / el), rank = sh[c][3] > 1 ? 4 : sh[c][2] > 1 ? 3 : 2;
+                const int expect = want[v][e] >> c & 1 ? aw_of[v][e] : 0;
+                for (int ss = 0; ss < shifts; ss++) {
+                    int k = emulate_shifted(ctx, el, rank, sh[c], pm[c], ss, (5 * ss + c) % shifts, seed++, NULL);
+                    if (k < 0) {
+                        printf("test_layout: sub-word emulation skipped (built without CUDA)\n");
+                        unsetenv("FDX_LAYOUT_SUBWORD");
+                        return;
                     }
+                    /* case 14's 64-element rows widen to 16-byte words when both buffers allow */
+                    CHECK(k == expect || (c == 14 && k == aw_of[v][e] && ((ss * el) % 16 || ((5 * ss + c) % shifts * el) % 16)),
+                          "case %d (%lldx%lld..) elem %zu FDX_LAYOUT_SUBWORD=%s: sub-word plan %d, expected %d",
+                          c, (long long)sh[c][0], (long long)sh[c][1], el, variant[v] ? variant[v] : "(unset)", k, expect);
+                }
+            }
+        unsetenv("FDX_LAYOUT_SUBWORD");
+    }
+    /* arrays large enough for full-size tiles (over 528 tiles of 16 KB): a
+       1-byte and a 4-byte 2D transpose, a 1-byte packed reversal */
+    static const int64_t big[][5] = {{2903, 3001, 1, 1, 1}, {1499, 1511, 1, 1, 1}, {3, 5, 4, 211, 701}};
+    static const int bpm[][5] = {{1, 0, 2, 3, 4}, {1, 0, 2, 3, 4}, {4, 3, 2, 1, 0}};
+    static const size_t bel[] = {1, 4, 1};
+    for (int c = 0; c < 3; c++) {
+        const int rank = big[c][2] > 1 ? 5 : 2;
+        int64_t tile = 1;
+        fdx_perm_plan p;
+        CHECK_OK(fdx_perm_plan_make(bel[c], rank, big[c], bpm[c], 16, 0, &p));
+        for (int a = 0; a < p.rank; a++) tile *= p.te[a];
+        CHECK(p.subword == 8 && p.packed == (c == 2) && tile * (int64_t)bel[c] > 8192,
+              "large case %d: sub-word %d packed %d tile of %lld bytes", c, p.subword, p.packed,
+              (long long)(tile * (int64_t)bel[c]));
+        int packed = 0, k = emulate_shifted(ctx, bel[c], rank, big[c], bpm[c], 1, 3, seed++, &packed);
+        CHECK(k == 8 || k < 0, "large case %d: sub-word plan %d with shifted buffers", c, k);
+    }
+    /* short fastest axes: the suite's worst shapes, scaled down */
+    static const int64_t ssh[][6] = {{16, 17, 6, 4, 8, 13}, {4, 4, 15, 16, 13, 1}, {23, 33, 4, 3, 6, 7},
+                                     {3, 5, 4, 25, 20, 8},  {5, 37, 23, 1, 1, 1},  {3, 8, 17, 51, 5, 1},
+                                     {3, 251, 11, 4, 1, 1}, {13, 27, 17, 23, 1, 1}, {7, 4, 9, 14, 29, 3}};
+    static const int spm[][6] = {{3, 1, 0, 5, 4, 2}, {2, 0, 4, 1, 3, 5}, {3, 0, 1, 4, 2, 5},
+                                 {5, 4, 3, 2, 1, 0}, {0, 2, 1, 3, 4, 5}, {3, 0, 2, 4, 1, 5},
+                                 {0, 3, 1, 2, 4, 5}, {0, 3, 2, 1, 4, 5}, {0, 4, 3, 1, 5, 2}};
+    const int nshort = (int)(sizeof ssh / sizeof ssh[0]);
+    for (int v = 0; v < 2; v++) {
+        if (v) setenv("FDX_LAYOUT_SUBWORD", "16", 1);
+        for (int c = 0; c < nshort; c++)
+            for (int e = 0; e < (v ? 4 : 3); e++) {
+                const size_t el = (size_t)1 << e;
+                int rank = 6;
+                while (ssh[c][rank - 1] == 1) rank--;
+                for (int ss = 0; ss < 4; ss++) {
+                    int packed = 0, k = emulate_shifted(ctx, el, rank, ssh[c], spm[c], ss, (3 * ss + c) % 4, seed++, &packed);
+                    if (k < 0) break;
+                    CHECK(k == (v ? 16 : 8) && packed, "short axes %d (%lldx%lld..) elem %zu: sub-word %d packed %d", c,
+                          (long long)ssh[c][0], (long long)ssh[c][1], el, k, packed);
+                }
             }
         unsetenv("FDX_LAYOUT_SUBWORD");
     }

@@ -61,19 +61,27 @@ static void permutations(uint64_t seed)
     /* The tile kernel's variants (the measurement switches too), each on
        packed tiles (short fastest axes extended by the next axes, cut axes
        with partial tiles), kept rows and a large odd transpose (partial tiles along both axes, thousands of blocks). */
-    /* the last two: sector-skewed 2D tiles (dst row strides 1929 and 1027,
-       off the sectors for 4-, 8- and 16-byte words; A cut and whole; a batch axis) */
+    /* then two sector-skewed 2D tiles (dst row strides 1929 and 1027,
+       off the sectors for 4-, 8- and 16-byte words; A cut and whole; a batch
+       axis), and three whose 2D tile would be tiny (kept rows of 8 and 18
+       with K = 4, 3; a 3 x 5 x 4 reversal): packed tiles unless
+       FDX_LAYOUT_KERNEL=small2d.  FDX_LAYOUT_SUBWORD=0: the word kernel for
+       1-, 2- and 4-byte elements too (they take the sub-word tile otherwise). */
     static const int64_t pk[][5] = {{67, 7, 5, 7, 30}, {5, 13, 50, 29, 1}, {127, 5000, 1, 1, 1}, {7, 17, 40, 11, 5},
                                     {64, 30, 20, 3, 1},  {1601, 1699, 1, 1, 1}, {100, 3, 643, 1, 1},
-                                    {37, 1027, 1, 1, 1}};
+                                    {37, 1027, 1, 1, 1}, {8, 4, 41, 12, 1},    {18, 3, 31, 32, 1},
+                                    {3, 5, 4, 16, 24}};
     static const int pkp[][5] = {{3, 1, 0, 4, 2}, {3, 1, 0, 2, 4}, {1, 0, 2, 3, 4}, {2, 3, 1, 4, 0},
-                                 {0, 2, 1, 3, 4}, {1, 0, 2, 3, 4}, {2, 1, 0, 3, 4}, {1, 0, 2, 3, 4}};
+                                 {0, 2, 1, 3, 4}, {1, 0, 2, 3, 4}, {2, 1, 0, 3, 4}, {1, 0, 2, 3, 4},
+                                 {0, 2, 1, 3, 4}, {0, 3, 2, 1, 4}, {4, 3, 2, 1, 0}};
     static const char *variants[][2] = {{NULL, NULL},
                                         {"FDX_LAYOUT_KERNEL", "packed"},
                                         {"FDX_LAYOUT_KERNEL", "2d"},
                                         {"FDX_LAYOUT_ASYNC", "0"},
                                         {"FDX_LAYOUT_TILE", "64x64"},
-                                        {"FDX_LAYOUT_SKEW", "0"}};
+                                        {"FDX_LAYOUT_SKEW", "0"},
+                                        {"FDX_LAYOUT_KERNEL", "small2d"},
+                                        {"FDX_LAYOUT_SUBWORD", "0"}};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         if (variants[v][0]) setenv(variants[v][0], variants[v][1], 1);
         char what[64];
@@ -97,12 +105,15 @@ static void permutations(uint64_t seed)
     }
 }
 
-/* The sub-word tiles (1- and 2-byte transposes of the fastest axis, kept odd rows) on the
-   device with both buffers off their alignment (src and dst a few
-   elements into their allocations: rows start at any byte), guards around
-   dst that must keep their poison, against the CPU; also 4-byte elements
-   and FDX_LAYOUT_SUBWORD=0 (the word kernel) on the same shapes.  The last
-   shape is large: partial tiles on both axes, thousands of blocks. */
+/* The sub-word tiles (transposes of the fastest axis, kept odd rows; elements
+   narrower than the access word) on the device with both buffers off their
+   alignment (src and dst a few elements into their allocations: rows start
+   at any byte mod 16), guards around dst that must keep their poison,
+   against the CPU; elements of 1, 2, 4 and 8 bytes under every
+   FDX_LAYOUT_SUBWORD value: unset (8-byte words for 1-, 2-, 4-byte
+   elements), 4 (session 5's 4-byte words), 16 (every narrower element) and
+   0 (the word kernel).  The last shape is large: partial tiles on both
+   axes, thousands of blocks. */
 static void subword(uint64_t seed)
 {
     static const int64_t sh[][4] = {{509, 263, 1, 1}, {45, 2003, 1, 1}, {1021, 9, 1, 1}, {61, 17, 3, 131},
@@ -110,14 +121,16 @@ static void subword(uint64_t seed)
                                     {3001, 3, 5, 1},  {1601, 1699, 1, 1}};
     static const int pm[][4] = {{1, 0, 2, 3}, {1, 0, 2, 3}, {1, 0, 2, 3}, {3, 2, 1, 0}, {2, 0, 1, 3},
                                 {1, 0, 2, 3}, {1, 2, 0, 3}, {0, 2, 1, 3}, {0, 2, 1, 3}, {1, 0, 2, 3}};
+    static const char *const variant[] = {NULL, "4", "16", "0"};
     const size_t guard = 256;
-    for (int off = 0; off < 2; off++) {
-        if (off) setenv("FDX_LAYOUT_SUBWORD", "0", 1);
+    for (int v = 0; v < 4; v++) {
+        const char *name = variant[v] ? variant[v] : "(unset)";
+        if (variant[v]) setenv("FDX_LAYOUT_SUBWORD", variant[v], 1);
         for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
-            for (int e = 0; e < 3; e++) {
+            for (int e = 0; e < 4; e++) {
                 const size_t el = (size_t)1 << e;
-                const int rank = sh[c][3] > 1 ? 4 : sh[c][2] > 1 ? 3 : 2, shift = (int)((seed + c) % (4 / el + 1)),
-                          sshift = (shift * 3 + 1) % (int)(4 / el + 1);
+                const int rank = sh[c][3] > 1 ? 4 : sh[c][2] > 1 ? 3 : 2, shift = (int)((seed + c) % (16 / el)),
+                          sshift = (shift * 5 + 1 + v) % (int)(16 / el);
                 const size_t bytes = count_bytes(rank, sh[c], el), raw = bytes + 2 * guard;
                 unsigned char *in = malloc(bytes), *ref = malloc(bytes), *got = malloc(raw);
                 lt_fill(in, bytes, &seed);
@@ -129,12 +142,13 @@ static void subword(uint64_t seed)
                                      pm[c], NULL));
                 lt_get(gpu, got, d1, raw);
                 const unsigned char *out = got + guard + (size_t)shift * el;
-                CHECK(memcmp(out, ref, bytes) == 0, "sub-word%s elem %zu %lldx%lld.. shifts %d/%d: CUDA differs from CPU",
-                      off ? " (off)" : "", el, (long long)sh[c][0], (long long)sh[c][1], sshift, shift);
+                CHECK(memcmp(out, ref, bytes) == 0,
+                      "sub-word FDX_LAYOUT_SUBWORD=%s elem %zu %lldx%lld.. shifts %d/%d: CUDA differs from CPU", name, el,
+                      (long long)sh[c][0], (long long)sh[c][1], sshift, shift);
                 int bad = 0;
                 for (const unsigned char *g = got; g < out; g++) bad += *g != 0xFF;
                 for (const unsigned char *g = out + bytes; g < got + raw; g++) bad += *g != 0xFF;
-                CHECK(bad == 0, "sub-word%s elem %zu %lldx%lld..: %d guard bytes written", off ? " (off)" : "", el,
+                CHECK(bad == 0, "sub-word FDX_LAYOUT_SUBWORD=%s elem %zu %lldx%lld..: %d guard bytes written", name, el,
                       (long long)sh[c][0], (long long)sh[c][1], bad);
                 fdx_ctx_ops(gpu)->free(d0);
                 fdx_ctx_ops(gpu)->free(d1);

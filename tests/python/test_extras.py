@@ -222,6 +222,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 
 @pytest.mark.parametrize("section", ["### Boundary conditions", "### Temporal blocking", "### User stencils",
+                                     "### Wave steps, deep halos, timed distributed runs",
                                      "### Multigrid", "### Whole runs, files and the rest"])
 def test_walkthrough_block_runs(section, tmp_path, monkeypatch):
     """docs/PYTHON.md's blocks of this session run as printed (asserts included)."""

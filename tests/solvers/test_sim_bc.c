@@ -20,18 +20,7 @@
 static fdx_ctx *ctx;
 
 /* fdx_sim_create must refuse the config with FDX_ERR_INVALID. */
-static void refused(fdx_sim_kind kind, const char *const *kv, const char *why)
-{
-    fdx_sim_config *c = NULL;
-    fdx_sim *s = NULL;
-    CHECK_OK(fdx_sim_config_create(kind, &c));
-    fdx_status st = FDX_OK;
-    for (int i = 0; c && kv[i] && st == FDX_OK; i += 2) st = fdx_sim_config_set(c, kv[i], kv[i + 1]);
-    if (st == FDX_OK) st = fdx_sim_create(ctx, c, &s);
-    CHECK(st == FDX_ERR_INVALID, "%s: status %s", why, fdx_strerror(st));
-    fdx_sim_destroy(&s);
-    fdx_sim_config_destroy(&c);
-}
+static void refused(fdx_sim_kind kind, const char *const *kv, const char *why) { sim_refused(ctx, kind, kv, why, NULL); }
 
 /* 1 when the unknowns (r from every face) of a and b are equal, b being a
    shifted by (dx, dy) with period n - 2r. */

@@ -43,10 +43,13 @@ static fdx_status fold_trial(void *arg, const fdx_stencil_cfg *cfg, double *ms)
         if (strcmp(f->keys[i], key) == 0) return FDX_OK;
     if (f->seen < 512) snprintf(f->keys[f->seen++], sizeof f->keys[0], "%s", key);
     fdx_stencil_cfg_text(cfg, 1, text, sizeof text);
-    snprintf(what, sizeof what, "folded x%d%d r%d %s", f->ks.xbc[0], f->ks.xbc[1], f->ks.radius, text);
-    unsigned m = fdx_stencil_xfold_faces(&f->ks, cfg, 1);
-    CHECK(m == (cfg->variant == FDX_SV_ASYNC ? 0u : 3u), "%s: folds %u", what, m);
-    f->folded += m == 3;
+    snprintf(what, sizeof what, "folded %s%d%d%d%d%d%d r%d %s", f->ks.fstore ? "x" : "all ", f->ks.fbc[0],
+             f->ks.fbc[1], f->ks.fbc[2], f->ks.fbc[3], f->ks.fbc[4], f->ks.fbc[5], f->ks.radius, text);
+    unsigned m = fdx_stencil_fold_faces(&f->ks, cfg, 1);
+    /* with stores: the x faces but in the async march; without: every face, in the unrolled column only */
+    unsigned want = f->ks.fstore ? (cfg->variant == FDX_SV_ASYNC ? 0u : 3u) : cfg->variant == FDX_SV_UNROLL ? 0x3fu : 0u;
+    CHECK(m == want, "%s: folds %u", what, m);
+    f->folded += m != 0;
     CHECK_OK(fdx_stencil_generate(&f->ks, cfg, 1, &src));
     void *cubin = NULL;
     size_t size = 0;
@@ -91,21 +94,27 @@ int main(void)
     snprintf(dev.name, sizeof dev.name, "test H100");
     dev.sm_count = 132, dev.cc_major = 9, dev.cc_minor = 0;
     static fold_arg f;
+    /* store 1: the x faces with u's ghosts stored (FDX_BC_FOLD=1); store 0:
+       every face, nothing stored (FDX_BC_FOLD=2) */
+    for (int store = 1; store >= 0; store--)
     for (int dbl = 0; dbl < 2; dbl++)
         for (int kinds = 0; kinds < 2; kinds++)
             for (int big = 0; big < 2; big++) {
                 if (big ? dbl == kinds : !dbl) continue; /* order 2 in double, order 8 one precision a kind */
                 f.ks = (fdx_stencil_kspec){dbl, 3, big ? 4 : 1, FDX_UPDATE_APPLY, 0, 0, 0};
                 f.seen = 0;
-                f.ks.xbc[0] = kinds ? FDX_BCC_PERIODIC : FDX_BCC_DIRICHLET;
-                f.ks.xbc[1] = kinds ? FDX_BCC_PERIODIC : FDX_BCC_NEUMANN;
-                for (int k = 0; k < f.ks.radius && !kinds; k++) f.ks.xval[1][k] = 0.125 * (2 * k + 1);
-                f.ks.xval[0][0] = kinds ? 0 : 1.5;
+                f.ks.fstore = store;
+                for (int a = 0; a < (store ? 1 : 3); a++) {
+                    f.ks.fbc[2 * a] = kinds ? FDX_BCC_PERIODIC : FDX_BCC_DIRICHLET;
+                    f.ks.fbc[2 * a + 1] = kinds ? FDX_BCC_PERIODIC : FDX_BCC_NEUMANN;
+                    for (int k = 0; k < f.ks.radius && !kinds; k++) f.ks.fval[2 * a + 1][k] = 0.125 * (2 * k + 1);
+                    f.ks.fval[2 * a][0] = kinds ? 0 : 1.5;
+                }
                 int64_t n3[3] = {big ? 509 : 512, big ? 257 : 512, big ? 255 : 512};
                 fdx_stencil_cfg best;
                 CHECK_OK(fdx_stencil_tune(&f.ks, &dev, 1, n3, fold_trial, &f, &best));
             }
-    printf("compiled %d stencil kernels with folded x faces (%d folding both)\n", f.compiled, f.folded);
+    printf("compiled %d stencil kernels with folded faces (%d folding some)\n", f.compiled, f.folded);
     CHECK(f.compiled > 50, "only %d folded stencil kernels compiled", f.compiled);
     return fdx_test_finish("test_bc_nvrtc");
 #endif

@@ -9,7 +9,9 @@
    single groups, marches with a partial last group (plain and pipelined),
    unaligned rows (windows), x neighbours as vectors, both block orders,
    bands, several rows a thread (partial last block rows), every update,
-   the fused sponge.  Skipped without a C++ compiler. */
+   the fused sponge.  The asynchronous march runs too (session 7): its
+   threads as fibers between barriers (tests/cuda_emu.h), its cp.async
+   copies plain copies at issue.  Skipped without a C++ compiler. */
 #include "fdx/internal/sb.h"
 #include "cuda_emu.h"
 #include "stencil/fdx_stencil_impl.h"
@@ -36,14 +38,9 @@ static const char driver[] =
     "#if SW\n"
     "    for (int i = 0; i < (int)(sizeof p.damp / sizeof p.damp[0]); i++) p.damp[i] = damp[i], damp[i] = p.damp[i];\n"
     "#endif\n"
-    "    gridDim = fdx_idx{GX, GY, GZ};\n"
-    "    for (unsigned bz = 0; bz < GZ; bz++) for (unsigned by = 0; by < GY; by++)\n"
-    "    for (unsigned bx = 0; bx < GX; bx++)\n"
-    "    for (unsigned ty = 0; ty < TY; ty++) for (unsigned tx = 0; tx < TX; tx++) {\n"
-    "        blockIdx = fdx_idx{bx, by, bz};\n"
-    "        threadIdx = fdx_idx{tx, ty, 0};\n"
-    "        fdx_stencil_kernel(out, u, UPD == 1 ? up : nullptr, COEF ? cf : nullptr, p);\n"
-    "    }\n"
+    "    const unsigned grid[3] = {GX, GY, GZ};\n"
+    "    cuda_emu_grid(grid, TX, TY, SHMEM, SHMEM > 0,\n"
+    "                  [&] { fdx_stencil_kernel(out, u, UPD == 1 ? up : nullptr, COEF ? cf : nullptr, p); });\n"
     "    long long unwritten = 0, clobbered = 0, wrong = 0, checked = 0;\n"
     "    const double eps = sizeof(real) == 8 ? 2.2e-16 : 1.2e-7;\n"
     "    for (long long k = 0; k < NM; k++) for (long long j = 0; j < NY; j++) for (long long i = 0; i < NX; i++) {\n"
@@ -81,6 +78,29 @@ static const char driver[] =
 
 static int runs;
 
+/* The kernel source with each cp.async (inline PTX: `asm volatile("cp.async.
+   ca.shared.global [%0], [%1], N;" :: "r"(DST), "l"(SRC) : "memory");`)
+   made a copy of N bytes to the block's shared bytes at DST. */
+static void emu_async_copies(fdx_sb *out, const char *src)
+{
+    static const char head[] = "asm volatile(\"cp.async.c", copy[] = ".shared.global [%0], [%1], ",
+                      dst[] = "\"r\"(", mid[] = "), \"l\"(", tail[] = ") : \"memory\");";
+    for (const char *p = src;;) {
+        const char *nb = strstr(p, copy), *at = nb && nb - p >= (long)strlen(head) + 1 ? nb - strlen(head) - 1 : NULL;
+        if (at && strncmp(at, head, strlen(head)) != 0) at = NULL;
+        const char *d = at ? strstr(nb, dst) : NULL, *m = d ? strstr(d, mid) : NULL, *t = m ? strstr(m, tail) : NULL;
+        if (!t) {
+            fdx_sb_puts(out, p);
+            return;
+        }
+        int bytes = atoi(nb + strlen(copy));
+        d += strlen(dst);
+        fdx_sb_printf(out, "%.*smemcpy(fdx_dynamic_smem + (%.*s), (%.*s), %d);", (int)(at - p), p, (int)(m - d), d,
+                      (int)(t - m - strlen(mid)), m + strlen(mid), bytes);
+        p = t + strlen(tail);
+    }
+}
+
 static void run_case(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3], uint64_t seed)
 {
     char what[256], text[96], spec[32];
@@ -97,7 +117,22 @@ static void run_case(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, co
     /* The launch grid; the kernel maps it to its blocks (zfast, bands). */
     unsigned g[3] = {dims.grid[0], dims.grid[1], dims.grid[2]};
     fdx_sb f = FDX_SB_INIT;
-    fdx_sb_printf(&f, "%s\n", kernel);
+    if (dims.shmem) {
+        /* The asynchronous march: its dynamic shared memory is the block's
+           bytes, its copies plain ones at issue (one order a GPU may
+           take: the waits and the barrier after them make the copies
+           visible before any read), its threads fibers between barriers. */
+        fdx_sb_puts(&f, "static unsigned __cvta_generic_to_shared(const void *p)\n"
+                        "{ return (unsigned)((const unsigned char *)p - fdx_dynamic_smem); }\n");
+        fdx_sb dyn = FDX_SB_INIT;
+        cuda_emu_dynamic_shared(&dyn, kernel);
+        emu_async_copies(&f, fdx_sb_str(&dyn));
+        fdx_sb_free(&dyn);
+        fdx_sb_puts(&f, "\n");
+    } else {
+        fdx_sb_printf(&f, "%s\n", kernel);
+    }
+    fdx_sb_printf(&f, "#define SHMEM %zuu\n", (size_t)dims.shmem);
     fdx_sb_printf(&f, "#define NX %lldLL\n#define NY %lldLL\n#define NM %lldLL\n#define R %d\n#define RANK %d\n",
                   (long long)n3[0], (long long)n3[1], (long long)n3[2], ks->radius, ks->rank);
     fdx_sb_printf(&f, "#define UPD %d\n#define COEF %d\n#define D1 %d\n#define SW %d\n#define CHUNK %d\n", ks->update,
@@ -177,6 +212,41 @@ int main(void)
             per_cfg[ci]++;
         }
     for (int ci = 0; ci < ncfgs; ci++) CHECK(per_cfg[ci] >= 2, "configuration %d ran %d times", ci, per_cfg[ci]);
+    /* The asynchronous march (rank 3; threads as fibers between barriers,
+       copies at issue): aligned rows at the widest vector and at vec 1
+       (4- and 8-byte copies), rows not aligned to the vector (win: copies
+       of one value) at the widest and at vec 2 with two rows a thread,
+       one block a column, the column from the stages (zs); tiles partial
+       in x and y, chunks shorter than the planes ahead. */
+    typedef struct {
+        int tx, ty, vec, chunk, pd, win, ry, zs;
+    } acfg;
+    static const acfg acfgs[] = {
+        {8, 4, 0, 5, 2, 0, 0, 0}, {8, 4, 1, 3, 1, 0, 0, 0}, {8, 4, 0, 7, 2, 1, 0, 0},
+        {4, 4, 2, 1, 3, 1, 2, 0}, {16, 4, 2, 40, 1, 1, 0, 0}, {4, 4, 0, 2, 2, 1, 0, 1},
+    };
+    const int nacfgs = sizeof acfgs / sizeof *acfgs;
+    int per_acfg[8] = {0};
+    for (int ci = 0; ci < nacfgs; ci++)
+        for (int si = 0; si < nspecs; si++) {
+            const fdx_stencil_kspec *ks = &specs[si];
+            const acfg *a = &acfgs[ci];
+            if (ks->rank != 3) continue;
+            int widest = ks->is_double ? 2 : 4, r = ks->radius;
+            fdx_stencil_cfg c = {0};
+            c.variant = FDX_SV_ASYNC, c.tx = a->tx, c.ty = a->ty, c.by = 1, c.chunk = a->chunk, c.pd = a->pd;
+            c.vec = a->vec && a->vec < widest ? a->vec : widest, c.win = a->win, c.ry = a->ry, c.zs = a->zs;
+            /* Unaligned rows: widths of every residue; aligned ones: a
+               multiple of the vector, no multiple of the tile. */
+            int64_t nx = c.win ? 2 * r + 2 * c.tx * c.vec + 1 + (si + ci) % 3 : c.vec * (2 * c.tx + 1 + si % 2);
+            if (c.win && nx % c.vec == 0) nx++;
+            int64_t n3[3] = {nx, 2 * r + c.ty * fdx_stencil_rows(&c) + 1 + si % 3, 2 * r + 9 + ci % 4};
+            if (!fdx_stencil_cfg_fits(ks, &c, n3)) continue;
+            run_case(ks, &c, n3, seed++);
+            per_acfg[ci]++;
+        }
+    for (int ci = 0; ci < nacfgs; ci++)
+        CHECK(per_acfg[ci] >= 3, "async configuration %d ran %d times", ci, per_acfg[ci]);
     rmdir(cuda_emu_dir);
     printf("test_stencil_emu: %d kernels run\n", runs);
     return fdx_test_finish("test_stencil_emu");

@@ -246,6 +246,31 @@ int main(void)
         CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "zs tile %d does not fit", t);
         sc_case(ctx, &d, FDX_FLOAT64, s3, &seed, force, &c);
     }
+    /* Session 7: the asynchronous march on rows not aligned to its vector
+       (win: copies of one value, lanes of whole vectors from the tile):
+       every order, precision and update, vec 2 and 4, widths of every
+       residue (odd ones first), 1..3 planes ahead, 1..2 rows a thread,
+       chunks shorter than the planes ahead and longer than the column,
+       tiles partial in x and y, coefficient / d1 / sponge rotating. */
+    static const int wchunk[] = {7, 1, 40, 3, 16};
+    int wrot = 0;
+    for (int order = 2; order <= 12; order += 2)
+        for (int p = 0; p < 2; p++)
+            for (int vec = 2; vec <= (p ? 4 : 2); vec *= 2, wrot++) {
+                fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
+                int r = order / 2;
+                fdx_stencil_cfg c = {.variant = FDX_SV_ASYNC, .tx = 64 / vec, .ty = vec == 4 ? 16 : 8, .vec = vec,
+                                     .chunk = wchunk[wrot % 5], .by = 1, .pd = 1 + wrot % 3, .win = 1,
+                                     .ry = wrot % 4 == 2 && vec == 2 ? 2 : 0};
+                int64_t s3[3] = {131 + wrot % 4, 12 + 2 * r + wrot % 7, 17 + wrot % 6};
+                if (s3[0] % vec == 0) s3[0]++;
+                s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
+                fdx_stencil_desc d;
+                sc_desc(&d, 3, order, wrot % 3, (wrot / 3) % 2, p);
+                fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
+                CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "win async case %d does not fit", wrot);
+                sc_case(ctx, &d, dt, s3, &seed, force, &c);
+            }
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_stencil_gpu");
 }

@@ -190,6 +190,43 @@ static void file_round_trip(void)
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
+/* Odd widths at high orders (session 7): a first run of the float order-12
+   stencil on rows no multiple of any vector measures the asynchronous march
+   with whole-vector lanes on unaligned rows (win) at vec 4 and vec 2;
+   FDX_STENCIL_WIN=0 leaves it out (the A/B of the GPU check), and aligned
+   rows never get it. */
+static void win_first_batch(const fdx_device_info *h100)
+{
+    static const struct {
+        int64_t nx;
+        const char *knob;
+        int want;
+    } runs[] = {{137, NULL, 2}, {137, "0", 0}, {136, NULL, 0}, {138, NULL, 1}};
+    for (int r = 0; r < 4; r++) {
+        fdx_stencil_kspec ks = {0, 3, 6, FDX_UPDATE_WAVE, 0, 0, 0};
+        int64_t n3[3] = {runs[r].nx, 87, 249};
+        fdx_stencil_journal *j = calloc(1, sizeof *j);
+        if (!j) return;
+        if (runs[r].knob) setenv("FDX_STENCIL_WIN", runs[r].knob, 1);
+        fake f = {1, 0, {{0}}, 0};
+        fdx_stencil_tuner t = {fake_trial, NULL, &f, 8};
+        fdx_stencil_cfg best;
+        int measured = 0, found = 0;
+        CHECK_OK(fdx_stencil_tune_step(&ks, h100, 1, n3, &t, j, &best, &measured));
+        unsetenv("FDX_STENCIL_WIN");
+        for (int i = 0; i < j->n; i++)
+            if (j->cfg[i].variant == FDX_SV_ASYNC && j->cfg[i].win) {
+                found++;
+                CHECK(fdx_stencil_cfg_fits(&ks, &j->cfg[i], n3) && j->cfg[i].vec > 1 && n3[0] % j->cfg[i].vec,
+                      "nx %lld: a win candidate that does not fit or needs no window", (long long)n3[0]);
+            }
+        CHECK(found == runs[r].want && measured <= 8, "nx %lld, FDX_STENCIL_WIN=%s: %d win candidates in the first "
+              "batch (%d measured), want %d", (long long)n3[0], runs[r].knob ? runs[r].knob : "unset", found, measured,
+              runs[r].want);
+        free(j);
+    }
+}
+
 /* The model's first batch holds the H100 rounds' winners (notes/stencil.md):
    the 7-point 512^3 f64's one 2-plane group 32x8 at vec 2, and the
    25-point's asynchronous march two planes ahead capped at 3 blocks. */
@@ -244,6 +281,7 @@ int main(void)
                 }
     CHECK(prepared > 0, "the batch compiler was never asked for anything");
     model_first_batch(&h100);
+    win_first_batch(&h100);
     for (int b = 0; b < 4; b++)
         printf("budget %2d: converged in at most %d runs, journals of at most %d configurations (the full search times "
                "at most %d)\n", budgets[b], most_runs[budgets[b]], most_journal[budgets[b]], most_full[budgets[b]]);

@@ -3,7 +3,8 @@
    and 3, float and double, odd shapes, depths 2-4 with a shallower last
    pass), for each strategy: small forced tiles of one point a thread and of
    several points a thread with planes in flight (many blocks, halos across
-   blocks and frames), and the candidates' tile; wave (fdx_stencil_wave_steps,
+   blocks and frames; at depth 2 also with the plane loop unrolled 2r + 1
+   times), float's large 64x16 q4 tile in rank 3, and the candidates' tile; wave (fdx_stencil_wave_steps,
    orders 2 and 8, with and without coefficients) likewise; then a depth no
    tile takes.
    Auto on large shapes is verified by tools/gpu-check.d/temporal.sh.
@@ -54,6 +55,30 @@ int main(void)
                         fdx_temporal_force_tile(&tile);
                         snprintf(what, sizeof what, "rank %d order %d %s k %d, small tiles q%d", rank, order,
                                  dbl ? "double" : "float", k, pts);
+                        tc_case(ctx, rank, order, dt, shape, 2 * k + 1, k, &seed, what);
+                        fdx_temporal_force_tile(NULL);
+                        /* The plane loop unrolled 2r + 1 times (the register
+                           columns renamed, not moved): the same points. */
+                        if (pts > 1 && k == 2) {
+                            tile.un = 2 * r + 1;
+                            fdx_temporal_force_tile(&tile);
+                            snprintf(what, sizeof what, "rank %d order %d %s k %d, small tiles q%d u%d", rank, order,
+                                     dbl ? "double" : "float", k, pts, tile.un);
+                            tc_case(ctx, rank, order, dt, shape, 2 * k + 1, k, &seed, what);
+                            fdx_temporal_force_tile(NULL);
+                        }
+                    }
+                    /* Float's large tile (64x16 q4: 64x64 with its halo,
+                       over 112 KB of shared planes, one block a
+                       multiprocessor). */
+                    fdx_temporal_cfg big = {k, 64, 16, 0, 0, 0, 4, 1, 0};
+                    fdx_stencil_kspec kb = {dbl, rank, r, FDX_UPDATE_HEAT, 0, rank == 3, 0};
+                    int64_t b3[3];
+                    fdx_stencil_shape3(rank, shape, b3);
+                    big.chunk = fdx_temporal_chunk(&kb, fdx_ctx_device(ctx), 1, b3, &big);
+                    if (rank == 3 && !dbl && (!san || k == 2) && fdx_temporal_fits(&kb, &big, 1, b3)) {
+                        fdx_temporal_force_tile(&big);
+                        snprintf(what, sizeof what, "rank 3 order %d float k %d, tile 64x16 q4", order, k);
                         tc_case(ctx, rank, order, dt, shape, 2 * k + 1, k, &seed, what);
                         fdx_temporal_force_tile(NULL);
                     }

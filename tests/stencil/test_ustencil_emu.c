@@ -162,6 +162,8 @@ int main(void)
         {FDX_US_MARCH, 4, 1, 0, 1, 7, 1, 0, 4},
         /* pipelined steps: vector loads, scalar loads with rows, partial chunks */
         {FDX_US_MARCH, 4, 2, 0, 2, 5, 1, 2, 2, 1}, {FDX_US_MARCH, 3, 2, 1, 1, 3, 0, 0, 3, 1},
+        /* chunks shorter than the unroll (the tuner's chunks 2 and 4) */
+        {FDX_US_MARCH, 4, 2, 0, 4, 2, 1, 2, 2, 1}, {FDX_US_MARCH, 4, 2, 0, 4, 3, 0, 4, 1, 0},
     };
     const int ncfgs = sizeof cfgs / sizeof *cfgs;
     int ran = 0, by_cfg[16] = {0};

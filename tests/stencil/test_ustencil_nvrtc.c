@@ -44,13 +44,13 @@ static void compile_case(const us_case *c, int is_double, int all_candidates, in
     fdx_ustencil_desc_destroy(&d);
     int64_t n3[3];
     fdx_stencil_shape3(c->rank, c->grid, n3);
-    fdx_us_cfg cfgs[128];
+    fdx_us_cfg cfgs[256];
     int n = 0;
     if (all_candidates) {
         fdx_us_cfg base;
         fdx_us_default_cfg(&ks, 1, n3, &base);
         n = fdx_us_candidates(&ks, n3, 0, &base, cfgs, 128);
-        n += fdx_us_candidates(&ks, n3, 1, &base, cfgs + n, 128 - n);
+        n += fdx_us_candidates(&ks, n3, 1, &base, cfgs + n, 256 - n);
         /* Candidates differing only in the chunk share a kernel. */
         for (int i = 0; i < n; i++)
             for (int j = 0; j < i; j++)

@@ -139,7 +139,7 @@ static int wanted(const char *only, const char *name)
 int bench_transform(int argc, char **argv)
 {
     const char *json = NULL, *reps_s = "20", *seed_s = "1", *count_s = NULL, *mib_s = NULL, *only = NULL,
-               *elem_s = NULL, *rounds_s = "1", *suite = "named", *list = NULL;
+               *elem_s = NULL, *rounds_s = "1", *suite = "named", *list = NULL, *variants = NULL;
     const cli_flag flags[] = {
         {"suite", "S", "named: the named cases, diagonals and the fixed-size random cases; random: the space "
                        "(rank 2-6, elements 1-16 B, 1 MiB-1 GiB, primes) [named]", &suite},
@@ -150,13 +150,15 @@ int bench_transform(int argc, char **argv)
         {"elem", "BYTES", "element size of the fixed-size random cases: 1, 2, 4, 8, 16 (named suite) [8]", &elem_s},
         {"only", "PREFIX", "run only the cases whose name starts with PREFIX", &only},
         {"rounds", "N", "run the selected cases N times over, one record each time [1]", &rounds_s},
+        {"variants", "V,V", "time each case under these settings on the same data, each verified: 'default' or "
+                            "FDX_NAME=VALUE joined by '+' (measurement A/B; records carry \"variant\")", &variants},
         {"json", NULL, "one JSON record per case (JSON Lines)", &json},
         {"list", NULL, "list the selected cases (name, shape, perm, element bytes, MiB) and exit", &list},
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
     int rc = cli_start(argc, argv, CMD, "[--suite named|random] [--reps N] [--seed N] [--count N] [--mib N] [--elem B] [--only PREFIX] "
-                       "[--rounds N] [--json] [--list]",
+                       "[--rounds N] [--variants V,V] [--json] [--list]",
                        flags, &opts);
     fdx_ctx *ctx = NULL, *cpu = NULL;
     if (rc >= 0) goto done;
@@ -171,6 +173,10 @@ int bench_transform(int argc, char **argv)
     if (space && (mib_s || elem_s)) {
         rc = cli_usage_error(CMD, "--%s sets the fixed-size random cases of the named suite: it has no effect with "
                                   "--suite random", mib_s ? "mib" : "elem");
+        goto done;
+    }
+    if (variants && (st = transform_variants_check(variants)) != FDX_OK) {
+        rc = cli_usage_error(CMD, "%s", fdx_last_error());
         goto done;
     }
     if (!count_s) count_s = space ? "200" : "20";
@@ -221,6 +227,7 @@ int bench_transform(int argc, char **argv)
             goto done;
         }
 built:;
+    for (int i = 0; i < n; i++) cases[i].variants = variants;
     int selected = 0;
     for (int i = 0; i < n; i++) selected += wanted(only, cases[i].name);
     if (only && (!only[0] || !selected)) {

@@ -123,6 +123,9 @@ int cli_sor_dist(const char *cmd, fdx_options *opts, const sor *p, int sweeps, i
             fdx_json_int(&j, "units", units);
             fdx_json_int(&j, "ranks", procs);
             fdx_json_int(&j, "units_per_rank", gpus);
+            /* units share GPUs when there are fewer (unit i on device i mod count) */
+            int ndev = cuda ? fdx_cuda_device_count() : 0;
+            fdx_json_int(&j, "devices_per_rank", cuda ? (gpus < ndev ? gpus : ndev) : 0);
             fdx_json_int(&j, "portions", fdx_dloop_portions(v.loop));
             fdx_json_str(&j, "transport", fdx_dist_transport(d));
             fdx_json_num(&j, "time_one_unit_ms", t1.median_ms);

@@ -82,6 +82,17 @@ static void fill_random(unsigned char *p, size_t bytes, uint64_t seed)
     for (size_t i = (size_t)words * 8; i < bytes; i++) p[i] = (unsigned char)mix(seed ^ i);
 }
 
+/* Fills a host buffer with 0xA5, in parallel (up to 1 GiB per variant). */
+static void poison(unsigned char *p, size_t bytes)
+{
+    const int64_t chunk = 1 << 20, n = (int64_t)((bytes + (size_t)chunk - 1) / (size_t)chunk);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        size_t lo = (size_t)(i * chunk), len = bytes - lo < (size_t)chunk ? bytes - lo : (size_t)chunk;
+        memset(p + lo, 0xA5, len);
+    }
+}
+
 static int64_t count_diff(const unsigned char *a, const unsigned char *b, size_t bytes, size_t elem)
 {
     int64_t bad = 0, n = (int64_t)(bytes / elem);
@@ -139,8 +150,8 @@ void transform_table_header(void)
            "GB/s", "ratio", "same", "verified");
 }
 
-static void report(const transform_case *c, fdx_ctx *ctx, const fdx_time_stats *t, double copy_gbps,
-                   double same_gbps, int verified, int64_t bad, int json, fdx_status *st)
+static void report(const transform_case *c, const char *variant, fdx_ctx *ctx, const fdx_time_stats *t,
+                   double copy_gbps, double same_gbps, int verified, int64_t bad, int json, fdx_status *st)
 {
     double bytes = (double)transform_case_bytes(c), eff = fdx_effective_gbps(bytes, bytes, t->median_ms);
     const fdx_layout *l = c->to.diag != FDX_DIAG_NONE || c->from.diag == FDX_DIAG_NONE ? &c->to : &c->from;
@@ -148,9 +159,9 @@ static void report(const transform_case *c, fdx_ctx *ctx, const fdx_time_stats *
     fmt_shape(shape, sizeof shape, c);
     fmt_perm(perm, sizeof perm, l);
     if (!json) {
-        printf("%-22s %-20s %-12s %-5s %-4zu %10.4f %9.1f %7.3f %7.3f %s\n", c->name, shape, perm,
+        printf("%-22s %-20s %-12s %-5s %-4zu %10.4f %9.1f %7.3f %7.3f %s%s%s\n", c->name, shape, perm,
                fdx_diag_name(l->diag), c->elem, t->median_ms, eff, eff / copy_gbps, eff / same_gbps,
-               verified ? "yes" : "NO");
+               verified ? "yes" : "NO", variant ? "  " : "", variant ? variant : "");
         return;
     }
     fdx_json j;
@@ -171,10 +182,75 @@ static void report(const transform_case *c, fdx_ctx *ctx, const fdx_time_stats *
         fdx_json_str(&j, "suite", c->suite);
         fdx_json_int(&j, "seed", c->seed);
     }
+    if (variant) fdx_json_str(&j, "variant", variant);
     fdx_json_bool(&j, "verified", verified);
     fdx_json_num(&j, "max_abs_error", verified ? 0.0 : (double)NAN);
     fdx_json_int(&j, "mismatches", bad);
     *st = fdx_json_finish(&j, stdout);
+}
+
+/* One variant of a --variants list: its settings applied (save: the values
+   they replace, restored by variant_restore), its length in *len. */
+enum { VARIANT_SETTINGS = 8, VARIANT_CHARS = 160 };
+typedef struct variant_env {
+    int n;
+    char name[VARIANT_SETTINGS][64];
+    char *old[VARIANT_SETTINGS]; /* NULL: was unset */
+} variant_env;
+
+/* Parses the variant starting at v (up to ',' or the end) into settings;
+   apply = 1 sets them.  Returns its length. */
+static fdx_status variant_parse(const char *v, int apply, variant_env *e, size_t *len)
+{
+    size_t n = strcspn(v, ",");
+    char buf[VARIANT_CHARS];
+    FDX_CHECK(n > 0 && n < sizeof buf, FDX_ERR_INVALID, "--variants: an entry is empty or longer than %d characters",
+              VARIANT_CHARS - 1);
+    memcpy(buf, v, n);
+    buf[n] = 0;
+    *len = n;
+    e->n = 0;
+    if (strcmp(buf, "default") == 0) return FDX_OK;
+    for (char *save = NULL, *kv = strtok_r(buf, "+", &save); kv; kv = strtok_r(NULL, "+", &save)) {
+        char *eq = strchr(kv, '=');
+        size_t kl = eq ? (size_t)(eq - kv) : 0;
+        FDX_CHECK(eq && strncmp(kv, "FDX_", 4) == 0 && kl > 4 && kl < sizeof e->name[0] && e->n < VARIANT_SETTINGS,
+                  FDX_ERR_INVALID, "--variants: '%s' is not 'default' or FDX_NAME=VALUE settings joined by '+'", kv);
+        memcpy(e->name[e->n], kv, kl);
+        e->name[e->n][kl] = 0;
+        if (apply) {
+            const char *old = getenv(e->name[e->n]);
+            e->old[e->n] = old ? strdup(old) : NULL;
+            setenv(e->name[e->n], eq + 1, 1);
+        }
+        e->n++;
+    }
+    return FDX_OK;
+}
+
+static void variant_restore(variant_env *e)
+{
+    for (int i = 0; i < e->n; i++) {
+        if (e->old[i]) setenv(e->name[i], e->old[i], 1);
+        else unsetenv(e->name[i]);
+        free(e->old[i]);
+        e->old[i] = NULL;
+    }
+    e->n = 0;
+}
+
+fdx_status transform_variants_check(const char *list)
+{
+    variant_env e;
+    size_t len;
+    int count = 0;
+    for (const char *v = list;; v += len + 1) {
+        FDX_TRY(variant_parse(v, 0, &e, &len));
+        count++;
+        if (!v[len]) break;
+    }
+    FDX_CHECK(count <= VARIANT_SETTINGS, FDX_ERR_INVALID, "--variants: %d entries, at most %d", count, VARIANT_SETTINGS);
+    return FDX_OK;
 }
 
 fdx_status transform_case_run(fdx_ctx *ctx, fdx_ctx *cpu, const transform_case *c, int reps, double copy_gbps,
@@ -203,17 +279,36 @@ fdx_status transform_case_run(fdx_ctx *ctx, fdx_ctx *cpu, const transform_case *
     FDX_TRY_GOTO(st, fdx_array_wrap(ctx, FDX_UINT8, 1, &n, NULL, from_id ? plain : hsrc, NULL, 0, &src), done);
     FDX_TRY_GOTO(st, fdx_array_wrap(ctx, FDX_UINT8, 1, &n, NULL, out, NULL, 0, &dst), done);
     FDX_TRY_GOTO(st, fdx_array_to_device(src), done);
-    FDX_TRY_GOTO(st, fdx_array_fill_device_bytes(dst, 0xFF), done); /* poisoned */
     timed t = {ctx, fdx_array_device(dst), fdx_array_device(src), c};
-    FDX_TRY_GOTO(st, convert_once(&t, NULL), done);
-    FDX_TRY_GOTO(st, fdx_array_to_host(dst), done); /* waits for the context's stream */
-    int64_t bad = count_diff(out, ref, bytes, c->elem) + sample_check(out, plain, c);
-    *verified = bad == 0;
-    fdx_time_stats ts;
-    FDX_TRY_GOTO(st, fdx_time_run(ctx, convert_once, &t, 3, reps, &ts), done);
     double same_gbps;
     FDX_TRY_GOTO(st, fdx_copy_bandwidth(ctx, bytes, reps, NULL, &same_gbps), done);
-    report(c, ctx, &ts, copy_gbps, same_gbps, *verified, bad, json, &st);
+    *verified = 1;
+    /* each variant: poisoned output, one verified run, then the timing */
+    size_t len = 0;
+    for (const char *v = c->variants; st == FDX_OK; v += len + 1) {
+        variant_env e = {0};
+        char name[VARIANT_CHARS];
+        if (v) {
+            if ((st = variant_parse(v, 1, &e, &len)) != FDX_OK) {
+                variant_restore(&e);
+                goto done;
+            }
+            snprintf(name, sizeof name, "%.*s", (int)len, v);
+        }
+        poison(out, bytes); /* a result that never came back fails the check */
+        fdx_time_stats ts;
+        int64_t bad = 0;
+        if ((st = fdx_array_fill_device_bytes(dst, 0xFF)) == FDX_OK && (st = convert_once(&t, NULL)) == FDX_OK &&
+            (st = fdx_array_to_host(dst)) == FDX_OK) { /* waits for the context's stream */
+            bad = count_diff(out, ref, bytes, c->elem) + sample_check(out, plain, c);
+            st = fdx_time_run(ctx, convert_once, &t, 3, reps, &ts);
+        }
+        variant_restore(&e);
+        if (st != FDX_OK) goto done;
+        *verified &= bad == 0;
+        report(c, v ? name : NULL, ctx, &ts, copy_gbps, same_gbps, bad == 0, bad, json, &st);
+        if (!v || !v[len]) break;
+    }
 done:
     fdx_array_destroy(&src);
     fdx_array_destroy(&dst);

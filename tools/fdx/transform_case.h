@@ -13,7 +13,17 @@ typedef struct transform_case {
     fdx_layout from, to;         /* the timed conversion: from -> to */
     const char *suite;           /* the record's "suite" ("random-transform"), NULL: none */
     long seed;                   /* the suite's seed, recorded with it */
+    /* A/B variants timed on the same data (measurements; NULL: one run as
+       the environment says): a comma-separated list, each "default" or
+       FDX_NAME=VALUE settings joined by '+', set for that variant's
+       verified run and timing and restored afterwards; each record carries
+       its "variant".  Checked by transform_variants_check. */
+    const char *variants;
 } transform_case;
+
+/* A --variants list as transform_case.variants takes it; the message names
+   the bad entry. */
+fdx_status transform_variants_check(const char *list);
 
 /* Fills the case's name, layouts (from identity to perm + diag, or the
    reverse when undiag) after checking them; messages name the bad value. */

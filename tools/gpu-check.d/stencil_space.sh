@@ -1,25 +1,132 @@
 # Issue 22: the random-stencil suite (fdx bench stencil --suite random, COUNT
 # cases, default 100: 2D/3D, orders 2-12, laplacian/heat/wave, float/double,
-# 32^3-1024^3 points, odd extents), tuned as a user's first run would be.
-# Record: $OUT/<date>_<gpu>_stencil-space.jsonl; the distribution of
-# ratio_same_size and the five worst cases in the section log.
+# 32^3-1024^3 points, odd extents), tuned as a user's first run would be
+# (a fresh cache: cold compiles, budgeted tuner), then the issue's named
+# targets, an A/B of the worst cases of 2026-11-23 without the session-7
+# candidates, and a small-grid probe.  Parts (each 0 to skip):
+#   SS_SUITE    the suite -> <date>_<gpu>_stencil-space.jsonl (distribution
+#               of ratio_same_size and the five worst in the log)
+#   SS_TARGETS  25-point f64 512^3, order 6 f32 700x500x400, order 12 f32
+#               400^3, 7-point f64 96^3 (fdx stencil, first runs; records
+#               with "suite": "stencil-targets") -> *_stencil-targets.jsonl
+#   SS_AB       the worst cases again with FDX_STENCIL_WIN=0 (the candidate
+#               space before session 7: no asynchronous march on odd
+#               widths), own fresh cache; records with "ab": "win0" in
+#               *_stencil-space-ab.jsonl; the same cases of the suite's run
+#               are the "win1" arm; then the small worst cases (never
+#               tuned: under 2^22 points) tuned from 2^18 points
+#               (FDX_STENCIL_TUNE_MIN), records with "ab": "tunemin"
+#   SS_SMALL    7-point f64 96^3 and 32^3: the default, forced smaller
+#               blocks / single planes (more blocks for 132 SMs), and 20
+#               steps (--steps: per-step time with launches back to back);
+#               records with "suite": "stencil-small" (and "forced")
 # STENCIL_SPACE_BUDGET=all: the exhaustive tuner instead (what later runs of
 # the same case converge to), records named stencil-space-tuned.
 set -u
 budget=${STENCIL_SPACE_BUDGET:-}
-rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_stencil-space${budget:+-tuned}.jsonl
-timeout "${STENCIL_SPACE_TIMEOUT:-450}" "$FDX_BIN" bench stencil --backend cuda --suite random --count "${COUNT:-100}" \
-  ${budget:+--tune-budget "$budget"} --json > "$rec"
-echo "fdx bench stencil --suite random: exit $?, $(grep -c '^{' "$rec") records"
-python3 - "$rec" <<'PY'
+base=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}
+rec=${base}_stencil-space${budget:+-tuned}.jsonl
+log=$OUT/stencil-space.log
+w=/tmp/fdx-ss
+rm -rf $w; mkdir -p $w
+t0=$(date +%s)
+elapsed() { echo "  ($(( $(date +%s) - t0 )) s so far)"; }
+summary() { # records file, label
+  python3 - "$1" "$2" <<'PY'
 import json, sys
 r = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 if r:
     x = sorted(q["ratio_same_size"] for q in r)
     n = len(x)
-    print(f"random-stencil: {n} cases, ratio_same_size median {x[n // 2]:.3f}, p10 {x[n // 10]:.3f}, min {x[0]:.3f}; "
+    print(f"{sys.argv[2]}: {n} cases, ratio_same_size median {x[n // 2]:.3f}, p10 {x[n // 10]:.3f}, min {x[0]:.3f}; "
           f"ratio_to_copy median {sorted(q['ratio_to_copy'] for q in r)[n // 2]:.3f}; verified {sum(q['verified'] for q in r)}/{n}")
     for q in sorted(r, key=lambda q: q["ratio_same_size"])[:5]:
         print(f"  worst: {q['case']} {'x'.join(map(str, q['shape']))} {q['precision']} order {q['order']} {q['op']}"
               f"{'+coef' if q['coef'] else ''}: {q['ratio_same_size']:.3f} ({q['config']})")
 PY
+}
+if [ "${SS_SUITE:-1}" = 1 ]; then
+  FDX_CACHE_DIR=$w/cache FDX_LOG=info timeout "${STENCIL_SPACE_TIMEOUT:-240}" "$FDX_BIN" bench stencil --backend cuda \
+    --suite random --count "${COUNT:-100}" ${budget:+--tune-budget "$budget"} --json > "$rec" 2>>"$log"
+  echo "fdx bench stencil --suite random: exit $?, $(grep -c '^{' "$rec") records$(elapsed)"
+  summary "$rec" random-stencil
+fi
+# The worst cases of 2026-11-23 (float orders 8-12 and double 8-10 on odd
+# widths; the largest left out for time).
+ab_cases=${SS_AB_CASES:-rs1-066,rs1-087,rs1-032,rs1-020,rs1-006,rs1-051,rs1-038,rs1-094,rs1-040,rs1-022}
+if [ "${SS_AB:-1}" = 1 ]; then
+  ab=${base}_stencil-space-ab.jsonl
+  FDX_STENCIL_WIN=0 FDX_CACHE_DIR=$w/cache-ab timeout "${SS_AB_TIMEOUT:-90}" "$FDX_BIN" bench stencil --backend cuda \
+    --suite random --count "${COUNT:-100}" --cases "$ab_cases" --json 2>>"$log" |
+    sed -e 's/^{/{"ab": "win0", /' > "$ab"
+  echo "A/B, FDX_STENCIL_WIN=0: exit ${PIPESTATUS[0]}, $(grep -c '^{' "$ab") records$(elapsed)"
+  python3 - "$ab" "$rec" <<'PY'
+import json, sys
+old = {q["case"]: q for q in map(json.loads, (l for l in open(sys.argv[1]) if l.startswith("{")))}
+try:
+    new = {q["case"]: q for q in map(json.loads, (l for l in open(sys.argv[2]) if l.startswith("{")))}
+except OSError:
+    new = {}
+for c, o in old.items():
+    n = new.get(c)
+    print(f"  {c} {'x'.join(map(str, o['shape']))} {o['precision']} o{o['order']}: win0 {o['ratio_same_size']:.3f} ({o['config']})"
+          + (f" -> win1 {n['ratio_same_size']:.3f} ({n['config']})" if n else ""))
+PY
+fi
+# The small worst cases (under 2^22 points: the default configuration, never
+# tuned) with the budgeted tuner from 2^18 points (FDX_STENCIL_TUNE_MIN), own
+# fresh cache; records with "ab": "tunemin" in *_stencil-space-ab.jsonl.
+small_cases=${SS_SMALL_CASES:-rs1-066,rs1-022,rs1-008,rs1-025,rs1-033,rs1-091,rs1-050}
+if [ "${SS_AB:-1}" = 1 ]; then
+  FDX_STENCIL_TUNE_MIN=262144 FDX_CACHE_DIR=$w/cache-tm timeout "${SS_AB_TIMEOUT:-90}" "$FDX_BIN" bench stencil \
+    --backend cuda --suite random --count "${COUNT:-100}" --cases "$small_cases" --json 2>>"$log" |
+    sed -e 's/^{/{"ab": "tunemin", /' > $w/tm.jsonl
+  echo "A/B, FDX_STENCIL_TUNE_MIN=262144: exit ${PIPESTATUS[0]}, $(grep -c '^{' $w/tm.jsonl) records$(elapsed)"
+  cat $w/tm.jsonl >> "$ab"
+  python3 - $w/tm.jsonl "$rec" <<'PY'
+import json, sys
+tm = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+try:
+    new = {q["case"]: q for q in map(json.loads, (l for l in open(sys.argv[2]) if l.startswith("{")))}
+except OSError:
+    new = {}
+for t in tm:
+    n = new.get(t["case"])
+    print(f"  {t['case']} {'x'.join(map(str, t['shape']))} {t['precision']} o{t['order']}: tuned {t['ratio_same_size']:.3f} ({t['config']})"
+          + (f", default {n['ratio_same_size']:.3f} ({n['config']})" if n else ""))
+PY
+fi
+if [ "${SS_TARGETS:-1}" = 1 ]; then
+  tg=${base}_stencil-targets.jsonl
+  for args in "--order 8 --size 512x512x512 --precision double" \
+              "--order 6 --size 700x500x400 --precision float" \
+              "--order 12 --size 400x400x400 --precision float" \
+              "--order 2 --size 96x96x96 --precision double"; do
+    FDX_CACHE_DIR=$w/cache timeout 60 "$FDX_BIN" stencil --backend cuda $args --json 2>>"$log" |
+      sed -e 's/^{/{"suite": "stencil-targets", /' | tee -a "$tg" |
+      grep -oE '"(config)": "[^"]*"|"shape": \[[^]]*\]|"(order|ratio_same_size|ratio_to_copy)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
+    echo
+  done
+  elapsed
+fi
+if [ "${SS_SMALL:-1}" = 1 ]; then
+  sm=${base}_stencil-small.jsonl
+  one() { # forced configuration (or -), fdx stencil's arguments
+    local cfg=$1; shift
+    { if [ "$cfg" = - ]; then FDX_CACHE_DIR=$w/cache timeout 30 "$FDX_BIN" stencil --backend cuda "$@" --json
+      else FDX_STENCIL_CFG="$cfg" FDX_CACHE_DIR=$w/cache timeout 30 "$FDX_BIN" stencil --backend cuda "$@" --json; fi; } 2>>"$log" |
+      sed -e "s/^{/{\"suite\": \"stencil-small\", \"forced\": \"$cfg\", /" | tee -a "$sm" |
+      grep -oE '"shape": \[[^]]*\]|"(config)": "[^"]*"|"median": [0-9.]+|"(ratio_same_size)": [0-9.]+' | tr '\n' ' '
+    echo
+  }
+  for n in 96 32; do
+    one - --size ${n}x${n}x${n}
+    # FDX_STENCIL_CFG: variant tx ty vec chunk by pd (unrolled column, one
+    # group a block), then zfast pipe win minb xv band ry all 0.
+    for cfg in "32 8 2 4 1 4" "32 8 2 2 1 2" "32 4 2 2 1 2" "64 4 2 1 1 1" "32 4 2 1 1 1" "16 4 2 1 1 1" "64 2 1 2 1 2"; do
+      one "2 $cfg 0 0 0 0 0 0 0" --size ${n}x${n}x${n}
+    done
+    one - --size ${n}x${n}x${n} --op heat --steps 20
+  done
+  elapsed
+fi

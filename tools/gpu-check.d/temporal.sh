@@ -8,9 +8,9 @@
 # float 16384^2 >= 3.0, 2D 8th-order wave float 16384^2 >= 1.5.
 # Explicit configurations instead of auto: a fresh device compiles every
 # kernel it times, and auto times up to 15 a case; this section stays under
-# a minute (stops starting runs after TEMPORAL_BUDGET seconds, default 55).
+# 90 s (stops starting runs after TEMPORAL_BUDGET seconds, default 80).
 # TEMPORAL_AUTO=1 adds auto runs of the headline cases (tuning, ~20 s each);
-# TEMPORAL_CPU=1 the host CPU's 512^3 double (auto and off, ~2 minutes).
+# The host CPU's 512^3 double runs after them (auto; TEMPORAL_CPU=0 skips it).
 # Dry run on the CPU: TEMPORAL_BACKEND=cpu FDX_BIN=build/bin/fdx OUT=/tmp/t \
 #   GPU_CHECK_DATE=x GPU_NAME=cpu TEMPORAL_SMALL=1 bash tools/gpu-check.d/temporal.sh
 set -u
@@ -21,7 +21,7 @@ fi
 [ -x "${FDX_BIN:-}" ] || { echo "temporal: skipped: no fdx binary (FDX_BIN)"; exit 0; }
 log=$OUT/temporal.log
 rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_temporal.jsonl
-budget=${TEMPORAL_BUDGET:-55}
+budget=${TEMPORAL_BUDGET:-80}
 steps=${TEMPORAL_STEPS:-24}
 start=$SECONDS
 h3d="--op heat --size 512x512x512"
@@ -33,22 +33,35 @@ w2d="--op wave --size 16384x16384 --precision float --order 8"
 if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
   cases=("heat3d-f64|--op heat --size 96x96x96 --precision double|3|"
          "heat2d-f32|--op heat --size 1024x1024 --precision float|4|"
-         "wave2d-f32-o8|--op wave --size 1024x1024 --precision float --order 8|2|" "dhalo")
+         "wave2d-f32-o8|--op wave --size 1024x1024 --precision float --order 8|2|" "sim" "dhalo")
+  TEMPORAL_SIM_SIZE=${TEMPORAL_SIM_SIZE:-256x200} TEMPORAL_CPU_SIZE=${TEMPORAL_CPU_SIZE:-96x96x96}
   TEMPORAL_DHALO_SIZE=${TEMPORAL_DHALO_SIZE:-256x200}
 else
-  # The best measured (H100, 2026-11-24 00:30 run) first, then deep halos,
-  # then the A/B variants.
-  cases=("heat3d-f64|$h3d --precision double|3|32x8 q4 pd2"
-         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1"
-         "heat2d-f32|$h2d|8|256x1 q1 pd1"
-         "wave2d-f32-o8|$w2d|3|256x1 q1 pd1"
-         "dhalo"
+  # Session 7 first: 3D with wave-balanced chunks (no "chunk" word: the
+  # new rule, 85 / 102 planes) against the old rule's chunk 170, the large
+  # 64x64 float tile (64x16 q4), double's 32x64 tile (32x16 q4), the plane
+  # loop unrolled 2r + 1 times (u3); then the best measured 2D cases
+  # (H100, session 6), deep halos, and the older A/B variants.
+  cases=("heat3d-f32|$h3d --precision float|4|64x8 q4 pd1"
+         "heat3d-f32|$h3d --precision float|4|64x16 q4 pd1"
+         "heat3d-f64|$h3d --precision double|3|32x8 q4 pd2"
+         "heat3d-f64|$h3d --precision double|3|32x16 q4 pd1"
+         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 chunk 170"
+         "heat3d-f64|$h3d --precision double|3|32x8 q4 pd2 chunk 170"
+         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 u3"
+         "heat3d-f32|$h3d --precision float|4|64x16 q4 pd1 u3"
+         "heat3d-f64|$h3d --precision double|3|32x8 q4 pd2 u3"
+         "heat3d-f64|$h3d --precision double|4|32x16 q4 pd1"
+         "heat3d-f32|$h3d --precision float|4|128x8 q4 pd1"
+         "heat3d-f32|$h3d --precision float|5|64x16 q4 pd1"
          "heat2d-f32|$h2d|8|256x1 q1 pd2"
+         "wave2d-f32-o8|$w2d|3|256x1 q1 pd1"
+         "sim"
+         "dhalo"
+         "heat2d-f32|$h2d|8|256x1 q1 pd1"
          "wave2d-f32-o8|$w2d|2|256x1 q1 pd1"
          "heat3d-f64|$h3d --precision double|3|64x8 q4 pd1"
-         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd2"
          "heat3d-f32|$h3d --precision float|3|64x8 q4 pd1"
-         "heat2d-f32|$h2d|8|1024x1 q1 pd1"
          "wave2d-f32-o8|$w2d|4|256x1 q1 pd1"
          "wave2d-f32-o8|$w2d|off|")
   if [ "${TEMPORAL_AUTO:-0}" = 1 ]; then
@@ -70,7 +83,31 @@ dhalo() {
     echo
   done
 }
+# fdx wave / fdx heat with --temporal (issue 20 item 3): the simulations'
+# own stepping, 2D 8192^2 float, off then auto (the summary's "temporal"
+# is the depth auto chose, "time_s.per_step" the time a step); the wave
+# without layer or receivers (what blocking needs; its source ends near
+# step 410, the steps after it are blocked), the heat with a fixed frame.
+# The same checksum is expected for off and auto.
+sim() {
+  local size=${TEMPORAL_SIM_SIZE:-8192x8192}
+  for c in "wave --order 8 --absorb none --receivers none" "heat --boundary fixed --init random"; do
+    for mode in off auto; do
+      echo "== sim $c temporal $mode" >>"$log"
+      # shellcheck disable=SC2086
+      FDX_LOG=info timeout 60 "$FDX_BIN" ${c%% *} --backend "$backend" --size "$size" ${c#* } --steps 1000 \
+        --temporal $mode --progress off --json 2>>"$log" |
+        sed -e "s/^{/{\"sim_case\": \"${c%% *} temporal $mode\", /" | tee -a "$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_temporal_sim.jsonl" |
+        grep -oE '"(case|sim_case)": "[^"]*"|"temporal": [0-9]+|"per_step": [0-9.e-]+|"checksum": \{[^}]*\}' | tr '\n' ' '
+      echo
+    done
+  done
+}
 for c in "${cases[@]}"; do
+  if [ "$c" = sim ]; then
+    if [ $((SECONDS - start)) -ge "$budget" ]; then echo "temporal: budget spent, sim not run" | tee -a "$log"; else sim; fi
+    continue
+  fi
   if [ "$c" = dhalo ]; then
     if [ $((SECONDS - start)) -ge "$budget" ]; then echo "temporal: budget spent, dhalo not run" | tee -a "$log"; else dhalo; fi
     continue
@@ -86,13 +123,19 @@ for c in "${cases[@]}"; do
     tr '\n' ' '
   echo
 done
-# The device host's CPU (TEMPORAL_CPU=1; about 2 minutes on 16 cores): 3D
-# 7-point double 512^3, target >= 2.0 of the CPU copy.
-if [ "${TEMPORAL_CPU:-0}" = 1 ]; then
-  for mode in auto off; do
+# The device host's CPU (on by default; TEMPORAL_CPU=0 skips it, 2 adds
+# one step a pass): 3D 7-point double 512^3, target >= 2.0 of the CPU copy
+# (the record's ratio_to_copy: the copy is measured in the same run).
+# Session 7's CPU kernel reads level 1 from u directly and streams the last
+# level out (non-temporal stores).  Auto times depths 4, 3, 2 on full-row,
+# 256- and 128-wide tiles (temporal-tuning.txt).
+cpu_modes=auto
+[ "${TEMPORAL_CPU:-1}" = 2 ] && cpu_modes="auto off"
+if [ "${TEMPORAL_CPU:-1}" != 0 ]; then
+  for mode in $cpu_modes; do
     echo "== cpu heat3d-f64 temporal $mode" >>"$log"
-    FDX_LOG=info timeout 150 "$FDX_BIN" stencil --backend cpu --op heat --size 512x512x512 --precision double \
-      --steps 16 --temporal $mode --reps 3 --json 2>>"$log" | sed -e 's/"case": "stencil"/"case": "cpu-heat3d-f64"/' |
+    FDX_LOG=info timeout 100 "$FDX_BIN" stencil --backend cpu --op heat --size "${TEMPORAL_CPU_SIZE:-512x512x512}" \
+      --precision double --steps 12 --temporal $mode --reps 3 --json 2>>"$log" | sed -e 's/"case": "stencil"/"case": "cpu-heat3d-f64"/' |
       tee -a "$OUT/${GPU_CHECK_DATE}_${GPU_NAME}-host_temporal_cpu.jsonl" | grep -oE '"(temporal|ratio_to_copy)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
     echo
   done

@@ -1,28 +1,54 @@
 # Issue 22: the random-transform suite (fdx bench transform --suite random,
-# COUNT cases, default 200) with its peers in the same call: LibreTT built from
-# the public source in peers/librett (fetched for measuring; never part of
-# fdx) and PyTorch when importable.  Records: $OUT/<date>_<gpu>_transform-space.jsonl
-# (fdx records with peer_librett_ratio / peer_torch_ratio), the peers' raw
-# records beside it, the distribution and worst cases in the section log.
+# COUNT cases, default 200), each case under TRANSFORM_VARIANTS on the same
+# data in one process (each variant verified against the CPU; default:
+# the committed plans, FDX_LAYOUT_SUBWORD=0 = the word kernel everywhere,
+# =16 = 16-byte sub-word words for every narrower element; add
+# FDX_LAYOUT_SUBWORD=4 for session 5's sub-word path), with its peers
+# in the same call: LibreTT built from the public source in peers/librett
+# (fetched for measuring; never part of fdx) and PyTorch when importable.
+# Records: $OUT/<date>_<gpu>_transform-space.jsonl (fdx records with
+# "variant", peer_librett_ratio / peer_torch_ratio), the peers' raw records
+# beside it, the distribution by variant and element size and the worst
+# cases in the section log.  TRANSFORM_PEERS=0 skips the peers (the fdx
+# part alone: about a minute).
 set -u
 rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-space
+variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_SUBWORD=0,FDX_LAYOUT_SUBWORD=16}
+start=$SECONDS
 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --list > "$rec.cases.txt"
-timeout 400 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --reps 20 --json > "$rec.fdx.jsonl"
-echo "fdx bench transform --suite random: exit $?, $(grep -c '^{' "$rec.fdx.jsonl") records"
+timeout 300 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --reps 10 --variants "$variants" \
+  --json > "$rec.fdx.jsonl"
+echo "fdx bench transform --suite random --variants $variants: exit $?, $(grep -c '^{' "$rec.fdx.jsonl") records, $((SECONDS - start)) s"
+# the tiny-tile rule (2D tiles under 256 words -> packed tiles): its six
+# cases against FDX_LAYOUT_KERNEL=small2d on the same data, in $rec.small2d.jsonl
+for c in rt1-090 rt1-071 rt1-072 rt1-136 rt1-148 rt1-027; do
+  timeout 60 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$c" --reps 10 \
+    --variants default,FDX_LAYOUT_KERNEL=small2d --json 2>/dev/null
+done > "$rec.small2d.jsonl"
+python3 - "$rec.small2d.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+for r in rows:
+    print(f"  {r['case']} elem {r['elem_bytes']} {'x'.join(map(str, r['shape']))}: {r['variant']:28s} "
+          f"ratio_same_size {r['ratio_same_size']:.3f} verified {r['verified']}")
+PY
+echo "tiny-tile A/B: $((SECONDS - start)) s"
 lrt=
-if [ -d peers/librett/src ]; then
+if [ "${TRANSFORM_PEERS:-1}" = 1 ] && [ -d peers/librett/src ]; then
   if cmake -S peers/librett -B /tmp/lrt-build -DENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DENABLE_TESTS=OFF \
        -DCMAKE_BUILD_TYPE=Release >"$OUT/librett_build.log" 2>&1 &&
      cmake --build /tmp/lrt-build -j "$(nproc)" >>"$OUT/librett_build.log" 2>&1 &&
      nvcc -O3 -std=c++14 -arch=sm_90 -DLIBRETT_USES_CUDA -I peers/librett/src bench/peers/librett_cases.cu \
        /tmp/lrt-build/src/librett.a -o /tmp/librett_cases >>"$OUT/librett_build.log" 2>&1; then
+    echo "LibreTT built: $((SECONDS - start)) s"
     timeout 300 /tmp/librett_cases < "$rec.cases.txt" > "$rec.librett.jsonl"
-    echo "LibreTT: exit $?, $(grep -c '"verified": true' "$rec.librett.jsonl") verified records"
+    echo "LibreTT: exit $?, $(grep -c '"verified": true' "$rec.librett.jsonl") verified records, $((SECONDS - start)) s"
     lrt=$rec.librett.jsonl
   else
     echo "LibreTT did not build: tail of librett_build.log:"; tail -5 "$OUT/librett_build.log"
   fi
 else
-  echo "peers/librett not present: LibreTT not measured"
+  echo "LibreTT not measured (peers/librett not carried, or TRANSFORM_PEERS=0)"
 fi
 timeout 300 python3 bench/peers/transform_peers.py "$rec.fdx.jsonl" "$rec.cases.txt" $lrt > "$rec.jsonl"
+echo "transform_space: $((SECONDS - start)) s"
