@@ -50,6 +50,7 @@ static fdx_status fold_trial(void *arg, const fdx_stencil_cfg *cfg, double *ms)
     unsigned want = f->ks.fstore ? (cfg->variant == FDX_SV_ASYNC ? 0u : 3u) : cfg->variant == FDX_SV_UNROLL ? 0x3fu : 0u;
     CHECK(m == want, "%s: folds %u", what, m);
     f->folded += m != 0;
+    if (!m && !f->ks.fstore) return FDX_OK; /* the plain kernel's source: test_stencil_nvrtc compiles those */
     CHECK_OK(fdx_stencil_generate(&f->ks, cfg, 1, &src));
     void *cubin = NULL;
     size_t size = 0;
@@ -101,6 +102,7 @@ int main(void)
         for (int kinds = 0; kinds < 2; kinds++)
             for (int big = 0; big < 2; big++) {
                 if (big ? dbl == kinds : !dbl) continue; /* order 2 in double, order 8 one precision a kind */
+                if (!store && big) continue;             /* every face: the 512^3 7-point only (test time) */
                 f.ks = (fdx_stencil_kspec){dbl, 3, big ? 4 : 1, FDX_UPDATE_APPLY, 0, 0, 0};
                 f.seen = 0;
                 f.ks.fstore = store;
