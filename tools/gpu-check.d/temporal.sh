@@ -39,8 +39,7 @@ if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
 else
   # Session 7 first: 3D with wave-balanced chunks (no "chunk" word: the
   # new rule, 85 / 102 planes) against the old rule's chunk 170, the large
-  # 64x64 float tile (64x16 q4), double's 32x64 tile (32x16 q4), the plane
-  # loop unrolled 2r + 1 times (u3); then the best measured 2D cases
+  # 64x64 float tile (64x16 q4), double's 32x64 tile (32x16 q4); then the best measured 2D cases
   # (H100, session 6), deep halos, and the older A/B variants.
   cases=("heat3d-f32|$h3d --precision float|4|64x8 q4 pd1"
          "heat3d-f32|$h3d --precision float|4|64x16 q4 pd1"
@@ -48,9 +47,6 @@ else
          "heat3d-f64|$h3d --precision double|3|32x16 q4 pd1"
          "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 chunk 170"
          "heat3d-f64|$h3d --precision double|3|32x8 q4 pd2 chunk 170"
-         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 u3"
-         "heat3d-f32|$h3d --precision float|4|64x16 q4 pd1 u3"
-         "heat3d-f64|$h3d --precision double|3|32x8 q4 pd2 u3"
          "heat3d-f64|$h3d --precision double|4|32x16 q4 pd1"
          "heat3d-f32|$h3d --precision float|4|128x8 q4 pd1"
          "heat3d-f32|$h3d --precision float|5|64x16 q4 pd1"
