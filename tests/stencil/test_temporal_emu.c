@@ -115,9 +115,6 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
             tc.nq = pts, tc.pd = 2 + (k + r) % 2;
             if (rank3) tc.ty = (2 * k * r + 2 + pts - 1) / pts;
             else tc.tx = (2 * k * r + 5 + pts - 1) / pts;
-            /* At depth 2 the plane loop unrolled 2r + 1 times (a pragma
-               for nvcc; the emulation checks the source around it). */
-            if (k == 2) tc.un = 2 * r + 1;
         }
         CHECK_OK(fdx_temporal_generate(ks, &tc, 1, &src));
         if (!src) continue;

@@ -3,8 +3,8 @@
    and 3, float and double, odd shapes, depths 2-4 with a shallower last
    pass), for each strategy: small forced tiles of one point a thread and of
    several points a thread with planes in flight (many blocks, halos across
-   blocks and frames; at depth 2 also with the plane loop unrolled 2r + 1
-   times), float's large 64x16 q4 tile in rank 3, and the candidates' tile; wave (fdx_stencil_wave_steps,
+   blocks and frames), float's large 64x16 q4 tile in rank 3, and the
+   candidates' tile; wave (fdx_stencil_wave_steps,
    orders 2 and 8, with and without coefficients) likewise; then a depth no
    tile takes.
    Auto on large shapes is verified by tools/gpu-check.d/temporal.sh.
@@ -57,16 +57,6 @@ int main(void)
                                  dbl ? "double" : "float", k, pts);
                         tc_case(ctx, rank, order, dt, shape, 2 * k + 1, k, &seed, what);
                         fdx_temporal_force_tile(NULL);
-                        /* The plane loop unrolled 2r + 1 times (the register
-                           columns renamed, not moved): the same points. */
-                        if (pts > 1 && k == 2) {
-                            tile.un = 2 * r + 1;
-                            fdx_temporal_force_tile(&tile);
-                            snprintf(what, sizeof what, "rank %d order %d %s k %d, small tiles q%d u%d", rank, order,
-                                     dbl ? "double" : "float", k, pts, tile.un);
-                            tc_case(ctx, rank, order, dt, shape, 2 * k + 1, k, &seed, what);
-                            fdx_temporal_force_tile(NULL);
-                        }
                     }
                     /* Float's large tile (64x16 q4: 64x64 with its halo,
                        over 112 KB of shared planes, one block a
