@@ -279,6 +279,8 @@ fdx_status transform_case_run(fdx_ctx *ctx, fdx_ctx *cpu, const transform_case *
     FDX_TRY_GOTO(st, fdx_array_wrap(ctx, FDX_UINT8, 1, &n, NULL, from_id ? plain : hsrc, NULL, 0, &src), done);
     FDX_TRY_GOTO(st, fdx_array_wrap(ctx, FDX_UINT8, 1, &n, NULL, out, NULL, 0, &dst), done);
     FDX_TRY_GOTO(st, fdx_array_to_device(src), done);
+    /* dst's device copy exists only once written (CUDA): make it before its pointer is taken */
+    FDX_TRY_GOTO(st, fdx_array_fill_device_bytes(dst, 0xFF), done);
     timed t = {ctx, fdx_array_device(dst), fdx_array_device(src), c};
     double same_gbps;
     FDX_TRY_GOTO(st, fdx_copy_bandwidth(ctx, bytes, reps, NULL, &same_gbps), done);
