@@ -116,7 +116,7 @@ class Dist:
         d.units_per_proc = int(units)
         addr, self._comm = _comm_address(comm)
         d.mpi_comm = addr
-        self.desc, self.shape = d, shape
+        self.desc, self.shape, self.options = d, shape, dict(options)
         self._h = ctypes.c_void_p()
         with Options(options) as o:
             check(lib.fdx_dist_create(o, ctypes.byref(d), ctypes.byref(self._h)))
@@ -158,6 +158,11 @@ class Dist:
         """A distributed loop on this grid: fdx.DistLoop(self, indices, body, arrays, **kw)."""
         from ._dloop import DistLoop
         return DistLoop(self, indices, body, arrays, **kw)
+
+    def solver(self, **kw):
+        """A multigrid solver distributed as this grid: fdx.Solver(dist=self, **kw)."""
+        from ._mg import Solver
+        return Solver(dist=self, **kw)
 
     def stencil(self, order=2, **kw):
         """A distributed fdx.Stencil (same arguments, rank from the grid)."""

@@ -9,7 +9,7 @@ import numpy as np
 
 from ._array import view, asarray, Array, HOST
 from ._core import context
-from ._lib import lib, check, Handle, _release, _fn, _P, _S
+from ._lib import lib, check, Handle, Options, _release, _fn, _P, _S
 
 COARSE_DIRECT, COARSE_SWEEPS = 0, 1
 
@@ -35,6 +35,9 @@ _fn("fdx_solver_residual_history", _S, _P, ctypes.POINTER(ctypes.POINTER(ctypes.
 _fn("fdx_solver_work_units", ctypes.c_double, _P)
 _fn("fdx_solver_levels", ctypes.c_int, _P)
 _fn("fdx_solver_level_shape", _S, _P, ctypes.c_int, _I64P)
+_fn("fdx_solver_create_dist", _S, _P, _P, ctypes.POINTER(_P))
+_fn("fdx_solver_solve_dist", _S, _P, _P, _P)
+_fn("fdx_solver_distributed_levels", ctypes.c_int, _P)
 _IP = ctypes.POINTER(ctypes.c_int)
 _NAMES = {"method": _fn("fdx_solver_method_name", ctypes.c_char_p, ctypes.c_int),
           "cycle": _fn("fdx_solver_cycle_name", ctypes.c_char_p, ctypes.c_int),
@@ -82,21 +85,42 @@ class Solver:
       tol      relative residual to reach (||f - A u|| <= tol ||f - A u0||)
       max_cycles, order (2 | 4: Dirichlet, "mg")
       coef     k > 0 (float64, the grid's shape): the operator becomes -div(k grad u)
+      dist     an fdx.Dist (rank 2 or 3; shape then defaults to its grid's):
+               the levels split over its units as it splits the grid
+               (fdx_solver_create_dist; Dirichlet axes, order 2); solve()
+               then takes float64 fdx.DistArrays of that Dist
 
     solve(f, u) solves in place and returns u; after it, .iterations,
-    .converged, .residual_history (NumPy, [1, r1, r2, ...]), .work_units."""
+    .converged, .residual_history (NumPy, [1, r1, r2, ...]), .work_units,
+    and (after setup) .distributed_levels (0 on one unit).  A distributed
+    solve reaches the cycles and history of one unit (the history's last
+    bits aside: its norms add per unit, then across units)."""
 
-    def __init__(self, shape, method=None, cycle=None, smoother=None, pre=None, post=None, coarse=None, bc=None,
-                 h=None, tol=None, max_cycles=None, order=None, coef=None, ctx=None):
+    def __init__(self, shape=None, method=None, cycle=None, smoother=None, pre=None, post=None, coarse=None, bc=None,
+                 h=None, tol=None, max_cycles=None, order=None, coef=None, ctx=None, dist=None):
         self.ctx = ctx or context()
-        self.shape = tuple(int(n) for n in shape)
+        self.dist = dist
+        if shape is None and dist is None:
+            raise TypeError("Solver needs a shape or a dist")
+        if dist is not None:
+            from ._dist import Dist
+            if not isinstance(dist, Dist):
+                raise TypeError(f"dist must be an fdx.Dist, not {type(dist).__name__}")
+        self.shape = tuple(int(n) for n in (dist.shape if shape is None else shape))
         r = len(self.shape)
         if r not in (2, 3):
             raise ValueError(f"multigrid grids have rank 2 or 3, not {r} (shape {self.shape})")
         self._h = ctypes.c_void_p()
-        check(lib.fdx_solver_create(self.ctx.handle, r, (ctypes.c_int64 * 3)(*self.shape[::-1]),
-                                    ctypes.byref(self._h)))
-        self._handle = Handle(self._h, lib.fdx_solver_destroy, [self.ctx._handle])
+        if dist is not None:
+            if self.shape != dist.shape:
+                raise ValueError(f"shape {self.shape}, the distribution's grid is {dist.shape}")
+            with Options(dist.options) as o:                    # the options dist was made with
+                check(lib.fdx_solver_create_dist(o, dist._h, ctypes.byref(self._h)))
+            self._handle = Handle(self._h, lib.fdx_solver_destroy, [dist._handle])
+        else:
+            check(lib.fdx_solver_create(self.ctx.handle, r, (ctypes.c_int64 * 3)(*self.shape[::-1]),
+                                        ctypes.byref(self._h)))
+            self._handle = Handle(self._h, lib.fdx_solver_destroy, [self.ctx._handle])
         self._pre, self._post, self._smoother = 2, 2, "rbgs"
         self.set(method=method, cycle=cycle, smoother=smoother, pre=pre, post=post, coarse=coarse, bc=bc, h=h,
                  tol=tol, max_cycles=max_cycles, order=order, coef=coef)
@@ -175,7 +199,11 @@ class Solver:
     def solve(self, f, u=None):
         """Solves A u = f; u: the initial guess and, on Dirichlet axes, the
         boundary values (in place; default zeros of f's kind).  Returns u.
-        A solve that did not reach the tolerance still returns: read .converged."""
+        A solve that did not reach the tolerance still returns: read .converged.
+        With dist=: f and u are float64 fdx.DistArrays of the solver's Dist
+        (u default: zeros; u's shadows are not renewed)."""
+        if self.dist is not None:
+            return self._solve_dist(f, u)
         from ._ops import _zeros_like
         if u is None:
             u = _zeros_like(f)
@@ -183,10 +211,22 @@ class Solver:
         check(lib.fdx_solver_solve(self._h, fa.handle("plain"), ua.handle("plain")))
         return u
 
+    def _solve_dist(self, f, u):
+        from ._dist import DistArray
+        if u is None:
+            u = self.dist.array("float64", value=np.zeros(self.shape))   # a new darray's memory is not cleared
+        for name, a in (("f", f), ("u", u)):
+            if not isinstance(a, DistArray):
+                raise TypeError(f"{name} of a distributed solve must be an fdx.DistArray, not {type(a).__name__}")
+        check(lib.fdx_solver_solve_dist(self._h, f._h, u._h))
+        return u
+
     iterations = property(lambda self: lib.fdx_solver_iterations(self._h), doc="cycles or CG iterations of the last solve")
     converged = property(lambda self: bool(lib.fdx_solver_converged(self._h)), doc="the tolerance was reached")
     work_units = property(lambda self: lib.fdx_solver_work_units(self._h), doc="fine-grid operator applications")
     levels = property(lambda self: lib.fdx_solver_levels(self._h), doc="grid levels (after setup)")
+    distributed_levels = property(lambda self: lib.fdx_solver_distributed_levels(self._h),
+                                  doc="levels split over the units (after setup; the rest gathered onto one unit); 0 on one unit")
 
     @property
     def residual_history(self):
