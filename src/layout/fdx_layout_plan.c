@@ -294,10 +294,16 @@ enum {
    for that width wherever the element is narrower (=4: session 5's path,
    1- and 2-byte elements only), =0 for none; by default 8 bytes for
    elements of 1, 2 and 4 bytes. */
+/* The access word for elements narrower than it: by default 16 bytes for
+   words of 1, 2 and 4 bytes and none for wider ones (the H100's random
+   suite, same call: 16-byte words raised the 1/2/4-byte medians from
+   0.27/0.37/0.55 with 8-byte words to 0.30/0.46/0.64 and cost 8-byte
+   elements 0.88 -> 0.70; bench/results/2026-11-24_*transform-space-s7b*).
+   FDX_LAYOUT_SUBWORD=0|4|8|16 forces one for every narrower word. */
 static int subword_bytes(int word)
 {
     const char *e = fdx_knob(FDX_KNOB_LAYOUT_SUBWORD);
-    int aw = e ? atoi(e) : 8;
+    int aw = e ? atoi(e) : word <= 4 ? 16 : 0;
     if (aw != 4 && aw != 8 && aw != 16) return 0;
     return word < aw ? aw : 0;
 }
