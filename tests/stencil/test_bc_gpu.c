@@ -40,6 +40,26 @@ static fdx_status first_of_kind(void *arg, const fdx_stencil_cfg *cfg, double *m
     return FDX_OK;
 }
 
+/* On a mismatch, say where and by how much (a rounding difference or a wrong
+   ghost): the first points that differ, with their distance to each face, and
+   the largest relative difference. */
+static void bc_report_first(const char *what, const int64_t n[3], int dbl, const void *want, const void *got, int r)
+{
+    int shown = 0;
+    double worst = 0;
+    for (int64_t i = 0; i < n[0] * n[1] * n[2]; i++) {
+        double a = bc_get(want, dbl, i), b = bc_get(got, dbl, i);
+        if (a == b) continue;
+        double rel = fabs(a - b) / (fabs(a) > 1e-300 ? fabs(a) : 1);
+        if (rel > worst) worst = rel;
+        if (shown++ < 6)
+            printf("  %s: (%lld,%lld,%lld) of %lldx%lldx%lld (r %d): want %.17g got %.17g\n", what,
+                   (long long)(i % n[0]), (long long)(i / n[0] % n[1]), (long long)(i / (n[0] * n[1])),
+                   (long long)n[0], (long long)n[1], (long long)n[2], r, a, b);
+    }
+    printf("  %s: largest relative difference %.3g\n", what, worst);
+}
+
 /* The stencil with conditions (x faces folded) against the plain one on the
    pass's ghosts, both forced to cfg. */
 static void fold_case(fdx_ctx *ctx, fdx_dtype dt, int order, const char *spec, const fdx_stencil_cfg *cfg, uint64_t seed,
@@ -102,6 +122,7 @@ static void fold_case(fdx_ctx *ctx, fdx_dtype dt, int order, const char *spec, c
                 for (int a = 0; a < 3; a++) frame |= x[a] < r || x[a] >= n[a] - r;
                 interior += !frame, finite += !frame && fabs(bc_get(got, dbl, i)) < 1e20;
             }
+            if (bad) bc_report_first(what, n, dbl, fdx_array_host(out), got, r);
             CHECK(bad == 0 && finite == interior, "%s: %lld points differ, %lld of %lld interior finite", what,
                   (long long)bad, (long long)finite, (long long)interior);
             /* FDX_BC_FOLD=2 in the unrolled column: no pass, u untouched */
