@@ -45,10 +45,25 @@ while IFS= read -r line; do
   done
 done < synopsis.txt
 
-# 3. Environment variables: every FDX_* name the sources read (getenv/setenv)
-#    is a global option or an expert variable of src/core/fdx_knobs.def, and
-#    `fdx --help` lists it: no undocumented switch changes what fdx does.
-grep -rhoE '(getenv|setenv)\("FDX_[A-Z0-9_]+"' "$root/src" "$root/tools" | sed 's/.*"\(FDX_[A-Z0-9_]*\)"/\1/' | sort -u > envread.txt
+# 3. Environment variables: every FDX_* name the sources read (getenv/setenv,
+#    the CLI's cli_knob_is) is a global option or an expert variable of
+#    src/core/fdx_knobs.def, and `fdx --help` lists it: no undocumented
+#    switch changes what fdx does.  The library reads them through its
+#    tables only (fdx_knob(), the options; FDX_LOG also in fdx_log.c, which
+#    runs before any options exist), the CLI through cli_knob_is; the tests'
+#    switches are functions (include/fdx/internal/test_hooks.h), which no
+#    file of the CLI includes.
+grep -rhoE '(getenv|setenv|cli_knob_is)\("FDX_[A-Z0-9_]+"' "$root/src" "$root/tools" | sed 's/.*"\(FDX_[A-Z0-9_]*\)"/\1/' | sort -u > envread.txt
+checks=$((checks + 1))
+if grep -rn 'getenv("FDX_' "$root/src" "$root/tools" | grep -v '^[^:]*src/core/fdx_log.c:.*"FDX_LOG"' | grep -v 'fdx_knob.h:'; then
+  echo "FAIL: the lines above read an FDX_* variable with getenv: use fdx_knob() (library) or cli_knob_is (CLI)"
+  fails=$((fails + 1))
+fi
+checks=$((checks + 1))
+if grep -rln 'test_hooks\.h' "$root/tools"; then
+  echo "FAIL: the files above (CLI) include the tests' hooks"
+  fails=$((fails + 1))
+fi
 while IFS= read -r var; do
   checks=$((checks + 1))
   if ! grep -qE "(^| )$var( |$)" global.txt; then

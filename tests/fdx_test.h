@@ -4,6 +4,7 @@
 #define FDX_TEST_H
 
 #include "fdx.h"
+#include "fdx/internal/test_hooks.h" /* the tests' switches: forced configurations, faults */
 
 #include <math.h>
 #include <stdint.h>

@@ -121,8 +121,9 @@ FDX_API fdx_status fdx_darray_checksum(fdx_darray *a, fdx_dist_checksum *out);
    Split phase: begin packs the faces and starts the transfers after the work
    already queued on each unit's compute stream; end completes them and makes
    each unit's compute stream wait for its shadows.  Nothing else may write
-   the array between begin and end.  FDX_TEST_SKIP_EXCHANGE=1 (tests only)
-   turns both into no-ops so that tests can prove they depend on them. */
+   the array between begin and end.  (A test can turn both into no-ops,
+   fdx_dist_test_skip_exchange in fdx/internal/test_hooks.h, to prove that
+   its checks depend on them.) */
 FDX_API fdx_status fdx_darray_exchange_begin(fdx_darray *a);
 FDX_API fdx_status fdx_darray_exchange_end(fdx_darray *a);
 FDX_API fdx_status fdx_darray_exchange(fdx_darray *a);

@@ -5,7 +5,7 @@
 #include "comm/fdx_dgraph.h"
 
 #include "comm/fdx_comm_impl.h"
-#include "core/fdx_knob.h"
+#include "fdx/internal/test_hooks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@ struct fdx_dgraph {
 int fdx_dgraph_possible(const fdx_dist *d)
 {
     return d && d->procs == 1 && fdx_ctx_backend(d->ctx[0]) == FDX_BACKEND_CUDA &&
-           !fdx_knob_is(FDX_KNOB_TEST_SKIP_EXCHANGE, "1");
+           !fdx_dist_test_exchange_skipped();
 }
 
 void fdx_dgraph_destroy(fdx_dgraph **pg)

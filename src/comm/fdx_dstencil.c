@@ -192,7 +192,7 @@ static fdx_status apply_rows(const step_args *a, int i, int64_t lo, int64_t hi, 
 
 static int slabs_on_compute(void)
 {
-    return fdx_knob_is(FDX_KNOB_TEST_SLABS_ON_COMPUTE, "1");
+    return fdx_knob_is(FDX_KNOB_DSTENCIL_SLABS_ON_COMPUTE, "1");
 }
 
 static fdx_status check_arrays(const step_args *a)
@@ -250,7 +250,7 @@ fdx_status fdx_dstencil_step(fdx_dstencil *s, fdx_darray *out, fdx_darray *u, fd
            exchange and beside the interior rather than before it: the
            interior does not wait for the slabs' small, poorly occupied
            launches.  They read what the previous step left on the compute
-           stream.  (FDX_TEST_SLABS_ON_COMPUTE=1 puts them back ahead of the
+           stream.  (FDX_DSTENCIL_SLABS_ON_COMPUTE=1 puts them back ahead of the
            interior on the compute stream, to measure the difference.) */
         void *ready = out->unit[i].ready, *slabs = slabs_on_compute() ? d->compute[i] : d->comm[i];
         if (ready && slabs != d->compute[i]) {

@@ -11,6 +11,7 @@
 #include "stencil/fdx_bc.h"
 #include "stencil/fdx_stencil_cache.h"
 #include "stencil/fdx_stencil_tune.h"
+#include "fdx/internal/test_hooks.h"
 
 #include <math.h>
 #include <stdio.h>

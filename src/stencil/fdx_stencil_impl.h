@@ -173,8 +173,4 @@ typedef struct fdx_stencil_view {
 } fdx_stencil_view;
 FDX_HIDDEN void fdx_stencil_view_of(const fdx_stencil *s, fdx_stencil_view *v);
 
-/* Tests: makes every later plan of `s` use `cfg` where it fits the shape
-   (NULL: back to tuning).  Existing plans are dropped. */
-FDX_HIDDEN void fdx_stencil_force_cfg(fdx_stencil *s, const fdx_stencil_cfg *cfg);
-
 #endif

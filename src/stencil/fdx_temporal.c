@@ -9,6 +9,7 @@
 #include "stencil/fdx_bc.h"
 #include "stencil/fdx_stencil_tune.h"
 #include "stencil/fdx_temporal.h"
+#include "fdx/internal/test_hooks.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -111,11 +111,6 @@ FDX_HIDDEN fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg 
 FDX_HIDDEN fdx_status fdx_temporal_pass(fdx_stencil *s, fdx_array *out, fdx_array *u, fdx_array *outp, fdx_array *up,
                                         fdx_array *cf, int k, void *stream);
 
-/* Tests: every later fdx_stencil_steps with an explicit depth uses this
-   tile and chunk (at the asked depth) where it fits; NULL: back to the
-   candidates. */
-FDX_HIDDEN void fdx_temporal_force_tile(const fdx_temporal_cfg *cfg);
-
 /* Text such as "temporal k4 32x32 chunk 64" or "temporal k4 cpu 256x32 chunk 64". */
 FDX_HIDDEN void fdx_temporal_cfg_text(const fdx_temporal_cfg *cfg, int cuda, char *buf, size_t n);
 

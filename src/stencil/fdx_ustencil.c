@@ -11,6 +11,7 @@
 #include "stencil/fdx_stencil_impl.h"
 #include "stencil/fdx_stencil_tune.h"
 #include "stencil/fdx_ustencil_impl.h"
+#include "fdx/internal/test_hooks.h"
 
 #include <pthread.h>
 #include <stdint.h>

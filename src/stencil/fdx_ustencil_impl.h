@@ -91,9 +91,6 @@ FDX_HIDDEN void fdx_us_params_build(const fdx_us_spec *ks, const fdx_us_cfg *cfg
                                     const double *w, fdx_us_params *p);
 FDX_HIDDEN fdx_status fdx_us_launch_dims(const fdx_us_spec *ks, const fdx_us_cfg *cfg, const int64_t n3[3],
                                          fdx_launch_dims *dims);
-/* Tests: every later plan of `s` uses `cfg` where it fits the grid (NULL:
-   back to the default or tuning); existing plans are dropped. */
-FDX_HIDDEN void fdx_ustencil_force_cfg(fdx_ustencil *s, const fdx_us_cfg *cfg);
 
 /* The kernel's source (malloc'ed): C with OpenMP (entry void
    fdx_ustencil_kernel(void **args), pointers in args) or CUDA C (extern "C"

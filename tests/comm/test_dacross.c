@@ -7,7 +7,7 @@
    fewer grids: the field is
    bit for bit the one-unit run's and within 1e-12 of the sequential nest,
    the max change, its location and an integer count are equal.  Without
-   the renewals (FDX_TEST_SKIP_EXCHANGE=1) the results must differ.  The
+   the renewals (fdx_dist_test_skip_exchange) the results must differ.  The
    same loop run 4 times (FDX_DLOOP_GRAPH=1: replayed as a CUDA graph on a
    GPU) gives the same result every time.
    test_dacross_gpu: the same with the units on the GPUs (skips without). */
@@ -194,9 +194,9 @@ static void test_needs_renewals(void)
     const int g1[3] = {1, 1, 1}, g2[3] = {1, 1, 2}, dir[3] = {1, 1, 1};
     result r1, r;
     if (!run(g1, dir, 0, 3, 0, one, &r1)) return;
-    setenv("FDX_TEST_SKIP_EXCHANGE", "1", 1);
+    fdx_dist_test_skip_exchange(1);
     int ok = run(g2, dir, 0, 3, 0, got, &r);
-    unsetenv("FDX_TEST_SKIP_EXCHANGE");
+    fdx_dist_test_skip_exchange(0);
     CHECK(ok && max_diff(got, one) > 1e-6, "without renewals 2 units still match one unit (diff %.3g)",
           max_diff(got, one));
 }

@@ -3,8 +3,9 @@
    and corners when asked), and distributed wave steps, overlapped or not,
    give results bit-identical to one unit and to the stencil engine on the
    whole grid; 2D and 3D, uneven splits, radii 1..4.  Built with
-   DIST_EXPECT_FAILURE (test_dist_skip.c) it runs with the exchange switched
-   off and passes only if the checks catch it. */
+   DIST_EXPECT_FAILURE (the variant test_dist_skip) it runs with the exchange
+   switched off (fdx_dist_test_skip_exchange) and passes only if the checks
+   catch it. */
 #include "fdx_test.h"
 
 #include <string.h>
@@ -305,7 +306,7 @@ static void test_errors(void)
 int main(void)
 {
 #ifdef DIST_EXPECT_FAILURE
-    setenv("FDX_TEST_SKIP_EXCHANGE", "1", 1);
+    fdx_dist_test_skip_exchange(1);
     /* The failures are the point here: keep their messages out of the log. */
     if (!freopen("/dev/null", "w", stderr)) return 1;
 #endif

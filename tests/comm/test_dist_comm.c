@@ -6,7 +6,10 @@
    the reduction (maxloc) is the same on every rank of the half, and fdx
    leaves MPI initialized (the program finalizes it).  Then the whole world
    (no communicator given) on a 1x2x4 (or 1x2x2) grid of 2 units a rank:
-   SOR descending with a remote point, against a nest. */
+   SOR descending with a remote point, against a nest.  Last, the checks
+   depend on the exchange between ranks: with it skipped (the test hook
+   fdx_dist_test_skip_exchange) distributed Laplacian steps over the world
+   give another field. */
 #include "fdx.h"
 #include "fdx_test.h"
 
@@ -25,6 +28,39 @@ static double init(const int64_t *g, void *arg)
     int color = *(const int *)arg;
     uint64_t s = (uint64_t)(g[0] + 31 * g[1] + 977 * g[2] + 7 * color + 1);
     return fdx_test_rand(&s);
+}
+
+/* Three distributed applies of the 2D Laplacian (37x41, split over the
+   world's ranks, one unit each); the gathered field into f. */
+static void laplacian_steps(fdx_options *o, double *f)
+{
+    fdx_dist_desc dd = {0};
+    dd.rank = 2, dd.shape[0] = 37, dd.shape[1] = 41, dd.units_per_proc = 1;
+    dd.shadow[0] = dd.shadow[1] = 1;
+    fdx_dist *d = NULL;
+    fdx_darray *a = NULL, *b = NULL;
+    fdx_dstencil *s = NULL;
+    fdx_stencil_desc sd;
+    fdx_stencil_desc_laplacian(&sd, 2, 2, NULL);
+    int c0 = 0;
+    CHECK_OK(fdx_dist_create(o, &dd, &d));
+    if (d) CHECK_OK(fdx_darray_create(d, FDX_FLOAT64, &a));
+    if (d) CHECK_OK(fdx_darray_create(d, FDX_FLOAT64, &b));
+    if (a) CHECK_OK(fdx_darray_fill(a, init, &c0));
+    if (b) CHECK_OK(fdx_darray_fill(b, init, &c0)); /* its frame is never written */
+    if (d) CHECK_OK(fdx_dstencil_create(d, &sd, FDX_FLOAT64, &s));
+    if (s && a && b) {
+        for (int step = 0; step < 3; step++) {
+            CHECK_OK(fdx_dstencil_step(s, b, a, NULL, NULL, 0));
+            fdx_darray *t = a;
+            a = b, b = t;
+        }
+        CHECK_OK(fdx_darray_gather(a, f, 1));
+    }
+    fdx_dstencil_destroy(&s);
+    fdx_darray_destroy(&b);
+    fdx_darray_destroy(&a);
+    fdx_dist_destroy(&d);
 }
 
 static const char *body = "double gs = (U(i-1,j,k) + U(i+1,j,k) + U(i,j-1,k) + U(i,j+1,k) + U(i,j,k-1) + U(i,j,k+1)) / 6.0;\n"
@@ -180,6 +216,15 @@ int main(int argc, char **argv)
         fdx_dloop_destroy(&l);
         fdx_darray_destroy(&U);
         fdx_dist_destroy(&d);
+    }
+    if (size > 1) {
+        static double exact[37 * 41], skipped[37 * 41];
+        laplacian_steps(o, exact);
+        fdx_dist_test_skip_exchange(1);
+        laplacian_steps(o, skipped);
+        fdx_dist_test_skip_exchange(0);
+        CHECK(memcmp(exact, skipped, sizeof exact) != 0,
+              "rank %d: skipping the exchange between %d ranks left the field unchanged", rank, size);
     }
     fdx_loop_destroy(&pl);
     fdx_array_destroy(&A);

@@ -265,14 +265,14 @@ int main(void)
     /* Without the exchange the blocks miss their neighbours' values: the
        solution must differ (so the checks above depend on the exchange). */
     setenv("FDX_MG_GATHER", "1", 1);
-    setenv("FDX_TEST_SKIP_EXCHANGE", "1", 1);
+    fdx_dist_test_skip_exchange(1);
     {
         const int64_t n[3] = {21, 19, 23};
         const int g[3] = {2, 2, 2};
         const double d = run_case(3, n, g, &V, 31, 1); /* quiet: only the solution's difference counts */
         CHECK(d != 0, "the solution did not change without the shadow exchange");
     }
-    unsetenv("FDX_TEST_SKIP_EXCHANGE");
+    fdx_dist_test_skip_exchange(0);
     unsetenv("FDX_MG_GATHER");
     {
         const int64_t tiny[3] = {9, 9, 9}, n[3] = {17, 17, 17};

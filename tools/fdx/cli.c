@@ -180,6 +180,16 @@ int cli_start(int argc, char **argv, const char *cmd, const char *usage, const c
     return cli_parse(argc, argv, cmd, usage, flags, *opts);
 }
 
+int cli_knob_is(const char *env, const char *value)
+{
+    for (int i = 0; i < fdx_knob_count(); i++) {
+        const char *name, *v;
+        fdx_knob_describe(i, &name, NULL, &v);
+        if (strcmp(name, env) == 0) return v && strcmp(v, value) == 0;
+    }
+    return 0;
+}
+
 fdx_status cli_parse_int(const char *flag, const char *s, long lo, long hi, long *out)
 {
     char *end = NULL, clip[48];

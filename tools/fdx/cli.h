@@ -70,6 +70,11 @@ fdx_status cli_parse_shape_flag(const char *flag, const char *s, int min_rank, i
 /* 1 when a launcher (mpirun) started this process as one of several: a
    command that is not distributed would then run once per process. */
 int cli_under_mpirun(void);
+/* 1 when the expert environment variable `env` ("FDX_BC_FOLD", a name of
+   src/core/fdx_knobs.def, read as the library reads it) is set to exactly
+   `value`.  The CLI reads FDX_* variables only through here (checked by
+   tests/cli_docs.sh against the tables). */
+int cli_knob_is(const char *env, const char *value);
 fdx_status cli_parse_int(const char *flag, const char *s, long lo, long hi, long *out);
 /* A plain decimal number (no hex, inf or nan) strictly between lo and hi. */
 fdx_status cli_parse_real(const char *flag, const char *s, double lo, double hi, double *out);

@@ -206,7 +206,7 @@ int cmd_lu(int argc, char **argv)
         fdx_json_num(&j, "mops", mops);
         fdx_json_str(&j, "autotfm", autotfm_on);
         fdx_json_str(&j, "autotfm_scope", scope_s);
-        fdx_json_str(&j, "hyperplanes", strcmp(getenv("FDX_LOOP_LINES"), "0") ? "warp per line" : "thread per point");
+        fdx_json_str(&j, "hyperplanes", cli_knob_is("FDX_LOOP_LINES", "0") ? "thread per point" : "warp per line");
         if (compare) {
             fdx_json_num(&j, "time_no_autotfm_s", off.seconds);
             fdx_json_num(&j, "speedup_autotfm", off.seconds / on.seconds);

@@ -315,7 +315,7 @@ int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, const
     /* The first apply tunes (when asked) and is verified on the poisoned output. */
     FDX_TRY_GOTO(st, apply_once(&r, NULL), fail);
     FDX_TRY_GOTO(st, fdx_array_to_host(r.out), fail);
-    if (bc && getenv("FDX_BC_FOLD") && strcmp(getenv("FDX_BC_FOLD"), "2") == 0) {
+    if (bc && cli_knob_is("FDX_BC_FOLD", "2")) {
         /* FDX_BC_FOLD=2 (experimental): the kernel applied the conditions
            without writing u's frame; a pass fills it for the checks below
            (the outputs were computed before, from the kernel's own ghosts). */

@@ -23,8 +23,7 @@ static void print_help(void)
         fdx_options_describe(i, &name, &env, &def, &help);
         printf("  --%-12s %-14s %-14s %s\n", name, env, def, help);
     }
-    printf("\nexpert environment variables (switches for measurements change speed, not results;\n"
-           "FDX_TEST_* inject faults for tests):\n");
+    printf("\nexpert environment variables (switches for measurements: they change speed, not results):\n");
     for (int i = 0; i < fdx_knob_count(); i++) {
         const char *env, *help, *value;
         fdx_knob_describe(i, &env, &help, &value);
