@@ -187,19 +187,12 @@ static fdx_status summarize(fdx_sim *s, fdx_sim_result *r, const char *dir)
 {
     fdx_json j;
     fdx_json_init(&j);
-    fdx_json_begin(&j, NULL);
-    fdx_json_str(&j, "fdx_version", FDX_VERSION_STRING);
-    fdx_json_str(&j, "case", fdx_sim_kind_name(s->kind));
     fdx_ctx *ctx = s->drv ? s->drv->ctx : s->ctx;
-    fdx_json_str(&j, "backend", fdx_backend_kind_name(fdx_ctx_backend(ctx)));
-    fdx_json_str(&j, "device", fdx_ctx_device_name(ctx));
+    fdx_json_record_head(&j, fdx_sim_kind_name(s->kind), fdx_backend_kind_name(fdx_ctx_backend(ctx)),
+                         fdx_ctx_device_name(ctx), fdx_dtype_name(s->type), s->rank, s->n);
     fdx_json_int(&j, "gpus", s->drv ? s->drv->units : 1);
     fdx_json_int(&j, "ranks", s->drv ? s->drv->procs : 1);
     if (s->drv) fdx_json_bool(&j, "overlap", s->p.overlap);
-    fdx_json_str(&j, "precision", fdx_dtype_name(s->type));
-    fdx_json_begin_array(&j, "shape");
-    for (int d = 0; d < s->rank; d++) fdx_json_int(&j, NULL, s->n[d]);
-    fdx_json_end_array(&j);
     fdx_json_int(&j, "order", s->order);
     if (s->kind != FDX_SIM_POISSON) fdx_json_str(&j, "boundary", fdx_sim_config_get(s->cfg, "boundary"));
     if (s->kind == FDX_SIM_WAVE) fdx_json_str(&j, "absorb", fdx_sim_config_get(s->cfg, "absorb"));

@@ -3,22 +3,12 @@
    point source in 2D and 3D, conserved (and absorbed) wave energy, Poisson's
    order of convergence, and bit-identical restart from a checkpoint. */
 #include "fdx_test.h"
+#include "sim_make.h"
 
 #include <string.h>
 #include <unistd.h>
 
 static fdx_ctx *ctx;
-
-static fdx_sim *make(fdx_sim_kind kind, const char *const *kv)
-{
-    fdx_sim_config *c = NULL;
-    fdx_sim *s = NULL;
-    CHECK_OK(fdx_sim_config_create(kind, &c));
-    for (int i = 0; c && kv[i]; i += 2) CHECK_OK(fdx_sim_config_set(c, kv[i], kv[i + 1]));
-    if (c) CHECK_OK(fdx_sim_create(ctx, c, &s));
-    fdx_sim_config_destroy(&c);
-    return s;
-}
 
 static void run_steps(fdx_sim *s, int n)
 {
@@ -28,7 +18,7 @@ static void run_steps(fdx_sim *s, int n)
 static void heat_conserves(void)
 {
     const char *kv[] = {"size", "40x30", "precision", "double", "init", "random", "boundary", "insulated", NULL};
-    fdx_sim *s = make(FDX_SIM_HEAT, kv);
+    fdx_sim *s = sim_make(ctx, FDX_SIM_HEAT, kv);
     if (!s) return;
     fdx_sim_diag d0, d1;
     CHECK_OK(fdx_sim_diagnose(s, &d0));
@@ -46,7 +36,7 @@ static void heat_conserves(void)
 static void heat_sine_decay(void)
 {
     const char *kv[] = {"size", "65x65", "precision", "double", "init", "sine", "boundary", "fixed", "kappa", "0.5", NULL};
-    fdx_sim *s = make(FDX_SIM_HEAT, kv);
+    fdx_sim *s = sim_make(ctx, FDX_SIM_HEAT, kv);
     if (!s) return;
     int n = 400;
     run_steps(s, n);
@@ -98,7 +88,7 @@ static void wave_point_source(int rank)
     int steps_guess = 0;
     const char *kv[] = {"size", size, "precision", "double", "order", "8", "sponge", "0", "f0", f0s, "source", src,
                         "receivers", rec, "steps", rank == 2 ? "400" : "260", NULL};
-    fdx_sim *s = make(FDX_SIM_WAVE, kv);
+    fdx_sim *s = sim_make(ctx, FDX_SIM_WAVE, kv);
     if (!s) return;
     double dt = fdx_sim_dt(s), r = off / (double)(n - 1), tend = r + 2 * t0 + 0.02;
     steps_guess = (int)(tend / dt);
@@ -124,7 +114,7 @@ static void wave_point_source(int rank)
 static void wave_energy(void)
 {
     const char *kv[] = {"size", "101x101", "precision", "double", "order", "4", "sponge", "0", "amplitude", "0", NULL};
-    fdx_sim *s = make(FDX_SIM_WAVE, kv);
+    fdx_sim *s = sim_make(ctx, FDX_SIM_WAVE, kv);
     if (!s) return;
     double *u = malloc(101 * 101 * sizeof(double));
     for (int j = 0; j < 101; j++)
@@ -147,7 +137,7 @@ static void wave_energy(void)
 
     /* With the sponge, the pulse leaves the domain. */
     const char *kv2[] = {"size", "101x101", "precision", "double", "order", "4", "sponge", "20", "amplitude", "0", NULL};
-    s = make(FDX_SIM_WAVE, kv2);
+    s = sim_make(ctx, FDX_SIM_WAVE, kv2);
     if (!s) return;
     CHECK_OK(fdx_sim_set_field(s, u, u));
     CHECK_OK(fdx_sim_diagnose(s, &d0));
@@ -164,7 +154,7 @@ static double poisson_error(int n, int order)
     snprintf(size, sizeof size, "%dx%d", n, n);
     snprintf(ord, sizeof ord, "%d", order);
     const char *kv[] = {"size", size, "order", ord, "tol", "1e-14", "steps", "400000", NULL};
-    fdx_sim *s = make(FDX_SIM_POISSON, kv);
+    fdx_sim *s = sim_make(ctx, FDX_SIM_POISSON, kv);
     if (!s) return NAN;
     fdx_sim_result res;
     CHECK_OK(fdx_sim_run(s, NULL, &res));
@@ -194,10 +184,10 @@ static void restart_bit_identical(fdx_sim_kind kind, const char *size, const cha
     snprintf(dir, sizeof dir, "/tmp/fdx_test_restart.%ld", (long)getpid());
     const char *N = absorb ? "160" : "60", *half = absorb ? "80" : "30";
     const char *kv[] = {"size", size, "steps", N, "order", "4", "progress", "off", absorb ? "absorb" : NULL, absorb, "sponge", width, NULL};
-    fdx_sim *a = make(kind, kv);
+    fdx_sim *a = sim_make(ctx, kind, kv);
     const char *kv2[] = {"size", size, "steps", half, "order", "4", "output", dir, "checkpoint-every", half, "progress", "off",
                          absorb ? "absorb" : NULL, absorb, "sponge", width, NULL};
-    fdx_sim *b = make(kind, kv2);
+    fdx_sim *b = sim_make(ctx, kind, kv2);
     if (!a || !b) return;
     fdx_sim_result r;
     CHECK_OK(fdx_sim_run(a, NULL, &r));

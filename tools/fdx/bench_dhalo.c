@@ -105,10 +105,9 @@ int bench_dhalo(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD,
+    int rc = cli_start(argc, argv, CMD,
                        "[--size NXxNY] [--order N] [--precision P] [--steps N] [--gpus K] [--temporal K] [--json]",
-                       flags, opts);
+                       flags, &opts);
     dh one = {0}, many = {0}, off = {0};
     void *r1 = NULL, *rk = NULL, *ro = NULL;
     if (rc >= 0) goto done;
@@ -160,18 +159,12 @@ int bench_dhalo(int argc, char **argv)
         goto fail;
     int ok = memcmp(r1, rk, 2 * bytes) == 0 && memcmp(r1, ro, 2 * bytes) == 0 && memcmp(r1, (char *)r1 + bytes, bytes) != 0;
     double eff = t1 / ((double)units * tk), eff_off = t1 / ((double)units * toff);
-    const char *backend = fdx_backend_kind_name(fdx_ctx_backend(fdx_dist_ctx(many.d, 0)));
+    fdx_ctx *ctx0 = fdx_dist_ctx(many.d, 0);
+    const char *backend = fdx_backend_kind_name(fdx_ctx_backend(ctx0));
     if (json) {
         fdx_json j;
         fdx_json_init(&j);
-        fdx_json_begin(&j, NULL);
-        fdx_json_str(&j, "case", "dhalo_wave2d");
-        fdx_json_str(&j, "backend", backend);
-        fdx_json_str(&j, "precision", fdx_dtype_name(type));
-        fdx_json_begin_array(&j, "shape");
-        fdx_json_int(&j, NULL, n[0]);
-        fdx_json_int(&j, NULL, n[1]);
-        fdx_json_end_array(&j);
+        fdx_json_record_head(&j, "dhalo_wave2d", backend, fdx_ctx_device_name(ctx0), fdx_dtype_name(type), 2, n);
         fdx_json_int(&j, "order", order);
         fdx_json_int(&j, "units", units);
         fdx_json_int(&j, "temporal", k);
@@ -183,18 +176,14 @@ int bench_dhalo(int argc, char **argv)
         fdx_json_num(&j, "efficiency_one_step_a_pass", eff_off);
         fdx_json_bool(&j, "verified", ok);
         fdx_json_str(&j, "verified_against", "one unit and one step a pass, u and u_prev bit for bit");
-        fdx_json_end(&j);
-        st = fdx_json_print(&j, stdout);
-        fdx_json_free(&j);
-        if (st != FDX_OK) goto fail;
+        if ((st = fdx_json_finish(&j, stdout)) != FDX_OK) goto fail;
     } else {
         printf("wave %lldx%lld order %ld %s on %ld unit(s) (%s), deep halos k %ld: %.4f ms a step (one unit %.4f, "
                "efficiency %.3f); one step a pass %.4f ms (efficiency %.3f); bit-identical: %s\n",
                (long long)n[0], (long long)n[1], order, fdx_dtype_name(type), units, backend, k, tk, t1, eff, toff,
                eff_off, ok ? "yes" : "NO");
     }
-    rc = ok ? CLI_OK : CLI_VERIFY_FAILED;
-    if (!ok) fprintf(stderr, "fdx %s: error: the deep-halo run differs from one unit / one step a pass\n", CMD);
+    rc = ok ? CLI_OK : cli_verify_failed(CMD, "the deep-halo run differs from one unit / one step a pass");
     goto done;
 fail:
     rc = cli_fail(CMD, st);

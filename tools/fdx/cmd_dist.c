@@ -99,7 +99,7 @@ typedef struct report {
     int verified;
 } report;
 
-static void print_json(const dist_args *a, const report *r)
+static fdx_status print_json(const dist_args *a, const report *r)
 {
     const fdx_sim_timing *t = r->t;
     int cuda = strcmp(r->backend, "cuda") == 0;
@@ -119,12 +119,9 @@ static void print_json(const dist_args *a, const report *r)
     fdx_json_int(&j, "batch", BATCH);
     fdx_json_str(&j, "transport", t->transport);
     fdx_json_str(&j, "same_as", r->same);
-    fdx_json_begin(&j, "time_ms");
-    fdx_json_num(&j, "median", t->median_ms);
-    fdx_json_num(&j, "min", t->min_ms);
-    fdx_json_num(&j, "max", t->max_ms);
-    fdx_json_int(&j, "reps", t->reps);
-    fdx_json_end(&j);
+    fdx_time_stats ts = {t->median_ms, t->min_ms, t->max_ms, t->mean_ms, t->reps};
+    fdx_json_time_ms(&j, &ts);
+    /* Not fdx_json_traffic: the ratio is to the copy of every unit. */
     fdx_json_begin(&j, "bytes");
     fdx_json_num(&j, "fetch", t->fetch_bytes);
     fdx_json_num(&j, "write", t->write_bytes);
@@ -150,9 +147,7 @@ static void print_json(const dist_args *a, const report *r)
     fdx_json_end(&j);
     fdx_json_bool(&j, "verified", r->verified);
     fdx_json_num(&j, "max_abs_error", r->err);
-    fdx_json_end(&j);
-    fdx_json_print(&j, stdout);
-    fdx_json_free(&j);
+    return fdx_json_finish(&j, stdout);
 }
 
 static void print_table(const dist_args *a, const report *r)
@@ -252,10 +247,9 @@ int cmd_dist(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(CMD, "%s", fdx_last_error());
-    int rc = cli_parse(argc, argv, CMD,
+    int rc = cli_start(argc, argv, CMD,
                        "wave|heat [--dims 2|3] [--order N] [--size ...] [--steps N] [--gpus K] [--overlap on|off] [--json]",
-                       flags, opts);
+                       flags, &opts);
     fdx_ctx *ctx = NULL;
     double *field = NULL, *field1 = NULL;
     dist_args a = {0};
@@ -299,11 +293,11 @@ int cmd_dist(int argc, char **argv)
     report r = {&res, &t, baseline ? &t1 : NULL, fdx_backend_kind_name(fdx_ctx_backend(ctx)), fdx_ctx_device_name(ctx),
                 same, copy_gbps, err, verified};
     if (res.proc == 0) {
-        if (json) print_json(&a, &r);
-        else print_table(&a, &r);
-        if (!verified)
-            fprintf(stderr, "fdx dist: error: the result on %d units differs from one unit (max abs difference %.3g)\n",
-                    res.units, err);
+        if (json && (st = print_json(&a, &r)) != FDX_OK) goto fail;
+        if (!json) print_table(&a, &r);
+        if (!verified) /* one error line, from rank 0 */
+            cli_verify_failed(CMD, "the result on %d units differs from one unit (max abs difference %.3g)", res.units,
+                              err);
     }
     rc = verified ? CLI_OK : CLI_VERIFY_FAILED;
     goto done;

@@ -116,10 +116,7 @@ int cmd_sim_main(fdx_sim_kind kind, int argc, char **argv)
     fdx_sim_config *cfg = NULL;
     fdx_ctx *ctx = NULL;
     fdx_sim *sim = NULL;
-    if (fdx_options_create(&opts) != FDX_OK) return cli_usage_error(cmd, "%s", fdx_last_error());
-    char usage[96];
-    snprintf(usage, sizeof usage, "[--config FILE] [--KEY VALUE ...] [--json]");
-    int rc = cli_parse(argc, argv, cmd, usage, flags, opts);
+    int rc = cli_start(argc, argv, cmd, "[--config FILE] [--KEY VALUE ...] [--json]", flags, &opts);
     if (rc >= 0) goto done;
     fdx_status st = config_from_flags(kind, flags, values, first_key, nf, config, &cfg);
     if (st != FDX_OK) {
