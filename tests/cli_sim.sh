@@ -4,10 +4,8 @@
 # restart, and bad input (exit 2 or 3, one error line, nothing written).
 # $1 = the fdx binary.
 set -u
-fdx=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. "$(dirname "$0")/lib_cli.sh" "$1"
+tmp=$work fail=0
 err() { echo "FAIL: $*"; fail=1; }
 export FDX_THREADS=1
 

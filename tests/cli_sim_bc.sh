@@ -9,10 +9,8 @@
 # --temporal accepted, same result), and usage errors: exit 2, one line on
 # stderr, nothing on stdout, no output directory.  $1 = the fdx binary.
 set -u
-fdx=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. "$(dirname "$0")/lib_cli.sh" "$1"
+tmp=$work fail=0
 err() { echo "FAIL: $*"; fail=1; }
 export FDX_THREADS=1
 sum() { grep -o '"checksum": {[^}]*}' "$1"; }

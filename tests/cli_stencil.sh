@@ -3,11 +3,9 @@
 # with the schema's fields, a table, and usage errors (exit 2, one line on
 # stderr, nothing on stdout).
 set -u
-FDX=$1
-fail=0
+. "$(dirname "$0")/lib_cli.sh" "$1"
+FDX=$fdx tmp=$work fail=0
 err() { echo "FAIL: $*"; fail=1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 rec=$("$FDX" stencil --backend cpu --dims 3 --order 4 --size 40x31x23 --precision float --reps 3 --json) || err "stencil --json exited $?"
 for f in '"case": "stencil"' '"order": 4' '"op": "laplacian"' '"verified": true' '"ratio_to_copy"' '"copy_gbps"' \
@@ -21,23 +19,17 @@ grep -q "wave" "$tmp/table" && grep -q " yes$" "$tmp/table" || err "wave table: 
 n=$("$FDX" bench stencil --backend cpu --quick --json --reps 2 | grep -c '"verified": true')
 [ "$n" = 4 ] || err "bench stencil --quick: $n verified records, expected 4"
 
-usage() { # args...: must exit 2 with one "fdx stencil: error:" line and no stdout
-  "$FDX" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
-  [ $rc = 2 ] || err "$* exited $rc, expected 2"
-  [ ! -s "$tmp/out" ] || err "$* wrote to stdout"
-  [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "^fdx .*: error: " "$tmp/err" || err "$*: stderr $(cat "$tmp/err")"
-}
-usage stencil --order 3
-usage stencil --order 14
-usage stencil --op diffuse
-usage stencil --dims 2 --size 10x10x10
-usage stencil --size 8x8x8 --order 8
-usage stencil --precision int32
-usage stencil --size 0x4
-usage bench stencil --cases nosuchcase --backend cpu
-usage bench stencil --suite foo
-usage bench stencil --seed 3
-usage bench stencil --suite random --quick
+expect_usage "^fdx .*: error: " stencil --order 3
+expect_usage "^fdx .*: error: " stencil --order 14
+expect_usage "^fdx .*: error: " stencil --op diffuse
+expect_usage "^fdx .*: error: " stencil --dims 2 --size 10x10x10
+expect_usage "^fdx .*: error: " stencil --size 8x8x8 --order 8
+expect_usage "^fdx .*: error: " stencil --precision int32
+expect_usage "^fdx .*: error: " stencil --size 0x4
+expect_usage "^fdx .*: error: " bench stencil --cases nosuchcase --backend cpu
+expect_usage "^fdx .*: error: " bench stencil --suite foo
+expect_usage "^fdx .*: error: " bench stencil --seed 3
+expect_usage "^fdx .*: error: " bench stencil --suite random --quick
 
 # the random-stencil suite: 100 cases, 2D and 3D, orders 2..12, the three
 # updates, both precisions, the same list for the same seed; a small case
@@ -56,4 +48,4 @@ rec=$("$FDX" bench stencil --backend cpu --suite random --cases "$small" --reps 
 if [ -z "$small" ] || ! grep -q '"verified": true' <<<"$rec" || ! grep -q '"suite": "random-stencil", "seed": 1' <<<"$rec"; then
   echo "FAIL: random stencil case '$small': $rec"; fail=1
 fi
-exit $fail
+[ $fail = 0 ] && [ $fails = 0 ]

@@ -4,11 +4,9 @@
 # depth asked used, a table, and usage errors (exit 2, one line on stderr,
 # nothing on stdout).
 set -u
-FDX=$1
-fail=0
+. "$(dirname "$0")/lib_cli.sh" "$1"
+FDX=$fdx tmp=$work fail=0
 err() { echo "FAIL: $*"; fail=1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 rec=$("$FDX" stencil --backend cpu --op heat --order 4 --size 40x31x23 --steps 7 --temporal 3 --reps 2 --json) ||
   err "--steps 7 --temporal 3 exited $?"
@@ -38,18 +36,12 @@ for g in 2 3; do
   done
 done
 
-usage() { # args...: must exit 2 with one "fdx stencil: error:" line and no stdout
-  "$FDX" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
-  [ $rc = 2 ] || err "$* exited $rc, expected 2"
-  [ ! -s "$tmp/out" ] || err "$* wrote to stdout"
-  [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "^fdx .*: error: " "$tmp/err" || err "$*: stderr $(cat "$tmp/err")"
-}
-usage stencil --steps 4
-usage stencil --op laplacian --steps 4
-usage stencil --op heat --coef --steps 4
-usage stencil --op heat --steps 0
-usage stencil --op heat --steps 4 --temporal 9
-usage stencil --op heat --steps 4 --temporal sometimes
-usage bench dhalo --temporal 1
-usage bench dhalo --order 5
-exit $fail
+expect_usage "^fdx .*: error: " stencil --steps 4
+expect_usage "^fdx .*: error: " stencil --op laplacian --steps 4
+expect_usage "^fdx .*: error: " stencil --op heat --coef --steps 4
+expect_usage "^fdx .*: error: " stencil --op heat --steps 0
+expect_usage "^fdx .*: error: " stencil --op heat --steps 4 --temporal 9
+expect_usage "^fdx .*: error: " stencil --op heat --steps 4 --temporal sometimes
+expect_usage "^fdx .*: error: " bench dhalo --temporal 1
+expect_usage "^fdx .*: error: " bench dhalo --order 5
+[ $fail = 0 ] && [ $fails = 0 ]

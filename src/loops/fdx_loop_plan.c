@@ -7,11 +7,11 @@
 #include "core/fdx_knob.h"
 #include "loops/fdx_loop_impl.h"
 #include "core/fdx_log.h"
+#include "fdx/internal/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Below this many iterations a transform costs more than strided access. */
 #define PLAN_MIN_POINTS 32768
@@ -306,13 +306,11 @@ fdx_status fdx_loop_apply(fdx_loop *l, const fdx_loop_decision *d, void *stream)
             continue;
         }
         layout_text(&d->array[a].to, to, sizeof to);
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        double t0 = fdx_now_s();
         int64_t bytes = 0;
         FDX_TRY(fdx_loop_move(l, arr, &d->array[a].to, d->array[a].relabel, s, &bytes));
         if (timed && bytes) FDX_TRY(fdx_ctx_ops(l->ctx)->stream_sync(s));
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+        double ms = (fdx_now_s() - t0) * 1e3;
         if (d->array[a].relabel)
             FDX_INFO("loop '%s': autotfm relabelled %s %s -> %s (%s; written whole, nothing moved)", l->name,
                      l->arg[a].name, from, to, d->array[a].why);

@@ -10,6 +10,7 @@
    Dirichlet / Neumann and double periodic); each must fold the faces its
    strategy takes and compile.  Skipped without CUDA or NVRTC. */
 #include "fdx_test.h"
+#include "nvrtc_check.h"
 
 #include <string.h>
 
@@ -52,13 +53,7 @@ static fdx_status fold_trial(void *arg, const fdx_stencil_cfg *cfg, double *ms)
     f->folded += m != 0;
     if (!m && !f->ks.fstore) return FDX_OK; /* the plain kernel's source: test_stencil_nvrtc compiles those */
     CHECK_OK(fdx_stencil_generate(&f->ks, cfg, 1, &src));
-    void *cubin = NULL;
-    size_t size = 0;
-    fdx_status st = src ? fdx_nvrtc_compile(src, 90, "fold.cu", &cubin, &size) : FDX_ERR_INTERNAL;
-    CHECK(st == FDX_OK && size > 0, "%s: %s", what, fdx_last_error());
-    f->compiled += st == FDX_OK;
-    free(cubin);
-    free(src);
+    f->compiled += nvrtc_check(src, what);
     return FDX_OK;
 }
 #endif
@@ -79,15 +74,7 @@ int main(void)
                     char *src = NULL, what[64];
                     snprintf(what, sizeof what, "bc_d%dr%dR%d_%d.cu", dbl, rank, r, i);
                     CHECK_OK(fdx_bc_generate(&ks, 1, &src));
-                    if (!src) continue;
-                    void *cubin = NULL;
-                    size_t size = 0;
-                    fdx_status st = fdx_nvrtc_compile(src, 90, what, &cubin, &size);
-                    CHECK(st == FDX_OK && size > 0, "%s: %s", what, fdx_last_error());
-                    if (st != FDX_OK) fprintf(stderr, "source of %s:\n%s\n", what, src);
-                    compiled += st == FDX_OK;
-                    free(cubin);
-                    free(src);
+                    compiled += nvrtc_check(src, what);
                 }
     printf("compiled %d generated boundary kernels with NVRTC %d.%d\n", compiled, major, minor);
     fdx_device_info dev;

@@ -5,6 +5,7 @@
    column's pipelined marches, windows, x vectors, register caps and bands.
    Skipped without CUDA or NVRTC. */
 #include "fdx_test.h"
+#include "nvrtc_check.h"
 #include "stencil_corpus.h"
 
 #include <string.h>
@@ -23,15 +24,7 @@ static void compile_one(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg,
     snprintf(what, sizeof what, "stencil_%s_%s_%dx%d_v%d_pd%d_p%dw%dx%dlb%d.cu", spec, name[cfg->variant], cfg->tx,
              cfg->ty, cfg->vec, cfg->pd, cfg->pipe, cfg->win, cfg->xv, cfg->minb);
     CHECK_OK(fdx_stencil_generate(ks, cfg, 1, &src));
-    if (!src) return;
-    void *cubin = NULL;
-    size_t size = 0;
-    fdx_status st = fdx_nvrtc_compile(src, 90, what, &cubin, &size);
-    CHECK(st == FDX_OK && size > 0, "%s: %s", what, fdx_last_error());
-    if (st != FDX_OK) fprintf(stderr, "source of %s:\n%s\n", what, src);
-    compiled++;
-    free(cubin);
-    free(src);
+    compiled += nvrtc_check(src, what);
 }
 #endif
 

@@ -6,6 +6,7 @@
    and 4 on the first two.  Skipped without
    CUDA or NVRTC. */
 #include "fdx_test.h"
+#include "nvrtc_check.h"
 #include "stencil/fdx_temporal.h"
 
 #include <string.h>
@@ -50,15 +51,7 @@ int main(void)
                                  cand[i].pd);
                         char *src = NULL;
                         CHECK_OK(fdx_temporal_generate(&ks, &cand[i], 1, &src));
-                        if (!src) continue;
-                        void *cubin = NULL;
-                        size_t size = 0;
-                        fdx_status st = fdx_nvrtc_compile(src, 90, what, &cubin, &size);
-                        CHECK(st == FDX_OK && size > 0, "%s: %s", what, fdx_last_error());
-                        if (st != FDX_OK) fprintf(stderr, "source of %s:\n%s\n", what, src);
-                        compiled++;
-                        free(cubin);
-                        free(src);
+                        compiled += nvrtc_check(src, what);
                     }
                 }
             }

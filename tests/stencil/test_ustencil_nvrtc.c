@@ -4,6 +4,7 @@
    both precisions, plus every candidate the tuner times for the 512^3 box
    and div(k grad u) benchmarks.  Skipped without CUDA or NVRTC. */
 #include "fdx_test.h"
+#include "nvrtc_check.h"
 #include "stencil/fdx_ustencil_impl.h"
 #include "ustencil_ref.h"
 
@@ -21,15 +22,7 @@ static void compile_one(const us_case *c, const fdx_us_spec *ks, const fdx_us_cf
     fdx_us_cfg_text(cfg, 1, text, sizeof text);
     snprintf(what, sizeof what, "ustencil %s %s %s", c->name, ks->is_double ? "double" : "float", text);
     CHECK_OK(fdx_us_generate(ks, cfg, 1, &src));
-    if (!src) return;
-    void *cubin = NULL;
-    size_t size = 0;
-    fdx_status st = fdx_nvrtc_compile(src, 90, what, &cubin, &size);
-    CHECK(st == FDX_OK && size > 0, "%s: %s", what, fdx_last_error());
-    if (st != FDX_OK) fprintf(stderr, "source of %s:\n%s\n", what, src);
-    compiled++;
-    free(cubin);
-    free(src);
+    compiled += nvrtc_check(src, what);
 }
 
 /* all_candidates: the tuner's list; else the default, the point kernel and
