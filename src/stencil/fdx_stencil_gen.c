@@ -64,8 +64,9 @@ void fdx_stencil_emit_prelude(fdx_cg_node *at, const gen *g)
     fdx_cg_line(at, "typedef %s real;", g->real);
     if (g->cuda && g->vec > 1) fdx_cg_line(at, "typedef %s%d realv;", g->real, g->vec);
     fdx_cg_line(at, "struct fdx_p { long long n[3]; long long chunk; long long by; long long sw; real c0; real ws[%d]; "
-                    "real wa[%d];%s };",
-                3 * g->r, 3 * g->r, g->ks->sponge ? fdx_cg_fmt(g->cg, " real damp[%d];", FDX_STENCIL_MAX_SPONGE) : "");
+                    "real wa[%d];%s%s };",
+                3 * g->r, 3 * g->r, g->ks->sponge ? fdx_cg_fmt(g->cg, " real damp[%d];", FDX_STENCIL_MAX_SPONGE) : "",
+                g->ks->fpart ? " int bb[9];" : "");
     /* The point's arithmetic (fdx_stencil_emit_point) through these: on
        CUDA exactly rounded intrinsics, which the compiler never contracts
        into FMAs of its own choosing, so every copy of the point code (the
@@ -603,7 +604,8 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
                   "%d rows a thread (the unrolled column in rank 3 without windows, or the asynchronous march, take "
                   "1..4)", cfg->ry);
     }
-    g.fold = fdx_stencil_fold_faces(ks, cfg, cuda);
+    /* the inner part of a split grid (fpart 2) is the plain code */
+    g.fold = ks->fpart == 2 && fdx_stencil_split(ks, cfg) ? 0 : fdx_stencil_fold_faces(ks, cfg, cuda);
     g.cg = fdx_cg_create(cuda ? FDX_CG_CUDA : FDX_CG_C);
     FDX_CHECK(g.cg, FDX_ERR_NOMEM, "out of memory generating a stencil kernel");
     fdx_cg_node *top = fdx_cg_root(g.cg);
