@@ -46,6 +46,16 @@ static const char cuda_emu_shim[] =
     "template <class T> static void __stcs(T *p, T v) { *(T *)fdx_aligned(p) = v; }\n"
     "static float __fmul_rn(float a, float b) { return a * b; }\n"
     "static double __dmul_rn(double a, double b) { return a * b; }\n"
+    /* The other exactly rounded intrinsics (never contracted on the GPU):
+       one operation each here, fma exact (std::fma).  Inlined, a compiler
+       with contraction on could still fuse a __dmul_rn into a following
+       __dadd_rn: programs that compare roundings use -ffp-contract=off. */
+    "static float __fadd_rn(float a, float b) { return a + b; }\n"
+    "static double __dadd_rn(double a, double b) { return a + b; }\n"
+    "static float __fsub_rn(float a, float b) { return a - b; }\n"
+    "static double __dsub_rn(double a, double b) { return a - b; }\n"
+    "static float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }\n"
+    "static double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }\n"
     /* A block's threads are fibers (ucontext) on this thread: each runs
        until its next barrier or its end, then the next; a phase ends when
        every thread has reached the barrier, and a barrier some threads

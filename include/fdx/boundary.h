@@ -91,8 +91,9 @@ FDX_API fdx_status fdx_bc_apply(fdx_bc *bc, fdx_array *u, void *stream);
    pass the y and z faces; 2, the unrolled-column kernel applies every face
    with a Dirichlet value, Neumann or periodic condition itself and nothing
    is written into u (its frame keeps what it held; other kernels and faces
-   with values arrays still take the pass).  The outputs are the same bit
-   for bit in every mode. */
+   with values arrays still take the pass); 3, as 2 with the blocks that
+   touch a face in a launch of their own and the others in a launch of the
+   plain kernel.  The outputs are the same bit for bit in every mode. */
 FDX_API fdx_status fdx_stencil_set_boundary(fdx_stencil *s, const fdx_bc_desc *bc);
 
 /* Parses the command-line syntax of conditions for `rank` axes into bc:

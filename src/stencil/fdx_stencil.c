@@ -24,6 +24,7 @@ typedef struct plan {
     int64_t n3[3];
     fdx_stencil_cfg cfg;
     fdx_kernel *kernel;
+    fdx_kernel *inner; /* a split grid's inner blocks (FDX_BC_FOLD=3), else NULL */
     char text[96];
 } plan;
 
@@ -169,13 +170,16 @@ fdx_status fdx_stencil_set_boundary(fdx_stencil *s, const fdx_bc_desc *bc)
        wrong in the 'direct' strategy); 2 lets the unrolled column apply
        every face with Dirichlet, Neumann or periodic conditions, in its
        blocks that touch a face, storing nothing (no pass at all; u's frame
-       is left as it was).  docs/notes/stencil.md, 2026-11-24. */
+       is left as it was); 3 as 2 with the grid in two launches, the blocks
+       that touch a face (folded code) and the others (the plain kernel's
+       code and registers).  docs/notes/stencil.md, 2026-11-24. */
     const char *fold = fdx_knob(FDX_KNOB_BC_FOLD);
     int mode = fdx_ctx_ops(s->ctx)->kind == FDX_BACKEND_CUDA && fold ? atoi(fold) : 0;
     memset(s->ks.fbc, 0, sizeof s->ks.fbc);
     memset(s->ks.fval, 0, sizeof s->ks.fval);
     s->ks.fstore = mode == 1;
-    for (int f = 0; b && (mode == 1 || mode == 2) && f < (mode == 1 ? 2 : 2 * s->desc.rank); f++) {
+    s->ks.fpart = mode == 3;
+    for (int f = 0; b && mode >= 1 && mode <= 3 && f < (mode == 1 ? 2 : 2 * s->desc.rank); f++) {
         int code = fdx_bc_face_code(b, f);
         if (code != FDX_BCC_DIRICHLET && code != FDX_BCC_NEUMANN && code != FDX_BCC_PERIODIC) continue;
         s->ks.fbc[f] = code;
@@ -194,32 +198,64 @@ typedef struct call {
     int64_t n3[3];
     void *ptr[4]; /* out, u, u_prev, coef in the backend's memory */
     /* set per configuration while tuning */
-    fdx_kernel *kernel;
+    fdx_kernel *kernel, *inner;
     fdx_stencil_cfg cfg;
 } call;
 
-static fdx_status launch(call *c, fdx_kernel *k, const fdx_stencil_cfg *cfg, void *stream)
+/* The spec of a split grid's inner kernel (FDX_BC_FOLD=3). */
+static fdx_stencil_kspec inner_spec(const fdx_stencil *s)
+{
+    fdx_stencil_kspec ks = s->ks;
+    ks.fpart = 2;
+    return ks;
+}
+
+/* One launch of kernel k of spec ks (none for an empty part of a split grid). */
+static fdx_status launch_part(call *c, const fdx_stencil_kspec *ks, fdx_kernel *k, const fdx_stencil_cfg *cfg,
+                              void *stream)
 {
     fdx_stencil_params p;
-    fdx_stencil_params_build(&c->s->ks, cfg, c->n3, c->s->c0, c->s->ws, c->s->wa, c->s->desc.sponge, c->s->damp, &p);
+    fdx_stencil_params_build(ks, cfg, c->n3, c->s->c0, c->s->ws, c->s->wa, c->s->desc.sponge, c->s->damp, &p);
     fdx_launch_dims dims = {{1, 1, 1}, {1, 1, 1}, 0};
-    if (c->be->kind == FDX_BACKEND_CUDA) FDX_TRY(fdx_stencil_launch_dims(&c->s->ks, cfg, c->n3, &dims));
+    if (c->be->kind == FDX_BACKEND_CUDA) FDX_TRY(fdx_stencil_launch_dims(ks, cfg, c->n3, &dims));
+    if (!dims.grid[0]) return FDX_OK;
     void *args[5] = {&c->ptr[0], &c->ptr[1], &c->ptr[2], &c->ptr[3], p.bytes};
     if (c->be->kind != FDX_BACKEND_CUDA)
         for (int i = 0; i < 4; i++) args[i] = c->ptr[i]; /* the CPU entry takes the pointers themselves */
     return c->be->launch(k, &dims, args, stream);
 }
 
+/* The kernel, and a split grid's inner kernel after it (both on one
+   stream; they write disjoint blocks). */
+static fdx_status launch(call *c, fdx_kernel *k, fdx_kernel *inner, const fdx_stencil_cfg *cfg, void *stream)
+{
+    FDX_TRY(launch_part(c, &c->s->ks, k, cfg, stream));
+    if (c->be->kind != FDX_BACKEND_CUDA || !fdx_stencil_split(&c->s->ks, cfg)) return FDX_OK;
+    fdx_stencil_kspec ks = inner_spec(c->s);
+    FDX_CHECK(inner, FDX_ERR_INTERNAL, "split stencil grid without its inner kernel");
+    return launch_part(c, &ks, inner, cfg, stream);
+}
+
+/* The kernels of a configuration (the inner one only for a split grid). */
+static fdx_status get_kernels(call *c, const fdx_stencil_cfg *cfg, fdx_kernel **k, fdx_kernel **inner)
+{
+    *inner = NULL;
+    FDX_TRY(fdx_stencil_kernel_get(c->be, c->dev, &c->s->ks, cfg, k));
+    if (c->be->kind != FDX_BACKEND_CUDA || !fdx_stencil_split(&c->s->ks, cfg)) return FDX_OK;
+    fdx_stencil_kspec ks = inner_spec(c->s);
+    return fdx_stencil_kernel_get(c->be, c->dev, &ks, cfg, inner);
+}
+
 static fdx_status timed_launch(void *arg, void *stream)
 {
     call *c = arg;
-    return launch(c, c->kernel, &c->cfg, stream);
+    return launch(c, c->kernel, c->inner, &c->cfg, stream);
 }
 
 static fdx_status trial(void *arg, const fdx_stencil_cfg *cfg, double *ms)
 {
     call *c = arg;
-    FDX_TRY(fdx_stencil_kernel_get(c->be, c->dev, &c->s->ks, cfg, &c->kernel));
+    FDX_TRY(get_kernels(c, cfg, &c->kernel, &c->inner));
     c->cfg = *cfg;
     fdx_time_stats t;
     FDX_TRY(fdx_time_run(c->s->ctx, timed_launch, c, 1, 5, &t));
@@ -284,6 +320,7 @@ static fdx_status choose(call *c, void *stream, fdx_stencil_cfg *cfg)
     memset(plain.fbc, 0, sizeof plain.fbc);
     memset(plain.fval, 0, sizeof plain.fval);
     plain.fstore = 0;
+    plain.fpart = 0;
     fdx_stencil_tune_key(c->be->name, c->dev, &plain, c->n3, key);
     fdx_stencil_journal *j = malloc(sizeof *j);
     FDX_CHECK(j, FDX_ERR_NOMEM, "out of memory for the tuning journal");
@@ -333,7 +370,7 @@ static fdx_status get_plan(fdx_stencil *s, call *c, void *stream, plan **out)
     plan np;
     memcpy(np.n3, c->n3, sizeof np.n3);
     FDX_TRY(choose(c, stream, &np.cfg));
-    FDX_TRY(fdx_stencil_kernel_get(c->be, c->dev, &s->ks, &np.cfg, &np.kernel));
+    FDX_TRY(get_kernels(c, &np.cfg, &np.kernel, &np.inner));
     fdx_stencil_cfg_text(&np.cfg, c->be->kind == FDX_BACKEND_CUDA, np.text, sizeof np.text);
     if (s->nplans < MAX_PLANS) {
         p = &s->plans[s->nplans++];
@@ -409,7 +446,7 @@ fdx_status fdx_stencil_apply(fdx_stencil *s, fdx_array *out, fdx_array *u, fdx_a
        apply itself. */
     unsigned faces = fdx_stencil_pass_faces(&s->ks, &p->cfg, cuda);
     if (s->bc && faces) FDX_TRY(fdx_bc_apply_faces(s->bc, u, faces, stream));
-    return launch(&c, p->kernel, &p->cfg, stream);
+    return launch(&c, p->kernel, p->inner, &p->cfg, stream);
 }
 
 void fdx_stencil_traffic(const fdx_stencil *s, const int64_t *shape, double *fetch_bytes, double *write_bytes)

@@ -64,15 +64,31 @@ void fdx_stencil_emit_prelude(fdx_cg_node *at, const gen *g)
     fdx_cg_line(at, "typedef %s real;", g->real);
     if (g->cuda && g->vec > 1) fdx_cg_line(at, "typedef %s%d realv;", g->real, g->vec);
     fdx_cg_line(at, "struct fdx_p { long long n[3]; long long chunk; long long by; long long sw; real c0; real ws[%d]; "
-                    "real wa[%d];%s };",
-                3 * g->r, 3 * g->r, g->ks->sponge ? fdx_cg_fmt(g->cg, " real damp[%d];", FDX_STENCIL_MAX_SPONGE) : "");
+                    "real wa[%d];%s%s };",
+                3 * g->r, 3 * g->r, g->ks->sponge ? fdx_cg_fmt(g->cg, " real damp[%d];", FDX_STENCIL_MAX_SPONGE) : "",
+                g->ks->fpart ? " int bb[9];" : "");
+    /* The point's arithmetic (fdx_stencil_emit_point) through these: on
+       CUDA exactly rounded intrinsics, which the compiler never contracts
+       into FMAs of its own choosing, so every copy of the point code (the
+       boundary and interior paths of a folded kernel, the plain kernel
+       after the pass, a temporal kernel's steps) rounds alike; in C the
+       plain operators (the CPU kernels round as their compiler chooses). */
+    static const char *const ops[3][4] = {
+        {"((a) + (b))", "((a) - (b))", "((a) * (b))", "((a) * (b) + (c))"},
+        {"__fadd_rn(a, b)", "__fsub_rn(a, b)", "__fmul_rn(a, b)", "__fmaf_rn(a, b, c)"},
+        {"__dadd_rn(a, b)", "__dsub_rn(a, b)", "__dmul_rn(a, b)", "__fma_rn(a, b, c)"},
+    };
+    const char *const *op = ops[g->cuda ? 1 + g->ks->is_double : 0];
+    fdx_cg_line(at, "#define fdx_add(a, b) %s", op[0]);
+    fdx_cg_line(at, "#define fdx_sub(a, b) %s", op[1]);
+    fdx_cg_line(at, "#define fdx_mul(a, b) %s", op[2]);
+    fdx_cg_line(at, "#define fdx_fma(a, b, c) %s", op[3]);
     if (g->win) emit_window(at, g, "fdx_win_ldg", "__ldg"), emit_window(at, g, "fdx_win_ldcs", "__ldcs");
     if (!g->cuda || !g->ks->sponge) return;
     /* The sponge factor at a point: the table entry of its distance to the
        nearest face (x, the marching axis and, in 3D, y), 1 beyond the layer.
-       Products with it are rounded on their own (no FMA contraction), as a
-       separate damping pass would round them. */
-    fdx_cg_line(at, "#define fdx_mul %s", g->ks->is_double ? "__dmul_rn" : "__fmul_rn");
+       Products with it are rounded on their own (fdx_mul), as a separate
+       damping pass would round them. */
     fdx_cg_node *f = fdx_cg_helper(at, "real", "fdx_damp", "const struct fdx_p &p, long long x, long long y, long long k");
     fdx_cg_stmt(f, "long long d = x < p.n[0] - 1 - x ? x : p.n[0] - 1 - x, e = k < p.n[2] - 1 - k ? k : p.n[2] - 1 - k");
     fdx_cg_stmt(f, "d = e < d ? e : d");
@@ -135,11 +151,11 @@ static void ghost_value(fdx_sb *e, const gen *g, fdx_stencil_neighbour_fn nb, in
         fdx_sb_puts(e, fdx_cg_ld(g->cg, FDX_CG_LDG, at));
         return;
     }
-    fdx_sb_puts(e, "(");
-    if (code == FDX_BCC_DIRICHLET) fdx_sb_printf(e, "(real)%.17g - ", g->ks->fval[f][0]);
+    if (code == FDX_BCC_DIRICHLET) fdx_sb_printf(e, "fdx_sub((real)%.17g, ", g->ks->fval[f][0]);
+    else fdx_sb_puts(e, "fdx_add(");
     if (m) nb(e, g, a, m, v);
     else fdx_sb_puts(e, centre);
-    if (code == FDX_BCC_NEUMANN) fdx_sb_printf(e, " + (real)%.17g", g->ks->fval[f][k]);
+    if (code == FDX_BCC_NEUMANN) fdx_sb_printf(e, ", (real)%.17g", g->ks->fval[f][k]);
     fdx_sb_puts(e, ")");
 }
 
@@ -198,40 +214,39 @@ void fdx_stencil_emit_point(fdx_cg_node *at, const gen *g, fdx_stencil_neighbour
                             const char *result)
 {
     if (g->fold && g->ks->fstore) x_ghost_stores(at, g, nb, v, centre);
-    /* s = c0 u + sum_a sum_o ws (u+ + u-) [+ wa (u+ - u-)] */
-    fdx_sb e = FDX_SB_INIT;
-    fdx_sb_printf(&e, "real s%d = %sc0 * %s", v, w, centre);
+    /* s = c0 u + sum_a sum_o ws (u+ + u-) [+ wa (u+ - u-)], one explicit
+       operation at a time (fdx_add .. fdx_fma, see the prelude): on CUDA no
+       copy of this code is contracted differently from another. */
+    fdx_cg_stmt(at, "real s%d = fdx_mul(%sc0, %s)", v, w, centre);
     int has[3] = {1, g->ry > 0, g->rm > 0};
     for (int a = 0; a < 3; a++) {
         if (!has[a]) continue;
         for (int o = 1; o <= g->r; o++) {
             int i = a * g->r + o - 1;
-            fdx_sb_printf(&e, "\n+ %sws[%d] * (", w, i);
-            fold_neighbour(&e, g, nb, a, o, v, centre);
-            fdx_sb_puts(&e, " + ");
-            fold_neighbour(&e, g, nb, a, -o, v, centre);
-            fdx_sb_puts(&e, ")");
-            if (g->ks->d1) {
-                fdx_sb_printf(&e, " + %swa[%d] * (", w, i);
+            for (int odd = 0; odd <= (g->ks->d1 != 0); odd++) {
+                fdx_sb e = FDX_SB_INIT;
+                fdx_sb_printf(&e, "s%d = fdx_fma(%s%s[%d], %s(", v, w, odd ? "wa" : "ws", i, odd ? "fdx_sub" : "fdx_add");
                 fold_neighbour(&e, g, nb, a, o, v, centre);
-                fdx_sb_puts(&e, " - ");
+                fdx_sb_puts(&e, ", ");
                 fold_neighbour(&e, g, nb, a, -o, v, centre);
-                fdx_sb_puts(&e, ")");
+                fdx_sb_printf(&e, "), s%d)", v);
+                fdx_cg_stmt(at, "%s", fdx_cg_text(g->cg, &e));
             }
         }
     }
-    fdx_cg_stmt(at, "%s", fdx_cg_text(g->cg, &e));
-    const char *lu = g->ks->coef ? fdx_cg_fmt(g->cg, "%s * s%d", coef, v) : fdx_cg_fmt(g->cg, "s%d", v);
+    /* the update: L u = coef s (fused into the add when there is one) */
+    const char *s = fdx_cg_fmt(g->cg, "s%d", v);
+    const char *lu = g->ks->coef ? fdx_cg_fmt(g->cg, "fdx_mul(%s, %s)", coef, s) : s;
+    const char *wave = fdx_cg_fmt(g->cg, "fdx_sub(fdx_add(%s, %s), %s)", centre, centre, prev); /* 2u - u_prev */
+    const char *base = g->ks->update == FDX_UPDATE_WAVE ? wave : centre;
+    const char *sum = g->ks->coef ? fdx_cg_fmt(g->cg, "fdx_fma(%s, %s, %s)", coef, s, base)
+                                  : fdx_cg_fmt(g->cg, "fdx_add(%s, %s)", base, s);
     switch (g->ks->update) {
     case FDX_UPDATE_WAVE:
-        if (damp && g->cuda)
-            fdx_cg_stmt(at, "const real %s = fdx_mul(%s, (real)2 * %s - %s + %s)", result, damp, centre, prev, lu);
-        else if (damp)
-            fdx_cg_stmt(at, "const real %s = %s * ((real)2 * %s - %s + %s)", result, damp, centre, prev, lu);
-        else
-            fdx_cg_stmt(at, "const real %s = (real)2 * %s - %s + %s", result, centre, prev, lu);
+        if (damp) fdx_cg_stmt(at, "const real %s = fdx_mul(%s, %s)", result, damp, sum);
+        else fdx_cg_stmt(at, "const real %s = %s", result, sum);
         break;
-    case FDX_UPDATE_HEAT: fdx_cg_stmt(at, "const real %s = %s + %s", result, centre, lu); break;
+    case FDX_UPDATE_HEAT: fdx_cg_stmt(at, "const real %s = %s", result, sum); break;
     default: fdx_cg_stmt(at, "const real %s = %s", result, lu); break;
     }
 }
@@ -589,7 +604,8 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
                   "%d rows a thread (the unrolled column in rank 3 without windows, or the asynchronous march, take "
                   "1..4)", cfg->ry);
     }
-    g.fold = fdx_stencil_fold_faces(ks, cfg, cuda);
+    /* the inner part of a split grid (fpart 2) is the plain code */
+    g.fold = ks->fpart == 2 && fdx_stencil_split(ks, cfg) ? 0 : fdx_stencil_fold_faces(ks, cfg, cuda);
     g.cg = fdx_cg_create(cuda ? FDX_CG_CUDA : FDX_CG_C);
     FDX_CHECK(g.cg, FDX_ERR_NOMEM, "out of memory generating a stencil kernel");
     fdx_cg_node *top = fdx_cg_root(g.cg);

@@ -91,9 +91,29 @@ static void emit_group_loads(fdx_cg_node *at, const gen *g, const char *kg, cons
 
 /* The block's position: bx, by, bz from the launch order (zfast: chunks
    fastest; bands: rows of blocks in bands, each through its chunks). */
-static void emit_block_order(fdx_cg_node *k, const fdx_stencil_cfg *c)
+static void emit_block_order(fdx_cg_node *k, const gen *g)
 {
-    if (c->zfast) {
+    const fdx_stencil_cfg *c = g->cfg;
+    if (fdx_stencil_split(g->ks, c) && g->ks->fpart == 2) {
+        /* the inner box of a split grid: its blocks from bb[3..5] */
+        fdx_cg_stmt(k, "const int bx = p.bb[3] + (int)blockIdx.x, by = p.bb[4] + (int)blockIdx.y, "
+                       "bz = p.bb[5] + (int)blockIdx.z");
+    } else if (fdx_stencil_split(g->ks, c)) {
+        /* the shell of a split grid, block t of a one-dimensional launch:
+           first the whole planes of chunks outside the inner box's chunks
+           [lz, lz + IZ), then in those the rows of blocks outside its rows,
+           then in those the blocks outside its columns */
+        fdx_cg_stmt(k, "const unsigned BX = p.bb[0], BY = p.bb[1], BZ = p.bb[2], lx = p.bb[3], ly = p.bb[4], "
+                       "lz = p.bb[5]");
+        fdx_cg_stmt(k, "const unsigned IX = p.bb[6] - lx, IY = p.bb[7] - ly, IZ = p.bb[8] - lz, t = blockIdx.x");
+        fdx_cg_stmt(k, "const unsigned n1 = BX * BY * (BZ - IZ), n12 = n1 + BX * (BY - IY) * IZ");
+        fdx_cg_stmt(k, "const unsigned wz = t < n1 ? BX * BY : t < n12 ? BX * (BY - IY) : (BX - IX) * IY");
+        fdx_cg_stmt(k, "const unsigned wy = t < n12 ? BX : BX - IX, s = t < n1 ? t : t < n12 ? t - n1 : t - n12");
+        fdx_cg_stmt(k, "const unsigned pz = s / wz, py = (s - pz * wz) / wy, px = s - pz * wz - py * wy");
+        fdx_cg_stmt(k, "const int bz = (int)(t < n1 ? (pz < lz ? pz : pz + IZ) : lz + pz)");
+        fdx_cg_stmt(k, "const int by = (int)(t < n1 ? py : t < n12 ? (py < ly ? py : py + IY) : ly + py)");
+        fdx_cg_stmt(k, "const int bx = (int)(t < n12 ? px : (px < lx ? px : px + IX))");
+    } else if (c->zfast) {
         fdx_cg_stmt(k, "const int bx = blockIdx.y, by = blockIdx.z, bz = blockIdx.x");
     } else if (c->band) {
         /* Blocks after x in launch order: L; band of B block rows, the last
@@ -200,7 +220,7 @@ void fdx_stencil_emit_unroll(fdx_cg_node *at, gen *g)
     fdx_cg_node *k = fdx_stencil_emit_kernel(at, g);
     fdx_cg_stmt(k, "const int nx = (int)p.n[0], ny = (int)p.n[1], sy = nx");
     fdx_cg_stmt(k, "const long long nm = p.n[2], sm = p.n[0] * p.n[1]");
-    emit_block_order(k, c);
+    emit_block_order(k, g);
     /* Unaligned rows gain nothing from an aligned x origin: the blocks
        start at the first interior point and cover only interior points
        (513 wide at 128 points a block: 4 blocks, not a fifth for one

@@ -32,6 +32,13 @@ typedef struct fdx_stencil_kspec {
     int fbc[6];
     double fval[6][FDX_STENCIL_MAX_RADIUS];
     int fstore;
+    /* FDX_BC_FOLD=3, the unrolled column with faces folded (fstore 0): the
+       grid in two launches, so that the blocks away from every face run the
+       plain kernel's code and registers (fdx_stencil_split_box): 1 this
+       kernel runs the blocks that touch a folded face (the shell; its code
+       as with fpart 0), 2 it runs the others (the plain code, fbc / fval
+       only say where the shell is).  0: the whole grid. */
+    int fpart;
 } fdx_stencil_kspec;
 
 
@@ -96,7 +103,7 @@ static inline int fdx_stencil_rows(const fdx_stencil_cfg *c) { return c->ry > 1 
    for offsets o = 1..r, per axis x, y, m at [axis * r + o - 1]; c0 is the
    centre weight.  The host writes this block in the kernel's precision. */
 typedef struct fdx_stencil_params {
-    unsigned char bytes[64 + 8 * (2 + 6 * FDX_STENCIL_MAX_RADIUS + FDX_STENCIL_MAX_SPONGE)];
+    unsigned char bytes[64 + 8 * (2 + 6 * FDX_STENCIL_MAX_RADIUS + FDX_STENCIL_MAX_SPONGE) + 40];
     size_t size;
 } fdx_stencil_params;
 
@@ -156,6 +163,17 @@ FDX_HIDDEN void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, s
    only.  The pass fills the others (fdx_stencil_pass_faces). */
 FDX_HIDDEN unsigned fdx_stencil_fold_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda);
 FDX_HIDDEN unsigned fdx_stencil_pass_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda);
+/* Whether the kernel of ks (fpart 1 or 2) runs part of the grid: the
+   unrolled column with folded faces; otherwise ks->fpart is ignored (the
+   whole grid, as fpart 0). */
+FDX_HIDDEN int fdx_stencil_split(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg);
+/* The split's geometry (struct fdx_p's bb): the whole grid's blocks
+   bb[0..2] (x, y, chunks; launch order zfast / band not used) and the inner
+   box [bb[3..5], bb[6..8]) of blocks none of whose groups reaches within r
+   of a folded face (the kernel's edge / bnd flags false throughout);
+   returns the shell's block count (the rest). */
+FDX_HIDDEN int64_t fdx_stencil_split_box(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3],
+                                         int bb[9]);
 
 /* The storage a kernel reads of an array: the device copy on CUDA, the host
    copy on the CPU; the message names `what` and the call that makes it. */

@@ -41,6 +41,11 @@ void fdx_stencil_params_build(const fdx_stencil_kspec *ks, const fdx_stencil_cfg
     for (size_t i = 0; i < nw; i++, at += e) put_real(p->bytes + at, ks->is_double, wa[i]);
     for (int i = 0; ks->sponge && i < FDX_STENCIL_MAX_SPONGE; i++, at += e)
         put_real(p->bytes + at, ks->is_double, i < sw ? damp[i] : 1.0);
+    if (ks->fpart) { /* int bb[9]: the split's geometry (4-byte aligned here) */
+        int bb[9];
+        fdx_stencil_split_box(ks, cfg, n3, bb);
+        memcpy(p->bytes + at, bb, sizeof bb), at += sizeof bb;
+    }
     p->size = (at + 7) & ~(size_t)7;
 }
 
@@ -82,6 +87,44 @@ void fdx_stencil_async_geom_of(const fdx_stencil_kspec *ks, const fdx_stencil_cf
     a->bytes = (size_t)a->stages * a->stage_elems * (ks->is_double ? 8 : 4);
 }
 
+int fdx_stencil_split(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg)
+{
+    return ks->fpart && !ks->fstore && cfg->variant == FDX_SV_UNROLL && fdx_stencil_fold_faces(ks, cfg, 1);
+}
+
+/* The blocks [*lo, *hi) along one axis whose span [off + b w, off + b w +
+   w) keeps 2r from both ends of [0, n) (the kernel's edge test), of g. */
+static void inner_range(int64_t off, int64_t w, int64_t n, int r, int64_t g, int *lo, int *hi)
+{
+    int64_t l = 2 * r - off > 0 ? ceil_div(2 * r - off, w) : 0, top = n - 2 * r - off - w;
+    int64_t h = top >= 0 ? top / w + 1 : 0;
+    if (h > g) h = g;
+    if (h < l) h = l;
+    *lo = (int)l, *hi = (int)h;
+}
+
+int64_t fdx_stencil_split_box(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3], int bb[9])
+{
+    fdx_stencil_cfg c = *cfg;
+    c.zfast = 0;
+    int64_t g[3];
+    grid3(ks, &c, n3, g);
+    const unsigned m = fdx_stencil_fold_faces(ks, cfg, 1);
+    const int r = ks->radius, nr = fdx_stencil_rows(cfg), rm = ks->rank >= 2 ? r : 0;
+    for (int a = 0; a < 3; a++) bb[a] = (int)g[a], bb[3 + a] = 0, bb[6 + a] = (int)g[a];
+    if (m & 3u) inner_range(cfg->win ? r : 0, (int64_t)cfg->tx * cfg->vec, n3[0], r, g[0], &bb[3], &bb[6]);
+    if (ks->rank == 3 && (m & 0xcu))
+        inner_range(nr > 1 ? r : 0, (int64_t)cfg->ty * nr, n3[1], r, g[1], &bb[4], &bb[7]);
+    if (m & 3u << 2 * (ks->rank - 1)) {
+        /* chunk b's groups start at rm + b chunk, the last ends at most
+           ceil(chunk / pd) pd planes later (fewer in a partial last chunk:
+           those count as shell, which is always right) */
+        const int64_t span = (cfg->chunk + cfg->pd - 1) / cfg->pd * cfg->pd;
+        inner_range(rm, cfg->chunk, n3[2] - (span - cfg->chunk), r, g[2], &bb[5], &bb[8]);
+    }
+    return g[0] * g[1] * g[2] - (int64_t)(bb[6] - bb[3]) * (bb[7] - bb[4]) * (bb[8] - bb[5]);
+}
+
 fdx_status fdx_stencil_launch_dims(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3],
                                    fdx_launch_dims *d)
 {
@@ -89,6 +132,20 @@ fdx_status fdx_stencil_launch_dims(const fdx_stencil_kspec *ks, const fdx_stenci
     FDX_CHECK(grid3(ks, cfg, n3, g), FDX_ERR_UNSUPPORTED,
               "shape %lldx%lldx%lld needs a grid of %lldx%lldx%lld blocks, over CUDA's limits",
               (long long)n3[0], (long long)n3[1], (long long)n3[2], (long long)g[0], (long long)g[1], (long long)g[2]);
+    if (fdx_stencil_split(ks, cfg)) {
+        /* the shell: one dimension; the inner box: its extents (either may
+           be empty: no launch) */
+        int bb[9];
+        int64_t shell = fdx_stencil_split_box(ks, cfg, n3, bb);
+        FDX_CHECK(g[0] * g[1] * g[2] <= 0x7fffffff, FDX_ERR_UNSUPPORTED, "%lld blocks: too many for the split grid",
+                  (long long)(g[0] * g[1] * g[2]));
+        if (ks->fpart == 1) g[0] = shell, g[1] = g[2] = 1;
+        else g[0] = bb[6] - bb[3], g[1] = bb[7] - bb[4], g[2] = bb[8] - bb[5];
+        if (!g[0] || !g[1] || !g[2]) g[0] = g[1] = g[2] = 0;
+        FDX_CHECK(g[1] <= 65535 && g[2] <= 65535, FDX_ERR_UNSUPPORTED,
+                  "an inner box of %lldx%lldx%lld blocks: over CUDA's limits", (long long)g[0], (long long)g[1],
+                  (long long)g[2]);
+    }
     memset(d, 0, sizeof *d);
     d->grid[0] = (unsigned)g[0], d->grid[1] = (unsigned)g[1], d->grid[2] = (unsigned)g[2];
     d->block[0] = (unsigned)cfg->tx, d->block[1] = (unsigned)cfg->ty, d->block[2] = 1;
@@ -158,7 +215,7 @@ void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n)
     const unsigned char *b = (const unsigned char *)ks->fval;
     for (size_t i = 0; i < sizeof ks->fval; i++) h = (h ^ b[i]) * 1099511628211ULL;
     if (len > 0 && (size_t)len < n)
-        snprintf(buf + len, n - (size_t)len, "%c%d%d%d%d%d%d%012llx", ks->fstore ? 'x' : 'f', ks->fbc[0], ks->fbc[1],
+        snprintf(buf + len, n - (size_t)len, "%c%d%d%d%d%d%d%012llx", "xfsi"[ks->fstore ? 0 : 1 + ks->fpart], ks->fbc[0], ks->fbc[1],
                  ks->fbc[2], ks->fbc[3], ks->fbc[4], ks->fbc[5], h & 0xffffffffffffULL);
 }
 

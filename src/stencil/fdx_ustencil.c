@@ -5,6 +5,7 @@
 #include "backends/fdx_jit_batch.h"
 #include "core/fdx_cache.h"
 #include "core/fdx_file.h"
+#include "core/fdx_knob.h"
 #include "fdx/internal/clock.h"
 #include "core/fdx_log.h"
 #include "fdx/metrics.h"
@@ -224,14 +225,16 @@ static fdx_status tune_stage(ucall *c, int stage, fdx_us_cfg *best, double *best
     return FDX_OK;
 }
 
-/* Two stages from the default (CUDA, large grids, tuning on): the block
-   shape, lanes and loads; then unroll, prefetch and chunk around the best. */
+/* Three stages from the default (CUDA, large grids, tuning on): the block
+   shape, lanes and loads; then unroll, prefetch and chunk around the best;
+   then its register caps. */
 static fdx_status tune(ucall *c, void *stream, fdx_us_cfg *best)
 {
     double best_ms = -1;
     FDX_TRY(c->be->stream_sync(stream));
     FDX_TRY(tune_stage(c, 0, best, &best_ms));
-    return tune_stage(c, 1, best, &best_ms);
+    FDX_TRY(tune_stage(c, 1, best, &best_ms));
+    return tune_stage(c, 2, best, &best_ms);
 }
 
 /* ---- tuned configurations on disk ---------------------------------------------------- */
@@ -246,7 +249,7 @@ static void tune_key(const ucall *c, char key[33])
     if (fdx_us_generate(&c->s->ks, &cpu, 0, &src) != FDX_OK) fdx_clear_error();
     fdx_hash h;
     fdx_hash_init(&h);
-    fdx_hash_add_str(&h, "fdx-utune 5");
+    fdx_hash_add_str(&h, "fdx-utune 6");
     fdx_hash_add_str(&h, c->be->name);
     fdx_hash_add_str(&h, c->dev->name);
     fdx_hash_add_str(&h, src ? src : "");
@@ -256,7 +259,19 @@ static void tune_key(const ucall *c, char key[33])
     free(src);
 }
 
-/* "fdx-utune 5 variant tx ty vec unroll chunk vload pf rows pipe"; anything else (an
+/* A configuration's fields as text, "variant tx ty vec unroll chunk vload pf
+   rows pipe minb" (the tuning file after its version, FDX_USTENCIL_CFG),
+   when it parses and fits this grid. */
+static int cfg_parse(const char *text, const ucall *c, fdx_us_cfg *cfg)
+{
+    fdx_us_cfg t;
+    return sscanf(text, "%d %d %d %d %d %d %d %d %d %d %d", &t.variant, &t.tx, &t.ty, &t.vec, &t.unroll, &t.chunk,
+                  &t.vload, &t.pf, &t.rows, &t.pipe, &t.minb) == 11 &&
+           (t.variant == FDX_US_POINT || t.variant == FDX_US_MARCH) && fdx_us_cfg_fits(&c->s->ks, &t, c->n3) &&
+           (c->aligned || !t.vload) && (*cfg = t, 1);
+}
+
+/* "fdx-utune 6 variant tx ty vec unroll chunk vload pf rows pipe minb"; anything else (an
    older or damaged file) only costs a re-tune. */
 static int tuned_find(const char *key, const ucall *c, fdx_us_cfg *cfg)
 {
@@ -267,10 +282,8 @@ static int tuned_find(const char *key, const ucall *c, fdx_us_cfg *cfg)
         return 0;
     }
     fdx_us_cfg t;
-    int ok = sscanf((const char *)data, "fdx-utune 5 %d %d %d %d %d %d %d %d %d %d", &t.variant, &t.tx, &t.ty, &t.vec,
-                    &t.unroll, &t.chunk, &t.vload, &t.pf, &t.rows, &t.pipe) == 10 &&
-             (t.variant == FDX_US_POINT || t.variant == FDX_US_MARCH) && fdx_us_cfg_fits(&c->s->ks, &t, c->n3) &&
-             (c->aligned || !t.vload);
+    const char *text = (const char *)data;
+    int ok = n > 12 && strncmp(text, "fdx-utune 6 ", 12) == 0 && cfg_parse(text + 12, c, &t);
     free(data);
     if (ok) *cfg = t;
     else FDX_WARN("ignoring malformed user stencil tuning file %s.utune", key);
@@ -280,8 +293,8 @@ static int tuned_find(const char *key, const ucall *c, fdx_us_cfg *cfg)
 static void tuned_store(const char *key, const fdx_us_cfg *t)
 {
     char text[128];
-    int n = snprintf(text, sizeof text, "fdx-utune 5 %d %d %d %d %d %d %d %d %d %d\n", t->variant, t->tx, t->ty, t->vec,
-                     t->unroll, t->chunk, t->vload, t->pf, t->rows, t->pipe);
+    int n = snprintf(text, sizeof text, "fdx-utune 6 %d %d %d %d %d %d %d %d %d %d %d\n", t->variant, t->tx, t->ty, t->vec,
+                     t->unroll, t->chunk, t->vload, t->pf, t->rows, t->pipe, t->minb);
     if (fdx_cache_store(key, ".utune", text, (size_t)n) != FDX_OK) {
         FDX_WARN("not saving user stencil tuning: %s", fdx_last_error());
         fdx_clear_error();
@@ -300,6 +313,13 @@ static fdx_status choose(ucall *c, void *stream, fdx_us_cfg *cfg)
         if (!cuda || (fdx_us_cfg_fits(&c->s->ks, &c->s->force, c->n3) && (c->aligned || !c->s->force.vload)))
             *cfg = c->s->force;
         return FDX_OK;
+    }
+    /* FDX_USTENCIL_CFG (profiling, A/B of one configuration): used where it
+       fits, reported and ignored where it does not */
+    const char *env = fdx_knob(FDX_KNOB_USTENCIL_CFG);
+    if (env && cuda) {
+        if (cfg_parse(env, c, cfg)) return FDX_OK;
+        FDX_WARN("FDX_USTENCIL_CFG='%s' does not parse or fit this user stencil; ignored", env);
     }
     const char *t = fdx_options_get(fdx_ctx_options(c->s->ctx), "tune");
     int off = !t || strcmp(t, "off") == 0 || strcmp(t, "0") == 0;

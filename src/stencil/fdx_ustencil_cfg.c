@@ -9,6 +9,7 @@
 int fdx_us_cfg_fits(const fdx_us_spec *ks, const fdx_us_cfg *cfg, const int64_t n3[3])
 {
     if (cfg->tx < 1 || cfg->ty < 1 || cfg->tx * cfg->ty > 1024 || (ks->rank < 3 && cfg->ty != 1)) return 0;
+    if (cfg->minb < 0 || cfg->minb * cfg->tx * cfg->ty > 2048) return 0;
     if (cfg->variant == FDX_US_POINT) return n3[2] - 2 * ks->rm <= 65535;
     int vec_ok = cfg->vec == 1 || cfg->vec == 2 || (cfg->vec == 4 && !ks->is_double);
     int vload_ok = !cfg->vload || (cfg->vec > 1 && ks->ncomp == 1 && n3[0] % cfg->vec == 0 && 2 * ks->rx % cfg->vec == 0);
@@ -75,6 +76,16 @@ int fdx_us_candidates(const fdx_us_spec *ks, const int64_t n3[3], int stage, con
                     m.unroll = unrolls[u], m.pf = pfs[f], m.chunk = march_chunk(ks, n3, chunks[c]), m.pipe = pp;
                     if (n < max && fdx_us_cfg_fits(ks, &m, n3)) cfgs[n++] = m;
                 }
+    /* stage 2: the winner with its registers capped (__launch_bounds__) for
+       more resident warps: the box's march won at 112 registers, 2 blocks
+       of 256 a multiprocessor, issue-latency bound (ncu, session 8) */
+    static const int resident[] = {768, 1024, 1536};
+    for (int i = 0; i < 3 && stage == 2; i++) {
+        fdx_us_cfg m = *base;
+        m.minb = resident[i] / (base->tx * base->ty);
+        if (m.minb < 2 || (n && cfgs[n - 1].minb == m.minb)) continue;
+        if (n < max && fdx_us_cfg_fits(ks, &m, n3)) cfgs[n++] = m;
+    }
     return n;
 }
 
@@ -85,6 +96,8 @@ void fdx_us_cfg_text(const fdx_us_cfg *cfg, int cuda, char *buf, size_t n)
     else
         snprintf(buf, n, "march %dx%d vec%d chunk %d unroll %d%s pf%d rows%d%s", cfg->tx, cfg->ty, cfg->vec, cfg->chunk,
                  cfg->unroll, cfg->vload ? " vload" : "", cfg->pf, cfg->rows > 1 ? cfg->rows : 1, cfg->pipe ? " pipe" : "");
+    size_t len = strlen(buf);
+    if (cuda && cfg->minb && len < n) snprintf(buf + len, n - len, " minb%d", cfg->minb);
 }
 
 /* Mirrors struct fdx_up: long long n[3], chunk, then real w[nterms]. */

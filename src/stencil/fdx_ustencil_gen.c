@@ -112,7 +112,7 @@ fdx_cg_node *fdx_us_emit_kernel(fdx_cg_node *at, const ugen *g)
     for (int i = 0; i < g->ks->ninputs + g->ks->ncoefs; i++) params[n++] = (fdx_cg_param){"const real", field_ptr(g, i), 1};
     params[n++] = (fdx_cg_param){"const struct fdx_up", g->cuda ? "p" : "P", 0};
     int threads = g->cuda ? g->cfg->tx * g->cfg->ty : 0;
-    fdx_cg_node *k = fdx_cg_kernel(at, FDX_USTENCIL_ENTRY, params, n, threads, 0);
+    fdx_cg_node *k = fdx_cg_kernel(at, FDX_USTENCIL_ENTRY, params, n, threads, g->cuda ? g->cfg->minb : 0);
     fdx_cg_stmt(k, "const long long nx = %s.n[0], ny = %s.n[1], nm = %s.n[2], sy = nx, sm = nx * ny", g->cuda ? "p" : "P",
                 g->cuda ? "p" : "P", g->cuda ? "p" : "P");
     fdx_cg_stmt(k, "(void)ny, (void)nm, (void)sy, (void)sm");

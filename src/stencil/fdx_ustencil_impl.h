@@ -56,6 +56,9 @@ typedef struct fdx_us_cfg {
     int pipe;    /* march: the next plane's loads are issued before this plane's
                     sums (software pipelining in registers: a plane's values in
                     flight per thread while it computes) */
+    int minb;    /* CUDA: __launch_bounds__ minimum blocks a multiprocessor (0:
+                    none): caps the registers so that more warps are resident
+                    (the box's march at 112 registers ran 2 blocks of 256) */
 } fdx_us_cfg;
 
 /* The parameter block: struct fdx_up { long long n[3]; long long chunk;
@@ -79,9 +82,10 @@ FDX_HIDDEN int fdx_us_cfg_fits(const fdx_us_spec *ks, const fdx_us_cfg *cfg, con
 /* A configuration that runs well without tuning. */
 FDX_HIDDEN void fdx_us_default_cfg(const fdx_us_spec *ks, int cuda, const int64_t n3[3], fdx_us_cfg *cfg);
 /* The candidates the tuner times in stage 0 (block shapes, lanes, vector
-   loads, the point kernel; the other knobs from `base`) or stage 1 (unroll,
-   prefetch and chunk around `base`, the winner of stage 0); at most `max`,
-   returns their count. */
+   loads, the point kernel; the other knobs from `base`), stage 1 (unroll,
+   prefetch and chunk around `base`, the winner of stage 0) or stage 2
+   (`base` with register caps for 768, 1024 and 1536 resident threads); at
+   most `max`, returns their count. */
 FDX_HIDDEN int fdx_us_candidates(const fdx_us_spec *ks, const int64_t n3[3], int stage, const fdx_us_cfg *base,
                                  fdx_us_cfg *cfgs, int max);
 /* "march 32x8 vec2 chunk 64 unroll 2". */

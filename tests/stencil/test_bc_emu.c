@@ -67,6 +67,14 @@ static const char driver[] =
     "    plain::fdx_p pp; fold::fdx_p pf;\n"
     "    params(pp, SEED ^ 77), params(pf, SEED ^ 77);\n"
     "    const unsigned g[3] = {GX, GY, GZ};\n"
+    /* a split grid: the shell blocks by the folded kernel (SG of them, one
+       dimension), the inner box by the plain code (IG) */
+    "#if SPLIT\n"
+    "    inner::fdx_p pi; params(pi, SEED ^ 77);\n"
+    "    const int bb[9] = {BB};\n"
+    "    for (int i = 0; i < 9; i++) pf.bb[i] = pi.bb[i] = bb[i];\n"
+    "    const unsigned sg[3] = {SG, 1, 1}, ig[3] = {IG};\n"
+    "#endif\n"
     "    long long bad = 0, interior = 0, finite = 0, caught = 0, ghosts_bad = 0;\n"
     "    const std::vector<real> u0 = u;\n"
     "    for (int bump = 0; bump < 2; bump++) {\n"
@@ -81,8 +89,15 @@ static const char driver[] =
     "        std::vector<real> wr = u0; std::vector<char> wrote(n, 0);\n"
     "        cuda_emu_after = [&] { for (long long q = 0; q < n; q++) if (memcmp(&u[q], &u0[q], sizeof(real)))\n"
     "                                   wr[q] = u[q], wrote[q] = 1, u[q] = u0[q]; };\n"
+    "#if SPLIT\n"
+    "        if (sg[0]) cuda_emu_grid(sg, TX, TY, 0, BARRIERS, [&] { fdx_fold_kernel(o2.data(), u.data(), UPD == 1 ?"
+    " up.data() : nullptr, COEF ? cf.data() : nullptr, pf); });\n"
+    "        if (ig[0]) cuda_emu_grid(ig, TX, TY, 0, BARRIERS, [&] { fdx_inner_kernel(o2.data(), u.data(), UPD == 1 ?"
+    " up.data() : nullptr, COEF ? cf.data() : nullptr, pi); });\n"
+    "#else\n"
     "        cuda_emu_grid(g, TX, TY, 0, BARRIERS, [&] { fdx_fold_kernel(o2.data(), u.data(), UPD == 1 ? up.data() :"
     " nullptr, COEF ? cf.data() : nullptr, pf); });\n"
+    "#endif\n"
     "        cuda_emu_after = nullptr;\n"
     "        for (long long q = 0; q < n; q++) if (wrote[q]) u[q] = wr[q];\n"
     "        long long differ = 0;\n"
@@ -128,10 +143,12 @@ static void put_kernel(fdx_sb *f, const char *src, const char *ns, const char *e
 
 static void run_case(const fdx_stencil_kspec *fold, const fdx_stencil_cfg *cfg, const int64_t n3[3], uint64_t seed)
 {
-    fdx_stencil_kspec plain = *fold;
+    fdx_stencil_kspec plain = *fold, inner = *fold;
     memset(plain.fbc, 0, sizeof plain.fbc);
     memset(plain.fval, 0, sizeof plain.fval);
     plain.fstore = 0;
+    plain.fpart = 0;
+    inner.fpart = 2;
     char what[256], text[96], spec[48];
     fdx_stencil_cfg_text(cfg, 1, text, sizeof text);
     fdx_stencil_kspec_text(fold, spec, sizeof spec);
@@ -143,18 +160,40 @@ static void run_case(const fdx_stencil_kspec *fold, const fdx_stencil_cfg *cfg, 
     CHECK(fdx_stencil_fold_faces(fold, cfg, 1) == want, "%s: not every face with a code folded", what);
     fdx_launch_dims dims;
     char *kf = NULL, *kp = NULL;
-    CHECK_OK(fdx_stencil_launch_dims(fold, cfg, n3, &dims));
+    CHECK_OK(fdx_stencil_launch_dims(&plain, cfg, n3, &dims));
     CHECK_OK(fdx_stencil_generate(fold, cfg, 1, &kf));
     CHECK_OK(fdx_stencil_generate(&plain, cfg, 1, &kp));
     CHECK(kf && kp && strcmp(kf, kp) != 0, "%s: folding changed nothing in the source", what);
-    if (!kf || !kp) {
-        free(kf), free(kp);
+    /* FDX_BC_FOLD=3: the shell blocks by the folded kernel, the inner box by
+       the plain code; both parts must be there (the shape is chosen so) */
+    const int split = fold->fpart != 0;
+    char *ki = NULL;
+    int bb[9] = {0};
+    fdx_launch_dims ds = {{0}}, di = {{0}};
+    if (split) {
+        CHECK(fdx_stencil_split(fold, cfg), "%s: not split", what);
+        int64_t shell = fdx_stencil_split_box(fold, cfg, n3, bb);
+        CHECK_OK(fdx_stencil_launch_dims(fold, cfg, n3, &ds));
+        CHECK_OK(fdx_stencil_launch_dims(&inner, cfg, n3, &di));
+        int64_t in = (int64_t)di.grid[0] * di.grid[1] * di.grid[2];
+        CHECK(shell > 0 && in > 0 && ds.grid[0] == shell && shell + in == (int64_t)dims.grid[0] * dims.grid[1] * dims.grid[2],
+              "%s: split into %lld shell and %lld inner blocks of %ux%ux%u", what, (long long)shell, (long long)in,
+              dims.grid[0], dims.grid[1], dims.grid[2]);
+        CHECK_OK(fdx_stencil_generate(&inner, cfg, 1, &ki));
+    }
+    if (!kf || !kp || (split && !ki)) {
+        free(kf), free(kp), free(ki);
         return;
     }
     fdx_sb f = FDX_SB_INIT;
     put_kernel(&f, kp, "plain", "fdx_plain_kernel");
     put_kernel(&f, kf, "fold", "fdx_fold_kernel");
-    free(kf), free(kp);
+    if (split) put_kernel(&f, ki, "inner", "fdx_inner_kernel");
+    free(kf), free(kp), free(ki);
+    fdx_sb_printf(&f, "#define SPLIT %d\n#define SG %uu\n#define IG %uu, %uu, %uu\n#define BB ", split, ds.grid[0],
+                  di.grid[0], di.grid[1], di.grid[2]);
+    for (int i = 0; i < 9; i++) fdx_sb_printf(&f, "%s%d", i ? ", " : "", bb[i]);
+    fdx_sb_puts(&f, "\n");
     fdx_sb_printf(&f, "#define NX %lldLL\n#define NY %lldLL\n#define NM %lldLL\n#define R %d\n#define RANK %d\n",
                   (long long)n3[0], (long long)n3[1], (long long)n3[2], fold->radius, fold->rank);
     fdx_sb_printf(&f, "#define UPD %d\n#define COEF %d\n#define CHUNK %d\n#define BARRIERS %s\n", fold->update,
@@ -285,9 +324,11 @@ int main(void)
             if (b->variant == FDX_SV_UNROLL && ks.rank < 2) continue;
             if ((b->win || b->ry) && ks.rank < 3) continue;
             int kinds = (ci + si / 3) % 3;
-            /* the unrolled column also with every face folded, nothing stored */
-            for (int store = 1; store >= (b->variant == FDX_SV_UNROLL ? 0 : 1); store--) {
-            set_faces(&ks, kinds, store, &seed);
+            /* the unrolled column also with every face folded, nothing
+               stored (store 0), and so in a split grid (-1) */
+            for (int store = 1; store >= (b->variant == FDX_SV_UNROLL ? -1 : 1); store--) {
+            set_faces(&ks, kinds, store > 0, &seed);
+            ks.fpart = store < 0;
             fdx_stencil_cfg c = {0};
             int widest = ks.is_double ? 2 : 4, r = ks.radius;
             c.variant = b->variant, c.tx = b->tx, c.ty = ks.rank == 3 ? b->ty : 1, c.by = 1;
@@ -298,7 +339,7 @@ int main(void)
             int64_t nx = c.win ? 4 * c.vec * 3 + 1 + si % 3 : 2 * c.vec * (3 + si % 2);
             if (nx < 3 * r + 1) nx += 2 * c.vec * ((3 * r + 1 - nx) / (2 * c.vec) + 1);
             int64_t n3[3] = {nx, ks.rank == 3 ? 2 * r + 3 + si % 3 : 1, 2 * r + 7 + ci % 3};
-            if (!store) {
+            if (store <= 0) {
                 /* every axis at least 3r, and blocks / groups away from every
                    face, so both sides of the kernel's bnd branch run */
                 int w = c.tx * c.vec, rows = c.ty * (c.ry > 1 ? c.ry : 1);
@@ -307,13 +348,15 @@ int main(void)
                 n3[2] = 3 * c.pd + 4 * r + 1 + ci % 3;
                 if (n3[2] < 3 * r) n3[2] = 3 * r;
                 c.chunk = 2 * c.pd + 1; /* a partial last group (the H100 failed those) */
+                /* split: chunks away from both marching faces too */
+                if (store < 0) n3[2] = 3 * c.chunk + 4 * r + 1 + ci % 3;
             }
             if (!fdx_stencil_cfg_fits(&ks, &c, n3)) {
                 printf("test_bc_emu: %d/%d does not fit, skipped\n", ci, si);
                 continue;
             }
             run_case(&ks, &c, n3, seed++);
-            if (ctx && store) pass_case(ctx, &ks, &c);
+            if (ctx && store > 0) pass_case(ctx, &ks, &c);
             per_kind[kinds]++;
             }
         }

@@ -11,7 +11,9 @@
    periodic x faces, radius 1 and 2, on odd shapes, against the same
    configuration without conditions on the ghosts the pass wrote, bit for
    bit, the input's whole frame NaN; u's frame afterwards equal to the
-   pass's (the kernel writes the x ghosts it computes).  Small otherwise, so it runs under
+   pass's (the kernel writes the x ghosts it computes).  Those cases run
+   under FDX_BC_FOLD=1, 2 or 3 (2: every face in the unrolled column, no
+   pass, u untouched; 3: the same in a split grid, two launches).  Small otherwise, so it runs under
    compute-sanitizer.  Skipped without a device. */
 #include "bc_check.h"
 #include "stencil/fdx_stencil_impl.h"
@@ -67,9 +69,10 @@ static void fold_case(fdx_ctx *ctx, fdx_dtype dt, int order, const char *spec, c
 {
     const int r = order / 2, dbl = dt == FDX_FLOAT64;
     int64_t n[3] = {cfg->win ? 61 : 64 + 8 * r, 19 + r, 17};
-    /* FDX_BC_FOLD=2: wide enough that some blocks touch no x face (both
-       sides of the kernel's branch run) */
-    if (mode == 2) n[0] = 3 * cfg->tx * cfg->vec + (cfg->win ? 5 : 8 * r);
+    /* FDX_BC_FOLD=2 / 3: wide enough that some blocks touch no x face (both
+       sides of the kernel's branch run; 3: both launches of the split grid,
+       the last axis's 17 planes in chunks of 5 leaving inner chunks) */
+    if (mode >= 2) n[0] = 3 * cfg->tx * cfg->vec + (cfg->win ? 5 : 8 * r);
     const int64_t count = n[0] * n[1] * n[2];
     const size_t e = dbl ? 8 : 4;
     double h[3] = {0.5, 0.25, 0.125};
@@ -125,10 +128,10 @@ static void fold_case(fdx_ctx *ctx, fdx_dtype dt, int order, const char *spec, c
             if (bad) bc_report_first(what, n, dbl, fdx_array_host(out), got, r);
             CHECK(bad == 0 && finite == interior, "%s: %lld points differ, %lld of %lld interior finite", what,
                   (long long)bad, (long long)finite, (long long)interior);
-            /* FDX_BC_FOLD=2 in the unrolled column: no pass, u untouched */
-            int none = mode == 2 && cfg->variant == FDX_SV_UNROLL;
+            /* FDX_BC_FOLD=2 / 3 in the unrolled column: no pass, u untouched */
+            int none = mode >= 2 && cfg->variant == FDX_SV_UNROLL;
             CHECK(uw && memcmp(uw, none ? in : ref, (size_t)count * e) == 0, "%s: u after the apply is not %s", what,
-                  none ? "the input (FDX_BC_FOLD=2 writes no ghost)" : "the pass's");
+                  none ? "the input (FDX_BC_FOLD=2 / 3 write no ghost)" : "the pass's");
             free(ref);
         }
         free(uw);
@@ -147,8 +150,8 @@ static void fold_cases(fdx_ctx *ctx)
        for (FDX_BC_FOLD=1), where the H100 showed one wrong strategy. */
     const char *fold = getenv("FDX_BC_FOLD");
     int mode = fold ? atoi(fold) : 0;
-    if (mode != 1 && mode != 2) {
-        printf("test_bc_gpu: folded cases skipped (FDX_BC_FOLD=1 or 2 runs them)\n");
+    if (mode < 1 || mode > 3) {
+        printf("test_bc_gpu: folded cases skipped (FDX_BC_FOLD=1, 2 or 3 runs them)\n");
         return;
     }
     static const char *specs[] = {"x-=dirichlet:0.75,x+=neumann:-2,y=neumann:1,z=dirichlet:-0.5",

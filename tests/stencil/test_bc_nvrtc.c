@@ -8,7 +8,8 @@
    512^3 and the order-8 one at 509x257x255, with
    Dirichlet / Neumann and periodic x faces (order 2 double, order 8 float
    Dirichlet / Neumann and double periodic); each must fold the faces its
-   strategy takes and compile.  Skipped without CUDA or NVRTC. */
+   strategy takes and compile; every 8th folding one also as the two
+   kernels of a split grid (FDX_BC_FOLD=3).  Skipped without CUDA or NVRTC. */
 #include "fdx_test.h"
 #include "nvrtc_check.h"
 
@@ -29,7 +30,7 @@ static void axis_form(int i, int *lo, int *hi)
 
 typedef struct fold_arg {
     fdx_stencil_kspec ks;
-    int compiled, folded, seen;
+    int compiled, folded, seen, split;
     char keys[512][128]; /* the sources compiled for this spec (run-time fields differ only in the key's absence) */
 } fold_arg;
 
@@ -60,6 +61,19 @@ static fdx_status fold_trial(void *arg, const fdx_stencil_cfg *cfg, double *ms)
     f->compiled += st == FDX_OK;
     free(cubin);
     free(src);
+    /* FDX_BC_FOLD=3 (split grid): the shell and inner kernels of every 8th
+       folding candidate (their block order differs; the rest is tested) */
+    for (int part = 1; part <= 2 && m && !f->ks.fstore && f->folded % 8 == 1; part++) {
+        fdx_stencil_kspec ks = f->ks;
+        ks.fpart = part;
+        CHECK(fdx_stencil_split(&ks, cfg), "%s: not split", what);
+        CHECK_OK(fdx_stencil_generate(&ks, cfg, 1, &src));
+        st = src ? fdx_nvrtc_compile(src, 90, "split.cu", &cubin, &size) : FDX_ERR_INTERNAL;
+        CHECK(st == FDX_OK && size > 0, "%s part %d: %s", what, part, fdx_last_error());
+        f->split += st == FDX_OK;
+        free(cubin);
+        free(src);
+    }
     return FDX_OK;
 }
 #endif
@@ -109,7 +123,9 @@ int main(void)
                 fdx_stencil_cfg best;
                 CHECK_OK(fdx_stencil_tune(&f.ks, &dev, 1, n3, fold_trial, &f, &best));
             }
-    printf("compiled %d stencil kernels with folded faces (%d folding some)\n", f.compiled, f.folded);
+    printf("compiled %d stencil kernels with folded faces (%d folding some), %d of split grids\n", f.compiled, f.folded,
+           f.split);
+    CHECK(f.split > 10, "only %d split-grid kernels compiled", f.split);
     CHECK(f.compiled > 50, "only %d folded stencil kernels compiled", f.compiled);
     return fdx_test_finish("test_bc_nvrtc");
 #endif

@@ -154,7 +154,7 @@ int main(void)
     static us_case cases[32];
     static us_case u;
     int n = us_cases(cases, 32, 1);
-    /* {variant, tx, ty, vec, unroll, chunk, vload, pf, rows, pipe}: vec 0 = the widest. */
+    /* {variant, tx, ty, vec, unroll, chunk, vload, pf, rows, pipe, minb}: vec 0 = the widest. */
     static const fdx_us_cfg cfgs[] = {
         {FDX_US_MARCH, 4, 2, 0, 1, 3, 0, 0, 1}, {FDX_US_MARCH, 8, 1, 1, 2, 100, 0, 2, 2},
         {FDX_US_MARCH, 3, 3, 2, 2, 4, 0, 0, 3}, {FDX_US_MARCH, 4, 2, 0, 2, 5, 1, 4, 1},
@@ -164,6 +164,9 @@ int main(void)
         {FDX_US_MARCH, 4, 2, 0, 2, 5, 1, 2, 2, 1}, {FDX_US_MARCH, 3, 2, 1, 1, 3, 0, 0, 3, 1},
         /* chunks shorter than the unroll (the tuner's chunks 2 and 4) */
         {FDX_US_MARCH, 4, 2, 0, 4, 2, 1, 2, 2, 1}, {FDX_US_MARCH, 4, 2, 0, 4, 3, 0, 4, 1, 0},
+        /* register caps (__launch_bounds__, the tuner's stage 2): the
+           source the GPU runs, the bounds a no-op here */
+        {FDX_US_MARCH, 4, 2, 0, 2, 5, 1, 2, 2, 1, 4}, {FDX_US_POINT, 8, 2, 1, 1, 1, 0, 0, 1, 0, 6},
     };
     const int ncfgs = sizeof cfgs / sizeof *cfgs;
     int ran = 0, by_cfg[16] = {0};

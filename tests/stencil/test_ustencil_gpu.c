@@ -32,6 +32,7 @@ int main(void)
         {FDX_US_MARCH, 64, 2, 4, 2, 2, 0, 1, 2},  {FDX_US_POINT, 32, 8, 1, 1, 1, 0, 0, 1},
         {FDX_US_POINT, 7, 3, 1, 1, 1, 0, 0, 1},   {FDX_US_MARCH, 32, 2, 2, 1, 9, 1, 2, 4},
         {FDX_US_MARCH, 32, 4, 2, 2, 5, 1, 2, 2, 1}, {FDX_US_MARCH, 16, 4, 1, 1, 3, 0, 0, 3, 1}, /* pipelined */
+        {FDX_US_MARCH, 32, 8, 2, 1, 8, 0, 0, 2, 1, 4}, {FDX_US_POINT, 32, 8, 1, 1, 1, 0, 0, 1, 0, 6}, /* register caps */
     };
     const int ncfgs = sizeof cfgs / sizeof *cfgs;
     for (int i = 0; i < n; i++) {

@@ -44,11 +44,16 @@ static void compile_case(const us_case *c, int is_double, int all_candidates, in
         fdx_us_default_cfg(&ks, 1, n3, &base);
         n = fdx_us_candidates(&ks, n3, 0, &base, cfgs, 128);
         n += fdx_us_candidates(&ks, n3, 1, &base, cfgs + n, 256 - n);
+        /* stage 2 (register caps) around the shapes the box and div won */
+        fdx_us_cfg won = {FDX_US_MARCH, 64, 4, ks.is_double ? 2 : 4, 1, 8, 0, 0, 2, 1};
+        n += fdx_us_candidates(&ks, n3, 2, &won, cfgs + n, 256 - n);
+        n += fdx_us_candidates(&ks, n3, 2, &base, cfgs + n, 256 - n);
         /* Candidates differing only in the chunk share a kernel. */
         for (int i = 0; i < n; i++)
             for (int j = 0; j < i; j++)
                 if (memcmp(&cfgs[j], &cfgs[i], offsetof(fdx_us_cfg, chunk)) == 0 && cfgs[j].vload == cfgs[i].vload &&
-                    cfgs[j].pf == cfgs[i].pf && cfgs[j].rows == cfgs[i].rows && cfgs[j].pipe == cfgs[i].pipe) {
+                    cfgs[j].pf == cfgs[i].pf && cfgs[j].rows == cfgs[i].rows && cfgs[j].pipe == cfgs[i].pipe &&
+                    cfgs[j].minb == cfgs[i].minb) {
                     cfgs[i--] = cfgs[--n];
                     break;
                 }

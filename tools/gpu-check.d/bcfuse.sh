@@ -1,21 +1,24 @@
 # Boundary conditions in the same pass, box / div(k grad u) paths, wrapped
-# arrays (issue 17 targets; docs/notes/stencil.md "2026-11-24 session 7").
+# arrays (issue 17 targets; docs/notes/stencil.md "2026-11-24 session 7" and
+# "session 8 (helper bc)").
 # About a minute without the ustencil tuning.  Run: tools/gpu-check bcfuse
 # (after `ustencil` in the same call it reuses that section's tuning).
-#  1. test_bc_gpu plain, then with FDX_BC_FOLD=2 (every strategy the tuner
-#     tries, forced: fold 2 in the unrolled column, the pass elsewhere,
-#     against pass + plain kernel bit for bit; u untouched where nothing is
-#     stored) also under compute-sanitizer memcheck; test_ustencil_wrap_gpu.
+#  1. test_bc_gpu plain, then with FDX_BC_FOLD=2 and 3 (every strategy the
+#     tuner tries, forced: every face in the unrolled column, the pass
+#     elsewhere, against pass + plain kernel bit for bit; u untouched where
+#     nothing is stored; session 8: the point code's explicit roundings make
+#     fold 2 bit for bit on the GPU too), FDX_BC_FOLD=3 also under
+#     compute-sanitizer memcheck; test_ustencil_wrap_gpu.
 #  2. The 7-point Laplacian, one pinned configuration (the H100 512^3
 #     winner unroll 32x8 vec2 chunk 2 pd2, BCFUSE_CFG): interior-only,
 #     Dirichlet and periodic on every face with every face in the kernel
-#     (FDX_BC_FOLD=2, no pass) and with the whole pass (FDX_BC_FOLD=0); at
-#     512^3 double also the same pin with __launch_bounds__ 6 blocks
-#     (minb 6: fold 2 takes 48 / 60 registers against 40 without, minb 6
-#     holds 40 with 24-84 bytes of spills in the boundary blocks' path).
-#     512^3 double (target: <= 1.03x interior-only), 256^3 double, 512^3
-#     float.  Records in *_bcfuse.jsonl ("bc_case", "fold", "pin"), ratios
-#     in bcfuse.log.
+#     (FDX_BC_FOLD=2, one launch: 46 / 60 registers against 40), in a split
+#     grid (FDX_BC_FOLD=3: the 28% of blocks that touch a face in one
+#     launch, the others in the plain 40-register kernel) and with the whole
+#     pass (FDX_BC_FOLD=0).  512^3 double (target: <= 1.03x interior-only;
+#     all three folds), 256^3 double and 512^3 float (folds 3 and 0).
+#     Records in *_bcfuse.jsonl ("bc_case", "fold", "pin"), ratios in
+#     bcfuse.log.
 #  3. bench ustencil (BCFUSE_USTENCIL=0 skips it): box27 and div_k_grad,
 #     target ratio_to_copy >= 0.90 at 512^3 double; records appended, the
 #     tuner's times in bcfuse-tuning.txt.
@@ -28,10 +31,12 @@ bin=$(dirname "$FDX_BIN")
     echo "== $t"
     if [ -x "$bin/$t" ]; then timeout 120 "$bin/$t" 2>&1 | tail -8; else echo "$t: not built"; fi
   done
-  echo "== FDX_BC_FOLD=2 test_bc_gpu"
-  FDX_BC_FOLD=2 timeout 120 "$bin/test_bc_gpu" 2>&1 | tail -8
-  echo "== FDX_BC_FOLD=2 compute-sanitizer memcheck test_bc_gpu"
-  FDX_BC_FOLD=2 FDX_TEST_SANITIZER=1 timeout 240 compute-sanitizer --tool memcheck --error-exitcode 99 \
+  for f in 2 3; do
+    echo "== FDX_BC_FOLD=$f test_bc_gpu"
+    FDX_BC_FOLD=$f timeout 120 "$bin/test_bc_gpu" 2>&1 | tail -8
+  done
+  echo "== FDX_BC_FOLD=3 compute-sanitizer memcheck test_bc_gpu"
+  FDX_BC_FOLD=3 FDX_TEST_SANITIZER=1 timeout 240 compute-sanitizer --tool memcheck --error-exitcode 99 \
     "$bin/test_bc_gpu" 2>&1 | tail -6
   echo "sanitizer exit ${PIPESTATUS[0]}"
 } >>"$log" 2>&1
@@ -40,7 +45,6 @@ tail -24 "$log"
 # unroll 32x8 vec2 chunk 2 pd2 (fdx_stencil_cfg_format order: variant tx ty
 # vec chunk by pd zfast pipe win minb ...)
 pin=${BCFUSE_CFG:-"2 32 8 2 2 1 2 0 0 0 0 0 0 0 0"}
-pin6=$(echo "$pin" | awk '{ $11 = 6; print }')
 one() { # name fold size precision spec [pin-name pin]
   FDX_STENCIL_CFG="${7:-$pin}" FDX_BC_FOLD=$2 timeout 60 "$FDX_BIN" stencil --backend cuda --size "$3" --order 2 \
     --precision "$4" --reps 30 --json ${5:+--boundary $5} 2>>"$log" |
@@ -65,20 +69,16 @@ ratio() { # size precision pin-name base-case-fold case fold
 for shape in "512x512x512 double" "256x256x256 double" "512x512x512 float"; do
   set -- $shape
   size=$1 prec=$2
+  folds="3 0"
+  [ "$size $prec" = "512x512x512 double" ] && folds="3 2 0"
   one interior 0 "$size" "$prec" ""
-  for fold in 2 0; do
+  for fold in $folds; do
     one dirichlet $fold "$size" "$prec" all=dirichlet:0.5
     one periodic $fold "$size" "$prec" all=periodic
   done
-  if [ "$size $prec" = "512x512x512 double" ]; then
-    one interior 0 "$size" "$prec" "" minb6 "$pin6"
-    one dirichlet 2 "$size" "$prec" all=dirichlet:0.5 minb6 "$pin6"
-    one periodic 2 "$size" "$prec" all=periodic minb6 "$pin6"
-    # a second interior-only run: the spread between two identical runs
-    one interior 0 "$size" "$prec" "" again "$pin"
-  fi
-  for c in "dirichlet 2" "periodic 2" "dirichlet 0" "periodic 0"; do ratio "$size" "$prec" default $c; done
-  [ "$size $prec" = "512x512x512 double" ] && { ratio "$size" "$prec" minb6 dirichlet 2; ratio "$size" "$prec" minb6 periodic 2; }
+  # a second interior-only run: the spread between two identical runs
+  [ "$size $prec" = "512x512x512 double" ] && one interior 0 "$size" "$prec" "" again "$pin"
+  for fold in $folds; do for c in dirichlet periodic; do ratio "$size" "$prec" default $c $fold; done; done
 done
 [ "${BCFUSE_USTENCIL:-1}" = 0 ] && exit 0
 echo "== bench ustencil box27/div_k_grad (tune ${BCFUSE_TUNE:-on})" | tee -a "$log"

@@ -30,12 +30,12 @@ for c in ${PROFILE_CASES:-dloop lu mg temporal bc ustencil}; do
     # session 8: the pinned 512^3 7-point winner, interior-only against every
     # face in the kernel (FDX_BC_FOLD=2); box27 / div at 512^3; the 3D float
     # temporal kernel; order 12 float; the worst 1-byte transposes
-    bcpin) FDX_STENCIL_CFG="2 32 8 2 2 1 2 0 0 0 0 0 0 0 0" prof bcpin-interior 10 4 stencil --backend cuda --size 512x512x512 --reps 3
-           FDX_STENCIL_CFG="2 32 8 2 2 1 2 0 0 0 0 0 0 0 0" FDX_BC_FOLD=2 prof bcpin-fold2 10 4 stencil --backend cuda --size 512x512x512 --reps 3 --boundary all=dirichlet:0 ;;
-    box) prof box27 6 4 bench ustencil --backend cuda --cases box27_f64_512 --reps 2 ;;
-    div) prof div 6 4 bench ustencil --backend cuda --cases div_f64_512 --reps 2 ;;
+    bcpin) FDX_STENCIL_CFG="2 32 8 2 2 1 2 0 0 0 0 0 0 0 0" prof bcpin-interior 2 2 stencil --backend cuda --size 512x512x512 --reps 3
+           FDX_STENCIL_CFG="2 32 8 2 2 1 2 0 0 0 0 0 0 0 0" FDX_BC_FOLD=2 prof bcpin-fold2 2 2 stencil --backend cuda --size 512x512x512 --reps 3 --boundary all=dirichlet:0 ;;
+    box) prof box27 2 2 bench ustencil --backend cuda --cases box27_f64_512 --reps 2 ;;
+    div) prof div 2 2 bench ustencil --backend cuda --cases div_f64_512 --reps 2 ;;
     t3f) prof t3f 20 6 stencil --backend cuda --op heat --size 512x512x512 --precision float --steps 8 --temporal auto --reps 2 ;;
-    o12) prof o12 10 4 stencil --backend cuda --order 12 --size 400x400x400 --precision float --reps 3 ;;
+    o12) prof o12 2 2 stencil --backend cuda --order 12 --size 400x400x400 --precision float --reps 3 ;;
     tr1) for c in rt1-155 rt1-054 rt1-094; do
            prof "tr-$c" 4 4 bench transform --suite random --count 200 --only "$c" --reps 2
          done ;;

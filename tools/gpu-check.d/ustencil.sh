@@ -1,23 +1,41 @@
-# User stencils (issue 17 item 3, docs/notes/stencil.md "User stencils"):
-# the GPU test (every case against the CPU reference, default and forced
-# configurations, a tuned run), the NVRTC compile of every variant, then
-# the benchmark records: the 3x3x3 box and div(k grad u) in both precisions
-# at 512^3 and 509x257x255, every tuner candidate timed (tune force; each
-# candidate's time in ustencil-tuning.txt).  Targets (H100): box27_f64_512
-# and div_f64_512 "ratio_to_copy" >= 0.90.  Run: tools/gpu-check ustencil
-# (USTENCIL_TUNE=on reuses earlier tuning; USTENCIL_CASES=a,b limits the
-# cases; USTENCIL_SAN=1 also runs test_ustencil_gpu under memcheck here).
+# User stencils (issue 17 item 3, docs/notes/stencil.md "User stencils" and
+# "2026-11-24 session 8 (helper bc)"): the GPU test (every case against the
+# CPU reference, default and forced configurations including register caps,
+# a tuned run), then an A/B of pinned configurations (FDX_USTENCIL_CFG, no
+# tuning: about a minute): box27_f64_512 at the H100 winner march 64x4 vec2
+# chunk 8 unroll 1 pf2 rows2 pipe (112 registers, 2 blocks of 256 a
+# multiprocessor) with __launch_bounds__ minimum blocks 0 / 3 / 4 (80 / 64
+# registers, 100 / 212 bytes of spills), div_f64_512 at its winner point
+# 64x4 for reference.  Targets (H100): "ratio_to_copy" >= 0.90.  Then, only
+# with USTENCIL_TUNE=force|on, the tuned benchmark of every case (the
+# tuner's stage 2 tries the register caps; each candidate's time in
+# ustencil-tuning.txt; minutes).  Run: tools/gpu-check ustencil
+# (USTENCIL_CASES=a,b limits the tuned cases; USTENCIL_SAN=1 also runs
+# test_ustencil_gpu under memcheck).
 set -u
 log=$OUT/ustencil.log
+rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_ustencil.jsonl
 bin=$(dirname "$FDX_BIN")
-for t in test_ustencil_gpu test_ustencil_nvrtc test_ustencil; do
+for t in test_ustencil_gpu; do
   echo "== $t"
-  if [ -x "$bin/$t" ]; then timeout 600 "$bin/$t" 2>&1 | tail -12; else echo "$t: not built"; fi
+  if [ -x "$bin/$t" ]; then timeout 300 "$bin/$t" 2>&1 | tail -12; else echo "$t: not built"; fi
 done >>"$log" 2>&1
 tail -12 "$log"
-echo "== bench ustencil (cuda, tune ${USTENCIL_TUNE:-force})" | tee -a "$log"
-FDX_LOG=info timeout 900 "$FDX_BIN" bench ustencil --backend cuda --tune "${USTENCIL_TUNE:-force}" --json \
-  ${USTENCIL_CASES:+--cases $USTENCIL_CASES} 2>>"$log" | tee -a "$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_ustencil.jsonl" |
+pinned() { # case cfg-fields name
+  echo "== pinned $1 $3 ($2)" | tee -a "$log"
+  FDX_USTENCIL_CFG="$2" timeout 120 "$FDX_BIN" bench ustencil --backend cuda --tune off --json --reps 20 \
+    --cases "$1" 2>>"$log" | sed -e "s/^{/{\"pin\": \"$3\", /" | tee -a "$rec" |
+    grep -oE '"case": "[^"]*"|"config": "[^"]*"|"median": [0-9.]+|"ratio_to_copy": [0-9.]+|"verified": [a-z]+' |
+    tr '\n' ' ' | tee -a "$log"
+  echo | tee -a "$log"
+}
+# fields: variant tx ty vec unroll chunk vload pf rows pipe minb (variant 1 march, 0 point)
+for mb in 0 3 4; do pinned box27_f64_512 "1 64 4 2 1 8 0 2 2 1 $mb" "minb$mb"; done
+pinned div_f64_512 "0 64 4 1 1 1 0 0 1 0 0" point
+[ "${USTENCIL_TUNE:-off}" = off ] && exit 0
+echo "== bench ustencil (cuda, tune $USTENCIL_TUNE)" | tee -a "$log"
+FDX_LOG=info timeout 900 "$FDX_BIN" bench ustencil --backend cuda --tune "$USTENCIL_TUNE" --json \
+  ${USTENCIL_CASES:+--cases $USTENCIL_CASES} 2>>"$log" | tee -a "$rec" |
   grep -oE '"case": "[^"]*"|"config": "[^"]*"|"median": [0-9.]+|"ratio_to_copy": [0-9.]+|"verified": [a-z]+' |
   tr '\n' ' ' | sed 's/"case"/\n"case"/g'
 echo
