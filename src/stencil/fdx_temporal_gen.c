@@ -25,6 +25,12 @@ static void offset(fdx_sb *b, long long o)
 /* CUDA: a thread's points q = 0 .. nq - 1 (rank 3: consecutive rows;
    rank 2: points tx apart along x).  The callbacks get v = level * 16 + q. */
 #define QS 16
+/* The rotated plane loop (fdx_temporal_cfg.un = 2r + 1): its copy ph of the
+   body finds the column slot i of a level in register (i + ph) mod (2r + 1)
+   (no moves between planes); the callbacks get ph * PHS + v. */
+#define PHS (QS * 16)
+
+static int slot(const gen *g, int i, int ph) { return (i + ph) % (2 * g->r + 1); }
 
 /* CUDA: level v's neighbours: along the marching axis from its register
    column; along y from the thread's own rows where it holds them (the same
@@ -32,11 +38,11 @@ static void offset(fdx_sb *b, long long o)
    point at me0 + its offset, rows g->aw apart). */
 static void cuda_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 {
-    const int t = v / QS, q = v % QS, rank3 = g->ks->rank == 3;
+    const int ph = v / PHS, t = v % PHS / QS, q = v % QS, rank3 = g->ks->rank == 3;
     if (a == 2) {
-        fdx_sb_printf(b, "c%d_%d_%d", t, q, g->r + off);
+        fdx_sb_printf(b, "c%d_%d_%d", t, q, slot(g, g->r + off, ph));
     } else if (a == 1 && q + off >= 0 && q + off < g->nr) {
-        fdx_sb_printf(b, "c%d_%d_%d", t, q + off, g->r);
+        fdx_sb_printf(b, "c%d_%d_%d", t, q + off, slot(g, g->r, ph));
     } else {
         int at = a == 1 ? (q + off) * g->aw : (rank3 ? q * g->aw : q * g->row) + off;
         fdx_sb_printf(b, "l%d[me0", t);
@@ -87,6 +93,77 @@ static void emit_shift(fdx_cg_node *at, const gen *g, int t, int nq)
         for (int i = 0; i < 2 * g->r; i++)
             fdx_sb_printf(&s, "%sc%d_%d_%d = c%d_%d_%d;", q || i ? " " : "", t, q, i, t, q, i + 1);
     fdx_cg_line(at, "%s", fdx_cg_text(g->cg, &s));
+}
+
+/* CUDA: one plane i of the march (the loop's body; `ph` the rotated
+   loop's copy, 0 in the plain loop, which shifts the columns instead). */
+static void emit_plane(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *c, int ph, int rotated)
+{
+    const int K = c->k, R = g->r, TX = c->tx, rank3 = g->ks->rank == 3;
+    const int NQ = fdx_temporal_points(c), PD = c->pd > 1 ? c->pd : 1, wave = g->ks->update == FDX_UPDATE_WAVE;
+    const int W = rank3 ? TX : TX * NQ, RY = g->ry, H = rank3 ? c->ty * NQ : 1;
+    const int sw = W + 2 * R, pl = (H + 2 * RY) * sw, streams = wave ? 2 : 1;
+    if (!rotated)
+        for (int t = 0; t < K; t++) emit_shift(loop, g, t, NQ);
+    for (int q = 0; q < NQ; q++) {
+        fdx_sb s = FDX_SB_INIT;
+        fdx_sb_printf(&s, "c0_%d_%d = f0_%d;", q, slot(g, 2 * R, ph), q);
+        for (int f = 0; f + 1 < PD; f++) fdx_sb_printf(&s, " f%d_%d = f%d_%d;", f, q, f + 1, q);
+        if (wave) {
+            for (int i = 0; i < R; i++) fdx_sb_printf(&s, " cp%d_%d = cp%d_%d;", q, i, q, i + 1);
+            fdx_sb_printf(&s, " cp%d_%d = fp0_%d;", q, R, q);
+            for (int f = 0; f + 1 < PD; f++) fdx_sb_printf(&s, " fp%d_%d = fp%d_%d;", f, q, f + 1, q);
+        }
+        fdx_cg_line(loop, "%s", fdx_cg_text(g->cg, &s));
+    }
+    /* Past the last plane the columns take stale values: only frame points
+       (which keep their input) read them. */
+    fdx_cg_stmt(loop, "const long long ahead = (long long)(i + %d) * sm", PD);
+    for (int w = 0; w < streams; w++)
+        for (int q = 0; q < NQ; q++)
+            fdx_cg_stmt(fdx_cg_if(loop, "col%d && i + %d < nm", q, PD), "%s%d_%d = %s", w ? "fp" : "f", PD - 1, q,
+                        fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "%s + b%d + ahead", w ? "up" : "u", q)));
+    fdx_cg_stmt(loop, "real *const set = shm + (i & 1) * %d", K * pl);
+    for (int t = 0; t < K; t++) {
+        fdx_cg_stmt(loop, "real *const l%d = set + %d", t, t * pl);
+        for (int q = 0; q < NQ; q++)
+            fdx_cg_stmt(loop, "l%d[me0 + %d] = c%d_%d_%d", t, rank3 ? q * sw : q * TX, t, q, slot(g, R, ph));
+    }
+    fdx_cg_barrier(loop, "this plane's centres are in");
+    gen gq = *g;
+    gq.nr = rank3 ? NQ : 1;
+    gq.row = TX;
+    for (int t = 1; t <= K; t++) {
+        fdx_cg_stmt(loop, "const int j%d = i - %d", t, t * R);
+        if (t < K) fdx_cg_stmt(loop, "const bool in%d = (unsigned)(j%d - %d) < (unsigned)(nm - %d)", t, t, R, 2 * R);
+        else fdx_cg_stmt(loop, "const bool in%d = j%d >= k0 && j%d < k1", t, t, t);
+        for (int q = 0; q < NQ; q++) {
+            const char *centre = fdx_cg_fmt(g->cg, "c%d_%d_%d", t - 1, q, slot(g, R, ph)), *val = fdx_cg_fmt(g->cg, "n%d_%d", t, q);
+            /* WAVE: level t - 2 at this point and plane (u_prev's column for
+               level 1); the coefficient where the point is computed. */
+            const char *prev = t == 1 ? fdx_cg_fmt(g->cg, "cp%d_0", q) : fdx_cg_fmt(g->cg, "c%d_%d_%d", t - 2, q, slot(g, 0, ph));
+            const char *coef = NULL;
+            if (g->ks->coef) {
+                coef = fdx_cg_fmt(g->cg, "k%d_%d", t, q);
+                fdx_cg_stmt(loop, "real %s = 0", coef);
+                fdx_cg_stmt(fdx_cg_if(loop, "fx%d && in%d", q, t), "%s = %s", coef,
+                            fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "cf + b%d + (long long)j%d * sm", q, t)));
+            }
+            fdx_stencil_emit_point(loop, &gq, cuda_neighbour, "p.", ph * PHS + (t - 1) * QS + q, centre, wave ? prev : NULL, coef,
+                                   NULL, val);
+            if (t < K) {
+                fdx_cg_stmt(loop, "c%d_%d_%d = fx%d && in%d ? %s : %s", t, q, slot(g, 2 * R, ph), q, t, val, centre);
+            } else {
+                fdx_cg_node *st = fdx_cg_if(loop, "own%d && in%d", q, t);
+                fdx_cg_store(st, (fdx_cg_lanes){fdx_cg_fmt(g->cg, "n%d_", K), "", 1, q}, NULL,
+                             fdx_cg_fmt(g->cg, "out + b%d + (long long)j%d * sm", q, t), FDX_CG_STREAM);
+                /* WAVE: the level before, the pass's new u_prev. */
+                if (wave)
+                    fdx_cg_store(st, (fdx_cg_lanes){fdx_cg_fmt(g->cg, "c%d_%d_", t - 1, q), "", 1, slot(g, R, ph)}, NULL,
+                                 fdx_cg_fmt(g->cg, "outp + b%d + (long long)j%d * sm", q, t), FDX_CG_STREAM);
+            }
+        }
+    }
 }
 
 /* CUDA: a block of tx x ty threads holds one tile column, halo included;
@@ -172,69 +249,20 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
             for (int i = 0; i <= R; i++) fdx_sb_printf(&d, "%s cp%d_%d = 0", q || i ? "," : "", q, i);
         fdx_cg_stmt(k, "%s", fdx_cg_text(g->cg, &d));
     }
-    /* Unrolled 2r + 1 times (or a multiple) the register columns' shifts
-       become renamings; not unrolled, the code stays small. */
-    if (c->un > 1) fdx_cg_line(k, "#pragma unroll %d", c->un);
-    fdx_cg_node *loop = fdx_cg_for(k, c->un > 1 ? FDX_CG_LOOP : FDX_CG_LOOP_NOUNROLL, "int i = i0; i < i1; i++");
-    for (int t = 0; t < K; t++) emit_shift(loop, g, t, NQ);
-    for (int q = 0; q < NQ; q++) {
-        fdx_sb s = FDX_SB_INIT;
-        fdx_sb_printf(&s, "c0_%d_%d = f0_%d;", q, 2 * R, q);
-        for (int f = 0; f + 1 < PD; f++) fdx_sb_printf(&s, " f%d_%d = f%d_%d;", f, q, f + 1, q);
-        if (wave) {
-            for (int i = 0; i < R; i++) fdx_sb_printf(&s, " cp%d_%d = cp%d_%d;", q, i, q, i + 1);
-            fdx_sb_printf(&s, " cp%d_%d = fp0_%d;", q, R, q);
-            for (int f = 0; f + 1 < PD; f++) fdx_sb_printf(&s, " fp%d_%d = fp%d_%d;", f, q, f + 1, q);
+    /* Rotated (un = 2r + 1): the body 2r + 1 times, each copy naming the
+       column slots one further round, so the columns never move (the
+       plain loop shifts them: 2r moves a point and level a plane). */
+    const int U = c->un == 2 * R + 1 ? c->un : 1;
+    fdx_cg_node *loop = fdx_cg_for(k, FDX_CG_LOOP_NOUNROLL, U > 1 ? "int iu = i0; iu < i1; iu += %d" : "int i = i0; i < i1; i += %d", U);
+    for (int ph = 0; ph < U; ph++) {
+        fdx_cg_node *body = loop;
+        if (U > 1) {
+            /* i1 is the block's: every thread leaves at the same plane. */
+            if (ph) fdx_cg_stmt(fdx_cg_if(loop, "iu + %d >= i1", ph), "break");
+            body = fdx_cg_scope(loop);
+            fdx_cg_stmt(body, "const int i = iu + %d", ph);
         }
-        fdx_cg_line(loop, "%s", fdx_cg_text(g->cg, &s));
-    }
-    /* Past the last plane the columns take stale values: only frame points
-       (which keep their input) read them. */
-    fdx_cg_stmt(loop, "const long long ahead = (long long)(i + %d) * sm", PD);
-    for (int w = 0; w < streams; w++)
-        for (int q = 0; q < NQ; q++)
-            fdx_cg_stmt(fdx_cg_if(loop, "col%d && i + %d < nm", q, PD), "%s%d_%d = %s", w ? "fp" : "f", PD - 1, q,
-                        fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "%s + b%d + ahead", w ? "up" : "u", q)));
-    fdx_cg_stmt(loop, "real *const set = shm + (i & 1) * %d", K * pl);
-    for (int t = 0; t < K; t++) {
-        fdx_cg_stmt(loop, "real *const l%d = set + %d", t, t * pl);
-        for (int q = 0; q < NQ; q++)
-            fdx_cg_stmt(loop, "l%d[me0 + %d] = c%d_%d_%d", t, rank3 ? q * sw : q * TX, t, q, R);
-    }
-    fdx_cg_barrier(loop, "this plane's centres are in");
-    gen gq = *g;
-    gq.nr = rank3 ? NQ : 1;
-    gq.row = TX;
-    for (int t = 1; t <= K; t++) {
-        fdx_cg_stmt(loop, "const int j%d = i - %d", t, t * R);
-        if (t < K) fdx_cg_stmt(loop, "const bool in%d = (unsigned)(j%d - %d) < (unsigned)(nm - %d)", t, t, R, 2 * R);
-        else fdx_cg_stmt(loop, "const bool in%d = j%d >= k0 && j%d < k1", t, t, t);
-        for (int q = 0; q < NQ; q++) {
-            const char *centre = fdx_cg_fmt(g->cg, "c%d_%d_%d", t - 1, q, R), *val = fdx_cg_fmt(g->cg, "n%d_%d", t, q);
-            /* WAVE: level t - 2 at this point and plane (u_prev's column for
-               level 1); the coefficient where the point is computed. */
-            const char *prev = t == 1 ? fdx_cg_fmt(g->cg, "cp%d_0", q) : fdx_cg_fmt(g->cg, "c%d_%d_0", t - 2, q);
-            const char *coef = NULL;
-            if (g->ks->coef) {
-                coef = fdx_cg_fmt(g->cg, "k%d_%d", t, q);
-                fdx_cg_stmt(loop, "real %s = 0", coef);
-                fdx_cg_stmt(fdx_cg_if(loop, "fx%d && in%d", q, t), "%s = %s", coef,
-                            fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "cf + b%d + (long long)j%d * sm", q, t)));
-            }
-            fdx_stencil_emit_point(loop, &gq, cuda_neighbour, "p.", (t - 1) * QS + q, centre, wave ? prev : NULL, coef,
-                                   NULL, val);
-            if (t < K) {
-                fdx_cg_stmt(loop, "c%d_%d_%d = fx%d && in%d ? %s : %s", t, q, 2 * R, q, t, val, centre);
-            } else {
-                fdx_cg_node *st = fdx_cg_if(loop, "own%d && in%d", q, t);
-                fdx_cg_store(st, (fdx_cg_lanes){fdx_cg_fmt(g->cg, "n%d_", K), "", 1, q}, NULL,
-                             fdx_cg_fmt(g->cg, "out + b%d + (long long)j%d * sm", q, t), FDX_CG_STREAM);
-                /* WAVE: the level before, the pass's new u_prev. */
-                if (wave)
-                    fdx_cg_store(st, (fdx_cg_lanes){fdx_cg_fmt(g->cg, "c%d_%d_", t - 1, q), "", 1, R}, NULL,
-                                 fdx_cg_fmt(g->cg, "outp + b%d + (long long)j%d * sm", q, t), FDX_CG_STREAM);
-            }
-        }
+        emit_plane(body, g, c, U > 1 ? ph : 0, U > 1);
     }
 }
 

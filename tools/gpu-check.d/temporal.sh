@@ -37,32 +37,39 @@ if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
   TEMPORAL_SIM_SIZE=${TEMPORAL_SIM_SIZE:-256x200} TEMPORAL_CPU_SIZE=${TEMPORAL_CPU_SIZE:-96x96x96}
   TEMPORAL_DHALO_SIZE=${TEMPORAL_DHALO_SIZE:-256x200}
 else
-  # Session 7 first: 3D with wave-balanced chunks (no "chunk" word: the
-  # new rule, 85 / 102 planes) against the old rule's chunk 170, the large
-  # 64x64 float tile (64x16 q4), double's 32x64 tile (32x16 q4); then the best measured 2D cases
-  # (H100, session 6), deep halos, and the older A/B variants.
-  cases=("heat3d-f32|$h3d --precision float|4|64x8 q4 pd1"
+  # Session 8 first: the rotated plane loop ("uN", N = 2r + 1: the body
+  # written out N times with the register columns renamed instead of moved;
+  # FDX_TEMPORAL_ROTATE=1 lets auto time it) against the same tile plain,
+  # each pair back to back: double k3 32x16 q4 (ptxas: 102 registers both),
+  # the order-8 wave (47 -> 62 registers, 8 moves a point and level fewer),
+  # float k4 64x8 q4 (63 -> 86 registers: one block a multiprocessor
+  # instead of two), 2D heat k8 (39 -> 54).  Then session 7's older A/B.
+  cases=("heat3d-f64|$h3d --precision double|3|32x16 q4 pd1"
+         "heat3d-f64|$h3d --precision double|3|32x16 q4 pd1 u3"
+         "wave2d-f32-o8|$w2d|3|256x1 q1 pd1"
+         "wave2d-f32-o8|$w2d|3|256x1 q1 pd1 u9"
+         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1"
+         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 u3"
+         "heat2d-f32|$h2d|8|256x1 q1 pd2"
+         "heat2d-f32|$h2d|8|256x1 q1 pd2 u3"
+         "wave2d-f32-o8|$w2d|4|256x1 q1 pd1 u9"
+         "wave2d-f32-o8|$w2d|3|128x1 q1 pd1 u9"
+         "heat3d-f64|$h3d --precision double|4|32x16 q4 pd1 u3"
+         "heat3d-f32|$h3d --precision float|4|32x8 q4 pd1"
+         "heat3d-f32|$h3d --precision float|4|32x8 q4 pd1 u3"
+         "heat3d-f32|$h3d --precision float|3|64x8 q4 pd1 u3"
+         "dhalo"
+         "sim"
          "heat3d-f32|$h3d --precision float|4|64x16 q4 pd1"
          "heat3d-f64|$h3d --precision double|3|32x8 q4 pd2"
-         "heat3d-f64|$h3d --precision double|3|32x16 q4 pd1"
-         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 chunk 170"
-         "heat3d-f64|$h3d --precision double|3|32x8 q4 pd2 chunk 170"
-         "heat3d-f64|$h3d --precision double|4|32x16 q4 pd1"
-         "heat3d-f32|$h3d --precision float|4|128x8 q4 pd1"
-         "heat3d-f32|$h3d --precision float|5|64x16 q4 pd1"
-         "heat2d-f32|$h2d|8|256x1 q1 pd2"
-         "wave2d-f32-o8|$w2d|3|256x1 q1 pd1"
-         "sim"
-         "dhalo"
-         "heat2d-f32|$h2d|8|256x1 q1 pd1"
-         "wave2d-f32-o8|$w2d|2|256x1 q1 pd1"
-         "heat3d-f64|$h3d --precision double|3|64x8 q4 pd1"
-         "heat3d-f32|$h3d --precision float|3|64x8 q4 pd1"
-         "wave2d-f32-o8|$w2d|4|256x1 q1 pd1"
          "wave2d-f32-o8|$w2d|off|")
   if [ "${TEMPORAL_AUTO:-0}" = 1 ]; then
     cases+=("heat3d-f64|$h3d --precision double|auto|" "heat3d-f32|$h3d --precision float|auto|"
             "heat2d-f32|$h2d|auto|" "wave2d-f32-o8|$w2d|auto|")
+  fi
+  # TEMPORAL_ROTATE=1: auto with the rotated loops among the candidates.
+  if [ "${TEMPORAL_ROTATE:-0}" = 1 ]; then
+    cases+=("heat3d-f64|$h3d --precision double|auto|rotate" "wave2d-f32-o8|$w2d|auto|rotate")
   fi
 fi
 # Deep halos (issue 20 item 4): the 2D 8th-order wave 4096^2 float on
@@ -123,7 +130,9 @@ for c in "${cases[@]}"; do
   if [ $((SECONDS - start)) -ge "$budget" ]; then echo "temporal: budget of ${budget}s spent, $name $depth [$variant] not run" | tee -a "$log"; continue; fi
   echo "== $name temporal $depth [$variant]" >>"$log"
   # shellcheck disable=SC2086
-  FDX_TEMPORAL_CFG="$variant" FDX_LOG=info timeout "${TEMPORAL_TIMEOUT:-60}" "$FDX_BIN" stencil --backend "$backend" $args \
+  rot=0 cfgv=$variant
+  [ "$variant" = rotate ] && rot=1 cfgv=""
+  FDX_TEMPORAL_ROTATE=$rot FDX_TEMPORAL_CFG="$cfgv" FDX_LOG=info timeout "${TEMPORAL_TIMEOUT:-60}" "$FDX_BIN" stencil --backend "$backend" $args \
     --steps "$steps" --temporal "$depth" --reps 3 --json 2>>"$log" |
     sed -e "s/\"case\": \"stencil\"/\"case\": \"$name\", \"variant\": \"${variant:-default}\"/" | tee -a "$rec" |
     grep -oE '"case": "[^"]*"|"(temporal|order)": [0-9]+|"config": "[^"]*"|"(ms_per_step|ratio_to_copy)": [0-9.]+|"verified": [a-z]+' |
@@ -133,19 +142,47 @@ done
 # The device host's CPU (on by default; TEMPORAL_CPU=0 skips it, 2 adds
 # one step a pass): 3D 7-point double 512^3, target >= 2.0 of the CPU copy
 # (the record's ratio_to_copy: the copy is measured in the same run).
-# Session 7's CPU kernel reads level 1 from u directly and streams the last
-# level out (non-temporal stores).  Auto times depths 4, 3, 2 on full-row,
-# 256- and 128-wide tiles (temporal-tuning.txt).
-cpu_modes=auto
-[ "${TEMPORAL_CPU:-1}" = 2 ] && cpu_modes="auto off"
+# Session 8: the rings' cache budget is a thread's share of an L2 (two
+# hyperthreads on a core: half), auto also times tiles at half that budget,
+# and chunks make whole rounds of the threads; the scratch is kept between
+# calls.  Runs ("variant" in the records, *-host_temporal_cpu.jsonl):
+#   auto      the tuner's pick (every candidate's time in temporal-tuning.txt)
+#   s7        session 7's pick on this host, forced ("k4 cpu 510x34 chunk 170"):
+#             the A/B against the previous path
+#   bind      auto's pick with threads bound (OMP_PROC_BIND=close,
+#             OMP_PLACES=threads): do the rings stay in their core's L2?
+#   steps24   auto's pick over 24 steps (an even number of passes: no copy
+#             back into u; 12 steps at k4 are 3 passes and a copy)
+#   s7cache   auto with FDX_TEMPORAL_CPU_CACHE=2097152 (session 7's budget: a
+#             whole L2 a thread)
+# Host facts (threads a core, caches, NUMA) go to temporal-cpu-host.txt.
+cpu_run() { # variant, steps, temporal, then env assignments
+  local variant=$1 nsteps=$2 mode=$3
+  shift 3
+  echo "== cpu heat3d-f64 $variant temporal $mode steps $nsteps $*" >>"$log"
+  env "$@" FDX_LOG=info timeout 100 "$FDX_BIN" stencil --backend cpu --op heat --size "${TEMPORAL_CPU_SIZE:-512x512x512}" \
+    --precision double --steps "$nsteps" --temporal "$mode" --reps 3 --json 2>>"$log" |
+    sed -e "s/\"case\": \"stencil\"/\"case\": \"cpu-heat3d-f64\", \"variant\": \"$variant\"/" |
+    tee -a "$OUT/${GPU_CHECK_DATE}_${GPU_NAME}-host_temporal_cpu.jsonl" |
+    grep -oE '"variant": "[^"]*"|"(temporal)": [0-9]+|"config": "[^"]*"|"(ms_per_step|ratio_to_copy)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
+  echo
+}
 if [ "${TEMPORAL_CPU:-1}" != 0 ]; then
-  for mode in $cpu_modes; do
-    echo "== cpu heat3d-f64 temporal $mode" >>"$log"
-    FDX_LOG=info timeout 100 "$FDX_BIN" stencil --backend cpu --op heat --size "${TEMPORAL_CPU_SIZE:-512x512x512}" \
-      --precision double --steps 12 --temporal $mode --reps 3 --json 2>>"$log" | sed -e 's/"case": "stencil"/"case": "cpu-heat3d-f64"/' |
-      tee -a "$OUT/${GPU_CHECK_DATE}_${GPU_NAME}-host_temporal_cpu.jsonl" | grep -oE '"(temporal|ratio_to_copy)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
-    echo
-  done
+  { lscpu; echo; for i in /sys/devices/system/cpu/cpu0/cache/index*; do
+      echo "$i: L$(cat "$i/level") $(cat "$i/type") $(cat "$i/size") shared with $(cat "$i/shared_cpu_list")"; done
+    echo; numactl -H 2>/dev/null; echo "nproc $(nproc)"; } >"$OUT/temporal-cpu-host.txt" 2>&1
+  cpu_start=$SECONDS
+  cpu_run auto 12 auto
+  pick=$(tail -n 1 "$OUT/${GPU_CHECK_DATE}_${GPU_NAME}-host_temporal_cpu.jsonl" 2>/dev/null | grep -oE '"config": "temporal k[^"]*"' | sed -e 's/"config": "//' -e 's/"$//')
+  cpu_run s7 12 4 FDX_TEMPORAL_CFG="k4 cpu 510x34 chunk 170"
+  if [ -n "$pick" ]; then
+    depth=$(echo "$pick" | grep -oE 'k[0-9]+' | head -n 1 | tr -d k)
+    cpu_run bind 12 "$depth" FDX_TEMPORAL_CFG="$pick" OMP_PROC_BIND=close OMP_PLACES=threads
+    cpu_run steps24 24 "$depth" FDX_TEMPORAL_CFG="$pick"
+  fi
+  cpu_run s7cache 12 auto FDX_TEMPORAL_CPU_CACHE=2097152
+  [ "${TEMPORAL_CPU:-1}" = 2 ] && cpu_run off 12 off
+  echo "temporal: host CPU part took $((SECONDS - cpu_start)) s"
 fi
 grep -E "temporal tuning|temporal blocking for" "$log" >"$OUT/temporal-tuning.txt" 2>/dev/null
 n=$(grep -c '"verified": true' "$rec" 2>/dev/null)
