@@ -45,6 +45,8 @@ typedef struct fdx_temporal_cfg {
                    2r + 1 the rotated one: the body written out 2r + 1 times,
                    the column slots renamed instead of moved (FDX_TEMPORAL_CFG
                    "u3" at radius 1; auto times it only with FDX_TEMPORAL_ROTATE=1) */
+    int direct; /* CPU: level 1 reads the input's planes in place, no ring copy of
+                   level 0 (k - 1 rings; "direct" in the configuration text) */
 } fdx_temporal_cfg;
 
 /* A CUDA configuration's points a thread and the tile's extent with its
@@ -87,7 +89,8 @@ FDX_HIDDEN int fdx_temporal_fits(const fdx_stencil_kspec *ks, const fdx_temporal
 FDX_HIDDEN fdx_status fdx_temporal_launch_dims(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg,
                                                const int64_t n3[3], fdx_launch_dims *dims);
 
-/* CPU: scratch values one thread needs (k rings of 2r + 1 tile planes). */
+/* CPU: scratch values one thread needs (k rings of 2r + 1 tile planes; k - 1
+   with `direct`). */
 FDX_HIDDEN int64_t fdx_temporal_scratch_per_thread(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg,
                                                    const int64_t n3[3]);
 

@@ -144,7 +144,8 @@ int64_t fdx_temporal_scratch_per_thread(const fdx_stencil_kspec *ks, const fdx_t
     int kr = c->k * ks->radius, r = ks->radius;
     int64_t bx = c->bx < n3[0] - 2 * r ? c->bx : n3[0] - 2 * r;
     int64_t ew = bx + 2 * kr, eh = ks->rank == 3 ? (c->by < n3[1] - 2 * r ? c->by : n3[1] - 2 * r) + 2 * kr : 1;
-    return (int64_t)c->k * (2 * r + 1) * ew * eh;
+    int64_t rings = c->k - (c->direct != 0);
+    return (rings > 0 ? rings : 1) * (2 * r + 1) * ew * eh;
 }
 
 /* CUDA: blocks of this configuration a multiprocessor holds, as far as the
@@ -242,10 +243,11 @@ fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg *c)
         else if (sscanf(p, "%dx%d%n", &a, &b, &used) == 2 && a >= 1 && b >= 1) c->tx = a, c->ty = b;
         else if (strncmp(p, "temporal", 8) == 0) used = 8;
         else if (strncmp(p, "cpu", 3) == 0) used = 3, cpu = 1;
+        else if (strncmp(p, "direct", 6) == 0) used = 6, c->direct = 1;
         else used = 0;
         FDX_CHECK(used > 0, FDX_ERR_INVALID,
                   "temporal configuration '%s': cannot read '%s' (words: kN, TXxTY, qN 1..%d, pdN 1..%d, uN 1..%d, chunk N; "
-                  "CPU: cpu BXxBY)",
+                  "CPU: cpu BXxBY, direct)",
                   text, p, FDX_TEMPORAL_MAX_POINTS, FDX_TEMPORAL_MAX_PD, FDX_TEMPORAL_MAX_UNROLL);
         p += used;
     }
@@ -349,6 +351,11 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                     fdx_temporal_cfg c = {k, 0, 0, 1, (int)bx, (int)by, 0, 0};
                     c.chunk = fdx_temporal_chunk(ks, dev, cuda, n3, &c);
                     n = add(ks, dev, cuda, n3, c, out, n, max);
+                    /* (`direct` tiles, level 1 reading the input in place,
+                       are not candidates: on this 2-core EPYC at 256^3 they
+                       lost to the ring copy, 5-20%; the input's planes are
+                       a power of two apart and share cache sets.  Forced
+                       through FDX_TEMPORAL_CFG "... direct" for the A/B.) */
                 }
             } else {
                 static const int64_t widths[] = {4096, 1024};
@@ -375,5 +382,5 @@ void fdx_temporal_cfg_text(const fdx_temporal_cfg *c, int cuda, char *buf, size_
     if (cuda)
         snprintf(buf, n, "temporal k%d %dx%d q%d pd%d%s%.0d chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
                  c->pd > 1 ? c->pd : 1, c->un > 1 ? " u" : "", c->un > 1 ? c->un : 0, c->chunk);
-    else snprintf(buf, n, "temporal k%d cpu %dx%d chunk %d", c->k, c->bx, c->by, c->chunk);
+    else snprintf(buf, n, "temporal k%d cpu %dx%d%s chunk %d", c->k, c->bx, c->by, c->direct ? " direct" : "", c->chunk);
 }

@@ -55,15 +55,15 @@ static void cuda_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
    the tile ew apart, the marching-axis neighbours' rows pm<o> / pp<o>. */
 static void cpu_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 {
-    (void)g, (void)v;
+    (void)g;
     if (a == 2) {
         fdx_sb_printf(b, "p%c%d[x]", off < 0 ? 'm' : 'p', off < 0 ? -off : off);
     } else if (a == 0) {
         fdx_sb_puts(b, "pc[x");
         offset(b, off);
         fdx_sb_puts(b, "]");
-    } else {
-        fdx_sb_printf(b, "pc[x%s%d * ew]", off < 0 ? " - " : " + ", off < 0 ? -off : off);
+    } else { /* v 1: the rows are the input's (sy apart), else a ring's (ew) */
+        fdx_sb_printf(b, "pc[x%s%d * %s]", off < 0 ? " - " : " + ", off < 0 ? -off : off, v == 1 ? "sy" : "ew");
     }
 }
 
@@ -268,8 +268,10 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
 
 /* CPU: the rows of one level of a task's tile at plane j (level t from
    level t - 1; the last level straight into out). */
-static void emit_cpu_level(fdx_cg_node *loop, const gen *g, int K, int t)
+static void emit_cpu_level(fdx_cg_node *loop, const gen *g, int K, int t, int direct)
 {
+    /* `direct`: level 0 is the input itself (rows sy apart, planes sm). */
+    const int in_u = direct && t == 1;
     const int R = g->r, RY = g->ry, S = 2 * R + 1, h = (K - t) * R, hy = (K - t) * RY, last = t == K;
     fdx_cg_node *lv = fdx_cg_scope(loop);
     fdx_cg_stmt(lv, "const long long j = i - %d", t * R);
@@ -282,7 +284,8 @@ static void emit_cpu_level(fdx_cg_node *loop, const gen *g, int K, int t)
     fdx_cg_stmt(in, "(void)fj");
     fdx_cg_node *row = fdx_cg_for(in, FDX_CG_LOOP, "long long yy = ya; yy < yz; yy++");
     fdx_cg_stmt(row, "const long long ro = (yy - ey0) * ew - ex0");
-    fdx_cg_stmt(row, "const real *pc = L%d + (j %% %d) * ps + ro", t - 1, S);
+    if (in_u) fdx_cg_stmt(row, "const real *pc = u + j * sm + yy * sy");
+    else fdx_cg_stmt(row, "const real *pc = L%d + (j %% %d) * ps + ro", t - 1, S);
     if (last) fdx_cg_stmt(row, "real *d = out + j * sm + yy * sy");
     else fdx_cg_stmt(row, "real *d = L%d + (j %% %d) * ps + ro", t, S);
     if (!last) {
@@ -296,20 +299,24 @@ static void emit_cpu_level(fdx_cg_node *loop, const gen *g, int K, int t)
         fdx_cg_stmt(fdx_cg_for(row, FDX_CG_LOOP, "long long x = (xa > nx - %d ? xa : nx - %d); x < xz; x++", R, R),
                     "d[x] = pc[x]");
     }
-    for (int o = 1; o <= R; o++)
-        fdx_cg_stmt(row, "const real *pm%d = L%d + ((j - %d) %% %d) * ps + ro, *pp%d = L%d + ((j + %d) %% %d) * ps + ro",
-                    o, t - 1, o, S, o, t - 1, o, S);
+    for (int o = 1; o <= R; o++) {
+        if (in_u) fdx_cg_stmt(row, "const real *pm%d = pc - %d * sm, *pp%d = pc + %d * sm", o, o, o, o);
+        else
+            fdx_cg_stmt(row, "const real *pm%d = L%d + ((j - %d) %% %d) * ps + ro, *pp%d = L%d + ((j + %d) %% %d) * ps + ro",
+                        o, t - 1, o, S, o, t - 1, o, S);
+    }
     /* WAVE: level t - 2's row at plane j (u_prev's for level 1), the
        coefficients' row; the last level also writes level K - 1 (its
        centre row) as the pass's u_prev. */
     const int wave = g->ks->update == FDX_UPDATE_WAVE;
     if (wave && t == 1) fdx_cg_stmt(row, "const real *pv = up + j * sm + yy * sy");
+    else if (wave && direct && t == 2) fdx_cg_stmt(row, "const real *pv = u + j * sm + yy * sy");
     else if (wave) fdx_cg_stmt(row, "const real *pv = L%d + (j %% %d) * ps + ro", t - 2, S);
     if (g->ks->coef) fdx_cg_stmt(row, "const real *kc = cf + j * sm + yy * sy");
     if (wave && last) fdx_cg_stmt(row, "real *dp = outp + j * sm + yy * sy");
     fdx_cg_node *x = fdx_cg_for(row, FDX_CG_LOOP_SIMD, "long long x = (xa > %d ? xa : %d); x < (xz < nx - %d ? xz : nx - %d); x++",
                                 R, R, R, R);
-    fdx_stencil_emit_point(x, g, cpu_neighbour, "P.", 0, "pc[x]", wave ? "pv[x]" : NULL, g->ks->coef ? "kc[x]" : NULL,
+    fdx_stencil_emit_point(x, g, cpu_neighbour, "P.", in_u, "pc[x]", wave ? "pv[x]" : NULL, g->ks->coef ? "kc[x]" : NULL,
                            NULL, "n1");
     fdx_cg_stmt(x, "d[x] = n1");
     if (wave && last) fdx_cg_stmt(x, "dp[x] = pc[x]");
@@ -339,9 +346,15 @@ static void emit_cpu(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
     /* The tile with its halo: the rings' planes (indexed from ex0, ey0). */
     fdx_cg_stmt(task, "const long long ex0 = x0 - %d, ey0 = y0 - %d, ew = x1 - x0 + %d, ps = ew * (y1 - y0 + %d)", KR,
                 K * RY, 2 * KR, 2 * K * RY);
-    for (int t = 0; t < K; t++) fdx_cg_stmt(task, "real *const L%d = w + %d * ps", t, t * S);
+    const int D = c->direct != 0;
+    for (int t = D; t < K; t++) fdx_cg_stmt(task, "real *const L%d = w + %d * ps", t, (t - D) * S);
     fdx_cg_stmt(task, "const long long i0 = k0 - %d > 0 ? k0 - %d : 0, i1 = k1 + %d", KR, KR, KR);
     fdx_cg_node *loop = fdx_cg_for(task, FDX_CG_LOOP, "long long i = i0; i < i1; i++");
+    if (D) {
+        /* Level 0 is the input in place: level 1 reads its planes. */
+        for (int t = 1; t <= K; t++) emit_cpu_level(loop, g, K, t, 1);
+        return;
+    }
     /* Level 0: the input's plane i over the tile and halo, inside the array. */
     fdx_cg_node *in = fdx_cg_if(loop, "i < nm");
     fdx_cg_stmt(in, "const long long ya = ey0 > 0 ? ey0 : 0, yz = y1 + %d < ny ? y1 + %d : ny", K * RY, K * RY);
@@ -350,7 +363,7 @@ static void emit_cpu(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
     fdx_cg_stmt(row, "real *d = L0 + (i %% %d) * ps + (yy - ey0) * ew - ex0", S);
     fdx_cg_stmt(row, "const real *s = u + i * sm + yy * sy");
     fdx_cg_stmt(fdx_cg_for(row, FDX_CG_LOOP_SIMD, "long long x = xa; x < xz; x++"), "d[x] = s[x]");
-    for (int t = 1; t <= K; t++) emit_cpu_level(loop, g, K, t);
+    for (int t = 1; t <= K; t++) emit_cpu_level(loop, g, K, t, 0);
 }
 
 fdx_status fdx_temporal_generate(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg, int cuda, char **source)

@@ -37,6 +37,14 @@ static void test_depths(void)
                     snprintf(what, sizeof what, "rank %d order %d %s k %d, %lld steps, small tiles", rank, order,
                              dbl ? "double" : "float", k, (long long)nsteps);
                     tc_case(ctx, rank, order, dt, shape, nsteps, k, &seed, what);
+                    /* Level 1 reading the input in place (session 8): depth 3. */
+                    if (k == 3) {
+                        tile.direct = 1;
+                        fdx_temporal_force_tile(&tile);
+                        snprintf(what, sizeof what, "rank %d order %d %s k %d, %lld steps, small tiles direct", rank,
+                                 order, dbl ? "double" : "float", k, (long long)nsteps);
+                        tc_case(ctx, rank, order, dt, shape, nsteps, k, &seed, what);
+                    }
                     /* The candidates' own tiles. */
                     fdx_temporal_force_tile(NULL);
                     snprintf(what, sizeof what, "rank %d order %d %s k %d, 6 steps", rank, order,
@@ -136,6 +144,10 @@ static void test_cpu_config(void)
     CHECK_FAILS(fdx_temporal_cfg_parse("k4 64x32", &c), FDX_ERR_INVALID);
     CHECK_FAILS(fdx_temporal_cfg_parse("k4 cpu", &c), FDX_ERR_INVALID);
     CHECK_OK(fdx_temporal_cfg_parse("k4 cpu 4096x1", &c)); /* no thread limit on a CPU tile */
+    CHECK_OK(fdx_temporal_cfg_parse("temporal k3 cpu 256x33 direct chunk 64", &c));
+    CHECK(c.direct == 1 && c.bx == 256, "direct not read");
+    fdx_temporal_cfg_text(&c, 0, text, sizeof text);
+    CHECK(strstr(text, " direct") != NULL, "'%s' does not say direct", text);
 
     /* The rotated loop takes un = 2r + 1 only. */
     fdx_stencil_kspec k3 = {1, 3, 2, FDX_UPDATE_HEAT, 0, 0, 0};

@@ -153,6 +153,8 @@ done
 #             OMP_PLACES=threads): do the rings stay in their core's L2?
 #   steps24   auto's pick over 24 steps (an even number of passes: no copy
 #             back into u; 12 steps at k4 are 3 passes and a copy)
+#   direct    auto's pick with level 1 reading u in place (no ring copy of
+#             level 0; lost 5-20% on the 2-core EPYC here, not a candidate)
 #   s7cache   auto with FDX_TEMPORAL_CPU_CACHE=2097152 (session 7's budget: a
 #             whole L2 a thread)
 # Host facts (threads a core, caches, NUMA) go to temporal-cpu-host.txt.
@@ -179,6 +181,7 @@ if [ "${TEMPORAL_CPU:-1}" != 0 ]; then
     depth=$(echo "$pick" | grep -oE 'k[0-9]+' | head -n 1 | tr -d k)
     cpu_run bind 12 "$depth" FDX_TEMPORAL_CFG="$pick" OMP_PROC_BIND=close OMP_PLACES=threads
     cpu_run steps24 24 "$depth" FDX_TEMPORAL_CFG="$pick"
+    cpu_run direct 12 "$depth" FDX_TEMPORAL_CFG="${pick/ chunk/ direct chunk}"
   fi
   cpu_run s7cache 12 auto FDX_TEMPORAL_CPU_CACHE=2097152
   [ "${TEMPORAL_CPU:-1}" = 2 ] && cpu_run off 12 off
