@@ -45,6 +45,9 @@ typedef struct fdx_temporal_cfg {
                    2r + 1 the rotated one: the body written out 2r + 1 times,
                    the column slots renamed instead of moved (FDX_TEMPORAL_CFG
                    "u3" at radius 1; auto times it only with FDX_TEMPORAL_ROTATE=1) */
+    int fp;     /* CUDA: blocks whose tile lies inside the frame take, on planes
+                   where every level is inside too, a body without the frame's
+                   selects ("fp"; auto times it only with FDX_TEMPORAL_INNER=1) */
     int direct; /* CPU: level 1 reads the input's planes in place, no ring copy of
                    level 0 (k - 1 rings; "direct" in the configuration text) */
 } fdx_temporal_cfg;

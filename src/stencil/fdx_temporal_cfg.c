@@ -244,6 +244,7 @@ fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg *c)
         else if (strncmp(p, "temporal", 8) == 0) used = 8;
         else if (strncmp(p, "cpu", 3) == 0) used = 3, cpu = 1;
         else if (strncmp(p, "direct", 6) == 0) used = 6, c->direct = 1;
+        else if (strncmp(p, "fp", 2) == 0) used = 2, c->fp = 1;
         else used = 0;
         FDX_CHECK(used > 0, FDX_ERR_INVALID,
                   "temporal configuration '%s': cannot read '%s' (words: kN, TXxTY, qN 1..%d, pdN 1..%d, uN 1..%d, chunk N; "
@@ -325,6 +326,14 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                 if (fdx_knob_is(FDX_KNOB_TEMPORAL_ROTATE, "1")) {
                     c.un = 2 * r + 1;
                     n = add(ks, dev, cuda, n3, c, out, n, max);
+                    c.un = 0;
+                }
+                /* FDX_TEMPORAL_INNER=1: also with the inner blocks' fast
+                   body (and rotated, where both are asked for). */
+                if (fdx_knob_is(FDX_KNOB_TEMPORAL_INNER, "1")) {
+                    c.fp = 1;
+                    n = add(ks, dev, cuda, n3, c, out, n, max);
+                    if (fdx_knob_is(FDX_KNOB_TEMPORAL_ROTATE, "1")) c.un = 2 * r + 1, n = add(ks, dev, cuda, n3, c, out, n, max);
                 }
             }
         return n;
@@ -380,7 +389,7 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
 void fdx_temporal_cfg_text(const fdx_temporal_cfg *c, int cuda, char *buf, size_t n)
 {
     if (cuda)
-        snprintf(buf, n, "temporal k%d %dx%d q%d pd%d%s%.0d chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
-                 c->pd > 1 ? c->pd : 1, c->un > 1 ? " u" : "", c->un > 1 ? c->un : 0, c->chunk);
+        snprintf(buf, n, "temporal k%d %dx%d q%d pd%d%s%.0d%s chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
+                 c->pd > 1 ? c->pd : 1, c->un > 1 ? " u" : "", c->un > 1 ? c->un : 0, c->fp ? " fp" : "", c->chunk);
     else snprintf(buf, n, "temporal k%d cpu %dx%d%s chunk %d", c->k, c->bx, c->by, c->direct ? " direct" : "", c->chunk);
 }

@@ -95,6 +95,8 @@ static void emit_shift(fdx_cg_node *at, const gen *g, int t, int nq)
     fdx_cg_line(at, "%s", fdx_cg_text(g->cg, &s));
 }
 
+static void emit_levels(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *c, int ph, int fast);
+
 /* CUDA: one plane i of the march (the loop's body; `ph` the rotated
    loop's copy, 0 in the plain loop, which shifts the columns instead). */
 static void emit_plane(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *c, int ph, int rotated)
@@ -130,12 +132,34 @@ static void emit_plane(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *
             fdx_cg_stmt(loop, "l%d[me0 + %d] = c%d_%d_%d", t, rank3 ? q * sw : q * TX, t, q, slot(g, R, ph));
     }
     fdx_cg_barrier(loop, "this plane's centres are in");
+    if (c->fp) {
+        /* A block whose tile lies inside the frame, on a plane where every
+           level before the last is inside too: no point keeps its input,
+           the levels need no select (the same values: the select would
+           take the computed one). */
+        fdx_cg_node *fast = fdx_cg_if(loop, "inner && i >= %d && i < nm", K * R);
+        emit_levels(fast, g, c, ph, 1);
+        emit_levels(fdx_cg_else(fast), g, c, ph, 0);
+    } else {
+        emit_levels(loop, g, c, ph, 0);
+    }
+}
+
+/* CUDA: the levels 1 .. k of plane i (after the barrier); `fast`: every
+   point and level before the last is inside the frame. */
+static void emit_levels(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *c, int ph, int fast)
+{
+    const int K = c->k, R = g->r, TX = c->tx, rank3 = g->ks->rank == 3;
+    const int NQ = fdx_temporal_points(c), wave = g->ks->update == FDX_UPDATE_WAVE;
     gen gq = *g;
     gq.nr = rank3 ? NQ : 1;
     gq.row = TX;
     for (int t = 1; t <= K; t++) {
-        fdx_cg_stmt(loop, "const int j%d = i - %d", t, t * R);
-        if (t < K) fdx_cg_stmt(loop, "const bool in%d = (unsigned)(j%d - %d) < (unsigned)(nm - %d)", t, t, R, 2 * R);
+        /* (the fast body needs j<t> only for the coefficients, in<t> only
+           for the last level) */
+        if (!fast || t == K || g->ks->coef) fdx_cg_stmt(loop, "const int j%d = i - %d", t, t * R);
+        if (t < K && fast) {
+        } else if (t < K) fdx_cg_stmt(loop, "const bool in%d = (unsigned)(j%d - %d) < (unsigned)(nm - %d)", t, t, R, 2 * R);
         else fdx_cg_stmt(loop, "const bool in%d = j%d >= k0 && j%d < k1", t, t, t);
         for (int q = 0; q < NQ; q++) {
             const char *centre = fdx_cg_fmt(g->cg, "c%d_%d_%d", t - 1, q, slot(g, R, ph)), *val = fdx_cg_fmt(g->cg, "n%d_%d", t, q);
@@ -146,13 +170,14 @@ static void emit_plane(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *
             if (g->ks->coef) {
                 coef = fdx_cg_fmt(g->cg, "k%d_%d", t, q);
                 fdx_cg_stmt(loop, "real %s = 0", coef);
-                fdx_cg_stmt(fdx_cg_if(loop, "fx%d && in%d", q, t), "%s = %s", coef,
+                fdx_cg_stmt(fast && t < K ? fdx_cg_scope(loop) : fdx_cg_if(loop, "fx%d && in%d", q, t), "%s = %s", coef,
                             fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "cf + b%d + (long long)j%d * sm", q, t)));
             }
             fdx_stencil_emit_point(loop, &gq, cuda_neighbour, "p.", ph * PHS + (t - 1) * QS + q, centre, wave ? prev : NULL, coef,
                                    NULL, val);
             if (t < K) {
-                fdx_cg_stmt(loop, "c%d_%d_%d = fx%d && in%d ? %s : %s", t, q, slot(g, 2 * R, ph), q, t, val, centre);
+                if (fast) fdx_cg_stmt(loop, "c%d_%d_%d = %s", t, q, slot(g, 2 * R, ph), val);
+                else fdx_cg_stmt(loop, "c%d_%d_%d = fx%d && in%d ? %s : %s", t, q, slot(g, 2 * R, ph), q, t, val, centre);
             } else {
                 fdx_cg_node *st = fdx_cg_if(loop, "own%d && in%d", q, t);
                 fdx_cg_store(st, (fdx_cg_lanes){fdx_cg_fmt(g->cg, "n%d_", K), "", 1, q}, NULL,
@@ -191,9 +216,17 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
         fdx_cg_stmt(k, "const int me0 = (ty * %d + %d) * %d + tx + %d", NQ, RY, sw, R);
         fdx_cg_stmt(k, "const long long x = (long long)blockIdx.x * %d - %d + tx", W - 2 * KR, KR);
         fdx_cg_stmt(k, "const long long ya = (long long)blockIdx.y * %d - %d + ty * %d", H - 2 * KR, KR, NQ);
+        if (c->fp)
+            fdx_cg_stmt(k,
+                        "const long long tx0 = (long long)blockIdx.x * %d - %d, ty0 = (long long)blockIdx.y * %d - %d;"
+                        " const bool inner = tx0 >= %d && tx0 + %d <= nx - %d && ty0 >= %d && ty0 + %d <= ny - %d",
+                        W - 2 * KR, KR, H - 2 * KR, KR, R, W, R, RY, H, RY);
     } else {
         fdx_cg_stmt(k, "const int me0 = tx + %d", R);
         fdx_cg_stmt(k, "const long long xa = (long long)blockIdx.x * %d - %d + tx", W - 2 * KR, KR);
+        if (c->fp)
+            fdx_cg_stmt(k, "const long long tx0 = (long long)blockIdx.x * %d - %d; const bool inner = tx0 >= %d && tx0 + %d <= nx - %d",
+                        W - 2 * KR, KR, R, W, R);
     }
     fdx_cg_stmt(k, "const int k0 = %d + (int)blockIdx.z * (int)p.chunk", R);
     fdx_cg_stmt(k, "const int k1 = k0 + (int)p.chunk < nm - %d ? k0 + (int)p.chunk : nm - %d", R, R);

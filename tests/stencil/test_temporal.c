@@ -137,7 +137,7 @@ static void test_cpu_config(void)
     fdx_temporal_cfg_text(&c, 0, text, sizeof text);
     CHECK_OK(fdx_temporal_cfg_parse(text, &back));
     CHECK(memcmp(&c, &back, sizeof c) == 0, "'%s' does not read back as itself", text);
-    fdx_temporal_cfg g = {4, 64, 8, 85, 0, 0, 4, 1, 3};
+    fdx_temporal_cfg g = {4, 64, 8, 85, 0, 0, 4, 1, 3, 1, 0};
     fdx_temporal_cfg_text(&g, 1, text, sizeof text);
     CHECK_OK(fdx_temporal_cfg_parse(text, &back));
     CHECK(memcmp(&g, &back, sizeof g) == 0, "'%s' does not read back as itself", text);

@@ -111,11 +111,14 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
         /* One point a thread, or three (rank 3: rows, some y neighbours from
            registers; rank 2: three points tx apart) with planes in flight;
            v 2: the rotated plane loop (un = 2r + 1, session 8) at depths 2
-           (three points) and 3 (one point). */
+           (three points) and 3 (one point, with fp). */
         if (v == 2 && k != 2 && k != 3) continue;
         const int pts = v == 1 || (v == 2 && k == 2) ? 3 : 1;
         fdx_temporal_cfg tc = {k, 2 * k * r + (rank3 ? 3 : 5), rank3 ? 2 * k * r + 2 : 1, 1, 0, 0, 0, 0};
         if (v == 2) tc.un = 2 * r + 1;
+        /* the inner blocks' fast body (fp): three points at even depths,
+           and with the rotated loop at depth 3 */
+        tc.fp = (v == 1 && k % 2 == 0) || (v == 2 && k == 3);
         if (pts > 1) {
             tc.nq = pts, tc.pd = 2 + (k + r) % 2;
             if (rank3) tc.ty = (2 * k * r + 2 + pts - 1) / pts;
@@ -153,8 +156,8 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
                 snprintf(bn, sizeof bn, "pb%d", cases);
                 bytes_of(&f, pn, &ps);
                 bytes_of(&f, bn, &pb);
-                snprintf(what, sizeof what, "%s k%d %dx%d q%d pd%d u%d chunk %d on %lldx%lldx%lld", spec, k, tc.tx, tc.ty,
-                         tc.nq, tc.pd, tc.un, tc.chunk, (long long)n3[0], (long long)n3[1], (long long)n3[2]);
+                snprintf(what, sizeof what, "%s k%d %dx%d q%d pd%d u%d fp%d chunk %d on %lldx%lldx%lld", spec, k, tc.tx,
+                         tc.ty, tc.nq, tc.pd, tc.un, tc.fp, tc.chunk, (long long)n3[0], (long long)n3[1], (long long)n3[2]);
                 fdx_sb_printf(&body, "    { const unsigned gs[3] = {%u, %u, %u}, gb[3] = {%u, %u, %u};\n", ds.grid[0],
                               ds.grid[1], ds.grid[2], db.grid[0], db.grid[1], db.grid[2]);
                 fdx_sb_printf(&body,

@@ -46,6 +46,7 @@ int main(void)
                         fdx_temporal_cfg tile = {k, 2 * k * r + (rank == 3 ? 6 : 30), rank == 3 ? 2 * k * r + 4 : 1, 5,
                                                  0, 0, 0, 0};
                         if (v == 2) tile.un = 2 * r + 1;
+                        tile.fp = v == 2 && k == 3; /* inner blocks' fast body, rotated */
                         if (pts > 1) {
                             tile.nq = pts, tile.pd = 2;
                             if (rank == 3) tile.ty = (2 * k * r + 4 + pts - 1) / pts;
@@ -97,6 +98,7 @@ int main(void)
                     for (int rot = 0; rot < 2; rot++) {
                         /* rot: the rotated plane loop (session 8) */
                         wt.un = rot ? 2 * r + 1 : 0;
+                        wt.fp = rot; /* with the inner blocks' fast body */
                         if (!fdx_temporal_fits(&kw, &wt, 1, n3)) continue;
                         fdx_temporal_force_tile(&wt);
                         snprintf(what, sizeof what, "wave rank %d order %d %s k %d, small tiles q3%s", rank, order,
