@@ -48,6 +48,9 @@ typedef struct fdx_temporal_cfg {
     int fp;     /* CUDA: blocks whose tile lies inside the frame take, on planes
                    where every level is inside too, a body without the frame's
                    selects ("fp"; auto times it only with FDX_TEMPORAL_INNER=1) */
+    int ax;     /* CUDA rank 2: a thread's nq points are adjacent along x (their
+                   x neighbours inside the thread from registers; "ax"), else
+                   tx apart */
     int direct; /* CPU: level 1 reads the input's planes in place, no ring copy of
                    level 0 (k - 1 rings; "direct" in the configuration text) */
 } fdx_temporal_cfg;
@@ -65,7 +68,7 @@ static inline int fdx_temporal_tile_y(const fdx_temporal_cfg *c, int rank)
 }
 #define FDX_TEMPORAL_MAX_POINTS 8
 #define FDX_TEMPORAL_MAX_PD 4
-#define FDX_TEMPORAL_MAX_UNROLL 12
+#define FDX_TEMPORAL_MAX_UNROLL (2 * FDX_STENCIL_MAX_RADIUS + 1) /* the rotated loop: 2r + 1 */
 
 /* The run-time block of the kernel besides struct fdx_p: mirrors struct
    fdx_tp of the generated code. */

@@ -112,7 +112,7 @@ int fdx_temporal_fits(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, in
        03:18; the emulation, which ignores the pragma, agreed with single
        steps): refused. */
     if (c->nq < 0 || c->nq > FDX_TEMPORAL_MAX_POINTS || c->pd < 0 || c->pd > FDX_TEMPORAL_MAX_PD || c->un < 0 ||
-        (c->un > 1 && c->un != 2 * r + 1))
+        (c->un > 1 && c->un != 2 * r + 1) || (c->ax && ks->rank == 3))
         return 0;
     if (c->tx < 1 || c->ty < 1 || w <= 2 * kr || c->tx * c->ty > 1024 || (ks->rank == 3 ? h <= 2 * kr : c->ty != 1))
         return 0;
@@ -245,6 +245,7 @@ fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg *c)
         else if (strncmp(p, "cpu", 3) == 0) used = 3, cpu = 1;
         else if (strncmp(p, "direct", 6) == 0) used = 6, c->direct = 1;
         else if (strncmp(p, "fp", 2) == 0) used = 2, c->fp = 1;
+        else if (strncmp(p, "ax", 2) == 0) used = 2, c->ax = 1;
         else used = 0;
         FDX_CHECK(used > 0, FDX_ERR_INVALID,
                   "temporal configuration '%s': cannot read '%s' (words: kN, TXxTY, qN 1..%d, pdN 1..%d, uN 1..%d, chunk N; "
@@ -308,8 +309,14 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
         static const fdx_temporal_cfg tiles2[] = {{0, 256, 1, 0, 0, 0, 1, 1}, {0, 256, 1, 0, 0, 0, 1, 2},
                                                   {0, 1024, 1, 0, 0, 0, 1, 1}, {0, 256, 1, 0, 0, 0, 4, 2},
                                                   {0, 512, 1, 0, 0, 0, 1, 1}, {0, 128, 1, 0, 0, 0, 8, 1}};
-        const fdx_temporal_cfg *tiles = rank3 ? tiles3 : tiles2;
-        const int ntiles = rank3 ? 9 : 6, auto_tiles = rank3 ? 4 : 3;
+        /* FDX_TEMPORAL_AX=1 (rank 2): first two points a thread adjacent
+           along x (ax; x neighbours from registers: the order-8 wave's 8
+           shared loads a point and level become ~3, at twice the registers). */
+        static const fdx_temporal_cfg tiles2ax[] = {{0, 128, 1, 0, 0, 0, 2, 1, 0, 0, 1}, {0, 256, 1, 0, 0, 0, 1, 1},
+                                                    {0, 256, 1, 0, 0, 0, 1, 2},           {0, 1024, 1, 0, 0, 0, 1, 1}};
+        const int ax = !rank3 && fdx_knob_is(FDX_KNOB_TEMPORAL_AX, "1");
+        const fdx_temporal_cfg *tiles = rank3 ? tiles3 : ax ? tiles2ax : tiles2;
+        const int ntiles = rank3 ? 9 : ax ? 4 : 6, auto_tiles = rank3 ? 4 : ax ? 4 : 3;
         for (int d = 0; d < nd; d++)
             for (int i = 0; i < ntiles; i++) {
                 fdx_temporal_cfg c = tiles[i];
@@ -389,7 +396,8 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
 void fdx_temporal_cfg_text(const fdx_temporal_cfg *c, int cuda, char *buf, size_t n)
 {
     if (cuda)
-        snprintf(buf, n, "temporal k%d %dx%d q%d pd%d%s%.0d%s chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
-                 c->pd > 1 ? c->pd : 1, c->un > 1 ? " u" : "", c->un > 1 ? c->un : 0, c->fp ? " fp" : "", c->chunk);
+        snprintf(buf, n, "temporal k%d %dx%d q%d pd%d%s%.0d%s%s chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
+                 c->pd > 1 ? c->pd : 1, c->un > 1 ? " u" : "", c->un > 1 ? c->un : 0, c->fp ? " fp" : "",
+                 c->ax ? " ax" : "", c->chunk);
     else snprintf(buf, n, "temporal k%d cpu %dx%d%s chunk %d", c->k, c->bx, c->by, c->direct ? " direct" : "", c->chunk);
 }

@@ -29,6 +29,10 @@ static void offset(fdx_sb *b, long long o)
    body finds the column slot i of a level in register (i + ph) mod (2r + 1)
    (no moves between planes); the callbacks get ph * PHS + v. */
 #define PHS (QS * 16)
+/* Rank 2 with adjacent points (fdx_temporal_cfg.ax): the callbacks get AXF
+   + ...; a thread's points are consecutive along x, so its own x
+   neighbours come from its registers (the values the shared plane has). */
+#define AXF (PHS * 16)
 
 static int slot(const gen *g, int i, int ph) { return (i + ph) % (2 * g->r + 1); }
 
@@ -38,10 +42,10 @@ static int slot(const gen *g, int i, int ph) { return (i + ph) % (2 * g->r + 1);
    point at me0 + its offset, rows g->aw apart). */
 static void cuda_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 {
-    const int ph = v / PHS, t = v % PHS / QS, q = v % QS, rank3 = g->ks->rank == 3;
+    const int ax = v >= AXF, ph = v % AXF / PHS, t = v % PHS / QS, q = v % QS, rank3 = g->ks->rank == 3;
     if (a == 2) {
         fdx_sb_printf(b, "c%d_%d_%d", t, q, slot(g, g->r + off, ph));
-    } else if (a == 1 && q + off >= 0 && q + off < g->nr) {
+    } else if ((a == 1 || (a == 0 && ax)) && q + off >= 0 && q + off < g->nr) {
         fdx_sb_printf(b, "c%d_%d_%d", t, q + off, slot(g, g->r, ph));
     } else {
         int at = a == 1 ? (q + off) * g->aw : (rank3 ? q * g->aw : q * g->row) + off;
@@ -129,7 +133,7 @@ static void emit_plane(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *
     for (int t = 0; t < K; t++) {
         fdx_cg_stmt(loop, "real *const l%d = set + %d", t, t * pl);
         for (int q = 0; q < NQ; q++)
-            fdx_cg_stmt(loop, "l%d[me0 + %d] = c%d_%d_%d", t, rank3 ? q * sw : q * TX, t, q, slot(g, R, ph));
+            fdx_cg_stmt(loop, "l%d[me0 + %d] = c%d_%d_%d", t, rank3 ? q * sw : c->ax ? q : q * TX, t, q, slot(g, R, ph));
     }
     fdx_cg_barrier(loop, "this plane's centres are in");
     if (c->fp) {
@@ -152,8 +156,8 @@ static void emit_levels(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg 
     const int K = c->k, R = g->r, TX = c->tx, rank3 = g->ks->rank == 3;
     const int NQ = fdx_temporal_points(c), wave = g->ks->update == FDX_UPDATE_WAVE;
     gen gq = *g;
-    gq.nr = rank3 ? NQ : 1;
-    gq.row = TX;
+    gq.nr = rank3 || c->ax ? NQ : 1;
+    gq.row = c->ax ? 1 : TX;
     for (int t = 1; t <= K; t++) {
         /* (the fast body needs j<t> only for the coefficients, in<t> only
            for the last level) */
@@ -173,7 +177,7 @@ static void emit_levels(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg 
                 fdx_cg_stmt(fast && t < K ? fdx_cg_scope(loop) : fdx_cg_if(loop, "fx%d && in%d", q, t), "%s = %s", coef,
                             fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "cf + b%d + (long long)j%d * sm", q, t)));
             }
-            fdx_stencil_emit_point(loop, &gq, cuda_neighbour, "p.", ph * PHS + (t - 1) * QS + q, centre, wave ? prev : NULL, coef,
+            fdx_stencil_emit_point(loop, &gq, cuda_neighbour, "p.", (c->ax ? AXF : 0) + ph * PHS + (t - 1) * QS + q, centre, wave ? prev : NULL, coef,
                                    NULL, val);
             if (t < K) {
                 if (fast) fdx_cg_stmt(loop, "c%d_%d_%d = %s", t, q, slot(g, 2 * R, ph), val);
@@ -222,8 +226,10 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
                         " const bool inner = tx0 >= %d && tx0 + %d <= nx - %d && ty0 >= %d && ty0 + %d <= ny - %d",
                         W - 2 * KR, KR, H - 2 * KR, KR, R, W, R, RY, H, RY);
     } else {
-        fdx_cg_stmt(k, "const int me0 = tx + %d", R);
-        fdx_cg_stmt(k, "const long long xa = (long long)blockIdx.x * %d - %d + tx", W - 2 * KR, KR);
+        /* ax: thread tx holds the points tx nq .. tx nq + nq - 1, else tx,
+           tx + tx', ... (tx' threads a block) */
+        fdx_cg_stmt(k, "const int me0 = tx * %d + %d", c->ax ? NQ : 1, R);
+        fdx_cg_stmt(k, "const long long xa = (long long)blockIdx.x * %d - %d + tx * %d", W - 2 * KR, KR, c->ax ? NQ : 1);
         if (c->fp)
             fdx_cg_stmt(k, "const long long tx0 = (long long)blockIdx.x * %d - %d; const bool inner = tx0 >= %d && tx0 + %d <= nx - %d",
                         W - 2 * KR, KR, R, W, R);
@@ -235,7 +241,7 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
            the frame and outside the array, whose values only frame points
            read, a level keeps its input), one of the block's own (own). */
         if (rank3) fdx_cg_stmt(k, "const long long x%d = x, y%d = ya + %d", q, q, q);
-        else fdx_cg_stmt(k, "const long long x%d = xa + %d, y%d = 0", q, q * TX, q);
+        else fdx_cg_stmt(k, "const long long x%d = xa + %d, y%d = 0", q, c->ax ? q : q * TX, q);
         fdx_cg_stmt(k, "const bool col%d = x%d >= 0 && x%d < nx && y%d >= 0 && y%d < ny", q, q, q, q, q);
         fdx_cg_stmt(k, "const bool fx%d = x%d >= %d && x%d < nx - %d && y%d >= %d && y%d < ny - %d", q, q, R, q, R, q,
                     RY, q, RY);
@@ -243,7 +249,8 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
             fdx_cg_stmt(k, "const bool own%d = fx%d && tx >= %d && tx < %d && ty * %d + %d >= %d && ty * %d + %d < %d", q,
                         q, KR, W - KR, NQ, q, KR, NQ, q, H - KR);
         else
-            fdx_cg_stmt(k, "const bool own%d = fx%d && tx + %d >= %d && tx + %d < %d", q, q, q * TX, KR, q * TX, W - KR);
+            fdx_cg_stmt(k, "const bool own%d = fx%d && me0 + (%d) >= %d && me0 + (%d) < %d", q, q, (c->ax ? q : q * TX) - R,
+                        KR, (c->ax ? q : q * TX) - R, W - KR);
         fdx_cg_stmt(k, "const long long b%d = col%d ? x%d + y%d * sy : 0", q, q, q, q);
         fdx_cg_stmt(k, "(void)own%d", q);
     }

@@ -119,6 +119,8 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
         /* the inner blocks' fast body (fp): three points at even depths,
            and with the rotated loop at depth 3 */
         tc.fp = (v == 1 && k % 2 == 0) || (v == 2 && k == 3);
+        /* rank 2: three adjacent points (ax) at odd depths */
+        tc.ax = !rank3 && v == 1 && k % 2 == 1;
         if (pts > 1) {
             tc.nq = pts, tc.pd = 2 + (k + r) % 2;
             if (rank3) tc.ty = (2 * k * r + 2 + pts - 1) / pts;
@@ -156,8 +158,8 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
                 snprintf(bn, sizeof bn, "pb%d", cases);
                 bytes_of(&f, pn, &ps);
                 bytes_of(&f, bn, &pb);
-                snprintf(what, sizeof what, "%s k%d %dx%d q%d pd%d u%d fp%d chunk %d on %lldx%lldx%lld", spec, k, tc.tx,
-                         tc.ty, tc.nq, tc.pd, tc.un, tc.fp, tc.chunk, (long long)n3[0], (long long)n3[1], (long long)n3[2]);
+                snprintf(what, sizeof what, "%s k%d %dx%d q%d pd%d u%d fp%d ax%d chunk %d on %lldx%lldx%lld", spec, k,
+                         tc.tx, tc.ty, tc.nq, tc.pd, tc.un, tc.fp, tc.ax, tc.chunk, (long long)n3[0], (long long)n3[1], (long long)n3[2]);
                 fdx_sb_printf(&body, "    { const unsigned gs[3] = {%u, %u, %u}, gb[3] = {%u, %u, %u};\n", ds.grid[0],
                               ds.grid[1], ds.grid[2], db.grid[0], db.grid[1], db.grid[2]);
                 fdx_sb_printf(&body,

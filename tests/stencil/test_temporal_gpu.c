@@ -47,6 +47,7 @@ int main(void)
                                                  0, 0, 0, 0};
                         if (v == 2) tile.un = 2 * r + 1;
                         tile.fp = v == 2 && k == 3; /* inner blocks' fast body, rotated */
+                        tile.ax = rank == 2 && v == 1 && k == 3; /* adjacent points along x */
                         if (pts > 1) {
                             tile.nq = pts, tile.pd = 2;
                             if (rank == 3) tile.ty = (2 * k * r + 4 + pts - 1) / pts;
@@ -58,8 +59,8 @@ int main(void)
                         /* (order 8 at depth 4: the tile's shared planes may not fit) */
                         if (!fdx_temporal_fits(&kt, &tile, 1, t3)) continue;
                         fdx_temporal_force_tile(&tile);
-                        snprintf(what, sizeof what, "rank %d order %d %s k %d, small tiles q%d%s", rank, order,
-                                 dbl ? "double" : "float", k, pts, v == 2 ? " rotated" : "");
+                        snprintf(what, sizeof what, "rank %d order %d %s k %d, small tiles q%d%s%s", rank, order,
+                                 dbl ? "double" : "float", k, pts, v == 2 ? " rotated" : "", tile.ax ? " ax" : "");
                         tc_case(ctx, rank, order, dt, shape, 2 * k + 1, k, &seed, what);
                         fdx_temporal_force_tile(NULL);
                     }
@@ -99,6 +100,7 @@ int main(void)
                         /* rot: the rotated plane loop (session 8) */
                         wt.un = rot ? 2 * r + 1 : 0;
                         wt.fp = rot; /* with the inner blocks' fast body */
+                        wt.ax = rot && rank == 2; /* and adjacent points */
                         if (!fdx_temporal_fits(&kw, &wt, 1, n3)) continue;
                         fdx_temporal_force_tile(&wt);
                         snprintf(what, sizeof what, "wave rank %d order %d %s k %d, small tiles q3%s", rank, order,

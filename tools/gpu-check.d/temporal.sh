@@ -42,7 +42,10 @@ else
   #       the register columns renamed instead of moved; 2r moves a point
   #       and level fewer; FDX_TEMPORAL_ROTATE=1 lets auto time it),
   #  "fp" the inner blocks' body without the frame's selects on planes where
-  #       every level is inside (FDX_TEMPORAL_INNER=1 for auto).
+  #       every level is inside (FDX_TEMPORAL_INNER=1 for auto),
+  #  "ax" (rank 2) a thread's two points adjacent along x, their x neighbours
+  #       from registers (order-8 wave: 8 shared loads a point and level -> ~3;
+  #       registers 47 -> 105 at 128 threads; 2D heat 39 -> 64; FDX_TEMPORAL_AX=1).
   # ptxas (sm_90) registers plain / u / fp / u fp: double k3 32x16 q4
   # 102 / 102 / 101 / 126; order-8 wave 2D 47 / 62 / 62 / 64; float k4
   # 64x8 q4 63 / 86 / 64 (16 B spill) (one block a multiprocessor instead of
@@ -53,12 +56,14 @@ else
          "wave2d-f32-o8|$w2d|3|256x1 q1 pd1"
          "wave2d-f32-o8|$w2d|3|256x1 q1 pd1 u9"
          "wave2d-f32-o8|$w2d|3|256x1 q1 pd1 fp"
+         "wave2d-f32-o8|$w2d|3|128x1 q2 pd1 ax"
          "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1"
          "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 u3"
          "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 fp"
          "heat2d-f32|$h2d|8|256x1 q1 pd2"
          "heat2d-f32|$h2d|8|256x1 q1 pd2 u3"
          "heat2d-f32|$h2d|8|256x1 q1 pd2 fp"
+         "heat2d-f32|$h2d|8|128x1 q2 pd2 ax"
          "heat3d-f64|$h3d --precision double|3|32x16 q4 pd1 u3 fp"
          "wave2d-f32-o8|$w2d|3|256x1 q1 pd1 u9 fp"
          "wave2d-f32-o8|$w2d|4|256x1 q1 pd1 u9"
@@ -138,7 +143,7 @@ for c in "${cases[@]}"; do
   # shellcheck disable=SC2086
   rot=0 cfgv=$variant
   [ "$variant" = rotate ] && rot=1 cfgv=""
-  FDX_TEMPORAL_ROTATE=$rot FDX_TEMPORAL_INNER=$rot FDX_TEMPORAL_CFG="$cfgv" FDX_LOG=info timeout "${TEMPORAL_TIMEOUT:-60}" "$FDX_BIN" stencil --backend "$backend" $args \
+  FDX_TEMPORAL_ROTATE=$rot FDX_TEMPORAL_INNER=$rot FDX_TEMPORAL_AX=$rot FDX_TEMPORAL_CFG="$cfgv" FDX_LOG=info timeout "${TEMPORAL_TIMEOUT:-60}" "$FDX_BIN" stencil --backend "$backend" $args \
     --steps "$steps" --temporal "$depth" --reps 3 --json 2>>"$log" |
     sed -e "s/\"case\": \"stencil\"/\"case\": \"$name\", \"variant\": \"${variant:-default}\"/" | tee -a "$rec" |
     grep -oE '"case": "[^"]*"|"(temporal|order)": [0-9]+|"config": "[^"]*"|"(ms_per_step|ratio_to_copy)": [0-9.]+|"verified": [a-z]+' |
