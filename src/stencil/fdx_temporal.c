@@ -62,9 +62,10 @@ static fdx_status kernel_get(const fdx_backend *be, const fdx_device_info *dev, 
     int cuda = be->kind == FDX_BACKEND_CUDA;
     char spec[32], key[sizeof kernels->key];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
-    snprintf(key, sizeof key, "%s/%d/%.60s/%s/k%d/%dx%d/q%d/pd%d/u%d", be->name, dev->ordinal, dev->name, spec, c->k,
-             cuda ? c->tx : 0, cuda ? c->ty : 0, cuda ? fdx_temporal_points(c) : 0, cuda && c->pd > 1 ? c->pd : 1,
-             cuda && c->un > 1 ? c->un : 1);
+    snprintf(key, sizeof key, "%s/%d/%.60s/%s/k%d/%dx%d/q%d/pd%d/u%d/d%d/f%d/a%d", be->name, dev->ordinal, dev->name,
+             spec, c->k, cuda ? c->tx : 0, cuda ? c->ty : 0, cuda ? fdx_temporal_points(c) : 0,
+             cuda && c->pd > 1 ? c->pd : 1, cuda && c->un > 1 ? c->un : 1, !cuda && c->direct, cuda && c->fp,
+             cuda && c->ax);
     pthread_mutex_lock(&lock);
     for (int i = 0; i < nkernels; i++)
         if (strcmp(kernels[i].key, key) == 0) {
@@ -133,6 +134,7 @@ typedef struct run {
     void *pup, *pcf, *pt2;
     void *scratch; /* CPU: the threads' rings */
     size_t scratch_bytes;
+    int scratch_kept; /* scratch is the kept block (scratch_release gives it back) */
     /* the pass being timed */
     fdx_temporal_cfg cfg;
     fdx_kernel *kernel;
@@ -141,13 +143,50 @@ typedef struct run {
 /* CPU: the OpenMP threads a pass runs (each with its rings). */
 static int threads(const run *r) { return r->dev->sm_count > 0 ? r->dev->sm_count : 1; }
 
+/* CPU: the threads' rings outlive a call: one block (the largest a call
+   has used so far) is kept and lent to the next call that finds it free.
+   A fresh block's pages fault in on first touch inside the pass, which on
+   16 threads cost every fdx_stencil_steps call several milliseconds. */
+static struct {
+    void *p;
+    size_t bytes;
+    const fdx_backend *be;
+    int lent;
+} kept;
+
+static void scratch_release(run *r)
+{
+    if (!r->scratch) return;
+    void *drop = NULL;
+    const fdx_backend *drop_be = r->be;
+    pthread_mutex_lock(&lock);
+    if (r->scratch_kept) {
+        kept.lent = 0;
+    } else if (!kept.lent && (!kept.p || kept.bytes < r->scratch_bytes)) {
+        drop = kept.p, drop_be = kept.be;
+        kept.p = r->scratch, kept.bytes = r->scratch_bytes, kept.be = r->be;
+    } else {
+        drop = r->scratch;
+    }
+    pthread_mutex_unlock(&lock);
+    if (drop) drop_be->free(drop);
+    r->scratch = NULL, r->scratch_bytes = 0, r->scratch_kept = 0;
+}
+
 static fdx_status ensure_scratch(run *r, const fdx_temporal_cfg *c)
 {
     if (r->cuda) return FDX_OK;
     size_t need = (size_t)fdx_temporal_scratch_per_thread(r->v.ks, c, r->n3) * (size_t)threads(r) *
                   (r->v.ks->is_double ? 8 : 4);
     if (need <= r->scratch_bytes) return FDX_OK;
-    if (r->scratch) r->be->free(r->scratch), r->scratch = NULL, r->scratch_bytes = 0;
+    scratch_release(r);
+    pthread_mutex_lock(&lock);
+    if (kept.p && !kept.lent && kept.be == r->be && kept.bytes >= need) {
+        kept.lent = 1;
+        r->scratch = kept.p, r->scratch_bytes = kept.bytes, r->scratch_kept = 1;
+    }
+    pthread_mutex_unlock(&lock);
+    if (r->scratch) return FDX_OK;
     FDX_TRY(r->be->alloc(need, &r->scratch));
     r->scratch_bytes = need;
     return FDX_OK;
@@ -194,8 +233,8 @@ static fdx_status timed_apply(void *arg, void *stream)
    (u -> tmp: u is not written, tmp is scratch); the fastest per step. */
 static fdx_status tune(run *r, void *stream, tplan *best)
 {
-    fdx_temporal_cfg cand[16];
-    int n = fdx_temporal_candidates(r->v.ks, r->dev, r->cuda, r->n3, 0, cand, 16);
+    fdx_temporal_cfg cand[24];
+    int n = fdx_temporal_candidates(r->v.ks, r->dev, r->cuda, r->n3, 0, cand, 24);
     FDX_TRY(r->be->stream_sync(stream));
     fdx_time_stats t;
     FDX_TRY(fdx_time_run(r->v.ctx, timed_apply, r, 1, 5, &t));
@@ -324,7 +363,7 @@ static fdx_status steps(fdx_stencil *s, fdx_array *u, fdx_array *up, fdx_array *
     pthread_mutex_unlock(&lock);
     /* FDX_TEMPORAL_CFG (measurements) forces a configuration where it
        fits, for an asked depth or auto; its depth, where given, for auto. */
-    if (!use_force && r.cuda && fdx_knob(FDX_KNOB_TEMPORAL_CFG)) {
+    if (!use_force && fdx_knob(FDX_KNOB_TEMPORAL_CFG)) {
         st = fdx_temporal_cfg_parse(fdx_knob(FDX_KNOB_TEMPORAL_CFG), &f);
         if (st != FDX_OK) goto done;
         use_force = 1;
@@ -398,7 +437,7 @@ static fdx_status steps(fdx_stencil *s, fdx_array *u, fdx_array *up, fdx_array *
     if (cur != u) st = r.be->copy(storage(&r, u), storage(&r, cur), bytes, kind, stream);
     if (st == FDX_OK && r.wave && prv != up) st = r.be->copy(storage(&r, up), storage(&r, prv), bytes, kind, stream);
 done:
-    if (r.scratch) r.be->free(r.scratch);
+    scratch_release(&r);
     return st;
 }
 
@@ -436,8 +475,8 @@ fdx_status fdx_temporal_pass(fdx_stencil *s, fdx_array *out, fdx_array *u, fdx_a
     fdx_status st = kernel_get(r.be, r.dev, ks, &c, &kern);
     if (st == FDX_OK)
         st = pass(&r, kern, &c, storage(&r, out), storage(&r, u), storage(&r, outp), storage(&r, up), stream);
-    /* The CPU pass is done when the launch returns: its scratch can go. */
-    if (r.scratch) r.be->free(r.scratch);
+    /* The CPU pass is done when the launch returns: its scratch can go back. */
+    scratch_release(&r);
     return st;
 }
 

@@ -41,8 +41,18 @@ typedef struct fdx_temporal_cfg {
     int nq;     /* CUDA: points a thread (0 or 1: one); rank 3: consecutive rows
                    (the tile is tx x ty nq), rank 2: tx apart along x (tx nq) */
     int pd;     /* CUDA: input planes in flight a thread (0 or 1: the next one) */
-    int un;     /* CUDA: the plane loop unrolled un times (0 or 1: not; 2r + 1 lets
-                   the compiler rename the register columns instead of moving them) */
+    int un;     /* CUDA: 0 or 1 the plain plane loop (columns shifted a plane);
+                   2r + 1 the rotated one: the body written out 2r + 1 times,
+                   the column slots renamed instead of moved (FDX_TEMPORAL_CFG
+                   "u3" at radius 1; auto times it only with FDX_TEMPORAL_ROTATE=1) */
+    int fp;     /* CUDA: blocks whose tile lies inside the frame take, on planes
+                   where every level is inside too, a body without the frame's
+                   selects ("fp"; auto times it only with FDX_TEMPORAL_INNER=1) */
+    int ax;     /* CUDA rank 2: a thread's nq points are adjacent along x (their
+                   x neighbours inside the thread from registers; "ax"), else
+                   tx apart */
+    int direct; /* CPU: level 1 reads the input's planes in place, no ring copy of
+                   level 0 (k - 1 rings; "direct" in the configuration text) */
 } fdx_temporal_cfg;
 
 /* A CUDA configuration's points a thread and the tile's extent with its
@@ -58,7 +68,7 @@ static inline int fdx_temporal_tile_y(const fdx_temporal_cfg *c, int rank)
 }
 #define FDX_TEMPORAL_MAX_POINTS 8
 #define FDX_TEMPORAL_MAX_PD 4
-#define FDX_TEMPORAL_MAX_UNROLL 12
+#define FDX_TEMPORAL_MAX_UNROLL (2 * FDX_STENCIL_MAX_RADIUS + 1) /* the rotated loop: 2r + 1 */
 
 /* The run-time block of the kernel besides struct fdx_p: mirrors struct
    fdx_tp of the generated code. */
@@ -85,9 +95,16 @@ FDX_HIDDEN int fdx_temporal_fits(const fdx_stencil_kspec *ks, const fdx_temporal
 FDX_HIDDEN fdx_status fdx_temporal_launch_dims(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg,
                                                const int64_t n3[3], fdx_launch_dims *dims);
 
-/* CPU: scratch values one thread needs (k rings of 2r + 1 tile planes). */
+/* CPU: scratch values one thread needs (k rings of 2r + 1 tile planes; k - 1
+   with `direct`). */
 FDX_HIDDEN int64_t fdx_temporal_scratch_per_thread(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg,
                                                    const int64_t n3[3]);
+
+/* CPU: the cache bytes one thread's rings may take: a core's L2 (1 MiB
+   where the C library cannot say), shared by the threads that run on one
+   core where there are more threads than L2s (hyperthreads);
+   FDX_TEMPORAL_CPU_CACHE overrides it (measurements). */
+FDX_HIDDEN int64_t fdx_temporal_cpu_budget(int threads);
 
 /* The candidates the tuner times for this spec and shape (at most `max`),
    deepest blocking first, the preferred tile first within a depth; with
@@ -100,7 +117,8 @@ FDX_HIDDEN int fdx_temporal_chunk(const fdx_stencil_kspec *ks, const fdx_device_
                                   const int64_t n3[3], const fdx_temporal_cfg *c);
 
 /* Reads "k4 32x8 q4 pd2 u3 chunk 64" (fdx_temporal_cfg_text's words, any
-   subset with the threads; FDX_TEMPORAL_CFG). */
+   subset with the threads; FDX_TEMPORAL_CFG), or for the CPU "k4 cpu
+   510x34 chunk 170" (the tile's interior points). */
 FDX_HIDDEN fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg *c);
 
 /* One pass of depth k (2..FDX_TEMPORAL_MAX_K) between arrays of one shape:

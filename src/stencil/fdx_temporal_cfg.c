@@ -2,7 +2,10 @@
    launch geometry, scratch), the candidates the tuner times, and its text. */
 #include "stencil/fdx_temporal.h"
 
+#include "core/fdx_knob.h"
+
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,6 +23,63 @@ int fdx_temporal_supports(const fdx_stencil_kspec *ks, const char **why)
 }
 
 static size_t elem(const fdx_stencil_kspec *ks) { return ks->is_double ? 8 : 4; }
+
+/* How many CPUs share cpu0's L2 (its hyperthreads), from sysfs; 1 where it
+   cannot tell. */
+static int l2_sharing(void)
+{
+    for (int i = 0; i < 8; i++) {
+        char path[96], line[256];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        FILE *f = fopen(path, "r");
+        if (!f) break;
+        int level = 0;
+        int ok = fscanf(f, "%d", &level) == 1;
+        fclose(f);
+        if (!ok || level != 2) continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/shared_cpu_list", i);
+        if (!(f = fopen(path, "r"))) return 1;
+        ok = fgets(line, sizeof line, f) != NULL;
+        fclose(f);
+        if (!ok) return 1;
+        /* "0-1", "0,8", "0-1,16-17": count the CPUs */
+        int n = 0;
+        const char *p = line;
+        while (*p >= '0' && *p <= '9') {
+            char *end;
+            long lo = strtol(p, &end, 10), hi = lo;
+            if (*end == '-') hi = strtol(end + 1, &end, 10);
+            n += hi >= lo ? (int)(hi - lo + 1) : 1;
+            p = *end == ',' ? end + 1 : end;
+        }
+        return n > 0 ? n : 1;
+    }
+    return 1;
+}
+
+int64_t fdx_temporal_cpu_budget(int threads)
+{
+    const char *knob = fdx_knob(FDX_KNOB_TEMPORAL_CPU_CACHE);
+    if (knob) {
+        long long v = atoll(knob);
+        if (v >= 16 << 10) return v;
+    }
+    int64_t l2 = 1 << 20;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (v >= 256 << 10 && v <= 16 << 20) l2 = v;
+#endif
+    /* More threads than L2s (hyperthreads: 16 threads on 8 cores): the
+       threads on one core share its L2 (at most as many as it has
+       hyperthreads: more threads than CPUs take turns, they do not add). */
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int sharing = l2_sharing();
+    int64_t caches = online > 0 ? online / sharing : threads;
+    if (caches < 1) caches = 1;
+    int64_t per = threads > caches ? (threads + caches - 1) / caches : 1;
+    if (per > sharing) per = sharing;
+    return l2 / per;
+}
 
 /* Two sets of k planes of the tile with an r pad. */
 static size_t smem_bytes(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c)
@@ -45,12 +105,14 @@ int fdx_temporal_fits(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, in
     if (n3[0] <= 2 * r || n3[1] <= 2 * ry || n3[2] <= 2 * r) return 0;
     if (!cuda) return c->bx >= 1 && c->by >= 1 && (ks->rank == 3 || c->by == 1);
     int w = fdx_temporal_tile_x(c, ks->rank), h = fdx_temporal_tile_y(c, ks->rank);
-    /* The unrolled plane loop (un > 1) gave wrong points and wrote frame
-       points on the H100 (test_temporal_gpu, rank 2 order 2 q3 pd2 u3,
-       2026-11-24 03:18; the emulation, which ignores the pragma, agrees
-       with single steps): off until that is understood. */
+    /* un: 0 / 1 the plain plane loop, 2r + 1 the rotated one (the body
+       written out 2r + 1 times, register names rotating; session 8).  The
+       session-7 `#pragma unroll` loop (any other un) gave wrong points on
+       the H100 (test_temporal_gpu, rank 2 order 2 q3 pd2 u3, 2026-11-24
+       03:18; the emulation, which ignores the pragma, agreed with single
+       steps): refused. */
     if (c->nq < 0 || c->nq > FDX_TEMPORAL_MAX_POINTS || c->pd < 0 || c->pd > FDX_TEMPORAL_MAX_PD || c->un < 0 ||
-        c->un > 1)
+        (c->un > 1 && c->un != 2 * r + 1) || (c->ax && ks->rank == 3))
         return 0;
     if (c->tx < 1 || c->ty < 1 || w <= 2 * kr || c->tx * c->ty > 1024 || (ks->rank == 3 ? h <= 2 * kr : c->ty != 1))
         return 0;
@@ -82,7 +144,8 @@ int64_t fdx_temporal_scratch_per_thread(const fdx_stencil_kspec *ks, const fdx_t
     int kr = c->k * ks->radius, r = ks->radius;
     int64_t bx = c->bx < n3[0] - 2 * r ? c->bx : n3[0] - 2 * r;
     int64_t ew = bx + 2 * kr, eh = ks->rank == 3 ? (c->by < n3[1] - 2 * r ? c->by : n3[1] - 2 * r) + 2 * kr : 1;
-    return (int64_t)c->k * (2 * r + 1) * ew * eh;
+    int64_t rings = c->k - (c->direct != 0);
+    return (rings > 0 ? rings : 1) * (2 * r + 1) * ew * eh;
 }
 
 /* CUDA: blocks of this configuration a multiprocessor holds, as far as the
@@ -140,9 +203,15 @@ int fdx_temporal_chunk(const fdx_stencil_kspec *ks, const fdx_device_info *dev, 
     int64_t sms = dev->sm_count > 0 ? dev->sm_count : 1;
     int kr = c->k * ks->radius, rank3 = ks->rank == 3;
     if (!cuda) {
+        /* Tasks run in whole rounds of the threads (static schedule), each
+           about as long as its planes plus the 2 k r it recomputes: the
+           split with the least rounds x planes (session 8; was: the least
+           split giving 2 tasks a thread, e.g. 512^3 k4 on 16 threads, 40
+           full-row tiles: 3 rounds of 518 planes, now 5 of 263). */
         int64_t bx = c->bx > 0 ? c->bx : 1, by = c->by > 0 ? c->by : 1;
-        return chunk_for(ks, c, n3, ceil_div(n3[0] - 2 * ks->radius, bx) * (rank3 ? ceil_div(n3[1] - 2 * ks->radius, by) : 1),
-                         2 * sms);
+        return balanced_chunk(ks, c, n3,
+                              ceil_div(n3[0] - 2 * ks->radius, bx) * (rank3 ? ceil_div(n3[1] - 2 * ks->radius, by) : 1),
+                              sms);
     }
     int w = fdx_temporal_tile_x(c, ks->rank), h = fdx_temporal_tile_y(c, ks->rank);
     if (w <= 2 * kr || (rank3 && h <= 2 * kr) || c->tx * c->ty < 1) return 1;
@@ -161,6 +230,7 @@ fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg *c)
 {
     memset(c, 0, sizeof *c);
     const char *p = text;
+    int cpu = 0;
     while (*p) {
         while (*p == ' ' || *p == ',') p++;
         if (!*p) break;
@@ -170,15 +240,25 @@ fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg *c)
         else if (sscanf(p, "q%d%n", &a, &used) == 1 && a >= 1 && a <= FDX_TEMPORAL_MAX_POINTS) c->nq = a;
         else if (sscanf(p, "u%d%n", &a, &used) == 1 && a >= 1 && a <= FDX_TEMPORAL_MAX_UNROLL) c->un = a;
         else if (sscanf(p, "k%d%n", &a, &used) == 1 && a >= 1 && a <= FDX_TEMPORAL_MAX_K) c->k = a;
-        else if (sscanf(p, "%dx%d%n", &a, &b, &used) == 2 && a >= 1 && b >= 1 && a * b <= 1024) c->tx = a, c->ty = b;
+        else if (sscanf(p, "%dx%d%n", &a, &b, &used) == 2 && a >= 1 && b >= 1) c->tx = a, c->ty = b;
         else if (strncmp(p, "temporal", 8) == 0) used = 8;
+        else if (strncmp(p, "cpu", 3) == 0) used = 3, cpu = 1;
+        else if (strncmp(p, "direct", 6) == 0) used = 6, c->direct = 1;
+        else if (strncmp(p, "fp", 2) == 0) used = 2, c->fp = 1;
+        else if (strncmp(p, "ax", 2) == 0) used = 2, c->ax = 1;
         else used = 0;
         FDX_CHECK(used > 0, FDX_ERR_INVALID,
-                  "temporal configuration '%s': cannot read '%s' (words: kN, TXxTY, qN 1..%d, pdN 1..%d, uN 1..%d, chunk N)",
+                  "temporal configuration '%s': cannot read '%s' (words: kN, TXxTY, qN 1..%d, pdN 1..%d, uN 1..%d, chunk N; "
+                  "CPU: cpu BXxBY, direct)",
                   text, p, FDX_TEMPORAL_MAX_POINTS, FDX_TEMPORAL_MAX_PD, FDX_TEMPORAL_MAX_UNROLL);
         p += used;
     }
-    FDX_CHECK(c->tx > 0, FDX_ERR_INVALID, "temporal configuration '%s' names no threads TXxTY", text);
+    FDX_CHECK(c->tx > 0, FDX_ERR_INVALID, "temporal configuration '%s' names no %s", text,
+              cpu ? "tile BXxBY" : "threads TXxTY");
+    /* CPU ("cpu 510x34"): the tile's interior points; CUDA: threads a block. */
+    if (cpu) c->bx = c->tx, c->by = c->ty, c->tx = c->ty = 0;
+    else FDX_CHECK(c->tx * c->ty <= 1024, FDX_ERR_INVALID, "temporal configuration '%s': %dx%d threads (at most 1024)",
+                   text, c->tx, c->ty);
     return FDX_OK;
 }
 
@@ -186,6 +266,8 @@ static int add(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int cuda
                fdx_temporal_cfg c, fdx_temporal_cfg *out, int n, int max)
 {
     if (n >= max || !fdx_temporal_fits(ks, &c, cuda, n3)) return n;
+    for (int i = 0; i < n; i++) /* the CPU's half budget may give the same tile */
+        if (memcmp(&out[i], &c, sizeof c) == 0) return n;
     /* The device's opt-in limit, where it is known. */
     if (cuda && dev->smem_per_block_optin > 0 && smem_bytes(ks, &c) > dev->smem_per_block_optin) return n;
     out[n] = c;
@@ -227,8 +309,14 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
         static const fdx_temporal_cfg tiles2[] = {{0, 256, 1, 0, 0, 0, 1, 1}, {0, 256, 1, 0, 0, 0, 1, 2},
                                                   {0, 1024, 1, 0, 0, 0, 1, 1}, {0, 256, 1, 0, 0, 0, 4, 2},
                                                   {0, 512, 1, 0, 0, 0, 1, 1}, {0, 128, 1, 0, 0, 0, 8, 1}};
-        const fdx_temporal_cfg *tiles = rank3 ? tiles3 : tiles2;
-        const int ntiles = rank3 ? 9 : 6, auto_tiles = rank3 ? 4 : 3;
+        /* FDX_TEMPORAL_AX=1 (rank 2): first two points a thread adjacent
+           along x (ax; x neighbours from registers: the order-8 wave's 8
+           shared loads a point and level become ~3, at twice the registers). */
+        static const fdx_temporal_cfg tiles2ax[] = {{0, 128, 1, 0, 0, 0, 2, 1, 0, 0, 1}, {0, 256, 1, 0, 0, 0, 1, 1},
+                                                    {0, 256, 1, 0, 0, 0, 1, 2},           {0, 1024, 1, 0, 0, 0, 1, 1}};
+        const int ax = !rank3 && fdx_knob_is(FDX_KNOB_TEMPORAL_AX, "1");
+        const fdx_temporal_cfg *tiles = rank3 ? tiles3 : ax ? tiles2ax : tiles2;
+        const int ntiles = rank3 ? 9 : ax ? 4 : 6, auto_tiles = rank3 ? 4 : ax ? 4 : 3;
         for (int d = 0; d < nd; d++)
             for (int i = 0; i < ntiles; i++) {
                 fdx_temporal_cfg c = tiles[i];
@@ -239,50 +327,67 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                 if (depth <= 0 && (w - 2 * kr < w / 2 || (rank3 && h - 2 * kr < h / 4))) continue;
                 c.chunk = fdx_temporal_chunk(ks, dev, cuda, n3, &c);
                 n = add(ks, dev, cuda, n3, c, out, n, max);
+                /* FDX_TEMPORAL_ROTATE=1: each tile also with the rotated
+                   plane loop (not by default until the H100 has verified
+                   and timed it: more registers, no column moves). */
+                if (fdx_knob_is(FDX_KNOB_TEMPORAL_ROTATE, "1")) {
+                    c.un = 2 * r + 1;
+                    n = add(ks, dev, cuda, n3, c, out, n, max);
+                    c.un = 0;
+                }
+                /* FDX_TEMPORAL_INNER=1: also with the inner blocks' fast
+                   body (and rotated, where both are asked for). */
+                if (fdx_knob_is(FDX_KNOB_TEMPORAL_INNER, "1")) {
+                    c.fp = 1;
+                    n = add(ks, dev, cuda, n3, c, out, n, max);
+                    if (fdx_knob_is(FDX_KNOB_TEMPORAL_ROTATE, "1")) c.un = 2 * r + 1, n = add(ks, dev, cuda, n3, c, out, n, max);
+                }
             }
         return n;
     }
     /* CPU: each thread's rings (k levels of 2r + 1 planes of the tile and
-       its halo) within a core's L2 (1 MiB where the C library cannot say);
-       full rows in rank 3 where that leaves enough rows, else tiles 256 or
-       128 wide. */
-    double budget = 1 << 20;
-#ifdef _SC_LEVEL2_CACHE_SIZE
-    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    if (l2 >= 256 << 10 && l2 <= 16 << 20) budget = (double)l2;
-#endif
-    for (int d = depth > 0 ? 0 : 2; d < nd; d++) {
-        int k = depths[d], kr = k * r;
-        if (rank3) {
-            static const int64_t widths[] = {0, 256, 128};
-            for (int i = 0; i < 3; i++) {
-                int64_t bx = widths[i] ? widths[i] : n3[0] - 2 * r;
-                if (widths[i] && widths[i] >= n3[0] - 2 * r) continue;
-                double row = (double)k * (2 * r + 1) * (double)(bx + 2 * kr) * (double)elem(ks);
-                int64_t by = (int64_t)(budget / row) - 2 * kr;
-                if (by < 2 * kr && (depth <= 0 || by < 1)) continue; /* the halo would outweigh the tile */
-                if (by > n3[1] - 2 * r) by = n3[1] - 2 * r;
-                fdx_temporal_cfg c = {k, 0, 0, 1, (int)bx, (int)by, 0, 0};
-                int64_t tiles = ceil_div(n3[0] - 2 * r, bx) * ceil_div(n3[1] - 2 * r, by);
-                c.chunk = chunk_for(ks, &c, n3, tiles, 2 * sms);
-                n = add(ks, dev, cuda, n3, c, out, n, max);
-            }
-        } else {
-            static const int64_t widths[] = {4096, 1024};
-            for (int i = 0; i < 2; i++) {
-                int64_t bx = widths[i] < n3[0] - 2 * r ? widths[i] : n3[0] - 2 * r;
-                fdx_temporal_cfg c = {k, 0, 0, 1, (int)bx, 1, 0, 0};
-                c.chunk = chunk_for(ks, &c, n3, ceil_div(n3[0] - 2 * r, bx), 2 * sms);
-                n = add(ks, dev, cuda, n3, c, out, n, max);
+       its halo) within its share of an L2 (fdx_temporal_cpu_budget), and
+       (auto only) within half of it: the tuner decides between more halo
+       and more cache misses; full rows in rank 3 where that leaves enough
+       rows, else tiles 256 or 128 wide. */
+    const double full = (double)fdx_temporal_cpu_budget((int)sms);
+    for (int d = depth > 0 ? 0 : 2; d < nd; d++)
+        for (int half = 0; half < (depth > 0 || !rank3 ? 1 : 2); half++) {
+            int k = depths[d], kr = k * r;
+            double budget = half ? full / 2 : full;
+            if (rank3) {
+                static const int64_t widths[] = {0, 256, 128};
+                for (int i = 0; i < 3; i++) {
+                    int64_t bx = widths[i] ? widths[i] : n3[0] - 2 * r;
+                    if (widths[i] && widths[i] >= n3[0] - 2 * r) continue;
+                    double row = (double)k * (2 * r + 1) * (double)(bx + 2 * kr) * (double)elem(ks);
+                    int64_t by = (int64_t)(budget / row) - 2 * kr;
+                    if (by < 2 * kr && (depth <= 0 || by < 1)) continue; /* the halo would outweigh the tile */
+                    if (by > n3[1] - 2 * r) by = n3[1] - 2 * r;
+                    fdx_temporal_cfg c = {k, 0, 0, 1, (int)bx, (int)by, 0, 0};
+                    c.chunk = fdx_temporal_chunk(ks, dev, cuda, n3, &c);
+                    n = add(ks, dev, cuda, n3, c, out, n, max);
+                    /* (`direct` tiles, level 1 reading the input in place,
+                       are not candidates: on this 2-core EPYC at 256^3 they
+                       lost to the ring copy, 5-20%; the input's planes are
+                       a power of two apart and share cache sets.  Forced
+                       through FDX_TEMPORAL_CFG "... direct" for the A/B.) */
+                }
+            } else {
+                static const int64_t widths[] = {4096, 1024};
+                for (int i = 0; i < 2; i++) {
+                    int64_t bx = widths[i] < n3[0] - 2 * r ? widths[i] : n3[0] - 2 * r;
+                    fdx_temporal_cfg c = {k, 0, 0, 1, (int)bx, 1, 0, 0};
+                    c.chunk = fdx_temporal_chunk(ks, dev, cuda, n3, &c);
+                    n = add(ks, dev, cuda, n3, c, out, n, max);
+                }
             }
         }
-    }
     /* An asked-for depth always has a CPU tile: 128 wide, 8 rows. */
     if (n == 0 && depth > 0) {
         fdx_temporal_cfg c = {depth, 0, 0, 1, (int)(n3[0] - 2 * r < 128 ? n3[0] - 2 * r : 128),
                               rank3 ? (int)(n3[1] - 2 * r < 8 ? n3[1] - 2 * r : 8) : 1, 0, 0};
-        c.chunk = chunk_for(ks, &c, n3, ceil_div(n3[0] - 2 * r, c.bx) * (rank3 ? ceil_div(n3[1] - 2 * r, c.by) : 1),
-                            2 * sms);
+        c.chunk = fdx_temporal_chunk(ks, dev, cuda, n3, &c);
         n = add(ks, dev, cuda, n3, c, out, n, max);
     }
     return n;
@@ -291,7 +396,8 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
 void fdx_temporal_cfg_text(const fdx_temporal_cfg *c, int cuda, char *buf, size_t n)
 {
     if (cuda)
-        snprintf(buf, n, "temporal k%d %dx%d q%d pd%d%s%.0d chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
-                 c->pd > 1 ? c->pd : 1, c->un > 1 ? " u" : "", c->un > 1 ? c->un : 0, c->chunk);
-    else snprintf(buf, n, "temporal k%d cpu %dx%d chunk %d", c->k, c->bx, c->by, c->chunk);
+        snprintf(buf, n, "temporal k%d %dx%d q%d pd%d%s%.0d%s%s chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
+                 c->pd > 1 ? c->pd : 1, c->un > 1 ? " u" : "", c->un > 1 ? c->un : 0, c->fp ? " fp" : "",
+                 c->ax ? " ax" : "", c->chunk);
+    else snprintf(buf, n, "temporal k%d cpu %dx%d%s chunk %d", c->k, c->bx, c->by, c->direct ? " direct" : "", c->chunk);
 }

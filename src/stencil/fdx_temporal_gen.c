@@ -25,6 +25,16 @@ static void offset(fdx_sb *b, long long o)
 /* CUDA: a thread's points q = 0 .. nq - 1 (rank 3: consecutive rows;
    rank 2: points tx apart along x).  The callbacks get v = level * 16 + q. */
 #define QS 16
+/* The rotated plane loop (fdx_temporal_cfg.un = 2r + 1): its copy ph of the
+   body finds the column slot i of a level in register (i + ph) mod (2r + 1)
+   (no moves between planes); the callbacks get ph * PHS + v. */
+#define PHS (QS * 16)
+/* Rank 2 with adjacent points (fdx_temporal_cfg.ax): the callbacks get AXF
+   + ...; a thread's points are consecutive along x, so its own x
+   neighbours come from its registers (the values the shared plane has). */
+#define AXF (PHS * 16)
+
+static int slot(const gen *g, int i, int ph) { return (i + ph) % (2 * g->r + 1); }
 
 /* CUDA: level v's neighbours: along the marching axis from its register
    column; along y from the thread's own rows where it holds them (the same
@@ -32,11 +42,11 @@ static void offset(fdx_sb *b, long long o)
    point at me0 + its offset, rows g->aw apart). */
 static void cuda_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 {
-    const int t = v / QS, q = v % QS, rank3 = g->ks->rank == 3;
+    const int ax = v >= AXF, ph = v % AXF / PHS, t = v % PHS / QS, q = v % QS, rank3 = g->ks->rank == 3;
     if (a == 2) {
-        fdx_sb_printf(b, "c%d_%d_%d", t, q, g->r + off);
-    } else if (a == 1 && q + off >= 0 && q + off < g->nr) {
-        fdx_sb_printf(b, "c%d_%d_%d", t, q + off, g->r);
+        fdx_sb_printf(b, "c%d_%d_%d", t, q, slot(g, g->r + off, ph));
+    } else if ((a == 1 || (a == 0 && ax)) && q + off >= 0 && q + off < g->nr) {
+        fdx_sb_printf(b, "c%d_%d_%d", t, q + off, slot(g, g->r, ph));
     } else {
         int at = a == 1 ? (q + off) * g->aw : (rank3 ? q * g->aw : q * g->row) + off;
         fdx_sb_printf(b, "l%d[me0", t);
@@ -49,15 +59,15 @@ static void cuda_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
    the tile ew apart, the marching-axis neighbours' rows pm<o> / pp<o>. */
 static void cpu_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 {
-    (void)g, (void)v;
+    (void)g;
     if (a == 2) {
         fdx_sb_printf(b, "p%c%d[x]", off < 0 ? 'm' : 'p', off < 0 ? -off : off);
     } else if (a == 0) {
         fdx_sb_puts(b, "pc[x");
         offset(b, off);
         fdx_sb_puts(b, "]");
-    } else {
-        fdx_sb_printf(b, "pc[x%s%d * ew]", off < 0 ? " - " : " + ", off < 0 ? -off : off);
+    } else { /* v 1: the rows are the input's (sy apart), else a ring's (ew) */
+        fdx_sb_printf(b, "pc[x%s%d * %s]", off < 0 ? " - " : " + ", off < 0 ? -off : off, v == 1 ? "sy" : "ew");
     }
 }
 
@@ -89,6 +99,102 @@ static void emit_shift(fdx_cg_node *at, const gen *g, int t, int nq)
     fdx_cg_line(at, "%s", fdx_cg_text(g->cg, &s));
 }
 
+static void emit_levels(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *c, int ph, int fast);
+
+/* CUDA: one plane i of the march (the loop's body; `ph` the rotated
+   loop's copy, 0 in the plain loop, which shifts the columns instead). */
+static void emit_plane(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *c, int ph, int rotated)
+{
+    const int K = c->k, R = g->r, TX = c->tx, rank3 = g->ks->rank == 3;
+    const int NQ = fdx_temporal_points(c), PD = c->pd > 1 ? c->pd : 1, wave = g->ks->update == FDX_UPDATE_WAVE;
+    const int W = rank3 ? TX : TX * NQ, RY = g->ry, H = rank3 ? c->ty * NQ : 1;
+    const int sw = W + 2 * R, pl = (H + 2 * RY) * sw, streams = wave ? 2 : 1;
+    if (!rotated)
+        for (int t = 0; t < K; t++) emit_shift(loop, g, t, NQ);
+    for (int q = 0; q < NQ; q++) {
+        fdx_sb s = FDX_SB_INIT;
+        fdx_sb_printf(&s, "c0_%d_%d = f0_%d;", q, slot(g, 2 * R, ph), q);
+        for (int f = 0; f + 1 < PD; f++) fdx_sb_printf(&s, " f%d_%d = f%d_%d;", f, q, f + 1, q);
+        if (wave) {
+            for (int i = 0; i < R; i++) fdx_sb_printf(&s, " cp%d_%d = cp%d_%d;", q, i, q, i + 1);
+            fdx_sb_printf(&s, " cp%d_%d = fp0_%d;", q, R, q);
+            for (int f = 0; f + 1 < PD; f++) fdx_sb_printf(&s, " fp%d_%d = fp%d_%d;", f, q, f + 1, q);
+        }
+        fdx_cg_line(loop, "%s", fdx_cg_text(g->cg, &s));
+    }
+    /* Past the last plane the columns take stale values: only frame points
+       (which keep their input) read them. */
+    fdx_cg_stmt(loop, "const long long ahead = (long long)(i + %d) * sm", PD);
+    for (int w = 0; w < streams; w++)
+        for (int q = 0; q < NQ; q++)
+            fdx_cg_stmt(fdx_cg_if(loop, "col%d && i + %d < nm", q, PD), "%s%d_%d = %s", w ? "fp" : "f", PD - 1, q,
+                        fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "%s + b%d + ahead", w ? "up" : "u", q)));
+    fdx_cg_stmt(loop, "real *const set = shm + (i & 1) * %d", K * pl);
+    for (int t = 0; t < K; t++) {
+        fdx_cg_stmt(loop, "real *const l%d = set + %d", t, t * pl);
+        for (int q = 0; q < NQ; q++)
+            fdx_cg_stmt(loop, "l%d[me0 + %d] = c%d_%d_%d", t, rank3 ? q * sw : c->ax ? q : q * TX, t, q, slot(g, R, ph));
+    }
+    fdx_cg_barrier(loop, "this plane's centres are in");
+    if (c->fp) {
+        /* A block whose tile lies inside the frame, on a plane where every
+           level before the last is inside too: no point keeps its input,
+           the levels need no select (the same values: the select would
+           take the computed one). */
+        fdx_cg_node *fast = fdx_cg_if(loop, "inner && i >= %d && i < nm", K * R);
+        emit_levels(fast, g, c, ph, 1);
+        emit_levels(fdx_cg_else(fast), g, c, ph, 0);
+    } else {
+        emit_levels(loop, g, c, ph, 0);
+    }
+}
+
+/* CUDA: the levels 1 .. k of plane i (after the barrier); `fast`: every
+   point and level before the last is inside the frame. */
+static void emit_levels(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *c, int ph, int fast)
+{
+    const int K = c->k, R = g->r, TX = c->tx, rank3 = g->ks->rank == 3;
+    const int NQ = fdx_temporal_points(c), wave = g->ks->update == FDX_UPDATE_WAVE;
+    gen gq = *g;
+    gq.nr = rank3 || c->ax ? NQ : 1;
+    gq.row = c->ax ? 1 : TX;
+    for (int t = 1; t <= K; t++) {
+        /* (the fast body needs j<t> only for the coefficients, in<t> only
+           for the last level) */
+        if (!fast || t == K || g->ks->coef) fdx_cg_stmt(loop, "const int j%d = i - %d", t, t * R);
+        if (t < K && fast) {
+        } else if (t < K) fdx_cg_stmt(loop, "const bool in%d = (unsigned)(j%d - %d) < (unsigned)(nm - %d)", t, t, R, 2 * R);
+        else fdx_cg_stmt(loop, "const bool in%d = j%d >= k0 && j%d < k1", t, t, t);
+        for (int q = 0; q < NQ; q++) {
+            const char *centre = fdx_cg_fmt(g->cg, "c%d_%d_%d", t - 1, q, slot(g, R, ph)), *val = fdx_cg_fmt(g->cg, "n%d_%d", t, q);
+            /* WAVE: level t - 2 at this point and plane (u_prev's column for
+               level 1); the coefficient where the point is computed. */
+            const char *prev = t == 1 ? fdx_cg_fmt(g->cg, "cp%d_0", q) : fdx_cg_fmt(g->cg, "c%d_%d_%d", t - 2, q, slot(g, 0, ph));
+            const char *coef = NULL;
+            if (g->ks->coef) {
+                coef = fdx_cg_fmt(g->cg, "k%d_%d", t, q);
+                fdx_cg_stmt(loop, "real %s = 0", coef);
+                fdx_cg_stmt(fast && t < K ? fdx_cg_scope(loop) : fdx_cg_if(loop, "fx%d && in%d", q, t), "%s = %s", coef,
+                            fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "cf + b%d + (long long)j%d * sm", q, t)));
+            }
+            fdx_stencil_emit_point(loop, &gq, cuda_neighbour, "p.", (c->ax ? AXF : 0) + ph * PHS + (t - 1) * QS + q, centre, wave ? prev : NULL, coef,
+                                   NULL, val);
+            if (t < K) {
+                if (fast) fdx_cg_stmt(loop, "c%d_%d_%d = %s", t, q, slot(g, 2 * R, ph), val);
+                else fdx_cg_stmt(loop, "c%d_%d_%d = fx%d && in%d ? %s : %s", t, q, slot(g, 2 * R, ph), q, t, val, centre);
+            } else {
+                fdx_cg_node *st = fdx_cg_if(loop, "own%d && in%d", q, t);
+                fdx_cg_store(st, (fdx_cg_lanes){fdx_cg_fmt(g->cg, "n%d_", K), "", 1, q}, NULL,
+                             fdx_cg_fmt(g->cg, "out + b%d + (long long)j%d * sm", q, t), FDX_CG_STREAM);
+                /* WAVE: the level before, the pass's new u_prev. */
+                if (wave)
+                    fdx_cg_store(st, (fdx_cg_lanes){fdx_cg_fmt(g->cg, "c%d_%d_", t - 1, q), "", 1, slot(g, R, ph)}, NULL,
+                                 fdx_cg_fmt(g->cg, "outp + b%d + (long long)j%d * sm", q, t), FDX_CG_STREAM);
+            }
+        }
+    }
+}
+
 /* CUDA: a block of tx x ty threads holds one tile column, halo included;
    each thread nq points of it (fdx_temporal.h).  Plane indices are 32-bit
    (fdx_temporal_fits keeps the marching extent below 2^31); addresses are
@@ -114,9 +220,19 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
         fdx_cg_stmt(k, "const int me0 = (ty * %d + %d) * %d + tx + %d", NQ, RY, sw, R);
         fdx_cg_stmt(k, "const long long x = (long long)blockIdx.x * %d - %d + tx", W - 2 * KR, KR);
         fdx_cg_stmt(k, "const long long ya = (long long)blockIdx.y * %d - %d + ty * %d", H - 2 * KR, KR, NQ);
+        if (c->fp)
+            fdx_cg_stmt(k,
+                        "const long long tx0 = (long long)blockIdx.x * %d - %d, ty0 = (long long)blockIdx.y * %d - %d;"
+                        " const bool inner = tx0 >= %d && tx0 + %d <= nx - %d && ty0 >= %d && ty0 + %d <= ny - %d",
+                        W - 2 * KR, KR, H - 2 * KR, KR, R, W, R, RY, H, RY);
     } else {
-        fdx_cg_stmt(k, "const int me0 = tx + %d", R);
-        fdx_cg_stmt(k, "const long long xa = (long long)blockIdx.x * %d - %d + tx", W - 2 * KR, KR);
+        /* ax: thread tx holds the points tx nq .. tx nq + nq - 1, else tx,
+           tx + tx', ... (tx' threads a block) */
+        fdx_cg_stmt(k, "const int me0 = tx * %d + %d", c->ax ? NQ : 1, R);
+        fdx_cg_stmt(k, "const long long xa = (long long)blockIdx.x * %d - %d + tx * %d", W - 2 * KR, KR, c->ax ? NQ : 1);
+        if (c->fp)
+            fdx_cg_stmt(k, "const long long tx0 = (long long)blockIdx.x * %d - %d; const bool inner = tx0 >= %d && tx0 + %d <= nx - %d",
+                        W - 2 * KR, KR, R, W, R);
     }
     fdx_cg_stmt(k, "const int k0 = %d + (int)blockIdx.z * (int)p.chunk", R);
     fdx_cg_stmt(k, "const int k1 = k0 + (int)p.chunk < nm - %d ? k0 + (int)p.chunk : nm - %d", R, R);
@@ -125,7 +241,7 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
            the frame and outside the array, whose values only frame points
            read, a level keeps its input), one of the block's own (own). */
         if (rank3) fdx_cg_stmt(k, "const long long x%d = x, y%d = ya + %d", q, q, q);
-        else fdx_cg_stmt(k, "const long long x%d = xa + %d, y%d = 0", q, q * TX, q);
+        else fdx_cg_stmt(k, "const long long x%d = xa + %d, y%d = 0", q, c->ax ? q : q * TX, q);
         fdx_cg_stmt(k, "const bool col%d = x%d >= 0 && x%d < nx && y%d >= 0 && y%d < ny", q, q, q, q, q);
         fdx_cg_stmt(k, "const bool fx%d = x%d >= %d && x%d < nx - %d && y%d >= %d && y%d < ny - %d", q, q, R, q, R, q,
                     RY, q, RY);
@@ -133,7 +249,8 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
             fdx_cg_stmt(k, "const bool own%d = fx%d && tx >= %d && tx < %d && ty * %d + %d >= %d && ty * %d + %d < %d", q,
                         q, KR, W - KR, NQ, q, KR, NQ, q, H - KR);
         else
-            fdx_cg_stmt(k, "const bool own%d = fx%d && tx + %d >= %d && tx + %d < %d", q, q, q * TX, KR, q * TX, W - KR);
+            fdx_cg_stmt(k, "const bool own%d = fx%d && me0 + (%d) >= %d && me0 + (%d) < %d", q, q, (c->ax ? q : q * TX) - R,
+                        KR, (c->ax ? q : q * TX) - R, W - KR);
         fdx_cg_stmt(k, "const long long b%d = col%d ? x%d + y%d * sy : 0", q, q, q, q);
         fdx_cg_stmt(k, "(void)own%d", q);
     }
@@ -172,76 +289,29 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
             for (int i = 0; i <= R; i++) fdx_sb_printf(&d, "%s cp%d_%d = 0", q || i ? "," : "", q, i);
         fdx_cg_stmt(k, "%s", fdx_cg_text(g->cg, &d));
     }
-    /* Unrolled 2r + 1 times (or a multiple) the register columns' shifts
-       become renamings; not unrolled, the code stays small. */
-    if (c->un > 1) fdx_cg_line(k, "#pragma unroll %d", c->un);
-    fdx_cg_node *loop = fdx_cg_for(k, c->un > 1 ? FDX_CG_LOOP : FDX_CG_LOOP_NOUNROLL, "int i = i0; i < i1; i++");
-    for (int t = 0; t < K; t++) emit_shift(loop, g, t, NQ);
-    for (int q = 0; q < NQ; q++) {
-        fdx_sb s = FDX_SB_INIT;
-        fdx_sb_printf(&s, "c0_%d_%d = f0_%d;", q, 2 * R, q);
-        for (int f = 0; f + 1 < PD; f++) fdx_sb_printf(&s, " f%d_%d = f%d_%d;", f, q, f + 1, q);
-        if (wave) {
-            for (int i = 0; i < R; i++) fdx_sb_printf(&s, " cp%d_%d = cp%d_%d;", q, i, q, i + 1);
-            fdx_sb_printf(&s, " cp%d_%d = fp0_%d;", q, R, q);
-            for (int f = 0; f + 1 < PD; f++) fdx_sb_printf(&s, " fp%d_%d = fp%d_%d;", f, q, f + 1, q);
+    /* Rotated (un = 2r + 1): the body 2r + 1 times, each copy naming the
+       column slots one further round, so the columns never move (the
+       plain loop shifts them: 2r moves a point and level a plane). */
+    const int U = c->un == 2 * R + 1 ? c->un : 1;
+    fdx_cg_node *loop = fdx_cg_for(k, FDX_CG_LOOP_NOUNROLL, U > 1 ? "int iu = i0; iu < i1; iu += %d" : "int i = i0; i < i1; i += %d", U);
+    for (int ph = 0; ph < U; ph++) {
+        fdx_cg_node *body = loop;
+        if (U > 1) {
+            /* i1 is the block's: every thread leaves at the same plane. */
+            if (ph) fdx_cg_stmt(fdx_cg_if(loop, "iu + %d >= i1", ph), "break");
+            body = fdx_cg_scope(loop);
+            fdx_cg_stmt(body, "const int i = iu + %d", ph);
         }
-        fdx_cg_line(loop, "%s", fdx_cg_text(g->cg, &s));
-    }
-    /* Past the last plane the columns take stale values: only frame points
-       (which keep their input) read them. */
-    fdx_cg_stmt(loop, "const long long ahead = (long long)(i + %d) * sm", PD);
-    for (int w = 0; w < streams; w++)
-        for (int q = 0; q < NQ; q++)
-            fdx_cg_stmt(fdx_cg_if(loop, "col%d && i + %d < nm", q, PD), "%s%d_%d = %s", w ? "fp" : "f", PD - 1, q,
-                        fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "%s + b%d + ahead", w ? "up" : "u", q)));
-    fdx_cg_stmt(loop, "real *const set = shm + (i & 1) * %d", K * pl);
-    for (int t = 0; t < K; t++) {
-        fdx_cg_stmt(loop, "real *const l%d = set + %d", t, t * pl);
-        for (int q = 0; q < NQ; q++)
-            fdx_cg_stmt(loop, "l%d[me0 + %d] = c%d_%d_%d", t, rank3 ? q * sw : q * TX, t, q, R);
-    }
-    fdx_cg_barrier(loop, "this plane's centres are in");
-    gen gq = *g;
-    gq.nr = rank3 ? NQ : 1;
-    gq.row = TX;
-    for (int t = 1; t <= K; t++) {
-        fdx_cg_stmt(loop, "const int j%d = i - %d", t, t * R);
-        if (t < K) fdx_cg_stmt(loop, "const bool in%d = (unsigned)(j%d - %d) < (unsigned)(nm - %d)", t, t, R, 2 * R);
-        else fdx_cg_stmt(loop, "const bool in%d = j%d >= k0 && j%d < k1", t, t, t);
-        for (int q = 0; q < NQ; q++) {
-            const char *centre = fdx_cg_fmt(g->cg, "c%d_%d_%d", t - 1, q, R), *val = fdx_cg_fmt(g->cg, "n%d_%d", t, q);
-            /* WAVE: level t - 2 at this point and plane (u_prev's column for
-               level 1); the coefficient where the point is computed. */
-            const char *prev = t == 1 ? fdx_cg_fmt(g->cg, "cp%d_0", q) : fdx_cg_fmt(g->cg, "c%d_%d_0", t - 2, q);
-            const char *coef = NULL;
-            if (g->ks->coef) {
-                coef = fdx_cg_fmt(g->cg, "k%d_%d", t, q);
-                fdx_cg_stmt(loop, "real %s = 0", coef);
-                fdx_cg_stmt(fdx_cg_if(loop, "fx%d && in%d", q, t), "%s = %s", coef,
-                            fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "cf + b%d + (long long)j%d * sm", q, t)));
-            }
-            fdx_stencil_emit_point(loop, &gq, cuda_neighbour, "p.", (t - 1) * QS + q, centre, wave ? prev : NULL, coef,
-                                   NULL, val);
-            if (t < K) {
-                fdx_cg_stmt(loop, "c%d_%d_%d = fx%d && in%d ? %s : %s", t, q, 2 * R, q, t, val, centre);
-            } else {
-                fdx_cg_node *st = fdx_cg_if(loop, "own%d && in%d", q, t);
-                fdx_cg_store(st, (fdx_cg_lanes){fdx_cg_fmt(g->cg, "n%d_", K), "", 1, q}, NULL,
-                             fdx_cg_fmt(g->cg, "out + b%d + (long long)j%d * sm", q, t), FDX_CG_STREAM);
-                /* WAVE: the level before, the pass's new u_prev. */
-                if (wave)
-                    fdx_cg_store(st, (fdx_cg_lanes){fdx_cg_fmt(g->cg, "c%d_%d_", t - 1, q), "", 1, R}, NULL,
-                                 fdx_cg_fmt(g->cg, "outp + b%d + (long long)j%d * sm", q, t), FDX_CG_STREAM);
-            }
-        }
+        emit_plane(body, g, c, U > 1 ? ph : 0, U > 1);
     }
 }
 
 /* CPU: the rows of one level of a task's tile at plane j (level t from
    level t - 1; the last level straight into out). */
-static void emit_cpu_level(fdx_cg_node *loop, const gen *g, int K, int t)
+static void emit_cpu_level(fdx_cg_node *loop, const gen *g, int K, int t, int direct)
 {
+    /* `direct`: level 0 is the input itself (rows sy apart, planes sm). */
+    const int in_u = direct && t == 1;
     const int R = g->r, RY = g->ry, S = 2 * R + 1, h = (K - t) * R, hy = (K - t) * RY, last = t == K;
     fdx_cg_node *lv = fdx_cg_scope(loop);
     fdx_cg_stmt(lv, "const long long j = i - %d", t * R);
@@ -254,7 +324,8 @@ static void emit_cpu_level(fdx_cg_node *loop, const gen *g, int K, int t)
     fdx_cg_stmt(in, "(void)fj");
     fdx_cg_node *row = fdx_cg_for(in, FDX_CG_LOOP, "long long yy = ya; yy < yz; yy++");
     fdx_cg_stmt(row, "const long long ro = (yy - ey0) * ew - ex0");
-    fdx_cg_stmt(row, "const real *pc = L%d + (j %% %d) * ps + ro", t - 1, S);
+    if (in_u) fdx_cg_stmt(row, "const real *pc = u + j * sm + yy * sy");
+    else fdx_cg_stmt(row, "const real *pc = L%d + (j %% %d) * ps + ro", t - 1, S);
     if (last) fdx_cg_stmt(row, "real *d = out + j * sm + yy * sy");
     else fdx_cg_stmt(row, "real *d = L%d + (j %% %d) * ps + ro", t, S);
     if (!last) {
@@ -268,20 +339,24 @@ static void emit_cpu_level(fdx_cg_node *loop, const gen *g, int K, int t)
         fdx_cg_stmt(fdx_cg_for(row, FDX_CG_LOOP, "long long x = (xa > nx - %d ? xa : nx - %d); x < xz; x++", R, R),
                     "d[x] = pc[x]");
     }
-    for (int o = 1; o <= R; o++)
-        fdx_cg_stmt(row, "const real *pm%d = L%d + ((j - %d) %% %d) * ps + ro, *pp%d = L%d + ((j + %d) %% %d) * ps + ro",
-                    o, t - 1, o, S, o, t - 1, o, S);
+    for (int o = 1; o <= R; o++) {
+        if (in_u) fdx_cg_stmt(row, "const real *pm%d = pc - %d * sm, *pp%d = pc + %d * sm", o, o, o, o);
+        else
+            fdx_cg_stmt(row, "const real *pm%d = L%d + ((j - %d) %% %d) * ps + ro, *pp%d = L%d + ((j + %d) %% %d) * ps + ro",
+                        o, t - 1, o, S, o, t - 1, o, S);
+    }
     /* WAVE: level t - 2's row at plane j (u_prev's for level 1), the
        coefficients' row; the last level also writes level K - 1 (its
        centre row) as the pass's u_prev. */
     const int wave = g->ks->update == FDX_UPDATE_WAVE;
     if (wave && t == 1) fdx_cg_stmt(row, "const real *pv = up + j * sm + yy * sy");
+    else if (wave && direct && t == 2) fdx_cg_stmt(row, "const real *pv = u + j * sm + yy * sy");
     else if (wave) fdx_cg_stmt(row, "const real *pv = L%d + (j %% %d) * ps + ro", t - 2, S);
     if (g->ks->coef) fdx_cg_stmt(row, "const real *kc = cf + j * sm + yy * sy");
     if (wave && last) fdx_cg_stmt(row, "real *dp = outp + j * sm + yy * sy");
     fdx_cg_node *x = fdx_cg_for(row, FDX_CG_LOOP_SIMD, "long long x = (xa > %d ? xa : %d); x < (xz < nx - %d ? xz : nx - %d); x++",
                                 R, R, R, R);
-    fdx_stencil_emit_point(x, g, cpu_neighbour, "P.", 0, "pc[x]", wave ? "pv[x]" : NULL, g->ks->coef ? "kc[x]" : NULL,
+    fdx_stencil_emit_point(x, g, cpu_neighbour, "P.", in_u, "pc[x]", wave ? "pv[x]" : NULL, g->ks->coef ? "kc[x]" : NULL,
                            NULL, "n1");
     fdx_cg_stmt(x, "d[x] = n1");
     if (wave && last) fdx_cg_stmt(x, "dp[x] = pc[x]");
@@ -311,9 +386,15 @@ static void emit_cpu(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
     /* The tile with its halo: the rings' planes (indexed from ex0, ey0). */
     fdx_cg_stmt(task, "const long long ex0 = x0 - %d, ey0 = y0 - %d, ew = x1 - x0 + %d, ps = ew * (y1 - y0 + %d)", KR,
                 K * RY, 2 * KR, 2 * K * RY);
-    for (int t = 0; t < K; t++) fdx_cg_stmt(task, "real *const L%d = w + %d * ps", t, t * S);
+    const int D = c->direct != 0;
+    for (int t = D; t < K; t++) fdx_cg_stmt(task, "real *const L%d = w + %d * ps", t, (t - D) * S);
     fdx_cg_stmt(task, "const long long i0 = k0 - %d > 0 ? k0 - %d : 0, i1 = k1 + %d", KR, KR, KR);
     fdx_cg_node *loop = fdx_cg_for(task, FDX_CG_LOOP, "long long i = i0; i < i1; i++");
+    if (D) {
+        /* Level 0 is the input in place: level 1 reads its planes. */
+        for (int t = 1; t <= K; t++) emit_cpu_level(loop, g, K, t, 1);
+        return;
+    }
     /* Level 0: the input's plane i over the tile and halo, inside the array. */
     fdx_cg_node *in = fdx_cg_if(loop, "i < nm");
     fdx_cg_stmt(in, "const long long ya = ey0 > 0 ? ey0 : 0, yz = y1 + %d < ny ? y1 + %d : ny", K * RY, K * RY);
@@ -322,7 +403,7 @@ static void emit_cpu(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
     fdx_cg_stmt(row, "real *d = L0 + (i %% %d) * ps + (yy - ey0) * ew - ex0", S);
     fdx_cg_stmt(row, "const real *s = u + i * sm + yy * sy");
     fdx_cg_stmt(fdx_cg_for(row, FDX_CG_LOOP_SIMD, "long long x = xa; x < xz; x++"), "d[x] = s[x]");
-    for (int t = 1; t <= K; t++) emit_cpu_level(loop, g, K, t);
+    for (int t = 1; t <= K; t++) emit_cpu_level(loop, g, K, t, 0);
 }
 
 fdx_status fdx_temporal_generate(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg, int cuda, char **source)

@@ -8,6 +8,9 @@
 #include "stencil/fdx_temporal.h"
 #include "temporal_check.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 static fdx_ctx *ctx;
 
 static void test_depths(void)
@@ -34,6 +37,14 @@ static void test_depths(void)
                     snprintf(what, sizeof what, "rank %d order %d %s k %d, %lld steps, small tiles", rank, order,
                              dbl ? "double" : "float", k, (long long)nsteps);
                     tc_case(ctx, rank, order, dt, shape, nsteps, k, &seed, what);
+                    /* Level 1 reading the input in place (session 8): depth 3. */
+                    if (k == 3) {
+                        tile.direct = 1;
+                        fdx_temporal_force_tile(&tile);
+                        snprintf(what, sizeof what, "rank %d order %d %s k %d, %lld steps, small tiles direct", rank,
+                                 order, dbl ? "double" : "float", k, (long long)nsteps);
+                        tc_case(ctx, rank, order, dt, shape, nsteps, k, &seed, what);
+                    }
                     /* The candidates' own tiles. */
                     fdx_temporal_force_tile(NULL);
                     snprintf(what, sizeof what, "rank %d order %d %s k %d, 6 steps", rank, order,
@@ -111,6 +122,103 @@ static void test_errors(void)
     fdx_array_destroy(&w);
 }
 
+/* Session 8: the CPU configuration words (FDX_TEMPORAL_CFG "k4 cpu 510x34
+   chunk 170", the text fdx_temporal_cfg_text prints), a forced CPU tile
+   through the knob (exact, and the one used), the cache budget and its
+   knob, auto's candidates (half-budget tiles, no duplicates, chunks in
+   range), and the kept scratch across calls of other sizes. */
+static void test_cpu_config(void)
+{
+    fdx_temporal_cfg c, back;
+    CHECK_OK(fdx_temporal_cfg_parse("k4 cpu 510x34 chunk 170", &c));
+    CHECK(c.k == 4 && c.bx == 510 && c.by == 34 && c.chunk == 170 && c.tx == 0 && c.ty == 0,
+          "parsed k%d bx %d by %d chunk %d tx %d", c.k, c.bx, c.by, c.chunk, c.tx);
+    char text[96];
+    fdx_temporal_cfg_text(&c, 0, text, sizeof text);
+    CHECK_OK(fdx_temporal_cfg_parse(text, &back));
+    CHECK(memcmp(&c, &back, sizeof c) == 0, "'%s' does not read back as itself", text);
+    fdx_temporal_cfg g = {4, 64, 8, 85, 0, 0, 4, 1, 3, 1, 0};
+    fdx_temporal_cfg_text(&g, 1, text, sizeof text);
+    CHECK_OK(fdx_temporal_cfg_parse(text, &back));
+    CHECK(memcmp(&g, &back, sizeof g) == 0, "'%s' does not read back as itself", text);
+    CHECK_FAILS(fdx_temporal_cfg_parse("k4 64x32", &c), FDX_ERR_INVALID);
+    CHECK_FAILS(fdx_temporal_cfg_parse("k4 cpu", &c), FDX_ERR_INVALID);
+    CHECK_OK(fdx_temporal_cfg_parse("k4 cpu 4096x1", &c)); /* no thread limit on a CPU tile */
+    CHECK_OK(fdx_temporal_cfg_parse("temporal k3 cpu 256x33 direct chunk 64", &c));
+    CHECK(c.direct == 1 && c.bx == 256, "direct not read");
+    fdx_temporal_cfg_text(&c, 0, text, sizeof text);
+    CHECK(strstr(text, " direct") != NULL, "'%s' does not say direct", text);
+
+    /* The rotated loop takes un = 2r + 1 only. */
+    fdx_stencil_kspec k3 = {1, 3, 2, FDX_UPDATE_HEAT, 0, 0, 0};
+    int64_t n3[3] = {512, 512, 512};
+    fdx_temporal_cfg rot = {2, 32, 8, 64, 0, 0, 4, 1, 5};
+    CHECK(fdx_temporal_fits(&k3, &rot, 1, n3), "u5 at radius 2 refused");
+    rot.un = 3;
+    CHECK(!fdx_temporal_fits(&k3, &rot, 1, n3), "u3 at radius 2 (the #pragma loop) taken");
+
+    /* The budget: the knob, else a share of an L2. */
+    setenv("FDX_TEMPORAL_CPU_CACHE", "65536", 1);
+    CHECK(fdx_temporal_cpu_budget(4) == 65536, "FDX_TEMPORAL_CPU_CACHE ignored: %lld",
+          (long long)fdx_temporal_cpu_budget(4));
+    unsetenv("FDX_TEMPORAL_CPU_CACHE");
+    int64_t b1 = fdx_temporal_cpu_budget(1), bmany = fdx_temporal_cpu_budget(4096);
+    CHECK(b1 >= 128 << 10 && b1 <= 16 << 20 && bmany >= 1 && bmany <= b1, "budgets %lld / %lld", (long long)b1,
+          (long long)bmany);
+
+    /* Auto's CPU candidates on 512^3 double for 16 threads, 1 MiB a thread. */
+    setenv("FDX_TEMPORAL_CPU_CACHE", "1048576", 1);
+    fdx_stencil_kspec kd = {1, 3, 1, FDX_UPDATE_HEAT, 0, 0, 0};
+    fdx_device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.sm_count = 16;
+    fdx_temporal_cfg cand[24];
+    int n = fdx_temporal_candidates(&kd, &dev, 0, n3, 0, cand, 24), halves = 0;
+    CHECK(n >= 6, "%d CPU candidates", n);
+    for (int i = 0; i < n; i++) {
+        CHECK(cand[i].chunk >= 1 && cand[i].chunk <= 510, "chunk %d", cand[i].chunk);
+        for (int j = 0; j < i; j++) {
+            CHECK(memcmp(&cand[i], &cand[j], sizeof cand[i]) != 0, "candidate %d repeats %d", i, j);
+            halves += cand[i].k == cand[j].k && cand[i].bx == cand[j].bx && cand[i].by < cand[j].by;
+        }
+    }
+    CHECK(halves >= 1, "no half-budget tile among %d candidates", n);
+    unsetenv("FDX_TEMPORAL_CPU_CACHE");
+
+    /* A forced CPU tile through the knob: exact, and the one that ran. */
+    uint64_t seed = 0xc9u;
+    setenv("FDX_TEMPORAL_CFG", "k3 cpu 9x4 chunk 3", 1);
+    int64_t shape[3] = {31, 23, 19};
+    tc_case(ctx, 3, 4, FDX_FLOAT64, shape, 7, 3, &seed, "FDX_TEMPORAL_CFG cpu 9x4 chunk 3");
+    fdx_stencil_desc d;
+    fdx_stencil_desc_laplacian(&d, 3, 4, NULL);
+    d.update = FDX_UPDATE_HEAT, d.alpha = 0.05;
+    fdx_stencil *s = NULL;
+    fdx_array *u = NULL, *t = NULL;
+    CHECK_OK(fdx_stencil_create(ctx, &d, FDX_FLOAT64, &s));
+    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, 3, shape, FDX_ON_HOST, &u));
+    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, 3, shape, FDX_ON_HOST, &t));
+    if (s && u && t) {
+        CHECK_OK(fdx_stencil_steps(s, u, t, 6, 3, NULL));
+        char config[128];
+        CHECK(fdx_stencil_steps_depth(s, shape, config, sizeof config) == 3 && strstr(config, "cpu 9x4 chunk 3"),
+              "the forced tile did not run: '%s'", config);
+    }
+    fdx_array_destroy(&u);
+    fdx_array_destroy(&t);
+    fdx_stencil_destroy(&s);
+    unsetenv("FDX_TEMPORAL_CFG");
+
+    /* The kept scratch: a large tile's block, then a smaller one (lent),
+       then a larger one again (a new block, kept in its place). */
+    int64_t big[3] = {61, 57, 21}, small[3] = {13, 11, 12};
+    tc_case(ctx, 3, 2, FDX_FLOAT64, big, 4, 4, &seed, "kept scratch: large");
+    tc_case(ctx, 3, 2, FDX_FLOAT32, small, 4, 4, &seed, "kept scratch: small");
+    int64_t bigger[3] = {97, 83, 17};
+    tc_case(ctx, 3, 6, FDX_FLOAT64, bigger, 5, 2, &seed, "kept scratch: larger");
+    tc_case(ctx, 2, 2, FDX_FLOAT64, big, 4, 3, &seed, "kept scratch: rank 2");
+}
+
 int main(void)
 {
     ctx = fdx_test_ctx("cpu");
@@ -119,6 +227,7 @@ int main(void)
     test_edges();
     test_depths();
     test_auto();
+    test_cpu_config();
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_temporal");
 }

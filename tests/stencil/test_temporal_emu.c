@@ -106,11 +106,21 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
     double c0 = -0.3 + 0.1 * fdx_test_rand(seed);
     fdx_sb_puts(&body, "int main()\n{\n    int bad = 0;\n");
     for (int k = 1; k <= 4; k++)
-        for (int pts = 1; pts <= 3; pts += 2) {
+        for (int v = 0; v < 3; v++) {
         if (rank3 && k * r > 6) continue;
         /* One point a thread, or three (rank 3: rows, some y neighbours from
-           registers; rank 2: three points tx apart) with planes in flight. */
+           registers; rank 2: three points tx apart) with planes in flight;
+           v 2: the rotated plane loop (un = 2r + 1, session 8) at depths 2
+           (three points) and 3 (one point, with fp). */
+        if (v == 2 && k != 2 && k != 3) continue;
+        const int pts = v == 1 || (v == 2 && k == 2) ? 3 : 1;
         fdx_temporal_cfg tc = {k, 2 * k * r + (rank3 ? 3 : 5), rank3 ? 2 * k * r + 2 : 1, 1, 0, 0, 0, 0};
+        if (v == 2) tc.un = 2 * r + 1;
+        /* the inner blocks' fast body (fp): three points at even depths,
+           and with the rotated loop at depth 3 */
+        tc.fp = (v == 1 && k % 2 == 0) || (v == 2 && k == 3);
+        /* rank 2: three adjacent points (ax) at odd depths */
+        tc.ax = !rank3 && v == 1 && k % 2 == 1;
         if (pts > 1) {
             tc.nq = pts, tc.pd = 2 + (k + r) % 2;
             if (rank3) tc.ty = (2 * k * r + 2 + pts - 1) / pts;
@@ -119,8 +129,8 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
         CHECK_OK(fdx_temporal_generate(ks, &tc, 1, &src));
         if (!src) continue;
         char ns[16], entry[32];
-        snprintf(ns, sizeof ns, "b%d_%d", k, pts);
-        snprintf(entry, sizeof entry, "fdx_blocked%d_%d", k, pts);
+        snprintf(ns, sizeof ns, "b%d_%d", k, v);
+        snprintf(entry, sizeof entry, "fdx_blocked%d_%d", k, v);
         fdx_sb dyn = FDX_SB_INIT;
         cuda_emu_dynamic_shared(&dyn, src);
         free(src);
@@ -148,8 +158,8 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
                 snprintf(bn, sizeof bn, "pb%d", cases);
                 bytes_of(&f, pn, &ps);
                 bytes_of(&f, bn, &pb);
-                snprintf(what, sizeof what, "%s k%d %dx%d q%d pd%d chunk %d on %lldx%lldx%lld", spec, k, tc.tx, tc.ty,
-                         tc.nq, tc.pd, tc.chunk, (long long)n3[0], (long long)n3[1], (long long)n3[2]);
+                snprintf(what, sizeof what, "%s k%d %dx%d q%d pd%d u%d fp%d ax%d chunk %d on %lldx%lldx%lld", spec, k,
+                         tc.tx, tc.ty, tc.nq, tc.pd, tc.un, tc.fp, tc.ax, tc.chunk, (long long)n3[0], (long long)n3[1], (long long)n3[2]);
                 fdx_sb_printf(&body, "    { const unsigned gs[3] = {%u, %u, %u}, gb[3] = {%u, %u, %u};\n", ds.grid[0],
                               ds.grid[1], ds.grid[2], db.grid[0], db.grid[1], db.grid[2]);
                 fdx_sb_printf(&body,

@@ -3,7 +3,8 @@
    and 3, float and double, odd shapes, depths 2-4 with a shallower last
    pass), for each strategy: small forced tiles of one point a thread and of
    several points a thread with planes in flight (many blocks, halos across
-   blocks and frames), float's large 64x16 q4 tile in rank 3, and the
+   blocks and frames), the latter with the rotated plane loop (un = 2r + 1),
+   float's large 64x16 q4 tile in rank 3, and the
    candidates' tile; wave (fdx_stencil_wave_steps,
    orders 2 and 8, with and without coefficients) likewise; then a depth no
    tile takes.
@@ -39,9 +40,14 @@ int main(void)
                     char what[128];
                     /* Small tiles: one point a thread, then three (rank 3:
                        rows; rank 2: along x) with planes in flight. */
-                    for (int pts = 1; pts <= 3; pts += 2) {
+                    for (int v = 0; v < 3; v++) {
+                        /* v 2: three points, the rotated plane loop (session 8) */
+                        const int pts = v ? 3 : 1;
                         fdx_temporal_cfg tile = {k, 2 * k * r + (rank == 3 ? 6 : 30), rank == 3 ? 2 * k * r + 4 : 1, 5,
                                                  0, 0, 0, 0};
+                        if (v == 2) tile.un = 2 * r + 1;
+                        tile.fp = v == 2 && k == 3; /* inner blocks' fast body, rotated */
+                        tile.ax = rank == 2 && v == 1 && k == 3; /* adjacent points along x */
                         if (pts > 1) {
                             tile.nq = pts, tile.pd = 2;
                             if (rank == 3) tile.ty = (2 * k * r + 4 + pts - 1) / pts;
@@ -53,8 +59,8 @@ int main(void)
                         /* (order 8 at depth 4: the tile's shared planes may not fit) */
                         if (!fdx_temporal_fits(&kt, &tile, 1, t3)) continue;
                         fdx_temporal_force_tile(&tile);
-                        snprintf(what, sizeof what, "rank %d order %d %s k %d, small tiles q%d", rank, order,
-                                 dbl ? "double" : "float", k, pts);
+                        snprintf(what, sizeof what, "rank %d order %d %s k %d, small tiles q%d%s%s", rank, order,
+                                 dbl ? "double" : "float", k, pts, v == 2 ? " rotated" : "", tile.ax ? " ax" : "");
                         tc_case(ctx, rank, order, dt, shape, 2 * k + 1, k, &seed, what);
                         fdx_temporal_force_tile(NULL);
                     }
@@ -90,10 +96,15 @@ int main(void)
                     /* Only what fits (order 8 at depth 4 in rank 3 has no tile:
                        fdx_stencil_wave_steps refuses it before any work). */
                     fdx_stencil_kspec kw = {dbl, rank, r, FDX_UPDATE_WAVE, k % 2, 0, 0};
-                    if (fdx_temporal_fits(&kw, &wt, 1, n3)) {
+                    for (int rot = 0; rot < 2; rot++) {
+                        /* rot: the rotated plane loop (session 8) */
+                        wt.un = rot ? 2 * r + 1 : 0;
+                        wt.fp = rot; /* with the inner blocks' fast body */
+                        wt.ax = rot && rank == 2; /* and adjacent points */
+                        if (!fdx_temporal_fits(&kw, &wt, 1, n3)) continue;
                         fdx_temporal_force_tile(&wt);
-                        snprintf(what, sizeof what, "wave rank %d order %d %s k %d, small tiles q3", rank, order,
-                                 dbl ? "double" : "float", k);
+                        snprintf(what, sizeof what, "wave rank %d order %d %s k %d, small tiles q3%s", rank, order,
+                                 dbl ? "double" : "float", k, rot ? " rotated" : "");
                         tc_wave_case(ctx, rank, order, dt, shape, 2 * k + 1, k, k % 2, &seed, what);
                         fdx_temporal_force_tile(NULL);
                     }

@@ -3,7 +3,9 @@
    double, with and without first-derivative terms, each depth 1-8 on the
    first three candidate tiles (the ones auto times) where they fit a 512^3 /
    16384^2 problem; wave kernels (with and without coefficients) at depths 2
-   and 4 on the first two.  Skipped without
+   and 4 on the first two; at depths 2 and 4 the first also with the
+   rotated plane loop, the inner blocks' fast body, and both, and in rank 2
+   a tile of two adjacent points a thread.  Skipped without
    CUDA or NVRTC. */
 #include "fdx_test.h"
 #include "nvrtc_check.h"
@@ -39,16 +41,29 @@ int main(void)
                     if (wave && k != 2 && k != 4) continue;
                     fdx_temporal_cfg cand[8];
                     int n = fdx_temporal_candidates(&ks, &dev, 1, n3, k, cand, wave ? 2 : 3);
+                    /* Depths 2 and 4 (each kernel is a compile CI pays for): the
+                       first tile also with the rotated plane loop (un = 2r + 1,
+                       "uN"), the inner blocks' fast body ("fp"), and both. */
+                    if (k == 2 || k == 4) {
+                        if (n > 0 && n < 8) cand[n] = cand[0], cand[n].un = 2 * r + 1, n++;
+                        if (n > 1 && n < 7)
+                            cand[n] = cand[0], cand[n].fp = 1, n++, cand[n] = cand[n - 1], cand[n].un = 2 * r + 1, n++;
+                        /* rank 2: two adjacent points a thread (ax) */
+                        fdx_temporal_cfg a2 = cand[0];
+                        a2.tx = 128, a2.nq = 2, a2.ax = 1, a2.un = 0, a2.fp = 0;
+                        if (rank == 2 && n < 8 && fdx_temporal_fits(&ks, &a2, 1, n3)) cand[n++] = a2;
+                    }
                     for (int i = 0; i < n; i++) {
                         char key[48], what[128], spec[32];
                         fdx_stencil_kspec_text(&ks, spec, sizeof spec);
-                        snprintf(key, sizeof key, "%s%d_%dx%d_%d_%d", spec, k, cand[i].tx, cand[i].ty, cand[i].nq, cand[i].pd);
+                        snprintf(key, sizeof key, "%s%d_%dx%d_%d_%d_%d_%d_%d", spec, k, cand[i].tx, cand[i].ty, cand[i].nq,
+                                 cand[i].pd, cand[i].un, cand[i].fp, cand[i].ax);
                         int dup = 0;
                         for (int j = 0; j < nseen && !dup; j++) dup = strcmp(seen[j], key) == 0;
                         if (dup || nseen == 1536) continue;
                         memcpy(seen[nseen++], key, sizeof key);
-                        snprintf(what, sizeof what, "temporal_%s_k%d_%dx%d_q%d_pd%d.cu", spec, k, cand[i].tx, cand[i].ty, cand[i].nq,
-                                 cand[i].pd);
+                        snprintf(what, sizeof what, "temporal_%s_k%d_%dx%d_q%d_pd%d_u%d_fp%d_ax%d.cu", spec, k,
+                                 cand[i].tx, cand[i].ty, cand[i].nq, cand[i].pd, cand[i].un, cand[i].fp, cand[i].ax);
                         char *src = NULL;
                         CHECK_OK(fdx_temporal_generate(&ks, &cand[i], 1, &src));
                         compiled += nvrtc_check(src, what);

@@ -1,8 +1,9 @@
 /* fdx_stencil_wave_steps on the CPU backend: temporally blocked wave passes
    (two time levels, with and without a coefficient array) bit-identical to
    single applies rotating three arrays, ranks 2 and 3, orders 2-8, float and
-   double, depths 2-4 with a shallower last pass, small forced tiles and the
-   candidates', one step a pass, and argument errors.  (test_temporal_emu
+   double, depths 2-4 with a shallower last pass, small forced tiles (also
+   with level 1 reading the input in place) and the candidates', one step a
+   pass, and argument errors.  (test_temporal_emu
    runs the CUDA wave kernels.) */
 #include "stencil/fdx_temporal.h"
 #include "temporal_check.h"
@@ -27,6 +28,15 @@ static void test_depths(void)
                     snprintf(what, sizeof what, "wave rank %d order %d %s%s k %d, %lld steps, small tiles", rank, order,
                              dbl ? "double" : "float", coef ? " coef" : "", k, (long long)nsteps);
                     tc_wave_case(ctx, rank, order, dt, shape, nsteps, k, coef, &seed, what);
+                    /* Level 1 reading the input in place (session 8): depths
+                       2 and 3 (level 2 takes its level before from u). */
+                    if (k <= 3) {
+                        tile.direct = 1;
+                        fdx_temporal_force_tile(&tile);
+                        snprintf(what, sizeof what, "wave rank %d order %d %s%s k %d, %lld steps, small tiles direct",
+                                 rank, order, dbl ? "double" : "float", coef ? " coef" : "", k, (long long)nsteps);
+                        tc_wave_case(ctx, rank, order, dt, shape, nsteps, k, coef, &seed, what);
+                    }
                     fdx_temporal_force_tile(NULL);
                     snprintf(what, sizeof what, "wave rank %d order %d %s%s k %d, 6 steps", rank, order,
                              dbl ? "double" : "float", coef ? "" : " coef", k);

@@ -7,10 +7,10 @@
 # (H100): 3D 7-point double 512^3 >= 2.0, float 512^3 >= 2.5, 2D 5-point
 # float 16384^2 >= 3.0, 2D 8th-order wave float 16384^2 >= 1.5.
 # Explicit configurations instead of auto: a fresh device compiles every
-# kernel it times, and auto times up to 15 a case; this section stays under
-# 90 s (stops starting runs after TEMPORAL_BUDGET seconds, default 80).
-# TEMPORAL_AUTO=1 adds auto runs of the headline cases (tuning, ~20 s each);
-# The host CPU's 512^3 double runs after them (auto; TEMPORAL_CPU=0 skips it).
+# kernel it times, and auto times up to 15 a case; the GPU part stops
+# starting runs after TEMPORAL_BUDGET seconds (default 75), the host CPU
+# part after it takes ~40 s (TEMPORAL_CPU=0 skips it): about 2 minutes.
+# TEMPORAL_AUTO=1 adds auto runs of the headline cases (tuning, ~20 s each).
 # Dry run on the CPU: TEMPORAL_BACKEND=cpu FDX_BIN=build/bin/fdx OUT=/tmp/t \
 #   GPU_CHECK_DATE=x GPU_NAME=cpu TEMPORAL_SMALL=1 bash tools/gpu-check.d/temporal.sh
 set -u
@@ -21,7 +21,7 @@ fi
 [ -x "${FDX_BIN:-}" ] || { echo "temporal: skipped: no fdx binary (FDX_BIN)"; exit 0; }
 log=$OUT/temporal.log
 rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_temporal.jsonl
-budget=${TEMPORAL_BUDGET:-80}
+budget=${TEMPORAL_BUDGET:-75}
 steps=${TEMPORAL_STEPS:-24}
 start=$SECONDS
 h3d="--op heat --size 512x512x512"
@@ -37,32 +37,50 @@ if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
   TEMPORAL_SIM_SIZE=${TEMPORAL_SIM_SIZE:-256x200} TEMPORAL_CPU_SIZE=${TEMPORAL_CPU_SIZE:-96x96x96}
   TEMPORAL_DHALO_SIZE=${TEMPORAL_DHALO_SIZE:-256x200}
 else
-  # Session 7 first: 3D with wave-balanced chunks (no "chunk" word: the
-  # new rule, 85 / 102 planes) against the old rule's chunk 170, the large
-  # 64x64 float tile (64x16 q4), double's 32x64 tile (32x16 q4); then the best measured 2D cases
-  # (H100, session 6), deep halos, and the older A/B variants.
-  cases=("heat3d-f32|$h3d --precision float|4|64x8 q4 pd1"
-         "heat3d-f32|$h3d --precision float|4|64x16 q4 pd1"
-         "heat3d-f64|$h3d --precision double|3|32x8 q4 pd2"
-         "heat3d-f64|$h3d --precision double|3|32x16 q4 pd1"
-         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 chunk 170"
-         "heat3d-f64|$h3d --precision double|3|32x8 q4 pd2 chunk 170"
-         "heat3d-f64|$h3d --precision double|4|32x16 q4 pd1"
-         "heat3d-f32|$h3d --precision float|4|128x8 q4 pd1"
-         "heat3d-f32|$h3d --precision float|5|64x16 q4 pd1"
-         "heat2d-f32|$h2d|8|256x1 q1 pd2"
+  # Session 8 first, each against the same tile plain, back to back:
+  #  "uN" the rotated plane loop (N = 2r + 1: the body written out N times,
+  #       the register columns renamed instead of moved; 2r moves a point
+  #       and level fewer; FDX_TEMPORAL_ROTATE=1 lets auto time it),
+  #  "fp" the inner blocks' body without the frame's selects on planes where
+  #       every level is inside (FDX_TEMPORAL_INNER=1 for auto),
+  #  "ax" (rank 2) a thread's two points adjacent along x, their x neighbours
+  #       from registers (order-8 wave: 8 shared loads a point and level -> ~3;
+  #       registers 47 -> 105 at 128 threads; 2D heat 39 -> 64; FDX_TEMPORAL_AX=1).
+  # ptxas (sm_90) registers plain / u / fp / u fp: double k3 32x16 q4
+  # 102 / 102 / 101 / 126; order-8 wave 2D 47 / 62 / 62 / 64; float k4
+  # 64x8 q4 63 / 86 / 64 (16 B spill) (one block a multiprocessor instead of
+  # two with u); 2D heat k8 39 / 54 / 40.  Then session 7's older A/B.
+  cases=("heat3d-f64|$h3d --precision double|3|32x16 q4 pd1"
+         "heat3d-f64|$h3d --precision double|3|32x16 q4 pd1 u3"
+         "heat3d-f64|$h3d --precision double|3|32x16 q4 pd1 fp"
          "wave2d-f32-o8|$w2d|3|256x1 q1 pd1"
-         "sim"
+         "wave2d-f32-o8|$w2d|3|256x1 q1 pd1 u9"
+         "wave2d-f32-o8|$w2d|3|256x1 q1 pd1 fp"
+         "wave2d-f32-o8|$w2d|3|128x1 q2 pd1 ax"
+         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1"
+         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 u3"
+         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 fp"
+         "heat2d-f32|$h2d|8|256x1 q1 pd2"
+         "heat2d-f32|$h2d|8|256x1 q1 pd2 u3"
+         "heat2d-f32|$h2d|8|256x1 q1 pd2 fp"
+         "heat2d-f32|$h2d|8|128x1 q2 pd2 ax"
+         "heat3d-f64|$h3d --precision double|3|32x16 q4 pd1 u3 fp"
+         "wave2d-f32-o8|$w2d|3|256x1 q1 pd1 u9 fp"
+         "wave2d-f32-o8|$w2d|4|256x1 q1 pd1 u9"
+         "heat3d-f32|$h3d --precision float|4|32x8 q4 pd1 u3"
+         "heat3d-f64|$h3d --precision double|4|32x16 q4 pd1 u3"
          "dhalo"
-         "heat2d-f32|$h2d|8|256x1 q1 pd1"
-         "wave2d-f32-o8|$w2d|2|256x1 q1 pd1"
-         "heat3d-f64|$h3d --precision double|3|64x8 q4 pd1"
-         "heat3d-f32|$h3d --precision float|3|64x8 q4 pd1"
-         "wave2d-f32-o8|$w2d|4|256x1 q1 pd1"
+         "sim"
+         "heat3d-f32|$h3d --precision float|4|64x16 q4 pd1"
          "wave2d-f32-o8|$w2d|off|")
   if [ "${TEMPORAL_AUTO:-0}" = 1 ]; then
     cases+=("heat3d-f64|$h3d --precision double|auto|" "heat3d-f32|$h3d --precision float|auto|"
             "heat2d-f32|$h2d|auto|" "wave2d-f32-o8|$w2d|auto|")
+  fi
+  # TEMPORAL_ROTATE=1: auto with the rotated loops and fast bodies among the
+  # candidates (FDX_TEMPORAL_ROTATE=1 FDX_TEMPORAL_INNER=1).
+  if [ "${TEMPORAL_ROTATE:-0}" = 1 ]; then
+    cases+=("heat3d-f64|$h3d --precision double|auto|rotate" "wave2d-f32-o8|$w2d|auto|rotate")
   fi
 fi
 # Deep halos (issue 20 item 4): the 2D 8th-order wave 4096^2 float on
@@ -123,7 +141,9 @@ for c in "${cases[@]}"; do
   if [ $((SECONDS - start)) -ge "$budget" ]; then echo "temporal: budget of ${budget}s spent, $name $depth [$variant] not run" | tee -a "$log"; continue; fi
   echo "== $name temporal $depth [$variant]" >>"$log"
   # shellcheck disable=SC2086
-  FDX_TEMPORAL_CFG="$variant" FDX_LOG=info timeout "${TEMPORAL_TIMEOUT:-60}" "$FDX_BIN" stencil --backend "$backend" $args \
+  rot=0 cfgv=$variant
+  [ "$variant" = rotate ] && rot=1 cfgv=""
+  FDX_TEMPORAL_ROTATE=$rot FDX_TEMPORAL_INNER=$rot FDX_TEMPORAL_AX=$rot FDX_TEMPORAL_CFG="$cfgv" FDX_LOG=info timeout "${TEMPORAL_TIMEOUT:-60}" "$FDX_BIN" stencil --backend "$backend" $args \
     --steps "$steps" --temporal "$depth" --reps 3 --json 2>>"$log" |
     sed -e "s/\"case\": \"stencil\"/\"case\": \"$name\", \"variant\": \"${variant:-default}\"/" | tee -a "$rec" |
     grep -oE '"case": "[^"]*"|"(temporal|order)": [0-9]+|"config": "[^"]*"|"(ms_per_step|ratio_to_copy)": [0-9.]+|"verified": [a-z]+' |
@@ -133,19 +153,52 @@ done
 # The device host's CPU (on by default; TEMPORAL_CPU=0 skips it, 2 adds
 # one step a pass): 3D 7-point double 512^3, target >= 2.0 of the CPU copy
 # (the record's ratio_to_copy: the copy is measured in the same run).
-# Session 7's CPU kernel reads level 1 from u directly and streams the last
-# level out (non-temporal stores).  Auto times depths 4, 3, 2 on full-row,
-# 256- and 128-wide tiles (temporal-tuning.txt).
-cpu_modes=auto
-[ "${TEMPORAL_CPU:-1}" = 2 ] && cpu_modes="auto off"
+# Session 8: the rings' cache budget is a thread's share of an L2 (two
+# hyperthreads on a core: half), auto also times tiles at half that budget,
+# and chunks make whole rounds of the threads; the scratch is kept between
+# calls.  Runs ("variant" in the records, *-host_temporal_cpu.jsonl):
+#   auto      the tuner's pick (every candidate's time in temporal-tuning.txt)
+#   s7        session 7's pick on this host, forced ("k4 cpu 510x34 chunk 170"):
+#             the A/B against the previous path
+#   bind      auto's pick with threads bound (OMP_PROC_BIND=close,
+#             OMP_PLACES=threads): do the rings stay in their core's L2?
+#   steps24   auto's pick over 24 steps (an even number of passes: no copy
+#             back into u; 12 steps at k4 are 3 passes and a copy)
+#   direct    auto's pick with level 1 reading u in place (no ring copy of
+#             level 0; lost 5-20% on the 2-core EPYC here, not a candidate)
+#   s7cache   (TEMPORAL_CPU=2) auto with FDX_TEMPORAL_CPU_CACHE=2097152
+#             (session 7's budget: a whole L2 a thread); off: one step a pass
+# Host facts (threads a core, caches, NUMA) go to temporal-cpu-host.txt.
+cpu_run() { # variant, steps, temporal, then env assignments
+  local variant=$1 nsteps=$2 mode=$3
+  shift 3
+  echo "== cpu heat3d-f64 $variant temporal $mode steps $nsteps $*" >>"$log"
+  env "$@" FDX_LOG=info timeout 100 "$FDX_BIN" stencil --backend cpu --op heat --size "${TEMPORAL_CPU_SIZE:-512x512x512}" \
+    --precision double --steps "$nsteps" --temporal "$mode" --reps 3 --json 2>>"$log" |
+    sed -e "s/\"case\": \"stencil\"/\"case\": \"cpu-heat3d-f64\", \"variant\": \"$variant\"/" |
+    tee -a "$OUT/${GPU_CHECK_DATE}_${GPU_NAME}-host_temporal_cpu.jsonl" |
+    grep -oE '"variant": "[^"]*"|"(temporal)": [0-9]+|"config": "[^"]*"|"(ms_per_step|ratio_to_copy)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
+  echo
+}
 if [ "${TEMPORAL_CPU:-1}" != 0 ]; then
-  for mode in $cpu_modes; do
-    echo "== cpu heat3d-f64 temporal $mode" >>"$log"
-    FDX_LOG=info timeout 100 "$FDX_BIN" stencil --backend cpu --op heat --size "${TEMPORAL_CPU_SIZE:-512x512x512}" \
-      --precision double --steps 12 --temporal $mode --reps 3 --json 2>>"$log" | sed -e 's/"case": "stencil"/"case": "cpu-heat3d-f64"/' |
-      tee -a "$OUT/${GPU_CHECK_DATE}_${GPU_NAME}-host_temporal_cpu.jsonl" | grep -oE '"(temporal|ratio_to_copy)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
-    echo
-  done
+  { lscpu; echo; for i in /sys/devices/system/cpu/cpu0/cache/index*; do
+      echo "$i: L$(cat "$i/level") $(cat "$i/type") $(cat "$i/size") shared with $(cat "$i/shared_cpu_list")"; done
+    echo; numactl -H 2>/dev/null; echo "nproc $(nproc)"; } >"$OUT/temporal-cpu-host.txt" 2>&1
+  cpu_start=$SECONDS
+  cpu_run auto 12 auto
+  pick=$(tail -n 1 "$OUT/${GPU_CHECK_DATE}_${GPU_NAME}-host_temporal_cpu.jsonl" 2>/dev/null | grep -oE '"config": "temporal k[^"]*"' | sed -e 's/"config": "//' -e 's/"$//')
+  cpu_run s7 12 4 FDX_TEMPORAL_CFG="k4 cpu 510x34 chunk 170"
+  if [ -n "$pick" ]; then
+    depth=$(echo "$pick" | grep -oE 'k[0-9]+' | head -n 1 | tr -d k)
+    cpu_run bind 12 "$depth" FDX_TEMPORAL_CFG="$pick" OMP_PROC_BIND=close OMP_PLACES=threads
+    cpu_run steps24 24 "$depth" FDX_TEMPORAL_CFG="$pick"
+    cpu_run direct 12 "$depth" FDX_TEMPORAL_CFG="${pick/ chunk/ direct chunk}"
+  fi
+  if [ "${TEMPORAL_CPU:-1}" = 2 ]; then
+    cpu_run s7cache 12 auto FDX_TEMPORAL_CPU_CACHE=2097152
+    cpu_run off 12 off
+  fi
+  echo "temporal: host CPU part took $((SECONDS - cpu_start)) s"
 fi
 grep -E "temporal tuning|temporal blocking for" "$log" >"$OUT/temporal-tuning.txt" 2>/dev/null
 n=$(grep -c '"verified": true' "$rec" 2>/dev/null)
