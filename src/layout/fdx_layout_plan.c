@@ -353,6 +353,64 @@ two_d:
     return 1;
 }
 
+/* Vector tiles (CUDA, fdx_layout_cuda_vec.cuh): for 1-, 2- and 4-byte
+   words with the fastest axis moved, every thread reads 16-byte words
+   along src's contiguous side and writes 16-byte words along dst's, the
+   elements rearranged in registers (byte permutes) and in a swizzled
+   buffer of 128 x 128 bytes.  The sub-word kernel moved its elements one
+   at a time through the buffer: ~45 instructions a byte, 0.17-0.30 of a
+   same-size copy for 1-byte elements (H100, session 8 profiles: rt1-155
+   issue-bound with 2-way bank conflicts both ways and 7 of 32 bytes a
+   stored sector).  The tile's two sides are flat indices over several
+   merged axes: A = the first vga src axes (contiguous in src), K = the
+   first vgk dst axes (contiguous in dst), disjoint; the rest are batch
+   axes.  Rows need not be aligned (prime extents): the kernel realigns
+   with funnel shifts and stores a row's partial end words in aligned
+   pieces.  Choice of (vga, vgk): the sides' tile fill (extent over the
+   128-byte tiles it takes) plus a bonus for rows on 16-byte multiples,
+   fewer axes on ties; both sides at least VEC_MIN_SIDE_BYTES, else the
+   sub-word or word kernel.  FDX_LAYOUT_VEC=0|1|2|4: the widest element
+   it takes (default 4; 0 off). */
+enum { VEC_TILE_BYTES = 128, VEC_MIN_SIDE_BYTES = 64 };
+static int vec_max_word(void)
+{
+    const char *e = fdx_knob(FDX_KNOB_LAYOUT_VEC);
+    return e ? atoi(e) : 4;
+}
+
+static double vec_fill(int64_t bytes)
+{
+    int64_t tiles = (bytes + VEC_TILE_BYTES - 1) / VEC_TILE_BYTES;
+    return (double)bytes / (double)(tiles * VEC_TILE_BYTES) + (bytes % 16 == 0 ? 0.25 : 0.0);
+}
+
+static int choose_vec(fdx_perm_plan *p)
+{
+    if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->word > 4 || p->word > vec_max_word() || p->s[0] == 0) return 0;
+    double best = -1;
+    int bga = 0, bgk = 0;
+    for (int ga = 1; ga < p->rank; ga++)
+        for (int gk = 1; gk < p->rank; gk++) {
+            int64_t na = 1, nk = 1, clash = 0;
+            for (int a = 0; a < ga; a++) na *= p->n[a];
+            for (int q = 0; q < gk; q++) nk *= p->n[p->s[q]], clash |= p->s[q] < ga;
+            if (clash || na >= ((int64_t)1 << 31) || nk >= ((int64_t)1 << 31)) continue;
+            if (na * p->word < VEC_MIN_SIDE_BYTES || nk * p->word < VEC_MIN_SIDE_BYTES) continue;
+            const int64_t tile = VEC_TILE_BYTES / p->word;
+            if ((na + tile - 1) / tile * ((nk + tile - 1) / tile) * (p->count / na / nk) >= ((int64_t)1 << 31)) continue;
+            double score = vec_fill(na * p->word) + vec_fill(nk * p->word) - 0.001 * (ga + gk);
+            if (score > best) best = score, bga = ga, bgk = gk;
+        }
+    if (best < 0) return 0;
+    p->vec = 1;
+    p->vga = bga;
+    p->vgk = bgk;
+    p->subword = 0;
+    p->packed = 0;
+    p->skew = 0;
+    return 1;
+}
+
 int fdx_perm_plan_square(fdx_perm_plan *p)
 {
     int square = p->rank >= 2 && p->s[0] == 1 && p->s[1] == 0 && p->n[0] == p->n[1] &&
@@ -427,7 +485,7 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         p->nb++;
     }
     choose_tile(p);
-    if (p->kind == FDX_PLAN_TILED && !choose_subword(p, A, K)) {
+    if (p->kind == FDX_PLAN_TILED && !choose_vec(p) && !choose_subword(p, A, K)) {
         choose_kernel_tile(p, A, K);
         choose_skew(p);
     }
