@@ -10,26 +10,28 @@
    issue slots 34%, 2-way bank conflicts both ways, 7 of 32 bytes used a
    stored sector (H100 profile, session 8).
 
-   How: a tile is 128 bytes along A (the src-contiguous side: a flat index
-   over the first vga src axes) by 128 bytes along K (the dst-contiguous
-   side: a flat index over the first vgk dst axes); TE = 128 / sizeof(T)
-   elements a side.  The src offset of each of the tile's K rows and the
-   dst offset of each of its A rows are computed once a tile into two
-   tables.  Read: lane j (0..7) of a row group takes bytes [16j, 16j + 16)
-   of E = 4 / sizeof(T) consecutive src rows as aligned 16-byte loads (one
-   more for rows that start off 16 bytes, realigned by funnel shifts), and
+   How: a block's tile is 128 bytes along A (the src-contiguous side: a
+   flat index over the first vga src axes; TE = 128 / sizeof(T) elements)
+   by 128 elements along K (the dst-contiguous side: a flat index over the
+   first vgk dst axes), as E = 4 / sizeof(T) sub-tiles of TE x TE
+   elements (128 x 128 bytes): 16 KB a block, 4 loads a thread, for every
+   element size.  The src offset of each of the block's K rows and the dst
+   offset of each of its A rows are computed once into two tables.  Read:
+   lane j (0..7) of a row group takes bytes [16j, 16j + 16) of E
+   consecutive src rows of a sub-tile as aligned 16-byte loads (one more
+   for rows that start off 16 bytes, realigned by funnel shifts), and
    transposes the E x 4-byte blocks in registers (byte permutes), giving
    for each A element one 32-bit word of E consecutive K elements, stored
-   to the buffer: row a (128 bytes of K), its 16-byte slots XOR-swizzled by
-   (a * sizeof(T) / 16) & 7, so the 32 lanes of a warp hit 32 banks.
-   Write: lane j of a row takes the aligned dst word j of that row's
-   segment (realigned from two buffer slots when the row starts off 16
-   bytes; lane 0 also takes word 8), stored whole, or, at the segment's
-   ends, as aligned pieces of 8, 4, 2, 1 bytes: nothing outside the tile
-   is written.  16-byte src words partly outside the array (its ends) are
-   read byte by byte. */
+   to the sub-tile's buffer: row a (128 bytes of K), its 16-byte slots
+   XOR-swizzled by (a * sizeof(T) / 16) & 7, so the 32 lanes of a warp hit
+   32 banks.  Write: lane j of a row takes the aligned dst word j of that
+   row's 128-byte segment (realigned from two buffer slots when the
+   segment starts off 16 bytes; lane 0 also takes word 8), stored whole,
+   or, at the segment's ends, as aligned pieces of 8, 4, 2, 1 bytes:
+   nothing outside the tile is written.  16-byte src words partly outside
+   the array (its ends) are read byte by byte. */
 
-constexpr uint32_t VEC_BYTES = 128; /* tile side in bytes */
+constexpr uint32_t VEC_BYTES = 128; /* a block's A side in bytes, K side in elements */
 
 struct VecSpec {
     uint32_t na, nk;                 /* flat extents of the A and K sides, elements */
@@ -50,14 +52,15 @@ struct VecTile {
     int64_t sb, db;
 };
 
-__host__ __device__ __forceinline__ VecTile vec_tile(const VecSpec &s, uint32_t tl, uint32_t te)
+template <typename T> __host__ __device__ __forceinline__ VecTile vec_tile(const VecSpec &s, uint32_t tl)
 {
+    constexpr uint32_t TE = VEC_BYTES / sizeof(T);
     VecTile o;
     uint32_t q = hqdiv(tl, s.tiles_a), r = hqdiv(q, s.tiles_k);
-    o.a0 = (tl - q * s.tiles_a.d) * te;
-    o.k0 = (q - r * s.tiles_k.d) * te;
-    o.va = s.na - o.a0 < te ? s.na - o.a0 : te;
-    o.vk = s.nk - o.k0 < te ? s.nk - o.k0 : te;
+    o.a0 = (tl - q * s.tiles_a.d) * TE;
+    o.k0 = (q - r * s.tiles_k.d) * VEC_BYTES;
+    o.va = s.na - o.a0 < TE ? s.na - o.a0 : TE;
+    o.vk = s.nk - o.k0 < VEC_BYTES ? s.nk - o.k0 : VEC_BYTES;
     o.sb = o.db = 0;
     DEVICE_UNROLL
     for (int b = 0; b < FDX_MAX_RANK; b++) {
@@ -192,56 +195,62 @@ __host__ __device__ __forceinline__ void vec_slot(const uint32_t *row, uint32_t 
 #endif
 }
 
-/* Read side, thread t: lane j = t % 8 of row group g = t / 8, K rows g E ..
-   g E + E - 1, bytes [16j, 16j + 16) of each; then the E x 4-byte blocks
-   transposed into one word per A element (E K elements each).  CHECK (the
-   host emulation): got[] marks each buffer word written; false if one is
+/* Read side, thread t: lane j = t % 8 of row group g = t / 8; in each
+   sub-tile u (NT = sizeof(T) of them, TE K rows each: a block's K extent
+   is 128 elements, and every thread makes NT E = 4 loads), K rows g E .. g E + E - 1,
+   bytes [16j, 16j + 16) of each; then the E x 4-byte blocks transposed
+   into one word per A element (E K elements each).  CHECK (the host
+   emulation): got[] marks each buffer word written; false if one is
    written twice. */
 template <typename T, bool CHECK>
 __host__ __device__ __forceinline__ bool vec_read(const VecSpec &s, const VecTile &o, uint32_t t, const T *src,
                                                   const int64_t *srow, uint32_t *buf, unsigned char *got)
 {
-    constexpr uint32_t E = 4 / sizeof(T);
+    constexpr uint32_t E = 4 / sizeof(T), NT = sizeof(T), TE = VEC_BYTES / sizeof(T);
     const uint32_t j = t & 7, g = t >> 3, vb = o.va * (uint32_t)sizeof(T);
-    uint32_t x[E][4];
+    uint32_t x[NT][E][4]; /* sub-tile, row, word */
     DEVICE_UNROLL
-    for (uint32_t e = 0; e < E; e++) {
-        const uint32_t kl = g * E + e;
-        uint32_t u[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        uint32_t r = 0;
-        if (kl < o.vk && 16 * j < vb) {
-            const uint64_t seg = (uint64_t)(uintptr_t)(src + srow[kl] + o.a0);
-            r = (uint32_t)(seg & 15);
-            const uint64_t w = seg - r + 16 * j;
-            vec_load16(w, s.src_lo, s.src_hi, u);
-            if (r && 16 * j + 16 - r < vb) vec_load16(w + 16, s.src_lo, s.src_hi, u + 4);
+    for (uint32_t u = 0; u < NT; u++)
+        DEVICE_UNROLL
+        for (uint32_t e = 0; e < E; e++) {
+            const uint32_t kl = u * TE + g * E + e;
+            uint32_t w8[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            uint32_t r = 0;
+            if (kl < o.vk && 16 * j < vb) {
+                const uint64_t seg = (uint64_t)(uintptr_t)(src + srow[kl] + o.a0);
+                r = (uint32_t)(seg & 15);
+                const uint64_t w = seg - r + 16 * j;
+                vec_load16(w, s.src_lo, s.src_hi, w8);
+                if (r && 16 * j + 16 - r < vb) vec_load16(w + 16, s.src_lo, s.src_hi, w8 + 4);
+            }
+            vec_shift(w8, r, x[u][e]);
         }
-        vec_shift(u, r, x[e]);
-    }
     const uint32_t slot = ((g >> 2) ^ j) << 2 | (g & 3); /* vec_swz of every A row this thread writes is j */
     DEVICE_UNROLL
-    for (uint32_t i = 0; i < 4; i++) {
-        uint32_t w[E];
-        if constexpr (E == 4) {
-            const uint32_t t0 = vec_prmt(x[0][i], x[1][i], 0x5140), t1 = vec_prmt(x[0][i], x[1][i], 0x7362),
-                           t2 = vec_prmt(x[2][i], x[3][i], 0x5140), t3 = vec_prmt(x[2][i], x[3][i], 0x7362);
-            w[0] = vec_prmt(t0, t2, 0x5410), w[1] = vec_prmt(t0, t2, 0x7632);
-            w[2] = vec_prmt(t1, t3, 0x5410), w[3] = vec_prmt(t1, t3, 0x7632);
-        } else if constexpr (E == 2) {
-            w[0] = vec_prmt(x[0][i], x[1][i], 0x5410), w[1] = vec_prmt(x[0][i], x[1][i], 0x7632);
-        } else {
-            w[0] = x[0][i];
-        }
+    for (uint32_t u = 0; u < NT; u++)
         DEVICE_UNROLL
-        for (uint32_t m = 0; m < E; m++) {
-            const uint32_t al = (16 * j + 4 * i) / (uint32_t)sizeof(T) + m, idx = al * 32 + slot;
-            if (CHECK) {
-                if (got[idx]) return false;
-                got[idx] = 1;
+        for (uint32_t i = 0; i < 4; i++) {
+            uint32_t w[E];
+            if constexpr (E == 4) {
+                const uint32_t t0 = vec_prmt(x[u][0][i], x[u][1][i], 0x5140), t1 = vec_prmt(x[u][0][i], x[u][1][i], 0x7362),
+                               t2 = vec_prmt(x[u][2][i], x[u][3][i], 0x5140), t3 = vec_prmt(x[u][2][i], x[u][3][i], 0x7362);
+                w[0] = vec_prmt(t0, t2, 0x5410), w[1] = vec_prmt(t0, t2, 0x7632);
+                w[2] = vec_prmt(t1, t3, 0x5410), w[3] = vec_prmt(t1, t3, 0x7632);
+            } else if constexpr (E == 2) {
+                w[0] = vec_prmt(x[u][0][i], x[u][1][i], 0x5410), w[1] = vec_prmt(x[u][0][i], x[u][1][i], 0x7632);
+            } else {
+                w[0] = x[u][0][i];
             }
-            buf[idx] = w[m];
+            DEVICE_UNROLL
+            for (uint32_t m = 0; m < E; m++) {
+                const uint32_t al = (16 * j + 4 * i) / (uint32_t)sizeof(T) + m, idx = (u * TE + al) * 32 + slot;
+                if (CHECK) {
+                    if (got[idx]) return false;
+                    got[idx] = 1;
+                }
+                buf[idx] = w[m];
+            }
         }
-    }
     return true;
 }
 
@@ -260,25 +269,25 @@ inline bool vec_count(const VecCount &c, uint64_t w, int lo, int hi)
     return true;
 }
 
-/* Write side, thread t: lane j = t % 8 of A rows t / 8 + 32 p (p < E):
-   aligned dst word j of the row's segment (and word 8 for lane 0), its
-   bytes inside the segment.  CHECK (the host emulation): counts the bytes
-   stored (false: one outside dst). */
+/* Write side, thread t: lane j = t % 8 of A rows t / 8 + 32 p (p < E), in
+   each sub-tile u < NT: aligned dst word j of the row's segment (128 bytes of
+   K; and word 8 for lane 0), its bytes inside the segment.  CHECK (the
+   host emulation): counts the bytes stored (false: one outside dst). */
 template <typename T, bool CHECK>
 __host__ __device__ __forceinline__ bool vec_write(const VecTile &o, uint32_t t, T *dst, const int64_t *drow,
                                                    const uint32_t *buf, const VecCount *count)
 {
-    constexpr uint32_t E = 4 / sizeof(T);
+    constexpr uint32_t E = 4 / sizeof(T), NT = sizeof(T), TE = VEC_BYTES / sizeof(T);
     const uint32_t j = t & 7, h = t >> 3;
-    const int kb = (int)(o.vk * sizeof(T));
     DEVICE_UNROLL
-    for (uint32_t p = 0; p < E; p++) {
-        const uint32_t al = p * 32 + h;
-        if (al >= o.va) continue;
-        const uint64_t seg = (uint64_t)(uintptr_t)(dst + drow[al] + o.k0);
+    for (uint32_t q = 0; q < NT * E; q++) {
+        const uint32_t u = q / E, al = (q % E) * 32 + h;
+        if (al >= o.va || u * TE >= o.vk) continue;
+        const int kb = (int)((o.vk - u * TE < TE ? o.vk - u * TE : TE) * sizeof(T));
+        const uint64_t seg = (uint64_t)(uintptr_t)(dst + drow[al] + o.k0 + u * TE);
         const int r = (int)(seg & 15);
         const uint32_t sw = vec_swz<T>(al);
-        const uint32_t *row = buf + al * 32;
+        const uint32_t *row = buf + (u * TE + al) * 32;
         for (int w = (int)j; w <= 8; w += 8) {
             const int lo = (16 * w > r ? 16 * w : r) - 16 * w, hi = (16 * w + 16 < r + kb ? 16 * w + 16 : r + kb) - 16 * w;
             if (hi <= lo) continue;
@@ -303,10 +312,9 @@ __host__ __device__ __forceinline__ bool vec_write(const VecTile &o, uint32_t t,
 template <typename T>
 __global__ void __launch_bounds__(THREADS) vec_kernel(T *__restrict__ dst, const T *__restrict__ src, VecSpec s)
 {
-    constexpr uint32_t TE = VEC_BYTES / sizeof(T);
-    __shared__ __align__(16) uint32_t buf[TE * 32];
+    __shared__ __align__(16) uint32_t buf[VEC_BYTES * 32];
     __shared__ int64_t srow[VEC_BYTES], drow[VEC_BYTES];
-    const VecTile o = vec_tile(s, blockIdx.x, TE);
+    const VecTile o = vec_tile<T>(s, blockIdx.x);
     vec_table(s, o, threadIdx.x, srow, drow);
     __syncthreads();
     vec_read<T, false>(s, o, threadIdx.x, src, srow, buf, nullptr);
@@ -332,7 +340,7 @@ fdx_status vec_spec(const fdx_perm_plan *p, const void *src, VecSpec *out, int64
     for (int q = 0; q < p->rank; q++)
         if (!side[q]) a.bn[a.nb] = fd(p->n[q]), a.bs[a.nb] = p->ss[q], a.bd[a.nb] = p->ds[q], a.nb++, batch *= p->n[q];
     a.nga = p->vga, a.ngk = p->vgk;
-    const int64_t te = VEC_BYTES / sizeof(T), ta = blocks_of(na, te), tk = blocks_of(nk, te);
+    const int64_t ta = blocks_of(na, VEC_BYTES / sizeof(T)), tk = blocks_of(nk, VEC_BYTES);
     FDX_CHECK(sizeof(T) <= 4 && p->vga >= 1 && p->vgk >= 1 && na < ((int64_t)1 << 31) && nk < ((int64_t)1 << 31) &&
                   ta * tk * batch < ((int64_t)1 << 31),
               FDX_ERR_INTERNAL, "vector tile: %zu-byte elements, sides of %lld and %lld elements, %lld batches",
@@ -353,7 +361,7 @@ fdx_status vec_spec(const fdx_perm_plan *p, const void *src, VecSpec *out, int64
 template <typename T>
 fdx_status emulate_vec(T *dst, const T *src, const VecSpec &s, int64_t ntiles, int64_t count)
 {
-    constexpr uint32_t TE = VEC_BYTES / sizeof(T), WORDS = TE * 32;
+    constexpr uint32_t WORDS = VEC_BYTES * 32;
     static uint32_t buf[WORDS];
     static unsigned char got[WORDS];
     int64_t srow[VEC_BYTES], drow[VEC_BYTES];
@@ -362,7 +370,7 @@ fdx_status emulate_vec(T *dst, const T *src, const VecSpec &s, int64_t ntiles, i
     if (!cnt.cnt) return fdx_fail(FDX_ERR_NOMEM, "emulated vector tiles: %zu bytes of counts", bytes);
     fdx_status st = FDX_OK;
     for (int64_t tl = 0; tl < ntiles && st == FDX_OK; tl++) {
-        const VecTile o = vec_tile(s, (uint32_t)tl, TE);
+        const VecTile o = vec_tile<T>(s, (uint32_t)tl);
         for (uint32_t t = 0; t < (uint32_t)THREADS; t++) vec_table(s, o, t, srow, drow);
         memset(got, 0, sizeof got);
         for (uint32_t t = 0; t < (uint32_t)THREADS && st == FDX_OK; t++)

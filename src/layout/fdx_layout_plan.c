@@ -357,7 +357,7 @@ two_d:
    words with the fastest axis moved, every thread reads 16-byte words
    along src's contiguous side and writes 16-byte words along dst's, the
    elements rearranged in registers (byte permutes) and in a swizzled
-   buffer of 128 x 128 bytes.  The sub-word kernel moved its elements one
+   buffer of 16 KB (128 bytes of A by 128 elements of K).  The sub-word kernel moved its elements one
    at a time through the buffer: ~45 instructions a byte, 0.17-0.30 of a
    same-size copy for 1-byte elements (H100, session 8 profiles: rt1-155
    issue-bound with 2-way bank conflicts both ways and 7 of 32 bytes a
@@ -368,25 +368,32 @@ two_d:
    with funnel shifts and stores a row's partial end words in aligned
    pieces.  Choice of (vga, vgk): the sides' tile fill (extent over the
    128-byte tiles it takes) plus a bonus for rows on 16-byte multiples,
-   fewer axes on ties; both sides at least VEC_MIN_SIDE_BYTES, else the
-   sub-word or word kernel.  FDX_LAYOUT_VEC=0|1|2|4: the widest element
-   it takes (default 4; 0 off). */
-enum { VEC_TILE_BYTES = 128, VEC_MIN_SIDE_BYTES = 64 };
-static int vec_max_word(void)
+   fewer axes on ties; both sides at least VEC_MIN_SIDE_BYTES (a guess, not
+   measured: 16 takes the suite's short-side 1-byte cases rt1-171 16 x 688,
+   rt1-147 16 x 157, rt1-131 45 x many, rt1-065 509 x 48, at 0.25-0.38 on
+   the sub-word kernel), else the sub-word or word kernel.
+   FDX_LAYOUT_VEC=N[,MIN]: the widest element it takes (0 off, 1, 2, 4;
+   default 4) and the shortest side in bytes (default VEC_MIN_SIDE_BYTES). */
+enum { VEC_TILE_BYTES = 128, VEC_MIN_SIDE_BYTES = 16 };
+static int vec_knob(int *min_side)
 {
-    const char *e = fdx_knob(FDX_KNOB_LAYOUT_VEC);
+    const char *e = fdx_knob(FDX_KNOB_LAYOUT_VEC), *comma = e ? strchr(e, ',') : NULL;
+    *min_side = comma ? atoi(comma + 1) : VEC_MIN_SIDE_BYTES;
     return e ? atoi(e) : 4;
 }
 
-static double vec_fill(int64_t bytes)
+/* A side of `bytes` cut into tiles of `tile` bytes: the fill, plus a bonus
+   for rows on 16-byte multiples (no realignment, no partial words). */
+static double vec_fill(int64_t bytes, int64_t tile)
 {
-    int64_t tiles = (bytes + VEC_TILE_BYTES - 1) / VEC_TILE_BYTES;
-    return (double)bytes / (double)(tiles * VEC_TILE_BYTES) + (bytes % 16 == 0 ? 0.25 : 0.0);
+    int64_t tiles = (bytes + tile - 1) / tile;
+    return (double)bytes / (double)(tiles * tile) + (bytes % 16 == 0 ? 0.25 : 0.0);
 }
 
 static int choose_vec(fdx_perm_plan *p)
 {
-    if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->word > 4 || p->word > vec_max_word() || p->s[0] == 0) return 0;
+    int min_side, max_word = vec_knob(&min_side);
+    if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->word > 4 || p->word > max_word || p->s[0] == 0) return 0;
     double best = -1;
     int bga = 0, bgk = 0;
     for (int ga = 1; ga < p->rank; ga++)
@@ -395,10 +402,10 @@ static int choose_vec(fdx_perm_plan *p)
             for (int a = 0; a < ga; a++) na *= p->n[a];
             for (int q = 0; q < gk; q++) nk *= p->n[p->s[q]], clash |= p->s[q] < ga;
             if (clash || na >= ((int64_t)1 << 31) || nk >= ((int64_t)1 << 31)) continue;
-            if (na * p->word < VEC_MIN_SIDE_BYTES || nk * p->word < VEC_MIN_SIDE_BYTES) continue;
-            const int64_t tile = VEC_TILE_BYTES / p->word;
-            if ((na + tile - 1) / tile * ((nk + tile - 1) / tile) * (p->count / na / nk) >= ((int64_t)1 << 31)) continue;
-            double score = vec_fill(na * p->word) + vec_fill(nk * p->word) - 0.001 * (ga + gk);
+            if (na * p->word < min_side || nk * p->word < min_side) continue;
+            const int64_t ta = VEC_TILE_BYTES / p->word, tk = VEC_TILE_BYTES; /* elements */
+            if ((na + ta - 1) / ta * ((nk + tk - 1) / tk) * (p->count / na / nk) >= ((int64_t)1 << 31)) continue;
+            double score = vec_fill(na * p->word, VEC_TILE_BYTES) + vec_fill(nk * p->word, tk * p->word) - 0.001 * (ga + gk);
             if (score > best) best = score, bga = ga, bgk = gk;
         }
     if (best < 0) return 0;

@@ -584,7 +584,8 @@ static void subword_emulation(fdx_ctx *ctx, uint64_t seed)
    axes before, between and after, sides too short for it (45 bytes, 9
    elements, 16 x 4, a 2-element dst-fastest axis), src and dst moved off 16 bytes by several residues,
    guards around dst.  want[c] bit e: case c takes it for elements of
-   1 << e bytes; FDX_LAYOUT_VEC=1 keeps it to 1-byte elements, =0 off. */
+   1 << e bytes; FDX_LAYOUT_VEC=1 keeps it to 1-byte elements, =0 off,
+   =4,64 asks for sides of 64 bytes or more (want64). */
 static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     static const int64_t sh[][6] = {{509, 263, 1, 1, 1, 1}, {64, 64, 1, 1, 1, 1},    {128, 5, 8, 283, 1, 1},
@@ -594,11 +595,11 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
     static const int pm[][6] = {{1, 0, 2, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {3, 2, 0, 1, 4, 5}, {4, 3, 2, 1, 0, 5},
                                 {2, 1, 0, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {2, 1, 0, 3, 4, 5}, {3, 2, 1, 0, 4, 5},
                                 {1, 0, 2, 3, 4, 5}, {3, 1, 0, 5, 4, 2}, {4, 2, 0, 1, 3, 5}, {2, 0, 1, 3, 4, 5}};
-    static const unsigned want[] = {7, 7, 7, 7, 7, 6, 7, 7, 0, 4, 7, 0};
+    static const unsigned want[] = {7, 7, 7, 7, 7, 7, 7, 7, 6, 7, 7, 0}, want64[] = {7, 7, 7, 7, 7, 6, 7, 7, 0, 4, 7, 0};
     static const int sft[4][2] = {{0, 0}, {1, 3}, {7, 12}, {15, 9}};
-    static const char *const variant[] = {NULL, "1", "0"};
+    static const char *const variant[] = {NULL, "1", "0", "4,64"};
     const int ncase = (int)(sizeof sh / sizeof sh[0]);
-    for (int v = 0; v < 3; v++) {
+    for (int v = 0; v < 4; v++) {
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
         for (int c = 0; c < ncase; c++)
             for (int e = 0; e < 3; e++) {
@@ -606,7 +607,7 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
                 const int shifts = (int)(16 / el);
                 int rank = 6;
                 while (sh[c][rank - 1] == 1) rank--;
-                const int expect = (int)(want[c] >> e & 1) && (v == 0 || (v == 1 && e == 0));
+                const int expect = v == 3 ? (int)(want64[c] >> e & 1) : (int)(want[c] >> e & 1) && (v == 0 || (v == 1 && e == 0));
                 for (int k = 0; k < (v ? 2 : 4); k++) {
                     fdx_perm_plan q;
                     int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], sft[k][0] % shifts, sft[k][1] % shifts,
