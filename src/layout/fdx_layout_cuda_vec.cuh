@@ -133,6 +133,10 @@ __host__ __device__ __forceinline__ void vec_shift(const uint32_t *u, uint32_t s
     for (int i = 0; i < 4; i++) v[i] = vec_fsr(t2[i], t2[i + 1], (s & 3) * 8);
 }
 
+/* The host emulation's count of accesses off their size's alignment (the
+   device would fault; memcpy on the host would not notice). */
+static unsigned long vec_misaligned;
+
 /* The aligned 16-byte word at w; its bytes outside [lo, hi) (the array's
    ends) are not read (0). */
 __host__ __device__ __forceinline__ void vec_load16(uint64_t w, uint64_t lo, uint64_t hi, uint32_t *u)
@@ -142,6 +146,7 @@ __host__ __device__ __forceinline__ void vec_load16(uint64_t w, uint64_t lo, uin
         const uint4 x = __ldg(reinterpret_cast<const uint4 *>(w));
         u[0] = x.x, u[1] = x.y, u[2] = x.z, u[3] = x.w;
 #else
+        vec_misaligned += (w & 15) != 0;
         memcpy(u, (const void *)(uintptr_t)w, 16);
 #endif
         return;
@@ -161,10 +166,14 @@ __host__ __device__ __forceinline__ void vec_store16(uint64_t w, const uint32_t 
 #ifdef __CUDA_ARCH__
         *reinterpret_cast<uint4 *>(w) = make_uint4(v[0], v[1], v[2], v[3]);
 #else
+        vec_misaligned += (w & 15) != 0;
         memcpy((void *)(uintptr_t)w, v, 16);
 #endif
         return;
     }
+#ifndef __CUDA_ARCH__
+    vec_misaligned += (w & 15) != 0;
+#endif
     const uint64_t h0 = (uint64_t)v[1] << 32 | v[0], h1 = (uint64_t)v[3] << 32 | v[2];
     while (lo < hi) {
         const uint64_t x = (lo & 8 ? h1 : h0) >> (8 * (lo & 7));
@@ -322,6 +331,98 @@ __global__ void __launch_bounds__(THREADS) vec_kernel(T *__restrict__ dst, const
     vec_write<T, false>(o, threadIdx.x, dst, drow, buf, nullptr);
 }
 
+/* Kept rows whose bytes leave a word under 16 bytes (plan->vec with a
+   ROWS plan: odd rows, 5387 bytes of 1-byte elements; rows that src and
+   dst start at different residues mod 16): a batched copy of rows, thread
+   t of block (row, chunk) storing the row's aligned dst word chunk * 256 +
+   t, whole, or in aligned pieces at the row's ends, from the two aligned
+   src words its bytes lie in, funnel-shifted into place.  No buffer. */
+struct VecRows {
+    uint64_t len;                            /* row bytes */
+    FastDiv chunks;                          /* blocks a row: 256 dst words each */
+    int nb;                                  /* the row axes: */
+    FastDiv bn[FDX_MAX_RANK];                /*   extents */
+    int64_t bs[FDX_MAX_RANK], bd[FDX_MAX_RANK]; /* src and dst strides, bytes */
+    uint64_t src_lo, src_hi;                 /* the src array's bytes [lo, hi) */
+};
+
+template <bool CHECK>
+__host__ __device__ __forceinline__ bool vec_row_word(const VecRows &a, uint32_t blk, uint32_t t, unsigned char *dst,
+                                                      const unsigned char *src, const VecCount *count)
+{
+    uint32_t row = hqdiv(blk, a.chunks);
+    const uint32_t chunk = blk - row * a.chunks.d;
+    int64_t so = 0, dof = 0;
+    DEVICE_UNROLL
+    for (int b = 0; b < FDX_MAX_RANK; b++) {
+        if (b >= a.nb) break;
+        const uint32_t d = hqdiv(row, a.bn[b]), c = row - d * a.bn[b].d;
+        row = d;
+        so += (int64_t)c * a.bs[b];
+        dof += (int64_t)c * a.bd[b];
+    }
+    const uint64_t drow = (uint64_t)(uintptr_t)dst + (uint64_t)dof, srow = (uint64_t)(uintptr_t)src + (uint64_t)so;
+    const uint64_t w = (drow & ~(uint64_t)15) + 16 * ((uint64_t)chunk * THREADS + t);
+    const int lo = w >= drow ? 0 : (int)(drow - w), hi = w + 16 <= drow + a.len ? 16 : (int)((int64_t)(drow + a.len) - (int64_t)w);
+    if (hi <= lo) return true;
+    const uint64_t s0 = srow + (w - drow); /* where the word's byte 0 comes from (mod 2^64 before the row) */
+    const uint32_t sr = (uint32_t)(s0 & 15);
+    uint32_t u[8] = {0, 0, 0, 0, 0, 0, 0, 0}, v[4];
+    vec_load16(s0 - sr, a.src_lo, a.src_hi, u);
+    if (sr) vec_load16(s0 - sr + 16, a.src_lo, a.src_hi, u + 4);
+    vec_shift(u, sr, v);
+    vec_store16(w, v, lo, hi);
+#ifndef __CUDA_ARCH__
+    if (CHECK && !vec_count(*count, w, lo, hi)) return false;
+#endif
+    return true;
+}
+
+__global__ void __launch_bounds__(THREADS) vec_rows_kernel(unsigned char *__restrict__ dst,
+                                                           const unsigned char *__restrict__ src, VecRows a)
+{
+    vec_row_word<false>(a, blockIdx.x, threadIdx.x, dst, src, nullptr);
+}
+
+/* A kept-rows plan (plan->vec, ROWS) on the device or emulated on the host
+   (on_host; each dst byte stored once, nothing outside dst). */
+inline fdx_status run_vec_rows(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
+{
+    VecRows a;
+    memset(&a, 0, sizeof a);
+    const int64_t w = p->word, len = p->n[0] * w, chunks = blocks_of(len + 15, 16 * THREADS);
+    int64_t rows = 1;
+    for (int q = 1; q < p->rank; q++) {
+        a.bn[a.nb] = fd(p->n[q]), a.bs[a.nb] = p->ss[q] * w, a.bd[a.nb] = p->ds[q] * w, a.nb++;
+        rows *= p->n[q];
+    }
+    FDX_CHECK(p->kind == FDX_PLAN_ROWS && p->s[0] == 0 && rows * chunks < ((int64_t)1 << 31), FDX_ERR_INTERNAL,
+              "vector rows: plan kind %d, %lld rows of %lld bytes", (int)p->kind, (long long)rows, (long long)len);
+    a.len = (uint64_t)len;
+    a.chunks = fd(chunks);
+    a.src_lo = (uint64_t)(uintptr_t)src, a.src_hi = a.src_lo + (uint64_t)p->count * (uint64_t)w;
+    if (!on_host) {
+        vec_rows_kernel<<<(unsigned)(rows * chunks), THREADS, 0, st>>>((unsigned char *)dst, (const unsigned char *)src, a);
+        FDX_CUDA_CHECK_LAUNCH("vec_rows_kernel");
+        return FDX_OK;
+    }
+    const size_t bytes = (size_t)(p->count * w);
+    VecCount cnt = {(unsigned char *)calloc(bytes, 1), (uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)dst + bytes};
+    if (!cnt.cnt) return fdx_fail(FDX_ERR_NOMEM, "emulated vector rows: %zu bytes of counts", bytes);
+    vec_misaligned = 0;
+    fdx_status s = FDX_OK;
+    for (int64_t b = 0; b < rows * chunks && s == FDX_OK; b++)
+        for (uint32_t t = 0; t < (uint32_t)THREADS && s == FDX_OK; t++)
+            if (!vec_row_word<true>(a, (uint32_t)b, t, (unsigned char *)dst, (const unsigned char *)src, &cnt))
+                s = fdx_fail(FDX_ERR_INTERNAL, "vector rows: block %lld thread %u stores outside dst", (long long)b, t);
+    for (size_t b = 0; b < bytes && s == FDX_OK; b++)
+        if (cnt.cnt[b] != 1) s = fdx_fail(FDX_ERR_INTERNAL, "vector rows: dst byte %zu stored %d times", b, cnt.cnt[b]);
+    if (s == FDX_OK && vec_misaligned)
+        s = fdx_fail(FDX_ERR_INTERNAL, "vector rows: %lu 16-byte accesses off 16 bytes", vec_misaligned);
+    free(cnt.cnt);
+    return s;
+}
+
 /* The vector kernel's view of a plan (plan->vec). */
 template <typename T>
 fdx_status vec_spec(const fdx_perm_plan *p, const void *src, VecSpec *out, int64_t *ntiles)
@@ -368,6 +469,7 @@ fdx_status emulate_vec(T *dst, const T *src, const VecSpec &s, int64_t ntiles, i
     const size_t bytes = (size_t)count * sizeof(T);
     VecCount cnt = {(unsigned char *)calloc(bytes, 1), (uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)dst + bytes};
     if (!cnt.cnt) return fdx_fail(FDX_ERR_NOMEM, "emulated vector tiles: %zu bytes of counts", bytes);
+    vec_misaligned = 0;
     fdx_status st = FDX_OK;
     for (int64_t tl = 0; tl < ntiles && st == FDX_OK; tl++) {
         const VecTile o = vec_tile<T>(s, (uint32_t)tl);
@@ -384,6 +486,8 @@ fdx_status emulate_vec(T *dst, const T *src, const VecSpec &s, int64_t ntiles, i
     }
     for (size_t b = 0; b < bytes && st == FDX_OK; b++)
         if (cnt.cnt[b] != 1) st = fdx_fail(FDX_ERR_INTERNAL, "vector tiles: dst byte %zu stored %d times", b, cnt.cnt[b]);
+    if (st == FDX_OK && vec_misaligned)
+        st = fdx_fail(FDX_ERR_INTERNAL, "vector tiles: %lu 16-byte accesses off 16 bytes", vec_misaligned);
     free(cnt.cnt);
     return st;
 }
@@ -392,6 +496,7 @@ fdx_status emulate_vec(T *dst, const T *src, const VecSpec &s, int64_t ntiles, i
 template <typename T>
 fdx_status run_vec(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
 {
+    if (p->kind == FDX_PLAN_ROWS) return run_vec_rows(dst, src, p, st, on_host);
     if constexpr (sizeof(T) > 4) return fdx_fail(FDX_ERR_INTERNAL, "vector tile of %d-byte words", p->word);
     else {
         VecSpec a;

@@ -390,6 +390,22 @@ static double vec_fill(int64_t bytes, int64_t tile)
     return (double)bytes / (double)(tiles * tile) + (bytes % 16 == 0 ? 0.25 : 0.0);
 }
 
+static int vec_take(fdx_perm_plan *p, int vga, int vgk);
+
+/* Kept rows whose bytes leave the word under 16 bytes (odd rows, or src
+   and dst at different residues mod 16) as a batched row copy with
+   16-byte accesses (vec_rows_kernel): the sub-word kernel measured 0.34
+   (rt1-111, 5387-byte rows), 0.55 (rt1-079, 7498), the word kernel 0.59-0.74
+   (rt1-064 524-byte rows of 4-byte words, rt1-016 344 of 8). */
+static int choose_vec_rows(fdx_perm_plan *p)
+{
+    int min_side, max_word = vec_knob(&min_side);
+    if (p->kind != FDX_PLAN_ROWS || p->word >= 16 || max_word <= 0) return 0;
+    int64_t len = p->n[0] * p->word, rows = p->count / p->n[0];
+    if (rows * ((len + 15 + 4095) / 4096) >= ((int64_t)1 << 31)) return 0;
+    return vec_take(p, 1, 1);
+}
+
 static int choose_vec(fdx_perm_plan *p)
 {
     int min_side, max_word = vec_knob(&min_side);
@@ -409,9 +425,14 @@ static int choose_vec(fdx_perm_plan *p)
             if (score > best) best = score, bga = ga, bgk = gk;
         }
     if (best < 0) return 0;
+    return vec_take(p, bga, bgk);
+}
+
+static int vec_take(fdx_perm_plan *p, int vga, int vgk)
+{
     p->vec = 1;
-    p->vga = bga;
-    p->vgk = bgk;
+    p->vga = vga;
+    p->vgk = vgk;
     p->subword = 0;
     p->packed = 0;
     p->skew = 0;
@@ -496,7 +517,8 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         choose_kernel_tile(p, A, K);
         choose_skew(p);
     }
-    if (p->kind == FDX_PLAN_ROWS && !choose_subword(p, A, K)) choose_kernel_tile(p, A, K); /* kept rows: the tile kernel too */
+    if (p->kind == FDX_PLAN_ROWS && !choose_vec_rows(p) && !choose_subword(p, A, K))
+        choose_kernel_tile(p, A, K); /* kept rows: the tile kernel too */
     int64_t blocks = (p->nA + p->TA - 1) / p->TA * ((p->nK + p->TB - 1) / p->TB);
     for (int b = 0; b < p->nb; b++) blocks *= p->bn[b];
     FDX_CHECK(blocks < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",

@@ -626,6 +626,40 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
     }
 }
 
+/* Kept rows through the vector row copy: rows of 509, 3001, 131, 344
+   elements (odd, prime, 8-byte multiples) with batch axes swapped, src and
+   dst off 16 bytes by several residues; it takes every plan whose row
+   bytes leave a word under 16 bytes (odd rows, or the buffers' residues
+   differ), the word kernel's 16-byte rows the rest.  FDX_LAYOUT_VEC=0: none. */
+static void test_vec_rows_emulation(fdx_ctx *ctx, uint64_t seed)
+{
+    static const int64_t sh[][3] = {{509, 7, 13}, {3001, 3, 5}, {131, 61, 7}, {344, 15, 16}, {128, 9, 2}};
+    static const int pm[][3] = {{0, 2, 1}, {0, 2, 1}, {0, 2, 1}, {0, 2, 1}, {0, 2, 1}};
+    static const int sft[4][2] = {{0, 0}, {1, 3}, {4, 4}, {15, 9}};
+    for (int v = 0; v < 2; v++) {
+        if (v) setenv("FDX_LAYOUT_VEC", "0", 1);
+        for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
+            for (int e = 0; e < 4; e++) {
+                const size_t el = (size_t)1 << e;
+                const int n = (int)(16 / el);
+                for (int k = 0; k < 4; k++) {
+                    const int ss = sft[k][0] % n, ds = sft[k][1] % n;
+                    const int wide = (sh[c][0] * (int64_t)el) % 16 == 0 && (ss * el) % 16 == 0 && (ds * el) % 16 == 0;
+                    fdx_perm_plan q;
+                    if (emulate_shifted(ctx, el, 3, sh[c], pm[c], ss, ds, seed++, &q) < 0) {
+                        printf("test_layout: vector rows emulation skipped (built without CUDA)\n");
+                        unsetenv("FDX_LAYOUT_VEC");
+                        return;
+                    }
+                    CHECK(q.kind == FDX_PLAN_ROWS && q.vec == (!v && !wide),
+                          "rows case %d (%lld..) elem %zu shifts %d/%d FDX_LAYOUT_VEC=%s: kind %d vec %d word %d", c,
+                          (long long)sh[c][0], el, ss, ds, v ? "0" : "(unset)", (int)q.kind, q.vec, q.word);
+                }
+            }
+        unsetenv("FDX_LAYOUT_VEC");
+    }
+}
+
 /* The sub-word cases above with the vector tile off (it takes most of them
    otherwise: test_vec_emulation). */
 static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
@@ -674,6 +708,7 @@ int main(void)
     test_tile_emulation(ctx, 17);
     test_subword_emulation(ctx, 19);
     test_vec_emulation(ctx, 20);
+    test_vec_rows_emulation(ctx, 22);
     test_errors(ctx);
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_layout");
