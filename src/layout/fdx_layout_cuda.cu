@@ -815,6 +815,8 @@ fdx_status run_subword(void *dst, const void *src, const fdx_perm_plan *p, cudaS
     }
 }
 
+#include "layout/fdx_layout_cuda_vec.cuh"
+
 /* The tile kernel run on the host, block after block, through the same
    slot functions (tests on machines without a GPU): every buffer slot read
    once before the write side takes it, every word through dst. */
@@ -860,6 +862,7 @@ fdx_status emulate_tiles(void *dst, const void *src, const fdx_perm_plan *p)
     typedef typename Word<W>::type T;
     FDX_CHECK(p->kind == FDX_PLAN_TILED || p->kind == FDX_PLAN_ROWS, FDX_ERR_INVALID,
               "emulation covers the tile kernel (TILED and ROWS plans), not plan kind %d", (int)p->kind);
+    if (p->vec) return run_vec<T>(dst, src, p, nullptr, true);
     if (p->subword) return run_subword<T>(dst, src, p, nullptr, true);
     int64_t ntiles;
     TileSpec a;
@@ -880,6 +883,7 @@ fdx_status launch_perm(void *dst, const void *src, const fdx_perm_plan *p, cudaS
         FDX_CUDA_CHECK_LAUNCH("square_kernel");
         return FDX_OK;
     }
+    if (p->vec) return run_vec<T>(dst, src, p, st, false);
     if (p->subword) return run_subword<T>(dst, src, p, st, false);
     return launch_tiles<T>(dst, src, p, st);
 }

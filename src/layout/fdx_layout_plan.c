@@ -353,6 +353,92 @@ two_d:
     return 1;
 }
 
+/* Vector tiles (CUDA, fdx_layout_cuda_vec.cuh): for 1-, 2- and 4-byte
+   words with the fastest axis moved, every thread reads 16-byte words
+   along src's contiguous side and writes 16-byte words along dst's, the
+   elements rearranged in registers (byte permutes) and in a swizzled
+   buffer of 16 KB (128 bytes of A by 128 elements of K).  The sub-word kernel moved its elements one
+   at a time through the buffer: ~45 instructions a byte, 0.17-0.30 of a
+   same-size copy for 1-byte elements (H100, session 8 profiles: rt1-155
+   issue-bound with 2-way bank conflicts both ways and 7 of 32 bytes a
+   stored sector).  The tile's two sides are flat indices over several
+   merged axes: A = the first vga src axes (contiguous in src), K = the
+   first vgk dst axes (contiguous in dst), disjoint; the rest are batch
+   axes.  Rows need not be aligned (prime extents): the kernel realigns
+   with funnel shifts and stores a row's partial end words in aligned
+   pieces.  Choice of (vga, vgk): the sides' tile fill (extent over the
+   128-byte tiles it takes) plus a bonus for rows on 16-byte multiples,
+   fewer axes on ties; both sides at least VEC_MIN_SIDE_BYTES (a guess, not
+   measured: 16 takes the suite's short-side 1-byte cases rt1-171 16 x 688,
+   rt1-147 16 x 157, rt1-131 45 x many, rt1-065 509 x 48, at 0.25-0.38 on
+   the sub-word kernel), else the sub-word or word kernel.
+   FDX_LAYOUT_VEC=N[,MIN]: the widest element it takes (0 off, 1, 2, 4;
+   default 4) and the shortest side in bytes (default VEC_MIN_SIDE_BYTES). */
+enum { VEC_TILE_BYTES = 128, VEC_MIN_SIDE_BYTES = 16 };
+static int vec_knob(int *min_side)
+{
+    const char *e = fdx_knob(FDX_KNOB_LAYOUT_VEC), *comma = e ? strchr(e, ',') : NULL;
+    *min_side = comma ? atoi(comma + 1) : VEC_MIN_SIDE_BYTES;
+    return e ? atoi(e) : 4;
+}
+
+/* A side of `bytes` cut into tiles of `tile` bytes: the fill, plus a bonus
+   for rows on 16-byte multiples (no realignment, no partial words). */
+static double vec_fill(int64_t bytes, int64_t tile)
+{
+    int64_t tiles = (bytes + tile - 1) / tile;
+    return (double)bytes / (double)(tiles * tile) + (bytes % 16 == 0 ? 0.25 : 0.0);
+}
+
+static int vec_take(fdx_perm_plan *p, int vga, int vgk);
+
+/* Kept rows whose bytes leave the word under 16 bytes (odd rows, or src
+   and dst at different residues mod 16) as a batched row copy with
+   16-byte accesses (vec_rows_kernel): the sub-word kernel measured 0.34
+   (rt1-111, 5387-byte rows), 0.55 (rt1-079, 7498), the word kernel 0.59-0.74
+   (rt1-064 524-byte rows of 4-byte words, rt1-016 344 of 8). */
+static int choose_vec_rows(fdx_perm_plan *p)
+{
+    int min_side, max_word = vec_knob(&min_side);
+    if (p->kind != FDX_PLAN_ROWS || p->word >= 16 || max_word <= 0) return 0;
+    int64_t len = p->n[0] * p->word, rows = p->count / p->n[0];
+    if (rows * ((len + 15 + 4095) / 4096) >= ((int64_t)1 << 31)) return 0;
+    return vec_take(p, 1, 1);
+}
+
+static int choose_vec(fdx_perm_plan *p)
+{
+    int min_side, max_word = vec_knob(&min_side);
+    if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->word > 4 || p->word > max_word || p->s[0] == 0) return 0;
+    double best = -1;
+    int bga = 0, bgk = 0;
+    for (int ga = 1; ga < p->rank; ga++)
+        for (int gk = 1; gk < p->rank; gk++) {
+            int64_t na = 1, nk = 1, clash = 0;
+            for (int a = 0; a < ga; a++) na *= p->n[a];
+            for (int q = 0; q < gk; q++) nk *= p->n[p->s[q]], clash |= p->s[q] < ga;
+            if (clash || na >= ((int64_t)1 << 31) || nk >= ((int64_t)1 << 31)) continue;
+            if (na * p->word < min_side || nk * p->word < min_side) continue;
+            const int64_t ta = VEC_TILE_BYTES / p->word, tk = VEC_TILE_BYTES; /* elements */
+            if ((na + ta - 1) / ta * ((nk + tk - 1) / tk) * (p->count / na / nk) >= ((int64_t)1 << 31)) continue;
+            double score = vec_fill(na * p->word, VEC_TILE_BYTES) + vec_fill(nk * p->word, tk * p->word) - 0.001 * (ga + gk);
+            if (score > best) best = score, bga = ga, bgk = gk;
+        }
+    if (best < 0) return 0;
+    return vec_take(p, bga, bgk);
+}
+
+static int vec_take(fdx_perm_plan *p, int vga, int vgk)
+{
+    p->vec = 1;
+    p->vga = vga;
+    p->vgk = vgk;
+    p->subword = 0;
+    p->packed = 0;
+    p->skew = 0;
+    return 1;
+}
+
 int fdx_perm_plan_square(fdx_perm_plan *p)
 {
     int square = p->rank >= 2 && p->s[0] == 1 && p->s[1] == 0 && p->n[0] == p->n[1] &&
@@ -427,11 +513,12 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         p->nb++;
     }
     choose_tile(p);
-    if (p->kind == FDX_PLAN_TILED && !choose_subword(p, A, K)) {
+    if (p->kind == FDX_PLAN_TILED && !choose_vec(p) && !choose_subword(p, A, K)) {
         choose_kernel_tile(p, A, K);
         choose_skew(p);
     }
-    if (p->kind == FDX_PLAN_ROWS && !choose_subword(p, A, K)) choose_kernel_tile(p, A, K); /* kept rows: the tile kernel too */
+    if (p->kind == FDX_PLAN_ROWS && !choose_vec_rows(p) && !choose_subword(p, A, K))
+        choose_kernel_tile(p, A, K); /* kept rows: the tile kernel too */
     int64_t blocks = (p->nA + p->TA - 1) / p->TA * ((p->nK + p->TB - 1) / p->TB);
     for (int b = 0; b < p->nb; b++) blocks *= p->bn[b];
     FDX_CHECK(blocks < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",

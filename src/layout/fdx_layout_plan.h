@@ -66,6 +66,13 @@ typedef struct fdx_perm_plan {
        16), the elements exchanged through a buffer (see subword_read /
        subword_write in fdx_layout_cuda.cu); 0: the word kernel. */
     int subword;
+    /* CUDA vector tile (1-, 2- and 4-byte words, the fastest axis moved;
+       see choose_vec and fdx_layout_cuda_vec.cuh): vec = 1, the tile's A
+       side is the first vga merged src axes (one flat index, contiguous in
+       src), its K side the first vgk dst axes (one flat index, contiguous
+       in dst); 16-byte accesses on both sides, the bytes rearranged in
+       registers.  0: the sub-word or word kernel above. */
+    int vec, vga, vgk;
 } fdx_perm_plan;
 
 /* Plans dst[axis p] = src[axis perm[p]] for src extents shape.  align is the

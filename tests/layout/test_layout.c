@@ -410,6 +410,7 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
         unsetenv("FDX_LAYOUT_KERNEL");
     }
     setenv("FDX_LAYOUT_SUBWORD", "0", 1);
+    setenv("FDX_LAYOUT_VEC", "0", 1);
     for (int off = 0; off < 2; off++) {
         if (off) setenv("FDX_LAYOUT_SKEW", "0", 1);
         for (int e = 2; e < 5; e++)
@@ -426,6 +427,7 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
         unsetenv("FDX_LAYOUT_SKEW");
     }
     unsetenv("FDX_LAYOUT_SUBWORD");
+    unsetenv("FDX_LAYOUT_VEC");
     /* 3 word sizes x 8 residues x 3 shapes: skewed unless the dst row stride is sector-aligned */
     CHECK(skewed == 3 * 3 * 8 - 3 * (1 + 2 + 4), "skewed plans: %d", skewed);
     CHECK(plain == 3 * 3 * 8 + 3 * (1 + 2 + 4), "plain plans: %d", plain);
@@ -436,7 +438,7 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
    64-byte boundary: rows start at any byte), poisoned guards before and
    after dst that must stay untouched; returns the plan's subword flag. */
 static int emulate_shifted(fdx_ctx *ctx, size_t elem, int rank, const int64_t *shape, const int *perm, int sshift,
-                           int dshift, uint64_t seed, int *packed)
+                           int dshift, uint64_t seed, fdx_perm_plan *plan)
 {
     int64_t count = 1;
     for (int a = 0; a < rank; a++) count *= shape[a];
@@ -450,16 +452,16 @@ static int emulate_shifted(fdx_ctx *ctx, size_t elem, int rank, const int64_t *s
     fdx_perm_plan p;
     CHECK_OK(fdx_perm_plan_make(elem, rank, shape, perm, common_align_of(out, in), 0, &p));
     int ret = p.subword;
-    if (packed) *packed = p.packed;
+    if (plan) *plan = p;
     fdx_status st = p.kind == FDX_PLAN_TILED || p.kind == FDX_PLAN_ROWS ? fdx_layout_cuda_emulate(out, in, &p) : FDX_OK;
     if (st == FDX_ERR_UNSUPPORTED) ret = -1; /* built without CUDA */
     else if (p.kind == FDX_PLAN_TILED || p.kind == FDX_PLAN_ROWS) {
         CHECK(st == FDX_OK, "emulated kernel: %s", fdx_last_error());
         CHECK(memcmp(out, ref, bytes) == 0,
-              "emulated kernel (subword %d, tile %d x %d) elem %zu rank %d (%lld x %lld ..) perm %d,%d.. shifts %d/%d: "
-              "differs from CPU",
-              p.subword, p.TA, p.TB, elem, rank, (long long)shape[0], (long long)shape[1], perm[0], perm[1], sshift,
-              dshift);
+              "emulated kernel (subword %d, vec %d, tile %d x %d) elem %zu rank %d (%lld x %lld ..) perm %d,%d.. shifts "
+              "%d/%d: differs from CPU",
+              p.subword, p.vec, p.TA, p.TB, elem, rank, (long long)shape[0], (long long)shape[1], perm[0], perm[1],
+              sshift, dshift);
         int bad = 0;
         for (unsigned char *g = draw; g < out; g++) bad += *g != 0x5A;
         for (unsigned char *g = out + bytes; g < draw + rawbytes; g++) bad += *g != 0x5A;
@@ -486,7 +488,7 @@ static int emulate_shifted(fdx_ctx *ctx, size_t elem, int rank, const int64_t *s
    with that switch and element.  Then the short fastest axes (3, 4, 5
    elements on either side, kept rows of 3-13 elements, ranks 3-6) as
    packed sub-word tiles over several axes, with 8- and 16-byte words. */
-static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
+static void subword_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     static const int64_t sh[][4] = {{509, 263, 1, 1}, {45, 2003, 1, 1}, {1021, 9, 1, 1}, {127, 131, 1, 1},
                                     {257, 3, 131, 1}, {61, 17, 3, 131}, {8, 257, 1, 1},  {131, 7, 61, 1},
@@ -541,7 +543,7 @@ static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
         CHECK(p.subword == 16 && p.packed == (c == 2) && tile * (int64_t)bel[c] > 8192,
               "large case %d: sub-word %d packed %d tile of %lld bytes", c, p.subword, p.packed,
               (long long)(tile * (int64_t)bel[c]));
-        int packed = 0, k = emulate_shifted(ctx, bel[c], rank, big[c], bpm[c], 1, 3, seed++, &packed);
+        int k = emulate_shifted(ctx, bel[c], rank, big[c], bpm[c], 1, 3, seed++, NULL);
         CHECK(k == 16 || k == 8 || k < 0, "large case %d: sub-word plan %d with shifted buffers", c, k);
     }
     /* short fastest axes: the suite's worst shapes, scaled down */
@@ -562,7 +564,9 @@ static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
                 int rank = 6;
                 while (ssh[c][rank - 1] == 1) rank--;
                 for (int ss = 0; ss < 4; ss++) {
-                    int packed = 0, k = emulate_shifted(ctx, el, rank, ssh[c], spm[c], ss, (3 * ss + c) % 4, seed++, &packed);
+                    fdx_perm_plan q;
+                    int k = emulate_shifted(ctx, el, rank, ssh[c], spm[c], ss, (3 * ss + c) % 4, seed++, &q),
+                        packed = q.packed;
                     if (k < 0) break;
                     CHECK(k == (v == 2 ? 8 : 16) && packed, "short axes %d (%lldx%lld..) elem %zu: sub-word %d packed %d", c,
                           (long long)ssh[c][0], (long long)ssh[c][1], el, k, packed);
@@ -570,6 +574,99 @@ static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
             }
         unsetenv("FDX_LAYOUT_SUBWORD");
     }
+}
+
+/* The vector tile (1-, 2-, 4-byte elements, 16-byte accesses; A and K
+   sides flat over several axes): odd and prime 2D transposes (rows on no
+   16-byte boundary on either side), an aligned one, the suite's worst
+   1-byte shapes scaled down (rt1-155: K over two dst axes; rt1-094: A over
+   two src axes; rt1-054: unaligned both ways, K over two axes), batch
+   axes before, between and after, sides too short for it (45 bytes, 9
+   elements, 16 x 4, a 2-element dst-fastest axis), src and dst moved off 16 bytes by several residues,
+   guards around dst.  want[c] bit e: case c takes it for elements of
+   1 << e bytes; FDX_LAYOUT_VEC=1 keeps it to 1-byte elements, =0 off,
+   =4,64 asks for sides of 64 bytes or more (want64). */
+static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
+{
+    static const int64_t sh[][6] = {{509, 263, 1, 1, 1, 1}, {64, 64, 1, 1, 1, 1},    {128, 5, 8, 283, 1, 1},
+                                    {9, 64, 3, 16, 32, 1},  {1771, 89, 37, 1, 1, 1}, {45, 2003, 1, 1, 1, 1},
+                                    {100, 3, 130, 1, 1, 1}, {61, 17, 3, 131, 1, 1},  {1021, 9, 1, 1, 1, 1},
+                                    {16, 17, 6, 4, 8, 13},  {3, 7, 16, 5, 77, 1},    {130, 257, 2, 1, 1, 1}};
+    static const int pm[][6] = {{1, 0, 2, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {3, 2, 0, 1, 4, 5}, {4, 3, 2, 1, 0, 5},
+                                {2, 1, 0, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {2, 1, 0, 3, 4, 5}, {3, 2, 1, 0, 4, 5},
+                                {1, 0, 2, 3, 4, 5}, {3, 1, 0, 5, 4, 2}, {4, 2, 0, 1, 3, 5}, {2, 0, 1, 3, 4, 5}};
+    static const unsigned want[] = {7, 7, 7, 7, 7, 7, 7, 7, 6, 7, 7, 0}, want64[] = {7, 7, 7, 7, 7, 6, 7, 7, 0, 4, 7, 0};
+    static const int sft[4][2] = {{0, 0}, {1, 3}, {7, 12}, {15, 9}};
+    static const char *const variant[] = {NULL, "1", "0", "4,64"};
+    const int ncase = (int)(sizeof sh / sizeof sh[0]);
+    for (int v = 0; v < 4; v++) {
+        if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
+        for (int c = 0; c < ncase; c++)
+            for (int e = 0; e < 3; e++) {
+                const size_t el = (size_t)1 << e;
+                const int shifts = (int)(16 / el);
+                int rank = 6;
+                while (sh[c][rank - 1] == 1) rank--;
+                const int expect = v == 3 ? (int)(want64[c] >> e & 1) : (int)(want[c] >> e & 1) && (v == 0 || (v == 1 && e == 0));
+                for (int k = 0; k < (v ? 2 : 4); k++) {
+                    fdx_perm_plan q;
+                    int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], sft[k][0] % shifts, sft[k][1] % shifts,
+                                            seed++, &q);
+                    if (r < 0) {
+                        printf("test_layout: vector tile emulation skipped (built without CUDA)\n");
+                        unsetenv("FDX_LAYOUT_VEC");
+                        return;
+                    }
+                    CHECK(q.vec == expect, "vec case %d (%lldx%lld..) elem %zu FDX_LAYOUT_VEC=%s: vec %d (sides %d/%d), expected %d",
+                          c, (long long)sh[c][0], (long long)sh[c][1], el, variant[v] ? variant[v] : "(unset)", q.vec,
+                          q.vga, q.vgk, expect);
+                }
+            }
+        unsetenv("FDX_LAYOUT_VEC");
+    }
+}
+
+/* Kept rows through the vector row copy: rows of 509, 3001, 131, 344
+   elements (odd, prime, 8-byte multiples) with batch axes swapped, src and
+   dst off 16 bytes by several residues; it takes every plan whose row
+   bytes leave a word under 16 bytes (odd rows, or the buffers' residues
+   differ), the word kernel's 16-byte rows the rest.  FDX_LAYOUT_VEC=0: none. */
+static void test_vec_rows_emulation(fdx_ctx *ctx, uint64_t seed)
+{
+    static const int64_t sh[][3] = {{509, 7, 13}, {3001, 3, 5}, {131, 61, 7}, {344, 15, 16}, {128, 9, 2}};
+    static const int pm[][3] = {{0, 2, 1}, {0, 2, 1}, {0, 2, 1}, {0, 2, 1}, {0, 2, 1}};
+    static const int sft[4][2] = {{0, 0}, {1, 3}, {4, 4}, {15, 9}};
+    for (int v = 0; v < 2; v++) {
+        if (v) setenv("FDX_LAYOUT_VEC", "0", 1);
+        for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
+            for (int e = 0; e < 4; e++) {
+                const size_t el = (size_t)1 << e;
+                const int n = (int)(16 / el);
+                for (int k = 0; k < 4; k++) {
+                    const int ss = sft[k][0] % n, ds = sft[k][1] % n;
+                    const int wide = (sh[c][0] * (int64_t)el) % 16 == 0 && (ss * el) % 16 == 0 && (ds * el) % 16 == 0;
+                    fdx_perm_plan q;
+                    if (emulate_shifted(ctx, el, 3, sh[c], pm[c], ss, ds, seed++, &q) < 0) {
+                        printf("test_layout: vector rows emulation skipped (built without CUDA)\n");
+                        unsetenv("FDX_LAYOUT_VEC");
+                        return;
+                    }
+                    CHECK(q.kind == FDX_PLAN_ROWS && q.vec == (!v && !wide),
+                          "rows case %d (%lld..) elem %zu shifts %d/%d FDX_LAYOUT_VEC=%s: kind %d vec %d word %d", c,
+                          (long long)sh[c][0], el, ss, ds, v ? "0" : "(unset)", (int)q.kind, q.vec, q.word);
+                }
+            }
+        unsetenv("FDX_LAYOUT_VEC");
+    }
+}
+
+/* The sub-word cases above with the vector tile off (it takes most of them
+   otherwise: test_vec_emulation). */
+static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
+{
+    setenv("FDX_LAYOUT_VEC", "0", 1);
+    subword_emulation(ctx, seed);
+    unsetenv("FDX_LAYOUT_VEC");
 }
 
 static void test_errors(fdx_ctx *ctx)
@@ -610,6 +707,8 @@ int main(void)
     test_array(ctx, 16);
     test_tile_emulation(ctx, 17);
     test_subword_emulation(ctx, 19);
+    test_vec_emulation(ctx, 20);
+    test_vec_rows_emulation(ctx, 22);
     test_errors(ctx);
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_layout");

@@ -105,15 +105,44 @@ static void permutations(uint64_t seed)
     }
 }
 
-/* The sub-word tiles (transposes of the fastest axis, kept odd rows; elements
-   narrower than the access word) on the device with both buffers off their
-   alignment (src and dst a few elements into their allocations: rows start
+/* One permutation on the device with both buffers off their alignment
+   (src `sshift`, dst `shift` elements into their allocations: rows start
    at any byte mod 16), guards around dst that must keep their poison,
-   against the CPU; elements of 1, 2, 4 and 8 bytes under every
-   FDX_LAYOUT_SUBWORD value: unset (8-byte words for 1-, 2-, 4-byte
-   elements), 4 (session 5's 4-byte words), 16 (every narrower element) and
-   0 (the word kernel).  The last shape is large: partial tiles on both
-   axes, thousands of blocks. */
+   against the CPU. */
+static void shifted_case(const char *what, size_t el, int rank, const int64_t *shape, const int *perm, int sshift,
+                         int shift, uint64_t *seed)
+{
+    const size_t guard = 256, bytes = count_bytes(rank, shape, el), raw = bytes + 2 * guard;
+    unsigned char *in = malloc(bytes), *ref = malloc(bytes), *got = malloc(raw);
+    lt_fill(in, bytes, seed);
+    CHECK_OK(fdx_permute(cpu, ref, in, el, rank, shape, perm, NULL));
+    unsigned char *d0 = lt_alloc(gpu, raw), *d1 = lt_alloc(gpu, raw);
+    lt_put(gpu, d0 + (size_t)sshift * el, in, bytes);
+    lt_poison(gpu, d1, raw);
+    CHECK_OK(fdx_permute(gpu, d1 + guard + (size_t)shift * el, d0 + (size_t)sshift * el, el, rank, shape, perm, NULL));
+    lt_get(gpu, got, d1, raw);
+    const unsigned char *out = got + guard + (size_t)shift * el;
+    CHECK(memcmp(out, ref, bytes) == 0, "%s elem %zu %lldx%lld.. shifts %d/%d: CUDA differs from CPU", what, el,
+          (long long)shape[0], (long long)shape[1], sshift, shift);
+    int bad = 0;
+    for (const unsigned char *g = got; g < out; g++) bad += *g != 0xFF;
+    for (const unsigned char *g = out + bytes; g < got + raw; g++) bad += *g != 0xFF;
+    CHECK(bad == 0, "%s elem %zu %lldx%lld..: %d guard bytes written", what, el, (long long)shape[0],
+          (long long)shape[1], bad);
+    fdx_ctx_ops(gpu)->free(d0);
+    fdx_ctx_ops(gpu)->free(d1);
+    free(in);
+    free(ref);
+    free(got);
+}
+
+/* The sub-word tiles (transposes of the fastest axis, kept odd rows; elements
+   narrower than the access word; FDX_LAYOUT_VEC=0, else the vector tile
+   takes most of them) through shifted_case, elements of 1, 2, 4 and 8
+   bytes under every FDX_LAYOUT_SUBWORD value: unset (16-byte words for 1-,
+   2-, 4-byte elements), 4 (session 5's 4-byte words), 16 (every narrower
+   element) and 0 (the word kernel).  The last shape is large: partial
+   tiles on both axes, thousands of blocks. */
 static void subword(uint64_t seed)
 {
     static const int64_t sh[][4] = {{509, 263, 1, 1}, {45, 2003, 1, 1}, {1021, 9, 1, 1}, {61, 17, 3, 131},
@@ -122,41 +151,63 @@ static void subword(uint64_t seed)
     static const int pm[][4] = {{1, 0, 2, 3}, {1, 0, 2, 3}, {1, 0, 2, 3}, {3, 2, 1, 0}, {2, 0, 1, 3},
                                 {1, 0, 2, 3}, {1, 2, 0, 3}, {0, 2, 1, 3}, {0, 2, 1, 3}, {1, 0, 2, 3}};
     static const char *const variant[] = {NULL, "4", "16", "0"};
-    const size_t guard = 256;
+    setenv("FDX_LAYOUT_VEC", "0", 1);
     for (int v = 0; v < 4; v++) {
-        const char *name = variant[v] ? variant[v] : "(unset)";
+        char what[64];
+        snprintf(what, sizeof what, "sub-word FDX_LAYOUT_SUBWORD=%s", variant[v] ? variant[v] : "(unset)");
         if (variant[v]) setenv("FDX_LAYOUT_SUBWORD", variant[v], 1);
         for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
             for (int e = 0; e < 4; e++) {
                 const size_t el = (size_t)1 << e;
                 const int rank = sh[c][3] > 1 ? 4 : sh[c][2] > 1 ? 3 : 2, shift = (int)((seed + c) % (16 / el)),
                           sshift = (shift * 5 + 1 + v) % (int)(16 / el);
-                const size_t bytes = count_bytes(rank, sh[c], el), raw = bytes + 2 * guard;
-                unsigned char *in = malloc(bytes), *ref = malloc(bytes), *got = malloc(raw);
-                lt_fill(in, bytes, &seed);
-                CHECK_OK(fdx_permute(cpu, ref, in, el, rank, sh[c], pm[c], NULL));
-                unsigned char *d0 = lt_alloc(gpu, raw), *d1 = lt_alloc(gpu, raw);
-                lt_put(gpu, d0 + (size_t)sshift * el, in, bytes);
-                lt_poison(gpu, d1, raw);
-                CHECK_OK(fdx_permute(gpu, d1 + guard + (size_t)shift * el, d0 + (size_t)sshift * el, el, rank, sh[c],
-                                     pm[c], NULL));
-                lt_get(gpu, got, d1, raw);
-                const unsigned char *out = got + guard + (size_t)shift * el;
-                CHECK(memcmp(out, ref, bytes) == 0,
-                      "sub-word FDX_LAYOUT_SUBWORD=%s elem %zu %lldx%lld.. shifts %d/%d: CUDA differs from CPU", name, el,
-                      (long long)sh[c][0], (long long)sh[c][1], sshift, shift);
-                int bad = 0;
-                for (const unsigned char *g = got; g < out; g++) bad += *g != 0xFF;
-                for (const unsigned char *g = out + bytes; g < got + raw; g++) bad += *g != 0xFF;
-                CHECK(bad == 0, "sub-word FDX_LAYOUT_SUBWORD=%s elem %zu %lldx%lld..: %d guard bytes written", name, el,
-                      (long long)sh[c][0], (long long)sh[c][1], bad);
-                fdx_ctx_ops(gpu)->free(d0);
-                fdx_ctx_ops(gpu)->free(d1);
-                free(in);
-                free(ref);
-                free(got);
+                shifted_case(what, el, rank, sh[c], pm[c], sshift, shift, &seed);
             }
         unsetenv("FDX_LAYOUT_SUBWORD");
+    }
+    unsetenv("FDX_LAYOUT_VEC");
+}
+
+/* The vector tiles (1-, 2-, 4-byte elements) through shifted_case: the
+   emulation's shapes (test_layout's test_vec_emulation: odd, prime and
+   aligned 2D transposes, A and K sides over several axes, batch axes,
+   rows on no 16-byte boundary), the suite's worst 1-byte shapes near full
+   size (rt1-155 as 128x311x4x283, rt1-054 17707x89x37, 1-byte elements
+   only: thousands of blocks, partial tiles everywhere), under FDX_LAYOUT_VEC unset, 1 and 0
+   (the sub-word path on the same shapes), every src/dst residue pair
+   (s, 5 s + c + 1) mod 16 bytes. */
+static void vec(uint64_t seed)
+{
+    static const int64_t sh[][6] = {{509, 263, 1, 1, 1, 1}, {64, 64, 1, 1, 1, 1},    {128, 5, 8, 283, 1, 1},
+                                    {9, 64, 3, 16, 32, 1},  {1771, 89, 37, 1, 1, 1}, {45, 2003, 1, 1, 1, 1},
+                                    {100, 3, 130, 1, 1, 1}, {61, 17, 3, 131, 1, 1},  {16, 17, 6, 4, 8, 13},
+                                    {3, 7, 16, 5, 77, 1},   {1601, 1699, 1, 1, 1, 1}, {128, 311, 4, 283, 1, 1},
+                                    {17707, 89, 37, 1, 1, 1}};
+    static const int pm[][6] = {{1, 0, 2, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {3, 2, 0, 1, 4, 5}, {4, 3, 2, 1, 0, 5},
+                                {2, 1, 0, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {2, 1, 0, 3, 4, 5}, {3, 2, 1, 0, 4, 5},
+                                {3, 1, 0, 5, 4, 2}, {4, 2, 0, 1, 3, 5}, {1, 0, 2, 3, 4, 5}, {3, 2, 0, 1, 4, 5},
+                                {2, 1, 0, 3, 4, 5}};
+    static const char *const variant[] = {NULL, "1", "0"};
+    const int ncase = (int)(sizeof sh / sizeof sh[0]);
+    for (int v = 0; v < 3; v++) {
+        char what[64];
+        snprintf(what, sizeof what, "vector tile FDX_LAYOUT_VEC=%s", variant[v] ? variant[v] : "(unset)");
+        if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
+        for (int c = 0; c < ncase; c++) {
+            const int large = c >= ncase - 2;
+            if (large && (v || reps == 1)) continue; /* the full-size shapes: once, not under the sanitizer */
+            int rank = 6;
+            while (sh[c][rank - 1] == 1) rank--;
+            for (int e = 0; e < (large ? 1 : 3); e++) {
+                const size_t el = (size_t)1 << e;
+                const int n = (int)(16 / el);
+                for (int k = 0; k < (large || reps == 1 ? 1 : 3); k++) {
+                    const int ss = (int)((seed + (uint64_t)k * 7) % (uint64_t)n), ds = (5 * ss + c + 1) % n;
+                    shifted_case(what, el, rank, sh[c], pm[c], ss, ds, &seed);
+                }
+            }
+        }
+        unsetenv("FDX_LAYOUT_VEC");
     }
 }
 
@@ -369,6 +420,7 @@ int main(void)
         emit_nvrtc();
         permutations(21);
         subword(27);
+        vec(28);
         layouts(22);
         inplace(23);
         boxes(24);

@@ -1,38 +1,26 @@
 # Issue 22: the random-transform suite (fdx bench transform --suite random,
 # COUNT cases, default 200), each case under TRANSFORM_VARIANTS on the same
 # data in one process (each variant verified against the CPU; default:
-# the committed plans, FDX_LAYOUT_SUBWORD=0 = the word kernel everywhere,
-# =16 = 16-byte sub-word words for every narrower element; add
-# FDX_LAYOUT_SUBWORD=4 for session 5's sub-word path), with its peers
+# the committed plans (session 8: vector tiles for 1-, 2-, 4-byte
+# elements) and FDX_LAYOUT_VEC=0 = session 7's plans (16-byte sub-word
+# tiles); add FDX_LAYOUT_VEC=2 to keep 4-byte elements off the vector tile,
+# FDX_LAYOUT_SUBWORD=0 for the word kernel everywhere), with its peers
 # in the same call: LibreTT built from the public source in peers/librett
 # (fetched for measuring; never part of fdx) and PyTorch when importable.
 # Records: $OUT/<date>_<gpu>_transform-space.jsonl (fdx records with
 # "variant", peer_librett_ratio / peer_torch_ratio), the peers' raw records
 # beside it, the distribution by variant and element size and the worst
 # cases in the section log.  TRANSFORM_PEERS=0 skips the peers (the fdx
-# part alone: about a minute).
+# part alone: about 40 s a variant).  Session 7's tiny-tile A/B
+# (FDX_LAYOUT_KERNEL=small2d on six cases) is decided and no longer run.
 set -u
 rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-space
-variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_SUBWORD=0,FDX_LAYOUT_SUBWORD=16}
+variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_VEC=0}
 start=$SECONDS
 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --list > "$rec.cases.txt"
 timeout 300 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --reps 10 --variants "$variants" \
   --json > "$rec.fdx.jsonl"
 echo "fdx bench transform --suite random --variants $variants: exit $?, $(grep -c '^{' "$rec.fdx.jsonl") records, $((SECONDS - start)) s"
-# the tiny-tile rule (2D tiles under 256 words -> packed tiles): its six
-# cases against FDX_LAYOUT_KERNEL=small2d on the same data, in $rec.small2d.jsonl
-for c in rt1-090 rt1-071 rt1-072 rt1-136 rt1-148 rt1-027; do
-  timeout 60 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$c" --reps 10 \
-    --variants default,FDX_LAYOUT_KERNEL=small2d --json 2>/dev/null
-done > "$rec.small2d.jsonl"
-python3 - "$rec.small2d.jsonl" <<'PY'
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-for r in rows:
-    print(f"  {r['case']} elem {r['elem_bytes']} {'x'.join(map(str, r['shape']))}: {r['variant']:28s} "
-          f"ratio_same_size {r['ratio_same_size']:.3f} verified {r['verified']}")
-PY
-echo "tiny-tile A/B: $((SECONDS - start)) s"
 lrt=
 if [ "${TRANSFORM_PEERS:-1}" = 1 ] && [ -d peers/librett/src ]; then
   if cmake -S peers/librett -B /tmp/lrt-build -DENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DENABLE_TESTS=OFF \

@@ -1,0 +1,510 @@
+/* fdx_layout_cuda_vec: the vector tile kernel for transposes of 1-, 2- and
+   4-byte elements (plan->vec; the planner's choose_vec says when).
+   Included by fdx_layout_cuda.cu inside its namespace (FastDiv, hqdiv,
+   THREADS, DEVICE_UNROLL come from there).
+
+   Why: the sub-word kernel moved its elements one at a time through the
+   buffer (an 8-bit shared load and store and the index steps per byte,
+   ~45 instructions a byte) and stored the ends of odd rows byte by byte:
+   rt1-155 (1 byte, 128 x 311 x 64 x 283) ran at 0.17 of a same-size copy,
+   issue slots 34%, 2-way bank conflicts both ways, 7 of 32 bytes used a
+   stored sector (H100 profile, session 8).
+
+   How: a block's tile is 128 bytes along A (the src-contiguous side: a
+   flat index over the first vga src axes; TE = 128 / sizeof(T) elements)
+   by 128 elements along K (the dst-contiguous side: a flat index over the
+   first vgk dst axes), as E = 4 / sizeof(T) sub-tiles of TE x TE
+   elements (128 x 128 bytes): 16 KB a block, 4 loads a thread, for every
+   element size.  The src offset of each of the block's K rows and the dst
+   offset of each of its A rows are computed once into two tables.  Read:
+   lane j (0..7) of a row group takes bytes [16j, 16j + 16) of E
+   consecutive src rows of a sub-tile as aligned 16-byte loads (one more
+   for rows that start off 16 bytes, realigned by funnel shifts), and
+   transposes the E x 4-byte blocks in registers (byte permutes), giving
+   for each A element one 32-bit word of E consecutive K elements, stored
+   to the sub-tile's buffer: row a (128 bytes of K), its 16-byte slots
+   XOR-swizzled by (a * sizeof(T) / 16) & 7, so the 32 lanes of a warp hit
+   32 banks.  Write: lane j of a row takes the aligned dst word j of that
+   row's 128-byte segment (realigned from two buffer slots when the
+   segment starts off 16 bytes; lane 0 also takes word 8), stored whole,
+   or, at the segment's ends, as aligned pieces of 8, 4, 2, 1 bytes:
+   nothing outside the tile is written.  16-byte src words partly outside
+   the array (its ends) are read byte by byte. */
+
+constexpr uint32_t VEC_BYTES = 128; /* a block's A side in bytes, K side in elements */
+
+struct VecSpec {
+    uint32_t na, nk;                 /* flat extents of the A and K sides, elements */
+    FastDiv tiles_a, tiles_k;        /* tiles along A and along K */
+    int nga, ngk, nb;                /* axes of the A side, of the K side, batch axes */
+    FastDiv ga[FDX_MAX_RANK];        /* A side, src order: extents */
+    int64_t ga_ds[FDX_MAX_RANK];     /*   and dst strides */
+    FastDiv gk[FDX_MAX_RANK];        /* K side, dst order: extents */
+    int64_t gk_ss[FDX_MAX_RANK];     /*   and src strides */
+    FastDiv bn[FDX_MAX_RANK];        /* batch axes: extents, */
+    int64_t bs[FDX_MAX_RANK], bd[FDX_MAX_RANK]; /* src and dst strides */
+    uint64_t src_lo, src_hi;         /* the src array's bytes [lo, hi) */
+};
+
+/* A tile: origins along A and K, valid extents, the batch offsets. */
+struct VecTile {
+    uint32_t a0, k0, va, vk;
+    int64_t sb, db;
+};
+
+template <typename T> __host__ __device__ __forceinline__ VecTile vec_tile(const VecSpec &s, uint32_t tl)
+{
+    constexpr uint32_t TE = VEC_BYTES / sizeof(T);
+    VecTile o;
+    uint32_t q = hqdiv(tl, s.tiles_a), r = hqdiv(q, s.tiles_k);
+    o.a0 = (tl - q * s.tiles_a.d) * TE;
+    o.k0 = (q - r * s.tiles_k.d) * VEC_BYTES;
+    o.va = s.na - o.a0 < TE ? s.na - o.a0 : TE;
+    o.vk = s.nk - o.k0 < VEC_BYTES ? s.nk - o.k0 : VEC_BYTES;
+    o.sb = o.db = 0;
+    DEVICE_UNROLL
+    for (int b = 0; b < FDX_MAX_RANK; b++) {
+        if (b >= s.nb) break;
+        const uint32_t d = hqdiv(r, s.bn[b]), c = r - d * s.bn[b].d;
+        r = d;
+        o.sb += (int64_t)c * s.bs[b];
+        o.db += (int64_t)c * s.bd[b];
+    }
+    return o;
+}
+
+/* Thread t's entry of the tile's tables: t < 128: the src offset of K row
+   t (srow), else the dst offset of A row t - 128 (drow); rows past the
+   valid extents are left alone. */
+__host__ __device__ __forceinline__ void vec_table(const VecSpec &s, const VecTile &o, uint32_t t, int64_t *srow,
+                                                   int64_t *drow)
+{
+    const bool k_side = t < VEC_BYTES;
+    const uint32_t i = k_side ? t : t - VEC_BYTES;
+    if (i >= (k_side ? o.vk : o.va)) return;
+    uint32_t rest = (k_side ? o.k0 : o.a0) + i;
+    int64_t off = k_side ? o.sb : o.db;
+    const int n = k_side ? s.ngk : s.nga;
+    const FastDiv *ext = k_side ? s.gk : s.ga;
+    const int64_t *str = k_side ? s.gk_ss : s.ga_ds;
+    DEVICE_UNROLL
+    for (int q = 0; q < FDX_MAX_RANK; q++) {
+        if (q >= n) break;
+        const uint32_t d = hqdiv(rest, ext[q]);
+        off += (int64_t)(rest - d * ext[q].d) * str[q];
+        rest = d;
+    }
+    (k_side ? srow : drow)[i] = off;
+}
+
+/* Byte permute and funnel shift (PRMT and SHF on the device). */
+__host__ __device__ __forceinline__ uint32_t vec_prmt(uint32_t x, uint32_t y, uint32_t sel)
+{
+#ifdef __CUDA_ARCH__
+    return __byte_perm(x, y, sel);
+#else
+    const uint64_t v = (uint64_t)y << 32 | x;
+    uint32_t r = 0;
+    for (int i = 0; i < 4; i++) r |= (uint32_t)(v >> (8 * ((sel >> (4 * i)) & 7)) & 0xff) << (8 * i);
+    return r;
+#endif
+}
+
+__host__ __device__ __forceinline__ uint32_t vec_fsr(uint32_t lo, uint32_t hi, uint32_t bits)
+{
+#ifdef __CUDA_ARCH__
+    return __funnelshift_r(lo, hi, bits);
+#else
+    return bits ? lo >> bits | hi << (32 - bits) : lo;
+#endif
+}
+
+/* v = bytes [s, s + 16) of the 32 bytes u[0..8), s in 0..15: word steps by
+   selects, the byte step by funnel shifts (no indexing by a variable: the
+   words stay in registers). */
+__host__ __device__ __forceinline__ void vec_shift(const uint32_t *u, uint32_t s, uint32_t *v)
+{
+    uint32_t t1[7], t2[5];
+    DEVICE_UNROLL
+    for (int i = 0; i < 7; i++) t1[i] = s & 4 ? u[i + 1] : u[i];
+    DEVICE_UNROLL
+    for (int i = 0; i < 5; i++) t2[i] = s & 8 ? t1[i + 2] : t1[i];
+    DEVICE_UNROLL
+    for (int i = 0; i < 4; i++) v[i] = vec_fsr(t2[i], t2[i + 1], (s & 3) * 8);
+}
+
+/* The host emulation's count of accesses off their size's alignment (the
+   device would fault; memcpy on the host would not notice). */
+static unsigned long vec_misaligned;
+
+/* The aligned 16-byte word at w; its bytes outside [lo, hi) (the array's
+   ends) are not read (0). */
+__host__ __device__ __forceinline__ void vec_load16(uint64_t w, uint64_t lo, uint64_t hi, uint32_t *u)
+{
+    if (w >= lo && w + 16 <= hi) {
+#ifdef __CUDA_ARCH__
+        const uint4 x = __ldg(reinterpret_cast<const uint4 *>(w));
+        u[0] = x.x, u[1] = x.y, u[2] = x.z, u[3] = x.w;
+#else
+        vec_misaligned += (w & 15) != 0;
+        memcpy(u, (const void *)(uintptr_t)w, 16);
+#endif
+        return;
+    }
+    DEVICE_UNROLL
+    for (int b = 0; b < 16; b++) {
+        if (!(b & 3)) u[b >> 2] = 0;
+        if (w + b >= lo && w + b < hi) u[b >> 2] |= (uint32_t) * (const unsigned char *)(uintptr_t)(w + b) << (8 * (b & 3));
+    }
+}
+
+/* Stores bytes [lo, hi) of the 16-byte word v at the aligned address w, as
+   aligned pieces of 16, 8, 4, 2 and 1 bytes. */
+__host__ __device__ __forceinline__ void vec_store16(uint64_t w, const uint32_t *v, int lo, int hi)
+{
+    if (lo == 0 && hi == 16) {
+#ifdef __CUDA_ARCH__
+        *reinterpret_cast<uint4 *>(w) = make_uint4(v[0], v[1], v[2], v[3]);
+#else
+        vec_misaligned += (w & 15) != 0;
+        memcpy((void *)(uintptr_t)w, v, 16);
+#endif
+        return;
+    }
+#ifndef __CUDA_ARCH__
+    vec_misaligned += (w & 15) != 0;
+#endif
+    const uint64_t h0 = (uint64_t)v[1] << 32 | v[0], h1 = (uint64_t)v[3] << 32 | v[2];
+    while (lo < hi) {
+        const uint64_t x = (lo & 8 ? h1 : h0) >> (8 * (lo & 7));
+        const int n = hi - lo;
+        void *p = (void *)(uintptr_t)(w + lo);
+        if (!(lo & 7) && n >= 8) *(uint64_t *)p = x, lo += 8;
+        else if (!(lo & 3) && n >= 4) *(uint32_t *)p = (uint32_t)x, lo += 4;
+        else if (!(lo & 1) && n >= 2) *(uint16_t *)p = (uint16_t)x, lo += 2;
+        else *(unsigned char *)p = (unsigned char)x, lo += 1;
+    }
+}
+
+/* The buffer: A row a holds 32 words of K; its 16-byte slot w sits at
+   w ^ ((a * sizeof(T) / 16) & 7). */
+template <typename T> __host__ __device__ __forceinline__ uint32_t vec_swz(uint32_t a)
+{
+    return (a * (uint32_t)sizeof(T) / 16) & 7;
+}
+
+/* Buffer slot `slot` (16 bytes) of a row, as one 16-byte shared load. */
+__host__ __device__ __forceinline__ void vec_slot(const uint32_t *row, uint32_t slot, uint32_t *v)
+{
+#ifdef __CUDA_ARCH__
+    const uint4 x = *reinterpret_cast<const uint4 *>(row + (slot << 2));
+    v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+#else
+    memcpy(v, row + (slot << 2), 16);
+#endif
+}
+
+/* Read side, thread t: lane j = t % 8 of row group g = t / 8; in each
+   sub-tile u (NT = sizeof(T) of them, TE K rows each: a block's K extent
+   is 128 elements, and every thread makes NT E = 4 loads), K rows g E .. g E + E - 1,
+   bytes [16j, 16j + 16) of each; then the E x 4-byte blocks transposed
+   into one word per A element (E K elements each).  CHECK (the host
+   emulation): got[] marks each buffer word written; false if one is
+   written twice. */
+template <typename T, bool CHECK>
+__host__ __device__ __forceinline__ bool vec_read(const VecSpec &s, const VecTile &o, uint32_t t, const T *src,
+                                                  const int64_t *srow, uint32_t *buf, unsigned char *got)
+{
+    constexpr uint32_t E = 4 / sizeof(T), NT = sizeof(T), TE = VEC_BYTES / sizeof(T);
+    const uint32_t j = t & 7, g = t >> 3, vb = o.va * (uint32_t)sizeof(T);
+    uint32_t x[NT][E][4]; /* sub-tile, row, word */
+    DEVICE_UNROLL
+    for (uint32_t u = 0; u < NT; u++)
+        DEVICE_UNROLL
+        for (uint32_t e = 0; e < E; e++) {
+            const uint32_t kl = u * TE + g * E + e;
+            uint32_t w8[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            uint32_t r = 0;
+            if (kl < o.vk && 16 * j < vb) {
+                const uint64_t seg = (uint64_t)(uintptr_t)(src + srow[kl] + o.a0);
+                r = (uint32_t)(seg & 15);
+                const uint64_t w = seg - r + 16 * j;
+                vec_load16(w, s.src_lo, s.src_hi, w8);
+                if (r && 16 * j + 16 - r < vb) vec_load16(w + 16, s.src_lo, s.src_hi, w8 + 4);
+            }
+            vec_shift(w8, r, x[u][e]);
+        }
+    const uint32_t slot = ((g >> 2) ^ j) << 2 | (g & 3); /* vec_swz of every A row this thread writes is j */
+    DEVICE_UNROLL
+    for (uint32_t u = 0; u < NT; u++)
+        DEVICE_UNROLL
+        for (uint32_t i = 0; i < 4; i++) {
+            uint32_t w[E];
+            if constexpr (E == 4) {
+                const uint32_t t0 = vec_prmt(x[u][0][i], x[u][1][i], 0x5140), t1 = vec_prmt(x[u][0][i], x[u][1][i], 0x7362),
+                               t2 = vec_prmt(x[u][2][i], x[u][3][i], 0x5140), t3 = vec_prmt(x[u][2][i], x[u][3][i], 0x7362);
+                w[0] = vec_prmt(t0, t2, 0x5410), w[1] = vec_prmt(t0, t2, 0x7632);
+                w[2] = vec_prmt(t1, t3, 0x5410), w[3] = vec_prmt(t1, t3, 0x7632);
+            } else if constexpr (E == 2) {
+                w[0] = vec_prmt(x[u][0][i], x[u][1][i], 0x5410), w[1] = vec_prmt(x[u][0][i], x[u][1][i], 0x7632);
+            } else {
+                w[0] = x[u][0][i];
+            }
+            DEVICE_UNROLL
+            for (uint32_t m = 0; m < E; m++) {
+                const uint32_t al = (16 * j + 4 * i) / (uint32_t)sizeof(T) + m, idx = (u * TE + al) * 32 + slot;
+                if (CHECK) {
+                    if (got[idx]) return false;
+                    got[idx] = 1;
+                }
+                buf[idx] = w[m];
+            }
+        }
+    return true;
+}
+
+/* The emulation's count of the dst bytes each store covers (cnt[i]: byte
+   dst_lo + i); false for a byte outside [dst_lo, dst_hi). */
+struct VecCount {
+    unsigned char *cnt;
+    uint64_t dst_lo, dst_hi;
+};
+inline bool vec_count(const VecCount &c, uint64_t w, int lo, int hi)
+{
+    for (int b = lo; b < hi; b++) {
+        if (w + b < c.dst_lo || w + b >= c.dst_hi) return false;
+        c.cnt[w + b - c.dst_lo]++;
+    }
+    return true;
+}
+
+/* Write side, thread t: lane j = t % 8 of A rows t / 8 + 32 p (p < E), in
+   each sub-tile u < NT: aligned dst word j of the row's segment (128 bytes of
+   K; and word 8 for lane 0), its bytes inside the segment.  CHECK (the
+   host emulation): counts the bytes stored (false: one outside dst). */
+template <typename T, bool CHECK>
+__host__ __device__ __forceinline__ bool vec_write(const VecTile &o, uint32_t t, T *dst, const int64_t *drow,
+                                                   const uint32_t *buf, const VecCount *count)
+{
+    constexpr uint32_t E = 4 / sizeof(T), NT = sizeof(T), TE = VEC_BYTES / sizeof(T);
+    const uint32_t j = t & 7, h = t >> 3;
+    DEVICE_UNROLL
+    for (uint32_t q = 0; q < NT * E; q++) {
+        const uint32_t u = q / E, al = (q % E) * 32 + h;
+        if (al >= o.va || u * TE >= o.vk) continue;
+        const int kb = (int)((o.vk - u * TE < TE ? o.vk - u * TE : TE) * sizeof(T));
+        const uint64_t seg = (uint64_t)(uintptr_t)(dst + drow[al] + o.k0 + u * TE);
+        const int r = (int)(seg & 15);
+        const uint32_t sw = vec_swz<T>(al);
+        const uint32_t *row = buf + (u * TE + al) * 32;
+        for (int w = (int)j; w <= 8; w += 8) {
+            const int lo = (16 * w > r ? 16 * w : r) - 16 * w, hi = (16 * w + 16 < r + kb ? 16 * w + 16 : r + kb) - 16 * w;
+            if (hi <= lo) continue;
+            /* the row's bytes [16w - r, 16w - r + 16): slot w, or the end
+               of slot w - 1 and the start of slot w */
+            uint32_t u[8] = {0, 0, 0, 0, 0, 0, 0, 0}, v[4];
+            if (r == 0) vec_slot(row, (uint32_t)w ^ sw, v);
+            else {
+                if (w >= 1) vec_slot(row, (uint32_t)(w - 1) ^ sw, u);
+                if (w < 8) vec_slot(row, (uint32_t)w ^ sw, u + 4);
+                vec_shift(u, (uint32_t)(16 - r), v);
+            }
+            vec_store16(seg - (uint64_t)r + 16 * (uint64_t)w, v, lo, hi);
+#ifndef __CUDA_ARCH__
+            if (CHECK && !vec_count(*count, seg - (uint64_t)r + 16 * (uint64_t)w, lo, hi)) return false;
+#endif
+        }
+    }
+    return true;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(THREADS) vec_kernel(T *__restrict__ dst, const T *__restrict__ src, VecSpec s)
+{
+    __shared__ __align__(16) uint32_t buf[VEC_BYTES * 32];
+    __shared__ int64_t srow[VEC_BYTES], drow[VEC_BYTES];
+    const VecTile o = vec_tile<T>(s, blockIdx.x);
+    vec_table(s, o, threadIdx.x, srow, drow);
+    __syncthreads();
+    vec_read<T, false>(s, o, threadIdx.x, src, srow, buf, nullptr);
+    __syncthreads();
+    vec_write<T, false>(o, threadIdx.x, dst, drow, buf, nullptr);
+}
+
+/* Kept rows whose bytes leave a word under 16 bytes (plan->vec with a
+   ROWS plan: odd rows, 5387 bytes of 1-byte elements; rows that src and
+   dst start at different residues mod 16): a batched copy of rows, thread
+   t of block (row, chunk) storing the row's aligned dst word chunk * 256 +
+   t, whole, or in aligned pieces at the row's ends, from the two aligned
+   src words its bytes lie in, funnel-shifted into place.  No buffer. */
+struct VecRows {
+    uint64_t len;                            /* row bytes */
+    FastDiv chunks;                          /* blocks a row: 256 dst words each */
+    int nb;                                  /* the row axes: */
+    FastDiv bn[FDX_MAX_RANK];                /*   extents */
+    int64_t bs[FDX_MAX_RANK], bd[FDX_MAX_RANK]; /* src and dst strides, bytes */
+    uint64_t src_lo, src_hi;                 /* the src array's bytes [lo, hi) */
+};
+
+template <bool CHECK>
+__host__ __device__ __forceinline__ bool vec_row_word(const VecRows &a, uint32_t blk, uint32_t t, unsigned char *dst,
+                                                      const unsigned char *src, const VecCount *count)
+{
+    uint32_t row = hqdiv(blk, a.chunks);
+    const uint32_t chunk = blk - row * a.chunks.d;
+    int64_t so = 0, dof = 0;
+    DEVICE_UNROLL
+    for (int b = 0; b < FDX_MAX_RANK; b++) {
+        if (b >= a.nb) break;
+        const uint32_t d = hqdiv(row, a.bn[b]), c = row - d * a.bn[b].d;
+        row = d;
+        so += (int64_t)c * a.bs[b];
+        dof += (int64_t)c * a.bd[b];
+    }
+    const uint64_t drow = (uint64_t)(uintptr_t)dst + (uint64_t)dof, srow = (uint64_t)(uintptr_t)src + (uint64_t)so;
+    const uint64_t w = (drow & ~(uint64_t)15) + 16 * ((uint64_t)chunk * THREADS + t);
+    const int lo = w >= drow ? 0 : (int)(drow - w), hi = w + 16 <= drow + a.len ? 16 : (int)((int64_t)(drow + a.len) - (int64_t)w);
+    if (hi <= lo) return true;
+    const uint64_t s0 = srow + (w - drow); /* where the word's byte 0 comes from (mod 2^64 before the row) */
+    const uint32_t sr = (uint32_t)(s0 & 15);
+    uint32_t u[8] = {0, 0, 0, 0, 0, 0, 0, 0}, v[4];
+    vec_load16(s0 - sr, a.src_lo, a.src_hi, u);
+    if (sr) vec_load16(s0 - sr + 16, a.src_lo, a.src_hi, u + 4);
+    vec_shift(u, sr, v);
+    vec_store16(w, v, lo, hi);
+#ifndef __CUDA_ARCH__
+    if (CHECK && !vec_count(*count, w, lo, hi)) return false;
+#endif
+    return true;
+}
+
+__global__ void __launch_bounds__(THREADS) vec_rows_kernel(unsigned char *__restrict__ dst,
+                                                           const unsigned char *__restrict__ src, VecRows a)
+{
+    vec_row_word<false>(a, blockIdx.x, threadIdx.x, dst, src, nullptr);
+}
+
+/* A kept-rows plan (plan->vec, ROWS) on the device or emulated on the host
+   (on_host; each dst byte stored once, nothing outside dst). */
+inline fdx_status run_vec_rows(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
+{
+    VecRows a;
+    memset(&a, 0, sizeof a);
+    const int64_t w = p->word, len = p->n[0] * w, chunks = blocks_of(len + 15, 16 * THREADS);
+    int64_t rows = 1;
+    for (int q = 1; q < p->rank; q++) {
+        a.bn[a.nb] = fd(p->n[q]), a.bs[a.nb] = p->ss[q] * w, a.bd[a.nb] = p->ds[q] * w, a.nb++;
+        rows *= p->n[q];
+    }
+    FDX_CHECK(p->kind == FDX_PLAN_ROWS && p->s[0] == 0 && rows * chunks < ((int64_t)1 << 31), FDX_ERR_INTERNAL,
+              "vector rows: plan kind %d, %lld rows of %lld bytes", (int)p->kind, (long long)rows, (long long)len);
+    a.len = (uint64_t)len;
+    a.chunks = fd(chunks);
+    a.src_lo = (uint64_t)(uintptr_t)src, a.src_hi = a.src_lo + (uint64_t)p->count * (uint64_t)w;
+    if (!on_host) {
+        vec_rows_kernel<<<(unsigned)(rows * chunks), THREADS, 0, st>>>((unsigned char *)dst, (const unsigned char *)src, a);
+        FDX_CUDA_CHECK_LAUNCH("vec_rows_kernel");
+        return FDX_OK;
+    }
+    const size_t bytes = (size_t)(p->count * w);
+    VecCount cnt = {(unsigned char *)calloc(bytes, 1), (uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)dst + bytes};
+    if (!cnt.cnt) return fdx_fail(FDX_ERR_NOMEM, "emulated vector rows: %zu bytes of counts", bytes);
+    vec_misaligned = 0;
+    fdx_status s = FDX_OK;
+    for (int64_t b = 0; b < rows * chunks && s == FDX_OK; b++)
+        for (uint32_t t = 0; t < (uint32_t)THREADS && s == FDX_OK; t++)
+            if (!vec_row_word<true>(a, (uint32_t)b, t, (unsigned char *)dst, (const unsigned char *)src, &cnt))
+                s = fdx_fail(FDX_ERR_INTERNAL, "vector rows: block %lld thread %u stores outside dst", (long long)b, t);
+    for (size_t b = 0; b < bytes && s == FDX_OK; b++)
+        if (cnt.cnt[b] != 1) s = fdx_fail(FDX_ERR_INTERNAL, "vector rows: dst byte %zu stored %d times", b, cnt.cnt[b]);
+    if (s == FDX_OK && vec_misaligned)
+        s = fdx_fail(FDX_ERR_INTERNAL, "vector rows: %lu 16-byte accesses off 16 bytes", vec_misaligned);
+    free(cnt.cnt);
+    return s;
+}
+
+/* The vector kernel's view of a plan (plan->vec). */
+template <typename T>
+fdx_status vec_spec(const fdx_perm_plan *p, const void *src, VecSpec *out, int64_t *ntiles)
+{
+    VecSpec a;
+    memset(&a, 0, sizeof a);
+    int side[FDX_MAX_RANK] = {0}; /* 1: A side, 2: K side, 0: batch */
+    int64_t na = 1, nk = 1, batch = 1;
+    for (int q = 0; q < p->vga; q++) a.ga[q] = fd(p->n[q]), a.ga_ds[q] = p->ds[q], na *= p->n[q], side[q] = 1;
+    for (int q = 0; q < p->vgk; q++) {
+        const int ax = p->s[q];
+        FDX_CHECK(side[ax] == 0, FDX_ERR_INTERNAL, "vector tile: axis %d on both sides (vga %d, vgk %d)", ax, p->vga,
+                  p->vgk);
+        a.gk[q] = fd(p->n[ax]), a.gk_ss[q] = p->ss[ax], nk *= p->n[ax], side[ax] = 2;
+    }
+    for (int q = 0; q < p->rank; q++)
+        if (!side[q]) a.bn[a.nb] = fd(p->n[q]), a.bs[a.nb] = p->ss[q], a.bd[a.nb] = p->ds[q], a.nb++, batch *= p->n[q];
+    a.nga = p->vga, a.ngk = p->vgk;
+    const int64_t ta = blocks_of(na, VEC_BYTES / sizeof(T)), tk = blocks_of(nk, VEC_BYTES);
+    FDX_CHECK(sizeof(T) <= 4 && p->vga >= 1 && p->vgk >= 1 && na < ((int64_t)1 << 31) && nk < ((int64_t)1 << 31) &&
+                  ta * tk * batch < ((int64_t)1 << 31),
+              FDX_ERR_INTERNAL, "vector tile: %zu-byte elements, sides of %lld and %lld elements, %lld batches",
+              sizeof(T), (long long)na, (long long)nk, (long long)batch);
+    a.na = (uint32_t)na, a.nk = (uint32_t)nk;
+    a.tiles_a = fd(ta), a.tiles_k = fd(tk);
+    a.src_lo = (uint64_t)(uintptr_t)src, a.src_hi = a.src_lo + (uint64_t)p->count * sizeof(T);
+    *ntiles = ta * tk * batch;
+    *out = a;
+    return FDX_OK;
+}
+
+/* The vector kernel run on the host, tile after tile, thread after thread
+   (the tables, then every read, then every write): each buffer word
+   written exactly once a tile, each dst byte stored exactly once in all
+   (a store past a segment's end would otherwise hide under the next
+   tile's), nothing outside dst. */
+template <typename T>
+fdx_status emulate_vec(T *dst, const T *src, const VecSpec &s, int64_t ntiles, int64_t count)
+{
+    constexpr uint32_t WORDS = VEC_BYTES * 32;
+    static uint32_t buf[WORDS];
+    static unsigned char got[WORDS];
+    int64_t srow[VEC_BYTES], drow[VEC_BYTES];
+    const size_t bytes = (size_t)count * sizeof(T);
+    VecCount cnt = {(unsigned char *)calloc(bytes, 1), (uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)dst + bytes};
+    if (!cnt.cnt) return fdx_fail(FDX_ERR_NOMEM, "emulated vector tiles: %zu bytes of counts", bytes);
+    vec_misaligned = 0;
+    fdx_status st = FDX_OK;
+    for (int64_t tl = 0; tl < ntiles && st == FDX_OK; tl++) {
+        const VecTile o = vec_tile<T>(s, (uint32_t)tl);
+        for (uint32_t t = 0; t < (uint32_t)THREADS; t++) vec_table(s, o, t, srow, drow);
+        memset(got, 0, sizeof got);
+        for (uint32_t t = 0; t < (uint32_t)THREADS && st == FDX_OK; t++)
+            if (!vec_read<T, true>(s, o, t, src, srow, buf, got))
+                st = fdx_fail(FDX_ERR_INTERNAL, "vector tile %lld: thread %u writes a buffer word twice", (long long)tl, t);
+        for (uint32_t w = 0; w < WORDS && st == FDX_OK; w++)
+            if (!got[w]) st = fdx_fail(FDX_ERR_INTERNAL, "vector tile %lld: buffer word %u never written", (long long)tl, w);
+        for (uint32_t t = 0; t < (uint32_t)THREADS && st == FDX_OK; t++)
+            if (!vec_write<T, true>(o, t, dst, drow, buf, &cnt))
+                st = fdx_fail(FDX_ERR_INTERNAL, "vector tile %lld: thread %u stores outside dst", (long long)tl, t);
+    }
+    for (size_t b = 0; b < bytes && st == FDX_OK; b++)
+        if (cnt.cnt[b] != 1) st = fdx_fail(FDX_ERR_INTERNAL, "vector tiles: dst byte %zu stored %d times", b, cnt.cnt[b]);
+    if (st == FDX_OK && vec_misaligned)
+        st = fdx_fail(FDX_ERR_INTERNAL, "vector tiles: %lu 16-byte accesses off 16 bytes", vec_misaligned);
+    free(cnt.cnt);
+    return st;
+}
+
+/* A vector-tile plan on the device (on_host: emulated, host buffers). */
+template <typename T>
+fdx_status run_vec(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
+{
+    if (p->kind == FDX_PLAN_ROWS) return run_vec_rows(dst, src, p, st, on_host);
+    if constexpr (sizeof(T) > 4) return fdx_fail(FDX_ERR_INTERNAL, "vector tile of %d-byte words", p->word);
+    else {
+        VecSpec a;
+        int64_t ntiles;
+        FDX_TRY(vec_spec<T>(p, src, &a, &ntiles));
+        if (on_host) return emulate_vec<T>((T *)dst, (const T *)src, a, ntiles, p->count);
+        vec_kernel<T><<<(unsigned)ntiles, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
+        FDX_CUDA_CHECK_LAUNCH("vec_kernel");
+        return FDX_OK;
+    }
+}
