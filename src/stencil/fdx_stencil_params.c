@@ -73,10 +73,11 @@ void fdx_stencil_async_geom_of(const fdx_stencil_kspec *ks, const fdx_stencil_cf
     a->rx = (r + v - 1) / v * v;
     a->width = tw + 2 * a->rx;
     a->height = cfg->ty * fdx_stencil_rows(cfg) + 2 * r;
-    a->stages = r + 1 + cfg->pd + (cfg->zs ? r : 0);
+    int plane = cfg->variant == FDX_SV_PLANE;
+    a->stages = plane ? 1 + cfg->pd : r + 1 + cfg->pd + (cfg->zs ? r : 0);
     a->cw = cfg->win ? 1 : v;
     a->hx = cfg->win ? r : a->rx;
-    a->slots = (a->height - 2 * r) * ((tw + 2 * a->hx) / a->cw) + 2 * r * (tw / a->cw);
+    a->slots = (a->height - 2 * r) * (((plane ? 0 : tw) + 2 * a->hx) / a->cw) + 2 * r * (tw / a->cw);
     a->per_thread = (a->slots + nt - 1) / nt;
     a->stage_elems = (size_t)a->height * a->width;
     a->bytes = (size_t)a->stages * a->stage_elems * (ks->is_double ? 8 : 4);
@@ -92,7 +93,7 @@ fdx_status fdx_stencil_launch_dims(const fdx_stencil_kspec *ks, const fdx_stenci
     memset(d, 0, sizeof *d);
     d->grid[0] = (unsigned)g[0], d->grid[1] = (unsigned)g[1], d->grid[2] = (unsigned)g[2];
     d->block[0] = (unsigned)cfg->tx, d->block[1] = (unsigned)cfg->ty, d->block[2] = 1;
-    if (cfg->variant == FDX_SV_ASYNC) {
+    if (cfg->variant == FDX_SV_ASYNC || cfg->variant == FDX_SV_PLANE) {
         fdx_stencil_async_geom a;
         fdx_stencil_async_geom_of(ks, cfg, &a);
         d->shmem = a.bytes;
@@ -109,11 +110,13 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
     /* The unrolled group needs a marching axis and a register budget; only
        it can reorder its blocks. */
     if (cfg->variant == FDX_SV_UNROLL && (ks->rank < 2 || cfg->pd < 1 || cfg->pd > FDX_STENCIL_MAX_UNROLL)) return 0;
-    if (cfg->variant == FDX_SV_ASYNC) {
-        /* The asynchronous march: rank 3, its stages within the shared
-           memory it may ask for, a bounded number of copies a thread. */
+    if (cfg->variant == FDX_SV_ASYNC || cfg->variant == FDX_SV_PLANE) {
+        /* The asynchronous march and the plane tile: rank 3, their stages
+           within the shared memory they may ask for, a bounded number of
+           copies a thread; the plane tile's rows aligned to its vector. */
         fdx_stencil_async_geom a;
         if (ks->rank != 3 || cfg->pd < 1 || cfg->pd > FDX_STENCIL_MAX_ASYNC_AHEAD) return 0;
+        if (cfg->variant == FDX_SV_PLANE && (cfg->win || cfg->zs)) return 0;
         fdx_stencil_async_geom_of(ks, cfg, &a);
         if (a.bytes > FDX_STENCIL_MAX_ASYNC_SMEM || a.per_thread > FDX_STENCIL_MAX_ASYNC_SLOTS) return 0;
     } else if (cfg->variant != FDX_SV_UNROLL && (cfg->pd < 1 || cfg->pd > 2)) {
@@ -137,7 +140,8 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
        array's last row, whose window in the last plane would leave the
        array); or the asynchronous march (its rows read the tile). */
     if (cfg->ry < 0 || cfg->ry > 4 ||
-        (cfg->ry > 1 && cfg->variant != FDX_SV_ASYNC && (cfg->variant != FDX_SV_UNROLL || ks->rank != 3 || cfg->win)))
+        (cfg->ry > 1 && cfg->variant != FDX_SV_ASYNC && cfg->variant != FDX_SV_PLANE &&
+         (cfg->variant != FDX_SV_UNROLL || ks->rank != 3 || cfg->win)))
         return 0;
     if (cfg->minb < 0 || cfg->minb * cfg->tx * cfg->ty > 2048) return 0;
     if (cfg->zs && (cfg->zs != 1 || cfg->variant != FDX_SV_ASYNC)) return 0;
@@ -167,7 +171,9 @@ unsigned fdx_stencil_fold_faces(const fdx_stencil_kspec *ks, const fdx_stencil_c
     unsigned m = 0;
     for (int f = 0; f < 6 && cuda; f++) {
         if (!ks->fbc[f]) continue;
-        if (ks->fstore ? f < 2 && cfg->variant != FDX_SV_ASYNC : cfg->variant == FDX_SV_UNROLL) m |= 1u << f;
+        if (ks->fstore ? f < 2 && cfg->variant != FDX_SV_ASYNC && cfg->variant != FDX_SV_PLANE
+                       : cfg->variant == FDX_SV_UNROLL)
+            m |= 1u << f;
     }
     return m;
 }

@@ -217,16 +217,21 @@ int main(void)
        (4- and 8-byte copies), rows not aligned to the vector (win: copies
        of one value) at the widest and at vec 2 with two rows a thread,
        one block a column, the column from the stages (zs); tiles partial
-       in x and y, chunks shorter than the planes ahead. */
+       in x and y, chunks shorter than the planes ahead.  Then the plane
+       tile (session 8; plane 1): the widest vector one plane ahead, vec 1
+       with two rows a thread two ahead, vec 2 with three rows three ahead
+       through a long column, single planes a block. */
     typedef struct {
-        int tx, ty, vec, chunk, pd, win, ry, zs;
+        int tx, ty, vec, chunk, pd, win, ry, zs, plane;
     } acfg;
     static const acfg acfgs[] = {
-        {8, 4, 0, 5, 2, 0, 0, 0}, {8, 4, 1, 3, 1, 0, 0, 0}, {8, 4, 0, 7, 2, 1, 0, 0},
-        {4, 4, 2, 1, 3, 1, 2, 0}, {16, 4, 2, 40, 1, 1, 0, 0}, {4, 4, 0, 2, 2, 1, 0, 1},
+        {8, 4, 0, 5, 2, 0, 0, 0, 0},  {8, 4, 1, 3, 1, 0, 0, 0, 0},  {8, 4, 0, 7, 2, 1, 0, 0, 0},
+        {4, 4, 2, 1, 3, 1, 2, 0, 0},  {16, 4, 2, 40, 1, 1, 0, 0, 0}, {4, 4, 0, 2, 2, 1, 0, 1, 0},
+        {8, 4, 0, 5, 1, 0, 0, 0, 1},  {8, 4, 1, 3, 2, 0, 2, 0, 1},  {4, 4, 2, 40, 3, 0, 3, 0, 1},
+        {16, 2, 0, 1, 2, 0, 0, 0, 1},
     };
     const int nacfgs = sizeof acfgs / sizeof *acfgs;
-    int per_acfg[8] = {0};
+    int per_acfg[16] = {0};
     for (int ci = 0; ci < nacfgs; ci++)
         for (int si = 0; si < nspecs; si++) {
             const fdx_stencil_kspec *ks = &specs[si];
@@ -234,7 +239,7 @@ int main(void)
             if (ks->rank != 3) continue;
             int widest = ks->is_double ? 2 : 4, r = ks->radius;
             fdx_stencil_cfg c = {0};
-            c.variant = FDX_SV_ASYNC, c.tx = a->tx, c.ty = a->ty, c.by = 1, c.chunk = a->chunk, c.pd = a->pd;
+            c.variant = a->plane ? FDX_SV_PLANE : FDX_SV_ASYNC, c.tx = a->tx, c.ty = a->ty, c.by = 1, c.chunk = a->chunk, c.pd = a->pd;
             c.vec = a->vec && a->vec < widest ? a->vec : widest, c.win = a->win, c.ry = a->ry, c.zs = a->zs;
             /* Unaligned rows: widths of every residue, past two tiles by
                less than 2r (a third block holds interior points: the H100
