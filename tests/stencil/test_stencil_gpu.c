@@ -2,7 +2,7 @@
    poisoned outputs: every order in 1-3D and both precisions, all strategies,
    every vector width and some block shapes, on shapes that are not block
    multiples; pipelined marches, unaligned rows, x vectors, register caps,
-   bands of block rows.
+   bands of block rows, the plane tile.
    Small, so it runs under compute-sanitizer.  Skipped without a device. */
 #include "stencil/fdx_stencil_impl.h"
 #include "test_stencil_check.h"
@@ -269,6 +269,29 @@ int main(void)
                 sc_desc(&d, 3, order, wrot % 3, (wrot / 3) % 2, p);
                 fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
                 CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "win async case %d does not fit", wrot);
+                sc_case(ctx, &d, dt, s3, &seed, force, &c);
+            }
+    /* Session 8: the plane tile (centres stored from the columns, the halo
+       by cp.async): every order, precision and update, vec 1 (odd widths)
+       and the widest vector, the tuner's tiles (32x16 and 64x8 threads),
+       1..3 rows a thread, 1..3 planes ahead, register caps, chunks shorter
+       than the planes ahead and longer than the column, tiles partial in x
+       and y, coefficient / d1 / sponge rotating. */
+    int prot = 0;
+    for (int order = 2; order <= 12; order += 2)
+        for (int p = 0; p < 2; p++)
+            for (int wide = 0; wide < 2; wide++, prot++) {
+                fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
+                int r = order / 2, vec = wide ? (p ? 4 : 2) : 1;
+                fdx_stencil_cfg c = {.variant = FDX_SV_PLANE, .tx = (prot / 2) % 2 ? 64 / vec : 32 / vec,
+                                     .ty = (prot / 2) % 2 ? 8 : 16, .vec = vec, .chunk = wchunk[prot % 5], .by = 1,
+                                     .pd = 1 + prot % 3, .ry = 1 + prot % 3, .minb = prot % 4 == 1 ? 2 : 0};
+                int64_t s3[3] = {vec * (40 + prot % 7) + (vec == 1 ? 91 : 0), 20 + 2 * r + prot % 9, 17 + prot % 6};
+                s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
+                fdx_stencil_desc d;
+                sc_desc(&d, 3, order, prot % 3, (prot / 3) % 2, p);
+                fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
+                CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "plane case %d does not fit", prot);
                 sc_case(ctx, &d, dt, s3, &seed, force, &c);
             }
     fdx_ctx_destroy(&ctx);

@@ -255,6 +255,54 @@ static void model_first_batch(const fdx_device_info *h100)
     }
 }
 
+/* High orders (session 8): a first run measures the plane tile at its two
+   model tiles (radius >= 3 only), and on rows no multiple of a vector also
+   the plain marches at vec 1 beside win (the H100's A/B: neither wins
+   everywhere); a complete search reaches the plane stage's other tiles. */
+static void plane_first_batch(const fdx_device_info *h100)
+{
+    static const struct {
+        int dbl, order;
+        int64_t n[3];
+        int planes, plain, win;
+    } runs[] = {{0, 12, {400, 400, 400}, 2, 0, 0}, {0, 12, {137, 87, 249}, 2, 2, 2}, {1, 12, {179, 187, 226}, 2, 2, 1},
+                {0, 6, {700, 500, 400}, 2, 0, 0},  {0, 4, {400, 400, 400}, 0, 0, 0}};
+    for (int r = 0; r < 5; r++) {
+        fdx_stencil_kspec ks = {runs[r].dbl, 3, runs[r].order / 2, FDX_UPDATE_APPLY, 0, 0, 0};
+        fdx_stencil_journal *j = calloc(1, sizeof *j);
+        if (!j) return;
+        fake f = {1, 0, {{0}}, 0};
+        fdx_stencil_tuner t = {fake_trial, NULL, &f, 8};
+        fdx_stencil_cfg best;
+        int measured = 0, planes = 0, plain = 0, win = 0;
+        CHECK_OK(fdx_stencil_tune_step(&ks, h100, 1, runs[r].n, &t, j, &best, &measured));
+        for (int i = 0; i < j->n; i++) {
+            const fdx_stencil_cfg *c = &j->cfg[i];
+            CHECK(fdx_stencil_cfg_fits(&ks, c, runs[r].n), "order %d: a first-run candidate that does not fit",
+                  runs[r].order);
+            planes += c->variant == FDX_SV_PLANE;
+            plain += c->variant <= FDX_SV_DIRECT && c->vec == 1;
+            win += c->variant == FDX_SV_ASYNC && c->win;
+        }
+        CHECK(planes == runs[r].planes && plain == runs[r].plain && win == runs[r].win && measured <= 8,
+              "order %d %s %lldx%lldx%lld: first batch of %d has %d plane, %d plain, %d win candidates (want %d, %d, %d)",
+              runs[r].order, runs[r].dbl ? "f64" : "f32", (long long)runs[r].n[0], (long long)runs[r].n[1],
+              (long long)runs[r].n[2], measured, planes, plain, win, runs[r].planes, runs[r].plain, runs[r].win);
+        /* The whole search: the plane stage's tiles and its refinement. */
+        t.budget = 0;
+        CHECK_OK(fdx_stencil_tune_step(&ks, h100, 1, runs[r].n, &t, j, &best, &measured));
+        int all = 0, ahead = 0;
+        for (int i = 0; i < j->n; i++) {
+            all += j->cfg[i].variant == FDX_SV_PLANE;
+            ahead += j->cfg[i].variant == FDX_SV_PLANE && j->cfg[i].pd > 1;
+        }
+        CHECK(j->complete && (runs[r].planes ? all >= 6 && ahead >= 1 : all == 0),
+              "order %d: the complete search timed %d plane tiles (%d more than one plane ahead)", runs[r].order, all,
+              ahead);
+        free(j);
+    }
+}
+
 static const int budgets[] = {1, 3, 8, 20};
 
 int main(void)
@@ -282,6 +330,7 @@ int main(void)
     CHECK(prepared > 0, "the batch compiler was never asked for anything");
     model_first_batch(&h100);
     win_first_batch(&h100);
+    plane_first_batch(&h100);
     for (int b = 0; b < 4; b++)
         printf("budget %2d: converged in at most %d runs, journals of at most %d configurations (the full search times "
                "at most %d)\n", budgets[b], most_runs[budgets[b]], most_journal[budgets[b]], most_full[budgets[b]]);
