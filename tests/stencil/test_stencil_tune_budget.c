@@ -331,6 +331,13 @@ int main(void)
     model_first_batch(&h100);
     win_first_batch(&h100);
     plane_first_batch(&h100);
+    /* Small problems are tuned from 2^20 points at high orders on CUDA. */
+    fdx_stencil_kspec o12 = {0, 3, 6, FDX_UPDATE_APPLY, 0, 0, 0}, o4 = {0, 3, 2, FDX_UPDATE_APPLY, 0, 0, 0};
+    CHECK(fdx_stencil_tune_min_default(&o12, 1) == 1 << 20 && fdx_stencil_tune_min_default(&o12, 0) == 1 << 22 &&
+              fdx_stencil_tune_min_default(&o4, 1) == 1 << 22,
+          "the tuning line: %lld (order 12, CUDA), %lld (CPU), %lld (order 4)",
+          (long long)fdx_stencil_tune_min_default(&o12, 1), (long long)fdx_stencil_tune_min_default(&o12, 0),
+          (long long)fdx_stencil_tune_min_default(&o4, 1));
     for (int b = 0; b < 4; b++)
         printf("budget %2d: converged in at most %d runs, journals of at most %d configurations (the full search times "
                "at most %d)\n", budgets[b], most_runs[budgets[b]], most_journal[budgets[b]], most_full[budgets[b]]);

@@ -132,8 +132,9 @@ if [ "${SS_PLANE:-1}" = 1 ]; then
   done
   elapsed
 fi
-# The worst cases of session 7's suite (s7b) and its A/B list.
-pick_cases=${SS_PICK_CASES:-rs1-032,rs1-066,rs1-085,rs1-020,rs1-006,rs1-087,rs1-022,rs1-040,rs1-051,rs1-038,rs1-094}
+# The worst cases of session 7's suite (s7b) and its A/B list, and two small
+# ones now tuned (high orders from 2^20 points).
+pick_cases=${SS_PICK_CASES:-rs1-032,rs1-066,rs1-085,rs1-020,rs1-006,rs1-087,rs1-022,rs1-040,rs1-051,rs1-038,rs1-094,rs1-025,rs1-008}
 if [ "${SS_PICK:-1}" = 1 ]; then
   pk=${base}_stencil-space-pick.jsonl
   FDX_LOG=info FDX_CACHE_DIR=$w/cache-pick timeout "${SS_PICK_TIMEOUT:-90}" "$FDX_BIN" bench stencil --backend cuda \
