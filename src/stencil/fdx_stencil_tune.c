@@ -42,11 +42,14 @@ static fdx_stencil_cfg async_win(fdx_stencil_cfg c, int v, int tall)
 
 /* The plane tile (FDX_SV_PLANE, rank 3, radius >= 3, cp.async): 32x16
    threads at vec 1 (every width is aligned to it), `rows` rows a thread,
-   one plane ahead, capped at `minb` blocks a multiprocessor.  ptxas (sm_90,
-   order 12): f32 one row 40 registers (three blocks of 512), two rows 64
-   (two blocks; 32x32 points, 0.75 halo values a point through L2 against
-   the async march's 2.25 at 32x16 points); f64 one row 62 at two blocks,
-   two rows 122. */
+   two planes ahead, capped at `minb` blocks a multiprocessor.  ptxas (sm_90,
+   order 12, two ahead): f32 one row 40 registers (three blocks of 512), two
+   rows 64 (two blocks; 32x32 points, 0.75 halo values a point through L2
+   against the async march's 2.25 at 32x16 points); f64 one row 64 at two
+   blocks, two rows 124.  Two ahead, not one: with 32-48 warps a
+   multiprocessor, one row load a warp in flight is about half the bytes
+   in flight HBM needs (the async march: one ahead 1.08-1.15 ms, two
+   0.85-0.95 on the 25-point, round 6). */
 static int plane_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev)
 {
     return ks->rank == 3 && ks->radius >= 3 && dev->cc_major >= 8;
@@ -54,7 +57,7 @@ static int plane_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev)
 
 static fdx_stencil_cfg plane_tile(fdx_stencil_cfg c, int tx, int ty, int vec, int rows, int minb)
 {
-    c.variant = FDX_SV_PLANE, c.tx = tx, c.ty = ty, c.vec = vec, c.ry = rows > 1 ? rows : 0, c.pd = 1, c.minb = minb;
+    c.variant = FDX_SV_PLANE, c.tx = tx, c.ty = ty, c.vec = vec, c.ry = rows > 1 ? rows : 0, c.pd = 2, c.minb = minb;
     c.zfast = c.pipe = c.win = c.xv = c.band = c.zs = 0;
     return c;
 }
