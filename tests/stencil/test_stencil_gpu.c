@@ -11,6 +11,18 @@ static void force(fdx_stencil *s, const void *cfg) { fdx_stencil_force_cfg(s, (c
 
 static fdx_ctx *ctx;
 
+/* A forced rank-3 case of order `order` in float (p) or double: the update
+   and coefficient rotate with `rot`, first-derivative terms with p. */
+static void forced3(int order, int p, int rot, const fdx_stencil_cfg *c, const int64_t s3[3], const char *what,
+                    uint64_t *seed)
+{
+    fdx_stencil_desc d;
+    sc_desc(&d, 3, order, rot % 3, (rot / 3) % 2, p);
+    fdx_stencil_kspec ks = {!p, 3, order / 2, (int)d.update, d.coef, p, d.sponge > 0};
+    CHECK(fdx_stencil_cfg_fits(&ks, c, s3), "%s case %d does not fit", what, rot);
+    sc_case(ctx, &d, p ? FDX_FLOAT32 : FDX_FLOAT64, s3, seed, force, c);
+}
+
 /* Small, odd and even shapes (even widths allow every vector width). */
 static void default_case(const fdx_stencil_desc *d, fdx_dtype dt, void *seed)
 {
@@ -257,7 +269,6 @@ int main(void)
     for (int order = 2; order <= 12; order += 2)
         for (int p = 0; p < 2; p++)
             for (int vec = 2; vec <= (p ? 4 : 2); vec *= 2, wrot++) {
-                fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
                 int r = order / 2;
                 fdx_stencil_cfg c = {.variant = FDX_SV_ASYNC, .tx = 64 / vec, .ty = vec == 4 ? 16 : 8, .vec = vec,
                                      .chunk = wchunk[wrot % 5], .by = 1, .pd = 1 + wrot % 3, .win = 1,
@@ -265,11 +276,7 @@ int main(void)
                 int64_t s3[3] = {131 + wrot % 4, 12 + 2 * r + wrot % 7, 17 + wrot % 6};
                 if (s3[0] % vec == 0) s3[0]++;
                 s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
-                fdx_stencil_desc d;
-                sc_desc(&d, 3, order, wrot % 3, (wrot / 3) % 2, p);
-                fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
-                CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "win async case %d does not fit", wrot);
-                sc_case(ctx, &d, dt, s3, &seed, force, &c);
+                forced3(order, p, wrot, &c, s3, "win async", &seed);
             }
     /* Session 8: the plane tile (centres stored from the columns, the halo
        by cp.async): every order, precision and update, vec 1 (odd widths)
@@ -281,18 +288,13 @@ int main(void)
     for (int order = 2; order <= 12; order += 2)
         for (int p = 0; p < 2; p++)
             for (int wide = 0; wide < 2; wide++, prot++) {
-                fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
                 int r = order / 2, vec = wide ? (p ? 4 : 2) : 1;
                 fdx_stencil_cfg c = {.variant = FDX_SV_PLANE, .tx = (prot / 2) % 2 ? 64 / vec : 32 / vec,
                                      .ty = (prot / 2) % 2 ? 8 : 16, .vec = vec, .chunk = wchunk[prot % 5], .by = 1,
                                      .pd = 1 + prot % 3, .ry = 1 + prot % 3, .minb = prot % 4 == 1 ? 2 : 0};
                 int64_t s3[3] = {vec * (40 + prot % 7) + (vec == 1 ? 91 : 0), 20 + 2 * r + prot % 9, 17 + prot % 6};
                 s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
-                fdx_stencil_desc d;
-                sc_desc(&d, 3, order, prot % 3, (prot / 3) % 2, p);
-                fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
-                CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "plane case %d does not fit", prot);
-                sc_case(ctx, &d, dt, s3, &seed, force, &c);
+                forced3(order, p, prot, &c, s3, "plane", &seed);
             }
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_stencil_gpu");
