@@ -153,7 +153,8 @@ static void stencil_corpus_nvrtc(stencil_corpus_fn each, void *arg)
        centres stored from the columns, the halo by cp.async), every order,
        precision and vector width, the tuner's tiles (32x16 and 64x8 threads,
        1..3 rows a thread), 1..3 planes ahead, register caps, the updates,
-       coefficient, d1 and sponge rotating. */
+       coefficient, d1 and sponge rotating; and each in rank 2 (one row a
+       block of 128 or 256 threads). */
     int prot = 0;
     for (int prec = 0; prec < 2; prec++)
         for (int order = 2; order <= 12; order += 2)
@@ -165,12 +166,17 @@ static void stencil_corpus_nvrtc(stencil_corpus_fn each, void *arg)
                                        .vec = vec, .chunk = 16, .by = 1, .pd = 1 + prot % 3, .ry = 1 + prot % 3,
                                        .minb = prot % 4 == 1 ? 2 : 0};
                 each(&ks, &cfg, arg);
+                /* Rank 2: one row a block of 128 or 256 threads. */
+                ks.rank = 2, ks.sponge = upd == FDX_UPDATE_WAVE && order % 4 == 0;
+                cfg.tx = prot % 2 ? 128 : 256, cfg.ty = 1, cfg.ry = 0;
+                each(&ks, &cfg, arg);
             }
 }
 
 /* Session 8: every kernel the tuner's whole search may visit on high-order
    cases (fake times on an H100-like device): float order 12 at 400^3 and on odd widths, order
-   6 at 700x500x400, double orders 8 and 10 at 512^3 and on odd widths; each
+   6 at 700x500x400, double orders 8 and 10 at 512^3 and on odd widths, 2D
+   float order 12 on odd widths (n3 (nx, 1, ny)); each
    distinct kernel once (configurations differing only in run-time fields
    share one).  Not part of the identity corpus (test_codegen_corpus). */
 typedef struct stencil_tuner_walk {
@@ -207,12 +213,12 @@ static inline int stencil_corpus_tuner(stencil_corpus_fn each, void *arg)
         int64_t n3[3];
     } cases[] = {{0, 12, FDX_UPDATE_APPLY, {400, 400, 400}}, {0, 12, FDX_UPDATE_HEAT, {437, 205, 285}},
                  {0, 6, FDX_UPDATE_APPLY, {700, 500, 400}},  {1, 8, FDX_UPDATE_APPLY, {512, 512, 512}},
-                 {1, 10, FDX_UPDATE_WAVE, {299, 287, 167}}};
+                 {1, 10, FDX_UPDATE_WAVE, {299, 287, 167}},  {0, 12, FDX_UPDATE_HEAT, {16209, 1, 16343}}};
     fdx_device_info dev = fake_h100("corpus H100");
     static char keys[1024][128];
     stencil_tuner_walk w = {.each = each, .arg = arg, .keys = keys, .maxkeys = 1024};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        fdx_stencil_kspec ks = {cases[i].dbl, 3, cases[i].order / 2, cases[i].update, 0, 0, 0};
+        fdx_stencil_kspec ks = {cases[i].dbl, cases[i].n3[1] > 1 ? 3 : 2, cases[i].order / 2, cases[i].update, 0, 0, 0};
         w.ks = ks, w.order = (int)i;
         fdx_stencil_cfg best;
         if (fdx_stencil_tune(&w.ks, &dev, 1, cases[i].n3, stencil_tuner_walk_trial, &w, &best) != FDX_OK) return -1;

@@ -575,8 +575,8 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
                       (cfg->variant == FDX_SV_UNROLL && cfg->pd >= 1 && cfg->pd <= FDX_STENCIL_MAX_UNROLL) ||
                       ((async || plane) && cfg->pd >= 1 && cfg->pd <= FDX_STENCIL_MAX_ASYNC_AHEAD),
                   FDX_ERR_INTERNAL, "planes in flight %d", cfg->pd);
-        FDX_CHECK((!async && !plane) || ks->rank == 3, FDX_ERR_INTERNAL,
-                  "the asynchronous march and the plane tile need rank 3, got %d", ks->rank);
+        FDX_CHECK((!async || ks->rank == 3) && (!plane || ks->rank >= 2), FDX_ERR_INTERNAL,
+                  "the asynchronous march needs rank 3, the plane tile rank 2 or 3, got %d", ks->rank);
         FDX_CHECK(!plane || (!cfg->win && !cfg->zs), FDX_ERR_INTERNAL,
                   "the plane tile takes aligned rows and its column in registers (win %d, zs %d)", cfg->win, cfg->zs);
         FDX_CHECK(ks->rank == 3 || cfg->ty == 1, FDX_ERR_INTERNAL, "rank %d needs ty 1, got %d", ks->rank, cfg->ty);

@@ -57,7 +57,7 @@ void fdx_stencil_async_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_as
    it), hx the x halo copied. */
 void fdx_stencil_async_slots(fdx_cg_node *k, const gen *g, const fdx_stencil_async_geom *a)
 {
-    const int r = g->r, V = a->cw, tw = g->cfg->tx * g->vec, plane = g->cfg->variant == FDX_SV_PLANE;
+    const int r = g->ry, V = a->cw, tw = g->cfg->tx * g->vec, plane = g->cfg->variant == FDX_SV_PLANE;
     const int gw = ((plane ? 0 : tw) + 2 * a->hx) / V;
     const int nt = g->cfg->tx * g->cfg->ty, rows = g->cfg->ty * g->nr, tx = tw / V;
     for (int j = 0; j < a->per_thread; j++) {
@@ -90,7 +90,7 @@ void fdx_stencil_async_slots(fdx_cg_node *k, const gen *g, const fdx_stencil_asy
 fdx_cg_node *fdx_stencil_async_row_open(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a, int i,
                                        int tiles)
 {
-    const int r = g->r, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef;
+    const int r = g->ry, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef;
     fdx_cg_node *s = fdx_cg_scope(at);
     fdx_cg_comment(s, "row %d", i);
     fdx_cg_stmt(s, "const long long y = y_ + %d, base = base_ + %d * sy", i, i);
@@ -156,7 +156,7 @@ void fdx_stencil_async_row_plane(fdx_cg_node *rs, const gen *g, const fdx_stenci
             if (m)
                 fdx_cg_stmt(rowin, "const realv x%c%d = *(const realv *)(T + %d)", m < 0 ? 'm' : 'p', m < 0 ? -m : m,
                             m * V);
-        for (int o = 1; o <= r; o++)
+        for (int o = 1; o <= g->ry; o++)
             fdx_cg_stmt(rowin, "const realv ym%d = *(const realv *)(T - %d), yp%d = *(const realv *)(T + %d)", o,
                         o * a->width, o, o * a->width);
     }
@@ -236,7 +236,7 @@ void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
     fdx_cg_node *pro = fdx_cg_for(k, FDX_CG_LOOP, "int i = 0; i < %d; i++", lo + r + P);
     fdx_stencil_async_issue(fdx_cg_if(pro, "k0 - %d + i < k1 + %d", lo, r), g, &a, fdx_cg_fmt(g->cg, "k0 - %d + i", lo), "i");
     fdx_cg_async_commit(pro);
-    fdx_cg_stmt(k, "const int tc = (ty * %d + %d) * %d + %d + tx * %d", nr, r, a.width, a.rx, V);
+    fdx_cg_stmt(k, "const int tc = (ty * %d + %d) * %d + %d + tx * %d", nr, g->ry, a.width, a.rx, V);
     fdx_cg_node *m = fdx_cg_for(k, FDX_CG_LOOP, "long long k = k0; k < k1; k++");
     fdx_cg_stmt(m, "const int t = (int)(k - k0)");
     fdx_cg_async_wait(m, P - 1, "plane k + r has landed");

@@ -39,7 +39,7 @@ void fdx_stencil_emit_plane(fdx_cg_node *at, gen *g)
     fdx_cg_node *pro = fdx_cg_for(k, FDX_CG_LOOP, "int i = 0; i < %d; i++", P);
     fdx_stencil_async_issue(fdx_cg_if(pro, "k0 + i < k1"), g, &a, "k0 + i", "i");
     fdx_cg_async_commit(pro);
-    fdx_cg_stmt(k, "const int tc = (ty * %d + %d) * %d + %d + tx * %d", nr, r, a.width, a.rx, V);
+    fdx_cg_stmt(k, "const int tc = (ty * %d + %d) * %d + %d + tx * %d", nr, g->ry, a.width, a.rx, V);
     fdx_cg_node *m = fdx_cg_for(k, FDX_CG_LOOP, "long long k = k0; k < k1; k++");
     fdx_cg_stmt(m, "const int t = (int)(k - k0)");
     fdx_cg_line(m, "real *T_ = tile + (t %% %d) * %zu + tc; /* plane k's stage */", S, a.stage_elems);

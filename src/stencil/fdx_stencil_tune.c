@@ -46,13 +46,14 @@ static fdx_stencil_cfg async_win(fdx_stencil_cfg c, int v, int tall)
    order 12, two ahead): f32 one row 40 registers (three blocks of 512), two
    rows 64 (two blocks; 32x32 points, 0.75 halo values a point through L2
    against the async march's 2.25 at 32x16 points); f64 one row 64 at two
-   blocks, two rows 124.  Two ahead, not one: with 32-48 warps a
+   blocks, two rows 124.  Rank 2 (one row a block, the marching axis y):
+   256 and 128 threads at vec 1, uncapped.  Two ahead, not one: with 32-48 warps a
    multiprocessor, one row load a warp in flight is about half the bytes
    in flight HBM needs (the async march: one ahead 1.08-1.15 ms, two
    0.85-0.95 on the 25-point, round 6). */
 static int plane_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev)
 {
-    return ks->rank == 3 && ks->radius >= 3 && dev->cc_major >= 8;
+    return ks->rank >= 2 && ks->radius >= 3 && dev->cc_major >= 8;
 }
 
 static fdx_stencil_cfg plane_tile(fdx_stencil_cfg c, int tx, int ty, int vec, int rows, int minb)
@@ -367,18 +368,23 @@ static void tile_refine(search *s, const fdx_device_info *dev, fdx_stencil_cfg b
 
 /* The plane tile: the model's two tiles (plane_tile), 64x8 threads with
    two rows (64x16 points), 64x16 threads (1024, one row), 32x8 threads at
-   vec 1 and at the widest vector with one and two rows, uncapped; then the
-   best refined (tile_refine). */
+   vec 1 and at the widest vector with one and two rows, uncapped (rank 2:
+   64 to 512 threads at vec 1, 128 at the widest vector); then the best
+   refined (tile_refine). */
 static void plane_stage(search *s, const fdx_device_info *dev, const fdx_stencil_cfg d, int planes)
 {
     /* threads x, y, vec (0: the widest), rows, cap */
-    static const int tiles[][5] = {{32, 16, 1, 2, 2}, {32, 16, 1, 1, 3}, {32, 16, 1, 1, 2}, {64, 8, 1, 2, 0},
-                                   {64, 16, 1, 1, 0}, {32, 8, 1, 1, 0},  {32, 8, 0, 1, 0},  {32, 8, 0, 2, 0}};
+    static const int tiles3[][5] = {{32, 16, 1, 2, 2}, {32, 16, 1, 1, 3}, {32, 16, 1, 1, 2}, {64, 8, 1, 2, 0},
+                                    {64, 16, 1, 1, 0}, {32, 8, 1, 1, 0},  {32, 8, 0, 1, 0},  {32, 8, 0, 2, 0}};
+    static const int tiles2[][5] = {{256, 1, 1, 1, 0}, {128, 1, 1, 1, 0}, {64, 1, 1, 1, 0},
+                                    {512, 1, 1, 1, 0}, {128, 1, 0, 1, 0}};
+    const int rank3 = s->ks->rank == 3, ntiles = rank3 ? 8 : 5;
     int vmax = max_vec(s->ks, s->n3[0]);
     fdx_stencil_cfg best = d;
     double best_ms = INFINITY;
-    for (int i = 0; i < (int)(sizeof tiles / sizeof *tiles); i++) {
-        fdx_stencil_cfg c = plane_tile(d, tiles[i][0], tiles[i][1], tiles[i][2] ? 1 : vmax, tiles[i][3], tiles[i][4]);
+    for (int i = 0; i < ntiles; i++) {
+        const int *t = rank3 ? tiles3[i] : tiles2[i];
+        fdx_stencil_cfg c = plane_tile(d, t[0], t[1], t[2] ? 1 : vmax, t[3], t[4]);
         int ch[1];
         c.chunk = wave_chunks(s, dev, &c, planes, -1, ch, 1) ? ch[0] : default_chunk(s->ks, dev, 1, s->n3, &c);
         double ms = try_cfg(s, c);
@@ -548,7 +554,7 @@ static void search_run(search *s, const fdx_device_info *dev)
     /* Stage 6 (rank 3, cp.async needs sm_80): the asynchronous march. */
     next_stage(s);
     if (cuda && ks->rank == 3 && dev->cc_major >= 8) async_stage(s, dev, d, planes);
-    /* Stage 7 (rank 3, radius >= 3, sm_80): the plane tile. */
+    /* Stage 7 (rank 2-3, radius >= 3, sm_80): the plane tile. */
     next_stage(s);
     if (cuda && plane_wanted(ks, dev)) plane_stage(s, dev, d, planes);
     /* Then x neighbours the other way, and a register cap (__launch_bounds__)
@@ -604,8 +610,9 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
         if (plane_wanted(ks, dev)) {
             /* The plane tile, the model's tiles (plane_tile), chunks by waves. */
             for (int i = 0; i < 2; i++) {
-                fdx_stencil_cfg w = ks->is_double ? plane_tile(d, 32, 16, 1, 1 + i, i ? 0 : 2)
-                                                  : plane_tile(d, 32, 16, 1, 2 - i, i ? 3 : 2);
+                fdx_stencil_cfg w = ks->rank == 2    ? plane_tile(d, 256 >> i, 1, 1, 1, 0)
+                                    : ks->is_double ? plane_tile(d, 32, 16, 1, 1 + i, i ? 0 : 2)
+                                                    : plane_tile(d, 32, 16, 1, 2 - i, i ? 3 : 2);
                 int ch[1];
                 w.chunk = wave_chunks(s, dev, &w, planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &w);
                 c[n++] = w;

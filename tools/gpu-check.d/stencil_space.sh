@@ -131,11 +131,16 @@ if [ "${SS_PLANE:-1}" = 1 ]; then
   for cfg in "3 32 8 2 168 16 2 0 0 0 3 0 0 0 0" "4 32 16 1 504 16 2 0 0 0 2 0 0 0 0" "4 32 16 1 252 16 2 0 0 0 0 0 0 2 0"; do
     forced "$pl" "$cfg" --order 8 --size 512x512x512 --precision double
   done
+  # 2D order 12 on an odd width (the suite's 2D high orders: 0.66-0.76 with
+  # the unrolled 128x1 vec 1 pd 8): that column, then plane rows of 256 / 128.
+  for cfg in "2 128 1 1 8 1 8 0 0 0 0 0 0 0 0" "4 256 1 1 PL 1 2 0 0 0 0 0 0 0 0" "4 128 1 1 PL 1 2 0 0 0 0 0 0 0 0"; do
+    forced "$pl" "${cfg/PL/248}" --order 12 --size 8191x8191 --precision float --op heat
+  done
   elapsed
 fi
-# The worst cases of session 7's suite (s7b) and its A/B list, and two small
-# ones now tuned (high orders from 2^20 points).
-pick_cases=${SS_PICK_CASES:-rs1-032,rs1-066,rs1-085,rs1-020,rs1-006,rs1-087,rs1-022,rs1-040,rs1-051,rs1-038,rs1-094,rs1-025,rs1-008}
+# The worst cases of session 7's suite (s7b) and its A/B list, two small
+# ones now tuned (high orders from 2^20 points), a 2D order 12.
+pick_cases=${SS_PICK_CASES:-rs1-032,rs1-066,rs1-085,rs1-020,rs1-006,rs1-087,rs1-022,rs1-040,rs1-051,rs1-038,rs1-094,rs1-025,rs1-008,rs1-072}
 if [ "${SS_PICK:-1}" = 1 ]; then
   pk=${base}_stencil-space-pick.jsonl
   FDX_LOG=info FDX_CACHE_DIR=$w/cache-pick timeout "${SS_PICK_TIMEOUT:-90}" "$FDX_BIN" bench stencil --backend cuda \
