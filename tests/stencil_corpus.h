@@ -10,7 +10,10 @@
 #ifndef STENCIL_CORPUS_H
 #define STENCIL_CORPUS_H
 
-#include "stencil/fdx_stencil_impl.h"
+#include "fake_device.h"
+#include "stencil/fdx_stencil_tune.h"
+
+#include <string.h>
 
 typedef void (*stencil_corpus_fn)(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, void *arg);
 
@@ -146,6 +149,81 @@ static void stencil_corpus_nvrtc(stencil_corpus_fn each, void *arg)
                                        .minb = wrot % 5 == 1 ? 2 : 0};
                 each(&ks, &cfg, arg);
             }
+    /* Session 8: the plane tile (one plane's tile in shared memory, the
+       centres stored from the columns, the halo by cp.async), every order,
+       precision and vector width, the tuner's tiles (32x16 and 64x8 threads,
+       1..3 rows a thread), 1..3 planes ahead, register caps, the updates,
+       coefficient, d1 and sponge rotating; and each in rank 2 (one row a
+       block of 128 or 256 threads). */
+    int prot = 0;
+    for (int prec = 0; prec < 2; prec++)
+        for (int order = 2; order <= 12; order += 2)
+            for (int vec = 1; vec <= (prec ? 2 : 4); vec *= 2, prot++) {
+                int upd = prot % 3;
+                fdx_stencil_kspec ks = {prec, 3, order / 2, upd, (prot / 3) % 2, prot % 2,
+                                        upd == FDX_UPDATE_WAVE && order % 4 == 2};
+                fdx_stencil_cfg cfg = {.variant = FDX_SV_PLANE, .tx = prot % 2 ? 64 / vec : 32, .ty = prot % 2 ? 8 : 16,
+                                       .vec = vec, .chunk = 16, .by = 1, .pd = 1 + prot % 3, .ry = 1 + prot % 3,
+                                       .minb = prot % 4 == 1 ? 2 : 0};
+                each(&ks, &cfg, arg);
+                /* Rank 2: one row a block of 128 or 256 threads. */
+                ks.rank = 2, ks.sponge = upd == FDX_UPDATE_WAVE && order % 4 == 0;
+                cfg.tx = prot % 2 ? 128 : 256, cfg.ty = 1, cfg.ry = 0;
+                each(&ks, &cfg, arg);
+            }
+}
+
+/* Session 8: every kernel the tuner's whole search may visit on high-order
+   cases (fake times on an H100-like device): float order 12 at 400^3 and on odd widths, order
+   6 at 700x500x400, double orders 8 and 10 at 512^3 and on odd widths, 2D
+   float order 12 on odd widths (n3 (nx, 1, ny)); each
+   distinct kernel once (configurations differing only in run-time fields
+   share one).  Not part of the identity corpus (test_codegen_corpus). */
+typedef struct stencil_tuner_walk {
+    fdx_stencil_kspec ks;
+    stencil_corpus_fn each;
+    void *arg;
+    int order;
+    char (*keys)[128];
+    int nkeys, maxkeys;
+} stencil_tuner_walk;
+
+static inline fdx_status stencil_tuner_walk_trial(void *arg, const fdx_stencil_cfg *cfg, double *ms)
+{
+    stencil_tuner_walk *w = arg;
+    char key[128];
+    fdx_stencil_cfg_key(cfg, 1, key, sizeof key);
+    int seen = 0;
+    for (int i = 0; i < w->nkeys && !seen; i++) seen = strcmp(w->keys[i], key) == 0;
+    if (!seen && w->nkeys < w->maxkeys) {
+        snprintf(w->keys[w->nkeys++], sizeof *w->keys, "%s", key);
+        w->each(&w->ks, cfg, w->arg);
+    }
+    unsigned h = 2166136261u ^ (unsigned)w->order;
+    const unsigned char *p = (const unsigned char *)cfg;
+    for (size_t i = 0; i < sizeof *cfg; i++) h = (h ^ p[i]) * 16777619u;
+    *ms = 1.0 + (h % 1000) / 1000.0;
+    return FDX_OK;
+}
+
+static inline int stencil_corpus_tuner(stencil_corpus_fn each, void *arg)
+{
+    static const struct {
+        int dbl, order, update;
+        int64_t n3[3];
+    } cases[] = {{0, 12, FDX_UPDATE_APPLY, {400, 400, 400}}, {0, 12, FDX_UPDATE_HEAT, {437, 205, 285}},
+                 {0, 6, FDX_UPDATE_APPLY, {700, 500, 400}},  {1, 8, FDX_UPDATE_APPLY, {512, 512, 512}},
+                 {1, 10, FDX_UPDATE_WAVE, {299, 287, 167}},  {0, 12, FDX_UPDATE_HEAT, {16209, 1, 16343}}};
+    fdx_device_info dev = fake_h100("corpus H100");
+    static char keys[1024][128];
+    stencil_tuner_walk w = {.each = each, .arg = arg, .keys = keys, .maxkeys = 1024};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        fdx_stencil_kspec ks = {cases[i].dbl, cases[i].n3[1] > 1 ? 3 : 2, cases[i].order / 2, cases[i].update, 0, 0, 0};
+        w.ks = ks, w.order = (int)i;
+        fdx_stencil_cfg best;
+        if (fdx_stencil_tune(&w.ks, &dev, 1, cases[i].n3, stencil_tuner_walk_trial, &w, &best) != FDX_OK) return -1;
+    }
+    return w.nkeys;
 }
 
 #endif

@@ -274,14 +274,14 @@ static void prepare(void *arg, const fdx_stencil_cfg *cfgs, int n)
    them costs more than it can save.  FDX_STENCIL_TUNE_MIN (measurements)
    moves the line, e.g. to time the budgeted tuner on the random suite's
    small high-order cases. */
-static int64_t tune_min_points(void)
+static int64_t tune_min_points(const fdx_stencil_kspec *ks, int cuda)
 {
     const char *k = fdx_knob(FDX_KNOB_STENCIL_TUNE_MIN);
     char *end = NULL;
     long long v = k ? strtoll(k, &end, 10) : 0;
     if (!k || end == k || *end || v < 1 || v > (1LL << 40)) {
         if (k) FDX_WARN("FDX_STENCIL_TUNE_MIN='%s' is not a point count 1..2^40; ignored", k);
-        return FDX_STENCIL_TUNE_MIN_POINTS;
+        return fdx_stencil_tune_min_default(ks, cuda);
     }
     return v;
 }
@@ -312,7 +312,7 @@ static fdx_status choose(call *c, void *stream, fdx_stencil_cfg *cfg)
         }
         FDX_WARN("FDX_STENCIL_CFG='%s' does not parse or fit this stencil; ignored", env);
     }
-    if (off || points < tune_min_points()) return FDX_OK;
+    if (off || points < tune_min_points(&c->s->ks, cuda)) return FDX_OK;
     char key[33];
     /* Folded boundary faces change a few instructions at the rows' ends, not
        the best configuration: one tuning serves the stencil with and without. */

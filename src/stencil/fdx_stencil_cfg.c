@@ -40,12 +40,12 @@ static void append(char *buf, size_t n, size_t *len, const char *fmt, int v)
 
 void fdx_stencil_cfg_text(const fdx_stencil_cfg *c, int cuda, char *buf, size_t n)
 {
-    static const char *name[] = {"smem", "direct", "unroll", "async"};
+    static const char *name[] = {"smem", "direct", "unroll", "async", "plane"};
     if (!cuda) {
         snprintf(buf, n, "cpu rows %d chunk %d", c->by, c->chunk);
         return;
     }
-    snprintf(buf, n, "%s", c->variant >= 0 && c->variant <= FDX_SV_ASYNC ? name[c->variant] : "?");
+    snprintf(buf, n, "%s", c->variant >= 0 && c->variant <= FDX_SV_PLANE ? name[c->variant] : "?");
     size_t len = strlen(buf);
 #define FDX_STENCIL_CFG_FIELD(name, def, lo, hi, kernel, shown, text) \
     if (shown) append(buf, n, &len, text, c->name);
@@ -66,7 +66,7 @@ int fdx_stencil_cfg_valid(const fdx_stencil_cfg *c)
         if (get(c, i) < fields[i].lo || get(c, i) > fields[i].hi) return 0;
     /* What the ranges cannot say. */
     int pdmax = c->variant == FDX_SV_UNROLL ? FDX_STENCIL_MAX_UNROLL
-                : c->variant == FDX_SV_ASYNC ? FDX_STENCIL_MAX_ASYNC_AHEAD
+                : c->variant == FDX_SV_ASYNC || c->variant == FDX_SV_PLANE ? FDX_STENCIL_MAX_ASYNC_AHEAD
                                              : 2;
     return c->vec != 3 && c->tx * c->ty <= 1024 && c->pd <= pdmax && (!c->zs || c->variant == FDX_SV_ASYNC);
 }

@@ -413,7 +413,7 @@ void fdx_stencil_emit_points_store_shift(fdx_cg_node *at, fdx_cg_node *rowin, co
 
 void fdx_stencil_cuda_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 {
-    if (g->cfg->variant == FDX_SV_ASYNC) {
+    if (g->cfg->variant == FDX_SV_ASYNC || g->cfg->variant == FDX_SV_PLANE) {
         fdx_stencil_async_neighbour(b, g, a, off, v);
         return;
     }
@@ -574,7 +574,7 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
              cuda ? cfg->vec : 1, ks->is_double ? "double" : "float", 0, 0, 0, 1, 0, 0, 0};
     if (cuda) {
         int unroll = cfg->variant == FDX_SV_UNROLL;
-        int async = cfg->variant == FDX_SV_ASYNC;
+        int async = cfg->variant == FDX_SV_ASYNC, plane = cfg->variant == FDX_SV_PLANE;
         g.win = (unroll || async) && cfg->win && cfg->vec > 1;
         g.xv = unroll && cfg->xv && cfg->vec > 1 && !g.win;
         FDX_CHECK(!cfg->win || ((unroll || async) && ks->rank == 3), FDX_ERR_INTERNAL,
@@ -588,10 +588,12 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
                   FDX_ERR_INTERNAL, "block %dx%d too small for the halo of radius %d", cfg->tx, cfg->ty, g.r);
         FDX_CHECK(cfg->pd == 1 || cfg->pd == 2 ||
                       (cfg->variant == FDX_SV_UNROLL && cfg->pd >= 1 && cfg->pd <= FDX_STENCIL_MAX_UNROLL) ||
-                      (cfg->variant == FDX_SV_ASYNC && cfg->pd >= 1 && cfg->pd <= FDX_STENCIL_MAX_ASYNC_AHEAD),
+                      ((async || plane) && cfg->pd >= 1 && cfg->pd <= FDX_STENCIL_MAX_ASYNC_AHEAD),
                   FDX_ERR_INTERNAL, "planes in flight %d", cfg->pd);
-        FDX_CHECK(cfg->variant != FDX_SV_ASYNC || ks->rank == 3, FDX_ERR_INTERNAL,
-                  "the asynchronous march needs rank 3, got %d", ks->rank);
+        FDX_CHECK((!async || ks->rank == 3) && (!plane || ks->rank >= 2), FDX_ERR_INTERNAL,
+                  "the asynchronous march needs rank 3, the plane tile rank 2 or 3, got %d", ks->rank);
+        FDX_CHECK(!plane || (!cfg->win && !cfg->zs), FDX_ERR_INTERNAL,
+                  "the plane tile takes aligned rows and its column in registers (win %d, zs %d)", cfg->win, cfg->zs);
         FDX_CHECK(ks->rank == 3 || cfg->ty == 1, FDX_ERR_INTERNAL, "rank %d needs ty 1, got %d", ks->rank, cfg->ty);
         FDX_CHECK(cfg->variant != FDX_SV_UNROLL || ks->rank >= 2, FDX_ERR_INTERNAL,
                   "unrolled column in rank %d", ks->rank);
@@ -599,9 +601,9 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
         g.zs = cfg->zs;
         FDX_CHECK(!cfg->zs || (cfg->zs == 1 && cfg->variant == FDX_SV_ASYNC), FDX_ERR_INTERNAL,
                   "the column from the stages (zs %d) needs the asynchronous march", cfg->zs);
-        FDX_CHECK(g.nr <= 4 && (g.nr == 1 || (unroll && ks->rank == 3 && !g.win) || cfg->variant == FDX_SV_ASYNC),
+        FDX_CHECK(g.nr <= 4 && (g.nr == 1 || (unroll && ks->rank == 3 && !g.win) || async || plane),
                   FDX_ERR_INTERNAL,
-                  "%d rows a thread (the unrolled column in rank 3 without windows, or the asynchronous march, take "
+                  "%d rows a thread (the unrolled column in rank 3 without windows, the asynchronous march or the plane tile take "
                   "1..4)", cfg->ry);
     }
     /* the inner part of a split grid (fpart 2) is the plain code */
@@ -614,6 +616,8 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
         fdx_stencil_emit_unroll(top, &g);
     } else if (cuda && cfg->variant == FDX_SV_ASYNC) {
         fdx_stencil_emit_async(top, &g);
+    } else if (cuda && cfg->variant == FDX_SV_PLANE) {
+        fdx_stencil_emit_plane(top, &g);
     } else if (cuda) {
         emit_cuda(top, &g);
     } else {

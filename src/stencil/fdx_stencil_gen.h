@@ -71,5 +71,21 @@ FDX_HIDDEN void fdx_stencil_async_neighbour(fdx_sb *b, const gen *g, int a, int 
 /* The strategies in files of their own. */
 FDX_HIDDEN void fdx_stencil_emit_unroll(fdx_cg_node *at, gen *g);
 FDX_HIDDEN void fdx_stencil_emit_async(fdx_cg_node *at, gen *g);
+FDX_HIDDEN void fdx_stencil_emit_plane(fdx_cg_node *at, gen *g);
+
+/* The tile pieces the asynchronous march (fdx_stencil_gen_async.c) shares
+   with the plane tile (fdx_stencil_gen_plane.c): the kernel's head (shared
+   memory, the block's place, its copy slots), the copies of one plane into
+   a stage, a row's scope (tiles: its tile pointers), and a row's plane k
+   (points, stores, the column's shift). */
+FDX_HIDDEN fdx_cg_node *fdx_stencil_async_head(fdx_cg_node *at, gen *g, const fdx_stencil_async_geom *a);
+FDX_HIDDEN void fdx_stencil_async_slots(fdx_cg_node *k, const gen *g, const fdx_stencil_async_geom *a);
+FDX_HIDDEN void fdx_stencil_async_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a,
+                                        const char *plane, const char *stage);
+FDX_HIDDEN fdx_cg_node *fdx_stencil_async_row_open(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a,
+                                                   int i, int tiles);
+FDX_HIDDEN int fdx_stencil_async_column_len(const gen *g);
+FDX_HIDDEN void fdx_stencil_async_columns(fdx_cg_node *k, const gen *g, const fdx_stencil_async_geom *a);
+FDX_HIDDEN void fdx_stencil_async_row_plane(fdx_cg_node *rs, const gen *g, const fdx_stencil_async_geom *a);
 
 #endif

@@ -38,7 +38,7 @@ void fdx_stencil_async_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 /* Copies plane `plane` of the block's tile into stage `stage`: each thread
    its slots (go<j> < 0: outside the array, never copied; only points whose
    whole star lies inside are stored, so those cells are never used). */
-static void emit_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a, const char *plane,
+void fdx_stencil_async_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a, const char *plane,
                        const char *stage)
 {
     const int bytes = a->cw * (g->ks->is_double ? 8 : 4);
@@ -51,12 +51,14 @@ static void emit_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_async_ge
 }
 
 /* The copy slots of a thread: slot i < rows * gw is a centre row's copy (x
-   halo included), the rest the r rows above and below, centre part only.  A
-   copy moves cw values (a->cw: the vector, or one where rows are not aligned
-   to it), hx the x halo copied. */
-static void emit_slots(fdx_cg_node *k, const gen *g, const fdx_stencil_async_geom *a)
+   halo included; the plane tile's: its x halo only, hx values on either
+   side), the rest the r rows above and below, centre part only.  A copy
+   moves cw values (a->cw: the vector, or one where rows are not aligned to
+   it), hx the x halo copied. */
+void fdx_stencil_async_slots(fdx_cg_node *k, const gen *g, const fdx_stencil_async_geom *a)
 {
-    const int r = g->r, V = a->cw, tw = g->cfg->tx * g->vec, gw = (tw + 2 * a->hx) / V;
+    const int r = g->ry, V = a->cw, tw = g->cfg->tx * g->vec, plane = g->cfg->variant == FDX_SV_PLANE;
+    const int gw = ((plane ? 0 : tw) + 2 * a->hx) / V;
     const int nt = g->cfg->tx * g->cfg->ty, rows = g->cfg->ty * g->nr, tx = tw / V;
     for (int j = 0; j < a->per_thread; j++) {
         fdx_cg_stmt(k, "long long go%d = -1", j);
@@ -67,6 +69,7 @@ static void emit_slots(fdx_cg_node *k, const gen *g, const fdx_stencil_async_geo
         fdx_cg_stmt(in, "int row_, xo_");
         fdx_cg_node *centre = fdx_cg_if(in, "i_ < %d", rows * gw);
         fdx_cg_stmt(centre, "row_ = %d + i_ / %d, xo_ = (i_ %% %d) * %d - %d", r, gw, gw, V, a->hx);
+        if (plane) fdx_cg_stmt(centre, "xo_ += xo_ >= 0 ? %d : 0", tw); /* the right halo */
         fdx_cg_node *halo = fdx_cg_else(centre);
         fdx_cg_stmt(halo, "const int h_ = (i_ - %d) / %d", rows * gw, tx);
         fdx_cg_stmt(halo, "row_ = h_ < %d ? h_ : %d + h_", r, rows);
@@ -84,15 +87,16 @@ static void emit_slots(fdx_cg_node *k, const gen *g, const fdx_stencil_async_geo
    pc... that the shared point code uses) shadow the thread's, so one body
    serves every row; references to locals cost no registers of their own.
    With one row the names are the thread's. */
-static fdx_cg_node *emit_row_open(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a, int i, int tiles)
+fdx_cg_node *fdx_stencil_async_row_open(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a, int i,
+                                       int tiles)
 {
-    const int r = g->r, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef;
+    const int r = g->ry, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef;
     fdx_cg_node *s = fdx_cg_scope(at);
     fdx_cg_comment(s, "row %d", i);
     fdx_cg_stmt(s, "const long long y = y_ + %d, base = base_ + %d * sy", i, i);
     fdx_cg_stmt(s, "const bool col = xin_ && y < ny, rowin = col && y >= %d && y < ny - %d", r, r);
     fdx_cg_stmt(s, "(void)rowin");
-    if (tiles && g->zs) {
+    if (tiles && (g->zs || g->cfg->variant == FDX_SV_PLANE)) {
         fdx_cg_stmt(s, "const real *T = T_ + %d", i * a->width);
     } else if (tiles) {
         fdx_cg_stmt(s, "const real *T = T_ + %d, *Tn = Tn_ + %d", i * a->width, i * a->width);
@@ -103,7 +107,8 @@ static fdx_cg_node *emit_row_open(fdx_cg_node *at, const gen *g, const fdx_stenc
         if (!g->zs) {
             fdx_sb d = FDX_SB_INIT;
             fdx_sb_puts(&d, "real");
-            for (int t = 0; t <= 2 * r; t++) fdx_sb_printf(&d, "%s &q%d_%d = c%d_%d_%d", t ? "," : "", v, t, i, v, t);
+            for (int t = 0; t < fdx_stencil_async_column_len(g); t++)
+                fdx_sb_printf(&d, "%s &q%d_%d = c%d_%d_%d", t ? "," : "", v, t, i, v, t);
             fdx_cg_stmt(s, "%s", fdx_cg_text(g->cg, &d));
         }
         if (wave) fdx_cg_stmt(s, "real &pu%d = pu%d_%d, &pun%d = pun%d_%d", v, i, v, v, i, v);
@@ -113,13 +118,13 @@ static fdx_cg_node *emit_row_open(fdx_cg_node *at, const gen *g, const fdx_stenc
 }
 
 /* Plane k of a row: the column's newest value from its stage (or, with zs,
-   the whole column from the stages), u_prev / coef, the x and y vectors,
-   the points, the stores, the column's shift. */
-static void emit_row_plane(fdx_cg_node *rs, const gen *g, const fdx_stencil_async_geom *a)
+   the whole column from the stages; the plane tile has it already), u_prev
+   / coef, the x and y vectors, the points, the stores, the column's shift. */
+void fdx_stencil_async_row_plane(fdx_cg_node *rs, const gen *g, const fdx_stencil_async_geom *a)
 {
     const int r = g->r, V = g->vec, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef, zs = g->zs;
     const char *comp = fdx_stencil_comp;
-    if (!zs) fdx_cg_load(rs, (fdx_cg_lanes){"q", fdx_cg_fmt(g->cg, "_%d", 2 * r), V, 0}, "realv", "Tn", "0", FDX_CG_PLAIN, 0);
+    if (!zs && g->cfg->variant != FDX_SV_PLANE) fdx_cg_load(rs, (fdx_cg_lanes){"q", fdx_cg_fmt(g->cg, "_%d", 2 * r), V, 0}, "realv", "Tn", "0", FDX_CG_PLAIN, 0);
     for (int v = 0; v < V; v++) {
         if (wave) fdx_cg_stmt(rs, "pu%d = pun%d", v, v);
         if (coef) fdx_cg_stmt(rs, "pc%d = pcn%d", v, v);
@@ -151,25 +156,22 @@ static void emit_row_plane(fdx_cg_node *rs, const gen *g, const fdx_stencil_asyn
             if (m)
                 fdx_cg_stmt(rowin, "const realv x%c%d = *(const realv *)(T + %d)", m < 0 ? 'm' : 'p', m < 0 ? -m : m,
                             m * V);
-        for (int o = 1; o <= r; o++)
+        for (int o = 1; o <= g->ry; o++)
             fdx_cg_stmt(rowin, "const realv ym%d = *(const realv *)(T - %d), yp%d = *(const realv *)(T + %d)", o,
                         o * a->width, o, o * a->width);
     }
     fdx_stencil_emit_points_store_shift(rs, rowin, g, "k");
 }
 
-void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
+fdx_cg_node *fdx_stencil_async_head(fdx_cg_node *at, gen *g, const fdx_stencil_async_geom *a)
 {
     const fdx_stencil_cfg *c = g->cfg;
-    const int r = g->r, V = g->vec, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef, nr = g->nr;
-    const int zs = g->zs, lo = zs ? r : 0;
-    fdx_stencil_async_geom a;
-    fdx_stencil_async_geom_of(g->ks, c, &a);
-    const int P = c->pd, S = a.stages, rows = c->ty * nr;
-    g->aw = a.width;
+    const int r = g->r, V = g->vec, nr = g->nr, rows = c->ty * nr;
+    g->aw = a->width;
     fdx_cg_node *k = fdx_stencil_emit_kernel(at, g);
     fdx_cg_shared(k, "unsigned char", "fdx_smem_", NULL);
-    fdx_cg_stmt(k, "const real *tile = (const real *)fdx_smem_");
+    fdx_cg_stmt(k, "%sreal *tile = (%sreal *)fdx_smem_", c->variant == FDX_SV_PLANE ? "" : "const ",
+                c->variant == FDX_SV_PLANE ? "" : "const ");
     fdx_cg_stmt(k, "const unsigned sbase = (unsigned)__cvta_generic_to_shared(fdx_smem_)");
     fdx_cg_stmt(k, "const long long nx = p.n[0], ny = p.n[1], nm = p.n[2], sy = nx, sm = nx * ny");
     fdx_cg_stmt(k, "const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * %d + tx", c->tx);
@@ -180,36 +182,66 @@ void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
     fdx_cg_stmt(k, "const bool xin_ = x < nx");
     fdx_cg_stmt(k, "const long long base_ = x + y_ * sy");
     fdx_cg_stmt(k, "(void)up, (void)cf");
-    emit_slots(k, g, &a);
-    /* Each row's column (q<lane>_<t>, with several rows c<row>_<lane>_<t>)
-       and u_prev / coef registers. */
+    fdx_stencil_async_slots(k, g, a);
+    return k;
+}
+
+/* The column's registers in a march over the tile: 2r + 1 planes (none with
+   zs), and for the plane tile pd more, the newest planes in flight. */
+int fdx_stencil_async_column_len(const gen *g)
+{
+    return g->zs ? 0 : 2 * g->r + 1 + (g->cfg->variant == FDX_SV_PLANE ? g->cfg->pd : 0);
+}
+
+/* Each row's column (q<lane>_<t>, with several rows c<row>_<lane>_<t>)
+   and u_prev / coef registers; the column's first 2r planes (the plane
+   tile's: and the pd after plane k0 + r, those before k1 + r) straight from
+   global memory. */
+void fdx_stencil_async_columns(fdx_cg_node *k, const gen *g, const fdx_stencil_async_geom *a)
+{
+    const int r = g->r, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef, nr = g->nr;
+    const int len = fdx_stencil_async_column_len(g);
     for (int i = 0; i < nr; i++) {
-        if (!zs) fdx_stencil_emit_lane_array(k, g, nr > 1 ? fdx_cg_fmt(g->cg, "c%d_", i) : "q", 2 * r + 1);
+        if (len) fdx_stencil_emit_lane_array(k, g, nr > 1 ? fdx_cg_fmt(g->cg, "c%d_", i) : "q", len);
         const char *names[4] = {wave ? "pu" : NULL, wave ? "pun" : NULL, coef ? "pc" : NULL, coef ? "pcn" : NULL};
         for (int n = 0; n < 4; n++)
             if (names[n]) fdx_stencil_emit_lanes(k, g, nr == 1 ? names[n] : fdx_cg_fmt(g->cg, "%s%d_", names[n], i));
     }
-    /* The column's first 2r planes straight from global memory. */
     for (int i = 0; i < nr; i++) {
-        fdx_cg_node *col = fdx_cg_if(emit_row_open(k, g, &a, i, 0), "col");
-        for (int t = 0; t < 2 * r && !zs; t++)
+        fdx_cg_node *col = fdx_cg_if(fdx_stencil_async_row_open(k, g, a, i, 0), "col");
+        for (int t = 0; t < 2 * r && len; t++)
             fdx_stencil_vload(col, g, "q", fdx_cg_fmt(g->cg, "_%d", t), "u",
                               fdx_cg_fmt(g->cg, "base + (k0 - %d) * sm", r - t), FDX_CG_LDG);
+        for (int t = 2 * r + 1; t < len; t++)
+            fdx_stencil_vload(fdx_cg_if(col, "%d < k1 - k0", t - 2 * r - 1), g, "q", fdx_cg_fmt(g->cg, "_%d", t), "u",
+                              fdx_cg_fmt(g->cg, "base + (k0 + %d) * sm", t - r - 1), FDX_CG_LDG);
         if (wave) fdx_stencil_vload(col, g, "pun", "", "up", "base + k0 * sm", FDX_CG_STREAM);
         if (coef) fdx_stencil_vload(col, g, "pcn", "", "cf", "base + k0 * sm", FDX_CG_STREAM);
     }
+}
+
+void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
+{
+    const fdx_stencil_cfg *c = g->cfg;
+    const int r = g->r, V = g->vec, nr = g->nr;
+    const int zs = g->zs, lo = zs ? r : 0;
+    fdx_stencil_async_geom a;
+    fdx_stencil_async_geom_of(g->ks, c, &a);
+    const int P = c->pd, S = a.stages;
+    fdx_cg_node *k = fdx_stencil_async_head(at, g, &a);
+    fdx_stencil_async_columns(k, g, &a);
     /* Planes k0 - lo .. k0 + r + pd - 1 in flight, one commit group each
        (empty past the last plane, so that the count of groups stays
        uniform); plane k0 - lo + j goes to stage j mod S. */
     fdx_cg_node *pro = fdx_cg_for(k, FDX_CG_LOOP, "int i = 0; i < %d; i++", lo + r + P);
-    emit_issue(fdx_cg_if(pro, "k0 - %d + i < k1 + %d", lo, r), g, &a, fdx_cg_fmt(g->cg, "k0 - %d + i", lo), "i");
+    fdx_stencil_async_issue(fdx_cg_if(pro, "k0 - %d + i < k1 + %d", lo, r), g, &a, fdx_cg_fmt(g->cg, "k0 - %d + i", lo), "i");
     fdx_cg_async_commit(pro);
-    fdx_cg_stmt(k, "const int tc = (ty * %d + %d) * %d + %d + tx * %d", nr, r, a.width, a.rx, V);
+    fdx_cg_stmt(k, "const int tc = (ty * %d + %d) * %d + %d + tx * %d", nr, g->ry, a.width, a.rx, V);
     fdx_cg_node *m = fdx_cg_for(k, FDX_CG_LOOP, "long long k = k0; k < k1; k++");
     fdx_cg_stmt(m, "const int t = (int)(k - k0)");
     fdx_cg_async_wait(m, P - 1, "plane k + r has landed");
     fdx_cg_barrier(m, fdx_cg_fmt(g->cg, "... for every thread; plane k - %d's stage is free", lo + 1));
-    emit_issue(fdx_cg_if(m, "k + %d < k1 + %d", r + P, r), g, &a, fdx_cg_fmt(g->cg, "k + %d", r + P),
+    fdx_stencil_async_issue(fdx_cg_if(m, "k + %d < k1 + %d", r + P, r), g, &a, fdx_cg_fmt(g->cg, "k + %d", r + P),
                fdx_cg_fmt(g->cg, "(t + %d) %% %d", lo + r + P, S));
     fdx_cg_async_commit(m);
     fdx_cg_line(m, "const int sc_ = (t + %d) %% %d; /* plane k's stage */", lo, S);
@@ -220,6 +252,6 @@ void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
                         o, o, S - o, a.stage_elems, o, o, S, o, o - S, a.stage_elems);
     else
         fdx_cg_stmt(m, "const real *Tn_ = tile + ((t + %d) %% %d) * %zu + tc", r, S, a.stage_elems);
-    for (int i = 0; i < nr; i++) emit_row_plane(emit_row_open(m, g, &a, i, 1), g, &a);
+    for (int i = 0; i < nr; i++) fdx_stencil_async_row_plane(fdx_stencil_async_row_open(m, g, &a, i, 1), g, &a);
     fdx_cg_async_wait(k, -1, NULL);
 }

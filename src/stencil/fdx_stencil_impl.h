@@ -51,8 +51,13 @@ typedef enum fdx_stencil_variant {
     FDX_SV_SMEM = 0,   /* plane tile with halo in shared memory */
     FDX_SV_DIRECT = 1, /* in-plane neighbours read through L1 / read-only cache */
     FDX_SV_UNROLL = 2, /* groups of pd planes, all their loads issued up front */
-    FDX_SV_ASYNC = 3   /* rank 3: every plane once into a ring of shared-memory
+    FDX_SV_ASYNC = 3,  /* rank 3: every plane once into a ring of shared-memory
                           stages through cp.async, pd planes ahead in flight */
+    FDX_SV_PLANE = 4   /* rank 2-3, high orders: one plane tile in shared memory
+                          (pd + 1 stages), its centre stored from the column's
+                          registers, only its halo copied by cp.async; the
+                          column's newest planes loaded pd ahead into registers
+                          (fdx_stencil_gen_plane.c) */
 } fdx_stencil_variant;
 
 /* The most planes an asynchronous march keeps in flight beyond the newest
@@ -85,7 +90,9 @@ typedef struct fdx_stencil_cfg {
    with cfg->win (rows not aligned to the vector: the tile keeps its own
    alignment, so the lanes still read whole vectors from it); hx is the x
    halo copied (rx, or r with single values).  slots is the number of copies
-   a plane needs, per_thread each thread's share. */
+   a plane needs, per_thread each thread's share.  FDX_SV_PLANE uses the same
+   tile with pd + 1 stages (plane k resident, pd in flight) and copies only
+   its halo (slots: the x halo of the centre rows and the y halo rows). */
 typedef struct fdx_stencil_async_geom {
     int rx, width, height, stages, slots, per_thread, cw, hx;
     size_t stage_elems, bytes;

@@ -40,6 +40,29 @@ static fdx_stencil_cfg async_win(fdx_stencil_cfg c, int v, int tall)
     return c;
 }
 
+/* The plane tile (FDX_SV_PLANE, rank 3, radius >= 3, cp.async): 32x16
+   threads at vec 1 (every width is aligned to it), `rows` rows a thread,
+   two planes ahead, capped at `minb` blocks a multiprocessor.  ptxas (sm_90,
+   order 12, two ahead): f32 one row 40 registers (three blocks of 512), two
+   rows 64 (two blocks; 32x32 points, 0.75 halo values a point through L2
+   against the async march's 2.25 at 32x16 points); f64 one row 64 at two
+   blocks, two rows 124.  Rank 2 (one row a block, the marching axis y):
+   256 and 128 threads at vec 1, uncapped.  Two ahead, not one: with 32-48 warps a
+   multiprocessor, one row load a warp in flight is about half the bytes
+   in flight HBM needs (the async march: one ahead 1.08-1.15 ms, two
+   0.85-0.95 on the 25-point, round 6). */
+static int plane_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev)
+{
+    return ks->rank >= 2 && ks->radius >= 3 && dev->cc_major >= 8;
+}
+
+static fdx_stencil_cfg plane_tile(fdx_stencil_cfg c, int tx, int ty, int vec, int rows, int minb)
+{
+    c.variant = FDX_SV_PLANE, c.tx = tx, c.ty = ty, c.vec = vec, c.ry = rows > 1 ? rows : 0, c.pd = 2, c.minb = minb;
+    c.zfast = c.pipe = c.win = c.xv = c.band = c.zs = 0;
+    return c;
+}
+
 /* Chunk so that the grid has about four waves of blocks: enough to balance
    the multiprocessors, few enough that each block marches a long column (the
    2r planes a block reads above and below its chunk are extra traffic). */
@@ -268,6 +291,8 @@ static int wave_chunks(const search *s, const fdx_device_info *dev, const fdx_st
    from the stages (cfg->zs) is not searched: 2r more stages of shared memory
    halve the blocks a multiprocessor holds, and it lost at every tile (64x8
    points 0.940 ms at chunk 168, 64x16 1.006, 32x16 at vec 1 1.144). */
+static void tile_refine(search *s, const fdx_device_info *dev, fdx_stencil_cfg best, double best_ms, int planes);
+
 static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil_cfg d, int planes)
 {
     /* points in x (at the widest vectors, or vec 1) and y, rows a thread */
@@ -298,9 +323,19 @@ static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil
             if (ms < best_ms) best = c, best_ms = ms;
         }
     next_stage(s);
+    tile_refine(s, dev, best, best_ms, planes);
+}
+
+/* On the best tile of a march through shared memory (async or plane): the
+   other planes ahead, half and twice its planes per block and the two
+   chunks the wave model prefers, register caps for 2 and 3 blocks a
+   multiprocessor. */
+static void tile_refine(search *s, const fdx_device_info *dev, fdx_stencil_cfg best, double best_ms, int planes)
+{
     if (best_ms == INFINITY) return;
     const fdx_stencil_cfg base = best;
-    for (int pd = 1; pd <= FDX_STENCIL_MAX_ASYNC_AHEAD; pd += 2) {
+    for (int pd = 1; pd <= FDX_STENCIL_MAX_ASYNC_AHEAD; pd++) {
+        if (pd == base.pd || (base.variant == FDX_SV_ASYNC && pd == 2)) continue; /* async: 1 and 3, as before */
         fdx_stencil_cfg c = base;
         c.pd = pd;
         double ms = try_cfg(s, c);
@@ -329,6 +364,34 @@ static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil
         c.minb = b;
         try_cfg(s, c);
     }
+}
+
+/* The plane tile: the model's two tiles (plane_tile), 64x8 threads with
+   two rows (64x16 points), 64x16 threads (1024, one row), 32x8 threads at
+   vec 1 and at the widest vector with one and two rows, uncapped (rank 2:
+   64 to 512 threads at vec 1, 128 at the widest vector); then the best
+   refined (tile_refine). */
+static void plane_stage(search *s, const fdx_device_info *dev, const fdx_stencil_cfg d, int planes)
+{
+    /* threads x, y, vec (0: the widest), rows, cap */
+    static const int tiles3[][5] = {{32, 16, 1, 2, 2}, {32, 16, 1, 1, 3}, {32, 16, 1, 1, 2}, {64, 8, 1, 2, 0},
+                                    {64, 16, 1, 1, 0}, {32, 8, 1, 1, 0},  {32, 8, 0, 1, 0},  {32, 8, 0, 2, 0}};
+    static const int tiles2[][5] = {{256, 1, 1, 1, 0}, {128, 1, 1, 1, 0}, {64, 1, 1, 1, 0},
+                                    {512, 1, 1, 1, 0}, {128, 1, 0, 1, 0}};
+    const int rank3 = s->ks->rank == 3, ntiles = rank3 ? 8 : 5;
+    int vmax = max_vec(s->ks, s->n3[0]);
+    fdx_stencil_cfg best = d;
+    double best_ms = INFINITY;
+    for (int i = 0; i < ntiles; i++) {
+        const int *t = rank3 ? tiles3[i] : tiles2[i];
+        fdx_stencil_cfg c = plane_tile(d, t[0], t[1], t[2] ? 1 : vmax, t[3], t[4]);
+        int ch[1];
+        c.chunk = wave_chunks(s, dev, &c, planes, -1, ch, 1) ? ch[0] : default_chunk(s->ks, dev, 1, s->n3, &c);
+        double ms = try_cfg(s, c);
+        if (ms < best_ms) best = c, best_ms = ms;
+    }
+    next_stage(s);
+    tile_refine(s, dev, best, best_ms, planes);
 }
 
 /* The coordinate search (today's exhaustive one), replayed against the
@@ -491,6 +554,9 @@ static void search_run(search *s, const fdx_device_info *dev)
     /* Stage 6 (rank 3, cp.async needs sm_80): the asynchronous march. */
     next_stage(s);
     if (cuda && ks->rank == 3 && dev->cc_major >= 8) async_stage(s, dev, d, planes);
+    /* Stage 7 (rank 2-3, radius >= 3, sm_80): the plane tile. */
+    next_stage(s);
+    if (cuda && plane_wanted(ks, dev)) plane_stage(s, dev, d, planes);
     /* Then x neighbours the other way, and a register cap (__launch_bounds__)
        for 512, 768 and 1024 resident threads per multiprocessor: more
        threads, fewer registers each. */
@@ -527,7 +593,7 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
 {
     const fdx_stencil_kspec *ks = s->ks;
     const int64_t *n3 = s->n3;
-    fdx_stencil_cfg d, c[24];
+    fdx_stencil_cfg d, c[32];
     int n = 0, got = 0;
     fdx_stencil_default_cfg(ks, dev, s->cuda, n3, &d);
     c[n++] = d;
@@ -541,6 +607,17 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
     } else if (ks->rank >= 2) {
         int vmax = max_vec(ks, n3[0]), planes = (int)(n3[2] - 2 * ks->radius);
         fdx_stencil_cfg g2 = unrolled(s, dev, d, vmax, 2, 0, 0, 0), g4 = unrolled(s, dev, d, vmax, 4, 0, 0, 0);
+        if (plane_wanted(ks, dev)) {
+            /* The plane tile, the model's tiles (plane_tile), chunks by waves. */
+            for (int i = 0; i < 2; i++) {
+                fdx_stencil_cfg w = ks->rank == 2    ? plane_tile(d, 256 >> i, 1, 1, 1, 0)
+                                    : ks->is_double ? plane_tile(d, 32, 16, 1, 1 + i, i ? 0 : 2)
+                                                    : plane_tile(d, 32, 16, 1, 2 - i, i ? 3 : 2);
+                int ch[1];
+                w.chunk = wave_chunks(s, dev, &w, planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &w);
+                c[n++] = w;
+            }
+        }
         if (async_win_wanted(ks, dev, n3[0])) {
             /* Odd widths (issue 22's worst cases, float orders 8-12 at vec 1:
                0.45-0.50 of a same-size copy): whole-vector lanes from the tile,
@@ -553,6 +630,16 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
                 int ch[1];
                 w.chunk = wave_chunks(s, dev, &w, planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &w);
                 c[n++] = w;
+                /* The plain marches at vec 1 in the same run: on the H100
+                   (session 7's A/B of the ten worst cases) they beat win on
+                   five of them by 0.02-0.07 and lost on three by
+                   0.05-0.10, so neither may be left to a later run. */
+                if (v == 2)
+                    for (int variant = FDX_SV_DIRECT; variant >= FDX_SV_SMEM; variant--) {
+                        c[n] = d, c[n].variant = variant, c[n].vec = 1, c[n].pd = 1, c[n].xv = 0;
+                        c[n].chunk = default_chunk(ks, dev, 1, n3, &c[n]);
+                        n++;
+                    }
             }
         }
         if (ks->rank == 3 && ks->radius >= 3 && dev->cc_major >= 8) {
@@ -695,8 +782,9 @@ void fdx_stencil_tune_key(const char *backend, const fdx_device_info *dev, const
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     fdx_hash h;
     fdx_hash_init(&h);
-    fdx_hash_add_str(&h, "stencil-tune-v8"); /* v6: the asynchronous march; v7: its taller tiles, chunks by waves;
-                                                v8: on rows not aligned to its vector */
+    fdx_hash_add_str(&h, "stencil-tune-v9"); /* v6: the asynchronous march; v7: its taller tiles, chunks by waves;
+                                                v8: on rows not aligned to its vector; v9: the plane tile, the
+                                                plain marches in a first run on unaligned rows */
     fdx_hash_add_str(&h, backend);
     fdx_hash_add_str(&h, dev->name);
     fdx_hash_add(&h, &dev->sm_count, sizeof dev->sm_count);

@@ -69,4 +69,16 @@ FDX_HIDDEN void fdx_stencil_tune_key(const char *backend, const fdx_device_info 
    can save, and their timings are mostly launch overhead. */
 #define FDX_STENCIL_TUNE_MIN_POINTS ((int64_t)1 << 22)
 
+/* The stencil engine's line (FDX_STENCIL_TUNE_MIN overrides it): 2^20
+   points for high orders on CUDA (rank 3, radius >= 3), whose default
+   configuration is far from their best (H100, session 7, the suite's
+   small cases tuned from 2^18 points against the default: f64 order 8
+   0.734 -> 0.779, order 10 0.607 -> 0.636, order 6 0.809 -> 0.870, f32
+   order 12 0.740 -> 0.774 and 0.454 -> 0.434), FDX_STENCIL_TUNE_MIN_POINTS
+   for the rest. */
+static inline int64_t fdx_stencil_tune_min_default(const fdx_stencil_kspec *ks, int cuda)
+{
+    return cuda && ks->rank == 3 && ks->radius >= 3 ? (int64_t)1 << 20 : FDX_STENCIL_TUNE_MIN_POINTS;
+}
+
 #endif

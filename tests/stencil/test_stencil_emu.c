@@ -217,32 +217,40 @@ int main(void)
        (4- and 8-byte copies), rows not aligned to the vector (win: copies
        of one value) at the widest and at vec 2 with two rows a thread,
        one block a column, the column from the stages (zs); tiles partial
-       in x and y, chunks shorter than the planes ahead. */
+       in x and y, chunks shorter than the planes ahead.  Then the plane
+       tile (session 8; plane 1): the widest vector one plane ahead, vec 1
+       with two rows a thread two ahead, vec 2 with three rows three ahead
+       through a long column, single planes a block; in rank 3 and, one
+       row a block, rank 2. */
     typedef struct {
-        int tx, ty, vec, chunk, pd, win, ry, zs;
+        int tx, ty, vec, chunk, pd, win, ry, zs, plane;
     } acfg;
     static const acfg acfgs[] = {
-        {8, 4, 0, 5, 2, 0, 0, 0}, {8, 4, 1, 3, 1, 0, 0, 0}, {8, 4, 0, 7, 2, 1, 0, 0},
-        {4, 4, 2, 1, 3, 1, 2, 0}, {16, 4, 2, 40, 1, 1, 0, 0}, {4, 4, 0, 2, 2, 1, 0, 1},
+        {8, 4, 0, 5, 2, 0, 0, 0, 0},  {8, 4, 1, 3, 1, 0, 0, 0, 0},  {8, 4, 0, 7, 2, 1, 0, 0, 0},
+        {4, 4, 2, 1, 3, 1, 2, 0, 0},  {16, 4, 2, 40, 1, 1, 0, 0, 0}, {4, 4, 0, 2, 2, 1, 0, 1, 0},
+        {8, 4, 0, 5, 1, 0, 0, 0, 1},  {8, 4, 1, 3, 2, 0, 2, 0, 1},  {4, 4, 2, 40, 3, 0, 3, 0, 1},
+        {16, 2, 0, 1, 2, 0, 0, 0, 1},
     };
     const int nacfgs = sizeof acfgs / sizeof *acfgs;
-    int per_acfg[8] = {0};
+    int per_acfg[16] = {0};
     for (int ci = 0; ci < nacfgs; ci++)
         for (int si = 0; si < nspecs; si++) {
             const fdx_stencil_kspec *ks = &specs[si];
             const acfg *a = &acfgs[ci];
-            if (ks->rank != 3) continue;
+            int rank2 = ks->rank == 2 && a->plane; /* the plane tile also runs rank 2: one row a block */
+            if (ks->rank != 3 && !rank2) continue;
             int widest = ks->is_double ? 2 : 4, r = ks->radius;
             fdx_stencil_cfg c = {0};
-            c.variant = FDX_SV_ASYNC, c.tx = a->tx, c.ty = a->ty, c.by = 1, c.chunk = a->chunk, c.pd = a->pd;
-            c.vec = a->vec && a->vec < widest ? a->vec : widest, c.win = a->win, c.ry = a->ry, c.zs = a->zs;
+            c.variant = a->plane ? FDX_SV_PLANE : FDX_SV_ASYNC, c.tx = a->tx, c.ty = rank2 ? 1 : a->ty, c.by = 1;
+            c.chunk = a->chunk, c.pd = a->pd;
+            c.vec = a->vec && a->vec < widest ? a->vec : widest, c.win = a->win, c.ry = rank2 ? 0 : a->ry, c.zs = a->zs;
             /* Unaligned rows: widths of every residue, past two tiles by
                less than 2r (a third block holds interior points: the H100
                found a grid one block short there); aligned ones: a
                multiple of the vector, no multiple of the tile. */
             int64_t nx = c.win ? 2 * c.tx * c.vec + 1 + (si + ci) % (2 * r) : c.vec * (2 * c.tx + 1 + si % 2);
             if (c.win && nx % c.vec == 0) nx++;
-            int64_t n3[3] = {nx, 2 * r + c.ty * fdx_stencil_rows(&c) + 1 + si % 3, 2 * r + 9 + ci % 4};
+            int64_t n3[3] = {nx, rank2 ? 1 : 2 * r + c.ty * fdx_stencil_rows(&c) + 1 + si % 3, 2 * r + 9 + ci % 4};
             if (!fdx_stencil_cfg_fits(ks, &c, n3)) continue;
             run_case(ks, &c, n3, seed++);
             per_acfg[ci]++;

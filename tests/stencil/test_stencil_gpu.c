@@ -2,7 +2,7 @@
    poisoned outputs: every order in 1-3D and both precisions, all strategies,
    every vector width and some block shapes, on shapes that are not block
    multiples; pipelined marches, unaligned rows, x vectors, register caps,
-   bands of block rows.
+   bands of block rows, the plane tile.
    Small, so it runs under compute-sanitizer.  Skipped without a device. */
 #include "stencil/fdx_stencil_impl.h"
 #include "test_stencil_check.h"
@@ -10,6 +10,21 @@
 static void force(fdx_stencil *s, const void *cfg) { fdx_stencil_force_cfg(s, (const fdx_stencil_cfg *)cfg); }
 
 static fdx_ctx *ctx;
+
+/* A forced case of rank 2 or 3 and order `order` in float (p) or double:
+   the update and coefficient rotate with `rot`, first-derivative terms
+   with p. */
+static void forced_case(int rank, int order, int p, int rot, const fdx_stencil_cfg *c, const int64_t *shape,
+                        const char *what, uint64_t *seed)
+{
+    fdx_stencil_desc d;
+    sc_desc(&d, rank, order, rot % 3, (rot / 3) % 2, p);
+    fdx_stencil_kspec ks = {!p, rank, order / 2, (int)d.update, d.coef, p, d.sponge > 0};
+    int64_t n3[3];
+    fdx_stencil_shape3(rank, shape, n3);
+    CHECK(fdx_stencil_cfg_fits(&ks, c, n3), "%s case %d (rank %d) does not fit", what, rot, rank);
+    sc_case(ctx, &d, p ? FDX_FLOAT32 : FDX_FLOAT64, shape, seed, force, c);
+}
 
 /* Small, odd and even shapes (even widths allow every vector width). */
 static void default_case(const fdx_stencil_desc *d, fdx_dtype dt, void *seed)
@@ -257,7 +272,6 @@ int main(void)
     for (int order = 2; order <= 12; order += 2)
         for (int p = 0; p < 2; p++)
             for (int vec = 2; vec <= (p ? 4 : 2); vec *= 2, wrot++) {
-                fdx_dtype dt = p ? FDX_FLOAT32 : FDX_FLOAT64;
                 int r = order / 2;
                 fdx_stencil_cfg c = {.variant = FDX_SV_ASYNC, .tx = 64 / vec, .ty = vec == 4 ? 16 : 8, .vec = vec,
                                      .chunk = wchunk[wrot % 5], .by = 1, .pd = 1 + wrot % 3, .win = 1,
@@ -265,11 +279,31 @@ int main(void)
                 int64_t s3[3] = {131 + wrot % 4, 12 + 2 * r + wrot % 7, 17 + wrot % 6};
                 if (s3[0] % vec == 0) s3[0]++;
                 s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
-                fdx_stencil_desc d;
-                sc_desc(&d, 3, order, wrot % 3, (wrot / 3) % 2, p);
-                fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
-                CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "win async case %d does not fit", wrot);
-                sc_case(ctx, &d, dt, s3, &seed, force, &c);
+                forced_case(3, order, p, wrot, &c, s3, "win async", &seed);
+            }
+    /* Session 8: the plane tile (centres stored from the columns, the halo
+       by cp.async): every order, precision and update, vec 1 (odd widths)
+       and the widest vector, the tuner's tiles (32x16 and 64x8 threads),
+       1..3 rows a thread, 1..3 planes ahead, register caps, chunks shorter
+       than the planes ahead and longer than the column, tiles partial in x
+       and y, coefficient / d1 / sponge rotating; orders 6-12 also in rank 2. */
+    int prot = 0;
+    for (int order = 2; order <= 12; order += 2)
+        for (int p = 0; p < 2; p++)
+            for (int wide = 0; wide < 2; wide++, prot++) {
+                int r = order / 2, vec = wide ? (p ? 4 : 2) : 1;
+                fdx_stencil_cfg c = {.variant = FDX_SV_PLANE, .tx = (prot / 2) % 2 ? 64 / vec : 32 / vec,
+                                     .ty = (prot / 2) % 2 ? 8 : 16, .vec = vec, .chunk = wchunk[prot % 5], .by = 1,
+                                     .pd = 1 + prot % 3, .ry = 1 + prot % 3, .minb = prot % 4 == 1 ? 2 : 0};
+                int64_t s3[3] = {vec * (40 + prot % 7) + (vec == 1 ? 91 : 0), 20 + 2 * r + prot % 9, 17 + prot % 6};
+                s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
+                forced_case(3, order, p, prot, &c, s3, "plane", &seed);
+                /* Rank 2: one row a block (128 or 256 threads), orders 6-12. */
+                if (order < 6) continue;
+                c.tx = (prot / 2) % 2 ? 128 : 256, c.ty = 1, c.ry = 0;
+                int64_t s2[2] = {c.tx * vec + 1 + (vec == 1 ? 2 * r + prot % 5 : 0) + (vec > 1 ? vec - 1 : 0), 13 + 2 * r};
+                if (s2[0] % vec) s2[0] += vec - s2[0] % vec;
+                forced_case(2, order, p, prot, &c, s2, "plane", &seed);
             }
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_stencil_gpu");

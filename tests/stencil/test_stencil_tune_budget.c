@@ -255,6 +255,56 @@ static void model_first_batch(const fdx_device_info *h100)
     }
 }
 
+/* High orders (session 8): a first run measures the plane tile at its two
+   model tiles (radius >= 3 only, rank 3 and 2), and on rows no multiple of a vector also
+   the plain marches at vec 1 beside win (the H100's A/B: neither wins
+   everywhere); a complete search reaches the plane stage's other tiles. */
+static void plane_first_batch(const fdx_device_info *h100)
+{
+    static const struct {
+        int dbl, order;
+        int64_t n[3]; /* (nx, ny, nm): rank 2 has ny 1 */
+        int planes, plain, win;
+    } runs[] = {{0, 12, {400, 400, 400}, 2, 0, 0},  {0, 12, {137, 87, 249}, 2, 2, 2}, {1, 12, {179, 187, 226}, 2, 2, 1},
+                {0, 6, {700, 500, 400}, 2, 0, 0},   {0, 4, {400, 400, 400}, 0, 0, 0}, {0, 12, {16209, 1, 16343}, 2, -1, 0},
+                {1, 4, {4096, 1, 4096}, 0, -1, 0}};
+    for (int r = 0; r < 7; r++) {
+        fdx_stencil_kspec ks = {runs[r].dbl, runs[r].n[1] > 1 ? 3 : 2, runs[r].order / 2, FDX_UPDATE_APPLY, 0, 0, 0};
+        fdx_stencil_journal *j = calloc(1, sizeof *j);
+        if (!j) return;
+        fake f = {1, 0, {{0}}, 0};
+        fdx_stencil_tuner t = {fake_trial, NULL, &f, 8};
+        fdx_stencil_cfg best;
+        int measured = 0, planes = 0, plain = 0, win = 0;
+        CHECK_OK(fdx_stencil_tune_step(&ks, h100, 1, runs[r].n, &t, j, &best, &measured));
+        for (int i = 0; i < j->n; i++) {
+            const fdx_stencil_cfg *c = &j->cfg[i];
+            CHECK(fdx_stencil_cfg_fits(&ks, c, runs[r].n), "order %d: a first-run candidate that does not fit",
+                  runs[r].order);
+            planes += c->variant == FDX_SV_PLANE;
+            plain += c->variant <= FDX_SV_DIRECT && c->vec == 1;
+            win += c->variant == FDX_SV_ASYNC && c->win;
+        }
+        CHECK(planes == runs[r].planes && (runs[r].plain < 0 || plain == runs[r].plain) && win == runs[r].win &&
+                  measured <= 8,
+              "order %d %s %lldx%lldx%lld: first batch of %d has %d plane, %d plain, %d win candidates (want %d, %d, %d)",
+              runs[r].order, runs[r].dbl ? "f64" : "f32", (long long)runs[r].n[0], (long long)runs[r].n[1],
+              (long long)runs[r].n[2], measured, planes, plain, win, runs[r].planes, runs[r].plain, runs[r].win);
+        /* The whole search: the plane stage's tiles and its refinement. */
+        t.budget = 0;
+        CHECK_OK(fdx_stencil_tune_step(&ks, h100, 1, runs[r].n, &t, j, &best, &measured));
+        int all = 0, ahead = 0;
+        for (int i = 0; i < j->n; i++) {
+            all += j->cfg[i].variant == FDX_SV_PLANE;
+            ahead += j->cfg[i].variant == FDX_SV_PLANE && j->cfg[i].pd != 2;
+        }
+        CHECK(j->complete && (runs[r].planes ? all >= (ks.rank == 3 ? 6 : 4) && ahead >= 1 : all == 0),
+              "order %d: the complete search timed %d plane tiles (%d not two planes ahead)", runs[r].order, all,
+              ahead);
+        free(j);
+    }
+}
+
 static const int budgets[] = {1, 3, 8, 20};
 
 int main(void)
@@ -282,6 +332,14 @@ int main(void)
     CHECK(prepared > 0, "the batch compiler was never asked for anything");
     model_first_batch(&h100);
     win_first_batch(&h100);
+    plane_first_batch(&h100);
+    /* Small problems are tuned from 2^20 points at high orders on CUDA. */
+    fdx_stencil_kspec o12 = {0, 3, 6, FDX_UPDATE_APPLY, 0, 0, 0}, o4 = {0, 3, 2, FDX_UPDATE_APPLY, 0, 0, 0};
+    CHECK(fdx_stencil_tune_min_default(&o12, 1) == 1 << 20 && fdx_stencil_tune_min_default(&o12, 0) == 1 << 22 &&
+              fdx_stencil_tune_min_default(&o4, 1) == 1 << 22,
+          "the tuning line: %lld (order 12, CUDA), %lld (CPU), %lld (order 4)",
+          (long long)fdx_stencil_tune_min_default(&o12, 1), (long long)fdx_stencil_tune_min_default(&o12, 0),
+          (long long)fdx_stencil_tune_min_default(&o4, 1));
     for (int b = 0; b < 4; b++)
         printf("budget %2d: converged in at most %d runs, journals of at most %d configurations (the full search times "
                "at most %d)\n", budgets[b], most_runs[budgets[b]], most_journal[budgets[b]], most_full[budgets[b]]);

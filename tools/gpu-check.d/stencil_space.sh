@@ -20,6 +20,21 @@
 #               blocks / single planes (more blocks for 132 SMs), and 20
 #               steps (--steps: per-step time with launches back to back);
 #               records with "suite": "stencil-small" (and "forced")
+#   SS_PLANE    session 8: the plane tile (FDX_SV_PLANE) forced on order 12
+#               f32 400^3 (the tuner's model tiles, pd 2, other tiles) and
+#               on the 25-point f64 512^3, beside the async march each
+#               picked in session 7; records with "suite": "stencil-plane"
+#               and "forced" -> *_stencil-plane.jsonl
+#   SS_PICK     session 8: the worst cases of session 7's suite (s7b) as a
+#               first run now (fresh cache, budget 8): each case's record
+#               next to its s7b record, and every candidate the first run
+#               timed (the tuner's log), fastest first: is the pick the
+#               fastest of plane / win / direct / smem / unroll?  Records
+#               with "ab": "pick" -> *_stencil-space-pick.jsonl
+# Defaults: SS_SUITE, SS_TARGETS, SS_PLANE, SS_PICK on; SS_AB and SS_SMALL
+# off since session 8 (their questions are answered: win against the plain
+# marches is now timed in one first run, SS_PICK shows it; 96^3 met at 1.03).
+# Quick check of session 8's work (about 1 minute): SS_SUITE=0.
 # STENCIL_SPACE_BUDGET=all: the exhaustive tuner instead (what later runs of
 # the same case converge to), records named stencil-space-tuned.
 set -u
@@ -54,7 +69,7 @@ fi
 # The worst cases of 2026-11-23 (float orders 8-12 and double 8-10 on odd
 # widths; the largest left out for time).
 ab_cases=${SS_AB_CASES:-rs1-066,rs1-087,rs1-032,rs1-020,rs1-006,rs1-051,rs1-038,rs1-094,rs1-040,rs1-022}
-if [ "${SS_AB:-1}" = 1 ]; then
+if [ "${SS_AB:-0}" = 1 ]; then
   ab=${base}_stencil-space-ab.jsonl
   FDX_STENCIL_WIN=0 FDX_CACHE_DIR=$w/cache-ab timeout "${SS_AB_TIMEOUT:-90}" "$FDX_BIN" bench stencil --backend cuda \
     --suite random --count "${COUNT:-100}" --cases "$ab_cases" --json 2>>"$log" |
@@ -77,7 +92,7 @@ fi
 # tuned) with the budgeted tuner from 2^18 points (FDX_STENCIL_TUNE_MIN), own
 # fresh cache; records with "ab": "tunemin" in *_stencil-space-ab.jsonl.
 small_cases=${SS_SMALL_CASES:-rs1-066,rs1-022,rs1-008,rs1-025,rs1-033,rs1-091,rs1-050}
-if [ "${SS_AB:-1}" = 1 ]; then
+if [ "${SS_AB:-0}" = 1 ]; then
   FDX_STENCIL_TUNE_MIN=262144 FDX_CACHE_DIR=$w/cache-tm timeout "${SS_AB_TIMEOUT:-90}" "$FDX_BIN" bench stencil \
     --backend cuda --suite random --count "${COUNT:-100}" --cases "$small_cases" --json 2>>"$log" |
     sed -e 's/^{/{"ab": "tunemin", /' > $w/tm.jsonl
@@ -96,6 +111,70 @@ for t in tm:
           + (f", default {n['ratio_same_size']:.3f} ({n['config']})" if n else ""))
 PY
 fi
+# FDX_STENCIL_CFG: variant tx ty vec chunk by pd zfast pipe win minb xv band
+# ry zs (the tuning file's fields; chunks as the tuner's wave model picks).
+forced() { # records file, forced configuration, fdx stencil's arguments
+  local file=$1 cfg=$2; shift 2
+  FDX_STENCIL_CFG="$cfg" FDX_CACHE_DIR=$w/cache-forced timeout 60 "$FDX_BIN" stencil --backend cuda "$@" --json 2>>"$log" |
+    sed -e "s/^{/{\"suite\": \"stencil-plane\", \"forced\": \"$cfg\", /" | tee -a "$file" |
+    grep -oE '"(config)": "[^"]*"|"shape": \[[^]]*\]|"(order|ratio_same_size)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
+  echo
+}
+if [ "${SS_PLANE:-1}" = 1 ]; then
+  pl=${base}_stencil-plane.jsonl
+  for cfg in "3 16 8 4 388 16 2 0 0 0 3 0 0 0 0" "4 32 16 1 130 16 2 0 0 0 2 0 0 2 0" "4 32 16 1 65 16 2 0 0 0 3 0 0 0 0" \
+             "4 32 16 1 130 16 1 0 0 0 2 0 0 2 0" "4 32 16 1 130 16 3 0 0 0 2 0 0 2 0" "4 32 16 1 97 16 2 0 0 0 2 0 0 0 0" \
+             "4 64 8 1 130 16 2 0 0 0 0 0 0 2 0" "4 64 16 1 130 16 2 0 0 0 0 0 0 0 0" "4 32 8 1 130 16 2 0 0 0 0 0 0 0 0" \
+             "4 16 16 2 97 16 2 0 0 0 0 0 0 0 0"; do
+    forced "$pl" "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  for cfg in "3 32 8 2 168 16 2 0 0 0 3 0 0 0 0" "4 32 16 1 504 16 2 0 0 0 2 0 0 0 0" "4 32 16 1 252 16 2 0 0 0 0 0 0 2 0"; do
+    forced "$pl" "$cfg" --order 8 --size 512x512x512 --precision double
+  done
+  # 2D order 12 on an odd width (the suite's 2D high orders: 0.66-0.76 with
+  # the unrolled 128x1 vec 1 pd 8): that column, then plane rows of 256 / 128.
+  for cfg in "2 128 1 1 8 1 8 0 0 0 0 0 0 0 0" "4 256 1 1 PL 1 2 0 0 0 0 0 0 0 0" "4 128 1 1 PL 1 2 0 0 0 0 0 0 0 0"; do
+    forced "$pl" "${cfg/PL/248}" --order 12 --size 8191x8191 --precision float --op heat
+  done
+  elapsed
+fi
+# The worst cases of session 7's suite (s7b) and its A/B list, two small
+# ones now tuned (high orders from 2^20 points), a 2D order 12.
+pick_cases=${SS_PICK_CASES:-rs1-032,rs1-066,rs1-085,rs1-020,rs1-006,rs1-087,rs1-022,rs1-040,rs1-051,rs1-038,rs1-094,rs1-025,rs1-008,rs1-072}
+if [ "${SS_PICK:-1}" = 1 ]; then
+  pk=${base}_stencil-space-pick.jsonl
+  FDX_LOG=info FDX_CACHE_DIR=$w/cache-pick timeout "${SS_PICK_TIMEOUT:-90}" "$FDX_BIN" bench stencil --backend cuda \
+    --suite random --count "${COUNT:-100}" --cases "$pick_cases" --json 2>$w/pick.log |
+    sed -e 's/^{/{"ab": "pick", /' > "$pk"
+  echo "first runs of the worst cases: exit ${PIPESTATUS[0]}, $(grep -c '^{' "$pk") records$(elapsed)"
+  cat $w/pick.log >> "$log"
+  python3 - "$pk" bench/results/2026-11-24_NVIDIA-H100-80GB-HBM3_stencil-space-s7b.jsonl $w/pick.log <<'PY'
+import json, re, sys
+new = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+try:
+    old = {q["case"]: q for q in map(json.loads, (l for l in open(sys.argv[2]) if l.startswith("{")))}
+except OSError:
+    old = {}
+# The tuner's log: "tuning: <config> <ms> ms" lines, each case's ending with
+# "stencil tuned for NXxNYxNZ: ..." (its shape names the case).
+runs, cur = {}, []
+for l in open(sys.argv[3]):
+    m = re.search(r"tuning: (.*?)\s+([0-9.]+) ms", l)
+    t = re.search(r"stencil tuned for (\d+x\d+x\d+)", l)
+    if m:
+        cur.append((float(m.group(2)), m.group(1)))
+    elif t:
+        runs[t.group(1)], cur = cur, []
+for i, q in enumerate(new):
+    o = old.get(q["case"])
+    print(f"  {q['case']} {'x'.join(map(str, q['shape']))} {q['precision']} o{q['order']} {q['op']}: "
+          f"s7b {o['ratio_same_size']:.3f} ({o['config']}) -> " if o else f"  {q['case']}: ", end="")
+    print(f"{q['ratio_same_size']:.3f} ({q['config']})")
+    g = runs.get('x'.join(map(str, q['shape'])))
+    if g:
+        print("    timed: " + "; ".join(f"{ms:.3f} {c}" for ms, c in sorted(g)))
+PY
+fi
 if [ "${SS_TARGETS:-1}" = 1 ]; then
   tg=${base}_stencil-targets.jsonl
   for args in "--order 8 --size 512x512x512 --precision double" \
@@ -109,7 +188,7 @@ if [ "${SS_TARGETS:-1}" = 1 ]; then
   done
   elapsed
 fi
-if [ "${SS_SMALL:-1}" = 1 ]; then
+if [ "${SS_SMALL:-0}" = 1 ]; then
   sm=${base}_stencil-small.jsonl
   one() { # forced configuration (or -), fdx stencil's arguments
     local cfg=$1; shift
