@@ -302,12 +302,17 @@ static void graph_put_back(fdx_solver *s, const mg_graph_hooks *h, int k, int ou
    several streams (a distributed solver's units) and to host state beside
    the buffers.  FDX_MG_GRAPH=0 turns it off; any capture error falls back
    to plain launches for this solver. */
+static int graph_wanted(const fdx_solver *s)
+{
+    const int k = s->skip_pre0 ? 1 : 0;
+    return s->smoother == FDX_SMOOTH_RBGS && !fdx_knob_is(FDX_KNOB_MG_GRAPH, "0") &&
+           s->graph_kind[k] != (fdx_solver_cycle)-1 && !(s->gs2 && (s->pre + s->post) % 2);
+}
+
 int mg_cuda_graph_cycle(fdx_solver *s, fdx_solver_cycle c, const mg_graph_hooks *h)
 {
     const int k = s->skip_pre0 ? 1 : 0;
-    if (s->smoother != FDX_SMOOTH_RBGS || fdx_knob_is(FDX_KNOB_MG_GRAPH, "0") || s->graph_kind[k] == (fdx_solver_cycle)-1)
-        return 0;
-    if (s->gs2 && (s->pre + s->post) % 2) return 0;
+    if (!graph_wanted(s)) return 0;
     cudaStream_t st = (cudaStream_t)h->origin;
     if (s->graph[k] && s->graph_kind[k] == c && graph_buffers_match(s, h, k)) {
         graph_put_back(s, h, k, 1);
@@ -367,6 +372,7 @@ int mg_cuda_graph_cycle(fdx_solver *s, fdx_solver_cycle c, const mg_graph_hooks 
 /* The one-unit table's graph: the thread's kernel stream. */
 static int graph_cycle(fdx_solver *s, fdx_solver_cycle c)
 {
+    if (!graph_wanted(s)) return 0;
     if (!mg_gpu_stream()) {
         cudaStream_t st = NULL;
         if (cudaStreamCreate(&st) != cudaSuccess) return 0;
