@@ -493,21 +493,10 @@ static void mg_release(mg_cli *c)
 
 int cmd_mg_main(const char *CMD, int argc, char **argv)
 {
-    mg_cli c = {.cmd = CMD,
-                .size_s = "129x129x129",
-                .tol_s = "1e-10",
-                .cycle_s = "fmg",
-                .sm_s = "rbgs",
-                .pre_s = "2",
-                .post_s = "2",
-                .maxc_s = "50",
-                .solver_s = "mg",
-                .bc_s = "dirichlet",
-                .coarse_s = "direct",
-                .order_s = "2",
-                .coef_s = "none",
-                .repeat_s = "0",
-                .grid64 = {1, 1, 1}};
+    /* the flags' defaults */
+    mg_cli c = {.cmd = CMD, .size_s = "129x129x129", .tol_s = "1e-10", .cycle_s = "fmg", .sm_s = "rbgs", .pre_s = "2",
+                .post_s = "2", .maxc_s = "50", .solver_s = "mg", .bc_s = "dirichlet", .coarse_s = "direct",
+                .order_s = "2", .coef_s = "none", .repeat_s = "0", .grid64 = {1, 1, 1}};
     int rc = mg_parse(&c, argc, argv);
     if (rc < 0) rc = mg_build(&c);
     if (rc < 0) rc = mg_solve(&c);
