@@ -849,10 +849,10 @@ static fdx_status local_level(fdx_solver *s, mg_dlevel *dl, const mg_level *G, f
         E->lo[a] = max64(0, G->lo[a] - dl->org[i][a]);
         E->hi[a] = G->hi[a] - dl->org[i][a] < L->m[a] ? G->hi[a] - dl->org[i][a] : L->m[a];
         if (L->hi[a] > L->lo[a]) {
-            E->lo[a] = max64(E->lo[a], L->lo[a] - dl->reach);
-            E->hi[a] = L->hi[a] + dl->reach < E->hi[a] ? L->hi[a] + dl->reach : E->hi[a];
             W->lo[a] = max64(E->lo[a], L->lo[a] - 1);
             W->hi[a] = L->hi[a] + 1 < E->hi[a] ? L->hi[a] + 1 : E->hi[a];
+            E->lo[a] = max64(E->lo[a], L->lo[a] - dl->reach);
+            E->hi[a] = L->hi[a] + dl->reach < E->hi[a] ? L->hi[a] + dl->reach : E->hi[a];
         }
     }
     return FDX_OK;
