@@ -338,7 +338,8 @@ int mg_cuda_graph_cycle(fdx_solver *s, fdx_solver_cycle c, const mg_graph_hooks 
         mg_cycle(s, 0, c);
         if (h->join) h->join(s);
         cudaError_t e = cudaStreamEndCapture(st, &g);
-        if (e == cudaSuccess && h->failed && h->failed(s)) e = cudaErrorStreamCaptureInvalidated;
+        const int failed = h->failed && h->failed(s); /* asked (and cleared) whatever e is */
+        if (e == cudaSuccess && failed) e = cudaErrorStreamCaptureInvalidated;
         if (e == cudaSuccess && first_error != before) e = first_error;
         if (e == cudaSuccess) e = cudaGraphInstantiate(&exec, g, 0);
         if (g) cudaGraphDestroy(g);
