@@ -313,6 +313,10 @@ int mg_cuda_graph_cycle(fdx_solver *s, fdx_solver_cycle c, const mg_graph_hooks 
 {
     const int k = s->skip_pre0 ? 1 : 0;
     if (!graph_wanted(s)) return 0;
+    /* a graph replays what its capture did from the state it was captured
+       in: the first cycles of a solve (after FMG, or after CG's update)
+       would otherwise differ from the later ones and be captured anew */
+    if (h->settle) h->settle(s);
     cudaStream_t st = (cudaStream_t)h->origin;
     if (s->graph[k] && s->graph_kind[k] == c && graph_buffers_match(s, h, k)) {
         graph_put_back(s, h, k, 1);

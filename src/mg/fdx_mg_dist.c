@@ -648,13 +648,17 @@ static void g_join(fdx_solver *s)
     use(md, 0);
 }
 
-/* Which of a level's fields (and its stage) wait for a renewal: the cycle
-   renews by these, so a graph replays only from the state it was captured
-   in, and leaves the state it left then. */
+/* Which of a level's fields wait for a renewal: the cycle renews by
+   these, so a graph replays only from the state it was captured in, and
+   leaves the state the capture left.  Settled before each graph cycle by
+   renewing every stale field (in the default configurations none is
+   stale at a cycle's start but level 0's f once a solve, which the cycle
+   would renew anyway), so every cycle of every solve starts from the same
+   state and replays one graph. */
 static uint64_t g_state(const fdx_solver *s, int l)
 {
     const mg_dlevel *dl = &s->md->dl[l];
-    uint64_t v = (uint64_t)(dl->stage.stale != 0) << FLD_COUNT;
+    uint64_t v = 0;
     for (int k = 0; k < FLD_COUNT; k++) v |= (uint64_t)(dl->fld[k].stale != 0) << k;
     return v;
 }
@@ -662,8 +666,15 @@ static uint64_t g_state(const fdx_solver *s, int l)
 static void g_set_state(fdx_solver *s, int l, uint64_t v)
 {
     mg_dlevel *dl = &s->md->dl[l];
-    dl->stage.stale = (int)(v >> FLD_COUNT & 1);
     for (int k = 0; k < FLD_COUNT; k++) dl->fld[k].stale = (int)(v >> k & 1);
+}
+
+static void g_settle(fdx_solver *s)
+{
+    mg_dist *md = s->md;
+    for (int l = 0; l < md->gather; l++)
+        for (int k = 0; k < FLD_COUNT; k++) fresh(&md->dl[l], &md->dl[l].fld[k]);
+    use(md, 0);
 }
 
 /* A failure of the captured cycle's calls (kept by keep()) fails the
@@ -683,7 +694,14 @@ static int d_graph_cycle(fdx_solver *s, fdx_solver_cycle c)
 {
     mg_dist *md = s->md;
     if (!md->stream[0] || !md->local || md->err != FDX_OK) return 0;
-    const mg_graph_hooks h = {md->stream[0], 1, g_fork, g_join, g_state, g_set_state, g_failed};
+    const mg_graph_hooks h = {.origin = md->stream[0],
+                              .relaxed = 1,
+                              .fork = g_fork,
+                              .join = g_join,
+                              .settle = g_settle,
+                              .state = g_state,
+                              .set_state = g_set_state,
+                              .failed = g_failed};
     use(md, 0);
     return mg_cuda_graph_cycle(s, c, &h);
 }

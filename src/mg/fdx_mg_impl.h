@@ -261,6 +261,7 @@ typedef struct mg_graph_hooks {
     int relaxed;                                  /* capture in relaxed mode (the cycle sets devices) */
     void (*fork)(fdx_solver *s);                  /* the other streams wait for the origin */
     void (*join)(fdx_solver *s);                  /* the origin waits for the other streams */
+    void (*settle)(fdx_solver *s);                /* brings that state to one fixed state before a cycle */
     uint64_t (*state)(const fdx_solver *s, int l); /* the host state of level l the cycle reads and changes */
     void (*set_state)(fdx_solver *s, int l, uint64_t v);
     int (*failed)(fdx_solver *s);                 /* the captured cycle's own calls failed (clears it) */
