@@ -1,6 +1,6 @@
 # Multigrid distributed over units (issue 21 item 5; target: 2 H200s solve
 # 513^3 at >= 1.6x one GPU): the distributed path's own cost on one GPU,
-# ~1 minute: fdx mg --backend cuda 257^3 and 513^3 (FMG then V(2,2) to
+# ~1 minute (12 runs): fdx mg --backend cuda 257^3 and 513^3 (FMG then V(2,2) to
 # 1e-10, median of 2 warm solves), tagged "variant":
 #   one          the one-unit solver (z-marching sweeps, fused
 #                residual+restriction, a CUDA graph a cycle)
@@ -14,7 +14,7 @@
 #   gpus2-1dev   --gpus 2 with one device: both units on it (the renewals'
 #                peer copies and the second unit's kernels; no speedup
 #                possible); gpus2 on two devices (only when two are visible)
-#   gpus2-1dev-nograph   the same with FDX_MG_GRAPH=0
+#   gpus2-1dev-nograph   257^3 only: the same with FDX_MG_GRAPH=0
 #   *-g256k      513^3 only: FDX_MG_GATHER=262144 (levels below 262144
 #                unknowns a unit gathered: level 3 of 513^3 on one unit)
 # Each record has cycles, verified, gpus/units/levels_distributed; the table
@@ -33,7 +33,7 @@ for n in 257 513; do
   run gpus1-nograph $n FDX_MG_GRAPH=0 -- --gpus 1
   run gpus1-twopass $n FDX_MG_FUSE=0 -- --gpus 1
   run $two $n -- --gpus 2
-  run $two-nograph $n FDX_MG_GRAPH=0 -- --gpus 2
-  [ $n = 513 ] && run $two-g256k $n FDX_MG_GATHER=262144 -- --gpus 2
+  if [ $n = 513 ]; then run $two-g256k $n FDX_MG_GATHER=262144 -- --gpus 2
+  else run $two-nograph $n FDX_MG_GRAPH=0 -- --gpus 2; fi
 done
 mg_table "$rec" one
