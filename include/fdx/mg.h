@@ -136,7 +136,9 @@ FDX_API fdx_status fdx_solver_solve(fdx_solver *s, fdx_array *f, fdx_array *u);
    points than units on a split axis: FDX_ERR_INVALID.  The cycles,
    residual history and solution are those of one unit: every value bit
    for bit but the norms, whose sums are added per unit and then across
-   units (the last bits of the history). */
+   units (the last bits of the history).  CUDA units of one process run
+   each cycle after the first as one CUDA graph over all of them
+   (FDX_MG_GRAPH=0: plain launches). */
 FDX_API fdx_status fdx_solver_create_dist(const fdx_options *opts, fdx_dist *d, fdx_solver **out);
 /* fdx_solver_solve on arrays of the solver's distribution (f, u: double
    fdx_darrays of d); u's shadows are not renewed. */

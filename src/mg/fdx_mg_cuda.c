@@ -4,6 +4,7 @@
    whose value is the only thing copied back. */
 #include "backends/cuda/fdx_cuda.h"
 #include "core/fdx_knob.h"
+#include "core/fdx_log.h"
 #include "mg/fdx_mg_gpu.h"
 #include "mg/fdx_mg_impl.h"
 
@@ -255,7 +256,7 @@ static void copy_user(const fdx_solver *s, const double *src, double *dst, int t
     copy_box(&s->lev[0], off, lo, hi, s->shape[0], s->shape[1], src, dst, to_user);
 }
 
-static void graph_free(fdx_solver *s)
+void mg_cuda_graph_free(fdx_solver *s)
 {
     for (int k = 0; k < 2; k++) {
         if (s->graph[k]) cudaGraphExecDestroy((cudaGraphExec_t)s->graph[k]);
@@ -263,13 +264,28 @@ static void graph_free(fdx_solver *s)
     }
 }
 
-/* Whether every level's u and t are where they were when graph k was
-   captured (the graph reads and writes those buffers). */
-static int graph_buffers_match(const fdx_solver *s, int k)
+static uint64_t state_of(const fdx_solver *s, const mg_graph_hooks *h, int l) { return h->state ? h->state(s, l) : 0; }
+
+/* Whether every level's u and t (and the hooks' state) are where they
+   were when graph k was captured (the graph reads and writes those
+   buffers). */
+static int graph_buffers_match(const fdx_solver *s, const mg_graph_hooks *h, int k)
 {
     for (int l = 0; l < s->nlev; l++)
-        if (s->lev[l].u != s->graph_in[k][l][0] || s->lev[l].t != s->graph_in[k][l][1]) return 0;
+        if (s->lev[l].u != s->graph_in[k][l][0] || s->lev[l].t != s->graph_in[k][l][1] ||
+            state_of(s, h, l) != s->graph_state_in[k][l])
+            return 0;
     return 1;
+}
+
+/* The levels' buffers and state as graph k left them (out) or found them. */
+static void graph_put_back(fdx_solver *s, const mg_graph_hooks *h, int k, int out)
+{
+    for (int l = 0; l < s->nlev; l++) {
+        s->lev[l].u = out ? s->graph_out[k][l][0] : s->graph_in[k][l][0];
+        s->lev[l].t = out ? s->graph_out[k][l][1] : s->graph_in[k][l][1];
+        if (h->set_state) h->set_state(s, l, out ? s->graph_state_out[k][l] : s->graph_state_in[k][l]);
+    }
 }
 
 /* One cycle on level 0 as a CUDA graph: captured on first use (per cycle
@@ -282,52 +298,93 @@ static int graph_buffers_match(const fdx_solver *s, int k)
    and leaves them as the capture did.  Each level must swap an even number
    of times a solver iteration (pre + post even; with the first sweep in
    the convergence check, level 0 swaps an odd number of times in the graph
-   and once more in the check).  FDX_MG_GRAPH=0 turns it off; any capture
-   error falls back to plain launches for this solver. */
-static int graph_cycle(fdx_solver *s, fdx_solver_cycle c)
+   and once more in the check).  The hooks extend this to work forked over
+   several streams (a distributed solver's units) and to host state beside
+   the buffers.  FDX_MG_GRAPH=0 turns it off; any capture error falls back
+   to plain launches for this solver. */
+static int graph_wanted(const fdx_solver *s)
 {
     const int k = s->skip_pre0 ? 1 : 0;
-    if (s->smoother != FDX_SMOOTH_RBGS || fdx_knob_is(FDX_KNOB_MG_GRAPH, "0") || s->graph_kind[k] == (fdx_solver_cycle)-1)
-        return 0;
-    if (s->gs2 && (s->pre + s->post) % 2) return 0;
-    if (!mg_gpu_stream()) {
-        cudaStream_t st = NULL;
-        if (cudaStreamCreate(&st) != cudaSuccess) return 0;
-        mg_gpu_set_stream(st); /* kept for the thread's life: one per thread */
-    }
-    cudaStream_t st = (cudaStream_t)mg_gpu_stream();
-    if (s->graph[k] && s->graph_kind[k] == c && graph_buffers_match(s, k)) {
-        for (int l = 0; l < s->nlev; l++) s->lev[l].u = s->graph_out[k][l][0], s->lev[l].t = s->graph_out[k][l][1];
+    return s->smoother == FDX_SMOOTH_RBGS && !fdx_knob_is(FDX_KNOB_MG_GRAPH, "0") &&
+           s->graph_kind[k] != (fdx_solver_cycle)-1 && !(s->gs2 && (s->pre + s->post) % 2);
+}
+
+int mg_cuda_graph_cycle(fdx_solver *s, fdx_solver_cycle c, const mg_graph_hooks *h)
+{
+    const int k = s->skip_pre0 ? 1 : 0;
+    if (!graph_wanted(s)) return 0;
+    /* a graph replays what its capture did from the state it was captured
+       in: the first cycles of a solve (after FMG, or after CG's update)
+       would otherwise differ from the later ones and be captured anew */
+    if (h->settle) h->settle(s);
+    cudaStream_t st = (cudaStream_t)h->origin;
+    if (s->graph[k] && s->graph_kind[k] == c && graph_buffers_match(s, h, k)) {
+        graph_put_back(s, h, k, 1);
     } else {
         if (s->graph[k]) cudaGraphExecDestroy((cudaGraphExec_t)s->graph[k]);
         s->graph[k] = NULL;
-        for (int l = 0; l < s->nlev; l++) s->graph_in[k][l][0] = s->lev[l].u, s->graph_in[k][l][1] = s->lev[l].t;
+        for (int l = 0; l < s->nlev; l++) {
+            s->graph_in[k][l][0] = s->lev[l].u, s->graph_in[k][l][1] = s->lev[l].t;
+            s->graph_state_in[k][l] = state_of(s, h, l);
+        }
         note(cudaStreamSynchronize(st), "cudaStreamSynchronize");
+        const cudaError_t before = first_error;
+        const char *before_call = first_call;
         cudaGraph_t g = NULL;
         cudaGraphExec_t exec = NULL;
         const double work0 = s->work;
-        if (cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal) != cudaSuccess) return 0;
+        if (cudaStreamBeginCapture(st, h->relaxed ? cudaStreamCaptureModeRelaxed : cudaStreamCaptureModeThreadLocal) !=
+            cudaSuccess) {
+            (void)cudaGetLastError();
+            return 0;
+        }
+        if (h->fork) h->fork(s);
         mg_cycle(s, 0, c);
+        if (h->join) h->join(s);
         cudaError_t e = cudaStreamEndCapture(st, &g);
+        const int failed = h->failed && h->failed(s); /* asked (and cleared) whatever e is */
+        if (e == cudaSuccess && failed) e = cudaErrorStreamCaptureInvalidated;
+        if (e == cudaSuccess && first_error != before) e = first_error;
         if (e == cudaSuccess) e = cudaGraphInstantiate(&exec, g, 0);
         if (g) cudaGraphDestroy(g);
         s->graph_work[k] = s->work - work0; /* the capture ran nothing */
         s->work = work0;
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
+            FDX_WARN("multigrid: the cycle's CUDA graph: %s; plain launches from now on", cudaGetErrorString(e));
+            first_error = before; /* the capture's launch errors ran nothing */
+            first_call = before_call;
             /* nothing ran: the buffers are where they were */
-            for (int l = 0; l < s->nlev; l++) s->lev[l].u = s->graph_in[k][l][0], s->lev[l].t = s->graph_in[k][l][1];
+            graph_put_back(s, h, k, 0);
             s->graph_kind[k] = (fdx_solver_cycle)-1; /* plain launches from now on */
             return 0;
         }
         s->graph[k] = exec;
         s->graph_kind[k] = c;
         /* the capture swapped the host's pointers as the cycle does */
-        for (int l = 0; l < s->nlev; l++) s->graph_out[k][l][0] = s->lev[l].u, s->graph_out[k][l][1] = s->lev[l].t;
+        for (int l = 0; l < s->nlev; l++) {
+            s->graph_out[k][l][0] = s->lev[l].u, s->graph_out[k][l][1] = s->lev[l].t;
+            s->graph_state_out[k][l] = state_of(s, h, l);
+        }
     }
+    if (h->join) h->join(s);
     note(cudaGraphLaunch((cudaGraphExec_t)s->graph[k], st), "cudaGraphLaunch(cycle)");
+    if (h->fork) h->fork(s);
     s->work += s->graph_work[k];
     return 1;
+}
+
+/* The one-unit table's graph: the thread's kernel stream. */
+static int graph_cycle(fdx_solver *s, fdx_solver_cycle c)
+{
+    if (!graph_wanted(s)) return 0;
+    if (!mg_gpu_stream()) {
+        cudaStream_t st = NULL;
+        if (cudaStreamCreate(&st) != cudaSuccess) return 0;
+        mg_gpu_set_stream(st); /* kept for the thread's life: one per thread */
+    }
+    const mg_graph_hooks h = {.origin = mg_gpu_stream()};
+    return mg_cuda_graph_cycle(s, c, &h);
 }
 
 static const mg_ops CUDA_OPS = {
@@ -358,7 +415,7 @@ static const mg_ops CUDA_OPS = {
     .status = status,
     .residual4 = residual4,
     .graph_cycle = graph_cycle,
-    .graph_free = graph_free,
+    .graph_free = mg_cuda_graph_free,
 };
 
 const mg_ops *mg_cuda_ops(void) { return &CUDA_OPS; }
@@ -445,16 +502,41 @@ void mg_cuda_stream_destroy(void *stream)
 
 void mg_cuda_use_stream(void *stream) { mg_gpu_set_stream(stream); }
 
-fdx_status mg_cuda_order(void *waiter, void *signaller)
+fdx_status mg_cuda_order(void *waiter, void *signaller, void *event)
 {
     if (waiter == signaller) return FDX_OK;
-    cudaEvent_t ev = NULL;
-    FDX_CUDA_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
-    cudaError_t e = cudaEventRecord(ev, (cudaStream_t)signaller);
-    if (e == cudaSuccess) e = cudaStreamWaitEvent((cudaStream_t)waiter, ev, 0);
-    cudaEventDestroy(ev); /* released once the wait is done */
-    FDX_CUDA_TRY(e);
+    FDX_CUDA_TRY(cudaEventRecord((cudaEvent_t)event, (cudaStream_t)signaller));
+    FDX_CUDA_TRY(cudaStreamWaitEvent((cudaStream_t)waiter, (cudaEvent_t)event, 0));
     return FDX_OK;
+}
+
+fdx_status mg_cuda_event_create(void **out)
+{
+    *out = NULL;
+    FDX_CUDA_TRY(cudaEventCreateWithFlags((cudaEvent_t *)out, cudaEventDisableTiming));
+    return FDX_OK;
+}
+
+void mg_cuda_event_destroy(void *event)
+{
+    if (event) cudaEventDestroy((cudaEvent_t)event);
+}
+
+int mg_cuda_reaches(const void *from, const void *to)
+{
+    struct cudaPointerAttributes a, b;
+    if (cudaPointerGetAttributes(&a, from) != cudaSuccess || cudaPointerGetAttributes(&b, to) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (a.type != cudaMemoryTypeDevice || b.type != cudaMemoryTypeDevice) return 0;
+    if (a.device == b.device) return 1;
+    int can = 0;
+    if (cudaDeviceCanAccessPeer(&can, a.device, b.device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return can; /* fdx_dist enables peer access wherever it can */
 }
 
 fdx_status mg_cuda_stream_sync(void *stream)

@@ -25,6 +25,14 @@
    colours by global index); only the norms' summation order differs, in
    the last bits of the residual history.
 
+   What keeps the units' own cost down: a level on one unit of one process
+   renews nothing (no calls); the residual is restricted in one pass on
+   each block (its values in the shadows computed, not exchanged); in one
+   process the gathered level is filled and read back by box copies on the
+   units' streams (no host round trip), so on CUDA a whole cycle after the
+   first (every unit's kernels, the renewals' copies, the orders between
+   streams) is captured once as a graph and replayed from unit 0's stream.
+
    Supported: Dirichlet boundaries on every axis, order 2, constant or
    variable coefficient, every cycle, smoother and CG-MG.  Not: Neumann
    and periodic axes, order 4 (refused at setup). */
@@ -55,8 +63,9 @@ struct mg_dlevel {
     fdx_dist *d;         /* this level's distribution (NULL below the gathered level) */
     int gathered;        /* solved on one unit; d, loc and stage are its distributed copy for the transfers */
     int width;           /* shadow width on split axes */
+    int reach;           /* how far the restriction to the next level reads beyond a unit's part (any unit) */
     mg_level *loc;       /* each local unit's block: unknowns it owns, transfer tables to it from the next level */
-    mg_level *ext;       /* the same with every unknown of the block (the restriction reads the shadows too) */
+    mg_level *ext;       /* the same with the unknowns within `reach` of them (the restriction reads those too) */
     mg_level *swp;       /* one-pass red-black sweeps: the owned unknowns and one more on each split side */
     int64_t (*org)[3];   /* each block's origin (global stored index of local 0) */
     mg_dfield fld[FLD_COUNT];
@@ -71,6 +80,8 @@ struct mg_dist {
     int nu;               /* local units */
     int gather;           /* the first level solved on one unit */
     void *stream[MG_MAX_UNITS]; /* CUDA: each unit's kernels, in order */
+    void *ev[MG_MAX_UNITS];     /* CUDA: the event each unit signals an order with */
+    int local;            /* one process whose units reach unit 0's memory: the gathered level by box copies */
     mg_dlevel dl[MG_MAX_LEVELS];
     double *box;          /* CUDA: host staging of one block */
     void *outer;          /* CUDA: this thread's kernel stream before the solver took it (restored after) */
@@ -113,23 +124,31 @@ static void leave(mg_dist *md)
     for (int i = 0; i < (dl)->md->nu; i++)                                                                    \
         if ((dl)->loc[i].unknowns > 0 && (use((dl)->md, i), 1))
 
-/* Renews a field's shadows when a kernel wrote it since. */
+/* Stream `waiter` runs what it gets next after what `signaller` has
+   queued (signaller: a stream of local unit i). */
+static void order(mg_dist *md, void *waiter, void *signaller, int i)
+{
+    if (md->stream[0]) keep(md, mg_cuda_order(waiter, signaller, md->ev[i]));
+}
+
+/* Renews a field's shadows when a kernel wrote it since.  A level on one
+   unit of one process has no shadows (its only boundary is the physical
+   one): nothing to renew, no call. */
 static void fresh(mg_dlevel *dl, mg_dfield *f)
 {
     mg_dist *md = dl->md;
     if (!f->stale) return;
-    if (md->stream[0])
-        for (int i = 0; i < md->nu; i++) {
-            use(md, i);
-            keep(md, mg_cuda_order(fdx_dist_stream(dl->d, i), md->stream[i]));
-        }
-    keep(md, fdx_darray_exchange(f->a));
-    if (md->stream[0])
-        for (int i = 0; i < md->nu; i++) {
-            use(md, i);
-            keep(md, mg_cuda_order(md->stream[i], fdx_dist_stream(dl->d, i)));
-        }
     f->stale = 0;
+    if (fdx_dist_units(dl->d) == 1) return;
+    for (int i = 0; md->stream[0] && i < md->nu; i++) {
+        use(md, i);
+        order(md, fdx_dist_stream(dl->d, i), md->stream[i], i);
+    }
+    keep(md, fdx_darray_exchange(f->a));
+    for (int i = 0; md->stream[0] && i < md->nu; i++) {
+        use(md, i);
+        order(md, md->stream[i], fdx_dist_stream(dl->d, i), i);
+    }
 }
 
 /* The units' sums in unit order, then across ranks. */
@@ -160,11 +179,41 @@ static void sync_units(mg_dist *md)
     }
 }
 
+/* The box copies between the gathered level (unit 0's array of C's
+   layout) and unit i's block of its stage: the unit's owned points into
+   the level (to_level), or the whole block (shadows too) from it.  Each
+   unit copies on its stream (CUDA: reading or writing unit 0's memory),
+   ordered after unit 0's work and before unit 0's next: no host wait, so
+   a cycle's graph can hold them. */
+static void box_copies(mg_dlevel *cd, const mg_level *C, mg_dfield *stage, double *level, int to_level)
+{
+    mg_dist *md = cd->md;
+    for (int i = 0; i < md->nu; i++) {
+        const mg_level *B = &cd->loc[i];
+        int64_t off[3], lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+        if (to_level) fdx_dist_owned(cd->d, fdx_dist_proc(cd->d) * md->nu + i, lo, hi);
+        for (int a = 0; a < 3; a++) {
+            off[a] = -cd->org[i][a];
+            if (!to_level) lo[a] = cd->org[i][a], hi[a] = lo[a] + B->m[a];
+        }
+        use(md, i);
+        order(md, md->stream[i], md->stream[0], 0);
+        md->base->copy_box(B, off, lo, hi, C->m[0], C->m[1], to_level ? stage->p[i] : level,
+                           to_level ? level : stage->p[i], to_level);
+        order(md, md->stream[0], md->stream[i], i);
+    }
+    use(md, 0);
+}
+
 /* The gathered level's field dst (on unit 0) = the stage's owned points,
    on every process. */
 static void gather(mg_dlevel *cd, const mg_level *C, mg_dfield *stage, double *dst)
 {
     mg_dist *md = cd->md;
+    if (md->local) {
+        box_copies(cd, C, stage, dst, 1);
+        return;
+    }
     sync_units(md);
     keep(md, fdx_darray_gather(stage->a, md->stream[0] ? cd->host : dst, 1));
     if (md->stream[0]) {
@@ -177,6 +226,11 @@ static void gather(mg_dlevel *cd, const mg_level *C, mg_dfield *stage, double *d
 static void scatter(mg_dlevel *cd, const mg_level *C, const double *src, mg_dfield *stage)
 {
     mg_dist *md = cd->md;
+    stage->stale = 0;
+    if (md->local) {
+        box_copies(cd, C, stage, (double *)(uintptr_t)src, 0);
+        return;
+    }
     const double *g = src;
     if (md->stream[0]) {
         use(md, 0);
@@ -366,6 +420,28 @@ static void d_restrict(const fdx_solver *s, const mg_level *F, const mg_level *C
     coarse_written(cd, C, out, fc);
 }
 
+/* The residual restricted in one pass on each block (no fine residual
+   array, so none to renew): each unit computes the residual on its
+   unknowns and those within the restriction's reach in its shadows, which
+   need u one point further (setup widens the shadows by one) and f's
+   shadows.  The same values as d_residual then d_restrict: the residual
+   at a shadow point is the same operations on the same values as its
+   owner's. */
+static void d_resrestrict(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *u, const double *f,
+                          double *fc)
+{
+    mg_dlevel *fd = F->dl, *cd = C->dl;
+    if (fd->gathered) {
+        base_on(F)->resrestrict(s, F, C, u, f, fc);
+        return;
+    }
+    fresh(fd, FLD(u));
+    fresh(fd, FLD(f));
+    mg_dfield *out = coarse_out(cd, fc);
+    EACH(cd, i) fd->md->base->resrestrict(s, &fd->ext[i], &cd->loc[i], FLD(u)->p[i], FLD(f)->p[i], out->p[i]);
+    coarse_written(cd, C, out, fc);
+}
+
 static void d_prolong(const mg_level *F, const mg_level *C, const double *uc, double *uf, int add)
 {
     mg_dlevel *fd = F->dl, *cd = C->dl;
@@ -503,6 +579,7 @@ static void d_copy_user(const fdx_solver *s, const double *src, double *dst, int
 }
 
 static fdx_status d_status(void);
+static int d_graph_cycle(fdx_solver *s, fdx_solver_cycle c);
 
 static const mg_ops DIST_OPS = {
     .ghosts = d_ghosts,
@@ -515,6 +592,7 @@ static const mg_ops DIST_OPS = {
     .gs_sweep2 = d_gs_sweep2,
     .cheby = d_cheby,
     .restrict_ = d_restrict,
+    .resrestrict = d_resrestrict,
     .prolong = d_prolong,
     .inject = d_inject,
     .zero = d_zero,
@@ -526,6 +604,8 @@ static const mg_ops DIST_OPS = {
     .coarse = d_coarse,
     .copy_user = d_copy_user,
     .status = d_status,
+    .graph_cycle = d_graph_cycle,
+    .graph_free = mg_cuda_graph_free,
 };
 
 /* status() takes no solver: the solve in progress on this thread. */
@@ -543,6 +623,87 @@ static fdx_status d_status(void)
     const fdx_status st = md->err;
     md->err = FDX_OK;
     return st;
+}
+
+/* ---- a cycle as one CUDA graph ----------------------------------------------- */
+
+/* The units' streams fork from unit 0's (the graph's origin) and join it. */
+static void g_fork(fdx_solver *s)
+{
+    mg_dist *md = s->md;
+    for (int i = 1; i < md->nu; i++) {
+        use(md, i);
+        order(md, md->stream[i], md->stream[0], 0);
+    }
+    use(md, 0);
+}
+
+static void g_join(fdx_solver *s)
+{
+    mg_dist *md = s->md;
+    for (int i = 1; i < md->nu; i++) {
+        use(md, i);
+        order(md, md->stream[0], md->stream[i], i);
+    }
+    use(md, 0);
+}
+
+/* Which of a level's fields wait for a renewal: the cycle renews by
+   these, so a graph replays only from the state it was captured in, and
+   leaves the state the capture left.  Settled before each graph cycle by
+   renewing every stale field (in the default configurations none is
+   stale at a cycle's start but level 0's f once a solve, which the cycle
+   would renew anyway), so every cycle of every solve starts from the same
+   state and replays one graph. */
+static uint64_t g_state(const fdx_solver *s, int l)
+{
+    const mg_dlevel *dl = &s->md->dl[l];
+    uint64_t v = 0;
+    for (int k = 0; k < FLD_COUNT; k++) v |= (uint64_t)(dl->fld[k].stale != 0) << k;
+    return v;
+}
+
+static void g_set_state(fdx_solver *s, int l, uint64_t v)
+{
+    mg_dlevel *dl = &s->md->dl[l];
+    for (int k = 0; k < FLD_COUNT; k++) dl->fld[k].stale = (int)(v >> k & 1);
+}
+
+static void g_settle(fdx_solver *s)
+{
+    mg_dist *md = s->md;
+    for (int l = 0; l < md->gather; l++)
+        for (int k = 0; k < FLD_COUNT; k++) fresh(&md->dl[l], &md->dl[l].fld[k]);
+    use(md, 0);
+}
+
+/* A failure of the captured cycle's calls (kept by keep()) fails the
+   capture, not the solve: nothing of it ran. */
+static int g_failed(fdx_solver *s)
+{
+    const int bad = s->md->err != FDX_OK;
+    s->md->err = FDX_OK;
+    return bad;
+}
+
+/* CUDA units of one process (the gathered level reached by box copies,
+   not through the host): the whole cycle (every unit's kernels, the
+   renewals' copies and the orders between streams) as one graph replayed
+   from unit 0's stream. */
+static int d_graph_cycle(fdx_solver *s, fdx_solver_cycle c)
+{
+    mg_dist *md = s->md;
+    if (!md->stream[0] || !md->local || md->err != FDX_OK) return 0;
+    const mg_graph_hooks h = {.origin = md->stream[0],
+                              .relaxed = 1,
+                              .fork = g_fork,
+                              .join = g_join,
+                              .settle = g_settle,
+                              .state = g_state,
+                              .set_state = g_set_state,
+                              .failed = g_failed};
+    use(md, 0);
+    return mg_cuda_graph_cycle(s, c, &h);
 }
 
 /* ---- setup ----------------------------------------------------------------- */
@@ -708,6 +869,8 @@ static fdx_status local_level(fdx_solver *s, mg_dlevel *dl, const mg_level *G, f
         if (L->hi[a] > L->lo[a]) {
             W->lo[a] = max64(E->lo[a], L->lo[a] - 1);
             W->hi[a] = L->hi[a] + 1 < E->hi[a] ? L->hi[a] + 1 : E->hi[a];
+            E->lo[a] = max64(E->lo[a], L->lo[a] - dl->reach);
+            E->hi[a] = L->hi[a] + dl->reach < E->hi[a] ? L->hi[a] + dl->reach : E->hi[a];
         }
     }
     return FDX_OK;
@@ -791,7 +954,7 @@ fdx_status mg_dist_build(fdx_solver *s)
     while (g < s->nlev - 1 && s->lev[g].unknowns >= per * units && thinnest(ud, s->lev[g + 1].n) >= 1) g++;
     fdx_dist *dd[MG_MAX_LEVELS] = {NULL};
     fdx_status st = FDX_OK;
-    int64_t width[MG_MAX_LEVELS];
+    int64_t width[MG_MAX_LEVELS], reach[MG_MAX_LEVELS] = {0};
     for (int l = 0; l <= g; l++) FDX_TRY_GOTO(st, level_dist(md, &s->lev[l], &dd[l]), done);
     /* the one-pass sweeps read two points into the shadows */
     const int sweep = s->fused_gs && s->smoother == FDX_SMOOTH_RBGS;
@@ -800,7 +963,10 @@ fdx_status mg_dist_build(fdx_solver *s)
         for (int l = 0; l < g; l++) {
             int64_t nf, nc;
             transfer_needs(s->rank, dd[l], dd[l + 1], &s->lev[l], &s->lev[l + 1], &nf, &nc);
-            width[l] = max64(width[l], nf);
+            /* the one-pass residual+restriction computes the residual
+               where the restriction reads: u one point beyond */
+            reach[l] = nf;
+            width[l] = max64(width[l], nf + (s->fuse && nf > 0));
             width[l + 1] = max64(width[l + 1], nc);
         }
         int bad = -1;
@@ -826,6 +992,7 @@ fdx_status mg_dist_build(fdx_solver *s)
         dl->d = l <= g ? dd[l] : NULL;
         dd[l] = NULL;
         dl->width = l <= g ? (int)width[l] : 0;
+        dl->reach = l < g ? (int)reach[l] : 0;
         s->lev[l].dl = dl;
     }
     for (int l = 0; l <= g; l++) FDX_TRY_GOTO(st, build_dlevel(s, l), done);
@@ -842,8 +1009,14 @@ fdx_status mg_dist_build(fdx_solver *s)
         s->p = HANDLE(&md->dl[0].fld[FLD_P]);
         s->q = HANDLE(&md->dl[0].fld[FLD_Q]);
     }
-    if (s->gpu) {
-        mg_dlevel *cd = &md->dl[g];
+    /* the gathered level by box copies between the units' memory (else
+       through the host, and across ranks by the darray's gather) */
+    mg_dlevel *gd = &md->dl[g];
+    md->local = fdx_dist_procs(md->user) == 1;
+    for (int i = 1; s->gpu && i < md->nu; i++)
+        if (!mg_cuda_reaches(gd->stage.p[i], gd->stage.p[0])) md->local = 0;
+    if (s->gpu && !md->local) {
+        mg_dlevel *cd = gd;
         int64_t most = 1;
         for (int i = 0; i < md->nu; i++) most = max64(most, cd->loc[i].count);
         cd->host = malloc((size_t)s->lev[g].count * sizeof(double));
@@ -911,6 +1084,7 @@ void mg_dist_destroy(fdx_solver *s)
     for (int i = 0; i < md->nu; i++) {
         if (!md->stream[i]) continue;
         fdx_dist_use(md->user, i);
+        mg_cuda_event_destroy(md->ev[i]);
         mg_cuda_stream_destroy(md->stream[i]);
     }
     fdx_options_destroy(&md->opts);
@@ -953,6 +1127,7 @@ fdx_status fdx_solver_create_dist(const fdx_options *opts, fdx_dist *d, fdx_solv
     for (int i = 0; s->gpu && i < md->nu; i++) {
         FDX_TRY_GOTO(st, fdx_dist_use(d, i), fail);
         FDX_TRY_GOTO(st, mg_cuda_stream_create(&md->stream[i]), fail);
+        FDX_TRY_GOTO(st, mg_cuda_event_create(&md->ev[i]), fail);
     }
     *out = s;
     return FDX_OK;

@@ -161,6 +161,7 @@ struct fdx_solver {
     fdx_solver_cycle graph_kind[2];                                      /* -1: plain launches from now on */
     double *graph_in[2][MG_MAX_LEVELS][2], *graph_out[2][MG_MAX_LEVELS][2]; /* each level's u, t before and after */
     double graph_work[2];                                                /* work units one replay adds */
+    uint64_t graph_state_in[2][MG_MAX_LEVELS], graph_state_out[2][MG_MAX_LEVELS]; /* mg_graph_hooks' state */
 
     double *hist;
     int nhist, iters, converged;
@@ -242,8 +243,33 @@ FDX_HIDDEN fdx_status mg_cuda_stream_create(void **out);
 FDX_HIDDEN void mg_cuda_stream_destroy(void *stream);
 FDX_HIDDEN void mg_cuda_use_stream(void *stream);
 FDX_HIDDEN void *mg_cuda_current_stream(void);
-FDX_HIDDEN fdx_status mg_cuda_order(void *waiter, void *signaller);
+FDX_HIDDEN fdx_status mg_cuda_order(void *waiter, void *signaller, void *event);
 FDX_HIDDEN fdx_status mg_cuda_stream_sync(void *stream);
+/* An event for mg_cuda_order (on the current device; recorded again at
+   each order, so one a signalling unit is enough), and its release. */
+FDX_HIDDEN fdx_status mg_cuda_event_create(void **out);
+FDX_HIDDEN void mg_cuda_event_destroy(void *event);
+/* 1 when kernels on the device of `from` can read and write `to` (the same
+   device, or peer access). */
+FDX_HIDDEN int mg_cuda_reaches(const void *from, const void *to);
+
+/* What a cycle's CUDA graph needs beyond one stream and the levels' u and
+   t (the distributed solver: its units' streams, and its fields' shadow
+   states).  NULL members: nothing. */
+typedef struct mg_graph_hooks {
+    void *origin;                                 /* the stream captured and launched on */
+    int relaxed;                                  /* capture in relaxed mode (the cycle sets devices) */
+    void (*fork)(fdx_solver *s);                  /* the other streams wait for the origin */
+    void (*join)(fdx_solver *s);                  /* the origin waits for the other streams */
+    void (*settle)(fdx_solver *s);                /* brings that state to one fixed state before a cycle */
+    uint64_t (*state)(const fdx_solver *s, int l); /* the host state of level l the cycle reads and changes */
+    void (*set_state)(fdx_solver *s, int l, uint64_t v);
+    int (*failed)(fdx_solver *s);                 /* the captured cycle's own calls failed (clears it) */
+} mg_graph_hooks;
+/* One cycle on level 0 as a replayed CUDA graph (fdx_mg_cuda.c: the
+   one-unit table's graph_cycle with no hooks); 0: not done. */
+FDX_HIDDEN int mg_cuda_graph_cycle(fdx_solver *s, fdx_solver_cycle c, const mg_graph_hooks *h);
+FDX_HIDDEN void mg_cuda_graph_free(fdx_solver *s);
 
 /* The caller's grid to level 0's stored layout (to_user 0; only the
    unknowns unless whole) or back, on host arrays. */

@@ -142,22 +142,52 @@ static double mg_parts_sum(const mg_parts *p)
     return sum;
 }
 
-double mg_residual(const mg_level *L, const double *u, const double *f, double *r)
+/* The body of a row kernel: row (j, k) of L's unknowns (row: the offset of
+   (0, j, k)), points i0 <= i < i1 as a simd loop; returns the row's part of
+   the kernel's sum (0 when it has none). */
+typedef double (*mg_row_fn)(const mg_level *L, int64_t j, int64_t k, int64_t row, const void *arg);
+
+/* The one row walker of the kernels: body on every row of L's unknowns,
+   static shares of the (k, j) rows in parallel (one thread for a small
+   level).  With `sum`, returns the rows' sums in the fixed order above
+   (each thread adds its rows in order, the threads in order: the same bits
+   every run); else 0. */
+static double mg_rows(const mg_level *L, mg_row_fn body, const void *arg, int sum)
 {
-    const int64_t j0 = L->lo[1], j1 = L->hi[1], k0 = L->lo[2], k1 = L->hi[2];
+    const int64_t j0 = L->lo[1], j1 = L->hi[1], k0 = L->lo[2], k1 = L->hi[2], sy = L->sy, sz = L->sz;
     mg_parts part;
 #pragma omp parallel num_threads(mg_parts_threads()) if (L->count > MG_PAR_MIN)
     {
         double s = 0;
 #pragma omp for collapse(2) schedule(static)
         for (int64_t k = k0; k < k1; k++)
-            for (int64_t j = j0; j < j1; j++) {
-                const int64_t row = j * L->sy + k * L->sz;
-                s += residual_row(L, u, f, r ? r + row : NULL, row);
-            }
-        mg_parts_put(&part, s);
+            for (int64_t j = j0; j < j1; j++) s += body(L, j, k, j * sy + k * sz, arg);
+        if (sum) mg_parts_put(&part, s); /* the same in every thread */
     }
-    return mg_parts_sum(&part);
+    return sum ? mg_parts_sum(&part) : 0.0;
+}
+
+/* Arguments of the row kernels below: arrays a, b (read), x, y (written),
+   scalars, a colour (or prolongation's add) and a coarse level. */
+typedef struct mg_row_args {
+    const double *a, *b;
+    double *x, *y;
+    double s0, s1;
+    int color;
+    const mg_level *C;
+} mg_row_args;
+
+static double residual_body(const mg_level *L, int64_t j, int64_t k, int64_t row, const void *arg)
+{
+    const mg_row_args *a = arg;
+    (void)j, (void)k;
+    return residual_row(L, a->a, a->b, a->x ? a->x + row : NULL, row);
+}
+
+double mg_residual(const mg_level *L, const double *u, const double *f, double *r)
+{
+    const mg_row_args a = {.a = u, .b = f, .x = r};
+    return mg_rows(L, residual_body, &a, 1);
 }
 
 /* The second difference along one axis at p: fourth order where p - 2s and
@@ -167,88 +197,89 @@ double mg_residual(const mg_level *L, const double *u, const double *f, double *
                30.0 * (u)[p]) * (1.0 / 12.0)                                                                \
             : (2.0 * (u)[p] - (u)[(p) - (s)] - (u)[(p) + (s)]))
 
+static double residual4_body(const mg_level *L, int64_t j, int64_t k, int64_t row, const void *arg)
+{
+    const mg_row_args *a = arg;
+    const double *u = a->a, *f = a->b;
+    double *r = a->x;
+    MG_CONSTS(L);
+    (void)j0, (void)j1, (void)k0, (void)k1;
+    const int wy = j >= 2 && j + 2 <= L->m[1] - 1, wz = sz && k >= 2 && k + 2 <= L->m[2] - 1;
+    double acc = 0;
+#pragma omp simd reduction(+ : acc)
+    for (int64_t i = i0; i < i1; i++) {
+        const int64_t p = row + i;
+        const int wx = i >= 2 && i + 2 <= L->m[0] - 1;
+        const double v = f[p] - (c0 * MG_D2(u, p, 1, wx) + c1 * MG_D2(u, p, sy, wy) + (sz ? c2 * MG_D2(u, p, sz, wz) : 0.0));
+        r[p] = v;
+        acc += v * v;
+    }
+    return acc;
+}
+
 double mg_residual4(const mg_level *L, const double *u, const double *f, double *r)
 {
+    const mg_row_args a = {.a = u, .b = f, .x = r};
+    return mg_rows(L, residual4_body, &a, 1);
+}
+
+static double apply_body(const mg_level *L, int64_t j, int64_t k, int64_t row, const void *arg)
+{
+    const mg_row_args *a = arg;
+    const double *p = a->a;
+    double *q = a->x;
     MG_CONSTS(L);
-    mg_parts part;
-#pragma omp parallel num_threads(mg_parts_threads()) if (L->count > MG_PAR_MIN)
-    {
-        double s = 0;
-#pragma omp for collapse(2) schedule(static)
-        for (int64_t k = k0; k < k1; k++)
-            for (int64_t j = j0; j < j1; j++) {
-                const int64_t row = j * sy + k * sz;
-                const int wy = j >= 2 && j + 2 <= L->m[1] - 1, wz = sz && k >= 2 && k + 2 <= L->m[2] - 1;
-                double acc = 0;
+    (void)j, (void)k, (void)j0, (void)j1, (void)k0, (void)k1;
+    double acc = 0;
+    if (kc) {
 #pragma omp simd reduction(+ : acc)
-                for (int64_t i = i0; i < i1; i++) {
-                    const int64_t p = row + i;
-                    const int wx = i >= 2 && i + 2 <= L->m[0] - 1;
-                    const double v = f[p] - (c0 * MG_D2(u, p, 1, wx) + c1 * MG_D2(u, p, sy, wy) +
-                                             (sz ? c2 * MG_D2(u, p, sz, wz) : 0.0));
-                    r[p] = v;
-                    acc += v * v;
-                }
-                s += acc;
-            }
-        mg_parts_put(&part, s);
+        for (int64_t i = row + i0; i < row + i1; i++) {
+            MG_AUK(p, i, v, nb, dg);
+            q[i] = v;
+            acc += v * p[i];
+        }
+    } else {
+#pragma omp simd reduction(+ : acc)
+        for (int64_t i = row + i0; i < row + i1; i++) {
+            double v = MG_AU(p, i);
+            q[i] = v;
+            acc += v * p[i];
+        }
     }
-    return mg_parts_sum(&part);
+    return acc;
 }
 
 double mg_apply(const mg_level *L, const double *p, double *q)
 {
+    const mg_row_args a = {.a = p, .x = q};
+    return mg_rows(L, apply_body, &a, 1);
+}
+
+static double jacobi_body(const mg_level *L, int64_t j, int64_t k, int64_t row, const void *arg)
+{
+    const mg_row_args *a = arg;
+    const double *u = a->a, *f = a->b, omega = a->s0;
+    double *out = a->x;
     MG_CONSTS(L);
-    mg_parts part;
-#pragma omp parallel num_threads(mg_parts_threads()) if (L->count > MG_PAR_MIN)
-    {
-        double s = 0;
-#pragma omp for collapse(2) schedule(static)
-        for (int64_t k = k0; k < k1; k++)
-            for (int64_t j = j0; j < j1; j++) {
-                const int64_t row = j * sy + k * sz;
-                double acc = 0;
-                if (kc) {
-#pragma omp simd reduction(+ : acc)
-                    for (int64_t i = row + i0; i < row + i1; i++) {
-                        MG_AUK(p, i, v, nb, dg);
-                        q[i] = v;
-                        acc += v * p[i];
-                    }
-                } else {
-#pragma omp simd reduction(+ : acc)
-                    for (int64_t i = row + i0; i < row + i1; i++) {
-                        double v = MG_AU(p, i);
-                        q[i] = v;
-                        acc += v * p[i];
-                    }
-                }
-                s += acc;
-            }
-        mg_parts_put(&part, s);
+    (void)j, (void)k, (void)j0, (void)j1, (void)k0, (void)k1;
+    const double w = omega / diag;
+    if (kc) {
+#pragma omp simd
+        for (int64_t i = row + i0; i < row + i1; i++) {
+            MG_AUK(u, i, au, nb, dg);
+            out[i] = u[i] + omega / dg * (f[i] - au);
+        }
+    } else {
+#pragma omp simd
+        for (int64_t i = row + i0; i < row + i1; i++) out[i] = u[i] + w * (f[i] - MG_AU(u, i));
     }
-    return mg_parts_sum(&part);
+    return 0;
 }
 
 void mg_jacobi(const mg_level *L, const double *u, const double *f, double *out, double omega)
 {
-    MG_CONSTS(L);
-    const double w = omega / diag;
-#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
-    for (int64_t k = k0; k < k1; k++)
-        for (int64_t j = j0; j < j1; j++) {
-            const int64_t row = j * sy + k * sz;
-            if (kc) {
-#pragma omp simd
-                for (int64_t i = row + i0; i < row + i1; i++) {
-                    MG_AUK(u, i, au, nb, dg);
-                    out[i] = u[i] + omega / dg * (f[i] - au);
-                }
-            } else {
-#pragma omp simd
-                for (int64_t i = row + i0; i < row + i1; i++) out[i] = u[i] + w * (f[i] - MG_AU(u, i));
-            }
-        }
+    const mg_row_args a = {.a = u, .b = f, .x = out, .s0 = omega};
+    (void)mg_rows(L, jacobi_body, &a, 0);
 }
 
 /* Gauss-Seidel on the points of one colour of one row (row: offset of
@@ -283,12 +314,17 @@ static inline void gs_row(const mg_level *L, double *u, const double *f, int64_t
     }
 }
 
+static double gs_color_body(const mg_level *L, int64_t j, int64_t k, int64_t row, const void *arg)
+{
+    const mg_row_args *a = arg;
+    gs_row(L, a->x, a->b, row, (int)((j + k + a->color) & 1));
+    return 0;
+}
+
 void mg_gs_color(const mg_level *L, double *u, const double *f, int color)
 {
-    const int64_t j0 = L->lo[1], j1 = L->hi[1], k0 = L->lo[2], k1 = L->hi[2];
-#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
-    for (int64_t k = k0; k < k1; k++)
-        for (int64_t j = j0; j < j1; j++) gs_row(L, u, f, j * L->sy + k * L->sz, (int)((j + k + color) & 1));
+    const mg_row_args a = {.b = f, .x = u, .color = color};
+    (void)mg_rows(L, gs_color_body, &a, 0);
 }
 
 static void gs_plane(const mg_level *L, double *u, const double *f, int64_t k, int color)
@@ -325,15 +361,18 @@ void mg_gs_sweep(const mg_level *L, double *u, const double *f, int first)
 /* out = u on the unknowns only: the out-of-place CUDA sweeps write nothing
    else, so out's boundary points keep what they held (the solver keeps them
    equal to u's; the CPU copying them too once hid an FMG that did not). */
+static double copy_body(const mg_level *L, int64_t j, int64_t k, int64_t row, const void *arg)
+{
+    const mg_row_args *a = arg;
+    (void)j, (void)k;
+    memcpy(a->x + row + L->lo[0], a->a + row + L->lo[0], (size_t)(L->hi[0] - L->lo[0]) * sizeof(double));
+    return 0;
+}
+
 static void copy_unknowns(const mg_level *L, const double *u, double *out)
 {
-    MG_CONSTS(L);
-#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
-    for (int64_t k = k0; k < k1; k++)
-        for (int64_t j = j0; j < j1; j++) {
-            const int64_t row = j * sy + k * sz;
-            memcpy(out + row + i0, u + row + i0, (size_t)(i1 - i0) * sizeof(double));
-        }
+    const mg_row_args a = {.a = u, .x = out};
+    (void)mg_rows(L, copy_body, &a, 0);
 }
 
 void mg_gs_sweep2(const mg_level *L, const double *u, const double *f, double *out, int first)
@@ -357,38 +396,44 @@ void mg_gs_sweep2p(const mg_level *F, const mg_level *C, const double *uc, const
     mg_gs_sweep(F, out, f, first);
 }
 
+static double cheby_body(const mg_level *L, int64_t j, int64_t k, int64_t row, const void *arg)
+{
+    const mg_row_args *a = arg;
+    const double *u = a->a, *f = a->b, alpha = a->s0, beta = a->s1;
+    double *d = a->y, *out = a->x;
+    MG_CONSTS(L);
+    (void)j, (void)k, (void)j0, (void)j1, (void)k0, (void)k1;
+    const double b = beta / diag;
+    if (kc) {
+#pragma omp simd
+        for (int64_t i = row + i0; i < row + i1; i++) {
+            MG_AUK(u, i, au, nb, dg);
+            double dn = (alpha == 0 ? 0.0 : alpha * d[i]) + beta / dg * (f[i] - au);
+            d[i] = dn;
+            out[i] = u[i] + dn;
+        }
+    } else if (alpha == 0) {
+#pragma omp simd
+        for (int64_t i = row + i0; i < row + i1; i++) {
+            double dn = b * (f[i] - MG_AU(u, i));
+            d[i] = dn;
+            out[i] = u[i] + dn;
+        }
+    } else {
+#pragma omp simd
+        for (int64_t i = row + i0; i < row + i1; i++) {
+            double dn = alpha * d[i] + b * (f[i] - MG_AU(u, i));
+            d[i] = dn;
+            out[i] = u[i] + dn;
+        }
+    }
+    return 0;
+}
+
 void mg_cheby(const mg_level *L, const double *u, const double *f, double *d, double *out, double alpha, double beta)
 {
-    MG_CONSTS(L);
-    const double b = beta / diag;
-#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
-    for (int64_t k = k0; k < k1; k++)
-        for (int64_t j = j0; j < j1; j++) {
-            const int64_t row = j * sy + k * sz;
-            if (kc) {
-#pragma omp simd
-                for (int64_t i = row + i0; i < row + i1; i++) {
-                    MG_AUK(u, i, au, nb, dg);
-                    double dn = (alpha == 0 ? 0.0 : alpha * d[i]) + beta / dg * (f[i] - au);
-                    d[i] = dn;
-                    out[i] = u[i] + dn;
-                }
-            } else if (alpha == 0) {
-#pragma omp simd
-                for (int64_t i = row + i0; i < row + i1; i++) {
-                    double dn = b * (f[i] - MG_AU(u, i));
-                    d[i] = dn;
-                    out[i] = u[i] + dn;
-                }
-            } else {
-#pragma omp simd
-                for (int64_t i = row + i0; i < row + i1; i++) {
-                    double dn = alpha * d[i] + b * (f[i] - MG_AU(u, i));
-                    d[i] = dn;
-                    out[i] = u[i] + dn;
-                }
-            }
-        }
+    const mg_row_args a = {.a = u, .b = f, .x = out, .y = d, .s0 = alpha, .s1 = beta};
+    (void)mg_rows(L, cheby_body, &a, 0);
 }
 
 /* fc = R r, r the fine rows of rf, or (rf NULL) the residual f - A u
@@ -444,32 +489,39 @@ void mg_resrestrict(const fdx_solver *s, const mg_level *F, const mg_level *C, c
     restrict_rows(s, F, C, NULL, u, f, fc);
 }
 
-/* uf (+)= P uc over the fine unknowns. */
-void mg_prolong(const mg_level *F, const mg_level *C, const double *uc, double *uf, int add)
+static double prolong_body(const mg_level *F, int64_t j, int64_t k, int64_t row, const void *arg)
 {
+    const mg_row_args *a = arg;
+    const mg_level *C = a->C;
+    const double *uc = a->a;
+    const int add = a->color;
     const mg_transfer *tx = &F->tr[0], *ty = &F->tr[1], *tz = &F->tr[2];
-    const int64_t sy = F->sy, sz = F->sz, csy = C->sy, csz = C->sz;
+    const int64_t csy = C->sy, csz = C->sz;
     const int64_t i0 = F->lo[0], i1 = F->hi[0];
     const int32_t *xa = tx->i0, *xb = tx->i1;
     const double *wa = tx->w0, *wb = tx->w1;
-#pragma omp parallel for collapse(2) schedule(static) if (F->count > MG_PAR_MIN)
-    for (int64_t k = F->lo[2]; k < F->hi[2]; k++)
-        for (int64_t j = F->lo[1]; j < F->hi[1]; j++) {
-            const double v00 = tz->w0[k] * ty->w0[j], v01 = tz->w0[k] * ty->w1[j];
-            const double v10 = tz->w1[k] * ty->w0[j], v11 = tz->w1[k] * ty->w1[j];
-            const double *c00 = uc + ty->i0[j] * csy + tz->i0[k] * csz;
-            const double *c01 = uc + ty->i1[j] * csy + tz->i0[k] * csz;
-            const double *c10 = uc + ty->i0[j] * csy + tz->i1[k] * csz;
-            const double *c11 = uc + ty->i1[j] * csy + tz->i1[k] * csz;
-            double *dst = uf + j * sy + k * sz;
+    const double v00 = tz->w0[k] * ty->w0[j], v01 = tz->w0[k] * ty->w1[j];
+    const double v10 = tz->w1[k] * ty->w0[j], v11 = tz->w1[k] * ty->w1[j];
+    const double *c00 = uc + ty->i0[j] * csy + tz->i0[k] * csz;
+    const double *c01 = uc + ty->i1[j] * csy + tz->i0[k] * csz;
+    const double *c10 = uc + ty->i0[j] * csy + tz->i1[k] * csz;
+    const double *c11 = uc + ty->i1[j] * csy + tz->i1[k] * csz;
+    double *dst = a->x + row;
 #pragma omp simd
-            for (int64_t i = i0; i < i1; i++) {
-                const int32_t a = xa[i], b = xb[i];
-                const double v = wa[i] * (v00 * c00[a] + v01 * c01[a] + v10 * c10[a] + v11 * c11[a]) +
-                                 wb[i] * (v00 * c00[b] + v01 * c01[b] + v10 * c10[b] + v11 * c11[b]);
-                dst[i] = add ? dst[i] + v : v;
-            }
-        }
+    for (int64_t i = i0; i < i1; i++) {
+        const int32_t p = xa[i], q = xb[i];
+        const double v = wa[i] * (v00 * c00[p] + v01 * c01[p] + v10 * c10[p] + v11 * c11[p]) +
+                         wb[i] * (v00 * c00[q] + v01 * c01[q] + v10 * c10[q] + v11 * c11[q]);
+        dst[i] = add ? dst[i] + v : v;
+    }
+    return 0;
+}
+
+/* uf (+)= P uc over the fine unknowns. */
+void mg_prolong(const mg_level *F, const mg_level *C, const double *uc, double *uf, int add)
+{
+    const mg_row_args a = {.a = uc, .x = uf, .color = add, .C = C};
+    (void)mg_rows(F, prolong_body, &a, 0);
 }
 
 
@@ -480,77 +532,84 @@ void mg_zero(const mg_level *L, double *a)
     for (int64_t i = 0; i < n; i++) a[i] = 0;
 }
 
+static double dot_body(const mg_level *L, int64_t j, int64_t k, int64_t row, const void *arg)
+{
+    const mg_row_args *g = arg;
+    const double *a = g->a, *b = g->b;
+    (void)j, (void)k;
+    const int64_t i0 = L->lo[0], i1 = L->hi[0];
+    double acc = 0;
+#pragma omp simd reduction(+ : acc)
+    for (int64_t i = row + i0; i < row + i1; i++) acc += a[i] * (b ? b[i] : 1.0);
+    return acc;
+}
+
 double mg_dot(const mg_level *L, const double *a, const double *b)
 {
-    MG_CONSTS(L);
-    mg_parts part;
-#pragma omp parallel num_threads(mg_parts_threads()) if (L->count > MG_PAR_MIN)
-    {
-        double s = 0;
-#pragma omp for collapse(2) schedule(static)
-        for (int64_t k = k0; k < k1; k++)
-            for (int64_t j = j0; j < j1; j++) {
-                const int64_t row = j * sy + k * sz;
-                double acc = 0;
-#pragma omp simd reduction(+ : acc)
-                for (int64_t i = row + i0; i < row + i1; i++) acc += a[i] * (b ? b[i] : 1.0);
-                s += acc;
-            }
-        mg_parts_put(&part, s);
-    }
-    return mg_parts_sum(&part);
+    const mg_row_args g = {.a = a, .b = b};
+    return mg_rows(L, dot_body, &g, 1);
 }
 
 double mg_sum(const mg_level *L, const double *a) { return mg_dot(L, a, NULL); }
 
+static double shift_body(const mg_level *L, int64_t j, int64_t k, int64_t row, const void *arg)
+{
+    const mg_row_args *g = arg;
+    double *a = g->x;
+    const double v = g->s0;
+    (void)j, (void)k;
+    const int64_t i0 = L->lo[0], i1 = L->hi[0];
+#pragma omp simd
+    for (int64_t i = row + i0; i < row + i1; i++) a[i] += v;
+    return 0;
+}
+
 void mg_shift(const mg_level *L, double *a, double v)
 {
-    MG_CONSTS(L);
-#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
-    for (int64_t k = k0; k < k1; k++)
-        for (int64_t j = j0; j < j1; j++) {
-            const int64_t row = j * sy + k * sz;
-#pragma omp simd
-            for (int64_t i = row + i0; i < row + i1; i++) a[i] += v;
-        }
+    const mg_row_args g = {.x = a, .s0 = v};
+    (void)mg_rows(L, shift_body, &g, 0);
+}
+
+static double cg_update_body(const mg_level *L, int64_t j, int64_t k, int64_t row, const void *arg)
+{
+    const mg_row_args *g = arg;
+    double *x = g->x, *r = g->y;
+    const double *p = g->a, *q = g->b, alpha = g->s0;
+    (void)j, (void)k;
+    const int64_t i0 = L->lo[0], i1 = L->hi[0];
+    double acc = 0;
+#pragma omp simd reduction(+ : acc)
+    for (int64_t i = row + i0; i < row + i1; i++) {
+        x[i] += alpha * p[i];
+        double v = r[i] - alpha * q[i];
+        r[i] = v;
+        acc += v * v;
+    }
+    return acc;
 }
 
 double mg_cg_update(const mg_level *L, double *x, const double *p, double *r, const double *q, double alpha)
 {
-    MG_CONSTS(L);
-    mg_parts part;
-#pragma omp parallel num_threads(mg_parts_threads()) if (L->count > MG_PAR_MIN)
-    {
-        double s = 0;
-#pragma omp for collapse(2) schedule(static)
-        for (int64_t k = k0; k < k1; k++)
-            for (int64_t j = j0; j < j1; j++) {
-                const int64_t row = j * sy + k * sz;
-                double acc = 0;
-#pragma omp simd reduction(+ : acc)
-                for (int64_t i = row + i0; i < row + i1; i++) {
-                    x[i] += alpha * p[i];
-                    double v = r[i] - alpha * q[i];
-                    r[i] = v;
-                    acc += v * v;
-                }
-                s += acc;
-            }
-        mg_parts_put(&part, s);
-    }
-    return mg_parts_sum(&part);
+    const mg_row_args g = {.a = p, .b = q, .x = x, .y = r, .s0 = alpha};
+    return mg_rows(L, cg_update_body, &g, 1);
+}
+
+static double cg_direction_body(const mg_level *L, int64_t j, int64_t k, int64_t row, const void *arg)
+{
+    const mg_row_args *g = arg;
+    double *p = g->x;
+    const double *z = g->a, beta = g->s0;
+    (void)j, (void)k;
+    const int64_t i0 = L->lo[0], i1 = L->hi[0];
+#pragma omp simd
+    for (int64_t i = row + i0; i < row + i1; i++) p[i] = z[i] + beta * p[i];
+    return 0;
 }
 
 void mg_cg_direction(const mg_level *L, double *p, const double *z, double beta)
 {
-    MG_CONSTS(L);
-#pragma omp parallel for collapse(2) schedule(static) if (L->count > MG_PAR_MIN)
-    for (int64_t k = k0; k < k1; k++)
-        for (int64_t j = j0; j < j1; j++) {
-            const int64_t row = j * sy + k * sz;
-#pragma omp simd
-            for (int64_t i = row + i0; i < row + i1; i++) p[i] = z[i] + beta * p[i];
-        }
+    const mg_row_args g = {.a = z, .x = p, .s0 = beta};
+    (void)mg_rows(L, cg_direction_body, &g, 0);
 }
 
 void mg_inject_boundary(const fdx_solver *s, const mg_level *F, const mg_level *C, const double *uf, double *uc)

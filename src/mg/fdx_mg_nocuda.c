@@ -42,9 +42,9 @@ fdx_status mg_cuda_stream_create(void **out)
 void mg_cuda_stream_destroy(void *stream) { (void)stream; }
 void mg_cuda_use_stream(void *stream) { (void)stream; }
 
-fdx_status mg_cuda_order(void *waiter, void *signaller)
+fdx_status mg_cuda_order(void *waiter, void *signaller, void *event)
 {
-    (void)waiter, (void)signaller;
+    (void)waiter, (void)signaller, (void)event;
     return fdx_fail(FDX_ERR_UNSUPPORTED, "multigrid: this build has no CUDA");
 }
 
@@ -55,3 +55,22 @@ fdx_status mg_cuda_stream_sync(void *stream)
 }
 
 void *mg_cuda_current_stream(void) { return NULL; }
+
+fdx_status mg_cuda_event_create(void **out)
+{
+    *out = NULL;
+    return fdx_fail(FDX_ERR_UNSUPPORTED, "multigrid: this build has no CUDA");
+}
+
+void mg_cuda_event_destroy(void *event) { (void)event; }
+int mg_cuda_reaches(const void *from, const void *to)
+{
+    (void)from, (void)to;
+    return 0;
+}
+int mg_cuda_graph_cycle(fdx_solver *s, fdx_solver_cycle c, const mg_graph_hooks *h)
+{
+    (void)s, (void)c, (void)h;
+    return 0;
+}
+void mg_cuda_graph_free(fdx_solver *s) { (void)s; }

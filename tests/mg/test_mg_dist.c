@@ -262,6 +262,61 @@ int main(void)
         run_case(3, n3b, g222, &COEF, 45 + v, 0);
     }
     unsetenv("FDX_MG_GS2");
+    /* The residual restricted in one pass on each block (CUDA's default;
+       FDX_MG_FUSE=1 here): the residual computed in the shadows where the
+       restriction reads (shadows one wider), not renewed.  Odd and even
+       (non-nested: the restriction reads two points across a cut) extents,
+       odd parts (1x1x3), levels gathered at once and late, the one-pass
+       sweeps too; and one unit (fdx mg --gpus 1: no shadows, nothing to
+       renew). */
+    setenv("FDX_MG_FUSE", "1", 1);
+    for (int deep = 0; deep < 2; deep++) {
+        if (deep)
+            setenv("FDX_MG_GATHER", "1", 1);
+        else
+            unsetenv("FDX_MG_GATHER");
+        const int64_t n2a[2] = {37, 29}, n2b[2] = {33, 48}, n3a[3] = {21, 19, 23}, n3b[3] = {18, 17, 20},
+                      n3c[3] = {41, 37, 45};
+        const int g11[2] = {1, 1}, g22[2] = {2, 2}, g111[3] = {1, 1, 1}, g112[3] = {1, 1, 2}, g222[3] = {2, 2, 2},
+                  g113[3] = {1, 1, 3};
+        run_case(3, n3a, g222, &V, 51, 0);
+        run_case(3, n3b, g112, &FMG, 52, 0);
+        run_case(3, n3b, g222, &CG, 53, 0);
+        run_case(3, n3c, g113, &V, 54, 0);
+        run_case(2, n2b, g22, &W, 55, 0);
+        run_case(2, n2a, g22, &COEF, 56, 0);
+        run_case(3, n3a, g111, &FMG, 57, 0);
+        run_case(2, n2a, g11, &V, 58, 0);
+        setenv("FDX_MG_GS2", "z", 1);
+        run_case(3, n3b, g222, &COEF, 59, 0);
+        run_case(3, n3c, g113, &FMG, 60, 0);
+        run_case(3, n3a, g111, &V, 61, 0);
+        unsetenv("FDX_MG_GS2");
+    }
+    unsetenv("FDX_MG_FUSE");
+    {
+        /* one unit without the fused restriction */
+        const int64_t n3a[3] = {21, 19, 23}, n2b[2] = {33, 48};
+        const int g111[3] = {1, 1, 1}, g11[2] = {1, 1};
+        run_case(3, n3a, g111, &COEF, 62, 0);
+        run_case(2, n2b, g11, &F, 63, 0);
+    }
+    if (on_gpu) {
+        /* CUDA: the default runs each cycle after the first as one graph
+           over the units (the fused restriction too); here the graph off
+           (plain launches) and the two-pass restriction, the same values */
+        const int64_t n3a[3] = {21, 19, 23}, n3b[3] = {18, 17, 20}, n3c[3] = {41, 37, 45};
+        const int g111[3] = {1, 1, 1}, g112[3] = {1, 1, 2}, g222[3] = {2, 2, 2}, g113[3] = {1, 1, 3};
+        setenv("FDX_MG_GRAPH", "0", 1);
+        run_case(3, n3c, g112, &V, 71, 0);
+        run_case(3, n3b, g222, &FMG, 72, 0);
+        run_case(3, n3a, g111, &CG, 73, 0);
+        unsetenv("FDX_MG_GRAPH");
+        setenv("FDX_MG_FUSE", "0", 1);
+        run_case(3, n3c, g113, &V, 74, 0);
+        run_case(3, n3a, g111, &FMG, 75, 0);
+        unsetenv("FDX_MG_FUSE");
+    }
     /* Without the exchange the blocks miss their neighbours' values: the
        solution must differ (so the checks above depend on the exchange). */
     setenv("FDX_MG_GATHER", "1", 1);
@@ -271,6 +326,11 @@ int main(void)
         const int g[3] = {2, 2, 2};
         const double d = run_case(3, n, g, &V, 31, 1); /* quiet: only the solution's difference counts */
         CHECK(d != 0, "the solution did not change without the shadow exchange");
+        setenv("FDX_MG_FUSE", "1", 1); /* the one-pass restriction reads u's and f's shadows */
+        const int64_t nb[3] = {18, 17, 20};
+        const double e = run_case(3, nb, g, &V, 32, 1);
+        CHECK(e != 0, "the solution did not change without the shadow exchange (one-pass restriction)");
+        unsetenv("FDX_MG_FUSE");
     }
     fdx_dist_test_skip_exchange(0);
     unsetenv("FDX_MG_GATHER");
