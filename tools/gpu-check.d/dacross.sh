@@ -53,3 +53,6 @@ for line in open(sys.argv[1]):
           % (r["case"], "x".join(map(str, r["shape"])), r["sweeps"], r["units"], r.get("devices_per_rank", 0), r["portions"], t,
              r["time_one_unit_ms"], r["speedup_vs_one_unit"], r["max_diff_one_unit"], r["verified"]))
 PY
+# where the 2-GPU time goes (docs/notes/dist.md, session 8): the wavefront
+# model fitted to this run's records (needs the 20- and 100-sweep runs)
+[ "$ngpu" -ge 2 ] && python3 tools/dacross-model "$rec" --what-if 2 10 || true
