@@ -128,7 +128,7 @@ FDX_API fdx_status fdx_solver_solve(fdx_solver *s, fdx_array *f, fdx_array *u);
    grid of d (rank and shape of its description), every fine level split
    as d splits the grid (a distribution of its own a level, with shadows
    as wide as the transfers need), the levels below FDX_MG_GATHER unknowns
-   a unit (default 32768) gathered onto one unit of every process and
+   a unit (default 32768; CUDA 262144) gathered onto one unit of every process and
    solved there as on one unit.  opts: the options d was made with.  d
    must outlive the solver.  Dirichlet boundaries on every axis, order 2
    (others: FDX_ERR_UNSUPPORTED at setup); every cycle, smoother, the

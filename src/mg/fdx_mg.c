@@ -298,7 +298,8 @@ static void solve_mg(fdx_solver *s, double r0)
     mg_level *L = &s->lev[0];
     for (int it = 1; it <= s->max_cycles; it++) {
         if (it == 1 && s->cycle == FDX_CYCLE_FMG) {
-            mg_fmg(s);
+            /* a distributed solver replays it as a graph (solves after the first) */
+            if (!(s->ops->graph_cycle && s->ops->graph_cycle(s, FDX_CYCLE_FMG))) mg_fmg(s);
         } else {
             s->skip_pre0 = s->normfuse && it > 1; /* the check below ran its first sweep */
             run_cycle(s, s->cycle == FDX_CYCLE_FMG ? FDX_CYCLE_V : s->cycle);

@@ -85,9 +85,16 @@ static void residual(const mg_level *L, const double *u, const double *f, double
     LAUNCH(mg_gpu_residual(geom(L), u, f, r, NULL));
 }
 
-static double resnorm2(const mg_level *L, const double *u, const double *f)
+void mg_cuda_resnorm2_launch(const mg_level *L, const double *u, const double *f)
 {
     LAUNCH(mg_gpu_residual(geom(L), u, f, NULL, sum_begin(L)));
+}
+
+double mg_cuda_sum_read(const mg_level *L) { return sum_end(L); }
+
+static double resnorm2(const mg_level *L, const double *u, const double *f)
+{
+    mg_cuda_resnorm2_launch(L, u, f);
     return sum_end(L);
 }
 
@@ -258,7 +265,7 @@ static void copy_user(const fdx_solver *s, const double *src, double *dst, int t
 
 void mg_cuda_graph_free(fdx_solver *s)
 {
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         if (s->graph[k]) cudaGraphExecDestroy((cudaGraphExec_t)s->graph[k]);
         s->graph[k] = NULL;
     }
@@ -302,17 +309,19 @@ static void graph_put_back(fdx_solver *s, const mg_graph_hooks *h, int k, int ou
    several streams (a distributed solver's units) and to host state beside
    the buffers.  FDX_MG_GRAPH=0 turns it off; any capture error falls back
    to plain launches for this solver. */
-static int graph_wanted(const fdx_solver *s)
+/* The graph slot of cycle c: 0, 1 (skip_pre0), 2 (full multigrid). */
+static int graph_slot(const fdx_solver *s, fdx_solver_cycle c) { return c == FDX_CYCLE_FMG ? 2 : s->skip_pre0 ? 1 : 0; }
+
+static int graph_wanted(const fdx_solver *s, int k)
 {
-    const int k = s->skip_pre0 ? 1 : 0;
     return s->smoother == FDX_SMOOTH_RBGS && !fdx_knob_is(FDX_KNOB_MG_GRAPH, "0") &&
            s->graph_kind[k] != (fdx_solver_cycle)-1 && !(s->gs2 && (s->pre + s->post) % 2);
 }
 
 int mg_cuda_graph_cycle(fdx_solver *s, fdx_solver_cycle c, const mg_graph_hooks *h)
 {
-    const int k = s->skip_pre0 ? 1 : 0;
-    if (!graph_wanted(s)) return 0;
+    const int k = graph_slot(s, c);
+    if (!graph_wanted(s, k)) return 0;
     /* a graph replays what its capture did from the state it was captured
        in: the first cycles of a solve (after FMG, or after CG's update)
        would otherwise differ from the later ones and be captured anew */
@@ -339,7 +348,10 @@ int mg_cuda_graph_cycle(fdx_solver *s, fdx_solver_cycle c, const mg_graph_hooks 
             return 0;
         }
         if (h->fork) h->fork(s);
-        mg_cycle(s, 0, c);
+        if (c == FDX_CYCLE_FMG)
+            mg_fmg(s);
+        else
+            mg_cycle(s, 0, c);
         if (h->join) h->join(s);
         cudaError_t e = cudaStreamEndCapture(st, &g);
         const int failed = h->failed && h->failed(s); /* asked (and cleared) whatever e is */
@@ -377,7 +389,7 @@ int mg_cuda_graph_cycle(fdx_solver *s, fdx_solver_cycle c, const mg_graph_hooks 
 /* The one-unit table's graph: the thread's kernel stream. */
 static int graph_cycle(fdx_solver *s, fdx_solver_cycle c)
 {
-    if (!graph_wanted(s)) return 0;
+    if (c == FDX_CYCLE_FMG || !graph_wanted(s, graph_slot(s, c))) return 0; /* FMG: plain (no renewals to save) */
     if (!mg_gpu_stream()) {
         cudaStream_t st = NULL;
         if (cudaStreamCreate(&st) != cudaSuccess) return 0;

@@ -156,12 +156,13 @@ struct fdx_solver {
     double omega;            /* Jacobi weight */
 
     /* CUDA: the instantiated graph of one cycle, without and with
-       skip_pre0 (a solve with the norm in the sweep uses both) */
-    void *graph[2];
-    fdx_solver_cycle graph_kind[2];                                      /* -1: plain launches from now on */
-    double *graph_in[2][MG_MAX_LEVELS][2], *graph_out[2][MG_MAX_LEVELS][2]; /* each level's u, t before and after */
-    double graph_work[2];                                                /* work units one replay adds */
-    uint64_t graph_state_in[2][MG_MAX_LEVELS], graph_state_out[2][MG_MAX_LEVELS]; /* mg_graph_hooks' state */
+       skip_pre0 (a solve with the norm in the sweep uses both), and of
+       full multigrid (distributed solvers: MG_GRAPH_FMG) */
+    void *graph[3];
+    fdx_solver_cycle graph_kind[3];                                      /* -1: plain launches from now on */
+    double *graph_in[3][MG_MAX_LEVELS][2], *graph_out[3][MG_MAX_LEVELS][2]; /* each level's u, t before and after */
+    double graph_work[3];                                                /* work units one replay adds */
+    uint64_t graph_state_in[3][MG_MAX_LEVELS], graph_state_out[3][MG_MAX_LEVELS]; /* mg_graph_hooks' state */
 
     double *hist;
     int nhist, iters, converged;
@@ -252,6 +253,11 @@ FDX_HIDDEN void mg_cuda_event_destroy(void *event);
 /* 1 when kernels on the device of `from` can read and write `to` (the same
    device, or peer access). */
 FDX_HIDDEN int mg_cuda_reaches(const void *from, const void *to);
+/* The residual norm's kernel on the current stream, and the read of its
+   sum (after every unit's launch: a distributed solver's units then run
+   their norms at once instead of one after the other). */
+FDX_HIDDEN void mg_cuda_resnorm2_launch(const mg_level *L, const double *u, const double *f);
+FDX_HIDDEN double mg_cuda_sum_read(const mg_level *L);
 
 /* What a cycle's CUDA graph needs beyond one stream and the levels' u and
    t (the distributed solver: its units' streams, and its fields' shadow
@@ -267,7 +273,8 @@ typedef struct mg_graph_hooks {
     int (*failed)(fdx_solver *s);                 /* the captured cycle's own calls failed (clears it) */
 } mg_graph_hooks;
 /* One cycle on level 0 as a replayed CUDA graph (fdx_mg_cuda.c: the
-   one-unit table's graph_cycle with no hooks); 0: not done. */
+   one-unit table's graph_cycle with no hooks); c FDX_CYCLE_FMG: full
+   multigrid (mg_fmg), with hooks only; 0: not done. */
 FDX_HIDDEN int mg_cuda_graph_cycle(fdx_solver *s, fdx_solver_cycle c, const mg_graph_hooks *h);
 FDX_HIDDEN void mg_cuda_graph_free(fdx_solver *s);
 

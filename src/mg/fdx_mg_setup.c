@@ -201,7 +201,7 @@ void mg_free_levels(fdx_solver *s)
 {
     if (s->md) mg_dist_free_levels(s); /* the distributed levels' handles first */
     if (s->ops && s->ops->graph_free) s->ops->graph_free(s);
-    s->graph_kind[0] = s->graph_kind[1] = FDX_CYCLE_V;
+    s->graph_kind[0] = s->graph_kind[1] = s->graph_kind[2] = FDX_CYCLE_V;
     for (int l = 0; l < MG_MAX_LEVELS; l++) {
         mg_level *L = &s->lev[l];
         mg_free_field(s, L->u);
