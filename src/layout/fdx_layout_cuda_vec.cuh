@@ -134,7 +134,7 @@ __host__ __device__ __forceinline__ void vec_shift(const uint32_t *u, uint32_t s
 }
 
 /* The host emulation's count of accesses off their size's alignment (the
-   device would fault; memcpy on the host would not notice). */
+   device would fault; the host would not notice). */
 static unsigned long vec_misaligned;
 
 /* The aligned 16-byte word at w; its bytes outside [lo, hi) (the array's
@@ -158,8 +158,26 @@ __host__ __device__ __forceinline__ void vec_load16(uint64_t w, uint64_t lo, uin
     }
 }
 
+/* Byte o and up of the 16-byte word (h0, h1) stored as `size` bytes at w + o
+   (o a multiple of size). */
+__host__ __device__ __forceinline__ void vec_piece(uint64_t w, uint64_t h0, uint64_t h1, int o, int size)
+{
+    const uint64_t x = (o & 8 ? h1 : h0) >> (8 * (o & 7));
+    void *p = (void *)(uintptr_t)(w + (uint64_t)o);
+#ifndef __CUDA_ARCH__
+    vec_misaligned += (w + (uint64_t)o) % (uint64_t)size != 0;
+#endif
+    if (size == 8) *(uint64_t *)p = x;
+    else if (size == 4) *(uint32_t *)p = (uint32_t)x;
+    else if (size == 2) *(uint16_t *)p = (uint16_t)x;
+    else *(unsigned char *)p = (unsigned char)x;
+}
+
 /* Stores bytes [lo, hi) of the 16-byte word v at the aligned address w, as
-   aligned pieces of 16, 8, 4, 2 and 1 bytes. */
+   aligned pieces of 16, 8, 4, 2 and 1 bytes: a row segment's first word
+   (a suffix [lo, 16)) and last word (a prefix [0, hi)) in at most four
+   pieces without a loop (lane 0 of each row does both while its
+   neighbours wait), anything else piece by piece. */
 __host__ __device__ __forceinline__ void vec_store16(uint64_t w, const uint32_t *v, int lo, int hi)
 {
     if (lo == 0 && hi == 16) {
@@ -175,15 +193,22 @@ __host__ __device__ __forceinline__ void vec_store16(uint64_t w, const uint32_t 
     vec_misaligned += (w & 15) != 0;
 #endif
     const uint64_t h0 = (uint64_t)v[1] << 32 | v[0], h1 = (uint64_t)v[3] << 32 | v[2];
-    while (lo < hi) {
-        const uint64_t x = (lo & 8 ? h1 : h0) >> (8 * (lo & 7));
-        const int n = hi - lo;
-        void *p = (void *)(uintptr_t)(w + lo);
-        if (!(lo & 7) && n >= 8) *(uint64_t *)p = x, lo += 8;
-        else if (!(lo & 3) && n >= 4) *(uint32_t *)p = (uint32_t)x, lo += 4;
-        else if (!(lo & 1) && n >= 2) *(uint16_t *)p = (uint16_t)x, lo += 2;
-        else *(unsigned char *)p = (unsigned char)x, lo += 1;
-    }
+    if (hi == 16) {
+        if (lo & 1) vec_piece(w, h0, h1, lo, 1), lo += 1;
+        if (lo & 2) vec_piece(w, h0, h1, lo, 2), lo += 2;
+        if (lo & 4) vec_piece(w, h0, h1, lo, 4), lo += 4;
+        if (lo & 8) vec_piece(w, h0, h1, lo, 8);
+    } else if (lo == 0) {
+        if (hi & 8) vec_piece(w, h0, h1, 0, 8);
+        if (hi & 4) vec_piece(w, h0, h1, hi & 8, 4);
+        if (hi & 2) vec_piece(w, h0, h1, hi & 12, 2);
+        if (hi & 1) vec_piece(w, h0, h1, hi & 14, 1);
+    } else
+        while (lo < hi) {
+            const int n = hi - lo, size = !(lo & 7) && n >= 8 ? 8 : !(lo & 3) && n >= 4 ? 4 : !(lo & 1) && n >= 2 ? 2 : 1;
+            vec_piece(w, h0, h1, lo, size);
+            lo += size;
+        }
 }
 
 /* The buffer: A row a holds 32 words of K; its 16-byte slot w sits at
