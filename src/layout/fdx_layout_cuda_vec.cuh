@@ -257,7 +257,8 @@ __host__ __device__ __forceinline__ bool vec_read(const VecSpec &s, const VecTil
                 vec_load16(w, s.src_lo, s.src_hi, w8);
                 if (r && 16 * j + 16 - r < vb) vec_load16(w + 16, s.src_lo, s.src_hi, w8 + 4);
             }
-            vec_shift(w8, r, x[u][e]);
+            if (r) vec_shift(w8, r, x[u][e]); /* rows on 16 bytes skip the realignment */
+            else x[u][e][0] = w8[0], x[u][e][1] = w8[1], x[u][e][2] = w8[2], x[u][e][3] = w8[3];
         }
     const uint32_t slot = ((g >> 2) ^ j) << 2 | (g & 3); /* vec_swz of every A row this thread writes is j */
     DEVICE_UNROLL
@@ -394,8 +395,10 @@ __host__ __device__ __forceinline__ bool vec_row_word(const VecRows &a, uint32_t
     const uint32_t sr = (uint32_t)(s0 & 15);
     uint32_t u[8] = {0, 0, 0, 0, 0, 0, 0, 0}, v[4];
     vec_load16(s0 - sr, a.src_lo, a.src_hi, u);
-    if (sr) vec_load16(s0 - sr + 16, a.src_lo, a.src_hi, u + 4);
-    vec_shift(u, sr, v);
+    if (sr) {
+        vec_load16(s0 - sr + 16, a.src_lo, a.src_hi, u + 4);
+        vec_shift(u, sr, v);
+    } else v[0] = u[0], v[1] = u[1], v[2] = u[2], v[3] = u[3];
     vec_store16(w, v, lo, hi);
 #ifndef __CUDA_ARCH__
     if (CHECK && !vec_count(*count, w, lo, hi)) return false;
