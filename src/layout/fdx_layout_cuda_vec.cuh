@@ -359,13 +359,16 @@ __global__ void __launch_bounds__(THREADS) vec_kernel(T *__restrict__ dst, const
 
 /* Kept rows whose bytes leave a word under 16 bytes (plan->vec with a
    ROWS plan: odd rows, 5387 bytes of 1-byte elements; rows that src and
-   dst start at different residues mod 16): a batched copy of rows, thread
-   t of block (row, chunk) storing the row's aligned dst word chunk * 256 +
-   t, whole, or in aligned pieces at the row's ends, from the two aligned
-   src words its bytes lie in, funnel-shifted into place.  No buffer. */
+   dst start at different residues mod 16): a batched copy of rows, a row
+   taken by tpr = 2^tsh threads (the power of two covering its dst words,
+   at most 256: a block takes 256 / tpr rows) in `chunks` blocks; thread i
+   of a row stores its aligned dst word chunk * tpr + i, whole, or in
+   aligned pieces at the row's ends, from the two aligned src words its
+   bytes lie in, funnel-shifted into place.  No buffer. */
 struct VecRows {
     uint64_t len;                            /* row bytes */
-    FastDiv chunks;                          /* blocks a row: 256 dst words each */
+    uint32_t rows, tsh;                      /* rows; log2 of the threads a row */
+    FastDiv chunks;                          /* blocks a row group: tpr dst words each */
     int nb;                                  /* the row axes: */
     FastDiv bn[FDX_MAX_RANK];                /*   extents */
     int64_t bs[FDX_MAX_RANK], bd[FDX_MAX_RANK]; /* src and dst strides, bytes */
@@ -376,8 +379,10 @@ template <bool CHECK>
 __host__ __device__ __forceinline__ bool vec_row_word(const VecRows &a, uint32_t blk, uint32_t t, unsigned char *dst,
                                                       const unsigned char *src, const VecCount *count)
 {
-    uint32_t row = hqdiv(blk, a.chunks);
-    const uint32_t chunk = blk - row * a.chunks.d;
+    const uint32_t group = hqdiv(blk, a.chunks), chunk = blk - group * a.chunks.d;
+    uint32_t row = (group << (8 - a.tsh)) + (t >> a.tsh);
+    if (row >= a.rows) return true;
+    t &= (1u << a.tsh) - 1;
     int64_t so = 0, dof = 0;
     DEVICE_UNROLL
     for (int b = 0; b < FDX_MAX_RANK; b++) {
@@ -388,7 +393,7 @@ __host__ __device__ __forceinline__ bool vec_row_word(const VecRows &a, uint32_t
         dof += (int64_t)c * a.bd[b];
     }
     const uint64_t drow = (uint64_t)(uintptr_t)dst + (uint64_t)dof, srow = (uint64_t)(uintptr_t)src + (uint64_t)so;
-    const uint64_t w = (drow & ~(uint64_t)15) + 16 * ((uint64_t)chunk * THREADS + t);
+    const uint64_t w = (drow & ~(uint64_t)15) + 16 * (((uint64_t)chunk << a.tsh) + t);
     const int lo = w >= drow ? 0 : (int)(drow - w), hi = w + 16 <= drow + a.len ? 16 : (int)((int64_t)(drow + a.len) - (int64_t)w);
     if (hi <= lo) return true;
     const uint64_t s0 = srow + (w - drow); /* where the word's byte 0 comes from (mod 2^64 before the row) */
@@ -418,19 +423,25 @@ inline fdx_status run_vec_rows(void *dst, const void *src, const fdx_perm_plan *
 {
     VecRows a;
     memset(&a, 0, sizeof a);
-    const int64_t w = p->word, len = p->n[0] * w, chunks = blocks_of(len + 15, 16 * THREADS);
+    const int64_t w = p->word, len = p->n[0] * w, words = len / 16 + 2; /* dst words a row, at most */
+    uint32_t tsh = 0;
+    while (tsh < 8 && ((int64_t)1 << tsh) < words) tsh++;
+    const int64_t chunks = blocks_of(words, (int64_t)1 << tsh);
     int64_t rows = 1;
     for (int q = 1; q < p->rank; q++) {
         a.bn[a.nb] = fd(p->n[q]), a.bs[a.nb] = p->ss[q] * w, a.bd[a.nb] = p->ds[q] * w, a.nb++;
         rows *= p->n[q];
     }
-    FDX_CHECK(p->kind == FDX_PLAN_ROWS && p->s[0] == 0 && rows * chunks < ((int64_t)1 << 31), FDX_ERR_INTERNAL,
-              "vector rows: plan kind %d, %lld rows of %lld bytes", (int)p->kind, (long long)rows, (long long)len);
+    const int64_t blocks = blocks_of(rows, (int64_t)1 << (8 - tsh)) * chunks;
+    FDX_CHECK(p->kind == FDX_PLAN_ROWS && p->s[0] == 0 && blocks < ((int64_t)1 << 31) && rows < ((int64_t)1 << 31) && THREADS == 256,
+              FDX_ERR_INTERNAL, "vector rows: plan kind %d, %lld rows of %lld bytes", (int)p->kind, (long long)rows,
+              (long long)len);
     a.len = (uint64_t)len;
+    a.rows = (uint32_t)rows, a.tsh = tsh;
     a.chunks = fd(chunks);
     a.src_lo = (uint64_t)(uintptr_t)src, a.src_hi = a.src_lo + (uint64_t)p->count * (uint64_t)w;
     if (!on_host) {
-        vec_rows_kernel<<<(unsigned)(rows * chunks), THREADS, 0, st>>>((unsigned char *)dst, (const unsigned char *)src, a);
+        vec_rows_kernel<<<(unsigned)blocks, THREADS, 0, st>>>((unsigned char *)dst, (const unsigned char *)src, a);
         FDX_CUDA_CHECK_LAUNCH("vec_rows_kernel");
         return FDX_OK;
     }
@@ -439,7 +450,7 @@ inline fdx_status run_vec_rows(void *dst, const void *src, const fdx_perm_plan *
     if (!cnt.cnt) return fdx_fail(FDX_ERR_NOMEM, "emulated vector rows: %zu bytes of counts", bytes);
     vec_misaligned = 0;
     fdx_status s = FDX_OK;
-    for (int64_t b = 0; b < rows * chunks && s == FDX_OK; b++)
+    for (int64_t b = 0; b < blocks && s == FDX_OK; b++)
         for (uint32_t t = 0; t < (uint32_t)THREADS && s == FDX_OK; t++)
             if (!vec_row_word<true>(a, (uint32_t)b, t, (unsigned char *)dst, (const unsigned char *)src, &cnt))
                 s = fdx_fail(FDX_ERR_INTERNAL, "vector rows: block %lld thread %u stores outside dst", (long long)b, t);

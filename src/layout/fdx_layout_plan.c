@@ -402,7 +402,7 @@ static int choose_vec_rows(fdx_perm_plan *p)
     int min_side, max_word = vec_knob(&min_side);
     if (p->kind != FDX_PLAN_ROWS || p->word >= 16 || max_word <= 0) return 0;
     int64_t len = p->n[0] * p->word, rows = p->count / p->n[0];
-    if (rows * ((len + 15 + 4095) / 4096) >= ((int64_t)1 << 31)) return 0;
+    if (rows >= ((int64_t)1 << 31) || rows * ((len / 16 + 2 + 255) / 256) >= ((int64_t)1 << 31)) return 0; /* kernel limits */
     return vec_take(p, 1, 1);
 }
 
