@@ -36,6 +36,7 @@ constexpr uint32_t VEC_BYTES = 128; /* a block's A side in bytes, K side in elem
 struct VecSpec {
     uint32_t na, nk;                 /* flat extents of the A and K sides, elements */
     FastDiv tiles_a, tiles_k;        /* tiles along A and along K */
+    int k_fast;                      /* block order: K tiles fastest (plan->vkfast), else A tiles */
     int nga, ngk, nb;                /* axes of the A side, of the K side, batch axes */
     FastDiv ga[FDX_MAX_RANK];        /* A side, src order: extents */
     int64_t ga_ds[FDX_MAX_RANK];     /*   and dst strides */
@@ -56,9 +57,11 @@ template <typename T> __host__ __device__ __forceinline__ VecTile vec_tile(const
 {
     constexpr uint32_t TE = VEC_BYTES / sizeof(T);
     VecTile o;
-    uint32_t q = hqdiv(tl, s.tiles_a), r = hqdiv(q, s.tiles_k);
-    o.a0 = (tl - q * s.tiles_a.d) * TE;
-    o.k0 = (q - r * s.tiles_k.d) * VEC_BYTES;
+    const FastDiv &f0 = s.k_fast ? s.tiles_k : s.tiles_a, &f1 = s.k_fast ? s.tiles_a : s.tiles_k;
+    uint32_t q = hqdiv(tl, f0), r = hqdiv(q, f1);
+    const uint32_t i0 = tl - q * f0.d, i1 = q - r * f1.d;
+    o.a0 = (s.k_fast ? i1 : i0) * TE;
+    o.k0 = (s.k_fast ? i0 : i1) * VEC_BYTES;
     o.va = s.na - o.a0 < TE ? s.na - o.a0 : TE;
     o.vk = s.nk - o.k0 < VEC_BYTES ? s.nk - o.k0 : VEC_BYTES;
     o.sb = o.db = 0;
@@ -487,6 +490,7 @@ fdx_status vec_spec(const fdx_perm_plan *p, const void *src, VecSpec *out, int64
               sizeof(T), (long long)na, (long long)nk, (long long)batch);
     a.na = (uint32_t)na, a.nk = (uint32_t)nk;
     a.tiles_a = fd(ta), a.tiles_k = fd(tk);
+    a.k_fast = p->vkfast;
     a.src_lo = (uint64_t)(uintptr_t)src, a.src_hi = a.src_lo + (uint64_t)p->count * sizeof(T);
     *ntiles = ta * tk * batch;
     *out = a;

@@ -373,16 +373,27 @@ two_d:
    plans: sides of 32-48 bytes won on rt1-055 0.40 -> 0.47, rt1-065 0.28 ->
    0.59, rt1-131 0.39 -> 0.60 and lost on rt1-081 0.71 -> 0.66, rt1-181 0.50
    -> 0.39; 16-byte sides lost: rt1-147 0.33 -> 0.20, rt1-171 0.26 -> 0.24).
-   FDX_LAYOUT_VEC=N[:MIN[:ROWMIN]]: the widest element it takes (0 off,
-   1, 2, 4; default 4), the shortest side in bytes (default
-   VEC_MIN_SIDE_BYTES) and the shortest kept row the row copy takes
-   (default VEC_MIN_ROW_BYTES; see choose_vec_rows). */
+   Block order: A tiles first (consecutive blocks read neighbouring src
+   segments) measured 0.86 where K's dst rows are on 16 bytes and 0.58-0.68
+   where not (s8a: 37 cases): a row segment off 16 bytes leaves partial
+   sectors at both ends, completed by the neighbouring K tile, tiles_a
+   blocks later (1519 for rt1-141): evicted half-written, a read-modify-write
+   each.  So K tiles go first where dst rows are off 16 bytes (K's bytes or
+   the buffers' alignment): the two halves of a sector are written by
+   neighbouring blocks (not yet measured).
+   FDX_LAYOUT_VEC=N[:MIN[:ROWMIN[:ORDER]]]: the widest element it takes (0
+   off, 1, 2, 4; default 4), the shortest side in bytes (default
+   VEC_MIN_SIDE_BYTES), the shortest kept row the row copy takes (default
+   VEC_MIN_ROW_BYTES; see choose_vec_rows), the block order (a: A tiles
+   first, k: K tiles first; default by the rule above). */
 enum { VEC_TILE_BYTES = 128, VEC_MIN_SIDE_BYTES = 32, VEC_MIN_ROW_BYTES = 1024 };
-static int vec_knob(int *min_side, int *min_row)
+static int vec_knob(int *min_side, int *min_row, char *order)
 {
-    const char *e = fdx_knob(FDX_KNOB_LAYOUT_VEC), *c1 = e ? strchr(e, ':') : NULL, *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    const char *e = fdx_knob(FDX_KNOB_LAYOUT_VEC), *c1 = e ? strchr(e, ':') : NULL, *c2 = c1 ? strchr(c1 + 1, ':') : NULL,
+               *c3 = c2 ? strchr(c2 + 1, ':') : NULL;
     *min_side = c1 ? atoi(c1 + 1) : VEC_MIN_SIDE_BYTES;
     *min_row = c2 ? atoi(c2 + 1) : VEC_MIN_ROW_BYTES;
+    *order = c3 ? c3[1] : 0;
     return e ? atoi(e) : 4;
 }
 
@@ -404,7 +415,9 @@ static int vec_take(fdx_perm_plan *p, int vga, int vgk);
    not yet measured: FDX_LAYOUT_VEC=4:32:128 is that A/B. */
 static int choose_vec_rows(fdx_perm_plan *p)
 {
-    int min_side, min_row, max_word = vec_knob(&min_side, &min_row);
+    int min_side, min_row;
+    char order;
+    const int max_word = vec_knob(&min_side, &min_row, &order);
     if (p->kind != FDX_PLAN_ROWS || p->word >= 16 || max_word <= 0) return 0;
     int64_t len = p->n[0] * p->word, rows = p->count / p->n[0];
     if (len < min_row) return 0;
@@ -412,9 +425,11 @@ static int choose_vec_rows(fdx_perm_plan *p)
     return vec_take(p, 1, 1);
 }
 
-static int choose_vec(fdx_perm_plan *p)
+static int choose_vec(fdx_perm_plan *p, size_t align)
 {
-    int min_side, min_row, max_word = vec_knob(&min_side, &min_row);
+    int min_side, min_row;
+    char order;
+    const int max_word = vec_knob(&min_side, &min_row, &order);
     if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->word > 4 || p->word > max_word || p->s[0] == 0) return 0;
     double best = -1;
     int bga = 0, bgk = 0;
@@ -431,6 +446,9 @@ static int choose_vec(fdx_perm_plan *p)
             if (score > best) best = score, bga = ga, bgk = gk;
         }
     if (best < 0) return 0;
+    int64_t nk = 1;
+    for (int q = 0; q < bgk; q++) nk *= p->n[p->s[q]];
+    p->vkfast = order ? order == 'k' : (nk * p->word) % 16 != 0 || align < 16;
     return vec_take(p, bga, bgk);
 }
 
@@ -519,7 +537,7 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         p->nb++;
     }
     choose_tile(p);
-    if (p->kind == FDX_PLAN_TILED && !choose_vec(p) && !choose_subword(p, A, K)) {
+    if (p->kind == FDX_PLAN_TILED && !choose_vec(p, align) && !choose_subword(p, A, K)) {
         choose_kernel_tile(p, A, K);
         choose_skew(p);
     }

@@ -585,7 +585,8 @@ static void subword_emulation(fdx_ctx *ctx, uint64_t seed)
    elements, 16 x 4, a 2-element dst-fastest axis), src and dst moved off 16 bytes by several residues,
    guards around dst.  want[c] bit e: case c takes it for elements of
    1 << e bytes (sides of 32 bytes or more); FDX_LAYOUT_VEC=1 keeps it to
-   1-byte elements, =0 off, =4:64 asks for sides of 64 bytes (want64). */
+   1-byte elements, =0 off, =4:64 asks for sides of 64 bytes (want64),
+   =4:32:1024:a and :k force either block order. */
 static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     static const int64_t sh[][6] = {{509, 263, 1, 1, 1, 1}, {64, 64, 1, 1, 1, 1},    {128, 5, 8, 283, 1, 1},
@@ -597,9 +598,9 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
                                 {1, 0, 2, 3, 4, 5}, {3, 1, 0, 5, 4, 2}, {4, 2, 0, 1, 3, 5}, {2, 0, 1, 3, 4, 5}};
     static const unsigned want[] = {7, 7, 7, 7, 7, 7, 7, 7, 4, 6, 7, 0}, want64[] = {7, 7, 7, 7, 7, 6, 7, 7, 0, 4, 7, 0};
     static const int sft[4][2] = {{0, 0}, {1, 3}, {7, 12}, {15, 9}};
-    static const char *const variant[] = {NULL, "1", "0", "4:64"};
+    static const char *const variant[] = {NULL, "1", "0", "4:64", "4:32:1024:a", "4:32:1024:k"};
     const int ncase = (int)(sizeof sh / sizeof sh[0]);
-    for (int v = 0; v < 4; v++) {
+    for (int v = 0; v < 6; v++) {
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
         for (int c = 0; c < ncase; c++)
             for (int e = 0; e < 3; e++) {
@@ -607,7 +608,8 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
                 const int shifts = (int)(16 / el);
                 int rank = 6;
                 while (sh[c][rank - 1] == 1) rank--;
-                const int expect = v == 3 ? (int)(want64[c] >> e & 1) : (int)(want[c] >> e & 1) && (v == 0 || (v == 1 && e == 0));
+                const int expect = v == 3 ? (int)(want64[c] >> e & 1)
+                                          : (int)(want[c] >> e & 1) && (v == 0 || v >= 4 || (v == 1 && e == 0));
                 for (int k = 0; k < (v ? 2 : 4); k++) {
                     fdx_perm_plan q;
                     int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], sft[k][0] % shifts, sft[k][1] % shifts,
@@ -617,6 +619,7 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
                         unsetenv("FDX_LAYOUT_VEC");
                         return;
                     }
+                    if (v >= 4 && q.vec) CHECK(q.vkfast == (v == 5), "vec case %d: block order %d", c, q.vkfast);
                     CHECK(q.vec == expect, "vec case %d (%lldx%lld..) elem %zu FDX_LAYOUT_VEC=%s: vec %d (sides %d/%d), expected %d",
                           c, (long long)sh[c][0], (long long)sh[c][1], el, variant[v] ? variant[v] : "(unset)", q.vec,
                           q.vga, q.vgk, expect);

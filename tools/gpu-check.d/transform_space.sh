@@ -2,8 +2,10 @@
 # COUNT cases, default 200), each case under TRANSFORM_VARIANTS on the same
 # data in one process (each variant verified against the CPU; default:
 # the committed plans (session 8: vector tiles for 1-, 2-, 4-byte
-# elements) and FDX_LAYOUT_VEC=0 = session 7's plans (16-byte sub-word
-# tiles); add FDX_LAYOUT_VEC=2 to keep 4-byte elements off the vector tile,
+# elements, K tiles first where dst rows are off 16 bytes), FDX_LAYOUT_VEC=0
+# = session 7's plans (16-byte sub-word tiles) and FDX_LAYOUT_VEC=4:32:1024:a
+# = the vector tiles with A tiles first everywhere (the s8a order); add
+# FDX_LAYOUT_VEC=2 to keep 4-byte elements off the vector tile,
 # FDX_LAYOUT_SUBWORD=0 for the word kernel everywhere), with its peers
 # in the same call: LibreTT built from the public source in peers/librett
 # (fetched for measuring; never part of fdx) and PyTorch when importable.
@@ -18,7 +20,7 @@
 # and no longer run.
 set -u
 rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-space
-variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_VEC=0}
+variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_VEC=0,FDX_LAYOUT_VEC=4:32:1024:a}
 start=$SECONDS
 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --list > "$rec.cases.txt"
 timeout 300 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --reps 10 --variants "$variants" \
