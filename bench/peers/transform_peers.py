@@ -103,7 +103,12 @@ def compare(by_variant):
         loses = sorted(pairs, key=lambda p: p[0]["ratio_same_size"] / p[1]["ratio_same_size"])
         print(f"default / [{variant}]: median {q[len(q) // 2]:.3f}, default slower by > 3% on "
               f"{sum(x < 0.97 for x in q)}/{len(q)}, faster by > 3% on {sum(x > 1.03 for x in q)}/{len(q)}", file=sys.stderr)
-        for d, v in loses[:5]:
+        for e in sorted({d["elem_bytes"] for d, _ in pairs}):
+            qe = sorted(d["ratio_same_size"] / v["ratio_same_size"] for d, v in pairs if d["elem_bytes"] == e)
+            best = [max(d["ratio_same_size"], v["ratio_same_size"]) for d, v in pairs if d["elem_bytes"] == e]
+            print(f"  {e:2d}-byte: default / [{variant}] median {qe[len(qe) // 2]:.3f}, slower on "
+                  f"{sum(x < 0.97 for x in qe)}/{len(qe)}; the better of the two per case: {dist(best)}", file=sys.stderr)
+        for d, v in loses[:10]:
             if d["ratio_same_size"] < 0.97 * v["ratio_same_size"]:
                 print(f"  default loses: {d['case']} elem {d['elem_bytes']} {'x'.join(map(str, d['shape']))} perm "
                       f"{d['perm']}: {d['ratio_same_size']:.3f} vs {v['ratio_same_size']:.3f}", file=sys.stderr)

@@ -36,6 +36,7 @@ constexpr uint32_t VEC_BYTES = 128; /* a block's A side in bytes, K side in elem
 struct VecSpec {
     uint32_t na, nk;                 /* flat extents of the A and K sides, elements */
     FastDiv tiles_a, tiles_k;        /* tiles along A and along K */
+    int k_fast;                      /* block order: K tiles fastest (plan->vkfast), else A tiles */
     int nga, ngk, nb;                /* axes of the A side, of the K side, batch axes */
     FastDiv ga[FDX_MAX_RANK];        /* A side, src order: extents */
     int64_t ga_ds[FDX_MAX_RANK];     /*   and dst strides */
@@ -56,9 +57,11 @@ template <typename T> __host__ __device__ __forceinline__ VecTile vec_tile(const
 {
     constexpr uint32_t TE = VEC_BYTES / sizeof(T);
     VecTile o;
-    uint32_t q = hqdiv(tl, s.tiles_a), r = hqdiv(q, s.tiles_k);
-    o.a0 = (tl - q * s.tiles_a.d) * TE;
-    o.k0 = (q - r * s.tiles_k.d) * VEC_BYTES;
+    const FastDiv &f0 = s.k_fast ? s.tiles_k : s.tiles_a, &f1 = s.k_fast ? s.tiles_a : s.tiles_k;
+    uint32_t q = hqdiv(tl, f0), r = hqdiv(q, f1);
+    const uint32_t i0 = tl - q * f0.d, i1 = q - r * f1.d;
+    o.a0 = (s.k_fast ? i1 : i0) * TE;
+    o.k0 = (s.k_fast ? i0 : i1) * VEC_BYTES;
     o.va = s.na - o.a0 < TE ? s.na - o.a0 : TE;
     o.vk = s.nk - o.k0 < VEC_BYTES ? s.nk - o.k0 : VEC_BYTES;
     o.sb = o.db = 0;
@@ -134,7 +137,7 @@ __host__ __device__ __forceinline__ void vec_shift(const uint32_t *u, uint32_t s
 }
 
 /* The host emulation's count of accesses off their size's alignment (the
-   device would fault; memcpy on the host would not notice). */
+   device would fault; the host would not notice). */
 static unsigned long vec_misaligned;
 
 /* The aligned 16-byte word at w; its bytes outside [lo, hi) (the array's
@@ -158,8 +161,26 @@ __host__ __device__ __forceinline__ void vec_load16(uint64_t w, uint64_t lo, uin
     }
 }
 
+/* Byte o and up of the 16-byte word (h0, h1) stored as `size` bytes at w + o
+   (o a multiple of size). */
+__host__ __device__ __forceinline__ void vec_piece(uint64_t w, uint64_t h0, uint64_t h1, int o, int size)
+{
+    const uint64_t x = (o & 8 ? h1 : h0) >> (8 * (o & 7));
+    void *p = (void *)(uintptr_t)(w + (uint64_t)o);
+#ifndef __CUDA_ARCH__
+    vec_misaligned += (w + (uint64_t)o) % (uint64_t)size != 0;
+#endif
+    if (size == 8) *(uint64_t *)p = x;
+    else if (size == 4) *(uint32_t *)p = (uint32_t)x;
+    else if (size == 2) *(uint16_t *)p = (uint16_t)x;
+    else *(unsigned char *)p = (unsigned char)x;
+}
+
 /* Stores bytes [lo, hi) of the 16-byte word v at the aligned address w, as
-   aligned pieces of 16, 8, 4, 2 and 1 bytes. */
+   aligned pieces of 16, 8, 4, 2 and 1 bytes: a row segment's first word
+   (a suffix [lo, 16)) and last word (a prefix [0, hi)) in at most four
+   pieces without a loop (lane 0 of each row does both while its
+   neighbours wait), anything else piece by piece. */
 __host__ __device__ __forceinline__ void vec_store16(uint64_t w, const uint32_t *v, int lo, int hi)
 {
     if (lo == 0 && hi == 16) {
@@ -175,15 +196,22 @@ __host__ __device__ __forceinline__ void vec_store16(uint64_t w, const uint32_t 
     vec_misaligned += (w & 15) != 0;
 #endif
     const uint64_t h0 = (uint64_t)v[1] << 32 | v[0], h1 = (uint64_t)v[3] << 32 | v[2];
-    while (lo < hi) {
-        const uint64_t x = (lo & 8 ? h1 : h0) >> (8 * (lo & 7));
-        const int n = hi - lo;
-        void *p = (void *)(uintptr_t)(w + lo);
-        if (!(lo & 7) && n >= 8) *(uint64_t *)p = x, lo += 8;
-        else if (!(lo & 3) && n >= 4) *(uint32_t *)p = (uint32_t)x, lo += 4;
-        else if (!(lo & 1) && n >= 2) *(uint16_t *)p = (uint16_t)x, lo += 2;
-        else *(unsigned char *)p = (unsigned char)x, lo += 1;
-    }
+    if (hi == 16) {
+        if (lo & 1) vec_piece(w, h0, h1, lo, 1), lo += 1;
+        if (lo & 2) vec_piece(w, h0, h1, lo, 2), lo += 2;
+        if (lo & 4) vec_piece(w, h0, h1, lo, 4), lo += 4;
+        if (lo & 8) vec_piece(w, h0, h1, lo, 8);
+    } else if (lo == 0) {
+        if (hi & 8) vec_piece(w, h0, h1, 0, 8);
+        if (hi & 4) vec_piece(w, h0, h1, hi & 8, 4);
+        if (hi & 2) vec_piece(w, h0, h1, hi & 12, 2);
+        if (hi & 1) vec_piece(w, h0, h1, hi & 14, 1);
+    } else
+        while (lo < hi) {
+            const int n = hi - lo, size = !(lo & 7) && n >= 8 ? 8 : !(lo & 3) && n >= 4 ? 4 : !(lo & 1) && n >= 2 ? 2 : 1;
+            vec_piece(w, h0, h1, lo, size);
+            lo += size;
+        }
 }
 
 /* The buffer: A row a holds 32 words of K; its 16-byte slot w sits at
@@ -232,7 +260,8 @@ __host__ __device__ __forceinline__ bool vec_read(const VecSpec &s, const VecTil
                 vec_load16(w, s.src_lo, s.src_hi, w8);
                 if (r && 16 * j + 16 - r < vb) vec_load16(w + 16, s.src_lo, s.src_hi, w8 + 4);
             }
-            vec_shift(w8, r, x[u][e]);
+            if (r) vec_shift(w8, r, x[u][e]); /* rows on 16 bytes skip the realignment */
+            else x[u][e][0] = w8[0], x[u][e][1] = w8[1], x[u][e][2] = w8[2], x[u][e][3] = w8[3];
         }
     const uint32_t slot = ((g >> 2) ^ j) << 2 | (g & 3); /* vec_swz of every A row this thread writes is j */
     DEVICE_UNROLL
@@ -333,13 +362,16 @@ __global__ void __launch_bounds__(THREADS) vec_kernel(T *__restrict__ dst, const
 
 /* Kept rows whose bytes leave a word under 16 bytes (plan->vec with a
    ROWS plan: odd rows, 5387 bytes of 1-byte elements; rows that src and
-   dst start at different residues mod 16): a batched copy of rows, thread
-   t of block (row, chunk) storing the row's aligned dst word chunk * 256 +
-   t, whole, or in aligned pieces at the row's ends, from the two aligned
-   src words its bytes lie in, funnel-shifted into place.  No buffer. */
+   dst start at different residues mod 16): a batched copy of rows, a row
+   taken by tpr = 2^tsh threads (the power of two covering its dst words,
+   at most 256: a block takes 256 / tpr rows) in `chunks` blocks; thread i
+   of a row stores its aligned dst word chunk * tpr + i, whole, or in
+   aligned pieces at the row's ends, from the two aligned src words its
+   bytes lie in, funnel-shifted into place.  No buffer. */
 struct VecRows {
     uint64_t len;                            /* row bytes */
-    FastDiv chunks;                          /* blocks a row: 256 dst words each */
+    uint32_t rows, tsh;                      /* rows; log2 of the threads a row */
+    FastDiv chunks;                          /* blocks a row group: tpr dst words each */
     int nb;                                  /* the row axes: */
     FastDiv bn[FDX_MAX_RANK];                /*   extents */
     int64_t bs[FDX_MAX_RANK], bd[FDX_MAX_RANK]; /* src and dst strides, bytes */
@@ -350,8 +382,10 @@ template <bool CHECK>
 __host__ __device__ __forceinline__ bool vec_row_word(const VecRows &a, uint32_t blk, uint32_t t, unsigned char *dst,
                                                       const unsigned char *src, const VecCount *count)
 {
-    uint32_t row = hqdiv(blk, a.chunks);
-    const uint32_t chunk = blk - row * a.chunks.d;
+    const uint32_t group = hqdiv(blk, a.chunks), chunk = blk - group * a.chunks.d;
+    uint32_t row = (group << (8 - a.tsh)) + (t >> a.tsh);
+    if (row >= a.rows) return true;
+    t &= (1u << a.tsh) - 1;
     int64_t so = 0, dof = 0;
     DEVICE_UNROLL
     for (int b = 0; b < FDX_MAX_RANK; b++) {
@@ -362,15 +396,17 @@ __host__ __device__ __forceinline__ bool vec_row_word(const VecRows &a, uint32_t
         dof += (int64_t)c * a.bd[b];
     }
     const uint64_t drow = (uint64_t)(uintptr_t)dst + (uint64_t)dof, srow = (uint64_t)(uintptr_t)src + (uint64_t)so;
-    const uint64_t w = (drow & ~(uint64_t)15) + 16 * ((uint64_t)chunk * THREADS + t);
+    const uint64_t w = (drow & ~(uint64_t)15) + 16 * (((uint64_t)chunk << a.tsh) + t);
     const int lo = w >= drow ? 0 : (int)(drow - w), hi = w + 16 <= drow + a.len ? 16 : (int)((int64_t)(drow + a.len) - (int64_t)w);
     if (hi <= lo) return true;
     const uint64_t s0 = srow + (w - drow); /* where the word's byte 0 comes from (mod 2^64 before the row) */
     const uint32_t sr = (uint32_t)(s0 & 15);
     uint32_t u[8] = {0, 0, 0, 0, 0, 0, 0, 0}, v[4];
     vec_load16(s0 - sr, a.src_lo, a.src_hi, u);
-    if (sr) vec_load16(s0 - sr + 16, a.src_lo, a.src_hi, u + 4);
-    vec_shift(u, sr, v);
+    if (sr) {
+        vec_load16(s0 - sr + 16, a.src_lo, a.src_hi, u + 4);
+        vec_shift(u, sr, v);
+    } else v[0] = u[0], v[1] = u[1], v[2] = u[2], v[3] = u[3];
     vec_store16(w, v, lo, hi);
 #ifndef __CUDA_ARCH__
     if (CHECK && !vec_count(*count, w, lo, hi)) return false;
@@ -390,19 +426,25 @@ inline fdx_status run_vec_rows(void *dst, const void *src, const fdx_perm_plan *
 {
     VecRows a;
     memset(&a, 0, sizeof a);
-    const int64_t w = p->word, len = p->n[0] * w, chunks = blocks_of(len + 15, 16 * THREADS);
+    const int64_t w = p->word, len = p->n[0] * w, words = len / 16 + 2; /* dst words a row, at most */
+    uint32_t tsh = 0;
+    while (tsh < 8 && ((int64_t)1 << tsh) < words) tsh++;
+    const int64_t chunks = blocks_of(words, (int64_t)1 << tsh);
     int64_t rows = 1;
     for (int q = 1; q < p->rank; q++) {
         a.bn[a.nb] = fd(p->n[q]), a.bs[a.nb] = p->ss[q] * w, a.bd[a.nb] = p->ds[q] * w, a.nb++;
         rows *= p->n[q];
     }
-    FDX_CHECK(p->kind == FDX_PLAN_ROWS && p->s[0] == 0 && rows * chunks < ((int64_t)1 << 31), FDX_ERR_INTERNAL,
-              "vector rows: plan kind %d, %lld rows of %lld bytes", (int)p->kind, (long long)rows, (long long)len);
+    const int64_t blocks = blocks_of(rows, (int64_t)1 << (8 - tsh)) * chunks;
+    FDX_CHECK(p->kind == FDX_PLAN_ROWS && p->s[0] == 0 && blocks < ((int64_t)1 << 31) && rows < ((int64_t)1 << 31) && THREADS == 256,
+              FDX_ERR_INTERNAL, "vector rows: plan kind %d, %lld rows of %lld bytes", (int)p->kind, (long long)rows,
+              (long long)len);
     a.len = (uint64_t)len;
+    a.rows = (uint32_t)rows, a.tsh = tsh;
     a.chunks = fd(chunks);
     a.src_lo = (uint64_t)(uintptr_t)src, a.src_hi = a.src_lo + (uint64_t)p->count * (uint64_t)w;
     if (!on_host) {
-        vec_rows_kernel<<<(unsigned)(rows * chunks), THREADS, 0, st>>>((unsigned char *)dst, (const unsigned char *)src, a);
+        vec_rows_kernel<<<(unsigned)blocks, THREADS, 0, st>>>((unsigned char *)dst, (const unsigned char *)src, a);
         FDX_CUDA_CHECK_LAUNCH("vec_rows_kernel");
         return FDX_OK;
     }
@@ -411,7 +453,7 @@ inline fdx_status run_vec_rows(void *dst, const void *src, const fdx_perm_plan *
     if (!cnt.cnt) return fdx_fail(FDX_ERR_NOMEM, "emulated vector rows: %zu bytes of counts", bytes);
     vec_misaligned = 0;
     fdx_status s = FDX_OK;
-    for (int64_t b = 0; b < rows * chunks && s == FDX_OK; b++)
+    for (int64_t b = 0; b < blocks && s == FDX_OK; b++)
         for (uint32_t t = 0; t < (uint32_t)THREADS && s == FDX_OK; t++)
             if (!vec_row_word<true>(a, (uint32_t)b, t, (unsigned char *)dst, (const unsigned char *)src, &cnt))
                 s = fdx_fail(FDX_ERR_INTERNAL, "vector rows: block %lld thread %u stores outside dst", (long long)b, t);
@@ -448,6 +490,7 @@ fdx_status vec_spec(const fdx_perm_plan *p, const void *src, VecSpec *out, int64
               sizeof(T), (long long)na, (long long)nk, (long long)batch);
     a.na = (uint32_t)na, a.nk = (uint32_t)nk;
     a.tiles_a = fd(ta), a.tiles_k = fd(tk);
+    a.k_fast = p->vkfast;
     a.src_lo = (uint64_t)(uintptr_t)src, a.src_hi = a.src_lo + (uint64_t)p->count * sizeof(T);
     *ntiles = ta * tk * batch;
     *out = a;

@@ -368,22 +368,35 @@ two_d:
    with funnel shifts and stores a row's partial end words in aligned
    pieces.  Choice of (vga, vgk): the sides' tile fill (extent over the
    128-byte tiles it takes) plus a bonus for rows on 16-byte multiples,
-   fewer axes on ties; both sides at least VEC_MIN_SIDE_BYTES (a guess, not
-   measured: 16 takes the suite's short-side 1-byte cases rt1-171 16 x 688,
-   rt1-147 16 x 157, rt1-131 45 x many, rt1-065 509 x 48, at 0.25-0.38 on
-   the sub-word kernel), else the sub-word or word kernel.
-   FDX_LAYOUT_VEC=N[,MIN]: the widest element it takes (0 off, 1, 2, 4;
-   default 4) and the shortest side in bytes (default VEC_MIN_SIDE_BYTES). */
-enum { VEC_TILE_BYTES = 128, VEC_MIN_SIDE_BYTES = 16 };
-static int vec_knob(int *min_side)
+   fewer axes on ties; both sides at least VEC_MIN_SIDE_BYTES, else the
+   sub-word or word kernel (H100, session 8, same call against session 7's
+   plans: sides of 32-48 bytes won on rt1-055 0.40 -> 0.47, rt1-065 0.28 ->
+   0.59, rt1-131 0.39 -> 0.60 and lost on rt1-081 0.71 -> 0.66, rt1-181 0.50
+   -> 0.39; 16-byte sides lost: rt1-147 0.33 -> 0.20, rt1-171 0.26 -> 0.24).
+   Block order: A tiles first (consecutive blocks read neighbouring src
+   segments) measured 0.86 where K's dst rows are on 16 bytes and 0.58-0.68
+   where not (s8a: 37 cases): a row segment off 16 bytes leaves partial
+   sectors at both ends, completed by the neighbouring K tile, tiles_a
+   blocks later (1519 for rt1-141): evicted half-written, a read-modify-write
+   each.  So K tiles go first where dst rows are off 16 bytes (K's bytes or
+   the buffers' alignment): the two halves of a sector are written by
+   neighbouring blocks (not yet measured).
+   FDX_LAYOUT_VEC=N[:MIN[:ROWMIN[:ORDER]]]: the widest element it takes (0
+   off, 1, 2, 4; default 4), the shortest side in bytes (default
+   VEC_MIN_SIDE_BYTES), the shortest kept row the row copy takes (default
+   VEC_MIN_ROW_BYTES; see choose_vec_rows), the block order (a: A tiles
+   first, k: K tiles first; default by the rule above). */
+enum { VEC_TILE_BYTES = 128, VEC_MIN_SIDE_BYTES = 32, VEC_MIN_ROW_BYTES = 1024 };
+static int vec_knob(int *min_side, int *min_row, char *order)
 {
-    const char *e = fdx_knob(FDX_KNOB_LAYOUT_VEC), *comma = e ? strchr(e, ',') : NULL;
-    *min_side = comma ? atoi(comma + 1) : VEC_MIN_SIDE_BYTES;
+    const char *e = fdx_knob(FDX_KNOB_LAYOUT_VEC), *c1 = e ? strchr(e, ':') : NULL, *c2 = c1 ? strchr(c1 + 1, ':') : NULL,
+               *c3 = c2 ? strchr(c2 + 1, ':') : NULL;
+    *min_side = c1 ? atoi(c1 + 1) : VEC_MIN_SIDE_BYTES;
+    *min_row = c2 ? atoi(c2 + 1) : VEC_MIN_ROW_BYTES;
+    *order = c3 ? c3[1] : 0;
     return e ? atoi(e) : 4;
 }
 
-/* A side of `bytes` cut into tiles of `tile` bytes: the fill, plus a bonus
-   for rows on 16-byte multiples (no realignment, no partial words). */
 static double vec_fill(int64_t bytes, int64_t tile)
 {
     int64_t tiles = (bytes + tile - 1) / tile;
@@ -393,22 +406,30 @@ static double vec_fill(int64_t bytes, int64_t tile)
 static int vec_take(fdx_perm_plan *p, int vga, int vgk);
 
 /* Kept rows whose bytes leave the word under 16 bytes (odd rows, or src
-   and dst at different residues mod 16) as a batched row copy with
-   16-byte accesses (vec_rows_kernel): the sub-word kernel measured 0.34
-   (rt1-111, 5387-byte rows), 0.55 (rt1-079, 7498), the word kernel 0.59-0.74
-   (rt1-064 524-byte rows of 4-byte words, rt1-016 344 of 8). */
+   and dst at different residues mod 16), rows of VEC_MIN_ROW_BYTES or more,
+   as a batched row copy with 16-byte accesses (vec_rows_kernel).  H100,
+   session 8, same call: rt1-111 (5387-byte rows) 0.35 -> 0.96, rt1-079
+   (7498) 0.55 -> 0.95, rt1-068 (4856) 0.90 -> 0.93, rt1-028 (1112) 1.08 ->
+   1.19; rows of 168-524 bytes lost (0.59-0.68 -> 0.09-0.32) when each row
+   took a whole block (256 threads for 11-33 words); rows now share blocks,
+   not yet measured: FDX_LAYOUT_VEC=4:32:128 is that A/B. */
 static int choose_vec_rows(fdx_perm_plan *p)
 {
-    int min_side, max_word = vec_knob(&min_side);
+    int min_side, min_row;
+    char order;
+    const int max_word = vec_knob(&min_side, &min_row, &order);
     if (p->kind != FDX_PLAN_ROWS || p->word >= 16 || max_word <= 0) return 0;
     int64_t len = p->n[0] * p->word, rows = p->count / p->n[0];
-    if (rows * ((len + 15 + 4095) / 4096) >= ((int64_t)1 << 31)) return 0;
+    if (len < min_row) return 0;
+    if (rows >= ((int64_t)1 << 31) || rows * ((len / 16 + 2 + 255) / 256) >= ((int64_t)1 << 31)) return 0; /* kernel limits */
     return vec_take(p, 1, 1);
 }
 
-static int choose_vec(fdx_perm_plan *p)
+static int choose_vec(fdx_perm_plan *p, size_t align)
 {
-    int min_side, max_word = vec_knob(&min_side);
+    int min_side, min_row;
+    char order;
+    const int max_word = vec_knob(&min_side, &min_row, &order);
     if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->word > 4 || p->word > max_word || p->s[0] == 0) return 0;
     double best = -1;
     int bga = 0, bgk = 0;
@@ -425,6 +446,9 @@ static int choose_vec(fdx_perm_plan *p)
             if (score > best) best = score, bga = ga, bgk = gk;
         }
     if (best < 0) return 0;
+    int64_t nk = 1;
+    for (int q = 0; q < bgk; q++) nk *= p->n[p->s[q]];
+    p->vkfast = order ? order == 'k' : (nk * p->word) % 16 != 0 || align < 16;
     return vec_take(p, bga, bgk);
 }
 
@@ -513,7 +537,7 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         p->nb++;
     }
     choose_tile(p);
-    if (p->kind == FDX_PLAN_TILED && !choose_vec(p) && !choose_subword(p, A, K)) {
+    if (p->kind == FDX_PLAN_TILED && !choose_vec(p, align) && !choose_subword(p, A, K)) {
         choose_kernel_tile(p, A, K);
         choose_skew(p);
     }

@@ -73,6 +73,7 @@ typedef struct fdx_perm_plan {
        in dst); 16-byte accesses on both sides, the bytes rearranged in
        registers.  0: the sub-word or word kernel above. */
     int vec, vga, vgk;
+    int vkfast; /* vector tile blocks in order of K tiles first (see choose_vec) */
 } fdx_perm_plan;
 
 /* Plans dst[axis p] = src[axis perm[p]] for src extents shape.  align is the

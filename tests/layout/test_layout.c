@@ -584,8 +584,9 @@ static void subword_emulation(fdx_ctx *ctx, uint64_t seed)
    axes before, between and after, sides too short for it (45 bytes, 9
    elements, 16 x 4, a 2-element dst-fastest axis), src and dst moved off 16 bytes by several residues,
    guards around dst.  want[c] bit e: case c takes it for elements of
-   1 << e bytes; FDX_LAYOUT_VEC=1 keeps it to 1-byte elements, =0 off,
-   =4,64 asks for sides of 64 bytes or more (want64). */
+   1 << e bytes (sides of 32 bytes or more); FDX_LAYOUT_VEC=1 keeps it to
+   1-byte elements, =0 off, =4:64 asks for sides of 64 bytes (want64),
+   =4:32:1024:a and :k force either block order. */
 static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     static const int64_t sh[][6] = {{509, 263, 1, 1, 1, 1}, {64, 64, 1, 1, 1, 1},    {128, 5, 8, 283, 1, 1},
@@ -595,11 +596,11 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
     static const int pm[][6] = {{1, 0, 2, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {3, 2, 0, 1, 4, 5}, {4, 3, 2, 1, 0, 5},
                                 {2, 1, 0, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {2, 1, 0, 3, 4, 5}, {3, 2, 1, 0, 4, 5},
                                 {1, 0, 2, 3, 4, 5}, {3, 1, 0, 5, 4, 2}, {4, 2, 0, 1, 3, 5}, {2, 0, 1, 3, 4, 5}};
-    static const unsigned want[] = {7, 7, 7, 7, 7, 7, 7, 7, 6, 7, 7, 0}, want64[] = {7, 7, 7, 7, 7, 6, 7, 7, 0, 4, 7, 0};
+    static const unsigned want[] = {7, 7, 7, 7, 7, 7, 7, 7, 4, 6, 7, 0}, want64[] = {7, 7, 7, 7, 7, 6, 7, 7, 0, 4, 7, 0};
     static const int sft[4][2] = {{0, 0}, {1, 3}, {7, 12}, {15, 9}};
-    static const char *const variant[] = {NULL, "1", "0", "4,64"};
+    static const char *const variant[] = {NULL, "1", "0", "4:64", "4:32:1024:a", "4:32:1024:k"};
     const int ncase = (int)(sizeof sh / sizeof sh[0]);
-    for (int v = 0; v < 4; v++) {
+    for (int v = 0; v < 6; v++) {
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
         for (int c = 0; c < ncase; c++)
             for (int e = 0; e < 3; e++) {
@@ -607,7 +608,8 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
                 const int shifts = (int)(16 / el);
                 int rank = 6;
                 while (sh[c][rank - 1] == 1) rank--;
-                const int expect = v == 3 ? (int)(want64[c] >> e & 1) : (int)(want[c] >> e & 1) && (v == 0 || (v == 1 && e == 0));
+                const int expect = v == 3 ? (int)(want64[c] >> e & 1)
+                                          : (int)(want[c] >> e & 1) && (v == 0 || v >= 4 || (v == 1 && e == 0));
                 for (int k = 0; k < (v ? 2 : 4); k++) {
                     fdx_perm_plan q;
                     int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], sft[k][0] % shifts, sft[k][1] % shifts,
@@ -617,6 +619,7 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
                         unsetenv("FDX_LAYOUT_VEC");
                         return;
                     }
+                    if (v >= 4 && q.vec) CHECK(q.vkfast == (v == 5), "vec case %d: block order %d", c, q.vkfast);
                     CHECK(q.vec == expect, "vec case %d (%lldx%lld..) elem %zu FDX_LAYOUT_VEC=%s: vec %d (sides %d/%d), expected %d",
                           c, (long long)sh[c][0], (long long)sh[c][1], el, variant[v] ? variant[v] : "(unset)", q.vec,
                           q.vga, q.vgk, expect);
@@ -626,18 +629,21 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
     }
 }
 
-/* Kept rows through the vector row copy: rows of 509, 3001, 131, 344
-   elements (odd, prime, 8-byte multiples) with batch axes swapped, src and
-   dst off 16 bytes by several residues; it takes every plan whose row
-   bytes leave a word under 16 bytes (odd rows, or the buffers' residues
-   differ), the word kernel's 16-byte rows the rest.  FDX_LAYOUT_VEC=0: none. */
+/* Kept rows through the vector row copy: rows of 509, 3001, 131, 344,
+   128 elements of 1-8 bytes (odd, prime, 8-byte multiples; several rows a
+   block, or several blocks a row) with batch axes swapped, src and dst off
+   16 bytes by several residues; it takes every plan whose row bytes leave
+   a word under 16 bytes (odd rows, or the buffers' residues differ) and
+   whose rows reach 1024 bytes (FDX_LAYOUT_VEC=4:32:128: 128 bytes), the
+   word kernel's 16-byte rows the rest.  FDX_LAYOUT_VEC=0: none. */
 static void test_vec_rows_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     static const int64_t sh[][3] = {{509, 7, 13}, {3001, 3, 5}, {131, 61, 7}, {344, 15, 16}, {128, 9, 2}};
     static const int pm[][3] = {{0, 2, 1}, {0, 2, 1}, {0, 2, 1}, {0, 2, 1}, {0, 2, 1}};
     static const int sft[4][2] = {{0, 0}, {1, 3}, {4, 4}, {15, 9}};
-    for (int v = 0; v < 2; v++) {
-        if (v) setenv("FDX_LAYOUT_VEC", "0", 1);
+    static const char *const variant[] = {NULL, "0", "4:32:128"};
+    for (int v = 0; v < 3; v++) {
+        if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
         for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
             for (int e = 0; e < 4; e++) {
                 const size_t el = (size_t)1 << e;
@@ -651,9 +657,11 @@ static void test_vec_rows_emulation(fdx_ctx *ctx, uint64_t seed)
                         unsetenv("FDX_LAYOUT_VEC");
                         return;
                     }
-                    CHECK(q.kind == FDX_PLAN_ROWS && q.vec == (!v && !wide),
+                    const int64_t len = sh[c][0] * (int64_t)el;
+                    CHECK(q.kind == FDX_PLAN_ROWS && q.vec == (v != 1 && !wide && len >= (v ? 128 : 1024)),
                           "rows case %d (%lld..) elem %zu shifts %d/%d FDX_LAYOUT_VEC=%s: kind %d vec %d word %d", c,
-                          (long long)sh[c][0], el, ss, ds, v ? "0" : "(unset)", (int)q.kind, q.vec, q.word);
+                          (long long)sh[c][0], el, ss, ds, variant[v] ? variant[v] : "(unset)", (int)q.kind, q.vec,
+                          q.word);
                 }
             }
         unsetenv("FDX_LAYOUT_VEC");

@@ -171,7 +171,7 @@ static void subword(uint64_t seed)
 /* The vector tiles (1-, 2-, 4-byte elements) through shifted_case: the
    emulation's shapes (test_layout's test_vec_emulation: odd, prime and
    aligned 2D transposes, A and K sides over several axes, batch axes,
-   rows on no 16-byte boundary), the suite's worst 1-byte shapes near full
+   rows on no 16-byte boundary; kept rows of 509, 3001, 131 elements), the suite's worst 1-byte shapes near full
    size (rt1-155 as 128x311x4x283, rt1-054 17707x89x37, 1-byte elements
    only: thousands of blocks, partial tiles everywhere), under FDX_LAYOUT_VEC unset, 1 and 0
    (the sub-word path on the same shapes), every src/dst residue pair
@@ -181,15 +181,16 @@ static void vec(uint64_t seed)
     static const int64_t sh[][6] = {{509, 263, 1, 1, 1, 1}, {64, 64, 1, 1, 1, 1},    {128, 5, 8, 283, 1, 1},
                                     {9, 64, 3, 16, 32, 1},  {1771, 89, 37, 1, 1, 1}, {45, 2003, 1, 1, 1, 1},
                                     {100, 3, 130, 1, 1, 1}, {61, 17, 3, 131, 1, 1},  {16, 17, 6, 4, 8, 13},
-                                    {3, 7, 16, 5, 77, 1},   {1601, 1699, 1, 1, 1, 1}, {128, 311, 4, 283, 1, 1},
+                                    {3, 7, 16, 5, 77, 1},   {509, 7, 13, 1, 1, 1},   {3001, 3, 5, 1, 1, 1},
+                                    {131, 61, 7, 1, 1, 1},  {1601, 1699, 1, 1, 1, 1}, {128, 311, 4, 283, 1, 1},
                                     {17707, 89, 37, 1, 1, 1}};
     static const int pm[][6] = {{1, 0, 2, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {3, 2, 0, 1, 4, 5}, {4, 3, 2, 1, 0, 5},
                                 {2, 1, 0, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {2, 1, 0, 3, 4, 5}, {3, 2, 1, 0, 4, 5},
-                                {3, 1, 0, 5, 4, 2}, {4, 2, 0, 1, 3, 5}, {1, 0, 2, 3, 4, 5}, {3, 2, 0, 1, 4, 5},
-                                {2, 1, 0, 3, 4, 5}};
-    static const char *const variant[] = {NULL, "1", "0"};
+                                {3, 1, 0, 5, 4, 2}, {4, 2, 0, 1, 3, 5}, {0, 2, 1, 3, 4, 5}, {0, 2, 1, 3, 4, 5},
+                                {0, 2, 1, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {3, 2, 0, 1, 4, 5}, {2, 1, 0, 3, 4, 5}};
+    static const char *const variant[] = {NULL, "1", "0", "4:16:128"};
     const int ncase = (int)(sizeof sh / sizeof sh[0]);
-    for (int v = 0; v < 3; v++) {
+    for (int v = 0; v < 4; v++) {
         char what[64];
         snprintf(what, sizeof what, "vector tile FDX_LAYOUT_VEC=%s", variant[v] ? variant[v] : "(unset)");
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);

@@ -2,8 +2,10 @@
 # COUNT cases, default 200), each case under TRANSFORM_VARIANTS on the same
 # data in one process (each variant verified against the CPU; default:
 # the committed plans (session 8: vector tiles for 1-, 2-, 4-byte
-# elements) and FDX_LAYOUT_VEC=0 = session 7's plans (16-byte sub-word
-# tiles); add FDX_LAYOUT_VEC=2 to keep 4-byte elements off the vector tile,
+# elements, K tiles first where dst rows are off 16 bytes), FDX_LAYOUT_VEC=0
+# = session 7's plans (16-byte sub-word tiles) and FDX_LAYOUT_VEC=4:32:1024:a
+# = the vector tiles with A tiles first everywhere (the s8a order); add
+# FDX_LAYOUT_VEC=2 to keep 4-byte elements off the vector tile,
 # FDX_LAYOUT_SUBWORD=0 for the word kernel everywhere), with its peers
 # in the same call: LibreTT built from the public source in peers/librett
 # (fetched for measuring; never part of fdx) and PyTorch when importable.
@@ -11,16 +13,31 @@
 # "variant", peer_librett_ratio / peer_torch_ratio), the peers' raw records
 # beside it, the distribution by variant and element size and the worst
 # cases in the section log.  TRANSFORM_PEERS=0 skips the peers (the fdx
-# part alone: about 40 s a variant).  Session 7's tiny-tile A/B
-# (FDX_LAYOUT_KERNEL=small2d on six cases) is decided and no longer run.
+# part alone: about 40 s a variant).  Then the kept-row copy on short rows
+# (168-524 bytes: rt1-016, -039, -056, -064; the default leaves rows under
+# 1024 bytes to the older kernels) against FDX_LAYOUT_VEC=4:32:128, in
+# $rec.rows.jsonl (~30 s).  Session 7's tiny-tile A/B (small2d) is decided
+# and no longer run.
 set -u
 rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-space
-variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_VEC=0}
+variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_VEC=0,FDX_LAYOUT_VEC=4:32:1024:a}
 start=$SECONDS
 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --list > "$rec.cases.txt"
 timeout 300 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --reps 10 --variants "$variants" \
   --json > "$rec.fdx.jsonl"
 echo "fdx bench transform --suite random --variants $variants: exit $?, $(grep -c '^{' "$rec.fdx.jsonl") records, $((SECONDS - start)) s"
+for c in rt1-016 rt1-039 rt1-056 rt1-064; do
+  timeout 60 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$c" --reps 10 \
+    --variants default,FDX_LAYOUT_VEC=4:32:128 --json 2>/dev/null
+done > "$rec.rows.jsonl"
+python3 - "$rec.rows.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+for r in rows:
+    print(f"  {r['case']} elem {r['elem_bytes']} {'x'.join(map(str, r['shape']))}: {r['variant']:28s} "
+          f"ratio_same_size {r['ratio_same_size']:.3f} verified {r['verified']}")
+PY
+echo "short-row A/B: $((SECONDS - start)) s"
 lrt=
 if [ "${TRANSFORM_PEERS:-1}" = 1 ] && [ -d peers/librett/src ]; then
   if cmake -S peers/librett -B /tmp/lrt-build -DENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DENABLE_TESTS=OFF \
