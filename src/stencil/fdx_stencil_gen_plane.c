@@ -13,6 +13,8 @@
    k + r + pd) are loads in flight in registers.  pd + 1 stages of a small
    footprint: large tiles (fewer halo values a point through L2) with
    several blocks a multiprocessor and few registers a thread (vec 1 or 2).
+   Rank 2 is the same kernel with one row a block marching in y (no y halo:
+   the shared pieces take it from g->ry, 0 there).
 
    One barrier a plane: before it, each thread has stored plane k's centre
    and waited for plane k's halo copies; after it every thread has left plane

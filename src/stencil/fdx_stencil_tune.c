@@ -53,7 +53,13 @@ static fdx_stencil_cfg async_win(fdx_stencil_cfg c, int v, int tall)
    0.85-0.95 on the 25-point, round 6). */
 static int plane_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev)
 {
-    return ks->rank >= 2 && ks->radius >= 3 && dev->cc_major >= 8;
+    /* Off unless FDX_STENCIL_PLANE=1: on the H100 (session 8, forced tiles)
+       it lost everywhere: order 12 f32 400^3 0.34-0.48 of a same-size copy
+       against the async march's 0.55, the 25-point f64 512^3 0.55-0.66
+       against 0.86, 2D order 12 0.49-0.52 against the unrolled column's
+       0.66; in first runs it was never the fastest candidate. */
+    const char *k = fdx_knob(FDX_KNOB_STENCIL_PLANE);
+    return k && strcmp(k, "1") == 0 && ks->rank >= 2 && ks->radius >= 3 && dev->cc_major >= 8;
 }
 
 static fdx_stencil_cfg plane_tile(fdx_stencil_cfg c, int tx, int ty, int vec, int rows, int minb)
@@ -783,8 +789,9 @@ void fdx_stencil_tune_key(const char *backend, const fdx_device_info *dev, const
     fdx_hash h;
     fdx_hash_init(&h);
     fdx_hash_add_str(&h, "stencil-tune-v9"); /* v6: the asynchronous march; v7: its taller tiles, chunks by waves;
-                                                v8: on rows not aligned to its vector; v9: the plane tile, the
-                                                plain marches in a first run on unaligned rows */
+                                                v8: on rows not aligned to its vector; v9: the plain marches in a
+                                                first run on unaligned rows (the plane tile only with
+                                                FDX_STENCIL_PLANE=1) */
     fdx_hash_add_str(&h, backend);
     fdx_hash_add_str(&h, dev->name);
     fdx_hash_add(&h, &dev->sm_count, sizeof dev->sm_count);

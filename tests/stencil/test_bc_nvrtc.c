@@ -48,8 +48,9 @@ static fdx_status fold_trial(void *arg, const fdx_stencil_cfg *cfg, double *ms)
     snprintf(what, sizeof what, "folded %s%d%d%d%d%d%d r%d %s", f->ks.fstore ? "x" : "all ", f->ks.fbc[0],
              f->ks.fbc[1], f->ks.fbc[2], f->ks.fbc[3], f->ks.fbc[4], f->ks.fbc[5], f->ks.radius, text);
     unsigned m = fdx_stencil_fold_faces(&f->ks, cfg, 1);
-    /* with stores: the x faces but in the async march; without: every face, in the unrolled column only */
-    unsigned want = f->ks.fstore ? (cfg->variant == FDX_SV_ASYNC ? 0u : 3u) : cfg->variant == FDX_SV_UNROLL ? 0x3fu : 0u;
+    /* with stores: the x faces but in the async march and the plane tile; without: every face, in the unrolled column only */
+    unsigned want = f->ks.fstore ? (cfg->variant == FDX_SV_ASYNC || cfg->variant == FDX_SV_PLANE ? 0u : 3u)
+                    : cfg->variant == FDX_SV_UNROLL ? 0x3fu : 0u;
     CHECK(m == want, "%s: folds %u", what, m);
     f->folded += m != 0;
     if (!m && !f->ks.fstore) return FDX_OK; /* the plain kernel's source: test_stencil_nvrtc compiles those */

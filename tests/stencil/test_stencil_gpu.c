@@ -38,14 +38,8 @@ static void default_case(const fdx_stencil_desc *d, fdx_dtype dt, void *seed)
     sc_case(ctx, d, dt, even, seed, NULL, NULL);
 }
 
-int main(void)
+static void strategy_cases(uint64_t *seed)
 {
-    if (fdx_cuda_device_count() == 0) return fdx_test_skip("test_stencil_gpu", "no CUDA device");
-    ctx = sc_ctx("cuda", "off");
-    if (!ctx) return fdx_test_finish("test_stencil_gpu");
-    uint64_t seed = 0x69e;
-    /* Every order, rank and precision with the default configuration. */
-    sc_each_desc(default_case, &seed);
     /* Forced configurations: every strategy, every vector width, block
        shapes, chunks (unrolled columns) that split the marching axis
        unevenly, both block orders of the unrolled column. */
@@ -69,10 +63,14 @@ int main(void)
                     int r = order / 2;
                     int64_t s3[3] = {132, 11 + 2 * r, 29}, s2[2] = {1036, 45};
                     sc_desc(&d, 3, order, (vec + variant) % 3, vec == 2, variant & 1);
-                    sc_case(ctx, &d, dt, s3, &seed, force, &c3);
+                    sc_case(ctx, &d, dt, s3, seed, force, &c3);
                     sc_desc(&d, 2, order, FDX_UPDATE_WAVE, variant & 1, variant == FDX_SV_UNROLL);
-                    sc_case(ctx, &d, dt, s2, &seed, force, &c2);
+                    sc_case(ctx, &d, dt, s2, seed, force, &c2);
                 }
+}
+
+static void row_option_cases(uint64_t *seed)
+{
     /* Pipelined marches (partial last groups), unaligned rows cut from two
        aligned vectors (odd widths of every residue, the narrowest allowed),
        x neighbours as vectors, register caps; 3D, and 2D where windows do
@@ -99,15 +97,19 @@ int main(void)
                the default. */
             fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
             CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "extra case %zu does not fit", i);
-            sc_case(ctx, &d, dt, s3, &seed, force, &c);
+            sc_case(ctx, &d, dt, s3, seed, force, &c);
             if (c.win) continue;
             int64_t s2[2] = {extra[i].nx * 4, 41 + (int)i};
             c.tx = 128, c.ty = 1;
             sc_desc(&d, 2, extra[i].order, FDX_UPDATE_WAVE, p, (int)i % 2);
             ks = (fdx_stencil_kspec){!p, 2, r, FDX_UPDATE_WAVE, p, (int)i % 2, d.sponge > 0};
             CHECK(fdx_stencil_cfg_fits(&ks, &c, (int64_t[3]){s2[0], 1, s2[1]}), "extra 2D case %zu does not fit", i);
-            sc_case(ctx, &d, dt, s2, &seed, force, &c);
+            sc_case(ctx, &d, dt, s2, seed, force, &c);
         }
+}
+
+static void tall_block_cases(uint64_t *seed)
+{
     /* Blocks 16 threads wide and 16 or 32 rows tall (forced only: round 4's
        tuner tried them on the 25-point and they lost), partial in x and y,
        one banded. */
@@ -121,8 +123,12 @@ int main(void)
             sc_desc(&d, 3, 8, t + p, p, 0);
             fdx_stencil_kspec ks = {!p, 3, 4, (int)d.update, d.coef, 0, d.sponge > 0};
             CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "tall case %d/%d does not fit", p, t);
-            sc_case(ctx, &d, dt, s3, &seed, force, &c);
+            sc_case(ctx, &d, dt, s3, seed, force, &c);
         }
+}
+
+static void rows_cases(uint64_t *seed)
+{
     /* Several rows a thread (2, 3, 4; every vector width, x vectors,
        bands, a pipelined march), the y extent's interior no
        multiple of a block's rows, so the last block row is partial and its
@@ -149,8 +155,12 @@ int main(void)
             fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
             CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "rows case %zu does not fit", i);
             CHECK((s3[1] - 2 * r) % (c.ty * c.ry) != 0, "rows case %zu: the last block row is not partial", i);
-            sc_case(ctx, &d, dt, s3, &seed, force, &c);
+            sc_case(ctx, &d, dt, s3, seed, force, &c);
         }
+}
+
+static void async_cases(uint64_t *seed)
+{
     /* The asynchronous march: every order, precision and vector width;
        copies of 4/8 bytes where rows are not 16-byte multiples (odd widths
        at vec 1, f32 vec 2 at 134), 1..3 planes ahead, chunks shorter than
@@ -174,8 +184,12 @@ int main(void)
                 fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
                 CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "async case %d does not fit", arot);
                 CHECK(s3[0] % (c.tx * vec) && s3[1] % c.ty, "async case %d: the tile is not partial", arot);
-                sc_case(ctx, &d, dt, s3, &seed, force, &c);
+                sc_case(ctx, &d, dt, s3, seed, force, &c);
             }
+}
+
+static void async_rows_cases(uint64_t *seed)
+{
     /* Round 7: the asynchronous march with 2..4 rows a thread: every order
        and precision, vector widths rotating (odd widths at vec 1: 4-byte
        copies), 1..3 planes ahead, chunks shorter than the planes ahead and
@@ -199,8 +213,12 @@ int main(void)
             fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
             CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "async rows case %d does not fit", rrot);
             CHECK(s3[0] % (c.tx * vec) && s3[1] % (c.ty * c.ry), "async rows case %d: the tile is not partial", rrot);
-            sc_case(ctx, &d, dt, s3, &seed, force, &c);
+            sc_case(ctx, &d, dt, s3, seed, force, &c);
         }
+}
+
+static void async_tile_cases(uint64_t *seed)
+{
     /* The 25-point tuner's large async tiles (64x16 and 128x8 points; round
        7: 64x16 from 32x8 threads of two rows, capped at two blocks). */
     for (int t = 0; t < 3; t++) {
@@ -212,8 +230,12 @@ int main(void)
         sc_desc(&d, 3, 8, t, 0, 0);
         fdx_stencil_kspec ks = {1, 3, 4, (int)d.update, d.coef, 0, d.sponge > 0};
         CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "large async tile %d does not fit", t);
-        sc_case(ctx, &d, FDX_FLOAT64, s3, &seed, force, &c);
+        sc_case(ctx, &d, FDX_FLOAT64, s3, seed, force, &c);
     }
+}
+
+static void zs_cases(uint64_t *seed)
+{
     /* Round 8: the column from the stages (zs): every order, precision and
        vector width (odd widths at vec 1), 1..3 rows a thread, 1..2 planes
        ahead, chunks shorter than the 2r + 1 + pd stages and longer than the
@@ -247,7 +269,7 @@ int main(void)
                 CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "zs case %d does not fit", zrot);
                 CHECK(s3[0] % (c.tx * vec) && s3[1] % (c.ty * fdx_stencil_rows(&c)),
                       "zs case %d: the tile is not partial", zrot);
-                sc_case(ctx, &d, dt, s3, &seed, force, &c);
+                sc_case(ctx, &d, dt, s3, seed, force, &c);
             }
     /* The 25-point tuner's zs tiles: 64x16 points (32x8 threads, two rows),
        32x16 (vec 1, two rows), 64x8 (one row), chunks 9 and 2. */
@@ -259,8 +281,12 @@ int main(void)
         sc_desc(&d, 3, 8, t, t == 1, 0);
         fdx_stencil_kspec ks = {1, 3, 4, (int)d.update, d.coef, 0, d.sponge > 0};
         CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "zs tile %d does not fit", t);
-        sc_case(ctx, &d, FDX_FLOAT64, s3, &seed, force, &c);
+        sc_case(ctx, &d, FDX_FLOAT64, s3, seed, force, &c);
     }
+}
+
+static void win_cases(uint64_t *seed)
+{
     /* Session 7: the asynchronous march on rows not aligned to its vector
        (win: copies of one value, lanes of whole vectors from the tile):
        every order, precision and update, vec 2 and 4, widths of every
@@ -279,8 +305,13 @@ int main(void)
                 int64_t s3[3] = {131 + wrot % 4, 12 + 2 * r + wrot % 7, 17 + wrot % 6};
                 if (s3[0] % vec == 0) s3[0]++;
                 s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
-                forced_case(3, order, p, wrot, &c, s3, "win async", &seed);
+                forced_case(3, order, p, wrot, &c, s3, "win async", seed);
             }
+}
+
+static void plane_cases(uint64_t *seed)
+{
+    static const int wchunk[] = {7, 1, 40, 3, 16};
     /* Session 8: the plane tile (centres stored from the columns, the halo
        by cp.async): every order, precision and update, vec 1 (odd widths)
        and the widest vector, the tuner's tiles (32x16 and 64x8 threads),
@@ -297,14 +328,34 @@ int main(void)
                                      .pd = 1 + prot % 3, .ry = 1 + prot % 3, .minb = prot % 4 == 1 ? 2 : 0};
                 int64_t s3[3] = {vec * (40 + prot % 7) + (vec == 1 ? 91 : 0), 20 + 2 * r + prot % 9, 17 + prot % 6};
                 s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
-                forced_case(3, order, p, prot, &c, s3, "plane", &seed);
+                forced_case(3, order, p, prot, &c, s3, "plane", seed);
                 /* Rank 2: one row a block (128 or 256 threads), orders 6-12. */
                 if (order < 6) continue;
                 c.tx = (prot / 2) % 2 ? 128 : 256, c.ty = 1, c.ry = 0;
                 int64_t s2[2] = {c.tx * vec + 1 + (vec == 1 ? 2 * r + prot % 5 : 0) + (vec > 1 ? vec - 1 : 0), 13 + 2 * r};
                 if (s2[0] % vec) s2[0] += vec - s2[0] % vec;
-                forced_case(2, order, p, prot, &c, s2, "plane", &seed);
+                forced_case(2, order, p, prot, &c, s2, "plane", seed);
             }
+}
+
+int main(void)
+{
+    if (fdx_cuda_device_count() == 0) return fdx_test_skip("test_stencil_gpu", "no CUDA device");
+    ctx = sc_ctx("cuda", "off");
+    if (!ctx) return fdx_test_finish("test_stencil_gpu");
+    uint64_t seed = 0x69e;
+    /* Every order, rank and precision with the default configuration. */
+    sc_each_desc(default_case, &seed);
+    strategy_cases(&seed);
+    row_option_cases(&seed);
+    tall_block_cases(&seed);
+    rows_cases(&seed);
+    async_cases(&seed);
+    async_rows_cases(&seed);
+    async_tile_cases(&seed);
+    zs_cases(&seed);
+    win_cases(&seed);
+    plane_cases(&seed);
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_stencil_gpu");
 }

@@ -255,12 +255,14 @@ static void model_first_batch(const fdx_device_info *h100)
     }
 }
 
-/* High orders (session 8): a first run measures the plane tile at its two
-   model tiles (radius >= 3 only, rank 3 and 2), and on rows no multiple of a vector also
+/* High orders (session 8): with FDX_STENCIL_PLANE=1 a first run measures
+   the plane tile at its two model tiles (radius >= 3, rank 3 and 2), and on
+   rows no multiple of a vector (always) also
    the plain marches at vec 1 beside win (the H100's A/B: neither wins
    everywhere); a complete search reaches the plane stage's other tiles. */
 static void plane_first_batch(const fdx_device_info *h100)
 {
+    setenv("FDX_STENCIL_PLANE", "1", 1); /* off by default since the H100 measured it */
     static const struct {
         int dbl, order;
         int64_t n[3]; /* (nx, ny, nm): rank 2 has ny 1 */
@@ -303,6 +305,20 @@ static void plane_first_batch(const fdx_device_info *h100)
               ahead);
         free(j);
     }
+    unsetenv("FDX_STENCIL_PLANE");
+    /* Without the knob no plane tile is timed, first run or search. */
+    fdx_stencil_kspec o12 = {0, 3, 6, FDX_UPDATE_APPLY, 0, 0, 0};
+    int64_t n3[3] = {400, 400, 400};
+    fdx_stencil_journal *j = calloc(1, sizeof *j);
+    if (!j) return;
+    fake f = {1, 0, {{0}}, 0};
+    fdx_stencil_tuner t = {fake_trial, NULL, &f, 0};
+    fdx_stencil_cfg best;
+    int measured = 0, planes = 0;
+    CHECK_OK(fdx_stencil_tune_step(&o12, h100, 1, n3, &t, j, &best, &measured));
+    for (int i = 0; i < j->n; i++) planes += j->cfg[i].variant == FDX_SV_PLANE;
+    CHECK(j->complete && planes == 0, "without FDX_STENCIL_PLANE the search timed %d plane tiles", planes);
+    free(j);
 }
 
 static const int budgets[] = {1, 3, 8, 20};

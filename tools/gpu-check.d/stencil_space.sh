@@ -31,10 +31,10 @@
 #               timed (the tuner's log), fastest first: is the pick the
 #               fastest of plane / win / direct / smem / unroll?  Records
 #               with "ab": "pick" -> *_stencil-space-pick.jsonl
-# Defaults: SS_SUITE, SS_TARGETS, SS_PLANE, SS_PICK on; SS_AB and SS_SMALL
-# off since session 8 (their questions are answered: win against the plain
-# marches is now timed in one first run, SS_PICK shows it; 96^3 met at 1.03).
-# Quick check of session 8's work (about 1 minute): SS_SUITE=0.
+# Defaults: SS_SUITE, SS_TARGETS, SS_PICK on; SS_AB, SS_SMALL and SS_PLANE
+# off (answered: win against the plain marches is timed in one first run
+# now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
+# on the H100, s8a, and is tuned only with FDX_STENCIL_PLANE=1).
 # STENCIL_SPACE_BUDGET=all: the exhaustive tuner instead (what later runs of
 # the same case converge to), records named stencil-space-tuned.
 set -u
@@ -120,7 +120,7 @@ forced() { # records file, forced configuration, fdx stencil's arguments
     grep -oE '"(config)": "[^"]*"|"shape": \[[^]]*\]|"(order|ratio_same_size)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
   echo
 }
-if [ "${SS_PLANE:-1}" = 1 ]; then
+if [ "${SS_PLANE:-0}" = 1 ]; then
   pl=${base}_stencil-plane.jsonl
   for cfg in "3 16 8 4 388 16 2 0 0 0 3 0 0 0 0" "4 32 16 1 130 16 2 0 0 0 2 0 0 2 0" "4 32 16 1 65 16 2 0 0 0 3 0 0 0 0" \
              "4 32 16 1 130 16 1 0 0 0 2 0 0 2 0" "4 32 16 1 130 16 3 0 0 0 2 0 0 2 0" "4 32 16 1 97 16 2 0 0 0 2 0 0 0 0" \
