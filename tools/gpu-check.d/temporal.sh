@@ -140,9 +140,9 @@ for c in "${cases[@]}"; do
   IFS='|' read -r name args depth variant <<<"$c"
   if [ $((SECONDS - start)) -ge "$budget" ]; then echo "temporal: budget of ${budget}s spent, $name $depth [$variant] not run" | tee -a "$log"; continue; fi
   echo "== $name temporal $depth [$variant]" >>"$log"
-  # shellcheck disable=SC2086
   rot=0 cfgv=$variant
   [ "$variant" = rotate ] && rot=1 cfgv=""
+  # shellcheck disable=SC2086
   FDX_TEMPORAL_ROTATE=$rot FDX_TEMPORAL_INNER=$rot FDX_TEMPORAL_AX=$rot FDX_TEMPORAL_CFG="$cfgv" FDX_LOG=info timeout "${TEMPORAL_TIMEOUT:-60}" "$FDX_BIN" stencil --backend "$backend" $args \
     --steps "$steps" --temporal "$depth" --reps 3 --json 2>>"$log" |
     sed -e "s/\"case\": \"stencil\"/\"case\": \"$name\", \"variant\": \"${variant:-default}\"/" | tee -a "$rec" |
