@@ -145,8 +145,11 @@ static int threads(const run *r) { return r->dev->sm_count > 0 ? r->dev->sm_coun
 
 /* CPU: the threads' rings outlive a call: one block (the largest a call
    has used so far) is kept and lent to the next call that finds it free.
-   A fresh block's pages fault in on first touch inside the pass, which on
-   16 threads cost every fdx_stencil_steps call several milliseconds. */
+   A fresh block's pages fault in on first touch inside the pass, 16
+   threads at once in one address space (session 7 on the 16-thread host:
+   a pass in the tuner, which reuses its block, 79 ms; the same passes in
+   fdx_stencil_steps calls ~120 ms a call slower).  FDX_TEMPORAL_CPU_FRESH=1
+   allocates a block a call as before (the A/B). */
 static struct {
     void *p;
     size_t bytes;
@@ -162,7 +165,7 @@ static void scratch_release(run *r)
     pthread_mutex_lock(&lock);
     if (r->scratch_kept) {
         kept.lent = 0;
-    } else if (!kept.lent && (!kept.p || kept.bytes < r->scratch_bytes)) {
+    } else if (!kept.lent && (!kept.p || kept.bytes < r->scratch_bytes) && !fdx_knob_is(FDX_KNOB_TEMPORAL_CPU_FRESH, "1")) {
         drop = kept.p, drop_be = kept.be;
         kept.p = r->scratch, kept.bytes = r->scratch_bytes, kept.be = r->be;
     } else {

@@ -325,6 +325,10 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                 if (w <= 2 * kr || (rank3 && h <= 2 * kr) || (depth <= 0 && i >= auto_tiles)) continue;
                 if (ks->is_double && c.tx * c.ty >= 1024 && c.nq > 1) continue;
                 if (depth <= 0 && (w - 2 * kr < w / 2 || (rank3 && h - 2 * kr < h / 4))) continue;
+                /* H100 session 8 (temporal-s8a, verified): the inner blocks'
+                   fast body lifts double k3 32x16 q4 from 1.958 to 2.024; in
+                   float (64x8 q4: 1.804 -> 1.340, a spill) it loses. */
+                if (rank3 && ks->is_double) c.fp = 1;
                 c.chunk = fdx_temporal_chunk(ks, dev, cuda, n3, &c);
                 n = add(ks, dev, cuda, n3, c, out, n, max);
                 /* FDX_TEMPORAL_ROTATE=1: each tile also with the rotated

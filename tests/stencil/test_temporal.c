@@ -217,6 +217,10 @@ static void test_cpu_config(void)
     int64_t bigger[3] = {97, 83, 17};
     tc_case(ctx, 3, 6, FDX_FLOAT64, bigger, 5, 2, &seed, "kept scratch: larger");
     tc_case(ctx, 2, 2, FDX_FLOAT64, big, 4, 3, &seed, "kept scratch: rank 2");
+    setenv("FDX_TEMPORAL_CPU_FRESH", "1", 1); /* a block a call, the kept one untouched */
+    tc_case(ctx, 3, 2, FDX_FLOAT64, bigger, 4, 4, &seed, "fresh scratch");
+    unsetenv("FDX_TEMPORAL_CPU_FRESH");
+    tc_case(ctx, 3, 2, FDX_FLOAT64, big, 4, 4, &seed, "kept scratch after a fresh one");
 }
 
 int main(void)

@@ -40,7 +40,7 @@ int main(void)
                     char what[128];
                     /* Small tiles: one point a thread, then three (rank 3:
                        rows; rank 2: along x) with planes in flight. */
-                    for (int v = 0; v < 3; v++) {
+                    for (int v = 0; v < (order == 2 ? 3 : 2); v++) { /* rotated: order 2 only (run time) */
                         /* v 2: three points, the rotated plane loop (session 8) */
                         const int pts = v ? 3 : 1;
                         fdx_temporal_cfg tile = {k, 2 * k * r + (rank == 3 ? 6 : 30), rank == 3 ? 2 * k * r + 4 : 1, 5,
@@ -96,7 +96,7 @@ int main(void)
                     /* Only what fits (order 8 at depth 4 in rank 3 has no tile:
                        fdx_stencil_wave_steps refuses it before any work). */
                     fdx_stencil_kspec kw = {dbl, rank, r, FDX_UPDATE_WAVE, k % 2, 0, 0};
-                    for (int rot = 0; rot < 2; rot++) {
+                    for (int rot = 0; rot < (order == 2 ? 2 : 1); rot++) {
                         /* rot: the rotated plane loop (session 8) */
                         wt.un = rot ? 2 * r + 1 : 0;
                         wt.fp = rot; /* with the inner blocks' fast body */

@@ -140,9 +140,9 @@ for c in "${cases[@]}"; do
   IFS='|' read -r name args depth variant <<<"$c"
   if [ $((SECONDS - start)) -ge "$budget" ]; then echo "temporal: budget of ${budget}s spent, $name $depth [$variant] not run" | tee -a "$log"; continue; fi
   echo "== $name temporal $depth [$variant]" >>"$log"
-  # shellcheck disable=SC2086
   rot=0 cfgv=$variant
   [ "$variant" = rotate ] && rot=1 cfgv=""
+  # shellcheck disable=SC2086
   FDX_TEMPORAL_ROTATE=$rot FDX_TEMPORAL_INNER=$rot FDX_TEMPORAL_AX=$rot FDX_TEMPORAL_CFG="$cfgv" FDX_LOG=info timeout "${TEMPORAL_TIMEOUT:-60}" "$FDX_BIN" stencil --backend "$backend" $args \
     --steps "$steps" --temporal "$depth" --reps 3 --json 2>>"$log" |
     sed -e "s/\"case\": \"stencil\"/\"case\": \"$name\", \"variant\": \"${variant:-default}\"/" | tee -a "$rec" |
@@ -158,8 +158,10 @@ done
 # and chunks make whole rounds of the threads; the scratch is kept between
 # calls.  Runs ("variant" in the records, *-host_temporal_cpu.jsonl):
 #   auto      the tuner's pick (every candidate's time in temporal-tuning.txt)
-#   s7        session 7's pick on this host, forced ("k4 cpu 510x34 chunk 170"):
-#             the A/B against the previous path
+#   s7        session 7's path: its pick on this host forced ("k4 cpu 510x34
+#             chunk 170"), the rings allocated every call (FDX_TEMPORAL_CPU_FRESH=1)
+#   s7kept    the same tile with the rings kept between calls (session 8):
+#             s7 against s7kept is the page-fault cost a call
 #   bind      auto's pick with threads bound (OMP_PROC_BIND=close,
 #             OMP_PLACES=threads): do the rings stay in their core's L2?
 #   steps24   auto's pick over 24 steps (an even number of passes: no copy
@@ -187,7 +189,8 @@ if [ "${TEMPORAL_CPU:-1}" != 0 ]; then
   cpu_start=$SECONDS
   cpu_run auto 12 auto
   pick=$(tail -n 1 "$OUT/${GPU_CHECK_DATE}_${GPU_NAME}-host_temporal_cpu.jsonl" 2>/dev/null | grep -oE '"config": "temporal k[^"]*"' | sed -e 's/"config": "//' -e 's/"$//')
-  cpu_run s7 12 4 FDX_TEMPORAL_CFG="k4 cpu 510x34 chunk 170"
+  cpu_run s7 12 4 FDX_TEMPORAL_CFG="k4 cpu 510x34 chunk 170" FDX_TEMPORAL_CPU_FRESH=1
+  cpu_run s7kept 12 4 FDX_TEMPORAL_CFG="k4 cpu 510x34 chunk 170"
   if [ -n "$pick" ]; then
     depth=$(echo "$pick" | grep -oE 'k[0-9]+' | head -n 1 | tr -d k)
     cpu_run bind 12 "$depth" FDX_TEMPORAL_CFG="$pick" OMP_PROC_BIND=close OMP_PLACES=threads
