@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -23,13 +22,6 @@ static double median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 /* The manufactured solution on a grid of one spacing h for every axis (the
@@ -244,14 +236,14 @@ static int mg_build(mg_cli *c)
     /* --gpus: the solver and its arrays on the distribution (its unit 0's
        context for everything else); f and u stay the global host copies */
     if (c->gpus) {
-        const double ts = now_s();
+        const double ts = fdx_now_s();
         const int grid[3] = {(int)c->grid64[0], (int)c->grid64[1], (int)c->grid64[2]};
         st = cmd_mg_dist_create(c->opts, m->rank, m->n, c->grid_s ? grid : NULL, (int)c->gpus, &c->dist);
         if (st == FDX_OK) st = fdx_solver_create_dist(c->opts, c->dist.d, &c->s);
         if (st == FDX_OK) st = fdx_solver_setup(c->s); /* a grid the units cannot split: the user's --gpus */
         if (st == FDX_ERR_INVALID) return cli_usage_error(CMD, "--gpus %ld: %s", c->gpus, fdx_last_error());
         if (st != FDX_OK) goto fail;
-        c->setup_s = now_s() - ts;
+        c->setup_s = fdx_now_s() - ts;
         c->uctx = fdx_dist_ctx(c->dist.d, 0);
     } else {
         if ((st = fdx_ctx_create(c->opts, &c->ctx)) != FDX_OK) goto fail;
@@ -308,9 +300,9 @@ static fdx_status solve_once(mg_cli *c)
 static int mg_solve(mg_cli *c)
 {
     fdx_status st;
-    const double t0 = now_s();
+    const double t0 = fdx_now_s();
     if (!c->gpus) FDX_TRY_GOTO(st, fdx_solver_setup(c->s), fail); /* distributed: done by mg_build */
-    const double t1 = now_s();
+    const double t1 = fdx_now_s();
     if (!c->gpus) c->setup_s = t1 - t0;
     if (c->repeat > 0 && (!(c->u0 = malloc((size_t)c->count * sizeof(double))) ||
                           !(c->times = malloc((size_t)c->repeat * sizeof(double))))) {
@@ -320,7 +312,7 @@ static int mg_solve(mg_cli *c)
     }
     if (c->u0) memcpy(c->u0, fdx_array_host(c->u), (size_t)c->count * sizeof(double));
     FDX_TRY_GOTO(st, solve_once(c), fail);
-    c->solve_first = now_s() - t1;
+    c->solve_first = fdx_now_s() - t1;
     for (long r = 0; r < c->repeat; r++) {
         /* the same start: the solve overwrote u (it returns only when its
            kernels have finished, so each time is the solve's alone) */
@@ -330,9 +322,9 @@ static int mg_solve(mg_cli *c)
             memcpy(fdx_array_host(c->u), c->u0, (size_t)c->count * sizeof(double));
             FDX_TRY_GOTO(st, fdx_array_to_device(c->u), fail);
         }
-        const double a = now_s();
+        const double a = fdx_now_s();
         FDX_TRY_GOTO(st, solve_once(c), fail);
-        c->times[r] = now_s() - a;
+        c->times[r] = fdx_now_s() - a;
     }
     FDX_TRY_GOTO(st, c->gpus ? cmd_mg_dist_result(&c->dist, fdx_array_host(c->u)) : fdx_array_to_host(c->u), fail);
     c->solve_s = c->repeat > 0 ? median(c->times, (int)c->repeat) : c->solve_first;
