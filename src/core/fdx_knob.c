@@ -1,6 +1,10 @@
 /* fdx_knob: lookup of the expert environment variables (fdx_knobs.def). */
 #include "fdx_knob.h"
 #include "fdx/core.h"
+#include "fdx_log.h"
+
+#include <errno.h>
+#include <stdint.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +32,23 @@ int fdx_knob_is(fdx_knob_id k, const char *value)
 {
     const char *v = fdx_knob(k);
     return v && value && strcmp(v, value) == 0;
+}
+
+long long fdx_knob_int(fdx_knob_id k, long long lo, long long hi, long long def)
+{
+    const char *v = fdx_knob(k);
+    if (!v) return def;
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (errno || end == v || *end || n < lo || n > hi) {
+        static int warned[FDX_KNOB_COUNT]; /* once a knob: it is read per call */
+        if (!warned[k]++)
+            fdx_log(FDX_LOG_WARN, "%s=%s is not an integer in %lld..%lld: ignored", table[k].env, v, lo,
+                    hi);
+        return def;
+    }
+    return n;
 }
 
 int fdx_knob_count(void) { return FDX_KNOB_COUNT; }

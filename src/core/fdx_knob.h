@@ -19,6 +19,10 @@ typedef enum fdx_knob_id {
 const char *fdx_knob(fdx_knob_id k);
 /* 1 when FDX_<name> is set to exactly `value`. */
 int fdx_knob_is(fdx_knob_id k, const char *value);
+/* FDX_<name> as an integer in lo..hi, or def when it is unset; a value that
+   is not one (measurement switches change speed, not results) is ignored
+   with a warning naming it. */
+long long fdx_knob_int(fdx_knob_id k, long long lo, long long hi, long long def);
 /* The variable's full name ("FDX_LAYOUT_TILE") and its help text. */
 const char *fdx_knob_env(fdx_knob_id k);
 const char *fdx_knob_help(fdx_knob_id k);

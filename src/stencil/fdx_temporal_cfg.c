@@ -59,11 +59,8 @@ static int l2_sharing(void)
 
 int64_t fdx_temporal_cpu_budget(int threads)
 {
-    const char *knob = fdx_knob(FDX_KNOB_TEMPORAL_CPU_CACHE);
-    if (knob) {
-        long long v = atoll(knob);
-        if (v >= 16 << 10) return v;
-    }
+    long long cache = fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_CACHE, 16 << 10, INT64_MAX, 0);
+    if (cache) return cache;
     int64_t l2 = 1 << 20;
 #ifdef _SC_LEVEL2_CACHE_SIZE
     long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
