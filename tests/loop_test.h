@@ -11,6 +11,7 @@
 #endif
 
 #include <stdlib.h>
+#include <string.h>
 
 static fdx_ctx *ctx;
 
@@ -42,17 +43,37 @@ static inline int same_or_poisoned(const double *got, const double *ref, size_t 
     return same;
 }
 
-/* The CUDA text of a loop compiles with NVRTC (no GPU needed). */
+/* The CUDA text of a loop compiles with NVRTC (no GPU needed); an ACROSS
+   loop's cooperative kernel too (FDX_LOOP_COOP=1: every step of a launch
+   range in one launch, a grid barrier between steps), which must then be
+   the cooperative one. */
 static void nvrtc_check(fdx_loop *l)
 {
 #ifdef FDX_HAVE_CUDA
-    char *src = NULL;
-    CHECK_OK(fdx_loop_source(l, FDX_BACKEND_CUDA, &src));
-    void *cubin = NULL;
-    size_t size = 0;
-    if (src) CHECK_OK(fdx_nvrtc_compile(src, 90, "loop test", &cubin, &size));
-    free(cubin);
-    free(src);
+    for (int coop = 0; coop <= 1; coop++) {
+        const char *was = getenv("FDX_LOOP_COOP");
+        char *keep = was ? strdup(was) : NULL;
+        setenv("FDX_LOOP_COOP", coop ? "1" : "0", 1);
+        loop_geom g;
+        char *src = NULL;
+        CHECK_OK(fdx_loop_geometry(l, FDX_BACKEND_CUDA, &g));
+        CHECK_OK(fdx_loop_source(l, FDX_BACKEND_CUDA, &src));
+        if (keep) setenv("FDX_LOOP_COOP", keep, 1);
+        else unsetenv("FDX_LOOP_COOP");
+        free(keep);
+        int want = coop && g.across && !g.grid;
+        CHECK(!src || (strstr(src, "fdx_grid_sync(fdx_bar)") != NULL) == want, "loop '%s': cooperative kernel %s",
+              l->name, want ? "missing with FDX_LOOP_COOP=1" : "where none was asked for");
+        if (coop && !want) {
+            free(src);
+            break;
+        }
+        void *cubin = NULL;
+        size_t size = 0;
+        if (src) CHECK_OK(fdx_nvrtc_compile(src, 90, coop ? "loop test (cooperative)" : "loop test", &cubin, &size));
+        free(cubin);
+        free(src);
+    }
 #else
     (void)l;
 #endif

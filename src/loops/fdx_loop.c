@@ -91,6 +91,7 @@ void fdx_loop_destroy(fdx_loop **pl)
     fdx_loop_graph_drop(l);
     fdx_loop_graph_free(NULL, l->graph_stream);
     if (l->partials) be->free(l->partials);
+    if (l->coop_bar) be->free(l->coop_bar);
     if (l->scratch) be->free(l->scratch);
     free(l->pend_v);
     free(l->pend_l);

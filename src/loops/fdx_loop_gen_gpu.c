@@ -14,6 +14,33 @@ static const fdx_cg_param cuda_params[] = {
     {"fdx_scalars", "fdx_sc", 0}, {"fdx_ints", "fdx_ri", 0}, {"long long", "fdx_T", 0},
     {"long long", "fdx_s0", 0},   {"double *", "fdx_pv", 0}, {"long long *", "fdx_pl", 0},
 };
+/* The cooperative kernel's (geometry coop): the steps [T0, T1), the last
+   sweep, the launch shape's blocks a sweep, the grid barrier's counter. */
+static const fdx_cg_param coop_params[] = {
+    {"fdx_scalars", "fdx_sc", 0}, {"fdx_ints", "fdx_ri", 0},   {"long long", "fdx_T0", 0},
+    {"long long", "fdx_T1", 0},   {"long long", "fdx_smax", 0}, {"unsigned", "fdx_vgx", 0},
+    {"unsigned *", "fdx_bar", 0}, {"double *", "fdx_pv", 0},    {"long long *", "fdx_pl", 0},
+};
+
+/* The grid-wide barrier of a cooperative launch (every block resident),
+   cooperative_groups' algorithm on one counter that persists between
+   launches: block 0 adds 2^31 - (blocks - 1), the others 1, so the top bit
+   flips once all have arrived, whatever the counter held before. */
+static const char grid_sync_cuda[] =
+    "__device__ __forceinline__ void fdx_grid_sync(unsigned *fdx_bar)\n"
+    "{\n"
+    "    __syncthreads();\n"
+    "    if (threadIdx.x == 0 && threadIdx.y == 0) {\n"
+    "        const unsigned nb = gridDim.x * gridDim.y * gridDim.z;\n"
+    "        const unsigned inc = blockIdx.x + blockIdx.y + blockIdx.z == 0 ? 0x80000000u - (nb - 1u) : 1u;\n"
+    "        __threadfence();\n"
+    "        const unsigned old = atomicAdd(fdx_bar, inc);\n"
+    "        while (((old ^ *(volatile unsigned *)fdx_bar) & 0x80000000u) == 0) {\n"
+    "        }\n"
+    "        __threadfence();\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "}";
 
 /* The plane of a diagonal walk fits the 32-bit helper. */
 static int narrow(const loop_geom *g) { return g->n[g->fast] * g->n[g->diag2] < ((int64_t)1 << 31); }
@@ -74,7 +101,7 @@ static void flat_cuda(fdx_cg *cg, fdx_cg_node *at, const fdx_loop *l, const loop
         if (fdx_loop_gen_enumerated(g, d)) e *= g->n[d];
     const char *it = e < ((int64_t)1 << 31) - (int64_t)g->block * 65536 ? "unsigned" : "unsigned long long";
     fdx_cg_node *b = fdx_cg_for(at, FDX_CG_LOOP,
-                                "%s fdx_g = blockIdx.x * (%s)blockDim.x + threadIdx.x; fdx_g < %lldu; fdx_g += (%s)gridDim.x * blockDim.x",
+                                "%s fdx_g = fdx_bx * (%s)blockDim.x + threadIdx.x; fdx_g < %lldu; fdx_g += (%s)fdx_gx * blockDim.x",
                                 it, it, (long long)e, it);
     fdx_cg_stmt(b, "%s fdx_q = fdx_g", it);
     if (g->diag2 >= 0) {
@@ -215,7 +242,7 @@ static void lines_cuda(fdx_cg *cg, fdx_cg_node *at, const fdx_loop *l, const loo
     }
     fdx_cg_stmt(at, "const unsigned fdx_lane = threadIdx.x & 31u");
     fdx_cg_node *w = fdx_cg_for(at, FDX_CG_LOOP,
-                                "unsigned fdx_w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; fdx_w < fdx_nc * %lluu; fdx_w += (gridDim.x * blockDim.x) >> 5",
+                                "unsigned fdx_w = (fdx_bx * blockDim.x + threadIdx.x) >> 5; fdx_w < fdx_nc * %lluu; fdx_w += (fdx_gx * blockDim.x) >> 5",
                                 (unsigned long long)others);
     fdx_cg_stmt(w, "unsigned fdx_q = fdx_w");
     for (int q = 0; q < no; q++) {
@@ -252,7 +279,7 @@ static void diag_lines_cuda(fdx_cg *cg, fdx_cg_node *at, const fdx_loop *l, cons
         if (d != f && d != s) others *= (long long)g->n[d];
     fdx_cg_stmt(at, "const unsigned fdx_lane = threadIdx.x & 31u");
     fdx_cg_node *w = fdx_cg_for(at, FDX_CG_LOOP,
-                                "unsigned long long fdx_w = (blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x) >> 5; fdx_w < %lluull; fdx_w += (gridDim.x * (unsigned long long)blockDim.x) >> 5",
+                                "unsigned long long fdx_w = (fdx_bx * (unsigned long long)blockDim.x + threadIdx.x) >> 5; fdx_w < %lluull; fdx_w += (fdx_gx * (unsigned long long)blockDim.x) >> 5",
                                 (unsigned long long)(nd * others));
     fdx_cg_stmt(w, "const long long fdx_dd = (long long)(fdx_w %% %lluull)", (unsigned long long)nd);
     fdx_cg_stmt(w, "unsigned long long fdx_q = fdx_w / %lluull", (unsigned long long)nd);
@@ -263,7 +290,8 @@ static void diag_lines_cuda(fdx_cg *cg, fdx_cg_node *at, const fdx_loop *l, cons
 /* Block reduction in shared memory; block (bid, sweep) owns its partial
    slot, so launches of later steps fold into it without atomics.  bid and
    the block count run over the whole launch grid (the grid kernel's are
-   3D, the others' 1D with sweeps on y). */
+   3D, the others' 1D with sweeps on y: fdx_bx of fdx_gx, the launch's
+   block or the cooperative kernel's block of the step's shape). */
 static void block_reduce(fdx_cg *cg, fdx_cg_node *k, const fdx_loop *l, const loop_geom *g)
 {
     fdx_cg_shared(k, "double", "fdx_sv", fdx_cg_fmt(cg, "[%d]", g->block));
@@ -274,7 +302,7 @@ static void block_reduce(fdx_cg *cg, fdx_cg_node *k, const fdx_loop *l, const lo
                        "(size_t)gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)) * %d", l->nreds);
     } else {
         fdx_cg_stmt(k, "const unsigned fdx_tid = threadIdx.x");
-        fdx_cg_stmt(k, "const size_t fdx_slot = ((size_t)fdx_s * gridDim.x + blockIdx.x) * %d", l->nreds);
+        fdx_cg_stmt(k, "const size_t fdx_slot = ((size_t)fdx_s * fdx_gx + fdx_bx) * %d", l->nreds);
     }
     for (int r = 0; r < l->nreds; r++) {
         fdx_cg_stmt(k, "fdx_sv[fdx_tid] = fdx_acc%d", r);
@@ -303,7 +331,11 @@ static int ints_used(const fdx_loop *l)
     return n;
 }
 
-/* Scalars travel by value in one struct (no recompilation when they change). */
+/* Scalars travel by value in one struct (no recompilation when they change).
+   Block x of a launch is fdx_bx of fdx_gx for the enumerations and the
+   reduction slots: the launch's own, or in the cooperative kernel the
+   block of the step's launch shape it takes (geometry coop: the blocks
+   of dim[0] x the step's sweeps in flight, in turn, a barrier a step). */
 void fdx_loop_gen_cuda_kernel(fdx_cg *cg, const fdx_loop *l, const loop_geom *g)
 {
     fdx_cg_node *root = fdx_cg_root(cg);
@@ -311,13 +343,35 @@ void fdx_loop_gen_cuda_kernel(fdx_cg *cg, const fdx_loop *l, const loop_geom *g)
     fdx_cg_line(root, "struct fdx_ints { long long v[%d]; };", ints_used(l));
     if (g->diag2 >= 0 && !g->lines)
         fdx_cg_line(root, "%s", narrow(g) ? FDX_LOOP_DIAG_POINT_CUDA32 : FDX_LOOP_DIAG_POINT_CUDA);
-    fdx_cg_param p[FDX_LOOP_MAX_ARGS + NPARAMS(cuda_params)];
-    int n = fdx_loop_gen_params(l, cg, cuda_params, NPARAMS(cuda_params), p);
+    int coop = g->coop && !g->grid;
+    if (coop) fdx_cg_line(root, "%s", grid_sync_cuda);
+    fdx_cg_param p[FDX_LOOP_MAX_ARGS + NPARAMS(coop_params)];
+    int n = coop ? fdx_loop_gen_params(l, cg, coop_params, NPARAMS(coop_params), p)
+                 : fdx_loop_gen_params(l, cg, cuda_params, NPARAMS(cuda_params), p);
     fdx_cg_node *k = fdx_cg_kernel(root, "fdx_loop_kernel", p, n, g->block, 0);
     fdx_loop_gen_runtime_ints(k, l, "fdx_ri.v");
     for (int s = 0; s < l->nscalars; s++) fdx_cg_stmt(k, "const double %s = fdx_sc.v[%d]", l->scalar_name[s], s);
-    /* the grid kernel runs parallel loops: one sweep a launch, y is its own */
-    fdx_cg_stmt(k, "const long long fdx_s = fdx_s0%s", g->grid ? "" : " + blockIdx.y");
+    if (coop) {
+        /* the steps as launch_steps (fdx_loop_run.c) launches them */
+        fdx_cg_node *T = fdx_cg_for(k, FDX_CG_LOOP_NOUNROLL, "long long fdx_T = fdx_T0; fdx_T < fdx_T1; fdx_T++");
+        fdx_cg_stmt(T, "const long long fdx_slo = fdx_T > %lldLL ? (fdx_T - %lldLL + %lldLL) / %lldLL : 0",
+                    (long long)g->tmax, (long long)g->tmax, (long long)g->dist - 1, (long long)g->dist);
+        fdx_cg_stmt(T, "const long long fdx_shi = fdx_T / %lldLL < fdx_smax ? fdx_T / %lldLL : fdx_smax",
+                    (long long)g->dist, (long long)g->dist);
+        fdx_cg_stmt(T, "const unsigned long long fdx_nv = fdx_slo <= fdx_shi ? (unsigned long long)(fdx_shi - fdx_slo + 1) * fdx_vgx : 0ull");
+        fdx_cg_node *v = fdx_cg_for(T, FDX_CG_LOOP_NOUNROLL,
+                                    "unsigned long long fdx_vb = blockIdx.x; fdx_vb < fdx_nv; fdx_vb += gridDim.x");
+        fdx_cg_stmt(fdx_cg_if(T, "fdx_T + 1 < fdx_T1"), "fdx_grid_sync(fdx_bar)");
+        fdx_cg_stmt(v, "const unsigned fdx_bx = (unsigned)(fdx_vb %% fdx_vgx), fdx_gx = fdx_vgx");
+        fdx_cg_stmt(v, "const long long fdx_s = fdx_slo + (long long)(fdx_vb / fdx_vgx)");
+        k = fdx_cg_scope(v);
+    } else {
+        fdx_cg_stmt(k, "const unsigned fdx_bx = blockIdx.x, fdx_gx = gridDim.x");
+        /* the grid kernel runs parallel loops: one sweep a launch, y is its own */
+        fdx_cg_stmt(k, "const long long fdx_s = fdx_s0%s", g->grid ? "" : " + blockIdx.y");
+    }
+    fdx_cg_stmt(k, "(void)fdx_bx");
+    fdx_cg_stmt(k, "(void)fdx_gx");
     fdx_cg_stmt(k, "const long long fdx_t = fdx_T - %lldLL * fdx_s", (long long)g->dist);
     fdx_cg_stmt(k, "(void)fdx_t");
     for (int r = 0; r < l->nreds; r++) {

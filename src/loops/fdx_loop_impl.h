@@ -82,6 +82,13 @@ typedef struct loop_geom {
        compiler keeps neighbours in registers), z over the other axes; no
        division per point. */
     int block, grid, bx, by, ppt, march;
+    /* CUDA ACROSS (FDX_LOOP_COOP=1): the steps of a launch range in one
+       cooperative launch (every block resident), the kernel walking them
+       with a grid-wide barrier between two steps and taking the blocks of
+       each step's launch shape (dim[0] x its sweeps in flight) in turn, so
+       every point, and every reduction slot, is what the launch per step
+       computes (fdx_loop_gen_gpu.c). */
+    int coop;
 } loop_geom;
 
 /* The grid kernel's chunk counts: along x (fast axis / bx), y (march axis
@@ -171,6 +178,8 @@ struct fdx_loop {
     unsigned plane_axes;
     int in_parts;
     loop_launch part;
+    /* the grid barrier's counter of cooperative runs (CUDA, 4 bytes) */
+    void *coop_bar;
 };
 
 /* Releases the loop's graph and its key (a kernel it names may go). */

@@ -265,6 +265,12 @@ static fdx_status launch_prepare(fdx_loop *l, const loop_geom *g, int times, voi
     L->block[0] = L->block[1] = 1;
     if (cuda) fdx_loop_launch_shape(l, g, fdx_ctx_device(l->ctx)->sm_count, L->dim, L->block);
     L->nblk = (int64_t)L->dim[0] * L->dim[1] * L->dim[2];
+    if (cuda && g->coop && !l->coop_bar) {
+        /* the grid barrier's counter: zero once, it returns to its value
+           after every barrier */
+        FDX_TRY(be->alloc(sizeof(unsigned), &l->coop_bar));
+        FDX_TRY(be->memset(l->coop_bar, 0, sizeof(unsigned), L->stream));
+    }
     memcpy(L->sc, l->scalar, sizeof L->sc);
     runtime_ints(l, L->ri);
     for (int a = 0; a < l->nargs; a++) L->ptr[a] = l->arg[a].array->device;
@@ -289,12 +295,40 @@ fail:
     return st;
 }
 
+/* The steps [T0, T1) of the run as one cooperative launch (geometry coop):
+   the kernel walks them with a grid-wide barrier between two, each step's
+   blocks those of the launch per step (dim[0] x its sweeps in flight);
+   as many blocks as that shape takes at most, the backend cutting the
+   grid to the blocks resident at once. */
+static fdx_status launch_coop(fdx_loop *l, loop_launch *L, void **args, int n, long long T0, long long T1)
+{
+    long long steps = L->g.tmax + L->g.dist * (L->times - 1);
+    long long t0 = T0 > 0 ? T0 : 0, t1 = T1 < steps + 1 ? T1 : steps + 1, smax = L->times - 1;
+    if (t0 >= t1) return FDX_OK;
+    unsigned vgx = L->dim[0];
+    void *bar = l->coop_bar;
+    long long inflight = (L->g.tmax + L->g.dist) / L->g.dist;
+    if (inflight > L->times) inflight = L->times;
+    long long want = (long long)vgx * inflight;
+    args[n++] = L->sc;
+    args[n++] = L->ri;
+    args[n++] = &t0;
+    args[n++] = &t1;
+    args[n++] = &smax;
+    args[n++] = &vgx;
+    args[n++] = &bar;
+    args[n++] = &L->pv;
+    args[n++] = &L->pl;
+    fdx_launch_dims dims = {{want < UINT_MAX ? (unsigned)want : UINT_MAX, 1, 1}, {L->block[0], L->block[1], 1}, 0, 1};
+    return fdx_ctx_ops(l->ctx)->launch(L->k, &dims, args, L->stream);
+}
+
 /* The steps [T0, T1) of the run (whole: all of them, replayed from a
    graph where one pays).  The CPU kernel walks the steps itself. */
 static fdx_status launch_range(fdx_loop *l, loop_launch *L, long long T0, long long T1, int whole)
 {
     const fdx_backend *be = fdx_ctx_ops(l->ctx);
-    void *args[FDX_LOOP_MAX_ARGS + 6];
+    void *args[FDX_LOOP_MAX_ARGS + 9];
     int n = 0;
     for (int a = 0; a < l->nargs; a++) args[n++] = &L->ptr[a];
     if (!on_cuda(l)) {
@@ -314,6 +348,7 @@ static fdx_status launch_range(fdx_loop *l, loop_launch *L, long long T0, long l
             return fdx_fail(FDX_ERR_NOMEM, "loop '%s': out of memory for reduction accumulators", l->name);
         return FDX_OK;
     }
+    if (L->g.coop) return launch_coop(l, L, args, n, T0, T1);
     long long T = 0, s0 = 0;
     args[n++] = L->sc;
     args[n++] = L->ri;

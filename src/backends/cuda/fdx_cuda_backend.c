@@ -172,6 +172,8 @@ static fdx_status cuda_event_elapsed_ms(void *start, void *stop, double *ms)
 struct fdx_kernel {
     cudaLibrary_t lib;
     cudaKernel_t fn;
+    /* cooperative launches: blocks resident at once for coop_threads a block */
+    unsigned coop_fit, coop_threads;
 };
 
 /* The cubin of `source` for the device's sm_XY: from the cache (verified
@@ -255,6 +257,31 @@ static void cuda_kernel_release(fdx_kernel *k)
     free(k);
 }
 
+/* A cooperative launch: the grid cut to the blocks that are resident at
+   once (occupancy x multiprocessors, kept with the kernel). */
+static fdx_status coop_launch(fdx_kernel *k, const fdx_launch_dims *d, void **args, void *stream)
+{
+    unsigned threads = d->block[0] * d->block[1] * d->block[2];
+    FDX_CHECK(d->grid[1] == 1 && d->grid[2] == 1, FDX_ERR_INTERNAL, "cooperative launch of a %ux%ux%u grid (1D only)",
+              d->grid[0], d->grid[1], d->grid[2]);
+    if (k->coop_threads != threads) {
+        int dev = 0, sms = 0, per_sm = 0;
+        FDX_CUDA_TRY(cudaGetDevice(&dev));
+        FDX_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        FDX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)k->fn, (int)threads, d->shmem));
+        FDX_CHECK(per_sm > 0, FDX_ERR_CUDA, "cooperative launch: no block of %u threads fits a multiprocessor", threads);
+        k->coop_fit = (unsigned)per_sm * (unsigned)sms;
+        k->coop_threads = threads;
+    }
+    dim3 grid = {d->grid[0] < k->coop_fit ? d->grid[0] : k->coop_fit, 1, 1};
+    dim3 block = {d->block[0], d->block[1], d->block[2]};
+    cudaError_t e = cudaLaunchCooperativeKernel((const void *)k->fn, grid, block, args, d->shmem, (cudaStream_t)stream);
+    if (e != cudaSuccess)
+        return fdx_fail(FDX_ERR_CUDA, "cooperative kernel launch (grid %u of %u resident, block %u, %zu bytes shared) failed: %s",
+                        grid.x, k->coop_fit, threads, d->shmem, cudaGetErrorString(e));
+    return FDX_OK;
+}
+
 static fdx_status cuda_launch(fdx_kernel *k, const fdx_launch_dims *d, void **args, void *stream)
 {
     FDX_CHECK(k, FDX_ERR_INVALID, "launch of a NULL CUDA kernel");
@@ -266,6 +293,7 @@ static fdx_status cuda_launch(fdx_kernel *k, const fdx_launch_dims *d, void **ar
         FDX_CUDA_TRY(cudaKernelSetAttributeForDevice(k->fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                      (int)d->shmem, dev));
     }
+    if (d->coop) return coop_launch(k, d, args, stream);
     cudaError_t e = cudaLaunchKernel((const void *)k->fn, grid, block, args, d->shmem, (cudaStream_t)stream);
     if (e != cudaSuccess)
         return fdx_fail(FDX_ERR_CUDA, "kernel launch (grid %ux%ux%u, block %ux%ux%u, %zu bytes shared) failed: %s",
