@@ -32,9 +32,11 @@
    FDX_DLOOP_PORTIONS (portions of a block's hyperplanes a sweep), else a
    model of launch and exchange cost (choose_portion). */
 #include "comm/fdx_dloop_impl.h"
+#include "comm/fdx_dacross_late.h"
 #include "comm/fdx_dgraph.h"
 #include "core/fdx_knob.h"
 #include "core/fdx_log.h"
+#include "fdx/internal/test_hooks.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -83,12 +85,23 @@ static int widest(const fdx_dloop *l)
     return w;
 }
 
-static long long dist_for(int B, int w) { return 2LL * B + w - 1 > w + 1 ? 2LL * B + w - 1 : w + 1; }
+/* The sweeps' distance and the lag a unit's distance from the upstream
+   end costs: B = 1 on time is the one-unit schedule; late renewals (the
+   shadow one portion older) double the lag and add 2B to the distance. */
+static int tighten_dist, tighten_lag;
+void fdx_dacross_test_tighten(int dist_less, int lag_less) { tighten_dist = dist_less, tighten_lag = lag_less; }
+
+static long long dist_for(int B, int w, int late)
+{
+    long long d = (late ? 4LL : 2LL) * B + w - 1;
+    return (d > w + 1 ? d : w + 1) - tighten_dist;
+}
+static long long lag_for(int B, int late) { return (late ? 2LL * B - 1 : B - 1LL) - tighten_lag; }
 
 /* Global steps of the whole run with portions of B steps. */
-static long long run_steps(int64_t tg, int base_max, int B, int w, int times)
+static long long run_steps(int64_t tg, int base_max, int B, int w, int times, int late)
 {
-    return tg + dist_for(B, w) * (times - 1) + (long long)(B - 1) * base_max + 1;
+    return tg + dist_for(B, w, late) * (times - 1) + lag_for(B, late) * base_max + 1;
 }
 
 /* The portion length B.  The model: a global step costs about a launch a
@@ -100,7 +113,7 @@ static long long run_steps(int64_t tg, int base_max, int B, int w, int times)
    upstream units' lag).  Not fitted to measurements yet (no GPU in the
    session that wrote it): FDX_DLOOP_PORTIONS or fdx_dloop_set_portions
    give P portions of a block's hyperplanes a sweep instead. */
-static int choose_portion(const fdx_dloop *l, int times, int64_t tg, int64_t tunit, int base_max)
+static int choose_portion(const fdx_dloop *l, int times, int64_t tg, int64_t tunit, int base_max, int late)
 {
     const fdx_dist *d = l->dist;
     int w = widest(l), P = l->portions_set;
@@ -113,10 +126,12 @@ static int choose_portion(const fdx_dloop *l, int times, int64_t tg, int64_t tun
     int cuda = d->be->kind == FDX_BACKEND_CUDA;
     double c_step = (cuda ? 3.0 : 2.0) * d->nlocal;
     double c_renew = d->procs > 1 ? 200.0 : cuda ? 20.0 + 15.0 * d->nlocal : 3.0 * d->nlocal;
+    /* late: a local pack and unpack a unit on the critical path, the host's calls */
+    if (late) c_renew = cuda ? 5.0 + 10.0 * d->nlocal : 3.0 * d->nlocal;
     int best = 1;
     double best_cost = 0;
     for (int B = 1; B <= 1024 && B <= tg + 1; B++) {
-        long long n = run_steps(tg, base_max, B, w, times);
+        long long n = run_steps(tg, base_max, B, w, times, late);
         double cost = (double)n * c_step + (double)((n + B - 1) / B) * c_renew;
         if (B == 1 || cost < best_cost) best = B, best_cost = cost;
     }
@@ -127,7 +142,7 @@ static int choose_portion(const fdx_dloop *l, int times, int64_t tg, int64_t tun
    global steps, the last global step; with each unit loop's launch, the
    key of a run that may replay a graph. */
 typedef struct schedule {
-    int times, B;
+    int times, B, late;
     long long start[FDX_DIST_MAX_LOCAL], end;
     int active[FDX_DIST_MAX_LOCAL];
     loop_launch unit[FDX_DIST_MAX_LOCAL]; /* the unit loops' launches, host partials left out */
@@ -146,15 +161,37 @@ static fdx_status run_portions(void *arg)
     fdx_dloop *l = p->l;
     const schedule *s = p->s;
     fdx_dist *d = l->dist;
-    for (long long G = 0; G <= s->end; G += s->B) {
-        for (int k = 0; G > 0 && k < l->narr; k++)
+    long long b = 0, nb = s->end / s->B + 1;
+    for (long long G = 0; G <= s->end; G += s->B, b++) {
+        for (int k = 0; !s->late && G > 0 && k < l->narr; k++)
             if (l->acc[k] & FDX_WRITE) FDX_TRY(fdx_darray_exchange(l->arr[k]));
+        if (s->late) FDX_TRY(fdx_dlate_before(l->late, b));
         for (int i = 0; i < d->nlocal; i++) {
             if (!s->active[i]) continue;
             FDX_TRY(fdx_dist_use(d, i));
             FDX_TRY(fdx_loop_steps(l->loop[i], G - s->start[i], G - s->start[i] + s->B));
         }
+        if (s->late && b + 2 < nb) FDX_TRY(fdx_dlate_after(l->late, b));
     }
+    return s->late ? fdx_dlate_end(l->late, nb) : FDX_OK;
+}
+
+static int written_arrays(const fdx_dloop *l, fdx_darray **written)
+{
+    int n = 0;
+    for (int k = 0; k < l->narr; k++)
+        if (l->acc[k] & FDX_WRITE) written[n++] = l->arr[k];
+    return n;
+}
+
+/* FDX_DLOOP_LATE=1: the renewal one portion late where it can be (one
+   process; see fdx_dacross_late.c), its buffers made on the first run. */
+static fdx_status want_late(fdx_dloop *l, int *late)
+{
+    fdx_darray *written[FDX_LOOP_MAX_ARGS];
+    int n = written_arrays(l, written);
+    *late = fdx_knob_int(FDX_KNOB_DLOOP_LATE, 0, 1, 0) == 1 && n > 0 && fdx_dlate_possible(l->dist, written, n);
+    if (*late && !l->late) FDX_TRY(fdx_dlate_create(l->dist, written, n, &l->late));
     return FDX_OK;
 }
 
@@ -167,6 +204,8 @@ static fdx_status maybe_graph(fdx_dloop *l, schedule *s, int *done)
 {
     *done = 0;
     if (l->graph_off || !fdx_knob_is(FDX_KNOB_DLOOP_GRAPH, "1") || !fdx_dgraph_possible(l->dist)) return FDX_OK;
+    fdx_darray *written[FDX_LOOP_MAX_ARGS];
+    int n = written_arrays(l, written);
     for (int i = 0; i < l->dist->nlocal; i++) {
         if (!s->active[i]) continue;
         s->unit[i] = l->loop[i]->part;
@@ -180,10 +219,6 @@ static fdx_status maybe_graph(fdx_dloop *l, schedule *s, int *done)
     }
     if (!fdx_dgraph_ready(l->graph)) {
         if (!l->graph) FDX_TRY(fdx_dgraph_create(l->dist, &l->graph));
-        fdx_darray *written[FDX_LOOP_MAX_ARGS];
-        int n = 0;
-        for (int k = 0; k < l->narr; k++)
-            if (l->acc[k] & FDX_WRITE) written[n++] = l->arr[k];
         portions_arg pa = {l, s};
         if (fdx_dgraph_capture(l->graph, run_portions, &pa, 1, written, n) != FDX_OK) {
             FDX_INFO("distributed ACROSS: no CUDA graph (%s); launching every step", fdx_last_error());
@@ -213,11 +248,12 @@ fdx_status fdx_dacross_run(fdx_dloop *l, int times)
     schedule *s = calloc(1, sizeof *s);
     FDX_CHECK(s, FDX_ERR_NOMEM, "out of memory for a distributed ACROSS schedule");
     s->times = times;
-    s->B = choose_portion(l, times, tg, tunit, base_max);
+    fdx_status st = want_late(l, &s->late);
+    s->B = choose_portion(l, times, tg, tunit, base_max, s->late);
     l->portions_used = (int)((tunit + s->B) / s->B);
-    long long dist = dist_for(s->B, w), lag = s->B - 1;
-    fdx_status st = dist < (1LL << 30) ? FDX_OK
-                                       : fdx_fail(FDX_ERR_INVALID, "distributed ACROSS: portions of %d steps are too long", s->B);
+    long long dist = dist_for(s->B, w, s->late), lag = lag_for(s->B, s->late);
+    if (st == FDX_OK && dist >= (1LL << 30))
+        st = fdx_fail(FDX_ERR_INVALID, "distributed ACROSS: portions of %d steps are too long", s->B);
 
     /* every local unit starts its run in parts at its global step */
     long long last[FDX_DIST_MAX_LOCAL];
@@ -266,6 +302,7 @@ fdx_status fdx_dacross_run(fdx_dloop *l, int times)
 void fdx_dacross_free(fdx_dloop *l)
 {
     fdx_dgraph_destroy(&l->graph);
+    fdx_dlate_destroy(&l->late);
     free(l->graph_key);
     l->graph_key = NULL;
 }

@@ -41,6 +41,9 @@ struct fdx_dloop {
     struct fdx_dgraph *graph;
     void *graph_key;
     int graph_off;
+    /* FDX_DLOOP_LATE=1 (fdx_dacross_late.c): the faces' buffers and events
+       of the renewal one portion late (NULL until a late run) */
+    struct fdx_dlate *late;
 };
 
 /* The global loop range [lo, hi). */

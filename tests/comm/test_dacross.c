@@ -9,9 +9,13 @@
    the max change, its location and an integer count are equal.  Without
    the renewals (fdx_dist_test_skip_exchange) the results must differ.  The
    same loop run 4 times (FDX_DLOOP_GRAPH=1: replayed as a CUDA graph on a
-   GPU) gives the same result every time.
+   GPU) gives the same result every time.  All of it twice: the shadows
+   renewed between portions, and one portion late (FDX_DLOOP_LATE=1,
+   fdx_dacross_late.c); and the bound is tight in both: sweeps one step
+   closer, or a lag one step shorter, and some run differs.
    test_dacross_gpu: the same with the units on the GPUs (skips without). */
 #include "fdx.h"
+#include "fdx/internal/test_hooks.h"
 #include "fdx_test.h"
 
 #include <math.h>
@@ -219,12 +223,49 @@ static void test_repeated(void)
     unsetenv("FDX_DLOOP_GRAPH");
 }
 
+/* The exactness bound is tight, on time and late: with the sweeps one
+   step closer, or the units' lag one step shorter, some run differs from
+   one unit (fdx_dacross_test_tighten). */
+static void test_bound_tight(int late)
+{
+    static double one[NX * NY * NZ], got[NX * NY * NZ];
+    const int g1[3] = {1, 1, 1}, grids[3][3] = {{1, 1, 2}, {2, 1, 1}, {1, 3, 1}}, dir[3] = {1, 1, 1};
+    const int portion_counts[3] = {0, 2, 4};
+    result r1, r;
+    if (!run(g1, dir, 0, 4, 0, one, &r1)) return;
+    for (int what = 0; what < 2; what++) {
+        int differ = 0, runs_done = 0;
+        fdx_dacross_test_tighten(what == 0, what == 1);
+        for (int g = 0; g < 3; g++)
+            for (int pc = 0; pc < 3; pc++)
+                if (run(grids[g], dir, 0, 4, portion_counts[pc], got, &r)) {
+                    runs_done++;
+                    differ += memcmp(got, one, sizeof got) != 0 || r.ch != r1.ch || r.n != r1.n;
+                }
+        fdx_dacross_test_tighten(0, 0);
+        CHECK(runs_done == 0 || differ > 0, "%s renewal: %s one step below the bound, all %d runs still match one unit",
+              late ? "late" : "on-time", what == 0 ? "sweeps' distance" : "units' lag", runs_done);
+        printf("%s renewal, %s one below the bound: %d of %d runs differ from one unit\n", late ? "late" : "on-time",
+               what == 0 ? "distance" : "lag", differ, runs_done);
+    }
+}
+
 int main(void)
 {
     if (strcmp(DACROSS_BACKEND, "cuda") == 0 && fdx_cuda_device_count() == 0)
         return fdx_test_skip(DACROSS_NAME, "no CUDA device");
-    test_in_flight();
-    test_needs_renewals();
-    test_repeated();
+    /* on time, then renewed one portion late (FDX_DLOOP_LATE=1) */
+    const char *was = getenv("FDX_DLOOP_LATE");
+    char *keep = was ? strdup(was) : NULL;
+    for (int late = 0; late <= 1; late++) {
+        setenv("FDX_DLOOP_LATE", late ? "1" : "0", 1);
+        test_in_flight();
+        test_needs_renewals();
+        test_repeated();
+        test_bound_tight(late);
+    }
+    if (keep) setenv("FDX_DLOOP_LATE", keep, 1);
+    else unsetenv("FDX_DLOOP_LATE");
+    free(keep);
     return fdx_test_finish(DACROSS_NAME);
 }

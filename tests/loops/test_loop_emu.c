@@ -39,6 +39,11 @@ static void emu_run(fdx_loop *l, int times, int sms, int shrink, const char *wha
     if (g.grid)
         for (int q = 0; q < 3; q++) dim[q] = dim[q] / (unsigned)shrink > 0 ? dim[q] / (unsigned)shrink : 1;
     fdx_sb p = FDX_SB_INIT;
+    /* the cooperative kernel's grid barrier: one block here, whose
+       barrier passes at once */
+    if (g.coop)
+        fdx_sb_puts(&p, "static unsigned atomicAdd(unsigned *p, unsigned v) { unsigned o = *p; *p += v; return o; }\n"
+                        "static void __threadfence() {}\n");
     fdx_sb_printf(&p, "%s\n", src);
     free(src);
     fdx_sb_puts(&p, "static void fdx_io(const char *path, unsigned char *d, size_t n, bool out)\n"
@@ -67,17 +72,32 @@ static void emu_run(fdx_loop *l, int times, int sms, int shrink, const char *wha
     for (int q = 0; q < LOOP_RI_COUNT; q++) fdx_sb_printf(&p, "%s%lld", q ? ", " : "", ri[q]);
     fdx_sb_printf(&p, "};\n  const long long tmax = %lld, dist = %lld, times = %d, steps = tmax + dist * (times - 1);\n",
                   (long long)g.tmax, (long long)g.dist, times);
+    if (g.coop) {
+        /* FDX_LOOP_COOP=1: ranges of 5 steps, each one launch of one block
+           (blocks run one after another here, so a grid barrier between
+           several would wait forever) that walks every block of each
+           step's launch shape (dim[0] x the sweeps in flight) in turn */
+        fdx_sb_printf(&p, "  unsigned bar = 0;\n  const long long smax = times - 1;\n  const unsigned vgx = %uu;\n"
+                          "  for (long long T0 = 0; T0 <= steps; T0 += 5) {\n"
+                          "    const long long T1 = T0 + 5 < steps + 1 ? T0 + 5 : steps + 1;\n"
+                          "    const unsigned gr[3] = {1u, 1u, 1u};\n"
+                          "    cuda_emu_grid(gr, %u, %u, 0, true, [&] { fdx_loop_kernel(",
+                      dim[0], block[0], block[1]);
+        for (int a = 0; a < l->nargs; a++)
+            fdx_sb_printf(&p, "(%s *)a%d.data(), ", l->arg[a].array->dtype == FDX_FLOAT32 ? "float" : "double", a);
+        fdx_sb_puts(&p, "*(fdx_scalars *)sc, *(fdx_ints *)ri, T0, T1, smax, vgx, &bar, (double *)0, (long long *)0); });\n  }\n");
+    }
     char gy[32] = "(unsigned)(shi - slo + 1)"; /* the sweeps in flight, except for the grid kernel */
     if (g.grid) snprintf(gy, sizeof gy, "%uu", dim[1]);
-    fdx_sb_printf(&p, "  for (long long T = 0; T <= steps; T++) {\n"
+    if (!g.coop) fdx_sb_printf(&p, "  for (long long T = 0; T <= steps; T++) {\n"
                       "    long long slo = T > tmax ? (T - tmax + dist - 1) / dist : 0, shi = T / dist;\n"
                       "    if (shi > times - 1) shi = times - 1;\n    if (slo > shi) continue;\n    const long long s0 = slo;\n"
                       "    const unsigned gr[3] = {%uu, %s, %uu};\n"
                       "    cuda_emu_grid(gr, %u, %u, 0, false, [&] { fdx_loop_kernel(",
                   dim[0], gy, dim[2], block[0], block[1]);
-    for (int a = 0; a < l->nargs; a++)
+    for (int a = 0; a < l->nargs && !g.coop; a++)
         fdx_sb_printf(&p, "(%s *)a%d.data(), ", l->arg[a].array->dtype == FDX_FLOAT32 ? "float" : "double", a);
-    fdx_sb_puts(&p, "*(fdx_scalars *)sc, *(fdx_ints *)ri, T, s0, (double *)0, (long long *)0); });\n  }\n");
+    if (!g.coop) fdx_sb_puts(&p, "*(fdx_scalars *)sc, *(fdx_ints *)ri, T, s0, (double *)0, (long long *)0); });\n  }\n");
     for (int a = 0; a < l->nargs; a++)
         if (l->arg[a].access & FDX_WRITE)
             fdx_sb_printf(&p, "  fdx_io(\"%s\", a%d.data(), a%d.size(), true);\n", path[a], a, a);
@@ -253,11 +273,13 @@ static void test_shifted(void)
 static void test_across(void)
 {
     static const char *blocks[] = {"32", "64", "256"};
-    /* lines longer than a warp on the second shape */
-    for (int shape = 0; shape < 2; shape++)
+    /* lines longer than a warp on the second shape; the cooperative
+       kernel (FDX_LOOP_COOP=1) on it with blocks of 64 */
+    for (int coop = 0; coop < 2; coop++)
+    for (int shape = coop; shape < 2; shape++)
     for (int lay = 0; lay < 2; lay++)
         for (int lines = 0; lines < 2; lines++)
-            for (int b = 0; b < 3; b++) {
+            for (int b = coop; b < (coop ? 2 : 3); b++) {
                 const int64_t n[3] = {shape ? 45 : 13, shape ? 40 : 11, shape ? 4 : 9};
                 size_t cnt = (size_t)(n[0] * n[1] * n[2]);
                 double *a = NULL;
@@ -277,16 +299,18 @@ static void test_across(void)
                                           "+ 0.1 * (A(i,j,k-1) - A(i,j,k+1)) + 0.01 * A(i,j,k);"));
                 if (!lines) setenv("FDX_LOOP_LINES", "0", 1);
                 setenv("FDX_LOOP_BLOCK", blocks[b], 1);
+                if (coop) setenv("FDX_LOOP_COOP", "1", 1);
                 char what[96];
-                snprintf(what, sizeof what, "SOR %lldx%lldx%lld layout %d %s block %s", (long long)n[0], (long long)n[1],
-                         (long long)n[2], lay, lines ? "lines" : "flat", blocks[b]);
+                snprintf(what, sizeof what, "SOR %lldx%lldx%lld layout %d %s block %s%s", (long long)n[0], (long long)n[1],
+                         (long long)n[2], lay, lines ? "lines" : "flat", blocks[b], coop ? " cooperative" : "");
                 loop_geom g;
                 CHECK_OK(fdx_loop_geometry(l, FDX_BACKEND_CUDA, &g));
-                CHECK(g.lines == lines && g.block == atoi(blocks[b]), "%s: geometry lines %d block %d", what, g.lines,
-                      g.block);
+                CHECK(g.lines == lines && g.block == atoi(blocks[b]) && g.coop == coop, "%s: geometry lines %d block %d coop %d",
+                      what, g.lines, g.block, g.coop);
                 compare(l, A, a, A, cnt, 3, 1, what);
                 unsetenv("FDX_LOOP_LINES");
                 unsetenv("FDX_LOOP_BLOCK");
+                unsetenv("FDX_LOOP_COOP");
                 fdx_loop_destroy(&l);
                 fdx_array_destroy(&A);
                 free(a);

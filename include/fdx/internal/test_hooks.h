@@ -41,6 +41,11 @@ FDX_HIDDEN void fdx_temporal_force_tile(const struct fdx_temporal_cfg *cfg);
 FDX_HIDDEN void fdx_dist_test_skip_exchange(int on);
 /* 1 while the exchange is skipped (read by the exchange and fdx_dgraph.c). */
 FDX_HIDDEN int fdx_dist_test_exchange_skipped(void);
+/* Fault injection: distributed ACROSS runs (src/comm/fdx_dacross.c) with
+   their sweeps dist_less closer and their units' lag lag_less shorter than
+   the exactness bound allows (0, 0: the bound), so a test can show the
+   bound is tight.  Process-wide. */
+FDX_HIDDEN void fdx_dacross_test_tighten(int dist_less, int lag_less);
 
 #ifdef __cplusplus
 }
