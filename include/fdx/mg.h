@@ -130,13 +130,18 @@ FDX_API fdx_status fdx_solver_solve(fdx_solver *s, fdx_array *f, fdx_array *u);
    as wide as the transfers need), the levels below FDX_MG_GATHER unknowns
    a unit (default 32768; CUDA 262144) gathered onto one unit of every process and
    solved there as on one unit.  opts: the options d was made with.  d
-   must outlive the solver.  Dirichlet boundaries on every axis, order 2
-   (others: FDX_ERR_UNSUPPORTED at setup); every cycle, smoother, the
-   coefficient and CG-MG.  A grid whose first coarse level has fewer
-   points than units on a split axis: FDX_ERR_INVALID.  The cycles,
-   residual history and solution are those of one unit: every value bit
-   for bit but the norms, whose sums are added per unit and then across
-   units (the last bits of the history).  CUDA units of one process run
+   must outlive the solver, and have no periodic frames
+   (FDX_ERR_UNSUPPORTED: periodic axes are fdx_solver_set_bc's).  What one
+   unit takes: Dirichlet, Neumann and periodic axes (mixed too; the ghosts
+   of split axes renewed across units, a periodic one wrapped between its
+   end units), orders 2 and 4, every cycle, smoother, the coefficient and
+   CG-MG.  A grid whose first coarse level has fewer points than units on
+   a split axis, or (order 4) parts of level 0 thinner than 2 points:
+   FDX_ERR_INVALID.  The cycles, residual history and solution are those
+   of one unit: every value bit for bit but the norms, whose sums are
+   added per unit and then across units (the last bits of the history;
+   without a Dirichlet axis the right-hand side's mean is such a sum, so
+   the solution agrees to rounding).  CUDA units of one process run
    each cycle after the first as one CUDA graph over all of them
    (FDX_MG_GRAPH=0: plain launches). */
 FDX_API fdx_status fdx_solver_create_dist(const fdx_options *opts, fdx_dist *d, fdx_solver **out);

@@ -87,7 +87,7 @@ class Solver:
       coef     k > 0 (float64, the grid's shape): the operator becomes -div(k grad u)
       dist     an fdx.Dist (rank 2 or 3; shape then defaults to its grid's):
                the levels split over its units as it splits the grid
-               (fdx_solver_create_dist; Dirichlet axes, order 2); solve()
+               (fdx_solver_create_dist; every bc and order); solve()
                then takes float64 fdx.DistArrays of that Dist
 
     solve(f, u) solves in place and returns u; after it, .iterations,

@@ -20,4 +20,13 @@ FDX_HIDDEN fdx_status fdx_dist_xor_bytes(const fdx_dist *d, void *buf, size_t by
    with one process): every rank ends with the same sums. */
 FDX_HIDDEN fdx_status fdx_dist_sum_doubles(const fdx_dist *d, double *v, int n);
 
+/* fdx_dist_create whose parts on each axis split the shape less a frame of
+   frame[a] points at each end by fdx_dist's rule, the frames added to the
+   end parts (a solver whose stored grid has ghost points around the
+   caller's: its parts are the caller's parts with the ghosts).  The
+   distribution's checks of part sizes use the whole shape: the caller
+   checks its parts against its shadows.  grid[a] must be given. */
+FDX_HIDDEN fdx_status fdx_dist_create_framed(const fdx_options *opts, const fdx_dist_desc *desc, const int64_t *frame,
+                                             fdx_dist **out);
+
 #endif

@@ -23,6 +23,7 @@ struct fdx_dist {
     int ordinal[FDX_DIST_MAX_LOCAL];   /* device of each local unit */
     void *compute[FDX_DIST_MAX_LOCAL]; /* compute stream per unit (NULL on the CPU) */
     void *comm[FDX_DIST_MAX_LOCAL];    /* stream for packing and copies */
+    int64_t frame[FDX_DIST_MAX_RANK];  /* points added to the end parts (fdx_dist_create_framed); 0: none */
 };
 
 /* One face of a local block: what it sends to a neighbour and where the

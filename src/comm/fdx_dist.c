@@ -42,8 +42,11 @@ void fdx_dist_owned(const fdx_dist *d, int unit, int64_t *lo, int64_t *hi)
     int c[3];
     fdx_dist_coords(d, unit, c);
     for (int a = 0; a < d->desc.rank; a++) {
-        lo[a] = part_start(d->desc.shape[a], d->desc.grid[a], c[a]);
-        hi[a] = part_start(d->desc.shape[a], d->desc.grid[a], c[a] + 1);
+        /* frames: the inner points split by the rule, the frames added to the end parts */
+        const int64_t F = d->frame[a], n = d->desc.shape[a] - 2 * F;
+        const int g = d->desc.grid[a];
+        lo[a] = c[a] == 0 ? 0 : F + part_start(n, g, c[a]);
+        hi[a] = c[a] == g - 1 ? d->desc.shape[a] : F + part_start(n, g, c[a] + 1);
     }
 }
 
@@ -127,6 +130,31 @@ fail:
     fdx_options_destroy(&o);
     fdx_dist_destroy(&d);
     return st;
+}
+
+fdx_status fdx_dist_create_framed(const fdx_options *opts, const fdx_dist_desc *desc, const int64_t *frame,
+                                  fdx_dist **out)
+{
+    FDX_CHECK(desc && frame && out, FDX_ERR_INVALID, "fdx_dist_create_framed: NULL argument");
+    *out = NULL;
+    for (int a = 0; a < desc->rank && a < FDX_DIST_MAX_RANK; a++)
+        FDX_CHECK(frame[a] >= 0 && desc->grid[a] >= 1 && desc->shape[a] - 2 * frame[a] >= desc->grid[a], FDX_ERR_INVALID,
+                  "axis %d: %lld points less frames of %lld leave fewer points than its %d parts", a,
+                  (long long)desc->shape[a], (long long)frame[a], desc->grid[a]);
+    /* fdx_dist_create checks the periodic frames against parts of the
+       whole shape; the framed parts at the ends are checked here */
+    fdx_dist_desc d = *desc;
+    for (int a = 0; a < desc->rank && a < FDX_DIST_MAX_RANK; a++) {
+        const int64_t n = desc->shape[a] - 2 * frame[a];
+        const int64_t end = frame[a] + n - part_start(n, desc->grid[a], desc->grid[a] - 1); /* the last: the smaller */
+        FDX_CHECK(desc->periodic[a] >= 0 && end >= 2 * (int64_t)desc->periodic[a], FDX_ERR_INVALID,
+                  "axis %d: a periodic frame of %d points needs end parts of at least %d points, not %lld", a,
+                  desc->periodic[a], 2 * desc->periodic[a], (long long)end);
+        d.periodic[a] = 0;
+    }
+    FDX_TRY(fdx_dist_create(opts, &d, out));
+    for (int a = 0; a < (*out)->desc.rank; a++) (*out)->frame[a] = frame[a], (*out)->desc.periodic[a] = desc->periodic[a];
+    return FDX_OK;
 }
 
 void fdx_dist_destroy(fdx_dist **pd)

@@ -33,9 +33,13 @@
    first (every unit's kernels, the renewals' copies, the orders between
    streams) is captured once as a graph and replayed from unit 0's stream.
 
-   Supported: Dirichlet boundaries on every axis, order 2, constant or
-   variable coefficient, every cycle, smoother and CG-MG.  Not: Neumann
-   and periodic axes, order 4 (refused at setup). */
+   Supported: what one unit takes: Dirichlet, Neumann and periodic axes
+   (mixed too; a level's grid is its stored grid with the ghost planes, the
+   ghosts renewed with the shadows: fresh()), orders 2 and 4 (level 0's
+   shadows two wide), constant or variable coefficient, every cycle,
+   smoother and CG-MG.  The nullspace of a problem without a Dirichlet axis
+   (the mean removed, the compatibility check) runs through this table's
+   sums, so across units and ranks. */
 #include "comm/fdx_comm.h"
 #include "core/fdx_knob.h"
 #include "core/fdx_log.h"
@@ -85,24 +89,61 @@ static void order(mg_dist *md, void *waiter, void *signaller, int i)
     if (md->stream[0]) keep(md, mg_cuda_order(waiter, signaller, md->ev[i]));
 }
 
-/* Renews a field's shadows when a kernel wrote it since.  A level on one
-   unit of one process has no shadows (its only boundary is the physical
-   one): nothing to renew, no call. */
+/* The ghost planes the exchange does not renew: Neumann axes (mirror) and
+   periodic axes that are not split (wrap inside the block), on every unit
+   whose block holds the ghost plane and the plane it copies, over the
+   block's whole extent on the other axes, axis after axis as mg_ghosts
+   does.  After the exchange every other point of a block holds its
+   owner's value, and each ghost is a copy of one such point (edges and
+   corners: composed axis by axis in either order), so every ghost is
+   the one-unit value.  The ghosts of split periodic axes came with the
+   exchange (the level's distribution wraps them).  Nothing on a level of
+   Dirichlet axes only. */
+static void fill_ghosts(mg_dlevel *dl, mg_dfield *f)
+{
+    mg_dist *md = dl->md;
+    const fdx_dist_desc *dd = fdx_dist_get_desc(dl->d);
+    for (int a = 0; a < md->rank; a++) {
+        const fdx_solver_bc bc = md->bc[a];
+        if (bc == FDX_BC_DIRICHLET || (bc == FDX_BC_PERIODIC && dd->grid[a] > 1)) continue;
+        const int64_t M = dl->G->m[a];
+        for (int side = 0; side < 2; side++) {
+            const int64_t dst = side ? M - 1 : 0;
+            const int64_t src = bc == FDX_BC_NEUMANN ? (side ? M - 2 : 1) : (side ? 1 : M - 2);
+            for (int i = 0; i < md->nu; i++) {
+                const mg_level *B = &dl->loc[i];
+                const int64_t ld = dst - dl->org[i][a], ls = src - dl->org[i][a];
+                if (ld < 0 || ld >= B->m[a] || ls < 0 || ls >= B->m[a]) continue;
+                int64_t off[3] = {0, 0, 0}, lo[3] = {0, 0, 0}, hi[3] = {B->m[0], B->m[1], B->m[2]};
+                off[a] = ld - ls, lo[a] = ls, hi[a] = ls + 1;
+                mg_dist_unit(md, i);
+                md->base->copy_box(B, off, lo, hi, B->m[0], B->m[1], f->p[i], f->p[i], 0);
+            }
+        }
+    }
+}
+
+/* Renews a field's shadows and ghosts when a kernel wrote it since.  A
+   level on one unit of one process has no shadows (its only boundary is
+   the physical one): no exchange, only its ghosts filled (no call with
+   Dirichlet axes only). */
 static void fresh(mg_dlevel *dl, mg_dfield *f)
 {
     mg_dist *md = dl->md;
     if (!f->stale) return;
     f->stale = 0;
-    if (fdx_dist_units(dl->d) == 1) return;
-    for (int i = 0; md->stream[0] && i < md->nu; i++) {
-        mg_dist_unit(md, i);
-        order(md, fdx_dist_stream(dl->d, i), md->stream[i], i);
+    if (fdx_dist_units(dl->d) > 1) {
+        for (int i = 0; md->stream[0] && i < md->nu; i++) {
+            mg_dist_unit(md, i);
+            order(md, fdx_dist_stream(dl->d, i), md->stream[i], i);
+        }
+        keep(md, fdx_darray_exchange(f->a));
+        for (int i = 0; md->stream[0] && i < md->nu; i++) {
+            mg_dist_unit(md, i);
+            order(md, md->stream[i], fdx_dist_stream(dl->d, i), i);
+        }
     }
-    keep(md, fdx_darray_exchange(f->a));
-    for (int i = 0; md->stream[0] && i < md->nu; i++) {
-        mg_dist_unit(md, i);
-        order(md, md->stream[i], fdx_dist_stream(dl->d, i), i);
-    }
+    fill_ghosts(dl, f);
 }
 
 /* The units' sums in unit order, then across ranks. */
@@ -251,6 +292,21 @@ static double d_resnorm2(const mg_level *L, const double *u, const double *f)
     return total(dl, part);
 }
 
+/* The fourth-order residual (level 0, Dirichlet axes): its two-deep reads
+   are in the shadows (two wide on level 0); a block's test of "two from
+   the boundary" on its own extent is the global one, since every part
+   owns at least two points. */
+static double d_residual4(const mg_level *L, const double *u, const double *f, double *r)
+{
+    mg_dlevel *dl = L->dl;
+    if (dl->gathered) return base_on(L)->residual4(L, u, f, r);
+    double part[MG_MAX_UNITS] = {0};
+    fresh(dl, FLD(u));
+    EACH(dl, i) part[i] = dl->md->base->residual4(&dl->loc[i], FLD(u)->p[i], FLD(f)->p[i], FLD(r)->p[i]);
+    FLD(r)->stale = 1;
+    return total(dl, part);
+}
+
 static double d_apply(const mg_level *L, const double *p, double *q)
 {
     mg_dlevel *dl = L->dl;
@@ -395,6 +451,14 @@ static void d_resrestrict(const fdx_solver *s, const mg_level *F, const mg_level
         base_on(F)->resrestrict(s, F, C, u, f, fc);
         return;
     }
+    if (fd->wrapped) {
+        /* the restriction reads the residual at a fine ghost (the wrapped
+           last unknown), which the one-pass kernels do not compute: two
+           passes, the same values */
+        d_residual(F, u, f, F->t);
+        d_restrict(s, F, C, F->t, fc);
+        return;
+    }
     fresh(fd, FLD(u));
     fresh(fd, FLD(f));
     mg_dfield *out = coarse_out(cd, fc);
@@ -509,7 +573,8 @@ static void d_coarse(fdx_solver *s, mg_level *L) { base_on(L)->coarse(s, L); }
 /* The caller's arrays are fdx_darrays of the solver's distribution (their
    handles come through the solve as its f and u): each unit copies its
    owned points (whole: boundary points too) between the caller's block
-   and level 0's. */
+   and level 0's.  Level 0's parts are the caller's plus the ghost planes
+   of Neumann and periodic axes (stored index = the caller's + goff). */
 static void d_copy_user(const fdx_solver *s, const double *src, double *dst, int to_user, int whole)
 {
     const mg_level *L = &s->lev[0];
@@ -522,12 +587,14 @@ static void d_copy_user(const fdx_solver *s, const double *src, double *dst, int
         int64_t uorg[3] = {0, 0, 0}, olo[3] = {0, 0, 0}, ohi[3] = {1, 1, 1}, off[3], lo[3], hi[3];
         fdx_darray_local_origin(user, i, uorg);
         fdx_dist_owned(dl->d, fdx_dist_proc(dl->d) * md->nu + i, olo, ohi);
+        int64_t goff[3], glo[3], ghi[3];
+        mg_user_box(L, whole, goff, glo, ghi); /* the caller's box, and the ghost offset */
         for (int a = 0; a < 3; a++) {
-            const int64_t blo = whole || olo[a] > L->lo[a] ? olo[a] : L->lo[a];
-            const int64_t bhi = whole || ohi[a] < L->hi[a] ? ohi[a] : L->hi[a];
+            const int64_t blo = olo[a] - goff[a] > glo[a] ? olo[a] - goff[a] : glo[a];
+            const int64_t bhi = ohi[a] - goff[a] < ghi[a] ? ohi[a] - goff[a] : ghi[a];
             lo[a] = blo - uorg[a];
             hi[a] = bhi > blo ? bhi - uorg[a] : lo[a];
-            off[a] = uorg[a] - dl->org[i][a];
+            off[a] = uorg[a] + goff[a] - dl->org[i][a];
         }
         const int64_t nx = fdx_array_extent(ua, 0), ny = s->rank > 1 ? fdx_array_extent(ua, 1) : 1;
         double *up = s->gpu ? fdx_array_device(ua) : fdx_array_host(ua);
@@ -546,6 +613,7 @@ static const mg_ops DIST_OPS = {
     .residual = d_residual,
     .resnorm2 = d_resnorm2,
     .apply = d_apply,
+    .residual4 = d_residual4,
     .jacobi = d_jacobi,
     .gs_color = d_gs_color,
     .gs_sweep = d_gs_sweep,

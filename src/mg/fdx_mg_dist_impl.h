@@ -24,10 +24,12 @@ typedef struct mg_dfield {
 
 struct mg_dlevel {
     mg_dist *md;
+    const mg_level *G;   /* the level's global geometry (the solver's level) */
     fdx_dist *d;         /* this level's distribution (NULL below the gathered level) */
     int gathered;        /* solved on one unit; d, loc and stage are its distributed copy for the transfers */
     int width;           /* shadow width on split axes */
     int reach;           /* how far the restriction to the next level reads beyond a unit's part (any unit) */
+    int wrapped;         /* a split periodic axis: the restriction reads the fine ghost (the wrapped last unknown) */
     mg_level *loc;       /* each local unit's block: unknowns it owns, transfer tables to it from the next level */
     mg_level *ext;       /* the same with the unknowns within `reach` of them (the restriction reads those too) */
     mg_level *swp;       /* one-pass red-black sweeps: the owned unknowns and one more on each split side */
@@ -43,6 +45,8 @@ struct mg_dist {
     const mg_ops *base;   /* the units' kernels */
     int nu;               /* local units */
     int gather;           /* the first level solved on one unit */
+    int rank;             /* the grid's rank and boundary kinds (set at each setup) */
+    fdx_solver_bc bc[3];
     void *stream[MG_MAX_UNITS]; /* CUDA: each unit's kernels, in order */
     void *ev[MG_MAX_UNITS];     /* CUDA: the event each unit signals an order with */
     int local;            /* one process whose units reach unit 0's memory: the gathered level by box copies */

@@ -21,26 +21,57 @@ static int64_t thinnest(const fdx_dist_desc *d, const int64_t *n)
     return t;
 }
 
-static fdx_status level_dist(mg_dist *md, const mg_level *L, fdx_dist **out)
+/* Level L's distribution: its stored grid (the ghost planes of Neumann and
+   periodic axes included, global index = stored index), split as the
+   caller's grid is: the caller's parts of the unknowns, the ghosts added to
+   the end parts (so level 0's blocks hold what the caller's blocks hold).
+   A split periodic axis wraps in the exchange (fdx_dist's periodic frame of
+   one point: the ghosts are renewed from the far end's unknowns); the other
+   ghosts are filled on the blocks (fdx_mg_dist.c fill_ghosts). */
+static fdx_status level_dist(mg_dist *md, const fdx_solver *s, const mg_level *L, fdx_dist **out)
 {
     fdx_dist_desc d = *fdx_dist_get_desc(md->user);
+    int64_t frame[FDX_DIST_MAX_RANK] = {0, 0, 0};
     for (int a = 0; a < d.rank; a++) {
-        d.shape[a] = L->n[a];
+        frame[a] = (L->m[a] - L->n[a]) / 2;
+        d.shape[a] = L->m[a];
         d.shadow[a] = d.grid[a] > 1 ? 1 : 0;
-        d.periodic[a] = 0;
+        d.periodic[a] = d.grid[a] > 1 && s->bc[a] == FDX_BC_PERIODIC ? 1 : 0;
     }
     d.corners = 1;
-    return fdx_dist_create(md->opts, &d, out);
+    return fdx_dist_create_framed(md->opts, &d, frame, out);
 }
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* A split periodic axis (wrap 1) of stored extent m: the restriction of
+   the first coarse unknown gathers the last fine unknown (m - 2: the
+   interpolation of the fine points past the last coarse unknown reads the
+   coarse ghost, which is the first unknown), across the whole axis.  Its
+   image, the fine ghost 0 (renewed from m - 2 by the exchange's wrap), is
+   on the first unit: the fine index x or its image, whichever is nearer
+   to the range [lo, hi). */
+static int64_t near_image(int64_t x, int64_t m, int wrap, int64_t lo, int64_t hi)
+{
+    if (!wrap || (x >= lo && x < hi)) return x;
+    const int64_t y = x == m - 2 ? 0 : x == 1 ? m - 1 : x;
+    const int64_t dx = x < lo ? lo - x : x - (hi - 1), dy = y < lo ? lo - y : y >= hi ? y - (hi - 1) : 0;
+    return dy < dx ? y : x;
+}
+
+/* A periodic axis split over units: its restriction reads across the
+   wrap (near_image). */
+static int wrap_axis(const fdx_solver *s, int a)
+{
+    return s->bc[a] == FDX_BC_PERIODIC && fdx_dist_get_desc(s->md->user)->grid[a] > 1;
+}
 
 /* The shadows the transfers between fine level F (distribution df) and
    coarse level C (dc) need, over every unit of the job: the fine one
    (restriction and injection read fine points around a coarse part) and
    the coarse one (prolongation reads coarse points around a fine part). */
-static void transfer_needs(int rank, fdx_dist *df, fdx_dist *dc, const mg_level *F, const mg_level *C, int64_t *nf,
-                           int64_t *nc)
+static void transfer_needs(int rank, const int *wrap, fdx_dist *df, fdx_dist *dc, const mg_level *F, const mg_level *C,
+                           int64_t *nf, int64_t *nc)
 {
     *nf = *nc = 0;
     for (int u = 0; u < fdx_dist_units(df); u++) {
@@ -51,8 +82,10 @@ static void transfer_needs(int rank, fdx_dist *df, fdx_dist *dc, const mg_level 
             const mg_transfer *t = &F->tr[a];
             for (int64_t S = clo[a]; S < chi[a]; S++) {
                 if (S >= C->lo[a] && S < C->hi[a])
-                    for (int32_t p = t->ptr[S]; p < t->ptr[S + 1]; p++)
-                        *nf = max64(*nf, max64(flo[a] - t->idx[p], t->idx[p] - (fhi[a] - 1)));
+                    for (int32_t p = t->ptr[S]; p < t->ptr[S + 1]; p++) {
+                        const int64_t x = near_image(t->idx[p], F->m[a], wrap[a], flo[a], fhi[a]);
+                        *nf = max64(*nf, max64(flo[a] - x, x - (fhi[a] - 1)));
+                    }
                 const int64_t b = t->b0[S] + (t->bw[S] != 1.0);
                 *nf = max64(*nf, max64(flo[a] - t->b0[S], b - (fhi[a] - 1)));
             }
@@ -67,7 +100,7 @@ static void transfer_needs(int rank, fdx_dist *df, fdx_dist *dc, const mg_level 
    the blocks; rows and columns the unit does not compute left empty (or
    clamped into the block). */
 static fdx_status local_transfer(const mg_transfer *t, const mg_level *Fg, const mg_level *Cg, const mg_level *F,
-                                 const mg_level *C, int64_t fo, int64_t co, const int64_t *own_c, int a,
+                                 const mg_level *C, int64_t fo, int64_t co, const int64_t *own_c, int a, int wrap,
                                  mg_transfer *out)
 {
     const int64_t fe = F->m[a], ce = C->m[a];
@@ -90,7 +123,7 @@ static fdx_status local_transfer(const mg_transfer *t, const mg_level *Fg, const
         out->ptr[S] = nnz;
         if (G >= own_c[0] && G < own_c[1] && G >= Cg->lo[a] && G < Cg->hi[a])
             for (int32_t p = t->ptr[G]; p < t->ptr[G + 1]; p++) {
-                const int64_t x = t->idx[p] - fo;
+                const int64_t x = near_image(t->idx[p], Fg->m[a], wrap, fo, fo + fe) - fo; /* the same order */
                 FDX_CHECK(x >= 0 && x < fe, FDX_ERR_INTERNAL,
                           "multigrid: coarse point %lld of axis %d gathers fine points outside its block", (long long)G, a);
                 out->idx[nnz] = (int32_t)x;
@@ -168,8 +201,12 @@ static fdx_status local_level(fdx_solver *s, mg_dlevel *dl, const mg_level *G, f
     *W = *L;
     W->gs2 = G->gs2;
     for (int a = 0; a < 3; a++) {
-        E->lo[a] = max64(0, G->lo[a] - dl->org[i][a]);
-        E->hi[a] = G->hi[a] - dl->org[i][a] < L->m[a] ? G->hi[a] - dl->org[i][a] : L->m[a];
+        /* the restriction's fine points: unknowns, and on a wrapped axis
+           the ghost that stands for the last unknown (near_image) */
+        const int w = a < s->rank && wrap_axis(s, a);
+        const int64_t glo = w ? 0 : G->lo[a], ghi = w ? G->m[a] : G->hi[a];
+        E->lo[a] = max64(0, glo - dl->org[i][a]);
+        E->hi[a] = ghi - dl->org[i][a] < L->m[a] ? ghi - dl->org[i][a] : L->m[a];
         if (L->hi[a] > L->lo[a]) {
             W->lo[a] = max64(E->lo[a], L->lo[a] - 1);
             W->hi[a] = L->hi[a] + 1 < E->hi[a] ? L->hi[a] + 1 : E->hi[a];
@@ -199,7 +236,7 @@ static fdx_status build_dlevel(fdx_solver *s, int l)
     } else {
         const int cg = l == 0 && s->method == FDX_SOLVER_CG_MG;
         for (int k = 0; k < FLD_COUNT; k++)
-            if (k <= FLD_T || (k == FLD_D && s->smoother == FDX_SMOOTH_CHEBY) || (k >= FLD_X && cg))
+            if (k <= FLD_T || (k == FLD_D && s->smoother == FDX_SMOOTH_CHEBY) || (k >= FLD_X && (cg || (l == 0 && s->order == 4))))
                 FDX_TRY(add_field(s, dl, &dl->fld[k]));
         first = dl->fld[FLD_U].a;
     }
@@ -220,7 +257,7 @@ static fdx_status build_transfers(fdx_solver *s, int l)
         for (int a = 0; a < 3; a++) {
             const int64_t own[2] = {clo[a], chi[a]};
             FDX_TRY(local_transfer(&s->lev[l].tr[a], &s->lev[l], &s->lev[l + 1], &fd->loc[i], &cd->loc[i],
-                                   fd->org[i][a], cd->org[i][a], own, a, &fd->loc[i].tr[a]));
+                                   fd->org[i][a], cd->org[i][a], own, a, a < s->rank && wrap_axis(s, a), &fd->loc[i].tr[a]));
             if (s->gpu) {
                 mg_dist_unit(md, i);
                 FDX_TRY(mg_cuda_upload_transfer(&fd->loc[i].tr[a], &fd->loc[i].dtr[a], fd->loc[i].m[a],
@@ -237,11 +274,8 @@ fdx_status mg_dist_build(fdx_solver *s)
 {
     mg_dist *md = s->md;
     const int units = fdx_dist_units(md->user);
-    for (int a = 0; a < s->rank; a++)
-        FDX_CHECK(s->bc[a] == FDX_BC_DIRICHLET, FDX_ERR_UNSUPPORTED,
-                  "multigrid on %d units: axis %d is %s; distributed levels take Dirichlet boundaries only", units, a,
-                  fdx_solver_bc_name(s->bc[a]));
-    FDX_CHECK(s->order == 2, FDX_ERR_UNSUPPORTED, "multigrid on %d units: order 4 runs on one unit only", units);
+    md->rank = s->rank;
+    for (int a = 0; a < 3; a++) md->bc[a] = s->bc[a];
     FDX_TRY(mg_build_geometry(s));
     mg_dist_enter(md);
     const fdx_dist_desc *ud = fdx_dist_get_desc(md->user);
@@ -262,18 +296,23 @@ fdx_status mg_dist_build(fdx_solver *s)
     fdx_dist *dd[MG_MAX_LEVELS] = {NULL};
     fdx_status st = FDX_OK;
     int64_t width[MG_MAX_LEVELS], reach[MG_MAX_LEVELS] = {0};
-    for (int l = 0; l <= g; l++) FDX_TRY_GOTO(st, level_dist(md, &s->lev[l], &dd[l]), done);
+    for (int l = 0; l <= g; l++) FDX_TRY_GOTO(st, level_dist(md, s, &s->lev[l], &dd[l]), done);
     /* the one-pass sweeps read two points into the shadows */
     const int sweep = s->fused_gs && s->smoother == FDX_SMOOTH_RBGS;
+    int wrap[3] = {0, 0, 0}, wrapped = 0;
+    for (int a = 0; a < s->rank; a++) wrapped |= wrap[a] = wrap_axis(s, a);
     for (;;) {
-        for (int l = 0; l <= g; l++) width[l] = sweep && l < g ? 2 : 1;
+        /* the one-pass sweeps and the fourth-order residual (level 0)
+           read two points into the shadows */
+        for (int l = 0; l <= g; l++) width[l] = (sweep && l < g) || (l == 0 && s->order == 4) ? 2 : 1;
         for (int l = 0; l < g; l++) {
             int64_t nf, nc;
-            transfer_needs(s->rank, dd[l], dd[l + 1], &s->lev[l], &s->lev[l + 1], &nf, &nc);
+            transfer_needs(s->rank, wrap, dd[l], dd[l + 1], &s->lev[l], &s->lev[l + 1], &nf, &nc);
             /* the one-pass residual+restriction computes the residual
-               where the restriction reads: u one point beyond */
+               where the restriction reads: u one point beyond (not with
+               a wrap: d_resrestrict runs two passes there) */
             reach[l] = nf;
-            width[l] = max64(width[l], nf + (s->fuse && nf > 0));
+            width[l] = max64(width[l], nf + (s->fuse && !wrapped && nf > 0));
             width[l + 1] = max64(width[l + 1], nc);
         }
         int bad = -1;
@@ -295,11 +334,13 @@ fdx_status mg_dist_build(fdx_solver *s)
     for (int l = 0; l < s->nlev; l++) {
         mg_dlevel *dl = &md->dl[l];
         dl->md = md;
+        dl->G = &s->lev[l];
         dl->gathered = l >= g;
         dl->d = l <= g ? dd[l] : NULL;
         dd[l] = NULL;
         dl->width = l <= g ? (int)width[l] : 0;
         dl->reach = l < g ? (int)reach[l] : 0;
+        dl->wrapped = wrapped;
         s->lev[l].dl = dl;
     }
     for (int l = 0; l <= g; l++) FDX_TRY_GOTO(st, build_dlevel(s, l), done);
@@ -395,8 +436,9 @@ fdx_status fdx_solver_create_dist(const fdx_options *opts, fdx_dist *d, fdx_solv
               "multigrid: %d units in one process (at most %d)", fdx_dist_local_units(d), MG_MAX_UNITS);
     for (int a = 0; a < dd->rank; a++)
         FDX_CHECK(!dd->periodic[a], FDX_ERR_UNSUPPORTED,
-                  "multigrid: the distribution's axis %d is periodic; distributed levels take Dirichlet boundaries only",
-                  a);
+                  "multigrid: the distribution's axis %d has a periodic frame; the solver's grid is the unknowns "
+                  "(give a distribution without frames and fdx_solver_set_bc(s, %d, FDX_BC_PERIODIC))",
+                  a, a);
     fdx_solver *s = NULL;
     FDX_TRY(fdx_solver_create(fdx_dist_ctx(d, 0), dd->rank, dd->shape, &s));
     fdx_status st = FDX_OK;

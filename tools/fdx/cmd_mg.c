@@ -173,7 +173,7 @@ static int mg_parse(mg_cli *c, int argc, char **argv)
          &c->repeat_s},
         {"gpus", "K",
          "distribute the levels over K units a process (GPUs, or CPU units with --backend cpu) and every rank under "
-         "mpirun; the coarse levels are gathered onto one unit (Dirichlet, order 2)",
+         "mpirun; the coarse levels are gathered onto one unit (every --bc, --order and --coef of one unit)",
          &c->gpus_s},
         {"grid", "GXxGY[xGZ]", "with --gpus: units per axis (their product: K x ranks) [the slowest axis split]",
          &c->grid_s},
@@ -216,8 +216,6 @@ static int mg_parse(mg_cli *c, int argc, char **argv)
     if (!c->gpus && cli_under_mpirun())
         return cli_usage_error(CMD, "started by mpirun with several processes: give --gpus K to distribute the solve");
     if (c->grid_s && !c->gpus) return cli_usage_error(CMD, "--grid needs --gpus K");
-    if (c->gpus && (m->bc != FDX_BC_DIRICHLET || c->order != 2))
-        return cli_usage_error(CMD, "--gpus: distributed levels take --bc dirichlet and --order 2");
     if (c->grid_s && c->grank != m->rank)
         return cli_usage_error(CMD, "--grid %s has %d axes, the grid %d", c->grid_s, c->grank, m->rank);
     if (m->rank == 2) m->n[2] = 1;

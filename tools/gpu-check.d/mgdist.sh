@@ -45,3 +45,42 @@ for n in 257 513; do
   fi
 done
 mg_table "$rec" one
+
+# Neumann and periodic axes and order 4 on distributed levels (session 9,
+# ~15 s): 129^3 FMG, one unit against --gpus 2 (two units on the one
+# device, or two devices) and against --gpus 2 with every level that can
+# be split kept distributed (FDX_MG_GATHER=1: ghosts renewed across units
+# on every level, the periodic wrap between the end units).  Records to
+# $OUT/<date>_<gpu>_mgdist-bc.jsonl; one line a case, "bc-check PASS" when
+# the cycles are one unit's, every record verified and the error within
+# 1e-9 (relative) of one unit's.
+bcrec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_mgdist-bc.jsonl
+for v in "neumann --bc neumann" "periodic --bc periodic" "order4 --order 4"; do
+  read -r tag flags <<<"$v"
+  mg_run "$bcrec" one-$tag 129 -- $flags
+  mg_run "$bcrec" gpus2-$tag 129 -- --gpus 2 $flags
+  mg_run "$bcrec" gpus2deep-$tag 129 FDX_MG_GATHER=1 -- --gpus 2 $flags
+done
+python3 - "$bcrec" <<'PY' || true
+import json, sys
+recs = {}
+for line in open(sys.argv[1]):
+    try:
+        r = json.loads(line)
+    except ValueError:
+        continue
+    recs[r["variant"]] = r
+for tag in ("neumann", "periodic", "order4"):
+    one = recs.get("one-" + tag)
+    for v in ("gpus2-", "gpus2deep-"):
+        d = recs.get(v + tag)
+        if not one or not d:
+            print("bc-check FAIL %s%s: no record" % (v, tag))
+            continue
+        ok = (d["cycles"] == one["cycles"] and d["verified"] and one["verified"]
+              and abs(d["error_max"] - one["error_max"]) <= 1e-9 * one["error_max"])
+        print("bc-check %s %s%s: cycles %d (one %d), error %.6e (one %.6e), %d units, %d levels split, %.2f ms (one %.2f)"
+              % ("PASS" if ok else "FAIL", v, tag, d["cycles"], one["cycles"], d["error_max"], one["error_max"],
+                 d.get("units", 1), d.get("levels_distributed", 0), 1e3 * d["time_s"]["solve"],
+                 1e3 * one["time_s"]["solve"]))
+PY
