@@ -172,14 +172,19 @@ fdx_status fdx_stencil_set_boundary(fdx_stencil *s, const fdx_bc_desc *bc)
        blocks that touch a face, storing nothing (no pass at all; u's frame
        is left as it was); 3 as 2 with the grid in two launches, the blocks
        that touch a face (folded code) and the others (the plain kernel's
-       code and registers).  docs/notes/stencil.md, 2026-11-24. */
+       code and registers); 4 lets the unrolled column fix up its column's
+       registers after each group's loads (marching faces; x faces where
+       its lanes hold the ghosts), its point code the plain one, and the
+       pass fills the y faces (coalesced rows).  docs/notes/stencil.md,
+       2026-11-24, and docs/notes/userapi.md, session 9. */
     const char *fold = fdx_knob(FDX_KNOB_BC_FOLD);
     int mode = fdx_ctx_ops(s->ctx)->kind == FDX_BACKEND_CUDA && fold ? atoi(fold) : 0;
     memset(s->ks.fbc, 0, sizeof s->ks.fbc);
     memset(s->ks.fval, 0, sizeof s->ks.fval);
     s->ks.fstore = mode == 1;
     s->ks.fpart = mode == 3;
-    for (int f = 0; b && mode >= 1 && mode <= 3 && f < (mode == 1 ? 2 : 2 * s->desc.rank); f++) {
+    s->ks.ffix = mode == 4;
+    for (int f = 0; b && mode >= 1 && mode <= 4 && f < (mode == 1 ? 2 : 2 * s->desc.rank); f++) {
         int code = fdx_bc_face_code(b, f);
         if (code != FDX_BCC_DIRICHLET && code != FDX_BCC_NEUMANN && code != FDX_BCC_PERIODIC) continue;
         s->ks.fbc[f] = code;

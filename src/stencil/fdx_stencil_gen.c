@@ -151,12 +151,16 @@ static void ghost_value(fdx_sb *e, const gen *g, fdx_stencil_neighbour_fn nb, in
         fdx_sb_puts(e, fdx_cg_ld(g->cg, FDX_CG_LDG, at));
         return;
     }
-    if (code == FDX_BCC_DIRICHLET) fdx_sb_printf(e, "fdx_sub((real)%.17g, ", g->ks->fval[f][0]);
-    else fdx_sb_puts(e, "fdx_add(");
-    if (m) nb(e, g, a, m, v);
-    else fdx_sb_puts(e, centre);
-    if (code == FDX_BCC_NEUMANN) fdx_sb_printf(e, ", (real)%.17g", g->ks->fval[f][k]);
-    fdx_sb_puts(e, ")");
+    fdx_sb mirror = FDX_SB_INIT;
+    if (m) nb(&mirror, g, a, m, v);
+    else fdx_sb_puts(&mirror, centre);
+    fdx_sb_puts(e, fdx_stencil_ghost_of(g, f, k, fdx_cg_text(g->cg, &mirror)));
+}
+
+const char *fdx_stencil_ghost_of(const gen *g, int f, int k, const char *m)
+{
+    if (g->ks->fbc[f] == FDX_BCC_DIRICHLET) return fdx_cg_fmt(g->cg, "fdx_sub((real)%.17g, %s)", g->ks->fval[f][0], m);
+    return fdx_cg_fmt(g->cg, "fdx_add(%s, (real)%.17g)", m, g->ks->fval[f][k]);
 }
 
 /* The neighbour at `off` on axis a of lane v.  On a folded face (g->fold)
@@ -608,6 +612,7 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
     }
     /* the inner part of a split grid (fpart 2) is the plain code */
     g.fold = ks->fpart == 2 && fdx_stencil_split(ks, cfg) ? 0 : fdx_stencil_fold_faces(ks, cfg, cuda);
+    if (ks->ffix) g.fix = g.fold, g.fold = 0; /* register fix-ups, not selects */
     g.cg = fdx_cg_create(cuda ? FDX_CG_CUDA : FDX_CG_C);
     FDX_CHECK(g.cg, FDX_ERR_NOMEM, "out of memory generating a stencil kernel");
     fdx_cg_node *top = fdx_cg_root(g.cg);

@@ -23,6 +23,8 @@ typedef struct gen {
     int zs;    /* async: the column read from the stages (cfg->zs), not carried */
     unsigned fold; /* CUDA: the x faces (bit side) whose conditions the kernel applies as it reads
                        (fdx_stencil_xfold_faces); 0 in kernels that do not */
+    unsigned fix;  /* unroll, ks->ffix: the faces applied by fixing up the column's registers after a
+                       group's loads (fdx_stencil_emit_fixups); the point code is the plain one */
 } gen;
 
 /* Vector components by lane. */
@@ -68,6 +70,10 @@ FDX_HIDDEN void fdx_stencil_cuda_neighbour(fdx_sb *b, const gen *g, int a, int o
 FDX_HIDDEN void fdx_stencil_unroll_neighbour(fdx_sb *b, const gen *g, int a, int off, int v);
 FDX_HIDDEN void fdx_stencil_async_neighbour(fdx_sb *b, const gen *g, int a, int off, int v);
 
+/* The ghost value of layer k of face f (fbc code Dirichlet or Neumann)
+   from its mirror's value m, as the pass computes it: one exactly rounded
+   operation. */
+FDX_HIDDEN const char *fdx_stencil_ghost_of(const gen *g, int f, int k, const char *m);
 /* The strategies in files of their own. */
 FDX_HIDDEN void fdx_stencil_emit_unroll(fdx_cg_node *at, gen *g);
 FDX_HIDDEN void fdx_stencil_emit_async(fdx_cg_node *at, gen *g);

@@ -24,6 +24,8 @@
    below / above in plane j, x<m|p><i>_<j> the x vectors beside the lanes. */
 #include "stencil/fdx_stencil_gen.h"
 
+#include "stencil/fdx_bc.h"
+
 #include <stdio.h>
 
 /* "<pre>" with one row a thread, "<pre><i>_" with several (c1_0_3: row 1,
@@ -180,6 +182,74 @@ static void emit_bnd(fdx_cg_node *body, const gen *g)
         fdx_cg_stmt(body, "const bool bnd = edge");
 }
 
+/* FDX_BC_FOLD=4: the folded faces (g->fix) applied to the group's
+   registers before its points, so the point code is the plain kernel's
+   and needs no more registers (a select per neighbour keeps the ghost and
+   the loaded value live together: 46-60 registers against 40 at the
+   512^3 pin).  Every register that holds a ghost a written point reads
+   gets the pass's value for it, computed from its mirror (a register of
+   the same column or row: always loaded) or, periodic, loaded from its
+   image; values no written point reads may be anything.  Marching faces:
+   register t holds plane kg - rm + t, so the block-uniform distance of kg
+   to the face says which registers are ghosts (bottom: kg == E < 2r puts
+   layer k in t = 2r-1-k-E, its mirror in 2r+k-E; top: nm - kg == D puts
+   layer k in t = D + k, its mirror in D-1-k).  x faces (aligned lanes,
+   vec >= 2r: a written lane's x neighbours beyond its thread's lanes are
+   never ghosts): the first (last) thread of a row holds the ghosts in
+   its lanes, lane v's mirror is lane 2r-1-v (2(vec-r)-1-v at the last),
+   only in the group's computed planes.  The fix-ups are idempotent, so the
+   registers a group hands to the next may carry them. */
+static void emit_fixups(fdx_cg_node *body, const gen *g)
+{
+    const int r = g->r, U = g->cfg->pd, T = U + 2 * g->rm, vec = g->vec;
+    const int mf = 2 * (g->ks->rank - 1); /* the marching axis's first face */
+    for (int i = 0; i < g->nr; i++) {
+        const char *c = rowpre(g, "c", i);
+        const char *rb = i ? fdx_cg_fmt(g->cg, "base + %s", rowoff(g, i)) : "base";
+        for (int s = 0; s < 2; s++) {
+            const int f = mf + s;
+            if (!(g->fix >> f & 1)) continue;
+            const int per = g->ks->fbc[f] == FDX_BCC_PERIODIC;
+            /* bottom: E = kg in [r, 2r); top: D = nm - kg in [r + 1, U + 2r) */
+            for (int e = s ? r + 1 : r; e < (s ? U + 2 * r : 2 * r); e++) {
+                fdx_cg_node *at = fdx_cg_if(body, s ? "nm - kg == %d" : "kg == %d", e);
+                for (int k = 0; k < r; k++) {
+                    const int t = s ? e + k : 2 * r - 1 - k - e, tm = s ? e - 1 - k : 2 * r + k - e;
+                    if (t < 0 || t >= T) continue;
+                    if (per) {
+                        fdx_stencil_vload(at, g, c, fdx_cg_fmt(g->cg, "_%d", t), "u",
+                                          fdx_cg_fmt(g->cg, "%s + (kg + %d %c (nm - %d)) * sm", rb, t - g->rm,
+                                                     s ? '-' : '+', 2 * r),
+                                          FDX_CG_LDG);
+                        continue;
+                    }
+                    for (int v = 0; v < vec; v++)
+                        fdx_cg_stmt(at, "%s%d_%d = %s", c, v, t,
+                                    fdx_stencil_ghost_of(g, f, k, fdx_cg_fmt(g->cg, "%s%d_%d", c, v, tm)));
+                }
+            }
+        }
+        for (int s = 0; s < 2; s++) {
+            if (!(g->fix >> s & 1)) continue;
+            const int per = g->ks->fbc[s] == FDX_BCC_PERIODIC;
+            fdx_cg_node *at = fdx_cg_if(body, s ? "x == nx - %d" : "x == 0", vec);
+            for (int j = 0; j < U; j++) {
+                const int t = j + g->rm;
+                const char *pl = i ? fdx_cg_fmt(g->cg, "pl%d + %s", t, rowoff(g, i)) : fdx_cg_fmt(g->cg, "pl%d", t);
+                for (int k = 0; k < r; k++) {
+                    /* layer k: lane r-1-k (bottom) / vec-r+k (top); mirror lane r+k / vec-r-1-k */
+                    const int v = s ? vec - r + k : r - 1 - k, vm = s ? vec - r - 1 - k : r + k;
+                    const char *val =
+                        per ? fdx_cg_ld(g->cg, FDX_CG_LDG,
+                                        fdx_cg_fmt(g->cg, "%s + %d %c (nx - %d)", pl, v, s ? '-' : '+', 2 * r))
+                            : fdx_stencil_ghost_of(g, s, k, fdx_cg_fmt(g->cg, "%s%d_%d", c, vm, t));
+                    fdx_cg_stmt(at, "%s%d_%d = %s", c, v, t, val);
+                }
+            }
+        }
+    }
+}
+
 /* Plane j of the group, row i: the x vectors, then (when the plane and the
    row are written) every lane's point and its stores. */
 static void emit_group_row(fdx_cg_node *body, gen *g, int j, int i)
@@ -283,6 +353,7 @@ void fdx_stencil_emit_unroll(fdx_cg_node *at, gen *g)
        even windows stay inside the array. */
     for (int j = 0; j < U; j++)
         fdx_cg_stmt(body, "const real *pl%d = u + base + (kg + %d < k1 ? kg + %d : k1 - 1) * sm", j + g->rm, j, j);
+    if (g->fix) emit_fixups(body, g);
     for (int j = 0; j < U; j++) {
         g->plane = j;
         /* y neighbours as whole vectors (aligned: vec divides nx, or cut

@@ -39,6 +39,13 @@ typedef struct fdx_stencil_kspec {
        as with fpart 0), 2 it runs the others (the plain code, fbc / fval
        only say where the shell is).  0: the whole grid. */
     int fpart;
+    /* FDX_BC_FOLD=4 (fstore 0, fpart 0): the unrolled column applies its
+       folded faces by fixing up the column's registers after a group's
+       loads (the marching faces always, the x faces where the lanes hold
+       every ghost a written lane reads: aligned rows, vec >= 2r), then runs
+       the plain point code; the y faces stay with the pass (coalesced rows).
+       No selects in the point code: the plain kernel's registers. */
+    int ffix;
 } fdx_stencil_kspec;
 
 
@@ -167,7 +174,8 @@ FDX_HIDDEN void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, s
    applies itself (fbc): with fstore the x faces, storing u's ghosts as the
    pass would, on every CUDA strategy but the async march (its rows are in
    shared memory); without, every face with a code, in the unrolled column
-   only.  The pass fills the others (fdx_stencil_pass_faces). */
+   only (with ffix its marching faces and, with aligned lanes of vec >= 2r,
+   its x faces).  The pass fills the others (fdx_stencil_pass_faces). */
 FDX_HIDDEN unsigned fdx_stencil_fold_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda);
 FDX_HIDDEN unsigned fdx_stencil_pass_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda);
 /* Whether the kernel of ks (fpart 1 or 2) runs part of the grid: the

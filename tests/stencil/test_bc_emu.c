@@ -31,12 +31,15 @@ static const char driver[] =
     "typedef plain::real real;\n"
     /* codes and values by generator axis (x, y, marching) and side */
     "static const int fb[3][2] = {{FB0, FB1}, {FB2, FB3}, {FB4, FB5}};\n"
+    /* which of them the folded kernel applies (FDX_BC_FOLD=4 leaves some to the pass) */
+    "static const int ff[3][2] = {{FF0, FF1}, {FF2, FF3}, {FF4, FF5}};\n"
     "static const double fv[3][2][R] = {{{FV0}, {FV1}}, {{FV2}, {FV3}}, {{FV4}, {FV5}}};\n"
     "static const long long ext[3] = {NX, NY, NM}, str[3] = {1, NX, NX * NY};\n"
     /* The pass's ghosts (fdx_bc_gen.c) of every face with a code, over the
-       other axes' unknowns, `bump` added to layer 0 of x- at one point. */
-    "static void ghosts(real *w, real bump)\n"
-    "{ for (int a = 0; a < 3; a++) for (int s = 0; s < 2; s++) { if (!fb[a][s]) continue;\n"
+       other axes' unknowns, `bump` added to layer 0 of x- at one point;
+       with `pass` only the faces the folded kernel leaves to the pass. */
+    "static void ghosts(real *w, real bump, bool pass)\n"
+    "{ for (int a = 0; a < 3; a++) for (int s = 0; s < 2; s++) { if (!fb[a][s] || (pass && ff[a][s])) continue;\n"
     "    const int b = a ? 0 : 1, c = a == 2 ? 1 : 2;\n"
     "    const bool hb = b != 1 || RANK == 3, hc = c != 1 || RANK == 3;\n"
     "    for (long long i = hb ? R : 0; i < (hb ? ext[b] - R : 1); i++)\n"
@@ -63,7 +66,9 @@ static const char driver[] =
     "    for (long long q = 0; q < n; q++) u[q] = rnd(&seed), up[q] = rnd(&seed), cf[q] = rnd(&seed);\n"
     /* NaN in the frame of every face with a code: the folded kernel must never read it */
     "    for (long long q = 0; q < n; q++) { const long long c[3] = {q % NX, (q / NX) % NY, q / (NX * NY)};\n"
-    "      for (int a = 0; a < 3; a++) if ((fb[a][0] && c[a] < R) || (fb[a][1] && c[a] >= ext[a] - R)) u[q] = NAN; }\n"
+    "      for (int a = 0; a < 3; a++) if ((ff[a][0] && c[a] < R) || (ff[a][1] && c[a] >= ext[a] - R)) u[q] = NAN; }\n"
+    /* the faces left to the pass: their ghosts written before the folded kernel runs */
+    "    ghosts(u.data(), (real)0, true);\n"
     "    plain::fdx_p pp; fold::fdx_p pf;\n"
     "    params(pp, SEED ^ 77), params(pf, SEED ^ 77);\n"
     "    const unsigned g[3] = {GX, GY, GZ};\n"
@@ -79,7 +84,7 @@ static const char driver[] =
     "    const std::vector<real> u0 = u;\n"
     "    for (int bump = 0; bump < 2; bump++) {\n"
     "        ur = u = u0;\n"
-    "        ghosts(ur.data(), (real)bump);\n"
+    "        ghosts(ur.data(), (real)bump, false);\n"
     "        std::fill(o1.begin(), o1.end(), (real)NAN), std::fill(o2.begin(), o2.end(), (real)NAN);\n"
     "        cuda_emu_grid(g, TX, TY, 0, BARRIERS, [&] { fdx_plain_kernel(o1.data(), ur.data(), UPD == 1 ? up.data() :"
     " nullptr, COEF ? cf.data() : nullptr, pp); });\n"
@@ -148,6 +153,7 @@ static void run_case(const fdx_stencil_kspec *fold, const fdx_stencil_cfg *cfg, 
     memset(plain.fval, 0, sizeof plain.fval);
     plain.fstore = 0;
     plain.fpart = 0;
+    plain.ffix = 0;
     inner.fpart = 2;
     char what[256], text[96], spec[48];
     fdx_stencil_cfg_text(cfg, 1, text, sizeof text);
@@ -155,9 +161,14 @@ static void run_case(const fdx_stencil_kspec *fold, const fdx_stencil_cfg *cfg, 
     snprintf(what, sizeof what, "%s %s on %lldx%lldx%lld", spec, text, (long long)n3[0], (long long)n3[1],
              (long long)n3[2]);
     CHECK(fdx_stencil_cfg_fits(fold, cfg, n3), "%s: the configuration does not fit", what);
+    /* every face with a code; FDX_BC_FOLD=4: the marching faces, and the x
+       faces where the lanes hold every ghost (aligned rows, vec >= 2r) */
     unsigned want = 0;
-    for (int f = 0; f < 6; f++) want |= (unsigned)(fold->fbc[f] != 0) << f;
-    CHECK(fdx_stencil_fold_faces(fold, cfg, 1) == want, "%s: not every face with a code folded", what);
+    const int xfix = !cfg->win && cfg->vec >= 2 * fold->radius;
+    for (int f = 0; f < 6; f++)
+        want |= (unsigned)(fold->fbc[f] != 0 && (!fold->ffix || f / 2 == fold->rank - 1 || (f < 2 && xfix))) << f;
+    const unsigned folded = fdx_stencil_fold_faces(fold, cfg, 1);
+    CHECK(folded == want, "%s: folds %#x, not %#x", what, folded, want);
     fdx_launch_dims dims;
     char *kf = NULL, *kp = NULL;
     CHECK_OK(fdx_stencil_launch_dims(&plain, cfg, n3, &dims));
@@ -204,7 +215,8 @@ static void run_case(const fdx_stencil_kspec *fold, const fdx_stencil_cfg *cfg, 
     for (int ga = 0; ga < 3; ga++)
         for (int s = 0; s < 2; s++) {
             int af = ga == 2 ? 2 * (fold->rank - 1) + s : ga == 1 && fold->rank < 3 ? -1 : 2 * ga + s;
-            fdx_sb_printf(&f, "#define FB%d %d\n#define FV%d ", 2 * ga + s, af < 0 ? 0 : fold->fbc[af], 2 * ga + s);
+            fdx_sb_printf(&f, "#define FB%d %d\n#define FF%d %d\n#define FV%d ", 2 * ga + s, af < 0 ? 0 : fold->fbc[af],
+                          2 * ga + s, af < 0 ? 0 : (int)(folded >> af & 1), 2 * ga + s);
             for (int k = 0; k < fold->radius; k++)
                 fdx_sb_printf(&f, "%s%.17g", k ? ", " : "", af < 0 ? 0.0 : fold->fval[af][k]);
             fdx_sb_puts(&f, "\n");
@@ -298,6 +310,7 @@ int main(void)
     static const fdx_stencil_kspec specs[] = {
         {1, 3, 1, FDX_UPDATE_APPLY, 0, 0, 0}, {0, 3, 1, FDX_UPDATE_HEAT, 0, 0, 0}, {1, 3, 2, FDX_UPDATE_WAVE, 1, 1, 0},
         {0, 3, 4, FDX_UPDATE_APPLY, 0, 0, 0}, {1, 2, 3, FDX_UPDATE_HEAT, 0, 1, 0}, {0, 2, 1, FDX_UPDATE_APPLY, 0, 0, 0},
+        {0, 3, 2, FDX_UPDATE_HEAT, 1, 0, 0}, /* r 2 in vec 4: x fix-ups of two ghost lanes (FDX_BC_FOLD=4) */
     };
     /* {variant, tx, ty, vec (0: widest), chunk, pd, xv, win, ry} */
     typedef struct {
@@ -325,10 +338,12 @@ int main(void)
             if ((b->win || b->ry) && ks.rank < 3) continue;
             int kinds = (ci + si / 3) % 3;
             /* the unrolled column also with every face folded, nothing
-               stored (store 0), and so in a split grid (-1) */
-            for (int store = 1; store >= (b->variant == FDX_SV_UNROLL ? -1 : 1); store--) {
+               stored (store 0), and so in a split grid (-1) or by register
+               fix-ups (-2, FDX_BC_FOLD=4) */
+            for (int store = 1; store >= (b->variant == FDX_SV_UNROLL ? -2 : 1); store--) {
             set_faces(&ks, kinds, store > 0, &seed);
-            ks.fpart = store < 0;
+            ks.fpart = store == -1;
+            ks.ffix = store == -2;
             fdx_stencil_cfg c = {0};
             int widest = ks.is_double ? 2 : 4, r = ks.radius;
             c.variant = b->variant, c.tx = b->tx, c.ty = ks.rank == 3 ? b->ty : 1, c.by = 1;
@@ -349,7 +364,10 @@ int main(void)
                 if (n3[2] < 3 * r) n3[2] = 3 * r;
                 c.chunk = 2 * c.pd + 1; /* a partial last group (the H100 failed those) */
                 /* split: chunks away from both marching faces too */
-                if (store < 0) n3[2] = 3 * c.chunk + 4 * r + 1 + ci % 3;
+                if (store == -1) n3[2] = 3 * c.chunk + 4 * r + 1 + ci % 3;
+                /* fix-ups: chunks of one group (the pin's straight-line
+                   code) in every other spec */
+                if (store == -2 && si % 2) c.chunk = c.pd;
             }
             if (!fdx_stencil_cfg_fits(&ks, &c, n3)) {
                 printf("test_bc_emu: %d/%d does not fit, skipped\n", ci, si);

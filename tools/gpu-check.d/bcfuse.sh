@@ -1,6 +1,10 @@
 # Boundary conditions in the same pass, box / div(k grad u) paths, wrapped
 # arrays (issue 17 targets; docs/notes/stencil.md "2026-11-24 session 7" and
-# "session 8 (helper bc)").
+# "session 8 (helper bc)", docs/notes/userapi.md "session 9, helper bc").
+# Session 9: FDX_BC_FOLD=4 (register fix-ups for the marching and x faces,
+# the plain point code at the pin's 40 registers, a y-faces-only pass)
+# replaces fold 3 (measured 1.14x) in the timings; compare the lines
+# "fold=4" with "fold=2" and "fold=0" in bcfuse.log (target <= 1.03).
 # About a minute without the ustencil tuning.  Run: tools/gpu-check bcfuse
 # (after `ustencil` in the same call it reuses that section's tuning).
 #  1. test_bc_gpu plain, then with FDX_BC_FOLD=2 and 3 (every strategy the
@@ -31,12 +35,12 @@ bin=$(dirname "$FDX_BIN")
     echo "== $t"
     if [ -x "$bin/$t" ]; then timeout 120 "$bin/$t" 2>&1 | tail -8; else echo "$t: not built"; fi
   done
-  for f in 2 3; do
+  for f in 2 4; do
     echo "== FDX_BC_FOLD=$f test_bc_gpu"
     FDX_BC_FOLD=$f timeout 120 "$bin/test_bc_gpu" 2>&1 | tail -8
   done
-  echo "== FDX_BC_FOLD=3 compute-sanitizer memcheck test_bc_gpu"
-  FDX_BC_FOLD=3 FDX_TEST_SANITIZER=1 timeout 240 compute-sanitizer --tool memcheck --error-exitcode 99 \
+  echo "== FDX_BC_FOLD=4 compute-sanitizer memcheck test_bc_gpu"
+  FDX_BC_FOLD=4 FDX_TEST_SANITIZER=1 timeout 240 compute-sanitizer --tool memcheck --error-exitcode 99 \
     "$bin/test_bc_gpu" 2>&1 | tail -6
   echo "sanitizer exit ${PIPESTATUS[0]}"
 } >>"$log" 2>&1
@@ -69,8 +73,8 @@ ratio() { # size precision pin-name base-case-fold case fold
 for shape in "512x512x512 double" "256x256x256 double" "512x512x512 float"; do
   set -- $shape
   size=$1 prec=$2
-  folds="3 0"
-  [ "$size $prec" = "512x512x512 double" ] && folds="3 2 0"
+  folds="${BCFUSE_FOLDS_SMALL:-4 0}"
+  [ "$size $prec" = "512x512x512 double" ] && folds="${BCFUSE_FOLDS:-4 2 0}"
   one interior 0 "$size" "$prec" ""
   for fold in $folds; do
     one dirichlet $fold "$size" "$prec" all=dirichlet:0.5
