@@ -109,8 +109,10 @@ static long long run_steps(int64_t tg, int base_max, int B, int w, int times, in
    portion adds one renewal (CUDA: ~15 us of host calls a local unit plus
    ~20 us on the devices' critical path, pack, copy, unpack, event hops;
    ~200 us between processes); B trades the renewals (fewer with long
-   portions) against the steps long portions add (sweeps 2B apart, the
-   upstream units' lag).  Not fitted to measurements yet (no GPU in the
+   portions) against the steps long portions add (sweeps 2B apart, 4B
+   late, the upstream units' lag).  Session 8 measured ~6.5 us a step and
+   ~43.5 us a renewal on 2 H200s (docs/notes/dist.md); the model's B was
+   within 1% of the best there.  Not fitted to measurements yet (no GPU in the
    session that wrote it): FDX_DLOOP_PORTIONS or fdx_dloop_set_portions
    give P portions of a block's hyperplanes a sweep instead. */
 static int choose_portion(const fdx_dloop *l, int times, int64_t tg, int64_t tunit, int base_max, int late)
@@ -128,6 +130,9 @@ static int choose_portion(const fdx_dloop *l, int times, int64_t tg, int64_t tun
     double c_renew = d->procs > 1 ? 200.0 : cuda ? 20.0 + 15.0 * d->nlocal : 3.0 * d->nlocal;
     /* late: a local pack and unpack a unit on the critical path, the host's calls */
     if (late) c_renew = cuda ? 5.0 + 10.0 * d->nlocal : 3.0 * d->nlocal;
+    /* FDX_LOOP_COOP=1: a step is a grid barrier on each device (the units
+       in parallel), a portion one more launch a unit */
+    if (cuda && fdx_knob_int(FDX_KNOB_LOOP_COOP, 0, 1, 0) == 1) c_step = 1.5, c_renew += 4.0 * d->nlocal;
     int best = 1;
     double best_cost = 0;
     for (int B = 1; B <= 1024 && B <= tg + 1; B++) {
