@@ -20,7 +20,13 @@
    old value, sweep s - 1): at G_p - (dist - |d| - lag).  The shadow A reads
    in the portion [bB, bB + B) holding G_p is B's value at step bB, so it is
    the value wanted when each gap lies in [B, dist): lag = B - 1 and
-   dist >= 2B + w - 1 (B = 1: dist = w + 1, the one-unit schedule).  Reads
+   dist >= 2B + w - 1 (B = 1: dist = w + 1, the one-unit schedule).
+   Renewed one portion late (FDX_DLOOP_LATE=1, fdx_dacross_late.c) the
+   shadow read in portion b holds B's values at step (b - 1)B: q computed
+   at G_q = G_p - gap must be in it for the portion's last step (gap >=
+   2B) and not yet replaced by its next version G_q + dist for its first
+   (gap <= dist + B), so lag = 2B - 1 and dist >= 4B + w - 1 (test_dacross
+   shows both bounds tight: one step less and runs differ).  Reads
    along unsplit axes stay inside a block, and the dependences are
    star-shaped (the loop runtime refuses others), so no corner is read.
 
