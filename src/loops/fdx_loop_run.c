@@ -298,8 +298,9 @@ fail:
 /* The steps [T0, T1) of the run as one cooperative launch (geometry coop):
    the kernel walks them with a grid-wide barrier between two, each step's
    blocks those of the launch per step (dim[0] x its sweeps in flight);
-   as many blocks as that shape takes at most, the backend cutting the
-   grid to the blocks resident at once. */
+   as many blocks as that shape takes at most (FDX_LOOP_COOP_SM: at most
+   that many a multiprocessor), the backend cutting the grid to the
+   blocks resident at once. */
 static fdx_status launch_coop(fdx_loop *l, loop_launch *L, void **args, int n, long long T0, long long T1)
 {
     long long steps = L->g.tmax + L->g.dist * (L->times - 1);
@@ -310,6 +311,10 @@ static fdx_status launch_coop(fdx_loop *l, loop_launch *L, void **args, int n, l
     long long inflight = (L->g.tmax + L->g.dist) / L->g.dist;
     if (inflight > L->times) inflight = L->times;
     long long want = (long long)vgx * inflight;
+    /* FDX_LOOP_COOP_SM: fewer blocks a multiprocessor (a cheaper barrier,
+       less latency hidden) than the occupancy allows */
+    long long cap = fdx_knob_int(FDX_KNOB_LOOP_COOP_SM, 1, 64, 0) * (long long)fdx_ctx_device(l->ctx)->sm_count;
+    if (cap > 0 && want > cap) want = cap;
     args[n++] = L->sc;
     args[n++] = L->ri;
     args[n++] = &t0;

@@ -12,7 +12,8 @@
 # sor, 512^3, the distributed loop against the one-unit path of the same
 # knobs (time_one_unit_ms in the record), in four cases, records to
 # $OUT/*_dacross.jsonl: sor_dist (both off), sor_dist_coop, sor_dist_late,
-# sor_dist_coop_late:
+# sor_dist_coop_late (and sor_dist_coop_late_sm2: FDX_LOOP_COOP_SM=2, the
+# cooperative grid at 2 blocks a multiprocessor):
 #   - on ONE GPU (CUDA_VISIBLE_DEVICES=0): 20 sweeps, --gpus 2 (two units
 #     sharing the GPU);
 #   - where 2+ GPUs are visible: --gpus 2 on two devices at 20 and 100
@@ -37,10 +38,13 @@ cases="sor_dist:FDX_LOOP_COOP=0 sor_dist_coop:FDX_LOOP_COOP=1 sor_dist_late:FDX_
 for v in $cases; do
   CUDA_VISIBLE_DEVICES=0 sor "${v%%:*}" "$(echo "${v#*:}" | tr , ' ')" --size 512x512x512 --steps 20 --gpus 2
 done
+# the cooperative grid at 2 blocks a multiprocessor (a cheaper barrier)
+CUDA_VISIBLE_DEVICES=0 sor sor_dist_coop_late_sm2 "FDX_LOOP_COOP=1 FDX_DLOOP_LATE=1 FDX_LOOP_COOP_SM=2" --size 512x512x512 --steps 20 --gpus 2
 if [ "$ngpu" -ge 2 ]; then
   for v in $cases; do
     for s in 100 20; do sor "${v%%:*}" "$(echo "${v#*:}" | tr , ' ')" --size 512x512x512 --steps $s --gpus 2; done
   done
+  sor sor_dist_coop_late_sm2 "FDX_LOOP_COOP=1 FDX_DLOOP_LATE=1 FDX_LOOP_COOP_SM=2" --size 512x512x512 --steps 100 --gpus 2
 fi
 for p in ${DACROSS_PORTIONS-}; do
   CUDA_VISIBLE_DEVICES=0 sor sor_dist FDX_DLOOP_PORTIONS=$p --size 512x512x512 --steps 20 --gpus 2
