@@ -201,7 +201,11 @@ static fdx_status want_late(fdx_dloop *l, int *late)
 {
     fdx_darray *written[FDX_LOOP_MAX_ARGS];
     int n = written_arrays(l, written);
-    *late = fdx_knob_int(FDX_KNOB_DLOOP_LATE, 0, 1, 0) == 1 && n > 0 && fdx_dlate_possible(l->dist, written, n);
+    int asked = fdx_knob_int(FDX_KNOB_DLOOP_LATE, 0, 1, 0) == 1;
+    *late = asked && n > 0 && fdx_dlate_possible(l->dist, written, n);
+    static int told;
+    if (asked && !*late && !told++)
+        FDX_INFO("distributed ACROSS: FDX_DLOOP_LATE=1 renews on time here (several processes, corner shadows or a periodic axis)");
     if (*late && !l->late) FDX_TRY(fdx_dlate_create(l->dist, written, n, &l->late));
     return FDX_OK;
 }
