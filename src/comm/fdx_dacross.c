@@ -286,6 +286,9 @@ fdx_status fdx_dacross_run(fdx_dloop *l, int times)
         fdx_loop *ul = l->loop[i];
         ul->dist_min = (int)dist;
         ul->plane_axes = mask;
+        /* units on one device run at once: their cooperative grids share it */
+        ul->coop_share = 0;
+        for (int j = 0; j < d->nlocal; j++) ul->coop_share += d->ordinal[j] == d->ordinal[i];
         st = fdx_dist_use(d, i);
         if (st == FDX_OK) st = fdx_loop_range(ul, lo, hi);
         if (st == FDX_OK) st = fdx_loop_steps_begin(ul, times, d->compute[i], &last[i]);

@@ -178,8 +178,11 @@ struct fdx_loop {
     unsigned plane_axes;
     int in_parts;
     loop_launch part;
-    /* the grid barrier's counter of cooperative runs (CUDA, 4 bytes) */
+    /* cooperative runs (CUDA): the grid barrier's and the work counter
+       (16 bytes); launches that share the device at once (their grids
+       split its resident blocks; distributed units on one GPU) */
     void *coop_bar;
+    int coop_share;
 };
 
 /* Releases the loop's graph and its key (a kernel it names may go). */

@@ -43,6 +43,8 @@ static void emu_run(fdx_loop *l, int times, int sms, int shrink, const char *wha
        barrier passes at once */
     if (g.coop)
         fdx_sb_puts(&p, "static unsigned atomicAdd(unsigned *p, unsigned v) { unsigned o = *p; *p += v; return o; }\n"
+                        "static unsigned long long atomicAdd(unsigned long long *p, unsigned long long v)\n"
+                        "{ unsigned long long o = *p; *p += v; return o; }\n"
                         "static void __threadfence() {}\n");
     fdx_sb_printf(&p, "%s\n", src);
     free(src);
@@ -77,7 +79,7 @@ static void emu_run(fdx_loop *l, int times, int sms, int shrink, const char *wha
            (blocks run one after another here, so a grid barrier between
            several would wait forever) that walks every block of each
            step's launch shape (dim[0] x the sweeps in flight) in turn */
-        fdx_sb_printf(&p, "  unsigned bar = 0;\n  const long long smax = times - 1;\n  const unsigned vgx = %uu;\n"
+        fdx_sb_printf(&p, "  alignas(8) unsigned bar[4] = {0, 0, 0, 0};\n  const long long smax = times - 1;\n  const unsigned vgx = %uu;\n"
                           "  for (long long T0 = 0; T0 <= steps; T0 += 5) {\n"
                           "    const long long T1 = T0 + 5 < steps + 1 ? T0 + 5 : steps + 1;\n"
                           "    const unsigned gr[3] = {1u, 1u, 1u};\n"
@@ -85,7 +87,8 @@ static void emu_run(fdx_loop *l, int times, int sms, int shrink, const char *wha
                       dim[0], block[0], block[1]);
         for (int a = 0; a < l->nargs; a++)
             fdx_sb_printf(&p, "(%s *)a%d.data(), ", l->arg[a].array->dtype == FDX_FLOAT32 ? "float" : "double", a);
-        fdx_sb_puts(&p, "*(fdx_scalars *)sc, *(fdx_ints *)ri, T0, T1, smax, vgx, &bar, (double *)0, (long long *)0); });\n  }\n");
+        fdx_sb_puts(&p, "*(fdx_scalars *)sc, *(fdx_ints *)ri, T0, T1, smax, vgx, bar, (double *)0, (long long *)0); });\n"
+                        "    if (bar[2] || bar[3]) { fprintf(stderr, \"work counter not reset\\n\"); return 1; }\n  }\n");
     }
     char gy[32] = "(unsigned)(shi - slo + 1)"; /* the sweeps in flight, except for the grid kernel */
     if (g.grid) snprintf(gy, sizeof gy, "%uu", dim[1]);

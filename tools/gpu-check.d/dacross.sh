@@ -14,13 +14,15 @@
 # $OUT/*_dacross.jsonl: sor_dist (both off), sor_dist_coop, sor_dist_late,
 # sor_dist_coop_late (and sor_dist_coop_late_sm2: FDX_LOOP_COOP_SM=2, the
 # cooperative grid at 2 blocks a multiprocessor):
-#   - on ONE GPU (CUDA_VISIBLE_DEVICES=0): 20 sweeps, --gpus 2 (two units
-#     sharing the GPU);
+#   - on ONE GPU (CUDA_VISIBLE_DEVICES=0): 100 and 20 sweeps, --gpus 1 and
+#     --gpus 2 (two units sharing the GPU), each record with the one-unit
+#     plain path's time of the same knobs (time_one_unit_ms): the matrix
+#     {default, COOP, LATE, COOP+LATE} x {one, --gpus 1, --gpus 2};
 #   - where 2+ GPUs are visible: --gpus 2 on two devices at 20 and 100
 #     sweeps (issue 14's target: >= 1.6x one GPU at 100 sweeps), then
 #     tools/dacross-model fits each case (c0 a step, cr a renewal).
 # DACROSS_PORTIONS="64 160 320" (default none) adds a portion sweep.
-# About 40 s on one H100 (NVRTC compiles included), ~70 s with 2 GPUs.
+# About 90 s on one H100 (NVRTC compiles included), ~120 s with 2 GPUs.
 set -u
 OUT=${OUT:-$PWD/gpu-out}
 bin=$(dirname "$FDX_BIN")
@@ -35,11 +37,15 @@ sor() {
   env $k timeout 120 "$FDX_BIN" sor --backend cuda --reps 3 --json "$@" | sed "s/\"case\": \"sor_dist\"/\"case\": \"$c\"/" | tee -a "$rec"
 }
 cases="sor_dist:FDX_LOOP_COOP=0 sor_dist_coop:FDX_LOOP_COOP=1 sor_dist_late:FDX_DLOOP_LATE=1 sor_dist_coop_late:FDX_LOOP_COOP=1,FDX_DLOOP_LATE=1"
-for v in $cases; do
-  CUDA_VISIBLE_DEVICES=0 sor "${v%%:*}" "$(echo "${v#*:}" | tr , ' ')" --size 512x512x512 --steps 20 --gpus 2
+for s in 100 20; do
+  for g in 1 2; do
+    for v in $cases; do
+      CUDA_VISIBLE_DEVICES=0 sor "${v%%:*}" "$(echo "${v#*:}" | tr , ' ')" --size 512x512x512 --steps $s --gpus $g
+    done
+  done
 done
 # the cooperative grid at 2 blocks a multiprocessor (a cheaper barrier)
-CUDA_VISIBLE_DEVICES=0 sor sor_dist_coop_late_sm2 "FDX_LOOP_COOP=1 FDX_DLOOP_LATE=1 FDX_LOOP_COOP_SM=2" --size 512x512x512 --steps 20 --gpus 2
+CUDA_VISIBLE_DEVICES=0 sor sor_dist_coop_late_sm2 "FDX_LOOP_COOP=1 FDX_DLOOP_LATE=1 FDX_LOOP_COOP_SM=2" --size 512x512x512 --steps 100 --gpus 2
 if [ "$ngpu" -ge 2 ]; then
   for v in $cases; do
     for s in 100 20; do sor "${v%%:*}" "$(echo "${v#*:}" | tr , ' ')" --size 512x512x512 --steps $s --gpus 2; done

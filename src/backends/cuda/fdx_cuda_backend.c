@@ -258,7 +258,8 @@ static void cuda_kernel_release(fdx_kernel *k)
 }
 
 /* A cooperative launch: the grid cut to the blocks that are resident at
-   once (occupancy x multiprocessors, kept with the kernel).  Where the
+   once (occupancy x multiprocessors, kept with the kernel), shared by the
+   d->coop launches that run on the device at the same time.  Where the
    occupancy query refuses the library kernel's handle, a full SM's
    threads a multiprocessor to start with, halved while the launch says
    the grid is too large. */
@@ -282,7 +283,8 @@ static fdx_status coop_launch(fdx_kernel *k, const fdx_launch_dims *d, void **ar
     }
     dim3 block = {d->block[0], d->block[1], d->block[2]};
     for (;;) {
-        dim3 grid = {d->grid[0] < k->coop_fit ? d->grid[0] : k->coop_fit, 1, 1};
+        unsigned fit = k->coop_fit / (unsigned)d->coop > 0 ? k->coop_fit / (unsigned)d->coop : 1;
+        dim3 grid = {d->grid[0] < fit ? d->grid[0] : fit, 1, 1};
         cudaError_t e = cudaLaunchCooperativeKernel((const void *)k->fn, grid, block, args, d->shmem, (cudaStream_t)stream);
         if (e == cudaSuccess) return FDX_OK;
         if (e == cudaErrorCooperativeLaunchTooLarge && k->coop_fit > 1) {
