@@ -138,7 +138,7 @@ static int choose_portion(const fdx_dloop *l, int times, int64_t tg, int64_t tun
     if (late) c_renew = cuda ? 5.0 + 10.0 * d->nlocal : 3.0 * d->nlocal;
     /* FDX_LOOP_COOP=1: a step is a grid barrier on each device (the units
        in parallel), a portion one more launch a unit */
-    if (cuda && fdx_knob_int(FDX_KNOB_LOOP_COOP, 0, 1, 0) == 1) c_step = 1.5, c_renew += 4.0 * d->nlocal;
+    if (cuda && fdx_knob_int(FDX_KNOB_LOOP_COOP, 0, 2, 0) > 0) c_step = 1.5, c_renew += 4.0 * d->nlocal;
     int best = 1;
     double best_cost = 0;
     for (int B = 1; B <= 1024 && B <= tg + 1; B++) {

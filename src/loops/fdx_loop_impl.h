@@ -87,7 +87,8 @@ typedef struct loop_geom {
        with a grid-wide barrier between two steps and taking the blocks of
        each step's launch shape (dim[0] x its sweeps in flight) in turn, so
        every point, and every reduction slot, is what the launch per step
-       computes (fdx_loop_gen_gpu.c). */
+       computes (fdx_loop_gen_gpu.c: 1 the blocks from a work counter, 2
+       a fixed round robin). */
     int coop;
 } loop_geom;
 

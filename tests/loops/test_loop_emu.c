@@ -277,12 +277,13 @@ static void test_across(void)
 {
     static const char *blocks[] = {"32", "64", "256"};
     /* lines longer than a warp on the second shape; the cooperative
-       kernel (FDX_LOOP_COOP=1) on it with blocks of 64 */
-    for (int coop = 0; coop < 2; coop++)
-    for (int shape = coop; shape < 2; shape++)
-    for (int lay = 0; lay < 2; lay++)
+       kernel on it with blocks of 64 (FDX_LOOP_COOP=1: blocks from the
+       work counter; 2: round robin, plain layout) */
+    for (int coop = 0; coop < 3; coop++)
+    for (int shape = coop > 0; shape < 2; shape++)
+    for (int lay = 0; lay < (coop == 2 ? 1 : 2); lay++)
         for (int lines = 0; lines < 2; lines++)
-            for (int b = coop; b < (coop ? 2 : 3); b++) {
+            for (int b = coop > 0; b < (coop ? 2 : 3); b++) {
                 const int64_t n[3] = {shape ? 45 : 13, shape ? 40 : 11, shape ? 4 : 9};
                 size_t cnt = (size_t)(n[0] * n[1] * n[2]);
                 double *a = NULL;
@@ -302,10 +303,11 @@ static void test_across(void)
                                           "+ 0.1 * (A(i,j,k-1) - A(i,j,k+1)) + 0.01 * A(i,j,k);"));
                 if (!lines) setenv("FDX_LOOP_LINES", "0", 1);
                 setenv("FDX_LOOP_BLOCK", blocks[b], 1);
-                if (coop) setenv("FDX_LOOP_COOP", "1", 1);
+                if (coop) setenv("FDX_LOOP_COOP", coop == 2 ? "2" : "1", 1);
                 char what[96];
                 snprintf(what, sizeof what, "SOR %lldx%lldx%lld layout %d %s block %s%s", (long long)n[0], (long long)n[1],
-                         (long long)n[2], lay, lines ? "lines" : "flat", blocks[b], coop ? " cooperative" : "");
+                         (long long)n[2], lay, lines ? "lines" : "flat", blocks[b],
+                         coop == 2 ? " cooperative round robin" : coop ? " cooperative" : "");
                 loop_geom g;
                 CHECK_OK(fdx_loop_geometry(l, FDX_BACKEND_CUDA, &g));
                 CHECK(g.lines == lines && g.block == atoi(blocks[b]) && g.coop == coop, "%s: geometry lines %d block %d coop %d",

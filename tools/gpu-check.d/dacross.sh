@@ -2,7 +2,8 @@
 # src/comm/fdx_dacross.c) and its two A/B knobs (session 9):
 #   FDX_LOOP_COOP=1  a portion's hyperplane steps (one unit: the whole run)
 #                    in ONE cooperative launch, a grid barrier between steps
-#                    (src/loops/fdx_loop_gen_gpu.c, fdx_loop_run.c);
+#                    (src/loops/fdx_loop_gen_gpu.c, fdx_loop_run.c), the
+#                    steps' blocks from a work counter (2: round robin);
 #   FDX_DLOOP_LATE=1 the shadows renewed one portion late, off the critical
 #                    path (src/comm/fdx_dacross_late.c; sweeps 4B + w - 1
 #                    apart instead of 2B + w - 1).
@@ -44,7 +45,10 @@ for s in 100 20; do
     done
   done
 done
-# the cooperative grid at 2 blocks a multiprocessor (a cheaper barrier)
+# the cooperative kernel with a fixed round robin of the steps' blocks
+# (FDX_LOOP_COOP=2, the 09:33 run's version), and its grid at 2 blocks a
+# multiprocessor (a cheaper barrier)
+for g in 1 2; do CUDA_VISIBLE_DEVICES=0 sor sor_dist_coop2 FDX_LOOP_COOP=2 --size 512x512x512 --steps 100 --gpus $g; done
 CUDA_VISIBLE_DEVICES=0 sor sor_dist_coop_late_sm2 "FDX_LOOP_COOP=1 FDX_DLOOP_LATE=1 FDX_LOOP_COOP_SM=2" --size 512x512x512 --steps 100 --gpus 2
 if [ "$ngpu" -ge 2 ]; then
   for v in $cases; do
