@@ -44,16 +44,16 @@ static inline int same_or_poisoned(const double *got, const double *ref, size_t 
 }
 
 /* The CUDA text of a loop compiles with NVRTC (no GPU needed); an ACROSS
-   loop's cooperative kernel too (FDX_LOOP_COOP=1: every step of a launch
-   range in one launch, a grid barrier between steps), which must then be
-   the cooperative one. */
+   loop's cooperative kernels too (FDX_LOOP_COOP=1 and 2: every step of a
+   launch range in one launch, a grid barrier between steps), which must
+   then be the cooperative ones. */
 static void nvrtc_check(fdx_loop *l)
 {
 #ifdef FDX_HAVE_CUDA
-    for (int coop = 0; coop <= 1; coop++) {
+    for (int coop = 0; coop <= 2; coop++) {
         const char *was = getenv("FDX_LOOP_COOP");
         char *keep = was ? strdup(was) : NULL;
-        setenv("FDX_LOOP_COOP", coop ? "1" : "0", 1);
+        setenv("FDX_LOOP_COOP", coop == 2 ? "2" : coop ? "1" : "0", 1);
         loop_geom g;
         char *src = NULL;
         CHECK_OK(fdx_loop_geometry(l, FDX_BACKEND_CUDA, &g));

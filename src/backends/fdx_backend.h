@@ -35,9 +35,10 @@ typedef struct fdx_launch_dims {
     unsigned grid[3];
     unsigned block[3];
     size_t shmem;           /* dynamic shared memory in bytes */
-    /* 1: a cooperative launch (CUDA): every block resident at once, for
-       kernels with a grid-wide barrier; a 1D grid, cut to the blocks the
-       device holds at once (the occupancy of this kernel and block). */
+    /* k >= 1: a cooperative launch (CUDA): every block resident at once,
+       for kernels with a grid-wide barrier; a 1D grid, cut to the blocks
+       the device holds at once (the occupancy of this kernel and block)
+       divided by k, the cooperative launches that share the device. */
     int coop;
 } fdx_launch_dims;
 

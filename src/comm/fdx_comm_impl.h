@@ -83,6 +83,11 @@ FDX_HIDDEN fdx_status fdx_darray_gather_points(fdx_darray *a, int n, const int64
    engine's slice copy when autotfm reorganized the block (fdx_darray.c). */
 FDX_HIDDEN fdx_status fdx_darray_box_copy(fdx_darray *a, int i, const int64_t *lo, const int64_t *box, void *buf,
                                           int pack, void *stream);
+/* The face of local unit j that faces unit `unit` across `axis` from
+   `side` (a periodic axis of two units, or of one, has two faces to the
+   same peer: the side tells them apart); NULL when there is none
+   (fdx_exchange.c). */
+FDX_HIDDEN fdx_face *fdx_darray_facing(fdx_darray *a, int j, int axis, int side, int unit);
 /* Face plans after a block's layout changed: faces copied straight out
    of / into a plain block (contiguous) go through buffers on other layouts. */
 FDX_HIDDEN fdx_status fdx_darray_sync_faces(fdx_darray *a);

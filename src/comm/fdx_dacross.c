@@ -20,7 +20,13 @@
    old value, sweep s - 1): at G_p - (dist - |d| - lag).  The shadow A reads
    in the portion [bB, bB + B) holding G_p is B's value at step bB, so it is
    the value wanted when each gap lies in [B, dist): lag = B - 1 and
-   dist >= 2B + w - 1 (B = 1: dist = w + 1, the one-unit schedule).  Reads
+   dist >= 2B + w - 1 (B = 1: dist = w + 1, the one-unit schedule).
+   Renewed one portion late (FDX_DLOOP_LATE=1, fdx_dacross_late.c) the
+   shadow read in portion b holds B's values at step (b - 1)B: q computed
+   at G_q = G_p - gap must be in it for the portion's last step (gap >=
+   2B) and not yet replaced by its next version G_q + dist for its first
+   (gap <= dist + B), so lag = 2B - 1 and dist >= 4B + w - 1 (test_dacross
+   shows both bounds tight: one step less and runs differ).  Reads
    along unsplit axes stay inside a block, and the dependences are
    star-shaped (the loop runtime refuses others), so no corner is read.
 
@@ -109,8 +115,10 @@ static long long run_steps(int64_t tg, int base_max, int B, int w, int times, in
    portion adds one renewal (CUDA: ~15 us of host calls a local unit plus
    ~20 us on the devices' critical path, pack, copy, unpack, event hops;
    ~200 us between processes); B trades the renewals (fewer with long
-   portions) against the steps long portions add (sweeps 2B apart, the
-   upstream units' lag).  Not fitted to measurements yet (no GPU in the
+   portions) against the steps long portions add (sweeps 2B apart, 4B
+   late, the upstream units' lag).  Session 8 measured ~6.5 us a step and
+   ~43.5 us a renewal on 2 H200s (docs/notes/dist.md); the model's B was
+   within 1% of the best there.  Not fitted to measurements yet (no GPU in the
    session that wrote it): FDX_DLOOP_PORTIONS or fdx_dloop_set_portions
    give P portions of a block's hyperplanes a sweep instead. */
 static int choose_portion(const fdx_dloop *l, int times, int64_t tg, int64_t tunit, int base_max, int late)
@@ -128,6 +136,9 @@ static int choose_portion(const fdx_dloop *l, int times, int64_t tg, int64_t tun
     double c_renew = d->procs > 1 ? 200.0 : cuda ? 20.0 + 15.0 * d->nlocal : 3.0 * d->nlocal;
     /* late: a local pack and unpack a unit on the critical path, the host's calls */
     if (late) c_renew = cuda ? 5.0 + 10.0 * d->nlocal : 3.0 * d->nlocal;
+    /* FDX_LOOP_COOP=1: a step is a grid barrier on each device (the units
+       in parallel), a portion one more launch a unit */
+    if (cuda && fdx_knob_int(FDX_KNOB_LOOP_COOP, 0, 2, 0) > 0) c_step = 1.5, c_renew += 4.0 * d->nlocal;
     int best = 1;
     double best_cost = 0;
     for (int B = 1; B <= 1024 && B <= tg + 1; B++) {
@@ -190,7 +201,11 @@ static fdx_status want_late(fdx_dloop *l, int *late)
 {
     fdx_darray *written[FDX_LOOP_MAX_ARGS];
     int n = written_arrays(l, written);
-    *late = fdx_knob_int(FDX_KNOB_DLOOP_LATE, 0, 1, 0) == 1 && n > 0 && fdx_dlate_possible(l->dist, written, n);
+    int asked = fdx_knob_int(FDX_KNOB_DLOOP_LATE, 0, 1, 0) == 1;
+    *late = asked && n > 0 && fdx_dlate_possible(l->dist, written, n);
+    static int told;
+    if (asked && !*late && !told++)
+        FDX_INFO("distributed ACROSS: FDX_DLOOP_LATE=1 renews on time here (several processes, corner shadows or a periodic axis)");
     if (*late && !l->late) FDX_TRY(fdx_dlate_create(l->dist, written, n, &l->late));
     return FDX_OK;
 }
@@ -271,6 +286,9 @@ fdx_status fdx_dacross_run(fdx_dloop *l, int times)
         fdx_loop *ul = l->loop[i];
         ul->dist_min = (int)dist;
         ul->plane_axes = mask;
+        /* units on one device run at once: their cooperative grids share it */
+        ul->coop_share = 0;
+        for (int j = 0; j < d->nlocal; j++) ul->coop_share += d->ordinal[j] == d->ordinal[i];
         st = fdx_dist_use(d, i);
         if (st == FDX_OK) st = fdx_loop_range(ul, lo, hi);
         if (st == FDX_OK) st = fdx_loop_steps_begin(ul, times, d->compute[i], &last[i]);

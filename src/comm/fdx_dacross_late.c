@@ -55,14 +55,6 @@ int fdx_dlate_possible(const fdx_dist *d, fdx_darray *const *written, int n)
     return 1;
 }
 
-static fdx_face *facing(fdx_darray *a, int j, int axis, int side, int unit)
-{
-    fdx_unit_plan *q = &a->unit[j];
-    for (int g = 0; g < q->nfaces; g++)
-        if (q->faces[g].axis == axis && q->faces[g].side == side && q->faces[g].peer == unit) return &q->faces[g];
-    return NULL;
-}
-
 static fdx_status face_init(fdx_dist *d, late_face *x)
 {
     const fdx_backend *be = d->be;
@@ -96,7 +88,7 @@ fdx_status fdx_dlate_create(fdx_dist *d, fdx_darray *const *written, int n, fdx_
                 if (!f->rbytes) continue;
                 late_face *x = &r->face[r->n++];
                 x->a = a, x->i = i, x->j = f->peer % d->nlocal, x->f = f;
-                x->g = facing(a, x->j, f->axis, 1 - f->side, d->proc * d->nlocal + i);
+                x->g = fdx_darray_facing(a, x->j, f->axis, 1 - f->side, d->proc * d->nlocal + i);
                 if (!x->g || x->g->sbytes != f->rbytes)
                     st = fdx_fail(FDX_ERR_INTERNAL, "faces of units %d and %d do not match on axis %d", i, f->peer, f->axis);
                 else

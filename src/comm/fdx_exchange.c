@@ -39,10 +39,7 @@ static fdx_status face_copy(fdx_darray *a, int i, fdx_face *f, int pack, void *s
    its face (axis, side). */
 static int tag_of(int li, int axis, int side) { return (li * FDX_DIST_MAX_RANK + axis) * 2 + side; }
 
-/* The face of local unit j that faces unit `unit` across `axis` from
-   `side` (a periodic axis of two units, or of one, has two faces to the
-   same peer: the side tells them apart). */
-static fdx_face *facing(fdx_darray *a, int j, int axis, int side, int unit)
+fdx_face *fdx_darray_facing(fdx_darray *a, int j, int axis, int side, int unit)
 {
     fdx_unit_plan *q = &a->unit[j];
     for (int g = 0; g < q->nfaces; g++)
@@ -105,7 +102,7 @@ static fdx_status begin_axes(fdx_darray *a, unsigned mask)
             fdx_face *f = &p->faces[k];
             if (!(mask >> f->axis & 1) || is_remote(d, f)) continue;
             int j = f->peer % d->nlocal;
-            fdx_face *g = facing(a, j, f->axis, 1 - f->side, d->proc * d->nlocal + i);
+            fdx_face *g = fdx_darray_facing(a, j, f->axis, 1 - f->side, d->proc * d->nlocal + i);
             FDX_CHECK(g && g->sbytes == f->rbytes, FDX_ERR_INTERNAL, "faces of units %d and %d do not match on axis %d",
                       d->proc * d->nlocal + i, f->peer, f->axis);
             FDX_TRY(fdx_comm_stream_wait(be, d->comm[i], a->unit[j].packed));

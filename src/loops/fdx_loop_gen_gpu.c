@@ -15,7 +15,9 @@ static const fdx_cg_param cuda_params[] = {
     {"long long", "fdx_s0", 0},   {"double *", "fdx_pv", 0}, {"long long *", "fdx_pl", 0},
 };
 /* The cooperative kernel's (geometry coop): the steps [T0, T1), the last
-   sweep, the launch shape's blocks a sweep, the grid barrier's counter. */
+   sweep, the launch shape's blocks a sweep, the grid barrier's counter
+   (fdx_bar[0]; the blocks' work counter in fdx_bar[2..3], zero between
+   launches). */
 static const fdx_cg_param coop_params[] = {
     {"fdx_scalars", "fdx_sc", 0}, {"fdx_ints", "fdx_ri", 0},   {"long long", "fdx_T0", 0},
     {"long long", "fdx_T1", 0},   {"long long", "fdx_smax", 0}, {"unsigned", "fdx_vgx", 0},
@@ -331,11 +333,63 @@ static int ints_used(const fdx_loop *l)
     return n;
 }
 
+/* The cooperative kernel's walk (geometry coop): the steps as
+   launch_steps (fdx_loop_run.c) launches them, a grid barrier between
+   two; in each, the blocks of the step's launch shape (fdx_vb: block
+   fdx_bx of sweep fdx_s).  coop 1: each taken from a work counter by
+   whichever block is free, as the hardware hands out a launch's blocks
+   (the next one taken ahead, behind the current one's work; each block's
+   one overshoot a step counted in the base; the counter zeroed at the
+   end, after a last barrier).  coop 2 (A/B): a fixed round robin.
+   Returns the scope the block's work goes in. */
+static fdx_cg_node *coop_steps(fdx_cg_node *k, const loop_geom *g)
+{
+    int dynamic = g->coop != 2;
+    if (dynamic) {
+        fdx_cg_stmt(k, "unsigned long long *const fdx_work = (unsigned long long *)(fdx_bar + 2)");
+        fdx_cg_shared(k, "unsigned long long", "fdx_next", "");
+        fdx_cg_stmt(k, "unsigned long long fdx_base = 0");
+    }
+    fdx_cg_node *T = fdx_cg_for(k, FDX_CG_LOOP_NOUNROLL, "long long fdx_T = fdx_T0; fdx_T < fdx_T1; fdx_T++");
+    fdx_cg_stmt(T, "const long long fdx_slo = fdx_T > %lldLL ? (fdx_T - %lldLL + %lldLL) / %lldLL : 0",
+                (long long)g->tmax, (long long)g->tmax, (long long)g->dist - 1, (long long)g->dist);
+    fdx_cg_stmt(T, "const long long fdx_shi = fdx_T / %lldLL < fdx_smax ? fdx_T / %lldLL : fdx_smax",
+                (long long)g->dist, (long long)g->dist);
+    fdx_cg_stmt(T, "const unsigned long long fdx_nv = fdx_slo <= fdx_shi ? (unsigned long long)(fdx_shi - fdx_slo + 1) * fdx_vgx : 0ull");
+    fdx_cg_node *v;
+    if (dynamic) {
+        fdx_cg_stmt(fdx_cg_if(T, "threadIdx.x == 0 && threadIdx.y == 0"), "fdx_next = atomicAdd(fdx_work, 1ull) - fdx_base");
+        fdx_cg_barrier(T, NULL);
+        v = fdx_cg_for(T, FDX_CG_LOOP_NOUNROLL, ";;");
+        fdx_cg_stmt(v, "const unsigned long long fdx_vb = fdx_next");
+        fdx_cg_barrier(v, NULL);
+        fdx_cg_stmt(fdx_cg_if(v, "fdx_vb >= fdx_nv"), "break");
+        fdx_cg_stmt(v, "unsigned long long fdx_pre = 0");
+        fdx_cg_stmt(fdx_cg_if(v, "threadIdx.x == 0 && threadIdx.y == 0"), "fdx_pre = atomicAdd(fdx_work, 1ull) - fdx_base");
+        fdx_cg_stmt(T, "fdx_base += fdx_nv + gridDim.x");
+    } else {
+        v = fdx_cg_for(T, FDX_CG_LOOP_NOUNROLL, "unsigned long long fdx_vb = blockIdx.x; fdx_vb < fdx_nv; fdx_vb += gridDim.x");
+    }
+    fdx_cg_stmt(fdx_cg_if(T, "fdx_T + 1 < fdx_T1"), "fdx_grid_sync(fdx_bar)");
+    if (dynamic) {
+        fdx_cg_stmt(k, "fdx_grid_sync(fdx_bar)");
+        fdx_cg_stmt(fdx_cg_if(k, "blockIdx.x == 0 && threadIdx.x == 0 && threadIdx.y == 0"), "*fdx_work = 0ull");
+    }
+    fdx_cg_stmt(v, "const unsigned fdx_bx = (unsigned)(fdx_vb %% fdx_vgx), fdx_gx = fdx_vgx");
+    fdx_cg_stmt(v, "const long long fdx_s = fdx_slo + (long long)(fdx_vb / fdx_vgx)");
+    fdx_cg_node *work = fdx_cg_scope(v);
+    if (dynamic) {
+        /* after the block's work */
+        fdx_cg_stmt(fdx_cg_if(v, "threadIdx.x == 0 && threadIdx.y == 0"), "fdx_next = fdx_pre");
+        fdx_cg_barrier(v, NULL);
+    }
+    return work;
+}
+
 /* Scalars travel by value in one struct (no recompilation when they change).
    Block x of a launch is fdx_bx of fdx_gx for the enumerations and the
    reduction slots: the launch's own, or in the cooperative kernel the
-   block of the step's launch shape it takes (geometry coop: the blocks
-   of dim[0] x the step's sweeps in flight, in turn, a barrier a step). */
+   block of the step's launch shape it takes (coop_steps). */
 void fdx_loop_gen_cuda_kernel(fdx_cg *cg, const fdx_loop *l, const loop_geom *g)
 {
     fdx_cg_node *root = fdx_cg_root(cg);
@@ -352,19 +406,7 @@ void fdx_loop_gen_cuda_kernel(fdx_cg *cg, const fdx_loop *l, const loop_geom *g)
     fdx_loop_gen_runtime_ints(k, l, "fdx_ri.v");
     for (int s = 0; s < l->nscalars; s++) fdx_cg_stmt(k, "const double %s = fdx_sc.v[%d]", l->scalar_name[s], s);
     if (coop) {
-        /* the steps as launch_steps (fdx_loop_run.c) launches them */
-        fdx_cg_node *T = fdx_cg_for(k, FDX_CG_LOOP_NOUNROLL, "long long fdx_T = fdx_T0; fdx_T < fdx_T1; fdx_T++");
-        fdx_cg_stmt(T, "const long long fdx_slo = fdx_T > %lldLL ? (fdx_T - %lldLL + %lldLL) / %lldLL : 0",
-                    (long long)g->tmax, (long long)g->tmax, (long long)g->dist - 1, (long long)g->dist);
-        fdx_cg_stmt(T, "const long long fdx_shi = fdx_T / %lldLL < fdx_smax ? fdx_T / %lldLL : fdx_smax",
-                    (long long)g->dist, (long long)g->dist);
-        fdx_cg_stmt(T, "const unsigned long long fdx_nv = fdx_slo <= fdx_shi ? (unsigned long long)(fdx_shi - fdx_slo + 1) * fdx_vgx : 0ull");
-        fdx_cg_node *v = fdx_cg_for(T, FDX_CG_LOOP_NOUNROLL,
-                                    "unsigned long long fdx_vb = blockIdx.x; fdx_vb < fdx_nv; fdx_vb += gridDim.x");
-        fdx_cg_stmt(fdx_cg_if(T, "fdx_T + 1 < fdx_T1"), "fdx_grid_sync(fdx_bar)");
-        fdx_cg_stmt(v, "const unsigned fdx_bx = (unsigned)(fdx_vb %% fdx_vgx), fdx_gx = fdx_vgx");
-        fdx_cg_stmt(v, "const long long fdx_s = fdx_slo + (long long)(fdx_vb / fdx_vgx)");
-        k = fdx_cg_scope(v);
+        k = coop_steps(k, g);
     } else {
         fdx_cg_stmt(k, "const unsigned fdx_bx = blockIdx.x, fdx_gx = gridDim.x");
         /* the grid kernel runs parallel loops: one sweep a launch, y is its own */

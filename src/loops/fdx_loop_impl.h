@@ -87,7 +87,8 @@ typedef struct loop_geom {
        with a grid-wide barrier between two steps and taking the blocks of
        each step's launch shape (dim[0] x its sweeps in flight) in turn, so
        every point, and every reduction slot, is what the launch per step
-       computes (fdx_loop_gen_gpu.c). */
+       computes (fdx_loop_gen_gpu.c: 1 the blocks from a work counter, 2
+       a fixed round robin). */
     int coop;
 } loop_geom;
 
@@ -178,8 +179,11 @@ struct fdx_loop {
     unsigned plane_axes;
     int in_parts;
     loop_launch part;
-    /* the grid barrier's counter of cooperative runs (CUDA, 4 bytes) */
+    /* cooperative runs (CUDA): the grid barrier's and the work counter
+       (16 bytes); launches that share the device at once (their grids
+       split its resident blocks; distributed units on one GPU) */
     void *coop_bar;
+    int coop_share;
 };
 
 /* Releases the loop's graph and its key (a kernel it names may go). */

@@ -175,7 +175,7 @@ static void geometry(const fdx_loop *l, fdx_backend_kind target, loop_geom *g)
     if (g->solved < 0 && g->plane[g->fast]) g->solved = g->fast;
     lines(g);
     kernel_shape(l, g);
-    g->coop = target == FDX_BACKEND_CUDA && !g->grid && fdx_knob_int(FDX_KNOB_LOOP_COOP, 0, 1, 0) == 1;
+    g->coop = target == FDX_BACKEND_CUDA && !g->grid ? (int)fdx_knob_int(FDX_KNOB_LOOP_COOP, 0, 2, 0) : 0;
 }
 
 static int axis_driven_by(const loop_arg *a, int d)

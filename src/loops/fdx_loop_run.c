@@ -266,10 +266,11 @@ static fdx_status launch_prepare(fdx_loop *l, const loop_geom *g, int times, voi
     if (cuda) fdx_loop_launch_shape(l, g, fdx_ctx_device(l->ctx)->sm_count, L->dim, L->block);
     L->nblk = (int64_t)L->dim[0] * L->dim[1] * L->dim[2];
     if (cuda && g->coop && !l->coop_bar) {
-        /* the grid barrier's counter: zero once, it returns to its value
-           after every barrier */
-        FDX_TRY(be->alloc(sizeof(unsigned), &l->coop_bar));
-        FDX_TRY(be->memset(l->coop_bar, 0, sizeof(unsigned), L->stream));
+        /* the grid barrier's counter (it returns to its value after every
+           barrier) and the blocks' work counter (back to zero at the end
+           of every launch): zero once */
+        FDX_TRY(be->alloc(16, &l->coop_bar));
+        FDX_TRY(be->memset(l->coop_bar, 0, 16, L->stream));
     }
     memcpy(L->sc, l->scalar, sizeof L->sc);
     runtime_ints(l, L->ri);
@@ -298,8 +299,9 @@ fail:
 /* The steps [T0, T1) of the run as one cooperative launch (geometry coop):
    the kernel walks them with a grid-wide barrier between two, each step's
    blocks those of the launch per step (dim[0] x its sweeps in flight);
-   as many blocks as that shape takes at most, the backend cutting the
-   grid to the blocks resident at once. */
+   as many blocks as that shape takes at most (FDX_LOOP_COOP_SM: at most
+   that many a multiprocessor), the backend cutting the grid to the
+   blocks resident at once. */
 static fdx_status launch_coop(fdx_loop *l, loop_launch *L, void **args, int n, long long T0, long long T1)
 {
     long long steps = L->g.tmax + L->g.dist * (L->times - 1);
@@ -310,6 +312,10 @@ static fdx_status launch_coop(fdx_loop *l, loop_launch *L, void **args, int n, l
     long long inflight = (L->g.tmax + L->g.dist) / L->g.dist;
     if (inflight > L->times) inflight = L->times;
     long long want = (long long)vgx * inflight;
+    /* FDX_LOOP_COOP_SM: fewer blocks a multiprocessor (a cheaper barrier,
+       less latency hidden) than the occupancy allows */
+    long long cap = fdx_knob_int(FDX_KNOB_LOOP_COOP_SM, 1, 64, 0) * (long long)fdx_ctx_device(l->ctx)->sm_count;
+    if (cap > 0 && want > cap) want = cap;
     args[n++] = L->sc;
     args[n++] = L->ri;
     args[n++] = &t0;
@@ -319,7 +325,8 @@ static fdx_status launch_coop(fdx_loop *l, loop_launch *L, void **args, int n, l
     args[n++] = &bar;
     args[n++] = &L->pv;
     args[n++] = &L->pl;
-    fdx_launch_dims dims = {{want < UINT_MAX ? (unsigned)want : UINT_MAX, 1, 1}, {L->block[0], L->block[1], 1}, 0, 1};
+    fdx_launch_dims dims = {{want < UINT_MAX ? (unsigned)want : UINT_MAX, 1, 1}, {L->block[0], L->block[1], 1}, 0,
+                            l->coop_share > 1 ? l->coop_share : 1};
     return fdx_ctx_ops(l->ctx)->launch(L->k, &dims, args, L->stream);
 }
 

@@ -43,6 +43,8 @@ static void emu_run(fdx_loop *l, int times, int sms, int shrink, const char *wha
        barrier passes at once */
     if (g.coop)
         fdx_sb_puts(&p, "static unsigned atomicAdd(unsigned *p, unsigned v) { unsigned o = *p; *p += v; return o; }\n"
+                        "static unsigned long long atomicAdd(unsigned long long *p, unsigned long long v)\n"
+                        "{ unsigned long long o = *p; *p += v; return o; }\n"
                         "static void __threadfence() {}\n");
     fdx_sb_printf(&p, "%s\n", src);
     free(src);
@@ -77,7 +79,7 @@ static void emu_run(fdx_loop *l, int times, int sms, int shrink, const char *wha
            (blocks run one after another here, so a grid barrier between
            several would wait forever) that walks every block of each
            step's launch shape (dim[0] x the sweeps in flight) in turn */
-        fdx_sb_printf(&p, "  unsigned bar = 0;\n  const long long smax = times - 1;\n  const unsigned vgx = %uu;\n"
+        fdx_sb_printf(&p, "  alignas(8) unsigned bar[4] = {0, 0, 0, 0};\n  const long long smax = times - 1;\n  const unsigned vgx = %uu;\n"
                           "  for (long long T0 = 0; T0 <= steps; T0 += 5) {\n"
                           "    const long long T1 = T0 + 5 < steps + 1 ? T0 + 5 : steps + 1;\n"
                           "    const unsigned gr[3] = {1u, 1u, 1u};\n"
@@ -85,7 +87,8 @@ static void emu_run(fdx_loop *l, int times, int sms, int shrink, const char *wha
                       dim[0], block[0], block[1]);
         for (int a = 0; a < l->nargs; a++)
             fdx_sb_printf(&p, "(%s *)a%d.data(), ", l->arg[a].array->dtype == FDX_FLOAT32 ? "float" : "double", a);
-        fdx_sb_puts(&p, "*(fdx_scalars *)sc, *(fdx_ints *)ri, T0, T1, smax, vgx, &bar, (double *)0, (long long *)0); });\n  }\n");
+        fdx_sb_puts(&p, "*(fdx_scalars *)sc, *(fdx_ints *)ri, T0, T1, smax, vgx, bar, (double *)0, (long long *)0); });\n"
+                        "    if (bar[2] || bar[3]) { fprintf(stderr, \"work counter not reset\\n\"); return 1; }\n  }\n");
     }
     char gy[32] = "(unsigned)(shi - slo + 1)"; /* the sweeps in flight, except for the grid kernel */
     if (g.grid) snprintf(gy, sizeof gy, "%uu", dim[1]);
@@ -274,12 +277,13 @@ static void test_across(void)
 {
     static const char *blocks[] = {"32", "64", "256"};
     /* lines longer than a warp on the second shape; the cooperative
-       kernel (FDX_LOOP_COOP=1) on it with blocks of 64 */
-    for (int coop = 0; coop < 2; coop++)
-    for (int shape = coop; shape < 2; shape++)
-    for (int lay = 0; lay < 2; lay++)
+       kernel on it with blocks of 64 (FDX_LOOP_COOP=1: blocks from the
+       work counter; 2: round robin, plain layout) */
+    for (int coop = 0; coop < 3; coop++)
+    for (int shape = coop > 0; shape < 2; shape++)
+    for (int lay = 0; lay < (coop == 2 ? 1 : 2); lay++)
         for (int lines = 0; lines < 2; lines++)
-            for (int b = coop; b < (coop ? 2 : 3); b++) {
+            for (int b = coop > 0; b < (coop ? 2 : 3); b++) {
                 const int64_t n[3] = {shape ? 45 : 13, shape ? 40 : 11, shape ? 4 : 9};
                 size_t cnt = (size_t)(n[0] * n[1] * n[2]);
                 double *a = NULL;
@@ -299,10 +303,11 @@ static void test_across(void)
                                           "+ 0.1 * (A(i,j,k-1) - A(i,j,k+1)) + 0.01 * A(i,j,k);"));
                 if (!lines) setenv("FDX_LOOP_LINES", "0", 1);
                 setenv("FDX_LOOP_BLOCK", blocks[b], 1);
-                if (coop) setenv("FDX_LOOP_COOP", "1", 1);
+                if (coop) setenv("FDX_LOOP_COOP", coop == 2 ? "2" : "1", 1);
                 char what[96];
                 snprintf(what, sizeof what, "SOR %lldx%lldx%lld layout %d %s block %s%s", (long long)n[0], (long long)n[1],
-                         (long long)n[2], lay, lines ? "lines" : "flat", blocks[b], coop ? " cooperative" : "");
+                         (long long)n[2], lay, lines ? "lines" : "flat", blocks[b],
+                         coop == 2 ? " cooperative round robin" : coop ? " cooperative" : "");
                 loop_geom g;
                 CHECK_OK(fdx_loop_geometry(l, FDX_BACKEND_CUDA, &g));
                 CHECK(g.lines == lines && g.block == atoi(blocks[b]) && g.coop == coop, "%s: geometry lines %d block %d coop %d",

@@ -258,28 +258,43 @@ static void cuda_kernel_release(fdx_kernel *k)
 }
 
 /* A cooperative launch: the grid cut to the blocks that are resident at
-   once (occupancy x multiprocessors, kept with the kernel). */
+   once (occupancy x multiprocessors, kept with the kernel), shared by the
+   d->coop launches that run on the device at the same time.  Where the
+   occupancy query refuses the library kernel's handle, a full SM's
+   threads a multiprocessor to start with, halved while the launch says
+   the grid is too large. */
 static fdx_status coop_launch(fdx_kernel *k, const fdx_launch_dims *d, void **args, void *stream)
 {
     unsigned threads = d->block[0] * d->block[1] * d->block[2];
-    FDX_CHECK(d->grid[1] == 1 && d->grid[2] == 1, FDX_ERR_INTERNAL, "cooperative launch of a %ux%ux%u grid (1D only)",
-              d->grid[0], d->grid[1], d->grid[2]);
+    FDX_CHECK(d->grid[1] == 1 && d->grid[2] == 1 && threads > 0, FDX_ERR_INTERNAL,
+              "cooperative launch of a %ux%ux%u grid of %u threads (1D only)", d->grid[0], d->grid[1], d->grid[2], threads);
     if (k->coop_threads != threads) {
         int dev = 0, sms = 0, per_sm = 0;
         FDX_CUDA_TRY(cudaGetDevice(&dev));
         FDX_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        FDX_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)k->fn, (int)threads, d->shmem));
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)k->fn, (int)threads, d->shmem) !=
+            cudaSuccess) {
+            cudaGetLastError(); /* not sticky */
+            per_sm = (int)(2048 / threads);
+        }
         FDX_CHECK(per_sm > 0, FDX_ERR_CUDA, "cooperative launch: no block of %u threads fits a multiprocessor", threads);
         k->coop_fit = (unsigned)per_sm * (unsigned)sms;
         k->coop_threads = threads;
     }
-    dim3 grid = {d->grid[0] < k->coop_fit ? d->grid[0] : k->coop_fit, 1, 1};
     dim3 block = {d->block[0], d->block[1], d->block[2]};
-    cudaError_t e = cudaLaunchCooperativeKernel((const void *)k->fn, grid, block, args, d->shmem, (cudaStream_t)stream);
-    if (e != cudaSuccess)
-        return fdx_fail(FDX_ERR_CUDA, "cooperative kernel launch (grid %u of %u resident, block %u, %zu bytes shared) failed: %s",
-                        grid.x, k->coop_fit, threads, d->shmem, cudaGetErrorString(e));
-    return FDX_OK;
+    for (;;) {
+        unsigned fit = k->coop_fit / (unsigned)d->coop > 0 ? k->coop_fit / (unsigned)d->coop : 1;
+        dim3 grid = {d->grid[0] < fit ? d->grid[0] : fit, 1, 1};
+        cudaError_t e = cudaLaunchCooperativeKernel((const void *)k->fn, grid, block, args, d->shmem, (cudaStream_t)stream);
+        if (e == cudaSuccess) return FDX_OK;
+        if (e == cudaErrorCooperativeLaunchTooLarge && k->coop_fit > 1) {
+            cudaGetLastError();
+            k->coop_fit /= 2;
+            continue;
+        }
+        return fdx_fail(FDX_ERR_CUDA, "cooperative kernel launch (grid %u, block %u, %zu bytes shared) failed: %s",
+                        grid.x, threads, d->shmem, cudaGetErrorString(e));
+    }
 }
 
 static fdx_status cuda_launch(fdx_kernel *k, const fdx_launch_dims *d, void **args, void *stream)
