@@ -73,12 +73,12 @@ static double sum_end(const mg_level *L)
     return v;
 }
 
-static void ghosts(const fdx_solver *s, const mg_level *L, double *a)
+static void plane(const mg_level *L, double *a, int axis, int64_t dst, int64_t src)
 {
-    for (int ax = 0; ax < s->rank; ax++)
-        if (s->bc[ax] != FDX_BC_DIRICHLET)
-            LAUNCH(mg_gpu_ghosts(geom(L), a, ax, s->bc[ax] == FDX_BC_NEUMANN ? 1 : 2));
+    LAUNCH(mg_gpu_plane(geom(L), a, axis, (long long)dst, (long long)src));
 }
+
+static void ghosts(const fdx_solver *s, const mg_level *L, double *a) { mg_ghosts_by(s, L, a, plane); }
 
 static void residual(const mg_level *L, const double *u, const double *f, double *r)
 {
@@ -401,6 +401,7 @@ static int graph_cycle(fdx_solver *s, fdx_solver_cycle c)
 
 static const mg_ops CUDA_OPS = {
     .ghosts = ghosts,
+    .plane = plane,
     .residual = residual,
     .resnorm2 = resnorm2,
     .apply = apply,

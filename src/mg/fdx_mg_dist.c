@@ -108,16 +108,13 @@ static void fill_ghosts(mg_dlevel *dl, mg_dfield *f)
         if (bc == FDX_BC_DIRICHLET || (bc == FDX_BC_PERIODIC && dd->grid[a] > 1)) continue;
         const int64_t M = dl->G->m[a];
         for (int side = 0; side < 2; side++) {
-            const int64_t dst = side ? M - 1 : 0;
-            const int64_t src = bc == FDX_BC_NEUMANN ? (side ? M - 2 : 1) : (side ? 1 : M - 2);
+            const int64_t dst = side ? M - 1 : 0, src = mg_ghost_source(bc, M, side);
             for (int i = 0; i < md->nu; i++) {
                 const mg_level *B = &dl->loc[i];
                 const int64_t ld = dst - dl->org[i][a], ls = src - dl->org[i][a];
                 if (ld < 0 || ld >= B->m[a] || ls < 0 || ls >= B->m[a]) continue;
-                int64_t off[3] = {0, 0, 0}, lo[3] = {0, 0, 0}, hi[3] = {B->m[0], B->m[1], B->m[2]};
-                off[a] = ld - ls, lo[a] = ls, hi[a] = ls + 1;
                 mg_dist_unit(md, i);
-                md->base->copy_box(B, off, lo, hi, B->m[0], B->m[1], f->p[i], f->p[i], 0);
+                md->base->plane(B, f->p[i], a, ld, ls);
             }
         }
     }

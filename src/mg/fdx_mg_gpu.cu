@@ -563,20 +563,16 @@ __global__ void inject_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, 
     uc[I + J * C.sy + K * C.sz] = v;
 }
 
-__global__ void ghosts_kernel(mg_geom g, double *a, int axis, int kind)
+/* Plane src of `axis` copied onto plane dst over the whole stored extent of
+   the other axes (a thread a point along the first of them). */
+__global__ void plane_kernel(mg_geom g, double *a, int axis, long long dst, long long src)
 {
     const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
     const long long st[3] = {1, g.sy, g.sz};
     long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
     if (x >= g.m[b]) return;
-    const long long base = x * st[b] + y * st[c], m = g.m[axis], s = st[axis];
-    if (kind == 1) {
-        a[base] = a[base + s];
-        a[base + (m - 1) * s] = a[base + (m - 2) * s];
-    } else {
-        a[base] = a[base + (m - 2) * s];
-        a[base + (m - 1) * s] = a[base + s];
-    }
+    const long long base = x * st[b] + y * st[c];
+    a[base + dst * st[axis]] = a[base + src * st[axis]];
 }
 
 __global__ void fill_kernel(long long n, double *a, double v)
@@ -776,11 +772,11 @@ int mg_gpu_inject(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz
     return done();
 }
 
-int mg_gpu_ghosts(mg_geom g, double *a, int axis, int kind)
+int mg_gpu_plane(mg_geom g, double *a, int axis, long long dst, long long src)
 {
     const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
     dim3 grid((unsigned)((g.m[b] + MG_T - 1) / MG_T), (unsigned)g.m[c]);
-    ghosts_kernel<<<grid, MG_T, 0, mg_stream>>>(g, a, axis, kind);
+    plane_kernel<<<grid, MG_T, 0, mg_stream>>>(g, a, axis, dst, src);
     return done();
 }
 

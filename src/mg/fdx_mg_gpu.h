@@ -77,8 +77,8 @@ int mg_gpu_prolong(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr t
 /* dirichlet: bit a set when axis a is Dirichlet (its faces are injected). */
 int mg_gpu_inject(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, unsigned dirichlet,
                   const double *uf, double *uc);
-/* kind 1: mirror (Neumann), 2: wrap (periodic) the two ghost planes of axis. */
-int mg_gpu_ghosts(mg_geom g, double *a, int axis, int kind);
+/* Plane src of axis copied onto plane dst (ghosts: mirror or wrap). */
+int mg_gpu_plane(mg_geom g, double *a, int axis, long long dst, long long src);
 int mg_gpu_fill(long long n, double *a, double v);
 int mg_gpu_dot(mg_geom g, const double *a, const double *b, double *sum);
 int mg_gpu_shift(mg_geom g, double *a, double v);
