@@ -337,7 +337,7 @@ fdx_status mg_dist_build(fdx_solver *s)
         dl->G = &s->lev[l];
         dl->gathered = l >= g;
         dl->d = l <= g ? dd[l] : NULL;
-        dd[l] = NULL;
+        if (l <= g) dd[l] = NULL; /* the finer ones a thin level gave up: freed below */
         dl->width = l <= g ? (int)width[l] : 0;
         dl->reach = l < g ? (int)reach[l] : 0;
         dl->wrapped = wrapped;
