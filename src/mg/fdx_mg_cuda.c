@@ -139,23 +139,35 @@ static void gs_sweep2(const mg_level *L, const double *u, const double *f, doubl
 {
     if (L->gs2 == MG_GS2_Z) {
         const mg_gpu_tr none = {0};
-        LAUNCH(mg_gpu_gs_zsweep(geom(L), u, f, out, first, zchunk(), geom(L), none, none, none, NULL, NULL));
+        LAUNCH(mg_gpu_gs_zsweep(geom(L), NULL, u, f, out, first, zchunk(), geom(L), none, none, none, NULL, NULL));
         return;
     }
     LAUNCH(mg_gpu_gs_sweep2(geom(L), u, f, out, first));
 }
 
+static void gs_sweep2_box(const mg_level *L, const double *u, const double *f, double *out, int first,
+                          const int64_t *lo, const int64_t *hi)
+{
+    mg_box ob;
+    for (int a = 0; a < 3; a++) {
+        ob.lo[a] = lo[a], ob.hi[a] = hi[a];
+        if (hi[a] <= lo[a]) return; /* an empty box: no launch */
+    }
+    const mg_gpu_tr none = {0};
+    LAUNCH(mg_gpu_gs_zsweep(geom(L), &ob, u, f, out, first, zchunk(), geom(L), none, none, none, NULL, NULL));
+}
+
 static void gs_sweep2p(const mg_level *F, const mg_level *C, const double *uc, const double *u, const double *f,
                        double *out, int first)
 {
-    LAUNCH(mg_gpu_gs_zsweep(geom(F), u, f, out, first, zchunk(), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]),
+    LAUNCH(mg_gpu_gs_zsweep(geom(F), NULL, u, f, out, first, zchunk(), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]),
                             tr(&F->dtr[2]), uc, NULL));
 }
 
 static double gs_sweep2_norm(const mg_level *L, const double *u, const double *f, double *out, int first)
 {
     const mg_gpu_tr none = {0};
-    LAUNCH(mg_gpu_gs_zsweep(geom(L), u, f, out, first, zchunk(), geom(L), none, none, none, NULL, sum_begin(L)));
+    LAUNCH(mg_gpu_gs_zsweep(geom(L), NULL, u, f, out, first, zchunk(), geom(L), none, none, none, NULL, sum_begin(L)));
     return sum_end(L);
 }
 
@@ -409,6 +421,7 @@ static const mg_ops CUDA_OPS = {
     .gs_color = gs_color,
     .gs_sweep = gs_sweep,
     .gs_sweep2 = gs_sweep2,
+    .gs_sweep2_box = gs_sweep2_box,
     .gs_sweep2p = gs_sweep2p,
     .gs_sweep2_norm = gs_sweep2_norm,
     .cheby = cheby,

@@ -58,8 +58,17 @@ int mg_gpu_gs_sweep2(mg_geom g, const double *u, const double *f, double *out, i
    values are u + P uc (C the coarse level, t its transfer tables), the
    prolongation and correction folded in; sum != NULL (uc NULL): sum +=
    the squared residual of u, as mg_gpu_residual's sum. */
-int mg_gpu_gs_zsweep(mg_geom g, const double *u, const double *f, double *out, int first, long long zc, mg_geom C,
-                     mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *sum);
+/* The output box of a z-marching sweep: the points of g's unknowns it
+   writes (the first colour is computed on g's unknowns around it, so the
+   sweeps of boxes that cover g's unknowns write what one sweep of all of
+   them writes: a distributed block's interior while its shadows are
+   renewed, then its edges). */
+typedef struct mg_box {
+    long long lo[3], hi[3];
+} mg_box;
+/* ob NULL: every unknown of g. */
+int mg_gpu_gs_zsweep(mg_geom g, const mg_box *ob, const double *u, const double *f, double *out, int first,
+                     long long zc, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *sum);
 int mg_gpu_cheby(mg_geom g, const double *u, const double *f, double *d, double *out, double alpha, double beta);
 /* fc = R (f - A u) in one pass (u's ghosts filled): the fine residual is
    computed where the restriction reads it, never stored. */

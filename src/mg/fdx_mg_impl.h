@@ -71,6 +71,12 @@ typedef struct mg_ops {
     /* One red-black sweep out of place: out = the in-place sweep of u
        (boundary values already in out), bit for bit. */
     void (*gs_sweep2)(const mg_level *L, const double *u, const double *f, double *out, int first);
+    /* gs_sweep2 by the z-marching kernel writing only the unknowns in the
+       box lo..hi (stored indices of L; the first colour computed around
+       it): sweeps of boxes covering L's unknowns write one sweep's values.
+       NULL: the backend has none (the CPU). */
+    void (*gs_sweep2_box)(const mg_level *L, const double *u, const double *f, double *out, int first,
+                          const int64_t *lo, const int64_t *hi);
     /* The same sweep of u + P uc (C's u, ghosts filled): prolongation,
        correction and the first post-smoothing sweep in one pass; u is only
        read (bit for bit prolong(add) then gs_sweep2). */

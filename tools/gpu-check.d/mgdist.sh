@@ -13,10 +13,13 @@
 #   gpus2-g1m       513^3: FDX_MG_GATHER=1048576 (level 2 of 513^3 gathered)
 #   gpus2-nograph   FDX_MG_GRAPH=0 (plain launches: the V-cycle and FMG graphs' worth)
 #   gpus2-twopass   513^3: FDX_MG_FUSE=0 (the fused restriction's worth)
+#   gpus2-overlap   FDX_MG_OVERLAP=1 (session 9: the sweep's renewal overlapped
+#                   with each block's interior; default off until this is faster)
 # With one device:
 #   gpus1           --gpus 1 (the distributed path's own cost over one)
 #   gpus1-nograph, gpus1-twopass   FDX_MG_GRAPH=0, FDX_MG_FUSE=0
-#   gpus2-1dev      --gpus 2 on the one device; gpus2-1dev-g32k FDX_MG_GATHER=32768
+#   gpus2-1dev      --gpus 2 on the one device; gpus2-1dev-g32k FDX_MG_GATHER=32768;
+#   gpus2-1dev-overlap FDX_MG_OVERLAP=1 (correct results and the cost of the extra launches)
 # Each record has cycles, verified, gpus/units/levels_distributed; the table
 # adds the speedup over "one".  A line "the cycle's CUDA graph: ..." on
 # stderr means a capture failed (plain launches, results still right).
@@ -32,6 +35,7 @@ for n in 257 513; do
     run gpus2 $n -- --gpus 2
     run gpus2-g32k $n FDX_MG_GATHER=32768 -- --gpus 2
     run gpus2-nograph $n FDX_MG_GRAPH=0 -- --gpus 2
+    run gpus2-overlap $n FDX_MG_OVERLAP=1 -- --gpus 2
     if [ $n = 513 ]; then
       run gpus2-g1m $n FDX_MG_GATHER=1048576 -- --gpus 2
       run gpus2-twopass $n FDX_MG_FUSE=0 -- --gpus 2
@@ -42,6 +46,7 @@ for n in 257 513; do
     run gpus1-twopass $n FDX_MG_FUSE=0 -- --gpus 1
     run gpus2-1dev $n -- --gpus 2
     run gpus2-1dev-g32k $n FDX_MG_GATHER=32768 -- --gpus 2
+    run gpus2-1dev-overlap $n FDX_MG_OVERLAP=1 -- --gpus 2
   fi
 done
 mg_table "$rec" one
