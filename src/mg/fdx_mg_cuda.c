@@ -342,6 +342,10 @@ int mg_cuda_graph_cycle(fdx_solver *s, fdx_solver_cycle c, const mg_graph_hooks 
     if (s->graph[k] && s->graph_kind[k] == c && graph_buffers_match(s, h, k)) {
         graph_put_back(s, h, k, 1);
     } else {
+        /* FDX_LOG=debug: each capture (a solve should capture a graph once:
+           more is a state that differs from cycle to cycle) */
+        FDX_DEBUG("multigrid: capturing the CUDA graph of a %s cycle (slot %d%s)", fdx_solver_cycle_name(c), k,
+                  s->graph[k] ? ", replacing one whose buffers or state differ" : "");
         if (s->graph[k]) cudaGraphExecDestroy((cudaGraphExec_t)s->graph[k]);
         s->graph[k] = NULL;
         for (int l = 0; l < s->nlev; l++) {

@@ -793,6 +793,7 @@ static int g_failed(fdx_solver *s)
 static int d_graph_cycle(fdx_solver *s, fdx_solver_cycle c)
 {
     mg_dist *md = s->md;
+    if (md->stream[0] && md->err != FDX_OK) FDX_DEBUG("multigrid: no CUDA graph: an earlier call of the solve failed");
     if (!md->stream[0] || !md->local || md->err != FDX_OK) return 0;
     const mg_graph_hooks h = {.origin = md->stream[0],
                               .relaxed = 1,

@@ -66,6 +66,15 @@ for v in "neumann --bc neumann" "periodic --bc periodic" "order4 --order 4"; do
   mg_run "$bcrec" gpus2-$tag 129 -- --gpus 2 $flags
   mg_run "$bcrec" gpus2deep-$tag 129 FDX_MG_GATHER=1 -- --gpus 2 $flags
 done
+# Diagnosis of the distributed Neumann/periodic cost (lead, 09:33: 129^3
+# deep 20x one unit): the graph off (no change: the graph is not replayed)
+# and the graph captures of one solve (FDX_LOG=debug: one a cycle kind is
+# right; one a cycle is a state that differs from cycle to cycle).
+mg_run "$bcrec" gpus2deep-nograph-neumann 129 FDX_MG_GRAPH=0 FDX_MG_GATHER=1 -- --gpus 2 --bc neumann
+for bc in neumann periodic dirichlet; do
+  FDX_LOG=debug FDX_MG_GATHER=1 timeout 120 "$FDX_BIN" mg --backend cuda --size 129x129x129 --tol 1e-10 --gpus 2 \
+    --bc $bc --repeat 2 2>&1 >/dev/null | grep -i "graph\|multigrid on" | sort | uniq -c | sed "s/^/graph-debug $bc: /" | head -8
+done
 python3 - "$bcrec" <<'PY' || true
 import json, sys
 recs = {}
@@ -77,7 +86,7 @@ for line in open(sys.argv[1]):
     recs[r["variant"]] = r
 for tag in ("neumann", "periodic", "order4"):
     one = recs.get("one-" + tag)
-    for v in ("gpus2-", "gpus2deep-"):
+    for v in ("gpus2-", "gpus2deep-") + (("gpus2deep-nograph-",) if tag == "neumann" else ()):
         d = recs.get(v + tag)
         if not one or not d:
             print("bc-check FAIL %s%s: no record" % (v, tag))
