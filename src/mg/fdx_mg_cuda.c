@@ -73,12 +73,12 @@ static double sum_end(const mg_level *L)
     return v;
 }
 
-static void plane(const mg_level *L, double *a, int axis, int64_t dst, int64_t src)
+static void ghost_planes(const mg_level *L, double *a, int axis, int64_t src_lo, int64_t src_hi)
 {
-    LAUNCH(mg_gpu_plane(geom(L), a, axis, (long long)dst, (long long)src));
+    LAUNCH(mg_gpu_ghost_planes(geom(L), a, axis, (long long)src_lo, (long long)src_hi));
 }
 
-static void ghosts(const fdx_solver *s, const mg_level *L, double *a) { mg_ghosts_by(s, L, a, plane); }
+static void ghosts(const fdx_solver *s, const mg_level *L, double *a) { mg_ghosts_by(s, L, a, ghost_planes); }
 
 static void residual(const mg_level *L, const double *u, const double *f, double *r)
 {
@@ -417,7 +417,7 @@ static int graph_cycle(fdx_solver *s, fdx_solver_cycle c)
 
 static const mg_ops CUDA_OPS = {
     .ghosts = ghosts,
-    .plane = plane,
+    .ghost_planes = ghost_planes,
     .residual = residual,
     .resnorm2 = resnorm2,
     .apply = apply,

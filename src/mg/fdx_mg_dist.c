@@ -92,15 +92,17 @@ static void order(mg_dist *md, void *waiter, void *signaller, int i)
 static void renewal_order(mg_dlevel *dl, int after);
 
 /* The ghost planes the exchange does not renew: Neumann axes (mirror) and
-   periodic axes that are not split (wrap inside the block), on every unit
-   whose block holds the ghost plane and the plane it copies, over the
+   periodic axes that are not split (wrap inside the block), on the units
+   whose block holds the ghost plane (the end units: a block starts or ends
+   with it; a neighbour's shadow never reaches it, the end part owning the
+   ghost and at least as many unknowns as the shadow is wide), over the
    block's whole extent on the other axes, axis after axis as mg_ghosts
-   does.  After the exchange every other point of a block holds its
-   owner's value, and each ghost is a copy of one such point (edges and
-   corners: composed axis by axis in either order), so every ghost is
-   the one-unit value.  The ghosts of split periodic axes came with the
-   exchange (the level's distribution wraps them).  Nothing on a level of
-   Dirichlet axes only. */
+   does; one launch an axis and unit.  After the exchange every other point
+   of a block holds its owner's value, and each ghost is a copy of one such
+   point (edges and corners: composed axis by axis in either order), so
+   every ghost is the one-unit value.  The ghosts of split periodic axes
+   came with the exchange (the level's distribution wraps them).  Nothing
+   on a level of Dirichlet axes only. */
 static void fill_ghosts(mg_dlevel *dl, mg_dfield *f)
 {
     mg_dist *md = dl->md;
@@ -109,15 +111,15 @@ static void fill_ghosts(mg_dlevel *dl, mg_dfield *f)
         const fdx_solver_bc bc = md->bc[a];
         if (bc == FDX_BC_DIRICHLET || (bc == FDX_BC_PERIODIC && dd->grid[a] > 1)) continue;
         const int64_t M = dl->G->m[a];
-        for (int side = 0; side < 2; side++) {
-            const int64_t dst = side ? M - 1 : 0, src = mg_ghost_source(bc, M, side);
-            for (int i = 0; i < md->nu; i++) {
-                const mg_level *B = &dl->loc[i];
-                const int64_t ld = dst - dl->org[i][a], ls = src - dl->org[i][a];
-                if (ld < 0 || ld >= B->m[a] || ls < 0 || ls >= B->m[a]) continue;
-                mg_dist_unit(md, i);
-                md->base->plane(B, f->p[i], a, ld, ls);
-            }
+        for (int i = 0; i < md->nu; i++) {
+            const mg_level *B = &dl->loc[i];
+            const int64_t o = dl->org[i][a];
+            /* the block holds the global ghost 0 (M - 1) as its plane 0 (m - 1) */
+            const int lo = o == 0, hi = o + B->m[a] == M;
+            if (!lo && !hi) continue;
+            mg_dist_unit(md, i);
+            md->base->ghost_planes(B, f->p[i], a, lo ? mg_ghost_source(bc, M, 0) - o : -1,
+                                   hi ? mg_ghost_source(bc, M, 1) - o : -1);
         }
     }
 }

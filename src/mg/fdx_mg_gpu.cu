@@ -565,16 +565,18 @@ __global__ void inject_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, 
     uc[I + J * C.sy + K * C.sz] = v;
 }
 
-/* Plane src of `axis` copied onto plane dst over the whole stored extent of
-   the other axes (a thread a point along the first of them). */
-__global__ void plane_kernel(mg_geom g, double *a, int axis, long long dst, long long src)
+/* The ghost planes of `axis` over the whole stored extent of the other axes
+   (a thread a point along the first of them): plane 0 = plane src_lo,
+   plane m - 1 = plane src_hi, a side skipped when its source is -1. */
+__global__ void ghost_planes_kernel(mg_geom g, double *a, int axis, long long src_lo, long long src_hi)
 {
     const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
     const long long st[3] = {1, g.sy, g.sz};
     long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
     if (x >= g.m[b]) return;
-    const long long base = x * st[b] + y * st[c];
-    a[base + dst * st[axis]] = a[base + src * st[axis]];
+    const long long base = x * st[b] + y * st[c], s = st[axis];
+    if (src_lo >= 0) a[base] = a[base + src_lo * s];
+    if (src_hi >= 0) a[base + (g.m[axis] - 1) * s] = a[base + src_hi * s];
 }
 
 __global__ void fill_kernel(long long n, double *a, double v)
@@ -775,11 +777,11 @@ int mg_gpu_inject(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz
     return done();
 }
 
-int mg_gpu_plane(mg_geom g, double *a, int axis, long long dst, long long src)
+int mg_gpu_ghost_planes(mg_geom g, double *a, int axis, long long src_lo, long long src_hi)
 {
     const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
     dim3 grid((unsigned)((g.m[b] + MG_T - 1) / MG_T), (unsigned)g.m[c]);
-    plane_kernel<<<grid, MG_T, 0, mg_stream>>>(g, a, axis, dst, src);
+    ghost_planes_kernel<<<grid, MG_T, 0, mg_stream>>>(g, a, axis, src_lo, src_hi);
     return done();
 }
 

@@ -86,8 +86,9 @@ int mg_gpu_prolong(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr t
 /* dirichlet: bit a set when axis a is Dirichlet (its faces are injected). */
 int mg_gpu_inject(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, unsigned dirichlet,
                   const double *uf, double *uc);
-/* Plane src of axis copied onto plane dst (ghosts: mirror or wrap). */
-int mg_gpu_plane(mg_geom g, double *a, int axis, long long dst, long long src);
+/* The ghost planes 0 and m - 1 of axis = planes src_lo and src_hi (-1:
+   that side not): Neumann's mirror, periodic's wrap. */
+int mg_gpu_ghost_planes(mg_geom g, double *a, int axis, long long src_lo, long long src_hi);
 int mg_gpu_fill(long long n, double *a, double v);
 int mg_gpu_dot(mg_geom g, const double *a, const double *b, double *sum);
 int mg_gpu_shift(mg_geom g, double *a, double v);

@@ -59,9 +59,10 @@ typedef struct mg_level {
    leaves the device; fields never do). */
 typedef struct mg_ops {
     void (*ghosts)(const fdx_solver *s, const mg_level *L, double *a);
-    /* Plane src of axis copied onto plane dst over the whole stored extent
-       of the other axes (the ghosts' building block). */
-    void (*plane)(const mg_level *L, double *a, int axis, int64_t dst, int64_t src);
+    /* The ghost planes of one axis over the whole stored extent of the
+       others: plane 0 = plane src_lo, plane m - 1 = plane src_hi (-1: that
+       side not); one pass (the ghosts' building block). */
+    void (*ghost_planes)(const mg_level *L, double *a, int axis, int64_t src_lo, int64_t src_hi);
     void (*residual)(const mg_level *L, const double *u, const double *f, double *r);
     double (*resnorm2)(const mg_level *L, const double *u, const double *f);
     double (*apply)(const mg_level *L, const double *p, double *q);
@@ -181,15 +182,14 @@ struct fdx_solver {
 /* ---- kernels (fdx_mg_kernels.c): unknowns only unless said ---- */
 /* Fills the ghosts of Neumann (mirror) and periodic (wrap) axes. */
 FDX_HIDDEN void mg_ghosts(const fdx_solver *s, const mg_level *L, double *a);
-/* Copies the plane at index src of axis onto the plane at dst, over the
-   full stored extents of the other axes. */
-FDX_HIDDEN void mg_copy_plane(const mg_level *L, double *a, int axis, int64_t dst, int64_t src);
+/* The CPU's ghost_planes (mg_ops). */
+FDX_HIDDEN void mg_ghost_planes(const mg_level *L, double *a, int axis, int64_t src_lo, int64_t src_hi);
 /* The plane a ghost plane copies, on side 0 (index 0) or 1 (m - 1) of an
    axis of stored extent m: Neumann mirrors, periodic wraps. */
 FDX_HIDDEN int64_t mg_ghost_source(fdx_solver_bc bc, int64_t m, int side);
-/* mg_ghosts with a backend's plane copy (axis after axis, both sides). */
-typedef void (*mg_plane_fn)(const mg_level *L, double *a, int axis, int64_t dst, int64_t src);
-FDX_HIDDEN void mg_ghosts_by(const fdx_solver *s, const mg_level *L, double *a, mg_plane_fn plane);
+/* mg_ghosts with a backend's ghost_planes (axis after axis). */
+typedef void (*mg_planes_fn)(const mg_level *L, double *a, int axis, int64_t src_lo, int64_t src_hi);
+FDX_HIDDEN void mg_ghosts_by(const fdx_solver *s, const mg_level *L, double *a, mg_planes_fn planes);
 /* r = f - A u; returns sum r^2.  r NULL: only the sum. */
 FDX_HIDDEN double mg_residual(const mg_level *L, const double *u, const double *f, double *r);
 /* r = f - A4 u (fourth order; second order next to the boundary, where

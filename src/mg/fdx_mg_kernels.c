@@ -44,7 +44,7 @@
 /* Copies the plane at index src of `axis` onto the plane at dst, over the
    full stored extents of the other axes (ghosts included, so filling axis
    by axis also fills edges and corners). */
-void mg_copy_plane(const mg_level *L, double *a, int axis, int64_t dst, int64_t src)
+static void copy_plane(const mg_level *L, double *a, int axis, int64_t dst, int64_t src)
 {
     const int64_t st[3] = {1, L->sy, L->sz};
     const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
@@ -56,20 +56,25 @@ void mg_copy_plane(const mg_level *L, double *a, int axis, int64_t dst, int64_t 
         for (int64_t x = 0; x < nb; x++) d[x * sb + y * sc] = s[x * sb + y * sc];
 }
 
+void mg_ghost_planes(const mg_level *L, double *a, int axis, int64_t src_lo, int64_t src_hi)
+{
+    if (src_lo >= 0) copy_plane(L, a, axis, 0, src_lo);
+    if (src_hi >= 0) copy_plane(L, a, axis, L->m[axis] - 1, src_hi);
+}
+
 int64_t mg_ghost_source(fdx_solver_bc bc, int64_t m, int side)
 {
     return bc == FDX_BC_NEUMANN ? (side ? m - 2 : 1) : (side ? 1 : m - 2);
 }
 
-void mg_ghosts_by(const fdx_solver *s, const mg_level *L, double *a, mg_plane_fn plane)
+void mg_ghosts_by(const fdx_solver *s, const mg_level *L, double *a, mg_planes_fn planes)
 {
     for (int ax = 0; ax < s->rank; ax++)
         if (s->bc[ax] != FDX_BC_DIRICHLET)
-            for (int side = 0; side < 2; side++)
-                plane(L, a, ax, side ? L->m[ax] - 1 : 0, mg_ghost_source(s->bc[ax], L->m[ax], side));
+            planes(L, a, ax, mg_ghost_source(s->bc[ax], L->m[ax], 0), mg_ghost_source(s->bc[ax], L->m[ax], 1));
 }
 
-void mg_ghosts(const fdx_solver *s, const mg_level *L, double *a) { mg_ghosts_by(s, L, a, mg_copy_plane); }
+void mg_ghosts(const fdx_solver *s, const mg_level *L, double *a) { mg_ghosts_by(s, L, a, mg_ghost_planes); }
 
 /* One row's residual f - A u (row: offset of (0, j, k)) into out[i] for
    the row's unknowns i0 <= i < i1 (out NULL: not stored); returns the sum
@@ -702,7 +707,7 @@ static fdx_status ok(void) { return FDX_OK; }
 
 static const mg_ops CPU_OPS = {
     .ghosts = mg_ghosts,
-    .plane = mg_copy_plane,
+    .ghost_planes = mg_ghost_planes,
     .residual = residual_only,
     .resnorm2 = resnorm2,
     .apply = mg_apply,
