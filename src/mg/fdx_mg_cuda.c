@@ -73,12 +73,12 @@ static double sum_end(const mg_level *L)
     return v;
 }
 
-static void ghosts(const fdx_solver *s, const mg_level *L, double *a)
+static void ghost_planes(const mg_level *L, double *a, int axis, int64_t src_lo, int64_t src_hi)
 {
-    for (int ax = 0; ax < s->rank; ax++)
-        if (s->bc[ax] != FDX_BC_DIRICHLET)
-            LAUNCH(mg_gpu_ghosts(geom(L), a, ax, s->bc[ax] == FDX_BC_NEUMANN ? 1 : 2));
+    LAUNCH(mg_gpu_ghost_planes(geom(L), a, axis, (long long)src_lo, (long long)src_hi));
 }
+
+static void ghosts(const fdx_solver *s, const mg_level *L, double *a) { mg_ghosts_by(s, L, a, ghost_planes); }
 
 static void residual(const mg_level *L, const double *u, const double *f, double *r)
 {
@@ -139,23 +139,35 @@ static void gs_sweep2(const mg_level *L, const double *u, const double *f, doubl
 {
     if (L->gs2 == MG_GS2_Z) {
         const mg_gpu_tr none = {0};
-        LAUNCH(mg_gpu_gs_zsweep(geom(L), u, f, out, first, zchunk(), geom(L), none, none, none, NULL, NULL));
+        LAUNCH(mg_gpu_gs_zsweep(geom(L), NULL, u, f, out, first, zchunk(), geom(L), none, none, none, NULL, NULL));
         return;
     }
     LAUNCH(mg_gpu_gs_sweep2(geom(L), u, f, out, first));
 }
 
+static void gs_sweep2_box(const mg_level *L, const double *u, const double *f, double *out, int first,
+                          const int64_t *lo, const int64_t *hi)
+{
+    mg_box ob;
+    for (int a = 0; a < 3; a++) {
+        ob.lo[a] = lo[a], ob.hi[a] = hi[a];
+        if (hi[a] <= lo[a]) return; /* an empty box: no launch */
+    }
+    const mg_gpu_tr none = {0};
+    LAUNCH(mg_gpu_gs_zsweep(geom(L), &ob, u, f, out, first, zchunk(), geom(L), none, none, none, NULL, NULL));
+}
+
 static void gs_sweep2p(const mg_level *F, const mg_level *C, const double *uc, const double *u, const double *f,
                        double *out, int first)
 {
-    LAUNCH(mg_gpu_gs_zsweep(geom(F), u, f, out, first, zchunk(), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]),
+    LAUNCH(mg_gpu_gs_zsweep(geom(F), NULL, u, f, out, first, zchunk(), geom(C), tr(&F->dtr[0]), tr(&F->dtr[1]),
                             tr(&F->dtr[2]), uc, NULL));
 }
 
 static double gs_sweep2_norm(const mg_level *L, const double *u, const double *f, double *out, int first)
 {
     const mg_gpu_tr none = {0};
-    LAUNCH(mg_gpu_gs_zsweep(geom(L), u, f, out, first, zchunk(), geom(L), none, none, none, NULL, sum_begin(L)));
+    LAUNCH(mg_gpu_gs_zsweep(geom(L), NULL, u, f, out, first, zchunk(), geom(L), none, none, none, NULL, sum_begin(L)));
     return sum_end(L);
 }
 
@@ -330,6 +342,10 @@ int mg_cuda_graph_cycle(fdx_solver *s, fdx_solver_cycle c, const mg_graph_hooks 
     if (s->graph[k] && s->graph_kind[k] == c && graph_buffers_match(s, h, k)) {
         graph_put_back(s, h, k, 1);
     } else {
+        /* FDX_LOG=debug: each capture (a solve should capture a graph once:
+           more is a state that differs from cycle to cycle) */
+        FDX_DEBUG("multigrid: capturing the CUDA graph of a %s cycle (slot %d%s)", fdx_solver_cycle_name(c), k,
+                  s->graph[k] ? ", replacing one whose buffers or state differ" : "");
         if (s->graph[k]) cudaGraphExecDestroy((cudaGraphExec_t)s->graph[k]);
         s->graph[k] = NULL;
         for (int l = 0; l < s->nlev; l++) {
@@ -401,6 +417,7 @@ static int graph_cycle(fdx_solver *s, fdx_solver_cycle c)
 
 static const mg_ops CUDA_OPS = {
     .ghosts = ghosts,
+    .ghost_planes = ghost_planes,
     .residual = residual,
     .resnorm2 = resnorm2,
     .apply = apply,
@@ -408,6 +425,7 @@ static const mg_ops CUDA_OPS = {
     .gs_color = gs_color,
     .gs_sweep = gs_sweep,
     .gs_sweep2 = gs_sweep2,
+    .gs_sweep2_box = gs_sweep2_box,
     .gs_sweep2p = gs_sweep2p,
     .gs_sweep2_norm = gs_sweep2_norm,
     .cheby = cheby,

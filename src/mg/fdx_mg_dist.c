@@ -89,16 +89,20 @@ static void order(mg_dist *md, void *waiter, void *signaller, int i)
     if (md->stream[0]) keep(md, mg_cuda_order(waiter, signaller, md->ev[i]));
 }
 
+static void renewal_order(mg_dlevel *dl, int after);
+
 /* The ghost planes the exchange does not renew: Neumann axes (mirror) and
-   periodic axes that are not split (wrap inside the block), on every unit
-   whose block holds the ghost plane and the plane it copies, over the
+   periodic axes that are not split (wrap inside the block), on the units
+   whose block holds the ghost plane (the end units: a block starts or ends
+   with it; a neighbour's shadow never reaches it, the end part owning the
+   ghost and at least as many unknowns as the shadow is wide), over the
    block's whole extent on the other axes, axis after axis as mg_ghosts
-   does.  After the exchange every other point of a block holds its
-   owner's value, and each ghost is a copy of one such point (edges and
-   corners: composed axis by axis in either order), so every ghost is
-   the one-unit value.  The ghosts of split periodic axes came with the
-   exchange (the level's distribution wraps them).  Nothing on a level of
-   Dirichlet axes only. */
+   does; one launch an axis and unit.  After the exchange every other point
+   of a block holds its owner's value, and each ghost is a copy of one such
+   point (edges and corners: composed axis by axis in either order), so
+   every ghost is the one-unit value.  The ghosts of split periodic axes
+   came with the exchange (the level's distribution wraps them).  Nothing
+   on a level of Dirichlet axes only. */
 static void fill_ghosts(mg_dlevel *dl, mg_dfield *f)
 {
     mg_dist *md = dl->md;
@@ -107,18 +111,15 @@ static void fill_ghosts(mg_dlevel *dl, mg_dfield *f)
         const fdx_solver_bc bc = md->bc[a];
         if (bc == FDX_BC_DIRICHLET || (bc == FDX_BC_PERIODIC && dd->grid[a] > 1)) continue;
         const int64_t M = dl->G->m[a];
-        for (int side = 0; side < 2; side++) {
-            const int64_t dst = side ? M - 1 : 0;
-            const int64_t src = bc == FDX_BC_NEUMANN ? (side ? M - 2 : 1) : (side ? 1 : M - 2);
-            for (int i = 0; i < md->nu; i++) {
-                const mg_level *B = &dl->loc[i];
-                const int64_t ld = dst - dl->org[i][a], ls = src - dl->org[i][a];
-                if (ld < 0 || ld >= B->m[a] || ls < 0 || ls >= B->m[a]) continue;
-                int64_t off[3] = {0, 0, 0}, lo[3] = {0, 0, 0}, hi[3] = {B->m[0], B->m[1], B->m[2]};
-                off[a] = ld - ls, lo[a] = ls, hi[a] = ls + 1;
-                mg_dist_unit(md, i);
-                md->base->copy_box(B, off, lo, hi, B->m[0], B->m[1], f->p[i], f->p[i], 0);
-            }
+        for (int i = 0; i < md->nu; i++) {
+            const mg_level *B = &dl->loc[i];
+            const int64_t o = dl->org[i][a];
+            /* the block holds the global ghost 0 (M - 1) as its plane 0 (m - 1) */
+            const int lo = o == 0, hi = o + B->m[a] == M;
+            if (!lo && !hi) continue;
+            mg_dist_unit(md, i);
+            md->base->ghost_planes(B, f->p[i], a, lo ? mg_ghost_source(bc, M, 0) - o : -1,
+                                   hi ? mg_ghost_source(bc, M, 1) - o : -1);
         }
     }
 }
@@ -133,15 +134,9 @@ static void fresh(mg_dlevel *dl, mg_dfield *f)
     if (!f->stale) return;
     f->stale = 0;
     if (fdx_dist_units(dl->d) > 1) {
-        for (int i = 0; md->stream[0] && i < md->nu; i++) {
-            mg_dist_unit(md, i);
-            order(md, fdx_dist_stream(dl->d, i), md->stream[i], i);
-        }
+        renewal_order(dl, 0);
         keep(md, fdx_darray_exchange(f->a));
-        for (int i = 0; md->stream[0] && i < md->nu; i++) {
-            mg_dist_unit(md, i);
-            order(md, md->stream[i], fdx_dist_stream(dl->d, i), i);
-        }
+        renewal_order(dl, 1);
     }
     fill_ghosts(dl, f);
 }
@@ -367,6 +362,82 @@ static void d_gs_sweep(const mg_level *L, double *u, const double *f, int first)
     FLD(u)->stale = 1;
 }
 
+/* Stream orders around a renewal of level dl's shadows: its compute
+   streams after the units' queued work (before), the units' streams after
+   the renewal (after). */
+static void renewal_order(mg_dlevel *dl, int after)
+{
+    mg_dist *md = dl->md;
+    for (int i = 0; md->stream[0] && i < md->nu; i++) {
+        mg_dist_unit(md, i);
+        if (after)
+            order(md, md->stream[i], fdx_dist_stream(dl->d, i), i);
+        else
+            order(md, fdx_dist_stream(dl->d, i), md->stream[i], i);
+    }
+}
+
+/* The one-pass sweep with u's renewal overlapped (FDX_MG_OVERLAP=1, CUDA's
+   z-marching sweep, several units, u stale): the renewal begins, each
+   unit sweeps the interior of its block (its unknowns two or more from a
+   cut: they read no shadow), the renewal ends, each unit sweeps the rest
+   of its ring-widened box in slabs.  The z-marching kernel computes the
+   first colour around its output box, so the boxes write what one sweep
+   writes (the ring's wrong second colour included). */
+static int overlapped_sweep(mg_dlevel *dl, const double *u, const double *f, double *out, int first)
+{
+    mg_dist *md = dl->md;
+    const mg_ops *b = md->base;
+    if (!md->stream[0] || !b->gs_sweep2_box || !FLD(u)->stale || fdx_dist_units(dl->d) == 1 ||
+        dl->swp[0].gs2 != MG_GS2_Z || !fdx_knob_is(FDX_KNOB_MG_OVERLAP, "1"))
+        return 0;
+    fresh(dl, FLD(f));
+    FLD(u)->stale = 0;
+    renewal_order(dl, 0);
+    keep(md, fdx_darray_exchange_begin(FLD(u)->a));
+    int64_t in[MG_MAX_UNITS][2][3];
+    for (int i = 0; i < md->nu; i++) {
+        const mg_level *O = &dl->loc[i];
+        int64_t olo[3] = {0, 0, 0}, ohi[3] = {1, 1, 1};
+        fdx_dist_owned(dl->d, fdx_dist_proc(dl->d) * md->nu + i, olo, ohi);
+        for (int a = 0; a < 3; a++) {
+            /* two points off a side with a neighbour (a shadow) */
+            in[i][0][a] = O->lo[a] + (olo[a] > 0 ? 2 : 0);
+            in[i][1][a] = O->hi[a] - (ohi[a] < dl->G->m[a] ? 2 : 0);
+            if (in[i][1][a] < in[i][0][a]) in[i][1][a] = in[i][0][a];
+        }
+    }
+    EACH(dl, i) b->gs_sweep2_box(&dl->swp[i], FLD(u)->p[i], FLD(f)->p[i], FLD(out)->p[i], first ^ odd(dl, i), in[i][0],
+                                 in[i][1]);
+    keep(md, fdx_darray_exchange_end(FLD(u)->a));
+    renewal_order(dl, 1);
+    EACH(dl, i) {
+        /* W's box less the interior: below and above it on axis a, within
+           the interior on the axes before a and all of W on those after */
+        const mg_level *W = &dl->swp[i];
+        const int empty = in[i][1][0] <= in[i][0][0] || in[i][1][1] <= in[i][0][1] || in[i][1][2] <= in[i][0][2];
+        if (empty) {
+            b->gs_sweep2_box(W, FLD(u)->p[i], FLD(f)->p[i], FLD(out)->p[i], first ^ odd(dl, i), W->lo, W->hi);
+            continue;
+        }
+        for (int a = 0; a < 3; a++)
+            for (int side = 0; side < 2; side++) {
+                int64_t lo[3], hi[3];
+                for (int c = 0; c < 3; c++) {
+                    lo[c] = c < a ? in[i][0][c] : W->lo[c];
+                    hi[c] = c < a ? in[i][1][c] : W->hi[c];
+                }
+                if (side)
+                    lo[a] = in[i][1][a];
+                else
+                    hi[a] = in[i][0][a];
+                b->gs_sweep2_box(W, FLD(u)->p[i], FLD(f)->p[i], FLD(out)->p[i], first ^ odd(dl, i), lo, hi);
+            }
+    }
+    FLD(out)->stale = 1;
+    return 1;
+}
+
 static void d_gs_sweep2(const mg_level *L, const double *u, const double *f, double *out, int first)
 {
     mg_dlevel *dl = L->dl;
@@ -374,6 +445,7 @@ static void d_gs_sweep2(const mg_level *L, const double *u, const double *f, dou
         base_on(L)->gs_sweep2(L, u, f, out, first);
         return;
     }
+    if (overlapped_sweep(dl, u, f, out, first)) return;
     fresh(dl, FLD(u));
     fresh(dl, FLD(f));
     const mg_ops *b = dl->md->base;
@@ -723,6 +795,7 @@ static int g_failed(fdx_solver *s)
 static int d_graph_cycle(fdx_solver *s, fdx_solver_cycle c)
 {
     mg_dist *md = s->md;
+    if (md->stream[0] && md->err != FDX_OK) FDX_DEBUG("multigrid: no CUDA graph: an earlier call of the solve failed");
     if (!md->stream[0] || !md->local || md->err != FDX_OK) return 0;
     const mg_graph_hooks h = {.origin = md->stream[0],
                               .relaxed = 1,

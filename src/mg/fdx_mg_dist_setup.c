@@ -297,7 +297,6 @@ fdx_status mg_dist_build(fdx_solver *s)
     fdx_status st = FDX_OK;
     int64_t width[MG_MAX_LEVELS], reach[MG_MAX_LEVELS] = {0};
     for (int l = 0; l <= g; l++) FDX_TRY_GOTO(st, level_dist(md, s, &s->lev[l], &dd[l]), done);
-    /* the one-pass sweeps read two points into the shadows */
     const int sweep = s->fused_gs && s->smoother == FDX_SMOOTH_RBGS;
     int wrap[3] = {0, 0, 0}, wrapped = 0;
     for (int a = 0; a < s->rank; a++) wrapped |= wrap[a] = wrap_axis(s, a);
@@ -337,7 +336,7 @@ fdx_status mg_dist_build(fdx_solver *s)
         dl->G = &s->lev[l];
         dl->gathered = l >= g;
         dl->d = l <= g ? dd[l] : NULL;
-        dd[l] = NULL;
+        if (l <= g) dd[l] = NULL; /* the finer ones a thin level gave up: freed below */
         dl->width = l <= g ? (int)width[l] : 0;
         dl->reach = l < g ? (int)reach[l] : 0;
         dl->wrapped = wrapped;

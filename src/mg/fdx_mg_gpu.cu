@@ -314,25 +314,27 @@ __global__ void __launch_bounds__(GS2_X * GS2_Y) gs2_kernel(mg_geom g, const dou
    convergence check, in the first pre-smoothing sweep that reads it
    anyway).  Instantiated with and without the prolongation (PRO), the
    coefficient (VAR) and the norm, so that the common case fits 64
-   registers. */
+   registers.  ob: the output box (tiles and chunks over it; the first
+   colour on gk's unknowns around it), gk's unknowns for a whole sweep. */
 #define GSZ_X MG_GSZ_X
 #define GSZ_Y MG_GSZ_Y
 template <bool PRO, bool VAR, bool NORM>
 __global__ void __launch_bounds__(GSZ_X * GSZ_Y, 2)
-    gsz_kernel(mg_geom gk, const double *u, const double *f, double *out, int first, long long zc, mg_geom C,
-               mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *sum)
+    gsz_kernel(mg_geom gk, mg_box ob, const double *u, const double *f, double *out, int first, long long zc,
+               mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *sum)
 {
     mg_geom g = gk;
     if (!VAR) g.k = nullptr; /* the constant operator's gs_value, folded */
     __shared__ double so[2][GSZ_Y][GSZ_X], sr[2][GSZ_Y][GSZ_X];
     const int a = threadIdx.x, b = threadIdx.y;
-    const long long i = g.lo[0] + (long long)blockIdx.x * (GSZ_X - 4) - 2 + a;
-    const long long j = g.lo[1] + (long long)blockIdx.y * (GSZ_Y - 4) - 2 + b;
-    const long long z0 = g.lo[2] + (long long)blockIdx.z * zc, z1 = z0 + zc < g.hi[2] ? z0 + zc : g.hi[2];
+    const long long i = ob.lo[0] + (long long)blockIdx.x * (GSZ_X - 4) - 2 + a;
+    const long long j = ob.lo[1] + (long long)blockIdx.y * (GSZ_Y - 4) - 2 + b;
+    const long long z0 = ob.lo[2] + (long long)blockIdx.z * zc, z1 = z0 + zc < ob.hi[2] ? z0 + zc : ob.hi[2];
     const bool stored = i >= 0 && i < g.m[0] && j >= 0 && j < g.m[1];
     const bool col = i >= g.lo[0] && i < g.hi[0] && j >= g.lo[1] && j < g.hi[1]; /* a column of unknowns */
     const bool inner = a >= 1 && a < GSZ_X - 1 && b >= 1 && b < GSZ_Y - 1 && col; /* first colour here */
-    const bool tile = a >= 2 && a < GSZ_X - 2 && b >= 2 && b < GSZ_Y - 2 && col;  /* output here */
+    const bool tile = a >= 2 && a < GSZ_X - 2 && b >= 2 && b < GSZ_Y - 2 && i >= ob.lo[0] && i < ob.hi[0] &&
+                      j >= ob.lo[1] && j < ob.hi[1]; /* output here */
     const long long base = stored ? i + j * g.sy : 0;
     /* the coarse columns of the prolongation: the two last computed (the
        fine planes march up, so each coarse plane's is computed once) */
@@ -563,20 +565,18 @@ __global__ void inject_kernel(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, 
     uc[I + J * C.sy + K * C.sz] = v;
 }
 
-__global__ void ghosts_kernel(mg_geom g, double *a, int axis, int kind)
+/* The ghost planes of `axis` over the whole stored extent of the other axes
+   (a thread a point along the first of them): plane 0 = plane src_lo,
+   plane m - 1 = plane src_hi, a side skipped when its source is -1. */
+__global__ void ghost_planes_kernel(mg_geom g, double *a, int axis, long long src_lo, long long src_hi)
 {
     const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
     const long long st[3] = {1, g.sy, g.sz};
     long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
     if (x >= g.m[b]) return;
-    const long long base = x * st[b] + y * st[c], m = g.m[axis], s = st[axis];
-    if (kind == 1) {
-        a[base] = a[base + s];
-        a[base + (m - 1) * s] = a[base + (m - 2) * s];
-    } else {
-        a[base] = a[base + (m - 2) * s];
-        a[base + (m - 1) * s] = a[base + s];
-    }
+    const long long base = x * st[b] + y * st[c], s = st[axis];
+    if (src_lo >= 0) a[base] = a[base + src_lo * s];
+    if (src_hi >= 0) a[base + (g.m[axis] - 1) * s] = a[base + src_hi * s];
 }
 
 __global__ void fill_kernel(long long n, double *a, double v)
@@ -697,10 +697,11 @@ int mg_gpu_gs_sweep2(mg_geom g, const double *u, const double *f, double *out, i
     return done();
 }
 
-int mg_gpu_gs_zsweep(mg_geom g, const double *u, const double *f, double *out, int first, long long zc, mg_geom C,
-                     mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *sum)
+int mg_gpu_gs_zsweep(mg_geom g, const mg_box *obox, const double *u, const double *f, double *out, int first,
+                     long long zc, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *sum)
 {
-    const long long nx = g.hi[0] - g.lo[0], ny = g.hi[1] - g.lo[1], nz = g.hi[2] - g.lo[2];
+    const mg_box ob = obox ? *obox : mg_box{{g.lo[0], g.lo[1], g.lo[2]}, {g.hi[0], g.hi[1], g.hi[2]}};
+    const long long nx = ob.hi[0] - ob.lo[0], ny = ob.hi[1] - ob.lo[1], nz = ob.hi[2] - ob.lo[2];
     const long long gx = (nx + GSZ_X - 5) / (GSZ_X - 4), gy = (ny + GSZ_Y - 5) / (GSZ_Y - 4);
     if (zc <= 0) {
         /* chunks of z: enough blocks to fill the device (~2000), each
@@ -711,17 +712,17 @@ int mg_gpu_gs_zsweep(mg_geom g, const double *u, const double *f, double *out, i
     dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)((nz + zc - 1) / zc));
     const dim3 block(GSZ_X, GSZ_Y);
     if (sum && g.k)
-        gsz_kernel<false, true, true><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
+        gsz_kernel<false, true, true><<<grid, block, 0, mg_stream>>>(g, ob, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
     else if (sum)
-        gsz_kernel<false, false, true><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
+        gsz_kernel<false, false, true><<<grid, block, 0, mg_stream>>>(g, ob, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
     else if (uc && g.k)
-        gsz_kernel<true, true, false><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
+        gsz_kernel<true, true, false><<<grid, block, 0, mg_stream>>>(g, ob, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
     else if (uc)
-        gsz_kernel<true, false, false><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
+        gsz_kernel<true, false, false><<<grid, block, 0, mg_stream>>>(g, ob, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
     else if (g.k)
-        gsz_kernel<false, true, false><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
+        gsz_kernel<false, true, false><<<grid, block, 0, mg_stream>>>(g, ob, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
     else
-        gsz_kernel<false, false, false><<<grid, block, 0, mg_stream>>>(g, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
+        gsz_kernel<false, false, false><<<grid, block, 0, mg_stream>>>(g, ob, u, f, out, first, zc, C, tx, ty, tz, uc, sum);
     return done() ? done() : finish(grid, sum);
 }
 
@@ -776,11 +777,11 @@ int mg_gpu_inject(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz
     return done();
 }
 
-int mg_gpu_ghosts(mg_geom g, double *a, int axis, int kind)
+int mg_gpu_ghost_planes(mg_geom g, double *a, int axis, long long src_lo, long long src_hi)
 {
     const int b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
     dim3 grid((unsigned)((g.m[b] + MG_T - 1) / MG_T), (unsigned)g.m[c]);
-    ghosts_kernel<<<grid, MG_T, 0, mg_stream>>>(g, a, axis, kind);
+    ghost_planes_kernel<<<grid, MG_T, 0, mg_stream>>>(g, a, axis, src_lo, src_hi);
     return done();
 }
 

@@ -58,8 +58,17 @@ int mg_gpu_gs_sweep2(mg_geom g, const double *u, const double *f, double *out, i
    values are u + P uc (C the coarse level, t its transfer tables), the
    prolongation and correction folded in; sum != NULL (uc NULL): sum +=
    the squared residual of u, as mg_gpu_residual's sum. */
-int mg_gpu_gs_zsweep(mg_geom g, const double *u, const double *f, double *out, int first, long long zc, mg_geom C,
-                     mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *sum);
+/* The output box of a z-marching sweep: the points of g's unknowns it
+   writes (the first colour is computed on g's unknowns around it, so the
+   sweeps of boxes that cover g's unknowns write what one sweep of all of
+   them writes: a distributed block's interior while its shadows are
+   renewed, then its edges). */
+typedef struct mg_box {
+    long long lo[3], hi[3];
+} mg_box;
+/* ob NULL: every unknown of g. */
+int mg_gpu_gs_zsweep(mg_geom g, const mg_box *ob, const double *u, const double *f, double *out, int first,
+                     long long zc, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, const double *uc, double *sum);
 int mg_gpu_cheby(mg_geom g, const double *u, const double *f, double *d, double *out, double alpha, double beta);
 /* fc = R (f - A u) in one pass (u's ghosts filled): the fine residual is
    computed where the restriction reads it, never stored. */
@@ -77,8 +86,9 @@ int mg_gpu_prolong(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr t
 /* dirichlet: bit a set when axis a is Dirichlet (its faces are injected). */
 int mg_gpu_inject(mg_geom F, mg_geom C, mg_gpu_tr tx, mg_gpu_tr ty, mg_gpu_tr tz, unsigned dirichlet,
                   const double *uf, double *uc);
-/* kind 1: mirror (Neumann), 2: wrap (periodic) the two ghost planes of axis. */
-int mg_gpu_ghosts(mg_geom g, double *a, int axis, int kind);
+/* The ghost planes 0 and m - 1 of axis = planes src_lo and src_hi (-1:
+   that side not): Neumann's mirror, periodic's wrap. */
+int mg_gpu_ghost_planes(mg_geom g, double *a, int axis, long long src_lo, long long src_hi);
 int mg_gpu_fill(long long n, double *a, double v);
 int mg_gpu_dot(mg_geom g, const double *a, const double *b, double *sum);
 int mg_gpu_shift(mg_geom g, double *a, double v);

@@ -59,6 +59,10 @@ typedef struct mg_level {
    leaves the device; fields never do). */
 typedef struct mg_ops {
     void (*ghosts)(const fdx_solver *s, const mg_level *L, double *a);
+    /* The ghost planes of one axis over the whole stored extent of the
+       others: plane 0 = plane src_lo, plane m - 1 = plane src_hi (-1: that
+       side not); one pass (the ghosts' building block). */
+    void (*ghost_planes)(const mg_level *L, double *a, int axis, int64_t src_lo, int64_t src_hi);
     void (*residual)(const mg_level *L, const double *u, const double *f, double *r);
     double (*resnorm2)(const mg_level *L, const double *u, const double *f);
     double (*apply)(const mg_level *L, const double *p, double *q);
@@ -68,6 +72,12 @@ typedef struct mg_ops {
     /* One red-black sweep out of place: out = the in-place sweep of u
        (boundary values already in out), bit for bit. */
     void (*gs_sweep2)(const mg_level *L, const double *u, const double *f, double *out, int first);
+    /* gs_sweep2 by the z-marching kernel writing only the unknowns in the
+       box lo..hi (stored indices of L; the first colour computed around
+       it): sweeps of boxes covering L's unknowns write one sweep's values.
+       NULL: the backend has none (the CPU). */
+    void (*gs_sweep2_box)(const mg_level *L, const double *u, const double *f, double *out, int first,
+                          const int64_t *lo, const int64_t *hi);
     /* The same sweep of u + P uc (C's u, ghosts filled): prolongation,
        correction and the first post-smoothing sweep in one pass; u is only
        read (bit for bit prolong(add) then gs_sweep2). */
@@ -172,6 +182,14 @@ struct fdx_solver {
 /* ---- kernels (fdx_mg_kernels.c): unknowns only unless said ---- */
 /* Fills the ghosts of Neumann (mirror) and periodic (wrap) axes. */
 FDX_HIDDEN void mg_ghosts(const fdx_solver *s, const mg_level *L, double *a);
+/* The CPU's ghost_planes (mg_ops). */
+FDX_HIDDEN void mg_ghost_planes(const mg_level *L, double *a, int axis, int64_t src_lo, int64_t src_hi);
+/* The plane a ghost plane copies, on side 0 (index 0) or 1 (m - 1) of an
+   axis of stored extent m: Neumann mirrors, periodic wraps. */
+FDX_HIDDEN int64_t mg_ghost_source(fdx_solver_bc bc, int64_t m, int side);
+/* mg_ghosts with a backend's ghost_planes (axis after axis). */
+typedef void (*mg_planes_fn)(const mg_level *L, double *a, int axis, int64_t src_lo, int64_t src_hi);
+FDX_HIDDEN void mg_ghosts_by(const fdx_solver *s, const mg_level *L, double *a, mg_planes_fn planes);
 /* r = f - A u; returns sum r^2.  r NULL: only the sum. */
 FDX_HIDDEN double mg_residual(const mg_level *L, const double *u, const double *f, double *r);
 /* r = f - A4 u (fourth order; second order next to the boundary, where

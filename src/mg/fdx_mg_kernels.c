@@ -56,19 +56,25 @@ static void copy_plane(const mg_level *L, double *a, int axis, int64_t dst, int6
         for (int64_t x = 0; x < nb; x++) d[x * sb + y * sc] = s[x * sb + y * sc];
 }
 
-void mg_ghosts(const fdx_solver *s, const mg_level *L, double *a)
+void mg_ghost_planes(const mg_level *L, double *a, int axis, int64_t src_lo, int64_t src_hi)
 {
-    for (int ax = 0; ax < s->rank; ax++) {
-        const int64_t m = L->m[ax];
-        if (s->bc[ax] == FDX_BC_NEUMANN) {
-            copy_plane(L, a, ax, 0, 1);
-            copy_plane(L, a, ax, m - 1, m - 2);
-        } else if (s->bc[ax] == FDX_BC_PERIODIC) {
-            copy_plane(L, a, ax, 0, m - 2);
-            copy_plane(L, a, ax, m - 1, 1);
-        }
-    }
+    if (src_lo >= 0) copy_plane(L, a, axis, 0, src_lo);
+    if (src_hi >= 0) copy_plane(L, a, axis, L->m[axis] - 1, src_hi);
 }
+
+int64_t mg_ghost_source(fdx_solver_bc bc, int64_t m, int side)
+{
+    return bc == FDX_BC_NEUMANN ? (side ? m - 2 : 1) : (side ? 1 : m - 2);
+}
+
+void mg_ghosts_by(const fdx_solver *s, const mg_level *L, double *a, mg_planes_fn planes)
+{
+    for (int ax = 0; ax < s->rank; ax++)
+        if (s->bc[ax] != FDX_BC_DIRICHLET)
+            planes(L, a, ax, mg_ghost_source(s->bc[ax], L->m[ax], 0), mg_ghost_source(s->bc[ax], L->m[ax], 1));
+}
+
+void mg_ghosts(const fdx_solver *s, const mg_level *L, double *a) { mg_ghosts_by(s, L, a, mg_ghost_planes); }
 
 /* One row's residual f - A u (row: offset of (0, j, k)) into out[i] for
    the row's unknowns i0 <= i < i1 (out NULL: not stored); returns the sum
@@ -701,6 +707,7 @@ static fdx_status ok(void) { return FDX_OK; }
 
 static const mg_ops CPU_OPS = {
     .ghosts = mg_ghosts,
+    .ghost_planes = mg_ghost_planes,
     .residual = residual_only,
     .resnorm2 = resnorm2,
     .apply = mg_apply,

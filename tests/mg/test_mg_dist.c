@@ -123,6 +123,25 @@ int main(void)
         run_case(3, n3c, g113, &V, 74, 0);
         run_case(3, n3a, g111, &FMG, 75, 0);
         unsetenv("FDX_MG_FUSE");
+        /* the sweep's renewal overlapped with the blocks' interiors (an
+           A/B knob: interior boxes during the exchange, then the edge
+           slabs), with and without the graph, levels kept distributed:
+           the same values */
+        setenv("FDX_MG_OVERLAP", "1", 1);
+        setenv("FDX_MG_GATHER", "1", 1);
+        setenv("FDX_MG_GS2_EVERY", "1", 1); /* the one-pass sweep on the small levels too */
+        const int64_t n3d[3] = {65, 33, 57};
+        run_case(3, n3c, g222, &V, 76, 0);
+        run_case(3, n3d, g112, &FMG, 77, 0);
+        run_case(3, n3c, g113, &CG, 78, 0);
+        run_case(3, n3b, g222, &COEF, 79, 0);
+        setenv("FDX_MG_GRAPH", "0", 1);
+        run_case(3, n3d, g222, &V, 80, 0);
+        run_case(3, n3c, g112, &FMG, 81, 0);
+        unsetenv("FDX_MG_GRAPH");
+        unsetenv("FDX_MG_GATHER");
+        unsetenv("FDX_MG_GS2_EVERY");
+        unsetenv("FDX_MG_OVERLAP");
     }
     /* Without the exchange the blocks miss their neighbours' values: the
        solution must differ (so the checks above depend on the exchange). */

@@ -6,7 +6,9 @@
    arrays per block) against the two colour kernels (gs_kernel) of the same
    file: bit for bit on odd, even and tile-ragged shapes, constant and
    variable coefficients, both colour orders, with the output's unknowns
-   poisoned.  No GPU needed. */
+   poisoned; the z-marching sweep also over output boxes (an interior and
+   the slabs around it, as the distributed overlapped sweep launches it).
+   No GPU needed. */
 #include "cuda_emu.h"
 #include "fdx_test.h"
 
@@ -41,18 +43,19 @@ static const char DRIVER[] =
     /* gsz_kernel over its grid (mg_gpu_gs_zsweep's shape) */
     /* norm != nullptr: the NORM instantiation; *norm = its slots summed */
     "static void zsweep(const mg_geom &g, const double *u, const double *f, double *out, int first, long long zc,\n"
-    "                   const mg_geom &C, const mg_gpu_tr *t, const double *uc, double *norm)\n"
+    "                   const mg_geom &C, const mg_gpu_tr *t, const double *uc, double *norm, const mg_box *box = nullptr)\n"
     "{\n"
     "  blockDim = fdx_idx{GSZ_X, GSZ_Y, 1};\n"
     "  const mg_gpu_tr none{};\n"
-    "  const unsigned gz[3] = {(unsigned)((g.hi[0] - g.lo[0] + GSZ_X - 5) / (GSZ_X - 4)),\n"
-    "                          (unsigned)((g.hi[1] - g.lo[1] + GSZ_Y - 5) / (GSZ_Y - 4)),\n"
-    "                          (unsigned)((g.hi[2] - g.lo[2] + zc - 1) / zc)};\n"
+    "  const mg_box ob = box ? *box : mg_box{{g.lo[0], g.lo[1], g.lo[2]}, {g.hi[0], g.hi[1], g.hi[2]}};\n"
+    "  const unsigned gz[3] = {(unsigned)((ob.hi[0] - ob.lo[0] + GSZ_X - 5) / (GSZ_X - 4)),\n"
+    "                          (unsigned)((ob.hi[1] - ob.lo[1] + GSZ_Y - 5) / (GSZ_Y - 4)),\n"
+    "                          (unsigned)((ob.hi[2] - ob.lo[2] + zc - 1) / zc)};\n"
     "  std::vector<double> slots(1 + (size_t)gz[0] * gz[1] * gz[2], NAN);\n"
     "  auto k = norm ? (g.k ? gsz_kernel<false, true, true> : gsz_kernel<false, false, true>)\n"
     "       : uc ? (g.k ? gsz_kernel<true, true, false> : gsz_kernel<true, false, false>)\n"
     "            : (g.k ? gsz_kernel<false, true, false> : gsz_kernel<false, false, false>);\n"
-    "  cuda_emu_grid(gz, GSZ_X, GSZ_Y, 0, true, [&] { k(g, u, f, out, first, zc, C, t ? t[0] : none,\n"
+    "  cuda_emu_grid(gz, GSZ_X, GSZ_Y, 0, true, [&] { k(g, ob, u, f, out, first, zc, C, t ? t[0] : none,\n"
     "                t ? t[1] : none, t ? t[2] : none, uc, slots.data()); });\n"
     "  if (norm) { *norm = 0; for (size_t q = 1; q < slots.size(); q++) *norm += slots[q]; }\n"
     "}\n"
@@ -103,6 +106,29 @@ static const char DRIVER[] =
     "    if (!(fabs(norm - want) <= 1e-12 * want)) {\n"
     "      printf(\"gsz+norm %lldx%lldx%lld var %d zc %lld: norm %.17g, want %.17g\\n\", nx, ny, nz, var, zc, norm, want); bad++;\n"
     "    }\n"
+    "  }\n"
+    /* output boxes (a distributed block's overlapped sweep): the interior
+       two points in from every side, then the slabs around it (below and
+       above on axis a, within the interior on the axes before a): one
+       sweep's values */
+    "  if (!var) {\n"
+    "    out = u;\n"
+    "    for (long long z = 1; z < nz - 1; z++) for (long long y = 1; y < ny - 1; y++) for (long long x = 1; x < nx - 1; x++)\n"
+    "      out[x + y * g.sy + z * g.sz] = NAN;\n"
+    "    mg_box in{{g.lo[0] + 2, g.lo[1] + 2, g.lo[2] + 2}, {g.hi[0] - 2, g.hi[1] - 2, g.hi[2] - 2}};\n"
+    "    const bool empty = in.hi[0] <= in.lo[0] || in.hi[1] <= in.lo[1] || in.hi[2] <= in.lo[2];\n"
+    "    if (empty) zsweep(g, u.data(), f.data(), out.data(), first, 2, g, nullptr, nullptr, nullptr);\n"
+    "    else {\n"
+    "      zsweep(g, u.data(), f.data(), out.data(), first, 2, g, nullptr, nullptr, nullptr, &in);\n"
+    "      for (int a = 0; a < 3; a++) for (int side = 0; side < 2; side++) {\n"
+    "        mg_box b;\n"
+    "        for (int c = 0; c < 3; c++) { b.lo[c] = c < a ? in.lo[c] : g.lo[c]; b.hi[c] = c < a ? in.hi[c] : g.hi[c]; }\n"
+    "        if (side) b.lo[a] = in.hi[a]; else b.hi[a] = in.lo[a];\n"
+    "        if (b.hi[0] > b.lo[0] && b.hi[1] > b.lo[1] && b.hi[2] > b.lo[2])\n"
+    "          zsweep(g, u.data(), f.data(), out.data(), first, 2, g, nullptr, nullptr, nullptr, &b);\n"
+    "      }\n"
+    "    }\n"
+    "    bad += differ(out, ref, \"gsz boxes\", nx, ny, nz, var, first, 2);\n"
     "  }\n"
     /* prolongation + correction folded in: against prolong_kernel (add)
        then the two colour kernels; a coarse grid of (n+1)/2 points with

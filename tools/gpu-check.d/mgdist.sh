@@ -13,10 +13,13 @@
 #   gpus2-g1m       513^3: FDX_MG_GATHER=1048576 (level 2 of 513^3 gathered)
 #   gpus2-nograph   FDX_MG_GRAPH=0 (plain launches: the V-cycle and FMG graphs' worth)
 #   gpus2-twopass   513^3: FDX_MG_FUSE=0 (the fused restriction's worth)
+#   gpus2-overlap   FDX_MG_OVERLAP=1 (session 9: the sweep's renewal overlapped
+#                   with each block's interior; default off until this is faster)
 # With one device:
 #   gpus1           --gpus 1 (the distributed path's own cost over one)
 #   gpus1-nograph, gpus1-twopass   FDX_MG_GRAPH=0, FDX_MG_FUSE=0
-#   gpus2-1dev      --gpus 2 on the one device; gpus2-1dev-g32k FDX_MG_GATHER=32768
+#   gpus2-1dev      --gpus 2 on the one device; gpus2-1dev-g32k FDX_MG_GATHER=32768;
+#   gpus2-1dev-overlap FDX_MG_OVERLAP=1 (correct results and the cost of the extra launches)
 # Each record has cycles, verified, gpus/units/levels_distributed; the table
 # adds the speedup over "one".  A line "the cycle's CUDA graph: ..." on
 # stderr means a capture failed (plain launches, results still right).
@@ -32,6 +35,7 @@ for n in 257 513; do
     run gpus2 $n -- --gpus 2
     run gpus2-g32k $n FDX_MG_GATHER=32768 -- --gpus 2
     run gpus2-nograph $n FDX_MG_GRAPH=0 -- --gpus 2
+    run gpus2-overlap $n FDX_MG_OVERLAP=1 -- --gpus 2
     if [ $n = 513 ]; then
       run gpus2-g1m $n FDX_MG_GATHER=1048576 -- --gpus 2
       run gpus2-twopass $n FDX_MG_FUSE=0 -- --gpus 2
@@ -42,6 +46,7 @@ for n in 257 513; do
     run gpus1-twopass $n FDX_MG_FUSE=0 -- --gpus 1
     run gpus2-1dev $n -- --gpus 2
     run gpus2-1dev-g32k $n FDX_MG_GATHER=32768 -- --gpus 2
+    run gpus2-1dev-overlap $n FDX_MG_OVERLAP=1 -- --gpus 2
   fi
 done
 mg_table "$rec" one
@@ -61,6 +66,15 @@ for v in "neumann --bc neumann" "periodic --bc periodic" "order4 --order 4"; do
   mg_run "$bcrec" gpus2-$tag 129 -- --gpus 2 $flags
   mg_run "$bcrec" gpus2deep-$tag 129 FDX_MG_GATHER=1 -- --gpus 2 $flags
 done
+# Diagnosis of the distributed Neumann/periodic cost (lead, 09:33: 129^3
+# deep 20x one unit): the graph off (no change: the graph is not replayed)
+# and the graph captures of one solve (FDX_LOG=debug: one a cycle kind is
+# right; one a cycle is a state that differs from cycle to cycle).
+mg_run "$bcrec" gpus2deep-nograph-neumann 129 FDX_MG_GRAPH=0 FDX_MG_GATHER=1 -- --gpus 2 --bc neumann
+for bc in neumann periodic dirichlet; do
+  FDX_LOG=debug FDX_MG_GATHER=1 timeout 120 "$FDX_BIN" mg --backend cuda --size 129x129x129 --tol 1e-10 --gpus 2 \
+    --bc $bc --repeat 2 2>&1 >/dev/null | grep -i "graph\|multigrid on" | sort | uniq -c | sed "s/^/graph-debug $bc: /" | head -8
+done
 python3 - "$bcrec" <<'PY' || true
 import json, sys
 recs = {}
@@ -72,7 +86,7 @@ for line in open(sys.argv[1]):
     recs[r["variant"]] = r
 for tag in ("neumann", "periodic", "order4"):
     one = recs.get("one-" + tag)
-    for v in ("gpus2-", "gpus2deep-"):
+    for v in ("gpus2-", "gpus2deep-") + (("gpus2deep-nograph-",) if tag == "neumann" else ()):
         d = recs.get(v + tag)
         if not one or not d:
             print("bc-check FAIL %s%s: no record" % (v, tag))
