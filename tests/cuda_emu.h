@@ -8,7 +8,9 @@
    __syncthreads, then the next phase, __shared__ arrays shared by the
    block (blocks one after another), dynamic shared memory given to the grid
    (cuda_emu_dynamic_shared rewrites its declaration).  A barrier that some
-   threads reach after others returned (divergent) aborts the run.  Used by test_stencil_emu.c, test_temporal_emu.c, test_ustencil_emu.c and test_loop_emu.c. */
+   threads reach after others returned (divergent) aborts the run.  Used by test_stencil_emu.c, test_temporal_emu.c, test_ustencil_emu.c and test_loop_emu.c;
+   cuda_emu_async_kernel runs cp.async kernels (the asynchronous march, the
+   user stencils' tile). */
 #ifndef CUDA_EMU_H
 #define CUDA_EMU_H
 
@@ -132,6 +134,45 @@ static inline void cuda_emu_dynamic_shared(fdx_sb *out, const char *src)
                       (int)(end - name), name, (int)(name - 1 - type), type);
         p = end + 3;
     }
+}
+
+/* The kernel source with each cp.async (inline PTX: `asm volatile("cp.async.
+   ca.shared.global [%0], [%1], N;" :: "r"(DST), "l"(SRC) : "memory");`)
+   made a copy of N bytes to the block's shared bytes at DST. */
+static inline void cuda_emu_async_copies(fdx_sb *out, const char *src)
+{
+    static const char head[] = "asm volatile(\"cp.async.c", copy[] = ".shared.global [%0], [%1], ",
+                      dst[] = "\"r\"(", mid[] = "), \"l\"(", tail[] = ") : \"memory\");";
+    for (const char *p = src;;) {
+        const char *nb = strstr(p, copy), *at = nb && nb - p >= (long)strlen(head) + 1 ? nb - strlen(head) - 1 : NULL;
+        if (at && strncmp(at, head, strlen(head)) != 0) at = NULL;
+        const char *d = at ? strstr(nb, dst) : NULL, *m = d ? strstr(d, mid) : NULL, *t = m ? strstr(m, tail) : NULL;
+        if (!t) {
+            fdx_sb_puts(out, p);
+            return;
+        }
+        int bytes = atoi(nb + strlen(copy));
+        d += strlen(dst);
+        fdx_sb_printf(out, "%.*smemcpy(fdx_dynamic_smem + (%.*s), (%.*s), %d);", (int)(at - p), p, (int)(m - d), d,
+                      (int)(t - m - strlen(mid)), m + strlen(mid), bytes);
+        p = t + strlen(tail);
+    }
+}
+
+/* A kernel with dynamic shared memory and cp.async copies as the emulator
+   runs it: its shared array the block's bytes, its copies plain ones at
+   issue (one order a GPU may take: the waits and the barrier after them
+   make the copies visible before any read), __cvta_generic_to_shared an
+   offset into the block's bytes. */
+static inline void cuda_emu_async_kernel(fdx_sb *out, const char *src)
+{
+    fdx_sb_puts(out, "static unsigned __cvta_generic_to_shared(const void *p)\n"
+                     "{ return (unsigned)((const unsigned char *)p - fdx_dynamic_smem); }\n");
+    fdx_sb dyn = FDX_SB_INIT;
+    cuda_emu_dynamic_shared(&dyn, src);
+    cuda_emu_async_copies(out, fdx_sb_str(&dyn));
+    fdx_sb_free(&dyn);
+    fdx_sb_puts(out, "\n");
 }
 
 static char cuda_emu_dir[256];

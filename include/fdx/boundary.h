@@ -93,7 +93,10 @@ FDX_API fdx_status fdx_bc_apply(fdx_bc *bc, fdx_array *u, void *stream);
    is written into u (its frame keeps what it held; other kernels and faces
    with values arrays still take the pass); 3, as 2 with the blocks that
    touch a face in a launch of their own and the others in a launch of the
-   plain kernel.  The outputs are the same bit for bit in every mode. */
+   plain kernel; 4, the unrolled-column kernel computes the ghosts of the
+   marching-axis faces (and of the x faces where its lanes hold them) into
+   its registers and the pass writes the other faces (y) into u.  The
+   outputs are the same bit for bit in every mode. */
 FDX_API fdx_status fdx_stencil_set_boundary(fdx_stencil *s, const fdx_bc_desc *bc);
 
 /* Parses the command-line syntax of conditions for `rank` axes into bc:

@@ -47,7 +47,7 @@ fdx_status fdx_stencil_kernel_get(const fdx_backend *be, const fdx_device_info *
                                   const fdx_stencil_cfg *cfg, fdx_kernel **out)
 {
     int cuda = be->kind == FDX_BACKEND_CUDA;
-    char spec[32], ckey[128], key[sizeof kernels->key];
+    char spec[48], ckey[128], key[sizeof kernels->key];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     fdx_stencil_cfg_key(cfg, cuda, ckey, sizeof ckey);
     snprintf(key, sizeof key, "%s/%d/%.60s/%s/%s", be->name, dev->ordinal, dev->name, spec, ckey);
@@ -87,7 +87,7 @@ void fdx_stencil_kernels_prepare(const fdx_backend *be, const fdx_device_info *d
         free(keys);
         return; /* the trials compile one by one */
     }
-    char spec[32], key[sizeof kernels->key];
+    char spec[48], key[sizeof kernels->key];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     for (int i = 0; i < n; i++) {
         fdx_stencil_cfg_key(&cfgs[i], cuda, keys[m], sizeof keys[m]);

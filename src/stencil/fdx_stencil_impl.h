@@ -46,6 +46,7 @@ typedef struct fdx_stencil_kspec {
        the plain point code; the y faces stay with the pass (coalesced rows).
        No selects in the point code: the plain kernel's registers. */
     int ffix;
+    unsigned fixmask; /* FDX_BC_FIX (A/B): the faces the fix-ups may take; 0, every one they can */
 } fdx_stencil_kspec;
 
 

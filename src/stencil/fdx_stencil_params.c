@@ -220,8 +220,9 @@ void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n)
     const unsigned char *b = (const unsigned char *)ks->fval;
     for (size_t i = 0; i < sizeof ks->fval; i++) h = (h ^ b[i]) * 1099511628211ULL;
     if (len > 0 && (size_t)len < n)
-        snprintf(buf + len, n - (size_t)len, "%c%d%d%d%d%d%d%012llx", "xfsiu"[ks->fstore ? 0 : ks->ffix ? 4 : 1 + ks->fpart], ks->fbc[0], ks->fbc[1],
-                 ks->fbc[2], ks->fbc[3], ks->fbc[4], ks->fbc[5], h & 0xffffffffffffULL);
+        len += snprintf(buf + len, n - (size_t)len, "%c%d%d%d%d%d%d%012llx", "xfsiu"[ks->fstore ? 0 : ks->ffix ? 4 : 1 + ks->fpart],
+                        ks->fbc[0], ks->fbc[1], ks->fbc[2], ks->fbc[3], ks->fbc[4], ks->fbc[5], h & 0xffffffffffffULL);
+    if (ks->ffix && ks->fixmask && len > 0 && (size_t)len < n) snprintf(buf + len, n - (size_t)len, "m%02x", ks->fixmask);
 }
 
 unsigned fdx_stencil_fold_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda)
@@ -231,7 +232,7 @@ unsigned fdx_stencil_fold_faces(const fdx_stencil_kspec *ks, const fdx_stencil_c
         if (!ks->fbc[f]) continue;
         if (ks->ffix) { /* the register fix-ups: marching faces; x faces with whole-vector lanes of >= 2r */
             const int march = f / 2 == ks->rank - 1, x = f < 2 && !cfg->win && cfg->vec >= 2 * ks->radius;
-            if (cfg->variant == FDX_SV_UNROLL && (march || x)) m |= 1u << f;
+            if (cfg->variant == FDX_SV_UNROLL && (march || x) && (!ks->fixmask || ks->fixmask >> f & 1)) m |= 1u << f;
             continue;
         }
         if (ks->fstore ? f < 2 && cfg->variant != FDX_SV_ASYNC && cfg->variant != FDX_SV_PLANE

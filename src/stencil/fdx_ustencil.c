@@ -249,7 +249,7 @@ static void tune_key(const ucall *c, char key[33])
     if (fdx_us_generate(&c->s->ks, &cpu, 0, &src) != FDX_OK) fdx_clear_error();
     fdx_hash h;
     fdx_hash_init(&h);
-    fdx_hash_add_str(&h, "fdx-utune 6");
+    fdx_hash_add_str(&h, "fdx-utune 7");
     fdx_hash_add_str(&h, c->be->name);
     fdx_hash_add_str(&h, c->dev->name);
     fdx_hash_add_str(&h, src ? src : "");
@@ -267,11 +267,11 @@ static int cfg_parse(const char *text, const ucall *c, fdx_us_cfg *cfg)
     fdx_us_cfg t;
     return sscanf(text, "%d %d %d %d %d %d %d %d %d %d %d", &t.variant, &t.tx, &t.ty, &t.vec, &t.unroll, &t.chunk,
                   &t.vload, &t.pf, &t.rows, &t.pipe, &t.minb) == 11 &&
-           (t.variant == FDX_US_POINT || t.variant == FDX_US_MARCH) && fdx_us_cfg_fits(&c->s->ks, &t, c->n3) &&
+           fdx_us_cfg_fits(&c->s->ks, &t, c->n3) &&
            (c->aligned || !t.vload) && (*cfg = t, 1);
 }
 
-/* "fdx-utune 6 variant tx ty vec unroll chunk vload pf rows pipe minb"; anything else (an
+/* "fdx-utune 7 variant tx ty vec unroll chunk vload pf rows pipe minb"; anything else (an
    older or damaged file) only costs a re-tune. */
 static int tuned_find(const char *key, const ucall *c, fdx_us_cfg *cfg)
 {
@@ -283,7 +283,7 @@ static int tuned_find(const char *key, const ucall *c, fdx_us_cfg *cfg)
     }
     fdx_us_cfg t;
     const char *text = (const char *)data;
-    int ok = n > 12 && strncmp(text, "fdx-utune 6 ", 12) == 0 && cfg_parse(text + 12, c, &t);
+    int ok = n > 12 && strncmp(text, "fdx-utune 7 ", 12) == 0 && cfg_parse(text + 12, c, &t);
     free(data);
     if (ok) *cfg = t;
     else FDX_WARN("ignoring malformed user stencil tuning file %s.utune", key);
@@ -293,7 +293,7 @@ static int tuned_find(const char *key, const ucall *c, fdx_us_cfg *cfg)
 static void tuned_store(const char *key, const fdx_us_cfg *t)
 {
     char text[128];
-    int n = snprintf(text, sizeof text, "fdx-utune 6 %d %d %d %d %d %d %d %d %d %d %d\n", t->variant, t->tx, t->ty, t->vec,
+    int n = snprintf(text, sizeof text, "fdx-utune 7 %d %d %d %d %d %d %d %d %d %d %d\n", t->variant, t->tx, t->ty, t->vec,
                      t->unroll, t->chunk, t->vload, t->pf, t->rows, t->pipe, t->minb);
     if (fdx_cache_store(key, ".utune", text, (size_t)n) != FDX_OK) {
         FDX_WARN("not saving user stencil tuning: %s", fdx_last_error());

@@ -198,11 +198,15 @@ fdx_status fdx_us_generate(const fdx_us_spec *ks, const fdx_us_cfg *cfg, int cud
     *source = NULL;
     FDX_CHECK(ks->rank >= 1 && ks->rank <= 3 && ks->nterms >= 1, FDX_ERR_INTERNAL, "user stencil rank %d, %d terms",
               ks->rank, ks->nterms);
-    int march = cuda && cfg->variant == FDX_US_MARCH;
+    int march = cuda && cfg->variant != FDX_US_POINT; /* the march or its tile form */
     if (cuda) {
         FDX_CHECK(cfg->tx >= 1 && cfg->ty >= 1 && cfg->tx * cfg->ty <= 1024, FDX_ERR_INTERNAL, "block %dx%d", cfg->tx,
                   cfg->ty);
         FDX_CHECK(!march || fdx_us_march_ok(ks), FDX_ERR_INTERNAL, "the march cannot run this stencil");
+        FDX_CHECK(cfg->variant != FDX_US_TILE || (ks->ncomp == 1 && cfg->pf >= 1 && cfg->pf <= 4 && !cfg->vload &&
+                                                  !cfg->pipe),
+                  FDX_ERR_INTERNAL, "the tile march: %d components, %d planes ahead, vload %d, pipe %d", ks->ncomp,
+                  cfg->pf, cfg->vload, cfg->pipe);
         FDX_CHECK(!march || (cfg->vec >= 1 && cfg->vec <= 4 && cfg->unroll >= 1 && cfg->unroll <= 8),
                   FDX_ERR_INTERNAL, "march lanes %d, unroll %d", cfg->vec, cfg->unroll);
         FDX_CHECK(!march || (cfg->rows <= 1 || (cfg->rows <= 4 && ks->rank == 3)), FDX_ERR_INTERNAL,

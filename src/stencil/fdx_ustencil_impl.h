@@ -39,7 +39,12 @@ typedef struct fdx_us_spec {
    A term whose factors lie in two planes takes the earlier one from a
    register column of the thread's own (x, y), so the march needs those
    factors at in-plane offset (0, 0) (fdx_us_march_ok). */
-typedef enum fdx_us_variant { FDX_US_POINT = 0, FDX_US_MARCH = 1 } fdx_us_variant;
+/* FDX_US_TILE: the march with each plane's block tile (its x-y halo
+   included) copied once into shared memory by cp.async, pf planes ahead
+   (fdx_ustencil_march.c), every in-plane neighbour read from there. */
+typedef enum fdx_us_variant { FDX_US_POINT = 0, FDX_US_MARCH = 1, FDX_US_TILE = 2 } fdx_us_variant;
+/* The most shared memory a tile march may ask for (sm_80's opt-in limit). */
+#define FDX_US_MAX_SMEM (160 * 1024)
 
 typedef struct fdx_us_cfg {
     int variant;
@@ -50,7 +55,7 @@ typedef struct fdx_us_cfg {
     int vload;   /* march: a row's points as aligned vectors of vec values (needs
                     nx and 2 rx multiples of vec, one component, aligned arrays) */
     int pf;      /* march: each step prefetches the thread's points pf planes
-                    ahead into L2 (0: none) */
+                    ahead into L2 (0: none); tile: planes in flight (1..4) */
     int rows;    /* march, rank 3: consecutive rows a thread (0 or 1: one); the
                     rows share the loads of the rows between them */
     int pipe;    /* march: the next plane's loads are issued before this plane's
@@ -79,6 +84,8 @@ FDX_HIDDEN fdx_status fdx_us_spec_build(const fdx_ustencil_desc *d, int is_doubl
 FDX_HIDDEN int fdx_us_march_ok(const fdx_us_spec *ks);
 /* Whether a configuration can run the grid n3 (march: vec interior points). */
 FDX_HIDDEN int fdx_us_cfg_fits(const fdx_us_spec *ks, const fdx_us_cfg *cfg, const int64_t n3[3]);
+/* The tile march's dynamic shared memory in bytes. */
+FDX_HIDDEN size_t fdx_us_tile_bytes(const fdx_us_spec *ks, const fdx_us_cfg *cfg);
 /* A configuration that runs well without tuning. */
 FDX_HIDDEN void fdx_us_default_cfg(const fdx_us_spec *ks, int cuda, const int64_t n3[3], fdx_us_cfg *cfg);
 /* The candidates the tuner times in stage 0 (block shapes, lanes, vector

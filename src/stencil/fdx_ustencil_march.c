@@ -14,7 +14,19 @@
    in-plane offset (0, 0).  With pipe, step s loads plane s + 1 into
    n<name> while it computes plane s from <name> (carried in registers), so
    a thread keeps a plane of loads in flight.  No shared memory and no
-   barriers. */
+   barriers.
+
+   The tile form (FDX_US_TILE): the march's in-plane neighbours came through
+   L1, and its misses made the box and div(k grad u) L2-bound (ncu, session
+   8: L2 throughput 92% / 99% while DRAM moved only the ideal bytes).  Here
+   each plane's block tile (tx vec + 2 rx by ty rows + 2 ry values, every
+   field read in a plane) is copied once by cp.async into a ring of pf + 1
+   shared stages, pf planes ahead; a step waits for its plane, a barrier
+   makes every thread's copies visible (and says the stage the next copy
+   overwrites, the one read a step before, is free), then issues the copy
+   of plane s + pf and reads its values from the stage.  No thread returns
+   early (the barriers): threads past the grid copy and compute, but store
+   nothing. */
 #include "stencil/fdx_ustencil_gen.h"
 
 #include <string.h>
@@ -196,7 +208,10 @@ static void emit_head(fdx_cg_node *k, const ugen *g, const march *m)
     const int V = m->V, NR = m->NR, R = m->R;
     fdx_cg_stmt(k, "const long long x0 = %d + ((long long)blockIdx.x * %d + threadIdx.x) * %d", ks->rx, c->tx, V);
     fdx_cg_stmt(k, "const long long y = %d + ((long long)blockIdx.y * %d + threadIdx.y) * %d", ks->ry, c->ty, NR);
-    fdx_cg_stmt(fdx_cg_if(k, "x0 >= nx - %d || y >= ny - %d", ks->rx, ks->ry), "return");
+    if (c->variant == FDX_US_TILE) /* every thread to the barriers; act_: it stores */
+        fdx_cg_stmt(k, "const bool act_ = !(x0 >= nx - %d || y >= ny - %d)", ks->rx, ks->ry);
+    else
+        fdx_cg_stmt(fdx_cg_if(k, "x0 >= nx - %d || y >= ny - %d", ks->rx, ks->ry), "return");
     fdx_cg_comment(k, "the lanes x .. x + %d lie inside; lanes below lo belong to the thread before", V - 1);
     fdx_cg_stmt(k, "const long long x = x0 + %d <= nx - %d ? x0 : nx - %d", V, ks->rx, ks->rx + V);
     fdx_cg_stmt(k, "const int lo = (int)(x0 - x)");
@@ -289,7 +304,7 @@ static void emit_store_shift(fdx_cg_node *step, const ugen *g, const march *m)
 {
     const fdx_us_spec *ks = g->ks;
     const int V = m->V, R = m->R;
-    fdx_cg_node *st = fdx_cg_if(step, "s >= s0 + %d", R);
+    fdx_cg_node *st = fdx_cg_if(step, g->cfg->variant == FDX_US_TILE ? "s >= s0 + %d && act_" : "s >= s0 + %d", R);
     fdx_cg_stmt(st, "const long long q = base + (s - %d) * sm", R);
     for (int r = 0; r < m->NR; r++) {
         fdx_cg_node *row = r ? fdx_cg_if(st, "y + %d < ny - %d", r, ks->ry) : st;
@@ -330,12 +345,97 @@ static void emit_pipe_carry(fdx_cg_node *at, const ugen *g, const march *m)
     fdx_cg_line(at, "%s", fdx_cg_text(g->cg, &b));
 }
 
+/* The tile's geometry: W x H values a stage and field, E copies a thread. */
+typedef struct tile {
+    int W, H, HW, NT, E, S, D, nf;
+    int fields[FDX_USTENCIL_MAX_INPUTS + FDX_USTENCIL_MAX_COEFS]; /* those read in a plane, by tile index */
+    const char *es;
+} tile;
+
+/* Copies plane `plane` (an expression) of every tile field into stage
+   `stage` (an expression): thread tid's E slots, go<j> its in-plane offset
+   or -1 outside the array. */
+static void emit_tile_copy(fdx_cg_node *at, const ugen *g, const tile *t, const char *plane, const char *stage)
+{
+    fdx_cg_stmt(at, "const long long pb_ = (%s) * sm", plane);
+    fdx_cg_stmt(at, "const unsigned sd_ = sbase + (unsigned)(%s) * %du", stage, t->HW * (g->ks->is_double ? 8 : 4));
+    for (int q = 0; q < t->nf; q++)
+        for (int j = 0; j < t->E; j++)
+            fdx_cg_async_copy(at, fdx_cg_fmt(g->cg, "go%d >= 0", j),
+                              fdx_cg_fmt(g->cg, "sd_ + (unsigned)(tid_ + %d) * %du", q * t->S * t->HW + j * t->NT,
+                                         g->ks->is_double ? 8 : 4),
+                              fdx_us_elem(g, t->fields[q], 0, fdx_cg_fmt(g->cg, "pb_ + go%d", j)), g->ks->is_double ? 8 : 4);
+}
+
+static void emit_tile_march(fdx_cg_node *k, const ugen *g, const march *m)
+{
+    const fdx_us_spec *ks = g->ks;
+    const fdx_us_cfg *c = g->cfg;
+    tile t;
+    t.W = c->tx * m->V + 2 * ks->rx, t.H = ks->rank == 3 ? c->ty * m->NR + 2 * ks->ry : 1, t.HW = t.W * t.H;
+    t.NT = c->tx * c->ty, t.E = (t.HW + t.NT - 1) / t.NT, t.D = c->pf, t.S = c->pf + 1, t.nf = 0;
+    for (int f = 0; f < ks->ninputs + ks->ncoefs; f++) {
+        int used = 0;
+        for (int i = 0; i < m->nl && !used; i++) used = m->loads[i].f.field == f;
+        if (used) t.fields[t.nf++] = f;
+    }
+    fdx_cg_shared(k, "unsigned char", "fdx_smem_", NULL);
+    fdx_cg_stmt(k, "const real *tl_ = (const real *)fdx_smem_");
+    fdx_cg_stmt(k, "const unsigned sbase = (unsigned)__cvta_generic_to_shared(fdx_smem_)");
+    fdx_cg_stmt(k, "const int tid_ = (int)(threadIdx.y * %d + threadIdx.x)", c->tx);
+    fdx_cg_comment(k, "the block's tile: columns from x %lld, rows from y %lld of the block's first point", (long long)-ks->rx,
+                   (long long)-ks->ry);
+    fdx_cg_stmt(k, "const long long X0 = (long long)blockIdx.x * %d, Y0 = (long long)blockIdx.y * %d", c->tx * m->V,
+                ks->rank == 3 ? c->ty * m->NR : 0);
+    for (int j = 0; j < t.E; j++) {
+        fdx_cg_stmt(k, "const int h%d_ = (tid_ + %d) / %d, w%d_ = (tid_ + %d) - h%d_ * %d", j, j * t.NT, t.W, j, j * t.NT, j,
+                    t.W);
+        fdx_cg_stmt(k, "const int go%d = tid_ + %d < %d && X0 + w%d_ < nx && Y0 + h%d_ < ny ? (int)((Y0 + h%d_) * sy + X0 + "
+                       "w%d_) : -1",
+                    j, j * t.NT, t.HW, j, j, j, j);
+    }
+    /* the thread's first point in the tile */
+    fdx_cg_stmt(k, "const int tp_ = (int)(threadIdx.y * %d + %d) * %d + (int)threadIdx.x * %d + %d", m->NR,
+                ks->rank == 3 ? ks->ry : 0, t.W, m->V, ks->rx);
+    fdx_cg_comment(k, "planes s0 - %d .. s0 - %d in flight, one commit group each", m->R, m->R - t.D + 1);
+    for (int i = 0; i < t.D; i++) {
+        fdx_cg_node *pro = fdx_cg_scope(k);
+        emit_tile_copy(fdx_cg_if(pro, "s0 - %d < s1 + %d", m->R - i, m->R), g, &t, fdx_cg_fmt(g->cg, "s0 - %d", m->R - i),
+                       fdx_cg_fmt(g->cg, "%d", i));
+        fdx_cg_async_commit(pro);
+    }
+    fdx_cg_stmt(k, "int st_ = 0");
+    if (c->unroll > 1) fdx_cg_line(k, "#pragma unroll %d", c->unroll);
+    fdx_cg_node *step = fdx_cg_for(k, c->unroll > 1 ? FDX_CG_LOOP : FDX_CG_LOOP_NOUNROLL,
+                                   "long long s = s0 - %d; s < s1 + %d; s++", m->R, m->R);
+    fdx_cg_async_wait(step, t.D - 1, "this step's plane landed");
+    fdx_cg_barrier(step, "every thread's copies of it visible; the stage read a step before is free");
+    emit_tile_copy(fdx_cg_if(step, "s + %d < s1 + %d", t.D, m->R), g, &t, fdx_cg_fmt(g->cg, "s + %d", t.D),
+                   fdx_cg_fmt(g->cg, "(st_ + %d) %% %d", t.D, t.S));
+    fdx_cg_async_commit(step);
+    for (int q = 0; q < t.nf; q++)
+        fdx_cg_stmt(step, "const real *t%d_ = tl_ + (%d + st_) * %d + tp_", q, q * t.S, t.HW);
+    for (int i = 0; i < m->nl; i++) {
+        const fdx_us_factor *f = &m->loads[i].f;
+        int q = 0;
+        while (t.fields[q] != f->field) q++;
+        fdx_cg_stmt(step, "const real %s = t%d_[%d]", plane_name(g, f, f->off[0], f->off[1]), q, f->off[1] * t.W + f->off[0]);
+    }
+    emit_sums(step, g, m);
+    emit_store_shift(step, g, m);
+    fdx_cg_stmt(step, "st_ = st_ == %d ? 0 : st_ + 1", t.S - 1);
+}
+
 void fdx_us_emit_march(fdx_cg_node *at, const ugen *g)
 {
     static _Thread_local march m;
     plan(g, &m);
     fdx_cg_node *k = fdx_us_emit_kernel(at, g);
     emit_head(k, g, &m);
+    if (g->cfg->variant == FDX_US_TILE) {
+        emit_tile_march(k, g, &m);
+        return;
+    }
     if (g->cfg->pipe) {
         /* plane s0 - r's values before the first step; the loads in a
            scope of their own (each step's reuse the names) */

@@ -78,29 +78,6 @@ static const char driver[] =
 
 static int runs;
 
-/* The kernel source with each cp.async (inline PTX: `asm volatile("cp.async.
-   ca.shared.global [%0], [%1], N;" :: "r"(DST), "l"(SRC) : "memory");`)
-   made a copy of N bytes to the block's shared bytes at DST. */
-static void emu_async_copies(fdx_sb *out, const char *src)
-{
-    static const char head[] = "asm volatile(\"cp.async.c", copy[] = ".shared.global [%0], [%1], ",
-                      dst[] = "\"r\"(", mid[] = "), \"l\"(", tail[] = ") : \"memory\");";
-    for (const char *p = src;;) {
-        const char *nb = strstr(p, copy), *at = nb && nb - p >= (long)strlen(head) + 1 ? nb - strlen(head) - 1 : NULL;
-        if (at && strncmp(at, head, strlen(head)) != 0) at = NULL;
-        const char *d = at ? strstr(nb, dst) : NULL, *m = d ? strstr(d, mid) : NULL, *t = m ? strstr(m, tail) : NULL;
-        if (!t) {
-            fdx_sb_puts(out, p);
-            return;
-        }
-        int bytes = atoi(nb + strlen(copy));
-        d += strlen(dst);
-        fdx_sb_printf(out, "%.*smemcpy(fdx_dynamic_smem + (%.*s), (%.*s), %d);", (int)(at - p), p, (int)(m - d), d,
-                      (int)(t - m - strlen(mid)), m + strlen(mid), bytes);
-        p = t + strlen(tail);
-    }
-}
-
 static void run_case(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, const int64_t n3[3], uint64_t seed)
 {
     char what[256], text[96], spec[32];
@@ -122,13 +99,7 @@ static void run_case(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, co
            bytes, its copies plain ones at issue (one order a GPU may
            take: the waits and the barrier after them make the copies
            visible before any read), its threads fibers between barriers. */
-        fdx_sb_puts(&f, "static unsigned __cvta_generic_to_shared(const void *p)\n"
-                        "{ return (unsigned)((const unsigned char *)p - fdx_dynamic_smem); }\n");
-        fdx_sb dyn = FDX_SB_INIT;
-        cuda_emu_dynamic_shared(&dyn, kernel);
-        emu_async_copies(&f, fdx_sb_str(&dyn));
-        fdx_sb_free(&dyn);
-        fdx_sb_puts(&f, "\n");
+        cuda_emu_async_kernel(&f, kernel);
     } else {
         fdx_sb_printf(&f, "%s\n", kernel);
     }

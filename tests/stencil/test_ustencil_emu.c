@@ -3,9 +3,12 @@
    block, small blocks, widths whose last thread shifts its lanes, vector
    loads) and the point kernel, on every case of ustencil_ref.h in both
    precisions, against the reference on random inputs with random weights
-   and a NaN-poisoned output.  Neither kernel uses shared memory or
-   barriers, so running the grid one thread at a time is an order a GPU may
-   choose.  The kernel reads its parameters and arrays from a file and
+   and a NaN-poisoned output.  The march and the point kernel use no shared
+   memory or barriers, so running the grid one thread at a time is an order
+   a GPU may choose; the tile march (FDX_US_TILE: cp.async copies into
+   shared stages, a barrier a plane) runs its blocks' threads as fibers
+   between barriers, its copies done at issue, its shared bytes NaN at
+   first (cuda_emu.h).  The kernel reads its parameters and arrays from a file and
    writes the output to another; the comparison is the C reference's.
    Skipped without a C++ compiler. */
 #include "cuda_emu.h"
@@ -34,13 +37,8 @@ static const char driver[] =
     "        if (fread(a[i], sizeof(real), (size_t)len[i], f) != (size_t)len[i]) return 2;\n"
     "    }\n"
     "    fclose(f);\n"
-    "    gridDim = fdx_idx{GX, GY, GZ};\n"
-    "    for (unsigned bz = 0; bz < GZ; bz++) for (unsigned by = 0; by < GY; by++) for (unsigned bx = 0; bx < GX; bx++)\n"
-    "    for (unsigned ty = 0; ty < TY; ty++) for (unsigned tx = 0; tx < TX; tx++) {\n"
-    "        blockIdx = fdx_idx{bx, by, bz};\n"
-    "        threadIdx = fdx_idx{tx, ty, 0};\n"
-    "        fdx_ustencil_kernel(CALL, p);\n"
-    "    }\n"
+    "    const unsigned g[3] = {GX, GY, GZ};\n"
+    "    cuda_emu_grid(g, TX, TY, SHMEM, SHMEM > 0, [&] { fdx_ustencil_kernel(CALL, p); });\n"
     "    f = fopen(argv[2], \"wb\");\n"
     "    if (!f || fwrite(a[0], sizeof(real), (size_t)len[0], f) != (size_t)len[0]) return 2;\n"
     "    fclose(f);\n"
@@ -106,7 +104,12 @@ static int run_cfg(const us_case *c, int is_double, const fdx_us_cfg *cfg, uint6
     FILE *fs = fopen(src, "w"), *fi = fopen(in, "wb");
     CHECK(fs && fi, "cannot write %s / %s", src, in);
     if (fs && fi) {
-        fprintf(fs, "%s%s\n#define PSIZE %zu\n#define NARR %d\n#define LENS ", cuda_emu_shim, kernel, p.size, narr);
+        fdx_sb ks_ = FDX_SB_INIT;
+        if (dims.shmem) cuda_emu_async_kernel(&ks_, kernel);
+        else fdx_sb_puts(&ks_, kernel);
+        fprintf(fs, "%s%s\n#define PSIZE %zu\n#define NARR %d\n#define SHMEM %zuu\n#define LENS ", cuda_emu_shim,
+                fdx_sb_str(&ks_), p.size, narr, (size_t)dims.shmem);
+        fdx_sb_free(&ks_);
         for (int i = 0; i < narr; i++) fprintf(fs, "%s%lldLL", i ? ", " : "", (long long)len[i]);
         fprintf(fs, "\n#define CALL ");
         for (int i = 0; i < narr; i++) fprintf(fs, "%sa[%d]", i ? ", " : "", i);
@@ -167,9 +170,13 @@ int main(void)
         /* register caps (__launch_bounds__, the tuner's stage 2): the
            source the GPU runs, the bounds a no-op here */
         {FDX_US_MARCH, 4, 2, 0, 2, 5, 1, 2, 2, 1, 4}, {FDX_US_POINT, 8, 2, 1, 1, 1, 0, 0, 1, 0, 6},
+        /* the shared-memory tile: planes in flight 1-4 (pf), partial
+           chunks and blocks, rows, odd block shapes, a chunk of the grid */
+        {FDX_US_TILE, 4, 2, 0, 1, 3, 0, 2, 1}, {FDX_US_TILE, 8, 1, 1, 2, 5, 0, 1, 2},
+        {FDX_US_TILE, 3, 3, 2, 1, 4, 0, 3, 3}, {FDX_US_TILE, 4, 2, 0, 2, 100, 0, 4, 2},
     };
     const int ncfgs = sizeof cfgs / sizeof *cfgs;
-    int ran = 0, by_cfg[16] = {0};
+    int ran = 0, by_cfg[32] = {0};
     for (int i = 0; i < n; i++)
         for (int k = 0; k < ncfgs; k++) {
             if ((i + k) % 2) continue; /* half the pairs, rotating */
@@ -182,6 +189,9 @@ int main(void)
             u = cases[i];
             if (c.vload && 2 * us_radius(&u) % c.vec) c.vec = 2;
             if (c.vload && u.grid[0] % c.vec) u.grid[0] += c.vec - u.grid[0] % c.vec;
+            /* the tile: rows of whole lanes (no shifted last thread) */
+            const int rx = us_radius(&u);
+            if (c.variant == FDX_US_TILE && (u.grid[0] - 2 * rx) % c.vec) u.grid[0] += c.vec - (u.grid[0] - 2 * rx) % c.vec;
             if (run_cfg(&u, is_double, &c, 1000 + 10 * i + k) == 0) ran++, by_cfg[k]++;
         }
     for (int k = 0; k < ncfgs; k++) CHECK(by_cfg[k] >= 3, "configuration %d ran %d times", k, by_cfg[k]);

@@ -33,6 +33,9 @@ int main(void)
         {FDX_US_POINT, 7, 3, 1, 1, 1, 0, 0, 1},   {FDX_US_MARCH, 32, 2, 2, 1, 9, 1, 2, 4},
         {FDX_US_MARCH, 32, 4, 2, 2, 5, 1, 2, 2, 1}, {FDX_US_MARCH, 16, 4, 1, 1, 3, 0, 0, 3, 1}, /* pipelined */
         {FDX_US_MARCH, 32, 8, 2, 1, 8, 0, 0, 2, 1, 4}, {FDX_US_POINT, 32, 8, 1, 1, 1, 0, 0, 1, 0, 6}, /* register caps */
+        /* the shared-memory tile (cp.async stages, pf planes in flight) */
+        {FDX_US_TILE, 32, 4, 1, 1, 3, 0, 2, 1}, {FDX_US_TILE, 16, 8, 2, 2, 5, 0, 1, 2},
+        {FDX_US_TILE, 32, 8, 2, 1, 16, 0, 3, 1}, {FDX_US_TILE, 7, 3, 1, 1, 4, 0, 4, 3},
     };
     const int ncfgs = sizeof cfgs / sizeof *cfgs;
     for (int i = 0; i < n; i++) {
@@ -63,6 +66,9 @@ int main(void)
             u = cases[i];
             if (c.vload && 2 * us_radius(&u) % c.vec) c.vec = 2;
             if (c.vload && u.grid[0] % c.vec) u.grid[0] += c.vec - u.grid[0] % c.vec;
+            /* the tile: rows of whole lanes */
+            const int rx = us_radius(&u);
+            if (c.variant == FDX_US_TILE && (u.grid[0] - 2 * rx) % c.vec) u.grid[0] += c.vec - (u.grid[0] - 2 * rx) % c.vec;
             char where[64];
             snprintf(where, sizeof where, "cuda %s forced %d", is_double ? "double" : "float", k);
             us_run(gpu, &u, is_double ? FDX_FLOAT64 : FDX_FLOAT32, 500 + 10 * i + k, 1, where, force, &c, NULL);

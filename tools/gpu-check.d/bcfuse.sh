@@ -5,7 +5,7 @@
 # the plain point code at the pin's 40 registers, a y-faces-only pass)
 # replaces fold 3 (measured 1.14x) in the timings; compare the lines
 # "fold=4" with "fold=2" and "fold=0" in bcfuse.log (target <= 1.03).
-# About a minute without the ustencil tuning.  Run: tools/gpu-check bcfuse
+# About a minute.  Run: tools/gpu-check bcfuse
 # (after `ustencil` in the same call it reuses that section's tuning).
 #  1. test_bc_gpu plain, then with FDX_BC_FOLD=2 and 3 (every strategy the
 #     tuner tries, forced: every face in the unrolled column, the pass
@@ -23,7 +23,7 @@
 #     all three folds), 256^3 double and 512^3 float (folds 3 and 0).
 #     Records in *_bcfuse.jsonl ("bc_case", "fold", "pin"), ratios in
 #     bcfuse.log.
-#  3. bench ustencil (BCFUSE_USTENCIL=0 skips it): box27 and div_k_grad,
+#  3. bench ustencil (only with BCFUSE_USTENCIL=1): box27 and div_k_grad,
 #     target ratio_to_copy >= 0.90 at 512^3 double; records appended, the
 #     tuner's times in bcfuse-tuning.txt.
 set -u
@@ -84,7 +84,19 @@ for shape in "512x512x512 double" "256x256x256 double" "512x512x512 float"; do
   [ "$size $prec" = "512x512x512 double" ] && one interior 0 "$size" "$prec" "" again "$pin"
   for fold in $folds; do for c in dirichlet periodic; do ratio "$size" "$prec" default $c $fold; done; done
 done
-[ "${BCFUSE_USTENCIL:-1}" = 0 ] && exit 0
+# Where fold 4's time goes at 512^3 double (session 9, first H100 run: fold 4
+# 1.134 / 1.118 against the pass 1.078 / 1.092, while 256^3 and float 512^3
+# gained): the fix-ups of the z faces only (FDX_BC_FIX=48: x and y by the
+# pass) and of the x faces only (FDX_BC_FIX=3).
+for fix in 48 3; do
+  for c in "dirichlet|all=dirichlet:0.5" "periodic|all=periodic"; do
+    FDX_BC_FIX=$fix one "${c%%|*}-fix$fix" 4 512x512x512 double "${c#*|}"
+  done
+  for c in dirichlet periodic; do ratio 512x512x512 double default "$c-fix$fix" 4; done
+done
+# session 9: off by default (the tuned run re-tunes every case with the tile
+# candidates, utune 7: minutes); `tools/gpu-check ustencil` pins them instead
+[ "${BCFUSE_USTENCIL:-0}" = 0 ] && exit 0
 echo "== bench ustencil box27/div_k_grad (tune ${BCFUSE_TUNE:-on})" | tee -a "$log"
 cases=${BCFUSE_CASES:-box27_f64_512,div_f64_512,box27_f32_512,div_f32_512,box27_f64_509x257x255,div_f64_509x257x255}
 FDX_LOG=info timeout 300 "$FDX_BIN" bench ustencil --backend cuda --tune "${BCFUSE_TUNE:-on}" --json --reps 20 \

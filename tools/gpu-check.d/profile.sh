@@ -32,6 +32,12 @@ for c in ${PROFILE_CASES:-dloop lu mg temporal bc ustencil}; do
     # temporal kernel; order 12 float; the worst 1-byte transposes
     bcpin) FDX_STENCIL_CFG="2 32 8 2 2 1 2 0 0 0 0 0 0 0 0" prof bcpin-interior 2 2 stencil --backend cuda --size 512x512x512 --reps 3
            FDX_STENCIL_CFG="2 32 8 2 2 1 2 0 0 0 0 0 0 0 0" FDX_BC_FOLD=2 prof bcpin-fold2 2 2 stencil --backend cuda --size 512x512x512 --reps 3 --boundary all=dirichlet:0 ;;
+    # session 9: FDX_BC_FOLD=4 at the pin (two applies: the y faces' pass,
+    # then the kernel with its register fix-ups), and the tile march of the
+    # box and div (FDX_US_TILE, pinned)
+    bcpin4) FDX_STENCIL_CFG="2 32 8 2 2 1 2 0 0 0 0 0 0 0 0" FDX_BC_FOLD=4 prof bcpin-fold4 4 4 stencil --backend cuda --size 512x512x512 --reps 3 --boundary all=dirichlet:0 ;;
+    tile) FDX_USTENCIL_CFG="2 32 8 1 1 16 0 2 1 0 0" prof box27-tile 2 2 bench ustencil --backend cuda --cases box27_f64_512 --reps 2
+          FDX_USTENCIL_CFG="2 32 8 1 1 16 0 2 1 0 0" prof div-tile 2 2 bench ustencil --backend cuda --cases div_f64_512 --reps 2 ;;
     box) prof box27 2 2 bench ustencil --backend cuda --cases box27_f64_512 --reps 2 ;;
     div) prof div 2 2 bench ustencil --backend cuda --cases div_f64_512 --reps 2 ;;
     t3f) prof t3f 20 6 stencil --backend cuda --op heat --size 512x512x512 --precision float --steps 8 --temporal auto --reps 2 ;;

@@ -3,10 +3,8 @@
 # CPU reference, default and forced configurations including register caps,
 # a tuned run), then an A/B of pinned configurations (FDX_USTENCIL_CFG, no
 # tuning: about a minute): box27_f64_512 at the H100 winner march 64x4 vec2
-# chunk 8 unroll 1 pf2 rows2 pipe (112 registers, 2 blocks of 256 a
-# multiprocessor) with __launch_bounds__ minimum blocks 0 / 3 / 4 (80 / 64
-# registers, 100 / 212 bytes of spills), div_f64_512 at its winner point
-# 64x4 for reference.  Targets (H100): "ratio_to_copy" >= 0.90.  Then, only
+# chunk 8 unroll 1 pf2 rows2 pipe (112 registers) and three tile forms,
+# div_f64_512 at its winner point 32x8 and three tile forms.  Targets (H100): "ratio_to_copy" >= 0.90.  Then, only
 # with USTENCIL_TUNE=force|on, the tuned benchmark of every case (the
 # tuner's stage 2 tries the register caps; each candidate's time in
 # ustencil-tuning.txt; minutes).  Run: tools/gpu-check ustencil
@@ -29,9 +27,21 @@ pinned() { # case cfg-fields name
     tr '\n' ' ' | tee -a "$log"
   echo | tee -a "$log"
 }
-# fields: variant tx ty vec unroll chunk vload pf rows pipe minb (variant 1 march, 0 point)
-for mb in 0 3 4; do pinned box27_f64_512 "1 64 4 2 1 8 0 2 2 1 $mb" "minb$mb"; done
-pinned div_f64_512 "0 64 4 1 1 1 0 0 1 0 0" point
+# fields: variant tx ty vec unroll chunk vload pf rows pipe minb (variant 0
+# point, 1 march, 2 tile: pf = planes in flight).  Session 9: the march's
+# winners against the shared-memory tile (FDX_US_TILE: each plane's block
+# tile copied once by cp.async, the in-plane neighbours from shared memory;
+# the march was L2-bound, ncu: L2 92% / 99%).  Registers (ptxas sm_90):
+# box tile 32x8 vec1 32, vec2 38, 64x4 vec2 rows2 71; div tile 32x8 vec1
+# 36, 128x2 46, 32x8 vec2 60 (the march: box 112, div point 30).
+pinned box27_f64_512 "1 64 4 2 1 8 0 2 2 1 0" march
+for t in "32 8 1 1 16 0 2 1" "32 8 2 1 16 0 2 1" "64 4 2 1 8 0 2 2"; do
+  pinned box27_f64_512 "2 $t 0 0" "tile $t"
+done
+pinned div_f64_512 "0 32 8 1 1 1 0 0 1 0 0" point
+for t in "32 8 1 1 16 0 2 1" "128 2 1 1 16 0 2 1" "32 8 2 1 16 0 2 1"; do
+  pinned div_f64_512 "2 $t 0 0" "tile $t"
+done
 [ "${USTENCIL_TUNE:-off}" = off ] && exit 0
 echo "== bench ustencil (cuda, tune $USTENCIL_TUNE)" | tee -a "$log"
 FDX_LOG=info timeout 900 "$FDX_BIN" bench ustencil --backend cuda --tune "$USTENCIL_TUNE" --json \
