@@ -58,6 +58,9 @@ typedef struct fdx_temporal_cfg {
                    Y_{j+1} - t r (no halo recomputed); a thread marches its slabs
                    through every plane, a plane behind the slab below it
                    ("skew" in the configuration text) */
+    int nt;     /* CPU skew: the last level's rows go to out through streaming
+                   (non-temporal) stores from a row buffer: no read of out's
+                   lines before they are written ("nt") */
 } fdx_temporal_cfg;
 
 /* A CUDA configuration's points a thread and the tile's extent with its

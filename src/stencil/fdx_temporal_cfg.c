@@ -104,6 +104,7 @@ int fdx_temporal_fits(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, in
        t - 1 then cover what the slab above reads below its own). */
     if (!cuda && c->skew)
         return ks->rank == 3 && ks->update == FDX_UPDATE_HEAT && !c->direct && c->by >= 2 * r && c->bx >= 1;
+    if (c->nt) return 0; /* (streaming stores: the skewed slabs only) */
     if (!cuda) return c->bx >= 1 && c->by >= 1 && (ks->rank == 3 || c->by == 1);
     int w = fdx_temporal_tile_x(c, ks->rank), h = fdx_temporal_tile_y(c, ks->rank);
     /* un: 0 / 1 the plain plane loop, 2r + 1 the rotated one (the body
@@ -153,7 +154,8 @@ static int64_t skew_per_slab(const fdx_stencil_kspec *ks, const fdx_temporal_cfg
 {
     int r = ks->radius;
     int64_t by = c->by < n3[1] - 2 * r ? c->by : n3[1] - 2 * r;
-    int64_t v = (int64_t)(c->k - 1) * (2 * r + 1 + FDX_TEMPORAL_SKEW_SLACK) * (by + (int64_t)(c->k - 1) * r) *
+    /* (and a row buffer: the last level's row before its streaming stores) */
+    int64_t v = ((int64_t)(c->k - 1) * (2 * r + 1 + FDX_TEMPORAL_SKEW_SLACK) * (by + (int64_t)(c->k - 1) * r) + 1) *
                 fdx_temporal_skew_row(ks, n3);
     return ceil_div(v, 16) * 16;
 }
@@ -275,12 +277,13 @@ fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg *c)
         else if (strncmp(p, "cpu", 3) == 0) used = 3, cpu = 1;
         else if (strncmp(p, "direct", 6) == 0) used = 6, c->direct = 1;
         else if (strncmp(p, "skew", 4) == 0) used = 4, c->skew = 1;
+        else if (strncmp(p, "nt", 2) == 0) used = 2, c->nt = 1;
         else if (strncmp(p, "fp", 2) == 0) used = 2, c->fp = 1;
         else if (strncmp(p, "ax", 2) == 0) used = 2, c->ax = 1;
         else used = 0;
         FDX_CHECK(used > 0, FDX_ERR_INVALID,
                   "temporal configuration '%s': cannot read '%s' (words: kN, TXxTY, qN 1..%d, pdN 1..%d, uN 1..%d, chunk N; "
-                  "CPU: cpu BXxBY, direct, skew)",
+                  "CPU: cpu BXxBY, direct, skew, nt)",
                   text, p, FDX_TEMPORAL_MAX_POINTS, FDX_TEMPORAL_MAX_PD, FDX_TEMPORAL_MAX_UNROLL);
         p += used;
     }
@@ -397,6 +400,11 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
             fdx_temporal_cfg c = {depths[d], 0, 0, (int)(n3[2] - 2 * r), (int)(n3[0] - 2 * r), (int)by, 0, 0};
             c.skew = 1;
             n = add(ks, dev, cuda, n3, c, out, n, max);
+            /* and with streaming stores of the last level (auto only) */
+            if (depth <= 0) {
+                c.nt = 1;
+                n = add(ks, dev, cuda, n3, c, out, n, max);
+            }
         }
     const double full = (double)fdx_temporal_cpu_budget((int)sms);
     for (int d = depth > 0 ? 0 : 2; d < nd; d++)
@@ -451,6 +459,6 @@ void fdx_temporal_cfg_text(const fdx_temporal_cfg *c, int cuda, char *buf, size_
         snprintf(buf, n, "temporal k%d %dx%d q%d pd%d%s%.0d%s%s chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
                  c->pd > 1 ? c->pd : 1, c->un > 1 ? " u" : "", c->un > 1 ? c->un : 0, c->fp ? " fp" : "",
                  c->ax ? " ax" : "", c->chunk);
-    else snprintf(buf, n, "temporal k%d cpu %dx%d%s%s chunk %d", c->k, c->bx, c->by, c->direct ? " direct" : "",
-                  c->skew ? " skew" : "", c->chunk);
+    else snprintf(buf, n, "temporal k%d cpu %dx%d%s%s%s chunk %d", c->k, c->bx, c->by, c->direct ? " direct" : "",
+                  c->skew ? " skew" : "", c->nt ? " nt" : "", c->chunk);
 }

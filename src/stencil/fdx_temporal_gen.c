@@ -366,6 +366,10 @@ static void emit_cpu(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
 {
     const int K = c->k, R = g->r, RY = g->ry, KR = K * R, S = 2 * R + 1;
     fdx_cg_line(top, "#include <omp.h>");
+    if (c->nt) {
+        fdx_cg_line(top, "#include <immintrin.h>");
+        fdx_cg_line(top, "#include <stdint.h>");
+    }
     fdx_cg_node *k;
     emit_params(top, g, 0, &k);
     if (c->skew) {

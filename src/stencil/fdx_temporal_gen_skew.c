@@ -45,7 +45,28 @@ static void skew_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 }
 
 /* Level t (1 .. k) of slab j at plane p = i - t r. */
-static void emit_level(fdx_cg_node *it, const gen *g, int K, int t)
+/* nt: the row buffer's interior x = r .. nx - r into out's row through
+   streaming stores where the destination is 64-byte aligned (whole
+   vectors), plain stores at the ends. */
+static void emit_stream_row(fdx_cg_node *row, const gen *g)
+{
+    const int R = g->r, dbl = g->ks->is_double, vl = dbl ? 8 : 16;
+    const char *sfx = dbl ? "pd" : "ps";
+    fdx_cg_node *b = fdx_cg_scope(row);
+    fdx_cg_stmt(b, "real *o = out + p * sm + y * sy");
+    fdx_cg_stmt(b, "long long x = %d", R);
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x < nx - %d && ((uintptr_t)(o + x) & 63); x++", R), "o[x] = d[x]");
+    fdx_cg_line(b, "#if defined(__AVX512F__)");
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x + %d <= nx - %d; x += %d", vl, R, vl),
+                "_mm512_stream_%s(o + x, _mm512_loadu_%s(d + x))", sfx, sfx);
+    fdx_cg_line(b, "#elif defined(__AVX__)");
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x + %d <= nx - %d; x += %d", vl / 2, R, vl / 2),
+                "_mm256_stream_%s(o + x, _mm256_loadu_%s(d + x))", sfx, sfx);
+    fdx_cg_line(b, "#endif");
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x < nx - %d; x++", R), "o[x] = d[x]");
+}
+
+static void emit_level(fdx_cg_node *it, const gen *g, int K, int t, int nt)
 {
     const int R = g->r;
     fdx_cg_node *lv = fdx_cg_scope(it);
@@ -59,11 +80,13 @@ static void emit_level(fdx_cg_node *it, const gen *g, int K, int t)
         fdx_cg_stmt(row, "const real *ym%d = FDX_ROW(%d, p, y - %d), *yp%d = FDX_ROW(%d, p, y + %d)", o, s, o, o, s, o);
         fdx_cg_stmt(row, "const real *pm%d = FDX_ROW(%d, p - %d, y), *pp%d = FDX_ROW(%d, p + %d, y)", o, s, o, o, s, o);
     }
-    if (t == K) fdx_cg_stmt(row, "real *d = out + p * sm + y * sy");
+    if (t == K && nt) fdx_cg_stmt(row, "real *d = rj + per - ew");
+    else if (t == K) fdx_cg_stmt(row, "real *d = out + p * sm + y * sy");
     else fdx_cg_stmt(row, "real *d = FDX_RING(rj, %d, p) + (y - lo[%d]) * ew", t, t);
     fdx_cg_node *x = fdx_cg_for(row, FDX_CG_LOOP_SIMD, "long long x = %d; x < nx - %d; x++", R, R);
     fdx_stencil_emit_point(x, g, skew_neighbour, "P.", 0, "pc[x]", NULL, NULL, NULL, "n1");
     fdx_cg_stmt(x, "d[x] = n1");
+    if (t == K && nt) emit_stream_row(row, g);
     if (t < K) {
         /* The ring row's frame columns: the input's (read by level t + 1). */
         fdx_cg_stmt(row, "const real *uf = u + p * sm + y * sy");
@@ -128,8 +151,14 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
                 "FDX_WAIT(0, __atomic_load_n(&prog[(j - 1) * 16], __ATOMIC_ACQUIRE) > i)");
     fdx_cg_stmt(fdx_cg_if(sl, "j == jz - 1 && j + 1 < nslab"),
                 "FDX_WAIT(0, __atomic_load_n(&prog[(j + 1) * 16], __ATOMIC_ACQUIRE) >= i - %d)", D);
-    for (int t = 1; t <= K; t++) emit_level(sl, g, K, t);
+    for (int t = 1; t <= K; t++) emit_level(sl, g, K, t, c->nt);
     fdx_cg_stmt(sl, "__atomic_store_n(&prog[j * 16], i + 1, __ATOMIC_RELEASE)");
+    /* Streaming stores are weakly ordered: done before the pass returns. */
+    if (c->nt) {
+        fdx_cg_line(par, "#if defined(__SSE2__)");
+        fdx_cg_stmt(par, "_mm_sfence()");
+        fdx_cg_line(par, "#endif");
+    }
     fdx_cg_line(k, "#undef FDX_ROW");
     fdx_cg_line(k, "#undef FDX_RING");
     fdx_cg_line(k, "#undef FDX_WAIT");

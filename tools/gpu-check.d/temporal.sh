@@ -171,7 +171,10 @@ done
 #   skew4     k4 skewed slabs (the expected winner at the L2's size:
 #             3 levels x 3 planes x 32 rows x 4 KB = 1.2 MB a core)
 #   s8pick    session 8's pick forced (the current default's tile)
-#   skew6 / skew8 / skew3   deeper / shallower (rings beyond the L2 at 6-8)
+#   skew4nt / skew6nt / skew8nt   the last level through streaming stores
+#             (no read of out's lines: 16 instead of 24 bytes a point and
+#             pass from DRAM), deeper (rings beyond the L2 at 6-8)
+#   skew3     shallower
 #   skew4bind k4 with OMP_PROC_BIND=close OMP_PLACES=cores
 #   auto      the tuner (every candidate's time in temporal-tuning.txt:
 #             skew 8..2, the overlapped tiles, direct; ~30-60 s of tuning)
@@ -202,8 +205,9 @@ if [ "${TEMPORAL_CPU:-1}" != 0 ]; then
   skew="cpu $((cnx - 2))x$sby skew chunk $((cnz - 2))"
   cpu_run skew4 48 4 FDX_TEMPORAL_CFG="k4 $skew"
   cpu_run s8pick 48 3 FDX_TEMPORAL_CFG="k3 cpu $((cnx - 2))x22 chunk $(( (cnz - 2) / 2 ))"
-  cpu_run skew6 48 6 FDX_TEMPORAL_CFG="k6 $skew"
-  cpu_run skew8 48 8 FDX_TEMPORAL_CFG="k8 $skew"
+  cpu_run skew4nt 48 4 FDX_TEMPORAL_CFG="k4 ${skew/skew/skew nt}"
+  cpu_run skew6nt 48 6 FDX_TEMPORAL_CFG="k6 ${skew/skew/skew nt}"
+  cpu_run skew8nt 48 8 FDX_TEMPORAL_CFG="k8 ${skew/skew/skew nt}"
   cpu_run skew3 48 3 FDX_TEMPORAL_CFG="k3 $skew"
   cpu_run skew4bind 48 4 FDX_TEMPORAL_CFG="k4 $skew" OMP_PROC_BIND=close OMP_PLACES=cores
   cpu_run auto 48 auto
