@@ -44,7 +44,14 @@ elif [ "${TEMPORAL_FULL:-0}" != 1 ]; then
   cases=("heat3d-f64|$h3d --precision double|3|32x16 q4 pd1 fp"
          "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1"
          "heat2d-f32|$h2d|8|256x1 q1 pd2"
-         "wave2d-f32-o8|$w2d|3|256x1 q1 pd1")
+         "wave2d-f32-o8|$w2d|3|256x1 q1 pd1"
+         "wave2d-f32-o8|$w2d|3|512x1 q1 pd1"
+         "wave2d-f32-o8|$w2d|3|1024x1 q1 pd1"
+         "wave2d-f32-o8|$w2d|4|256x1 q1 pd1"
+         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 chunk 170")
+  # (the wave at 1.47-1.48 of its 1.5: wider tiles recompute less of the
+  # 2 k r = 24-point halo, 9% at 256, 5% at 512; k4 was never timed plain;
+  # float 3D: chunk 170 measured 1.85-1.87 against the balanced chunk 85's 1.78-1.83)
 else
   # Session 8 first, each against the same tile plain, back to back:
   #  "uN" the rotated plane loop (N = 2r + 1: the body written out N times,
