@@ -117,9 +117,11 @@ FDX_HIDDEN int64_t fdx_temporal_scratch_values(const fdx_stencil_kspec *ks, cons
    one 64-byte line more, so rows and planes are not 4 KB apart). */
 FDX_HIDDEN int64_t fdx_temporal_skew_row(const fdx_stencil_kspec *ks, const int64_t n3[3]);
 
-/* CPU skew: the slab's planes a ring holds beyond the 2r + 1 its own next
-   level reads: how far (in planes) a slab may run ahead of the one above. */
-#define FDX_TEMPORAL_SKEW_SLACK 2
+/* CPU skew: the planes a slab's edge ring (its top 2r rows, which the slab
+   above reads) holds beyond 2r + 1: how far (in planes) a slab may run
+   ahead of the one above.  Only the edge rows carry the slack, so the
+   rings a core keeps hot stay 2r + 1 planes a level. */
+#define FDX_TEMPORAL_SKEW_SLACK 4
 
 /* CPU skew: the body of the kernel (after its parameters) into `k`. */
 struct gen;

@@ -147,15 +147,17 @@ int64_t fdx_temporal_skew_row(const fdx_stencil_kspec *ks, const int64_t n3[3])
     return ceil_div(n3[0], line) * line + line;
 }
 
-/* skew: a slab's rings (levels 1 .. k - 1, 2r + 1 + slack planes each, of
-   by + (k - 1) r rows: the last slab also holds the rows above its own
-   that the levels still have), a multiple of 16 values. */
+/* skew: a slab's rings (levels 1 .. k - 1, 2r + 1 planes each, of by + (k
+   - 1) r rows: the last slab also holds the rows above its own that the
+   levels still have), its edge rings (2r + 1 + slack planes of 2r rows,
+   the rows the slab above reads) and a row buffer (the last level's row
+   before its streaming stores), a multiple of 16 values. */
 static int64_t skew_per_slab(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3])
 {
     int r = ks->radius;
     int64_t by = c->by < n3[1] - 2 * r ? c->by : n3[1] - 2 * r;
-    /* (and a row buffer: the last level's row before its streaming stores) */
-    int64_t v = ((int64_t)(c->k - 1) * (2 * r + 1 + FDX_TEMPORAL_SKEW_SLACK) * (by + (int64_t)(c->k - 1) * r) + 1) *
+    int64_t v = ((int64_t)(c->k - 1) * ((2 * r + 1) * (by + (int64_t)(c->k - 1) * r) +
+                                        (2 * r + 1 + FDX_TEMPORAL_SKEW_SLACK) * 2 * r) + 1) *
                 fdx_temporal_skew_row(ks, n3);
     return ceil_div(v, 16) * 16;
 }

@@ -17,8 +17,10 @@
    - A thread takes a run of consecutive slabs and marches the whole
      marching axis: in iteration i every level t computes its plane i - t r
      (level 1 reads the input in place, level k writes out), slab after
-     slab.  Levels 1 .. k - 1 live in a ring of 2r + 1 + slack planes a
-     slab, of full rows (frame columns copied from the input).
+     slab.  Levels 1 .. k - 1 live in a ring of 2r + 1 planes a slab, of
+     full rows (frame columns copied from the input); the top 2r rows of
+     each level (what slab j + 1 reads) are also copied into an edge ring
+     of 2r + 1 + slack planes.
    - Slab j's iteration i needs slab j - 1 to have done iteration i (the
      rows below), and slab j - 1 may not overwrite a plane slab j still
      reads: it runs at most `slack` iterations ahead.  Across threads that
@@ -91,12 +93,17 @@ static void emit_level(fdx_cg_node *it, const gen *g, int K, int t, int nt)
         /* The ring row's frame columns: the input's (read by level t + 1). */
         fdx_cg_stmt(row, "const real *uf = u + p * sm + y * sy");
         fdx_cg_stmt(fdx_cg_for(row, FDX_CG_LOOP, "long long x = 0; x < %d; x++", R), "d[x] = uf[x], d[nx - 1 - x] = uf[nx - 1 - x]");
+        /* The top 2r rows, which the slab above reads, also into the edge
+           ring (deeper: the slab above may lag). */
+        fdx_cg_stmt(fdx_cg_if(row, "j + 1 < nslab && y >= hi[%d] - %d", t, 2 * R),
+                    "__builtin_memcpy(FDX_EDGE(rj, %d, p) + (y - (hi[%d] - %d)) * ew, d, (unsigned long)nx * sizeof(real))", t,
+                    t, 2 * R);
     }
 }
 
 void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg *c)
 {
-    const int K = c->k, R = g->r, D = FDX_TEMPORAL_SKEW_SLACK, S = 2 * R + 1 + D;
+    const int K = c->k, R = g->r, S = 2 * R + 1, E = S + FDX_TEMPORAL_SKEW_SLACK;
     fdx_cg_stmt(k, "const long long nx = P.n[0], ny = P.n[1], nm = P.n[2], sy = nx, sm = nx * ny");
     fdx_cg_stmt(k, "(void)outp, (void)up, (void)cf");
     /* by rows a slab (the last one takes the rest), rings of ew-long rows
@@ -104,17 +111,22 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
        rings, 128 bytes apart. */
     fdx_cg_stmt(k, "const long long by = P.by < ny - %d ? P.by : ny - %d, ew = T.bx, per = T.per", 2 * R, 2 * R);
     fdx_cg_stmt(k, "const long long nslab = (ny - %d + by - 1) / by, ps = (by + %d) * ew", 2 * R, (K - 1) * R);
+    /* A slab's scratch: its rings (levels 1 .. k - 1, 2r + 1 planes of ps
+       values), its edge rings (2r + 1 + slack planes of its top 2r rows),
+       the row buffer (nt). */
+    fdx_cg_stmt(k, "const long long pe = %d * ew, eo = %d * ps", 2 * R, (K - 1) * S);
     fdx_cg_stmt(k, "long long *const prog = (long long *)(scratch + nslab * per)");
-    fdx_cg_stmt(k, "(void)ps");
+    fdx_cg_stmt(k, "(void)ps, (void)pe, (void)eo");
     fdx_cg_line(k, "extern int sched_yield(void);");
     /* Level s's row y at plane q as slab j sees it: the input at the frame
-       and for level 0, else its own ring or (rows below its own) slab j -
-       1's. */
+       and for level 0, else its own ring or (the 2r rows below its own)
+       slab j - 1's edge ring (whose top row is lo[s] - 1). */
     fdx_cg_line(k, "#define FDX_RING(base, s, q) ((base) + ((long long)((s) - 1) * %d + (q) %% %d) * ps)", S, S);
+    fdx_cg_line(k, "#define FDX_EDGE(base, s, q) ((base) + eo + ((long long)((s) - 1) * %d + (q) %% %d) * pe)", E, E);
     fdx_cg_line(k, "#define FDX_ROW(s, q, y) ((s) == 0 || (q) < %d || (q) >= nm - %d || (y) < %d || (y) >= ny - %d "
                    "? u + (q) * sm + (y) * sy : (y) >= lo[s] ? FDX_RING(rj, s, q) + ((y) - lo[s]) * ew "
-                   ": FDX_RING(rm, s, q) + ((y) - lm[s]) * ew)",
-                R, R, R, R);
+                   ": FDX_EDGE(rm, s, q) + ((y) - (lo[s] - %d)) * ew)",
+                R, R, R, R, 2 * R);
     /* Spin on a counter (pause), yielding now and then (more threads than
        CPUs, e.g. a loaded machine). */
     fdx_cg_line(k, "#if defined(__x86_64__) || defined(__i386__)");
@@ -138,19 +150,18 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
     fdx_cg_stmt(sl, "real *const rj = scratch + j * per");
     fdx_cg_stmt(sl, "const real *const rm = j > 0 ? scratch + (j - 1) * per : rj");
     fdx_cg_stmt(sl, "(void)rm");
-    /* The slabs' rows of every level (lm: slab j - 1's first rows). */
-    fdx_cg_stmt(sl, "long long lo[%d], hi[%d], lm[%d]", K + 1, K + 1, K + 1);
+    /* The slab's rows of every level. */
+    fdx_cg_stmt(sl, "long long lo[%d], hi[%d]", K + 1, K + 1);
     fdx_cg_node *lt = fdx_cg_for(sl, FDX_CG_LOOP, "int t = 0; t <= %d; t++", K);
-    fdx_cg_stmt(lt, "const long long a = %d + j * by - t * %d, b = %d + (j + 1) * by - t * %d, m = a - by", R, R, R, R);
+    fdx_cg_stmt(lt, "const long long a = %d + j * by - t * %d, b = %d + (j + 1) * by - t * %d", R, R, R, R);
     fdx_cg_stmt(lt, "lo[t] = a > %d ? a : %d", R, R);
     fdx_cg_stmt(lt, "hi[t] = j == nslab - 1 ? ny - %d : b > %d ? b : %d", R, R, R);
-    fdx_cg_stmt(lt, "lm[t] = m > %d ? m : %d", R, R);
     /* Slab j - 1 (another thread's) has done iteration i; slab j + 1
        (another thread's) is at most the slack behind. */
     fdx_cg_stmt(fdx_cg_if(sl, "j == ja && j > 0"),
                 "FDX_WAIT(0, __atomic_load_n(&prog[(j - 1) * 16], __ATOMIC_ACQUIRE) > i)");
     fdx_cg_stmt(fdx_cg_if(sl, "j == jz - 1 && j + 1 < nslab"),
-                "FDX_WAIT(0, __atomic_load_n(&prog[(j + 1) * 16], __ATOMIC_ACQUIRE) >= i - %d)", D);
+                "FDX_WAIT(0, __atomic_load_n(&prog[(j + 1) * 16], __ATOMIC_ACQUIRE) >= i - %d)", FDX_TEMPORAL_SKEW_SLACK);
     for (int t = 1; t <= K; t++) emit_level(sl, g, K, t, c->nt);
     fdx_cg_stmt(sl, "__atomic_store_n(&prog[j * 16], i + 1, __ATOMIC_RELEASE)");
     /* Streaming stores are weakly ordered: done before the pass returns. */
@@ -161,6 +172,7 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
     }
     fdx_cg_line(k, "#undef FDX_ROW");
     fdx_cg_line(k, "#undef FDX_RING");
+    fdx_cg_line(k, "#undef FDX_EDGE");
     fdx_cg_line(k, "#undef FDX_WAIT");
     fdx_cg_line(k, "#undef FDX_PAUSE");
 }
