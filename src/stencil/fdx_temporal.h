@@ -61,6 +61,9 @@ typedef struct fdx_temporal_cfg {
     int nt;     /* CPU skew: the last level's rows go to out through streaming
                    (non-temporal) stores from a row buffer: no read of out's
                    lines before they are written ("nt") */
+    int v512;   /* CPU skew: compiled preferring 512-bit vectors (GCC's tuning for
+                   Sapphire Rapids prefers 256; "v512"; the same expression, so
+                   the same rounding: the benchmark verifies it bit for bit) */
 } fdx_temporal_cfg;
 
 /* A CUDA configuration's points a thread and the tile's extent with its

@@ -104,7 +104,7 @@ int fdx_temporal_fits(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, in
        t - 1 then cover what the slab above reads below its own). */
     if (!cuda && c->skew)
         return ks->rank == 3 && ks->update == FDX_UPDATE_HEAT && !c->direct && c->by >= 2 * r && c->bx >= 1;
-    if (c->nt) return 0; /* (streaming stores: the skewed slabs only) */
+    if (c->nt || c->v512) return 0; /* (streaming stores, vector width: the skewed slabs only) */
     if (!cuda) return c->bx >= 1 && c->by >= 1 && (ks->rank == 3 || c->by == 1);
     int w = fdx_temporal_tile_x(c, ks->rank), h = fdx_temporal_tile_y(c, ks->rank);
     /* un: 0 / 1 the plain plane loop, 2r + 1 the rotated one (the body
@@ -280,12 +280,13 @@ fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg *c)
         else if (strncmp(p, "direct", 6) == 0) used = 6, c->direct = 1;
         else if (strncmp(p, "skew", 4) == 0) used = 4, c->skew = 1;
         else if (strncmp(p, "nt", 2) == 0) used = 2, c->nt = 1;
+        else if (strncmp(p, "v512", 4) == 0) used = 4, c->v512 = 1;
         else if (strncmp(p, "fp", 2) == 0) used = 2, c->fp = 1;
         else if (strncmp(p, "ax", 2) == 0) used = 2, c->ax = 1;
         else used = 0;
         FDX_CHECK(used > 0, FDX_ERR_INVALID,
                   "temporal configuration '%s': cannot read '%s' (words: kN, TXxTY, qN 1..%d, pdN 1..%d, uN 1..%d, chunk N; "
-                  "CPU: cpu BXxBY, direct, skew, nt)",
+                  "CPU: cpu BXxBY, direct, skew, nt, v512)",
                   text, p, FDX_TEMPORAL_MAX_POINTS, FDX_TEMPORAL_MAX_PD, FDX_TEMPORAL_MAX_UNROLL);
         p += used;
     }
@@ -461,6 +462,6 @@ void fdx_temporal_cfg_text(const fdx_temporal_cfg *c, int cuda, char *buf, size_
         snprintf(buf, n, "temporal k%d %dx%d q%d pd%d%s%.0d%s%s chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
                  c->pd > 1 ? c->pd : 1, c->un > 1 ? " u" : "", c->un > 1 ? c->un : 0, c->fp ? " fp" : "",
                  c->ax ? " ax" : "", c->chunk);
-    else snprintf(buf, n, "temporal k%d cpu %dx%d%s%s%s chunk %d", c->k, c->bx, c->by, c->direct ? " direct" : "",
-                  c->skew ? " skew" : "", c->nt ? " nt" : "", c->chunk);
+    else snprintf(buf, n, "temporal k%d cpu %dx%d%s%s%s%s chunk %d", c->k, c->bx, c->by, c->direct ? " direct" : "",
+                  c->skew ? " skew" : "", c->nt ? " nt" : "", c->v512 ? " v512" : "", c->chunk);
 }

@@ -366,6 +366,7 @@ static void emit_cpu(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
 {
     const int K = c->k, R = g->r, RY = g->ry, KR = K * R, S = 2 * R + 1;
     fdx_cg_line(top, "#include <omp.h>");
+    if (c->v512) fdx_cg_line(top, "#pragma GCC target(\"prefer-vector-width=512\")");
     if (c->nt) {
         fdx_cg_line(top, "#include <immintrin.h>");
         fdx_cg_line(top, "#include <stdint.h>");

@@ -243,11 +243,13 @@ static void skew_cases(fdx_ctx *c, const char *label, uint64_t *seed)
                     fdx_temporal_cfg tile = {k, 0, 0, 1, (int)shape[0] - 2 * r, rows[i], 0, 0};
                     tile.skew = 1;
                     tile.nt = i % 2; /* streaming stores of the last level */
+                    tile.v512 = i == 2;
                     fdx_temporal_force_tile(&tile);
                     int64_t nsteps = k + 1 + i % 2 * (k - 2);
                     char what[128];
-                    snprintf(what, sizeof what, "%s: skew%s order %d %s k %d, slabs of %d rows, %lld steps", label,
-                             tile.nt ? " nt" : "", order, dbl ? "double" : "float", k, rows[i], (long long)nsteps);
+                    snprintf(what, sizeof what, "%s: skew%s%s order %d %s k %d, slabs of %d rows, %lld steps", label,
+                             tile.nt ? " nt" : "", tile.v512 ? " v512" : "", order, dbl ? "double" : "float", k,
+                             rows[i], (long long)nsteps);
                     tc_case(c, 3, order, dt, shape, nsteps, k, seed, what);
                 }
         }
@@ -293,12 +295,13 @@ static void test_skew(void)
     /* The words: "skew" read and printed; refused off rank 3 heat and
        below 2r rows a slab. */
     fdx_temporal_cfg c;
-    CHECK_OK(fdx_temporal_cfg_parse("k6 cpu 510x32 skew nt chunk 510", &c));
-    CHECK(c.skew && c.nt && c.k == 6 && c.bx == 510 && c.by == 32 && c.chunk == 510,
-          "skew parse: k%d %dx%d skew %d nt %d chunk %d", c.k, c.bx, c.by, c.skew, c.nt, c.chunk);
+    CHECK_OK(fdx_temporal_cfg_parse("k6 cpu 510x32 skew nt v512 chunk 510", &c));
+    CHECK(c.skew && c.nt && c.v512 && c.k == 6 && c.bx == 510 && c.by == 32 && c.chunk == 510,
+          "skew parse: k%d %dx%d skew %d nt %d v512 %d chunk %d", c.k, c.bx, c.by, c.skew, c.nt, c.v512, c.chunk);
     char text[96];
     fdx_temporal_cfg_text(&c, 0, text, sizeof text);
-    CHECK(strcmp(text, "temporal k6 cpu 510x32 skew nt chunk 510") == 0, "skew text '%s'", text);
+    CHECK(strcmp(text, "temporal k6 cpu 510x32 skew nt v512 chunk 510") == 0, "skew text '%s'", text);
+    c.v512 = 0;
     fdx_temporal_cfg plain = c;
     plain.skew = 0;
     CHECK(!fdx_temporal_fits(&(fdx_stencil_kspec){1, 3, 1, FDX_UPDATE_HEAT, 0, 0, 0}, &plain, 0,

@@ -178,13 +178,15 @@ done
 #   skew4     k4 skewed slabs (the expected winner at the L2's size:
 #             3 levels x 3 planes x 32 rows x 4 KB = 1.2 MB a core)
 #   s8pick    session 8's pick forced (the current default's tile)
-#   skew4nt / skew6nt / skew8nt   the last level through streaming stores
-#             (no read of out's lines: 16 instead of 24 bytes a point and
-#             pass from DRAM), deeper (rings beyond the L2 at 6-8)
-#   skew3     shallower
+#   skew4nt / skew8nt   the last level through streaming stores (no read
+#             of out's lines: 16 instead of 24 bytes a point and pass from
+#             DRAM), deeper (rings beyond the L2 at k8)
+#   skew4w / skew4ntw   compiled preferring 512-bit vectors (GCC 12's
+#             -march=native tuning for Sapphire Rapids prefers 256)
 #   skew4bind k4 with OMP_PROC_BIND=close OMP_PLACES=cores
 #   auto      the tuner (every candidate's time in temporal-tuning.txt:
-#             skew 8..2, the overlapped tiles, direct; ~30-60 s of tuning)
+#             skew 8..2 plain and nt, the overlapped tiles, direct; ~30-60 s
+#             of tuning: the depths not forced above are read there)
 # Host facts (threads a core, caches, NUMA) go to temporal-cpu-host.txt.
 cpu_run() { # variant, steps, temporal, then env assignments
   local variant=$1 nsteps=$2 mode=$3
@@ -213,9 +215,9 @@ if [ "${TEMPORAL_CPU:-1}" != 0 ]; then
   cpu_run skew4 48 4 FDX_TEMPORAL_CFG="k4 $skew"
   cpu_run s8pick 48 3 FDX_TEMPORAL_CFG="k3 cpu $((cnx - 2))x22 chunk $(( (cnz - 2) / 2 ))"
   cpu_run skew4nt 48 4 FDX_TEMPORAL_CFG="k4 ${skew/skew/skew nt}"
-  cpu_run skew6nt 48 6 FDX_TEMPORAL_CFG="k6 ${skew/skew/skew nt}"
   cpu_run skew8nt 48 8 FDX_TEMPORAL_CFG="k8 ${skew/skew/skew nt}"
-  cpu_run skew3 48 3 FDX_TEMPORAL_CFG="k3 $skew"
+  cpu_run skew4w 48 4 FDX_TEMPORAL_CFG="k4 ${skew/skew/skew v512}"
+  cpu_run skew4ntw 48 4 FDX_TEMPORAL_CFG="k4 ${skew/skew/skew nt v512}"
   cpu_run skew4bind 48 4 FDX_TEMPORAL_CFG="k4 $skew" OMP_PROC_BIND=close OMP_PLACES=cores
   cpu_run auto 48 auto
   if [ "${TEMPORAL_CPU:-1}" = 2 ]; then
