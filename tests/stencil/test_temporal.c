@@ -122,6 +122,29 @@ static void test_errors(void)
     fdx_array_destroy(&w);
 }
 
+/* Rank 3 heat double steps of depth k on `shape` (2 k steps): the
+   configuration used must contain `want`. */
+static void config_used(fdx_ctx *c, int order, const int64_t *shape, int k, const char *want, const char *what)
+{
+    fdx_stencil_desc d;
+    fdx_stencil_desc_laplacian(&d, 3, order, NULL);
+    d.update = FDX_UPDATE_HEAT, d.alpha = 0.05;
+    fdx_stencil *s = NULL;
+    fdx_array *u = NULL, *t = NULL;
+    CHECK_OK(fdx_stencil_create(c, &d, FDX_FLOAT64, &s));
+    CHECK_OK(fdx_array_create(c, FDX_FLOAT64, 3, shape, FDX_ON_HOST, &u));
+    CHECK_OK(fdx_array_create(c, FDX_FLOAT64, 3, shape, FDX_ON_HOST, &t));
+    if (s && u && t) {
+        CHECK_OK(fdx_stencil_steps(s, u, t, 2 * k, k, NULL));
+        char config[128];
+        CHECK(fdx_stencil_steps_depth(s, shape, config, sizeof config) == k && strstr(config, want),
+              "%s did not run: '%s'", what, config);
+    }
+    fdx_array_destroy(&u);
+    fdx_array_destroy(&t);
+    fdx_stencil_destroy(&s);
+}
+
 /* Session 8: the CPU configuration words (FDX_TEMPORAL_CFG "k4 cpu 510x34
    chunk 170", the text fdx_temporal_cfg_text prints), a forced CPU tile
    through the knob (exact, and the one used), the cache budget and its
@@ -190,23 +213,7 @@ static void test_cpu_config(void)
     setenv("FDX_TEMPORAL_CFG", "k3 cpu 9x4 chunk 3", 1);
     int64_t shape[3] = {31, 23, 19};
     tc_case(ctx, 3, 4, FDX_FLOAT64, shape, 7, 3, &seed, "FDX_TEMPORAL_CFG cpu 9x4 chunk 3");
-    fdx_stencil_desc d;
-    fdx_stencil_desc_laplacian(&d, 3, 4, NULL);
-    d.update = FDX_UPDATE_HEAT, d.alpha = 0.05;
-    fdx_stencil *s = NULL;
-    fdx_array *u = NULL, *t = NULL;
-    CHECK_OK(fdx_stencil_create(ctx, &d, FDX_FLOAT64, &s));
-    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, 3, shape, FDX_ON_HOST, &u));
-    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, 3, shape, FDX_ON_HOST, &t));
-    if (s && u && t) {
-        CHECK_OK(fdx_stencil_steps(s, u, t, 6, 3, NULL));
-        char config[128];
-        CHECK(fdx_stencil_steps_depth(s, shape, config, sizeof config) == 3 && strstr(config, "cpu 9x4 chunk 3"),
-              "the forced tile did not run: '%s'", config);
-    }
-    fdx_array_destroy(&u);
-    fdx_array_destroy(&t);
-    fdx_stencil_destroy(&s);
+    config_used(ctx, 4, shape, 3, "cpu 9x4 chunk 3", "the forced tile");
     unsetenv("FDX_TEMPORAL_CFG");
 
     /* The kept scratch: a large tile's block, then a smaller one (lent),
@@ -257,23 +264,9 @@ static void skew_cases(fdx_ctx *c, const char *label, uint64_t *seed)
     /* The candidates' slabs (a slab a thread) at depth 4: skew comes first. */
     int64_t shape[3] = {40, 33, 21};
     tc_case(c, 3, 2, FDX_FLOAT64, shape, 9, 4, seed, "skew: the candidates' slabs, k 4");
-    fdx_stencil_desc d;
-    fdx_stencil_desc_laplacian(&d, 3, 2, NULL);
-    d.update = FDX_UPDATE_HEAT, d.alpha = 0.05;
-    fdx_stencil *s = NULL;
-    fdx_array *u = NULL, *t = NULL;
-    CHECK_OK(fdx_stencil_create(c, &d, FDX_FLOAT64, &s));
-    CHECK_OK(fdx_array_create(c, FDX_FLOAT64, 3, shape, FDX_ON_HOST, &u));
-    CHECK_OK(fdx_array_create(c, FDX_FLOAT64, 3, shape, FDX_ON_HOST, &t));
-    if (s && u && t) {
-        CHECK_OK(fdx_stencil_steps(s, u, t, 8, 4, NULL));
-        char config[128];
-        CHECK(fdx_stencil_steps_depth(s, shape, config, sizeof config) == 4 && strstr(config, " skew"),
-              "%s: depth 4 did not take the skewed slabs first: '%s'", label, config);
-    }
-    fdx_array_destroy(&u);
-    fdx_array_destroy(&t);
-    fdx_stencil_destroy(&s);
+    char what[96];
+    snprintf(what, sizeof what, "%s: skew first at depth 4", label);
+    config_used(c, 2, shape, 4, " skew", what);
 }
 
 static void test_skew(void)
