@@ -62,10 +62,10 @@ static fdx_status kernel_get(const fdx_backend *be, const fdx_device_info *dev, 
     int cuda = be->kind == FDX_BACKEND_CUDA;
     char spec[32], key[sizeof kernels->key];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
-    snprintf(key, sizeof key, "%s/%d/%.60s/%s/k%d/%dx%d/q%d/pd%d/u%d/d%d/f%d/a%d", be->name, dev->ordinal, dev->name,
+    snprintf(key, sizeof key, "%s/%d/%.60s/%s/k%d/%dx%d/q%d/pd%d/u%d/d%d/f%d/a%d/s%d/n%d/v%d", be->name, dev->ordinal, dev->name,
              spec, c->k, cuda ? c->tx : 0, cuda ? c->ty : 0, cuda ? fdx_temporal_points(c) : 0,
              cuda && c->pd > 1 ? c->pd : 1, cuda && c->un > 1 ? c->un : 1, !cuda && c->direct, cuda && c->fp,
-             cuda && c->ax);
+             cuda && c->ax, !cuda && c->skew, !cuda && c->nt, !cuda && c->v512);
     pthread_mutex_lock(&lock);
     for (int i = 0; i < nkernels; i++)
         if (strcmp(kernels[i].key, key) == 0) {
@@ -179,8 +179,7 @@ static void scratch_release(run *r)
 static fdx_status ensure_scratch(run *r, const fdx_temporal_cfg *c)
 {
     if (r->cuda) return FDX_OK;
-    size_t need = (size_t)fdx_temporal_scratch_per_thread(r->v.ks, c, r->n3) * (size_t)threads(r) *
-                  (r->v.ks->is_double ? 8 : 4);
+    size_t need = (size_t)fdx_temporal_scratch_values(r->v.ks, c, r->n3, threads(r)) * (r->v.ks->is_double ? 8 : 4);
     if (need <= r->scratch_bytes) return FDX_OK;
     scratch_release(r);
     pthread_mutex_lock(&lock);
@@ -212,6 +211,8 @@ static fdx_status pass(run *r, fdx_kernel *k, const fdx_temporal_cfg *c, void *d
     } else {
         FDX_TRY(ensure_scratch(r, c));
         tp.per = fdx_temporal_scratch_per_thread(r->v.ks, c, r->n3);
+        /* skew: the rings' row length instead of a tile width */
+        if (c->skew) tp.bx = fdx_temporal_skew_row(r->v.ks, r->n3);
     }
     void *scratch = r->scratch, *cf = r->pcf;
     void *args[8] = {&dst, &src, &scratch, p.bytes, &tp, &dstp, &srcp, &cf};
@@ -236,8 +237,8 @@ static fdx_status timed_apply(void *arg, void *stream)
    (u -> tmp: u is not written, tmp is scratch); the fastest per step. */
 static fdx_status tune(run *r, void *stream, tplan *best)
 {
-    fdx_temporal_cfg cand[24];
-    int n = fdx_temporal_candidates(r->v.ks, r->dev, r->cuda, r->n3, 0, cand, 24);
+    fdx_temporal_cfg cand[32];
+    int n = fdx_temporal_candidates(r->v.ks, r->dev, r->cuda, r->n3, 0, cand, 32);
     FDX_TRY(r->be->stream_sync(stream));
     fdx_time_stats t;
     FDX_TRY(fdx_time_run(r->v.ctx, timed_apply, r, 1, 5, &t));

@@ -53,6 +53,17 @@ typedef struct fdx_temporal_cfg {
                    tx apart */
     int direct; /* CPU: level 1 reads the input's planes in place, no ring copy of
                    level 0 (k - 1 rings; "direct" in the configuration text) */
+    int skew;   /* CPU rank 3 heat: skewed slabs (fdx_temporal_gen_skew.c): full rows,
+                   by rows a slab, level t of slab j on rows Y_j - t r ..
+                   Y_{j+1} - t r (no halo recomputed); a thread marches its slabs
+                   through every plane, a plane behind the slab below it
+                   ("skew" in the configuration text) */
+    int nt;     /* CPU skew: the last level's rows go to out through streaming
+                   (non-temporal) stores from a row buffer: no read of out's
+                   lines before they are written ("nt") */
+    int v512;   /* CPU skew: compiled preferring 512-bit vectors (GCC's tuning for
+                   Sapphire Rapids prefers 256; "v512"; the same expression, so
+                   the same rounding: the benchmark verifies it bit for bit) */
 } fdx_temporal_cfg;
 
 /* A CUDA configuration's points a thread and the tile's extent with its
@@ -99,6 +110,26 @@ FDX_HIDDEN fdx_status fdx_temporal_launch_dims(const fdx_stencil_kspec *ks, cons
    with `direct`). */
 FDX_HIDDEN int64_t fdx_temporal_scratch_per_thread(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg,
                                                    const int64_t n3[3]);
+
+/* CPU: every value of scratch a pass of this configuration needs with
+   `threads` threads (skew: the slabs' rings and their progress counters). */
+FDX_HIDDEN int64_t fdx_temporal_scratch_values(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg,
+                                               const int64_t n3[3], int threads);
+
+/* CPU skew: a ring row's length in values (the row padded to 64 bytes and
+   one 64-byte line more, so rows and planes are not 4 KB apart). */
+FDX_HIDDEN int64_t fdx_temporal_skew_row(const fdx_stencil_kspec *ks, const int64_t n3[3]);
+
+/* CPU skew: the planes a slab's edge ring (its top 2r rows, which the slab
+   above reads) holds beyond 2r + 1: how far (in planes) a slab may run
+   ahead of the one above.  Only the edge rows carry the slack, so the
+   rings a core keeps hot stay 2r + 1 planes a level. */
+#define FDX_TEMPORAL_SKEW_SLACK 4
+
+/* CPU skew: the body of the kernel (after its parameters) into `k`. */
+struct gen;
+struct fdx_cg_node;
+FDX_HIDDEN void fdx_temporal_emit_skew(struct fdx_cg_node *k, const struct gen *g, const fdx_temporal_cfg *c);
 
 /* CPU: the cache bytes one thread's rings may take: a core's L2 (1 MiB
    where the C library cannot say), shared by the threads that run on one

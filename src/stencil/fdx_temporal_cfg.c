@@ -100,6 +100,11 @@ int fdx_temporal_fits(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, in
     if (!fdx_temporal_supports(ks, NULL) || c->k < 1 || c->k > FDX_TEMPORAL_MAX_K || c->chunk < 1) return 0;
     int kr = c->k * ks->radius, r = ks->radius, ry = ks->rank == 3 ? r : 0;
     if (n3[0] <= 2 * r || n3[1] <= 2 * ry || n3[2] <= 2 * r) return 0;
+    /* skew: rank 3 heat, slabs of at least 2r rows (a slab's rows of level
+       t - 1 then cover what the slab above reads below its own). */
+    if (!cuda && c->skew)
+        return ks->rank == 3 && ks->update == FDX_UPDATE_HEAT && !c->direct && c->by >= 2 * r && c->bx >= 1;
+    if (c->nt || c->v512) return 0; /* (streaming stores, vector width: the skewed slabs only) */
     if (!cuda) return c->bx >= 1 && c->by >= 1 && (ks->rank == 3 || c->by == 1);
     int w = fdx_temporal_tile_x(c, ks->rank), h = fdx_temporal_tile_y(c, ks->rank);
     /* un: 0 / 1 the plain plane loop, 2r + 1 the rotated one (the body
@@ -136,8 +141,40 @@ fdx_status fdx_temporal_launch_dims(const fdx_stencil_kspec *ks, const fdx_tempo
     return FDX_OK;
 }
 
+int64_t fdx_temporal_skew_row(const fdx_stencil_kspec *ks, const int64_t n3[3])
+{
+    int64_t line = 64 / (int64_t)elem(ks);
+    return ceil_div(n3[0], line) * line + line;
+}
+
+/* skew: a slab's rings (levels 1 .. k - 1, 2r + 1 planes each, of by + (k
+   - 1) r rows: the last slab also holds the rows above its own that the
+   levels still have), its edge rings (2r + 1 + slack planes of 2r rows,
+   the rows the slab above reads) and a row buffer (the last level's row
+   before its streaming stores), a multiple of 16 values. */
+static int64_t skew_per_slab(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3])
+{
+    int r = ks->radius;
+    int64_t by = c->by < n3[1] - 2 * r ? c->by : n3[1] - 2 * r;
+    int64_t v = ((int64_t)(c->k - 1) * ((2 * r + 1) * (by + (int64_t)(c->k - 1) * r) +
+                                        (2 * r + 1 + FDX_TEMPORAL_SKEW_SLACK) * 2 * r) + 1) *
+                fdx_temporal_skew_row(ks, n3);
+    return ceil_div(v, 16) * 16;
+}
+
+int64_t fdx_temporal_scratch_values(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3],
+                                    int threads)
+{
+    if (!c->skew) return fdx_temporal_scratch_per_thread(ks, c, n3) * (threads > 0 ? threads : 1);
+    int r = ks->radius;
+    int64_t slabs = ceil_div(n3[1] - 2 * r, c->by > 0 ? c->by : 1);
+    /* then a progress counter a slab, 128 bytes apart */
+    return slabs * skew_per_slab(ks, c, n3) + slabs * 128 / (int64_t)elem(ks);
+}
+
 int64_t fdx_temporal_scratch_per_thread(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3])
 {
+    if (c->skew) return skew_per_slab(ks, c, n3);
     int kr = c->k * ks->radius, r = ks->radius;
     int64_t bx = c->bx < n3[0] - 2 * r ? c->bx : n3[0] - 2 * r;
     int64_t ew = bx + 2 * kr, eh = ks->rank == 3 ? (c->by < n3[1] - 2 * r ? c->by : n3[1] - 2 * r) + 2 * kr : 1;
@@ -241,12 +278,15 @@ fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg *c)
         else if (strncmp(p, "temporal", 8) == 0) used = 8;
         else if (strncmp(p, "cpu", 3) == 0) used = 3, cpu = 1;
         else if (strncmp(p, "direct", 6) == 0) used = 6, c->direct = 1;
+        else if (strncmp(p, "skew", 4) == 0) used = 4, c->skew = 1;
+        else if (strncmp(p, "nt", 2) == 0) used = 2, c->nt = 1;
+        else if (strncmp(p, "v512", 4) == 0) used = 4, c->v512 = 1;
         else if (strncmp(p, "fp", 2) == 0) used = 2, c->fp = 1;
         else if (strncmp(p, "ax", 2) == 0) used = 2, c->ax = 1;
         else used = 0;
         FDX_CHECK(used > 0, FDX_ERR_INVALID,
                   "temporal configuration '%s': cannot read '%s' (words: kN, TXxTY, qN 1..%d, pdN 1..%d, uN 1..%d, chunk N; "
-                  "CPU: cpu BXxBY, direct)",
+                  "CPU: cpu BXxBY, direct, skew, nt, v512)",
                   text, p, FDX_TEMPORAL_MAX_POINTS, FDX_TEMPORAL_MAX_PD, FDX_TEMPORAL_MAX_UNROLL);
         p += used;
     }
@@ -351,6 +391,24 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
        (auto only) within half of it: the tuner decides between more halo
        and more cache misses; full rows in rank 3 where that leaves enough
        rows, else tiles 256 or 128 wide. */
+    /* Skewed slabs first (rank 3 heat; fdx_temporal_gen_skew.c): a slab a
+       thread, no halo recomputed, so every depth (8 .. 2 in auto).  On this
+       2-core EPYC (one thread, 512x34x512 double: a 16-core host thread's
+       share of 512^3) k4 took 8.6-8.9 ms a step against 11.6-14.0 (full-row
+       direct tile) and 12.9-17.1 (the 16-core host's session-8 pick). */
+    if (rank3 && ks->update == FDX_UPDATE_HEAT)
+        for (int d = 0; d < nd; d++) {
+            int64_t rows = n3[1] - 2 * r, by = ceil_div(rows, sms);
+            if (by < 2 * r) by = 2 * r;
+            fdx_temporal_cfg c = {depths[d], 0, 0, (int)(n3[2] - 2 * r), (int)(n3[0] - 2 * r), (int)by, 0, 0};
+            c.skew = 1;
+            n = add(ks, dev, cuda, n3, c, out, n, max);
+            /* and with streaming stores of the last level (auto only) */
+            if (depth <= 0) {
+                c.nt = 1;
+                n = add(ks, dev, cuda, n3, c, out, n, max);
+            }
+        }
     const double full = (double)fdx_temporal_cpu_budget((int)sms);
     for (int d = depth > 0 ? 0 : 2; d < nd; d++)
         for (int half = 0; half < (depth > 0 || !rank3 ? 1 : 2); half++) {
@@ -368,11 +426,15 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                     fdx_temporal_cfg c = {k, 0, 0, 1, (int)bx, (int)by, 0, 0};
                     c.chunk = fdx_temporal_chunk(ks, dev, cuda, n3, &c);
                     n = add(ks, dev, cuda, n3, c, out, n, max);
-                    /* (`direct` tiles, level 1 reading the input in place,
-                       are not candidates: on this 2-core EPYC at 256^3 they
-                       lost to the ring copy, 5-20%; the input's planes are
-                       a power of two apart and share cache sets.  Forced
-                       through FDX_TEMPORAL_CFG "... direct" for the A/B.) */
+                    /* `direct` (level 1 reads the input in place): lost
+                       5-20% on the 2-core EPYC at 256^3, won 5% on the
+                       16-core host (session 8, 1.052 against 1.003 of
+                       copy): the full-budget full-row tiles in auto also
+                       with it (session 9). */
+                    if (depth <= 0 && !half && i == 0) {
+                        c.direct = 1;
+                        n = add(ks, dev, cuda, n3, c, out, n, max);
+                    }
                 }
             } else {
                 static const int64_t widths[] = {4096, 1024};
@@ -400,5 +462,6 @@ void fdx_temporal_cfg_text(const fdx_temporal_cfg *c, int cuda, char *buf, size_
         snprintf(buf, n, "temporal k%d %dx%d q%d pd%d%s%.0d%s%s chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
                  c->pd > 1 ? c->pd : 1, c->un > 1 ? " u" : "", c->un > 1 ? c->un : 0, c->fp ? " fp" : "",
                  c->ax ? " ax" : "", c->chunk);
-    else snprintf(buf, n, "temporal k%d cpu %dx%d%s chunk %d", c->k, c->bx, c->by, c->direct ? " direct" : "", c->chunk);
+    else snprintf(buf, n, "temporal k%d cpu %dx%d%s%s%s%s chunk %d", c->k, c->bx, c->by, c->direct ? " direct" : "",
+                  c->skew ? " skew" : "", c->nt ? " nt" : "", c->v512 ? " v512" : "", c->chunk);
 }

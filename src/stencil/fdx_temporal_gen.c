@@ -366,8 +366,17 @@ static void emit_cpu(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
 {
     const int K = c->k, R = g->r, RY = g->ry, KR = K * R, S = 2 * R + 1;
     fdx_cg_line(top, "#include <omp.h>");
+    if (c->v512) fdx_cg_line(top, "#pragma GCC target(\"prefer-vector-width=512\")");
+    if (c->nt) {
+        fdx_cg_line(top, "#include <immintrin.h>");
+        fdx_cg_line(top, "#include <stdint.h>");
+    }
     fdx_cg_node *k;
     emit_params(top, g, 0, &k);
+    if (c->skew) {
+        fdx_temporal_emit_skew(k, g, c);
+        return;
+    }
     fdx_cg_stmt(k, "const long long nx = P.n[0], ny = P.n[1], nm = P.n[2], sy = nx, sm = nx * ny");
     fdx_cg_stmt(k, "const long long chunk = P.chunk, by = P.by, bx = T.bx");
     fdx_cg_stmt(k, "(void)outp, (void)up, (void)cf");

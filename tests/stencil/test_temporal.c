@@ -122,6 +122,29 @@ static void test_errors(void)
     fdx_array_destroy(&w);
 }
 
+/* Rank 3 heat double steps of depth k on `shape` (2 k steps): the
+   configuration used must contain `want`. */
+static void config_used(fdx_ctx *c, int order, const int64_t *shape, int k, const char *want, const char *what)
+{
+    fdx_stencil_desc d;
+    fdx_stencil_desc_laplacian(&d, 3, order, NULL);
+    d.update = FDX_UPDATE_HEAT, d.alpha = 0.05;
+    fdx_stencil *s = NULL;
+    fdx_array *u = NULL, *t = NULL;
+    CHECK_OK(fdx_stencil_create(c, &d, FDX_FLOAT64, &s));
+    CHECK_OK(fdx_array_create(c, FDX_FLOAT64, 3, shape, FDX_ON_HOST, &u));
+    CHECK_OK(fdx_array_create(c, FDX_FLOAT64, 3, shape, FDX_ON_HOST, &t));
+    if (s && u && t) {
+        CHECK_OK(fdx_stencil_steps(s, u, t, 2 * k, k, NULL));
+        char config[128];
+        CHECK(fdx_stencil_steps_depth(s, shape, config, sizeof config) == k && strstr(config, want),
+              "%s did not run: '%s'", what, config);
+    }
+    fdx_array_destroy(&u);
+    fdx_array_destroy(&t);
+    fdx_stencil_destroy(&s);
+}
+
 /* Session 8: the CPU configuration words (FDX_TEMPORAL_CFG "k4 cpu 510x34
    chunk 170", the text fdx_temporal_cfg_text prints), a forced CPU tile
    through the knob (exact, and the one used), the cache budget and its
@@ -190,23 +213,7 @@ static void test_cpu_config(void)
     setenv("FDX_TEMPORAL_CFG", "k3 cpu 9x4 chunk 3", 1);
     int64_t shape[3] = {31, 23, 19};
     tc_case(ctx, 3, 4, FDX_FLOAT64, shape, 7, 3, &seed, "FDX_TEMPORAL_CFG cpu 9x4 chunk 3");
-    fdx_stencil_desc d;
-    fdx_stencil_desc_laplacian(&d, 3, 4, NULL);
-    d.update = FDX_UPDATE_HEAT, d.alpha = 0.05;
-    fdx_stencil *s = NULL;
-    fdx_array *u = NULL, *t = NULL;
-    CHECK_OK(fdx_stencil_create(ctx, &d, FDX_FLOAT64, &s));
-    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, 3, shape, FDX_ON_HOST, &u));
-    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, 3, shape, FDX_ON_HOST, &t));
-    if (s && u && t) {
-        CHECK_OK(fdx_stencil_steps(s, u, t, 6, 3, NULL));
-        char config[128];
-        CHECK(fdx_stencil_steps_depth(s, shape, config, sizeof config) == 3 && strstr(config, "cpu 9x4 chunk 3"),
-              "the forced tile did not run: '%s'", config);
-    }
-    fdx_array_destroy(&u);
-    fdx_array_destroy(&t);
-    fdx_stencil_destroy(&s);
+    config_used(ctx, 4, shape, 3, "cpu 9x4 chunk 3", "the forced tile");
     unsetenv("FDX_TEMPORAL_CFG");
 
     /* The kept scratch: a large tile's block, then a smaller one (lent),
@@ -223,6 +230,89 @@ static void test_cpu_config(void)
     tc_case(ctx, 3, 2, FDX_FLOAT64, big, 4, 4, &seed, "kept scratch after a fresh one");
 }
 
+/* Session 9: the skewed slabs (fdx_temporal_cfg.skew, rank 3 heat): every
+   order, both precisions, odd shapes, slabs of 2r rows (the least: the rows
+   below a slab's own are all its neighbour's) up to one slab, depths 2-5
+   with a shallower last pass; on this context's threads and on 5 threads
+   (several slabs a thread and chains of threads waiting on each other;
+   more threads than CPUs here, so the waits also yield). */
+static void skew_cases(fdx_ctx *c, const char *label, uint64_t *seed)
+{
+    for (int order = 2; order <= 8; order += 2)
+        for (int dbl = 0; dbl < 2; dbl++) {
+            int r = order / 2;
+            if ((order == 4 || order == 6) && dbl != (order == 6)) continue;
+            int64_t shape[3] = {19 + 2 * r, 27 + 3 * r, 17 + 2 * r};
+            fdx_dtype dt = dbl ? FDX_FLOAT64 : FDX_FLOAT32;
+            const int rows[] = {2 * r, 2 * r + 1, 9, 27 + r};
+            for (int i = 0; i < 4; i++)
+                for (int k = 2; k <= 5; k += (order == 2 ? 1 : 3)) {
+                    fdx_temporal_cfg tile = {k, 0, 0, 1, (int)shape[0] - 2 * r, rows[i], 0, 0};
+                    tile.skew = 1;
+                    tile.nt = i % 2; /* streaming stores of the last level */
+                    tile.v512 = i == 2;
+                    fdx_temporal_force_tile(&tile);
+                    int64_t nsteps = k + 1 + i % 2 * (k - 2);
+                    char what[128];
+                    snprintf(what, sizeof what, "%s: skew%s%s order %d %s k %d, slabs of %d rows, %lld steps", label,
+                             tile.nt ? " nt" : "", tile.v512 ? " v512" : "", order, dbl ? "double" : "float", k,
+                             rows[i], (long long)nsteps);
+                    tc_case(c, 3, order, dt, shape, nsteps, k, seed, what);
+                }
+        }
+    fdx_temporal_force_tile(NULL);
+    /* The candidates' slabs (a slab a thread) at depth 4: skew comes first. */
+    int64_t shape[3] = {40, 33, 21};
+    tc_case(c, 3, 2, FDX_FLOAT64, shape, 9, 4, seed, "skew: the candidates' slabs, k 4");
+    char what[96];
+    snprintf(what, sizeof what, "%s: skew first at depth 4", label);
+    config_used(c, 2, shape, 4, " skew", what);
+}
+
+static void test_skew(void)
+{
+    uint64_t seed = 0x5c3e;
+    skew_cases(ctx, "context threads", &seed);
+    fdx_options *o = NULL;
+    fdx_ctx *five = NULL;
+    CHECK_OK(fdx_options_create(&o));
+    if (o) {
+        CHECK_OK(fdx_options_set(o, "backend", "cpu"));
+        CHECK_OK(fdx_options_set(o, "threads", "5"));
+        CHECK_OK(fdx_ctx_create(o, &five));
+    }
+    fdx_options_destroy(&o);
+    if (five) skew_cases(five, "5 threads", &seed);
+    fdx_ctx_destroy(&five);
+
+    /* The words: "skew" read and printed; refused off rank 3 heat and
+       below 2r rows a slab. */
+    fdx_temporal_cfg c;
+    CHECK_OK(fdx_temporal_cfg_parse("k6 cpu 510x32 skew nt v512 chunk 510", &c));
+    CHECK(c.skew && c.nt && c.v512 && c.k == 6 && c.bx == 510 && c.by == 32 && c.chunk == 510,
+          "skew parse: k%d %dx%d skew %d nt %d v512 %d chunk %d", c.k, c.bx, c.by, c.skew, c.nt, c.v512, c.chunk);
+    char text[96];
+    fdx_temporal_cfg_text(&c, 0, text, sizeof text);
+    CHECK(strcmp(text, "temporal k6 cpu 510x32 skew nt v512 chunk 510") == 0, "skew text '%s'", text);
+    c.v512 = 0;
+    fdx_temporal_cfg plain = c;
+    plain.skew = 0;
+    CHECK(!fdx_temporal_fits(&(fdx_stencil_kspec){1, 3, 1, FDX_UPDATE_HEAT, 0, 0, 0}, &plain, 0,
+                             (int64_t[3]){64, 64, 64}),
+          "nt taken without skew");
+    c.nt = 0;
+    fdx_stencil_kspec k3 = {1, 3, 2, FDX_UPDATE_HEAT, 0, 0, 0}, k2 = {1, 2, 1, FDX_UPDATE_HEAT, 0, 0, 0};
+    int64_t n3[3] = {64, 64, 64};
+    c.by = 4;
+    CHECK(fdx_temporal_fits(&k3, &c, 0, n3), "skew slabs of 2r rows refused");
+    c.by = 3;
+    CHECK(!fdx_temporal_fits(&k3, &c, 0, n3), "skew slabs under 2r rows taken");
+    c.by = 8;
+    CHECK(!fdx_temporal_fits(&k2, &c, 0, n3), "skew taken in rank 2");
+    k3.update = FDX_UPDATE_WAVE;
+    CHECK(!fdx_temporal_fits(&k3, &c, 0, n3), "skew taken for the wave");
+}
+
 int main(void)
 {
     ctx = fdx_test_ctx("cpu");
@@ -232,6 +322,7 @@ int main(void)
     test_depths();
     test_auto();
     test_cpu_config();
+    test_skew();
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_temporal");
 }

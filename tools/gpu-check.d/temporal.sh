@@ -8,8 +8,9 @@
 # float 16384^2 >= 3.0, 2D 8th-order wave float 16384^2 >= 1.5.
 # Explicit configurations instead of auto: a fresh device compiles every
 # kernel it times, and auto times up to 15 a case; the GPU part stops
-# starting runs after TEMPORAL_BUDGET seconds (default 75), the host CPU
-# part after it takes ~40 s (TEMPORAL_CPU=0 skips it): about 2 minutes.
+# starting runs after TEMPORAL_BUDGET seconds (default 75; session 9's
+# default list takes ~30 s, TEMPORAL_FULL=1 the session-8 A/B list), the
+# host CPU part after it ~100 s (TEMPORAL_CPU=0 skips it).
 # TEMPORAL_AUTO=1 adds auto runs of the headline cases (tuning, ~20 s each).
 # Dry run on the CPU: TEMPORAL_BACKEND=cpu FDX_BIN=build/bin/fdx OUT=/tmp/t \
 #   GPU_CHECK_DATE=x GPU_NAME=cpu TEMPORAL_SMALL=1 bash tools/gpu-check.d/temporal.sh
@@ -36,6 +37,21 @@ if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
          "wave2d-f32-o8|--op wave --size 1024x1024 --precision float --order 8|2|" "sim" "dhalo")
   TEMPORAL_SIM_SIZE=${TEMPORAL_SIM_SIZE:-256x200} TEMPORAL_CPU_SIZE=${TEMPORAL_CPU_SIZE:-96x96x96}
   TEMPORAL_DHALO_SIZE=${TEMPORAL_DHALO_SIZE:-256x200}
+elif [ "${TEMPORAL_FULL:-0}" != 1 ]; then
+  # Session 9 (the CPU host's part is the point): the best configuration
+  # measured so far of each headline case, one run each (~30 s);
+  # TEMPORAL_FULL=1 runs session 8's A/B list below instead.
+  cases=("heat3d-f64|$h3d --precision double|3|32x16 q4 pd1 fp"
+         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1"
+         "heat2d-f32|$h2d|8|256x1 q1 pd2"
+         "wave2d-f32-o8|$w2d|3|256x1 q1 pd1"
+         "wave2d-f32-o8|$w2d|3|512x1 q1 pd1"
+         "wave2d-f32-o8|$w2d|3|1024x1 q1 pd1"
+         "wave2d-f32-o8|$w2d|4|256x1 q1 pd1"
+         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 chunk 170")
+  # (the wave at 1.47-1.48 of its 1.5: wider tiles recompute less of the
+  # 2 k r = 24-point halo, 9% at 256, 5% at 512; k4 was never timed plain;
+  # float 3D: chunk 170 measured 1.85-1.87 against the balanced chunk 85's 1.78-1.83)
 else
   # Session 8 first, each against the same tile plain, back to back:
   #  "uN" the rotated plane loop (N = 2r + 1: the body written out N times,
@@ -151,35 +167,36 @@ for c in "${cases[@]}"; do
   echo
 done
 # The device host's CPU (on by default; TEMPORAL_CPU=0 skips it, 2 adds
-# one step a pass): 3D 7-point double 512^3, target >= 2.0 of the CPU copy
-# (the record's ratio_to_copy: the copy is measured in the same run).
-# Session 8: the rings' cache budget is a thread's share of an L2 (two
-# hyperthreads on a core: half), auto also times tiles at half that budget,
-# and chunks make whole rounds of the threads; the scratch is kept between
-# calls.  Runs ("variant" in the records, *-host_temporal_cpu.jsonl):
-#   auto      the tuner's pick (every candidate's time in temporal-tuning.txt)
-#   s7        session 7's path: its pick on this host forced ("k4 cpu 510x34
-#             chunk 170"), the rings allocated every call (FDX_TEMPORAL_CPU_FRESH=1)
-#   s7kept    the same tile with the rings kept between calls (session 8):
-#             s7 against s7kept is the page-fault cost a call
-#   bind      auto's pick with threads bound (OMP_PROC_BIND=close,
-#             OMP_PLACES=threads): do the rings stay in their core's L2?
-#   steps24   auto's pick over 24 steps (an even number of passes: no copy
-#             back into u; 12 steps at k4 are 3 passes and a copy)
-#   direct    auto's pick with level 1 reading u in place (no ring copy of
-#             level 0; lost 5-20% on the 2-core EPYC here, not a candidate)
-#   s7cache   (TEMPORAL_CPU=2) auto with FDX_TEMPORAL_CPU_CACHE=2097152
-#             (session 7's budget: a whole L2 a thread); off: one step a pass
+# one step a pass and session 8's forced picks): 3D 7-point double 512^3,
+# target >= 2.0 of the CPU copy (the record's ratio_to_copy: the copy is
+# measured in the same run).  Session 9: skewed slabs ("skew", a slab of
+# 32 rows a thread, full rows, no halo recomputed, threads a plane apart in
+# a wavefront; fdx_temporal_gen_skew.c) against session 8's auto pick on
+# this host (k3 cpu 510x22 chunk 255, 1.19 of copy), 48 steps (whole passes
+# at k 2, 3, 4, 6, 8: no copy back), each verified bit for bit.  Runs
+# ("variant" in *-host_temporal_cpu.jsonl, ms_per_step / ratio_to_copy):
+#   skew4     k4 skewed slabs (the expected winner at the L2's size:
+#             3 levels x 3 planes x 32 rows x 4 KB = 1.2 MB a core)
+#   s8pick    session 8's pick forced (the current default's tile)
+#   skew4nt / skew8nt   the last level through streaming stores (no read
+#             of out's lines: 16 instead of 24 bytes a point and pass from
+#             DRAM), deeper (rings beyond the L2 at k8)
+#   skew4w / skew4ntw   compiled preferring 512-bit vectors (GCC 12's
+#             -march=native tuning for Sapphire Rapids prefers 256)
+#   skew4bind k4 with OMP_PROC_BIND=close OMP_PLACES=cores
+#   auto      the tuner (every candidate's time in temporal-tuning.txt:
+#             skew 8..2 plain and nt, the overlapped tiles, direct; ~30-60 s
+#             of tuning: the depths not forced above are read there)
 # Host facts (threads a core, caches, NUMA) go to temporal-cpu-host.txt.
 cpu_run() { # variant, steps, temporal, then env assignments
   local variant=$1 nsteps=$2 mode=$3
   shift 3
   echo "== cpu heat3d-f64 $variant temporal $mode steps $nsteps $*" >>"$log"
-  env "$@" FDX_LOG=info timeout 100 "$FDX_BIN" stencil --backend cpu --op heat --size "${TEMPORAL_CPU_SIZE:-512x512x512}" \
+  env "$@" FDX_LOG=info timeout "${TEMPORAL_CPU_TIMEOUT:-100}" "$FDX_BIN" stencil --backend cpu --op heat --size "${TEMPORAL_CPU_SIZE:-512x512x512}" \
     --precision double --steps "$nsteps" --temporal "$mode" --reps 3 --json 2>>"$log" |
     sed -e "s/\"case\": \"stencil\"/\"case\": \"cpu-heat3d-f64\", \"variant\": \"$variant\"/" |
     tee -a "$OUT/${GPU_CHECK_DATE}_${GPU_NAME}-host_temporal_cpu.jsonl" |
-    grep -oE '"variant": "[^"]*"|"(temporal)": [0-9]+|"config": "[^"]*"|"(ms_per_step|ratio_to_copy)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
+    grep -oE '"variant": "[^"]*"|"(temporal)": [0-9]+|"config": "[^"]*"|"(ms_per_step|ratio_to_copy|copy_gbps)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
   echo
 }
 if [ "${TEMPORAL_CPU:-1}" != 0 ]; then
@@ -187,18 +204,24 @@ if [ "${TEMPORAL_CPU:-1}" != 0 ]; then
       echo "$i: L$(cat "$i/level") $(cat "$i/type") $(cat "$i/size") shared with $(cat "$i/shared_cpu_list")"; done
     echo; numactl -H 2>/dev/null; echo "nproc $(nproc)"; } >"$OUT/temporal-cpu-host.txt" 2>&1
   cpu_start=$SECONDS
-  cpu_run auto 12 auto
-  pick=$(tail -n 1 "$OUT/${GPU_CHECK_DATE}_${GPU_NAME}-host_temporal_cpu.jsonl" 2>/dev/null | grep -oE '"config": "temporal k[^"]*"' | sed -e 's/"config": "//' -e 's/"$//')
-  cpu_run s7 12 4 FDX_TEMPORAL_CFG="k4 cpu 510x34 chunk 170" FDX_TEMPORAL_CPU_FRESH=1
-  cpu_run s7kept 12 4 FDX_TEMPORAL_CFG="k4 cpu 510x34 chunk 170"
-  if [ -n "$pick" ]; then
-    depth=$(echo "$pick" | grep -oE 'k[0-9]+' | head -n 1 | tr -d k)
-    cpu_run bind 12 "$depth" FDX_TEMPORAL_CFG="$pick" OMP_PROC_BIND=close OMP_PLACES=threads
-    cpu_run steps24 24 "$depth" FDX_TEMPORAL_CFG="$pick"
-    cpu_run direct 12 "$depth" FDX_TEMPORAL_CFG="${pick/ chunk/ direct chunk}"
-  fi
+  csize=${TEMPORAL_CPU_SIZE:-512x512x512}
+  cnx=${csize%%x*} crest=${csize#*x}
+  cny=${crest%%x*} cnz=${crest#*x}
+  thr=$(nproc)
+  # a slab a thread: ceil((ny - 2) / threads) rows
+  sby=$(( (cny - 2 + thr - 1) / thr ))
+  [ "$sby" -lt 2 ] && sby=2
+  skew="cpu $((cnx - 2))x$sby skew chunk $((cnz - 2))"
+  cpu_run skew4 48 4 FDX_TEMPORAL_CFG="k4 $skew"
+  cpu_run s8pick 48 3 FDX_TEMPORAL_CFG="k3 cpu $((cnx - 2))x22 chunk $(( (cnz - 2) / 2 ))"
+  cpu_run skew4nt 48 4 FDX_TEMPORAL_CFG="k4 ${skew/skew/skew nt}"
+  cpu_run skew8nt 48 8 FDX_TEMPORAL_CFG="k8 ${skew/skew/skew nt}"
+  cpu_run skew4w 48 4 FDX_TEMPORAL_CFG="k4 ${skew/skew/skew v512}"
+  cpu_run skew4ntw 48 4 FDX_TEMPORAL_CFG="k4 ${skew/skew/skew nt v512}"
+  cpu_run skew4bind 48 4 FDX_TEMPORAL_CFG="k4 $skew" OMP_PROC_BIND=close OMP_PLACES=cores
+  cpu_run auto 48 auto
   if [ "${TEMPORAL_CPU:-1}" = 2 ]; then
-    cpu_run s7cache 12 auto FDX_TEMPORAL_CPU_CACHE=2097152
+    cpu_run s8direct 48 3 FDX_TEMPORAL_CFG="k3 cpu $((cnx - 2))x22 direct chunk $(( (cnz - 2) / 2 ))"
     cpu_run off 12 off
   fi
   echo "temporal: host CPU part took $((SECONDS - cpu_start)) s"

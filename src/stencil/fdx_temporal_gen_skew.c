@@ -1,0 +1,178 @@
+/* fdx_temporal_gen_skew: the CPU's skewed-slab temporal kernel (rank 3
+   heat; fdx_temporal_cfg.skew).
+
+   Why: the overlapped tiles (fdx_temporal_gen.c) recompute a halo of
+   (k - t) r rows on both sides of every level t; with a core's L2 share
+   that is 10-30% more points and 25-60% more input read at k = 3-4, and it
+   grows with k, so deeper blocking stops paying.  Here no point is computed
+   twice:
+
+   - The interior rows r .. ny - r are cut into slabs of `by` rows, Y_j =
+     r + j by.  Level t of slab j is the rows lo_j(t) = max(r, Y_j - t r) ..
+     hi_j(t) = lo_{j+1}(t) (the last slab up to ny - r): the slabs of a
+     level tile the interior, each level shifted r rows down (a
+     parallelogram in (y, t)).  Level t of slab j reads level t - 1 at rows
+     lo_j(t) - r .. hi_j(t) + r: its own rows, the frame, and the 2r rows
+     below its own that slab j - 1 holds (by >= 2r), never slab j + 1's.
+   - A thread takes a run of consecutive slabs and marches the whole
+     marching axis: in iteration i every level t computes its plane i - t r
+     (level 1 reads the input in place, level k writes out), slab after
+     slab.  Levels 1 .. k - 1 live in a ring of 2r + 1 planes a slab, of
+     full rows (frame columns copied from the input); the top 2r rows of
+     each level (what slab j + 1 reads) are also copied into an edge ring
+     of 2r + 1 + slack planes.
+   - Slab j's iteration i needs slab j - 1 to have done iteration i (the
+     rows below), and slab j - 1 may not overwrite a plane slab j still
+     reads: it runs at most `slack` iterations ahead.  Across threads that
+     is a progress counter a slab (release after an iteration, acquire
+     before reading): a wavefront in which thread th runs a plane or so
+     behind thread th - 1.  Within a thread the slab order keeps both.
+   - The frame (planes, rows and columns within r of a face) is the
+     input's at every level: lookups there read u.
+   Every point is fdx_stencil_emit_point's expression with neighbours from
+   the level before, so a pass is bit for bit k single steps (the same
+   argument as the other kernels). */
+#include "stencil/fdx_stencil_gen.h"
+#include "stencil/fdx_temporal.h"
+
+/* Level v's neighbour of the point at x: along x in its centre row, along y
+   in the rows ym<o> / yp<o>, along the marching axis in pm<o> / pp<o>. */
+static void skew_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
+{
+    (void)g, (void)v;
+    const char side = off < 0 ? 'm' : 'p';
+    const int o = off < 0 ? -off : off;
+    if (a == 0) fdx_sb_printf(b, "pc[x %c %d]", off < 0 ? '-' : '+', o);
+    else fdx_sb_printf(b, "%c%c%d[x]", a == 1 ? 'y' : 'p', side, o);
+}
+
+/* Level t (1 .. k) of slab j at plane p = i - t r. */
+/* nt: the row buffer's interior x = r .. nx - r into out's row through
+   streaming stores where the destination is 64-byte aligned (whole
+   vectors), plain stores at the ends. */
+static void emit_stream_row(fdx_cg_node *row, const gen *g)
+{
+    const int R = g->r, dbl = g->ks->is_double, vl = dbl ? 8 : 16;
+    const char *sfx = dbl ? "pd" : "ps";
+    fdx_cg_node *b = fdx_cg_scope(row);
+    fdx_cg_stmt(b, "real *o = out + p * sm + y * sy");
+    fdx_cg_stmt(b, "long long x = %d", R);
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x < nx - %d && ((uintptr_t)(o + x) & 63); x++", R), "o[x] = d[x]");
+    fdx_cg_line(b, "#if defined(__AVX512F__)");
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x + %d <= nx - %d; x += %d", vl, R, vl),
+                "_mm512_stream_%s(o + x, _mm512_loadu_%s(d + x))", sfx, sfx);
+    fdx_cg_line(b, "#elif defined(__AVX__)");
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x + %d <= nx - %d; x += %d", vl / 2, R, vl / 2),
+                "_mm256_stream_%s(o + x, _mm256_loadu_%s(d + x))", sfx, sfx);
+    fdx_cg_line(b, "#endif");
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x < nx - %d; x++", R), "o[x] = d[x]");
+}
+
+static void emit_level(fdx_cg_node *it, const gen *g, int K, int t, int nt)
+{
+    const int R = g->r;
+    fdx_cg_node *lv = fdx_cg_scope(it);
+    fdx_cg_stmt(lv, "const long long p = i - %d", t * R);
+    fdx_cg_node *in = fdx_cg_if(lv, "p >= %d && p < nm - %d", R, R);
+    fdx_cg_node *row = fdx_cg_for(in, FDX_CG_LOOP, "long long y = lo[%d]; y < hi[%d]; y++", t, t);
+    /* Level t - 1's rows: the input's for level 1 (and the frame). */
+    const int s = t - 1;
+    fdx_cg_stmt(row, "const real *pc = FDX_ROW(%d, p, y)", s);
+    for (int o = 1; o <= R; o++) {
+        fdx_cg_stmt(row, "const real *ym%d = FDX_ROW(%d, p, y - %d), *yp%d = FDX_ROW(%d, p, y + %d)", o, s, o, o, s, o);
+        fdx_cg_stmt(row, "const real *pm%d = FDX_ROW(%d, p - %d, y), *pp%d = FDX_ROW(%d, p + %d, y)", o, s, o, o, s, o);
+    }
+    if (t == K && nt) fdx_cg_stmt(row, "real *d = rj + per - ew");
+    else if (t == K) fdx_cg_stmt(row, "real *d = out + p * sm + y * sy");
+    else fdx_cg_stmt(row, "real *d = FDX_RING(rj, %d, p) + (y - lo[%d]) * ew", t, t);
+    fdx_cg_node *x = fdx_cg_for(row, FDX_CG_LOOP_SIMD, "long long x = %d; x < nx - %d; x++", R, R);
+    fdx_stencil_emit_point(x, g, skew_neighbour, "P.", 0, "pc[x]", NULL, NULL, NULL, "n1");
+    fdx_cg_stmt(x, "d[x] = n1");
+    if (t == K && nt) emit_stream_row(row, g);
+    if (t < K) {
+        /* The ring row's frame columns: the input's (read by level t + 1). */
+        fdx_cg_stmt(row, "const real *uf = u + p * sm + y * sy");
+        fdx_cg_stmt(fdx_cg_for(row, FDX_CG_LOOP, "long long x = 0; x < %d; x++", R), "d[x] = uf[x], d[nx - 1 - x] = uf[nx - 1 - x]");
+        /* The top 2r rows, which the slab above reads, also into the edge
+           ring (deeper: the slab above may lag). */
+        fdx_cg_stmt(fdx_cg_if(row, "j + 1 < nslab && y >= hi[%d] - %d", t, 2 * R),
+                    "__builtin_memcpy(FDX_EDGE(rj, %d, p) + (y - (hi[%d] - %d)) * ew, d, (unsigned long)nx * sizeof(real))", t,
+                    t, 2 * R);
+    }
+}
+
+void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg *c)
+{
+    const int K = c->k, R = g->r, S = 2 * R + 1, E = S + FDX_TEMPORAL_SKEW_SLACK;
+    fdx_cg_stmt(k, "const long long nx = P.n[0], ny = P.n[1], nm = P.n[2], sy = nx, sm = nx * ny");
+    fdx_cg_stmt(k, "(void)outp, (void)up, (void)cf");
+    /* by rows a slab (the last one takes the rest), rings of ew-long rows
+       (T.bx), per values a slab (T.per), the progress counters after the
+       rings, 128 bytes apart. */
+    fdx_cg_stmt(k, "const long long by = P.by < ny - %d ? P.by : ny - %d, ew = T.bx, per = T.per", 2 * R, 2 * R);
+    fdx_cg_stmt(k, "const long long nslab = (ny - %d + by - 1) / by, ps = (by + %d) * ew", 2 * R, (K - 1) * R);
+    /* A slab's scratch: its rings (levels 1 .. k - 1, 2r + 1 planes of ps
+       values), its edge rings (2r + 1 + slack planes of its top 2r rows),
+       the row buffer (nt). */
+    fdx_cg_stmt(k, "const long long pe = %d * ew, eo = %d * ps", 2 * R, (K - 1) * S);
+    fdx_cg_stmt(k, "long long *const prog = (long long *)(scratch + nslab * per)");
+    fdx_cg_stmt(k, "(void)ps, (void)pe, (void)eo");
+    fdx_cg_line(k, "extern int sched_yield(void);");
+    /* Level s's row y at plane q as slab j sees it: the input at the frame
+       and for level 0, else its own ring or (the 2r rows below its own)
+       slab j - 1's edge ring (whose top row is lo[s] - 1). */
+    fdx_cg_line(k, "#define FDX_RING(base, s, q) ((base) + ((long long)((s) - 1) * %d + (q) %% %d) * ps)", S, S);
+    fdx_cg_line(k, "#define FDX_EDGE(base, s, q) ((base) + eo + ((long long)((s) - 1) * %d + (q) %% %d) * pe)", E, E);
+    fdx_cg_line(k, "#define FDX_ROW(s, q, y) ((s) == 0 || (q) < %d || (q) >= nm - %d || (y) < %d || (y) >= ny - %d "
+                   "? u + (q) * sm + (y) * sy : (y) >= lo[s] ? FDX_RING(rj, s, q) + ((y) - lo[s]) * ew "
+                   ": FDX_EDGE(rm, s, q) + ((y) - (lo[s] - %d)) * ew)",
+                R, R, R, R, 2 * R);
+    /* Spin on a counter (pause), yielding now and then (more threads than
+       CPUs, e.g. a loaded machine). */
+    fdx_cg_line(k, "#if defined(__x86_64__) || defined(__i386__)");
+    fdx_cg_line(k, "#define FDX_PAUSE() __builtin_ia32_pause()");
+    fdx_cg_line(k, "#else");
+    fdx_cg_line(k, "#define FDX_PAUSE() ((void)0)");
+    fdx_cg_line(k, "#endif");
+    fdx_cg_line(k, "#define FDX_WAIT(cnt, cond) do { int spin_ = 0; while (!(cond)) { if (++spin_ > 4000) "
+                   "sched_yield(), spin_ = 0; else FDX_PAUSE(); } } while (0)");
+    fdx_cg_line(k, "#pragma omp parallel num_threads((int)T.nthr)");
+    fdx_cg_node *par = fdx_cg_scope(k);
+    fdx_cg_stmt(par, "const long long team = omp_get_num_threads(), th = omp_get_thread_num()");
+    fdx_cg_stmt(par, "const long long ja = th * nslab / team, jz = (th + 1) * nslab / team");
+    /* Counter: the iteration the slab runs next (the first is 2r: level 1's
+       plane r). */
+    fdx_cg_stmt(fdx_cg_for(par, FDX_CG_LOOP, "long long j = ja; j < jz; j++"),
+                "__atomic_store_n(&prog[j * 16], %d, __ATOMIC_RELAXED)", 2 * R);
+    fdx_cg_line(par, "#pragma omp barrier");
+    fdx_cg_node *it = fdx_cg_for(par, FDX_CG_LOOP, "long long i = %d; i < nm + %d; i++", 2 * R, (K - 1) * R);
+    fdx_cg_node *sl = fdx_cg_for(it, FDX_CG_LOOP, "long long j = ja; j < jz; j++");
+    fdx_cg_stmt(sl, "real *const rj = scratch + j * per");
+    fdx_cg_stmt(sl, "const real *const rm = j > 0 ? scratch + (j - 1) * per : rj");
+    fdx_cg_stmt(sl, "(void)rm");
+    /* The slab's rows of every level. */
+    fdx_cg_stmt(sl, "long long lo[%d], hi[%d]", K + 1, K + 1);
+    fdx_cg_node *lt = fdx_cg_for(sl, FDX_CG_LOOP, "int t = 0; t <= %d; t++", K);
+    fdx_cg_stmt(lt, "const long long a = %d + j * by - t * %d, b = %d + (j + 1) * by - t * %d", R, R, R, R);
+    fdx_cg_stmt(lt, "lo[t] = a > %d ? a : %d", R, R);
+    fdx_cg_stmt(lt, "hi[t] = j == nslab - 1 ? ny - %d : b > %d ? b : %d", R, R, R);
+    /* Slab j - 1 (another thread's) has done iteration i; slab j + 1
+       (another thread's) is at most the slack behind. */
+    fdx_cg_stmt(fdx_cg_if(sl, "j == ja && j > 0"),
+                "FDX_WAIT(0, __atomic_load_n(&prog[(j - 1) * 16], __ATOMIC_ACQUIRE) > i)");
+    fdx_cg_stmt(fdx_cg_if(sl, "j == jz - 1 && j + 1 < nslab"),
+                "FDX_WAIT(0, __atomic_load_n(&prog[(j + 1) * 16], __ATOMIC_ACQUIRE) >= i - %d)", FDX_TEMPORAL_SKEW_SLACK);
+    for (int t = 1; t <= K; t++) emit_level(sl, g, K, t, c->nt);
+    fdx_cg_stmt(sl, "__atomic_store_n(&prog[j * 16], i + 1, __ATOMIC_RELEASE)");
+    /* Streaming stores are weakly ordered: done before the pass returns. */
+    if (c->nt) {
+        fdx_cg_line(par, "#if defined(__SSE2__)");
+        fdx_cg_stmt(par, "_mm_sfence()");
+        fdx_cg_line(par, "#endif");
+    }
+    fdx_cg_line(k, "#undef FDX_ROW");
+    fdx_cg_line(k, "#undef FDX_RING");
+    fdx_cg_line(k, "#undef FDX_EDGE");
+    fdx_cg_line(k, "#undef FDX_WAIT");
+    fdx_cg_line(k, "#undef FDX_PAUSE");
+}
