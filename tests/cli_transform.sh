@@ -50,6 +50,16 @@ if [ "$(wc -l <list.txt)" -ne 200 ] || ! awk '{m=$(NF-1); if (m < 1 || m > 1024)
   echo "FAIL: bench transform --suite random --list:"; head -5 list.txt; cat err.txt; fails=$((fails + 1))
 fi
 small=$(awk '$(NF-1) < 2 {print $1; exit}' list.txt)
+# --only with a list of prefixes: exactly those cases, in suite order; a
+# list that selects nothing (",") is a usage error
+checks=$((checks + 1))
+"$fdx" bench transform --suite random --only , --list >/dev/null 2>err.txt
+rc=$?
+if [ $rc -ne 2 ] ||
+   [ "$("$fdx" bench transform --suite random --only rt1-171,rt1-004,rt1-19 --list 2>>err.txt | awk '{print $1}' | tr '\n' ' ')" != \
+     "rt1-004 rt1-171 rt1-190 rt1-191 rt1-192 rt1-193 rt1-194 rt1-195 rt1-196 rt1-197 rt1-198 rt1-199 " ]; then
+  echo "FAIL: --only with a list of prefixes:"; cat err.txt; fails=$((fails + 1))
+fi
 checks=$((checks + 1))
 if [ -z "$small" ] || ! "$fdx" bench transform --backend cpu --suite random --only "$small" --reps 2 --json >rec.json 2>err.txt ||
    ! grep -q '"verified": true' rec.json || ! grep -q '"suite": "random-transform", "seed": 1' rec.json ||

@@ -307,6 +307,30 @@ inline bool vec_count(const VecCount &c, uint64_t w, int lo, int hi)
     return true;
 }
 
+/* The host emulations' store checks (vector tiles, vector rows, sub-word
+   gather tiles): counts for the `bytes` of dst, the misaligned-access
+   count reset; then vec_count_close: every dst byte stored exactly once and
+   no 16-byte access off 16 bytes, the counts freed; st: the emulation's
+   status so far (returned as it is when not FDX_OK). */
+inline fdx_status vec_count_open(VecCount *c, void *dst, size_t bytes, const char *what)
+{
+    c->cnt = (unsigned char *)calloc(bytes ? bytes : 1, 1);
+    c->dst_lo = (uint64_t)(uintptr_t)dst, c->dst_hi = c->dst_lo + bytes;
+    vec_misaligned = 0;
+    return c->cnt ? FDX_OK : fdx_fail(FDX_ERR_NOMEM, "emulated %s: %zu bytes of counts", what, bytes);
+}
+inline fdx_status vec_count_close(VecCount *c, fdx_status st, const char *what)
+{
+    const size_t bytes = (size_t)(c->dst_hi - c->dst_lo);
+    for (size_t b = 0; b < bytes && st == FDX_OK; b++)
+        if (c->cnt[b] != 1) st = fdx_fail(FDX_ERR_INTERNAL, "%s: dst byte %zu stored %d times", what, b, c->cnt[b]);
+    if (st == FDX_OK && vec_misaligned)
+        st = fdx_fail(FDX_ERR_INTERNAL, "%s: %lu 16-byte accesses off 16 bytes", what, vec_misaligned);
+    free(c->cnt);
+    c->cnt = NULL;
+    return st;
+}
+
 /* Write side, thread t: lane j = t % 8 of A rows t / 8 + 32 p (p < E), in
    each sub-tile u < NT: aligned dst word j of the row's segment (128 bytes of
    K; and word 8 for lane 0), its bytes inside the segment.  CHECK (the
@@ -448,21 +472,14 @@ inline fdx_status run_vec_rows(void *dst, const void *src, const fdx_perm_plan *
         FDX_CUDA_CHECK_LAUNCH("vec_rows_kernel");
         return FDX_OK;
     }
-    const size_t bytes = (size_t)(p->count * w);
-    VecCount cnt = {(unsigned char *)calloc(bytes, 1), (uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)dst + bytes};
-    if (!cnt.cnt) return fdx_fail(FDX_ERR_NOMEM, "emulated vector rows: %zu bytes of counts", bytes);
-    vec_misaligned = 0;
+    VecCount cnt;
+    FDX_TRY(vec_count_open(&cnt, dst, (size_t)(p->count * w), "vector rows"));
     fdx_status s = FDX_OK;
     for (int64_t b = 0; b < blocks && s == FDX_OK; b++)
         for (uint32_t t = 0; t < (uint32_t)THREADS && s == FDX_OK; t++)
             if (!vec_row_word<true>(a, (uint32_t)b, t, (unsigned char *)dst, (const unsigned char *)src, &cnt))
                 s = fdx_fail(FDX_ERR_INTERNAL, "vector rows: block %lld thread %u stores outside dst", (long long)b, t);
-    for (size_t b = 0; b < bytes && s == FDX_OK; b++)
-        if (cnt.cnt[b] != 1) s = fdx_fail(FDX_ERR_INTERNAL, "vector rows: dst byte %zu stored %d times", b, cnt.cnt[b]);
-    if (s == FDX_OK && vec_misaligned)
-        s = fdx_fail(FDX_ERR_INTERNAL, "vector rows: %lu 16-byte accesses off 16 bytes", vec_misaligned);
-    free(cnt.cnt);
-    return s;
+    return vec_count_close(&cnt, s, "vector rows");
 }
 
 /* The vector kernel's view of a plan (plan->vec). */
@@ -509,10 +526,8 @@ fdx_status emulate_vec(T *dst, const T *src, const VecSpec &s, int64_t ntiles, i
     static uint32_t buf[WORDS];
     static unsigned char got[WORDS];
     int64_t srow[VEC_BYTES], drow[VEC_BYTES];
-    const size_t bytes = (size_t)count * sizeof(T);
-    VecCount cnt = {(unsigned char *)calloc(bytes, 1), (uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)dst + bytes};
-    if (!cnt.cnt) return fdx_fail(FDX_ERR_NOMEM, "emulated vector tiles: %zu bytes of counts", bytes);
-    vec_misaligned = 0;
+    VecCount cnt;
+    FDX_TRY(vec_count_open(&cnt, dst, (size_t)count * sizeof(T), "vector tiles"));
     fdx_status st = FDX_OK;
     for (int64_t tl = 0; tl < ntiles && st == FDX_OK; tl++) {
         const VecTile o = vec_tile<T>(s, (uint32_t)tl);
@@ -527,12 +542,7 @@ fdx_status emulate_vec(T *dst, const T *src, const VecSpec &s, int64_t ntiles, i
             if (!vec_write<T, true>(o, t, dst, drow, buf, &cnt))
                 st = fdx_fail(FDX_ERR_INTERNAL, "vector tile %lld: thread %u stores outside dst", (long long)tl, t);
     }
-    for (size_t b = 0; b < bytes && st == FDX_OK; b++)
-        if (cnt.cnt[b] != 1) st = fdx_fail(FDX_ERR_INTERNAL, "vector tiles: dst byte %zu stored %d times", b, cnt.cnt[b]);
-    if (st == FDX_OK && vec_misaligned)
-        st = fdx_fail(FDX_ERR_INTERNAL, "vector tiles: %lu 16-byte accesses off 16 bytes", vec_misaligned);
-    free(cnt.cnt);
-    return st;
+    return vec_count_close(&cnt, st, "vector tiles");
 }
 
 /* A vector-tile plan on the device (on_host: emulated, host buffers). */

@@ -308,6 +308,15 @@ static int subword_bytes(int word)
     return word < aw ? aw : 0;
 }
 
+/* The sub-word kernel's gather path (16-byte words only): whole 16-byte
+   slots into the buffer on the read side, aligned pieces at dst run ends
+   (session 9; not yet measured: FDX_LAYOUT_GATHER=0 is the A/B, the
+   element-by-element path of sessions 5-8). */
+static int gather_path(int aw)
+{
+    return aw == 16 && fdx_knob_int(FDX_KNOB_LAYOUT_GATHER, 0, 1, 1);
+}
+
 static int choose_subword(fdx_perm_plan *p, int A, int K)
 {
     const int rows = p->kind == FDX_PLAN_ROWS, aw = subword_bytes(p->word);
@@ -332,6 +341,7 @@ static int choose_subword(fdx_perm_plan *p, int A, int K)
         p->packed = 1;
         p->skew = 0;
         p->subword = aw;
+        p->gather = gather_path(aw);
         return 1;
     }
 two_d:
@@ -350,6 +360,7 @@ two_d:
     tile_2d(p, A, K);
     p->skew = 0;
     p->subword = aw;
+    p->gather = gather_path(aw);
     return 1;
 }
 
