@@ -472,13 +472,21 @@ static int choose_vec(fdx_perm_plan *p, size_t align)
     if (best < 0) return 0;
     int64_t nk = 1;
     for (int q = 0; q < bgk; q++) nk *= p->n[p->s[q]];
-    p->vkfast = order ? order == 'k' : (nk * p->word) % 16 != 0 || align < 16;
-    return vec_take(p, bga, bgk);
+    const int off16 = (nk * p->word) % 16 != 0 || align < 16; /* dst rows (may) start off 16 bytes */
+    p->vkfast = order ? order == 'k' : off16;
+    /* skewed rows (fdx_layout_cuda_vec.cuh, VEC_PRE) where dst rows are off
+       16 bytes: session 9, not yet measured; FDX_LAYOUT_VEC_SKEW=1 asks for
+       it (the A/B), 0 or unset: the plain tile */
+    const int skew = off16 && fdx_knob_int(FDX_KNOB_LAYOUT_VEC_SKEW, 0, 1, 0);
+    vec_take(p, bga, bgk);
+    p->vskew = skew;
+    return 1;
 }
 
 static int vec_take(fdx_perm_plan *p, int vga, int vgk)
 {
     p->vec = 1;
+    p->vskew = 0;
     p->vga = vga;
     p->vgk = vgk;
     p->subword = 0;

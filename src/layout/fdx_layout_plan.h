@@ -78,6 +78,7 @@ typedef struct fdx_perm_plan {
        registers.  0: the sub-word or word kernel above. */
     int vec, vga, vgk;
     int vkfast; /* vector tile blocks in order of K tiles first (see choose_vec) */
+    int vskew;  /* vector tile rows skewed so that each dst row segment starts on 16 bytes */
 } fdx_perm_plan;
 
 /* Plans dst[axis p] = src[axis perm[p]] for src extents shape.  align is the

@@ -2,8 +2,10 @@
 # COUNT cases, default 200), each case under TRANSFORM_VARIANTS on the same
 # data in one process (each variant verified against the CPU; default:
 # the committed plans against FDX_LAYOUT_GATHER=0, the element-by-element
-# sub-word tiles of sessions 5-8, and FDX_LAYOUT_VEC=0, session 7's plans;
-# add FDX_LAYOUT_VEC=4:32:1024:a for the vector tiles with A tiles first
+# sub-word tiles of sessions 5-8, and FDX_LAYOUT_VEC_SKEW=1, the vector
+# tiles skewed where dst rows are off 16 bytes (session 9, default off);
+# add FDX_LAYOUT_VEC=0 for session 7's plans,
+# FDX_LAYOUT_VEC=4:32:1024:a for the vector tiles with A tiles first
 # everywhere, FDX_LAYOUT_SUBWORD=0 for the word kernel everywhere), with
 # its peers in the same call: LibreTT built from the public source in
 # peers/librett (fetched for measuring; never part of fdx) and PyTorch
@@ -19,23 +21,23 @@
 #
 # TRANSFORM_CASES=worst (or a comma list of case names / prefixes, e.g.
 # rt1-120,rt1-171): only those cases, under TRANSFORM_VARIANTS (default
-# default,FDX_LAYOUT_GATHER=0), --reps 10, no peers unless
-# TRANSFORM_PEERS=1, no short-row A/B: a table case by case (ratio to the
-# same-size copy per variant) in the log, records in
+# default,FDX_LAYOUT_GATHER=0,FDX_LAYOUT_VEC_SKEW=1), --reps 10, no peers
+# unless TRANSFORM_PEERS=1, no short-row or small-tile A/B: a table case
+# by case (ratio to the same-size copy per variant) in the log, records in
 # $OUT/<date>_<gpu>_transform-cases.jsonl; "worst" is the session-8 (s8b)
 # worst cases by cause: the sub-word tiles (now the gather path: narrow
 # fastest sides rt1-171/-049/-149/-147, short kept rows rt1-004/-088/-092/
 # -120/-175/-100/-168/-128, kept rows rt1-064/-056, rt1-007), the vector
 # tiles with dst rows off 16 bytes (rt1-122, -177, -141, -052, -008) and
 # the 8-byte word-kernel cases behind LibreTT (rt1-069, -187, -058, -050).
-# About 20-30 s for the worst list with two variants.
+# About 30 s for the worst list with three variants.
 set -u
 worst=rt1-120,rt1-171,rt1-004,rt1-049,rt1-149,rt1-147,rt1-088,rt1-092,rt1-175,rt1-100,rt1-168,rt1-128,rt1-064,rt1-056,rt1-007,rt1-084,rt1-122,rt1-177,rt1-141,rt1-052,rt1-008,rt1-069,rt1-187,rt1-058,rt1-050
 start=$SECONDS
 if [ -n "${TRANSFORM_CASES:-}" ]; then
   cases=$TRANSFORM_CASES
   [ "$cases" = worst ] && cases=$worst
-  variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=0}
+  variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=0,FDX_LAYOUT_VEC_SKEW=1}
   rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-cases
   "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$cases" --list > "$rec.cases.txt"
   timeout 300 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$cases" --reps 10 \
@@ -61,7 +63,7 @@ PY
 fi
 if [ -z "${TRANSFORM_CASES:-}" ]; then
   rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-space
-  variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=0,FDX_LAYOUT_VEC=0}
+  variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=0,FDX_LAYOUT_VEC_SKEW=1}
   "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --list > "$rec.cases.txt"
   timeout 300 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --reps 10 --variants "$variants" \
     --json > "$rec.fdx.jsonl"
