@@ -701,19 +701,16 @@ static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
    gather path, FDX_LAYOUT_GATHER=0 the element path. */
 static void test_gather_emulation(fdx_ctx *ctx, uint64_t seed)
 {
-    static const int64_t sh[][6] = {{7, 8, 46, 37, 1, 1}, {16, 13, 11, 4, 8, 3}, {64, 32, 3, 16, 2, 1},
+    static const int64_t sh[LT_WORST][6] = {{7, 8, 46, 37, 1, 1}, {16, 13, 11, 4, 8, 3}, {64, 32, 3, 16, 2, 1},
                                     {37, 13, 4, 3, 6, 5}, {4, 4, 57, 41, 3, 1},  {5, 74, 19, 64, 1, 1},
                                     {3, 59, 11, 4, 17, 1}, {11, 32, 16, 27, 1, 1}, {11, 28, 37, 8, 3, 1},
                                     {7, 4, 16, 14, 9, 3}};
-    static const int pm[][6] = {{0, 3, 1, 2, 4, 5}, {3, 1, 0, 5, 4, 2}, {2, 0, 1, 3, 4, 5}, {3, 0, 1, 4, 2, 5},
-                                {2, 0, 4, 1, 3, 5}, {0, 2, 3, 1, 4, 5}, {0, 4, 1, 2, 3, 5}, {0, 3, 2, 1, 4, 5},
-                                {0, 2, 4, 1, 3, 5}, {0, 4, 3, 1, 5, 2}};
+    const int (*pm)[6] = lt_worst_perm;
     static const int sft[3][2] = {{0, 0}, {1, 6}, {13, 3}};
     for (int v = 0; v < 2; v++) {
         if (v) setenv("FDX_LAYOUT_GATHER", "0", 1);
         for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++) {
-            int rank = 6;
-            while (sh[c][rank - 1] == 1) rank--;
+            const int rank = lt_rank6(sh[c]);
             for (int e = 0; e < 3; e++) {
                 const size_t el = (size_t)1 << e;
                 const int n = (int)(16 / el);

@@ -177,21 +177,18 @@ static void subword(uint64_t seed)
    pairs, FDX_LAYOUT_GATHER unset (the path) and 0 (the element path). */
 static void gather(uint64_t seed)
 {
-    static const int64_t sh[][6] = {{7, 32, 246, 37, 1, 1}, {16, 43, 61, 4, 8, 13}, {128, 64, 3, 16, 8, 1},
+    static const int64_t sh[LT_WORST][6] = {{7, 32, 246, 37, 1, 1}, {16, 43, 61, 4, 8, 13}, {128, 64, 3, 16, 8, 1},
                                     {37, 33, 4, 3, 6, 7},   {4, 4, 157, 41, 13, 1}, {5, 374, 59, 64, 1, 1},
                                     {3, 259, 11, 4, 77, 1}, {11, 32, 64, 127, 1, 1}, {11, 28, 37, 48, 3, 1},
                                     {7, 4, 64, 14, 29, 3}};
-    static const int pm[][6] = {{0, 3, 1, 2, 4, 5}, {3, 1, 0, 5, 4, 2}, {2, 0, 1, 3, 4, 5}, {3, 0, 1, 4, 2, 5},
-                                {2, 0, 4, 1, 3, 5}, {0, 2, 3, 1, 4, 5}, {0, 4, 1, 2, 3, 5}, {0, 3, 2, 1, 4, 5},
-                                {0, 2, 4, 1, 3, 5}, {0, 4, 3, 1, 5, 2}};
+    const int (*pm)[6] = lt_worst_perm;
     static const char *const variant[] = {NULL, "0"};
     for (int v = 0; v < 2; v++) {
         char what[64];
         snprintf(what, sizeof what, "sub-word FDX_LAYOUT_GATHER=%s", variant[v] ? variant[v] : "(unset)");
         if (variant[v]) setenv("FDX_LAYOUT_GATHER", variant[v], 1);
         for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++) {
-            int rank = 6;
-            while (sh[c][rank - 1] == 1) rank--;
+            const int rank = lt_rank6(sh[c]);
             for (int e = 0; e < 3; e++) {
                 const size_t el = (size_t)1 << e;
                 const int n = (int)(16 / el);
