@@ -17,7 +17,8 @@
 # copy on short rows (rt1-016, -039, -056, -064) against
 # FDX_LAYOUT_VEC=4:32:128, in $rec.rows.jsonl (~30 s); then the small
 # word-kernel cases (8/16-byte elements under 64 MiB) against
-# FDX_LAYOUT_TILE_WORDS=1024 and =512, in $rec.small.jsonl (~15 s).
+# FDX_LAYOUT_TILE_WORDS=1024 and =512 and FDX_LAYOUT_SUBWORD=16 (8-byte
+# elements in 16-byte sub-word gather tiles), in $rec.small.jsonl (~20 s).
 #
 # TRANSFORM_CASES=worst (or a comma list of case names / prefixes, e.g.
 # rt1-120,rt1-171): only those cases, under TRANSFORM_VARIANTS (default
@@ -82,19 +83,25 @@ PY
   echo "short-row A/B: $((SECONDS - start)) s"
   # small arrays on the word kernel (8- and 16-byte elements, < 64 MiB: 600-
   # 1500 tiles of 16 KB for 132 SMs; rt1-069/-187/-058/-050 0.61-0.76 where
-  # LibreTT reaches 0.90-1.07): smaller tiles, more blocks (~15 s)
+  # LibreTT reaches 0.90-1.07): smaller tiles, more blocks; and 8-byte
+  # elements through the sub-word gather tiles with 16-byte accesses
+  # (FDX_LAYOUT_SUBWORD=16; the same as default for 16-byte ones) (~20 s)
   small=rt1-011,rt1-012,rt1-022,rt1-026,rt1-030,rt1-031,rt1-050,rt1-057,rt1-058,rt1-069,rt1-075,rt1-083,rt1-087,rt1-091,rt1-099,rt1-105,rt1-109,rt1-113,rt1-114,rt1-124,rt1-129,rt1-133,rt1-138,rt1-150,rt1-156,rt1-160,rt1-163,rt1-170,rt1-173,rt1-174,rt1-178,rt1-179,rt1-186,rt1-187,rt1-196
   timeout 120 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$small" --reps 10 \
-    --variants default,FDX_LAYOUT_TILE_WORDS=1024,FDX_LAYOUT_TILE_WORDS=512 --json > "$rec.small.jsonl" 2>/dev/null
+    --variants default,FDX_LAYOUT_TILE_WORDS=1024,FDX_LAYOUT_TILE_WORDS=512,FDX_LAYOUT_SUBWORD=16 --json \
+    > "$rec.small.jsonl" 2>/dev/null
   python3 - "$rec.small.jsonl" <<'PY'
 import json, sys, statistics as st
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 by = {}
 for r in rows:
     by.setdefault(r["variant"], []).append(r["ratio_same_size"])
-for v, x in by.items():
-    print(f"  small word-kernel cases {v:30s}: {len(x)} records, median {st.median(x):.3f}, min {min(x):.3f}, "
-          f"all verified {all(r['verified'] for r in rows if r['variant'] == v)}")
+for e in (8, 16):
+    for v in by:
+        x = [r["ratio_same_size"] for r in rows if r["variant"] == v and r["elem_bytes"] == e]
+        if x:
+            print(f"  small word-kernel cases, {e:2d}-byte, {v:30s}: {len(x)} records, median {st.median(x):.3f}, "
+                  f"min {min(x):.3f}, all verified {all(r['verified'] for r in rows if r['variant'] == v)}")
 PY
   echo "small-tile A/B: $((SECONDS - start)) s"
 fi
