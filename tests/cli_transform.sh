@@ -50,11 +50,33 @@ if [ "$(wc -l <list.txt)" -ne 200 ] || ! awk '{m=$(NF-1); if (m < 1 || m > 1024)
   echo "FAIL: bench transform --suite random --list:"; head -5 list.txt; cat err.txt; fails=$((fails + 1))
 fi
 small=$(awk '$(NF-1) < 2 {print $1; exit}' list.txt)
+# --only with a list of prefixes: exactly those cases, in suite order; a
+# list that selects nothing (",") is a usage error
+checks=$((checks + 1))
+"$fdx" bench transform --suite random --only , --list >/dev/null 2>err.txt
+rc=$?
+if [ $rc -ne 2 ] ||
+   [ "$("$fdx" bench transform --suite random --only rt1-171,rt1-004,rt1-19 --list 2>>err.txt | awk '{print $1}' | tr '\n' ' ')" != \
+     "rt1-004 rt1-171 rt1-190 rt1-191 rt1-192 rt1-193 rt1-194 rt1-195 rt1-196 rt1-197 rt1-198 rt1-199 " ]; then
+  echo "FAIL: --only with a list of prefixes:"; cat err.txt; fails=$((fails + 1))
+fi
 checks=$((checks + 1))
 if [ -z "$small" ] || ! "$fdx" bench transform --backend cpu --suite random --only "$small" --reps 2 --json >rec.json 2>err.txt ||
    ! grep -q '"verified": true' rec.json || ! grep -q '"suite": "random-transform", "seed": 1' rec.json ||
    ! grep -q '"ratio_same_size"' rec.json; then
   echo "FAIL: random suite case '$small':"; cat rec.json err.txt; fails=$((fails + 1))
+fi
+# bad layout knob values: one warning each naming the value, the case still
+# runs and verifies with the defaults
+# (rt1-128: 1.3 MiB of 1-byte elements, kept rows of 13: the planner reads all four)
+checks=$((checks + 1))
+if ! FDX_LAYOUT_VEC=4:abc FDX_LAYOUT_SUBWORD=5 FDX_LAYOUT_TILE_WORDS=9 FDX_LAYOUT_GATHER=2 \
+     "$fdx" bench transform --backend cpu --suite random --only rt1-128 --reps 1 --json >rec.json 2>err.txt ||
+   ! grep -q '"verified": true' rec.json || [ "$(grep -c 'warning: FDX_LAYOUT_' err.txt)" -ne 4 ] ||
+   ! grep -q 'FDX_LAYOUT_GATHER=2 is not an integer in 0..1' err.txt ||
+   ! grep -q 'FDX_LAYOUT_VEC=4:abc: field 2 is not an integer' err.txt ||
+   ! grep -q 'FDX_LAYOUT_SUBWORD=5 is not 0, 4, 8 or 16' err.txt || ! grep -q 'FDX_LAYOUT_TILE_WORDS=9 is not' err.txt; then
+  echo "FAIL: bad layout knobs:"; cat rec.json err.txt; fails=$((fails + 1))
 fi
 # --variants: one verified record per variant, each tagged, the setting
 # restored afterwards (the last record is the default again)

@@ -12,6 +12,25 @@
 
 static const size_t lt_elems[] = {1, 2, 4, 8, 16};
 
+/* The random suite's worst sub-word permutations (session 8 records): their
+   ranks' perms, padded with fixed axes to rank 6, for the gather tests on
+   the CPU (shapes scaled down) and the GPU (near full size): rt1-120 kept
+   7-element rows, rt1-171 16 x 4 fastest sides, rt1-149 and rt1-049 K = 3,
+   rt1-147 A = 4, rt1-004 5-element kept rows, rt1-088, rt1-092, rt1-175,
+   rt1-100. */
+enum { LT_WORST = 10 };
+/* The rank of a shape padded to 6 axes with trailing 1s. */
+static int lt_rank6(const int64_t *sh)
+{
+    int rank = 6;
+    while (rank > 1 && sh[rank - 1] == 1) rank--;
+    return rank;
+}
+static const int lt_worst_perm[LT_WORST][6] = {{0, 3, 1, 2, 4, 5}, {3, 1, 0, 5, 4, 2}, {2, 0, 1, 3, 4, 5},
+                                               {3, 0, 1, 4, 2, 5}, {2, 0, 4, 1, 3, 5}, {0, 2, 3, 1, 4, 5},
+                                               {0, 4, 1, 2, 3, 5}, {0, 3, 2, 1, 4, 5}, {0, 2, 4, 1, 3, 5},
+                                               {0, 4, 3, 1, 5, 2}};
+
 static uint64_t lt_next(uint64_t *s)
 {
     *s ^= *s >> 12;

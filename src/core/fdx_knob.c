@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,21 +35,53 @@ int fdx_knob_is(fdx_knob_id k, const char *value)
     return v && value && strcmp(v, value) == 0;
 }
 
-long long fdx_knob_int(fdx_knob_id k, long long lo, long long hi, long long def)
+/* Warns once a knob (it is read per call) that its value is bad. */
+static void warn_bad(fdx_knob_id k, const char *v, const char *what, long long lo, long long hi)
 {
-    const char *v = fdx_knob(k);
-    if (!v) return def;
-    char *end;
+    static int warned[FDX_KNOB_COUNT];
+    if (!warned[k]++)
+        fdx_log(FDX_LOG_WARN, "%s=%s%s%s is not an integer in %lld..%lld: ignored", table[k].env, v, what ? ": " : "",
+                what ? what : "", lo, hi);
+}
+
+/* The integer in text[0..len) within lo..hi; def (after a warning) when it is not one. */
+static long long parse_int(fdx_knob_id k, const char *v, const char *text, size_t len, const char *what,
+                           long long lo, long long hi, long long def)
+{
+    char buf[32], *end;
+    if (len == 0 || len >= sizeof buf) {
+        warn_bad(k, v, what, lo, hi);
+        return def;
+    }
+    memcpy(buf, text, len);
+    buf[len] = 0;
     errno = 0;
-    long long n = strtoll(v, &end, 10);
-    if (errno || end == v || *end || n < lo || n > hi) {
-        static int warned[FDX_KNOB_COUNT]; /* once a knob: it is read per call */
-        if (!warned[k]++)
-            fdx_log(FDX_LOG_WARN, "%s=%s is not an integer in %lld..%lld: ignored", table[k].env, v, lo,
-                    hi);
+    long long n = strtoll(buf, &end, 10);
+    if (errno || end == buf || *end || n < lo || n > hi) {
+        warn_bad(k, v, what, lo, hi);
         return def;
     }
     return n;
+}
+
+long long fdx_knob_int(fdx_knob_id k, long long lo, long long hi, long long def)
+{
+    const char *v = fdx_knob(k);
+    return v ? parse_int(k, v, v, strlen(v), NULL, lo, hi, def) : def;
+}
+
+long long fdx_knob_int_field(fdx_knob_id k, int field, long long lo, long long hi, long long def)
+{
+    const char *v = fdx_knob(k), *p = v;
+    for (int f = 0; p && f < field; f++) {
+        p = strchr(p, ':');
+        if (p) p++;
+    }
+    if (!p) return def; /* unset, or fewer fields */
+    const char *end = strchr(p, ':');
+    char what[32];
+    snprintf(what, sizeof what, "field %d", field + 1);
+    return parse_int(k, v, p, end ? (size_t)(end - p) : strlen(p), what, lo, hi, def);
 }
 
 int fdx_knob_count(void) { return FDX_KNOB_COUNT; }

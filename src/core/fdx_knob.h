@@ -23,6 +23,10 @@ int fdx_knob_is(fdx_knob_id k, const char *value);
    is not one (measurement switches change speed, not results) is ignored
    with a warning naming it. */
 long long fdx_knob_int(fdx_knob_id k, long long lo, long long hi, long long def);
+/* Field `field` (from 0) of a value of fields joined by ':' ("4:32:1024")
+   as fdx_knob_int reads a whole value: def when the knob or the field is
+   absent, def and a warning when the field is not an integer in lo..hi. */
+long long fdx_knob_int_field(fdx_knob_id k, int field, long long lo, long long hi, long long def);
 /* The variable's full name ("FDX_LAYOUT_TILE") and its help text. */
 const char *fdx_knob_env(fdx_knob_id k);
 const char *fdx_knob_help(fdx_knob_id k);

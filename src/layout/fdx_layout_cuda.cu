@@ -29,6 +29,8 @@ FastDiv fd(int64_t d)
     return FastDiv{f.d, f.mul, f.shift};
 }
 
+unsigned blocks_of(int64_t n, int64_t per) { return (unsigned)((n + per - 1) / per); }
+
 __device__ __forceinline__ uint32_t qdiv(uint32_t n, const FastDiv &f) { return (__umulhi(n, f.mul) + n) >> f.shift; }
 
 /* The tile kernel (TILED and ROWS plans): a tile is te[a] indices of every
@@ -262,6 +264,9 @@ __global__ void __launch_bounds__(THREADS) tile_kernel(T *__restrict__ dst, cons
         if (write_slot<SKEW>(a, o, t, off, pos)) d[off] = buf[pos];
 }
 
+/* The vector tiles and the 16-byte access helpers the sub-word gather path shares. */
+#include "layout/fdx_layout_cuda_vec.cuh"
+
 /* Sub-word tiles (plan->subword = AW, the access word in bytes; the
    planner's choose_subword says when): elements T narrower than AW (1, 2, 4
    bytes; 8 when a measurement asks for 16-byte words).  Both sides move
@@ -298,7 +303,8 @@ struct SubSide {
 struct SubSpec {
     TileSpec t;                         /* origins (tile_origin<false>), both orders, the cut axes */
     SubSide r, w;                       /* read (src) side, write (dst) side */
-    uint32_t run, pitch;                /* src run (elements), buffer row pitch */
+    uint32_t run, pitch;                /* src run (elements), buffer row pitch (elements) */
+    FastDiv slots;                      /* gather path: 16-byte buffer slots a src run */
     uint32_t bst[FDX_MAX_RANK];         /* write order: buffer stride of each tile axis */
     uint64_t src_lo, src_hi;            /* the src array's bytes [lo, hi) */
 };
@@ -346,6 +352,67 @@ __host__ __device__ __forceinline__ bool sub_row(const SubSide &s, int nt, const
     if (!tile_slot(row, nt - s.q, te + s.q, stride + s.q, lin ? lin + s.q : nullptr, s.rc, o.v0, o.v1, off, base))
         return false;
     len = s.pre * (s.lc < 0 ? te[s.q - 1].d : s.lc == 0 ? o.v0 : o.v1);
+    return true;
+}
+
+/* The gather path (plan->gather, AW = 16; see choose_subword): the
+   sub-word kernel's read side moved every element alone into the buffer
+   (an 8-bit shared store a byte) and its write side stored the ends of
+   each dst run element by element: ~45 instructions a byte (H100 profile
+   of rt1-155, session 8).  Here the read side copies each src run into its
+   buffer row whole, as 16-byte slots realigned to the run's first byte
+   (two aligned loads and funnel shifts where the run starts off 16 bytes:
+   vec_shift), no per-element work; the buffer row pitch is a multiple of
+   16 bytes, its 4-byte words XOR-swizzled within each 128 bytes (word w at
+   w ^ ((w >> 5) & mask)) so that the write side's lanes, whose elements
+   lie a power of two of words apart when a run is a multiple of 128 bytes
+   (rt1-171: 64 bytes), hit distinct banks.  The write side gathers each
+   dst word's elements as before (one shared load of sizeof(T) an element,
+   carries along the run's axes) and stores a run's partial end words as
+   aligned pieces (vec_store16, at most four). */
+template <typename T> __host__ __device__ __forceinline__ uint32_t gather_word(uint32_t w)
+{
+    constexpr uint32_t keep = sizeof(T) >= 8 ? (uint32_t)sizeof(T) / 4 - 1 : 0; /* an element's words stay together */
+    return w ^ ((w >> 5) & 31u & ~keep);
+}
+template <typename T> __host__ __device__ __forceinline__ T gather_load(const T *buf, uint32_t pos)
+{
+    const uint32_t b = pos * (uint32_t)sizeof(T);
+    return *reinterpret_cast<const T *>(reinterpret_cast<const unsigned char *>(buf) + (gather_word<T>(b >> 2) << 2) +
+                                        (b & 3));
+}
+
+/* Gather-path read item i of a tile: src run r = i / slots, its 16-byte
+   slot j (bytes [16 j, 16 j + 16) of the run, realigned) into buffer row
+   r.  CHECK: got[] marks the run's elements the slot holds, once. */
+template <typename T, bool CHECK>
+__host__ __device__ __forceinline__ bool gather_read(const SubSpec &a, const Origin &o, const T *src, uint32_t i,
+                                                     T *buf, unsigned char *got)
+{
+    const uint32_t r = hqdiv(i, a.slots), j = i - r * a.slots.d;
+    int64_t off;
+    uint32_t base, len;
+    if (r >= a.r.rows || !sub_row(a.r, a.t.nt, a.t.rte, a.t.rss, nullptr, o, r, off, base, len)) return true;
+    const uint32_t bytes = len * (uint32_t)sizeof(T), b0 = 16 * j;
+    if (b0 >= bytes) return true;
+    const uint64_t row = (uint64_t)(uintptr_t)(src + o.sb + off);
+    const uint32_t res = (uint32_t)(row & 15), need = bytes - b0 < 16 ? bytes - b0 : 16;
+    const uint64_t w = row - res + b0;
+    uint32_t u[8] = {0, 0, 0, 0, 0, 0, 0, 0}, v[4];
+    vec_load16(w, a.src_lo, a.src_hi, u);
+    if (res) {
+        if (res + need > 16) vec_load16(w + 16, a.src_lo, a.src_hi, u + 4);
+        vec_shift(u, res, v);
+    } else v[0] = u[0], v[1] = u[1], v[2] = u[2], v[3] = u[3];
+    const uint32_t word = (r * a.pitch * (uint32_t)sizeof(T) + b0) >> 2;
+    uint32_t *bw = reinterpret_cast<uint32_t *>(buf);
+    DEVICE_UNROLL
+    for (uint32_t c = 0; c < 4; c++) bw[gather_word<T>(word + c)] = v[c];
+    if (CHECK)
+        for (uint32_t x = b0 / (uint32_t)sizeof(T); x < (b0 + need) / (uint32_t)sizeof(T); x++) {
+            if (got[r * a.pitch + x]) return false;
+            got[r * a.pitch + x] = 1;
+        }
     return true;
 }
 
@@ -397,9 +464,9 @@ __host__ __device__ __forceinline__ bool subword_read(const SubSpec &a, const Or
 /* Write item i of a tile: dst run r = i / words, its word j.  The word's
    elements x0, x0 + 1, .. of the run: their coordinates along the run's
    axes (dst order) stepped with carries, buffer positions through bst. */
-template <typename T, int AW, bool CHECK>
+template <typename T, int AW, bool G, bool CHECK>
 __host__ __device__ __forceinline__ bool subword_write(const SubSpec &a, const Origin &o, T *dst, uint32_t i,
-                                                       const T *buf, const unsigned char *got)
+                                                       const T *buf, const unsigned char *got, const VecCount *count)
 {
     constexpr uint32_t E = AW / sizeof(T);
     const uint32_t r = hqdiv(i, a.w.words), j = i - r * a.w.words.d;
@@ -427,7 +494,8 @@ __host__ __device__ __forceinline__ bool subword_write(const SubSpec &a, const O
         const uint64_t x = w + e * sizeof(T);
         if (x < row || x >= end) continue; /* outside the run: before its first element or past its last */
         if (CHECK && !got[pos]) return false;
-        if (full) u.e[e] = buf[pos];
+        if (G) u.e[e] = gather_load(buf, pos);
+        else if (full) u.e[e] = buf[pos];
         else *(T *)(uintptr_t)x = buf[pos];
         /* the next element: step the run's axes */
         pos += a.bst[0];
@@ -444,22 +512,32 @@ __host__ __device__ __forceinline__ bool subword_write(const SubSpec &a, const O
             }
         }
     }
-    if (full) sub_store<AW>(w, u.v);
+    if constexpr (G) { /* AW = 16: the word whole, or its bytes inside the run as aligned pieces */
+        const uint32_t v[4] = {u.v.x, u.v.y, u.v.z, u.v.w};
+        const int lo = w >= row ? 0 : (int)(row - w), hi = w + AW <= end ? AW : (int)(end - w);
+        vec_store16(w, v, lo, hi);
+#ifndef __CUDA_ARCH__
+        if (CHECK && !vec_count(*count, w, lo, hi)) return false;
+#endif
+    } else if (full) sub_store<AW>(w, u.v);
     return true;
 }
 
-template <typename T, int AW>
+template <typename T, int AW, bool G>
 __global__ void __launch_bounds__(THREADS) subword_kernel(T *__restrict__ dst, const T *__restrict__ src, SubSpec a)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *buf = reinterpret_cast<T *>(smem_raw);
     const Origin o = tile_origin<false>(a.t, blockIdx.x, 0);
-    const uint32_t nr = a.r.rows * a.r.words.d, nw = a.w.rows * a.w.words.d;
+    const uint32_t nr = a.r.rows * (G ? a.slots.d : a.r.words.d), nw = a.w.rows * a.w.words.d;
 #pragma unroll 4
-    for (uint32_t i = threadIdx.x; i < nr; i += THREADS) subword_read<T, AW, false>(a, o, src, i, buf, nullptr);
+    for (uint32_t i = threadIdx.x; i < nr; i += THREADS) {
+        if (G) gather_read<T, false>(a, o, src, i, buf, nullptr);
+        else subword_read<T, AW, false>(a, o, src, i, buf, nullptr);
+    }
     __syncthreads();
 #pragma unroll 4
-    for (uint32_t i = threadIdx.x; i < nw; i += THREADS) subword_write<T, AW, false>(a, o, dst, i, buf, nullptr);
+    for (uint32_t i = threadIdx.x; i < nw; i += THREADS) subword_write<T, AW, G, false>(a, o, dst, i, buf, nullptr, nullptr);
 }
 
 struct SquareArgs {
@@ -609,7 +687,6 @@ template <> struct Word<4> { typedef unsigned int type; };
 template <> struct Word<8> { typedef unsigned long long type; };
 template <> struct Word<16> { typedef uint4 type; };
 
-unsigned blocks_of(int64_t n, int64_t per) { return (unsigned)((n + per - 1) / per); }
 
 /* The largest tile the tile kernel takes (words); the register path holds EPT a thread. */
 constexpr uint32_t MAX_TILE = 4096;
@@ -720,7 +797,7 @@ fdx_status sub_side(const fdx_perm_plan *p, const int *ax, int nt, const int64_t
 
 /* The sub-word kernel's view of a plan (plan->subword = AW: elements
    narrower than the AW-byte access word). */
-template <typename T, int AW>
+template <typename T, int AW, bool G>
 fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, int64_t *ntiles, size_t *smem)
 {
     SubSpec a;
@@ -737,6 +814,11 @@ fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, i
     FDX_TRY(sub_side<AW>(p, wax, nw, p->ds, sizeof(T), &a.w));
     a.run = a.r.pre * (uint32_t)p->te[rax[a.r.q - 1]];
     a.pitch = a.run | 1u;
+    if (G) { /* rows of whole 16-byte slots */
+        const uint32_t slots = (a.run * (uint32_t)sizeof(T) + 15) / 16;
+        a.slots = fd(slots);
+        a.pitch = slots * 16 / (uint32_t)sizeof(T);
+    }
     /* buffer strides in write order: a src run axis by its place in the
        run, a row axis by rows of pitch */
     for (int i = 0; i < nw; i++) {
@@ -747,6 +829,7 @@ fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, i
     }
     a.src_lo = (uint64_t)(uintptr_t)src, a.src_hi = a.src_lo + (uint64_t)p->count * sizeof(T);
     *smem = (size_t)a.r.rows * a.pitch * sizeof(T);
+    if (G) *smem = (*smem + 127) / 128 * 128; /* the swizzle permutes words within 128 bytes */
     FDX_CHECK(*smem <= 48 * 1024, FDX_ERR_INTERNAL, "sub-word tile of %u runs of %u: %zu bytes of shared memory",
               a.r.rows, a.run, *smem);
     *out = a;
@@ -756,49 +839,52 @@ fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, i
 /* The sub-word kernel run on the host, block after block, every read item
    before any write item: each buffer element written once, every element a
    dst word takes read. */
-template <typename T, int AW>
-fdx_status emulate_subword(T *dst, const T *src, const SubSpec &a, int64_t ntiles, size_t smem)
+template <typename T, int AW, bool G>
+fdx_status emulate_subword(T *dst, const T *src, const SubSpec &a, int64_t ntiles, size_t smem, int64_t count)
 {
     const size_t n = smem / sizeof(T);
-    T *buf = (T *)malloc(smem);
+    T *buf = (T *)calloc(smem, 1); /* zeroed: the gather path also copies the bytes past a run (never read) */
     unsigned char *got = (unsigned char *)malloc(n);
     if (!buf || !got) {
         free(buf);
         free(got);
         return fdx_fail(FDX_ERR_NOMEM, "emulated sub-word tile of %zu bytes", smem);
     }
-    fdx_status st = FDX_OK;
-    const uint32_t nr = a.r.rows * a.r.words.d, nw = a.w.rows * a.w.words.d;
+    VecCount cnt = {NULL, 0, 0};
+    fdx_status st = G ? vec_count_open(&cnt, dst, (size_t)count * sizeof(T), "sub-word gather tiles") : FDX_OK;
+    const uint32_t nr = a.r.rows * (G ? a.slots.d : a.r.words.d), nw = a.w.rows * a.w.words.d;
     for (int64_t tl = 0; tl < ntiles && st == FDX_OK; tl++) {
         const Origin o = tile_origin<false>(a.t, (uint32_t)tl, 0);
         memset(got, 0, n);
         for (uint32_t i = 0; i < nr && st == FDX_OK; i++)
-            if (!subword_read<T, AW, true>(a, o, src, i, buf, got))
+            if (!(G ? gather_read<T, true>(a, o, src, i, buf, got) : subword_read<T, AW, true>(a, o, src, i, buf, got)))
                 st = fdx_fail(FDX_ERR_INTERNAL, "sub-word tile %lld: read item %u writes a buffer element twice",
                               (long long)tl, i);
         for (uint32_t i = 0; i < nw && st == FDX_OK; i++)
-            if (!subword_write<T, AW, true>(a, o, dst, i, buf, got))
-                st = fdx_fail(FDX_ERR_INTERNAL, "sub-word tile %lld: write item %u takes an element never read",
-                              (long long)tl, i);
+            if (!subword_write<T, AW, G, true>(a, o, dst, i, buf, got, &cnt))
+                st = fdx_fail(FDX_ERR_INTERNAL, "sub-word tile %lld: write item %u takes an element never read%s",
+                              (long long)tl, i, G ? " or stores outside dst" : "");
     }
+    if (G && cnt.cnt) st = vec_count_close(&cnt, st, "sub-word gather tiles");
     free(buf);
     free(got);
     return st;
 }
 
 /* A sub-word plan with AW-byte words on the device (on_host: emulated, host buffers). */
-template <typename T, int AW>
+template <typename T, int AW, bool G>
 fdx_status run_subword_aw(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
 {
-    if constexpr (sizeof(T) >= AW)
-        return fdx_fail(FDX_ERR_INTERNAL, "sub-word tile of %d-byte words for %d-byte elements", AW, p->word);
+    if constexpr (sizeof(T) >= AW || (G && AW != 16))
+        return fdx_fail(FDX_ERR_INTERNAL, "sub-word tile of %d-byte words for %d-byte elements (gather %d)", AW,
+                        p->word, (int)G);
     else {
         SubSpec a;
         int64_t ntiles;
         size_t smem = 0;
-        FDX_TRY((subword_spec<T, AW>(p, src, &a, &ntiles, &smem)));
-        if (on_host) return emulate_subword<T, AW>((T *)dst, (const T *)src, a, ntiles, smem);
-        subword_kernel<T, AW><<<(unsigned)ntiles, THREADS, smem, st>>>((T *)dst, (const T *)src, a);
+        FDX_TRY((subword_spec<T, AW, G>(p, src, &a, &ntiles, &smem)));
+        if (on_host) return emulate_subword<T, AW, G>((T *)dst, (const T *)src, a, ntiles, smem, p->count);
+        subword_kernel<T, AW, G><<<(unsigned)ntiles, THREADS, smem, st>>>((T *)dst, (const T *)src, a);
         FDX_CUDA_CHECK_LAUNCH("subword_kernel");
         return FDX_OK;
     }
@@ -808,14 +894,14 @@ template <typename T>
 fdx_status run_subword(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
 {
     switch (p->subword) {
-    case 4: return run_subword_aw<T, 4>(dst, src, p, st, on_host);
-    case 8: return run_subword_aw<T, 8>(dst, src, p, st, on_host);
-    case 16: return run_subword_aw<T, 16>(dst, src, p, st, on_host);
+    case 4: return run_subword_aw<T, 4, false>(dst, src, p, st, on_host);
+    case 8: return run_subword_aw<T, 8, false>(dst, src, p, st, on_host);
+    case 16:
+        return p->gather ? run_subword_aw<T, 16, true>(dst, src, p, st, on_host)
+                         : run_subword_aw<T, 16, false>(dst, src, p, st, on_host);
     default: return fdx_fail(FDX_ERR_INTERNAL, "sub-word tile with %d-byte access words", p->subword);
     }
 }
-
-#include "layout/fdx_layout_cuda_vec.cuh"
 
 /* The tile kernel run on the host, block after block, through the same
    slot functions (tests on machines without a GPU): every buffer slot read

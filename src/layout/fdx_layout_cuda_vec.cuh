@@ -32,11 +32,28 @@
    the array (its ends) are read byte by byte. */
 
 constexpr uint32_t VEC_BYTES = 128; /* a block's A side in bytes, K side in elements */
+constexpr uint32_t VEC_PRE = 16;    /* skewed tiles: K rows before the tile read, at most (16 / sizeof(T)) */
+
+/* Skewed tiles (VecSpec::skew, plan->vskew): where dst rows start off 16
+   bytes, the plain tile's row segment [k0, k0 + 128) covers 9 aligned
+   words, the first and last partial (stored in pieces, by lane 0 of the
+   row, which also takes the ninth word while the other lanes wait), and
+   every 16-byte dst word at a tile boundary is written half by one block,
+   half by the next: the vector tiles measured 0.58-0.68 of a same-size
+   copy there against 0.86 for aligned dst rows (H100, session 8, s8a/s8b).
+   Skewed, A row a of a tile holds K [k0 - s_a, k0 + 128 - s_a), s_a = the
+   row's dst residue mod 16 bytes in elements, so its segment starts on 16
+   bytes: 8 whole words a row, one a lane, pieces only at the array's row
+   ends.  The read side also takes the P = 16 / sizeof(T) K rows before k0
+   (one warp, into a 16-byte "pre" slot per A row), and one more tile along
+   K takes the rows' last elements.  The write side still realigns (two
+   buffer slots, funnel shifts): the buffer keeps K in tile order. */
 
 struct VecSpec {
     uint32_t na, nk;                 /* flat extents of the A and K sides, elements */
     FastDiv tiles_a, tiles_k;        /* tiles along A and along K */
     int k_fast;                      /* block order: K tiles fastest (plan->vkfast), else A tiles */
+    int skew;                        /* skewed tiles (plan->vskew) */
     int nga, ngk, nb;                /* axes of the A side, of the K side, batch axes */
     FastDiv ga[FDX_MAX_RANK];        /* A side, src order: extents */
     int64_t ga_ds[FDX_MAX_RANK];     /*   and dst strides */
@@ -63,7 +80,7 @@ template <typename T> __host__ __device__ __forceinline__ VecTile vec_tile(const
     o.a0 = (s.k_fast ? i1 : i0) * TE;
     o.k0 = (s.k_fast ? i0 : i1) * VEC_BYTES;
     o.va = s.na - o.a0 < TE ? s.na - o.a0 : TE;
-    o.vk = s.nk - o.k0 < VEC_BYTES ? s.nk - o.k0 : VEC_BYTES;
+    o.vk = s.nk <= o.k0 ? 0 : s.nk - o.k0 < VEC_BYTES ? s.nk - o.k0 : VEC_BYTES; /* 0: a skewed K's extra tile */
     o.sb = o.db = 0;
     DEVICE_UNROLL
     for (int b = 0; b < FDX_MAX_RANK; b++) {
@@ -76,16 +93,9 @@ template <typename T> __host__ __device__ __forceinline__ VecTile vec_tile(const
     return o;
 }
 
-/* Thread t's entry of the tile's tables: t < 128: the src offset of K row
-   t (srow), else the dst offset of A row t - 128 (drow); rows past the
-   valid extents are left alone. */
-__host__ __device__ __forceinline__ void vec_table(const VecSpec &s, const VecTile &o, uint32_t t, int64_t *srow,
-                                                   int64_t *drow)
+/* The src offset of K index k (k_side) or the dst offset of A index k. */
+__host__ __device__ __forceinline__ int64_t vec_offset(const VecSpec &s, const VecTile &o, bool k_side, uint32_t k)
 {
-    const bool k_side = t < VEC_BYTES;
-    const uint32_t i = k_side ? t : t - VEC_BYTES;
-    if (i >= (k_side ? o.vk : o.va)) return;
-    uint32_t rest = (k_side ? o.k0 : o.a0) + i;
     int64_t off = k_side ? o.sb : o.db;
     const int n = k_side ? s.ngk : s.nga;
     const FastDiv *ext = k_side ? s.gk : s.ga;
@@ -93,11 +103,26 @@ __host__ __device__ __forceinline__ void vec_table(const VecSpec &s, const VecTi
     DEVICE_UNROLL
     for (int q = 0; q < FDX_MAX_RANK; q++) {
         if (q >= n) break;
-        const uint32_t d = hqdiv(rest, ext[q]);
-        off += (int64_t)(rest - d * ext[q].d) * str[q];
-        rest = d;
+        const uint32_t d = hqdiv(k, ext[q]);
+        off += (int64_t)(k - d * ext[q].d) * str[q];
+        k = d;
     }
-    (k_side ? srow : drow)[i] = off;
+    return off;
+}
+
+/* Thread t's entries of the tile's tables: t < 128: the src offset of K row
+   k0 + t (srow[t]), else the dst offset of A row t - 128 (drow); skewed,
+   threads t < P also the src offset of K row k0 - P + t (srow[128 + t]);
+   rows outside the valid extents are left alone. */
+template <typename T, bool SKEW>
+__host__ __device__ __forceinline__ void vec_table(const VecSpec &s, const VecTile &o, uint32_t t, int64_t *srow,
+                                                   int64_t *drow)
+{
+    constexpr uint32_t P = VEC_PRE / sizeof(T);
+    const bool k_side = t < VEC_BYTES;
+    const uint32_t i = k_side ? t : t - VEC_BYTES;
+    if (i < (k_side ? o.vk : o.va)) (k_side ? srow : drow)[i] = vec_offset(s, o, k_side, (k_side ? o.k0 : o.a0) + i);
+    if (SKEW && t < P && o.k0 + t >= P && o.k0 + t - P < s.nk) srow[VEC_BYTES + t] = vec_offset(s, o, true, o.k0 + t - P);
 }
 
 /* Byte permute and funnel shift (PRMT and SHF on the device). */
@@ -232,14 +257,56 @@ __host__ __device__ __forceinline__ void vec_slot(const uint32_t *row, uint32_t 
 #endif
 }
 
+/* Lane j's 16 bytes [16j, 16j + 16) of a src row segment starting at seg
+   (realigned when seg is off 16 bytes), zero where j is past the valid A
+   bytes vb or the row is not valid. */
+__host__ __device__ __forceinline__ void vec_load_row(const VecSpec &s, bool valid, uint64_t seg, uint32_t j, uint32_t vb,
+                                                      uint32_t *x)
+{
+    uint32_t w8[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    uint32_t r = 0;
+    if (valid && 16 * j < vb) {
+        r = (uint32_t)(seg & 15);
+        const uint64_t w = seg - r + 16 * j;
+        vec_load16(w, s.src_lo, s.src_hi, w8);
+        if (r && 16 * j + 16 - r < vb) vec_load16(w + 16, s.src_lo, s.src_hi, w8 + 4);
+    }
+    if (r) vec_shift(w8, r, x); /* rows on 16 bytes skip the realignment */
+    else x[0] = w8[0], x[1] = w8[1], x[2] = w8[2], x[3] = w8[3];
+}
+
+/* Word i (bytes 4i..4i+3 of each) of E = 4 / sizeof(T) rows x[e] transposed
+   by byte permutes: w[m] = E K elements of A element 4i / sizeof(T) + m. */
+template <typename T>
+__host__ __device__ __forceinline__ void vec_transpose(const uint32_t (*x)[4], uint32_t i, uint32_t *w)
+{
+    constexpr uint32_t E = 4 / sizeof(T);
+    if constexpr (E == 4) {
+        const uint32_t t0 = vec_prmt(x[0][i], x[1][i], 0x5140), t1 = vec_prmt(x[0][i], x[1][i], 0x7362),
+                       t2 = vec_prmt(x[2][i], x[3][i], 0x5140), t3 = vec_prmt(x[2][i], x[3][i], 0x7362);
+        w[0] = vec_prmt(t0, t2, 0x5410), w[1] = vec_prmt(t0, t2, 0x7632);
+        w[2] = vec_prmt(t1, t3, 0x5410), w[3] = vec_prmt(t1, t3, 0x7632);
+    } else if constexpr (E == 2) {
+        w[0] = vec_prmt(x[0][i], x[1][i], 0x5410), w[1] = vec_prmt(x[0][i], x[1][i], 0x7632);
+    } else {
+        w[0] = x[0][i];
+    }
+}
+
+/* Where the skewed tile's pre slot (16 bytes of K before k0) of A row a
+   lies in the buffer: after the 128 rows of 32 words. */
+__host__ __device__ __forceinline__ uint32_t vec_pre(uint32_t a) { return VEC_BYTES * 32 + a * 4; }
+constexpr uint32_t VEC_BUF_WORDS = VEC_BYTES * 32 + VEC_BYTES * 4;
+
 /* Read side, thread t: lane j = t % 8 of row group g = t / 8; in each
    sub-tile u (NT = sizeof(T) of them, TE K rows each: a block's K extent
    is 128 elements, and every thread makes NT E = 4 loads), K rows g E .. g E + E - 1,
    bytes [16j, 16j + 16) of each; then the E x 4-byte blocks transposed
-   into one word per A element (E K elements each).  CHECK (the host
-   emulation): got[] marks each buffer word written; false if one is
-   written twice. */
-template <typename T, bool CHECK>
+   into one word per A element (E K elements each).  Skewed tiles: the
+   first warp (g < 4) also reads the P = 4 E K rows before k0 into the pre
+   slots.  CHECK (the host emulation): got[] marks each buffer word
+   written; false if one is written twice. */
+template <typename T, bool CHECK, bool SKEW>
 __host__ __device__ __forceinline__ bool vec_read(const VecSpec &s, const VecTile &o, uint32_t t, const T *src,
                                                   const int64_t *srow, uint32_t *buf, unsigned char *got)
 {
@@ -251,17 +318,7 @@ __host__ __device__ __forceinline__ bool vec_read(const VecSpec &s, const VecTil
         DEVICE_UNROLL
         for (uint32_t e = 0; e < E; e++) {
             const uint32_t kl = u * TE + g * E + e;
-            uint32_t w8[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-            uint32_t r = 0;
-            if (kl < o.vk && 16 * j < vb) {
-                const uint64_t seg = (uint64_t)(uintptr_t)(src + srow[kl] + o.a0);
-                r = (uint32_t)(seg & 15);
-                const uint64_t w = seg - r + 16 * j;
-                vec_load16(w, s.src_lo, s.src_hi, w8);
-                if (r && 16 * j + 16 - r < vb) vec_load16(w + 16, s.src_lo, s.src_hi, w8 + 4);
-            }
-            if (r) vec_shift(w8, r, x[u][e]); /* rows on 16 bytes skip the realignment */
-            else x[u][e][0] = w8[0], x[u][e][1] = w8[1], x[u][e][2] = w8[2], x[u][e][3] = w8[3];
+            vec_load_row(s, kl < o.vk, kl < o.vk ? (uint64_t)(uintptr_t)(src + srow[kl] + o.a0) : 0, j, vb, x[u][e]);
         }
     const uint32_t slot = ((g >> 2) ^ j) << 2 | (g & 3); /* vec_swz of every A row this thread writes is j */
     DEVICE_UNROLL
@@ -269,16 +326,7 @@ __host__ __device__ __forceinline__ bool vec_read(const VecSpec &s, const VecTil
         DEVICE_UNROLL
         for (uint32_t i = 0; i < 4; i++) {
             uint32_t w[E];
-            if constexpr (E == 4) {
-                const uint32_t t0 = vec_prmt(x[u][0][i], x[u][1][i], 0x5140), t1 = vec_prmt(x[u][0][i], x[u][1][i], 0x7362),
-                               t2 = vec_prmt(x[u][2][i], x[u][3][i], 0x5140), t3 = vec_prmt(x[u][2][i], x[u][3][i], 0x7362);
-                w[0] = vec_prmt(t0, t2, 0x5410), w[1] = vec_prmt(t0, t2, 0x7632);
-                w[2] = vec_prmt(t1, t3, 0x5410), w[3] = vec_prmt(t1, t3, 0x7632);
-            } else if constexpr (E == 2) {
-                w[0] = vec_prmt(x[u][0][i], x[u][1][i], 0x5410), w[1] = vec_prmt(x[u][0][i], x[u][1][i], 0x7632);
-            } else {
-                w[0] = x[u][0][i];
-            }
+            vec_transpose<T>(x[u], i, w);
             DEVICE_UNROLL
             for (uint32_t m = 0; m < E; m++) {
                 const uint32_t al = (16 * j + 4 * i) / (uint32_t)sizeof(T) + m, idx = (u * TE + al) * 32 + slot;
@@ -289,6 +337,29 @@ __host__ __device__ __forceinline__ bool vec_read(const VecSpec &s, const VecTil
                 buf[idx] = w[m];
             }
         }
+    if (SKEW && g < 4) { /* K rows k0 - P + g E + e, word g of each A row's pre slot */
+        uint32_t y[E][4];
+        DEVICE_UNROLL
+        for (uint32_t e = 0; e < E; e++) {
+            const uint32_t c = g * E + e; /* K = k0 - P + c */
+            const bool ok = o.k0 + c >= 4 * E && o.k0 + c - 4 * E < s.nk;
+            vec_load_row(s, ok, ok ? (uint64_t)(uintptr_t)(src + srow[VEC_BYTES + c] + o.a0) : 0, j, vb, y[e]);
+        }
+        DEVICE_UNROLL
+        for (uint32_t i = 0; i < 4; i++) {
+            uint32_t w[E];
+            vec_transpose<T>(y, i, w);
+            DEVICE_UNROLL
+            for (uint32_t m = 0; m < E; m++) {
+                const uint32_t idx = vec_pre((16 * j + 4 * i) / (uint32_t)sizeof(T) + m) + g;
+                if (CHECK) {
+                    if (got[idx]) return false;
+                    got[idx] = 1;
+                }
+                buf[idx] = w[m];
+            }
+        }
+    }
     return true;
 }
 
@@ -307,13 +378,79 @@ inline bool vec_count(const VecCount &c, uint64_t w, int lo, int hi)
     return true;
 }
 
+/* The host emulations' store checks (vector tiles, vector rows, sub-word
+   gather tiles): counts for the `bytes` of dst, the misaligned-access
+   count reset; then vec_count_close: every dst byte stored exactly once and
+   no 16-byte access off 16 bytes, the counts freed; st: the emulation's
+   status so far (returned as it is when not FDX_OK). */
+inline fdx_status vec_count_open(VecCount *c, void *dst, size_t bytes, const char *what)
+{
+    c->cnt = (unsigned char *)calloc(bytes ? bytes : 1, 1);
+    c->dst_lo = (uint64_t)(uintptr_t)dst, c->dst_hi = c->dst_lo + bytes;
+    vec_misaligned = 0;
+    return c->cnt ? FDX_OK : fdx_fail(FDX_ERR_NOMEM, "emulated %s: %zu bytes of counts", what, bytes);
+}
+inline fdx_status vec_count_close(VecCount *c, fdx_status st, const char *what)
+{
+    const size_t bytes = (size_t)(c->dst_hi - c->dst_lo);
+    for (size_t b = 0; b < bytes && st == FDX_OK; b++)
+        if (c->cnt[b] != 1) st = fdx_fail(FDX_ERR_INTERNAL, "%s: dst byte %zu stored %d times", what, b, c->cnt[b]);
+    if (st == FDX_OK && vec_misaligned)
+        st = fdx_fail(FDX_ERR_INTERNAL, "%s: %lu 16-byte accesses off 16 bytes", what, vec_misaligned);
+    free(c->cnt);
+    c->cnt = NULL;
+    return st;
+}
+
+/* Skewed write side (see VEC_PRE): lane j of A row al = h + 32 p, in each
+   sub-tile u, the aligned dst word j of the row's segment shifted back by
+   its residue r: K [k0 + u TE - r / sizeof(T) + j P, + P), bytes [16 j - r
+   + 16, 16 j - r + 32) of the row's buffer data counted from its pre slot,
+   i.e. the end of slot j - 1 (j = 0: the last slot of sub-tile u - 1, or
+   the pre slot) and the start of slot j; whole, but at the array's row
+   ends (K < 0 or >= nk). */
+template <typename T, bool CHECK>
+__host__ __device__ __forceinline__ bool vec_write_skewed(const VecSpec &s, const VecTile &o, uint32_t j, uint32_t h,
+                                                          T *dst, const int64_t *drow, const uint32_t *buf,
+                                                          const VecCount *count)
+{
+    constexpr uint32_t E = 4 / sizeof(T), NT = sizeof(T), TE = VEC_BYTES / sizeof(T), P = VEC_PRE / sizeof(T);
+    DEVICE_UNROLL
+    for (uint32_t q = 0; q < NT * E; q++) {
+        const uint32_t u = q / E, al = (q % E) * 32 + h;
+        if (al >= o.va) continue;
+        const uint64_t seg = (uint64_t)(uintptr_t)(dst + drow[al] + o.k0 + u * TE);
+        const uint32_t r = (uint32_t)(seg & 15), sw = vec_swz<T>(al);
+        const int64_t k = (int64_t)o.k0 + u * TE - r / (uint32_t)sizeof(T) + j * P; /* the word's first K */
+        const int lo = k >= 0 ? 0 : (int)(-k * (int64_t)sizeof(T)),
+                  hi = k + P <= (int64_t)s.nk ? 16 : (int)(((int64_t)s.nk - k) * (int64_t)sizeof(T));
+        if (hi <= lo) continue;
+        const uint32_t *row = buf + (u * TE + al) * 32;
+        uint32_t x[8] = {0, 0, 0, 0, 0, 0, 0, 0}, v[4];
+        if (r == 0) vec_slot(row, j ^ sw, v);
+        else {
+            if (j) vec_slot(row, (j - 1) ^ sw, x);
+            else if (u) vec_slot(row - TE * 32, 7 ^ sw, x); /* sub-tile u - 1, same A row */
+            else vec_slot(buf + vec_pre(al), 0, x);
+            vec_slot(row, j ^ sw, x + 4);
+            vec_shift(x, 16 - r, v);
+        }
+        const uint64_t w = seg - r + 16 * (uint64_t)j;
+        vec_store16(w, v, lo, hi);
+#ifndef __CUDA_ARCH__
+        if (CHECK && !vec_count(*count, w, lo, hi)) return false;
+#endif
+    }
+    return true;
+}
+
 /* Write side, thread t: lane j = t % 8 of A rows t / 8 + 32 p (p < E), in
    each sub-tile u < NT: aligned dst word j of the row's segment (128 bytes of
    K; and word 8 for lane 0), its bytes inside the segment.  CHECK (the
    host emulation): counts the bytes stored (false: one outside dst). */
 template <typename T, bool CHECK>
-__host__ __device__ __forceinline__ bool vec_write(const VecTile &o, uint32_t t, T *dst, const int64_t *drow,
-                                                   const uint32_t *buf, const VecCount *count)
+__host__ __device__ __forceinline__ bool vec_write_plain(const VecTile &o, uint32_t t, T *dst, const int64_t *drow,
+                                                         const uint32_t *buf, const VecCount *count)
 {
     constexpr uint32_t E = 4 / sizeof(T), NT = sizeof(T), TE = VEC_BYTES / sizeof(T);
     const uint32_t j = t & 7, h = t >> 3;
@@ -347,17 +484,25 @@ __host__ __device__ __forceinline__ bool vec_write(const VecTile &o, uint32_t t,
     return true;
 }
 
-template <typename T>
+template <typename T, bool CHECK, bool SKEW>
+__host__ __device__ __forceinline__ bool vec_write(const VecSpec &s, const VecTile &o, uint32_t t, T *dst,
+                                                   const int64_t *drow, const uint32_t *buf, const VecCount *count)
+{
+    if constexpr (SKEW) return vec_write_skewed<T, CHECK>(s, o, t & 7, t >> 3, dst, drow, buf, count);
+    else return vec_write_plain<T, CHECK>(o, t, dst, drow, buf, count);
+}
+
+template <typename T, bool SKEW>
 __global__ void __launch_bounds__(THREADS) vec_kernel(T *__restrict__ dst, const T *__restrict__ src, VecSpec s)
 {
-    __shared__ __align__(16) uint32_t buf[VEC_BYTES * 32];
-    __shared__ int64_t srow[VEC_BYTES], drow[VEC_BYTES];
+    __shared__ __align__(16) uint32_t buf[SKEW ? VEC_BUF_WORDS : VEC_BYTES * 32]; /* skewed: + the pre slots */
+    __shared__ int64_t srow[VEC_BYTES + (SKEW ? VEC_PRE : 0)], drow[VEC_BYTES];
     const VecTile o = vec_tile<T>(s, blockIdx.x);
-    vec_table(s, o, threadIdx.x, srow, drow);
+    vec_table<T, SKEW>(s, o, threadIdx.x, srow, drow);
     __syncthreads();
-    vec_read<T, false>(s, o, threadIdx.x, src, srow, buf, nullptr);
+    vec_read<T, false, SKEW>(s, o, threadIdx.x, src, srow, buf, nullptr);
     __syncthreads();
-    vec_write<T, false>(o, threadIdx.x, dst, drow, buf, nullptr);
+    vec_write<T, false, SKEW>(s, o, threadIdx.x, dst, drow, buf, nullptr);
 }
 
 /* Kept rows whose bytes leave a word under 16 bytes (plan->vec with a
@@ -448,21 +593,14 @@ inline fdx_status run_vec_rows(void *dst, const void *src, const fdx_perm_plan *
         FDX_CUDA_CHECK_LAUNCH("vec_rows_kernel");
         return FDX_OK;
     }
-    const size_t bytes = (size_t)(p->count * w);
-    VecCount cnt = {(unsigned char *)calloc(bytes, 1), (uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)dst + bytes};
-    if (!cnt.cnt) return fdx_fail(FDX_ERR_NOMEM, "emulated vector rows: %zu bytes of counts", bytes);
-    vec_misaligned = 0;
+    VecCount cnt;
+    FDX_TRY(vec_count_open(&cnt, dst, (size_t)(p->count * w), "vector rows"));
     fdx_status s = FDX_OK;
     for (int64_t b = 0; b < blocks && s == FDX_OK; b++)
         for (uint32_t t = 0; t < (uint32_t)THREADS && s == FDX_OK; t++)
             if (!vec_row_word<true>(a, (uint32_t)b, t, (unsigned char *)dst, (const unsigned char *)src, &cnt))
                 s = fdx_fail(FDX_ERR_INTERNAL, "vector rows: block %lld thread %u stores outside dst", (long long)b, t);
-    for (size_t b = 0; b < bytes && s == FDX_OK; b++)
-        if (cnt.cnt[b] != 1) s = fdx_fail(FDX_ERR_INTERNAL, "vector rows: dst byte %zu stored %d times", b, cnt.cnt[b]);
-    if (s == FDX_OK && vec_misaligned)
-        s = fdx_fail(FDX_ERR_INTERNAL, "vector rows: %lu 16-byte accesses off 16 bytes", vec_misaligned);
-    free(cnt.cnt);
-    return s;
+    return vec_count_close(&cnt, s, "vector rows");
 }
 
 /* The vector kernel's view of a plan (plan->vec). */
@@ -483,7 +621,9 @@ fdx_status vec_spec(const fdx_perm_plan *p, const void *src, VecSpec *out, int64
     for (int q = 0; q < p->rank; q++)
         if (!side[q]) a.bn[a.nb] = fd(p->n[q]), a.bs[a.nb] = p->ss[q], a.bd[a.nb] = p->ds[q], a.nb++, batch *= p->n[q];
     a.nga = p->vga, a.ngk = p->vgk;
-    const int64_t ta = blocks_of(na, VEC_BYTES / sizeof(T)), tk = blocks_of(nk, VEC_BYTES);
+    /* skewed: one more K tile where the rows' shifted ends need it */
+    const int64_t ta = blocks_of(na, VEC_BYTES / sizeof(T)),
+                  tk = blocks_of(nk + (p->vskew ? (int64_t)(VEC_PRE / sizeof(T)) - 1 : 0), VEC_BYTES);
     FDX_CHECK(sizeof(T) <= 4 && p->vga >= 1 && p->vgk >= 1 && na < ((int64_t)1 << 31) && nk < ((int64_t)1 << 31) &&
                   ta * tk * batch < ((int64_t)1 << 31),
               FDX_ERR_INTERNAL, "vector tile: %zu-byte elements, sides of %lld and %lld elements, %lld batches",
@@ -491,6 +631,7 @@ fdx_status vec_spec(const fdx_perm_plan *p, const void *src, VecSpec *out, int64
     a.na = (uint32_t)na, a.nk = (uint32_t)nk;
     a.tiles_a = fd(ta), a.tiles_k = fd(tk);
     a.k_fast = p->vkfast;
+    a.skew = p->vskew;
     a.src_lo = (uint64_t)(uintptr_t)src, a.src_hi = a.src_lo + (uint64_t)p->count * sizeof(T);
     *ntiles = ta * tk * batch;
     *out = a;
@@ -502,37 +643,31 @@ fdx_status vec_spec(const fdx_perm_plan *p, const void *src, VecSpec *out, int64
    written exactly once a tile, each dst byte stored exactly once in all
    (a store past a segment's end would otherwise hide under the next
    tile's), nothing outside dst. */
-template <typename T>
+template <typename T, bool SKEW>
 fdx_status emulate_vec(T *dst, const T *src, const VecSpec &s, int64_t ntiles, int64_t count)
 {
-    constexpr uint32_t WORDS = VEC_BYTES * 32;
+    constexpr uint32_t WORDS = VEC_BUF_WORDS;
     static uint32_t buf[WORDS];
     static unsigned char got[WORDS];
-    int64_t srow[VEC_BYTES], drow[VEC_BYTES];
-    const size_t bytes = (size_t)count * sizeof(T);
-    VecCount cnt = {(unsigned char *)calloc(bytes, 1), (uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)dst + bytes};
-    if (!cnt.cnt) return fdx_fail(FDX_ERR_NOMEM, "emulated vector tiles: %zu bytes of counts", bytes);
-    vec_misaligned = 0;
+    int64_t srow[VEC_BYTES + VEC_PRE], drow[VEC_BYTES];
+    const uint32_t used = VEC_BYTES * 32 + (SKEW ? VEC_BYTES / (uint32_t)sizeof(T) * 4 : 0); /* + the pre slots */
+    VecCount cnt;
+    FDX_TRY(vec_count_open(&cnt, dst, (size_t)count * sizeof(T), "vector tiles"));
     fdx_status st = FDX_OK;
     for (int64_t tl = 0; tl < ntiles && st == FDX_OK; tl++) {
         const VecTile o = vec_tile<T>(s, (uint32_t)tl);
-        for (uint32_t t = 0; t < (uint32_t)THREADS; t++) vec_table(s, o, t, srow, drow);
+        for (uint32_t t = 0; t < (uint32_t)THREADS; t++) vec_table<T, SKEW>(s, o, t, srow, drow);
         memset(got, 0, sizeof got);
         for (uint32_t t = 0; t < (uint32_t)THREADS && st == FDX_OK; t++)
-            if (!vec_read<T, true>(s, o, t, src, srow, buf, got))
+            if (!vec_read<T, true, SKEW>(s, o, t, src, srow, buf, got))
                 st = fdx_fail(FDX_ERR_INTERNAL, "vector tile %lld: thread %u writes a buffer word twice", (long long)tl, t);
-        for (uint32_t w = 0; w < WORDS && st == FDX_OK; w++)
+        for (uint32_t w = 0; w < used && st == FDX_OK; w++)
             if (!got[w]) st = fdx_fail(FDX_ERR_INTERNAL, "vector tile %lld: buffer word %u never written", (long long)tl, w);
         for (uint32_t t = 0; t < (uint32_t)THREADS && st == FDX_OK; t++)
-            if (!vec_write<T, true>(o, t, dst, drow, buf, &cnt))
+            if (!vec_write<T, true, SKEW>(s, o, t, dst, drow, buf, &cnt))
                 st = fdx_fail(FDX_ERR_INTERNAL, "vector tile %lld: thread %u stores outside dst", (long long)tl, t);
     }
-    for (size_t b = 0; b < bytes && st == FDX_OK; b++)
-        if (cnt.cnt[b] != 1) st = fdx_fail(FDX_ERR_INTERNAL, "vector tiles: dst byte %zu stored %d times", b, cnt.cnt[b]);
-    if (st == FDX_OK && vec_misaligned)
-        st = fdx_fail(FDX_ERR_INTERNAL, "vector tiles: %lu 16-byte accesses off 16 bytes", vec_misaligned);
-    free(cnt.cnt);
-    return st;
+    return vec_count_close(&cnt, st, "vector tiles");
 }
 
 /* A vector-tile plan on the device (on_host: emulated, host buffers). */
@@ -545,8 +680,11 @@ fdx_status run_vec(void *dst, const void *src, const fdx_perm_plan *p, cudaStrea
         VecSpec a;
         int64_t ntiles;
         FDX_TRY(vec_spec<T>(p, src, &a, &ntiles));
-        if (on_host) return emulate_vec<T>((T *)dst, (const T *)src, a, ntiles, p->count);
-        vec_kernel<T><<<(unsigned)ntiles, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
+        if (on_host)
+            return a.skew ? emulate_vec<T, true>((T *)dst, (const T *)src, a, ntiles, p->count)
+                          : emulate_vec<T, false>((T *)dst, (const T *)src, a, ntiles, p->count);
+        if (a.skew) vec_kernel<T, true><<<(unsigned)ntiles, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
+        else vec_kernel<T, false><<<(unsigned)ntiles, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
         FDX_CUDA_CHECK_LAUNCH("vec_kernel");
         return FDX_OK;
     }

@@ -1,6 +1,7 @@
 /* fdx_layout_plan: the transform planner: merges axes that stay together,
    widens the moved word over kept rows, picks the kernel kind and tile. */
 #include "core/fdx_knob.h"
+#include "core/fdx_log.h"
 #include "layout/fdx_layout_plan.h"
 
 #include <stdio.h>
@@ -82,9 +83,8 @@ static void strides(const fdx_perm_plan *p, int64_t *ss, int64_t *ds)
    cp.async path). */
 static int64_t tile_words(const fdx_perm_plan *p)
 {
-    const char *e = fdx_knob(FDX_KNOB_LAYOUT_TILE_WORDS);
-    long v = e ? strtol(e, NULL, 10) : 0;
-    return v >= 64 && v <= (p->word >= 4 ? MAX_TILE_WORDS : TILE_WORDS) ? v : TILE_WORDS;
+    const int64_t v = fdx_knob_int(FDX_KNOB_LAYOUT_TILE_WORDS, 64, MAX_TILE_WORDS, TILE_WORDS);
+    return v <= (p->word >= 4 ? MAX_TILE_WORDS : TILE_WORDS) ? v : TILE_WORDS;
 }
 
 /* The extent of tiles of at most t along an axis of n: equal tiles when
@@ -136,9 +136,15 @@ static void choose_tile(fdx_perm_plan *p)
     /* FDX_LAYOUT_TILE=TAxTB overrides the choice for tiling experiments. */
     const char *env = fdx_knob(FDX_KNOB_LAYOUT_TILE);
     long ea, eb;
-    if (env && sscanf(env, "%ldx%ld", &ea, &eb) == 2 && ea >= 1 && eb >= 1 && p->R * ea * eb <= MAX_TILE_WORDS) {
+    char end;
+    if (env && sscanf(env, "%ldx%ld%c", &ea, &eb, &end) == 2 && ea >= 1 && eb >= 1 && p->R * ea * eb <= MAX_TILE_WORDS) {
         ta = min64(p->nA, ea);
         tb = min64(p->nK, eb);
+    } else if (env) {
+        static int warned;
+        if (!warned++)
+            fdx_log(FDX_LOG_WARN, "FDX_LAYOUT_TILE=%s is not TAxTB with TA, TB >= 1 and at most %d words: ignored", env,
+                    (int)MAX_TILE_WORDS);
     }
     p->TA = (int)ta;
     p->TB = (int)tb;
@@ -302,10 +308,22 @@ enum {
    FDX_LAYOUT_SUBWORD=0|4|8|16 forces one for every narrower word. */
 static int subword_bytes(int word)
 {
-    const char *e = fdx_knob(FDX_KNOB_LAYOUT_SUBWORD);
-    int aw = e ? atoi(e) : word <= 4 ? 16 : 0;
-    if (aw != 4 && aw != 8 && aw != 16) return 0;
+    const int def = word <= 4 ? 16 : 0, aw = (int)fdx_knob_int(FDX_KNOB_LAYOUT_SUBWORD, 0, 16, def);
+    if (aw != 0 && aw != 4 && aw != 8 && aw != 16) {
+        static int warned;
+        if (!warned++) fdx_log(FDX_LOG_WARN, "FDX_LAYOUT_SUBWORD=%d is not 0, 4, 8 or 16: ignored", aw);
+        return def && word < def ? def : 0;
+    }
     return word < aw ? aw : 0;
+}
+
+/* The sub-word kernel's gather path (16-byte words only): whole 16-byte
+   slots into the buffer on the read side, aligned pieces at dst run ends
+   (session 9; not yet measured: FDX_LAYOUT_GATHER=0 is the A/B, the
+   element-by-element path of sessions 5-8). */
+static int gather_path(int aw)
+{
+    return aw == 16 && fdx_knob_int(FDX_KNOB_LAYOUT_GATHER, 0, 1, 1);
 }
 
 static int choose_subword(fdx_perm_plan *p, int A, int K)
@@ -332,6 +350,7 @@ static int choose_subword(fdx_perm_plan *p, int A, int K)
         p->packed = 1;
         p->skew = 0;
         p->subword = aw;
+        p->gather = gather_path(aw);
         return 1;
     }
 two_d:
@@ -350,6 +369,7 @@ two_d:
     tile_2d(p, A, K);
     p->skew = 0;
     p->subword = aw;
+    p->gather = gather_path(aw);
     return 1;
 }
 
@@ -391,10 +411,14 @@ static int vec_knob(int *min_side, int *min_row, char *order)
 {
     const char *e = fdx_knob(FDX_KNOB_LAYOUT_VEC), *c1 = e ? strchr(e, ':') : NULL, *c2 = c1 ? strchr(c1 + 1, ':') : NULL,
                *c3 = c2 ? strchr(c2 + 1, ':') : NULL;
-    *min_side = c1 ? atoi(c1 + 1) : VEC_MIN_SIDE_BYTES;
-    *min_row = c2 ? atoi(c2 + 1) : VEC_MIN_ROW_BYTES;
-    *order = c3 ? c3[1] : 0;
-    return e ? atoi(e) : 4;
+    *min_side = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_VEC, 1, 1, 1 << 20, VEC_MIN_SIDE_BYTES);
+    *min_row = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_VEC, 2, 1, 1 << 30, VEC_MIN_ROW_BYTES);
+    *order = c3 && (!strcmp(c3 + 1, "a") || !strcmp(c3 + 1, "k")) ? c3[1] : 0;
+    if (c3 && !*order) {
+        static int warned;
+        if (!warned++) fdx_log(FDX_LOG_WARN, "FDX_LAYOUT_VEC=%s: field 4 is not a or k: ignored", e);
+    }
+    return (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_VEC, 0, 0, 16, 4);
 }
 
 static double vec_fill(int64_t bytes, int64_t tile)
@@ -448,13 +472,21 @@ static int choose_vec(fdx_perm_plan *p, size_t align)
     if (best < 0) return 0;
     int64_t nk = 1;
     for (int q = 0; q < bgk; q++) nk *= p->n[p->s[q]];
-    p->vkfast = order ? order == 'k' : (nk * p->word) % 16 != 0 || align < 16;
-    return vec_take(p, bga, bgk);
+    const int off16 = (nk * p->word) % 16 != 0 || align < 16; /* dst rows (may) start off 16 bytes */
+    p->vkfast = order ? order == 'k' : off16;
+    /* skewed rows (fdx_layout_cuda_vec.cuh, VEC_PRE) where dst rows are off
+       16 bytes: session 9, not yet measured; FDX_LAYOUT_VEC_SKEW=1 asks for
+       it (the A/B), 0 or unset: the plain tile */
+    const int skew = off16 && fdx_knob_int(FDX_KNOB_LAYOUT_VEC_SKEW, 0, 1, 0);
+    vec_take(p, bga, bgk);
+    p->vskew = skew;
+    return 1;
 }
 
 static int vec_take(fdx_perm_plan *p, int vga, int vgk)
 {
     p->vec = 1;
+    p->vskew = 0;
     p->vga = vga;
     p->vgk = vgk;
     p->subword = 0;

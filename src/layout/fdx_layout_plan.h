@@ -66,6 +66,10 @@ typedef struct fdx_perm_plan {
        16), the elements exchanged through a buffer (see subword_read /
        subword_write in fdx_layout_cuda.cu); 0: the word kernel. */
     int subword;
+    /* With subword = 16: the gather path (see gather_read in
+       fdx_layout_cuda.cu): src runs copied into the buffer as 16-byte
+       slots, dst run ends stored as aligned pieces. */
+    int gather;
     /* CUDA vector tile (1-, 2- and 4-byte words, the fastest axis moved;
        see choose_vec and fdx_layout_cuda_vec.cuh): vec = 1, the tile's A
        side is the first vga merged src axes (one flat index, contiguous in
@@ -74,6 +78,7 @@ typedef struct fdx_perm_plan {
        registers.  0: the sub-word or word kernel above. */
     int vec, vga, vgk;
     int vkfast; /* vector tile blocks in order of K tiles first (see choose_vec) */
+    int vskew;  /* vector tile rows skewed so that each dst row segment starts on 16 bytes */
 } fdx_perm_plan;
 
 /* Plans dst[axis p] = src[axis perm[p]] for src extents shape.  align is the

@@ -598,10 +598,12 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
                                 {1, 0, 2, 3, 4, 5}, {3, 1, 0, 5, 4, 2}, {4, 2, 0, 1, 3, 5}, {2, 0, 1, 3, 4, 5}};
     static const unsigned want[] = {7, 7, 7, 7, 7, 7, 7, 7, 4, 6, 7, 0}, want64[] = {7, 7, 7, 7, 7, 6, 7, 7, 0, 4, 7, 0};
     static const int sft[4][2] = {{0, 0}, {1, 3}, {7, 12}, {15, 9}};
-    static const char *const variant[] = {NULL, "1", "0", "4:64", "4:32:1024:a", "4:32:1024:k"};
+    /* v = 6: FDX_LAYOUT_VEC_SKEW=1, skewed tiles where dst rows are off 16 bytes */
+    static const char *const variant[] = {NULL, "1", "0", "4:64", "4:32:1024:a", "4:32:1024:k", NULL};
     const int ncase = (int)(sizeof sh / sizeof sh[0]);
-    for (int v = 0; v < 6; v++) {
+    for (int v = 0; v < 7; v++) {
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
+        if (v == 6) setenv("FDX_LAYOUT_VEC_SKEW", "1", 1);
         for (int c = 0; c < ncase; c++)
             for (int e = 0; e < 3; e++) {
                 const size_t el = (size_t)1 << e;
@@ -610,7 +612,7 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
                 while (sh[c][rank - 1] == 1) rank--;
                 const int expect = v == 3 ? (int)(want64[c] >> e & 1)
                                           : (int)(want[c] >> e & 1) && (v == 0 || v >= 4 || (v == 1 && e == 0));
-                for (int k = 0; k < (v ? 2 : 4); k++) {
+                for (int k = 0; k < (v && v < 6 ? 2 : 4); k++) {
                     fdx_perm_plan q;
                     int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], sft[k][0] % shifts, sft[k][1] % shifts,
                                             seed++, &q);
@@ -619,13 +621,22 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
                         unsetenv("FDX_LAYOUT_VEC");
                         return;
                     }
-                    if (v >= 4 && q.vec) CHECK(q.vkfast == (v == 5), "vec case %d: block order %d", c, q.vkfast);
+                    if (v == 4 || v == 5) CHECK(!q.vec || q.vkfast == (v == 5), "vec case %d: block order %d", c, q.vkfast);
+                    if (q.vec) { /* skewed exactly where dst rows are (or may be) off 16 bytes, and asked for */
+                        int64_t nk = 1;
+                        for (int i = 0; i < q.vgk; i++) nk *= q.n[q.s[i]];
+                        const int off16 = (nk * (int64_t)el) % 16 != 0 || ((sft[k][0] % shifts) * el) % 16 != 0 ||
+                                          ((sft[k][1] % shifts) * el) % 16 != 0;
+                        CHECK(q.vskew == (v == 6 && off16), "vec case %d elem %zu shifts %d/%d: skew %d", c, el,
+                              sft[k][0] % shifts, sft[k][1] % shifts, q.vskew);
+                    }
                     CHECK(q.vec == expect, "vec case %d (%lldx%lld..) elem %zu FDX_LAYOUT_VEC=%s: vec %d (sides %d/%d), expected %d",
                           c, (long long)sh[c][0], (long long)sh[c][1], el, variant[v] ? variant[v] : "(unset)", q.vec,
                           q.vga, q.vgk, expect);
                 }
             }
         unsetenv("FDX_LAYOUT_VEC");
+        unsetenv("FDX_LAYOUT_VEC_SKEW");
     }
 }
 
@@ -669,12 +680,56 @@ static void test_vec_rows_emulation(fdx_ctx *ctx, uint64_t seed)
 }
 
 /* The sub-word cases above with the vector tile off (it takes most of them
-   otherwise: test_vec_emulation). */
+   otherwise: test_vec_emulation): 16-byte access words through the gather
+   path (16-byte slots into the buffer, aligned pieces at run ends), 4- and
+   8-byte ones through the element path (FDX_LAYOUT_GATHER=0 on 16-byte
+   words: test_gather_emulation). */
 static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     setenv("FDX_LAYOUT_VEC", "0", 1);
     subword_emulation(ctx, seed);
     unsetenv("FDX_LAYOUT_VEC");
+}
+
+/* The gather path on the suite's worst sub-word shapes, scaled down (the
+   GPU test runs them near full size): narrow fastest sides (rt1-171 16 x 4,
+   rt1-149 and rt1-049 K = 3, rt1-147 A = 4) and short kept rows (rt1-120
+   7-element rows of 4 bytes, rt1-004 5, rt1-088 3, rt1-092 11, rt1-175 11,
+   rt1-100 7), elements of 1, 2, 4 bytes, src/dst residues, with the vector
+   tile on (it declines them all for 1-byte elements, takes a few with
+   wider ones): the rest take the sub-word tile with 16-byte words and the
+   gather path, FDX_LAYOUT_GATHER=0 the element path. */
+static void test_gather_emulation(fdx_ctx *ctx, uint64_t seed)
+{
+    static const int64_t sh[LT_WORST][6] = {{7, 8, 46, 37, 1, 1}, {16, 13, 11, 4, 8, 3}, {64, 32, 3, 16, 2, 1},
+                                    {37, 13, 4, 3, 6, 5}, {4, 4, 57, 41, 3, 1},  {5, 74, 19, 64, 1, 1},
+                                    {3, 59, 11, 4, 17, 1}, {11, 32, 16, 27, 1, 1}, {11, 28, 37, 8, 3, 1},
+                                    {7, 4, 16, 14, 9, 3}};
+    const int (*pm)[6] = lt_worst_perm;
+    static const int sft[3][2] = {{0, 0}, {1, 6}, {13, 3}};
+    for (int v = 0; v < 2; v++) {
+        if (v) setenv("FDX_LAYOUT_GATHER", "0", 1);
+        for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++) {
+            const int rank = lt_rank6(sh[c]);
+            for (int e = 0; e < 3; e++) {
+                const size_t el = (size_t)1 << e;
+                const int n = (int)(16 / el);
+                for (int k = 0; k < 3; k++) {
+                    fdx_perm_plan q;
+                    int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], sft[k][0] % n, sft[k][1] % n, seed++, &q);
+                    if (r < 0) {
+                        printf("test_layout: gather emulation skipped (built without CUDA)\n");
+                        unsetenv("FDX_LAYOUT_GATHER");
+                        return;
+                    }
+                    CHECK((q.vec && e > 0) || (q.subword == 16 && q.gather == !v && !q.vec),
+                          "gather case %d (%lldx%lld..) elem %zu FDX_LAYOUT_GATHER=%s: sub-word %d gather %d vec %d", c,
+                          (long long)sh[c][0], (long long)sh[c][1], el, v ? "0" : "(unset)", q.subword, q.gather, q.vec);
+                }
+            }
+        }
+        unsetenv("FDX_LAYOUT_GATHER");
+    }
 }
 
 static void test_errors(fdx_ctx *ctx)
@@ -715,6 +770,7 @@ int main(void)
     test_array(ctx, 16);
     test_tile_emulation(ctx, 17);
     test_subword_emulation(ctx, 19);
+    test_gather_emulation(ctx, 23);
     test_vec_emulation(ctx, 20);
     test_vec_rows_emulation(ctx, 22);
     test_errors(ctx);

@@ -168,6 +168,40 @@ static void subword(uint64_t seed)
     unsetenv("FDX_LAYOUT_VEC");
 }
 
+/* The sub-word gather path (session 9: src runs into the buffer as 16-byte
+   slots, dst run ends as aligned pieces) on the suite's worst sub-word
+   shapes, full size where small (rt1-120 7x32x246x37, 4 bytes) and scaled
+   down otherwise: narrow fastest sides (rt1-171 16x4, rt1-149 and rt1-049
+   K = 3, rt1-147 A = 4), short kept rows (rt1-004 5-element rows, rt1-088,
+   rt1-092, rt1-175, rt1-100), elements of 1, 2, 4 bytes, src/dst residue
+   pairs, FDX_LAYOUT_GATHER unset (the path) and 0 (the element path). */
+static void gather(uint64_t seed)
+{
+    static const int64_t sh[LT_WORST][6] = {{7, 32, 246, 37, 1, 1}, {16, 43, 61, 4, 8, 13}, {128, 64, 3, 16, 8, 1},
+                                    {37, 33, 4, 3, 6, 7},   {4, 4, 157, 41, 13, 1}, {5, 374, 59, 64, 1, 1},
+                                    {3, 259, 11, 4, 77, 1}, {11, 32, 64, 127, 1, 1}, {11, 28, 37, 48, 3, 1},
+                                    {7, 4, 64, 14, 29, 3}};
+    const int (*pm)[6] = lt_worst_perm;
+    static const char *const variant[] = {NULL, "0"};
+    for (int v = 0; v < 2; v++) {
+        char what[64];
+        snprintf(what, sizeof what, "sub-word FDX_LAYOUT_GATHER=%s", variant[v] ? variant[v] : "(unset)");
+        if (variant[v]) setenv("FDX_LAYOUT_GATHER", variant[v], 1);
+        for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++) {
+            const int rank = lt_rank6(sh[c]);
+            for (int e = 0; e < 3; e++) {
+                const size_t el = (size_t)1 << e;
+                const int n = (int)(16 / el);
+                for (int k = 0; k < (reps == 1 ? 1 : 2); k++) {
+                    const int ss = (int)((seed + (uint64_t)k * 7) % (uint64_t)n), ds = (3 * ss + c + 1) % n;
+                    shifted_case(what, el, rank, sh[c], pm[c], ss, ds, &seed);
+                }
+            }
+        }
+        if (variant[v]) unsetenv("FDX_LAYOUT_GATHER");
+    }
+}
+
 /* The vector tiles (1-, 2-, 4-byte elements) through shifted_case: the
    emulation's shapes (test_layout's test_vec_emulation: odd, prime and
    aligned 2D transposes, A and K sides over several axes, batch axes,
@@ -188,15 +222,18 @@ static void vec(uint64_t seed)
                                 {2, 1, 0, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {2, 1, 0, 3, 4, 5}, {3, 2, 1, 0, 4, 5},
                                 {3, 1, 0, 5, 4, 2}, {4, 2, 0, 1, 3, 5}, {0, 2, 1, 3, 4, 5}, {0, 2, 1, 3, 4, 5},
                                 {0, 2, 1, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {3, 2, 0, 1, 4, 5}, {2, 1, 0, 3, 4, 5}};
-    static const char *const variant[] = {NULL, "1", "0", "4:16:128"};
+    /* v = 4: FDX_LAYOUT_VEC_SKEW=1 (skewed tiles where dst rows are off 16 bytes) */
+    static const char *const variant[] = {NULL, "1", "0", "4:16:128", NULL};
     const int ncase = (int)(sizeof sh / sizeof sh[0]);
-    for (int v = 0; v < 4; v++) {
+    for (int v = 0; v < 5; v++) {
         char what[64];
-        snprintf(what, sizeof what, "vector tile FDX_LAYOUT_VEC=%s", variant[v] ? variant[v] : "(unset)");
+        snprintf(what, sizeof what, "vector tile FDX_LAYOUT_VEC=%s%s", variant[v] ? variant[v] : "(unset)",
+                 v == 4 ? " FDX_LAYOUT_VEC_SKEW=1" : "");
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
+        if (v == 4) setenv("FDX_LAYOUT_VEC_SKEW", "1", 1);
         for (int c = 0; c < ncase; c++) {
             const int large = c >= ncase - 2;
-            if (large && (v || reps == 1)) continue; /* the full-size shapes: once, not under the sanitizer */
+            if (large && ((v && v != 4) || reps == 1)) continue; /* the full-size shapes: default and skewed, not under the sanitizer */
             int rank = 6;
             while (sh[c][rank - 1] == 1) rank--;
             for (int e = 0; e < (large ? 1 : 3); e++) {
@@ -209,6 +246,7 @@ static void vec(uint64_t seed)
             }
         }
         unsetenv("FDX_LAYOUT_VEC");
+        unsetenv("FDX_LAYOUT_VEC_SKEW");
     }
 }
 
@@ -421,6 +459,7 @@ int main(void)
         emit_nvrtc();
         permutations(21);
         subword(27);
+        gather(29);
         vec(28);
         layouts(22);
         inplace(23);

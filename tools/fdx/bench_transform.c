@@ -129,11 +129,18 @@ static fdx_status space_case(transform_case *c, int i, long seed, uint64_t *s)
     return FDX_OK;
 }
 
+/* --only: prefixes joined by ',' ("random" selects the suite; "rt1-120,rt1-171"
+   two cases of it); an empty prefix selects nothing. */
 static int wanted(const char *only, const char *name)
 {
     if (!only) return 1;
-    size_t n = strlen(only);
-    return strncmp(only, name, n) == 0; /* a prefix: "random" selects the suite */
+    for (const char *p = only;; p++) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n && strncmp(p, name, n) == 0) return 1;
+        if (!end) return 0;
+        p = end;
+    }
 }
 
 int bench_transform(int argc, char **argv)
@@ -148,7 +155,7 @@ int bench_transform(int argc, char **argv)
         {"count", "N", "random cases [20 named, 200 random]", &count_s},
         {"mib", "N", "size of each fixed-size random case in MiB (named suite) [512]", &mib_s},
         {"elem", "BYTES", "element size of the fixed-size random cases: 1, 2, 4, 8, 16 (named suite) [8]", &elem_s},
-        {"only", "PREFIX", "run only the cases whose name starts with PREFIX", &only},
+        {"only", "PREFIX[,PREFIX]", "run only the cases whose name starts with one of these prefixes", &only},
         {"rounds", "N", "run the selected cases N times over, one record each time [1]", &rounds_s},
         {"variants", "V,V", "time each case under these settings on the same data, each verified: 'default' or "
                             "FDX_NAME=VALUE joined by '+' (measurement A/B; records carry \"variant\")", &variants},
@@ -157,7 +164,7 @@ int bench_transform(int argc, char **argv)
         {NULL, NULL, NULL, NULL},
     };
     fdx_options *opts = NULL;
-    int rc = cli_start(argc, argv, CMD, "[--suite named|random] [--reps N] [--seed N] [--count N] [--mib N] [--elem B] [--only PREFIX] "
+    int rc = cli_start(argc, argv, CMD, "[--suite named|random] [--reps N] [--seed N] [--count N] [--mib N] [--elem B] [--only PREFIX[,PREFIX]] "
                        "[--rounds N] [--variants V,V] [--json] [--list]",
                        flags, &opts);
     fdx_ctx *ctx = NULL, *cpu = NULL;
