@@ -3,8 +3,8 @@
    first-derivative terms, all strategies and every vector width and block
    shape the tuner may pick, the unrolled column's pipelined marches,
    windows, x vectors, register caps and bands, several rows a thread, the
-   asynchronous march, its column from the stages (zs) and its unaligned
-   rows (win).  Shared by
+   asynchronous march, its column from the stages (zs), its upper half
+   from them (zh) and its unaligned rows (win).  Shared by
    test_stencil_nvrtc (compiles each with NVRTC) and test_codegen_corpus
    (the generator's SASS-identity corpus). */
 #ifndef STENCIL_CORPUS_H
@@ -147,6 +147,24 @@ static void stencil_corpus_nvrtc(stencil_corpus_fn each, void *arg)
                 fdx_stencil_cfg cfg = {.variant = FDX_SV_ASYNC, .tx = 64 / vec, .ty = vec == 4 ? 16 : 8, .vec = vec,
                                        .chunk = 16, .by = 1, .pd = 1 + wrot % 3, .win = 1, .ry = wrot % 4 == 3 ? 2 : 0,
                                        .minb = wrot % 5 == 1 ? 2 : 0};
+                each(&ks, &cfg, arg);
+            }
+    /* Session 9: the column's upper half from the stages (zh), every order,
+       precision and vector width, aligned and unaligned rows (win), 1..3
+       rows a thread, 1..3 planes ahead, register caps, the updates,
+       coefficient, d1 and sponge rotating, the tiles the tuner offers it
+       (64x8 and 64x16 points). */
+    int hrot = 0;
+    for (int prec = 0; prec < 2; prec++)
+        for (int order = 2; order <= 12; order += 2)
+            for (int vec = 1; vec <= (prec ? 2 : 4); vec *= 2, hrot++) {
+                int upd = hrot % 3;
+                fdx_stencil_kspec ks = {prec, 3, order / 2, upd, (hrot / 3) % 2, hrot % 2,
+                                        upd == FDX_UPDATE_WAVE && order % 4 == 2};
+                fdx_stencil_cfg cfg = {.variant = FDX_SV_ASYNC, .tx = 64 / vec > 32 ? 32 : 64 / vec,
+                                       .ty = hrot % 2 ? 16 : 8, .vec = vec, .chunk = 16, .by = 1, .pd = 1 + hrot % 3,
+                                       .win = vec > 1 && hrot % 4 == 1, .ry = hrot % 5 == 2 ? 2 : hrot % 7 == 3 ? 3 : 0,
+                                       .minb = hrot % 4 == 3 ? 2 : 0, .zh = 1};
                 each(&ks, &cfg, arg);
             }
     /* Session 8: the plane tile (one plane's tile in shared memory, the
