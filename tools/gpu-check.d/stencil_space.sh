@@ -266,6 +266,36 @@ for q in new:
     if g:
         print("    timed: " + "; ".join(f"{ms:.3f} {c}" for ms, c in sorted(g)))
 PY
+  # One summary (the section's tail is what the log shows): forced, each
+  # shape's best carried and best zh line; first runs, zh1 against zh0.
+  python3 - "$zf" "${pk:-/nonexistent}" "${tg:-/nonexistent}" <<'PY'
+import json, sys
+def load(f):
+    try:
+        return [json.loads(l) for l in open(f) if l.startswith("{")]
+    except OSError:
+        return []
+zf, pk, tg = load(sys.argv[1]), load(sys.argv[2]), load(sys.argv[3])
+shape = lambda q: f"{'x'.join(map(str, q['shape']))} {q['precision']} o{q['order']}"
+for sh in sorted({shape(q) for q in zf if q.get("forced")}):
+    for zh in (0, 1):
+        c = [q for q in zf if q.get("forced") and shape(q) == sh and q["forced"].split()[15:16] == [str(zh)]]
+        if c:
+            b = max(c, key=lambda q: q["ratio_same_size"])
+            print(f"ZH forced {sh} zh{zh}: best {b['ratio_same_size']:.3f} ({b['config']}) of {len(c)}, "
+                  f"all verified {all(q['verified'] for q in c)}")
+old = {q["case"]: q for q in pk}
+d = [(q["ratio_same_size"] - old[q["case"]]["ratio_same_size"], q) for q in zf if q.get("ab") == "zh" and q.get("case") in old]
+if d:
+    picked = sum(" zh" in q["config"] for _, q in d)
+    print(f"ZH first runs: {len(d)} cases, zh1 - zh0 mean {sum(x for x, _ in d) / len(d):+.3f}, "
+          f"better on {sum(x > 0.01 for x, _ in d)}, worse on {sum(x < -0.01 for x, _ in d)}, zh picked on {picked}")
+key = lambda q: (tuple(q["shape"]), q["order"], q["precision"])
+t0 = {key(q): q for q in tg}
+for q in zf:
+    if q.get("suite") == "stencil-targets" and key(q) in t0:
+        print(f"ZH target {shape(q)}: zh0 {t0[key(q)]['ratio_same_size']:.3f} -> zh1 {q['ratio_same_size']:.3f} ({q['config']})")
+PY
   elapsed
 fi
 if [ "${SS_SMALL:-0}" = 1 ]; then
