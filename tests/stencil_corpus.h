@@ -13,6 +13,7 @@
 #include "fake_device.h"
 #include "stencil/fdx_stencil_tune.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef void (*stencil_corpus_fn)(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, void *arg);
@@ -235,12 +236,20 @@ static inline int stencil_corpus_tuner(stencil_corpus_fn each, void *arg)
     fdx_device_info dev = fake_h100("corpus H100");
     static char keys[1024][128];
     stencil_tuner_walk w = {.each = each, .arg = arg, .keys = keys, .maxkeys = 1024};
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        fdx_stencil_kspec ks = {cases[i].dbl, cases[i].n3[1] > 1 ? 3 : 2, cases[i].order / 2, cases[i].update, 0, 0, 0};
-        w.ks = ks, w.order = (int)i;
-        fdx_stencil_cfg best;
-        if (fdx_stencil_tune(&w.ks, &dev, 1, cases[i].n3, stencil_tuner_walk_trial, &w, &best) != FDX_OK) return -1;
-    }
+    /* Each case also with FDX_STENCIL_ZH=1 (session 9: the zh candidates;
+       kernels already met are not visited again). */
+    const char *zh = getenv("FDX_STENCIL_ZH");
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (int knob = 0; knob < 2; knob++) {
+            if (knob) setenv("FDX_STENCIL_ZH", "1", 1);
+            else unsetenv("FDX_STENCIL_ZH");
+            fdx_stencil_kspec ks = {cases[i].dbl, cases[i].n3[1] > 1 ? 3 : 2, cases[i].order / 2, cases[i].update, 0, 0, 0};
+            w.ks = ks, w.order = (int)i;
+            fdx_stencil_cfg best;
+            if (fdx_stencil_tune(&w.ks, &dev, 1, cases[i].n3, stencil_tuner_walk_trial, &w, &best) != FDX_OK) return -1;
+        }
+    if (zh) setenv("FDX_STENCIL_ZH", zh, 1);
+    else unsetenv("FDX_STENCIL_ZH");
     return w.nkeys;
 }
 

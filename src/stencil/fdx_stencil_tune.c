@@ -358,11 +358,15 @@ static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil
             if (ms < best_ms) best = c, best_ms = ms;
         }
     /* zh (FDX_STENCIL_ZH=1): the best tile so far with the column's upper
-       half from the stages, and zh's taller tile at the best's vector. */
+       half from the stages, zh's taller tile at the best's vector, and
+       64x32 points (two rows from 16x16 threads at vec 4, 32x16 at vec 2:
+       one block a multiprocessor by its shared memory, 1.6 tile values a
+       point through L2 at order 12 against 2.75 at 64x8). */
     if (zh_wanted(s->ks, dev) && best_ms < INFINITY) {
-        fdx_stencil_cfg h[2] = {best, zh_tall(best, best.vec)};
+        fdx_stencil_cfg h[3] = {best, zh_tall(best, best.vec), zh_tall(best, best.vec)};
         h[0].zh = 1;
-        for (int i = 0; i < 2; i++) {
+        h[2].ty = 16, h[2].ry = 2, h[2].minb = 0, h[2].tx = 64 / h[2].vec;
+        for (int i = 0; i < 2 + (best.vec > 1); i++) {
             h[i].chunk = i ? default_chunk(s->ks, dev, 1, s->n3, &h[i]) : h[i].chunk;
             double ms = try_cfg(s, h[i]);
             if (ms < best_ms) best = h[i], best_ms = ms;

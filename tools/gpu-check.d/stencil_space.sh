@@ -207,11 +207,15 @@ if [ "${SS_ZH:-1}" = 1 ]; then
   # Forced, order 12 f32 400^3: the first run's pick (64x8 points lb3), its
   # zh twin, 64x16 points from 16x16 threads (zh: 95 registers, two blocks;
   # carried: one), vec 2 64x8 points with and without zh, 64x16 with zh lb2
-  # from 32x16 threads and from 32x8 threads with two rows (shared y rows).
+  # from 32x16 threads and from 32x8 threads with two rows (shared y rows);
+  # 64x32 points, one block a multiprocessor (127 KB): 16x16 threads vec 4
+  # two rows zh (184 registers) and carried (212), 32x16 vec 2 two rows zh.
   for cfg in "3 16 8 4 388 16 2 0 0 0 3 0 0 0 0 0" "3 16 8 4 388 16 2 0 0 0 3 0 0 0 0 1" \
              "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1" "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 0" \
              "3 32 8 2 130 16 2 0 0 0 0 0 0 0 0 0" "3 32 8 2 130 16 2 0 0 0 0 0 0 0 0 1" \
-             "3 32 16 2 130 16 2 0 0 0 2 0 0 0 0 1" "3 32 8 2 130 16 2 0 0 0 2 0 0 2 0 1"; do
+             "3 32 16 2 130 16 2 0 0 0 2 0 0 0 0 1" "3 32 8 2 130 16 2 0 0 0 2 0 0 2 0 1" \
+             "3 16 16 4 130 16 2 0 0 0 0 0 0 2 0 1" "3 16 16 4 130 16 2 0 0 0 0 0 0 2 0 0" \
+             "3 32 16 2 130 16 2 0 0 0 0 0 0 2 0 1"; do
     FORCED_SUITE=stencil-zh forced "$zf" "$cfg" --order 12 --size 400x400x400 --precision float
   done
   # The 25-point f64 512^3: the pick (lb3), its zh twin (ptxas here: the
