@@ -235,6 +235,20 @@ static void async_tile_cases(uint64_t *seed)
     }
 }
 
+/* An asynchronous march's rows, then its planes ahead, fewer until its
+   stages fit the shared memory and its copies the slots a thread. */
+static void shrink_to_fit(const fdx_stencil_kspec *ks, fdx_stencil_cfg *c)
+{
+    for (;;) {
+        fdx_stencil_async_geom g;
+        fdx_stencil_async_geom_of(ks, c, &g);
+        if (g.bytes <= FDX_STENCIL_MAX_ASYNC_SMEM && g.per_thread <= FDX_STENCIL_MAX_ASYNC_SLOTS) return;
+        if (c->ry > 1) c->ry--;
+        else if (c->pd > 1) c->pd--;
+        else return;
+    }
+}
+
 static void zs_cases(uint64_t *seed)
 {
     /* Round 8: the column from the stages (zs): every order, precision and
@@ -258,14 +272,7 @@ static void zs_cases(uint64_t *seed)
                 sc_desc(&d, 3, order, zrot % 3, (zrot / 3) % 2, p);
                 fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
                 int64_t s3[3] = {vec == 1 ? 133 : vec == 2 ? 134 : 136, 12 + 2 * r + zrot % 7, 17 + zrot % 6};
-                for (;;) {
-                    fdx_stencil_async_geom g;
-                    fdx_stencil_async_geom_of(&ks, &c, &g);
-                    if (g.bytes <= FDX_STENCIL_MAX_ASYNC_SMEM && g.per_thread <= FDX_STENCIL_MAX_ASYNC_SLOTS) break;
-                    if (c.ry > 1) c.ry--;
-                    else if (c.pd > 1) c.pd--;
-                    else break;
-                }
+                shrink_to_fit(&ks, &c);
                 s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
                 CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "zs case %d does not fit", zrot);
                 CHECK(s3[0] % (c.tx * vec) && s3[1] % (c.ty * fdx_stencil_rows(&c)),
@@ -396,14 +403,7 @@ static void zh_cases(uint64_t *seed)
                 int64_t s3[3] = {vec == 1 ? 133 : win ? 2 * c.tx * vec + 1 + hrot % (2 * r) : 2 * c.tx * vec + vec,
                                  12 + 2 * r + hrot % 7, 17 + hrot % 6};
                 if (win && s3[0] % vec == 0) s3[0]++;
-                for (;;) { /* rows, then planes ahead, shrink where the stages would not fit */
-                    fdx_stencil_async_geom g;
-                    fdx_stencil_async_geom_of(&ks, &c, &g);
-                    if (g.bytes <= FDX_STENCIL_MAX_ASYNC_SMEM && g.per_thread <= FDX_STENCIL_MAX_ASYNC_SLOTS) break;
-                    if (c.ry > 1) c.ry--;
-                    else if (c.pd > 1) c.pd--;
-                    else break;
-                }
+                shrink_to_fit(&ks, &c);
                 s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
                 forced_case(3, order, p, hrot, &c, s3, "zh", seed);
                 size_t n = (size_t)(s3[0] * s3[1] * s3[2]) * (p ? 4 : 8);

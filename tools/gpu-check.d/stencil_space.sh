@@ -152,9 +152,11 @@ fi
 first_runs() { # new records, old records (label's), the new run's tuner log, label
   python3 - "$@" <<'PY'
 import json, re, sys
+# A suite case by its name; a target (fdx stencil) by shape, order, precision.
+key = lambda q: q.get("case", "stencil") if q.get("case", "stencil") != "stencil" else (tuple(q["shape"]), q["order"], q["precision"])
 new = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 try:
-    old = {q["case"]: q for q in map(json.loads, (l for l in open(sys.argv[2]) if l.startswith("{")))}
+    old = {key(q): q for q in map(json.loads, (l for l in open(sys.argv[2]) if l.startswith("{")))}
 except OSError:
     old = {}
 # The tuner's log: "tuning: <config> <ms> ms" lines, each case's ending with
@@ -167,11 +169,12 @@ for l in open(sys.argv[3]):
         cur.append((float(m.group(2)), m.group(1)))
     elif t:
         runs[t.group(1)], cur = cur, []
-for i, q in enumerate(new):
-    o = old.get(q["case"])
-    print(f"  {q['case']} {'x'.join(map(str, q['shape']))} {q['precision']} o{q['order']} {q['op']}: "
-          f"{sys.argv[4]} {o['ratio_same_size']:.3f} ({o['config']}) -> " if o else f"  {q['case']}: ", end="")
-    print(f"{q['ratio_same_size']:.3f} ({q['config']})")
+for q in new:
+    o = old.get(key(q))
+    name = q.get("case", "stencil") if q.get("case", "stencil") != "stencil" else "target"
+    print(f"  {name} {'x'.join(map(str, q['shape']))} {q['precision']} o{q['order']} {q['op']}: "
+          + (f"{sys.argv[4]} {o['ratio_same_size']:.3f} ({o['config']}) -> " if o else ""), end="")
+    print(f"{q['ratio_same_size']:.3f} ({q['config']}) verified {q['verified']}")
     g = runs.get('x'.join(map(str, q['shape'])))
     if g:
         print("    timed: " + "; ".join(f"{ms:.3f} {c}" for ms, c in sorted(g)))
@@ -245,31 +248,7 @@ if [ "${SS_ZH:-1}" = 1 ]; then
   done
   cat $w/zht.jsonl >> "$zf"
   cat $w/zht.log >> "$log"
-  python3 - $w/zht.jsonl "${tg:-/nonexistent}" $w/zht.log <<'PY'
-import json, re, sys
-key = lambda q: (tuple(q["shape"]), q["order"], q["precision"])
-new = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-try:
-    old = {key(q): q for q in map(json.loads, (l for l in open(sys.argv[2]) if l.startswith("{")))}
-except OSError:
-    old = {}
-runs, cur = {}, []
-for l in open(sys.argv[3]):
-    m = re.search(r"tuning: (.*?)\s+([0-9.]+) ms", l)
-    t = re.search(r"stencil tuned for (\d+x\d+x\d+)", l)
-    if m:
-        cur.append((float(m.group(2)), m.group(1)))
-    elif t:
-        runs[t.group(1)], cur = cur, []
-for q in new:
-    o = old.get(key(q))
-    print(f"  target {'x'.join(map(str, q['shape']))} {q['precision']} o{q['order']}: "
-          + (f"zh0 {o['ratio_same_size']:.3f} ({o['config']}) -> " if o else "")
-          + f"zh1 {q['ratio_same_size']:.3f} ({q['config']}) verified {q['verified']}")
-    g = runs.get('x'.join(map(str, q['shape'])))
-    if g:
-        print("    timed: " + "; ".join(f"{ms:.3f} {c}" for ms, c in sorted(g)))
-PY
+  first_runs $w/zht.jsonl "${tg:-/nonexistent}" $w/zht.log zh0
   # One summary (the section's tail is what the log shows): forced, each
   # shape's best carried and best zh line; first runs, zh1 against zh0.
   python3 - "$zf" "${pk:-/nonexistent}" "${tg:-/nonexistent}" <<'PY'
