@@ -40,7 +40,10 @@
 #               without it (SS_PICK / SS_TARGETS of this call), with every
 #               candidate timed.  Records with "ab": "zh" (first runs) or
 #               "suite": "stencil-zh" and "forced" -> *_stencil-zh.jsonl
-# Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH on; SS_AB, SS_SMALL and SS_PLANE
+#   SS_2D       session 9: 2D order 12 f32 8191^2 heat, the unrolled pick
+#               against the plain marches at vec 1 (forced; records with
+#               "suite": "stencil-2d" -> *_stencil-2d.jsonl)
+# Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
 # on the H100, s8a, and is tuned only with FDX_STENCIL_PLANE=1).
@@ -175,7 +178,8 @@ for q in new:
     print(f"  {name} {'x'.join(map(str, q['shape']))} {q['precision']} o{q['order']} {q['op']}: "
           + (f"{sys.argv[4]} {o['ratio_same_size']:.3f} ({o['config']}) -> " if o else ""), end="")
     print(f"{q['ratio_same_size']:.3f} ({q['config']}) verified {q['verified']}")
-    g = runs.get('x'.join(map(str, q['shape'])))
+    sh = q['shape'] if len(q['shape']) == 3 else [q['shape'][0], 1, q['shape'][1]]  # the log's (nx, 1, ny) in 2D
+    g = runs.get('x'.join(map(str, sh)))
     if g:
         print("    timed: " + "; ".join(f"{ms:.3f} {c}" for ms, c in sorted(g)))
 PY
@@ -279,6 +283,17 @@ for q in zf:
     if q.get("suite") == "stencil-targets" and key(q) in t0:
         print(f"ZH target {shape(q)}: zh0 {t0[key(q)]['ratio_same_size']:.3f} -> zh1 {q['ratio_same_size']:.3f} ({q['config']})")
 PY
+  elapsed
+fi
+# 2D high orders on odd widths (5 of s8b's 25 worst, 0.65-0.77, all the
+# unrolled 128x1 vec 1 pd 8, the only kind a 2D first run times): the plain
+# marches at vec 1 (x neighbours from a shared row: smem; through L1:
+# direct), never measured in 2D, beside that pick.
+if [ "${SS_2D:-1}" = 1 ]; then
+  for cfg in "2 128 1 1 8 1 8 0 0 0 0 0 0 0 0 0" "0 128 1 1 62 1 1 0 0 0 0 0 0 0 0 0" "1 128 1 1 62 1 1 0 0 0 0 0 0 0 0 0" \
+             "0 256 1 1 124 1 1 0 0 0 0 0 0 0 0 0" "1 256 1 1 124 1 1 0 0 0 0 0 0 0 0 0"; do
+    FORCED_SUITE=stencil-2d forced ${base}_stencil-2d.jsonl "$cfg" --order 12 --size 8191x8191 --precision float --op heat
+  done
   elapsed
 fi
 if [ "${SS_SMALL:-0}" = 1 ]; then
