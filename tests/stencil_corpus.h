@@ -3,8 +3,8 @@
    first-derivative terms, all strategies and every vector width and block
    shape the tuner may pick, the unrolled column's pipelined marches,
    windows, x vectors, register caps and bands, several rows a thread, the
-   asynchronous march, its column from the stages (zs) and its unaligned
-   rows (win).  Shared by
+   asynchronous march, its column from the stages (zs), its upper half
+   from them (zh) and its unaligned rows (win).  Shared by
    test_stencil_nvrtc (compiles each with NVRTC) and test_codegen_corpus
    (the generator's SASS-identity corpus). */
 #ifndef STENCIL_CORPUS_H
@@ -13,6 +13,7 @@
 #include "fake_device.h"
 #include "stencil/fdx_stencil_tune.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef void (*stencil_corpus_fn)(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, void *arg);
@@ -149,6 +150,24 @@ static void stencil_corpus_nvrtc(stencil_corpus_fn each, void *arg)
                                        .minb = wrot % 5 == 1 ? 2 : 0};
                 each(&ks, &cfg, arg);
             }
+    /* Session 9: the column's upper half from the stages (zh), every order,
+       precision and vector width, aligned and unaligned rows (win), 1..3
+       rows a thread, 1..3 planes ahead, register caps, the updates,
+       coefficient, d1 and sponge rotating, the tiles the tuner offers it
+       (64x8 and 64x16 points). */
+    int hrot = 0;
+    for (int prec = 0; prec < 2; prec++)
+        for (int order = 2; order <= 12; order += 2)
+            for (int vec = 1; vec <= (prec ? 2 : 4); vec *= 2, hrot++) {
+                int upd = hrot % 3;
+                fdx_stencil_kspec ks = {prec, 3, order / 2, upd, (hrot / 3) % 2, hrot % 2,
+                                        upd == FDX_UPDATE_WAVE && order % 4 == 2};
+                fdx_stencil_cfg cfg = {.variant = FDX_SV_ASYNC, .tx = 64 / vec > 32 ? 32 : 64 / vec,
+                                       .ty = hrot % 2 ? 16 : 8, .vec = vec, .chunk = 16, .by = 1, .pd = 1 + hrot % 3,
+                                       .win = vec > 1 && hrot % 4 == 1, .ry = hrot % 5 == 2 ? 2 : hrot % 7 == 3 ? 3 : 0,
+                                       .minb = hrot % 4 == 3 ? 2 : 0, .zh = 1};
+                each(&ks, &cfg, arg);
+            }
     /* Session 8: the plane tile (one plane's tile in shared memory, the
        centres stored from the columns, the halo by cp.async), every order,
        precision and vector width, the tuner's tiles (32x16 and 64x8 threads,
@@ -217,12 +236,20 @@ static inline int stencil_corpus_tuner(stencil_corpus_fn each, void *arg)
     fdx_device_info dev = fake_h100("corpus H100");
     static char keys[1024][128];
     stencil_tuner_walk w = {.each = each, .arg = arg, .keys = keys, .maxkeys = 1024};
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        fdx_stencil_kspec ks = {cases[i].dbl, cases[i].n3[1] > 1 ? 3 : 2, cases[i].order / 2, cases[i].update, 0, 0, 0};
-        w.ks = ks, w.order = (int)i;
-        fdx_stencil_cfg best;
-        if (fdx_stencil_tune(&w.ks, &dev, 1, cases[i].n3, stencil_tuner_walk_trial, &w, &best) != FDX_OK) return -1;
-    }
+    /* Each case also with FDX_STENCIL_ZH=1 (session 9: the zh candidates;
+       kernels already met are not visited again). */
+    const char *zh = getenv("FDX_STENCIL_ZH");
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (int knob = 0; knob < 2; knob++) {
+            if (knob) setenv("FDX_STENCIL_ZH", "1", 1);
+            else unsetenv("FDX_STENCIL_ZH");
+            fdx_stencil_kspec ks = {cases[i].dbl, cases[i].n3[1] > 1 ? 3 : 2, cases[i].order / 2, cases[i].update, 0, 0, 0};
+            w.ks = ks, w.order = (int)i;
+            fdx_stencil_cfg best;
+            if (fdx_stencil_tune(&w.ks, &dev, 1, cases[i].n3, stencil_tuner_walk_trial, &w, &best) != FDX_OK) return -1;
+        }
+    if (zh) setenv("FDX_STENCIL_ZH", zh, 1);
+    else unsetenv("FDX_STENCIL_ZH");
     return w.nkeys;
 }
 

@@ -68,7 +68,8 @@ int fdx_stencil_cfg_valid(const fdx_stencil_cfg *c)
     int pdmax = c->variant == FDX_SV_UNROLL ? FDX_STENCIL_MAX_UNROLL
                 : c->variant == FDX_SV_ASYNC || c->variant == FDX_SV_PLANE ? FDX_STENCIL_MAX_ASYNC_AHEAD
                                              : 2;
-    return c->vec != 3 && c->tx * c->ty <= 1024 && c->pd <= pdmax && (!c->zs || c->variant == FDX_SV_ASYNC);
+    return c->vec != 3 && c->tx * c->ty <= 1024 && c->pd <= pdmax && (!c->zs || c->variant == FDX_SV_ASYNC) &&
+           (!c->zh || (c->variant == FDX_SV_ASYNC && !c->zs));
 }
 
 int fdx_stencil_cfg_parse(const char *text, fdx_stencil_cfg *cfg)
@@ -83,8 +84,8 @@ int fdx_stencil_cfg_parse(const char *text, fdx_stencil_cfg *cfg)
         *at(&c, got) = (int)v;
         p = end;
     }
-    /* The last field may be missing (files from before it existed). */
-    if (got < NFIELDS - 1) return 0;
+    /* The fields from zs on may be missing (files from before they existed). */
+    if (got < FIELD_zs) return 0;
     for (int i = got; i < NFIELDS; i++) *at(&c, i) = fields[i].def;
     if (!fdx_stencil_cfg_valid(&c)) return 0;
     *cfg = c;

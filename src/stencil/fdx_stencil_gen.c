@@ -407,10 +407,11 @@ void fdx_stencil_emit_points_store_shift(fdx_cg_node *at, fdx_cg_node *rowin, co
                                fdx_cg_fmt(g->cg, "pc%d", v), damp, fdx_cg_fmt(g->cg, "r%d", v));
     }
     fdx_stencil_emit_store(rowin, g, "out + q");
-    /* The column shifts down a plane: registers, no memory traffic. */
+    /* The column shifts down a plane: registers, no memory traffic (with
+       zh only its lower half and centre are registers). */
     for (int v = 0; v < g->vec && !g->zs && g->rm; v++) {
         fdx_sb s = FDX_SB_INIT;
-        for (int t = 0; t < 2 * g->rm; t++) fdx_sb_printf(&s, "%sq%d_%d = q%d_%d;", t ? " " : "", v, t, v, t + 1);
+        for (int t = 0; t < (g->zh ? 1 : 2) * g->rm; t++) fdx_sb_printf(&s, "%sq%d_%d = q%d_%d;", t ? " " : "", v, t, v, t + 1);
         fdx_cg_line(at, "%s", fdx_cg_text(g->cg, &s));
     }
 }
@@ -605,6 +606,9 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
         g.zs = cfg->zs;
         FDX_CHECK(!cfg->zs || (cfg->zs == 1 && cfg->variant == FDX_SV_ASYNC), FDX_ERR_INTERNAL,
                   "the column from the stages (zs %d) needs the asynchronous march", cfg->zs);
+        g.zh = cfg->zh;
+        FDX_CHECK(!cfg->zh || (cfg->zh == 1 && async && !cfg->zs), FDX_ERR_INTERNAL,
+                  "the column's upper half from the stages (zh %d) needs the asynchronous march without zs", cfg->zh);
         FDX_CHECK(g.nr <= 4 && (g.nr == 1 || (unroll && ks->rank == 3 && !g.win) || async || plane),
                   FDX_ERR_INTERNAL,
                   "%d rows a thread (the unrolled column in rank 3 without windows, the asynchronous march or the plane tile take "

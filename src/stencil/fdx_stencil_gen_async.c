@@ -13,7 +13,15 @@
    cfg->zs the column is not carried: planes k - r .. k + r stay resident
    (r more stages, the march's planes counted from k0 - lo, lo = r) and the
    2r + 1 values are shared-memory loads at the point's tile position in
-   those stages, so registers no longer grow with the rows a thread.
+   those stages, so registers no longer grow with the rows a thread.  With
+   cfg->zh only the column's lower half and centre (planes k - r .. k) are
+   carried, r + 1 registers a lane; the upper half (k + 1 .. k + r) is read
+   from the stages that hold it anyway (zq<o>, at offsets zp<o>_ from T),
+   so no stage is added, and each point's sum is the same expression of the
+   same values: results equal the carried column's bit for bit.  With
+   several rows a thread zh also reads the tile rows the thread's rows share
+   (their centres and y neighbours, Y<j>) once a plane: ry + 2r loads, not
+   ry (2r + 1).
 
    Names: go<j> / so<j> a thread's copy slots (global offset, stage
    offset), T_ / Tn_ the thread's first lane in plane k's / k + r's stage, T
@@ -23,15 +31,23 @@
 
 #include <stdio.h>
 
+/* zh with several rows a thread: the rows' y neighbours (and centres) are
+   the same tile rows, read once a plane for all of them (Y<j>: the row j - r
+   of the thread's first, ry + 2r of them) instead of 2r + 1 a row. */
+static int shared_rows(const gen *g) { return g->zh && g->nr > 1 && g->ry; }
+
 void fdx_stencil_async_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 {
     const char *comp = fdx_stencil_comp;
     int d = v + off, m = d < 0 ? -((-d + g->vec - 1) / g->vec) : d / g->vec;
-    if (a == 2) fdx_sb_printf(b, "q%d_%d", v, g->rm + off);
+    if (a == 2 && g->zh && off > 0 && g->vec == 1) fdx_sb_printf(b, "zq%d", off); /* zh: from plane k + off's stage */
+    else if (a == 2 && g->zh && off > 0) fdx_sb_printf(b, "zq%d.%c", off, comp[v]);
+    else if (a == 2) fdx_sb_printf(b, "q%d_%d", v, g->rm + off);
     else if (a == 0 && d >= 0 && d < g->vec) fdx_sb_printf(b, "q%d_%d", d, g->rm); /* a lane of this thread */
     else if (a == 0 && g->vec == 1) fdx_sb_printf(b, "T[%d]", d);
     else if (a == 0) fdx_sb_printf(b, "x%c%d.%c", m < 0 ? 'm' : 'p', m < 0 ? -m : m, comp[d - m * g->vec]);
-    else if (g->vec == 1) fdx_sb_printf(b, "T[%d]", off * g->aw);
+    else if (g->vec == 1 && !shared_rows(g)) fdx_sb_printf(b, "T[%d]", off * g->aw);
+    else if (g->vec == 1) fdx_sb_printf(b, "Y%d", g->row + g->ry + off); /* zh rows: loaded once a plane */
     else fdx_sb_printf(b, "y%c%d.%c", off < 0 ? 'm' : 'p', off < 0 ? -off : off, comp[v]);
 }
 
@@ -96,7 +112,7 @@ fdx_cg_node *fdx_stencil_async_row_open(fdx_cg_node *at, const gen *g, const fdx
     fdx_cg_stmt(s, "const long long y = y_ + %d, base = base_ + %d * sy", i, i);
     fdx_cg_stmt(s, "const bool col = xin_ && y < ny, rowin = col && y >= %d && y < ny - %d", r, r);
     fdx_cg_stmt(s, "(void)rowin");
-    if (tiles && (g->zs || g->cfg->variant == FDX_SV_PLANE)) {
+    if (tiles && (g->zs || g->zh || g->cfg->variant == FDX_SV_PLANE)) {
         fdx_cg_stmt(s, "const real *T = T_ + %d", i * a->width);
     } else if (tiles) {
         fdx_cg_stmt(s, "const real *T = T_ + %d, *Tn = Tn_ + %d", i * a->width, i * a->width);
@@ -124,7 +140,18 @@ void fdx_stencil_async_row_plane(fdx_cg_node *rs, const gen *g, const fdx_stenci
 {
     const int r = g->r, V = g->vec, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef, zs = g->zs;
     const char *comp = fdx_stencil_comp;
-    if (!zs && g->cfg->variant != FDX_SV_PLANE) fdx_cg_load(rs, (fdx_cg_lanes){"q", fdx_cg_fmt(g->cg, "_%d", 2 * r), V, 0}, "realv", "Tn", "0", FDX_CG_PLAIN, 0);
+    /* The column's newest register: plane k + r (Tn), or with zh plane k
+       itself, the centre (T). */
+    if (shared_rows(g)) {
+        fdx_sb d = FDX_SB_INIT;
+        for (int v = 0; v < V; v++)
+            fdx_sb_printf(&d, "%sq%d_%d = Y%d%s%c;", v ? " " : "", v, r, g->row + g->ry, V > 1 ? "." : "",
+                          V > 1 ? comp[v] : ' ');
+        fdx_cg_line(rs, "%s", fdx_cg_text(g->cg, &d));
+    } else if (!zs && g->cfg->variant != FDX_SV_PLANE) {
+        fdx_cg_load(rs, (fdx_cg_lanes){"q", fdx_cg_fmt(g->cg, "_%d", g->zh ? r : 2 * r), V, 0}, "realv",
+                    g->zh ? "T" : "Tn", "0", FDX_CG_PLAIN, 0);
+    }
     for (int v = 0; v < V; v++) {
         if (wave) fdx_cg_stmt(rs, "pu%d = pun%d", v, v);
         if (coef) fdx_cg_stmt(rs, "pc%d = pcn%d", v, v);
@@ -136,6 +163,8 @@ void fdx_stencil_async_row_plane(fdx_cg_node *rs, const gen *g, const fdx_stenci
     }
     fdx_cg_node *rowin = fdx_cg_if(rs, "rowin");
     fdx_cg_stmt(rowin, "const long long q = base + k * sm");
+    for (int o = 1; o <= r && g->zh; o++) /* the column's upper half from the stages */
+        fdx_cg_stmt(rowin, V == 1 ? "const real zq%d = T[zp%d_]" : "const realv zq%d = *(const realv *)(T + zp%d_)", o, o);
     for (int t = 0; t <= 2 * r && zs; t++) { /* the column from the stages */
         const char *at = t == r ? "T" : fdx_cg_fmt(g->cg, "(T + z%c%d_)", t < r ? 'm' : 'p', t < r ? r - t : t - r);
         if (V == 1) {
@@ -156,7 +185,9 @@ void fdx_stencil_async_row_plane(fdx_cg_node *rs, const gen *g, const fdx_stenci
             if (m)
                 fdx_cg_stmt(rowin, "const realv x%c%d = *(const realv *)(T + %d)", m < 0 ? 'm' : 'p', m < 0 ? -m : m,
                             m * V);
-        for (int o = 1; o <= g->ry; o++)
+        for (int o = 1; o <= g->ry && shared_rows(g); o++)
+            fdx_cg_stmt(rowin, "const realv &ym%d = Y%d, &yp%d = Y%d", o, g->row + g->ry - o, o, g->row + g->ry + o);
+        for (int o = 1; o <= g->ry && !shared_rows(g); o++)
             fdx_cg_stmt(rowin, "const realv ym%d = *(const realv *)(T - %d), yp%d = *(const realv *)(T + %d)", o,
                         o * a->width, o, o * a->width);
     }
@@ -187,16 +218,18 @@ fdx_cg_node *fdx_stencil_async_head(fdx_cg_node *at, gen *g, const fdx_stencil_a
 }
 
 /* The column's registers in a march over the tile: 2r + 1 planes (none with
-   zs), and for the plane tile pd more, the newest planes in flight. */
+   zs, the lower half and the centre with zh), and for the plane tile pd
+   more, the newest planes in flight. */
 int fdx_stencil_async_column_len(const gen *g)
 {
+    if (g->zh) return g->r + 1;
     return g->zs ? 0 : 2 * g->r + 1 + (g->cfg->variant == FDX_SV_PLANE ? g->cfg->pd : 0);
 }
 
 /* Each row's column (q<lane>_<t>, with several rows c<row>_<lane>_<t>)
-   and u_prev / coef registers; the column's first 2r planes (the plane
-   tile's: and the pd after plane k0 + r, those before k1 + r) straight from
-   global memory. */
+   and u_prev / coef registers; the column's first 2r planes (zh: r; the
+   plane tile's: and the pd after plane k0 + r, those before k1 + r)
+   straight from global memory. */
 void fdx_stencil_async_columns(fdx_cg_node *k, const gen *g, const fdx_stencil_async_geom *a)
 {
     const int r = g->r, wave = g->ks->update == FDX_UPDATE_WAVE, coef = g->ks->coef, nr = g->nr;
@@ -209,7 +242,7 @@ void fdx_stencil_async_columns(fdx_cg_node *k, const gen *g, const fdx_stencil_a
     }
     for (int i = 0; i < nr; i++) {
         fdx_cg_node *col = fdx_cg_if(fdx_stencil_async_row_open(k, g, a, i, 0), "col");
-        for (int t = 0; t < 2 * r && len; t++)
+        for (int t = 0; t < (g->zh ? 1 : 2) * r && len; t++)
             fdx_stencil_vload(col, g, "q", fdx_cg_fmt(g->cg, "_%d", t), "u",
                               fdx_cg_fmt(g->cg, "base + (k0 - %d) * sm", r - t), FDX_CG_LDG);
         for (int t = 2 * r + 1; t < len; t++)
@@ -250,8 +283,18 @@ void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
         for (int o = 1; o <= r; o++)
             fdx_cg_stmt(m, "const int zm%d_ = (sc_ >= %d ? -%d : %d) * %zu, zp%d_ = (sc_ + %d < %d ? %d : %d) * %zu", o,
                         o, o, S - o, a.stage_elems, o, o, S, o, o - S, a.stage_elems);
+    else if (g->zh) /* the stages of planes k + o */
+        for (int o = 1; o <= r; o++)
+            fdx_cg_stmt(m, "const int zp%d_ = (sc_ + %d < %d ? %d : %d) * %zu", o, o, S, o, o - S, a.stage_elems);
     else
         fdx_cg_stmt(m, "const real *Tn_ = tile + ((t + %d) %% %d) * %zu + tc", r, S, a.stage_elems);
-    for (int i = 0; i < nr; i++) fdx_stencil_async_row_plane(fdx_stencil_async_row_open(m, g, &a, i, 1), g, &a);
+    for (int j = 0; j < nr + 2 * g->ry && shared_rows(g); j++)
+        fdx_cg_stmt(m, "const %s Y%d = *(const %s *)(T_ + %d)", V > 1 ? "realv" : "real", j, V > 1 ? "realv" : "real",
+                    (j - g->ry) * a.width);
+    for (int i = 0; i < nr; i++) {
+        g->row = i; /* shared_rows: the row's Y names */
+        fdx_stencil_async_row_plane(fdx_stencil_async_row_open(m, g, &a, i, 1), g, &a);
+    }
+    g->row = 0;
     fdx_cg_async_wait(k, -1, NULL);
 }

@@ -62,6 +62,35 @@ static int plane_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev)
     return k && strcmp(k, "1") == 0 && ks->rank >= 2 && ks->radius >= 3 && dev->cc_major >= 8;
 }
 
+/* The asynchronous march with the column's upper half from the stages
+   (cfg->zh: planes k + 1 .. k + r are resident in the ring anyway; only
+   k - r .. k stay in registers), rank 3, radius >= 3, sm_80, with
+   FDX_STENCIL_ZH=1 (A/B: not measured on a device when written).  ptxas
+   (sm_90, nvcc 13, pd 2): f32 order 12 16x8 threads vec 4 lb3 142 -> 114
+   registers, 16x16 vec 4 (64x16 points) 95; f64 order 8 32x8 vec 2 lb3 80
+   with 260 bytes of spill loads -> 80 without, two rows lb2 (64x16
+   points) 128 with spills -> 112 without.  The same sums in the same
+   order: bit-identical to the carried column. */
+static int zh_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev)
+{
+    return fdx_knob_int(FDX_KNOB_STENCIL_ZH, 0, 1, 0) == 1 && ks->rank == 3 && ks->radius >= 3 && dev->cc_major >= 8;
+}
+
+/* zh's own tile, taller than the model's 64x8 points for less halo a
+   point (2.75 -> 2.0 values through L2 at order 12), which its registers
+   now allow: 64x16 points at the vector `v` (f32 vec 4: 16x16 threads;
+   vec 2: two rows a thread, capped at two blocks; vec 1 32x16 points), on
+   unaligned rows (win) as `c` has them. */
+static fdx_stencil_cfg zh_tall(fdx_stencil_cfg c, int v)
+{
+    c.variant = FDX_SV_ASYNC, c.vec = v, c.pd = 2, c.zh = 1, c.zs = 0;
+    c.tx = 64 / v > 32 ? 32 : 64 / v;
+    c.ry = v == 4 ? 0 : 2, c.ty = v == 4 ? 16 : 8, c.minb = v == 4 ? 0 : 2;
+    if (v == 1) c.tx = 32, c.ty = 8, c.ry = 2; /* 32x16 points */
+    c.zfast = c.pipe = c.xv = c.band = 0;
+    return c;
+}
+
 static fdx_stencil_cfg plane_tile(fdx_stencil_cfg c, int tx, int ty, int vec, int rows, int minb)
 {
     c.variant = FDX_SV_PLANE, c.tx = tx, c.ty = ty, c.vec = vec, c.ry = rows > 1 ? rows : 0, c.pd = 2, c.minb = minb;
@@ -328,6 +357,21 @@ static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil
             double ms = try_cfg(s, c);
             if (ms < best_ms) best = c, best_ms = ms;
         }
+    /* zh (FDX_STENCIL_ZH=1): the best tile so far with the column's upper
+       half from the stages, zh's taller tile at the best's vector, and
+       64x32 points (two rows from 16x16 threads at vec 4, 32x16 at vec 2:
+       one block a multiprocessor by its shared memory, 1.6 tile values a
+       point through L2 at order 12 against 2.75 at 64x8). */
+    if (zh_wanted(s->ks, dev) && best_ms < INFINITY) {
+        fdx_stencil_cfg h[3] = {best, zh_tall(best, best.vec), zh_tall(best, best.vec)};
+        h[0].zh = 1;
+        h[2].ty = 16, h[2].ry = 2, h[2].minb = 0, h[2].tx = 64 / h[2].vec;
+        for (int i = 0; i < 2 + (best.vec > 1); i++) {
+            h[i].chunk = i ? default_chunk(s->ks, dev, 1, s->n3, &h[i]) : h[i].chunk;
+            double ms = try_cfg(s, h[i]);
+            if (ms < best_ms) best = h[i], best_ms = ms;
+        }
+    }
     next_stage(s);
     tile_refine(s, dev, best, best_ms, planes);
 }
@@ -636,6 +680,16 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
                 int ch[1];
                 w.chunk = wave_chunks(s, dev, &w, planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &w);
                 c[n++] = w;
+                if (zh_wanted(ks, dev)) {
+                    /* A/B: the same tile with zh; at vec 2 also zh's taller tile. */
+                    c[n] = w, c[n++].zh = 1;
+                    if (v == 2) {
+                        c[n] = zh_tall(w, 2);
+                        c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0]
+                                                                                  : default_chunk(ks, dev, 1, n3, &c[n]);
+                        n++;
+                    }
+                }
                 /* The plain marches at vec 1 in the same run: on the H100
                    (session 7's A/B of the ten worst cases) they beat win on
                    five of them by 0.02-0.07 and lost on three by
@@ -656,6 +710,14 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
             int ch[2];
             a.chunk = wave_chunks(s, dev, &a, planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &a);
             c[n++] = a;
+            if (zh_wanted(ks, dev) && !async_win_wanted(ks, dev, n3[0])) {
+                /* A/B: the same tile with zh, then zh's taller tile (on
+                   unaligned rows the win tiles' twins above instead). */
+                c[n] = a, c[n++].zh = 1;
+                c[n] = zh_tall(a, vmax);
+                c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &c[n]);
+                n++;
+            }
             c[n] = g4, c[n].tx = 32, c[n].ty = 4, c[n].xv = vmax > 1, n++;
         } else if (ks->rank == 3 && ks->radius == 2) {
             c[n] = g2, c[n].tx = 32, c[n].ty = 4, c[n].xv = vmax > 1, n++;

@@ -52,6 +52,10 @@ static void test_kernel_key(void)
     CHECK(ka && kz && ka != kz, "configurations differing only in zs share one kernel");
     CHECK(loads == before + 2, "zs: %d loads, want 2", loads - before);
     CHECK(get(&be, &dev, &ks, &z, "async zs again") == kz, "the same configuration loads once");
+    fdx_stencil_cfg h = a;
+    h.zh = 1;
+    fdx_kernel *kh = get(&be, &dev, &ks, &h, "async zh");
+    CHECK(kh && kh != ka && kh != kz, "configurations differing only in zh share one kernel");
     /* Every knob baked into an unrolled kernel: a kernel of its own. */
     fdx_stencil_cfg u = {.variant = FDX_SV_UNROLL, .tx = 32, .ty = 4, .vec = 2, .chunk = 8, .by = 1, .pd = 4};
     fdx_kernel *ku = get(&be, &dev, &ks, &u, "unroll");
@@ -81,13 +85,21 @@ static void test_file_text(void)
                          .minb = 3, .ry = 2, .zs = 1};
     char text[256];
     fdx_stencil_cfg_format(&c, text, sizeof text);
-    CHECK(strcmp(text, "3 64 8 2 112 3 2 0 0 0 3 0 0 2 1") == 0, "file text: %s", text);
+    CHECK(strcmp(text, "3 64 8 2 112 3 2 0 0 0 3 0 0 2 1 0") == 0, "file text: %s", text);
     fdx_stencil_cfg back;
     CHECK(fdx_stencil_cfg_parse(text, &back) && memcmp(&back, &c, sizeof c) == 0, "file text reads back");
     /* A file from before zs existed (14 fields) reads zs as 0. */
     CHECK(fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0 2", &back) && back.zs == 0 && back.ry == 2,
           "14-field file");
     CHECK(!fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0", &back), "13 fields accepted");
+    /* ... and one from before zh (15 fields) reads zh as 0; zh only in the
+       asynchronous march, not with zs. */
+    CHECK(fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0 2 1", &back) && back.zs == 1 && back.zh == 0,
+          "15-field file");
+    CHECK(fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0 2 0 1", &back) && back.zh == 1, "zh");
+    CHECK(!fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0 2 1 1", &back), "zh with zs accepted");
+    CHECK(!fdx_stencil_cfg_parse("4 64 8 2 112 3 2 0 0 0 3 0 0 2 0 1", &back), "zh in the plane tile accepted");
+    CHECK(!fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0 2 0 2", &back), "zh 2 accepted");
     CHECK(!fdx_stencil_cfg_parse("3 64 8 3 112 3 2 0 0 0 3 0 0 2 1", &back), "vec 3 accepted");
     CHECK(!fdx_stencil_cfg_parse("2 64 8 2 112 3 2 0 0 0 3 0 0 2 1", &back), "zs without async accepted");
     CHECK(!fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 33 0 0 2 1", &back), "minb 33 accepted");
@@ -96,6 +108,9 @@ static void test_file_text(void)
     CHECK(strcmp(text, "async 64x8 vec2 chunk 112 pd2 lb3 ry2 zs") == 0, "readable text: %s", text);
     fdx_stencil_cfg_text(&c, 0, text, sizeof text);
     CHECK(strcmp(text, "cpu rows 3 chunk 112") == 0, "CPU text: %s", text);
+    c.zs = 0, c.zh = 1;
+    fdx_stencil_cfg_text(&c, 1, text, sizeof text);
+    CHECK(strcmp(text, "async 64x8 vec2 chunk 112 pd2 lb3 ry2 zh") == 0, "readable text: %s", text);
 }
 
 int main(void)

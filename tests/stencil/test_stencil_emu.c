@@ -192,15 +192,19 @@ int main(void)
        tile (session 8; plane 1): the widest vector one plane ahead, vec 1
        with two rows a thread two ahead, vec 2 with three rows three ahead
        through a long column, single planes a block; in rank 3 and, one
-       row a block, rank 2. */
+       row a block, rank 2.  Then the column's upper half from the stages
+       (session 9; zh 1): the widest vector two ahead, vec 1 with two rows
+       one ahead, unaligned rows at vec 2 three ahead, a chunk of one plane. */
     typedef struct {
-        int tx, ty, vec, chunk, pd, win, ry, zs, plane;
+        int tx, ty, vec, chunk, pd, win, ry, zs, plane, zh;
     } acfg;
     static const acfg acfgs[] = {
         {8, 4, 0, 5, 2, 0, 0, 0, 0},  {8, 4, 1, 3, 1, 0, 0, 0, 0},  {8, 4, 0, 7, 2, 1, 0, 0, 0},
         {4, 4, 2, 1, 3, 1, 2, 0, 0},  {16, 4, 2, 40, 1, 1, 0, 0, 0}, {4, 4, 0, 2, 2, 1, 0, 1, 0},
         {8, 4, 0, 5, 1, 0, 0, 0, 1},  {8, 4, 1, 3, 2, 0, 2, 0, 1},  {4, 4, 2, 40, 3, 0, 3, 0, 1},
         {16, 2, 0, 1, 2, 0, 0, 0, 1},
+        {8, 4, 0, 5, 2, 0, 0, 0, 0, 1},  {8, 4, 1, 3, 1, 0, 2, 0, 0, 1},  {4, 4, 2, 7, 3, 1, 0, 0, 0, 1},
+        {8, 2, 0, 1, 1, 0, 3, 0, 0, 1},
     };
     const int nacfgs = sizeof acfgs / sizeof *acfgs;
     int per_acfg[16] = {0};
@@ -215,6 +219,7 @@ int main(void)
             c.variant = a->plane ? FDX_SV_PLANE : FDX_SV_ASYNC, c.tx = a->tx, c.ty = rank2 ? 1 : a->ty, c.by = 1;
             c.chunk = a->chunk, c.pd = a->pd;
             c.vec = a->vec && a->vec < widest ? a->vec : widest, c.win = a->win, c.ry = rank2 ? 0 : a->ry, c.zs = a->zs;
+            c.zh = a->zh;
             /* Unaligned rows: widths of every residue, past two tiles by
                less than 2r (a third block holds interior points: the H100
                found a grid one block short there); aligned ones: a

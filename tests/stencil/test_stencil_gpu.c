@@ -2,7 +2,8 @@
    poisoned outputs: every order in 1-3D and both precisions, all strategies,
    every vector width and some block shapes, on shapes that are not block
    multiples; pipelined marches, unaligned rows, x vectors, register caps,
-   bands of block rows, the plane tile.
+   bands of block rows, the plane tile, the column's upper half from the
+   stages (zh: also bit for bit against the carried column).
    Small, so it runs under compute-sanitizer.  Skipped without a device. */
 #include "stencil/fdx_stencil_impl.h"
 #include "test_stencil_check.h"
@@ -234,6 +235,20 @@ static void async_tile_cases(uint64_t *seed)
     }
 }
 
+/* An asynchronous march's rows, then its planes ahead, fewer until its
+   stages fit the shared memory and its copies the slots a thread. */
+static void shrink_to_fit(const fdx_stencil_kspec *ks, fdx_stencil_cfg *c)
+{
+    for (;;) {
+        fdx_stencil_async_geom g;
+        fdx_stencil_async_geom_of(ks, c, &g);
+        if (g.bytes <= FDX_STENCIL_MAX_ASYNC_SMEM && g.per_thread <= FDX_STENCIL_MAX_ASYNC_SLOTS) return;
+        if (c->ry > 1) c->ry--;
+        else if (c->pd > 1) c->pd--;
+        else return;
+    }
+}
+
 static void zs_cases(uint64_t *seed)
 {
     /* Round 8: the column from the stages (zs): every order, precision and
@@ -257,14 +272,7 @@ static void zs_cases(uint64_t *seed)
                 sc_desc(&d, 3, order, zrot % 3, (zrot / 3) % 2, p);
                 fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
                 int64_t s3[3] = {vec == 1 ? 133 : vec == 2 ? 134 : 136, 12 + 2 * r + zrot % 7, 17 + zrot % 6};
-                for (;;) {
-                    fdx_stencil_async_geom g;
-                    fdx_stencil_async_geom_of(&ks, &c, &g);
-                    if (g.bytes <= FDX_STENCIL_MAX_ASYNC_SMEM && g.per_thread <= FDX_STENCIL_MAX_ASYNC_SLOTS) break;
-                    if (c.ry > 1) c.ry--;
-                    else if (c.pd > 1) c.pd--;
-                    else break;
-                }
+                shrink_to_fit(&ks, &c);
                 s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
                 CHECK(fdx_stencil_cfg_fits(&ks, &c, s3), "zs case %d does not fit", zrot);
                 CHECK(s3[0] % (c.tx * vec) && s3[1] % (c.ty * fdx_stencil_rows(&c)),
@@ -338,6 +346,80 @@ static void plane_cases(uint64_t *seed)
             }
 }
 
+/* One forced configuration applied to the same random inputs, its output
+   bytes into `bytes` (n of them); 0 when anything failed (reported). */
+static int apply_bytes(const fdx_stencil_desc *d, fdx_dtype dt, const int64_t *shape, const fdx_stencil_cfg *c,
+                       uint64_t seed, unsigned char *bytes, size_t n)
+{
+    fdx_stencil *s = NULL;
+    fdx_array *a[4] = {NULL, NULL, NULL, NULL}; /* u, u_prev, coef, out */
+    int ok = 0;
+    CHECK_OK(fdx_stencil_create(ctx, d, dt, &s));
+    if (!s) return 0;
+    fdx_stencil_force_cfg(s, c);
+    for (int i = 0; i < 4; i++) {
+        if ((i == 1 && d->update != FDX_UPDATE_WAVE) || (i == 2 && !d->coef)) continue;
+        CHECK_OK(fdx_array_create(ctx, dt, 3, shape, FDX_ON_HOST | FDX_ON_DEVICE, &a[i]));
+        if (!a[i]) goto done;
+        if (i < 3) free(sc_fill(a[i], &seed));
+        if (i < 3) CHECK_OK(fdx_array_to_device(a[i]));
+    }
+    CHECK_OK(fdx_array_fill_device_bytes(a[3], 0xFF));
+    CHECK_OK(fdx_stencil_apply(s, a[3], a[0], a[1], a[2], NULL));
+    CHECK_OK(fdx_array_to_host(a[3]));
+    CHECK(fdx_array_count(a[3]) * (dt == FDX_FLOAT64 ? 8 : 4) == (int64_t)n, "output of %lld values",
+          (long long)fdx_array_count(a[3]));
+    if (fdx_array_count(a[3]) * (dt == FDX_FLOAT64 ? 8 : 4) == (int64_t)n) memcpy(bytes, fdx_array_host(a[3]), n), ok = 1;
+done:
+    for (int i = 0; i < 4; i++) fdx_array_destroy(&a[i]);
+    fdx_stencil_destroy(&s);
+    return ok;
+}
+
+static void zh_cases(uint64_t *seed)
+{
+    /* Session 9: the column's upper half from the stages (zh): every order,
+       precision and vector width (odd widths at vec 1; unaligned rows at
+       the wider vectors with win), 1..3 rows a thread, 1..3 planes ahead,
+       chunks shorter than the planes ahead and longer than the column,
+       tiles partial in x and y, updates / coefficient / d1 / sponge
+       rotating, register caps: each against the reference loop, and bit for
+       bit against the same configuration carrying its whole column (the
+       same sums in the same order). */
+    static const int hshape[][2] = {{16, 8}, {32, 8}, {16, 16}, {32, 4}};
+    static const int hchunk[] = {5, 1, 40, 7, 2};
+    int hrot = 0;
+    for (int order = 2; order <= 12; order += 2)
+        for (int p = 0; p < 2; p++)
+            for (int vec = 1; vec <= (p ? 4 : 2); vec *= 2, hrot++) {
+                int r = order / 2, win = vec > 1 && hrot % 3 == 1;
+                fdx_stencil_cfg c = {.variant = FDX_SV_ASYNC, .tx = hshape[hrot % 4][0], .ty = hshape[hrot % 4][1],
+                                     .vec = vec, .chunk = hchunk[hrot % 5], .by = 1, .pd = 1 + hrot % 3,
+                                     .win = win, .ry = hrot % 4 == 1 ? 2 : hrot % 5 == 3 ? 3 : 0,
+                                     .minb = hrot % 7 == 4 ? 2 : 0, .zh = 1};
+                fdx_stencil_desc d;
+                sc_desc(&d, 3, order, hrot % 3, (hrot / 3) % 2, p);
+                fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
+                int64_t s3[3] = {vec == 1 ? 133 : win ? 2 * c.tx * vec + 1 + hrot % (2 * r) : 2 * c.tx * vec + vec,
+                                 12 + 2 * r + hrot % 7, 17 + hrot % 6};
+                if (win && s3[0] % vec == 0) s3[0]++;
+                shrink_to_fit(&ks, &c);
+                s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
+                forced_case(3, order, p, hrot, &c, s3, "zh", seed);
+                size_t n = (size_t)(s3[0] * s3[1] * s3[2]) * (p ? 4 : 8);
+                unsigned char *with = malloc(n), *without = malloc(n);
+                fdx_stencil_cfg c0 = c;
+                c0.zh = 0;
+                CHECK(fdx_stencil_cfg_fits(&ks, &c0, s3), "zh case %d without zh does not fit", hrot);
+                if (with && without && apply_bytes(&d, p ? FDX_FLOAT32 : FDX_FLOAT64, s3, &c, *seed, with, n) &&
+                    apply_bytes(&d, p ? FDX_FLOAT32 : FDX_FLOAT64, s3, &c0, *seed, without, n))
+                    CHECK(memcmp(with, without, n) == 0, "zh case %d (order %d, %s, vec %d): not bit for bit the "
+                          "carried column's result", hrot, order, p ? "float" : "double", vec);
+                free(with), free(without);
+                *seed += 7;
+            }
+}
+
 int main(void)
 {
     if (fdx_cuda_device_count() == 0) return fdx_test_skip("test_stencil_gpu", "no CUDA device");
@@ -356,6 +438,7 @@ int main(void)
     zs_cases(&seed);
     win_cases(&seed);
     plane_cases(&seed);
+    zh_cases(&seed);
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_stencil_gpu");
 }

@@ -260,6 +260,51 @@ static void model_first_batch(const fdx_device_info *h100)
    rows no multiple of a vector (always) also
    the plain marches at vec 1 beside win (the H100's A/B: neither wins
    everywhere); a complete search reaches the plane stage's other tiles. */
+/* Session 9: with FDX_STENCIL_ZH=1 a first run of a high order (rank 3,
+   radius >= 3) also times the asynchronous march with the column's upper
+   half from the stages (zh: the model's tile and zh's taller one, each
+   unaligned-row tile's twin); lower radii and runs without the knob time
+   none, first run or search. */
+static void zh_first_batch(const fdx_device_info *h100)
+{
+    static const struct {
+        int dbl, order;
+        int64_t n[3];
+        int zh; /* zh candidates in the first batch (-1: at least one) */
+    } runs[] = {{0, 12, {400, 400, 400}, 2}, {0, 12, {137, 87, 249}, 3}, {1, 8, {512, 512, 512}, 2},
+                {0, 6, {700, 500, 400}, 2},  {0, 4, {400, 400, 400}, 0}};
+    for (int knob = 1; knob >= 0; knob--) {
+        if (knob) setenv("FDX_STENCIL_ZH", "1", 1);
+        else unsetenv("FDX_STENCIL_ZH");
+        for (int r = 0; r < 5; r++) {
+            fdx_stencil_kspec ks = {runs[r].dbl, 3, runs[r].order / 2, FDX_UPDATE_APPLY, 0, 0, 0};
+            fdx_stencil_journal *j = calloc(1, sizeof *j);
+            if (!j) return;
+            fake f = {1, 0, {{0}}, 0};
+            fdx_stencil_tuner t = {fake_trial, NULL, &f, 8};
+            fdx_stencil_cfg best;
+            int measured = 0, first = 0, all = 0;
+            CHECK_OK(fdx_stencil_tune_step(&ks, h100, 1, runs[r].n, &t, j, &best, &measured));
+            for (int i = 0; i < j->n; i++) {
+                CHECK(fdx_stencil_cfg_fits(&ks, &j->cfg[i], runs[r].n), "a first-run candidate that does not fit");
+                first += j->cfg[i].zh;
+            }
+            int want = knob ? runs[r].zh : 0;
+            CHECK((want < 0 ? first >= 1 : first == want) && measured <= 8,
+                  "knob %d, order %d %s %lldx%lldx%lld: first batch of %d has %d zh candidates (want %d)", knob,
+                  runs[r].order, runs[r].dbl ? "f64" : "f32", (long long)runs[r].n[0], (long long)runs[r].n[1],
+                  (long long)runs[r].n[2], measured, first, want);
+            t.budget = 0;
+            CHECK_OK(fdx_stencil_tune_step(&ks, h100, 1, runs[r].n, &t, j, &best, &measured));
+            for (int i = 0; i < j->n; i++) all += j->cfg[i].zh;
+            CHECK(j->complete && (knob && runs[r].zh ? all > first : all == 0),
+                  "knob %d, order %d: the complete search timed %d zh configurations (%d in the first run)", knob,
+                  runs[r].order, all, first);
+            free(j);
+        }
+    }
+}
+
 static void plane_first_batch(const fdx_device_info *h100)
 {
     setenv("FDX_STENCIL_PLANE", "1", 1); /* off by default since the H100 measured it */
@@ -349,6 +394,7 @@ int main(void)
     model_first_batch(&h100);
     win_first_batch(&h100);
     plane_first_batch(&h100);
+    zh_first_batch(&h100);
     /* Small problems are tuned from 2^20 points at high orders on CUDA. */
     fdx_stencil_kspec o12 = {0, 3, 6, FDX_UPDATE_APPLY, 0, 0, 0}, o4 = {0, 3, 2, FDX_UPDATE_APPLY, 0, 0, 0};
     CHECK(fdx_stencil_tune_min_default(&o12, 1) == 1 << 20 && fdx_stencil_tune_min_default(&o12, 0) == 1 << 22 &&

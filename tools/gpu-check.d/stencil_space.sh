@@ -31,7 +31,19 @@
 #               timed (the tuner's log), fastest first: is the pick the
 #               fastest of plane / win / direct / smem / unroll?  Records
 #               with "ab": "pick" -> *_stencil-space-pick.jsonl
-# Defaults: SS_SUITE, SS_TARGETS, SS_PICK on; SS_AB, SS_SMALL and SS_PLANE
+#   SS_ZH       session 9: the column's upper half from the stages (zh,
+#               FDX_STENCIL_ZH=1 adds it to the tuner): forced on order 12
+#               f32 400^3 and the 25-point f64 512^3 (each line: the
+#               carried column, its zh twin, zh's taller tiles); then the
+#               SS_PICK cases and the four targets as first runs with the
+#               knob (fresh cache), each printed next to the same run
+#               without it (SS_PICK / SS_TARGETS of this call), with every
+#               candidate timed.  Records with "ab": "zh" (first runs) or
+#               "suite": "stencil-zh" and "forced" -> *_stencil-zh.jsonl
+#   SS_2D       session 9: 2D order 12 f32 8191^2 heat, the unrolled pick
+#               against the plain marches at vec 1 (forced; records with
+#               "suite": "stencil-2d" -> *_stencil-2d.jsonl)
+# Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
 # on the H100, s8a, and is tuned only with FDX_STENCIL_PLANE=1).
@@ -112,11 +124,11 @@ for t in tm:
 PY
 fi
 # FDX_STENCIL_CFG: variant tx ty vec chunk by pd zfast pipe win minb xv band
-# ry zs (the tuning file's fields; chunks as the tuner's wave model picks).
+# ry zs zh (the tuning file's fields; chunks as the tuner's wave model picks).
 forced() { # records file, forced configuration, fdx stencil's arguments
   local file=$1 cfg=$2; shift 2
   FDX_STENCIL_CFG="$cfg" FDX_CACHE_DIR=$w/cache-forced timeout 60 "$FDX_BIN" stencil --backend cuda "$@" --json 2>>"$log" |
-    sed -e "s/^{/{\"suite\": \"stencil-plane\", \"forced\": \"$cfg\", /" | tee -a "$file" |
+    sed -e "s/^{/{\"suite\": \"${FORCED_SUITE:-stencil-plane}\", \"forced\": \"$cfg\", /" | tee -a "$file" |
     grep -oE '"(config)": "[^"]*"|"shape": \[[^]]*\]|"(order|ratio_same_size)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
   echo
 }
@@ -138,21 +150,16 @@ if [ "${SS_PLANE:-0}" = 1 ]; then
   done
   elapsed
 fi
-# The worst cases of session 7's suite (s7b) and its A/B list, two small
-# ones now tuned (high orders from 2^20 points), a 2D order 12.
-pick_cases=${SS_PICK_CASES:-rs1-032,rs1-066,rs1-085,rs1-020,rs1-006,rs1-087,rs1-022,rs1-040,rs1-051,rs1-038,rs1-094,rs1-025,rs1-008,rs1-072}
-if [ "${SS_PICK:-1}" = 1 ]; then
-  pk=${base}_stencil-space-pick.jsonl
-  FDX_LOG=info FDX_CACHE_DIR=$w/cache-pick timeout "${SS_PICK_TIMEOUT:-90}" "$FDX_BIN" bench stencil --backend cuda \
-    --suite random --count "${COUNT:-100}" --cases "$pick_cases" --json 2>$w/pick.log |
-    sed -e 's/^{/{"ab": "pick", /' > "$pk"
-  echo "first runs of the worst cases: exit ${PIPESTATUS[0]}, $(grep -c '^{' "$pk") records$(elapsed)"
-  cat $w/pick.log >> "$log"
-  python3 - "$pk" bench/results/2026-11-24_NVIDIA-H100-80GB-HBM3_stencil-space-s7b.jsonl $w/pick.log <<'PY'
+# Each case of a first run next to an older record of it, and every
+# candidate the first run timed (the tuner's log), fastest first.
+first_runs() { # new records, old records (label's), the new run's tuner log, label
+  python3 - "$@" <<'PY'
 import json, re, sys
+# A suite case by its name; a target (fdx stencil) by shape, order, precision.
+key = lambda q: q.get("case", "stencil") if q.get("case", "stencil") != "stencil" else (tuple(q["shape"]), q["order"], q["precision"])
 new = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 try:
-    old = {q["case"]: q for q in map(json.loads, (l for l in open(sys.argv[2]) if l.startswith("{")))}
+    old = {key(q): q for q in map(json.loads, (l for l in open(sys.argv[2]) if l.startswith("{")))}
 except OSError:
     old = {}
 # The tuner's log: "tuning: <config> <ms> ms" lines, each case's ending with
@@ -165,15 +172,29 @@ for l in open(sys.argv[3]):
         cur.append((float(m.group(2)), m.group(1)))
     elif t:
         runs[t.group(1)], cur = cur, []
-for i, q in enumerate(new):
-    o = old.get(q["case"])
-    print(f"  {q['case']} {'x'.join(map(str, q['shape']))} {q['precision']} o{q['order']} {q['op']}: "
-          f"s7b {o['ratio_same_size']:.3f} ({o['config']}) -> " if o else f"  {q['case']}: ", end="")
-    print(f"{q['ratio_same_size']:.3f} ({q['config']})")
-    g = runs.get('x'.join(map(str, q['shape'])))
+for q in new:
+    o = old.get(key(q))
+    name = q.get("case", "stencil") if q.get("case", "stencil") != "stencil" else "target"
+    print(f"  {name} {'x'.join(map(str, q['shape']))} {q['precision']} o{q['order']} {q['op']}: "
+          + (f"{sys.argv[4]} {o['ratio_same_size']:.3f} ({o['config']}) -> " if o else ""), end="")
+    print(f"{q['ratio_same_size']:.3f} ({q['config']}) verified {q['verified']}")
+    sh = q['shape'] if len(q['shape']) == 3 else [q['shape'][0], 1, q['shape'][1]]  # the log's (nx, 1, ny) in 2D
+    g = runs.get('x'.join(map(str, sh)))
     if g:
         print("    timed: " + "; ".join(f"{ms:.3f} {c}" for ms, c in sorted(g)))
 PY
+}
+# The worst cases of session 7's suite (s7b) and its A/B list, two small
+# ones now tuned (high orders from 2^20 points), a 2D order 12.
+pick_cases=${SS_PICK_CASES:-rs1-032,rs1-066,rs1-085,rs1-020,rs1-006,rs1-087,rs1-022,rs1-040,rs1-051,rs1-038,rs1-094,rs1-025,rs1-008,rs1-072}
+if [ "${SS_PICK:-1}" = 1 ]; then
+  pk=${base}_stencil-space-pick.jsonl
+  FDX_LOG=info FDX_CACHE_DIR=$w/cache-pick timeout "${SS_PICK_TIMEOUT:-90}" "$FDX_BIN" bench stencil --backend cuda \
+    --suite random --count "${COUNT:-100}" --cases "$pick_cases" --json 2>$w/pick.log |
+    sed -e 's/^{/{"ab": "pick", /' > "$pk"
+  echo "first runs of the worst cases: exit ${PIPESTATUS[0]}, $(grep -c '^{' "$pk") records$(elapsed)"
+  cat $w/pick.log >> "$log"
+  first_runs "$pk" bench/results/2026-11-24_NVIDIA-H100-80GB-HBM3_stencil-space-s7b.jsonl $w/pick.log s7b
 fi
 if [ "${SS_TARGETS:-1}" = 1 ]; then
   tg=${base}_stencil-targets.jsonl
@@ -185,6 +206,93 @@ if [ "${SS_TARGETS:-1}" = 1 ]; then
       sed -e 's/^{/{"suite": "stencil-targets", /' | tee -a "$tg" |
       grep -oE '"(config)": "[^"]*"|"shape": \[[^]]*\]|"(order|ratio_same_size|ratio_to_copy)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
     echo
+  done
+  elapsed
+fi
+if [ "${SS_ZH:-1}" = 1 ]; then
+  zf=${base}_stencil-zh.jsonl
+  # Forced, order 12 f32 400^3: the first run's pick (64x8 points lb3), its
+  # zh twin, 64x16 points from 16x16 threads (zh: 95 registers, two blocks;
+  # carried: one), vec 2 64x8 points with and without zh, 64x16 with zh lb2
+  # from 32x16 threads and from 32x8 threads with two rows (shared y rows);
+  # 64x32 points, one block a multiprocessor (127 KB): 16x16 threads vec 4
+  # two rows zh (184 registers) and carried (212), 32x16 vec 2 two rows zh.
+  for cfg in "3 16 8 4 388 16 2 0 0 0 3 0 0 0 0 0" "3 16 8 4 388 16 2 0 0 0 3 0 0 0 0 1" \
+             "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1" "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 0" \
+             "3 32 8 2 130 16 2 0 0 0 0 0 0 0 0 0" "3 32 8 2 130 16 2 0 0 0 0 0 0 0 0 1" \
+             "3 32 16 2 130 16 2 0 0 0 2 0 0 0 0 1" "3 32 8 2 130 16 2 0 0 0 2 0 0 2 0 1" \
+             "3 16 16 4 130 16 2 0 0 0 0 0 0 2 0 1" "3 16 16 4 130 16 2 0 0 0 0 0 0 2 0 0" \
+             "3 32 16 2 130 16 2 0 0 0 0 0 0 2 0 1"; do
+    FORCED_SUITE=stencil-zh forced "$zf" "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  # The 25-point f64 512^3: the pick (lb3), its zh twin (ptxas here: the
+  # carried one spills 260 bytes, zh none), 64x16 points two rows lb2 (zh
+  # 122 registers with its shared y rows, no spills) and from 32x16 threads lb2.
+  for cfg in "3 32 8 2 168 16 2 0 0 0 3 0 0 0 0 0" "3 32 8 2 168 16 2 0 0 0 3 0 0 0 0 1" \
+             "3 32 8 2 252 16 2 0 0 0 2 0 0 2 0 1" "3 32 16 2 252 16 2 0 0 0 2 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-zh forced "$zf" "$cfg" --order 8 --size 512x512x512 --precision double
+  done
+  elapsed
+  # First runs with FDX_STENCIL_ZH=1 (fresh cache): the SS_PICK cases, each
+  # next to this call's SS_PICK record (the same first run without zh).
+  FDX_STENCIL_ZH=1 FDX_LOG=info FDX_CACHE_DIR=$w/cache-zh timeout "${SS_PICK_TIMEOUT:-90}" "$FDX_BIN" bench stencil \
+    --backend cuda --suite random --count "${COUNT:-100}" --cases "$pick_cases" --json 2>$w/zh.log |
+    sed -e 's/^{/{"ab": "zh", /' > $w/zh.jsonl
+  echo "first runs with FDX_STENCIL_ZH=1: exit ${PIPESTATUS[0]}, $(grep -c '^{' $w/zh.jsonl) records$(elapsed)"
+  cat $w/zh.jsonl >> "$zf"
+  cat $w/zh.log >> "$log"
+  first_runs $w/zh.jsonl "${pk:-/nonexistent}" $w/zh.log zh0
+  # The targets as first runs with the knob, next to SS_TARGETS' records.
+  : > $w/zht.log
+  for args in "--order 8 --size 512x512x512 --precision double" \
+              "--order 6 --size 700x500x400 --precision float" \
+              "--order 12 --size 400x400x400 --precision float"; do
+    FDX_STENCIL_ZH=1 FDX_LOG=info FDX_CACHE_DIR=$w/cache-zh timeout 60 "$FDX_BIN" stencil --backend cuda $args --json \
+      2>>$w/zht.log | sed -e 's/^{/{"suite": "stencil-targets", "ab": "zh", /' >> $w/zht.jsonl
+  done
+  cat $w/zht.jsonl >> "$zf"
+  cat $w/zht.log >> "$log"
+  first_runs $w/zht.jsonl "${tg:-/nonexistent}" $w/zht.log zh0
+  # One summary (the section's tail is what the log shows): forced, each
+  # shape's best carried and best zh line; first runs, zh1 against zh0.
+  python3 - "$zf" "${pk:-/nonexistent}" "${tg:-/nonexistent}" <<'PY'
+import json, sys
+def load(f):
+    try:
+        return [json.loads(l) for l in open(f) if l.startswith("{")]
+    except OSError:
+        return []
+zf, pk, tg = load(sys.argv[1]), load(sys.argv[2]), load(sys.argv[3])
+shape = lambda q: f"{'x'.join(map(str, q['shape']))} {q['precision']} o{q['order']}"
+for sh in sorted({shape(q) for q in zf if q.get("forced")}):
+    for zh in (0, 1):
+        c = [q for q in zf if q.get("forced") and shape(q) == sh and q["forced"].split()[15:16] == [str(zh)]]
+        if c:
+            b = max(c, key=lambda q: q["ratio_same_size"])
+            print(f"ZH forced {sh} zh{zh}: best {b['ratio_same_size']:.3f} ({b['config']}) of {len(c)}, "
+                  f"all verified {all(q['verified'] for q in c)}")
+old = {q["case"]: q for q in pk}
+d = [(q["ratio_same_size"] - old[q["case"]]["ratio_same_size"], q) for q in zf if q.get("ab") == "zh" and q.get("case") in old]
+if d:
+    picked = sum(" zh" in q["config"] for _, q in d)
+    print(f"ZH first runs: {len(d)} cases, zh1 - zh0 mean {sum(x for x, _ in d) / len(d):+.3f}, "
+          f"better on {sum(x > 0.01 for x, _ in d)}, worse on {sum(x < -0.01 for x, _ in d)}, zh picked on {picked}")
+key = lambda q: (tuple(q["shape"]), q["order"], q["precision"])
+t0 = {key(q): q for q in tg}
+for q in zf:
+    if q.get("suite") == "stencil-targets" and key(q) in t0:
+        print(f"ZH target {shape(q)}: zh0 {t0[key(q)]['ratio_same_size']:.3f} -> zh1 {q['ratio_same_size']:.3f} ({q['config']})")
+PY
+  elapsed
+fi
+# 2D high orders on odd widths (5 of s8b's 25 worst, 0.65-0.77, all the
+# unrolled 128x1 vec 1 pd 8, the only kind a 2D first run times): the plain
+# marches at vec 1 (x neighbours from a shared row: smem; through L1:
+# direct), never measured in 2D, beside that pick.
+if [ "${SS_2D:-1}" = 1 ]; then
+  for cfg in "2 128 1 1 8 1 8 0 0 0 0 0 0 0 0 0" "0 128 1 1 62 1 1 0 0 0 0 0 0 0 0 0" "1 128 1 1 62 1 1 0 0 0 0 0 0 0 0 0" \
+             "0 256 1 1 124 1 1 0 0 0 0 0 0 0 0 0" "1 256 1 1 124 1 1 0 0 0 0 0 0 0 0 0"; do
+    FORCED_SUITE=stencil-2d forced ${base}_stencil-2d.jsonl "$cfg" --order 12 --size 8191x8191 --precision float --op heat
   done
   elapsed
 fi
