@@ -241,8 +241,7 @@ static inline int stencil_corpus_tuner(stencil_corpus_fn each, void *arg)
     const char *zh = getenv("FDX_STENCIL_ZH");
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (int knob = 0; knob < 2; knob++) {
-            if (knob) setenv("FDX_STENCIL_ZH", "1", 1);
-            else unsetenv("FDX_STENCIL_ZH");
+            setenv("FDX_STENCIL_ZH", knob ? "1" : "0", 1);
             fdx_stencil_kspec ks = {cases[i].dbl, cases[i].n3[1] > 1 ? 3 : 2, cases[i].order / 2, cases[i].update, 0, 0, 0};
             w.ks = ks, w.order = (int)i;
             fdx_stencil_cfg best;

@@ -64,8 +64,15 @@ static int plane_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev)
 
 /* The asynchronous march with the column's upper half from the stages
    (cfg->zh: planes k + 1 .. k + r are resident in the ring anyway; only
-   k - r .. k stay in registers), rank 3, radius >= 3, sm_80, with
-   FDX_STENCIL_ZH=1 (A/B: not measured on a device when written).  ptxas
+   k - r .. k stay in registers), rank 3, radius >= 3, sm_80; FDX_STENCIL_ZH=0
+   leaves it out (A/B).  H100 (session 9, first runs of the 14 worst suite
+   cases and the targets): zh's taller tiles (64x16 points) were picked on
+   order 12 f32 400^3 (0.558 -> 0.633: 16x16 threads vec 4, two blocks a
+   multiprocessor where the carried column fits one, 0.539) and on odd
+   widths rs1-087 (0.550 -> 0.612), rs1-006, rs1-032; zh on the 64x8 tiles
+   (registers not binding) lost everywhere (extra shared loads: 25-point
+   0.841 against 0.862, order 12 vec 2 0.501 against 0.553), so first runs
+   take zh only on 64x16 tiles; 64x32 points (one block) 0.42.  ptxas
    (sm_90, nvcc 13, pd 2): f32 order 12 16x8 threads vec 4 lb3 142 -> 114
    registers, 16x16 vec 4 (64x16 points) 95; f64 order 8 32x8 vec 2 lb3 80
    with 260 bytes of spill loads -> 80 without, two rows lb2 (64x16
@@ -73,7 +80,7 @@ static int plane_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev)
    order: bit-identical to the carried column. */
 static int zh_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev)
 {
-    return fdx_knob_int(FDX_KNOB_STENCIL_ZH, 0, 1, 0) == 1 && ks->rank == 3 && ks->radius >= 3 && dev->cc_major >= 8;
+    return fdx_knob_int(FDX_KNOB_STENCIL_ZH, 0, 1, 1) == 1 && ks->rank == 3 && ks->radius >= 3 && dev->cc_major >= 8;
 }
 
 /* zh's own tile, taller than the model's 64x8 points for less halo a
@@ -357,16 +364,14 @@ static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil
             double ms = try_cfg(s, c);
             if (ms < best_ms) best = c, best_ms = ms;
         }
-    /* zh (FDX_STENCIL_ZH=1): the best tile so far with the column's upper
-       half from the stages, zh's taller tile at the best's vector, and
-       64x32 points (two rows from 16x16 threads at vec 4, 32x16 at vec 2:
-       one block a multiprocessor by its shared memory, 1.6 tile values a
-       point through L2 at order 12 against 2.75 at 64x8). */
+    /* zh: the best tile so far with the column's upper half from the
+       stages, and zh's taller tile at the best's vector.  (64x32 points,
+       one block a multiprocessor by shared memory, lost on the H100: 0.42
+       of a same-size copy at order 12 400^3 against 0.62 at 64x16.) */
     if (zh_wanted(s->ks, dev) && best_ms < INFINITY) {
-        fdx_stencil_cfg h[3] = {best, zh_tall(best, best.vec), zh_tall(best, best.vec)};
+        fdx_stencil_cfg h[2] = {best, zh_tall(best, best.vec)};
         h[0].zh = 1;
-        h[2].ty = 16, h[2].ry = 2, h[2].minb = 0, h[2].tx = 64 / h[2].vec;
-        for (int i = 0; i < 2 + (best.vec > 1); i++) {
+        for (int i = 0; i < 2; i++) {
             h[i].chunk = i ? default_chunk(s->ks, dev, 1, s->n3, &h[i]) : h[i].chunk;
             double ms = try_cfg(s, h[i]);
             if (ms < best_ms) best = h[i], best_ms = ms;
@@ -681,8 +686,9 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
                 w.chunk = wave_chunks(s, dev, &w, planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &w);
                 c[n++] = w;
                 if (zh_wanted(ks, dev)) {
-                    /* A/B: the same tile with zh; at vec 2 also zh's taller tile. */
-                    c[n] = w, c[n++].zh = 1;
+                    /* zh on the 64x16-point tiles: the vec 4 tile itself, at
+                       vec 2 zh's taller tile (two rows a thread). */
+                    if (v == 4) c[n] = w, c[n++].zh = 1;
                     if (v == 2) {
                         c[n] = zh_tall(w, 2);
                         c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0]
@@ -711,9 +717,7 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
             a.chunk = wave_chunks(s, dev, &a, planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &a);
             c[n++] = a;
             if (zh_wanted(ks, dev) && !async_win_wanted(ks, dev, n3[0])) {
-                /* A/B: the same tile with zh, then zh's taller tile (on
-                   unaligned rows the win tiles' twins above instead). */
-                c[n] = a, c[n++].zh = 1;
+                /* zh's taller tile (on unaligned rows the win tiles' above). */
                 c[n] = zh_tall(a, vmax);
                 c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &c[n]);
                 n++;
@@ -850,10 +854,10 @@ void fdx_stencil_tune_key(const char *backend, const fdx_device_info *dev, const
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     fdx_hash h;
     fdx_hash_init(&h);
-    fdx_hash_add_str(&h, "stencil-tune-v9"); /* v6: the asynchronous march; v7: its taller tiles, chunks by waves;
+    fdx_hash_add_str(&h, "stencil-tune-v10"); /* v6: the asynchronous march; v7: its taller tiles, chunks by waves;
                                                 v8: on rows not aligned to its vector; v9: the plain marches in a
                                                 first run on unaligned rows (the plane tile only with
-                                                FDX_STENCIL_PLANE=1) */
+                                                FDX_STENCIL_PLANE=1); v10: zh's 64x16-point tiles */
     fdx_hash_add_str(&h, backend);
     fdx_hash_add_str(&h, dev->name);
     fdx_hash_add(&h, &dev->sm_count, sizeof dev->sm_count);

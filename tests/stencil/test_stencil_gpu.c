@@ -376,7 +376,9 @@ done:
     return ok;
 }
 
-static void zh_cases(uint64_t *seed)
+/* run 0: only checks that every case and its carried twin fit (on the
+   host, so a case that cannot run is caught without a device). */
+static void zh_cases(uint64_t *seed, int run)
 {
     /* Session 9: the column's upper half from the stages (zh): every order,
        precision and vector width (odd widths at vec 1; unaligned rows at
@@ -385,7 +387,9 @@ static void zh_cases(uint64_t *seed)
        tiles partial in x and y, updates / coefficient / d1 / sponge
        rotating, register caps: each against the reference loop, and bit for
        bit against the same configuration carrying its whole column (the
-       same sums in the same order). */
+       same sums in the same order).  Unaligned rows take the tuner's win
+       tiles (64x8 / 64x16 points): their copies of one value would not fit
+       the copy slots of a narrower block. */
     static const int hshape[][2] = {{16, 8}, {32, 8}, {16, 16}, {32, 4}};
     static const int hchunk[] = {5, 1, 40, 7, 2};
     int hrot = 0;
@@ -397,6 +401,7 @@ static void zh_cases(uint64_t *seed)
                                      .vec = vec, .chunk = hchunk[hrot % 5], .by = 1, .pd = 1 + hrot % 3,
                                      .win = win, .ry = hrot % 4 == 1 ? 2 : hrot % 5 == 3 ? 3 : 0,
                                      .minb = hrot % 7 == 4 ? 2 : 0, .zh = 1};
+                if (win) c.tx = 64 / vec, c.ty = vec == 4 ? 16 : 8;
                 fdx_stencil_desc d;
                 sc_desc(&d, 3, order, hrot % 3, (hrot / 3) % 2, p);
                 fdx_stencil_kspec ks = {!p, 3, r, (int)d.update, d.coef, p, d.sponge > 0};
@@ -405,12 +410,16 @@ static void zh_cases(uint64_t *seed)
                 if (win && s3[0] % vec == 0) s3[0]++;
                 shrink_to_fit(&ks, &c);
                 s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
+                fdx_stencil_cfg c0 = c;
+                c0.zh = 0;
+                CHECK(fdx_stencil_cfg_fits(&ks, &c, s3) && fdx_stencil_cfg_fits(&ks, &c0, s3),
+                      "zh case %d (or its carried twin) does not fit", hrot);
+                CHECK(s3[0] % (c.tx * vec) && s3[1] % (c.ty * fdx_stencil_rows(&c)), "zh case %d: the tile is not partial",
+                      hrot);
+                if (!run) continue;
                 forced_case(3, order, p, hrot, &c, s3, "zh", seed);
                 size_t n = (size_t)(s3[0] * s3[1] * s3[2]) * (p ? 4 : 8);
                 unsigned char *with = malloc(n), *without = malloc(n);
-                fdx_stencil_cfg c0 = c;
-                c0.zh = 0;
-                CHECK(fdx_stencil_cfg_fits(&ks, &c0, s3), "zh case %d without zh does not fit", hrot);
                 if (with && without && apply_bytes(&d, p ? FDX_FLOAT32 : FDX_FLOAT64, s3, &c, *seed, with, n) &&
                     apply_bytes(&d, p ? FDX_FLOAT32 : FDX_FLOAT64, s3, &c0, *seed, without, n))
                     CHECK(memcmp(with, without, n) == 0, "zh case %d (order %d, %s, vec %d): not bit for bit the "
@@ -422,7 +431,10 @@ static void zh_cases(uint64_t *seed)
 
 int main(void)
 {
-    if (fdx_cuda_device_count() == 0) return fdx_test_skip("test_stencil_gpu", "no CUDA device");
+    uint64_t plan = 0;
+    zh_cases(&plan, 0); /* the cases fit: checked on the host too */
+    if (fdx_cuda_device_count() == 0)
+        return fdx_test_failures ? fdx_test_finish("test_stencil_gpu") : fdx_test_skip("test_stencil_gpu", "no CUDA device");
     ctx = sc_ctx("cuda", "off");
     if (!ctx) return fdx_test_finish("test_stencil_gpu");
     uint64_t seed = 0x69e;
@@ -438,7 +450,7 @@ int main(void)
     zs_cases(&seed);
     win_cases(&seed);
     plane_cases(&seed);
-    zh_cases(&seed);
+    zh_cases(&seed, 1);
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_stencil_gpu");
 }

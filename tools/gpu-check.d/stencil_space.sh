@@ -31,15 +31,15 @@
 #               timed (the tuner's log), fastest first: is the pick the
 #               fastest of plane / win / direct / smem / unroll?  Records
 #               with "ab": "pick" -> *_stencil-space-pick.jsonl
-#   SS_ZH       session 9: the column's upper half from the stages (zh,
-#               FDX_STENCIL_ZH=1 adds it to the tuner): forced on order 12
-#               f32 400^3 and the 25-point f64 512^3 (each line: the
-#               carried column, its zh twin, zh's taller tiles); then the
-#               SS_PICK cases and the four targets as first runs with the
-#               knob (fresh cache), each printed next to the same run
-#               without it (SS_PICK / SS_TARGETS of this call), with every
-#               candidate timed.  Records with "ab": "zh" (first runs) or
-#               "suite": "stencil-zh" and "forced" -> *_stencil-zh.jsonl
+#   SS_ZH       session 9: the column's upper half from the stages (zh, on by
+#               default; FDX_STENCIL_ZH=0 leaves it out of the tuner): forced
+#               on order 12 f32 400^3 and the 25-point f64 512^3 (carried
+#               tiles beside their zh forms); then the SS_PICK cases and the
+#               targets as first runs with FDX_STENCIL_ZH=0 (fresh cache),
+#               each printed next to this call's SS_PICK / SS_TARGETS record
+#               (zh on) with every candidate that run timed.  Records with
+#               "ab": "zh0" (first runs) or "suite": "stencil-zh" and
+#               "forced" -> *_stencil-zh.jsonl
 #   SS_2D       session 9: 2D order 12 f32 8191^2 heat, the unrolled pick
 #               against the plain marches at vec 1 (forced; records with
 #               "suite": "stencil-2d" -> *_stencil-2d.jsonl)
@@ -202,11 +202,12 @@ if [ "${SS_TARGETS:-1}" = 1 ]; then
               "--order 6 --size 700x500x400 --precision float" \
               "--order 12 --size 400x400x400 --precision float" \
               "--order 2 --size 96x96x96 --precision double"; do
-    FDX_CACHE_DIR=$w/cache timeout 60 "$FDX_BIN" stencil --backend cuda $args --json 2>>"$log" |
+    FDX_LOG=info FDX_CACHE_DIR=$w/cache timeout 60 "$FDX_BIN" stencil --backend cuda $args --json 2>>$w/tg.log |
       sed -e 's/^{/{"suite": "stencil-targets", /' | tee -a "$tg" |
       grep -oE '"(config)": "[^"]*"|"shape": \[[^]]*\]|"(order|ratio_same_size|ratio_to_copy)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
     echo
   done
+  cat $w/tg.log >> "$log"
   elapsed
 fi
 if [ "${SS_ZH:-1}" = 1 ]; then
@@ -215,14 +216,12 @@ if [ "${SS_ZH:-1}" = 1 ]; then
   # zh twin, 64x16 points from 16x16 threads (zh: 95 registers, two blocks;
   # carried: one), vec 2 64x8 points with and without zh, 64x16 with zh lb2
   # from 32x16 threads and from 32x8 threads with two rows (shared y rows);
-  # 64x32 points, one block a multiprocessor (127 KB): 16x16 threads vec 4
-  # two rows zh (184 registers) and carried (212), 32x16 vec 2 two rows zh.
+  # 16x16 vec 4 zh one plane ahead (8 stages, 71 KB) at three blocks.
   for cfg in "3 16 8 4 388 16 2 0 0 0 3 0 0 0 0 0" "3 16 8 4 388 16 2 0 0 0 3 0 0 0 0 1" \
              "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1" "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 0" \
              "3 32 8 2 130 16 2 0 0 0 0 0 0 0 0 0" "3 32 8 2 130 16 2 0 0 0 0 0 0 0 0 1" \
              "3 32 16 2 130 16 2 0 0 0 2 0 0 0 0 1" "3 32 8 2 130 16 2 0 0 0 2 0 0 2 0 1" \
-             "3 16 16 4 130 16 2 0 0 0 0 0 0 2 0 1" "3 16 16 4 130 16 2 0 0 0 0 0 0 2 0 0" \
-             "3 32 16 2 130 16 2 0 0 0 0 0 0 2 0 1"; do
+             "3 16 16 4 130 16 1 0 0 0 3 0 0 0 0 1"; do
     FORCED_SUITE=stencil-zh forced "$zf" "$cfg" --order 12 --size 400x400x400 --precision float
   done
   # The 25-point f64 512^3: the pick (lb3), its zh twin (ptxas here: the
@@ -233,26 +232,26 @@ if [ "${SS_ZH:-1}" = 1 ]; then
     FORCED_SUITE=stencil-zh forced "$zf" "$cfg" --order 8 --size 512x512x512 --precision double
   done
   elapsed
-  # First runs with FDX_STENCIL_ZH=1 (fresh cache): the SS_PICK cases, each
-  # next to this call's SS_PICK record (the same first run without zh).
-  FDX_STENCIL_ZH=1 FDX_LOG=info FDX_CACHE_DIR=$w/cache-zh timeout "${SS_PICK_TIMEOUT:-90}" "$FDX_BIN" bench stencil \
+  # First runs with FDX_STENCIL_ZH=0 (fresh cache): the SS_PICK cases, each
+  # (as "zh0") next to this call's SS_PICK record (zh on) and its candidates.
+  FDX_STENCIL_ZH=0 FDX_LOG=info FDX_CACHE_DIR=$w/cache-zh timeout "${SS_PICK_TIMEOUT:-90}" "$FDX_BIN" bench stencil \
     --backend cuda --suite random --count "${COUNT:-100}" --cases "$pick_cases" --json 2>$w/zh.log |
-    sed -e 's/^{/{"ab": "zh", /' > $w/zh.jsonl
-  echo "first runs with FDX_STENCIL_ZH=1: exit ${PIPESTATUS[0]}, $(grep -c '^{' $w/zh.jsonl) records$(elapsed)"
+    sed -e 's/^{/{"ab": "zh0", /' > $w/zh.jsonl
+  echo "first runs with FDX_STENCIL_ZH=0: exit ${PIPESTATUS[0]}, $(grep -c '^{' $w/zh.jsonl) records$(elapsed)"
   cat $w/zh.jsonl >> "$zf"
   cat $w/zh.log >> "$log"
-  first_runs $w/zh.jsonl "${pk:-/nonexistent}" $w/zh.log zh0
-  # The targets as first runs with the knob, next to SS_TARGETS' records.
+  [ -n "${pk:-}" ] && first_runs "$pk" $w/zh.jsonl $w/pick.log zh0
+  # The targets as first runs without zh, next to SS_TARGETS' records.
   : > $w/zht.log
   for args in "--order 8 --size 512x512x512 --precision double" \
               "--order 6 --size 700x500x400 --precision float" \
               "--order 12 --size 400x400x400 --precision float"; do
-    FDX_STENCIL_ZH=1 FDX_LOG=info FDX_CACHE_DIR=$w/cache-zh timeout 60 "$FDX_BIN" stencil --backend cuda $args --json \
-      2>>$w/zht.log | sed -e 's/^{/{"suite": "stencil-targets", "ab": "zh", /' >> $w/zht.jsonl
+    FDX_STENCIL_ZH=0 FDX_LOG=info FDX_CACHE_DIR=$w/cache-zh timeout 60 "$FDX_BIN" stencil --backend cuda $args --json \
+      2>>$w/zht.log | sed -e 's/^{/{"suite": "stencil-targets", "ab": "zh0", /' >> $w/zht.jsonl
   done
   cat $w/zht.jsonl >> "$zf"
   cat $w/zht.log >> "$log"
-  first_runs $w/zht.jsonl "${tg:-/nonexistent}" $w/zht.log zh0
+  [ -n "${tg:-}" ] && first_runs "$tg" $w/zht.jsonl $w/tg.log zh0
   # One summary (the section's tail is what the log shows): forced, each
   # shape's best carried and best zh line; first runs, zh1 against zh0.
   python3 - "$zf" "${pk:-/nonexistent}" "${tg:-/nonexistent}" <<'PY'
@@ -271,17 +270,18 @@ for sh in sorted({shape(q) for q in zf if q.get("forced")}):
             b = max(c, key=lambda q: q["ratio_same_size"])
             print(f"ZH forced {sh} zh{zh}: best {b['ratio_same_size']:.3f} ({b['config']}) of {len(c)}, "
                   f"all verified {all(q['verified'] for q in c)}")
-old = {q["case"]: q for q in pk}
-d = [(q["ratio_same_size"] - old[q["case"]]["ratio_same_size"], q) for q in zf if q.get("ab") == "zh" and q.get("case") in old]
+zh0 = {q["case"]: q for q in zf if q.get("ab") == "zh0" and q.get("case", "stencil") != "stencil"}
+d = [(q["ratio_same_size"] - zh0[q["case"]]["ratio_same_size"], q) for q in pk if q["case"] in zh0]
 if d:
     picked = sum(" zh" in q["config"] for _, q in d)
     print(f"ZH first runs: {len(d)} cases, zh1 - zh0 mean {sum(x for x, _ in d) / len(d):+.3f}, "
           f"better on {sum(x > 0.01 for x, _ in d)}, worse on {sum(x < -0.01 for x, _ in d)}, zh picked on {picked}")
 key = lambda q: (tuple(q["shape"]), q["order"], q["precision"])
-t0 = {key(q): q for q in tg}
-for q in zf:
-    if q.get("suite") == "stencil-targets" and key(q) in t0:
-        print(f"ZH target {shape(q)}: zh0 {t0[key(q)]['ratio_same_size']:.3f} -> zh1 {q['ratio_same_size']:.3f} ({q['config']})")
+t0 = {key(q): q for q in zf if q.get("suite") == "stencil-targets" and q.get("ab") == "zh0"}
+for q in tg:
+    if key(q) in t0:
+        print(f"ZH target {shape(q)}: zh0 {t0[key(q)]['ratio_same_size']:.3f} ({t0[key(q)]['config']}) -> zh1 "
+              f"{q['ratio_same_size']:.3f} ({q['config']})")
 PY
   elapsed
 fi
