@@ -185,6 +185,7 @@ fdx_status fdx_stencil_set_boundary(fdx_stencil *s, const fdx_bc_desc *bc)
     s->ks.fpart = mode == 3;
     s->ks.ffix = mode == 4;
     s->ks.fixmask = mode == 4 ? (unsigned)fdx_knob_int(FDX_KNOB_BC_FIX, 0, 63, 0) : 0u;
+    s->ks.fixat = mode == 4 ? (int)fdx_knob_int(FDX_KNOB_BC_FIXAT, 0, 3, 0) : 0;
     for (int f = 0; b && mode >= 1 && mode <= 4 && f < (mode == 1 ? 2 : 2 * s->desc.rank); f++) {
         int code = fdx_bc_face_code(b, f);
         if (code != FDX_BCC_DIRICHLET && code != FDX_BCC_NEUMANN && code != FDX_BCC_PERIODIC) continue;

@@ -39,6 +39,8 @@ bin=$(dirname "$FDX_BIN")
     echo "== FDX_BC_FOLD=$f test_bc_gpu"
     FDX_BC_FOLD=$f timeout 120 "$bin/test_bc_gpu" 2>&1 | tail -8
   done
+  echo "== FDX_BC_FOLD=4 FDX_BC_FIXAT=3 test_bc_gpu"
+  FDX_BC_FOLD=4 FDX_BC_FIXAT=3 timeout 120 "$bin/test_bc_gpu" 2>&1 | tail -4
   echo "== FDX_BC_FOLD=4 compute-sanitizer memcheck test_bc_gpu"
   FDX_BC_FOLD=4 FDX_TEST_SANITIZER=1 timeout 240 compute-sanitizer --tool memcheck --error-exitcode 99 \
     "$bin/test_bc_gpu" 2>&1 | tail -6
@@ -89,10 +91,18 @@ done
 # gained): the fix-ups of the z faces only (FDX_BC_FIX=48: x and y by the
 # pass) and of the x faces only (FDX_BC_FIX=3).
 for fix in 48 3; do
+  FDX_BC_FIX=$fix one "dirichlet-fix$fix" 4 512x512x512 double all=dirichlet:0.5
+  ratio 512x512x512 double default "dirichlet-fix$fix" 4
+done
+# and where the fix-ups sit (FDX_BC_FIXAT, emit_fixups in
+# src/stencil/fdx_stencil_gen_unroll.c): 1 before each plane's points (46
+# registers Dirichlet), 2 z at the start and x before each plane (44), 3 at
+# the start as 0 but kept branches (40): the default 0 is the lines above
+for at in 3 1 2; do
   for c in "dirichlet|all=dirichlet:0.5" "periodic|all=periodic"; do
-    FDX_BC_FIX=$fix one "${c%%|*}-fix$fix" 4 512x512x512 double "${c#*|}"
+    FDX_BC_FIXAT=$at one "${c%%|*}-at$at" 4 512x512x512 double "${c#*|}"
   done
-  for c in dirichlet periodic; do ratio 512x512x512 double default "$c-fix$fix" 4; done
+  for c in dirichlet periodic; do ratio 512x512x512 double default "$c-at$at" 4; done
 done
 # session 9: off by default (the tuned run re-tunes every case with the tile
 # candidates, utune 7: minutes); `tools/gpu-check ustencil` pins them instead
