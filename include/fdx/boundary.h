@@ -84,8 +84,13 @@ FDX_API fdx_status fdx_bc_apply(fdx_bc *bc, fdx_array *u, void *stream);
 /* Makes every later fdx_stencil_apply of s run the boundary pass on u (its
    ghost frame is overwritten) before the interior kernel, on the same
    stream; NULL or a description without conditions: back to interior only.
-   The grid spacing is the stencil's.  Experimental on CUDA (environment
-   FDX_BC_FOLD, off by default): 1, the interior kernel applies the x faces
+   The grid spacing is the stencil's.  On CUDA the interior kernel may
+   apply some faces itself without writing them into u's frame (those
+   ghosts of u keep what they held; the outputs are the same): by default
+   (environment FDX_BC_FOLD unset or 4, FDX_BC_FIX 3) the unrolled-column
+   kernel computes the x faces' ghosts in its registers where its lanes hold
+   them and the pass writes the other faces; FDX_BC_FOLD=0 runs the whole
+   pass.  The other modes (experimental): 1, the interior kernel applies the x faces
    itself (Dirichlet values, Neumann, periodic: computed from the row it
    reads, and written into u's frame as the pass would write them) and the
    pass the y and z faces; 2, the unrolled-column kernel applies every face
@@ -93,10 +98,10 @@ FDX_API fdx_status fdx_bc_apply(fdx_bc *bc, fdx_array *u, void *stream);
    is written into u (its frame keeps what it held; other kernels and faces
    with values arrays still take the pass); 3, as 2 with the blocks that
    touch a face in a launch of their own and the others in a launch of the
-   plain kernel; 4, the unrolled-column kernel computes the ghosts of the
-   marching-axis faces (and of the x faces where its lanes hold them) into
-   its registers and the pass writes the other faces (y) into u.  The
-   outputs are the same bit for bit in every mode. */
+   plain kernel; 4 with FDX_BC_FIX=51, the unrolled-column kernel computes
+   the ghosts of the marching-axis faces and of the x faces (where its
+   lanes hold them) into its registers and the pass writes the y faces into
+   u.  The outputs are the same bit for bit in every mode. */
 FDX_API fdx_status fdx_stencil_set_boundary(fdx_stencil *s, const fdx_bc_desc *bc);
 
 /* Parses the command-line syntax of conditions for `rank` axes into bc:

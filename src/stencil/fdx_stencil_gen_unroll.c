@@ -198,21 +198,44 @@ static void emit_bnd(fdx_cg_node *body, const gen *g)
    never ghosts): the first (last) thread of a row holds the ghosts in
    its lanes, lane v's mirror is lane 2r-1-v (2(vec-r)-1-v at the last),
    only in the group's computed planes.  The fix-ups are idempotent, so the
-   registers a group hands to the next may carry them. */
-static void emit_fixups(fdx_cg_node *body, const gen *g)
+   registers a group hands to the next may carry them.
+
+   Where (ks->fixat, FDX_BC_FIXAT, A/B): a fix-up reads loaded values, so
+   placed ahead of later loads it may make the warp wait for the column
+   before it issues them (the first H100 run, the fix-ups at the group's
+   start: 1.13x at the 512^3 pin, 40 registers), while later placements
+   change ptxas's registers (46 / 44 at the pin, Dirichlet).  0: every
+   fix-up at the group's start (after its column loads); 1: just before
+   the points of each row and plane (the marching faces' before plane 0's,
+   the x faces' of plane j before plane j's), after that plane's row
+   loads; 2: the marching faces' at the start, the x faces' before each
+   plane's points; 3: as 0, each fix-up's body opened by an empty volatile
+   asm, so that NVVM keeps it a branch instead of a select every thread
+   computes (a select waits for the loaded values; a branch not taken does
+   not).  z: emit the marching faces' (every register of row i's column);
+   x0..x1: the planes whose x fix-ups to emit. */
+static fdx_cg_node *fixup_if(fdx_cg_node *body, const gen *g, const char *cond)
+{
+    fdx_cg_node *at = fdx_cg_if(body, "%s", cond);
+    if (g->ks->fixat == 3) fdx_cg_stmt(at, "asm volatile(\"\")");
+    return at;
+}
+
+static void emit_fixups(fdx_cg_node *body, const gen *g, int i, int z, int x0, int x1)
 {
     const int r = g->r, U = g->cfg->pd, T = U + 2 * g->rm, vec = g->vec;
     const int mf = 2 * (g->ks->rank - 1); /* the marching axis's first face */
-    for (int i = 0; i < g->nr; i++) {
+    (void)U;
+    {
         const char *c = rowpre(g, "c", i);
         const char *rb = i ? fdx_cg_fmt(g->cg, "base + %s", rowoff(g, i)) : "base";
-        for (int s = 0; s < 2; s++) {
+        for (int s = 0; s < 2 && z; s++) {
             const int f = mf + s;
             if (!(g->fix >> f & 1)) continue;
             const int per = g->ks->fbc[f] == FDX_BCC_PERIODIC;
             /* bottom: E = kg in [r, 2r); top: D = nm - kg in [r + 1, U + 2r) */
             for (int e = s ? r + 1 : r; e < (s ? U + 2 * r : 2 * r); e++) {
-                fdx_cg_node *at = fdx_cg_if(body, s ? "nm - kg == %d" : "kg == %d", e);
+                fdx_cg_node *at = fixup_if(body, g, fdx_cg_fmt(g->cg, s ? "nm - kg == %d" : "kg == %d", e));
                 for (int k = 0; k < r; k++) {
                     const int t = s ? e + k : 2 * r - 1 - k - e, tm = s ? e - 1 - k : 2 * r + k - e;
                     if (t < 0 || t >= T) continue;
@@ -232,8 +255,9 @@ static void emit_fixups(fdx_cg_node *body, const gen *g)
         for (int s = 0; s < 2; s++) {
             if (!(g->fix >> s & 1)) continue;
             const int per = g->ks->fbc[s] == FDX_BCC_PERIODIC;
-            fdx_cg_node *at = fdx_cg_if(body, s ? "x == nx - %d" : "x == 0", vec);
-            for (int j = 0; j < U; j++) {
+            if (x0 >= x1) continue;
+            fdx_cg_node *at = fixup_if(body, g, s ? fdx_cg_fmt(g->cg, "x == nx - %d", vec) : "x == 0");
+            for (int j = x0; j < x1; j++) {
                 const int t = j + g->rm;
                 const char *pl = i ? fdx_cg_fmt(g->cg, "pl%d + %s", t, rowoff(g, i)) : fdx_cg_fmt(g->cg, "pl%d", t);
                 for (int k = 0; k < r; k++) {
@@ -263,6 +287,8 @@ static void emit_group_row(fdx_cg_node *body, gen *g, int j, int i)
             fdx_cg_stmt(body, "const realv x%s%c%d_%d = %s", rp, m < 0 ? 'm' : 'p', m < 0 ? -m : m, j,
                         fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "(const realv *)(%s) + (%d)", pl, m)));
     fdx_cg_node *in = g->nr == 1 ? fdx_cg_if(body, "%d < nk", j) : fdx_cg_if(body, "%d < nk && y + %d < ny - %d", j, i, g->ry);
+    if (g->fix && g->ks->fixat == 1) emit_fixups(in, g, i, j == 0, j, j + 1);
+    if (g->fix && g->ks->fixat == 2) emit_fixups(in, g, i, 0, j, j + 1);
     if (!g->fold || g->ks->fstore) {
         emit_row_points(in, g, j, i);
     } else {
@@ -353,7 +379,8 @@ void fdx_stencil_emit_unroll(fdx_cg_node *at, gen *g)
        even windows stay inside the array. */
     for (int j = 0; j < U; j++)
         fdx_cg_stmt(body, "const real *pl%d = u + base + (kg + %d < k1 ? kg + %d : k1 - 1) * sm", j + g->rm, j, j);
-    if (g->fix) emit_fixups(body, g);
+    for (int i = 0; i < g->nr && g->fix && g->ks->fixat != 1; i++)
+        emit_fixups(body, g, i, 1, 0, g->ks->fixat == 2 ? 0 : U);
     for (int j = 0; j < U; j++) {
         g->plane = j;
         /* y neighbours as whole vectors (aligned: vec divides nx, or cut

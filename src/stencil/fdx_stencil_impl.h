@@ -47,6 +47,7 @@ typedef struct fdx_stencil_kspec {
        No selects in the point code: the plain kernel's registers. */
     int ffix;
     unsigned fixmask; /* FDX_BC_FIX (A/B): the faces the fix-ups may take; 0, every one they can */
+    int fixat;        /* FDX_BC_FIXAT (A/B): where the fix-ups sit (fdx_stencil_gen_unroll.c, emit_fixups) */
 } fdx_stencil_kspec;
 
 

@@ -223,7 +223,9 @@ void fdx_stencil_kspec_text(const fdx_stencil_kspec *ks, char *buf, size_t n)
     if (len > 0 && (size_t)len < n)
         len += snprintf(buf + len, n - (size_t)len, "%c%d%d%d%d%d%d%012llx", "xfsiu"[ks->fstore ? 0 : ks->ffix ? 4 : 1 + ks->fpart],
                         ks->fbc[0], ks->fbc[1], ks->fbc[2], ks->fbc[3], ks->fbc[4], ks->fbc[5], h & 0xffffffffffffULL);
-    if (ks->ffix && ks->fixmask && len > 0 && (size_t)len < n) snprintf(buf + len, n - (size_t)len, "m%02x", ks->fixmask);
+    if (ks->ffix && ks->fixmask && len > 0 && (size_t)len < n)
+        len += snprintf(buf + len, n - (size_t)len, "m%02x", ks->fixmask);
+    if (ks->ffix && ks->fixat && len > 0 && (size_t)len < n) snprintf(buf + len, n - (size_t)len, "a%d", ks->fixat);
 }
 
 unsigned fdx_stencil_fold_faces(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg, int cuda)

@@ -155,6 +155,7 @@ static void run_case(const fdx_stencil_kspec *fold, const fdx_stencil_cfg *cfg, 
     plain.fpart = 0;
     plain.ffix = 0;
     plain.fixmask = 0;
+    plain.fixat = 0;
     inner.fpart = 2;
     char what[256], text[96], spec[48];
     fdx_stencil_cfg_text(cfg, 1, text, sizeof text);
@@ -351,6 +352,9 @@ int main(void)
             ks.ffix = store == -2;
             /* FDX_BC_FIX: the z faces and x- only (x+ by the pass) */
             ks.fixmask = store == -2 && ci % 2 ? 0x31u : 0u;
+            /* FDX_BC_FIXAT: every placement of the fix-ups in turn */
+            static int placement;
+            ks.fixat = store == -2 ? placement++ % 4 : 0;
             fdx_stencil_cfg c = {0};
             int widest = ks.is_double ? 2 : 4, r = ks.radius;
             c.variant = b->variant, c.tx = b->tx, c.ty = ks.rank == 3 ? b->ty : 1, c.by = 1;

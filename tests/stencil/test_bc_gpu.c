@@ -132,11 +132,14 @@ static void fold_case(fdx_ctx *ctx, fdx_dtype dt, int order, const char *spec, c
             CHECK(bad == 0 && finite == interior, "%s: %lld points differ, %lld of %lld interior finite", what,
                   (long long)bad, (long long)finite, (long long)interior);
             /* FDX_BC_FOLD=2 / 3 in the unrolled column: no pass, u untouched;
-               4: the pass on the y faces (and the x faces unless the lanes
-               hold the ghosts: aligned rows, vec >= 2r), the rest untouched */
+               4: the kernel takes the faces of FDX_BC_FIX (default 3: x)
+               among the marching ones and the x ones where the lanes hold
+               the ghosts (aligned rows, vec >= 2r), the pass the others */
             int none = mode >= 2 && cfg->variant == FDX_SV_UNROLL;
             if (none && mode == 4 && uw) {
-                const unsigned pf = 0xcu | (cfg->win || cfg->vec < 2 * r ? 3u : 0u);
+                const char *fx = getenv("FDX_BC_FIX");
+                const unsigned mask = fx && atoi(fx) >= 1 && atoi(fx) <= 63 ? (unsigned)atoi(fx) : 3u;
+                const unsigned pf = 0x3fu & ~(mask & (0x30u | (cfg->win || cfg->vec < 2 * r ? 0u : 3u)));
                 memcpy(fdx_array_host(u), in, (size_t)count * e);
                 CHECK_OK(fdx_array_to_device(u));
                 CHECK_OK(fdx_bc_apply_faces(pass, u, pf, NULL));

@@ -116,6 +116,7 @@ int main(void)
                 f.seen = 0;
                 f.ks.fstore = store > 0;
                 f.ks.ffix = store < 0;
+                f.ks.fixat = store < 0 ? 1 + 2 * kinds : 0; /* the fix-ups before each plane / kept branches */
                 for (int a = 0; a < (store > 0 ? 1 : 3); a++) {
                     f.ks.fbc[2 * a] = kinds ? FDX_BCC_PERIODIC : FDX_BCC_DIRICHLET;
                     f.ks.fbc[2 * a + 1] = kinds ? FDX_BCC_PERIODIC : FDX_BCC_NEUMANN;

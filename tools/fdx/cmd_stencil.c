@@ -315,9 +315,9 @@ int stencil_case_run(fdx_ctx *ctx, const char *cmd, const stencil_case *c, const
     /* The first apply tunes (when asked) and is verified on the poisoned output. */
     FDX_TRY_GOTO(st, apply_once(&r, NULL), fail);
     FDX_TRY_GOTO(st, fdx_array_to_host(r.out), fail);
-    if (bc && (cli_knob_is("FDX_BC_FOLD", "2") || cli_knob_is("FDX_BC_FOLD", "3") || cli_knob_is("FDX_BC_FOLD", "4"))) {
-        /* FDX_BC_FOLD=2 / 3 / 4 (experimental): the kernel applied the conditions
-           without writing u's frame; a pass fills it for the checks below
+    if (bc) {
+        /* On CUDA the kernel may apply conditions without writing u's frame
+           (FDX_BC_FOLD, default 4: the x faces); a pass fills it for the checks below
            (the outputs were computed before, from the kernel's own ghosts). */
         fdx_bc *b = NULL;
         st = fdx_bc_create(ctx, bc, d.rank, fdx_stencil_radius(r.s), d.h, c->dtype, &b);

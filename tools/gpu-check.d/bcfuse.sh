@@ -1,10 +1,11 @@
 # Boundary conditions in the same pass, box / div(k grad u) paths, wrapped
 # arrays (issue 17 targets; docs/notes/stencil.md "2026-11-24 session 7" and
 # "session 8 (helper bc)", docs/notes/userapi.md "session 9, helper bc").
-# Session 9: FDX_BC_FOLD=4 (register fix-ups for the marching and x faces,
-# the plain point code at the pin's 40 registers, a y-faces-only pass)
-# replaces fold 3 (measured 1.14x) in the timings; compare the lines
-# "fold=4" with "fold=2" and "fold=0" in bcfuse.log (target <= 1.03).
+# Session 9: FDX_BC_FOLD=4 (register fix-ups, the plain point code at the
+# pin's 40 registers) is the default on CUDA with the x faces only
+# (FDX_BC_FIX=3; the pass does y and z); compare the lines "fold=4" (the
+# default) and the at3 / xz-at3 variants with "fold=0" (the whole pass) in
+# bcfuse.log (target <= 1.03).
 # About a minute.  Run: tools/gpu-check bcfuse
 # (after `ustencil` in the same call it reuses that section's tuning).
 #  1. test_bc_gpu plain, then with FDX_BC_FOLD=2 and 3 (every strategy the
@@ -35,10 +36,12 @@ bin=$(dirname "$FDX_BIN")
     echo "== $t"
     if [ -x "$bin/$t" ]; then timeout 120 "$bin/$t" 2>&1 | tail -8; else echo "$t: not built"; fi
   done
-  for f in 2 4; do
+  for f in 0 4; do
     echo "== FDX_BC_FOLD=$f test_bc_gpu"
     FDX_BC_FOLD=$f timeout 120 "$bin/test_bc_gpu" 2>&1 | tail -8
   done
+  echo "== FDX_BC_FOLD=4 FDX_BC_FIX=51 FDX_BC_FIXAT=3 test_bc_gpu"
+  FDX_BC_FOLD=4 FDX_BC_FIX=51 FDX_BC_FIXAT=3 timeout 120 "$bin/test_bc_gpu" 2>&1 | tail -4
   echo "== FDX_BC_FOLD=4 compute-sanitizer memcheck test_bc_gpu"
   FDX_BC_FOLD=4 FDX_TEST_SANITIZER=1 timeout 240 compute-sanitizer --tool memcheck --error-exitcode 99 \
     "$bin/test_bc_gpu" 2>&1 | tail -6
@@ -74,7 +77,7 @@ for shape in "512x512x512 double" "256x256x256 double" "512x512x512 float"; do
   set -- $shape
   size=$1 prec=$2
   folds="${BCFUSE_FOLDS_SMALL:-4 0}"
-  [ "$size $prec" = "512x512x512 double" ] && folds="${BCFUSE_FOLDS:-4 2 0}"
+  [ "$size $prec" = "512x512x512 double" ] && folds="${BCFUSE_FOLDS:-4 0}"
   one interior 0 "$size" "$prec" ""
   for fold in $folds; do
     one dirichlet $fold "$size" "$prec" all=dirichlet:0.5
@@ -84,16 +87,15 @@ for shape in "512x512x512 double" "256x256x256 double" "512x512x512 float"; do
   [ "$size $prec" = "512x512x512 double" ] && one interior 0 "$size" "$prec" "" again "$pin"
   for fold in $folds; do for c in dirichlet periodic; do ratio "$size" "$prec" default $c $fold; done; done
 done
-# Where fold 4's time goes at 512^3 double (session 9, first H100 run: fold 4
-# 1.134 / 1.118 against the pass 1.078 / 1.092, while 256^3 and float 512^3
-# gained): the fix-ups of the z faces only (FDX_BC_FIX=48: x and y by the
-# pass) and of the x faces only (FDX_BC_FIX=3).
-for fix in 48 3; do
-  for c in "dirichlet|all=dirichlet:0.5" "periodic|all=periodic"; do
-    FDX_BC_FIX=$fix one "${c%%|*}-fix$fix" 4 512x512x512 double "${c#*|}"
-  done
-  for c in dirichlet periodic; do ratio 512x512x512 double default "$c-fix$fix" 4; done
-done
+# Session 9's variants at 512^3 double (the 10:17 run: fold 4 with the x
+# fix-ups only, FDX_BC_FIX=3, 1.031 / 1.036, now the default; with the z
+# faces' too 1.11): the x faces' fix-ups kept branches (FDX_BC_FIXAT=3), and
+# the x and z faces' kept branches (FDX_BC_FIX=51 FDX_BC_FIXAT=3).
+FDX_BC_FIXAT=3 one dirichlet-at3 4 512x512x512 double all=dirichlet:0.5
+FDX_BC_FIXAT=3 one periodic-at3 4 512x512x512 double all=periodic
+FDX_BC_FIX=51 FDX_BC_FIXAT=3 one dirichlet-xz-at3 4 512x512x512 double all=dirichlet:0.5
+FDX_BC_FIX=51 FDX_BC_FIXAT=3 one periodic-xz-at3 4 512x512x512 double all=periodic
+for c in dirichlet-at3 periodic-at3 dirichlet-xz-at3 periodic-xz-at3; do ratio 512x512x512 double default $c 4; done
 # session 9: off by default (the tuned run re-tunes every case with the tile
 # candidates, utune 7: minutes); `tools/gpu-check ustencil` pins them instead
 [ "${BCFUSE_USTENCIL:-0}" = 0 ] && exit 0

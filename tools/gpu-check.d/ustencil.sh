@@ -3,8 +3,9 @@
 # CPU reference, default and forced configurations including register caps,
 # a tuned run), then an A/B of pinned configurations (FDX_USTENCIL_CFG, no
 # tuning: about a minute): box27_f64_512 at the H100 winner march 64x4 vec2
-# chunk 8 unroll 1 pf2 rows2 pipe (112 registers) and three tile forms,
-# div_f64_512 at its winner point 32x8 and three tile forms.  Targets (H100): "ratio_to_copy" >= 0.90.  Then, only
+# chunk 8 unroll 1 pf2 rows2 pipe (112 registers) and two tile forms,
+# div_f64_512 at its winner point 32x8 and two tile forms (about a minute
+# and a half with test_ustencil_gpu; USTENCIL_GPU_TEST=0 skips the test).  Targets (H100): "ratio_to_copy" >= 0.90.  Then, only
 # with USTENCIL_TUNE=force|on, the tuned benchmark of every case (the
 # tuner's stage 2 tries the register caps; each candidate's time in
 # ustencil-tuning.txt; minutes).  Run: tools/gpu-check ustencil
@@ -15,6 +16,7 @@ log=$OUT/ustencil.log
 rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_ustencil.jsonl
 bin=$(dirname "$FDX_BIN")
 for t in test_ustencil_gpu; do
+  [ "${USTENCIL_GPU_TEST:-1}" = 0 ] && break
   echo "== $t"
   if [ -x "$bin/$t" ]; then timeout 300 "$bin/$t" 2>&1 | tail -12; else echo "$t: not built"; fi
 done >>"$log" 2>&1
@@ -35,11 +37,11 @@ pinned() { # case cfg-fields name
 # box tile 32x8 vec1 32, vec2 38, 64x4 vec2 rows2 71; div tile 32x8 vec1
 # 36, 128x2 46, 32x8 vec2 60 (the march: box 112, div point 30).
 pinned box27_f64_512 "1 64 4 2 1 8 0 2 2 1 0" march
-for t in "32 8 1 1 16 0 2 1" "32 8 2 1 16 0 2 1" "64 4 2 1 8 0 2 2"; do
+for t in "32 8 1 1 16 0 2 1" "64 4 2 1 8 0 2 2"; do
   pinned box27_f64_512 "2 $t 0 0" "tile $t"
 done
 pinned div_f64_512 "0 32 8 1 1 1 0 0 1 0 0" point
-for t in "32 8 1 1 16 0 2 1" "128 2 1 1 16 0 2 1" "32 8 2 1 16 0 2 1"; do
+for t in "32 8 1 1 16 0 2 1" "128 2 1 1 16 0 2 1"; do
   pinned div_f64_512 "2 $t 0 0" "tile $t"
 done
 [ "${USTENCIL_TUNE:-off}" = off ] && exit 0
