@@ -141,7 +141,9 @@ FDX_API fdx_status fdx_solver_solve(fdx_solver *s, fdx_array *f, fdx_array *u);
    of one unit: every value bit for bit but the norms, whose sums are
    added per unit and then across units (the last bits of the history;
    without a Dirichlet axis the right-hand side's mean is such a sum, so
-   the solution agrees to rounding).  CUDA units of one process run
+   the solution agrees to rounding).  CUDA units of one process (every
+   axis Dirichlet: with Neumann or periodic axes the graph replayed
+   slower than plain launches) run
    each cycle after the first as one CUDA graph over all of them
    (FDX_MG_GRAPH=0: plain launches). */
 FDX_API fdx_status fdx_solver_create_dist(const fdx_options *opts, fdx_dist *d, fdx_solver **out);
