@@ -116,9 +116,11 @@ FDX_HIDDEN int64_t fdx_temporal_scratch_per_thread(const fdx_stencil_kspec *ks, 
 FDX_HIDDEN int64_t fdx_temporal_scratch_values(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg,
                                                const int64_t n3[3], int threads);
 
-/* CPU skew: a ring row's length in values (the row padded to 64 bytes and
-   one 64-byte line more, so rows and planes are not 4 KB apart). */
-FDX_HIDDEN int64_t fdx_temporal_skew_row(const fdx_stencil_kspec *ks, const int64_t n3[3]);
+/* CPU skew: a ring row's length in values: an x block (bx interior
+   columns, at most the interior) and k r columns each side, padded to 64
+   bytes and one 64-byte line more, so rows and planes are not 4 KB apart.
+   The generated kernel computes the same. */
+FDX_HIDDEN int64_t fdx_temporal_skew_row(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3]);
 
 /* CPU skew: the planes a slab's edge ring (its top 2r rows, which the slab
    above reads) holds beyond 2r + 1: how far (in planes) a slab may run

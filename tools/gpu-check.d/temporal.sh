@@ -181,6 +181,8 @@ done
 #   skew4nt / skew8nt   the last level through streaming stores (no read
 #             of out's lines: 16 instead of 24 bytes a point and pass from
 #             DRAM), deeper (rings beyond the L2 at k8)
+#   skew8ntx3 k8 nt in three x blocks of 170 columns (the threads take them
+#             one after the other; 4% columns recomputed): rings of 1 MB
 #   skew4w / skew4ntw   compiled preferring 512-bit vectors (GCC 12's
 #             -march=native tuning for Sapphire Rapids prefers 256)
 #   skew4bind k4 with OMP_PROC_BIND=close OMP_PLACES=cores
@@ -216,6 +218,8 @@ if [ "${TEMPORAL_CPU:-1}" != 0 ]; then
   cpu_run s8pick 48 3 FDX_TEMPORAL_CFG="k3 cpu $((cnx - 2))x22 chunk $(( (cnz - 2) / 2 ))"
   cpu_run skew4nt 48 4 FDX_TEMPORAL_CFG="k4 ${skew/skew/skew nt}"
   cpu_run skew8nt 48 8 FDX_TEMPORAL_CFG="k8 ${skew/skew/skew nt}"
+  # k8 in three x blocks (7 levels x 3 planes x 32 rows x 178 columns = 1 MB hot)
+  cpu_run skew8ntx3 48 8 FDX_TEMPORAL_CFG="k8 cpu $(( (cnx - 2 + 2) / 3 ))x$sby skew nt chunk $((cnz - 2))"
   cpu_run skew4w 48 4 FDX_TEMPORAL_CFG="k4 ${skew/skew/skew v512}"
   cpu_run skew4ntw 48 4 FDX_TEMPORAL_CFG="k4 ${skew/skew/skew nt v512}"
   cpu_run skew4bind 48 4 FDX_TEMPORAL_CFG="k4 $skew" OMP_PROC_BIND=close OMP_PLACES=cores
