@@ -204,7 +204,7 @@ static fdx_status pass(run *r, fdx_kernel *k, const fdx_temporal_cfg *c, void *d
     sc.chunk = c->chunk, sc.by = c->by > 0 ? c->by : 1;
     fdx_stencil_params p;
     fdx_stencil_params_build(r->v.ks, &sc, r->n3, r->v.c0, r->v.ws, r->v.wa, 0, NULL, &p);
-    fdx_temporal_tp tp = {c->bx, 0, threads(r)};
+    fdx_temporal_tp tp = {c->bx, 0, threads(r), fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_PIN, 0, 1, 1)};
     fdx_launch_dims dims = {{1, 1, 1}, {1, 1, 1}, 0};
     if (r->cuda) {
         FDX_TRY(fdx_temporal_launch_dims(r->v.ks, c, r->n3, &dims));

@@ -85,6 +85,8 @@ static inline int fdx_temporal_tile_y(const fdx_temporal_cfg *c, int rank)
    fdx_tp of the generated code. */
 typedef struct fdx_temporal_tp {
     long long bx, per, nthr; /* CPU: tile width, scratch values a thread, threads */
+    long long pin;           /* CPU skew: pin each thread to a CPU of the process's
+                                mask for the pass (FDX_TEMPORAL_CPU_PIN, default 1) */
 } fdx_temporal_tp;
 
 /* Whether the temporal kernels take this spec: HEAT, no coefficient array,

@@ -157,9 +157,33 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
     fdx_cg_line(k, "#endif");
     fdx_cg_line(k, "#define FDX_WAIT(cnt, cond) do { int spin_ = 0; while (!(cond)) { if (++spin_ > 4000) "
                    "sched_yield(), spin_ = 0; else FDX_PAUSE(); } } while (0)");
+    /* Pinning (T.pin; host 16 cores, 10:05: k4 19.1 ms a step with
+       OMP_PROC_BIND=close OMP_PLACES=cores against 24.9 unbound): a thread
+       that moves leaves its rings in another core's L2.  OpenMP's
+       proc_bind clause does nothing without OMP_PLACES (libgomp), so each
+       thread takes the th-th CPU of the process's mask for the pass and
+       gets its own mask back after it; not where the user already bound
+       the threads, nor with more threads than CPUs. */
+    fdx_cg_line(k, "#ifdef __linux__");
+    fdx_cg_stmt(k, "cpu_set_t fdx_all");
+    fdx_cg_stmt(k, "const int fdx_pin = T.pin && omp_get_proc_bind() == omp_proc_bind_false && "
+                   "sched_getaffinity(0, sizeof fdx_all, &fdx_all) == 0");
+    fdx_cg_line(k, "#endif");
     fdx_cg_line(k, "#pragma omp parallel num_threads((int)T.nthr)");
     fdx_cg_node *par = fdx_cg_scope(k);
     fdx_cg_stmt(par, "const long long team = omp_get_num_threads(), th = omp_get_thread_num()");
+    fdx_cg_line(par, "#ifdef __linux__");
+    fdx_cg_stmt(par, "cpu_set_t fdx_mine");
+    fdx_cg_stmt(par, "int fdx_pinned = 0");
+    fdx_cg_node *pin = fdx_cg_if(par, "fdx_pin && CPU_COUNT(&fdx_all) >= team");
+    fdx_cg_stmt(pin, "int c = 0, n = -1");
+    fdx_cg_stmt(fdx_cg_for(pin, FDX_CG_LOOP, "; c < CPU_SETSIZE; c++"), "if (CPU_ISSET(c, &fdx_all) && ++n == th) break");
+    fdx_cg_node *one = fdx_cg_if(pin, "c < CPU_SETSIZE && sched_getaffinity(0, sizeof fdx_mine, &fdx_mine) == 0");
+    fdx_cg_stmt(one, "cpu_set_t s1");
+    fdx_cg_stmt(one, "CPU_ZERO(&s1)");
+    fdx_cg_stmt(one, "CPU_SET(c, &s1)");
+    fdx_cg_stmt(one, "fdx_pinned = sched_setaffinity(0, sizeof s1, &s1) == 0");
+    fdx_cg_line(par, "#endif");
     fdx_cg_stmt(par, "const long long ja = th * nslab / team, jz = (th + 1) * nslab / team");
     fdx_cg_node *xb = fdx_cg_for(par, FDX_CG_LOOP, "long long xb = 0; xb < nxb; xb++");
     /* The block's interior columns x0 .. x1; ring column 0 is x0 - k r. */
@@ -190,6 +214,9 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
     for (int t = 1; t <= K; t++) emit_level(sl, g, K, t, c->nt);
     fdx_cg_stmt(sl, "__atomic_store_n(&prog[j * 16], i + 1, __ATOMIC_RELEASE)");
     fdx_cg_line(xb, "#pragma omp barrier");
+    fdx_cg_line(par, "#ifdef __linux__");
+    fdx_cg_stmt(fdx_cg_if(par, "fdx_pinned"), "sched_setaffinity(0, sizeof fdx_mine, &fdx_mine)");
+    fdx_cg_line(par, "#endif");
     /* Streaming stores are weakly ordered: done before the pass returns. */
     if (c->nt) {
         fdx_cg_line(par, "#if defined(__SSE2__)");
