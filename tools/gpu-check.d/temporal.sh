@@ -34,7 +34,7 @@ w2d="--op wave --size 16384x16384 --precision float --order 8"
 if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
   cases=("heat3d-f64|--op heat --size 96x96x96 --precision double|3|"
          "heat2d-f32|--op heat --size 1024x1024 --precision float|4|"
-         "wave2d-f32-o8|--op wave --size 1024x1024 --precision float --order 8|2|" "sim" "dhalo")
+         "wave2d-f32-o8|--op wave --size 1024x1024 --precision float --order 8|2|" "sim" "simwave" "dhalo")
   TEMPORAL_SIM_SIZE=${TEMPORAL_SIM_SIZE:-256x200} TEMPORAL_CPU_SIZE=${TEMPORAL_CPU_SIZE:-96x96x96}
   TEMPORAL_DHALO_SIZE=${TEMPORAL_DHALO_SIZE:-256x200}
 elif [ "${TEMPORAL_FULL:-0}" != 1 ]; then
