@@ -8,9 +8,10 @@
 # float 16384^2 >= 3.0, 2D 8th-order wave float 16384^2 >= 1.5.
 # Explicit configurations instead of auto: a fresh device compiles every
 # kernel it times, and auto times up to 15 a case; the GPU part stops
-# starting runs after TEMPORAL_BUDGET seconds (default 75; session 9's
-# default list takes ~30 s, TEMPORAL_FULL=1 the session-8 A/B list), the
-# host CPU part after it ~100 s (TEMPORAL_CPU=0 skips it).
+# starting runs after TEMPORAL_BUDGET seconds (default 120: session 9's
+# list, with the wave's auto in the stencil bench and in `fdx wave`, takes
+# ~2 minutes; TEMPORAL_FULL=1 the session-8 A/B list), the host CPU part
+# after it ~2 minutes (TEMPORAL_CPU=0 skips it).
 # TEMPORAL_AUTO=1 adds auto runs of the headline cases (tuning, ~20 s each).
 # Dry run on the CPU: TEMPORAL_BACKEND=cpu FDX_BIN=build/bin/fdx OUT=/tmp/t \
 #   GPU_CHECK_DATE=x GPU_NAME=cpu TEMPORAL_SMALL=1 bash tools/gpu-check.d/temporal.sh
@@ -22,7 +23,7 @@ fi
 [ -x "${FDX_BIN:-}" ] || { echo "temporal: skipped: no fdx binary (FDX_BIN)"; exit 0; }
 log=$OUT/temporal.log
 rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_temporal.jsonl
-budget=${TEMPORAL_BUDGET:-75}
+budget=${TEMPORAL_BUDGET:-120}
 steps=${TEMPORAL_STEPS:-24}
 start=$SECONDS
 h3d="--op heat --size 512x512x512"
