@@ -204,15 +204,13 @@ static fdx_status pass(run *r, fdx_kernel *k, const fdx_temporal_cfg *c, void *d
     sc.chunk = c->chunk, sc.by = c->by > 0 ? c->by : 1;
     fdx_stencil_params p;
     fdx_stencil_params_build(r->v.ks, &sc, r->n3, r->v.c0, r->v.ws, r->v.wa, 0, NULL, &p);
-    fdx_temporal_tp tp = {c->bx, 0, threads(r)};
+    fdx_temporal_tp tp = {c->bx, 0, threads(r), fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_PIN, 0, 1, 1)};
     fdx_launch_dims dims = {{1, 1, 1}, {1, 1, 1}, 0};
     if (r->cuda) {
         FDX_TRY(fdx_temporal_launch_dims(r->v.ks, c, r->n3, &dims));
     } else {
         FDX_TRY(ensure_scratch(r, c));
         tp.per = fdx_temporal_scratch_per_thread(r->v.ks, c, r->n3);
-        /* skew: the rings' row length instead of a tile width */
-        if (c->skew) tp.bx = fdx_temporal_skew_row(r->v.ks, r->n3);
     }
     void *scratch = r->scratch, *cf = r->pcf;
     void *args[8] = {&dst, &src, &scratch, p.bytes, &tp, &dstp, &srcp, &cf};
@@ -237,8 +235,8 @@ static fdx_status timed_apply(void *arg, void *stream)
    (u -> tmp: u is not written, tmp is scratch); the fastest per step. */
 static fdx_status tune(run *r, void *stream, tplan *best)
 {
-    fdx_temporal_cfg cand[32];
-    int n = fdx_temporal_candidates(r->v.ks, r->dev, r->cuda, r->n3, 0, cand, 32);
+    fdx_temporal_cfg cand[40];
+    int n = fdx_temporal_candidates(r->v.ks, r->dev, r->cuda, r->n3, 0, cand, 40);
     FDX_TRY(r->be->stream_sync(stream));
     fdx_time_stats t;
     FDX_TRY(fdx_time_run(r->v.ctx, timed_apply, r, 1, 5, &t));

@@ -85,6 +85,8 @@ static inline int fdx_temporal_tile_y(const fdx_temporal_cfg *c, int rank)
    fdx_tp of the generated code. */
 typedef struct fdx_temporal_tp {
     long long bx, per, nthr; /* CPU: tile width, scratch values a thread, threads */
+    long long pin;           /* CPU skew: pin each thread to a CPU of the process's
+                                mask for the pass (FDX_TEMPORAL_CPU_PIN, default 1) */
 } fdx_temporal_tp;
 
 /* Whether the temporal kernels take this spec: HEAT, no coefficient array,
@@ -116,9 +118,11 @@ FDX_HIDDEN int64_t fdx_temporal_scratch_per_thread(const fdx_stencil_kspec *ks, 
 FDX_HIDDEN int64_t fdx_temporal_scratch_values(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *cfg,
                                                const int64_t n3[3], int threads);
 
-/* CPU skew: a ring row's length in values (the row padded to 64 bytes and
-   one 64-byte line more, so rows and planes are not 4 KB apart). */
-FDX_HIDDEN int64_t fdx_temporal_skew_row(const fdx_stencil_kspec *ks, const int64_t n3[3]);
+/* CPU skew: a ring row's length in values: an x block (bx interior
+   columns, at most the interior) and k r columns each side, padded to 64
+   bytes and one 64-byte line more, so rows and planes are not 4 KB apart.
+   The generated kernel computes the same. */
+FDX_HIDDEN int64_t fdx_temporal_skew_row(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3]);
 
 /* CPU skew: the planes a slab's edge ring (its top 2r rows, which the slab
    above reads) holds beyond 2r + 1: how far (in planes) a slab may run

@@ -141,10 +141,11 @@ fdx_status fdx_temporal_launch_dims(const fdx_stencil_kspec *ks, const fdx_tempo
     return FDX_OK;
 }
 
-int64_t fdx_temporal_skew_row(const fdx_stencil_kspec *ks, const int64_t n3[3])
+int64_t fdx_temporal_skew_row(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3])
 {
-    int64_t line = 64 / (int64_t)elem(ks);
-    return ceil_div(n3[0], line) * line + line;
+    int64_t line = 64 / (int64_t)elem(ks), rows = n3[0] - 2 * ks->radius;
+    int64_t bw = c->bx < rows ? c->bx : rows;
+    return ceil_div(bw + 2LL * c->k * ks->radius, line) * line + line;
 }
 
 /* skew: a slab's rings (levels 1 .. k - 1, 2r + 1 planes each, of by + (k
@@ -158,7 +159,7 @@ static int64_t skew_per_slab(const fdx_stencil_kspec *ks, const fdx_temporal_cfg
     int64_t by = c->by < n3[1] - 2 * r ? c->by : n3[1] - 2 * r;
     int64_t v = ((int64_t)(c->k - 1) * ((2 * r + 1) * (by + (int64_t)(c->k - 1) * r) +
                                         (2 * r + 1 + FDX_TEMPORAL_SKEW_SLACK) * 2 * r) + 1) *
-                fdx_temporal_skew_row(ks, n3);
+                fdx_temporal_skew_row(ks, c, n3);
     return ceil_div(v, 16) * 16;
 }
 
@@ -392,19 +393,34 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
        and more cache misses; full rows in rank 3 where that leaves enough
        rows, else tiles 256 or 128 wide. */
     /* Skewed slabs first (rank 3 heat; fdx_temporal_gen_skew.c): a slab a
-       thread, no halo recomputed, so every depth (8 .. 2 in auto).  On this
+       thread, no rows recomputed, so every depth (8 .. 2 in auto).  On this
        2-core EPYC (one thread, 512x34x512 double: a 16-core host thread's
        share of 512^3) k4 took 8.6-8.9 ms a step against 11.6-14.0 (full-row
        direct tile) and 12.9-17.1 (the 16-core host's session-8 pick). */
     if (rank3 && ks->update == FDX_UPDATE_HEAT)
         for (int d = 0; d < nd; d++) {
-            int64_t rows = n3[1] - 2 * r, by = ceil_div(rows, sms);
+            int64_t rows = n3[1] - 2 * r, by = ceil_div(rows, sms), cols = n3[0] - 2 * r;
             if (by < 2 * r) by = 2 * r;
-            fdx_temporal_cfg c = {depths[d], 0, 0, (int)(n3[2] - 2 * r), (int)(n3[0] - 2 * r), (int)by, 0, 0};
+            fdx_temporal_cfg c = {depths[d], 0, 0, (int)(n3[2] - 2 * r), (int)cols, (int)by, 0, 0};
             c.skew = 1;
             n = add(ks, dev, cuda, n3, c, out, n, max);
+            if (depth > 0) continue;
             /* and with streaming stores of the last level (auto only) */
-            if (depth <= 0) {
+            c.nt = 1;
+            n = add(ks, dev, cuda, n3, c, out, n, max);
+            /* Where the hot rings ((k - 1) levels x (2r + 1) planes of a
+               slab) take more than half a thread's cache budget: x blocks
+               (the threads take them one after the other) of about equal
+               width that fit it, each recomputing (k - t) r columns a
+               side at level t; while that stays under a quarter of the
+               block (auto only; session 9). */
+            double col = (double)(c.k - 1) * (2 * r + 1) * (double)by * (double)elem(ks);
+            int64_t fit = (int64_t)(fdx_temporal_cpu_budget((int)sms) / 2 / col) - 2LL * c.k * r;
+            if (c.k > 1 && fit < cols && fit >= 8LL * c.k * r) {
+                int64_t nb = ceil_div(cols, fit);
+                c.bx = (int)ceil_div(cols, nb);
+                c.nt = 0;
+                n = add(ks, dev, cuda, n3, c, out, n, max);
                 c.nt = 1;
                 n = add(ks, dev, cuda, n3, c, out, n, max);
             }

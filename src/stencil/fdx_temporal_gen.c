@@ -73,7 +73,7 @@ static void cpu_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 
 static void emit_params(fdx_cg_node *top, const gen *g, int threads, fdx_cg_node **kernel)
 {
-    fdx_cg_line(top, "struct fdx_tp { long long bx, per, nthr; };");
+    fdx_cg_line(top, "struct fdx_tp { long long bx, per, nthr, pin; };");
     const fdx_cg_param params[] = {
         {"real", "out", 1},
         {"const real", "u", 1},
@@ -365,6 +365,10 @@ static void emit_cpu_level(fdx_cg_node *loop, const gen *g, int K, int t, int di
 static void emit_cpu(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
 {
     const int K = c->k, R = g->r, RY = g->ry, KR = K * R, S = 2 * R + 1;
+    if (c->skew) { /* (sched_setaffinity: before any system header) */
+        fdx_cg_line(top, "#define _GNU_SOURCE");
+        fdx_cg_line(top, "#include <sched.h>");
+    }
     fdx_cg_line(top, "#include <omp.h>");
     if (c->v512) fdx_cg_line(top, "#pragma GCC target(\"prefer-vector-width=512\")");
     if (c->nt) {

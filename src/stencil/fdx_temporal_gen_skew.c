@@ -27,6 +27,11 @@
      is a progress counter a slab (release after an iteration, acquire
      before reading): a wavefront in which thread th runs a plane or so
      behind thread th - 1.  Within a thread the slab order keeps both.
+   - x blocks (bx < the interior: the candidates' answer to deep rings
+     that outgrow a core's cache): all threads take block after block,
+     each a march of its own; level t of a block also computes the (k - t)
+     r columns beyond it on each side that the later levels read (the
+     overlapped tiles' halo, in x only).
    - The frame (planes, rows and columns within r of a face) is the
      input's at every level: lookups there read u.
    Every point is fdx_stencil_emit_point's expression with neighbours from
@@ -55,17 +60,18 @@ static void emit_stream_row(fdx_cg_node *row, const gen *g)
     const int R = g->r, dbl = g->ks->is_double, vl = dbl ? 8 : 16;
     const char *sfx = dbl ? "pd" : "ps";
     fdx_cg_node *b = fdx_cg_scope(row);
+    (void)R;
     fdx_cg_stmt(b, "real *o = out + p * sm + y * sy");
-    fdx_cg_stmt(b, "long long x = %d", R);
-    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x < nx - %d && ((uintptr_t)(o + x) & 63); x++", R), "o[x] = d[x]");
+    fdx_cg_stmt(b, "long long x = xa");
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x < xz && ((uintptr_t)(o + x) & 63); x++"), "o[x] = d[x]");
     fdx_cg_line(b, "#if defined(__AVX512F__)");
-    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x + %d <= nx - %d; x += %d", vl, R, vl),
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x + %d <= xz; x += %d", vl, vl),
                 "_mm512_stream_%s(o + x, _mm512_loadu_%s(d + x))", sfx, sfx);
     fdx_cg_line(b, "#elif defined(__AVX__)");
-    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x + %d <= nx - %d; x += %d", vl / 2, R, vl / 2),
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x + %d <= xz; x += %d", vl / 2, vl / 2),
                 "_mm256_stream_%s(o + x, _mm256_loadu_%s(d + x))", sfx, sfx);
     fdx_cg_line(b, "#endif");
-    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x < nx - %d; x++", R), "o[x] = d[x]");
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x < xz; x++"), "o[x] = d[x]");
 }
 
 static void emit_level(fdx_cg_node *it, const gen *g, int K, int t, int nt)
@@ -74,6 +80,10 @@ static void emit_level(fdx_cg_node *it, const gen *g, int K, int t, int nt)
     fdx_cg_node *lv = fdx_cg_scope(it);
     fdx_cg_stmt(lv, "const long long p = i - %d", t * R);
     fdx_cg_node *in = fdx_cg_if(lv, "p >= %d && p < nm - %d", R, R);
+    /* Level t's columns: the block's and the (k - t) r its later levels
+       still read, inside the frame. */
+    fdx_cg_stmt(in, "const long long xa = x0 - %d > %d ? x0 - %d : %d, xz = x1 + %d < nx - %d ? x1 + %d : nx - %d",
+                (K - t) * R, R, (K - t) * R, R, (K - t) * R, R, (K - t) * R, R);
     fdx_cg_node *row = fdx_cg_for(in, FDX_CG_LOOP, "long long y = lo[%d]; y < hi[%d]; y++", t, t);
     /* Level t - 1's rows: the input's for level 1 (and the frame). */
     const int s = t - 1;
@@ -82,22 +92,26 @@ static void emit_level(fdx_cg_node *it, const gen *g, int K, int t, int nt)
         fdx_cg_stmt(row, "const real *ym%d = FDX_ROW(%d, p, y - %d), *yp%d = FDX_ROW(%d, p, y + %d)", o, s, o, o, s, o);
         fdx_cg_stmt(row, "const real *pm%d = FDX_ROW(%d, p - %d, y), *pp%d = FDX_ROW(%d, p + %d, y)", o, s, o, o, s, o);
     }
-    if (t == K && nt) fdx_cg_stmt(row, "real *d = rj + per - ew");
+    if (t == K && nt) fdx_cg_stmt(row, "real *d = rj + per - ew - xo");
     else if (t == K) fdx_cg_stmt(row, "real *d = out + p * sm + y * sy");
-    else fdx_cg_stmt(row, "real *d = FDX_RING(rj, %d, p) + (y - lo[%d]) * ew", t, t);
-    fdx_cg_node *x = fdx_cg_for(row, FDX_CG_LOOP_SIMD, "long long x = %d; x < nx - %d; x++", R, R);
+    else fdx_cg_stmt(row, "real *d = FDX_RING(rj, %d, p) + (y - lo[%d]) * ew - xo", t, t);
+    fdx_cg_node *x = fdx_cg_for(row, FDX_CG_LOOP_SIMD, "long long x = xa; x < xz; x++");
     fdx_stencil_emit_point(x, g, skew_neighbour, "P.", 0, "pc[x]", NULL, NULL, NULL, "n1");
     fdx_cg_stmt(x, "d[x] = n1");
     if (t == K && nt) emit_stream_row(row, g);
     if (t < K) {
-        /* The ring row's frame columns: the input's (read by level t + 1). */
+        /* The ring row's frame columns where the block meets a face: the
+           input's (read by level t + 1). */
         fdx_cg_stmt(row, "const real *uf = u + p * sm + y * sy");
-        fdx_cg_stmt(fdx_cg_for(row, FDX_CG_LOOP, "long long x = 0; x < %d; x++", R), "d[x] = uf[x], d[nx - 1 - x] = uf[nx - 1 - x]");
+        fdx_cg_stmt(fdx_cg_for(fdx_cg_if(row, "xa == %d", R), FDX_CG_LOOP, "long long x = 0; x < %d; x++", R),
+                    "d[x] = uf[x]");
+        fdx_cg_stmt(fdx_cg_for(fdx_cg_if(row, "xz == nx - %d", R), FDX_CG_LOOP, "long long x = nx - %d; x < nx; x++", R),
+                    "d[x] = uf[x]");
         /* The top 2r rows, which the slab above reads, also into the edge
            ring (deeper: the slab above may lag). */
         fdx_cg_stmt(fdx_cg_if(row, "j + 1 < nslab && y >= hi[%d] - %d", t, 2 * R),
-                    "__builtin_memcpy(FDX_EDGE(rj, %d, p) + (y - (hi[%d] - %d)) * ew, d, (unsigned long)nx * sizeof(real))", t,
-                    t, 2 * R);
+                    "__builtin_memcpy(FDX_EDGE(rj, %d, p) + (y - (hi[%d] - %d)) * ew, d + xo, (unsigned long)ew * sizeof(real))",
+                    t, t, 2 * R);
     }
 }
 
@@ -109,7 +123,14 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
     /* by rows a slab (the last one takes the rest), rings of ew-long rows
        (T.bx), per values a slab (T.per), the progress counters after the
        rings, 128 bytes apart. */
-    fdx_cg_stmt(k, "const long long by = P.by < ny - %d ? P.by : ny - %d, ew = T.bx, per = T.per", 2 * R, 2 * R);
+    fdx_cg_stmt(k, "const long long by = P.by < ny - %d ? P.by : ny - %d, per = T.per", 2 * R, 2 * R);
+    /* x blocks of bw interior columns, one after the other (all threads on
+       one block); a ring row holds a block and k r columns each side
+       (fdx_temporal_skew_row's length). */
+    fdx_cg_stmt(k, "const long long bw = T.bx < nx - %d ? T.bx : nx - %d, nxb = (nx - %d + bw - 1) / bw", 2 * R, 2 * R,
+                2 * R);
+    fdx_cg_stmt(k, "const long long line = 64 / (long long)sizeof(real), ew = (bw + %d + line - 1) / line * line + line",
+                2 * K * R);
     fdx_cg_stmt(k, "const long long nslab = (ny - %d + by - 1) / by, ps = (by + %d) * ew", 2 * R, (K - 1) * R);
     /* A slab's scratch: its rings (levels 1 .. k - 1, 2r + 1 planes of ps
        values), its edge rings (2r + 1 + slack planes of its top 2r rows),
@@ -124,8 +145,8 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
     fdx_cg_line(k, "#define FDX_RING(base, s, q) ((base) + ((long long)((s) - 1) * %d + (q) %% %d) * ps)", S, S);
     fdx_cg_line(k, "#define FDX_EDGE(base, s, q) ((base) + eo + ((long long)((s) - 1) * %d + (q) %% %d) * pe)", E, E);
     fdx_cg_line(k, "#define FDX_ROW(s, q, y) ((s) == 0 || (q) < %d || (q) >= nm - %d || (y) < %d || (y) >= ny - %d "
-                   "? u + (q) * sm + (y) * sy : (y) >= lo[s] ? FDX_RING(rj, s, q) + ((y) - lo[s]) * ew "
-                   ": FDX_EDGE(rm, s, q) + ((y) - (lo[s] - %d)) * ew)",
+                   "? u + (q) * sm + (y) * sy : (y) >= lo[s] ? FDX_RING(rj, s, q) + ((y) - lo[s]) * ew - xo "
+                   ": FDX_EDGE(rm, s, q) + ((y) - (lo[s] - %d)) * ew - xo)",
                 R, R, R, R, 2 * R);
     /* Spin on a counter (pause), yielding now and then (more threads than
        CPUs, e.g. a loaded machine). */
@@ -136,16 +157,44 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
     fdx_cg_line(k, "#endif");
     fdx_cg_line(k, "#define FDX_WAIT(cnt, cond) do { int spin_ = 0; while (!(cond)) { if (++spin_ > 4000) "
                    "sched_yield(), spin_ = 0; else FDX_PAUSE(); } } while (0)");
+    /* Pinning (T.pin; host 16 cores, 10:05: k4 19.1 ms a step with
+       OMP_PROC_BIND=close OMP_PLACES=cores against 24.9 unbound): a thread
+       that moves leaves its rings in another core's L2.  OpenMP's
+       proc_bind clause does nothing without OMP_PLACES (libgomp), so each
+       thread takes the th-th CPU of the process's mask for the pass and
+       gets its own mask back after it; not where the user already bound
+       the threads, nor with more threads than CPUs. */
+    fdx_cg_line(k, "#ifdef __linux__");
+    fdx_cg_stmt(k, "cpu_set_t fdx_all");
+    fdx_cg_stmt(k, "const int fdx_pin = T.pin && omp_get_proc_bind() == omp_proc_bind_false && "
+                   "sched_getaffinity(0, sizeof fdx_all, &fdx_all) == 0");
+    fdx_cg_line(k, "#endif");
     fdx_cg_line(k, "#pragma omp parallel num_threads((int)T.nthr)");
     fdx_cg_node *par = fdx_cg_scope(k);
     fdx_cg_stmt(par, "const long long team = omp_get_num_threads(), th = omp_get_thread_num()");
+    fdx_cg_line(par, "#ifdef __linux__");
+    fdx_cg_stmt(par, "cpu_set_t fdx_mine");
+    fdx_cg_stmt(par, "int fdx_pinned = 0");
+    fdx_cg_node *pin = fdx_cg_if(par, "fdx_pin && CPU_COUNT(&fdx_all) >= team");
+    fdx_cg_stmt(pin, "int c = 0, n = -1");
+    fdx_cg_stmt(fdx_cg_for(pin, FDX_CG_LOOP, "; c < CPU_SETSIZE; c++"), "if (CPU_ISSET(c, &fdx_all) && ++n == th) break");
+    fdx_cg_node *one = fdx_cg_if(pin, "c < CPU_SETSIZE && sched_getaffinity(0, sizeof fdx_mine, &fdx_mine) == 0");
+    fdx_cg_stmt(one, "cpu_set_t s1");
+    fdx_cg_stmt(one, "CPU_ZERO(&s1)");
+    fdx_cg_stmt(one, "CPU_SET(c, &s1)");
+    fdx_cg_stmt(one, "fdx_pinned = sched_setaffinity(0, sizeof s1, &s1) == 0");
+    fdx_cg_line(par, "#endif");
     fdx_cg_stmt(par, "const long long ja = th * nslab / team, jz = (th + 1) * nslab / team");
+    fdx_cg_node *xb = fdx_cg_for(par, FDX_CG_LOOP, "long long xb = 0; xb < nxb; xb++");
+    /* The block's interior columns x0 .. x1; ring column 0 is x0 - k r. */
+    fdx_cg_stmt(xb, "const long long x0 = %d + xb * bw, x1 = x0 + bw < nx - %d ? x0 + bw : nx - %d, xo = x0 - %d", R, R,
+                R, K * R);
     /* Counter: the iteration the slab runs next (the first is 2r: level 1's
-       plane r). */
-    fdx_cg_stmt(fdx_cg_for(par, FDX_CG_LOOP, "long long j = ja; j < jz; j++"),
+       plane r); reset after every thread left the block before. */
+    fdx_cg_stmt(fdx_cg_for(xb, FDX_CG_LOOP, "long long j = ja; j < jz; j++"),
                 "__atomic_store_n(&prog[j * 16], %d, __ATOMIC_RELAXED)", 2 * R);
-    fdx_cg_line(par, "#pragma omp barrier");
-    fdx_cg_node *it = fdx_cg_for(par, FDX_CG_LOOP, "long long i = %d; i < nm + %d; i++", 2 * R, (K - 1) * R);
+    fdx_cg_line(xb, "#pragma omp barrier");
+    fdx_cg_node *it = fdx_cg_for(xb, FDX_CG_LOOP, "long long i = %d; i < nm + %d; i++", 2 * R, (K - 1) * R);
     fdx_cg_node *sl = fdx_cg_for(it, FDX_CG_LOOP, "long long j = ja; j < jz; j++");
     fdx_cg_stmt(sl, "real *const rj = scratch + j * per");
     fdx_cg_stmt(sl, "const real *const rm = j > 0 ? scratch + (j - 1) * per : rj");
@@ -164,6 +213,10 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
                 "FDX_WAIT(0, __atomic_load_n(&prog[(j + 1) * 16], __ATOMIC_ACQUIRE) >= i - %d)", FDX_TEMPORAL_SKEW_SLACK);
     for (int t = 1; t <= K; t++) emit_level(sl, g, K, t, c->nt);
     fdx_cg_stmt(sl, "__atomic_store_n(&prog[j * 16], i + 1, __ATOMIC_RELEASE)");
+    fdx_cg_line(xb, "#pragma omp barrier");
+    fdx_cg_line(par, "#ifdef __linux__");
+    fdx_cg_stmt(fdx_cg_if(par, "fdx_pinned"), "sched_setaffinity(0, sizeof fdx_mine, &fdx_mine)");
+    fdx_cg_line(par, "#endif");
     /* Streaming stores are weakly ordered: done before the pass returns. */
     if (c->nt) {
         fdx_cg_line(par, "#if defined(__SSE2__)");

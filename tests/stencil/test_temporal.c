@@ -195,8 +195,8 @@ static void test_cpu_config(void)
     fdx_device_info dev;
     memset(&dev, 0, sizeof dev);
     dev.sm_count = 16;
-    fdx_temporal_cfg cand[24];
-    int n = fdx_temporal_candidates(&kd, &dev, 0, n3, 0, cand, 24), halves = 0;
+    fdx_temporal_cfg cand[40];
+    int n = fdx_temporal_candidates(&kd, &dev, 0, n3, 0, cand, 40), halves = 0;
     CHECK(n >= 6, "%d CPU candidates", n);
     for (int i = 0; i < n; i++) {
         CHECK(cand[i].chunk >= 1 && cand[i].chunk <= 510, "chunk %d", cand[i].chunk);
@@ -206,6 +206,14 @@ static void test_cpu_config(void)
         }
     }
     CHECK(halves >= 1, "no half-budget tile among %d candidates", n);
+    /* Skew first; x blocks where its rings outgrow half the budget (k 8:
+       7 x 3 planes x 32 rows x 8 bytes = 5376 a column, 512 KiB / 5376 =
+       97 columns less 2 k r = 81: 7 blocks of 73). */
+    int xblocks = 0;
+    CHECK(n > 0 && cand[0].skew && cand[0].k == 8 && cand[0].bx == 510 && cand[0].by == 32, "first candidate k%d %dx%d%s",
+          cand[0].k, cand[0].bx, cand[0].by, cand[0].skew ? " skew" : "");
+    for (int i = 0; i < n; i++) xblocks += cand[i].skew && cand[i].k == 8 && cand[i].bx == 73;
+    CHECK(xblocks == 2, "%d k8 skew candidates in x blocks of 73 (plain and nt)", xblocks);
     unsetenv("FDX_TEMPORAL_CPU_CACHE");
 
     /* A forced CPU tile through the knob: exact, and the one that ran. */
@@ -247,16 +255,18 @@ static void skew_cases(fdx_ctx *c, const char *label, uint64_t *seed)
             const int rows[] = {2 * r, 2 * r + 1, 9, 27 + r};
             for (int i = 0; i < 4; i++)
                 for (int k = 2; k <= 5; k += (order == 2 ? 1 : 3)) {
-                    fdx_temporal_cfg tile = {k, 0, 0, 1, (int)shape[0] - 2 * r, rows[i], 0, 0};
+                    /* x blocks too: the whole interior, 7 and 10 columns */
+                    const int cols[] = {(int)shape[0] - 2 * r, 7, (int)shape[0] - 2 * r, 10};
+                    fdx_temporal_cfg tile = {k, 0, 0, 1, cols[i], rows[i], 0, 0};
                     tile.skew = 1;
                     tile.nt = i % 2; /* streaming stores of the last level */
                     tile.v512 = i == 2;
                     fdx_temporal_force_tile(&tile);
                     int64_t nsteps = k + 1 + i % 2 * (k - 2);
                     char what[128];
-                    snprintf(what, sizeof what, "%s: skew%s%s order %d %s k %d, slabs of %d rows, %lld steps", label,
-                             tile.nt ? " nt" : "", tile.v512 ? " v512" : "", order, dbl ? "double" : "float", k,
-                             rows[i], (long long)nsteps);
+                    snprintf(what, sizeof what, "%s: skew%s%s order %d %s k %d, slabs of %d rows, x blocks of %d, %lld steps",
+                             label, tile.nt ? " nt" : "", tile.v512 ? " v512" : "", order, dbl ? "double" : "float", k,
+                             rows[i], cols[i], (long long)nsteps);
                     tc_case(c, 3, order, dt, shape, nsteps, k, seed, what);
                 }
         }

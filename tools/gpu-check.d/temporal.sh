@@ -8,9 +8,10 @@
 # float 16384^2 >= 3.0, 2D 8th-order wave float 16384^2 >= 1.5.
 # Explicit configurations instead of auto: a fresh device compiles every
 # kernel it times, and auto times up to 15 a case; the GPU part stops
-# starting runs after TEMPORAL_BUDGET seconds (default 75; session 9's
-# default list takes ~30 s, TEMPORAL_FULL=1 the session-8 A/B list), the
-# host CPU part after it ~100 s (TEMPORAL_CPU=0 skips it).
+# starting runs after TEMPORAL_BUDGET seconds (default 120: session 9's
+# list, with the wave's auto in the stencil bench and in `fdx wave`, takes
+# ~2 minutes; TEMPORAL_FULL=1 the session-8 A/B list), the host CPU part
+# after it ~2 minutes (TEMPORAL_CPU=0 skips it).
 # TEMPORAL_AUTO=1 adds auto runs of the headline cases (tuning, ~20 s each).
 # Dry run on the CPU: TEMPORAL_BACKEND=cpu FDX_BIN=build/bin/fdx OUT=/tmp/t \
 #   GPU_CHECK_DATE=x GPU_NAME=cpu TEMPORAL_SMALL=1 bash tools/gpu-check.d/temporal.sh
@@ -22,7 +23,7 @@ fi
 [ -x "${FDX_BIN:-}" ] || { echo "temporal: skipped: no fdx binary (FDX_BIN)"; exit 0; }
 log=$OUT/temporal.log
 rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_temporal.jsonl
-budget=${TEMPORAL_BUDGET:-75}
+budget=${TEMPORAL_BUDGET:-120}
 steps=${TEMPORAL_STEPS:-24}
 start=$SECONDS
 h3d="--op heat --size 512x512x512"
@@ -34,24 +35,24 @@ w2d="--op wave --size 16384x16384 --precision float --order 8"
 if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
   cases=("heat3d-f64|--op heat --size 96x96x96 --precision double|3|"
          "heat2d-f32|--op heat --size 1024x1024 --precision float|4|"
-         "wave2d-f32-o8|--op wave --size 1024x1024 --precision float --order 8|2|" "sim" "dhalo")
+         "wave2d-f32-o8|--op wave --size 1024x1024 --precision float --order 8|2|" "sim" "simwave" "dhalo")
   TEMPORAL_SIM_SIZE=${TEMPORAL_SIM_SIZE:-256x200} TEMPORAL_CPU_SIZE=${TEMPORAL_CPU_SIZE:-96x96x96}
   TEMPORAL_DHALO_SIZE=${TEMPORAL_DHALO_SIZE:-256x200}
 elif [ "${TEMPORAL_FULL:-0}" != 1 ]; then
   # Session 9 (the CPU host's part is the point): the best configuration
   # measured so far of each headline case, one run each (~30 s);
   # TEMPORAL_FULL=1 runs session 8's A/B list below instead.
+  # 10:05 run: wave order 8 k3 256 1.480, 512 1.457, 1024 1.258, k4 256
+  # 1.693 (target 1.5): deeper next (k6, k8), then what auto picks, in the
+  # stencil bench and in `fdx wave --temporal auto` (simwave).
   cases=("heat3d-f64|$h3d --precision double|3|32x16 q4 pd1 fp"
-         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1"
+         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 chunk 170"
          "heat2d-f32|$h2d|8|256x1 q1 pd2"
-         "wave2d-f32-o8|$w2d|3|256x1 q1 pd1"
-         "wave2d-f32-o8|$w2d|3|512x1 q1 pd1"
-         "wave2d-f32-o8|$w2d|3|1024x1 q1 pd1"
          "wave2d-f32-o8|$w2d|4|256x1 q1 pd1"
-         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 chunk 170")
-  # (the wave at 1.47-1.48 of its 1.5: wider tiles recompute less of the
-  # 2 k r = 24-point halo, 9% at 256, 5% at 512; k4 was never timed plain;
-  # float 3D: chunk 170 measured 1.85-1.87 against the balanced chunk 85's 1.78-1.83)
+         "wave2d-f32-o8|$w2d|6|256x1 q1 pd1"
+         "wave2d-f32-o8|$w2d|8|256x1 q1 pd1"
+         "wave2d-f32-o8|$w2d|auto|"
+         "simwave")
 else
   # Session 8 first, each against the same tile plain, back to back:
   #  "uN" the rotated plane loop (N = 2r + 1: the body written out N times,
@@ -122,13 +123,18 @@ dhalo() {
 # step 410, the steps after it are blocked), the heat with a fixed frame.
 # The same checksum is expected for off and auto.
 sim() {
-  local size=${TEMPORAL_SIM_SIZE:-8192x8192}
+  local size=${TEMPORAL_SIM_SIZE:-8192x8192} list=${1:-all}
   # K twice: the first run compiles the pass kernels (depth K and the
   # shallower last passes of the blocks) inside its timed steps, the second
   # finds them in the on-disk kernel cache ("warm": the number to read).
   local modes="off K K"
   [ "${TEMPORAL_AUTO:-0}" = 1 ] && modes="off K K auto"
-  for c in "wave --order 8 --absorb none --receivers none|3" "heat --boundary fixed --init random|8"; do
+  # simwave: the wave only, K then auto (its "per_step" includes the tuning
+  # in the first block; the depth it picked is the summary's "temporal")
+  [ "$list" = wave ] && modes="K K auto"
+  local sims=("wave --order 8 --absorb none --receivers none|4" "heat --boundary fixed --init random|8")
+  [ "$list" = wave ] && sims=("${sims[0]}")
+  for c in "${sims[@]}"; do
     local depth=${c#*|} seen=""
     c=${c%|*}
     for mode in $modes; do
@@ -145,8 +151,9 @@ sim() {
   done
 }
 for c in "${cases[@]}"; do
-  if [ "$c" = sim ]; then
-    if [ $((SECONDS - start)) -ge "$budget" ]; then echo "temporal: budget spent, sim not run" | tee -a "$log"; else sim; fi
+  if [ "$c" = sim ] || [ "$c" = simwave ]; then
+    if [ $((SECONDS - start)) -ge "$budget" ]; then echo "temporal: budget spent, $c not run" | tee -a "$log";
+    elif [ "$c" = simwave ]; then sim wave; else sim; fi
     continue
   fi
   if [ "$c" = dhalo ]; then
@@ -170,23 +177,26 @@ done
 # one step a pass and session 8's forced picks): 3D 7-point double 512^3,
 # target >= 2.0 of the CPU copy (the record's ratio_to_copy: the copy is
 # measured in the same run).  Session 9: skewed slabs ("skew", a slab of
-# 32 rows a thread, full rows, no halo recomputed, threads a plane apart in
+# 32 rows a thread, full rows, no rows recomputed, threads a plane apart in
 # a wavefront; fdx_temporal_gen_skew.c) against session 8's auto pick on
-# this host (k3 cpu 510x22 chunk 255, 1.19 of copy), 48 steps (whole passes
-# at k 2, 3, 4, 6, 8: no copy back), each verified bit for bit.  Runs
-# ("variant" in *-host_temporal_cpu.jsonl, ms_per_step / ratio_to_copy):
-#   skew4     k4 skewed slabs (the expected winner at the L2's size:
-#             3 levels x 3 planes x 32 rows x 4 KB = 1.2 MB a core)
-#   s8pick    session 8's pick forced (the current default's tile)
-#   skew4nt / skew8nt   the last level through streaming stores (no read
-#             of out's lines: 16 instead of 24 bytes a point and pass from
-#             DRAM), deeper (rings beyond the L2 at k8)
-#   skew4w / skew4ntw   compiled preferring 512-bit vectors (GCC 12's
-#             -march=native tuning for Sapphire Rapids prefers 256)
-#   skew4bind k4 with OMP_PROC_BIND=close OMP_PLACES=cores
-#   auto      the tuner (every candidate's time in temporal-tuning.txt:
-#             skew 8..2 plain and nt, the overlapped tiles, direct; ~30-60 s
-#             of tuning: the depths not forced above are read there)
+# this host (k3 cpu 510x22 chunk 255), 48 steps (whole passes at k 2, 3,
+# 4, 6, 8: no copy back), each verified bit for bit.  10:05 run (ratio to
+# copy): skew4 0.878, s8pick 0.932, skew4nt 1.177, skew8nt 1.147, v512
+# 0.973 / nt 1.089, skew4 with OMP_PROC_BIND=close OMP_PLACES=cores 1.258,
+# auto (k3 skew) 1.109; tuning: every depth 22-29 ms a step, one step a
+# pass 33: not memory-bound; binding (the rings stay in one L2) mattered
+# most.  Now each skew thread pins itself to a CPU for the pass (default).
+# Runs ("variant" in *-host_temporal_cpu.jsonl, ms_per_step / ratio_to_copy):
+#   skew4       k4 skewed slabs, threads pinned (the new default)
+#   skew4nopin  the same with FDX_TEMPORAL_CPU_PIN=0 (the 10:05 skew4)
+#   s8pick      session 8's pick forced (the old default's tile)
+#   skew4nt     k4, the last level through streaming stores
+#   skew4ntx2 / skew8ntx3   k4 nt in two x blocks of 255 columns (rings
+#               0.6 MB a core), k8 nt in three of 170 (1 MB)
+#   skew4bind   k4 with OMP_PROC_BIND=close OMP_PLACES=cores (the 10:05 best)
+#   auto        the tuner (every candidate's time in temporal-tuning.txt:
+#               skew 8..2 plain and nt, x blocks where the rings outgrow half
+#               an L2, the overlapped tiles, direct; ~30-60 s of tuning)
 # Host facts (threads a core, caches, NUMA) go to temporal-cpu-host.txt.
 cpu_run() { # variant, steps, temporal, then env assignments
   local variant=$1 nsteps=$2 mode=$3
@@ -213,11 +223,12 @@ if [ "${TEMPORAL_CPU:-1}" != 0 ]; then
   [ "$sby" -lt 2 ] && sby=2
   skew="cpu $((cnx - 2))x$sby skew chunk $((cnz - 2))"
   cpu_run skew4 48 4 FDX_TEMPORAL_CFG="k4 $skew"
+  cpu_run skew4nopin 48 4 FDX_TEMPORAL_CFG="k4 $skew" FDX_TEMPORAL_CPU_PIN=0
   cpu_run s8pick 48 3 FDX_TEMPORAL_CFG="k3 cpu $((cnx - 2))x22 chunk $(( (cnz - 2) / 2 ))"
   cpu_run skew4nt 48 4 FDX_TEMPORAL_CFG="k4 ${skew/skew/skew nt}"
-  cpu_run skew8nt 48 8 FDX_TEMPORAL_CFG="k8 ${skew/skew/skew nt}"
-  cpu_run skew4w 48 4 FDX_TEMPORAL_CFG="k4 ${skew/skew/skew v512}"
-  cpu_run skew4ntw 48 4 FDX_TEMPORAL_CFG="k4 ${skew/skew/skew nt v512}"
+  # x blocks: k4 in two of 255 columns (rings 0.6 MB), k8 in three of 170 (1 MB)
+  cpu_run skew4ntx2 48 4 FDX_TEMPORAL_CFG="k4 cpu $(( (cnx - 2 + 1) / 2 ))x$sby skew nt chunk $((cnz - 2))"
+  cpu_run skew8ntx3 48 8 FDX_TEMPORAL_CFG="k8 cpu $(( (cnx - 2 + 2) / 3 ))x$sby skew nt chunk $((cnz - 2))"
   cpu_run skew4bind 48 4 FDX_TEMPORAL_CFG="k4 $skew" OMP_PROC_BIND=close OMP_PLACES=cores
   cpu_run auto 48 auto
   if [ "${TEMPORAL_CPU:-1}" = 2 ]; then
