@@ -47,7 +47,10 @@ constexpr uint32_t VEC_PRE = 16;    /* skewed tiles: K rows before the tile read
    ends.  The read side also takes the P = 16 / sizeof(T) K rows before k0
    (one warp, into a 16-byte "pre" slot per A row), and one more tile along
    K takes the rows' last elements.  The write side still realigns (two
-   buffer slots, funnel shifts): the buffer keeps K in tile order. */
+   buffer slots, funnel shifts): the buffer keeps K in tile order.  H100,
+   session 9: the 2D transposes with unaligned dst rows 0.49-0.61 -> 0.57-
+   0.82 (rt1-008, -141, -177, -052, -122); the default where dst rows are
+   off 16 bytes (FDX_LAYOUT_VEC_SKEW=0: the plain tile). */
 
 struct VecSpec {
     uint32_t na, nk;                 /* flat extents of the A and K sides, elements */

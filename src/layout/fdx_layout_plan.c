@@ -475,9 +475,11 @@ static int choose_vec(fdx_perm_plan *p, size_t align)
     const int off16 = (nk * p->word) % 16 != 0 || align < 16; /* dst rows (may) start off 16 bytes */
     p->vkfast = order ? order == 'k' : off16;
     /* skewed rows (fdx_layout_cuda_vec.cuh, VEC_PRE) where dst rows are off
-       16 bytes: session 9, not yet measured; FDX_LAYOUT_VEC_SKEW=1 asks for
-       it (the A/B), 0 or unset: the plain tile */
-    const int skew = off16 && fdx_knob_int(FDX_KNOB_LAYOUT_VEC_SKEW, 0, 1, 0);
+       16 bytes (H100, session 9, same call, ratio to a same-size copy:
+       rt1-008 0.61 -> 0.82, rt1-141 0.59 -> 0.81, rt1-177 0.51 -> 0.64,
+       rt1-052 0.59 -> 0.69, rt1-122 0.49 -> 0.57; the other worst cases
+       within noise); FDX_LAYOUT_VEC_SKEW=0: the plain tile (the A/B) */
+    const int skew = off16 && fdx_knob_int(FDX_KNOB_LAYOUT_VEC_SKEW, 0, 1, 1);
     vec_take(p, bga, bgk);
     p->vskew = skew;
     return 1;

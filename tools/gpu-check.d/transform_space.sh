@@ -2,8 +2,8 @@
 # COUNT cases, default 200), each case under TRANSFORM_VARIANTS on the same
 # data in one process (each variant verified against the CPU; default:
 # the committed plans against FDX_LAYOUT_GATHER=0, the element-by-element
-# sub-word tiles of sessions 5-8, and FDX_LAYOUT_VEC_SKEW=1, the vector
-# tiles skewed where dst rows are off 16 bytes (session 9, default off);
+# sub-word tiles of sessions 5-8, and FDX_LAYOUT_VEC_SKEW=0, the vector
+# tiles unskewed where dst rows are off 16 bytes (session 8's tiles);
 # add FDX_LAYOUT_VEC=0 for session 7's plans,
 # FDX_LAYOUT_VEC=4:32:1024:a for the vector tiles with A tiles first
 # everywhere, FDX_LAYOUT_SUBWORD=0 for the word kernel everywhere), with
@@ -22,7 +22,7 @@
 #
 # TRANSFORM_CASES=worst (or a comma list of case names / prefixes, e.g.
 # rt1-120,rt1-171): only those cases, under TRANSFORM_VARIANTS (default
-# default,FDX_LAYOUT_GATHER=0,FDX_LAYOUT_VEC_SKEW=1), --reps 10, no peers
+# default,FDX_LAYOUT_GATHER=0,FDX_LAYOUT_VEC_SKEW=0), --reps 10, no peers
 # unless TRANSFORM_PEERS=1, no short-row or small-tile A/B: a table case
 # by case (ratio to the same-size copy per variant) in the log, records in
 # $OUT/<date>_<gpu>_transform-cases.jsonl; "worst" is the session-8 (s8b)
@@ -38,7 +38,7 @@ start=$SECONDS
 if [ -n "${TRANSFORM_CASES:-}" ]; then
   cases=$TRANSFORM_CASES
   [ "$cases" = worst ] && cases=$worst
-  variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=0,FDX_LAYOUT_VEC_SKEW=1}
+  variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=0,FDX_LAYOUT_VEC_SKEW=0}
   rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-cases
   "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$cases" --list > "$rec.cases.txt"
   timeout 300 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$cases" --reps 10 \
@@ -64,7 +64,7 @@ PY
 fi
 if [ -z "${TRANSFORM_CASES:-}" ]; then
   rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-space
-  variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=0,FDX_LAYOUT_VEC_SKEW=1}
+  variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=0,FDX_LAYOUT_VEC_SKEW=0}
   "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --list > "$rec.cases.txt"
   timeout 300 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --reps 10 --variants "$variants" \
     --json > "$rec.fdx.jsonl"
