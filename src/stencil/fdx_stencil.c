@@ -177,12 +177,11 @@ fdx_status fdx_stencil_set_boundary(fdx_stencil *s, const fdx_bc_desc *bc)
        its lanes hold the ghosts), its point code the plain one, and the
        pass fills the y faces (coalesced rows).  docs/notes/stencil.md,
        2026-11-24, and docs/notes/userapi.md, session 9. */
-    const char *fold = fdx_knob(FDX_KNOB_BC_FOLD);
     /* The default on CUDA (session 9, H100, 512^3 double at the 7-point
        winner: 1.031 / 1.036 of interior-only against the pass's 1.085 /
        1.092): 4 with the x faces' fix-ups only, the pass the y and z faces */
     const int cuda = fdx_ctx_ops(s->ctx)->kind == FDX_BACKEND_CUDA;
-    int mode = cuda ? (fold ? atoi(fold) : 4) : 0;
+    const int mode = cuda ? (int)fdx_knob_int(FDX_KNOB_BC_FOLD, 0, 4, 4) : 0;
     memset(s->ks.fbc, 0, sizeof s->ks.fbc);
     memset(s->ks.fval, 0, sizeof s->ks.fval);
     s->ks.fstore = mode == 1;
@@ -190,7 +189,7 @@ fdx_status fdx_stencil_set_boundary(fdx_stencil *s, const fdx_bc_desc *bc)
     s->ks.ffix = mode == 4;
     s->ks.fixmask = mode == 4 ? (unsigned)fdx_knob_int(FDX_KNOB_BC_FIX, 1, 63, 3) : 0u;
     s->ks.fixat = mode == 4 ? (int)fdx_knob_int(FDX_KNOB_BC_FIXAT, 0, 3, 0) : 0;
-    for (int f = 0; b && mode >= 1 && mode <= 4 && f < (mode == 1 ? 2 : 2 * s->desc.rank); f++) {
+    for (int f = 0; b && mode >= 1 && f < (mode == 1 ? 2 : 2 * s->desc.rank); f++) {
         int code = fdx_bc_face_code(b, f);
         if (code != FDX_BCC_DIRICHLET && code != FDX_BCC_NEUMANN && code != FDX_BCC_PERIODIC) continue;
         s->ks.fbc[f] = code;
