@@ -88,8 +88,25 @@ static fdx_status configure(fdx_solver *s, int rank, const setup *c, fdx_array *
 
 /* One case: the problem on one unit and on the grid of units; returns the
    max |difference| of the solutions (-1 when a run failed). */
+/* Under compute-sanitizer (FDX_TEST_SANITIZER=1) a test may name the cases
+   (by seed) it keeps: racecheck runs every kernel ~100x slower, and a few
+   cases reach every kernel (mg_dist_sanitize_keep, 0-terminated; NULL: all). */
+static const uint64_t *mg_dist_sanitize_keep;
+
+static int mg_dist_case_skipped(uint64_t seed)
+{
+    if (!mg_dist_sanitize_keep || !getenv("FDX_TEST_SANITIZER"))
+        return 0;
+    for (const uint64_t *k = mg_dist_sanitize_keep; *k; k++)
+        if (*k == seed)
+            return 0;
+    return 1;
+}
+
 static double run_case(int rank, const int64_t *n, const int *grid, const setup *c, uint64_t seed, int quiet)
 {
+    if (mg_dist_case_skipped(seed))
+        return quiet ? 1 : 0;
     const int64_t count = n[0] * n[1] * (rank == 3 ? n[2] : 1);
     int units = 1;
     for (int a = 0; a < rank; a++) units *= grid[a];
