@@ -38,6 +38,16 @@ if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
          "wave2d-f32-o8|--op wave --size 1024x1024 --precision float --order 8|2|" "sim" "simwave" "dhalo")
   TEMPORAL_SIM_SIZE=${TEMPORAL_SIM_SIZE:-256x200} TEMPORAL_CPU_SIZE=${TEMPORAL_CPU_SIZE:-96x96x96}
   TEMPORAL_DHALO_SIZE=${TEMPORAL_DHALO_SIZE:-256x200}
+elif [ "${TEMPORAL_F32AB:-0}" = 1 ]; then
+  # Session 10: heat 3D float 512^3 (1.85, target 2.5) around the best tile
+  # (k4 64x8 q4 pd1 chunk 170): depth 3 and 5, longer chunks (fewer plane
+  # restarts: 2 k r extra planes a chunk), the wider 128x8 at chunk 170.
+  cases=("heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 chunk 170"
+         "heat3d-f32|$h3d --precision float|3|64x8 q4 pd1 chunk 170"
+         "heat3d-f32|$h3d --precision float|5|64x8 q4 pd1 chunk 170"
+         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 chunk 255"
+         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 chunk 510"
+         "heat3d-f32|$h3d --precision float|4|128x8 q4 pd1 chunk 170")
 elif [ "${TEMPORAL_FULL:-0}" != 1 ]; then
   # Session 9 (the CPU host's part is the point): the best configuration
   # measured so far of each headline case, one run each (~30 s);
@@ -248,6 +258,13 @@ if [ "${TEMPORAL_CPU:-1}" = probe ]; then
   for t in ${TEMPORAL_PROBE_THREADS:-1 2 4 8 16}; do cpu_probe_run weak$t "$t" "512x$((32 * t + 2))x$pz" 24 4 FDX_TEMPORAL_CFG="k4 $sk"; done
   for t in ${TEMPORAL_PROBE_ENDS:-1 16}; do cpu_probe_run l2$t "$t" "130x$((32 * t + 2))x$((pz + 2))" 24 4 FDX_TEMPORAL_CFG="k4 cpu 128x32 skew nt chunk $pz"; done
   for t in ${TEMPORAL_PROBE_ENDS:-1 16}; do cpu_probe_run off$t "$t" "512x$((32 * t + 2))x$pz" 8 off; done
+  # strong scaling at 512^3 (16 threads): x blocks (hot rings a thread:
+  # full rows ~1.7 MB, 255 ~0.9, 128 ~0.45 MB), depth 2 (0.9 MB), 8 threads
+  full=${TEMPORAL_PROBE_FULL:-512x512x512}
+  fx=${full%%x*}
+  for bw in 255 128; do cpu_probe_run x$bw "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu ${bw}x32 skew nt chunk 510"; done
+  cpu_probe_run k2full "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 2 FDX_TEMPORAL_CFG="k2 cpu $((fx - 2))x32 skew nt chunk 510"
+  cpu_probe_run t8full 8 "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x64 skew nt chunk 510"
   if command -v taskset >/dev/null; then
     for pr in 0,1 0,8; do TASKSET="taskset -c $pr" cpu_probe_run pair${pr/,/} 2 512x66x$pz 24 4 FDX_TEMPORAL_CFG="k4 $sk"; done
   fi
