@@ -231,6 +231,9 @@ cpu_run() { # variant, steps, temporal, then env assignments
 #   offT       one step a pass at T = 1 and 16 (the DRAM-bound reference)
 #   pairAB     2 threads on CPUs A,B (taskset): siblings share a core if
 #              0,1 is much slower than 0,8
+#   al1full / al0full / al0weak1   rows on cache lines (FDX_TEMPORAL_CPU_ALIGN,
+#              default 1) against the plain loop (0), 16 threads 512^3 and 1 thread
+#   x255 / x128 / k2full / t8full   16 threads at 512^3: x blocks, depth 2, 8 threads
 #   then the generated kernel compiled here with -fopt-info-vec (how the
 #   host's compiler vectorizes it) into temporal-cpu-probe.txt.
 cpu_probe_run() { # variant threads shape steps temporal [env ...]
@@ -262,6 +265,10 @@ if [ "${TEMPORAL_CPU:-1}" = probe ]; then
   # full rows ~1.7 MB, 255 ~0.9, 128 ~0.45 MB), depth 2 (0.9 MB), 8 threads
   full=${TEMPORAL_PROBE_FULL:-512x512x512}
   fx=${full%%x*}
+  # the rows on cache lines (session 10, default) against the plain loop
+  cpu_probe_run al1full "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 skew nt chunk 510"
+  cpu_probe_run al0full "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 skew nt chunk 510" FDX_TEMPORAL_CPU_ALIGN=0
+  cpu_probe_run al0weak1 1 "512x34x$pz" 24 4 FDX_TEMPORAL_CFG="k4 $sk" FDX_TEMPORAL_CPU_ALIGN=0
   for bw in 255 128; do cpu_probe_run x$bw "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu ${bw}x32 skew nt chunk 510"; done
   cpu_probe_run k2full "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 2 FDX_TEMPORAL_CFG="k2 cpu $((fx - 2))x32 skew nt chunk 510"
   cpu_probe_run t8full 8 "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x64 skew nt chunk 510"
