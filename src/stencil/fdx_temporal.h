@@ -140,6 +140,9 @@ FDX_HIDDEN void fdx_temporal_emit_skew(struct fdx_cg_node *k, const struct gen *
    core where there are more threads than L2s (hyperthreads);
    FDX_TEMPORAL_CPU_CACHE overrides it (measurements). */
 FDX_HIDDEN int64_t fdx_temporal_cpu_budget(int threads);
+/* 1 where the skewed slabs' rows run on cache lines (FDX_TEMPORAL_CPU_ALIGN,
+   default 1; fdx_temporal_gen_skew.c emit_row_points), 0 the plain loop. */
+FDX_HIDDEN int fdx_temporal_cpu_align(void);
 
 /* The candidates the tuner times for this spec and shape (at most `max`),
    deepest blocking first, the preferred tile first within a depth; with

@@ -141,6 +141,8 @@ fdx_status fdx_temporal_launch_dims(const fdx_stencil_kspec *ks, const fdx_tempo
     return FDX_OK;
 }
 
+int fdx_temporal_cpu_align(void) { return (int)fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_ALIGN, 0, 1, 1); }
+
 int64_t fdx_temporal_skew_row(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3])
 {
     int64_t line = 64 / (int64_t)elem(ks), rows = n3[0] - 2 * ks->radius;

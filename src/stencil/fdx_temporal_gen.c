@@ -371,10 +371,8 @@ static void emit_cpu(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
     }
     fdx_cg_line(top, "#include <omp.h>");
     if (c->v512) fdx_cg_line(top, "#pragma GCC target(\"prefer-vector-width=512\")");
-    if (c->nt) {
-        fdx_cg_line(top, "#include <immintrin.h>");
-        fdx_cg_line(top, "#include <stdint.h>");
-    }
+    if (c->nt) fdx_cg_line(top, "#include <immintrin.h>");
+    if (c->nt || c->skew) fdx_cg_line(top, "#include <stdint.h>");
     fdx_cg_node *k;
     emit_params(top, g, 0, &k);
     if (c->skew) {

@@ -279,9 +279,45 @@ static void skew_cases(fdx_ctx *c, const char *label, uint64_t *seed)
     config_used(c, 2, shape, 4, " skew", what);
 }
 
+/* Session 10: the skewed slabs' rows on cache lines (FDX_TEMPORAL_CPU_ALIGN,
+   default on; emit_row_points).  skew_cases' odd widths have the input's
+   rows off the lines and 7-column x blocks shorter than a line (the plain
+   loop); here widths that are a multiple of both precisions' lines (every
+   stream aligned), x blocks of 17 (a head and a tail overlapping a short
+   middle), level 2 rows of exactly a line (blocks of a line - 2r: head =
+   middle = tail), and the
+   plain loops again with the knob at 0. */
+static void skew_align_cases(fdx_ctx *c, uint64_t *seed)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass) setenv("FDX_TEMPORAL_CPU_ALIGN", "0", 1);
+        for (int order = 2; order <= 8; order += 6)
+            for (int dbl = 0; dbl < 2; dbl++) {
+                int r = order / 2;
+                if (pass && dbl != (order == 8)) continue;
+                int64_t shape[3] = {48, 21 + 2 * r, 13 + 2 * r};
+                const int cols[] = {48 - 2 * r, 17, (dbl ? 8 : 16) - 2 * r};
+                for (int i = 0; i < 3; i++) {
+                    if (cols[i] < 1 || (pass && i == 2)) continue;
+                    fdx_temporal_cfg tile = {3, 0, 0, 1, cols[i], 2 * r + i, 0, 0};
+                    tile.skew = 1;
+                    tile.nt = i == 1;
+                    fdx_temporal_force_tile(&tile);
+                    char what[128];
+                    snprintf(what, sizeof what, "skew rows%s on lines%s: order %d %s k 3, x blocks of %d", tile.nt ? " nt" : "",
+                             pass ? " off" : "", order, dbl ? "double" : "float", cols[i]);
+                    tc_case(c, 3, order, dbl ? FDX_FLOAT64 : FDX_FLOAT32, shape, 5, 3, seed, what);
+                }
+            }
+    }
+    unsetenv("FDX_TEMPORAL_CPU_ALIGN");
+    fdx_temporal_force_tile(NULL);
+}
+
 static void test_skew(void)
 {
     uint64_t seed = 0x5c3e;
+    skew_align_cases(ctx, &seed);
     skew_cases(ctx, "context threads", &seed);
     fdx_options *o = NULL;
     fdx_ctx *five = NULL;

@@ -38,6 +38,16 @@ if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
          "wave2d-f32-o8|--op wave --size 1024x1024 --precision float --order 8|2|" "sim" "simwave" "dhalo")
   TEMPORAL_SIM_SIZE=${TEMPORAL_SIM_SIZE:-256x200} TEMPORAL_CPU_SIZE=${TEMPORAL_CPU_SIZE:-96x96x96}
   TEMPORAL_DHALO_SIZE=${TEMPORAL_DHALO_SIZE:-256x200}
+elif [ "${TEMPORAL_F32AB:-0}" = 1 ]; then
+  # Session 10: heat 3D float 512^3 (1.85, target 2.5) around the best tile
+  # (k4 64x8 q4 pd1 chunk 170): depth 3 and 5, longer chunks (fewer plane
+  # restarts: 2 k r extra planes a chunk), the wider 128x8 at chunk 170.
+  cases=("heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 chunk 170"
+         "heat3d-f32|$h3d --precision float|3|64x8 q4 pd1 chunk 170"
+         "heat3d-f32|$h3d --precision float|5|64x8 q4 pd1 chunk 170"
+         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 chunk 255"
+         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 chunk 510"
+         "heat3d-f32|$h3d --precision float|4|128x8 q4 pd1 chunk 170")
 elif [ "${TEMPORAL_FULL:-0}" != 1 ]; then
   # Session 9 (the CPU host's part is the point): the best configuration
   # measured so far of each headline case, one run each (~30 s);
@@ -150,6 +160,8 @@ sim() {
     done
   done
 }
+# TEMPORAL_GPU=0: the host CPU part only.
+[ "${TEMPORAL_GPU:-1}" = 0 ] && cases=()
 for c in "${cases[@]}"; do
   if [ "$c" = sim ] || [ "$c" = simwave ]; then
     if [ $((SECONDS - start)) -ge "$budget" ]; then echo "temporal: budget spent, $c not run" | tee -a "$log";
@@ -209,7 +221,69 @@ cpu_run() { # variant, steps, temporal, then env assignments
     grep -oE '"variant": "[^"]*"|"(temporal)": [0-9]+|"config": "[^"]*"|"(ms_per_step|ratio_to_copy|copy_gbps)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
   echo
 }
-if [ "${TEMPORAL_CPU:-1}" != 0 ]; then
+# TEMPORAL_CPU=probe (session 10): where the host's per-core rate goes.
+# Each line: the variant, threads, shape, ms a step and ns a point and level
+# a thread (ms_per_step x threads / points; depth does not enter: a pass of
+# k levels over n points costs k n point-levels for k steps).
+#   weakT      skewed slabs k4 nt, 32 rows a thread, 512 wide, 512 planes,
+#              T = 1 2 4 8 16 threads (weak scaling: constant work a thread)
+#   l2T        the same 130 wide (rings ~0.4 MB a thread: L2-resident)
+#   offT       one step a pass at T = 1 and 16 (the DRAM-bound reference)
+#   pairAB     2 threads on CPUs A,B (taskset): siblings share a core if
+#              0,1 is much slower than 0,8
+#   al1full / al0full / al0weak1   rows on cache lines (FDX_TEMPORAL_CPU_ALIGN,
+#              default 1) against the plain loop (0), 16 threads 512^3 and 1 thread
+#   x255 / x128 / k2full / t8full   16 threads at 512^3: x blocks, depth 2, 8 threads
+#   then the generated kernel compiled here with -fopt-info-vec (how the
+#   host's compiler vectorizes it) into temporal-cpu-probe.txt.
+cpu_probe_run() { # variant threads shape steps temporal [env ...]
+  local variant=$1 thr=$2 shape=$3 nsteps=$4 mode=$5
+  shift 5
+  local pts
+  pts=$(echo "$shape" | awk -Fx '{print $1 * $2 * $3}')
+  echo "== cpu probe $variant threads $thr $shape temporal $mode $*" >>"$log"
+  env "$@" FDX_LOG=info FDX_THREADS="$thr" timeout "${TEMPORAL_CPU_TIMEOUT:-100}" ${TASKSET:-} "$FDX_BIN" stencil --backend cpu \
+    --op heat --size "$shape" --precision double --steps "$nsteps" --temporal "$mode" --reps 3 --json 2>>"$log" |
+    sed -e "s/\"case\": \"stencil\"/\"case\": \"cpu-heat3d-f64\", \"variant\": \"$variant\", \"threads\": $thr/" |
+    tee -a "$OUT/${GPU_CHECK_DATE}_${GPU_NAME}-host_temporal_cpu_probe.jsonl" |
+    grep -oE '"(ms_per_step|ratio_to_copy|copy_gbps)": [0-9.]+|"config": "[^"]*"|"verified": [a-z]+' | tr '\n' ' ' |
+    awk -v v="$variant" -v t="$thr" -v n="$pts" -v s="$shape" '{ printf "%-10s T=%-2s %-14s %s", v, t, s, $0;
+      for (i = 1; i <= NF; i++) if ($i == "\"ms_per_step\":") printf " ns/pt-level/thread %.3f", $(i + 1) * 1e6 * t / n; print "" }'
+}
+if [ "${TEMPORAL_CPU:-1}" = probe ]; then
+  pf=$OUT/temporal-cpu-probe.txt
+  { lscpu | grep -E "Model name|MHz|^CPU\(s\)|Thread|L1d|L2|L3"; grep -m3 MHz /proc/cpuinfo
+    echo "siblings: $(cat /sys/devices/system/cpu/cpu*/topology/thread_siblings_list 2>/dev/null | sort -u | tr '\n' ' ')"
+    cc --version | head -1; cc -march=native -Q --help=target 2>/dev/null | grep -E -- "-march=|-mtune=|prefer-vector-width=" ; } >"$pf" 2>&1
+  probe_start=$SECONDS
+  sk="cpu 510x32 skew nt chunk 510"
+  pz=${TEMPORAL_PROBE_NZ:-512}
+  for t in ${TEMPORAL_PROBE_THREADS:-1 2 4 8 16}; do cpu_probe_run weak$t "$t" "512x$((32 * t + 2))x$pz" 24 4 FDX_TEMPORAL_CFG="k4 $sk"; done
+  for t in ${TEMPORAL_PROBE_ENDS:-1 16}; do cpu_probe_run l2$t "$t" "130x$((32 * t + 2))x$((pz + 2))" 24 4 FDX_TEMPORAL_CFG="k4 cpu 128x32 skew nt chunk $pz"; done
+  for t in ${TEMPORAL_PROBE_ENDS:-1 16}; do cpu_probe_run off$t "$t" "512x$((32 * t + 2))x$pz" 8 off; done
+  # strong scaling at 512^3 (16 threads): x blocks (hot rings a thread:
+  # full rows ~1.7 MB, 255 ~0.9, 128 ~0.45 MB), depth 2 (0.9 MB), 8 threads
+  full=${TEMPORAL_PROBE_FULL:-512x512x512}
+  fx=${full%%x*}
+  # the rows on cache lines (session 10, default) against the plain loop
+  cpu_probe_run al1full "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 skew nt chunk 510"
+  cpu_probe_run al0full "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 skew nt chunk 510" FDX_TEMPORAL_CPU_ALIGN=0
+  cpu_probe_run al0weak1 1 "512x34x$pz" 24 4 FDX_TEMPORAL_CFG="k4 $sk" FDX_TEMPORAL_CPU_ALIGN=0
+  for bw in 255 128; do cpu_probe_run x$bw "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu ${bw}x32 skew nt chunk 510"; done
+  cpu_probe_run k2full "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 2 FDX_TEMPORAL_CFG="k2 cpu $((fx - 2))x32 skew nt chunk 510"
+  cpu_probe_run t8full 8 "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x64 skew nt chunk 510"
+  if command -v taskset >/dev/null; then
+    for pr in 0,1 0,8; do TASKSET="taskset -c $pr" cpu_probe_run pair${pr/,/} 2 512x66x$pz 24 4 FDX_TEMPORAL_CFG="k4 $sk"; done
+  fi
+  src=$(grep -l FDX_EDGE "$FDX_CACHE_DIR"/*.c 2>/dev/null | head -1)
+  if [ -n "$src" ]; then
+    cp "$src" "$OUT/temporal-cpu-skew-kernel.c"
+    { echo "== cc -O3 -march=native -fopt-info-vec-optimized $(basename "$src")"
+      cc -O3 -march=native -fopenmp -shared -fPIC -std=gnu11 -w -fopt-info-vec-optimized -o /tmp/tprobe.so "$src" 2>&1 | sort | uniq -c
+      echo "zmm instructions: $(objdump -d /tmp/tprobe.so 2>/dev/null | grep -c zmm), ymm: $(objdump -d /tmp/tprobe.so 2>/dev/null | grep -c ymm)"; } >>"$pf" 2>&1
+  fi
+  echo "temporal: host CPU probe took $((SECONDS - probe_start)) s"
+elif [ "${TEMPORAL_CPU:-1}" != 0 ]; then
   { lscpu; echo; for i in /sys/devices/system/cpu/cpu0/cache/index*; do
       echo "$i: L$(cat "$i/level") $(cat "$i/type") $(cat "$i/size") shared with $(cat "$i/shared_cpu_list")"; done
     echo; numactl -H 2>/dev/null; echo "nproc $(nproc)"; } >"$OUT/temporal-cpu-host.txt" 2>&1
