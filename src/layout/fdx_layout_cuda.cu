@@ -15,6 +15,7 @@
 namespace {
 
 constexpr int THREADS = 256;
+constexpr uint64_t GATHER_TAB_MAX = 3072; /* gather table entries: 12 KB, with a 16 KB tile still 8 blocks an SM */
 constexpr int EPT = 8; /* words per thread: a tile holds THREADS * EPT = 2048 */
 constexpr int SQ = 32; /* square in-place tile */
 constexpr int DW = 64, DT = 32; /* diagonal tile: DW points along x, DT lines */
@@ -307,6 +308,7 @@ struct SubSpec {
     FastDiv slots;                      /* gather path: 16-byte buffer slots a src run */
     uint32_t bst[FDX_MAX_RANK];         /* write order: buffer stride of each tile axis */
     uint64_t src_lo, src_hi;            /* the src array's bytes [lo, hi) */
+    uint32_t tabn, tab_at;              /* gather table: entries (0: none), byte offset after the buffer */
 };
 
 /* The access word of AW bytes and its elements. */
@@ -380,6 +382,27 @@ template <typename T> __host__ __device__ __forceinline__ T gather_load(const T 
     const uint32_t b = pos * (uint32_t)sizeof(T);
     return *reinterpret_cast<const T *>(reinterpret_cast<const unsigned char *>(buf) + (gather_word<T>(b >> 2) << 2) +
                                         (b & 3));
+}
+
+/* The gather path's offset table (plan->gather = 2, session 10): the write
+   side's per-element carries (a compare, a branch and the adds of the run's
+   axes for every element, ~12-15 instructions a byte with the swizzled load
+   for 1-byte elements: the narrow and short-unit cases' floor, 0.31-0.41 of
+   a same-size copy) replaced by one table row a word.  The dst run's first
+   two axes (extents n0, n1, buffer strides bst[0], bst[1]) repeat with period
+   n0: element c1 * n0 + c0 + e of the run lies at buffer position
+   p0 + tab[c0][e], p0 the position of (c1, c0 = 0), tab[c0][e] =
+   ((c0 + e) / n0) * bst[1] + ((c0 + e) % n0) * bst[0], as long as the word's
+   elements stay within axis 1 (c1 + (c0 + E - 1) / n0 < n1; other words,
+   and a run's partial end words, take the carries).  Rows of E = 16 /
+   sizeof(T) entries: four 16-byte loads a word.  Filled by the block before
+   the read side (the barrier between the phases covers it). */
+template <typename T>
+__host__ __device__ __forceinline__ void gather_tab_fill(const SubSpec &a, uint32_t *tab, uint32_t t)
+{
+    constexpr uint32_t E = 16 / sizeof(T);
+    const uint32_t n0 = a.t.wte[0].d, c = t / E + t % E;
+    tab[t] = c / n0 * (a.w.q > 1 ? a.bst[1] : 0) + c % n0 * a.bst[0];
 }
 
 /* Gather-path read item i of a tile: src run r = i / slots, its 16-byte
@@ -489,26 +512,47 @@ __host__ __device__ __forceinline__ bool subword_write(const SubSpec &a, const O
     }
     Pack<T, AW> u;
     bool full = w >= row && w + AW <= end;
-    DEVICE_UNROLL
-    for (uint32_t e = 0; e < E; e++) {
-        const uint64_t x = w + e * sizeof(T);
-        if (x < row || x >= end) continue; /* outside the run: before its first element or past its last */
-        if (CHECK && !got[pos]) return false;
-        if (G) u.e[e] = gather_load(buf, pos);
-        else if (full) u.e[e] = buf[pos];
-        else *(T *)(uintptr_t)x = buf[pos];
-        /* the next element: step the run's axes */
-        pos += a.bst[0];
-        if (++c[0] == a.t.wte[0].d) {
-            c[0] = 0;
-            pos -= a.t.wte[0].d * a.bst[0];
+    bool tab = false; /* the word through the gather table (gather_tab_fill) */
+    if constexpr (G && sizeof(T) <= 4) {
+        tab = a.tabn && full && (a.w.q < 2 || c[1] + hqdiv(c[0] + E - 1, a.t.wte[0]) < a.t.wte[1].d);
+        const uint32_t p0 = pos - c[0] * a.bst[0];
+        const uint4 *row4 = reinterpret_cast<const uint4 *>(reinterpret_cast<const unsigned char *>(buf) + a.tab_at) +
+                            c[0] * (E / 4);
+        if (tab) {
             DEVICE_UNROLL
-            for (int q = 1; q < FDX_MAX_RANK; q++) {
-                if (q >= a.w.q) break;
-                pos += a.bst[q];
-                if (++c[q] < a.t.wte[q].d) break;
-                c[q] = 0;
-                pos -= a.t.wte[q].d * a.bst[q];
+            for (uint32_t k = 0; k < E / 4; k++) {
+                const uint4 t4 = row4[k];
+                const uint32_t t[4] = {t4.x, t4.y, t4.z, t4.w};
+                DEVICE_UNROLL
+                for (uint32_t m = 0; m < 4; m++) {
+                    if (CHECK && !got[p0 + t[m]]) return false;
+                    u.e[4 * k + m] = gather_load(buf, p0 + t[m]);
+                }
+            }
+        }
+    }
+    if (!tab) {
+        DEVICE_UNROLL
+        for (uint32_t e = 0; e < E; e++) {
+            const uint64_t x = w + e * sizeof(T);
+            if (x < row || x >= end) continue; /* outside the run: before its first element or past its last */
+            if (CHECK && !got[pos]) return false;
+            if (G) u.e[e] = gather_load(buf, pos);
+            else if (full) u.e[e] = buf[pos];
+            else *(T *)(uintptr_t)x = buf[pos];
+            /* the next element: step the run's axes */
+            pos += a.bst[0];
+            if (++c[0] == a.t.wte[0].d) {
+                c[0] = 0;
+                pos -= a.t.wte[0].d * a.bst[0];
+                DEVICE_UNROLL
+                for (int q = 1; q < FDX_MAX_RANK; q++) {
+                    if (q >= a.w.q) break;
+                    pos += a.bst[q];
+                    if (++c[q] < a.t.wte[q].d) break;
+                    c[q] = 0;
+                    pos -= a.t.wte[q].d * a.bst[q];
+                }
             }
         }
     }
@@ -530,6 +574,9 @@ __global__ void __launch_bounds__(THREADS) subword_kernel(T *__restrict__ dst, c
     T *buf = reinterpret_cast<T *>(smem_raw);
     const Origin o = tile_origin<false>(a.t, blockIdx.x, 0);
     const uint32_t nr = a.r.rows * (G ? a.slots.d : a.r.words.d), nw = a.w.rows * a.w.words.d;
+    if (G)
+        for (uint32_t t = threadIdx.x; t < a.tabn; t += THREADS)
+            gather_tab_fill<T>(a, reinterpret_cast<uint32_t *>(smem_raw + a.tab_at), t);
 #pragma unroll 4
     for (uint32_t i = threadIdx.x; i < nr; i += THREADS) {
         if (G) gather_read<T, false>(a, o, src, i, buf, nullptr);
@@ -830,6 +877,13 @@ fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, i
     a.src_lo = (uint64_t)(uintptr_t)src, a.src_hi = a.src_lo + (uint64_t)p->count * sizeof(T);
     *smem = (size_t)a.r.rows * a.pitch * sizeof(T);
     if (G) *smem = (*smem + 127) / 128 * 128; /* the swizzle permutes words within 128 bytes */
+    /* the gather table (plan->gather = 2): n0 rows of 16 / sizeof(T) entries, n0 the dst run's first axis */
+    const uint64_t tabn = (uint64_t)p->te[wax[0]] * (16 / sizeof(T));
+    if (G && p->gather == 2 && sizeof(T) <= 4 && tabn <= GATHER_TAB_MAX && *smem + tabn * 4 <= 48 * 1024) {
+        a.tabn = (uint32_t)tabn;
+        a.tab_at = (uint32_t)*smem;
+        *smem += tabn * 4;
+    }
     FDX_CHECK(*smem <= 48 * 1024, FDX_ERR_INTERNAL, "sub-word tile of %u runs of %u: %zu bytes of shared memory",
               a.r.rows, a.run, *smem);
     *out = a;
@@ -853,6 +907,7 @@ fdx_status emulate_subword(T *dst, const T *src, const SubSpec &a, int64_t ntile
     VecCount cnt = {NULL, 0, 0};
     fdx_status st = G ? vec_count_open(&cnt, dst, (size_t)count * sizeof(T), "sub-word gather tiles") : FDX_OK;
     const uint32_t nr = a.r.rows * (G ? a.slots.d : a.r.words.d), nw = a.w.rows * a.w.words.d;
+    for (uint32_t t = 0; t < a.tabn; t++) gather_tab_fill<T>(a, (uint32_t *)((unsigned char *)buf + a.tab_at), t);
     for (int64_t tl = 0; tl < ntiles && st == FDX_OK; tl++) {
         const Origin o = tile_origin<false>(a.t, (uint32_t)tl, 0);
         memset(got, 0, n);

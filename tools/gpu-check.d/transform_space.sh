@@ -33,7 +33,7 @@
 # the 8-byte word-kernel cases behind LibreTT (rt1-069, -187, -058, -050).
 # About 30 s for the worst list with three variants.
 set -u
-worst=rt1-120,rt1-171,rt1-004,rt1-049,rt1-149,rt1-147,rt1-088,rt1-092,rt1-175,rt1-100,rt1-168,rt1-128,rt1-064,rt1-056,rt1-007,rt1-084,rt1-122,rt1-177,rt1-141,rt1-052,rt1-008,rt1-069,rt1-187,rt1-058,rt1-050
+worst=rt1-044,rt1-120,rt1-171,rt1-004,rt1-049,rt1-149,rt1-147,rt1-088,rt1-092,rt1-175,rt1-100,rt1-168,rt1-128,rt1-064,rt1-056,rt1-007,rt1-084,rt1-122,rt1-177,rt1-141,rt1-052,rt1-008,rt1-069,rt1-187,rt1-058,rt1-050
 start=$SECONDS
 if [ -n "${TRANSFORM_CASES:-}" ]; then
   cases=$TRANSFORM_CASES
