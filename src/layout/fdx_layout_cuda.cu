@@ -372,15 +372,16 @@ __host__ __device__ __forceinline__ bool sub_row(const SubSide &s, int nt, const
    dst word's elements as before (one shared load of sizeof(T) an element,
    carries along the run's axes) and stores a run's partial end words as
    aligned pieces (vec_store16, at most four). */
-template <typename T> __host__ __device__ __forceinline__ uint32_t gather_word(uint32_t w)
+template <typename T, int G> __host__ __device__ __forceinline__ uint32_t gather_word(uint32_t w)
 {
     constexpr uint32_t keep = sizeof(T) >= 8 ? (uint32_t)sizeof(T) / 4 - 1 : 0; /* an element's words stay together */
-    return w ^ ((w >> 5) & 31u & ~keep);
+    return G == 2 ? w : w ^ ((w >> 5) & 31u & ~keep); /* G = 2: rows of an odd number of words instead */
 }
-template <typename T> __host__ __device__ __forceinline__ T gather_load(const T *buf, uint32_t pos)
+template <typename T, int G> __host__ __device__ __forceinline__ T gather_load(const T *buf, uint32_t pos)
 {
+    if constexpr (G == 2) return buf[pos];
     const uint32_t b = pos * (uint32_t)sizeof(T);
-    return *reinterpret_cast<const T *>(reinterpret_cast<const unsigned char *>(buf) + (gather_word<T>(b >> 2) << 2) +
+    return *reinterpret_cast<const T *>(reinterpret_cast<const unsigned char *>(buf) + (gather_word<T, G>(b >> 2) << 2) +
                                         (b & 3));
 }
 
@@ -408,7 +409,7 @@ __host__ __device__ __forceinline__ void gather_tab_fill(const SubSpec &a, uint3
 /* Gather-path read item i of a tile: src run r = i / slots, its 16-byte
    slot j (bytes [16 j, 16 j + 16) of the run, realigned) into buffer row
    r.  CHECK: got[] marks the run's elements the slot holds, once. */
-template <typename T, bool CHECK>
+template <typename T, int G, bool CHECK>
 __host__ __device__ __forceinline__ bool gather_read(const SubSpec &a, const Origin &o, const T *src, uint32_t i,
                                                      T *buf, unsigned char *got)
 {
@@ -430,7 +431,7 @@ __host__ __device__ __forceinline__ bool gather_read(const SubSpec &a, const Ori
     const uint32_t word = (r * a.pitch * (uint32_t)sizeof(T) + b0) >> 2;
     uint32_t *bw = reinterpret_cast<uint32_t *>(buf);
     DEVICE_UNROLL
-    for (uint32_t c = 0; c < 4; c++) bw[gather_word<T>(word + c)] = v[c];
+    for (uint32_t c = 0; c < 4; c++) bw[gather_word<T, G>(word + c)] = v[c];
     if (CHECK)
         for (uint32_t x = b0 / (uint32_t)sizeof(T); x < (b0 + need) / (uint32_t)sizeof(T); x++) {
             if (got[r * a.pitch + x]) return false;
@@ -487,7 +488,7 @@ __host__ __device__ __forceinline__ bool subword_read(const SubSpec &a, const Or
 /* Write item i of a tile: dst run r = i / words, its word j.  The word's
    elements x0, x0 + 1, .. of the run: their coordinates along the run's
    axes (dst order) stepped with carries, buffer positions through bst. */
-template <typename T, int AW, bool G, bool CHECK>
+template <typename T, int AW, int G, bool CHECK>
 __host__ __device__ __forceinline__ bool subword_write(const SubSpec &a, const Origin &o, T *dst, uint32_t i,
                                                        const T *buf, const unsigned char *got, const VecCount *count)
 {
@@ -526,7 +527,7 @@ __host__ __device__ __forceinline__ bool subword_write(const SubSpec &a, const O
                 DEVICE_UNROLL
                 for (uint32_t m = 0; m < 4; m++) {
                     if (CHECK && !got[p0 + t[m]]) return false;
-                    u.e[4 * k + m] = gather_load(buf, p0 + t[m]);
+                    u.e[4 * k + m] = gather_load<T, G>(buf, p0 + t[m]);
                 }
             }
         }
@@ -537,7 +538,7 @@ __host__ __device__ __forceinline__ bool subword_write(const SubSpec &a, const O
             const uint64_t x = w + e * sizeof(T);
             if (x < row || x >= end) continue; /* outside the run: before its first element or past its last */
             if (CHECK && !got[pos]) return false;
-            if (G) u.e[e] = gather_load(buf, pos);
+            if (G) u.e[e] = gather_load<T, G>(buf, pos);
             else if (full) u.e[e] = buf[pos];
             else *(T *)(uintptr_t)x = buf[pos];
             /* the next element: step the run's axes */
@@ -567,7 +568,7 @@ __host__ __device__ __forceinline__ bool subword_write(const SubSpec &a, const O
     return true;
 }
 
-template <typename T, int AW, bool G>
+template <typename T, int AW, int G>
 __global__ void __launch_bounds__(THREADS) subword_kernel(T *__restrict__ dst, const T *__restrict__ src, SubSpec a)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -579,7 +580,7 @@ __global__ void __launch_bounds__(THREADS) subword_kernel(T *__restrict__ dst, c
             gather_tab_fill<T>(a, reinterpret_cast<uint32_t *>(smem_raw + a.tab_at), t);
 #pragma unroll 4
     for (uint32_t i = threadIdx.x; i < nr; i += THREADS) {
-        if (G) gather_read<T, false>(a, o, src, i, buf, nullptr);
+        if (G) gather_read<T, G, false>(a, o, src, i, buf, nullptr);
         else subword_read<T, AW, false>(a, o, src, i, buf, nullptr);
     }
     __syncthreads();
@@ -844,7 +845,7 @@ fdx_status sub_side(const fdx_perm_plan *p, const int *ax, int nt, const int64_t
 
 /* The sub-word kernel's view of a plan (plan->subword = AW: elements
    narrower than the AW-byte access word). */
-template <typename T, int AW, bool G>
+template <typename T, int AW, int G>
 fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, int64_t *ntiles, size_t *smem)
 {
     SubSpec a;
@@ -865,6 +866,7 @@ fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, i
         const uint32_t slots = (a.run * (uint32_t)sizeof(T) + 15) / 16;
         a.slots = fd(slots);
         a.pitch = slots * 16 / (uint32_t)sizeof(T);
+        if (G == 2) a.pitch += 4 / (uint32_t)sizeof(T); /* an odd number of 4-byte words: no swizzle */
     }
     /* buffer strides in write order: a src run axis by its place in the
        run, a row axis by rows of pitch */
@@ -876,10 +878,10 @@ fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, i
     }
     a.src_lo = (uint64_t)(uintptr_t)src, a.src_hi = a.src_lo + (uint64_t)p->count * sizeof(T);
     *smem = (size_t)a.r.rows * a.pitch * sizeof(T);
-    if (G) *smem = (*smem + 127) / 128 * 128; /* the swizzle permutes words within 128 bytes */
+    if (G) *smem = (*smem + 127) / 128 * 128; /* the swizzle permutes words within 128 bytes (G = 1) */
     /* the gather table (plan->gather = 2): n0 rows of 16 / sizeof(T) entries, n0 the dst run's first axis */
     const uint64_t tabn = (uint64_t)p->te[wax[0]] * (16 / sizeof(T));
-    if (G && p->gather == 2 && sizeof(T) <= 4 && tabn <= GATHER_TAB_MAX && *smem + tabn * 4 <= 48 * 1024) {
+    if (G && p->gather >= 2 && sizeof(T) <= 4 && tabn <= GATHER_TAB_MAX && *smem + tabn * 4 <= 48 * 1024) {
         a.tabn = (uint32_t)tabn;
         a.tab_at = (uint32_t)*smem;
         *smem += tabn * 4;
@@ -893,7 +895,7 @@ fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, i
 /* The sub-word kernel run on the host, block after block, every read item
    before any write item: each buffer element written once, every element a
    dst word takes read. */
-template <typename T, int AW, bool G>
+template <typename T, int AW, int G>
 fdx_status emulate_subword(T *dst, const T *src, const SubSpec &a, int64_t ntiles, size_t smem, int64_t count)
 {
     const size_t n = smem / sizeof(T);
@@ -912,7 +914,7 @@ fdx_status emulate_subword(T *dst, const T *src, const SubSpec &a, int64_t ntile
         const Origin o = tile_origin<false>(a.t, (uint32_t)tl, 0);
         memset(got, 0, n);
         for (uint32_t i = 0; i < nr && st == FDX_OK; i++)
-            if (!(G ? gather_read<T, true>(a, o, src, i, buf, got) : subword_read<T, AW, true>(a, o, src, i, buf, got)))
+            if (!(G ? gather_read<T, G, true>(a, o, src, i, buf, got) : subword_read<T, AW, true>(a, o, src, i, buf, got)))
                 st = fdx_fail(FDX_ERR_INTERNAL, "sub-word tile %lld: read item %u writes a buffer element twice",
                               (long long)tl, i);
         for (uint32_t i = 0; i < nw && st == FDX_OK; i++)
@@ -927,7 +929,7 @@ fdx_status emulate_subword(T *dst, const T *src, const SubSpec &a, int64_t ntile
 }
 
 /* A sub-word plan with AW-byte words on the device (on_host: emulated, host buffers). */
-template <typename T, int AW, bool G>
+template <typename T, int AW, int G>
 fdx_status run_subword_aw(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
 {
     if constexpr (sizeof(T) >= AW || (G && AW != 16))
@@ -949,11 +951,12 @@ template <typename T>
 fdx_status run_subword(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
 {
     switch (p->subword) {
-    case 4: return run_subword_aw<T, 4, false>(dst, src, p, st, on_host);
-    case 8: return run_subword_aw<T, 8, false>(dst, src, p, st, on_host);
+    case 4: return run_subword_aw<T, 4, 0>(dst, src, p, st, on_host);
+    case 8: return run_subword_aw<T, 8, 0>(dst, src, p, st, on_host);
     case 16:
-        return p->gather ? run_subword_aw<T, 16, true>(dst, src, p, st, on_host)
-                         : run_subword_aw<T, 16, false>(dst, src, p, st, on_host);
+        return p->gather == 3 ? run_subword_aw<T, 16, 2>(dst, src, p, st, on_host)
+               : p->gather    ? run_subword_aw<T, 16, 1>(dst, src, p, st, on_host)
+                              : run_subword_aw<T, 16, 0>(dst, src, p, st, on_host);
     default: return fdx_fail(FDX_ERR_INTERNAL, "sub-word tile with %d-byte access words", p->subword);
     }
 }
