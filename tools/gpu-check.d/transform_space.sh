@@ -21,7 +21,7 @@
 # elements in 16-byte sub-word gather tiles), in $rec.small.jsonl (~20 s).
 #
 # TRANSFORM_CASES=worst (or a comma list of case names / prefixes, e.g.
-# rt1-120,rt1-171): only those cases, under TRANSFORM_VARIANTS (default
+# rt1-120,rt1-171; worst,rt1-021,.. adds cases to the worst list): only those cases, under TRANSFORM_VARIANTS (default
 # default,FDX_LAYOUT_GATHER=0,FDX_LAYOUT_VEC_SKEW=0), --reps 10, no peers
 # unless TRANSFORM_PEERS=1, no short-row or small-tile A/B: a table case
 # by case (ratio to the same-size copy per variant) in the log, records in
@@ -38,6 +38,7 @@ start=$SECONDS
 if [ -n "${TRANSFORM_CASES:-}" ]; then
   cases=$TRANSFORM_CASES
   [ "$cases" = worst ] && cases=$worst
+  case $cases in worst,*) cases=$worst,${cases#worst,} ;; esac
   variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=0,FDX_LAYOUT_VEC_SKEW=0}
   rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-cases
   "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$cases" --list > "$rec.cases.txt"
