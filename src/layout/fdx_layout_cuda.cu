@@ -396,7 +396,9 @@ template <typename T, int G> __host__ __device__ __forceinline__ T gather_load(c
    ((c0 + e) / n0) * bst[1] + ((c0 + e) % n0) * bst[0], as long as the word's
    elements stay within axis 1 (c1 + (c0 + E - 1) / n0 < n1; other words,
    and a run's partial end words, take the carries).  Rows of E = 16 /
-   sizeof(T) entries: four 16-byte loads a word.  Filled by the block before
+   sizeof(T) entries: E / 4 16-byte loads a word (one 8-byte load for
+   8-byte elements, which take the sub-word path only when asked:
+   FDX_LAYOUT_SUBWORD=16).  Filled by the block before
    the read side (the barrier between the phases covers it). */
 template <typename T>
 __host__ __device__ __forceinline__ void gather_tab_fill(const SubSpec &a, uint32_t *tab, uint32_t t)
@@ -514,21 +516,27 @@ __host__ __device__ __forceinline__ bool subword_write(const SubSpec &a, const O
     Pack<T, AW> u;
     bool full = w >= row && w + AW <= end;
     bool tab = false; /* the word through the gather table (gather_tab_fill) */
-    if constexpr (G && sizeof(T) <= 4) {
+    if constexpr (G && sizeof(T) <= 8) {
         tab = a.tabn && full && (a.w.q < 2 || c[1] + hqdiv(c[0] + E - 1, a.t.wte[0]) < a.t.wte[1].d);
         const uint32_t p0 = pos - c[0] * a.bst[0];
-        const uint4 *row4 = reinterpret_cast<const uint4 *>(reinterpret_cast<const unsigned char *>(buf) + a.tab_at) +
-                            c[0] * (E / 4);
+        const uint32_t *row = reinterpret_cast<const uint32_t *>(reinterpret_cast<const unsigned char *>(buf) + a.tab_at) +
+                              c[0] * E;
         if (tab) {
-            DEVICE_UNROLL
-            for (uint32_t k = 0; k < E / 4; k++) {
-                const uint4 t4 = row4[k];
-                const uint32_t t[4] = {t4.x, t4.y, t4.z, t4.w};
+            uint32_t t[E];
+            if constexpr (E >= 4) {
                 DEVICE_UNROLL
-                for (uint32_t m = 0; m < 4; m++) {
-                    if (CHECK && !got[p0 + t[m]]) return false;
-                    u.e[4 * k + m] = gather_load<T, G>(buf, p0 + t[m]);
+                for (uint32_t k = 0; k < E / 4; k++) {
+                    const uint4 t4 = reinterpret_cast<const uint4 *>(row)[k];
+                    t[4 * k] = t4.x, t[4 * k + 1] = t4.y, t[4 * k + 2] = t4.z, t[4 * k + 3] = t4.w;
                 }
+            } else {
+                const uint2 t2 = *reinterpret_cast<const uint2 *>(row); /* 8-byte elements: E = 2 */
+                t[0] = t2.x, t[1] = t2.y;
+            }
+            DEVICE_UNROLL
+            for (uint32_t m = 0; m < E; m++) {
+                if (CHECK && !got[p0 + t[m]]) return false;
+                u.e[m] = gather_load<T, G>(buf, p0 + t[m]);
             }
         }
     }
@@ -866,7 +874,8 @@ fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, i
         const uint32_t slots = (a.run * (uint32_t)sizeof(T) + 15) / 16;
         a.slots = fd(slots);
         a.pitch = slots * 16 / (uint32_t)sizeof(T);
-        if (G == 2) a.pitch += 4 / (uint32_t)sizeof(T); /* an odd number of 4-byte words: no swizzle */
+        if (G == 2) /* an odd number of 4-byte words (two for 8-byte elements): no swizzle */
+            a.pitch += sizeof(T) <= 4 ? 4 / (uint32_t)sizeof(T) : 1;
     }
     /* buffer strides in write order: a src run axis by its place in the
        run, a row axis by rows of pitch */
@@ -881,7 +890,7 @@ fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, i
     if (G) *smem = (*smem + 127) / 128 * 128; /* the swizzle permutes words within 128 bytes (G = 1) */
     /* the gather table (plan->gather = 2): n0 rows of 16 / sizeof(T) entries, n0 the dst run's first axis */
     const uint64_t tabn = (uint64_t)p->te[wax[0]] * (16 / sizeof(T));
-    if (G && p->gather >= 2 && sizeof(T) <= 4 && tabn <= GATHER_TAB_MAX && *smem + tabn * 4 <= 48 * 1024) {
+    if (G && p->gather >= 2 && sizeof(T) <= 8 && tabn <= GATHER_TAB_MAX && *smem + tabn * 4 <= 48 * 1024) {
         a.tabn = (uint32_t)tabn;
         a.tab_at = (uint32_t)*smem;
         *smem += tabn * 4;

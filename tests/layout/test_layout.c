@@ -715,15 +715,17 @@ static void test_gather_emulation(fdx_ctx *ctx, uint64_t seed)
         if (knob[v]) setenv("FDX_LAYOUT_GATHER", knob[v], 1);
         for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++) {
             const int rank = lt_rank6(sh[c]);
-            for (int e = 0; e < 3; e++) {
+            for (int e = 0; e < 4; e++) { /* 8-byte elements: the sub-word path asked for (FDX_LAYOUT_SUBWORD=16) */
                 const size_t el = (size_t)1 << e;
                 const int n = (int)(16 / el);
+                if (e == 3) setenv("FDX_LAYOUT_SUBWORD", "16", 1);
                 for (int k = 0; k < 3; k++) {
                     fdx_perm_plan q;
                     int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], sft[k][0] % n, sft[k][1] % n, seed++, &q);
                     if (r < 0) {
                         printf("test_layout: gather emulation skipped (built without CUDA)\n");
                         unsetenv("FDX_LAYOUT_GATHER");
+                        unsetenv("FDX_LAYOUT_SUBWORD");
                         return;
                     }
                     CHECK((q.vec && e > 0) || (q.subword == 16 && q.gather == want[v] && !q.vec),
@@ -731,6 +733,7 @@ static void test_gather_emulation(fdx_ctx *ctx, uint64_t seed)
                           (long long)sh[c][0], (long long)sh[c][1], el, knob[v] ? knob[v] : "(unset)", q.subword,
                           q.gather, q.vec);
                 }
+                unsetenv("FDX_LAYOUT_SUBWORD");
             }
         }
         unsetenv("FDX_LAYOUT_GATHER");

@@ -173,7 +173,8 @@ static void subword(uint64_t seed)
    shapes, full size where small (rt1-120 7x32x246x37, 4 bytes) and scaled
    down otherwise: narrow fastest sides (rt1-171 16x4, rt1-149 and rt1-049
    K = 3, rt1-147 A = 4), short kept rows (rt1-004 5-element rows, rt1-088,
-   rt1-092, rt1-175, rt1-100), elements of 1, 2, 4 bytes, src/dst residue
+   rt1-092, rt1-175, rt1-100), elements of 1, 2, 4 bytes (and 8 with
+   FDX_LAYOUT_SUBWORD=16), src/dst residue
    pairs, FDX_LAYOUT_GATHER unset (the path), 0 (the element path), 2
    (the write side through the offset table, session 10) and 3 (the table,
    unswizzled rows of an odd number of words). */
@@ -191,13 +192,15 @@ static void gather(uint64_t seed)
         if (variant[v]) setenv("FDX_LAYOUT_GATHER", variant[v], 1);
         for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++) {
             const int rank = lt_rank6(sh[c]);
-            for (int e = 0; e < 3; e++) {
+            for (int e = 0; e < 4; e++) { /* 8-byte elements: the sub-word path asked for (FDX_LAYOUT_SUBWORD=16) */
                 const size_t el = (size_t)1 << e;
                 const int n = (int)(16 / el);
+                if (e == 3) setenv("FDX_LAYOUT_SUBWORD", "16", 1);
                 for (int k = 0; k < (reps == 1 ? 1 : 2); k++) {
                     const int ss = (int)((seed + (uint64_t)k * 7) % (uint64_t)n), ds = (3 * ss + c + 1) % n;
                     shifted_case(what, el, rank, sh[c], pm[c], ss, ds, &seed);
                 }
+                if (e == 3) unsetenv("FDX_LAYOUT_SUBWORD");
             }
         }
         if (variant[v]) unsetenv("FDX_LAYOUT_GATHER");
