@@ -15,6 +15,7 @@
 namespace {
 
 constexpr int THREADS = 256;
+constexpr uint64_t GATHER_TAB_MAX = 3072; /* gather table entries: 12 KB, with a 16 KB tile still 8 blocks an SM */
 constexpr int EPT = 8; /* words per thread: a tile holds THREADS * EPT = 2048 */
 constexpr int SQ = 32; /* square in-place tile */
 constexpr int DW = 64, DT = 32; /* diagonal tile: DW points along x, DT lines */
@@ -307,6 +308,7 @@ struct SubSpec {
     FastDiv slots;                      /* gather path: 16-byte buffer slots a src run */
     uint32_t bst[FDX_MAX_RANK];         /* write order: buffer stride of each tile axis */
     uint64_t src_lo, src_hi;            /* the src array's bytes [lo, hi) */
+    uint32_t tabn, tab_at;              /* gather table: entries (0: none), byte offset after the buffer */
 };
 
 /* The access word of AW bytes and its elements. */
@@ -370,22 +372,46 @@ __host__ __device__ __forceinline__ bool sub_row(const SubSide &s, int nt, const
    dst word's elements as before (one shared load of sizeof(T) an element,
    carries along the run's axes) and stores a run's partial end words as
    aligned pieces (vec_store16, at most four). */
-template <typename T> __host__ __device__ __forceinline__ uint32_t gather_word(uint32_t w)
+template <typename T, int G> __host__ __device__ __forceinline__ uint32_t gather_word(uint32_t w)
 {
     constexpr uint32_t keep = sizeof(T) >= 8 ? (uint32_t)sizeof(T) / 4 - 1 : 0; /* an element's words stay together */
-    return w ^ ((w >> 5) & 31u & ~keep);
+    return G == 2 ? w : w ^ ((w >> 5) & 31u & ~keep); /* G = 2: rows of an odd number of words instead */
 }
-template <typename T> __host__ __device__ __forceinline__ T gather_load(const T *buf, uint32_t pos)
+template <typename T, int G> __host__ __device__ __forceinline__ T gather_load(const T *buf, uint32_t pos)
 {
+    if constexpr (G == 2) return buf[pos];
     const uint32_t b = pos * (uint32_t)sizeof(T);
-    return *reinterpret_cast<const T *>(reinterpret_cast<const unsigned char *>(buf) + (gather_word<T>(b >> 2) << 2) +
+    return *reinterpret_cast<const T *>(reinterpret_cast<const unsigned char *>(buf) + (gather_word<T, G>(b >> 2) << 2) +
                                         (b & 3));
+}
+
+/* The gather path's offset table (plan->gather = 2, session 10): the write
+   side's per-element carries (a compare, a branch and the adds of the run's
+   axes for every element, ~12-15 instructions a byte with the swizzled load
+   for 1-byte elements: the narrow and short-unit cases' floor, 0.31-0.41 of
+   a same-size copy) replaced by one table row a word.  The dst run's first
+   two axes (extents n0, n1, buffer strides bst[0], bst[1]) repeat with period
+   n0: element c1 * n0 + c0 + e of the run lies at buffer position
+   p0 + tab[c0][e], p0 the position of (c1, c0 = 0), tab[c0][e] =
+   ((c0 + e) / n0) * bst[1] + ((c0 + e) % n0) * bst[0], as long as the word's
+   elements stay within axis 1 (c1 + (c0 + E - 1) / n0 < n1; other words,
+   and a run's partial end words, take the carries).  Rows of E = 16 /
+   sizeof(T) entries: E / 4 16-byte loads a word (one 8-byte load for
+   8-byte elements, which take the sub-word path only when asked:
+   FDX_LAYOUT_SUBWORD=16).  Filled by the block before
+   the read side (the barrier between the phases covers it). */
+template <typename T>
+__host__ __device__ __forceinline__ void gather_tab_fill(const SubSpec &a, uint32_t *tab, uint32_t t)
+{
+    constexpr uint32_t E = 16 / sizeof(T);
+    const uint32_t n0 = a.t.wte[0].d, c = t / E + t % E;
+    tab[t] = c / n0 * (a.w.q > 1 ? a.bst[1] : 0) + c % n0 * a.bst[0];
 }
 
 /* Gather-path read item i of a tile: src run r = i / slots, its 16-byte
    slot j (bytes [16 j, 16 j + 16) of the run, realigned) into buffer row
    r.  CHECK: got[] marks the run's elements the slot holds, once. */
-template <typename T, bool CHECK>
+template <typename T, int G, bool CHECK>
 __host__ __device__ __forceinline__ bool gather_read(const SubSpec &a, const Origin &o, const T *src, uint32_t i,
                                                      T *buf, unsigned char *got)
 {
@@ -407,7 +433,7 @@ __host__ __device__ __forceinline__ bool gather_read(const SubSpec &a, const Ori
     const uint32_t word = (r * a.pitch * (uint32_t)sizeof(T) + b0) >> 2;
     uint32_t *bw = reinterpret_cast<uint32_t *>(buf);
     DEVICE_UNROLL
-    for (uint32_t c = 0; c < 4; c++) bw[gather_word<T>(word + c)] = v[c];
+    for (uint32_t c = 0; c < 4; c++) bw[gather_word<T, G>(word + c)] = v[c];
     if (CHECK)
         for (uint32_t x = b0 / (uint32_t)sizeof(T); x < (b0 + need) / (uint32_t)sizeof(T); x++) {
             if (got[r * a.pitch + x]) return false;
@@ -464,7 +490,7 @@ __host__ __device__ __forceinline__ bool subword_read(const SubSpec &a, const Or
 /* Write item i of a tile: dst run r = i / words, its word j.  The word's
    elements x0, x0 + 1, .. of the run: their coordinates along the run's
    axes (dst order) stepped with carries, buffer positions through bst. */
-template <typename T, int AW, bool G, bool CHECK>
+template <typename T, int AW, int G, bool CHECK>
 __host__ __device__ __forceinline__ bool subword_write(const SubSpec &a, const Origin &o, T *dst, uint32_t i,
                                                        const T *buf, const unsigned char *got, const VecCount *count)
 {
@@ -489,26 +515,53 @@ __host__ __device__ __forceinline__ bool subword_write(const SubSpec &a, const O
     }
     Pack<T, AW> u;
     bool full = w >= row && w + AW <= end;
-    DEVICE_UNROLL
-    for (uint32_t e = 0; e < E; e++) {
-        const uint64_t x = w + e * sizeof(T);
-        if (x < row || x >= end) continue; /* outside the run: before its first element or past its last */
-        if (CHECK && !got[pos]) return false;
-        if (G) u.e[e] = gather_load(buf, pos);
-        else if (full) u.e[e] = buf[pos];
-        else *(T *)(uintptr_t)x = buf[pos];
-        /* the next element: step the run's axes */
-        pos += a.bst[0];
-        if (++c[0] == a.t.wte[0].d) {
-            c[0] = 0;
-            pos -= a.t.wte[0].d * a.bst[0];
+    bool tab = false; /* the word through the gather table (gather_tab_fill) */
+    if constexpr (G && sizeof(T) <= 8) {
+        tab = a.tabn && full && (a.w.q < 2 || c[1] + hqdiv(c[0] + E - 1, a.t.wte[0]) < a.t.wte[1].d);
+        const uint32_t p0 = pos - c[0] * a.bst[0];
+        const uint32_t *row = reinterpret_cast<const uint32_t *>(reinterpret_cast<const unsigned char *>(buf) + a.tab_at) +
+                              c[0] * E;
+        if (tab) {
+            uint32_t t[E];
+            if constexpr (E >= 4) {
+                DEVICE_UNROLL
+                for (uint32_t k = 0; k < E / 4; k++) {
+                    const uint4 t4 = reinterpret_cast<const uint4 *>(row)[k];
+                    t[4 * k] = t4.x, t[4 * k + 1] = t4.y, t[4 * k + 2] = t4.z, t[4 * k + 3] = t4.w;
+                }
+            } else {
+                const uint2 t2 = *reinterpret_cast<const uint2 *>(row); /* 8-byte elements: E = 2 */
+                t[0] = t2.x, t[1] = t2.y;
+            }
             DEVICE_UNROLL
-            for (int q = 1; q < FDX_MAX_RANK; q++) {
-                if (q >= a.w.q) break;
-                pos += a.bst[q];
-                if (++c[q] < a.t.wte[q].d) break;
-                c[q] = 0;
-                pos -= a.t.wte[q].d * a.bst[q];
+            for (uint32_t m = 0; m < E; m++) {
+                if (CHECK && !got[p0 + t[m]]) return false;
+                u.e[m] = gather_load<T, G>(buf, p0 + t[m]);
+            }
+        }
+    }
+    if (!tab) {
+        DEVICE_UNROLL
+        for (uint32_t e = 0; e < E; e++) {
+            const uint64_t x = w + e * sizeof(T);
+            if (x < row || x >= end) continue; /* outside the run: before its first element or past its last */
+            if (CHECK && !got[pos]) return false;
+            if (G) u.e[e] = gather_load<T, G>(buf, pos);
+            else if (full) u.e[e] = buf[pos];
+            else *(T *)(uintptr_t)x = buf[pos];
+            /* the next element: step the run's axes */
+            pos += a.bst[0];
+            if (++c[0] == a.t.wte[0].d) {
+                c[0] = 0;
+                pos -= a.t.wte[0].d * a.bst[0];
+                DEVICE_UNROLL
+                for (int q = 1; q < FDX_MAX_RANK; q++) {
+                    if (q >= a.w.q) break;
+                    pos += a.bst[q];
+                    if (++c[q] < a.t.wte[q].d) break;
+                    c[q] = 0;
+                    pos -= a.t.wte[q].d * a.bst[q];
+                }
             }
         }
     }
@@ -523,16 +576,19 @@ __host__ __device__ __forceinline__ bool subword_write(const SubSpec &a, const O
     return true;
 }
 
-template <typename T, int AW, bool G>
+template <typename T, int AW, int G>
 __global__ void __launch_bounds__(THREADS) subword_kernel(T *__restrict__ dst, const T *__restrict__ src, SubSpec a)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *buf = reinterpret_cast<T *>(smem_raw);
     const Origin o = tile_origin<false>(a.t, blockIdx.x, 0);
     const uint32_t nr = a.r.rows * (G ? a.slots.d : a.r.words.d), nw = a.w.rows * a.w.words.d;
+    if (G)
+        for (uint32_t t = threadIdx.x; t < a.tabn; t += THREADS)
+            gather_tab_fill<T>(a, reinterpret_cast<uint32_t *>(smem_raw + a.tab_at), t);
 #pragma unroll 4
     for (uint32_t i = threadIdx.x; i < nr; i += THREADS) {
-        if (G) gather_read<T, false>(a, o, src, i, buf, nullptr);
+        if (G) gather_read<T, G, false>(a, o, src, i, buf, nullptr);
         else subword_read<T, AW, false>(a, o, src, i, buf, nullptr);
     }
     __syncthreads();
@@ -797,7 +853,7 @@ fdx_status sub_side(const fdx_perm_plan *p, const int *ax, int nt, const int64_t
 
 /* The sub-word kernel's view of a plan (plan->subword = AW: elements
    narrower than the AW-byte access word). */
-template <typename T, int AW, bool G>
+template <typename T, int AW, int G>
 fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, int64_t *ntiles, size_t *smem)
 {
     SubSpec a;
@@ -818,6 +874,8 @@ fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, i
         const uint32_t slots = (a.run * (uint32_t)sizeof(T) + 15) / 16;
         a.slots = fd(slots);
         a.pitch = slots * 16 / (uint32_t)sizeof(T);
+        if (G == 2) /* an odd number of 4-byte words (two for 8-byte elements): no swizzle */
+            a.pitch += sizeof(T) <= 4 ? 4 / (uint32_t)sizeof(T) : 1;
     }
     /* buffer strides in write order: a src run axis by its place in the
        run, a row axis by rows of pitch */
@@ -829,7 +887,14 @@ fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, i
     }
     a.src_lo = (uint64_t)(uintptr_t)src, a.src_hi = a.src_lo + (uint64_t)p->count * sizeof(T);
     *smem = (size_t)a.r.rows * a.pitch * sizeof(T);
-    if (G) *smem = (*smem + 127) / 128 * 128; /* the swizzle permutes words within 128 bytes */
+    if (G) *smem = (*smem + 127) / 128 * 128; /* the swizzle permutes words within 128 bytes (G = 1) */
+    /* the gather table (plan->gather = 2): n0 rows of 16 / sizeof(T) entries, n0 the dst run's first axis */
+    const uint64_t tabn = (uint64_t)p->te[wax[0]] * (16 / sizeof(T));
+    if (G && p->gather >= 2 && sizeof(T) <= 8 && tabn <= GATHER_TAB_MAX && *smem + tabn * 4 <= 48 * 1024) {
+        a.tabn = (uint32_t)tabn;
+        a.tab_at = (uint32_t)*smem;
+        *smem += tabn * 4;
+    }
     FDX_CHECK(*smem <= 48 * 1024, FDX_ERR_INTERNAL, "sub-word tile of %u runs of %u: %zu bytes of shared memory",
               a.r.rows, a.run, *smem);
     *out = a;
@@ -839,7 +904,7 @@ fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, i
 /* The sub-word kernel run on the host, block after block, every read item
    before any write item: each buffer element written once, every element a
    dst word takes read. */
-template <typename T, int AW, bool G>
+template <typename T, int AW, int G>
 fdx_status emulate_subword(T *dst, const T *src, const SubSpec &a, int64_t ntiles, size_t smem, int64_t count)
 {
     const size_t n = smem / sizeof(T);
@@ -853,11 +918,12 @@ fdx_status emulate_subword(T *dst, const T *src, const SubSpec &a, int64_t ntile
     VecCount cnt = {NULL, 0, 0};
     fdx_status st = G ? vec_count_open(&cnt, dst, (size_t)count * sizeof(T), "sub-word gather tiles") : FDX_OK;
     const uint32_t nr = a.r.rows * (G ? a.slots.d : a.r.words.d), nw = a.w.rows * a.w.words.d;
+    for (uint32_t t = 0; t < a.tabn; t++) gather_tab_fill<T>(a, (uint32_t *)((unsigned char *)buf + a.tab_at), t);
     for (int64_t tl = 0; tl < ntiles && st == FDX_OK; tl++) {
         const Origin o = tile_origin<false>(a.t, (uint32_t)tl, 0);
         memset(got, 0, n);
         for (uint32_t i = 0; i < nr && st == FDX_OK; i++)
-            if (!(G ? gather_read<T, true>(a, o, src, i, buf, got) : subword_read<T, AW, true>(a, o, src, i, buf, got)))
+            if (!(G ? gather_read<T, G, true>(a, o, src, i, buf, got) : subword_read<T, AW, true>(a, o, src, i, buf, got)))
                 st = fdx_fail(FDX_ERR_INTERNAL, "sub-word tile %lld: read item %u writes a buffer element twice",
                               (long long)tl, i);
         for (uint32_t i = 0; i < nw && st == FDX_OK; i++)
@@ -872,7 +938,7 @@ fdx_status emulate_subword(T *dst, const T *src, const SubSpec &a, int64_t ntile
 }
 
 /* A sub-word plan with AW-byte words on the device (on_host: emulated, host buffers). */
-template <typename T, int AW, bool G>
+template <typename T, int AW, int G>
 fdx_status run_subword_aw(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
 {
     if constexpr (sizeof(T) >= AW || (G && AW != 16))
@@ -894,11 +960,12 @@ template <typename T>
 fdx_status run_subword(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
 {
     switch (p->subword) {
-    case 4: return run_subword_aw<T, 4, false>(dst, src, p, st, on_host);
-    case 8: return run_subword_aw<T, 8, false>(dst, src, p, st, on_host);
+    case 4: return run_subword_aw<T, 4, 0>(dst, src, p, st, on_host);
+    case 8: return run_subword_aw<T, 8, 0>(dst, src, p, st, on_host);
     case 16:
-        return p->gather ? run_subword_aw<T, 16, true>(dst, src, p, st, on_host)
-                         : run_subword_aw<T, 16, false>(dst, src, p, st, on_host);
+        return p->gather == 3 ? run_subword_aw<T, 16, 2>(dst, src, p, st, on_host)
+               : p->gather    ? run_subword_aw<T, 16, 1>(dst, src, p, st, on_host)
+                              : run_subword_aw<T, 16, 0>(dst, src, p, st, on_host);
     default: return fdx_fail(FDX_ERR_INTERNAL, "sub-word tile with %d-byte access words", p->subword);
     }
 }

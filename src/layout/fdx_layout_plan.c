@@ -321,9 +321,13 @@ static int subword_bytes(int word)
    slots into the buffer on the read side, aligned pieces at dst run ends
    (session 9; not yet measured: FDX_LAYOUT_GATHER=0 is the A/B, the
    element-by-element path of sessions 5-8). */
+/* FDX_LAYOUT_GATHER=2: the write side through the offset table
+   (gather_tab_fill in fdx_layout_cuda.cu, session 10; not yet measured);
+   =3: the table and buffer rows of an odd number of 4-byte words instead
+   of the XOR swizzle (no address math a byte for the swizzle). */
 static int gather_path(int aw)
 {
-    return aw == 16 && fdx_knob_int(FDX_KNOB_LAYOUT_GATHER, 0, 1, 1);
+    return aw == 16 ? (int)fdx_knob_int(FDX_KNOB_LAYOUT_GATHER, 0, 3, 1) : 0;
 }
 
 static int choose_subword(fdx_perm_plan *p, int A, int K)

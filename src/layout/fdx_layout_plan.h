@@ -68,7 +68,9 @@ typedef struct fdx_perm_plan {
     int subword;
     /* With subword = 16: the gather path (see gather_read in
        fdx_layout_cuda.cu): src runs copied into the buffer as 16-byte
-       slots, dst run ends stored as aligned pieces. */
+       slots, dst run ends stored as aligned pieces; 2: also the write
+       side's element positions through an offset table (gather_tab_fill);
+       3: the table with buffer rows of an odd number of words, unswizzled. */
     int gather;
     /* CUDA vector tile (1-, 2- and 4-byte words, the fastest axis moved;
        see choose_vec and fdx_layout_cuda_vec.cuh): vec = 1, the tile's A

@@ -698,7 +698,9 @@ static void test_subword_emulation(fdx_ctx *ctx, uint64_t seed)
    rt1-100 7), elements of 1, 2, 4 bytes, src/dst residues, with the vector
    tile on (it declines them all for 1-byte elements, takes a few with
    wider ones): the rest take the sub-word tile with 16-byte words and the
-   gather path, FDX_LAYOUT_GATHER=0 the element path. */
+   gather path, FDX_LAYOUT_GATHER=0 the element path, =2 the gather path
+   with the write side's offset table, =3 the table with unswizzled rows
+   of an odd number of words (session 10). */
 static void test_gather_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     static const int64_t sh[LT_WORST][6] = {{7, 8, 46, 37, 1, 1}, {16, 13, 11, 4, 8, 3}, {64, 32, 3, 16, 2, 1},
@@ -707,25 +709,31 @@ static void test_gather_emulation(fdx_ctx *ctx, uint64_t seed)
                                     {7, 4, 16, 14, 9, 3}};
     const int (*pm)[6] = lt_worst_perm;
     static const int sft[3][2] = {{0, 0}, {1, 6}, {13, 3}};
-    for (int v = 0; v < 2; v++) {
-        if (v) setenv("FDX_LAYOUT_GATHER", "0", 1);
+    static const char *const knob[4] = {NULL, "0", "2", "3"};
+    static const int want[4] = {1, 0, 2, 3};
+    for (int v = 0; v < 4; v++) {
+        if (knob[v]) setenv("FDX_LAYOUT_GATHER", knob[v], 1);
         for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++) {
             const int rank = lt_rank6(sh[c]);
-            for (int e = 0; e < 3; e++) {
+            for (int e = 0; e < 4; e++) { /* 8-byte elements: the sub-word path asked for (FDX_LAYOUT_SUBWORD=16) */
                 const size_t el = (size_t)1 << e;
                 const int n = (int)(16 / el);
+                if (e == 3) setenv("FDX_LAYOUT_SUBWORD", "16", 1);
                 for (int k = 0; k < 3; k++) {
                     fdx_perm_plan q;
                     int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], sft[k][0] % n, sft[k][1] % n, seed++, &q);
                     if (r < 0) {
                         printf("test_layout: gather emulation skipped (built without CUDA)\n");
                         unsetenv("FDX_LAYOUT_GATHER");
+                        unsetenv("FDX_LAYOUT_SUBWORD");
                         return;
                     }
-                    CHECK((q.vec && e > 0) || (q.subword == 16 && q.gather == !v && !q.vec),
+                    CHECK((q.vec && e > 0) || (q.subword == 16 && q.gather == want[v] && !q.vec),
                           "gather case %d (%lldx%lld..) elem %zu FDX_LAYOUT_GATHER=%s: sub-word %d gather %d vec %d", c,
-                          (long long)sh[c][0], (long long)sh[c][1], el, v ? "0" : "(unset)", q.subword, q.gather, q.vec);
+                          (long long)sh[c][0], (long long)sh[c][1], el, knob[v] ? knob[v] : "(unset)", q.subword,
+                          q.gather, q.vec);
                 }
+                unsetenv("FDX_LAYOUT_SUBWORD");
             }
         }
         unsetenv("FDX_LAYOUT_GATHER");

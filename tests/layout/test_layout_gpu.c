@@ -173,8 +173,11 @@ static void subword(uint64_t seed)
    shapes, full size where small (rt1-120 7x32x246x37, 4 bytes) and scaled
    down otherwise: narrow fastest sides (rt1-171 16x4, rt1-149 and rt1-049
    K = 3, rt1-147 A = 4), short kept rows (rt1-004 5-element rows, rt1-088,
-   rt1-092, rt1-175, rt1-100), elements of 1, 2, 4 bytes, src/dst residue
-   pairs, FDX_LAYOUT_GATHER unset (the path) and 0 (the element path). */
+   rt1-092, rt1-175, rt1-100), elements of 1, 2, 4 bytes (and 8 with
+   FDX_LAYOUT_SUBWORD=16), src/dst residue
+   pairs, FDX_LAYOUT_GATHER unset (the path), 0 (the element path), 2
+   (the write side through the offset table, session 10) and 3 (the table,
+   unswizzled rows of an odd number of words). */
 static void gather(uint64_t seed)
 {
     static const int64_t sh[LT_WORST][6] = {{7, 32, 246, 37, 1, 1}, {16, 43, 61, 4, 8, 13}, {128, 64, 3, 16, 8, 1},
@@ -182,20 +185,22 @@ static void gather(uint64_t seed)
                                     {3, 259, 11, 4, 77, 1}, {11, 32, 64, 127, 1, 1}, {11, 28, 37, 48, 3, 1},
                                     {7, 4, 64, 14, 29, 3}};
     const int (*pm)[6] = lt_worst_perm;
-    static const char *const variant[] = {NULL, "0"};
-    for (int v = 0; v < 2; v++) {
+    static const char *const variant[] = {NULL, "0", "2", "3"};
+    for (int v = 0; v < 4; v++) {
         char what[64];
         snprintf(what, sizeof what, "sub-word FDX_LAYOUT_GATHER=%s", variant[v] ? variant[v] : "(unset)");
         if (variant[v]) setenv("FDX_LAYOUT_GATHER", variant[v], 1);
         for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++) {
             const int rank = lt_rank6(sh[c]);
-            for (int e = 0; e < 3; e++) {
+            for (int e = 0; e < 4; e++) { /* 8-byte elements: the sub-word path asked for (FDX_LAYOUT_SUBWORD=16) */
                 const size_t el = (size_t)1 << e;
                 const int n = (int)(16 / el);
+                if (e == 3) setenv("FDX_LAYOUT_SUBWORD", "16", 1);
                 for (int k = 0; k < (reps == 1 ? 1 : 2); k++) {
                     const int ss = (int)((seed + (uint64_t)k * 7) % (uint64_t)n), ds = (3 * ss + c + 1) % n;
                     shifted_case(what, el, rank, sh[c], pm[c], ss, ds, &seed);
                 }
+                if (e == 3) unsetenv("FDX_LAYOUT_SUBWORD");
             }
         }
         if (variant[v]) unsetenv("FDX_LAYOUT_GATHER");

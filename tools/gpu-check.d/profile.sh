@@ -45,5 +45,11 @@ for c in ${PROFILE_CASES:-dloop lu mg temporal bc ustencil}; do
     tr1) for c in rt1-155 rt1-054 rt1-094; do
            prof "tr-$c" 4 4 bench transform --suite random --count 200 --only "$c" --reps 2
          done ;;
+    # session 10: the gather path's narrow and short-unit floor (rt1-149 K = 3
+    # bytes, rt1-004 5-byte units), carries against the offset table (=3)
+    tr10) for c in rt1-149 rt1-004; do
+            prof "tr-$c" 4 4 bench transform --suite random --count 200 --only "$c" --reps 2
+            FDX_LAYOUT_GATHER=3 prof "tr-$c-g3" 4 4 bench transform --suite random --count 200 --only "$c" --reps 2
+          done ;;
   esac
 done

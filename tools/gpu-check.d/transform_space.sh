@@ -21,7 +21,7 @@
 # elements in 16-byte sub-word gather tiles), in $rec.small.jsonl (~20 s).
 #
 # TRANSFORM_CASES=worst (or a comma list of case names / prefixes, e.g.
-# rt1-120,rt1-171): only those cases, under TRANSFORM_VARIANTS (default
+# rt1-120,rt1-171; worst,rt1-021,.. adds cases to the worst list): only those cases, under TRANSFORM_VARIANTS (default
 # default,FDX_LAYOUT_GATHER=0,FDX_LAYOUT_VEC_SKEW=0), --reps 10, no peers
 # unless TRANSFORM_PEERS=1, no short-row or small-tile A/B: a table case
 # by case (ratio to the same-size copy per variant) in the log, records in
@@ -33,11 +33,12 @@
 # the 8-byte word-kernel cases behind LibreTT (rt1-069, -187, -058, -050).
 # About 30 s for the worst list with three variants.
 set -u
-worst=rt1-120,rt1-171,rt1-004,rt1-049,rt1-149,rt1-147,rt1-088,rt1-092,rt1-175,rt1-100,rt1-168,rt1-128,rt1-064,rt1-056,rt1-007,rt1-084,rt1-122,rt1-177,rt1-141,rt1-052,rt1-008,rt1-069,rt1-187,rt1-058,rt1-050
+worst=rt1-044,rt1-120,rt1-171,rt1-004,rt1-049,rt1-149,rt1-147,rt1-088,rt1-092,rt1-175,rt1-100,rt1-168,rt1-128,rt1-064,rt1-056,rt1-007,rt1-084,rt1-122,rt1-177,rt1-141,rt1-052,rt1-008,rt1-069,rt1-187,rt1-058,rt1-050
 start=$SECONDS
 if [ -n "${TRANSFORM_CASES:-}" ]; then
   cases=$TRANSFORM_CASES
   [ "$cases" = worst ] && cases=$worst
+  case $cases in worst,*) cases=$worst,${cases#worst,} ;; esac
   variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=0,FDX_LAYOUT_VEC_SKEW=0}
   rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-cases
   "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$cases" --list > "$rec.cases.txt"
