@@ -43,7 +43,14 @@
 #   SS_2D       session 9: 2D order 12 f32 8191^2 heat, the unrolled pick
 #               against the plain marches at vec 1 (forced; records with
 #               "suite": "stencil-2d" -> *_stencil-2d.jsonl)
-# Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D on; SS_AB, SS_SMALL and SS_PLANE
+#   SS_YS       session 10: the carried column's rows sharing their y rows
+#               (ys: ry + 2r tile-row loads a plane for ry rows, not ry * 2r:
+#               order 12 f32 56 -> 44-48 shared bytes a point against zh's
+#               92), forced on order 12 f32 400^3, the 25-point f64 512^3,
+#               order 6 f32 700x500x400 and two odd-width worst cases, each
+#               beside its first-run pick and its twin without ys; records
+#               with "suite": "stencil-ys" and "forced" -> *_stencil-ys.jsonl
+# Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
 # on the H100, s8a, and is tuned only with FDX_STENCIL_PLANE=1).
@@ -315,5 +322,55 @@ if [ "${SS_SMALL:-0}" = 1 ]; then
     done
     one - --size ${n}x${n}x${n} --op heat --steps 20
   done
+  elapsed
+fi
+# Session 10: shared y rows for the carried column (ys, field 17).  Order 12
+# f32 400^3: the pick (zh 64x16 points, 92 shared bytes a point), vec 2 two
+# rows lb2 with and without ys (ptxas 122 registers, two blocks of 256; 56 /
+# 76 bytes), vec 4 two rows ys (219 registers, two blocks of 128; 48 bytes)
+# two and one ahead, vec 2 four rows (198, 32x4 threads; 44 bytes), 64x32
+# points from 32x16 threads vec 2 two rows (122, one block of 512).
+if [ "${SS_YS:-1}" = 1 ]; then
+  yf=${base}_stencil-ys.jsonl
+  for cfg in "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0" "3 32 8 2 130 16 2 0 0 0 2 0 0 2 0 0 1" \
+             "3 32 8 2 130 16 2 0 0 0 2 0 0 2 0 0 0" "3 16 8 4 130 16 2 0 0 0 2 0 0 2 0 0 1" \
+             "3 16 8 4 130 16 1 0 0 0 2 0 0 2 0 0 1" "3 32 4 2 130 16 2 0 0 0 2 0 0 4 0 0 1" \
+             "3 32 16 2 97 16 2 0 0 0 0 0 0 2 0 0 1"; do
+    FORCED_SUITE=stencil-ys forced "$yf" "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  # The 25-point f64 512^3: zh two rows lb2 (0.879 in s9), ys two rows
+  # uncapped (159 registers, one block) and lb2 (128, 144 bytes spilled),
+  # four rows from 32x4 threads (246, two blocks of 128).
+  for cfg in "3 32 8 2 252 16 2 0 0 0 2 0 0 2 0 1 0" "3 32 8 2 252 16 2 0 0 0 0 0 0 2 0 0 1" \
+             "3 32 8 2 252 16 2 0 0 0 2 0 0 2 0 0 1" "3 32 4 2 252 16 2 0 0 0 2 0 0 4 0 0 1"; do
+    FORCED_SUITE=stencil-ys forced "$yf" "$cfg" --order 8 --size 512x512x512 --precision double
+  done
+  # Order 6 f32 700x500x400 (the unrolled pick 0.795): async 64x8 carried,
+  # 64x16 points two rows ys (121 registers) at lb3 and lb2, vec 2 two rows.
+  for cfg in "2 32 8 4 2 16 2 0 0 0 0 1 0 0 0 0 0" "3 16 8 4 99 16 2 0 0 0 3 0 0 0 0 0 0" \
+             "3 16 8 4 99 16 2 0 0 0 3 0 0 2 0 0 1" "3 16 8 4 99 16 2 0 0 0 2 0 0 2 0 0 1" \
+             "3 32 8 2 99 16 2 0 0 0 2 0 0 2 0 0 1"; do
+    FORCED_SUITE=stencil-ys forced "$yf" "$cfg" --order 6 --size 700x500x400 --precision float
+  done
+  # Two odd-width worst cases (s9c): the pick (win vec 2 two rows zh) and its ys twin.
+  for cfg in "3 32 8 2 125 16 2 0 0 1 2 0 0 2 0 1 0" "3 32 8 2 125 16 2 0 0 1 2 0 0 2 0 0 1"; do
+    FORCED_SUITE=stencil-ys forced "$yf" "$cfg" --order 12 --size 217x459x261 --precision float
+  done
+  for cfg in "3 32 8 2 45 16 2 0 0 1 2 0 0 2 0 1 0" "3 32 8 2 45 16 2 0 0 1 2 0 0 2 0 0 1"; do
+    FORCED_SUITE=stencil-ys forced "$yf" "$cfg" --order 12 --size 383x251x233 --precision float
+  done
+  python3 - "$yf" <<'PY'
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+shape = lambda q: f"{'x'.join(map(str, q['shape']))} {q['precision']} o{q['order']}"
+for sh in dict.fromkeys(shape(q) for q in r):
+    c = [q for q in r if shape(q) == sh]
+    for ys in (0, 1):
+        d = [q for q in c if q["forced"].split()[16:17] == [str(ys)]]
+        if d:
+            b = max(d, key=lambda q: q["ratio_same_size"])
+            print(f"YS forced {sh} ys{ys}: best {b['ratio_same_size']:.3f} ({b['config']}) of {len(d)}, "
+                  f"all verified {all(q['verified'] for q in d)}")
+PY
   elapsed
 fi
