@@ -307,6 +307,55 @@ static void zh_first_batch(const fdx_device_info *h100)
     unsetenv("FDX_STENCIL_ZH");
 }
 
+/* Session 10: with FDX_STENCIL_YS=1 a first run of a high order (rank 3,
+   radius >= 3) also times ys's 64x16-point tiles (two rows a thread
+   sharing their y rows, the column carried): on aligned rows at the widest
+   vector and, for f32 vec 4, at vec 2; on unaligned rows the vec 2 win
+   tile's; the search times more.  Unset (the default) or 0: none. */
+static void ys_first_batch(const fdx_device_info *h100)
+{
+    static const struct {
+        int dbl, order;
+        int64_t n[3];
+        int ys; /* ys candidates in the first batch */
+    } runs[] = {{0, 12, {400, 400, 400}, 2}, {0, 12, {137, 87, 249}, 1}, {1, 8, {512, 512, 512}, 1},
+                {0, 6, {700, 500, 400}, 2},  {0, 4, {400, 400, 400}, 0}};
+    /* knob 2: unset (the default, off) */
+    for (int knob = 2; knob >= 0; knob--) {
+        if (knob == 2) unsetenv("FDX_STENCIL_YS");
+        else setenv("FDX_STENCIL_YS", knob ? "1" : "0", 1);
+        int on = knob == 1;
+        for (int r = 0; r < 5; r++) {
+            fdx_stencil_kspec ks = {runs[r].dbl, 3, runs[r].order / 2, FDX_UPDATE_APPLY, 0, 0, 0};
+            fdx_stencil_journal *j = calloc(1, sizeof *j);
+            if (!j) return;
+            fake f = {1, 0, {{0}}, 0};
+            fdx_stencil_tuner t = {fake_trial, NULL, &f, 8};
+            fdx_stencil_cfg best;
+            int measured = 0, first = 0, all = 0;
+            CHECK_OK(fdx_stencil_tune_step(&ks, h100, 1, runs[r].n, &t, j, &best, &measured));
+            for (int i = 0; i < j->n; i++) {
+                CHECK(fdx_stencil_cfg_fits(&ks, &j->cfg[i], runs[r].n), "a first-run candidate that does not fit");
+                first += j->cfg[i].ys;
+                CHECK(!j->cfg[i].ys || fdx_stencil_rows(&j->cfg[i]) >= 2, "a ys candidate with one row a thread");
+            }
+            int want = on ? runs[r].ys : 0;
+            CHECK(first == want && measured <= 8,
+                  "FDX_STENCIL_YS %d, order %d %s %lldx%lldx%lld: first batch of %d has %d ys candidates (want %d)",
+                  knob, runs[r].order, runs[r].dbl ? "f64" : "f32", (long long)runs[r].n[0], (long long)runs[r].n[1],
+                  (long long)runs[r].n[2], measured, first, want);
+            t.budget = 0;
+            CHECK_OK(fdx_stencil_tune_step(&ks, h100, 1, runs[r].n, &t, j, &best, &measured));
+            for (int i = 0; i < j->n; i++) all += j->cfg[i].ys;
+            CHECK(j->complete && (on && runs[r].ys ? all > first : all == 0),
+                  "FDX_STENCIL_YS %d, order %d: the complete search timed %d ys configurations (%d in the first run)",
+                  knob, runs[r].order, all, first);
+            free(j);
+        }
+    }
+    unsetenv("FDX_STENCIL_YS");
+}
+
 static void plane_first_batch(const fdx_device_info *h100)
 {
     setenv("FDX_STENCIL_PLANE", "1", 1); /* off by default since the H100 measured it */
@@ -397,6 +446,7 @@ int main(void)
     win_first_batch(&h100);
     plane_first_batch(&h100);
     zh_first_batch(&h100);
+    ys_first_batch(&h100);
     /* Small problems are tuned from 2^20 points at high orders on CUDA. */
     fdx_stencil_kspec o12 = {0, 3, 6, FDX_UPDATE_APPLY, 0, 0, 0}, o4 = {0, 3, 2, FDX_UPDATE_APPLY, 0, 0, 0};
     CHECK(fdx_stencil_tune_min_default(&o12, 1) == 1 << 20 && fdx_stencil_tune_min_default(&o12, 0) == 1 << 22 &&

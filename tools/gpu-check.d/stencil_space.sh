@@ -48,8 +48,11 @@
 #               order 12 f32 56 -> 44-48 shared bytes a point against zh's
 #               92), forced on order 12 f32 400^3, the 25-point f64 512^3,
 #               order 6 f32 700x500x400 and two odd-width worst cases, each
-#               beside its first-run pick and its twin without ys; records
-#               with "suite": "stencil-ys" and "forced" -> *_stencil-ys.jsonl
+#               beside its first-run pick and its twin without ys; then the
+#               targets as first runs with FDX_STENCIL_YS=1 (the tuner's ys
+#               candidates) next to SS_TARGETS' records; records with
+#               "suite": "stencil-ys" and "forced", or "ab": "ys1" ->
+#               *_stencil-ys.jsonl
 # Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
@@ -359,9 +362,22 @@ if [ "${SS_YS:-1}" = 1 ]; then
   for cfg in "3 32 8 2 45 16 2 0 0 1 2 0 0 2 0 1 0" "3 32 8 2 45 16 2 0 0 1 2 0 0 2 0 0 1"; do
     FORCED_SUITE=stencil-ys forced "$yf" "$cfg" --order 12 --size 383x251x233 --precision float
   done
+  elapsed
+  # The targets as first runs with the tuner's ys candidates (FDX_STENCIL_YS=1,
+  # fresh cache), next to SS_TARGETS' records (ys off), every candidate timed.
+  : > $w/yst.log
+  for args in "--order 8 --size 512x512x512 --precision double" \
+              "--order 6 --size 700x500x400 --precision float" \
+              "--order 12 --size 400x400x400 --precision float"; do
+    FDX_STENCIL_YS=1 FDX_LOG=info FDX_CACHE_DIR=$w/cache-ys timeout 60 "$FDX_BIN" stencil --backend cuda $args --json \
+      2>>$w/yst.log | sed -e 's/^{/{"suite": "stencil-targets", "ab": "ys1", /' >> $w/yst.jsonl
+  done
+  cat $w/yst.jsonl >> "$yf"
+  cat $w/yst.log >> "$log"
+  [ -n "${tg:-}" ] && first_runs $w/yst.jsonl "$tg" $w/yst.log ys0
   python3 - "$yf" <<'PY'
 import json, sys
-r = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+r = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{") and '"forced"' in l]
 shape = lambda q: f"{'x'.join(map(str, q['shape']))} {q['precision']} o{q['order']}"
 for sh in dict.fromkeys(shape(q) for q in r):
     c = [q for q in r if shape(q) == sh]
