@@ -332,13 +332,14 @@ fi
 # rows lb2 with and without ys (ptxas 122 registers, two blocks of 256; 56 /
 # 76 bytes), vec 4 two rows ys (219 registers, two blocks of 128; 48 bytes)
 # two and one ahead, vec 2 four rows (198, 32x4 threads; 44 bytes), 64x32
-# points from 32x16 threads vec 2 two rows (122, one block of 512).
+# points from 32x16 threads vec 2 two rows (122, one block of 512); last, zh
+# with the same two shared rows at vec 4 (182 registers; 68 bytes a point).
 if [ "${SS_YS:-1}" = 1 ]; then
   yf=${base}_stencil-ys.jsonl
   for cfg in "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0" "3 32 8 2 130 16 2 0 0 0 2 0 0 2 0 0 1" \
              "3 32 8 2 130 16 2 0 0 0 2 0 0 2 0 0 0" "3 16 8 4 130 16 2 0 0 0 2 0 0 2 0 0 1" \
              "3 16 8 4 130 16 1 0 0 0 2 0 0 2 0 0 1" "3 32 4 2 130 16 2 0 0 0 2 0 0 4 0 0 1" \
-             "3 32 16 2 97 16 2 0 0 0 0 0 0 2 0 0 1"; do
+             "3 32 16 2 97 16 2 0 0 0 0 0 0 2 0 0 1" "3 16 8 4 130 16 2 0 0 0 0 0 0 2 0 1 0"; do
     FORCED_SUITE=stencil-ys forced "$yf" "$cfg" --order 12 --size 400x400x400 --precision float
   done
   # The 25-point f64 512^3: zh two rows lb2 (0.879 in s9), ys two rows
