@@ -216,7 +216,7 @@ static void win_first_batch(const fdx_device_info *h100)
         unsetenv("FDX_STENCIL_WIN");
         for (int i = 0; i < j->n; i++)
             if (j->cfg[i].variant == FDX_SV_ASYNC && j->cfg[i].win) {
-                found += !j->cfg[i].zh; /* the carried tiles (zh's: zh_first_batch) */
+                found += !j->cfg[i].zh && !j->cfg[i].ys; /* the one-row tiles (zh's, ys's: *_first_batch) */
                 CHECK(fdx_stencil_cfg_fits(&ks, &j->cfg[i], n3) && j->cfg[i].vec > 1 && n3[0] % j->cfg[i].vec,
                       "nx %lld: a win candidate that does not fit or needs no window", (long long)n3[0]);
             }
@@ -381,7 +381,7 @@ static void plane_first_batch(const fdx_device_info *h100)
                   runs[r].order);
             planes += c->variant == FDX_SV_PLANE;
             plain += c->variant <= FDX_SV_DIRECT && c->vec == 1;
-            win += c->variant == FDX_SV_ASYNC && c->win && !c->zh; /* zh's: zh_first_batch */
+            win += c->variant == FDX_SV_ASYNC && c->win && !c->zh && !c->ys; /* zh's, ys's: *_first_batch */
         }
         CHECK(planes == runs[r].planes && (runs[r].plain < 0 || plain == runs[r].plain) && win == runs[r].win &&
                   measured <= 8,
