@@ -53,6 +53,12 @@
 #               candidates) next to SS_TARGETS' records; records with
 #               "suite": "stencil-ys" and "forced", or "ab": "ys1" ->
 #               *_stencil-ys.jsonl
+#   SS_NCU      session 10 (default off): ncu counters of one timed launch
+#               of forced order 12 f32 400^3 kernels (zh's pick, ys at vec 4
+#               and vec 2, the carried 64x8 tile) and the 25-point f64 512^3
+#               pick: shared-memory wavefronts, L1 / L2 / DRAM throughput,
+#               instructions, issue, occupancy, registers -> stencil_ncu.csv
+#               and one line each in the log
 # Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
@@ -389,5 +395,35 @@ for sh in dict.fromkeys(shape(q) for q in r):
             print(f"YS forced {sh} ys{ys}: best {b['ratio_same_size']:.3f} ({b['config']}) of {len(d)}, "
                   f"all verified {all(q['verified'] for q in d)}")
 PY
+  elapsed
+fi
+if [ "${SS_NCU:-0}" = 1 ]; then
+  nc=$OUT/stencil_ncu.csv
+  m=gpu__time_duration.sum,dram__bytes.sum,lts__t_bytes.sum,sm__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active
+  m=$m,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__throughput.avg.pct_of_peak_sustained_elapsed
+  m=$m,lts__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed
+  m=$m,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum
+  prof() { # forced configuration, fdx stencil's arguments
+    local cfg=$1; shift
+    echo "== $cfg $*" >> "$nc"
+    FDX_STENCIL_CFG="$cfg" FDX_CACHE_DIR=$w/cache-forced timeout 100 ncu --clock-control none -k regex:fdx_stencil_kernel \
+      --launch-skip 3 --launch-count 1 --metrics "$m" --csv "$FDX_BIN" stencil --backend cuda "$@" >> "$nc" 2>&1
+    echo "ncu $cfg $*: exit $?"
+    python3 - "$nc" <<'PY'
+import csv, io, sys
+t = open(sys.argv[1]).read().split("== ")[-1]
+rows = [r for r in csv.reader(io.StringIO(t[t.find('"ID"'):])) if len(r) > 14] if '"ID"' in t else []
+if rows:
+    h, v = rows[0], {}
+    for r in rows[1:]:
+        v[r[h.index("Metric Name")]] = r[h.index("Metric Value")]
+    print("   " + ", ".join(f"{k.split('.')[0]}{'%' if 'pct' in k else ''} {v[k]}" for k in v))
+PY
+  }
+  for cfg in "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0" "3 16 8 4 130 16 2 0 0 0 2 0 0 2 0 0 1" \
+             "3 32 8 2 130 16 2 0 0 0 2 0 0 2 0 0 1" "3 16 8 4 388 16 2 0 0 0 3 0 0 0 0 0 0"; do
+    prof "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  prof "3 32 8 2 168 16 2 0 0 0 3 0 0 0 0 0 0" --order 8 --size 512x512x512 --precision double
   elapsed
 fi
