@@ -200,6 +200,20 @@ for q in new:
         print("    timed: " + "; ".join(f"{ms:.3f} {c}" for ms, c in sorted(g)))
 PY
 }
+# The three large targets as first runs with one knob set (fresh cache
+# $w/cache-<name>): records (with "ab": label) into $w/<name>.jsonl and the
+# records file, the tuner's log into $w/<name>.log and the section's log.
+target_runs() { # KNOB=value, label, name, records file
+  : > $w/$3.log
+  for args in "--order 8 --size 512x512x512 --precision double" \
+              "--order 6 --size 700x500x400 --precision float" \
+              "--order 12 --size 400x400x400 --precision float"; do
+    env "$1" FDX_LOG=info FDX_CACHE_DIR=$w/cache-$3 timeout 60 "$FDX_BIN" stencil --backend cuda $args --json \
+      2>>$w/$3.log | sed -e "s/^{/{\"suite\": \"stencil-targets\", \"ab\": \"$2\", /" >> $w/$3.jsonl
+  done
+  cat $w/$3.jsonl >> "$4"
+  cat $w/$3.log >> "$log"
+}
 # The worst cases of session 7's suite (s7b) and its A/B list, two small
 # ones now tuned (high orders from 2^20 points), a 2D order 12.
 pick_cases=${SS_PICK_CASES:-rs1-032,rs1-066,rs1-085,rs1-020,rs1-006,rs1-087,rs1-022,rs1-040,rs1-051,rs1-038,rs1-094,rs1-025,rs1-008,rs1-072}
@@ -258,15 +272,7 @@ if [ "${SS_ZH:-1}" = 1 ]; then
   cat $w/zh.log >> "$log"
   [ -n "${pk:-}" ] && first_runs "$pk" $w/zh.jsonl $w/pick.log zh0
   # The targets as first runs without zh, next to SS_TARGETS' records.
-  : > $w/zht.log
-  for args in "--order 8 --size 512x512x512 --precision double" \
-              "--order 6 --size 700x500x400 --precision float" \
-              "--order 12 --size 400x400x400 --precision float"; do
-    FDX_STENCIL_ZH=0 FDX_LOG=info FDX_CACHE_DIR=$w/cache-zh timeout 60 "$FDX_BIN" stencil --backend cuda $args --json \
-      2>>$w/zht.log | sed -e 's/^{/{"suite": "stencil-targets", "ab": "zh0", /' >> $w/zht.jsonl
-  done
-  cat $w/zht.jsonl >> "$zf"
-  cat $w/zht.log >> "$log"
+  target_runs FDX_STENCIL_ZH=0 zh0 zht "$zf"
   [ -n "${tg:-}" ] && first_runs "$tg" $w/zht.jsonl $w/tg.log zh0
   # One summary (the section's tail is what the log shows): forced, each
   # shape's best carried and best zh line; first runs, zh1 against zh0.
@@ -372,15 +378,7 @@ if [ "${SS_YS:-1}" = 1 ]; then
   elapsed
   # The targets as first runs with the tuner's ys candidates (FDX_STENCIL_YS=1,
   # fresh cache), next to SS_TARGETS' records (ys off), every candidate timed.
-  : > $w/yst.log
-  for args in "--order 8 --size 512x512x512 --precision double" \
-              "--order 6 --size 700x500x400 --precision float" \
-              "--order 12 --size 400x400x400 --precision float"; do
-    FDX_STENCIL_YS=1 FDX_LOG=info FDX_CACHE_DIR=$w/cache-ys timeout 60 "$FDX_BIN" stencil --backend cuda $args --json \
-      2>>$w/yst.log | sed -e 's/^{/{"suite": "stencil-targets", "ab": "ys1", /' >> $w/yst.jsonl
-  done
-  cat $w/yst.jsonl >> "$yf"
-  cat $w/yst.log >> "$log"
+  target_runs FDX_STENCIL_YS=1 ys1 yst "$yf"
   [ -n "${tg:-}" ] && first_runs $w/yst.jsonl "$tg" $w/yst.log ys0
   python3 - "$yf" <<'PY'
 import json, sys
