@@ -168,6 +168,24 @@ static void stencil_corpus_nvrtc(stencil_corpus_fn each, void *arg)
                                        .minb = hrot % 4 == 3 ? 2 : 0, .zh = 1};
                 each(&ks, &cfg, arg);
             }
+    /* Session 10: the carried column's rows sharing their y rows (ys), every
+       order, precision and vector width, 2..4 rows a thread, unaligned rows
+       (win) at vec 2, 1..3 planes ahead, register caps, the updates,
+       coefficient, d1 and sponge rotating. */
+    int yrot = 0;
+    for (int prec = 0; prec < 2; prec++)
+        for (int order = 2; order <= 12; order += 2)
+            for (int vec = 1; vec <= (prec ? 2 : 4); vec *= 2, yrot++) {
+                int upd = yrot % 3;
+                fdx_stencil_kspec ks = {prec, 3, order / 2, upd, (yrot / 3) % 2, yrot % 2,
+                                        upd == FDX_UPDATE_WAVE && order % 4 == 0};
+                fdx_stencil_cfg cfg = {.variant = FDX_SV_ASYNC, .tx = 64 / vec > 32 ? 32 : 64 / vec,
+                                       .ty = yrot % 2 ? 4 : 8, .vec = vec, .chunk = 16, .by = 1, .pd = 1 + yrot % 3,
+                                       .win = vec == 2 && yrot % 4 == 1, .ry = 2 + yrot % 3,
+                                       .minb = yrot % 4 == 3 ? 2 : 0, .ys = 1};
+                if (cfg.win) cfg.tx = 32, cfg.ty = 8, cfg.ry = 2;
+                each(&ks, &cfg, arg);
+            }
     /* Session 8: the plane tile (one plane's tile in shared memory, the
        centres stored from the columns, the halo by cp.async), every order,
        precision and vector width, the tuner's tiles (32x16 and 64x8 threads,

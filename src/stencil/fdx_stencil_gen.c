@@ -609,6 +609,9 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
         g.zh = cfg->zh;
         FDX_CHECK(!cfg->zh || (cfg->zh == 1 && async && !cfg->zs), FDX_ERR_INTERNAL,
                   "the column's upper half from the stages (zh %d) needs the asynchronous march without zs", cfg->zh);
+        g.ys = cfg->ys;
+        FDX_CHECK(!cfg->ys || (cfg->ys == 1 && async && !cfg->zs && !cfg->zh), FDX_ERR_INTERNAL,
+                  "shared y rows of the carried column (ys %d) need the asynchronous march without zs and zh", cfg->ys);
         FDX_CHECK(g.nr <= 4 && (g.nr == 1 || (unroll && ks->rank == 3 && !g.win) || async || plane),
                   FDX_ERR_INTERNAL,
                   "%d rows a thread (the unrolled column in rank 3 without windows, the asynchronous march or the plane tile take "

@@ -18,10 +18,11 @@ typedef struct gen {
     int win;   /* vectors cut from two aligned ones (cfg->win) */
     int xv;    /* unroll: x neighbours beyond the lanes as aligned vectors */
     int nr;    /* rows per thread (cfg->ry) */
-    int row;   /* unroll, async with zh: the thread's row being computed, 0..nr-1 */
+    int row;   /* unroll, async with shared y rows (zh, ys): the thread's row being computed, 0..nr-1 */
     int aw;    /* async, temporal: a shared-memory row's length (values) */
     int zs;    /* async: the column read from the stages (cfg->zs), not carried */
     int zh;    /* async: the column's upper half read from the stages (cfg->zh) */
+    int ys;    /* async, carried column: the rows' y-neighbour tile rows read once a plane (cfg->ys) */
     unsigned fold; /* CUDA: the x faces (bit side) whose conditions the kernel applies as it reads
                        (fdx_stencil_xfold_faces); 0 in kernels that do not */
     unsigned fix;  /* unroll, ks->ffix: the faces applied by fixing up the column's registers after a

@@ -21,7 +21,8 @@
    same values: results equal the carried column's bit for bit.  With
    several rows a thread zh also reads the tile rows the thread's rows share
    (their centres and y neighbours, Y<j>) once a plane: ry + 2r loads, not
-   ry (2r + 1).
+   ry (2r + 1); with cfg->ys the carried column's rows share them the same
+   way (ry + 2r loads, not ry * 2r).
 
    Names: go<j> / so<j> a thread's copy slots (global offset, stage
    offset), T_ / Tn_ the thread's first lane in plane k's / k + r's stage, T
@@ -31,10 +32,14 @@
 
 #include <stdio.h>
 
-/* zh with several rows a thread: the rows' y neighbours (and centres) are
-   the same tile rows, read once a plane for all of them (Y<j>: the row j - r
-   of the thread's first, ry + 2r of them) instead of 2r + 1 a row. */
-static int shared_rows(const gen *g) { return g->zh && g->nr > 1 && g->ry; }
+/* zh (or ys with the column carried) with several rows a thread: the rows'
+   y neighbours (and with zh their centres) are the same tile rows, read once
+   a plane for all of them (Y<j>: the row j - r of the thread's first, ry + 2r
+   of them) instead of 2r + 1 (ys: 2r) a row.  With ys the rows' own centre
+   rows are loaded too, though their columns hold them: a row's neighbour may
+   be another row's centre, whose column register is shifted to the next
+   plane once that row is done. */
+static int shared_rows(const gen *g) { return (g->zh || g->ys) && g->nr > 1 && g->ry; }
 
 void fdx_stencil_async_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 {
@@ -142,7 +147,7 @@ void fdx_stencil_async_row_plane(fdx_cg_node *rs, const gen *g, const fdx_stenci
     const char *comp = fdx_stencil_comp;
     /* The column's newest register: plane k + r (Tn), or with zh plane k
        itself, the centre (T). */
-    if (shared_rows(g)) {
+    if (shared_rows(g) && g->zh) {
         fdx_sb d = FDX_SB_INIT;
         for (int v = 0; v < V; v++)
             fdx_sb_printf(&d, "%sq%d_%d = Y%d%s%c;", v ? " " : "", v, r, g->row + g->ry, V > 1 ? "." : "",

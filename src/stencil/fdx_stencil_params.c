@@ -204,6 +204,8 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
     if (cfg->minb < 0 || cfg->minb * cfg->tx * cfg->ty > 2048) return 0;
     if (cfg->zs && (cfg->zs != 1 || cfg->variant != FDX_SV_ASYNC)) return 0;
     if (cfg->zh && (cfg->zh != 1 || cfg->variant != FDX_SV_ASYNC || cfg->zs)) return 0;
+    if (cfg->ys && (cfg->ys != 1 || cfg->variant != FDX_SV_ASYNC || cfg->zs || cfg->zh || fdx_stencil_rows(cfg) < 2))
+        return 0;
     int64_t g[3];
     return cfg->chunk >= 1 && grid3(ks, cfg, n3, g);
 }

@@ -98,6 +98,33 @@ static fdx_stencil_cfg zh_tall(fdx_stencil_cfg c, int v)
     return c;
 }
 
+/* The carried column with shared y rows (cfg->ys, two rows a thread: the
+   rows' y neighbours are ry + 2r tile-row loads a plane, not ry * 2r), rank
+   3, radius >= 3, sm_80, only with FDX_STENCIL_YS=1 until measured.  Why:
+   at order 12 f32 the asynchronous march is bound by shared-memory data
+   (zh's 64x16-point pick reads 23 16-byte vectors for 4 points from the
+   stages, ~92 bytes a point, plus the copies into them and the stores
+   through L1: about 0.9 of the multiprocessor's 128 bytes a clock at 0.64
+   of copy).  ys at order 12 f32: vec 4 two rows 48 bytes a point (ptxas
+   219 registers, two blocks of 128 threads), vec 2 two rows 56 (122, lb2:
+   two blocks of 256).  The same sums in the same order: bit-identical to
+   the rows without ys. */
+static int ys_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev)
+{
+    return fdx_knob_int(FDX_KNOB_STENCIL_YS, 0, 1, 0) == 1 && ks->rank == 3 && ks->radius >= 3 && dev->cc_major >= 8;
+}
+
+/* ys's tile: 64x16 points at the vector `v` from two rows a thread (vec 4:
+   16x8 threads, uncapped: two blocks of 128 by registers; vec 2: 32x8 lb2;
+   vec 1: 32x16 points lb2), on unaligned rows (win) as `c` has them. */
+static fdx_stencil_cfg ys_tile(fdx_stencil_cfg c, int v)
+{
+    c.variant = FDX_SV_ASYNC, c.vec = v, c.pd = 2, c.ys = 1, c.zh = c.zs = 0;
+    c.tx = v == 4 ? 16 : 32, c.ty = 8, c.ry = 2, c.minb = v == 4 ? 0 : 2;
+    c.zfast = c.pipe = c.xv = c.band = 0;
+    return c;
+}
+
 static fdx_stencil_cfg plane_tile(fdx_stencil_cfg c, int tx, int ty, int vec, int rows, int minb)
 {
     c.variant = FDX_SV_PLANE, c.tx = tx, c.ty = ty, c.vec = vec, c.ry = rows > 1 ? rows : 0, c.pd = 2, c.minb = minb;
@@ -375,6 +402,17 @@ static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil
             h[i].chunk = i ? default_chunk(s->ks, dev, 1, s->n3, &h[i]) : h[i].chunk;
             double ms = try_cfg(s, h[i]);
             if (ms < best_ms) best = h[i], best_ms = ms;
+        }
+    }
+    /* ys: the best's rows sharing their y rows where it has several and
+       carries its column, and ys's tile at the best's vector. */
+    if (ys_wanted(s->ks, dev) && best_ms < INFINITY) {
+        fdx_stencil_cfg y[2] = {best, ys_tile(best, best.vec)};
+        y[0].ys = 1;
+        y[1].chunk = default_chunk(s->ks, dev, 1, s->n3, &y[1]);
+        for (int i = 0; i < 2; i++) {
+            double ms = try_cfg(s, y[i]);
+            if (ms < best_ms) best = y[i], best_ms = ms;
         }
     }
     next_stage(s);
@@ -696,6 +734,12 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
                         n++;
                     }
                 }
+                if (ys_wanted(ks, dev) && v == 2) { /* vec 4 two rows: its copies of one value overflow the slots */
+                    c[n] = ys_tile(w, 2);
+                    c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0]
+                                                                              : default_chunk(ks, dev, 1, n3, &c[n]);
+                    n++;
+                }
                 /* The plain marches at vec 1 in the same run: on the H100
                    (session 7's A/B of the ten worst cases) they beat win on
                    five of them by 0.02-0.07 and lost on three by
@@ -721,6 +765,16 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
                 c[n] = zh_tall(a, vmax);
                 c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &c[n]);
                 n++;
+            }
+            if (ys_wanted(ks, dev) && !async_win_wanted(ks, dev, n3[0])) {
+                /* ys's tile (on unaligned rows the win tile's above); at vec
+                   4 also at vec 2 (half the registers, 56 bytes a point). */
+                for (int v = vmax; v >= (vmax == 4 ? 2 : vmax); v /= 2) {
+                    c[n] = ys_tile(a, v);
+                    c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0]
+                                                                              : default_chunk(ks, dev, 1, n3, &c[n]);
+                    n++;
+                }
             }
             c[n] = g4, c[n].tx = 32, c[n].ty = 4, c[n].xv = vmax > 1, n++;
         } else if (ks->rank == 3 && ks->radius == 2) {

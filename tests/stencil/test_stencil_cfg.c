@@ -56,6 +56,12 @@ static void test_kernel_key(void)
     h.zh = 1;
     fdx_kernel *kh = get(&be, &dev, &ks, &h, "async zh");
     CHECK(kh && kh != ka && kh != kz, "configurations differing only in zh share one kernel");
+    fdx_stencil_cfg y = a;
+    y.ry = 2;
+    fdx_kernel *ky0 = get(&be, &dev, &ks, &y, "async ry2");
+    y.ys = 1;
+    fdx_kernel *ky = get(&be, &dev, &ks, &y, "async ry2 ys");
+    CHECK(ky && ky0 && ky != ky0, "configurations differing only in ys share one kernel");
     /* Every knob baked into an unrolled kernel: a kernel of its own. */
     fdx_stencil_cfg u = {.variant = FDX_SV_UNROLL, .tx = 32, .ty = 4, .vec = 2, .chunk = 8, .by = 1, .pd = 4};
     fdx_kernel *ku = get(&be, &dev, &ks, &u, "unroll");
@@ -85,7 +91,7 @@ static void test_file_text(void)
                          .minb = 3, .ry = 2, .zs = 1};
     char text[256];
     fdx_stencil_cfg_format(&c, text, sizeof text);
-    CHECK(strcmp(text, "3 64 8 2 112 3 2 0 0 0 3 0 0 2 1 0") == 0, "file text: %s", text);
+    CHECK(strcmp(text, "3 64 8 2 112 3 2 0 0 0 3 0 0 2 1 0 0") == 0, "file text: %s", text);
     fdx_stencil_cfg back;
     CHECK(fdx_stencil_cfg_parse(text, &back) && memcmp(&back, &c, sizeof c) == 0, "file text reads back");
     /* A file from before zs existed (14 fields) reads zs as 0. */
@@ -100,6 +106,13 @@ static void test_file_text(void)
     CHECK(!fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0 2 1 1", &back), "zh with zs accepted");
     CHECK(!fdx_stencil_cfg_parse("4 64 8 2 112 3 2 0 0 0 3 0 0 2 0 1", &back), "zh in the plane tile accepted");
     CHECK(!fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0 2 0 2", &back), "zh 2 accepted");
+    /* ... and one from before ys (16 fields) reads ys as 0; ys only in the
+       asynchronous march with its column carried (not zs, not zh). */
+    CHECK(fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0 2 0 1", &back) && back.ys == 0, "16-field file");
+    CHECK(fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0 2 0 0 1", &back) && back.ys == 1, "ys");
+    CHECK(!fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0 2 0 1 1", &back), "ys with zh accepted");
+    CHECK(!fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0 2 1 0 1", &back), "ys with zs accepted");
+    CHECK(!fdx_stencil_cfg_parse("2 64 8 2 112 3 2 0 0 0 3 0 0 2 0 0 1", &back), "ys in the unrolled column accepted");
     CHECK(!fdx_stencil_cfg_parse("3 64 8 3 112 3 2 0 0 0 3 0 0 2 1", &back), "vec 3 accepted");
     CHECK(!fdx_stencil_cfg_parse("2 64 8 2 112 3 2 0 0 0 3 0 0 2 1", &back), "zs without async accepted");
     CHECK(!fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 33 0 0 2 1", &back), "minb 33 accepted");
@@ -111,6 +124,9 @@ static void test_file_text(void)
     c.zs = 0, c.zh = 1;
     fdx_stencil_cfg_text(&c, 1, text, sizeof text);
     CHECK(strcmp(text, "async 64x8 vec2 chunk 112 pd2 lb3 ry2 zh") == 0, "readable text: %s", text);
+    c.zh = 0, c.ys = 1;
+    fdx_stencil_cfg_text(&c, 1, text, sizeof text);
+    CHECK(strcmp(text, "async 64x8 vec2 chunk 112 pd2 lb3 ry2 ys") == 0, "readable text: %s", text);
 }
 
 int main(void)

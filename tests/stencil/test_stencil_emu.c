@@ -194,9 +194,13 @@ int main(void)
        through a long column, single planes a block; in rank 3 and, one
        row a block, rank 2.  Then the column's upper half from the stages
        (session 9; zh 1): the widest vector two ahead, vec 1 with two rows
-       one ahead, unaligned rows at vec 2 three ahead, a chunk of one plane. */
+       one ahead, unaligned rows at vec 2 three ahead, a chunk of one plane.
+       Then the carried column's rows sharing their y rows (session 10; ys
+       1): the widest vector two rows two ahead, vec 1 three rows one ahead,
+       unaligned rows at vec 2 two rows three ahead, four rows a chunk of
+       one plane. */
     typedef struct {
-        int tx, ty, vec, chunk, pd, win, ry, zs, plane, zh;
+        int tx, ty, vec, chunk, pd, win, ry, zs, plane, zh, ys;
     } acfg;
     static const acfg acfgs[] = {
         {8, 4, 0, 5, 2, 0, 0, 0, 0},  {8, 4, 1, 3, 1, 0, 0, 0, 0},  {8, 4, 0, 7, 2, 1, 0, 0, 0},
@@ -205,9 +209,11 @@ int main(void)
         {16, 2, 0, 1, 2, 0, 0, 0, 1},
         {8, 4, 0, 5, 2, 0, 0, 0, 0, 1},  {8, 4, 1, 3, 1, 0, 2, 0, 0, 1},  {4, 4, 2, 7, 3, 1, 0, 0, 0, 1},
         {8, 2, 0, 1, 1, 0, 3, 0, 0, 1},
+        {8, 4, 0, 5, 2, 0, 2, 0, 0, 0, 1}, {8, 4, 1, 3, 1, 0, 3, 0, 0, 0, 1}, {4, 4, 2, 7, 3, 1, 2, 0, 0, 0, 1},
+        {8, 2, 0, 1, 1, 0, 4, 0, 0, 0, 1},
     };
     const int nacfgs = sizeof acfgs / sizeof *acfgs;
-    int per_acfg[16] = {0};
+    int per_acfg[32] = {0};
     for (int ci = 0; ci < nacfgs; ci++)
         for (int si = 0; si < nspecs; si++) {
             const fdx_stencil_kspec *ks = &specs[si];
@@ -219,7 +225,7 @@ int main(void)
             c.variant = a->plane ? FDX_SV_PLANE : FDX_SV_ASYNC, c.tx = a->tx, c.ty = rank2 ? 1 : a->ty, c.by = 1;
             c.chunk = a->chunk, c.pd = a->pd;
             c.vec = a->vec && a->vec < widest ? a->vec : widest, c.win = a->win, c.ry = rank2 ? 0 : a->ry, c.zs = a->zs;
-            c.zh = a->zh;
+            c.zh = a->zh, c.ys = a->ys;
             /* Unaligned rows: widths of every residue, past two tiles by
                less than 2r (a third block holds interior points: the H100
                found a grid one block short there); aligned ones: a

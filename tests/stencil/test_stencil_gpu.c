@@ -377,8 +377,11 @@ done:
 }
 
 /* run 0: only checks that every case and its carried twin fit (on the
-   host, so a case that cannot run is caught without a device). */
-static void zh_cases(uint64_t *seed, int run)
+   host, so a case that cannot run is caught without a device).  ys 1: the
+   same cases with 2..4 rows a thread sharing their y rows (session 10: ys,
+   the column carried) instead of zh, each bit for bit against its twin
+   without ys. */
+static void twin_cases(uint64_t *seed, int run, int ys)
 {
     /* Session 9: the column's upper half from the stages (zh): every order,
        precision and vector width (odd widths at vec 1; unaligned rows at
@@ -396,11 +399,15 @@ static void zh_cases(uint64_t *seed, int run)
     for (int order = 2; order <= 12; order += 2)
         for (int p = 0; p < 2; p++)
             for (int vec = 1; vec <= (p ? 4 : 2); vec *= 2, hrot++) {
-                int r = order / 2, win = vec > 1 && hrot % 3 == 1;
+                /* ys: unaligned rows at vec 2 only (the tuner's 32x8 threads, two rows: copies of one
+                   value fill the slots; at vec 4 two rows would not fit them) */
+                int r = order / 2, win = vec > 1 && hrot % 3 == 1 && !(ys && vec == 4);
                 fdx_stencil_cfg c = {.variant = FDX_SV_ASYNC, .tx = hshape[hrot % 4][0], .ty = hshape[hrot % 4][1],
                                      .vec = vec, .chunk = hchunk[hrot % 5], .by = 1, .pd = 1 + hrot % 3,
                                      .win = win, .ry = hrot % 4 == 1 ? 2 : hrot % 5 == 3 ? 3 : 0,
-                                     .minb = hrot % 7 == 4 ? 2 : 0, .zh = 1};
+                                     .minb = hrot % 7 == 4 ? 2 : 0, .zh = !ys, .ys = ys};
+                const char *what = ys ? "ys" : "zh";
+                if (ys) c.ry = win ? 2 : 2 + hrot % 3;
                 if (win) c.tx = 64 / vec, c.ty = vec == 4 ? 16 : 8;
                 fdx_stencil_desc d;
                 sc_desc(&d, 3, order, hrot % 3, (hrot / 3) % 2, p);
@@ -411,19 +418,19 @@ static void zh_cases(uint64_t *seed, int run)
                 shrink_to_fit(&ks, &c);
                 s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
                 fdx_stencil_cfg c0 = c;
-                c0.zh = 0;
+                c0.zh = 0, c0.ys = 0;
                 CHECK(fdx_stencil_cfg_fits(&ks, &c, s3) && fdx_stencil_cfg_fits(&ks, &c0, s3),
-                      "zh case %d (or its carried twin) does not fit", hrot);
-                CHECK(s3[0] % (c.tx * vec) && s3[1] % (c.ty * fdx_stencil_rows(&c)), "zh case %d: the tile is not partial",
-                      hrot);
+                      "%s case %d (or its twin) does not fit", what, hrot);
+                CHECK(s3[0] % (c.tx * vec) && s3[1] % (c.ty * fdx_stencil_rows(&c)), "%s case %d: the tile is not partial",
+                      what, hrot);
                 if (!run) continue;
-                forced_case(3, order, p, hrot, &c, s3, "zh", seed);
+                forced_case(3, order, p, hrot, &c, s3, what, seed);
                 size_t n = (size_t)(s3[0] * s3[1] * s3[2]) * (p ? 4 : 8);
                 unsigned char *with = malloc(n), *without = malloc(n);
                 if (with && without && apply_bytes(&d, p ? FDX_FLOAT32 : FDX_FLOAT64, s3, &c, *seed, with, n) &&
                     apply_bytes(&d, p ? FDX_FLOAT32 : FDX_FLOAT64, s3, &c0, *seed, without, n))
-                    CHECK(memcmp(with, without, n) == 0, "zh case %d (order %d, %s, vec %d): not bit for bit the "
-                          "carried column's result", hrot, order, p ? "float" : "double", vec);
+                    CHECK(memcmp(with, without, n) == 0, "%s case %d (order %d, %s, vec %d): not bit for bit the "
+                          "twin's result", what, hrot, order, p ? "float" : "double", vec);
                 free(with), free(without);
                 *seed += 7;
             }
@@ -432,7 +439,8 @@ static void zh_cases(uint64_t *seed, int run)
 int main(void)
 {
     uint64_t plan = 0;
-    zh_cases(&plan, 0); /* the cases fit: checked on the host too */
+    twin_cases(&plan, 0, 0); /* the cases fit: checked on the host too */
+    twin_cases(&plan, 0, 1);
     if (fdx_cuda_device_count() == 0)
         return fdx_test_failures ? fdx_test_finish("test_stencil_gpu") : fdx_test_skip("test_stencil_gpu", "no CUDA device");
     ctx = sc_ctx("cuda", "off");
@@ -450,7 +458,8 @@ int main(void)
     zs_cases(&seed);
     win_cases(&seed);
     plane_cases(&seed);
-    zh_cases(&seed, 1);
+    twin_cases(&seed, 1, 0);
+    twin_cases(&seed, 1, 1);
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_stencil_gpu");
 }

@@ -216,7 +216,7 @@ static void win_first_batch(const fdx_device_info *h100)
         unsetenv("FDX_STENCIL_WIN");
         for (int i = 0; i < j->n; i++)
             if (j->cfg[i].variant == FDX_SV_ASYNC && j->cfg[i].win) {
-                found += !j->cfg[i].zh; /* the carried tiles (zh's: zh_first_batch) */
+                found += !j->cfg[i].zh && !j->cfg[i].ys; /* the one-row tiles (zh's, ys's: *_first_batch) */
                 CHECK(fdx_stencil_cfg_fits(&ks, &j->cfg[i], n3) && j->cfg[i].vec > 1 && n3[0] % j->cfg[i].vec,
                       "nx %lld: a win candidate that does not fit or needs no window", (long long)n3[0]);
             }
@@ -260,23 +260,25 @@ static void model_first_batch(const fdx_device_info *h100)
    rows no multiple of a vector (always) also
    the plain marches at vec 1 beside win (the H100's A/B: neither wins
    everywhere); a complete search reaches the plane stage's other tiles. */
-/* Session 9: a first run of a high order (rank 3, radius >= 3) also times
-   the asynchronous march with the column's upper half from the stages on
-   64x16-point tiles (zh: zh's taller tile; on unaligned rows the vec 4 win
-   tile with zh and the vec 2 one's taller zh tile); lower radii and runs
-   with FDX_STENCIL_ZH=0 time none, first run or search. */
-static void zh_first_batch(const fdx_device_info *h100)
+/* A tuner knob's candidates in first runs and the search, on five cases:
+   `want[r]` of them (cfg field `field`: 1) in the first batch of case r
+   with the knob on, more in the complete search; none with it off.  `on`:
+   the knob's default. */
+static int zh_of(const fdx_stencil_cfg *c) { return c->zh; }
+static int ys_of(const fdx_stencil_cfg *c) { return c->ys; }
+static void knob_first_batch(const fdx_device_info *h100, const char *knob, int on, int (*field)(const fdx_stencil_cfg *),
+                             const int want[5])
 {
     static const struct {
         int dbl, order;
         int64_t n[3];
-        int zh; /* zh candidates in the first batch (-1: at least one) */
-    } runs[] = {{0, 12, {400, 400, 400}, 1}, {0, 12, {137, 87, 249}, 2}, {1, 8, {512, 512, 512}, 1},
-                {0, 6, {700, 500, 400}, 1},  {0, 4, {400, 400, 400}, 0}};
-    /* knob 2: unset (the default, on) */
-    for (int knob = 2; knob >= 0; knob--) {
-        if (knob == 2) unsetenv("FDX_STENCIL_ZH");
-        else setenv("FDX_STENCIL_ZH", knob ? "1" : "0", 1);
+    } runs[] = {{0, 12, {400, 400, 400}}, {0, 12, {137, 87, 249}}, {1, 8, {512, 512, 512}},
+                {0, 6, {700, 500, 400}},  {0, 4, {400, 400, 400}}};
+    /* k 2: unset (the default) */
+    for (int k = 2; k >= 0; k--) {
+        if (k == 2) unsetenv(knob);
+        else setenv(knob, k ? "1" : "0", 1);
+        int wanted = k == 2 ? on : k;
         for (int r = 0; r < 5; r++) {
             fdx_stencil_kspec ks = {runs[r].dbl, 3, runs[r].order / 2, FDX_UPDATE_APPLY, 0, 0, 0};
             fdx_stencil_journal *j = calloc(1, sizeof *j);
@@ -288,23 +290,38 @@ static void zh_first_batch(const fdx_device_info *h100)
             CHECK_OK(fdx_stencil_tune_step(&ks, h100, 1, runs[r].n, &t, j, &best, &measured));
             for (int i = 0; i < j->n; i++) {
                 CHECK(fdx_stencil_cfg_fits(&ks, &j->cfg[i], runs[r].n), "a first-run candidate that does not fit");
-                first += j->cfg[i].zh;
+                first += field(&j->cfg[i]);
             }
-            int want = knob ? runs[r].zh : 0;
-            CHECK((want < 0 ? first >= 1 : first == want) && measured <= 8,
-                  "knob %d, order %d %s %lldx%lldx%lld: first batch of %d has %d zh candidates (want %d)", knob,
-                  runs[r].order, runs[r].dbl ? "f64" : "f32", (long long)runs[r].n[0], (long long)runs[r].n[1],
-                  (long long)runs[r].n[2], measured, first, want);
+            int w = wanted ? want[r] : 0;
+            CHECK(first == w && measured <= 8, "%s=%d, order %d %s %lldx%lldx%lld: first batch of %d has %d of its "
+                  "candidates (want %d)", knob, k, runs[r].order, runs[r].dbl ? "f64" : "f32", (long long)runs[r].n[0],
+                  (long long)runs[r].n[1], (long long)runs[r].n[2], measured, first, w);
             t.budget = 0;
             CHECK_OK(fdx_stencil_tune_step(&ks, h100, 1, runs[r].n, &t, j, &best, &measured));
-            for (int i = 0; i < j->n; i++) all += j->cfg[i].zh;
-            CHECK(j->complete && (knob && runs[r].zh ? all > first : all == 0),
-                  "knob %d, order %d: the complete search timed %d zh configurations (%d in the first run)", knob,
+            for (int i = 0; i < j->n; i++) all += field(&j->cfg[i]);
+            CHECK(j->complete && (wanted && want[r] ? all > first : all == 0),
+                  "%s=%d, order %d: the complete search timed %d of its configurations (%d in the first run)", knob, k,
                   runs[r].order, all, first);
             free(j);
         }
     }
-    unsetenv("FDX_STENCIL_ZH");
+    unsetenv(knob);
+}
+
+/* Session 9: a first run of a high order (rank 3, radius >= 3) also times
+   the asynchronous march with the column's upper half from the stages on
+   64x16-point tiles (zh: zh's taller tile; on unaligned rows the vec 4 win
+   tile with zh and the vec 2 one's taller zh tile); lower radii and runs
+   with FDX_STENCIL_ZH=0 time none, first run or search.  Session 10: with
+   FDX_STENCIL_YS=1 (default off) ys's 64x16-point tiles (two rows a thread
+   sharing their y rows, the column carried): on aligned rows at the widest
+   vector and, for f32 vec 4, at vec 2; on unaligned rows the vec 2 win
+   tile's. */
+static void zh_ys_first_batch(const fdx_device_info *h100)
+{
+    static const int zh[5] = {1, 2, 1, 1, 0}, ys[5] = {2, 1, 1, 2, 0};
+    knob_first_batch(h100, "FDX_STENCIL_ZH", 1, zh_of, zh);
+    knob_first_batch(h100, "FDX_STENCIL_YS", 0, ys_of, ys);
 }
 
 static void plane_first_batch(const fdx_device_info *h100)
@@ -332,7 +349,7 @@ static void plane_first_batch(const fdx_device_info *h100)
                   runs[r].order);
             planes += c->variant == FDX_SV_PLANE;
             plain += c->variant <= FDX_SV_DIRECT && c->vec == 1;
-            win += c->variant == FDX_SV_ASYNC && c->win && !c->zh; /* zh's: zh_first_batch */
+            win += c->variant == FDX_SV_ASYNC && c->win && !c->zh && !c->ys; /* zh's, ys's: *_first_batch */
         }
         CHECK(planes == runs[r].planes && (runs[r].plain < 0 || plain == runs[r].plain) && win == runs[r].win &&
                   measured <= 8,
@@ -396,7 +413,7 @@ int main(void)
     model_first_batch(&h100);
     win_first_batch(&h100);
     plane_first_batch(&h100);
-    zh_first_batch(&h100);
+    zh_ys_first_batch(&h100);
     /* Small problems are tuned from 2^20 points at high orders on CUDA. */
     fdx_stencil_kspec o12 = {0, 3, 6, FDX_UPDATE_APPLY, 0, 0, 0}, o4 = {0, 3, 2, FDX_UPDATE_APPLY, 0, 0, 0};
     CHECK(fdx_stencil_tune_min_default(&o12, 1) == 1 << 20 && fdx_stencil_tune_min_default(&o12, 0) == 1 << 22 &&

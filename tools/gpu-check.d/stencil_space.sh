@@ -43,7 +43,23 @@
 #   SS_2D       session 9: 2D order 12 f32 8191^2 heat, the unrolled pick
 #               against the plain marches at vec 1 (forced; records with
 #               "suite": "stencil-2d" -> *_stencil-2d.jsonl)
-# Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D on; SS_AB, SS_SMALL and SS_PLANE
+#   SS_YS       session 10: the carried column's rows sharing their y rows
+#               (ys: ry + 2r tile-row loads a plane for ry rows, not ry * 2r:
+#               order 12 f32 56 -> 44-48 shared bytes a point against zh's
+#               92), forced on order 12 f32 400^3, the 25-point f64 512^3,
+#               order 6 f32 700x500x400 and two odd-width worst cases, each
+#               beside its first-run pick and its twin without ys; then the
+#               targets as first runs with FDX_STENCIL_YS=1 (the tuner's ys
+#               candidates) next to SS_TARGETS' records; records with
+#               "suite": "stencil-ys" and "forced", or "ab": "ys1" ->
+#               *_stencil-ys.jsonl
+#   SS_NCU      session 10 (default off): ncu counters of one timed launch
+#               of forced order 12 f32 400^3 kernels (zh's pick, ys at vec 4
+#               and vec 2, the carried 64x8 tile) and the 25-point f64 512^3
+#               pick: shared-memory wavefronts, L1 / L2 / DRAM throughput,
+#               instructions, issue, occupancy, registers -> stencil_ncu.csv
+#               and one line each in the log
+# Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
 # on the H100, s8a, and is tuned only with FDX_STENCIL_PLANE=1).
@@ -184,6 +200,20 @@ for q in new:
         print("    timed: " + "; ".join(f"{ms:.3f} {c}" for ms, c in sorted(g)))
 PY
 }
+# The three large targets as first runs with one knob set (fresh cache
+# $w/cache-<name>): records (with "ab": label) into $w/<name>.jsonl and the
+# records file, the tuner's log into $w/<name>.log and the section's log.
+target_runs() { # KNOB=value, label, name, records file
+  : > $w/$3.log
+  for args in "--order 8 --size 512x512x512 --precision double" \
+              "--order 6 --size 700x500x400 --precision float" \
+              "--order 12 --size 400x400x400 --precision float"; do
+    env "$1" FDX_LOG=info FDX_CACHE_DIR=$w/cache-$3 timeout 60 "$FDX_BIN" stencil --backend cuda $args --json \
+      2>>$w/$3.log | sed -e "s/^{/{\"suite\": \"stencil-targets\", \"ab\": \"$2\", /" >> $w/$3.jsonl
+  done
+  cat $w/$3.jsonl >> "$4"
+  cat $w/$3.log >> "$log"
+}
 # The worst cases of session 7's suite (s7b) and its A/B list, two small
 # ones now tuned (high orders from 2^20 points), a 2D order 12.
 pick_cases=${SS_PICK_CASES:-rs1-032,rs1-066,rs1-085,rs1-020,rs1-006,rs1-087,rs1-022,rs1-040,rs1-051,rs1-038,rs1-094,rs1-025,rs1-008,rs1-072}
@@ -242,15 +272,7 @@ if [ "${SS_ZH:-1}" = 1 ]; then
   cat $w/zh.log >> "$log"
   [ -n "${pk:-}" ] && first_runs "$pk" $w/zh.jsonl $w/pick.log zh0
   # The targets as first runs without zh, next to SS_TARGETS' records.
-  : > $w/zht.log
-  for args in "--order 8 --size 512x512x512 --precision double" \
-              "--order 6 --size 700x500x400 --precision float" \
-              "--order 12 --size 400x400x400 --precision float"; do
-    FDX_STENCIL_ZH=0 FDX_LOG=info FDX_CACHE_DIR=$w/cache-zh timeout 60 "$FDX_BIN" stencil --backend cuda $args --json \
-      2>>$w/zht.log | sed -e 's/^{/{"suite": "stencil-targets", "ab": "zh0", /' >> $w/zht.jsonl
-  done
-  cat $w/zht.jsonl >> "$zf"
-  cat $w/zht.log >> "$log"
+  target_runs FDX_STENCIL_ZH=0 zh0 zht "$zf"
   [ -n "${tg:-}" ] && first_runs "$tg" $w/zht.jsonl $w/tg.log zh0
   # One summary (the section's tail is what the log shows): forced, each
   # shape's best carried and best zh line; first runs, zh1 against zh0.
@@ -315,5 +337,91 @@ if [ "${SS_SMALL:-0}" = 1 ]; then
     done
     one - --size ${n}x${n}x${n} --op heat --steps 20
   done
+  elapsed
+fi
+# Session 10: shared y rows for the carried column (ys, field 17).  Order 12
+# f32 400^3: the pick (zh 64x16 points, 92 shared bytes a point), vec 2 two
+# rows lb2 with and without ys (ptxas 122 registers, two blocks of 256; 56 /
+# 76 bytes), vec 4 two rows ys (219 registers, two blocks of 128; 48 bytes)
+# two and one ahead, vec 2 four rows (198, 32x4 threads; 44 bytes), 64x32
+# points from 32x16 threads vec 2 two rows (122, one block of 512); last, zh
+# with the same two shared rows at vec 4 (182 registers; 68 bytes a point).
+if [ "${SS_YS:-1}" = 1 ]; then
+  yf=${base}_stencil-ys.jsonl
+  for cfg in "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0" "3 32 8 2 130 16 2 0 0 0 2 0 0 2 0 0 1" \
+             "3 32 8 2 130 16 2 0 0 0 2 0 0 2 0 0 0" "3 16 8 4 130 16 2 0 0 0 2 0 0 2 0 0 1" \
+             "3 16 8 4 130 16 1 0 0 0 2 0 0 2 0 0 1" "3 32 4 2 130 16 2 0 0 0 2 0 0 4 0 0 1" \
+             "3 32 16 2 97 16 2 0 0 0 0 0 0 2 0 0 1" "3 16 8 4 130 16 2 0 0 0 0 0 0 2 0 1 0"; do
+    FORCED_SUITE=stencil-ys forced "$yf" "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  # The 25-point f64 512^3: zh two rows lb2 (0.879 in s9), ys two rows
+  # uncapped (159 registers, one block) and lb2 (128, 144 bytes spilled),
+  # four rows from 32x4 threads (246, two blocks of 128).
+  for cfg in "3 32 8 2 252 16 2 0 0 0 2 0 0 2 0 1 0" "3 32 8 2 252 16 2 0 0 0 0 0 0 2 0 0 1" \
+             "3 32 8 2 252 16 2 0 0 0 2 0 0 2 0 0 1" "3 32 4 2 252 16 2 0 0 0 2 0 0 4 0 0 1"; do
+    FORCED_SUITE=stencil-ys forced "$yf" "$cfg" --order 8 --size 512x512x512 --precision double
+  done
+  # Order 6 f32 700x500x400 (the unrolled pick 0.795): async 64x8 carried,
+  # 64x16 points two rows ys (121 registers) at lb3 and lb2, vec 2 two rows.
+  for cfg in "2 32 8 4 2 16 2 0 0 0 0 1 0 0 0 0 0" "3 16 8 4 99 16 2 0 0 0 3 0 0 0 0 0 0" \
+             "3 16 8 4 99 16 2 0 0 0 3 0 0 2 0 0 1" "3 16 8 4 99 16 2 0 0 0 2 0 0 2 0 0 1" \
+             "3 32 8 2 99 16 2 0 0 0 2 0 0 2 0 0 1"; do
+    FORCED_SUITE=stencil-ys forced "$yf" "$cfg" --order 6 --size 700x500x400 --precision float
+  done
+  # Two odd-width worst cases (s9c): the pick (win vec 2 two rows zh) and its ys twin.
+  for cfg in "3 32 8 2 125 16 2 0 0 1 2 0 0 2 0 1 0" "3 32 8 2 125 16 2 0 0 1 2 0 0 2 0 0 1"; do
+    FORCED_SUITE=stencil-ys forced "$yf" "$cfg" --order 12 --size 217x459x261 --precision float
+  done
+  for cfg in "3 32 8 2 45 16 2 0 0 1 2 0 0 2 0 1 0" "3 32 8 2 45 16 2 0 0 1 2 0 0 2 0 0 1"; do
+    FORCED_SUITE=stencil-ys forced "$yf" "$cfg" --order 12 --size 383x251x233 --precision float
+  done
+  elapsed
+  # The targets as first runs with the tuner's ys candidates (FDX_STENCIL_YS=1,
+  # fresh cache), next to SS_TARGETS' records (ys off), every candidate timed.
+  target_runs FDX_STENCIL_YS=1 ys1 yst "$yf"
+  [ -n "${tg:-}" ] && first_runs $w/yst.jsonl "$tg" $w/yst.log ys0
+  python3 - "$yf" <<'PY'
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{") and '"forced"' in l]
+shape = lambda q: f"{'x'.join(map(str, q['shape']))} {q['precision']} o{q['order']}"
+for sh in dict.fromkeys(shape(q) for q in r):
+    c = [q for q in r if shape(q) == sh]
+    for ys in (0, 1):
+        d = [q for q in c if q["forced"].split()[16:17] == [str(ys)]]
+        if d:
+            b = max(d, key=lambda q: q["ratio_same_size"])
+            print(f"YS forced {sh} ys{ys}: best {b['ratio_same_size']:.3f} ({b['config']}) of {len(d)}, "
+                  f"all verified {all(q['verified'] for q in d)}")
+PY
+  elapsed
+fi
+if [ "${SS_NCU:-0}" = 1 ]; then
+  nc=$OUT/stencil_ncu.csv
+  m=gpu__time_duration.sum,dram__bytes.sum,lts__t_bytes.sum,sm__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active
+  m=$m,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__throughput.avg.pct_of_peak_sustained_elapsed
+  m=$m,lts__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed
+  m=$m,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum
+  prof() { # forced configuration, fdx stencil's arguments
+    local cfg=$1; shift
+    echo "== $cfg $*" >> "$nc"
+    FDX_STENCIL_CFG="$cfg" FDX_CACHE_DIR=$w/cache-forced timeout 100 ncu --clock-control none -k regex:fdx_stencil_kernel \
+      --launch-skip 3 --launch-count 1 --metrics "$m" --csv "$FDX_BIN" stencil --backend cuda "$@" >> "$nc" 2>&1
+    echo "ncu $cfg $*: exit $?"
+    python3 - "$nc" <<'PY'
+import csv, io, sys
+t = open(sys.argv[1]).read().split("== ")[-1]
+rows = [r for r in csv.reader(io.StringIO(t[t.find('"ID"'):])) if len(r) > 14] if '"ID"' in t else []
+if rows:
+    h, v = rows[0], {}
+    for r in rows[1:]:
+        v[r[h.index("Metric Name")]] = r[h.index("Metric Value")]
+    print("   " + ", ".join(f"{k.split('.')[0]}{'%' if 'pct' in k else ''} {v[k]}" for k in v))
+PY
+  }
+  for cfg in "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0" "3 16 8 4 130 16 2 0 0 0 2 0 0 2 0 0 1" \
+             "3 32 8 2 130 16 2 0 0 0 2 0 0 2 0 0 1" "3 16 8 4 388 16 2 0 0 0 3 0 0 0 0 0 0"; do
+    prof "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  prof "3 32 8 2 168 16 2 0 0 0 3 0 0 0 0 0 0" --order 8 --size 512x512x512 --precision double
   elapsed
 fi
