@@ -956,6 +956,70 @@ fdx_status run_subword_aw(void *dst, const void *src, const fdx_perm_plan *p, cu
     }
 }
 
+/* Shared-memory wavefronts of the gather path's write side (buffer layout
+   G: 1 swizzled, 2 rows of an odd number of words), counted on the host
+   over the first two warps of tile 0 at three element slots of a dst word:
+   for each slot, the 32 lanes' buffer words, a wavefront per distinct word
+   in the most loaded bank.  The odd rows spread lanes that read different
+   src runs but not lanes a power of two of words apart within one run
+   (rt1-147: dst words 16 elements of stride 16 apart, 256 bytes: one
+   bank), where the swizzle does.  dst: its alignment is what matters
+   (the planner passes an address aligned like the buffers). */
+template <typename T, int G>
+uint32_t gather_waves(const SubSpec &a, const T *dst)
+{
+    constexpr uint32_t E = 16 / sizeof(T);
+    const uint32_t slot[3] = {0, 1, E / 2 + 1 < E ? E / 2 + 1 : E - 1};
+    const Origin o = tile_origin<false>(a.t, 0, 0);
+    const uint32_t nw = a.w.rows * a.w.words.d;
+    uint32_t waves = 0;
+    for (uint32_t w0 = 0; w0 < nw && w0 < 64; w0 += 32)
+        for (uint32_t s = 0; s < 3; s++) {
+            uint32_t word[32], cnt[32] = {0}, most = 0;
+            for (uint32_t i = w0, n = 0; i < w0 + 32 && i < nw; i++) {
+                const uint32_t r = hqdiv(i, a.w.words), j = i - r * a.w.words.d;
+                int64_t off;
+                uint32_t base, len;
+                if (r >= a.w.rows || !sub_row(a.w, a.t.nt, a.t.wte, a.t.wds, a.bst, o, r, off, base, len)) continue;
+                const uint64_t row = (uint64_t)(uintptr_t)(dst + o.db + off);
+                const uint64_t x = (row & ~(uint64_t)15) + 16 * (uint64_t)j + slot[s] * sizeof(T);
+                if (x < row || x >= row + (uint64_t)len * sizeof(T)) continue;
+                uint32_t rest = (uint32_t)((x - row) / sizeof(T)), pos = base;
+                for (int q = 0; q < a.w.q; q++) {
+                    const uint32_t d = hqdiv(rest, a.t.wte[q]);
+                    pos += (rest - d * a.t.wte[q].d) * a.bst[q];
+                    rest = d;
+                }
+                const uint32_t wd = gather_word<T, G>(pos * (uint32_t)sizeof(T) >> 2);
+                bool seen = false;
+                for (uint32_t m = 0; m < n && !seen; m++) seen = word[m] == wd;
+                if (!seen && ++cnt[wd & 31] > most) most = cnt[wd & 31];
+                word[n++] = wd;
+            }
+            waves += most;
+        }
+    return waves;
+}
+
+/* FDX_LAYOUT_GATHER=4: the table with the buffer layout of fewer write-side
+   bank conflicts (gather_waves): 3 (odd rows) where it has no more than
+   the swizzled rows, else 2. */
+template <typename T>
+int gather_layout(const fdx_perm_plan *p)
+{
+    if constexpr (sizeof(T) >= 16) return 2;
+    else {
+        SubSpec a1, a2;
+        int64_t nt;
+        size_t sm;
+        const T *base = reinterpret_cast<const T *>((uintptr_t)1 << 20);
+        if (subword_spec<T, 16, 1>(p, base, &a1, &nt, &sm) != FDX_OK ||
+            subword_spec<T, 16, 2>(p, base, &a2, &nt, &sm) != FDX_OK)
+            return 2;
+        return gather_waves<T, 2>(a2, base) <= gather_waves<T, 1>(a1, base) ? 3 : 2;
+    }
+}
+
 template <typename T>
 fdx_status run_subword(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
 {
@@ -1099,6 +1163,17 @@ extern "C" fdx_status fdx_layout_cuda_perm(void *dst, const void *src, const fdx
         return FDX_OK;
     }
     return BY_WORD(p->word, launch_perm, dst, src, p, st);
+}
+
+extern "C" int fdx_layout_cuda_gather_layout(const fdx_perm_plan *p)
+{
+    switch (p->word) {
+    case 1: return gather_layout<unsigned char>(p);
+    case 2: return gather_layout<unsigned short>(p);
+    case 4: return gather_layout<unsigned int>(p);
+    case 8: return gather_layout<unsigned long long>(p);
+    default: return 2;
+    }
 }
 
 extern "C" fdx_status fdx_layout_cuda_emulate(void *dst, const void *src, const fdx_perm_plan *p)

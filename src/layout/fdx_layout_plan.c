@@ -324,10 +324,18 @@ static int subword_bytes(int word)
 /* FDX_LAYOUT_GATHER=2: the write side through the offset table
    (gather_tab_fill in fdx_layout_cuda.cu, session 10; not yet measured);
    =3: the table and buffer rows of an odd number of 4-byte words instead
-   of the XOR swizzle (no address math a byte for the swizzle). */
+   of the XOR swizzle (no address math a byte for the swizzle); =4: 2 or 3,
+   whichever layout has fewer write-side bank conflicts
+   (fdx_layout_cuda_gather_layout, counted on the host). */
 static int gather_path(int aw)
 {
-    return aw == 16 ? (int)fdx_knob_int(FDX_KNOB_LAYOUT_GATHER, 0, 3, 1) : 0;
+    return aw == 16 ? (int)fdx_knob_int(FDX_KNOB_LAYOUT_GATHER, 0, 4, 1) : 0;
+}
+
+static void take_gather(fdx_perm_plan *p, int aw)
+{
+    p->gather = gather_path(aw);
+    if (p->gather == 4) p->gather = fdx_layout_cuda_gather_layout(p);
 }
 
 static int choose_subword(fdx_perm_plan *p, int A, int K)
@@ -354,7 +362,7 @@ static int choose_subword(fdx_perm_plan *p, int A, int K)
         p->packed = 1;
         p->skew = 0;
         p->subword = aw;
-        p->gather = gather_path(aw);
+        take_gather(p, aw);
         return 1;
     }
 two_d:
@@ -373,7 +381,7 @@ two_d:
     tile_2d(p, A, K);
     p->skew = 0;
     p->subword = aw;
-    p->gather = gather_path(aw);
+    take_gather(p, aw);
     return 1;
 }
 
