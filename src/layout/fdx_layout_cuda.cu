@@ -15,7 +15,14 @@
 namespace {
 
 constexpr int THREADS = 256;
-constexpr uint64_t GATHER_TAB_MAX = 3072; /* gather table entries: 12 KB, with a 16 KB tile still 8 blocks an SM */
+/* Gather table entries at most (1 KB): n0 * 16 / sizeof(T), n0 the dst run's
+   first axis.  H100, session 10, same call: the table lifted the cases
+   with n0 * E <= 208 entries (rt1-004 0.29 -> 0.59, rt1-149 0.30 -> 0.61,
+   rt1-128 0.64 -> 0.67) and gave nothing or lost from 524 up (rt1-064
+   0.57 -> 0.54-0.56, rt1-007 0.70 -> 0.69-0.71, rt1-147 2512 entries 0.34
+   -> 0.28: its fill, 10 divisions a thread, outweighs the words' few
+   carries when n0 >= E). */
+constexpr uint64_t GATHER_TAB_MAX = 256;
 constexpr int EPT = 8; /* words per thread: a tile holds THREADS * EPT = 2048 */
 constexpr int SQ = 32; /* square in-place tile */
 constexpr int DW = 64, DT = 32; /* diagonal tile: DW points along x, DT lines */
@@ -404,8 +411,8 @@ template <typename T>
 __host__ __device__ __forceinline__ void gather_tab_fill(const SubSpec &a, uint32_t *tab, uint32_t t)
 {
     constexpr uint32_t E = 16 / sizeof(T);
-    const uint32_t n0 = a.t.wte[0].d, c = t / E + t % E;
-    tab[t] = c / n0 * (a.w.q > 1 ? a.bst[1] : 0) + c % n0 * a.bst[0];
+    const uint32_t c = t / E + t % E, d = hqdiv(c, a.t.wte[0]);
+    tab[t] = d * (a.w.q > 1 ? a.bst[1] : 0) + (c - d * a.t.wte[0].d) * a.bst[0];
 }
 
 /* Gather-path read item i of a tile: src run r = i / slots, its 16-byte
@@ -1001,22 +1008,28 @@ uint32_t gather_waves(const SubSpec &a, const T *dst)
     return waves;
 }
 
-/* FDX_LAYOUT_GATHER=4: the table with the buffer layout of fewer write-side
-   bank conflicts (gather_waves): 3 (odd rows) where it has no more than
-   the swizzled rows, else 2. */
+/* FDX_LAYOUT_GATHER=4 (the default): where the write table fits
+   (GATHER_TAB_MAX), the odd rows (3) unless their write side has more than
+   twice the swizzled rows' bank conflicts (gather_waves), then the swizzled
+   rows with the table (2); without a table the swizzled rows (1).  H100,
+   session 10, same call, the 16 gather cases: the odd rows won on every
+   case with a wave ratio up to 1.8 (rt1-049 0.47 -> 0.53 with the table,
+   rt1-088 0.39 -> 0.44, rt1-120 0.68 -> 0.71) and on rt1-064 at 3.0 by
+   0.02; they lost at 3.3 (rt1-147 0.28 -> 0.22) and 9.0 (rt1-171 0.60 ->
+   0.31). */
 template <typename T>
 int gather_layout(const fdx_perm_plan *p)
 {
-    if constexpr (sizeof(T) >= 16) return 2;
+    if constexpr (sizeof(T) >= 16) return 1;
     else {
         SubSpec a1, a2;
         int64_t nt;
         size_t sm;
         const T *base = reinterpret_cast<const T *>((uintptr_t)1 << 20);
         if (subword_spec<T, 16, 1>(p, base, &a1, &nt, &sm) != FDX_OK ||
-            subword_spec<T, 16, 2>(p, base, &a2, &nt, &sm) != FDX_OK)
-            return 2;
-        return gather_waves<T, 2>(a2, base) <= gather_waves<T, 1>(a1, base) ? 3 : 2;
+            subword_spec<T, 16, 2>(p, base, &a2, &nt, &sm) != FDX_OK || !a1.tabn || !a2.tabn)
+            return 1;
+        return gather_waves<T, 2>(a2, base) <= 2 * gather_waves<T, 1>(a1, base) ? 3 : 2;
     }
 }
 
@@ -1172,7 +1185,7 @@ extern "C" int fdx_layout_cuda_gather_layout(const fdx_perm_plan *p)
     case 2: return gather_layout<unsigned short>(p);
     case 4: return gather_layout<unsigned int>(p);
     case 8: return gather_layout<unsigned long long>(p);
-    default: return 2;
+    default: return 1;
     }
 }
 
