@@ -382,11 +382,11 @@ __host__ __device__ __forceinline__ bool sub_row(const SubSide &s, int nt, const
 template <typename T, int G> __host__ __device__ __forceinline__ uint32_t gather_word(uint32_t w)
 {
     constexpr uint32_t keep = sizeof(T) >= 8 ? (uint32_t)sizeof(T) / 4 - 1 : 0; /* an element's words stay together */
-    return G == 2 ? w : w ^ ((w >> 5) & 31u & ~keep); /* G = 2: rows of an odd number of words instead */
+    return G >= 2 ? w : w ^ ((w >> 5) & 31u & ~keep); /* G = 2, 3: rows of an odd number of words or slots */
 }
 template <typename T, int G> __host__ __device__ __forceinline__ T gather_load(const T *buf, uint32_t pos)
 {
-    if constexpr (G == 2) return buf[pos];
+    if constexpr (G >= 2) return buf[pos];
     const uint32_t b = pos * (uint32_t)sizeof(T);
     return *reinterpret_cast<const T *>(reinterpret_cast<const unsigned char *>(buf) + (gather_word<T, G>(b >> 2) << 2) +
                                         (b & 3));
@@ -439,8 +439,12 @@ __host__ __device__ __forceinline__ bool gather_read(const SubSpec &a, const Ori
     } else v[0] = u[0], v[1] = u[1], v[2] = u[2], v[3] = u[3];
     const uint32_t word = (r * a.pitch * (uint32_t)sizeof(T) + b0) >> 2;
     uint32_t *bw = reinterpret_cast<uint32_t *>(buf);
-    DEVICE_UNROLL
-    for (uint32_t c = 0; c < 4; c++) bw[gather_word<T, G>(word + c)] = v[c];
+    if constexpr (G == 3) /* rows of an odd number of 16-byte slots: one aligned 16-byte store */
+        *reinterpret_cast<uint4 *>(bw + word) = make_uint4(v[0], v[1], v[2], v[3]);
+    else {
+        DEVICE_UNROLL
+        for (uint32_t c = 0; c < 4; c++) bw[gather_word<T, G>(word + c)] = v[c];
+    }
     if (CHECK)
         for (uint32_t x = b0 / (uint32_t)sizeof(T); x < (b0 + need) / (uint32_t)sizeof(T); x++) {
             if (got[r * a.pitch + x]) return false;
@@ -883,6 +887,8 @@ fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, i
         a.pitch = slots * 16 / (uint32_t)sizeof(T);
         if (G == 2) /* an odd number of 4-byte words (two for 8-byte elements): no swizzle */
             a.pitch += sizeof(T) <= 4 ? 4 / (uint32_t)sizeof(T) : 1;
+        if (G == 3) /* an odd number of 16-byte slots: no swizzle, 16-byte stores (FDX_LAYOUT_GATHER=5) */
+            a.pitch = (slots | 1u) * 16 / (uint32_t)sizeof(T);
     }
     /* buffer strides in write order: a src run axis by its place in the
        run, a row axis by rows of pitch */
@@ -1040,7 +1046,8 @@ fdx_status run_subword(void *dst, const void *src, const fdx_perm_plan *p, cudaS
     case 4: return run_subword_aw<T, 4, 0>(dst, src, p, st, on_host);
     case 8: return run_subword_aw<T, 8, 0>(dst, src, p, st, on_host);
     case 16:
-        return p->gather == 3 ? run_subword_aw<T, 16, 2>(dst, src, p, st, on_host)
+        return p->gather == 5 ? run_subword_aw<T, 16, 3>(dst, src, p, st, on_host)
+               : p->gather == 3 ? run_subword_aw<T, 16, 2>(dst, src, p, st, on_host)
                : p->gather    ? run_subword_aw<T, 16, 1>(dst, src, p, st, on_host)
                               : run_subword_aw<T, 16, 0>(dst, src, p, st, on_host);
     default: return fdx_fail(FDX_ERR_INTERNAL, "sub-word tile with %d-byte access words", p->subword);

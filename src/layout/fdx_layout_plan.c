@@ -329,10 +329,13 @@ static int subword_bytes(int word)
    (fdx_layout_cuda_gather_layout; H100, session 10, same call, the 16
    gather cases: rt1-004 0.29 -> 0.59, rt1-149 0.30 -> 0.61, rt1-049 0.30
    -> 0.53, rt1-171 0.35 -> 0.60, rt1-100 0.58 -> 0.63, rt1-088 0.40 ->
-   0.44, rt1-092 0.37 -> 0.41). */
+   0.44, rt1-092 0.37 -> 0.41); =5: the table with rows of an odd number
+   of 16-byte slots, read side one 16-byte store a slot (ncu, rt1-149 with
+   =3: shared-memory bound, the read side's 4-byte stores 4-way in
+   conflict; not yet measured). */
 static int gather_path(int aw)
 {
-    return aw == 16 ? (int)fdx_knob_int(FDX_KNOB_LAYOUT_GATHER, 0, 4, 4) : 0;
+    return aw == 16 ? (int)fdx_knob_int(FDX_KNOB_LAYOUT_GATHER, 0, 5, 4) : 0;
 }
 
 static void take_gather(fdx_perm_plan *p, int aw)
