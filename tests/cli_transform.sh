@@ -70,10 +70,10 @@ fi
 # runs and verifies with the defaults
 # (rt1-128: 1.3 MiB of 1-byte elements, kept rows of 13: the planner reads all four)
 checks=$((checks + 1))
-if ! FDX_LAYOUT_VEC=4:abc FDX_LAYOUT_SUBWORD=5 FDX_LAYOUT_TILE_WORDS=9 FDX_LAYOUT_GATHER=4 \
+if ! FDX_LAYOUT_VEC=4:abc FDX_LAYOUT_SUBWORD=5 FDX_LAYOUT_TILE_WORDS=9 FDX_LAYOUT_GATHER=6 \
      "$fdx" bench transform --backend cpu --suite random --only rt1-128 --reps 1 --json >rec.json 2>err.txt ||
    ! grep -q '"verified": true' rec.json || [ "$(grep -c 'warning: FDX_LAYOUT_' err.txt)" -ne 4 ] ||
-   ! grep -q 'FDX_LAYOUT_GATHER=4 is not an integer in 0..3' err.txt ||
+   ! grep -q 'FDX_LAYOUT_GATHER=6 is not an integer in 0..5' err.txt ||
    ! grep -q 'FDX_LAYOUT_VEC=4:abc: field 2 is not an integer' err.txt ||
    ! grep -q 'FDX_LAYOUT_SUBWORD=5 is not 0, 4, 8 or 16' err.txt || ! grep -q 'FDX_LAYOUT_TILE_WORDS=9 is not' err.txt; then
   echo "FAIL: bad layout knobs:"; cat rec.json err.txt; fails=$((fails + 1))

@@ -15,7 +15,14 @@
 namespace {
 
 constexpr int THREADS = 256;
-constexpr uint64_t GATHER_TAB_MAX = 3072; /* gather table entries: 12 KB, with a 16 KB tile still 8 blocks an SM */
+/* Gather table entries at most (1 KB): n0 * 16 / sizeof(T), n0 the dst run's
+   first axis.  H100, session 10, same call: the table lifted the cases
+   with n0 * E <= 208 entries (rt1-004 0.29 -> 0.59, rt1-149 0.30 -> 0.61,
+   rt1-128 0.64 -> 0.67) and gave nothing or lost from 524 up (rt1-064
+   0.57 -> 0.54-0.56, rt1-007 0.70 -> 0.69-0.71, rt1-147 2512 entries 0.34
+   -> 0.28: its fill, 10 divisions a thread, outweighs the words' few
+   carries when n0 >= E). */
+constexpr uint64_t GATHER_TAB_MAX = 256;
 constexpr int EPT = 8; /* words per thread: a tile holds THREADS * EPT = 2048 */
 constexpr int SQ = 32; /* square in-place tile */
 constexpr int DW = 64, DT = 32; /* diagonal tile: DW points along x, DT lines */
@@ -375,11 +382,11 @@ __host__ __device__ __forceinline__ bool sub_row(const SubSide &s, int nt, const
 template <typename T, int G> __host__ __device__ __forceinline__ uint32_t gather_word(uint32_t w)
 {
     constexpr uint32_t keep = sizeof(T) >= 8 ? (uint32_t)sizeof(T) / 4 - 1 : 0; /* an element's words stay together */
-    return G == 2 ? w : w ^ ((w >> 5) & 31u & ~keep); /* G = 2: rows of an odd number of words instead */
+    return G >= 2 ? w : w ^ ((w >> 5) & 31u & ~keep); /* G = 2, 3: rows of an odd number of words or slots */
 }
 template <typename T, int G> __host__ __device__ __forceinline__ T gather_load(const T *buf, uint32_t pos)
 {
-    if constexpr (G == 2) return buf[pos];
+    if constexpr (G >= 2) return buf[pos];
     const uint32_t b = pos * (uint32_t)sizeof(T);
     return *reinterpret_cast<const T *>(reinterpret_cast<const unsigned char *>(buf) + (gather_word<T, G>(b >> 2) << 2) +
                                         (b & 3));
@@ -404,8 +411,8 @@ template <typename T>
 __host__ __device__ __forceinline__ void gather_tab_fill(const SubSpec &a, uint32_t *tab, uint32_t t)
 {
     constexpr uint32_t E = 16 / sizeof(T);
-    const uint32_t n0 = a.t.wte[0].d, c = t / E + t % E;
-    tab[t] = c / n0 * (a.w.q > 1 ? a.bst[1] : 0) + c % n0 * a.bst[0];
+    const uint32_t c = t / E + t % E, d = hqdiv(c, a.t.wte[0]);
+    tab[t] = d * (a.w.q > 1 ? a.bst[1] : 0) + (c - d * a.t.wte[0].d) * a.bst[0];
 }
 
 /* Gather-path read item i of a tile: src run r = i / slots, its 16-byte
@@ -432,8 +439,12 @@ __host__ __device__ __forceinline__ bool gather_read(const SubSpec &a, const Ori
     } else v[0] = u[0], v[1] = u[1], v[2] = u[2], v[3] = u[3];
     const uint32_t word = (r * a.pitch * (uint32_t)sizeof(T) + b0) >> 2;
     uint32_t *bw = reinterpret_cast<uint32_t *>(buf);
-    DEVICE_UNROLL
-    for (uint32_t c = 0; c < 4; c++) bw[gather_word<T, G>(word + c)] = v[c];
+    if constexpr (G == 3) /* rows of an odd number of 16-byte slots: one aligned 16-byte store */
+        *reinterpret_cast<uint4 *>(bw + word) = make_uint4(v[0], v[1], v[2], v[3]);
+    else {
+        DEVICE_UNROLL
+        for (uint32_t c = 0; c < 4; c++) bw[gather_word<T, G>(word + c)] = v[c];
+    }
     if (CHECK)
         for (uint32_t x = b0 / (uint32_t)sizeof(T); x < (b0 + need) / (uint32_t)sizeof(T); x++) {
             if (got[r * a.pitch + x]) return false;
@@ -876,6 +887,8 @@ fdx_status subword_spec(const fdx_perm_plan *p, const void *src, SubSpec *out, i
         a.pitch = slots * 16 / (uint32_t)sizeof(T);
         if (G == 2) /* an odd number of 4-byte words (two for 8-byte elements): no swizzle */
             a.pitch += sizeof(T) <= 4 ? 4 / (uint32_t)sizeof(T) : 1;
+        if (G == 3) /* an odd number of 16-byte slots: no swizzle, 16-byte stores (FDX_LAYOUT_GATHER=5) */
+            a.pitch = (slots | 1u) * 16 / (uint32_t)sizeof(T);
     }
     /* buffer strides in write order: a src run axis by its place in the
        run, a row axis by rows of pitch */
@@ -956,6 +969,76 @@ fdx_status run_subword_aw(void *dst, const void *src, const fdx_perm_plan *p, cu
     }
 }
 
+/* Shared-memory wavefronts of the gather path's write side (buffer layout
+   G: 1 swizzled, 2 rows of an odd number of words), counted on the host
+   over the first two warps of tile 0 at three element slots of a dst word:
+   for each slot, the 32 lanes' buffer words, a wavefront per distinct word
+   in the most loaded bank.  The odd rows spread lanes that read different
+   src runs but not lanes a power of two of words apart within one run
+   (rt1-147: dst words 16 elements of stride 16 apart, 256 bytes: one
+   bank), where the swizzle does.  dst: its alignment is what matters
+   (the planner passes an address aligned like the buffers). */
+template <typename T, int G>
+uint32_t gather_waves(const SubSpec &a, const T *dst)
+{
+    constexpr uint32_t E = 16 / sizeof(T);
+    const uint32_t slot[3] = {0, 1, E / 2 + 1 < E ? E / 2 + 1 : E - 1};
+    const Origin o = tile_origin<false>(a.t, 0, 0);
+    const uint32_t nw = a.w.rows * a.w.words.d;
+    uint32_t waves = 0;
+    for (uint32_t w0 = 0; w0 < nw && w0 < 64; w0 += 32)
+        for (uint32_t s = 0; s < 3; s++) {
+            uint32_t word[32], cnt[32] = {0}, most = 0;
+            for (uint32_t i = w0, n = 0; i < w0 + 32 && i < nw; i++) {
+                const uint32_t r = hqdiv(i, a.w.words), j = i - r * a.w.words.d;
+                int64_t off;
+                uint32_t base, len;
+                if (r >= a.w.rows || !sub_row(a.w, a.t.nt, a.t.wte, a.t.wds, a.bst, o, r, off, base, len)) continue;
+                const uint64_t row = (uint64_t)(uintptr_t)(dst + o.db + off);
+                const uint64_t x = (row & ~(uint64_t)15) + 16 * (uint64_t)j + slot[s] * sizeof(T);
+                if (x < row || x >= row + (uint64_t)len * sizeof(T)) continue;
+                uint32_t rest = (uint32_t)((x - row) / sizeof(T)), pos = base;
+                for (int q = 0; q < a.w.q; q++) {
+                    const uint32_t d = hqdiv(rest, a.t.wte[q]);
+                    pos += (rest - d * a.t.wte[q].d) * a.bst[q];
+                    rest = d;
+                }
+                const uint32_t wd = gather_word<T, G>(pos * (uint32_t)sizeof(T) >> 2);
+                bool seen = false;
+                for (uint32_t m = 0; m < n && !seen; m++) seen = word[m] == wd;
+                if (!seen && ++cnt[wd & 31] > most) most = cnt[wd & 31];
+                word[n++] = wd;
+            }
+            waves += most;
+        }
+    return waves;
+}
+
+/* FDX_LAYOUT_GATHER=4 (the default): where the write table fits
+   (GATHER_TAB_MAX), the odd rows (3) unless their write side has more than
+   twice the swizzled rows' bank conflicts (gather_waves), then the swizzled
+   rows with the table (2); without a table the swizzled rows (1).  H100,
+   session 10, same call, the 16 gather cases: the odd rows won on every
+   case with a wave ratio up to 1.8 (rt1-049 0.47 -> 0.53 with the table,
+   rt1-088 0.39 -> 0.44, rt1-120 0.68 -> 0.71) and on rt1-064 at 3.0 by
+   0.02; they lost at 3.3 (rt1-147 0.28 -> 0.22) and 9.0 (rt1-171 0.60 ->
+   0.31). */
+template <typename T>
+int gather_layout(const fdx_perm_plan *p)
+{
+    if constexpr (sizeof(T) >= 16) return 1;
+    else {
+        SubSpec a1, a2;
+        int64_t nt;
+        size_t sm;
+        const T *base = reinterpret_cast<const T *>((uintptr_t)1 << 20);
+        if (subword_spec<T, 16, 1>(p, base, &a1, &nt, &sm) != FDX_OK ||
+            subword_spec<T, 16, 2>(p, base, &a2, &nt, &sm) != FDX_OK || !a1.tabn || !a2.tabn)
+            return 1;
+        return gather_waves<T, 2>(a2, base) <= 2 * gather_waves<T, 1>(a1, base) ? 3 : 2;
+    }
+}
+
 template <typename T>
 fdx_status run_subword(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
 {
@@ -963,7 +1046,8 @@ fdx_status run_subword(void *dst, const void *src, const fdx_perm_plan *p, cudaS
     case 4: return run_subword_aw<T, 4, 0>(dst, src, p, st, on_host);
     case 8: return run_subword_aw<T, 8, 0>(dst, src, p, st, on_host);
     case 16:
-        return p->gather == 3 ? run_subword_aw<T, 16, 2>(dst, src, p, st, on_host)
+        return p->gather == 5 ? run_subword_aw<T, 16, 3>(dst, src, p, st, on_host)
+               : p->gather == 3 ? run_subword_aw<T, 16, 2>(dst, src, p, st, on_host)
                : p->gather    ? run_subword_aw<T, 16, 1>(dst, src, p, st, on_host)
                               : run_subword_aw<T, 16, 0>(dst, src, p, st, on_host);
     default: return fdx_fail(FDX_ERR_INTERNAL, "sub-word tile with %d-byte access words", p->subword);
@@ -1099,6 +1183,17 @@ extern "C" fdx_status fdx_layout_cuda_perm(void *dst, const void *src, const fdx
         return FDX_OK;
     }
     return BY_WORD(p->word, launch_perm, dst, src, p, st);
+}
+
+extern "C" int fdx_layout_cuda_gather_layout(const fdx_perm_plan *p)
+{
+    switch (p->word) {
+    case 1: return gather_layout<unsigned char>(p);
+    case 2: return gather_layout<unsigned short>(p);
+    case 4: return gather_layout<unsigned int>(p);
+    case 8: return gather_layout<unsigned long long>(p);
+    default: return 1;
+    }
 }
 
 extern "C" fdx_status fdx_layout_cuda_emulate(void *dst, const void *src, const fdx_perm_plan *p)

@@ -322,12 +322,26 @@ static int subword_bytes(int word)
    (session 9; not yet measured: FDX_LAYOUT_GATHER=0 is the A/B, the
    element-by-element path of sessions 5-8). */
 /* FDX_LAYOUT_GATHER=2: the write side through the offset table
-   (gather_tab_fill in fdx_layout_cuda.cu, session 10; not yet measured);
-   =3: the table and buffer rows of an odd number of 4-byte words instead
-   of the XOR swizzle (no address math a byte for the swizzle). */
+   (gather_tab_fill in fdx_layout_cuda.cu, session 10); =3: the table and
+   buffer rows of an odd number of 4-byte words instead of the XOR swizzle
+   (no address math a byte for the swizzle); =4, the default: 1, 2 or 3 by
+   the table's size and the two layouts' bank conflicts
+   (fdx_layout_cuda_gather_layout; H100, session 10, same call, the 16
+   gather cases: rt1-004 0.29 -> 0.59, rt1-149 0.30 -> 0.61, rt1-049 0.30
+   -> 0.53, rt1-171 0.35 -> 0.60, rt1-100 0.58 -> 0.63, rt1-088 0.40 ->
+   0.44, rt1-092 0.37 -> 0.41); =5: the table with rows of an odd number
+   of 16-byte slots, read side one 16-byte store a slot (ncu, rt1-149 with
+   =3: shared-memory bound, the read side's 4-byte stores 4-way in
+   conflict; not yet measured). */
 static int gather_path(int aw)
 {
-    return aw == 16 ? (int)fdx_knob_int(FDX_KNOB_LAYOUT_GATHER, 0, 3, 1) : 0;
+    return aw == 16 ? (int)fdx_knob_int(FDX_KNOB_LAYOUT_GATHER, 0, 5, 4) : 0;
+}
+
+static void take_gather(fdx_perm_plan *p, int aw)
+{
+    p->gather = gather_path(aw);
+    if (p->gather == 4) p->gather = fdx_layout_cuda_gather_layout(p);
 }
 
 static int choose_subword(fdx_perm_plan *p, int A, int K)
@@ -354,7 +368,7 @@ static int choose_subword(fdx_perm_plan *p, int A, int K)
         p->packed = 1;
         p->skew = 0;
         p->subword = aw;
-        p->gather = gather_path(aw);
+        take_gather(p, aw);
         return 1;
     }
 two_d:
@@ -373,7 +387,7 @@ two_d:
     tile_2d(p, A, K);
     p->skew = 0;
     p->subword = aw;
-    p->gather = gather_path(aw);
+    take_gather(p, aw);
     return 1;
 }
 

@@ -70,7 +70,9 @@ typedef struct fdx_perm_plan {
        fdx_layout_cuda.cu): src runs copied into the buffer as 16-byte
        slots, dst run ends stored as aligned pieces; 2: also the write
        side's element positions through an offset table (gather_tab_fill);
-       3: the table with buffer rows of an odd number of words, unswizzled. */
+       3: the table with buffer rows of an odd number of words, unswizzled
+       (FDX_LAYOUT_GATHER=4, the default: 1, 2 or 3 by
+       fdx_layout_cuda_gather_layout). */
     int gather;
     /* CUDA vector tile (1-, 2- and 4-byte words, the fastest axis moved;
        see choose_vec and fdx_layout_cuda_vec.cuh): vec = 1, the tile's A
@@ -133,6 +135,12 @@ FDX_HIDDEN fdx_status fdx_layout_cuda_box(void *array, void *plain, const fdx_bo
 /* The CUDA tile kernel's index math run on the host (TILED and ROWS plans,
    host buffers): tests check it without a GPU. */
 FDX_HIDDEN fdx_status fdx_layout_cuda_emulate(void *dst, const void *src, const fdx_perm_plan *p);
+/* The gather variant of a sub-word gather plan (FDX_LAYOUT_GATHER=4, the
+   default): 1 where the write table does not fit, else 3 (odd rows) unless
+   their write side has more than twice the swizzled rows' shared-memory
+   bank conflicts (counted on the host over the first warps), then 2
+   (without CUDA: 1). */
+FDX_HIDDEN int fdx_layout_cuda_gather_layout(const fdx_perm_plan *p);
 
 #ifdef __cplusplus
 }

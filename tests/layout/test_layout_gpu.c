@@ -176,8 +176,9 @@ static void subword(uint64_t seed)
    rt1-092, rt1-175, rt1-100), elements of 1, 2, 4 bytes (and 8 with
    FDX_LAYOUT_SUBWORD=16), src/dst residue
    pairs, FDX_LAYOUT_GATHER unset (the path), 0 (the element path), 2
-   (the write side through the offset table, session 10) and 3 (the table,
-   unswizzled rows of an odd number of words). */
+   (the write side through the offset table, session 10), 3 (the table,
+   unswizzled rows of an odd number of words) and 5 (rows of an odd number
+   of 16-byte slots). */
 static void gather(uint64_t seed)
 {
     static const int64_t sh[LT_WORST][6] = {{7, 32, 246, 37, 1, 1}, {16, 43, 61, 4, 8, 13}, {128, 64, 3, 16, 8, 1},
@@ -185,8 +186,8 @@ static void gather(uint64_t seed)
                                     {3, 259, 11, 4, 77, 1}, {11, 32, 64, 127, 1, 1}, {11, 28, 37, 48, 3, 1},
                                     {7, 4, 64, 14, 29, 3}};
     const int (*pm)[6] = lt_worst_perm;
-    static const char *const variant[] = {NULL, "0", "2", "3"};
-    for (int v = 0; v < 4; v++) {
+    static const char *const variant[] = {NULL, "0", "2", "3", "5"};
+    for (int v = 0; v < 5; v++) {
         char what[64];
         snprintf(what, sizeof what, "sub-word FDX_LAYOUT_GATHER=%s", variant[v] ? variant[v] : "(unset)");
         if (variant[v]) setenv("FDX_LAYOUT_GATHER", variant[v], 1);

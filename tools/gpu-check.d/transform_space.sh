@@ -1,9 +1,11 @@
 # Issue 22: the random-transform suite (fdx bench transform --suite random,
 # COUNT cases, default 200), each case under TRANSFORM_VARIANTS on the same
 # data in one process (each variant verified against the CPU; default:
-# the committed plans against FDX_LAYOUT_GATHER=0, the element-by-element
-# sub-word tiles of sessions 5-8, and FDX_LAYOUT_VEC_SKEW=0, the vector
-# tiles unskewed where dst rows are off 16 bytes (session 8's tiles);
+# the committed plans against FDX_LAYOUT_GATHER=1, session 9's gather
+# path without session 10's write table (the sub-word cases' A/B);
+# FDX_LAYOUT_GATHER=0 for the element-by-element sub-word tiles of
+# sessions 5-8, FDX_LAYOUT_VEC_SKEW=0 for the vector tiles unskewed where
+# dst rows are off 16 bytes (session 8's tiles);
 # add FDX_LAYOUT_VEC=0 for session 7's plans,
 # FDX_LAYOUT_VEC=4:32:1024:a for the vector tiles with A tiles first
 # everywhere, FDX_LAYOUT_SUBWORD=0 for the word kernel everywhere), with
@@ -13,7 +15,8 @@
 # records with "variant", peer_librett_ratio / peer_torch_ratio), the
 # peers' raw records beside it, the distribution by variant and element
 # size and the worst cases in the section log.  TRANSFORM_PEERS=0 skips
-# the peers (the fdx part alone: about 40 s a variant).  Then the kept-row
+# the peers (the fdx part alone: about 40 s a variant).  With TRANSFORM_AB=1
+# (session 9's A/Bs, read in the s9c records) then the kept-row
 # copy on short rows (rt1-016, -039, -056, -064) against
 # FDX_LAYOUT_VEC=4:32:128, in $rec.rows.jsonl (~30 s); then the small
 # word-kernel cases (8/16-byte elements under 64 MiB) against
@@ -22,7 +25,7 @@
 #
 # TRANSFORM_CASES=worst (or a comma list of case names / prefixes, e.g.
 # rt1-120,rt1-171; worst,rt1-021,.. adds cases to the worst list): only those cases, under TRANSFORM_VARIANTS (default
-# default,FDX_LAYOUT_GATHER=0,FDX_LAYOUT_VEC_SKEW=0), --reps 10, no peers
+# default,FDX_LAYOUT_GATHER=1), --reps 10, no peers
 # unless TRANSFORM_PEERS=1, no short-row or small-tile A/B: a table case
 # by case (ratio to the same-size copy per variant) in the log, records in
 # $OUT/<date>_<gpu>_transform-cases.jsonl; "worst" is the session-8 (s8b)
@@ -39,7 +42,7 @@ if [ -n "${TRANSFORM_CASES:-}" ]; then
   cases=$TRANSFORM_CASES
   [ "$cases" = worst ] && cases=$worst
   case $cases in worst,*) cases=$worst,${cases#worst,} ;; esac
-  variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=0,FDX_LAYOUT_VEC_SKEW=0}
+  variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=1}
   rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-cases
   "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$cases" --list > "$rec.cases.txt"
   timeout 300 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$cases" --reps 10 \
@@ -65,11 +68,12 @@ PY
 fi
 if [ -z "${TRANSFORM_CASES:-}" ]; then
   rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-space
-  variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=0,FDX_LAYOUT_VEC_SKEW=0}
+  variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=1}
   "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --list > "$rec.cases.txt"
   timeout 300 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --reps 10 --variants "$variants" \
     --json > "$rec.fdx.jsonl"
   echo "fdx bench transform --suite random --variants $variants: exit $?, $(grep -c '^{' "$rec.fdx.jsonl") records, $((SECONDS - start)) s"
+  if [ "${TRANSFORM_AB:-0}" = 1 ]; then # session 9's two A/Bs (read in s9c; opt-in since session 10)
   for c in rt1-016 rt1-039 rt1-056 rt1-064; do
     timeout 60 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$c" --reps 10 \
       --variants default,FDX_LAYOUT_VEC=4:32:128 --json 2>/dev/null
@@ -105,6 +109,7 @@ for e in (8, 16):
                   f"min {min(x):.3f}, all verified {all(r['verified'] for r in rows if r['variant'] == v)}")
 PY
   echo "small-tile A/B: $((SECONDS - start)) s"
+  fi
 fi
 lrt=
 if [ "${TRANSFORM_PEERS:-1}" = 1 ] && [ -d peers/librett/src ]; then
