@@ -141,7 +141,11 @@ fdx_status fdx_temporal_launch_dims(const fdx_stencil_kspec *ks, const fdx_tempo
     return FDX_OK;
 }
 
-int fdx_temporal_cpu_align(void) { return (int)fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_ALIGN, 0, 1, 1); }
+int fdx_temporal_cpu_code(void)
+{
+    return (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_ALIGN, 0, 1, 1) ? FDX_TEMPORAL_CODE_ALIGN : 0) |
+           (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_PREFETCH, 0, 1, 0) ? FDX_TEMPORAL_CODE_PREFETCH : 0);
+}
 
 int64_t fdx_temporal_skew_row(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3])
 {

@@ -109,7 +109,7 @@ static void emit_row_points(fdx_cg_node *row, const gen *g, int align)
     emit_point_loop(fdx_cg_else(wide), g, "xa; x < xz");
 }
 
-static void emit_level(fdx_cg_node *it, const gen *g, int K, int t, int nt, int align)
+static void emit_level(fdx_cg_node *it, const gen *g, int K, int t, int nt, int code)
 {
     const int R = g->r;
     fdx_cg_node *lv = fdx_cg_scope(it);
@@ -130,7 +130,18 @@ static void emit_level(fdx_cg_node *it, const gen *g, int K, int t, int nt, int 
     if (t == K && nt) fdx_cg_stmt(row, "real *d = rj + per - ew - xo");
     else if (t == K) fdx_cg_stmt(row, "real *d = out + p * sm + y * sy");
     else fdx_cg_stmt(row, "real *d = FDX_RING(rj, %d, p) + (y - lo[%d]) * ew - xo", t, t);
-    emit_row_points(row, g, align);
+    /* Prefetch (FDX_TEMPORAL_CODE_PREFETCH): level 1 also asks for the
+       input plane the next iteration's level 1 reads first (i + 1), row y,
+       into L2: its lines then come from memory while the other levels
+       compute instead of at the next iteration's row starts (a row of 512
+       doubles is a 4 KB page, where the hardware streamer starts over). */
+    if (t == 1 && (code & FDX_TEMPORAL_CODE_PREFETCH)) {
+        fdx_cg_node *pf = fdx_cg_if(row, "p + %d < nm", R + 1);
+        fdx_cg_stmt(pf, "const real *nf = u + (p + %d) * sm + y * sy", R + 1);
+        fdx_cg_stmt(fdx_cg_for(pf, FDX_CG_LOOP, "long long x = xa & ~(line - 1); x < xz; x += line"),
+                    "__builtin_prefetch(nf + x, 0, 2)");
+    }
+    emit_row_points(row, g, code & FDX_TEMPORAL_CODE_ALIGN);
     if (t == K && nt) emit_stream_row(row, g);
     if (t < K) {
         /* The ring row's frame columns where the block meets a face: the
@@ -151,7 +162,7 @@ static void emit_level(fdx_cg_node *it, const gen *g, int K, int t, int nt, int 
 void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg *c)
 {
     const int K = c->k, R = g->r, S = 2 * R + 1, E = S + FDX_TEMPORAL_SKEW_SLACK;
-    const int align = fdx_temporal_cpu_align();
+    const int code = fdx_temporal_cpu_code(), align = code & FDX_TEMPORAL_CODE_ALIGN;
     fdx_cg_stmt(k, "const long long nx = P.n[0], ny = P.n[1], nm = P.n[2], sy = nx, sm = nx * ny");
     fdx_cg_stmt(k, "(void)outp, (void)up, (void)cf");
     /* by rows a slab (the last one takes the rest), rings of ew-long rows
@@ -246,7 +257,7 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
                 "FDX_WAIT(0, __atomic_load_n(&prog[(j - 1) * 16], __ATOMIC_ACQUIRE) > i)");
     fdx_cg_stmt(fdx_cg_if(sl, "j == jz - 1 && j + 1 < nslab"),
                 "FDX_WAIT(0, __atomic_load_n(&prog[(j + 1) * 16], __ATOMIC_ACQUIRE) >= i - %d)", FDX_TEMPORAL_SKEW_SLACK);
-    for (int t = 1; t <= K; t++) emit_level(sl, g, K, t, c->nt, align);
+    for (int t = 1; t <= K; t++) emit_level(sl, g, K, t, c->nt, code);
     fdx_cg_stmt(sl, "__atomic_store_n(&prog[j * 16], i + 1, __ATOMIC_RELEASE)");
     fdx_cg_line(xb, "#pragma omp barrier");
     fdx_cg_line(par, "#ifdef __linux__");

@@ -285,12 +285,14 @@ static void skew_cases(fdx_ctx *c, const char *label, uint64_t *seed)
    loop); here widths that are a multiple of both precisions' lines (every
    stream aligned), x blocks of 17 (a head and a tail overlapping a short
    middle), level 2 rows of exactly a line (blocks of a line - 2r: head =
-   middle = tail), and the
-   plain loops again with the knob at 0. */
+   middle = tail), the plain loops again with the knob at 0, and level 1
+   prefetching the next input plane (FDX_TEMPORAL_CPU_PREFETCH=1). */
 static void skew_align_cases(fdx_ctx *c, uint64_t *seed)
 {
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass) setenv("FDX_TEMPORAL_CPU_ALIGN", "0", 1);
+    for (int pass = 0; pass < 3; pass++) {
+        /* 1: the plain loops; 2: aligned, level 1 prefetching */
+        if (pass == 1) setenv("FDX_TEMPORAL_CPU_ALIGN", "0", 1);
+        if (pass == 2) unsetenv("FDX_TEMPORAL_CPU_ALIGN"), setenv("FDX_TEMPORAL_CPU_PREFETCH", "1", 1);
         for (int order = 2; order <= 8; order += 6)
             for (int dbl = 0; dbl < 2; dbl++) {
                 int r = order / 2;
@@ -305,12 +307,12 @@ static void skew_align_cases(fdx_ctx *c, uint64_t *seed)
                     fdx_temporal_force_tile(&tile);
                     char what[128];
                     snprintf(what, sizeof what, "skew rows%s on lines%s: order %d %s k 3, x blocks of %d", tile.nt ? " nt" : "",
-                             pass ? " off" : "", order, dbl ? "double" : "float", cols[i]);
+                             pass == 1 ? " off" : pass == 2 ? ", prefetching" : "", order, dbl ? "double" : "float", cols[i]);
                     tc_case(c, 3, order, dbl ? FDX_FLOAT64 : FDX_FLOAT32, shape, 5, 3, seed, what);
                 }
             }
     }
-    unsetenv("FDX_TEMPORAL_CPU_ALIGN");
+    unsetenv("FDX_TEMPORAL_CPU_PREFETCH");
     fdx_temporal_force_tile(NULL);
 }
 
