@@ -233,6 +233,7 @@ cpu_run() { # variant, steps, temporal, then env assignments
 #              0,1 is much slower than 0,8
 #   al1full / al0full / al0weak1   rows on cache lines (FDX_TEMPORAL_CPU_ALIGN,
 #              default 1) against the plain loop (0), 16 threads 512^3 and 1 thread
+#   pf1full / pf1weak1   the same with level 1 prefetching (FDX_TEMPORAL_CPU_PREFETCH=1)
 #   x255 / x128 / k2full / t8full   16 threads at 512^3: x blocks, depth 2, 8 threads
 #   then the generated kernel compiled here with -fopt-info-vec (how the
 #   host's compiler vectorizes it) into temporal-cpu-probe.txt.
@@ -269,6 +270,9 @@ if [ "${TEMPORAL_CPU:-1}" = probe ]; then
   cpu_probe_run al1full "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 skew nt chunk 510"
   cpu_probe_run al0full "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 skew nt chunk 510" FDX_TEMPORAL_CPU_ALIGN=0
   cpu_probe_run al0weak1 1 "512x34x$pz" 24 4 FDX_TEMPORAL_CFG="k4 $sk" FDX_TEMPORAL_CPU_ALIGN=0
+  # level 1 prefetching the next input plane (FDX_TEMPORAL_CPU_PREFETCH=1)
+  cpu_probe_run pf1full "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 skew nt chunk 510" FDX_TEMPORAL_CPU_PREFETCH=1
+  cpu_probe_run pf1weak1 1 "512x34x$pz" 24 4 FDX_TEMPORAL_CFG="k4 $sk" FDX_TEMPORAL_CPU_PREFETCH=1
   for bw in 255 128; do cpu_probe_run x$bw "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu ${bw}x32 skew nt chunk 510"; done
   cpu_probe_run k2full "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 2 FDX_TEMPORAL_CFG="k2 cpu $((fx - 2))x32 skew nt chunk 510"
   cpu_probe_run t8full 8 "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x64 skew nt chunk 510"
