@@ -287,6 +287,28 @@ if [ "${TEMPORAL_CPU:-1}" = probe ]; then
       echo "zmm instructions: $(objdump -d /tmp/tprobe.so 2>/dev/null | grep -c zmm), ymm: $(objdump -d /tmp/tprobe.so 2>/dev/null | grep -c ymm)"; } >>"$pf" 2>&1
   fi
   echo "temporal: host CPU probe took $((SECONDS - probe_start)) s"
+elif [ "${TEMPORAL_CPU:-1}" = s10 ]; then
+  # Session 10's final check (~2 min): tinyT a 34-wide 4-deep problem a
+  # thread (rings ~0.1 MB: core-bound; tiny16 / tiny1 is how much of the
+  # 16-thread slowdown is the cores' own, e.g. clocks, rather than the
+  # memory system's), then prefetch (FDX_TEMPORAL_CPU_PREFETCH=1) against
+  # the default on one thread and at 512^3 (full rows and x blocks of 255),
+  # then auto at 512^3 (the headline; every candidate in temporal-tuning.txt).
+  s10_start=$SECONDS
+  pz=${TEMPORAL_PROBE_NZ:-512}
+  full=${TEMPORAL_PROBE_FULL:-512x512x512}
+  fx=${full%%x*}
+  maxt=${TEMPORAL_PROBE_MAXT:-16}
+  for t in 1 "$maxt"; do cpu_probe_run tiny$t "$t" "34x$((32 * t + 2))x$((pz / 4 + 2))" 24 4 FDX_TEMPORAL_CFG="k4 cpu 32x32 skew chunk $((pz / 4))"; done
+  sk="cpu 510x32 skew nt chunk 510"
+  cpu_probe_run weak1 1 "512x34x$pz" 24 4 FDX_TEMPORAL_CFG="k4 $sk"
+  cpu_probe_run pf1weak1 1 "512x34x$pz" 24 4 FDX_TEMPORAL_CFG="k4 $sk" FDX_TEMPORAL_CPU_PREFETCH=1
+  for bw in $((fx - 2)) 255; do
+    cpu_probe_run x$bw "$maxt" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu ${bw}x32 skew nt chunk 510"
+    cpu_probe_run pf1x$bw "$maxt" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu ${bw}x32 skew nt chunk 510" FDX_TEMPORAL_CPU_PREFETCH=1
+  done
+  cpu_probe_run auto "$maxt" "$full" 48 auto
+  echo "temporal: host CPU s10 part took $((SECONDS - s10_start)) s"
 elif [ "${TEMPORAL_CPU:-1}" != 0 ]; then
   { lscpu; echo; for i in /sys/devices/system/cpu/cpu0/cache/index*; do
       echo "$i: L$(cat "$i/level") $(cat "$i/type") $(cat "$i/size") shared with $(cat "$i/shared_cpu_list")"; done
