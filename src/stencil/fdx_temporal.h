@@ -144,9 +144,12 @@ FDX_HIDDEN int64_t fdx_temporal_cpu_budget(int threads);
    key): FDX_TEMPORAL_CODE_ALIGN the rows on cache lines
    (FDX_TEMPORAL_CPU_ALIGN, default on; emit_row_points),
    FDX_TEMPORAL_CODE_PREFETCH level 1 prefetching the input plane the next
-   iteration reads (FDX_TEMPORAL_CPU_PREFETCH, default off). */
+   iteration reads (FDX_TEMPORAL_CPU_PREFETCH, default off),
+   FDX_TEMPORAL_CODE_ROWS2 two rows a loop (FDX_TEMPORAL_CPU_ROWS2, default
+   off). */
 #define FDX_TEMPORAL_CODE_ALIGN 1
 #define FDX_TEMPORAL_CODE_PREFETCH 2
+#define FDX_TEMPORAL_CODE_ROWS2 4
 FDX_HIDDEN int fdx_temporal_cpu_code(void);
 
 /* The candidates the tuner times for this spec and shape (at most `max`),
