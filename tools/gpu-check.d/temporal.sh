@@ -293,7 +293,9 @@ elif [ "${TEMPORAL_CPU:-1}" = s10 ]; then
   # 16-thread slowdown is the cores' own, e.g. clocks, rather than the
   # memory system's), then prefetch (FDX_TEMPORAL_CPU_PREFETCH=1) against
   # the default on one thread and at 512^3 (full rows and x blocks of 255),
-  # then auto at 512^3 (the headline; every candidate in temporal-tuning.txt).
+  # two rows a loop (FDX_TEMPORAL_CPU_ROWS2=1) on one thread, full rows and
+  # x blocks of 128 (short rows: the row set-up halved), then auto at 512^3
+  # (the headline; every candidate in temporal-tuning.txt).
   s10_start=$SECONDS
   pz=${TEMPORAL_PROBE_NZ:-512}
   full=${TEMPORAL_PROBE_FULL:-512x512x512}
@@ -303,6 +305,9 @@ elif [ "${TEMPORAL_CPU:-1}" = s10 ]; then
   sk="cpu 510x32 skew nt chunk 510"
   cpu_probe_run weak1 1 "512x34x$pz" 24 4 FDX_TEMPORAL_CFG="k4 $sk"
   cpu_probe_run pf1weak1 1 "512x34x$pz" 24 4 FDX_TEMPORAL_CFG="k4 $sk" FDX_TEMPORAL_CPU_PREFETCH=1
+  cpu_probe_run r2weak1 1 "512x34x$pz" 24 4 FDX_TEMPORAL_CFG="k4 $sk" FDX_TEMPORAL_CPU_ROWS2=1
+  cpu_probe_run r2x$((fx - 2)) "$maxt" "$full" 24 4 FDX_TEMPORAL_CFG="k4 $sk" FDX_TEMPORAL_CPU_ROWS2=1
+  cpu_probe_run r2x128 "$maxt" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu 128x32 skew nt chunk 510" FDX_TEMPORAL_CPU_ROWS2=1
   for bw in $((fx - 2)) 255; do
     cpu_probe_run x$bw "$maxt" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu ${bw}x32 skew nt chunk 510"
     cpu_probe_run pf1x$bw "$maxt" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu ${bw}x32 skew nt chunk 510" FDX_TEMPORAL_CPU_PREFETCH=1
