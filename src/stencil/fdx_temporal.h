@@ -140,9 +140,17 @@ FDX_HIDDEN void fdx_temporal_emit_skew(struct fdx_cg_node *k, const struct gen *
    core where there are more threads than L2s (hyperthreads);
    FDX_TEMPORAL_CPU_CACHE overrides it (measurements). */
 FDX_HIDDEN int64_t fdx_temporal_cpu_budget(int threads);
-/* 1 where the skewed slabs' rows run on cache lines (FDX_TEMPORAL_CPU_ALIGN,
-   default 1; fdx_temporal_gen_skew.c emit_row_points), 0 the plain loop. */
-FDX_HIDDEN int fdx_temporal_cpu_align(void);
+/* The skewed slabs' code variants the knobs ask for (part of the kernel's
+   key): FDX_TEMPORAL_CODE_ALIGN the rows on cache lines
+   (FDX_TEMPORAL_CPU_ALIGN, default on; emit_row_points),
+   FDX_TEMPORAL_CODE_PREFETCH level 1 prefetching the input plane the next
+   iteration reads (FDX_TEMPORAL_CPU_PREFETCH, default off),
+   FDX_TEMPORAL_CODE_ROWS2 two rows a loop (FDX_TEMPORAL_CPU_ROWS2, default
+   off). */
+#define FDX_TEMPORAL_CODE_ALIGN 1
+#define FDX_TEMPORAL_CODE_PREFETCH 2
+#define FDX_TEMPORAL_CODE_ROWS2 4
+FDX_HIDDEN int fdx_temporal_cpu_code(void);
 
 /* The candidates the tuner times for this spec and shape (at most `max`),
    deepest blocking first, the preferred tile first within a depth; with

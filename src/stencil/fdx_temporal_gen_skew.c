@@ -44,42 +44,46 @@
    in the rows ym<o> / yp<o>, along the marching axis in pm<o> / pp<o>. */
 static void skew_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 {
-    (void)g, (void)v;
+    (void)g;
     const char side = off < 0 ? 'm' : 'p';
     const int o = off < 0 ? -off : off;
-    if (a == 0) fdx_sb_printf(b, "pc[x %c %d]", off < 0 ? '-' : '+', o);
-    else fdx_sb_printf(b, "%c%c%d[x]", a == 1 ? 'y' : 'p', side, o);
+    /* v: the row of the loop (FDX_TEMPORAL_CODE_ROWS2's second row: q...) */
+    const char *q = v ? "q" : "";
+    if (a == 0) fdx_sb_printf(b, "%spc[x %c %d]", q, off < 0 ? '-' : '+', o);
+    else fdx_sb_printf(b, "%s%c%c%d[x]", q, a == 1 ? 'y' : 'p', side, o);
 }
 
 /* Level t (1 .. k) of slab j at plane p = i - t r. */
 /* nt: the row buffer's interior x = r .. nx - r into out's row through
    streaming stores where the destination is 64-byte aligned (whole
    vectors), plain stores at the ends. */
-static void emit_stream_row(fdx_cg_node *row, const gen *g)
+static void emit_stream_row(fdx_cg_node *row, const gen *g, const char *d, const char *y)
 {
-    const int R = g->r, dbl = g->ks->is_double, vl = dbl ? 8 : 16;
+    const int dbl = g->ks->is_double, vl = dbl ? 8 : 16;
     const char *sfx = dbl ? "pd" : "ps";
     fdx_cg_node *b = fdx_cg_scope(row);
-    (void)R;
-    fdx_cg_stmt(b, "real *o = out + p * sm + y * sy");
+    fdx_cg_stmt(b, "real *o = out + p * sm + %s * sy", y);
     fdx_cg_stmt(b, "long long x = xa");
-    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x < xz && ((uintptr_t)(o + x) & 63); x++"), "o[x] = d[x]");
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x < xz && ((uintptr_t)(o + x) & 63); x++"), "o[x] = %s[x]", d);
     fdx_cg_line(b, "#if defined(__AVX512F__)");
     fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x + %d <= xz; x += %d", vl, vl),
-                "_mm512_stream_%s(o + x, _mm512_loadu_%s(d + x))", sfx, sfx);
+                "_mm512_stream_%s(o + x, _mm512_loadu_%s(%s + x))", sfx, sfx, d);
     fdx_cg_line(b, "#elif defined(__AVX__)");
     fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x + %d <= xz; x += %d", vl / 2, vl / 2),
-                "_mm256_stream_%s(o + x, _mm256_loadu_%s(d + x))", sfx, sfx);
+                "_mm256_stream_%s(o + x, _mm256_loadu_%s(%s + x))", sfx, sfx, d);
     fdx_cg_line(b, "#endif");
-    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x < xz; x++"), "o[x] = d[x]");
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x < xz; x++"), "o[x] = %s[x]", d);
 }
 
-/* One point of a level's row at x into d[x]. */
-static void emit_point_loop(fdx_cg_node *at, const gen *g, const char *range)
+/* The point at x of each of the loop's nr rows into d[x] (qd[x]): every
+   point's loads before the stores, so the rows' shared loads (row y + 1's
+   centre is row y's yp1) are one load. */
+static void emit_point_loop(fdx_cg_node *at, const gen *g, const char *range, int nr)
 {
     fdx_cg_node *x = fdx_cg_for(at, FDX_CG_LOOP_SIMD, "long long x = %s; x++", range);
-    fdx_stencil_emit_point(x, g, skew_neighbour, "P.", 0, "pc[x]", NULL, NULL, NULL, "n1");
-    fdx_cg_stmt(x, "d[x] = n1");
+    for (int q = 0; q < nr; q++)
+        fdx_stencil_emit_point(x, g, skew_neighbour, "P.", q, q ? "qpc[x]" : "pc[x]", NULL, NULL, NULL, q ? "n2" : "n1");
+    for (int q = 0; q < nr; q++) fdx_cg_stmt(x, "%sd[x] = n%d", q ? "q" : "", q + 1);
 }
 
 /* The row's points xa .. xz - 1.  Aligned (FDX_TEMPORAL_CPU_ALIGN, default
@@ -94,22 +98,79 @@ static void emit_point_loop(fdx_cg_node *at, const gen *g, const char *range)
    k4 nt, 0.52 -> 0.47 ns a point and level; 128-wide x blocks 0.60 ->
    0.555 (a scalar peel instead lost on short rows).  Rows shorter than a
    line take the plain loop. */
-static void emit_row_points(fdx_cg_node *row, const gen *g, int align)
+static void emit_row_points(fdx_cg_node *row, const gen *g, int align, int nr)
 {
     if (!align) {
-        emit_point_loop(row, g, "xa; x < xz");
+        emit_point_loop(row, g, "xa; x < xz", nr);
         return;
     }
     fdx_cg_node *wide = fdx_cg_if(row, "xz - xa >= line");
     fdx_cg_stmt(wide, "const long long xm = xa + (long long)((-(uintptr_t)(d + xa) / sizeof(real)) & (uintptr_t)(line - 1)), "
                       "xe = xm + (xz - xm) / line * line");
-    emit_point_loop(wide, g, "xa; x < xa + line");
-    emit_point_loop(wide, g, "xm; x < xe");
-    emit_point_loop(wide, g, "xz - line; x < xz");
-    emit_point_loop(fdx_cg_else(wide), g, "xa; x < xz");
+    emit_point_loop(wide, g, "xa; x < xa + line", nr);
+    emit_point_loop(wide, g, "xm; x < xe", nr);
+    emit_point_loop(wide, g, "xz - line; x < xz", nr);
+    emit_point_loop(fdx_cg_else(wide), g, "xa; x < xz", nr);
 }
 
-static void emit_level(fdx_cg_node *it, const gen *g, int K, int t, int nt, int align)
+/* Level t's rows y (nr 2: and y + 1) at plane p: level t - 1's row
+   pointers (the input's for level 1 and the frame), the points, the
+   streaming copy (nt), the ring rows' frame columns and edge copies. */
+static void emit_rows(fdx_cg_node *row, const gen *g, int K, int t, int nt, int code, int nr)
+{
+    const int R = g->r, s = t - 1;
+    for (int q = 0; q < nr; q++) {
+        const char *w = q ? "q" : "", *y = q ? "(y + 1)" : "y";
+        fdx_cg_stmt(row, "const real *%spc = FDX_ROW(%d, p, %s)", w, s, y);
+        for (int o = 1; o <= R; o++) {
+            fdx_cg_stmt(row, "const real *%sym%d = FDX_ROW(%d, p, %s - %d), *%syp%d = FDX_ROW(%d, p, %s + %d)", w, o, s, y, o,
+                        w, o, s, y, o);
+            fdx_cg_stmt(row, "const real *%spm%d = FDX_ROW(%d, p - %d, %s), *%spp%d = FDX_ROW(%d, p + %d, %s)", w, o, s, o,
+                        y, w, o, s, o, y);
+        }
+        /* nt: row buffers at the slab's scratch end, one a row */
+        if (t == K && nt) fdx_cg_stmt(row, "real *%sd = rj + per - %d * ew - xo", w, q + 1);
+        else if (t == K) fdx_cg_stmt(row, "real *%sd = out + p * sm + %s * sy", w, y);
+        else fdx_cg_stmt(row, "real *%sd = FDX_RING(rj, %d, p) + (%s - lo[%d]) * ew - xo", w, t, y, t);
+        /* Prefetch (FDX_TEMPORAL_CODE_PREFETCH): level 1 also asks for the
+           input plane the next iteration's level 1 reads first (i + 1), this
+           row, into L2: its lines then come from memory while the other
+           levels compute instead of at the next iteration's row starts (a
+           row of 512 doubles is a 4 KB page, where the hardware streamer
+           starts over). */
+        if (t == 1 && (code & FDX_TEMPORAL_CODE_PREFETCH)) {
+            fdx_cg_node *pf = fdx_cg_if(row, "p + %d < nm", R + 1);
+            fdx_cg_stmt(pf, "const real *nf = u + (p + %d) * sm + %s * sy", R + 1, y);
+            fdx_cg_stmt(fdx_cg_for(pf, FDX_CG_LOOP, "long long x = xa & ~(line - 1); x < xz; x += line"),
+                        "__builtin_prefetch(nf + x, 0, 2)");
+        }
+    }
+    emit_row_points(row, g, code & FDX_TEMPORAL_CODE_ALIGN, nr);
+    for (int q = 0; q < nr; q++) {
+        const char *d = q ? "qd" : "d", *y = q ? "(y + 1)" : "y";
+        if (t == K && nt) emit_stream_row(row, g, d, y);
+        if (t == K) continue;
+        /* The ring row's frame columns where the block meets a face: the
+           input's (read by level t + 1). */
+        fdx_cg_node *fr = fdx_cg_scope(row);
+        fdx_cg_stmt(fr, "const real *uf = u + p * sm + %s * sy", y);
+        fdx_cg_stmt(fdx_cg_for(fdx_cg_if(fr, "xa == %d", R), FDX_CG_LOOP, "long long x = 0; x < %d; x++", R),
+                    "%s[x] = uf[x]", d);
+        fdx_cg_stmt(fdx_cg_for(fdx_cg_if(fr, "xz == nx - %d", R), FDX_CG_LOOP, "long long x = nx - %d; x < nx; x++", R),
+                    "%s[x] = uf[x]", d);
+        /* The top 2r rows, which the slab above reads, also into the edge
+           ring (deeper: the slab above may lag). */
+        fdx_cg_stmt(fdx_cg_if(fr, "j + 1 < nslab && %s >= hi[%d] - %d", y, t, 2 * R),
+                    "__builtin_memcpy(FDX_EDGE(rj, %d, p) + (%s - (hi[%d] - %d)) * ew, %s + xo, (unsigned long)ew * sizeof(real))",
+                    t, y, t, 2 * R, d);
+    }
+}
+
+/* Level t (1 .. k) of slab j at plane p = i - t r.  Two rows a loop
+   (FDX_TEMPORAL_CODE_ROWS2): half the row set-up, and row y + 1's centre
+   and lower rows are row y's, so a vector of two rows' points takes 3 + 4r
+   + 2 (2r) loads instead of 2 (3 + 4r); an odd last row alone. */
+static void emit_level(fdx_cg_node *it, const gen *g, int K, int t, int nt, int code)
 {
     const int R = g->r;
     fdx_cg_node *lv = fdx_cg_scope(it);
@@ -119,39 +180,20 @@ static void emit_level(fdx_cg_node *it, const gen *g, int K, int t, int nt, int 
        still read, inside the frame. */
     fdx_cg_stmt(in, "const long long xa = x0 - %d > %d ? x0 - %d : %d, xz = x1 + %d < nx - %d ? x1 + %d : nx - %d",
                 (K - t) * R, R, (K - t) * R, R, (K - t) * R, R, (K - t) * R, R);
-    fdx_cg_node *row = fdx_cg_for(in, FDX_CG_LOOP, "long long y = lo[%d]; y < hi[%d]; y++", t, t);
-    /* Level t - 1's rows: the input's for level 1 (and the frame). */
-    const int s = t - 1;
-    fdx_cg_stmt(row, "const real *pc = FDX_ROW(%d, p, y)", s);
-    for (int o = 1; o <= R; o++) {
-        fdx_cg_stmt(row, "const real *ym%d = FDX_ROW(%d, p, y - %d), *yp%d = FDX_ROW(%d, p, y + %d)", o, s, o, o, s, o);
-        fdx_cg_stmt(row, "const real *pm%d = FDX_ROW(%d, p - %d, y), *pp%d = FDX_ROW(%d, p + %d, y)", o, s, o, o, s, o);
+    if (!(code & FDX_TEMPORAL_CODE_ROWS2)) {
+        emit_rows(fdx_cg_for(in, FDX_CG_LOOP, "long long y = lo[%d]; y < hi[%d]; y++", t, t), g, K, t, nt, code, 1);
+        return;
     }
-    if (t == K && nt) fdx_cg_stmt(row, "real *d = rj + per - ew - xo");
-    else if (t == K) fdx_cg_stmt(row, "real *d = out + p * sm + y * sy");
-    else fdx_cg_stmt(row, "real *d = FDX_RING(rj, %d, p) + (y - lo[%d]) * ew - xo", t, t);
-    emit_row_points(row, g, align);
-    if (t == K && nt) emit_stream_row(row, g);
-    if (t < K) {
-        /* The ring row's frame columns where the block meets a face: the
-           input's (read by level t + 1). */
-        fdx_cg_stmt(row, "const real *uf = u + p * sm + y * sy");
-        fdx_cg_stmt(fdx_cg_for(fdx_cg_if(row, "xa == %d", R), FDX_CG_LOOP, "long long x = 0; x < %d; x++", R),
-                    "d[x] = uf[x]");
-        fdx_cg_stmt(fdx_cg_for(fdx_cg_if(row, "xz == nx - %d", R), FDX_CG_LOOP, "long long x = nx - %d; x < nx; x++", R),
-                    "d[x] = uf[x]");
-        /* The top 2r rows, which the slab above reads, also into the edge
-           ring (deeper: the slab above may lag). */
-        fdx_cg_stmt(fdx_cg_if(row, "j + 1 < nslab && y >= hi[%d] - %d", t, 2 * R),
-                    "__builtin_memcpy(FDX_EDGE(rj, %d, p) + (y - (hi[%d] - %d)) * ew, d + xo, (unsigned long)ew * sizeof(real))",
-                    t, t, 2 * R);
-    }
+    emit_rows(fdx_cg_for(in, FDX_CG_LOOP, "long long y = lo[%d]; y + 1 < hi[%d]; y += 2", t, t), g, K, t, nt, code, 2);
+    fdx_cg_node *last = fdx_cg_if(in, "(hi[%d] - lo[%d]) & 1", t, t);
+    fdx_cg_stmt(last, "const long long y = hi[%d] - 1", t);
+    emit_rows(last, g, K, t, nt, code, 1);
 }
 
 void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg *c)
 {
     const int K = c->k, R = g->r, S = 2 * R + 1, E = S + FDX_TEMPORAL_SKEW_SLACK;
-    const int align = fdx_temporal_cpu_align();
+    const int code = fdx_temporal_cpu_code(), align = code & FDX_TEMPORAL_CODE_ALIGN;
     fdx_cg_stmt(k, "const long long nx = P.n[0], ny = P.n[1], nm = P.n[2], sy = nx, sm = nx * ny");
     fdx_cg_stmt(k, "(void)outp, (void)up, (void)cf");
     /* by rows a slab (the last one takes the rest), rings of ew-long rows
@@ -246,7 +288,7 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
                 "FDX_WAIT(0, __atomic_load_n(&prog[(j - 1) * 16], __ATOMIC_ACQUIRE) > i)");
     fdx_cg_stmt(fdx_cg_if(sl, "j == jz - 1 && j + 1 < nslab"),
                 "FDX_WAIT(0, __atomic_load_n(&prog[(j + 1) * 16], __ATOMIC_ACQUIRE) >= i - %d)", FDX_TEMPORAL_SKEW_SLACK);
-    for (int t = 1; t <= K; t++) emit_level(sl, g, K, t, c->nt, align);
+    for (int t = 1; t <= K; t++) emit_level(sl, g, K, t, c->nt, code);
     fdx_cg_stmt(sl, "__atomic_store_n(&prog[j * 16], i + 1, __ATOMIC_RELEASE)");
     fdx_cg_line(xb, "#pragma omp barrier");
     fdx_cg_line(par, "#ifdef __linux__");

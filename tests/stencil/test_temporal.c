@@ -285,32 +285,41 @@ static void skew_cases(fdx_ctx *c, const char *label, uint64_t *seed)
    loop); here widths that are a multiple of both precisions' lines (every
    stream aligned), x blocks of 17 (a head and a tail overlapping a short
    middle), level 2 rows of exactly a line (blocks of a line - 2r: head =
-   middle = tail), and the
-   plain loops again with the knob at 0. */
+   middle = tail), the plain loops again with the knob at 0, level 1
+   prefetching the next input plane (FDX_TEMPORAL_CPU_PREFETCH=1), and two
+   rows a loop (FDX_TEMPORAL_CPU_ROWS2=1; slabs of 2r, 2r + 1 and 2r + 2
+   rows: levels with odd and even row counts, the odd last row alone). */
 static void skew_align_cases(fdx_ctx *c, uint64_t *seed)
 {
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass) setenv("FDX_TEMPORAL_CPU_ALIGN", "0", 1);
+    for (int pass = 0; pass < 5; pass++) {
+        /* 1: the plain loops; 2: aligned, level 1 prefetching; 3: two rows a
+           loop, aligned and prefetching; 4: two rows, plain loops */
+        if (pass == 1) setenv("FDX_TEMPORAL_CPU_ALIGN", "0", 1);
+        if (pass == 2) unsetenv("FDX_TEMPORAL_CPU_ALIGN"), setenv("FDX_TEMPORAL_CPU_PREFETCH", "1", 1);
+        if (pass == 3) setenv("FDX_TEMPORAL_CPU_ROWS2", "1", 1);
+        if (pass == 4) unsetenv("FDX_TEMPORAL_CPU_PREFETCH"), setenv("FDX_TEMPORAL_CPU_ALIGN", "0", 1);
         for (int order = 2; order <= 8; order += 6)
             for (int dbl = 0; dbl < 2; dbl++) {
                 int r = order / 2;
-                if (pass && dbl != (order == 8)) continue;
+                if (pass && pass != 3 && dbl != (order == 8)) continue;
                 int64_t shape[3] = {48, 21 + 2 * r, 13 + 2 * r};
                 const int cols[] = {48 - 2 * r, 17, (dbl ? 8 : 16) - 2 * r};
                 for (int i = 0; i < 3; i++) {
-                    if (cols[i] < 1 || (pass && i == 2)) continue;
+                    if (cols[i] < 1 || (pass && pass != 3 && i == 2)) continue;
                     fdx_temporal_cfg tile = {3, 0, 0, 1, cols[i], 2 * r + i, 0, 0};
                     tile.skew = 1;
                     tile.nt = i == 1;
                     fdx_temporal_force_tile(&tile);
                     char what[128];
                     snprintf(what, sizeof what, "skew rows%s on lines%s: order %d %s k 3, x blocks of %d", tile.nt ? " nt" : "",
-                             pass ? " off" : "", order, dbl ? "double" : "float", cols[i]);
+                             pass == 1 ? " off" : pass == 2 ? ", prefetching" : pass == 3 ? ", two rows, prefetching" : pass == 4 ? " off, two rows" : "",
+                             order, dbl ? "double" : "float", cols[i]);
                     tc_case(c, 3, order, dbl ? FDX_FLOAT64 : FDX_FLOAT32, shape, 5, 3, seed, what);
                 }
             }
     }
     unsetenv("FDX_TEMPORAL_CPU_ALIGN");
+    unsetenv("FDX_TEMPORAL_CPU_ROWS2");
     fdx_temporal_force_tile(NULL);
 }
 

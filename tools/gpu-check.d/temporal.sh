@@ -233,6 +233,7 @@ cpu_run() { # variant, steps, temporal, then env assignments
 #              0,1 is much slower than 0,8
 #   al1full / al0full / al0weak1   rows on cache lines (FDX_TEMPORAL_CPU_ALIGN,
 #              default 1) against the plain loop (0), 16 threads 512^3 and 1 thread
+#   pf1full / pf1weak1   the same with level 1 prefetching (FDX_TEMPORAL_CPU_PREFETCH=1)
 #   x255 / x128 / k2full / t8full   16 threads at 512^3: x blocks, depth 2, 8 threads
 #   then the generated kernel compiled here with -fopt-info-vec (how the
 #   host's compiler vectorizes it) into temporal-cpu-probe.txt.
@@ -269,6 +270,9 @@ if [ "${TEMPORAL_CPU:-1}" = probe ]; then
   cpu_probe_run al1full "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 skew nt chunk 510"
   cpu_probe_run al0full "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 skew nt chunk 510" FDX_TEMPORAL_CPU_ALIGN=0
   cpu_probe_run al0weak1 1 "512x34x$pz" 24 4 FDX_TEMPORAL_CFG="k4 $sk" FDX_TEMPORAL_CPU_ALIGN=0
+  # level 1 prefetching the next input plane (FDX_TEMPORAL_CPU_PREFETCH=1)
+  cpu_probe_run pf1full "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 skew nt chunk 510" FDX_TEMPORAL_CPU_PREFETCH=1
+  cpu_probe_run pf1weak1 1 "512x34x$pz" 24 4 FDX_TEMPORAL_CFG="k4 $sk" FDX_TEMPORAL_CPU_PREFETCH=1
   for bw in 255 128; do cpu_probe_run x$bw "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu ${bw}x32 skew nt chunk 510"; done
   cpu_probe_run k2full "${TEMPORAL_PROBE_MAXT:-16}" "$full" 24 2 FDX_TEMPORAL_CFG="k2 cpu $((fx - 2))x32 skew nt chunk 510"
   cpu_probe_run t8full 8 "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x64 skew nt chunk 510"
@@ -283,6 +287,33 @@ if [ "${TEMPORAL_CPU:-1}" = probe ]; then
       echo "zmm instructions: $(objdump -d /tmp/tprobe.so 2>/dev/null | grep -c zmm), ymm: $(objdump -d /tmp/tprobe.so 2>/dev/null | grep -c ymm)"; } >>"$pf" 2>&1
   fi
   echo "temporal: host CPU probe took $((SECONDS - probe_start)) s"
+elif [ "${TEMPORAL_CPU:-1}" = s10 ]; then
+  # Session 10's final check (~2 min): tinyT a 34-wide 4-deep problem a
+  # thread (rings ~0.1 MB: core-bound; tiny16 / tiny1 is how much of the
+  # 16-thread slowdown is the cores' own, e.g. clocks, rather than the
+  # memory system's), then prefetch (FDX_TEMPORAL_CPU_PREFETCH=1) against
+  # the default on one thread and at 512^3 (full rows and x blocks of 255),
+  # two rows a loop (FDX_TEMPORAL_CPU_ROWS2=1) on one thread, full rows and
+  # x blocks of 128 (short rows: the row set-up halved), then auto at 512^3
+  # (the headline; every candidate in temporal-tuning.txt).
+  s10_start=$SECONDS
+  pz=${TEMPORAL_PROBE_NZ:-512}
+  full=${TEMPORAL_PROBE_FULL:-512x512x512}
+  fx=${full%%x*}
+  maxt=${TEMPORAL_PROBE_MAXT:-16}
+  for t in 1 "$maxt"; do cpu_probe_run tiny$t "$t" "34x$((32 * t + 2))x$((pz / 4 + 2))" 24 4 FDX_TEMPORAL_CFG="k4 cpu 32x32 skew chunk $((pz / 4))"; done
+  sk="cpu 510x32 skew nt chunk 510"
+  cpu_probe_run weak1 1 "512x34x$pz" 24 4 FDX_TEMPORAL_CFG="k4 $sk"
+  cpu_probe_run pf1weak1 1 "512x34x$pz" 24 4 FDX_TEMPORAL_CFG="k4 $sk" FDX_TEMPORAL_CPU_PREFETCH=1
+  cpu_probe_run r2weak1 1 "512x34x$pz" 24 4 FDX_TEMPORAL_CFG="k4 $sk" FDX_TEMPORAL_CPU_ROWS2=1
+  cpu_probe_run r2x$((fx - 2)) "$maxt" "$full" 24 4 FDX_TEMPORAL_CFG="k4 $sk" FDX_TEMPORAL_CPU_ROWS2=1
+  cpu_probe_run r2x128 "$maxt" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu 128x32 skew nt chunk 510" FDX_TEMPORAL_CPU_ROWS2=1
+  for bw in $((fx - 2)) 255; do
+    cpu_probe_run x$bw "$maxt" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu ${bw}x32 skew nt chunk 510"
+    cpu_probe_run pf1x$bw "$maxt" "$full" 24 4 FDX_TEMPORAL_CFG="k4 cpu ${bw}x32 skew nt chunk 510" FDX_TEMPORAL_CPU_PREFETCH=1
+  done
+  cpu_probe_run auto "$maxt" "$full" 48 auto
+  echo "temporal: host CPU s10 part took $((SECONDS - s10_start)) s"
 elif [ "${TEMPORAL_CPU:-1}" != 0 ]; then
   { lscpu; echo; for i in /sys/devices/system/cpu/cpu0/cache/index*; do
       echo "$i: L$(cat "$i/level") $(cat "$i/type") $(cat "$i/size") shared with $(cat "$i/shared_cpu_list")"; done
