@@ -186,6 +186,20 @@ static void stencil_corpus_nvrtc(stencil_corpus_fn each, void *arg)
                 if (cfg.win) cfg.tx = 32, cfg.ty = 8, cfg.ry = 2;
                 each(&ks, &cfg, arg);
             }
+    /* Session 10: the asynchronous march in rank 2 (one row a block
+       marching in y), every order and precision at the widest vector,
+       aligned and unaligned (win) rows, 64..256 threads, 1..3 planes
+       ahead, zh on some, the updates, coefficient, d1 and sponge rotating. */
+    int a2rot = 0;
+    for (int prec = 0; prec < 2; prec++)
+        for (int order = 2; order <= 12; order += 2, a2rot++) {
+            int upd = a2rot % 3;
+            fdx_stencil_kspec ks = {prec, 2, order / 2, upd, (a2rot / 3) % 2, a2rot % 2,
+                                    upd == FDX_UPDATE_WAVE && order % 4 == 0};
+            fdx_stencil_cfg cfg = {.variant = FDX_SV_ASYNC, .tx = 64 << a2rot % 3, .ty = 1, .vec = prec ? 2 : 4,
+                                   .chunk = 16, .by = 1, .pd = 1 + a2rot % 3, .win = a2rot % 2 == 0, .zh = a2rot % 4 == 1};
+            each(&ks, &cfg, arg);
+        }
     /* Session 8: the plane tile (one plane's tile in shared memory, the
        centres stored from the columns, the halo by cp.async), every order,
        precision and vector width, the tuner's tiles (32x16 and 64x8 threads,

@@ -346,6 +346,28 @@ static void plane_cases(uint64_t *seed)
             }
 }
 
+/* Session 10: the asynchronous march in rank 2 (one row a block marching
+   in y): every order, precision and update at the widest vector, aligned
+   rows and odd widths (win: widths of every residue), rows of 64..256
+   threads, partial last blocks, 1..3 planes ahead, chunks shorter than the
+   planes ahead and longer than the column, zh on some, coefficient / d1 /
+   sponge rotating. */
+static void async2_cases(uint64_t *seed)
+{
+    static const int chunk[] = {7, 1, 40, 3, 16};
+    int rot = 0;
+    for (int order = 2; order <= 12; order += 2)
+        for (int p = 0; p < 2; p++)
+            for (int win = 0; win < 2; win++, rot++) {
+                int r = order / 2, vec = p ? 4 : 2;
+                fdx_stencil_cfg c = {.variant = FDX_SV_ASYNC, .tx = 64 << rot % 3, .ty = 1, .vec = vec,
+                                     .chunk = chunk[rot % 5], .by = 1, .pd = 1 + rot % 3, .win = win, .zh = rot % 4 == 3};
+                int64_t s2[2] = {c.tx * vec + (win ? 1 + rot % (2 * r) : vec), 13 + 2 * r + rot % 5};
+                if (win && s2[0] % vec == 0) s2[0]++;
+                forced_case(2, order, p, rot, &c, s2, "async rank 2", seed);
+            }
+}
+
 /* One forced configuration applied to the same random inputs, its output
    bytes into `bytes` (n of them); 0 when anything failed (reported). */
 static int apply_bytes(const fdx_stencil_desc *d, fdx_dtype dt, const int64_t *shape, const fdx_stencil_cfg *c,
@@ -458,6 +480,7 @@ int main(void)
     zs_cases(&seed);
     win_cases(&seed);
     plane_cases(&seed);
+    async2_cases(&seed);
     twin_cases(&seed, 1, 0);
     twin_cases(&seed, 1, 1);
     fdx_ctx_destroy(&ctx);

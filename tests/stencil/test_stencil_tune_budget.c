@@ -317,6 +317,49 @@ static void knob_first_batch(const fdx_device_info *h100, const char *knob, int 
    sharing their y rows, the column carried): on aligned rows at the widest
    vector and, for f32 vec 4, at vec 2; on unaligned rows the vec 2 win
    tile's. */
+/* Session 10: with FDX_STENCIL_ASYNC2=1 a first run of a 2D high order
+   (radius >= 3) also times the asynchronous march's rows of 128 and 256
+   threads (win on odd widths), the search more; radius 2 and the default
+   (off) none. */
+static void async2_first_batch(const fdx_device_info *h100)
+{
+    static const struct {
+        int dbl, order;
+        int64_t n[3];
+        int want;
+    } runs[] = {{0, 12, {16209, 1, 16343}, 2}, {1, 10, {4096, 1, 4096}, 2}, {0, 4, {4097, 1, 4096}, 0}};
+    for (int k = 2; k >= 0; k--) {
+        if (k == 2) unsetenv("FDX_STENCIL_ASYNC2");
+        else setenv("FDX_STENCIL_ASYNC2", k ? "1" : "0", 1);
+        for (int r = 0; r < 3; r++) {
+            fdx_stencil_kspec ks = {runs[r].dbl, 2, runs[r].order / 2, FDX_UPDATE_HEAT, 0, 0, 0};
+            fdx_stencil_journal *j = calloc(1, sizeof *j);
+            if (!j) return;
+            fake f = {1, 0, {{0}}, 0};
+            fdx_stencil_tuner t = {fake_trial, NULL, &f, 8};
+            fdx_stencil_cfg best;
+            int measured = 0, first = 0, all = 0;
+            CHECK_OK(fdx_stencil_tune_step(&ks, h100, 1, runs[r].n, &t, j, &best, &measured));
+            for (int i = 0; i < j->n; i++) {
+                CHECK(fdx_stencil_cfg_fits(&ks, &j->cfg[i], runs[r].n), "a 2D first-run candidate that does not fit");
+                first += j->cfg[i].variant == FDX_SV_ASYNC;
+                CHECK(j->cfg[i].variant != FDX_SV_ASYNC || j->cfg[i].win == (runs[r].n[0] % j->cfg[i].vec != 0),
+                      "a 2D asynchronous row with win %d at nx %lld", j->cfg[i].win, (long long)runs[r].n[0]);
+            }
+            int w = k == 1 ? runs[r].want : 0;
+            CHECK(first == w && measured <= 8, "FDX_STENCIL_ASYNC2=%d, 2D order %d: %d asynchronous rows in the first "
+                  "batch of %d (want %d)", k, runs[r].order, first, measured, w);
+            t.budget = 0;
+            CHECK_OK(fdx_stencil_tune_step(&ks, h100, 1, runs[r].n, &t, j, &best, &measured));
+            for (int i = 0; i < j->n; i++) all += j->cfg[i].variant == FDX_SV_ASYNC;
+            CHECK(j->complete && (w ? all > first : all == 0), "FDX_STENCIL_ASYNC2=%d, 2D order %d: the search timed %d "
+                  "asynchronous rows (%d in the first run)", k, runs[r].order, all, first);
+            free(j);
+        }
+    }
+    unsetenv("FDX_STENCIL_ASYNC2");
+}
+
 static void zh_ys_first_batch(const fdx_device_info *h100)
 {
     static const int zh[5] = {1, 2, 1, 1, 0}, ys[5] = {2, 1, 1, 2, 0};
@@ -414,6 +457,7 @@ int main(void)
     win_first_batch(&h100);
     plane_first_batch(&h100);
     zh_ys_first_batch(&h100);
+    async2_first_batch(&h100);
     /* Small problems are tuned from 2^20 points at high orders on CUDA. */
     fdx_stencil_kspec o12 = {0, 3, 6, FDX_UPDATE_APPLY, 0, 0, 0}, o4 = {0, 3, 2, FDX_UPDATE_APPLY, 0, 0, 0};
     CHECK(fdx_stencil_tune_min_default(&o12, 1) == 1 << 20 && fdx_stencil_tune_min_default(&o12, 0) == 1 << 22 &&

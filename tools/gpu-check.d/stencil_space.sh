@@ -59,7 +59,14 @@
 #               pick: shared-memory wavefronts, L1 / L2 / DRAM throughput,
 #               instructions, issue, occupancy, registers -> stencil_ncu.csv
 #               and one line each in the log
-# Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS on; SS_AB, SS_SMALL and SS_PLANE
+#   SS_A2       session 10: the asynchronous march in rank 2 (rows of 128 /
+#               256 threads at vec 4, win on odd widths) forced on 2D order 12
+#               f32 8191^2 heat beside the unrolled pick, then the suite's 2D
+#               worst cases as first runs with FDX_STENCIL_ASYNC2=1 (fresh
+#               cache) next to their s9c records; records with "suite":
+#               "stencil-2d" / "ab": "async2" -> *_stencil-a2.jsonl
+#               (SS_A2_FIRST=0: the forced lines only)
+# Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2 on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
 # on the H100, s8a, and is tuned only with FDX_STENCIL_PLANE=1).
@@ -424,4 +431,23 @@ PY
   done
   prof "3 32 8 2 168 16 2 0 0 0 3 0 0 0 0 0 0" --order 8 --size 512x512x512 --precision double
   elapsed
+fi
+if [ "${SS_A2:-1}" = 1 ]; then
+  af=${base}_stencil-a2.jsonl
+  for cfg in "2 128 1 1 8 1 8 0 0 0 0 0 0 0 0 0 0" "3 128 1 4 64 1 2 0 0 1 0 0 0 0 0 0 0" "3 256 1 4 128 1 2 0 0 1 0 0 0 0 0 0 0" \
+             "3 64 1 4 32 1 2 0 0 1 0 0 0 0 0 0 0" "3 128 1 4 64 1 1 0 0 1 0 0 0 0 0 0 0" "3 128 1 4 64 1 2 0 0 1 0 0 0 0 0 1 0"; do
+    FORCED_SUITE=stencil-2d forced "$af" "$cfg" --order 12 --size 8191x8191 --precision float --op heat
+  done
+  elapsed
+fi
+if [ "${SS_A2:-1}" = 1 ] && [ "${SS_A2_FIRST:-1}" = 1 ]; then
+  af=${base}_stencil-a2.jsonl
+  a2_cases=${SS_A2_CASES:-rs1-072,rs1-012,rs1-070,rs1-081,rs1-049,rs1-069,rs1-042,rs1-053}
+  FDX_STENCIL_ASYNC2=1 FDX_LOG=info FDX_CACHE_DIR=$w/cache-a2 timeout "${SS_PICK_TIMEOUT:-90}" "$FDX_BIN" bench stencil \
+    --backend cuda --suite random --count "${COUNT:-100}" --cases "$a2_cases" --json 2>$w/a2.log |
+    sed -e 's/^{/{"ab": "async2", /' > $w/a2.jsonl
+  echo "2D first runs with FDX_STENCIL_ASYNC2=1: exit ${PIPESTATUS[0]}, $(grep -c '^{' $w/a2.jsonl) records$(elapsed)"
+  cat $w/a2.jsonl >> "$af"
+  cat $w/a2.log >> "$log"
+  first_runs $w/a2.jsonl bench/results/2026-11-24_NVIDIA-H100-80GB-HBM3_stencil-space-s9c.jsonl $w/a2.log s9c
 fi
