@@ -370,6 +370,7 @@ static void zh_ys_first_batch(const fdx_device_info *h100)
 static void plane_first_batch(const fdx_device_info *h100)
 {
     setenv("FDX_STENCIL_PLANE", "1", 1); /* off by default since the H100 measured it */
+    setenv("FDX_STENCIL_YS", "0", 1);    /* its candidates would take the budget's last places */
     static const struct {
         int dbl, order;
         int64_t n[3]; /* (nx, ny, nm): rank 2 has ny 1 */
@@ -413,6 +414,7 @@ static void plane_first_batch(const fdx_device_info *h100)
         free(j);
     }
     unsetenv("FDX_STENCIL_PLANE");
+    unsetenv("FDX_STENCIL_YS");
     /* Without the knob no plane tile is timed, first run or search. */
     fdx_stencil_kspec o12 = {0, 3, 6, FDX_UPDATE_APPLY, 0, 0, 0};
     int64_t n3[3] = {400, 400, 400};
