@@ -139,12 +139,15 @@ static int async2_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev
 }
 
 /* A rank-2 row of tx threads at the widest vector, win where nx is no
-   multiple of it. */
+   multiple of it, capped at 512 threads a multiprocessor (128 registers:
+   the wave model then counts the blocks that are resident; its small
+   stages alone would allow 11 of 128 threads). */
 static fdx_stencil_cfg async_row(fdx_stencil_cfg c, const fdx_stencil_kspec *ks, int64_t nx, int tx)
 {
     int v = ks->is_double ? 2 : 4;
     c.variant = FDX_SV_ASYNC, c.tx = tx, c.ty = 1, c.vec = v, c.win = nx % v != 0, c.pd = 2;
-    c.zfast = c.pipe = c.xv = c.band = c.ry = c.zs = c.zh = c.ys = c.minb = 0;
+    c.zfast = c.pipe = c.xv = c.band = c.ry = c.zs = c.zh = c.ys = 0;
+    c.minb = 512 / tx;
     return c;
 }
 
