@@ -200,7 +200,9 @@ int main(void)
        unaligned rows at vec 2 two rows three ahead, four rows a chunk of
        one plane.  Then the asynchronous march in rank 2 (session 10; one
        row a block marching in y): the widest vector two ahead, unaligned
-       rows at vec 2 one ahead, unaligned rows at the widest with zh. */
+       rows at vec 2 one ahead, unaligned rows at the widest with zh.  Then
+       blocks whose rows do not fill warps (tx 5, as the 80-point tiles'
+       20 threads do not): zh, and ys with two rows. */
     typedef struct {
         int tx, ty, vec, chunk, pd, win, ry, zs, plane, zh, ys, r2;
     } acfg;
@@ -214,6 +216,7 @@ int main(void)
         {8, 4, 0, 5, 2, 0, 2, 0, 0, 0, 1}, {8, 4, 1, 3, 1, 0, 3, 0, 0, 0, 1}, {4, 4, 2, 7, 3, 1, 2, 0, 0, 0, 1},
         {8, 2, 0, 1, 1, 0, 4, 0, 0, 0, 1},
         {16, 1, 0, 5, 2, 0, 0, 0, 0, 0, 0, 1}, {8, 1, 2, 3, 1, 1, 0, 0, 0, 0, 0, 1}, {16, 1, 0, 40, 3, 1, 0, 0, 0, 1, 0, 1},
+        {5, 4, 0, 5, 2, 0, 0, 0, 0, 1}, {5, 3, 0, 3, 1, 0, 2, 0, 0, 0, 1},
     };
     const int nacfgs = sizeof acfgs / sizeof *acfgs;
     int per_acfg[32] = {0};

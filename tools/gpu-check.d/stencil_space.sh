@@ -66,7 +66,12 @@
 #               cache) next to their s9c records; records with "suite":
 #               "stencil-2d" / "ab": "async2" -> *_stencil-a2.jsonl
 #               (SS_A2_FIRST=0: the forced lines only)
-# Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2 on; SS_AB, SS_SMALL and SS_PLANE
+#   SS_TX       session 10: tiles 80 points wide (20 threads at vec 4) on
+#               order 12 f32 400^3, whose 64-wide tiles leave 48 of the last
+#               x block's 64 columns idle (7 blocks for 6.25 of work): zh at
+#               80x12 and 80x16 points lb2, zh / ys two rows, the carried
+#               80x8 lb3; records with "suite": "stencil-tx" -> *_stencil-ys.jsonl
+# Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2, SS_TX on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
 # on the H100, s8a, and is tuned only with FDX_STENCIL_PLANE=1).
@@ -402,6 +407,14 @@ for sh in dict.fromkeys(shape(q) for q in r):
 PY
   elapsed
 fi
+if [ "${SS_TX:-1}" = 1 ]; then
+  for cfg in "3 20 12 4 130 16 2 0 0 0 2 0 0 0 0 1 0" "3 20 16 4 97 16 2 0 0 0 2 0 0 0 0 1 0" \
+             "3 20 8 4 97 16 2 0 0 0 0 0 0 2 0 1 0" "3 20 8 4 97 16 2 0 0 0 0 0 0 2 0 0 1" \
+             "3 20 8 4 130 16 2 0 0 0 3 0 0 0 0 0 0" "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0"; do
+    FORCED_SUITE=stencil-tx forced ${base}_stencil-ys.jsonl "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  elapsed
+fi
 if [ "${SS_NCU:-0}" = 1 ]; then
   nc=$OUT/stencil_ncu.csv
   m=gpu__time_duration.sum,dram__bytes.sum,lts__t_bytes.sum,sm__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active
@@ -442,7 +455,7 @@ if [ "${SS_A2:-1}" = 1 ]; then
 fi
 if [ "${SS_A2:-1}" = 1 ] && [ "${SS_A2_FIRST:-1}" = 1 ]; then
   af=${base}_stencil-a2.jsonl
-  a2_cases=${SS_A2_CASES:-rs1-072,rs1-012,rs1-070,rs1-081,rs1-049,rs1-069,rs1-042,rs1-053}
+  a2_cases=${SS_A2_CASES:-rs1-072,rs1-012,rs1-070,rs1-049}
   FDX_STENCIL_ASYNC2=1 FDX_LOG=info FDX_CACHE_DIR=$w/cache-a2 timeout "${SS_PICK_TIMEOUT:-90}" "$FDX_BIN" bench stencil \
     --backend cuda --suite random --count "${COUNT:-100}" --cases "$a2_cases" --json 2>$w/a2.log |
     sed -e 's/^{/{"ab": "async2", /' > $w/a2.jsonl
