@@ -609,6 +609,9 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
         g.zh = cfg->zh;
         FDX_CHECK(!cfg->zh || (cfg->zh == 1 && async && !cfg->zs), FDX_ERR_INTERNAL,
                   "the column's upper half from the stages (zh %d) needs the asynchronous march without zs", cfg->zh);
+        FDX_CHECK(!cfg->b2 || (cfg->b2 == 1 && async && cfg->pd >= 2), FDX_ERR_INTERNAL,
+                  "a barrier every second plane (b2 %d) needs the asynchronous march at least two planes ahead, pd %d",
+                  cfg->b2, cfg->pd);
         g.ys = cfg->ys;
         FDX_CHECK(!cfg->ys || (cfg->ys == 1 && async && !cfg->zs && !cfg->zh), FDX_ERR_INTERNAL,
                   "shared y rows of the carried column (ys %d) need the asynchronous march without zs and zh", cfg->ys);

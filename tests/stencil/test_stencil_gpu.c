@@ -402,8 +402,10 @@ done:
    host, so a case that cannot run is caught without a device).  ys 1: the
    same cases with 2..4 rows a thread sharing their y rows (session 10: ys,
    the column carried) instead of zh, each bit for bit against its twin
-   without ys. */
-static void twin_cases(uint64_t *seed, int run, int ys)
+   without ys.  b2 1: the zh cases two or three planes ahead with a barrier
+   every second plane (session 10), each bit for bit against its twin with
+   a barrier every plane. */
+static void twin_cases(uint64_t *seed, int run, int ys, int b2)
 {
     /* Session 9: the column's upper half from the stages (zh): every order,
        precision and vector width (odd widths at vec 1; unaligned rows at
@@ -428,8 +430,9 @@ static void twin_cases(uint64_t *seed, int run, int ys)
                                      .vec = vec, .chunk = hchunk[hrot % 5], .by = 1, .pd = 1 + hrot % 3,
                                      .win = win, .ry = hrot % 4 == 1 ? 2 : hrot % 5 == 3 ? 3 : 0,
                                      .minb = hrot % 7 == 4 ? 2 : 0, .zh = !ys, .ys = ys};
-                const char *what = ys ? "ys" : "zh";
+                const char *what = b2 ? "b2" : ys ? "ys" : "zh";
                 if (ys) c.ry = win ? 2 : 2 + hrot % 3;
+                if (b2) c.b2 = 1, c.pd = 2 + hrot % 2;
                 if (win) c.tx = 64 / vec, c.ty = vec == 4 ? 16 : 8;
                 fdx_stencil_desc d;
                 sc_desc(&d, 3, order, hrot % 3, (hrot / 3) % 2, p);
@@ -440,7 +443,8 @@ static void twin_cases(uint64_t *seed, int run, int ys)
                 shrink_to_fit(&ks, &c);
                 s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
                 fdx_stencil_cfg c0 = c;
-                c0.zh = 0, c0.ys = 0;
+                if (b2) c0.b2 = 0;
+                else c0.zh = 0, c0.ys = 0;
                 CHECK(fdx_stencil_cfg_fits(&ks, &c, s3) && fdx_stencil_cfg_fits(&ks, &c0, s3),
                       "%s case %d (or its twin) does not fit", what, hrot);
                 CHECK(s3[0] % (c.tx * vec) && s3[1] % (c.ty * fdx_stencil_rows(&c)), "%s case %d: the tile is not partial",
@@ -461,8 +465,9 @@ static void twin_cases(uint64_t *seed, int run, int ys)
 int main(void)
 {
     uint64_t plan = 0;
-    twin_cases(&plan, 0, 0); /* the cases fit: checked on the host too */
-    twin_cases(&plan, 0, 1);
+    twin_cases(&plan, 0, 0, 0); /* the cases fit: checked on the host too */
+    twin_cases(&plan, 0, 1, 0);
+    twin_cases(&plan, 0, 0, 1);
     if (fdx_cuda_device_count() == 0)
         return fdx_test_failures ? fdx_test_finish("test_stencil_gpu") : fdx_test_skip("test_stencil_gpu", "no CUDA device");
     ctx = sc_ctx("cuda", "off");
@@ -481,8 +486,9 @@ int main(void)
     win_cases(&seed);
     plane_cases(&seed);
     async2_cases(&seed);
-    twin_cases(&seed, 1, 0);
-    twin_cases(&seed, 1, 1);
+    twin_cases(&seed, 1, 0, 0);
+    twin_cases(&seed, 1, 1, 0);
+    twin_cases(&seed, 1, 0, 1);
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_stencil_gpu");
 }

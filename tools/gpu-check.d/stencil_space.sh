@@ -71,7 +71,12 @@
 #               x block's 64 columns idle (7 blocks for 6.25 of work): zh at
 #               80x12 and 80x16 points lb2, zh / ys two rows, the carried
 #               80x8 lb3; records with "suite": "stencil-tx" -> *_stencil-ys.jsonl
-# Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2, SS_TX on; SS_AB, SS_SMALL and SS_PLANE
+#   SS_B2       session 10: a barrier every second plane (b2, one more
+#               stage) on order 12 f32 400^3 (zh 16x16 vec 4 and ys two rows,
+#               two and three planes ahead) and the 25-point f64 512^3 (its
+#               pick, zh two rows), each beside its b2-less twin; records with
+#               "suite": "stencil-b2" -> *_stencil-ys.jsonl
+# Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2, SS_TX, SS_B2 on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
 # on the H100, s8a, and is tuned only with FDX_STENCIL_PLANE=1).
@@ -412,6 +417,17 @@ if [ "${SS_TX:-1}" = 1 ]; then
              "3 20 8 4 97 16 2 0 0 0 0 0 0 2 0 1 0" "3 20 8 4 97 16 2 0 0 0 0 0 0 2 0 0 1" \
              "3 20 8 4 130 16 2 0 0 0 3 0 0 0 0 0 0" "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0"; do
     FORCED_SUITE=stencil-tx forced ${base}_stencil-ys.jsonl "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  elapsed
+fi
+if [ "${SS_B2:-1}" = 1 ]; then
+  for cfg in "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0 1" "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 1 0 1" \
+             "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 1 0 0" "3 16 8 4 130 16 3 0 0 0 0 0 0 2 0 0 1 1"; do
+    FORCED_SUITE=stencil-b2 forced ${base}_stencil-ys.jsonl "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  for cfg in "3 32 8 2 168 16 3 0 0 0 3 0 0 0 0 0 0 1" "3 32 8 2 168 16 3 0 0 0 3 0 0 0 0 0 0 0" \
+             "3 32 8 2 252 16 2 0 0 0 2 0 0 2 0 1 0 1"; do
+    FORCED_SUITE=stencil-b2 forced ${base}_stencil-ys.jsonl "$cfg" --order 8 --size 512x512x512 --precision double
   done
   elapsed
 fi
