@@ -157,7 +157,7 @@ for t in tm:
 PY
 fi
 # FDX_STENCIL_CFG: variant tx ty vec chunk by pd zfast pipe win minb xv band
-# ry zs zh (the tuning file's fields; chunks as the tuner's wave model picks).
+# ry zs zh ys b2 (the tuning file's fields; chunks as the tuner's wave model picks).
 forced() { # records file, forced configuration, fdx stencil's arguments
   local file=$1 cfg=$2; shift 2
   FDX_STENCIL_CFG="$cfg" FDX_CACHE_DIR=$w/cache-forced timeout 60 "$FDX_BIN" stencil --backend cuda "$@" --json 2>>"$log" |
