@@ -217,6 +217,17 @@ for q in new:
         print("    timed: " + "; ".join(f"{ms:.3f} {c}" for ms, c in sorted(g)))
 PY
 }
+# Suite cases as first runs with one knob set (fresh cache $w/cache-<name>):
+# records (with "ab": label) into $w/<name>.jsonl and the records file, the
+# tuner's log into $w/<name>.log and the section's log.
+case_runs() { # KNOB=value, label, name, cases, records file
+  env "$1" FDX_LOG=info FDX_CACHE_DIR=$w/cache-$3 timeout "${SS_PICK_TIMEOUT:-90}" "$FDX_BIN" bench stencil \
+    --backend cuda --suite random --count "${COUNT:-100}" --cases "$4" --json 2>$w/$3.log |
+    sed -e "s/^{/{\"ab\": \"$2\", /" > $w/$3.jsonl
+  echo "first runs with $1: exit ${PIPESTATUS[0]}, $(grep -c '^{' $w/$3.jsonl) records$(elapsed)"
+  cat $w/$3.jsonl >> "$5"
+  cat $w/$3.log >> "$log"
+}
 # The three large targets as first runs with one knob set (fresh cache
 # $w/cache-<name>): records (with "ab": label) into $w/<name>.jsonl and the
 # records file, the tuner's log into $w/<name>.log and the section's log.
@@ -281,12 +292,7 @@ if [ "${SS_ZH:-1}" = 1 ]; then
   elapsed
   # First runs with FDX_STENCIL_ZH=0 (fresh cache): the SS_PICK cases, each
   # (as "zh0") next to this call's SS_PICK record (zh on) and its candidates.
-  FDX_STENCIL_ZH=0 FDX_LOG=info FDX_CACHE_DIR=$w/cache-zh timeout "${SS_PICK_TIMEOUT:-90}" "$FDX_BIN" bench stencil \
-    --backend cuda --suite random --count "${COUNT:-100}" --cases "$pick_cases" --json 2>$w/zh.log |
-    sed -e 's/^{/{"ab": "zh0", /' > $w/zh.jsonl
-  echo "first runs with FDX_STENCIL_ZH=0: exit ${PIPESTATUS[0]}, $(grep -c '^{' $w/zh.jsonl) records$(elapsed)"
-  cat $w/zh.jsonl >> "$zf"
-  cat $w/zh.log >> "$log"
+  case_runs FDX_STENCIL_ZH=0 zh0 zh "$pick_cases" "$zf"
   [ -n "${pk:-}" ] && first_runs "$pk" $w/zh.jsonl $w/pick.log zh0
   # The targets as first runs without zh, next to SS_TARGETS' records.
   target_runs FDX_STENCIL_ZH=0 zh0 zht "$zf"
@@ -472,11 +478,6 @@ fi
 if [ "${SS_A2:-1}" = 1 ] && [ "${SS_A2_FIRST:-1}" = 1 ]; then
   af=${base}_stencil-a2.jsonl
   a2_cases=${SS_A2_CASES:-rs1-072,rs1-012,rs1-070,rs1-049}
-  FDX_STENCIL_ASYNC2=1 FDX_LOG=info FDX_CACHE_DIR=$w/cache-a2 timeout "${SS_PICK_TIMEOUT:-90}" "$FDX_BIN" bench stencil \
-    --backend cuda --suite random --count "${COUNT:-100}" --cases "$a2_cases" --json 2>$w/a2.log |
-    sed -e 's/^{/{"ab": "async2", /' > $w/a2.jsonl
-  echo "2D first runs with FDX_STENCIL_ASYNC2=1: exit ${PIPESTATUS[0]}, $(grep -c '^{' $w/a2.jsonl) records$(elapsed)"
-  cat $w/a2.jsonl >> "$af"
-  cat $w/a2.log >> "$log"
+  case_runs FDX_STENCIL_ASYNC2=1 async2 a2 "$a2_cases" "$af"
   first_runs $w/a2.jsonl bench/results/2026-11-24_NVIDIA-H100-80GB-HBM3_stencil-space-s9c.jsonl $w/a2.log s9c
 fi
