@@ -186,6 +186,33 @@ static void stencil_corpus_nvrtc(stencil_corpus_fn each, void *arg)
                 if (cfg.win) cfg.tx = 32, cfg.ty = 8, cfg.ry = 2;
                 each(&ks, &cfg, arg);
             }
+    /* Session 10: a barrier every second plane (b2), every order and
+       precision at the widest vector, 2..3 planes ahead, zh / ys / zs /
+       win rotating. */
+    int brot = 0;
+    for (int prec = 0; prec < 2; prec++)
+        for (int order = 2; order <= 12; order += 2, brot++) {
+            fdx_stencil_kspec ks = {prec, 3, order / 2, brot % 3, (brot / 3) % 2, brot % 2, 0};
+            fdx_stencil_cfg cfg = {.variant = FDX_SV_ASYNC, .tx = prec ? 32 : 16, .ty = 8, .vec = prec ? 2 : 4,
+                                   .chunk = 16, .by = 1, .pd = 2 + brot % 2, .win = brot % 4 == 2,
+                                   .zh = brot % 4 == 1, .zs = brot % 4 == 3, .b2 = 1};
+            if (brot % 5 == 0) cfg.ry = 2, cfg.ys = 1, cfg.zh = cfg.zs = 0;
+            each(&ks, &cfg, arg);
+        }
+    /* Session 10: the asynchronous march in rank 2 (one row a block
+       marching in y), every order and precision at the widest vector,
+       aligned and unaligned (win) rows, 64..256 threads, 1..3 planes
+       ahead, zh on some, the updates, coefficient, d1 and sponge rotating. */
+    int a2rot = 0;
+    for (int prec = 0; prec < 2; prec++)
+        for (int order = 2; order <= 12; order += 2, a2rot++) {
+            int upd = a2rot % 3;
+            fdx_stencil_kspec ks = {prec, 2, order / 2, upd, (a2rot / 3) % 2, a2rot % 2,
+                                    upd == FDX_UPDATE_WAVE && order % 4 == 0};
+            fdx_stencil_cfg cfg = {.variant = FDX_SV_ASYNC, .tx = 64 << a2rot % 3, .ty = 1, .vec = prec ? 2 : 4,
+                                   .chunk = 16, .by = 1, .pd = 1 + a2rot % 3, .win = a2rot % 2 == 0, .zh = a2rot % 4 == 1};
+            each(&ks, &cfg, arg);
+        }
     /* Session 8: the plane tile (one plane's tile in shared memory, the
        centres stored from the columns, the halo by cp.async), every order,
        precision and vector width, the tuner's tiles (32x16 and 64x8 threads,

@@ -70,7 +70,8 @@ int fdx_stencil_cfg_valid(const fdx_stencil_cfg *c)
                                              : 2;
     return c->vec != 3 && c->tx * c->ty <= 1024 && c->pd <= pdmax && (!c->zs || c->variant == FDX_SV_ASYNC) &&
            (!c->zh || (c->variant == FDX_SV_ASYNC && !c->zs)) &&
-           (!c->ys || (c->variant == FDX_SV_ASYNC && !c->zs && !c->zh));
+           (!c->ys || (c->variant == FDX_SV_ASYNC && !c->zs && !c->zh)) &&
+           (!c->b2 || (c->variant == FDX_SV_ASYNC && c->pd >= 2));
 }
 
 int fdx_stencil_cfg_parse(const char *text, fdx_stencil_cfg *cfg)

@@ -582,8 +582,8 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
         int async = cfg->variant == FDX_SV_ASYNC, plane = cfg->variant == FDX_SV_PLANE;
         g.win = (unroll || async) && cfg->win && cfg->vec > 1;
         g.xv = unroll && cfg->xv && cfg->vec > 1 && !g.win;
-        FDX_CHECK(!cfg->win || ((unroll || async) && ks->rank == 3), FDX_ERR_INTERNAL,
-                  "unaligned rows (win) need the unrolled column or the asynchronous march in rank 3");
+        FDX_CHECK(!cfg->win || (unroll && ks->rank == 3) || (async && ks->rank >= 2), FDX_ERR_INTERNAL,
+                  "unaligned rows (win) need the unrolled column in rank 3 or the asynchronous march in rank 2 or 3");
         FDX_CHECK(cfg->minb >= 0 && cfg->minb <= 32, FDX_ERR_INTERNAL, "blocks per multiprocessor %d", cfg->minb);
         FDX_CHECK(cfg->vec == 1 || cfg->vec == 2 || (cfg->vec == 4 && !ks->is_double), FDX_ERR_INTERNAL,
                   "vector width %d for %s", cfg->vec, g.real);
@@ -595,8 +595,8 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
                       (cfg->variant == FDX_SV_UNROLL && cfg->pd >= 1 && cfg->pd <= FDX_STENCIL_MAX_UNROLL) ||
                       ((async || plane) && cfg->pd >= 1 && cfg->pd <= FDX_STENCIL_MAX_ASYNC_AHEAD),
                   FDX_ERR_INTERNAL, "planes in flight %d", cfg->pd);
-        FDX_CHECK((!async || ks->rank == 3) && (!plane || ks->rank >= 2), FDX_ERR_INTERNAL,
-                  "the asynchronous march needs rank 3, the plane tile rank 2 or 3, got %d", ks->rank);
+        FDX_CHECK((!async && !plane) || ks->rank >= 2, FDX_ERR_INTERNAL,
+                  "the asynchronous march and the plane tile need rank 2 or 3, got %d", ks->rank);
         FDX_CHECK(!plane || (!cfg->win && !cfg->zs), FDX_ERR_INTERNAL,
                   "the plane tile takes aligned rows and its column in registers (win %d, zs %d)", cfg->win, cfg->zs);
         FDX_CHECK(ks->rank == 3 || cfg->ty == 1, FDX_ERR_INTERNAL, "rank %d needs ty 1, got %d", ks->rank, cfg->ty);
@@ -609,6 +609,9 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
         g.zh = cfg->zh;
         FDX_CHECK(!cfg->zh || (cfg->zh == 1 && async && !cfg->zs), FDX_ERR_INTERNAL,
                   "the column's upper half from the stages (zh %d) needs the asynchronous march without zs", cfg->zh);
+        FDX_CHECK(!cfg->b2 || (cfg->b2 == 1 && async && cfg->pd >= 2), FDX_ERR_INTERNAL,
+                  "a barrier every second plane (b2 %d) needs the asynchronous march at least two planes ahead, pd %d",
+                  cfg->b2, cfg->pd);
         g.ys = cfg->ys;
         FDX_CHECK(!cfg->ys || (cfg->ys == 1 && async && !cfg->zs && !cfg->zh), FDX_ERR_INTERNAL,
                   "shared y rows of the carried column (ys %d) need the asynchronous march without zs and zh", cfg->ys);

@@ -277,8 +277,15 @@ void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
     fdx_cg_stmt(k, "const int tc = (ty * %d + %d) * %d + %d + tx * %d", nr, g->ry, a.width, a.rx, V);
     fdx_cg_node *m = fdx_cg_for(k, FDX_CG_LOOP, "long long k = k0; k < k1; k++");
     fdx_cg_stmt(m, "const int t = (int)(k - k0)");
-    fdx_cg_async_wait(m, P - 1, "plane k + r has landed");
-    fdx_cg_barrier(m, fdx_cg_fmt(g->cg, "... for every thread; plane k - %d's stage is free", lo + 1));
+    if (c->b2) { /* every second plane: planes up to k + 1 + r, and k - 1's and k - 2's stages free */
+        fdx_cg_node *even = fdx_cg_if(m, "(t & 1) == 0");
+        fdx_cg_async_wait(even, P - 2, "planes k + r and k + 1 + r have landed");
+        fdx_cg_barrier(even, fdx_cg_fmt(g->cg, "... for every thread; planes k - %d and k - %d's stages are free",
+                                        lo + 2, lo + 1));
+    } else {
+        fdx_cg_async_wait(m, P - 1, "plane k + r has landed");
+        fdx_cg_barrier(m, fdx_cg_fmt(g->cg, "... for every thread; plane k - %d's stage is free", lo + 1));
+    }
     fdx_stencil_async_issue(fdx_cg_if(m, "k + %d < k1 + %d", r + P, r), g, &a, fdx_cg_fmt(g->cg, "k + %d", r + P),
                fdx_cg_fmt(g->cg, "(t + %d) %% %d", lo + r + P, S));
     fdx_cg_async_commit(m);

@@ -60,7 +60,7 @@ typedef enum fdx_stencil_variant {
     FDX_SV_SMEM = 0,   /* plane tile with halo in shared memory */
     FDX_SV_DIRECT = 1, /* in-plane neighbours read through L1 / read-only cache */
     FDX_SV_UNROLL = 2, /* groups of pd planes, all their loads issued up front */
-    FDX_SV_ASYNC = 3,  /* rank 3: every plane once into a ring of shared-memory
+    FDX_SV_ASYNC = 3,  /* rank 2-3: every plane once into a ring of shared-memory
                           stages through cp.async, pd planes ahead in flight */
     FDX_SV_PLANE = 4   /* rank 2-3, high orders: one plane tile in shared memory
                           (pd + 1 stages), its centre stored from the column's

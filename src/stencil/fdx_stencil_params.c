@@ -80,7 +80,7 @@ void fdx_stencil_async_geom_of(const fdx_stencil_kspec *ks, const fdx_stencil_cf
     a->width = tw + 2 * a->rx;
     a->height = cfg->ty * fdx_stencil_rows(cfg) + 2 * yr;
     int plane = cfg->variant == FDX_SV_PLANE;
-    a->stages = plane ? 1 + cfg->pd : r + 1 + cfg->pd + (cfg->zs ? r : 0);
+    a->stages = plane ? 1 + cfg->pd : r + 1 + cfg->pd + (cfg->zs ? r : 0) + (cfg->b2 ? 1 : 0);
     a->cw = cfg->win ? 1 : v;
     a->hx = cfg->win ? r : a->rx;
     a->slots = (a->height - 2 * yr) * (((plane ? 0 : tw) + 2 * a->hx) / a->cw) + 2 * yr * (tw / a->cw);
@@ -169,12 +169,13 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
        it can reorder its blocks. */
     if (cfg->variant == FDX_SV_UNROLL && (ks->rank < 2 || cfg->pd < 1 || cfg->pd > FDX_STENCIL_MAX_UNROLL)) return 0;
     if (cfg->variant == FDX_SV_ASYNC || cfg->variant == FDX_SV_PLANE) {
-        /* The asynchronous march (rank 3) and the plane tile (rank 2 or 3,
-           its rows aligned to its vector): their stages within the shared
-           memory they may ask for, a bounded number of copies a thread. */
+        /* The asynchronous march and the plane tile (rank 2 or 3; the
+           plane tile's rows aligned to its vector): their stages within the
+           shared memory they may ask for, a bounded number of copies a
+           thread.  In rank 2 a block is one row marching in y. */
         fdx_stencil_async_geom a;
         if (cfg->pd < 1 || cfg->pd > FDX_STENCIL_MAX_ASYNC_AHEAD) return 0;
-        if (cfg->variant == FDX_SV_ASYNC ? ks->rank != 3 : ks->rank < 2 || cfg->win || cfg->zs) return 0;
+        if (ks->rank < 2 || (cfg->variant == FDX_SV_PLANE && (cfg->win || cfg->zs))) return 0;
         fdx_stencil_async_geom_of(ks, cfg, &a);
         if (a.bytes > FDX_STENCIL_MAX_ASYNC_SMEM || a.per_thread > FDX_STENCIL_MAX_ASYNC_SLOTS) return 0;
     } else if (cfg->variant != FDX_SV_UNROLL && (cfg->pd < 1 || cfg->pd > 2)) {
@@ -184,11 +185,13 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
     if (cfg->band < 0 || (cfg->band && cfg->zfast)) return 0;
     /* Windows: each thread's two aligned loads reach up to 2 vec - 1 values
        past its first lane; the rows of the last plane it reads end at least
-       radius rows before the array does (rank 3).  The asynchronous march
+       radius rows before the array does (rank 3; in rank 2 the plane is a
+       row: the radius rows after the last it reads).  The asynchronous march
        reads its column's first planes and u_prev / coef through windows and
        copies its tile value by value. */
-    if (cfg->win && ((cfg->variant != FDX_SV_UNROLL && cfg->variant != FDX_SV_ASYNC) || ks->rank != 3 ||
-                     cfg->vec < 2 || n3[0] * ks->radius < 2 * cfg->vec - 1))
+    if (cfg->win && ((cfg->variant != FDX_SV_UNROLL && cfg->variant != FDX_SV_ASYNC) ||
+                     (cfg->variant == FDX_SV_UNROLL ? ks->rank != 3 : ks->rank < 2) || cfg->vec < 2 ||
+                     n3[0] * ks->radius < 2 * cfg->vec - 1))
         return 0;
     /* Settings that would not change the kernel are refused, so the tuner
        never times one kernel twice. */
@@ -206,6 +209,7 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
     if (cfg->zh && (cfg->zh != 1 || cfg->variant != FDX_SV_ASYNC || cfg->zs)) return 0;
     if (cfg->ys && (cfg->ys != 1 || cfg->variant != FDX_SV_ASYNC || cfg->zs || cfg->zh || fdx_stencil_rows(cfg) < 2))
         return 0;
+    if (cfg->b2 && (cfg->b2 != 1 || cfg->variant != FDX_SV_ASYNC || cfg->pd < 2)) return 0;
     int64_t g[3];
     return cfg->chunk >= 1 && grid3(ks, cfg, n3, g);
 }

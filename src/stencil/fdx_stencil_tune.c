@@ -125,6 +125,32 @@ static fdx_stencil_cfg ys_tile(fdx_stencil_cfg c, int v)
     return c;
 }
 
+/* The asynchronous march in rank 2 (session 10): one row of tx threads a
+   block marching in y, the row with its x halo copied into the ring by
+   cp.async, x neighbours as whole vectors from it (f32 order 12 at vec 4:
+   5 shared loads for 4 points; ptxas 89-96 registers).  For the 2D high
+   orders on odd widths (s9c: 0.65-0.73, the unrolled column at vec 1
+   reading 2r x neighbours a point through L1).  Only with
+   FDX_STENCIL_ASYNC2=1 until measured. */
+static int async2_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev)
+{
+    return fdx_knob_int(FDX_KNOB_STENCIL_ASYNC2, 0, 1, 0) == 1 && ks->rank == 2 && ks->radius >= 3 &&
+           dev->cc_major >= 8;
+}
+
+/* A rank-2 row of tx threads at the widest vector, win where nx is no
+   multiple of it, capped at 512 threads a multiprocessor (128 registers:
+   the wave model then counts the blocks that are resident; its small
+   stages alone would allow 11 of 128 threads). */
+static fdx_stencil_cfg async_row(fdx_stencil_cfg c, const fdx_stencil_kspec *ks, int64_t nx, int tx)
+{
+    int v = ks->is_double ? 2 : 4;
+    c.variant = FDX_SV_ASYNC, c.tx = tx, c.ty = 1, c.vec = v, c.win = nx % v != 0, c.pd = 2;
+    c.zfast = c.pipe = c.xv = c.band = c.ry = c.zs = c.zh = c.ys = 0;
+    c.minb = 512 / tx;
+    return c;
+}
+
 static fdx_stencil_cfg plane_tile(fdx_stencil_cfg c, int tx, int ty, int vec, int rows, int minb)
 {
     c.variant = FDX_SV_PLANE, c.tx = tx, c.ty = ty, c.vec = vec, c.ry = rows > 1 ? rows : 0, c.pd = 2, c.minb = minb;
@@ -644,9 +670,21 @@ static void search_run(search *s, const fdx_device_info *dev)
             if (c.minb * c.tx * c.ty == 384) try_cfg(s, c);
         }
     }
-    /* Stage 6 (rank 3, cp.async needs sm_80): the asynchronous march. */
+    /* Stage 6 (rank 3, cp.async needs sm_80): the asynchronous march; in
+       rank 2 with FDX_STENCIL_ASYNC2=1 its rows of 64..256 threads. */
     next_stage(s);
     if (cuda && ks->rank == 3 && dev->cc_major >= 8) async_stage(s, dev, d, planes);
+    if (cuda && async2_wanted(ks, dev)) {
+        fdx_stencil_cfg best = d;
+        double best_ms = INFINITY;
+        for (int tx = 64; tx <= 256; tx *= 2) {
+            fdx_stencil_cfg c = async_row(d, ks, s->n3[0], tx);
+            c.chunk = default_chunk(ks, dev, 1, s->n3, &c);
+            double ms = try_cfg(s, c);
+            if (ms < best_ms) best = c, best_ms = ms;
+        }
+        tile_refine(s, dev, best, best_ms, planes);
+    }
     /* Stage 7 (rank 2-3, radius >= 3, sm_80): the plane tile. */
     next_stage(s);
     if (cuda && plane_wanted(ks, dev)) plane_stage(s, dev, d, planes);
@@ -710,6 +748,13 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
                 w.chunk = wave_chunks(s, dev, &w, planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &w);
                 c[n++] = w;
             }
+        }
+        for (int i = 0; async2_wanted(ks, dev) && i < 2; i++) {
+            /* rank 2: rows of 128 and 256 threads, chunks by waves */
+            fdx_stencil_cfg w = async_row(d, ks, n3[0], 128 << i);
+            int ch[1];
+            w.chunk = wave_chunks(s, dev, &w, planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &w);
+            c[n++] = w;
         }
         if (async_win_wanted(ks, dev, n3[0])) {
             /* Odd widths (issue 22's worst cases, float orders 8-12 at vec 1:

@@ -198,9 +198,16 @@ int main(void)
        Then the carried column's rows sharing their y rows (session 10; ys
        1): the widest vector two rows two ahead, vec 1 three rows one ahead,
        unaligned rows at vec 2 two rows three ahead, four rows a chunk of
-       one plane. */
+       one plane.  Then the asynchronous march in rank 2 (session 10; one
+       row a block marching in y): the widest vector two ahead, unaligned
+       rows at vec 2 one ahead, unaligned rows at the widest with zh.  Then
+       blocks whose rows do not fill warps (tx 5, as the 80-point tiles'
+       20 threads do not): zh, and ys with two rows.  Then a barrier
+       every second plane (b2): the widest vector two ahead, unaligned rows
+       at vec 2 three ahead with zh, the column from the stages (zs) on
+       unaligned rows, rank 2; chunks odd and even. */
     typedef struct {
-        int tx, ty, vec, chunk, pd, win, ry, zs, plane, zh, ys;
+        int tx, ty, vec, chunk, pd, win, ry, zs, plane, zh, ys, r2, b2;
     } acfg;
     static const acfg acfgs[] = {
         {8, 4, 0, 5, 2, 0, 0, 0, 0},  {8, 4, 1, 3, 1, 0, 0, 0, 0},  {8, 4, 0, 7, 2, 1, 0, 0, 0},
@@ -211,6 +218,10 @@ int main(void)
         {8, 2, 0, 1, 1, 0, 3, 0, 0, 1},
         {8, 4, 0, 5, 2, 0, 2, 0, 0, 0, 1}, {8, 4, 1, 3, 1, 0, 3, 0, 0, 0, 1}, {4, 4, 2, 7, 3, 1, 2, 0, 0, 0, 1},
         {8, 2, 0, 1, 1, 0, 4, 0, 0, 0, 1},
+        {16, 1, 0, 5, 2, 0, 0, 0, 0, 0, 0, 1}, {8, 1, 2, 3, 1, 1, 0, 0, 0, 0, 0, 1}, {16, 1, 0, 40, 3, 1, 0, 0, 0, 1, 0, 1},
+        {5, 4, 0, 5, 2, 0, 0, 0, 0, 1}, {5, 3, 0, 3, 1, 0, 2, 0, 0, 0, 1},
+        {8, 4, 0, 5, 2, 0, 0, 0, 0, 0, 0, 0, 1}, {4, 4, 2, 7, 3, 1, 0, 0, 0, 1, 0, 0, 1},
+        {4, 4, 0, 6, 2, 1, 0, 1, 0, 0, 0, 0, 1}, {16, 1, 0, 9, 2, 0, 0, 0, 0, 0, 0, 1, 1},
     };
     const int nacfgs = sizeof acfgs / sizeof *acfgs;
     int per_acfg[32] = {0};
@@ -218,14 +229,20 @@ int main(void)
         for (int si = 0; si < nspecs; si++) {
             const fdx_stencil_kspec *ks = &specs[si];
             const acfg *a = &acfgs[ci];
-            int rank2 = ks->rank == 2 && a->plane; /* the plane tile also runs rank 2: one row a block */
+            /* the plane tile also runs rank 2 (one row a block), and so
+               does the asynchronous march (session 10; r2: rank 2 only,
+               every spec taken as its rank-2 form) */
+            fdx_stencil_kspec k2 = *ks;
+            k2.rank = 2;
+            if (a->r2) ks = &k2;
+            int rank2 = ks->rank == 2 && (a->plane || a->r2);
             if (ks->rank != 3 && !rank2) continue;
             int widest = ks->is_double ? 2 : 4, r = ks->radius;
             fdx_stencil_cfg c = {0};
             c.variant = a->plane ? FDX_SV_PLANE : FDX_SV_ASYNC, c.tx = a->tx, c.ty = rank2 ? 1 : a->ty, c.by = 1;
             c.chunk = a->chunk, c.pd = a->pd;
             c.vec = a->vec && a->vec < widest ? a->vec : widest, c.win = a->win, c.ry = rank2 ? 0 : a->ry, c.zs = a->zs;
-            c.zh = a->zh, c.ys = a->ys;
+            c.zh = a->zh, c.ys = a->ys, c.b2 = a->b2;
             /* Unaligned rows: widths of every residue, past two tiles by
                less than 2r (a third block holds interior points: the H100
                found a grid one block short there); aligned ones: a

@@ -346,6 +346,28 @@ static void plane_cases(uint64_t *seed)
             }
 }
 
+/* Session 10: the asynchronous march in rank 2 (one row a block marching
+   in y): every order, precision and update at the widest vector, aligned
+   rows and odd widths (win: widths of every residue), rows of 64..256
+   threads, partial last blocks, 1..3 planes ahead, chunks shorter than the
+   planes ahead and longer than the column, zh on some, coefficient / d1 /
+   sponge rotating. */
+static void async2_cases(uint64_t *seed)
+{
+    static const int chunk[] = {7, 1, 40, 3, 16};
+    int rot = 0;
+    for (int order = 2; order <= 12; order += 2)
+        for (int p = 0; p < 2; p++)
+            for (int win = 0; win < 2; win++, rot++) {
+                int r = order / 2, vec = p ? 4 : 2;
+                fdx_stencil_cfg c = {.variant = FDX_SV_ASYNC, .tx = 64 << rot % 3, .ty = 1, .vec = vec,
+                                     .chunk = chunk[rot % 5], .by = 1, .pd = 1 + rot % 3, .win = win, .zh = rot % 4 == 3};
+                int64_t s2[2] = {c.tx * vec + (win ? 1 + rot % (2 * r) : vec), 13 + 2 * r + rot % 5};
+                if (win && s2[0] % vec == 0) s2[0]++;
+                forced_case(2, order, p, rot, &c, s2, "async rank 2", seed);
+            }
+}
+
 /* One forced configuration applied to the same random inputs, its output
    bytes into `bytes` (n of them); 0 when anything failed (reported). */
 static int apply_bytes(const fdx_stencil_desc *d, fdx_dtype dt, const int64_t *shape, const fdx_stencil_cfg *c,
@@ -380,8 +402,10 @@ done:
    host, so a case that cannot run is caught without a device).  ys 1: the
    same cases with 2..4 rows a thread sharing their y rows (session 10: ys,
    the column carried) instead of zh, each bit for bit against its twin
-   without ys. */
-static void twin_cases(uint64_t *seed, int run, int ys)
+   without ys.  b2 1: the zh cases two or three planes ahead with a barrier
+   every second plane (session 10), each bit for bit against its twin with
+   a barrier every plane. */
+static void twin_cases(uint64_t *seed, int run, int ys, int b2)
 {
     /* Session 9: the column's upper half from the stages (zh): every order,
        precision and vector width (odd widths at vec 1; unaligned rows at
@@ -406,8 +430,9 @@ static void twin_cases(uint64_t *seed, int run, int ys)
                                      .vec = vec, .chunk = hchunk[hrot % 5], .by = 1, .pd = 1 + hrot % 3,
                                      .win = win, .ry = hrot % 4 == 1 ? 2 : hrot % 5 == 3 ? 3 : 0,
                                      .minb = hrot % 7 == 4 ? 2 : 0, .zh = !ys, .ys = ys};
-                const char *what = ys ? "ys" : "zh";
+                const char *what = b2 ? "b2" : ys ? "ys" : "zh";
                 if (ys) c.ry = win ? 2 : 2 + hrot % 3;
+                if (b2) c.b2 = 1, c.pd = 2 + hrot % 2;
                 if (win) c.tx = 64 / vec, c.ty = vec == 4 ? 16 : 8;
                 fdx_stencil_desc d;
                 sc_desc(&d, 3, order, hrot % 3, (hrot / 3) % 2, p);
@@ -418,7 +443,8 @@ static void twin_cases(uint64_t *seed, int run, int ys)
                 shrink_to_fit(&ks, &c);
                 s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
                 fdx_stencil_cfg c0 = c;
-                c0.zh = 0, c0.ys = 0;
+                if (b2) c0.b2 = 0;
+                else c0.zh = 0, c0.ys = 0;
                 CHECK(fdx_stencil_cfg_fits(&ks, &c, s3) && fdx_stencil_cfg_fits(&ks, &c0, s3),
                       "%s case %d (or its twin) does not fit", what, hrot);
                 CHECK(s3[0] % (c.tx * vec) && s3[1] % (c.ty * fdx_stencil_rows(&c)), "%s case %d: the tile is not partial",
@@ -439,27 +465,35 @@ static void twin_cases(uint64_t *seed, int run, int ys)
 int main(void)
 {
     uint64_t plan = 0;
-    twin_cases(&plan, 0, 0); /* the cases fit: checked on the host too */
-    twin_cases(&plan, 0, 1);
+    twin_cases(&plan, 0, 0, 0); /* the cases fit: checked on the host too */
+    twin_cases(&plan, 0, 1, 0);
+    twin_cases(&plan, 0, 0, 1);
     if (fdx_cuda_device_count() == 0)
         return fdx_test_failures ? fdx_test_finish("test_stencil_gpu") : fdx_test_skip("test_stencil_gpu", "no CUDA device");
     ctx = sc_ctx("cuda", "off");
     if (!ctx) return fdx_test_finish("test_stencil_gpu");
     uint64_t seed = 0x69e;
-    /* Every order, rank and precision with the default configuration. */
-    sc_each_desc(default_case, &seed);
-    strategy_cases(&seed);
-    row_option_cases(&seed);
-    tall_block_cases(&seed);
-    rows_cases(&seed);
-    async_cases(&seed);
-    async_rows_cases(&seed);
-    async_tile_cases(&seed);
-    zs_cases(&seed);
-    win_cases(&seed);
-    plane_cases(&seed);
-    twin_cases(&seed, 1, 0);
-    twin_cases(&seed, 1, 1);
+    /* FDX_TEST_STENCIL_NEW=1: only session 10's cases (rank-2 async, ys and
+       b2 twins), for a short device run; the full list otherwise. */
+    const char *only_new = getenv("FDX_TEST_STENCIL_NEW");
+    if (!only_new || strcmp(only_new, "1") != 0) {
+        /* Every order, rank and precision with the default configuration. */
+        sc_each_desc(default_case, &seed);
+        strategy_cases(&seed);
+        row_option_cases(&seed);
+        tall_block_cases(&seed);
+        rows_cases(&seed);
+        async_cases(&seed);
+        async_rows_cases(&seed);
+        async_tile_cases(&seed);
+        zs_cases(&seed);
+        win_cases(&seed);
+        plane_cases(&seed);
+        twin_cases(&seed, 1, 0, 0);
+    }
+    async2_cases(&seed);
+    twin_cases(&seed, 1, 1, 0);
+    twin_cases(&seed, 1, 0, 1);
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_stencil_gpu");
 }

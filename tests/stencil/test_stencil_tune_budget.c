@@ -260,27 +260,28 @@ static void model_first_batch(const fdx_device_info *h100)
    rows no multiple of a vector (always) also
    the plain marches at vec 1 beside win (the H100's A/B: neither wins
    everywhere); a complete search reaches the plane stage's other tiles. */
-/* A tuner knob's candidates in first runs and the search, on five cases:
-   `want[r]` of them (cfg field `field`: 1) in the first batch of case r
-   with the knob on, more in the complete search; none with it off.  `on`:
-   the knob's default. */
+/* A tuner knob's candidates in first runs and the search: on each case
+   (rank 3, or rank 2 where n[1] is 1) `want` of them (field(cfg) counts a
+   configuration as one) in the first batch with the knob on, more in the
+   complete search; none with it off.  `on`: the knob's default. */
+typedef struct knob_case {
+    int dbl, order;
+    int64_t n[3];
+    int want;
+} knob_case;
 static int zh_of(const fdx_stencil_cfg *c) { return c->zh; }
 static int ys_of(const fdx_stencil_cfg *c) { return c->ys; }
+static int async_of(const fdx_stencil_cfg *c) { return c->variant == FDX_SV_ASYNC; }
 static void knob_first_batch(const fdx_device_info *h100, const char *knob, int on, int (*field)(const fdx_stencil_cfg *),
-                             const int want[5])
+                             const knob_case *runs, int nruns)
 {
-    static const struct {
-        int dbl, order;
-        int64_t n[3];
-    } runs[] = {{0, 12, {400, 400, 400}}, {0, 12, {137, 87, 249}}, {1, 8, {512, 512, 512}},
-                {0, 6, {700, 500, 400}},  {0, 4, {400, 400, 400}}};
     /* k 2: unset (the default) */
     for (int k = 2; k >= 0; k--) {
         if (k == 2) unsetenv(knob);
         else setenv(knob, k ? "1" : "0", 1);
         int wanted = k == 2 ? on : k;
-        for (int r = 0; r < 5; r++) {
-            fdx_stencil_kspec ks = {runs[r].dbl, 3, runs[r].order / 2, FDX_UPDATE_APPLY, 0, 0, 0};
+        for (int r = 0; r < nruns; r++) {
+            fdx_stencil_kspec ks = {runs[r].dbl, runs[r].n[1] > 1 ? 3 : 2, runs[r].order / 2, FDX_UPDATE_APPLY, 0, 0, 0};
             fdx_stencil_journal *j = calloc(1, sizeof *j);
             if (!j) return;
             fake f = {1, 0, {{0}}, 0};
@@ -292,14 +293,14 @@ static void knob_first_batch(const fdx_device_info *h100, const char *knob, int 
                 CHECK(fdx_stencil_cfg_fits(&ks, &j->cfg[i], runs[r].n), "a first-run candidate that does not fit");
                 first += field(&j->cfg[i]);
             }
-            int w = wanted ? want[r] : 0;
+            int w = wanted ? runs[r].want : 0;
             CHECK(first == w && measured <= 8, "%s=%d, order %d %s %lldx%lldx%lld: first batch of %d has %d of its "
                   "candidates (want %d)", knob, k, runs[r].order, runs[r].dbl ? "f64" : "f32", (long long)runs[r].n[0],
                   (long long)runs[r].n[1], (long long)runs[r].n[2], measured, first, w);
             t.budget = 0;
             CHECK_OK(fdx_stencil_tune_step(&ks, h100, 1, runs[r].n, &t, j, &best, &measured));
             for (int i = 0; i < j->n; i++) all += field(&j->cfg[i]);
-            CHECK(j->complete && (wanted && want[r] ? all > first : all == 0),
+            CHECK(j->complete && (w ? all > first : all == 0),
                   "%s=%d, order %d: the complete search timed %d of its configurations (%d in the first run)", knob, k,
                   runs[r].order, all, first);
             free(j);
@@ -316,17 +317,24 @@ static void knob_first_batch(const fdx_device_info *h100, const char *knob, int 
    FDX_STENCIL_YS=1 (default off) ys's 64x16-point tiles (two rows a thread
    sharing their y rows, the column carried): on aligned rows at the widest
    vector and, for f32 vec 4, at vec 2; on unaligned rows the vec 2 win
-   tile's. */
-static void zh_ys_first_batch(const fdx_device_info *h100)
+   tile's.  With FDX_STENCIL_ASYNC2=1 (default off) a 2D high order's first
+   run times the asynchronous march's rows of 128 and 256 threads. */
+static void knob_first_batches(const fdx_device_info *h100)
 {
-    static const int zh[5] = {1, 2, 1, 1, 0}, ys[5] = {2, 1, 1, 2, 0};
-    knob_first_batch(h100, "FDX_STENCIL_ZH", 1, zh_of, zh);
-    knob_first_batch(h100, "FDX_STENCIL_YS", 0, ys_of, ys);
+    static const knob_case zh[] = {{0, 12, {400, 400, 400}, 1}, {0, 12, {137, 87, 249}, 2}, {1, 8, {512, 512, 512}, 1},
+                                   {0, 6, {700, 500, 400}, 1},  {0, 4, {400, 400, 400}, 0}};
+    static const knob_case ys[] = {{0, 12, {400, 400, 400}, 2}, {0, 12, {137, 87, 249}, 1}, {1, 8, {512, 512, 512}, 1},
+                                   {0, 6, {700, 500, 400}, 2},  {0, 4, {400, 400, 400}, 0}};
+    static const knob_case a2[] = {{0, 12, {16209, 1, 16343}, 2}, {1, 10, {4096, 1, 4096}, 2}, {0, 4, {4097, 1, 4096}, 0}};
+    knob_first_batch(h100, "FDX_STENCIL_ZH", 1, zh_of, zh, 5);
+    knob_first_batch(h100, "FDX_STENCIL_YS", 0, ys_of, ys, 5);
+    knob_first_batch(h100, "FDX_STENCIL_ASYNC2", 0, async_of, a2, 3);
 }
 
 static void plane_first_batch(const fdx_device_info *h100)
 {
     setenv("FDX_STENCIL_PLANE", "1", 1); /* off by default since the H100 measured it */
+    setenv("FDX_STENCIL_YS", "0", 1);    /* its candidates would take the budget's last places */
     static const struct {
         int dbl, order;
         int64_t n[3]; /* (nx, ny, nm): rank 2 has ny 1 */
@@ -370,6 +378,7 @@ static void plane_first_batch(const fdx_device_info *h100)
         free(j);
     }
     unsetenv("FDX_STENCIL_PLANE");
+    unsetenv("FDX_STENCIL_YS");
     /* Without the knob no plane tile is timed, first run or search. */
     fdx_stencil_kspec o12 = {0, 3, 6, FDX_UPDATE_APPLY, 0, 0, 0};
     int64_t n3[3] = {400, 400, 400};
@@ -413,7 +422,7 @@ int main(void)
     model_first_batch(&h100);
     win_first_batch(&h100);
     plane_first_batch(&h100);
-    zh_ys_first_batch(&h100);
+    knob_first_batches(&h100);
     /* Small problems are tuned from 2^20 points at high orders on CUDA. */
     fdx_stencil_kspec o12 = {0, 3, 6, FDX_UPDATE_APPLY, 0, 0, 0}, o4 = {0, 3, 2, FDX_UPDATE_APPLY, 0, 0, 0};
     CHECK(fdx_stencil_tune_min_default(&o12, 1) == 1 << 20 && fdx_stencil_tune_min_default(&o12, 0) == 1 << 22 &&

@@ -59,7 +59,24 @@
 #               pick: shared-memory wavefronts, L1 / L2 / DRAM throughput,
 #               instructions, issue, occupancy, registers -> stencil_ncu.csv
 #               and one line each in the log
-# Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS on; SS_AB, SS_SMALL and SS_PLANE
+#   SS_A2       session 10: the asynchronous march in rank 2 (rows of 128 /
+#               256 threads at vec 4, win on odd widths) forced on 2D order 12
+#               f32 8191^2 heat beside the unrolled pick, then the suite's 2D
+#               worst cases as first runs with FDX_STENCIL_ASYNC2=1 (fresh
+#               cache) next to their s9c records; records with "suite":
+#               "stencil-2d" / "ab": "async2" -> *_stencil-a2.jsonl
+#               (SS_A2_FIRST=0: the forced lines only)
+#   SS_TX       session 10: tiles 80 points wide (20 threads at vec 4) on
+#               order 12 f32 400^3, whose 64-wide tiles leave 48 of the last
+#               x block's 64 columns idle (7 blocks for 6.25 of work): zh at
+#               80x12 and 80x16 points lb2, zh / ys two rows, the carried
+#               80x8 lb3; records with "suite": "stencil-tx" -> *_stencil-ys.jsonl
+#   SS_B2       session 10: a barrier every second plane (b2, one more
+#               stage) on order 12 f32 400^3 (zh 16x16 vec 4 and ys two rows,
+#               two and three planes ahead) and the 25-point f64 512^3 (its
+#               pick, zh two rows), each beside its b2-less twin; records with
+#               "suite": "stencil-b2" -> *_stencil-ys.jsonl
+# Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2, SS_TX, SS_B2 on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
 # on the H100, s8a, and is tuned only with FDX_STENCIL_PLANE=1).
@@ -140,7 +157,7 @@ for t in tm:
 PY
 fi
 # FDX_STENCIL_CFG: variant tx ty vec chunk by pd zfast pipe win minb xv band
-# ry zs zh (the tuning file's fields; chunks as the tuner's wave model picks).
+# ry zs zh ys b2 (the tuning file's fields; chunks as the tuner's wave model picks).
 forced() { # records file, forced configuration, fdx stencil's arguments
   local file=$1 cfg=$2; shift 2
   FDX_STENCIL_CFG="$cfg" FDX_CACHE_DIR=$w/cache-forced timeout 60 "$FDX_BIN" stencil --backend cuda "$@" --json 2>>"$log" |
@@ -199,6 +216,17 @@ for q in new:
     if g:
         print("    timed: " + "; ".join(f"{ms:.3f} {c}" for ms, c in sorted(g)))
 PY
+}
+# Suite cases as first runs with one knob set (fresh cache $w/cache-<name>):
+# records (with "ab": label) into $w/<name>.jsonl and the records file, the
+# tuner's log into $w/<name>.log and the section's log.
+case_runs() { # KNOB=value, label, name, cases, records file
+  env "$1" FDX_LOG=info FDX_CACHE_DIR=$w/cache-$3 timeout "${SS_PICK_TIMEOUT:-90}" "$FDX_BIN" bench stencil \
+    --backend cuda --suite random --count "${COUNT:-100}" --cases "$4" --json 2>$w/$3.log |
+    sed -e "s/^{/{\"ab\": \"$2\", /" > $w/$3.jsonl
+  echo "first runs with $1: exit ${PIPESTATUS[0]}, $(grep -c '^{' $w/$3.jsonl) records$(elapsed)"
+  cat $w/$3.jsonl >> "$5"
+  cat $w/$3.log >> "$log"
 }
 # The three large targets as first runs with one knob set (fresh cache
 # $w/cache-<name>): records (with "ab": label) into $w/<name>.jsonl and the
@@ -264,12 +292,7 @@ if [ "${SS_ZH:-1}" = 1 ]; then
   elapsed
   # First runs with FDX_STENCIL_ZH=0 (fresh cache): the SS_PICK cases, each
   # (as "zh0") next to this call's SS_PICK record (zh on) and its candidates.
-  FDX_STENCIL_ZH=0 FDX_LOG=info FDX_CACHE_DIR=$w/cache-zh timeout "${SS_PICK_TIMEOUT:-90}" "$FDX_BIN" bench stencil \
-    --backend cuda --suite random --count "${COUNT:-100}" --cases "$pick_cases" --json 2>$w/zh.log |
-    sed -e 's/^{/{"ab": "zh0", /' > $w/zh.jsonl
-  echo "first runs with FDX_STENCIL_ZH=0: exit ${PIPESTATUS[0]}, $(grep -c '^{' $w/zh.jsonl) records$(elapsed)"
-  cat $w/zh.jsonl >> "$zf"
-  cat $w/zh.log >> "$log"
+  case_runs FDX_STENCIL_ZH=0 zh0 zh "$pick_cases" "$zf"
   [ -n "${pk:-}" ] && first_runs "$pk" $w/zh.jsonl $w/pick.log zh0
   # The targets as first runs without zh, next to SS_TARGETS' records.
   target_runs FDX_STENCIL_ZH=0 zh0 zht "$zf"
@@ -395,6 +418,25 @@ for sh in dict.fromkeys(shape(q) for q in r):
 PY
   elapsed
 fi
+if [ "${SS_TX:-1}" = 1 ]; then
+  for cfg in "3 20 12 4 130 16 2 0 0 0 2 0 0 0 0 1 0" "3 20 16 4 97 16 2 0 0 0 2 0 0 0 0 1 0" \
+             "3 20 8 4 97 16 2 0 0 0 0 0 0 2 0 1 0" "3 20 8 4 97 16 2 0 0 0 0 0 0 2 0 0 1" \
+             "3 20 8 4 130 16 2 0 0 0 3 0 0 0 0 0 0" "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0"; do
+    FORCED_SUITE=stencil-tx forced ${base}_stencil-ys.jsonl "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  elapsed
+fi
+if [ "${SS_B2:-1}" = 1 ]; then
+  for cfg in "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0 1" "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 1 0 1" \
+             "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 1 0 0" "3 16 8 4 130 16 3 0 0 0 0 0 0 2 0 0 1 1"; do
+    FORCED_SUITE=stencil-b2 forced ${base}_stencil-ys.jsonl "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  for cfg in "3 32 8 2 168 16 3 0 0 0 3 0 0 0 0 0 0 1" "3 32 8 2 168 16 3 0 0 0 3 0 0 0 0 0 0 0" \
+             "3 32 8 2 252 16 2 0 0 0 2 0 0 2 0 1 0 1"; do
+    FORCED_SUITE=stencil-b2 forced ${base}_stencil-ys.jsonl "$cfg" --order 8 --size 512x512x512 --precision double
+  done
+  elapsed
+fi
 if [ "${SS_NCU:-0}" = 1 ]; then
   nc=$OUT/stencil_ncu.csv
   m=gpu__time_duration.sum,dram__bytes.sum,lts__t_bytes.sum,sm__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active
@@ -424,4 +466,18 @@ PY
   done
   prof "3 32 8 2 168 16 2 0 0 0 3 0 0 0 0 0 0" --order 8 --size 512x512x512 --precision double
   elapsed
+fi
+if [ "${SS_A2:-1}" = 1 ]; then
+  af=${base}_stencil-a2.jsonl
+  for cfg in "2 128 1 1 8 1 8 0 0 0 0 0 0 0 0 0 0" "3 128 1 4 64 1 2 0 0 1 0 0 0 0 0 0 0" "3 256 1 4 128 1 2 0 0 1 0 0 0 0 0 0 0" \
+             "3 64 1 4 32 1 2 0 0 1 0 0 0 0 0 0 0" "3 128 1 4 64 1 1 0 0 1 0 0 0 0 0 0 0" "3 128 1 4 64 1 2 0 0 1 0 0 0 0 0 1 0"; do
+    FORCED_SUITE=stencil-2d forced "$af" "$cfg" --order 12 --size 8191x8191 --precision float --op heat
+  done
+  elapsed
+fi
+if [ "${SS_A2:-1}" = 1 ] && [ "${SS_A2_FIRST:-1}" = 1 ]; then
+  af=${base}_stencil-a2.jsonl
+  a2_cases=${SS_A2_CASES:-rs1-072,rs1-012,rs1-070,rs1-049}
+  case_runs FDX_STENCIL_ASYNC2=1 async2 a2 "$a2_cases" "$af"
+  first_runs $w/a2.jsonl bench/results/2026-11-24_NVIDIA-H100-80GB-HBM3_stencil-space-s9c.jsonl $w/a2.log s9c
 fi
