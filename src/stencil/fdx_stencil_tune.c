@@ -130,11 +130,12 @@ static fdx_stencil_cfg ys_tile(fdx_stencil_cfg c, int v)
    cp.async, x neighbours as whole vectors from it (f32 order 12 at vec 4:
    5 shared loads for 4 points; ptxas 89-96 registers).  For the 2D high
    orders on odd widths (s9c: 0.65-0.73, the unrolled column at vec 1
-   reading 2r x neighbours a point through L1).  Only with
-   FDX_STENCIL_ASYNC2=1 until measured. */
+   reading 2r x neighbours a point through L1).  On by default since the
+   H100 measured it (session 10: 8191^2 order 12 0.66 -> 0.78, the suite's
+   2D worst cases 0.66-0.72 -> 0.79-0.83); FDX_STENCIL_ASYNC2=0 leaves it out. */
 static int async2_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev)
 {
-    return fdx_knob_int(FDX_KNOB_STENCIL_ASYNC2, 0, 1, 0) == 1 && ks->rank == 2 && ks->radius >= 3 &&
+    return fdx_knob_int(FDX_KNOB_STENCIL_ASYNC2, 0, 1, 1) == 1 && ks->rank == 2 && ks->radius >= 3 &&
            dev->cc_major >= 8;
 }
 
@@ -953,10 +954,11 @@ void fdx_stencil_tune_key(const char *backend, const fdx_device_info *dev, const
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     fdx_hash h;
     fdx_hash_init(&h);
-    fdx_hash_add_str(&h, "stencil-tune-v10"); /* v6: the asynchronous march; v7: its taller tiles, chunks by waves;
+    fdx_hash_add_str(&h, "stencil-tune-v11"); /* v6: the asynchronous march; v7: its taller tiles, chunks by waves;
                                                 v8: on rows not aligned to its vector; v9: the plain marches in a
                                                 first run on unaligned rows (the plane tile only with
-                                                FDX_STENCIL_PLANE=1); v10: zh's 64x16-point tiles */
+                                                FDX_STENCIL_PLANE=1); v10: zh's 64x16-point tiles; v11: the
+                                                asynchronous march in rank 2 */
     fdx_hash_add_str(&h, backend);
     fdx_hash_add_str(&h, dev->name);
     fdx_hash_add(&h, &dev->sm_count, sizeof dev->sm_count);

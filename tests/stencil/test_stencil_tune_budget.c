@@ -317,7 +317,7 @@ static void knob_first_batch(const fdx_device_info *h100, const char *knob, int 
    FDX_STENCIL_YS=1 (default off) ys's 64x16-point tiles (two rows a thread
    sharing their y rows, the column carried): on aligned rows at the widest
    vector and, for f32 vec 4, at vec 2; on unaligned rows the vec 2 win
-   tile's.  With FDX_STENCIL_ASYNC2=1 (default off) a 2D high order's first
+   tile's.  With FDX_STENCIL_ASYNC2=1 (the default since session 10) a 2D high order's first
    run times the asynchronous march's rows of 128 and 256 threads. */
 static void knob_first_batches(const fdx_device_info *h100)
 {
@@ -328,13 +328,14 @@ static void knob_first_batches(const fdx_device_info *h100)
     static const knob_case a2[] = {{0, 12, {16209, 1, 16343}, 2}, {1, 10, {4096, 1, 4096}, 2}, {0, 4, {4097, 1, 4096}, 0}};
     knob_first_batch(h100, "FDX_STENCIL_ZH", 1, zh_of, zh, 5);
     knob_first_batch(h100, "FDX_STENCIL_YS", 0, ys_of, ys, 5);
-    knob_first_batch(h100, "FDX_STENCIL_ASYNC2", 0, async_of, a2, 3);
+    knob_first_batch(h100, "FDX_STENCIL_ASYNC2", 1, async_of, a2, 3);
 }
 
 static void plane_first_batch(const fdx_device_info *h100)
 {
     setenv("FDX_STENCIL_PLANE", "1", 1); /* off by default since the H100 measured it */
     setenv("FDX_STENCIL_YS", "0", 1);    /* its candidates would take the budget's last places */
+    setenv("FDX_STENCIL_ASYNC2", "0", 1); /* so would rank 2's asynchronous rows (win on odd widths) */
     static const struct {
         int dbl, order;
         int64_t n[3]; /* (nx, ny, nm): rank 2 has ny 1 */
@@ -379,6 +380,7 @@ static void plane_first_batch(const fdx_device_info *h100)
     }
     unsetenv("FDX_STENCIL_PLANE");
     unsetenv("FDX_STENCIL_YS");
+    unsetenv("FDX_STENCIL_ASYNC2");
     /* Without the knob no plane tile is timed, first run or search. */
     fdx_stencil_kspec o12 = {0, 3, 6, FDX_UPDATE_APPLY, 0, 0, 0};
     int64_t n3[3] = {400, 400, 400};
