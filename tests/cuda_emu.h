@@ -258,6 +258,8 @@ static int cuda_emu_start(const char *test)
 {
     snprintf(cuda_emu_dir, sizeof cuda_emu_dir, "/tmp/fdx-%s-%ld", test, (long)getpid());
     if (mkdir(cuda_emu_dir, 0700) != 0) return 0;
+    /* Programs find their data files here, by a name without the pid. */
+    setenv("FDX_EMU_DIR", cuda_emu_dir, 1);
     atexit(cuda_emu_cache_report);
     setenv("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0", 1);
     char src[300], exe[300], log[300];
