@@ -33,10 +33,18 @@ install: build
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix "$(PREFIX)")
 
 # The CPU tests under AddressSanitizer and UBSan (CUDA off: the sanitizers
-# and the CUDA runtime do not mix).
+# and the CUDA runtime do not mix).  The emulator tests reuse the programs
+# that make test compiled (the same kernels, already under ASan there), and
+# the CPU kernels it compiled (below).
 test-asan: deps
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DFDX_SANITIZE=ON -DFDX_CUDA=OFF
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DFDX_SANITIZE=ON -DFDX_CUDA=OFF \
+	  $(if $(wildcard $(BUILD)/emu-cache),-DFDX_TEST_EMU_CACHE=$(abspath $(BUILD))/emu-cache)
 	cmake --build build-asan -j $(JOBS)
+	@# A first sanitizer run starts from the release run's compiled kernels
+	@# (the same -O3 objects, the key that signs them): only the tuning
+	@# results are left out, so that the tuners run under the sanitizers.
+	@if [ -d $(BUILD)/test-cache ] && [ ! -e build-asan/test-cache ]; then \
+	  cp -a $(BUILD)/test-cache build-asan/test-cache && rm -f build-asan/test-cache/*.tune build-asan/test-cache/*.utune; fi
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
 clean:

@@ -9,14 +9,19 @@
 # for FDX_FUZZ_SECONDS (20) from seeds that fdx writes itself; fuzz_h5 runs
 # against the child-process reader (FDX_FUZZ_HDF5=0 leaves it out).  The
 # libFuzzer part is skipped without clang or libFuzzer.
+# The times above are FDX_TEST_FULL=1's; by default (ctest, CI) the budgets
+# are 20 s and 8 s: the same harnesses and checks on fewer random cases
+# (a fuzzing session's worth of depth is a long run's job, not every CI's).
 # $1 = the fdx binary.
 set -u
 fdx=$1
 root=$(cd "$(dirname "$0")/.." && pwd)
 lib=$(cd "$(dirname "$fdx")/../lib" && pwd)
-secs=${FDX_FUZZ_SECONDS:-20}
-if [ "${FDX_FUZZ_H5_SECONDS:-60}" -gt 0 ]; then
-  bash "$root/fuzz/h5_cli_fuzz.sh" "$fdx" "${FDX_FUZZ_H5_SECONDS:-60}" || exit 1
+if [ "${FDX_TEST_FULL:-0}" = 1 ]; then h5secs_default=60 secs_default=20; else h5secs_default=20 secs_default=8; fi
+secs=${FDX_FUZZ_SECONDS:-$secs_default}
+h5secs=${FDX_FUZZ_H5_SECONDS:-$h5secs_default}
+if [ "$h5secs" -gt 0 ]; then
+  bash "$root/fuzz/h5_cli_fuzz.sh" "$fdx" "$h5secs" || exit 1
 fi
 command -v clang > /dev/null || { echo "clang not found: libFuzzer harnesses skipped"; exit 0; }
 # A gcc-sanitized libfdx.so and clang's own sanitizer runtime do not mix.

@@ -15,6 +15,7 @@
 #define CUDA_EMU_H
 
 #include "backends/cpu/fdx_cpu_jit.h"
+#include "core/fdx_cache.h"
 #include "core/fdx_file.h"
 #include "fdx/internal/sb.h"
 #include "fdx_test.h"
@@ -178,15 +179,77 @@ static inline void cuda_emu_async_kernel(fdx_sb *out, const char *src)
 static char cuda_emu_dir[256];
 static const char *cuda_emu_sanitize = "-fsanitize=address";
 
+/* Compiled programs by content.  With FDX_EMU_CACHE naming a directory
+   (tests/CMakeLists.txt sets it; make test-asan points the sanitizer build at
+   the release build's), a program whose compiler flags and source text were
+   compiled before is copied from there instead of compiled again: the kernels
+   still run, only the second build's identical compiles (most of the
+   emulator tests' time) are saved.  The key has no compiler version: empty
+   the directory after a compiler upgrade.  Returns 0 without a cache. */
+static int cuda_emu_cache_hits, cuda_emu_cache_lookups;
+static int cuda_emu_cache_path(char *const flags[], const char *src, char *path, size_t n)
+{
+    const char *dir = getenv("FDX_EMU_CACHE");
+    void *text = NULL;
+    size_t len = 0;
+    if (!dir || !dir[0]) return 0;
+    if (fdx_read_file(src, &text, &len) != FDX_OK) {
+        fdx_clear_error();
+        return 0;
+    }
+    fdx_hash h;
+    fdx_hash_init(&h);
+    for (int i = 0; flags[i]; i++) fdx_hash_add_str(&h, flags[i]);
+    fdx_hash_add(&h, text, len);
+    free(text);
+    char hex[33];
+    fdx_hash_hex(&h, hex);
+    snprintf(path, n, "%s/%s", dir, hex);
+    cuda_emu_cache_lookups++;
+    return 1;
+}
+
+/* Copies file `from` to `to` (mode 0700 when exec); 0 when it cannot. */
+static int cuda_emu_copy(const char *from, const char *to, int exec)
+{
+    void *data = NULL;
+    size_t n = 0;
+    int ok = fdx_read_file(from, &data, &n) == FDX_OK && fdx_write_atomic(to, data, n) == FDX_OK &&
+             (!exec || chmod(to, 0700) == 0);
+    if (!ok) fdx_clear_error();
+    free(data);
+    return ok;
+}
+
+static void cuda_emu_cache_report(void)
+{
+    if (cuda_emu_cache_lookups)
+        printf("cuda_emu: %d of %d programs from FDX_EMU_CACHE\n", cuda_emu_cache_hits, cuda_emu_cache_lookups);
+}
+
 /* Compiles src to exe with the C++ compiler (flags: extra ones, e.g. the
-   contraction mode), the log in `log`. */
+   contraction mode), the log in `log`; from FDX_EMU_CACHE when it has it. */
 static fdx_status cuda_emu_compile(const char *src, const char *exe, const char *log, const char *flag1,
                                    const char *flag2, int *code)
 {
     char *argv[] = {"c++", "-std=c++14", "-O1", "-g", "-w", "-O1", (char *)flag1, (char *)flag2,
                     (char *)cuda_emu_sanitize, "-fno-omit-frame-pointer", "-o", (char *)exe, (char *)src, NULL};
     if (!cuda_emu_sanitize[0]) argv[8] = "-DFDX_NO_SANITIZER", argv[9] = "-DFDX_NO_SANITIZER";
-    return fdx_run_program(argv, log, code);
+    char cached[600];
+    char *flags[] = {argv[6], argv[7], argv[8], NULL};
+    int keyed = cuda_emu_cache_path(flags, src, cached, sizeof cached);
+    if (keyed && fdx_file_exists(cached) && cuda_emu_copy(cached, exe, 1)) {
+        cuda_emu_cache_hits++;
+        *code = 0;
+        return FDX_OK;
+    }
+    fdx_status st = fdx_run_program(argv, log, code);
+    if (st == FDX_OK && *code == 0 && keyed) {
+        const char *dir = getenv("FDX_EMU_CACHE");
+        if (fdx_mkdir_p(dir) != FDX_OK) fdx_clear_error();
+        cuda_emu_copy(exe, cached, 0);
+    }
+    return st;
 }
 
 /* Makes the work directory and checks that a trivial program compiles
@@ -195,6 +258,9 @@ static int cuda_emu_start(const char *test)
 {
     snprintf(cuda_emu_dir, sizeof cuda_emu_dir, "/tmp/fdx-%s-%ld", test, (long)getpid());
     if (mkdir(cuda_emu_dir, 0700) != 0) return 0;
+    /* Programs find their data files here, by a name without the pid. */
+    setenv("FDX_EMU_DIR", cuda_emu_dir, 1);
+    atexit(cuda_emu_cache_report);
     setenv("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0", 1);
     char src[300], exe[300], log[300];
     snprintf(src, sizeof src, "%s/probe.cpp", cuda_emu_dir);

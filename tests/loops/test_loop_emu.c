@@ -48,8 +48,13 @@ static void emu_run(fdx_loop *l, int times, int sms, int shrink, const char *wha
                         "static void __threadfence() {}\n");
     fdx_sb_printf(&p, "%s\n", src);
     free(src);
-    fdx_sb_puts(&p, "static void fdx_io(const char *path, unsigned char *d, size_t n, bool out)\n"
-                    "{ FILE *f = fopen(path, out ? \"wb\" : \"rb\");\n"
+    /* Files by name in $FDX_EMU_DIR (cuda_emu_start): the text names no
+       pid, so FDX_EMU_CACHE finds the program again. */
+    fdx_sb_puts(&p, "static void fdx_io(const char *name, unsigned char *d, size_t n, bool out)\n"
+                    "{ const char *dir = getenv(\"FDX_EMU_DIR\");\n"
+                    "  char path[600];\n"
+                    "  snprintf(path, sizeof path, \"%s/%s\", dir ? dir : \"(FDX_EMU_DIR unset)\", name);\n"
+                    "  FILE *f = fopen(path, out ? \"wb\" : \"rb\");\n"
                     "  if (!f || (out ? fwrite(d, 1, n, f) : fread(d, 1, n, f)) != n) { fprintf(stderr, \"%s\\n\", path); exit(1); }\n"
                     "  fclose(f); }\n"
                     "int main()\n{\n");
@@ -61,8 +66,8 @@ static void emu_run(fdx_loop *l, int times, int sms, int shrink, const char *wha
         CHECK(f && fwrite(l->arg[a].array->device, 1, bytes, f) == bytes, "cannot write %s", path[a]);
         if (f) fclose(f);
         /* exactly the array's bytes: AddressSanitizer sees any access beyond */
-        fdx_sb_printf(&p, "  std::vector<unsigned char> a%d(%zu);\n  fdx_io(\"%s\", a%d.data(), %zu, false);\n", a, bytes,
-                      path[a], a, bytes);
+        fdx_sb_printf(&p, "  std::vector<unsigned char> a%d(%zu);\n  fdx_io(\"a%d.bin\", a%d.data(), %zu, false);\n", a,
+                      bytes, a, a, bytes);
     }
     fdx_sb_puts(&p, "  double sc[] = {");
     for (int q = 0; q < LOOP_MAX_SCALARS; q++) fdx_sb_printf(&p, "%s%.17g", q ? ", " : "", l->scalar[q]);
@@ -103,7 +108,7 @@ static void emu_run(fdx_loop *l, int times, int sms, int shrink, const char *wha
     if (!g.coop) fdx_sb_puts(&p, "*(fdx_scalars *)sc, *(fdx_ints *)ri, T, s0, (double *)0, (long long *)0); });\n  }\n");
     for (int a = 0; a < l->nargs; a++)
         if (l->arg[a].access & FDX_WRITE)
-            fdx_sb_printf(&p, "  fdx_io(\"%s\", a%d.data(), a%d.size(), true);\n", path[a], a, a);
+            fdx_sb_printf(&p, "  fdx_io(\"a%d.bin\", a%d.data(), a%d.size(), true);\n", a, a, a);
     fdx_sb_puts(&p, "  return 0;\n}\n");
     char *prog = NULL;
     CHECK_OK(fdx_sb_take(&p, "emulation program", &prog));
