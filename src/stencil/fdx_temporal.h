@@ -64,6 +64,21 @@ typedef struct fdx_temporal_cfg {
     int v512;   /* CPU skew: compiled preferring 512-bit vectors (GCC's tuning for
                    Sapphire Rapids prefers 256; "v512"; the same expression, so
                    the same rounding: the benchmark verifies it bit for bit) */
+    int nb;     /* CUDA: neighbour barriers instead of the block's barrier a plane
+                   ("nb"; session 11): each warp arrives on its own mbarrier
+                   after storing its centres and waits only for the warps whose
+                   cells it reads (x: the warps beside it, y: the warp rows
+                   within r rows), so warps drift apart instead of the whole
+                   block stalling at every plane (one 1024-thread block a
+                   multiprocessor: large tiles, less halo).  Needs tx a
+                   multiple of 32. */
+    int nr;     /* CUDA rank 3: named barriers a row of threads instead of the
+                   block's barrier a plane ("nr"; session 11): a row arrives
+                   (bar.arrive) on the barriers of the rows within d = ceil(r /
+                   nq) of it (round the block) and waits (bar.sync) on its
+                   own, two a row alternating by plane: 2d + 1 <= ty <= 8 (16
+                   barriers), tx a multiple of 32.  The same decoupling as nb
+                   without its wait loop (which costs ~10 registers). */
 } fdx_temporal_cfg;
 
 /* A CUDA configuration's points a thread and the tile's extent with its

@@ -78,12 +78,15 @@ int64_t fdx_temporal_cpu_budget(int threads)
     return l2 / per;
 }
 
-/* Two sets of k planes of the tile with an r pad. */
+/* Two sets of k planes of the tile with an r pad (an even number of
+   values: 8-byte aligned after them), then with `nb` two 64-bit mbarriers a
+   warp. */
 static size_t smem_bytes(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c)
 {
     int ry = ks->rank == 3 ? ks->radius : 0;
     return 2 * (size_t)c->k * (size_t)(fdx_temporal_tile_y(c, ks->rank) + 2 * ry) *
-           (size_t)(fdx_temporal_tile_x(c, ks->rank) + 2 * ks->radius) * elem(ks);
+               (size_t)(fdx_temporal_tile_x(c, ks->rank) + 2 * ks->radius) * elem(ks) +
+           (c->nb ? 16 * (size_t)(c->tx * c->ty / 32) : 0);
 }
 
 /* Blocks along x, y and the marching axis. */
@@ -105,6 +108,16 @@ int fdx_temporal_fits(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, in
     if (!cuda && c->skew)
         return ks->rank == 3 && ks->update == FDX_UPDATE_HEAT && !c->direct && c->by >= 2 * r && c->bx >= 1;
     if (c->nt || c->v512) return 0; /* (streaming stores, vector width: the skewed slabs only) */
+    /* nb: whole warps a row of threads (a warp's neighbours are the warps
+       beside it and the warp rows above and below); in rank 2 a thread's
+       points adjacent (points tx apart read the last warp's cells from
+       the first warp) */
+    if (c->nb && (!cuda || c->tx % 32 != 0 || (ks->rank == 2 && fdx_temporal_points(c) > 1 && !c->ax))) return 0;
+    /* nr: rank 3, two of the 16 named barriers a row of whole warps, the
+       rows a row's points read distinct round the block */
+    if (c->nr && (!cuda || ks->rank != 3 || c->tx % 32 != 0 || c->ty > 8 || c->nb ||
+                  c->ty < 2 * ((r + fdx_temporal_points(c) - 1) / fdx_temporal_points(c)) + 1))
+        return 0;
     if (!cuda) return c->bx >= 1 && c->by >= 1 && (ks->rank == 3 || c->by == 1);
     int w = fdx_temporal_tile_x(c, ks->rank), h = fdx_temporal_tile_y(c, ks->rank);
     /* un: 0 / 1 the plain plane loop, 2r + 1 the rotated one (the body
@@ -291,9 +304,11 @@ fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg *c)
         else if (strncmp(p, "v512", 4) == 0) used = 4, c->v512 = 1;
         else if (strncmp(p, "fp", 2) == 0) used = 2, c->fp = 1;
         else if (strncmp(p, "ax", 2) == 0) used = 2, c->ax = 1;
+        else if (strncmp(p, "nb", 2) == 0) used = 2, c->nb = 1;
+        else if (strncmp(p, "nr", 2) == 0) used = 2, c->nr = 1;
         else used = 0;
         FDX_CHECK(used > 0, FDX_ERR_INVALID,
-                  "temporal configuration '%s': cannot read '%s' (words: kN, TXxTY, qN 1..%d, pdN 1..%d, uN 1..%d, chunk N; "
+                  "temporal configuration '%s': cannot read '%s' (words: kN, TXxTY, qN 1..%d, pdN 1..%d, uN 1..%d, fp, ax, nb, nr, chunk N; "
                   "CPU: cpu BXxBY, direct, skew, nt, v512)",
                   text, p, FDX_TEMPORAL_MAX_POINTS, FDX_TEMPORAL_MAX_PD, FDX_TEMPORAL_MAX_UNROLL);
         p += used;
@@ -482,9 +497,9 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
 void fdx_temporal_cfg_text(const fdx_temporal_cfg *c, int cuda, char *buf, size_t n)
 {
     if (cuda)
-        snprintf(buf, n, "temporal k%d %dx%d q%d pd%d%s%.0d%s%s chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
+        snprintf(buf, n, "temporal k%d %dx%d q%d pd%d%s%.0d%s%s%s%s chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
                  c->pd > 1 ? c->pd : 1, c->un > 1 ? " u" : "", c->un > 1 ? c->un : 0, c->fp ? " fp" : "",
-                 c->ax ? " ax" : "", c->chunk);
+                 c->ax ? " ax" : "", c->nb ? " nb" : "", c->nr ? " nr" : "", c->chunk);
     else snprintf(buf, n, "temporal k%d cpu %dx%d%s%s%s%s chunk %d", c->k, c->bx, c->by, c->direct ? " direct" : "",
                   c->skew ? " skew" : "", c->nt ? " nt" : "", c->v512 ? " v512" : "", c->chunk);
 }
