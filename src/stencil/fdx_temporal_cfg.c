@@ -143,8 +143,9 @@ fdx_status fdx_temporal_launch_dims(const fdx_stencil_kspec *ks, const fdx_tempo
 
 int fdx_temporal_cpu_code(void)
 {
+    const long long pf = fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_PREFETCH, 0, 2, 0);
     return (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_ALIGN, 0, 1, 1) ? FDX_TEMPORAL_CODE_ALIGN : 0) |
-           (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_PREFETCH, 0, 1, 0) ? FDX_TEMPORAL_CODE_PREFETCH : 0) |
+           (pf == 1 ? FDX_TEMPORAL_CODE_PREFETCH : 0) | (pf == 2 ? FDX_TEMPORAL_CODE_SPREAD : 0) |
            (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_ROWS2, 0, 1, 0) ? FDX_TEMPORAL_CODE_ROWS2 : 0);
 }
 

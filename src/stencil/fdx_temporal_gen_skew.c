@@ -113,6 +113,35 @@ static void emit_row_points(fdx_cg_node *row, const gen *g, int align, int nr)
     emit_point_loop(fdx_cg_else(wide), g, "xa; x < xz", nr);
 }
 
+/* Spread prefetching (FDX_TEMPORAL_CODE_SPREAD, FDX_TEMPORAL_CPU_PREFETCH=2;
+   session 11): the input plane the next iteration's level 1 reads first
+   (i + 1: rows lo[1] - r .. hi[1] + r, the block's columns and k r each
+   side) asked for into L2 in pieces spread over the whole iteration: level
+   t's row y asks for segment t - 1 of k of the columns of input row lo[1] -
+   r + (y - lo[t]) (its last row for the rows left).  Why: on the 16-core
+   host one thread ran k4 at ~1 ns a point and level, close to "compute plus
+   DRAM, not overlapped" (level 1 meets the new plane's rows as demand
+   misses, a 4 KB page a 512-double row, where the streamer starts over),
+   and the loss at 16 threads grows with the DRAM streams, not the hot set
+   (session 10's probe); level-1-only prefetching (PREFETCH=1) issues a
+   row's 64 lines at once while level 1 runs. */
+static void emit_spread_prefetch(fdx_cg_node *row, const gen *g, int K, int t, const char *y)
+{
+    const int R = g->r;
+    fdx_cg_node *pf = fdx_cg_if(row, "i + 1 < nm");
+    fdx_cg_stmt(pf, "const long long ya = lo[1] - %d, yz = hi[1] + %d, qa = ya + (%s - lo[%d]), "
+                    "qz = %s == hi[%d] - 1 ? yz : qa + 1",
+                R, R, y, t, y, t);
+    fdx_cg_stmt(pf, "const long long ca = (x0 - %d > 0 ? x0 - %d : 0) & ~(line - 1), cz = x1 + %d < nx ? x1 + %d : nx",
+                K * R, K * R, K * R, K * R);
+    /* segment t - 1 of k: its ends on lines, the last one to cz */
+    fdx_cg_stmt(pf, "const long long sa = ca + ((cz - ca) * %d / %d & ~(line - 1)), sz = %d == %d ? cz : ca + ((cz - ca) * %d / %d & ~(line - 1))",
+                t - 1, K, t, K, t, K);
+    fdx_cg_node *q = fdx_cg_for(pf, FDX_CG_LOOP, "long long qy = qa; qy < qz && qy < yz; qy++");
+    fdx_cg_stmt(q, "const real *nf = u + (i + 1) * sm + qy * sy");
+    fdx_cg_stmt(fdx_cg_for(q, FDX_CG_LOOP, "long long x = sa; x < sz; x += line"), "__builtin_prefetch(nf + x, 0, 2)");
+}
+
 /* Level t's rows y (nr 2: and y + 1) at plane p: level t - 1's row
    pointers (the input's for level 1 and the frame), the points, the
    streaming copy (nt), the ring rows' frame columns and edge copies. */
@@ -144,6 +173,7 @@ static void emit_rows(fdx_cg_node *row, const gen *g, int K, int t, int nt, int 
             fdx_cg_stmt(fdx_cg_for(pf, FDX_CG_LOOP, "long long x = xa & ~(line - 1); x < xz; x += line"),
                         "__builtin_prefetch(nf + x, 0, 2)");
         }
+        if (code & FDX_TEMPORAL_CODE_SPREAD) emit_spread_prefetch(row, g, K, t, y);
     }
     emit_row_points(row, g, code & FDX_TEMPORAL_CODE_ALIGN, nr);
     for (int q = 0; q < nr; q++) {

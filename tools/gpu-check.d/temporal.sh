@@ -287,6 +287,60 @@ if [ "${TEMPORAL_CPU:-1}" = probe ]; then
       echo "zmm instructions: $(objdump -d /tmp/tprobe.so 2>/dev/null | grep -c zmm), ymm: $(objdump -d /tmp/tprobe.so 2>/dev/null | grep -c ymm)"; } >>"$pf" 2>&1
   fi
   echo "temporal: host CPU probe took $((SECONDS - probe_start)) s"
+elif [ "${TEMPORAL_CPU:-1}" = s11 ]; then
+  # Session 11 (helper tcpu, ~3 min): the host's cache geometry into
+  # temporal-cpu-geometry.txt (lscpu -C, cpu0's caches with ways and sets,
+  # NUMA, transparent huge pages, clocks), then at 512^3 on 16 threads
+  # (k4 skewed slabs, nt, full rows unless said), interleaved because the
+  # host moves ~30% run to run (compare ms a step; the copy is in each
+  # record):
+  #   base      the session-10 default tile (k4 510x32 skew nt)
+  #   pf2       every level prefetching a piece of the next input plane
+  #             (FDX_TEMPORAL_CPU_PREFETCH=2: DRAM overlapped with compute)
+  #   hp        huge pages on the arrays and rings (FDX_CPU_HUGEPAGES=1:
+  #             a 512-double row is a 4 KB page, a TLB walk a row)
+  #   hppf2     both; then with both: x255 (two x blocks), r2x255 (two rows
+  #             a loop), k8x170 (three blocks, session 10's auto pick), k2
+  #   weak1 / pf2weak1  one thread, 512x34x512 (does pf2 hide DRAM there?)
+  # AnonHugePages is sampled every second into temporal-cpu-thp.txt.
+  s11_start=$SECONDS
+  gf=$OUT/temporal-cpu-geometry.txt
+  { lscpu -C 2>&1; echo; lscpu | grep -E "Model name|MHz|^CPU\(s\)|Thread|Core|Socket|NUMA|L1d|L2|L3|Hypervisor"
+    for i in /sys/devices/system/cpu/cpu0/cache/index*; do
+      echo "$i: L$(cat "$i/level") $(cat "$i/type") $(cat "$i/size") ways $(cat "$i/ways_of_associativity" 2>/dev/null)" \
+        "sets $(cat "$i/number_of_sets" 2>/dev/null) line $(cat "$i/coherency_line_size" 2>/dev/null) shared with $(cat "$i/shared_cpu_list")"
+    done
+    echo "L2 shared_cpu_list of every cpu: $(cat /sys/devices/system/cpu/cpu*/cache/index2/shared_cpu_list 2>/dev/null | tr '\n' ' ')"
+    echo; numactl -H 2>&1
+    echo; for f in enabled defrag; do echo "thp $f: $(cat /sys/kernel/mm/transparent_hugepage/$f 2>&1)"; done
+    grep -E "MemTotal|MemFree|AnonHugePages|HugePages_Total|Hugepagesize" /proc/meminfo
+    echo; grep MHz /proc/cpuinfo | sort | uniq -c; uname -r; nproc; } >"$gf" 2>&1
+  ( while :; do echo "$((SECONDS - s11_start)) $(grep AnonHugePages /proc/meminfo)"; sleep 1; done ) >"$OUT/temporal-cpu-thp.txt" 2>&1 &
+  thp_pid=$!
+  maxt=${TEMPORAL_PROBE_MAXT:-16}
+  full=${TEMPORAL_PROBE_FULL:-512x512x512}
+  fx=${full%%x*}
+  pz=${TEMPORAL_PROBE_NZ:-512}
+  n=${TEMPORAL_S11_STEPS:-16}
+  sk="skew nt chunk $((pz - 2))"
+  both=(FDX_TEMPORAL_CPU_PREFETCH=2 FDX_CPU_HUGEPAGES=1)
+  for rep in 1 2; do
+    cpu_probe_run base "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 $sk"
+    cpu_probe_run hppf2 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 $sk" "${both[@]}"
+    cpu_probe_run pf2 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 $sk" FDX_TEMPORAL_CPU_PREFETCH=2
+    cpu_probe_run hp "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 $sk" FDX_CPU_HUGEPAGES=1
+    if [ "$rep" = 1 ]; then
+      cpu_probe_run x255 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $(( (fx - 1) / 2 ))x32 $sk" "${both[@]}"
+      cpu_probe_run k8x170 "$maxt" "$full" "$n" 8 FDX_TEMPORAL_CFG="k8 cpu $(( (fx - 2 + 2) / 3 ))x32 $sk" "${both[@]}"
+    else
+      cpu_probe_run r2x255 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $(( (fx - 1) / 2 ))x32 $sk" "${both[@]}" FDX_TEMPORAL_CPU_ROWS2=1
+      cpu_probe_run k2 "$maxt" "$full" "$n" 2 FDX_TEMPORAL_CFG="k2 cpu $((fx - 2))x32 $sk" "${both[@]}"
+    fi
+  done
+  cpu_probe_run weak1 1 "512x34x$pz" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu 510x32 $sk"
+  cpu_probe_run pf2weak1 1 "512x34x$pz" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu 510x32 $sk" FDX_TEMPORAL_CPU_PREFETCH=2
+  kill "$thp_pid" 2>/dev/null
+  echo "temporal: host CPU s11 part took $((SECONDS - s11_start)) s"
 elif [ "${TEMPORAL_CPU:-1}" = s10 ]; then
   # Session 10's final check (~2 min): tinyT a 34-wide 4-deep problem a
   # thread (rings ~0.1 MB: core-bound; tiny16 / tiny1 is how much of the
