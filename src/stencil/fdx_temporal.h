@@ -161,10 +161,15 @@ FDX_HIDDEN int64_t fdx_temporal_cpu_budget(int threads);
    FDX_TEMPORAL_CODE_PREFETCH level 1 prefetching the input plane the next
    iteration reads (FDX_TEMPORAL_CPU_PREFETCH, default off),
    FDX_TEMPORAL_CODE_ROWS2 two rows a loop (FDX_TEMPORAL_CPU_ROWS2, default
-   off). */
+   off), FDX_TEMPORAL_CODE_SPREAD every level prefetching a piece of that
+   plane (FDX_TEMPORAL_CPU_PREFETCH=2), FDX_TEMPORAL_CODE_OSPREAD the last
+   level's plane streamed out in pieces over the next iteration
+   (FDX_TEMPORAL_CPU_STREAM=1, nt tiles). */
 #define FDX_TEMPORAL_CODE_ALIGN 1
 #define FDX_TEMPORAL_CODE_PREFETCH 2
 #define FDX_TEMPORAL_CODE_ROWS2 4
+#define FDX_TEMPORAL_CODE_SPREAD 8
+#define FDX_TEMPORAL_CODE_OSPREAD 16
 FDX_HIDDEN int fdx_temporal_cpu_code(void);
 
 /* The candidates the tuner times for this spec and shape (at most `max`),

@@ -156,8 +156,10 @@ fdx_status fdx_temporal_launch_dims(const fdx_stencil_kspec *ks, const fdx_tempo
 
 int fdx_temporal_cpu_code(void)
 {
+    const long long pf = fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_PREFETCH, 0, 2, 0);
     return (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_ALIGN, 0, 1, 1) ? FDX_TEMPORAL_CODE_ALIGN : 0) |
-           (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_PREFETCH, 0, 1, 0) ? FDX_TEMPORAL_CODE_PREFETCH : 0) |
+           (pf == 1 ? FDX_TEMPORAL_CODE_PREFETCH : 0) | (pf == 2 ? FDX_TEMPORAL_CODE_SPREAD : 0) |
+           (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_STREAM, 0, 1, 0) ? FDX_TEMPORAL_CODE_OSPREAD : 0) |
            (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_ROWS2, 0, 1, 0) ? FDX_TEMPORAL_CODE_ROWS2 : 0);
 }
 
@@ -172,13 +174,16 @@ int64_t fdx_temporal_skew_row(const fdx_stencil_kspec *ks, const fdx_temporal_cf
    - 1) r rows: the last slab also holds the rows above its own that the
    levels still have), its edge rings (2r + 1 + slack planes of 2r rows,
    the rows the slab above reads) and two row buffers (the last level's
-   rows before their streaming stores), a multiple of 16 values. */
+   rows before their streaming stores), with spread streaming
+   (FDX_TEMPORAL_CODE_OSPREAD, nt) a plane buffer of by + k r rows before
+   them, a multiple of 16 values. */
 static int64_t skew_per_slab(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3])
 {
     int r = ks->radius;
     int64_t by = c->by < n3[1] - 2 * r ? c->by : n3[1] - 2 * r;
     int64_t v = ((int64_t)(c->k - 1) * ((2 * r + 1) * (by + (int64_t)(c->k - 1) * r) +
-                                        (2 * r + 1 + FDX_TEMPORAL_SKEW_SLACK) * 2 * r) + 2) *
+                                        (2 * r + 1 + FDX_TEMPORAL_SKEW_SLACK) * 2 * r) + 2 +
+                 (c->nt && (fdx_temporal_cpu_code() & FDX_TEMPORAL_CODE_OSPREAD) ? by + (int64_t)c->k * r : 0)) *
                 fdx_temporal_skew_row(ks, c, n3);
     return ceil_div(v, 16) * 16;
 }

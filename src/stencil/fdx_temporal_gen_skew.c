@@ -54,25 +54,27 @@ static void skew_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 }
 
 /* Level t (1 .. k) of slab j at plane p = i - t r. */
-/* nt: the row buffer's interior x = r .. nx - r into out's row through
-   streaming stores where the destination is 64-byte aligned (whole
+/* nt: the row buffer d's columns from .. to into out's row y of the plane
+   through streaming stores where the destination is 64-byte aligned (whole
    vectors), plain stores at the ends. */
-static void emit_stream_row(fdx_cg_node *row, const gen *g, const char *d, const char *y)
+static void emit_stream_row(fdx_cg_node *row, const gen *g, const char *d, const char *plane, const char *y,
+                            const char *from, const char *to)
 {
     const int dbl = g->ks->is_double, vl = dbl ? 8 : 16;
     const char *sfx = dbl ? "pd" : "ps";
     fdx_cg_node *b = fdx_cg_scope(row);
-    fdx_cg_stmt(b, "real *o = out + p * sm + %s * sy", y);
-    fdx_cg_stmt(b, "long long x = xa");
-    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x < xz && ((uintptr_t)(o + x) & 63); x++"), "o[x] = %s[x]", d);
+    fdx_cg_stmt(b, "real *o = out + %s * sm + %s * sy", plane, y);
+    fdx_cg_stmt(b, "const long long se = %s", to);
+    fdx_cg_stmt(b, "long long x = %s", from);
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x < se && ((uintptr_t)(o + x) & 63); x++"), "o[x] = %s[x]", d);
     fdx_cg_line(b, "#if defined(__AVX512F__)");
-    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x + %d <= xz; x += %d", vl, vl),
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x + %d <= se; x += %d", vl, vl),
                 "_mm512_stream_%s(o + x, _mm512_loadu_%s(%s + x))", sfx, sfx, d);
     fdx_cg_line(b, "#elif defined(__AVX__)");
-    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x + %d <= xz; x += %d", vl / 2, vl / 2),
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x + %d <= se; x += %d", vl / 2, vl / 2),
                 "_mm256_stream_%s(o + x, _mm256_loadu_%s(%s + x))", sfx, sfx, d);
     fdx_cg_line(b, "#endif");
-    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x < xz; x++"), "o[x] = %s[x]", d);
+    fdx_cg_stmt(fdx_cg_for(b, FDX_CG_LOOP, "; x < se; x++"), "o[x] = %s[x]", d);
 }
 
 /* The point at x of each of the loop's nr rows into d[x] (qd[x]): every
@@ -113,6 +115,65 @@ static void emit_row_points(fdx_cg_node *row, const gen *g, int align, int nr)
     emit_point_loop(fdx_cg_else(wide), g, "xa; x < xz", nr);
 }
 
+/* Spread prefetching (FDX_TEMPORAL_CODE_SPREAD, FDX_TEMPORAL_CPU_PREFETCH=2;
+   session 11): the input plane the next iteration's level 1 reads first
+   (i + 1: rows lo[1] - r .. hi[1] + r, the block's columns and k r each
+   side) asked for into L2 in pieces spread over the whole iteration: level
+   t's row y asks for segment t - 1 of k of the columns of input row lo[1] -
+   r + (y - lo[t]) (its last row for the rows left).  Why: on the 16-core
+   host one thread ran k4 at ~1 ns a point and level, close to "compute plus
+   DRAM, not overlapped" (level 1 meets the new plane's rows as demand
+   misses, a 4 KB page a 512-double row, where the streamer starts over),
+   and the loss at 16 threads grows with the DRAM streams, not the hot set
+   (session 10's probe); level-1-only prefetching (PREFETCH=1) issues a
+   row's 64 lines at once while level 1 runs. */
+static void emit_spread_prefetch(fdx_cg_node *row, const gen *g, int K, int t, const char *y)
+{
+    const int R = g->r;
+    fdx_cg_node *pf = fdx_cg_if(row, "i + 1 < nm");
+    fdx_cg_stmt(pf, "const long long ya = lo[1] - %d, yz = hi[1] + %d, qa = ya + (%s - lo[%d]), "
+                    "qz = %s == hi[%d] - 1 ? yz : qa + 1",
+                R, R, y, t, y, t);
+    fdx_cg_stmt(pf, "const long long ca = (x0 - %d > 0 ? x0 - %d : 0) & ~(line - 1), cz = x1 + %d < nx ? x1 + %d : nx",
+                K * R, K * R, K * R, K * R);
+    /* segment t - 1 of k: its ends on lines, the last one to cz */
+    fdx_cg_stmt(pf, "const long long sa = ca + ((cz - ca) * %d / %d & ~(line - 1)), sz = %d == %d ? cz : ca + ((cz - ca) * %d / %d & ~(line - 1))",
+                t - 1, K, t, K, t, K);
+    fdx_cg_node *q = fdx_cg_for(pf, FDX_CG_LOOP, "long long qy = qa; qy < qz && qy < yz; qy++");
+    fdx_cg_stmt(q, "const real *nf = u + (i + 1) * sm + qy * sy");
+    fdx_cg_stmt(fdx_cg_for(q, FDX_CG_LOOP, "long long x = sa; x < sz; x += line"), "__builtin_prefetch(nf + x, 0, 2)");
+}
+
+/* Spread streaming (FDX_TEMPORAL_CODE_OSPREAD, FDX_TEMPORAL_CPU_STREAM=1,
+   nt only; session 11): the last level's rows go into a plane buffer in the
+   slab's scratch (FDX_OUTBUF), and the plane before (pp = i - 1 - k r) goes
+   out through the streaming stores in pieces while every level of the next
+   iteration computes: level t's row y sends segment t - 1 of k of the
+   columns of buffered row lo[k] + (y - lo[t]) (its last row the rows left),
+   before the last level overwrites that row.  Why: a row's 64 streaming
+   lines at once occupy the core's fill buffers while the last level runs
+   (a burst at a quarter of the iteration at k4); spread out they overlap
+   the other levels.  Iterations where some level does not run (the march's
+   ends) send the whole plane first; the march's last plane goes after it. */
+static void emit_spread_stream(fdx_cg_node *row, const gen *g, int K, int t, const char *y)
+{
+    fdx_cg_node *sp = fdx_cg_if(row, "pv && steady");
+    fdx_cg_stmt(sp, "const long long ra = lo[%d] + (%s - lo[%d]), rz = %s == hi[%d] - 1 ? hi[%d] : ra + 1", K, y, t, y,
+                t, K);
+    fdx_cg_stmt(sp, "const long long sa = FDX_SEG(%d), sz = FDX_SEG(%d)", t - 1, t);
+    fdx_cg_node *q = fdx_cg_for(sp, FDX_CG_LOOP, "long long ry = ra; ry < rz && ry < hi[%d]; ry++", K);
+    fdx_cg_stmt(q, "const real *obr = FDX_OUTBUF(ry)");
+    emit_stream_row(q, g, "obr", "pp", "ry", "sa", "sz");
+}
+
+/* The whole buffered plane pp of slab j (rows lo[k] .. hi[k]) out. */
+static void emit_flush_plane(fdx_cg_node *at, const gen *g, int K)
+{
+    fdx_cg_node *q = fdx_cg_for(at, FDX_CG_LOOP, "long long ry = lo[%d]; ry < hi[%d]; ry++", K, K);
+    fdx_cg_stmt(q, "const real *obr = FDX_OUTBUF(ry)");
+    emit_stream_row(q, g, "obr", "pp", "ry", "x0", "x1");
+}
+
 /* Level t's rows y (nr 2: and y + 1) at plane p: level t - 1's row
    pointers (the input's for level 1 and the frame), the points, the
    streaming copy (nt), the ring rows' frame columns and edge copies. */
@@ -129,7 +190,8 @@ static void emit_rows(fdx_cg_node *row, const gen *g, int K, int t, int nt, int 
                         y, w, o, s, o, y);
         }
         /* nt: row buffers at the slab's scratch end, one a row */
-        if (t == K && nt) fdx_cg_stmt(row, "real *%sd = rj + per - %d * ew - xo", w, q + 1);
+        if (t == K && nt && (code & FDX_TEMPORAL_CODE_OSPREAD)) fdx_cg_stmt(row, "real *%sd = FDX_OUTBUF(%s)", w, y);
+        else if (t == K && nt) fdx_cg_stmt(row, "real *%sd = rj + per - %d * ew - xo", w, q + 1);
         else if (t == K) fdx_cg_stmt(row, "real *%sd = out + p * sm + %s * sy", w, y);
         else fdx_cg_stmt(row, "real *%sd = FDX_RING(rj, %d, p) + (%s - lo[%d]) * ew - xo", w, t, y, t);
         /* Prefetch (FDX_TEMPORAL_CODE_PREFETCH): level 1 also asks for the
@@ -144,11 +206,13 @@ static void emit_rows(fdx_cg_node *row, const gen *g, int K, int t, int nt, int 
             fdx_cg_stmt(fdx_cg_for(pf, FDX_CG_LOOP, "long long x = xa & ~(line - 1); x < xz; x += line"),
                         "__builtin_prefetch(nf + x, 0, 2)");
         }
+        if (code & FDX_TEMPORAL_CODE_SPREAD) emit_spread_prefetch(row, g, K, t, y);
+        if (nt && (code & FDX_TEMPORAL_CODE_OSPREAD)) emit_spread_stream(row, g, K, t, y);
     }
     emit_row_points(row, g, code & FDX_TEMPORAL_CODE_ALIGN, nr);
     for (int q = 0; q < nr; q++) {
         const char *d = q ? "qd" : "d", *y = q ? "(y + 1)" : "y";
-        if (t == K && nt) emit_stream_row(row, g, d, y);
+        if (t == K && nt && !(code & FDX_TEMPORAL_CODE_OSPREAD)) emit_stream_row(row, g, d, "p", y, "xa", "xz");
         if (t == K) continue;
         /* The ring row's frame columns where the block meets a face: the
            input's (read by level t + 1). */
@@ -214,6 +278,16 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
     fdx_cg_stmt(k, "const long long pe = %d * ew, eo = %d * ps", 2 * R, (K - 1) * S);
     fdx_cg_stmt(k, "long long *const prog = (long long *)(scratch + nslab * per)");
     fdx_cg_stmt(k, "(void)ps, (void)pe, (void)eo");
+    const int ospread = c->nt && (code & FDX_TEMPORAL_CODE_OSPREAD);
+    if (ospread) {
+        /* The last level's plane buffer (spread streaming): by + k r rows
+           before the two row buffers at the slab's scratch end; segment s
+           of k of the block's columns, its inner ends on lines. */
+        fdx_cg_stmt(k, "const long long ob = (by + %d) * ew", K * R);
+        fdx_cg_line(k, "#define FDX_OUTBUF(y) (rj + per - 2 * ew - ob + ((y) - lo[%d]) * ew - xo)", K);
+        fdx_cg_line(k, "#define FDX_SEGAT(s) ((x0 + (x1 - x0) * (s) / %d) & ~(line - 1))", K);
+        fdx_cg_line(k, "#define FDX_SEG(s) ((s) == 0 ? x0 : (s) == %d ? x1 : FDX_SEGAT(s) > x0 ? FDX_SEGAT(s) : x0)", K);
+    }
     fdx_cg_line(k, "extern int sched_yield(void);");
     /* Level s's row y at plane q as slab j sees it: the input at the frame
        and for level 0, else its own ring or (the 2r rows below its own)
@@ -282,6 +356,13 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
     fdx_cg_stmt(lt, "const long long a = %d + j * by - t * %d, b = %d + (j + 1) * by - t * %d", R, R, R, R);
     fdx_cg_stmt(lt, "lo[t] = a > %d ? a : %d", R, R);
     fdx_cg_stmt(lt, "hi[t] = j == nslab - 1 ? ny - %d : b > %d ? b : %d", R, R, R);
+    if (ospread) {
+        /* The plane the last level buffered last iteration: spread over
+           this one where every level runs, else out now. */
+        fdx_cg_stmt(sl, "const long long pp = i - 1 - %d", K * R);
+        fdx_cg_stmt(sl, "const int pv = pp >= %d && pp < nm - %d, steady = i >= %d && i < nm", R, R, (K + 1) * R);
+        emit_flush_plane(fdx_cg_if(sl, "pv && !steady"), g, K);
+    }
     /* Slab j - 1 (another thread's) has done iteration i; slab j + 1
        (another thread's) is at most the slack behind. */
     fdx_cg_stmt(fdx_cg_if(sl, "j == ja && j > 0"),
@@ -290,6 +371,17 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
                 "FDX_WAIT(0, __atomic_load_n(&prog[(j + 1) * 16], __ATOMIC_ACQUIRE) >= i - %d)", FDX_TEMPORAL_SKEW_SLACK);
     for (int t = 1; t <= K; t++) emit_level(sl, g, K, t, c->nt, code);
     fdx_cg_stmt(sl, "__atomic_store_n(&prog[j * 16], i + 1, __ATOMIC_RELEASE)");
+    if (ospread) {
+        /* The march's last plane (nm - r - 1), buffered in its last iteration. */
+        fdx_cg_node *fl = fdx_cg_for(xb, FDX_CG_LOOP, "long long j = ja; j < jz; j++");
+        fdx_cg_stmt(fl, "real *const rj = scratch + j * per");
+        fdx_cg_stmt(fl, "long long lo[%d], hi[%d]", K + 1, K + 1);
+        fdx_cg_stmt(fl, "const long long a = %d + j * by - %d, b = %d + (j + 1) * by - %d", R, K * R, R, K * R);
+        fdx_cg_stmt(fl, "lo[%d] = a > %d ? a : %d", K, R, R);
+        fdx_cg_stmt(fl, "hi[%d] = j == nslab - 1 ? ny - %d : b > %d ? b : %d", K, R, R, R);
+        fdx_cg_stmt(fl, "const long long pp = nm - %d", R + 1);
+        emit_flush_plane(fl, g, K);
+    }
     fdx_cg_line(xb, "#pragma omp barrier");
     fdx_cg_line(par, "#ifdef __linux__");
     fdx_cg_stmt(fdx_cg_if(par, "fdx_pinned"), "sched_setaffinity(0, sizeof fdx_mine, &fdx_mine)");
@@ -305,4 +397,9 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
     fdx_cg_line(k, "#undef FDX_EDGE");
     fdx_cg_line(k, "#undef FDX_WAIT");
     fdx_cg_line(k, "#undef FDX_PAUSE");
+    if (ospread) {
+        fdx_cg_line(k, "#undef FDX_OUTBUF");
+        fdx_cg_line(k, "#undef FDX_SEGAT");
+        fdx_cg_line(k, "#undef FDX_SEG");
+    }
 }

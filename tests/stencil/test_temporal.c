@@ -330,6 +330,83 @@ static void skew_align_cases(fdx_ctx *c, uint64_t *seed)
     fdx_temporal_force_tile(NULL);
 }
 
+/* Session 11: the skewed slabs' spread variants.  FDX_TEMPORAL_CPU_PREFETCH=2
+   (every level prefetches a piece of the next input plane: hints only, so
+   the result must not move), FDX_TEMPORAL_CPU_STREAM=1 (the last level's
+   plane buffered and streamed out in k column segments over the next
+   iteration, the march's ends and last plane flushed whole: a segment or
+   row left out or sent from the wrong plane shows in `out`) and both; order
+   2 double at depth 4, order 8 float at depth 3 (both only); x
+   blocks of the whole interior, 17 and 7 columns (segments narrower than a
+   line: all but the last empty), slabs of 2r and 2r + 3 rows; a shallower
+   last pass once; on this context's threads and on 5 (slabs a thread, the
+   waits).  Then FDX_CPU_HUGEPAGES=1: a 2 MiB block is 2 MiB aligned and a
+   case on such arrays is exact.  Each (variant, order, precision, depth)
+   is one kernel to compile (1-5 s each on a loaded 2-core machine; two
+   rows a loop, 15-25 s at order 8, is skew_align_cases'): 5 here. */
+static void skew_spread_cases(fdx_ctx *c, const char *label, uint64_t *seed)
+{
+    for (int v = 0; v < 3; v++) {
+        /* 0: spread prefetching; 1: spread streaming; 2: both */
+        if (v != 1) setenv("FDX_TEMPORAL_CPU_PREFETCH", "2", 1);
+        else unsetenv("FDX_TEMPORAL_CPU_PREFETCH");
+        if (v != 0) setenv("FDX_TEMPORAL_CPU_STREAM", "1", 1);
+        for (int o = 0; o < 2; o++) {
+            if (o && v != 2) continue; /* order 8 with everything on only */
+            const int order = o ? 8 : 2, r = order / 2, k = o ? 3 : 4, dbl = !o;
+            int64_t shape[3] = {44 + r, 23 + 3 * r, 15 + 2 * r};
+            const int cols[] = {(int)shape[0] - 2 * r, 17, 7};
+            for (int i = 0; i < 3; i++) {
+                fdx_temporal_cfg tile = {k, 0, 0, 1, cols[i], 2 * r + 3 * (i % 2), 0, 0};
+                tile.skew = 1;
+                tile.nt = 1;
+                fdx_temporal_force_tile(&tile);
+                /* two whole passes; the first block also a shallower last one */
+                int64_t nsteps = 2 * k + (i == 0 && v == 2);
+                char what[160];
+                snprintf(what, sizeof what, "%s: skew nt%s%s order %d %s k %d, x blocks of %d, slabs of %d, %lld steps",
+                         label, v != 1 ? ", spread prefetching" : "", v != 0 ? ", spread streaming" : "",
+                         order, dbl ? "double" : "float", k, cols[i], tile.by, (long long)nsteps);
+                tc_case(c, 3, order, dbl ? FDX_FLOAT64 : FDX_FLOAT32, shape, nsteps, k, seed, what);
+            }
+        }
+    }
+    unsetenv("FDX_TEMPORAL_CPU_PREFETCH");
+    unsetenv("FDX_TEMPORAL_CPU_STREAM");
+    fdx_temporal_force_tile(NULL);
+}
+
+static void test_skew_spread(void)
+{
+    uint64_t seed = 0x5e11;
+    skew_spread_cases(ctx, "context threads", &seed);
+    fdx_options *o = NULL;
+    fdx_ctx *five = NULL;
+    CHECK_OK(fdx_options_create(&o));
+    if (o) {
+        CHECK_OK(fdx_options_set(o, "backend", "cpu"));
+        CHECK_OK(fdx_options_set(o, "threads", "5"));
+        CHECK_OK(fdx_ctx_create(o, &five));
+    }
+    fdx_options_destroy(&o);
+    if (five) skew_spread_cases(five, "5 threads", &seed);
+    fdx_ctx_destroy(&five);
+
+    /* Huge pages asked for: 2 MiB blocks on 2 MiB, the steps exact on them. */
+    setenv("FDX_CPU_HUGEPAGES", "1", 1);
+    int64_t shape[3] = {66, 66, 66}; /* 2.2 MiB of doubles */
+    fdx_array *a = NULL;
+    CHECK_OK(fdx_array_create(ctx, FDX_FLOAT64, 3, shape, FDX_ON_HOST, &a));
+    if (a) CHECK(((uintptr_t)fdx_array_host(a) & ((2u << 20) - 1)) == 0, "huge pages: a 2.2 MiB block at %p", fdx_array_host(a));
+    fdx_array_destroy(&a);
+    fdx_temporal_cfg tile = {4, 0, 0, 1, 64, 32, 0, 0};
+    tile.skew = 1, tile.nt = 1;
+    fdx_temporal_force_tile(&tile);
+    tc_case(ctx, 3, 2, FDX_FLOAT64, shape, 8, 4, &seed, "huge pages: skew nt k 4 on 66^3");
+    fdx_temporal_force_tile(NULL);
+    unsetenv("FDX_CPU_HUGEPAGES");
+}
+
 static void test_skew(void)
 {
     uint64_t seed = 0x5c3e;
@@ -385,6 +462,7 @@ int main(void)
     test_auto();
     test_cpu_config();
     test_skew();
+    test_skew_spread();
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_temporal");
 }

@@ -310,6 +310,63 @@ if [ "${TEMPORAL_CPU:-1}" = probe ]; then
       echo "zmm instructions: $(objdump -d /tmp/tprobe.so 2>/dev/null | grep -c zmm), ymm: $(objdump -d /tmp/tprobe.so 2>/dev/null | grep -c ymm)"; } >>"$pf" 2>&1
   fi
   echo "temporal: host CPU probe took $((SECONDS - probe_start)) s"
+elif [ "${TEMPORAL_CPU:-1}" = s11 ]; then
+  # Session 11 (helper tcpu, ~3 min): the host's cache geometry into
+  # temporal-cpu-geometry.txt (lscpu -C, cpu0's caches with ways and sets,
+  # NUMA, transparent huge pages, clocks), then at 512^3 on 16 threads
+  # (k4 skewed slabs, nt, full rows unless said), two interleaved rounds
+  # because the host moves ~30% run to run (compare ms a step; the copy is
+  # in each record):
+  #   base   the session-10 default tile (k4 510x32 skew nt)
+  #   pf2    every level prefetching a piece of the next input plane
+  #          (FDX_TEMPORAL_CPU_PREFETCH=2: the DRAM reads overlap compute)
+  #   st     the last level's plane streamed out in pieces over the next
+  #          iteration (FDX_TEMPORAL_CPU_STREAM=1), not a row's 64 lines at once
+  #   hp     huge pages on the arrays and rings (FDX_CPU_HUGEPAGES=1: a
+  #          512-double row is a 4 KB page, a TLB walk a row)
+  #   all3   the three together; then with all three: x255 (two x blocks),
+  #          k8x170 (three blocks, session 10's auto pick), k2, r2 (two rows a loop)
+  #   weak1 / all3weak1   one thread, 512x34x512
+  # AnonHugePages is sampled every second into temporal-cpu-thp.txt.
+  s11_start=$SECONDS
+  gf=$OUT/temporal-cpu-geometry.txt
+  { lscpu -C 2>&1; echo; lscpu | grep -E "Model name|MHz|^CPU\(s\)|Thread|Core|Socket|NUMA|L1d|L2|L3|Hypervisor"
+    for i in /sys/devices/system/cpu/cpu0/cache/index*; do
+      echo "$i: L$(cat "$i/level") $(cat "$i/type") $(cat "$i/size") ways $(cat "$i/ways_of_associativity" 2>/dev/null)" \
+        "sets $(cat "$i/number_of_sets" 2>/dev/null) line $(cat "$i/coherency_line_size" 2>/dev/null) shared with $(cat "$i/shared_cpu_list")"
+    done
+    echo "L2 shared_cpu_list of every cpu: $(cat /sys/devices/system/cpu/cpu*/cache/index2/shared_cpu_list 2>/dev/null | tr '\n' ' ')"
+    echo; numactl -H 2>&1
+    echo; for f in enabled defrag; do echo "thp $f: $(cat /sys/kernel/mm/transparent_hugepage/$f 2>&1)"; done
+    grep -E "MemTotal|MemFree|AnonHugePages|HugePages_Total|Hugepagesize" /proc/meminfo
+    echo; grep MHz /proc/cpuinfo | sort | uniq -c; uname -r; nproc; } >"$gf" 2>&1
+  ( while :; do echo "$((SECONDS - s11_start)) $(grep AnonHugePages /proc/meminfo)"; sleep 1; done ) >"$OUT/temporal-cpu-thp.txt" 2>&1 &
+  thp_pid=$!
+  maxt=${TEMPORAL_PROBE_MAXT:-16}
+  full=${TEMPORAL_PROBE_FULL:-512x512x512}
+  fx=${full%%x*}
+  pz=${TEMPORAL_PROBE_NZ:-512}
+  n=${TEMPORAL_S11_STEPS:-16}
+  sk="skew nt chunk $((pz - 2))"
+  t4="k4 cpu $((fx - 2))x32 $sk"
+  pf2=FDX_TEMPORAL_CPU_PREFETCH=2 st=FDX_TEMPORAL_CPU_STREAM=1 hp=FDX_CPU_HUGEPAGES=1
+  for v in base pf2 st hp all3 all3 hp st pf2 base; do
+    case $v in
+      base) cpu_probe_run base "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4" ;;
+      pf2) cpu_probe_run pf2 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4" $pf2 ;;
+      st) cpu_probe_run st "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4" $st ;;
+      hp) cpu_probe_run hp "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4" $hp ;;
+      all3) cpu_probe_run all3 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4" $pf2 $st $hp ;;
+    esac
+  done
+  cpu_probe_run x255 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $(( (fx - 1) / 2 ))x32 $sk" $pf2 $st $hp
+  cpu_probe_run k8x170 "$maxt" "$full" "$n" 8 FDX_TEMPORAL_CFG="k8 cpu $(( (fx - 2 + 2) / 3 ))x32 $sk" $pf2 $st $hp
+  cpu_probe_run k2 "$maxt" "$full" "$n" 2 FDX_TEMPORAL_CFG="k2 cpu $((fx - 2))x32 $sk" $pf2 $st $hp
+  cpu_probe_run r2 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4" $pf2 $st $hp FDX_TEMPORAL_CPU_ROWS2=1
+  cpu_probe_run weak1 1 "512x34x$pz" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu 510x32 $sk"
+  cpu_probe_run all3weak1 1 "512x34x$pz" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu 510x32 $sk" $pf2 $st $hp
+  kill "$thp_pid" 2>/dev/null
+  echo "temporal: host CPU s11 part took $((SECONDS - s11_start)) s"
 elif [ "${TEMPORAL_CPU:-1}" = s10 ]; then
   # Session 10's final check (~2 min): tinyT a 34-wide 4-deep problem a
   # thread (rings ~0.1 MB: core-bound; tiny16 / tiny1 is how much of the

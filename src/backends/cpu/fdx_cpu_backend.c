@@ -3,6 +3,7 @@
    when it is enqueued. */
 #include "backends/fdx_backend.h"
 #include "backends/cpu/fdx_cpu_jit.h"
+#include "core/fdx_knob.h"
 #include "fdx/internal/clock.h"
 
 #include <errno.h>
@@ -10,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -66,13 +70,23 @@ static fdx_status cpu_set_device(int ordinal)
 
 /* 2 MiB alignment for large blocks lets the kernel back them with huge pages;
    64 bytes (a cache line, a full AVX-512 vector) otherwise. */
+/* FDX_CPU_HUGEPAGES=1 (session 11, measurements): blocks of 2 MiB and more
+   are 2 MiB aligned and asked for transparent huge pages (madvise), which
+   a kernel in THP "madvise" mode (Ubuntu's default) gives only when asked:
+   the temporal kernels' rows are 4 KB pages of 512 doubles, a new page
+   (a TLB walk, nested in a VM) every row.  Advice only: a refusal is
+   ignored. */
 static fdx_status cpu_alloc(size_t bytes, void **ptr)
 {
-    size_t align = bytes >= (64u << 20) ? (2u << 20) : 64;
+    const int huge = bytes >= (2u << 20) && fdx_knob_int(FDX_KNOB_CPU_HUGEPAGES, 0, 1, 0);
+    size_t align = bytes >= (64u << 20) || huge ? (2u << 20) : 64;
     void *p = NULL;
     int rc = posix_memalign(&p, align, bytes ? bytes : 1);
     if (rc != 0)
         return fdx_fail(FDX_ERR_NOMEM, "cannot allocate %zu bytes of host memory: %s", bytes, strerror(rc));
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (huge) (void)madvise(p, (bytes + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1), MADV_HUGEPAGE);
+#endif
     *ptr = p;
     return FDX_OK;
 }
