@@ -87,6 +87,9 @@
 #               SS_TARGETS' records (or, without them, to a run with the knob
 #               0); records with "suite": "stencil-uz" and "forced", or "ab":
 #               "uz1" / "uz0" -> *_stencil-uz.jsonl; the summary's "UZ" lines
+#               (SS_UZ_FIRST=0: without the targets' first runs); then s11a's
+#               worst 3D cases as first runs with the knob (SS_UZ_PICK=0 leaves
+#               them out; SS_UZ_CASES), each next to its s11a record
 # Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2, SS_TX, SS_B2, SS_UZ on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
@@ -522,13 +525,23 @@ if [ "${SS_UZ:-1}" = 1 ]; then
   done
   elapsed
   # The targets as first runs with every async candidate unrolled, next to
-  # SS_TARGETS' records of this call (or a run with the knob 0).
-  target_runs FDX_STENCIL_UZ=1 uz1 uzt "$uf"
-  if [ -n "${tg:-}" ]; then
-    first_runs $w/uzt.jsonl "$tg" $w/uzt.log uz0
-  else
-    target_runs FDX_STENCIL_UZ=0 uz0 uzt0 "$uf"
-    first_runs $w/uzt.jsonl $w/uzt0.jsonl $w/uzt.log uz0
+  # SS_TARGETS' records of this call (or a run with the knob 0); SS_UZ_FIRST=0
+  # leaves them out (the forced lines only).
+  if [ "${SS_UZ_FIRST:-1}" = 1 ]; then
+    target_runs FDX_STENCIL_UZ=1 uz1 uzt "$uf"
+    if [ -n "${tg:-}" ]; then
+      first_runs $w/uzt.jsonl "$tg" $w/uzt.log uz0
+    else
+      target_runs FDX_STENCIL_UZ=0 uz0 uzt0 "$uf"
+      first_runs $w/uzt.jsonl $w/uzt0.jsonl $w/uzt.log uz0
+    fi
+  fi
+  # The worst 3D cases of s11a (the baseline of this session) as first runs
+  # with FDX_STENCIL_UZ=1, each next to its s11a record, every candidate timed.
+  if [ "${SS_UZ_PICK:-1}" = 1 ]; then
+    uz_cases=${SS_UZ_CASES:-rs1-032,rs1-020,rs1-006,rs1-095,rs1-018,rs1-087,rs1-038,rs1-027,rs1-024}
+    case_runs FDX_STENCIL_UZ=1 uz1 uzc "$uz_cases" "$uf"
+    first_runs $w/uzc.jsonl bench/results/2026-11-24_NVIDIA-H100-80GB-HBM3_stencil-space-s11a.jsonl $w/uzc.log s11a
   fi
   python3 - "$uf" <<'PY'
 import json, sys
