@@ -587,33 +587,42 @@ static void subword_emulation(fdx_ctx *ctx, uint64_t seed)
    guards around dst.  want[c] bit e: case c takes it for elements of
    1 << e bytes (sides of 32 bytes or more); FDX_LAYOUT_VEC=1 keeps it to
    1-byte elements, =0 off, =4:64 asks for sides of 64 bytes (want64),
-   =4:32:1024:a and :k force either block order. */
+   =4:32:1024:a and :k force either block order, =4:32:1024::32 takes K
+   sides of 32 bytes again (wantk32: the 9-element K side of case 8 in
+   4-byte elements, and rt1-181 scaled down, case 12, K = 22 elements, in
+   2-byte ones; by default K sides under 64 bytes go to the gather tiles,
+   emulated here too). */
 static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     static const int64_t sh[][6] = {{509, 263, 1, 1, 1, 1}, {64, 64, 1, 1, 1, 1},    {128, 5, 8, 283, 1, 1},
                                     {9, 64, 3, 16, 32, 1},  {1771, 89, 37, 1, 1, 1}, {45, 2003, 1, 1, 1, 1},
                                     {100, 3, 130, 1, 1, 1}, {61, 17, 3, 131, 1, 1},  {1021, 9, 1, 1, 1, 1},
-                                    {16, 17, 6, 4, 8, 13},  {3, 7, 16, 5, 77, 1},    {130, 257, 2, 1, 1, 1}};
+                                    {16, 17, 6, 4, 8, 13},  {3, 7, 16, 5, 77, 1},    {130, 257, 2, 1, 1, 1},
+                                    {7, 64, 8, 22, 5, 4}};
     static const int pm[][6] = {{1, 0, 2, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {3, 2, 0, 1, 4, 5}, {4, 3, 2, 1, 0, 5},
                                 {2, 1, 0, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {2, 1, 0, 3, 4, 5}, {3, 2, 1, 0, 4, 5},
-                                {1, 0, 2, 3, 4, 5}, {3, 1, 0, 5, 4, 2}, {4, 2, 0, 1, 3, 5}, {2, 0, 1, 3, 4, 5}};
-    static const unsigned want[] = {7, 7, 7, 7, 7, 7, 7, 7, 4, 6, 7, 0}, want64[] = {7, 7, 7, 7, 7, 6, 7, 7, 0, 4, 7, 0};
+                                {1, 0, 2, 3, 4, 5}, {3, 1, 0, 5, 4, 2}, {4, 2, 0, 1, 3, 5}, {2, 0, 1, 3, 4, 5},
+                                {3, 1, 5, 4, 2, 0}};
+    static const unsigned want[] = {7, 7, 7, 7, 7, 7, 7, 7, 0, 6, 7, 0, 4},
+                          want64[] = {7, 7, 7, 7, 7, 6, 7, 7, 0, 4, 7, 0, 4},
+                          wantk32[] = {7, 7, 7, 7, 7, 7, 7, 7, 4, 6, 7, 0, 6};
     static const int sft[4][2] = {{0, 0}, {1, 3}, {7, 12}, {15, 9}};
-    /* skewed tiles where dst rows are off 16 bytes by default; v = 6: FDX_LAYOUT_VEC_SKEW=0, none */
-    static const char *const variant[] = {NULL, "1", "0", "4:64", "4:32:1024:a", "4:32:1024:k", NULL};
+    /* skewed tiles where dst rows are off 16 bytes by default; v = 7: FDX_LAYOUT_VEC_SKEW=0, none */
+    static const char *const variant[] = {NULL, "1", "0", "4:64", "4:32:1024:a", "4:32:1024:k", "4:32:1024::32", NULL};
     const int ncase = (int)(sizeof sh / sizeof sh[0]);
-    for (int v = 0; v < 7; v++) {
+    for (int v = 0; v < 8; v++) {
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
-        if (v == 6) setenv("FDX_LAYOUT_VEC_SKEW", "0", 1);
+        if (v == 7) setenv("FDX_LAYOUT_VEC_SKEW", "0", 1);
         for (int c = 0; c < ncase; c++)
             for (int e = 0; e < 3; e++) {
                 const size_t el = (size_t)1 << e;
                 const int shifts = (int)(16 / el);
                 int rank = 6;
                 while (sh[c][rank - 1] == 1) rank--;
-                const int expect = v == 3 ? (int)(want64[c] >> e & 1)
-                                          : (int)(want[c] >> e & 1) && (v == 0 || v >= 4 || (v == 1 && e == 0));
-                for (int k = 0; k < (v && v < 6 ? 2 : 4); k++) {
+                const int expect = v == 3   ? (int)(want64[c] >> e & 1)
+                                   : v == 6 ? (int)(wantk32[c] >> e & 1)
+                                            : (int)(want[c] >> e & 1) && (v == 0 || v >= 4 || (v == 1 && e == 0));
+                for (int k = 0; k < (v && v < 7 ? 2 : 4); k++) {
                     fdx_perm_plan q;
                     int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], sft[k][0] % shifts, sft[k][1] % shifts,
                                             seed++, &q);
@@ -628,7 +637,7 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
                         for (int i = 0; i < q.vgk; i++) nk *= q.n[q.s[i]];
                         const int off16 = (nk * (int64_t)el) % 16 != 0 || ((sft[k][0] % shifts) * el) % 16 != 0 ||
                                           ((sft[k][1] % shifts) * el) % 16 != 0;
-                        CHECK(q.vskew == (v != 6 && off16), "vec case %d elem %zu shifts %d/%d: skew %d", c, el,
+                        CHECK(q.vskew == (v != 7 && off16), "vec case %d elem %zu shifts %d/%d: skew %d", c, el,
                               sft[k][0] % shifts, sft[k][1] % shifts, q.vskew);
                     }
                     CHECK(q.vec == expect, "vec case %d (%lldx%lld..) elem %zu FDX_LAYOUT_VEC=%s: vec %d (sides %d/%d), expected %d",
