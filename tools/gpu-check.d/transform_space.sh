@@ -62,7 +62,8 @@ variants = sys.argv[2].split(",")
 by = {}
 for r in rows:  # several rounds (TRANSFORM_ROUNDS): one figure each, joined by /
     by.setdefault(r["case"], {}).setdefault(r["variant"], []).append(r)
-print(f"  {'case':8s} {'elem':>4s} {'shape':24s} " + " ".join(f"{v[-22:]:>22s}" for v in variants))
+print("  columns: " + "; ".join(f"v{i} = {v}" for i, v in enumerate(variants)))
+print(f"  {'case':8s} {'elem':>4s} {'shape':24s} " + " ".join(f"{'v%d' % i:>22s}" for i in range(len(variants))))
 for c, vs in by.items():
     r0 = next(iter(vs.values()))[0]
     cells = []
