@@ -26,7 +26,8 @@
 # TRANSFORM_CASES=worst (or a comma list of case names / prefixes, e.g.
 # rt1-120,rt1-171; worst,rt1-021,.. adds cases to the worst list; "small"
 # in the list stands for every case under 16 MiB): only those cases,
-# TRANSFORM_ROUNDS times over (default 1), under TRANSFORM_VARIANTS (default
+# TRANSFORM_ROUNDS times over (default 1; TRANSFORM_TAG=T names the records
+# ...-transform-cases-T.*, so that two calls keep both), under TRANSFORM_VARIANTS (default
 # default,FDX_LAYOUT_GATHER=1), --reps 10, no peers
 # unless TRANSFORM_PEERS=1, no short-row or small-tile A/B: a table case
 # by case (ratio to the same-size copy per variant) in the log, records in
@@ -50,7 +51,7 @@ if [ -n "${TRANSFORM_CASES:-}" ]; then
     cases=$(echo ",$cases," | sed "s/,small,/,$small,/; s/^,//; s/,$//") ;;
   esac
   variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=1}
-  rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-cases
+  rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-cases${TRANSFORM_TAG:+-$TRANSFORM_TAG}
   "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$cases" --list > "$rec.cases.txt"
   timeout 300 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$cases" --reps 10 \
     --rounds "${TRANSFORM_ROUNDS:-1}" --variants "$variants" --json > "$rec.fdx.jsonl"
@@ -86,7 +87,7 @@ PY
   [ "${TRANSFORM_PEERS:-0}" = 1 ] || exit 0
 fi
 if [ -z "${TRANSFORM_CASES:-}" ]; then
-  rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-space
+  rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-space${TRANSFORM_TAG:+-$TRANSFORM_TAG}
   variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=1}
   "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --list > "$rec.cases.txt"
   timeout 300 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --reps 10 --variants "$variants" \
