@@ -431,7 +431,7 @@ two_d:
    VEC_MIN_ROW_BYTES; see choose_vec_rows), the block order (a: A tiles
    first, k: K tiles first, empty: by the rule above), the shortest K side
    in bytes (default VEC_MIN_K_BYTES; 32 = session 10's plans). */
-enum { VEC_TILE_BYTES = 128, VEC_MIN_SIDE_BYTES = 32, VEC_MIN_ROW_BYTES = 1024, VEC_MIN_K_BYTES = 64 };
+enum { VEC_TILE_BYTES = 128, VEC_MIN_SIDE_BYTES = 32, VEC_MIN_ROW_BYTES = 128, VEC_MIN_K_BYTES = 64 };
 static int vec_knob(int *min_side, int *min_row, char *order, int *min_k)
 {
     const char *e = fdx_knob(FDX_KNOB_LAYOUT_VEC), *c1 = e ? strchr(e, ':') : NULL, *c2 = c1 ? strchr(c1 + 1, ':') : NULL,
@@ -462,8 +462,13 @@ static int vec_take(fdx_perm_plan *p, int vga, int vgk);
    session 8, same call: rt1-111 (5387-byte rows) 0.35 -> 0.96, rt1-079
    (7498) 0.55 -> 0.95, rt1-068 (4856) 0.90 -> 0.93, rt1-028 (1112) 1.08 ->
    1.19; rows of 168-524 bytes lost (0.59-0.68 -> 0.09-0.32) when each row
-   took a whole block (256 threads for 11-33 words); rows now share blocks,
-   not yet measured: FDX_LAYOUT_VEC=4:32:128 is that A/B. */
+   took a whole block (256 threads for 11-33 words).  Rows share blocks
+   since; with that, rows of 128 bytes up won against the word and gather
+   tiles in two calls (s8b, s9c: FDX_LAYOUT_VEC=4:32:128 on rt1-016, 344
+   bytes, 0.67/0.72 -> 0.87; rt1-039, 168, 0.68 -> 0.74/0.75; rt1-056,
+   212, 0.65/0.62 -> 0.77/0.76; rt1-064, 524, 0.59 -> 0.65), so the
+   shortest row is 128 bytes since session 11 (those four are the suite's
+   only plans it changes); FDX_LAYOUT_VEC=4:32:1024 is the rule before. */
 static int choose_vec_rows(fdx_perm_plan *p)
 {
     int min_side, min_row, min_k;

@@ -655,14 +655,15 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
    block, or several blocks a row) with batch axes swapped, src and dst off
    16 bytes by several residues; it takes every plan whose row bytes leave
    a word under 16 bytes (odd rows, or the buffers' residues differ) and
-   whose rows reach 1024 bytes (FDX_LAYOUT_VEC=4:32:128: 128 bytes), the
-   word kernel's 16-byte rows the rest.  FDX_LAYOUT_VEC=0: none. */
+   whose rows reach 128 bytes (FDX_LAYOUT_VEC=4:32:1024: 1024 bytes, the
+   rule before session 11), the word kernel's 16-byte rows the rest.
+   FDX_LAYOUT_VEC=0: none. */
 static void test_vec_rows_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     static const int64_t sh[][3] = {{509, 7, 13}, {3001, 3, 5}, {131, 61, 7}, {344, 15, 16}, {128, 9, 2}};
     static const int pm[][3] = {{0, 2, 1}, {0, 2, 1}, {0, 2, 1}, {0, 2, 1}, {0, 2, 1}};
     static const int sft[4][2] = {{0, 0}, {1, 3}, {4, 4}, {15, 9}};
-    static const char *const variant[] = {NULL, "0", "4:32:128"};
+    static const char *const variant[] = {NULL, "0", "4:32:1024"};
     for (int v = 0; v < 3; v++) {
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
         for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
@@ -679,7 +680,7 @@ static void test_vec_rows_emulation(fdx_ctx *ctx, uint64_t seed)
                         return;
                     }
                     const int64_t len = sh[c][0] * (int64_t)el;
-                    CHECK(q.kind == FDX_PLAN_ROWS && q.vec == (v != 1 && !wide && len >= (v ? 128 : 1024)),
+                    CHECK(q.kind == FDX_PLAN_ROWS && q.vec == (v != 1 && !wide && len >= (v == 2 ? 1024 : 128)),
                           "rows case %d (%lld..) elem %zu shifts %d/%d FDX_LAYOUT_VEC=%s: kind %d vec %d word %d", c,
                           (long long)sh[c][0], el, ss, ds, variant[v] ? variant[v] : "(unset)", (int)q.kind, q.vec,
                           q.word);
