@@ -51,5 +51,11 @@ for c in ${PROFILE_CASES:-dloop lu mg temporal bc ustencil}; do
             prof "tr-$c" 4 4 bench transform --suite random --count 200 --only "$c" --reps 2
             FDX_LAYOUT_GATHER=3 prof "tr-$c-g3" 4 4 bench transform --suite random --count 200 --only "$c" --reps 2
           done ;;
+    # session 11: the gather cases that no variant moved (rt1-088 2-byte
+    # units of 3 in a 916 MiB transpose, 0.40-0.44; rt1-147 1-byte, 4 x 4
+    # src-fastest, no write table, 0.34-0.46); with PROFILE_DEEP=1
+    tr11) for c in rt1-088 rt1-147; do
+            prof "tr-$c" 4 2 bench transform --suite random --count 200 --only "$c" --reps 2
+          done ;;
   esac
 done
