@@ -113,10 +113,10 @@ int fdx_temporal_fits(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, in
        points adjacent (points tx apart read the last warp's cells from
        the first warp) */
     if (c->nb && (!cuda || c->tx % 32 != 0 || (ks->rank == 2 && fdx_temporal_points(c) > 1 && !c->ax))) return 0;
-    /* nr: rank 3, two of the 16 named barriers a row of whole warps, the
-       rows a row's points read distinct round the block */
-    if (c->nr && (!cuda || ks->rank != 3 || c->tx % 32 != 0 || c->ty > 8 || c->nb ||
-                  c->ty < 2 * ((r + fdx_temporal_points(c) - 1) / fdx_temporal_points(c)) + 1))
+    /* nr: rank 3, two of the 16 named barriers a group of rows of whole
+       warps, the groups a group's points read distinct round the block */
+    if (c->nr && (!cuda || ks->rank != 3 || c->tx % 32 != 0 || c->ty < 1 || c->ty % fdx_temporal_nr_group(c) != 0 || c->nb ||
+                  c->ty / fdx_temporal_nr_group(c) < 2 * fdx_temporal_nr_reach(c, r) + 1))
         return 0;
     if (!cuda) return c->bx >= 1 && c->by >= 1 && (ks->rank == 3 || c->by == 1);
     int w = fdx_temporal_tile_x(c, ks->rank), h = fdx_temporal_tile_y(c, ks->rank);

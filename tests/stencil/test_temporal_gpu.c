@@ -93,12 +93,13 @@ int main(void)
                         fdx_temporal_cfg nt = {k, 64, rank == 3 ? (2 * k * r + 4 + 1) / 2 : 1, 5, 0, 0, rank == 3 ? 2 : 1, 1};
                         nt.nb = v < 2;
                         if (v == 1) nt.ty = 16, nt.nq = 3, nt.chunk = fdx_temporal_chunk(&kb, fdx_ctx_device(ctx), 1, b3, &nt);
-                        if (v == 2) {
-                            nt.nr = 1, nt.nq = (2 * k * r + 4 + 7) / 8;
+                        if (v == 2) { /* two rows a thread: up to 16 rows of threads, in groups */
+                            nt.nr = 1, nt.nq = (2 * k * r + 4 + 15) / 16;
                             if (nt.nq < 2) nt.nq = 2;
                             nt.ty = (2 * k * r + 4 + nt.nq - 1) / nt.nq;
-                            int reach = 2 * ((r + nt.nq - 1) / nt.nq) + 1;
-                            if (nt.ty < reach) nt.ty = reach;
+                            while (nt.ty % fdx_temporal_nr_group(&nt) ||
+                                   nt.ty / fdx_temporal_nr_group(&nt) < 2 * fdx_temporal_nr_reach(&nt, r) + 1)
+                                nt.ty++;
                         }
                         if ((v == 1 && (dbl || (san && k != 2))) || !fdx_temporal_fits(&kb, &nt, 1, b3)) continue;
                         fdx_temporal_force_tile(&nt);

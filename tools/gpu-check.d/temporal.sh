@@ -41,26 +41,26 @@ if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
 elif [ "${TEMPORAL_NB:-0}" = 1 ]; then
   # Session 11: the block's barrier a plane replaced (heat 3D 512^3; float
   # k4 best 1.854 with 64x8 q4 chunk 170, target 2.5; double k3 2.02):
-  #  "nr" named barriers a row of threads: a row arrives (bar.arrive) on its
-  #       neighbour rows' barriers and waits (bar.sync) on its own; ptxas
-  #       float 64x8 q4 nr 64 registers (two blocks a multiprocessor, as the
-  #       best), 128x8 q3 nr 56 (one 1024-thread block, a 128x24 tile)
-  #  "nb" mbarriers a warp (any tile height; the wait loop costs ~10
-  #       registers): 64x16 q3 nb is a 64x48 tile (73% own points at k4
-  #       against 66%), 58 registers, one 1024-thread block a multiprocessor,
-  #       130 tiles = one wave of whole-column blocks (chunk 510); plain
-  #       barrier on the same tile 54; pd2 nb 64; 64x8 q4 nb 74 (one block);
-  #       k5 64x16 q3 nb 64; double 32x16 q4 fp nb 120 (plain 102), 64x16 q2
-  #       fp nb 64 (a 64x32 double tile, 1024 threads).
-  # Most telling first: nr on the best tile, nb's tall tile against the
-  # same tile with the block's barrier, double (no regression), the rest.
-  budget=${TEMPORAL_BUDGET:-170}
+  #  "nr" named barriers a group of thread rows (ceil(ty / 8) rows): a group
+  #       arrives (bar.arrive) on its neighbour groups' barriers and waits
+  #       (bar.sync) on its own; ptxas (sm_90) float k4 64x8 q4 nr 64
+  #       registers (two blocks a multiprocessor, as the best); 64x16 q3 nr
+  #       58 (a 64x48 tile, 73% own points against 66%, one 1024-thread block
+  #       a multiprocessor, 130 tiles = one wave of whole-column blocks:
+  #       chunk 510), fp nr 62, pd2 nr 58; 64x16 q4 nr 63 (a 64x64 tile, 77%,
+  #       but 100 tiles on 132 multiprocessors); double 32x16 q4 fp nr 122
+  #       (plain 102), 64x16 q2 fp nr 58
+  #  "nb" mbarriers a warp (the wait loop costs ~10 registers): 64x16 q3 nb 58
+  #       (the same tile with the block's barrier 54)
+  # Most telling first: nr on the best tile, the tall one-block tile with
+  # nr / nb / the block's barrier, double (no regression), then the rest.
+  budget=${TEMPORAL_BUDGET:-180}
   f4="heat3d-f32|$h3d --precision float|4"
   d3="heat3d-f64|$h3d --precision double|3"
-  cases=("$f4|64x8 q4 pd1 chunk 170" "$f4|64x8 q4 pd1 nr chunk 170" "$f4|64x16 q3 pd1 nb" "$f4|64x16 q3 pd1"
-         "$d3|32x16 q4 pd1 fp" "$d3|32x16 q4 pd1 fp nb" "$f4|64x8 q4 pd1 nr" "$f4|128x8 q3 pd1 nr"
-         "$f4|64x16 q3 pd1 nb chunk 170" "$f4|64x16 q3 pd2 nb" "$f4|64x8 q4 pd1 nb chunk 170"
-         "heat3d-f32|$h3d --precision float|5|64x16 q3 pd1 nb" "$d3|64x16 q2 pd1 fp nb")
+  cases=("$f4|64x8 q4 pd1 chunk 170" "$f4|64x8 q4 pd1 nr chunk 170" "$f4|64x16 q3 pd1 nr" "$f4|64x16 q3 pd1 nb"
+         "$f4|64x16 q3 pd1" "$d3|32x16 q4 pd1 fp" "$d3|32x16 q4 pd1 fp nr" "$f4|64x8 q4 pd1 nr"
+         "$f4|64x16 q4 pd1 nr" "$f4|64x16 q3 pd1 fp nr" "$f4|64x16 q3 pd2 nr" "$d3|64x16 q2 pd1 fp nr"
+         "heat3d-f32|$h3d --precision float|5|64x16 q3 pd1 nr" "$f4|64x16 q3 pd1 nr chunk 170" "$f4|32x32 q3 pd1 nr")
 elif [ "${TEMPORAL_F32AB:-0}" = 1 ]; then
   # Session 10: heat 3D float 512^3 (1.85, target 2.5) around the best tile
   # (k4 64x8 q4 pd1 chunk 170): depth 3 and 5, longer chunks (fewer plane
