@@ -151,6 +151,8 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
             if (rank3 && tc.ty < 2) tc.ty = 2;
             while (tc.nr && (tc.ty % fdx_temporal_nr_group(&tc) || tc.ty / fdx_temporal_nr_group(&tc) < 2 * fdx_temporal_nr_reach(&tc, r) + 1))
                 tc.ty++;
+            /* nr at depth 3 with the rotated loop and the inner fast body */
+            if (tc.nr && k == 3) tc.un = 2 * r + 1, tc.fp = 1;
         }
         CHECK_OK(fdx_temporal_generate(ks, &tc, 1, &src));
         if (!src) continue;

@@ -100,11 +100,13 @@ int main(void)
                             while (nt.ty % fdx_temporal_nr_group(&nt) ||
                                    nt.ty / fdx_temporal_nr_group(&nt) < 2 * fdx_temporal_nr_reach(&nt, r) + 1)
                                 nt.ty++;
+                            /* with the rotated loop and the fast body at depth 3 */
+                            if (k == 3) nt.un = 2 * r + 1, nt.fp = 1;
                         }
                         if ((v == 1 && (dbl || (san && k != 2))) || !fdx_temporal_fits(&kb, &nt, 1, b3)) continue;
                         fdx_temporal_force_tile(&nt);
-                        snprintf(what, sizeof what, "rank %d order %d %s k %d, %s %dx%d q%d", rank, order,
-                                 dbl ? "double" : "float", k, nt.nr ? "nr" : "nb", nt.tx, nt.ty, nt.nq);
+                        snprintf(what, sizeof what, "rank %d order %d %s k %d, %s %dx%d q%d%s", rank, order,
+                                 dbl ? "double" : "float", k, nt.nr ? "nr" : "nb", nt.tx, nt.ty, nt.nq, nt.un ? " u fp" : "");
                         tc_case(ctx, rank, order, dt, shape, 2 * k + 1, k, &seed, what);
                         fdx_temporal_force_tile(NULL);
                     }

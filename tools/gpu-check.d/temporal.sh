@@ -49,7 +49,9 @@ elif [ "${TEMPORAL_NB:-0}" = 1 ]; then
   #       a multiprocessor, 130 tiles = one wave of whole-column blocks:
   #       chunk 510), fp nr 62, pd2 nr 58; 64x16 q4 nr 63 (a 64x64 tile, 77%,
   #       but 100 tiles on 132 multiprocessors); double 32x16 q4 fp nr 122
-  #       (plain 102), 64x16 q2 fp nr 58
+  #       (plain 102), 64x16 q2 fp nr 58; with the rotated loop (u3: no
+  #       column moves) and the inner fast body (fp: no frame selects) 64x16
+  #       q3 u3 fp nr 64 registers, no spill (one block either way)
   #  "nb" mbarriers a warp (the wait loop costs ~10 registers): 64x16 q3 nb 58
   #       (the same tile with the block's barrier 54)
   # Most telling first: nr on the best tile, the tall one-block tile with
@@ -57,10 +59,11 @@ elif [ "${TEMPORAL_NB:-0}" = 1 ]; then
   budget=${TEMPORAL_BUDGET:-180}
   f4="heat3d-f32|$h3d --precision float|4"
   d3="heat3d-f64|$h3d --precision double|3"
-  cases=("$f4|64x8 q4 pd1 chunk 170" "$f4|64x8 q4 pd1 nr chunk 170" "$f4|64x16 q3 pd1 nr" "$f4|64x16 q3 pd1 nb"
-         "$f4|64x16 q3 pd1" "$d3|32x16 q4 pd1 fp" "$d3|32x16 q4 pd1 fp nr" "$f4|64x8 q4 pd1 nr"
-         "$f4|64x16 q4 pd1 nr" "$f4|64x16 q3 pd1 fp nr" "$f4|64x16 q3 pd2 nr" "$d3|64x16 q2 pd1 fp nr"
-         "heat3d-f32|$h3d --precision float|5|64x16 q3 pd1 nr" "$f4|64x16 q3 pd1 nr chunk 170" "$f4|32x32 q3 pd1 nr")
+  cases=("$f4|64x8 q4 pd1 chunk 170" "$f4|64x8 q4 pd1 nr chunk 170" "$f4|64x16 q3 pd1 nr" "$f4|64x16 q3 pd1 u3 fp nr"
+         "$f4|64x16 q3 pd1 nb" "$f4|64x16 q3 pd1" "$d3|32x16 q4 pd1 fp" "$d3|32x16 q4 pd1 fp nr" "$f4|64x8 q4 pd1 nr"
+         "$f4|64x16 q3 pd1 fp nr" "$f4|64x16 q4 pd1 nr" "$f4|64x16 q3 pd2 nr" "$f4|64x16 q3 pd1 u3 nr" "$d3|64x16 q2 pd1 fp nr"
+         "heat3d-f32|$h3d --precision float|5|64x16 q3 pd1 nr" "heat3d-f32|$h3d --precision float|3|64x16 q3 pd1 nr"
+         "$f4|64x16 q3 pd1 nr chunk 170")
 elif [ "${TEMPORAL_F32AB:-0}" = 1 ]; then
   # Session 10: heat 3D float 512^3 (1.85, target 2.5) around the best tile
   # (k4 64x8 q4 pd1 chunk 170): depth 3 and 5, longer chunks (fewer plane
