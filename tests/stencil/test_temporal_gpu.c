@@ -14,7 +14,8 @@
    and 8 only, one precision each, depths 2 and 3, smaller shapes, every
    strategy still run (racecheck in well under a minute).
    FDX_TEST_TEMPORAL_NEW=1: only session 11's neighbour / named barrier
-   cases (nb, nr; orders 2 and 8: a short device check of them).  Skipped without a GPU. */
+   cases (nb, nr) and the candidates' first tile (session 11 put the
+   1024-thread tiles first), orders 2 and 8: a short device check.  Skipped without a GPU. */
 #include "stencil/fdx_temporal.h"
 #include "temporal_check.h"
 
@@ -117,7 +118,7 @@ int main(void)
                     fdx_stencil_kspec ks = {dbl, rank, r, FDX_UPDATE_HEAT, 0, rank == 3, 0};
                     fdx_device_info dev = {0};
                     dev.sm_count = 132;
-                    if (!only_new && fdx_temporal_candidates(&ks, &dev, 1, n3, k, c, 1) == 1)
+                    if (fdx_temporal_candidates(&ks, &dev, 1, n3, k, c, 1) == 1)
                         tc_case(ctx, rank, order, dt, shape, 7, k, &seed, what);
                     /* Wave (two time levels; a coefficient array at odd
                        depths): small tiles of three points, the candidates'. */
