@@ -391,8 +391,14 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                 c.k = depths[d];
                 int kr = c.k * r, w = fdx_temporal_tile_x(&c, ks->rank), h = fdx_temporal_tile_y(&c, ks->rank);
                 if (w <= 2 * kr || (rank3 && h <= 2 * kr) || (depth <= 0 && i >= auto_tiles)) continue;
-                /* (double: over 2 points a thread at 1024 threads spill) */
-                if (ks->is_double && c.tx * c.ty >= 1024 && c.nq > 2) continue;
+                /* 1024-thread tiles of several points a thread (64 registers)
+                   where ptxas (sm_90) finds no spill: float three points at
+                   radius 1-2 (64x16 q3: radius 3 spills 16 bytes, 4 204),
+                   two at 1-3; double two at radius 1 (64x16 q2 fp nb:
+                   radius 2 spills 120 bytes). */
+                if (c.tx * c.ty >= 1024 && c.nq > 1 &&
+                    (ks->is_double ? c.nq > 2 || r > 1 : (c.nq > 2 && r > 2) || r > 3))
+                    continue;
                 if (depth <= 0 && (w - 2 * kr < w / 2 || (rank3 && h - 2 * kr < h / 4))) continue;
                 /* H100 session 8 (temporal-s8a, verified): the inner blocks'
                    fast body lifts double k3 32x16 q4 from 1.958 to 2.024; in
