@@ -113,10 +113,10 @@ int fdx_temporal_fits(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, in
        points adjacent (points tx apart read the last warp's cells from
        the first warp) */
     if (c->nb && (!cuda || c->tx % 32 != 0 || (ks->rank == 2 && fdx_temporal_points(c) > 1 && !c->ax))) return 0;
-    /* nr: rank 3, two of the 16 named barriers a row of whole warps, the
-       rows a row's points read distinct round the block */
-    if (c->nr && (!cuda || ks->rank != 3 || c->tx % 32 != 0 || c->ty > 8 || c->nb ||
-                  c->ty < 2 * ((r + fdx_temporal_points(c) - 1) / fdx_temporal_points(c)) + 1))
+    /* nr: rank 3, two of the 16 named barriers a group of rows of whole
+       warps, the groups a group's points read distinct round the block */
+    if (c->nr && (!cuda || ks->rank != 3 || c->tx % 32 != 0 || c->ty < 1 || c->ty % fdx_temporal_nr_group(c) != 0 || c->nb ||
+                  c->ty / fdx_temporal_nr_group(c) < 2 * fdx_temporal_nr_reach(c, r) + 1))
         return 0;
     if (!cuda) return c->bx >= 1 && c->by >= 1 && (ks->rank == 3 || c->by == 1);
     int w = fdx_temporal_tile_x(c, ks->rank), h = fdx_temporal_tile_y(c, ks->rank);
@@ -366,10 +366,18 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
            block) where auto times them; 128x8 q4 (a 128x32 tile) for A/B.
            Double keeps off the 1024-thread several-point tiles (over 100
            registers a thread: they would spill at 64). */
-        static const fdx_temporal_cfg tiles3[] = {{0, 64, 8, 0, 0, 0, 4, 1},  {0, 32, 8, 0, 0, 0, 4, 2},
-                                                  {0, 64, 16, 0, 0, 0, 4, 1}, {0, 32, 16, 0, 0, 0, 4, 1},
-                                                  {0, 32, 32, 0, 0, 0, 1, 1}, {0, 32, 8, 0, 0, 0, 8, 1},
-                                                  {0, 64, 16, 0, 0, 0, 1, 1}, {0, 32, 16, 0, 0, 0, 1, 1},
+        /* Session 11 (H100, s11b, verified): the 1024-thread tiles lead.
+           Float k4 64x16 q3 (a 64x48 tile, 73% own points; 54 registers;
+           130 tiles at 512^3: one wave of whole-column blocks, chunk 510)
+           1.942 against 64x8 q4 1.862 in the same run; double k3 64x16 q2
+           fp (a 64x32 tile, 56 registers) with neighbour barriers (nb) 2.110
+           against 32x16 q4 fp 2.022.  64x16 q4 (1.78 in session 7) and
+           128x8 q4 (1.55) moved to the end. */
+        static const fdx_temporal_cfg tiles3[] = {{0, 64, 16, 0, 0, 0, 3, 1}, {0, 64, 16, 0, 0, 0, 2, 1},
+                                                  {0, 64, 8, 0, 0, 0, 4, 1},  {0, 32, 16, 0, 0, 0, 4, 1},
+                                                  {0, 32, 8, 0, 0, 0, 4, 2},  {0, 32, 32, 0, 0, 0, 1, 1},
+                                                  {0, 32, 8, 0, 0, 0, 8, 1},  {0, 64, 16, 0, 0, 0, 1, 1},
+                                                  {0, 32, 16, 0, 0, 0, 1, 1}, {0, 64, 16, 0, 0, 0, 4, 1},
                                                   {0, 128, 8, 0, 0, 0, 4, 1}};
         static const fdx_temporal_cfg tiles2[] = {{0, 256, 1, 0, 0, 0, 1, 1}, {0, 256, 1, 0, 0, 0, 1, 2},
                                                   {0, 1024, 1, 0, 0, 0, 1, 1}, {0, 256, 1, 0, 0, 0, 4, 2},
@@ -381,19 +389,28 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                                                     {0, 256, 1, 0, 0, 0, 1, 2},           {0, 1024, 1, 0, 0, 0, 1, 1}};
         const int ax = !rank3 && fdx_knob_is(FDX_KNOB_TEMPORAL_AX, "1");
         const fdx_temporal_cfg *tiles = rank3 ? tiles3 : ax ? tiles2ax : tiles2;
-        const int ntiles = rank3 ? 9 : ax ? 4 : 6, auto_tiles = rank3 ? 4 : ax ? 4 : 3;
+        const int ntiles = rank3 ? 11 : ax ? 4 : 6, auto_tiles = rank3 ? 4 : ax ? 4 : 3;
         for (int d = 0; d < nd; d++)
             for (int i = 0; i < ntiles; i++) {
                 fdx_temporal_cfg c = tiles[i];
                 c.k = depths[d];
                 int kr = c.k * r, w = fdx_temporal_tile_x(&c, ks->rank), h = fdx_temporal_tile_y(&c, ks->rank);
                 if (w <= 2 * kr || (rank3 && h <= 2 * kr) || (depth <= 0 && i >= auto_tiles)) continue;
-                if (ks->is_double && c.tx * c.ty >= 1024 && c.nq > 1) continue;
+                /* 1024-thread tiles of several points a thread (64 registers)
+                   where ptxas (sm_90) finds no spill: float three points at
+                   radius 1-2 (64x16 q3: radius 3 spills 16 bytes, 4 204),
+                   two at 1-3; double two at radius 1 (64x16 q2 fp nb:
+                   radius 2 spills 120 bytes). */
+                if (c.tx * c.ty >= 1024 && c.nq > 1 &&
+                    (ks->is_double ? c.nq > 2 || r > 1 : (c.nq > 2 && r > 2) || r > 3))
+                    continue;
                 if (depth <= 0 && (w - 2 * kr < w / 2 || (rank3 && h - 2 * kr < h / 4))) continue;
                 /* H100 session 8 (temporal-s8a, verified): the inner blocks'
                    fast body lifts double k3 32x16 q4 from 1.958 to 2.024; in
                    float (64x8 q4: 1.804 -> 1.340, a spill) it loses. */
                 if (rank3 && ks->is_double) c.fp = 1;
+                /* double's 1024-thread tile as measured (nb, s11b) */
+                if (rank3 && ks->is_double && c.tx * c.ty >= 1024 && c.nq > 1) c.nb = 1;
                 c.chunk = fdx_temporal_chunk(ks, dev, cuda, n3, &c);
                 n = add(ks, dev, cuda, n3, c, out, n, max);
                 /* FDX_TEMPORAL_ROTATE=1: each tile also with the rotated

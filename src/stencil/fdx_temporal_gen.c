@@ -193,25 +193,20 @@ static void emit_nb_sync(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg
     fdx_cg_stmt(loop, "fdx_nb_wait(nba + 8u * (i & 1), (unsigned)(i >> 1) & 1u)");
 }
 
-/* nr: instead of the block's barrier, the row of threads arrives on the
-   barriers (of the plane's parity: 2 row + i % 2) of the rows within
-   ceil(r / nq) of it, taken round the block (the first and last rows are
-   each other's: every barrier then counts the same threads, a constant,
-   and no arrival is conditional: 64 registers for float k4 64x8 q4 against
-   70 with edge rows counted apart), then waits on its own (its warps: the
-   x neighbours and its own lanes).  The same argument as nb's: a row
-   arrives on plane i + 1 only after its wait on plane i, so a barrier never
-   mixes two planes of one parity, and the set a row rewrites at plane i + 2
-   was read at plane i before its neighbours arrived on plane i + 1. */
-static int nr_reach(const gen *g, const fdx_temporal_cfg *c)
-{
-    const int NQ = fdx_temporal_points(c);
-    return (g->r + NQ - 1) / NQ;
-}
-
+/* nr: instead of the block's barrier, a group of thread rows (ceil(ty / 8)
+   rows: 16 barriers) arrives on the barriers (of the plane's parity: 2
+   group + i % 2) of the groups within reach of it, taken round the block
+   (the first and last groups are each other's: every barrier then counts
+   the same threads, a constant, and no arrival is conditional: 64
+   registers for float k4 64x8 q4 against 70 with edge rows counted apart),
+   then waits on its own (its warps: the x neighbours, the rows of the
+   group, its own lanes).  The same argument as nb's: a group arrives on
+   plane i + 1 only after its wait on plane i, so a barrier never mixes two
+   planes of one parity, and the set a group rewrites at plane i + 2 was
+   read at plane i before its neighbours arrived on plane i + 1. */
 static void emit_nr_sync(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *c)
 {
-    const int DY = nr_reach(g, c), count = c->tx * (1 + 2 * DY);
+    const int DY = fdx_temporal_nr_reach(c, g->r), count = c->tx * fdx_temporal_nr_group(c) * (1 + 2 * DY);
     fdx_cg_stmt(loop, "const unsigned nrp = (unsigned)i & 1u");
     for (int d = 1; d <= DY; d++) {
         fdx_cg_stmt(loop, "fdx_nr_arrive(nrm%d + nrp, %du)", d, count);
@@ -220,14 +215,16 @@ static void emit_nr_sync(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg
     fdx_cg_stmt(loop, "fdx_nr_sync(nro + nrp, %du)", count);
 }
 
-/* nr: the rows' barrier pairs, row ty's at 2 ty, its neighbours' round the
-   block (before the plane loop). */
+/* nr: the groups' barrier pairs, group G's at 2 G, its neighbours' round
+   the block (before the plane loop). */
 static void emit_nr_rows(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg *c)
 {
-    fdx_cg_stmt(k, "const unsigned nro = 2u * (unsigned)ty");
-    for (int d = 1; d <= nr_reach(g, c); d++)
-        fdx_cg_stmt(k, "const unsigned nrm%d = 2u * (unsigned)(ty >= %d ? ty - %d : ty + %d), nrq%d = 2u * (unsigned)(ty < %d ? ty + %d : ty - %d)",
-                    d, d, d, c->ty - d, d, c->ty - d, d, c->ty - d);
+    const int rows = fdx_temporal_nr_group(c), n = c->ty / rows;
+    fdx_cg_stmt(k, "const int nrg = ty / %d", rows);
+    fdx_cg_stmt(k, "const unsigned nro = 2u * (unsigned)nrg");
+    for (int d = 1; d <= fdx_temporal_nr_reach(c, g->r); d++)
+        fdx_cg_stmt(k, "const unsigned nrm%d = 2u * (unsigned)(nrg >= %d ? nrg - %d : nrg + %d), nrq%d = 2u * (unsigned)(nrg < %d ? nrg + %d : nrg - %d)",
+                    d, d, d, n - d, d, n - d, d, n - d);
 }
 
 /* CUDA: one plane i of the march (the loop's body; `ph` the rotated

@@ -135,20 +135,24 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
         }
         /* v 3 (session 11): neighbour barriers (nb: mbarriers a warp) at
            depths 1 and 4 in rank 3, 1, 2 and 4 in rank 2, and named barriers
-           a row of threads (nr) at depths 2 and 3 in rank 3: two warps a row
-           of threads at even depths (x neighbours across warps), one at
-           odd; rank 3 two rows a thread below depth 4 (radius 3-4: rows two
-           apart), one at 4; rank 2 one point a thread, or two adjacent (ax)
-           at depth 1. */
+           a group of thread rows (nr) at depths 2 and 3 in rank 3: two warps
+           a row of threads at even depths (x neighbours across warps), one
+           at odd; rank 3 two rows a thread at depths 1 and 2 (radius 3-4:
+           rows two apart), one at 3 and 4 (nr at radius 2: 14 rows of
+           threads in 7 groups of 2, reaching one group); rank 2 one point a
+           thread, or two adjacent (ax) at depth 1. */
         if (v == 3) {
             if (k == 3 && !rank3) continue;
-            const int q = k < 4 ? 2 : 1;
+            const int q = k < 3 ? 2 : 1;
             tc.tx = k % 2 ? 32 : 64, tc.pd = 1 + k % 2;
             tc.nr = rank3 && (k == 2 || k == 3), tc.nb = !tc.nr;
             if (rank3) tc.nq = q, tc.ty = (2 * k * r + 2 + q - 1) / q;
             else if (k == 1) tc.nq = 2, tc.ax = 1;
             if (rank3 && tc.ty < 2) tc.ty = 2;
-            if (tc.nr && tc.ty < 2 * ((r + q - 1) / q) + 1) tc.ty = 2 * ((r + q - 1) / q) + 1;
+            while (tc.nr && (tc.ty % fdx_temporal_nr_group(&tc) || tc.ty / fdx_temporal_nr_group(&tc) < 2 * fdx_temporal_nr_reach(&tc, r) + 1))
+                tc.ty++;
+            /* nr at depth 3 with the rotated loop and the inner fast body */
+            if (tc.nr && k == 3) tc.un = 2 * r + 1, tc.fp = 1;
         }
         CHECK_OK(fdx_temporal_generate(ks, &tc, 1, &src));
         if (!src) continue;
@@ -232,7 +236,9 @@ static void sync_words(void)
     CHECK(fdx_temporal_fits(&f1, &a, 1, n3), "64x8 q4 nr fits");
     CHECK(!fdx_temporal_fits(&f1, &a, 0, n3), "nr on the CPU");
     a.ty = 16, a.nq = 3;
-    CHECK(!fdx_temporal_fits(&f1, &a, 1, n3), "nr with 16 rows of threads (16 barriers: 8 rows)");
+    CHECK(fdx_temporal_fits(&f1, &a, 1, n3), "nr with 16 rows of threads (8 groups of 2)");
+    a.ty = 15;
+    CHECK(!fdx_temporal_fits(&f1, &a, 1, n3), "nr with 15 rows of threads (groups of 2)");
     a.ty = 8, a.nq = 1, a.k = 1;
     CHECK(!fdx_temporal_fits(&f4, &a, 1, n3), "nr reaching 4 rows of 8 round the block");
     a.nr = 0, a.nb = 1, a.k = 4, a.nq = 4, a.tx = 48;

@@ -14,7 +14,8 @@
    and 8 only, one precision each, depths 2 and 3, smaller shapes, every
    strategy still run (racecheck in well under a minute).
    FDX_TEST_TEMPORAL_NEW=1: only session 11's neighbour / named barrier
-   cases (nb, nr; orders 2 and 8: a short device check of them).  Skipped without a GPU. */
+   cases (nb, nr) and the candidates' first tile (session 11 put the
+   1024-thread tiles first), orders 2 and 8: a short device check.  Skipped without a GPU. */
 #include "stencil/fdx_temporal.h"
 #include "temporal_check.h"
 
@@ -93,17 +94,20 @@ int main(void)
                         fdx_temporal_cfg nt = {k, 64, rank == 3 ? (2 * k * r + 4 + 1) / 2 : 1, 5, 0, 0, rank == 3 ? 2 : 1, 1};
                         nt.nb = v < 2;
                         if (v == 1) nt.ty = 16, nt.nq = 3, nt.chunk = fdx_temporal_chunk(&kb, fdx_ctx_device(ctx), 1, b3, &nt);
-                        if (v == 2) {
-                            nt.nr = 1, nt.nq = (2 * k * r + 4 + 7) / 8;
+                        if (v == 2) { /* two rows a thread: up to 16 rows of threads, in groups */
+                            nt.nr = 1, nt.nq = (2 * k * r + 4 + 15) / 16;
                             if (nt.nq < 2) nt.nq = 2;
                             nt.ty = (2 * k * r + 4 + nt.nq - 1) / nt.nq;
-                            int reach = 2 * ((r + nt.nq - 1) / nt.nq) + 1;
-                            if (nt.ty < reach) nt.ty = reach;
+                            while (nt.ty % fdx_temporal_nr_group(&nt) ||
+                                   nt.ty / fdx_temporal_nr_group(&nt) < 2 * fdx_temporal_nr_reach(&nt, r) + 1)
+                                nt.ty++;
+                            /* with the rotated loop and the fast body at depth 3 */
+                            if (k == 3) nt.un = 2 * r + 1, nt.fp = 1;
                         }
                         if ((v == 1 && (dbl || (san && k != 2))) || !fdx_temporal_fits(&kb, &nt, 1, b3)) continue;
                         fdx_temporal_force_tile(&nt);
-                        snprintf(what, sizeof what, "rank %d order %d %s k %d, %s %dx%d q%d", rank, order,
-                                 dbl ? "double" : "float", k, nt.nr ? "nr" : "nb", nt.tx, nt.ty, nt.nq);
+                        snprintf(what, sizeof what, "rank %d order %d %s k %d, %s %dx%d q%d%s", rank, order,
+                                 dbl ? "double" : "float", k, nt.nr ? "nr" : "nb", nt.tx, nt.ty, nt.nq, nt.un ? " u fp" : "");
                         tc_case(ctx, rank, order, dt, shape, 2 * k + 1, k, &seed, what);
                         fdx_temporal_force_tile(NULL);
                     }
@@ -114,7 +118,7 @@ int main(void)
                     fdx_stencil_kspec ks = {dbl, rank, r, FDX_UPDATE_HEAT, 0, rank == 3, 0};
                     fdx_device_info dev = {0};
                     dev.sm_count = 132;
-                    if (!only_new && fdx_temporal_candidates(&ks, &dev, 1, n3, k, c, 1) == 1)
+                    if (fdx_temporal_candidates(&ks, &dev, 1, n3, k, c, 1) == 1)
                         tc_case(ctx, rank, order, dt, shape, 7, k, &seed, what);
                     /* Wave (two time levels; a coefficient array at odd
                        depths): small tiles of three points, the candidates'. */

@@ -39,28 +39,30 @@ if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
   TEMPORAL_SIM_SIZE=${TEMPORAL_SIM_SIZE:-256x200} TEMPORAL_CPU_SIZE=${TEMPORAL_CPU_SIZE:-96x96x96}
   TEMPORAL_DHALO_SIZE=${TEMPORAL_DHALO_SIZE:-256x200}
 elif [ "${TEMPORAL_NB:-0}" = 1 ]; then
-  # Session 11: the block's barrier a plane replaced (heat 3D 512^3; float
-  # k4 best 1.854 with 64x8 q4 chunk 170, target 2.5; double k3 2.02):
-  #  "nr" named barriers a row of threads: a row arrives (bar.arrive) on its
-  #       neighbour rows' barriers and waits (bar.sync) on its own; ptxas
-  #       float 64x8 q4 nr 64 registers (two blocks a multiprocessor, as the
-  #       best), 128x8 q3 nr 56 (one 1024-thread block, a 128x24 tile)
-  #  "nb" mbarriers a warp (any tile height; the wait loop costs ~10
-  #       registers): 64x16 q3 nb is a 64x48 tile (73% own points at k4
-  #       against 66%), 58 registers, one 1024-thread block a multiprocessor,
-  #       130 tiles = one wave of whole-column blocks (chunk 510); plain
-  #       barrier on the same tile 54; pd2 nb 64; 64x8 q4 nb 74 (one block);
-  #       k5 64x16 q3 nb 64; double 32x16 q4 fp nb 120 (plain 102), 64x16 q2
-  #       fp nb 64 (a 64x32 double tile, 1024 threads).
-  # Most telling first: nr on the best tile, nb's tall tile against the
-  # same tile with the block's barrier, double (no regression), the rest.
-  budget=${TEMPORAL_BUDGET:-170}
+  # Session 11, second run.  The first (s11b, 16:25, all verified) said the
+  # block's barrier is not what limits: float k4 64x8 q4 chunk 170 1.862,
+  # with named barriers a row (nr) 1.789, with mbarriers a warp (nb, one
+  # block: 74 registers) 1.453; the tall one-block tile 64x16 q3 (a 64x48
+  # tile, chunk 510: one wave of whole-column blocks) 1.942 with the
+  # block's barrier, 1.913 nb; k5 1.513; double k3 32x16 q4 fp 2.022, nb
+  # 2.007, 64x16 q2 fp nb 2.110.  So the tile and the wave count, not the
+  # barrier.  Now the instructions a point-level on the 1.942 tile, which
+  # has registers to spare at 1024 threads (ptxas sm_90): the rotated loop
+  # (u3: no column moves) 60, the inner fast body (fp: no frame selects)
+  # 60, both 59, pd2 57, pd3 60; nr (groups of 2 rows) 58, u3 fp nr 64;
+  # k3 (less work a step, more DRAM); 32x32 q3 (a 32x96 tile: 132 tiles =
+  # 132 multiprocessors).  Double: the 64x16 q2 fp tile with the block's
+  # barrier (56 registers; nb 64) and 32x32 q2 fp (56).  "auto" (~20 s of
+  # tuning): what the tuner now picks for float (its first tiles are the
+  # 1024-thread ones; every candidate's time in temporal-tuning.txt).
+  budget=${TEMPORAL_BUDGET:-180}
   f4="heat3d-f32|$h3d --precision float|4"
   d3="heat3d-f64|$h3d --precision double|3"
-  cases=("$f4|64x8 q4 pd1 chunk 170" "$f4|64x8 q4 pd1 nr chunk 170" "$f4|64x16 q3 pd1 nb" "$f4|64x16 q3 pd1"
-         "$d3|32x16 q4 pd1 fp" "$d3|32x16 q4 pd1 fp nb" "$f4|64x8 q4 pd1 nr" "$f4|128x8 q3 pd1 nr"
-         "$f4|64x16 q3 pd1 nb chunk 170" "$f4|64x16 q3 pd2 nb" "$f4|64x8 q4 pd1 nb chunk 170"
-         "heat3d-f32|$h3d --precision float|5|64x16 q3 pd1 nb" "$d3|64x16 q2 pd1 fp nb")
+  cases=("$f4|64x16 q3 pd1" "$f4|64x16 q3 pd1 u3 fp" "$f4|64x16 q3 pd1 fp" "$f4|64x16 q3 pd1 u3"
+         "$d3|64x16 q2 pd1 fp nb" "$d3|64x16 q2 pd1 fp" "heat3d-f32|$h3d --precision float|auto|"
+         "$f4|64x16 q3 pd2" "$f4|64x16 q3 pd1 u3 fp nr"
+         "$f4|64x16 q3 pd2 fp" "$f4|64x16 q3 pd1 nr" "$d3|32x32 q2 pd1 fp" "$f4|32x32 q3 pd1"
+         "heat3d-f32|$h3d --precision float|3|64x16 q3 pd1" "$f4|64x16 q3 pd3" "$f4|64x8 q4 pd1 chunk 170")
 elif [ "${TEMPORAL_F32AB:-0}" = 1 ]; then
   # Session 10: heat 3D float 512^3 (1.85, target 2.5) around the best tile
   # (k4 64x8 q4 pd1 chunk 170): depth 3 and 5, longer chunks (fewer plane
@@ -78,8 +80,9 @@ elif [ "${TEMPORAL_FULL:-0}" != 1 ]; then
   # 10:05 run: wave order 8 k3 256 1.480, 512 1.457, 1024 1.258, k4 256
   # 1.693 (target 1.5): deeper next (k6, k8), then what auto picks, in the
   # stencil bench and in `fdx wave --temporal auto` (simwave).
-  cases=("heat3d-f64|$h3d --precision double|3|32x16 q4 pd1 fp"
-         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 chunk 170"
+  # Session 11 (s11b): the 1024-thread tiles, double 2.110, float 1.942.
+  cases=("heat3d-f64|$h3d --precision double|3|64x16 q2 pd1 fp nb"
+         "heat3d-f32|$h3d --precision float|4|64x16 q3 pd1"
          "heat2d-f32|$h2d|8|256x1 q1 pd2"
          "wave2d-f32-o8|$w2d|4|256x1 q1 pd1"
          "wave2d-f32-o8|$w2d|6|256x1 q1 pd1"
