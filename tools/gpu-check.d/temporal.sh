@@ -304,6 +304,11 @@ elif [ "${TEMPORAL_CPU:-1}" = s11 ]; then
   #   all3   the three together; then with all three: x255 (two x blocks),
   #          k8x170 (three blocks, session 10's auto pick), k2, r2 (two rows a loop)
   #   weak1 / all3weak1   one thread, 512x34x512
+  # Every run time-stamps its threads (FDX_TEMPORAL_CPU_STATS=1: a few
+  # rdtsc a level and iteration): temporal-cpu-stats.txt has, a pass, each
+  # thread's shares waiting on the slab below / above, in each level (1:
+  # the new input plane from DRAM; k: the streaming stores), at the
+  # barriers (mean/max over the threads).
   # AnonHugePages is sampled every second into temporal-cpu-thp.txt.
   s11_start=$SECONDS
   gf=$OUT/temporal-cpu-geometry.txt
@@ -327,6 +332,7 @@ elif [ "${TEMPORAL_CPU:-1}" = s11 ]; then
   sk="skew nt chunk $((pz - 2))"
   t4="k4 cpu $((fx - 2))x32 $sk"
   pf2=FDX_TEMPORAL_CPU_PREFETCH=2 st=FDX_TEMPORAL_CPU_STREAM=1 hp=FDX_CPU_HUGEPAGES=1
+  export FDX_TEMPORAL_CPU_STATS=1
   for v in base pf2 st hp all3 all3 hp st pf2 base; do
     case $v in
       base) cpu_probe_run base "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4" ;;
@@ -343,6 +349,8 @@ elif [ "${TEMPORAL_CPU:-1}" = s11 ]; then
   cpu_probe_run weak1 1 "512x34x$pz" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu 510x32 $sk"
   cpu_probe_run all3weak1 1 "512x34x$pz" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu 510x32 $sk" $pf2 $st $hp
   kill "$thp_pid" 2>/dev/null
+  unset FDX_TEMPORAL_CPU_STATS
+  grep -E "^== cpu probe|temporal stats" "$log" >"$OUT/temporal-cpu-stats.txt" 2>/dev/null
   echo "temporal: host CPU s11 part took $((SECONDS - s11_start)) s"
 elif [ "${TEMPORAL_CPU:-1}" = s10 ]; then
   # Session 10's final check (~2 min): tinyT a 34-wide 4-deep problem a
