@@ -9,6 +9,7 @@
 #include "stencil/fdx_bc.h"
 #include "stencil/fdx_stencil_tune.h"
 #include "stencil/fdx_temporal.h"
+#include "fdx/internal/clock.h"
 #include "fdx/internal/test_hooks.h"
 
 #include <math.h>
@@ -195,6 +196,44 @@ static fdx_status ensure_scratch(run *r, const fdx_temporal_cfg *c)
     return FDX_OK;
 }
 
+/* FDX_TEMPORAL_CPU_STATS=1 (skew): the time stamps each thread left after
+   its first slab's counter (fdx_temporal_emit_skew) as shares of its pass,
+   mean and max over the threads, at info level: where a 16-thread pass
+   goes (waiting on the neighbours, which level, the closing barriers). */
+static void skew_stats_log(const run *r, const fdx_temporal_cfg *c, int64_t per, double ms)
+{
+    const int rd = r->v.ks->radius, K = c->k, team = threads(r);
+    if (K + 4 >= 16) return;
+    int64_t rows = r->n3[1] - 2 * rd, by = c->by < rows ? c->by : rows;
+    int64_t nslab = (rows + by - 1) / by;
+    const long long *prog =
+        (const long long *)((const char *)r->scratch + (size_t)(nslab * per) * (r->v.ks->is_double ? 8 : 4));
+    double mean[16] = {0}, max[16] = {0};
+    int n = 0;
+    for (int th = 0; th < team; th++) {
+        int64_t ja = th * nslab / team, jz = (th + 1) * nslab / team;
+        const long long *st = prog + ja * 16 + 1;
+        if (ja >= jz || st[K + 3] <= 0) continue;
+        for (int q = 0; q < K + 3; q++) {
+            double f = (double)st[q] / (double)st[K + 3];
+            mean[q] += f;
+            if (f > max[q]) max[q] = f;
+        }
+        n++;
+    }
+    if (!n) return;
+    char text[512];
+    int at = snprintf(text, sizeof text, "wait below %.3f/%.3f, above %.3f/%.3f", mean[0] / n, max[0], mean[1] / n, max[1]);
+    double rest = 1;
+    for (int q = 0; q < K + 3; q++) rest -= mean[q] / n;
+    for (int t = 1; t <= K && at < (int)sizeof text; t++)
+        at += snprintf(text + at, sizeof text - (size_t)at, ", level %d %.3f/%.3f", t, mean[1 + t] / n, max[1 + t]);
+    if (at < (int)sizeof text)
+        snprintf(text + at, sizeof text - (size_t)at, ", barriers %.3f/%.3f, other %.3f", mean[K + 2] / n, max[K + 2], rest);
+    FDX_INFO("temporal stats: k%d %dx%d, %d threads, %.2f ms a pass; shares of a thread's pass, mean/max: %s", K, c->bx,
+             c->by, n, ms, text);
+}
+
 /* k steps of the configuration's depth from src into dst (WAVE: from
    (srcp, src) into (dstp, dst), the levels k - 1 and k). */
 static fdx_status pass(run *r, fdx_kernel *k, const fdx_temporal_cfg *c, void *dst, void *src, void *dstp, void *srcp,
@@ -217,7 +256,11 @@ static fdx_status pass(run *r, fdx_kernel *k, const fdx_temporal_cfg *c, void *d
     void *args[8] = {&dst, &src, &scratch, p.bytes, &tp, &dstp, &srcp, &cf};
     if (!r->cuda) /* the CPU entry takes the pointers */
         args[0] = dst, args[1] = src, args[2] = scratch, args[5] = dstp, args[6] = srcp, args[7] = cf;
-    return r->be->launch(k, &dims, args, stream);
+    const int stats = !r->cuda && c->skew && (fdx_temporal_cpu_code() & FDX_TEMPORAL_CODE_STATS);
+    double t0 = stats ? fdx_now_s() : 0;
+    FDX_TRY(r->be->launch(k, &dims, args, stream));
+    if (stats) skew_stats_log(r, c, tp.per, (fdx_now_s() - t0) * 1e3);
+    return FDX_OK;
 }
 
 static fdx_status timed_pass(void *arg, void *stream)

@@ -176,12 +176,14 @@ FDX_HIDDEN int64_t fdx_temporal_cpu_budget(int threads);
    off), FDX_TEMPORAL_CODE_SPREAD every level prefetching a piece of that
    plane (FDX_TEMPORAL_CPU_PREFETCH=2), FDX_TEMPORAL_CODE_OSPREAD the last
    level's plane streamed out in pieces over the next iteration
-   (FDX_TEMPORAL_CPU_STREAM=1, nt tiles). */
+   (FDX_TEMPORAL_CPU_STREAM=1, nt tiles), FDX_TEMPORAL_CODE_STATS time
+   stamps of the waits and levels (FDX_TEMPORAL_CPU_STATS=1). */
 #define FDX_TEMPORAL_CODE_ALIGN 1
 #define FDX_TEMPORAL_CODE_PREFETCH 2
 #define FDX_TEMPORAL_CODE_ROWS2 4
 #define FDX_TEMPORAL_CODE_SPREAD 8
 #define FDX_TEMPORAL_CODE_OSPREAD 16
+#define FDX_TEMPORAL_CODE_STATS 32
 FDX_HIDDEN int fdx_temporal_cpu_code(void);
 
 /* The candidates the tuner times for this spec and shape (at most `max`),

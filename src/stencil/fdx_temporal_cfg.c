@@ -160,6 +160,7 @@ int fdx_temporal_cpu_code(void)
     return (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_ALIGN, 0, 1, 1) ? FDX_TEMPORAL_CODE_ALIGN : 0) |
            (pf == 1 ? FDX_TEMPORAL_CODE_PREFETCH : 0) | (pf == 2 ? FDX_TEMPORAL_CODE_SPREAD : 0) |
            (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_STREAM, 0, 1, 0) ? FDX_TEMPORAL_CODE_OSPREAD : 0) |
+           (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_STATS, 0, 1, 0) ? FDX_TEMPORAL_CODE_STATS : 0) |
            (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_ROWS2, 0, 1, 0) ? FDX_TEMPORAL_CODE_ROWS2 : 0);
 }
 
@@ -441,16 +442,24 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
        2-core EPYC (one thread, 512x34x512 double: a 16-core host thread's
        share of 512^3) k4 took 8.6-8.9 ms a step against 11.6-14.0 (full-row
        direct tile) and 12.9-17.1 (the 16-core host's session-8 pick). */
+    /* Streaming stores first (an asked depth takes the first) where the
+       grid outgrows the last-level cache: the output goes to memory anyway,
+       without its read for ownership (16-core host, 512^3 double, tuning
+       in session 9: k4 17.5 against 19.3 ms a step, k8 19.4 / 24.3, k3
+       20.9 / 23.9); plain stores first where it may stay cached. */
+    const int64_t grid = n3[0] * n3[1] * n3[2] * (int64_t)elem(ks);
+    const int nt_first = grid > (dev->l2_bytes > 0 ? (int64_t)dev->l2_bytes : (int64_t)32 << 20);
     if (rank3 && ks->update == FDX_UPDATE_HEAT)
         for (int d = 0; d < nd; d++) {
             int64_t rows = n3[1] - 2 * r, by = ceil_div(rows, sms), cols = n3[0] - 2 * r;
             if (by < 2 * r) by = 2 * r;
             fdx_temporal_cfg c = {depths[d], 0, 0, (int)(n3[2] - 2 * r), (int)cols, (int)by, 0, 0};
             c.skew = 1;
+            c.nt = nt_first;
             n = add(ks, dev, cuda, n3, c, out, n, max);
             if (depth > 0) continue;
-            /* and with streaming stores of the last level (auto only) */
-            c.nt = 1;
+            /* and with the other stores (auto only) */
+            c.nt = !nt_first;
             n = add(ks, dev, cuda, n3, c, out, n, max);
             /* Where the hot rings ((k - 1) levels x (2r + 1) planes of a
                slab) take more than half a thread's cache budget: x blocks
@@ -463,9 +472,9 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
             if (c.k > 1 && fit < cols && fit >= 8LL * c.k * r) {
                 int64_t nb = ceil_div(cols, fit);
                 c.bx = (int)ceil_div(cols, nb);
-                c.nt = 0;
+                c.nt = nt_first;
                 n = add(ks, dev, cuda, n3, c, out, n, max);
-                c.nt = 1;
+                c.nt = !nt_first;
                 n = add(ks, dev, cuda, n3, c, out, n, max);
             }
         }

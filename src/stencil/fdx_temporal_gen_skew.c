@@ -335,6 +335,22 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
     fdx_cg_stmt(one, "fdx_pinned = sched_setaffinity(0, sizeof s1, &s1) == 0");
     fdx_cg_line(par, "#endif");
     fdx_cg_stmt(par, "const long long ja = th * nslab / team, jz = (th + 1) * nslab / team");
+    /* Time stamps (FDX_TEMPORAL_CODE_STATS, FDX_TEMPORAL_CPU_STATS=1;
+       session 11): a thread's cycles waiting for the slab below (st 0) and
+       above (1), in each level (1 + t), at the blocks' barriers (k + 2)
+       and in all (k + 3), left in its first slab's counter line
+       after the counter (fdx_temporal_skew_stats reads them). */
+    const int stats = (code & FDX_TEMPORAL_CODE_STATS) && K + 4 < 16;
+    if (stats) {
+        fdx_cg_line(par, "#if defined(__x86_64__) || defined(__i386__)");
+        fdx_cg_line(par, "#define FDX_TSC() __builtin_ia32_rdtsc()");
+        fdx_cg_line(par, "#else");
+        fdx_cg_line(par, "#define FDX_TSC() 0ULL");
+        fdx_cg_line(par, "#endif");
+        fdx_cg_stmt(par, "unsigned long long fdx_st[16] = {0}, fdx_a = 0");
+        fdx_cg_stmt(par, "const unsigned long long fdx_t0 = FDX_TSC()");
+        fdx_cg_stmt(par, "(void)fdx_a");
+    }
     fdx_cg_node *xb = fdx_cg_for(par, FDX_CG_LOOP, "long long xb = 0; xb < nxb; xb++");
     /* The block's interior columns x0 .. x1; ring column 0 is x0 - k r,
        aligned: rounded down to a line (ew has the line to spare). */
@@ -344,7 +360,9 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
        plane r); reset after every thread left the block before. */
     fdx_cg_stmt(fdx_cg_for(xb, FDX_CG_LOOP, "long long j = ja; j < jz; j++"),
                 "__atomic_store_n(&prog[j * 16], %d, __ATOMIC_RELAXED)", 2 * R);
+    if (stats) fdx_cg_stmt(xb, "fdx_a = FDX_TSC()");
     fdx_cg_line(xb, "#pragma omp barrier");
+    if (stats) fdx_cg_stmt(xb, "fdx_st[%d] += FDX_TSC() - fdx_a", K + 2);
     fdx_cg_node *it = fdx_cg_for(xb, FDX_CG_LOOP, "long long i = %d; i < nm + %d; i++", 2 * R, (K - 1) * R);
     fdx_cg_node *sl = fdx_cg_for(it, FDX_CG_LOOP, "long long j = ja; j < jz; j++");
     fdx_cg_stmt(sl, "real *const rj = scratch + j * per");
@@ -365,11 +383,22 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
     }
     /* Slab j - 1 (another thread's) has done iteration i; slab j + 1
        (another thread's) is at most the slack behind. */
-    fdx_cg_stmt(fdx_cg_if(sl, "j == ja && j > 0"),
-                "FDX_WAIT(0, __atomic_load_n(&prog[(j - 1) * 16], __ATOMIC_ACQUIRE) > i)");
-    fdx_cg_stmt(fdx_cg_if(sl, "j == jz - 1 && j + 1 < nslab"),
-                "FDX_WAIT(0, __atomic_load_n(&prog[(j + 1) * 16], __ATOMIC_ACQUIRE) >= i - %d)", FDX_TEMPORAL_SKEW_SLACK);
-    for (int t = 1; t <= K; t++) emit_level(sl, g, K, t, c->nt, code);
+    fdx_cg_node *wb = fdx_cg_if(sl, "j == ja && j > 0"), *wa = fdx_cg_if(sl, "j == jz - 1 && j + 1 < nslab");
+    if (stats) fdx_cg_stmt(wb, "fdx_a = FDX_TSC()"), fdx_cg_stmt(wa, "fdx_a = FDX_TSC()");
+    fdx_cg_stmt(wb, "FDX_WAIT(0, __atomic_load_n(&prog[(j - 1) * 16], __ATOMIC_ACQUIRE) > i)");
+    fdx_cg_stmt(wa, "FDX_WAIT(0, __atomic_load_n(&prog[(j + 1) * 16], __ATOMIC_ACQUIRE) >= i - %d)",
+                FDX_TEMPORAL_SKEW_SLACK);
+    if (stats) fdx_cg_stmt(wb, "fdx_st[0] += FDX_TSC() - fdx_a"), fdx_cg_stmt(wa, "fdx_st[1] += FDX_TSC() - fdx_a");
+    for (int t = 1; t <= K; t++) {
+        if (!stats) {
+            emit_level(sl, g, K, t, c->nt, code);
+            continue;
+        }
+        fdx_cg_node *ts = fdx_cg_scope(sl);
+        fdx_cg_stmt(ts, "fdx_a = FDX_TSC()");
+        emit_level(ts, g, K, t, c->nt, code);
+        fdx_cg_stmt(ts, "fdx_st[%d] += FDX_TSC() - fdx_a", 1 + t);
+    }
     fdx_cg_stmt(sl, "__atomic_store_n(&prog[j * 16], i + 1, __ATOMIC_RELEASE)");
     if (ospread) {
         /* The march's last plane (nm - r - 1), buffered in its last iteration. */
@@ -382,7 +411,14 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
         fdx_cg_stmt(fl, "const long long pp = nm - %d", R + 1);
         emit_flush_plane(fl, g, K);
     }
+    if (stats) fdx_cg_stmt(xb, "fdx_a = FDX_TSC()");
     fdx_cg_line(xb, "#pragma omp barrier");
+    if (stats) {
+        fdx_cg_stmt(xb, "fdx_st[%d] += FDX_TSC() - fdx_a", K + 2);
+        fdx_cg_stmt(par, "fdx_st[%d] = FDX_TSC() - fdx_t0", K + 3);
+        fdx_cg_stmt(fdx_cg_for(fdx_cg_if(par, "ja < jz"), FDX_CG_LOOP, "int q = 0; q < %d; q++", K + 4),
+                    "prog[ja * 16 + 1 + q] = (long long)fdx_st[q]");
+    }
     fdx_cg_line(par, "#ifdef __linux__");
     fdx_cg_stmt(fdx_cg_if(par, "fdx_pinned"), "sched_setaffinity(0, sizeof fdx_mine, &fdx_mine)");
     fdx_cg_line(par, "#endif");
@@ -397,6 +433,7 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
     fdx_cg_line(k, "#undef FDX_EDGE");
     fdx_cg_line(k, "#undef FDX_WAIT");
     fdx_cg_line(k, "#undef FDX_PAUSE");
+    if (stats) fdx_cg_line(k, "#undef FDX_TSC");
     if (ospread) {
         fdx_cg_line(k, "#undef FDX_OUTBUF");
         fdx_cg_line(k, "#undef FDX_SEGAT");

@@ -335,7 +335,8 @@ static void skew_align_cases(fdx_ctx *c, uint64_t *seed)
    the result must not move), FDX_TEMPORAL_CPU_STREAM=1 (the last level's
    plane buffered and streamed out in k column segments over the next
    iteration, the march's ends and last plane flushed whole: a segment or
-   row left out or sent from the wrong plane shows in `out`) and both; order
+   row left out or sent from the wrong plane shows in `out`) and both (with
+   the threads' time stamps, FDX_TEMPORAL_CPU_STATS=1); order
    2 double at depth 4, order 8 float at depth 3 (both only); x
    blocks of the whole interior, 17 and 7 columns (segments narrower than a
    line: all but the last empty), slabs of 2r and 2r + 3 rows; a shallower
@@ -347,10 +348,12 @@ static void skew_align_cases(fdx_ctx *c, uint64_t *seed)
 static void skew_spread_cases(fdx_ctx *c, const char *label, uint64_t *seed)
 {
     for (int v = 0; v < 3; v++) {
-        /* 0: spread prefetching; 1: spread streaming; 2: both */
+        /* 0: spread prefetching, each row streamed at once; 1: spread
+           streaming; 2: both */
         if (v != 1) setenv("FDX_TEMPORAL_CPU_PREFETCH", "2", 1);
         else unsetenv("FDX_TEMPORAL_CPU_PREFETCH");
-        if (v != 0) setenv("FDX_TEMPORAL_CPU_STREAM", "1", 1);
+        setenv("FDX_TEMPORAL_CPU_STREAM", v ? "1" : "0", 1); /* 0: a row at once */
+        if (v == 2) setenv("FDX_TEMPORAL_CPU_STATS", "1", 1); /* time stamps: the result must not move */
         for (int o = 0; o < 2; o++) {
             if (o && v != 2) continue; /* order 8 with everything on only */
             const int order = o ? 8 : 2, r = order / 2, k = o ? 3 : 4, dbl = !o;
@@ -373,6 +376,7 @@ static void skew_spread_cases(fdx_ctx *c, const char *label, uint64_t *seed)
     }
     unsetenv("FDX_TEMPORAL_CPU_PREFETCH");
     unsetenv("FDX_TEMPORAL_CPU_STREAM");
+    unsetenv("FDX_TEMPORAL_CPU_STATS");
     fdx_temporal_force_tile(NULL);
 }
 

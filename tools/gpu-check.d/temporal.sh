@@ -330,6 +330,11 @@ elif [ "${TEMPORAL_CPU:-1}" = s11 ]; then
   #   all3   the three together; then with all three: x255 (two x blocks),
   #          k8x170 (three blocks, session 10's auto pick), k2, r2 (two rows a loop)
   #   weak1 / all3weak1   one thread, 512x34x512
+  # Every run time-stamps its threads (FDX_TEMPORAL_CPU_STATS=1: a few
+  # rdtsc a level and iteration): temporal-cpu-stats.txt has, a pass, each
+  # thread's shares waiting on the slab below / above, in each level (1:
+  # the new input plane from DRAM; k: the streaming stores), at the
+  # barriers (mean/max over the threads).
   # AnonHugePages is sampled every second into temporal-cpu-thp.txt.
   s11_start=$SECONDS
   gf=$OUT/temporal-cpu-geometry.txt
@@ -353,6 +358,7 @@ elif [ "${TEMPORAL_CPU:-1}" = s11 ]; then
   sk="skew nt chunk $((pz - 2))"
   t4="k4 cpu $((fx - 2))x32 $sk"
   pf2=FDX_TEMPORAL_CPU_PREFETCH=2 st=FDX_TEMPORAL_CPU_STREAM=1 hp=FDX_CPU_HUGEPAGES=1
+  export FDX_TEMPORAL_CPU_STATS=1
   for v in base pf2 st hp all3 all3 hp st pf2 base; do
     case $v in
       base) cpu_probe_run base "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4" ;;
@@ -369,7 +375,42 @@ elif [ "${TEMPORAL_CPU:-1}" = s11 ]; then
   cpu_probe_run weak1 1 "512x34x$pz" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu 510x32 $sk"
   cpu_probe_run all3weak1 1 "512x34x$pz" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu 510x32 $sk" $pf2 $st $hp
   kill "$thp_pid" 2>/dev/null
+  unset FDX_TEMPORAL_CPU_STATS
+  grep -E "^== cpu probe|temporal stats" "$log" >"$OUT/temporal-cpu-stats.txt" 2>/dev/null
   echo "temporal: host CPU s11 part took $((SECONDS - s11_start)) s"
+elif [ "${TEMPORAL_CPU:-1}" = s11b ]; then
+  # Session 11, second probe (~2.5 min): s11's 16:25 run had spread
+  # streaming (st, FDX_TEMPORAL_CPU_STREAM=1) at 21.2 / 14.6 ms a step
+  # against base 22.7 / 24.3 (pf2 24.6 / 25.1, hp 25.8 / 23.9: no gain
+  # alone), spreads of up to 2x between repeats: three interleaved rounds
+  # of base / st / st with huge pages / st with spread prefetching, then st
+  # at other depths and widths, and one thread; every run time-stamped
+  # (FDX_TEMPORAL_CPU_STATS=1, shares a pass in temporal-cpu-stats.txt).
+  s11_start=$SECONDS
+  maxt=${TEMPORAL_PROBE_MAXT:-16}
+  full=${TEMPORAL_PROBE_FULL:-512x512x512}
+  fx=${full%%x*}
+  pz=${TEMPORAL_PROBE_NZ:-512}
+  n=${TEMPORAL_S11_STEPS:-16}
+  sk="skew nt chunk $((pz - 2))"
+  t4="k4 cpu $((fx - 2))x32 $sk"
+  st=FDX_TEMPORAL_CPU_STREAM=1
+  export FDX_TEMPORAL_CPU_STATS=1
+  for rep in 1 2 3; do
+    cpu_probe_run base "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4"
+    cpu_probe_run st "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4" $st
+    cpu_probe_run sthp "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4" $st FDX_CPU_HUGEPAGES=1
+    cpu_probe_run stpf2 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4" $st FDX_TEMPORAL_CPU_PREFETCH=2
+  done
+  cpu_probe_run stx255 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $(( (fx - 1) / 2 ))x32 $sk" $st
+  cpu_probe_run stk3 "$maxt" "$full" 12 3 FDX_TEMPORAL_CFG="k3 cpu $((fx - 2))x32 $sk" $st
+  cpu_probe_run stk8x170 "$maxt" "$full" "$n" 8 FDX_TEMPORAL_CFG="k8 cpu $(( (fx - 2 + 2) / 3 ))x32 $sk" $st
+  cpu_probe_run stk2 "$maxt" "$full" "$n" 2 FDX_TEMPORAL_CFG="k2 cpu $((fx - 2))x32 $sk" $st
+  cpu_probe_run weak1 1 "512x34x$pz" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu 510x32 $sk"
+  cpu_probe_run stweak1 1 "512x34x$pz" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu 510x32 $sk" $st
+  unset FDX_TEMPORAL_CPU_STATS
+  grep -E "^== cpu probe|temporal stats" "$log" >"$OUT/temporal-cpu-stats.txt" 2>/dev/null
+  echo "temporal: host CPU s11b part took $((SECONDS - s11_start)) s"
 elif [ "${TEMPORAL_CPU:-1}" = s10 ]; then
   # Session 10's final check (~2 min): tinyT a 34-wide 4-deep problem a
   # thread (rings ~0.1 MB: core-bound; tiny16 / tiny1 is how much of the
