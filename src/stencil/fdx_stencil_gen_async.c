@@ -169,9 +169,11 @@ void fdx_stencil_async_row_plane(fdx_cg_node *rs, const gen *g, const fdx_stenci
         if (coef) fdx_cg_stmt(rs, "pc%d = pcn%d", v, v);
     }
     if (wave || coef) {
+        /* unrolled: the row's offset of plane k + 1 kept (Q<row>_), no product a plane */
+        const char *at = g->zu ? fdx_cg_fmt(g->cg, "Q%d_", g->row) : "base + (k + 1) * sm";
         fdx_cg_node *next = fdx_cg_if(rs, "col && k + 1 < k1");
-        if (wave) fdx_stencil_vload(next, g, "pun", "", "up", "base + (k + 1) * sm", FDX_CG_STREAM);
-        if (coef) fdx_stencil_vload(next, g, "pcn", "", "cf", "base + (k + 1) * sm", FDX_CG_STREAM);
+        if (wave) fdx_stencil_vload(next, g, "pun", "", "up", at, FDX_CG_STREAM);
+        if (coef) fdx_stencil_vload(next, g, "pcn", "", "cf", at, FDX_CG_STREAM);
     }
     fdx_cg_node *rowin = fdx_cg_if(rs, "rowin");
     fdx_cg_stmt(rowin, "const long long q = base + k * sm");
@@ -331,6 +333,7 @@ static void emit_plane(fdx_cg_node *m, gen *g, const fdx_stencil_async_geom *a, 
         g->store = j >= 0 ? fdx_cg_fmt(g->cg, "O%d_", i) : NULL; /* unrolled: the row's output pointer */
         fdx_stencil_async_row_plane(fdx_stencil_async_row_open(m, g, a, i, 1), g, a);
         if (j >= 0) fdx_cg_stmt(m, "O%d_ += sm", i);
+        if (j >= 0 && (g->ks->update == FDX_UPDATE_WAVE || g->ks->coef)) fdx_cg_stmt(m, "Q%d_ += sm", i);
     }
     g->row = 0;
     g->store = NULL;
@@ -366,6 +369,8 @@ void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
         for (int j = 0; j < a.per_thread; j++) /* the slots' next copies: plane k0 + r + pd */
             fdx_cg_stmt(k, "const real *gp%d = u + (k0 + %d) * sm + go%d", j, r + P, j);
         for (int i = 0; i < nr; i++) fdx_cg_stmt(k, "real *O%d_ = out + base_ + %d * sy + k0 * sm", i, i);
+        for (int i = 0; i < nr && (g->ks->update == FDX_UPDATE_WAVE || g->ks->coef); i++)
+            fdx_cg_stmt(k, "long long Q%d_ = base_ + %d * sy + (k0 + 1) * sm", i, i);
         fdx_cg_node *m = fdx_cg_for(k, FDX_CG_LOOP_NOUNROLL, "int t = 0; t < nt_;");
         for (int j = 0; j < g->zu; j++) {
             fdx_cg_comment(m, "step %d of %d", j, g->zu);
