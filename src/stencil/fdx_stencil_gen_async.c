@@ -317,9 +317,10 @@ static void emit_plane(fdx_cg_node *m, gen *g, const fdx_stencil_async_geom *a, 
             if (g->zs)
                 fdx_cg_stmt(m, "const int zm%d_ = %lld", o, (long long)((sc - o + S) % S - sc) * (long long)a->stage_elems);
             fdx_cg_stmt(m, "const int zp%d_ = %lld", o, (long long)((sc + o) % S - sc) * (long long)a->stage_elems);
+        } else if (g->zs) {
+            fdx_cg_stmt(m, "const int zm%d_ = (sc_ >= %d ? -%d : %d) * %zu, zp%d_ = (sc_ + %d < %d ? %d : %d) * %zu", o,
+                        o, o, S - o, a->stage_elems, o, o, S, o, o - S, a->stage_elems);
         } else {
-            if (g->zs)
-                fdx_cg_stmt(m, "const int zm%d_ = (sc_ >= %d ? -%d : %d) * %zu", o, o, o, S - o, a->stage_elems);
             fdx_cg_stmt(m, "const int zp%d_ = (sc_ + %d < %d ? %d : %d) * %zu", o, o, S, o, o - S, a->stage_elems);
         }
     }
