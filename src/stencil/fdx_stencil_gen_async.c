@@ -59,7 +59,7 @@ void fdx_stencil_async_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 /* Copies a plane of the block's tile (src: its first value's address)
    into a stage: `stage` an expression, or with cstage >= 0 the constant
    stage of an unrolled loop, whose copies go to sd<j> (sbase + so<j>, set
-   once) plus a constant.  Each thread its slots (go<j> < 0: outside the
+   once) plus a constant, from <src><j> (each slot's pointer into the plane).  Each thread its slots (go<j> < 0: outside the
    array, never copied; only points whose whole star lies inside are
    stored, so those cells are never used). */
 void fdx_stencil_async_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a, const char *src,
@@ -67,13 +67,15 @@ void fdx_stencil_async_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_as
 {
     const int bytes = a->cw * (g->ks->is_double ? 8 : 4);
     const size_t sb = a->stage_elems * (g->ks->is_double ? 8 : 4);
-    fdx_cg_stmt(at, "const real *up_ = %s", src);
-    if (cstage < 0) fdx_cg_stmt(at, "const unsigned st_ = sbase + (unsigned)(%s) * %zuu", stage, sb);
+    if (cstage < 0) {
+        fdx_cg_stmt(at, "const real *up_ = %s", src);
+        fdx_cg_stmt(at, "const unsigned st_ = sbase + (unsigned)(%s) * %zuu", stage, sb);
+    }
     for (int j = 0; j < a->per_thread; j++)
         fdx_cg_async_copy(at, fdx_cg_fmt(g->cg, "go%d >= 0", j),
                           cstage < 0 ? fdx_cg_fmt(g->cg, "st_ + so%d", j)
                                      : fdx_cg_fmt(g->cg, "sd%d + %zuu", j, (size_t)cstage * sb),
-                          fdx_cg_fmt(g->cg, "up_ + go%d", j), bytes);
+                          cstage < 0 ? fdx_cg_fmt(g->cg, "up_ + go%d", j) : fdx_cg_fmt(g->cg, "%s%d", src, j), bytes);
 }
 
 /* The copy slots of a thread: slot i < rows * gw is a centre row's copy (x
@@ -167,9 +169,11 @@ void fdx_stencil_async_row_plane(fdx_cg_node *rs, const gen *g, const fdx_stenci
         if (coef) fdx_cg_stmt(rs, "pc%d = pcn%d", v, v);
     }
     if (wave || coef) {
+        /* unrolled: the row's offset of plane k + 1 kept (Q<row>_), no product a plane */
+        const char *at = g->zu ? fdx_cg_fmt(g->cg, "Q%d_", g->row) : "base + (k + 1) * sm";
         fdx_cg_node *next = fdx_cg_if(rs, "col && k + 1 < k1");
-        if (wave) fdx_stencil_vload(next, g, "pun", "", "up", "base + (k + 1) * sm", FDX_CG_STREAM);
-        if (coef) fdx_stencil_vload(next, g, "pcn", "", "cf", "base + (k + 1) * sm", FDX_CG_STREAM);
+        if (wave) fdx_stencil_vload(next, g, "pun", "", "up", at, FDX_CG_STREAM);
+        if (coef) fdx_stencil_vload(next, g, "pcn", "", "cf", at, FDX_CG_STREAM);
     }
     fdx_cg_node *rowin = fdx_cg_if(rs, "rowin");
     fdx_cg_stmt(rowin, "const long long q = base + k * sm");
@@ -296,9 +300,9 @@ static void emit_plane(fdx_cg_node *m, gen *g, const fdx_stencil_async_geom *a, 
         fdx_stencil_async_issue(fdx_cg_if(m, "k + %d < k1 + %d", r + P, r), g, a,
                                 fdx_cg_fmt(g->cg, "u + (k + %d) * sm", r + P), stage_of[r + P], -1);
     else /* 32-bit plane counts, the source plane's pointer kept */
-        fdx_stencil_async_issue(fdx_cg_if(m, "t + %d < nt_ + %d", r + P, r), g, a, "ui_", NULL, (j + lo + r + P) % S);
+        fdx_stencil_async_issue(fdx_cg_if(m, "t + %d < nt_ + %d", r + P, r), g, a, "gp", NULL, (j + lo + r + P) % S);
     fdx_cg_async_commit(m);
-    if (j >= 0) fdx_cg_stmt(m, "ui_ += sm");
+    for (int i = 0; i < a->per_thread && j >= 0; i++) fdx_cg_stmt(m, "gp%d += sm", i);
     if (j >= 0) {
         fdx_cg_stmt(m, "const real *T_ = tile + %zu + tc /* plane k's stage */", (size_t)((j + lo) % S) * a->stage_elems);
     } else {
@@ -313,9 +317,10 @@ static void emit_plane(fdx_cg_node *m, gen *g, const fdx_stencil_async_geom *a, 
             if (g->zs)
                 fdx_cg_stmt(m, "const int zm%d_ = %lld", o, (long long)((sc - o + S) % S - sc) * (long long)a->stage_elems);
             fdx_cg_stmt(m, "const int zp%d_ = %lld", o, (long long)((sc + o) % S - sc) * (long long)a->stage_elems);
+        } else if (g->zs) {
+            fdx_cg_stmt(m, "const int zm%d_ = (sc_ >= %d ? -%d : %d) * %zu, zp%d_ = (sc_ + %d < %d ? %d : %d) * %zu", o,
+                        o, o, S - o, a->stage_elems, o, o, S, o, o - S, a->stage_elems);
         } else {
-            if (g->zs)
-                fdx_cg_stmt(m, "const int zm%d_ = (sc_ >= %d ? -%d : %d) * %zu", o, o, o, S - o, a->stage_elems);
             fdx_cg_stmt(m, "const int zp%d_ = (sc_ + %d < %d ? %d : %d) * %zu", o, o, S, o, o - S, a->stage_elems);
         }
     }
@@ -329,6 +334,7 @@ static void emit_plane(fdx_cg_node *m, gen *g, const fdx_stencil_async_geom *a, 
         g->store = j >= 0 ? fdx_cg_fmt(g->cg, "O%d_", i) : NULL; /* unrolled: the row's output pointer */
         fdx_stencil_async_row_plane(fdx_stencil_async_row_open(m, g, a, i, 1), g, a);
         if (j >= 0) fdx_cg_stmt(m, "O%d_ += sm", i);
+        if (j >= 0 && (g->ks->update == FDX_UPDATE_WAVE || g->ks->coef)) fdx_cg_stmt(m, "Q%d_ += sm", i);
     }
     g->row = 0;
     g->store = NULL;
@@ -361,8 +367,11 @@ void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
            step in its scope, the march leaving after the chunk's last plane. */
         fdx_cg_stmt(k, "const int nt_ = (int)(k1 - k0)");
         for (int j = 0; j < a.per_thread; j++) fdx_cg_stmt(k, "const unsigned sd%d = sbase + so%d", j, j);
-        fdx_cg_stmt(k, "const real *ui_ = u + (k0 + %d) * sm", r + P);
+        for (int j = 0; j < a.per_thread; j++) /* the slots' next copies: plane k0 + r + pd */
+            fdx_cg_stmt(k, "const real *gp%d = u + (k0 + %d) * sm + go%d", j, r + P, j);
         for (int i = 0; i < nr; i++) fdx_cg_stmt(k, "real *O%d_ = out + base_ + %d * sy + k0 * sm", i, i);
+        for (int i = 0; i < nr && (g->ks->update == FDX_UPDATE_WAVE || g->ks->coef); i++)
+            fdx_cg_stmt(k, "long long Q%d_ = base_ + %d * sy + (k0 + 1) * sm", i, i);
         fdx_cg_node *m = fdx_cg_for(k, FDX_CG_LOOP_NOUNROLL, "int t = 0; t < nt_;");
         for (int j = 0; j < g->zu; j++) {
             fdx_cg_comment(m, "step %d of %d", j, g->zu);

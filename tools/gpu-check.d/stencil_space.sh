@@ -523,6 +523,18 @@ if [ "${SS_UZ:-1}" = 1 ]; then
              "3 16 16 4 99 16 2 0 0 0 0 0 0 0 0 0 0 0 1"; do
     FORCED_SUITE=stencil-uz forced "$uf" "$cfg" --order 6 --size 700x500x400 --precision float
   done
+  # Order 4 on an odd width (s11a: rs1-013 455x1545x1250 f64 heat 0.641, rs1-088 f32 0.717,
+  # rs1-019 f64 wave 0.774, all the unrolled column at vec 1; first runs time no async march
+  # below radius 3): a 455x512x512 analogue, the unrolled pick against the async march on
+  # unaligned rows (win) at vec 2 (f64) / vec 2 and 4 (f32), rolled and unrolled.
+  for cfg in "2 32 8 1 8 1 8 0 0 0 0 0 0 0 0 0 0 0 0" "3 32 8 2 126 16 2 0 0 1 0 0 0 0 0 0 0 0 0" \
+             "3 32 8 2 126 16 2 0 0 1 0 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-uz forced "$uf" "$cfg" --order 4 --size 455x512x512 --precision double --op heat
+  done
+  for cfg in "2 32 8 1 8 1 8 0 0 0 0 0 0 0 0 0 0 0 0" "3 32 8 2 126 16 2 0 0 1 0 0 0 0 0 0 0 0 1" \
+             "3 16 16 4 126 16 2 0 0 1 0 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-uz forced "$uf" "$cfg" --order 4 --size 455x512x512 --precision float
+  done
   elapsed
   # The targets as first runs with every async candidate unrolled, next to
   # SS_TARGETS' records of this call (or a run with the knob 0); SS_UZ_FIRST=0
