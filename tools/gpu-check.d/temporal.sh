@@ -80,9 +80,9 @@ elif [ "${TEMPORAL_FULL:-0}" != 1 ]; then
   # 10:05 run: wave order 8 k3 256 1.480, 512 1.457, 1024 1.258, k4 256
   # 1.693 (target 1.5): deeper next (k6, k8), then what auto picks, in the
   # stencil bench and in `fdx wave --temporal auto` (simwave).
-  # Session 11 (s11b): the 1024-thread tiles, double 2.110, float 1.942.
-  cases=("heat3d-f64|$h3d --precision double|3|64x16 q2 pd1 fp nb"
-         "heat3d-f32|$h3d --precision float|4|64x16 q3 pd1"
+  # Session 11 (s11e): the 1024-thread tiles, double 2.132, float 2.126.
+  cases=("heat3d-f64|$h3d --precision double|3|64x16 q2 pd1 fp"
+         "heat3d-f32|$h3d --precision float|4|64x16 q3 pd1 u3 fp"
          "heat2d-f32|$h2d|8|256x1 q1 pd2"
          "wave2d-f32-o8|$w2d|4|256x1 q1 pd1"
          "wave2d-f32-o8|$w2d|6|256x1 q1 pd1"
