@@ -371,9 +371,9 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
            Float k4 64x16 q3 (a 64x48 tile, 73% own points; 54 registers;
            130 tiles at 512^3: one wave of whole-column blocks, chunk 510)
            1.942 against 64x8 q4 1.862 in the same run; double k3 64x16 q2
-           fp (a 64x32 tile, 56 registers) with neighbour barriers (nb) 2.110
-           against 32x16 q4 fp 2.022.  64x16 q4 (1.78 in session 7) and
-           128x8 q4 (1.55) moved to the end. */
+           fp (a 64x32 tile, 56 registers) 2.132 (s11e; with neighbour
+           barriers 2.096-2.110) against 32x16 q4 fp 2.022.  64x16 q4 (1.78
+           in session 7) and 128x8 q4 (1.55) moved to the end. */
         static const fdx_temporal_cfg tiles3[] = {{0, 64, 16, 0, 0, 0, 3, 1}, {0, 64, 16, 0, 0, 0, 2, 1},
                                                   {0, 64, 8, 0, 0, 0, 4, 1},  {0, 32, 16, 0, 0, 0, 4, 1},
                                                   {0, 32, 8, 0, 0, 0, 4, 2},  {0, 32, 32, 0, 0, 0, 1, 1},
@@ -391,27 +391,39 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
         const int ax = !rank3 && fdx_knob_is(FDX_KNOB_TEMPORAL_AX, "1");
         const fdx_temporal_cfg *tiles = rank3 ? tiles3 : ax ? tiles2ax : tiles2;
         const int ntiles = rank3 ? 11 : ax ? 4 : 6, auto_tiles = rank3 ? 4 : ax ? 4 : 3;
+        /* late 1: the 1024-thread tiles of several points a thread (64
+           registers) where ptxas (sm_90) spills, after every other tile
+           (an asked depth takes them only where nothing else fits, e.g.
+           float order 8 at depth 4: 64x16 q4).  Register columns q k (2r +
+           1) (ptxas, 64x16): float spills past 48 (q3 k6 r1 4 bytes, q4
+           k6 220; q3 k5, q2 k8, q2 k4 r2, q2 k3 r3 fit), and with three
+           points at radius 3 (q3 k2: 16 bytes), any at radius 4; double
+           past 18 (q2 k4 r1 fp: 8 bytes) or at radius 2 (q2 k2 fp: 20);
+           double with more than two points is not tried (over 100). */
+        for (int late = 0; late < 2; late++)
         for (int d = 0; d < nd; d++)
             for (int i = 0; i < ntiles; i++) {
                 fdx_temporal_cfg c = tiles[i];
                 c.k = depths[d];
                 int kr = c.k * r, w = fdx_temporal_tile_x(&c, ks->rank), h = fdx_temporal_tile_y(&c, ks->rank);
                 if (w <= 2 * kr || (rank3 && h <= 2 * kr) || (depth <= 0 && i >= auto_tiles)) continue;
-                /* 1024-thread tiles of several points a thread (64 registers)
-                   where ptxas (sm_90) finds no spill: float three points at
-                   radius 1-2 (64x16 q3: radius 3 spills 16 bytes, 4 204),
-                   two at 1-3; double two at radius 1 (64x16 q2 fp nb:
-                   radius 2 spills 120 bytes). */
-                if (c.tx * c.ty >= 1024 && c.nq > 1 &&
-                    (ks->is_double ? c.nq > 2 || r > 1 : (c.nq > 2 && r > 2) || r > 3))
-                    continue;
+                if (ks->is_double && c.tx * c.ty >= 1024 && c.nq > 2) continue;
+                const int cols = c.nq * c.k * (2 * r + 1);
+                const int spills = c.tx * c.ty >= 1024 && c.nq > 1 &&
+                                   (ks->is_double ? r > 1 || cols > 18 : cols > 48 || (c.nq > 2 && r > 2) || r > 3);
+                if (spills != late) continue;
                 if (depth <= 0 && (w - 2 * kr < w / 2 || (rank3 && h - 2 * kr < h / 4))) continue;
                 /* H100 session 8 (temporal-s8a, verified): the inner blocks'
                    fast body lifts double k3 32x16 q4 from 1.958 to 2.024; in
                    float (64x8 q4: 1.804 -> 1.340, a spill) it loses. */
                 if (rank3 && ks->is_double) c.fp = 1;
-                /* double's 1024-thread tile as measured (nb, s11b) */
-                if (rank3 && ks->is_double && c.tx * c.ty >= 1024 && c.nq > 1) c.nb = 1;
+                /* Session 11 (s11e, verified): float k4 64x16 q3 with the
+                   rotated loop and the fast body 2.126 (u3 2.040, fp 2.037,
+                   plain 1.93): at 1024 threads both fit the 64 registers
+                   (59; they lost on 64x8 q4 only by passing 64).  Radius 1
+                   and depths up to 4 only (measured; radius 2 u5 fp and k5
+                   u3 fp spill). */
+                if (rank3 && !ks->is_double && r == 1 && c.k <= 4 && c.tx * c.ty >= 1024 && c.nq == 3) c.un = 3, c.fp = 1;
                 c.chunk = fdx_temporal_chunk(ks, dev, cuda, n3, &c);
                 n = add(ks, dev, cuda, n3, c, out, n, max);
                 /* FDX_TEMPORAL_ROTATE=1: each tile also with the rotated

@@ -43,9 +43,10 @@ for c in ${PROFILE_CASES:-dloop lu mg temporal bc ustencil}; do
     t3f) prof t3f 20 6 stencil --backend cuda --op heat --size 512x512x512 --precision float --steps 8 --temporal auto --reps 2 ;;
     # session 11: the 1024-thread float tile (64x16 q3, 1.942) and with the
     # rotated loop and fast body (u3 fp), forced: the temporal pass is the
-    # kernel with grid 10x13x1 and block 64x16 (PROFILE_DEEP=1: stalls)
-    t3f11) FDX_TEMPORAL_CFG="k4 64x16 q3 pd1" prof t3f11 16 8 stencil --backend cuda --op heat --size 512x512x512 --precision float --steps 8 --temporal 4 --reps 2
-           FDX_TEMPORAL_CFG="k4 64x16 q3 pd1 u3 fp" prof t3f11-ufp 16 8 stencil --backend cuda --op heat --size 512x512x512 --precision float --steps 8 --temporal 4 --reps 2 ;;
+    # kernel with grid 10x13x1 and block 64x16 (PROFILE_DEEP=1: stalls; the
+    # run launches ~14 kernels: 16 skipped left none)
+    t3f11) FDX_TEMPORAL_CFG="k4 64x16 q3 pd1" prof t3f11 4 12 stencil --backend cuda --op heat --size 512x512x512 --precision float --steps 8 --temporal 4 --reps 2
+           FDX_TEMPORAL_CFG="k4 64x16 q3 pd1 u3 fp" prof t3f11-ufp 4 12 stencil --backend cuda --op heat --size 512x512x512 --precision float --steps 8 --temporal 4 --reps 2 ;;
     o12) prof o12 2 2 stencil --backend cuda --order 12 --size 400x400x400 --precision float --reps 3 ;;
     tr1) for c in rt1-155 rt1-054 rt1-094; do
            prof "tr-$c" 4 4 bench transform --suite random --count 200 --only "$c" --reps 2

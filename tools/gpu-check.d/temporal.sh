@@ -39,30 +39,26 @@ if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
   TEMPORAL_SIM_SIZE=${TEMPORAL_SIM_SIZE:-256x200} TEMPORAL_CPU_SIZE=${TEMPORAL_CPU_SIZE:-96x96x96}
   TEMPORAL_DHALO_SIZE=${TEMPORAL_DHALO_SIZE:-256x200}
 elif [ "${TEMPORAL_NB:-0}" = 1 ]; then
-  # Session 11, second run.  The first (s11b, 16:25, all verified) said the
-  # block's barrier is not what limits: float k4 64x8 q4 chunk 170 1.862,
-  # with named barriers a row (nr) 1.789, with mbarriers a warp (nb, one
-  # block: 74 registers) 1.453; the tall one-block tile 64x16 q3 (a 64x48
-  # tile, chunk 510: one wave of whole-column blocks) 1.942 with the
-  # block's barrier, 1.913 nb; k5 1.513; double k3 32x16 q4 fp 2.022, nb
-  # 2.007, 64x16 q2 fp nb 2.110.  So the tile and the wave count, not the
-  # barrier.  Now the instructions a point-level on the 1.942 tile, which
-  # has registers to spare at 1024 threads (ptxas sm_90): the rotated loop
-  # (u3: no column moves) 60, the inner fast body (fp: no frame selects)
-  # 60, both 59, pd2 57, pd3 60; nr (groups of 2 rows) 58, u3 fp nr 64;
-  # k3 (less work a step, more DRAM); 32x32 q3 (a 32x96 tile: 132 tiles =
-  # 132 multiprocessors).  Double: the 64x16 q2 fp tile with the block's
-  # barrier (56 registers; nb 64) and 32x32 q2 fp (56).  "auto" (~20 s of
-  # tuning): what the tuner now picks for float (its first tiles are the
-  # 1024-thread ones; every candidate's time in temporal-tuning.txt).
+  # Session 11, third list.  Run 1 (s11b): the block's barrier is not the
+  # limit (named barriers a row 1.789, mbarriers a warp 1.453-1.913 against
+  # 1.862-1.942 plain); the 1024-thread 64x16 q3 tile with one wave of
+  # whole-column blocks (chunk 510) 1.942.  Run 2 (s11e, all verified):
+  # that tile with the rotated loop and the fast body (u3 fp, 59 registers)
+  # **2.126**, u3 2.040, fp 2.037, plain 1.93, u3 fp nr 2.020, pd2 1.903,
+  # pd3 1.923, nr 1.887, 32x32 q3 1.857, k3 1.684, 64x8 q4 1.855; double k3
+  # 64x16 q2 fp **2.132** (nb 2.096), 32x32 q2 fp 2.049.  Those lead the
+  # tuner now.  Run 3: auto end to end (set TEMPORAL_TIMEOUT=150: auto
+  # compiles ~20 kernels; at 60 s run 2's auto was cut before its record),
+  # and around the winner (ptxas registers): pd2 u3 fp 64, 32x32 q3 u3 fp
+  # 59 (132 tiles), 64x16 q2 u3 fp 52, k5 fp 63, chunk 255; double u3 fp
+  # (8-byte spill).
   budget=${TEMPORAL_BUDGET:-180}
   f4="heat3d-f32|$h3d --precision float|4"
   d3="heat3d-f64|$h3d --precision double|3"
-  cases=("$f4|64x16 q3 pd1" "$f4|64x16 q3 pd1 u3 fp" "$f4|64x16 q3 pd1 fp" "$f4|64x16 q3 pd1 u3"
-         "$d3|64x16 q2 pd1 fp nb" "$d3|64x16 q2 pd1 fp" "heat3d-f32|$h3d --precision float|auto|"
-         "$f4|64x16 q3 pd2" "$f4|64x16 q3 pd1 u3 fp nr"
-         "$f4|64x16 q3 pd2 fp" "$f4|64x16 q3 pd1 nr" "$d3|32x32 q2 pd1 fp" "$f4|32x32 q3 pd1"
-         "heat3d-f32|$h3d --precision float|3|64x16 q3 pd1" "$f4|64x16 q3 pd3" "$f4|64x8 q4 pd1 chunk 170")
+  cases=("$f4|64x16 q3 pd1 u3 fp" "heat3d-f32|$h3d --precision float|auto|" "$d3|64x16 q2 pd1 fp"
+         "heat3d-f64|$h3d --precision double|auto|" "$f4|64x16 q3 pd2 u3 fp" "$f4|32x32 q3 pd1 u3 fp"
+         "$f4|64x16 q2 pd1 u3 fp" "heat3d-f32|$h3d --precision float|5|64x16 q3 pd1 fp"
+         "$f4|64x16 q3 pd1 u3 fp chunk 255" "$d3|64x16 q2 pd1 u3 fp")
 elif [ "${TEMPORAL_F32AB:-0}" = 1 ]; then
   # Session 10: heat 3D float 512^3 (1.85, target 2.5) around the best tile
   # (k4 64x8 q4 pd1 chunk 170): depth 3 and 5, longer chunks (fewer plane
@@ -80,9 +76,9 @@ elif [ "${TEMPORAL_FULL:-0}" != 1 ]; then
   # 10:05 run: wave order 8 k3 256 1.480, 512 1.457, 1024 1.258, k4 256
   # 1.693 (target 1.5): deeper next (k6, k8), then what auto picks, in the
   # stencil bench and in `fdx wave --temporal auto` (simwave).
-  # Session 11 (s11b): the 1024-thread tiles, double 2.110, float 1.942.
-  cases=("heat3d-f64|$h3d --precision double|3|64x16 q2 pd1 fp nb"
-         "heat3d-f32|$h3d --precision float|4|64x16 q3 pd1"
+  # Session 11 (s11e): the 1024-thread tiles, double 2.132, float 2.126.
+  cases=("heat3d-f64|$h3d --precision double|3|64x16 q2 pd1 fp"
+         "heat3d-f32|$h3d --precision float|4|64x16 q3 pd1 u3 fp"
          "heat2d-f32|$h2d|8|256x1 q1 pd2"
          "wave2d-f32-o8|$w2d|4|256x1 q1 pd1"
          "wave2d-f32-o8|$w2d|6|256x1 q1 pd1"
