@@ -100,6 +100,7 @@
 #               of one timed launch of rs1-038's win vec 2 and order 12 f32
 #               400^3's zh 16x16 vec 4, each rolled and unrolled
 #               -> stencil_uz_ncu.csv, one line of stall reasons each in the log
+#               (SS_UZD_NCU=0: the forced lines only)
 # Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2, SS_TX, SS_B2, SS_UZ on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
@@ -595,6 +596,8 @@ if [ "${SS_UZD:-0}" = 1 ]; then
     FORCED_SUITE=stencil-uzd forced "$uf" "$cfg" --order 10 --size 999x885x711 --precision double --op wave
   done
   elapsed
+fi
+if [ "${SS_UZD:-0}" = 1 ] && [ "${SS_UZD_NCU:-1}" = 1 ]; then
   nc=$OUT/stencil_uz_ncu.csv
   uzprof() { # forced configuration, fdx stencil's arguments
     local cfg=$1; shift
