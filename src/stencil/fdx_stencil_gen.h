@@ -99,7 +99,7 @@ FDX_HIDDEN void fdx_stencil_emit_plane(fdx_cg_node *at, gen *g);
 FDX_HIDDEN fdx_cg_node *fdx_stencil_async_head(fdx_cg_node *at, gen *g, const fdx_stencil_async_geom *a);
 FDX_HIDDEN void fdx_stencil_async_slots(fdx_cg_node *k, const gen *g, const fdx_stencil_async_geom *a);
 FDX_HIDDEN void fdx_stencil_async_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a,
-                                        const char *src, const char *stage, int cstage);
+                                        const char *src, const char *stage, int unrolled);
 FDX_HIDDEN fdx_cg_node *fdx_stencil_async_row_open(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a,
                                                    int i, int tiles);
 FDX_HIDDEN int fdx_stencil_async_column_len(const gen *g);

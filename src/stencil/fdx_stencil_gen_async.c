@@ -57,25 +57,23 @@ void fdx_stencil_async_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
 }
 
 /* Copies a plane of the block's tile (src: its first value's address)
-   into a stage: `stage` an expression, or with cstage >= 0 the constant
-   stage of an unrolled loop, whose copies go to sd<j> (sbase + so<j>, set
-   once) plus a constant, from <src><j> (each slot's pointer into the plane).  Each thread its slots (go<j> < 0: outside the
+   into a stage (`stage`, an expression); in an unrolled loop the copies
+   go to sd<j> (sbase + so<j>, set once) plus the stage's offset, from the
+   32-bit in-plane offsets gi<j>.  Each thread its slots (go<j> < 0: outside the
    array, never copied; only points whose whole star lies inside are
    stored, so those cells are never used). */
 void fdx_stencil_async_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a, const char *src,
-                             const char *stage, int cstage)
+                             const char *stage, int unrolled)
 {
     const int bytes = a->cw * (g->ks->is_double ? 8 : 4);
     const size_t sb = a->stage_elems * (g->ks->is_double ? 8 : 4);
-    if (cstage < 0) {
-        fdx_cg_stmt(at, "const real *up_ = %s", src);
-        fdx_cg_stmt(at, "const unsigned st_ = sbase + (unsigned)(%s) * %zuu", stage, sb);
-    }
+    fdx_cg_stmt(at, "const real *up_ = %s", src);
+    if (!unrolled) fdx_cg_stmt(at, "const unsigned st_ = sbase + (unsigned)(%s) * %zuu", stage, sb);
     for (int j = 0; j < a->per_thread; j++)
-        fdx_cg_async_copy(at, fdx_cg_fmt(g->cg, "go%d >= 0", j),
-                          cstage < 0 ? fdx_cg_fmt(g->cg, "st_ + so%d", j)
-                                     : fdx_cg_fmt(g->cg, "sd%d + %zuu", j, (size_t)cstage * sb),
-                          cstage < 0 ? fdx_cg_fmt(g->cg, "up_ + go%d", j) : fdx_cg_fmt(g->cg, "%s%d", src, j), bytes);
+        fdx_cg_async_copy(at, fdx_cg_fmt(g->cg, unrolled ? "gi%d >= 0" : "go%d >= 0", j),
+                          unrolled ? fdx_cg_fmt(g->cg, "sd%d + (unsigned)(%s) * %zuu", j, stage, sb)
+                                   : fdx_cg_fmt(g->cg, "st_ + so%d", j),
+                          fdx_cg_fmt(g->cg, unrolled ? "up_ + gi%d" : "up_ + go%d", j), bytes);
 }
 
 /* The copy slots of a thread: slot i < rows * gw is a centre row's copy (x
@@ -271,17 +269,24 @@ void fdx_stencil_async_columns(fdx_cg_node *k, const gen *g, const fdx_stencil_a
 
 /* One plane of the march into `m`: the wait and the barrier, the copies of
    plane k + r + pd, plane k's stage pointers, every row's points.  At step
-   j of a loop unrolled by its period g->zu (j >= 0) every stage index is a
-   constant and the column's names are rotated by j; j < 0: the rolled loop
-   (indices from t = k - k0). */
+   j of a loop unrolled by its period g->zu (j >= 0) the column's names are
+   rotated by j and every stage index is a constant, or where the period is
+   not the stage count (the carried column) the round's base b_ (plane
+   k0 + t's stage at the round's first step) plus a constant, wrapped once;
+   j < 0: the rolled loop (indices from t = k - k0). */
 static void emit_plane(fdx_cg_node *m, gen *g, const fdx_stencil_async_geom *a, int j)
 {
     const fdx_stencil_cfg *c = g->cfg;
     const int r = g->r, V = g->vec, nr = g->nr, P = c->pd, S = a->stages, lo = g->zs ? r : 0;
-    /* Stage of plane k + o: (t + lo + o) mod S, a constant when unrolled. */
+    const int fixed = j >= 0 && a->period == S; /* the stage indices are constants */
+    /* Stage of plane k + o: (t + lo + o) mod S. */
     const char *stage_of[2 * FDX_STENCIL_MAX_RADIUS + FDX_STENCIL_MAX_ASYNC_AHEAD + 2];
-    for (int o = 0; o <= r + P; o++)
-        stage_of[o] = j >= 0 ? fdx_cg_fmt(g->cg, "%d", (j + lo + o) % S) : fdx_cg_fmt(g->cg, "(t + %d) %% %d", lo + o, S);
+    for (int o = 0; o <= r + P; o++) {
+        const int d = (j + o) % S; /* from b_ = (t + lo) mod S at the round's first step */
+        stage_of[o] = fixed    ? fdx_cg_fmt(g->cg, "%d", (j + lo + o) % S)
+                      : j >= 0 ? fdx_cg_fmt(g->cg, "(b_ + %d < %d ? b_ + %d : b_ - %d)", d, S, d, S - d)
+                               : fdx_cg_fmt(g->cg, "(t + %d) %% %d", lo + o, S);
+    }
     g->zj = j >= 0 ? j : 0;
     if (j < 0) fdx_cg_stmt(m, "const int t = (int)(k - k0)");
     else fdx_cg_stmt(m, "const long long k = k0 + t; (void)k");
@@ -298,13 +303,18 @@ static void emit_plane(fdx_cg_node *m, gen *g, const fdx_stencil_async_geom *a, 
     }
     if (j < 0)
         fdx_stencil_async_issue(fdx_cg_if(m, "k + %d < k1 + %d", r + P, r), g, a,
-                                fdx_cg_fmt(g->cg, "u + (k + %d) * sm", r + P), stage_of[r + P], -1);
+                                fdx_cg_fmt(g->cg, "u + (k + %d) * sm", r + P), stage_of[r + P], 0);
     else /* 32-bit plane counts, the source plane's pointer kept */
-        fdx_stencil_async_issue(fdx_cg_if(m, "t + %d < nt_ + %d", r + P, r), g, a, "gp", NULL, (j + lo + r + P) % S);
+        fdx_stencil_async_issue(fdx_cg_if(m, "t + %d < nt_ + %d", r + P, r), g, a, "gu_", stage_of[r + P], 1);
     fdx_cg_async_commit(m);
-    for (int i = 0; i < a->per_thread && j >= 0; i++) fdx_cg_stmt(m, "gp%d += sm", i);
-    if (j >= 0) {
+    if (j >= 0) { /* advanced a plane, opaquely: ptxas would otherwise hoist every step's addresses into registers */
+        fdx_cg_stmt(m, "gu_ += sm");
+        fdx_cg_stmt(m, "asm volatile(\"\" : \"+l\"(gu_))");
+    }
+    if (fixed) {
         fdx_cg_stmt(m, "const real *T_ = tile + %zu + tc /* plane k's stage */", (size_t)((j + lo) % S) * a->stage_elems);
+    } else if (j >= 0) {
+        fdx_cg_stmt(m, "const real *T_ = tile + %s * %zu + tc /* plane k's stage */", stage_of[0], a->stage_elems);
     } else {
         fdx_cg_line(m, "const int sc_ = %s; /* plane k's stage */", stage_of[0]);
         fdx_cg_stmt(m, "const real *T_ = tile + sc_ * %zu + tc", a->stage_elems);
@@ -312,7 +322,7 @@ static void emit_plane(fdx_cg_node *m, gen *g, const fdx_stencil_async_geom *a, 
     /* The stages of planes k - o (zs) and k + o (zs, zh) as offsets from T_,
        or plane k + r's pointer (the column's newest value). */
     for (int o = 1; o <= r && (g->zs || g->zh); o++) {
-        if (j >= 0) {
+        if (fixed) { /* (zh and zs always: their period is the stage count) */
             const int sc = (j + lo) % S;
             if (g->zs)
                 fdx_cg_stmt(m, "const int zm%d_ = %lld", o, (long long)((sc - o + S) % S - sc) * (long long)a->stage_elems);
@@ -333,8 +343,9 @@ static void emit_plane(fdx_cg_node *m, gen *g, const fdx_stencil_async_geom *a, 
         g->row = i; /* shared_rows: the row's Y names */
         g->store = j >= 0 ? fdx_cg_fmt(g->cg, "O%d_", i) : NULL; /* unrolled: the row's output pointer */
         fdx_stencil_async_row_plane(fdx_stencil_async_row_open(m, g, a, i, 1), g, a);
-        if (j >= 0) fdx_cg_stmt(m, "O%d_ += sm", i);
-        if (j >= 0 && (g->ks->update == FDX_UPDATE_WAVE || g->ks->coef)) fdx_cg_stmt(m, "Q%d_ += sm", i);
+        if (j >= 0) fdx_cg_stmt(m, "O%d_ += sm; asm volatile(\"\" : \"+l\"(O%d_))", i, i);
+        if (j >= 0 && (g->ks->update == FDX_UPDATE_WAVE || g->ks->coef))
+            fdx_cg_stmt(m, "Q%d_ += sm; asm volatile(\"\" : \"+l\"(Q%d_))", i, i);
     }
     g->row = 0;
     g->store = NULL;
@@ -348,7 +359,7 @@ void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
     fdx_stencil_async_geom a;
     fdx_stencil_async_geom_of(g->ks, c, &a);
     const int P = c->pd;
-    g->zu = c->uz ? a.stages : 0;
+    g->zu = c->uz ? a.period : 0;
     g->zj = 0;
     fdx_cg_node *k = fdx_stencil_async_head(at, g, &a);
     fdx_stencil_async_columns(k, g, &a);
@@ -357,7 +368,7 @@ void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
        uniform); plane k0 - lo + j goes to stage j mod S. */
     fdx_cg_node *pro = fdx_cg_for(k, FDX_CG_LOOP, "int i = 0; i < %d; i++", lo + r + P);
     fdx_stencil_async_issue(fdx_cg_if(pro, "k0 - %d + i < k1 + %d", lo, r), g, &a,
-                            fdx_cg_fmt(g->cg, "u + (k0 - %d + i) * sm", lo), "i", -1);
+                            fdx_cg_fmt(g->cg, "u + (k0 - %d + i) * sm", lo), "i", 0);
     fdx_cg_async_commit(pro);
     fdx_cg_stmt(k, "const int tc = (ty * %d + %d) * %d + %d + tx * %d", nr, g->ry, a.width, a.rx, V);
     if (!g->zu) {
@@ -367,12 +378,14 @@ void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
            step in its scope, the march leaving after the chunk's last plane. */
         fdx_cg_stmt(k, "const int nt_ = (int)(k1 - k0)");
         for (int j = 0; j < a.per_thread; j++) fdx_cg_stmt(k, "const unsigned sd%d = sbase + so%d", j, j);
-        for (int j = 0; j < a.per_thread; j++) /* the slots' next copies: plane k0 + r + pd */
-            fdx_cg_stmt(k, "const real *gp%d = u + (k0 + %d) * sm + go%d", j, r + P, j);
+        for (int j = 0; j < a.per_thread; j++) /* in-plane offsets: the fits check keeps planes under 2^31 points */
+            fdx_cg_stmt(k, "const int gi%d = (int)go%d", j, j);
+        fdx_cg_stmt(k, "const real *gu_ = u + (k0 + %d) * sm /* the next plane copied */", r + P);
         for (int i = 0; i < nr; i++) fdx_cg_stmt(k, "real *O%d_ = out + base_ + %d * sy + k0 * sm", i, i);
         for (int i = 0; i < nr && (g->ks->update == FDX_UPDATE_WAVE || g->ks->coef); i++)
             fdx_cg_stmt(k, "long long Q%d_ = base_ + %d * sy + (k0 + 1) * sm", i, i);
         fdx_cg_node *m = fdx_cg_for(k, FDX_CG_LOOP_NOUNROLL, "int t = 0; t < nt_;");
+        if (a.period != a.stages) fdx_cg_stmt(m, "const int b_ = (t + %d) %% %d /* the round's first stage */", lo, a.stages);
         for (int j = 0; j < g->zu; j++) {
             fdx_cg_comment(m, "step %d of %d", j, g->zu);
             emit_plane(fdx_cg_scope(m), g, &a, j);

@@ -90,6 +90,17 @@
 #               (SS_UZ_FIRST=0: without the targets' first runs); then s11a's
 #               worst 3D cases as first runs with the knob (SS_UZ_PICK=0 leaves
 #               them out; SS_UZ_CASES), each next to its s11a record
+#   SS_UZD      session 11 (default off): why uz gains at order 12 zh and loses
+#               elsewhere (s11c): same-run forced A/B, rolled beside unrolled,
+#               on rs1-038 581x525x197 f32 o8 wave (win vec 2 also capped at
+#               four blocks: 64 -> 78 registers unrolled, 32 -> 24 warps; vec 4
+#               win; 64x8 vec 1 lb3; win two rows zh) and rs1-018 999x885x711
+#               f64 o10 wave (win vec 2, uncapped and lb3; two rows zh); then
+#               ncu's WarpStateStats / SchedulerStats / Occupancy / LaunchStats
+#               of one timed launch of rs1-038's win vec 2 and order 12 f32
+#               400^3's zh 16x16 vec 4, each rolled and unrolled
+#               -> stencil_uz_ncu.csv, one line of stall reasons each in the log
+#               (SS_UZD_NCU=0: the forced lines only)
 # Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2, SS_TX, SS_B2, SS_UZ on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
@@ -568,5 +579,53 @@ for sh in dict.fromkeys(shape(q) for q in r):
             print(f"UZ forced {sh} uz{uz}: best {b['ratio_same_size']:.3f} ({b['config']}) of {len(d)}, "
                   f"all verified {all(q['verified'] for q in d)}")
 PY
+  elapsed
+fi
+if [ "${SS_UZD:-0}" = 1 ]; then
+  uf=${base}_stencil-uz.jsonl
+  for cfg in "3 32 8 2 48 16 2 0 0 1 0 0 0 0 0 0 0 0 0" "3 32 8 2 48 16 2 0 0 1 0 0 0 0 0 0 0 0 1" \
+             "3 32 8 2 48 16 2 0 0 1 4 0 0 0 0 0 0 0 1" "3 16 16 4 63 16 2 0 0 1 0 0 0 0 0 0 0 0 0" \
+             "3 16 16 4 63 16 2 0 0 1 0 0 0 0 0 0 0 0 1" "3 64 8 1 63 16 2 0 0 0 3 0 0 0 0 0 0 0 0" \
+             "3 64 8 1 63 16 2 0 0 0 3 0 0 0 0 0 0 0 1" "3 32 8 2 48 16 2 0 0 1 2 0 0 2 0 1 0 0 0" \
+             "3 32 8 2 48 16 2 0 0 1 2 0 0 2 0 1 0 0 1"; do
+    FORCED_SUITE=stencil-uzd forced "$uf" "$cfg" --order 8 --size 581x525x197 --precision float --op wave
+  done
+  for cfg in "3 32 8 2 701 16 2 0 0 1 0 0 0 0 0 0 0 0 0" "3 32 8 2 701 16 2 0 0 1 0 0 0 0 0 0 0 0 1" \
+             "3 32 8 2 701 16 2 0 0 1 3 0 0 0 0 0 0 0 1" "3 32 8 2 701 16 2 0 0 1 2 0 0 2 0 1 0 0 0" \
+             "3 32 8 2 701 16 2 0 0 1 2 0 0 2 0 1 0 0 1"; do
+    FORCED_SUITE=stencil-uzd forced "$uf" "$cfg" --order 10 --size 999x885x711 --precision double --op wave
+  done
+  elapsed
+fi
+if [ "${SS_UZD:-0}" = 1 ] && [ "${SS_UZD_NCU:-1}" = 1 ]; then
+  nc=$OUT/stencil_uz_ncu.csv
+  uzprof() { # forced configuration, fdx stencil's arguments
+    local cfg=$1; shift
+    echo "== $cfg $*" >> "$nc"
+    FDX_STENCIL_CFG="$cfg" FDX_CACHE_DIR=$w/cache-forced timeout 100 ncu --clock-control none -k regex:fdx_stencil_kernel \
+      --launch-skip 3 --launch-count 1 --section WarpStateStats --section SchedulerStats --section Occupancy \
+      --section LaunchStats --page raw --csv "$FDX_BIN" stencil --backend cuda "$@" >> "$nc" 2>&1
+    echo "ncu $cfg $*: exit $?"
+    python3 - "$nc" <<'PY'
+import csv, io, sys
+t = open(sys.argv[1]).read().split("== ")[-1]
+rows = [r for r in csv.reader(io.StringIO(t[t.find('"ID"'):])) if len(r) > 14] if '"ID"' in t else []
+if len(rows) >= 2:
+    # the raw page: a row of metric names, (a row of units,) a row of values
+    h, v = rows[0], rows[-1]
+    out = []
+    for n, x in zip(h, v):
+        if ("issue_stalled" in n and "per_issue_active" in n) or n.startswith("launch__registers") or \
+           n.startswith("sm__warps_active") or n.startswith("smsp__issue_active") or n.startswith("gpu__time_duration"):
+            out.append(f"{n.replace('smsp__average_warps_issue_stalled_', '').replace('_per_issue_active.ratio', '')} {x}")
+    print("   " + "; ".join(out))
+PY
+  }
+  for cfg in "3 32 8 2 48 16 2 0 0 1 0 0 0 0 0 0 0 0 0" "3 32 8 2 48 16 2 0 0 1 0 0 0 0 0 0 0 0 1"; do
+    uzprof "$cfg" --order 8 --size 581x525x197 --precision float --op wave
+  done
+  for cfg in "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0 0 0" "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0 0 1"; do
+    uzprof "$cfg" --order 12 --size 400x400x400 --precision float
+  done
   elapsed
 fi
