@@ -854,8 +854,12 @@ static void test_plan_cache(fdx_ctx *ctx, uint64_t seed)
     CHECK(!fdx_layout_plan_knobs(b, sizeof b), "FDX_LAYOUT_PLAN_CACHE=0 does not turn the cache off");
     cache_case(ctx, 4, shape, p1, 0, &seed);
     unsetenv("FDX_LAYOUT_PLAN_CACHE");
-    char tiny[4];
+    char tiny[16];
+    setenv("FDX_LAYOUT_GATHER", "4", 1); /* the default: "FDX_LAYOUT_GATHER=4\n" needs 20 bytes */
     CHECK(!fdx_layout_plan_knobs(tiny, sizeof tiny), "a knob key that does not fit is used");
+    CHECK(fdx_layout_plan_knobs(a, sizeof a) && strstr(a, "FDX_LAYOUT_GATHER=4\n"), "knob key: %.60s", a);
+    cache_case(ctx, 4, shape, p1, 0, &seed); /* a plan under a knob set to its default value */
+    unsetenv("FDX_LAYOUT_GATHER");
 }
 
 static void test_errors(fdx_ctx *ctx)
