@@ -3,8 +3,9 @@
    bytes: layouts, shape, element size, alignment, and the FDX_LAYOUT_*
    knobs).  Why: planning runs on the host inside every call, and for small
    arrays it is a large part of the call (the sub-word gather plans count
-   their bank conflicts on the host, ~7 us on a 2-core EPYC; a 1 MiB
-   transpose takes ~10 us on an H100), while peers such as LibreTT plan once
+   their bank conflicts on the host: ~13 us a call on the H100 machine's
+   host, session 11, where a 4 MiB gather transpose takes 17 us with the
+   cache and 30 us without), while peers such as LibreTT plan once
    into a plan object and time only its execution.  A hit costs one pass
    over the environment (fdx_knob_snapshot: one getenv a knob, as a first
    version did, cost more than a whole plan of the vector tile, ~0.7 us
