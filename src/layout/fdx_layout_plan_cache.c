@@ -3,11 +3,15 @@
    bytes: layouts, shape, element size, alignment, and the FDX_LAYOUT_*
    knobs).  Why: planning runs on the host inside every call, and for small
    arrays it is a large part of the call (the sub-word gather plans count
-   their bank conflicts on the host, ~7 us on a 2-core EPYC; a 1 MiB
-   transpose takes ~10 us on an H100), while peers such as LibreTT plan once
-   into a plan object and time only its execution.  A hit costs the knob
-   lookups, a memcmp and a copy under a mutex.  FDX_LAYOUT_PLAN_CACHE=0
-   plans every call (the A/B). */
+   their bank conflicts on the host: ~13 us a call on the H100 machine's
+   host, session 11, where a 4 MiB gather transpose takes 17 us with the
+   cache and 30 us without), while peers such as LibreTT plan once
+   into a plan object and time only its execution.  A hit costs one pass
+   over the environment (fdx_knob_snapshot: one getenv a knob, as a first
+   version did, cost more than a whole plan of the vector tile, ~0.7 us
+   here, and measured 5-10% slower than planning on 1-16 MiB vector-tile
+   transposes on the H100, session 11), a memcmp and a copy under a mutex.
+   FDX_LAYOUT_PLAN_CACHE=0 plans every call (the A/B). */
 #include "layout/fdx_layout_plan_cache.h"
 #include "core/fdx_knob.h"
 
@@ -28,20 +32,12 @@ static int used;
 
 int fdx_layout_plan_knobs(char *buf, size_t n)
 {
-    if (fdx_knob_is(FDX_KNOB_LAYOUT_PLAN_CACHE, "0")) return 0;
-    static const char prefix[] = "FDX_LAYOUT_";
-    size_t at = 0;
-    memset(buf, 0, n);
-    for (int k = 0; k < FDX_KNOB_COUNT; k++) {
-        const char *env = fdx_knob_env((fdx_knob_id)k);
-        if (!env || strncmp(env, prefix, sizeof prefix - 1) != 0) continue;
-        const char *v = fdx_knob((fdx_knob_id)k);
-        const size_t len = v ? strlen(v) : 0;
-        if (at + len + 1 > n) return 0;
-        if (len) memcpy(buf + at, v, len);
-        buf[at + len] = '\n'; /* a separator: "1" then "" differs from "" then "1" */
-        at += len + 1;
-    }
+    if (!fdx_knob_snapshot("FDX_LAYOUT_", buf, n)) return 0;
+    /* FDX_LAYOUT_PLAN_CACHE=0 among the lines (not another knob lookup: it
+       would scan the environment again) */
+    static const char off[] = "FDX_LAYOUT_PLAN_CACHE=0\n";
+    for (const char *l = buf; *l; l = strchr(l, '\n') + 1)
+        if (strncmp(l, off, sizeof off - 1) == 0) return 0;
     return 1;
 }
 

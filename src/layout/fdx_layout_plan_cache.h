@@ -11,10 +11,11 @@
 extern "C" {
 #endif
 
-/* The knobs a plan depends on: the values of every FDX_LAYOUT_* knob, joined
-   (unset ones empty), NUL-padded to n bytes so that whole keys compare with
-   memcmp.  Returns 0 when they do not fit (the caller does not cache) or
-   when FDX_LAYOUT_PLAN_CACHE=0 turns the cache off. */
+/* The knobs a plan depends on: every FDX_LAYOUT_* variable set, as
+   "NAME=value" lines (fdx_knob_snapshot), NUL-padded to n bytes so that
+   whole keys compare with memcmp.  Returns 0 when they do not fit (the
+   caller does not cache) or when FDX_LAYOUT_PLAN_CACHE=0 turns the cache
+   off. */
 FDX_HIDDEN int fdx_layout_plan_knobs(char *buf, size_t n);
 /* Copies the value stored under the klen bytes at key into val (vlen bytes)
    and returns 1, or returns 0 when there is none (or it has another size). */

@@ -412,6 +412,7 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
     }
     setenv("FDX_LAYOUT_SUBWORD", "0", 1);
     setenv("FDX_LAYOUT_VEC", "0", 1);
+    setenv("FDX_LAYOUT_TILE_WORDS", "2048", 1); /* the large arrays' tiles (small ones take 1024 words) */
     for (int off = 0; off < 2; off++) {
         if (off) setenv("FDX_LAYOUT_SKEW", "0", 1);
         for (int e = 2; e < 5; e++)
@@ -429,9 +430,21 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
     }
     unsetenv("FDX_LAYOUT_SUBWORD");
     unsetenv("FDX_LAYOUT_VEC");
+    unsetenv("FDX_LAYOUT_TILE_WORDS");
     /* 3 word sizes x 8 residues x 3 shapes: skewed unless the dst row stride is sector-aligned */
     CHECK(skewed == 3 * 3 * 8 - 3 * (1 + 2 + 4), "skewed plans: %d", skewed);
     CHECK(plain == 3 * 3 * 8 + 3 * (1 + 2 + 4), "plain plans: %d", plain);
+    /* word-kernel tiles of 1024 words for arrays under 8 MiB, 2048 above */
+    const int64_t small2[2] = {509, 263}, large2[2] = {2048, 1024};
+    const int t2[2] = {1, 0};
+    for (int e = 3; e < 5; e++) {
+        fdx_perm_plan ps, pl;
+        CHECK_OK(fdx_perm_plan_make(lt_elems[e], 2, small2, t2, 16, 0, &ps));
+        CHECK_OK(fdx_perm_plan_make(lt_elems[e], 2, large2, t2, 16, 0, &pl));
+        CHECK(ps.TA * ps.TB > 512 && ps.TA * ps.TB <= 1024 && pl.TA * pl.TB == 2048,
+              "elem %zu: tiles %dx%d (small array), %dx%d (large)", lt_elems[e], ps.TA, ps.TB, pl.TA, pl.TB);
+        emulate_case(ctx, lt_elems[e], 2, small2, t2, e, seed++);
+    }
 }
 
 /* One permutation through the emulated CUDA kernels with both buffers
@@ -854,8 +867,12 @@ static void test_plan_cache(fdx_ctx *ctx, uint64_t seed)
     CHECK(!fdx_layout_plan_knobs(b, sizeof b), "FDX_LAYOUT_PLAN_CACHE=0 does not turn the cache off");
     cache_case(ctx, 4, shape, p1, 0, &seed);
     unsetenv("FDX_LAYOUT_PLAN_CACHE");
-    char tiny[4];
+    char tiny[16];
+    setenv("FDX_LAYOUT_GATHER", "4", 1); /* the default: "FDX_LAYOUT_GATHER=4\n" needs 20 bytes */
     CHECK(!fdx_layout_plan_knobs(tiny, sizeof tiny), "a knob key that does not fit is used");
+    CHECK(fdx_layout_plan_knobs(a, sizeof a) && strstr(a, "FDX_LAYOUT_GATHER=4\n"), "knob key: %.60s", a);
+    cache_case(ctx, 4, shape, p1, 0, &seed); /* a plan under a knob set to its default value */
+    unsetenv("FDX_LAYOUT_GATHER");
 }
 
 static void test_errors(fdx_ctx *ctx)
