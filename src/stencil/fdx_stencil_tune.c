@@ -233,18 +233,21 @@ static void search_init(search *s, const fdx_stencil_kspec *ks, const int64_t *n
 }
 
 /* FDX_STENCIL_UZ=1 (session 11, until measured): the asynchronous march's
-   plane loop unrolled by its ring's period (uz) wherever it fits, but not
-   with ys (the rows' two columns unrolled by 2r + 1 spill). */
-static int uz_wanted(const fdx_stencil_cfg *c)
+   plane loop unrolled (uz) wherever it fits, but not with ys (the rows' two
+   columns unrolled by 2r + 1 spill) nor for the wave update (the H100, same
+   run: f32 o8 and f64 o10 wave on unaligned rows 0.64 -> 0.43, 0.59 -> 0.43;
+   laplacian / heat on unaligned rows gained 2-4%). */
+static int uz_wanted(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *c)
 {
-    return c->variant == FDX_SV_ASYNC && !c->ys && fdx_knob_int(FDX_KNOB_STENCIL_UZ, 0, 1, 0) == 1;
+    return c->variant == FDX_SV_ASYNC && !c->ys && ks->update != FDX_UPDATE_WAVE &&
+           fdx_knob_int(FDX_KNOB_STENCIL_UZ, 0, 1, 0) == 1;
 }
 
 /* One spelling per kernel, so the journal finds what it has measured. */
 static int normalize(const search *s, fdx_stencil_cfg *c)
 {
     if (single_group(c)) c->pipe = 0; /* nothing follows a single group */
-    if (s->cuda && uz_wanted(c)) {
+    if (s->cuda && uz_wanted(s->ks, c)) {
         c->uz = 1;
         if (!fdx_stencil_cfg_fits(s->ks, c, s->n3)) c->uz = 0;
     }

@@ -337,6 +337,23 @@ static void knob_first_batches(const fdx_device_info *h100)
     static const knob_case uz[] = {{0, 12, {400, 400, 400}, 2}, {0, 12, {137, 87, 249}, 5}, {1, 8, {512, 512, 512}, 2},
                                    {0, 6, {700, 500, 400}, 2},  {0, 12, {16209, 1, 16343}, 2}};
     knob_first_batch(h100, "FDX_STENCIL_UZ", 0, uz_of, uz, 5);
+    /* ... but not for the wave update (the H100 measured it slower). */
+    setenv("FDX_STENCIL_UZ", "1", 1);
+    fdx_stencil_kspec wave = {0, 3, 4, FDX_UPDATE_WAVE, 0, 0, 0};
+    int64_t n3[3] = {581, 525, 197};
+    fdx_stencil_journal *j = calloc(1, sizeof *j);
+    if (j) {
+        fake f = {1, 0, {{0}}, 0};
+        fdx_stencil_tuner t = {fake_trial, NULL, &f, 0};
+        fdx_stencil_cfg best;
+        int measured = 0, uzs = 0, asyncs = 0;
+        CHECK_OK(fdx_stencil_tune_step(&wave, h100, 1, n3, &t, j, &best, &measured));
+        for (int i = 0; i < j->n; i++) uzs += j->cfg[i].uz, asyncs += j->cfg[i].variant == FDX_SV_ASYNC;
+        CHECK(j->complete && asyncs > 0 && uzs == 0, "FDX_STENCIL_UZ=1, wave: %d of %d async candidates unrolled", uzs,
+              asyncs);
+        free(j);
+    }
+    unsetenv("FDX_STENCIL_UZ");
 }
 
 static void plane_first_batch(const fdx_device_info *h100)
