@@ -82,6 +82,11 @@ typedef struct fdx_temporal_cfg {
                    group, 2d + 1 groups at least, tx a multiple of 32.  The
                    same decoupling as nb without its wait loop (which costs
                    ~10 registers). */
+    int i32;    /* CUDA: 32-bit element offsets (b + plane x sm as int; one wide
+                   multiply-add an address instead of 64-bit arithmetic) where
+                   the array has fewer than 2^31 points ("i32"; session 11:
+                   the ncu profile of the 2.148 kernel has the integer pipe
+                   busiest, 19.4 instructions a point-level for 8 FP) */
 } fdx_temporal_cfg;
 
 /* nr: thread rows a barrier group, and the groups a group's points read

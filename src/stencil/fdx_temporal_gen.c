@@ -250,11 +250,12 @@ static void emit_plane(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *
     }
     /* Past the last plane the columns take stale values: only frame points
        (which keep their input) read them. */
-    fdx_cg_stmt(loop, "const long long ahead = (long long)(i + %d) * sm", PD);
+    if (c->i32) fdx_cg_stmt(loop, "const int ahead = (i + %d) * (int)sm", PD);
+    else fdx_cg_stmt(loop, "const long long ahead = (long long)(i + %d) * sm", PD);
     for (int w = 0; w < streams; w++)
         for (int q = 0; q < NQ; q++)
             fdx_cg_stmt(fdx_cg_if(loop, "col%d && i + %d < nm", q, PD), "%s%d_%d = %s", w ? "fp" : "f", PD - 1, q,
-                        fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "%s + b%d + ahead", w ? "up" : "u", q)));
+                        fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, c->i32 ? "%s + (b%d + ahead)" : "%s + b%d + ahead", w ? "up" : "u", q)));
     fdx_cg_stmt(loop, "real *const set = shm + (i & 1) * %d", K * pl);
     for (int t = 0; t < K; t++) {
         fdx_cg_stmt(loop, "real *const l%d = set + %d", t, t * pl);
@@ -303,7 +304,7 @@ static void emit_levels(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg 
                 coef = fdx_cg_fmt(g->cg, "k%d_%d", t, q);
                 fdx_cg_stmt(loop, "real %s = 0", coef);
                 fdx_cg_stmt(fast && t < K ? fdx_cg_scope(loop) : fdx_cg_if(loop, "fx%d && in%d", q, t), "%s = %s", coef,
-                            fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "cf + b%d + (long long)j%d * sm", q, t)));
+                            fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, c->i32 ? "cf + (b%d + j%d * (int)sm)" : "cf + b%d + (long long)j%d * sm", q, t)));
             }
             fdx_stencil_emit_point(loop, &gq, cuda_neighbour, "p.", (c->ax ? AXF : 0) + ph * PHS + (t - 1) * QS + q, centre, wave ? prev : NULL, coef,
                                    NULL, val);
@@ -313,11 +314,11 @@ static void emit_levels(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg 
             } else {
                 fdx_cg_node *st = fdx_cg_if(loop, "own%d && in%d", q, t);
                 fdx_cg_store(st, (fdx_cg_lanes){fdx_cg_fmt(g->cg, "n%d_", K), "", 1, q}, NULL,
-                             fdx_cg_fmt(g->cg, "out + b%d + (long long)j%d * sm", q, t), FDX_CG_STREAM);
+                             fdx_cg_fmt(g->cg, c->i32 ? "out + (b%d + j%d * (int)sm)" : "out + b%d + (long long)j%d * sm", q, t), FDX_CG_STREAM);
                 /* WAVE: the level before, the pass's new u_prev. */
                 if (wave)
                     fdx_cg_store(st, (fdx_cg_lanes){fdx_cg_fmt(g->cg, "c%d_%d_", t - 1, q), "", 1, slot(g, R, ph)}, NULL,
-                                 fdx_cg_fmt(g->cg, "outp + b%d + (long long)j%d * sm", q, t), FDX_CG_STREAM);
+                                 fdx_cg_fmt(g->cg, c->i32 ? "outp + (b%d + j%d * (int)sm)" : "outp + b%d + (long long)j%d * sm", q, t), FDX_CG_STREAM);
             }
         }
     }
@@ -405,7 +406,8 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
         else
             fdx_cg_stmt(k, "const bool own%d = fx%d && me0 + (%d) >= %d && me0 + (%d) < %d", q, q, (c->ax ? q : q * TX) - R,
                         KR, (c->ax ? q : q * TX) - R, W - KR);
-        fdx_cg_stmt(k, "const long long b%d = col%d ? x%d + y%d * sy : 0", q, q, q, q);
+        if (c->i32) fdx_cg_stmt(k, "const int b%d = col%d ? (int)(x%d + y%d * sy) : 0", q, q, q, q);
+        else fdx_cg_stmt(k, "const long long b%d = col%d ? x%d + y%d * sy : 0", q, q, q, q);
         fdx_cg_stmt(k, "(void)own%d", q);
     }
     /* The planes' pads are read by points of the tile's edge, whose values
@@ -441,7 +443,7 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
             for (int q = 0; q < NQ; q++) {
                 fdx_cg_stmt(k, "real %s%d_%d = 0", f, d, q);
                 fdx_cg_stmt(fdx_cg_if(k, "col%d && i0 + %d < nm", q, d), "%s%d_%d = %s", f, d, q,
-                            fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, "%s + b%d + (long long)(i0 + %d) * sm", arr, q, d)));
+                            fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, c->i32 ? "%s + (b%d + (i0 + %d) * (int)sm)" : "%s + b%d + (long long)(i0 + %d) * sm", arr, q, d)));
             }
     }
     if (wave) {

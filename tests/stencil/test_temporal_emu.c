@@ -153,6 +153,8 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
                 tc.ty++;
             /* nr at depth 3 with the rotated loop and the inner fast body */
             if (tc.nr && k == 3) tc.un = 2 * r + 1, tc.fp = 1;
+            /* 32-bit element offsets (i32) from depth 2 */
+            tc.i32 = k >= 2;
         }
         CHECK_OK(fdx_temporal_generate(ks, &tc, 1, &src));
         if (!src) continue;
@@ -224,6 +226,11 @@ static void sync_words(void)
     fdx_temporal_cfg_text(&c, 1, text, sizeof text);
     CHECK_OK(fdx_temporal_cfg_parse(text, &back));
     CHECK(memcmp(&c, &back, sizeof c) == 0, "'%s' read back differs", text);
+    CHECK_OK(fdx_temporal_cfg_parse("k4 64x16 q3 pd1 u3 fp i32 chunk 510", &c));
+    CHECK(c.i32 == 1 && c.un == 3 && c.fp == 1, "i32 word read");
+    fdx_temporal_cfg_text(&c, 1, text, sizeof text);
+    CHECK_OK(fdx_temporal_cfg_parse(text, &back));
+    CHECK(memcmp(&c, &back, sizeof c) == 0, "'%s' read back differs", text);
     CHECK_OK(fdx_temporal_cfg_parse("k4 64x8 q4 nr", &c));
     CHECK(c.nr == 1 && c.nb == 0, "nr word read");
     fdx_temporal_cfg_text(&c, 1, text, sizeof text);
@@ -245,6 +252,11 @@ static void sync_words(void)
     CHECK(!fdx_temporal_fits(&f1, &a, 1, n3), "nb with 48 threads a row (warps across rows)");
     a.tx = 64, a.ty = 16, a.nq = 3;
     CHECK(fdx_temporal_fits(&f1, &a, 1, n3), "64x16 q3 nb fits");
+    fdx_temporal_cfg i = {4, 64, 16, 510, 0, 0, 3, 1};
+    i.i32 = 1;
+    CHECK(fdx_temporal_fits(&f1, &i, 1, n3), "i32 on 512^3");
+    const int64_t big[3] = {2048, 1024, 1024};
+    CHECK(!fdx_temporal_fits(&f1, &i, 1, big), "i32 on 2^31 points");
     fdx_temporal_cfg b = {4, 256, 1, 85, 0, 0, 2, 1};
     b.nb = 1;
     CHECK(!fdx_temporal_fits(&w2, &b, 1, n2), "nb in rank 2 with points 256 apart");

@@ -101,13 +101,16 @@ int main(void)
                             while (nt.ty % fdx_temporal_nr_group(&nt) ||
                                    nt.ty / fdx_temporal_nr_group(&nt) < 2 * fdx_temporal_nr_reach(&nt, r) + 1)
                                 nt.ty++;
-                            /* with the rotated loop and the fast body at depth 3 */
+                            /* with the rotated loop and the fast body at depth 3,
+                               32-bit element offsets (i32) at 2 and 4 */
                             if (k == 3) nt.un = 2 * r + 1, nt.fp = 1;
+                            else nt.i32 = 1;
                         }
                         if ((v == 1 && (dbl || (san && k != 2))) || !fdx_temporal_fits(&kb, &nt, 1, b3)) continue;
                         fdx_temporal_force_tile(&nt);
-                        snprintf(what, sizeof what, "rank %d order %d %s k %d, %s %dx%d q%d%s", rank, order,
-                                 dbl ? "double" : "float", k, nt.nr ? "nr" : "nb", nt.tx, nt.ty, nt.nq, nt.un ? " u fp" : "");
+                        snprintf(what, sizeof what, "rank %d order %d %s k %d, %s %dx%d q%d%s%s", rank, order,
+                                 dbl ? "double" : "float", k, nt.nr ? "nr" : "nb", nt.tx, nt.ty, nt.nq, nt.un ? " u fp" : "",
+                                 nt.i32 ? " i32" : "");
                         tc_case(ctx, rank, order, dt, shape, 2 * k + 1, k, &seed, what);
                         fdx_temporal_force_tile(NULL);
                     }
@@ -139,6 +142,7 @@ int main(void)
                         wt.ax = rot && !nbw && rank == 2; /* and adjacent points */
                         wt.nb = nbw;
                         if (nbw) wt.tx = 64, wt.nq = rank == 3 ? 3 : 1, wt.ty = rank == 3 ? (2 * k * r + 4 + 2) / 3 : 1;
+                        wt.i32 = nbw; /* and 32-bit element offsets */
                         if ((only_new && !nbw) || !fdx_temporal_fits(&kw, &wt, 1, n3)) continue;
                         fdx_temporal_force_tile(&wt);
                         snprintf(what, sizeof what, "wave rank %d order %d %s k %d, small tiles q%d%s", rank, order,

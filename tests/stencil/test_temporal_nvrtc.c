@@ -55,23 +55,23 @@ int main(void)
                     }
                     /* Depth 4: the first tile with neighbour barriers (nb,
                        mbarrier PTX) and named barriers a row (nr; session 11). */
-                    for (int sync = 0; k == 4 && n > 0 && sync < 2; sync++) {
+                    for (int sync = 0; k == 4 && n > 0 && sync < 3; sync++) {
                         fdx_temporal_cfg b = cand[0];
-                        b.nb = sync == 0, b.nr = sync == 1;
+                        b.nb = sync == 0, b.nr = sync == 1, b.i32 = sync == 2; /* (and 32-bit offsets) */
                         if (n < 8 && fdx_temporal_fits(&ks, &b, 1, n3)) cand[n++] = b;
                     }
                     for (int i = 0; i < n; i++) {
                         char key[64], what[128], spec[32];
                         fdx_stencil_kspec_text(&ks, spec, sizeof spec);
-                        snprintf(key, sizeof key, "%s%d_%dx%d_%d_%d_%d_%d_%d_%d_%d", spec, k, cand[i].tx, cand[i].ty, cand[i].nq,
-                                 cand[i].pd, cand[i].un, cand[i].fp, cand[i].ax, cand[i].nb, cand[i].nr);
+                        snprintf(key, sizeof key, "%s%d_%dx%d_%d_%d_%d_%d_%d_%d_%d_%d", spec, k, cand[i].tx, cand[i].ty, cand[i].nq,
+                                 cand[i].pd, cand[i].un, cand[i].fp, cand[i].ax, cand[i].nb, cand[i].nr, cand[i].i32);
                         int dup = 0;
                         for (int j = 0; j < nseen && !dup; j++) dup = strcmp(seen[j], key) == 0;
                         if (dup || nseen == 1536) continue;
                         memcpy(seen[nseen++], key, sizeof key);
-                        snprintf(what, sizeof what, "temporal_%s_k%d_%dx%d_q%d_pd%d_u%d_fp%d_ax%d_nb%d_nr%d.cu", spec, k,
+                        snprintf(what, sizeof what, "temporal_%s_k%d_%dx%d_q%d_pd%d_u%d_fp%d_ax%d_nb%d_nr%d_i%d.cu", spec, k,
                                  cand[i].tx, cand[i].ty, cand[i].nq, cand[i].pd, cand[i].un, cand[i].fp, cand[i].ax, cand[i].nb,
-                                 cand[i].nr);
+                                 cand[i].nr, cand[i].i32);
                         char *src = NULL;
                         CHECK_OK(fdx_temporal_generate(&ks, &cand[i], 1, &src));
                         compiled += nvrtc_check(src, what);

@@ -39,26 +39,23 @@ if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
   TEMPORAL_SIM_SIZE=${TEMPORAL_SIM_SIZE:-256x200} TEMPORAL_CPU_SIZE=${TEMPORAL_CPU_SIZE:-96x96x96}
   TEMPORAL_DHALO_SIZE=${TEMPORAL_DHALO_SIZE:-256x200}
 elif [ "${TEMPORAL_NB:-0}" = 1 ]; then
-  # Session 11, third list.  Run 1 (s11b): the block's barrier is not the
-  # limit (named barriers a row 1.789, mbarriers a warp 1.453-1.913 against
-  # 1.862-1.942 plain); the 1024-thread 64x16 q3 tile with one wave of
-  # whole-column blocks (chunk 510) 1.942.  Run 2 (s11e, all verified):
-  # that tile with the rotated loop and the fast body (u3 fp, 59 registers)
-  # **2.126**, u3 2.040, fp 2.037, plain 1.93, u3 fp nr 2.020, pd2 1.903,
-  # pd3 1.923, nr 1.887, 32x32 q3 1.857, k3 1.684, 64x8 q4 1.855; double k3
-  # 64x16 q2 fp **2.132** (nb 2.096), 32x32 q2 fp 2.049.  Those lead the
-  # tuner now.  Run 3: auto end to end (set TEMPORAL_TIMEOUT=150: auto
-  # compiles ~20 kernels; at 60 s run 2's auto was cut before its record),
-  # and around the winner (ptxas registers): pd2 u3 fp 64, 32x32 q3 u3 fp
-  # 59 (132 tiles), 64x16 q2 u3 fp 52, k5 fp 63, chunk 255; double u3 fp
-  # (8-byte spill).
-  budget=${TEMPORAL_BUDGET:-180}
+  # Session 11, fourth list.  Runs 1-3 (s11b/e/h, all verified): the
+  # block's barrier is not the limit (named barriers a row 1.789-2.020,
+  # mbarriers a warp 1.453-1.913, against 1.862-2.126 plain); the
+  # 1024-thread float tile 64x16 q3 (one wave of whole-column blocks, chunk
+  # 510) 1.93, with the rotated loop and fast body (u3 fp) 2.126-2.148 (auto
+  # picks it: 2.148), pd2 2.106, chunk 255 2.148, 32x32 q3 u3 fp 2.042,
+  # 64x16 q2 u3 fp 1.802, k5 fp 1.655; double k3 64x16 q2 fp 2.130-2.137
+  # (auto 2.137), u3 fp 2.085.  ncu of the float winner: IPC 3.03 (issue
+  # slots 73%), "not selected" the top stall, integer pipe busiest (39%),
+  # 19.4 instructions a point-level for 8 FP: so fewer integer instructions.
+  # Now: 32-bit element offsets (i32: one wide multiply-add an address, 62
+  # registers float, 58 double) against the winners, twice each.
+  budget=${TEMPORAL_BUDGET:-120}
   f4="heat3d-f32|$h3d --precision float|4"
   d3="heat3d-f64|$h3d --precision double|3"
-  cases=("$f4|64x16 q3 pd1 u3 fp" "heat3d-f32|$h3d --precision float|auto|" "$d3|64x16 q2 pd1 fp"
-         "heat3d-f64|$h3d --precision double|auto|" "$f4|64x16 q3 pd2 u3 fp" "$f4|32x32 q3 pd1 u3 fp"
-         "$f4|64x16 q2 pd1 u3 fp" "heat3d-f32|$h3d --precision float|5|64x16 q3 pd1 fp"
-         "$f4|64x16 q3 pd1 u3 fp chunk 255" "$d3|64x16 q2 pd1 u3 fp")
+  cases=("$f4|64x16 q3 pd1 u3 fp" "$f4|64x16 q3 pd1 u3 fp i32" "$d3|64x16 q2 pd1 fp" "$d3|64x16 q2 pd1 fp i32"
+         "$f4|64x16 q3 pd1 u3 fp i32" "$f4|64x16 q3 pd1 u3 fp" "$d3|64x16 q2 pd1 fp i32")
 elif [ "${TEMPORAL_F32AB:-0}" = 1 ]; then
   # Session 10: heat 3D float 512^3 (1.85, target 2.5) around the best tile
   # (k4 64x8 q4 pd1 chunk 170): depth 3 and 5, longer chunks (fewer plane
