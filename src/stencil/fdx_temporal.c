@@ -237,8 +237,15 @@ static void skew_balance_set(const run *r, const fdx_temporal_cfg *c, int64_t pe
     int64_t nslab, by;
     long long *prog = skew_lines(r, c, per, &nslab, &by);
     const int rd = r->v.ks->radius;
+    /* the kept split where it fits these slabs (another radius or depth
+       may share the rows and the count): slab 0 at r, each 2r .. bym rows */
+    const int64_t top = r->n3[1] - rd, bym = by + by / 2;
     pthread_mutex_lock(&lock);
-    int have = bal.rows == r->n3[1] && bal.nslab == nslab;
+    int have = bal.rows == r->n3[1] && bal.nslab == nslab && bal.y[0] == rd;
+    for (int64_t j = 0; j < nslab && have; j++) {
+        int64_t n = (j + 1 < nslab ? bal.y[j + 1] : top) - bal.y[j];
+        have = n >= 2 * rd && n <= bym;
+    }
     for (int64_t j = 0; j < nslab; j++) prog[j * 16 + 15] = have ? bal.y[j] : rd + j * by;
     pthread_mutex_unlock(&lock);
 }

@@ -152,7 +152,7 @@ FDX_HIDDEN int64_t fdx_temporal_cpu_budget(int threads);
    (FDX_TEMPORAL_CPU_STREAM=1, nt tiles), FDX_TEMPORAL_CODE_STATS time
    stamps of the waits and levels (FDX_TEMPORAL_CPU_STATS=1),
    FDX_TEMPORAL_CODE_BALANCE slabs whose first rows the host sets from the
-   threads' last time stamps (FDX_TEMPORAL_CPU_BALANCE=1). */
+   threads' last time stamps (FDX_TEMPORAL_CPU_BALANCE, default on). */
 #define FDX_TEMPORAL_CODE_ALIGN 1
 #define FDX_TEMPORAL_CODE_PREFETCH 2
 #define FDX_TEMPORAL_CODE_ROWS2 4

@@ -148,7 +148,7 @@ int fdx_temporal_cpu_code(void)
            (pf == 1 ? FDX_TEMPORAL_CODE_PREFETCH : 0) | (pf == 2 ? FDX_TEMPORAL_CODE_SPREAD : 0) |
            (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_STREAM, 0, 1, 0) ? FDX_TEMPORAL_CODE_OSPREAD : 0) |
            (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_STATS, 0, 1, 0) ? FDX_TEMPORAL_CODE_STATS : 0) |
-           (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_BALANCE, 0, 1, 0) ? FDX_TEMPORAL_CODE_BALANCE : 0) |
+           (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_BALANCE, 0, 1, 1) ? FDX_TEMPORAL_CODE_BALANCE : 0) |
            (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_ROWS2, 0, 1, 0) ? FDX_TEMPORAL_CODE_ROWS2 : 0);
 }
 

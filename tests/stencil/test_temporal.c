@@ -341,11 +341,12 @@ static void skew_align_cases(fdx_ctx *c, uint64_t *seed)
 static void skew_spread_cases(fdx_ctx *c, const char *label, uint64_t *seed)
 {
     for (int v = 0; v < 3; v++) {
-        /* 0: spread prefetching, each row streamed at once; 1: spread
-           streaming; 2: both */
+        /* 0: spread prefetching, each row streamed at once, even slabs
+           without the balanced slabs' table; 1: spread streaming; 2: both */
         if (v != 1) setenv("FDX_TEMPORAL_CPU_PREFETCH", "2", 1);
         else unsetenv("FDX_TEMPORAL_CPU_PREFETCH");
         setenv("FDX_TEMPORAL_CPU_STREAM", v ? "1" : "0", 1); /* 0: a row at once */
+        setenv("FDX_TEMPORAL_CPU_BALANCE", v ? "1" : "0", 1); /* 0: even slabs, no table */
         if (v == 2) setenv("FDX_TEMPORAL_CPU_STATS", "1", 1); /* time stamps: the result must not move */
         for (int o = 0; o < 2; o++) {
             if (o && v != 2) continue; /* order 8 with everything on only */
@@ -370,6 +371,7 @@ static void skew_spread_cases(fdx_ctx *c, const char *label, uint64_t *seed)
     unsetenv("FDX_TEMPORAL_CPU_PREFETCH");
     unsetenv("FDX_TEMPORAL_CPU_STREAM");
     unsetenv("FDX_TEMPORAL_CPU_STATS");
+    unsetenv("FDX_TEMPORAL_CPU_BALANCE");
     fdx_temporal_force_tile(NULL);
 }
 

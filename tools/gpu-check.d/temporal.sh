@@ -385,6 +385,35 @@ elif [ "${TEMPORAL_CPU:-1}" = s11b ]; then
   unset FDX_TEMPORAL_CPU_STATS
   grep -E "^== cpu probe|temporal stats" "$log" >"$OUT/temporal-cpu-stats.txt" 2>/dev/null
   echo "temporal: host CPU s11b part took $((SECONDS - s11_start)) s"
+elif [ "${TEMPORAL_CPU:-1}" = s11c ]; then
+  # Session 11, final (~2.5 min): s11b's time stamps showed the 16 threads
+  # waiting ~35% of a pass on one slow thread (its levels 1.6-1.9 times the
+  # mean): balanced slabs (FDX_TEMPORAL_CPU_BALANCE, now default 1) size
+  # each thread's slab by its compute time in the last pass.  Three
+  # interleaved rounds of the default tile (k4 510x32 skew nt, balanced),
+  # bal0 (even slabs, the session-10 default) and balst (balanced with
+  # spread streaming); then the defaults as a user gets them: --temporal 4
+  # (the first candidate) and auto (the tuner; the headline), 48 steps.
+  # Time stamps on (temporal-cpu-stats.txt, with the balance's slab rows).
+  s11_start=$SECONDS
+  maxt=${TEMPORAL_PROBE_MAXT:-16}
+  full=${TEMPORAL_PROBE_FULL:-512x512x512}
+  fx=${full%%x*}
+  pz=${TEMPORAL_PROBE_NZ:-512}
+  n=${TEMPORAL_S11_STEPS:-16}
+  t4="k4 cpu $((fx - 2))x32 skew nt chunk $((pz - 2))"
+  export FDX_TEMPORAL_CPU_STATS=1
+  for rep in 1 2 3; do
+    cpu_probe_run def "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4"
+    cpu_probe_run bal0 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4" FDX_TEMPORAL_CPU_BALANCE=0
+    cpu_probe_run balst "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4" FDX_TEMPORAL_CPU_STREAM=1
+  done
+  cpu_probe_run t4 "$maxt" "$full" 48 4
+  cpu_probe_run auto "$maxt" "$full" 48 auto
+  unset FDX_TEMPORAL_CPU_STATS
+  grep -E "^== cpu probe|temporal (stats|balance|blocking for)" "$log" >"$OUT/temporal-cpu-stats.txt" 2>/dev/null
+  grep -E "temporal tuning|temporal blocking for" "$log" >"$OUT/temporal-cpu-tuning.txt" 2>/dev/null
+  echo "temporal: host CPU s11c part took $((SECONDS - s11_start)) s"
 elif [ "${TEMPORAL_CPU:-1}" = s10 ]; then
   # Session 10's final check (~2 min): tinyT a 34-wide 4-deep problem a
   # thread (rings ~0.1 MB: core-bound; tiny16 / tiny1 is how much of the
