@@ -196,10 +196,6 @@ static fdx_status ensure_scratch(run *r, const fdx_temporal_cfg *c)
     return FDX_OK;
 }
 
-/* FDX_TEMPORAL_CPU_STATS=1 (skew): the time stamps each thread left after
-   its first slab's counter (fdx_temporal_emit_skew) as shares of its pass,
-   mean and max over the threads, at info level: where a 16-thread pass
-   goes (waiting on the neighbours, which level, the closing barriers). */
 /* The skewed slabs' geometry as the kernel sees it: slabs, even rows a
    slab, and the counter lines after the rings (16 values a slab: the
    counter, the time stamps from 1, the balanced first row at 15). */
@@ -285,19 +281,21 @@ static void skew_balance_update(const run *r, const fdx_temporal_cfg *c, int64_t
     memcpy(bal.y, y, (size_t)nslab * sizeof *y);
     pthread_mutex_unlock(&lock);
     if (fdx_temporal_cpu_code() & FDX_TEMPORAL_CODE_STATS) {
+        y[nslab] = top;
         int64_t mn = 0, mx = 0;
         for (int64_t j = 1; j < nslab; j++) {
-            int64_t n = (j + 1 < nslab ? y[j + 1] : top) - y[j], nm = (mn + 1 < nslab ? y[mn + 1] : top) - y[mn],
-                    nx = (mx + 1 < nslab ? y[mx + 1] : top) - y[mx];
-            if (n < nm) mn = j;
-            if (n > nx) mx = j;
+            if (y[j + 1] - y[j] < y[mn + 1] - y[mn]) mn = j;
+            if (y[j + 1] - y[j] > y[mx + 1] - y[mx]) mx = j;
         }
         FDX_INFO("temporal balance: next pass's slabs %lld rows (thread %lld) .. %lld (thread %lld)",
-                 (long long)((mn + 1 < nslab ? y[mn + 1] : top) - y[mn]), (long long)mn,
-                 (long long)((mx + 1 < nslab ? y[mx + 1] : top) - y[mx]), (long long)mx);
+                 y[mn + 1] - y[mn], (long long)mn, y[mx + 1] - y[mx], (long long)mx);
     }
 }
 
+/* FDX_TEMPORAL_CPU_STATS=1 (skew): the time stamps each thread left after
+   its first slab's counter (fdx_temporal_emit_skew) as shares of its pass,
+   mean and max over the threads, at info level: where a 16-thread pass
+   goes (waiting on the neighbours, which level, the closing barriers). */
 static void skew_stats_log(const run *r, const fdx_temporal_cfg *c, int64_t per, double ms)
 {
     const int K = c->k, team = threads(r);
