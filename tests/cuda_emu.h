@@ -28,7 +28,7 @@
    GPU faults on a misaligned access. */
 static const char cuda_emu_shim[] =
     "#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
-    "#include <functional>\n#include <vector>\n"
+    "#include <functional>\n#include <utility>\n#include <vector>\n"
     "struct fdx_idx { unsigned x, y, z; };\n"
     "static fdx_idx threadIdx, blockIdx, gridDim, blockDim;\n"
     /* Inline PTX (cache hints such as prefetch) does nothing here:
@@ -70,6 +70,42 @@ static const char cuda_emu_shim[] =
     "{ if (!fdx_cur) { fprintf(stderr, \"__syncthreads in a run without barriers\\n\"); abort(); }\n"
     "  fdx_cur->state = 1; swapcontext(&fdx_cur->ctx, &fdx_sched); }\n"
     "static void fdx_fiber_main() { (*fdx_fn)(); fdx_cur->state = 2; }\n"
+    /* mbarriers (the temporal kernels' neighbour barriers, fdx_nb_*: the
+       generated code takes these where FDX_CUDA_EMU is defined): a 64-bit
+       word in shared memory, the expected arrivals a phase above the
+       arrivals so far; a thread waiting on a phase that has not completed
+       yields (state 3) to the others.  try_wait.parity semantics: the phase
+       of that parity is over when the completed phases' parity differs. */
+    "#define FDX_CUDA_EMU 1\n"
+    "static unsigned long fdx_emu_arrivals;\n"
+    "static unsigned long long fdx_emu_order_seed = 0x9e3779b97f4a7c15ULL;\n"
+    "static bool cuda_emu_shuffle;\n"
+    "static unsigned fdx_nb_addr(const unsigned long long *b) { return (unsigned)((const unsigned char *)b - fdx_dynamic_smem); }\n"
+    "static unsigned long long *fdx_nb_at(unsigned b)\n"
+    "{ if (b % 8) { fprintf(stderr, \"misaligned mbarrier\\n\"); abort(); } return (unsigned long long *)(fdx_dynamic_smem + b); }\n"
+    "static void fdx_nb_init(unsigned b, unsigned n) { *fdx_nb_at(b) = (unsigned long long)n << 32; }\n"
+    "static void fdx_nb_arrive(unsigned b) { (*fdx_nb_at(b))++; fdx_emu_arrivals++; }\n"
+    "static void fdx_nb_wait(unsigned b, unsigned parity)\n"
+    "{ for (;;) { const unsigned long long v = *fdx_nb_at(b); const unsigned n = (unsigned)(v >> 32), a = (unsigned)v;\n"
+    "    if (!n) { fprintf(stderr, \"wait on an mbarrier never set\\n\"); abort(); }\n"
+    "    if (((a / n) & 1u) != parity) return;\n"
+    "    if (!fdx_cur) { fprintf(stderr, \"mbarrier wait in a run without barriers\\n\"); abort(); }\n"
+    "    fdx_cur->state = 3; swapcontext(&fdx_cur->ctx, &fdx_sched); } }\n"
+    /* Named barriers (bar.arrive / bar.sync with a thread count; fdx_nr_*):
+       arrivals a barrier until the count, then its generation moves on; a
+       thread that syncs yields until it does.  Counts that differ while a
+       barrier fills, or a barrier left part-filled by a block, abort. */
+    "static unsigned fdx_emu_bar_n[16], fdx_emu_bar_want[16], fdx_emu_bar_gen[16];\n"
+    "static void fdx_nr_arrive(unsigned id, unsigned n)\n"
+    "{ if (id >= 16 || !n || n % 32) { fprintf(stderr, \"named barrier %u with count %u\\n\", id, n); abort(); }\n"
+    "  if (fdx_emu_bar_n[id] && fdx_emu_bar_want[id] != n) { fprintf(stderr, \"named barrier %u: counts %u and %u\\n\", id, fdx_emu_bar_want[id], n); abort(); }\n"
+    "  fdx_emu_bar_want[id] = n; fdx_emu_arrivals++;\n"
+    "  if (++fdx_emu_bar_n[id] == n) fdx_emu_bar_n[id] = 0, fdx_emu_bar_gen[id]++; }\n"
+    "static void fdx_nr_sync(unsigned id, unsigned n)\n"
+    "{ const unsigned g = fdx_emu_bar_gen[id % 16]; fdx_nr_arrive(id, n);\n"
+    "  while (fdx_emu_bar_gen[id] == g) {\n"
+    "    if (!fdx_cur) { fprintf(stderr, \"bar.sync in a run without barriers\\n\"); abort(); }\n"
+    "    fdx_cur->state = 3; swapcontext(&fdx_cur->ctx, &fdx_sched); } }\n"
     /* Run after every thread (after every block with barriers) when set:
        a test may undo a kernel's stores there, so that a read of memory
        another thread or block of the launch writes (a race on a GPU)
@@ -86,6 +122,8 @@ static const char cuda_emu_shim[] =
     "  fdx_dynamic_smem = (unsigned char *)dyn.data();\n"
     "  const size_t n = (size_t)tx * ty, stack = 256 << 10;\n"
     "  std::vector<fdx_fiber> fib(barriers ? n : 0);\n"
+    "  std::vector<size_t> order(barriers ? n : 0);\n"
+    "  for (size_t i = 0; i < order.size(); i++) order[i] = i;\n"
     "  std::vector<char> stacks(barriers ? n * stack : 0);\n"
     "  for (unsigned bz = 0; bz < g[2]; bz++) for (unsigned by = 0; by < g[1]; by++) for (unsigned bx = 0; bx < g[0]; bx++) {\n"
     "    blockIdx = fdx_idx{bx, by, bz};\n"
@@ -102,18 +140,37 @@ static const char cuda_emu_shim[] =
     "      makecontext(&t.ctx, fdx_fiber_main, 0);\n"
     "    }\n"
     "    for (;;) {\n"
-    "      size_t waiting = 0, done = 0;\n"
-    "      for (size_t i = 0; i < n; i++) {\n"
+    "      size_t waiting = 0, done = 0, yielded = 0, moved = 0;\n"
+    "      const unsigned long arrivals = fdx_emu_arrivals;\n"
+    /* With cuda_emu_shuffle the threads of a pass run in a shuffled order
+       (the same every run): a kernel whose threads wait for some of the
+       others only (mbarriers, named barriers) then meets orders where a
+       thread that should wait for another runs before it. */
+    "      for (size_t j = cuda_emu_shuffle ? n : 0; j > 1; j--) { fdx_emu_order_seed ^= fdx_emu_order_seed << 13; fdx_emu_order_seed ^= fdx_emu_order_seed >> 7;\n"
+    "        fdx_emu_order_seed ^= fdx_emu_order_seed << 17; std::swap(order[j - 1], order[fdx_emu_order_seed % j]); }\n"
+    "      for (size_t o = 0; o < n; o++) {\n"
+    "        const size_t i = order[o];\n"
     "        if (fib[i].state == 0) { fdx_cur = &fib[i]; threadIdx = fdx_idx{fib[i].x, fib[i].y, 0};\n"
-    "                                 swapcontext(&fdx_sched, &fib[i].ctx); }\n"
-    "        waiting += fib[i].state == 1, done += fib[i].state == 2;\n"
+    "                                 swapcontext(&fdx_sched, &fib[i].ctx); moved += fib[i].state != 3; }\n"
+    "        waiting += fib[i].state == 1, done += fib[i].state == 2, yielded += fib[i].state == 3;\n"
     "      }\n"
     "      fdx_cur = nullptr;\n"
+    /* Threads waiting on mbarriers run again while anything moved (an
+       arrival, a thread reaching a barrier or its end); else a deadlock. */
+    "      if (yielded) {\n"
+    "        if (!moved && arrivals == fdx_emu_arrivals) { fprintf(stderr, \"mbarrier deadlock: %zu threads wait (block %u %u %u)\\n\",\n"
+    "                                                             yielded, bx, by, bz); abort(); }\n"
+    "        for (size_t i = 0; i < n; i++) if (fib[i].state == 3) fib[i].state = 0;\n"
+    "        continue;\n"
+    "      }\n"
     "      if (done == n) break;\n"
     "      if (done) { fprintf(stderr, \"divergent __syncthreads: %zu threads returned, %zu wait (block %u %u %u)\\n\",\n"
     "                          done, waiting, bx, by, bz); abort(); }\n"
     "      for (size_t i = 0; i < n; i++) fib[i].state = 0;\n"
     "    }\n"
+    "    for (int id = 0; id < 16; id++) if (fdx_emu_bar_n[id]) {\n"
+    "      fprintf(stderr, \"named barrier %d left with %u of %u arrivals (block %u %u %u)\\n\", id, fdx_emu_bar_n[id],\n"
+    "              fdx_emu_bar_want[id], bx, by, bz); abort(); }\n"
     "    if (cuda_emu_after) cuda_emu_after();\n"
     "  } }\n";
 

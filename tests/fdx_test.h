@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int fdx_test_failures, fdx_test_checks;
 
@@ -50,6 +51,16 @@ static inline int fdx_test_skip(const char *name, const char *why)
 {
     printf("%s: skipped: %s\n", name, why);
     return 77;
+}
+
+/* Case sampling for the big case matrices: every `every`-th case by a
+   running counter (pick `every` coprime to the inner loops' lengths so the
+   kept cases rotate over every axis), all of them under FDX_TEST_FULL=1.
+   Keeps CI's cold-cache runs short; the full matrix runs on request. */
+static inline int fdx_test_sampled(unsigned *counter, unsigned every)
+{
+    const char *full = getenv("FDX_TEST_FULL");
+    return (full && strcmp(full, "1") == 0) || (*counter)++ % every == 0;
 }
 
 /* Deterministic random numbers in [-1, 1) (xorshift64*), seeded per test. */

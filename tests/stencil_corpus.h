@@ -199,6 +199,24 @@ static void stencil_corpus_nvrtc(stencil_corpus_fn each, void *arg)
             if (brot % 5 == 0) cfg.ry = 2, cfg.ys = 1, cfg.zh = cfg.zs = 0;
             each(&ks, &cfg, arg);
         }
+    /* Session 11: the plane loop unrolled by the ring's period (uz), every
+       order and precision at the widest vector, 1..3 planes ahead, the
+       carried column / zh / zs / ys (two rows) / b2 / win rotating, the
+       updates, coefficient, d1 and sponge rotating; rank 2 on some. */
+    int urot = 0;
+    for (int prec = 0; prec < 2; prec++)
+        for (int order = 2; order <= 12; order += 2, urot++) {
+            int upd = urot % 3;
+            fdx_stencil_kspec ks = {prec, 3 - (urot % 6 == 5), order / 2, upd, (urot / 3) % 2, urot % 2,
+                                    upd == FDX_UPDATE_WAVE && order % 4 == 0};
+            fdx_stencil_cfg cfg = {.variant = FDX_SV_ASYNC, .tx = prec ? 32 : 16, .ty = ks.rank == 3 ? 8 : 1,
+                                   .vec = prec ? 2 : 4, .chunk = 16, .by = 1, .pd = 1 + urot % 3,
+                                   .win = urot % 4 == 2, .zh = urot % 4 == 1, .zs = urot % 4 == 3, .uz = 1};
+            if (ks.rank == 2) cfg.tx = 128;
+            if (urot % 5 == 0 && ks.rank == 3) cfg.ry = 2, cfg.ys = 1, cfg.zh = cfg.zs = 0;
+            if (urot % 3 == 2) cfg.b2 = 1, cfg.pd = 2 + urot % 2;
+            each(&ks, &cfg, arg);
+        }
     /* Session 10: the asynchronous march in rank 2 (one row a block
        marching in y), every order and precision at the widest vector,
        aligned and unaligned (win) rows, 64..256 threads, 1..3 planes

@@ -35,6 +35,15 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 33);
 }
 
+/* Timed repetitions: 20, or enough that about 2 ms is timed at copy speed
+   (at most 1000): the rule of fdx's own transform timings (timed_reps in
+   tools/fdx/cmd_transform.c), so that small cases are measured alike. */
+static int timed_reps(size_t bytes)
+{
+    const double est_ms = 2.0 * (double)bytes / 2.5e9 + 0.005, want = 2.0 / est_ms;
+    return want > 1000 ? 1000 : want > 20 ? (int)want + 1 : 20;
+}
+
 static float median_ms(std::vector<float> t)
 {
     std::sort(t.begin(), t.end());
@@ -115,7 +124,7 @@ int main()
             if (verified) {
                 convention = out_from_in;
                 std::vector<float> t;
-                for (int r = 0; r < 23; r++) {
+                for (int r = 0; r < 3 + timed_reps(bytes); r++) {
                     CK(cudaEventRecord(e0, stream));
                     librettExecute(plan, din, dout);
                     CK(cudaEventRecord(e1, stream));
@@ -129,7 +138,7 @@ int main()
             librettDestroy(plan);
         }
         std::vector<float> tc;
-        for (int r = 0; r < 23; r++) {
+        for (int r = 0; r < 3 + timed_reps(bytes); r++) {
             CK(cudaEventRecord(e0, stream));
             CK(cudaMemcpyAsync(dout, din, bytes, cudaMemcpyDeviceToDevice, stream));
             CK(cudaEventRecord(e1, stream));

@@ -84,6 +84,24 @@ long long fdx_knob_int_field(fdx_knob_id k, int field, long long lo, long long h
     return parse_int(k, v, p, end ? (size_t)(end - p) : strlen(p), what, lo, hi, def);
 }
 
+extern char **environ;
+
+int fdx_knob_snapshot(const char *prefix, char *buf, size_t n)
+{
+    const size_t plen = strlen(prefix);
+    size_t at = 0;
+    memset(buf, 0, n);
+    for (char **e = environ; e && *e; e++) {
+        if ((*e)[0] != prefix[0] || strncmp(*e, prefix, plen) != 0) continue; /* most fail on the first byte */
+        const size_t len = strlen(*e);
+        if (at + len + 1 > n) return 0;
+        memcpy(buf + at, *e, len);
+        buf[at + len] = '\n';
+        at += len + 1;
+    }
+    return 1;
+}
+
 int fdx_knob_count(void) { return FDX_KNOB_COUNT; }
 
 void fdx_knob_describe(int i, const char **env, const char **help, const char **value)

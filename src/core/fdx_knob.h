@@ -4,6 +4,8 @@
 #ifndef FDX_KNOB_H
 #define FDX_KNOB_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -30,6 +32,12 @@ long long fdx_knob_int_field(fdx_knob_id k, int field, long long lo, long long h
 /* The variable's full name ("FDX_LAYOUT_TILE") and its help text. */
 const char *fdx_knob_env(fdx_knob_id k);
 const char *fdx_knob_help(fdx_knob_id k);
+/* Every variable of the environment whose name begins with `prefix`
+   ("FDX_LAYOUT_") as "NAME=value\n", in the environment's order, into buf,
+   NUL-padded to n bytes: one pass over the environment, for the keys of
+   caches whose entries depend on a family of knobs (a knob lookup each
+   scans the whole environment).  Returns 0 when they do not fit. */
+int fdx_knob_snapshot(const char *prefix, char *buf, size_t n);
 
 #ifdef __cplusplus
 }

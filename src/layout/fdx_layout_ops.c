@@ -3,6 +3,7 @@
    conversions, and fdx_array_set_layout's all-or-nothing reorganization. */
 #include "arrays/fdx_array_impl.h"
 #include "layout/fdx_layout_plan.h"
+#include "layout/fdx_layout_plan_cache.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -57,6 +58,19 @@ static fdx_status run_diag(space sp, void *dst, const void *src, const fdx_diag_
     return sp.cuda ? fdx_layout_cuda_diag(dst, src, p, stream) : fdx_layout_cpu_diag(dst, src, p);
 }
 
+/* One step of a conversion between layouts of the same logical array. */
+typedef struct step {
+    int is_diag;
+    fdx_perm_plan perm;
+    fdx_diag_plan diag;
+} step;
+
+/* What is planned: a conversion (plan_convert), or fdx_permute's one
+   permutation between distinct buffers or in place. */
+typedef enum plan_op { PLAN_CONVERT, PLAN_PERMUTE, PLAN_PERMUTE_IN_PLACE } plan_op;
+static fdx_status plan_cached(plan_op op, const fdx_layout *to, const fdx_layout *from, size_t elem,
+                              const int64_t *shape, size_t align, step *steps, int *nsteps);
+
 fdx_status fdx_permute(fdx_ctx *ctx, void *dst, const void *src, size_t elem_size, int rank, const int64_t *shape,
                        const int *perm, void *stream)
 {
@@ -67,17 +81,12 @@ fdx_status fdx_permute(fdx_ctx *ctx, void *dst, const void *src, size_t elem_siz
     FDX_CHECK(perm, FDX_ERR_INVALID, "fdx_permute: perm is NULL");
     fdx_layout l;
     FDX_TRY(fdx_layout_make(rank, perm, FDX_DIAG_NONE, &l));
-    fdx_perm_plan p;
-    FDX_TRY(fdx_perm_plan_make(elem_size, rank, shape, perm, common_align(dst, src), dst == src, &p));
-    return run_perm(ctx_space(ctx), dst, src, &p, fdx_ctx_stream(ctx, stream));
+    step s;
+    int n;
+    FDX_TRY(plan_cached(dst == src ? PLAN_PERMUTE_IN_PLACE : PLAN_PERMUTE, &l, NULL, elem_size, shape,
+                        common_align(dst, src), &s, &n));
+    return run_perm(ctx_space(ctx), dst, src, &s.perm, fdx_ctx_stream(ctx, stream));
 }
-
-/* One step of a conversion between layouts of the same logical array. */
-typedef struct step {
-    int is_diag;
-    fdx_perm_plan perm;
-    fdx_diag_plan diag;
-} step;
 
 static void stored_shape(const fdx_layout *l, const int64_t *shape, int64_t *e)
 {
@@ -131,6 +140,55 @@ static fdx_status plan_convert(const fdx_layout *to, const fdx_layout *from, siz
     return FDX_OK;
 }
 
+/* The plans of recent calls (fdx_layout_plan_cache.c): the key holds
+   everything planning reads, unused fields zero so keys compare whole. */
+typedef struct plan_key {
+    int op, rank, to_perm[FDX_MAX_RANK], from_perm[FDX_MAX_RANK], to_diag, from_diag;
+    int64_t shape[FDX_MAX_RANK];
+    uint64_t elem, align;
+    char knobs[448];
+} plan_key;
+
+typedef struct planned {
+    int n;
+    step steps[3];
+} planned;
+
+static fdx_status plan_cached(plan_op op, const fdx_layout *to, const fdx_layout *from, size_t elem,
+                              const int64_t *shape, size_t align, step *steps, int *nsteps)
+{
+    plan_key k;
+    planned v;
+    memset(&k, 0, sizeof k);
+    const int cache = fdx_layout_plan_knobs(k.knobs, sizeof k.knobs);
+    k.op = (int)op;
+    k.rank = to->rank;
+    k.to_diag = (int)to->diag;
+    k.from_diag = from ? (int)from->diag : 0;
+    for (int a = 0; a < to->rank; a++) {
+        k.to_perm[a] = to->perm[a];
+        k.from_perm[a] = from ? from->perm[a] : a;
+        k.shape[a] = shape[a];
+    }
+    k.elem = elem;
+    k.align = align;
+    if (cache && fdx_layout_plan_cache_find(&k, sizeof k, &v, sizeof v)) {
+        memcpy(steps, v.steps, sizeof v.steps[0] * (size_t)v.n);
+        *nsteps = v.n;
+        return FDX_OK;
+    }
+    memset(&v, 0, sizeof v);
+    if (op == PLAN_CONVERT) FDX_TRY(plan_convert(to, from, elem, shape, align, v.steps, &v.n));
+    else {
+        FDX_TRY(fdx_perm_plan_make(elem, to->rank, shape, to->perm, align, op == PLAN_PERMUTE_IN_PLACE, &v.steps[0].perm));
+        v.n = 1;
+    }
+    if (cache) fdx_layout_plan_cache_put(&k, sizeof k, &v, sizeof v);
+    memcpy(steps, v.steps, sizeof v.steps[0] * (size_t)v.n);
+    *nsteps = v.n;
+    return FDX_OK;
+}
+
 static fdx_status run_step(space sp, void *dst, const void *src, const step *s, void *stream)
 {
     return s->is_diag ? run_diag(sp, dst, src, &s->diag, stream) : run_perm(sp, dst, src, &s->perm, stream);
@@ -172,7 +230,7 @@ fdx_status fdx_layout_convert(fdx_ctx *ctx, void *dst, const fdx_layout *to, con
     FDX_CHECK(dst != src, FDX_ERR_INVALID, "fdx_layout_convert needs distinct buffers (fdx_array_set_layout works in place)");
     step steps[3];
     int n;
-    FDX_TRY(plan_convert(to, from, elem_size, shape, common_align(dst, src), steps, &n));
+    FDX_TRY(plan_cached(PLAN_CONVERT, to, from, elem_size, shape, common_align(dst, src), steps, &n));
     return run_steps(ctx_space(ctx), dst, src, steps, n, (size_t)product(shape, 0, rank) * elem_size, fdx_ctx_stream(ctx, stream));
 }
 
@@ -248,7 +306,7 @@ fdx_status fdx_array_set_layout(fdx_array *a, const fdx_layout *l)
     FDX_TRY(check_convert(l, &a->layout, a->elem_size, a->rank, a->shape));
     step steps[3];
     int n;
-    FDX_TRY(plan_convert(l, &a->layout, a->elem_size, a->shape, 16, steps, &n));
+    FDX_TRY(plan_cached(PLAN_CONVERT, l, &a->layout, a->elem_size, a->shape, 16, steps, &n));
     if (n == 1 && !steps[0].is_diag && steps[0].perm.kind == FDX_PLAN_COPY) { /* same storage order */
         a->layout = *l;
         return FDX_OK;

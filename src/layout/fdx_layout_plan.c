@@ -78,13 +78,20 @@ static void strides(const fdx_perm_plan *p, int64_t *ss, int64_t *ds)
     for (int q = 0; q < p->rank; q++) ds[p->s[q]] = acc, acc *= p->n[p->s[q]];
 }
 
-/* Words per TILED tile: TILE_WORDS, or FDX_LAYOUT_TILE_WORDS (measurements
-   only; up to MAX_TILE_WORDS for words of 4 bytes or more, the kernel's
-   cp.async path). */
+/* Words per TILED tile: TILE_WORDS, half that for arrays under
+   SMALL_ARRAY_BYTES (more, smaller blocks where the whole array is one
+   wave of tiles: H100, session 11, s11c, same calls, 8- and 16-byte words
+   under 8 MiB, 1024 against 2048 words: median +3.4% for 16-byte (12 wins
+   and 1 loss beyond 3% in 22 case-rounds), +1.9% for 8-byte (7 and 2 in
+   17); larger arrays within noise either way), or FDX_LAYOUT_TILE_WORDS
+   (measurements only; up to MAX_TILE_WORDS for words of 4 bytes or more,
+   the kernel's cp.async path). */
+enum { SMALL_ARRAY_BYTES = 8 << 20 };
 static int64_t tile_words(const fdx_perm_plan *p)
 {
-    const int64_t v = fdx_knob_int(FDX_KNOB_LAYOUT_TILE_WORDS, 64, MAX_TILE_WORDS, TILE_WORDS);
-    return v <= (p->word >= 4 ? MAX_TILE_WORDS : TILE_WORDS) ? v : TILE_WORDS;
+    const int64_t def = p->count * p->word < SMALL_ARRAY_BYTES ? TILE_WORDS / 2 : TILE_WORDS;
+    const int64_t v = fdx_knob_int(FDX_KNOB_LAYOUT_TILE_WORDS, 64, MAX_TILE_WORDS, def);
+    return v <= (p->word >= 4 ? MAX_TILE_WORDS : TILE_WORDS) ? v : def;
 }
 
 /* The extent of tiles of at most t along an axis of n: equal tiles when
@@ -419,20 +426,29 @@ two_d:
    each.  So K tiles go first where dst rows are off 16 bytes (K's bytes or
    the buffers' alignment): the two halves of a sector are written by
    neighbouring blocks (not yet measured).
-   FDX_LAYOUT_VEC=N[:MIN[:ROWMIN[:ORDER]]]: the widest element it takes (0
+   A K side (dst-contiguous) under VEC_MIN_K_BYTES leaves most of the
+   tile's 128 K rows empty: those plans take the sub-word gather tiles
+   (H100, session 10, same call, the vector tile against the gather tiles:
+   rt1-181, K = 44 bytes, 0.37 -> 0.61; rt1-065, K = 48 bytes, 0.57 ->
+   0.66; short A sides showed no such rule: rt1-081, A = 44 bytes, won
+   0.67 -> 0.79 and rt1-131, A = 45 bytes, lost 0.57 -> 0.37).
+   FDX_LAYOUT_VEC=N[:MIN[:ROWMIN[:ORDER[:KMIN]]]]: the widest element it takes (0
    off, 1, 2, 4; default 4), the shortest side in bytes (default
    VEC_MIN_SIDE_BYTES), the shortest kept row the row copy takes (default
    VEC_MIN_ROW_BYTES; see choose_vec_rows), the block order (a: A tiles
-   first, k: K tiles first; default by the rule above). */
-enum { VEC_TILE_BYTES = 128, VEC_MIN_SIDE_BYTES = 32, VEC_MIN_ROW_BYTES = 1024 };
-static int vec_knob(int *min_side, int *min_row, char *order)
+   first, k: K tiles first, empty: by the rule above), the shortest K side
+   in bytes (default VEC_MIN_K_BYTES; 32 = session 10's plans). */
+enum { VEC_TILE_BYTES = 128, VEC_MIN_SIDE_BYTES = 32, VEC_MIN_ROW_BYTES = 128, VEC_MIN_K_BYTES = 64 };
+static int vec_knob(int *min_side, int *min_row, char *order, int *min_k)
 {
     const char *e = fdx_knob(FDX_KNOB_LAYOUT_VEC), *c1 = e ? strchr(e, ':') : NULL, *c2 = c1 ? strchr(c1 + 1, ':') : NULL,
                *c3 = c2 ? strchr(c2 + 1, ':') : NULL;
     *min_side = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_VEC, 1, 1, 1 << 20, VEC_MIN_SIDE_BYTES);
     *min_row = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_VEC, 2, 1, 1 << 30, VEC_MIN_ROW_BYTES);
-    *order = c3 && (!strcmp(c3 + 1, "a") || !strcmp(c3 + 1, "k")) ? c3[1] : 0;
-    if (c3 && !*order) {
+    *min_k = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_VEC, 4, 1, 1 << 20, VEC_MIN_K_BYTES);
+    const size_t olen = c3 ? strcspn(c3 + 1, ":") : 0;
+    *order = olen == 1 && (c3[1] == 'a' || c3[1] == 'k') ? c3[1] : 0;
+    if (olen && !*order) {
         static int warned;
         if (!warned++) fdx_log(FDX_LOG_WARN, "FDX_LAYOUT_VEC=%s: field 4 is not a or k: ignored", e);
     }
@@ -453,13 +469,18 @@ static int vec_take(fdx_perm_plan *p, int vga, int vgk);
    session 8, same call: rt1-111 (5387-byte rows) 0.35 -> 0.96, rt1-079
    (7498) 0.55 -> 0.95, rt1-068 (4856) 0.90 -> 0.93, rt1-028 (1112) 1.08 ->
    1.19; rows of 168-524 bytes lost (0.59-0.68 -> 0.09-0.32) when each row
-   took a whole block (256 threads for 11-33 words); rows now share blocks,
-   not yet measured: FDX_LAYOUT_VEC=4:32:128 is that A/B. */
+   took a whole block (256 threads for 11-33 words).  Rows share blocks
+   since; with that, rows of 128 bytes up won against the word and gather
+   tiles in two calls (s8b, s9c: FDX_LAYOUT_VEC=4:32:128 on rt1-016, 344
+   bytes, 0.67/0.72 -> 0.87; rt1-039, 168, 0.68 -> 0.74/0.75; rt1-056,
+   212, 0.65/0.62 -> 0.77/0.76; rt1-064, 524, 0.59 -> 0.65), so the
+   shortest row is 128 bytes since session 11 (those four are the suite's
+   only plans it changes); FDX_LAYOUT_VEC=4:32:1024 is the rule before. */
 static int choose_vec_rows(fdx_perm_plan *p)
 {
-    int min_side, min_row;
+    int min_side, min_row, min_k;
     char order;
-    const int max_word = vec_knob(&min_side, &min_row, &order);
+    const int max_word = vec_knob(&min_side, &min_row, &order, &min_k);
     if (p->kind != FDX_PLAN_ROWS || p->word >= 16 || max_word <= 0) return 0;
     int64_t len = p->n[0] * p->word, rows = p->count / p->n[0];
     if (len < min_row) return 0;
@@ -469,9 +490,9 @@ static int choose_vec_rows(fdx_perm_plan *p)
 
 static int choose_vec(fdx_perm_plan *p, size_t align)
 {
-    int min_side, min_row;
+    int min_side, min_row, min_k;
     char order;
-    const int max_word = vec_knob(&min_side, &min_row, &order);
+    const int max_word = vec_knob(&min_side, &min_row, &order, &min_k);
     if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->word > 4 || p->word > max_word || p->s[0] == 0) return 0;
     double best = -1;
     int bga = 0, bgk = 0;
@@ -481,7 +502,7 @@ static int choose_vec(fdx_perm_plan *p, size_t align)
             for (int a = 0; a < ga; a++) na *= p->n[a];
             for (int q = 0; q < gk; q++) nk *= p->n[p->s[q]], clash |= p->s[q] < ga;
             if (clash || na >= ((int64_t)1 << 31) || nk >= ((int64_t)1 << 31)) continue;
-            if (na * p->word < min_side || nk * p->word < min_side) continue;
+            if (na * p->word < min_side || nk * p->word < min_side || nk * p->word < min_k) continue;
             const int64_t ta = VEC_TILE_BYTES / p->word, tk = VEC_TILE_BYTES; /* elements */
             if ((na + ta - 1) / ta * ((nk + tk - 1) / tk) * (p->count / na / nk) >= ((int64_t)1 << 31)) continue;
             double score = vec_fill(na * p->word, VEC_TILE_BYTES) + vec_fill(nk * p->word, tk * p->word) - 0.001 * (ga + gk);

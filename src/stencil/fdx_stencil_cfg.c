@@ -71,7 +71,7 @@ int fdx_stencil_cfg_valid(const fdx_stencil_cfg *c)
     return c->vec != 3 && c->tx * c->ty <= 1024 && c->pd <= pdmax && (!c->zs || c->variant == FDX_SV_ASYNC) &&
            (!c->zh || (c->variant == FDX_SV_ASYNC && !c->zs)) &&
            (!c->ys || (c->variant == FDX_SV_ASYNC && !c->zs && !c->zh)) &&
-           (!c->b2 || (c->variant == FDX_SV_ASYNC && c->pd >= 2));
+           (!c->b2 || (c->variant == FDX_SV_ASYNC && c->pd >= 2)) && (!c->uz || c->variant == FDX_SV_ASYNC);
 }
 
 int fdx_stencil_cfg_parse(const char *text, fdx_stencil_cfg *cfg)

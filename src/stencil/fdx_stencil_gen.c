@@ -213,31 +213,46 @@ static void x_ghost_stores(fdx_cg_node *at, const gen *g, fdx_stencil_neighbour_
     }
 }
 
-void fdx_stencil_emit_point(fdx_cg_node *at, const gen *g, fdx_stencil_neighbour_fn nb, const char *w, int v,
-                            const char *centre, const char *prev, const char *coef, const char *damp,
-                            const char *result)
+/* The terms of a point's sum in order: 0 the centre's (s = c0 u), then
+   each axis a, offset o (and with d1 the odd part) one fdx_fma. */
+static int point_terms(const gen *g)
 {
-    if (g->fold && g->ks->fstore) x_ghost_stores(at, g, nb, v, centre);
+    const int axes = 1 + (g->ry > 0) + (g->rm > 0);
+    return 1 + axes * g->r * (1 + (g->ks->d1 != 0));
+}
+
+/* Term i of lane v's sum (point_terms' order). */
+static void emit_term(fdx_cg_node *at, const gen *g, fdx_stencil_neighbour_fn nb, const char *w, int v,
+                      const char *centre, int i)
+{
     /* s = c0 u + sum_a sum_o ws (u+ + u-) [+ wa (u+ - u-)], one explicit
        operation at a time (fdx_add .. fdx_fma, see the prelude): on CUDA no
        copy of this code is contracted differently from another. */
-    fdx_cg_stmt(at, "real s%d = fdx_mul(%sc0, %s)", v, w, centre);
-    int has[3] = {1, g->ry > 0, g->rm > 0};
-    for (int a = 0; a < 3; a++) {
-        if (!has[a]) continue;
-        for (int o = 1; o <= g->r; o++) {
-            int i = a * g->r + o - 1;
-            for (int odd = 0; odd <= (g->ks->d1 != 0); odd++) {
-                fdx_sb e = FDX_SB_INIT;
-                fdx_sb_printf(&e, "s%d = fdx_fma(%s%s[%d], %s(", v, w, odd ? "wa" : "ws", i, odd ? "fdx_sub" : "fdx_add");
-                fold_neighbour(&e, g, nb, a, o, v, centre);
-                fdx_sb_puts(&e, ", ");
-                fold_neighbour(&e, g, nb, a, -o, v, centre);
-                fdx_sb_printf(&e, "), s%d)", v);
-                fdx_cg_stmt(at, "%s", fdx_cg_text(g->cg, &e));
-            }
-        }
+    if (i == 0) {
+        fdx_cg_stmt(at, "real s%d = fdx_mul(%sc0, %s)", v, w, centre);
+        return;
     }
+    const int per = 1 + (g->ks->d1 != 0), has[3] = {1, g->ry > 0, g->rm > 0};
+    int k = (i - 1) / per, odd = (i - 1) % per, a = 0;
+    for (;; a++) { /* the k-th offset among the axes present */
+        if (!has[a]) continue;
+        if (k < g->r) break;
+        k -= g->r;
+    }
+    const int o = k + 1, wi = a * g->r + o - 1;
+    fdx_sb e = FDX_SB_INIT;
+    fdx_sb_printf(&e, "s%d = fdx_fma(%s%s[%d], %s(", v, w, odd ? "wa" : "ws", wi, odd ? "fdx_sub" : "fdx_add");
+    fold_neighbour(&e, g, nb, a, o, v, centre);
+    fdx_sb_puts(&e, ", ");
+    fold_neighbour(&e, g, nb, a, -o, v, centre);
+    fdx_sb_printf(&e, "), s%d)", v);
+    fdx_cg_stmt(at, "%s", fdx_cg_text(g->cg, &e));
+}
+
+/* The update of lane v's sum s<v> into `result`. */
+static void emit_update(fdx_cg_node *at, const gen *g, int v, const char *centre, const char *prev, const char *coef,
+                        const char *damp, const char *result)
+{
     /* the update: L u = coef s (fused into the add when there is one) */
     const char *s = fdx_cg_fmt(g->cg, "s%d", v);
     const char *lu = g->ks->coef ? fdx_cg_fmt(g->cg, "fdx_mul(%s, %s)", coef, s) : s;
@@ -253,6 +268,15 @@ void fdx_stencil_emit_point(fdx_cg_node *at, const gen *g, fdx_stencil_neighbour
     case FDX_UPDATE_HEAT: fdx_cg_stmt(at, "const real %s = %s", result, sum); break;
     default: fdx_cg_stmt(at, "const real %s = %s", result, lu); break;
     }
+}
+
+void fdx_stencil_emit_point(fdx_cg_node *at, const gen *g, fdx_stencil_neighbour_fn nb, const char *w, int v,
+                            const char *centre, const char *prev, const char *coef, const char *damp,
+                            const char *result)
+{
+    if (g->fold && g->ks->fstore) x_ghost_stores(at, g, nb, v, centre);
+    for (int i = 0; i < point_terms(g); i++) emit_term(at, g, nb, w, v, centre, i);
+    emit_update(at, g, v, centre, prev, coef, damp, result);
 }
 
 /* ---- CPU: OpenMP over (plane chunk, row block) tasks, SIMD along x -------- */
@@ -393,23 +417,42 @@ void fdx_stencil_emit_store(fdx_cg_node *at, const gen *g, const char *dst)
     }
 }
 
+int fdx_stencil_col_slot(const gen *g, int t) { return g->zu && !g->zs ? (t + g->zj) % g->zu : t; }
+
+const char *fdx_stencil_col(const gen *g, int v, int t)
+{
+    return fdx_cg_fmt(g->cg, "q%d_%d", v, fdx_stencil_col_slot(g, t));
+}
+
 void fdx_stencil_emit_points_store_shift(fdx_cg_node *at, fdx_cg_node *rowin, const gen *g, const char *kv)
 {
+    /* The unrolled plane loop (g->zu) emits the lanes' sums term by term
+       (each lane's operations in the same order, so the same results):
+       ptxas then keeps the tile vectors live only while their terms are
+       summed (order 12 f32 vec 4: 170 registers lane by lane, 128 so). */
+    const int ilv = g->zu > 0 && !(g->fold && g->ks->fstore);
     for (int v = 0; v < g->vec; v++) {
-        const char *centre = fdx_cg_fmt(g->cg, "q%d_%d", v, g->rm), *prev = fdx_cg_fmt(g->cg, "pu%d", v);
+        const char *centre = fdx_stencil_col(g, v, g->rm), *prev = fdx_cg_fmt(g->cg, "pu%d", v);
         const char *damp = NULL;
         if (g->ks->sponge) {
             fdx_stencil_emit_damp(rowin, v, "y", kv, prev);
             prev = fdx_cg_fmt(g->cg, "g%d", v);
             damp = fdx_cg_fmt(g->cg, "f%d", v);
         }
-        fdx_stencil_emit_point(rowin, g, fdx_stencil_cuda_neighbour, "p.", v, centre, prev,
-                               fdx_cg_fmt(g->cg, "pc%d", v), damp, fdx_cg_fmt(g->cg, "r%d", v));
+        if (!ilv) fdx_stencil_emit_point(rowin, g, fdx_stencil_cuda_neighbour, "p.", v, centre, prev,
+                                         fdx_cg_fmt(g->cg, "pc%d", v), damp, fdx_cg_fmt(g->cg, "r%d", v));
     }
-    fdx_stencil_emit_store(rowin, g, "out + q");
+    for (int i = 0; i < point_terms(g) && ilv; i++)
+        for (int v = 0; v < g->vec; v++) emit_term(rowin, g, fdx_stencil_cuda_neighbour, "p.", v, fdx_stencil_col(g, v, g->rm), i);
+    for (int v = 0; v < g->vec && ilv; v++)
+        emit_update(rowin, g, v, fdx_stencil_col(g, v, g->rm), fdx_cg_fmt(g->cg, g->ks->sponge ? "g%d" : "pu%d", v),
+                    fdx_cg_fmt(g->cg, "pc%d", v), g->ks->sponge ? fdx_cg_fmt(g->cg, "f%d", v) : NULL,
+                    fdx_cg_fmt(g->cg, "r%d", v));
+    fdx_stencil_emit_store(rowin, g, g->store ? g->store : "out + q");
     /* The column shifts down a plane: registers, no memory traffic (with
-       zh only its lower half and centre are registers). */
-    for (int v = 0; v < g->vec && !g->zs && g->rm; v++) {
+       zh only its lower half and centre are registers; unrolled, its
+       names rotate instead). */
+    for (int v = 0; v < g->vec && !g->zs && !g->zu && g->rm; v++) {
         fdx_sb s = FDX_SB_INIT;
         for (int t = 0; t < (g->zh ? 1 : 2) * g->rm; t++) fdx_sb_printf(&s, "%sq%d_%d = q%d_%d;", t ? " " : "", v, t, v, t + 1);
         fdx_cg_line(at, "%s", fdx_cg_text(g->cg, &s));
@@ -612,6 +655,8 @@ fdx_status fdx_stencil_generate(const fdx_stencil_kspec *ks, const fdx_stencil_c
         FDX_CHECK(!cfg->b2 || (cfg->b2 == 1 && async && cfg->pd >= 2), FDX_ERR_INTERNAL,
                   "a barrier every second plane (b2 %d) needs the asynchronous march at least two planes ahead, pd %d",
                   cfg->b2, cfg->pd);
+        FDX_CHECK(!cfg->uz || (cfg->uz == 1 && async), FDX_ERR_INTERNAL,
+                  "the unrolled plane loop (uz %d) needs the asynchronous march", cfg->uz);
         g.ys = cfg->ys;
         FDX_CHECK(!cfg->ys || (cfg->ys == 1 && async && !cfg->zs && !cfg->zh), FDX_ERR_INTERNAL,
                   "shared y rows of the carried column (ys %d) need the asynchronous march without zs and zh", cfg->ys);

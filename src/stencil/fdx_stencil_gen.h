@@ -23,11 +23,21 @@ typedef struct gen {
     int zs;    /* async: the column read from the stages (cfg->zs), not carried */
     int zh;    /* async: the column's upper half read from the stages (cfg->zh) */
     int ys;    /* async, carried column: the rows' y-neighbour tile rows read once a plane (cfg->ys) */
+    int zu;    /* async with cfg->uz: the unrolled loop's period (the stages); 0 otherwise */
+    int zj;    /* async with cfg->uz: the unrolled step being emitted, 0..zu-1 (the column's names rotate by it) */
+    const char *store; /* where a row's points are stored (emit_points_store_shift): NULL, out + q */
     unsigned fold; /* CUDA: the x faces (bit side) whose conditions the kernel applies as it reads
                        (fdx_stencil_xfold_faces); 0 in kernels that do not */
     unsigned fix;  /* unroll, ks->ffix: the faces applied by fixing up the column's registers after a
                        group's loads (fdx_stencil_emit_fixups); the point code is the plain one */
 } gen;
+
+/* The register of lane v's column entry t (plane k - rm + t): q<v>_<t>, or
+   in an unrolled plane loop (g->zu) the name that entry has at step g->zj,
+   q<v>_<(t + zj) mod zu>, so that the column never shifts (zs: the
+   column's values are the plane's locals, never rotated). */
+FDX_HIDDEN const char *fdx_stencil_col(const gen *g, int v, int t);
+FDX_HIDDEN int fdx_stencil_col_slot(const gen *g, int t);
 
 /* Vector components by lane. */
 FDX_HIDDEN extern const char fdx_stencil_comp[4];
@@ -89,7 +99,7 @@ FDX_HIDDEN void fdx_stencil_emit_plane(fdx_cg_node *at, gen *g);
 FDX_HIDDEN fdx_cg_node *fdx_stencil_async_head(fdx_cg_node *at, gen *g, const fdx_stencil_async_geom *a);
 FDX_HIDDEN void fdx_stencil_async_slots(fdx_cg_node *k, const gen *g, const fdx_stencil_async_geom *a);
 FDX_HIDDEN void fdx_stencil_async_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a,
-                                        const char *plane, const char *stage);
+                                        const char *src, const char *stage, int unrolled);
 FDX_HIDDEN fdx_cg_node *fdx_stencil_async_row_open(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a,
                                                    int i, int tiles);
 FDX_HIDDEN int fdx_stencil_async_column_len(const gen *g);

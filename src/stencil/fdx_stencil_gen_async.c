@@ -47,8 +47,8 @@ void fdx_stencil_async_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
     int d = v + off, m = d < 0 ? -((-d + g->vec - 1) / g->vec) : d / g->vec;
     if (a == 2 && g->zh && off > 0 && g->vec == 1) fdx_sb_printf(b, "zq%d", off); /* zh: from plane k + off's stage */
     else if (a == 2 && g->zh && off > 0) fdx_sb_printf(b, "zq%d.%c", off, comp[v]);
-    else if (a == 2) fdx_sb_printf(b, "q%d_%d", v, g->rm + off);
-    else if (a == 0 && d >= 0 && d < g->vec) fdx_sb_printf(b, "q%d_%d", d, g->rm); /* a lane of this thread */
+    else if (a == 2) fdx_sb_puts(b, fdx_stencil_col(g, v, g->rm + off));
+    else if (a == 0 && d >= 0 && d < g->vec) fdx_sb_puts(b, fdx_stencil_col(g, d, g->rm)); /* a lane of this thread */
     else if (a == 0 && g->vec == 1) fdx_sb_printf(b, "T[%d]", d);
     else if (a == 0) fdx_sb_printf(b, "x%c%d.%c", m < 0 ? 'm' : 'p', m < 0 ? -m : m, comp[d - m * g->vec]);
     else if (g->vec == 1 && !shared_rows(g)) fdx_sb_printf(b, "T[%d]", off * g->aw);
@@ -56,19 +56,24 @@ void fdx_stencil_async_neighbour(fdx_sb *b, const gen *g, int a, int off, int v)
     else fdx_sb_printf(b, "y%c%d.%c", off < 0 ? 'm' : 'p', off < 0 ? -off : off, comp[v]);
 }
 
-/* Copies plane `plane` of the block's tile into stage `stage`: each thread
-   its slots (go<j> < 0: outside the array, never copied; only points whose
-   whole star lies inside are stored, so those cells are never used). */
-void fdx_stencil_async_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a, const char *plane,
-                       const char *stage)
+/* Copies a plane of the block's tile (src: its first value's address)
+   into a stage (`stage`, an expression); in an unrolled loop the copies
+   go to sd<j> (sbase + so<j>, set once) plus the stage's offset, from the
+   32-bit in-plane offsets gi<j>.  Each thread its slots (go<j> < 0: outside the
+   array, never copied; only points whose whole star lies inside are
+   stored, so those cells are never used). */
+void fdx_stencil_async_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a, const char *src,
+                             const char *stage, int unrolled)
 {
     const int bytes = a->cw * (g->ks->is_double ? 8 : 4);
-    fdx_cg_stmt(at, "const real *up_ = u + (%s) * sm", plane);
-    fdx_cg_stmt(at, "const unsigned st_ = sbase + (unsigned)(%s) * %zuu", stage,
-                a->stage_elems * (g->ks->is_double ? 8 : 4));
+    const size_t sb = a->stage_elems * (g->ks->is_double ? 8 : 4);
+    fdx_cg_stmt(at, "const real *up_ = %s", src);
+    if (!unrolled) fdx_cg_stmt(at, "const unsigned st_ = sbase + (unsigned)(%s) * %zuu", stage, sb);
     for (int j = 0; j < a->per_thread; j++)
-        fdx_cg_async_copy(at, fdx_cg_fmt(g->cg, "go%d >= 0", j), fdx_cg_fmt(g->cg, "st_ + so%d", j),
-                          fdx_cg_fmt(g->cg, "up_ + go%d", j), bytes);
+        fdx_cg_async_copy(at, fdx_cg_fmt(g->cg, unrolled ? "gi%d >= 0" : "go%d >= 0", j),
+                          unrolled ? fdx_cg_fmt(g->cg, "sd%d + (unsigned)(%s) * %zuu", j, stage, sb)
+                                   : fdx_cg_fmt(g->cg, "st_ + so%d", j),
+                          fdx_cg_fmt(g->cg, unrolled ? "up_ + gi%d" : "up_ + go%d", j), bytes);
 }
 
 /* The copy slots of a thread: slot i < rows * gw is a centre row's copy (x
@@ -150,11 +155,11 @@ void fdx_stencil_async_row_plane(fdx_cg_node *rs, const gen *g, const fdx_stenci
     if (shared_rows(g) && g->zh) {
         fdx_sb d = FDX_SB_INIT;
         for (int v = 0; v < V; v++)
-            fdx_sb_printf(&d, "%sq%d_%d = Y%d%s%c;", v ? " " : "", v, r, g->row + g->ry, V > 1 ? "." : "",
+            fdx_sb_printf(&d, "%s%s = Y%d%s%c;", v ? " " : "", fdx_stencil_col(g, v, r), g->row + g->ry, V > 1 ? "." : "",
                           V > 1 ? comp[v] : ' ');
         fdx_cg_line(rs, "%s", fdx_cg_text(g->cg, &d));
     } else if (!zs && g->cfg->variant != FDX_SV_PLANE) {
-        fdx_cg_load(rs, (fdx_cg_lanes){"q", fdx_cg_fmt(g->cg, "_%d", g->zh ? r : 2 * r), V, 0}, "realv",
+        fdx_cg_load(rs, (fdx_cg_lanes){"q", fdx_cg_fmt(g->cg, "_%d", fdx_stencil_col_slot(g, g->zh ? r : 2 * r)), V, 0}, "realv",
                     g->zh ? "T" : "Tn", "0", FDX_CG_PLAIN, 0);
     }
     for (int v = 0; v < V; v++) {
@@ -162,9 +167,11 @@ void fdx_stencil_async_row_plane(fdx_cg_node *rs, const gen *g, const fdx_stenci
         if (coef) fdx_cg_stmt(rs, "pc%d = pcn%d", v, v);
     }
     if (wave || coef) {
+        /* unrolled: the row's offset of plane k + 1 kept (Q<row>_), no product a plane */
+        const char *at = g->zu ? fdx_cg_fmt(g->cg, "Q%d_", g->row) : "base + (k + 1) * sm";
         fdx_cg_node *next = fdx_cg_if(rs, "col && k + 1 < k1");
-        if (wave) fdx_stencil_vload(next, g, "pun", "", "up", "base + (k + 1) * sm", FDX_CG_STREAM);
-        if (coef) fdx_stencil_vload(next, g, "pcn", "", "cf", "base + (k + 1) * sm", FDX_CG_STREAM);
+        if (wave) fdx_stencil_vload(next, g, "pun", "", "up", at, FDX_CG_STREAM);
+        if (coef) fdx_stencil_vload(next, g, "pcn", "", "cf", at, FDX_CG_STREAM);
     }
     fdx_cg_node *rowin = fdx_cg_if(rs, "rowin");
     fdx_cg_stmt(rowin, "const long long q = base + k * sm");
@@ -227,8 +234,10 @@ fdx_cg_node *fdx_stencil_async_head(fdx_cg_node *at, gen *g, const fdx_stencil_a
    more, the newest planes in flight. */
 int fdx_stencil_async_column_len(const gen *g)
 {
+    if (g->zs) return 0;
+    if (g->zu) return g->zu; /* unrolled: a name for each step of the period (each lives as long as its plane) */
     if (g->zh) return g->r + 1;
-    return g->zs ? 0 : 2 * g->r + 1 + (g->cfg->variant == FDX_SV_PLANE ? g->cfg->pd : 0);
+    return 2 * g->r + 1 + (g->cfg->variant == FDX_SV_PLANE ? g->cfg->pd : 0);
 }
 
 /* Each row's column (q<lane>_<t>, with several rows c<row>_<lane>_<t>)
@@ -250,12 +259,96 @@ void fdx_stencil_async_columns(fdx_cg_node *k, const gen *g, const fdx_stencil_a
         for (int t = 0; t < (g->zh ? 1 : 2) * r && len; t++)
             fdx_stencil_vload(col, g, "q", fdx_cg_fmt(g->cg, "_%d", t), "u",
                               fdx_cg_fmt(g->cg, "base + (k0 - %d) * sm", r - t), FDX_CG_LDG);
-        for (int t = 2 * r + 1; t < len; t++)
+        for (int t = 2 * r + 1; t < len && g->cfg->variant == FDX_SV_PLANE; t++)
             fdx_stencil_vload(fdx_cg_if(col, "%d < k1 - k0", t - 2 * r - 1), g, "q", fdx_cg_fmt(g->cg, "_%d", t), "u",
                               fdx_cg_fmt(g->cg, "base + (k0 + %d) * sm", t - r - 1), FDX_CG_LDG);
         if (wave) fdx_stencil_vload(col, g, "pun", "", "up", "base + k0 * sm", FDX_CG_STREAM);
         if (coef) fdx_stencil_vload(col, g, "pcn", "", "cf", "base + k0 * sm", FDX_CG_STREAM);
     }
+}
+
+/* One plane of the march into `m`: the wait and the barrier, the copies of
+   plane k + r + pd, plane k's stage pointers, every row's points.  At step
+   j of a loop unrolled by its period g->zu (j >= 0) the column's names are
+   rotated by j and every stage index is a constant, or where the period is
+   not the stage count (the carried column) the round's base b_ (plane
+   k0 + t's stage at the round's first step) plus a constant, wrapped once;
+   j < 0: the rolled loop (indices from t = k - k0). */
+static void emit_plane(fdx_cg_node *m, gen *g, const fdx_stencil_async_geom *a, int j)
+{
+    const fdx_stencil_cfg *c = g->cfg;
+    const int r = g->r, V = g->vec, nr = g->nr, P = c->pd, S = a->stages, lo = g->zs ? r : 0;
+    const int fixed = j >= 0 && a->period == S; /* the stage indices are constants */
+    /* Stage of plane k + o: (t + lo + o) mod S. */
+    const char *stage_of[2 * FDX_STENCIL_MAX_RADIUS + FDX_STENCIL_MAX_ASYNC_AHEAD + 2];
+    for (int o = 0; o <= r + P; o++) {
+        const int d = (j + o) % S; /* from b_ = (t + lo) mod S at the round's first step */
+        stage_of[o] = fixed    ? fdx_cg_fmt(g->cg, "%d", (j + lo + o) % S)
+                      : j >= 0 ? fdx_cg_fmt(g->cg, "(b_ + %d < %d ? b_ + %d : b_ - %d)", d, S, d, S - d)
+                               : fdx_cg_fmt(g->cg, "(t + %d) %% %d", lo + o, S);
+    }
+    g->zj = j >= 0 ? j : 0;
+    if (j < 0) fdx_cg_stmt(m, "const int t = (int)(k - k0)");
+    else fdx_cg_stmt(m, "const long long k = k0 + t; (void)k");
+    if (c->b2) { /* every second plane: planes up to k + 1 + r, and k - 1's and k - 2's stages free */
+        fdx_cg_node *even = j >= 0 ? (j % 2 ? NULL : m) : fdx_cg_if(m, "(t & 1) == 0");
+        if (even) {
+            fdx_cg_async_wait(even, P - 2, "planes k + r and k + 1 + r have landed");
+            fdx_cg_barrier(even, fdx_cg_fmt(g->cg, "... for every thread; planes k - %d and k - %d's stages are free",
+                                            lo + 2, lo + 1));
+        }
+    } else {
+        fdx_cg_async_wait(m, P - 1, "plane k + r has landed");
+        fdx_cg_barrier(m, fdx_cg_fmt(g->cg, "... for every thread; plane k - %d's stage is free", lo + 1));
+    }
+    if (j < 0)
+        fdx_stencil_async_issue(fdx_cg_if(m, "k + %d < k1 + %d", r + P, r), g, a,
+                                fdx_cg_fmt(g->cg, "u + (k + %d) * sm", r + P), stage_of[r + P], 0);
+    else /* 32-bit plane counts, the source plane's pointer kept */
+        fdx_stencil_async_issue(fdx_cg_if(m, "t + %d < nt_ + %d", r + P, r), g, a, "gu_", stage_of[r + P], 1);
+    fdx_cg_async_commit(m);
+    if (j >= 0) { /* advanced a plane, opaquely: ptxas would otherwise hoist every step's addresses into registers */
+        fdx_cg_stmt(m, "gu_ += sm");
+        fdx_cg_stmt(m, "asm volatile(\"\" : \"+l\"(gu_))");
+    }
+    if (fixed) {
+        fdx_cg_stmt(m, "const real *T_ = tile + %zu + tc /* plane k's stage */", (size_t)((j + lo) % S) * a->stage_elems);
+    } else if (j >= 0) {
+        fdx_cg_stmt(m, "const real *T_ = tile + %s * %zu + tc /* plane k's stage */", stage_of[0], a->stage_elems);
+    } else {
+        fdx_cg_line(m, "const int sc_ = %s; /* plane k's stage */", stage_of[0]);
+        fdx_cg_stmt(m, "const real *T_ = tile + sc_ * %zu + tc", a->stage_elems);
+    }
+    /* The stages of planes k - o (zs) and k + o (zs, zh) as offsets from T_,
+       or plane k + r's pointer (the column's newest value). */
+    for (int o = 1; o <= r && (g->zs || g->zh); o++) {
+        if (fixed) { /* (zh and zs always: their period is the stage count) */
+            const int sc = (j + lo) % S;
+            if (g->zs)
+                fdx_cg_stmt(m, "const int zm%d_ = %lld", o, (long long)((sc - o + S) % S - sc) * (long long)a->stage_elems);
+            fdx_cg_stmt(m, "const int zp%d_ = %lld", o, (long long)((sc + o) % S - sc) * (long long)a->stage_elems);
+        } else if (g->zs) {
+            fdx_cg_stmt(m, "const int zm%d_ = (sc_ >= %d ? -%d : %d) * %zu, zp%d_ = (sc_ + %d < %d ? %d : %d) * %zu", o,
+                        o, o, S - o, a->stage_elems, o, o, S, o, o - S, a->stage_elems);
+        } else {
+            fdx_cg_stmt(m, "const int zp%d_ = (sc_ + %d < %d ? %d : %d) * %zu", o, o, S, o, o - S, a->stage_elems);
+        }
+    }
+    if (!g->zs && !g->zh)
+        fdx_cg_stmt(m, "const real *Tn_ = tile + (%s) * %zu + tc", stage_of[r], a->stage_elems);
+    for (int i = 0; i < nr + 2 * g->ry && shared_rows(g); i++)
+        fdx_cg_stmt(m, "const %s Y%d = *(const %s *)(T_ + %d)", V > 1 ? "realv" : "real", i, V > 1 ? "realv" : "real",
+                    (i - g->ry) * a->width);
+    for (int i = 0; i < nr; i++) {
+        g->row = i; /* shared_rows: the row's Y names */
+        g->store = j >= 0 ? fdx_cg_fmt(g->cg, "O%d_", i) : NULL; /* unrolled: the row's output pointer */
+        fdx_stencil_async_row_plane(fdx_stencil_async_row_open(m, g, a, i, 1), g, a);
+        if (j >= 0) fdx_cg_stmt(m, "O%d_ += sm; asm volatile(\"\" : \"+l\"(O%d_))", i, i);
+        if (j >= 0 && (g->ks->update == FDX_UPDATE_WAVE || g->ks->coef))
+            fdx_cg_stmt(m, "Q%d_ += sm; asm volatile(\"\" : \"+l\"(Q%d_))", i, i);
+    }
+    g->row = 0;
+    g->store = NULL;
 }
 
 void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
@@ -265,48 +358,41 @@ void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
     const int zs = g->zs, lo = zs ? r : 0;
     fdx_stencil_async_geom a;
     fdx_stencil_async_geom_of(g->ks, c, &a);
-    const int P = c->pd, S = a.stages;
+    const int P = c->pd;
+    g->zu = c->uz ? a.period : 0;
+    g->zj = 0;
     fdx_cg_node *k = fdx_stencil_async_head(at, g, &a);
     fdx_stencil_async_columns(k, g, &a);
     /* Planes k0 - lo .. k0 + r + pd - 1 in flight, one commit group each
        (empty past the last plane, so that the count of groups stays
        uniform); plane k0 - lo + j goes to stage j mod S. */
     fdx_cg_node *pro = fdx_cg_for(k, FDX_CG_LOOP, "int i = 0; i < %d; i++", lo + r + P);
-    fdx_stencil_async_issue(fdx_cg_if(pro, "k0 - %d + i < k1 + %d", lo, r), g, &a, fdx_cg_fmt(g->cg, "k0 - %d + i", lo), "i");
+    fdx_stencil_async_issue(fdx_cg_if(pro, "k0 - %d + i < k1 + %d", lo, r), g, &a,
+                            fdx_cg_fmt(g->cg, "u + (k0 - %d + i) * sm", lo), "i", 0);
     fdx_cg_async_commit(pro);
     fdx_cg_stmt(k, "const int tc = (ty * %d + %d) * %d + %d + tx * %d", nr, g->ry, a.width, a.rx, V);
-    fdx_cg_node *m = fdx_cg_for(k, FDX_CG_LOOP, "long long k = k0; k < k1; k++");
-    fdx_cg_stmt(m, "const int t = (int)(k - k0)");
-    if (c->b2) { /* every second plane: planes up to k + 1 + r, and k - 1's and k - 2's stages free */
-        fdx_cg_node *even = fdx_cg_if(m, "(t & 1) == 0");
-        fdx_cg_async_wait(even, P - 2, "planes k + r and k + 1 + r have landed");
-        fdx_cg_barrier(even, fdx_cg_fmt(g->cg, "... for every thread; planes k - %d and k - %d's stages are free",
-                                        lo + 2, lo + 1));
+    if (!g->zu) {
+        emit_plane(fdx_cg_for(k, FDX_CG_LOOP, "long long k = k0; k < k1; k++"), g, &a, -1);
     } else {
-        fdx_cg_async_wait(m, P - 1, "plane k + r has landed");
-        fdx_cg_barrier(m, fdx_cg_fmt(g->cg, "... for every thread; plane k - %d's stage is free", lo + 1));
+        /* Unrolled by the period: step j's planes are k0 + j mod zu, each
+           step in its scope, the march leaving after the chunk's last plane. */
+        fdx_cg_stmt(k, "const int nt_ = (int)(k1 - k0)");
+        for (int j = 0; j < a.per_thread; j++) fdx_cg_stmt(k, "const unsigned sd%d = sbase + so%d", j, j);
+        for (int j = 0; j < a.per_thread; j++) /* in-plane offsets: the fits check keeps planes under 2^31 points */
+            fdx_cg_stmt(k, "const int gi%d = (int)go%d", j, j);
+        fdx_cg_stmt(k, "const real *gu_ = u + (k0 + %d) * sm /* the next plane copied */", r + P);
+        for (int i = 0; i < nr; i++) fdx_cg_stmt(k, "real *O%d_ = out + base_ + %d * sy + k0 * sm", i, i);
+        for (int i = 0; i < nr && (g->ks->update == FDX_UPDATE_WAVE || g->ks->coef); i++)
+            fdx_cg_stmt(k, "long long Q%d_ = base_ + %d * sy + (k0 + 1) * sm", i, i);
+        fdx_cg_node *m = fdx_cg_for(k, FDX_CG_LOOP_NOUNROLL, "int t = 0; t < nt_;");
+        if (a.period != a.stages) fdx_cg_stmt(m, "const int b_ = (t + %d) %% %d /* the round's first stage */", lo, a.stages);
+        for (int j = 0; j < g->zu; j++) {
+            fdx_cg_comment(m, "step %d of %d", j, g->zu);
+            emit_plane(fdx_cg_scope(m), g, &a, j);
+            fdx_cg_stmt(m, "t++");
+            if (j + 1 < g->zu) fdx_cg_stmt(fdx_cg_if(m, "t >= nt_"), "break");
+        }
+        g->zj = 0;
     }
-    fdx_stencil_async_issue(fdx_cg_if(m, "k + %d < k1 + %d", r + P, r), g, &a, fdx_cg_fmt(g->cg, "k + %d", r + P),
-               fdx_cg_fmt(g->cg, "(t + %d) %% %d", lo + r + P, S));
-    fdx_cg_async_commit(m);
-    fdx_cg_line(m, "const int sc_ = (t + %d) %% %d; /* plane k's stage */", lo, S);
-    fdx_cg_stmt(m, "const real *T_ = tile + sc_ * %zu + tc", a.stage_elems);
-    if (zs) /* the stages of planes k - o and k + o, as offsets from T_ */
-        for (int o = 1; o <= r; o++)
-            fdx_cg_stmt(m, "const int zm%d_ = (sc_ >= %d ? -%d : %d) * %zu, zp%d_ = (sc_ + %d < %d ? %d : %d) * %zu", o,
-                        o, o, S - o, a.stage_elems, o, o, S, o, o - S, a.stage_elems);
-    else if (g->zh) /* the stages of planes k + o */
-        for (int o = 1; o <= r; o++)
-            fdx_cg_stmt(m, "const int zp%d_ = (sc_ + %d < %d ? %d : %d) * %zu", o, o, S, o, o - S, a.stage_elems);
-    else
-        fdx_cg_stmt(m, "const real *Tn_ = tile + ((t + %d) %% %d) * %zu + tc", r, S, a.stage_elems);
-    for (int j = 0; j < nr + 2 * g->ry && shared_rows(g); j++)
-        fdx_cg_stmt(m, "const %s Y%d = *(const %s *)(T_ + %d)", V > 1 ? "realv" : "real", j, V > 1 ? "realv" : "real",
-                    (j - g->ry) * a.width);
-    for (int i = 0; i < nr; i++) {
-        g->row = i; /* shared_rows: the row's Y names */
-        fdx_stencil_async_row_plane(fdx_stencil_async_row_open(m, g, &a, i, 1), g, &a);
-    }
-    g->row = 0;
     fdx_cg_async_wait(k, -1, NULL);
 }

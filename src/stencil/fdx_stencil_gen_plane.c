@@ -39,7 +39,7 @@ void fdx_stencil_emit_plane(fdx_cg_node *at, gen *g)
        past the last plane, so that the count of groups stays uniform); plane
        k0 + j goes to stage j. */
     fdx_cg_node *pro = fdx_cg_for(k, FDX_CG_LOOP, "int i = 0; i < %d; i++", P);
-    fdx_stencil_async_issue(fdx_cg_if(pro, "k0 + i < k1"), g, &a, "k0 + i", "i");
+    fdx_stencil_async_issue(fdx_cg_if(pro, "k0 + i < k1"), g, &a, "u + (k0 + i) * sm", "i", 0);
     fdx_cg_async_commit(pro);
     fdx_cg_stmt(k, "const int tc = (ty * %d + %d) * %d + %d + tx * %d", nr, g->ry, a.width, a.rx, V);
     fdx_cg_node *m = fdx_cg_for(k, FDX_CG_LOOP, "long long k = k0; k < k1; k++");
@@ -61,8 +61,8 @@ void fdx_stencil_emit_plane(fdx_cg_node *at, gen *g)
     }
     fdx_cg_async_wait(m, P - 1, "plane k's halo has landed");
     fdx_cg_barrier(m, "... and every centre is stored; plane k - 1's stage is free");
-    fdx_stencil_async_issue(fdx_cg_if(m, "k + %d < k1", P), g, &a, fdx_cg_fmt(g->cg, "k + %d", P),
-                            fdx_cg_fmt(g->cg, "(t + %d) %% %d", P, S));
+    fdx_stencil_async_issue(fdx_cg_if(m, "k + %d < k1", P), g, &a, fdx_cg_fmt(g->cg, "u + (k + %d) * sm", P),
+                            fdx_cg_fmt(g->cg, "(t + %d) %% %d", P, S), 0);
     fdx_cg_async_commit(m);
     for (int i = 0; i < nr; i++) fdx_stencil_async_row_plane(fdx_stencil_async_row_open(m, g, &a, i, 1), g, &a);
     fdx_cg_async_wait(k, -1, NULL);

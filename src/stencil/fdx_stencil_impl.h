@@ -104,6 +104,8 @@ typedef struct fdx_stencil_cfg {
    its halo (slots: the x halo of the centre rows and the y halo rows). */
 typedef struct fdx_stencil_async_geom {
     int rx, width, height, stages, slots, per_thread, cw, hx;
+    int period; /* cfg->uz: the plane loop's unrolled steps (the column's names rotate with it; the stages
+                   with it too where it is their count, else from a base set once a round); 0 otherwise */
     size_t stage_elems, bytes;
 } fdx_stencil_async_geom;
 

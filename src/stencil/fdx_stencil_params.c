@@ -81,6 +81,20 @@ void fdx_stencil_async_geom_of(const fdx_stencil_kspec *ks, const fdx_stencil_cf
     a->height = cfg->ty * fdx_stencil_rows(cfg) + 2 * yr;
     int plane = cfg->variant == FDX_SV_PLANE;
     a->stages = plane ? 1 + cfg->pd : r + 1 + cfg->pd + (cfg->zs ? r : 0) + (cfg->b2 ? 1 : 0);
+    a->period = 0;
+    if (cfg->uz && !plane) {
+        /* The unrolled loop's period: the stages where the column's registers
+           fit in that many names (zh, zs), else the carried column's 2r + 1
+           (the stages not padded to it: a stage more costs blocks a
+           multiprocessor); even with b2 (the barrier's planes at fixed steps:
+           with the stages' period, one stage more). */
+        int col = cfg->zs ? 0 : cfg->zh ? r + 1 : 2 * r + 1;
+        a->period = a->stages < col ? col : a->stages;
+        if (cfg->b2 && a->period % 2) {
+            if (a->period == a->stages) a->stages++;
+            a->period++;
+        }
+    }
     a->cw = cfg->win ? 1 : v;
     a->hx = cfg->win ? r : a->rx;
     a->slots = (a->height - 2 * yr) * (((plane ? 0 : tw) + 2 * a->hx) / a->cw) + 2 * yr * (tw / a->cw);
@@ -210,6 +224,8 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
     if (cfg->ys && (cfg->ys != 1 || cfg->variant != FDX_SV_ASYNC || cfg->zs || cfg->zh || fdx_stencil_rows(cfg) < 2))
         return 0;
     if (cfg->b2 && (cfg->b2 != 1 || cfg->variant != FDX_SV_ASYNC || cfg->pd < 2)) return 0;
+    /* uz: its copies' in-plane offsets are 32-bit */
+    if (cfg->uz && (cfg->uz != 1 || cfg->variant != FDX_SV_ASYNC || n3[0] * n3[1] >= (int64_t)1 << 31)) return 0;
     int64_t g[3];
     return cfg->chunk >= 1 && grid3(ks, cfg, n3, g);
 }

@@ -232,10 +232,22 @@ static void search_init(search *s, const fdx_stencil_kspec *ks, const int64_t *n
     s->best_ms = s->march_ms = s->unrolled_ms = INFINITY;
 }
 
+/* FDX_STENCIL_UZ=1 (session 11, until measured): the asynchronous march's
+   plane loop unrolled by its ring's period (uz) wherever it fits, but not
+   with ys (the rows' two columns unrolled by 2r + 1 spill). */
+static int uz_wanted(const fdx_stencil_cfg *c)
+{
+    return c->variant == FDX_SV_ASYNC && !c->ys && fdx_knob_int(FDX_KNOB_STENCIL_UZ, 0, 1, 0) == 1;
+}
+
 /* One spelling per kernel, so the journal finds what it has measured. */
 static int normalize(const search *s, fdx_stencil_cfg *c)
 {
     if (single_group(c)) c->pipe = 0; /* nothing follows a single group */
+    if (s->cuda && uz_wanted(c)) {
+        c->uz = 1;
+        if (!fdx_stencil_cfg_fits(s->ks, c, s->n3)) c->uz = 0;
+    }
     return !s->cuda || fdx_stencil_cfg_fits(s->ks, c, s->n3);
 }
 

@@ -64,7 +64,34 @@ typedef struct fdx_temporal_cfg {
     int v512;   /* CPU skew: compiled preferring 512-bit vectors (GCC's tuning for
                    Sapphire Rapids prefers 256; "v512"; the same expression, so
                    the same rounding: the benchmark verifies it bit for bit) */
+    int nb;     /* CUDA: neighbour barriers instead of the block's barrier a plane
+                   ("nb"; session 11): each warp arrives on its own mbarrier
+                   after storing its centres and waits only for the warps whose
+                   cells it reads (x: the warps beside it, y: the warp rows
+                   within r rows), so warps drift apart instead of the whole
+                   block stalling at every plane (one 1024-thread block a
+                   multiprocessor: large tiles, less halo).  Needs tx a
+                   multiple of 32. */
+    int nr;     /* CUDA rank 3: named barriers a group of thread rows instead of
+                   the block's barrier a plane ("nr"; session 11): a group
+                   (ceil(ty / 8) rows: at most 8 groups) arrives (bar.arrive)
+                   on the barriers of the groups within d of it (the groups
+                   holding the rows within ceil(r / nq) rows; round the
+                   block) and waits (bar.sync) on its own, two a group
+                   alternating by plane (16 barriers): ty a multiple of the
+                   group, 2d + 1 groups at least, tx a multiple of 32.  The
+                   same decoupling as nb without its wait loop (which costs
+                   ~10 registers). */
 } fdx_temporal_cfg;
+
+/* nr: thread rows a barrier group, and the groups a group's points read
+   on each side (fdx_temporal_cfg.nr). */
+static inline int fdx_temporal_nr_group(const fdx_temporal_cfg *c) { return (c->ty + 7) / 8; }
+static inline int fdx_temporal_nr_reach(const fdx_temporal_cfg *c, int radius)
+{
+    int nq = c->nq > 1 ? c->nq : 1, g = fdx_temporal_nr_group(c), rows = (radius + nq - 1) / nq;
+    return (rows + g - 1) / g;
+}
 
 /* A CUDA configuration's points a thread and the tile's extent with its
    halo along x and (rank 3) y. */

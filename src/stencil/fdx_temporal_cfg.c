@@ -78,12 +78,15 @@ int64_t fdx_temporal_cpu_budget(int threads)
     return l2 / per;
 }
 
-/* Two sets of k planes of the tile with an r pad. */
+/* Two sets of k planes of the tile with an r pad (an even number of
+   values: 8-byte aligned after them), then with `nb` two 64-bit mbarriers a
+   warp. */
 static size_t smem_bytes(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c)
 {
     int ry = ks->rank == 3 ? ks->radius : 0;
     return 2 * (size_t)c->k * (size_t)(fdx_temporal_tile_y(c, ks->rank) + 2 * ry) *
-           (size_t)(fdx_temporal_tile_x(c, ks->rank) + 2 * ks->radius) * elem(ks);
+               (size_t)(fdx_temporal_tile_x(c, ks->rank) + 2 * ks->radius) * elem(ks) +
+           (c->nb ? 16 * (size_t)(c->tx * c->ty / 32) : 0);
 }
 
 /* Blocks along x, y and the marching axis. */
@@ -105,6 +108,16 @@ int fdx_temporal_fits(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, in
     if (!cuda && c->skew)
         return ks->rank == 3 && ks->update == FDX_UPDATE_HEAT && !c->direct && c->by >= 2 * r && c->bx >= 1;
     if (c->nt || c->v512) return 0; /* (streaming stores, vector width: the skewed slabs only) */
+    /* nb: whole warps a row of threads (a warp's neighbours are the warps
+       beside it and the warp rows above and below); in rank 2 a thread's
+       points adjacent (points tx apart read the last warp's cells from
+       the first warp) */
+    if (c->nb && (!cuda || c->tx % 32 != 0 || (ks->rank == 2 && fdx_temporal_points(c) > 1 && !c->ax))) return 0;
+    /* nr: rank 3, two of the 16 named barriers a group of rows of whole
+       warps, the groups a group's points read distinct round the block */
+    if (c->nr && (!cuda || ks->rank != 3 || c->tx % 32 != 0 || c->ty < 1 || c->ty % fdx_temporal_nr_group(c) != 0 || c->nb ||
+                  c->ty / fdx_temporal_nr_group(c) < 2 * fdx_temporal_nr_reach(c, r) + 1))
+        return 0;
     if (!cuda) return c->bx >= 1 && c->by >= 1 && (ks->rank == 3 || c->by == 1);
     int w = fdx_temporal_tile_x(c, ks->rank), h = fdx_temporal_tile_y(c, ks->rank);
     /* un: 0 / 1 the plain plane loop, 2r + 1 the rotated one (the body
@@ -300,9 +313,11 @@ fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg *c)
         else if (strncmp(p, "v512", 4) == 0) used = 4, c->v512 = 1;
         else if (strncmp(p, "fp", 2) == 0) used = 2, c->fp = 1;
         else if (strncmp(p, "ax", 2) == 0) used = 2, c->ax = 1;
+        else if (strncmp(p, "nb", 2) == 0) used = 2, c->nb = 1;
+        else if (strncmp(p, "nr", 2) == 0) used = 2, c->nr = 1;
         else used = 0;
         FDX_CHECK(used > 0, FDX_ERR_INVALID,
-                  "temporal configuration '%s': cannot read '%s' (words: kN, TXxTY, qN 1..%d, pdN 1..%d, uN 1..%d, chunk N; "
+                  "temporal configuration '%s': cannot read '%s' (words: kN, TXxTY, qN 1..%d, pdN 1..%d, uN 1..%d, fp, ax, nb, nr, chunk N; "
                   "CPU: cpu BXxBY, direct, skew, nt, v512)",
                   text, p, FDX_TEMPORAL_MAX_POINTS, FDX_TEMPORAL_MAX_PD, FDX_TEMPORAL_MAX_UNROLL);
         p += used;
@@ -355,10 +370,18 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
            block) where auto times them; 128x8 q4 (a 128x32 tile) for A/B.
            Double keeps off the 1024-thread several-point tiles (over 100
            registers a thread: they would spill at 64). */
-        static const fdx_temporal_cfg tiles3[] = {{0, 64, 8, 0, 0, 0, 4, 1},  {0, 32, 8, 0, 0, 0, 4, 2},
-                                                  {0, 64, 16, 0, 0, 0, 4, 1}, {0, 32, 16, 0, 0, 0, 4, 1},
-                                                  {0, 32, 32, 0, 0, 0, 1, 1}, {0, 32, 8, 0, 0, 0, 8, 1},
-                                                  {0, 64, 16, 0, 0, 0, 1, 1}, {0, 32, 16, 0, 0, 0, 1, 1},
+        /* Session 11 (H100, s11b, verified): the 1024-thread tiles lead.
+           Float k4 64x16 q3 (a 64x48 tile, 73% own points; 54 registers;
+           130 tiles at 512^3: one wave of whole-column blocks, chunk 510)
+           1.942 against 64x8 q4 1.862 in the same run; double k3 64x16 q2
+           fp (a 64x32 tile, 56 registers) 2.132 (s11e; with neighbour
+           barriers 2.096-2.110) against 32x16 q4 fp 2.022.  64x16 q4 (1.78
+           in session 7) and 128x8 q4 (1.55) moved to the end. */
+        static const fdx_temporal_cfg tiles3[] = {{0, 64, 16, 0, 0, 0, 3, 1}, {0, 64, 16, 0, 0, 0, 2, 1},
+                                                  {0, 64, 8, 0, 0, 0, 4, 1},  {0, 32, 16, 0, 0, 0, 4, 1},
+                                                  {0, 32, 8, 0, 0, 0, 4, 2},  {0, 32, 32, 0, 0, 0, 1, 1},
+                                                  {0, 32, 8, 0, 0, 0, 8, 1},  {0, 64, 16, 0, 0, 0, 1, 1},
+                                                  {0, 32, 16, 0, 0, 0, 1, 1}, {0, 64, 16, 0, 0, 0, 4, 1},
                                                   {0, 128, 8, 0, 0, 0, 4, 1}};
         static const fdx_temporal_cfg tiles2[] = {{0, 256, 1, 0, 0, 0, 1, 1}, {0, 256, 1, 0, 0, 0, 1, 2},
                                                   {0, 1024, 1, 0, 0, 0, 1, 1}, {0, 256, 1, 0, 0, 0, 4, 2},
@@ -370,19 +393,40 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                                                     {0, 256, 1, 0, 0, 0, 1, 2},           {0, 1024, 1, 0, 0, 0, 1, 1}};
         const int ax = !rank3 && fdx_knob_is(FDX_KNOB_TEMPORAL_AX, "1");
         const fdx_temporal_cfg *tiles = rank3 ? tiles3 : ax ? tiles2ax : tiles2;
-        const int ntiles = rank3 ? 9 : ax ? 4 : 6, auto_tiles = rank3 ? 4 : ax ? 4 : 3;
+        const int ntiles = rank3 ? 11 : ax ? 4 : 6, auto_tiles = rank3 ? 4 : ax ? 4 : 3;
+        /* late 1: the 1024-thread tiles of several points a thread (64
+           registers) where ptxas (sm_90) spills, after every other tile
+           (an asked depth takes them only where nothing else fits, e.g.
+           float order 8 at depth 4: 64x16 q4).  Register columns q k (2r +
+           1) (ptxas, 64x16): float spills past 48 (q3 k6 r1 4 bytes, q4
+           k6 220; q3 k5, q2 k8, q2 k4 r2, q2 k3 r3 fit), and with three
+           points at radius 3 (q3 k2: 16 bytes), any at radius 4; double
+           past 18 (q2 k4 r1 fp: 8 bytes) or at radius 2 (q2 k2 fp: 20);
+           double with more than two points is not tried (over 100). */
+        for (int late = 0; late < 2; late++)
         for (int d = 0; d < nd; d++)
             for (int i = 0; i < ntiles; i++) {
                 fdx_temporal_cfg c = tiles[i];
                 c.k = depths[d];
                 int kr = c.k * r, w = fdx_temporal_tile_x(&c, ks->rank), h = fdx_temporal_tile_y(&c, ks->rank);
                 if (w <= 2 * kr || (rank3 && h <= 2 * kr) || (depth <= 0 && i >= auto_tiles)) continue;
-                if (ks->is_double && c.tx * c.ty >= 1024 && c.nq > 1) continue;
+                if (ks->is_double && c.tx * c.ty >= 1024 && c.nq > 2) continue;
+                const int cols = c.nq * c.k * (2 * r + 1);
+                const int spills = c.tx * c.ty >= 1024 && c.nq > 1 &&
+                                   (ks->is_double ? r > 1 || cols > 18 : cols > 48 || (c.nq > 2 && r > 2) || r > 3);
+                if (spills != late) continue;
                 if (depth <= 0 && (w - 2 * kr < w / 2 || (rank3 && h - 2 * kr < h / 4))) continue;
                 /* H100 session 8 (temporal-s8a, verified): the inner blocks'
                    fast body lifts double k3 32x16 q4 from 1.958 to 2.024; in
                    float (64x8 q4: 1.804 -> 1.340, a spill) it loses. */
                 if (rank3 && ks->is_double) c.fp = 1;
+                /* Session 11 (s11e, verified): float k4 64x16 q3 with the
+                   rotated loop and the fast body 2.126 (u3 2.040, fp 2.037,
+                   plain 1.93): at 1024 threads both fit the 64 registers
+                   (59; they lost on 64x8 q4 only by passing 64).  Radius 1
+                   and depths up to 4 only (measured; radius 2 u5 fp and k5
+                   u3 fp spill). */
+                if (rank3 && !ks->is_double && r == 1 && c.k <= 4 && c.tx * c.ty >= 1024 && c.nq == 3) c.un = 3, c.fp = 1;
                 c.chunk = fdx_temporal_chunk(ks, dev, cuda, n3, &c);
                 n = add(ks, dev, cuda, n3, c, out, n, max);
                 /* FDX_TEMPORAL_ROTATE=1: each tile also with the rotated
@@ -499,9 +543,9 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
 void fdx_temporal_cfg_text(const fdx_temporal_cfg *c, int cuda, char *buf, size_t n)
 {
     if (cuda)
-        snprintf(buf, n, "temporal k%d %dx%d q%d pd%d%s%.0d%s%s chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
+        snprintf(buf, n, "temporal k%d %dx%d q%d pd%d%s%.0d%s%s%s%s chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
                  c->pd > 1 ? c->pd : 1, c->un > 1 ? " u" : "", c->un > 1 ? c->un : 0, c->fp ? " fp" : "",
-                 c->ax ? " ax" : "", c->chunk);
+                 c->ax ? " ax" : "", c->nb ? " nb" : "", c->nr ? " nr" : "", c->chunk);
     else snprintf(buf, n, "temporal k%d cpu %dx%d%s%s%s%s chunk %d", c->k, c->bx, c->by, c->direct ? " direct" : "",
                   c->skew ? " skew" : "", c->nt ? " nt" : "", c->v512 ? " v512" : "", c->chunk);
 }

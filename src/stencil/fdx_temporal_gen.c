@@ -101,6 +101,132 @@ static void emit_shift(fdx_cg_node *at, const gen *g, int t, int nq)
 
 static void emit_levels(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *c, int ph, int fast);
 
+/* nb (fdx_temporal_cfg.nb): the mbarrier operations the kernel uses, as
+   inline PTX; tests/cuda_emu.h defines FDX_CUDA_EMU and its own (threads
+   that wait yield to the others).  A warp's barrier counts its 32 threads'
+   arrivals: a phase a plane. */
+static void emit_nb_helpers(fdx_cg_node *top)
+{
+    static const char *const lines[] = {
+        "#ifndef FDX_CUDA_EMU",
+        "/* a barrier's shared-memory address (the operations below take it) */",
+        "static __device__ __forceinline__ unsigned fdx_nb_addr(const unsigned long long *b)",
+        "{ return (unsigned)__cvta_generic_to_shared(b); }",
+        "static __device__ __forceinline__ void fdx_nb_init(unsigned b, unsigned n)",
+        "{ asm volatile(\"mbarrier.init.shared::cta.b64 [%0], %1;\" :: \"r\"(b), \"r\"(n) : \"memory\"); }",
+        "/* release: this thread's shared stores before it are seen by the waiters */",
+        "static __device__ __forceinline__ void fdx_nb_arrive(unsigned b)",
+        "{ asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\" :: \"r\"(b) : \"memory\"); }",
+        "/* acquire: until the phase of this parity has completed */",
+        "static __device__ __forceinline__ void fdx_nb_wait(unsigned b, unsigned parity)",
+        "{ asm volatile(\"{\\n.reg .pred P1;\\nFDX_NB_WAIT:\\nmbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\\n\"",
+        "               \"@!P1 bra FDX_NB_WAIT;\\n}\" :: \"r\"(b), \"r\"(parity) : \"memory\"); }",
+        "#endif",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) fdx_cg_line(top, "%s", lines[i]);
+}
+
+/* nr (fdx_temporal_cfg.nr): named barriers (bar.arrive / bar.sync with a
+   thread count: producers arrive, consumers wait; the arrival releases the
+   producer's shared stores to the consumers); tests/cuda_emu.h has its
+   own where FDX_CUDA_EMU is defined. */
+static void emit_nr_helpers(fdx_cg_node *top)
+{
+    static const char *const lines[] = {
+        "#ifndef FDX_CUDA_EMU",
+        "static __device__ __forceinline__ void fdx_nr_arrive(unsigned id, unsigned n)",
+        "{ asm volatile(\"bar.arrive %0, %1;\" :: \"r\"(id), \"r\"(n) : \"memory\"); }",
+        "static __device__ __forceinline__ void fdx_nr_sync(unsigned id, unsigned n)",
+        "{ asm volatile(\"bar.sync %0, %1;\" :: \"r\"(id), \"r\"(n) : \"memory\"); }",
+        "#endif",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) fdx_cg_line(top, "%s", lines[i]);
+}
+
+/* nb: the warps whose cells a warp's points read, as offsets in warps
+   with the condition that they exist: the warps beside it along x (x
+   neighbours reach r < 32 threads) and, in rank 3, the warp rows within
+   ceil(r / nq) thread rows.  The relation is symmetric. */
+static int nb_neighbours(const gen *g, const fdx_temporal_cfg *c, int off[], char cond[][24])
+{
+    const int WX = c->tx / 32, NQ = fdx_temporal_points(c);
+    const int DY = g->ks->rank == 3 ? (g->r + NQ - 1) / NQ : 0;
+    int n = 0;
+    if (WX > 1) {
+        off[n] = -1, snprintf(cond[n++], 24, "wx > 0");
+        off[n] = 1, snprintf(cond[n++], 24, "wx < %d", WX - 1);
+    }
+    for (int d = 1; d <= DY && d < c->ty; d++) {
+        off[n] = -d * WX, snprintf(cond[n++], 24, "wy >= %d", d);
+        off[n] = d * WX, snprintf(cond[n++], 24, "wy < %d", c->ty - d);
+    }
+    return n;
+}
+
+/* nb: the thread arrives on the barrier of parity `p` (an expression) of
+   its own warp and of each neighbour: a warp's barrier pair (one a plane
+   parity) counts 32 arrivals from itself and from each neighbour. */
+static void emit_nb_arrivals(fdx_cg_node *at, const gen *g, const fdx_temporal_cfg *c, const char *p)
+{
+    int off[8];
+    char cond[8][24];
+    int n = nb_neighbours(g, c, off, cond);
+    fdx_cg_stmt(at, "fdx_nb_arrive(nba + 8u * (%s))", p);
+    for (int i = 0; i < n; i++)
+        fdx_cg_stmt(fdx_cg_if(at, "%s", cond[i]), "fdx_nb_arrive(nba + 8u * (%s) %c %du)", p, off[i] < 0 ? '-' : '+',
+                    16 * (off[i] < 0 ? -off[i] : off[i]));
+}
+
+/* nb: instead of the block's barrier after a plane's centres are stored,
+   the thread arrives on its warp's and its neighbours' barriers of the
+   plane's parity and waits for its own warp's: it then has the plane from
+   every warp whose cells it reads (each arrival releases the arriving
+   thread's stores).  Plane i is phase i / 2 of barrier i % 2.  Why that is
+   enough: a warp arrives on plane i + 1 only after its wait on plane i,
+   so no arrival of plane i + 2 reaches a barrier whose plane-i phase is
+   still open (the two parities keep plane i + 1's apart); and the set of
+   centres a warp rewrites at plane i + 2 was last read at plane i by its
+   neighbours, which arrived on plane i + 1 after those reads. */
+static void emit_nb_sync(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *c)
+{
+    emit_nb_arrivals(loop, g, c, "i & 1");
+    fdx_cg_stmt(loop, "fdx_nb_wait(nba + 8u * (i & 1), (unsigned)(i >> 1) & 1u)");
+}
+
+/* nr: instead of the block's barrier, a group of thread rows (ceil(ty / 8)
+   rows: 16 barriers) arrives on the barriers (of the plane's parity: 2
+   group + i % 2) of the groups within reach of it, taken round the block
+   (the first and last groups are each other's: every barrier then counts
+   the same threads, a constant, and no arrival is conditional: 64
+   registers for float k4 64x8 q4 against 70 with edge rows counted apart),
+   then waits on its own (its warps: the x neighbours, the rows of the
+   group, its own lanes).  The same argument as nb's: a group arrives on
+   plane i + 1 only after its wait on plane i, so a barrier never mixes two
+   planes of one parity, and the set a group rewrites at plane i + 2 was
+   read at plane i before its neighbours arrived on plane i + 1. */
+static void emit_nr_sync(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *c)
+{
+    const int DY = fdx_temporal_nr_reach(c, g->r), count = c->tx * fdx_temporal_nr_group(c) * (1 + 2 * DY);
+    fdx_cg_stmt(loop, "const unsigned nrp = (unsigned)i & 1u");
+    for (int d = 1; d <= DY; d++) {
+        fdx_cg_stmt(loop, "fdx_nr_arrive(nrm%d + nrp, %du)", d, count);
+        fdx_cg_stmt(loop, "fdx_nr_arrive(nrq%d + nrp, %du)", d, count);
+    }
+    fdx_cg_stmt(loop, "fdx_nr_sync(nro + nrp, %du)", count);
+}
+
+/* nr: the groups' barrier pairs, group G's at 2 G, its neighbours' round
+   the block (before the plane loop). */
+static void emit_nr_rows(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg *c)
+{
+    const int rows = fdx_temporal_nr_group(c), n = c->ty / rows;
+    fdx_cg_stmt(k, "const int nrg = ty / %d", rows);
+    fdx_cg_stmt(k, "const unsigned nro = 2u * (unsigned)nrg");
+    for (int d = 1; d <= fdx_temporal_nr_reach(c, g->r); d++)
+        fdx_cg_stmt(k, "const unsigned nrm%d = 2u * (unsigned)(nrg >= %d ? nrg - %d : nrg + %d), nrq%d = 2u * (unsigned)(nrg < %d ? nrg + %d : nrg - %d)",
+                    d, d, d, n - d, d, n - d, d, n - d);
+}
+
 /* CUDA: one plane i of the march (the loop's body; `ph` the rotated
    loop's copy, 0 in the plain loop, which shifts the columns instead). */
 static void emit_plane(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *c, int ph, int rotated)
@@ -135,7 +261,9 @@ static void emit_plane(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *
         for (int q = 0; q < NQ; q++)
             fdx_cg_stmt(loop, "l%d[me0 + %d] = c%d_%d_%d", t, rank3 ? q * sw : c->ax ? q : q * TX, t, q, slot(g, R, ph));
     }
-    fdx_cg_barrier(loop, "this plane's centres are in");
+    if (c->nb) emit_nb_sync(loop, g, c);
+    else if (c->nr) emit_nr_sync(loop, g, c);
+    else fdx_cg_barrier(loop, "this plane's centres are in");
     if (c->fp) {
         /* A block whose tile lies inside the frame, on a plane where every
            level before the last is inside too: no point keeps its input,
@@ -206,11 +334,36 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
     const int W = rank3 ? TX : TX * NQ, H = rank3 ? TY * NQ : 1; /* the tile with its halo */
     const int sw = W + 2 * R, pl = (H + 2 * RY) * sw;
     fdx_cg_node *k;
+    if (c->nb) emit_nb_helpers(top);
+    if (c->nr) emit_nr_helpers(top);
     emit_params(top, g, TX * TY, &k);
     /* Two sets of k planes (dynamic shared memory), alternating by the
        input plane's parity: a plane's writes go to the set its readers of
        the plane before do not use, so one barrier a plane suffices. */
     fdx_cg_shared(k, "real", "shm", NULL);
+    if (c->nb) {
+        /* nb: two barriers a warp after the planes (fdx_temporal_cfg.nb);
+           warp w is the threads 32 w .. 32 w + 31 of the block, (wx, wy)
+           its place among the tx / 32 warps of a row of threads; its
+           barriers expect 32 arrivals from it and from each neighbour. */
+        fdx_cg_stmt(k, "unsigned long long *const nbar = (unsigned long long *)(shm + %d)", 2 * K * pl);
+        fdx_cg_stmt(k, "const int lin = (int)threadIdx.y * %d + (int)threadIdx.x, w = lin >> 5, wx = w %% %d, wy = w / %d",
+                    TX, TX / 32, TX / 32);
+        fdx_cg_stmt(k, "const unsigned nba = fdx_nb_addr(nbar + 2 * w)");
+        fdx_cg_stmt(k, "(void)wx, (void)wy");
+        int off[8];
+        char cond[8][24];
+        int nn = nb_neighbours(g, c, off, cond);
+        fdx_sb e = FDX_SB_INIT;
+        fdx_sb_puts(&e, "32u * (1u");
+        for (int i = 0; i < nn; i++) fdx_sb_printf(&e, " + (%s)", cond[i]);
+        fdx_sb_puts(&e, ")");
+        const char *expect = fdx_cg_text(g->cg, &e);
+        fdx_cg_node *init = fdx_cg_if(k, "(lin & 31) == 0");
+        fdx_cg_stmt(init, "fdx_nb_init(nba, %s)", expect);
+        fdx_cg_stmt(init, "fdx_nb_init(nba + 8u, %s)", expect);
+        fdx_cg_barrier(k, "the barriers are set");
+    }
     fdx_cg_stmt(k, "const long long nx = p.n[0], ny = p.n[1], sy = nx, sm = nx * ny");
     fdx_cg_stmt(k, "const int nm = (int)p.n[2]");
     fdx_cg_stmt(k, "const int tx = threadIdx.x, ty = threadIdx.y");
@@ -234,6 +387,7 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
             fdx_cg_stmt(k, "const long long tx0 = (long long)blockIdx.x * %d - %d; const bool inner = tx0 >= %d && tx0 + %d <= nx - %d",
                         W - 2 * KR, KR, R, W, R);
     }
+    if (c->nr) emit_nr_rows(k, g, c);
     fdx_cg_stmt(k, "const int k0 = %d + (int)blockIdx.z * (int)p.chunk", R);
     fdx_cg_stmt(k, "const int k1 = k0 + (int)p.chunk < nm - %d ? k0 + (int)p.chunk : nm - %d", R, R);
     for (int q = 0; q < NQ; q++) {
@@ -270,6 +424,14 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
        plane k1 - 1 comes at i = k1 - 1 + k r.  The input planes i .. i +
        pd - 1 are in flight (f<plane>_<point>). */
     fdx_cg_stmt(k, "const int i0 = k0 - %d > 0 ? k0 - %d : 0, i1 = k1 + %d", KR, KR, KR);
+    /* nb: plane i is phase i / 2 of barrier i % 2; a barrier whose first
+       plane here has an odd phase completes phase 0 first (the block's
+       barrier after it: before anyone waits). */
+    if (c->nb) {
+        for (int par = 0; par < 2; par++)
+            emit_nb_arrivals(fdx_cg_if(k, "((i0 + ((i0 ^ %d) & 1)) >> 1) & 1", par), g, c, par ? "1" : "0");
+        fdx_cg_barrier(k, "the barriers' first phases are set");
+    }
     /* WAVE: u_prev, the level before level 0, streams alongside u (fp<plane>_<point>)
        into a column of r + 1 planes cp<point>_<i>, plane i - r + i'. */
     const int streams = wave ? 2 : 1;

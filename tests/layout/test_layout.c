@@ -6,6 +6,7 @@
    leave the data untouched. */
 #include "layout/fdx_layout_emit.h"
 #include "layout/fdx_layout_plan.h"
+#include "layout/fdx_layout_plan_cache.h"
 #include "layout_ref.h"
 
 #include <stdint.h>
@@ -411,6 +412,7 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
     }
     setenv("FDX_LAYOUT_SUBWORD", "0", 1);
     setenv("FDX_LAYOUT_VEC", "0", 1);
+    setenv("FDX_LAYOUT_TILE_WORDS", "2048", 1); /* the large arrays' tiles (small ones take 1024 words) */
     for (int off = 0; off < 2; off++) {
         if (off) setenv("FDX_LAYOUT_SKEW", "0", 1);
         for (int e = 2; e < 5; e++)
@@ -428,9 +430,21 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
     }
     unsetenv("FDX_LAYOUT_SUBWORD");
     unsetenv("FDX_LAYOUT_VEC");
+    unsetenv("FDX_LAYOUT_TILE_WORDS");
     /* 3 word sizes x 8 residues x 3 shapes: skewed unless the dst row stride is sector-aligned */
     CHECK(skewed == 3 * 3 * 8 - 3 * (1 + 2 + 4), "skewed plans: %d", skewed);
     CHECK(plain == 3 * 3 * 8 + 3 * (1 + 2 + 4), "plain plans: %d", plain);
+    /* word-kernel tiles of 1024 words for arrays under 8 MiB, 2048 above */
+    const int64_t small2[2] = {509, 263}, large2[2] = {2048, 1024};
+    const int t2[2] = {1, 0};
+    for (int e = 3; e < 5; e++) {
+        fdx_perm_plan ps, pl;
+        CHECK_OK(fdx_perm_plan_make(lt_elems[e], 2, small2, t2, 16, 0, &ps));
+        CHECK_OK(fdx_perm_plan_make(lt_elems[e], 2, large2, t2, 16, 0, &pl));
+        CHECK(ps.TA * ps.TB > 512 && ps.TA * ps.TB <= 1024 && pl.TA * pl.TB == 2048,
+              "elem %zu: tiles %dx%d (small array), %dx%d (large)", lt_elems[e], ps.TA, ps.TB, pl.TA, pl.TB);
+        emulate_case(ctx, lt_elems[e], 2, small2, t2, e, seed++);
+    }
 }
 
 /* One permutation through the emulated CUDA kernels with both buffers
@@ -586,33 +600,42 @@ static void subword_emulation(fdx_ctx *ctx, uint64_t seed)
    guards around dst.  want[c] bit e: case c takes it for elements of
    1 << e bytes (sides of 32 bytes or more); FDX_LAYOUT_VEC=1 keeps it to
    1-byte elements, =0 off, =4:64 asks for sides of 64 bytes (want64),
-   =4:32:1024:a and :k force either block order. */
+   =4:32:1024:a and :k force either block order, =4:32:1024::32 takes K
+   sides of 32 bytes again (wantk32: the 9-element K side of case 8 in
+   4-byte elements, and rt1-181 scaled down, case 12, K = 22 elements, in
+   2-byte ones; by default K sides under 64 bytes go to the gather tiles,
+   emulated here too). */
 static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     static const int64_t sh[][6] = {{509, 263, 1, 1, 1, 1}, {64, 64, 1, 1, 1, 1},    {128, 5, 8, 283, 1, 1},
                                     {9, 64, 3, 16, 32, 1},  {1771, 89, 37, 1, 1, 1}, {45, 2003, 1, 1, 1, 1},
                                     {100, 3, 130, 1, 1, 1}, {61, 17, 3, 131, 1, 1},  {1021, 9, 1, 1, 1, 1},
-                                    {16, 17, 6, 4, 8, 13},  {3, 7, 16, 5, 77, 1},    {130, 257, 2, 1, 1, 1}};
+                                    {16, 17, 6, 4, 8, 13},  {3, 7, 16, 5, 77, 1},    {130, 257, 2, 1, 1, 1},
+                                    {7, 64, 8, 22, 5, 4}};
     static const int pm[][6] = {{1, 0, 2, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {3, 2, 0, 1, 4, 5}, {4, 3, 2, 1, 0, 5},
                                 {2, 1, 0, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {2, 1, 0, 3, 4, 5}, {3, 2, 1, 0, 4, 5},
-                                {1, 0, 2, 3, 4, 5}, {3, 1, 0, 5, 4, 2}, {4, 2, 0, 1, 3, 5}, {2, 0, 1, 3, 4, 5}};
-    static const unsigned want[] = {7, 7, 7, 7, 7, 7, 7, 7, 4, 6, 7, 0}, want64[] = {7, 7, 7, 7, 7, 6, 7, 7, 0, 4, 7, 0};
+                                {1, 0, 2, 3, 4, 5}, {3, 1, 0, 5, 4, 2}, {4, 2, 0, 1, 3, 5}, {2, 0, 1, 3, 4, 5},
+                                {3, 1, 5, 4, 2, 0}};
+    static const unsigned want[] = {7, 7, 7, 7, 7, 7, 7, 7, 0, 6, 7, 0, 4},
+                          want64[] = {7, 7, 7, 7, 7, 6, 7, 7, 0, 4, 7, 0, 4},
+                          wantk32[] = {7, 7, 7, 7, 7, 7, 7, 7, 4, 6, 7, 0, 6};
     static const int sft[4][2] = {{0, 0}, {1, 3}, {7, 12}, {15, 9}};
-    /* skewed tiles where dst rows are off 16 bytes by default; v = 6: FDX_LAYOUT_VEC_SKEW=0, none */
-    static const char *const variant[] = {NULL, "1", "0", "4:64", "4:32:1024:a", "4:32:1024:k", NULL};
+    /* skewed tiles where dst rows are off 16 bytes by default; v = 7: FDX_LAYOUT_VEC_SKEW=0, none */
+    static const char *const variant[] = {NULL, "1", "0", "4:64", "4:32:1024:a", "4:32:1024:k", "4:32:1024::32", NULL};
     const int ncase = (int)(sizeof sh / sizeof sh[0]);
-    for (int v = 0; v < 7; v++) {
+    for (int v = 0; v < 8; v++) {
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
-        if (v == 6) setenv("FDX_LAYOUT_VEC_SKEW", "0", 1);
+        if (v == 7) setenv("FDX_LAYOUT_VEC_SKEW", "0", 1);
         for (int c = 0; c < ncase; c++)
             for (int e = 0; e < 3; e++) {
                 const size_t el = (size_t)1 << e;
                 const int shifts = (int)(16 / el);
                 int rank = 6;
                 while (sh[c][rank - 1] == 1) rank--;
-                const int expect = v == 3 ? (int)(want64[c] >> e & 1)
-                                          : (int)(want[c] >> e & 1) && (v == 0 || v >= 4 || (v == 1 && e == 0));
-                for (int k = 0; k < (v && v < 6 ? 2 : 4); k++) {
+                const int expect = v == 3   ? (int)(want64[c] >> e & 1)
+                                   : v == 6 ? (int)(wantk32[c] >> e & 1)
+                                            : (int)(want[c] >> e & 1) && (v == 0 || v >= 4 || (v == 1 && e == 0));
+                for (int k = 0; k < (v && v < 7 ? 2 : 4); k++) {
                     fdx_perm_plan q;
                     int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], sft[k][0] % shifts, sft[k][1] % shifts,
                                             seed++, &q);
@@ -627,7 +650,7 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
                         for (int i = 0; i < q.vgk; i++) nk *= q.n[q.s[i]];
                         const int off16 = (nk * (int64_t)el) % 16 != 0 || ((sft[k][0] % shifts) * el) % 16 != 0 ||
                                           ((sft[k][1] % shifts) * el) % 16 != 0;
-                        CHECK(q.vskew == (v != 6 && off16), "vec case %d elem %zu shifts %d/%d: skew %d", c, el,
+                        CHECK(q.vskew == (v != 7 && off16), "vec case %d elem %zu shifts %d/%d: skew %d", c, el,
                               sft[k][0] % shifts, sft[k][1] % shifts, q.vskew);
                     }
                     CHECK(q.vec == expect, "vec case %d (%lldx%lld..) elem %zu FDX_LAYOUT_VEC=%s: vec %d (sides %d/%d), expected %d",
@@ -645,14 +668,15 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
    block, or several blocks a row) with batch axes swapped, src and dst off
    16 bytes by several residues; it takes every plan whose row bytes leave
    a word under 16 bytes (odd rows, or the buffers' residues differ) and
-   whose rows reach 1024 bytes (FDX_LAYOUT_VEC=4:32:128: 128 bytes), the
-   word kernel's 16-byte rows the rest.  FDX_LAYOUT_VEC=0: none. */
+   whose rows reach 128 bytes (FDX_LAYOUT_VEC=4:32:1024: 1024 bytes, the
+   rule before session 11), the word kernel's 16-byte rows the rest.
+   FDX_LAYOUT_VEC=0: none. */
 static void test_vec_rows_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     static const int64_t sh[][3] = {{509, 7, 13}, {3001, 3, 5}, {131, 61, 7}, {344, 15, 16}, {128, 9, 2}};
     static const int pm[][3] = {{0, 2, 1}, {0, 2, 1}, {0, 2, 1}, {0, 2, 1}, {0, 2, 1}};
     static const int sft[4][2] = {{0, 0}, {1, 3}, {4, 4}, {15, 9}};
-    static const char *const variant[] = {NULL, "0", "4:32:128"};
+    static const char *const variant[] = {NULL, "0", "4:32:1024"};
     for (int v = 0; v < 3; v++) {
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
         for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
@@ -669,7 +693,7 @@ static void test_vec_rows_emulation(fdx_ctx *ctx, uint64_t seed)
                         return;
                     }
                     const int64_t len = sh[c][0] * (int64_t)el;
-                    CHECK(q.kind == FDX_PLAN_ROWS && q.vec == (v != 1 && !wide && len >= (v ? 128 : 1024)),
+                    CHECK(q.kind == FDX_PLAN_ROWS && q.vec == (v != 1 && !wide && len >= (v == 2 ? 1024 : 128)),
                           "rows case %d (%lld..) elem %zu shifts %d/%d FDX_LAYOUT_VEC=%s: kind %d vec %d word %d", c,
                           (long long)sh[c][0], el, ss, ds, variant[v] ? variant[v] : "(unset)", (int)q.kind, q.vec,
                           q.word);
@@ -742,6 +766,115 @@ static void test_gather_emulation(fdx_ctx *ctx, uint64_t seed)
     }
 }
 
+/* One transform of a 4D shape with dst `shift` bytes past a 16-byte
+   boundary, checked against the reference loops (poisoned output). */
+static void cache_case(fdx_ctx *ctx, size_t elem, const int64_t *shape, const int *perm, size_t shift, uint64_t *seed)
+{
+    const int64_t count = shape[0] * shape[1] * shape[2] * shape[3];
+    const size_t bytes = (size_t)count * elem;
+    unsigned char *in = malloc(bytes), *ref = malloc(bytes), *raw = aligned_alloc(16, (bytes + 32 + 15) / 16 * 16);
+    unsigned char *out = raw + shift;
+    lt_fill(in, bytes, seed);
+    fdx_layout l, id;
+    fdx_layout_make(4, perm, FDX_DIAG_NONE, &l);
+    fdx_layout_identity(4, &id);
+    lt_ref_layout(ref, in, &l, elem, 4, shape, count);
+    memset(out, 0xA5, bytes);
+    CHECK_OK(fdx_layout_convert(ctx, out, &l, in, &id, elem, 4, shape, NULL));
+    CHECK(memcmp(out, ref, bytes) == 0, "convert elem %zu %lldx%lldx%lldx%lld perm %d%d%d%d dst +%zu: wrong", elem,
+          (long long)shape[0], (long long)shape[1], (long long)shape[2], (long long)shape[3], perm[0], perm[1], perm[2],
+          perm[3], shift);
+    memset(out, 0x5A, bytes);
+    CHECK_OK(fdx_permute(ctx, out, in, elem, 4, shape, perm, NULL));
+    CHECK(memcmp(out, ref, bytes) == 0, "permute elem %zu perm %d%d%d%d dst +%zu: wrong", elem, perm[0], perm[1],
+          perm[2], perm[3], shift);
+    free(in), free(ref), free(raw);
+}
+
+/* The plan cache (fdx_layout_plan_cache.c): calls that differ in one thing
+   the plan depends on (element size, permutation, shape, in place or not),
+   alternated so that each would find the other's plan if the key missed
+   that field, every result checked (mutations shown to fail: the key
+   without the element size, 1471 checks; without in place, 2; without the
+   shape, a crash; the alignment is in the key too, but CPU results do not
+   depend on it: dst shifted by the element size is checked); more shapes than
+   the table holds, twice over (evictions, then hits); the table's own
+   order (least recently used out) through its API; the knob part of the
+   key, and FDX_LAYOUT_PLAN_CACHE=0. */
+static void test_plan_cache(fdx_ctx *ctx, uint64_t seed)
+{
+    const int64_t shape[4] = {37, 5, 24, 3}, other[4] = {37, 5, 3, 24};
+    const int p1[4] = {2, 0, 1, 3}, p2[4] = {1, 2, 0, 3};
+    for (int round = 0; round < 2; round++) {
+        for (int e = 0; e < 5; e++) cache_case(ctx, lt_elems[e], shape, p1, 0, &seed);
+        for (int e = 0; e < 4; e++) cache_case(ctx, lt_elems[e], shape, p1, lt_elems[e], &seed); /* alignment */
+        cache_case(ctx, 4, shape, p2, 0, &seed);
+        cache_case(ctx, 4, other, p1, 0, &seed);
+    }
+    for (int round = 0; round < 2; round++) /* 20 shapes: more than the table's 16 */
+        for (int i = 0; i < 20; i++) {
+            const int64_t sh[4] = {3 + i, 7, 2 + i % 3, 5};
+            cache_case(ctx, 2, sh, p1, 0, &seed);
+        }
+    /* in place after out of place on the same shape: the square plan */
+    const int64_t sq[3] = {33, 33, 2};
+    const int swap[3] = {1, 0, 2};
+    for (int round = 0; round < 2; round++) {
+        const size_t bytes = 33 * 33 * 2 * 8;
+        unsigned char *in = malloc(bytes), *buf = malloc(bytes), *ref = malloc(bytes);
+        lt_fill(in, bytes, &seed);
+        fdx_layout l;
+        fdx_layout_make(3, swap, FDX_DIAG_NONE, &l);
+        lt_ref_layout(ref, in, &l, 8, 3, sq, 33 * 33 * 2);
+        memset(buf, 0xA5, bytes);
+        CHECK_OK(fdx_permute(ctx, buf, in, 8, 3, sq, swap, NULL));
+        CHECK(memcmp(buf, ref, bytes) == 0, "square transpose out of place wrong (round %d)", round);
+        memcpy(buf, in, bytes);
+        CHECK_OK(fdx_permute(ctx, buf, buf, 8, 3, sq, swap, NULL));
+        CHECK(memcmp(buf, ref, bytes) == 0, "square transpose in place wrong (round %d)", round);
+        free(in), free(buf), free(ref);
+    }
+    /* the table: 17 keys into 16 entries, key 0 found first (so key 1 is the oldest) */
+    for (int i = 0; i < 17; i++) {
+        char key[24] = "plan-cache-test-key";
+        int v = 1000 + i, got = -1;
+        key[20] = (char)('A' + i);
+        if (i == 16) {
+            char k0[24] = "plan-cache-test-key";
+            k0[20] = 'A';
+            CHECK(fdx_layout_plan_cache_find(k0, sizeof k0, &got, sizeof got) && got == 1000, "key 0 not found: %d", got);
+        }
+        fdx_layout_plan_cache_put(key, sizeof key, &v, sizeof v);
+    }
+    for (int i = 0; i < 17; i++) {
+        char key[24] = "plan-cache-test-key";
+        int got = -1;
+        key[20] = (char)('A' + i);
+        const int hit = fdx_layout_plan_cache_find(key, sizeof key, &got, sizeof got);
+        CHECK(i == 1 ? !hit : hit && got == 1000 + i, "key %d: hit %d value %d (key 1 should be the one evicted)", i, hit,
+              got);
+        long long wrong_size;
+        CHECK(!fdx_layout_plan_cache_find(key, sizeof key, &wrong_size, sizeof wrong_size), "key %d found with another value size", i);
+    }
+    /* the knobs in the key */
+    char a[448], b[448];
+    unsetenv("FDX_LAYOUT_GATHER");
+    CHECK(fdx_layout_plan_knobs(a, sizeof a), "knob key does not fit");
+    setenv("FDX_LAYOUT_GATHER", "2", 1);
+    CHECK(fdx_layout_plan_knobs(b, sizeof b) && memcmp(a, b, sizeof a) != 0, "FDX_LAYOUT_GATHER=2 leaves the knob key as it was");
+    unsetenv("FDX_LAYOUT_GATHER");
+    setenv("FDX_LAYOUT_PLAN_CACHE", "0", 1);
+    CHECK(!fdx_layout_plan_knobs(b, sizeof b), "FDX_LAYOUT_PLAN_CACHE=0 does not turn the cache off");
+    cache_case(ctx, 4, shape, p1, 0, &seed);
+    unsetenv("FDX_LAYOUT_PLAN_CACHE");
+    char tiny[16];
+    setenv("FDX_LAYOUT_GATHER", "4", 1); /* the default: "FDX_LAYOUT_GATHER=4\n" needs 20 bytes */
+    CHECK(!fdx_layout_plan_knobs(tiny, sizeof tiny), "a knob key that does not fit is used");
+    CHECK(fdx_layout_plan_knobs(a, sizeof a) && strstr(a, "FDX_LAYOUT_GATHER=4\n"), "knob key: %.60s", a);
+    cache_case(ctx, 4, shape, p1, 0, &seed); /* a plan under a knob set to its default value */
+    unsetenv("FDX_LAYOUT_GATHER");
+}
+
 static void test_errors(fdx_ctx *ctx)
 {
     const int64_t shape[3] = {4, 5, 6};
@@ -783,6 +916,7 @@ int main(void)
     test_gather_emulation(ctx, 23);
     test_vec_emulation(ctx, 20);
     test_vec_rows_emulation(ctx, 22);
+    test_plan_cache(ctx, 24);
     test_errors(ctx);
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_layout");

@@ -211,7 +211,9 @@ static void gather(uint64_t seed)
 /* The vector tiles (1-, 2-, 4-byte elements) through shifted_case: the
    emulation's shapes (test_layout's test_vec_emulation: odd, prime and
    aligned 2D transposes, A and K sides over several axes, batch axes,
-   rows on no 16-byte boundary; kept rows of 509, 3001, 131 elements), the suite's worst 1-byte shapes near full
+   rows on no 16-byte boundary; kept rows of 509, 3001, 131 elements: the row
+   copy from 128 bytes by default; rt1-181 scaled down, its 2-byte K side
+   of 44 bytes on the gather tiles by default), the suite's worst 1-byte shapes near full
    size (rt1-155 as 128x311x4x283, rt1-054 17707x89x37, 1-byte elements
    only: thousands of blocks, partial tiles everywhere), under FDX_LAYOUT_VEC unset, 1 and 0
    (the sub-word path on the same shapes), every src/dst residue pair
@@ -222,12 +224,13 @@ static void vec(uint64_t seed)
                                     {9, 64, 3, 16, 32, 1},  {1771, 89, 37, 1, 1, 1}, {45, 2003, 1, 1, 1, 1},
                                     {100, 3, 130, 1, 1, 1}, {61, 17, 3, 131, 1, 1},  {16, 17, 6, 4, 8, 13},
                                     {3, 7, 16, 5, 77, 1},   {509, 7, 13, 1, 1, 1},   {3001, 3, 5, 1, 1, 1},
-                                    {131, 61, 7, 1, 1, 1},  {1601, 1699, 1, 1, 1, 1}, {128, 311, 4, 283, 1, 1},
-                                    {17707, 89, 37, 1, 1, 1}};
+                                    {131, 61, 7, 1, 1, 1},  {1601, 1699, 1, 1, 1, 1}, {7, 64, 8, 22, 5, 4},
+                                    {128, 311, 4, 283, 1, 1}, {17707, 89, 37, 1, 1, 1}};
     static const int pm[][6] = {{1, 0, 2, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {3, 2, 0, 1, 4, 5}, {4, 3, 2, 1, 0, 5},
                                 {2, 1, 0, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {2, 1, 0, 3, 4, 5}, {3, 2, 1, 0, 4, 5},
                                 {3, 1, 0, 5, 4, 2}, {4, 2, 0, 1, 3, 5}, {0, 2, 1, 3, 4, 5}, {0, 2, 1, 3, 4, 5},
-                                {0, 2, 1, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {3, 2, 0, 1, 4, 5}, {2, 1, 0, 3, 4, 5}};
+                                {0, 2, 1, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {3, 1, 5, 4, 2, 0}, {3, 2, 0, 1, 4, 5},
+                                {2, 1, 0, 3, 4, 5}};
     /* v = 4: FDX_LAYOUT_VEC_SKEW=0 (the plain tiles where dst rows are off 16 bytes; skewed by default) */
     static const char *const variant[] = {NULL, "1", "0", "4:16:128", NULL};
     const int ncase = (int)(sizeof sh / sizeof sh[0]);

@@ -65,6 +65,9 @@ static void test_kernel_key(void)
     y.b2 = 1;
     fdx_kernel *kb = get(&be, &dev, &ks, &y, "async ry2 ys b2");
     CHECK(kb && kb != ky, "configurations differing only in b2 share one kernel");
+    y.uz = 1;
+    fdx_kernel *kuz = get(&be, &dev, &ks, &y, "async ry2 ys b2 uz");
+    CHECK(kuz && kuz != kb, "configurations differing only in uz share one kernel");
     /* Every knob baked into an unrolled kernel: a kernel of its own. */
     fdx_stencil_cfg u = {.variant = FDX_SV_UNROLL, .tx = 32, .ty = 4, .vec = 2, .chunk = 8, .by = 1, .pd = 4};
     fdx_kernel *ku = get(&be, &dev, &ks, &u, "unroll");
@@ -94,7 +97,7 @@ static void test_file_text(void)
                          .minb = 3, .ry = 2, .zs = 1};
     char text[256];
     fdx_stencil_cfg_format(&c, text, sizeof text);
-    CHECK(strcmp(text, "3 64 8 2 112 3 2 0 0 0 3 0 0 2 1 0 0 0") == 0, "file text: %s", text);
+    CHECK(strcmp(text, "3 64 8 2 112 3 2 0 0 0 3 0 0 2 1 0 0 0 0") == 0, "file text: %s", text);
     fdx_stencil_cfg back;
     CHECK(fdx_stencil_cfg_parse(text, &back) && memcmp(&back, &c, sizeof c) == 0, "file text reads back");
     /* A file from before zs existed (14 fields) reads zs as 0. */
@@ -122,6 +125,13 @@ static void test_file_text(void)
     CHECK(fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0 2 0 1 0 1", &back) && back.b2 == 1, "b2");
     CHECK(!fdx_stencil_cfg_parse("3 64 8 2 112 3 1 0 0 0 3 0 0 2 0 1 0 1", &back), "b2 one plane ahead accepted");
     CHECK(!fdx_stencil_cfg_parse("2 64 8 2 112 3 2 0 0 0 3 0 0 2 0 0 0 1", &back), "b2 in the unrolled column accepted");
+    /* ... and one from before uz (18 fields) reads uz as 0; uz only in the
+       asynchronous march. */
+    CHECK(fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0 2 0 1 0 1", &back) && back.uz == 0, "18-field file");
+    CHECK(fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0 2 0 1 0 1 1", &back) && back.uz == 1, "uz");
+    CHECK(!fdx_stencil_cfg_parse("2 64 8 2 112 3 2 0 0 0 3 0 0 2 0 0 0 0 1", &back), "uz in the unrolled column accepted");
+    CHECK(!fdx_stencil_cfg_parse("4 64 8 2 112 3 2 0 0 0 3 0 0 2 0 0 0 0 1", &back), "uz in the plane tile accepted");
+    CHECK(!fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0 2 0 0 0 0 2", &back), "uz 2 accepted");
     CHECK(!fdx_stencil_cfg_parse("3 64 8 3 112 3 2 0 0 0 3 0 0 2 1", &back), "vec 3 accepted");
     CHECK(!fdx_stencil_cfg_parse("2 64 8 2 112 3 2 0 0 0 3 0 0 2 1", &back), "zs without async accepted");
     CHECK(!fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 33 0 0 2 1", &back), "minb 33 accepted");
@@ -139,6 +149,9 @@ static void test_file_text(void)
     c.b2 = 1;
     fdx_stencil_cfg_text(&c, 1, text, sizeof text);
     CHECK(strcmp(text, "async 64x8 vec2 chunk 112 pd2 lb3 ry2 ys b2") == 0, "readable text: %s", text);
+    c.uz = 1;
+    fdx_stencil_cfg_text(&c, 1, text, sizeof text);
+    CHECK(strcmp(text, "async 64x8 vec2 chunk 112 pd2 lb3 ry2 ys b2 uz") == 0, "readable text: %s", text);
 }
 
 int main(void)

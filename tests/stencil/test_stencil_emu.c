@@ -205,9 +205,15 @@ int main(void)
        20 threads do not): zh, and ys with two rows.  Then a barrier
        every second plane (b2): the widest vector two ahead, unaligned rows
        at vec 2 three ahead with zh, the column from the stages (zs) on
-       unaligned rows, rank 2; chunks odd and even. */
+       unaligned rows, rank 2; chunks odd and even.  Then the plane loop
+       unrolled by the ring's period (uz, session 11): the carried column,
+       zh with two rows at vec 1, zh on unaligned rows three ahead, ys, zs
+       on unaligned rows, zh with b2, rank 2, b2 with the carried column
+       (the period made even); chunks of 40-50 over 50-60 planes (the loop
+       wraps its period several times: the carried column's stage base runs
+       through every residue, a partial last round) and short ones. */
     typedef struct {
-        int tx, ty, vec, chunk, pd, win, ry, zs, plane, zh, ys, r2, b2;
+        int tx, ty, vec, chunk, pd, win, ry, zs, plane, zh, ys, r2, b2, uz;
     } acfg;
     static const acfg acfgs[] = {
         {8, 4, 0, 5, 2, 0, 0, 0, 0},  {8, 4, 1, 3, 1, 0, 0, 0, 0},  {8, 4, 0, 7, 2, 1, 0, 0, 0},
@@ -222,9 +228,13 @@ int main(void)
         {5, 4, 0, 5, 2, 0, 0, 0, 0, 1}, {5, 3, 0, 3, 1, 0, 2, 0, 0, 0, 1},
         {8, 4, 0, 5, 2, 0, 0, 0, 0, 0, 0, 0, 1}, {4, 4, 2, 7, 3, 1, 0, 0, 0, 1, 0, 0, 1},
         {4, 4, 0, 6, 2, 1, 0, 1, 0, 0, 0, 0, 1}, {16, 1, 0, 9, 2, 0, 0, 0, 0, 0, 0, 1, 1},
+        {8, 4, 0, 50, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1},  {8, 4, 1, 40, 1, 0, 2, 0, 0, 1, 0, 0, 0, 1},
+        {4, 4, 2, 40, 3, 1, 0, 0, 0, 1, 0, 0, 0, 1},  {8, 4, 0, 40, 2, 0, 2, 0, 0, 0, 1, 0, 0, 1},
+        {4, 4, 0, 40, 2, 1, 0, 1, 0, 0, 0, 0, 0, 1},  {8, 4, 0, 40, 3, 0, 0, 0, 0, 1, 0, 0, 1, 1},
+        {16, 1, 0, 40, 2, 0, 0, 0, 0, 0, 0, 1, 0, 1}, {8, 4, 0, 3, 2, 0, 0, 0, 0, 0, 0, 0, 1, 1},
     };
     const int nacfgs = sizeof acfgs / sizeof *acfgs;
-    int per_acfg[32] = {0};
+    int per_acfg[48] = {0};
     for (int ci = 0; ci < nacfgs; ci++)
         for (int si = 0; si < nspecs; si++) {
             const fdx_stencil_kspec *ks = &specs[si];
@@ -242,14 +252,15 @@ int main(void)
             c.variant = a->plane ? FDX_SV_PLANE : FDX_SV_ASYNC, c.tx = a->tx, c.ty = rank2 ? 1 : a->ty, c.by = 1;
             c.chunk = a->chunk, c.pd = a->pd;
             c.vec = a->vec && a->vec < widest ? a->vec : widest, c.win = a->win, c.ry = rank2 ? 0 : a->ry, c.zs = a->zs;
-            c.zh = a->zh, c.ys = a->ys, c.b2 = a->b2;
+            c.zh = a->zh, c.ys = a->ys, c.b2 = a->b2, c.uz = a->uz;
             /* Unaligned rows: widths of every residue, past two tiles by
                less than 2r (a third block holds interior points: the H100
                found a grid one block short there); aligned ones: a
                multiple of the vector, no multiple of the tile. */
             int64_t nx = c.win ? 2 * c.tx * c.vec + 1 + (si + ci) % (2 * r) : c.vec * (2 * c.tx + 1 + si % 2);
             if (c.win && nx % c.vec == 0) nx++;
-            int64_t n3[3] = {nx, rank2 ? 1 : 2 * r + c.ty * fdx_stencil_rows(&c) + 1 + si % 3, 2 * r + 9 + ci % 4};
+            int64_t n3[3] = {nx, rank2 ? 1 : 2 * r + c.ty * fdx_stencil_rows(&c) + 1 + si % 3,
+                             2 * r + 9 + ci % 4 + (c.uz ? 40 + si : 0)};
             if (!fdx_stencil_cfg_fits(ks, &c, n3)) continue;
             run_case(ks, &c, n3, seed++);
             per_acfg[ci]++;

@@ -404,8 +404,11 @@ done:
    the column carried) instead of zh, each bit for bit against its twin
    without ys.  b2 1: the zh cases two or three planes ahead with a barrier
    every second plane (session 10), each bit for bit against its twin with
-   a barrier every plane. */
-static void twin_cases(uint64_t *seed, int run, int ys, int b2)
+   a barrier every plane.  uz 1: the zh cases (every third with the
+   column carried, every fourth also with b2) with the plane loop unrolled
+   by the ring's period (session 11), each bit for bit against its rolled
+   twin. */
+static void twin_cases(uint64_t *seed, int run, int ys, int b2, int uz)
 {
     /* Session 9: the column's upper half from the stages (zh): every order,
        precision and vector width (odd widths at vec 1; unaligned rows at
@@ -430,9 +433,10 @@ static void twin_cases(uint64_t *seed, int run, int ys, int b2)
                                      .vec = vec, .chunk = hchunk[hrot % 5], .by = 1, .pd = 1 + hrot % 3,
                                      .win = win, .ry = hrot % 4 == 1 ? 2 : hrot % 5 == 3 ? 3 : 0,
                                      .minb = hrot % 7 == 4 ? 2 : 0, .zh = !ys, .ys = ys};
-                const char *what = b2 ? "b2" : ys ? "ys" : "zh";
+                const char *what = uz ? "uz" : b2 ? "b2" : ys ? "ys" : "zh";
                 if (ys) c.ry = win ? 2 : 2 + hrot % 3;
                 if (b2) c.b2 = 1, c.pd = 2 + hrot % 2;
+                if (uz) c.uz = 1, c.zh = hrot % 3 != 2, c.b2 = hrot % 4 == 3, c.pd = c.b2 ? 2 + hrot % 2 : c.pd;
                 if (win) c.tx = 64 / vec, c.ty = vec == 4 ? 16 : 8;
                 fdx_stencil_desc d;
                 sc_desc(&d, 3, order, hrot % 3, (hrot / 3) % 2, p);
@@ -443,7 +447,8 @@ static void twin_cases(uint64_t *seed, int run, int ys, int b2)
                 shrink_to_fit(&ks, &c);
                 s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
                 fdx_stencil_cfg c0 = c;
-                if (b2) c0.b2 = 0;
+                if (uz) c0.uz = 0;
+                else if (b2) c0.b2 = 0;
                 else c0.zh = 0, c0.ys = 0;
                 CHECK(fdx_stencil_cfg_fits(&ks, &c, s3) && fdx_stencil_cfg_fits(&ks, &c0, s3),
                       "%s case %d (or its twin) does not fit", what, hrot);
@@ -465,16 +470,18 @@ static void twin_cases(uint64_t *seed, int run, int ys, int b2)
 int main(void)
 {
     uint64_t plan = 0;
-    twin_cases(&plan, 0, 0, 0); /* the cases fit: checked on the host too */
-    twin_cases(&plan, 0, 1, 0);
-    twin_cases(&plan, 0, 0, 1);
+    twin_cases(&plan, 0, 0, 0, 0); /* the cases fit: checked on the host too */
+    twin_cases(&plan, 0, 1, 0, 0);
+    twin_cases(&plan, 0, 0, 1, 0);
+    twin_cases(&plan, 0, 0, 0, 1);
     if (fdx_cuda_device_count() == 0)
         return fdx_test_failures ? fdx_test_finish("test_stencil_gpu") : fdx_test_skip("test_stencil_gpu", "no CUDA device");
     ctx = sc_ctx("cuda", "off");
     if (!ctx) return fdx_test_finish("test_stencil_gpu");
     uint64_t seed = 0x69e;
-    /* FDX_TEST_STENCIL_NEW=1: only session 10's cases (rank-2 async, ys and
-       b2 twins), for a short device run; the full list otherwise. */
+    /* FDX_TEST_STENCIL_NEW=1: only sessions 10-11's cases (rank-2 async, ys,
+       b2 and uz twins), =uz only session 11's uz twins, for a short device
+       run; the full list otherwise. */
     const char *only_new = getenv("FDX_TEST_STENCIL_NEW");
     if (!only_new || strcmp(only_new, "1") != 0) {
         /* Every order, rank and precision with the default configuration. */
@@ -489,11 +496,14 @@ int main(void)
         zs_cases(&seed);
         win_cases(&seed);
         plane_cases(&seed);
-        twin_cases(&seed, 1, 0, 0);
+        twin_cases(&seed, 1, 0, 0, 0);
     }
-    async2_cases(&seed);
-    twin_cases(&seed, 1, 1, 0);
-    twin_cases(&seed, 1, 0, 1);
+    if (!only_new || strcmp(only_new, "uz") != 0) {
+        async2_cases(&seed);
+        twin_cases(&seed, 1, 1, 0, 0);
+        twin_cases(&seed, 1, 0, 1, 0);
+    }
+    twin_cases(&seed, 1, 0, 0, 1);
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_stencil_gpu");
 }

@@ -272,6 +272,7 @@ typedef struct knob_case {
 static int zh_of(const fdx_stencil_cfg *c) { return c->zh; }
 static int ys_of(const fdx_stencil_cfg *c) { return c->ys; }
 static int async_of(const fdx_stencil_cfg *c) { return c->variant == FDX_SV_ASYNC; }
+static int uz_of(const fdx_stencil_cfg *c) { return c->uz; }
 static void knob_first_batch(const fdx_device_info *h100, const char *knob, int on, int (*field)(const fdx_stencil_cfg *),
                              const knob_case *runs, int nruns)
 {
@@ -329,6 +330,13 @@ static void knob_first_batches(const fdx_device_info *h100)
     knob_first_batch(h100, "FDX_STENCIL_ZH", 1, zh_of, zh, 5);
     knob_first_batch(h100, "FDX_STENCIL_YS", 0, ys_of, ys, 5);
     knob_first_batch(h100, "FDX_STENCIL_ASYNC2", 1, async_of, a2, 3);
+    /* Session 11: with FDX_STENCIL_UZ=1 every asynchronous candidate of a
+       first run (all of them fit unrolled here: as many as the batch's
+       asynchronous candidates) has its plane loop unrolled, and the search
+       times more; without it none. */
+    static const knob_case uz[] = {{0, 12, {400, 400, 400}, 2}, {0, 12, {137, 87, 249}, 5}, {1, 8, {512, 512, 512}, 2},
+                                   {0, 6, {700, 500, 400}, 2},  {0, 12, {16209, 1, 16343}, 2}};
+    knob_first_batch(h100, "FDX_STENCIL_UZ", 0, uz_of, uz, 5);
 }
 
 static void plane_first_batch(const fdx_device_info *h100)

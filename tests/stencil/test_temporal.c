@@ -243,9 +243,11 @@ static void test_cpu_config(void)
    below a slab's own are all its neighbour's) up to one slab, depths 2-5
    with a shallower last pass; on this context's threads and on 5 threads
    (several slabs a thread and chains of threads waiting on each other;
-   more threads than CPUs here, so the waits also yield). */
+   more threads than CPUs here, so the waits also yield).  A fifth of the
+   matrix by default, all of it under FDX_TEST_FULL=1. */
 static void skew_cases(fdx_ctx *c, const char *label, uint64_t *seed)
 {
+    unsigned sample = 0; /* the same cases on both contexts: kernels compiled once */
     for (int order = 2; order <= 8; order += 2)
         for (int dbl = 0; dbl < 2; dbl++) {
             int r = order / 2;
@@ -255,6 +257,7 @@ static void skew_cases(fdx_ctx *c, const char *label, uint64_t *seed)
             const int rows[] = {2 * r, 2 * r + 1, 9, 27 + r};
             for (int i = 0; i < 4; i++)
                 for (int k = 2; k <= 5; k += (order == 2 ? 1 : 3)) {
+                    if (!fdx_test_sampled(&sample, 5)) continue;
                     /* x blocks too: the whole interior, 7 and 10 columns */
                     const int cols[] = {(int)shape[0] - 2 * r, 7, (int)shape[0] - 2 * r, 10};
                     fdx_temporal_cfg tile = {k, 0, 0, 1, cols[i], rows[i], 0, 0};
@@ -288,10 +291,13 @@ static void skew_cases(fdx_ctx *c, const char *label, uint64_t *seed)
    middle = tail), the plain loops again with the knob at 0, level 1
    prefetching the next input plane (FDX_TEMPORAL_CPU_PREFETCH=1), and two
    rows a loop (FDX_TEMPORAL_CPU_ROWS2=1; slabs of 2r, 2r + 1 and 2r + 2
-   rows: levels with odd and even row counts, the odd last row alone). */
+   rows: levels with odd and even row counts, the odd last row alone).
+   A fifth of the matrix by default (each case compiles its own kernels:
+   two minutes on a cold cache); FDX_TEST_FULL=1 runs all of it. */
 static void skew_align_cases(fdx_ctx *c, uint64_t *seed)
 {
     for (int pass = 0; pass < 5; pass++) {
+        unsigned sample = 2 * pass; /* each pass keeps a case, a different one */
         /* 1: the plain loops; 2: aligned, level 1 prefetching; 3: two rows a
            loop, aligned and prefetching; 4: two rows, plain loops */
         if (pass == 1) setenv("FDX_TEMPORAL_CPU_ALIGN", "0", 1);
@@ -306,6 +312,7 @@ static void skew_align_cases(fdx_ctx *c, uint64_t *seed)
                 const int cols[] = {48 - 2 * r, 17, (dbl ? 8 : 16) - 2 * r};
                 for (int i = 0; i < 3; i++) {
                     if (cols[i] < 1 || (pass && pass != 3 && i == 2)) continue;
+                    if (!fdx_test_sampled(&sample, 5)) continue;
                     fdx_temporal_cfg tile = {3, 0, 0, 1, cols[i], 2 * r + i, 0, 0};
                     tile.skew = 1;
                     tile.nt = i == 1;

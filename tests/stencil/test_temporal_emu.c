@@ -83,6 +83,10 @@ static void wrapped(fdx_sb *f, const char *ns, const char *entry, const char *sr
 
 /* One program: the single-step kernel and the blocked kernels of every
    depth the rank allows, each blocked one on two shapes and two chunks. */
+/* FDX_TEST_TEMPORAL_NEW=1: only the neighbour / named barrier kernels
+   (session 11; mutation checks without the rest). */
+static int only_new;
+
 static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
 {
     const int wave = ks->update == FDX_UPDATE_WAVE;
@@ -104,10 +108,13 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
     double ws[3 * FDX_STENCIL_MAX_RADIUS], wa[3 * FDX_STENCIL_MAX_RADIUS];
     for (int i = 0; i < 3 * r; i++) ws[i] = 0.1 * fdx_test_rand(seed), wa[i] = ks->d1 ? 0.05 * fdx_test_rand(seed) : 0;
     double c0 = -0.3 + 0.1 * fdx_test_rand(seed);
-    fdx_sb_puts(&body, "int main()\n{\n    int bad = 0;\n");
+    /* (threads in a shuffled order each pass: the neighbour barriers' waits
+       are then tested against threads that run ahead) */
+    fdx_sb_puts(&body, "int main()\n{\n    int bad = 0;\n    cuda_emu_shuffle = true;\n");
     for (int k = 1; k <= 4; k++)
-        for (int v = 0; v < 3; v++) {
+        for (int v = 0; v < 4; v++) {
         if (rank3 && k * r > 6) continue;
+        if (only_new && v != 3) continue;
         /* One point a thread, or three (rank 3: rows, some y neighbours from
            registers; rank 2: three points tx apart) with planes in flight;
            v 2: the rotated plane loop (un = 2r + 1, session 8) at depths 2
@@ -125,6 +132,27 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
             tc.nq = pts, tc.pd = 2 + (k + r) % 2;
             if (rank3) tc.ty = (2 * k * r + 2 + pts - 1) / pts;
             else tc.tx = (2 * k * r + 5 + pts - 1) / pts;
+        }
+        /* v 3 (session 11): neighbour barriers (nb: mbarriers a warp) at
+           depths 1 and 4 in rank 3, 1, 2 and 4 in rank 2, and named barriers
+           a group of thread rows (nr) at depths 2 and 3 in rank 3: two warps
+           a row of threads at even depths (x neighbours across warps), one
+           at odd; rank 3 two rows a thread at depths 1 and 2 (radius 3-4:
+           rows two apart), one at 3 and 4 (nr at radius 2: 14 rows of
+           threads in 7 groups of 2, reaching one group); rank 2 one point a
+           thread, or two adjacent (ax) at depth 1. */
+        if (v == 3) {
+            if (k == 3 && !rank3) continue;
+            const int q = k < 3 ? 2 : 1;
+            tc.tx = k % 2 ? 32 : 64, tc.pd = 1 + k % 2;
+            tc.nr = rank3 && (k == 2 || k == 3), tc.nb = !tc.nr;
+            if (rank3) tc.nq = q, tc.ty = (2 * k * r + 2 + q - 1) / q;
+            else if (k == 1) tc.nq = 2, tc.ax = 1;
+            if (rank3 && tc.ty < 2) tc.ty = 2;
+            while (tc.nr && (tc.ty % fdx_temporal_nr_group(&tc) || tc.ty / fdx_temporal_nr_group(&tc) < 2 * fdx_temporal_nr_reach(&tc, r) + 1))
+                tc.ty++;
+            /* nr at depth 3 with the rotated loop and the inner fast body */
+            if (tc.nr && k == 3) tc.un = 2 * r + 1, tc.fp = 1;
         }
         CHECK_OK(fdx_temporal_generate(ks, &tc, 1, &src));
         if (!src) continue;
@@ -158,8 +186,9 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
                 snprintf(bn, sizeof bn, "pb%d", cases);
                 bytes_of(&f, pn, &ps);
                 bytes_of(&f, bn, &pb);
-                snprintf(what, sizeof what, "%s k%d %dx%d q%d pd%d u%d fp%d ax%d chunk %d on %lldx%lldx%lld", spec, k,
-                         tc.tx, tc.ty, tc.nq, tc.pd, tc.un, tc.fp, tc.ax, tc.chunk, (long long)n3[0], (long long)n3[1], (long long)n3[2]);
+                snprintf(what, sizeof what, "%s k%d %dx%d q%d pd%d u%d fp%d ax%d nb%d nr%d chunk %d on %lldx%lldx%lld",
+                         spec, k, tc.tx, tc.ty, tc.nq, tc.pd, tc.un, tc.fp, tc.ax, tc.nb, tc.nr, tc.chunk, (long long)n3[0], (long long)n3[1],
+                         (long long)n3[2]);
                 fdx_sb_printf(&body, "    { const unsigned gs[3] = {%u, %u, %u}, gb[3] = {%u, %u, %u};\n", ds.grid[0],
                               ds.grid[1], ds.grid[2], db.grid[0], db.grid[1], db.grid[2]);
                 fdx_sb_printf(&body,
@@ -183,12 +212,55 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
     programs++;
 }
 
+/* The nb / nr words (session 11): read and printed back, and the tiles
+   they need (whole warps a row of threads; nr: rank 3, at most 8 rows,
+   enough rows for the reach round the block; CUDA only). */
+static void sync_words(void)
+{
+    fdx_temporal_cfg c, back;
+    char text[128];
+    CHECK_OK(fdx_temporal_cfg_parse("k4 64x16 q3 pd1 nb chunk 510", &c));
+    CHECK(c.nb == 1 && c.nr == 0 && c.tx == 64 && c.ty == 16 && c.nq == 3 && c.chunk == 510, "nb words read");
+    fdx_temporal_cfg_text(&c, 1, text, sizeof text);
+    CHECK_OK(fdx_temporal_cfg_parse(text, &back));
+    CHECK(memcmp(&c, &back, sizeof c) == 0, "'%s' read back differs", text);
+    CHECK_OK(fdx_temporal_cfg_parse("k4 64x8 q4 nr", &c));
+    CHECK(c.nr == 1 && c.nb == 0, "nr word read");
+    fdx_temporal_cfg_text(&c, 1, text, sizeof text);
+    CHECK(strstr(text, " nr") != NULL, "'%s' names nr", text);
+    const fdx_stencil_kspec f1 = {0, 3, 1, FDX_UPDATE_HEAT, 0, 0, 0}, f4 = {0, 3, 4, FDX_UPDATE_HEAT, 0, 0, 0};
+    const fdx_stencil_kspec w2 = {0, 2, 1, FDX_UPDATE_HEAT, 0, 0, 0};
+    const int64_t n3[3] = {512, 512, 512}, n2[3] = {16384, 1, 16384};
+    fdx_temporal_cfg a = {4, 64, 8, 85, 0, 0, 4, 1};
+    a.nr = 1;
+    CHECK(fdx_temporal_fits(&f1, &a, 1, n3), "64x8 q4 nr fits");
+    CHECK(!fdx_temporal_fits(&f1, &a, 0, n3), "nr on the CPU");
+    a.ty = 16, a.nq = 3;
+    CHECK(fdx_temporal_fits(&f1, &a, 1, n3), "nr with 16 rows of threads (8 groups of 2)");
+    a.ty = 15;
+    CHECK(!fdx_temporal_fits(&f1, &a, 1, n3), "nr with 15 rows of threads (groups of 2)");
+    a.ty = 8, a.nq = 1, a.k = 1;
+    CHECK(!fdx_temporal_fits(&f4, &a, 1, n3), "nr reaching 4 rows of 8 round the block");
+    a.nr = 0, a.nb = 1, a.k = 4, a.nq = 4, a.tx = 48;
+    CHECK(!fdx_temporal_fits(&f1, &a, 1, n3), "nb with 48 threads a row (warps across rows)");
+    a.tx = 64, a.ty = 16, a.nq = 3;
+    CHECK(fdx_temporal_fits(&f1, &a, 1, n3), "64x16 q3 nb fits");
+    fdx_temporal_cfg b = {4, 256, 1, 85, 0, 0, 2, 1};
+    b.nb = 1;
+    CHECK(!fdx_temporal_fits(&w2, &b, 1, n2), "nb in rank 2 with points 256 apart");
+    b.ax = 1;
+    CHECK(fdx_temporal_fits(&w2, &b, 1, n2), "nb in rank 2 with adjacent points");
+}
+
 int main(void)
 {
     if (!cuda_emu_start("test-temporal-emu"))
         return fdx_test_skip("test_temporal_emu", "no working C++ compiler (c++)");
     printf("test_temporal_emu: compiling with c++ %s\n", cuda_emu_sanitize[0] ? cuda_emu_sanitize : "(no sanitizer)");
+    sync_words();
     uint64_t seed = 0x7e4a;
+    const char *new_env = getenv("FDX_TEST_TEMPORAL_NEW");
+    only_new = new_env && new_env[0] == '1';
     for (int rank = 2; rank <= 3; rank++)
         for (int r = 1; r <= 4; r++)
             for (int dbl = 0; dbl < 2; dbl++) {

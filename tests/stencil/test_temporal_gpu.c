@@ -4,15 +4,18 @@
    pass), for each strategy: small forced tiles of one point a thread and of
    several points a thread with planes in flight (many blocks, halos across
    blocks and frames), the latter with the rotated plane loop (un = 2r + 1),
-   float's large 64x16 q4 tile in rank 3, and the
+   float's large 64x16 q4 tile in rank 3, neighbour barriers (nb: small
+   tiles of two warps a row, float's 64x16 q3; wave too), and the
    candidates' tile; wave (fdx_stencil_wave_steps,
    orders 2 and 8, with and without coefficients) likewise; then a depth no
    tile takes.
    Auto on large shapes is verified by tools/gpu-check.d/temporal.sh.
    FDX_TEST_SANITIZER=1 (tools/gpu-check under compute-sanitizer): orders 2
    and 8 only, one precision each, depths 2 and 3, smaller shapes, every
-   strategy still run (racecheck in well under a minute).  Skipped without a
-   GPU. */
+   strategy still run (racecheck in well under a minute).
+   FDX_TEST_TEMPORAL_NEW=1: only session 11's neighbour / named barrier
+   cases (nb, nr) and the candidates' first tile (session 11 put the
+   1024-thread tiles first), orders 2 and 8: a short device check.  Skipped without a GPU. */
 #include "stencil/fdx_temporal.h"
 #include "temporal_check.h"
 
@@ -27,9 +30,11 @@ int main(void)
     if (!ctx) return fdx_test_skip("test_temporal_gpu", "no CUDA context");
     const char *san_env = getenv("FDX_TEST_SANITIZER");
     const int san = san_env && san_env[0] == '1';
+    const char *new_env = getenv("FDX_TEST_TEMPORAL_NEW");
+    const int only_new = new_env && new_env[0] == '1';
     uint64_t seed = 0x6e7;
     for (int rank = 2; rank <= 3; rank++)
-        for (int order = 2; order <= 8; order += san ? 6 : 2)
+        for (int order = 2; order <= 8; order += san || only_new ? 6 : 2)
             for (int dbl = 0; dbl < 2; dbl++) {
                 if (san && dbl != (order == 8)) continue;
                 int r = order / 2;
@@ -40,7 +45,7 @@ int main(void)
                     char what[128];
                     /* Small tiles: one point a thread, then three (rank 3:
                        rows; rank 2: along x) with planes in flight. */
-                    for (int v = 0; v < (order == 2 ? 3 : 2); v++) { /* rotated: order 2 only (run time) */
+                    for (int v = 0; v < (only_new ? 0 : order == 2 ? 3 : 2); v++) { /* rotated: order 2 only (run time) */
                         /* v 2: three points, the rotated plane loop (session 8) */
                         const int pts = v ? 3 : 1;
                         fdx_temporal_cfg tile = {k, 2 * k * r + (rank == 3 ? 6 : 30), rank == 3 ? 2 * k * r + 4 : 1, 5,
@@ -72,9 +77,37 @@ int main(void)
                     int64_t b3[3];
                     fdx_stencil_shape3(rank, shape, b3);
                     big.chunk = fdx_temporal_chunk(&kb, fdx_ctx_device(ctx), 1, b3, &big);
-                    if (rank == 3 && !dbl && (!san || k == 2) && fdx_temporal_fits(&kb, &big, 1, b3)) {
+                    if (rank == 3 && !dbl && (!san || k == 2) && !only_new && fdx_temporal_fits(&kb, &big, 1, b3)) {
                         fdx_temporal_force_tile(&big);
                         snprintf(what, sizeof what, "rank 3 order %d float k %d, tile 64x16 q4", order, k);
+                        tc_case(ctx, rank, order, dt, shape, 2 * k + 1, k, &seed, what);
+                        fdx_temporal_force_tile(NULL);
+                    }
+                    /* Neighbour barriers (nb, session 11): two warps a row of
+                       threads, two rows a thread in rank 3 (radius 3-4: warp
+                       rows two apart), chunks of 5 planes (blocks starting at
+                       odd and even planes); float's 64x16 q3 (a 64x48 tile,
+                       one 1024-thread block a multiprocessor); v 2: named
+                       barriers a row (nr, rank 3: at most 8 rows of threads,
+                       enough points a thread for the halo). */
+                    for (int v = 0; v < (rank == 3 ? 3 : 1); v++) {
+                        fdx_temporal_cfg nt = {k, 64, rank == 3 ? (2 * k * r + 4 + 1) / 2 : 1, 5, 0, 0, rank == 3 ? 2 : 1, 1};
+                        nt.nb = v < 2;
+                        if (v == 1) nt.ty = 16, nt.nq = 3, nt.chunk = fdx_temporal_chunk(&kb, fdx_ctx_device(ctx), 1, b3, &nt);
+                        if (v == 2) { /* two rows a thread: up to 16 rows of threads, in groups */
+                            nt.nr = 1, nt.nq = (2 * k * r + 4 + 15) / 16;
+                            if (nt.nq < 2) nt.nq = 2;
+                            nt.ty = (2 * k * r + 4 + nt.nq - 1) / nt.nq;
+                            while (nt.ty % fdx_temporal_nr_group(&nt) ||
+                                   nt.ty / fdx_temporal_nr_group(&nt) < 2 * fdx_temporal_nr_reach(&nt, r) + 1)
+                                nt.ty++;
+                            /* with the rotated loop and the fast body at depth 3 */
+                            if (k == 3) nt.un = 2 * r + 1, nt.fp = 1;
+                        }
+                        if ((v == 1 && (dbl || (san && k != 2))) || !fdx_temporal_fits(&kb, &nt, 1, b3)) continue;
+                        fdx_temporal_force_tile(&nt);
+                        snprintf(what, sizeof what, "rank %d order %d %s k %d, %s %dx%d q%d%s", rank, order,
+                                 dbl ? "double" : "float", k, nt.nr ? "nr" : "nb", nt.tx, nt.ty, nt.nq, nt.un ? " u fp" : "");
                         tc_case(ctx, rank, order, dt, shape, 2 * k + 1, k, &seed, what);
                         fdx_temporal_force_tile(NULL);
                     }
@@ -96,21 +129,26 @@ int main(void)
                     /* Only what fits (order 8 at depth 4 in rank 3 has no tile:
                        fdx_stencil_wave_steps refuses it before any work). */
                     fdx_stencil_kspec kw = {dbl, rank, r, FDX_UPDATE_WAVE, k % 2, 0, 0};
-                    for (int rot = 0; rot < (order == 2 ? 2 : 1); rot++) {
-                        /* rot: the rotated plane loop (session 8) */
-                        wt.un = rot ? 2 * r + 1 : 0;
-                        wt.fp = rot; /* with the inner blocks' fast body */
-                        wt.ax = rot && rank == 2; /* and adjacent points */
-                        if (!fdx_temporal_fits(&kw, &wt, 1, n3)) continue;
+                    for (int rot = 0; rot < (order == 2 ? 3 : 2); rot++) {
+                        /* rot 1: the rotated plane loop (session 8), at order
+                           2 only; rot 2 (the last): neighbour barriers (nb),
+                           64 threads a row of the block */
+                        const int nbw = rot == (order == 2 ? 2 : 1);
+                        wt.un = rot && !nbw ? 2 * r + 1 : 0;
+                        wt.fp = rot && !nbw; /* with the inner blocks' fast body */
+                        wt.ax = rot && !nbw && rank == 2; /* and adjacent points */
+                        wt.nb = nbw;
+                        if (nbw) wt.tx = 64, wt.nq = rank == 3 ? 3 : 1, wt.ty = rank == 3 ? (2 * k * r + 4 + 2) / 3 : 1;
+                        if ((only_new && !nbw) || !fdx_temporal_fits(&kw, &wt, 1, n3)) continue;
                         fdx_temporal_force_tile(&wt);
-                        snprintf(what, sizeof what, "wave rank %d order %d %s k %d, small tiles q3%s", rank, order,
-                                 dbl ? "double" : "float", k, rot ? " rotated" : "");
+                        snprintf(what, sizeof what, "wave rank %d order %d %s k %d, small tiles q%d%s", rank, order,
+                                 dbl ? "double" : "float", k, wt.nq, nbw ? " nb" : rot ? " rotated" : "");
                         tc_wave_case(ctx, rank, order, dt, shape, 2 * k + 1, k, k % 2, &seed, what);
                         fdx_temporal_force_tile(NULL);
                     }
                     kw.coef = (k + 1) % 2;
                     snprintf(what, sizeof what, "wave rank %d order %d %s k %d", rank, order, dbl ? "double" : "float", k);
-                    if (fdx_temporal_candidates(&kw, &dev, 1, n3, k, c, 1) == 1)
+                    if (!only_new && fdx_temporal_candidates(&kw, &dev, 1, n3, k, c, 1) == 1)
                         tc_wave_case(ctx, rank, order, dt, shape, 7, k, (k + 1) % 2, &seed, what);
                 }
             }

@@ -5,7 +5,8 @@
    16384^2 problem; wave kernels (with and without coefficients) at depths 2
    and 4 on the first two; at depth 2 the first also with the rotated plane
    loop and the inner blocks' fast body, and in rank 2 a tile of two
-   adjacent points a thread.  Skipped without
+   adjacent points a thread; at depth 4 the first with neighbour barriers
+   and with named barriers a row.  Skipped without
    CUDA or NVRTC. */
 #include "fdx_test.h"
 #include "nvrtc_check.h"
@@ -27,7 +28,7 @@ int main(void)
     fdx_device_info dev;
     memset(&dev, 0, sizeof dev);
     dev.sm_count = 132;
-    char seen[1536][48];
+    char seen[1536][64];
     int nseen = 0;
     for (int rank = 2; rank <= 3; rank++)
         for (int r = 1; r <= 4; r++)
@@ -52,17 +53,25 @@ int main(void)
                         a2.tx = 128, a2.nq = 2, a2.ax = 1, a2.un = 0, a2.fp = 0;
                         if (rank == 2 && n < 8 && fdx_temporal_fits(&ks, &a2, 1, n3)) cand[n++] = a2;
                     }
+                    /* Depth 4: the first tile with neighbour barriers (nb,
+                       mbarrier PTX) and named barriers a row (nr; session 11). */
+                    for (int sync = 0; k == 4 && n > 0 && sync < 2; sync++) {
+                        fdx_temporal_cfg b = cand[0];
+                        b.nb = sync == 0, b.nr = sync == 1;
+                        if (n < 8 && fdx_temporal_fits(&ks, &b, 1, n3)) cand[n++] = b;
+                    }
                     for (int i = 0; i < n; i++) {
-                        char key[48], what[128], spec[32];
+                        char key[64], what[128], spec[32];
                         fdx_stencil_kspec_text(&ks, spec, sizeof spec);
-                        snprintf(key, sizeof key, "%s%d_%dx%d_%d_%d_%d_%d_%d", spec, k, cand[i].tx, cand[i].ty, cand[i].nq,
-                                 cand[i].pd, cand[i].un, cand[i].fp, cand[i].ax);
+                        snprintf(key, sizeof key, "%s%d_%dx%d_%d_%d_%d_%d_%d_%d_%d", spec, k, cand[i].tx, cand[i].ty, cand[i].nq,
+                                 cand[i].pd, cand[i].un, cand[i].fp, cand[i].ax, cand[i].nb, cand[i].nr);
                         int dup = 0;
                         for (int j = 0; j < nseen && !dup; j++) dup = strcmp(seen[j], key) == 0;
                         if (dup || nseen == 1536) continue;
                         memcpy(seen[nseen++], key, sizeof key);
-                        snprintf(what, sizeof what, "temporal_%s_k%d_%dx%d_q%d_pd%d_u%d_fp%d_ax%d.cu", spec, k,
-                                 cand[i].tx, cand[i].ty, cand[i].nq, cand[i].pd, cand[i].un, cand[i].fp, cand[i].ax);
+                        snprintf(what, sizeof what, "temporal_%s_k%d_%dx%d_q%d_pd%d_u%d_fp%d_ax%d_nb%d_nr%d.cu", spec, k,
+                                 cand[i].tx, cand[i].ty, cand[i].nq, cand[i].pd, cand[i].un, cand[i].fp, cand[i].ax, cand[i].nb,
+                                 cand[i].nr);
                         char *src = NULL;
                         CHECK_OK(fdx_temporal_generate(&ks, &cand[i], 1, &src));
                         compiled += nvrtc_check(src, what);

@@ -150,7 +150,7 @@ int bench_transform(int argc, char **argv)
     const cli_flag flags[] = {
         {"suite", "S", "named: the named cases, diagonals and the fixed-size random cases; random: the space "
                        "(rank 2-6, elements 1-16 B, 1 MiB-1 GiB, primes) [named]", &suite},
-        {"reps", "N", "timed repetitions per case, median reported [20]", &reps_s},
+        {"reps", "N", "timed repetitions per case, median reported; on a GPU more for small arrays (about 2 ms timed, at most 1000) [20]", &reps_s},
         {"seed", "N", "seed of the random cases [1]", &seed_s},
         {"count", "N", "random cases [20 named, 200 random]", &count_s},
         {"mib", "N", "size of each fixed-size random case in MiB (named suite) [512]", &mib_s},

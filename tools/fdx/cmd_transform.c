@@ -253,6 +253,22 @@ fdx_status transform_variants_check(const char *list)
     return FDX_OK;
 }
 
+/* Timed repetitions for an array of `bytes`: at least `reps`, and enough
+   that about TIMED_SPAN_MS is timed at copy speed.  Why: a 1 MiB transform
+   takes ~10 us, so 10 repetitions span 0.1 ms, and one slow stretch of the
+   host or device covers all of them (H100, session 10 suite: rt1-106, 1.4
+   MiB, measured 0.16 in one call and 0.45-1.24 in six others; the slow
+   call's fastest repetition was 3x the others' median).  The same-size
+   copy uses the same count.  GPU only: the CPU's transforms are slower
+   than the estimate, and their timings are not this short. */
+enum { TIMED_SPAN_MS = 2, TIMED_REPS_MAX = 1000 };
+static int timed_reps(size_t bytes, int reps)
+{
+    const double est_ms = 2.0 * (double)bytes / 2.5e9 + 0.005; /* at 2.5 TB/s, plus a launch */
+    const double want = TIMED_SPAN_MS / est_ms;
+    return want > TIMED_REPS_MAX ? (reps > TIMED_REPS_MAX ? reps : TIMED_REPS_MAX) : want > reps ? (int)want + 1 : reps;
+}
+
 fdx_status transform_case_run(fdx_ctx *ctx, fdx_ctx *cpu, const transform_case *c, int reps, double copy_gbps,
                               int json, int *verified)
 {
@@ -283,6 +299,7 @@ fdx_status transform_case_run(fdx_ctx *ctx, fdx_ctx *cpu, const transform_case *
     FDX_TRY_GOTO(st, fdx_array_fill_device_bytes(dst, 0xFF), done);
     timed t = {ctx, fdx_array_device(dst), fdx_array_device(src), c};
     double same_gbps;
+    if (fdx_ctx_backend(ctx) == FDX_BACKEND_CUDA) reps = timed_reps(bytes, reps);
     FDX_TRY_GOTO(st, fdx_copy_bandwidth(ctx, bytes, reps, NULL, &same_gbps), done);
     *verified = 1;
     /* each variant: poisoned output, one verified run, then the timing */
@@ -328,7 +345,7 @@ int cmd_transform(int argc, char **argv)
         {"elem", "BYTES", "element size: 1, 2, 4, 8 or 16 [8]", &elem_s},
         {"diag", "D", "diagonal arrangement of the two fastest stored axes: none, main, anti [none]", &diag_s},
         {"undiag", NULL, "time the way back: from (perm, diag) to the plain layout", &undiag},
-        {"reps", "N", "timed repetitions, median reported [20]", &reps_s},
+        {"reps", "N", "timed repetitions, median reported; on a GPU more for small arrays (about 2 ms timed, at most 1000) [20]", &reps_s},
         {"json", NULL, "print one JSON record instead of the table", &json},
         {NULL, NULL, NULL, NULL},
     };

@@ -41,6 +41,12 @@ for c in ${PROFILE_CASES:-dloop lu mg temporal bc ustencil}; do
     box) prof box27 2 2 bench ustencil --backend cuda --cases box27_f64_512 --reps 2 ;;
     div) prof div 2 2 bench ustencil --backend cuda --cases div_f64_512 --reps 2 ;;
     t3f) prof t3f 20 6 stencil --backend cuda --op heat --size 512x512x512 --precision float --steps 8 --temporal auto --reps 2 ;;
+    # session 11: the 1024-thread float tile (64x16 q3, 1.942) and with the
+    # rotated loop and fast body (u3 fp), forced: the temporal pass is the
+    # kernel with grid 10x13x1 and block 64x16 (PROFILE_DEEP=1: stalls; the
+    # run launches ~14 kernels: 16 skipped left none)
+    t3f11) FDX_TEMPORAL_CFG="k4 64x16 q3 pd1" prof t3f11 4 12 stencil --backend cuda --op heat --size 512x512x512 --precision float --steps 8 --temporal 4 --reps 2
+           FDX_TEMPORAL_CFG="k4 64x16 q3 pd1 u3 fp" prof t3f11-ufp 4 12 stencil --backend cuda --op heat --size 512x512x512 --precision float --steps 8 --temporal 4 --reps 2 ;;
     o12) prof o12 2 2 stencil --backend cuda --order 12 --size 400x400x400 --precision float --reps 3 ;;
     tr1) for c in rt1-155 rt1-054 rt1-094; do
            prof "tr-$c" 4 4 bench transform --suite random --count 200 --only "$c" --reps 2
@@ -50,6 +56,12 @@ for c in ${PROFILE_CASES:-dloop lu mg temporal bc ustencil}; do
     tr10) for c in rt1-149 rt1-004; do
             prof "tr-$c" 4 4 bench transform --suite random --count 200 --only "$c" --reps 2
             FDX_LAYOUT_GATHER=3 prof "tr-$c-g3" 4 4 bench transform --suite random --count 200 --only "$c" --reps 2
+          done ;;
+    # session 11: the gather cases that no variant moved (rt1-088 2-byte
+    # units of 3 in a 916 MiB transpose, 0.40-0.44; rt1-147 1-byte, 4 x 4
+    # src-fastest, no write table, 0.34-0.46); with PROFILE_DEEP=1
+    tr11) for c in rt1-088 rt1-147; do
+            prof "tr-$c" 4 2 bench transform --suite random --count 200 --only "$c" --reps 2
           done ;;
   esac
 done

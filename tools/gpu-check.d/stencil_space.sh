@@ -76,7 +76,32 @@
 #               two and three planes ahead) and the 25-point f64 512^3 (its
 #               pick, zh two rows), each beside its b2-less twin; records with
 #               "suite": "stencil-b2" -> *_stencil-ys.jsonl
-# Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2, SS_TX, SS_B2 on; SS_AB, SS_SMALL and SS_PLANE
+#   SS_UZ       session 11: the plane loop unrolled by the ring's period (uz:
+#               constant stage indices, the column's names rotated, the lanes'
+#               sums term by term; SASS here: order 12 f32 zh 16x16 vec 4 296
+#               -> 225 instructions a plane of 4 points, the 25-point f64 pick
+#               228 -> 115-161 a plane of 2 points) forced on order 12 f32
+#               400^3, the 25-point f64 512^3 and order 6 f32 700x500x400, each
+#               beside its rolled twin; then the targets as first runs with
+#               FDX_STENCIL_UZ=1 (every async candidate unrolled) next to
+#               SS_TARGETS' records (or, without them, to a run with the knob
+#               0); records with "suite": "stencil-uz" and "forced", or "ab":
+#               "uz1" / "uz0" -> *_stencil-uz.jsonl; the summary's "UZ" lines
+#               (SS_UZ_FIRST=0: without the targets' first runs); then s11a's
+#               worst 3D cases as first runs with the knob (SS_UZ_PICK=0 leaves
+#               them out; SS_UZ_CASES), each next to its s11a record
+#   SS_UZD      session 11 (default off): why uz gains at order 12 zh and loses
+#               elsewhere (s11c): same-run forced A/B, rolled beside unrolled,
+#               on rs1-038 581x525x197 f32 o8 wave (win vec 2 also capped at
+#               four blocks: 64 -> 78 registers unrolled, 32 -> 24 warps; vec 4
+#               win; 64x8 vec 1 lb3; win two rows zh) and rs1-018 999x885x711
+#               f64 o10 wave (win vec 2, uncapped and lb3; two rows zh); then
+#               ncu's WarpStateStats / SchedulerStats / Occupancy / LaunchStats
+#               of one timed launch of rs1-038's win vec 2 and order 12 f32
+#               400^3's zh 16x16 vec 4, each rolled and unrolled
+#               -> stencil_uz_ncu.csv, one line of stall reasons each in the log
+#               (SS_UZD_NCU=0: the forced lines only)
+# Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2, SS_TX, SS_B2, SS_UZ on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
 # on the H100, s8a, and is tuned only with FDX_STENCIL_PLANE=1).
@@ -480,4 +505,127 @@ if [ "${SS_A2:-1}" = 1 ] && [ "${SS_A2_FIRST:-1}" = 1 ]; then
   a2_cases=${SS_A2_CASES:-rs1-072,rs1-012,rs1-070,rs1-049}
   case_runs FDX_STENCIL_ASYNC2=1 async2 a2 "$a2_cases" "$af"
   first_runs $w/a2.jsonl bench/results/2026-11-24_NVIDIA-H100-80GB-HBM3_stencil-space-s9c.jsonl $w/a2.log s9c
+fi
+if [ "${SS_UZ:-1}" = 1 ]; then
+  uf=${base}_stencil-uz.jsonl
+  # Order 12 f32 400^3: zh 16x16 vec 4 (the first-run pick, 92 registers)
+  # rolled and unrolled (128), unrolled three ahead, lb2, 16x8 threads (168
+  # registers, three blocks of 128), with b2 three ahead (12 stages).
+  for cfg in "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0 0 0" "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0 0 1" \
+             "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 1 0 0 1" "3 16 16 4 130 16 2 0 0 0 2 0 0 0 0 1 0 0 1" \
+             "3 16 8 4 130 16 2 0 0 0 0 0 0 0 0 1 0 0 1" "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 1 0 1 1" \
+             "3 16 8 4 388 16 2 0 0 0 3 0 0 0 0 0 0 0 0" "3 16 8 4 388 16 2 0 0 0 3 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-uz forced "$uf" "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  # The 25-point f64 512^3: the pick (carried 32x8 vec 2 lb3: 80 registers,
+  # 80 bytes spilled, 228 instructions a plane) rolled and unrolled (78, no
+  # spill, 161), unrolled uncapped (126, 115), three ahead; zh lb3 unrolled;
+  # zh two rows lb2 (s9's 0.877) rolled and unrolled.
+  for cfg in "3 32 8 2 168 16 2 0 0 0 3 0 0 0 0 0 0 0 0" "3 32 8 2 168 16 2 0 0 0 3 0 0 0 0 0 0 0 1" \
+             "3 32 8 2 168 16 2 0 0 0 0 0 0 0 0 0 0 0 1" "3 32 8 2 168 16 3 0 0 0 0 0 0 0 0 0 0 0 1" \
+             "3 32 8 2 168 16 2 0 0 0 3 0 0 0 0 1 0 0 1" "3 32 8 2 252 16 2 0 0 0 2 0 0 2 0 1 0 0 0" \
+             "3 32 8 2 252 16 2 0 0 0 2 0 0 2 0 1 0 0 1"; do
+    FORCED_SUITE=stencil-uz forced "$uf" "$cfg" --order 8 --size 512x512x512 --precision double
+  done
+  # Order 6 f32 700x500x400 (the unrolled column's pick ~0.80): the async
+  # march 64x8 / 64x16 points rolled and unrolled.
+  for cfg in "2 32 8 4 2 16 2 0 0 0 0 1 0 0 0 0 0 0 0" "3 16 8 4 99 16 2 0 0 0 3 0 0 0 0 0 0 0 0" \
+             "3 16 8 4 99 16 2 0 0 0 3 0 0 0 0 0 0 0 1" "3 16 16 4 99 16 2 0 0 0 0 0 0 0 0 1 0 0 1" \
+             "3 16 16 4 99 16 2 0 0 0 0 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-uz forced "$uf" "$cfg" --order 6 --size 700x500x400 --precision float
+  done
+  # Order 4 on an odd width (s11a: rs1-013 455x1545x1250 f64 heat 0.641, rs1-088 f32 0.717,
+  # rs1-019 f64 wave 0.774, all the unrolled column at vec 1; first runs time no async march
+  # below radius 3): a 455x512x512 analogue, the unrolled pick against the async march on
+  # unaligned rows (win) at vec 2 (f64) / vec 2 and 4 (f32), rolled and unrolled.
+  for cfg in "2 32 8 1 8 1 8 0 0 0 0 0 0 0 0 0 0 0 0" "3 32 8 2 126 16 2 0 0 1 0 0 0 0 0 0 0 0 0" \
+             "3 32 8 2 126 16 2 0 0 1 0 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-uz forced "$uf" "$cfg" --order 4 --size 455x512x512 --precision double --op heat
+  done
+  for cfg in "2 32 8 1 8 1 8 0 0 0 0 0 0 0 0 0 0 0 0" "3 32 8 2 126 16 2 0 0 1 0 0 0 0 0 0 0 0 1" \
+             "3 16 16 4 126 16 2 0 0 1 0 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-uz forced "$uf" "$cfg" --order 4 --size 455x512x512 --precision float
+  done
+  elapsed
+  # The targets as first runs with every async candidate unrolled, next to
+  # SS_TARGETS' records of this call (or a run with the knob 0); SS_UZ_FIRST=0
+  # leaves them out (the forced lines only).
+  if [ "${SS_UZ_FIRST:-1}" = 1 ]; then
+    target_runs FDX_STENCIL_UZ=1 uz1 uzt "$uf"
+    if [ -n "${tg:-}" ]; then
+      first_runs $w/uzt.jsonl "$tg" $w/uzt.log uz0
+    else
+      target_runs FDX_STENCIL_UZ=0 uz0 uzt0 "$uf"
+      first_runs $w/uzt.jsonl $w/uzt0.jsonl $w/uzt.log uz0
+    fi
+  fi
+  # The worst 3D cases of s11a (the baseline of this session) as first runs
+  # with FDX_STENCIL_UZ=1, each next to its s11a record, every candidate timed.
+  if [ "${SS_UZ_PICK:-1}" = 1 ]; then
+    uz_cases=${SS_UZ_CASES:-rs1-032,rs1-020,rs1-006,rs1-095,rs1-018,rs1-087,rs1-038,rs1-027,rs1-024}
+    case_runs FDX_STENCIL_UZ=1 uz1 uzc "$uz_cases" "$uf"
+    first_runs $w/uzc.jsonl bench/results/2026-11-24_NVIDIA-H100-80GB-HBM3_stencil-space-s11a.jsonl $w/uzc.log s11a
+  fi
+  python3 - "$uf" <<'PY'
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{") and '"forced"' in l]
+shape = lambda q: f"{'x'.join(map(str, q['shape']))} {q['precision']} o{q['order']}"
+for sh in dict.fromkeys(shape(q) for q in r):
+    c = [q for q in r if shape(q) == sh]
+    for uz in (0, 1):
+        d = [q for q in c if q["forced"].split()[18:19] == [str(uz)] or (uz == 0 and len(q["forced"].split()) < 19)]
+        if d:
+            b = max(d, key=lambda q: q["ratio_same_size"])
+            print(f"UZ forced {sh} uz{uz}: best {b['ratio_same_size']:.3f} ({b['config']}) of {len(d)}, "
+                  f"all verified {all(q['verified'] for q in d)}")
+PY
+  elapsed
+fi
+if [ "${SS_UZD:-0}" = 1 ]; then
+  uf=${base}_stencil-uz.jsonl
+  for cfg in "3 32 8 2 48 16 2 0 0 1 0 0 0 0 0 0 0 0 0" "3 32 8 2 48 16 2 0 0 1 0 0 0 0 0 0 0 0 1" \
+             "3 32 8 2 48 16 2 0 0 1 4 0 0 0 0 0 0 0 1" "3 16 16 4 63 16 2 0 0 1 0 0 0 0 0 0 0 0 0" \
+             "3 16 16 4 63 16 2 0 0 1 0 0 0 0 0 0 0 0 1" "3 64 8 1 63 16 2 0 0 0 3 0 0 0 0 0 0 0 0" \
+             "3 64 8 1 63 16 2 0 0 0 3 0 0 0 0 0 0 0 1" "3 32 8 2 48 16 2 0 0 1 2 0 0 2 0 1 0 0 0" \
+             "3 32 8 2 48 16 2 0 0 1 2 0 0 2 0 1 0 0 1"; do
+    FORCED_SUITE=stencil-uzd forced "$uf" "$cfg" --order 8 --size 581x525x197 --precision float --op wave
+  done
+  for cfg in "3 32 8 2 701 16 2 0 0 1 0 0 0 0 0 0 0 0 0" "3 32 8 2 701 16 2 0 0 1 0 0 0 0 0 0 0 0 1" \
+             "3 32 8 2 701 16 2 0 0 1 3 0 0 0 0 0 0 0 1" "3 32 8 2 701 16 2 0 0 1 2 0 0 2 0 1 0 0 0" \
+             "3 32 8 2 701 16 2 0 0 1 2 0 0 2 0 1 0 0 1"; do
+    FORCED_SUITE=stencil-uzd forced "$uf" "$cfg" --order 10 --size 999x885x711 --precision double --op wave
+  done
+  elapsed
+fi
+if [ "${SS_UZD:-0}" = 1 ] && [ "${SS_UZD_NCU:-1}" = 1 ]; then
+  nc=$OUT/stencil_uz_ncu.csv
+  uzprof() { # forced configuration, fdx stencil's arguments
+    local cfg=$1; shift
+    echo "== $cfg $*" >> "$nc"
+    FDX_STENCIL_CFG="$cfg" FDX_CACHE_DIR=$w/cache-forced timeout 100 ncu --clock-control none -k regex:fdx_stencil_kernel \
+      --launch-skip 3 --launch-count 1 --section WarpStateStats --section SchedulerStats --section Occupancy \
+      --section LaunchStats --page raw --csv "$FDX_BIN" stencil --backend cuda "$@" >> "$nc" 2>&1
+    echo "ncu $cfg $*: exit $?"
+    python3 - "$nc" <<'PY'
+import csv, io, sys
+t = open(sys.argv[1]).read().split("== ")[-1]
+rows = [r for r in csv.reader(io.StringIO(t[t.find('"ID"'):])) if len(r) > 14] if '"ID"' in t else []
+if len(rows) >= 2:
+    # the raw page: a row of metric names, (a row of units,) a row of values
+    h, v = rows[0], rows[-1]
+    out = []
+    for n, x in zip(h, v):
+        if ("issue_stalled" in n and "per_issue_active" in n) or n.startswith("launch__registers") or \
+           n.startswith("sm__warps_active") or n.startswith("smsp__issue_active") or n.startswith("gpu__time_duration"):
+            out.append(f"{n.replace('smsp__average_warps_issue_stalled_', '').replace('_per_issue_active.ratio', '')} {x}")
+    print("   " + "; ".join(out))
+PY
+  }
+  for cfg in "3 32 8 2 48 16 2 0 0 1 0 0 0 0 0 0 0 0 0" "3 32 8 2 48 16 2 0 0 1 0 0 0 0 0 0 0 0 1"; do
+    uzprof "$cfg" --order 8 --size 581x525x197 --precision float --op wave
+  done
+  for cfg in "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0 0 0" "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0 0 1"; do
+    uzprof "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  elapsed
 fi

@@ -38,6 +38,27 @@ if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
          "wave2d-f32-o8|--op wave --size 1024x1024 --precision float --order 8|2|" "sim" "simwave" "dhalo")
   TEMPORAL_SIM_SIZE=${TEMPORAL_SIM_SIZE:-256x200} TEMPORAL_CPU_SIZE=${TEMPORAL_CPU_SIZE:-96x96x96}
   TEMPORAL_DHALO_SIZE=${TEMPORAL_DHALO_SIZE:-256x200}
+elif [ "${TEMPORAL_NB:-0}" = 1 ]; then
+  # Session 11, third list.  Run 1 (s11b): the block's barrier is not the
+  # limit (named barriers a row 1.789, mbarriers a warp 1.453-1.913 against
+  # 1.862-1.942 plain); the 1024-thread 64x16 q3 tile with one wave of
+  # whole-column blocks (chunk 510) 1.942.  Run 2 (s11e, all verified):
+  # that tile with the rotated loop and the fast body (u3 fp, 59 registers)
+  # **2.126**, u3 2.040, fp 2.037, plain 1.93, u3 fp nr 2.020, pd2 1.903,
+  # pd3 1.923, nr 1.887, 32x32 q3 1.857, k3 1.684, 64x8 q4 1.855; double k3
+  # 64x16 q2 fp **2.132** (nb 2.096), 32x32 q2 fp 2.049.  Those lead the
+  # tuner now.  Run 3: auto end to end (set TEMPORAL_TIMEOUT=150: auto
+  # compiles ~20 kernels; at 60 s run 2's auto was cut before its record),
+  # and around the winner (ptxas registers): pd2 u3 fp 64, 32x32 q3 u3 fp
+  # 59 (132 tiles), 64x16 q2 u3 fp 52, k5 fp 63, chunk 255; double u3 fp
+  # (8-byte spill).
+  budget=${TEMPORAL_BUDGET:-180}
+  f4="heat3d-f32|$h3d --precision float|4"
+  d3="heat3d-f64|$h3d --precision double|3"
+  cases=("$f4|64x16 q3 pd1 u3 fp" "heat3d-f32|$h3d --precision float|auto|" "$d3|64x16 q2 pd1 fp"
+         "heat3d-f64|$h3d --precision double|auto|" "$f4|64x16 q3 pd2 u3 fp" "$f4|32x32 q3 pd1 u3 fp"
+         "$f4|64x16 q2 pd1 u3 fp" "heat3d-f32|$h3d --precision float|5|64x16 q3 pd1 fp"
+         "$f4|64x16 q3 pd1 u3 fp chunk 255" "$d3|64x16 q2 pd1 u3 fp")
 elif [ "${TEMPORAL_F32AB:-0}" = 1 ]; then
   # Session 10: heat 3D float 512^3 (1.85, target 2.5) around the best tile
   # (k4 64x8 q4 pd1 chunk 170): depth 3 and 5, longer chunks (fewer plane
@@ -55,8 +76,9 @@ elif [ "${TEMPORAL_FULL:-0}" != 1 ]; then
   # 10:05 run: wave order 8 k3 256 1.480, 512 1.457, 1024 1.258, k4 256
   # 1.693 (target 1.5): deeper next (k6, k8), then what auto picks, in the
   # stencil bench and in `fdx wave --temporal auto` (simwave).
-  cases=("heat3d-f64|$h3d --precision double|3|32x16 q4 pd1 fp"
-         "heat3d-f32|$h3d --precision float|4|64x8 q4 pd1 chunk 170"
+  # Session 11 (s11e): the 1024-thread tiles, double 2.132, float 2.126.
+  cases=("heat3d-f64|$h3d --precision double|3|64x16 q2 pd1 fp"
+         "heat3d-f32|$h3d --precision float|4|64x16 q3 pd1 u3 fp"
          "heat2d-f32|$h2d|8|256x1 q1 pd2"
          "wave2d-f32-o8|$w2d|4|256x1 q1 pd1"
          "wave2d-f32-o8|$w2d|6|256x1 q1 pd1"

@@ -24,7 +24,10 @@
 # elements in 16-byte sub-word gather tiles), in $rec.small.jsonl (~20 s).
 #
 # TRANSFORM_CASES=worst (or a comma list of case names / prefixes, e.g.
-# rt1-120,rt1-171; worst,rt1-021,.. adds cases to the worst list): only those cases, under TRANSFORM_VARIANTS (default
+# rt1-120,rt1-171; worst,rt1-021,.. adds cases to the worst list; "small"
+# in the list stands for every case under 16 MiB): only those cases,
+# TRANSFORM_ROUNDS times over (default 1; TRANSFORM_TAG=T names the records
+# ...-transform-cases-T.*, so that two calls keep both), under TRANSFORM_VARIANTS (default
 # default,FDX_LAYOUT_GATHER=1), --reps 10, no peers
 # unless TRANSFORM_PEERS=1, no short-row or small-tile A/B: a table case
 # by case (ratio to the same-size copy per variant) in the log, records in
@@ -42,32 +45,49 @@ if [ -n "${TRANSFORM_CASES:-}" ]; then
   cases=$TRANSFORM_CASES
   [ "$cases" = worst ] && cases=$worst
   case $cases in worst,*) cases=$worst,${cases#worst,} ;; esac
+  case ,$cases, in *,small,*) # every case under 16 MiB (session 11: host time per call matters there)
+    small=$("$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --list |
+      awk '$(NF) == "MiB" && $(NF-1) < 16 {printf "%s%s", sep, $1; sep = ","}')
+    cases=$(echo ",$cases," | sed "s/,small,/,$small,/; s/^,//; s/,$//") ;;
+  esac
   variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=1}
-  rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-cases
+  rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-cases${TRANSFORM_TAG:+-$TRANSFORM_TAG}
   "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$cases" --list > "$rec.cases.txt"
   timeout 300 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --only "$cases" --reps 10 \
-    --variants "$variants" --json > "$rec.fdx.jsonl"
+    --rounds "${TRANSFORM_ROUNDS:-1}" --variants "$variants" --json > "$rec.fdx.jsonl"
   echo "fdx bench transform --only $cases --variants $variants: exit $?, $(grep -c '^{' "$rec.fdx.jsonl") records, $((SECONDS - start)) s"
   python3 - "$rec.fdx.jsonl" "$variants" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 variants = sys.argv[2].split(",")
 by = {}
-for r in rows:
-    by.setdefault(r["case"], {})[r["variant"]] = r
-print(f"  {'case':8s} {'elem':>4s} {'shape':24s} " + " ".join(f"{v[-22:]:>22s}" for v in variants))
+for r in rows:  # several rounds (TRANSFORM_ROUNDS): one figure each, joined by /
+    by.setdefault(r["case"], {}).setdefault(r["variant"], []).append(r)
+print("  columns: " + "; ".join(f"v{i} = {v}" for i, v in enumerate(variants)))
+print(f"  {'case':8s} {'elem':>4s} {'shape':24s} " + " ".join(f"{'v%d' % i:>22s}" for i in range(len(variants))))
 for c, vs in by.items():
-    r0 = next(iter(vs.values()))
+    r0 = next(iter(vs.values()))[0]
     cells = []
     for v in variants:
-        r = vs.get(v)
-        cells.append(f"{'-' if r is None else ('%.3f' % r['ratio_same_size']) + ('' if r['verified'] else ' BAD'):>22s}")
+        rs = vs.get(v, [])
+        txt = "/".join("%.3f" % r["ratio_same_size"] for r in rs) or "-"
+        cells.append(f"{txt + ('' if all(r['verified'] for r in rs) else ' BAD'):>22s}")
     print(f"  {c:8s} {r0['elem_bytes']:4d} {'x'.join(map(str, r0['shape']))[:24]:24s} " + " ".join(cells))
+for v in variants[1:]:  # per variant against the first: the median of the per-case ratios of medians
+    q = []
+    for c, vs in by.items():
+        a, b = vs.get(variants[0]), vs.get(v)
+        if a and b:
+            q.append(sorted(r["ratio_same_size"] for r in a)[len(a) // 2] / sorted(r["ratio_same_size"] for r in b)[len(b) // 2])
+    if q:
+        q.sort()
+        print(f"  {variants[0]} / {v}: median {q[len(q) // 2]:.3f} over {len(q)} cases, "
+              f"first faster by > 5% on {sum(x > 1.05 for x in q)}, slower by > 5% on {sum(x < 0.95 for x in q)}")
 PY
   [ "${TRANSFORM_PEERS:-0}" = 1 ] || exit 0
 fi
 if [ -z "${TRANSFORM_CASES:-}" ]; then
-  rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-space
+  rec=$OUT/${GPU_CHECK_DATE}_${GPU_NAME}_transform-space${TRANSFORM_TAG:+-$TRANSFORM_TAG}
   variants=${TRANSFORM_VARIANTS:-default,FDX_LAYOUT_GATHER=1}
   "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --list > "$rec.cases.txt"
   timeout 300 "$FDX_BIN" bench transform --suite random --count "${COUNT:-200}" --reps 10 --variants "$variants" \
