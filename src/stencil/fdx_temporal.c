@@ -196,18 +196,112 @@ static fdx_status ensure_scratch(run *r, const fdx_temporal_cfg *c)
     return FDX_OK;
 }
 
+/* The skewed slabs' geometry as the kernel sees it: slabs, even rows a
+   slab, and the counter lines after the rings (16 values a slab: the
+   counter, the time stamps from 1, the balanced first row at 15). */
+static long long *skew_lines(const run *r, const fdx_temporal_cfg *c, int64_t per, int64_t *nslab, int64_t *by)
+{
+    int64_t rows = r->n3[1] - 2 * r->v.ks->radius;
+    *by = c->by < rows ? c->by : rows;
+    *nslab = (rows + *by - 1) / *by;
+    return (long long *)((char *)r->scratch + (size_t)(*nslab * per) * (r->v.ks->is_double ? 8 : 4));
+}
+
+/* Balanced slabs (FDX_TEMPORAL_CPU_BALANCE=1): the first rows of the last
+   pass's slabs for these rows and slab count, set again before the next
+   pass, after each pass moved halfway toward rows in proportion to each
+   thread's rows a compute cycle (levels only, not its waits).  Why: the
+   16-core host's time stamps (session 11) showed one thread computing
+   for ~98% of the pass, its levels 1.6-1.9 times the mean, and the others
+   waiting for it ~35% of theirs: the chain runs at its slowest core. */
+#define BAL_MAX 256
+static struct {
+    int64_t rows, nslab;
+    long long y[BAL_MAX + 1];
+} bal;
+
+void fdx_temporal_balance_seed(int64_t ny, int64_t nslab, const long long *first_rows)
+{
+    pthread_mutex_lock(&lock);
+    bal.rows = nslab >= 1 && nslab <= BAL_MAX ? ny : 0, bal.nslab = nslab;
+    if (bal.rows) memcpy(bal.y, first_rows, (size_t)nslab * sizeof *first_rows);
+    pthread_mutex_unlock(&lock);
+}
+
+static void skew_balance_set(const run *r, const fdx_temporal_cfg *c, int64_t per)
+{
+    int64_t nslab, by;
+    long long *prog = skew_lines(r, c, per, &nslab, &by);
+    const int rd = r->v.ks->radius;
+    /* the kept split where it fits these slabs (another radius or depth
+       may share the rows and the count): slab 0 at r, each 2r .. bym rows */
+    const int64_t top = r->n3[1] - rd, bym = by + by / 2;
+    pthread_mutex_lock(&lock);
+    int have = bal.rows == r->n3[1] && bal.nslab == nslab && bal.y[0] == rd;
+    for (int64_t j = 0; j < nslab && have; j++) {
+        int64_t n = (j + 1 < nslab ? bal.y[j + 1] : top) - bal.y[j];
+        have = n >= 2 * rd && n <= bym;
+    }
+    for (int64_t j = 0; j < nslab; j++) prog[j * 16 + 15] = have ? bal.y[j] : rd + j * by;
+    pthread_mutex_unlock(&lock);
+}
+
+static void skew_balance_update(const run *r, const fdx_temporal_cfg *c, int64_t per)
+{
+    int64_t nslab, by;
+    const long long *prog = skew_lines(r, c, per, &nslab, &by);
+    const int rd = r->v.ks->radius, K = c->k;
+    if (nslab != threads(r) || nslab < 2 || nslab > BAL_MAX || K + 4 >= 15) return;
+    const int64_t top = r->n3[1] - rd, lo = by / 2 > 2 * rd ? by / 2 : 2 * rd, hi = by + by / 2;
+    double want[BAL_MAX], sum = 0, rate[BAL_MAX], rsum = 0;
+    for (int64_t j = 0; j < nslab; j++) {
+        int64_t n = (j + 1 < nslab ? prog[(j + 1) * 16 + 15] : top) - prog[j * 16 + 15];
+        long long cyc = 0;
+        for (int t = 1; t <= K; t++) cyc += prog[j * 16 + 2 + t];
+        if (n <= 0 || cyc <= 0) return;
+        rate[j] = (double)n / (double)cyc, rsum += rate[j];
+        want[j] = (double)n;
+    }
+    const double rows = (double)(top - rd);
+    for (int64_t j = 0; j < nslab; j++) want[j] = 0.5 * want[j] + 0.5 * rows * rate[j] / rsum, sum += want[j];
+    long long y[BAL_MAX + 1];
+    y[0] = rd;
+    double at = 0;
+    for (int64_t j = 0; j + 1 < nslab; j++) {
+        at += want[j] * rows / sum;
+        long long n = llround(rd + at) - y[j];
+        if (n < lo) n = lo;
+        if (n > hi) n = hi;
+        y[j + 1] = y[j] + n;
+    }
+    int64_t last = top - y[nslab - 1];
+    if (last < lo || last > hi) return; /* no split within the rings' rows: keep the last */
+    pthread_mutex_lock(&lock);
+    bal.rows = r->n3[1], bal.nslab = nslab;
+    memcpy(bal.y, y, (size_t)nslab * sizeof *y);
+    pthread_mutex_unlock(&lock);
+    if (fdx_temporal_cpu_code() & FDX_TEMPORAL_CODE_STATS) {
+        y[nslab] = top;
+        int64_t mn = 0, mx = 0;
+        for (int64_t j = 1; j < nslab; j++) {
+            if (y[j + 1] - y[j] < y[mn + 1] - y[mn]) mn = j;
+            if (y[j + 1] - y[j] > y[mx + 1] - y[mx]) mx = j;
+        }
+        FDX_INFO("temporal balance: next pass's slabs %lld rows (thread %lld) .. %lld (thread %lld)",
+                 y[mn + 1] - y[mn], (long long)mn, y[mx + 1] - y[mx], (long long)mx);
+    }
+}
+
 /* FDX_TEMPORAL_CPU_STATS=1 (skew): the time stamps each thread left after
    its first slab's counter (fdx_temporal_emit_skew) as shares of its pass,
    mean and max over the threads, at info level: where a 16-thread pass
    goes (waiting on the neighbours, which level, the closing barriers). */
 static void skew_stats_log(const run *r, const fdx_temporal_cfg *c, int64_t per, double ms)
 {
-    const int rd = r->v.ks->radius, K = c->k, team = threads(r);
-    if (K + 4 >= 16) return;
-    int64_t rows = r->n3[1] - 2 * rd, by = c->by < rows ? c->by : rows;
-    int64_t nslab = (rows + by - 1) / by;
-    const long long *prog =
-        (const long long *)((const char *)r->scratch + (size_t)(nslab * per) * (r->v.ks->is_double ? 8 : 4));
+    const int K = c->k, team = threads(r);
+    if (K + 4 >= 15) return;
+    int64_t nslab, by;
+    const long long *prog = skew_lines(r, c, per, &nslab, &by);
     double mean[16] = {0}, max[16] = {0};
     int n = 0;
     for (int th = 0; th < team; th++) {
@@ -256,10 +350,13 @@ static fdx_status pass(run *r, fdx_kernel *k, const fdx_temporal_cfg *c, void *d
     void *args[8] = {&dst, &src, &scratch, p.bytes, &tp, &dstp, &srcp, &cf};
     if (!r->cuda) /* the CPU entry takes the pointers */
         args[0] = dst, args[1] = src, args[2] = scratch, args[5] = dstp, args[6] = srcp, args[7] = cf;
-    const int stats = !r->cuda && c->skew && (fdx_temporal_cpu_code() & FDX_TEMPORAL_CODE_STATS);
+    const int code = !r->cuda && c->skew ? fdx_temporal_cpu_code() : 0;
+    const int stats = code & FDX_TEMPORAL_CODE_STATS, balance = code & FDX_TEMPORAL_CODE_BALANCE;
+    if (balance) skew_balance_set(r, c, tp.per);
     double t0 = stats ? fdx_now_s() : 0;
     FDX_TRY(r->be->launch(k, &dims, args, stream));
     if (stats) skew_stats_log(r, c, tp.per, (fdx_now_s() - t0) * 1e3);
+    if (balance) skew_balance_update(r, c, tp.per);
     return FDX_OK;
 }
 

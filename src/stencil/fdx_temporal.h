@@ -182,14 +182,20 @@ FDX_HIDDEN int64_t fdx_temporal_cpu_budget(int threads);
    plane (FDX_TEMPORAL_CPU_PREFETCH=2), FDX_TEMPORAL_CODE_OSPREAD the last
    level's plane streamed out in pieces over the next iteration
    (FDX_TEMPORAL_CPU_STREAM=1, nt tiles), FDX_TEMPORAL_CODE_STATS time
-   stamps of the waits and levels (FDX_TEMPORAL_CPU_STATS=1). */
+   stamps of the waits and levels (FDX_TEMPORAL_CPU_STATS=1),
+   FDX_TEMPORAL_CODE_BALANCE slabs whose first rows the host sets from the
+   threads' last time stamps (FDX_TEMPORAL_CPU_BALANCE, default on). */
 #define FDX_TEMPORAL_CODE_ALIGN 1
 #define FDX_TEMPORAL_CODE_PREFETCH 2
 #define FDX_TEMPORAL_CODE_ROWS2 4
 #define FDX_TEMPORAL_CODE_SPREAD 8
 #define FDX_TEMPORAL_CODE_OSPREAD 16
 #define FDX_TEMPORAL_CODE_STATS 32
+#define FDX_TEMPORAL_CODE_BALANCE 64
 FDX_HIDDEN int fdx_temporal_cpu_code(void);
+/* Balanced slabs (tests): the first rows of the nslab slabs the next pass
+   on ny rows starts from (slab 0 at r; each 2r .. 1.5 even shares). */
+FDX_HIDDEN void fdx_temporal_balance_seed(int64_t ny, int64_t nslab, const long long *first_rows);
 
 /* The candidates the tuner times for this spec and shape (at most `max`),
    deepest blocking first, the preferred tile first within a depth; with

@@ -162,6 +162,7 @@ int fdx_temporal_cpu_code(void)
            (pf == 1 ? FDX_TEMPORAL_CODE_PREFETCH : 0) | (pf == 2 ? FDX_TEMPORAL_CODE_SPREAD : 0) |
            (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_STREAM, 0, 1, 0) ? FDX_TEMPORAL_CODE_OSPREAD : 0) |
            (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_STATS, 0, 1, 0) ? FDX_TEMPORAL_CODE_STATS : 0) |
+           (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_BALANCE, 0, 1, 1) ? FDX_TEMPORAL_CODE_BALANCE : 0) |
            (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_ROWS2, 0, 1, 0) ? FDX_TEMPORAL_CODE_ROWS2 : 0);
 }
 
@@ -183,6 +184,8 @@ static int64_t skew_per_slab(const fdx_stencil_kspec *ks, const fdx_temporal_cfg
 {
     int r = ks->radius;
     int64_t by = c->by < n3[1] - 2 * r ? c->by : n3[1] - 2 * r;
+    /* balanced slabs: up to 1.5 by rows (fdx_temporal_emit_skew's bym) */
+    if (fdx_temporal_cpu_code() & FDX_TEMPORAL_CODE_BALANCE) by += by / 2;
     int64_t v = ((int64_t)(c->k - 1) * ((2 * r + 1) * (by + (int64_t)(c->k - 1) * r) +
                                         (2 * r + 1 + FDX_TEMPORAL_SKEW_SLACK) * 2 * r) + 2 +
                  (c->nt && (fdx_temporal_cpu_code() & FDX_TEMPORAL_CODE_OSPREAD) ? by + (int64_t)c->k * r : 0)) *

@@ -271,7 +271,17 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
                 2 * R);
     fdx_cg_stmt(k, "const long long line = 64 / (long long)sizeof(real), ew = (bw + %d + line - 1) / line * line + line",
                 2 * K * R);
-    fdx_cg_stmt(k, "const long long nslab = (ny - %d + by - 1) / by, ps = (by + %d) * ew", 2 * R, (K - 1) * R);
+    /* Balanced slabs (FDX_TEMPORAL_CODE_BALANCE; session 11): slab j
+       starts at the row the host left in its counter line (prog[16 j +
+       15]), so a slow core's slab can be shorter; the rings hold up to
+       bym = 1.5 by rows (fdx_temporal_skew_bym). */
+    const int bal = (code & FDX_TEMPORAL_CODE_BALANCE) != 0;
+    fdx_cg_stmt(k, "const long long nslab = (ny - %d + by - 1) / by, bym = by + %s, ps = (bym + %d) * ew", 2 * R,
+                bal ? "by / 2" : "0", (K - 1) * R);
+    if (bal)
+        fdx_cg_line(k, "#define FDX_Y(j) ((j) >= nslab ? ny - %d : ((const long long *)(scratch + nslab * per))[(j) * 16 + 15])", R);
+    else
+        fdx_cg_line(k, "#define FDX_Y(j) (%d + (j) * by)", R);
     /* A slab's scratch: its rings (levels 1 .. k - 1, 2r + 1 planes of ps
        values), its edge rings (2r + 1 + slack planes of its top 2r rows),
        the row buffer (nt). */
@@ -283,7 +293,7 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
         /* The last level's plane buffer (spread streaming): by + k r rows
            before the two row buffers at the slab's scratch end; segment s
            of k of the block's columns, its inner ends on lines. */
-        fdx_cg_stmt(k, "const long long ob = (by + %d) * ew", K * R);
+        fdx_cg_stmt(k, "const long long ob = (bym + %d) * ew", K * R);
         fdx_cg_line(k, "#define FDX_OUTBUF(y) (rj + per - 2 * ew - ob + ((y) - lo[%d]) * ew - xo)", K);
         fdx_cg_line(k, "#define FDX_SEGAT(s) ((x0 + (x1 - x0) * (s) / %d) & ~(line - 1))", K);
         fdx_cg_line(k, "#define FDX_SEG(s) ((s) == 0 ? x0 : (s) == %d ? x1 : FDX_SEGAT(s) > x0 ? FDX_SEGAT(s) : x0)", K);
@@ -340,7 +350,7 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
        above (1), in each level (1 + t), at the blocks' barriers (k + 2)
        and in all (k + 3), left in its first slab's counter line
        after the counter (fdx_temporal_skew_stats reads them). */
-    const int stats = (code & FDX_TEMPORAL_CODE_STATS) && K + 4 < 16;
+    const int stats = (code & (FDX_TEMPORAL_CODE_STATS | FDX_TEMPORAL_CODE_BALANCE)) && K + 4 < 15;
     if (stats) {
         fdx_cg_line(par, "#if defined(__x86_64__) || defined(__i386__)");
         fdx_cg_line(par, "#define FDX_TSC() __builtin_ia32_rdtsc()");
@@ -371,7 +381,7 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
     /* The slab's rows of every level. */
     fdx_cg_stmt(sl, "long long lo[%d], hi[%d]", K + 1, K + 1);
     fdx_cg_node *lt = fdx_cg_for(sl, FDX_CG_LOOP, "int t = 0; t <= %d; t++", K);
-    fdx_cg_stmt(lt, "const long long a = %d + j * by - t * %d, b = %d + (j + 1) * by - t * %d", R, R, R, R);
+    fdx_cg_stmt(lt, "const long long a = FDX_Y(j) - t * %d, b = FDX_Y(j + 1) - t * %d", R, R);
     fdx_cg_stmt(lt, "lo[t] = a > %d ? a : %d", R, R);
     fdx_cg_stmt(lt, "hi[t] = j == nslab - 1 ? ny - %d : b > %d ? b : %d", R, R, R);
     if (ospread) {
@@ -405,7 +415,7 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
         fdx_cg_node *fl = fdx_cg_for(xb, FDX_CG_LOOP, "long long j = ja; j < jz; j++");
         fdx_cg_stmt(fl, "real *const rj = scratch + j * per");
         fdx_cg_stmt(fl, "long long lo[%d], hi[%d]", K + 1, K + 1);
-        fdx_cg_stmt(fl, "const long long a = %d + j * by - %d, b = %d + (j + 1) * by - %d", R, K * R, R, K * R);
+        fdx_cg_stmt(fl, "const long long a = FDX_Y(j) - %d, b = FDX_Y(j + 1) - %d", K * R, K * R);
         fdx_cg_stmt(fl, "lo[%d] = a > %d ? a : %d", K, R, R);
         fdx_cg_stmt(fl, "hi[%d] = j == nslab - 1 ? ny - %d : b > %d ? b : %d", K, R, R, R);
         fdx_cg_stmt(fl, "const long long pp = nm - %d", R + 1);
@@ -434,6 +444,7 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
     fdx_cg_line(k, "#undef FDX_WAIT");
     fdx_cg_line(k, "#undef FDX_PAUSE");
     if (stats) fdx_cg_line(k, "#undef FDX_TSC");
+    fdx_cg_line(k, "#undef FDX_Y");
     if (ospread) {
         fdx_cg_line(k, "#undef FDX_OUTBUF");
         fdx_cg_line(k, "#undef FDX_SEGAT");

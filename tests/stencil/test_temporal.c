@@ -348,11 +348,12 @@ static void skew_align_cases(fdx_ctx *c, uint64_t *seed)
 static void skew_spread_cases(fdx_ctx *c, const char *label, uint64_t *seed)
 {
     for (int v = 0; v < 3; v++) {
-        /* 0: spread prefetching, each row streamed at once; 1: spread
-           streaming; 2: both */
+        /* 0: spread prefetching, each row streamed at once, even slabs
+           without the balanced slabs' table; 1: spread streaming; 2: both */
         if (v != 1) setenv("FDX_TEMPORAL_CPU_PREFETCH", "2", 1);
         else unsetenv("FDX_TEMPORAL_CPU_PREFETCH");
         setenv("FDX_TEMPORAL_CPU_STREAM", v ? "1" : "0", 1); /* 0: a row at once */
+        setenv("FDX_TEMPORAL_CPU_BALANCE", v ? "1" : "0", 1); /* 0: even slabs, no table */
         if (v == 2) setenv("FDX_TEMPORAL_CPU_STATS", "1", 1); /* time stamps: the result must not move */
         for (int o = 0; o < 2; o++) {
             if (o && v != 2) continue; /* order 8 with everything on only */
@@ -377,6 +378,7 @@ static void skew_spread_cases(fdx_ctx *c, const char *label, uint64_t *seed)
     unsetenv("FDX_TEMPORAL_CPU_PREFETCH");
     unsetenv("FDX_TEMPORAL_CPU_STREAM");
     unsetenv("FDX_TEMPORAL_CPU_STATS");
+    unsetenv("FDX_TEMPORAL_CPU_BALANCE");
     fdx_temporal_force_tile(NULL);
 }
 
@@ -394,8 +396,26 @@ static void test_skew_spread(void)
     }
     fdx_options_destroy(&o);
     if (five) skew_spread_cases(five, "5 threads", &seed);
-    fdx_ctx_destroy(&five);
 
+    /* Balanced slabs (FDX_TEMPORAL_CPU_BALANCE=1), a slab a thread (the
+       candidates' tile): the first pass from an uneven split seeded here
+       (12, 6, 15, 4, 12 of 49 rows: 4 = 2r at order 4), the later ones from
+       the threads' time stamps; at depths 3 and 2, spread streaming on. */
+    if (five) {
+        setenv("FDX_TEMPORAL_CPU_BALANCE", "1", 1);
+        setenv("FDX_TEMPORAL_CPU_STREAM", "1", 1);
+        int64_t bshape[3] = {37, 53, 19};
+        const long long first[5] = {2, 14, 20, 35, 39};
+        for (int k = 3; k >= 2; k--) {
+            fdx_temporal_balance_seed(bshape[1], 5, first);
+            char what[96];
+            snprintf(what, sizeof what, "balanced slabs, 5 threads, k %d, 4 passes", k);
+            tc_case(five, 3, 4, FDX_FLOAT64, bshape, 4 * k, k, &seed, what);
+        }
+        unsetenv("FDX_TEMPORAL_CPU_BALANCE");
+        unsetenv("FDX_TEMPORAL_CPU_STREAM");
+    }
+    fdx_ctx_destroy(&five);
     /* Huge pages asked for: 2 MiB blocks on 2 MiB, the steps exact on them. */
     setenv("FDX_CPU_HUGEPAGES", "1", 1);
     int64_t shape[3] = {66, 66, 66}; /* 2.2 MiB of doubles */

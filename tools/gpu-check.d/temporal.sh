@@ -270,6 +270,23 @@ cpu_probe_run() { # variant threads shape steps temporal [env ...]
     awk -v v="$variant" -v t="$thr" -v n="$pts" -v s="$shape" '{ printf "%-10s T=%-2s %-14s %s", v, t, s, $0;
       for (i = 1; i <= NF; i++) if ($i == "\"ms_per_step\":") printf " ns/pt-level/thread %.3f", $(i + 1) * 1e6 * t / n; print "" }'
 }
+# Session 11's probes (TEMPORAL_CPU=s11, s11b, s11c): the sizes (16 threads
+# at 512^3, 16 steps a run unless said), and at the end the threads' time
+# stamps (FDX_TEMPORAL_CPU_STATS, exported by the probe), the balance's
+# rows and auto's tuning out of the log.
+s11_vars() {
+  maxt=${TEMPORAL_PROBE_MAXT:-16}
+  full=${TEMPORAL_PROBE_FULL:-512x512x512}
+  fx=${full%%x*}
+  pz=${TEMPORAL_PROBE_NZ:-512}
+  n=${TEMPORAL_S11_STEPS:-16}
+}
+s11_end() {
+  unset FDX_TEMPORAL_CPU_STATS
+  grep -E "^== cpu probe|temporal (stats|balance|blocking for)" "$log" >"$OUT/temporal-cpu-stats.txt" 2>/dev/null
+  grep -E "temporal tuning|temporal blocking for" "$log" >"$OUT/temporal-cpu-tuning.txt" 2>/dev/null
+  echo "temporal: host CPU $1 part took $((SECONDS - s11_start)) s"
+}
 if [ "${TEMPORAL_CPU:-1}" = probe ]; then
   pf=$OUT/temporal-cpu-probe.txt
   { lscpu | grep -E "Model name|MHz|^CPU\(s\)|Thread|L1d|L2|L3"; grep -m3 MHz /proc/cpuinfo
@@ -343,11 +360,7 @@ elif [ "${TEMPORAL_CPU:-1}" = s11 ]; then
     echo; grep MHz /proc/cpuinfo | sort | uniq -c; uname -r; nproc; } >"$gf" 2>&1
   ( while :; do echo "$((SECONDS - s11_start)) $(grep AnonHugePages /proc/meminfo)"; sleep 1; done ) >"$OUT/temporal-cpu-thp.txt" 2>&1 &
   thp_pid=$!
-  maxt=${TEMPORAL_PROBE_MAXT:-16}
-  full=${TEMPORAL_PROBE_FULL:-512x512x512}
-  fx=${full%%x*}
-  pz=${TEMPORAL_PROBE_NZ:-512}
-  n=${TEMPORAL_S11_STEPS:-16}
+  s11_vars
   sk="skew nt chunk $((pz - 2))"
   t4="k4 cpu $((fx - 2))x32 $sk"
   pf2=FDX_TEMPORAL_CPU_PREFETCH=2 st=FDX_TEMPORAL_CPU_STREAM=1 hp=FDX_CPU_HUGEPAGES=1
@@ -368,9 +381,7 @@ elif [ "${TEMPORAL_CPU:-1}" = s11 ]; then
   cpu_probe_run weak1 1 "512x34x$pz" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu 510x32 $sk"
   cpu_probe_run all3weak1 1 "512x34x$pz" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu 510x32 $sk" $pf2 $st $hp
   kill "$thp_pid" 2>/dev/null
-  unset FDX_TEMPORAL_CPU_STATS
-  grep -E "^== cpu probe|temporal stats" "$log" >"$OUT/temporal-cpu-stats.txt" 2>/dev/null
-  echo "temporal: host CPU s11 part took $((SECONDS - s11_start)) s"
+  s11_end s11
 elif [ "${TEMPORAL_CPU:-1}" = s11b ]; then
   # Session 11, second probe (~2.5 min): s11's 16:25 run had spread
   # streaming (st, FDX_TEMPORAL_CPU_STREAM=1) at 21.2 / 14.6 ms a step
@@ -380,11 +391,7 @@ elif [ "${TEMPORAL_CPU:-1}" = s11b ]; then
   # at other depths and widths, and one thread; every run time-stamped
   # (FDX_TEMPORAL_CPU_STATS=1, shares a pass in temporal-cpu-stats.txt).
   s11_start=$SECONDS
-  maxt=${TEMPORAL_PROBE_MAXT:-16}
-  full=${TEMPORAL_PROBE_FULL:-512x512x512}
-  fx=${full%%x*}
-  pz=${TEMPORAL_PROBE_NZ:-512}
-  n=${TEMPORAL_S11_STEPS:-16}
+  s11_vars
   sk="skew nt chunk $((pz - 2))"
   t4="k4 cpu $((fx - 2))x32 $sk"
   st=FDX_TEMPORAL_CPU_STREAM=1
@@ -401,9 +408,29 @@ elif [ "${TEMPORAL_CPU:-1}" = s11b ]; then
   cpu_probe_run stk2 "$maxt" "$full" "$n" 2 FDX_TEMPORAL_CFG="k2 cpu $((fx - 2))x32 $sk" $st
   cpu_probe_run weak1 1 "512x34x$pz" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu 510x32 $sk"
   cpu_probe_run stweak1 1 "512x34x$pz" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu 510x32 $sk" $st
-  unset FDX_TEMPORAL_CPU_STATS
-  grep -E "^== cpu probe|temporal stats" "$log" >"$OUT/temporal-cpu-stats.txt" 2>/dev/null
-  echo "temporal: host CPU s11b part took $((SECONDS - s11_start)) s"
+  s11_end s11b
+elif [ "${TEMPORAL_CPU:-1}" = s11c ]; then
+  # Session 11, final (~2.5 min): s11b's time stamps showed the 16 threads
+  # waiting ~35% of a pass on one slow thread (its levels 1.6-1.9 times the
+  # mean): balanced slabs (FDX_TEMPORAL_CPU_BALANCE, now default 1) size
+  # each thread's slab by its compute time in the last pass.  Three
+  # interleaved rounds of the default tile (k4 510x32 skew nt, balanced),
+  # bal0 (even slabs, the session-10 default) and balst (balanced with
+  # spread streaming); then the defaults as a user gets them: --temporal 4
+  # (the first candidate) and auto (the tuner; the headline), 48 steps.
+  # Time stamps on (temporal-cpu-stats.txt, with the balance's slab rows).
+  s11_start=$SECONDS
+  s11_vars
+  t4="k4 cpu $((fx - 2))x32 skew nt chunk $((pz - 2))"
+  export FDX_TEMPORAL_CPU_STATS=1
+  for rep in 1 2 3; do
+    cpu_probe_run def "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4"
+    cpu_probe_run bal0 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4" FDX_TEMPORAL_CPU_BALANCE=0
+    cpu_probe_run balst "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="$t4" FDX_TEMPORAL_CPU_STREAM=1
+  done
+  cpu_probe_run t4 "$maxt" "$full" 48 4
+  cpu_probe_run auto "$maxt" "$full" 48 auto
+  s11_end s11c
 elif [ "${TEMPORAL_CPU:-1}" = s10 ]; then
   # Session 10's final check (~2 min): tinyT a 34-wide 4-deep problem a
   # thread (rings ~0.1 MB: core-bound; tiny16 / tiny1 is how much of the
