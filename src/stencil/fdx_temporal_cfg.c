@@ -428,7 +428,15 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                    (59; they lost on 64x8 q4 only by passing 64).  Radius 1
                    and depths up to 4 only (measured; radius 2 u5 fp and k5
                    u3 fp spill). */
-                if (rank3 && !ks->is_double && r == 1 && c.k <= 4 && c.tx * c.ty >= 1024 && c.nq == 3) c.un = 3, c.fp = 1;
+                if (rank3 && !ks->is_double && r == 1 && c.k <= 4 && c.tx * c.ty >= 1024 && c.nq == 3) {
+                    c.un = 3, c.fp = 1;
+                    /* Session 11 (s11m, verified, same run): 32-bit element
+                       offsets lift it to 2.372 (2.130-2.152 without; ncu
+                       had the integer pipe busiest); double unchanged
+                       (2.121 / 2.122), so float only, where the array's
+                       points fit an int (fdx_temporal_fits' bound). */
+                    c.i32 = n3[0] * n3[1] * n3[2] < 0x7fffffffLL;
+                }
                 c.chunk = fdx_temporal_chunk(ks, dev, cuda, n3, &c);
                 n = add(ks, dev, cuda, n3, c, out, n, max);
                 /* FDX_TEMPORAL_ROTATE=1: each tile also with the rotated
