@@ -382,10 +382,10 @@ static void skew_spread_cases(fdx_ctx *c, const char *label, uint64_t *seed)
     fdx_temporal_force_tile(NULL);
 }
 
-static void test_skew_spread(void)
+/* A CPU context of 5 threads: more threads than CPUs here, several slabs a
+   thread and chains of threads waiting on each other. */
+static fdx_ctx *five_threads(void)
 {
-    uint64_t seed = 0x5e11;
-    skew_spread_cases(ctx, "context threads", &seed);
     fdx_options *o = NULL;
     fdx_ctx *five = NULL;
     CHECK_OK(fdx_options_create(&o));
@@ -395,6 +395,14 @@ static void test_skew_spread(void)
         CHECK_OK(fdx_ctx_create(o, &five));
     }
     fdx_options_destroy(&o);
+    return five;
+}
+
+static void test_skew_spread(void)
+{
+    uint64_t seed = 0x5e11;
+    skew_spread_cases(ctx, "context threads", &seed);
+    fdx_ctx *five = five_threads();
     if (five) skew_spread_cases(five, "5 threads", &seed);
 
     /* Balanced slabs (FDX_TEMPORAL_CPU_BALANCE=1), a slab a thread (the
@@ -436,15 +444,7 @@ static void test_skew(void)
     uint64_t seed = 0x5c3e;
     skew_align_cases(ctx, &seed);
     skew_cases(ctx, "context threads", &seed);
-    fdx_options *o = NULL;
-    fdx_ctx *five = NULL;
-    CHECK_OK(fdx_options_create(&o));
-    if (o) {
-        CHECK_OK(fdx_options_set(o, "backend", "cpu"));
-        CHECK_OK(fdx_options_set(o, "threads", "5"));
-        CHECK_OK(fdx_ctx_create(o, &five));
-    }
-    fdx_options_destroy(&o);
+    fdx_ctx *five = five_threads();
     if (five) skew_cases(five, "5 threads", &seed);
     fdx_ctx_destroy(&five);
 
