@@ -101,6 +101,12 @@ static void emit_shift(fdx_cg_node *at, const gen *g, int t, int nq)
 
 static void emit_levels(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *c, int ph, int fast);
 
+/* Fixed device helpers, a line each, at the top of the kernel source. */
+static void emit_lines(fdx_cg_node *top, const char *const *lines, size_t n)
+{
+    for (size_t i = 0; i < n; i++) fdx_cg_line(top, "%s", lines[i]);
+}
+
 /* nb (fdx_temporal_cfg.nb): the mbarrier operations the kernel uses, as
    inline PTX; tests/cuda_emu.h defines FDX_CUDA_EMU and its own (threads
    that wait yield to the others).  A warp's barrier counts its 32 threads'
@@ -123,7 +129,7 @@ static void emit_nb_helpers(fdx_cg_node *top)
         "               \"@!P1 bra FDX_NB_WAIT;\\n}\" :: \"r\"(b), \"r\"(parity) : \"memory\"); }",
         "#endif",
     };
-    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) fdx_cg_line(top, "%s", lines[i]);
+    emit_lines(top, lines, sizeof lines / sizeof *lines);
 }
 
 /* nr (fdx_temporal_cfg.nr): named barriers (bar.arrive / bar.sync with a
@@ -140,7 +146,7 @@ static void emit_nr_helpers(fdx_cg_node *top)
         "{ asm volatile(\"bar.sync %0, %1;\" :: \"r\"(id), \"r\"(n) : \"memory\"); }",
         "#endif",
     };
-    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) fdx_cg_line(top, "%s", lines[i]);
+    emit_lines(top, lines, sizeof lines / sizeof *lines);
 }
 
 /* nb: the warps whose cells a warp's points read, as offsets in warps
