@@ -119,15 +119,16 @@ else
          "sim"
          "heat3d-f32|$h3d --precision float|4|64x16 q4 pd1"
          "wave2d-f32-o8|$w2d|off|")
-  if [ "${TEMPORAL_AUTO:-0}" = 1 ]; then
-    cases+=("heat3d-f64|$h3d --precision double|auto|" "heat3d-f32|$h3d --precision float|auto|"
-            "heat2d-f32|$h2d|auto|" "wave2d-f32-o8|$w2d|auto|")
-  fi
   # TEMPORAL_ROTATE=1: auto with the rotated loops and fast bodies among the
   # candidates (FDX_TEMPORAL_ROTATE=1 FDX_TEMPORAL_INNER=1).
   if [ "${TEMPORAL_ROTATE:-0}" = 1 ]; then
     cases+=("heat3d-f64|$h3d --precision double|auto|rotate" "wave2d-f32-o8|$w2d|auto|rotate")
   fi
+fi
+# TEMPORAL_AUTO=1 (any list): the headline cases under auto after the list.
+if [ "${TEMPORAL_AUTO:-0}" = 1 ]; then
+  cases+=("heat3d-f64|$h3d --precision double|auto|" "heat3d-f32|$h3d --precision float|auto|"
+          "heat2d-f32|$h2d|auto|" "wave2d-f32-o8|$w2d|auto|")
 fi
 # Deep halos (issue 20 item 4): the 2D 8th-order wave 4096^2 float on
 # TEMPORAL_UNITS units (default 2: on one GPU, units of one device; on a
