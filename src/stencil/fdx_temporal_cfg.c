@@ -486,9 +486,12 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
        20.9 / 23.9); plain stores first where it may stay cached. */
     const int64_t grid = n3[0] * n3[1] * n3[2] * (int64_t)elem(ks);
     const int nt_first = grid > (dev->l2_bytes > 0 ? (int64_t)dev->l2_bytes : (int64_t)32 << 20);
+    /* Dynamic slabs (FDX_TEMPORAL_CPU_DYN): FDX_TEMPORAL_DYN_SLABS slabs a
+       thread, so a range can give one away. */
+    const int64_t spt = fdx_temporal_cpu_dyn() > 0 ? FDX_TEMPORAL_DYN_SLABS : 1;
     if (rank3 && ks->update == FDX_UPDATE_HEAT)
         for (int d = 0; d < nd; d++) {
-            int64_t rows = n3[1] - 2 * r, by = ceil_div(rows, sms), cols = n3[0] - 2 * r;
+            int64_t rows = n3[1] - 2 * r, by = ceil_div(rows, sms * spt), cols = n3[0] - 2 * r;
             if (by < 2 * r) by = 2 * r;
             fdx_temporal_cfg c = {depths[d], 0, 0, (int)(n3[2] - 2 * r), (int)cols, (int)by, 0, 0};
             c.skew = 1;
@@ -504,7 +507,7 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                width that fit it, each recomputing (k - t) r columns a
                side at level t; while that stays under a quarter of the
                block (auto only; session 9). */
-            double col = (double)(c.k - 1) * (2 * r + 1) * (double)by * (double)elem(ks);
+            double col = (double)(c.k - 1) * (2 * r + 1) * (double)(by * spt) * (double)elem(ks);
             int64_t fit = (int64_t)(fdx_temporal_cpu_budget((int)sms) / 2 / col) - 2LL * c.k * r;
             if (c.k > 1 && fit < cols && fit >= 8LL * c.k * r) {
                 int64_t nb = ceil_div(cols, fit);
