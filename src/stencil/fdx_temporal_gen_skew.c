@@ -314,7 +314,13 @@ static void emit_slab_iteration(fdx_cg_node *sl, const gen *g, const fdx_tempora
    slab (less an eighth of its compute: jitter is not slowness) pass N of
    its slab iterations' time takes the neighbour's nearest slab: the one
    below where its lowest slab waits on it, the one above where its top
-   slab waits on its slack, keeping every range at least one slab.  So a slow core's range shrinks by a
+   slab waits on its slack, keeping every range at least one slab, and
+   only where that neighbour is the slow one, not waiting itself (its
+   lowest slab two iterations behind what it needs, its top slab short of
+   its slack's end).  (The first version took from any neighbour waited
+   on: on the 16-core host every thread above a slow one waits, so ranges
+   drifted up the chain, 1 .. 19 slabs of 64, ~22 slabs taken a thread
+   and pass, each moving its rings: s12f.)  So a slow core's range shrinks by a
    slab each time a neighbour waits on it, and its slabs' rings move once,
    to the neighbour's L2.  Every point is still computed by one iteration
    of one slab in the fixed slabs' order of dependences: the same values. */
@@ -352,18 +358,28 @@ static void emit_dyn_march(fdx_cg_node *xb, const gen *g, const fdx_temporal_cfg
     fdx_cg_stmt(late, "int moved = 0");
     fdx_cg_stmt(late, "long long e = hl");
     /* below: the home's lowest slab, past its first iteration (not the
-       pipeline's fill), waits on slab hl - 1 */
+       pipeline's fill), waits on slab hl - 1, and the neighbour is the
+       slow one: its own lowest slab bl has what it needs from below by
+       two iterations (else it waits too: a chain of waits takes from no
+       one but its cause) */
     fdx_cg_stmt(late, "const long long pl = left ? __atomic_load_n(&prog[hl * 16], __ATOMIC_ACQUIRE) : 0");
-    fdx_cg_stmt(late, "if (left && th > 0 && pl > %d && pl < iend && hl - __atomic_load_n(&bnd[(th - 1) * 16], __ATOMIC_RELAXED) >= 2 && "
-                      "__atomic_load_n(&prog[(hl - 1) * 16], __ATOMIC_ACQUIRE) <= pl) "
+    fdx_cg_stmt(late, "const long long bl = th > 0 ? __atomic_load_n(&bnd[(th - 1) * 16], __ATOMIC_RELAXED) : 0");
+    fdx_cg_stmt(late, "if (left && th > 0 && pl > %d && pl < iend && hl - bl >= 2 && "
+                      "__atomic_load_n(&prog[(hl - 1) * 16], __ATOMIC_ACQUIRE) <= pl && "
+                      "(bl == 0 || __atomic_load_n(&prog[(bl - 1) * 16], __ATOMIC_ACQUIRE) > "
+                      "__atomic_load_n(&prog[bl * 16], __ATOMIC_ACQUIRE) + 1)) "
                       "moved = __atomic_compare_exchange_n(&bnd[th * 16], &e, hl - 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)",
                 2 * R);
-    /* above: the home's top slab waits on slab hh's slack */
+    /* above: the home's top slab waits on slab hh's slack, and the
+       neighbour's top slab bt is not at its own slack's end */
     fdx_cg_stmt(late, "e = hh");
-    fdx_cg_stmt(late, "if (left && !moved && th + 1 < team && __atomic_load_n(&bnd[(th + 2) * 16], __ATOMIC_RELAXED) - hh >= 2 && "
-                      "__atomic_load_n(&prog[hh * 16], __ATOMIC_ACQUIRE) < __atomic_load_n(&prog[(hh - 1) * 16], __ATOMIC_ACQUIRE) - %d) "
+    fdx_cg_stmt(late, "const long long bt = th + 1 < team ? __atomic_load_n(&bnd[(th + 2) * 16], __ATOMIC_RELAXED) - 1 : 0");
+    fdx_cg_stmt(late, "if (left && !moved && th + 1 < team && bt - hh >= 1 && "
+                      "__atomic_load_n(&prog[hh * 16], __ATOMIC_ACQUIRE) < __atomic_load_n(&prog[(hh - 1) * 16], __ATOMIC_ACQUIRE) - %d && "
+                      "(bt + 1 == nslab || __atomic_load_n(&prog[(bt + 1) * 16], __ATOMIC_ACQUIRE) > "
+                      "__atomic_load_n(&prog[bt * 16], __ATOMIC_ACQUIRE) - %d)) "
                       "moved = __atomic_compare_exchange_n(&bnd[(th + 1) * 16], &e, hh + 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)",
-                slack);
+                slack, slack - 1);
     fdx_cg_node *mv = fdx_cg_if(late, "moved");
     if (stats) fdx_cg_stmt(mv, "fdx_st[1]++, fdx_st[0] += now - fdx_w0");
     fdx_cg_stmt(mv, "fdx_w0 = now, fdx_acc = 0");

@@ -460,6 +460,26 @@ elif [ "${TEMPORAL_CPU:-1}" = s12 ]; then
     cpu_probe_run st8 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x8 $sk" FDX_TEMPORAL_CPU_SLACK=16
   done
   s11_end s12
+elif [ "${TEMPORAL_CPU:-1}" = s12b ]; then
+  # Session 12, second (~2.5 min).  s12f (ms a step, rounds 1/2/3): def
+  # 19.8/14.7/17.6, sl16 17.0/16.9/20.7, dyn16 16.8/18.0/17.2, dyn8
+  # 24.6/23.6/21.8, st8 28.1/17.3/27.5; fastest pass def 55.5 ms, sl16
+  # 54.0, dyn16 67.0 (idle 0.15-0.25 in every pass, ~22 slabs taken a
+  # thread and pass: ranges drifting 1 .. 19 slabs of 64).  Now a thread
+  # takes a slab only from the neighbour that is the slow one (not itself
+  # waiting).  Four interleaved rounds of def, sl16, dyn16 (N = 4) and
+  # dyn16n16 (N = 16), time stamps on.
+  s11_start=$SECONDS
+  s11_vars
+  sk="skew nt chunk $((pz - 2))"
+  export FDX_TEMPORAL_CPU_STATS=1
+  for rep in 1 2 3 4; do
+    cpu_probe_run def "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 $sk"
+    cpu_probe_run sl16 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 $sk" FDX_TEMPORAL_CPU_SLACK=16
+    cpu_probe_run dyn16 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x16 $sk" FDX_TEMPORAL_CPU_DYN=4 FDX_TEMPORAL_CPU_SLACK=16
+    cpu_probe_run dyn16n16 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x16 $sk" FDX_TEMPORAL_CPU_DYN=16 FDX_TEMPORAL_CPU_SLACK=16
+  done
+  s11_end s12b
 elif [ "${TEMPORAL_CPU:-1}" = s10 ]; then
   # Session 10's final check (~2 min): tinyT a 34-wide 4-deep problem a
   # thread (rings ~0.1 MB: core-bound; tiny16 / tiny1 is how much of the
