@@ -480,6 +480,29 @@ elif [ "${TEMPORAL_CPU:-1}" = s12b ]; then
     cpu_probe_run dyn16n16 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x16 $sk" FDX_TEMPORAL_CPU_DYN=16 FDX_TEMPORAL_CPU_SLACK=16
   done
   s11_end s12b
+elif [ "${TEMPORAL_CPU:-1}" = s12c ]; then
+  # Session 12, third (~2.5 min).  s12j: dynamic slabs lost (22-26 ms a
+  # step against def 15-21; idle 0.25-0.55); def and slack 16 tie.  The
+  # waits follow host-wide phases (calm passes 54-66 ms, noisy 85-190) in
+  # which one thread computes 1.5x slower.  Does a vCPU left free (for the
+  # guest's own interrupts and daemons) take the noise off the chain?
+  # Four interleaved rounds, k4 nt balanced slabs, time stamps on:
+  #   def    16 threads (510x32)
+  #   t15    15 threads (510x34) pinned to CPUs 0-14 (15 free)
+  #   t15c0  15 threads on CPUs 1-15 (taskset; 0 free)
+  #   t14    14 threads (510x37) on CPUs 0-13
+  s11_start=$SECONDS
+  s11_vars
+  sk="skew nt chunk $((pz - 2))"
+  export FDX_TEMPORAL_CPU_STATS=1
+  for rep in 1 2 3 4; do
+    cpu_probe_run def "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x$(( (fx - 2 + maxt - 1) / maxt )) $sk"
+    cpu_probe_run t15 $((maxt - 1)) "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x$(( (fx - 2 + maxt - 2) / (maxt - 1) )) $sk"
+    TASKSET="taskset -c 1-$((maxt - 1))" cpu_probe_run t15c0 $((maxt - 1)) "$full" "$n" 4 \
+      FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x$(( (fx - 2 + maxt - 2) / (maxt - 1) )) $sk"
+    cpu_probe_run t14 $((maxt - 2)) "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x$(( (fx - 2 + maxt - 3) / (maxt - 2) )) $sk"
+  done
+  s11_end s12c
 elif [ "${TEMPORAL_CPU:-1}" = s10 ]; then
   # Session 10's final check (~2 min): tinyT a 34-wide 4-deep problem a
   # thread (rings ~0.1 MB: core-bound; tiny16 / tiny1 is how much of the
