@@ -203,8 +203,8 @@ FDX_HIDDEN int64_t fdx_temporal_cpu_budget(int threads);
 #define FDX_TEMPORAL_CODE_DYNOF(code) ((code) >> 16)
 FDX_HIDDEN int fdx_temporal_cpu_code(void);
 FDX_HIDDEN int fdx_temporal_cpu_dyn(void);
-/* Dynamic slabs: the candidates' slabs a thread. */
-#define FDX_TEMPORAL_DYN_SLABS 4
+/* Dynamic slabs: the candidates' slabs a thread (s12f: 64 slabs of 8 rows lost to 32 of 16). */
+#define FDX_TEMPORAL_DYN_SLABS 2
 /* Balanced slabs (tests): the first rows of the nslab slabs the next pass
    on ny rows starts from (slab 0 at r; each 2r .. 1.5 even shares). */
 FDX_HIDDEN void fdx_temporal_balance_seed(int64_t ny, int64_t nslab, const long long *first_rows);
