@@ -292,6 +292,60 @@ static void skew_balance_update(const run *r, const fdx_temporal_cfg *c, int64_t
     }
 }
 
+/* Dynamic slabs (FDX_TEMPORAL_CPU_DYN): the threads' home ranges (bounds
+   after the claims, fdx_temporal_emit_skew) where the last pass on these
+   rows, slabs and threads left them; the kernel starts from even ranges
+   where they do not tile its team's slabs.  Why: the 16-core host's slow
+   vCPU stayed the same for several passes (session 11's balance log). */
+static struct {
+    int64_t rows, nslab, team;
+    long long b[BAL_MAX + 1];
+} dynb;
+
+void fdx_temporal_dyn_seed(int64_t ny, int64_t nslab, int team, const long long *bounds)
+{
+    pthread_mutex_lock(&lock);
+    dynb.rows = team >= 1 && team <= BAL_MAX ? ny : 0, dynb.nslab = nslab, dynb.team = team;
+    if (dynb.rows) memcpy(dynb.b, bounds, (size_t)(team + 1) * sizeof *bounds);
+    pthread_mutex_unlock(&lock);
+}
+
+static long long *skew_bounds(const run *r, const fdx_temporal_cfg *c, int64_t per, int64_t *nslab)
+{
+    int64_t by;
+    return skew_lines(r, c, per, nslab, &by) + 32 * *nslab;
+}
+
+static void skew_dyn_set(const run *r, const fdx_temporal_cfg *c, int64_t per)
+{
+    int64_t nslab, team = threads(r);
+    long long *b = skew_bounds(r, c, per, &nslab);
+    pthread_mutex_lock(&lock);
+    int have = dynb.rows == r->n3[1] && dynb.nslab == nslab && dynb.team == team;
+    for (int64_t q = 0; q <= team; q++) b[q * 16] = have ? dynb.b[q] : q * nslab / team;
+    pthread_mutex_unlock(&lock);
+}
+
+static void skew_dyn_keep(const run *r, const fdx_temporal_cfg *c, int64_t per)
+{
+    int64_t nslab, team = threads(r);
+    const long long *b = skew_bounds(r, c, per, &nslab);
+    if (team > BAL_MAX) return;
+    pthread_mutex_lock(&lock);
+    dynb.rows = r->n3[1], dynb.nslab = nslab, dynb.team = team;
+    for (int64_t q = 0; q <= team; q++) dynb.b[q] = b[q * 16];
+    pthread_mutex_unlock(&lock);
+    if (fdx_temporal_cpu_code() & FDX_TEMPORAL_CODE_STATS) {
+        int64_t mn = 0, mx = 0;
+        for (int64_t q = 1; q < team; q++) {
+            if (b[(q + 1) * 16] - b[q * 16] < b[(mn + 1) * 16] - b[mn * 16]) mn = q;
+            if (b[(q + 1) * 16] - b[q * 16] > b[(mx + 1) * 16] - b[mx * 16]) mx = q;
+        }
+        FDX_INFO("temporal dyn: home ranges %lld slabs (thread %lld) .. %lld (thread %lld) of %lld",
+                 b[(mn + 1) * 16] - b[mn * 16], (long long)mn, b[(mx + 1) * 16] - b[mx * 16], (long long)mx, (long long)nslab);
+    }
+}
+
 /* FDX_TEMPORAL_CPU_STATS=1 (skew): the time stamps each thread left after
    its first slab's counter (fdx_temporal_emit_skew) as shares of its pass,
    mean and max over the threads, at info level: where a 16-thread pass
@@ -302,6 +356,9 @@ static void skew_stats_log(const run *r, const fdx_temporal_cfg *c, int64_t per,
     if (K + 4 >= 15) return;
     int64_t nslab, by;
     const long long *prog = skew_lines(r, c, per, &nslab, &by);
+    /* dynamic slabs: 0 the cycles with nothing to run, 1 the slabs taken
+       from a neighbour (a count) */
+    const int dyn = (fdx_temporal_cpu_code() & FDX_TEMPORAL_CODE_DYN) != 0;
     double mean[16] = {0}, max[16] = {0};
     int n = 0;
     for (int th = 0; th < team; th++) {
@@ -309,7 +366,7 @@ static void skew_stats_log(const run *r, const fdx_temporal_cfg *c, int64_t per,
         const long long *st = prog + ja * 16 + 1;
         if (ja >= jz || st[K + 3] <= 0) continue;
         for (int q = 0; q < K + 3; q++) {
-            double f = (double)st[q] / (double)st[K + 3];
+            double f = dyn && q == 1 ? (double)st[q] : (double)st[q] / (double)st[K + 3];
             mean[q] += f;
             if (f > max[q]) max[q] = f;
         }
@@ -317,9 +374,11 @@ static void skew_stats_log(const run *r, const fdx_temporal_cfg *c, int64_t per,
     }
     if (!n) return;
     char text[512];
-    int at = snprintf(text, sizeof text, "wait below %.3f/%.3f, above %.3f/%.3f", mean[0] / n, max[0], mean[1] / n, max[1]);
+    int at = dyn ? snprintf(text, sizeof text, "idle %.3f/%.3f, slabs taken %.1f/%.0f", mean[0] / n, max[0], mean[1] / n, max[1])
+                 : snprintf(text, sizeof text, "wait below %.3f/%.3f, above %.3f/%.3f", mean[0] / n, max[0], mean[1] / n, max[1]);
     double rest = 1;
-    for (int q = 0; q < K + 3; q++) rest -= mean[q] / n;
+    for (int q = 0; q < K + 3; q++)
+        if (!dyn || q != 1) rest -= mean[q] / n;
     for (int t = 1; t <= K && at < (int)sizeof text; t++)
         at += snprintf(text + at, sizeof text - (size_t)at, ", level %d %.3f/%.3f", t, mean[1 + t] / n, max[1 + t]);
     if (at < (int)sizeof text)
@@ -351,12 +410,15 @@ static fdx_status pass(run *r, fdx_kernel *k, const fdx_temporal_cfg *c, void *d
     if (!r->cuda) /* the CPU entry takes the pointers */
         args[0] = dst, args[1] = src, args[2] = scratch, args[5] = dstp, args[6] = srcp, args[7] = cf;
     const int code = !r->cuda && c->skew ? fdx_temporal_cpu_code() : 0;
-    const int stats = code & FDX_TEMPORAL_CODE_STATS, balance = code & FDX_TEMPORAL_CODE_BALANCE;
+    const int stats = code & FDX_TEMPORAL_CODE_STATS, balance = code & FDX_TEMPORAL_CODE_BALANCE,
+              dyn = code & FDX_TEMPORAL_CODE_DYN;
     if (balance) skew_balance_set(r, c, tp.per);
+    if (dyn) skew_dyn_set(r, c, tp.per);
     double t0 = stats ? fdx_now_s() : 0;
     FDX_TRY(r->be->launch(k, &dims, args, stream));
     if (stats) skew_stats_log(r, c, tp.per, (fdx_now_s() - t0) * 1e3);
     if (balance) skew_balance_update(r, c, tp.per);
+    if (dyn) skew_dyn_keep(r, c, tp.per);
     return FDX_OK;
 }
 

@@ -159,8 +159,10 @@ FDX_HIDDEN int64_t fdx_temporal_skew_row(const fdx_stencil_kspec *ks, const fdx_
 /* CPU skew: the planes a slab's edge ring (its top 2r rows, which the slab
    above reads) holds beyond 2r + 1: how far (in planes) a slab may run
    ahead of the one above.  Only the edge rows carry the slack, so the
-   rings a core keeps hot stay 2r + 1 planes a level. */
+   rings a core keeps hot stay 2r + 1 planes a level.  The default;
+   FDX_TEMPORAL_CPU_SLACK sets it (fdx_temporal_skew_slack). */
 #define FDX_TEMPORAL_SKEW_SLACK 4
+FDX_HIDDEN int fdx_temporal_skew_slack(void);
 
 /* CPU skew: the body of the kernel (after its parameters) into `k`. */
 struct gen;
@@ -184,7 +186,11 @@ FDX_HIDDEN int64_t fdx_temporal_cpu_budget(int threads);
    (FDX_TEMPORAL_CPU_STREAM=1, nt tiles), FDX_TEMPORAL_CODE_STATS time
    stamps of the waits and levels (FDX_TEMPORAL_CPU_STATS=1),
    FDX_TEMPORAL_CODE_BALANCE slabs whose first rows the host sets from the
-   threads' last time stamps (FDX_TEMPORAL_CPU_BALANCE, default on). */
+   threads' last time stamps (FDX_TEMPORAL_CPU_BALANCE, default on),
+   FDX_TEMPORAL_CODE_DYN slabs claimed item by item (a slab's iteration)
+   from moving home ranges (FDX_TEMPORAL_CPU_DYN; replaces BALANCE); the
+   edge rings' slack (fdx_temporal_skew_slack) in bits 8-15, DYN's N from
+   bit 16 (FDX_TEMPORAL_CODE_SLACKOF, FDX_TEMPORAL_CODE_DYNOF). */
 #define FDX_TEMPORAL_CODE_ALIGN 1
 #define FDX_TEMPORAL_CODE_PREFETCH 2
 #define FDX_TEMPORAL_CODE_ROWS2 4
@@ -192,10 +198,19 @@ FDX_HIDDEN int64_t fdx_temporal_cpu_budget(int threads);
 #define FDX_TEMPORAL_CODE_OSPREAD 16
 #define FDX_TEMPORAL_CODE_STATS 32
 #define FDX_TEMPORAL_CODE_BALANCE 64
+#define FDX_TEMPORAL_CODE_DYN 128
+#define FDX_TEMPORAL_CODE_SLACKOF(code) (((code) >> 8) & 255)
+#define FDX_TEMPORAL_CODE_DYNOF(code) ((code) >> 16)
 FDX_HIDDEN int fdx_temporal_cpu_code(void);
+FDX_HIDDEN int fdx_temporal_cpu_dyn(void);
+/* Dynamic slabs: the candidates' slabs a thread (s12f: 64 slabs of 8 rows lost to 32 of 16). */
+#define FDX_TEMPORAL_DYN_SLABS 2
 /* Balanced slabs (tests): the first rows of the nslab slabs the next pass
    on ny rows starts from (slab 0 at r; each 2r .. 1.5 even shares). */
 FDX_HIDDEN void fdx_temporal_balance_seed(int64_t ny, int64_t nslab, const long long *first_rows);
+/* Dynamic slabs (tests): the team's home ranges (team + 1 bounds, 0 ..
+   nslab) the next pass on ny rows starts from. */
+FDX_HIDDEN void fdx_temporal_dyn_seed(int64_t ny, int64_t nslab, int team, const long long *bounds);
 
 /* The candidates the tuner times for this spec and shape (at most `max`),
    deepest blocking first, the preferred tile first within a depth; with

@@ -155,14 +155,24 @@ fdx_status fdx_temporal_launch_dims(const fdx_stencil_kspec *ks, const fdx_tempo
     return FDX_OK;
 }
 
+int fdx_temporal_skew_slack(void)
+{
+    return (int)fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_SLACK, 1, 64, FDX_TEMPORAL_SKEW_SLACK);
+}
+
+/* FDX_TEMPORAL_CPU_DYN's N (0: fixed slabs). */
+int fdx_temporal_cpu_dyn(void) { return (int)fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_DYN, 0, 1000, 0); }
+
 int fdx_temporal_cpu_code(void)
 {
     const long long pf = fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_PREFETCH, 0, 2, 0);
-    return (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_ALIGN, 0, 1, 1) ? FDX_TEMPORAL_CODE_ALIGN : 0) |
+    const int dyn = fdx_temporal_cpu_dyn();
+    return (dyn << 16) | (fdx_temporal_skew_slack() << 8) | (dyn ? FDX_TEMPORAL_CODE_DYN : 0) |
+           (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_ALIGN, 0, 1, 1) ? FDX_TEMPORAL_CODE_ALIGN : 0) |
            (pf == 1 ? FDX_TEMPORAL_CODE_PREFETCH : 0) | (pf == 2 ? FDX_TEMPORAL_CODE_SPREAD : 0) |
            (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_STREAM, 0, 1, 0) ? FDX_TEMPORAL_CODE_OSPREAD : 0) |
            (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_STATS, 0, 1, 0) ? FDX_TEMPORAL_CODE_STATS : 0) |
-           (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_BALANCE, 0, 1, 1) ? FDX_TEMPORAL_CODE_BALANCE : 0) |
+           (!dyn && fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_BALANCE, 0, 1, 1) ? FDX_TEMPORAL_CODE_BALANCE : 0) |
            (fdx_knob_int(FDX_KNOB_TEMPORAL_CPU_ROWS2, 0, 1, 0) ? FDX_TEMPORAL_CODE_ROWS2 : 0);
 }
 
@@ -187,7 +197,7 @@ static int64_t skew_per_slab(const fdx_stencil_kspec *ks, const fdx_temporal_cfg
     /* balanced slabs: up to 1.5 by rows (fdx_temporal_emit_skew's bym) */
     if (fdx_temporal_cpu_code() & FDX_TEMPORAL_CODE_BALANCE) by += by / 2;
     int64_t v = ((int64_t)(c->k - 1) * ((2 * r + 1) * (by + (int64_t)(c->k - 1) * r) +
-                                        (2 * r + 1 + FDX_TEMPORAL_SKEW_SLACK) * 2 * r) + 2 +
+                                        (2 * r + 1 + fdx_temporal_skew_slack()) * 2 * r) + 2 +
                  (c->nt && (fdx_temporal_cpu_code() & FDX_TEMPORAL_CODE_OSPREAD) ? by + (int64_t)c->k * r : 0)) *
                 fdx_temporal_skew_row(ks, c, n3);
     return ceil_div(v, 16) * 16;
@@ -199,8 +209,10 @@ int64_t fdx_temporal_scratch_values(const fdx_stencil_kspec *ks, const fdx_tempo
     if (!c->skew) return fdx_temporal_scratch_per_thread(ks, c, n3) * (threads > 0 ? threads : 1);
     int r = ks->radius;
     int64_t slabs = ceil_div(n3[1] - 2 * r, c->by > 0 ? c->by : 1);
-    /* then a progress counter a slab, 128 bytes apart */
-    return slabs * skew_per_slab(ks, c, n3) + slabs * 128 / (int64_t)elem(ks);
+    /* then a progress counter a slab, 128 bytes apart, and (dynamic
+       slabs, fdx_temporal_emit_skew) a claim a slab and the home ranges'
+       threads + 1 bounds, each on 128 bytes of its own */
+    return slabs * skew_per_slab(ks, c, n3) + (2 * slabs + (threads > 0 ? threads : 1) + 1) * 128 / (int64_t)elem(ks);
 }
 
 int64_t fdx_temporal_scratch_per_thread(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, const int64_t n3[3])
@@ -474,9 +486,12 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
        20.9 / 23.9); plain stores first where it may stay cached. */
     const int64_t grid = n3[0] * n3[1] * n3[2] * (int64_t)elem(ks);
     const int nt_first = grid > (dev->l2_bytes > 0 ? (int64_t)dev->l2_bytes : (int64_t)32 << 20);
+    /* Dynamic slabs (FDX_TEMPORAL_CPU_DYN): FDX_TEMPORAL_DYN_SLABS slabs a
+       thread, so a range can give one away. */
+    const int64_t spt = fdx_temporal_cpu_dyn() > 0 ? FDX_TEMPORAL_DYN_SLABS : 1;
     if (rank3 && ks->update == FDX_UPDATE_HEAT)
         for (int d = 0; d < nd; d++) {
-            int64_t rows = n3[1] - 2 * r, by = ceil_div(rows, sms), cols = n3[0] - 2 * r;
+            int64_t rows = n3[1] - 2 * r, by = ceil_div(rows, sms * spt), cols = n3[0] - 2 * r;
             if (by < 2 * r) by = 2 * r;
             fdx_temporal_cfg c = {depths[d], 0, 0, (int)(n3[2] - 2 * r), (int)cols, (int)by, 0, 0};
             c.skew = 1;
@@ -492,7 +507,7 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                width that fit it, each recomputing (k - t) r columns a
                side at level t; while that stays under a quarter of the
                block (auto only; session 9). */
-            double col = (double)(c.k - 1) * (2 * r + 1) * (double)by * (double)elem(ks);
+            double col = (double)(c.k - 1) * (2 * r + 1) * (double)(by * spt) * (double)elem(ks);
             int64_t fit = (int64_t)(fdx_temporal_cpu_budget((int)sms) / 2 / col) - 2LL * c.k * r;
             if (c.k > 1 && fit < cols && fit >= 8LL * c.k * r) {
                 int64_t nb = ceil_div(cols, fit);

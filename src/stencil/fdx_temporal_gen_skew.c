@@ -254,10 +254,168 @@ static void emit_level(fdx_cg_node *it, const gen *g, int K, int t, int nt, int 
     emit_rows(last, g, K, t, nt, code, 1);
 }
 
+/* Iteration i of slab j (both in scope): the slab's rows of every level,
+   the spread streaming's plane, the waits (fixed slabs, `waits`: the
+   slab below is another thread's at the run's first slab, the slab above
+   at its last), the levels (time-stamped with stats), the counter. */
+static void emit_slab_iteration(fdx_cg_node *sl, const gen *g, const fdx_temporal_cfg *c, int code, int stats,
+                                int ospread, int waits)
+{
+    const int K = c->k, R = g->r;
+    fdx_cg_stmt(sl, "real *const rj = scratch + j * per");
+    fdx_cg_stmt(sl, "const real *const rm = j > 0 ? scratch + (j - 1) * per : rj");
+    fdx_cg_stmt(sl, "(void)rm");
+    /* The slab's rows of every level. */
+    fdx_cg_stmt(sl, "long long lo[%d], hi[%d]", K + 1, K + 1);
+    fdx_cg_node *lt = fdx_cg_for(sl, FDX_CG_LOOP, "int t = 0; t <= %d; t++", K);
+    fdx_cg_stmt(lt, "const long long a = FDX_Y(j) - t * %d, b = FDX_Y(j + 1) - t * %d", R, R);
+    fdx_cg_stmt(lt, "lo[t] = a > %d ? a : %d", R, R);
+    fdx_cg_stmt(lt, "hi[t] = j == nslab - 1 ? ny - %d : b > %d ? b : %d", R, R, R);
+    if (ospread) {
+        /* The plane the last level buffered last iteration: spread over
+           this one where every level runs, else out now. */
+        fdx_cg_stmt(sl, "const long long pp = i - 1 - %d", K * R);
+        fdx_cg_stmt(sl, "const int pv = pp >= %d && pp < nm - %d, steady = i >= %d && i < nm", R, R, (K + 1) * R);
+        emit_flush_plane(fdx_cg_if(sl, "pv && !steady"), g, K);
+    }
+    if (waits) {
+        /* Slab j - 1 (another thread's) has done iteration i; slab j + 1
+           (another thread's) is at most the slack behind. */
+        fdx_cg_node *wb = fdx_cg_if(sl, "j == ja && j > 0"), *wa = fdx_cg_if(sl, "j == jz - 1 && j + 1 < nslab");
+        if (stats) fdx_cg_stmt(wb, "fdx_a = FDX_TSC()"), fdx_cg_stmt(wa, "fdx_a = FDX_TSC()");
+        fdx_cg_stmt(wb, "FDX_WAIT(0, __atomic_load_n(&prog[(j - 1) * 16], __ATOMIC_ACQUIRE) > i)");
+        fdx_cg_stmt(wa, "FDX_WAIT(0, __atomic_load_n(&prog[(j + 1) * 16], __ATOMIC_ACQUIRE) >= i - %d)",
+                    FDX_TEMPORAL_CODE_SLACKOF(code));
+        if (stats) fdx_cg_stmt(wb, "fdx_st[0] += FDX_TSC() - fdx_a"), fdx_cg_stmt(wa, "fdx_st[1] += FDX_TSC() - fdx_a");
+    }
+    for (int t = 1; t <= K; t++) {
+        if (!stats) {
+            emit_level(sl, g, K, t, c->nt, code);
+            continue;
+        }
+        fdx_cg_node *ts = fdx_cg_scope(sl);
+        fdx_cg_stmt(ts, "fdx_a = FDX_TSC()");
+        emit_level(ts, g, K, t, c->nt, code);
+        fdx_cg_stmt(ts, "fdx_st[%d] += FDX_TSC() - fdx_a", 1 + t);
+    }
+    fdx_cg_stmt(sl, "__atomic_store_n(&prog[j * 16], i + 1, __ATOMIC_RELEASE)");
+}
+
+/* Dynamic slabs (FDX_TEMPORAL_CODE_DYN, FDX_TEMPORAL_CPU_DYN=N; session
+   12).  Why: with fixed slabs the threads form one chain along y, and the
+   16-core host's time stamps had 30-40% of every pass waiting on one slow
+   vCPU, which one moving between runs (so the balance from the last pass
+   chases it).  Here a thread claims one slab's iteration at a time (a
+   claim word a slab, taken by compare-and-swap: whoever holds it runs the
+   slab's next iteration, so any thread may run any slab; the claim's
+   acquire / release carries the rings between them) from its home range
+   of consecutive slabs, bnd[th] .. bnd[th + 1], in the fixed order (the
+   ready one furthest behind).  A thread whose waits since it last took a
+   slab (less an eighth of its compute: jitter is not slowness) pass N of
+   its slab iterations' time takes the neighbour's nearest slab: the one
+   below where its lowest slab waits on it, the one above where its top
+   slab waits on its slack, keeping every range at least one slab, and
+   only where that neighbour is the slow one, not waiting itself (its
+   lowest slab two iterations behind what it needs, its top slab short of
+   its slack's end).  (The first version took from any neighbour waited
+   on: on the 16-core host every thread above a slow one waits, so ranges
+   drifted up the chain, 1 .. 19 slabs of 64, ~22 slabs taken a thread
+   and pass, each moving its rings: s12f.)  So a slow core's range shrinks by a
+   slab each time a neighbour waits on it, and its slabs' rings move once,
+   to the neighbour's L2.  Every point is still computed by one iteration
+   of one slab in the fixed slabs' order of dependences: the same values. */
+static void emit_dyn_march(fdx_cg_node *xb, const gen *g, const fdx_temporal_cfg *c, int code, int stats, int ospread)
+{
+    const int K = c->k, R = g->r, slack = FDX_TEMPORAL_CODE_SLACKOF(code), N = FDX_TEMPORAL_CODE_DYNOF(code);
+    fdx_cg_stmt(xb, "const long long iend = nm + %d", (K - 1) * R);
+    /* slab q can run its iteration pq: q - 1 has done it, q + 1 is at most the slack behind */
+    fdx_cg_line(xb, "#define FDX_READY(q, pq) (((q) == 0 || __atomic_load_n(&prog[((q) - 1) * 16], __ATOMIC_ACQUIRE) > (pq)) && "
+                    "((q) + 1 == nslab || __atomic_load_n(&prog[((q) + 1) * 16], __ATOMIC_ACQUIRE) >= (pq) - %d))", slack);
+    /* fdx_item: a slab iteration's cycles (running mean); fdx_acc: the
+       cycles waited, less an eighth of those computed, since the last
+       slab taken (a thread taking a neighbour's slab when its waits pass
+       N items: a slow neighbour, not the chain's jitter) */
+    fdx_cg_stmt(xb, "unsigned long long fdx_item = 0, fdx_w0 = 0");
+    fdx_cg_stmt(xb, "long long fdx_ws = 0, fdx_spin = 0, fdx_acc = 0");
+    fdx_cg_node *lp = fdx_cg_for(xb, FDX_CG_LOOP, ";;");
+    fdx_cg_stmt(lp, "const long long hl = __atomic_load_n(&bnd[th * 16], __ATOMIC_RELAXED), "
+                    "hh = __atomic_load_n(&bnd[(th + 1) * 16], __ATOMIC_RELAXED)");
+    fdx_cg_stmt(lp, "long long j = -1, jp = 0");
+    fdx_cg_stmt(lp, "int left = 0");
+    fdx_cg_node *hq = fdx_cg_for(lp, FDX_CG_LOOP, "long long q = hl; q < hh; q++");
+    fdx_cg_stmt(hq, "const long long pq = __atomic_load_n(&prog[q * 16], __ATOMIC_ACQUIRE)");
+    fdx_cg_stmt(hq, "if (pq >= iend) continue");
+    fdx_cg_stmt(hq, "left = 1");
+    fdx_cg_stmt(hq, "if ((j < 0 || pq < jp) && !__atomic_load_n(&claim[q * 16], __ATOMIC_RELAXED) && FDX_READY(q, pq)) j = q, jp = pq");
+    /* Nothing ready at home: wait, and after N iterations' time take a
+       neighbour's slab (not with the home done: the pass's drain would
+       pile the upper slabs on the lower threads for the next pass). */
+    fdx_cg_node *idle = fdx_cg_if(lp, "j < 0");
+    fdx_cg_stmt(idle, "const unsigned long long now = FDX_CLK()");
+    fdx_cg_stmt(idle, "if (!fdx_ws++) fdx_w0 = now");
+    fdx_cg_stmt(idle, "const unsigned long long lim = %dULL * (fdx_item > 10000 ? fdx_item : 10000)", N);
+    fdx_cg_node *late = fdx_cg_if(idle, "!left || (now ? (unsigned long long)fdx_acc + (now - fdx_w0) > lim : fdx_ws > %d)", 256 * N);
+    fdx_cg_stmt(late, "int moved = 0");
+    fdx_cg_stmt(late, "long long e = hl");
+    /* below: the home's lowest slab, past its first iteration (not the
+       pipeline's fill), waits on slab hl - 1, and the neighbour is the
+       slow one: its own lowest slab bl has what it needs from below by
+       two iterations (else it waits too: a chain of waits takes from no
+       one but its cause) */
+    fdx_cg_stmt(late, "const long long pl = left ? __atomic_load_n(&prog[hl * 16], __ATOMIC_ACQUIRE) : 0");
+    fdx_cg_stmt(late, "const long long bl = th > 0 ? __atomic_load_n(&bnd[(th - 1) * 16], __ATOMIC_RELAXED) : 0");
+    fdx_cg_stmt(late, "if (left && th > 0 && pl > %d && pl < iend && hl - bl >= 2 && "
+                      "__atomic_load_n(&prog[(hl - 1) * 16], __ATOMIC_ACQUIRE) <= pl && "
+                      "(bl == 0 || __atomic_load_n(&prog[(bl - 1) * 16], __ATOMIC_ACQUIRE) > "
+                      "__atomic_load_n(&prog[bl * 16], __ATOMIC_ACQUIRE) + 1)) "
+                      "moved = __atomic_compare_exchange_n(&bnd[th * 16], &e, hl - 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)",
+                2 * R);
+    /* above: the home's top slab waits on slab hh's slack, and the
+       neighbour's top slab bt is not at its own slack's end */
+    fdx_cg_stmt(late, "e = hh");
+    fdx_cg_stmt(late, "const long long bt = th + 1 < team ? __atomic_load_n(&bnd[(th + 2) * 16], __ATOMIC_RELAXED) - 1 : 0");
+    fdx_cg_stmt(late, "if (left && !moved && th + 1 < team && bt - hh >= 1 && "
+                      "__atomic_load_n(&prog[hh * 16], __ATOMIC_ACQUIRE) < __atomic_load_n(&prog[(hh - 1) * 16], __ATOMIC_ACQUIRE) - %d && "
+                      "(bt + 1 == nslab || __atomic_load_n(&prog[(bt + 1) * 16], __ATOMIC_ACQUIRE) > "
+                      "__atomic_load_n(&prog[bt * 16], __ATOMIC_ACQUIRE) - %d)) "
+                      "moved = __atomic_compare_exchange_n(&bnd[(th + 1) * 16], &e, hh + 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)",
+                slack, slack - 1);
+    fdx_cg_node *mv = fdx_cg_if(late, "moved");
+    if (stats) fdx_cg_stmt(mv, "fdx_st[1]++, fdx_st[0] += now - fdx_w0");
+    fdx_cg_stmt(mv, "fdx_w0 = now, fdx_acc = 0");
+    /* all slabs done: the block is */
+    fdx_cg_node *done = fdx_cg_if(late, "!moved && !left");
+    fdx_cg_stmt(done, "long long q = 0");
+    fdx_cg_stmt(done, "while (q < nslab && __atomic_load_n(&prog[q * 16], __ATOMIC_ACQUIRE) >= iend) q++");
+    fdx_cg_node *all = fdx_cg_if(done, "q == nslab");
+    if (stats) fdx_cg_stmt(all, "fdx_st[0] += now - fdx_w0");
+    fdx_cg_stmt(all, "break");
+    fdx_cg_stmt(idle, "if (++fdx_spin > 4000) sched_yield(), fdx_spin = 0; else FDX_PAUSE()");
+    fdx_cg_stmt(idle, "continue");
+    fdx_cg_stmt(lp, "long long e = 0");
+    fdx_cg_stmt(lp, "if (!__atomic_compare_exchange_n(&claim[j * 16], &e, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) continue");
+    /* the claim's acquire made the last holder's rings and counter visible */
+    fdx_cg_stmt(lp, "const long long i = __atomic_load_n(&prog[j * 16], __ATOMIC_RELAXED)");
+    fdx_cg_node *stale = fdx_cg_if(lp, "i >= iend || !FDX_READY(j, i)");
+    fdx_cg_stmt(stale, "__atomic_store_n(&claim[j * 16], 0, __ATOMIC_RELEASE)");
+    fdx_cg_stmt(stale, "continue");
+    fdx_cg_stmt(lp, "const unsigned long long fdx_i0 = FDX_CLK()");
+    fdx_cg_node *was = fdx_cg_if(lp, "fdx_ws");
+    if (stats) fdx_cg_stmt(was, "fdx_st[0] += fdx_i0 - fdx_w0");
+    fdx_cg_stmt(was, "fdx_acc += (long long)(fdx_i0 - fdx_w0)");
+    fdx_cg_stmt(lp, "fdx_ws = 0");
+    emit_slab_iteration(fdx_cg_scope(lp), g, c, code, stats, ospread, 0);
+    fdx_cg_stmt(lp, "__atomic_store_n(&claim[j * 16], 0, __ATOMIC_RELEASE)");
+    fdx_cg_stmt(lp, "const unsigned long long fdx_d = FDX_CLK() - fdx_i0");
+    fdx_cg_stmt(lp, "fdx_item = (fdx_item + fdx_d) / 2");
+    fdx_cg_stmt(lp, "fdx_acc = fdx_acc > (long long)(fdx_d / 8) ? fdx_acc - (long long)(fdx_d / 8) : 0");
+    fdx_cg_line(xb, "#undef FDX_READY");
+}
+
 void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg *c)
 {
-    const int K = c->k, R = g->r, S = 2 * R + 1, E = S + FDX_TEMPORAL_SKEW_SLACK;
-    const int code = fdx_temporal_cpu_code(), align = code & FDX_TEMPORAL_CODE_ALIGN;
+    const int code = fdx_temporal_cpu_code(), align = code & FDX_TEMPORAL_CODE_ALIGN, dyn = (code & FDX_TEMPORAL_CODE_DYN) != 0;
+    const int K = c->k, R = g->r, S = 2 * R + 1, E = S + FDX_TEMPORAL_CODE_SLACKOF(code);
     fdx_cg_stmt(k, "const long long nx = P.n[0], ny = P.n[1], nm = P.n[2], sy = nx, sm = nx * ny");
     fdx_cg_stmt(k, "(void)outp, (void)up, (void)cf");
     /* by rows a slab (the last one takes the rest), rings of ew-long rows
@@ -288,6 +446,16 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
     fdx_cg_stmt(k, "const long long pe = %d * ew, eo = %d * ps", 2 * R, (K - 1) * S);
     fdx_cg_stmt(k, "long long *const prog = (long long *)(scratch + nslab * per)");
     fdx_cg_stmt(k, "(void)ps, (void)pe, (void)eo");
+    if (dyn) {
+        /* dynamic slabs: a claim a slab, then the home ranges' bounds
+           (team + 1), each on a 128-byte line of its own */
+        fdx_cg_stmt(k, "long long *const claim = prog + nslab * 16, *const bnd = claim + nslab * 16");
+        fdx_cg_line(k, "#if defined(__x86_64__) || defined(__i386__)");
+        fdx_cg_line(k, "#define FDX_CLK() __builtin_ia32_rdtsc()");
+        fdx_cg_line(k, "#else");
+        fdx_cg_line(k, "#define FDX_CLK() 0ULL");
+        fdx_cg_line(k, "#endif");
+    }
     const int ospread = c->nt && (code & FDX_TEMPORAL_CODE_OSPREAD);
     if (ospread) {
         /* The last level's plane buffer (spread streaming): by + k r rows
@@ -361,6 +529,17 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
         fdx_cg_stmt(par, "const unsigned long long fdx_t0 = FDX_TSC()");
         fdx_cg_stmt(par, "(void)fdx_a");
     }
+    if (dyn) {
+        /* The home ranges: where the last pass left them (the host writes
+           them back, fdx_temporal.c skew_dyn_set), even where they do not
+           tile this team's slabs; they move over the pass's x blocks. */
+        fdx_cg_line(par, "#pragma omp single");
+        fdx_cg_node *one = fdx_cg_scope(par);
+        fdx_cg_stmt(one, "int ok = bnd[0] == 0 && bnd[team * 16] == nslab");
+        fdx_cg_stmt(fdx_cg_for(one, FDX_CG_LOOP, "long long q = 0; q < team && ok; q++"), "ok = bnd[(q + 1) * 16] >= bnd[q * 16]");
+        fdx_cg_stmt(fdx_cg_for(fdx_cg_if(one, "!ok"), FDX_CG_LOOP, "long long q = 0; q <= team; q++"),
+                    "bnd[q * 16] = q * nslab / team");
+    }
     fdx_cg_node *xb = fdx_cg_for(par, FDX_CG_LOOP, "long long xb = 0; xb < nxb; xb++");
     /* The block's interior columns x0 .. x1; ring column 0 is x0 - k r,
        aligned: rounded down to a line (ew has the line to spare). */
@@ -368,48 +547,18 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
                 R, R, R, K * R, align ? "~(line - 1)" : "-1LL");
     /* Counter: the iteration the slab runs next (the first is 2r: level 1's
        plane r); reset after every thread left the block before. */
-    fdx_cg_stmt(fdx_cg_for(xb, FDX_CG_LOOP, "long long j = ja; j < jz; j++"),
-                "__atomic_store_n(&prog[j * 16], %d, __ATOMIC_RELAXED)", 2 * R);
+    fdx_cg_node *rs = fdx_cg_for(xb, FDX_CG_LOOP, "long long j = ja; j < jz; j++");
+    fdx_cg_stmt(rs, "__atomic_store_n(&prog[j * 16], %d, __ATOMIC_RELAXED)", 2 * R);
+    if (dyn) fdx_cg_stmt(rs, "__atomic_store_n(&claim[j * 16], 0, __ATOMIC_RELAXED)");
     if (stats) fdx_cg_stmt(xb, "fdx_a = FDX_TSC()");
     fdx_cg_line(xb, "#pragma omp barrier");
     if (stats) fdx_cg_stmt(xb, "fdx_st[%d] += FDX_TSC() - fdx_a", K + 2);
-    fdx_cg_node *it = fdx_cg_for(xb, FDX_CG_LOOP, "long long i = %d; i < nm + %d; i++", 2 * R, (K - 1) * R);
-    fdx_cg_node *sl = fdx_cg_for(it, FDX_CG_LOOP, "long long j = ja; j < jz; j++");
-    fdx_cg_stmt(sl, "real *const rj = scratch + j * per");
-    fdx_cg_stmt(sl, "const real *const rm = j > 0 ? scratch + (j - 1) * per : rj");
-    fdx_cg_stmt(sl, "(void)rm");
-    /* The slab's rows of every level. */
-    fdx_cg_stmt(sl, "long long lo[%d], hi[%d]", K + 1, K + 1);
-    fdx_cg_node *lt = fdx_cg_for(sl, FDX_CG_LOOP, "int t = 0; t <= %d; t++", K);
-    fdx_cg_stmt(lt, "const long long a = FDX_Y(j) - t * %d, b = FDX_Y(j + 1) - t * %d", R, R);
-    fdx_cg_stmt(lt, "lo[t] = a > %d ? a : %d", R, R);
-    fdx_cg_stmt(lt, "hi[t] = j == nslab - 1 ? ny - %d : b > %d ? b : %d", R, R, R);
-    if (ospread) {
-        /* The plane the last level buffered last iteration: spread over
-           this one where every level runs, else out now. */
-        fdx_cg_stmt(sl, "const long long pp = i - 1 - %d", K * R);
-        fdx_cg_stmt(sl, "const int pv = pp >= %d && pp < nm - %d, steady = i >= %d && i < nm", R, R, (K + 1) * R);
-        emit_flush_plane(fdx_cg_if(sl, "pv && !steady"), g, K);
+    if (dyn) {
+        emit_dyn_march(xb, g, c, code, stats, ospread);
+    } else {
+        fdx_cg_node *it = fdx_cg_for(xb, FDX_CG_LOOP, "long long i = %d; i < nm + %d; i++", 2 * R, (K - 1) * R);
+        emit_slab_iteration(fdx_cg_for(it, FDX_CG_LOOP, "long long j = ja; j < jz; j++"), g, c, code, stats, ospread, 1);
     }
-    /* Slab j - 1 (another thread's) has done iteration i; slab j + 1
-       (another thread's) is at most the slack behind. */
-    fdx_cg_node *wb = fdx_cg_if(sl, "j == ja && j > 0"), *wa = fdx_cg_if(sl, "j == jz - 1 && j + 1 < nslab");
-    if (stats) fdx_cg_stmt(wb, "fdx_a = FDX_TSC()"), fdx_cg_stmt(wa, "fdx_a = FDX_TSC()");
-    fdx_cg_stmt(wb, "FDX_WAIT(0, __atomic_load_n(&prog[(j - 1) * 16], __ATOMIC_ACQUIRE) > i)");
-    fdx_cg_stmt(wa, "FDX_WAIT(0, __atomic_load_n(&prog[(j + 1) * 16], __ATOMIC_ACQUIRE) >= i - %d)",
-                FDX_TEMPORAL_SKEW_SLACK);
-    if (stats) fdx_cg_stmt(wb, "fdx_st[0] += FDX_TSC() - fdx_a"), fdx_cg_stmt(wa, "fdx_st[1] += FDX_TSC() - fdx_a");
-    for (int t = 1; t <= K; t++) {
-        if (!stats) {
-            emit_level(sl, g, K, t, c->nt, code);
-            continue;
-        }
-        fdx_cg_node *ts = fdx_cg_scope(sl);
-        fdx_cg_stmt(ts, "fdx_a = FDX_TSC()");
-        emit_level(ts, g, K, t, c->nt, code);
-        fdx_cg_stmt(ts, "fdx_st[%d] += FDX_TSC() - fdx_a", 1 + t);
-    }
-    fdx_cg_stmt(sl, "__atomic_store_n(&prog[j * 16], i + 1, __ATOMIC_RELEASE)");
     if (ospread) {
         /* The march's last plane (nm - r - 1), buffered in its last iteration. */
         fdx_cg_node *fl = fdx_cg_for(xb, FDX_CG_LOOP, "long long j = ja; j < jz; j++");
@@ -444,6 +593,7 @@ void fdx_temporal_emit_skew(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg
     fdx_cg_line(k, "#undef FDX_WAIT");
     fdx_cg_line(k, "#undef FDX_PAUSE");
     if (stats) fdx_cg_line(k, "#undef FDX_TSC");
+    if (dyn) fdx_cg_line(k, "#undef FDX_CLK");
     fdx_cg_line(k, "#undef FDX_Y");
     if (ospread) {
         fdx_cg_line(k, "#undef FDX_OUTBUF");

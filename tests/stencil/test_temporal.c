@@ -439,6 +439,49 @@ static void test_skew_spread(void)
     unsetenv("FDX_CPU_HUGEPAGES");
 }
 
+/* Session 12: dynamic slabs (FDX_TEMPORAL_CPU_DYN): a slab's iteration
+   claimed by whichever thread, home ranges that move when a thread waits
+   N = 1 iteration's time on a neighbour (on this loaded 2-core machine
+   with 5 threads they move all the time), the edge rings' slack at its
+   least (FDX_TEMPORAL_CPU_SLACK=1: a slab at most one iteration ahead of
+   the one above) and at 7.  Order 2 double k4 nt on slabs of 2 and 3 rows
+   (12 and 8 slabs), x blocks of the interior and of 7 (the ranges carry
+   over between blocks), uneven seeded ranges (one slab, then five); order
+   8 float k3 nt with spread streaming and the time stamps on 4 slabs (5
+   threads: one with no home).  Two whole passes each (the second starts
+   from the ranges the first left). */
+static void test_skew_dyn(void)
+{
+    uint64_t seed = 0xd12;
+    fdx_ctx *five = five_threads();
+    setenv("FDX_TEMPORAL_CPU_DYN", "1", 1);
+    for (int v = 0; v < 2; v++) {
+        const int order = v ? 8 : 2, r = order / 2, k = v ? 3 : 4, dbl = !v;
+        setenv("FDX_TEMPORAL_CPU_SLACK", v ? "7" : "1", 1);
+        if (v) setenv("FDX_TEMPORAL_CPU_STREAM", "1", 1), setenv("FDX_TEMPORAL_CPU_STATS", "1", 1);
+        int64_t shape[3] = {44 + r, 23 + 3 * r, 15 + 2 * r};
+        const int64_t rows = shape[1] - 2 * r;
+        for (int i = 0; i < (v ? 1 : 3); i++) {
+            fdx_ctx *c = i == 1 || !five ? ctx : five;
+            fdx_temporal_cfg tile = {k, 0, 0, 1, i == 2 ? 7 : (int)shape[0] - 2 * r, v ? 2 * r : 2 + (i == 1), 0, 0};
+            tile.skew = 1, tile.nt = 1;
+            fdx_temporal_force_tile(&tile);
+            const long long uneven[6] = {0, 1, 6, 7, 11, 12};
+            if (i == 0 && c == five && (rows + tile.by - 1) / tile.by == 12) fdx_temporal_dyn_seed(shape[1], 12, 5, uneven);
+            char what[160];
+            snprintf(what, sizeof what, "dynamic slabs%s: order %d %s k %d, slabs of %d rows, x blocks of %d, %s", v ? ", spread streaming" : "",
+                     order, dbl ? "double" : "float", k, tile.by, tile.bx, c == five ? "5 threads" : "context threads");
+            tc_case(c, 3, order, dbl ? FDX_FLOAT64 : FDX_FLOAT32, shape, 2 * k, k, &seed, what);
+        }
+    }
+    unsetenv("FDX_TEMPORAL_CPU_DYN");
+    unsetenv("FDX_TEMPORAL_CPU_SLACK");
+    unsetenv("FDX_TEMPORAL_CPU_STREAM");
+    unsetenv("FDX_TEMPORAL_CPU_STATS");
+    fdx_temporal_force_tile(NULL);
+    fdx_ctx_destroy(&five);
+}
+
 static void test_skew(void)
 {
     uint64_t seed = 0x5c3e;
@@ -487,6 +530,7 @@ int main(void)
     test_cpu_config();
     test_skew();
     test_skew_spread();
+    test_skew_dyn();
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_temporal");
 }

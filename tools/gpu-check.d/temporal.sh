@@ -284,7 +284,7 @@ s11_vars() {
 }
 s11_end() {
   unset FDX_TEMPORAL_CPU_STATS
-  grep -E "^== cpu probe|temporal (stats|balance|blocking for)" "$log" >"$OUT/temporal-cpu-stats.txt" 2>/dev/null
+  grep -E "^== cpu probe|temporal (stats|balance|dyn|blocking for)" "$log" >"$OUT/temporal-cpu-stats.txt" 2>/dev/null
   grep -E "temporal tuning|temporal blocking for" "$log" >"$OUT/temporal-cpu-tuning.txt" 2>/dev/null
   echo "temporal: host CPU $1 part took $((SECONDS - s11_start)) s"
 }
@@ -432,6 +432,77 @@ elif [ "${TEMPORAL_CPU:-1}" = s11c ]; then
   cpu_probe_run t4 "$maxt" "$full" 48 4
   cpu_probe_run auto "$maxt" "$full" 48 auto
   s11_end s11c
+elif [ "${TEMPORAL_CPU:-1}" = s12 ]; then
+  # Session 12 (helper tcpu, ~2.5 min): s11m had the default (balanced
+  # slabs) at 16.7-18.3 ms a step, 20-40% of every pass waiting in the
+  # chain of slabs, the slow thread moving between runs.  Three interleaved
+  # rounds at 512^3, 16 threads, k4 nt (16 steps, time stamps on):
+  #   def      the default (k4 510x32, balanced slabs, slack 4)
+  #   sl16     the same with a slack of 16 iterations (FDX_TEMPORAL_CPU_SLACK)
+  #   dyn16    dynamic slabs (FDX_TEMPORAL_CPU_DYN=4): 32 slabs of 16 rows,
+  #            two a thread, claimed an iteration at a time; a thread that
+  #            waits 4 iterations' time on a neighbour takes its nearest
+  #            slab; slack 16
+  #   dyn8     the same on 64 slabs of 8 rows (four a thread)
+  #   st8      the control: 64 fixed slabs of 8 rows (four a thread, even:
+  #            the balance needs a slab a thread), slack 16
+  # temporal-cpu-stats.txt: "idle" (nothing to run), "slabs taken" a pass
+  # (mean/max a thread), and the home ranges ("temporal dyn:") a pass.
+  s11_start=$SECONDS
+  s11_vars
+  sk="skew nt chunk $((pz - 2))"
+  export FDX_TEMPORAL_CPU_STATS=1
+  for rep in 1 2 3; do
+    cpu_probe_run def "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 $sk"
+    cpu_probe_run sl16 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 $sk" FDX_TEMPORAL_CPU_SLACK=16
+    cpu_probe_run dyn16 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x16 $sk" FDX_TEMPORAL_CPU_DYN=4 FDX_TEMPORAL_CPU_SLACK=16
+    cpu_probe_run dyn8 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x8 $sk" FDX_TEMPORAL_CPU_DYN=4 FDX_TEMPORAL_CPU_SLACK=16
+    cpu_probe_run st8 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x8 $sk" FDX_TEMPORAL_CPU_SLACK=16
+  done
+  s11_end s12
+elif [ "${TEMPORAL_CPU:-1}" = s12b ]; then
+  # Session 12, second (~2.5 min).  s12f (ms a step, rounds 1/2/3): def
+  # 19.8/14.7/17.6, sl16 17.0/16.9/20.7, dyn16 16.8/18.0/17.2, dyn8
+  # 24.6/23.6/21.8, st8 28.1/17.3/27.5; fastest pass def 55.5 ms, sl16
+  # 54.0, dyn16 67.0 (idle 0.15-0.25 in every pass, ~22 slabs taken a
+  # thread and pass: ranges drifting 1 .. 19 slabs of 64).  Now a thread
+  # takes a slab only from the neighbour that is the slow one (not itself
+  # waiting).  Four interleaved rounds of def, sl16, dyn16 (N = 4) and
+  # dyn16n16 (N = 16), time stamps on.
+  s11_start=$SECONDS
+  s11_vars
+  sk="skew nt chunk $((pz - 2))"
+  export FDX_TEMPORAL_CPU_STATS=1
+  for rep in 1 2 3 4; do
+    cpu_probe_run def "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 $sk"
+    cpu_probe_run sl16 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x32 $sk" FDX_TEMPORAL_CPU_SLACK=16
+    cpu_probe_run dyn16 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x16 $sk" FDX_TEMPORAL_CPU_DYN=4 FDX_TEMPORAL_CPU_SLACK=16
+    cpu_probe_run dyn16n16 "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x16 $sk" FDX_TEMPORAL_CPU_DYN=16 FDX_TEMPORAL_CPU_SLACK=16
+  done
+  s11_end s12b
+elif [ "${TEMPORAL_CPU:-1}" = s12c ]; then
+  # Session 12, third (~2.5 min).  s12j: dynamic slabs lost (22-26 ms a
+  # step against def 15-21; idle 0.25-0.55); def and slack 16 tie.  The
+  # waits follow host-wide phases (calm passes 54-66 ms, noisy 85-190) in
+  # which one thread computes 1.5x slower.  Does a vCPU left free (for the
+  # guest's own interrupts and daemons) take the noise off the chain?
+  # Four interleaved rounds, k4 nt balanced slabs, time stamps on:
+  #   def    16 threads (510x32)
+  #   t15    15 threads (510x34) pinned to CPUs 0-14 (15 free)
+  #   t15c0  15 threads on CPUs 1-15 (taskset; 0 free)
+  #   t14    14 threads (510x37) on CPUs 0-13
+  s11_start=$SECONDS
+  s11_vars
+  sk="skew nt chunk $((pz - 2))"
+  export FDX_TEMPORAL_CPU_STATS=1
+  for rep in 1 2 3 4; do
+    cpu_probe_run def "$maxt" "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x$(( (fx - 2 + maxt - 1) / maxt )) $sk"
+    cpu_probe_run t15 $((maxt - 1)) "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x$(( (fx - 2 + maxt - 2) / (maxt - 1) )) $sk"
+    TASKSET="taskset -c 1-$((maxt - 1))" cpu_probe_run t15c0 $((maxt - 1)) "$full" "$n" 4 \
+      FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x$(( (fx - 2 + maxt - 2) / (maxt - 1) )) $sk"
+    cpu_probe_run t14 $((maxt - 2)) "$full" "$n" 4 FDX_TEMPORAL_CFG="k4 cpu $((fx - 2))x$(( (fx - 2 + maxt - 3) / (maxt - 2) )) $sk"
+  done
+  s11_end s12c
 elif [ "${TEMPORAL_CPU:-1}" = s10 ]; then
   # Session 10's final check (~2 min): tinyT a 34-wide 4-deep problem a
   # thread (rings ~0.1 MB: core-bound; tiny16 / tiny1 is how much of the
