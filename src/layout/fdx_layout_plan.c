@@ -616,9 +616,10 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
     }
     if (p->kind == FDX_PLAN_ROWS && !choose_vec_rows(p) && !choose_subword(p, A, K))
         choose_kernel_tile(p, A, K); /* kept rows: the tile kernel too */
-    /* the word kernel's walked 2D tiles (the kernel takes them where the
-       tile has two axes; not yet measured: FDX_LAYOUT_TILE_WALK=1 is the A/B) */
-    p->walk = !p->vec && !p->subword && (int)fdx_knob_int(FDX_KNOB_LAYOUT_TILE_WALK, 0, 1, 0);
+    /* the word kernel's walked tiles (Walk in fdx_layout_cuda.cu; 1: 2D
+       tiles only, 2: every tile; not yet measured, FDX_LAYOUT_TILE_WALK is
+       the A/B) */
+    p->walk = !p->vec && !p->subword ? (int)fdx_knob_int(FDX_KNOB_LAYOUT_TILE_WALK, 0, 2, 0) : 0;
     int64_t blocks = (p->nA + p->TA - 1) / p->TA * ((p->nK + p->TB - 1) / p->TB);
     for (int b = 0; b < p->nb; b++) blocks *= p->bn[b];
     FDX_CHECK(blocks < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",
