@@ -398,6 +398,30 @@ __global__ void __launch_bounds__(THREADS) tile_kernel(T *__restrict__ dst, cons
         if (write_slot<SKEW>(a, o, t, off, pos)) d[off] = buf[pos];
 }
 
+/* The kernel view of the last plan launched, one per kernel kind and word
+   type (and thread): a call with the same plan bytes and src (the vector
+   and sub-word views hold src's bounds) takes it instead of building it
+   again.  Why: each view is 10-30 fast-division constants, a few hundred ns
+   of host time a call, and a small array's transform takes ~10 us,
+   launch included (the plan itself comes from the plan cache). */
+template <typename Spec> struct SpecMemo {
+    fdx_perm_plan plan;
+    const void *src;
+    Spec spec;
+    int64_t ntiles;
+    size_t smem;
+    bool ok;
+};
+template <typename Spec> bool memo_hit(const SpecMemo<Spec> &m, const fdx_perm_plan *p, const void *src)
+{
+    return m.ok && m.src == src && memcmp(&m.plan, p, sizeof *p) == 0;
+}
+template <typename Spec>
+void memo_keep(SpecMemo<Spec> &m, const fdx_perm_plan *p, const void *src, const Spec &spec, int64_t ntiles, size_t smem)
+{
+    m.plan = *p, m.src = src, m.spec = spec, m.ntiles = ntiles, m.smem = smem, m.ok = true;
+}
+
 /* The vector tiles and the 16-byte access helpers the sub-word gather path shares. */
 #include "layout/fdx_layout_cuda_vec.cuh"
 
@@ -974,18 +998,25 @@ fdx_status tile_spec(const fdx_perm_plan *p, bool skew_ok, TileSpec *out, int64_
 
 /* The tile kernel's path for words of T: cp.async for 4 bytes and more
    (unless FDX_LAYOUT_ASYNC=0), registers otherwise. */
-/* FDX_LAYOUT_ASYNC=0: the register path for every word size (measurements). */
-template <typename T> bool async_path() { return sizeof(T) >= 4 && !fdx_knob_is(FDX_KNOB_LAYOUT_ASYNC, "0"); }
+/* FDX_LAYOUT_ASYNC=0 (plan->regs): the register path for every word size (measurements). */
+template <typename T> bool async_path(const fdx_perm_plan *p) { return sizeof(T) >= 4 && !p->regs; }
+
 
 template <typename T>
 fdx_status launch_tiles(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st)
 {
-    int64_t ntiles;
-    TileSpec a;
-    const bool async = async_path<T>();
-    FDX_TRY(tile_spec(p, async, &a, &ntiles));
-    FDX_CHECK(a.W <= (async ? MAX_TILE : (uint32_t)(THREADS * EPT)), FDX_ERR_INTERNAL,
-              "tile of %u words exceeds the kernel's %u", a.W, async ? MAX_TILE : (uint32_t)(THREADS * EPT));
+    static thread_local SpecMemo<TileSpec> memo;
+    const bool async = async_path<T>(p);
+    if (!memo_hit(memo, p, nullptr)) {
+        int64_t n;
+        TileSpec spec;
+        FDX_TRY(tile_spec(p, async, &spec, &n));
+        FDX_CHECK(spec.W <= (async ? MAX_TILE : (uint32_t)(THREADS * EPT)), FDX_ERR_INTERNAL,
+                  "tile of %u words exceeds the kernel's %u", spec.W, async ? MAX_TILE : (uint32_t)(THREADS * EPT));
+        memo_keep(memo, p, nullptr, spec, n, 0);
+    }
+    const TileSpec &a = memo.spec;
+    const int64_t ntiles = memo.ntiles;
     const size_t smem = (size_t)a.words * sizeof(T);
     void (*kernel)(T *, const T *, TileSpec) = !async ? tile_kernel<T, false, false, false>
                                                : a.walk ? (a.sw ? tile_kernel<T, true, true, true> : tile_kernel<T, true, false, true>)
@@ -1120,12 +1151,16 @@ fdx_status run_subword_aw(void *dst, const void *src, const fdx_perm_plan *p, cu
         return fdx_fail(FDX_ERR_INTERNAL, "sub-word tile of %d-byte words for %d-byte elements (gather %d)", AW,
                         p->word, (int)G);
     else {
-        SubSpec a;
-        int64_t ntiles;
-        size_t smem = 0;
-        FDX_TRY((subword_spec<T, AW, G>(p, src, &a, &ntiles, &smem)));
-        if (on_host) return emulate_subword<T, AW, G>((T *)dst, (const T *)src, a, ntiles, smem, p->count);
-        subword_kernel<T, AW, G><<<(unsigned)ntiles, THREADS, smem, st>>>((T *)dst, (const T *)src, a);
+        static thread_local SpecMemo<SubSpec> memo;
+        if (on_host || !memo_hit(memo, p, src)) {
+            SubSpec a;
+            int64_t ntiles;
+            size_t smem = 0;
+            FDX_TRY((subword_spec<T, AW, G>(p, src, &a, &ntiles, &smem)));
+            if (on_host) return emulate_subword<T, AW, G>((T *)dst, (const T *)src, a, ntiles, smem, p->count);
+            memo_keep(memo, p, src, a, ntiles, smem);
+        }
+        subword_kernel<T, AW, G><<<(unsigned)memo.ntiles, THREADS, memo.smem, st>>>((T *)dst, (const T *)src, memo.spec);
         FDX_CUDA_CHECK_LAUNCH("subword_kernel");
         return FDX_OK;
     }
@@ -1272,7 +1307,7 @@ fdx_status emulate_tiles(void *dst, const void *src, const fdx_perm_plan *p)
     if (p->subword) return run_subword<T>(dst, src, p, nullptr, true);
     int64_t ntiles;
     TileSpec a;
-    FDX_TRY(tile_spec(p, async_path<T>(), &a, &ntiles));
+    FDX_TRY(tile_spec(p, async_path<T>(p), &a, &ntiles));
     return a.sw ? emulate_path<T, true>((T *)dst, (const T *)src, a, ntiles)
                 : emulate_path<T, false>((T *)dst, (const T *)src, a, ntiles);
 }

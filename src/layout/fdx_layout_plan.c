@@ -252,6 +252,35 @@ static void choose_kernel_tile(fdx_perm_plan *p, int A, int K)
     tile_2d(p, A, K);
 }
 
+/* The word kernel's path on CUDA: walked tiles (each thread's slots
+   stepped by adds; Walk in fdx_layout_cuda.cu) on 2D tiles, and the
+   register path instead of cp.async for 16-byte words in 2D tiles of
+   arrays from REGS_MIN_BYTES.  H100, session 12 (s12d), the suite's 55
+   word-kernel 2D cases, same call, two rounds, time of the better round:
+   walked tiles faster by > 3% on 9 (rt1-187 8-byte 761 x 2048 -16%,
+   rt1-069 -15%, rt1-099 -13%, rt1-096, -173, -030 -9 to -11%), slower on 3
+   (rt1-026 +6%, rt1-043 +4%, rt1-114 noisy), the large ones within 0.5%;
+   the register path for 16-byte words faster on 14 of the 15 arrays of 16
+   MiB up (rt1-186 -7%, rt1-133, -022, -109, -138 -5%, rt1-001 -2%: LibreTT
+   won those by 1-5% in s11i), slower on rt1-113 (+2%) and on the small ones
+   (rt1-011 +6%, rt1-043 +4%), and slower for 8-byte words (rt1-050, -058,
+   -156 +11%, rt1-019 +15%).  FDX_LAYOUT_TILE_WALK (0 off, 1 2D tiles, 2
+   every tile: not measured on packed tiles) and FDX_LAYOUT_ASYNC (0 the
+   register path, 1 cp.async for every word size of 4 bytes up) are the
+   A/Bs. */
+enum { REGS_MIN_BYTES = 16 << 20 };
+static void choose_word_path(fdx_perm_plan *p)
+{
+    const int word = !p->vec && !p->subword && (p->kind == FDX_PLAN_TILED || p->kind == FDX_PLAN_ROWS);
+    const int two_d = word && !p->packed && p->R == 1;
+    p->walk = word ? (int)fdx_knob_int(FDX_KNOB_LAYOUT_TILE_WALK, 0, 2, 1) : 0;
+    const char *a = fdx_knob(FDX_KNOB_LAYOUT_ASYNC);
+    p->regs = a && !strcmp(a, "0") ? 1
+              : a && !strcmp(a, "1") ? 0
+                                     : two_d && p->word == 16 && p->count * p->word >= REGS_MIN_BYTES &&
+                                           (int64_t)p->TA * p->TB <= TILE_WORDS;
+}
+
 /* Sector-skewed rows for the 2D tile (CUDA, cp.async words of 4, 8, 16
    bytes) when the dst rows start off the 32-byte sectors: dst stride of A
    not a multiple of the sector's words, K cut into tiles of whole sectors,
@@ -616,10 +645,7 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
     }
     if (p->kind == FDX_PLAN_ROWS && !choose_vec_rows(p) && !choose_subword(p, A, K))
         choose_kernel_tile(p, A, K); /* kept rows: the tile kernel too */
-    /* the word kernel's walked tiles (Walk in fdx_layout_cuda.cu; 1: 2D
-       tiles only, 2: every tile; not yet measured, FDX_LAYOUT_TILE_WALK is
-       the A/B) */
-    p->walk = !p->vec && !p->subword ? (int)fdx_knob_int(FDX_KNOB_LAYOUT_TILE_WALK, 0, 2, 0) : 0;
+    choose_word_path(p);
     int64_t blocks = (p->nA + p->TA - 1) / p->TA * ((p->nK + p->TB - 1) / p->TB);
     for (int b = 0; b < p->nb; b++) blocks *= p->bn[b];
     FDX_CHECK(blocks < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",

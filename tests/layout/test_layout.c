@@ -376,9 +376,9 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
     int skewed = 0, plain = 0;
     /* random permutations of rank 2-6, every element size, with the default
        plans and with 16-byte sub-word words for every narrower element */
-    for (int v = 0; v < 4; v++) { /* default, 16-byte sub-word words, walked 2D tiles, every tile walked */
+    for (int v = 0; v < 4; v++) { /* default (walked 2D tiles), 16-byte sub-word words, no walks, every tile walked */
         if (v == 1) setenv("FDX_LAYOUT_SUBWORD", "16", 1);
-        if (v >= 2) setenv("FDX_LAYOUT_TILE_WALK", v == 2 ? "1" : "2", 1);
+        if (v >= 2) setenv("FDX_LAYOUT_TILE_WALK", v == 2 ? "0" : "2", 1);
         for (int rank = 2; rank <= 6; rank++)
             for (int e = 0; e < 5; e++) {
                 int64_t shape[FDX_MAX_RANK];
@@ -417,10 +417,10 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
     setenv("FDX_LAYOUT_SUBWORD", "0", 1);
     setenv("FDX_LAYOUT_VEC", "0", 1);
     setenv("FDX_LAYOUT_TILE_WORDS", "2048", 1); /* the large arrays' tiles (small ones take 1024 words) */
-    /* each plain and skewed, with walked tiles (FDX_LAYOUT_TILE_WALK=1) and without */
+    /* each plain and skewed, with walked tiles (the default) and without (FDX_LAYOUT_TILE_WALK=0) */
     for (int off = 0; off < 4; off++) {
         if (off & 1) setenv("FDX_LAYOUT_SKEW", "0", 1);
-        if (off & 2) setenv("FDX_LAYOUT_TILE_WALK", "1", 1);
+        if (off & 2) setenv("FDX_LAYOUT_TILE_WALK", "0", 1);
         for (int e = 2; e < 5; e++)
             for (int r = 0; r < 8; r++)
                 for (int c = 0; c < 3; c++) {
