@@ -47,16 +47,6 @@ __device__ __forceinline__ uint32_t qdiv(uint32_t n, const FastDiv &f) { return 
    (the read side) and in dst order (the write side), plus every merged axis
    for the tile origins.  At most two axes are cut (partial tiles at their
    ends); rc/wc give their positions in each order. */
-/* One side's walk (see Walk). */
-struct WalkSide {
-    uint32_t dg[FDX_MAX_RANK];   /* THREADS's digits along the side's tile axes */
-    uint32_t ps[FDX_MAX_RANK];   /* buffer position strides */
-    int64_t ocar[FDX_MAX_RANK];  /* offset change of a carry out of axis q */
-    uint32_t pcar[FDX_MAX_RANK]; /* position change of a carry out of axis q */
-    int64_t step;                /* offset change of THREADS slots before carries */
-    uint32_t pstep;              /* position change likewise */
-};
-
 struct TileSpec {
     uint32_t W, words;               /* words per tile, buffer words (with the padding) */
     FastDiv pad;                     /* one padding word per pad.d buffer words */
@@ -76,11 +66,10 @@ struct TileSpec {
     uint32_t sw;                     /*   words per 32-byte sector, 0: no skew */
     uint32_t rw;                     /*   read slots TA * (TB + sw - 1) (W without skew) */
     int kq;                          /*   the merged axis K (dst-contiguous), -1: none */
-    /* Walked tiles (plan->walk, see Walk): each side's steps; skewed, pe =
-       the buffer pitch of K (TA, plus 1 when padded). */
+    /* Walked 2D tiles (plan->walk, see Walk): pe = the buffer pitch of the
+       second read axis (its extent, plus 1 when padded). */
     int walk;
     uint32_t pe;
-    WalkSide wr, ww;
 };
 
 /* A tile's origin: src and dst offsets, valid extents along the cut axes,
@@ -228,101 +217,78 @@ __host__ __device__ __forceinline__ bool write_slot(const TileSpec &a, const Ori
     return in;
 }
 
-/* Walked tiles (TileSpec::walk; FDX_LAYOUT_TILE_WALK, the planner's
-   plan->walk): thread t's slots t, t + THREADS, ... of one side are stepped
-   by adds: the slot's coordinates along the side's tile axes (mixed radix
-   over their extents) plus THREADS's digits, with carries, and the src or
-   dst offset and the buffer position likewise (the padding's division
-   folded into the positions' strides: see walk_side), where tile_slot
-   divides every slot index by each extent (a fast division, its remainder
-   and a 64-bit product an axis, and the padding's division, a slot).  Why:
-   the small 8- and 16-byte transposes sit in L2 between repetitions (a 12
-   MiB array and its result fit in the H100's 50 MB), where the tile
-   kernel's instructions a word count: rt1-187 (761 x 2048, 8 bytes) 16.6
-   us against LibreTT's 12.4 (H100, s11i).  The last axis takes the rest of
-   THREADS and never wraps (a skewed tile's read window is longer than its
-   extent). */
-
+/* Walked 2D tiles (TileSpec::walk; FDX_LAYOUT_TILE_WALK=1, the planner's
+   plan->walk): a tile of two axes (nt = 2) read in order (A, K) and written
+   in order (K, A), A the buffer's fastest axis (the plain 2D transpose tile
+   and the sector-skewed one).  Thread t's slots t, t + THREADS, ... are
+   stepped by adds: (c0, c1) += (THREADS mod e0, THREADS / e0) with one
+   carry, the offset likewise, where tile_slot divides every slot index by
+   each extent (two fast divisions, their remainders, 64-bit products and
+   the padding's division a slot).  Why: the small 8- and 16-byte
+   transposes sit in L2 between repetitions (a 12 MiB array and its result
+   fit in the H100's 50 MB), where the tile kernel's instructions a word
+   count: rt1-187 (761 x 2048, 8 bytes) 16.6 us against LibreTT's 12.4
+   (H100, s11i).  Coordinates along the side's first and second tile axes,
+   the offset c0 * s0 + c1 * s1 (s0, s1 the side's strides). */
 struct Walk {
-    uint32_t c[FDX_MAX_RANK]; /* coordinates along the side's tile axes */
-    int64_t off;              /* src (read) or dst (write) offset from the origin */
-    uint32_t pos;             /* buffer position */
+    uint32_t c0, c1, e0, d0, d1;
+    int64_t off, step, carry;
 };
 
-__host__ __device__ __forceinline__ Walk walk_start(uint32_t t, int nt, const FastDiv *te, const int64_t *str,
-                                                    const WalkSide &ws)
+__host__ __device__ __forceinline__ Walk walk_start(uint32_t t, const FastDiv &e0, const int64_t *s)
 {
     Walk w;
-    w.off = 0, w.pos = 0;
-    DEVICE_UNROLL
-    for (int q = 0; q < FDX_MAX_RANK; q++) {
-        if (q >= nt) break;
-        const uint32_t d = q + 1 < nt ? hqdiv(t, te[q]) : 0, c = q + 1 < nt ? t - d * te[q].d : t;
-        t = d;
-        w.c[q] = c, w.off += (int64_t)c * str[q], w.pos += c * ws.ps[q];
-    }
+    w.c1 = hqdiv(t, e0), w.c0 = t - w.c1 * e0.d, w.e0 = e0.d;
+    w.d1 = hqdiv(THREADS, e0), w.d0 = THREADS - w.d1 * e0.d;
+    w.off = (int64_t)w.c0 * s[0] + (int64_t)w.c1 * s[1];
+    w.step = (int64_t)w.d0 * s[0] + (int64_t)w.d1 * s[1];
+    w.carry = s[1] - (int64_t)e0.d * s[0];
     return w;
 }
 
-__host__ __device__ __forceinline__ void walk_next(Walk &w, int nt, const FastDiv *te, const WalkSide &ws)
+__host__ __device__ __forceinline__ void walk_next(Walk &w)
 {
-    w.off += ws.step, w.pos += ws.pstep;
-    uint32_t cy = 0;
-    DEVICE_UNROLL
-    for (int q = 0; q < FDX_MAX_RANK; q++) {
-        if (q >= nt) break;
-        const uint32_t x = w.c[q] + ws.dg[q] + cy;
-        cy = q + 1 < nt && x >= te[q].d;
-        w.c[q] = cy ? x - te[q].d : x;
-        if (cy) w.off += ws.ocar[q], w.pos += ws.pcar[q];
-    }
+    w.c0 += w.d0, w.c1 += w.d1, w.off += w.step;
+    if (w.c0 >= w.e0) w.c0 -= w.e0, w.c1++, w.off += w.carry;
 }
 
-/* The cut check of tile_slot on a walked slot: cut[i] is the position of
-   the axis whose valid extent is v_i, -1: none. */
-__host__ __device__ __forceinline__ bool walk_in(const Walk &w, int nt, const int *cut, uint32_t v0, uint32_t v1)
+/* The cut check of tile_slot on a walked slot: cut[i] is the position (0,
+   1) of the axis whose valid extent is v_i, -1: none. */
+__host__ __device__ __forceinline__ bool walk_in(const Walk &w, const int *cut, uint32_t v0, uint32_t v1)
 {
-    uint32_t x0 = 0, x1 = 0;
-    DEVICE_UNROLL
-    for (int q = 0; q < FDX_MAX_RANK; q++) {
-        if (q >= nt) break;
-        if (q == cut[0]) x0 = w.c[q];
-        if (q == cut[1]) x1 = w.c[q];
-    }
+    const uint32_t x0 = cut[0] == 0 ? w.c0 : cut[0] == 1 ? w.c1 : 0, x1 = cut[1] == 0 ? w.c0 : cut[1] == 1 ? w.c1 : 0;
     return x0 < v0 && x1 < v1;
 }
 
 /* read_slot / write_slot on a walked slot (the same offsets and positions:
-   the host emulation checks both ways against the CPU).  Skewed tiles are
-   2D (read order A, K; write order K, A; see skew_read / skew_write): the
-   positions come from the skew, pe = TA plus the padding word. */
+   the host emulation checks both ways against the CPU). */
 template <bool SKEW>
 __host__ __device__ __forceinline__ bool walk_read(const TileSpec &a, const Origin &o, const Walk &w, int64_t &off,
                                                    uint32_t &pos)
 {
     if (!SKEW) {
-        off = w.off, pos = w.pos;
-        return walk_in(w, a.nt, a.rc, o.v0, o.v1);
+        off = w.off, pos = w.c0 + w.c1 * a.pe;
+        return walk_in(w, a.rc, o.v0, o.v1);
     }
-    /* cA = c[0], window row c[1] (k - k0 = c[1] - sw + 1), src stride of A 1 */
-    const int64_t dk = (int64_t)w.c[1] - (int64_t)(a.sw - 1), c = dk + skew_of(a, o, w.c[0]), k = o.k0 + dk;
+    /* skew_read: cA = c0, window row c1 (k - k0 = c1 - sw + 1), src stride of A 1 */
+    const int64_t dk = (int64_t)w.c1 - (int64_t)(a.sw - 1), c = dk + skew_of(a, o, w.c0), k = o.k0 + dk;
     off = w.off - (int64_t)(a.sw - 1) * a.rss[1];
-    pos = w.c[0] + (uint32_t)c * a.pe;
-    return w.c[0] < skew_rows(a, o) && c >= 0 && c < (int64_t)a.wte[0].d && k >= 0 && k < a.n[a.kq];
+    pos = w.c0 + (uint32_t)c * a.pe;
+    return w.c0 < skew_rows(a, o) && c >= 0 && c < (int64_t)a.wte[0].d && k >= 0 && k < a.n[a.kq];
 }
 template <bool SKEW>
 __host__ __device__ __forceinline__ bool write_walk(const TileSpec &a, const Origin &o, const Walk &w, int64_t &off,
                                                     uint32_t &pos)
 {
+    pos = w.c1 + w.c0 * a.pe; /* c0 along K (buffer pitch pe), c1 along A */
     if (!SKEW) {
-        off = w.off, pos = w.pos;
-        return walk_in(w, a.nt, a.wc, o.v0, o.v1);
+        off = w.off;
+        return walk_in(w, a.wc, o.v0, o.v1);
     }
-    /* c = c[0] (K, dst stride 1), cA = c[1] */
-    const int64_t s = skew_of(a, o, w.c[1]), k = o.k0 + (int64_t)w.c[0] - s;
+    /* skew_write: c = c0, cA = c1, dst stride of K 1 */
+    const int64_t s = skew_of(a, o, w.c1), k = o.k0 + (int64_t)w.c0 - s;
     off = w.off - s;
-    pos = w.c[1] + w.c[0] * a.pe;
-    return w.c[1] < skew_rows(a, o) && k >= 0 && k < a.n[a.kq];
+    return w.c1 < skew_rows(a, o) && k >= 0 && k < a.n[a.kq];
 }
 
 /* cp.async (sm_80+): global -> shared without registers; 4 and 8 bytes
@@ -357,17 +323,17 @@ __global__ void __launch_bounds__(THREADS) tile_kernel(T *__restrict__ dst, cons
     uint32_t pos;
     const Origin o = tile_origin<SKEW>(a, blockIdx.x, (uint64_t)(uintptr_t)dst / sizeof(T));
     const T *s = src + o.sb;
-    if (WALK) { /* the host's choice: cp.async, walked tiles (see Walk) */
-        Walk w = walk_start(threadIdx.x, a.nt, a.rte, a.rss, a.wr);
+    if (WALK) { /* the host's choice: cp.async, a walked 2D tile (see Walk) */
+        Walk w = walk_start(threadIdx.x, a.rte[0], a.rss);
 #pragma unroll 4
-        for (uint32_t t = threadIdx.x; t < a.rw; t += THREADS, walk_next(w, a.nt, a.rte, a.wr))
+        for (uint32_t t = threadIdx.x; t < a.rw; t += THREADS, walk_next(w))
             if (walk_read<SKEW>(a, o, w, off, pos)) cp_async(buf + pos, s + off);
         cp_async_wait_all();
         __syncthreads();
         T *d = dst + o.db;
-        w = walk_start(threadIdx.x, a.nt, a.wte, a.wds, a.ww);
+        w = walk_start(threadIdx.x, a.wte[0], a.wds);
 #pragma unroll 4
-        for (uint32_t t = threadIdx.x; t < a.W; t += THREADS, walk_next(w, a.nt, a.wte, a.ww))
+        for (uint32_t t = threadIdx.x; t < a.W; t += THREADS, walk_next(w))
             if (write_walk<SKEW>(a, o, w, off, pos)) d[off] = buf[pos];
         return;
     }
@@ -908,32 +874,6 @@ template <> struct Word<16> { typedef uint4 type; };
 /* The largest tile the tile kernel takes (words); the register path holds EPT a thread. */
 constexpr uint32_t MAX_TILE = 4096;
 
-/* One side's walk: te, str the side's tile axes' extents and strides, lin
-   their buffer (src-linear) strides.  The buffer position of lin is lin +
-   lin / P (one padding word per P, P = pad): every lin stride of P or more
-   is a multiple of P (P is the lin stride of an axis, the lin strides those
-   of mixed radix digits) and those under P sum to less than P, so the
-   position is linear in the coordinates with strides lin + lin / P (lin >=
-   P) or lin.  Returns 0 where that does not hold (the plain path then). */
-bool walk_side(int nt, const FastDiv *te, const int64_t *str, const uint32_t *lin, uint32_t P, WalkSide *ws)
-{
-    memset(ws, 0, sizeof *ws);
-    uint32_t t = THREADS;
-    for (int q = 0; q < nt; q++) {
-        if (lin[q] >= P && lin[q] % P) return false;
-        ws->ps[q] = lin[q] + (lin[q] >= P ? lin[q] / P : 0);
-        ws->dg[q] = q + 1 < nt ? t % te[q].d : t;
-        t = q + 1 < nt ? t / te[q].d : 0;
-        ws->step += (int64_t)ws->dg[q] * str[q];
-        ws->pstep += ws->dg[q] * ws->ps[q];
-    }
-    for (int q = 0; q + 1 < nt; q++) {
-        ws->ocar[q] = str[q + 1] - (int64_t)te[q].d * str[q];
-        ws->pcar[q] = ws->ps[q + 1] - te[q].d * ws->ps[q];
-    }
-    return true;
-}
-
 /* The kernel's view of a plan's tile and the tile count; skew_ok: the
    kernel path takes skewed tiles (cp.async; the register path holds
    THREADS * EPT read slots, not the skewed window). */
@@ -981,14 +921,10 @@ fdx_status tile_spec(const fdx_perm_plan *p, bool skew_ok, TileSpec *out, int64_
     int64_t P = nw > 0 ? a.wlin[0] : 1;
     a.pad = fd(P >= 4 && P % 2 == 0 ? P : (int64_t)1 << 30);
     a.words = a.W + (a.W - 1) / a.pad.d + 1;
-    /* walked tiles: 1 two axes, 2 any (skewed tiles are 2D) */
-    a.walk = skew_ok && a.nt >= 1 && nw == a.nt && (p->walk == 2 || (p->walk == 1 && a.nt == 2));
+    /* walked tiles: two axes, written (K, A) with A the buffer's fastest
+       (the padding, when any, one word a K row: pad.d = TA) */
+    a.walk = p->walk && skew_ok && a.nt == 2 && nw == 2 && a.wlin[1] == 1 && a.wlin[0] == a.rte[0].d;
     a.pe = a.rte[0].d + (a.pad.d == a.rte[0].d);
-    if (a.walk) {
-        uint32_t rlin[FDX_MAX_RANK], r = 1;
-        for (int q = 0; q < a.nt; q++) rlin[q] = r, r *= a.rte[q].d;
-        a.walk = walk_side(a.nt, a.rte, a.rss, rlin, a.pad.d, &a.wr) && walk_side(a.nt, a.wte, a.wds, a.wlin, a.pad.d, &a.ww);
-    }
     FDX_CHECK(tiles_all < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",
               (long long)tiles_all);
     *ntiles = tiles_all;
@@ -1272,8 +1208,8 @@ fdx_status emulate_path(T *dst, const T *src, const TileSpec &a, int64_t ntiles)
         memset(got, 0, a.words);
         /* thread by thread, each thread's slots in turn (walked tiles step them) */
         for (uint32_t t0 = 0; t0 < THREADS && st == FDX_OK; t0++) {
-            Walk w = a.walk ? walk_start(t0, a.nt, a.rte, a.rss, a.wr) : Walk{};
-            for (uint32_t t = t0; t < a.rw && st == FDX_OK; t += THREADS, a.walk ? walk_next(w, a.nt, a.rte, a.wr) : void()) {
+            Walk w = a.walk ? walk_start(t0, a.rte[0], a.rss) : Walk{};
+            for (uint32_t t = t0; t < a.rw && st == FDX_OK; t += THREADS, a.walk ? walk_next(w) : void()) {
                 if (!(a.walk ? walk_read<SKEW>(a, o, w, off, pos) : read_slot<SKEW>(a, o, t, off, pos))) continue;
                 if (pos >= a.words || got[pos])
                     st = fdx_fail(FDX_ERR_INTERNAL, "tile %lld: read slot %u lands on buffer word %u twice or out of %u",
@@ -1282,8 +1218,8 @@ fdx_status emulate_path(T *dst, const T *src, const TileSpec &a, int64_t ntiles)
             }
         }
         for (uint32_t t0 = 0; t0 < THREADS && st == FDX_OK; t0++) {
-            Walk w = a.walk ? walk_start(t0, a.nt, a.wte, a.wds, a.ww) : Walk{};
-            for (uint32_t t = t0; t < a.W && st == FDX_OK; t += THREADS, a.walk ? walk_next(w, a.nt, a.wte, a.ww) : void()) {
+            Walk w = a.walk ? walk_start(t0, a.wte[0], a.wds) : Walk{};
+            for (uint32_t t = t0; t < a.W && st == FDX_OK; t += THREADS, a.walk ? walk_next(w) : void()) {
                 if (!(a.walk ? write_walk<SKEW>(a, o, w, off, pos) : write_slot<SKEW>(a, o, t, off, pos))) continue;
                 if (pos >= a.words || !got[pos])
                     st = fdx_fail(FDX_ERR_INTERNAL, "tile %lld: write slot %u takes buffer word %u, never read",

@@ -264,16 +264,18 @@ static void choose_kernel_tile(fdx_perm_plan *p, int A, int K)
    MiB up (rt1-186 -7%, rt1-133, -022, -109, -138 -5%, rt1-001 -2%: LibreTT
    won those by 1-5% in s11i), slower on rt1-113 (+2%) and on the small ones
    (rt1-011 +6%, rt1-043 +4%), and slower for 8-byte words (rt1-050, -058,
-   -156 +11%, rt1-019 +15%).  FDX_LAYOUT_TILE_WALK (0 off, 1 2D tiles, 2
-   every tile: not measured on packed tiles) and FDX_LAYOUT_ASYNC (0 the
-   register path, 1 cp.async for every word size of 4 bytes up) are the
-   A/Bs. */
+   -156 +11%, rt1-019 +15%).  The full suite (s12h, same call) confirmed the
+   register rule (20 cases, median -2.7%, at most +1.8%); a walker over any
+   number of tile axes (coordinate arrays and per-axis carry tables) ran
+   2-4x slower than the division it replaced on the same 2D tiles and is
+   gone.  FDX_LAYOUT_TILE_WALK=0 and FDX_LAYOUT_ASYNC (0 the register path,
+   1 cp.async for every word size of 4 bytes up) are the A/Bs. */
 enum { REGS_MIN_BYTES = 16 << 20 };
 static void choose_word_path(fdx_perm_plan *p)
 {
     const int word = !p->vec && !p->subword && (p->kind == FDX_PLAN_TILED || p->kind == FDX_PLAN_ROWS);
     const int two_d = word && !p->packed && p->R == 1;
-    p->walk = word ? (int)fdx_knob_int(FDX_KNOB_LAYOUT_TILE_WALK, 0, 2, 1) : 0;
+    p->walk = word ? (int)fdx_knob_int(FDX_KNOB_LAYOUT_TILE_WALK, 0, 1, 1) : 0;
     const char *a = fdx_knob(FDX_KNOB_LAYOUT_ASYNC);
     p->regs = a && !strcmp(a, "0") ? 1
               : a && !strcmp(a, "1") ? 0

@@ -62,7 +62,7 @@ typedef struct fdx_perm_plan {
     int skew;
     /* CUDA tile kernel (see choose_word_path): walked tiles (each thread's
        slots stepped by adds instead of divided; Walk in fdx_layout_cuda.cu),
-       1 on 2D tiles, 2 on every tile; regs = 1: the register path instead
+       1 on 2D tiles; regs = 1: the register path instead
        of cp.async (chosen here so that launches read no knob). */
     int walk, regs;
     /* CUDA sub-word tile (elements narrower than the access word, the

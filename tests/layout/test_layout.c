@@ -376,9 +376,9 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
     int skewed = 0, plain = 0;
     /* random permutations of rank 2-6, every element size, with the default
        plans and with 16-byte sub-word words for every narrower element */
-    for (int v = 0; v < 4; v++) { /* default (walked 2D tiles), 16-byte sub-word words, no walks, every tile walked */
+    for (int v = 0; v < 3; v++) { /* default (walked 2D tiles), 16-byte sub-word words, no walks */
         if (v == 1) setenv("FDX_LAYOUT_SUBWORD", "16", 1);
-        if (v >= 2) setenv("FDX_LAYOUT_TILE_WALK", v == 2 ? "0" : "2", 1);
+        if (v == 2) setenv("FDX_LAYOUT_TILE_WALK", "0", 1);
         for (int rank = 2; rank <= 6; rank++)
             for (int e = 0; e < 5; e++) {
                 int64_t shape[FDX_MAX_RANK];
@@ -402,16 +402,14 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
     static const int tpm[][6] = {{5, 4, 3, 2, 1, 0}, {0, 2, 1, 3, 4, 5}, {0, 3, 2, 1, 4, 5}, {0, 5, 4, 3, 2, 1}};
     for (int v = 0; v < 2; v++) {
         if (v) setenv("FDX_LAYOUT_KERNEL", "small2d", 1);
-        for (int c = 0; c < 8; c++) { /* then each with every tile walked */
-            if (c == 4) setenv("FDX_LAYOUT_TILE_WALK", "2", 1);
+        for (int c = 0; c < 4; c++) {
             int rank = 6;
-            while (tiny[c % 4][rank - 1] == 1) rank--;
+            while (tiny[c][rank - 1] == 1) rank--;
             fdx_perm_plan p;
-            CHECK_OK(fdx_perm_plan_make(16, rank, tiny[c % 4], tpm[c % 4], 16, 0, &p));
+            CHECK_OK(fdx_perm_plan_make(16, rank, tiny[c], tpm[c], 16, 0, &p));
             CHECK(p.packed == !v, "tiny tile case %d, small2d %d: packed %d", c, v, p.packed);
-            emulate_case(ctx, 16, rank, tiny[c % 4], tpm[c % 4], c % 4, seed++);
+            emulate_case(ctx, 16, rank, tiny[c], tpm[c], c, seed++);
         }
-        unsetenv("FDX_LAYOUT_TILE_WALK");
         unsetenv("FDX_LAYOUT_KERNEL");
     }
     setenv("FDX_LAYOUT_SUBWORD", "0", 1);
