@@ -86,7 +86,7 @@ static void strides(const fdx_perm_plan *p, int64_t *ss, int64_t *ds)
    17); larger arrays within noise either way), or FDX_LAYOUT_TILE_WORDS
    (measurements only; up to MAX_TILE_WORDS for words of 4 bytes or more,
    the kernel's cp.async path). */
-enum { SMALL_ARRAY_BYTES = 8 << 20 };
+enum { SMALL_ARRAY_BYTES = 8 << 20, SMALL_SKEW_BYTES = 64 << 20 };
 static int64_t tile_words(const fdx_perm_plan *p)
 {
     const int64_t def = p->count * p->word < SMALL_ARRAY_BYTES ? TILE_WORDS / 2 : TILE_WORDS;
@@ -140,6 +140,19 @@ static void choose_tile(fdx_perm_plan *p)
     ta = cut_even(p->nA, ta);
     if (ta < 1) ta = 1;
     if (tb < 1) tb = 1;
+    /* Small 8-byte 2D transposes whose dst rows start off the sectors
+       (choose_skew skews them): 64 x 32 tiles, src runs of 512 bytes.  H100,
+       same call each, against 32 x 64 (32 x 32 under 8 MiB): s11c (without
+       walked tiles) rt1-050 5737 x 347 -4%, rt1-058 1018 x 1733 -4.5%, rt1-156
+       4751 x 449 -3%; s12l (walked) rt1-026 3821 x 226 -5%, rt1-050 -9%,
+       rt1-156 -4%, rt1-058 +1% (times, better of two rounds); aligned dst
+       rows lost (rt1-187 +5% in s11c, +2.5% in s12l), so not those.  The
+       suite's larger skewed ones (rt1-063, -089: 160-330 MiB) were not
+       measured with it.  FDX_LAYOUT_TILE=32x64 (32x32 under 8 MiB) is the
+       A/B. */
+    if (p->word == 8 && p->R == 1 && p->dA % (32 / p->word) != 0 && p->nA >= 64 && p->nK > 32 &&
+        p->count * p->word < SMALL_SKEW_BYTES && !fdx_knob_is(FDX_KNOB_LAYOUT_SKEW, "0"))
+        ta = 64, tb = 32;
     /* FDX_LAYOUT_TILE=TAxTB overrides the choice for tiling experiments. */
     const char *env = fdx_knob(FDX_KNOB_LAYOUT_TILE);
     long ea, eb;
