@@ -680,12 +680,18 @@ fdx_status run_vec(void *dst, const void *src, const fdx_perm_plan *p, cudaStrea
     if (p->kind == FDX_PLAN_ROWS) return run_vec_rows(dst, src, p, st, on_host);
     if constexpr (sizeof(T) > 4) return fdx_fail(FDX_ERR_INTERNAL, "vector tile of %d-byte words", p->word);
     else {
-        VecSpec a;
-        int64_t ntiles;
-        FDX_TRY(vec_spec<T>(p, src, &a, &ntiles));
-        if (on_host)
-            return a.skew ? emulate_vec<T, true>((T *)dst, (const T *)src, a, ntiles, p->count)
-                          : emulate_vec<T, false>((T *)dst, (const T *)src, a, ntiles, p->count);
+        static thread_local SpecMemo<VecSpec> memo; /* see SpecMemo */
+        if (on_host || !memo_hit(memo, p, src)) {
+            VecSpec a;
+            int64_t ntiles;
+            FDX_TRY(vec_spec<T>(p, src, &a, &ntiles));
+            if (on_host)
+                return a.skew ? emulate_vec<T, true>((T *)dst, (const T *)src, a, ntiles, p->count)
+                              : emulate_vec<T, false>((T *)dst, (const T *)src, a, ntiles, p->count);
+            memo_keep(memo, p, src, a, ntiles, 0);
+        }
+        const VecSpec &a = memo.spec;
+        const int64_t ntiles = memo.ntiles;
         if (a.skew) vec_kernel<T, true><<<(unsigned)ntiles, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
         else vec_kernel<T, false><<<(unsigned)ntiles, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
         FDX_CUDA_CHECK_LAUNCH("vec_kernel");

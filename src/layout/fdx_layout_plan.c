@@ -86,7 +86,7 @@ static void strides(const fdx_perm_plan *p, int64_t *ss, int64_t *ds)
    17); larger arrays within noise either way), or FDX_LAYOUT_TILE_WORDS
    (measurements only; up to MAX_TILE_WORDS for words of 4 bytes or more,
    the kernel's cp.async path). */
-enum { SMALL_ARRAY_BYTES = 8 << 20 };
+enum { SMALL_ARRAY_BYTES = 8 << 20, SMALL_SKEW_BYTES = 64 << 20 };
 static int64_t tile_words(const fdx_perm_plan *p)
 {
     const int64_t def = p->count * p->word < SMALL_ARRAY_BYTES ? TILE_WORDS / 2 : TILE_WORDS;
@@ -140,6 +140,19 @@ static void choose_tile(fdx_perm_plan *p)
     ta = cut_even(p->nA, ta);
     if (ta < 1) ta = 1;
     if (tb < 1) tb = 1;
+    /* Small 8-byte 2D transposes whose dst rows start off the sectors
+       (choose_skew skews them): 64 x 32 tiles, src runs of 512 bytes.  H100,
+       same call each, against 32 x 64 (32 x 32 under 8 MiB): s11c (without
+       walked tiles) rt1-050 5737 x 347 -4%, rt1-058 1018 x 1733 -4.5%, rt1-156
+       4751 x 449 -3%; s12l (walked) rt1-026 3821 x 226 -5%, rt1-050 -9%,
+       rt1-156 -4%, rt1-058 +1% (times, better of two rounds); aligned dst
+       rows lost (rt1-187 +5% in s11c, +2.5% in s12l), so not those.  The
+       suite's larger skewed ones (rt1-063, -089: 160-330 MiB) were not
+       measured with it.  FDX_LAYOUT_TILE=32x64 (32x32 under 8 MiB) is the
+       A/B. */
+    if (p->word == 8 && p->R == 1 && p->dA % (32 / p->word) != 0 && p->nA >= 64 && p->nK > 32 &&
+        p->count * p->word < SMALL_SKEW_BYTES && !fdx_knob_is(FDX_KNOB_LAYOUT_SKEW, "0"))
+        ta = 64, tb = 32;
     /* FDX_LAYOUT_TILE=TAxTB overrides the choice for tiling experiments. */
     const char *env = fdx_knob(FDX_KNOB_LAYOUT_TILE);
     long ea, eb;
@@ -250,6 +263,37 @@ static void choose_kernel_tile(fdx_perm_plan *p, int A, int K)
         }
     }
     tile_2d(p, A, K);
+}
+
+/* The word kernel's path on CUDA: walked tiles (each thread's slots
+   stepped by adds; Walk in fdx_layout_cuda.cu) on 2D tiles, and the
+   register path instead of cp.async for 16-byte words in 2D tiles of
+   arrays from REGS_MIN_BYTES.  H100, session 12 (s12d), the suite's 55
+   word-kernel 2D cases, same call, two rounds, time of the better round:
+   walked tiles faster by > 3% on 9 (rt1-187 8-byte 761 x 2048 -16%,
+   rt1-069 -15%, rt1-099 -13%, rt1-096, -173, -030 -9 to -11%), slower on 3
+   (rt1-026 +6%, rt1-043 +4%, rt1-114 noisy), the large ones within 0.5%;
+   the register path for 16-byte words faster on 14 of the 15 arrays of 16
+   MiB up (rt1-186 -7%, rt1-133, -022, -109, -138 -5%, rt1-001 -2%: LibreTT
+   won those by 1-5% in s11i), slower on rt1-113 (+2%) and on the small ones
+   (rt1-011 +6%, rt1-043 +4%), and slower for 8-byte words (rt1-050, -058,
+   -156 +11%, rt1-019 +15%).  The full suite (s12h, same call) confirmed the
+   register rule (20 cases, median -2.7%, at most +1.8%); a walker over any
+   number of tile axes (coordinate arrays and per-axis carry tables) ran
+   2-4x slower than the division it replaced on the same 2D tiles and is
+   gone.  FDX_LAYOUT_TILE_WALK=0 and FDX_LAYOUT_ASYNC (0 the register path,
+   1 cp.async for every word size of 4 bytes up) are the A/Bs. */
+enum { REGS_MIN_BYTES = 16 << 20 };
+static void choose_word_path(fdx_perm_plan *p)
+{
+    const int word = !p->vec && !p->subword && (p->kind == FDX_PLAN_TILED || p->kind == FDX_PLAN_ROWS);
+    const int two_d = word && !p->packed && p->R == 1;
+    p->walk = word ? (int)fdx_knob_int(FDX_KNOB_LAYOUT_TILE_WALK, 0, 1, 1) : 0;
+    const char *a = fdx_knob(FDX_KNOB_LAYOUT_ASYNC);
+    p->regs = a && !strcmp(a, "0") ? 1
+              : a && !strcmp(a, "1") ? 0
+                                     : two_d && p->word == 16 && p->count * p->word >= REGS_MIN_BYTES &&
+                                           (int64_t)p->TA * p->TB <= TILE_WORDS;
 }
 
 /* Sector-skewed rows for the 2D tile (CUDA, cp.async words of 4, 8, 16
@@ -616,6 +660,7 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
     }
     if (p->kind == FDX_PLAN_ROWS && !choose_vec_rows(p) && !choose_subword(p, A, K))
         choose_kernel_tile(p, A, K); /* kept rows: the tile kernel too */
+    choose_word_path(p);
     int64_t blocks = (p->nA + p->TA - 1) / p->TA * ((p->nK + p->TB - 1) / p->TB);
     for (int b = 0; b < p->nb; b++) blocks *= p->bn[b];
     FDX_CHECK(blocks < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",

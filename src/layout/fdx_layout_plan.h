@@ -60,6 +60,11 @@ typedef struct fdx_perm_plan {
     /* CUDA tile kernel: sector-skewed 2D tile rows (see choose_skew), the
        sector in words (32 bytes / word), 0: none. */
     int skew;
+    /* CUDA tile kernel (see choose_word_path): walked tiles (each thread's
+       slots stepped by adds instead of divided; Walk in fdx_layout_cuda.cu),
+       1 on 2D tiles; regs = 1: the register path instead
+       of cp.async (chosen here so that launches read no knob). */
+    int walk, regs;
     /* CUDA sub-word tile (elements narrower than the access word, the
        fastest axis moved with R = 1, or kept rows): the 2D tile (TA x TB on
        A and K) read and written as aligned words of `subword` bytes (4, 8,

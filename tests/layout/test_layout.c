@@ -376,8 +376,9 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
     int skewed = 0, plain = 0;
     /* random permutations of rank 2-6, every element size, with the default
        plans and with 16-byte sub-word words for every narrower element */
-    for (int v = 0; v < 2; v++) {
-        if (v) setenv("FDX_LAYOUT_SUBWORD", "16", 1);
+    for (int v = 0; v < 3; v++) { /* default (walked 2D tiles), 16-byte sub-word words, no walks */
+        if (v == 1) setenv("FDX_LAYOUT_SUBWORD", "16", 1);
+        if (v == 2) setenv("FDX_LAYOUT_TILE_WALK", "0", 1);
         for (int rank = 2; rank <= 6; rank++)
             for (int e = 0; e < 5; e++) {
                 int64_t shape[FDX_MAX_RANK];
@@ -392,6 +393,7 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
                 seed++;
             }
         unsetenv("FDX_LAYOUT_SUBWORD");
+        unsetenv("FDX_LAYOUT_TILE_WALK");
     }
     /* tiny 2D tiles (the axis after the fastest short; kept rows too) become
        packed tiles; FDX_LAYOUT_KERNEL=small2d keeps the 2D tile */
@@ -413,8 +415,10 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
     setenv("FDX_LAYOUT_SUBWORD", "0", 1);
     setenv("FDX_LAYOUT_VEC", "0", 1);
     setenv("FDX_LAYOUT_TILE_WORDS", "2048", 1); /* the large arrays' tiles (small ones take 1024 words) */
-    for (int off = 0; off < 2; off++) {
-        if (off) setenv("FDX_LAYOUT_SKEW", "0", 1);
+    /* each plain and skewed, with walked tiles (the default) and without (FDX_LAYOUT_TILE_WALK=0) */
+    for (int off = 0; off < 4; off++) {
+        if (off & 1) setenv("FDX_LAYOUT_SKEW", "0", 1);
+        if (off & 2) setenv("FDX_LAYOUT_TILE_WALK", "0", 1);
         for (int e = 2; e < 5; e++)
             for (int r = 0; r < 8; r++)
                 for (int c = 0; c < 3; c++) {
@@ -427,13 +431,14 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
                     skewed += k > 0, plain += k == 0;
                 }
         unsetenv("FDX_LAYOUT_SKEW");
+        unsetenv("FDX_LAYOUT_TILE_WALK");
     }
     unsetenv("FDX_LAYOUT_SUBWORD");
     unsetenv("FDX_LAYOUT_VEC");
     unsetenv("FDX_LAYOUT_TILE_WORDS");
     /* 3 word sizes x 8 residues x 3 shapes: skewed unless the dst row stride is sector-aligned */
-    CHECK(skewed == 3 * 3 * 8 - 3 * (1 + 2 + 4), "skewed plans: %d", skewed);
-    CHECK(plain == 3 * 3 * 8 + 3 * (1 + 2 + 4), "plain plans: %d", plain);
+    CHECK(skewed == 2 * (3 * 3 * 8 - 3 * (1 + 2 + 4)), "skewed plans: %d", skewed);
+    CHECK(plain == 2 * (3 * 3 * 8 + 3 * (1 + 2 + 4)), "plain plans: %d", plain);
     /* word-kernel tiles of 1024 words for arrays under 8 MiB, 2048 above */
     const int64_t small2[2] = {509, 263}, large2[2] = {2048, 1024};
     const int t2[2] = {1, 0};
@@ -441,8 +446,11 @@ static void test_tile_emulation(fdx_ctx *ctx, uint64_t seed)
         fdx_perm_plan ps, pl;
         CHECK_OK(fdx_perm_plan_make(lt_elems[e], 2, small2, t2, 16, 0, &ps));
         CHECK_OK(fdx_perm_plan_make(lt_elems[e], 2, large2, t2, 16, 0, &pl));
-        CHECK(ps.TA * ps.TB > 512 && ps.TA * ps.TB <= 1024 && pl.TA * pl.TB == 2048,
-              "elem %zu: tiles %dx%d (small array), %dx%d (large)", lt_elems[e], ps.TA, ps.TB, pl.TA, pl.TB);
+        /* 8-byte words: the dst rows of 263 start off the sectors: 64 x 32 */
+        CHECK(lt_elems[e] == 8 ? ps.TA == 64 && ps.TB == 32 && ps.skew == 4
+                               : ps.TA * ps.TB > 512 && ps.TA * ps.TB <= 1024 && pl.TA * pl.TB == 2048,
+              "elem %zu: tiles %dx%d (small array, skew %d), %dx%d (large)", lt_elems[e], ps.TA, ps.TB, ps.skew, pl.TA,
+              pl.TB);
         emulate_case(ctx, lt_elems[e], 2, small2, t2, e, seed++);
     }
 }

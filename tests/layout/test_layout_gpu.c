@@ -78,8 +78,10 @@ static void permutations(uint64_t seed)
                                         {"FDX_LAYOUT_KERNEL", "packed"},
                                         {"FDX_LAYOUT_KERNEL", "2d"},
                                         {"FDX_LAYOUT_ASYNC", "0"},
+                                        {"FDX_LAYOUT_ASYNC", "1"},
                                         {"FDX_LAYOUT_TILE", "64x64"},
                                         {"FDX_LAYOUT_SKEW", "0"},
+                                        {"FDX_LAYOUT_TILE_WALK", "0"},
                                         {"FDX_LAYOUT_KERNEL", "small2d"},
                                         {"FDX_LAYOUT_SUBWORD", "0"}};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {

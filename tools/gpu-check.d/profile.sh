@@ -63,5 +63,18 @@ for c in ${PROFILE_CASES:-dloop lu mg temporal bc ustencil}; do
     tr11) for c in rt1-088 rt1-147; do
             prof "tr-$c" 4 2 bench transform --suite random --count 200 --only "$c" --reps 2
           done ;;
+    # session 12: the small 8-byte 2D transposes LibreTT still wins (rt1-050
+    # skewed tiles, 17.7 us against 14.3; rt1-187 plain, 12.1 against 10.8),
+    # fdx's kernels and, when transform_space built it in this call, LibreTT's
+    # (launches 3-6: rt1-050's, its cases run in order)
+    tr12) for c in rt1-050 rt1-187; do
+            prof "tr-$c" 4 2 bench transform --suite random --count 200 --only "$c" --reps 2
+          done
+          if [ -x /tmp/librett_cases ]; then
+            "$FDX_BIN" bench transform --suite random --count 200 --only rt1-050,rt1-187 --list >"$OUT/profile/tr12.cases.txt"
+            timeout 120 ncu --clock-control none $sec -k regex:transpose --launch-skip 2 --launch-count 4 \
+              /tmp/librett_cases <"$OUT/profile/tr12.cases.txt" >"$OUT/profile/tr-librett.txt" 2>&1
+            echo "profile tr-librett: exit $?"
+          fi ;;
   esac
 done
