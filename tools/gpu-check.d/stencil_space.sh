@@ -644,11 +644,12 @@ fi
 if [ "${SS_S12:-0}" = 1 ]; then
   sf=${base}_stencil-s12.jsonl
   # Order 12 f32 400^3: zh's pick (rolled) and best forced (pd3 uz), the
-  # carried 16x16 vec 4 unrolled at pd 2 / 3 / pd 3 b2, rolled, and 32x8.
+  # carried 16x16 vec 4 unrolled at pd 2 / 3 / pd 3 b2, rolled, 32x8, and
+  # 20x12 (80-point rows divide 400: 64-point tiles leave 48 of 448 columns idle).
   for cfg in "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0 0 0" "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 1 0 0 1" \
              "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 0 0 0 1" "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1" \
              "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 0 0 1 1" "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 0 0 0 0" \
-             "3 32 8 4 130 16 2 0 0 0 0 0 0 0 0 0 0 0 1"; do
+             "3 32 8 4 130 16 2 0 0 0 0 0 0 0 0 0 0 0 1" "3 20 12 4 130 16 2 0 0 0 0 0 0 0 0 0 0 0 1"; do
     FORCED_SUITE=stencil-s12 forced "$sf" "$cfg" --order 12 --size 400x400x400 --precision float
   done
   # Order 6 f32 700x500x400 (80 registers: three blocks of 256).
