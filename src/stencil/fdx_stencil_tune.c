@@ -101,18 +101,28 @@ static fdx_stencil_cfg zh_tall(fdx_stencil_cfg c, int v)
 /* The carried column on zh's 64x16-point tile with the plane loop unrolled
    (16x16 threads vec 4 uz: the column's 2r + 1 names rotate, so ptxas
    keeps it in 80-125 registers at radius 3-6 without spilling: two blocks
-   of 256 a multiprocessor at order 12, three at orders 6-8), f32 rank 3
-   radius >= 3 on aligned rows, not the wave update (its unrolled kernels
-   grow: see uz_wanted), only with FDX_STENCIL_CU=1 until measured.  Why:
-   at order 12 zh's 64x16-point pick reads 26 shared vectors a plane for 4
-   points (the column's upper half from the stages), 0.82 shared wavefronts
-   a point, which the H100 (s10a ncu) shows at ~88% of the multiprocessor's
-   one wavefront a clock at 0.64 of copy; the carried column reads 17 (0.5
-   wavefronts a point), and unrolled the column no longer shifts. */
-static int cu_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int64_t nx)
+   of 256 a multiprocessor at order 12), f32 rank 3 radius >= 3, not the
+   wave update (its unrolled kernels grow: see uz_wanted); on unaligned
+   rows the same tile with win (105-128 registers at radius 4-5; 135 at 6,
+   so capped at two blocks there: 32 bytes spilled).  Only with
+   FDX_STENCIL_CU=1 until the suite says.  H100 (s12c, forced, same run,
+   order 12 f32 400^3): 0.712 two planes ahead, 0.736 three, against zh's
+   pick 0.636 and zh's best 0.661: zh reads 26 shared vectors a plane for 4
+   points (the column's upper half from the stages; ncu: L1 81% busy, top
+   stall short scoreboard), the carried column 17 (L1 69%; the stalls
+   spread over barrier, short and long scoreboard). */
+static int cu_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev)
 {
     return fdx_knob_int(FDX_KNOB_STENCIL_CU, 0, 1, 0) == 1 && ks->rank == 3 && ks->radius >= 3 && !ks->is_double &&
-           ks->update != FDX_UPDATE_WAVE && dev->cc_major >= 8 && max_vec(ks, nx) == 4;
+           ks->update != FDX_UPDATE_WAVE && dev->cc_major >= 8;
+}
+
+static fdx_stencil_cfg cu_tile(fdx_stencil_cfg c, const fdx_stencil_kspec *ks, int64_t nx, int pd)
+{
+    c.variant = FDX_SV_ASYNC, c.vec = 4, c.pd = pd, c.tx = 16, c.ty = 16, c.uz = 1, c.win = max_vec(ks, nx) < 4;
+    c.minb = c.win && ks->radius >= 6 ? 2 : 0;
+    c.zfast = c.pipe = c.xv = c.band = c.ry = c.zs = c.zh = c.ys = c.b2 = 0;
+    return c;
 }
 
 /* The carried column with shared y rows (cfg->ys, two rows a thread: the
@@ -475,10 +485,8 @@ static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil
         }
     }
     /* cu: the carried 64x16-point tile unrolled, two and three planes ahead. */
-    for (int pd = 2; pd <= 3 && cu_wanted(s->ks, dev, s->n3[0]); pd++) {
-        fdx_stencil_cfg c = d;
-        c.variant = FDX_SV_ASYNC, c.vec = 4, c.pd = pd, c.tx = 16, c.ty = 16, c.uz = 1;
-        c.zfast = c.pipe = c.win = c.xv = c.band = c.minb = c.ry = c.zs = c.zh = c.ys = c.b2 = 0;
+    for (int pd = 2; pd <= 3 && cu_wanted(s->ks, dev); pd++) {
+        fdx_stencil_cfg c = cu_tile(d, s->ks, s->n3[0], pd);
         c.chunk = default_chunk(s->ks, dev, 1, s->n3, &c);
         double ms = try_cfg(s, c);
         if (ms < best_ms) best = c, best_ms = ms;
@@ -814,6 +822,12 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
                     /* zh on the 64x16-point tiles: the vec 4 tile itself, at
                        vec 2 zh's taller tile (two rows a thread). */
                     if (v == 4) c[n] = w, c[n++].zh = 1;
+                    if (v == 4 && cu_wanted(ks, dev)) {
+                        c[n] = cu_tile(w, ks, n3[0], 3);
+                        c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0]
+                                                                                  : default_chunk(ks, dev, 1, n3, &c[n]);
+                        n++;
+                    }
                     if (v == 2) {
                         c[n] = zh_tall(w, 2);
                         c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0]
@@ -853,9 +867,10 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
                 c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &c[n]);
                 n++;
             }
-            if (cu_wanted(ks, dev, n3[0])) {
-                /* the carried column on the 64x16-point tile, unrolled */
-                c[n] = a, c[n].tx = 16, c[n].ty = 16, c[n].minb = 0, c[n].uz = 1;
+            if (cu_wanted(ks, dev) && !async_win_wanted(ks, dev, n3[0])) {
+                /* the carried column on the 64x16-point tile, unrolled (on
+                   unaligned rows with the win tiles' above) */
+                c[n] = cu_tile(a, ks, n3[0], 3);
                 c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &c[n]);
                 n++;
             }
