@@ -113,6 +113,12 @@
 #               one timed launch each of the order-12 and 25-point kernels
 #               -> stencil_s12_ncu.csv, one line each in the log
 #               (SS_S12_NCU=0: the forced lines only)
+#   SS_S12B     session 12 (default off): the carried unrolled tile 80 points
+#               wide (20x12 threads vec 4: 400 = 5 x 80, where 64-point tiles
+#               leave 48 of 448 columns idle), rows padded to 112 floats so
+#               that a quarter warp spanning two rows reads distinct banks,
+#               two and three planes ahead, beside the 16x16 tile at chunks
+#               97 / 130 / 194, on order 12 f32 400^3 (forced, same run)
 # Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2, SS_TX, SS_B2, SS_UZ on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
@@ -704,6 +710,15 @@ PY
   done
   for cfg in "3 32 8 2 252 16 2 0 0 0 2 0 0 2 0 1 0 0 0" "3 32 8 2 168 16 2 0 0 0 3 0 0 0 0 0 0 0 0"; do
     s12prof "$cfg" --order 8 --size 512x512x512 --precision double
+  done
+  elapsed
+fi
+if [ "${SS_S12B:-0}" = 1 ]; then
+  sf=${base}_stencil-s12.jsonl
+  for cfg in "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1" "3 20 12 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1" \
+             "3 20 12 4 130 16 2 0 0 0 0 0 0 0 0 0 0 0 1" "3 16 16 4 97 16 3 0 0 0 0 0 0 0 0 0 0 0 1" \
+             "3 16 16 4 194 16 3 0 0 0 0 0 0 0 0 0 0 0 1" "3 20 12 4 97 16 3 0 0 0 0 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-s12b forced "$sf" "$cfg" --order 12 --size 400x400x400 --precision float
   done
   elapsed
 fi
