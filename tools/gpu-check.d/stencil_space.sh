@@ -120,7 +120,7 @@
 #               two and three planes ahead, beside the 16x16 tile at chunks
 #               97 / 130 / 194, and both four planes ahead (the most now;
 #               the search still tries up to three), on order 12 f32 400^3
-#               (forced, same run)
+#               (forced, same run); the 25-point's zh two rows at pd 2 / 3
 # Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2, SS_TX, SS_B2, SS_UZ on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
@@ -722,6 +722,10 @@ if [ "${SS_S12B:-0}" = 1 ]; then
              "3 16 16 4 194 16 3 0 0 0 0 0 0 0 0 0 0 0 1" "3 20 12 4 97 16 3 0 0 0 0 0 0 0 0 0 0 0 1" \
              "3 16 16 4 130 16 4 0 0 0 0 0 0 0 0 0 0 0 1" "3 20 12 4 130 16 4 0 0 0 0 0 0 0 0 0 0 0 1"; do
     FORCED_SUITE=stencil-s12b forced "$sf" "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  # The 25-point f64 512^3: zh two rows lb2 (0.877-0.885) two and three planes ahead (8 stages: two blocks).
+  for cfg in "3 32 8 2 252 16 2 0 0 0 2 0 0 2 0 1 0 0 0" "3 32 8 2 252 16 3 0 0 0 2 0 0 2 0 1 0 0 0"; do
+    FORCED_SUITE=stencil-s12b forced "$sf" "$cfg" --order 8 --size 512x512x512 --precision double
   done
   elapsed
 fi
