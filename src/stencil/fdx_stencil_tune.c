@@ -101,27 +101,29 @@ static fdx_stencil_cfg zh_tall(fdx_stencil_cfg c, int v)
 /* The carried column on zh's 64x16-point tile with the plane loop unrolled
    (16x16 threads vec 4 uz: the column's 2r + 1 names rotate, so ptxas
    keeps it in 80-125 registers at radius 3-6 without spilling: two blocks
-   of 256 a multiprocessor at order 12), f32 rank 3 radius >= 3, not the
-   wave update (its unrolled kernels grow: see uz_wanted); on unaligned
-   rows the same tile with win (105-128 registers at radius 4-5; 135 at 6,
-   so capped at two blocks there: 32 bytes spilled).  Only with
-   FDX_STENCIL_CU=1 until the suite says.  H100 (s12c, forced, same run,
-   order 12 f32 400^3): 0.712 two planes ahead, 0.736 three, against zh's
-   pick 0.636 and zh's best 0.661: zh reads 26 shared vectors a plane for 4
-   points (the column's upper half from the stages; ncu: L1 81% busy, top
-   stall short scoreboard), the carried column 17 (L1 69%; the stalls
-   spread over barrier, short and long scoreboard). */
-static int cu_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev)
+   of 256 a multiprocessor at order 12), f32 rank 3 radius >= 3 on aligned
+   rows, not the wave update (its unrolled kernels grow: see uz_wanted).
+   H100 (s12c, forced, same run, order 12 f32 400^3): 0.712 two planes
+   ahead, 0.736 three, against zh's pick 0.636 and zh's best 0.661: zh
+   reads 26 shared vectors a plane for 4 points (the column's upper half
+   from the stages; ncu: L1 81% busy, top stall short scoreboard), the
+   carried column 17 (L1 69%; the stalls spread over barrier, short and
+   long scoreboard).  Order 6 (700x500x400): 0.740 two ahead, 0.606 three
+   (ptxas then takes 64 registers, four blocks), so three ahead only at
+   radius 6.  On unaligned rows (win; s12d, first runs with it, 7 odd-width
+   suite cases) it tied zh's two-row vec 2 tile at best and lost by up to
+   70% (order 10 heat), so it is not timed there.  FDX_STENCIL_CU=0 leaves
+   it out (A/B). */
+static int cu_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int64_t nx)
 {
-    return fdx_knob_int(FDX_KNOB_STENCIL_CU, 0, 1, 0) == 1 && ks->rank == 3 && ks->radius >= 3 && !ks->is_double &&
-           ks->update != FDX_UPDATE_WAVE && dev->cc_major >= 8;
+    return fdx_knob_int(FDX_KNOB_STENCIL_CU, 0, 1, 1) == 1 && ks->rank == 3 && ks->radius >= 3 && !ks->is_double &&
+           ks->update != FDX_UPDATE_WAVE && dev->cc_major >= 8 && max_vec(ks, nx) == 4;
 }
 
-static fdx_stencil_cfg cu_tile(fdx_stencil_cfg c, const fdx_stencil_kspec *ks, int64_t nx, int pd)
+static fdx_stencil_cfg cu_tile(fdx_stencil_cfg c, int pd)
 {
-    c.variant = FDX_SV_ASYNC, c.vec = 4, c.pd = pd, c.tx = 16, c.ty = 16, c.uz = 1, c.win = max_vec(ks, nx) < 4;
-    c.minb = c.win && ks->radius >= 6 ? 2 : 0;
-    c.zfast = c.pipe = c.xv = c.band = c.ry = c.zs = c.zh = c.ys = c.b2 = 0;
+    c.variant = FDX_SV_ASYNC, c.vec = 4, c.pd = pd, c.tx = 16, c.ty = 16, c.uz = 1;
+    c.zfast = c.pipe = c.win = c.xv = c.band = c.minb = c.ry = c.zs = c.zh = c.ys = c.b2 = 0;
     return c;
 }
 
@@ -485,8 +487,8 @@ static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil
         }
     }
     /* cu: the carried 64x16-point tile unrolled, two and three planes ahead. */
-    for (int pd = 2; pd <= 3 && cu_wanted(s->ks, dev); pd++) {
-        fdx_stencil_cfg c = cu_tile(d, s->ks, s->n3[0], pd);
+    for (int pd = 2; pd <= 3 && cu_wanted(s->ks, dev, s->n3[0]); pd++) {
+        fdx_stencil_cfg c = cu_tile(d, pd);
         c.chunk = default_chunk(s->ks, dev, 1, s->n3, &c);
         double ms = try_cfg(s, c);
         if (ms < best_ms) best = c, best_ms = ms;
@@ -822,12 +824,6 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
                     /* zh on the 64x16-point tiles: the vec 4 tile itself, at
                        vec 2 zh's taller tile (two rows a thread). */
                     if (v == 4) c[n] = w, c[n++].zh = 1;
-                    if (v == 4 && cu_wanted(ks, dev)) {
-                        c[n] = cu_tile(w, ks, n3[0], 3);
-                        c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0]
-                                                                                  : default_chunk(ks, dev, 1, n3, &c[n]);
-                        n++;
-                    }
                     if (v == 2) {
                         c[n] = zh_tall(w, 2);
                         c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0]
@@ -867,10 +863,9 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
                 c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &c[n]);
                 n++;
             }
-            if (cu_wanted(ks, dev) && !async_win_wanted(ks, dev, n3[0])) {
-                /* the carried column on the 64x16-point tile, unrolled (on
-                   unaligned rows with the win tiles' above) */
-                c[n] = cu_tile(a, ks, n3[0], 3);
+            if (cu_wanted(ks, dev, n3[0])) {
+                /* the carried column on the 64x16-point tile, unrolled */
+                c[n] = cu_tile(a, ks->radius >= 6 ? 3 : 2);
                 c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &c[n]);
                 n++;
             }
@@ -1016,11 +1011,12 @@ void fdx_stencil_tune_key(const char *backend, const fdx_device_info *dev, const
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     fdx_hash h;
     fdx_hash_init(&h);
-    fdx_hash_add_str(&h, "stencil-tune-v11"); /* v6: the asynchronous march; v7: its taller tiles, chunks by waves;
+    fdx_hash_add_str(&h, "stencil-tune-v12"); /* v6: the asynchronous march; v7: its taller tiles, chunks by waves;
                                                 v8: on rows not aligned to its vector; v9: the plain marches in a
                                                 first run on unaligned rows (the plane tile only with
                                                 FDX_STENCIL_PLANE=1); v10: zh's 64x16-point tiles; v11: the
-                                                asynchronous march in rank 2 */
+                                                asynchronous march in rank 2; v12: the carried column unrolled
+                                                on 64x16-point tiles (FDX_STENCIL_CU) */
     fdx_hash_add_str(&h, backend);
     fdx_hash_add_str(&h, dev->name);
     fdx_hash_add(&h, &dev->sm_count, sizeof dev->sm_count);
