@@ -72,9 +72,7 @@ typedef enum fdx_stencil_variant {
 /* The most planes an asynchronous march keeps in flight beyond the newest
    plane of its column (cfg->pd), and the most copy slots a thread issues per
    plane (bounds the registers that hold their offsets). */
-#define FDX_STENCIL_MAX_ASYNC_AHEAD 4
-/* ... of which the tuner's search tries up to (four: forced only until measured) */
-#define FDX_STENCIL_TUNE_ASYNC_AHEAD 3
+#define FDX_STENCIL_MAX_ASYNC_AHEAD 3
 #define FDX_STENCIL_MAX_ASYNC_SLOTS 8
 /* Dynamic shared memory an asynchronous march may ask for: what sm_80 (A100)
    allows a block after opting in, so a tuned choice also runs there. */

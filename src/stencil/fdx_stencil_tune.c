@@ -505,7 +505,7 @@ static void tile_refine(search *s, const fdx_device_info *dev, fdx_stencil_cfg b
 {
     if (best_ms == INFINITY) return;
     const fdx_stencil_cfg base = best;
-    for (int pd = 1; pd <= FDX_STENCIL_TUNE_ASYNC_AHEAD; pd++) {
+    for (int pd = 1; pd <= FDX_STENCIL_MAX_ASYNC_AHEAD; pd++) {
         if (pd == base.pd || (base.variant == FDX_SV_ASYNC && pd == 2)) continue; /* async: 1 and 3, as before */
         fdx_stencil_cfg c = base;
         c.pd = pd;

@@ -211,9 +211,7 @@ int main(void)
        on unaligned rows, zh with b2, rank 2, b2 with the carried column
        (the period made even); chunks of 40-50 over 50-60 planes (the loop
        wraps its period several times: the carried column's stage base runs
-       through every residue, a partial last round) and short ones.
-       Session 12: the carried column unrolled four planes ahead (the
-       most since then). */
+       through every residue, a partial last round) and short ones. */
     typedef struct {
         int tx, ty, vec, chunk, pd, win, ry, zs, plane, zh, ys, r2, b2, uz;
     } acfg;
@@ -234,7 +232,6 @@ int main(void)
         {4, 4, 2, 40, 3, 1, 0, 0, 0, 1, 0, 0, 0, 1},  {8, 4, 0, 40, 2, 0, 2, 0, 0, 0, 1, 0, 0, 1},
         {4, 4, 0, 40, 2, 1, 0, 1, 0, 0, 0, 0, 0, 1},  {8, 4, 0, 40, 3, 0, 0, 0, 0, 1, 0, 0, 1, 1},
         {16, 1, 0, 40, 2, 0, 0, 0, 0, 0, 0, 1, 0, 1}, {8, 4, 0, 3, 2, 0, 0, 0, 0, 0, 0, 0, 1, 1},
-        {8, 4, 0, 50, 4, 0, 0, 0, 0, 0, 0, 0, 0, 1},
     };
     const int nacfgs = sizeof acfgs / sizeof *acfgs;
     int per_acfg[48] = {0};

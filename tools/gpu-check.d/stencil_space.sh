@@ -118,9 +118,15 @@
 #               leave 48 of 448 columns idle), rows padded to 112 floats so
 #               that a quarter warp spanning two rows reads distinct banks,
 #               two and three planes ahead, beside the 16x16 tile at chunks
-#               97 / 130 / 194, and both four planes ahead (the most now;
-#               the search still tries up to three), on order 12 f32 400^3
+#               97 / 130 / 194 (s12h also ran both four planes ahead, since
+#               reverted: 0.715 / 0.628 against 0.730 / 0.736), on order 12 f32 400^3
 #               (forced, same run); the 25-point's zh two rows at pd 2 / 3
+#   SS_S12C     session 12 (default off): the carried unrolled tile beside
+#               zh's on aligned float orders 8 / 10 (512^3, 512x384x320
+#               heat), and for doubles at order 10 (512^3 heat: the tuner's
+#               async 32x8 vec 2 lb3 spills 368 bytes at radius 5; unrolled
+#               uncapped 124 registers, 16x16 vec 2 110), beside the unrolled
+#               column (s12d's pick on rs1-010), forced, same run
 # Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2, SS_TX, SS_B2, SS_UZ on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
@@ -719,13 +725,28 @@ if [ "${SS_S12B:-0}" = 1 ]; then
   sf=${base}_stencil-s12.jsonl
   for cfg in "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1" "3 20 12 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1" \
              "3 20 12 4 130 16 2 0 0 0 0 0 0 0 0 0 0 0 1" "3 16 16 4 97 16 3 0 0 0 0 0 0 0 0 0 0 0 1" \
-             "3 16 16 4 194 16 3 0 0 0 0 0 0 0 0 0 0 0 1" "3 20 12 4 97 16 3 0 0 0 0 0 0 0 0 0 0 0 1" \
-             "3 16 16 4 130 16 4 0 0 0 0 0 0 0 0 0 0 0 1" "3 20 12 4 130 16 4 0 0 0 0 0 0 0 0 0 0 0 1"; do
+             "3 16 16 4 194 16 3 0 0 0 0 0 0 0 0 0 0 0 1" "3 20 12 4 97 16 3 0 0 0 0 0 0 0 0 0 0 0 1"; do
     FORCED_SUITE=stencil-s12b forced "$sf" "$cfg" --order 12 --size 400x400x400 --precision float
   done
   # The 25-point f64 512^3: zh two rows lb2 (0.877-0.885) two and three planes ahead (8 stages: two blocks).
   for cfg in "3 32 8 2 252 16 2 0 0 0 2 0 0 2 0 1 0 0 0" "3 32 8 2 252 16 3 0 0 0 2 0 0 2 0 1 0 0 0"; do
     FORCED_SUITE=stencil-s12b forced "$sf" "$cfg" --order 8 --size 512x512x512 --precision double
+  done
+  elapsed
+fi
+if [ "${SS_S12C:-0}" = 1 ]; then
+  sf=${base}_stencil-s12.jsonl
+  for cfg in "3 16 16 4 126 16 2 0 0 0 0 0 0 0 0 1 0 0 0" "3 16 16 4 126 16 2 0 0 0 0 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-s12c forced "$sf" "$cfg" --order 8 --size 512x512x512 --precision float
+  done
+  for cfg in "3 16 16 4 103 16 2 0 0 0 0 0 0 0 0 1 0 0 0" "3 16 16 4 103 16 2 0 0 0 0 0 0 0 0 0 0 0 1" \
+             "3 16 16 4 103 16 3 0 0 0 0 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-s12c forced "$sf" "$cfg" --order 10 --size 512x384x320 --precision float --op heat
+  done
+  for cfg in "2 32 8 2 8 16 8 0 0 0 0 1 0 0 0 0 0 0 0" "3 32 8 2 167 16 2 0 0 0 3 0 0 0 0 0 0 0 0" \
+             "3 32 8 2 167 16 2 0 0 0 0 0 0 0 0 0 0 0 1" "3 16 16 2 167 16 2 0 0 0 0 0 0 0 0 0 0 0 1" \
+             "3 16 16 2 167 16 3 0 0 0 0 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-s12c forced "$sf" "$cfg" --order 10 --size 512x512x512 --precision double --op heat
   done
   elapsed
 fi
