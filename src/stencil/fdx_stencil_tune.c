@@ -98,31 +98,36 @@ static fdx_stencil_cfg zh_tall(fdx_stencil_cfg c, int v)
     return c;
 }
 
-/* The carried column on zh's 64x16-point tile with the plane loop unrolled
-   (16x16 threads vec 4 uz: the column's 2r + 1 names rotate, so ptxas
-   keeps it in 80-125 registers at radius 3-6 without spilling: two blocks
-   of 256 a multiprocessor at order 12), f32 rank 3 radius >= 3 on aligned
-   rows, not the wave update (its unrolled kernels grow: see uz_wanted).
-   H100 (s12c, forced, same run, order 12 f32 400^3): 0.712 two planes
-   ahead, 0.736 three, against zh's pick 0.636 and zh's best 0.661: zh
-   reads 26 shared vectors a plane for 4 points (the column's upper half
-   from the stages; ncu: L1 81% busy, top stall short scoreboard), the
-   carried column 17 (L1 69%; the stalls spread over barrier, short and
-   long scoreboard).  Order 6 (700x500x400): 0.740 two ahead, 0.606 three
-   (ptxas then takes 64 registers, four blocks), so three ahead only at
-   radius 6.  On unaligned rows (win; s12d, first runs with it, 7 odd-width
-   suite cases) it tied zh's two-row vec 2 tile at best and lost by up to
-   70% (order 10 heat), so it is not timed there.  FDX_STENCIL_CU=0 leaves
-   it out (A/B). */
+/* The carried column on 16x16-thread tiles with the plane loop unrolled
+   (uz: the column's 2r + 1 names rotate, so ptxas keeps it without
+   spilling: f32 vec 4 (64x16 points) 99 / 125 registers at radius 5 / 6,
+   f64 vec 2 (32x16 points) 110 / 126: two blocks of 256 a multiprocessor),
+   rank 3 radius >= 5 on aligned rows, not the wave update (its unrolled
+   kernels grow: see uz_wanted).  H100, forced, same runs: order 12 f32
+   400^3 0.736 three planes ahead, 0.712 two, against zh's pick 0.636 and
+   zh's best 0.661 (s12c: zh reads 26 shared vectors a plane for 4 points,
+   the column's upper half from the stages; ncu: L1 81% busy, top stall
+   short scoreboard; the carried column reads 17, L1 69%, its stalls
+   spread over barrier, short and long scoreboard); order 10 f32 heat
+   512x384x320 0.655 three ahead, 0.640 two, zh 0.622; order 10 f64 heat
+   512^3 0.696 two ahead, 0.661 three, against the async 32x8 vec 2 lb3
+   tile's 0.529 (368 bytes spilled) and the unrolled column's 0.470 (s12k).
+   Lower radii lose: order 8 f32 512^3 0.725 against zh's 0.765, order 6
+   f32 700x500x400 0.740 against the unrolled column's 0.80 (s12c, s12k);
+   on unaligned rows (win, s12d's first runs of 7 odd-width suite cases)
+   it tied zh's two-row vec 2 tile at best and lost by up to 70%.
+   FDX_STENCIL_CU=0 leaves it out (A/B). */
 static int cu_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int64_t nx)
 {
-    return fdx_knob_int(FDX_KNOB_STENCIL_CU, 0, 1, 1) == 1 && ks->rank == 3 && ks->radius >= 3 && !ks->is_double &&
-           ks->update != FDX_UPDATE_WAVE && dev->cc_major >= 8 && max_vec(ks, nx) == 4;
+    return fdx_knob_int(FDX_KNOB_STENCIL_CU, 0, 1, 1) == 1 && ks->rank == 3 && ks->radius >= 5 &&
+           ks->update != FDX_UPDATE_WAVE && dev->cc_major >= 8 && max_vec(ks, nx) == (ks->is_double ? 2 : 4);
 }
 
-static fdx_stencil_cfg cu_tile(fdx_stencil_cfg c, int pd)
+/* The tile, `pd` planes ahead (0: the measured best, three for floats, two for doubles). */
+static fdx_stencil_cfg cu_tile(fdx_stencil_cfg c, const fdx_stencil_kspec *ks, int pd)
 {
-    c.variant = FDX_SV_ASYNC, c.vec = 4, c.pd = pd, c.tx = 16, c.ty = 16, c.uz = 1;
+    c.variant = FDX_SV_ASYNC, c.vec = ks->is_double ? 2 : 4, c.tx = 16, c.ty = 16, c.uz = 1;
+    c.pd = pd ? pd : ks->is_double ? 2 : 3;
     c.zfast = c.pipe = c.win = c.xv = c.band = c.minb = c.ry = c.zs = c.zh = c.ys = c.b2 = 0;
     return c;
 }
@@ -488,7 +493,7 @@ static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil
     }
     /* cu: the carried 64x16-point tile unrolled, two and three planes ahead. */
     for (int pd = 2; pd <= 3 && cu_wanted(s->ks, dev, s->n3[0]); pd++) {
-        fdx_stencil_cfg c = cu_tile(d, pd);
+        fdx_stencil_cfg c = cu_tile(d, s->ks, pd);
         c.chunk = default_chunk(s->ks, dev, 1, s->n3, &c);
         double ms = try_cfg(s, c);
         if (ms < best_ms) best = c, best_ms = ms;
@@ -864,8 +869,8 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
                 n++;
             }
             if (cu_wanted(ks, dev, n3[0])) {
-                /* the carried column on the 64x16-point tile, unrolled */
-                c[n] = cu_tile(a, ks->radius >= 6 ? 3 : 2);
+                /* the carried column on 16x16-thread tiles, unrolled */
+                c[n] = cu_tile(a, ks, 0);
                 c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &c[n]);
                 n++;
             }
@@ -890,7 +895,11 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
             c[n] = g4, c[n].tx = 128, c[n].xv = vmax > 1, n++;
         }
         c[n++] = unrolled(s, dev, d, vmax, 4, 1, 1, 0);
-        c[n++] = g2;
+        /* With the cu tile in the batch it takes the 2-plane group's place
+           (no aligned radius 5-6 case of s12d's first runs picked that; the
+           8-plane group, which the budget would drop instead, was picked on
+           rs1-010, f64 order 10 570x1042x583). */
+        if (!(ks->rank == 3 && cu_wanted(ks, dev, n3[0]))) c[n++] = g2;
         c[n++] = g4;
         c[n++] = unrolled(s, dev, d, vmax, 8, 0, 0, 0);
     }
