@@ -78,6 +78,15 @@ void fdx_stencil_async_geom_of(const fdx_stencil_kspec *ks, const fdx_stencil_cf
     int yr = ks->rank == 3 ? r : 0; /* y halo rows (the plane tile also runs rank 2: a row and its x halo) */
     a->rx = (r + v - 1) / v * v;
     a->width = tw + 2 * a->rx;
+    /* Rows of a width that is no multiple of the 128 bytes a shared-memory
+       wavefront spans (tiles 80 points wide: 20 threads at vec 4) start
+       their warps' accesses mid-row, so a quarter warp may hold the end of
+       one row and the start of the next: padded so that the next row
+       starts in the bank where this one's tile ends, their accesses fall
+       in distinct banks (at 96 floats a row, rows 80 wide were read 2-way
+       conflicting). */
+    const int es = ks->is_double ? 8 : 4, rowb = tw * es;
+    if (ks->rank == 3 && rowb % 128) a->width += (((rowb - a->width * es) % 128 + 128) % 128) / es;
     a->height = cfg->ty * fdx_stencil_rows(cfg) + 2 * yr;
     int plane = cfg->variant == FDX_SV_PLANE;
     a->stages = plane ? 1 + cfg->pd : r + 1 + cfg->pd + (cfg->zs ? r : 0) + (cfg->b2 ? 1 : 0);

@@ -98,6 +98,40 @@ static fdx_stencil_cfg zh_tall(fdx_stencil_cfg c, int v)
     return c;
 }
 
+/* The carried column on 16x16-thread tiles with the plane loop unrolled
+   (uz: the column's 2r + 1 names rotate, so ptxas keeps it without
+   spilling: f32 vec 4 (64x16 points) 99 / 125 registers at radius 5 / 6,
+   f64 vec 2 (32x16 points) 110 / 126: two blocks of 256 a multiprocessor),
+   rank 3 radius >= 5 on aligned rows, not the wave update (its unrolled
+   kernels grow: see uz_wanted).  H100, forced, same runs: order 12 f32
+   400^3 0.736 three planes ahead, 0.712 two, against zh's pick 0.636 and
+   zh's best 0.661 (s12c: zh reads 26 shared vectors a plane for 4 points,
+   the column's upper half from the stages; ncu: L1 81% busy, top stall
+   short scoreboard; the carried column reads 17, L1 69%, its stalls
+   spread over barrier, short and long scoreboard); order 10 f32 heat
+   512x384x320 0.655 three ahead, 0.640 two, zh 0.622; order 10 f64 heat
+   512^3 0.696 two ahead, 0.661 three, against the async 32x8 vec 2 lb3
+   tile's 0.529 (368 bytes spilled) and the unrolled column's 0.470 (s12k).
+   Lower radii lose: order 8 f32 512^3 0.725 against zh's 0.765, order 6
+   f32 700x500x400 0.740 against the unrolled column's 0.80 (s12c, s12k);
+   on unaligned rows (win, s12d's first runs of 7 odd-width suite cases)
+   it tied zh's two-row vec 2 tile at best and lost by up to 70%.
+   FDX_STENCIL_CU=0 leaves it out (A/B). */
+static int cu_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int64_t nx)
+{
+    return fdx_knob_int(FDX_KNOB_STENCIL_CU, 0, 1, 1) == 1 && ks->rank == 3 && ks->radius >= 5 &&
+           ks->update != FDX_UPDATE_WAVE && dev->cc_major >= 8 && max_vec(ks, nx) == (ks->is_double ? 2 : 4);
+}
+
+/* The tile, `pd` planes ahead (0: the measured best, three for floats, two for doubles). */
+static fdx_stencil_cfg cu_tile(fdx_stencil_cfg c, const fdx_stencil_kspec *ks, int pd)
+{
+    c.variant = FDX_SV_ASYNC, c.vec = ks->is_double ? 2 : 4, c.tx = 16, c.ty = 16, c.uz = 1;
+    c.pd = pd ? pd : ks->is_double ? 2 : 3;
+    c.zfast = c.pipe = c.win = c.xv = c.band = c.minb = c.ry = c.zs = c.zh = c.ys = c.b2 = 0;
+    return c;
+}
+
 /* The carried column with shared y rows (cfg->ys, two rows a thread: the
    rows' y neighbours are ry + 2r tile-row loads a plane, not ry * 2r), rank
    3, radius >= 3, sm_80, only with FDX_STENCIL_YS=1 until measured.  Why:
@@ -456,6 +490,13 @@ static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil
             double ms = try_cfg(s, y[i]);
             if (ms < best_ms) best = y[i], best_ms = ms;
         }
+    }
+    /* cu: the carried 64x16-point tile unrolled, two and three planes ahead. */
+    for (int pd = 2; pd <= 3 && cu_wanted(s->ks, dev, s->n3[0]); pd++) {
+        fdx_stencil_cfg c = cu_tile(d, s->ks, pd);
+        c.chunk = default_chunk(s->ks, dev, 1, s->n3, &c);
+        double ms = try_cfg(s, c);
+        if (ms < best_ms) best = c, best_ms = ms;
     }
     next_stage(s);
     tile_refine(s, dev, best, best_ms, planes);
@@ -827,6 +868,12 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
                 c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &c[n]);
                 n++;
             }
+            if (cu_wanted(ks, dev, n3[0])) {
+                /* the carried column on 16x16-thread tiles, unrolled */
+                c[n] = cu_tile(a, ks, 0);
+                c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &c[n]);
+                n++;
+            }
             if (ys_wanted(ks, dev) && !async_win_wanted(ks, dev, n3[0])) {
                 /* ys's tile (on unaligned rows the win tile's above); at vec
                    4 also at vec 2 (half the registers, 56 bytes a point). */
@@ -848,7 +895,11 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
             c[n] = g4, c[n].tx = 128, c[n].xv = vmax > 1, n++;
         }
         c[n++] = unrolled(s, dev, d, vmax, 4, 1, 1, 0);
-        c[n++] = g2;
+        /* With the cu tile in the batch it takes the 2-plane group's place
+           (no aligned radius 5-6 case of s12d's first runs picked that; the
+           8-plane group, which the budget would drop instead, was picked on
+           rs1-010, f64 order 10 570x1042x583). */
+        if (!(ks->rank == 3 && cu_wanted(ks, dev, n3[0]))) c[n++] = g2;
         c[n++] = g4;
         c[n++] = unrolled(s, dev, d, vmax, 8, 0, 0, 0);
     }
@@ -969,11 +1020,12 @@ void fdx_stencil_tune_key(const char *backend, const fdx_device_info *dev, const
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
     fdx_hash h;
     fdx_hash_init(&h);
-    fdx_hash_add_str(&h, "stencil-tune-v11"); /* v6: the asynchronous march; v7: its taller tiles, chunks by waves;
+    fdx_hash_add_str(&h, "stencil-tune-v12"); /* v6: the asynchronous march; v7: its taller tiles, chunks by waves;
                                                 v8: on rows not aligned to its vector; v9: the plain marches in a
                                                 first run on unaligned rows (the plane tile only with
                                                 FDX_STENCIL_PLANE=1); v10: zh's 64x16-point tiles; v11: the
-                                                asynchronous march in rank 2 */
+                                                asynchronous march in rank 2; v12: the carried column unrolled
+                                                on 64x16-point tiles (FDX_STENCIL_CU) */
     fdx_hash_add_str(&h, backend);
     fdx_hash_add_str(&h, dev->name);
     fdx_hash_add(&h, &dev->sm_count, sizeof dev->sm_count);

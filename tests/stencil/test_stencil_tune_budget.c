@@ -336,7 +336,17 @@ static void knob_first_batches(const fdx_device_info *h100)
        times more; without it none. */
     static const knob_case uz[] = {{0, 12, {400, 400, 400}, 2}, {0, 12, {137, 87, 249}, 5}, {1, 8, {512, 512, 512}, 2},
                                    {0, 6, {700, 500, 400}, 2},  {0, 12, {16209, 1, 16343}, 2}};
+    setenv("FDX_STENCIL_CU", "0", 1); /* its unrolled candidate would count here */
     knob_first_batch(h100, "FDX_STENCIL_UZ", 0, uz_of, uz, 5);
+    unsetenv("FDX_STENCIL_CU");
+    /* Session 12: by default (FDX_STENCIL_CU) a first run of radius 5-6
+       on aligned rows also times the carried column on 16x16-thread tiles
+       unrolled (vec 4 floats, vec 2 doubles, uz); odd widths and radius
+       <= 4 none (FDX_STENCIL_UZ is off: uz counts it). */
+    static const knob_case cu[] = {{0, 12, {400, 400, 400}, 1}, {0, 12, {137, 87, 249}, 0}, {1, 8, {512, 512, 512}, 0},
+                                   {0, 6, {700, 500, 400}, 0},  {0, 4, {400, 400, 400}, 0}, {1, 10, {512, 512, 512}, 1},
+                                   {0, 10, {512, 384, 320}, 1}};
+    knob_first_batch(h100, "FDX_STENCIL_CU", 1, uz_of, cu, 7);
     /* ... but not for the wave update (the H100 measured it slower). */
     setenv("FDX_STENCIL_UZ", "1", 1);
     fdx_stencil_kspec wave = {0, 3, 4, FDX_UPDATE_WAVE, 0, 0, 0};

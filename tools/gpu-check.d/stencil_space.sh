@@ -101,6 +101,32 @@
 #               400^3's zh 16x16 vec 4, each rolled and unrolled
 #               -> stencil_uz_ncu.csv, one line of stall reasons each in the log
 #               (SS_UZD_NCU=0: the forced lines only)
+#   SS_S12      session 12 (default off): the carried column on 64x16-point
+#               tiles unrolled (16x16 threads vec 4: 125 registers, no spill
+#               now, two blocks of 256; 20 shared loads a plane for 4 points
+#               against zh's 26), never timed before, on order 12 f32 400^3
+#               and order 6 f32 700x500x400, beside zh's pick and best (same
+#               run); the 25-point f64 512^3's taller tiles (carried 32x16 /
+#               16x32 vec 2 unrolled, zh two rows with b2); then ncu's stall
+#               reasons (WarpStateStats, SchedulerStats, Occupancy, shared
+#               wavefronts and bank conflicts, L1 / L2 / DRAM throughput) of
+#               one timed launch each of the order-12 and 25-point kernels
+#               -> stencil_s12_ncu.csv, one line each in the log
+#               (SS_S12_NCU=0: the forced lines only)
+#   SS_S12B     session 12 (default off): the carried unrolled tile 80 points
+#               wide (20x12 threads vec 4: 400 = 5 x 80, where 64-point tiles
+#               leave 48 of 448 columns idle), rows padded to 112 floats so
+#               that a quarter warp spanning two rows reads distinct banks,
+#               two and three planes ahead, beside the 16x16 tile at chunks
+#               97 / 130 / 194 (s12h also ran both four planes ahead, since
+#               reverted: 0.715 / 0.628 against 0.730 / 0.736), on order 12 f32 400^3
+#               (forced, same run); the 25-point's zh two rows at pd 2 / 3
+#   SS_S12C     session 12 (default off): the carried unrolled tile beside
+#               zh's on aligned float orders 8 / 10 (512^3, 512x384x320
+#               heat), and for doubles at order 10 (512^3 heat: the tuner's
+#               async 32x8 vec 2 lb3 spills 368 bytes at radius 5; unrolled
+#               uncapped 124 registers, 16x16 vec 2 110), beside the unrolled
+#               column (s12d's pick on rs1-010), forced, same run
 # Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2, SS_TX, SS_B2, SS_UZ on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
@@ -626,6 +652,101 @@ PY
   done
   for cfg in "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0 0 0" "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0 0 1"; do
     uzprof "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  elapsed
+fi
+if [ "${SS_S12:-0}" = 1 ]; then
+  sf=${base}_stencil-s12.jsonl
+  # Order 12 f32 400^3: zh's pick (rolled) and best forced (pd3 uz), the
+  # carried 16x16 vec 4 unrolled at pd 2 / 3 / pd 3 b2, rolled, 32x8, and
+  # 20x12 (80-point rows divide 400: 64-point tiles leave 48 of 448 columns idle).
+  for cfg in "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0 0 0" "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 1 0 0 1" \
+             "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 0 0 0 1" "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1" \
+             "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 0 0 1 1" "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 0 0 0 0" \
+             "3 32 8 4 130 16 2 0 0 0 0 0 0 0 0 0 0 0 1" "3 20 12 4 130 16 2 0 0 0 0 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-s12 forced "$sf" "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  # Order 6 f32 700x500x400 (80 registers: three blocks of 256).
+  for cfg in "3 16 16 4 99 16 2 0 0 0 0 0 0 0 0 0 0 0 1" "3 16 16 4 99 16 3 0 0 0 0 0 0 0 0 0 0 0 1" \
+             "3 16 16 4 99 16 2 0 0 0 4 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-s12 forced "$sf" "$cfg" --order 6 --size 700x500x400 --precision float
+  done
+  # The 25-point f64 512^3: zh two rows lb2 (s11i's best, 0.885) rolled,
+  # with b2 two ahead (8 stages: two blocks); the carried 32x16 / 16x32 vec 2 unrolled (98
+  # registers, one block of 512).
+  for cfg in "3 32 8 2 252 16 2 0 0 0 2 0 0 2 0 1 0 0 0" "3 32 8 2 252 16 2 0 0 0 2 0 0 2 0 1 0 1 0" \
+             "3 32 16 2 252 16 2 0 0 0 0 0 0 0 0 0 0 0 1" "3 16 32 2 252 16 2 0 0 0 0 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-s12 forced "$sf" "$cfg" --order 8 --size 512x512x512 --precision double
+  done
+  elapsed
+fi
+if [ "${SS_S12:-0}" = 1 ] && [ "${SS_S12_NCU:-1}" = 1 ]; then
+  nc=$OUT/stencil_s12_ncu.csv
+  m=l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum
+  m=$m,smsp__inst_executed.sum,l1tex__throughput.avg.pct_of_peak_sustained_active
+  m=$m,lts__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed
+  s12prof() { # forced configuration, fdx stencil's arguments
+    local cfg=$1; shift
+    echo "== $cfg $*" >> "$nc"
+    FDX_STENCIL_CFG="$cfg" FDX_CACHE_DIR=$w/cache-forced timeout 100 ncu --clock-control none -k regex:fdx_stencil_kernel \
+      --launch-skip 3 --launch-count 1 --section WarpStateStats --section SchedulerStats --section Occupancy \
+      --section LaunchStats --metrics "$m" --page raw --csv "$FDX_BIN" stencil --backend cuda "$@" >> "$nc" 2>&1
+    echo "ncu $cfg $*: exit $?"
+    python3 - "$nc" <<'PY'
+import csv, io, sys
+t = open(sys.argv[1]).read().split("== ")[-1]
+rows = [r for r in csv.reader(io.StringIO(t[t.find('"ID"'):])) if len(r) > 14] if '"ID"' in t else []
+if len(rows) >= 2:
+    h, v = rows[0], rows[-1]
+    out = []
+    for n, x in zip(h, v):
+        if ("issue_stalled" in n and "per_issue_active" in n) or n.startswith("launch__registers") or \
+           n.startswith("sm__warps_active") or n.startswith("smsp__issue_active") or n.startswith("gpu__time_duration") or \
+           n.startswith("l1tex__") or n.startswith("lts__t") or n.startswith("dram__") or n == "smsp__inst_executed.sum":
+            try:
+                if float(x.replace(",", "")) == 0:
+                    continue
+            except ValueError:
+                pass
+            out.append(f"{n.replace('smsp__average_warps_issue_stalled_', '').replace('_per_issue_active.ratio', '')} {x}")
+    print("   " + "; ".join(out))
+PY
+  }
+  for cfg in "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0 0 0" "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 1 0 0 1" \
+             "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 0 0 0 1"; do
+    s12prof "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  for cfg in "3 32 8 2 252 16 2 0 0 0 2 0 0 2 0 1 0 0 0" "3 32 8 2 168 16 2 0 0 0 3 0 0 0 0 0 0 0 0"; do
+    s12prof "$cfg" --order 8 --size 512x512x512 --precision double
+  done
+  elapsed
+fi
+if [ "${SS_S12B:-0}" = 1 ]; then
+  sf=${base}_stencil-s12.jsonl
+  for cfg in "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1" "3 20 12 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1" \
+             "3 20 12 4 130 16 2 0 0 0 0 0 0 0 0 0 0 0 1" "3 16 16 4 97 16 3 0 0 0 0 0 0 0 0 0 0 0 1" \
+             "3 16 16 4 194 16 3 0 0 0 0 0 0 0 0 0 0 0 1" "3 20 12 4 97 16 3 0 0 0 0 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-s12b forced "$sf" "$cfg" --order 12 --size 400x400x400 --precision float
+  done
+  # The 25-point f64 512^3: zh two rows lb2 (0.877-0.885) two and three planes ahead (8 stages: two blocks).
+  for cfg in "3 32 8 2 252 16 2 0 0 0 2 0 0 2 0 1 0 0 0" "3 32 8 2 252 16 3 0 0 0 2 0 0 2 0 1 0 0 0"; do
+    FORCED_SUITE=stencil-s12b forced "$sf" "$cfg" --order 8 --size 512x512x512 --precision double
+  done
+  elapsed
+fi
+if [ "${SS_S12C:-0}" = 1 ]; then
+  sf=${base}_stencil-s12.jsonl
+  for cfg in "3 16 16 4 126 16 2 0 0 0 0 0 0 0 0 1 0 0 0" "3 16 16 4 126 16 2 0 0 0 0 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-s12c forced "$sf" "$cfg" --order 8 --size 512x512x512 --precision float
+  done
+  for cfg in "3 16 16 4 103 16 2 0 0 0 0 0 0 0 0 1 0 0 0" "3 16 16 4 103 16 2 0 0 0 0 0 0 0 0 0 0 0 1" \
+             "3 16 16 4 103 16 3 0 0 0 0 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-s12c forced "$sf" "$cfg" --order 10 --size 512x384x320 --precision float --op heat
+  done
+  for cfg in "2 32 8 2 8 16 8 0 0 0 0 1 0 0 0 0 0 0 0" "3 32 8 2 167 16 2 0 0 0 3 0 0 0 0 0 0 0 0" \
+             "3 32 8 2 167 16 2 0 0 0 0 0 0 0 0 0 0 0 1" "3 16 16 2 167 16 2 0 0 0 0 0 0 0 0 0 0 0 1" \
+             "3 16 16 2 167 16 3 0 0 0 0 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-s12c forced "$sf" "$cfg" --order 10 --size 512x512x512 --precision double --op heat
   done
   elapsed
 fi
