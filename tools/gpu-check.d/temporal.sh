@@ -38,6 +38,25 @@ if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
          "wave2d-f32-o8|--op wave --size 1024x1024 --precision float --order 8|2|" "sim" "simwave" "dhalo")
   TEMPORAL_SIM_SIZE=${TEMPORAL_SIM_SIZE:-256x200} TEMPORAL_CPU_SIZE=${TEMPORAL_CPU_SIZE:-96x96x96}
   TEMPORAL_DHALO_SIZE=${TEMPORAL_DHALO_SIZE:-256x200}
+elif [ "${TEMPORAL_F32X:-0}" = 1 ]; then
+  # Session 12 (helper tgpu): float 3D 512^3 at 2.369 (k4 64x16 q3 u3 fp
+  # i32), target 2.5.  SASS (nvcc 13, sm_90) of one plane's fast body: 16.8
+  # instructions a point-level, the full body (every edge block: 130 tiles
+  # are one wave, so the pass waits for them) 19.4.  A/B, each forced:
+  #   lc  every thread loads the next plane, the plane clamped (no test a
+  #       point), ll  the load straight into the column slot level 1 freed
+  #       (no copy, one register less a point): fast body 15.4
+  #   fw  the fast body on every block, chosen a warp at a time (warps
+  #       with frame points select on the frame alone: 16.5), so the edge
+  #       blocks stop running the full body (19.4)
+  # then base and all three again (noise), double k3 64x16 q2 fp with lc
+  # fw (ll needs the rotated loop, which double does not take).
+  budget=${TEMPORAL_BUDGET:-150}
+  f4="heat3d-f32|$h3d --precision float|4"
+  d3="heat3d-f64|$h3d --precision double|3"
+  b="64x16 q3 pd1 u3 fp i32"
+  cases=("$f4|$b" "$f4|$b lc ll" "$f4|$b fw" "$f4|$b lc ll fw" "$d3|64x16 q2 pd1 fp" "$d3|64x16 q2 pd1 fp lc fw"
+         "$f4|$b lc ll fw" "$f4|$b" "$f4|64x16 q3 pd1 u3 fp lc ll fw" "$d3|64x16 q2 pd1 fp lc fw")
 elif [ "${TEMPORAL_NB:-0}" = 1 ]; then
   # Session 11, fourth list.  Runs 1-3 (s11b/e/h, all verified): the
   # block's barrier is not the limit (named barriers a row 1.789-2.020,
