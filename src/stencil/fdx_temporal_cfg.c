@@ -446,6 +446,13 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                        (2.121 / 2.122), so float only, where the array's
                        points fit an int (fdx_temporal_fits' bound). */
                     c.i32 = n3[0] * n3[1] * n3[2] < 0x7fffffffLL;
+                    /* Session 12 (s12f, verified, same run): the fast body
+                       on every block, a warp at a time (fw: the edge blocks,
+                       which one wave of tiles waits for, stop running the
+                       full body) 0.1471 ms a step against 0.1533 / 0.1530
+                       (2.468 against 2.373 / 2.398); clamped and late loads
+                       (lc ll) lost, 0.1723 alone and 0.1539 / 0.1557 with fw. */
+                    c.fw = 1;
                 }
                 c.chunk = fdx_temporal_chunk(ks, dev, cuda, n3, &c);
                 n = add(ks, dev, cuda, n3, c, out, n, max);

@@ -38,6 +38,19 @@ if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
          "wave2d-f32-o8|--op wave --size 1024x1024 --precision float --order 8|2|" "sim" "simwave" "dhalo")
   TEMPORAL_SIM_SIZE=${TEMPORAL_SIM_SIZE:-256x200} TEMPORAL_CPU_SIZE=${TEMPORAL_CPU_SIZE:-96x96x96}
   TEMPORAL_DHALO_SIZE=${TEMPORAL_DHALO_SIZE:-256x200}
+elif [ "${TEMPORAL_F32X:-0}" = 2 ]; then
+  # Session 12, second list.  s12f (ms a step, verified): i32 0.1533 /
+  # 0.1530, fw 0.1471 (2.468: now auto's), lc ll 0.1723, lc ll fw 0.1539 /
+  # 0.1557.  SASS: lc alone cuts as much as lc ll (fast body 16.2 -> 15.4,
+  # frame warps 17.9 -> 16.5), so ll's late load (a plane's last three
+  # quarters to arrive, not a whole plane) is what lost: the loads' latency
+  # shows, so fw with lc, with two and three planes in flight (pd2 / pd3:
+  # 59-62 registers, no spill), the first three twice.
+  budget=${TEMPORAL_BUDGET:-200}
+  f4="heat3d-f32|$h3d --precision float|4"
+  cases=("$f4|64x16 q3 pd1 u3 fp i32 fw" "$f4|64x16 q3 pd1 u3 fp i32 lc fw" "$f4|64x16 q3 pd2 u3 fp i32 fw"
+         "$f4|64x16 q3 pd2 u3 fp i32 lc fw" "$f4|64x16 q3 pd3 u3 fp i32 lc fw"
+         "$f4|64x16 q3 pd2 u3 fp i32 lc fw" "$f4|64x16 q3 pd1 u3 fp i32 lc fw" "$f4|64x16 q3 pd1 u3 fp i32 fw")
 elif [ "${TEMPORAL_F32X:-0}" = 1 ]; then
   # Session 12 (helper tgpu): float 3D 512^3 at 2.369 (k4 64x16 q3 u3 fp
   # i32), target 2.5.  SASS (nvcc 13, sm_90) of one plane's fast body: 16.8
