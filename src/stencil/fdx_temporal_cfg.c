@@ -451,8 +451,12 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                        which one wave of tiles waits for, stop running the
                        full body) 0.1471 ms a step against 0.1533 / 0.1530
                        (2.468 against 2.373 / 2.398); clamped and late loads
-                       (lc ll) lost, 0.1723 alone and 0.1539 / 0.1557 with fw. */
-                    c.fw = 1;
+                       (lc ll) lost, 0.1723 alone and 0.1539 / 0.1557 with fw.
+                       s12j: three planes in flight with clamped loads (pd3
+                       lc fw) 0.1435 (2.528) against fw's 0.1475 / 0.1458
+                       (pd1 lc fw 0.1517 twice, pd2 lc fw 0.1828 / 0.1814,
+                       pd2 fw 0.1489: where ptxas puts the loads decides). */
+                    c.fw = 1, c.lc = 1, c.pd = 3;
                 }
                 c.chunk = fdx_temporal_chunk(ks, dev, cuda, n3, &c);
                 n = add(ks, dev, cuda, n3, c, out, n, max);

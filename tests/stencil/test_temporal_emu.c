@@ -157,8 +157,8 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
             tc.i32 = k >= 2;
         }
         /* v 4 (session 12): clamped loads (lc) at depths 1 (two planes in
-           flight), 2 and 4, late loads into the freed column slot (ll,
-           heat) and, in rank 3, the fast body chosen a warp at a time (fw)
+           flight), 2 (three) and 4, late loads into the freed column slot
+           (ll, heat) at 3 and 4 and, in rank 3, the fast body chosen a warp at a time (fw)
            from depth 2 (the rotated loop, fp), two warps a row of threads
            on a shape 70 wide (warps inside the frame, on it and outside
            the array; chunks of 2 planes: the frame planes' full body in
@@ -166,9 +166,10 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
            rows at 2, three at 4 (float 64x16 q3's kernel in small). */
         if (v == 4) {
             if (k > 2 && !rank3) continue;
-            tc.tx = 64, tc.i32 = k % 2 == 0, tc.lc = k != 3, tc.ll = k >= 2 && !wave;
+            tc.tx = 64, tc.i32 = k % 2 == 0, tc.lc = k != 3, tc.ll = k >= 3 && !wave;
             if (k == 1) tc.pd = 2;
             else tc.un = 2 * r + 1;
+            if (k == 2) tc.pd = 3; /* (float's candidate: three planes in flight, lc fw) */
             if (rank3) {
                 tc.nq = k == 4 ? 3 : k == 2 ? 2 : 1;
                 tc.ty = (2 * k * r + 2 + tc.nq - 1) / tc.nq;

@@ -38,6 +38,15 @@ if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
          "wave2d-f32-o8|--op wave --size 1024x1024 --precision float --order 8|2|" "sim" "simwave" "dhalo")
   TEMPORAL_SIM_SIZE=${TEMPORAL_SIM_SIZE:-256x200} TEMPORAL_CPU_SIZE=${TEMPORAL_CPU_SIZE:-96x96x96}
   TEMPORAL_DHALO_SIZE=${TEMPORAL_DHALO_SIZE:-256x200}
+elif [ "${TEMPORAL_F32X:-0}" = 3 ]; then
+  # Session 12, last list.  s12j (ms a step, verified): pd1 fw 0.1475 /
+  # 0.1458, pd1 lc fw 0.1517 / 0.1517, pd2 fw 0.1489, pd2 lc fw 0.1828 /
+  # 0.1814, pd3 lc fw 0.1435 (2.528, once; now auto's float candidate):
+  # pd3 lc fw twice more, pd3 fw, pd4 lc fw (64 registers), pd1 fw between.
+  budget=${TEMPORAL_BUDGET:-120}
+  f4="heat3d-f32|$h3d --precision float|4"
+  cases=("$f4|64x16 q3 pd3 u3 fp i32 lc fw" "$f4|64x16 q3 pd1 u3 fp i32 fw" "$f4|64x16 q3 pd3 u3 fp i32 fw"
+         "$f4|64x16 q3 pd4 u3 fp i32 lc fw" "$f4|64x16 q3 pd3 u3 fp i32 lc fw")
 elif [ "${TEMPORAL_F32X:-0}" = 2 ]; then
   # Session 12, second list.  s12f (ms a step, verified): i32 0.1533 /
   # 0.1530, fw 0.1471 (2.468: now auto's), lc ll 0.1723, lc ll fw 0.1539 /
@@ -158,7 +167,9 @@ else
   fi
 fi
 # TEMPORAL_AUTO=1 (any list): the headline cases under auto after the list.
-if [ "${TEMPORAL_AUTO:-0}" = 1 ]; then
+if [ "${TEMPORAL_AUTO:-0}" = f32 ]; then # (the float 3D case alone)
+  cases+=("heat3d-f32|$h3d --precision float|auto|")
+elif [ "${TEMPORAL_AUTO:-0}" = 1 ]; then
   cases+=("heat3d-f64|$h3d --precision double|auto|" "heat3d-f32|$h3d --precision float|auto|"
           "heat2d-f32|$h2d|auto|" "wave2d-f32-o8|$w2d|auto|")
 fi
