@@ -263,8 +263,8 @@ static void emit_plane(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *
     }
     /* Past the last plane the columns take stale values: only frame points
        (which keep their input) read them.  lc: every thread loads, the
-       plane clamped to the last (outside the array b is 0): values only
-       frame points read, as the stale ones. */
+       plane clamped to the last (outside the array b is the nearest point
+       inside): values only frame points read, as the stale ones. */
     const char *plane = c->lc ? fdx_cg_fmt(g->cg, "(i + %d < nm ? i + %d : nm - 1)", PD, PD) : fdx_cg_fmt(g->cg, "(i + %d)", PD);
     if (c->i32) fdx_cg_stmt(loop, "const int ahead = %s * (int)sm", plane);
     else fdx_cg_stmt(loop, "const long long ahead = (long long)%s * sm", plane);
@@ -452,8 +452,15 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
         else
             fdx_cg_stmt(k, "const bool own%d = fx%d && me0 + (%d) >= %d && me0 + (%d) < %d", q, q, (c->ax ? q : q * TX) - R,
                         KR, (c->ax ? q : q * TX) - R, W - KR);
-        if (c->i32) fdx_cg_stmt(k, "const int b%d = col%d ? (int)(x%d + y%d * sy) : 0", q, q, q, q);
-        else fdx_cg_stmt(k, "const long long b%d = col%d ? x%d + y%d * sy : 0", q, q, q, q);
+        /* lc: a point outside the array loads the nearest point inside it
+           (clamped x, y: a line its warp reads anyway), not element 0 of
+           the plane, which every edge block's outside points would ask
+           the same memory slice for at once (s12j: pd1 / pd2 lc lost 3% /
+           23% against their plain loads, at fewer instructions). */
+        const char *bx = c->lc ? fdx_cg_fmt(g->cg, "(x%d < 0 ? 0 : x%d < nx ? x%d : nx - 1)", q, q, q) : fdx_cg_fmt(g->cg, "x%d", q);
+        const char *by = c->lc ? fdx_cg_fmt(g->cg, "(y%d < 0 ? 0 : y%d < ny ? y%d : ny - 1)", q, q, q) : fdx_cg_fmt(g->cg, "y%d", q);
+        if (c->i32) fdx_cg_stmt(k, "const int b%d = %s ? (int)(%s + %s * sy) : 0", q, c->lc ? "true" : fdx_cg_fmt(g->cg, "col%d", q), bx, by);
+        else fdx_cg_stmt(k, "const long long b%d = %s ? %s + %s * sy : 0", q, c->lc ? "true" : fdx_cg_fmt(g->cg, "col%d", q), bx, by);
         fdx_cg_stmt(k, "(void)own%d", q);
     }
     /* The planes' pads are read by points of the tile's edge, whose values

@@ -42,11 +42,14 @@ elif [ "${TEMPORAL_F32X:-0}" = 3 ]; then
   # Session 12, last list.  s12j (ms a step, verified): pd1 fw 0.1475 /
   # 0.1458, pd1 lc fw 0.1517 / 0.1517, pd2 fw 0.1489, pd2 lc fw 0.1828 /
   # 0.1814, pd3 lc fw 0.1435 (2.528, once; now auto's float candidate):
-  # pd3 lc fw twice more, pd3 fw, pd4 lc fw (64 registers), pd1 fw between.
+  # pd3 lc fw twice more, pd3 fw, pd4 lc fw (64 registers), pd1 fw between;
+  # lc's outside points now load the nearest point inside (clamped x, y),
+  # not element 0 of the plane that every edge block asked for (a hot
+  # line): pd1 lc fw again.
   budget=${TEMPORAL_BUDGET:-120}
   f4="heat3d-f32|$h3d --precision float|4"
   cases=("$f4|64x16 q3 pd3 u3 fp i32 lc fw" "$f4|64x16 q3 pd1 u3 fp i32 fw" "$f4|64x16 q3 pd3 u3 fp i32 fw"
-         "$f4|64x16 q3 pd4 u3 fp i32 lc fw" "$f4|64x16 q3 pd3 u3 fp i32 lc fw")
+         "$f4|64x16 q3 pd1 u3 fp i32 lc fw" "$f4|64x16 q3 pd4 u3 fp i32 lc fw" "$f4|64x16 q3 pd3 u3 fp i32 lc fw")
 elif [ "${TEMPORAL_F32X:-0}" = 2 ]; then
   # Session 12, second list.  s12f (ms a step, verified): i32 0.1533 /
   # 0.1530, fw 0.1471 (2.468: now auto's), lc ll 0.1723, lc ll fw 0.1539 /
