@@ -90,14 +90,17 @@ typedef struct fdx_temporal_cfg {
     int lc;     /* CUDA: the input's next plane loaded by every thread on every
                    plane, the plane index clamped to the last one ("lc";
                    session 12): no per-point test a load (points outside the
-                   array read element 0 of the plane, planes past the last
+                   array read the nearest point inside, planes past the last
                    the last one: values only frame points read, which keep
-                   their input); 16 -> 14 SASS a plane and point */
+                   their input); 16.2 -> 15.4 SASS a point-level on the fast
+                   body.  Measured only as a pair with pd3 (s12m: pd3 lc fw
+                   2.548 against pd1 fw 2.465; pd1 lc fw 2.413) */
     int ll;     /* CUDA heat, rotated loop, one plane in flight: the next input
                    plane loaded straight into level 0's column slot that level
                    1 has just finished with ("ll"; session 12), not into a
                    prefetch register copied over at the next plane: one
-                   register and one move a point fewer */
+                   register and one move a point fewer; lost (s12f: the load
+                   has 3/4 of a plane to arrive, not a whole one) */
     int fw;     /* CUDA rank 3 with fp, tx a multiple of 32: the fast body on
                    every block, chosen a warp at a time ("fw"; session 12): a
                    warp none of whose points lies on the frame inside the

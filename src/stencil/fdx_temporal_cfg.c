@@ -455,7 +455,10 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                        s12j: three planes in flight with clamped loads (pd3
                        lc fw) 0.1435 (2.528) against fw's 0.1475 / 0.1458
                        (pd1 lc fw 0.1517 twice, pd2 lc fw 0.1828 / 0.1814,
-                       pd2 fw 0.1489: where ptxas puts the loads decides). */
+                       pd2 fw 0.1489); s12m: pd3 lc fw 0.1426 / 0.1427
+                       (2.548 twice), auto with it 0.1418 (2.559), pd1 fw
+                       0.1475, pd3 fw 0.1498, pd1 lc fw 0.1519, pd4 lc fw
+                       (64 registers) 0.1768. */
                     c.fw = 1, c.lc = 1, c.pd = 3;
                 }
                 c.chunk = fdx_temporal_chunk(ks, dev, cuda, n3, &c);
