@@ -457,10 +457,11 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
            the plane, which every edge block's outside points would ask
            the same memory slice for at once (s12j: pd1 / pd2 lc lost 3% /
            23% against their plain loads, at fewer instructions). */
-        const char *bx = c->lc ? fdx_cg_fmt(g->cg, "(x%d < 0 ? 0 : x%d < nx ? x%d : nx - 1)", q, q, q) : fdx_cg_fmt(g->cg, "x%d", q);
-        const char *by = c->lc ? fdx_cg_fmt(g->cg, "(y%d < 0 ? 0 : y%d < ny ? y%d : ny - 1)", q, q, q) : fdx_cg_fmt(g->cg, "y%d", q);
-        if (c->i32) fdx_cg_stmt(k, "const int b%d = %s ? (int)(%s + %s * sy) : 0", q, c->lc ? "true" : fdx_cg_fmt(g->cg, "col%d", q), bx, by);
-        else fdx_cg_stmt(k, "const long long b%d = %s ? %s + %s * sy : 0", q, c->lc ? "true" : fdx_cg_fmt(g->cg, "col%d", q), bx, by);
+        const char *off = c->lc ? fdx_cg_fmt(g->cg, "(x%d < 0 ? 0 : x%d < nx ? x%d : nx - 1) + (y%d < 0 ? 0 : y%d < ny ? y%d : ny - 1) * sy",
+                                             q, q, q, q, q, q)
+                                : fdx_cg_fmt(g->cg, "col%d ? x%d + y%d * sy : 0", q, q, q);
+        if (c->i32) fdx_cg_stmt(k, "const int b%d = (int)(%s)", q, off);
+        else fdx_cg_stmt(k, "const long long b%d = %s", q, off);
         fdx_cg_stmt(k, "(void)own%d", q);
     }
     /* The planes' pads are read by points of the tile's edge, whose values
