@@ -63,11 +63,12 @@ static fdx_status kernel_get(const fdx_backend *be, const fdx_device_info *dev, 
     int cuda = be->kind == FDX_BACKEND_CUDA;
     char spec[32], key[sizeof kernels->key];
     fdx_stencil_kspec_text(ks, spec, sizeof spec);
-    snprintf(key, sizeof key, "%s/%d/%.60s/%s/k%d/%dx%d/q%d/pd%d/u%d/d%d/f%d/a%d/s%d/n%d/v%d/c%d/b%d/r%d/i%d", be->name, dev->ordinal, dev->name,
+    snprintf(key, sizeof key, "%s/%d/%.60s/%s/k%d/%dx%d/q%d/pd%d/u%d/d%d/f%d/a%d/s%d/n%d/v%d/c%d/b%d/r%d/i%d/l%d", be->name, dev->ordinal, dev->name,
              spec, c->k, cuda ? c->tx : 0, cuda ? c->ty : 0, cuda ? fdx_temporal_points(c) : 0,
              cuda && c->pd > 1 ? c->pd : 1, cuda && c->un > 1 ? c->un : 1, !cuda && c->direct, cuda && c->fp,
              cuda && c->ax, !cuda && c->skew, !cuda && c->nt, !cuda && c->v512,
-             !cuda && c->skew ? fdx_temporal_cpu_code() : 0, cuda && c->nb, cuda && c->nr, cuda && c->i32);
+             !cuda && c->skew ? fdx_temporal_cpu_code() : 0, cuda && c->nb, cuda && c->nr, cuda && c->i32,
+             cuda ? c->lc + 2 * c->ll + 4 * c->fw : 0);
     pthread_mutex_lock(&lock);
     for (int i = 0; i < nkernels; i++)
         if (strcmp(kernels[i].key, key) == 0) {

@@ -87,6 +87,29 @@ typedef struct fdx_temporal_cfg {
                    the array has fewer than 2^31 points ("i32"; session 11:
                    the ncu profile of the 2.148 kernel has the integer pipe
                    busiest, 19.4 instructions a point-level for 8 FP) */
+    int lc;     /* CUDA: the input's next plane loaded by every thread on every
+                   plane, the plane index clamped to the last one ("lc";
+                   session 12): no per-point test a load (points outside the
+                   array read the nearest point inside, planes past the last
+                   the last one: values only frame points read, which keep
+                   their input); 16.2 -> 15.4 SASS a point-level on the fast
+                   body.  Measured only as a pair with pd3 (s12m: pd3 lc fw
+                   2.548 against pd1 fw 2.465; pd1 lc fw 2.413) */
+    int ll;     /* CUDA heat, rotated loop, one plane in flight: the next input
+                   plane loaded straight into level 0's column slot that level
+                   1 has just finished with ("ll"; session 12), not into a
+                   prefetch register copied over at the next plane: one
+                   register and one move a point fewer; lost (s12f: the load
+                   has 3/4 of a plane to arrive, not a whole one) */
+    int fw;     /* CUDA rank 3 with fp, tx a multiple of 32: the fast body on
+                   every block, chosen a warp at a time ("fw"; session 12): a
+                   warp none of whose points lies on the frame inside the
+                   array takes the body without selects, the others a body
+                   that selects on the frame alone; the frame planes take the
+                   full one.  Why: 130 tiles at 512^3 run as one wave, so the
+                   pass lasts as long as its slowest block, an edge block,
+                   which fp alone leaves on the full body (~14% more SASS a
+                   plane) */
 } fdx_temporal_cfg;
 
 /* nr: thread rows a barrier group, and the groups a group's points read

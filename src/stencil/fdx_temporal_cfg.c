@@ -113,6 +113,13 @@ int fdx_temporal_fits(const fdx_stencil_kspec *ks, const fdx_temporal_cfg *c, in
        points adjacent (points tx apart read the last warp's cells from
        the first warp) */
     if (c->i32 && (!cuda || n3[0] * n3[1] * n3[2] >= 0x7fffffffLL)) return 0;
+    /* lc: CUDA; ll: heat, the rotated loop (its copies name the slot the
+       load goes to), one plane in flight */
+    if ((c->lc || c->ll) && !cuda) return 0;
+    if (c->ll && (ks->update != FDX_UPDATE_HEAT || c->un != 2 * r + 1 || c->pd > 1)) return 0;
+    /* fw: rank 3 (a warp is 32 tx of one thread row), the fast body's
+       planes (fp) */
+    if (c->fw && (!cuda || ks->rank != 3 || !c->fp || c->tx % 32 != 0)) return 0;
     if (c->nb && (!cuda || c->tx % 32 != 0 || (ks->rank == 2 && fdx_temporal_points(c) > 1 && !c->ax))) return 0;
     /* nr: rank 3, two of the 16 named barriers a group of rows of whole
        warps, the groups a group's points read distinct round the block */
@@ -329,9 +336,12 @@ fdx_status fdx_temporal_cfg_parse(const char *text, fdx_temporal_cfg *c)
         else if (strncmp(p, "nb", 2) == 0) used = 2, c->nb = 1;
         else if (strncmp(p, "nr", 2) == 0) used = 2, c->nr = 1;
         else if (strncmp(p, "i32", 3) == 0) used = 3, c->i32 = 1;
+        else if (strncmp(p, "lc", 2) == 0) used = 2, c->lc = 1;
+        else if (strncmp(p, "ll", 2) == 0) used = 2, c->ll = 1;
+        else if (strncmp(p, "fw", 2) == 0) used = 2, c->fw = 1;
         else used = 0;
         FDX_CHECK(used > 0, FDX_ERR_INVALID,
-                  "temporal configuration '%s': cannot read '%s' (words: kN, TXxTY, qN 1..%d, pdN 1..%d, uN 1..%d, fp, ax, nb, nr, i32, chunk N; "
+                  "temporal configuration '%s': cannot read '%s' (words: kN, TXxTY, qN 1..%d, pdN 1..%d, uN 1..%d, fp, fw, ax, nb, nr, i32, lc, ll, chunk N; "
                   "CPU: cpu BXxBY, direct, skew, nt, v512)",
                   text, p, FDX_TEMPORAL_MAX_POINTS, FDX_TEMPORAL_MAX_PD, FDX_TEMPORAL_MAX_UNROLL);
         p += used;
@@ -448,6 +458,20 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
                        (2.121 / 2.122), so float only, where the array's
                        points fit an int (fdx_temporal_fits' bound). */
                     c.i32 = n3[0] * n3[1] * n3[2] < 0x7fffffffLL;
+                    /* Session 12 (s12f, verified, same run): the fast body
+                       on every block, a warp at a time (fw: the edge blocks,
+                       which one wave of tiles waits for, stop running the
+                       full body) 0.1471 ms a step against 0.1533 / 0.1530
+                       (2.468 against 2.373 / 2.398); clamped and late loads
+                       (lc ll) lost, 0.1723 alone and 0.1539 / 0.1557 with fw.
+                       s12j: three planes in flight with clamped loads (pd3
+                       lc fw) 0.1435 (2.528) against fw's 0.1475 / 0.1458
+                       (pd1 lc fw 0.1517 twice, pd2 lc fw 0.1828 / 0.1814,
+                       pd2 fw 0.1489); s12m: pd3 lc fw 0.1426 / 0.1427
+                       (2.548 twice), auto with it 0.1418 (2.559), pd1 fw
+                       0.1475, pd3 fw 0.1498, pd1 lc fw 0.1519, pd4 lc fw
+                       (64 registers) 0.1768. */
+                    c.fw = 1, c.lc = 1, c.pd = 3;
                 }
                 c.chunk = fdx_temporal_chunk(ks, dev, cuda, n3, &c);
                 n = add(ks, dev, cuda, n3, c, out, n, max);
@@ -568,9 +592,10 @@ int fdx_temporal_candidates(const fdx_stencil_kspec *ks, const fdx_device_info *
 void fdx_temporal_cfg_text(const fdx_temporal_cfg *c, int cuda, char *buf, size_t n)
 {
     if (cuda)
-        snprintf(buf, n, "temporal k%d %dx%d q%d pd%d%s%.0d%s%s%s%s%s chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
+        snprintf(buf, n, "temporal k%d %dx%d q%d pd%d%s%.0d%s%s%s%s%s%s%s%s chunk %d", c->k, c->tx, c->ty, fdx_temporal_points(c),
                  c->pd > 1 ? c->pd : 1, c->un > 1 ? " u" : "", c->un > 1 ? c->un : 0, c->fp ? " fp" : "",
-                 c->ax ? " ax" : "", c->nb ? " nb" : "", c->nr ? " nr" : "", c->i32 ? " i32" : "", c->chunk);
+                 c->ax ? " ax" : "", c->nb ? " nb" : "", c->nr ? " nr" : "", c->i32 ? " i32" : "", c->lc ? " lc" : "",
+                 c->ll ? " ll" : "", c->fw ? " fw" : "", c->chunk);
     else snprintf(buf, n, "temporal k%d cpu %dx%d%s%s%s%s chunk %d", c->k, c->bx, c->by, c->direct ? " direct" : "",
                   c->skew ? " skew" : "", c->nt ? " nt" : "", c->v512 ? " v512" : "", c->chunk);
 }

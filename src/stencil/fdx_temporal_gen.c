@@ -233,6 +233,13 @@ static void emit_nr_rows(fdx_cg_node *k, const gen *g, const fdx_temporal_cfg *c
                     d, d, d, n - d, d, n - d, d, n - d);
 }
 
+/* CUDA: the load of point q's input (w 1: u_prev) at the plane `ahead`
+   offsets (emit_plane's) into the array. */
+static const char *next_plane(const gen *g, const fdx_temporal_cfg *c, int w, int q)
+{
+    return fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, c->i32 ? "%s + (b%d + ahead)" : "%s + b%d + ahead", w ? "up" : "u", q));
+}
+
 /* CUDA: one plane i of the march (the loop's body; `ph` the rotated
    loop's copy, 0 in the plain loop, which shifts the columns instead). */
 static void emit_plane(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *c, int ph, int rotated)
@@ -243,7 +250,7 @@ static void emit_plane(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *
     const int sw = W + 2 * R, pl = (H + 2 * RY) * sw, streams = wave ? 2 : 1;
     if (!rotated)
         for (int t = 0; t < K; t++) emit_shift(loop, g, t, NQ);
-    for (int q = 0; q < NQ; q++) {
+    for (int q = 0; q < NQ && !c->ll; q++) {
         fdx_sb s = FDX_SB_INIT;
         fdx_sb_printf(&s, "c0_%d_%d = f0_%d;", q, slot(g, 2 * R, ph), q);
         for (int f = 0; f + 1 < PD; f++) fdx_sb_printf(&s, " f%d_%d = f%d_%d;", f, q, f + 1, q);
@@ -255,13 +262,16 @@ static void emit_plane(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *
         fdx_cg_line(loop, "%s", fdx_cg_text(g->cg, &s));
     }
     /* Past the last plane the columns take stale values: only frame points
-       (which keep their input) read them. */
-    if (c->i32) fdx_cg_stmt(loop, "const int ahead = (i + %d) * (int)sm", PD);
-    else fdx_cg_stmt(loop, "const long long ahead = (long long)(i + %d) * sm", PD);
-    for (int w = 0; w < streams; w++)
+       (which keep their input) read them.  lc: every thread loads, the
+       plane clamped to the last (outside the array b is the nearest point
+       inside): values only frame points read, as the stale ones. */
+    const char *plane = c->lc ? fdx_cg_fmt(g->cg, "(i + %d < nm ? i + %d : nm - 1)", PD, PD) : fdx_cg_fmt(g->cg, "(i + %d)", PD);
+    if (c->i32) fdx_cg_stmt(loop, "const int ahead = %s * (int)sm", plane);
+    else fdx_cg_stmt(loop, "const long long ahead = (long long)%s * sm", plane);
+    for (int w = 0; w < streams && !c->ll; w++)
         for (int q = 0; q < NQ; q++)
-            fdx_cg_stmt(fdx_cg_if(loop, "col%d && i + %d < nm", q, PD), "%s%d_%d = %s", w ? "fp" : "f", PD - 1, q,
-                        fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, c->i32 ? "%s + (b%d + ahead)" : "%s + b%d + ahead", w ? "up" : "u", q)));
+            fdx_cg_stmt(c->lc ? fdx_cg_scope(loop) : fdx_cg_if(loop, "col%d && i + %d < nm", q, PD), "%s%d_%d = %s", w ? "fp" : "f", PD - 1, q,
+                        next_plane(g, c, w, q));
     fdx_cg_stmt(loop, "real *const set = shm + (i & 1) * %d", K * pl);
     for (int t = 0; t < K; t++) {
         fdx_cg_stmt(loop, "real *const l%d = set + %d", t, t * pl);
@@ -276,16 +286,29 @@ static void emit_plane(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *
            level before the last is inside too: no point keeps its input,
            the levels need no select (the same values: the select would
            take the computed one). */
-        fdx_cg_node *fast = fdx_cg_if(loop, "inner && i >= %d && i < nm", K * R);
-        emit_levels(fast, g, c, ph, 1);
-        emit_levels(fdx_cg_else(fast), g, c, ph, 0);
+        if (c->fw) {
+            /* fw: on those planes every block; a warp with a point on the
+               frame (inside the array: points outside it are read only by
+               frame points, which keep their input) selects, the others
+               not. */
+            fdx_cg_node *planes = fdx_cg_if(loop, "i >= %d && i < nm", K * R), *wf = fdx_cg_if(planes, "wfree");
+            emit_levels(wf, g, c, ph, 1);
+            emit_levels(fdx_cg_else(wf), g, c, ph, 2);
+            emit_levels(fdx_cg_else(planes), g, c, ph, 0);
+        } else {
+            fdx_cg_node *fast = fdx_cg_if(loop, "inner && i >= %d && i < nm", K * R);
+            emit_levels(fast, g, c, ph, 1);
+            emit_levels(fdx_cg_else(fast), g, c, ph, 0);
+        }
     } else {
         emit_levels(loop, g, c, ph, 0);
     }
 }
 
 /* CUDA: the levels 1 .. k of plane i (after the barrier); `fast`: every
-   point and level before the last is inside the frame. */
+   level before the last is inside the frame planes, and (1) every point
+   of the warp is inside the frame or outside the array, or (2) frame
+   points keep their input by a select on fx alone (fw). */
 static void emit_levels(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg *c, int ph, int fast)
 {
     const int K = c->k, R = g->r, TX = c->tx, rank3 = g->ks->rank == 3;
@@ -315,7 +338,8 @@ static void emit_levels(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg 
             fdx_stencil_emit_point(loop, &gq, cuda_neighbour, "p.", (c->ax ? AXF : 0) + ph * PHS + (t - 1) * QS + q, centre, wave ? prev : NULL, coef,
                                    NULL, val);
             if (t < K) {
-                if (fast) fdx_cg_stmt(loop, "c%d_%d_%d = %s", t, q, slot(g, 2 * R, ph), val);
+                if (fast == 2) fdx_cg_stmt(loop, "c%d_%d_%d = fx%d ? %s : %s", t, q, slot(g, 2 * R, ph), q, val, centre);
+                else if (fast) fdx_cg_stmt(loop, "c%d_%d_%d = %s", t, q, slot(g, 2 * R, ph), val);
                 else fdx_cg_stmt(loop, "c%d_%d_%d = fx%d && in%d ? %s : %s", t, q, slot(g, 2 * R, ph), q, t, val, centre);
             } else {
                 fdx_cg_node *st = fdx_cg_if(loop, "own%d && in%d", q, t);
@@ -327,6 +351,12 @@ static void emit_levels(fdx_cg_node *loop, const gen *g, const fdx_temporal_cfg 
                                  fdx_cg_fmt(g->cg, c->i32 ? "outp + (b%d + j%d * (int)sm)" : "outp + b%d + (long long)j%d * sm", q, t), FDX_CG_STREAM);
             }
         }
+        /* ll: level 1 has read level 0's plane i - 2r (slot 0 of this
+           copy) for the last time: the next input plane goes there (the
+           next copy's slot 2r). */
+        for (int q = 0; t == 1 && c->ll && q < NQ; q++)
+            fdx_cg_stmt(c->lc ? fdx_cg_scope(loop) : fdx_cg_if(loop, "col%d && i + 1 < nm", q), "c0_%d_%d = %s", q,
+                        slot(g, 0, ph), next_plane(g, c, 0, q));
     }
 }
 
@@ -385,6 +415,16 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
                         "const long long tx0 = (long long)blockIdx.x * %d - %d, ty0 = (long long)blockIdx.y * %d - %d;"
                         " const bool inner = tx0 >= %d && tx0 + %d <= nx - %d && ty0 >= %d && ty0 + %d <= ny - %d",
                         W - 2 * KR, KR, H - 2 * KR, KR, R, W, R, RY, H, RY);
+        if (c->fw) {
+            /* fw: the warp's points (32 consecutive tx of one thread row:
+               tx a multiple of 32) inside the array, xl .. xh by yl .. yh:
+               none, or all inside the frame */
+            fdx_cg_stmt(k, "const long long xw = x - (tx & 31), xl = xw > 0 ? xw : 0, xh = xw + 31 < nx - 1 ? xw + 31 : nx - 1");
+            fdx_cg_stmt(k, "const long long yl = ya > 0 ? ya : 0, yh = ya + %d < ny - 1 ? ya + %d : ny - 1", NQ - 1, NQ - 1);
+            fdx_cg_stmt(k, "const bool wfree = xl > xh || yl > yh || (xl >= %d && xh < nx - %d && yl >= %d && yh < ny - %d)", R, R,
+                        RY, RY);
+            fdx_cg_stmt(k, "(void)inner");
+        }
     } else {
         /* ax: thread tx holds the points tx nq .. tx nq + nq - 1, else tx,
            tx + tx', ... (tx' threads a block) */
@@ -412,8 +452,16 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
         else
             fdx_cg_stmt(k, "const bool own%d = fx%d && me0 + (%d) >= %d && me0 + (%d) < %d", q, q, (c->ax ? q : q * TX) - R,
                         KR, (c->ax ? q : q * TX) - R, W - KR);
-        if (c->i32) fdx_cg_stmt(k, "const int b%d = col%d ? (int)(x%d + y%d * sy) : 0", q, q, q, q);
-        else fdx_cg_stmt(k, "const long long b%d = col%d ? x%d + y%d * sy : 0", q, q, q, q);
+        /* lc: a point outside the array loads the nearest point inside it
+           (clamped x, y: a line its warp reads anyway), not element 0 of
+           the plane, which every edge block's outside points would ask
+           the same memory slice for at once (s12j: pd1 / pd2 lc lost 3% /
+           23% against their plain loads, at fewer instructions). */
+        const char *off = c->lc ? fdx_cg_fmt(g->cg, "(x%d < 0 ? 0 : x%d < nx ? x%d : nx - 1) + (y%d < 0 ? 0 : y%d < ny ? y%d : ny - 1) * sy",
+                                             q, q, q, q, q, q)
+                                : fdx_cg_fmt(g->cg, "col%d ? x%d + y%d * sy : 0", q, q, q);
+        if (c->i32) fdx_cg_stmt(k, "const int b%d = (int)(%s)", q, off);
+        else fdx_cg_stmt(k, "const long long b%d = %s", q, off);
         fdx_cg_stmt(k, "(void)own%d", q);
     }
     /* The planes' pads are read by points of the tile's edge, whose values
@@ -447,8 +495,10 @@ static void emit_cuda(fdx_cg_node *top, const gen *g, const fdx_temporal_cfg *c)
         const char *f = w ? "fp" : "f", *arr = w ? "up" : "u";
         for (int d = 0; d < PD; d++)
             for (int q = 0; q < NQ; q++) {
-                fdx_cg_stmt(k, "real %s%d_%d = 0", f, d, q);
-                fdx_cg_stmt(fdx_cg_if(k, "col%d && i0 + %d < nm", q, d), "%s%d_%d = %s", f, d, q,
+                /* ll: the first plane straight into the first copy's slot 2r */
+                const char *to = c->ll ? fdx_cg_fmt(g->cg, "c0_%d_%d", q, 2 * R) : fdx_cg_fmt(g->cg, "%s%d_%d", f, d, q);
+                if (!c->ll) fdx_cg_stmt(k, "real %s = 0", to);
+                fdx_cg_stmt(fdx_cg_if(k, "col%d && i0 + %d < nm", q, d), "%s = %s", to,
                             fdx_cg_ld(g->cg, FDX_CG_LDG, fdx_cg_fmt(g->cg, c->i32 ? "%s + (b%d + (i0 + %d) * (int)sm)" : "%s + b%d + (long long)(i0 + %d) * sm", arr, q, d)));
             }
     }

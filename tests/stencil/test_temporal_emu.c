@@ -112,9 +112,9 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
        are then tested against threads that run ahead) */
     fdx_sb_puts(&body, "int main()\n{\n    int bad = 0;\n    cuda_emu_shuffle = true;\n");
     for (int k = 1; k <= 4; k++)
-        for (int v = 0; v < 4; v++) {
+        for (int v = 0; v < 5; v++) {
         if (rank3 && k * r > 6) continue;
-        if (only_new && v != 3) continue;
+        if (only_new && v != 4) continue;
         /* One point a thread, or three (rank 3: rows, some y neighbours from
            registers; rank 2: three points tx apart) with planes in flight;
            v 2: the rotated plane loop (un = 2r + 1, session 8) at depths 2
@@ -156,6 +156,26 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
             /* 32-bit element offsets (i32) from depth 2 */
             tc.i32 = k >= 2;
         }
+        /* v 4 (session 12): clamped loads (lc) at depths 1 (two planes in
+           flight), 2 (three) and 4, late loads into the freed column slot
+           (ll, heat) at 3 and 4 and, in rank 3, the fast body chosen a warp at a time (fw)
+           from depth 2 (the rotated loop, fp), two warps a row of threads
+           on a shape 70 wide (warps inside the frame, on it and outside
+           the array; chunks of 2 planes: the frame planes' full body in
+           every block): rank 3 one point a thread at depths 1 and 3, two
+           rows at 2, three at 4 (float 64x16 q3's kernel in small). */
+        if (v == 4) {
+            if (k > 2 && !rank3) continue;
+            tc.tx = 64, tc.i32 = k % 2 == 0, tc.lc = k != 3, tc.ll = k >= 3 && !wave;
+            if (k == 1) tc.pd = 2;
+            else tc.un = 2 * r + 1;
+            if (k == 2) tc.pd = 3; /* (float's candidate: three planes in flight, lc fw) */
+            if (rank3) {
+                tc.nq = k == 4 ? 3 : k == 2 ? 2 : 1;
+                tc.ty = (2 * k * r + 2 + tc.nq - 1) / tc.nq;
+                tc.fp = tc.fw = k >= 2;
+            }
+        }
         CHECK_OK(fdx_temporal_generate(ks, &tc, 1, &src));
         if (!src) continue;
         char ns[16], entry[32];
@@ -171,7 +191,7 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
            marching axis), the smallest in one chunk. */
         for (int shape = 0; shape < 2; shape++) {
                 const int chunk = shape;
-                int64_t n3[3] = {shape ? 2 * r + 3 : 13 + r, rank3 ? (shape ? 2 * r + 2 : 11 + r) : 1,
+                int64_t n3[3] = {shape ? 2 * r + 3 : v == 4 && rank3 ? 70 : 13 + r, rank3 ? (shape ? 2 * r + 2 : 11 + r) : 1,
                                  shape ? 2 * r + 4 : 9 + 2 * r};
                 tc.chunk = chunk ? 1000 : 2;
                 CHECK(fdx_temporal_fits(ks, &tc, 1, n3), "%s k%d: the tile does not fit", spec, k);
@@ -188,9 +208,9 @@ static void run_spec(const fdx_stencil_kspec *ks, uint64_t *seed)
                 snprintf(bn, sizeof bn, "pb%d", cases);
                 bytes_of(&f, pn, &ps);
                 bytes_of(&f, bn, &pb);
-                snprintf(what, sizeof what, "%s k%d %dx%d q%d pd%d u%d fp%d ax%d nb%d nr%d chunk %d on %lldx%lldx%lld",
-                         spec, k, tc.tx, tc.ty, tc.nq, tc.pd, tc.un, tc.fp, tc.ax, tc.nb, tc.nr, tc.chunk, (long long)n3[0], (long long)n3[1],
-                         (long long)n3[2]);
+                snprintf(what, sizeof what, "%s k%d %dx%d q%d pd%d u%d fp%d ax%d nb%d nr%d lc%d ll%d fw%d chunk %d on %lldx%lldx%lld",
+                         spec, k, tc.tx, tc.ty, tc.nq, tc.pd, tc.un, tc.fp, tc.ax, tc.nb, tc.nr, tc.lc, tc.ll, tc.fw, tc.chunk,
+                         (long long)n3[0], (long long)n3[1], (long long)n3[2]);
                 fdx_sb_printf(&body, "    { const unsigned gs[3] = {%u, %u, %u}, gb[3] = {%u, %u, %u};\n", ds.grid[0],
                               ds.grid[1], ds.grid[2], db.grid[0], db.grid[1], db.grid[2]);
                 fdx_sb_printf(&body,
@@ -231,6 +251,31 @@ static void sync_words(void)
     fdx_temporal_cfg_text(&c, 1, text, sizeof text);
     CHECK_OK(fdx_temporal_cfg_parse(text, &back));
     CHECK(memcmp(&c, &back, sizeof c) == 0, "'%s' read back differs", text);
+    /* session 12: lc, ll, fw */
+    CHECK_OK(fdx_temporal_cfg_parse("k4 64x16 q3 pd1 u3 fp i32 lc ll fw chunk 510", &c));
+    CHECK(c.lc == 1 && c.ll == 1 && c.fw == 1 && c.fp == 1 && c.i32 == 1, "lc ll fw words read");
+    fdx_temporal_cfg_text(&c, 1, text, sizeof text);
+    CHECK_OK(fdx_temporal_cfg_parse(text, &back));
+    CHECK(memcmp(&c, &back, sizeof c) == 0, "'%s' read back differs", text);
+    {
+        const fdx_stencil_kspec h3 = {0, 3, 1, FDX_UPDATE_HEAT, 0, 0, 0}, wv = {0, 3, 1, FDX_UPDATE_WAVE, 0, 0, 0};
+        const fdx_stencil_kspec h2 = {0, 2, 1, FDX_UPDATE_HEAT, 0, 0, 0};
+        const int64_t m3[3] = {512, 512, 512}, m2[3] = {16384, 1, 16384};
+        CHECK(fdx_temporal_fits(&h3, &c, 1, m3), "lc ll fw on 64x16 q3 u3 fp");
+        CHECK(!fdx_temporal_fits(&wv, &c, 1, m3), "ll on the wave");
+        fdx_temporal_cfg e = c;
+        e.fp = 0;
+        CHECK(!fdx_temporal_fits(&h3, &e, 1, m3), "fw without fp");
+        e = c, e.un = 0;
+        CHECK(!fdx_temporal_fits(&h3, &e, 1, m3), "ll without the rotated loop");
+        e = c, e.tx = 48, e.ty = 16;
+        CHECK(!fdx_temporal_fits(&h3, &e, 1, m3), "fw with 48 threads a row");
+        e = c, e.fw = 0, e.tx = 256, e.ty = 1, e.nq = 1, e.fp = 0;
+        CHECK(fdx_temporal_fits(&h2, &e, 1, m2), "lc ll in rank 2");
+        e.fp = 1, e.fw = 1;
+        CHECK(!fdx_temporal_fits(&h2, &e, 1, m2), "fw in rank 2");
+        CHECK(!fdx_temporal_fits(&h3, &c, 0, m3), "lc ll fw on the CPU");
+    }
     CHECK_OK(fdx_temporal_cfg_parse("k4 64x8 q4 nr", &c));
     CHECK(c.nr == 1 && c.nb == 0, "nr word read");
     fdx_temporal_cfg_text(&c, 1, text, sizeof text);

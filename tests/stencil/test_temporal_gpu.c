@@ -13,9 +13,9 @@
    FDX_TEST_SANITIZER=1 (tools/gpu-check under compute-sanitizer): orders 2
    and 8 only, one precision each, depths 2 and 3, smaller shapes, every
    strategy still run (racecheck in well under a minute).
-   FDX_TEST_TEMPORAL_NEW=1: only session 11's neighbour / named barrier
-   cases (nb, nr) and the candidates' first tile (session 11 put the
-   1024-thread tiles first), orders 2 and 8: a short device check.  Skipped without a GPU. */
+   FDX_TEST_TEMPORAL_NEW=1: only session 12's cases (lc, ll, fw: clamped
+   and late loads, the fast body a warp at a time) and the candidates'
+   first tile, orders 2 and 8: a short device check.  Skipped without a GPU. */
 #include "stencil/fdx_temporal.h"
 #include "temporal_check.h"
 
@@ -106,11 +106,30 @@ int main(void)
                             if (k == 3) nt.un = 2 * r + 1, nt.fp = 1;
                             else nt.i32 = 1;
                         }
-                        if ((v == 1 && (dbl || (san && k != 2))) || !fdx_temporal_fits(&kb, &nt, 1, b3)) continue;
+                        if (only_new || (v == 1 && (dbl || (san && k != 2))) || !fdx_temporal_fits(&kb, &nt, 1, b3)) continue;
                         fdx_temporal_force_tile(&nt);
                         snprintf(what, sizeof what, "rank %d order %d %s k %d, %s %dx%d q%d%s%s", rank, order,
                                  dbl ? "double" : "float", k, nt.nr ? "nr" : "nb", nt.tx, nt.ty, nt.nq, nt.un ? " u fp" : "",
                                  nt.i32 ? " i32" : "");
+                        tc_case(ctx, rank, order, dt, shape, 2 * k + 1, k, &seed, what);
+                        fdx_temporal_force_tile(NULL);
+                    }
+                    /* Session 12: clamped loads (lc), late loads into the
+                       freed column slot (ll; rotated loop) and in rank 3 the
+                       fast body a warp at a time (fw): two warps a row of
+                       threads, two rows a thread, chunks of 5 planes (rank
+                       2: 64 threads, one point); v 1: float's 64x16 q3 u3
+                       fp i32 lc ll fw at order 2 (auto's kernel), chunks
+                       as the tuner sizes them. */
+                    for (int v = 0; v < (rank == 3 && order == 2 && !dbl ? 2 : 1); v++) {
+                        fdx_temporal_cfg lt = {k, 64, rank == 3 ? (2 * k * r + 4 + 1) / 2 : 1, 5, 0, 0, rank == 3 ? 2 : 1, 1};
+                        lt.un = 2 * r + 1, lt.lc = 1, lt.ll = 1, lt.i32 = k % 2 == 0;
+                        lt.fp = lt.fw = rank == 3;
+                        if (v == 1) lt.ty = 16, lt.nq = 3, lt.i32 = 1, lt.chunk = fdx_temporal_chunk(&kb, fdx_ctx_device(ctx), 1, b3, &lt);
+                        if (!fdx_temporal_fits(&kb, &lt, 1, b3)) continue;
+                        fdx_temporal_force_tile(&lt);
+                        snprintf(what, sizeof what, "rank %d order %d %s k %d, %dx%d q%d u fp%s lc ll%s", rank, order,
+                                 dbl ? "double" : "float", k, lt.tx, lt.ty, lt.nq, lt.i32 ? " i32" : "", lt.fw ? " fw" : "");
                         tc_case(ctx, rank, order, dt, shape, 2 * k + 1, k, &seed, what);
                         fdx_temporal_force_tile(NULL);
                     }
@@ -143,7 +162,7 @@ int main(void)
                         wt.nb = nbw;
                         if (nbw) wt.tx = 64, wt.nq = rank == 3 ? 3 : 1, wt.ty = rank == 3 ? (2 * k * r + 4 + 2) / 3 : 1;
                         wt.i32 = nbw; /* and 32-bit element offsets */
-                        if ((only_new && !nbw) || !fdx_temporal_fits(&kw, &wt, 1, n3)) continue;
+                        if (only_new || !fdx_temporal_fits(&kw, &wt, 1, n3)) continue;
                         fdx_temporal_force_tile(&wt);
                         snprintf(what, sizeof what, "wave rank %d order %d %s k %d, small tiles q%d%s", rank, order,
                                  dbl ? "double" : "float", k, wt.nq, nbw ? " nb" : rot ? " rotated" : "");

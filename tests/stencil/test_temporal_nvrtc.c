@@ -6,7 +6,8 @@
    and 4 on the first two; at depth 2 the first also with the rotated plane
    loop and the inner blocks' fast body, and in rank 2 a tile of two
    adjacent points a thread; at depth 4 the first with neighbour barriers
-   and with named barriers a row.  Skipped without
+   and with named barriers a row, and with the session-12 words (lc, ll,
+   fw where they fit).  Skipped without
    CUDA or NVRTC. */
 #include "fdx_test.h"
 #include "nvrtc_check.h"
@@ -55,16 +56,23 @@ int main(void)
                     }
                     /* Depth 4: the first tile with neighbour barriers (nb,
                        mbarrier PTX) and named barriers a row (nr; session 11). */
-                    for (int sync = 0; k == 4 && n > 0 && sync < 3; sync++) {
+                    for (int sync = 0; k == 4 && n > 0 && sync < 4; sync++) {
                         fdx_temporal_cfg b = cand[0];
                         b.nb = sync == 0, b.nr = sync == 1, b.i32 = sync == 2; /* (and 32-bit offsets) */
+                        /* (session 12: clamped loads, late loads where the loop
+                           is rotated, the fast body a warp at a time) */
+                        if (sync == 3) {
+                            b.lc = 1, b.ll = b.un == 2 * r + 1 && !wave && b.pd <= 1;
+                            b.fw = b.fp && rank == 3 && b.tx % 32 == 0;
+                        }
                         if (n < 8 && fdx_temporal_fits(&ks, &b, 1, n3)) cand[n++] = b;
                     }
                     for (int i = 0; i < n; i++) {
                         char key[64], what[128], spec[32];
                         fdx_stencil_kspec_text(&ks, spec, sizeof spec);
-                        snprintf(key, sizeof key, "%s%d_%dx%d_%d_%d_%d_%d_%d_%d_%d_%d", spec, k, cand[i].tx, cand[i].ty, cand[i].nq,
-                                 cand[i].pd, cand[i].un, cand[i].fp, cand[i].ax, cand[i].nb, cand[i].nr, cand[i].i32);
+                        snprintf(key, sizeof key, "%s%d_%dx%d_%d_%d_%d_%d_%d_%d_%d_%d_%d", spec, k, cand[i].tx, cand[i].ty, cand[i].nq,
+                                 cand[i].pd, cand[i].un, cand[i].fp, cand[i].ax, cand[i].nb, cand[i].nr, cand[i].i32,
+                                 cand[i].lc + 2 * cand[i].ll + 4 * cand[i].fw);
                         int dup = 0;
                         for (int j = 0; j < nseen && !dup; j++) dup = strcmp(seen[j], key) == 0;
                         if (dup || nseen == 1536) continue;

@@ -38,6 +38,50 @@ if [ "${TEMPORAL_SMALL:-0}" = 1 ]; then
          "wave2d-f32-o8|--op wave --size 1024x1024 --precision float --order 8|2|" "sim" "simwave" "dhalo")
   TEMPORAL_SIM_SIZE=${TEMPORAL_SIM_SIZE:-256x200} TEMPORAL_CPU_SIZE=${TEMPORAL_CPU_SIZE:-96x96x96}
   TEMPORAL_DHALO_SIZE=${TEMPORAL_DHALO_SIZE:-256x200}
+elif [ "${TEMPORAL_F32X:-0}" = 3 ]; then
+  # Session 12, last list.  s12j (ms a step, verified): pd1 fw 0.1475 /
+  # 0.1458, pd1 lc fw 0.1517 / 0.1517, pd2 fw 0.1489, pd2 lc fw 0.1828 /
+  # 0.1814, pd3 lc fw 0.1435 (2.528, once; now auto's float candidate):
+  # pd3 lc fw twice more, pd3 fw, pd4 lc fw (64 registers), pd1 fw between;
+  # lc's outside points now load the nearest point inside (clamped x, y),
+  # not element 0 of the plane that every edge block asked for (a hot
+  # line): pd1 lc fw again.
+  budget=${TEMPORAL_BUDGET:-120}
+  f4="heat3d-f32|$h3d --precision float|4"
+  cases=("$f4|64x16 q3 pd3 u3 fp i32 lc fw" "$f4|64x16 q3 pd1 u3 fp i32 fw" "$f4|64x16 q3 pd3 u3 fp i32 fw"
+         "$f4|64x16 q3 pd1 u3 fp i32 lc fw" "$f4|64x16 q3 pd4 u3 fp i32 lc fw" "$f4|64x16 q3 pd3 u3 fp i32 lc fw")
+elif [ "${TEMPORAL_F32X:-0}" = 2 ]; then
+  # Session 12, second list.  s12f (ms a step, verified): i32 0.1533 /
+  # 0.1530, fw 0.1471 (2.468: now auto's), lc ll 0.1723, lc ll fw 0.1539 /
+  # 0.1557.  SASS: lc alone cuts as much as lc ll (fast body 16.2 -> 15.4,
+  # frame warps 17.9 -> 16.5), so ll's late load (a plane's last three
+  # quarters to arrive, not a whole plane) is what lost: the loads' latency
+  # shows, so fw with lc, with two and three planes in flight (pd2 / pd3:
+  # 59-62 registers, no spill), the first three twice.
+  budget=${TEMPORAL_BUDGET:-200}
+  f4="heat3d-f32|$h3d --precision float|4"
+  cases=("$f4|64x16 q3 pd1 u3 fp i32 fw" "$f4|64x16 q3 pd1 u3 fp i32 lc fw" "$f4|64x16 q3 pd2 u3 fp i32 fw"
+         "$f4|64x16 q3 pd2 u3 fp i32 lc fw" "$f4|64x16 q3 pd3 u3 fp i32 lc fw"
+         "$f4|64x16 q3 pd2 u3 fp i32 lc fw" "$f4|64x16 q3 pd1 u3 fp i32 lc fw" "$f4|64x16 q3 pd1 u3 fp i32 fw")
+elif [ "${TEMPORAL_F32X:-0}" = 1 ]; then
+  # Session 12 (helper tgpu): float 3D 512^3 at 2.369 (k4 64x16 q3 u3 fp
+  # i32), target 2.5.  SASS (nvcc 13, sm_90) of one plane's fast body: 16.8
+  # instructions a point-level, the full body (every edge block: 130 tiles
+  # are one wave, so the pass waits for them) 19.4.  A/B, each forced:
+  #   lc  every thread loads the next plane, the plane clamped (no test a
+  #       point), ll  the load straight into the column slot level 1 freed
+  #       (no copy, one register less a point): fast body 15.4
+  #   fw  the fast body on every block, chosen a warp at a time (warps
+  #       with frame points select on the frame alone: 16.5), so the edge
+  #       blocks stop running the full body (19.4)
+  # then base and all three again (noise), double k3 64x16 q2 fp with lc
+  # fw (ll needs the rotated loop, which double does not take).
+  budget=${TEMPORAL_BUDGET:-150}
+  f4="heat3d-f32|$h3d --precision float|4"
+  d3="heat3d-f64|$h3d --precision double|3"
+  b="64x16 q3 pd1 u3 fp i32"
+  cases=("$f4|$b" "$f4|$b lc ll" "$f4|$b fw" "$f4|$b lc ll fw" "$d3|64x16 q2 pd1 fp" "$d3|64x16 q2 pd1 fp lc fw"
+         "$f4|$b lc ll fw" "$f4|$b" "$f4|64x16 q3 pd1 u3 fp lc ll fw" "$d3|64x16 q2 pd1 fp lc fw")
 elif [ "${TEMPORAL_NB:-0}" = 1 ]; then
   # Session 11, fourth list.  Runs 1-3 (s11b/e/h, all verified): the
   # block's barrier is not the limit (named barriers a row 1.789-2.020,
@@ -126,7 +170,9 @@ else
   fi
 fi
 # TEMPORAL_AUTO=1 (any list): the headline cases under auto after the list.
-if [ "${TEMPORAL_AUTO:-0}" = 1 ]; then
+if [ "${TEMPORAL_AUTO:-0}" = f32 ]; then # (the float 3D case alone)
+  cases+=("heat3d-f32|$h3d --precision float|auto|")
+elif [ "${TEMPORAL_AUTO:-0}" = 1 ]; then
   cases+=("heat3d-f64|$h3d --precision double|auto|" "heat3d-f32|$h3d --precision float|auto|"
           "heat2d-f32|$h2d|auto|" "wave2d-f32-o8|$w2d|auto|")
 fi
