@@ -67,6 +67,12 @@ for c in ${PROFILE_CASES:-dloop lu mg temporal bc ustencil}; do
     # skewed tiles, 17.7 us against 14.3; rt1-187 plain, 12.1 against 10.8),
     # fdx's kernels and, when transform_space built it in this call, LibreTT's
     # (launches 3-6: rt1-050's, its cases run in order)
+    # session 13: the stencil suite's worst odd-width cases (rs1-032 order 12
+    # float 217x459x261, the async window; rs1-013 heat order 4 double
+    # 455x1545x1250 at vec 1, 0.64 of a same-size copy)
+    so13) for c in rs1-032 rs1-013; do
+            prof "st-$c" 2 2 bench stencil --suite random --count 100 --cases "$c" --reps 2
+          done ;;
     tr12) for c in rt1-050 rt1-187; do
             prof "tr-$c" 4 2 bench transform --suite random --count 200 --only "$c" --reps 2
           done
