@@ -580,6 +580,65 @@ static int vec_take(fdx_perm_plan *p, int vga, int vgk)
     return 1;
 }
 
+/* Direct transposes (plan->direct; fdx_layout_cuda_direct.cuh): each warp
+   load instruction reads the src words of 32 dst words, lane l taking dst
+   word (g + l) * P + j.  direct_lines estimates what such an instruction
+   costs the SM: the distinct 128-byte src lines it touches (each is one L1
+   pass), averaged over the instructions of DIRECT_SAMPLE_WARPS warps spread
+   over the array (src taken 128-byte aligned). */
+enum { DIRECT_SAMPLE_WARPS = 16 };
+static double direct_lines(const fdx_perm_plan *p, int P)
+{
+    int64_t lines = 0, instr = 0;
+    const int64_t groups = p->count / P;
+    for (int w = 0; w < DIRECT_SAMPLE_WARPS; w++) {
+        const int64_t g0 = groups / 32 * w / DIRECT_SAMPLE_WARPS * 32;
+        for (int j = 0; j < P; j++) {
+            int64_t seen[32];
+            int ns = 0;
+            for (int l = 0; l < 32 && (g0 + l) * P + j < p->count; l++) {
+                int64_t i = (g0 + l) * P + j, off = 0;
+                for (int q = 0; q < p->rank; q++) {
+                    const int64_t m = p->n[p->s[q]];
+                    off += (i % m) * p->ss[p->s[q]];
+                    i /= m;
+                }
+                const int64_t line = off * p->word / 128;
+                int k = 0;
+                while (k < ns && seen[k] != line) k++;
+                if (k == ns) seen[ns++] = line;
+            }
+            lines += ns, instr += ns > 0;
+        }
+    }
+    return instr ? (double)lines / (double)instr : 0.0;
+}
+
+/* FDX_LAYOUT_DIRECT=MODE[:P[:LINES[:MIB]]]: MODE 0 (the default) off, 1 every
+   plan the kernel takes, 2 the auto rule below; P the dst words a store
+   moves (1, 2, 4; default 1); the auto rule takes arrays under MIB MiB
+   (default DIRECT_MAX_MIB) whose load instructions touch at most LINES
+   128-byte lines on average (default DIRECT_MAX_LINES; see direct_lines).
+   Why a rule at all: the reads are gathered, so a transpose whose dst-
+   contiguous axis strides through src touches 32 lines an instruction,
+   where the tiles read whole sectors; short kept rows (rt1-120's 28-byte
+   units) and small strides touch a few.  Not measured yet: the rule's
+   thresholds are a first guess (session 13). */
+enum { DIRECT_MAX_MIB = 64, DIRECT_MAX_LINES = 8 };
+static void choose_direct(fdx_perm_plan *p, size_t align)
+{
+    const int mode = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 0, 0, 2, 0);
+    const int P = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 1, 1, 4, 1);
+    if (mode == 0 || (P & (P - 1)) != 0 || (p->kind != FDX_PLAN_TILED && p->kind != FDX_PLAN_ROWS)) return;
+    if (p->count >= ((int64_t)1 << 31) || P * p->word > 16 || align % (size_t)(P * p->word) != 0) return;
+    if (mode == 2) {
+        const int max_lines = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 2, 1, 32, DIRECT_MAX_LINES);
+        const int64_t max_mib = fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 3, 1, 1 << 20, DIRECT_MAX_MIB);
+        if (p->count * p->word >= (max_mib << 20) || direct_lines(p, P) > max_lines) return;
+    }
+    p->direct = P;
+}
+
 int fdx_perm_plan_square(fdx_perm_plan *p)
 {
     int square = p->rank >= 2 && p->s[0] == 1 && p->s[1] == 0 && p->n[0] == p->n[1] &&
@@ -661,6 +720,7 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
     if (p->kind == FDX_PLAN_ROWS && !choose_vec_rows(p) && !choose_subword(p, A, K))
         choose_kernel_tile(p, A, K); /* kept rows: the tile kernel too */
     choose_word_path(p);
+    choose_direct(p, align);
     int64_t blocks = (p->nA + p->TA - 1) / p->TA * ((p->nK + p->TB - 1) / p->TB);
     for (int b = 0; b < p->nb; b++) blocks *= p->bn[b];
     FDX_CHECK(blocks < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",

@@ -88,6 +88,11 @@ typedef struct fdx_perm_plan {
     int vec, vga, vgk;
     int vkfast; /* vector tile blocks in order of K tiles first (see choose_vec) */
     int vskew;  /* vector tile rows skewed so that each dst row segment starts on 16 bytes */
+    /* CUDA direct transpose (see choose_direct and fdx_layout_cuda_direct.cuh):
+       no tile, each thread's dst words found in src by index math, stored
+       `direct` words (1, 2, 4) at a time; 0: the tile kernels above.  Set
+       last: it overrides the kernel fields above, which stay as planned. */
+    int direct;
 } fdx_perm_plan;
 
 /* Plans dst[axis p] = src[axis perm[p]] for src extents shape.  align is the

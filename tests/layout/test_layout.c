@@ -883,6 +883,59 @@ static void test_plan_cache(fdx_ctx *ctx, uint64_t seed)
     unsetenv("FDX_LAYOUT_GATHER");
 }
 
+/* Direct transposes (FDX_LAYOUT_DIRECT; fdx_layout_cuda_direct.cuh),
+   emulated: random permutations of rank 2-6, every element size, stores of
+   1, 2 and 4 words (where the element fits 16 bytes), src and dst shifted
+   off their alignment (then the plan keeps the widest store both allow),
+   guards around dst, each dst word stored exactly once (the emulation
+   counts).  Arrays up to 20000 elements: the full blocks' unrolled path
+   and the last block's word-by-word one.  Then the auto rule (MODE 2) on
+   two shapes it must tell apart. */
+static void test_direct_emulation(fdx_ctx *ctx, uint64_t seed)
+{
+    static const char *modes[3] = {"1", "1:2", "1:4"};
+    int direct[5] = {0}, cases = 0;
+    for (int m = 0; m < 3; m++) {
+        setenv("FDX_LAYOUT_DIRECT", modes[m], 1);
+        for (int rank = 2; rank <= 6; rank++)
+            for (int e = 0; e < 5; e++) {
+                int64_t shape[FDX_MAX_RANK];
+                int perm[FDX_MAX_RANK];
+                lt_shape(rank, shape, 20000, &seed);
+                lt_perm(rank, perm, &seed);
+                fdx_perm_plan q;
+                const int sh = (int)(seed % 3) == 2 ? 1 : 0; /* a third of them off the alignment */
+                if (emulate_shifted(ctx, lt_elems[e], rank, shape, perm, sh, sh, seed++, &q) < 0) {
+                    printf("test_layout: direct emulation skipped (built without CUDA)\n");
+                    unsetenv("FDX_LAYOUT_DIRECT");
+                    return;
+                }
+                if (q.kind == FDX_PLAN_TILED || q.kind == FDX_PLAN_ROWS) {
+                    const int want = 1 << m; /* the store the knob asks for, where the word and alignment allow it */
+                    CHECK(q.direct == (want * q.word <= 16 && (!sh || want == 1) ? want : 0),
+                          "direct %s elem %zu rank %d: plan direct %d (word %d)", modes[m], lt_elems[e], rank, q.direct,
+                          q.word);
+                    direct[e] += q.direct > 0, cases++;
+                }
+            }
+    }
+    for (int e = 0; e < 5; e++) CHECK(direct[e] >= 3, "direct plans for %zu-byte elements: %d", lt_elems[e], direct[e]);
+    /* the auto rule: short kept rows (rt1-120 in small: 28-byte units) take
+       it, a plain 8-byte 2D transpose (every lane its own line) does not */
+    setenv("FDX_LAYOUT_DIRECT", "2", 1);
+    const int64_t units[4] = {7, 8, 46, 37}, flat[2] = {1001, 517};
+    const int pu[4] = {0, 3, 1, 2}, pf[2] = {1, 0};
+    fdx_perm_plan q;
+    CHECK(emulate_shifted(ctx, 4, 4, units, pu, 0, 0, seed++, &q) >= 0 && q.direct == 1, "auto: units plan direct %d",
+          q.direct);
+    CHECK(emulate_shifted(ctx, 8, 2, flat, pf, 0, 0, seed++, &q) >= 0 && q.direct == 0, "auto: 2D plan direct %d",
+          q.direct);
+    unsetenv("FDX_LAYOUT_DIRECT");
+    CHECK_OK(fdx_perm_plan_make(4, 4, units, pu, 16, 0, &q));
+    CHECK(q.direct == 0, "FDX_LAYOUT_DIRECT unset: plan direct %d", q.direct);
+    (void)cases;
+}
+
 static void test_errors(fdx_ctx *ctx)
 {
     const int64_t shape[3] = {4, 5, 6};
@@ -925,6 +978,7 @@ int main(void)
     test_vec_emulation(ctx, 20);
     test_vec_rows_emulation(ctx, 22);
     test_plan_cache(ctx, 24);
+    test_direct_emulation(ctx, 25);
     test_errors(ctx);
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_layout");

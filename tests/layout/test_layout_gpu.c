@@ -83,7 +83,9 @@ static void permutations(uint64_t seed)
                                         {"FDX_LAYOUT_SKEW", "0"},
                                         {"FDX_LAYOUT_TILE_WALK", "0"},
                                         {"FDX_LAYOUT_KERNEL", "small2d"},
-                                        {"FDX_LAYOUT_SUBWORD", "0"}};
+                                        {"FDX_LAYOUT_SUBWORD", "0"},
+                                        {"FDX_LAYOUT_DIRECT", "1"},
+                                        {"FDX_LAYOUT_DIRECT", "1:4"}};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         if (variants[v][0]) setenv(variants[v][0], variants[v][1], 1);
         char what[64];
@@ -459,6 +461,30 @@ static void emit_nvrtc(void)
     }
 }
 
+/* Direct transposes (FDX_LAYOUT_DIRECT: every plan; 1, 2, 4 words a
+   store) on random shapes of rank 2-6 up to 300000 elements (hundreds of
+   blocks, the last one partial), every element size, both buffers aligned
+   and shifted by one element (then single-word stores), guards around dst. */
+static void direct(uint64_t seed)
+{
+    static const char *const variant[] = {"1", "1:2", "1:4"};
+    for (int v = 0; v < 3; v++) {
+        char what[64];
+        snprintf(what, sizeof what, "direct FDX_LAYOUT_DIRECT=%s", variant[v]);
+        setenv("FDX_LAYOUT_DIRECT", variant[v], 1);
+        for (int rank = 2; rank <= 6; rank++)
+            for (int e = 0; e < 5; e++) {
+                int64_t shape[FDX_MAX_RANK];
+                int perm[FDX_MAX_RANK];
+                lt_shape(rank, shape, 300000, &seed);
+                lt_perm(rank, perm, &seed);
+                const int sh = (rank + e + v) % 3 == 0;
+                shifted_case(what, lt_elems[e], rank, shape, perm, sh, sh, &seed);
+            }
+        unsetenv("FDX_LAYOUT_DIRECT");
+    }
+}
+
 int main(void)
 {
     if (fdx_cuda_device_count() == 0) return fdx_test_skip("test_layout_gpu", "no CUDA device");
@@ -472,6 +498,7 @@ int main(void)
         subword(27);
         gather(29);
         vec(28);
+        direct(30);
         layouts(22);
         inplace(23);
         boxes(24);

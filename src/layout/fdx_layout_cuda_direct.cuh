@@ -1,0 +1,166 @@
+/* Direct transposes (plan->direct, see choose_direct in fdx_layout_plan.c):
+   no tile, no shared memory.  Thread t of block b takes DIRECT_UNROLL
+   groups of P consecutive dst words, groups b * THREADS * DIRECT_UNROLL + k *
+   THREADS + t (k = 0 .. DIRECT_UNROLL - 1): each of its P * DIRECT_UNROLL
+   words is found in src by decomposing the dst index over the merged dst
+   axes with fast divisions, all loads are issued before any store (ILP), and
+   each group is stored as one P-word access, so a warp's stores are
+   contiguous.  Why: arrays that fit in the 50 MB L2 (the bench's repetitions
+   keep them there) are latency- and instruction-bound, and the tile paths'
+   fixed costs (buffers, tables, cp.async, barriers) made them take ~19 us
+   where a same-size copy takes ~10 us (s12k: PyTorch's one-thread-an-element
+   permute 0.95-1.04 of a copy on rt1-120 / -100 / -175 / -168 against fdx's
+   0.55-0.65).  The reads are gathered: it pays only where consecutive dst
+   words sit close together in src (short kept rows, small strides), which
+   the planner estimates. */
+
+/* Loop depth: groups a thread moves, loads in flight before the stores. */
+constexpr int DIRECT_UNROLL = 4;
+
+/* The dst axes in dst order (fastest first): extent and src stride in words. */
+struct DirectSpec {
+    int nr;
+    uint32_t count; /* words in the array */
+    FastDiv m[FDX_MAX_RANK];
+    uint32_t st[FDX_MAX_RANK];
+};
+
+/* The src word of dst word i. */
+__host__ __device__ __forceinline__ uint32_t direct_src(const DirectSpec &a, uint32_t i)
+{
+    uint32_t off = 0;
+    DEVICE_UNROLL
+    for (int q = 0; q < FDX_MAX_RANK; q++) {
+        if (q + 1 >= a.nr) {
+            off += i * a.st[q];
+            break;
+        }
+        const uint32_t d = hqdiv(i, a.m[q]);
+        off += (i - d * a.m[q].d) * a.st[q];
+        i = d;
+    }
+    return off;
+}
+
+/* P words of T stored as one access. */
+template <typename T, int P> struct DirectPack;
+template <typename T> struct DirectPack<T, 1> { typedef T type; };
+template <typename T> struct DirectPack<T, 2> {
+    typedef typename Word<2 * sizeof(T)>::type type;
+};
+template <typename T> struct DirectPack<T, 4> {
+    typedef typename Word<4 * sizeof(T)>::type type;
+};
+
+/* One thread's groups (group g0 + k * THREADS, k < DIRECT_UNROLL).  CHECK (the
+   host emulation): `seen` counts each dst word's stores. */
+template <typename T, int P, bool CHECK>
+__host__ __device__ __forceinline__ void direct_thread(const DirectSpec &a, uint32_t g0, T *__restrict__ dst,
+                                                       const T *__restrict__ src, unsigned char *seen)
+{
+    typedef typename DirectPack<T, P>::type W;
+    union Pk {
+        W w;
+        T e[P];
+    };
+    if ((g0 + (uint32_t)(DIRECT_UNROLL - 1) * THREADS + 1) * (uint32_t)P <= a.count) {
+        Pk v[DIRECT_UNROLL];
+        DEVICE_UNROLL
+        for (int k = 0; k < DIRECT_UNROLL; k++)
+            DEVICE_UNROLL
+            for (int j = 0; j < P; j++) v[k].e[j] = src[direct_src(a, (g0 + (uint32_t)k * THREADS) * P + j)];
+        DEVICE_UNROLL
+        for (int k = 0; k < DIRECT_UNROLL; k++) {
+            const uint32_t g = g0 + (uint32_t)k * THREADS;
+            ((W *)dst)[g] = v[k].w;
+            if (CHECK)
+                for (int j = 0; j < P; j++) seen[g * P + j]++;
+        }
+        return;
+    }
+    /* the array's last block: word by word, inside the array */
+    for (int k = 0; k < DIRECT_UNROLL; k++)
+        for (int j = 0; j < P; j++) {
+            const uint32_t i = (g0 + (uint32_t)k * THREADS) * P + j;
+            if (i < a.count) {
+                dst[i] = src[direct_src(a, i)];
+                if (CHECK) seen[i]++;
+            }
+        }
+}
+
+template <typename T, int P>
+__global__ void __launch_bounds__(THREADS) direct_kernel(T *__restrict__ dst, const T *__restrict__ src, DirectSpec a)
+{
+    direct_thread<T, P, false>(a, blockIdx.x * (uint32_t)(THREADS * DIRECT_UNROLL) + threadIdx.x, dst, src, nullptr);
+}
+
+template <typename T>
+fdx_status direct_spec(const fdx_perm_plan *p, DirectSpec *out, int64_t *blocks)
+{
+    DirectSpec a;
+    memset(&a, 0, sizeof a);
+    FDX_CHECK(p->rank >= 1 && p->count < ((int64_t)1 << 31) && (p->direct == 1 || p->direct == 2 || p->direct == 4) &&
+                  (size_t)p->direct * sizeof(T) <= 16,
+              FDX_ERR_INTERNAL, "direct transpose: %lld words of %zu bytes, groups of %d", (long long)p->count,
+              sizeof(T), p->direct);
+    a.nr = p->rank;
+    a.count = (uint32_t)p->count;
+    for (int q = 0; q < p->rank; q++) {
+        const int ax = p->s[q];
+        a.m[q] = fd(p->n[ax]);
+        a.st[q] = (uint32_t)p->ss[ax];
+    }
+    *blocks = blocks_of(p->count, (int64_t)THREADS * DIRECT_UNROLL * p->direct);
+    *out = a;
+    return FDX_OK;
+}
+
+/* Host emulation: every block and thread through direct_thread; each dst
+   word stored exactly once. */
+template <typename T, int P>
+fdx_status emulate_direct(T *dst, const T *src, const DirectSpec &a, int64_t blocks)
+{
+    unsigned char *seen = (unsigned char *)calloc(a.count ? a.count : 1, 1);
+    if (!seen) return fdx_fail(FDX_ERR_NOMEM, "emulated direct transpose of %u words", a.count);
+    for (int64_t b = 0; b < blocks; b++)
+        for (uint32_t t = 0; t < (uint32_t)THREADS; t++)
+            direct_thread<T, P, true>(a, (uint32_t)b * (uint32_t)(THREADS * DIRECT_UNROLL) + t, dst, src, seen);
+    fdx_status st = FDX_OK;
+    for (uint32_t i = 0; i < a.count && st == FDX_OK; i++)
+        if (seen[i] != 1) st = fdx_fail(FDX_ERR_INTERNAL, "direct transpose: dst word %u stored %d times", i, seen[i]);
+    free(seen);
+    return st;
+}
+
+template <typename T, int P>
+fdx_status run_direct_p(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
+{
+    if constexpr (P * sizeof(T) > 16) return fdx_fail(FDX_ERR_INTERNAL, "direct groups of %d %zu-byte words", P, sizeof(T));
+    else {
+        static thread_local SpecMemo<DirectSpec> memo; /* see SpecMemo */
+        if (on_host || !memo_hit(memo, p, nullptr)) {
+            DirectSpec a;
+            int64_t blocks;
+            FDX_TRY(direct_spec<T>(p, &a, &blocks));
+            if (on_host) return emulate_direct<T, P>((T *)dst, (const T *)src, a, blocks);
+            memo_keep(memo, p, nullptr, a, blocks, 0);
+        }
+        direct_kernel<T, P><<<(unsigned)memo.ntiles, THREADS, 0, st>>>((T *)dst, (const T *)src, memo.spec);
+        FDX_CUDA_CHECK_LAUNCH("direct_kernel");
+        return FDX_OK;
+    }
+}
+
+/* A direct plan (plan->direct = P, the words a store moves) on the device or
+   emulated on the host. */
+template <typename T>
+fdx_status run_direct(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
+{
+    switch (p->direct) {
+    case 1: return run_direct_p<T, 1>(dst, src, p, st, on_host);
+    case 2: return run_direct_p<T, 2>(dst, src, p, st, on_host);
+    case 4: return run_direct_p<T, 4>(dst, src, p, st, on_host);
+    default: return fdx_fail(FDX_ERR_INTERNAL, "direct transpose: groups of %d words", p->direct);
+    }
+}
