@@ -480,14 +480,14 @@ static int emulate_shifted(fdx_ctx *ctx, size_t elem, int rank, const int64_t *s
     else if (p.kind == FDX_PLAN_TILED || p.kind == FDX_PLAN_ROWS) {
         CHECK(st == FDX_OK, "emulated kernel: %s", fdx_last_error());
         CHECK(memcmp(out, ref, bytes) == 0,
-              "emulated kernel (subword %d, vec %d, tile %d x %d) elem %zu rank %d (%lld x %lld ..) perm %d,%d.. shifts "
-              "%d/%d: differs from CPU",
-              p.subword, p.vec, p.TA, p.TB, elem, rank, (long long)shape[0], (long long)shape[1], perm[0], perm[1],
+              "emulated kernel (subword %d, vec %d, direct %d, tile %d x %d) elem %zu rank %d (%lld x %lld ..) perm %d,%d.. "
+              "shifts %d/%d: differs from CPU",
+              p.subword, p.vec, p.direct, p.TA, p.TB, elem, rank, (long long)shape[0], (long long)shape[1], perm[0], perm[1],
               sshift, dshift);
         int bad = 0;
         for (unsigned char *g = draw; g < out; g++) bad += *g != 0x5A;
         for (unsigned char *g = out + bytes; g < draw + rawbytes; g++) bad += *g != 0x5A;
-        CHECK(bad == 0, "emulated kernel (subword %d) elem %zu shifts %d/%d: %d guard bytes written", p.subword, elem,
+        CHECK(bad == 0, "emulated kernel (subword %d, direct %d) elem %zu shifts %d/%d: %d guard bytes written", p.subword, p.direct, elem,
               sshift, dshift, bad);
     }
     free(sraw);
