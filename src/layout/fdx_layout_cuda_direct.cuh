@@ -152,11 +152,149 @@ fdx_status run_direct_p(void *dst, const void *src, const fdx_perm_plan *p, cuda
     }
 }
 
+/* Stepped direct transposes (plan->dstep = q >= 1, the dst position of src
+   axis 0): thread j takes DIRECT_UNROLL consecutive indices of dst axis q
+   (consecutive src words: one sector for 8-byte words) times P consecutive
+   indices of dst axis 0 (one P-word store each), lanes consecutive along dst
+   axis 0: a warp's stores are contiguous and its DIRECT_UNROLL loads of one
+   dst column hit the same src sectors (the L1 keeps them).  Why: the flat
+   kernel's warp loads touch 32 lines where the dst-contiguous axis strides
+   through src (plain 2D transposes); here each thread decomposes one index
+   for DIRECT_UNROLL * P words and reads each sector once. */
+struct StepSpec {
+    int nr, kq;       /* dst axes; the stepped one (dst position of src axis 0) */
+    uint32_t threads; /* threads with work: the product of e */
+    FastDiv e[FDX_MAX_RANK];        /* per dst axis: thread extents (axis 0 / P, axis kq / DIRECT_UNROLL rounded up) */
+    uint32_t st[FDX_MAX_RANK];      /*   src stride of one thread step */
+    uint32_t dt[FDX_MAX_RANK];      /*   dst stride of one thread step */
+    uint32_t mk;                    /* extent of axis kq */
+    uint32_t s0, sk, dk;            /* src stride along dst axis 0; src and dst strides along axis kq */
+};
+
+template <typename T, int P, bool CHECK>
+__host__ __device__ __forceinline__ void step_thread(const StepSpec &a, uint32_t j, T *__restrict__ dst,
+                                                     const T *__restrict__ src, unsigned char *seen)
+{
+    typedef typename DirectPack<T, P>::type W;
+    union Pk {
+        W w;
+        T e[P];
+    };
+    if (j >= a.threads) return;
+    uint32_t soff = 0, doff = 0, ck = 0;
+    DEVICE_UNROLL
+    for (int q = 0; q < FDX_MAX_RANK; q++) {
+        if (q >= a.nr) break;
+        const uint32_t d = q + 1 < a.nr ? hqdiv(j, a.e[q]) : 0, c = j - d * a.e[q].d;
+        soff += c * a.st[q];
+        doff += c * a.dt[q];
+        if (q == a.kq) ck = c;
+        j = d;
+    }
+    const uint32_t rem = a.mk - ck * (uint32_t)DIRECT_UNROLL; /* indices left along axis kq */
+    if (rem >= (uint32_t)DIRECT_UNROLL) {
+        Pk v[DIRECT_UNROLL];
+        DEVICE_UNROLL
+        for (int k = 0; k < DIRECT_UNROLL; k++)
+            DEVICE_UNROLL
+            for (int i = 0; i < P; i++) v[k].e[i] = src[soff + (uint32_t)k * a.sk + (uint32_t)i * a.s0];
+        DEVICE_UNROLL
+        for (int k = 0; k < DIRECT_UNROLL; k++) {
+            *(W *)(dst + doff + (uint32_t)k * a.dk) = v[k].w;
+            if (CHECK)
+                for (int i = 0; i < P; i++) seen[doff + (uint32_t)k * a.dk + i]++;
+        }
+        return;
+    }
+    for (uint32_t k = 0; k < rem; k++) {
+        Pk v;
+        for (int i = 0; i < P; i++) v.e[i] = src[soff + k * a.sk + (uint32_t)i * a.s0];
+        *(W *)(dst + doff + k * a.dk) = v.w;
+        if (CHECK)
+            for (int i = 0; i < P; i++) seen[doff + k * a.dk + i]++;
+    }
+}
+
+template <typename T, int P>
+__global__ void __launch_bounds__(THREADS) step_kernel(T *__restrict__ dst, const T *__restrict__ src, StepSpec a)
+{
+    step_thread<T, P, false>(a, blockIdx.x * (uint32_t)THREADS + threadIdx.x, dst, src, nullptr);
+}
+
+inline fdx_status step_spec(const fdx_perm_plan *p, size_t elem, StepSpec *out, int64_t *blocks)
+{
+    StepSpec a;
+    memset(&a, 0, sizeof a);
+    const int P = p->direct, q = p->dstep;
+    FDX_CHECK(p->rank >= 2 && q >= 1 && q < p->rank && p->s[q] == 0 && p->count < ((int64_t)1 << 31) &&
+                  (P == 1 || P == 2 || P == 4) && (size_t)P * elem <= 16 && p->n[p->s[0]] % P == 0,
+              FDX_ERR_INTERNAL, "stepped direct transpose: rank %d, step axis %d, groups of %d, %zu-byte words",
+              p->rank, q, P, elem);
+    a.nr = p->rank;
+    a.kq = q;
+    int64_t threads = 1, dstride = 1;
+    for (int r = 0; r < p->rank; r++) {
+        const int ax = p->s[r];
+        const int64_t m = p->n[ax], e = r == 0 ? m / P : r == q ? (m + DIRECT_UNROLL - 1) / DIRECT_UNROLL : m,
+                      f = r == 0 ? P : r == q ? DIRECT_UNROLL : 1;
+        a.e[r] = fd(e);
+        a.st[r] = (uint32_t)(p->ss[ax] * f);
+        a.dt[r] = (uint32_t)(dstride * f);
+        if (r == q) a.mk = (uint32_t)m, a.sk = (uint32_t)p->ss[ax], a.dk = (uint32_t)dstride;
+        if (r == 0) a.s0 = (uint32_t)p->ss[ax];
+        threads *= e;
+        dstride *= m;
+    }
+    a.threads = (uint32_t)threads;
+    *blocks = blocks_of(threads, THREADS);
+    *out = a;
+    return FDX_OK;
+}
+
+template <typename T, int P>
+fdx_status emulate_step(T *dst, const T *src, const StepSpec &a, int64_t blocks, int64_t count)
+{
+    unsigned char *seen = (unsigned char *)calloc(count ? (size_t)count : 1, 1);
+    if (!seen) return fdx_fail(FDX_ERR_NOMEM, "emulated stepped direct transpose of %lld words", (long long)count);
+    for (int64_t j = 0; j < blocks * THREADS; j++) step_thread<T, P, true>(a, (uint32_t)j, dst, src, seen);
+    fdx_status st = FDX_OK;
+    for (int64_t i = 0; i < count && st == FDX_OK; i++)
+        if (seen[i] != 1)
+            st = fdx_fail(FDX_ERR_INTERNAL, "stepped direct transpose: dst word %lld stored %d times", (long long)i, seen[i]);
+    free(seen);
+    return st;
+}
+
+template <typename T, int P>
+fdx_status run_step_p(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
+{
+    if constexpr (P * sizeof(T) > 16) return fdx_fail(FDX_ERR_INTERNAL, "direct groups of %d %zu-byte words", P, sizeof(T));
+    else {
+        static thread_local SpecMemo<StepSpec> memo; /* see SpecMemo */
+        if (on_host || !memo_hit(memo, p, nullptr)) {
+            StepSpec a;
+            int64_t blocks;
+            FDX_TRY(step_spec(p, sizeof(T), &a, &blocks));
+            if (on_host) return emulate_step<T, P>((T *)dst, (const T *)src, a, blocks, p->count);
+            memo_keep(memo, p, nullptr, a, blocks, 0);
+        }
+        step_kernel<T, P><<<(unsigned)memo.ntiles, THREADS, 0, st>>>((T *)dst, (const T *)src, memo.spec);
+        FDX_CUDA_CHECK_LAUNCH("step_kernel");
+        return FDX_OK;
+    }
+}
+
 /* A direct plan (plan->direct = P, the words a store moves) on the device or
    emulated on the host. */
 template <typename T>
 fdx_status run_direct(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
 {
+    if (p->dstep) switch (p->direct) {
+        case 1: return run_step_p<T, 1>(dst, src, p, st, on_host);
+        case 2: return run_step_p<T, 2>(dst, src, p, st, on_host);
+        case 4: return run_step_p<T, 4>(dst, src, p, st, on_host);
+        default: return fdx_fail(FDX_ERR_INTERNAL, "direct transpose: groups of %d words", p->direct);
+        }
     switch (p->direct) {
     case 1: return run_direct_p<T, 1>(dst, src, p, st, on_host);
     case 2: return run_direct_p<T, 2>(dst, src, p, st, on_host);

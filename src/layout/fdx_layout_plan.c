@@ -615,7 +615,9 @@ static double direct_lines(const fdx_perm_plan *p, int P)
 }
 
 /* FDX_LAYOUT_DIRECT=MODE[:P[:LINES[:MIB]]]: MODE 0 (the default) off, 1 every
-   plan the kernel takes, 2 the auto rule below; P the dst words a store
+   plan the kernel takes, 2 the auto rule below, 3 the stepped kernel on
+   every plan whose src axis 0 moves (and whose dst axis 0 splits into
+   groups of P); P the dst words a store
    moves (1, 2, 4; default 1); the auto rule takes arrays under MIB MiB
    (default DIRECT_MAX_MIB) whose load instructions touch at most LINES
    128-byte lines on average (default DIRECT_MAX_LINES; see direct_lines).
@@ -627,10 +629,16 @@ static double direct_lines(const fdx_perm_plan *p, int P)
 enum { DIRECT_MAX_MIB = 64, DIRECT_MAX_LINES = 8 };
 static void choose_direct(fdx_perm_plan *p, size_t align)
 {
-    const int mode = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 0, 0, 2, 0);
+    const int mode = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 0, 0, 3, 0);
     const int P = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 1, 1, 4, 1);
     if (mode == 0 || (P & (P - 1)) != 0 || (p->kind != FDX_PLAN_TILED && p->kind != FDX_PLAN_ROWS)) return;
     if (p->count >= ((int64_t)1 << 31) || P * p->word > 16 || align % (size_t)(P * p->word) != 0) return;
+    if (mode == 3) { /* stepped: src axis 0 moves, dst axis 0 splits into groups of P */
+        int q = 1;
+        while (q < p->rank && p->s[q] != 0) q++;
+        if (q >= p->rank || p->n[p->s[0]] % P != 0) return;
+        p->dstep = q;
+    }
     if (mode == 2) {
         const int max_lines = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 2, 1, 32, DIRECT_MAX_LINES);
         const int64_t max_mib = fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 3, 1, 1 << 20, DIRECT_MAX_MIB);

@@ -93,6 +93,10 @@ typedef struct fdx_perm_plan {
        `direct` words (1, 2, 4) at a time; 0: the tile kernels above.  Set
        last: it overrides the kernel fields above, which stay as planned. */
     int direct;
+    /* With direct: 0 the flat kernel (each thread's groups THREADS apart in
+       dst order), q >= 1 the stepped one: each thread DIRECT_UNROLL
+       consecutive indices of dst axis q, the dst position of src axis 0. */
+    int dstep;
 } fdx_perm_plan;
 
 /* Plans dst[axis p] = src[axis perm[p]] for src extents shape.  align is the

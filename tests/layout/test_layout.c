@@ -884,8 +884,8 @@ static void test_plan_cache(fdx_ctx *ctx, uint64_t seed)
 }
 
 /* Direct transposes (FDX_LAYOUT_DIRECT; fdx_layout_cuda_direct.cuh),
-   emulated: random permutations of rank 2-6, every element size, stores of
-   1, 2 and 4 words (where the element fits 16 bytes), src and dst shifted
+   emulated: random permutations of rank 2-6, every element size, the flat
+   and the stepped kernel, stores of 1, 2 and 4 words (where the element fits 16 bytes), src and dst shifted
    off their alignment (then the plan keeps the widest store both allow),
    guards around dst, each dst word stored exactly once (the emulation
    counts).  Arrays up to 20000 elements: the full blocks' unrolled path
@@ -893,9 +893,10 @@ static void test_plan_cache(fdx_ctx *ctx, uint64_t seed)
    two shapes it must tell apart. */
 static void test_direct_emulation(fdx_ctx *ctx, uint64_t seed)
 {
-    static const char *modes[3] = {"1", "1:2", "1:4"};
-    int direct[5] = {0}, cases = 0;
-    for (int m = 0; m < 3; m++) {
+    /* flat (MODE 1) and stepped (MODE 3) kernels, 1, 2, 4 words a store */
+    static const char *modes[6] = {"1", "1:2", "1:4", "3", "3:2", "3:4"};
+    int direct[5] = {0}, stepped = 0;
+    for (int m = 0; m < 6; m++) {
         setenv("FDX_LAYOUT_DIRECT", modes[m], 1);
         for (int rank = 2; rank <= 6; rank++)
             for (int e = 0; e < 5; e++) {
@@ -911,14 +912,20 @@ static void test_direct_emulation(fdx_ctx *ctx, uint64_t seed)
                     return;
                 }
                 if (q.kind == FDX_PLAN_TILED || q.kind == FDX_PLAN_ROWS) {
-                    const int want = 1 << m; /* the store the knob asks for, where the word and alignment allow it */
-                    CHECK(q.direct == (want * q.word <= 16 && (!sh || want == 1) ? want : 0),
-                          "direct %s elem %zu rank %d: plan direct %d (word %d)", modes[m], lt_elems[e], rank, q.direct,
-                          q.word);
-                    direct[e] += q.direct > 0, cases++;
+                    const int want = 1 << (m % 3); /* the store the knob asks for, where the word and alignment allow it */
+                    int ok = want * q.word <= 16 && (!sh || want == 1), kq = 0;
+                    if (m >= 3) { /* stepped: src axis 0 moves, dst axis 0 in groups of want */
+                        while (kq < q.rank && q.s[kq] != 0) kq++;
+                        ok = ok && kq >= 1 && kq < q.rank && q.n[q.s[0]] % want == 0;
+                    }
+                    CHECK(q.direct == (ok ? want : 0) && q.dstep == (ok && m >= 3 ? kq : 0),
+                          "direct %s elem %zu rank %d: plan direct %d step %d (word %d)", modes[m], lt_elems[e], rank,
+                          q.direct, q.dstep, q.word);
+                    direct[e] += q.direct > 0, stepped += q.dstep > 0;
                 }
             }
     }
+    CHECK(stepped >= 10, "stepped direct plans: %d", stepped);
     for (int e = 0; e < 5; e++) CHECK(direct[e] >= 3, "direct plans for %zu-byte elements: %d", lt_elems[e], direct[e]);
     /* the auto rule: short kept rows (rt1-120 in small: 28-byte units) take
        it, a plain 8-byte 2D transpose (every lane its own line) does not */
@@ -933,7 +940,6 @@ static void test_direct_emulation(fdx_ctx *ctx, uint64_t seed)
     unsetenv("FDX_LAYOUT_DIRECT");
     CHECK_OK(fdx_perm_plan_make(4, 4, units, pu, 16, 0, &q));
     CHECK(q.direct == 0, "FDX_LAYOUT_DIRECT unset: plan direct %d", q.direct);
-    (void)cases;
 }
 
 static void test_errors(fdx_ctx *ctx)

@@ -85,7 +85,9 @@ static void permutations(uint64_t seed)
                                         {"FDX_LAYOUT_KERNEL", "small2d"},
                                         {"FDX_LAYOUT_SUBWORD", "0"},
                                         {"FDX_LAYOUT_DIRECT", "1"},
-                                        {"FDX_LAYOUT_DIRECT", "1:4"}};
+                                        {"FDX_LAYOUT_DIRECT", "1:4"},
+                                        {"FDX_LAYOUT_DIRECT", "3"},
+                                        {"FDX_LAYOUT_DIRECT", "3:2"}};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         if (variants[v][0]) setenv(variants[v][0], variants[v][1], 1);
         char what[64];
@@ -461,14 +463,14 @@ static void emit_nvrtc(void)
     }
 }
 
-/* Direct transposes (FDX_LAYOUT_DIRECT: every plan; 1, 2, 4 words a
-   store) on random shapes of rank 2-6 up to 300000 elements (hundreds of
+/* Direct transposes (FDX_LAYOUT_DIRECT: every plan, flat and stepped
+   kernels; 1, 2, 4 words a store) on random shapes of rank 2-6 up to 300000 elements (hundreds of
    blocks, the last one partial), every element size, both buffers aligned
    and shifted by one element (then single-word stores), guards around dst. */
 static void direct(uint64_t seed)
 {
-    static const char *const variant[] = {"1", "1:2", "1:4"};
-    for (int v = 0; v < 3; v++) {
+    static const char *const variant[] = {"1", "1:2", "1:4", "3", "3:2", "3:4"};
+    for (int v = 0; v < 6; v++) {
         char what[64];
         snprintf(what, sizeof what, "direct FDX_LAYOUT_DIRECT=%s", variant[v]);
         setenv("FDX_LAYOUT_DIRECT", variant[v], 1);
