@@ -52,8 +52,26 @@ template <typename T> struct DirectPack<T, 4> {
     typedef typename Word<4 * sizeof(T)>::type type;
 };
 
-/* One thread's groups (group g0 + k * THREADS, k < DIRECT_UNROLL).  CHECK (the
-   host emulation): `seen` counts each dst word's stores. */
+/* The host emulation's bookkeeping (CHECK): seen[i] counts the stores of dst
+   word i; an access outside the array's `count` words sets seen[count]
+   instead of taking place (loads read word 0). */
+template <bool CHECK>
+__host__ __device__ __forceinline__ uint32_t direct_load_at(uint32_t i, uint32_t count, unsigned char *seen)
+{
+    if (CHECK && i >= count) return seen[count] = 1, 0;
+    return i;
+}
+template <bool CHECK, int P>
+__host__ __device__ __forceinline__ bool direct_store_ok(uint32_t i, uint32_t count, unsigned char *seen)
+{
+    if (!CHECK) return true;
+    if (i + P > count) return seen[count] = 1, false;
+    for (int j = 0; j < P; j++) seen[i + j]++;
+    return true;
+}
+
+/* One thread's groups (group g0 + k * THREADS, k < DIRECT_UNROLL); CHECK: the
+   host emulation (see direct_load_at). */
 template <typename T, int P, bool CHECK>
 __host__ __device__ __forceinline__ void direct_thread(const DirectSpec &a, uint32_t g0, T *__restrict__ dst,
                                                        const T *__restrict__ src, unsigned char *seen)
@@ -68,13 +86,12 @@ __host__ __device__ __forceinline__ void direct_thread(const DirectSpec &a, uint
         DEVICE_UNROLL
         for (int k = 0; k < DIRECT_UNROLL; k++)
             DEVICE_UNROLL
-            for (int j = 0; j < P; j++) v[k].e[j] = src[direct_src(a, (g0 + (uint32_t)k * THREADS) * P + j)];
+            for (int j = 0; j < P; j++)
+                v[k].e[j] = src[direct_load_at<CHECK>(direct_src(a, (g0 + (uint32_t)k * THREADS) * P + j), a.count, seen)];
         DEVICE_UNROLL
         for (int k = 0; k < DIRECT_UNROLL; k++) {
             const uint32_t g = g0 + (uint32_t)k * THREADS;
-            ((W *)dst)[g] = v[k].w;
-            if (CHECK)
-                for (int j = 0; j < P; j++) seen[g * P + j]++;
+            if (direct_store_ok<CHECK, P>(g * P, a.count, seen)) ((W *)dst)[g] = v[k].w;
         }
         return;
     }
@@ -82,10 +99,8 @@ __host__ __device__ __forceinline__ void direct_thread(const DirectSpec &a, uint
     for (int k = 0; k < DIRECT_UNROLL; k++)
         for (int j = 0; j < P; j++) {
             const uint32_t i = (g0 + (uint32_t)k * THREADS) * P + j;
-            if (i < a.count) {
-                dst[i] = src[direct_src(a, i)];
-                if (CHECK) seen[i]++;
-            }
+            if (i < a.count && direct_store_ok<CHECK, 1>(i, a.count, seen))
+                dst[i] = src[direct_load_at<CHECK>(direct_src(a, i), a.count, seen)];
         }
 }
 
@@ -121,12 +136,12 @@ fdx_status direct_spec(const fdx_perm_plan *p, DirectSpec *out, int64_t *blocks)
 template <typename T, int P>
 fdx_status emulate_direct(T *dst, const T *src, const DirectSpec &a, int64_t blocks)
 {
-    unsigned char *seen = (unsigned char *)calloc(a.count ? a.count : 1, 1);
+    unsigned char *seen = (unsigned char *)calloc((size_t)a.count + 1, 1);
     if (!seen) return fdx_fail(FDX_ERR_NOMEM, "emulated direct transpose of %u words", a.count);
     for (int64_t b = 0; b < blocks; b++)
         for (uint32_t t = 0; t < (uint32_t)THREADS; t++)
             direct_thread<T, P, true>(a, (uint32_t)b * (uint32_t)(THREADS * DIRECT_UNROLL) + t, dst, src, seen);
-    fdx_status st = FDX_OK;
+    fdx_status st = seen[a.count] ? fdx_fail(FDX_ERR_INTERNAL, "direct transpose: an access outside the array") : FDX_OK;
     for (uint32_t i = 0; i < a.count && st == FDX_OK; i++)
         if (seen[i] != 1) st = fdx_fail(FDX_ERR_INTERNAL, "direct transpose: dst word %u stored %d times", i, seen[i]);
     free(seen);
@@ -169,6 +184,12 @@ struct StepSpec {
     uint32_t dt[FDX_MAX_RANK];      /*   dst stride of one thread step */
     uint32_t mk;                    /* extent of axis kq */
     uint32_t s0, sk, dk;            /* src stride along dst axis 0; src and dst strides along axis kq */
+    /* Warp tiles (plan->dlanes = LB > 0): a warp's lanes are LA = 32 / LB
+       threads along dst axis 0 times LB along axis kq (e, st, dt above then
+       count warps), so that LB lanes read neighbouring src words; e0, ek:
+       the thread extents along axes 0 and kq. */
+    uint32_t lb, la_shift, e0, ek;
+    uint32_t count; /* words in the array */
 };
 
 template <typename T, int P, bool CHECK>
@@ -181,7 +202,9 @@ __host__ __device__ __forceinline__ void step_thread(const StepSpec &a, uint32_t
         T e[P];
     };
     if (j >= a.threads) return;
-    uint32_t soff = 0, doff = 0, ck = 0;
+    const uint32_t lane = j & 31, la = lane & ((1u << a.la_shift) - 1), lb = lane >> a.la_shift;
+    if (a.lb) j >>= 5;
+    uint32_t soff = 0, doff = 0, ck = 0, c0 = 0;
     DEVICE_UNROLL
     for (int q = 0; q < FDX_MAX_RANK; q++) {
         if (q >= a.nr) break;
@@ -189,7 +212,15 @@ __host__ __device__ __forceinline__ void step_thread(const StepSpec &a, uint32_t
         soff += c * a.st[q];
         doff += c * a.dt[q];
         if (q == a.kq) ck = c;
+        if (q == 0) c0 = c;
         j = d;
+    }
+    if (a.lb) { /* the lane's place in its warp tile */
+        c0 = (c0 << a.la_shift) + la;
+        ck = ck * a.lb + lb;
+        if (c0 >= a.e0 || ck >= a.ek) return;
+        soff += la * (uint32_t)P * a.s0 + lb * (uint32_t)DIRECT_UNROLL * a.sk;
+        doff += la * (uint32_t)P + lb * (uint32_t)DIRECT_UNROLL * a.dk;
     }
     const uint32_t rem = a.mk - ck * (uint32_t)DIRECT_UNROLL; /* indices left along axis kq */
     if (rem >= (uint32_t)DIRECT_UNROLL) {
@@ -197,21 +228,18 @@ __host__ __device__ __forceinline__ void step_thread(const StepSpec &a, uint32_t
         DEVICE_UNROLL
         for (int k = 0; k < DIRECT_UNROLL; k++)
             DEVICE_UNROLL
-            for (int i = 0; i < P; i++) v[k].e[i] = src[soff + (uint32_t)k * a.sk + (uint32_t)i * a.s0];
+            for (int i = 0; i < P; i++)
+                v[k].e[i] = src[direct_load_at<CHECK>(soff + (uint32_t)k * a.sk + (uint32_t)i * a.s0, a.count, seen)];
         DEVICE_UNROLL
-        for (int k = 0; k < DIRECT_UNROLL; k++) {
-            *(W *)(dst + doff + (uint32_t)k * a.dk) = v[k].w;
-            if (CHECK)
-                for (int i = 0; i < P; i++) seen[doff + (uint32_t)k * a.dk + i]++;
-        }
+        for (int k = 0; k < DIRECT_UNROLL; k++)
+            if (direct_store_ok<CHECK, P>(doff + (uint32_t)k * a.dk, a.count, seen))
+                *(W *)(dst + doff + (uint32_t)k * a.dk) = v[k].w;
         return;
     }
     for (uint32_t k = 0; k < rem; k++) {
         Pk v;
-        for (int i = 0; i < P; i++) v.e[i] = src[soff + k * a.sk + (uint32_t)i * a.s0];
-        *(W *)(dst + doff + k * a.dk) = v.w;
-        if (CHECK)
-            for (int i = 0; i < P; i++) seen[doff + k * a.dk + i]++;
+        for (int i = 0; i < P; i++) v.e[i] = src[direct_load_at<CHECK>(soff + k * a.sk + (uint32_t)i * a.s0, a.count, seen)];
+        if (direct_store_ok<CHECK, P>(doff + k * a.dk, a.count, seen)) *(W *)(dst + doff + k * a.dk) = v.w;
     }
 }
 
@@ -230,13 +258,22 @@ inline fdx_status step_spec(const fdx_perm_plan *p, size_t elem, StepSpec *out, 
                   (P == 1 || P == 2 || P == 4) && (size_t)P * elem <= 16 && p->n[p->s[0]] % P == 0,
               FDX_ERR_INTERNAL, "stepped direct transpose: rank %d, step axis %d, groups of %d, %zu-byte words",
               p->rank, q, P, elem);
+    FDX_CHECK(p->dlanes >= 0 && p->dlanes <= 32 && (p->dlanes & (p->dlanes - 1)) == 0, FDX_ERR_INTERNAL,
+              "stepped direct transpose: %d lanes along the stepped axis", p->dlanes);
     a.nr = p->rank;
     a.kq = q;
+    a.lb = (uint32_t)p->dlanes;
+    const uint32_t LA = a.lb ? 32 / a.lb : 1;
+    while ((1u << a.la_shift) < LA) a.la_shift++;
     int64_t threads = 1, dstride = 1;
     for (int r = 0; r < p->rank; r++) {
         const int ax = p->s[r];
-        const int64_t m = p->n[ax], e = r == 0 ? m / P : r == q ? (m + DIRECT_UNROLL - 1) / DIRECT_UNROLL : m,
-                      f = r == 0 ? P : r == q ? DIRECT_UNROLL : 1;
+        int64_t m = p->n[ax], e = r == 0 ? m / P : r == q ? (m + DIRECT_UNROLL - 1) / DIRECT_UNROLL : m,
+                f = r == 0 ? P : r == q ? DIRECT_UNROLL : 1;
+        if (r == 0) a.e0 = (uint32_t)e;
+        if (r == q) a.ek = (uint32_t)e;
+        if (a.lb && r == 0) e = (e + LA - 1) / LA, f *= LA; /* warp tiles along axis 0 */
+        if (a.lb && r == q) e = (e + a.lb - 1) / a.lb, f *= a.lb; /* and along axis q */
         a.e[r] = fd(e);
         a.st[r] = (uint32_t)(p->ss[ax] * f);
         a.dt[r] = (uint32_t)(dstride * f);
@@ -245,7 +282,10 @@ inline fdx_status step_spec(const fdx_perm_plan *p, size_t elem, StepSpec *out, 
         threads *= e;
         dstride *= m;
     }
+    if (a.lb) threads *= 32; /* e counts warps */
+    FDX_CHECK(threads < ((int64_t)1 << 32), FDX_ERR_INTERNAL, "stepped direct transpose: %lld threads", (long long)threads);
     a.threads = (uint32_t)threads;
+    a.count = (uint32_t)p->count;
     *blocks = blocks_of(threads, THREADS);
     *out = a;
     return FDX_OK;
@@ -254,10 +294,10 @@ inline fdx_status step_spec(const fdx_perm_plan *p, size_t elem, StepSpec *out, 
 template <typename T, int P>
 fdx_status emulate_step(T *dst, const T *src, const StepSpec &a, int64_t blocks, int64_t count)
 {
-    unsigned char *seen = (unsigned char *)calloc(count ? (size_t)count : 1, 1);
+    unsigned char *seen = (unsigned char *)calloc((size_t)count + 1, 1);
     if (!seen) return fdx_fail(FDX_ERR_NOMEM, "emulated stepped direct transpose of %lld words", (long long)count);
     for (int64_t j = 0; j < blocks * THREADS; j++) step_thread<T, P, true>(a, (uint32_t)j, dst, src, seen);
-    fdx_status st = FDX_OK;
+    fdx_status st = seen[count] ? fdx_fail(FDX_ERR_INTERNAL, "stepped direct transpose: an access outside the array") : FDX_OK;
     for (int64_t i = 0; i < count && st == FDX_OK; i++)
         if (seen[i] != 1)
             st = fdx_fail(FDX_ERR_INTERNAL, "stepped direct transpose: dst word %lld stored %d times", (long long)i, seen[i]);

@@ -614,10 +614,11 @@ static double direct_lines(const fdx_perm_plan *p, int P)
     return instr ? (double)lines / (double)instr : 0.0;
 }
 
-/* FDX_LAYOUT_DIRECT=MODE[:P[:LINES[:MIB]]]: MODE 0 (the default) off, 1 every
+/* FDX_LAYOUT_DIRECT=MODE[:P[:LINES[:MIB[:LB]]]]: MODE 0 (the default) off, 1 every
    plan the kernel takes, 2 the auto rule below, 3 the stepped kernel on
    every plan whose src axis 0 moves (and whose dst axis 0 splits into
-   groups of P); P the dst words a store
+   groups of P; LB > 0: warp tiles with LB lanes along the stepped axis);
+   P the dst words a store
    moves (1, 2, 4; default 1); the auto rule takes arrays under MIB MiB
    (default DIRECT_MAX_MIB) whose load instructions touch at most LINES
    128-byte lines on average (default DIRECT_MAX_LINES; see direct_lines).
@@ -636,8 +637,10 @@ static void choose_direct(fdx_perm_plan *p, size_t align)
     if (mode == 3) { /* stepped: src axis 0 moves, dst axis 0 splits into groups of P */
         int q = 1;
         while (q < p->rank && p->s[q] != 0) q++;
-        if (q >= p->rank || p->n[p->s[0]] % P != 0) return;
+        const int lb = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 4, 0, 32, 0);
+        if (q >= p->rank || p->n[p->s[0]] % P != 0 || (lb & (lb - 1)) != 0) return;
         p->dstep = q;
+        p->dlanes = lb;
     }
     if (mode == 2) {
         const int max_lines = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 2, 1, 32, DIRECT_MAX_LINES);

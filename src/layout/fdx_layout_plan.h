@@ -97,6 +97,9 @@ typedef struct fdx_perm_plan {
        dst order), q >= 1 the stepped one: each thread DIRECT_UNROLL
        consecutive indices of dst axis q, the dst position of src axis 0. */
     int dstep;
+    /* With dstep: 0, or LB lanes of each warp along dst axis dstep (warp
+       tiles of 32 / LB x LB threads; see StepSpec). */
+    int dlanes;
 } fdx_perm_plan;
 
 /* Plans dst[axis p] = src[axis perm[p]] for src extents shape.  align is the

@@ -894,9 +894,11 @@ static void test_plan_cache(fdx_ctx *ctx, uint64_t seed)
 static void test_direct_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     /* flat (MODE 1) and stepped (MODE 3) kernels, 1, 2, 4 words a store */
-    static const char *modes[6] = {"1", "1:2", "1:4", "3", "3:2", "3:4"};
+    /* then warp tiles of the stepped kernel: 4, 8, 32 lanes along its axis */
+    static const char *modes[9] = {"1", "1:2", "1:4", "3", "3:2", "3:4", "3:1:8:64:4", "3:2:8:64:8", "3:1:8:64:32"};
+    static const int mp[9] = {1, 2, 4, 1, 2, 4, 1, 2, 1}, mlanes[9] = {0, 0, 0, 0, 0, 0, 4, 8, 32};
     int direct[5] = {0}, stepped = 0;
-    for (int m = 0; m < 6; m++) {
+    for (int m = 0; m < 9; m++) {
         setenv("FDX_LAYOUT_DIRECT", modes[m], 1);
         for (int rank = 2; rank <= 6; rank++)
             for (int e = 0; e < 5; e++) {
@@ -912,20 +914,21 @@ static void test_direct_emulation(fdx_ctx *ctx, uint64_t seed)
                     return;
                 }
                 if (q.kind == FDX_PLAN_TILED || q.kind == FDX_PLAN_ROWS) {
-                    const int want = 1 << (m % 3); /* the store the knob asks for, where the word and alignment allow it */
+                    const int want = mp[m]; /* the store the knob asks for, where the word and alignment allow it */
                     int ok = want * q.word <= 16 && (!sh || want == 1), kq = 0;
                     if (m >= 3) { /* stepped: src axis 0 moves, dst axis 0 in groups of want */
                         while (kq < q.rank && q.s[kq] != 0) kq++;
                         ok = ok && kq >= 1 && kq < q.rank && q.n[q.s[0]] % want == 0;
                     }
-                    CHECK(q.direct == (ok ? want : 0) && q.dstep == (ok && m >= 3 ? kq : 0),
+                    CHECK(q.direct == (ok ? want : 0) && q.dstep == (ok && m >= 3 ? kq : 0) &&
+                              q.dlanes == (ok && m >= 3 ? mlanes[m] : 0),
                           "direct %s elem %zu rank %d: plan direct %d step %d (word %d)", modes[m], lt_elems[e], rank,
                           q.direct, q.dstep, q.word);
                     direct[e] += q.direct > 0, stepped += q.dstep > 0;
                 }
             }
     }
-    CHECK(stepped >= 10, "stepped direct plans: %d", stepped);
+    CHECK(stepped >= 20, "stepped direct plans: %d", stepped);
     for (int e = 0; e < 5; e++) CHECK(direct[e] >= 3, "direct plans for %zu-byte elements: %d", lt_elems[e], direct[e]);
     /* the auto rule: short kept rows (rt1-120 in small: 28-byte units) take
        it, a plain 8-byte 2D transpose (every lane its own line) does not */

@@ -87,7 +87,8 @@ static void permutations(uint64_t seed)
                                         {"FDX_LAYOUT_DIRECT", "1"},
                                         {"FDX_LAYOUT_DIRECT", "1:4"},
                                         {"FDX_LAYOUT_DIRECT", "3"},
-                                        {"FDX_LAYOUT_DIRECT", "3:2"}};
+                                        {"FDX_LAYOUT_DIRECT", "3:2"},
+                                        {"FDX_LAYOUT_DIRECT", "3:1:8:64:4"}};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         if (variants[v][0]) setenv(variants[v][0], variants[v][1], 1);
         char what[64];
@@ -469,8 +470,8 @@ static void emit_nvrtc(void)
    and shifted by one element (then single-word stores), guards around dst. */
 static void direct(uint64_t seed)
 {
-    static const char *const variant[] = {"1", "1:2", "1:4", "3", "3:2", "3:4"};
-    for (int v = 0; v < 6; v++) {
+    static const char *const variant[] = {"1", "1:2", "1:4", "3", "3:2", "3:4", "3:1:8:64:4", "3:2:8:64:8"};
+    for (int v = 0; v < 8; v++) {
         char what[64];
         snprintf(what, sizeof what, "direct FDX_LAYOUT_DIRECT=%s", variant[v]);
         setenv("FDX_LAYOUT_DIRECT", variant[v], 1);
