@@ -586,7 +586,7 @@ static int vec_take(fdx_perm_plan *p, int vga, int vgk)
    costs the SM: the distinct 128-byte src lines it touches (each is one L1
    pass), averaged over the instructions of DIRECT_SAMPLE_WARPS warps spread
    over the array (src taken 128-byte aligned). */
-enum { DIRECT_SAMPLE_WARPS = 16 };
+enum { DIRECT_SAMPLE_WARPS = 16, DIRECT_UNROLL_WORDS = 4 /* the kernels' DIRECT_UNROLL */ };
 static double direct_lines(const fdx_perm_plan *p, int P)
 {
     int64_t lines = 0, instr = 0;
@@ -614,38 +614,68 @@ static double direct_lines(const fdx_perm_plan *p, int P)
     return instr ? (double)lines / (double)instr : 0.0;
 }
 
-/* FDX_LAYOUT_DIRECT=MODE[:P[:LINES[:MIB[:LB]]]]: MODE 0 (the default) off, 1 every
-   plan the kernel takes, 2 the auto rule below, 3 the stepped kernel on
-   every plan whose src axis 0 moves (and whose dst axis 0 splits into
-   groups of P; LB > 0: warp tiles with LB lanes along the stepped axis);
-   P the dst words a store
-   moves (1, 2, 4; default 1); the auto rule takes arrays under MIB MiB
-   (default DIRECT_MAX_MIB) whose load instructions touch at most LINES
-   128-byte lines on average (default DIRECT_MAX_LINES; see direct_lines).
-   Why a rule at all: the reads are gathered, so a transpose whose dst-
-   contiguous axis strides through src touches 32 lines an instruction,
-   where the tiles read whole sectors; short kept rows (rt1-120's 28-byte
-   units) and small strides touch a few.  Not measured yet: the rule's
-   thresholds are a first guess (session 13). */
-enum { DIRECT_MAX_MIB = 64, DIRECT_MAX_LINES = 8 };
+/* The stepped kernel's axis: the dst position of src axis 0 (0: src axis 0
+   stays first, no stepped kernel). */
+static int direct_step_axis(const fdx_perm_plan *p)
+{
+    int q = 1;
+    while (q < p->rank && p->s[q] != 0) q++;
+    return q < p->rank ? q : 0;
+}
+
+/* FDX_LAYOUT_DIRECT=MODE[:P[:LINES[:MIB[:LB]]]]: the direct kernels
+   (fdx_layout_cuda_direct.cuh).  MODE 0 off; 1 the flat kernel on every plan
+   it takes; 3 the stepped kernel on every plan whose src axis 0 moves (and
+   whose dst axis 0 splits into groups of P; LB > 0: warp tiles with LB lanes
+   along the stepped axis); 2 (the default) the flat kernel by the rule below;
+   4 the rule, and the stepped kernel in warp tiles of LB = 128 / (4 * word)
+   lanes (8-byte words: 8 x 4) for the plans of 4 bytes up it leaves whose
+   src axis 0 moves.  P the dst words a store moves (1, 2, 4; default 1).
+   The rule (H100, s13b, same call, times of the better of two rounds,
+   FDX_LAYOUT_DIRECT=1 against the default plans, 39 cases under 54 MiB):
+   - arrays under MIB MiB (default DIRECT_MAX_MIB): nothing above was tried;
+   - 1- and 2-byte words under DIRECT_NARROW_MIB: the flat kernel lost on
+     1-byte words from 27 MiB (rt1-004 48.6 -> 63.9 us, rt1-149 63.0 -> 77.1,
+     rt1-147 even: a word per load and store), won under 8 MiB (rt1-128
+     14.8 -> 10.2, rt1-168 15.4 -> 9.8, rt1-092 18.3 -> 12.2);
+   - 16-byte words under DIRECT_WIDE_MIB: rt1-172 (42.8 MiB) lost 37.7 ->
+     41.9, rt1-060 (28.6) won 27.3 -> 26.2, the smaller ones won 5-30%;
+   - warp loads touching at most LINES 128-byte src lines on average
+     (direct_lines; default DIRECT_MAX_LINES), or any under DIRECT_ANY_MIB:
+     every case up to 16 lines won or tied (rt1-033, 16 lines, 42.6 ->
+     24.5; rt1-081, 11, 34.4 -> 29.3; rt1-105, 11, 36.3 -> 27.5; rt1-120,
+     6, 19.1 -> 9.8), the 32-line 8-byte 2D transposes from 11 MiB lost
+     (rt1-187 12.0 -> 19.2, rt1-058 17.0 -> 23.0, rt1-050 17.2 -> 17.8) and
+     the smaller ones won (rt1-026 6.6 MiB 12.7 -> 11.2, rt1-097 1 MiB 8.6
+     -> 7.8; rt1-021 6.2 MiB even). */
+enum { DIRECT_MAX_MIB = 64, DIRECT_MAX_LINES = 16, DIRECT_NARROW_MIB = 16, DIRECT_WIDE_MIB = 32, DIRECT_ANY_MIB = 8 };
 static void choose_direct(fdx_perm_plan *p, size_t align)
 {
-    const int mode = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 0, 0, 3, 0);
+    const int mode = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 0, 0, 4, 2);
     const int P = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 1, 1, 4, 1);
-    if (mode == 0 || (P & (P - 1)) != 0 || (p->kind != FDX_PLAN_TILED && p->kind != FDX_PLAN_ROWS)) return;
+    int lb = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 4, 0, 32, 0);
+    if (mode == 0 || (P & (P - 1)) != 0 || (lb & (lb - 1)) != 0 || (p->kind != FDX_PLAN_TILED && p->kind != FDX_PLAN_ROWS))
+        return;
     if (p->count >= ((int64_t)1 << 31) || P * p->word > 16 || align % (size_t)(P * p->word) != 0) return;
-    if (mode == 3) { /* stepped: src axis 0 moves, dst axis 0 splits into groups of P */
-        int q = 1;
-        while (q < p->rank && p->s[q] != 0) q++;
-        const int lb = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 4, 0, 32, 0);
-        if (q >= p->rank || p->n[p->s[0]] % P != 0 || (lb & (lb - 1)) != 0) return;
-        p->dstep = q;
-        p->dlanes = lb;
-    }
-    if (mode == 2) {
+    int step = mode == 3;
+    if (mode == 2 || mode == 4) {
         const int max_lines = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 2, 1, 32, DIRECT_MAX_LINES);
         const int64_t max_mib = fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 3, 1, 1 << 20, DIRECT_MAX_MIB);
-        if (p->count * p->word >= (max_mib << 20) || direct_lines(p, P) > max_lines) return;
+        const int64_t bytes = p->count * p->word;
+        if (bytes >= (max_mib << 20) || (p->word <= 2 && bytes >= ((int64_t)DIRECT_NARROW_MIB << 20)) ||
+            (p->word == 16 && bytes >= ((int64_t)DIRECT_WIDE_MIB << 20)))
+            return;
+        if (bytes >= ((int64_t)DIRECT_ANY_MIB << 20) && direct_lines(p, P) > max_lines) {
+            if (mode != 4 || p->word < 4) return;
+            step = 1;
+            if (!lb) lb = 128 / (DIRECT_UNROLL_WORDS * p->word);
+        }
+    }
+    if (step) { /* src axis 0 moves, dst axis 0 splits into groups of P */
+        const int q = direct_step_axis(p);
+        if (!q || p->n[p->s[0]] % P != 0) return;
+        p->dstep = q;
+        p->dlanes = lb;
     }
     p->direct = P;
 }

@@ -910,7 +910,7 @@ static void test_direct_emulation(fdx_ctx *ctx, uint64_t seed)
                 const int sh = (int)(seed % 3) == 2 ? 1 : 0; /* a third of them off the alignment */
                 if (emulate_shifted(ctx, lt_elems[e], rank, shape, perm, sh, sh, seed++, &q) < 0) {
                     printf("test_layout: direct emulation skipped (built without CUDA)\n");
-                    unsetenv("FDX_LAYOUT_DIRECT");
+                    setenv("FDX_LAYOUT_DIRECT", "0", 1);
                     return;
                 }
                 if (q.kind == FDX_PLAN_TILED || q.kind == FDX_PLAN_ROWS) {
@@ -930,19 +930,30 @@ static void test_direct_emulation(fdx_ctx *ctx, uint64_t seed)
     }
     CHECK(stepped >= 20, "stepped direct plans: %d", stepped);
     for (int e = 0; e < 5; e++) CHECK(direct[e] >= 3, "direct plans for %zu-byte elements: %d", lt_elems[e], direct[e]);
-    /* the auto rule: short kept rows (rt1-120 in small: 28-byte units) take
-       it, a plain 8-byte 2D transpose (every lane its own line) does not */
-    setenv("FDX_LAYOUT_DIRECT", "2", 1);
-    const int64_t units[4] = {7, 8, 46, 37}, flat[2] = {1001, 517};
+    /* the rule (MODE 2, the default): short kept rows (rt1-120 scaled down:
+       28-byte units) take the flat kernel; a plain 8-byte 2D transpose
+       takes it under 8 MiB, not above (every lane its own line: rt1-187
+       lost), where MODE 4 takes the stepped kernel in 8 x 4 warp tiles;
+       1-byte words not from 16 MiB.  Plans only above a few MiB. */
+    unsetenv("FDX_LAYOUT_DIRECT");
+    const int64_t units[4] = {7, 8, 46, 37}, flat[2] = {1001, 517}, big[2] = {1001, 2048}, bytes1[2] = {4096, 4096 + 64};
     const int pu[4] = {0, 3, 1, 2}, pf[2] = {1, 0};
     fdx_perm_plan q;
-    CHECK(emulate_shifted(ctx, 4, 4, units, pu, 0, 0, seed++, &q) >= 0 && q.direct == 1, "auto: units plan direct %d",
-          q.direct);
-    CHECK(emulate_shifted(ctx, 8, 2, flat, pf, 0, 0, seed++, &q) >= 0 && q.direct == 0, "auto: 2D plan direct %d",
-          q.direct);
-    unsetenv("FDX_LAYOUT_DIRECT");
+    CHECK(emulate_shifted(ctx, 4, 4, units, pu, 0, 0, seed++, &q) >= 0 && q.direct == 1 && q.dstep == 0,
+          "default rule: units plan direct %d step %d", q.direct, q.dstep);
+    CHECK(emulate_shifted(ctx, 8, 2, flat, pf, 0, 0, seed++, &q) >= 0 && q.direct == 1 && q.dstep == 0,
+          "default rule: small 2D plan direct %d step %d", q.direct, q.dstep);
+    CHECK_OK(fdx_perm_plan_make(8, 2, big, pf, 16, 0, &q));
+    CHECK(q.direct == 0, "default rule: 16 MiB 2D plan direct %d", q.direct);
+    CHECK_OK(fdx_perm_plan_make(1, 2, bytes1, pf, 16, 0, &q));
+    CHECK(q.direct == 0, "default rule: 16 MiB 1-byte plan direct %d", q.direct);
+    setenv("FDX_LAYOUT_DIRECT", "4", 1);
+    CHECK_OK(fdx_perm_plan_make(8, 2, big, pf, 16, 0, &q));
+    CHECK(q.direct == 1 && q.dstep == 1 && q.dlanes == 4, "MODE 4: 16 MiB 2D plan direct %d step %d lanes %d", q.direct,
+          q.dstep, q.dlanes);
+    setenv("FDX_LAYOUT_DIRECT", "0", 1); /* the other emulation tests' kernels */
     CHECK_OK(fdx_perm_plan_make(4, 4, units, pu, 16, 0, &q));
-    CHECK(q.direct == 0, "FDX_LAYOUT_DIRECT unset: plan direct %d", q.direct);
+    CHECK(q.direct == 0, "FDX_LAYOUT_DIRECT=0: plan direct %d", q.direct);
 }
 
 static void test_errors(fdx_ctx *ctx)
@@ -981,6 +992,9 @@ int main(void)
     test_inplace(ctx, 14);
     test_boxes(ctx, 15);
     test_array(ctx, 16);
+    /* the emulation tests below pin their kernels: the direct kernels (the
+       default for most small arrays) only in test_direct_emulation */
+    setenv("FDX_LAYOUT_DIRECT", "0", 1);
     test_tile_emulation(ctx, 17);
     test_subword_emulation(ctx, 19);
     test_gather_emulation(ctx, 23);

@@ -90,6 +90,7 @@ static void permutations(uint64_t seed)
                                         {"FDX_LAYOUT_DIRECT", "3:2"},
                                         {"FDX_LAYOUT_DIRECT", "3:1:8:64:4"}};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+        setenv("FDX_LAYOUT_DIRECT", "0", 1); /* the tile kernels (the direct ones take most small arrays) */
         if (variants[v][0]) setenv(variants[v][0], variants[v][1], 1);
         char what[64];
         snprintf(what, sizeof what, "tile kernel %s=%s", variants[v][0] ? variants[v][0] : "default",
@@ -109,6 +110,7 @@ static void permutations(uint64_t seed)
             }
         }
         if (variants[v][0]) unsetenv(variants[v][0]);
+        unsetenv("FDX_LAYOUT_DIRECT");
     }
 }
 
@@ -465,13 +467,16 @@ static void emit_nvrtc(void)
 }
 
 /* Direct transposes (FDX_LAYOUT_DIRECT: every plan, flat and stepped
-   kernels; 1, 2, 4 words a store) on random shapes of rank 2-6 up to 300000 elements (hundreds of
+   kernels, 1, 2, 4 words a store, warp tiles; the rule with the stepped
+   kernel) on random shapes of rank 2-6 up to 300000 elements (hundreds of
    blocks, the last one partial), every element size, both buffers aligned
-   and shifted by one element (then single-word stores), guards around dst. */
+   and shifted by one element (then single-word stores), guards around dst;
+   then one 16 MiB transpose under MODE 4.  The default rule runs in
+   permutations() and the tests after vec(). */
 static void direct(uint64_t seed)
 {
-    static const char *const variant[] = {"1", "1:2", "1:4", "3", "3:2", "3:4", "3:1:8:64:4", "3:2:8:64:8"};
-    for (int v = 0; v < 8; v++) {
+    static const char *const variant[] = {"1", "1:2", "1:4", "3", "3:2", "3:4", "3:1:8:64:4", "3:2:8:64:8", "4"};
+    for (int v = 0; v < 9; v++) {
         char what[64];
         snprintf(what, sizeof what, "direct FDX_LAYOUT_DIRECT=%s", variant[v]);
         setenv("FDX_LAYOUT_DIRECT", variant[v], 1);
@@ -486,6 +491,12 @@ static void direct(uint64_t seed)
             }
         unsetenv("FDX_LAYOUT_DIRECT");
     }
+    /* MODE 4 on a 16 MiB 8-byte 2D transpose: the stepped kernel in 8 x 4 warp tiles */
+    const int64_t big[2] = {1001, 2100};
+    const int t2[2] = {1, 0};
+    setenv("FDX_LAYOUT_DIRECT", "4", 1);
+    shifted_case("direct FDX_LAYOUT_DIRECT=4 (stepped warp tiles)", 8, 2, big, t2, 0, 0, &seed);
+    unsetenv("FDX_LAYOUT_DIRECT");
 }
 
 int main(void)
@@ -498,9 +509,11 @@ int main(void)
     if (cpu && gpu) {
         emit_nvrtc();
         permutations(21);
+        setenv("FDX_LAYOUT_DIRECT", "0", 1); /* these pin the tile kernels' variants */
         subword(27);
         gather(29);
         vec(28);
+        unsetenv("FDX_LAYOUT_DIRECT");
         direct(30);
         layouts(22);
         inplace(23);
