@@ -236,11 +236,20 @@ __host__ __device__ __forceinline__ void step_thread(const StepSpec &a, uint32_t
                 *(W *)(dst + doff + (uint32_t)k * a.dk) = v[k].w;
         return;
     }
-    for (uint32_t k = 0; k < rem; k++) {
-        Pk v;
-        for (int i = 0; i < P; i++) v.e[i] = src[direct_load_at<CHECK>(soff + k * a.sk + (uint32_t)i * a.s0, a.count, seen)];
-        if (direct_store_ok<CHECK, P>(doff + k * a.dk, a.count, seen)) *(W *)(dst + doff + k * a.dk) = v.w;
-    }
+    /* the axis' last indices (or all of a short axis): the same, predicated,
+       loads still all in flight (v zeroed: the host compiler cannot see
+       that the stores take only what the loads set) */
+    Pk v[DIRECT_UNROLL] = {};
+    DEVICE_UNROLL
+    for (int k = 0; k < DIRECT_UNROLL; k++)
+        if ((uint32_t)k < rem)
+            DEVICE_UNROLL
+            for (int i = 0; i < P; i++)
+                v[k].e[i] = src[direct_load_at<CHECK>(soff + (uint32_t)k * a.sk + (uint32_t)i * a.s0, a.count, seen)];
+    DEVICE_UNROLL
+    for (int k = 0; k < DIRECT_UNROLL; k++)
+        if ((uint32_t)k < rem && direct_store_ok<CHECK, P>(doff + (uint32_t)k * a.dk, a.count, seen))
+            *(W *)(dst + doff + (uint32_t)k * a.dk) = v[k].w;
 }
 
 template <typename T, int P>

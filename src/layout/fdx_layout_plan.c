@@ -586,7 +586,7 @@ static int vec_take(fdx_perm_plan *p, int vga, int vgk)
    costs the SM: the distinct 128-byte src lines it touches (each is one L1
    pass), averaged over the instructions of DIRECT_SAMPLE_WARPS warps spread
    over the array (src taken 128-byte aligned). */
-enum { DIRECT_SAMPLE_WARPS = 16, DIRECT_UNROLL_WORDS = 4 /* the kernels' DIRECT_UNROLL */ };
+enum { DIRECT_SAMPLE_WARPS = 16 };
 static double direct_lines(const fdx_perm_plan *p, int P)
 {
     int64_t lines = 0, instr = 0;
@@ -627,28 +627,31 @@ static int direct_step_axis(const fdx_perm_plan *p)
    (fdx_layout_cuda_direct.cuh).  MODE 0 off; 1 the flat kernel on every plan
    it takes; 3 the stepped kernel on every plan whose src axis 0 moves (and
    whose dst axis 0 splits into groups of P; LB > 0: warp tiles with LB lanes
-   along the stepped axis); 2 (the default) the flat kernel by the rule below;
-   4 the rule, and the stepped kernel in warp tiles of LB = 128 / (4 * word)
-   lanes (8-byte words: 8 x 4) for the plans of 4 bytes up it leaves whose
-   src axis 0 moves.  P the dst words a store moves (1, 2, 4; default 1).
-   The rule (H100, s13b, same call, times of the better of two rounds,
-   FDX_LAYOUT_DIRECT=1 against the default plans, 39 cases under 54 MiB):
+   along the stepped axis); 2 (the default) the rule below; 4 the rule's flat
+   part alone.  P the dst words a store moves (1, 2, 4; default 1).
+   The rule (H100, s13b / s13c, same calls, times of the better of two
+   rounds against the default plans; 48 cases under 54 MiB):
    - arrays under MIB MiB (default DIRECT_MAX_MIB): nothing above was tried;
-   - 1- and 2-byte words under DIRECT_NARROW_MIB: the flat kernel lost on
-     1-byte words from 27 MiB (rt1-004 48.6 -> 63.9 us, rt1-149 63.0 -> 77.1,
-     rt1-147 even: a word per load and store), won under 8 MiB (rt1-128
-     14.8 -> 10.2, rt1-168 15.4 -> 9.8, rt1-092 18.3 -> 12.2);
-   - 16-byte words under DIRECT_WIDE_MIB: rt1-172 (42.8 MiB) lost 37.7 ->
-     41.9, rt1-060 (28.6) won 27.3 -> 26.2, the smaller ones won 5-30%;
-   - warp loads touching at most LINES 128-byte src lines on average
-     (direct_lines; default DIRECT_MAX_LINES), or any under DIRECT_ANY_MIB:
-     every case up to 16 lines won or tied (rt1-033, 16 lines, 42.6 ->
-     24.5; rt1-081, 11, 34.4 -> 29.3; rt1-105, 11, 36.3 -> 27.5; rt1-120,
-     6, 19.1 -> 9.8), the 32-line 8-byte 2D transposes from 11 MiB lost
-     (rt1-187 12.0 -> 19.2, rt1-058 17.0 -> 23.0, rt1-050 17.2 -> 17.8) and
-     the smaller ones won (rt1-026 6.6 MiB 12.7 -> 11.2, rt1-097 1 MiB 8.6
-     -> 7.8; rt1-021 6.2 MiB even). */
-enum { DIRECT_MAX_MIB = 64, DIRECT_MAX_LINES = 16, DIRECT_NARROW_MIB = 16, DIRECT_WIDE_MIB = 32, DIRECT_ANY_MIB = 8 };
+   - the flat kernel where warp loads touch at most LINES 128-byte src
+     lines on average (direct_lines; default DIRECT_MAX_LINES): every such
+     case won or tied (rt1-120 19.1 -> 9.8 us, rt1-168 15.4 -> 9.8, rt1-033
+     42.6 -> 24.5, rt1-081 34.4 -> 29.3, rt1-105 36.3 -> 27.5, rt1-007 47.4
+     -> 34.1, rt1-056 56.9 -> 45.5) except on 1-byte words from 27 MiB
+     (rt1-004 48.6 -> 63.9, rt1-149 63.0 -> 77.1: a word per load and store)
+     and 16-byte words at 42.8 MiB (rt1-172 37.7 -> 41.9), hence 1-2 byte
+     words under DIRECT_NARROW_MIB, 16-byte under DIRECT_WIDE_MIB.  Above
+     16 lines it lost (rt1-187 12.0 -> 19.2; rt1-110, 1-byte 2D of 3.9 MiB,
+     10.7 -> 37.0; rt1-070, -055, -067, -127, -140, -010 2-5x slower);
+   - the stepped kernel for 8-byte words above LINES (where src axis 0
+     moves): in 8 x 4 warp tiles (LB = 4) where dst axis 0 has 8 words or
+     more (s13c: rt1-187 13.2 -> 11.8, rt1-058 17.1 -> 14.9, rt1-050 19.0
+     -> 17.3, rt1-026 13.3 -> 11.5: the small 8-byte 2D transposes where
+     LibreTT led), plain (LB = 0) where it is shorter (rt1-174, 3 words:
+     43.5 -> 34.2, where the 8 x 4 tiles took 60.4).  The stepped kernel
+     lost on most 1-, 2- and 4-byte cases above 16 lines (rt1-110, -127,
+     -070, -055, -067, -140, -010) and won on rt1-147 (1-byte, 136 -> 80)
+     and rt1-081 (4-byte, 11 lines); not in the rule. */
+enum { DIRECT_MAX_MIB = 64, DIRECT_MAX_LINES = 16, DIRECT_NARROW_MIB = 16, DIRECT_WIDE_MIB = 32, DIRECT_TILE_E0 = 8 };
 static void choose_direct(fdx_perm_plan *p, size_t align)
 {
     const int mode = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 0, 0, 4, 2);
@@ -665,10 +668,10 @@ static void choose_direct(fdx_perm_plan *p, size_t align)
         if (bytes >= (max_mib << 20) || (p->word <= 2 && bytes >= ((int64_t)DIRECT_NARROW_MIB << 20)) ||
             (p->word == 16 && bytes >= ((int64_t)DIRECT_WIDE_MIB << 20)))
             return;
-        if (bytes >= ((int64_t)DIRECT_ANY_MIB << 20) && direct_lines(p, P) > max_lines) {
-            if (mode != 4 || p->word < 4) return;
+        if (direct_lines(p, P) > max_lines) {
+            if (mode != 2 || p->word != 8) return;
             step = 1;
-            if (!lb) lb = 128 / (DIRECT_UNROLL_WORDS * p->word);
+            lb = p->n[p->s[0]] / P >= DIRECT_TILE_E0 ? 4 : 0;
         }
     }
     if (step) { /* src axis 0 moves, dst axis 0 splits into groups of P */

@@ -932,25 +932,33 @@ static void test_direct_emulation(fdx_ctx *ctx, uint64_t seed)
     for (int e = 0; e < 5; e++) CHECK(direct[e] >= 3, "direct plans for %zu-byte elements: %d", lt_elems[e], direct[e]);
     /* the rule (MODE 2, the default): short kept rows (rt1-120 scaled down:
        28-byte units) take the flat kernel; a plain 8-byte 2D transpose
-       takes it under 8 MiB, not above (every lane its own line: rt1-187
-       lost), where MODE 4 takes the stepped kernel in 8 x 4 warp tiles;
-       1-byte words not from 16 MiB.  Plans only above a few MiB. */
+       (every lane its own line) the stepped kernel in 8 x 4 warp tiles
+       (none under MODE 4, the flat part alone), with 3 words along dst axis
+       0 the plain stepped kernel; 4-byte 2D and 1-byte words from 16 MiB
+       nothing.  Plans only above a few MiB. */
     unsetenv("FDX_LAYOUT_DIRECT");
-    const int64_t units[4] = {7, 8, 46, 37}, flat[2] = {1001, 517}, big[2] = {1001, 2048}, bytes1[2] = {4096, 4096 + 64};
-    const int pu[4] = {0, 3, 1, 2}, pf[2] = {1, 0};
+    const int64_t units[4] = {7, 8, 46, 37}, flat[2] = {1001, 517}, big[2] = {1001, 2048}, bytes1[2] = {4096, 4096 + 64},
+                  rev[3] = {13, 419, 3};
+    const int pu[4] = {0, 3, 1, 2}, pf[2] = {1, 0}, pr[3] = {2, 1, 0};
     fdx_perm_plan q;
     CHECK(emulate_shifted(ctx, 4, 4, units, pu, 0, 0, seed++, &q) >= 0 && q.direct == 1 && q.dstep == 0,
           "default rule: units plan direct %d step %d", q.direct, q.dstep);
-    CHECK(emulate_shifted(ctx, 8, 2, flat, pf, 0, 0, seed++, &q) >= 0 && q.direct == 1 && q.dstep == 0,
-          "default rule: small 2D plan direct %d step %d", q.direct, q.dstep);
+    CHECK(emulate_shifted(ctx, 8, 2, flat, pf, 0, 0, seed++, &q) >= 0 && q.direct == 1 && q.dstep == 1 && q.dlanes == 4,
+          "default rule: 8-byte 2D plan direct %d step %d lanes %d", q.direct, q.dstep, q.dlanes);
+    CHECK(emulate_shifted(ctx, 8, 3, rev, pr, 0, 0, seed++, &q) >= 0 && q.direct == 1 && q.dstep == 2 && q.dlanes == 0,
+          "default rule: 8-byte reversal plan direct %d step %d lanes %d", q.direct, q.dstep, q.dlanes);
+    CHECK(emulate_shifted(ctx, 4, 2, flat, pf, 0, 0, seed++, &q) >= 0 && q.direct == 0,
+          "default rule: 4-byte 2D plan direct %d", q.direct);
     CHECK_OK(fdx_perm_plan_make(8, 2, big, pf, 16, 0, &q));
-    CHECK(q.direct == 0, "default rule: 16 MiB 2D plan direct %d", q.direct);
+    CHECK(q.direct == 1 && q.dstep == 1 && q.dlanes == 4, "default rule: 16 MiB 8-byte 2D plan direct %d step %d lanes %d",
+          q.direct, q.dstep, q.dlanes);
     CHECK_OK(fdx_perm_plan_make(1, 2, bytes1, pf, 16, 0, &q));
     CHECK(q.direct == 0, "default rule: 16 MiB 1-byte plan direct %d", q.direct);
     setenv("FDX_LAYOUT_DIRECT", "4", 1);
     CHECK_OK(fdx_perm_plan_make(8, 2, big, pf, 16, 0, &q));
-    CHECK(q.direct == 1 && q.dstep == 1 && q.dlanes == 4, "MODE 4: 16 MiB 2D plan direct %d step %d lanes %d", q.direct,
-          q.dstep, q.dlanes);
+    CHECK(q.direct == 0, "MODE 4: 16 MiB 8-byte 2D plan direct %d", q.direct);
+    CHECK_OK(fdx_perm_plan_make(4, 4, units, pu, 16, 0, &q));
+    CHECK(q.direct == 1 && q.dstep == 0, "MODE 4: units plan direct %d step %d", q.direct, q.dstep);
     setenv("FDX_LAYOUT_DIRECT", "0", 1); /* the other emulation tests' kernels */
     CHECK_OK(fdx_perm_plan_make(4, 4, units, pu, 16, 0, &q));
     CHECK(q.direct == 0, "FDX_LAYOUT_DIRECT=0: plan direct %d", q.direct);

@@ -471,8 +471,8 @@ static void emit_nvrtc(void)
    kernel) on random shapes of rank 2-6 up to 300000 elements (hundreds of
    blocks, the last one partial), every element size, both buffers aligned
    and shifted by one element (then single-word stores), guards around dst;
-   then one 16 MiB transpose under MODE 4.  The default rule runs in
-   permutations() and the tests after vec(). */
+   then two stepped plans of the default rule.  The default rule also runs
+   in permutations() and the tests after vec(). */
 static void direct(uint64_t seed)
 {
     static const char *const variant[] = {"1", "1:2", "1:4", "3", "3:2", "3:4", "3:1:8:64:4", "3:2:8:64:8", "4"};
@@ -491,12 +491,13 @@ static void direct(uint64_t seed)
             }
         unsetenv("FDX_LAYOUT_DIRECT");
     }
-    /* MODE 4 on a 16 MiB 8-byte 2D transpose: the stepped kernel in 8 x 4 warp tiles */
-    const int64_t big[2] = {1001, 2100};
-    const int t2[2] = {1, 0};
-    setenv("FDX_LAYOUT_DIRECT", "4", 1);
-    shifted_case("direct FDX_LAYOUT_DIRECT=4 (stepped warp tiles)", 8, 2, big, t2, 0, 0, &seed);
-    unsetenv("FDX_LAYOUT_DIRECT");
+    /* the default rule on a 16 MiB 8-byte 2D transpose (the stepped kernel
+       in 8 x 4 warp tiles) and an 8-byte reversal with 3 words along dst
+       axis 0 and 13 along the stepped one (plain stepped, predicated ends) */
+    const int64_t big[2] = {1001, 2100}, rev[3] = {13, 4190, 3};
+    const int t2[2] = {1, 0}, r3[3] = {2, 1, 0};
+    shifted_case("direct, default rule (stepped warp tiles)", 8, 2, big, t2, 0, 0, &seed);
+    shifted_case("direct, default rule (stepped)", 8, 3, rev, r3, 0, 0, &seed);
 }
 
 int main(void)
