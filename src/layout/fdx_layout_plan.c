@@ -629,6 +629,43 @@ static int direct_step_axis(const fdx_perm_plan *p)
     return q < p->rank ? q : 0;
 }
 
+/* The same count for the plain stepped kernel (one word a store, no warp
+   tiles): lane j of a warp takes thread j's dst coordinates, axis q (the
+   stepped one) in steps of 4; load k reads index 4 c_q + k of it. */
+static double direct_step_lines(const fdx_perm_plan *p, int q)
+{
+    int64_t lines = 0, instr = 0, m[FDX_MAX_RANK], st[FDX_MAX_RANK], e[FDX_MAX_RANK], T = 1;
+    for (int a = 0; a < p->rank; a++) {
+        m[a] = p->n[p->s[a]], st[a] = p->ss[p->s[a]];
+        e[a] = a == q ? (m[a] + 3) / 4 : m[a];
+        T *= e[a];
+    }
+    for (int w = 0; w < DIRECT_SAMPLE_WARPS; w++) {
+        const int64_t j0 = T / 32 * w / DIRECT_SAMPLE_WARPS * 32;
+        for (int k = 0; k < 4; k++) {
+            int64_t c[FDX_MAX_RANK], j = j0, set[64];
+            int ns = 0;
+            for (int a = 0; a < p->rank; a++) c[a] = j % e[a], j /= e[a];
+            for (int x = 0; x < 64; x++) set[x] = -1;
+            for (int l = 0; l < 32 && j0 + l < T; l++) {
+                if (c[q] * 4 + k < m[q]) {
+                    int64_t off = k * st[q];
+                    for (int a = 0; a < p->rank; a++) off += c[a] * (a == q ? 4 : 1) * st[a];
+                    const int64_t line = off * p->word / 128;
+                    int h = (int)(((uint64_t)line * 0x9E3779B97F4A7C15ull) >> 58);
+                    while (set[h] >= 0 && set[h] != line) h = (h + 1) & 63;
+                    if (set[h] < 0) set[h] = line, ns++;
+                }
+                for (int a = 0; a < p->rank; a++) /* the next thread */
+                    if (++c[a] < e[a]) break;
+                    else c[a] = 0;
+            }
+            lines += ns, instr += ns > 0;
+        }
+    }
+    return instr ? (double)lines / (double)instr : 0.0;
+}
+
 /* FDX_LAYOUT_DIRECT=MODE[:P[:LINES[:MIB[:LB]]]]: the direct kernels
    (fdx_layout_cuda_direct.cuh).  MODE 0 off; 1 the flat kernel on every plan
    it takes; 3 the stepped kernel on every plan whose src axis 0 moves (and
@@ -655,8 +692,13 @@ static int direct_step_axis(const fdx_perm_plan *p)
      LibreTT led), plain (LB = 0) where it is shorter (rt1-174, 3 words:
      43.5 -> 34.2, where the 8 x 4 tiles took 60.4).  The stepped kernel
      lost on most 1-, 2- and 4-byte cases above 16 lines (rt1-110, -127,
-     -070, -055, -067, -140, -010) and won on rt1-147 (1-byte, 136 -> 80)
-     and rt1-081 (4-byte, 11 lines); not in the rule. */
+     -070, -055, -067, -140, -010), all of them 32 lines for it too
+     (direct_step_lines); it won or tied wherever its own count was at most
+     16 lines (rt1-147 1-byte 51 MiB, 5 lines: 136 -> 80; rt1-081 11: 36 ->
+     25; rt1-033 16: 45 -> 26; rt1-007 3: 48 -> 35; rt1-173 17: 12.7 ->
+     11.3; rt1-149 1-byte 48 MiB, 3: 63.8 -> 64.1), so the plain stepped
+     kernel also takes the other plans the flat part leaves where its count
+     is at most LINES (in the suite: rt1-147, rt1-149). */
 enum { DIRECT_MAX_MIB = 64, DIRECT_MAX_LINES = 16, DIRECT_NARROW_MIB = 16, DIRECT_WIDE_MIB = 32, DIRECT_TILE_E0 = 8 };
 static void choose_direct(fdx_perm_plan *p, size_t align)
 {
@@ -671,13 +713,16 @@ static void choose_direct(fdx_perm_plan *p, size_t align)
         const int max_lines = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 2, 1, 32, DIRECT_MAX_LINES);
         const int64_t max_mib = fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 3, 1, 1 << 20, DIRECT_MAX_MIB);
         const int64_t bytes = p->count * p->word;
-        if (bytes >= (max_mib << 20) || (p->word <= 2 && bytes >= ((int64_t)DIRECT_NARROW_MIB << 20)) ||
-            (p->word == 16 && bytes >= ((int64_t)DIRECT_WIDE_MIB << 20)))
-            return;
-        if (direct_lines(p, P) > max_lines) {
-            if (mode != 2 || p->word != 8) return;
+        if (bytes >= (max_mib << 20)) return;
+        const int sized = !(p->word <= 2 && bytes >= ((int64_t)DIRECT_NARROW_MIB << 20)) &&
+                          !(p->word == 16 && bytes >= ((int64_t)DIRECT_WIDE_MIB << 20));
+        if (!sized || direct_lines(p, P) > max_lines) {
+            const int q = direct_step_axis(p);
+            if (mode != 2 || !q || P != 1) return;
             step = 1;
-            lb = p->n[p->s[0]] / P >= DIRECT_TILE_E0 ? 4 : 0;
+            if (sized && p->word == 8) lb = p->n[p->s[0]] >= DIRECT_TILE_E0 ? 4 : 0;
+            else if (direct_step_lines(p, q) <= max_lines) lb = 0;
+            else return;
         }
     }
     if (step) { /* src axis 0 moves, dst axis 0 splits into groups of P */

@@ -954,6 +954,13 @@ static void test_direct_emulation(fdx_ctx *ctx, uint64_t seed)
           q.direct, q.dstep, q.dlanes);
     CHECK_OK(fdx_perm_plan_make(1, 2, bytes1, pf, 16, 0, &q));
     CHECK(q.direct == 0, "default rule: 16 MiB 1-byte plan direct %d", q.direct);
+    /* rt1-147 (1-byte, 51 MiB: too large for the flat kernel): the plain
+       stepped kernel, whose loads touch 5 lines */
+    const int64_t s147[5] = {4, 4, 157, 161, 133};
+    const int p147[5] = {2, 0, 4, 1, 3};
+    CHECK_OK(fdx_perm_plan_make(1, 5, s147, p147, 16, 0, &q));
+    CHECK(q.direct == 1 && q.dstep > 0 && q.dlanes == 0, "default rule: rt1-147 plan direct %d step %d lanes %d", q.direct,
+          q.dstep, q.dlanes);
     setenv("FDX_LAYOUT_DIRECT", "4", 1);
     CHECK_OK(fdx_perm_plan_make(8, 2, big, pf, 16, 0, &q));
     CHECK(q.direct == 0, "MODE 4: 16 MiB 8-byte 2D plan direct %d", q.direct);
