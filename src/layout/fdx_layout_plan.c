@@ -690,7 +690,12 @@ static double direct_step_lines(const fdx_perm_plan *p, int q)
      more (s13c: rt1-187 13.2 -> 11.8, rt1-058 17.1 -> 14.9, rt1-050 19.0
      -> 17.3, rt1-026 13.3 -> 11.5: the small 8-byte 2D transposes where
      LibreTT led), plain (LB = 0) where it is shorter (rt1-174, 3 words:
-     43.5 -> 34.2, where the 8 x 4 tiles took 60.4).  The stepped kernel
+     43.5 -> 34.2, where the 8 x 4 tiles took 60.4).  The 8 x 4 tiles only
+     under DIRECT_TILE_MIB (s13d, every case under 64 MiB, rule against
+     FDX_LAYOUT_DIRECT=0: they won to 16.3 MiB, rt1-187 +6%, -058 +8%, -069
+     +11%, -156 +2%, and lost from 24 MiB: rt1-099 24 MiB -4%, -114 and
+     -150 -1%, -083 -6%, -031 -19%, rt1-030 54 MiB -35%); plain ones won at
+     any size measured (rt1-174 25.8 MiB +25%, rt1-091 +27%).  The stepped kernel
      lost on most 1-, 2- and 4-byte cases above 16 lines (rt1-110, -127,
      -070, -055, -067, -140, -010), all of them 32 lines for it too
      (direct_step_lines); it won or tied wherever its own count was at most
@@ -699,7 +704,8 @@ static double direct_step_lines(const fdx_perm_plan *p, int q)
      11.3; rt1-149 1-byte 48 MiB, 3: 63.8 -> 64.1), so the plain stepped
      kernel also takes the other plans the flat part leaves where its count
      is at most LINES (in the suite: rt1-147, rt1-149). */
-enum { DIRECT_MAX_MIB = 64, DIRECT_MAX_LINES = 16, DIRECT_NARROW_MIB = 16, DIRECT_WIDE_MIB = 32, DIRECT_TILE_E0 = 8 };
+enum { DIRECT_MAX_MIB = 64, DIRECT_MAX_LINES = 16, DIRECT_NARROW_MIB = 16, DIRECT_WIDE_MIB = 32, DIRECT_TILE_E0 = 8,
+       DIRECT_TILE_MIB = 20 };
 static void choose_direct(fdx_perm_plan *p, size_t align)
 {
     const int mode = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 0, 0, 4, 2);
@@ -720,7 +726,8 @@ static void choose_direct(fdx_perm_plan *p, size_t align)
             const int q = direct_step_axis(p);
             if (mode != 2 || !q || P != 1) return;
             step = 1;
-            if (sized && p->word == 8) lb = p->n[p->s[0]] >= DIRECT_TILE_E0 ? 4 : 0;
+            if (sized && p->word == 8 && p->n[p->s[0]] < DIRECT_TILE_E0) lb = 0;
+            else if (sized && p->word == 8 && bytes < ((int64_t)DIRECT_TILE_MIB << 20)) lb = 4;
             else if (direct_step_lines(p, q) <= max_lines) lb = 0;
             else return;
         }

@@ -954,6 +954,10 @@ static void test_direct_emulation(fdx_ctx *ctx, uint64_t seed)
           q.direct, q.dstep, q.dlanes);
     CHECK_OK(fdx_perm_plan_make(1, 2, bytes1, pf, 16, 0, &q));
     CHECK(q.direct == 0, "default rule: 16 MiB 1-byte plan direct %d", q.direct);
+    /* the 8 x 4 warp tiles lost from 24 MiB (s13d): a 24 MiB 8-byte 2D transpose keeps the tile kernel */
+    const int64_t big24[2] = {1536, 2048};
+    CHECK_OK(fdx_perm_plan_make(8, 2, big24, pf, 16, 0, &q));
+    CHECK(q.direct == 0, "default rule: 24 MiB 8-byte 2D plan direct %d step %d", q.direct, q.dstep);
     /* rt1-147 (1-byte, 51 MiB: too large for the flat kernel): the plain
        stepped kernel, whose loads touch 5 lines */
     const int64_t s147[5] = {4, 4, 157, 161, 133};
