@@ -870,6 +870,9 @@ template <> struct Word<4> { typedef unsigned int type; };
 template <> struct Word<8> { typedef unsigned long long type; };
 template <> struct Word<16> { typedef uint4 type; };
 
+/* Direct transposes (plan->direct): no tile, index math per dst word. */
+#include "layout/fdx_layout_cuda_direct.cuh"
+
 
 /* The largest tile the tile kernel takes (words); the register path holds EPT a thread. */
 constexpr uint32_t MAX_TILE = 4096;
@@ -1239,6 +1242,7 @@ fdx_status emulate_tiles(void *dst, const void *src, const fdx_perm_plan *p)
     typedef typename Word<W>::type T;
     FDX_CHECK(p->kind == FDX_PLAN_TILED || p->kind == FDX_PLAN_ROWS, FDX_ERR_INVALID,
               "emulation covers the tile kernel (TILED and ROWS plans), not plan kind %d", (int)p->kind);
+    if (p->direct) return run_direct<T>(dst, src, p, nullptr, true);
     if (p->vec) return run_vec<T>(dst, src, p, nullptr, true);
     if (p->subword) return run_subword<T>(dst, src, p, nullptr, true);
     int64_t ntiles;
@@ -1260,6 +1264,7 @@ fdx_status launch_perm(void *dst, const void *src, const fdx_perm_plan *p, cudaS
         FDX_CUDA_CHECK_LAUNCH("square_kernel");
         return FDX_OK;
     }
+    if (p->direct) return run_direct<T>(dst, src, p, st, false);
     if (p->vec) return run_vec<T>(dst, src, p, st, false);
     if (p->subword) return run_subword<T>(dst, src, p, st, false);
     return launch_tiles<T>(dst, src, p, st);

@@ -580,6 +580,167 @@ static int vec_take(fdx_perm_plan *p, int vga, int vgk)
     return 1;
 }
 
+/* Direct transposes (plan->direct; fdx_layout_cuda_direct.cuh): each warp
+   load instruction reads the src words of 32 dst words, lane l taking dst
+   word (g + l) * P + j.  direct_lines estimates what such an instruction
+   costs the SM: the distinct 128-byte src lines it touches (each is one L1
+   pass), averaged over the instructions of DIRECT_SAMPLE_WARPS warps spread
+   over the array (src taken 128-byte aligned). */
+enum { DIRECT_SAMPLE_WARPS = 16 };
+static double direct_lines(const fdx_perm_plan *p, int P)
+{
+    int64_t lines = 0, instr = 0, m[FDX_MAX_RANK], st[FDX_MAX_RANK];
+    const int64_t groups = p->count / P;
+    for (int q = 0; q < p->rank; q++) m[q] = p->n[p->s[q]], st[q] = p->ss[p->s[q]];
+    for (int w = 0; w < DIRECT_SAMPLE_WARPS; w++) {
+        const int64_t g0 = groups / 32 * w / DIRECT_SAMPLE_WARPS * 32;
+        for (int j = 0; j < P; j++) {
+            /* lane 0's dst coordinates by division, the next lanes' P words on by carries (host time: the
+               planner runs this for most small arrays; divisions for every lane took ~5 us a plan) */
+            int64_t c[FDX_MAX_RANK], i = g0 * P + j, off = 0, set[64]; /* the distinct lines: a hash set */
+            if (i >= p->count) continue;
+            for (int q = 0; q < p->rank; q++) c[q] = i % m[q], off += c[q] * st[q], i /= m[q];
+            int ns = 0;
+            for (int k = 0; k < 64; k++) set[k] = -1;
+            for (int l = 0; l < 32 && (g0 + l) * P + j < p->count; l++) {
+                const int64_t line = off * p->word / 128;
+                int k = (int)(((uint64_t)line * 0x9E3779B97F4A7C15ull) >> 58);
+                while (set[k] >= 0 && set[k] != line) k = (k + 1) & 63;
+                if (set[k] < 0) set[k] = line, ns++;
+                for (int step = 0; step < P; step++) /* P words on, carrying into the slower axes */
+                    for (int q = 0; q < p->rank; q++) {
+                        off += st[q];
+                        if (++c[q] < m[q]) break;
+                        off -= c[q] * st[q], c[q] = 0;
+                    }
+            }
+            lines += ns, instr++;
+        }
+    }
+    return instr ? (double)lines / (double)instr : 0.0;
+}
+
+/* The stepped kernel's axis: the dst position of src axis 0 (0: src axis 0
+   stays first, no stepped kernel). */
+static int direct_step_axis(const fdx_perm_plan *p)
+{
+    int q = 1;
+    while (q < p->rank && p->s[q] != 0) q++;
+    return q < p->rank ? q : 0;
+}
+
+/* The same count for the plain stepped kernel (one word a store, no warp
+   tiles): lane j of a warp takes thread j's dst coordinates, axis q (the
+   stepped one) in steps of 4; load k reads index 4 c_q + k of it. */
+static double direct_step_lines(const fdx_perm_plan *p, int q)
+{
+    int64_t lines = 0, instr = 0, m[FDX_MAX_RANK], st[FDX_MAX_RANK], e[FDX_MAX_RANK], T = 1;
+    for (int a = 0; a < p->rank; a++) {
+        m[a] = p->n[p->s[a]], st[a] = p->ss[p->s[a]];
+        e[a] = a == q ? (m[a] + 3) / 4 : m[a];
+        T *= e[a];
+    }
+    for (int w = 0; w < DIRECT_SAMPLE_WARPS; w++) {
+        const int64_t j0 = T / 32 * w / DIRECT_SAMPLE_WARPS * 32;
+        for (int k = 0; k < 4; k++) {
+            int64_t c[FDX_MAX_RANK], j = j0, set[64];
+            int ns = 0;
+            for (int a = 0; a < p->rank; a++) c[a] = j % e[a], j /= e[a];
+            for (int x = 0; x < 64; x++) set[x] = -1;
+            for (int l = 0; l < 32 && j0 + l < T; l++) {
+                if (c[q] * 4 + k < m[q]) {
+                    int64_t off = k * st[q];
+                    for (int a = 0; a < p->rank; a++) off += c[a] * (a == q ? 4 : 1) * st[a];
+                    const int64_t line = off * p->word / 128;
+                    int h = (int)(((uint64_t)line * 0x9E3779B97F4A7C15ull) >> 58);
+                    while (set[h] >= 0 && set[h] != line) h = (h + 1) & 63;
+                    if (set[h] < 0) set[h] = line, ns++;
+                }
+                for (int a = 0; a < p->rank; a++) /* the next thread */
+                    if (++c[a] < e[a]) break;
+                    else c[a] = 0;
+            }
+            lines += ns, instr += ns > 0;
+        }
+    }
+    return instr ? (double)lines / (double)instr : 0.0;
+}
+
+/* FDX_LAYOUT_DIRECT=MODE[:P[:LINES[:MIB[:LB]]]]: the direct kernels
+   (fdx_layout_cuda_direct.cuh).  MODE 0 off; 1 the flat kernel on every plan
+   it takes; 3 the stepped kernel on every plan whose src axis 0 moves (and
+   whose dst axis 0 splits into groups of P; LB > 0: warp tiles with LB lanes
+   along the stepped axis); 2 (the default) the rule below; 4 the rule's flat
+   part alone.  P the dst words a store moves (1, 2, 4; default 1).
+   The rule (H100, s13b / s13c, same calls, times of the better of two
+   rounds against the default plans; 48 cases under 54 MiB):
+   - arrays under MIB MiB (default DIRECT_MAX_MIB): nothing above was tried;
+   - the flat kernel where warp loads touch at most LINES 128-byte src
+     lines on average (direct_lines; default DIRECT_MAX_LINES): every such
+     case won or tied (rt1-120 19.1 -> 9.8 us, rt1-168 15.4 -> 9.8, rt1-033
+     42.6 -> 24.5, rt1-081 34.4 -> 29.3, rt1-105 36.3 -> 27.5, rt1-007 47.4
+     -> 34.1, rt1-056 56.9 -> 45.5) except on 1-byte words from 27 MiB
+     (rt1-004 48.6 -> 63.9, rt1-149 63.0 -> 77.1: a word per load and store)
+     and 16-byte words at 42.8 MiB (rt1-172 37.7 -> 41.9), hence 1-2 byte
+     words under DIRECT_NARROW_MIB, 16-byte under DIRECT_WIDE_MIB.  Above
+     16 lines it lost (rt1-187 12.0 -> 19.2; rt1-110, 1-byte 2D of 3.9 MiB,
+     10.7 -> 37.0; rt1-070, -055, -067, -127, -140, -010 2-5x slower);
+   - the stepped kernel for 8-byte words above LINES (where src axis 0
+     moves): in 8 x 4 warp tiles (LB = 4) where dst axis 0 has 8 words or
+     more (s13c: rt1-187 13.2 -> 11.8, rt1-058 17.1 -> 14.9, rt1-050 19.0
+     -> 17.3, rt1-026 13.3 -> 11.5: the small 8-byte 2D transposes where
+     LibreTT led), plain (LB = 0) where it is shorter (rt1-174, 3 words:
+     43.5 -> 34.2, where the 8 x 4 tiles took 60.4).  The 8 x 4 tiles only
+     under DIRECT_TILE_MIB (s13d, every case under 64 MiB, rule against
+     FDX_LAYOUT_DIRECT=0: they won to 16.3 MiB, rt1-187 +6%, -058 +8%, -069
+     +11%, -156 +2%, and lost from 24 MiB: rt1-099 24 MiB -4%, -114 and
+     -150 -1%, -083 -6%, -031 -19%, rt1-030 54 MiB -35%); plain ones won at
+     any size measured (rt1-174 25.8 MiB +25%, rt1-091 +27%).  The stepped kernel
+     lost on most 1-, 2- and 4-byte cases above 16 lines (rt1-110, -127,
+     -070, -055, -067, -140, -010), all of them 32 lines for it too
+     (direct_step_lines); it won or tied wherever its own count was at most
+     16 lines (rt1-147 1-byte 51 MiB, 5 lines: 136 -> 80; rt1-081 11: 36 ->
+     25; rt1-033 16: 45 -> 26; rt1-007 3: 48 -> 35; rt1-173 17: 12.7 ->
+     11.3; rt1-149 1-byte 48 MiB, 3: 63.8 -> 64.1), so the plain stepped
+     kernel also takes the other plans the flat part leaves where its count
+     is at most LINES (in the suite: rt1-147, rt1-149). */
+enum { DIRECT_MAX_MIB = 64, DIRECT_MAX_LINES = 16, DIRECT_NARROW_MIB = 16, DIRECT_WIDE_MIB = 32, DIRECT_TILE_E0 = 8,
+       DIRECT_TILE_MIB = 20 };
+static void choose_direct(fdx_perm_plan *p, size_t align)
+{
+    const int mode = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 0, 0, 4, 2);
+    const int P = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 1, 1, 4, 1);
+    int lb = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 4, 0, 32, 0);
+    if (mode == 0 || (P & (P - 1)) != 0 || (lb & (lb - 1)) != 0 || (p->kind != FDX_PLAN_TILED && p->kind != FDX_PLAN_ROWS))
+        return;
+    if (p->count >= ((int64_t)1 << 31) || P * p->word > 16 || align % (size_t)(P * p->word) != 0) return;
+    int step = mode == 3;
+    if (mode == 2 || mode == 4) {
+        const int max_lines = (int)fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 2, 1, 32, DIRECT_MAX_LINES);
+        const int64_t max_mib = fdx_knob_int_field(FDX_KNOB_LAYOUT_DIRECT, 3, 1, 1 << 20, DIRECT_MAX_MIB);
+        const int64_t bytes = p->count * p->word;
+        if (bytes >= (max_mib << 20)) return;
+        const int sized = !(p->word <= 2 && bytes >= ((int64_t)DIRECT_NARROW_MIB << 20)) &&
+                          !(p->word == 16 && bytes >= ((int64_t)DIRECT_WIDE_MIB << 20));
+        if (!sized || direct_lines(p, P) > max_lines) {
+            const int q = direct_step_axis(p);
+            if (mode != 2 || !q || P != 1) return;
+            step = 1;
+            if (sized && p->word == 8 && p->n[p->s[0]] < DIRECT_TILE_E0) lb = 0;
+            else if (sized && p->word == 8 && bytes < ((int64_t)DIRECT_TILE_MIB << 20)) lb = 4;
+            else if (direct_step_lines(p, q) <= max_lines) lb = 0;
+            else return;
+        }
+    }
+    if (step) { /* src axis 0 moves, dst axis 0 splits into groups of P */
+        const int q = direct_step_axis(p);
+        if (!q || p->n[p->s[0]] % P != 0) return;
+        p->dstep = q;
+        p->dlanes = lb;
+    }
+    p->direct = P;
+}
+
 int fdx_perm_plan_square(fdx_perm_plan *p)
 {
     int square = p->rank >= 2 && p->s[0] == 1 && p->s[1] == 0 && p->n[0] == p->n[1] &&
@@ -661,6 +822,7 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
     if (p->kind == FDX_PLAN_ROWS && !choose_vec_rows(p) && !choose_subword(p, A, K))
         choose_kernel_tile(p, A, K); /* kept rows: the tile kernel too */
     choose_word_path(p);
+    choose_direct(p, align);
     int64_t blocks = (p->nA + p->TA - 1) / p->TA * ((p->nK + p->TB - 1) / p->TB);
     for (int b = 0; b < p->nb; b++) blocks *= p->bn[b];
     FDX_CHECK(blocks < ((int64_t)1 << 31), FDX_ERR_UNSUPPORTED, "permutation needs %lld tiles, more than 2^31",

@@ -88,6 +88,18 @@ typedef struct fdx_perm_plan {
     int vec, vga, vgk;
     int vkfast; /* vector tile blocks in order of K tiles first (see choose_vec) */
     int vskew;  /* vector tile rows skewed so that each dst row segment starts on 16 bytes */
+    /* CUDA direct transpose (see choose_direct and fdx_layout_cuda_direct.cuh):
+       no tile, each thread's dst words found in src by index math, stored
+       `direct` words (1, 2, 4) at a time; 0: the tile kernels above.  Set
+       last: it overrides the kernel fields above, which stay as planned. */
+    int direct;
+    /* With direct: 0 the flat kernel (each thread's groups THREADS apart in
+       dst order), q >= 1 the stepped one: each thread DIRECT_UNROLL
+       consecutive indices of dst axis q, the dst position of src axis 0. */
+    int dstep;
+    /* With dstep: 0, or LB lanes of each warp along dst axis dstep (warp
+       tiles of 32 / LB x LB threads; see StepSpec). */
+    int dlanes;
 } fdx_perm_plan;
 
 /* Plans dst[axis p] = src[axis perm[p]] for src extents shape.  align is the

@@ -480,14 +480,14 @@ static int emulate_shifted(fdx_ctx *ctx, size_t elem, int rank, const int64_t *s
     else if (p.kind == FDX_PLAN_TILED || p.kind == FDX_PLAN_ROWS) {
         CHECK(st == FDX_OK, "emulated kernel: %s", fdx_last_error());
         CHECK(memcmp(out, ref, bytes) == 0,
-              "emulated kernel (subword %d, vec %d, tile %d x %d) elem %zu rank %d (%lld x %lld ..) perm %d,%d.. shifts "
-              "%d/%d: differs from CPU",
-              p.subword, p.vec, p.TA, p.TB, elem, rank, (long long)shape[0], (long long)shape[1], perm[0], perm[1],
+              "emulated kernel (subword %d, vec %d, direct %d, tile %d x %d) elem %zu rank %d (%lld x %lld ..) perm %d,%d.. "
+              "shifts %d/%d: differs from CPU",
+              p.subword, p.vec, p.direct, p.TA, p.TB, elem, rank, (long long)shape[0], (long long)shape[1], perm[0], perm[1],
               sshift, dshift);
         int bad = 0;
         for (unsigned char *g = draw; g < out; g++) bad += *g != 0x5A;
         for (unsigned char *g = out + bytes; g < draw + rawbytes; g++) bad += *g != 0x5A;
-        CHECK(bad == 0, "emulated kernel (subword %d) elem %zu shifts %d/%d: %d guard bytes written", p.subword, elem,
+        CHECK(bad == 0, "emulated kernel (subword %d, direct %d) elem %zu shifts %d/%d: %d guard bytes written", p.subword, p.direct, elem,
               sshift, dshift, bad);
     }
     free(sraw);
@@ -883,6 +883,98 @@ static void test_plan_cache(fdx_ctx *ctx, uint64_t seed)
     unsetenv("FDX_LAYOUT_GATHER");
 }
 
+/* Direct transposes (FDX_LAYOUT_DIRECT; fdx_layout_cuda_direct.cuh),
+   emulated: random permutations of rank 2-6, every element size, the flat
+   and the stepped kernel, stores of 1, 2 and 4 words (where the element fits 16 bytes), src and dst shifted
+   off their alignment (then the plan keeps the widest store both allow),
+   guards around dst, each dst word stored exactly once (the emulation
+   counts).  Arrays up to 20000 elements: the full blocks' unrolled path
+   and the last block's word-by-word one.  Then the auto rule (MODE 2) on
+   two shapes it must tell apart. */
+static void test_direct_emulation(fdx_ctx *ctx, uint64_t seed)
+{
+    /* flat (MODE 1) and stepped (MODE 3) kernels, 1, 2, 4 words a store */
+    /* then warp tiles of the stepped kernel: 4, 8, 32 lanes along its axis */
+    static const char *modes[9] = {"1", "1:2", "1:4", "3", "3:2", "3:4", "3:1:8:64:4", "3:2:8:64:8", "3:1:8:64:32"};
+    static const int mp[9] = {1, 2, 4, 1, 2, 4, 1, 2, 1}, mlanes[9] = {0, 0, 0, 0, 0, 0, 4, 8, 32};
+    int direct[5] = {0}, stepped = 0;
+    for (int m = 0; m < 9; m++) {
+        setenv("FDX_LAYOUT_DIRECT", modes[m], 1);
+        for (int rank = 2; rank <= 6; rank++)
+            for (int e = 0; e < 5; e++) {
+                int64_t shape[FDX_MAX_RANK];
+                int perm[FDX_MAX_RANK];
+                lt_shape(rank, shape, 20000, &seed);
+                lt_perm(rank, perm, &seed);
+                fdx_perm_plan q;
+                const int sh = (int)(seed % 3) == 2 ? 1 : 0; /* a third of them off the alignment */
+                if (emulate_shifted(ctx, lt_elems[e], rank, shape, perm, sh, sh, seed++, &q) < 0) {
+                    printf("test_layout: direct emulation skipped (built without CUDA)\n");
+                    setenv("FDX_LAYOUT_DIRECT", "0", 1);
+                    return;
+                }
+                if (q.kind == FDX_PLAN_TILED || q.kind == FDX_PLAN_ROWS) {
+                    const int want = mp[m]; /* the store the knob asks for, where the word and alignment allow it */
+                    int ok = want * q.word <= 16 && (!sh || want == 1), kq = 0;
+                    if (m >= 3) { /* stepped: src axis 0 moves, dst axis 0 in groups of want */
+                        while (kq < q.rank && q.s[kq] != 0) kq++;
+                        ok = ok && kq >= 1 && kq < q.rank && q.n[q.s[0]] % want == 0;
+                    }
+                    CHECK(q.direct == (ok ? want : 0) && q.dstep == (ok && m >= 3 ? kq : 0) &&
+                              q.dlanes == (ok && m >= 3 ? mlanes[m] : 0),
+                          "direct %s elem %zu rank %d: plan direct %d step %d (word %d)", modes[m], lt_elems[e], rank,
+                          q.direct, q.dstep, q.word);
+                    direct[e] += q.direct > 0, stepped += q.dstep > 0;
+                }
+            }
+    }
+    CHECK(stepped >= 20, "stepped direct plans: %d", stepped);
+    for (int e = 0; e < 5; e++) CHECK(direct[e] >= 3, "direct plans for %zu-byte elements: %d", lt_elems[e], direct[e]);
+    /* the rule (MODE 2, the default): short kept rows (rt1-120 scaled down:
+       28-byte units) take the flat kernel; a plain 8-byte 2D transpose
+       (every lane its own line) the stepped kernel in 8 x 4 warp tiles
+       (none under MODE 4, the flat part alone), with 3 words along dst axis
+       0 the plain stepped kernel; 4-byte 2D and 1-byte words from 16 MiB
+       nothing.  Plans only above a few MiB. */
+    unsetenv("FDX_LAYOUT_DIRECT");
+    const int64_t units[4] = {7, 8, 46, 37}, flat[2] = {1001, 517}, big[2] = {1001, 2048}, bytes1[2] = {4096, 4096 + 64},
+                  rev[3] = {13, 419, 3};
+    const int pu[4] = {0, 3, 1, 2}, pf[2] = {1, 0}, pr[3] = {2, 1, 0};
+    fdx_perm_plan q;
+    CHECK(emulate_shifted(ctx, 4, 4, units, pu, 0, 0, seed++, &q) >= 0 && q.direct == 1 && q.dstep == 0,
+          "default rule: units plan direct %d step %d", q.direct, q.dstep);
+    CHECK(emulate_shifted(ctx, 8, 2, flat, pf, 0, 0, seed++, &q) >= 0 && q.direct == 1 && q.dstep == 1 && q.dlanes == 4,
+          "default rule: 8-byte 2D plan direct %d step %d lanes %d", q.direct, q.dstep, q.dlanes);
+    CHECK(emulate_shifted(ctx, 8, 3, rev, pr, 0, 0, seed++, &q) >= 0 && q.direct == 1 && q.dstep == 2 && q.dlanes == 0,
+          "default rule: 8-byte reversal plan direct %d step %d lanes %d", q.direct, q.dstep, q.dlanes);
+    CHECK(emulate_shifted(ctx, 4, 2, flat, pf, 0, 0, seed++, &q) >= 0 && q.direct == 0,
+          "default rule: 4-byte 2D plan direct %d", q.direct);
+    CHECK_OK(fdx_perm_plan_make(8, 2, big, pf, 16, 0, &q));
+    CHECK(q.direct == 1 && q.dstep == 1 && q.dlanes == 4, "default rule: 16 MiB 8-byte 2D plan direct %d step %d lanes %d",
+          q.direct, q.dstep, q.dlanes);
+    CHECK_OK(fdx_perm_plan_make(1, 2, bytes1, pf, 16, 0, &q));
+    CHECK(q.direct == 0, "default rule: 16 MiB 1-byte plan direct %d", q.direct);
+    /* the 8 x 4 warp tiles lost from 24 MiB (s13d): a 24 MiB 8-byte 2D transpose keeps the tile kernel */
+    const int64_t big24[2] = {1536, 2048};
+    CHECK_OK(fdx_perm_plan_make(8, 2, big24, pf, 16, 0, &q));
+    CHECK(q.direct == 0, "default rule: 24 MiB 8-byte 2D plan direct %d step %d", q.direct, q.dstep);
+    /* rt1-147 (1-byte, 51 MiB: too large for the flat kernel): the plain
+       stepped kernel, whose loads touch 5 lines */
+    const int64_t s147[5] = {4, 4, 157, 161, 133};
+    const int p147[5] = {2, 0, 4, 1, 3};
+    CHECK_OK(fdx_perm_plan_make(1, 5, s147, p147, 16, 0, &q));
+    CHECK(q.direct == 1 && q.dstep > 0 && q.dlanes == 0, "default rule: rt1-147 plan direct %d step %d lanes %d", q.direct,
+          q.dstep, q.dlanes);
+    setenv("FDX_LAYOUT_DIRECT", "4", 1);
+    CHECK_OK(fdx_perm_plan_make(8, 2, big, pf, 16, 0, &q));
+    CHECK(q.direct == 0, "MODE 4: 16 MiB 8-byte 2D plan direct %d", q.direct);
+    CHECK_OK(fdx_perm_plan_make(4, 4, units, pu, 16, 0, &q));
+    CHECK(q.direct == 1 && q.dstep == 0, "MODE 4: units plan direct %d step %d", q.direct, q.dstep);
+    setenv("FDX_LAYOUT_DIRECT", "0", 1); /* the other emulation tests' kernels */
+    CHECK_OK(fdx_perm_plan_make(4, 4, units, pu, 16, 0, &q));
+    CHECK(q.direct == 0, "FDX_LAYOUT_DIRECT=0: plan direct %d", q.direct);
+}
+
 static void test_errors(fdx_ctx *ctx)
 {
     const int64_t shape[3] = {4, 5, 6};
@@ -919,12 +1011,16 @@ int main(void)
     test_inplace(ctx, 14);
     test_boxes(ctx, 15);
     test_array(ctx, 16);
+    /* the emulation tests below pin their kernels: the direct kernels (the
+       default for most small arrays) only in test_direct_emulation */
+    setenv("FDX_LAYOUT_DIRECT", "0", 1);
     test_tile_emulation(ctx, 17);
     test_subword_emulation(ctx, 19);
     test_gather_emulation(ctx, 23);
     test_vec_emulation(ctx, 20);
     test_vec_rows_emulation(ctx, 22);
     test_plan_cache(ctx, 24);
+    test_direct_emulation(ctx, 25);
     test_errors(ctx);
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_layout");

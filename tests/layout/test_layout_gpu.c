@@ -83,8 +83,14 @@ static void permutations(uint64_t seed)
                                         {"FDX_LAYOUT_SKEW", "0"},
                                         {"FDX_LAYOUT_TILE_WALK", "0"},
                                         {"FDX_LAYOUT_KERNEL", "small2d"},
-                                        {"FDX_LAYOUT_SUBWORD", "0"}};
+                                        {"FDX_LAYOUT_SUBWORD", "0"},
+                                        {"FDX_LAYOUT_DIRECT", "1"},
+                                        {"FDX_LAYOUT_DIRECT", "1:4"},
+                                        {"FDX_LAYOUT_DIRECT", "3"},
+                                        {"FDX_LAYOUT_DIRECT", "3:2"},
+                                        {"FDX_LAYOUT_DIRECT", "3:1:8:64:4"}};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+        setenv("FDX_LAYOUT_DIRECT", "0", 1); /* the tile kernels (the direct ones take most small arrays) */
         if (variants[v][0]) setenv(variants[v][0], variants[v][1], 1);
         char what[64];
         snprintf(what, sizeof what, "tile kernel %s=%s", variants[v][0] ? variants[v][0] : "default",
@@ -104,6 +110,7 @@ static void permutations(uint64_t seed)
             }
         }
         if (variants[v][0]) unsetenv(variants[v][0]);
+        unsetenv("FDX_LAYOUT_DIRECT");
     }
 }
 
@@ -459,6 +466,40 @@ static void emit_nvrtc(void)
     }
 }
 
+/* Direct transposes (FDX_LAYOUT_DIRECT: every plan, flat and stepped
+   kernels, 1, 2, 4 words a store, warp tiles; the rule with the stepped
+   kernel) on random shapes of rank 2-6 up to 300000 elements (hundreds of
+   blocks, the last one partial), every element size, both buffers aligned
+   and shifted by one element (then single-word stores), guards around dst;
+   then two stepped plans of the default rule.  The default rule also runs
+   in permutations() and the tests after vec(). */
+static void direct(uint64_t seed)
+{
+    static const char *const variant[] = {"1", "1:2", "1:4", "3", "3:2", "3:4", "3:1:8:64:4", "3:2:8:64:8", "4"};
+    for (int v = 0; v < 9; v++) {
+        char what[64];
+        snprintf(what, sizeof what, "direct FDX_LAYOUT_DIRECT=%s", variant[v]);
+        setenv("FDX_LAYOUT_DIRECT", variant[v], 1);
+        for (int rank = 2; rank <= 6; rank++)
+            for (int e = 0; e < 5; e++) {
+                int64_t shape[FDX_MAX_RANK];
+                int perm[FDX_MAX_RANK];
+                lt_shape(rank, shape, reps == 1 ? 20000 : 300000, &seed); /* FDX_TEST_QUICK (sanitizers): small */
+                lt_perm(rank, perm, &seed);
+                const int sh = (rank + e + v) % 3 == 0;
+                shifted_case(what, lt_elems[e], rank, shape, perm, sh, sh, &seed);
+            }
+        unsetenv("FDX_LAYOUT_DIRECT");
+    }
+    /* the default rule on a 16 MiB 8-byte 2D transpose (the stepped kernel
+       in 8 x 4 warp tiles) and an 8-byte reversal with 3 words along dst
+       axis 0 and 13 along the stepped one (plain stepped, predicated ends) */
+    const int64_t big[2] = {1001, 2100}, rev[3] = {13, 4190, 3};
+    const int t2[2] = {1, 0}, r3[3] = {2, 1, 0};
+    shifted_case("direct, default rule (stepped warp tiles)", 8, 2, big, t2, 0, 0, &seed);
+    shifted_case("direct, default rule (stepped)", 8, 3, rev, r3, 0, 0, &seed);
+}
+
 int main(void)
 {
     if (fdx_cuda_device_count() == 0) return fdx_test_skip("test_layout_gpu", "no CUDA device");
@@ -469,9 +510,12 @@ int main(void)
     if (cpu && gpu) {
         emit_nvrtc();
         permutations(21);
+        setenv("FDX_LAYOUT_DIRECT", "0", 1); /* these pin the tile kernels' variants */
         subword(27);
         gather(29);
         vec(28);
+        unsetenv("FDX_LAYOUT_DIRECT");
+        direct(30);
         layouts(22);
         inplace(23);
         boxes(24);
