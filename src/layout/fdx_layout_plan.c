@@ -529,7 +529,34 @@ static int choose_vec_rows(fdx_perm_plan *p)
     int64_t len = p->n[0] * p->word, rows = p->count / p->n[0];
     if (len < min_row) return 0;
     if (rows >= ((int64_t)1 << 31) || rows * ((len / 16 + 2 + 255) / 256) >= ((int64_t)1 << 31)) return 0; /* kernel limits */
-    return vec_take(p, 1, 1);
+    /* FDX_LAYOUT_VEC_ROWS=W (session 13, not yet measured): W dst words a
+       thread over the rows' words numbered flat (vec_rows_flat in
+       fdx_layout_cuda_vec.cuh: no idle threads in a row's power of two,
+       W words in flight a thread); 0: session 8's layout */
+    int w = (int)fdx_knob_int(FDX_KNOB_LAYOUT_VEC_ROWS, 0, 8, 0);
+    if (w != 0 && w != 1 && w != 2 && w != 4 && w != 8) {
+        static int warned;
+        if (!warned++) fdx_log(FDX_LOG_WARN, "FDX_LAYOUT_VEC_ROWS=%d is not 0, 1, 2, 4 or 8: ignored", w);
+        w = 0;
+    }
+    if (w && rows * (len / 16 + 2) + 256 * w >= ((int64_t)1 << 31)) w = 0; /* flat word numbers in 31 bits */
+    vec_take(p, 1, 1);
+    p->vrows = w;
+    return 1;
+}
+
+/* FDX_LAYOUT_VEC_FILL >= 1 (session 13, not yet measured): the sides
+   scored by the tiles they really take.  A skewed tile row holds K [k0 - s,
+   k0 + 128 - s), so a K side of nk elements off 16 bytes takes
+   ceil((nk + P - 1) / 128) tiles, P = 16 / word: rt1-122 (1-byte 409 x
+   4751 x 254, reversed) scored A = 409 x 4751 by K = 254 as the best pair
+   (0.99 of its K tiles filled) while its skewed K takes three tiles for
+   254 elements (0.66), against A = 409 (0.80) by K = 254 x 4751 (1.0).
+   tk_elems: K elements a tile (128 M). */
+static double vec_fill_k(int64_t nk, int word, int64_t tk_elems, int skewed)
+{
+    const int64_t pad = skewed ? 16 / word - 1 : 0, tiles = (nk + pad + tk_elems - 1) / tk_elems;
+    return (double)nk / (double)(tiles * tk_elems) + ((nk * word) % 16 == 0 ? 0.25 : 0.0);
 }
 
 static int choose_vec(fdx_perm_plan *p, size_t align)
@@ -538,33 +565,47 @@ static int choose_vec(fdx_perm_plan *p, size_t align)
     char order;
     const int max_word = vec_knob(&min_side, &min_row, &order, &min_k);
     if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->word > 4 || p->word > max_word || p->s[0] == 0) return 0;
+    const int fill = (int)fdx_knob_int(FDX_KNOB_LAYOUT_VEC_FILL, 0, 3, 0),
+              skew_on = (int)fdx_knob_int(FDX_KNOB_LAYOUT_VEC_SKEW, 0, 1, 1);
     double best = -1;
-    int bga = 0, bgk = 0;
+    int bga = 0, bgk = 0, bm = 1;
     for (int ga = 1; ga < p->rank; ga++)
-        for (int gk = 1; gk < p->rank; gk++) {
-            int64_t na = 1, nk = 1, clash = 0;
-            for (int a = 0; a < ga; a++) na *= p->n[a];
-            for (int q = 0; q < gk; q++) nk *= p->n[p->s[q]], clash |= p->s[q] < ga;
-            if (clash || na >= ((int64_t)1 << 31) || nk >= ((int64_t)1 << 31)) continue;
-            if (na * p->word < min_side || nk * p->word < min_side || nk * p->word < min_k) continue;
-            const int64_t ta = VEC_TILE_BYTES / p->word, tk = VEC_TILE_BYTES; /* elements */
-            if ((na + ta - 1) / ta * ((nk + tk - 1) / tk) * (p->count / na / nk) >= ((int64_t)1 << 31)) continue;
-            double score = vec_fill(na * p->word, VEC_TILE_BYTES) + vec_fill(nk * p->word, tk * p->word) - 0.001 * (ga + gk);
-            if (score > best) best = score, bga = ga, bgk = gk;
-        }
+        for (int gk = 1; gk < p->rank; gk++)
+            for (int m = 1; m <= (fill >= 2 ? 2 : 1); m++) {
+                int64_t na = 1, nk = 1, clash = 0;
+                for (int a = 0; a < ga; a++) na *= p->n[a];
+                for (int q = 0; q < gk; q++) nk *= p->n[p->s[q]], clash |= p->s[q] < ga;
+                if (clash || na >= ((int64_t)1 << 31) || nk >= ((int64_t)1 << 31)) continue;
+                if (na * p->word < min_side || nk * p->word < min_side || nk * p->word < min_k) continue;
+                if (m > 1 && na * p->word > VEC_TILE_BYTES / m) continue; /* two groups: the whole A side in one */
+                const int64_t ta = VEC_TILE_BYTES / p->word / m, tk = VEC_TILE_BYTES * m; /* elements */
+                if ((na + ta - 1) / ta * ((nk + tk - 1) / tk) * (p->count / na / nk) >= ((int64_t)1 << 31)) continue;
+                const int skewed = skew_on && ((nk * p->word) % 16 != 0 || align < 16);
+                double score = fill ? vec_fill(na * p->word, VEC_TILE_BYTES / m) + vec_fill_k(nk, p->word, tk, skewed)
+                                    : vec_fill(na * p->word, VEC_TILE_BYTES) + vec_fill(nk * p->word, tk * p->word);
+                score -= 0.001 * (ga + gk) + 0.01 * (m - 1); /* ties: fewer axes, one group */
+                if (score > best) best = score, bga = ga, bgk = gk, bm = m;
+            }
     if (best < 0) return 0;
-    int64_t nk = 1;
+    int64_t nk = 1, na = 1;
     for (int q = 0; q < bgk; q++) nk *= p->n[p->s[q]];
+    for (int a = 0; a < bga; a++) na *= p->n[a];
     const int off16 = (nk * p->word) % 16 != 0 || align < 16; /* dst rows (may) start off 16 bytes */
-    p->vkfast = order ? order == 'k' : off16;
+    /* FDX_LAYOUT_VEC_FILL=3 (not yet measured): A tiles first where the A
+       side takes at most 8 tiles: a K tile's neighbour (the other half of
+       its boundary sectors) is then at most 8 blocks later too, and the A
+       tiles of one src row run back to back (their shared sectors in L2) */
+    const int64_t tiles_a = (na * p->word + VEC_TILE_BYTES / bm - 1) / (VEC_TILE_BYTES / bm);
+    p->vkfast = order ? order == 'k' : off16 && !(fill >= 3 && tiles_a <= 8);
     /* skewed rows (fdx_layout_cuda_vec.cuh, VEC_PRE) where dst rows are off
        16 bytes (H100, session 9, same call, ratio to a same-size copy:
        rt1-008 0.61 -> 0.82, rt1-141 0.59 -> 0.81, rt1-177 0.51 -> 0.64,
        rt1-052 0.59 -> 0.69, rt1-122 0.49 -> 0.57; the other worst cases
        within noise); FDX_LAYOUT_VEC_SKEW=0: the plain tile (the A/B) */
-    const int skew = off16 && fdx_knob_int(FDX_KNOB_LAYOUT_VEC_SKEW, 0, 1, 1);
+    const int skew = off16 && skew_on;
     vec_take(p, bga, bgk);
     p->vskew = skew;
+    p->vgroups = bm;
     return 1;
 }
 
@@ -572,6 +613,8 @@ static int vec_take(fdx_perm_plan *p, int vga, int vgk)
 {
     p->vec = 1;
     p->vskew = 0;
+    p->vgroups = 1;
+    p->vrows = 0;
     p->vga = vga;
     p->vgk = vgk;
     p->subword = 0;

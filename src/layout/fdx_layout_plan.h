@@ -88,6 +88,14 @@ typedef struct fdx_perm_plan {
     int vec, vga, vgk;
     int vkfast; /* vector tile blocks in order of K tiles first (see choose_vec) */
     int vskew;  /* vector tile rows skewed so that each dst row segment starts on 16 bytes */
+    /* Vector tile: A groups M (1 or 2): tiles of 128 / M bytes along A by
+       128 M elements along K, for A sides of at most 64 bytes (see VecTile
+       in fdx_layout_cuda_vec.cuh and choose_vec); 0 or 1: one. */
+    int vgroups;
+    /* Vector row copy (vec with a ROWS plan): W = 1, 2, 4, 8 dst words a
+       thread over the rows' words numbered flat (vec_rows_flat); 0 or the
+       session 8 layout (a power of two of threads a row, one word each). */
+    int vrows;
 } fdx_perm_plan;
 
 /* Plans dst[axis p] = src[axis perm[p]] for src extents shape.  align is the

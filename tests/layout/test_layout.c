@@ -671,6 +671,55 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
     }
 }
 
+/* FDX_LAYOUT_VEC_FILL=1..3 (session 13): the vector tile's sides scored by
+   the tiles they take (skewed K's extra tile), two A groups (M = 2: 64
+   bytes of A by 256 K elements) for A sides of at most 64 bytes, A tiles
+   first where the A side takes at most 8 tiles.  Shapes: rt1-122 / rt1-177
+   (full 3D reversals with a K side off 16 bytes) and rt1-131 (A = 45
+   bytes) scaled down, short A sides of 16-64 bytes with K sides on and off
+   16 bytes, nk past one and two 256-element tiles; src/dst residues, so
+   that skewed and plain M = 2 tiles (and the skewed previous-chunk slot)
+   all run.  Each plan emulated against the CPU loops with poisoned dst and
+   guards; the M = 2 plans counted (the case list must reach them). */
+static void test_vec_fill_emulation(fdx_ctx *ctx, uint64_t seed)
+{
+    static const int64_t sh[][4] = {{409, 23, 254, 1}, {154, 13, 269, 1}, {45, 700, 1, 1}, {45, 97, 7, 1},
+                                    {32, 61, 37, 1},   {16, 80, 58, 3},   {11, 563, 1, 1}, {60, 300, 1, 1},
+                                    {64, 517, 1, 1},   {33, 5, 131, 1}};
+    static const int pm[][4] = {{2, 1, 0, 3}, {2, 1, 0, 3}, {1, 0, 2, 3}, {1, 2, 0, 3}, {2, 1, 0, 3},
+                                {2, 1, 0, 3}, {1, 0, 2, 3}, {1, 0, 2, 3}, {1, 0, 2, 3}, {2, 0, 1, 3}};
+    static const int sft[4][2] = {{0, 0}, {1, 3}, {7, 12}, {0, 9}};
+    int groups2 = 0, vecs = 0;
+    for (int v = 1; v <= 3; v++) {
+        char val[2] = {(char)('0' + v), 0};
+        setenv("FDX_LAYOUT_VEC_FILL", val, 1);
+        for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
+            for (int e = 0; e < 3; e++) {
+                const size_t el = (size_t)1 << e;
+                const int shifts = (int)(16 / el);
+                int rank = 4;
+                while (sh[c][rank - 1] == 1) rank--;
+                for (int k = 0; k < 4; k++) {
+                    fdx_perm_plan q;
+                    int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], sft[k][0] % shifts, sft[k][1] % shifts, seed++, &q);
+                    if (r < 0) {
+                        printf("test_layout: vector fill emulation skipped (built without CUDA)\n");
+                        unsetenv("FDX_LAYOUT_VEC_FILL");
+                        return;
+                    }
+                    vecs += q.vec;
+                    groups2 += q.vec && q.vgroups == 2;
+                    CHECK(!q.vec || q.vgroups == 1 || (v >= 2 && q.n[0] * (int64_t)el <= 64),
+                          "vec fill case %d elem %zu FILL=%d: %d groups for an A side of %lld elements", c, el, v,
+                          q.vgroups, (long long)q.n[0]);
+                }
+            }
+        unsetenv("FDX_LAYOUT_VEC_FILL");
+    }
+    CHECK(vecs >= 150 && groups2 >= 40, "vec fill emulation: %d vector plans, %d with two A groups", vecs, groups2);
+    printf("test_layout: vector fill emulation: %d vector plans, %d with two A groups\n", vecs, groups2);
+}
+
 /* Kept rows through the vector row copy: rows of 509, 3001, 131, 344,
    128 elements of 1-8 bytes (odd, prime, 8-byte multiples; several rows a
    block, or several blocks a row) with batch axes swapped, src and dst off
@@ -684,9 +733,12 @@ static void test_vec_rows_emulation(fdx_ctx *ctx, uint64_t seed)
     static const int64_t sh[][3] = {{509, 7, 13}, {3001, 3, 5}, {131, 61, 7}, {344, 15, 16}, {128, 9, 2}};
     static const int pm[][3] = {{0, 2, 1}, {0, 2, 1}, {0, 2, 1}, {0, 2, 1}, {0, 2, 1}};
     static const int sft[4][2] = {{0, 0}, {1, 3}, {4, 4}, {15, 9}};
-    static const char *const variant[] = {NULL, "0", "4:32:1024"};
-    for (int v = 0; v < 3; v++) {
+    /* v = 3..5: FDX_LAYOUT_VEC_ROWS=1, 4, 8 (the flat layout; session 13) */
+    static const char *const variant[] = {NULL, "0", "4:32:1024", NULL, NULL, NULL};
+    static const char *const flat[] = {NULL, NULL, NULL, "1", "4", "8"};
+    for (int v = 0; v < 6; v++) {
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
+        if (flat[v]) setenv("FDX_LAYOUT_VEC_ROWS", flat[v], 1);
         for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
             for (int e = 0; e < 4; e++) {
                 const size_t el = (size_t)1 << e;
@@ -705,9 +757,11 @@ static void test_vec_rows_emulation(fdx_ctx *ctx, uint64_t seed)
                           "rows case %d (%lld..) elem %zu shifts %d/%d FDX_LAYOUT_VEC=%s: kind %d vec %d word %d", c,
                           (long long)sh[c][0], el, ss, ds, variant[v] ? variant[v] : "(unset)", (int)q.kind, q.vec,
                           q.word);
+                    CHECK(!q.vec || q.vrows == (flat[v] ? atoi(flat[v]) : 0), "rows case %d: %d words a thread", c, q.vrows);
                 }
             }
         unsetenv("FDX_LAYOUT_VEC");
+        unsetenv("FDX_LAYOUT_VEC_ROWS");
     }
 }
 
@@ -924,6 +978,7 @@ int main(void)
     test_gather_emulation(ctx, 23);
     test_vec_emulation(ctx, 20);
     test_vec_rows_emulation(ctx, 22);
+    test_vec_fill_emulation(ctx, 23);
     test_plan_cache(ctx, 24);
     test_errors(ctx);
     fdx_ctx_destroy(&ctx);
