@@ -609,12 +609,33 @@ static int choose_vec(fdx_perm_plan *p, size_t align)
     return 1;
 }
 
+/* The interleave kernel (CUDA, fdx_layout_cuda_ilv.cuh): dst's fastest
+   axis K short (K elements of at most ILV_MAX_BYTES = 8 bytes in all),
+   src's contiguous axis next in dst: dst[k + K i] = src_k[i].  The gather
+   tiles moved such plans at 0.52-0.65 of a same-size copy (H100, s13a:
+   rt1-049 1-byte K = 3 315 MiB 0.52, rt1-149 0.65; session 10's ncu of
+   rt1-149: shared-memory bound); the interleave has no buffer.
+   FDX_LAYOUT_ILV=1 (session 13, not yet measured; default 0). */
+static int choose_ilv(fdx_perm_plan *p)
+{
+    if (!fdx_knob_int(FDX_KNOB_LAYOUT_ILV, 0, 1, 0)) return 0;
+    if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->rank < 2 || p->s[1] != 0 || p->s[0] == 0) return 0;
+    const int64_t K = p->n[p->s[0]];
+    if (p->word > 4 || K < 2 || K * p->word > 8 || p->n[0] >= ((int64_t)1 << 31)) return 0;
+    const int64_t cpl = (K * p->n[0] * p->word + 15 + 16 * K - 1) / (16 * K), lines = p->count / (K * p->n[0]);
+    if (cpl * lines + 256 >= ((int64_t)1 << 31)) return 0;
+    vec_take(p, 1, 1);
+    p->vilv = (int)K;
+    return 1;
+}
+
 static int vec_take(fdx_perm_plan *p, int vga, int vgk)
 {
     p->vec = 1;
     p->vskew = 0;
     p->vgroups = 1;
     p->vrows = 0;
+    p->vilv = 0;
     p->vga = vga;
     p->vgk = vgk;
     p->subword = 0;
@@ -697,7 +718,7 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         p->nb++;
     }
     choose_tile(p);
-    if (p->kind == FDX_PLAN_TILED && !choose_vec(p, align) && !choose_subword(p, A, K)) {
+    if (p->kind == FDX_PLAN_TILED && !choose_ilv(p) && !choose_vec(p, align) && !choose_subword(p, A, K)) {
         choose_kernel_tile(p, A, K);
         choose_skew(p);
     }

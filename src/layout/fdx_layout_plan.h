@@ -96,6 +96,11 @@ typedef struct fdx_perm_plan {
        thread over the rows' words numbered flat (vec_rows_flat); 0 or the
        session 8 layout (a power of two of threads a row, one word each). */
     int vrows;
+    /* Interleave (vec = 1, a TILED plan; fdx_layout_cuda_ilv.cuh): the
+       dst-fastest axis s[0] of K = vilv elements (K bytes <= 8) followed
+       by src's contiguous axis 0: dst[k + K i] = src_k[i], line by line,
+       16-byte accesses on both sides, no buffer; 0: none. */
+    int vilv;
 } fdx_perm_plan;
 
 /* Plans dst[axis p] = src[axis perm[p]] for src extents shape.  align is the

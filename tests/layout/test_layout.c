@@ -720,6 +720,45 @@ static void test_vec_fill_emulation(fdx_ctx *ctx, uint64_t seed)
     printf("test_layout: vector fill emulation: %d vector plans, %d with two A groups\n", vecs, groups2);
 }
 
+/* FDX_LAYOUT_ILV=1 (session 13): the interleave kernel, dst[k + K i] =
+   src_k[i] line by line, for K = 2..8 bytes of 1-, 2-, 4-byte elements
+   (rt1-049 / rt1-149: 1-byte K = 3), A sides from shorter than a 16 K-byte
+   chunk to 1001, line axes before and after K, src/dst residues (lines
+   and rows at every phase); plans with K e > 8 must not take it. */
+static void test_ilv_emulation(fdx_ctx *ctx, uint64_t seed)
+{
+    static const int64_t sh[][4] = {{75, 3, 7, 1},  {1001, 5, 3, 1}, {37, 4, 2, 9},  {16, 6, 11, 1}, {333, 7, 2, 1},
+                                    {64, 8, 3, 1},  {5, 3, 41, 1},   {203, 13, 3, 5}, {2, 2, 33, 1}};
+    static const int pm[][4] = {{1, 0, 2, 3}, {1, 0, 2, 3}, {2, 0, 3, 1}, {1, 0, 2, 3}, {1, 0, 2, 3},
+                                {1, 0, 2, 3}, {1, 0, 2, 3}, {2, 0, 1, 3}, {1, 0, 2, 3}};
+    static const int kax[] = {1, 1, 2, 1, 1, 1, 1, 2, 1}; /* the K axis */
+    static const int sft[4][2] = {{0, 0}, {1, 3}, {7, 12}, {15, 5}};
+    int taken = 0;
+    setenv("FDX_LAYOUT_ILV", "1", 1);
+    for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
+        for (int e = 0; e < 3; e++) {
+            const size_t el = (size_t)1 << e;
+            const int shifts = (int)(16 / el);
+            int rank = 4;
+            while (sh[c][rank - 1] == 1) rank--;
+            for (int k = 0; k < 4; k++) {
+                fdx_perm_plan q;
+                int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], sft[k][0] % shifts, sft[k][1] % shifts, seed++, &q);
+                if (r < 0) {
+                    printf("test_layout: interleave emulation skipped (built without CUDA)\n");
+                    unsetenv("FDX_LAYOUT_ILV");
+                    return;
+                }
+                const int want = sh[c][kax[c]] * (int64_t)el <= 8;
+                CHECK(!!q.vilv == want && (!want || q.vilv == sh[c][kax[c]]),
+                      "interleave case %d elem %zu: vilv %d, want K %lld", c, el, q.vilv, (long long)sh[c][kax[c]]);
+                taken += q.vilv != 0;
+            }
+        }
+    unsetenv("FDX_LAYOUT_ILV");
+    printf("test_layout: interleave emulation: %d plans\n", taken);
+}
+
 /* Kept rows through the vector row copy: rows of 509, 3001, 131, 344,
    128 elements of 1-8 bytes (odd, prime, 8-byte multiples; several rows a
    block, or several blocks a row) with batch axes swapped, src and dst off
@@ -979,6 +1018,7 @@ int main(void)
     test_vec_emulation(ctx, 20);
     test_vec_rows_emulation(ctx, 22);
     test_vec_fill_emulation(ctx, 23);
+    test_ilv_emulation(ctx, 24);
     test_plan_cache(ctx, 24);
     test_errors(ctx);
     fdx_ctx_destroy(&ctx);
