@@ -331,7 +331,7 @@ __host__ __device__ __forceinline__ bool vec_read(const VecSpec &s, const VecTil
 {
     constexpr uint32_t E = 4 / sizeof(T), NT = sizeof(T), TE = VEC_BYTES / sizeof(T), JM = 8 / M;
     const uint32_t j = t & 7, g = t >> 3, vb = o.va * (uint32_t)sizeof(T);
-    const uint32_t jl = j % JM, kc = j / JM * VEC_BYTES; /* lane in its A segment, its K chunk's first row */
+    const uint32_t jl = M == 1 ? j : j % JM, kc = M == 1 ? 0 : j / JM * VEC_BYTES; /* lane in its A segment, its K chunk's first row */
     uint32_t x[NT][E][4]; /* sub-tile, row, word */
     DEVICE_UNROLL
     for (uint32_t u = 0; u < NT; u++)
@@ -438,7 +438,7 @@ __host__ __device__ __forceinline__ bool vec_write_skewed(const VecSpec &s, cons
                        TA = TE / M;
     DEVICE_UNROLL
     for (uint32_t q = 0; q < NT * E; q++) {
-        const uint32_t u = q / E, al = (q % E) * 32 + h, m = al / TA, a = al - m * TA; /* K chunk, A row */
+        const uint32_t u = q / E, al = (q % E) * 32 + h, m = M == 1 ? 0 : al / TA, a = al - m * TA; /* K chunk, A row */
         if (a >= o.va) continue;
         const uint32_t kt = m * VEC_BYTES + u * TE; /* the sub-tile's first K in the tile */
         const uint64_t seg = (uint64_t)(uintptr_t)(dst + drow[a] + o.k0 + kt);
@@ -480,7 +480,7 @@ __host__ __device__ __forceinline__ bool vec_write_plain(const VecTile &o, uint3
     const uint32_t j = t & 7, h = t >> 3;
     DEVICE_UNROLL
     for (uint32_t q = 0; q < NT * E; q++) {
-        const uint32_t u = q / E, al = (q % E) * 32 + h, m = al / TA, a = al - m * TA; /* K chunk, A row */
+        const uint32_t u = q / E, al = (q % E) * 32 + h, m = M == 1 ? 0 : al / TA, a = al - m * TA; /* K chunk, A row */
         const uint32_t kt = m * VEC_BYTES + u * TE; /* the sub-tile's first K in the tile */
         if (a >= o.va || kt >= o.vk) continue;
         const int kb = (int)((o.vk - kt < TE ? o.vk - kt : TE) * sizeof(T));
