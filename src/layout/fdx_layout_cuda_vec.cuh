@@ -797,12 +797,15 @@ fdx_status emulate_vec(T *dst, const T *src, const VecSpec &s, int64_t ntiles, i
 
 /* The interleave kernel (plan->vilv): short dst-fastest K before src's contiguous axis. */
 #include "layout/fdx_layout_cuda_ilv.cuh"
+/* The narrow-K register transpose (plan->vnk): dst's fastest axis one 4-byte word. */
+#include "layout/fdx_layout_cuda_nk.cuh"
 
 /* A vector-tile plan on the device (on_host: emulated, host buffers). */
 template <typename T>
 fdx_status run_vec(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
 {
     if (p->vilv) return run_ilv<T>(dst, src, p, st, on_host);
+    if (p->vnk) return run_nk<T>(dst, src, p, st, on_host);
     if (p->kind == FDX_PLAN_ROWS) return run_vec_rows(dst, src, p, st, on_host);
     if constexpr (sizeof(T) > 4) return fdx_fail(FDX_ERR_INTERNAL, "vector tile of %d-byte words", p->word);
     else {

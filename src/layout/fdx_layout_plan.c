@@ -629,6 +629,25 @@ static int choose_ilv(fdx_perm_plan *p)
     return 1;
 }
 
+/* The narrow-K register transpose (CUDA, fdx_layout_cuda_nk.cuh): dst's
+   fastest axis K one 4-byte word (4 x 1-byte, 2 x 2-byte elements), dst's
+   next axis B not src's axis 0 (else the interleave), dst 4-byte aligned.
+   rt1-171 (1-byte, K = 4, B = 172 at src stride 16, A = 16, 671 MiB) took
+   the gather tiles at 0.59 of a same-size copy (H100, s13a).
+   FDX_LAYOUT_NK=1 (session 13, not yet measured; default 0). */
+static int choose_nk(fdx_perm_plan *p, size_t align)
+{
+    if (!fdx_knob_int(FDX_KNOB_LAYOUT_NK, 0, 1, 0)) return 0;
+    if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->rank < 3 || p->s[0] == 0 || p->s[1] == 0 || align < 4) return 0;
+    const int64_t K = p->n[p->s[0]];
+    if (p->word > 2 || K * p->word != 4 || p->n[0] >= ((int64_t)1 << 31)) return 0;
+    const int64_t chunks = (p->n[0] * p->word + 15) / 16, lines = p->count / (K * p->n[0] * p->n[p->s[1]]);
+    if (lines * chunks * p->n[p->s[1]] + 256 >= ((int64_t)1 << 31)) return 0;
+    vec_take(p, 1, 1);
+    p->vnk = (int)K;
+    return 1;
+}
+
 static int vec_take(fdx_perm_plan *p, int vga, int vgk)
 {
     p->vec = 1;
@@ -636,6 +655,7 @@ static int vec_take(fdx_perm_plan *p, int vga, int vgk)
     p->vgroups = 1;
     p->vrows = 0;
     p->vilv = 0;
+    p->vnk = 0;
     p->vga = vga;
     p->vgk = vgk;
     p->subword = 0;
@@ -718,7 +738,7 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         p->nb++;
     }
     choose_tile(p);
-    if (p->kind == FDX_PLAN_TILED && !choose_ilv(p) && !choose_vec(p, align) && !choose_subword(p, A, K)) {
+    if (p->kind == FDX_PLAN_TILED && !choose_ilv(p) && !choose_nk(p, align) && !choose_vec(p, align) && !choose_subword(p, A, K)) {
         choose_kernel_tile(p, A, K);
         choose_skew(p);
     }

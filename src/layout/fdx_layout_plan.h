@@ -101,6 +101,12 @@ typedef struct fdx_perm_plan {
        by src's contiguous axis 0: dst[k + K i] = src_k[i], line by line,
        16-byte accesses on both sides, no buffer; 0: none. */
     int vilv;
+    /* Narrow-K register transpose (vec = 1, a TILED plan;
+       fdx_layout_cuda_nk.cuh): dst's fastest axis s[0] of K = vnk elements
+       making one 4-byte word, dst's next axis s[1] not src's axis 0: each
+       thread transposes 16 bytes of A from K src rows in registers and
+       stores 4-byte words; 0: none. */
+    int vnk;
 } fdx_perm_plan;
 
 /* Plans dst[axis p] = src[axis perm[p]] for src extents shape.  align is the

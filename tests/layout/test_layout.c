@@ -759,6 +759,48 @@ static void test_ilv_emulation(fdx_ctx *ctx, uint64_t seed)
     printf("test_layout: interleave emulation: %d plans\n", taken);
 }
 
+/* FDX_LAYOUT_NK=1 (session 13): the narrow-K register transpose, dst's
+   fastest axis one 4-byte word (K = 4 bytes, 2 halves), its next axis B
+   any src axis but 0: rt1-171 (16 x 172 x 61 x 4 x 8 x 131, perm
+   3,1,0,5,4,2) scaled down, A sides of 16 bytes, odd (partial last
+   chunk), long; B strided and contiguous-after-A; src and dst residues
+   (the plan needs both buffers on 4 bytes: it knows their common
+   alignment only; src residues of 4, 8, 12 bytes realign the loads). */
+static void test_nk_emulation(fdx_ctx *ctx, uint64_t seed)
+{
+    static const int64_t sh[][6] = {{16, 37, 5, 4, 3, 7}, {13, 41, 3, 4, 1, 1}, {16, 9, 4, 1, 1, 1},
+                                    {45, 4, 11, 2, 1, 1}, {7, 4, 6, 5, 1, 1},  {100, 2, 33, 3, 1, 1}};
+    static const int pm[][6] = {{3, 1, 0, 5, 4, 2}, {3, 1, 0, 2, 4, 5}, {2, 1, 0, 3, 4, 5},
+                                {1, 3, 0, 2, 4, 5}, {1, 3, 0, 2, 4, 5}, {1, 3, 0, 2, 4, 5}};
+    static const int kax[] = {3, 3, 2, 1, 1, 1}; /* the K axis (dst's fastest) */
+    static const int sft[5][2] = {{0, 0}, {4, 4}, {12, 8}, {1, 4}, {8, 6}};
+    int taken = 0;
+    setenv("FDX_LAYOUT_NK", "1", 1);
+    for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
+        for (int e = 0; e < 2; e++) {
+            const size_t el = (size_t)1 << e;
+            const int shifts = (int)(16 / el);
+            int rank = 6;
+            while (sh[c][rank - 1] == 1) rank--;
+            for (int k = 0; k < 5; k++) {
+                const int ss = (sft[k][0] / (int)el) % shifts, ds = (sft[k][1] / (int)el) % shifts; /* bytes -> elements */
+                fdx_perm_plan q;
+                int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], ss, ds, seed++, &q);
+                if (r < 0) {
+                    printf("test_layout: narrow-K emulation skipped (built without CUDA)\n");
+                    unsetenv("FDX_LAYOUT_NK");
+                    return;
+                }
+                const int want = sh[c][kax[c]] * (int64_t)el == 4 && (ds * el) % 4 == 0 && (ss * el) % 4 == 0;
+                CHECK(!!q.vnk == want, "narrow-K case %d elem %zu shifts %d/%d: vnk %d, want %d", c, el, ss, ds, q.vnk,
+                      want);
+                taken += q.vnk != 0;
+            }
+        }
+    unsetenv("FDX_LAYOUT_NK");
+    printf("test_layout: narrow-K emulation: %d plans\n", taken);
+}
+
 /* Kept rows through the vector row copy: rows of 509, 3001, 131, 344,
    128 elements of 1-8 bytes (odd, prime, 8-byte multiples; several rows a
    block, or several blocks a row) with batch axes swapped, src and dst off
@@ -1019,6 +1061,7 @@ int main(void)
     test_vec_rows_emulation(ctx, 22);
     test_vec_fill_emulation(ctx, 23);
     test_ilv_emulation(ctx, 24);
+    test_nk_emulation(ctx, 25);
     test_plan_cache(ctx, 24);
     test_errors(ctx);
     fdx_ctx_destroy(&ctx);
