@@ -681,7 +681,8 @@ inline fdx_status run_vec_rows(void *dst, const void *src, const fdx_perm_plan *
     while (tsh < 8 && ((int64_t)1 << tsh) < words) tsh++;
     const int64_t chunks = blocks_of(words, (int64_t)1 << tsh);
     int64_t rows = 1;
-    for (int q = 1; q < p->rank; q++) {
+    for (int i = 1; i < p->rank; i++) { /* rows in src order, or (plan->vrdst) in dst order */
+        const int q = p->vrdst ? p->s[i] : i;
         a.bn[a.nb] = fd(p->n[q]), a.bs[a.nb] = p->ss[q] * w, a.bd[a.nb] = p->ds[q] * w, a.nb++;
         rows *= p->n[q];
     }

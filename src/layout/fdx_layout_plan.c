@@ -482,7 +482,7 @@ two_d:
    VEC_MIN_ROW_BYTES; see choose_vec_rows), the block order (a: A tiles
    first, k: K tiles first, empty: by the rule above), the shortest K side
    in bytes (default VEC_MIN_K_BYTES; 32 = session 10's plans). */
-enum { VEC_TILE_BYTES = 128, VEC_MIN_SIDE_BYTES = 32, VEC_MIN_ROW_BYTES = 128, VEC_MIN_K_BYTES = 64 };
+enum { VEC_TILE_BYTES = 128, VEC_MIN_SIDE_BYTES = 32, VEC_MIN_ROW_BYTES = 128, VEC_MIN_K_BYTES = 64, VEC_AFIRST_TILES = 4 };
 static int vec_knob(int *min_side, int *min_row, char *order, int *min_k)
 {
     const char *e = fdx_knob(FDX_KNOB_LAYOUT_VEC), *c1 = e ? strchr(e, ':') : NULL, *c2 = c1 ? strchr(c1 + 1, ':') : NULL,
@@ -529,10 +529,14 @@ static int choose_vec_rows(fdx_perm_plan *p)
     int64_t len = p->n[0] * p->word, rows = p->count / p->n[0];
     if (len < min_row) return 0;
     if (rows >= ((int64_t)1 << 31) || rows * ((len / 16 + 2 + 255) / 256) >= ((int64_t)1 << 31)) return 0; /* kernel limits */
-    /* FDX_LAYOUT_VEC_ROWS=W (session 13, not yet measured): W dst words a
-       thread over the rows' words numbered flat (vec_rows_flat in
-       fdx_layout_cuda_vec.cuh: no idle threads in a row's power of two,
-       W words in flight a thread); 0: session 8's layout */
+    /* FDX_LAYOUT_VEC_ROWS=W (session 13): W dst words a thread over the
+       rows' words numbered flat (vec_rows_flat in fdx_layout_cuda_vec.cuh:
+       no idle threads in a row's power of two, W words in flight a
+       thread); 0, the default: session 8's layout.  H100, s13c, same call,
+       two rounds: rt1-064 (524-byte rows, 34 words on 64 threads) 0.647
+       with W = 1, 4 and 8 alike, rt1-039 0.75 -> 0.71 / 0.77 / 0.73,
+       rt1-016 (344) 1.01 -> 1.02 / 0.92 / 0.77, rt1-111 / -079 -3% with
+       W = 8: not adopted. */
     int w = (int)fdx_knob_int(FDX_KNOB_LAYOUT_VEC_ROWS, 0, 8, 0);
     if (w != 0 && w != 1 && w != 2 && w != 4 && w != 8) {
         static int warned;
@@ -542,16 +546,30 @@ static int choose_vec_rows(fdx_perm_plan *p)
     if (w && rows * (len / 16 + 2) + 256 * w >= ((int64_t)1 << 31)) w = 0; /* flat word numbers in 31 bits */
     vec_take(p, 1, 1);
     p->vrows = w;
+    /* FDX_LAYOUT_VEC_ROWS_DST=1 (session 13, not yet measured): rows in
+       dst order.  rt1-064 (524-byte rows, dst neighbours 394 x 29 x 16
+       rows apart in src order) stayed at 0.65 of a copy with every flat
+       layout (s13c: W = 1, 4, 8), so idle threads and bytes in flight
+       were not its limit; its dst rows meet inside 32-byte sectors that
+       blocks far apart in time complete. */
+    p->vrdst = (int)fdx_knob_int(FDX_KNOB_LAYOUT_VEC_ROWS_DST, 0, 1, 0);
     return 1;
 }
 
-/* FDX_LAYOUT_VEC_FILL >= 1 (session 13, not yet measured): the sides
-   scored by the tiles they really take.  A skewed tile row holds K [k0 - s,
+/* FDX_LAYOUT_VEC_FILL >= 1 (session 13; the default is 3, 0 = session 9's
+   score): the sides scored by the tiles they really take.  A skewed tile row holds K [k0 - s,
    k0 + 128 - s), so a K side of nk elements off 16 bytes takes
    ceil((nk + P - 1) / 128) tiles, P = 16 / word: rt1-122 (1-byte 409 x
    4751 x 254, reversed) scored A = 409 x 4751 by K = 254 as the best pair
    (0.99 of its K tiles filled) while its skewed K takes three tiles for
    254 elements (0.66), against A = 409 (0.80) by K = 254 x 4751 (1.0).
+   FILL >= 2 also scores tiles of two A groups (M = 2: 64 bytes of A by 256
+   K elements; VecTile) for A sides under 64 bytes.  H100, s13c, same call,
+   two rounds, against session 9's score: rt1-131 (A = 45 bytes) 0.58 ->
+   0.73, rt1-081 (44) 0.65 -> 0.84, rt1-055 (32) 0.49 -> 0.64; an A side of
+   exactly 64 bytes (rt1-199, against A = 192 bytes in two tiles) lost
+   0.81 -> 0.76, hence under 64.  rt1-122 regrouped but K tiles first
+   (FILL=1) 0.58 -> 0.56: its gain (0.68) needs A tiles first (below).
    tk_elems: K elements a tile (128 M). */
 static double vec_fill_k(int64_t nk, int word, int64_t tk_elems, int skewed)
 {
@@ -565,7 +583,7 @@ static int choose_vec(fdx_perm_plan *p, size_t align)
     char order;
     const int max_word = vec_knob(&min_side, &min_row, &order, &min_k);
     if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->word > 4 || p->word > max_word || p->s[0] == 0) return 0;
-    const int fill = (int)fdx_knob_int(FDX_KNOB_LAYOUT_VEC_FILL, 0, 3, 0),
+    const int fill = (int)fdx_knob_int(FDX_KNOB_LAYOUT_VEC_FILL, 0, 3, 3),
               skew_on = (int)fdx_knob_int(FDX_KNOB_LAYOUT_VEC_SKEW, 0, 1, 1);
     double best = -1;
     int bga = 0, bgk = 0, bm = 1;
@@ -577,7 +595,7 @@ static int choose_vec(fdx_perm_plan *p, size_t align)
                 for (int q = 0; q < gk; q++) nk *= p->n[p->s[q]], clash |= p->s[q] < ga;
                 if (clash || na >= ((int64_t)1 << 31) || nk >= ((int64_t)1 << 31)) continue;
                 if (na * p->word < min_side || nk * p->word < min_side || nk * p->word < min_k) continue;
-                if (m > 1 && na * p->word > VEC_TILE_BYTES / m) continue; /* two groups: the whole A side in one */
+                if (m > 1 && na * p->word >= VEC_TILE_BYTES / m) continue; /* two groups: A sides under 64 bytes */
                 const int64_t ta = VEC_TILE_BYTES / p->word / m, tk = VEC_TILE_BYTES * m; /* elements */
                 if ((na + ta - 1) / ta * ((nk + tk - 1) / tk) * (p->count / na / nk) >= ((int64_t)1 << 31)) continue;
                 const int skewed = skew_on && ((nk * p->word) % 16 != 0 || align < 16);
@@ -591,12 +609,15 @@ static int choose_vec(fdx_perm_plan *p, size_t align)
     for (int q = 0; q < bgk; q++) nk *= p->n[p->s[q]];
     for (int a = 0; a < bga; a++) na *= p->n[a];
     const int off16 = (nk * p->word) % 16 != 0 || align < 16; /* dst rows (may) start off 16 bytes */
-    /* FDX_LAYOUT_VEC_FILL=3 (not yet measured): A tiles first where the A
-       side takes at most 8 tiles: a K tile's neighbour (the other half of
-       its boundary sectors) is then at most 8 blocks later too, and the A
-       tiles of one src row run back to back (their shared sectors in L2) */
+    /* FDX_LAYOUT_VEC_FILL=3: A tiles first where the A side takes at most
+       VEC_AFIRST_TILES tiles: a K tile's neighbour (the other half of its
+       boundary sectors) is then at most 4 blocks later too, and the A
+       tiles of one src row run back to back (their shared sectors in L2).
+       H100, s13c, same call against K first: rt1-177 (A = 308 bytes, 3
+       tiles) 0.64 -> 0.73, rt1-122 (regrouped: A = 409 bytes, 4 tiles)
+       0.58 -> 0.68; with 8 tiles rt1-002 (1024 bytes) lost 0.90 -> 0.86. */
     const int64_t tiles_a = (na * p->word + VEC_TILE_BYTES / bm - 1) / (VEC_TILE_BYTES / bm);
-    p->vkfast = order ? order == 'k' : off16 && !(fill >= 3 && tiles_a <= 8);
+    p->vkfast = order ? order == 'k' : off16 && !(fill >= 3 && tiles_a <= VEC_AFIRST_TILES);
     /* skewed rows (fdx_layout_cuda_vec.cuh, VEC_PRE) where dst rows are off
        16 bytes (H100, session 9, same call, ratio to a same-size copy:
        rt1-008 0.61 -> 0.82, rt1-141 0.59 -> 0.81, rt1-177 0.51 -> 0.64,
@@ -615,10 +636,15 @@ static int choose_vec(fdx_perm_plan *p, size_t align)
    tiles moved such plans at 0.52-0.65 of a same-size copy (H100, s13a:
    rt1-049 1-byte K = 3 315 MiB 0.52, rt1-149 0.65; session 10's ncu of
    rt1-149: shared-memory bound); the interleave has no buffer.
-   FDX_LAYOUT_ILV=1 (session 13, not yet measured; default 0). */
+   H100, s13c, same call, two rounds: rt1-049 (1-byte, K = 3, rows of
+   75151 bytes, 315 MiB) 0.52 -> 0.78; rt1-149 (K = 3, rows of 32768, 48
+   MiB) 0.65 -> 0.66.  The default since; FDX_LAYOUT_ILV=0 the A/B (and
+   FDX_LAYOUT_VEC=0 turns it off with the vector tiles). */
 static int choose_ilv(fdx_perm_plan *p)
 {
-    if (!fdx_knob_int(FDX_KNOB_LAYOUT_ILV, 0, 1, 0)) return 0;
+    int min_side, min_row, min_k;
+    char order;
+    if (!fdx_knob_int(FDX_KNOB_LAYOUT_ILV, 0, 1, 1) || vec_knob(&min_side, &min_row, &order, &min_k) < p->word) return 0;
     if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->rank < 2 || p->s[1] != 0 || p->s[0] == 0) return 0;
     const int64_t K = p->n[p->s[0]];
     if (p->word > 4 || K < 2 || K * p->word > 8 || p->n[0] >= ((int64_t)1 << 31)) return 0;
@@ -637,7 +663,9 @@ static int choose_ilv(fdx_perm_plan *p)
    FDX_LAYOUT_NK=1 (session 13, not yet measured; default 0). */
 static int choose_nk(fdx_perm_plan *p, size_t align)
 {
-    if (!fdx_knob_int(FDX_KNOB_LAYOUT_NK, 0, 1, 0)) return 0;
+    int min_side, min_row, min_k;
+    char order;
+    if (!fdx_knob_int(FDX_KNOB_LAYOUT_NK, 0, 1, 0) || vec_knob(&min_side, &min_row, &order, &min_k) < p->word) return 0;
     if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->rank < 3 || p->s[0] == 0 || p->s[1] == 0 || align < 4) return 0;
     const int64_t K = p->n[p->s[0]];
     if (p->word > 2 || K * p->word != 4 || p->n[0] >= ((int64_t)1 << 31)) return 0;
@@ -656,6 +684,7 @@ static int vec_take(fdx_perm_plan *p, int vga, int vgk)
     p->vrows = 0;
     p->vilv = 0;
     p->vnk = 0;
+    p->vrdst = 0;
     p->vga = vga;
     p->vgk = vgk;
     p->subword = 0;

@@ -107,6 +107,10 @@ typedef struct fdx_perm_plan {
        thread transposes 16 bytes of A from K src rows in registers and
        stores 4-byte words; 0: none. */
     int vnk;
+    /* Vector row copy: rows taken in dst order (consecutive blocks write
+       neighbouring dst rows, so the partial sectors where rows meet are
+       completed while in L2) instead of src order; 0: src order. */
+    int vrdst;
 } fdx_perm_plan;
 
 /* Plans dst[axis p] = src[axis perm[p]] for src extents shape.  align is the
