@@ -800,6 +800,8 @@ fdx_status emulate_vec(T *dst, const T *src, const VecSpec &s, int64_t ntiles, i
 #include "layout/fdx_layout_cuda_ilv.cuh"
 /* The narrow-K register transpose (plan->vnk): dst's fastest axis one 4-byte word. */
 #include "layout/fdx_layout_cuda_nk.cuh"
+/* The unit gather (plan->vug): 2D transposes of short kept rows. */
+#include "layout/fdx_layout_cuda_ug.cuh"
 
 /* A vector-tile plan on the device (on_host: emulated, host buffers). */
 template <typename T>
@@ -807,6 +809,7 @@ fdx_status run_vec(void *dst, const void *src, const fdx_perm_plan *p, cudaStrea
 {
     if (p->vilv) return run_ilv<T>(dst, src, p, st, on_host);
     if (p->vnk) return run_nk<T>(dst, src, p, st, on_host);
+    if (p->vug) return run_ug<T>(dst, src, p, st, on_host);
     if (p->kind == FDX_PLAN_ROWS) return run_vec_rows(dst, src, p, st, on_host);
     if constexpr (sizeof(T) > 4) return fdx_fail(FDX_ERR_INTERNAL, "vector tile of %d-byte words", p->word);
     else {

@@ -656,8 +656,10 @@ static int choose_ilv(fdx_perm_plan *p)
 }
 
 /* The narrow-K register transpose (CUDA, fdx_layout_cuda_nk.cuh): dst's
-   fastest axis K one 4-byte word (4 x 1-byte, 2 x 2-byte elements), dst's
-   next axis B not src's axis 0 (else the interleave), dst 4-byte aligned.
+   fastest axis K one 4- or 8-byte word (4 or 8 x 1-byte, 2 or 4 x 2-byte
+   elements), dst's next axis B not src's axis 0 (else the interleave),
+   both buffers aligned to the word (rt1-065: 1-byte K = 8, 0.64 on the
+   gather tiles in s13a).
    rt1-171 (1-byte, K = 4, B = 172 at src stride 16, A = 16, 671 MiB) took
    the gather tiles at 0.59 of a same-size copy (H100, s13a).
    FDX_LAYOUT_NK=1 (session 13, not yet measured; default 0). */
@@ -668,11 +670,34 @@ static int choose_nk(fdx_perm_plan *p, size_t align)
     if (!fdx_knob_int(FDX_KNOB_LAYOUT_NK, 0, 1, 0) || vec_knob(&min_side, &min_row, &order, &min_k) < p->word) return 0;
     if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->rank < 3 || p->s[0] == 0 || p->s[1] == 0 || align < 4) return 0;
     const int64_t K = p->n[p->s[0]];
-    if (p->word > 2 || K * p->word != 4 || p->n[0] >= ((int64_t)1 << 31)) return 0;
+    if (p->word > 2 || (K * p->word != 4 && K * p->word != 8) || align < (size_t)(K * p->word) || p->n[0] >= ((int64_t)1 << 31))
+        return 0;
     const int64_t chunks = (p->n[0] * p->word + 15) / 16, lines = p->count / (K * p->n[0] * p->n[p->s[1]]);
     if (lines * chunks * p->n[p->s[1]] + 256 >= ((int64_t)1 << 31)) return 0;
     vec_take(p, 1, 1);
     p->vnk = (int)K;
+    return 1;
+}
+
+/* The unit gather (CUDA, fdx_layout_cuda_ug.cuh): short kept rows
+   (units of R elements, R word <= 8 bytes) moved as units: a thread reads
+   16 units of one src row as 16-byte words and stores each unit's
+   elements at their dst places; consecutive threads take consecutive K.
+   rt1-088 (2-byte units of 3, 916 MiB) took the gather tiles at 0.43 of a
+   same-size copy (H100, s13a), instruction-bound (s13c ncu: issue slots
+   75%, DRAM 39%).  FDX_LAYOUT_UG=1 (session 13, not yet measured; default
+   0). */
+static int choose_ug(fdx_perm_plan *p)
+{
+    int min_side, min_row, min_k;
+    char order;
+    if (!fdx_knob_int(FDX_KNOB_LAYOUT_UG, 0, 1, 0) || vec_knob(&min_side, &min_row, &order, &min_k) < p->word) return 0;
+    if (p->kind != FDX_PLAN_TILED || p->R <= 1 || p->rank < 3 || p->s[0] != 0 || p->s[1] <= 1 || p->word > 4) return 0;
+    if (p->R * p->word > 8 || p->n[1] >= ((int64_t)1 << 31)) return 0;
+    const int64_t total = p->count / (p->R * p->n[1]) * ((p->n[1] + 15) / 16);
+    if (total + 256 >= ((int64_t)1 << 31)) return 0;
+    vec_take(p, 1, 1);
+    p->vug = (int)p->R;
     return 1;
 }
 
@@ -685,6 +710,7 @@ static int vec_take(fdx_perm_plan *p, int vga, int vgk)
     p->vilv = 0;
     p->vnk = 0;
     p->vrdst = 0;
+    p->vug = 0;
     p->vga = vga;
     p->vgk = vgk;
     p->subword = 0;
@@ -767,7 +793,7 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         p->nb++;
     }
     choose_tile(p);
-    if (p->kind == FDX_PLAN_TILED && !choose_ilv(p) && !choose_nk(p, align) && !choose_vec(p, align) && !choose_subword(p, A, K)) {
+    if (p->kind == FDX_PLAN_TILED && !choose_ug(p) && !choose_ilv(p) && !choose_nk(p, align) && !choose_vec(p, align) && !choose_subword(p, A, K)) {
         choose_kernel_tile(p, A, K);
         choose_skew(p);
     }

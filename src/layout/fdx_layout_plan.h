@@ -103,7 +103,7 @@ typedef struct fdx_perm_plan {
     int vilv;
     /* Narrow-K register transpose (vec = 1, a TILED plan;
        fdx_layout_cuda_nk.cuh): dst's fastest axis s[0] of K = vnk elements
-       making one 4-byte word, dst's next axis s[1] not src's axis 0: each
+       making one 4- or 8-byte word, dst's next axis s[1] not src's axis 0: each
        thread transposes 16 bytes of A from K src rows in registers and
        stores 4-byte words; 0: none. */
     int vnk;
@@ -111,6 +111,11 @@ typedef struct fdx_perm_plan {
        neighbouring dst rows, so the partial sectors where rows meet are
        completed while in L2) instead of src order; 0: src order. */
     int vrdst;
+    /* Unit gather (vec = 1, a TILED plan with R > 1; fdx_layout_cuda_ug.cuh):
+       units of R = vug elements (R word <= 8 bytes), A = axis 1, K = s[1]:
+       each thread reads 16 units of one src row and stores them at their
+       dst places, no buffer; 0: none. */
+    int vug;
 } fdx_perm_plan;
 
 /* Plans dst[axis p] = src[axis perm[p]] for src extents shape.  align is the

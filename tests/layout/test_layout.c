@@ -763,8 +763,9 @@ static void test_ilv_emulation(fdx_ctx *ctx, uint64_t seed)
 }
 
 /* FDX_LAYOUT_NK=1 (session 13): the narrow-K register transpose, dst's
-   fastest axis one 4-byte word (K = 4 bytes, 2 halves), its next axis B
-   any src axis but 0: rt1-171 (16 x 172 x 61 x 4 x 8 x 131, perm
+   fastest axis one 4- or 8-byte word (K = 4 or 8 bytes, 2 or 4 halves),
+   its next axis B any src axis but 0 (rt1-065's 509 x 8 x 13 x 6 x 512,
+   perm 1,3,0,4,2, scaled down: K = 8): rt1-171 (16 x 172 x 61 x 4 x 8 x 131, perm
    3,1,0,5,4,2) scaled down, A sides of 16 bytes, odd (partial last
    chunk), long; B strided and contiguous-after-A; src and dst residues
    (the plan needs both buffers on 4 bytes: it knows their common
@@ -772,11 +773,13 @@ static void test_ilv_emulation(fdx_ctx *ctx, uint64_t seed)
 static void test_nk_emulation(fdx_ctx *ctx, uint64_t seed)
 {
     static const int64_t sh[][6] = {{16, 37, 5, 4, 3, 7}, {13, 41, 3, 4, 1, 1}, {16, 9, 4, 1, 1, 1},
-                                    {45, 4, 11, 2, 1, 1}, {7, 4, 6, 5, 1, 1},  {100, 2, 33, 3, 1, 1}};
+                                    {45, 4, 11, 2, 1, 1}, {7, 4, 6, 5, 1, 1},  {100, 2, 33, 3, 1, 1},
+                                    {61, 8, 13, 6, 5, 1}, {27, 8, 3, 4, 1, 1}};
     static const int pm[][6] = {{3, 1, 0, 5, 4, 2}, {3, 1, 0, 2, 4, 5}, {2, 1, 0, 3, 4, 5},
-                                {1, 3, 0, 2, 4, 5}, {1, 3, 0, 2, 4, 5}, {1, 3, 0, 2, 4, 5}};
-    static const int kax[] = {3, 3, 2, 1, 1, 1}; /* the K axis (dst's fastest) */
-    static const int sft[5][2] = {{0, 0}, {4, 4}, {12, 8}, {1, 4}, {8, 6}};
+                                {1, 3, 0, 2, 4, 5}, {1, 3, 0, 2, 4, 5}, {1, 3, 0, 2, 4, 5},
+                                {1, 3, 0, 4, 2, 5}, {3, 2, 0, 1, 4, 5}};
+    static const int kax[] = {3, 3, 2, 1, 1, 1, 1, 3}; /* the K axis (dst's fastest) */
+    static const int sft[6][2] = {{0, 0}, {4, 4}, {12, 8}, {1, 4}, {8, 6}, {8, 8}};
     int taken = 0;
     setenv("FDX_LAYOUT_NK", "1", 1);
     for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
@@ -785,7 +788,7 @@ static void test_nk_emulation(fdx_ctx *ctx, uint64_t seed)
             const int shifts = (int)(16 / el);
             int rank = 6;
             while (sh[c][rank - 1] == 1) rank--;
-            for (int k = 0; k < 5; k++) {
+            for (int k = 0; k < 6; k++) {
                 const int ss = (sft[k][0] / (int)el) % shifts, ds = (sft[k][1] / (int)el) % shifts; /* bytes -> elements */
                 fdx_perm_plan q;
                 int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], ss, ds, seed++, &q);
@@ -794,7 +797,8 @@ static void test_nk_emulation(fdx_ctx *ctx, uint64_t seed)
                     unsetenv("FDX_LAYOUT_NK");
                     return;
                 }
-                const int want = sh[c][kax[c]] * (int64_t)el == 4 && (ds * el) % 4 == 0 && (ss * el) % 4 == 0;
+                const int64_t kw = sh[c][kax[c]] * (int64_t)el;
+                const int want = (kw == 4 || kw == 8) && (ds * el) % (size_t)kw == 0 && (ss * el) % (size_t)kw == 0;
                 CHECK(!!q.vnk == want, "narrow-K case %d elem %zu shifts %d/%d: vnk %d, want %d", c, el, ss, ds, q.vnk,
                       want);
                 taken += q.vnk != 0;
@@ -802,6 +806,45 @@ static void test_nk_emulation(fdx_ctx *ctx, uint64_t seed)
         }
     unsetenv("FDX_LAYOUT_NK");
     printf("test_layout: narrow-K emulation: %d plans\n", taken);
+}
+
+/* FDX_LAYOUT_UG=1 (session 13): the unit gather, 2D transposes of short
+   kept rows (units of 2-7 elements, at most 8 bytes): rt1-088 (3 x 259 x
+   11 x 4 x 1277 x 11, perm 0,4,5,1,2,3: 2-byte units of 3) and rt1-004 (5
+   x 374 x 239 x 64, perm 0,2,3,1: 1-byte units of 5) scaled down, A sides
+   shorter than a 16-unit chunk and odd, batch axes, residues; units over
+   8 bytes must not take it. */
+static void test_ug_emulation(fdx_ctx *ctx, uint64_t seed)
+{
+    static const int64_t sh[][6] = {{3, 37, 5, 4, 41, 3}, {5, 74, 19, 6, 1, 1}, {2, 9, 33, 1, 1, 1},
+                                    {7, 100, 3, 5, 1, 1},  {4, 16, 17, 2, 1, 1}, {6, 5, 23, 3, 1, 1}};
+    static const int pm[][6] = {{0, 4, 5, 1, 2, 3}, {0, 2, 3, 1, 4, 5}, {0, 2, 1, 3, 4, 5},
+                                {0, 3, 1, 2, 4, 5}, {0, 2, 3, 1, 4, 5}, {0, 3, 1, 2, 4, 5}};
+    static const int sft[4][2] = {{0, 0}, {1, 3}, {7, 12}, {15, 5}};
+    int taken = 0;
+    setenv("FDX_LAYOUT_UG", "1", 1);
+    for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
+        for (int e = 0; e < 3; e++) {
+            const size_t el = (size_t)1 << e;
+            const int shifts = (int)(16 / el);
+            int rank = 6;
+            while (sh[c][rank - 1] == 1) rank--;
+            for (int k = 0; k < 4; k++) {
+                fdx_perm_plan q;
+                int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], sft[k][0] % shifts, sft[k][1] % shifts, seed++, &q);
+                if (r < 0) {
+                    printf("test_layout: unit gather emulation skipped (built without CUDA)\n");
+                    unsetenv("FDX_LAYOUT_UG");
+                    return;
+                }
+                CHECK(!q.vug || (q.vug == q.R && q.R * (int64_t)el <= 8), "unit gather case %d elem %zu: vug %d R %lld", c,
+                      el, q.vug, (long long)q.R);
+                taken += q.vug != 0;
+            }
+        }
+    unsetenv("FDX_LAYOUT_UG");
+    CHECK(taken >= 30, "unit gather emulation: %d plans", taken); /* units of 4 and 8 bytes may widen to one word */
+    printf("test_layout: unit gather emulation: %d plans\n", taken);
 }
 
 /* Kept rows through the vector row copy: rows of 509, 3001, 131, 344,
@@ -1068,6 +1111,7 @@ int main(void)
     test_vec_fill_emulation(ctx, 23);
     test_ilv_emulation(ctx, 24);
     test_nk_emulation(ctx, 25);
+    test_ug_emulation(ctx, 26);
     test_plan_cache(ctx, 24);
     test_errors(ctx);
     fdx_ctx_destroy(&ctx);
