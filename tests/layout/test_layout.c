@@ -631,7 +631,9 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
     /* skewed tiles where dst rows are off 16 bytes by default; v = 7: FDX_LAYOUT_VEC_SKEW=0, none */
     static const char *const variant[] = {NULL, "1", "0", "4:64", "4:32:1024:a", "4:32:1024:k", "4:32:1024::32", NULL};
     const int ncase = (int)(sizeof sh / sizeof sh[0]);
-    setenv("FDX_LAYOUT_ILV", "0", 1); /* 130 x 257 x 2 (K = 2) takes the interleave by default */
+    /* the vector tiles: 130 x 257 x 2 (K = 2) would take the interleave, 16 x 17 x 6 x 4 (K = 4) the
+       narrow-K transpose */
+    setenv("FDX_LAYOUT_ILV", "0", 1), setenv("FDX_LAYOUT_NK", "0", 1);
     for (int v = 0; v < 8; v++) {
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
         if (v == 7) setenv("FDX_LAYOUT_VEC_SKEW", "0", 1);
@@ -651,7 +653,7 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
                     if (r < 0) {
                         printf("test_layout: vector tile emulation skipped (built without CUDA)\n");
                         unsetenv("FDX_LAYOUT_VEC");
-                        unsetenv("FDX_LAYOUT_ILV");
+                        unsetenv("FDX_LAYOUT_ILV"), unsetenv("FDX_LAYOUT_NK");
                         return;
                     }
                     if (v == 4 || v == 5) CHECK(!q.vec || q.vkfast == (v == 5), "vec case %d: block order %d", c, q.vkfast);
@@ -671,7 +673,7 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
         unsetenv("FDX_LAYOUT_VEC");
         unsetenv("FDX_LAYOUT_VEC_SKEW");
     }
-    unsetenv("FDX_LAYOUT_ILV");
+    unsetenv("FDX_LAYOUT_ILV"), unsetenv("FDX_LAYOUT_NK");
 }
 
 /* FDX_LAYOUT_VEC_FILL=1..3 (session 13): the vector tile's sides scored by
@@ -926,7 +928,9 @@ static void test_gather_emulation(fdx_ctx *ctx, uint64_t seed)
     static const int sft[3][2] = {{0, 0}, {1, 6}, {13, 3}};
     static const char *const knob[5] = {NULL, "0", "2", "3", "5"};
     static const int want[5] = {-1, 0, 2, 3, 5}; /* -1: 1, 2 or 3 (the default, 4) */
-    setenv("FDX_LAYOUT_ILV", "0", 1); /* the K = 3 shapes (rt1-149, -049) take the interleave by default */
+    /* the gather path's shapes: K = 3 (rt1-149, -049) would take the interleave, 16 x 4 (rt1-171) the
+       narrow-K transpose, units of 3 and 5 (rt1-088, -004) the unit gather */
+    setenv("FDX_LAYOUT_ILV", "0", 1), setenv("FDX_LAYOUT_NK", "0", 1), setenv("FDX_LAYOUT_UG", "0", 1);
     for (int v = 0; v < 5; v++) {
         if (knob[v]) setenv("FDX_LAYOUT_GATHER", knob[v], 1);
         for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++) {
@@ -941,7 +945,7 @@ static void test_gather_emulation(fdx_ctx *ctx, uint64_t seed)
                     if (r < 0) {
                         printf("test_layout: gather emulation skipped (built without CUDA)\n");
                         unsetenv("FDX_LAYOUT_GATHER");
-                        unsetenv("FDX_LAYOUT_ILV");
+                        unsetenv("FDX_LAYOUT_ILV"), unsetenv("FDX_LAYOUT_NK"), unsetenv("FDX_LAYOUT_UG");
                         unsetenv("FDX_LAYOUT_SUBWORD");
                         return;
                     }
@@ -955,7 +959,7 @@ static void test_gather_emulation(fdx_ctx *ctx, uint64_t seed)
         }
         unsetenv("FDX_LAYOUT_GATHER");
     }
-    unsetenv("FDX_LAYOUT_ILV");
+    unsetenv("FDX_LAYOUT_ILV"), unsetenv("FDX_LAYOUT_NK"), unsetenv("FDX_LAYOUT_UG");
 }
 
 /* One transform of a 4D shape with dst `shift` bytes past a 16-byte

@@ -189,6 +189,9 @@ static void gather(uint64_t seed)
                                     {7, 4, 64, 14, 29, 3}};
     const int (*pm)[6] = lt_worst_perm;
     static const char *const variant[] = {NULL, "0", "2", "3", "5"};
+    /* the gather path itself: the K = 3, 16 x 4 and short-unit shapes would take the interleave, the
+       narrow-K transpose and the unit gather (vec(): their own variants) */
+    setenv("FDX_LAYOUT_ILV", "0", 1), setenv("FDX_LAYOUT_NK", "0", 1), setenv("FDX_LAYOUT_UG", "0", 1);
     for (int v = 0; v < 5; v++) {
         char what[64];
         snprintf(what, sizeof what, "sub-word FDX_LAYOUT_GATHER=%s", variant[v] ? variant[v] : "(unset)");
@@ -208,6 +211,7 @@ static void gather(uint64_t seed)
         }
         if (variant[v]) unsetenv("FDX_LAYOUT_GATHER");
     }
+    unsetenv("FDX_LAYOUT_ILV"), unsetenv("FDX_LAYOUT_NK"), unsetenv("FDX_LAYOUT_UG");
 }
 
 /* The vector tiles (1-, 2-, 4-byte elements) through shifted_case: the
