@@ -546,13 +546,16 @@ static int choose_vec_rows(fdx_perm_plan *p)
     if (w && rows * (len / 16 + 2) + 256 * w >= ((int64_t)1 << 31)) w = 0; /* flat word numbers in 31 bits */
     vec_take(p, 1, 1);
     p->vrows = w;
-    /* FDX_LAYOUT_VEC_ROWS_DST=1 (session 13, not yet measured): rows in
-       dst order.  rt1-064 (524-byte rows, dst neighbours 394 x 29 x 16
-       rows apart in src order) stayed at 0.65 of a copy with every flat
-       layout (s13c: W = 1, 4, 8), so idle threads and bytes in flight
-       were not its limit; its dst rows meet inside 32-byte sectors that
-       blocks far apart in time complete. */
-    p->vrdst = (int)fdx_knob_int(FDX_KNOB_LAYOUT_VEC_ROWS_DST, 0, 1, 0);
+    /* Rows in dst order (FDX_LAYOUT_VEC_ROWS_DST=1, the default since
+       session 13; 0: src order).  rt1-064 (524-byte rows, dst neighbours
+       394 x 29 x 16 rows apart in src order) stayed at 0.65 of a copy with
+       every flat layout (s13c: W = 1, 4, 8), so idle threads and bytes in
+       flight were not its limit: its dst rows meet inside 32-byte sectors
+       that blocks far apart in time complete.  H100, s13d, same call, two
+       rounds: rt1-064 0.65 -> 0.78, rt1-039 0.75 -> 0.86-0.87, rt1-079 /
+       -111 +2-3%, rt1-016 (13 MiB) 1.18 -> 1.08 in one round, even in the
+       other. */
+    p->vrdst = (int)fdx_knob_int(FDX_KNOB_LAYOUT_VEC_ROWS_DST, 0, 1, 1);
     return 1;
 }
 
@@ -661,16 +664,21 @@ static int choose_ilv(fdx_perm_plan *p)
    both buffers aligned to the word (rt1-065: 1-byte K = 8, 0.64 on the
    gather tiles in s13a).
    rt1-171 (1-byte, K = 4, B = 172 at src stride 16, A = 16, 671 MiB) took
-   the gather tiles at 0.59 of a same-size copy (H100, s13a).
-   FDX_LAYOUT_NK=1 (session 13, not yet measured; default 0). */
+   the gather tiles at 0.59 of a same-size copy; with the narrow-K
+   transpose 0.79-0.80 (H100, s13d, same call, two rounds; the suite's
+   only plan with a 4-byte K word).  FDX_LAYOUT_NK=1 (the default): 4-byte
+   words; 2: also 8-byte words (rt1-065, -066, -158; not measured); 0:
+   the vector or gather tiles. */
 static int choose_nk(fdx_perm_plan *p, size_t align)
 {
     int min_side, min_row, min_k;
     char order;
-    if (!fdx_knob_int(FDX_KNOB_LAYOUT_NK, 0, 1, 0) || vec_knob(&min_side, &min_row, &order, &min_k) < p->word) return 0;
+    const int nk = (int)fdx_knob_int(FDX_KNOB_LAYOUT_NK, 0, 2, 1);
+    if (!nk || vec_knob(&min_side, &min_row, &order, &min_k) < p->word) return 0;
     if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->rank < 3 || p->s[0] == 0 || p->s[1] == 0 || align < 4) return 0;
     const int64_t K = p->n[p->s[0]];
-    if (p->word > 2 || (K * p->word != 4 && K * p->word != 8) || align < (size_t)(K * p->word) || p->n[0] >= ((int64_t)1 << 31))
+    if (p->word > 2 || (K * p->word != 4 && (nk < 2 || K * p->word != 8)) || align < (size_t)(K * p->word) ||
+        p->n[0] >= ((int64_t)1 << 31))
         return 0;
     const int64_t chunks = (p->n[0] * p->word + 15) / 16, lines = p->count / (K * p->n[0] * p->n[p->s[1]]);
     if (lines * chunks * p->n[p->s[1]] + 256 >= ((int64_t)1 << 31)) return 0;

@@ -783,7 +783,7 @@ static void test_nk_emulation(fdx_ctx *ctx, uint64_t seed)
     static const int kax[] = {3, 3, 2, 1, 1, 1, 1, 3}; /* the K axis (dst's fastest) */
     static const int sft[6][2] = {{0, 0}, {4, 4}, {12, 8}, {1, 4}, {8, 6}, {8, 8}};
     int taken = 0;
-    setenv("FDX_LAYOUT_NK", "1", 1);
+    setenv("FDX_LAYOUT_NK", "2", 1); /* 4- and 8-byte words (the default, 1: 4-byte ones) */
     for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
         for (int e = 0; e < 2; e++) {
             const size_t el = (size_t)1 << e;
@@ -868,6 +868,7 @@ static void test_vec_rows_emulation(fdx_ctx *ctx, uint64_t seed)
     for (int v = 0; v < 6; v++) {
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
         if (flat[v]) setenv("FDX_LAYOUT_VEC_ROWS", flat[v], 1);
+        if (v == 1 || v == 5) setenv("FDX_LAYOUT_VEC_ROWS_DST", "0", 1); /* rows in src order (default: dst order) */
         for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
             for (int e = 0; e < 4; e++) {
                 const size_t el = (size_t)1 << e;
@@ -891,6 +892,7 @@ static void test_vec_rows_emulation(fdx_ctx *ctx, uint64_t seed)
             }
         unsetenv("FDX_LAYOUT_VEC");
         unsetenv("FDX_LAYOUT_VEC_ROWS");
+        unsetenv("FDX_LAYOUT_VEC_ROWS_DST");
     }
 }
 

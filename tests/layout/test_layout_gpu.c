@@ -254,11 +254,11 @@ static void vec(uint64_t seed)
     for (int v = 0; v < 6; v++) {
         char what[96];
         snprintf(what, sizeof what, "vector tile FDX_LAYOUT_VEC=%s%s", variant[v] ? variant[v] : "(unset)",
-                 v == 4 ? " FDX_LAYOUT_VEC_SKEW=0" : v == 5 ?   " FDX_LAYOUT_VEC_FILL=3 VEC_ROWS=4 ILV=1 NK=1 UG=1" : "");
+                 v == 4 ? " FDX_LAYOUT_VEC_SKEW=0" : v == 5 ?   " FDX_LAYOUT_VEC_FILL=3 VEC_ROWS=4 ILV=1 NK=2 UG=1" : "");
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
         if (v == 4) setenv("FDX_LAYOUT_VEC_SKEW", "0", 1);
         if (v == 5) setenv("FDX_LAYOUT_VEC_FILL", "3", 1), setenv("FDX_LAYOUT_VEC_ROWS", "4", 1), setenv("FDX_LAYOUT_ILV", "1", 1),
-                    setenv("FDX_LAYOUT_NK", "1", 1), setenv("FDX_LAYOUT_UG", "1", 1);
+                    setenv("FDX_LAYOUT_NK", "2", 1), setenv("FDX_LAYOUT_UG", "1", 1);
         for (int c = 0; c < ncase; c++) {
             const int large = c >= ncase - 2;
             if (large && ((v && v != 4) || reps == 1)) continue; /* the full-size shapes: skewed and plain, not under the sanitizer */
