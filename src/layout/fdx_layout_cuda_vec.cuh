@@ -57,6 +57,7 @@ struct VecSpec {
     FastDiv tiles_a, tiles_k;        /* tiles along A and along K */
     int k_fast;                      /* block order: K tiles fastest (plan->vkfast), else A tiles */
     int skew;                        /* skewed tiles (plan->vskew) */
+    int groups;                      /* M, A groups a tile (plan->vgroups; see VecTile) */
     int nga, ngk, nb;                /* axes of the A side, of the K side, batch axes */
     FastDiv ga[FDX_MAX_RANK];        /* A side, src order: extents */
     int64_t ga_ds[FDX_MAX_RANK];     /*   and dst strides */
@@ -67,23 +68,28 @@ struct VecSpec {
     uint64_t src_lo, src_hi;         /* the src array's bytes [lo, hi) */
 };
 
-/* A tile: origins along A and K, valid extents, the batch offsets. */
+/* A tile: origins along A and K, valid extents, the batch offsets.  With
+   M A groups (plan->vgroups: A sides of at most 128 / M bytes) a tile is
+   TE / M A elements by 128 M K elements: buffer row al = m TE / M + a holds
+   A element a0 + a of K [k0 + 128 m, k0 + 128 m + 128), so the buffer, its
+   swizzle and the byte transposes stay those of M = 1 and a short A side
+   (rt1-131: 45 bytes) fills M times as much of it. */
 struct VecTile {
     uint32_t a0, k0, va, vk;
     int64_t sb, db;
 };
 
-template <typename T> __host__ __device__ __forceinline__ VecTile vec_tile(const VecSpec &s, uint32_t tl)
+template <typename T, uint32_t M = 1> __host__ __device__ __forceinline__ VecTile vec_tile(const VecSpec &s, uint32_t tl)
 {
-    constexpr uint32_t TE = VEC_BYTES / sizeof(T);
+    constexpr uint32_t TE = VEC_BYTES / sizeof(T) / M, KT = VEC_BYTES * M; /* A and K elements a tile */
     VecTile o;
     const FastDiv &f0 = s.k_fast ? s.tiles_k : s.tiles_a, &f1 = s.k_fast ? s.tiles_a : s.tiles_k;
     uint32_t q = hqdiv(tl, f0), r = hqdiv(q, f1);
     const uint32_t i0 = tl - q * f0.d, i1 = q - r * f1.d;
     o.a0 = (s.k_fast ? i1 : i0) * TE;
-    o.k0 = (s.k_fast ? i0 : i1) * VEC_BYTES;
+    o.k0 = (s.k_fast ? i0 : i1) * KT;
     o.va = s.na - o.a0 < TE ? s.na - o.a0 : TE;
-    o.vk = s.nk <= o.k0 ? 0 : s.nk - o.k0 < VEC_BYTES ? s.nk - o.k0 : VEC_BYTES; /* 0: a skewed K's extra tile */
+    o.vk = s.nk <= o.k0 ? 0 : s.nk - o.k0 < KT ? s.nk - o.k0 : KT; /* 0: a skewed K's extra tile */
     o.sb = o.db = 0;
     DEVICE_UNROLL
     for (int b = 0; b < FDX_MAX_RANK; b++) {
@@ -116,16 +122,23 @@ __host__ __device__ __forceinline__ int64_t vec_offset(const VecSpec &s, const V
 /* Thread t's entries of the tile's tables: t < 128: the src offset of K row
    k0 + t (srow[t]), else the dst offset of A row t - 128 (drow); skewed,
    threads t < P also the src offset of K row k0 - P + t (srow[128 + t]);
-   rows outside the valid extents are left alone. */
-template <typename T, bool SKEW>
+   rows outside the valid extents are left alone.  M = 2: thread t the K
+   row k0 + t and, t < TE / 2, the A row t; the pre rows at srow[256 + t]. */
+template <typename T, bool SKEW, uint32_t M = 1>
 __host__ __device__ __forceinline__ void vec_table(const VecSpec &s, const VecTile &o, uint32_t t, int64_t *srow,
                                                    int64_t *drow)
 {
-    constexpr uint32_t P = VEC_PRE / sizeof(T);
-    const bool k_side = t < VEC_BYTES;
-    const uint32_t i = k_side ? t : t - VEC_BYTES;
-    if (i < (k_side ? o.vk : o.va)) (k_side ? srow : drow)[i] = vec_offset(s, o, k_side, (k_side ? o.k0 : o.a0) + i);
-    if (SKEW && t < P && o.k0 + t >= P && o.k0 + t - P < s.nk) srow[VEC_BYTES + t] = vec_offset(s, o, true, o.k0 + t - P);
+    constexpr uint32_t P = VEC_PRE / sizeof(T), KT = VEC_BYTES * M;
+    if constexpr (M == 1) {
+        const bool k_side = t < VEC_BYTES;
+        const uint32_t i = k_side ? t : t - VEC_BYTES;
+        if (i < (k_side ? o.vk : o.va)) (k_side ? srow : drow)[i] = vec_offset(s, o, k_side, (k_side ? o.k0 : o.a0) + i);
+    } else {
+        static_assert(M * VEC_BYTES == 256, "vec_table: one K row a thread");
+        if (t < o.vk) srow[t] = vec_offset(s, o, true, o.k0 + t);
+        if (t < o.va) drow[t] = vec_offset(s, o, false, o.a0 + t);
+    }
+    if (SKEW && t < P && o.k0 + t >= P && o.k0 + t - P < s.nk) srow[KT + t] = vec_offset(s, o, true, o.k0 + t - P);
 }
 
 /* Byte permute and funnel shift (PRMT and SHF on the device). */
@@ -307,21 +320,25 @@ constexpr uint32_t VEC_BUF_WORDS = VEC_BYTES * 32 + VEC_BYTES * 4;
    bytes [16j, 16j + 16) of each; then the E x 4-byte blocks transposed
    into one word per A element (E K elements each).  Skewed tiles: the
    first warp (g < 4) also reads the P = 4 E K rows before k0 into the pre
-   slots.  CHECK (the host emulation): got[] marks each buffer word
+   slots.  M A groups: lane j reads K chunk m = j / (8 / M) (K row + 128 m),
+   bytes [16 j', 16 j' + 16) of its A segment, j' = j % (8 / M): the words
+   land where M = 1 puts them (A element 16 j / sizeof(T) + ... = m TE / M
+   + a).  CHECK (the host emulation): got[] marks each buffer word
    written; false if one is written twice. */
-template <typename T, bool CHECK, bool SKEW>
+template <typename T, bool CHECK, bool SKEW, uint32_t M = 1>
 __host__ __device__ __forceinline__ bool vec_read(const VecSpec &s, const VecTile &o, uint32_t t, const T *src,
                                                   const int64_t *srow, uint32_t *buf, unsigned char *got)
 {
-    constexpr uint32_t E = 4 / sizeof(T), NT = sizeof(T), TE = VEC_BYTES / sizeof(T);
+    constexpr uint32_t E = 4 / sizeof(T), NT = sizeof(T), TE = VEC_BYTES / sizeof(T), JM = 8 / M;
     const uint32_t j = t & 7, g = t >> 3, vb = o.va * (uint32_t)sizeof(T);
+    const uint32_t jl = M == 1 ? j : j % JM, kc = M == 1 ? 0 : j / JM * VEC_BYTES; /* lane in its A segment, its K chunk's first row */
     uint32_t x[NT][E][4]; /* sub-tile, row, word */
     DEVICE_UNROLL
     for (uint32_t u = 0; u < NT; u++)
         DEVICE_UNROLL
         for (uint32_t e = 0; e < E; e++) {
-            const uint32_t kl = u * TE + g * E + e;
-            vec_load_row(s, kl < o.vk, kl < o.vk ? (uint64_t)(uintptr_t)(src + srow[kl] + o.a0) : 0, j, vb, x[u][e]);
+            const uint32_t kl = u * TE + g * E + e + kc;
+            vec_load_row(s, kl < o.vk, kl < o.vk ? (uint64_t)(uintptr_t)(src + srow[kl] + o.a0) : 0, jl, vb, x[u][e]);
         }
     const uint32_t slot = ((g >> 2) ^ j) << 2 | (g & 3); /* vec_swz of every A row this thread writes is j */
     DEVICE_UNROLL
@@ -345,8 +362,8 @@ __host__ __device__ __forceinline__ bool vec_read(const VecSpec &s, const VecTil
         DEVICE_UNROLL
         for (uint32_t e = 0; e < E; e++) {
             const uint32_t c = g * E + e; /* K = k0 - P + c */
-            const bool ok = o.k0 + c >= 4 * E && o.k0 + c - 4 * E < s.nk;
-            vec_load_row(s, ok, ok ? (uint64_t)(uintptr_t)(src + srow[VEC_BYTES + c] + o.a0) : 0, j, vb, y[e]);
+            const bool ok = o.k0 + c >= 4 * E && o.k0 + c - 4 * E < s.nk; /* M > 1: lanes j >= 8 / M past vb */
+            vec_load_row(s, ok, ok ? (uint64_t)(uintptr_t)(src + srow[VEC_BYTES * M + c] + o.a0) : 0, j, vb, y[e]);
         }
         DEVICE_UNROLL
         for (uint32_t i = 0; i < 4; i++) {
@@ -412,19 +429,21 @@ inline fdx_status vec_count_close(VecCount *c, fdx_status st, const char *what)
    i.e. the end of slot j - 1 (j = 0: the last slot of sub-tile u - 1, or
    the pre slot) and the start of slot j; whole, but at the array's row
    ends (K < 0 or >= nk). */
-template <typename T, bool CHECK>
+template <typename T, bool CHECK, uint32_t M = 1>
 __host__ __device__ __forceinline__ bool vec_write_skewed(const VecSpec &s, const VecTile &o, uint32_t j, uint32_t h,
                                                           T *dst, const int64_t *drow, const uint32_t *buf,
                                                           const VecCount *count)
 {
-    constexpr uint32_t E = 4 / sizeof(T), NT = sizeof(T), TE = VEC_BYTES / sizeof(T), P = VEC_PRE / sizeof(T);
+    constexpr uint32_t E = 4 / sizeof(T), NT = sizeof(T), TE = VEC_BYTES / sizeof(T), P = VEC_PRE / sizeof(T),
+                       TA = TE / M;
     DEVICE_UNROLL
     for (uint32_t q = 0; q < NT * E; q++) {
-        const uint32_t u = q / E, al = (q % E) * 32 + h;
-        if (al >= o.va) continue;
-        const uint64_t seg = (uint64_t)(uintptr_t)(dst + drow[al] + o.k0 + u * TE);
+        const uint32_t u = q / E, al = (q % E) * 32 + h, m = M == 1 ? 0 : al / TA, a = al - m * TA; /* K chunk, A row */
+        if (a >= o.va) continue;
+        const uint32_t kt = m * VEC_BYTES + u * TE; /* the sub-tile's first K in the tile */
+        const uint64_t seg = (uint64_t)(uintptr_t)(dst + drow[a] + o.k0 + kt);
         const uint32_t r = (uint32_t)(seg & 15), sw = vec_swz<T>(al);
-        const int64_t k = (int64_t)o.k0 + u * TE - r / (uint32_t)sizeof(T) + j * P; /* the word's first K */
+        const int64_t k = (int64_t)o.k0 + kt - r / (uint32_t)sizeof(T) + j * P; /* the word's first K */
         const int lo = k >= 0 ? 0 : (int)(-k * (int64_t)sizeof(T)),
                   hi = k + P <= (int64_t)s.nk ? 16 : (int)(((int64_t)s.nk - k) * (int64_t)sizeof(T));
         if (hi <= lo) continue;
@@ -434,6 +453,8 @@ __host__ __device__ __forceinline__ bool vec_write_skewed(const VecSpec &s, cons
         else {
             if (j) vec_slot(row, (j - 1) ^ sw, x);
             else if (u) vec_slot(row - TE * 32, 7 ^ sw, x); /* sub-tile u - 1, same A row */
+            else if (m) /* the last sub-tile of K chunk m - 1, same A row */
+                vec_slot(buf + ((NT - 1) * TE + al - TA) * 32, 7 ^ vec_swz<T>(al - TA), x);
             else vec_slot(buf + vec_pre(al), 0, x);
             vec_slot(row, j ^ sw, x + 4);
             vec_shift(x, 16 - r, v);
@@ -451,18 +472,19 @@ __host__ __device__ __forceinline__ bool vec_write_skewed(const VecSpec &s, cons
    each sub-tile u < NT: aligned dst word j of the row's segment (128 bytes of
    K; and word 8 for lane 0), its bytes inside the segment.  CHECK (the
    host emulation): counts the bytes stored (false: one outside dst). */
-template <typename T, bool CHECK>
+template <typename T, bool CHECK, uint32_t M = 1>
 __host__ __device__ __forceinline__ bool vec_write_plain(const VecTile &o, uint32_t t, T *dst, const int64_t *drow,
                                                          const uint32_t *buf, const VecCount *count)
 {
-    constexpr uint32_t E = 4 / sizeof(T), NT = sizeof(T), TE = VEC_BYTES / sizeof(T);
+    constexpr uint32_t E = 4 / sizeof(T), NT = sizeof(T), TE = VEC_BYTES / sizeof(T), TA = TE / M;
     const uint32_t j = t & 7, h = t >> 3;
     DEVICE_UNROLL
     for (uint32_t q = 0; q < NT * E; q++) {
-        const uint32_t u = q / E, al = (q % E) * 32 + h;
-        if (al >= o.va || u * TE >= o.vk) continue;
-        const int kb = (int)((o.vk - u * TE < TE ? o.vk - u * TE : TE) * sizeof(T));
-        const uint64_t seg = (uint64_t)(uintptr_t)(dst + drow[al] + o.k0 + u * TE);
+        const uint32_t u = q / E, al = (q % E) * 32 + h, m = M == 1 ? 0 : al / TA, a = al - m * TA; /* K chunk, A row */
+        const uint32_t kt = m * VEC_BYTES + u * TE; /* the sub-tile's first K in the tile */
+        if (a >= o.va || kt >= o.vk) continue;
+        const int kb = (int)((o.vk - kt < TE ? o.vk - kt : TE) * sizeof(T));
+        const uint64_t seg = (uint64_t)(uintptr_t)(dst + drow[a] + o.k0 + kt);
         const int r = (int)(seg & 15);
         const uint32_t sw = vec_swz<T>(al);
         const uint32_t *row = buf + (u * TE + al) * 32;
@@ -487,25 +509,25 @@ __host__ __device__ __forceinline__ bool vec_write_plain(const VecTile &o, uint3
     return true;
 }
 
-template <typename T, bool CHECK, bool SKEW>
+template <typename T, bool CHECK, bool SKEW, uint32_t M = 1>
 __host__ __device__ __forceinline__ bool vec_write(const VecSpec &s, const VecTile &o, uint32_t t, T *dst,
                                                    const int64_t *drow, const uint32_t *buf, const VecCount *count)
 {
-    if constexpr (SKEW) return vec_write_skewed<T, CHECK>(s, o, t & 7, t >> 3, dst, drow, buf, count);
-    else return vec_write_plain<T, CHECK>(o, t, dst, drow, buf, count);
+    if constexpr (SKEW) return vec_write_skewed<T, CHECK, M>(s, o, t & 7, t >> 3, dst, drow, buf, count);
+    else return vec_write_plain<T, CHECK, M>(o, t, dst, drow, buf, count);
 }
 
-template <typename T, bool SKEW>
+template <typename T, bool SKEW, uint32_t M>
 __global__ void __launch_bounds__(THREADS) vec_kernel(T *__restrict__ dst, const T *__restrict__ src, VecSpec s)
 {
     __shared__ __align__(16) uint32_t buf[SKEW ? VEC_BUF_WORDS : VEC_BYTES * 32]; /* skewed: + the pre slots */
-    __shared__ int64_t srow[VEC_BYTES + (SKEW ? VEC_PRE : 0)], drow[VEC_BYTES];
-    const VecTile o = vec_tile<T>(s, blockIdx.x);
-    vec_table<T, SKEW>(s, o, threadIdx.x, srow, drow);
+    __shared__ int64_t srow[VEC_BYTES * M + (SKEW ? VEC_PRE : 0)], drow[VEC_BYTES];
+    const VecTile o = vec_tile<T, M>(s, blockIdx.x);
+    vec_table<T, SKEW, M>(s, o, threadIdx.x, srow, drow);
     __syncthreads();
-    vec_read<T, false, SKEW>(s, o, threadIdx.x, src, srow, buf, nullptr);
+    vec_read<T, false, SKEW, M>(s, o, threadIdx.x, src, srow, buf, nullptr);
     __syncthreads();
-    vec_write<T, false, SKEW>(s, o, threadIdx.x, dst, drow, buf, nullptr);
+    vec_write<T, false, SKEW, M>(s, o, threadIdx.x, dst, drow, buf, nullptr);
 }
 
 /* Kept rows whose bytes leave a word under 16 bytes (plan->vec with a
@@ -524,7 +546,87 @@ struct VecRows {
     FastDiv bn[FDX_MAX_RANK];                /*   extents */
     int64_t bs[FDX_MAX_RANK], bd[FDX_MAX_RANK]; /* src and dst strides, bytes */
     uint64_t src_lo, src_hi;                 /* the src array's bytes [lo, hi) */
+    /* flat layout (plan->vrows = W > 0): the rows' dst words numbered row
+       by row, wpr a row (len / 16 + 2, the most a row spans), `total` in
+       all; block b's thread t takes words (b W + i) 256 + t, i < W */
+    FastDiv wpr;
+    uint32_t total;
 };
+
+/* Row `row`'s batch offsets in src and dst (bytes). */
+__host__ __device__ __forceinline__ void vec_row_offsets(const VecRows &a, uint32_t row, int64_t *so, int64_t *dof)
+{
+    *so = *dof = 0;
+    DEVICE_UNROLL
+    for (int b = 0; b < FDX_MAX_RANK; b++) {
+        if (b >= a.nb) break;
+        const uint32_t d = hqdiv(row, a.bn[b]), c = row - d * a.bn[b].d;
+        row = d;
+        *so += (int64_t)c * a.bs[b];
+        *dof += (int64_t)c * a.bd[b];
+    }
+}
+
+/* The flat layout (VecRows::wpr; plan->vrows = W words a thread): why.
+   Session 8's layout gives a row 2^k threads, one dst word each: a row of
+   524 bytes (rt1-064, 34 words) takes 64 threads of which 30 idle, and a
+   thread keeps one 16-byte word (two loads) in flight: with 8 blocks an
+   SM that is ~17 KB of useful bytes in flight an SM, under the ~25-30 KB
+   an H100 SM needs at DRAM speed (3.35 TB/s / 132 SMs x ~1 us); such row
+   copies measured 0.64-0.87 of a same-size copy (s11c).  Flat, every
+   thread has a word (but the one or two past a row's end) and W of them in
+   flight: all loads first, then the realignment, then the stores. */
+template <int W, bool CHECK>
+__host__ __device__ __forceinline__ bool vec_rows_flat(const VecRows &a, uint32_t blk, uint32_t t, unsigned char *dst,
+                                                       const unsigned char *src, const VecCount *count)
+{
+    uint64_t w[W], s0[W];
+    int lo[W], hi[W];
+    uint32_t u[W][8];
+    DEVICE_UNROLL
+    for (int i = 0; i < W; i++) {
+        const uint32_t g = (blk * (uint32_t)W + (uint32_t)i) * (uint32_t)THREADS + t;
+        lo[i] = hi[i] = 0, w[i] = s0[i] = 0;
+        DEVICE_UNROLL
+        for (int b = 0; b < 8; b++) u[i][b] = 0;
+        if (g >= a.total) continue;
+        const uint32_t row = hqdiv(g, a.wpr), wi = g - row * a.wpr.d;
+        int64_t so, dof;
+        vec_row_offsets(a, row, &so, &dof);
+        const uint64_t drow = (uint64_t)(uintptr_t)dst + (uint64_t)dof, srow = (uint64_t)(uintptr_t)src + (uint64_t)so;
+        w[i] = (drow & ~(uint64_t)15) + 16 * (uint64_t)wi;
+        lo[i] = w[i] >= drow ? 0 : (int)(drow - w[i]);
+        hi[i] = w[i] + 16 <= drow + a.len ? 16 : (int)((int64_t)(drow + a.len) - (int64_t)w[i]);
+        if (hi[i] <= lo[i]) {
+            lo[i] = hi[i] = 0;
+            continue;
+        }
+        s0[i] = srow + (w[i] - drow); /* where the word's byte 0 comes from (mod 2^64 before the row) */
+        const uint64_t sr = s0[i] & 15;
+        vec_load16(s0[i] - sr, a.src_lo, a.src_hi, u[i]);
+        if (sr) vec_load16(s0[i] - sr + 16, a.src_lo, a.src_hi, u[i] + 4);
+    }
+    DEVICE_UNROLL
+    for (int i = 0; i < W; i++) {
+        if (hi[i] <= lo[i]) continue;
+        uint32_t v[4];
+        const uint32_t sr = (uint32_t)(s0[i] & 15);
+        if (sr) vec_shift(u[i], sr, v);
+        else v[0] = u[i][0], v[1] = u[i][1], v[2] = u[i][2], v[3] = u[i][3];
+        vec_store16(w[i], v, lo[i], hi[i]);
+#ifndef __CUDA_ARCH__
+        if (CHECK && !vec_count(*count, w[i], lo[i], hi[i])) return false;
+#endif
+    }
+    return true;
+}
+
+template <int W>
+__global__ void __launch_bounds__(THREADS) vec_rows_flat_kernel(unsigned char *__restrict__ dst,
+                                                                const unsigned char *__restrict__ src, VecRows a)
+{
+    vec_rows_flat<W, false>(a, blockIdx.x, threadIdx.x, dst, src, nullptr);
+}
 
 template <bool CHECK>
 __host__ __device__ __forceinline__ bool vec_row_word(const VecRows &a, uint32_t blk, uint32_t t, unsigned char *dst,
@@ -579,20 +681,31 @@ inline fdx_status run_vec_rows(void *dst, const void *src, const fdx_perm_plan *
     while (tsh < 8 && ((int64_t)1 << tsh) < words) tsh++;
     const int64_t chunks = blocks_of(words, (int64_t)1 << tsh);
     int64_t rows = 1;
-    for (int q = 1; q < p->rank; q++) {
+    for (int i = 1; i < p->rank; i++) { /* rows in src order, or (plan->vrdst) in dst order */
+        const int q = p->vrdst ? p->s[i] : i;
         a.bn[a.nb] = fd(p->n[q]), a.bs[a.nb] = p->ss[q] * w, a.bd[a.nb] = p->ds[q] * w, a.nb++;
         rows *= p->n[q];
     }
-    const int64_t blocks = blocks_of(rows, (int64_t)1 << (8 - tsh)) * chunks;
-    FDX_CHECK(p->kind == FDX_PLAN_ROWS && p->s[0] == 0 && blocks < ((int64_t)1 << 31) && rows < ((int64_t)1 << 31) && THREADS == 256,
-              FDX_ERR_INTERNAL, "vector rows: plan kind %d, %lld rows of %lld bytes", (int)p->kind, (long long)rows,
-              (long long)len);
+    const int W = p->vrows; /* > 0: the flat layout, W words a thread */
+    const int64_t blocks = W > 0 ? blocks_of(rows * words, (int64_t)THREADS * W) : blocks_of(rows, (int64_t)1 << (8 - tsh)) * chunks;
+    FDX_CHECK(p->kind == FDX_PLAN_ROWS && p->s[0] == 0 && blocks < ((int64_t)1 << 31) && rows < ((int64_t)1 << 31) && THREADS == 256 &&
+                  (W == 0 || ((W == 1 || W == 2 || W == 4 || W == 8) && rows * words + (int64_t)THREADS * W < ((int64_t)1 << 31))),
+              FDX_ERR_INTERNAL, "vector rows: plan kind %d, %lld rows of %lld bytes, %d words a thread", (int)p->kind,
+              (long long)rows, (long long)len, W);
+    if (W > 0) a.wpr = fd(words), a.total = (uint32_t)(rows * words);
     a.len = (uint64_t)len;
     a.rows = (uint32_t)rows, a.tsh = tsh;
     a.chunks = fd(chunks);
     a.src_lo = (uint64_t)(uintptr_t)src, a.src_hi = a.src_lo + (uint64_t)p->count * (uint64_t)w;
+    unsigned char *d8 = (unsigned char *)dst;
+    const unsigned char *s8 = (const unsigned char *)src;
     if (!on_host) {
-        vec_rows_kernel<<<(unsigned)blocks, THREADS, 0, st>>>((unsigned char *)dst, (const unsigned char *)src, a);
+        const unsigned nb = (unsigned)blocks;
+        if (W == 8) vec_rows_flat_kernel<8><<<nb, THREADS, 0, st>>>(d8, s8, a);
+        else if (W == 4) vec_rows_flat_kernel<4><<<nb, THREADS, 0, st>>>(d8, s8, a);
+        else if (W == 2) vec_rows_flat_kernel<2><<<nb, THREADS, 0, st>>>(d8, s8, a);
+        else if (W == 1) vec_rows_flat_kernel<1><<<nb, THREADS, 0, st>>>(d8, s8, a);
+        else vec_rows_kernel<<<nb, THREADS, 0, st>>>(d8, s8, a);
         FDX_CUDA_CHECK_LAUNCH("vec_rows_kernel");
         return FDX_OK;
     }
@@ -600,9 +713,15 @@ inline fdx_status run_vec_rows(void *dst, const void *src, const fdx_perm_plan *
     FDX_TRY(vec_count_open(&cnt, dst, (size_t)(p->count * w), "vector rows"));
     fdx_status s = FDX_OK;
     for (int64_t b = 0; b < blocks && s == FDX_OK; b++)
-        for (uint32_t t = 0; t < (uint32_t)THREADS && s == FDX_OK; t++)
-            if (!vec_row_word<true>(a, (uint32_t)b, t, (unsigned char *)dst, (const unsigned char *)src, &cnt))
-                s = fdx_fail(FDX_ERR_INTERNAL, "vector rows: block %lld thread %u stores outside dst", (long long)b, t);
+        for (uint32_t t = 0; t < (uint32_t)THREADS && s == FDX_OK; t++) {
+            const uint32_t bb = (uint32_t)b;
+            const bool ok = W == 8   ? vec_rows_flat<8, true>(a, bb, t, d8, s8, &cnt)
+                            : W == 4 ? vec_rows_flat<4, true>(a, bb, t, d8, s8, &cnt)
+                            : W == 2 ? vec_rows_flat<2, true>(a, bb, t, d8, s8, &cnt)
+                            : W == 1 ? vec_rows_flat<1, true>(a, bb, t, d8, s8, &cnt)
+                                     : vec_row_word<true>(a, bb, t, d8, s8, &cnt);
+            if (!ok) s = fdx_fail(FDX_ERR_INTERNAL, "vector rows: block %lld thread %u stores outside dst", (long long)b, t);
+        }
     return vec_count_close(&cnt, s, "vector rows");
 }
 
@@ -625,8 +744,11 @@ fdx_status vec_spec(const fdx_perm_plan *p, const void *src, VecSpec *out, int64
         if (!side[q]) a.bn[a.nb] = fd(p->n[q]), a.bs[a.nb] = p->ss[q], a.bd[a.nb] = p->ds[q], a.nb++, batch *= p->n[q];
     a.nga = p->vga, a.ngk = p->vgk;
     /* skewed: one more K tile where the rows' shifted ends need it */
-    const int64_t ta = blocks_of(na, VEC_BYTES / sizeof(T)),
-                  tk = blocks_of(nk + (p->vskew ? (int64_t)(VEC_PRE / sizeof(T)) - 1 : 0), VEC_BYTES);
+    const int64_t M = p->vgroups > 1 ? p->vgroups : 1; /* A groups (VecTile) */
+    const int64_t ta = blocks_of(na, VEC_BYTES / sizeof(T) / M),
+                  tk = blocks_of(nk + (p->vskew ? (int64_t)(VEC_PRE / sizeof(T)) - 1 : 0), VEC_BYTES * M);
+    FDX_CHECK(M == 1 || (M == 2 && na <= (int64_t)(VEC_BYTES / sizeof(T) / M)), FDX_ERR_INTERNAL,
+              "vector tile: %lld A groups for an A side of %lld elements", (long long)M, (long long)na);
     FDX_CHECK(sizeof(T) <= 4 && p->vga >= 1 && p->vgk >= 1 && na < ((int64_t)1 << 31) && nk < ((int64_t)1 << 31) &&
                   ta * tk * batch < ((int64_t)1 << 31),
               FDX_ERR_INTERNAL, "vector tile: %zu-byte elements, sides of %lld and %lld elements, %lld batches",
@@ -635,6 +757,7 @@ fdx_status vec_spec(const fdx_perm_plan *p, const void *src, VecSpec *out, int64
     a.tiles_a = fd(ta), a.tiles_k = fd(tk);
     a.k_fast = p->vkfast;
     a.skew = p->vskew;
+    a.groups = (int)M;
     a.src_lo = (uint64_t)(uintptr_t)src, a.src_hi = a.src_lo + (uint64_t)p->count * sizeof(T);
     *ntiles = ta * tk * batch;
     *out = a;
@@ -646,37 +769,47 @@ fdx_status vec_spec(const fdx_perm_plan *p, const void *src, VecSpec *out, int64
    written exactly once a tile, each dst byte stored exactly once in all
    (a store past a segment's end would otherwise hide under the next
    tile's), nothing outside dst. */
-template <typename T, bool SKEW>
+template <typename T, bool SKEW, uint32_t M>
 fdx_status emulate_vec(T *dst, const T *src, const VecSpec &s, int64_t ntiles, int64_t count)
 {
     constexpr uint32_t WORDS = VEC_BUF_WORDS;
     static uint32_t buf[WORDS];
     static unsigned char got[WORDS];
-    int64_t srow[VEC_BYTES + VEC_PRE], drow[VEC_BYTES];
+    int64_t srow[VEC_BYTES * M + VEC_PRE], drow[VEC_BYTES];
     const uint32_t used = VEC_BYTES * 32 + (SKEW ? VEC_BYTES / (uint32_t)sizeof(T) * 4 : 0); /* + the pre slots */
     VecCount cnt;
     FDX_TRY(vec_count_open(&cnt, dst, (size_t)count * sizeof(T), "vector tiles"));
     fdx_status st = FDX_OK;
     for (int64_t tl = 0; tl < ntiles && st == FDX_OK; tl++) {
-        const VecTile o = vec_tile<T>(s, (uint32_t)tl);
-        for (uint32_t t = 0; t < (uint32_t)THREADS; t++) vec_table<T, SKEW>(s, o, t, srow, drow);
+        const VecTile o = vec_tile<T, M>(s, (uint32_t)tl);
+        for (uint32_t t = 0; t < (uint32_t)THREADS; t++) vec_table<T, SKEW, M>(s, o, t, srow, drow);
         memset(got, 0, sizeof got);
         for (uint32_t t = 0; t < (uint32_t)THREADS && st == FDX_OK; t++)
-            if (!vec_read<T, true, SKEW>(s, o, t, src, srow, buf, got))
+            if (!vec_read<T, true, SKEW, M>(s, o, t, src, srow, buf, got))
                 st = fdx_fail(FDX_ERR_INTERNAL, "vector tile %lld: thread %u writes a buffer word twice", (long long)tl, t);
         for (uint32_t w = 0; w < used && st == FDX_OK; w++)
             if (!got[w]) st = fdx_fail(FDX_ERR_INTERNAL, "vector tile %lld: buffer word %u never written", (long long)tl, w);
         for (uint32_t t = 0; t < (uint32_t)THREADS && st == FDX_OK; t++)
-            if (!vec_write<T, true, SKEW>(s, o, t, dst, drow, buf, &cnt))
+            if (!vec_write<T, true, SKEW, M>(s, o, t, dst, drow, buf, &cnt))
                 st = fdx_fail(FDX_ERR_INTERNAL, "vector tile %lld: thread %u stores outside dst", (long long)tl, t);
     }
     return vec_count_close(&cnt, st, "vector tiles");
 }
 
+/* The interleave kernel (plan->vilv): short dst-fastest K before src's contiguous axis. */
+#include "layout/fdx_layout_cuda_ilv.cuh"
+/* The narrow-K register transpose (plan->vnk): dst's fastest axis one 4-byte word. */
+#include "layout/fdx_layout_cuda_nk.cuh"
+/* The unit gather (plan->vug): 2D transposes of short kept rows. */
+#include "layout/fdx_layout_cuda_ug.cuh"
+
 /* A vector-tile plan on the device (on_host: emulated, host buffers). */
 template <typename T>
 fdx_status run_vec(void *dst, const void *src, const fdx_perm_plan *p, cudaStream_t st, bool on_host)
 {
+    if (p->vilv) return run_ilv<T>(dst, src, p, st, on_host);
+    if (p->vnk) return run_nk<T>(dst, src, p, st, on_host);
+    if (p->vug) return run_ug<T>(dst, src, p, st, on_host);
     if (p->kind == FDX_PLAN_ROWS) return run_vec_rows(dst, src, p, st, on_host);
     if constexpr (sizeof(T) > 4) return fdx_fail(FDX_ERR_INTERNAL, "vector tile of %d-byte words", p->word);
     else {
@@ -685,15 +818,22 @@ fdx_status run_vec(void *dst, const void *src, const fdx_perm_plan *p, cudaStrea
             VecSpec a;
             int64_t ntiles;
             FDX_TRY(vec_spec<T>(p, src, &a, &ntiles));
-            if (on_host)
-                return a.skew ? emulate_vec<T, true>((T *)dst, (const T *)src, a, ntiles, p->count)
-                              : emulate_vec<T, false>((T *)dst, (const T *)src, a, ntiles, p->count);
+            if (on_host) {
+                if (a.groups == 2)
+                    return a.skew ? emulate_vec<T, true, 2>((T *)dst, (const T *)src, a, ntiles, p->count)
+                                  : emulate_vec<T, false, 2>((T *)dst, (const T *)src, a, ntiles, p->count);
+                return a.skew ? emulate_vec<T, true, 1>((T *)dst, (const T *)src, a, ntiles, p->count)
+                              : emulate_vec<T, false, 1>((T *)dst, (const T *)src, a, ntiles, p->count);
+            }
             memo_keep(memo, p, src, a, ntiles, 0);
         }
         const VecSpec &a = memo.spec;
         const int64_t ntiles = memo.ntiles;
-        if (a.skew) vec_kernel<T, true><<<(unsigned)ntiles, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
-        else vec_kernel<T, false><<<(unsigned)ntiles, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
+        if (a.groups == 2) {
+            if (a.skew) vec_kernel<T, true, 2><<<(unsigned)ntiles, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
+            else vec_kernel<T, false, 2><<<(unsigned)ntiles, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
+        } else if (a.skew) vec_kernel<T, true, 1><<<(unsigned)ntiles, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
+        else vec_kernel<T, false, 1><<<(unsigned)ntiles, THREADS, 0, st>>>((T *)dst, (const T *)src, a);
         FDX_CUDA_CHECK_LAUNCH("vec_kernel");
         return FDX_OK;
     }

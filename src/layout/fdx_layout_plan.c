@@ -482,7 +482,7 @@ two_d:
    VEC_MIN_ROW_BYTES; see choose_vec_rows), the block order (a: A tiles
    first, k: K tiles first, empty: by the rule above), the shortest K side
    in bytes (default VEC_MIN_K_BYTES; 32 = session 10's plans). */
-enum { VEC_TILE_BYTES = 128, VEC_MIN_SIDE_BYTES = 32, VEC_MIN_ROW_BYTES = 128, VEC_MIN_K_BYTES = 64 };
+enum { VEC_TILE_BYTES = 128, VEC_MIN_SIDE_BYTES = 32, VEC_MIN_ROW_BYTES = 128, VEC_MIN_K_BYTES = 64, VEC_AFIRST_TILES = 4 };
 static int vec_knob(int *min_side, int *min_row, char *order, int *min_k)
 {
     const char *e = fdx_knob(FDX_KNOB_LAYOUT_VEC), *c1 = e ? strchr(e, ':') : NULL, *c2 = c1 ? strchr(c1 + 1, ':') : NULL,
@@ -529,7 +529,55 @@ static int choose_vec_rows(fdx_perm_plan *p)
     int64_t len = p->n[0] * p->word, rows = p->count / p->n[0];
     if (len < min_row) return 0;
     if (rows >= ((int64_t)1 << 31) || rows * ((len / 16 + 2 + 255) / 256) >= ((int64_t)1 << 31)) return 0; /* kernel limits */
-    return vec_take(p, 1, 1);
+    /* FDX_LAYOUT_VEC_ROWS=W (session 13): W dst words a thread over the
+       rows' words numbered flat (vec_rows_flat in fdx_layout_cuda_vec.cuh:
+       no idle threads in a row's power of two, W words in flight a
+       thread); 0, the default: session 8's layout.  H100, s13c, same call,
+       two rounds: rt1-064 (524-byte rows, 34 words on 64 threads) 0.647
+       with W = 1, 4 and 8 alike, rt1-039 0.75 -> 0.71 / 0.77 / 0.73,
+       rt1-016 (344) 1.01 -> 1.02 / 0.92 / 0.77, rt1-111 / -079 -3% with
+       W = 8: not adopted. */
+    int w = (int)fdx_knob_int(FDX_KNOB_LAYOUT_VEC_ROWS, 0, 8, 0);
+    if (w != 0 && w != 1 && w != 2 && w != 4 && w != 8) {
+        static int warned;
+        if (!warned++) fdx_log(FDX_LOG_WARN, "FDX_LAYOUT_VEC_ROWS=%d is not 0, 1, 2, 4 or 8: ignored", w);
+        w = 0;
+    }
+    if (w && rows * (len / 16 + 2) + 256 * w >= ((int64_t)1 << 31)) w = 0; /* flat word numbers in 31 bits */
+    vec_take(p, 1, 1);
+    p->vrows = w;
+    /* Rows in dst order (FDX_LAYOUT_VEC_ROWS_DST=1, the default since
+       session 13; 0: src order).  rt1-064 (524-byte rows, dst neighbours
+       394 x 29 x 16 rows apart in src order) stayed at 0.65 of a copy with
+       every flat layout (s13c: W = 1, 4, 8), so idle threads and bytes in
+       flight were not its limit: its dst rows meet inside 32-byte sectors
+       that blocks far apart in time complete.  H100, s13d, same call, two
+       rounds: rt1-064 0.65 -> 0.78, rt1-039 0.75 -> 0.86-0.87, rt1-079 /
+       -111 +2-3%, rt1-016 (13 MiB) 1.18 -> 1.08 in one round, even in the
+       other. */
+    p->vrdst = (int)fdx_knob_int(FDX_KNOB_LAYOUT_VEC_ROWS_DST, 0, 1, 1);
+    return 1;
+}
+
+/* FDX_LAYOUT_VEC_FILL >= 1 (session 13; the default is 3, 0 = session 9's
+   score): the sides scored by the tiles they really take.  A skewed tile row holds K [k0 - s,
+   k0 + 128 - s), so a K side of nk elements off 16 bytes takes
+   ceil((nk + P - 1) / 128) tiles, P = 16 / word: rt1-122 (1-byte 409 x
+   4751 x 254, reversed) scored A = 409 x 4751 by K = 254 as the best pair
+   (0.99 of its K tiles filled) while its skewed K takes three tiles for
+   254 elements (0.66), against A = 409 (0.80) by K = 254 x 4751 (1.0).
+   FILL >= 2 also scores tiles of two A groups (M = 2: 64 bytes of A by 256
+   K elements; VecTile) for A sides under 64 bytes.  H100, s13c, same call,
+   two rounds, against session 9's score: rt1-131 (A = 45 bytes) 0.58 ->
+   0.73, rt1-081 (44) 0.65 -> 0.84, rt1-055 (32) 0.49 -> 0.64; an A side of
+   exactly 64 bytes (rt1-199, against A = 192 bytes in two tiles) lost
+   0.81 -> 0.76, hence under 64.  rt1-122 regrouped but K tiles first
+   (FILL=1) 0.58 -> 0.56: its gain (0.68) needs A tiles first (below).
+   tk_elems: K elements a tile (128 M). */
+static double vec_fill_k(int64_t nk, int word, int64_t tk_elems, int skewed)
+{
+    const int64_t pad = skewed ? 16 / word - 1 : 0, tiles = (nk + pad + tk_elems - 1) / tk_elems;
+    return (double)nk / (double)(tiles * tk_elems) + ((nk * word) % 16 == 0 ? 0.25 : 0.0);
 }
 
 static int choose_vec(fdx_perm_plan *p, size_t align)
@@ -538,33 +586,126 @@ static int choose_vec(fdx_perm_plan *p, size_t align)
     char order;
     const int max_word = vec_knob(&min_side, &min_row, &order, &min_k);
     if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->word > 4 || p->word > max_word || p->s[0] == 0) return 0;
+    const int fill = (int)fdx_knob_int(FDX_KNOB_LAYOUT_VEC_FILL, 0, 3, 3),
+              skew_on = (int)fdx_knob_int(FDX_KNOB_LAYOUT_VEC_SKEW, 0, 1, 1);
     double best = -1;
-    int bga = 0, bgk = 0;
+    int bga = 0, bgk = 0, bm = 1;
     for (int ga = 1; ga < p->rank; ga++)
-        for (int gk = 1; gk < p->rank; gk++) {
-            int64_t na = 1, nk = 1, clash = 0;
-            for (int a = 0; a < ga; a++) na *= p->n[a];
-            for (int q = 0; q < gk; q++) nk *= p->n[p->s[q]], clash |= p->s[q] < ga;
-            if (clash || na >= ((int64_t)1 << 31) || nk >= ((int64_t)1 << 31)) continue;
-            if (na * p->word < min_side || nk * p->word < min_side || nk * p->word < min_k) continue;
-            const int64_t ta = VEC_TILE_BYTES / p->word, tk = VEC_TILE_BYTES; /* elements */
-            if ((na + ta - 1) / ta * ((nk + tk - 1) / tk) * (p->count / na / nk) >= ((int64_t)1 << 31)) continue;
-            double score = vec_fill(na * p->word, VEC_TILE_BYTES) + vec_fill(nk * p->word, tk * p->word) - 0.001 * (ga + gk);
-            if (score > best) best = score, bga = ga, bgk = gk;
-        }
+        for (int gk = 1; gk < p->rank; gk++)
+            for (int m = 1; m <= (fill >= 2 ? 2 : 1); m++) {
+                int64_t na = 1, nk = 1, clash = 0;
+                for (int a = 0; a < ga; a++) na *= p->n[a];
+                for (int q = 0; q < gk; q++) nk *= p->n[p->s[q]], clash |= p->s[q] < ga;
+                if (clash || na >= ((int64_t)1 << 31) || nk >= ((int64_t)1 << 31)) continue;
+                if (na * p->word < min_side || nk * p->word < min_side || nk * p->word < min_k) continue;
+                if (m > 1 && na * p->word >= VEC_TILE_BYTES / m) continue; /* two groups: A sides under 64 bytes */
+                const int64_t ta = VEC_TILE_BYTES / p->word / m, tk = VEC_TILE_BYTES * m; /* elements */
+                if ((na + ta - 1) / ta * ((nk + tk - 1) / tk) * (p->count / na / nk) >= ((int64_t)1 << 31)) continue;
+                const int skewed = skew_on && ((nk * p->word) % 16 != 0 || align < 16);
+                double score = fill ? vec_fill(na * p->word, VEC_TILE_BYTES / m) + vec_fill_k(nk, p->word, tk, skewed)
+                                    : vec_fill(na * p->word, VEC_TILE_BYTES) + vec_fill(nk * p->word, tk * p->word);
+                score -= 0.001 * (ga + gk) + 0.01 * (m - 1); /* ties: fewer axes, one group */
+                if (score > best) best = score, bga = ga, bgk = gk, bm = m;
+            }
     if (best < 0) return 0;
-    int64_t nk = 1;
+    int64_t nk = 1, na = 1;
     for (int q = 0; q < bgk; q++) nk *= p->n[p->s[q]];
+    for (int a = 0; a < bga; a++) na *= p->n[a];
     const int off16 = (nk * p->word) % 16 != 0 || align < 16; /* dst rows (may) start off 16 bytes */
-    p->vkfast = order ? order == 'k' : off16;
+    /* FDX_LAYOUT_VEC_FILL=3: A tiles first where the A side takes at most
+       VEC_AFIRST_TILES tiles: a K tile's neighbour (the other half of its
+       boundary sectors) is then at most 4 blocks later too, and the A
+       tiles of one src row run back to back (their shared sectors in L2).
+       H100, s13c, same call against K first: rt1-177 (A = 308 bytes, 3
+       tiles) 0.64 -> 0.73, rt1-122 (regrouped: A = 409 bytes, 4 tiles)
+       0.58 -> 0.68; with 8 tiles rt1-002 (1024 bytes) lost 0.90 -> 0.86. */
+    const int64_t tiles_a = (na * p->word + VEC_TILE_BYTES / bm - 1) / (VEC_TILE_BYTES / bm);
+    p->vkfast = order ? order == 'k' : off16 && !(fill >= 3 && tiles_a <= VEC_AFIRST_TILES);
     /* skewed rows (fdx_layout_cuda_vec.cuh, VEC_PRE) where dst rows are off
        16 bytes (H100, session 9, same call, ratio to a same-size copy:
        rt1-008 0.61 -> 0.82, rt1-141 0.59 -> 0.81, rt1-177 0.51 -> 0.64,
        rt1-052 0.59 -> 0.69, rt1-122 0.49 -> 0.57; the other worst cases
        within noise); FDX_LAYOUT_VEC_SKEW=0: the plain tile (the A/B) */
-    const int skew = off16 && fdx_knob_int(FDX_KNOB_LAYOUT_VEC_SKEW, 0, 1, 1);
+    const int skew = off16 && skew_on;
     vec_take(p, bga, bgk);
     p->vskew = skew;
+    p->vgroups = bm;
+    return 1;
+}
+
+/* The interleave kernel (CUDA, fdx_layout_cuda_ilv.cuh): dst's fastest
+   axis K short (K elements of at most ILV_MAX_BYTES = 8 bytes in all),
+   src's contiguous axis next in dst: dst[k + K i] = src_k[i].  The gather
+   tiles moved such plans at 0.52-0.65 of a same-size copy (H100, s13a:
+   rt1-049 1-byte K = 3 315 MiB 0.52, rt1-149 0.65; session 10's ncu of
+   rt1-149: shared-memory bound); the interleave has no buffer.
+   H100, s13c, same call, two rounds: rt1-049 (1-byte, K = 3, rows of
+   75151 bytes, 315 MiB) 0.52 -> 0.78; rt1-149 (K = 3, rows of 32768, 48
+   MiB) 0.65 -> 0.66.  The default since; FDX_LAYOUT_ILV=0 the A/B (and
+   FDX_LAYOUT_VEC=0 turns it off with the vector tiles). */
+static int choose_ilv(fdx_perm_plan *p)
+{
+    int min_side, min_row, min_k;
+    char order;
+    if (!fdx_knob_int(FDX_KNOB_LAYOUT_ILV, 0, 1, 1) || vec_knob(&min_side, &min_row, &order, &min_k) < p->word) return 0;
+    if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->rank < 2 || p->s[1] != 0 || p->s[0] == 0) return 0;
+    const int64_t K = p->n[p->s[0]];
+    if (p->word > 4 || K < 2 || K * p->word > 8 || p->n[0] >= ((int64_t)1 << 31)) return 0;
+    const int64_t cpl = (K * p->n[0] * p->word + 15 + 16 * K - 1) / (16 * K), lines = p->count / (K * p->n[0]);
+    if (cpl * lines + 256 >= ((int64_t)1 << 31)) return 0;
+    vec_take(p, 1, 1);
+    p->vilv = (int)K;
+    return 1;
+}
+
+/* The narrow-K register transpose (CUDA, fdx_layout_cuda_nk.cuh): dst's
+   fastest axis K one 4- or 8-byte word (4 or 8 x 1-byte, 2 or 4 x 2-byte
+   elements), dst's next axis B not src's axis 0 (else the interleave),
+   both buffers aligned to the word (rt1-065: 1-byte K = 8, 0.64 on the
+   gather tiles in s13a).
+   rt1-171 (1-byte, K = 4, B = 172 at src stride 16, A = 16, 671 MiB) took
+   the gather tiles at 0.59 of a same-size copy; with the narrow-K
+   transpose 0.79-0.80 (H100, s13d, same call, two rounds; the suite's
+   only plan with a 4-byte K word).  FDX_LAYOUT_NK=1 (the default): 4-byte
+   words; 2: also 8-byte words (rt1-065, -066, -158; not measured); 0:
+   the vector or gather tiles. */
+static int choose_nk(fdx_perm_plan *p, size_t align)
+{
+    int min_side, min_row, min_k;
+    char order;
+    const int nk = (int)fdx_knob_int(FDX_KNOB_LAYOUT_NK, 0, 2, 1);
+    if (!nk || vec_knob(&min_side, &min_row, &order, &min_k) < p->word) return 0;
+    if (p->kind != FDX_PLAN_TILED || p->R != 1 || p->rank < 3 || p->s[0] == 0 || p->s[1] == 0 || align < 4) return 0;
+    const int64_t K = p->n[p->s[0]];
+    if (p->word > 2 || (K * p->word != 4 && (nk < 2 || K * p->word != 8)) || align < (size_t)(K * p->word) ||
+        p->n[0] >= ((int64_t)1 << 31))
+        return 0;
+    const int64_t chunks = (p->n[0] * p->word + 15) / 16, lines = p->count / (K * p->n[0] * p->n[p->s[1]]);
+    if (lines * chunks * p->n[p->s[1]] + 256 >= ((int64_t)1 << 31)) return 0;
+    vec_take(p, 1, 1);
+    p->vnk = (int)K;
+    return 1;
+}
+
+/* The unit gather (CUDA, fdx_layout_cuda_ug.cuh): short kept rows
+   (units of R elements, R word <= 8 bytes) moved as units: a thread reads
+   16 units of one src row as 16-byte words and stores each unit's
+   elements at their dst places; consecutive threads take consecutive K.
+   rt1-088 (2-byte units of 3, 916 MiB) took the gather tiles at 0.43 of a
+   same-size copy (H100, s13a), instruction-bound (s13c ncu: issue slots
+   75%, DRAM 39%).  FDX_LAYOUT_UG=1 (session 13, not yet measured; default
+   0). */
+static int choose_ug(fdx_perm_plan *p)
+{
+    int min_side, min_row, min_k;
+    char order;
+    if (!fdx_knob_int(FDX_KNOB_LAYOUT_UG, 0, 1, 0) || vec_knob(&min_side, &min_row, &order, &min_k) < p->word) return 0;
+    if (p->kind != FDX_PLAN_TILED || p->R <= 1 || p->rank < 3 || p->s[0] != 0 || p->s[1] <= 1 || p->word > 4) return 0;
+    if (p->R * p->word > 8 || p->n[1] >= ((int64_t)1 << 31)) return 0;
+    const int64_t total = p->count / (p->R * p->n[1]) * ((p->n[1] + 15) / 16);
+    if (total + 256 >= ((int64_t)1 << 31)) return 0;
+    vec_take(p, 1, 1);
+    p->vug = (int)p->R;
     return 1;
 }
 
@@ -572,6 +713,12 @@ static int vec_take(fdx_perm_plan *p, int vga, int vgk)
 {
     p->vec = 1;
     p->vskew = 0;
+    p->vgroups = 1;
+    p->vrows = 0;
+    p->vilv = 0;
+    p->vnk = 0;
+    p->vrdst = 0;
+    p->vug = 0;
     p->vga = vga;
     p->vgk = vgk;
     p->subword = 0;
@@ -815,7 +962,7 @@ fdx_status fdx_perm_plan_make(size_t elem, int rank, const int64_t *shape, const
         p->nb++;
     }
     choose_tile(p);
-    if (p->kind == FDX_PLAN_TILED && !choose_vec(p, align) && !choose_subword(p, A, K)) {
+    if (p->kind == FDX_PLAN_TILED && !choose_ug(p) && !choose_ilv(p) && !choose_nk(p, align) && !choose_vec(p, align) && !choose_subword(p, A, K)) {
         choose_kernel_tile(p, A, K);
         choose_skew(p);
     }

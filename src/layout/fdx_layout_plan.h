@@ -100,6 +100,34 @@ typedef struct fdx_perm_plan {
     /* With dstep: 0, or LB lanes of each warp along dst axis dstep (warp
        tiles of 32 / LB x LB threads; see StepSpec). */
     int dlanes;
+    /* Vector tile: A groups M (1 or 2): tiles of 128 / M bytes along A by
+       128 M elements along K, for A sides of at most 64 bytes (see VecTile
+       in fdx_layout_cuda_vec.cuh and choose_vec); 0 or 1: one. */
+    int vgroups;
+    /* Vector row copy (vec with a ROWS plan): W = 1, 2, 4, 8 dst words a
+       thread over the rows' words numbered flat (vec_rows_flat); 0 or the
+       session 8 layout (a power of two of threads a row, one word each). */
+    int vrows;
+    /* Interleave (vec = 1, a TILED plan; fdx_layout_cuda_ilv.cuh): the
+       dst-fastest axis s[0] of K = vilv elements (K bytes <= 8) followed
+       by src's contiguous axis 0: dst[k + K i] = src_k[i], line by line,
+       16-byte accesses on both sides, no buffer; 0: none. */
+    int vilv;
+    /* Narrow-K register transpose (vec = 1, a TILED plan;
+       fdx_layout_cuda_nk.cuh): dst's fastest axis s[0] of K = vnk elements
+       making one 4- or 8-byte word, dst's next axis s[1] not src's axis 0: each
+       thread transposes 16 bytes of A from K src rows in registers and
+       stores 4-byte words; 0: none. */
+    int vnk;
+    /* Vector row copy: rows taken in dst order (consecutive blocks write
+       neighbouring dst rows, so the partial sectors where rows meet are
+       completed while in L2) instead of src order; 0: src order. */
+    int vrdst;
+    /* Unit gather (vec = 1, a TILED plan with R > 1; fdx_layout_cuda_ug.cuh):
+       units of R = vug elements (R word <= 8 bytes), A = axis 1, K = s[1]:
+       each thread reads 16 units of one src row and stores them at their
+       dst places, no buffer; 0: none. */
+    int vug;
 } fdx_perm_plan;
 
 /* Plans dst[axis p] = src[axis perm[p]] for src extents shape.  align is the

@@ -631,6 +631,9 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
     /* skewed tiles where dst rows are off 16 bytes by default; v = 7: FDX_LAYOUT_VEC_SKEW=0, none */
     static const char *const variant[] = {NULL, "1", "0", "4:64", "4:32:1024:a", "4:32:1024:k", "4:32:1024::32", NULL};
     const int ncase = (int)(sizeof sh / sizeof sh[0]);
+    /* the vector tiles: 130 x 257 x 2 (K = 2) would take the interleave, 16 x 17 x 6 x 4 (K = 4) the
+       narrow-K transpose */
+    setenv("FDX_LAYOUT_ILV", "0", 1), setenv("FDX_LAYOUT_NK", "0", 1);
     for (int v = 0; v < 8; v++) {
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
         if (v == 7) setenv("FDX_LAYOUT_VEC_SKEW", "0", 1);
@@ -650,6 +653,7 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
                     if (r < 0) {
                         printf("test_layout: vector tile emulation skipped (built without CUDA)\n");
                         unsetenv("FDX_LAYOUT_VEC");
+                        unsetenv("FDX_LAYOUT_ILV"), unsetenv("FDX_LAYOUT_NK");
                         return;
                     }
                     if (v == 4 || v == 5) CHECK(!q.vec || q.vkfast == (v == 5), "vec case %d: block order %d", c, q.vkfast);
@@ -669,6 +673,180 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
         unsetenv("FDX_LAYOUT_VEC");
         unsetenv("FDX_LAYOUT_VEC_SKEW");
     }
+    unsetenv("FDX_LAYOUT_ILV"), unsetenv("FDX_LAYOUT_NK");
+}
+
+/* FDX_LAYOUT_VEC_FILL=1..3 (session 13): the vector tile's sides scored by
+   the tiles they take (skewed K's extra tile), two A groups (M = 2: 64
+   bytes of A by 256 K elements) for A sides of at most 64 bytes, A tiles
+   first where the A side takes at most 8 tiles.  Shapes: rt1-122 / rt1-177
+   (full 3D reversals with a K side off 16 bytes) and rt1-131 (A = 45
+   bytes) scaled down, short A sides of 16-64 bytes with K sides on and off
+   16 bytes, nk past one and two 256-element tiles; src/dst residues, so
+   that skewed and plain M = 2 tiles (and the skewed previous-chunk slot)
+   all run.  Each plan emulated against the CPU loops with poisoned dst and
+   guards; the M = 2 plans counted (the case list must reach them). */
+static void test_vec_fill_emulation(fdx_ctx *ctx, uint64_t seed)
+{
+    static const int64_t sh[][4] = {{409, 23, 254, 1}, {154, 13, 269, 1}, {45, 700, 1, 1}, {45, 97, 7, 1},
+                                    {32, 61, 37, 1},   {16, 80, 58, 3},   {11, 563, 1, 1}, {60, 300, 1, 1},
+                                    {64, 517, 1, 1},   {33, 5, 131, 1}};
+    static const int pm[][4] = {{2, 1, 0, 3}, {2, 1, 0, 3}, {1, 0, 2, 3}, {1, 2, 0, 3}, {2, 1, 0, 3},
+                                {2, 1, 0, 3}, {1, 0, 2, 3}, {1, 0, 2, 3}, {1, 0, 2, 3}, {2, 0, 1, 3}};
+    static const int sft[4][2] = {{0, 0}, {1, 3}, {7, 12}, {0, 9}};
+    int groups2 = 0, vecs = 0;
+    for (int v = 1; v <= 3; v++) {
+        char val[2] = {(char)('0' + v), 0};
+        setenv("FDX_LAYOUT_VEC_FILL", val, 1);
+        for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
+            for (int e = 0; e < 3; e++) {
+                const size_t el = (size_t)1 << e;
+                const int shifts = (int)(16 / el);
+                int rank = 4;
+                while (sh[c][rank - 1] == 1) rank--;
+                for (int k = 0; k < 4; k++) {
+                    fdx_perm_plan q;
+                    int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], sft[k][0] % shifts, sft[k][1] % shifts, seed++, &q);
+                    if (r < 0) {
+                        printf("test_layout: vector fill emulation skipped (built without CUDA)\n");
+                        unsetenv("FDX_LAYOUT_VEC_FILL");
+                        return;
+                    }
+                    vecs += q.vec;
+                    groups2 += q.vec && q.vgroups == 2;
+                    CHECK(!q.vec || q.vgroups == 1 || (v >= 2 && q.n[0] * (int64_t)el <= 64),
+                          "vec fill case %d elem %zu FILL=%d: %d groups for an A side of %lld elements", c, el, v,
+                          q.vgroups, (long long)q.n[0]);
+                }
+            }
+        unsetenv("FDX_LAYOUT_VEC_FILL");
+    }
+    CHECK(vecs >= 150 && groups2 >= 40, "vec fill emulation: %d vector plans, %d with two A groups", vecs, groups2);
+    printf("test_layout: vector fill emulation: %d vector plans, %d with two A groups\n", vecs, groups2);
+}
+
+/* FDX_LAYOUT_ILV=1 (session 13): the interleave kernel, dst[k + K i] =
+   src_k[i] line by line, for K = 2..8 bytes of 1-, 2-, 4-byte elements
+   (rt1-049 / rt1-149: 1-byte K = 3), A sides from shorter than a 16 K-byte
+   chunk to 1001, line axes before and after K, src/dst residues (lines
+   and rows at every phase); plans with K e > 8 must not take it. */
+static void test_ilv_emulation(fdx_ctx *ctx, uint64_t seed)
+{
+    static const int64_t sh[][4] = {{75, 3, 7, 1},  {1001, 5, 3, 1}, {37, 4, 2, 9},  {16, 6, 11, 1}, {333, 7, 2, 1},
+                                    {64, 8, 3, 1},  {5, 3, 41, 1},   {203, 13, 3, 5}, {2, 2, 33, 1}};
+    static const int pm[][4] = {{1, 0, 2, 3}, {1, 0, 2, 3}, {2, 0, 3, 1}, {1, 0, 2, 3}, {1, 0, 2, 3},
+                                {1, 0, 2, 3}, {1, 0, 2, 3}, {2, 0, 1, 3}, {1, 0, 2, 3}};
+    static const int kax[] = {1, 1, 2, 1, 1, 1, 1, 2, 1}; /* the K axis */
+    static const int sft[4][2] = {{0, 0}, {1, 3}, {7, 12}, {15, 5}};
+    int taken = 0;
+    setenv("FDX_LAYOUT_ILV", "1", 1);
+    for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
+        for (int e = 0; e < 3; e++) {
+            const size_t el = (size_t)1 << e;
+            const int shifts = (int)(16 / el);
+            int rank = 4;
+            while (sh[c][rank - 1] == 1) rank--;
+            for (int k = 0; k < 4; k++) {
+                fdx_perm_plan q;
+                int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], sft[k][0] % shifts, sft[k][1] % shifts, seed++, &q);
+                if (r < 0) {
+                    printf("test_layout: interleave emulation skipped (built without CUDA)\n");
+                    unsetenv("FDX_LAYOUT_ILV");
+                    return;
+                }
+                const int want = sh[c][kax[c]] * (int64_t)el <= 8;
+                CHECK(!!q.vilv == want && (!want || q.vilv == sh[c][kax[c]]),
+                      "interleave case %d elem %zu: vilv %d, want K %lld", c, el, q.vilv, (long long)sh[c][kax[c]]);
+                taken += q.vilv != 0;
+            }
+        }
+    unsetenv("FDX_LAYOUT_ILV");
+    printf("test_layout: interleave emulation: %d plans\n", taken);
+}
+
+/* FDX_LAYOUT_NK=1 (session 13): the narrow-K register transpose, dst's
+   fastest axis one 4- or 8-byte word (K = 4 or 8 bytes, 2 or 4 halves),
+   its next axis B any src axis but 0 (rt1-065's 509 x 8 x 13 x 6 x 512,
+   perm 1,3,0,4,2, scaled down: K = 8): rt1-171 (16 x 172 x 61 x 4 x 8 x 131, perm
+   3,1,0,5,4,2) scaled down, A sides of 16 bytes, odd (partial last
+   chunk), long; B strided and contiguous-after-A; src and dst residues
+   (the plan needs both buffers on 4 bytes: it knows their common
+   alignment only; src residues of 4, 8, 12 bytes realign the loads). */
+static void test_nk_emulation(fdx_ctx *ctx, uint64_t seed)
+{
+    static const int64_t sh[][6] = {{16, 37, 5, 4, 3, 7}, {13, 41, 3, 4, 1, 1}, {16, 9, 4, 1, 1, 1},
+                                    {45, 4, 11, 2, 1, 1}, {7, 4, 6, 5, 1, 1},  {100, 2, 33, 3, 1, 1},
+                                    {61, 8, 13, 6, 5, 1}, {27, 8, 3, 4, 1, 1}};
+    static const int pm[][6] = {{3, 1, 0, 5, 4, 2}, {3, 1, 0, 2, 4, 5}, {2, 1, 0, 3, 4, 5},
+                                {1, 3, 0, 2, 4, 5}, {1, 3, 0, 2, 4, 5}, {1, 3, 0, 2, 4, 5},
+                                {1, 3, 0, 4, 2, 5}, {3, 2, 0, 1, 4, 5}};
+    static const int kax[] = {3, 3, 2, 1, 1, 1, 1, 3}; /* the K axis (dst's fastest) */
+    static const int sft[6][2] = {{0, 0}, {4, 4}, {12, 8}, {1, 4}, {8, 6}, {8, 8}};
+    int taken = 0;
+    setenv("FDX_LAYOUT_NK", "2", 1); /* 4- and 8-byte words (the default, 1: 4-byte ones) */
+    for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
+        for (int e = 0; e < 2; e++) {
+            const size_t el = (size_t)1 << e;
+            const int shifts = (int)(16 / el);
+            int rank = 6;
+            while (sh[c][rank - 1] == 1) rank--;
+            for (int k = 0; k < 6; k++) {
+                const int ss = (sft[k][0] / (int)el) % shifts, ds = (sft[k][1] / (int)el) % shifts; /* bytes -> elements */
+                fdx_perm_plan q;
+                int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], ss, ds, seed++, &q);
+                if (r < 0) {
+                    printf("test_layout: narrow-K emulation skipped (built without CUDA)\n");
+                    unsetenv("FDX_LAYOUT_NK");
+                    return;
+                }
+                const int64_t kw = sh[c][kax[c]] * (int64_t)el;
+                const int want = (kw == 4 || kw == 8) && (ds * el) % (size_t)kw == 0 && (ss * el) % (size_t)kw == 0;
+                CHECK(!!q.vnk == want, "narrow-K case %d elem %zu shifts %d/%d: vnk %d, want %d", c, el, ss, ds, q.vnk,
+                      want);
+                taken += q.vnk != 0;
+            }
+        }
+    unsetenv("FDX_LAYOUT_NK");
+    printf("test_layout: narrow-K emulation: %d plans\n", taken);
+}
+
+/* FDX_LAYOUT_UG=1 (session 13): the unit gather, 2D transposes of short
+   kept rows (units of 2-7 elements, at most 8 bytes): rt1-088 (3 x 259 x
+   11 x 4 x 1277 x 11, perm 0,4,5,1,2,3: 2-byte units of 3) and rt1-004 (5
+   x 374 x 239 x 64, perm 0,2,3,1: 1-byte units of 5) scaled down, A sides
+   shorter than a 16-unit chunk and odd, batch axes, residues; units over
+   8 bytes must not take it. */
+static void test_ug_emulation(fdx_ctx *ctx, uint64_t seed)
+{
+    static const int64_t sh[][6] = {{3, 37, 5, 4, 41, 3}, {5, 74, 19, 6, 1, 1}, {2, 9, 33, 1, 1, 1},
+                                    {7, 100, 3, 5, 1, 1},  {4, 16, 17, 2, 1, 1}, {6, 5, 23, 3, 1, 1}};
+    static const int pm[][6] = {{0, 4, 5, 1, 2, 3}, {0, 2, 3, 1, 4, 5}, {0, 2, 1, 3, 4, 5},
+                                {0, 3, 1, 2, 4, 5}, {0, 2, 3, 1, 4, 5}, {0, 3, 1, 2, 4, 5}};
+    static const int sft[4][2] = {{0, 0}, {1, 3}, {7, 12}, {15, 5}};
+    int taken = 0;
+    setenv("FDX_LAYOUT_UG", "1", 1);
+    for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
+        for (int e = 0; e < 3; e++) {
+            const size_t el = (size_t)1 << e;
+            const int shifts = (int)(16 / el);
+            int rank = 6;
+            while (sh[c][rank - 1] == 1) rank--;
+            for (int k = 0; k < 4; k++) {
+                fdx_perm_plan q;
+                int r = emulate_shifted(ctx, el, rank, sh[c], pm[c], sft[k][0] % shifts, sft[k][1] % shifts, seed++, &q);
+                if (r < 0) {
+                    printf("test_layout: unit gather emulation skipped (built without CUDA)\n");
+                    unsetenv("FDX_LAYOUT_UG");
+                    return;
+                }
+                CHECK(!q.vug || (q.vug == q.R && q.R * (int64_t)el <= 8), "unit gather case %d elem %zu: vug %d R %lld", c,
+                      el, q.vug, (long long)q.R);
+                taken += q.vug != 0;
+            }
+        }
+    unsetenv("FDX_LAYOUT_UG");
+    CHECK(taken >= 30, "unit gather emulation: %d plans", taken); /* units of 4 and 8 bytes may widen to one word */
+    printf("test_layout: unit gather emulation: %d plans\n", taken);
 }
 
 /* Kept rows through the vector row copy: rows of 509, 3001, 131, 344,
@@ -684,9 +862,13 @@ static void test_vec_rows_emulation(fdx_ctx *ctx, uint64_t seed)
     static const int64_t sh[][3] = {{509, 7, 13}, {3001, 3, 5}, {131, 61, 7}, {344, 15, 16}, {128, 9, 2}};
     static const int pm[][3] = {{0, 2, 1}, {0, 2, 1}, {0, 2, 1}, {0, 2, 1}, {0, 2, 1}};
     static const int sft[4][2] = {{0, 0}, {1, 3}, {4, 4}, {15, 9}};
-    static const char *const variant[] = {NULL, "0", "4:32:1024"};
-    for (int v = 0; v < 3; v++) {
+    /* v = 3..5: FDX_LAYOUT_VEC_ROWS=1, 4, 8 (the flat layout; session 13) */
+    static const char *const variant[] = {NULL, "0", "4:32:1024", NULL, NULL, NULL};
+    static const char *const flat[] = {NULL, NULL, NULL, "1", "4", "8"};
+    for (int v = 0; v < 6; v++) {
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
+        if (flat[v]) setenv("FDX_LAYOUT_VEC_ROWS", flat[v], 1);
+        if (v == 1 || v == 5) setenv("FDX_LAYOUT_VEC_ROWS_DST", "0", 1); /* rows in src order (default: dst order) */
         for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++)
             for (int e = 0; e < 4; e++) {
                 const size_t el = (size_t)1 << e;
@@ -705,9 +887,12 @@ static void test_vec_rows_emulation(fdx_ctx *ctx, uint64_t seed)
                           "rows case %d (%lld..) elem %zu shifts %d/%d FDX_LAYOUT_VEC=%s: kind %d vec %d word %d", c,
                           (long long)sh[c][0], el, ss, ds, variant[v] ? variant[v] : "(unset)", (int)q.kind, q.vec,
                           q.word);
+                    CHECK(!q.vec || q.vrows == (flat[v] ? atoi(flat[v]) : 0), "rows case %d: %d words a thread", c, q.vrows);
                 }
             }
         unsetenv("FDX_LAYOUT_VEC");
+        unsetenv("FDX_LAYOUT_VEC_ROWS");
+        unsetenv("FDX_LAYOUT_VEC_ROWS_DST");
     }
 }
 
@@ -745,6 +930,9 @@ static void test_gather_emulation(fdx_ctx *ctx, uint64_t seed)
     static const int sft[3][2] = {{0, 0}, {1, 6}, {13, 3}};
     static const char *const knob[5] = {NULL, "0", "2", "3", "5"};
     static const int want[5] = {-1, 0, 2, 3, 5}; /* -1: 1, 2 or 3 (the default, 4) */
+    /* the gather path's shapes: K = 3 (rt1-149, -049) would take the interleave, 16 x 4 (rt1-171) the
+       narrow-K transpose, units of 3 and 5 (rt1-088, -004) the unit gather */
+    setenv("FDX_LAYOUT_ILV", "0", 1), setenv("FDX_LAYOUT_NK", "0", 1), setenv("FDX_LAYOUT_UG", "0", 1);
     for (int v = 0; v < 5; v++) {
         if (knob[v]) setenv("FDX_LAYOUT_GATHER", knob[v], 1);
         for (int c = 0; c < (int)(sizeof sh / sizeof sh[0]); c++) {
@@ -759,6 +947,7 @@ static void test_gather_emulation(fdx_ctx *ctx, uint64_t seed)
                     if (r < 0) {
                         printf("test_layout: gather emulation skipped (built without CUDA)\n");
                         unsetenv("FDX_LAYOUT_GATHER");
+                        unsetenv("FDX_LAYOUT_ILV"), unsetenv("FDX_LAYOUT_NK"), unsetenv("FDX_LAYOUT_UG");
                         unsetenv("FDX_LAYOUT_SUBWORD");
                         return;
                     }
@@ -772,6 +961,7 @@ static void test_gather_emulation(fdx_ctx *ctx, uint64_t seed)
         }
         unsetenv("FDX_LAYOUT_GATHER");
     }
+    unsetenv("FDX_LAYOUT_ILV"), unsetenv("FDX_LAYOUT_NK"), unsetenv("FDX_LAYOUT_UG");
 }
 
 /* One transform of a 4D shape with dst `shift` bytes past a 16-byte
@@ -1019,6 +1209,10 @@ int main(void)
     test_gather_emulation(ctx, 23);
     test_vec_emulation(ctx, 20);
     test_vec_rows_emulation(ctx, 22);
+    test_vec_fill_emulation(ctx, 23);
+    test_ilv_emulation(ctx, 24);
+    test_nk_emulation(ctx, 25);
+    test_ug_emulation(ctx, 26);
     test_plan_cache(ctx, 24);
     test_direct_emulation(ctx, 25);
     test_errors(ctx);

@@ -196,6 +196,9 @@ static void gather(uint64_t seed)
                                     {7, 4, 64, 14, 29, 3}};
     const int (*pm)[6] = lt_worst_perm;
     static const char *const variant[] = {NULL, "0", "2", "3", "5"};
+    /* the gather path itself: the K = 3, 16 x 4 and short-unit shapes would take the interleave, the
+       narrow-K transpose and the unit gather (vec(): their own variants) */
+    setenv("FDX_LAYOUT_ILV", "0", 1), setenv("FDX_LAYOUT_NK", "0", 1), setenv("FDX_LAYOUT_UG", "0", 1);
     for (int v = 0; v < 5; v++) {
         char what[64];
         snprintf(what, sizeof what, "sub-word FDX_LAYOUT_GATHER=%s", variant[v] ? variant[v] : "(unset)");
@@ -215,6 +218,7 @@ static void gather(uint64_t seed)
         }
         if (variant[v]) unsetenv("FDX_LAYOUT_GATHER");
     }
+    unsetenv("FDX_LAYOUT_ILV"), unsetenv("FDX_LAYOUT_NK"), unsetenv("FDX_LAYOUT_UG");
 }
 
 /* The vector tiles (1-, 2-, 4-byte elements) through shifted_case: the
@@ -234,21 +238,34 @@ static void vec(uint64_t seed)
                                     {100, 3, 130, 1, 1, 1}, {61, 17, 3, 131, 1, 1},  {16, 17, 6, 4, 8, 13},
                                     {3, 7, 16, 5, 77, 1},   {509, 7, 13, 1, 1, 1},   {3001, 3, 5, 1, 1, 1},
                                     {131, 61, 7, 1, 1, 1},  {1601, 1699, 1, 1, 1, 1}, {7, 64, 8, 22, 5, 4},
+                                    {45, 100003, 1, 1, 1, 1}, {409, 97, 254, 1, 1, 1}, {154, 61, 269, 1, 1, 1},
+                                    {524, 394, 29, 1, 1, 1},  {4099, 3, 37, 1, 1, 1},  {757, 4, 3, 6, 5, 1},
+                                    {16, 172, 11, 4, 8, 3},   {3, 259, 11, 4, 17, 3},  {5, 374, 23, 64, 1, 1},
                                     {128, 311, 4, 283, 1, 1}, {17707, 89, 37, 1, 1, 1}};
     static const int pm[][6] = {{1, 0, 2, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {3, 2, 0, 1, 4, 5}, {4, 3, 2, 1, 0, 5},
                                 {2, 1, 0, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {2, 1, 0, 3, 4, 5}, {3, 2, 1, 0, 4, 5},
                                 {3, 1, 0, 5, 4, 2}, {4, 2, 0, 1, 3, 5}, {0, 2, 1, 3, 4, 5}, {0, 2, 1, 3, 4, 5},
-                                {0, 2, 1, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {3, 1, 5, 4, 2, 0}, {3, 2, 0, 1, 4, 5},
-                                {2, 1, 0, 3, 4, 5}};
-    /* v = 4: FDX_LAYOUT_VEC_SKEW=0 (the plain tiles where dst rows are off 16 bytes; skewed by default) */
-    static const char *const variant[] = {NULL, "1", "0", "4:16:128", NULL};
+                                {0, 2, 1, 3, 4, 5}, {1, 0, 2, 3, 4, 5}, {3, 1, 5, 4, 2, 0}, {1, 0, 2, 3, 4, 5},
+                                {2, 1, 0, 3, 4, 5}, {2, 1, 0, 3, 4, 5}, {0, 2, 1, 3, 4, 5}, {1, 0, 2, 3, 4, 5},
+                                {2, 0, 3, 1, 4, 5}, {3, 1, 0, 5, 4, 2}, {0, 4, 5, 1, 2, 3}, {0, 2, 3, 1, 4, 5},
+                                {3, 2, 0, 1, 4, 5}, {2, 1, 0, 3, 4, 5}};
+    /* v = 4: FDX_LAYOUT_VEC_SKEW=0 (the plain tiles where dst rows are off 16 bytes; skewed by default);
+       v = 5: session 13's FDX_LAYOUT_VEC_FILL=3 (two A groups for rt1-131's 45-byte A side scaled down, the
+       reversals rt1-122 / rt1-177 scaled down scored by the tiles they take, A tiles first) and
+       FDX_LAYOUT_VEC_ROWS=4 (the flat row copy: 509-, 3001-, 131-, 524-element rows) and FDX_LAYOUT_ILV=1
+       (the interleave: 4099 x 3 x 37 and rt1-049's 75151 x 4 x 3 x 6 x 61 scaled down, K = 3) and
+       FDX_LAYOUT_NK=1 (rt1-171 scaled down: K = 4, B = 172 at src stride 16) and FDX_LAYOUT_UG=1 (rt1-088's
+       2-byte units of 3 and rt1-004's 1-byte units of 5, scaled down) */
+    static const char *const variant[] = {NULL, "1", "0", "4:16:128", NULL, NULL};
     const int ncase = (int)(sizeof sh / sizeof sh[0]);
-    for (int v = 0; v < 5; v++) {
-        char what[64];
+    for (int v = 0; v < 6; v++) {
+        char what[96];
         snprintf(what, sizeof what, "vector tile FDX_LAYOUT_VEC=%s%s", variant[v] ? variant[v] : "(unset)",
-                 v == 4 ? " FDX_LAYOUT_VEC_SKEW=0" : "");
+                 v == 4 ? " FDX_LAYOUT_VEC_SKEW=0" : v == 5 ?   " FDX_LAYOUT_VEC_FILL=3 VEC_ROWS=4 ILV=1 NK=2 UG=1" : "");
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
         if (v == 4) setenv("FDX_LAYOUT_VEC_SKEW", "0", 1);
+        if (v == 5) setenv("FDX_LAYOUT_VEC_FILL", "3", 1), setenv("FDX_LAYOUT_VEC_ROWS", "4", 1), setenv("FDX_LAYOUT_ILV", "1", 1),
+                    setenv("FDX_LAYOUT_NK", "2", 1), setenv("FDX_LAYOUT_UG", "1", 1);
         for (int c = 0; c < ncase; c++) {
             const int large = c >= ncase - 2;
             if (large && ((v && v != 4) || reps == 1)) continue; /* the full-size shapes: skewed and plain, not under the sanitizer */
@@ -265,6 +282,11 @@ static void vec(uint64_t seed)
         }
         unsetenv("FDX_LAYOUT_VEC");
         unsetenv("FDX_LAYOUT_VEC_SKEW");
+        unsetenv("FDX_LAYOUT_VEC_FILL");
+        unsetenv("FDX_LAYOUT_VEC_ROWS");
+        unsetenv("FDX_LAYOUT_ILV");
+        unsetenv("FDX_LAYOUT_NK");
+        unsetenv("FDX_LAYOUT_UG");
     }
 }
 

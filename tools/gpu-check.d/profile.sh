@@ -63,6 +63,14 @@ for c in ${PROFILE_CASES:-dloop lu mg temporal bc ustencil}; do
     tr11) for c in rt1-088 rt1-147; do
             prof "tr-$c" 4 2 bench transform --suite random --count 200 --only "$c" --reps 2
           done ;;
+    # session 13 (tsub): large 1-/2-byte arrays DRAM-bound in principle but at
+    # 0.43-0.57 of a copy: rt1-088 (2-byte units of 3, gather tiles), rt1-049
+    # (1-byte, dst-fastest K = 3, gather tiles), rt1-122 (1-byte 3D reversal,
+    # skewed vector tiles), rt1-131 (1-byte, 45-byte A side, vector tiles);
+    # with PROFILE_DEEP=1
+    tr13) for c in rt1-088 rt1-049 rt1-122 rt1-131; do
+            prof "tr-$c" 4 2 bench transform --suite random --count 200 --only "$c" --reps 2
+          done ;;
     # session 12: the small 8-byte 2D transposes LibreTT still wins (rt1-050
     # skewed tiles, 17.7 us against 14.3; rt1-187 plain, 12.1 against 10.8),
     # fdx's kernels and, when transform_space built it in this call, LibreTT's
