@@ -127,6 +127,15 @@
 #               async 32x8 vec 2 lb3 spills 368 bytes at radius 5; unrolled
 #               uncapped 124 registers, 16x16 vec 2 110), beside the unrolled
 #               column (s12d's pick on rs1-010), forced, same run
+#   SS_S13      session 13 (default off): what odd widths cost.  First runs
+#               (fresh cache, FDX_LOG=info: every candidate timed goes to
+#               the log) of the suite's worst odd-width shapes beside the
+#               same shape one to three columns wider (aligned to the
+#               widest vector): rs1-032 o12 f32 217 / 220, rs1-020 o12 heat
+#               f32 437 / 440, rs1-085 o12 f64 179 / 180, rs1-013 o4 heat
+#               f64 455 / 456; then rs1-013 forced: its pick, the unrolled
+#               column at vec 2 on windows, 64x4 vec 1 two planes; records
+#               with "suite": "stencil-s13" -> *_stencil-s13.jsonl
 # Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2, SS_TX, SS_B2, SS_UZ on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
@@ -747,6 +756,30 @@ if [ "${SS_S12C:-0}" = 1 ]; then
              "3 32 8 2 167 16 2 0 0 0 0 0 0 0 0 0 0 0 1" "3 16 16 2 167 16 2 0 0 0 0 0 0 0 0 0 0 0 1" \
              "3 16 16 2 167 16 3 0 0 0 0 0 0 0 0 0 0 0 1"; do
     FORCED_SUITE=stencil-s12c forced "$sf" "$cfg" --order 10 --size 512x512x512 --precision double --op heat
+  done
+  elapsed
+fi
+if [ "${SS_S13:-0}" = 1 ]; then
+  sf=${base}_stencil-s13.jsonl
+  for args in "--order 12 --precision float --op laplacian --size 217x459x261" \
+              "--order 12 --precision float --op laplacian --size 220x459x261" \
+              "--order 12 --precision float --op heat --size 437x205x285" \
+              "--order 12 --precision float --op heat --size 440x205x285" \
+              "--order 12 --precision double --op laplacian --size 179x187x226" \
+              "--order 12 --precision double --op laplacian --size 180x187x226" \
+              "--order 4 --precision double --op heat --size 455x1545x1250" \
+              "--order 4 --precision double --op heat --size 456x1545x1250"; do
+    echo "first run: $args" >>$w/s13.log
+    FDX_LOG=info FDX_CACHE_DIR=$w/cache-s13 timeout 60 "$FDX_BIN" stencil --backend cuda $args --json 2>>$w/s13.log |
+      sed -e 's/^{/{"suite": "stencil-s13", /' | tee -a "$sf" |
+      grep -oE '"(config)": "[^"]*"|"shape": \[[^]]*\]|"(order|ratio_same_size)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
+    echo
+  done
+  grep -E "first run|tune|cand|ms" $w/s13.log | head -200
+  cat $w/s13.log >> "$log"
+  for cfg in "2 32 8 1 8 16 8 0 0 0 0 0 0 0 0 0 0 0 0" "2 32 8 2 8 16 8 0 0 1 0 0 0 0 0 0 0 0 0" \
+             "2 64 4 1 2 16 2 0 0 0 0 0 0 0 0 0 0 0 0"; do
+    FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 4 --precision double --op heat --size 455x1545x1250
   done
   elapsed
 fi
