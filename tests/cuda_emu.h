@@ -35,7 +35,7 @@ static const char cuda_emu_shim[] =
        asm volatile(...) becomes a no-op statement. */
     "static int fdx_emu_asm_;\n#define asm fdx_emu_asm_\n#define volatile(...)\n"
     "#define __global__\n#define __device__\n#define __forceinline__ inline\n#define __shared__ static\n"
-    "#define __launch_bounds__(...)\n#define __restrict__ __restrict\n"
+    "#define __launch_bounds__(...)\n#define __restrict__ __restrict\n#define __grid_constant__\n"
     /* Dynamic shared memory: the block's bytes (see cuda_emu_dynamic_shared). */
     "static unsigned char *fdx_dynamic_smem;\n"
     "struct alignas(8) float2 { float x, y; };\n"

@@ -94,6 +94,11 @@ typedef struct fdx_backend {
        message names the pointer and what it is instead.  NULL: no check (the
        CPU backend, whose "device" memory is host memory). */
     fdx_status (*check_device_pointer)(const void *ptr, int ordinal, const char *what);
+    /* Writes into `map` (128 bytes, 64-byte aligned) a 1D tensor map of the
+       n values of elem_bytes (4 or 8) at `base` (16-byte aligned), copied
+       box values at a time, zeros outside [0, n) (sm_90's tensor copies).
+       NULL: none. */
+    fdx_status (*tensor_map_1d)(void *map, const void *base, uint64_t n, int elem_bytes, unsigned box);
 } fdx_backend;
 
 FDX_HIDDEN const fdx_backend *fdx_backend_cpu(void);

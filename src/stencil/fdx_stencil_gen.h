@@ -24,6 +24,7 @@ typedef struct gen {
     int zh;    /* async: the column's upper half read from the stages (cfg->zh) */
     int ys;    /* async, carried column: the rows' y-neighbour tile rows read once a plane (cfg->ys) */
     int zu;    /* async with cfg->uz: the unrolled loop's period (the stages); 0 otherwise */
+    int tm;    /* async: tile rows copied by the tensor memory accelerator (cfg->tm) */
     int zj;    /* async with cfg->uz: the unrolled step being emitted, 0..zu-1 (the column's names rotate by it) */
     const char *store; /* where a row's points are stored (emit_points_store_shift): NULL, out + q */
     unsigned fold; /* CUDA: the x faces (bit side) whose conditions the kernel applies as it reads
@@ -103,6 +104,9 @@ FDX_HIDDEN void fdx_stencil_async_issue(fdx_cg_node *at, const gen *g, const fdx
 FDX_HIDDEN fdx_cg_node *fdx_stencil_async_row_open(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a,
                                                    int i, int tiles);
 FDX_HIDDEN int fdx_stencil_async_column_len(const gen *g);
+/* tm: the helpers (mbarrier and tensor-copy PTX; tests/cuda_emu.h has its
+   own where FDX_CUDA_EMU is defined). */
+FDX_HIDDEN void fdx_stencil_emit_tm_helpers(fdx_cg_node *at, const gen *g);
 FDX_HIDDEN void fdx_stencil_async_columns(fdx_cg_node *k, const gen *g, const fdx_stencil_async_geom *a);
 FDX_HIDDEN void fdx_stencil_async_row_plane(fdx_cg_node *rs, const gen *g, const fdx_stencil_async_geom *a);
 

@@ -76,6 +76,82 @@ void fdx_stencil_async_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_as
                           fdx_cg_fmt(g->cg, unrolled ? "up_ + gi%d" : "up_ + go%d", j), bytes);
 }
 
+/* tm: the helpers.  A stage's mbarrier (one arrival: thread 0's, with the
+   plane's bytes expected) completes when every row's tensor copy has landed;
+   a wait that never ends (a byte count that does not match) traps after
+   2^24 tries rather than hang.  Under tests/cuda_emu.h (FDX_CUDA_EMU) the
+   copies are plain ones at issue, out-of-range values zero as the tensor
+   map fills them, and the bytes a phase expects are checked against those
+   copied at the wait. */
+void fdx_stencil_emit_tm_helpers(fdx_cg_node *at, const gen *g)
+{
+    fdx_stencil_async_geom a;
+    fdx_stencil_async_geom_of(g->ks, g->cfg, &a);
+    const int es = g->ks->is_double ? 8 : 4, box = g->cfg->tx * g->vec + 2 * a.rx;
+    const char *const gpu[] = {
+        "#ifndef FDX_CUDA_EMU",
+        "static __device__ __forceinline__ void fdx_tm_init(unsigned b)",
+        "{ asm volatile(\"mbarrier.init.shared::cta.b64 [%0], 1;\" :: \"r\"(b) : \"memory\"); }",
+        "static __device__ __forceinline__ void fdx_tm_fence_init()",
+        "{ asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\"); }",
+        "static __device__ __forceinline__ void fdx_tm_expect(unsigned b, unsigned bytes)",
+        "{ asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: \"r\"(b), \"r\"(bytes) : \"memory\"); }",
+        "/* one tile row: the map's box from element c of the flat array into dst (128-byte aligned) */",
+        "static __device__ __forceinline__ void fdx_tm_row(unsigned dst, const void *map, const real *u, long long n, int c,",
+        "                                                  unsigned b)",
+        "{ (void)u, (void)n;",
+        "  asm volatile(\"cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2}], [%3];\"",
+        "               :: \"r\"(dst), \"l\"((unsigned long long)map), \"r\"(c), \"r\"(b) : \"memory\"); }",
+        "static __device__ __forceinline__ void fdx_tm_wait(unsigned b, unsigned parity)",
+        "{ for (unsigned tries = 0;; tries++) { unsigned ok;",
+        "    asm volatile(\"{\\n.reg .pred P1;\\nmbarrier.try_wait.parity.shared::cta.b64 P1, [%1], %2;\\nselp.u32 %0, 1, 0, P1;\\n}\"",
+        "                 : \"=r\"(ok) : \"r\"(b), \"r\"(parity) : \"memory\");",
+        "    if (ok) return;",
+        "    if (tries == (1u << 24)) __trap(); } }",
+        "#else",
+        "static long long fdx_tm_pending[64];",
+        "static void fdx_tm_init(unsigned b) { fdx_nb_init(b, 1); fdx_tm_pending[b / 8 % 64] = 0; }",
+        "static void fdx_tm_fence_init() {}",
+        "static void fdx_tm_expect(unsigned b, unsigned bytes) { fdx_tm_pending[b / 8 % 64] += bytes; fdx_nb_arrive(b); }",
+        "/* until every expected byte is copied (the copying lanes may run later; none: a deadlock, as on the GPU) */",
+        "static void fdx_tm_wait(unsigned b, unsigned parity)",
+        "{ while (fdx_tm_pending[b / 8 % 64]) {",
+        "    if (!fdx_cur) { fprintf(stderr, \"tensor copy wait in a run without barriers\\n\"); abort(); }",
+        "    fdx_cur->state = 3; swapcontext(&fdx_cur->ctx, &fdx_sched); }",
+        "  fdx_nb_wait(b, parity); }",
+        "#endif",
+    };
+    for (size_t i = 0; i < sizeof gpu / sizeof *gpu; i++) fdx_cg_line(at, "%s", gpu[i]);
+    fdx_cg_line(at, "#ifdef FDX_CUDA_EMU");
+    fdx_cg_line(at, "static void fdx_tm_row(unsigned dst, const void *map, const real *u, long long n, int c, unsigned b)");
+    fdx_cg_line(at, "{ (void)map; if (dst %% 128) { fprintf(stderr, \"tensor copy to a misaligned row\\n\"); abort(); }");
+    fdx_cg_line(at, "  real *d = (real *)(fdx_dynamic_smem + dst);");
+    fdx_cg_line(at, "  for (int i = 0; i < %d; i++) { const long long e = (long long)c + i; d[i] = e >= 0 && e < n ? u[e] : (real)0; }", box);
+    fdx_cg_line(at, "  fdx_tm_pending[b / 8 %% 64] -= %d; }", box * es);
+    fdx_cg_line(at, "#endif");
+}
+
+/* tm: plane `plane` (an expression) into stage `stage`: thread 0 arrives on
+   the stage's mbarrier expecting the plane's bytes, warp 0's lanes copy a
+   row each (rows past 32: again), any order (a phase cannot complete before
+   that arrival).  The rows start rx values before the tile at any element
+   of the flat array; rows above or below the array read other planes' rows
+   and the x halo past a row's end the next row's values (or zeros past the
+   array): only points whose whole star lies inside are stored, as with the
+   copies. */
+static void tm_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a, const char *plane,
+                     const char *stage)
+{
+    const int es = g->ks->is_double ? 8 : 4, box = g->cfg->tx * g->vec + 2 * a->rx;
+    const size_t sb = a->stage_elems * es;
+    fdx_cg_node *w = fdx_cg_if(at, "tid < 32");
+    fdx_cg_stmt(w, "const unsigned tb_ = tmb_ + (unsigned)(%s) * 8u, td_ = sbase + (unsigned)(%s) * %zuu", stage, stage, sb);
+    fdx_cg_stmt(fdx_cg_if(w, "tid == 0"), "fdx_tm_expect(tb_, %uu)", (unsigned)(a->height * box * es));
+    fdx_cg_node *row = fdx_cg_for(w, FDX_CG_LOOP, "int i_ = tid; i_ < %d; i_ += 32", a->height);
+    fdx_cg_stmt(row, "fdx_tm_row(td_ + (unsigned)i_ * %du, p.tm_, u, nall_, (int)((%s) * sm + tr_ + (long long)(i_ - tid) * nx), tb_)",
+                a->width * es, plane);
+}
+
 /* The copy slots of a thread: slot i < rows * gw is a centre row's copy (x
    halo included; the plane tile's: its x halo only, hx values on either
    side), the rest the r rows above and below, centre part only.  A copy
@@ -213,9 +289,15 @@ fdx_cg_node *fdx_stencil_async_head(fdx_cg_node *at, gen *g, const fdx_stencil_a
     g->aw = a->width;
     fdx_cg_node *k = fdx_stencil_emit_kernel(at, g);
     fdx_cg_shared(k, "unsigned char", "fdx_smem_", NULL);
-    fdx_cg_stmt(k, "%sreal *tile = (%sreal *)fdx_smem_", c->variant == FDX_SV_PLANE ? "" : "const ",
-                c->variant == FDX_SV_PLANE ? "" : "const ");
-    fdx_cg_stmt(k, "const unsigned sbase = (unsigned)__cvta_generic_to_shared(fdx_smem_)");
+    if (g->tm) { /* the stages from the first 128-byte boundary (the tensor copies' rows), the mbarriers after them */
+        fdx_cg_stmt(k, "const unsigned sraw_ = (unsigned)__cvta_generic_to_shared(fdx_smem_), sbase = (sraw_ + 127u) & ~127u");
+        fdx_cg_stmt(k, "const real *tile = (const real *)(fdx_smem_ + (sbase - sraw_))");
+        fdx_cg_stmt(k, "const unsigned tmb_ = sbase + %zuu", (size_t)a->stages * a->stage_elems * (g->ks->is_double ? 8 : 4));
+    } else {
+        fdx_cg_stmt(k, "%sreal *tile = (%sreal *)fdx_smem_", c->variant == FDX_SV_PLANE ? "" : "const ",
+                    c->variant == FDX_SV_PLANE ? "" : "const ");
+        fdx_cg_stmt(k, "const unsigned sbase = (unsigned)__cvta_generic_to_shared(fdx_smem_)");
+    }
     fdx_cg_stmt(k, "const long long nx = p.n[0], ny = p.n[1], nm = p.n[2], sy = nx, sm = nx * ny");
     fdx_cg_stmt(k, "const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * %d + tx", c->tx);
     fdx_cg_stmt(k, "const long long x0 = (long long)blockIdx.x * %d, y0 = (long long)blockIdx.y * %d", c->tx * V, rows);
@@ -226,6 +308,15 @@ fdx_cg_node *fdx_stencil_async_head(fdx_cg_node *at, gen *g, const fdx_stencil_a
     fdx_cg_stmt(k, "const long long base_ = x + y_ * sy");
     fdx_cg_stmt(k, "(void)up, (void)cf");
     fdx_stencil_async_slots(k, g, a);
+    if (g->tm) {
+        /* warp 0's first row (its lane's) from the flat array's start, plane 0 */
+        fdx_cg_stmt(k, "const long long nall_ = nm * sm, tr_ = (y0 - %d + tid) * nx + x0 - %d", g->ry, a->rx);
+        fdx_cg_stmt(k, "(void)tr_, (void)nall_");
+        fdx_cg_node *t0 = fdx_cg_if(k, "tid == 0");
+        fdx_cg_stmt(fdx_cg_for(t0, FDX_CG_LOOP, "int s_ = 0; s_ < %d; s_++", a->stages), "fdx_tm_init(tmb_ + 8u * s_)");
+        fdx_cg_stmt(t0, "fdx_tm_fence_init()");
+        fdx_cg_barrier(k, "the stages' mbarriers are set");
+    }
     return k;
 }
 
@@ -297,17 +388,23 @@ static void emit_plane(fdx_cg_node *m, gen *g, const fdx_stencil_async_geom *a, 
             fdx_cg_barrier(even, fdx_cg_fmt(g->cg, "... for every thread; planes k - %d and k - %d's stages are free",
                                             lo + 2, lo + 1));
         }
+    } else if (g->tm) { /* plane k + r is plane k0 - lo + t + lo + r: its stage's use (t + lo + r) / S */
+        fdx_cg_stmt(m, "fdx_tm_wait(tmb_ + 8u * (unsigned)(%s), (unsigned)((t + %d) / %d) & 1u)", stage_of[r], lo + r, S);
+        fdx_cg_barrier(m, fdx_cg_fmt(g->cg, "... for every thread; plane k - %d's stage is free", lo + 1));
     } else {
         fdx_cg_async_wait(m, P - 1, "plane k + r has landed");
         fdx_cg_barrier(m, fdx_cg_fmt(g->cg, "... for every thread; plane k - %d's stage is free", lo + 1));
     }
-    if (j < 0)
+    if (g->tm)
+        tm_issue(fdx_cg_if(m, j < 0 ? "k + %d < k1 + %d" : "t + %d < nt_ + %d", r + P, r), g, a,
+                 fdx_cg_fmt(g->cg, "k + %d", r + P), stage_of[r + P]);
+    else if (j < 0)
         fdx_stencil_async_issue(fdx_cg_if(m, "k + %d < k1 + %d", r + P, r), g, a,
                                 fdx_cg_fmt(g->cg, "u + (k + %d) * sm", r + P), stage_of[r + P], 0);
     else /* 32-bit plane counts, the source plane's pointer kept */
         fdx_stencil_async_issue(fdx_cg_if(m, "t + %d < nt_ + %d", r + P, r), g, a, "gu_", stage_of[r + P], 1);
-    fdx_cg_async_commit(m);
-    if (j >= 0) { /* advanced a plane, opaquely: ptxas would otherwise hoist every step's addresses into registers */
+    if (!g->tm) fdx_cg_async_commit(m);
+    if (j >= 0 && !g->tm) { /* advanced a plane, opaquely: ptxas would otherwise hoist every step's addresses into registers */
         fdx_cg_stmt(m, "gu_ += sm");
         fdx_cg_stmt(m, "asm volatile(\"\" : \"+l\"(gu_))");
     }
@@ -367,9 +464,13 @@ void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
        (empty past the last plane, so that the count of groups stays
        uniform); plane k0 - lo + j goes to stage j mod S. */
     fdx_cg_node *pro = fdx_cg_for(k, FDX_CG_LOOP, "int i = 0; i < %d; i++", lo + r + P);
-    fdx_stencil_async_issue(fdx_cg_if(pro, "k0 - %d + i < k1 + %d", lo, r), g, &a,
-                            fdx_cg_fmt(g->cg, "u + (k0 - %d + i) * sm", lo), "i", 0);
-    fdx_cg_async_commit(pro);
+    if (g->tm) {
+        tm_issue(fdx_cg_if(pro, "k0 - %d + i < k1 + %d", lo, r), g, &a, fdx_cg_fmt(g->cg, "k0 - %d + i", lo), "i");
+    } else {
+        fdx_stencil_async_issue(fdx_cg_if(pro, "k0 - %d + i < k1 + %d", lo, r), g, &a,
+                                fdx_cg_fmt(g->cg, "u + (k0 - %d + i) * sm", lo), "i", 0);
+        fdx_cg_async_commit(pro);
+    }
     fdx_cg_stmt(k, "const int tc = (ty * %d + %d) * %d + %d + tx * %d", nr, g->ry, a.width, a.rx, V);
     if (!g->zu) {
         emit_plane(fdx_cg_for(k, FDX_CG_LOOP, "long long k = k0; k < k1; k++"), g, &a, -1);
@@ -380,7 +481,7 @@ void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
         for (int j = 0; j < a.per_thread; j++) fdx_cg_stmt(k, "const unsigned sd%d = sbase + so%d", j, j);
         for (int j = 0; j < a.per_thread; j++) /* in-plane offsets: the fits check keeps planes under 2^31 points */
             fdx_cg_stmt(k, "const int gi%d = (int)go%d", j, j);
-        fdx_cg_stmt(k, "const real *gu_ = u + (k0 + %d) * sm /* the next plane copied */", r + P);
+        if (!g->tm) fdx_cg_stmt(k, "const real *gu_ = u + (k0 + %d) * sm /* the next plane copied */", r + P);
         for (int i = 0; i < nr; i++) fdx_cg_stmt(k, "real *O%d_ = out + base_ + %d * sy + k0 * sm", i, i);
         for (int i = 0; i < nr && (g->ks->update == FDX_UPDATE_WAVE || g->ks->coef); i++)
             fdx_cg_stmt(k, "long long Q%d_ = base_ + %d * sy + (k0 + 1) * sm", i, i);
@@ -394,5 +495,5 @@ void fdx_stencil_emit_async(fdx_cg_node *at, gen *g)
         }
         g->zj = 0;
     }
-    fdx_cg_async_wait(k, -1, NULL);
+    if (!g->tm) fdx_cg_async_wait(k, -1, NULL); /* (tm: every plane copied was waited for) */
 }

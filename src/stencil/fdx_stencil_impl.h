@@ -121,8 +121,9 @@ static inline int fdx_stencil_rows(const fdx_stencil_cfg *c) { return c->ry > 1 
    for offsets o = 1..r, per axis x, y, m at [axis * r + o - 1]; c0 is the
    centre weight.  The host writes this block in the kernel's precision. */
 typedef struct fdx_stencil_params {
-    unsigned char bytes[64 + 8 * (2 + 6 * FDX_STENCIL_MAX_RADIUS + FDX_STENCIL_MAX_SPONGE) + 40];
+    _Alignas(64) unsigned char bytes[64 + 8 * (2 + 6 * FDX_STENCIL_MAX_RADIUS + FDX_STENCIL_MAX_SPONGE) + 40 + 192];
     size_t size;
+    size_t tm_at; /* cfg->tm: where u's tensor map goes (128 bytes, 64-byte aligned); 0 without */
 } fdx_stencil_params;
 
 /* Maps a shape of the stencil's rank to (nx, ny, nm). */

@@ -47,6 +47,11 @@ void fdx_stencil_params_build(const fdx_stencil_kspec *ks, const fdx_stencil_cfg
         memcpy(p->bytes + at, bb, sizeof bb), at += sizeof bb;
     }
     p->size = (at + 7) & ~(size_t)7;
+    p->tm_at = 0;
+    if (cfg->tm) { /* unsigned long long tm_[16], 64-byte aligned: the launch writes u's tensor map there */
+        p->tm_at = (at + 63) & ~(size_t)63;
+        p->size = p->tm_at + 128;
+    }
 }
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -86,7 +91,15 @@ void fdx_stencil_async_geom_of(const fdx_stencil_kspec *ks, const fdx_stencil_cf
        in distinct banks (at 96 floats a row, rows 80 wide were read 2-way
        conflicting). */
     const int es = ks->is_double ? 8 : 4, rowb = tw * es;
-    if (ks->rank == 3 && rowb % 128) a->width += (((rowb - a->width * es) % 128 + 128) % 128) / es;
+    if (cfg->tm) {
+        /* tensor copies: a row's box from rx values before the tile, 16-byte
+           multiples (rx rounded up to 16 bytes), each row at a 128-byte
+           boundary of its stage */
+        a->rx = (r + 16 / es - 1) / (16 / es) * (16 / es);
+        a->width = (tw + 2 * a->rx + 128 / es - 1) / (128 / es) * (128 / es);
+    } else if (ks->rank == 3 && rowb % 128) {
+        a->width += (((rowb - a->width * es) % 128 + 128) % 128) / es;
+    }
     a->height = cfg->ty * fdx_stencil_rows(cfg) + 2 * yr;
     int plane = cfg->variant == FDX_SV_PLANE;
     a->stages = plane ? 1 + cfg->pd : r + 1 + cfg->pd + (cfg->zs ? r : 0) + (cfg->b2 ? 1 : 0);
@@ -104,12 +117,14 @@ void fdx_stencil_async_geom_of(const fdx_stencil_kspec *ks, const fdx_stencil_cf
             a->period++;
         }
     }
-    a->cw = cfg->win ? 1 : v;
-    a->hx = cfg->win ? r : a->rx;
+    a->cw = cfg->win && !cfg->tm ? 1 : v;
+    a->hx = cfg->win && !cfg->tm ? r : a->rx;
     a->slots = (a->height - 2 * yr) * (((plane ? 0 : tw) + 2 * a->hx) / a->cw) + 2 * yr * (tw / a->cw);
     a->per_thread = (a->slots + nt - 1) / nt;
+    if (cfg->tm) a->slots = a->height, a->per_thread = 0; /* a tensor copy a row, warp 0's */
     a->stage_elems = (size_t)a->height * a->width;
     a->bytes = (size_t)a->stages * a->stage_elems * (ks->is_double ? 8 : 4);
+    if (cfg->tm) a->bytes += 128 + 8 * (size_t)a->stages; /* the 128-byte boundary, the stages' mbarriers */
 }
 
 int fdx_stencil_split(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg)
@@ -233,6 +248,17 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
     if (cfg->ys && (cfg->ys != 1 || cfg->variant != FDX_SV_ASYNC || cfg->zs || cfg->zh || fdx_stencil_rows(cfg) < 2))
         return 0;
     if (cfg->b2 && (cfg->b2 != 1 || cfg->variant != FDX_SV_ASYNC || cfg->pd < 2)) return 0;
+    /* tm: the asynchronous march in rank 3 on sm_90 (the tuner offers it
+       there only), one mbarrier phase a plane (no b2), a box of at most 256
+       values, warp 0 whole, element indices of the flat array 32-bit */
+    if (cfg->tm && (cfg->tm != 1 || cfg->variant != FDX_SV_ASYNC || ks->rank != 3 || cfg->b2 ||
+                    cfg->tx * cfg->ty < 32 || n3[0] * n3[1] * (n3[2] + 1) >= (int64_t)1 << 31))
+        return 0;
+    if (cfg->tm) {
+        fdx_stencil_async_geom a;
+        fdx_stencil_async_geom_of(ks, cfg, &a);
+        if (cfg->tx * cfg->vec + 2 * a.rx > 256 || a.height > 64) return 0;
+    }
     /* uz: its copies' in-plane offsets are 32-bit */
     if (cfg->uz && (cfg->uz != 1 || cfg->variant != FDX_SV_ASYNC || n3[0] * n3[1] >= (int64_t)1 << 31)) return 0;
     int64_t g[3];

@@ -97,9 +97,27 @@ static void test_file_text(void)
                          .minb = 3, .ry = 2, .zs = 1};
     char text[256];
     fdx_stencil_cfg_format(&c, text, sizeof text);
-    CHECK(strcmp(text, "3 64 8 2 112 3 2 0 0 0 3 0 0 2 1 0 0 0 0") == 0, "file text: %s", text);
+    CHECK(strcmp(text, "3 64 8 2 112 3 2 0 0 0 3 0 0 2 1 0 0 0 0 0") == 0, "file text: %s", text);
     fdx_stencil_cfg back;
     CHECK(fdx_stencil_cfg_parse(text, &back) && memcmp(&back, &c, sizeof c) == 0, "file text reads back");
+    /* A file from before tm existed (19 fields) reads tm as 0; tm only in
+       the asynchronous march of rank 3. */
+    CHECK(fdx_stencil_cfg_parse("3 16 16 4 125 16 3 0 0 1 0 0 0 0 0 0 0 0 1", &back) && back.uz == 1 && back.tm == 0,
+          "19-field file");
+    CHECK(fdx_stencil_cfg_parse("3 16 16 4 125 16 3 0 0 1 0 0 0 0 0 0 0 0 1 1", &back) && back.tm == 1, "tm read");
+    {
+        fdx_stencil_kspec k3 = {0, 3, 6, FDX_UPDATE_APPLY, 0, 0, 0};
+        const int64_t odd[3] = {217, 459, 261};
+        CHECK(fdx_stencil_cfg_fits(&k3, &back, odd), "tm on odd rows (win) fits");
+        fdx_stencil_cfg t = back;
+        t.variant = FDX_SV_UNROLL;
+        CHECK(!fdx_stencil_cfg_fits(&k3, &t, odd), "tm outside the asynchronous march fits");
+        t = back, t.b2 = 1;
+        CHECK(!fdx_stencil_cfg_fits(&k3, &t, odd), "tm with b2 fits");
+        k3.rank = 2, t = back, t.ty = 1, t.tx = 32;
+        const int64_t two[3] = {217, 1, 459};
+        CHECK(!fdx_stencil_cfg_fits(&k3, &t, two), "tm in rank 2 fits");
+    }
     /* A file from before zs existed (14 fields) reads zs as 0. */
     CHECK(fdx_stencil_cfg_parse("3 64 8 2 112 3 2 0 0 0 3 0 0 2", &back) && back.zs == 0 && back.ry == 2,
           "14-field file");

@@ -133,9 +133,12 @@
 #               same shape one to three columns wider (aligned to the
 #               widest vector): rs1-032 o12 f32 217 / 220, rs1-020 o12 heat
 #               f32 437 / 440, rs1-085 o12 f64 179 / 180, rs1-013 o4 heat
-#               f64 455 / 456; then rs1-013 forced: its pick, the unrolled
-#               column at vec 2 on windows, 64x4 vec 1 two planes; records
-#               with "suite": "stencil-s13" -> *_stencil-s13.jsonl
+#               f64 455 / 456; then rs1-013 forced: the unrolled column at
+#               vec 2 on windows, the async march with tm; then tm (tile
+#               rows by the tensor memory accelerator) forced beside the
+#               same tiles without it on rs1-032 / rs1-020 / rs1-085 and
+#               order 12 f32 400^3 (SS_S13_TM=0: without); records with
+#               "suite": "stencil-s13" -> *_stencil-s13.jsonl
 # Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2, SS_TX, SS_B2, SS_UZ on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
@@ -777,9 +780,30 @@ if [ "${SS_S13:-0}" = 1 ]; then
   done
   grep -E "first run|tune|cand|ms" $w/s13.log | head -200
   cat $w/s13.log >> "$log"
-  for cfg in "2 32 8 1 8 16 8 0 0 0 0 0 0 0 0 0 0 0 0" "2 32 8 2 8 16 8 0 0 1 0 0 0 0 0 0 0 0 0" \
-             "2 64 4 1 2 16 2 0 0 0 0 0 0 0 0 0 0 0 0"; do
+  for cfg in "2 32 8 2 8 16 8 0 0 1 0 0 0 0 0 0 0 0 0" "3 32 8 2 312 16 2 0 0 1 0 0 0 0 0 0 0 0 1 1"; do
     FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 4 --precision double --op heat --size 455x1545x1250
+  done
+  elapsed
+fi
+# tm (tile rows by tensor copies) forced beside each case's pick / tile
+# without it, same run: rs1-032, rs1-020, rs1-085 (odd widths), order 12
+# f32 400^3 (aligned: the cu pick); SS_S13_TM=0 leaves it out.
+if [ "${SS_S13:-0}" = 1 ] && [ "${SS_S13_TM:-1}" = 1 ]; then
+  sf=${base}_stencil-s13.jsonl
+  for cfg in "3 32 8 2 125 16 2 0 0 1 2 0 0 2 0 1 0 0 0 0" "3 32 8 2 125 16 2 0 0 1 2 0 0 2 0 1 0 0 0 1" \
+             "3 16 16 4 125 16 3 0 0 1 0 0 0 0 0 0 0 0 1 0" "3 16 16 4 125 16 3 0 0 1 0 0 0 0 0 0 0 0 1 1" \
+             "3 16 16 4 125 16 2 0 0 1 0 0 0 0 0 0 0 0 1 1" "3 16 16 4 125 16 2 0 0 1 0 0 0 0 0 1 0 0 0 1"; do
+    FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 12 --precision float --op laplacian --size 217x459x261
+  done
+  for cfg in "3 32 8 2 55 16 2 0 0 1 0 0 0 0 0 0 0 0 0 0" "3 32 8 2 55 16 2 0 0 1 0 0 0 0 0 0 0 0 0 1" \
+             "3 16 16 4 55 16 3 0 0 1 0 0 0 0 0 0 0 0 1 1"; do
+    FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 12 --precision float --op heat --size 437x205x285
+  done
+  for cfg in "3 32 8 2 55 16 2 0 0 1 0 0 0 0 0 0 0 0 0 1" "3 16 16 2 55 16 2 0 0 1 0 0 0 0 0 0 0 0 1 1"; do
+    FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 12 --precision double --op laplacian --size 179x187x226
+  done
+  for cfg in "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1 0" "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1 1"; do
+    FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 12 --precision float --size 400x400x400
   done
   elapsed
 fi

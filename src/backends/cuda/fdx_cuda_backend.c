@@ -6,6 +6,8 @@
 #include "core/fdx_cache.h"
 #include "core/fdx_log.h"
 
+#include <cuda.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,6 +335,36 @@ static fdx_status cuda_check_device_pointer(const void *ptr, int ordinal, const 
     return FDX_OK;
 }
 
+/* cuTensorMapEncodeTiled from the driver the runtime uses (no link to
+   libcuda): looked up once. */
+static fdx_status cuda_tensor_map_1d(void *map, const void *base, uint64_t n, int elem_bytes, unsigned box)
+{
+    typedef CUresult (*encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                  const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                  CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+    static encode_fn encode;
+    if (!encode) {
+        void *fn = NULL;
+        enum cudaDriverEntryPointQueryResult q;
+        cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
+        FDX_CHECK(e == cudaSuccess && q == cudaDriverEntryPointSuccess && fn, FDX_ERR_CUDA,
+                  "cuTensorMapEncodeTiled not found in the driver (%s)", cudaGetErrorString(e));
+        encode = (encode_fn)fn;
+    }
+    FDX_CHECK(((uintptr_t)base & 15) == 0 && (elem_bytes == 4 || elem_bytes == 8) && box >= 1 && box <= 256 &&
+                  (box * (unsigned)elem_bytes) % 16 == 0 && n >= 1 && n < ((uint64_t)1 << 32),
+              FDX_ERR_UNSUPPORTED, "a 1D tensor map of %llu %d-byte values at %p, box %u", (unsigned long long)n,
+              elem_bytes, base, box);
+    const cuuint64_t dim[1] = {n}, stride[1] = {(cuuint64_t)n * (cuuint64_t)elem_bytes};
+    const cuuint32_t boxd[1] = {box}, es[1] = {1};
+    CUresult r = encode((CUtensorMap *)map, elem_bytes == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+                        1, (void *)base, dim, stride, boxd, es, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    FDX_CHECK(r == CUDA_SUCCESS, FDX_ERR_CUDA, "cuTensorMapEncodeTiled (1D, %llu values, box %u) failed: error %d",
+              (unsigned long long)n, box, (int)r);
+    return FDX_OK;
+}
+
 static const fdx_backend cuda_backend = {
     .name = "cuda",
     .kind = FDX_BACKEND_CUDA,
@@ -358,6 +390,7 @@ static const fdx_backend cuda_backend = {
     .launch = cuda_launch,
     .copy_probe = cuda_copy_probe,
     .check_device_pointer = cuda_check_device_pointer,
+    .tensor_map_1d = cuda_tensor_map_1d,
 };
 
 const fdx_backend *fdx_backend_cuda(void) { return &cuda_backend; }
