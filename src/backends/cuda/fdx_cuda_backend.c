@@ -346,7 +346,11 @@ static fdx_status cuda_tensor_map_1d(void *map, const void *base, uint64_t n, in
     if (!encode) {
         void *fn = NULL;
         enum cudaDriverEntryPointQueryResult q;
+#if CUDART_VERSION >= 12050
         cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
+#else
+        cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &q);
+#endif
         FDX_CHECK(e == cudaSuccess && q == cudaDriverEntryPointSuccess && fn, FDX_ERR_CUDA,
                   "cuTensorMapEncodeTiled not found in the driver (%s)", cudaGetErrorString(e));
         encode = (encode_fn)fn;
