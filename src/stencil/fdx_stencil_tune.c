@@ -256,13 +256,15 @@ typedef struct search {
     const fdx_stencil_journal *j;
     fdx_stencil_cfg *want;
     int nwant, maxwant, unknown, stage, want_stage;
+    int tm; /* FDX_STENCIL_TM=1 on sm_90: asynchronous candidates with tm (normalize) */
 } search;
 
-static void search_init(search *s, const fdx_stencil_kspec *ks, const int64_t *n3, int cuda,
-                        const fdx_stencil_journal *j, fdx_stencil_cfg *want, int maxwant)
+static void search_init(search *s, const fdx_stencil_kspec *ks, const fdx_device_info *dev, const int64_t *n3,
+                        int cuda, const fdx_stencil_journal *j, fdx_stencil_cfg *want, int maxwant)
 {
     memset(s, 0, sizeof *s);
     s->ks = ks, s->n3 = n3, s->cuda = cuda, s->j = j, s->want = want, s->maxwant = maxwant;
+    s->tm = cuda && dev->cc_major >= 9 && fdx_knob_int(FDX_KNOB_STENCIL_TM, 0, 1, 0) == 1;
     s->best_ms = s->march_ms = s->unrolled_ms = INFINITY;
 }
 
@@ -284,6 +286,10 @@ static int normalize(const search *s, fdx_stencil_cfg *c)
     if (s->cuda && uz_wanted(s->ks, c)) {
         c->uz = 1;
         if (!fdx_stencil_cfg_fits(s->ks, c, s->n3)) c->uz = 0;
+    }
+    if (s->tm && c->variant == FDX_SV_ASYNC && s->ks->rank == 3) { /* tm: the rows by tensor copies where they fit */
+        c->tm = 1;
+        if (!fdx_stencil_cfg_fits(s->ks, c, s->n3)) c->tm = 0;
     }
     return !s->cuda || fdx_stencil_cfg_fits(s->ks, c, s->n3);
 }
@@ -963,14 +969,14 @@ fdx_status fdx_stencil_tune_step(const fdx_stencil_kspec *ks, const fdx_device_i
     fdx_stencil_cfg want[FDX_STENCIL_JOURNAL_MAX];
     if (j->n == 0 && t->budget > 0) {
         search m;
-        search_init(&m, ks, n3, cuda, j, NULL, 0);
+        search_init(&m, ks, dev, n3, cuda, j, NULL, 0);
         int n = model_candidates(&m, dev, want, budget);
         measure(t, cuda, j, want, n, &r);
     }
     for (;;) {
         search s;
         int room = FDX_STENCIL_JOURNAL_MAX - j->n;
-        search_init(&s, ks, n3, cuda, j, want, budget - r.measured < room ? budget - r.measured : room);
+        search_init(&s, ks, dev, n3, cuda, j, want, budget - r.measured < room ? budget - r.measured : room);
         search_run(&s, dev);
         *measured = r.measured;
         if (!s.unknown) {

@@ -273,6 +273,7 @@ static int zh_of(const fdx_stencil_cfg *c) { return c->zh; }
 static int ys_of(const fdx_stencil_cfg *c) { return c->ys; }
 static int async_of(const fdx_stencil_cfg *c) { return c->variant == FDX_SV_ASYNC; }
 static int uz_of(const fdx_stencil_cfg *c) { return c->uz; }
+static int tm_of(const fdx_stencil_cfg *c) { return c->tm; }
 static void knob_first_batch(const fdx_device_info *h100, const char *knob, int on, int (*field)(const fdx_stencil_cfg *),
                              const knob_case *runs, int nruns)
 {
@@ -347,6 +348,12 @@ static void knob_first_batches(const fdx_device_info *h100)
                                    {0, 6, {700, 500, 400}, 0},  {0, 4, {400, 400, 400}, 0}, {1, 10, {512, 512, 512}, 1},
                                    {0, 10, {512, 384, 320}, 1}};
     knob_first_batch(h100, "FDX_STENCIL_CU", 1, uz_of, cu, 7);
+    /* Session 13: with FDX_STENCIL_TM=1 (default off) every rank-3
+       asynchronous candidate of a first run has its rows copied by tensor
+       copies (tm; all fit here), and the search times more; rank 2 none. */
+    static const knob_case tm[] = {{0, 12, {400, 400, 400}, 3}, {0, 12, {137, 87, 249}, 5}, {1, 8, {512, 512, 512}, 2},
+                                   {0, 12, {16209, 1, 16343}, 0}};
+    knob_first_batch(h100, "FDX_STENCIL_TM", 0, tm_of, tm, 4);
     /* ... but not for the wave update (the H100 measured it slower). */
     setenv("FDX_STENCIL_UZ", "1", 1);
     fdx_stencil_kspec wave = {0, 3, 4, FDX_UPDATE_WAVE, 0, 0, 0};
