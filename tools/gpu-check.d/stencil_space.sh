@@ -127,18 +127,18 @@
 #               async 32x8 vec 2 lb3 spills 368 bytes at radius 5; unrolled
 #               uncapped 124 registers, 16x16 vec 2 110), beside the unrolled
 #               column (s12d's pick on rs1-010), forced, same run
-#   SS_S13      session 13 (default off): what odd widths cost.  First runs
-#               (fresh cache, FDX_LOG=info: every candidate timed goes to
-#               the log) of the suite's worst odd-width shapes beside the
-#               same shape one to three columns wider (aligned to the
-#               widest vector): rs1-032 o12 f32 217 / 220, rs1-020 o12 heat
-#               f32 437 / 440, rs1-085 o12 f64 179 / 180, rs1-013 o4 heat
-#               f64 455 / 456; then rs1-013 forced: the unrolled column at
-#               vec 2 on windows, the async march with tm; then tm (tile
-#               rows by the tensor memory accelerator) forced beside the
-#               same tiles without it on rs1-032 / rs1-020 / rs1-085 and
-#               order 12 f32 400^3 (SS_S13_TM=0: without); records with
-#               "suite": "stencil-s13" -> *_stencil-s13.jsonl
+#   SS_S13      session 13 (default off): rs1-013 (o4 heat f64 455 wide,
+#               vec 1) as a first run with its tuner log, then forced the
+#               unrolled column at vec 2 on windows and the async march
+#               with tm; then tm (tile rows by the tensor memory
+#               accelerator) forced beside the same tiles without it on
+#               rs1-032 / rs1-020 / rs1-085 and order 12 f32 400^3
+#               (SS_S13_TM=0: without); records with "suite":
+#               "stencil-s13" -> *_stencil-s13.jsonl; then the worst
+#               odd-width cases as first runs with FDX_STENCIL_TM=1 beside
+#               the default, same call (SS_S13_AB=0: without;
+#               SS_S13_CASES), records "ab": "tm0" / "tm1" ->
+#               *_stencil-space-s13ab.jsonl
 # Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2, SS_TX, SS_B2, SS_UZ on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
 # now, SS_PICK shows it; 96^3 met at 1.03; the plane tile lost everywhere
@@ -764,30 +764,22 @@ if [ "${SS_S12C:-0}" = 1 ]; then
 fi
 if [ "${SS_S13:-0}" = 1 ]; then
   sf=${base}_stencil-s13.jsonl
-  for args in "--order 12 --precision float --op laplacian --size 217x459x261" \
-              "--order 12 --precision float --op laplacian --size 220x459x261" \
-              "--order 12 --precision float --op heat --size 437x205x285" \
-              "--order 12 --precision float --op heat --size 440x205x285" \
-              "--order 12 --precision double --op laplacian --size 179x187x226" \
-              "--order 12 --precision double --op laplacian --size 180x187x226" \
-              "--order 4 --precision double --op heat --size 455x1545x1250" \
-              "--order 4 --precision double --op heat --size 456x1545x1250"; do
-    echo "first run: $args" >>$w/s13.log
-    FDX_LOG=info FDX_CACHE_DIR=$w/cache-s13 timeout 60 "$FDX_BIN" stencil --backend cuda $args --json 2>>$w/s13.log |
-      sed -e 's/^{/{"suite": "stencil-s13", /' | tee -a "$sf" |
-      grep -oE '"(config)": "[^"]*"|"shape": \[[^]]*\]|"(order|ratio_same_size)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
-    echo
-  done
-  grep -E "first run|tune|cand|ms" $w/s13.log | head -200
+  # rs1-013 (heat order 4 f64 455x1545x1250, vec 1): a first run with the
+  # tuner's log, then forced the unrolled column at vec 2 on windows and the
+  # asynchronous march with tm at vec 2 (win, uz).
+  FDX_LOG=info FDX_CACHE_DIR=$w/cache-s13 timeout 60 "$FDX_BIN" stencil --backend cuda --order 4 --precision double \
+    --op heat --size 455x1545x1250 --json 2>$w/s13.log | sed -e 's/^{/{"suite": "stencil-s13", /' > $w/s13.jsonl
+  cat $w/s13.jsonl >> "$sf"
+  first_runs $w/s13.jsonl /dev/null $w/s13.log first
   cat $w/s13.log >> "$log"
   for cfg in "2 32 8 2 8 16 8 0 0 1 0 0 0 0 0 0 0 0 0" "3 32 8 2 312 16 2 0 0 1 0 0 0 0 0 0 0 0 1 1"; do
     FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 4 --precision double --op heat --size 455x1545x1250
   done
   elapsed
 fi
-# tm (tile rows by tensor copies) forced beside each case's pick / tile
-# without it, same run: rs1-032, rs1-020, rs1-085 (odd widths), order 12
-# f32 400^3 (aligned: the cu pick); SS_S13_TM=0 leaves it out.
+# tm (tile rows by tensor copies) forced beside the same tiles without it,
+# same run: rs1-032 (its pick and the cu tile), rs1-020, rs1-085 (odd
+# widths), order 12 f32 400^3 (aligned: the cu pick); SS_S13_TM=0 leaves it out.
 if [ "${SS_S13:-0}" = 1 ] && [ "${SS_S13_TM:-1}" = 1 ]; then
   sf=${base}_stencil-s13.jsonl
   for cfg in "3 32 8 2 125 16 2 0 0 1 2 0 0 2 0 1 0 0 0 0" "3 32 8 2 125 16 2 0 0 1 2 0 0 2 0 1 0 0 0 1" \
@@ -805,5 +797,21 @@ if [ "${SS_S13:-0}" = 1 ] && [ "${SS_S13_TM:-1}" = 1 ]; then
   for cfg in "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1 0" "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1 1"; do
     FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 12 --precision float --size 400x400x400
   done
+  elapsed
+fi
+# First runs (fresh caches, budget 8) of the worst odd-width cases with
+# FDX_STENCIL_TM=1 beside the default, same call (SS_S13_AB=0: without;
+# SS_S13_CASES), each with the candidates its run timed.
+s13_cases=${SS_S13_CASES:-rs1-032,rs1-066,rs1-085,rs1-020,rs1-006,rs1-087,rs1-051,rs1-038}
+if [ "${SS_S13:-0}" = 1 ] && [ "${SS_S13_AB:-1}" = 1 ]; then
+  ab=${base}_stencil-space-s13ab.jsonl
+  for tmk in 0 1; do
+    FDX_STENCIL_TM=$tmk FDX_LOG=info FDX_CACHE_DIR=$w/cache-tm$tmk timeout 120 "$FDX_BIN" bench stencil --backend cuda \
+      --suite random --count "${COUNT:-100}" --cases "$s13_cases" --json 2>$w/tm$tmk.log |
+      sed -e "s/^{/{\"ab\": \"tm$tmk\", /" > $w/tm$tmk.jsonl
+    cat $w/tm$tmk.jsonl >> "$ab"
+    cat $w/tm$tmk.log >> "$log"
+  done
+  first_runs $w/tm1.jsonl $w/tm0.jsonl $w/tm1.log tm0
   elapsed
 fi
