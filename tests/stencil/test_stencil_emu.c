@@ -122,9 +122,9 @@ int main(void)
 {
     if (!cuda_emu_start("test-emu")) return fdx_test_skip("test_stencil_emu", "no working C++ compiler (c++)");
     printf("test_stencil_emu: compiling with c++ %s\n", cuda_emu_sanitize[0] ? cuda_emu_sanitize : "(no sanitizer)");
-    /* FDX_TEST_STENCIL_NEW=1: session 13's cases (tm) alone */
+    /* FDX_TEST_STENCIL_NEW=tm: session 13's cases (tm) alone */
     const char *only_new = getenv("FDX_TEST_STENCIL_NEW");
-    const int new_only = only_new && strcmp(only_new, "1") == 0;
+    const int new_only = only_new && strcmp(only_new, "tm") == 0;
     /* {double, rank, radius, update, coef, d1, sponge}: the 7-point
        operator, the 25-point one, odd radius 3 with every term, radius 2
        with a coefficient, the 2D wave with a sponge. */

@@ -5,6 +5,7 @@
    bands of block rows, the plane tile, the column's upper half from the
    stages (zh: also bit for bit against the carried column).
    Small, so it runs under compute-sanitizer.  Skipped without a device. */
+#include "backends/fdx_backend.h"
 #include "stencil/fdx_stencil_impl.h"
 #include "test_stencil_check.h"
 
@@ -407,8 +408,10 @@ done:
    a barrier every plane.  uz 1: the zh cases (every third with the
    column carried, every fourth also with b2) with the plane loop unrolled
    by the ring's period (session 11), each bit for bit against its rolled
-   twin. */
-static void twin_cases(uint64_t *seed, int run, int ys, int b2, int uz)
+   twin.  tm 1: the zh cases (every third with the column carried, every
+   second unrolled) with the tile rows copied by tensor copies (session 13;
+   sm_90 only), each bit for bit against its twin with cp.async copies. */
+static void twin_cases(uint64_t *seed, int run, int ys, int b2, int uz, int tm)
 {
     /* Session 9: the column's upper half from the stages (zh): every order,
        precision and vector width (odd widths at vec 1; unaligned rows at
@@ -433,10 +436,11 @@ static void twin_cases(uint64_t *seed, int run, int ys, int b2, int uz)
                                      .vec = vec, .chunk = hchunk[hrot % 5], .by = 1, .pd = 1 + hrot % 3,
                                      .win = win, .ry = hrot % 4 == 1 ? 2 : hrot % 5 == 3 ? 3 : 0,
                                      .minb = hrot % 7 == 4 ? 2 : 0, .zh = !ys, .ys = ys};
-                const char *what = uz ? "uz" : b2 ? "b2" : ys ? "ys" : "zh";
+                const char *what = tm ? "tm" : uz ? "uz" : b2 ? "b2" : ys ? "ys" : "zh";
                 if (ys) c.ry = win ? 2 : 2 + hrot % 3;
                 if (b2) c.b2 = 1, c.pd = 2 + hrot % 2;
                 if (uz) c.uz = 1, c.zh = hrot % 3 != 2, c.b2 = hrot % 4 == 3, c.pd = c.b2 ? 2 + hrot % 2 : c.pd;
+                if (tm) c.zh = hrot % 3 != 2, c.uz = hrot % 2;
                 if (win) c.tx = 64 / vec, c.ty = vec == 4 ? 16 : 8;
                 fdx_stencil_desc d;
                 sc_desc(&d, 3, order, hrot % 3, (hrot / 3) % 2, p);
@@ -444,10 +448,13 @@ static void twin_cases(uint64_t *seed, int run, int ys, int b2, int uz)
                 int64_t s3[3] = {vec == 1 ? 133 : win ? 2 * c.tx * vec + 1 + hrot % (2 * r) : 2 * c.tx * vec + vec,
                                  12 + 2 * r + hrot % 7, 17 + hrot % 6};
                 if (win && s3[0] % vec == 0) s3[0]++;
-                shrink_to_fit(&ks, &c);
+                shrink_to_fit(&ks, &c); /* (tm after: its twin's copies must fit too) */
+                c.tm = tm;
+                if (tm && !fdx_stencil_cfg_fits(&ks, &c, s3)) continue; /* tm's rows padded to 128 bytes: more shared memory */
                 s3[1] += s3[1] % (c.ty * fdx_stencil_rows(&c)) == 0; /* a partial last block row */
                 fdx_stencil_cfg c0 = c;
-                if (uz) c0.uz = 0;
+                if (tm) c0.tm = 0;
+                else if (uz) c0.uz = 0;
                 else if (b2) c0.b2 = 0;
                 else c0.zh = 0, c0.ys = 0;
                 CHECK(fdx_stencil_cfg_fits(&ks, &c, s3) && fdx_stencil_cfg_fits(&ks, &c0, s3),
@@ -470,18 +477,20 @@ static void twin_cases(uint64_t *seed, int run, int ys, int b2, int uz)
 int main(void)
 {
     uint64_t plan = 0;
-    twin_cases(&plan, 0, 0, 0, 0); /* the cases fit: checked on the host too */
-    twin_cases(&plan, 0, 1, 0, 0);
-    twin_cases(&plan, 0, 0, 1, 0);
-    twin_cases(&plan, 0, 0, 0, 1);
+    twin_cases(&plan, 0, 0, 0, 0, 0); /* the cases fit: checked on the host too */
+    twin_cases(&plan, 0, 1, 0, 0, 0);
+    twin_cases(&plan, 0, 0, 1, 0, 0);
+    twin_cases(&plan, 0, 0, 0, 1, 0);
+    twin_cases(&plan, 0, 0, 0, 0, 1);
     if (fdx_cuda_device_count() == 0)
         return fdx_test_failures ? fdx_test_finish("test_stencil_gpu") : fdx_test_skip("test_stencil_gpu", "no CUDA device");
     ctx = sc_ctx("cuda", "off");
     if (!ctx) return fdx_test_finish("test_stencil_gpu");
     uint64_t seed = 0x69e;
-    /* FDX_TEST_STENCIL_NEW=1: only sessions 10-11's cases (rank-2 async, ys,
-       b2 and uz twins), =uz only session 11's uz twins, for a short device
-       run; the full list otherwise. */
+    /* FDX_TEST_STENCIL_NEW=1: only sessions 10-13's cases (rank-2 async, ys,
+       b2, uz and tm twins), =uz only session 11's uz twins (and tm's), =tm
+       only session 13's tm twins, for a short device run; the full list
+       otherwise. */
     const char *only_new = getenv("FDX_TEST_STENCIL_NEW");
     if (!only_new || strcmp(only_new, "1") != 0) {
         /* Every order, rank and precision with the default configuration. */
@@ -496,14 +505,16 @@ int main(void)
         zs_cases(&seed);
         win_cases(&seed);
         plane_cases(&seed);
-        twin_cases(&seed, 1, 0, 0, 0);
+        twin_cases(&seed, 1, 0, 0, 0, 0);
     }
-    if (!only_new || strcmp(only_new, "uz") != 0) {
+    if (!only_new || (strcmp(only_new, "uz") != 0 && strcmp(only_new, "tm") != 0)) {
         async2_cases(&seed);
-        twin_cases(&seed, 1, 1, 0, 0);
-        twin_cases(&seed, 1, 0, 1, 0);
+        twin_cases(&seed, 1, 1, 0, 0, 0);
+        twin_cases(&seed, 1, 0, 1, 0, 0);
     }
-    twin_cases(&seed, 1, 0, 0, 1);
+    if (!only_new || strcmp(only_new, "tm") != 0) twin_cases(&seed, 1, 0, 0, 1, 0);
+    /* session 13: tm's twins where the device has tensor copies (sm_90) */
+    if (fdx_ctx_device(ctx)->cc_major >= 9) twin_cases(&seed, 1, 0, 0, 0, 1);
     fdx_ctx_destroy(&ctx);
     return fdx_test_finish("test_stencil_gpu");
 }
