@@ -128,9 +128,8 @@
 #               uncapped 124 registers, 16x16 vec 2 110), beside the unrolled
 #               column (s12d's pick on rs1-010), forced, same run
 #   SS_S13      session 13 (default off): rs1-013 (o4 heat f64 455 wide,
-#               vec 1) as a first run with its tuner log, then forced the
-#               unrolled column at vec 2 on windows and the async march
-#               with tm; then tm (tile rows by the tensor memory
+#               vec 1) forced with the async march and tm (and 456 wide);
+#               then tm (tile rows by the tensor memory
 #               accelerator) forced beside the same tiles without it on
 #               rs1-032 / rs1-020 / rs1-085 and order 12 f32 400^3
 #               (SS_S13_TM=0: without); records with "suite":
@@ -764,17 +763,15 @@ if [ "${SS_S12C:-0}" = 1 ]; then
 fi
 if [ "${SS_S13:-0}" = 1 ]; then
   sf=${base}_stencil-s13.jsonl
-  # rs1-013 (heat order 4 f64 455x1545x1250, vec 1): a first run with the
-  # tuner's log, then forced the unrolled column at vec 2 on windows and the
-  # asynchronous march with tm at vec 2 (win, uz).
-  FDX_LOG=info FDX_CACHE_DIR=$w/cache-s13 timeout 60 "$FDX_BIN" stencil --backend cuda --order 4 --precision double \
-    --op heat --size 455x1545x1250 --json 2>$w/s13.log | sed -e 's/^{/{"suite": "stencil-s13", /' > $w/s13.jsonl
-  cat $w/s13.jsonl >> "$sf"
-  first_runs $w/s13.jsonl /dev/null $w/s13.log first
-  cat $w/s13.log >> "$log"
-  for cfg in "2 32 8 2 8 16 8 0 0 1 0 0 0 0 0 0 0 0 0" "3 32 8 2 312 16 2 0 0 1 0 0 0 0 0 0 0 0 1 1"; do
+  # rs1-013 (heat order 4 f64 455x1545x1250: s13b's first run 0.642 with the
+  # unrolled column at vec 1, 456 wide 0.715 at vec 2): the asynchronous
+  # march with tm (no radius-2 candidate had a shared tile): vec 2 on
+  # windows, 64x8 and 64x16 points (two rows); at 456 wide, 64x8 with tm.
+  for cfg in "3 32 8 2 312 16 2 0 0 1 0 0 0 0 0 0 0 0 1 1" "3 32 8 2 312 16 2 0 0 1 0 0 0 2 0 0 0 0 1 1"; do
     FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 4 --precision double --op heat --size 455x1545x1250
   done
+  FORCED_SUITE=stencil-s13 forced "$sf" "3 32 8 2 312 16 2 0 0 0 0 0 0 0 0 0 0 0 1 1" --order 4 --precision double \
+    --op heat --size 456x1545x1250
   elapsed
 fi
 # tm (tile rows by tensor copies) forced beside the same tiles without it,
