@@ -250,9 +250,14 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
     if (cfg->b2 && (cfg->b2 != 1 || cfg->variant != FDX_SV_ASYNC || cfg->pd < 2)) return 0;
     /* tm: the asynchronous march in rank 3 on sm_90 (the tuner offers it
        there only), one mbarrier phase a plane (no b2), a box of at most 256
-       values, warp 0 whole, element indices of the flat array 32-bit */
+       values, warp 0 whole, element indices of the flat array 32-bit, and
+       rows of 16-byte multiples: every box starts at a 16-byte boundary.
+       (The H100, s13c: boxes from other elements never completed their
+       mbarrier phase or faulted, cudaErrorIllegalInstruction, on every odd
+       width tried; aligned rows ran and verified.) */
     if (cfg->tm && (cfg->tm != 1 || cfg->variant != FDX_SV_ASYNC || ks->rank != 3 || cfg->b2 ||
-                    cfg->tx * cfg->ty < 32 || n3[0] * n3[1] * (n3[2] + 1) >= (int64_t)1 << 31))
+                    cfg->tx * cfg->ty < 32 || n3[0] % (ks->is_double ? 2 : 4) ||
+                    n3[0] * n3[1] * (n3[2] + 1) >= (int64_t)1 << 31))
         return 0;
     if (cfg->tm) {
         fdx_stencil_async_geom a;

@@ -123,19 +123,6 @@ static int cu_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev, in
            ks->update != FDX_UPDATE_WAVE && dev->cc_major >= 8 && max_vec(ks, nx) == (ks->is_double ? 2 : 4);
 }
 
-/* With FDX_STENCIL_TM=1 on sm_90 (session 13) the same tile on unaligned
-   rows (win, its rows by tensor copies: no copy a value, no copy offsets
-   in registers; s12d measured it with the value copies: tied zh at best,
-   139 registers at order 12 f32 against 128 with tm), in the first batch
-   in the place of the asynchronous march at vec 1 (64x8 points lb3), never
-   picked on the suite's odd widths. */
-static int cu_odd_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev, int64_t nx)
-{
-    return fdx_knob_int(FDX_KNOB_STENCIL_CU, 0, 1, 1) == 1 && fdx_knob_int(FDX_KNOB_STENCIL_TM, 0, 1, 0) == 1 &&
-           ks->rank == 3 && ks->radius >= 5 && ks->update != FDX_UPDATE_WAVE && dev->cc_major >= 9 &&
-           max_vec(ks, nx) < (ks->is_double ? 2 : 4);
-}
-
 /* The tile, `pd` planes ahead (0: the measured best, three for floats, two for doubles). */
 static fdx_stencil_cfg cu_tile(fdx_stencil_cfg c, const fdx_stencil_kspec *ks, int pd)
 {
@@ -510,12 +497,9 @@ static void async_stage(search *s, const fdx_device_info *dev, const fdx_stencil
             if (ms < best_ms) best = y[i], best_ms = ms;
         }
     }
-    /* cu: the carried 64x16-point tile unrolled, two and three planes ahead
-       (unaligned rows: with tm, cu_odd_wanted). */
-    const int cu_odd = cu_odd_wanted(s->ks, dev, s->n3[0]);
-    for (int pd = 2; pd <= 3 && (cu_wanted(s->ks, dev, s->n3[0]) || cu_odd); pd++) {
+    /* cu: the carried 64x16-point tile unrolled, two and three planes ahead. */
+    for (int pd = 2; pd <= 3 && cu_wanted(s->ks, dev, s->n3[0]); pd++) {
         fdx_stencil_cfg c = cu_tile(d, s->ks, pd);
-        c.win = cu_odd;
         c.chunk = default_chunk(s->ks, dev, 1, s->n3, &c);
         double ms = try_cfg(s, c);
         if (ms < best_ms) best = c, best_ms = ms;
@@ -883,14 +867,7 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
             a.minb = 3;
             int ch[2];
             a.chunk = wave_chunks(s, dev, &a, planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &a);
-            if (cu_odd_wanted(ks, dev, n3[0])) {
-                /* unaligned rows with tm: the cu tile in this place */
-                c[n] = cu_tile(a, ks, 0), c[n].win = 1;
-                c[n].chunk = wave_chunks(s, dev, &c[n], planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &c[n]);
-                n++;
-            } else {
-                c[n++] = a;
-            }
+            c[n++] = a;
             if (zh_wanted(ks, dev) && !async_win_wanted(ks, dev, n3[0])) {
                 /* zh's taller tile (on unaligned rows the win tiles' above). */
                 c[n] = zh_tall(a, vmax);

@@ -107,15 +107,16 @@ static void test_file_text(void)
     CHECK(fdx_stencil_cfg_parse("3 16 16 4 125 16 3 0 0 1 0 0 0 0 0 0 0 0 1 1", &back) && back.tm == 1, "tm read");
     {
         fdx_stencil_kspec k3 = {0, 3, 6, FDX_UPDATE_APPLY, 0, 0, 0};
-        const int64_t odd[3] = {217, 459, 261};
-        CHECK(fdx_stencil_cfg_fits(&k3, &back, odd), "tm on odd rows (win) fits");
+        const int64_t odd[3] = {217, 459, 261}, even[3] = {220, 459, 261};
+        CHECK(!fdx_stencil_cfg_fits(&k3, &back, odd), "tm on rows of no 16-byte multiple fits");
+        CHECK(fdx_stencil_cfg_fits(&k3, &back, even), "tm on rows of 16-byte multiples (win set) does not fit");
         fdx_stencil_cfg t = back;
         t.variant = FDX_SV_UNROLL;
-        CHECK(!fdx_stencil_cfg_fits(&k3, &t, odd), "tm outside the asynchronous march fits");
+        CHECK(!fdx_stencil_cfg_fits(&k3, &t, even), "tm outside the asynchronous march fits");
         t = back, t.b2 = 1;
-        CHECK(!fdx_stencil_cfg_fits(&k3, &t, odd), "tm with b2 fits");
+        CHECK(!fdx_stencil_cfg_fits(&k3, &t, even), "tm with b2 fits");
         k3.rank = 2, t = back, t.ty = 1, t.tx = 32;
-        const int64_t two[3] = {217, 1, 459};
+        const int64_t two[3] = {220, 1, 459};
         CHECK(!fdx_stencil_cfg_fits(&k3, &t, two), "tm in rank 2 fits");
     }
     /* A file from before zs existed (14 fields) reads zs as 0. */

@@ -274,7 +274,6 @@ static int ys_of(const fdx_stencil_cfg *c) { return c->ys; }
 static int async_of(const fdx_stencil_cfg *c) { return c->variant == FDX_SV_ASYNC; }
 static int uz_of(const fdx_stencil_cfg *c) { return c->uz; }
 static int tm_of(const fdx_stencil_cfg *c) { return c->tm; }
-static int cu_odd_of(const fdx_stencil_cfg *c) { return c->uz && c->tx == 16 && c->ty == 16 && c->win && c->tm; }
 static void knob_first_batch(const fdx_device_info *h100, const char *knob, int on, int (*field)(const fdx_stencil_cfg *),
                              const knob_case *runs, int nruns)
 {
@@ -350,16 +349,13 @@ static void knob_first_batches(const fdx_device_info *h100)
                                    {0, 10, {512, 384, 320}, 1}};
     knob_first_batch(h100, "FDX_STENCIL_CU", 1, uz_of, cu, 7);
     /* Session 13: with FDX_STENCIL_TM=1 (default off) every rank-3
-       asynchronous candidate of a first run has its rows copied by tensor
-       copies (tm; all fit here), and the search times more; rank 2 none. */
-    static const knob_case tm[] = {{0, 12, {400, 400, 400}, 3}, {0, 12, {137, 87, 249}, 5}, {1, 8, {512, 512, 512}, 2},
+       asynchronous candidate of a first run on rows of 16-byte multiples has
+       its rows copied by tensor copies (tm), and the search times more;
+       unaligned rows and rank 2 none. */
+    static const knob_case tm[] = {{0, 12, {400, 400, 400}, 3}, {0, 12, {137, 87, 249}, 0}, {1, 8, {512, 512, 512}, 2},
                                    {0, 12, {16209, 1, 16343}, 0}};
     knob_first_batch(h100, "FDX_STENCIL_TM", 0, tm_of, tm, 4);
-    /* ... and on unaligned rows at radius 5-6 (not the wave update) the cu
-       tile on windows, its rows by tensor copies. */
-    static const knob_case cuodd[] = {{0, 12, {137, 87, 249}, 1}, {1, 10, {179, 187, 226}, 1}, {0, 12, {400, 400, 400}, 0},
-                                      {0, 8, {137, 87, 249}, 0}};
-    knob_first_batch(h100, "FDX_STENCIL_TM", 0, cu_odd_of, cuodd, 4);
+
     /* ... but not for the wave update (the H100 measured it slower). */
     setenv("FDX_STENCIL_UZ", "1", 1);
     fdx_stencil_kspec wave = {0, 3, 4, FDX_UPDATE_WAVE, 0, 0, 0};
