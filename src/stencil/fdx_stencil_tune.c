@@ -123,6 +123,17 @@ static int cu_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev, in
            ks->update != FDX_UPDATE_WAVE && dev->cc_major >= 8 && max_vec(ks, nx) == (ks->is_double ? 2 : 4);
 }
 
+/* Session 13: first runs of rank-3 radius-2 stencils (heat / laplacian
+   order 4) also time the asynchronous march (64x8 points at the widest
+   vector, win on odd widths, unrolled, two planes ahead): their first
+   batch had only unrolled / plain marches (rs1-013, f64 455x1545x1250:
+   0.642 at vec 1, 0.715 at 456 wide).  Only with FDX_STENCIL_R2A=1 until
+   measured. */
+static int r2_async_wanted(const fdx_stencil_kspec *ks, const fdx_device_info *dev)
+{
+    return fdx_knob_int(FDX_KNOB_STENCIL_R2A, 0, 1, 0) == 1 && ks->rank == 3 && ks->radius == 2 && dev->cc_major >= 8;
+}
+
 /* The tile, `pd` planes ahead (0: the measured best, three for floats, two for doubles). */
 static fdx_stencil_cfg cu_tile(fdx_stencil_cfg c, const fdx_stencil_kspec *ks, int pd)
 {
@@ -893,6 +904,18 @@ static int model_candidates(search *s, const fdx_device_info *dev, fdx_stencil_c
             c[n] = g4, c[n].tx = 32, c[n].ty = 4, c[n].xv = vmax > 1, n++;
         } else if (ks->rank == 3 && ks->radius == 2) {
             c[n] = g2, c[n].tx = 32, c[n].ty = 4, c[n].xv = vmax > 1, n++;
+            if (r2_async_wanted(ks, dev)) {
+                /* the asynchronous march, 64x8 points at the widest vector
+                   (odd widths: win), unrolled, two planes ahead */
+                const int widest = ks->is_double ? 2 : 4;
+                fdx_stencil_cfg a = d;
+                a.variant = FDX_SV_ASYNC, a.vec = widest, a.win = vmax < widest, a.pd = 2, a.uz = 1;
+                a.tx = 64 / widest, a.ty = 8;
+                a.zfast = a.pipe = a.xv = a.band = a.ry = a.zs = a.zh = a.ys = a.b2 = a.minb = 0;
+                int ch[1];
+                a.chunk = wave_chunks(s, dev, &a, planes, -1, ch, 1) ? ch[0] : default_chunk(ks, dev, 1, n3, &a);
+                c[n++] = a;
+            }
         } else if (ks->rank == 3) {
             c[n] = g2, c[n].tx = 32, c[n].ty = 8, n++;
             c[n] = g2, c[n].tx = 64, c[n].ty = 4, n++;

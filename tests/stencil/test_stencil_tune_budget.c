@@ -356,6 +356,33 @@ static void knob_first_batches(const fdx_device_info *h100)
                                    {0, 12, {16209, 1, 16343}, 0}};
     knob_first_batch(h100, "FDX_STENCIL_TM", 0, tm_of, tm, 4);
 
+    /* With FDX_STENCIL_R2A=1 (default off) a first run of a rank-3 radius-2
+       stencil times one asynchronous march (64x8 points, unrolled; win on
+       odd widths); without it none in the first batch. */
+    static const struct {
+        int dbl;
+        int64_t n[3];
+    } r2[] = {{1, {455, 1545, 1250}}, {0, {400, 400, 400}}, {0, {291, 183, 217}}};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 3; i++) {
+            if (k) setenv("FDX_STENCIL_R2A", "1", 1);
+            else unsetenv("FDX_STENCIL_R2A");
+            fdx_stencil_kspec ks = {r2[i].dbl, 3, 2, FDX_UPDATE_HEAT, 0, 0, 0};
+            fdx_stencil_journal *j = calloc(1, sizeof *j);
+            if (!j) break;
+            fake f = {1, 0, {{0}}, 0};
+            fdx_stencil_tuner t = {fake_trial, NULL, &f, 8};
+            fdx_stencil_cfg best;
+            int measured = 0, asyncs = 0, win = 0;
+            CHECK_OK(fdx_stencil_tune_step(&ks, h100, 1, r2[i].n, &t, j, &best, &measured));
+            for (int q = 0; q < j->n; q++)
+                asyncs += j->cfg[q].variant == FDX_SV_ASYNC && j->cfg[q].uz, win += j->cfg[q].variant == FDX_SV_ASYNC && j->cfg[q].win;
+            CHECK(asyncs == k && win == (k && r2[i].n[0] % (r2[i].dbl ? 2 : 4) != 0),
+                  "FDX_STENCIL_R2A=%d, %lldx%lldx%lld: %d asynchronous candidates (%d win) in the first batch", k,
+                  (long long)r2[i].n[0], (long long)r2[i].n[1], (long long)r2[i].n[2], asyncs, win);
+            free(j);
+        }
+    unsetenv("FDX_STENCIL_R2A");
     /* ... but not for the wave update (the H100 measured it slower). */
     setenv("FDX_STENCIL_UZ", "1", 1);
     fdx_stencil_kspec wave = {0, 3, 4, FDX_UPDATE_WAVE, 0, 0, 0};

@@ -128,15 +128,15 @@
 #               uncapped 124 registers, 16x16 vec 2 110), beside the unrolled
 #               column (s12d's pick on rs1-010), forced, same run
 #   SS_S13      session 13 (default off): rs1-013 (o4 heat f64 455 wide,
-#               vec 1) forced with the async march and tm (and 456 wide);
-#               then tm (tile rows by the tensor memory
-#               accelerator) forced beside the same tiles without it on
-#               rs1-032 / rs1-020 / rs1-085 and order 12 f32 400^3
-#               (SS_S13_TM=0: without); records with "suite":
-#               "stencil-s13" -> *_stencil-s13.jsonl; then the worst
-#               odd-width cases as first runs with FDX_STENCIL_TM=1 beside
+#               vec 1) forced with the async march (and 456 wide, with and
+#               without tm); then tm (tile rows by the tensor memory
+#               accelerator, aligned rows only) forced beside the same
+#               tile without it on order 12 f32 400^3 (SS_S13_TM=0:
+#               without); records with "suite": "stencil-s13" ->
+#               *_stencil-s13.jsonl; then the suite's tuned rank-3
+#               order-4 cases as first runs with FDX_STENCIL_R2A=1 beside
 #               the default, same call (SS_S13_AB=0: without;
-#               SS_S13_CASES), records "ab": "tm0" / "tm1" ->
+#               SS_S13_CASES), records "ab": "r2a0" / "r2a1" ->
 #               *_stencil-space-s13ab.jsonl
 # Defaults: SS_SUITE, SS_TARGETS, SS_PICK, SS_ZH, SS_2D, SS_YS, SS_A2, SS_TX, SS_B2, SS_UZ on; SS_AB, SS_SMALL and SS_PLANE
 # off (answered: win against the plain marches is timed in one first run
@@ -765,50 +765,42 @@ if [ "${SS_S13:-0}" = 1 ]; then
   sf=${base}_stencil-s13.jsonl
   # rs1-013 (heat order 4 f64 455x1545x1250: s13b's first run 0.642 with the
   # unrolled column at vec 1, 456 wide 0.715 at vec 2): the asynchronous
-  # march with tm (no radius-2 candidate had a shared tile): vec 2 on
-  # windows, 64x8 and 64x16 points (two rows); at 456 wide, 64x8 with tm.
-  for cfg in "3 32 8 2 312 16 2 0 0 1 0 0 0 0 0 0 0 0 1 1" "3 32 8 2 312 16 2 0 0 1 0 0 0 2 0 0 0 0 1 1"; do
+  # march (no radius-2 first-run candidate has a shared tile), unrolled:
+  # vec 2 on windows (4-byte copies), 64x8 and 64x16 points (two rows); vec
+  # 1 (8-byte copies); at 456 wide vec 2 with cp.async and with tm.
+  for cfg in "3 32 8 2 312 16 2 0 0 1 0 0 0 0 0 0 0 0 1 0" "3 32 8 2 312 16 2 0 0 1 0 0 0 2 0 0 0 0 1 0" \
+             "3 64 8 1 312 16 2 0 0 0 0 0 0 0 0 0 0 0 1 0"; do
     FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 4 --precision double --op heat --size 455x1545x1250
   done
-  FORCED_SUITE=stencil-s13 forced "$sf" "3 32 8 2 312 16 2 0 0 0 0 0 0 0 0 0 0 0 1 1" --order 4 --precision double \
-    --op heat --size 456x1545x1250
+  for cfg in "3 32 8 2 312 16 2 0 0 0 0 0 0 0 0 0 0 0 1 0" "3 32 8 2 312 16 2 0 0 0 0 0 0 0 0 0 0 0 1 1"; do
+    FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 4 --precision double --op heat --size 456x1545x1250
+  done
   elapsed
 fi
-# tm (tile rows by tensor copies) forced beside the same tiles without it,
-# same run: rs1-032 (its pick and the cu tile), rs1-020, rs1-085 (odd
-# widths), order 12 f32 400^3 (aligned: the cu pick); SS_S13_TM=0 leaves it out.
+# tm (tile rows by tensor copies; rows of 16-byte multiples only since
+# s13c) forced beside the same tile without it, order 12 f32 400^3 (s13c:
+# 0.734 against tm's 0.454), again; SS_S13_TM=0 leaves it out.
 if [ "${SS_S13:-0}" = 1 ] && [ "${SS_S13_TM:-1}" = 1 ]; then
   sf=${base}_stencil-s13.jsonl
-  for cfg in "3 32 8 2 125 16 2 0 0 1 2 0 0 2 0 1 0 0 0 0" "3 32 8 2 125 16 2 0 0 1 2 0 0 2 0 1 0 0 0 1" \
-             "3 16 16 4 125 16 3 0 0 1 0 0 0 0 0 0 0 0 1 0" "3 16 16 4 125 16 3 0 0 1 0 0 0 0 0 0 0 0 1 1" \
-             "3 16 16 4 125 16 2 0 0 1 0 0 0 0 0 0 0 0 1 1" "3 16 16 4 125 16 2 0 0 1 0 0 0 0 0 1 0 0 0 1"; do
-    FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 12 --precision float --op laplacian --size 217x459x261
-  done
-  for cfg in "3 32 8 2 55 16 2 0 0 1 0 0 0 0 0 0 0 0 0 0" "3 32 8 2 55 16 2 0 0 1 0 0 0 0 0 0 0 0 0 1" \
-             "3 16 16 4 55 16 3 0 0 1 0 0 0 0 0 0 0 0 1 1"; do
-    FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 12 --precision float --op heat --size 437x205x285
-  done
-  for cfg in "3 32 8 2 55 16 2 0 0 1 0 0 0 0 0 0 0 0 0 1" "3 16 16 2 55 16 2 0 0 1 0 0 0 0 0 0 0 0 1 1"; do
-    FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 12 --precision double --op laplacian --size 179x187x226
-  done
   for cfg in "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1 0" "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1 1"; do
     FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 12 --precision float --size 400x400x400
   done
   elapsed
 fi
-# First runs (fresh caches, budget 8) of the worst odd-width cases with
-# FDX_STENCIL_TM=1 beside the default, same call (SS_S13_AB=0: without;
-# SS_S13_CASES), each with the candidates its run timed.
-s13_cases=${SS_S13_CASES:-rs1-032,rs1-066,rs1-085,rs1-020,rs1-006,rs1-087,rs1-051,rs1-038}
+# First runs (fresh caches, budget 8) of the suite's tuned rank-3 order-4
+# cases with FDX_STENCIL_R2A=1 (the asynchronous march in the first batch)
+# beside the default, same call (SS_S13_AB=0: without; SS_S13_CASES), each
+# with the candidates its run timed.
+s13_cases=${SS_S13_CASES:-rs1-013,rs1-019,rs1-088}
 if [ "${SS_S13:-0}" = 1 ] && [ "${SS_S13_AB:-1}" = 1 ]; then
   ab=${base}_stencil-space-s13ab.jsonl
-  for tmk in 0 1; do
-    FDX_STENCIL_TM=$tmk FDX_LOG=info FDX_CACHE_DIR=$w/cache-tm$tmk timeout 120 "$FDX_BIN" bench stencil --backend cuda \
-      --suite random --count "${COUNT:-100}" --cases "$s13_cases" --json 2>$w/tm$tmk.log |
-      sed -e "s/^{/{\"ab\": \"tm$tmk\", /" > $w/tm$tmk.jsonl
-    cat $w/tm$tmk.jsonl >> "$ab"
-    cat $w/tm$tmk.log >> "$log"
+  for k in 0 1; do
+    FDX_STENCIL_R2A=$k FDX_LOG=info FDX_CACHE_DIR=$w/cache-r2a$k timeout 150 "$FDX_BIN" bench stencil --backend cuda \
+      --suite random --count "${COUNT:-100}" --cases "$s13_cases" --json 2>$w/r2a$k.log |
+      sed -e "s/^{/{\"ab\": \"r2a$k\", /" > $w/r2a$k.jsonl
+    cat $w/r2a$k.jsonl >> "$ab"
+    cat $w/r2a$k.log >> "$log"
   done
-  first_runs $w/tm1.jsonl $w/tm0.jsonl $w/tm1.log tm0
+  first_runs $w/r2a1.jsonl $w/r2a0.jsonl $w/r2a1.log r2a0
   elapsed
 fi
