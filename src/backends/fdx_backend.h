@@ -94,11 +94,13 @@ typedef struct fdx_backend {
        message names the pointer and what it is instead.  NULL: no check (the
        CPU backend, whose "device" memory is host memory). */
     fdx_status (*check_device_pointer)(const void *ptr, int ordinal, const char *what);
-    /* Writes into `map` (128 bytes, 64-byte aligned) a 1D tensor map of the
-       n values of elem_bytes (4 or 8) at `base` (16-byte aligned), copied
-       box values at a time, zeros outside [0, n) (sm_90's tensor copies).
-       NULL: none. */
-    fdx_status (*tensor_map_1d)(void *map, const void *base, uint64_t n, int elem_bytes, unsigned box);
+    /* Writes into `map` (128 bytes, 64-byte aligned) a 3D tensor map of the
+       dims[0] x dims[1] x dims[2] values of elem_bytes (4 or 8) at `base`
+       (16-byte aligned; dims[0] values a row of a 16-byte multiple), copied
+       a box[0] x box[1] x box[2] box at a time, zeros outside the array
+       (sm_90's tensor copies).  NULL: none. */
+    fdx_status (*tensor_map_3d)(void *map, const void *base, const uint64_t dims[3], int elem_bytes,
+                                const unsigned box[3]);
 } fdx_backend;
 
 FDX_HIDDEN const fdx_backend *fdx_backend_cpu(void);

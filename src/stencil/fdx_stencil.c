@@ -229,13 +229,13 @@ static fdx_status launch_part(call *c, const fdx_stencil_kspec *ks, fdx_kernel *
     fdx_launch_dims dims = {{1, 1, 1}, {1, 1, 1}, 0};
     if (c->be->kind == FDX_BACKEND_CUDA) FDX_TRY(fdx_stencil_launch_dims(ks, cfg, c->n3, &dims));
     if (!dims.grid[0]) return FDX_OK;
-    if (p.tm_at) { /* tm: u's tensor map, a box a tile row (fdx_stencil_async_geom_of's rx on either side) */
+    if (p.tm_at) { /* tm: u's tensor map, a box a tile plane with its halo (fdx_stencil_async_geom_of) */
         fdx_stencil_async_geom a;
         fdx_stencil_async_geom_of(ks, cfg, &a);
-        FDX_CHECK(c->be->tensor_map_1d, FDX_ERR_UNSUPPORTED, "tensor-map row copies (tm) on the %s backend",
-                  c->be->name);
-        FDX_TRY(c->be->tensor_map_1d(p.bytes + p.tm_at, c->ptr[1], (uint64_t)(c->n3[0] * c->n3[1] * c->n3[2]),
-                                     ks->is_double ? 8 : 4, (unsigned)(cfg->tx * cfg->vec + 2 * a.rx)));
+        FDX_CHECK(c->be->tensor_map_3d, FDX_ERR_UNSUPPORTED, "tensor-map copies (tm) on the %s backend", c->be->name);
+        const uint64_t dims[3] = {(uint64_t)c->n3[0], (uint64_t)c->n3[1], (uint64_t)c->n3[2]};
+        const unsigned box[3] = {(unsigned)a.width, (unsigned)a.height, 1};
+        FDX_TRY(c->be->tensor_map_3d(p.bytes + p.tm_at, c->ptr[1], dims, ks->is_double ? 8 : 4, box));
     }
     void *args[5] = {&c->ptr[0], &c->ptr[1], &c->ptr[2], &c->ptr[3], p.bytes};
     if (c->be->kind != FDX_BACKEND_CUDA)

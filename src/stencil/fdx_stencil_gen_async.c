@@ -77,17 +77,17 @@ void fdx_stencil_async_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_as
 }
 
 /* tm: the helpers.  A stage's mbarrier (one arrival: thread 0's, with the
-   plane's bytes expected) completes when every row's tensor copy has landed;
-   a wait that never ends (a byte count that does not match) traps after
-   2^24 tries rather than hang.  Under tests/cuda_emu.h (FDX_CUDA_EMU) the
-   copies are plain ones at issue, out-of-range values zero as the tensor
-   map fills them, and the bytes a phase expects are checked against those
-   copied at the wait. */
+   plane's bytes expected) completes when the plane's tensor copy has
+   landed; a wait that never ends (a byte count that does not match) traps
+   after 2^24 tries rather than hang.  Under tests/cuda_emu.h (FDX_CUDA_EMU)
+   the copy is a plain one at issue, values outside the array zero as the
+   tensor map fills them, and the bytes a phase expects are checked against
+   those copied at the wait. */
 void fdx_stencil_emit_tm_helpers(fdx_cg_node *at, const gen *g)
 {
     fdx_stencil_async_geom a;
     fdx_stencil_async_geom_of(g->ks, g->cfg, &a);
-    const int es = g->ks->is_double ? 8 : 4, box = g->cfg->tx * g->vec + 2 * a.rx;
+    const int es = g->ks->is_double ? 8 : 4;
     const char *const gpu[] = {
         "#ifndef FDX_CUDA_EMU",
         "static __device__ __forceinline__ void fdx_tm_init(unsigned b)",
@@ -96,12 +96,12 @@ void fdx_stencil_emit_tm_helpers(fdx_cg_node *at, const gen *g)
         "{ asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\"); }",
         "static __device__ __forceinline__ void fdx_tm_expect(unsigned b, unsigned bytes)",
         "{ asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: \"r\"(b), \"r\"(bytes) : \"memory\"); }",
-        "/* one tile row: the map's box from element c of the flat array into dst (128-byte aligned) */",
-        "static __device__ __forceinline__ void fdx_tm_row(unsigned dst, const void *map, const real *u, long long n, int c,",
-        "                                                  unsigned b)",
-        "{ (void)u, (void)n;",
-        "  asm volatile(\"cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2}], [%3];\"",
-        "               :: \"r\"(dst), \"l\"((unsigned long long)map), \"r\"(c), \"r\"(b) : \"memory\"); }",
+        "/* the map's box (the tile's plane with its halo) from element (x, y, z) into dst (128-byte aligned) */",
+        "static __device__ __forceinline__ void fdx_tm_box(unsigned dst, const void *map, const real *u, long long nx,",
+        "                                                  long long ny, long long nz, int x, int y, int z, unsigned b)",
+        "{ (void)u, (void)nx, (void)ny, (void)nz;",
+        "  asm volatile(\"cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\"",
+        "               :: \"r\"(dst), \"l\"((unsigned long long)map), \"r\"(x), \"r\"(y), \"r\"(z), \"r\"(b) : \"memory\"); }",
         "static __device__ __forceinline__ void fdx_tm_wait(unsigned b, unsigned parity)",
         "{ for (unsigned tries = 0;; tries++) { unsigned ok;",
         "    asm volatile(\"{\\n.reg .pred P1;\\nmbarrier.try_wait.parity.shared::cta.b64 P1, [%1], %2;\\nselp.u32 %0, 1, 0, P1;\\n}\"",
@@ -113,7 +113,7 @@ void fdx_stencil_emit_tm_helpers(fdx_cg_node *at, const gen *g)
         "static void fdx_tm_init(unsigned b) { fdx_nb_init(b, 1); fdx_tm_pending[b / 8 % 64] = 0; }",
         "static void fdx_tm_fence_init() {}",
         "static void fdx_tm_expect(unsigned b, unsigned bytes) { fdx_tm_pending[b / 8 % 64] += bytes; fdx_nb_arrive(b); }",
-        "/* until every expected byte is copied (the copying lanes may run later; none: a deadlock, as on the GPU) */",
+        "/* until every expected byte is copied (none: a deadlock, as on the GPU) */",
         "static void fdx_tm_wait(unsigned b, unsigned parity)",
         "{ while (fdx_tm_pending[b / 8 % 64]) {",
         "    if (!fdx_cur) { fprintf(stderr, \"tensor copy wait in a run without barriers\\n\"); abort(); }",
@@ -123,33 +123,32 @@ void fdx_stencil_emit_tm_helpers(fdx_cg_node *at, const gen *g)
     };
     for (size_t i = 0; i < sizeof gpu / sizeof *gpu; i++) fdx_cg_line(at, "%s", gpu[i]);
     fdx_cg_line(at, "#ifdef FDX_CUDA_EMU");
-    fdx_cg_line(at, "static void fdx_tm_row(unsigned dst, const void *map, const real *u, long long n, int c, unsigned b)");
-    fdx_cg_line(at, "{ (void)map; if (dst %% 128) { fprintf(stderr, \"tensor copy to a misaligned row\\n\"); abort(); }");
+    fdx_cg_line(at, "static void fdx_tm_box(unsigned dst, const void *map, const real *u, long long nx, long long ny, long long nz,");
+    fdx_cg_line(at, "                       int x, int y, int z, unsigned b)");
+    fdx_cg_line(at, "{ (void)map; if (dst %% 128) { fprintf(stderr, \"tensor copy to a misaligned stage\\n\"); abort(); }");
     fdx_cg_line(at, "  real *d = (real *)(fdx_dynamic_smem + dst);");
-    fdx_cg_line(at, "  for (int i = 0; i < %d; i++) { const long long e = (long long)c + i; d[i] = e >= 0 && e < n ? u[e] : (real)0; }", box);
-    fdx_cg_line(at, "  fdx_tm_pending[b / 8 %% 64] -= %d; }", box * es);
+    fdx_cg_line(at, "  for (int j = 0; j < %d; j++) for (int i = 0; i < %d; i++) {", a.height, a.width);
+    fdx_cg_line(at, "    const long long gx = (long long)x + i, gy = (long long)y + j;");
+    fdx_cg_line(at, "    d[j * %d + i] = gx >= 0 && gx < nx && gy >= 0 && gy < ny && z >= 0 && z < nz ? u[gx + nx * (gy + ny * z)] : (real)0; }", a.width);
+    fdx_cg_line(at, "  fdx_tm_pending[b / 8 %% 64] -= %d; }", a.width * a.height * es);
     fdx_cg_line(at, "#endif");
 }
 
 /* tm: plane `plane` (an expression) into stage `stage`: thread 0 arrives on
-   the stage's mbarrier expecting the plane's bytes, warp 0's lanes copy a
-   row each (rows past 32: again), any order (a phase cannot complete before
-   that arrival).  The rows start rx values before the tile at any element
-   of the flat array; rows above or below the array read other planes' rows
-   and the x halo past a row's end the next row's values (or zeros past the
-   array): only points whose whole star lies inside are stored, as with the
-   copies. */
+   the stage's mbarrier expecting the plane's bytes and copies the tile's
+   plane with its halo, one 3D box of the array's tensor map from (x0 - rx,
+   y0 - r): rows, x halo and y halo rows past the array are zeros, read only
+   by points whose star leaves the array, which are not stored. */
 static void tm_issue(fdx_cg_node *at, const gen *g, const fdx_stencil_async_geom *a, const char *plane,
                      const char *stage)
 {
-    const int es = g->ks->is_double ? 8 : 4, box = g->cfg->tx * g->vec + 2 * a->rx;
+    const int es = g->ks->is_double ? 8 : 4;
     const size_t sb = a->stage_elems * es;
-    fdx_cg_node *w = fdx_cg_if(at, "tid < 32");
-    fdx_cg_stmt(w, "const unsigned tb_ = tmb_ + (unsigned)(%s) * 8u, td_ = sbase + (unsigned)(%s) * %zuu", stage, stage, sb);
-    fdx_cg_stmt(fdx_cg_if(w, "tid == 0"), "fdx_tm_expect(tb_, %uu)", (unsigned)(a->height * box * es));
-    fdx_cg_node *row = fdx_cg_for(w, FDX_CG_LOOP, "int i_ = tid; i_ < %d; i_ += 32", a->height);
-    fdx_cg_stmt(row, "fdx_tm_row(td_ + (unsigned)i_ * %du, p.tm_, u, nall_, (int)((%s) * sm + tr_ + (long long)(i_ - tid) * nx), tb_)",
-                a->width * es, plane);
+    fdx_cg_node *w = fdx_cg_if(at, "tid == 0");
+    fdx_cg_stmt(w, "const unsigned tb_ = tmb_ + (unsigned)(%s) * 8u", stage);
+    fdx_cg_stmt(w, "fdx_tm_expect(tb_, %uu)", (unsigned)(a->height * a->width * es));
+    fdx_cg_stmt(w, "fdx_tm_box(sbase + (unsigned)(%s) * %zuu, p.tm_, u, nx, ny, nm, (int)(x0 - %d), (int)(y0 - %d), (int)(%s), tb_)",
+                stage, sb, a->rx, g->ry, plane);
 }
 
 /* The copy slots of a thread: slot i < rows * gw is a centre row's copy (x
@@ -309,9 +308,6 @@ fdx_cg_node *fdx_stencil_async_head(fdx_cg_node *at, gen *g, const fdx_stencil_a
     fdx_cg_stmt(k, "(void)up, (void)cf");
     fdx_stencil_async_slots(k, g, a);
     if (g->tm) {
-        /* warp 0's first row (its lane's) from the flat array's start, plane 0 */
-        fdx_cg_stmt(k, "const long long nall_ = nm * sm, tr_ = (y0 - %d + tid) * nx + x0 - %d", g->ry, a->rx);
-        fdx_cg_stmt(k, "(void)tr_, (void)nall_");
         fdx_cg_node *t0 = fdx_cg_if(k, "tid == 0");
         fdx_cg_stmt(fdx_cg_for(t0, FDX_CG_LOOP, "int s_ = 0; s_ < %d; s_++", a->stages), "fdx_tm_init(tmb_ + 8u * s_)");
         fdx_cg_stmt(t0, "fdx_tm_fence_init()");

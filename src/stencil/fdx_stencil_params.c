@@ -92,11 +92,10 @@ void fdx_stencil_async_geom_of(const fdx_stencil_kspec *ks, const fdx_stencil_cf
        conflicting). */
     const int es = ks->is_double ? 8 : 4, rowb = tw * es;
     if (cfg->tm) {
-        /* tensor copies: a row's box from rx values before the tile, 16-byte
-           multiples (rx rounded up to 16 bytes), each row at a 128-byte
-           boundary of its stage */
+        /* a tensor copy a plane: the box's rows of 16-byte multiples from rx
+           values before the tile (rx rounded up to 16 bytes), dense */
         a->rx = (r + 16 / es - 1) / (16 / es) * (16 / es);
-        a->width = (tw + 2 * a->rx + 128 / es - 1) / (128 / es) * (128 / es);
+        a->width = tw + 2 * a->rx;
     } else if (ks->rank == 3 && rowb % 128) {
         a->width += (((rowb - a->width * es) % 128 + 128) % 128) / es;
     }
@@ -121,10 +120,13 @@ void fdx_stencil_async_geom_of(const fdx_stencil_kspec *ks, const fdx_stencil_cf
     a->hx = cfg->win && !cfg->tm ? r : a->rx;
     a->slots = (a->height - 2 * yr) * (((plane ? 0 : tw) + 2 * a->hx) / a->cw) + 2 * yr * (tw / a->cw);
     a->per_thread = (a->slots + nt - 1) / nt;
-    if (cfg->tm) a->slots = a->height, a->per_thread = 0; /* a tensor copy a row, warp 0's */
+    if (cfg->tm) a->slots = 1, a->per_thread = 0; /* a tensor copy a plane, thread 0's */
     a->stage_elems = (size_t)a->height * a->width;
     a->bytes = (size_t)a->stages * a->stage_elems * (ks->is_double ? 8 : 4);
-    if (cfg->tm) a->bytes += 128 + 8 * (size_t)a->stages; /* the 128-byte boundary, the stages' mbarriers */
+    if (cfg->tm) { /* stages at 128-byte boundaries from the first (the tensor copies'), the mbarriers after them */
+        a->stage_elems = (a->stage_elems * es + 127) / 128 * 128 / es;
+        a->bytes = (size_t)a->stages * a->stage_elems * es + 128 + 8 * (size_t)a->stages;
+    }
 }
 
 int fdx_stencil_split(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg)
@@ -250,19 +252,19 @@ int fdx_stencil_cfg_fits(const fdx_stencil_kspec *ks, const fdx_stencil_cfg *cfg
     if (cfg->b2 && (cfg->b2 != 1 || cfg->variant != FDX_SV_ASYNC || cfg->pd < 2)) return 0;
     /* tm: the asynchronous march in rank 3 on sm_90 (the tuner offers it
        there only), one mbarrier phase a plane (no b2), a box of at most 256
-       values, warp 0 whole, element indices of the flat array 32-bit, and
-       rows of 16-byte multiples: every box starts at a 16-byte boundary.
+       values a side, 32-bit coordinates, and rows of 16-byte multiples (the
+       tensor map's row stride must be).
        (The H100, s13c: boxes from other elements never completed their
        mbarrier phase or faulted, cudaErrorIllegalInstruction, on every odd
        width tried; aligned rows ran and verified.) */
     if (cfg->tm && (cfg->tm != 1 || cfg->variant != FDX_SV_ASYNC || ks->rank != 3 || cfg->b2 ||
-                    cfg->tx * cfg->ty < 32 || n3[0] % (ks->is_double ? 2 : 4) ||
+                    n3[0] % (ks->is_double ? 2 : 4) ||
                     n3[0] * n3[1] * (n3[2] + 1) >= (int64_t)1 << 31))
         return 0;
-    if (cfg->tm) {
+    if (cfg->tm) { /* the box's sides at most 256 values */
         fdx_stencil_async_geom a;
         fdx_stencil_async_geom_of(ks, cfg, &a);
-        if (cfg->tx * cfg->vec + 2 * a.rx > 256 || a.height > 64) return 0;
+        if (a.width > 256 || a.height > 256) return 0;
     }
     /* uz: its copies' in-plane offsets are 32-bit */
     if (cfg->uz && (cfg->uz != 1 || cfg->variant != FDX_SV_ASYNC || n3[0] * n3[1] >= (int64_t)1 << 31)) return 0;

@@ -337,7 +337,8 @@ static fdx_status cuda_check_device_pointer(const void *ptr, int ordinal, const 
 
 /* cuTensorMapEncodeTiled from the driver the runtime uses (no link to
    libcuda): looked up once. */
-static fdx_status cuda_tensor_map_1d(void *map, const void *base, uint64_t n, int elem_bytes, unsigned box)
+static fdx_status cuda_tensor_map_3d(void *map, const void *base, const uint64_t dims[3], int elem_bytes,
+                                     const unsigned box[3])
 {
     typedef CUresult (*encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
                                   const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
@@ -355,17 +356,21 @@ static fdx_status cuda_tensor_map_1d(void *map, const void *base, uint64_t n, in
                   "cuTensorMapEncodeTiled not found in the driver (%s)", cudaGetErrorString(e));
         encode = (encode_fn)fn;
     }
-    FDX_CHECK(((uintptr_t)base & 15) == 0 && (elem_bytes == 4 || elem_bytes == 8) && box >= 1 && box <= 256 &&
-                  (box * (unsigned)elem_bytes) % 16 == 0 && n >= 1 && n < ((uint64_t)1 << 32),
-              FDX_ERR_UNSUPPORTED, "a 1D tensor map of %llu %d-byte values at %p, box %u", (unsigned long long)n,
-              elem_bytes, base, box);
-    const cuuint64_t dim[1] = {n}, stride[1] = {(cuuint64_t)n * (cuuint64_t)elem_bytes};
-    const cuuint32_t boxd[1] = {box}, es[1] = {1};
+    const uint64_t row = dims[0] * (uint64_t)elem_bytes;
+    FDX_CHECK(((uintptr_t)base & 15) == 0 && (elem_bytes == 4 || elem_bytes == 8) && row % 16 == 0 && box[0] <= 256 &&
+                  box[1] <= 256 && box[2] <= 256 && (box[0] * (unsigned)elem_bytes) % 16 == 0 && dims[0] < ((uint64_t)1 << 31) &&
+                  dims[1] < ((uint64_t)1 << 31) && dims[2] < ((uint64_t)1 << 31),
+              FDX_ERR_UNSUPPORTED, "a 3D tensor map of %llux%llux%llu %d-byte values at %p, box %ux%ux%u",
+              (unsigned long long)dims[0], (unsigned long long)dims[1], (unsigned long long)dims[2], elem_bytes, base,
+              box[0], box[1], box[2]);
+    const cuuint64_t dim[3] = {dims[0], dims[1], dims[2]}, stride[2] = {row, row * dims[1]};
+    const cuuint32_t boxd[3] = {box[0], box[1], box[2]}, es[3] = {1, 1, 1};
     CUresult r = encode((CUtensorMap *)map, elem_bytes == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-                        1, (void *)base, dim, stride, boxd, es, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                        3, (void *)base, dim, stride, boxd, es, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
                         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    FDX_CHECK(r == CUDA_SUCCESS, FDX_ERR_CUDA, "cuTensorMapEncodeTiled (1D, %llu values, box %u) failed: error %d",
-              (unsigned long long)n, box, (int)r);
+    FDX_CHECK(r == CUDA_SUCCESS, FDX_ERR_CUDA, "cuTensorMapEncodeTiled (3D %llux%llux%llu, box %ux%ux%u) failed: error %d",
+              (unsigned long long)dims[0], (unsigned long long)dims[1], (unsigned long long)dims[2], box[0], box[1], box[2],
+              (int)r);
     return FDX_OK;
 }
 
@@ -394,7 +399,7 @@ static const fdx_backend cuda_backend = {
     .launch = cuda_launch,
     .copy_probe = cuda_copy_probe,
     .check_device_pointer = cuda_check_device_pointer,
-    .tensor_map_1d = cuda_tensor_map_1d,
+    .tensor_map_3d = cuda_tensor_map_3d,
 };
 
 const fdx_backend *fdx_backend_cuda(void) { return &cuda_backend; }
