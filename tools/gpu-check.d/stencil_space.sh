@@ -129,10 +129,11 @@
 #               column (s12d's pick on rs1-010), forced, same run
 #   SS_S13      session 13 (default off): rs1-013 (o4 heat f64 455 wide,
 #               vec 1) forced with the async march (and 456 wide, with and
-#               without tm); then tm (tile rows by the tensor memory
-#               accelerator, aligned rows only) forced beside the same
-#               tile without it on order 12 f32 400^3 (SS_S13_TM=0:
-#               without); records with "suite": "stencil-s13" ->
+#               without tm); then tm (a plane's tile by one tensor copy,
+#               aligned rows only) forced beside the same tiles without it
+#               on order 12 f32 400^3 and the 25-point f64 512^3, and the
+#               targets as first runs with FDX_STENCIL_TM=1 beside the
+#               default (SS_S13_TM=0: without); records with "suite": "stencil-s13" ->
 #               *_stencil-s13.jsonl; then the suite's tuned rank-3
 #               order-4 cases as first runs with FDX_STENCIL_R2A=1 beside
 #               the default, same call (SS_S13_AB=0: without;
@@ -768,8 +769,7 @@ if [ "${SS_S13:-0}" = 1 ]; then
   # march (no radius-2 first-run candidate has a shared tile), unrolled:
   # vec 2 on windows (4-byte copies), 64x8 and 64x16 points (two rows); vec
   # 1 (8-byte copies); at 456 wide vec 2 with cp.async and with tm.
-  for cfg in "3 32 8 2 312 16 2 0 0 1 0 0 0 0 0 0 0 0 1 0" "3 32 8 2 312 16 2 0 0 1 0 0 0 2 0 0 0 0 1 0" \
-             "3 64 8 1 312 16 2 0 0 0 0 0 0 0 0 0 0 0 1 0"; do
+  for cfg in "3 32 8 2 312 16 2 0 0 1 0 0 0 0 0 0 0 0 1 0"; do
     FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 4 --precision double --op heat --size 455x1545x1250
   done
   for cfg in "3 32 8 2 312 16 2 0 0 0 0 0 0 0 0 0 0 0 1 0" "3 32 8 2 312 16 2 0 0 0 0 0 0 0 0 0 0 0 1 1"; do
@@ -777,14 +777,34 @@ if [ "${SS_S13:-0}" = 1 ]; then
   done
   elapsed
 fi
-# tm (tile rows by tensor copies; rows of 16-byte multiples only since
-# s13c) forced beside the same tile without it, order 12 f32 400^3 (s13c:
-# 0.734 against tm's 0.454), again; SS_S13_TM=0 leaves it out.
+# tm (one 3D tensor copy a plane since s13c's row copies, 0.454 against
+# cp.async's 0.734; rows of 16-byte multiples) forced beside the same tiles
+# without it: order 12 f32 400^3 (the cu pick two and three ahead, zh
+# 16x16), the 25-point f64 512^3 (64x8 points lb3); then the targets as
+# first runs with FDX_STENCIL_TM=1 beside the default, fresh caches, same
+# call (records "ab": "tm0" / "tm1" in *_stencil-space-s13ab.jsonl);
+# SS_S13_TM=0 leaves it out.
 if [ "${SS_S13:-0}" = 1 ] && [ "${SS_S13_TM:-1}" = 1 ]; then
   sf=${base}_stencil-s13.jsonl
-  for cfg in "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1 0" "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1 1"; do
+  for cfg in "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1 0" "3 16 16 4 130 16 3 0 0 0 0 0 0 0 0 0 0 0 1 1" \
+             "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 0 0 0 1 1" "3 16 16 4 130 16 2 0 0 0 0 0 0 0 0 1 0 0 0 1"; do
     FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 12 --precision float --size 400x400x400
   done
+  for cfg in "3 32 8 2 168 16 2 0 0 0 3 0 0 0 0 0 0 0 0 0" "3 32 8 2 168 16 2 0 0 0 3 0 0 0 0 0 0 0 0 1"; do
+    FORCED_SUITE=stencil-s13 forced "$sf" "$cfg" --order 8 --precision double --size 512x512x512
+  done
+  ab=${base}_stencil-space-s13ab.jsonl
+  for k in 0 1; do
+    for args in "--order 8 --size 512x512x512 --precision double" "--order 6 --size 700x500x400 --precision float" \
+                "--order 12 --size 400x400x400 --precision float"; do
+      FDX_STENCIL_TM=$k FDX_LOG=info FDX_CACHE_DIR=$w/cache-tmt$k timeout 60 "$FDX_BIN" stencil --backend cuda $args --json \
+        2>>$w/tmt$k.log | sed -e "s/^{/{\"ab\": \"tm$k\", \"suite\": \"stencil-targets\", /" | tee -a "$ab" |
+        grep -oE '"(config)": "[^"]*"|"shape": \[[^]]*\]|"(order|ratio_same_size)": [0-9.]+|"verified": [a-z]+' | tr '\n' ' '
+      echo " (FDX_STENCIL_TM=$k)"
+    done
+  done
+  grep -h "tuning:\|tuned for" $w/tmt1.log
+  cat $w/tmt0.log $w/tmt1.log >> "$log"
   elapsed
 fi
 # First runs (fresh caches, budget 8) of the suite's tuned rank-3 order-4
