@@ -693,13 +693,14 @@ static int choose_nk(fdx_perm_plan *p, size_t align)
    elements at their dst places; consecutive threads take consecutive K.
    rt1-088 (2-byte units of 3, 916 MiB) took the gather tiles at 0.43 of a
    same-size copy (H100, s13a), instruction-bound (s13c ncu: issue slots
-   75%, DRAM 39%).  FDX_LAYOUT_UG=1 (session 13, not yet measured; default
-   0). */
+   75%, DRAM 39%).  Default since session 13's s13f A/B (same call, two
+   rounds, against the gather tiles): rt1-088 0.44 -> 0.58, rt1-004 0.59 ->
+   0.66 of a same-size copy; FDX_LAYOUT_UG=0 the gather tiles. */
 static int choose_ug(fdx_perm_plan *p)
 {
     int min_side, min_row, min_k;
     char order;
-    if (!fdx_knob_int(FDX_KNOB_LAYOUT_UG, 0, 1, 0) || vec_knob(&min_side, &min_row, &order, &min_k) < p->word) return 0;
+    if (!fdx_knob_int(FDX_KNOB_LAYOUT_UG, 0, 1, 1) || vec_knob(&min_side, &min_row, &order, &min_k) < p->word) return 0;
     if (p->kind != FDX_PLAN_TILED || p->R <= 1 || p->rank < 3 || p->s[0] != 0 || p->s[1] <= 1 || p->word > 4) return 0;
     if (p->R * p->word > 8 || p->n[1] >= ((int64_t)1 << 31)) return 0;
     const int64_t total = p->count / (p->R * p->n[1]) * ((p->n[1] + 15) / 16);

@@ -633,7 +633,7 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
     const int ncase = (int)(sizeof sh / sizeof sh[0]);
     /* the vector tiles: 130 x 257 x 2 (K = 2) would take the interleave, 16 x 17 x 6 x 4 (K = 4) the
        narrow-K transpose */
-    setenv("FDX_LAYOUT_ILV", "0", 1), setenv("FDX_LAYOUT_NK", "0", 1);
+    setenv("FDX_LAYOUT_ILV", "0", 1), setenv("FDX_LAYOUT_NK", "0", 1), setenv("FDX_LAYOUT_UG", "0", 1);
     for (int v = 0; v < 8; v++) {
         if (variant[v]) setenv("FDX_LAYOUT_VEC", variant[v], 1);
         if (v == 7) setenv("FDX_LAYOUT_VEC_SKEW", "0", 1);
@@ -653,7 +653,7 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
                     if (r < 0) {
                         printf("test_layout: vector tile emulation skipped (built without CUDA)\n");
                         unsetenv("FDX_LAYOUT_VEC");
-                        unsetenv("FDX_LAYOUT_ILV"), unsetenv("FDX_LAYOUT_NK");
+                        unsetenv("FDX_LAYOUT_ILV"), unsetenv("FDX_LAYOUT_NK"), unsetenv("FDX_LAYOUT_UG");
                         return;
                     }
                     if (v == 4 || v == 5) CHECK(!q.vec || q.vkfast == (v == 5), "vec case %d: block order %d", c, q.vkfast);
@@ -673,7 +673,7 @@ static void test_vec_emulation(fdx_ctx *ctx, uint64_t seed)
         unsetenv("FDX_LAYOUT_VEC");
         unsetenv("FDX_LAYOUT_VEC_SKEW");
     }
-    unsetenv("FDX_LAYOUT_ILV"), unsetenv("FDX_LAYOUT_NK");
+    unsetenv("FDX_LAYOUT_ILV"), unsetenv("FDX_LAYOUT_NK"), unsetenv("FDX_LAYOUT_UG");
 }
 
 /* FDX_LAYOUT_VEC_FILL=1..3 (session 13): the vector tile's sides scored by
