@@ -235,8 +235,17 @@ int main(void)
     };
     const int nacfgs = sizeof acfgs / sizeof *acfgs;
     int per_acfg[48] = {0};
+    /* Each configuration with four of the six specs, rotating (every spec
+       under FDX_TEST_FULL=1): each run is a C++ compile, two thirds of
+       this test's time in CI. */
+    const char *full = getenv("FDX_TEST_FULL");
+    const int every_spec = full && strcmp(full, "1") == 0;
     for (int ci = 0; ci < nacfgs; ci++)
-        for (int si = 0; si < nspecs; si++) {
+        for (int pass = 0, si = 0; pass < 2; si = (si + 1) % nspecs, pass += si == 0) {
+            /* pass 1: the specs left out, while the configuration has run
+               fewer than twice (few specs fit the four-row ys tiles) */
+            const int left_out = !every_spec && (si + ci) % 3 == 0;
+            if (left_out != pass || (pass && per_acfg[ci] >= 2)) continue;
             const fdx_stencil_kspec *ks = &specs[si];
             const acfg *a = &acfgs[ci];
             /* the plane tile also runs rank 2 (one row a block), and so
@@ -266,7 +275,7 @@ int main(void)
             per_acfg[ci]++;
         }
     for (int ci = 0; ci < nacfgs; ci++)
-        CHECK(per_acfg[ci] >= 3, "async configuration %d ran %d times", ci, per_acfg[ci]);
+        CHECK(per_acfg[ci] >= 2, "async configuration %d ran %d times", ci, per_acfg[ci]);
     rmdir(cuda_emu_dir);
     printf("test_stencil_emu: %d kernels run\n", runs);
     return fdx_test_finish("test_stencil_emu");
