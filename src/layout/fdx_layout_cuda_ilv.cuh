@@ -35,9 +35,7 @@ struct IlvSpec {
     int64_t ks;                    /* src stride of K (elements) */
     FastDiv cpl;                   /* chunks a line */
     uint32_t total;                /* chunks in all */
-    int nb;                        /* line axes: */
-    FastDiv bn[FDX_MAX_RANK];      /*   extents, */
-    int64_t bs[FDX_MAX_RANK], bd[FDX_MAX_RANK]; /* src and dst strides (elements) */
+    VecAxes lines;                 /* the line axes */
     uint64_t src_lo, src_hi;       /* the src array's bytes [lo, hi) */
 };
 
@@ -59,14 +57,7 @@ __host__ __device__ __forceinline__ bool ilv_chunk(const IlvSpec &s, uint32_t g,
     uint32_t line = hqdiv(g, s.cpl);
     const uint32_t c = g - line * s.cpl.d;
     int64_t sb = 0, db = 0;
-    DEVICE_UNROLL
-    for (int b = 0; b < FDX_MAX_RANK; b++) {
-        if (b >= s.nb) break;
-        const uint32_t d = hqdiv(line, s.bn[b]), x = line - d * s.bn[b].d;
-        line = d;
-        sb += (int64_t)x * s.bs[b];
-        db += (int64_t)x * s.bd[b];
-    }
+    vec_axes_offsets(s.lines, line, sb, db);
     const uint64_t L = (uint64_t)(uintptr_t)(dst + db), L0 = L & ~(uint64_t)15, len = (uint64_t)K * s.na * E;
     const uint64_t w0 = L0 + (uint64_t)16 * K * c; /* the chunk's first dst word */
     const int64_t j0 = ((int64_t)(w0 - L)) / E;     /* its first element in the line (>= -15 / E) */
@@ -78,13 +69,7 @@ __host__ __device__ __forceinline__ bool ilv_chunk(const IlvSpec &s, uint32_t g,
         const int k = phi + r >= K ? phi + r - K : phi + r;
         const int64_t i = i0 + (phi + r >= K);
         const uint64_t a = (uint64_t)(uintptr_t)(src + sb + (int64_t)k * s.ks) + (uint64_t)(i * E); /* mod 2^64 */
-        const uint32_t sr = (uint32_t)(a & 15);
-        uint32_t u[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        vec_load16(a - sr, s.src_lo, s.src_hi, u);
-        if (sr) {
-            vec_load16(a - sr + 16, s.src_lo, s.src_hi, u + 4);
-            vec_shift(u, sr, v[r]);
-        } else v[r][0] = u[0], v[r][1] = u[1], v[r][2] = u[2], v[r][3] = u[3];
+        vec_load_at(a, s.src_lo, s.src_hi, v[r]);
     }
     DEVICE_UNROLL
     for (int w = 0; w < K; w++) {
@@ -144,12 +129,7 @@ fdx_status run_ilv(void *dst, const void *src, const fdx_perm_plan *p, cudaStrea
     a.na = (uint32_t)p->n[0];
     a.ks = p->ss[p->s[0]];
     const int64_t cpl = ((int64_t)K * p->n[0] * E + 15 + 16 * K - 1) / (16 * K);
-    int64_t lines = 1;
-    for (int q = 1; q < p->rank; q++) {
-        if (q == p->s[0]) continue;
-        a.bn[a.nb] = fd(p->n[q]), a.bs[a.nb] = p->ss[q], a.bd[a.nb] = p->ds[q], a.nb++;
-        lines *= p->n[q];
-    }
+    const int64_t lines = vec_axes_make(&a.lines, p, 1, p->s[0], -1);
     FDX_CHECK(p->n[0] < ((int64_t)1 << 31) && lines < ((int64_t)1 << 31) && cpl * lines + THREADS < ((int64_t)1 << 31),
               FDX_ERR_INTERNAL, "interleave: %lld lines of %lld chunks", (long long)lines, (long long)cpl);
     a.cpl = fd(cpl);

@@ -25,9 +25,7 @@ struct NkSpec {
     int64_t ks, bs, bd, ad;        /* src stride of K, src and dst strides of B, dst stride of A */
     FastDiv fb, fc;                /* B extent, A chunks */
     uint32_t total;                /* threads' items in all */
-    int nx;                        /* batch axes: */
-    FastDiv xn[FDX_MAX_RANK];      /*   extents, */
-    int64_t xs[FDX_MAX_RANK], xd[FDX_MAX_RANK]; /* src and dst strides (elements) */
+    VecAxes batch;                 /* the batch axes */
     uint64_t src_lo, src_hi;       /* the src array's bytes [lo, hi) */
 };
 
@@ -43,26 +41,12 @@ __host__ __device__ __forceinline__ bool nk_item(const NkSpec &s, uint32_t g, T 
     uint32_t x = hqdiv(rest, s.fc);
     const uint32_t c = rest - x * s.fc.d;
     int64_t sb = (int64_t)b * s.bs, db = (int64_t)b * s.bd;
-    DEVICE_UNROLL
-    for (int q = 0; q < FDX_MAX_RANK; q++) {
-        if (q >= s.nx) break;
-        const uint32_t d = hqdiv(x, s.xn[q]), y = x - d * s.xn[q].d;
-        x = d;
-        sb += (int64_t)y * s.xs[q];
-        db += (int64_t)y * s.xd[q];
-    }
+    vec_axes_offsets(s.batch, x, sb, db);
     const uint32_t a0 = c * (16 / (uint32_t)sizeof(T));
     uint32_t v[K][4];
     DEVICE_UNROLL
     for (uint32_t k = 0; k < K; k++) {
-        const uint64_t at = (uint64_t)(uintptr_t)(src + sb + (int64_t)k * s.ks + a0);
-        const uint32_t sr = (uint32_t)(at & 15);
-        uint32_t u[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        vec_load16(at - sr, s.src_lo, s.src_hi, u);
-        if (sr) {
-            vec_load16(at - sr + 16, s.src_lo, s.src_hi, u + 4);
-            vec_shift(u, sr, v[k]);
-        } else v[k][0] = u[0], v[k][1] = u[1], v[k][2] = u[2], v[k][3] = u[3];
+        vec_load_at((uint64_t)(uintptr_t)(src + sb + (int64_t)k * s.ks + a0), s.src_lo, s.src_hi, v[k]);
     }
     DEVICE_UNROLL
     for (uint32_t i = 0; i < 4; i++) {
@@ -107,12 +91,7 @@ fdx_status run_nk(void *dst, const void *src, const fdx_perm_plan *p, cudaStream
         a.na = (uint32_t)p->n[0], a.nb = (uint32_t)p->n[B];
         a.ks = p->ss[K], a.bs = p->ss[B], a.bd = p->ds[B], a.ad = p->ds[0];
         const int64_t chunks = (p->n[0] * (int64_t)sizeof(T) + 15) / 16;
-        int64_t lines = 1;
-        for (int q = 1; q < p->rank; q++) {
-            if (q == K || q == B) continue;
-            a.xn[a.nx] = fd(p->n[q]), a.xs[a.nx] = p->ss[q], a.xd[a.nx] = p->ds[q], a.nx++;
-            lines *= p->n[q];
-        }
+        const int64_t lines = vec_axes_make(&a.batch, p, 1, K, B);
         const int64_t total = lines * chunks * p->n[B];
         FDX_CHECK(p->n[0] < ((int64_t)1 << 31) && total + THREADS < ((int64_t)1 << 31), FDX_ERR_INTERNAL,
                   "narrow-K transpose: %lld items", (long long)total);

@@ -22,9 +22,7 @@ struct UgSpec {
     int64_t ks, ad;                /* src stride of K, dst stride of A (elements) */
     FastDiv fk, fc;                /* K extent, A chunks */
     uint32_t total;
-    int nx;
-    FastDiv xn[FDX_MAX_RANK];
-    int64_t xs[FDX_MAX_RANK], xd[FDX_MAX_RANK]; /* batch axes: src and dst strides (elements) */
+    VecAxes batch;                 /* the batch axes */
     uint64_t src_lo, src_hi;
 };
 
@@ -39,14 +37,7 @@ __host__ __device__ __forceinline__ bool ug_item(const UgSpec &s, uint32_t g, T 
     uint32_t x = hqdiv(rest, s.fc);
     const uint32_t c = rest - x * s.fc.d;
     int64_t sb = (int64_t)k * s.ks, db = (int64_t)k * R;
-    DEVICE_UNROLL
-    for (int q = 0; q < FDX_MAX_RANK; q++) {
-        if (q >= s.nx) break;
-        const uint32_t d = hqdiv(x, s.xn[q]), y = x - d * s.xn[q].d;
-        x = d;
-        sb += (int64_t)y * s.xs[q];
-        db += (int64_t)y * s.xd[q];
-    }
+    vec_axes_offsets(s.batch, x, sb, db);
     const uint32_t a0 = c * UG_NU;
     const uint64_t at = (uint64_t)(uintptr_t)(src + sb + (int64_t)a0 * R);
     const uint32_t sr = (uint32_t)(at & 15);
@@ -129,12 +120,7 @@ fdx_status run_ug(void *dst, const void *src, const fdx_perm_plan *p, cudaStream
     a.na = (uint32_t)p->n[1], a.nk = (uint32_t)p->n[K];
     a.ks = p->ss[K], a.ad = p->ds[1];
     const int64_t chunks = (p->n[1] + UG_NU - 1) / UG_NU;
-    int64_t lines = 1;
-    for (int q = 2; q < p->rank; q++) {
-        if (q == K) continue;
-        a.xn[a.nx] = fd(p->n[q]), a.xs[a.nx] = p->ss[q], a.xd[a.nx] = p->ds[q], a.nx++;
-        lines *= p->n[q];
-    }
+    const int64_t lines = vec_axes_make(&a.batch, p, 2, K, -1);
     const int64_t total = lines * chunks * p->n[K];
     FDX_CHECK(p->n[1] < ((int64_t)1 << 31) && total + THREADS < ((int64_t)1 << 31), FDX_ERR_INTERNAL,
               "unit gather: %lld items", (long long)total);

@@ -796,6 +796,54 @@ fdx_status emulate_vec(T *dst, const T *src, const VecSpec &s, int64_t ntiles, i
     return vec_count_close(&cnt, st, "vector tiles");
 }
 
+/* Loop axes of the register kernels below (interleave, narrow-K, unit
+   gather): an item's index split over the axes, fastest first, gives its
+   src and dst offsets (elements). */
+struct VecAxes {
+    int n;
+    FastDiv ext[FDX_MAX_RANK];
+    int64_t s[FDX_MAX_RANK], d[FDX_MAX_RANK];
+};
+
+/* Every merged axis of p from `first` on except skip0 and skip1 (-1: none);
+   returns the product of their extents. */
+static int64_t vec_axes_make(VecAxes *a, const fdx_perm_plan *p, int first, int skip0, int skip1)
+{
+    int64_t n = 1;
+    a->n = 0;
+    for (int q = first; q < p->rank; q++) {
+        if (q == skip0 || q == skip1) continue;
+        a->ext[a->n] = fd(p->n[q]), a->s[a->n] = p->ss[q], a->d[a->n] = p->ds[q], a->n++;
+        n *= p->n[q];
+    }
+    return n;
+}
+
+__host__ __device__ __forceinline__ void vec_axes_offsets(const VecAxes &a, uint32_t x, int64_t &so, int64_t &dof)
+{
+    DEVICE_UNROLL
+    for (int q = 0; q < FDX_MAX_RANK; q++) {
+        if (q >= a.n) break;
+        const uint32_t d = hqdiv(x, a.ext[q]), y = x - d * a.ext[q].d;
+        x = d;
+        so += (int64_t)y * a.s[q];
+        dof += (int64_t)y * a.d[q];
+    }
+}
+
+/* v = the 16 bytes at address at (any alignment) of the array [lo, hi):
+   one or two aligned loads, realigned by funnel shifts. */
+__host__ __device__ __forceinline__ void vec_load_at(uint64_t at, uint64_t lo, uint64_t hi, uint32_t *v)
+{
+    const uint32_t sr = (uint32_t)(at & 15);
+    uint32_t u[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    vec_load16(at - sr, lo, hi, u);
+    if (sr) {
+        vec_load16(at - sr + 16, lo, hi, u + 4);
+        vec_shift(u, sr, v);
+    } else v[0] = u[0], v[1] = u[1], v[2] = u[2], v[3] = u[3];
+}
+
 /* The interleave kernel (plan->vilv): short dst-fastest K before src's contiguous axis. */
 #include "layout/fdx_layout_cuda_ilv.cuh"
 /* The narrow-K register transpose (plan->vnk): dst's fastest axis one 4-byte word. */
